@@ -104,3 +104,12 @@ export function bodyExcerptOf(body: string, token: string | undefined, max = 300
   const cut = redacted.length > max ? `${redacted.slice(0, max)}…(${redacted.length} chars)` : redacted;
   return cut.replace(/[\r\n\t]+/g, ' ');
 }
+
+/** A 200 marketplace response with `success: false`: the service could not scrape the product URL. */
+export class ApiScrapeFailedError extends ScraperApiError {
+  readonly serviceMessage: string;
+  constructor(message: string, opts: ScraperApiErrorOptions & { serviceMessage: string }) {
+    super(message, opts);
+    this.serviceMessage = opts.serviceMessage;
+  }
+}
