@@ -1,0 +1,165 @@
+// Load benchmark: flatten + idempotent upsert into SQLite (db/load.ts) against a bare better-sqlite3
+// prepared-statement INSERT loop writing the same rows (the physical baseline), measured in one run on the
+// same generated products. Then peak memory for N and 10N products, each in a child process of its own.
+//   npx tsx bench/load.ts                 full run
+//   npx tsx bench/load.ts --memory <n>    (internal) load n products, print peak RSS/heap as JSON
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import { parseJson, stringifyJson } from '../client/json.js';
+import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
+import { openDatabase } from '../db/connect.js';
+import { flattenMarketplace } from '../db/flatten/marketplace.js';
+import { loadBatch } from '../db/load.js';
+import { TABLE_META, type DataTableName } from '../db/tables.js';
+import { generateProduct } from '../simulator/generate/marketplace.js';
+
+const PRODUCTS = Number(process.env['BENCH_LOAD_PRODUCTS'] ?? 2000);
+const SEED = 42;
+
+interface Product {
+  raw: string;
+  data: MarketplaceResponse;
+}
+
+/** Deterministic products from the simulator's own generator (no HTTP), validated as the client would. */
+function* products(n: number): Generator<Product> {
+  for (let i = 0; i < n; i++) {
+    const itemId = 1_000_000 + i;
+    const shopId = 500 + (i % 97);
+    const url = `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${itemId}&shopid=${shopId}`;
+    const raw = stringifyJson(generateProduct(SEED, { url, itemId, shopId }));
+    yield { raw, data: marketplaceResponseSchema.parse(parseJson(raw)) };
+  }
+}
+
+function tmpFile(name: string): string {
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-')), name);
+}
+
+async function ours(list: readonly Product[]): Promise<{ seconds: number; rows: number }> {
+  const file = tmpFile('ours.sqlite');
+  const db = await openDatabase(`sqlite:${file}`);
+  let rows = 0;
+  const t0 = process.hrtime.bigint();
+  for (const p of list) {
+    const res = await loadBatch(db, { pipeline: 'bench', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', raw: p.raw, data: p.data });
+    for (const n of Object.values(res.rowsByTable)) rows += n ?? 0;
+  }
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  await db.close();
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  return { seconds, rows };
+}
+
+/**
+ * The same flattened rows (history rows included, as first loads append them) written with one prepared
+ * single-row INSERT per table and one transaction per product: no raw landing, no hashing, no upsert, no
+ * checks. Flattening happens before the clock starts.
+ */
+async function baseline(list: readonly Product[]): Promise<{ seconds: number; rows: number }> {
+  const file = tmpFile('baseline.sqlite');
+  (await openDatabase(`sqlite:${file}`)).close(); // same schema and pragmas as ours
+  const db = new BetterSqlite3(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const perProduct = list.map((p) => {
+    const flat = flattenMarketplace(p.data);
+    const history = [...(flat.marketplace_products ?? []), ...(flat.marketplace_product_models ?? [])].map((r) => ({
+      shop_id: r['shop_id'] ?? null, item_id: r['item_id'] ?? null, model_id: r['model_id'] ?? null, price: r['price'] ?? null,
+    }));
+    return { ...flat, marketplace_price_history: history };
+  });
+  const stmts = new Map<DataTableName, BetterSqlite3.Statement>();
+  const stmt = (t: DataTableName) => {
+    let s = stmts.get(t);
+    if (!s) {
+      const cols = TABLE_META[t].columns;
+      s = db.prepare(`INSERT OR REPLACE INTO "${t}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+      stmts.set(t, s);
+    }
+    return s;
+  };
+  const loadedAt = new Date().toISOString();
+  let rows = 0;
+  const t0 = process.hrtime.bigint();
+  perProduct.forEach((flat, i) => {
+    db.transaction(() => {
+      for (const [t, list] of Object.entries(flat) as Array<[DataTableName, Array<Record<string, unknown>>]>) {
+        const s = stmt(t);
+        const cols = TABLE_META[t].columns;
+        for (const r of list) {
+          s.run(
+            cols.map((c) => {
+              if (c === 'pipeline') return 'bench';
+              if (c === 'load_id') return i + 1;
+              if (c === 'loaded_at') return loadedAt;
+              if (c === 'row_hash') return 'x';
+              const v = r[c];
+              return v === undefined ? null : typeof v === 'boolean' ? (v ? 1 : 0) : (v as string | number | bigint | null);
+            }),
+          );
+          rows++;
+        }
+      }
+    })();
+  });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  db.close();
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  return { seconds, rows };
+}
+
+/** Child-process mode: stream n products through loadBatch without keeping them, report peaks. */
+async function memoryRun(n: number): Promise<void> {
+  const file = tmpFile('memory.sqlite');
+  const db = await openDatabase(`sqlite:${file}`);
+  let peakHeap = 0;
+  let i = 0;
+  const t0 = Date.now();
+  for (const p of products(n)) {
+    await loadBatch(db, { pipeline: 'bench', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', raw: p.raw, data: p.data });
+    if (++i % 200 === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  // The live set after a full collection shows whether anything is retained per batch.
+  (globalThis as { gc?: () => void }).gc?.();
+  const liveHeapMb = process.memoryUsage().heapUsed / 1048576;
+  await db.close();
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  const maxRssMb = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(JSON.stringify({ products: n, seconds, peakRssMb: maxRssMb, peakHeapMb: peakHeap / 1048576, liveHeapMb }));
+}
+
+function memoryInChild(n: number): { products: number; seconds: number; peakRssMb: number; peakHeapMb: number; liveHeapMb: number } {
+  const self = fileURLToPath(import.meta.url);
+  const res = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', self, '--memory', String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (res.status !== 0) throw new Error(`memory run failed: ${res.stderr}`);
+  return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}');
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function main(): Promise<void> {
+  const memIdx = process.argv.indexOf('--memory');
+  if (memIdx >= 0) return memoryRun(Number(process.argv[memIdx + 1]));
+
+  console.log(`# load benchmark: ${PRODUCTS} generated marketplace products (2-8 models each), SQLite file, one transaction per product`);
+  const list = [...products(PRODUCTS)];
+  const o = await ours(list);
+  const b = await baseline(list);
+  console.log(`flatten+load (db/load.ts):   ${fmt(PRODUCTS / o.seconds)} products/s, ${fmt(o.rows / o.seconds)} rows/s (${o.rows} rows, ${o.seconds.toFixed(2)} s)`);
+  console.log(`bare prepared INSERT loop:   ${fmt(PRODUCTS / b.seconds)} products/s, ${fmt(b.rows / b.seconds)} rows/s (${b.rows} rows, ${b.seconds.toFixed(2)} s)`);
+  console.log(`ratio ours/baseline (rows/s): ${(o.rows / o.seconds / (b.rows / b.seconds)).toFixed(2)}`);
+  const small = memoryInChild(PRODUCTS);
+  const large = memoryInChild(PRODUCTS * 10);
+  for (const m of [small, large]) {
+    console.log(`memory, ${fmt(m.products)} products in a child process: peak RSS ${m.peakRssMb.toFixed(0)} MB, peak heap ${m.peakHeapMb.toFixed(0)} MB, live heap at the end ${m.liveHeapMb.toFixed(0)} MB (${m.seconds.toFixed(1)} s)`);
+  }
+  console.log(`peak RSS growth for 10x products: ${(large.peakRssMb / small.peakRssMb).toFixed(2)}x`);
+}
+
+await main();

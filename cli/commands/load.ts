@@ -1,0 +1,191 @@
+// `scrape-etl load <kind> <files...>`: loads saved service responses into the database, exactly as a pipeline
+// would (raw landing + flatten + idempotent upsert, one transaction per file). Every file is parsed and
+// validated before anything is written, so a bad file stops the command with nothing half-loaded.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { z } from 'zod';
+import { parseJson, stringifyJson } from '../../client/json.js';
+import {
+  createAndRunResponseSchema,
+  jobBoardResponseSchema,
+  jobDataSchemaSchema,
+  jobRecordSchemaFor,
+  marketplaceResponseSchema,
+  resultsListResponseSchema,
+  scrapingRunResponseSchema,
+} from '../../client/schemas.js';
+import { toIssues } from '../../client/validate.js';
+import { defaultDatabaseUrl, openDatabase } from '../../db/connect.js';
+import { LOAD_KINDS, type FlattenInput, type LoadKind } from '../../db/flatten/index.js';
+import { loadBatch } from '../../db/load.js';
+import { addCounts, finishPipelineRun, startPipelineRun } from '../../db/pipeline-runs.js';
+import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
+
+export class LoadInputError extends Error {
+  readonly exitCode = 2;
+}
+
+const ENDPOINTS: Record<LoadKind, string> = {
+  marketplace: 'POST /api/marketplace/sync',
+  'job-board': 'POST /api/job-board-scrape',
+  'create-run': 'POST /api/scrapers/create-and-run',
+  'scraping-run': 'GET /api/scraping-runs/{id}',
+  results: 'GET /api/results',
+};
+
+export interface PreparedFile {
+  file: string;
+  input: FlattenInput;
+  raw: string;
+  requestKey: string;
+  endpoint: string;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function schemaFor(kind: LoadKind, request: unknown, file: string): z.ZodType {
+  switch (kind) {
+    case 'marketplace':
+      return marketplaceResponseSchema;
+    case 'job-board': {
+      // With the request at hand, each record is checked against the schema that was sent (types, required).
+      if (!isObject(request) || request['schema'] === undefined) return jobBoardResponseSchema;
+      const parsed = jobDataSchemaSchema.safeParse(request['schema']);
+      if (!parsed.success) {
+        const [first] = toIssues(parsed.error, request['schema']);
+        throw new LoadInputError(`${file}: request.schema${first?.path ? `.${first.path}` : ''}: ${first?.message ?? 'invalid'}`);
+      }
+      return jobBoardResponseSchema.extend({ result: z.array(jobRecordSchemaFor(parsed.data)) });
+    }
+    case 'create-run':
+      return createAndRunResponseSchema;
+    case 'scraping-run':
+      return scrapingRunResponseSchema;
+    case 'results':
+      return resultsListResponseSchema;
+  }
+}
+
+/**
+ * Reads and validates one file. The file holds either the response body itself, or a wrapper
+ * `{"request": {...}, "response": {...}}`: the request makes a job-board file's record types checkable and
+ * gives the request key (the URL) for lineage.
+ */
+export function prepareFile(kind: LoadKind, file: string): PreparedFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new LoadInputError(`${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseJson(text);
+  } catch (err) {
+    throw new LoadInputError(`${file}: not valid JSON: ${(err as Error).message}`);
+  }
+  const wrapped = isObject(doc) && 'response' in doc && Object.keys(doc).every((k) => k === 'request' || k === 'response');
+  const request = wrapped ? (doc as Record<string, unknown>)['request'] : undefined;
+  const response = wrapped ? (doc as Record<string, unknown>)['response'] : doc;
+  const prefix = wrapped ? 'response' : '';
+  const parsed = schemaFor(kind, request, file).safeParse(response);
+  if (!parsed.success) {
+    const issues = toIssues(parsed.error, response);
+    const first = issues[0] ?? { path: '', message: 'invalid' };
+    const where = !prefix ? first.path || '<root>' : !first.path ? prefix : first.path.startsWith('[') ? prefix + first.path : `${prefix}.${first.path}`;
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
+    throw new LoadInputError(`${file}: ${where}: ${first.message}${more} [not a valid ${kind} response]`);
+  }
+  const url = isObject(request) && typeof request['url'] === 'string' ? request['url'] : undefined;
+  return {
+    file,
+    input: { kind, data: parsed.data } as FlattenInput,
+    // Unwrapped files are landed byte for byte; a wrapper's response is re-serialised (bigints exact).
+    raw: wrapped ? stringifyJson(response) : text,
+    requestKey: url ?? `file:${path.resolve(file)}`,
+    endpoint: ENDPOINTS[kind],
+  };
+}
+
+function parsePositive(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got '${value}'`);
+    return n;
+  };
+}
+
+export function register(program: Command): void {
+  program
+    .command('load')
+    .description('load saved service responses (JSON files) into the database: raw landing + idempotent upserts')
+    .argument('<kind>', `response kind: ${LOAD_KINDS.join(', ')}`)
+    .argument('<files...>', 'JSON files, each a response body or {"request": ..., "response": ...}')
+    .option('--db <url>', "destination: 'sqlite:<path>' or 'postgres://...' (default DATABASE_URL or sqlite:./data/scrape-etl.sqlite)")
+    .option('--pipeline <name>', 'pipeline name recorded as lineage on every row', 'cli-load')
+    .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
+    .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
+    .action(async (kindArg: string, files: string[], opts: { db?: string; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
+      if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
+        throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
+      }
+      const kind = kindArg as LoadKind;
+      if (opts.pipelineKind !== undefined && !(PIPELINE_KINDS as readonly string[]).includes(opts.pipelineKind)) {
+        throw new LoadInputError(`unknown --pipeline-kind '${opts.pipelineKind}': expected one of ${PIPELINE_KINDS.join(', ')}`);
+      }
+      if (!/^[a-z0-9][a-z0-9_-]*$/.test(opts.pipeline)) {
+        throw new LoadInputError(`--pipeline '${opts.pipeline}' must match ^[a-z0-9][a-z0-9_-]*$`);
+      }
+      const prepared: PreparedFile[] = [];
+      const problems: string[] = [];
+      for (const file of files) {
+        try {
+          prepared.push(prepareFile(kind, file));
+        } catch (err) {
+          if (!(err instanceof LoadInputError)) throw err;
+          problems.push(err.message);
+        }
+      }
+      if (problems.length > 0) {
+        throw new LoadInputError(`${problems.join('\n')}\nnothing loaded (${problems.length} of ${files.length} file${files.length === 1 ? '' : 's'} invalid)`);
+      }
+
+      const db = await openDatabase(opts.db ?? defaultDatabaseUrl());
+      const workflowId = `cli-load--${new Date().toISOString()}--${crypto.randomBytes(4).toString('hex')}`;
+      const totals: Record<string, number> = {};
+      try {
+        await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
+        try {
+          for (const p of prepared) {
+            const res = await loadBatch(db, {
+              ...p.input,
+              pipeline: opts.pipeline,
+              endpoint: p.endpoint,
+              requestKey: p.requestKey,
+              raw: p.raw,
+              priceDivisor: opts.priceDivisor,
+              workflowId,
+              ...(opts.pipelineKind ? { pipelineKind: opts.pipelineKind as PipelineKind } : {}),
+            });
+            addCounts(totals, res.changedByTable);
+            const summary = Object.entries(res.rowsByTable)
+              .map(([t, n]) => `${t}=${n}${res.changedByTable[t as keyof typeof res.changedByTable] ? ` (${res.changedByTable[t as keyof typeof res.changedByTable]} changed)` : ''}`)
+              .join(', ');
+            process.stdout.write(`loaded ${p.file}: load_id=${res.loadId} ${summary || '(no rows)'}\n`);
+          }
+          await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals });
+        } catch (err) {
+          await finishPipelineRun(db, { workflowId, status: 'failed', rowsByTable: totals, error: (err as Error).message }).catch(() => {});
+          throw err;
+        }
+        const changed = Object.values(totals).reduce((a, b) => a + b, 0);
+        process.stdout.write(`${prepared.length} file${prepared.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed\n`);
+      } finally {
+        await db.close();
+      }
+    });
+}

@@ -1,0 +1,376 @@
+// Transactional, idempotent loads. One call = one response = one transaction: the raw body is landed in
+// raw_responses (its id is the batch's load id), the flattened rows are upserted on their natural keys, child
+// rows that vanished from a product or result are deleted, and price changes are appended to the history.
+// Upserts change a row only when its row_hash differs, so loading the same data again changes no table but
+// raw_responses.
+import crypto from 'node:crypto';
+import type { PipelineKind } from '../pipelines/spec.js';
+import type { Database } from './connect.js';
+import { flattenResponse, type FlattenInput } from './flatten/index.js';
+import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from './flatten/marketplace.js';
+import type { Row, RowsByTable, Scalar } from './flatten/values.js';
+import { MAX_PARAMS, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
+import { RESULT_TABLES, TABLE_META, type DataTableName, type TableMeta } from './tables.js';
+
+export type { LoadKind } from './flatten/index.js';
+
+interface LoadBatchCommon {
+  pipeline: string;
+  /** `METHOD /path` of the call that returned the body. */
+  endpoint: string;
+  /** What identifies the request within the pipeline (a URL, a page number, a run id). */
+  requestKey?: string | null;
+  /** The response body exactly as received. */
+  raw: string;
+  /** Integer price / divisor = major-unit price (default 100000). */
+  priceDivisor?: number;
+  scrapingRunId?: number | bigint | null;
+  /** The pipeline's kind: decides which result table results go to (pdf_results, leads_results, scraper_results). */
+  pipelineKind?: PipelineKind;
+  workflowId?: string | null;
+  receivedAt?: Date;
+  /** Called inside the transaction after each table is written; a throw aborts (and rolls back) the batch. */
+  onTableWritten?: (table: DataTableName, changed: number) => void | Promise<void>;
+}
+
+export type LoadBatchOptions = LoadBatchCommon & FlattenInput;
+
+export type TableCounts = Partial<Record<DataTableName, number>>;
+
+export interface LoadBatchResult {
+  loadId: number;
+  /** Rows the response flattened to, per table (after collapsing duplicate keys). */
+  rowsByTable: TableCounts;
+  /** Rows inserted or updated (history: appended) per table; 0 everywhere when the data was already loaded. */
+  changedByTable: TableCounts;
+  /** Child rows deleted because they disappeared from their product or result. */
+  deletedByTable: TableCounts;
+}
+
+/** Upsert order: parents before children (there are no FK constraints; the order only keeps reads intuitive). */
+const WRITE_ORDER: readonly DataTableName[] = [
+  'scrapers', 'run_records', 'scraping_runs', 'scraper_results', 'pdf_results', 'leads_results',
+  'result_content_fields', 'result_content_items', 'job_records', 'marketplace_shops', 'marketplace_products',
+  'marketplace_product_models', 'marketplace_model_stocks', 'marketplace_product_attributes',
+  'marketplace_product_categories', 'marketplace_product_tier_variations',
+  'marketplace_product_tier_variation_options', 'marketplace_product_images', 'marketplace_price_history',
+];
+
+/**
+ * Child tables whose rows are replaced as a set per parent: a child present before but absent from the new
+ * response (a model removed, a content field gone) is deleted in the same transaction.
+ */
+interface ChildGroup {
+  parents: readonly DataTableName[];
+  children: readonly DataTableName[];
+  /** Child column -> value, selecting one parent's children. */
+  filter(parentTable: DataTableName, parent: Row): Record<string, Scalar>;
+}
+const CHILD_GROUPS: readonly ChildGroup[] = [
+  {
+    parents: ['marketplace_products'],
+    children: [
+      'marketplace_product_models', 'marketplace_model_stocks', 'marketplace_product_attributes',
+      'marketplace_product_categories', 'marketplace_product_tier_variations',
+      'marketplace_product_tier_variation_options', 'marketplace_product_images',
+    ],
+    filter: (_t, p) => ({ shop_id: p['shop_id'] ?? null, item_id: p['item_id'] ?? null }),
+  },
+  {
+    parents: RESULT_TABLES,
+    children: ['result_content_fields', 'result_content_items'],
+    filter: (t, p) => ({ result_table: t, result_id: p['id'] ?? null }),
+  },
+];
+
+// ---- row preparation --------------------------------------------------------------------------------------
+
+function typeError(table: string, column: string, expected: string, v: unknown): TypeError {
+  const got = v === null ? 'null' : typeof v;
+  return new TypeError(`${table}.${column}: expected ${expected}, got ${got} (${String(v).slice(0, 60)})`);
+}
+
+/** Checks a value against its column's kind so both dialects store the same thing (SQLite would accept anything). */
+function checkValue(meta: TableMeta, column: string, v: unknown): Scalar {
+  if (v === undefined || v === null) return null;
+  switch (meta.kinds[column]) {
+    case 'int':
+      if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return v;
+      throw typeError(meta.name, column, 'integer', v);
+    case 'double':
+      if (typeof v === 'number' && Number.isFinite(v)) return v;
+      if (typeof v === 'bigint') return Number(v);
+      throw typeError(meta.name, column, 'finite number', v);
+    case 'bool':
+      if (typeof v === 'boolean') return v;
+      throw typeError(meta.name, column, 'boolean', v);
+    default:
+      if (typeof v !== 'string') throw typeError(meta.name, column, 'string', v);
+      // Postgres text cannot hold NUL; replacing it in both dialects keeps them identical.
+      return v.includes('\u0000') ? v.replace(/\u0000/g, '\uFFFD') : v;
+  }
+}
+
+function hashValues(values: readonly Scalar[]): string {
+  const h = crypto.createHash('sha1');
+  for (const v of values) {
+    // Type-tagged so that null, '' and 'null' differ; number and bigint of equal value hash the same.
+    if (v === null) h.update('\u0000N\u0001');
+    else if (typeof v === 'boolean') h.update(v ? 'b1\u0001' : 'b0\u0001');
+    else if (typeof v === 'string') h.update(`s${v}\u0001`);
+    else h.update(`n${String(v)}\u0001`);
+  }
+  return h.digest('hex');
+}
+
+interface Lineage {
+  pipeline: string;
+  load_id: number;
+  loaded_at: string;
+}
+
+/** Full row in table column order: data columns checked, lineage added, row_hash computed. */
+function completeRow(meta: TableMeta, row: Row, lineage: Lineage): Scalar[] {
+  const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
+  const byName = new Map<string, Scalar>(meta.dataColumns.map((c, i) => [c, data[i] ?? null]));
+  const rowHash = hashValues(data);
+  return meta.columns.map((c) => {
+    if (c === 'pipeline') return lineage.pipeline;
+    if (c === 'load_id') return lineage.load_id;
+    if (c === 'loaded_at') return lineage.loaded_at;
+    if (c === 'row_hash') return rowHash;
+    return byName.get(c) ?? null;
+  });
+}
+
+function keyString(values: readonly unknown[]): string {
+  return values.map((v) => (v === null || v === undefined ? '\u0000' : String(v))).join('\u0001');
+}
+
+/** Rows of one table with duplicate natural keys collapsed (the last wins, as a later page would). */
+function dedupe(meta: TableMeta, rows: readonly Row[], pipeline: string): Row[] {
+  if (meta.key.length === 0) return [...rows];
+  const byKey = new Map<string, Row>();
+  for (const r of rows) byKey.set(keyString(meta.key.map((k) => (k === 'pipeline' ? pipeline : r[k]))), r);
+  return [...byKey.values()];
+}
+
+// ---- SQL --------------------------------------------------------------------------------------------------
+
+const sqlCache = new Map<string, string>();
+
+/** Rows per statement: a power of two, at most 256, within the dialect's bound-parameter limit. */
+function maxChunk(dialect: Tx['dialect'], columns: number): number {
+  const limit = Math.min(256, Math.floor(MAX_PARAMS[dialect] / columns));
+  let n = 1;
+  while (n * 2 <= limit) n *= 2;
+  return n;
+}
+
+function insertSql(tx: Tx, meta: TableMeta, rows: number): string {
+  const cacheKey = `${tx.dialect}:${meta.name}:${rows}`;
+  const cached = sqlCache.get(cacheKey);
+  if (cached) return cached;
+  const cols = meta.columns;
+  const tuples: string[] = [];
+  let p = 0;
+  for (let r = 0; r < rows; r++) tuples.push(`(${cols.map(() => tx.ph(++p)).join(', ')})`);
+  let sql = `INSERT INTO ${quoteIdent(meta.name)} (${cols.map(quoteIdent).join(', ')}) VALUES ${tuples.join(', ')}`;
+  if (meta.key.length > 0) {
+    const updates = cols.filter((c) => !meta.key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
+    sql +=
+      ` ON CONFLICT (${meta.key.map(quoteIdent).join(', ')}) DO UPDATE SET ${updates.join(', ')}` +
+      ` WHERE ${quoteIdent(meta.name)}.${quoteIdent('row_hash')} <> excluded.${quoteIdent('row_hash')}`;
+  }
+  sqlCache.set(cacheKey, sql);
+  return sql;
+}
+
+/**
+ * Writes rows in chunks whose sizes are powers of two (256, then 128, 64, ... for the remainder), so each
+ * table needs at most nine distinct prepared statements however many rows and batches pass through.
+ */
+async function writeRows(tx: Tx, meta: TableMeta, rows: readonly Scalar[][]): Promise<number> {
+  const max = maxChunk(tx.dialect, meta.columns.length);
+  let changed = 0;
+  let i = 0;
+  while (i < rows.length) {
+    let n = max;
+    while (n > rows.length - i) n /= 2;
+    const params: Param[] = [];
+    for (let r = i; r < i + n; r++) for (const v of rows[r]!) params.push(v);
+    changed += await tx.run(insertSql(tx, meta, n), params);
+    i += n;
+  }
+  return changed;
+}
+
+function whereEquals(tx: Tx, columns: readonly string[], offset = 0): string {
+  return columns.map((c, i) => `${quoteIdent(c)} = ${tx.ph(offset + i + 1)}`).join(' AND ');
+}
+
+// ---- child replacement and price history -------------------------------------------------------------------
+
+async function deleteVanishedChildren(
+  tx: Tx,
+  pipeline: string,
+  parentTable: DataTableName,
+  parents: readonly Row[],
+  group: ChildGroup,
+  incoming: RowsByTable,
+): Promise<TableCounts> {
+  const deleted: TableCounts = {};
+  // Children only ever exist with their parent (both are written in one transaction), so a parent that is
+  // new to the table has nothing to delete: one lookup instead of one per child table.
+  const parentMeta = TABLE_META[parentTable];
+  const parentCols = parentMeta.key.filter((k) => k !== 'pipeline');
+  const existsSql = `SELECT 1 AS x FROM ${quoteIdent(parentTable)} WHERE ${whereEquals(tx, ['pipeline', ...parentCols])}`;
+  const existing: Row[] = [];
+  for (const p of parents) {
+    if ((await tx.all(existsSql, [pipeline, ...parentCols.map((c) => p[c] ?? null)])).length > 0) existing.push(p);
+  }
+  if (existing.length === 0) return deleted;
+  for (const child of group.children) {
+    const meta = TABLE_META[child];
+    const filterCols = Object.keys(group.filter(parentTable, {}));
+    const ownKey = meta.key.filter((k) => k !== 'pipeline' && !filterCols.includes(k));
+    // New child keys grouped by parent.
+    const newKeys = new Map<string, Set<string>>();
+    for (const r of incoming[child] ?? []) {
+      const parentKey = keyString(filterCols.map((c) => r[c]));
+      let set = newKeys.get(parentKey);
+      if (!set) newKeys.set(parentKey, (set = new Set()));
+      set.add(keyString(ownKey.map((k) => r[k])));
+    }
+    const selectSql = `SELECT ${ownKey.map(quoteIdent).join(', ')} FROM ${quoteIdent(child)} WHERE ${whereEquals(tx, ['pipeline', ...filterCols])}`;
+    const deleteSql = `DELETE FROM ${quoteIdent(child)} WHERE ${whereEquals(tx, ['pipeline', ...filterCols, ...ownKey])}`;
+    for (const parent of existing) {
+      const filter = group.filter(parentTable, parent);
+      const filterVals = filterCols.map((c) => filter[c] ?? null);
+      const keep = newKeys.get(keyString(filterVals)) ?? new Set<string>();
+      const existing = await tx.all(selectSql, [pipeline, ...filterVals]);
+      for (const e of existing) {
+        const vals = ownKey.map((k) => e[k] as Param);
+        if (keep.has(keyString(vals))) continue;
+        deleted[child] = (deleted[child] ?? 0) + (await tx.run(deleteSql, [pipeline, ...filterVals, ...vals]));
+      }
+    }
+  }
+  return deleted;
+}
+
+const same = (a: unknown, b: unknown) => keyString([a]) === keyString([b]);
+
+/** History rows for products and models whose price differs from what the tables hold before this load. */
+async function priceChanges(tx: Tx, pipeline: string, rows: RowsByTable, divisor: number): Promise<Row[]> {
+  const history: Row[] = [];
+  const productSql = `SELECT price, price_min, price_max, price_before_discount FROM marketplace_products WHERE ${whereEquals(tx, ['pipeline', 'shop_id', 'item_id'])}`;
+  const modelSql = `SELECT model_id, price, price_before_discount FROM marketplace_product_models WHERE ${whereEquals(tx, ['pipeline', 'shop_id', 'item_id'])}`;
+  const models = rows.marketplace_product_models ?? [];
+  for (const p of rows.marketplace_products ?? []) {
+    const shop_id = p['shop_id'] ?? null;
+    const item_id = p['item_id'] ?? null;
+    const currency = p['currency'] ?? null;
+    const [prev] = await tx.all(productSql, [pipeline, shop_id, item_id]);
+    const fields = ['price', 'price_min', 'price_max', 'price_before_discount'] as const;
+    if (!prev || fields.some((f) => !same(prev[f], p[f]))) {
+      history.push({
+        shop_id, item_id, model_id: null, price: p['price'] ?? null, price_min: p['price_min'] ?? null,
+        price_max: p['price_max'] ?? null, price_before_discount: p['price_before_discount'] ?? null,
+        price_major: toMajor(p['price'], divisor), previous_price: prev ? (prev['price'] as Param) : null, currency,
+      });
+    }
+    const prevModels = new Map<string, Record<string, unknown>>();
+    for (const m of await tx.all(modelSql, [pipeline, shop_id, item_id])) prevModels.set(keyString([m['model_id']]), m);
+    for (const m of models) {
+      if (!same(m['shop_id'], shop_id) || !same(m['item_id'], item_id)) continue;
+      const before = prevModels.get(keyString([m['model_id']]));
+      if (before && same(before['price'], m['price']) && same(before['price_before_discount'], m['price_before_discount'])) continue;
+      history.push({
+        shop_id, item_id, model_id: m['model_id'] ?? null, price: m['price'] ?? null, price_min: null, price_max: null,
+        price_before_discount: m['price_before_discount'] ?? null, price_major: toMajor(m['price'], divisor),
+        previous_price: before ? (before['price'] as Param) : null, currency,
+      });
+    }
+  }
+  return history;
+}
+
+/** Postgres int8 arrives as a string; price columns compared to history need numbers or bigints back. */
+function toIntScalar(v: Scalar): Scalar {
+  if (typeof v !== 'string') return v;
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : BigInt(v);
+}
+
+// ---- entry point ------------------------------------------------------------------------------------------
+
+export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<LoadBatchResult> {
+  if (!opts.pipeline) throw new Error('loadBatch: pipeline name is required');
+  const divisor = checkPriceDivisor(opts.priceDivisor ?? DEFAULT_PRICE_DIVISOR);
+  // Pure and possibly slow: done before the transaction takes its locks.
+  const flat = flattenResponse(
+    { kind: opts.kind, data: opts.data } as FlattenInput,
+    { priceDivisor: divisor, ...(opts.pipelineKind ? { pipelineKind: opts.pipelineKind } : {}) },
+  );
+  const pipeline = opts.pipeline;
+  const rows: RowsByTable = {};
+  const rowsByTable: TableCounts = {};
+  for (const table of WRITE_ORDER) {
+    const r = flat[table];
+    if (!r || r.length === 0) continue;
+    rows[table] = dedupe(TABLE_META[table], r, pipeline);
+    rowsByTable[table] = rows[table].length;
+  }
+  const loadedAt = new Date().toISOString();
+  const body = opts.raw;
+
+  return withTransaction(db, async (tx) => {
+    const [landed] = await tx.all(
+      `INSERT INTO raw_responses (pipeline, kind, endpoint, request_key, workflow_id, scraping_run_id, received_at, loaded_at, body_sha256, body_bytes, body)
+       VALUES (${Array.from({ length: 11 }, (_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,
+      [
+        pipeline, opts.kind, opts.endpoint, opts.requestKey ?? null, opts.workflowId ?? null, opts.scrapingRunId ?? null,
+        (opts.receivedAt ?? new Date()).toISOString(), loadedAt, crypto.createHash('sha256').update(body).digest('hex'),
+        Buffer.byteLength(body), body,
+      ],
+    );
+    const loadId = Number(landed?.['id']);
+    const lineage: Lineage = { pipeline, load_id: loadId, loaded_at: loadedAt };
+    const changedByTable: TableCounts = {};
+    const deletedByTable: TableCounts = {};
+
+    if (rows.marketplace_products) {
+      const history = (await priceChanges(tx, pipeline, rows, divisor)).map((h) => {
+        const out: Row = {};
+        for (const [k, v] of Object.entries(h)) out[k] = TABLE_META.marketplace_price_history.kinds[k] === 'int' ? toIntScalar(v ?? null) : (v ?? null);
+        return out;
+      });
+      if (history.length > 0) {
+        rows.marketplace_price_history = history;
+        rowsByTable.marketplace_price_history = history.length;
+      }
+    }
+
+    for (const group of CHILD_GROUPS) {
+      for (const parentTable of group.parents) {
+        const parents = rows[parentTable];
+        if (!parents) continue;
+        const deleted = await deleteVanishedChildren(tx, pipeline, parentTable, parents, group, rows);
+        for (const [t, n] of Object.entries(deleted) as Array<[DataTableName, number]>) {
+          deletedByTable[t] = (deletedByTable[t] ?? 0) + n;
+        }
+      }
+    }
+
+    for (const table of WRITE_ORDER) {
+      const tableRows = rows[table];
+      if (!tableRows) continue;
+      const meta = TABLE_META[table];
+      const changed = await writeRows(tx, meta, tableRows.map((r) => completeRow(meta, r, lineage)));
+      changedByTable[table] = changed;
+      await opts.onTableWritten?.(table, changed);
+    }
+    return { loadId, rowsByTable, changedByTable, deletedByTable };
+  });
+}

@@ -1,0 +1,89 @@
+// One pipeline_runs row per pipeline execution, keyed by its Temporal workflow id so that a retried activity
+// starting or finishing the same execution twice leaves one row.
+import type { Database } from './connect.js';
+import { withTransaction } from './sql.js';
+
+export type PipelineRunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface PipelineRunRow {
+  id: number;
+  workflowId: string;
+  pipeline: string;
+  kind: string;
+  status: PipelineRunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  rowsByTable: Record<string, number> | null;
+  error: string | null;
+}
+
+const MAX_ERROR_CHARS = 4000;
+
+/** Creates the row if it does not exist yet; returns it either way (`created` tells which). */
+export async function startPipelineRun(
+  db: Database,
+  run: { workflowId: string; pipeline: string; kind: string; startedAt?: Date },
+): Promise<{ id: number; created: boolean }> {
+  return withTransaction(db, async (tx) => {
+    const inserted = await tx.run(
+      `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, 'running', ${tx.ph(4)})
+       ON CONFLICT (workflow_id) DO NOTHING`,
+      [run.workflowId, run.pipeline, run.kind, (run.startedAt ?? new Date()).toISOString()],
+    );
+    const [row] = await tx.all(`SELECT id FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`, [run.workflowId]);
+    return { id: Number(row?.['id']), created: inserted > 0 };
+  });
+}
+
+/** Marks the run finished. Finishing again overwrites with the latest outcome; an unknown workflow id throws. */
+export async function finishPipelineRun(
+  db: Database,
+  run: {
+    workflowId: string;
+    status: Exclude<PipelineRunStatus, 'running'>;
+    rowsByTable?: Record<string, number>;
+    error?: string | null;
+    finishedAt?: Date;
+  },
+): Promise<void> {
+  const error = run.error ? run.error.slice(0, MAX_ERROR_CHARS) : null;
+  const updated = await withTransaction(db, (tx) =>
+    tx.run(
+      `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)}
+       WHERE workflow_id = ${tx.ph(5)}`,
+      [
+        run.status, (run.finishedAt ?? new Date()).toISOString(),
+        run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error, run.workflowId,
+      ],
+    ),
+  );
+  if (updated === 0) throw new Error(`no pipeline run with workflow id '${run.workflowId}' (start it first)`);
+}
+
+export async function getPipelineRun(db: Database, workflowId: string): Promise<PipelineRunRow | undefined> {
+  const [row] = await withTransaction(db, (tx) =>
+    tx.all(
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
+      [workflowId],
+    ),
+  );
+  if (!row) return undefined;
+  const time = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
+  return {
+    id: Number(row['id']),
+    workflowId: String(row['workflow_id']),
+    pipeline: String(row['pipeline']),
+    kind: String(row['kind']),
+    status: String(row['status']) as PipelineRunStatus,
+    startedAt: time(row['started_at']) ?? '',
+    finishedAt: time(row['finished_at']),
+    rowsByTable: row['rows_by_table'] ? (JSON.parse(String(row['rows_by_table'])) as Record<string, number>) : null,
+    error: row['error'] === null || row['error'] === undefined ? null : String(row['error']),
+  };
+}
+
+/** Adds one batch's counts into a running total (for rows_by_table). */
+export function addCounts(total: Record<string, number>, add: Partial<Record<string, number>>): Record<string, number> {
+  for (const [t, n] of Object.entries(add)) if (n !== undefined) total[t] = (total[t] ?? 0) + n;
+  return total;
+}

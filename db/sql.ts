@@ -1,0 +1,116 @@
+// A thin dialect-neutral layer over better-sqlite3 and node-postgres for the loader: parameter binding, a
+// statement cache, and transactions. Drizzle's query builder is not used on this path because bulk upserts
+// need multi-row VALUES with a fixed shape per chunk and statements prepared once per shape.
+import crypto from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import type pg from 'pg';
+import type { Database } from './connect.js';
+
+export type Param = string | number | bigint | boolean | null;
+
+export interface Tx {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** `$1`-style placeholder in Postgres, `?` in SQLite (n is 1-based). */
+  ph(n: number): string;
+  /** Runs a statement; resolves to the number of rows it inserted, updated or deleted. */
+  run(sql: string, params: readonly Param[]): Promise<number>;
+  /** Runs a query; integers come back as bigint (SQLite) or decimal strings (Postgres int8): both exact. */
+  all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
+}
+
+export const MAX_PARAMS = { sqlite: 32_766, postgres: 65_535 } as const;
+
+// ---- SQLite ----------------------------------------------------------------------------------------------
+
+const sqliteStatements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+const sqliteLocks = new WeakMap<BetterSqlite3.Database, Promise<unknown>>();
+
+function sqliteStatement(db: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+  let cache = sqliteStatements.get(db);
+  if (!cache) sqliteStatements.set(db, (cache = new Map()));
+  let stmt = cache.get(sql);
+  if (!stmt) {
+    stmt = db.prepare(sql);
+    if (stmt.reader) stmt.safeIntegers(true);
+    cache.set(sql, stmt);
+  }
+  return stmt;
+}
+
+function sqliteParams(params: readonly Param[]): Array<string | number | bigint | null> {
+  // better-sqlite3 has no boolean binding; SQLite's own convention is 0/1.
+  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
+function sqliteTx(db: BetterSqlite3.Database): Tx {
+  return {
+    dialect: 'sqlite',
+    ph: () => '?',
+    run: async (sql, params) => sqliteStatement(db, sql).run(...sqliteParams(params)).changes,
+    all: async (sql, params) => sqliteStatement(db, sql).all(...sqliteParams(params)) as Array<Record<string, unknown>>,
+  };
+}
+
+// ---- Postgres --------------------------------------------------------------------------------------------
+
+function pgParams(params: readonly Param[]): Array<string | number | boolean | null> {
+  return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
+}
+
+function pgTx(client: pg.PoolClient): Tx {
+  // Named statements are parsed and planned once per connection; names derive from the SQL text.
+  const named = (sql: string) => `se_${crypto.createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+  return {
+    dialect: 'postgres',
+    ph: (n) => `$${n}`,
+    run: async (sql, params) => (await client.query({ name: named(sql), text: sql, values: pgParams(params) })).rowCount ?? 0,
+    all: async (sql, params) => (await client.query({ name: named(sql), text: sql, values: pgParams(params) })).rows,
+  };
+}
+
+/**
+ * Runs `fn` in one transaction: all of it commits or none of it does. SQLite takes the write lock up front
+ * (BEGIN IMMEDIATE, waiting up to busy_timeout for other processes), and calls on the same connection are
+ * queued because one better-sqlite3 connection can hold only one transaction.
+ */
+export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.dialect === 'sqlite') {
+    const sqlite = db.sqlite;
+    const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
+    const current = previous.catch(() => {}).then(async () => {
+      sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(sqliteTx(sqlite));
+        sqlite.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw err;
+      }
+    });
+    sqliteLocks.set(sqlite, current);
+    return current;
+  }
+  const client = await db.pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    try {
+      const result = await fn(pgTx(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      // A connection whose ROLLBACK fails is not handed back to the pool for reuse.
+      await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+        broken = rollbackErr;
+      });
+      throw err;
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

@@ -1,0 +1,84 @@
+// What the loader needs to know about each data table (column order, natural key, column kinds), read from
+// the Drizzle schema so the SQL the loader writes can never drift from the migrations.
+import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
+import * as schema from './schema/sqlite.js';
+
+/** Tables written by loads (everything except the two control tables). */
+export const DATA_TABLES = [
+  'scrapers',
+  'run_records',
+  'scraping_runs',
+  'scraper_results',
+  'pdf_results',
+  'leads_results',
+  'result_content_fields',
+  'result_content_items',
+  'job_records',
+  'marketplace_shops',
+  'marketplace_products',
+  'marketplace_product_models',
+  'marketplace_model_stocks',
+  'marketplace_product_attributes',
+  'marketplace_product_categories',
+  'marketplace_product_tier_variations',
+  'marketplace_product_tier_variation_options',
+  'marketplace_product_images',
+  'marketplace_price_history',
+] as const;
+export type DataTableName = (typeof DATA_TABLES)[number];
+
+export const RESULT_TABLES = ['scraper_results', 'pdf_results', 'leads_results'] as const;
+export type ResultTableName = (typeof RESULT_TABLES)[number];
+
+/** Tables each load kind can write, for exports that say "all tables of the kind". */
+export const TABLES_BY_KIND = {
+  marketplace: [
+    'marketplace_shops', 'marketplace_products', 'marketplace_product_models', 'marketplace_model_stocks',
+    'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_tier_variations',
+    'marketplace_product_tier_variation_options', 'marketplace_product_images', 'marketplace_price_history',
+  ],
+  'job-board': ['job_records'],
+  'create-run': ['scrapers', 'run_records'],
+  'scraping-run': ['scraping_runs', 'scraper_results', 'pdf_results', 'leads_results', 'result_content_fields', 'result_content_items'],
+  results: ['scraper_results', 'result_content_fields', 'result_content_items'],
+} as const satisfies Record<string, readonly DataTableName[]>;
+
+/** Columns the loader fills in on every row; flatteners never set them. */
+export const LINEAGE_COLUMNS = ['pipeline', 'load_id', 'loaded_at', 'row_hash'] as const;
+
+export type ColumnKind = 'int' | 'double' | 'text' | 'bool';
+
+export interface TableMeta {
+  name: DataTableName;
+  /** All columns in declaration order. */
+  columns: readonly string[];
+  /** Columns a flattener provides (everything but lineage and a generated id). */
+  dataColumns: readonly string[];
+  /** Natural key (primary key); empty for append-only tables with a generated id. */
+  key: readonly string[];
+  kinds: Readonly<Record<string, ColumnKind>>;
+}
+
+function kindOf(sqlType: string, columnType: string): ColumnKind {
+  if (columnType === 'SQLiteBoolean') return 'bool';
+  const t = sqlType.toLowerCase();
+  if (t.startsWith('integer')) return 'int';
+  if (t.startsWith('real')) return 'double';
+  return 'text';
+}
+
+function describe(name: DataTableName): TableMeta {
+  const cfg = getTableConfig(schema[name] as SQLiteTable);
+  const columns = cfg.columns.map((c) => c.name);
+  const kinds: Record<string, ColumnKind> = {};
+  for (const c of cfg.columns) kinds[c.name] = kindOf(c.getSQLType(), c.columnType);
+  const pk = cfg.primaryKeys[0];
+  const key = pk ? pk.columns.map((c) => c.name) : [];
+  const generated = cfg.columns.filter((c) => c.primary && c.name === 'id' && key.length === 0).map((c) => c.name);
+  const dataColumns = columns.filter((c) => !(LINEAGE_COLUMNS as readonly string[]).includes(c) && !generated.includes(c));
+  return { name, columns: columns.filter((c) => !generated.includes(c)), dataColumns, key, kinds };
+}
+
+export const TABLE_META: Readonly<Record<DataTableName, TableMeta>> = Object.fromEntries(
+  DATA_TABLES.map((t) => [t, describe(t)]),
+) as Record<DataTableName, TableMeta>;

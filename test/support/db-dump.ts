@@ -1,0 +1,50 @@
+// Reads every table of a scrape-etl database into a dialect-neutral form, so SQLite and Postgres contents
+// can be compared value for value: integers as decimal strings (exact beyond 2^53), booleans as booleans,
+// rows sorted. `loaded_at` and other wall-clock columns are left out.
+import type { Database } from '../../db/connect.js';
+import { DATA_TABLES, TABLE_META, type DataTableName } from '../../db/tables.js';
+
+export type Dump = Record<string, Array<Record<string, unknown>>>;
+
+const RAW_COLUMNS = ['id', 'pipeline', 'kind', 'endpoint', 'request_key', 'workflow_id', 'scraping_run_id', 'body_sha256', 'body_bytes', 'body'];
+
+async function select(db: Database, sql: string): Promise<Array<Record<string, unknown>>> {
+  if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all() as Array<Record<string, unknown>>;
+  return (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
+}
+
+function normalise(kind: string | undefined, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (kind === 'int') return BigInt(v as string | number | bigint).toString();
+  if (kind === 'bool') return typeof v === 'boolean' ? v : Number(v) === 1;
+  if (kind === 'double') return Number(v);
+  return v;
+}
+
+function sortRows(rows: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  const keyed = rows.map((r) => [JSON.stringify(r), r] as const);
+  keyed.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return keyed.map(([, r]) => r);
+}
+
+export async function dumpTable(db: Database, table: DataTableName, opts: { keepLoadedAt?: boolean } = {}): Promise<Array<Record<string, unknown>>> {
+  const meta = TABLE_META[table];
+  const cols = meta.columns.filter((c) => opts.keepLoadedAt || c !== 'loaded_at');
+  const rows = await select(db, `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}"`);
+  return sortRows(rows.map((r) => Object.fromEntries(cols.map((c) => [c, c === 'loaded_at' ? String(r[c]) : normalise(meta.kinds[c], r[c])]))));
+}
+
+export async function dumpDatabase(db: Database, opts: { keepLoadedAt?: boolean } = {}): Promise<Dump> {
+  const out: Dump = {};
+  for (const t of DATA_TABLES) out[t] = await dumpTable(db, t, opts);
+  const raw = await select(db, `SELECT ${RAW_COLUMNS.join(', ')} FROM raw_responses`);
+  out['raw_responses'] = sortRows(
+    raw.map((r) => Object.fromEntries(RAW_COLUMNS.map((c) => [c, ['id', 'scraping_run_id', 'body_bytes'].includes(c) ? normalise('int', r[c]) : r[c]]))),
+  );
+  return out;
+}
+
+export async function countRows(db: Database, table: string): Promise<number> {
+  const [row] = await select(db, `SELECT COUNT(*) AS n FROM "${table}"`);
+  return Number(row?.['n']);
+}

@@ -1,0 +1,93 @@
+// A real Postgres server for tests. TEST_POSTGRES_URL points at an existing server; otherwise one throwaway
+// server is started per test process (initdb + pg_ctl from the Debian packages) and stopped when the process
+// ends. Every call returns a fresh database on it, so test files and tests never see each other's tables.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+const PG_BIN = process.env['TEST_POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';
+
+let serverUrl: Promise<string> | undefined;
+
+export async function testPostgresUrl(): Promise<string> {
+  serverUrl ??= process.env['TEST_POSTGRES_URL'] ? Promise.resolve(process.env['TEST_POSTGRES_URL']) : startServer();
+  const base = await serverUrl;
+  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function startServer(): Promise<string> {
+  for (const bin of ['initdb', 'pg_ctl']) {
+    if (!fs.existsSync(path.join(PG_BIN, bin))) {
+      throw new Error(`Postgres binaries not found: ${path.join(PG_BIN, bin)} is missing (install postgresql-15 or set TEST_POSTGRES_URL)`);
+    }
+  }
+  const asRoot = process.getuid?.() === 0;
+  // initdb refuses to run as root, so as root the server runs as the `postgres` user in a directory it owns.
+  const wrap = (cmd: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-pg-'));
+  if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
+  const dataDir = path.join(dir, 'data');
+  const logFile = path.join(dir, 'server.log');
+  const port = await freePort();
+
+  const run = (cmd: string, args: string[]) => {
+    const [c, a] = wrap(path.join(PG_BIN, cmd), args);
+    const res = spawnSync(c, a, { encoding: 'utf8' });
+    if (res.status !== 0) {
+      const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-2000) : '';
+      throw new Error(`${cmd} failed (exit ${res.status}): ${res.stderr || res.stdout || res.error?.message}\n${log}`);
+    }
+  };
+  run('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  run('pg_ctl', [
+    'start', '-D', dataDir, '-l', logFile, '-w', '-t', '60',
+    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+  ]);
+
+  const stopArgs = ['stop', '-D', dataDir, '-m', 'immediate'];
+  const [stopCmd, stopCmdArgs] = wrap(path.join(PG_BIN, 'pg_ctl'), stopArgs);
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    spawnSync(stopCmd, stopCmdArgs, { stdio: 'ignore' });
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', stop);
+  // A watchdog outlives this process only until it notices the process is gone (even after SIGKILL, where no
+  // exit handler runs), then stops the server and removes its files.
+  const quoted = [stopCmd, ...stopCmdArgs].map((s) => `'${s.replace(/'/g, `'\\''`)}'`).join(' ');
+  const watchdog = spawn(
+    'sh',
+    ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${quoted} >/dev/null 2>&1; rm -rf '${dir}'`],
+    { detached: true, stdio: 'ignore' },
+  );
+  watchdog.unref();
+  return `postgres://postgres@127.0.0.1:${port}/postgres`;
+}
