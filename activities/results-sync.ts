@@ -1,0 +1,61 @@
+// The `results` kind: pages /api/results (newest first) from a page cursor down to the last complete sync's
+// watermark, one transaction per page, heartbeating the cursor so a retried attempt resumes at the next page.
+// New results arriving meanwhile push older ones onto later pages, so resuming by page number can re-read a
+// result (an idempotent upsert) but never skips one.
+import { Context } from '@temporalio/activity';
+import { loadBatch } from '../db/load.js';
+import { addRows, asActivityFailure, destination, scraperClient } from './resources.js';
+import type { ResultsPagesHeartbeat, ResultsPagesInput, ResultsPagesOutput } from './types.js';
+
+export async function loadResultsPages(input: ResultsPagesInput): Promise<ResultsPagesOutput> {
+  const { spec, workflowId } = input;
+  if (spec.kind !== 'results') throw new Error(`loadResultsPages: pipeline '${spec.name}' is of kind '${spec.kind}', not 'results'`);
+  const ctx = Context.current();
+  const db = await destination(spec.destination.database);
+  const previous = ctx.info.heartbeatDetails as ResultsPagesHeartbeat | undefined;
+  let page = previous?.nextPage ?? input.startPage;
+  let pagesLoaded = previous?.pagesLoaded ?? 0;
+  let resultsLoaded = previous?.resultsLoaded ?? 0;
+  let highestId = previous?.highestId ?? null;
+  const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
+  const watermark = input.watermark === null ? null : BigInt(input.watermark);
+  const perPage = spec.request.per_page;
+  let done = false;
+  try {
+    while (pagesLoaded < input.maxPages) {
+      const res = await scraperClient().listResults({ page, per_page: perPage }, { signal: ctx.cancellationSignal });
+      const items = res.data.data;
+      if (items.length === 0) {
+        done = true;
+        break;
+      }
+      const fresh = watermark === null ? items : items.filter((r) => BigInt(r.id) > watermark);
+      for (const r of fresh) if (highestId === null || BigInt(r.id) > BigInt(highestId)) highestId = r.id.toString();
+      if (fresh.length > 0) {
+        const out = await loadBatch(db, {
+          pipeline: spec.name,
+          pipelineKind: 'results',
+          endpoint: res.endpoint,
+          requestKey: `results:page:${page}:per_page:${perPage}`,
+          raw: res.raw,
+          receivedAt: res.receivedAt,
+          workflowId,
+          kind: 'results',
+          data: fresh.length === items.length ? res.data : { ...res.data, data: fresh },
+        });
+        addRows(rows, out.rowsByTable);
+        resultsLoaded += fresh.length;
+      }
+      pagesLoaded += 1;
+      page += 1;
+      ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, rows } satisfies ResultsPagesHeartbeat);
+      if (fresh.length < items.length || items.length < perPage) {
+        done = true;
+        break;
+      }
+    }
+  } catch (err) {
+    throw asActivityFailure(err);
+  }
+  return { nextPage: page, done, pagesLoaded, resultsLoaded, highestId, rows };
+}

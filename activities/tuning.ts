@@ -1,0 +1,32 @@
+// Worker-side knobs, read from the worker's environment. The workflow asks for them once per run (a local
+// activity, so the values are recorded in history and replay sees the same ones). Tests shorten the heartbeat
+// timeout through SCRAPE_ETL_HEARTBEAT_TIMEOUT so a killed worker's activity is retried within seconds.
+import type { WorkerTuning } from './types.js';
+
+const DURATION = /^[0-9]+(ms|s|m|h|d)$/;
+
+function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const v = env[name]?.trim();
+  if (!v) return fallback;
+  if (!DURATION.test(v)) throw new Error(`${name}='${v}' is not a duration like '500ms', '5s', '10m'`);
+  return v;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name]?.trim();
+  if (!v) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}='${v}' must be a positive integer`);
+  return n;
+}
+
+export function readWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning {
+  return {
+    heartbeatTimeout: duration(env, 'SCRAPE_ETL_HEARTBEAT_TIMEOUT', '30s'),
+    activityTimeout: duration(env, 'SCRAPE_ETL_ACTIVITY_TIMEOUT', '30m'),
+    urlChunkSize: positiveInt(env, 'SCRAPE_ETL_URL_CHUNK_SIZE', 25),
+    pagesPerActivity: positiveInt(env, 'SCRAPE_ETL_PAGES_PER_ACTIVITY', 20),
+    activitiesPerRun: positiveInt(env, 'SCRAPE_ETL_ACTIVITIES_PER_RUN', 100),
+    loadBatchSize: positiveInt(env, 'SCRAPE_ETL_LOAD_BATCH_SIZE', 500),
+  };
+}

@@ -1,0 +1,162 @@
+// Inputs and outputs of the activities, shared (type-only) with the workflow. Everything here is small:
+// ids, counts, cursors and short error texts. Result data never crosses the activity boundary, and neither does
+// the API token (activities read it from the worker's environment).
+import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
+
+/** Rows per table; summed by the workflow for progress (the pipeline_runs row is counted from the database). */
+export type RowCounts = Record<string, number>;
+
+/** Worker-side knobs that end up in activity options (read from the worker's environment once per run). */
+export interface WorkerTuning {
+  /** Heartbeat timeout of long activities: how soon a crashed worker's activity is retried elsewhere. */
+  heartbeatTimeout: string;
+  /** Start-to-close timeout of one loading activity attempt. */
+  activityTimeout: string;
+  /** URLs per fan-out activity (each activity loads its chunk with p-limit(spec.concurrency)). */
+  urlChunkSize: number;
+  /** Pages per results-sync activity, and activities per workflow run before continue-as-new. */
+  pagesPerActivity: number;
+  activitiesPerRun: number;
+  /** Results per transaction when loading a run's results. */
+  loadBatchSize: number;
+}
+
+export interface RunTarget {
+  /** Decimal string: ids may exceed 2^53. */
+  scrapingRunId: string;
+  scraperName: string;
+  /** Keyword (PDF) or 'Default' (leads): for messages. */
+  label: string;
+}
+
+export interface PipelineRunRef {
+  workflowId: string;
+  pipeline: string;
+  kind: PipelineKind;
+  database: string;
+}
+
+export interface BeginPipelineRunInput extends PipelineRunRef {}
+
+export interface FinishPipelineRunInput extends PipelineRunRef {
+  /** A run whose failed URLs were reported (not fatal) is 'succeeded' with those failures in `error`. */
+  status: 'succeeded' | 'failed';
+  error: string | null;
+}
+
+export interface FinishPipelineRunOutput {
+  /** Rows whose load belongs to this run, per table (rows unchanged by a re-load keep their older load id). */
+  rowsByTable: RowCounts;
+}
+
+export interface CreateAndRunInput {
+  workflowId: string;
+  spec: PipelineSpec;
+}
+
+export interface CreateAndRunOutput {
+  runs: RunTarget[];
+  /** true when an earlier attempt's recorded response was reused instead of creating a new scraper. */
+  reused: boolean;
+  rows: RowCounts;
+}
+
+export interface CheckRunInput {
+  run: RunTarget;
+  pipeline: string;
+}
+
+export interface LoadRunResultsInput {
+  workflowId: string;
+  spec: PipelineSpec;
+  run: RunTarget;
+}
+
+export interface LoadRunResultsOutput {
+  results: number;
+  batches: number;
+  /** Results found only by paging /api/results because the run detail did not carry them all. */
+  fromResultsList: number;
+  rows: RowCounts;
+}
+
+/** What a retried loading activity finds in its last heartbeat. */
+export interface LoadRunHeartbeat {
+  /** Index (in the run detail's results) of the next batch to load. */
+  nextIndex: number;
+  batches: number;
+  rows: RowCounts;
+}
+
+export interface UrlChunkInput {
+  workflowId: string;
+  spec: PipelineSpec;
+  /** Index of the chunk's first URL in the spec's list (for request keys and messages). */
+  offset: number;
+  urls: string[];
+}
+
+export interface FailedUrl {
+  url: string;
+  error: string;
+}
+
+export interface UrlChunkOutput {
+  succeeded: number;
+  failed: FailedUrl[];
+  rows: RowCounts;
+}
+
+export interface UrlChunkHeartbeat {
+  /** Indices within the chunk already loaded or finally failed. */
+  done: number[];
+  failed: FailedUrl[];
+  rows: RowCounts;
+}
+
+export interface ResultsPagesInput {
+  workflowId: string;
+  spec: PipelineSpec;
+  /** Page to start from (1 = newest). */
+  startPage: number;
+  /** Results with id <= watermark were loaded by an earlier complete sync; reaching one ends the sync. */
+  watermark: string | null;
+  /** Pages this activity may load before handing back to the workflow. */
+  maxPages: number;
+}
+
+export interface ResultsPagesOutput {
+  nextPage: number;
+  done: boolean;
+  pagesLoaded: number;
+  resultsLoaded: number;
+  /** Highest result id seen in these pages (decimal string), null if none. */
+  highestId: string | null;
+  rows: RowCounts;
+}
+
+export interface ResultsPagesHeartbeat {
+  nextPage: number;
+  pagesLoaded: number;
+  resultsLoaded: number;
+  highestId: string | null;
+  rows: RowCounts;
+}
+
+export interface WatermarkInput {
+  database: string;
+  pipeline: string;
+}
+
+export interface CommitWatermarkInput extends WatermarkInput {
+  watermark: string;
+}
+
+export interface ExportsInput {
+  workflowId: string;
+  spec: PipelineSpec;
+}
+
+export interface ExportsOutput {
+  files: Array<{ table: string; file: string; rows: number }>;
+}

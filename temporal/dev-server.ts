@@ -1,0 +1,246 @@
+// The embedded Temporal dev server (`temporal server start-dev`) used when TEMPORAL_ADDRESS is unset. It runs
+// DETACHED from the process that started it, with its state in SQLite under the data folder, so a `run` that is
+// interrupted leaves the server (and the workflow it started) alive for the next command. A small JSON state
+// file beside the database records pid and ports; the next caller reuses a live server or restarts a dead one on
+// the same SQLite file and, when it is free, the same port, so workers reconnect to the address they knew.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { findTemporalCli } from './cli-binary.js';
+
+export interface DevServerState {
+  pid: number | null;
+  port: number;
+  uiPort: number;
+  dbFile: string;
+  logFile: string;
+  startedAt: string;
+}
+
+export interface DevServerInfo {
+  address: string;
+  port: number;
+  uiPort: number;
+  uiUrl: string;
+  pid: number;
+  dbFile: string;
+  logFile: string;
+  /** true when this call started the process; false when a live one was reused. */
+  started: boolean;
+}
+
+export interface DevServerOptions {
+  dataDir: string;
+  /** Namespaces besides `default` to create at launch. */
+  namespace?: string;
+  /** Preferred gRPC port when none is recorded yet (the UI takes port + 1000). Default: any free port. */
+  port?: number;
+  headless?: boolean;
+  /** How long to wait for the server to accept connections. Default 60 s. */
+  startTimeoutMs?: number;
+  log?: (message: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function devServerPaths(dataDir: string): { dir: string; dbFile: string; stateFile: string; logFile: string; lockFile: string } {
+  const dir = path.join(path.resolve(dataDir), 'temporal');
+  return {
+    dir,
+    dbFile: path.join(dir, 'temporal.db'),
+    stateFile: path.join(dir, 'dev-server.json'),
+    logFile: path.join(dir, 'dev-server.log'),
+    lockFile: path.join(dir, 'dev-server.lock'),
+  };
+}
+
+export function readDevServerState(dataDir: string): DevServerState | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(devServerPaths(dataDir).stateFile, 'utf8')) as DevServerState;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeState(dataDir: string, state: DevServerState): void {
+  const { stateFile } = devServerPaths(dataDir);
+  const tmp = `${stateFile}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  fs.renameSync(tmp, stateFile);
+}
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function canConnect(port: number, host = '127.0.0.1', timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/** A free port p such that p + 1000 (the UI) is free too. */
+export async function freePortPair(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = net.createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const addr = srv.address();
+        srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+      });
+    });
+    if (port + 1000 <= 65535 && (await portIsFree(port + 1000))) return port;
+  }
+  throw new Error('could not find a free port pair for the Temporal dev server');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Serialises ensure/stop between processes sharing a data folder (two commands started together). */
+async function withLock<T>(lockFile: string, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      const fd = fs.openSync(lockFile, 'wx');
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      // A holder that died (SIGKILL) leaves its lock behind; its pid tells us.
+      const holder = Number(fs.readFileSync(lockFile, { encoding: 'utf8', flag: 'a+' }) || NaN);
+      if (Number.isInteger(holder) && holder > 0 && !isProcessAlive(holder)) {
+        fs.rmSync(lockFile, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the dev server lock ${lockFile} (held by pid ${holder})`);
+      await sleep(100);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lockFile, { force: true });
+  }
+}
+
+function info(state: DevServerState, pid: number, started: boolean): DevServerInfo {
+  return {
+    address: `127.0.0.1:${state.port}`,
+    port: state.port,
+    uiPort: state.uiPort,
+    uiUrl: `http://127.0.0.1:${state.uiPort}`,
+    pid,
+    dbFile: state.dbFile,
+    logFile: state.logFile,
+    started,
+  };
+}
+
+/** Reuses the live embedded server, or starts one (again) on the same SQLite file, and waits until it serves. */
+export async function ensureDevServer(opts: DevServerOptions): Promise<DevServerInfo> {
+  const paths = devServerPaths(opts.dataDir);
+  fs.mkdirSync(paths.dir, { recursive: true });
+  return withLock(paths.lockFile, async () => {
+    const previous = readDevServerState(opts.dataDir);
+    if (previous?.pid && isProcessAlive(previous.pid)) {
+      await waitUntilServing(previous.port, previous.pid, opts.startTimeoutMs ?? 60_000, paths.logFile);
+      return info(previous, previous.pid, false);
+    }
+    const log = opts.log ?? (() => {});
+    const binary = await findTemporalCli(opts.env ? { env: opts.env } : {});
+    let port = previous?.port ?? opts.port;
+    if (port === undefined || !(await portIsFree(port)) || !(await portIsFree(port + 1000))) port = await freePortPair();
+    const uiPort = port + 1000;
+    const args = [
+      'server', 'start-dev',
+      '--db-filename', paths.dbFile,
+      '--ip', '127.0.0.1',
+      '--port', String(port),
+      '--ui-port', String(uiPort),
+      '--log-level', 'warn',
+    ];
+    if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
+    if (opts.headless) args.push('--headless');
+    const logFd = fs.openSync(paths.logFile, 'a');
+    fs.writeSync(logFd, `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')}\n`);
+    const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: opts.env ?? process.env });
+    fs.closeSync(logFd);
+    const pid = child.pid;
+    if (pid === undefined) throw new Error(`could not start the Temporal dev server (${binary})`);
+    child.unref();
+    const state: DevServerState = { pid, port, uiPort, dbFile: paths.dbFile, logFile: paths.logFile, startedAt: new Date().toISOString() };
+    writeState(opts.dataDir, state);
+    log(`started the embedded Temporal dev server (pid ${pid}) on 127.0.0.1:${port}, UI http://127.0.0.1:${uiPort}, state ${paths.dbFile}`);
+    await waitUntilServing(port, pid, opts.startTimeoutMs ?? 60_000, paths.logFile);
+    return info(state, pid, true);
+  });
+}
+
+async function waitUntilServing(port: number, pid: number, timeoutMs: number, logFile: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isProcessAlive(pid)) {
+      throw new Error(`the Temporal dev server (pid ${pid}) exited during startup; see ${logFile}:\n${tail(logFile)}`);
+    }
+    if (await canConnect(port)) return;
+    await sleep(150);
+  }
+  throw new Error(`the Temporal dev server did not accept connections on port ${port} within ${timeoutMs} ms; see ${logFile}`);
+}
+
+function tail(file: string, bytes = 2000): string {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    return text.slice(-bytes);
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Stops the embedded server (SIGTERM, then SIGKILL after `graceMs`). Its SQLite file, and so all state, stays. */
+export async function stopDevServer(opts: { dataDir: string; graceMs?: number; signal?: NodeJS.Signals }): Promise<boolean> {
+  const paths = devServerPaths(opts.dataDir);
+  if (!fs.existsSync(paths.dir)) return false;
+  return withLock(paths.lockFile, async () => {
+    const state = readDevServerState(opts.dataDir);
+    if (!state?.pid) return false;
+    const pid = state.pid;
+    let stopped = false;
+    if (isProcessAlive(pid)) {
+      try {
+        process.kill(pid, opts.signal ?? 'SIGTERM');
+      } catch {
+        // exited in between
+      }
+      const deadline = Date.now() + (opts.graceMs ?? 10_000);
+      while (isProcessAlive(pid) && Date.now() < deadline) await sleep(50);
+      if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
+      while (isProcessAlive(pid)) await sleep(20);
+      stopped = true;
+    }
+    writeState(opts.dataDir, { ...state, pid: null });
+    return stopped;
+  });
+}

@@ -1,0 +1,83 @@
+// The worker that runs pipeline workflows and their activities. The workflow code is bundled from
+// workflows/index.ts (the SDK's bundler maps the `.js` import specifiers to the `.ts` sources).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
+import type { Duration } from '@temporalio/common';
+import { closeActivityResources, createActivities } from '../activities/index.js';
+import { ensureDevServer } from './dev-server.js';
+import { temporalSettings, type TemporalSettings } from './settings.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const WORKFLOWS_PATH = path.resolve(here, '..', 'workflows', 'index.ts');
+
+export interface PipelineWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  /** Activities running at once in this process (each may fan out to spec.concurrency requests). Default 20. */
+  maxConcurrentActivityTaskExecutions?: number;
+  maxConcurrentWorkflowTaskExecutions?: number;
+  /** On shutdown (SIGINT/SIGTERM), how long in-flight activities may finish before they are cancelled. Default 30s. */
+  shutdownGraceTime?: Duration;
+  /**
+   * How long a workflow task waits on this worker's sticky queue before any worker may take it. A worker that
+   * died holds its workflows' next tasks this long. Default: SCRAPE_ETL_STICKY_QUEUE_TIMEOUT or 10s.
+   */
+  stickyQueueScheduleToStartTimeout?: Duration;
+  /** A prebuilt bundle (tests build it once for many workers); default: bundle workflows/index.ts now. */
+  workflowBundle?: { code: string };
+}
+
+let bundle: Promise<{ code: string }> | undefined;
+
+/** The workflow bundle, built once per process. */
+export function pipelineWorkflowBundle(): Promise<{ code: string }> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  return bundle;
+}
+
+const noop = () => {};
+const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => process.stderr.write(`${m}\n`), log: noop };
+
+export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise<Worker> {
+  const options: WorkerOptions = {
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    workflowBundle: opts.workflowBundle ?? (await pipelineWorkflowBundle()),
+    activities: createActivities(),
+    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 20,
+    maxConcurrentWorkflowTaskExecutions: opts.maxConcurrentWorkflowTaskExecutions ?? 40,
+    shutdownGraceTime: opts.shutdownGraceTime ?? '30s',
+    stickyQueueScheduleToStartTimeout:
+      opts.stickyQueueScheduleToStartTimeout ?? (process.env['SCRAPE_ETL_STICKY_QUEUE_TIMEOUT']?.trim() || '10s'),
+  };
+  return Worker.create(options);
+}
+
+/** The worker's connection: TEMPORAL_ADDRESS, or the embedded dev server (started or reused). */
+export async function connectWorker(settings: TemporalSettings = temporalSettings(), log?: (m: string) => void): Promise<{ connection: NativeConnection; address: string }> {
+  const address =
+    settings.address ??
+    (await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, ...(log ? { log } : {}) })).address;
+  try {
+    return { connection: await NativeConnection.connect({ address }), address };
+  } catch (err) {
+    throw new Error(`cannot connect the worker to Temporal at ${address}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * Runs a worker until it is shut down. The SDK's runtime shuts workers down on SIGINT/SIGTERM: polling stops,
+ * in-flight activities get `shutdownGraceTime` to finish (their loads are idempotent, so an activity cut off
+ * there is simply retried by another worker), then the connection and databases are closed.
+ */
+export async function runPipelineWorker(worker: Worker, connection: NativeConnection): Promise<void> {
+  try {
+    await worker.run();
+  } finally {
+    await closeActivityResources();
+    await connection.close();
+  }
+}

@@ -1,0 +1,145 @@
+// A real Temporal dev server for tests (the same `temporal server start-dev` the product embeds), with its SQLite
+// state in a temp folder so a test can stop it and start it again on the same file. Plus workers: in-process
+// (fast) or as a child process running `node bin/scrape-etl.js worker` that a test can SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { closeActivityResources } from '../../activities/index.js';
+import { ensureDevServer, stopDevServer, type DevServerInfo } from '../../temporal/dev-server.js';
+import { createPipelineWorker, pipelineWorkflowBundle } from '../../temporal/worker.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  // Expected failures (a run still running, a killed worker's activity) would otherwise flood test output.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+}
+
+export interface TestTemporal {
+  dataDir: string;
+  address: string;
+  server: DevServerInfo;
+  client: Client;
+  /** Stops the server (SIGTERM, or SIGKILL when asked) and starts it again on the same SQLite file and port. */
+  restart(opts?: { downMs?: number; signal?: NodeJS.Signals }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTestTemporal(): Promise<TestTemporal> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-temporal-'));
+  let server = await ensureDevServer({ dataDir, headless: true, startTimeoutMs: 90_000 });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: 'default' });
+  const t: TestTemporal = {
+    dataDir,
+    address: server.address,
+    server,
+    client,
+    async restart(opts = {}) {
+      await stopDevServer({ dataDir, ...(opts.signal ? { signal: opts.signal } : {}) });
+      if (opts.downMs) await new Promise((r) => setTimeout(r, opts.downMs));
+      server = await ensureDevServer({ dataDir, headless: true, startTimeoutMs: 90_000 });
+      if (server.address !== t.address) throw new Error(`restarted dev server moved from ${t.address} to ${server.address}`);
+      t.server = server;
+    },
+    async stop() {
+      await connection.close().catch(() => {});
+      await stopDevServer({ dataDir });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}
+
+export interface InProcessWorker {
+  worker: Worker;
+  stop(): Promise<void>;
+}
+
+/**
+ * A worker inside the test process. Activities read SCRAPER_BASE_URL / SCRAPER_API_TOKEN and the tuning knobs
+ * from process.env, exactly as in a worker process, so the test sets those before calling this.
+ */
+export async function startInProcessWorker(opts: { address: string; taskQueue: string; maxActivities?: number }): Promise<InProcessWorker> {
+  quietRuntime();
+  const connection = await NativeConnection.connect({ address: opts.address });
+  const worker = await createPipelineWorker({
+    connection,
+    namespace: 'default',
+    taskQueue: opts.taskQueue,
+    workflowBundle: await pipelineWorkflowBundle(),
+    shutdownGraceTime: '2s',
+    ...(opts.maxActivities ? { maxConcurrentActivityTaskExecutions: opts.maxActivities } : {}),
+  });
+  const running = worker.run();
+  return {
+    worker,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await closeActivityResources();
+      await connection.close();
+    },
+  };
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  pid: number;
+  /** stderr so far (for failure messages). */
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** `node bin/scrape-etl.js worker` as a child process; resolves once it polls the task queue. */
+export async function spawnWorkerProcess(opts: { address: string; taskQueue: string; env: Record<string, string> }): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'scrape-etl.js'), 'worker', '--shutdown-grace', '1s'], {
+    cwd: repoRoot,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? os.homedir(),
+      TEMPORAL_ADDRESS: opts.address,
+      TEMPORAL_TASK_QUEUE: opts.taskQueue,
+      SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR',
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker process did not start within 60 s:\n${out}`)), 60_000);
+    const check = () => {
+      if (out.includes('polling task queue')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker process exited (${code}) before polling:\n${out}`));
+    });
+  });
+  return {
+    child,
+    pid: child.pid!,
+    output: () => out,
+    exited,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// Failures the service can produce, on a real Temporal dev server and worker: a run that ends 'failed' fails
+// the workflow with a readable reason, a run that never finishes fails it at the polling deadline, and 5xx/429
+// answers on a fifth of all requests still give exact tables.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { marketplaceResponseSchema, type ResultRecord } from '../client/index.js';
+import { openDatabase, type Database } from '../db/connect.js';
+import { flattenMarketplace, flattenResultRecords } from '../db/flatten/index.js';
+import { getPipelineRun } from '../db/pipeline-runs.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { startPipelineRun } from '../temporal/start.js';
+import { expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
+import { leadsSearchSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
+import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './support/temporal.js';
+
+const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
+const taskQueue = `faults-${crypto.randomBytes(4).toString('hex')}`;
+let temporal: TestTemporal;
+let sim: RunningSimulator;
+let worker: InProcessWorker;
+let dir: string;
+let dbUrl: string;
+let db: Database;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-faults-'));
+  dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
+  [temporal, sim] = await Promise.all([startTestTemporal(), startSimulator({ port: 0, token: TOKEN, seed: 5, runDurationMs: 1000 })]);
+  Object.assign(process.env, { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s' });
+  worker = await startInProcessWorker({ address: temporal.address, taskQueue });
+  db = await openDatabase(dbUrl);
+});
+
+afterAll(async () => {
+  await db?.close();
+  await worker?.stop();
+  await sim?.close();
+  await temporal?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const conn = () => ({ client: temporal.client, taskQueue });
+
+async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const cause = (err as WorkflowFailedError).cause;
+  expect(cause).toBeInstanceOf(ApplicationFailure);
+  return cause as ApplicationFailure;
+}
+
+describe('service faults', () => {
+  it("a run that ends 'failed' fails the workflow with the status, run id and scraper name", async () => {
+    sim.setFaults({ runFailureRate: 1 });
+    try {
+      const spec = leadsSearchSpec('fails-run', dbUrl, 2);
+      const handle = await startPipelineRun(conn(), spec, 'r1');
+      const failure = await failureOf(handle.result());
+      const run = sim.truth.runs().find((r) => r.scraper_name === 'fails-run');
+      expect(run?.status).toBe('failed');
+      expect(failure.type).toBe('RunFailed');
+      expect(failure.message).toContain(`scraping run ${run?.id}`);
+      expect(failure.message).toContain("scraper 'fails-run'");
+      expect(failure.message).toContain("status 'failed'");
+      const row = await getPipelineRun(db, handle.workflowId);
+      expect(row?.status).toBe('failed');
+      expect(row?.error).toContain("status 'failed'");
+    } finally {
+      sim.setFaults({ runFailureRate: 0 });
+    }
+  });
+
+  it('a run that never finishes fails the workflow when the polling deadline passes', async () => {
+    sim.setFaults({ runHangRate: 1 });
+    try {
+      const spec = { ...leadsSearchSpec('hangs-run', dbUrl, 1), polling: { initial_interval: '200ms', backoff_coefficient: 2, max_interval: '1s', deadline: '3s' } };
+      const started = Date.now();
+      const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(failure.type).toBe('RunDeadlineExceeded');
+      expect(failure.message).toMatch(/scraping run \d+ of scraper 'hangs-run'.*polling deadline of 3s/);
+    } finally {
+      sim.setFaults({ runHangRate: 0 });
+    }
+  });
+
+  it('5xx and 429 on 20% of requests: pdf, marketplace and results pipelines still load exact tables', async () => {
+    sim.setFaults({ errorRate: 0.1, rateLimitRate: 0.1, retryAfterSeconds: 0 });
+    sim.resetStats();
+    try {
+      const pdf = pdfSpec('faulty-pdf', dbUrl, 4, 40);
+      const urls = Array.from({ length: 12 }, (_, i) => productUrl(9000 + i, 77));
+      const market = marketplaceSpec('faulty-market', dbUrl, urls);
+      const [p, m] = await Promise.all([startPipelineRun(conn(), pdf, 'r1'), startPipelineRun(conn(), market, 'r1')]);
+      const [pr, mr] = await Promise.all([p.result(), m.result()]);
+      expect(pr.status).toBe('succeeded');
+      expect(mr.status).toBe('succeeded');
+      expect(mr.failedUrlCount).toBe(0);
+      const records = pr.scrapingRunIds.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
+      expect(records).toHaveLength(40);
+      await expectTablesEqual(db, pdf, flattenResultRecords(records, 'pdf_results'), ['pdf_results', 'result_content_fields', 'result_content_items']);
+      await expectTablesEqual(db, market, mergeRows(urls.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u))))), [
+        'marketplace_products', 'marketplace_product_models', 'marketplace_model_stocks', 'marketplace_product_attributes',
+      ]);
+      const results = resultsSpec('faulty-results', dbUrl, 15);
+      const rr = await (await startPipelineRun(conn(), results, 'r1')).result();
+      const all = sim.truth.allResults() as unknown as ResultRecord[];
+      expect(rr.resultsLoaded).toBe(all.length);
+      await expectTablesEqual(db, results, flattenResultRecords(all, 'scraper_results'), ['scraper_results', 'result_content_fields']);
+      const stats = sim.stats();
+      const faulty = Object.entries(stats.byStatus).filter(([s]) => s === '429' || s.startsWith('5')).reduce((n, [, c]) => n + c, 0);
+      console.log(`faults: ${faulty} of ${stats.total} requests answered 5xx/429`);
+      expect(faulty).toBeGreaterThan(0);
+    } finally {
+      sim.clearFaults();
+    }
+  });
+});
