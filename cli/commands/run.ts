@@ -1,0 +1,171 @@
+// `scrape-etl run <file>`: one run of a pipeline on Temporal, waited for with progress, then a summary.
+// An interrupted run (Ctrl-C, crash, reboot) is remembered in the data folder and picked up by the same command.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { loadPipelineFile } from '../../pipelines/loader.js';
+import type { PipelineSpec } from '../../pipelines/spec.js';
+import type { PipelineWorkflowResult } from '../../workflows/pipeline.js';
+import { createLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import { formatRowsByTable, settleRun, startOrAttach, waitForRun } from '../pipeline-runner.js';
+import type { RunOutcome, StartedRun } from '../pipeline-runner.js';
+import { progressMode } from '../progress.js';
+import { openSession } from '../session.js';
+import type { Session } from '../session.js';
+
+interface RunFlags {
+  json?: boolean;
+  detach?: boolean;
+  new?: boolean;
+  verbose?: boolean;
+}
+
+/** Files written into the pipeline's export folders since the run started (what this run exported). */
+export function exportedFilesSince(spec: PipelineSpec, since: Date): string[] {
+  const files = new Set<string>();
+  for (const e of spec.exports) {
+    const dir = path.resolve(e.dir);
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!name.endsWith('.csv') || !name.includes(spec.name)) continue;
+      const full = path.join(dir, name);
+      // One second of slack: some file systems keep mtimes with second precision.
+      if (fs.statSync(full).mtimeMs >= since.getTime() - 1000) files.add(full);
+    }
+  }
+  return [...files].sort();
+}
+
+export interface RunReport {
+  type: 'result';
+  workflowId: string;
+  pipeline: string;
+  status: string;
+  rowsByTable: Record<string, number>;
+  exportedFiles: string[];
+  failedUrls: number;
+  attached: boolean;
+}
+
+export function printOutcome(
+  spec: PipelineSpec,
+  run: StartedRun,
+  outcome: RunOutcome,
+  startedAt: Date,
+  json: boolean,
+  resumeHint: string,
+): number {
+  if (outcome.status === 'interrupted') {
+    const msg = `interrupted: run ${run.workflowId} keeps running in Temporal; resume with: ${resumeHint}`;
+    if (json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', workflowId: run.workflowId, resume: resumeHint })}\n`);
+    process.stderr.write(`${msg}\n`);
+    return 130;
+  }
+  if (outcome.status === 'failed') {
+    if (json) process.stdout.write(`${JSON.stringify({ type: 'failed', workflowId: run.workflowId, pipeline: spec.name, reason: outcome.reason })}\n`);
+    process.stderr.write(`pipeline ${spec.name} failed (${run.workflowId}): ${outcome.reason}\n`);
+    return 1;
+  }
+  const result: PipelineWorkflowResult = outcome.result;
+  const exported = exportedFilesSince(spec, startedAt);
+  if (json) {
+    const report: RunReport = {
+      type: 'result',
+      workflowId: run.workflowId,
+      pipeline: spec.name,
+      status: result.status,
+      rowsByTable: result.rowsByTable,
+      exportedFiles: exported,
+      failedUrls: result.failedUrlCount,
+      attached: run.attached,
+    };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+  } else {
+    const lines = [
+      `pipeline ${spec.name} ${result.status} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
+      'rows by table:',
+      ...formatRowsByTable(result.rowsByTable),
+    ];
+    if (result.failedUrlCount > 0) {
+      lines.push(`${result.failedUrlCount} URL(s) failed:`, ...result.failedUrls.map((f) => `  ${f.url}: ${f.error}`));
+    }
+    lines.push(exported.length > 0 ? 'exported files:' : 'exported files: none', ...exported.map((f) => `  ${f}`));
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  return result.status === 'succeeded' ? 0 : 3;
+}
+
+/** Waits for a started run, turning Ctrl-C into "leave it running" rather than killing anything. */
+export async function waitWithInterrupt(session: Session, run: StartedRun, spec: PipelineSpec, json: boolean, log: Logger): Promise<RunOutcome> {
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const outcome = await waitForRun(run, { mode: progressMode({ json }), signal: abort.signal, log });
+    settleRun(session.settings.dataDir, spec, outcome);
+    return outcome;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('run')
+    .description(
+      'run a pipeline once on Temporal and wait for it (embedded dev server and in-process worker unless TEMPORAL_ADDRESS is set); ' +
+        'an interrupted run is resumed by running the same command again',
+    )
+    .argument('<file>', 'pipeline file')
+    .option('--json', 'progress and the summary as JSON lines on stdout')
+    .option('--detach', 'start the run and print its workflow id without waiting')
+    .option('--new', 'start a fresh run even if an unfinished one is remembered')
+    .option('-v, --verbose', 'more logs (stderr)')
+    .action(async (file: string, flags: RunFlags) => {
+      const log = createLogger({ verbose: flags.verbose ?? false });
+      const spec = await loadPipelineFile(file);
+      const session = await openSession({ log, worker: !flags.detach });
+      let exitCode = 0;
+      try {
+        const run = await startOrAttach({
+          client: session.conn.client,
+          taskQueue: session.conn.taskQueue,
+          dataDir: session.settings.dataDir,
+          spec,
+          file,
+          fresh: flags.new ?? false,
+          log,
+        });
+        if (flags.detach) {
+          if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
+          else process.stdout.write(`${run.workflowId}\n`);
+          if (session.conn.embedded) {
+            process.stderr.write(
+              `note: no worker runs in this process; \`scrape-etl run ${file}\` attaches to this run and works on it\n`,
+            );
+          }
+          return;
+        }
+        if (run.attached) process.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
+        else if (!flags.json) process.stderr.write(`started ${run.workflowId}\n`);
+        const startedAt = (await run.handle.describe()).startTime;
+        const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log);
+        exitCode = printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`);
+        if (outcome.status === 'interrupted') {
+          // The worker's long polls can keep shutdown going for a while; the run is safe in Temporal already.
+          setTimeout(() => process.exit(exitCode), 5000).unref();
+        }
+      } finally {
+        await session.close();
+      }
+      if (exitCode !== 0) process.exitCode = exitCode;
+    });
+}

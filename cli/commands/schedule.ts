@@ -1,0 +1,261 @@
+// `scrape-etl schedule ...`: Temporal Schedules from pipeline files (apply) and their day-to-day handling.
+import type { Command } from 'commander';
+import { ScheduleNotFoundError } from '@temporalio/client';
+import type { ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
+import { loadPipelineFile } from '../../pipelines/loader.js';
+import { PipelineFileError } from '../../pipelines/errors.js';
+import type { PipelineSpec } from '../../pipelines/spec.js';
+import { createLogger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import { formatRowsByTable, waitForRun } from '../pipeline-runner.js';
+import { progressMode } from '../progress.js';
+import { applySchedule, scheduledWorkflowIdPrefix } from '../schedules.js';
+import { openSession } from '../session.js';
+import type { Session } from '../session.js';
+
+interface CommonFlags {
+  json?: boolean;
+  verbose?: boolean;
+}
+
+async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>): Promise<T> {
+  const log = createLogger({ verbose: flags.verbose ?? false });
+  const session = await openSession({ log, worker });
+  try {
+    return await fn(session, log);
+  } finally {
+    await session.close();
+  }
+}
+
+function out(flags: CommonFlags, text: string, json: unknown): void {
+  process.stdout.write(flags.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+}
+
+function notFound(id: string): Error & { exitCode: number } {
+  return Object.assign(new Error(`no schedule '${id}' (see \`scrape-etl schedule list\`)`), { exitCode: 1 });
+}
+
+async function describeOrFail(session: Session, id: string): Promise<ScheduleDescription> {
+  try {
+    return await session.conn.client.schedule.getHandle(id).describe();
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) throw notFound(id);
+    throw err;
+  }
+}
+
+/** The cron line as applied from the pipeline file (Temporal itself describes it as structured calendars). */
+function appliedCron(d: ScheduleDescription): { cron: string | null; timezone: string | null } {
+  if (d.action.type !== 'startWorkflow') return { cron: null, timezone: null };
+  const arg = d.action.args?.[0] as { spec?: PipelineSpec } | undefined;
+  return { cron: arg?.spec?.schedule?.cron ?? null, timezone: arg?.spec?.schedule?.timezone ?? d.spec.timezone ?? null };
+}
+
+function summarize(d: ScheduleDescription) {
+  return {
+    scheduleId: d.scheduleId,
+    paused: d.state.paused,
+    note: d.state.note ?? null,
+    ...appliedCron(d),
+    overlap: d.policies.overlap,
+    catchupWindowMs: d.policies.catchupWindow,
+    workflowType: d.action.type === 'startWorkflow' ? d.action.workflowType : undefined,
+    taskQueue: d.action.type === 'startWorkflow' ? d.action.taskQueue : undefined,
+    nextActionTimes: d.info.nextActionTimes.slice(0, 5).map((t) => t.toISOString()),
+    recentActions: d.info.recentActions.map((a) => ({ scheduledAt: a.scheduledAt.toISOString(), workflowId: a.action.workflow.workflowId })),
+    runningWorkflowIds: d.info.runningActions.map((a) => a.workflow.workflowId),
+    numActionsTaken: d.info.numActionsTaken,
+  };
+}
+
+export function register(program: Command): void {
+  const schedule = program.command('schedule').description('Temporal Schedules for pipelines (schedule id = pipeline name)');
+
+  schedule
+    .command('apply')
+    .description('create or update the schedules of pipeline files; applying unchanged files changes nothing')
+    .argument('<files...>', 'pipeline files')
+    .option('--prune', 'delete the schedule of a pipeline whose file no longer has a schedule section')
+    .option('--json', 'one JSON object per file')
+    .option('-v, --verbose', 'more logs (stderr)')
+    .action(async (files: string[], flags: CommonFlags & { prune?: boolean }) => {
+      // Every file is validated before any schedule changes, so a typo in one file does not half-apply a set.
+      const specs: Array<{ file: string; spec: PipelineSpec }> = [];
+      const problems: string[] = [];
+      for (const file of files) {
+        try {
+          specs.push({ file, spec: await loadPipelineFile(file) });
+        } catch (err) {
+          if (!(err instanceof PipelineFileError)) throw err;
+          problems.push(err.message);
+        }
+      }
+      if (problems.length > 0) {
+        process.stderr.write(`${problems.join('\n')}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      await withSession(flags, false, async (session) => {
+        for (const { file, spec } of specs) {
+          const outcome = await applySchedule(session.conn.client, spec, file, session.conn.taskQueue, flags.prune ?? false);
+          const text =
+            outcome === 'absent' ? `${spec.name}: no schedule section (nothing to apply)` : `${spec.name}: ${outcome}`;
+          out(flags, text, { file, scheduleId: spec.name, outcome });
+        }
+      });
+    });
+
+  schedule
+    .command('list')
+    .description('list schedules')
+    .option('--json', 'one JSON object per schedule')
+    .option('-v, --verbose', 'more logs (stderr)')
+    .action(async (flags: CommonFlags) => {
+      await withSession(flags, false, async (session) => {
+        let n = 0;
+        for await (const s of session.conn.client.schedule.list()) {
+          n++;
+          const next = s.info.nextActionTimes[0]?.toISOString() ?? '-';
+          out(flags, `${s.scheduleId}\t${s.state.paused ? 'paused' : 'active'}\tnext ${next}`, {
+            scheduleId: s.scheduleId,
+            paused: s.state.paused,
+            nextActionTime: next === '-' ? null : next,
+          });
+        }
+        if (n === 0 && !flags.json) process.stdout.write('no schedules\n');
+      });
+    });
+
+  schedule
+    .command('describe')
+    .description('show one schedule: spec, policies, state, recent and next runs')
+    .argument('<id>', 'schedule id (the pipeline name)')
+    .option('--json', 'as JSON')
+    .option('-v, --verbose', 'more logs (stderr)')
+    .action(async (id: string, flags: CommonFlags) => {
+      await withSession(flags, false, async (session) => {
+        const s = summarize(await describeOrFail(session, id));
+        const text = Object.entries(s)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+          .join('\n');
+        out(flags, text, s);
+      });
+    });
+
+  for (const [name, verb] of [
+    ['pause', 'pause'],
+    ['unpause', 'unpause'],
+  ] as const) {
+    schedule
+      .command(name)
+      .description(`${verb} a schedule`)
+      .argument('<id>', 'schedule id (the pipeline name)')
+      .option('--note <text>', 'why (shown by describe)')
+      .option('--json', 'as JSON')
+      .option('-v, --verbose', 'more logs (stderr)')
+      .action(async (id: string, flags: CommonFlags & { note?: string }) => {
+        await withSession(flags, false, async (session) => {
+          await describeOrFail(session, id);
+          const handle = session.conn.client.schedule.getHandle(id);
+          const note = flags.note ?? `${name}d with scrape-etl`;
+          if (verb === 'pause') await handle.pause(note);
+          else await handle.unpause(note);
+          out(flags, `${id}: ${name}d`, { scheduleId: id, paused: verb === 'pause' });
+        });
+      });
+  }
+
+  schedule
+    .command('trigger')
+    .description('start a run of the schedule now (with --wait: and wait for it, running a worker when local)')
+    .argument('<id>', 'schedule id (the pipeline name)')
+    .option('--wait', 'wait for the triggered run and print its summary')
+    .option('--overlap <policy>', 'overlap policy for this run (skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all)', 'allow_all')
+    .option('--json', 'as JSON lines')
+    .option('-v, --verbose', 'more logs (stderr)')
+    .action(async (id: string, flags: CommonFlags & { wait?: boolean; overlap: string }) => {
+      const overlap = flags.overlap.toUpperCase() as ScheduleOverlapPolicy;
+      if (!['SKIP', 'BUFFER_ONE', 'BUFFER_ALL', 'CANCEL_OTHER', 'TERMINATE_OTHER', 'ALLOW_ALL'].includes(overlap as string)) {
+        throw Object.assign(new Error(`--overlap: expected one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all`), { exitCode: 2 });
+      }
+      await withSession(flags, flags.wait ?? false, async (session, log) => {
+        const before = await describeOrFail(session, id);
+        const seen = new Set(before.info.recentActions.map((a) => a.action.workflow.workflowId));
+        for (const a of before.info.runningActions) seen.add(a.workflow.workflowId);
+        await session.conn.client.schedule.getHandle(id).trigger(overlap);
+        // The schedule takes the action asynchronously; its workflow id appears in the description shortly after.
+        let workflowId: string | undefined;
+        const deadline = Date.now() + 30_000;
+        while (workflowId === undefined && Date.now() < deadline) {
+          const d = await describeOrFail(session, id);
+          const ids = [...d.info.runningActions.map((a) => a.workflow.workflowId), ...d.info.recentActions.map((a) => a.action.workflow.workflowId)];
+          workflowId = ids.find((w) => !seen.has(w) && w.startsWith(scheduledWorkflowIdPrefix(id)));
+          if (workflowId === undefined) await new Promise((r) => setTimeout(r, 200));
+        }
+        if (workflowId === undefined) throw new Error(`schedule '${id}' was triggered but no run appeared within 30 s (overlap policy ${overlap})`);
+        if (!flags.wait) {
+          out(flags, workflowId, { type: 'started', scheduleId: id, workflowId });
+          return;
+        }
+        if (!flags.json) process.stderr.write(`started ${workflowId}\n`);
+        const handle = session.conn.client.workflow.getHandle(workflowId);
+        const outcome = await waitForRun({ handle, workflowId, runKey: workflowId, attached: false }, { mode: progressMode(flags), log });
+        if (outcome.status === 'completed') {
+          out(flags, [`${id} ${outcome.result.status} (${workflowId})`, 'rows by table:', ...formatRowsByTable(outcome.result.rowsByTable)].join('\n'), {
+            type: 'result',
+            scheduleId: id,
+            workflowId,
+            status: outcome.result.status,
+            rowsByTable: outcome.result.rowsByTable,
+          });
+          if (outcome.result.status !== 'succeeded') process.exitCode = 3;
+        } else if (outcome.status === 'failed') {
+          out(flags, `${id} failed (${workflowId}): ${outcome.reason}`, { type: 'failed', scheduleId: id, workflowId, reason: outcome.reason });
+          process.exitCode = 1;
+        }
+      });
+    });
+
+  schedule
+    .command('backfill')
+    .description('take the actions the schedule would have taken between two times')
+    .argument('<id>', 'schedule id (the pipeline name)')
+    .requiredOption('--start <time>', 'start, ISO 8601 (e.g. 2025-01-01T00:00:00Z)')
+    .requiredOption('--end <time>', 'end, ISO 8601')
+    .option('--overlap <policy>', 'overlap policy for the backfilled runs', 'buffer_all')
+    .option('--json', 'as JSON')
+    .option('-v, --verbose', 'more logs (stderr)')
+    .action(async (id: string, flags: CommonFlags & { start: string; end: string; overlap: string }) => {
+      const start = new Date(flags.start);
+      const end = new Date(flags.end);
+      if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end) {
+        throw Object.assign(new Error('--start and --end must be ISO 8601 times with start before end'), { exitCode: 2 });
+      }
+      await withSession(flags, false, async (session) => {
+        await describeOrFail(session, id);
+        const overlap = flags.overlap.toUpperCase() as ScheduleOverlapPolicy;
+        await session.conn.client.schedule.getHandle(id).backfill({ start, end, overlap });
+        out(flags, `${id}: backfill ${start.toISOString()} .. ${end.toISOString()} requested`, {
+          scheduleId: id,
+          start: start.toISOString(),
+          end: end.toISOString(),
+        });
+      });
+    });
+
+  schedule
+    .command('delete')
+    .description('delete a schedule (runs it already started are not affected)')
+    .argument('<id>', 'schedule id (the pipeline name)')
+    .option('--json', 'as JSON')
+    .option('-v, --verbose', 'more logs (stderr)')
+    .action(async (id: string, flags: CommonFlags) => {
+      await withSession(flags, false, async (session) => {
+        await describeOrFail(session, id);
+        await session.conn.client.schedule.getHandle(id).delete();
+        out(flags, `${id}: deleted`, { scheduleId: id, deleted: true });
+      });
+    });
+}

@@ -1,0 +1,132 @@
+// `scrape-etl status`: recent pipeline runs, from the destination's pipeline_runs table (rows, errors) joined with
+// what Temporal says about the same workflow ids (state right now, including runs not started yet in the table).
+import type { Command } from 'commander';
+import { defaultDatabaseUrl, openDatabase, redactDatabaseUrl } from '../../db/connect.js';
+import { withTransaction } from '../../db/sql.js';
+import { createLogger } from '../logger.js';
+import { openSession } from '../session.js';
+import { PIPELINE_WORKFLOW_TYPE } from '../schedules.js';
+
+export interface StatusRow {
+  workflowId: string;
+  pipeline: string;
+  /** Temporal's execution status (RUNNING, COMPLETED, FAILED, ...) or the table's status when Temporal is not asked. */
+  state: string;
+  tableStatus: string | null;
+  rows: number | null;
+  rowsByTable: Record<string, number> | null;
+  startedAt: string | null;
+  durationMs: number | null;
+  error: string | null;
+}
+
+async function tableRuns(databaseUrl: string, limit: number): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
+  const db = await openDatabase(databaseUrl);
+  try {
+    const rows = await withTransaction(db, (tx) =>
+      tx.all(
+        `SELECT workflow_id, pipeline, status, started_at, finished_at, rows_by_table, error FROM pipeline_runs ORDER BY started_at DESC LIMIT ${tx.ph(1)}`,
+        [limit],
+      ),
+    );
+    const time = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
+    const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
+    for (const r of rows) {
+      const byTable = r['rows_by_table'] ? (JSON.parse(String(r['rows_by_table'])) as Record<string, number>) : null;
+      const startedAt = time(r['started_at']);
+      const finishedAt = time(r['finished_at']);
+      out.set(String(r['workflow_id']), {
+        workflowId: String(r['workflow_id']),
+        pipeline: String(r['pipeline']),
+        tableStatus: String(r['status']),
+        rows: byTable ? Object.values(byTable).reduce((s, n) => s + n, 0) : null,
+        rowsByTable: byTable,
+        startedAt,
+        finishedAt,
+        durationMs: startedAt && finishedAt ? Date.parse(finishedAt) - Date.parse(startedAt) : null,
+        error: r['error'] === null || r['error'] === undefined ? null : String(r['error']),
+      });
+    }
+    return out;
+  } finally {
+    await db.close();
+  }
+}
+
+function formatDuration(ms: number | null): string {
+  if (ms === null) return '-';
+  if (ms < 1000) return `${ms}ms`;
+  if (ms < 120_000) return `${(ms / 1000).toFixed(1)}s`;
+  return `${Math.round(ms / 60_000)}m`;
+}
+
+export function register(program: Command): void {
+  program
+    .command('status')
+    .description('recent pipeline runs: pipeline, state, rows, duration, error (from pipeline_runs and Temporal)')
+    .option('--database <url>', 'destination database to read pipeline_runs from (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 20)
+    .option('--no-temporal', 'read only the pipeline_runs table')
+    .option('--json', 'one JSON object per run')
+    .option('-v, --verbose', 'more logs (stderr)')
+    .action(async (flags: { database?: string; limit: number; temporal: boolean; json?: boolean; verbose?: boolean }) => {
+      const log = createLogger({ verbose: flags.verbose ?? false });
+      if (!Number.isInteger(flags.limit) || flags.limit <= 0) {
+        throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
+      }
+      const databaseUrl = flags.database ?? defaultDatabaseUrl();
+      const fromTable = await tableRuns(databaseUrl, flags.limit);
+      const rows = new Map<string, StatusRow>();
+      for (const [id, r] of fromTable) rows.set(id, { ...r, state: r.tableStatus?.toUpperCase() ?? 'UNKNOWN' });
+
+      if (flags.temporal) {
+        const session = await openSession({ log, worker: false });
+        try {
+          let n = 0;
+          for await (const w of session.conn.client.workflow.list({ query: `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'` })) {
+            if (n++ >= flags.limit) break;
+            const known = rows.get(w.workflowId);
+            const started = w.startTime.toISOString();
+            const duration = w.closeTime ? w.closeTime.getTime() - w.startTime.getTime() : Date.now() - w.startTime.getTime();
+            rows.set(w.workflowId, {
+              workflowId: w.workflowId,
+              pipeline: known?.pipeline ?? w.workflowId.split('--')[0] ?? w.workflowId,
+              state: w.status.name,
+              tableStatus: known?.tableStatus ?? null,
+              rows: known?.rows ?? null,
+              rowsByTable: known?.rowsByTable ?? null,
+              startedAt: known?.startedAt ?? started,
+              durationMs: known?.durationMs ?? duration,
+              error: known?.error ?? null,
+            });
+          }
+        } finally {
+          await session.close();
+        }
+      }
+
+      const list = [...rows.values()].sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '')).slice(0, flags.limit);
+      if (flags.json) {
+        for (const r of list) process.stdout.write(`${JSON.stringify(r)}\n`);
+        return;
+      }
+      if (list.length === 0) {
+        process.stdout.write(`no pipeline runs yet in ${redactDatabaseUrl(databaseUrl)}\n`);
+        return;
+      }
+      const table = [
+        ['PIPELINE', 'STATE', 'ROWS', 'DURATION', 'STARTED', 'WORKFLOW ID', 'ERROR'],
+        ...list.map((r) => [
+          r.pipeline,
+          r.state,
+          r.rows === null ? '-' : String(r.rows),
+          formatDuration(r.durationMs),
+          r.startedAt ?? '-',
+          r.workflowId,
+          r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : '',
+        ]),
+      ];
+      const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+      for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
+    });
+}

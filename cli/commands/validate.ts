@@ -1,0 +1,46 @@
+// `scrape-etl validate <files...>`: checks pipeline files without running anything. Every file is checked and
+// every problem printed, so one invocation shows all there is to fix; exit code 2 when any file is wrong.
+import type { Command } from 'commander';
+import { PipelineFileError } from '../../pipelines/errors.js';
+import { loadPipelineFile } from '../../pipelines/loader.js';
+
+export interface ValidateOutcome {
+  file: string;
+  ok: boolean;
+  issues: string[];
+}
+
+export async function validateFiles(files: string[]): Promise<ValidateOutcome[]> {
+  const outcomes: ValidateOutcome[] = [];
+  for (const file of files) {
+    try {
+      await loadPipelineFile(file);
+      outcomes.push({ file, ok: true, issues: [] });
+    } catch (err) {
+      if (!(err instanceof PipelineFileError)) throw err;
+      outcomes.push({ file, ok: false, issues: err.message.split('\n') });
+    }
+  }
+  return outcomes;
+}
+
+export function register(program: Command): void {
+  program
+    .command('validate')
+    .description('check pipeline files: prints OK per file, or every error as file:line:col: path: message')
+    .argument('<files...>', 'pipeline files (.yaml, .yml or .json)')
+    .option('--json', 'print one JSON object per file instead of text')
+    .action(async (files: string[], opts: { json?: boolean }) => {
+      const outcomes = await validateFiles(files);
+      for (const o of outcomes) {
+        if (opts.json) process.stdout.write(`${JSON.stringify(o)}\n`);
+        else if (o.ok) process.stdout.write(`OK ${o.file}\n`);
+        else process.stderr.write(`${o.issues.join('\n')}\n`);
+      }
+      const failed = outcomes.filter((o) => !o.ok).length;
+      if (failed > 0) {
+        if (!opts.json) process.stderr.write(`${failed} of ${outcomes.length} file${outcomes.length === 1 ? '' : 's'} invalid\n`);
+        process.exitCode = 2;
+      }
+    });
+}

@@ -1,0 +1,46 @@
+// The run key of a pipeline's unfinished run, kept in the data folder (data/runs/<pipeline>.json) so that the same
+// `run` command after an interruption (Ctrl-C, crash, reboot) attaches to that workflow instead of starting over.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export interface RememberedRun {
+  pipeline: string;
+  runKey: string;
+  workflowId: string;
+  file: string;
+  startedAt: string;
+}
+
+function stateFile(dataDir: string, pipeline: string): string {
+  return path.join(dataDir, 'runs', `${pipeline}.json`);
+}
+
+export function recallRun(dataDir: string, pipeline: string): RememberedRun | undefined {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(stateFile(dataDir, pipeline), 'utf8')) as Partial<RememberedRun>;
+    if (typeof parsed.runKey !== 'string' || typeof parsed.workflowId !== 'string') return undefined;
+    return parsed as RememberedRun;
+  } catch {
+    return undefined;
+  }
+}
+
+export function rememberRun(dataDir: string, run: RememberedRun): void {
+  const file = stateFile(dataDir, run.pipeline);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // Write-then-rename: a crash mid-write must not leave a half file that hides the unfinished run.
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(run, null, 2)}\n`);
+  fs.renameSync(tmp, file);
+}
+
+export function forgetRun(dataDir: string, pipeline: string): void {
+  fs.rmSync(stateFile(dataDir, pipeline), { force: true });
+}
+
+/** Sortable and unique: UTC time to the second plus random hex (two runs in one second still differ). */
+export function newRunKey(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}

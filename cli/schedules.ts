@@ -1,0 +1,90 @@
+/**
+ * Temporal Schedules built from pipeline files. The schedule id is the pipeline name; the action starts
+ * `pipelineWorkflow` with the workflow id `<name>--scheduled`, to which Temporal appends the scheduled time
+ * (`<name>--scheduled-2025-01-01T06:00:00Z`), so every scheduled run has its own id and the run key the workflow
+ * sees in its own id is derived from the schedule's time, with no search attributes involved.
+ */
+import { createHash } from 'node:crypto';
+import { ScheduleNotFoundError } from '@temporalio/client';
+import type { Client, ScheduleDescription, ScheduleOptions, ScheduleOverlapPolicy, ScheduleUpdateOptions } from '@temporalio/client';
+import type { OverlapPolicy, PipelineSpec } from '../pipelines/spec.js';
+import { pipelineWorkflowId } from '../temporal/workflow-id.js';
+
+export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
+export const SCHEDULED_RUN_KEY = 'scheduled';
+const HASH_MEMO_KEY = 'scrape_etl_config_hash';
+
+const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
+  skip: 'SKIP',
+  buffer_one: 'BUFFER_ONE',
+  buffer_all: 'BUFFER_ALL',
+  cancel_other: 'CANCEL_OTHER',
+  terminate_other: 'TERMINATE_OTHER',
+  allow_all: 'ALLOW_ALL',
+};
+
+export function scheduleIdFor(spec: PipelineSpec): string {
+  return spec.name;
+}
+
+/** The stable part of a schedule: what a pipeline file decides. Its hash tells whether an update is needed. */
+function desiredConfig(spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string) {
+  return { spec, taskQueue, workflowType: PIPELINE_WORKFLOW_TYPE };
+}
+
+function configHash(config: unknown): string {
+  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
+}
+
+function scheduleOptions(spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string, file: string) {
+  const hash = configHash(desiredConfig(spec, taskQueue));
+  const s = spec.schedule;
+  return {
+    spec: { cronExpressions: [s.cron], timezone: s.timezone },
+    action: {
+      type: 'startWorkflow' as const,
+      workflowType: PIPELINE_WORKFLOW_TYPE,
+      workflowId: pipelineWorkflowId(spec.name, SCHEDULED_RUN_KEY),
+      taskQueue,
+      args: [{ spec, runKey: SCHEDULED_RUN_KEY }],
+      memo: { [HASH_MEMO_KEY]: hash, pipeline: spec.name },
+    },
+    policies: { overlap: OVERLAP[s.overlap], catchupWindow: s.catchup_window },
+    state: { paused: s.paused, note: `managed by scrape-etl from ${file}` },
+    hash,
+  };
+}
+
+export type ApplyOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'absent';
+
+export async function applySchedule(client: Client, spec: PipelineSpec, file: string, taskQueue: string, prune: boolean): Promise<ApplyOutcome> {
+  const id = scheduleIdFor(spec);
+  const handle = client.schedule.getHandle(id);
+  let current: ScheduleDescription | undefined;
+  try {
+    current = await handle.describe();
+  } catch (err) {
+    if (!(err instanceof ScheduleNotFoundError)) throw err;
+  }
+  if (spec.schedule === undefined) {
+    if (!prune || current === undefined) return 'absent';
+    await handle.delete();
+    return 'deleted';
+  }
+  const { hash, ...opts } = scheduleOptions({ ...spec, schedule: spec.schedule }, taskQueue, file);
+  if (current === undefined) {
+    const create: ScheduleOptions = { scheduleId: id, ...opts, memo: { pipeline: spec.name, file } };
+    await client.schedule.create(create);
+    return 'created';
+  }
+  const currentHash = current.action.type === 'startWorkflow' ? current.action.memo?.[HASH_MEMO_KEY] : undefined;
+  // The file did not change since the last apply: leave the schedule alone (a manual pause stays in place).
+  if (currentHash === hash) return 'unchanged';
+  await handle.update((): ScheduleUpdateOptions => opts);
+  return 'updated';
+}
+
+/** The workflow id of a scheduled run (for messages): Temporal appends the scheduled time in RFC 3339. */
+export function scheduledWorkflowIdPrefix(pipeline: string): string {
+  return `${pipelineWorkflowId(pipeline, SCHEDULED_RUN_KEY)}-`;
+}

@@ -1,0 +1,71 @@
+/**
+ * A command's connection to Temporal, plus the in-process worker when Temporal is the embedded dev server.
+ * With TEMPORAL_ADDRESS set only a client is made: workers of a real cluster are started separately.
+ */
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { connectTemporal } from '../temporal/connect.js';
+import type { TemporalConnection } from '../temporal/connect.js';
+import { temporalSettings } from '../temporal/settings.js';
+import type { TemporalSettings } from '../temporal/settings.js';
+import { connectWorker, createPipelineWorker, runPipelineWorker } from '../temporal/worker.js';
+import type { Logger } from './logger.js';
+
+export interface Session {
+  conn: TemporalConnection;
+  settings: TemporalSettings;
+  /** true when this process runs a worker for the task queue. */
+  hasWorker: boolean;
+  /** Stops the worker (if any; in-flight activities get a short grace) and closes the connection. */
+  close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  log: Logger;
+  /** Run an in-process worker when the embedded server is used (default true). */
+  worker?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function openSession(opts: SessionOptions): Promise<Session> {
+  const settings = temporalSettings(opts.env);
+  const conn = await connectTemporal({ settings, log: (m) => opts.log.info(m) });
+  let stopWorker: (() => Promise<void>) | undefined;
+  if (conn.embedded && opts.worker !== false) {
+    routeSdkLogs(opts.log);
+    const { connection } = await connectWorker(settings);
+    // A short grace on Ctrl-C: loads are idempotent, so an activity cut off here is simply retried later.
+    const worker = await createPipelineWorker({ connection, namespace: conn.namespace, taskQueue: conn.taskQueue, shutdownGraceTime: '3s' });
+    const running = runPipelineWorker(worker, connection);
+    running.catch((err: unknown) => opts.log.error({ err }, 'the in-process worker stopped'));
+    stopWorker = async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+    };
+  }
+  return {
+    conn,
+    settings,
+    hasWorker: stopWorker !== undefined,
+    async close() {
+      if (stopWorker) await stopWorker();
+      await conn.connection.close();
+    },
+  };
+}
+
+let sdkLogsRouted = false;
+/**
+ * The SDK logs to the console by default, including a warning for every "run still running" poll (the workflow
+ * polls by retrying an activity). A CLI shows SDK logs only with --verbose; SDK errors stay visible as warnings.
+ */
+function routeSdkLogs(log: Logger): void {
+  if (sdkLogsRouted) return;
+  sdkLogsRouted = true;
+  Runtime.install({
+    logger: new DefaultLogger('DEBUG', (entry) => {
+      const { message, level, meta } = entry;
+      if (level === 'ERROR') log.warn({ sdk: true, ...meta }, message);
+      else log.debug({ sdk: true, ...meta }, message);
+    }),
+  });
+}

@@ -1,0 +1,36 @@
+// Problems found in pipeline files, each with its place in the file, formatted `file:line:col: path: message`.
+
+export interface PipelineIssue {
+  file: string;
+  line: number;
+  col: number;
+  /** Dotted path in the pipeline object (`request.keywords[0].prompt`), or '<root>' / '<yaml>'. */
+  path: string;
+  message: string;
+}
+
+export function formatIssue(issue: PipelineIssue): string {
+  return `${issue.file}:${issue.line}:${issue.col}: ${issue.path}: ${issue.message}`;
+}
+
+/** Every problem of one pipeline file. The CLI exits with `exitCode` (2: the input is wrong, not the program). */
+export class PipelineFileError extends Error {
+  readonly exitCode = 2;
+  constructor(
+    readonly file: string,
+    readonly issues: PipelineIssue[],
+  ) {
+    super(issues.map(formatIssue).join('\n'));
+    this.name = 'PipelineFileError';
+  }
+}
+
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  if (path.length === 0) return '<root>';
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out === '' ? String(seg) : `.${String(seg)}`;
+  }
+  return out;
+}

@@ -1,0 +1,311 @@
+/**
+ * Reads one pipeline file (YAML, or JSON, which YAML parses with the same positions) into a PipelineSpec.
+ * Every problem of the file is collected before failing: YAML syntax, environment references, secrets written
+ * into the file, and schema violations, each mapped back to the line and column of the offending node.
+ */
+import { readFile } from 'node:fs/promises';
+import { closest, distance } from 'fastest-levenshtein';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, parseDocument, visit, Scalar } from 'yaml';
+import type { Document, Node, Pair } from 'yaml';
+import type { z } from 'zod';
+import { formatPath, PipelineFileError } from './errors.js';
+import type { PipelineIssue } from './errors.js';
+import { interpolate } from './env.js';
+import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema.js';
+import type { PipelineSpec } from './spec.js';
+
+export interface LoadOptions {
+  /** Environment for `${VAR}` references and the token check; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const TOKEN_ENV = 'SCRAPER_API_TOKEN';
+const SECRET_KEY = /token|api[_-]?key|secret|passw(or)?d/i;
+const SECRET_ADVICE = `set ${TOKEN_ENV} in the worker's environment instead`;
+
+export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Promise<PipelineSpec> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+    throw new PipelineFileError(file, [{ file, line: 1, col: 1, path: '<file>', message: reason }]);
+  }
+  return parsePipelineText(text, file, opts);
+}
+
+type Path = Array<string | number>;
+
+export function parsePipelineText(text: string, file: string, opts: LoadOptions = {}): PipelineSpec {
+  const env = opts.env ?? process.env;
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: false });
+  const at = (offset: number | undefined) => {
+    const pos = lineCounter.linePos(offset ?? 0);
+    return { line: pos.line, col: pos.col };
+  };
+  const issues: PipelineIssue[] = [];
+  const add = (offset: number | undefined, path: string, message: string) => issues.push({ file, ...at(offset), path, message });
+
+  if (doc.errors.length > 0) {
+    for (const err of doc.errors) add(err.pos[0], '<yaml>', yamlMessage(err.message));
+    throw new PipelineFileError(file, sortIssues(issues));
+  }
+  if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
+    add(0, '<root>', 'the file is empty; expected a pipeline mapping with name, kind and request');
+    throw new PipelineFileError(file, issues);
+  }
+
+  // Paths already reported by the checks below; schema issues at or under them would only repeat the problem.
+  const reported: string[] = [];
+  const token = env[TOKEN_ENV];
+
+  visit(doc, {
+    Pair(_key, pair, ancestry) {
+      const path = pathOf(ancestry, pair);
+      const keyName = isScalar(pair.key) ? String(pair.key.value) : undefined;
+      const inDataSchema = path.length >= 2 && path[0] === 'request' && path[1] === 'schema';
+      if (keyName !== undefined && !inDataSchema && SECRET_KEY.test(keyName)) {
+        add(nodeStart(pair.key as Node), formatPath(path), `secrets do not belong in a pipeline file; ${SECRET_ADVICE}`);
+        reported.push(formatPath(path));
+        return visit.SKIP;
+      }
+      return undefined;
+    },
+    Scalar(key, node, ancestry) {
+      if (key === 'key' || typeof node.value !== 'string') return undefined;
+      const path = pathOf(ancestry, node);
+      const where = formatPath(path);
+      const original = node.value;
+      const { value, missing, referenced } = interpolate(original, env);
+      if (referenced.includes(TOKEN_ENV)) {
+        add(nodeStart(node), where, `do not reference ${TOKEN_ENV} in a pipeline file: the worker reads it from its own environment`);
+        reported.push(where);
+        return undefined;
+      }
+      for (const name of missing) {
+        add(nodeStart(node), where, `environment variable ${name} is not set (set it, or give a default: \${${name}:-value})`);
+        reported.push(where);
+      }
+      if (token !== undefined && token.length >= 4 && value.includes(token)) {
+        // Never echo the value: it is the token.
+        add(nodeStart(node), where, `this value contains the API token; ${SECRET_ADVICE}`);
+        reported.push(where);
+        return undefined;
+      }
+      if (value !== original) node.value = retype(value, node);
+      return undefined;
+    },
+  });
+
+  const data: unknown = withDefaultDestination(doc.toJS({ maxAliasCount: 100 }), env);
+  const knownKeys = new Map<string, string[]>();
+  const parseOpts = { error: (iss: z.core.$ZodRawIssue) => rawMessage(iss, knownKeys) };
+  const result = pipelineSchema.safeParse(data, parseOpts);
+  let zodIssues: z.core.$ZodIssue[] = result.success ? [] : result.error.issues;
+  if (zodIssues.some((i) => i.code === 'invalid_union' && i.path.length === 1 && i.path[0] === 'kind')) {
+    // Unknown kind: the union could not pick a branch, so check the shared keys on their own too.
+    const base = pipelineBaseSchema.safeParse(data, parseOpts);
+    if (!base.success) zodIssues = [...zodIssues, ...base.error.issues];
+  }
+
+  for (const iss of zodIssues) {
+    const path = iss.path.filter((p): p is string | number => typeof p !== 'symbol');
+    if (iss.code === 'unrecognized_keys') {
+      const known = knownKeys.get(formatPath(path)) ?? [];
+      for (const k of iss.keys) {
+        const keyPath = formatPath([...path, k]);
+        if (isReported(reported, keyPath)) continue;
+        const { pair } = locate(doc, [...path, k]);
+        add(nodeStart(pair?.key as Node | undefined) ?? nodeStart(locate(doc, path).node), keyPath, unknownKeyMessage(k, known));
+      }
+      continue;
+    }
+    const where = formatPath(path);
+    if (isReported(reported, where)) continue;
+    const found = locate(doc, path);
+    const message = iss.code === 'invalid_union' && 'note' in iss ? discriminatorMessage(iss, valueAt(data, path)) : iss.message;
+    // A missing value has no node: point at the key of its parent (or the start of the file's mapping).
+    const offset = found.complete ? nodeStart(found.node) : (nodeStart(found.pair?.key as Node | undefined) ?? nodeStart(found.node));
+    add(offset, where, message);
+  }
+
+  if (issues.length > 0 || !result.success) throw new PipelineFileError(file, sortIssues(dedupe(issues)));
+  return result.data;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Messages
+
+function yamlMessage(message: string): string {
+  if (message.includes('multiple documents')) return 'a pipeline file holds one pipeline (one YAML document); found several';
+  return `YAML syntax error: ${message.replace(/\s+/g, ' ').trim()}`;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return `string '${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
+  if (typeof value === 'number') return Number.isInteger(value) ? `integer ${value}` : `number ${value}`;
+  return `${typeof value} ${String(value)}`;
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a mapping',
+  bigint: 'an integer',
+};
+
+function quoteAll(values: ReadonlyArray<unknown>): string {
+  return values.map((v) => `'${String(v)}'`).join(', ');
+}
+
+function rawMessage(iss: z.core.$ZodRawIssue, knownKeys: Map<string, string[]>): string | undefined {
+  switch (iss.code) {
+    case 'invalid_type': {
+      const format = (iss.inst as { _zod?: { def?: { format?: string } } } | undefined)?._zod?.def?.format;
+      const expected = format === 'safeint' ? EXPECTED['int'] : (EXPECTED[iss.expected] ?? iss.expected);
+      return iss.input === undefined ? `required (${expected})` : `expected ${expected}, got ${describe(iss.input)}`;
+    }
+    case 'invalid_value':
+      return iss.values.length === 1
+        ? `expected '${String(iss.values[0])}', got ${describe(iss.input)}`
+        : `expected one of ${quoteAll(iss.values)}, got ${describe(iss.input)}`;
+    case 'unrecognized_keys': {
+      const shape = (iss.inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def?.shape;
+      const path = (iss.path ?? []).filter((p): p is string | number => typeof p !== 'symbol');
+      if (shape) knownKeys.set(formatPath(path), Object.keys(shape));
+      return `unknown key`;
+    }
+    case 'too_small': {
+      const min = String(iss.minimum);
+      if (iss.origin === 'array') return `needs at least ${min} item${min === '1' ? '' : 's'}`;
+      if (iss.origin === 'string') return min === '1' ? 'must not be empty' : `must be at least ${min} characters`;
+      if (iss.origin === 'number' || iss.origin === 'int') {
+        return iss.inclusive === false ? `must be greater than ${min}, got ${describe(iss.input)}` : `must be at least ${min}, got ${describe(iss.input)}`;
+      }
+      return undefined;
+    }
+    case 'too_big': {
+      const max = String(iss.maximum);
+      if (iss.origin === 'array') return `must have at most ${max} items`;
+      if (iss.origin === 'string') return `must be at most ${max} characters`;
+      if (iss.origin === 'number' || iss.origin === 'int') return `must be at most ${max}, got ${describe(iss.input)}`;
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function discriminatorMessage(iss: z.core.$ZodIssue, value: unknown): string {
+  const options = (iss as { options?: unknown[] }).options ?? [];
+  return value === undefined ? `required: one of ${quoteAll(options)}` : `expected one of ${quoteAll(options)}, got ${describe(value)}`;
+}
+
+function unknownKeyMessage(key: string, known: string[]): string {
+  if (known.length === 0) return 'unknown key';
+  const nearest = closest(key, known);
+  // A far-off "suggestion" only misleads; list what is allowed instead.
+  if (distance(key, nearest) <= Math.max(2, Math.floor(nearest.length / 3))) return `unknown key; did you mean '${nearest}'?`;
+  return `unknown key; allowed keys: ${known.join(', ')}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// YAML nodes and positions
+
+function nodeStart(node: Node | null | undefined): number | undefined {
+  return node?.range?.[0];
+}
+
+/** The key path of a node from the ancestry `visit` passes (Document, then Map/Seq/Pair nodes). */
+function pathOf(ancestry: ReadonlyArray<unknown>, self: unknown): Path {
+  const path: Path = [];
+  const chain = [...ancestry, self];
+  for (let i = 0; i < chain.length; i++) {
+    const n = chain[i];
+    const next = chain[i + 1];
+    if (isPair(n) && isScalar(n.key)) path.push(n.key.value as string);
+    else if (isSeq(n) && next !== undefined) path.push(n.items.indexOf(next as never));
+  }
+  return path;
+}
+
+function locate(doc: Document, path: Path): { node: Node | null; pair?: Pair; complete: boolean } {
+  let node = doc.contents as Node | null;
+  let pair: Pair | undefined;
+  for (const seg of path) {
+    if (isMap(node)) {
+      const p = node.items.find((it) => isScalar(it.key) && it.key.value === seg);
+      if (!p) return { node, ...(pair ? { pair } : {}), complete: false };
+      pair = p as Pair;
+      node = (p.value as Node | null) ?? null;
+      if (node === null) return { node: p.key as Node, pair, complete: false };
+    } else if (isSeq(node) && typeof seg === 'number' && node.items[seg] !== undefined) {
+      node = node.items[seg] as Node;
+    } else {
+      return { node, ...(pair ? { pair } : {}), complete: false };
+    }
+  }
+  return { node, ...(pair ? { pair } : {}), complete: true };
+}
+
+/** The default database follows the loader's environment (DATABASE_URL), which the schema alone cannot see. */
+function withDefaultDestination(data: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
+  const d = data as Record<string, unknown>;
+  const dest = d['destination'];
+  if (dest === undefined || dest === null) return { ...d, destination: { database: defaultDatabaseUrl(env) } };
+  if (typeof dest === 'object' && !Array.isArray(dest) && !('database' in dest)) {
+    return { ...d, destination: { ...dest, database: defaultDatabaseUrl(env) } };
+  }
+  return data;
+}
+
+function valueAt(data: unknown, path: Path): unknown {
+  let cur = data;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string | number, unknown>)[seg];
+  }
+  return cur;
+}
+
+/**
+ * A plain scalar that was only a `${VAR}` reference gets the type YAML would give the substituted text
+ * (`concurrency: ${CONCURRENCY:-4}` is the number 4); quoted scalars stay strings.
+ */
+function retype(value: string, node: Scalar): unknown {
+  if (node.type !== Scalar.PLAIN) return value;
+  try {
+    const parsed: unknown = parseYaml(value);
+    if (typeof parsed === 'number' || typeof parsed === 'boolean') return parsed;
+  } catch {
+    // not a YAML scalar: keep the text
+  }
+  return value;
+}
+
+function isReported(reported: string[], path: string): boolean {
+  return reported.some((r) => path === r || path.startsWith(`${r}.`) || path.startsWith(`${r}[`));
+}
+
+function sortIssues(issues: PipelineIssue[]): PipelineIssue[] {
+  return [...issues].sort((a, b) => a.line - b.line || a.col - b.col);
+}
+
+function dedupe(issues: PipelineIssue[]): PipelineIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const k = `${i.line}:${i.col}:${i.path}:${i.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
