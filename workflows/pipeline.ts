@@ -121,7 +121,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   const { spec, runKey } = input;
   const workflowId = workflowInfo().workflowId;
   const expectedId = pipelineWorkflowId(spec.name, runKey);
-  if (workflowId !== expectedId) {
+  // A Schedule starts every action with the same arguments (run key 'scheduled') and appends the scheduled time to
+  // the workflow id, so a scheduled run's id is '<name>--scheduled-<RFC 3339 time>' and still unique per run.
+  const isScheduledRun = runKey === 'scheduled' && workflowId.startsWith(`${expectedId}-`);
+  if (workflowId !== expectedId && !isScheduledRun) {
     throw ApplicationFailure.nonRetryable(`workflow id '${workflowId}' does not match pipeline '${spec.name}' and run key '${runKey}' (expected '${expectedId}')`, 'BadWorkflowId');
   }
   const ref = { workflowId, pipeline: spec.name, kind: spec.kind, database: spec.destination.database };
