@@ -1,6 +1,15 @@
 // Entry point of the `scrape-etl` command. Each subcommand lives in cli/commands/<name>.ts and exports
 // `register(program)`; this file only wires them together and maps usage errors to exit code 2.
 import { Command, CommanderError } from 'commander';
+import { register as registerDemo } from './commands/demo.js';
+import { register as registerStatus } from './commands/status.js';
+import { register as registerSchedule } from './commands/schedule.js';
+import { register as registerRun } from './commands/run.js';
+import { register as registerExport } from './commands/export.js';
+import { register as registerLoad } from './commands/load.js';
+import { register as registerValidate } from './commands/validate.js';
+import { register as registerSimulate } from './commands/simulate.js';
+import { register as registerWorker } from './commands/worker.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -10,6 +19,15 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   // Subcommands register themselves here (one line each).
+  registerDemo(program);
+  registerStatus(program);
+  registerSchedule(program);
+  registerRun(program);
+  registerExport(program);
+  registerLoad(program);
+  registerValidate(program);
+  registerSimulate(program);
+  registerWorker(program);
   return program;
 }
 

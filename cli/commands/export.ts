@@ -1,0 +1,94 @@
+// `scrape-etl export`: writes tables of a database to CSV files, all rows or (--since-last) the rows loaded
+// since the pipeline's previous export. Files appear only when complete; see docs/csv-and-compose.md.
+import { InvalidArgumentError, type Command } from 'commander';
+import { defaultDatabaseUrl, openDatabase } from '../../db/connect.js';
+import { exportTables, type ExportOptions } from '../../export/csv.js';
+import { DEFAULT_FILE_NAME } from '../../export/file-name.js';
+
+interface ExportCliOptions {
+  db?: string;
+  out: string;
+  tables?: string[];
+  columns?: Record<string, string[]>;
+  sinceLast?: boolean;
+  pipeline?: string;
+  delimiter: string;
+  bom?: boolean;
+  nullText: string;
+  neutralizeFormulas: boolean;
+  fileName: string;
+  lineEnding: 'crlf' | 'lf';
+  json?: boolean;
+}
+
+function list(value: string): string[] {
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (items.length === 0) throw new InvalidArgumentError('expected a comma-separated list');
+  return items;
+}
+
+function columnList(value: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const item of list(value)) {
+    const dot = item.indexOf('.');
+    if (dot <= 0 || dot === item.length - 1) throw new InvalidArgumentError(`"${item}" is not table.column`);
+    (out[item.slice(0, dot)] ??= []).push(item.slice(dot + 1));
+  }
+  return out;
+}
+
+// Shells make a literal tab awkward to type, so the common spellings of one are accepted.
+function delimiter(value: string): string {
+  if (value === '\\t' || value.toLowerCase() === 'tab') return '\t';
+  if (value === '' || /["\r\n]/.test(value)) throw new InvalidArgumentError('a delimiter must be non-empty and contain no quote or line break');
+  return value;
+}
+
+function lineEnding(value: string): 'crlf' | 'lf' {
+  if (value !== 'crlf' && value !== 'lf') throw new InvalidArgumentError('expected crlf or lf');
+  return value;
+}
+
+export function register(program: Command): void {
+  program
+    .command('export')
+    .description('write tables to CSV files (streamed; each file appears only when complete)')
+    .option('--db <url>', 'database URL (default: $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .requiredOption('--out <dir>', 'directory for the CSV files (created if missing)')
+    .option('--tables <a,b>', 'tables to export (default: every data table)', list)
+    .option('--columns <t.c,...>', 'write only these columns of the tables named (table.column, in file order)', columnList)
+    .option('--since-last', "only rows loaded since this pipeline's last --since-last export (moves its watermark)")
+    .option('--pipeline <name>', 'only rows of this pipeline; also names the watermark and {pipeline} in file names')
+    .option('--delimiter <char>', 'field delimiter (\\t or "tab" for a tab)', delimiter, ',')
+    .option('--bom', 'start files with a UTF-8 byte order mark (for Excel)')
+    .option('--null-text <text>', 'text written for NULL (default: empty cell; empty strings are written as "")', '')
+    .option('--no-neutralize-formulas', 'do not prefix text cells starting with = + - @ tab or CR with a single quote')
+    .option('--file-name <template>', 'file name: a fixed name, or a template with {pipeline} {table} {timestamp}', DEFAULT_FILE_NAME)
+    .option('--line-ending <crlf|lf>', 'record separator', lineEnding, 'crlf')
+    .option('--json', 'print one JSON object per file written')
+    .action(async (opts: ExportCliOptions) => {
+      const db = await openDatabase(opts.db ?? defaultDatabaseUrl());
+      try {
+        const options: ExportOptions = {
+          outDir: opts.out,
+          mode: opts.sinceLast ? 'incremental' : 'full',
+          delimiter: opts.delimiter,
+          bom: opts.bom ?? false,
+          nullText: opts.nullText,
+          neutralizeFormulas: opts.neutralizeFormulas,
+          fileName: opts.fileName,
+          lineEnding: opts.lineEnding,
+          ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
+          ...(opts.tables ? { tables: opts.tables } : {}),
+          ...(opts.columns ? { columns: opts.columns } : {}),
+        };
+        const files = await exportTables(db, options);
+        if (files.length === 0) process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
+        for (const f of files) {
+          process.stdout.write(opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} rows -> ${f.file}\n`);
+        }
+      } finally {
+        await db.close();
+      }
+    });
+}

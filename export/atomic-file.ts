@@ -1,0 +1,74 @@
+// Writes a file so that readers only ever see the complete file under its final name: the data goes to a
+// `.partial` file in the same directory (same file system, so rename is atomic), is fsynced, then renamed, and the
+// directory is fsynced so the rename survives a power loss.
+import { randomBytes } from 'node:crypto';
+import { open, readdir, rename, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+
+// .<final name>~<host>~<pid>~<random>.partial — host and pid let a later export tell an abandoned file from one
+// that another live export is still writing.
+const PARTIAL = /^\.(.+)~([^~]+)~(\d+)~([0-9a-f]+)\.partial$/;
+
+function safeHost(): string {
+  return hostname().replace(/[^A-Za-z0-9.-]/g, '_') || 'host';
+}
+
+export function partialPathFor(finalPath: string): string {
+  return join(dirname(finalPath), `.${basename(finalPath)}~${safeHost()}~${process.pid}~${randomBytes(4).toString('hex')}.partial`);
+}
+
+export async function fsyncPath(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Runs `write(tempPath)`, then makes its output durable and visible under `finalPath` in one rename. On any
+ * failure the temporary file is removed and the final name is left as it was.
+ */
+export async function writeAtomically<T>(finalPath: string, write: (tempPath: string) => Promise<T>): Promise<T> {
+  const temp = partialPathFor(finalPath);
+  try {
+    const result = await write(temp);
+    await fsyncPath(temp);
+    await rename(temp, finalPath);
+    await fsyncPath(dirname(finalPath));
+    return result;
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes `.partial` files left in `dir` by exports on this host that died mid-write (killed, crashed, power
+ * loss). Files of live processes and of other hosts sharing the directory are left alone. Returns what it removed.
+ */
+export async function removeAbandonedPartials(dir: string): Promise<string[]> {
+  const host = safeHost();
+  const removed: string[] = [];
+  for (const name of await readdir(dir)) {
+    const m = PARTIAL.exec(name);
+    if (!m || m[2] !== host) continue;
+    const pid = Number(m[3]);
+    if (pid === process.pid || processIsAlive(pid)) continue;
+    await rm(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}

@@ -1,0 +1,97 @@
+// Turns one database value into the text of one CSV cell. Every value is formatted here, before csv-stringify
+// sees it, so both dialects write the same text for the same data: integers exact (64-bit ids never pass through
+// a float), booleans true/false, timestamps ISO 8601, JSON as JSON text.
+import type { ColumnInfo } from './columns.js';
+
+export interface CellOptions {
+  /** Text written for SQL NULL. '' writes an empty unquoted cell (empty strings are then written as ""). */
+  nullText: string;
+  /** Prefix text cells that a spreadsheet would run as a formula with a single quote (OWASP CSV injection advice). */
+  neutralizeFormulas: boolean;
+}
+
+/** Returns the cell text, or null for "write an empty unquoted cell". */
+export type CellFormatter = (value: unknown) => string | null;
+
+// OWASP's list (=, +, -, @, tab, carriage return) plus the full-width forms that some spreadsheets normalise.
+const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20']);
+// A cell that is only a decimal number cannot carry a formula, and "-1" must stay -1 even in a text column.
+const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+export function neutralizeFormula(text: string): string {
+  const first = text[0];
+  if (first === undefined || !FORMULA_TRIGGERS.has(first) || PLAIN_NUMBER.test(text)) return text;
+  return `'${text}`;
+}
+
+export function cellFormatter(col: ColumnInfo, dialect: 'sqlite' | 'postgres', opts: CellOptions): CellFormatter {
+  const nullCell = opts.nullText === '' ? null : opts.nullText;
+  const inner = dialect === 'sqlite' ? sqliteFormatter(col, opts) : postgresFormatter(col, opts);
+  return (value) => (value === null || value === undefined ? nullCell : inner(value));
+}
+
+function sqliteFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown) => string {
+  const text = opts.neutralizeFormulas && col.kind !== 'json' ? neutralizeFormula : (s: string) => s;
+  const epochScale = col.kind === 'timestamp_s' ? 1000 : col.kind === 'timestamp_ms' ? 1 : 0;
+  return (value) => {
+    switch (typeof value) {
+      case 'bigint':
+        if (col.kind === 'boolean' && (value === 0n || value === 1n)) return value === 1n ? 'true' : 'false';
+        if (epochScale !== 0) return isoFromEpochMs(Number(value) * epochScale, col);
+        return value.toString();
+      case 'number':
+        if (col.kind === 'boolean' && (value === 0 || value === 1)) return value === 1 ? 'true' : 'false';
+        if (epochScale !== 0) return isoFromEpochMs(value * epochScale, col);
+        return String(value);
+      case 'string':
+        return text(value);
+      case 'boolean':
+        return value ? 'true' : 'false';
+      default:
+        if (value instanceof Uint8Array) {
+          return col.kind === 'json' ? Buffer.from(value).toString('utf8') : `\\x${Buffer.from(value).toString('hex')}`;
+        }
+        throw new Error(`export: column "${col.name}" holds a value of unexpected type ${typeof value}`);
+    }
+  };
+}
+
+function isoFromEpochMs(ms: number, col: ColumnInfo): string {
+  const d = new Date(ms);
+  if (Number.isNaN(d.getTime())) throw new Error(`export: column "${col.name}" holds ${ms} ms, not a valid timestamp`);
+  return d.toISOString();
+}
+
+// Postgres values arrive as the server's own text (every type parser is the identity; see rows.ts), which is
+// already exact for bigint and numeric and already JSON for json/jsonb.
+const PG_TIMESTAMPTZ_UTC = /^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)\+00$/;
+
+// Postgres drops trailing zeros of the fraction; JavaScript's toISOString (what SQLite rows hold) always writes
+// milliseconds. Padding to at least three digits makes the same instant the same text in both dialects.
+function millisAtLeast(time: string): string {
+  const dot = time.indexOf('.');
+  if (dot < 0) return `${time}.000`;
+  const fraction = time.slice(dot + 1);
+  return fraction.length >= 3 ? time : `${time}${'0'.repeat(3 - fraction.length)}`;
+}
+
+function postgresFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown) => string {
+  const asText = (value: unknown): string => {
+    if (typeof value !== 'string') throw new Error(`export: column "${col.name}" did not arrive as text from Postgres`);
+    return value;
+  };
+  switch (col.kind) {
+    case 'boolean':
+      return (v) => (asText(v) === 't' ? 'true' : 'false');
+    case 'timestamptz':
+      // The export session runs with TimeZone UTC, so every value ends in +00; infinity stays as written.
+      return (v) => asText(v).replace(PG_TIMESTAMPTZ_UTC, (_all, date: string, time: string) => `${date}T${millisAtLeast(time)}Z`);
+    case 'timestamp':
+      return (v) => asText(v).replace(' ', 'T');
+    case 'text':
+    case 'other':
+      return opts.neutralizeFormulas ? (v) => neutralizeFormula(asText(v)) : asText;
+    default:
+      return asText;
+  }
+}

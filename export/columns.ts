@@ -1,0 +1,139 @@
+// What the exporter knows about a column: enough to format its cells, nothing about the table's meaning.
+import type { ExportDatabase } from './database.js';
+import { poolOf, quoteIdent, sqliteOf } from './database.js';
+
+/**
+ * How a column's values are written. SQLite stores any value in any column, so for SQLite the kind only refines
+ * formatting (0/1 in a boolean column, epoch numbers in a timestamp column); the runtime type of each value decides
+ * the rest. Postgres values arrive as the server's text and are formatted by kind alone.
+ */
+export type ColumnKind =
+  | 'integer'
+  | 'number'
+  | 'text'
+  | 'boolean'
+  | 'json'
+  | 'timestamptz'
+  | 'timestamp'
+  | 'timestamp_s'
+  | 'timestamp_ms'
+  | 'date'
+  | 'blob'
+  | 'other';
+
+export interface ColumnInfo {
+  name: string;
+  kind: ColumnKind;
+  /** The type as the database declares it, for error messages. */
+  declared: string;
+}
+
+/** Per table, per column: kinds that the database's own type information cannot reveal (from the Drizzle schema). */
+export type ColumnHints = Record<string, Record<string, ColumnKind>>;
+
+/** Tables that are bookkeeping, never data to export unless named explicitly. */
+const INTERNAL_TABLES = new Set(['export_watermarks', '__drizzle_migrations']);
+
+export async function listTables(db: ExportDatabase): Promise<string[]> {
+  if (db.dialect === 'sqlite') {
+    const rows = sqliteOf(db)
+      .prepare(`select name from sqlite_schema where type = 'table' and name not like 'sqlite\\_%' escape '\\' order by name`)
+      .all() as Array<{ name: string }>;
+    return rows.map((r) => r.name);
+  }
+  const res = await poolOf(db).query<{ table_name: string }>(
+    `select table_name from information_schema.tables
+      where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`,
+  );
+  return res.rows.map((r) => r.table_name);
+}
+
+export function isInternalTable(name: string): boolean {
+  return INTERNAL_TABLES.has(name);
+}
+
+/** Columns of `table` in declaration order; throws a clear error when the table does not exist. */
+export async function describeTable(db: ExportDatabase, table: string, hints?: ColumnHints): Promise<ColumnInfo[]> {
+  let cols: ColumnInfo[];
+  if (db.dialect === 'sqlite') {
+    const rows = sqliteOf(db).prepare('select name, type from pragma_table_info(?) order by cid').all(table) as Array<{
+      name: string;
+      type: string;
+    }>;
+    cols = rows.map((r) => ({ name: r.name, declared: r.type, kind: sqliteKind(r.type) }));
+  } else {
+    const res = await poolOf(db).query<{ column_name: string; data_type: string; udt_name: string }>(
+      `select column_name, data_type, udt_name from information_schema.columns
+        where table_schema = current_schema() and table_name = $1 order by ordinal_position`,
+      [table],
+    );
+    cols = res.rows.map((r) => ({ name: r.column_name, declared: r.data_type, kind: postgresKind(r.data_type) }));
+  }
+  if (cols.length === 0) {
+    const known = (await listTables(db)).filter((t) => !isInternalTable(t));
+    throw new Error(`export: table "${table}" does not exist in the ${db.dialect} database (tables: ${known.join(', ') || 'none'})`);
+  }
+  const tableHints = hints?.[table];
+  if (tableHints) {
+    for (const c of cols) {
+      const hinted = tableHints[c.name];
+      // Postgres reports its types exactly; hints exist for SQLite, whose declared types are only affinities.
+      if (hinted && db.dialect === 'sqlite') c.kind = hinted;
+    }
+  }
+  return cols;
+}
+
+// SQLite's affinity rules (https://sqlite.org/datatype3.html §3.1), refined by the names people declare.
+export function sqliteKind(declared: string): ColumnKind {
+  const t = declared.toUpperCase();
+  if (t.includes('BOOL')) return 'boolean';
+  if (t.includes('JSON')) return 'json';
+  if (t.includes('TIMESTAMP') || t.includes('DATETIME')) return 'timestamp';
+  if (t === 'DATE') return 'date';
+  if (t.includes('INT')) return 'integer';
+  if (t.includes('CHAR') || t.includes('CLOB') || t.includes('TEXT')) return 'text';
+  if (t.includes('BLOB')) return 'blob';
+  if (t.includes('REAL') || t.includes('FLOA') || t.includes('DOUB')) return 'number';
+  if (t === '') return 'other';
+  return 'number';
+}
+
+export function postgresKind(dataType: string): ColumnKind {
+  switch (dataType) {
+    case 'bigint':
+    case 'integer':
+    case 'smallint':
+      return 'integer';
+    case 'numeric':
+    case 'real':
+    case 'double precision':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'json':
+    case 'jsonb':
+      return 'json';
+    case 'timestamp with time zone':
+      return 'timestamptz';
+    case 'timestamp without time zone':
+      return 'timestamp';
+    case 'date':
+      return 'date';
+    case 'bytea':
+      return 'blob';
+    case 'text':
+    case 'character varying':
+    case 'character':
+      return 'text';
+    default:
+      return 'other';
+  }
+}
+
+/** True when `table` holds at least one row of `pipeline` (cheap: stops at the first match). */
+export async function tableHasPipelineRows(db: ExportDatabase, table: string, pipeline: string): Promise<boolean> {
+  const sql = `select 1 as one from ${quoteIdent(table)} where pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'} limit 1`;
+  if (db.dialect === 'sqlite') return sqliteOf(db).prepare(sql).get(pipeline) !== undefined;
+  return (await poolOf(db).query(sql, [pipeline])).rowCount! > 0;
+}

@@ -1,0 +1,95 @@
+// Streams the rows of one query, in batches, straight from the raw driver: memory holds one batch, whatever
+// the table size, and the next batch is read only when the CSV writer asks for it.
+import BetterSqlite3 from 'better-sqlite3';
+import QueryStream from 'pg-query-stream';
+import type { ExportDatabase } from './database.js';
+import { poolOf, sqliteOf } from './database.js';
+
+export type RawRow = unknown[];
+
+// Every Postgres value stays the server's text: int8 and numeric exact, json/jsonb as written, timestamps with
+// their microseconds. cells.ts formats that text per column kind.
+const SERVER_TEXT = { getTypeParser: () => (value: string) => value };
+
+export function rowBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+  return db.dialect === 'sqlite' ? sqliteBatches(db, sql, params, batchSize) : postgresBatches(db, sql, params, batchSize);
+}
+
+async function* sqliteBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+  const main = sqliteOf(db);
+  // A separate read-only connection: better-sqlite3 refuses other statements on a connection while an iterator
+  // is open, and an export pausing for disk back-pressure must not block the loads that share `main`. The one
+  // SELECT reads a single consistent snapshot (WAL) for its whole run.
+  const reader = main.memory ? main : new BetterSqlite3(main.name, { readonly: true, fileMustExist: true });
+  try {
+    if (reader !== main) reader.pragma('busy_timeout = 15000');
+    const stmt = reader.prepare(sql).raw(true).safeIntegers(true);
+    let batch: RawRow[] = [];
+    for (const row of stmt.iterate(...params) as IterableIterator<RawRow>) {
+      batch.push(row);
+      if (batch.length >= batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  } finally {
+    if (reader !== main) reader.close();
+  }
+}
+
+async function* postgresBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+  const client = await poolOf(db).connect();
+  // The pool only listens for errors on idle clients. While this one is checked out, a dropped connection is an
+  // 'error' event here, and the stream may never end on its own, so the read loop races it.
+  let connectionError: Error | undefined;
+  let connectionLost!: (err: Error) => void;
+  const lost = new Promise<never>((_resolve, reject) => (connectionLost = reject));
+  lost.catch(() => {});
+  const onError = (err: Error) => {
+    connectionError ??= err;
+    connectionLost(err);
+  };
+  client.on('error', onError);
+  let finished = false;
+  try {
+    // One snapshot for the whole table, and session settings that make the server's text ISO 8601 in UTC.
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await client.query(`SET LOCAL TIME ZONE 'UTC'`);
+    await client.query(`SET LOCAL datestyle = 'ISO, YMD'`);
+    await client.query(`SET LOCAL intervalstyle = 'iso_8601'`);
+    const stream = client.query(new QueryStream(sql, params, { rowMode: 'array', batchSize, highWaterMark: batchSize, types: SERVER_TEXT }));
+    const rows = (stream as AsyncIterable<RawRow>)[Symbol.asyncIterator]();
+    try {
+      let batch: RawRow[] = [];
+      for (;;) {
+        const next = rows.next();
+        next.catch(() => {}); // when the connection is lost first, this one settles later and unobserved
+        const r = await Promise.race([next, lost]);
+        if (r.done) break;
+        batch.push(r.value);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    } finally {
+      // Closing the cursor waits for the server's answer, which a lost connection never gives.
+      if (!connectionError) stream.destroy();
+    }
+    await client.query('COMMIT');
+    finished = true;
+  } finally {
+    if (!finished && !connectionError) {
+      // Stopped early (error or abort): end the transaction, or drop the connection if even that fails.
+      try {
+        await client.query('ROLLBACK');
+      } catch (err) {
+        connectionError = err as Error;
+      }
+    }
+    if (!connectionError) client.off('error', onError);
+    client.release(connectionError);
+  }
+}

@@ -1,0 +1,95 @@
+// docker-compose.yml and the Dockerfile, checked without a Docker engine: the file is validated by
+// docker-compose itself (`config -q`), every image is pinned, workers can scale, and the API token comes only
+// from the caller's environment.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { REPO_ROOT } from './support/cli.js';
+
+const COMPOSE = join(REPO_ROOT, 'docker-compose.yml');
+const DOCKER_COMPOSE = process.env['DOCKER_COMPOSE_BIN'] ?? 'docker-compose';
+
+function compose(args: string[], env: NodeJS.ProcessEnv = {}, file = COMPOSE) {
+  const clean = { ...process.env };
+  delete clean['SCRAPER_API_TOKEN'];
+  return spawnSync(DOCKER_COMPOSE, ['-f', file, ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...clean, ...env } });
+}
+
+/** name:tag pinned to a real version: a tag present, not `latest`, and containing a digit. */
+function pinned(image: string): boolean {
+  const tag = /:([^/:@]+)$/.exec(image)?.[1];
+  return tag !== undefined && tag !== 'latest' && /\d/.test(tag);
+}
+
+describe('docker-compose.yml', () => {
+  it('is valid according to docker-compose config -q', () => {
+    const res = compose(['config', '-q']);
+    expect(res.error).toBeUndefined();
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+  });
+
+  it('is checked for real: docker-compose rejects a broken copy', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compose-'));
+    try {
+      const broken = join(dir, 'docker-compose.yml');
+      writeFileSync(broken, readFileSync(COMPOSE, 'utf8').replace('stop_grace_period: 45s', 'stop_grace_periodd: 45s'));
+      const res = compose(['config', '-q'], {}, broken);
+      expect(res.status).not.toBe(0);
+      expect(res.stderr).toMatch(/stop_grace_periodd/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('pins every image to a version tag (never latest) and builds the worker from the Dockerfile', () => {
+    const doc = parse(readFileSync(COMPOSE, 'utf8')) as { services: Record<string, { image?: string; build?: unknown; ports?: unknown; container_name?: unknown }> };
+    const services = Object.entries(doc.services);
+    expect(services.map(([n]) => n).sort()).toEqual(['temporal', 'temporal-db', 'temporal-ui', 'warehouse', 'worker']);
+    for (const [name, svc] of services) {
+      if (name === 'worker') continue;
+      expect(svc.image, name).toBeDefined();
+      expect(pinned(svc.image!), `${name}: ${svc.image}`).toBe(true);
+    }
+    expect(doc.services['temporal']!.image).toMatch(/^temporalio\/auto-setup:\d+\.\d+\.\d+$/);
+    expect(doc.services['temporal-ui']!.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
+    expect(doc.services['warehouse']!.image).toMatch(/^postgres:16\.\d+/);
+    // Scaling needs no fixed container name and no published host port on the worker.
+    expect(doc.services['worker']!.build).toBe('.');
+    expect(doc.services['worker']!.container_name).toBeUndefined();
+    expect(doc.services['worker']!.ports).toBeUndefined();
+
+    const froms = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8').match(/^FROM\s+\S+/gm) ?? [];
+    expect(froms.length).toBeGreaterThan(0);
+    for (const f of froms) expect(f).toMatch(/^FROM\s+node:20\.\d+\.\d+-bookworm-slim$/);
+  });
+
+  it('passes the API token through from the environment without writing it in the file', () => {
+    const lines = readFileSync(COMPOSE, 'utf8').split('\n').filter((l) => !l.trimStart().startsWith('#'));
+    expect(lines.filter((l) => l.includes('SCRAPER_API_TOKEN'))).toEqual(['      - SCRAPER_API_TOKEN']);
+    const token = 'tok-from-env-3f9a';
+    const out = compose(['config'], { SCRAPER_API_TOKEN: token, SCRAPER_BASE_URL: 'https://scraper.example' });
+    expect(out.status).toBe(0);
+    const worker = (parse(out.stdout) as { services: Record<string, { environment: Record<string, string | null> }> }).services['worker']!;
+    expect(worker.environment).toMatchObject({
+      SCRAPER_API_TOKEN: token,
+      SCRAPER_BASE_URL: 'https://scraper.example',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      DATABASE_URL: expect.stringMatching(/^postgres:\/\/scrape_etl:[^@]+@warehouse:5432\/scrape_etl$/),
+    });
+    const without = parse(compose(['config']).stdout) as { services: Record<string, { environment: Record<string, string | null> }> };
+    expect(without.services['worker']!.environment['SCRAPER_API_TOKEN']).toBeNull();
+  });
+
+  it('the worker image can install with npm ci --omit=dev: the runtime (tsx) is a dependency', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['tsx', 'better-sqlite3', '@temporalio/worker']));
+    expect(readFileSync(join(REPO_ROOT, 'bin', 'scrape-etl.js'), 'utf8')).toMatch(/tsx/);
+    const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
+    expect(ignore).toEqual(expect.arrayContaining(['node_modules', 'data', '.git', '.env']));
+    expect(execFileSync(DOCKER_COMPOSE, ['version', '--short'], { encoding: 'utf8' })).toMatch(/\d/);
+  });
+});

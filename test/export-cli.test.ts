@@ -1,0 +1,93 @@
+// The real `scrape-etl export` command, and a real crash: the command is SIGKILLed in the middle of a big table.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type SqliteDatabase } from '../db/connect.js';
+import { exportTables } from '../export/csv.js';
+import { CLI, REPO_ROOT, runCli } from './support/cli.js';
+import { byId, expectedById, insertScrapers, readCsv, scraperRows } from './support/export-data.js';
+
+let dir: string;
+let dbUrl: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'export-cli-'));
+  dbUrl = `sqlite:${join(dir, 'db.sqlite')}`;
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function withDb<T>(fn: (db: SqliteDatabase) => T | Promise<T>): Promise<T> {
+  const db = (await openDatabase(dbUrl)) as SqliteDatabase;
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+describe('scrape-etl export', () => {
+  it('exports with every option from the command line', async () => {
+    const rows = scraperRows('p1', 4n, 0n);
+    await withDb((db) => insertScrapers(db, rows));
+    const out = join(dir, 'out');
+    const res = await runCli([
+      'export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--since-last', '--pipeline', 'p1',
+      '--delimiter', 'tab', '--bom', '--null-text', 'NULL', '--no-neutralize-formulas', '--file-name', '{pipeline}-{table}.tsv', '--json',
+    ]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const file = join(out, 'p1-scrapers.tsv');
+    expect(JSON.parse(res.stdout)).toEqual({ table: 'scrapers', file, rows: rows.length });
+    const csv = await readCsv(file, { delimiter: '\t', bom: true });
+    expect(byId(csv)).toEqual(expectedById(rows, 'NULL'));
+    const wm = await withDb((db) => db.sqlite.prepare('select pipeline, table_name, last_load_id from export_watermarks').all());
+    expect(wm).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: 4 }]);
+
+    const bad = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'nope']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/table "nope" does not exist/);
+  });
+
+  it('a process killed mid-export leaves no file under the final name; the next export cleans up and completes', async () => {
+    await withDb((db) =>
+      db.sqlite.exec(`
+        with recursive n(i) as (select 1 union all select i + 1 from n where i < 400000)
+        insert into scrapers (id, name, urls, scheduled, pipeline, load_id, loaded_at, row_hash)
+        select i, 'name ' || i || ', "quoted"', '{"i":' || i || '}', i % 2, 'bulk', 9, '2025-01-01T00:00:00.000Z', 'h' from n`),
+    );
+    const out = join(dir, 'out');
+    const final = join(out, 'bulk.csv');
+    const child = spawn(process.execPath, [CLI, 'export', '--db', dbUrl, '--out', out, '--pipeline', 'bulk', '--tables', 'scrapers', '--since-last', '--file-name', 'bulk.csv'], {
+      cwd: REPO_ROOT,
+      stdio: 'ignore',
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    let partial: string | undefined;
+    const deadline = Date.now() + 60_000;
+    while (!partial) {
+      if (Date.now() > deadline) throw new Error('the export never started writing');
+      const name = (await readdir(out).catch(() => [] as string[])).find((n) => n.endsWith('.partial'));
+      if (name && (await stat(join(out, name)).catch(() => undefined))?.size) partial = name;
+      else await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+
+    expect(existsSync(final)).toBe(false);
+    expect(await readdir(out)).toEqual([partial]);
+    expect(partial).toMatch(/^\.bulk\.csv~.+~\d+~[0-9a-f]+\.partial$/);
+    expect(await withDb((db) => db.sqlite.prepare('select count(*) as n from export_watermarks').get())).toEqual({ n: 0 });
+
+    const [f] = await withDb((db) => exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'bulk.csv' }));
+    expect(f).toEqual({ table: 'scrapers', file: final, rows: 400000 });
+    expect(await readdir(out)).toEqual(['bulk.csv']);
+    const csv = await readCsv(final);
+    expect(csv.rows).toHaveLength(400000);
+    expect(csv.rows[399999]![1]).toBe('name 400000, "quoted"');
+  });
+});

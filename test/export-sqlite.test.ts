@@ -1,0 +1,187 @@
+// CSV export from real SQLite files: every file is parsed back by papaparse and compared with the rows written.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type SqliteDatabase } from '../db/connect.js';
+import { exportTables } from '../export/csv.js';
+import { BIG_ID, byId, expectedById, insertScrapers, readCsv, scraperRows, TRICKY_TEXT } from './support/export-data.js';
+
+let dir: string;
+let db: SqliteDatabase;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'export-sqlite-'));
+  db = (await openDatabase(`sqlite:${join(dir, 'db.sqlite')}`)) as SqliteDatabase;
+});
+afterEach(async () => {
+  await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function watermarks() {
+  return db.sqlite.prepare('select pipeline, table_name, last_load_id from export_watermarks order by pipeline, table_name').safeIntegers(true).all();
+}
+
+describe('CSV export from SQLite', () => {
+  it('writes every value exactly as stored when formulas are not neutralised', async () => {
+    const rows = scraperRows('p1', 7n, 100n);
+    await insertScrapers(db, rows);
+    const [file, ...more] = await exportTables(db, { tables: ['scrapers'], outDir: join(dir, 'out'), nullText: '\\N', neutralizeFormulas: false });
+    expect(more).toEqual([]);
+    expect(file!.rows).toBe(rows.length);
+    const csv = await readCsv(file!.file);
+    expect(csv.header.slice(0, 3)).toEqual(['id', 'name', 'type']);
+    expect(csv.rows).toHaveLength(rows.length);
+    expect(byId(csv)).toEqual(expectedById(rows, '\\N'));
+    // The id beyond 2^53 went through without a float on the way.
+    expect(byId(csv).get((BIG_ID + 100n).toString())?.[0]).toBe('9007199254741093');
+  });
+
+  it('by default neutralises formula cells, keeps numbers, and tells NULL from an empty string', async () => {
+    const rows = scraperRows('p1', 7n, 0n);
+    await insertScrapers(db, rows);
+    db.sqlite.prepare(`insert into job_records (job_key, job_title, job_salary_number, pipeline, load_id, loaded_at, row_hash) values (?, ?, ?, 'p1', 7, '2025-01-01T00:00:00.000Z', 'h')`).run('neg', '-1', -1);
+    const files = await exportTables(db, { tables: ['scrapers', 'job_records'], outDir: join(dir, 'out') });
+    const scrapers = await readCsv(files[0]!.file);
+    const nameIdx = scrapers.header.indexOf('name');
+    const names = scrapers.rows.map((r) => r[nameIdx]);
+    const expected = TRICKY_TEXT.map((t) => {
+      if (t === null) return '';
+      return /^[=+\-@\t\r]/.test(t) && t !== '-1' ? `'${t}` : t;
+    });
+    expect(names).toEqual(expected);
+    expect(names).toContain("'=1+2");
+    expect(names).toContain("'-cmd|calc");
+    expect(names).toContain('-1');
+    // NULL is an empty unquoted cell, the empty string is "".
+    const lines = scrapers.raw.split('\r\n');
+    const emptyLine = lines.find((l) => l.startsWith('16,'));
+    const nullLine = lines.find((l) => l.startsWith('17,'));
+    expect(emptyLine).toMatch(/^16,"",/);
+    expect(nullLine).toMatch(/^17,,/);
+    // Booleans are true/false although SQLite stores 1/0.
+    const sched = scrapers.header.indexOf('scheduled');
+    expect(new Set(scrapers.rows.map((r) => r[sched]))).toEqual(new Set(['', 'true', 'false']));
+
+    const jobs = await readCsv(files[1]!.file);
+    const row = jobs.rows[0]!;
+    expect(row[jobs.header.indexOf('job_title')]).toBe('-1');
+    expect(row[jobs.header.indexOf('job_salary_number')]).toBe('-1');
+  });
+
+  it('honours delimiter, BOM, LF, null text, file name template and column choice', async () => {
+    const rows = scraperRows('p2', 3n, 0n);
+    await insertScrapers(db, rows);
+    const [f] = await exportTables(db, {
+      pipeline: 'p2',
+      tables: ['scrapers'],
+      outDir: join(dir, 'out'),
+      delimiter: ';',
+      bom: true,
+      lineEnding: 'lf',
+      nullText: 'NULL',
+      fileName: 'x-{pipeline}-{table}-{timestamp}.csv',
+      columns: { scrapers: ['name', 'id'] },
+      neutralizeFormulas: false,
+    });
+    expect(f!.file).toMatch(/\/x-p2-scrapers-\d{8}T\d{6}\.\d{3}Z\.csv$/);
+    const csv = await readCsv(f!.file, { delimiter: ';', newline: '\n', bom: true });
+    expect(csv.header).toEqual(['name', 'id']);
+    expect(csv.rows).toEqual(rows.map((r) => [r.name ?? 'NULL', r.id.toString()]));
+    expect(csv.raw).toContain('";semicolon; inside"');
+
+    const [fixed] = await exportTables(db, { tables: ['scrapers'], outDir: join(dir, 'out'), fileName: 'scrapers.csv' });
+    expect(fixed!.file).toBe(join(dir, 'out', 'scrapers.csv'));
+  });
+
+  it('exports only rows loaded since the last incremental export, per pipeline', async () => {
+    const out = join(dir, 'out');
+    const first = scraperRows('p1', 10n, 0n);
+    await insertScrapers(db, first);
+    await insertScrapers(db, scraperRows('other', 11n, 1000n));
+    const [a] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'a.csv', nullText: '\\N', neutralizeFormulas: false });
+    expect(byId(await readCsv(a!.file))).toEqual(expectedById(first, '\\N'));
+    expect(watermarks()).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: 10n }]);
+
+    // Second load: two new rows and one changed row, all with a higher load id (beyond 2^53 too).
+    const second = scraperRows('p1', BIG_ID, 500n).slice(0, 2);
+    const changed = { ...first[3]!, name: 'changed', load_id: BIG_ID };
+    await insertScrapers(db, [...second, changed]);
+    const [b] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'b.csv', nullText: '\\N', neutralizeFormulas: false });
+    expect(b!.rows).toBe(3);
+    expect(byId(await readCsv(b!.file))).toEqual(expectedById([...second, changed], '\\N'));
+    expect(watermarks()).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
+
+    // A full export writes everything and leaves the watermark alone; nothing new means a header-only file.
+    const [full] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, fileName: 'full.csv' });
+    expect(full!.rows).toBe(first.length + 2);
+    const [c] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'c.csv' });
+    expect(c!.rows).toBe(0);
+    expect((await readCsv(c!.file)).rows).toEqual([]);
+    expect(watermarks()).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
+  });
+
+  it('picks the data tables holding the pipeline when no table is named', async () => {
+    await insertScrapers(db, scraperRows('p1', 1n, 0n));
+    db.sqlite.prepare(`insert into job_records (job_key, pipeline, load_id, loaded_at, row_hash) values ('j', 'p9', 2, 'x', 'h')`).run();
+    const files = await exportTables(db, { pipeline: 'p1', outDir: join(dir, 'out') });
+    expect(files.map((f) => f.table)).toEqual(['scrapers']);
+    expect(await exportTables(db, { pipeline: 'never-ran', outDir: join(dir, 'none') })).toEqual([]);
+    const progress: number[] = [];
+    const all = await exportTables(db, { outDir: join(dir, 'all'), onProgress: (p) => p.table === 'scrapers' && progress.push(p.rows) });
+    expect(progress).toEqual([18]);
+    expect(all.map((f) => f.table)).toContain('job_records');
+    expect(all.map((f) => f.table)).not.toContain('raw_responses');
+    expect(all.map((f) => f.table)).not.toContain('export_watermarks');
+  });
+
+  it('exports any table by introspection, including ones it has never seen', async () => {
+    db.sqlite.exec(`create table custom_things (id integer, flag BOOLEAN, payload JSON, data BLOB, ratio REAL, note TEXT, pipeline text, load_id integer)`);
+    db.sqlite
+      .prepare('insert into custom_things values (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(-9223372036854775808n, 1, '{"a":[1,2]}', Buffer.from([0, 255, 16]), -0.25, '@x', 'p', 1);
+    const [f] = await exportTables(db, { tables: ['custom_things'], outDir: join(dir, 'out') });
+    const csv = await readCsv(f!.file);
+    expect(csv.header).toEqual(['id', 'flag', 'payload', 'data', 'ratio', 'note', 'pipeline', 'load_id']);
+    expect(csv.rows).toEqual([['-9223372036854775808', 'true', '{"a":[1,2]}', '\\x00ff10', '-0.25', "'@x", 'p', '1']]);
+  });
+
+  it('rejects bad requests with errors that say what to fix', async () => {
+    const out = join(dir, 'out');
+    await expect(exportTables(db, { tables: ['nope'], outDir: out })).rejects.toThrow(/table "nope" does not exist.*scrapers/);
+    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, columns: { scrapers: ['id', 'nope'] } })).rejects.toThrow(
+      /table "scrapers" has no column "nope" \(columns: id, name/,
+    );
+    await expect(exportTables(db, { tables: ['scrapers', 'job_records'], outDir: out, fileName: 'same.csv' })).rejects.toThrow(/add \{table\}/);
+    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, fileName: '{tabel}.csv' })).rejects.toThrow(/unknown placeholder \{tabel\}/);
+    await expect(exportTables(db, { tables: ['raw_responses'], outDir: out, mode: 'incremental' })).rejects.toThrow(/no load_id column/);
+    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, delimiter: '"' })).rejects.toThrow(/delimiter/);
+    expect(await readdir(out).catch(() => [])).toEqual([]);
+  });
+
+  it('an export stopped mid-stream leaves no file under the final name and no partial file', async () => {
+    // Enough rows that the export is still streaming when the abort lands.
+    db.sqlite.exec(`
+      with recursive n(i) as (select 1 union all select i + 1 from n where i < 200000)
+      insert into scrapers (id, name, urls, scheduled, pipeline, load_id, loaded_at, row_hash)
+      select i, 'name ' || i || ', "quoted"', '{"i":' || i || '}', i % 2, 'bulk', 5, '2025-01-01T00:00:00.000Z', 'h' from n`);
+    const out = join(dir, 'out');
+    const ac = new AbortController();
+    const running = exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv', signal: ac.signal });
+    // Abort once the partial file has data in it: the stream is demonstrably mid-way.
+    for (;;) {
+      const partial = (await readdir(out).catch(() => [] as string[])).find((n) => n.endsWith('.partial'));
+      if (partial && (await readFile(join(out, partial)).catch(() => Buffer.alloc(0))).length > 0) break;
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    ac.abort();
+    await expect(running).rejects.toThrow(/abort/i);
+    expect(await readdir(out)).toEqual([]);
+    expect(watermarks()).toEqual([]);
+    // The same export completes afterwards.
+    const [f] = await exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv' });
+    expect(f!.rows).toBe(200000);
+    expect(await readdir(out)).toEqual(['big.csv']);
+  });
+});
