@@ -39,8 +39,8 @@ export interface PipelineRunRef {
 export interface BeginPipelineRunInput extends PipelineRunRef {}
 
 export interface FinishPipelineRunInput extends PipelineRunRef {
-  /** A run whose failed URLs were reported (not fatal) is 'succeeded' with those failures in `error`. */
-  status: 'succeeded' | 'failed';
+  /** 'partial': some URLs failed for good (listed in `error`) and the others loaded. */
+  status: 'succeeded' | 'partial' | 'failed';
   error: string | null;
 }
 

@@ -69,9 +69,32 @@ export function parseDatabaseUrl(url: string): { dialect: 'sqlite'; file: string
   );
 }
 
-export async function openDatabase(url: string): Promise<Database> {
+export interface OpenDatabaseOptions {
+  /** Postgres: most connections this Database holds at once. Default SCRAPE_ETL_PG_POOL_SIZE or 10. */
+  poolSize?: number;
+}
+
+/**
+ * Connections per Postgres pool. A worker opens one pool per destination URL and shares it between all its
+ * activities (activities/resources.ts); loads queue for a connection rather than open more, so several workers
+ * stay within the server's max_connections (workers x pool size). Ten matches node-postgres's default and keeps
+ * a worker's 20 concurrent activities busy, since each transaction holds its connection only while it writes.
+ */
+export const DEFAULT_PG_POOL_SIZE = 10;
+
+export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env['SCRAPE_ETL_PG_POOL_SIZE']?.trim();
+  if (!v) return DEFAULT_PG_POOL_SIZE;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) {
+    throw new Error(`SCRAPE_ETL_PG_POOL_SIZE='${v}' must be an integer from 1 to 1000 (connections per Postgres pool)`);
+  }
+  return n;
+}
+
+export async function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
-  return parsed.dialect === 'sqlite' ? openSqlite(parsed.file, url) : openPostgres(parsed.url);
+  return parsed.dialect === 'sqlite' ? openSqlite(parsed.file, url) : openPostgres(parsed.url, opts.poolSize ?? pgPoolSize());
 }
 
 function openSqlite(file: string, url: string): SqliteDatabase {
@@ -134,9 +157,11 @@ function migrateSqlite(sqlite: BetterSqlite3.Database): void {
   }
 }
 
-async function openPostgres(url: string): Promise<PostgresDatabase> {
+async function openPostgres(url: string, poolSize: number): Promise<PostgresDatabase> {
   const safeUrl = redactDatabaseUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  if (!Number.isInteger(poolSize) || poolSize < 1) throw new Error(`Postgres pool size must be a positive integer, got ${poolSize}`);
+  // application_name makes a worker's connections recognisable in pg_stat_activity.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, application_name: 'scrape-etl' });
   // An idle client losing its connection must not crash the process; the next query reports the failure.
   pool.on('error', () => {});
   try {

@@ -147,12 +147,16 @@ function keyString(values: readonly unknown[]): string {
   return values.map((v) => (v === null || v === undefined ? '\u0000' : String(v))).join('\u0001');
 }
 
-/** Rows of one table with duplicate natural keys collapsed (the last wins, as a later page would). */
+/**
+ * Rows of one table with duplicate natural keys collapsed (the last wins, as a later page would), sorted by key:
+ * concurrent loads whose key sets overlap then lock the rows they upsert in the same order, so they wait for
+ * each other instead of deadlocking.
+ */
 function dedupe(meta: TableMeta, rows: readonly Row[], pipeline: string): Row[] {
   if (meta.key.length === 0) return [...rows];
   const byKey = new Map<string, Row>();
   for (const r of rows) byKey.set(keyString(meta.key.map((k) => (k === 'pipeline' ? pipeline : r[k]))), r);
-  return [...byKey.values()];
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
 }
 
 // ---- SQL --------------------------------------------------------------------------------------------------
@@ -303,6 +307,41 @@ function toIntScalar(v: Scalar): Scalar {
   return Number.isSafeInteger(n) ? n : BigInt(v);
 }
 
+// ---- concurrent loads of the same parents ------------------------------------------------------------------
+
+/** A 64-bit advisory lock key for one parent row; a collision only makes two unrelated loads wait. */
+function parentLockKey(table: DataTableName, key: readonly unknown[]): bigint {
+  const digest = crypto.createHash('sha1').update(`${table}\u0002${keyString(key)}`).digest('hex');
+  return BigInt.asIntN(64, BigInt(`0x${digest.slice(0, 16)}`));
+}
+
+/**
+ * Products whose rows a load reads before it writes. The price history compares a product's new prices with
+ * the stored ones, so two loads of the same product must not interleave (both would see "no earlier price"
+ * and append the first price twice), and child replacement must see the other load's models.
+ * Results are left out: their content is fixed once their run finished, and one batch carries up to a thousand
+ * of them, each lock a slot in Postgres's shared lock table. A marketplace response carries one product.
+ */
+const LOCKED_PARENTS: readonly DataTableName[] = ['marketplace_products'];
+
+/**
+ * Postgres only (SQLite writers are serialised by BEGIN IMMEDIATE). Each load takes a transaction-scoped
+ * advisory lock per product it writes, all of them first and in one sorted order, so loads of the same product
+ * queue and loads of different ones run in parallel.
+ */
+async function lockParents(tx: Tx, pipeline: string, rows: RowsByTable): Promise<void> {
+  if (tx.dialect !== 'postgres') return;
+  const keys = new Set<bigint>();
+  for (const table of LOCKED_PARENTS) {
+    const meta = TABLE_META[table];
+    for (const r of rows[table] ?? []) keys.add(parentLockKey(table, meta.key.map((k) => (k === 'pipeline' ? pipeline : r[k]))));
+  }
+  if (keys.size === 0) return;
+  const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // unnest yields the array in order and each row's lock is taken as the row is produced.
+  await tx.all(`SELECT pg_advisory_xact_lock(k) FROM unnest(${tx.ph(1)}::bigint[]) AS k`, [`{${sorted.join(',')}}`]);
+}
+
 // ---- entry point ------------------------------------------------------------------------------------------
 
 export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<LoadBatchResult> {
@@ -326,6 +365,7 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
   const body = opts.raw;
 
   return withTransaction(db, async (tx) => {
+    await lockParents(tx, pipeline, rows);
     const [landed] = await tx.all(
       `INSERT INTO raw_responses (pipeline, kind, endpoint, request_key, workflow_id, scraping_run_id, received_at, loaded_at, body_sha256, body_bytes, body)
        VALUES (${Array.from({ length: 11 }, (_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,

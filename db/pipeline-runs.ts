@@ -3,7 +3,13 @@
 import type { Database } from './connect.js';
 import { withTransaction } from './sql.js';
 
-export type PipelineRunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled';
+/**
+ * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
+ * `error`); every other URL's data is loaded.
+ */
+export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'cancelled';
+
+const FINISHED_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed', 'cancelled']);
 
 export interface PipelineRunRow {
   id: number;
@@ -46,6 +52,9 @@ export async function finishPipelineRun(
     finishedAt?: Date;
   },
 ): Promise<void> {
+  if (!FINISHED_STATUSES.has(run.status)) {
+    throw new Error(`cannot finish pipeline run '${run.workflowId}' with status '${String(run.status)}' (expected one of ${[...FINISHED_STATUSES].join(', ')})`);
+  }
   const error = run.error ? run.error.slice(0, MAX_ERROR_CHARS) : null;
   const updated = await withTransaction(db, (tx) =>
     tx.run(

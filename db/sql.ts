@@ -68,10 +68,23 @@ function pgTx(client: pg.PoolClient): Tx {
   };
 }
 
+/** Postgres failures that mean "run the whole transaction again": serialization failure and deadlock. */
+const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
+/** Attempts of one Postgres transaction before a retryable failure is passed on (then the activity retries). */
+export const MAX_TRANSACTION_ATTEMPTS = 5;
+
+function isRetryablePgError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && RETRYABLE_PG_CODES.has(code);
+}
+
 /**
  * Runs `fn` in one transaction: all of it commits or none of it does. SQLite takes the write lock up front
  * (BEGIN IMMEDIATE, waiting up to busy_timeout for other processes), and calls on the same connection are
- * queued because one better-sqlite3 connection can hold only one transaction.
+ * queued because one better-sqlite3 connection can hold only one transaction. In Postgres a transaction that
+ * the server aborts as a deadlock victim or for a serialization failure is rolled back and run again (up to
+ * MAX_TRANSACTION_ATTEMPTS times, after a short random pause), so `fn` must not have effects outside the
+ * transaction that cannot be repeated.
  */
 export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
   if (db.dialect === 'sqlite') {
@@ -91,7 +104,19 @@ export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T
     sqliteLocks.set(sqlite, current);
     return current;
   }
-  const client = await db.pool.connect();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pgTransaction(db.pool, fn);
+    } catch (err) {
+      if (!isRetryablePgError(err) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw err;
+      // Random, growing pauses so the transactions that collided do not collide again in step.
+      await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** attempt));
+    }
+  }
+}
+
+async function pgTransaction<T>(pool: pg.Pool, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');

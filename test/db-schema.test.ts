@@ -97,4 +97,15 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     expect(row?.finishedAt).not.toBeNull();
     await expect(finishPipelineRun(db, { workflowId: 'never-started', status: 'failed' })).rejects.toThrow(/no pipeline run with workflow id 'never-started'/);
   });
+
+  it("records 'partial' when some URLs failed and the rest loaded, and refuses an unknown status", async () => {
+    await startPipelineRun(db, { workflowId: 'jobs--r7', pipeline: 'jobs', kind: 'job-board' });
+    const error = '1 of 3 URLs failed: https://jobs.example/x: 422 The urls field is invalid.';
+    await finishPipelineRun(db, { workflowId: 'jobs--r7', status: 'partial', rowsByTable: { job_records: 8 }, error });
+    expect(await getPipelineRun(db, 'jobs--r7')).toMatchObject({ status: 'partial', rowsByTable: { job_records: 8 }, error });
+    await expect(finishPipelineRun(db, { workflowId: 'jobs--r7', status: 'running' as never })).rejects.toThrow(
+      "cannot finish pipeline run 'jobs--r7' with status 'running' (expected one of succeeded, partial, failed, cancelled)",
+    );
+    expect((await getPipelineRun(db, 'jobs--r7'))?.status).toBe('partial');
+  });
 });

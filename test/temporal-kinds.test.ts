@@ -1,6 +1,7 @@
-// Every pipeline kind end to end on a real Temporal dev server, a real worker and the simulator over HTTP: the
-// tables equal the simulator's ground truth, pipeline_runs is started and finished, a failing URL is reported
-// without losing the others, and the results sync resumes from its watermark (with continue-as-new).
+// Every pipeline kind end to end on a real Temporal dev server, a real worker and the simulator over HTTP, into
+// each destination dialect (a SQLite file and a fresh Postgres database): the tables equal the simulator's ground
+// truth, pipeline_runs is started and finished ('partial' when URLs failed), a failing URL is reported without
+// losing the others, and the results sync resumes from its watermark (with continue-as-new).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,55 +16,69 @@ import { startPipelineRun } from '../temporal/start.js';
 import type { PipelineProgress } from '../workflows/pipeline.js';
 import { expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
 import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
+import { testPostgresUrl } from './support/postgres.js';
 import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './support/temporal.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
-const taskQueue = `kinds-${crypto.randomBytes(4).toString('hex')}`;
 let temporal: TestTemporal;
-let sim: RunningSimulator;
-let worker: InProcessWorker;
 let dir: string;
-let dbUrl: string;
-let db: Database;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-kinds-'));
-  dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
-  [temporal, sim] = await Promise.all([startTestTemporal(), startSimulator({ port: 0, token: TOKEN, seed: 11, runDurationMs: 1000 })]);
+  temporal = await startTestTemporal();
   Object.assign(process.env, {
-    SCRAPER_BASE_URL: sim.baseUrl,
     SCRAPER_API_TOKEN: TOKEN,
     SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
     // Small enough that the results sync below needs several activities and continues as new.
     SCRAPE_ETL_PAGES_PER_ACTIVITY: '2',
     SCRAPE_ETL_ACTIVITIES_PER_RUN: '2',
   });
-  worker = await startInProcessWorker({ address: temporal.address, taskQueue });
-  db = await openDatabase(dbUrl);
 });
 
 afterAll(async () => {
-  await db?.close();
-  await worker?.stop();
-  await sim?.close();
   await temporal?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const conn = () => ({ client: temporal.client, taskQueue });
+// Each destination gets its own simulator (the results kind syncs everything the service holds, so the two
+// suites must not see each other's runs), worker and task queue; the Temporal server is shared.
+describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, into %s', (destination) => {
+  const taskQueue = `kinds-${destination}-${crypto.randomBytes(4).toString('hex')}`;
+  let sim: RunningSimulator;
+  let worker: InProcessWorker;
+  let dbUrl: string;
+  let db: Database;
 
-function runResults(runIds: string[]): ResultRecord[] {
-  return runIds.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
-}
+  beforeAll(async () => {
+    dbUrl = destination === 'sqlite' ? `sqlite:${path.join(dir, 'dest.sqlite')}` : await testPostgresUrl();
+    sim = await startSimulator({ port: 0, token: TOKEN, seed: 11, runDurationMs: 1000 });
+    // Read by the worker's activities when they first build their client (reset when a worker stops).
+    process.env['SCRAPER_BASE_URL'] = sim.baseUrl;
+    worker = await startInProcessWorker({ address: temporal.address, taskQueue });
+    db = await openDatabase(dbUrl);
+  }, 60_000);
 
-describe('pipeline workflow, each kind', () => {
+  afterAll(async () => {
+    await db?.close();
+    await worker?.stop();
+    await sim?.close();
+  });
+
+  const conn = () => ({ client: temporal.client, taskQueue });
+  // Workflow ids (pipeline--runKey) share the server's namespace with the other destination's suite.
+  const key = (runKey: string) => `${destination}-${runKey}`;
+
+  function runResults(runIds: string[]): ResultRecord[] {
+    return runIds.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
+  }
+
   it('pdf: one run per keyword, waited for and loaded exactly', async () => {
-    const exportDir = path.join(dir, 'exports');
+    const exportDir = path.join(dir, destination, 'exports');
     const spec = {
       ...pdfSpec('pdf-kind', dbUrl, 3, 10),
       exports: [{ dir: exportDir, tables: ['pdf_results'], mode: 'full' as const, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}.csv', neutralize_formulas: true }],
     };
-    const handle = await startPipelineRun(conn(), spec, 'r1');
+    const handle = await startPipelineRun(conn(), spec, key('r1'));
     const result = await handle.result();
     expect(result.status).toBe('succeeded');
     expect(result.scrapingRunIds).toHaveLength(3);
@@ -92,7 +107,7 @@ describe('pipeline workflow, each kind', () => {
   it('leads search-engine and social: results land in leads_results', async () => {
     const se = leadsSearchSpec('leads-se-kind', dbUrl, 4);
     const social = leadsSocialSpec('leads-social-kind', dbUrl, 37);
-    const [a, b] = await Promise.all([startPipelineRun(conn(), se, 'r1'), startPipelineRun(conn(), social, 'r1')]);
+    const [a, b] = await Promise.all([startPipelineRun(conn(), se, key('r1')), startPipelineRun(conn(), social, key('r1'))]);
     const [ra, rb] = await Promise.all([a.result(), b.result()]);
     const recA = runResults(ra.scrapingRunIds);
     const recB = runResults(rb.scrapingRunIds);
@@ -105,7 +120,7 @@ describe('pipeline workflow, each kind', () => {
   it('job-board: every URL scraped and loaded on its own', async () => {
     const urls = Array.from({ length: 7 }, (_, i) => `https://weworkremotely.com/remote-jobs/search?term=ts${i}`);
     const spec = jobBoardSpec('jobs-kind', dbUrl, urls);
-    const result = await (await startPipelineRun(conn(), spec, 'r1')).result();
+    const result = await (await startPipelineRun(conn(), spec, key('r1'))).result();
     expect(result.status).toBe('succeeded');
     expect(result.failedUrlCount).toBe(0);
     const expected = mergeRows(
@@ -119,7 +134,7 @@ describe('pipeline workflow, each kind', () => {
     const good = [productUrl(4420309814), productUrl(1234567890), productUrl(777, 42), productUrl(778, 42)];
     const bad = 'https://shopee.tw/api/v2/item/get?shopid=10115139';
     const spec = { ...marketplaceSpec('market-kind', dbUrl, [good[0]!, bad, ...good.slice(1)]), concurrency: 2 };
-    const handle = await startPipelineRun(conn(), spec, 'r1');
+    const handle = await startPipelineRun(conn(), spec, key('r1'));
     const result = await handle.result();
     expect(result.status).toBe('partial');
     expect(result.failedUrlCount).toBe(1);
@@ -129,7 +144,10 @@ describe('pipeline workflow, each kind', () => {
     expect(progress.urls).toEqual({ total: 5, done: 5, failed: 1 });
     expect(progress.failedUrls.map((f) => f.url)).toEqual([bad]);
     const row = await getPipelineRun(db, handle.workflowId);
+    expect(row?.status).toBe('partial');
     expect(row?.error).toContain(bad);
+    expect(row?.error).toMatch(/^1 of 5 URLs failed/);
+    expect(row?.rowsByTable?.['marketplace_products']).toBe(4);
     // Parsed with the client's schema, as the loaded responses were (it fixes the key order of `extra`).
     const expected = mergeRows(good.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)))));
     await expectTablesEqual(db, spec, expected, [
@@ -143,15 +161,15 @@ describe('pipeline workflow, each kind', () => {
     const spec = resultsSpec('results-kind', dbUrl, 10);
     const all = sim.truth.allResults() as unknown as ResultRecord[];
     expect(all.length).toBe(10 + 40 + 37);
-    const first = await startPipelineRun(conn(), spec, 'r1');
+    const first = await startPipelineRun(conn(), spec, key('r1'));
     const r1 = await first.result();
     expect(r1.resultsLoaded).toBe(all.length);
     expect((await first.query<PipelineProgress>('progress')).continuedAsNew).toBeGreaterThanOrEqual(2);
     await expectTablesEqual(db, spec, flattenResultRecords(all, 'scraper_results'), ['scraper_results', 'result_content_fields', 'result_content_items']);
 
-    const more = await (await startPipelineRun(conn(), leadsSocialSpec('leads-more', dbUrl, 13), 'r1')).result();
+    const more = await (await startPipelineRun(conn(), leadsSocialSpec('leads-more', dbUrl, 13), key('r1'))).result();
     expect(more.resultsLoaded).toBe(13);
-    const second = await (await startPipelineRun(conn(), spec, 'r2')).result();
+    const second = await (await startPipelineRun(conn(), spec, key('r2'))).result();
     expect(second.resultsLoaded).toBe(13);
     expect(second.pagesLoaded).toBe(2);
     const now = sim.truth.allResults() as unknown as ResultRecord[];

@@ -199,7 +199,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       failedUrls.length > 0
         ? shortText(`${failedUrls.length} of ${urlCount} URLs failed: ${failedUrls.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
         : null;
-    const finished = await control.finishPipelineRun({ ...ref, status: 'succeeded', error });
+    const finished = await control.finishPipelineRun({ ...ref, status, error });
     progress.phase = status;
     return {
       workflowId,

@@ -507,3 +507,19 @@ export const export_watermarks = table(
   },
   (t) => [primaryKey({ columns: [t.pipeline, t.table_name] })],
 );
+
+/**
+ * Where each incremental sync of /api/results resumes: the highest result id of its last COMPLETE pass, per
+ * pipeline and stream. Kept as decimal text (compared as BigInt by activities/watermark-store.ts) so the
+ * definition matches the table earlier versions created on first use.
+ */
+export const sync_watermarks = table(
+  'sync_watermarks',
+  {
+    pipeline: txt().notNull(),
+    stream: txt().notNull(),
+    watermark: txt().notNull(),
+    updated_at: ts().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.pipeline, t.stream] })],
+);

@@ -27,7 +27,7 @@ async function select(db: Database, sql: string, params: unknown[]): Promise<Arr
 export async function loadedRows(db: Database, table: DataTableName, pipeline: string): Promise<string[]> {
   const meta = TABLE_META[table];
   const cols = meta.dataColumns;
-  const rows = await select(db, `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE pipeline = ?`, [pipeline]);
+  const rows = await select(db, `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`, [pipeline]);
   return sorted(rows.map((r) => Object.fromEntries(cols.map((c) => [c, norm(meta.kinds[c], r[c])]))));
 }
 
