@@ -17,13 +17,25 @@ function stateFile(dataDir: string, pipeline: string): string {
 }
 
 export function recallRun(dataDir: string, pipeline: string): RememberedRun | undefined {
+  const file = stateFile(dataDir, pipeline);
+  let text: string;
   try {
-    const parsed = JSON.parse(fs.readFileSync(stateFile(dataDir, pipeline), 'utf8')) as Partial<RememberedRun>;
-    if (typeof parsed.runKey !== 'string' || typeof parsed.workflowId !== 'string') return undefined;
-    return parsed as RememberedRun;
-  } catch {
-    return undefined;
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
+  // A file we cannot understand is reported, not ignored: ignoring it would silently start (and pay for) a second run.
+  let parsed: Partial<RememberedRun> | undefined;
+  try {
+    parsed = JSON.parse(text) as Partial<RememberedRun>;
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed?.runKey !== 'string' || typeof parsed.workflowId !== 'string') {
+    throw new Error(`${file}: not a remembered run (expected JSON with runKey and workflowId); delete it, or run with --new to start a fresh run`);
+  }
+  return parsed as RememberedRun;
 }
 
 export function rememberRun(dataDir: string, run: RememberedRun): void {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../simulator/server.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { stopDevServer } from '../temporal/dev-server.js';
-import { CLI, REPO_ROOT, runCli } from './support/cli.js';
+import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
 
 const TOKEN = 'cli-run-test-token';
 const EXAMPLES = path.join(REPO_ROOT, 'pipelines', 'examples');
@@ -33,10 +33,6 @@ afterAll(async () => {
   await sim?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-function jsonLines(stdout: string): Array<Record<string, unknown>> {
-  return stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 describe('scrape-etl run', () => {
   it('runs every example pipeline to success, loading rows and writing CSV files', async () => {

@@ -21,6 +21,8 @@ import {
   type ScraperClientOptions,
 } from '../client/index.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { JOB_SCHEMA } from './support/job-schema.js';
+import { waitForRun } from './support/scraping-runs.js';
 
 const TOKEN = `tok_${randomBytes(16).toString('hex')}`;
 const RUN_MS = 150;
@@ -37,6 +39,7 @@ const logger = pino(
   }),
 );
 const thrown: unknown[] = [];
+const allRetries: RetryInfo[] = [];
 
 async function rejectionOf(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -46,6 +49,16 @@ async function rejectionOf(p: Promise<unknown>): Promise<unknown> {
     return err;
   }
   throw new Error('expected the call to fail, it succeeded');
+}
+
+function errorOf(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (err) {
+    thrown.push(err);
+    return err as Error;
+  }
+  throw new Error('expected the call to throw, it returned');
 }
 
 let sim: RunningSimulator;
@@ -63,37 +76,14 @@ function client(extra: Partial<ScraperClientOptions> = {}): ScraperClient {
 
 function retryCounter(): { retries: RetryInfo[]; onRetry: (i: RetryInfo) => void } {
   const retries: RetryInfo[] = [];
-  return { retries, onRetry: (i) => retries.push(i) };
-}
-
-async function waitForRun(c: ScraperClient, runId: number | bigint): Promise<void> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const res = await c.getScrapingRun(runId);
-    if (res.data.data.status !== 'running') return;
-    if (Date.now() > deadline) throw new Error(`run ${runId} still running`);
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
-
-const JOB_SCHEMA = {
-  type: 'array' as const,
-  description: 'job listings',
-  items: {
-    type: 'object' as const,
-    description: 'one job',
-    properties: {
-      job_title: { type: 'string' as const, description: 'job name' },
-      job_url: { type: 'string' as const, description: 'URL of the job' },
-      job_location: { type: 'string' as const, description: 'location' },
-      job_salary: { type: 'number' as const, description: 'salary, 0 when none' },
-      job_type: { type: 'string' as const, description: 'full-time etc.' },
-      job_currency: { type: 'string' as const, description: 'currency code' },
+  return {
+    retries,
+    onRetry: (i) => {
+      retries.push(i);
+      allRetries.push(i);
     },
-    required: ['job_title', 'job_url', 'job_location', 'job_salary', 'job_type', 'job_currency'],
-  },
-  required: ['items'],
-};
+  };
+}
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, token: TOKEN, seed: 7, runDurationMs: RUN_MS });
@@ -103,35 +93,29 @@ afterAll(async () => {
 });
 beforeEach(() => {
   sim.clearFaults();
+  // Attempts are counted where they arrive, not only by the client's own onRetry reports.
+  sim.resetStats();
 });
 
 describe('configuration', () => {
   it('requires https unless the host is loopback', () => {
-    const err = (() => {
-      try {
-        new ScraperClient({ baseUrl: 'http://api.example.com', token: TOKEN });
-      } catch (e) {
-        thrown.push(e);
-        return e;
-      }
-      return undefined;
-    })();
+    const err = errorOf(() => new ScraperClient({ baseUrl: 'http://api.example.com', token: TOKEN }));
     expect(err).toBeInstanceOf(ApiConfigError);
-    expect((err as Error).message).toMatch(/must use https.*loopback/);
+    expect(err.message).toMatch(/must use https.*loopback/);
     for (const ok of ['https://api.example.com/', 'http://127.0.0.1:9', 'http://127.8.9.10', 'http://localhost:3000', 'http://[::1]:8080']) {
       expect(new ScraperClient({ baseUrl: ok, token: TOKEN }).baseUrl).toBe(ok.replace(/\/$/, ''));
     }
-    expect(() => new ScraperClient({ baseUrl: 'http://128.0.0.1', token: TOKEN })).toThrow(ApiConfigError);
-    expect(() => new ScraperClient({ baseUrl: 'ftp://example.com', token: TOKEN })).toThrow(/https/);
-    expect(() => new ScraperClient({ baseUrl: 'not a url', token: TOKEN })).toThrow(/not an absolute URL/);
+    expect(errorOf(() => new ScraperClient({ baseUrl: 'http://128.0.0.1', token: TOKEN }))).toBeInstanceOf(ApiConfigError);
+    expect(errorOf(() => new ScraperClient({ baseUrl: 'ftp://example.com', token: TOKEN })).message).toMatch(/https/);
+    expect(errorOf(() => new ScraperClient({ baseUrl: 'not a url', token: TOKEN })).message).toMatch(/not an absolute URL/);
   });
 
   it('reads env and names SCRAPER_API_TOKEN / SCRAPER_BASE_URL when missing', () => {
     const fromEnv = new ScraperClient({ env: { SCRAPER_BASE_URL: 'https://svc.example.com/base/', SCRAPER_API_TOKEN: TOKEN } });
     expect(fromEnv.baseUrl).toBe('https://svc.example.com/base');
-    expect(() => new ScraperClient({ env: { SCRAPER_BASE_URL: 'https://svc.example.com' } })).toThrow(/SCRAPER_API_TOKEN/);
-    expect(() => new ScraperClient({ env: { SCRAPER_API_TOKEN: TOKEN } })).toThrow(/SCRAPER_BASE_URL/);
-    expect(() => new ScraperClient({ baseUrl: 'https://a.example.com', token: `${TOKEN}\n` })).toThrow(ApiConfigError);
+    expect(errorOf(() => new ScraperClient({ env: { SCRAPER_BASE_URL: 'https://svc.example.com' } })).message).toMatch(/SCRAPER_API_TOKEN/);
+    expect(errorOf(() => new ScraperClient({ env: { SCRAPER_API_TOKEN: TOKEN } })).message).toMatch(/SCRAPER_BASE_URL/);
+    expect(errorOf(() => new ScraperClient({ baseUrl: 'https://a.example.com', token: `${TOKEN}\n` }))).toBeInstanceOf(ApiConfigError);
     // The client itself never serialises or prints the token.
     expect(JSON.stringify(fromEnv)).not.toContain(TOKEN);
     expect(inspect(fromEnv, { depth: 5, showHidden: true })).not.toContain(TOKEN);
@@ -295,6 +279,7 @@ describe('retries', () => {
     expect(res.status).toBe(200);
     expect(retries.map((r) => r.status)).toEqual([500, 503]);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(sim.stats().byStatus).toEqual({ '200': 1, '500': 1, '503': 1 });
     expect(retries.every((r) => r.delayMs >= 0 && r.delayMs <= 20)).toBe(true);
   });
 
@@ -307,6 +292,7 @@ describe('retries', () => {
     expect((err as ApiHttpError).status).toBeGreaterThanOrEqual(500);
     expect((err as Error).message).toMatch(/^GET \/api\/scrapers: 50\d server error .*gave up after 3 attempts/);
     expect(retries).toHaveLength(2);
+    expect(sim.stats().byEndpoint).toEqual({ 'GET /api/scrapers': 3 });
   });
 
   it('honours Retry-After on 429 (measured), capped by maxRetryAfterMs', async () => {
@@ -393,6 +379,7 @@ describe('errors that are not retried', () => {
     expect((err as Error).message).toContain('SCRAPER_API_TOKEN');
     expect((err as Error).message).toContain('API Tokens section of the console profile page');
     expect(retries).toHaveLength(0);
+    expect(sim.stats().byStatus).toEqual({ '401': 1 });
   });
 
   it("422 carries the server's validation message", async () => {
@@ -405,6 +392,7 @@ describe('errors that are not retried', () => {
     expect((err as ApiHttpError).status).toBe(422);
     expect((err as Error).message).toMatch(/^POST \/api\/scrapers\/leads-generator\/search-engine\/create-and-run: 422 .*limit_pages.*must not be greater than/);
     expect(retries).toHaveLength(0);
+    expect(sim.stats().byStatus).toEqual({ '422': 1 });
   });
 
   it('404 names the path and id', async () => {
@@ -414,6 +402,7 @@ describe('errors that are not retried', () => {
     expect((err as Error).message).toContain('/api/scraping-runs/987654321');
     expect((err as Error).message).toContain('Scraping run 987654321 not found.');
     expect(retries).toHaveLength(0);
+    expect(sim.stats().byStatus).toEqual({ '404': 1 });
   });
 
   it('a schema-violating body is an ApiValidationError naming endpoint and path', async () => {
@@ -586,7 +575,7 @@ describe('against a local server (shapes the simulator cannot produce)', () => {
 });
 
 describe('secrecy', () => {
-  it('the token is absent from every error and log line produced by this suite', () => {
+  it('the token is absent from every error, log line and retry report produced by this suite', () => {
     expect(thrown.length).toBeGreaterThan(20);
     expect(logLines.length).toBeGreaterThan(20);
     for (const err of thrown) {
@@ -595,5 +584,7 @@ describe('secrecy', () => {
       expect(inspect(err, { depth: 10, showHidden: true })).not.toContain(TOKEN);
     }
     for (const line of logLines) expect(line).not.toContain(TOKEN);
+    expect(allRetries.length).toBeGreaterThan(5);
+    for (const r of allRetries) expect(JSON.stringify(r)).not.toContain(TOKEN);
   });
 });

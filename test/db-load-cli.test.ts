@@ -5,8 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/connect.js';
+import { startSimulator } from '../simulator/server.js';
 import { runCli } from './support/cli.js';
-import { countRows, dumpDatabase } from './support/db-dump.js';
+import { countRows, dumpDatabase, dumpTable } from './support/db-dump.js';
+import { JOB_SCHEMA } from './support/job-schema.js';
 import { testPostgresUrl } from './support/postgres.js';
 
 const REAL = '/work/shared/fixtures/real';
@@ -60,6 +62,63 @@ describe('scrape-etl load', () => {
       await s.close();
       await p.close();
     }
+  }, 60_000);
+
+  it('loads the job-board and results kinds: every record as one row, typed by the request schema, twice without change', async () => {
+    const dbUrl = `sqlite:${path.join(tmp, 'kinds.sqlite')}`;
+    const sim = await startSimulator({ port: 0, token: 't', seed: 3 });
+    const request = { urls: ['https://jobs.example.com/search?q=etl'], min: 4, max: 4, timeout: 30, schema: JOB_SCHEMA };
+    let body: string;
+    try {
+      const res = await fetch(`${sim.baseUrl}/api/job-board-scrape`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer t', 'Content-Type': 'application/json' },
+        body: JSON.stringify(request),
+      });
+      expect(res.status).toBe(200);
+      body = await res.text();
+    } finally {
+      await sim.close();
+    }
+    const response = JSON.parse(body) as { result: Array<Record<string, unknown>> };
+    expect(response.result).toHaveLength(4);
+    const jobs = path.join(tmp, 'jobs.json');
+    fs.writeFileSync(jobs, JSON.stringify({ request: { ...request, url: request.urls[0] }, response }));
+    for (let round = 0; round < 2; round++) {
+      const j = await runCli(['load', 'job-board', jobs, '--db', dbUrl, '--pipeline', 'jobs']);
+      expect(j.stderr).toBe('');
+      expect(j.code).toBe(0);
+      expect(j.stdout).toContain(round === 0 ? '4 rows inserted or changed' : '0 rows inserted or changed');
+      const r = await runCli(['load', 'results', `${REAL}/results-response-1.json`, '--db', dbUrl, '--pipeline', 'sync']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/scraper_results=2/);
+    }
+    const db = await openDatabase(dbUrl);
+    try {
+      const rows = await dumpTable(db, 'job_records');
+      const got = rows.map((row) => [row['job_title'], row['job_url'], row['job_salary_number'], row['job_salary_text'], row['job_currency']]);
+      const want = response.result.map((rec) => [rec['job_title'], rec['job_url'], rec['job_salary'], null, rec['job_currency']]);
+      const key = (a: unknown[]) => JSON.stringify(a);
+      expect(got.map(key).sort()).toEqual(want.map(key).sort());
+      expect(rows.every((row) => row['pipeline'] === 'jobs')).toBe(true);
+      const results = await dumpTable(db, 'scraper_results');
+      expect(results.map((row) => [row['id'], row['scraping_run_id'], row['scraper_name'], row['content']])).toEqual([
+        ['1', '12', 'My scraper 1', '<your-extracted-data>'],
+        ['2', '12', 'My scraper 1', '<your-extracted-data>'],
+      ]);
+    } finally {
+      await db.close();
+    }
+
+    // A record that breaks the schema the request sent is refused by JSON path.
+    const broken = structuredClone(response);
+    broken.result[1]!['job_salary'] = 'a lot';
+    const bad = path.join(tmp, 'jobs-bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ request, response: broken }));
+    const refused = await runCli(['load', 'job-board', bad, '--db', dbUrl]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${bad}: response.result[1].job_salary:`);
   }, 60_000);
 
   it('rejects a bad file by name and JSON path, and loads none of the files given', async () => {

@@ -13,6 +13,8 @@ import { loadBatch, type LoadBatchOptions } from '../db/load.js';
 import { DATA_TABLES } from '../db/tables.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { countRows, dumpDatabase, dumpTable } from './support/db-dump.js';
+import { JOB_SCHEMA } from './support/job-schema.js';
+import { waitForRun } from './support/scraping-runs.js';
 import { testPostgresUrl } from './support/postgres.js';
 
 const TOKEN = 'db-load-test-token';
@@ -38,15 +40,6 @@ function marketBatch(pipeline: string, v: { raw: string; data: MarketplaceRespon
   return { pipeline, kind: 'marketplace', endpoint: MARKET, requestKey, raw: v.raw, data: v.data };
 }
 
-async function waitForRun(client: ScraperClient, id: number | bigint) {
-  for (let i = 0; i < 200; i++) {
-    const r = await client.getScrapingRun(id);
-    if (r.data.data.status !== 'running') return r;
-    await new Promise((res) => setTimeout(res, 25));
-  }
-  throw new Error(`scraping run ${id} never finished`);
-}
-
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'db-load-'));
   sim = await startSimulator({ port: 0, token: TOKEN, seed: 11, runDurationMs: 50 });
@@ -68,24 +61,7 @@ beforeAll(async () => {
     min: 3,
     max: 6,
     timeout: 30,
-    schema: {
-      type: 'array',
-      description: 'jobs',
-      items: {
-        type: 'object',
-        description: 'a job',
-        properties: {
-          job_title: { type: 'string', description: 'title' },
-          job_url: { type: 'string', description: 'url' },
-          job_location: { type: 'string', description: 'location' },
-          job_salary: { type: 'number', description: 'salary' },
-          job_type: { type: 'string', description: 'type' },
-          job_currency: { type: 'string', description: 'currency' },
-        },
-        required: ['job_title', 'job_url', 'job_location', 'job_salary', 'job_type', 'job_currency'],
-      },
-      required: ['items'],
-    },
+    schema: JOB_SCHEMA,
   });
   batches.push({ pipeline: 'jobs', kind: 'job-board', endpoint: jobs.endpoint, requestKey: 'q=data', raw: jobs.raw, data: jobs.data });
 

@@ -1,14 +1,14 @@
 // The real `scrape-etl export` command, and a real crash: the command is SIGKILLed in the middle of a big table.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../db/connect.js';
 import { exportTables } from '../export/csv.js';
 import { CLI, REPO_ROOT, runCli } from './support/cli.js';
-import { byId, expectedById, insertScrapers, readCsv, scraperRows } from './support/export-data.js';
+import { byId, expectedById, insertScrapers, readCsv, scraperRows, waitForPartialFile } from './support/export-data.js';
 
 let dir: string;
 let dbUrl: string;
@@ -67,14 +67,7 @@ describe('scrape-etl export', () => {
       stdio: 'ignore',
     });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    let partial: string | undefined;
-    const deadline = Date.now() + 60_000;
-    while (!partial) {
-      if (Date.now() > deadline) throw new Error('the export never started writing');
-      const name = (await readdir(out).catch(() => [] as string[])).find((n) => n.endsWith('.partial'));
-      if (name && (await stat(join(out, name)).catch(() => undefined))?.size) partial = name;
-      else await new Promise((r) => setTimeout(r, 5));
-    }
+    const partial = await waitForPartialFile(out);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 

@@ -1,11 +1,11 @@
 // CSV export from real SQLite files: every file is parsed back by papaparse and compared with the rows written.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../db/connect.js';
 import { exportTables } from '../export/csv.js';
-import { BIG_ID, byId, expectedById, insertScrapers, readCsv, scraperRows, TRICKY_TEXT } from './support/export-data.js';
+import { BIG_ID, byId, expectedById, insertScrapers, readCsv, scraperRows, waitForPartialFile, TRICKY_TEXT, checkIncrementalExports, exportWatermarks } from './support/export-data.js';
 
 let dir: string;
 let db: SqliteDatabase;
@@ -18,10 +18,6 @@ afterEach(async () => {
   await db.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-function watermarks() {
-  return db.sqlite.prepare('select pipeline, table_name, last_load_id from export_watermarks order by pipeline, table_name').safeIntegers(true).all();
-}
 
 describe('CSV export from SQLite', () => {
   it('writes every value exactly as stored when formulas are not neutralised', async () => {
@@ -96,30 +92,7 @@ describe('CSV export from SQLite', () => {
   });
 
   it('exports only rows loaded since the last incremental export, per pipeline', async () => {
-    const out = join(dir, 'out');
-    const first = scraperRows('p1', 10n, 0n);
-    await insertScrapers(db, first);
-    await insertScrapers(db, scraperRows('other', 11n, 1000n));
-    const [a] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'a.csv', nullText: '\\N', neutralizeFormulas: false });
-    expect(byId(await readCsv(a!.file))).toEqual(expectedById(first, '\\N'));
-    expect(watermarks()).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: 10n }]);
-
-    // Second load: two new rows and one changed row, all with a higher load id (beyond 2^53 too).
-    const second = scraperRows('p1', BIG_ID, 500n).slice(0, 2);
-    const changed = { ...first[3]!, name: 'changed', load_id: BIG_ID };
-    await insertScrapers(db, [...second, changed]);
-    const [b] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'b.csv', nullText: '\\N', neutralizeFormulas: false });
-    expect(b!.rows).toBe(3);
-    expect(byId(await readCsv(b!.file))).toEqual(expectedById([...second, changed], '\\N'));
-    expect(watermarks()).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
-
-    // A full export writes everything and leaves the watermark alone; nothing new means a header-only file.
-    const [full] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, fileName: 'full.csv' });
-    expect(full!.rows).toBe(first.length + 2);
-    const [c] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'c.csv' });
-    expect(c!.rows).toBe(0);
-    expect((await readCsv(c!.file)).rows).toEqual([]);
-    expect(watermarks()).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
+    await checkIncrementalExports(db, join(dir, 'out'));
   });
 
   it('picks the data tables holding the pipeline when no table is named', async () => {
@@ -170,15 +143,11 @@ describe('CSV export from SQLite', () => {
     const ac = new AbortController();
     const running = exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv', signal: ac.signal });
     // Abort once the partial file has data in it: the stream is demonstrably mid-way.
-    for (;;) {
-      const partial = (await readdir(out).catch(() => [] as string[])).find((n) => n.endsWith('.partial'));
-      if (partial && (await readFile(join(out, partial)).catch(() => Buffer.alloc(0))).length > 0) break;
-      await new Promise((r) => setTimeout(r, 2));
-    }
+    await waitForPartialFile(out);
     ac.abort();
     await expect(running).rejects.toThrow(/abort/i);
     expect(await readdir(out)).toEqual([]);
-    expect(watermarks()).toEqual([]);
+    expect(await exportWatermarks(db)).toEqual([]);
     // The same export completes afterwards.
     const [f] = await exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv' });
     expect(f!.rows).toBe(200000);

@@ -1,7 +1,9 @@
 // The simulator over real HTTP with plain fetch: shapes and content types of all eight endpoints, auth,
 // validation, determinism, run lifecycle, paging, every fault knob, scripted faults, and the real command.
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,32 +15,18 @@ import {
   scrapersListResponseSchema,
   scrapingRunResponseSchema,
 } from '../client/schemas.js';
+import { parseJson } from '../client/json.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../simulator/server.js';
+import { jobSchemaWith } from './support/job-schema.js';
 
 const TOKEN = 'test-token-123';
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 const PRODUCT_URL = 'https://shopee.tw/api/v2/item/get?itemid=4420309814&shopid=10115139';
 
-const JOB_SCHEMA = {
-  type: 'array',
-  description: 'job listings',
-  items: {
-    type: 'object',
-    description: 'one job',
-    properties: {
-      job_title: { type: 'string', description: 'job name' },
-      job_url: { type: 'string', description: 'URL of the job' },
-      job_location: { type: 'string', description: 'location' },
-      job_salary: { type: 'number', description: 'salary' },
-      job_type: { type: 'string', description: 'type' },
-      job_currency: { type: 'string', description: 'currency' },
-      years_experience: { type: 'integer', description: 'an extra property' },
-      remote: { type: 'boolean', description: 'another extra property' },
-    },
-    required: ['job_title', 'job_url', 'job_location', 'job_salary', 'job_type', 'job_currency'],
-  },
-  required: ['items'],
-};
+const JOB_SCHEMA = jobSchemaWith({
+  years_experience: { type: 'integer', description: 'an extra property' },
+  remote: { type: 'boolean', description: 'another extra property' },
+});
 
 /** A hand-driven clock: lifecycle tests advance time instead of sleeping. */
 function manualClock(start = Date.UTC(2026, 10, 23, 10, 0, 0, 123)) {
@@ -151,8 +139,7 @@ describe('endpoints', () => {
       expect(new URL(rec.job_url).protocol).toBe('https:');
     }
     // A string-typed salary comes back as a string.
-    const stringSchema = structuredClone(JOB_SCHEMA);
-    stringSchema.items.properties.job_salary.type = 'string';
+    const stringSchema = jobSchemaWith({ job_salary: { type: 'string', description: 'salary as written' } });
     const r2 = await api.post('/api/job-board-scrape', { urls: [urls[0]], min: 5, max: 5, timeout: 30, schema: stringSchema });
     expect(r2.json.result).toHaveLength(5);
     for (const rec of r2.json.result) expect(typeof rec.job_salary).toBe('string');
@@ -604,6 +591,63 @@ describe('scrape-etl simulate', () => {
     }
     const [code] = (await once(child, 'exit')) as [number | null];
     expect(code, stderr).toBe(0);
+  });
+
+  it('answers every curl of simulator/README.md as written, with the spec\'s shapes and content types', async () => {
+    const readme = fs.readFileSync(new URL('../simulator/README.md', import.meta.url), 'utf8');
+    const block = /## curl\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    expect(block).toContain('B=http://127.0.0.1:8787;');
+    const child = spawn(process.execPath, ['bin/scrape-etl.js', 'simulate', '--port', '0', '--token', 'sim-token'], {
+      cwd: new URL('..', import.meta.url).pathname,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const [base] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      // The README's commands unchanged, but for the port; each answer is followed by a line with status and type.
+      const script = [
+        `curl() { command curl -w '\\n@@ %{http_code} %{content_type}\\n' "$@"; }`,
+        block!.replace('B=http://127.0.0.1:8787;', `B=${base};`),
+      ].join('\n');
+      const { stdout } = await promisify(execFile)('bash', ['-euc', script]);
+      const answers = stdout.split(/\n@@ (\d+) ([^\n]*)\n/);
+      const parsed: Array<{ body: unknown; status: string; type: string }> = [];
+      for (let i = 0; i + 2 < answers.length; i += 3) parsed.push({ body: parseJson(answers[i]!), status: answers[i + 1]!, type: answers[i + 2]! });
+      expect(parsed).toHaveLength(13);
+      for (const a of parsed) expect(a.status).toBe('200');
+      const schemas = [jobBoardResponseSchema, createAndRunResponseSchema, createAndRunResponseSchema, createAndRunResponseSchema,
+        marketplaceResponseSchema, resultsListResponseSchema, scrapersListResponseSchema, scrapingRunResponseSchema];
+      const types = ['application/json', 'application/json', 'application/json', 'application/json', 'application/json', 'application/json', 'text/plain', 'text/plain'];
+      schemas.forEach((schema, i) => {
+        expect(schema.safeParse(parsed[i]!.body).success, `README curl ${i + 1}`).toBe(true);
+        expect(parsed[i]!.type.split(';')[0], `README curl ${i + 1}`).toBe(types[i]);
+      });
+      expect((parsed[3]!.body as { scraper: { name: string } }).scraper.name).toBe('Social');
+      expect((parsed[7]!.body as { data: { id: number } }).data.id).toBe(5001);
+      expect(parsed[9]!.body).toMatchObject({ scripted_pending: 2 });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    await once(child, 'exit');
+  });
+
+  it('sets every fault knob from its flag, as /_sim/faults and /_sim/state report them', async () => {
+    const flags = ['--latency-ms', '7', '--error-rate', '0.1', '--rate-limit-rate', '0.2', '--retry-after-seconds', '3', '--malformed-rate', '0.3',
+      '--truncated-rate', '0.4', '--run-failure-rate', '0.5', '--run-hang-rate', '0.6', '--run-duration-ms', '1234', '--run-detail-results-limit', '5', '--seed', '42'];
+    const child = spawn(process.execPath, ['bin/scrape-etl.js', 'simulate', '--port', '0', '--token', 't', ...flags], {
+      cwd: new URL('..', import.meta.url).pathname,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const [base] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      const get = async (p: string) => (await fetch(`${base}${p}`, { headers: { Authorization: 'Bearer t' } })).json() as Promise<Record<string, unknown>>;
+      const faults = { latencyMs: 7, errorRate: 0.1, rateLimitRate: 0.2, retryAfterSeconds: 3, malformedRate: 0.3, truncatedRate: 0.4, runFailureRate: 0.5, runHangRate: 0.6 };
+      expect((await get('/_sim/faults'))['faults']).toEqual(faults);
+      expect(await get('/_sim/state')).toMatchObject({ seed: 42, run_duration_ms: 1234, run_detail_results_limit: 5, faults });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    await once(child, 'exit');
   });
 
   it('exits 0 on SIGINT sent as soon as the URL is printed', async () => {

@@ -22,21 +22,14 @@ function rate(name: string) {
   };
 }
 
-interface SimulateOptions {
+// commander maps each fault flag (--error-rate, ...) onto the FaultConfig field of the same name.
+interface SimulateOptions extends FaultConfig {
   port: number;
   host: string;
   token?: string;
   seed: number;
   runDurationMs: number;
   runDetailResultsLimit?: number;
-  latencyMs: number;
-  errorRate: number;
-  rateLimitRate: number;
-  retryAfterSeconds: number;
-  malformedRate: number;
-  truncatedRate: number;
-  runFailureRate: number;
-  runHangRate: number;
 }
 
 export function register(program: Command): void {
@@ -58,16 +51,7 @@ export function register(program: Command): void {
     .option('--run-failure-rate <r>', "share of scraping runs that end 'failed'", rate('--run-failure-rate'), DEFAULT_FAULTS.runFailureRate)
     .option('--run-hang-rate <r>', 'share of scraping runs that never finish', rate('--run-hang-rate'), DEFAULT_FAULTS.runHangRate)
     .action(async (opts: SimulateOptions) => {
-      const faults: FaultConfig = {
-        latencyMs: opts.latencyMs,
-        errorRate: opts.errorRate,
-        rateLimitRate: opts.rateLimitRate,
-        retryAfterSeconds: opts.retryAfterSeconds,
-        malformedRate: opts.malformedRate,
-        truncatedRate: opts.truncatedRate,
-        runFailureRate: opts.runFailureRate,
-        runHangRate: opts.runHangRate,
-      };
+      const faults = Object.fromEntries(Object.keys(DEFAULT_FAULTS).map((k) => [k, opts[k as keyof FaultConfig]])) as unknown as FaultConfig;
       const envToken = process.env['SCRAPER_API_TOKEN'];
       const token = opts.token ?? (envToken !== undefined && envToken !== '' ? envToken : DEV_TOKEN);
       // Handlers go in before the URL is printed: a supervisor may signal as soon as it has read that line.

@@ -1,7 +1,10 @@
 // Rows with every value that is hard to get through CSV, written to the project's real tables (through the
 // raw drivers, so the tests do not depend on the loader), and helpers that read CSV back with papaparse.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import Papa from 'papaparse';
+import { expect } from 'vitest';
+import { exportTables } from '../../export/csv.js';
 import type { Database } from '../../db/connect.js';
 
 export const BIG_ID = 9007199254740993n; // 2^53 + 1: a double would round it to ...992
@@ -112,4 +115,58 @@ export function byId(csv: ParsedCsv): Map<string, string[]> {
 
 export function expectedById(rows: ScraperRow[], nullText: string): Map<string, string[]> {
   return new Map(rows.map((r) => [r.id.toString(), expectedScraperCells(r, nullText)]));
+}
+
+/**
+ * Waits until an export into `dir` has a non-empty temporary file, proof that it is mid-stream, and returns that
+ * file's name. Fails after `timeoutMs` rather than hanging the test.
+ */
+export async function waitForPartialFile(dir: string, timeoutMs = 60_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const name = (await readdir(dir).catch(() => [] as string[])).find((n) => n.endsWith('.partial'));
+    if (name && (await stat(join(dir, name)).catch(() => undefined))?.size) return name;
+    if (Date.now() > deadline) throw new Error(`no export started writing into ${dir} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+export async function exportWatermarks(db: Database): Promise<Array<{ pipeline: string; table_name: string; last_load_id: bigint }>> {
+  const sql = 'select pipeline, table_name, last_load_id from export_watermarks order by pipeline, table_name';
+  const rows =
+    db.dialect === 'sqlite'
+      ? (db.sqlite.prepare(sql).safeIntegers(true).all() as Array<Record<string, unknown>>)
+      : ((await db.pool.query(sql.replace('last_load_id', 'last_load_id::text as last_load_id'))).rows as Array<Record<string, unknown>>);
+  return rows.map((r) => ({ pipeline: String(r['pipeline']), table_name: String(r['table_name']), last_load_id: BigInt(r['last_load_id'] as bigint | string) }));
+}
+
+/**
+ * The incremental-export story, the same for every dialect: the first export holds the pipeline's rows (not another
+ * pipeline's), a second holds only the rows of the second load (new and changed, load ids beyond 2^53), a full export
+ * leaves the watermark alone, and nothing new gives a header-only file.
+ */
+export async function checkIncrementalExports(db: Database, out: string): Promise<void> {
+  const first = scraperRows('p1', 10n, 0n);
+  await insertScrapers(db, first);
+  await insertScrapers(db, scraperRows('other', 11n, 1000n));
+  const incremental = { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental' as const, nullText: '\\N', neutralizeFormulas: false };
+  const [a] = await exportTables(db, { ...incremental, fileName: 'a.csv' });
+  expect(a!.rows).toBe(first.length);
+  expect(byId(await readCsv(a!.file))).toEqual(expectedById(first, '\\N'));
+  expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: 10n }]);
+
+  const second = scraperRows('p1', BIG_ID, 500n).slice(0, 2);
+  const changed = { ...first[3]!, name: 'changed "again"', load_id: BIG_ID };
+  await insertScrapers(db, [...second, changed]);
+  const [b] = await exportTables(db, { ...incremental, fileName: 'b.csv' });
+  expect(b!.rows).toBe(3);
+  expect(byId(await readCsv(b!.file))).toEqual(expectedById([...second, changed], '\\N'));
+  expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
+
+  const [full] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, fileName: 'full.csv' });
+  expect(full!.rows).toBe(first.length + 2);
+  const [c] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'c.csv' });
+  expect(c!.rows).toBe(0);
+  expect((await readCsv(c!.file)).rows).toEqual([]);
+  expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
 }

@@ -1,5 +1,8 @@
 // Pipeline specs for Temporal tests: the validated shape the workflow takes, with fast polling.
 import type { PipelineSpec, PipelineSpecOf } from '../../pipelines/spec.js';
+import { JOB_SCHEMA } from './job-schema.js';
+
+export { JOB_SCHEMA };
 
 export const FAST_POLLING = { initial_interval: '200ms', backoff_coefficient: 1.5, max_interval: '1s', deadline: '2m' };
 
@@ -11,25 +14,6 @@ const base = (name: string, database: string) => ({
   concurrency: 4,
   price_divisor: 100000,
 });
-
-export const JOB_SCHEMA = {
-  type: 'array',
-  description: 'job postings on the page',
-  items: {
-    type: 'object',
-    description: 'one job posting',
-    properties: {
-      job_title: { type: 'string', description: 'job name' },
-      job_url: { type: 'string', description: 'URL of the job' },
-      job_location: { type: 'string', description: 'location of the job' },
-      job_salary: { type: 'number', description: 'salary; 0 when none is found' },
-      job_type: { type: 'string', description: 'job type' },
-      job_currency: { type: 'string', description: 'currency code' },
-    },
-    required: ['job_title', 'job_url', 'job_location', 'job_salary', 'job_type', 'job_currency'],
-  },
-  required: ['items'],
-};
 
 export function pdfSpec(name: string, database: string, keywords = 2, expected = 6): PipelineSpecOf<'pdf'> {
   return {

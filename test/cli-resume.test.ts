@@ -1,0 +1,126 @@
+// `scrape-etl run` after a hard crash: the command and the embedded Temporal dev server it started are both
+// SIGKILLed while the pipeline waits on a slow scraping run. Running the same command again must restart the dev
+// server on its SQLite file, attach to the same workflow and finish it with exactly the simulator's rows, without
+// paying for new scraper runs.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forgetRun, recallRun, rememberRun } from '../cli/run-state.js';
+import type { ResultRecord } from '../client/index.js';
+import { openDatabase } from '../db/connect.js';
+import { flattenResultRecords } from '../db/flatten/index.js';
+import { loadPipelineFile } from '../pipelines/loader.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { isProcessAlive, readDevServerState, stopDevServer } from '../temporal/dev-server.js';
+import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
+import { expectTablesEqual } from './support/pipeline-truth.js';
+
+const TOKEN = 'cli-resume-test-token';
+const FILE = path.join(REPO_ROOT, 'pipelines', 'examples', 'pdf.yaml');
+let sim: RunningSimulator;
+let dir: string;
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  // Long enough that the first command is certainly still waiting when it is killed.
+  sim = await startSimulator({ token: TOKEN, seed: 21, runDurationMs: 8_000 });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-resume-'));
+  dataDir = path.join(dir, 'data');
+  env = {
+    SCRAPER_BASE_URL: sim.baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    SCRAPE_ETL_DATA_DIR: dataDir,
+    // An activity cut off by the SIGKILL is retried after this, not after the default minutes.
+    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
+});
+
+afterAll(async () => {
+  await stopDevServer({ dataDir });
+  await sim?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function waitForExit(pid: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (isProcessAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`pid ${pid} still alive 10 s after SIGKILL`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('scrape-etl run after the command and its embedded dev server were SIGKILLed', () => {
+  it('restarts the server on its SQLite file and finishes the same workflow with exact rows', async () => {
+    const child = spawn(process.execPath, [CLI, 'run', FILE], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (/waiting/.test(stderr)) resolve();
+      });
+      child.on('close', () => reject(new Error(`run exited before waiting:\n${stderr}`)));
+    });
+    const workflowId = /started (\S+)/.exec(stderr)?.[1];
+    expect(workflowId, stderr).toMatch(/^pdf-annual-reports--/);
+
+    const server = readDevServerState(dataDir);
+    expect(server?.pid).toBeGreaterThan(0);
+    const serverPid = server!.pid!;
+    process.kill(serverPid, 'SIGKILL');
+    child.kill('SIGKILL');
+    expect(await closed).toBe('SIGKILL');
+    await waitForExit(serverPid);
+    expect(fs.existsSync(path.join(dataDir, 'runs', 'pdf-annual-reports.json'))).toBe(true);
+
+    const resumed = await runCli(['run', '--json', FILE], { cwd: dir, env, timeoutMs: 120_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resuming unfinished run ${workflowId}`);
+    const restarted = readDevServerState(dataDir);
+    expect(restarted?.pid).not.toBe(serverPid);
+    expect(restarted?.dbFile).toBe(server!.dbFile);
+    // The restarted server outlives the command (it is detached), on the same SQLite file.
+    expect(isProcessAlive(restarted!.pid!)).toBe(true);
+    const result = jsonLines(resumed.stdout).at(-1)!;
+    expect(result).toMatchObject({ type: 'result', status: 'succeeded', workflowId });
+    expect(resumed.stderr + resumed.stdout).not.toContain(TOKEN);
+
+    // One scraper run per keyword, created once: the resumed workflow reused them instead of starting over.
+    const runs = sim.truth.runs().filter((r) => r.scraper_name === 'pdf-annual-reports');
+    expect(runs).toHaveLength(2);
+    const records = runs.flatMap((r) => sim.truth.runResults(Number(r.id)) as unknown as ResultRecord[]);
+    expect(records).toHaveLength(6);
+    const spec = await loadPipelineFile(FILE, { env: { ...process.env, ...env } });
+    const db = await openDatabase(`sqlite:${path.join(dataDir, 'scrape-etl.sqlite')}`);
+    try {
+      await expectTablesEqual(db, spec, flattenResultRecords(records, 'pdf_results'), ['pdf_results', 'result_content_fields', 'result_content_items']);
+    } finally {
+      await db.close();
+    }
+  }, 150_000);
+});
+
+describe('the remembered unfinished run (data/runs/<pipeline>.json)', () => {
+  it('round-trips, is absent after forgetRun, and a damaged file is an error naming it and --new', () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-run-state-'));
+    try {
+      expect(recallRun(data, 'p')).toBeUndefined();
+      const run = { pipeline: 'p', runKey: '20250101T000000Z-abcdef', workflowId: 'p--20250101T000000Z-abcdef', file: 'p.yaml', startedAt: '2025-01-01T00:00:00.000Z' };
+      rememberRun(data, run);
+      expect(recallRun(data, 'p')).toEqual(run);
+      forgetRun(data, 'p');
+      expect(recallRun(data, 'p')).toBeUndefined();
+      // A damaged file must not silently start (and pay for) a second run.
+      const file = path.join(data, 'runs', 'p.json');
+      fs.writeFileSync(file, '{"runKey": "20250101T0');
+      expect(() => recallRun(data, 'p')).toThrow(`${file}: not a remembered run (expected JSON with runKey and workflowId); delete it, or run with --new to start a fresh run`);
+    } finally {
+      fs.rmSync(data, { recursive: true, force: true });
+    }
+  });
+});
