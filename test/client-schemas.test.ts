@@ -18,8 +18,9 @@ import {
   stringifyJson,
   validateWith,
 } from '../client/index.js';
+import { REAL_FIXTURES } from './support/fixtures.js';
 
-const FIXTURES = '/work/shared/fixtures/real';
+const FIXTURES = REAL_FIXTURES;
 const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8');
 const MARKET = 'POST /api/marketplace/sync';
 

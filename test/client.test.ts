@@ -23,6 +23,7 @@ import {
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { JOB_SCHEMA } from './support/job-schema.js';
 import { waitForRun } from './support/scraping-runs.js';
+import { REAL_FIXTURES } from './support/fixtures.js';
 
 const TOKEN = `tok_${randomBytes(16).toString('hex')}`;
 const RUN_MS = 150;
@@ -453,7 +454,7 @@ describe('against a local server (shapes the simulator cannot produce)', () => {
     new ScraperClient({ baseUrl: base, token: TOKEN, logger, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }, ...extra });
 
   it('the verbatim documentation example with a trailing comma is a typed error, not silently repaired', async () => {
-    const rawText = readFileSync('/work/shared/fixtures/real/scrapers-response-1.raw.txt', 'utf8');
+    const rawText = readFileSync(`${REAL_FIXTURES}/scrapers-response-1.raw.txt`, 'utf8');
     respond = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.end(rawText);
@@ -467,7 +468,7 @@ describe('against a local server (shapes the simulator cannot produce)', () => {
     );
     expect(retries).toHaveLength(2);
 
-    const fixed = readFileSync('/work/shared/fixtures/real/scrapers-response-1.json', 'utf8');
+    const fixed = readFileSync(`${REAL_FIXTURES}/scrapers-response-1.json`, 'utf8');
     respond = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.end(fixed);

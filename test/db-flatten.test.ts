@@ -20,8 +20,9 @@ import {
   flattenScrapingRun,
   jobKey,
 } from '../db/flatten/index.js';
+import { REAL_FIXTURES } from './support/fixtures.js';
 
-const FIXTURES = '/work/shared/fixtures/real';
+const FIXTURES = REAL_FIXTURES;
 const read = (name: string) => parseJson(fs.readFileSync(`${FIXTURES}/${name}`, 'utf8'));
 
 describe('flattenMarketplace on the real example', () => {

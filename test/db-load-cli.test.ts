@@ -10,8 +10,9 @@ import { runCli } from './support/cli.js';
 import { countRows, dumpDatabase, dumpTable } from './support/db-dump.js';
 import { JOB_SCHEMA } from './support/job-schema.js';
 import { testPostgresUrl } from './support/postgres.js';
+import { REAL_FIXTURES } from './support/fixtures.js';
 
-const REAL = '/work/shared/fixtures/real';
+const REAL = REAL_FIXTURES;
 let tmp: string;
 let pgUrl: string;
 

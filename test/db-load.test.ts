@@ -16,9 +16,10 @@ import { countRows, dumpDatabase, dumpTable } from './support/db-dump.js';
 import { JOB_SCHEMA } from './support/job-schema.js';
 import { waitForRun } from './support/scraping-runs.js';
 import { testPostgresUrl } from './support/postgres.js';
+import { REAL_FIXTURES } from './support/fixtures.js';
 
 const TOKEN = 'db-load-test-token';
-const FIXTURE = fs.readFileSync('/work/shared/fixtures/real/shopee-sync-response-1.json', 'utf8');
+const FIXTURE = fs.readFileSync(`${REAL_FIXTURES}/shopee-sync-response-1.json`, 'utf8');
 const MARKET = 'POST /api/marketplace/sync';
 
 type Batch = LoadBatchOptions;

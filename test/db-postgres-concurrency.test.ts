@@ -13,6 +13,7 @@ import { DEFAULT_PG_POOL_SIZE, openDatabase, pgPoolSize, type PostgresDatabase }
 import { loadBatch } from '../db/load.js';
 import { MAX_TRANSACTION_ATTEMPTS, withTransaction } from '../db/sql.js';
 import { testPostgresUrl } from './support/postgres.js';
+import { REAL_FIXTURES } from './support/fixtures.js';
 
 const opened: PostgresDatabase[] = [];
 afterAll(async () => {
@@ -116,7 +117,7 @@ describe('Postgres under concurrent transactions', () => {
 
   it('eight concurrent first loads of one product record its prices once', async () => {
     const { db } = await freshPostgres(8);
-    const raw = fs.readFileSync('/work/shared/fixtures/real/shopee-sync-response-1.json', 'utf8');
+    const raw = fs.readFileSync(`${REAL_FIXTURES}/shopee-sync-response-1.json`, 'utf8');
     const data = marketplaceResponseSchema.parse(parseJson(raw));
     const outs = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
