@@ -2,25 +2,23 @@
 // again while a big run's results are being loaded; the dev server is stopped and restarted on its SQLite file
 // mid-run. Each time the workflow completes and the tables equal the simulator's ground truth exactly.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../client/index.js';
-import { openDatabase, type Database } from '../db/connect.js';
+import type { Database } from '../db/connect.js';
 import { flattenResultRecords } from '../db/flatten/index.js';
-import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import type { PipelineProgress } from '../workflows/pipeline.js';
 import { expectTablesEqual } from './support/pipeline-truth.js';
 import { leadsSocialSpec, pdfSpec } from './support/pipeline-specs.js';
-import { spawnWorkerProcess, startInProcessWorker, startTestTemporal, type TestTemporal, type WorkerProcess } from './support/temporal.js';
+import { spawnWorkerProcess, startInProcessWorker, type TestTemporal, type WorkerProcess } from './support/temporal.js';
+import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const taskQueue = `crash-${crypto.randomBytes(4).toString('hex')}`;
+let bed: PipelineBed;
 let temporal: TestTemporal;
 let sim: RunningSimulator;
-let dir: string;
 let dbUrl: string;
 let db: Database;
 const workers: WorkerProcess[] = [];
@@ -63,10 +61,8 @@ function count(sql: string, ...params: unknown[]): number {
 }
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-crash-'));
-  dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
-  [temporal, sim] = await Promise.all([startTestTemporal(), startSimulator({ port: 0, token: TOKEN, seed: 7, runDurationMs: 1500 })]);
-  db = await openDatabase(dbUrl);
+  bed = await startPipelineBed({ name: 'crash', token: TOKEN, seed: 7, runDurationMs: 1500 });
+  ({ dbUrl, db, temporal, sim } = bed);
   // The in-process worker of the last test reads the same settings from this process's environment.
   Object.assign(process.env, workerEnv());
 });
@@ -76,10 +72,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await db?.close();
-  await sim?.close();
-  await temporal?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await bed?.close();
 });
 
 function runResults(runIds: string[]): ResultRecord[] {

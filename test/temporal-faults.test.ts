@@ -2,46 +2,39 @@
 // the workflow with a readable reason, a run that never finishes fails it at the polling deadline, and 5xx/429
 // answers on a fifth of all requests still give exact tables.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketplaceResponseSchema, type ResultRecord } from '../client/index.js';
-import { openDatabase, type Database } from '../db/connect.js';
+import type { Database } from '../db/connect.js';
 import { flattenMarketplace, flattenResultRecords } from '../db/flatten/index.js';
 import { getPipelineRun } from '../db/pipeline-runs.js';
-import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import { expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
 import { leadsSearchSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
-import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './support/temporal.js';
+import { startInProcessWorker, type InProcessWorker, type TestTemporal } from './support/temporal.js';
+import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const taskQueue = `faults-${crypto.randomBytes(4).toString('hex')}`;
+let bed: PipelineBed;
 let temporal: TestTemporal;
 let sim: RunningSimulator;
 let worker: InProcessWorker;
-let dir: string;
 let dbUrl: string;
 let db: Database;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-faults-'));
-  dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
-  [temporal, sim] = await Promise.all([startTestTemporal(), startSimulator({ port: 0, token: TOKEN, seed: 5, runDurationMs: 1000 })]);
+  bed = await startPipelineBed({ name: 'faults', token: TOKEN, seed: 5, runDurationMs: 1000 });
+  ({ dbUrl, db, temporal, sim } = bed);
   Object.assign(process.env, { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s' });
   worker = await startInProcessWorker({ address: temporal.address, taskQueue });
-  db = await openDatabase(dbUrl);
 });
 
 afterAll(async () => {
-  await db?.close();
   await worker?.stop();
-  await sim?.close();
-  await temporal?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await bed?.close();
 });
 
 const conn = () => ({ client: temporal.client, taskQueue });

@@ -2,46 +2,39 @@
 // size does not grow with the size of the run (10,000 results). Then two worker processes on one task queue
 // share twenty concurrent runs, every one exact.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { temporal as proto } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../client/index.js';
-import { openDatabase, type Database } from '../db/connect.js';
+import type { Database } from '../db/connect.js';
 import { flattenResultRecords } from '../db/flatten/index.js';
-import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import { expectTablesEqual } from './support/pipeline-truth.js';
 import { leadsSocialSpec, pdfSpec } from './support/pipeline-specs.js';
-import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from './support/temporal.js';
+import { spawnWorkerProcess, type TestTemporal, type WorkerProcess } from './support/temporal.js';
+import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const taskQueue = `history-${crypto.randomBytes(4).toString('hex')}`;
 /** Events of a one-run pipeline, whatever the number of results (measured: see the log line). */
 const EVENT_BOUND = 60;
+let bed: PipelineBed;
 let temporal: TestTemporal;
 let sim: RunningSimulator;
-let dir: string;
 let dbUrl: string;
 let db: Database;
 const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-history-'));
-  dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
-  [temporal, sim] = await Promise.all([startTestTemporal(), startSimulator({ port: 0, token: TOKEN, seed: 3, runDurationMs: 1500 })]);
+  bed = await startPipelineBed({ name: 'history', token: TOKEN, seed: 3, runDurationMs: 1500 });
+  ({ dbUrl, db, temporal, sim } = bed);
   const env = { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '5s', SCRAPE_ETL_LOAD_BATCH_SIZE: '1000' };
   workers.push(...(await Promise.all([0, 1].map(() => spawnWorkerProcess({ address: temporal.address, taskQueue, env })))));
-  db = await openDatabase(dbUrl);
 });
 
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill('SIGTERM')));
-  await db?.close();
-  await sim?.close();
-  await temporal?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await bed?.close();
 });
 
 /** The history as text with every payload decoded, so a search sees what the payloads carry. */
