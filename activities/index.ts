@@ -1,30 +1,24 @@
-// Every activity the pipeline workflow calls. The worker registers `createActivities()`; the workflow imports
-// only the `Activities` type (activities never enter the workflow bundle).
-import { beginPipelineRun, commitResultsWatermark, finishPipelineRunActivity, readResultsWatermark } from './control.js';
-import { runExports } from './exports.js';
-import { loadResultsPages } from './results-sync.js';
-import { checkRunStatus, createAndRun, loadRunResults } from './scraping-runs.js';
-import { readWorkerTuning } from './tuning.js';
-import type { WorkerTuning } from './types.js';
-import { loadUrlChunk } from './url-lists.js';
+// Every activity the pipeline workflow calls, built from the worker's dependencies (client, destinations,
+// tuning). The worker registers `createActivities(deps)`; the workflow imports only the `Activities` type, so
+// activities never enter the workflow bundle.
+import { controlActivities } from './control.js';
+import type { ActivityDeps } from './deps.js';
+import { exportActivities } from './exports.js';
+import { planActivities } from './plan.js';
+import { resultsSyncActivities } from './results-sync.js';
+import { scrapingRunActivities } from './scraping-runs.js';
+import { urlListActivities } from './url-lists.js';
 
-export { closeActivityResources } from './resources.js';
+export { createActivityDeps, type ActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from './deps.js';
 
-export function createActivities() {
+export function createActivities(deps: ActivityDeps) {
   return {
-    async workerTuning(): Promise<WorkerTuning> {
-      return readWorkerTuning();
-    },
-    beginPipelineRun,
-    finishPipelineRun: finishPipelineRunActivity,
-    readResultsWatermark,
-    commitResultsWatermark,
-    createAndRun,
-    checkRunStatus,
-    loadRunResults,
-    loadUrlChunk,
-    loadResultsPages,
-    runExports,
+    ...planActivities(deps),
+    ...controlActivities(deps),
+    ...scrapingRunActivities(deps),
+    ...urlListActivities(deps),
+    ...resultsSyncActivities(deps),
+    ...exportActivities(deps),
   };
 }
 

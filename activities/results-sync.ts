@@ -2,16 +2,25 @@
 // watermark, one transaction per page, heartbeating the cursor so a retried attempt resumes at the next page.
 // New results arriving meanwhile push older ones onto later pages, so resuming by page number can re-read a
 // result (an idempotent upsert) but never skips one.
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { loadBatch } from '../db/load.js';
-import { addRows, asActivityFailure, destination, scraperClient } from './resources.js';
+import { kindOf } from '../kinds/index.js';
+import type { ActivityDeps } from './deps.js';
+import { addRows, asActivityFailure } from './failures.js';
 import type { ResultsPagesHeartbeat, ResultsPagesInput, ResultsPagesOutput } from './types.js';
 
-export async function loadResultsPages(input: ResultsPagesInput): Promise<ResultsPagesOutput> {
+export function resultsSyncActivities(deps: ActivityDeps) {
+  return { loadResultsPages: (input: ResultsPagesInput) => loadResultsPages(deps, input) };
+}
+
+async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): Promise<ResultsPagesOutput> {
   const { spec, workflowId } = input;
-  if (spec.kind !== 'results') throw new Error(`loadResultsPages: pipeline '${spec.name}' is of kind '${spec.kind}', not 'results'`);
+  const kind = kindOf(spec.kind);
+  if (kind.mode !== 'results-sync') {
+    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' runs in mode '${kind.mode}', not 'results-sync'`, 'BadKind');
+  }
   const ctx = Context.current();
-  const db = await destination(spec.destination.database);
+  const db = await deps.destination(spec.destination.database);
   const previous = ctx.info.heartbeatDetails as ResultsPagesHeartbeat | undefined;
   let page = previous?.nextPage ?? input.startPage;
   let pagesLoaded = previous?.pagesLoaded ?? 0;
@@ -19,11 +28,11 @@ export async function loadResultsPages(input: ResultsPagesInput): Promise<Result
   let highestId = previous?.highestId ?? null;
   const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
   const watermark = input.watermark === null ? null : BigInt(input.watermark);
-  const perPage = spec.request.per_page;
+  const perPage = (spec.request as { per_page: number }).per_page;
   let done = false;
   try {
     while (pagesLoaded < input.maxPages) {
-      const res = await scraperClient().listResults({ page, per_page: perPage }, { signal: ctx.cancellationSignal });
+      const res = await deps.client().listResults({ page, per_page: perPage }, { signal: ctx.cancellationSignal });
       const items = res.data.data;
       if (items.length === 0) {
         done = true;
@@ -34,7 +43,7 @@ export async function loadResultsPages(input: ResultsPagesInput): Promise<Result
       if (fresh.length > 0) {
         const out = await loadBatch(db, {
           pipeline: spec.name,
-          pipelineKind: 'results',
+          resultTable: kind.resultTable,
           endpoint: res.endpoint,
           requestKey: `results:page:${page}:per_page:${perPage}`,
           raw: res.raw,

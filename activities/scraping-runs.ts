@@ -1,11 +1,13 @@
-// Asynchronous kinds (pdf, leads-search-engine, leads-social): create-and-run, wait, load the run's results.
+// Mode 'create-and-wait' (pdf, leads-*): create-and-run, wait, load the run's results. The kind's own parts (which
+// endpoint creates, how many results a run should carry, which table they go to) come from the kind registry.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ApiHttpError, parseJson, stringifyJson, type ApiResult, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
+import { ApiHttpError, parseJson, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
 import { loadBatch } from '../db/load.js';
-import { withTransaction } from '../db/sql.js';
-import type { PipelineSpec } from '../pipelines/spec.js';
-import { addRows, asActivityFailure, destination, runIdOf, scraperClient } from './resources.js';
-import { readWorkerTuning } from './tuning.js';
+import { findRecordedBody } from '../db/raw-responses.js';
+import { kindOf, type CreateAndWaitKind } from '../kinds/index.js';
+import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
+import type { ActivityDeps } from './deps.js';
+import { addRows, asActivityFailure, runIdOf } from './failures.js';
 import type {
   CheckRunInput,
   CreateAndRunInput,
@@ -28,217 +30,197 @@ function runTargets(response: CreateAndRunResponse): RunTarget[] {
   }));
 }
 
-async function callCreate(spec: PipelineSpec, signal: AbortSignal): Promise<ApiResult<CreateAndRunResponse>> {
-  const client = scraperClient();
-  switch (spec.kind) {
-    case 'pdf':
-      return client.createPdfScraper(spec.request, { signal });
-    case 'leads-search-engine':
-      return client.createLeadsSearchEngineScraper(spec.request, { signal });
-    case 'leads-social':
-      return client.createLeadsSocialScraper(spec.request, { signal });
-    default:
-      throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' has no create-and-run step`, 'BadKind');
+/** The registry entry of an asynchronous kind; any other kind here is a programming error, reported once. */
+function asyncKind(spec: PipelineSpec): CreateAndWaitKind<PipelineKind> {
+  const def = kindOf(spec.kind);
+  if (def.mode !== 'create-and-wait') {
+    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' runs in mode '${def.mode}', not 'create-and-wait'`, 'BadKind');
   }
+  return def;
 }
 
-/**
- * Creates the scraper and starts its runs, once per workflow. The response is landed (raw_responses, keyed by
- * the workflow id) and loaded in one transaction before this returns, so a retry after a crash finds it and
- * reuses those runs instead of creating and paying for new ones. (The service offers no idempotency key, so a
- * crash between the service's answer and that commit can still create a second scraper.)
- */
-export async function createAndRun(input: CreateAndRunInput): Promise<CreateAndRunOutput> {
-  const { spec, workflowId } = input;
-  const db = await destination(spec.destination.database);
-  const recorded = await withTransaction(db, (tx) =>
-    tx.all(
-      `SELECT body FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND request_key = ${tx.ph(2)} ORDER BY id LIMIT 1`,
-      [workflowId, CREATE_REQUEST_KEY],
-    ),
-  );
-  const body = recorded[0]?.['body'];
-  if (typeof body === 'string') {
-    return { runs: runTargets(parseJson(body) as CreateAndRunResponse), reused: true, rows: {} };
-  }
-  try {
-    const res = await callCreate(spec, Context.current().cancellationSignal);
-    const loaded = await loadBatch(db, {
-      pipeline: spec.name,
-      pipelineKind: spec.kind,
-      endpoint: res.endpoint,
-      requestKey: CREATE_REQUEST_KEY,
-      workflowId,
-      raw: res.raw,
-      receivedAt: res.receivedAt,
-      kind: 'create-run',
-      data: res.data,
-    });
-    const rows: Record<string, number> = {};
-    addRows(rows, loaded.rowsByTable);
-    const runs = runTargets(res.data);
-    if (runs.length === 0) {
-      throw ApplicationFailure.nonRetryable(`${res.endpoint} answered without any run record for pipeline '${spec.name}'`, 'NoRuns');
+export function scrapingRunActivities(deps: ActivityDeps) {
+  /**
+   * Creates the scraper and starts its runs, once per workflow. The response is landed (raw_responses, keyed by
+   * the workflow id) and loaded in one transaction before this returns, so a retry after a crash finds it and
+   * reuses those runs instead of creating and paying for new ones. (The service offers no idempotency key, so a
+   * crash between the service's answer and that commit can still create a second scraper.)
+   */
+  async function createAndRun(input: CreateAndRunInput): Promise<CreateAndRunOutput> {
+    const { spec, workflowId } = input;
+    const kind = asyncKind(spec);
+    const db = await deps.destination(spec.destination.database);
+    const recorded = await findRecordedBody(db, { workflowId, requestKey: CREATE_REQUEST_KEY });
+    if (recorded !== undefined) {
+      return { runs: runTargets(parseJson(recorded) as CreateAndRunResponse), reused: true, rows: {} };
     }
-    return { runs, reused: false, rows };
-  } catch (err) {
-    throw asActivityFailure(err);
-  }
-}
-
-/**
- * Looks once. Still running: a retryable failure, so Temporal schedules the next look with the pipeline's
- * polling policy (no history events per look). Ended in any other status than 'succeeded': non-retryable.
- */
-export async function checkRunStatus(input: CheckRunInput): Promise<{ status: string }> {
-  const { run } = input;
-  let status: string;
-  try {
-    const res = await scraperClient().getScrapingRun(runIdOf(run.scrapingRunId), { signal: Context.current().cancellationSignal });
-    status = res.data.data.status;
-  } catch (err) {
-    if (err instanceof ApiHttpError && err.status === 404) {
-      throw ApplicationFailure.nonRetryable(
-        `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) does not exist (404) (pipeline '${input.pipeline}')`,
-        'RunNotFound',
-      );
-    }
-    throw asActivityFailure(err);
-  }
-  if (status === 'succeeded') return { status };
-  if (IN_PROGRESS.has(status.toLowerCase())) {
-    throw ApplicationFailure.retryable(`scraping run ${run.scrapingRunId} is still ${status}`, 'RunStillRunning');
-  }
-  throw ApplicationFailure.nonRetryable(
-    `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) ended with status '${status}' instead of 'succeeded' (pipeline '${input.pipeline}')`,
-    'RunFailed',
-  );
-}
-
-/** How many results the request asked for per run, when the request says (used to spot a cut-short detail). */
-function expectedResults(spec: PipelineSpec): number | undefined {
-  switch (spec.kind) {
-    case 'leads-search-engine':
-      return spec.request.limit_pages * 10;
-    case 'leads-social':
-      return spec.request.expected_data;
-    case 'pdf':
-      // One run per keyword; the expected total is split over them, so each run gets at least the floor share.
-      return spec.request.expected_pdf === undefined ? undefined : Math.floor(spec.request.expected_pdf / Math.max(1, spec.request.keywords.length));
-    default:
-      return undefined;
-  }
-}
-
-/**
- * Loads a succeeded run's results from its detail, `loadBatchSize` results per transaction, heartbeating after
- * each batch with the next index, so a retried attempt (worker killed mid-load) resumes at the next batch.
- * Where the detail may not carry every result (fewer than the request asked for), /api/results is paged for
- * the rest: newest first, so the scan stops once it is below the detail's highest id.
- */
-export async function loadRunResults(input: LoadRunResultsInput): Promise<LoadRunResultsOutput> {
-  const { spec, run, workflowId } = input;
-  const ctx = Context.current();
-  const tuning = readWorkerTuning();
-  const db = await destination(spec.destination.database);
-  const previous = ctx.info.heartbeatDetails as LoadRunHeartbeat | undefined;
-  const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
-  let batches = previous?.batches ?? 0;
-  try {
-    const res = await scraperClient().getScrapingRun(runIdOf(run.scrapingRunId), { signal: ctx.cancellationSignal });
-    const detail = res.data.data;
-    if (detail.status !== 'succeeded') {
-      throw ApplicationFailure.nonRetryable(
-        `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' is '${detail.status}', expected 'succeeded' when loading its results`,
-        'RunFailed',
-      );
-    }
-    const results = detail.results;
-    const size = tuning.loadBatchSize;
-    const load = async (slice: ResultRecord[], from: number): Promise<void> => {
-      const data: ScrapingRunResponse = { ...res.data, data: { ...detail, results: slice } };
-      const whole = from === 0 && slice.length === results.length;
-      const out = await loadBatch(db, {
+    try {
+      const res = await kind.create(deps.client(), spec.request, { signal: Context.current().cancellationSignal });
+      const loaded = await loadBatch(db, {
         pipeline: spec.name,
-        pipelineKind: spec.kind,
+        resultTable: kind.resultTable,
         endpoint: res.endpoint,
-        // One raw row per batch: the body as received when it is one batch, else the batch's slice of it.
-        requestKey: whole ? `scraping-run:${run.scrapingRunId}` : `scraping-run:${run.scrapingRunId}:results[${from}..${from + slice.length})`,
-        raw: whole ? res.raw : stringifyJson(data),
+        requestKey: CREATE_REQUEST_KEY,
+        workflowId,
+        raw: res.raw,
         receivedAt: res.receivedAt,
-        workflowId,
-        scrapingRunId: runIdOf(run.scrapingRunId),
-        priceDivisor: spec.price_divisor,
-        kind: 'scraping-run',
-        data,
+        kind: 'create-run',
+        data: res.data,
       });
-      addRows(rows, out.rowsByTable);
-      batches += 1;
-    };
-    let next = Math.min(previous?.nextIndex ?? 0, results.length);
-    if (results.length === 0 && next === 0 && batches === 0) await load([], 0);
-    while (next < results.length) {
-      const slice = results.slice(next, next + size);
-      await load(slice, next);
-      next += slice.length;
-      ctx.heartbeat({ nextIndex: next, batches, rows } satisfies LoadRunHeartbeat);
+      const rows: Record<string, number> = {};
+      addRows(rows, loaded.rowsByTable);
+      const runs = runTargets(res.data);
+      if (runs.length === 0) {
+        throw ApplicationFailure.nonRetryable(`${res.endpoint} answered without any run record for pipeline '${spec.name}'`, 'NoRuns');
+      }
+      return { runs, reused: false, rows };
+    } catch (err) {
+      throw asActivityFailure(err);
     }
+  }
 
-    let fromResultsList = 0;
-    const expected = expectedResults(spec);
-    if (expected === undefined || results.length < expected) {
-      fromResultsList = await loadMissingFromList(input, results, expected, rows, ctx);
+  /**
+   * Looks once. Still running: a retryable failure, so Temporal schedules the next look with the pipeline's
+   * polling policy (no history events per look). Ended in any other status than 'succeeded': non-retryable.
+   */
+  async function checkRunStatus(input: CheckRunInput): Promise<{ status: string }> {
+    const { run } = input;
+    let status: string;
+    try {
+      const res = await deps.client().getScrapingRun(runIdOf(run.scrapingRunId), { signal: Context.current().cancellationSignal });
+      status = res.data.data.status;
+    } catch (err) {
+      if (err instanceof ApiHttpError && err.status === 404) {
+        throw ApplicationFailure.nonRetryable(
+          `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) does not exist (404) (pipeline '${input.pipeline}')`,
+          'RunNotFound',
+        );
+      }
+      throw asActivityFailure(err);
     }
-    return { results: results.length + fromResultsList, batches, fromResultsList, rows };
-  } catch (err) {
-    throw asActivityFailure(err);
+    if (status === 'succeeded') return { status };
+    if (IN_PROGRESS.has(status.toLowerCase())) {
+      throw ApplicationFailure.retryable(`scraping run ${run.scrapingRunId} is still ${status}`, 'RunStillRunning');
+    }
+    throw ApplicationFailure.nonRetryable(
+      `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) ended with status '${status}' instead of 'succeeded' (pipeline '${input.pipeline}')`,
+      'RunFailed',
+    );
   }
-}
 
-async function loadMissingFromList(
-  input: LoadRunResultsInput,
-  inDetail: readonly ResultRecord[],
-  expected: number | undefined,
-  rows: Record<string, number>,
-  ctx: Context,
-): Promise<number> {
-  const { spec, run, workflowId } = input;
-  const db = await destination(spec.destination.database);
-  const runId = BigInt(run.scrapingRunId);
-  const seen = new Set(inDetail.map((r) => r.id.toString()));
-  let floor: bigint | undefined;
-  for (const r of inDetail) {
-    const id = BigInt(r.id);
-    if (floor === undefined || id > floor) floor = id;
-  }
-  const maxPagesWithoutFloor = 100;
-  let found = 0;
-  let pages = 0;
-  for await (const page of scraperClient().pages('results', { perPage: 100, signal: ctx.cancellationSignal })) {
-    pages += 1;
-    const mine = page.items.filter((r) => BigInt(r.scraping_run_id) === runId && !seen.has(r.id.toString()));
-    if (mine.length > 0) {
-      for (const r of mine) seen.add(r.id.toString());
-      const out = await loadBatch(db, {
-        pipeline: spec.name,
-        pipelineKind: spec.kind,
-        endpoint: 'GET /api/results',
-        requestKey: `results:page:${page.page}:run:${run.scrapingRunId}`,
-        raw: page.raw,
-        workflowId,
-        scrapingRunId: runIdOf(run.scrapingRunId),
-        kind: 'results',
-        data: { data: mine },
-      });
-      addRows(rows, out.rowsByTable);
-      found += mine.length;
+  /**
+   * Loads a succeeded run's results from its detail, `loadBatchSize` results per transaction, heartbeating after
+   * each batch with the next index, so a retried attempt (worker killed mid-load) resumes at the next batch.
+   * Where the detail may not carry every result (fewer than the request asked for), /api/results is paged for
+   * the rest: newest first, so the scan stops once it is below the detail's highest id.
+   */
+  async function loadRunResults(input: LoadRunResultsInput): Promise<LoadRunResultsOutput> {
+    const { spec, run, workflowId } = input;
+    const kind = asyncKind(spec);
+    const ctx = Context.current();
+    const db = await deps.destination(spec.destination.database);
+    const previous = ctx.info.heartbeatDetails as LoadRunHeartbeat | undefined;
+    const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
+    let batches = previous?.batches ?? 0;
+    try {
+      const res = await deps.client().getScrapingRun(runIdOf(run.scrapingRunId), { signal: ctx.cancellationSignal });
+      const detail = res.data.data;
+      if (detail.status !== 'succeeded') {
+        throw ApplicationFailure.nonRetryable(
+          `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' is '${detail.status}', expected 'succeeded' when loading its results`,
+          'RunFailed',
+        );
+      }
+      const results = detail.results;
+      const size = deps.tuning.loadBatchSize;
+      const load = async (slice: ResultRecord[], from: number): Promise<void> => {
+        const data: ScrapingRunResponse = { ...res.data, data: { ...detail, results: slice } };
+        const whole = from === 0 && slice.length === results.length;
+        const out = await loadBatch(db, {
+          pipeline: spec.name,
+          resultTable: kind.resultTable,
+          endpoint: res.endpoint,
+          // One raw row per batch: the body as received when it is one batch, else the batch's slice of it.
+          requestKey: whole ? `scraping-run:${run.scrapingRunId}` : `scraping-run:${run.scrapingRunId}:results[${from}..${from + slice.length})`,
+          raw: whole ? res.raw : stringifyJson(data),
+          receivedAt: res.receivedAt,
+          workflowId,
+          scrapingRunId: runIdOf(run.scrapingRunId),
+          priceDivisor: spec.price_divisor,
+          kind: 'scraping-run',
+          data,
+        });
+        addRows(rows, out.rowsByTable);
+        batches += 1;
+      };
+      let next = Math.min(previous?.nextIndex ?? 0, results.length);
+      if (results.length === 0 && next === 0 && batches === 0) await load([], 0);
+      while (next < results.length) {
+        const slice = results.slice(next, next + size);
+        await load(slice, next);
+        next += slice.length;
+        ctx.heartbeat({ nextIndex: next, batches, rows } satisfies LoadRunHeartbeat);
+      }
+
+      let fromResultsList = 0;
+      const expected = kind.expectedResultsPerRun(spec.request);
+      if (expected === undefined || results.length < expected) {
+        fromResultsList = await loadMissingFromList(input, kind, results, expected, rows, ctx);
+      }
+      return { results: results.length + fromResultsList, batches, fromResultsList, rows };
+    } catch (err) {
+      throw asActivityFailure(err);
     }
-    ctx.heartbeat();
-    if (expected !== undefined && inDetail.length + found >= expected) break;
-    const lowest = page.items.reduce<bigint | undefined>((m, r) => (m === undefined || BigInt(r.id) < m ? BigInt(r.id) : m), undefined);
-    // Newest first: once a page reaches below the detail's highest id, no missing (newer) result can follow.
-    if (floor !== undefined && lowest !== undefined && lowest < floor) break;
-    if (floor === undefined && pages >= maxPagesWithoutFloor) break;
   }
-  return found;
+
+  async function loadMissingFromList(
+    input: LoadRunResultsInput,
+    kind: CreateAndWaitKind<PipelineKind>,
+    inDetail: readonly ResultRecord[],
+    expected: number | undefined,
+    rows: Record<string, number>,
+    ctx: Context,
+  ): Promise<number> {
+    const { spec, run, workflowId } = input;
+    const db = await deps.destination(spec.destination.database);
+    const runId = BigInt(run.scrapingRunId);
+    const seen = new Set(inDetail.map((r) => r.id.toString()));
+    let floor: bigint | undefined;
+    for (const r of inDetail) {
+      const id = BigInt(r.id);
+      if (floor === undefined || id > floor) floor = id;
+    }
+    const maxPagesWithoutFloor = 100;
+    let found = 0;
+    let pages = 0;
+    for await (const page of deps.client().pages('results', { perPage: 100, signal: ctx.cancellationSignal })) {
+      pages += 1;
+      const mine = (page.items as ResultRecord[]).filter((r) => BigInt(r.scraping_run_id) === runId && !seen.has(r.id.toString()));
+      if (mine.length > 0) {
+        for (const r of mine) seen.add(r.id.toString());
+        const out = await loadBatch(db, {
+          pipeline: spec.name,
+          resultTable: kind.resultTable,
+          endpoint: 'GET /api/results',
+          requestKey: `results:page:${page.page}:run:${run.scrapingRunId}`,
+          raw: page.raw,
+          workflowId,
+          scrapingRunId: runIdOf(run.scrapingRunId),
+          kind: 'results',
+          data: { data: mine },
+        });
+        addRows(rows, out.rowsByTable);
+        found += mine.length;
+      }
+      ctx.heartbeat();
+      if (expected !== undefined && inDetail.length + found >= expected) break;
+      const lowest = page.items.reduce<bigint | undefined>((m, r) => (m === undefined || BigInt(r.id) < m ? BigInt(r.id) : m), undefined);
+      // Newest first: once a page reaches below the detail's highest id, no missing (newer) result can follow.
+      if (floor !== undefined && lowest !== undefined && lowest < floor) break;
+      if (floor === undefined && pages >= maxPagesWithoutFloor) break;
+    }
+    return found;
+  }
+
+  return { createAndRun, checkRunStatus, loadRunResults };
 }

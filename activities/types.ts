@@ -1,25 +1,10 @@
 // Inputs and outputs of the activities, shared (type-only) with the workflow. Everything here is small:
 // ids, counts, cursors and short error texts. Result data never crosses the activity boundary, and neither does
-// the API token (activities read it from the worker's environment).
+// the API token (activities get their client from the worker, configured from its environment).
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 
-/** Rows per table; summed by the workflow for progress (the pipeline_runs row is counted from the database). */
-export type RowCounts = Record<string, number>;
-
-/** Worker-side knobs that end up in activity options (read from the worker's environment once per run). */
-export interface WorkerTuning {
-  /** Heartbeat timeout of long activities: how soon a crashed worker's activity is retried elsewhere. */
-  heartbeatTimeout: string;
-  /** Start-to-close timeout of one loading activity attempt. */
-  activityTimeout: string;
-  /** URLs per fan-out activity (each activity loads its chunk with p-limit(spec.concurrency)). */
-  urlChunkSize: number;
-  /** Pages per results-sync activity, and activities per workflow run before continue-as-new. */
-  pagesPerActivity: number;
-  activitiesPerRun: number;
-  /** Results per transaction when loading a run's results. */
-  loadBatchSize: number;
-}
+export type { FailedUrl, RowCounts, WorkerTuning } from '../temporal/contract.js';
+import type { FailedUrl, RowCounts } from '../temporal/contract.js';
 
 export interface RunTarget {
   /** Decimal string: ids may exceed 2^53. */
@@ -94,11 +79,6 @@ export interface UrlChunkInput {
   /** Index of the chunk's first URL in the spec's list (for request keys and messages). */
   offset: number;
   urls: string[];
-}
-
-export interface FailedUrl {
-  url: string;
-  error: string;
 }
 
 export interface UrlChunkOutput {

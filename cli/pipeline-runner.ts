@@ -2,16 +2,15 @@
  * Starting a pipeline run on Temporal, or attaching to the unfinished one remembered in the data folder, and
  * waiting for it while showing its `progress` query. Shared by `run`, `demo` and `schedule trigger --wait`.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { PipelineSpec } from '../pipelines/spec.js';
-import { pipelineWorkflowId } from '../temporal/workflow-id.js';
-import type { PipelineProgress, PipelineWorkflowInput, PipelineWorkflowResult } from '../workflows/pipeline.js';
+import { PROGRESS_QUERY, pipelineWorkflowId, type PipelineProgress, type PipelineWorkflowResult } from '../temporal/contract.js';
+import { startOrGetPipelineRun } from '../temporal/start.js';
 import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';
 import type { ProgressMode } from './progress.js';
 import { forgetRun, newRunKey, recallRun, rememberRun } from './run-state.js';
-import { PIPELINE_WORKFLOW_TYPE } from './schedules.js';
 
 export type PipelineHandle = WorkflowHandle;
 
@@ -58,16 +57,8 @@ export async function startOrAttach(opts: StartOptions): Promise<StartedRun> {
   // Remembered before the start: a crash between the two leaves a key whose workflow does not exist, which the
   // next command detects (not found) and replaces; the other order could lose a started run.
   rememberRun(dataDir, { pipeline: spec.name, runKey, workflowId, file: opts.file, startedAt: new Date().toISOString() });
-  const input: PipelineWorkflowInput = { spec, runKey };
-  try {
-    const handle = await client.workflow.start(PIPELINE_WORKFLOW_TYPE, { taskQueue: opts.taskQueue, workflowId, args: [input] });
-    return { handle, workflowId, runKey, attached: false };
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      return { handle: client.workflow.getHandle(workflowId), workflowId, runKey, attached: true };
-    }
-    throw err;
-  }
+  const { handle, attached } = await startOrGetPipelineRun({ client, taskQueue: opts.taskQueue }, spec, runKey);
+  return { handle, workflowId, runKey, attached };
 }
 
 export type RunOutcome =
@@ -100,7 +91,7 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
   const poll = (async () => {
     while (!stopPolling) {
       try {
-        const p = await run.handle.query<PipelineProgress>('progress');
+        const p = await run.handle.query<PipelineProgress>(PROGRESS_QUERY);
         if (!stopPolling) reporter.update(toSnapshot(p));
       } catch (err) {
         // No worker has picked the workflow up yet, or it just finished: nothing to show this time.

@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { Client, ScheduleDescription, ScheduleOptions, ScheduleOverlapPolicy, ScheduleUpdateOptions } from '@temporalio/client';
 import type { OverlapPolicy, PipelineSpec } from '../pipelines/spec.js';
-import { pipelineWorkflowId } from '../temporal/workflow-id.js';
+import { PIPELINE_WORKFLOW_TYPE, scheduledWorkflowIdPrefix } from '../temporal/contract.js';
+import { pipelineScheduleAction } from '../temporal/start.js';
 
-export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
-export const SCHEDULED_RUN_KEY = 'scheduled';
+export { scheduledWorkflowIdPrefix };
 const HASH_MEMO_KEY = 'scrape_etl_config_hash';
 
 const OVERLAP: Record<OverlapPolicy, ScheduleOverlapPolicy> = {
@@ -41,14 +41,7 @@ function scheduleOptions(spec: PipelineSpec & { schedule: NonNullable<PipelineSp
   const s = spec.schedule;
   return {
     spec: { cronExpressions: [s.cron], timezone: s.timezone },
-    action: {
-      type: 'startWorkflow' as const,
-      workflowType: PIPELINE_WORKFLOW_TYPE,
-      workflowId: pipelineWorkflowId(spec.name, SCHEDULED_RUN_KEY),
-      taskQueue,
-      args: [{ spec, runKey: SCHEDULED_RUN_KEY }],
-      memo: { [HASH_MEMO_KEY]: hash, pipeline: spec.name },
-    },
+    action: { ...pipelineScheduleAction(spec, taskQueue), memo: { [HASH_MEMO_KEY]: hash, pipeline: spec.name } },
     policies: { overlap: OVERLAP[s.overlap], catchupWindow: s.catchup_window },
     state: { paused: s.paused, note: `managed by scrape-etl from ${file}` },
     hash,
@@ -82,9 +75,4 @@ export async function applySchedule(client: Client, spec: PipelineSpec, file: st
   if (currentHash === hash) return 'unchanged';
   await handle.update((): ScheduleUpdateOptions => opts);
   return 'updated';
-}
-
-/** The workflow id of a scheduled run (for messages): Temporal appends the scheduled time in RFC 3339. */
-export function scheduledWorkflowIdPrefix(pipeline: string): string {
-  return `${pipelineWorkflowId(pipeline, SCHEDULED_RUN_KEY)}-`;
 }

@@ -34,8 +34,9 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     routeSdkLogs(opts.log);
     const { connection } = await connectWorker(settings);
     // A short grace on Ctrl-C: loads are idempotent, so an activity cut off here is simply retried later.
-    const worker = await createPipelineWorker({ connection, namespace: conn.namespace, taskQueue: conn.taskQueue, shutdownGraceTime: '3s' });
-    const running = runPipelineWorker(worker, connection);
+    const pipelineWorker = await createPipelineWorker({ connection, namespace: conn.namespace, taskQueue: conn.taskQueue, shutdownGraceTime: '3s' });
+    const { worker } = pipelineWorker;
+    const running = runPipelineWorker(pipelineWorker, connection);
     running.catch((err: unknown) => opts.log.error({ err }, 'the in-process worker stopped'));
     stopWorker = async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -4,13 +4,12 @@
 // Upserts change a row only when its row_hash differs, so loading the same data again changes no table but
 // raw_responses.
 import crypto from 'node:crypto';
-import type { PipelineKind } from '../pipelines/spec.js';
 import type { Database } from './connect.js';
 import { flattenResponse, type FlattenInput } from './flatten/index.js';
 import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from './flatten/marketplace.js';
 import type { Row, RowsByTable, Scalar } from './flatten/values.js';
 import { MAX_PARAMS, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
-import { RESULT_TABLES, TABLE_META, type DataTableName, type TableMeta } from './tables.js';
+import { RESULT_TABLES, TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from './tables.js';
 
 export type { LoadKind } from './flatten/index.js';
 
@@ -25,8 +24,8 @@ interface LoadBatchCommon {
   /** Integer price / divisor = major-unit price (default 100000). */
   priceDivisor?: number;
   scrapingRunId?: number | bigint | null;
-  /** The pipeline's kind: decides which result table results go to (pdf_results, leads_results, scraper_results). */
-  pipelineKind?: PipelineKind;
+  /** Where result records go (pdf_results, leads_results; default scraper_results): the kind registry says. */
+  resultTable?: ResultTableName;
   workflowId?: string | null;
   receivedAt?: Date;
   /** Called inside the transaction after each table is written; a throw aborts (and rolls back) the batch. */
@@ -350,7 +349,7 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
   // Pure and possibly slow: done before the transaction takes its locks.
   const flat = flattenResponse(
     { kind: opts.kind, data: opts.data } as FlattenInput,
-    { priceDivisor: divisor, ...(opts.pipelineKind ? { pipelineKind: opts.pipelineKind } : {}) },
+    { priceDivisor: divisor, ...(opts.resultTable ? { resultTable: opts.resultTable } : {}) },
   );
   const pipeline = opts.pipeline;
   const rows: RowsByTable = {};

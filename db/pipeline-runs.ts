@@ -1,7 +1,7 @@
 // One pipeline_runs row per pipeline execution, keyed by its Temporal workflow id so that a retried activity
 // starting or finishing the same execution twice leaves one row.
 import type { Database } from './connect.js';
-import { withTransaction } from './sql.js';
+import { quoteIdent, withTransaction } from './sql.js';
 
 /**
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
@@ -76,7 +76,10 @@ export async function getPipelineRun(db: Database, workflowId: string): Promise<
       [workflowId],
     ),
   );
-  if (!row) return undefined;
+  return row ? toPipelineRunRow(row) : undefined;
+}
+
+function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
   const time = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
   return {
     id: Number(row['id']),
@@ -95,4 +98,38 @@ export async function getPipelineRun(db: Database, workflowId: string): Promise<
 export function addCounts(total: Record<string, number>, add: Partial<Record<string, number>>): Record<string, number> {
   for (const [t, n] of Object.entries(add)) if (n !== undefined) total[t] = (total[t] ?? 0) + n;
   return total;
+}
+
+/**
+ * Rows of `tables` whose load belongs to one workflow, per table (tables with none are left out). Counted from
+ * the tables rather than summed from activity results: a batch loaded twice (a retry after a crash) must not be
+ * counted twice, and rows unchanged by a re-load keep their older load id.
+ */
+export async function countRowsOfRun(
+  db: Database,
+  run: { pipeline: string; workflowId: string; tables: readonly string[] },
+): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  await withTransaction(db, async (tx) => {
+    for (const table of run.tables) {
+      const [row] = await tx.all(
+        `SELECT count(*) AS n FROM ${quoteIdent(table)} WHERE pipeline = ${tx.ph(1)} AND load_id IN (SELECT id FROM raw_responses WHERE workflow_id = ${tx.ph(2)})`,
+        [run.pipeline, run.workflowId],
+      );
+      const n = Number(row?.['n'] ?? 0);
+      if (n > 0) counts[table] = n;
+    }
+  });
+  return counts;
+}
+
+/** The most recent runs, newest first. */
+export async function listPipelineRuns(db: Database, opts: { limit: number }): Promise<PipelineRunRow[]> {
+  const rows = await withTransaction(db, (tx) =>
+    tx.all(
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error FROM pipeline_runs ORDER BY started_at DESC LIMIT ${tx.ph(1)}`,
+      [opts.limit],
+    ),
+  );
+  return rows.map(toPipelineRunRow);
 }

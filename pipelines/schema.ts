@@ -9,7 +9,10 @@
 import { z } from 'zod';
 import { CronExpressionParser } from 'cron-parser';
 import { DURATION_PATTERN, parseDurationMs } from './duration.js';
-import type { PipelineSpec } from './spec.js';
+import { KINDS } from '../kinds/index.js';
+import type { KindDefinition } from '../kinds/types.js';
+import { nonEmpty, positiveInt, whenObject } from './fields.js';
+import { PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/scrape-etl.sqlite';
 
@@ -19,128 +22,13 @@ export function defaultDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string
   return url !== undefined && url !== '' ? url : DEFAULT_SQLITE_URL;
 }
 
-const nonEmpty = z.string().trim().min(1, 'must not be empty');
-const positiveInt = z.int().positive();
-
-const absoluteUrl = z
-  .string()
-  .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'expected an absolute http(s) URL');
-
 const duration = (fallback: string) =>
   z
     .string()
     .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '500ms', '5s', '10m', '6h')")
     .default(fallback);
 
-// ---------------------------------------------------------------------------------------------------------
-// Requests, one per kind, with the fields of the service spec (../shared/spec/scraping-service-api.md).
-
-const pdfRequest = z.strictObject({
-  name: nonEmpty.optional().describe('name of the scraping task; defaults to the pipeline name'),
-  keywords: z
-    .array(
-      z.strictObject({
-        keyword: nonEmpty.describe('search phrase for PDF files'),
-        prompt: nonEmpty.describe('instruction that makes the classifier answer true or false per file'),
-      }),
-    )
-    .min(1, 'needs at least one keyword'),
-  unique: z.boolean().optional().describe('when true, previously scraped PDF files are not included'),
-  expected_pdf: positiveInt.optional().describe('total expected PDF files'),
-});
-
-const leadsSearchEngineRequest = z
-  .strictObject({
-    name: nonEmpty.optional().describe('name of the task; defaults to the pipeline name'),
-    search_type: z.enum(['url', 'keywords']),
-    limit_pages: positiveInt.describe('limit on the number of pages to scrape'),
-    keywords: z.string().optional().describe("required when search_type is 'keywords'"),
-    url: absoluteUrl.optional().describe("required when search_type is 'url'"),
-  })
-  .superRefine(
-    (req, ctx) => {
-      // Runs even when other fields already failed (see `when`), so the input may be malformed here.
-      const r = req as Partial<Record<string, unknown>>;
-      if (r['search_type'] === 'url' && r['url'] === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['url'], message: "required when search_type is 'url'" });
-      }
-      if (r['search_type'] === 'keywords' && (typeof r['keywords'] !== 'string' || r['keywords'].trim() === '')) {
-        ctx.addIssue({ code: 'custom', path: ['keywords'], message: "required (non-empty) when search_type is 'keywords'" });
-      }
-    },
-    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
-  );
-
-const leadsSocialRequest = z.strictObject({
-  name: nonEmpty.optional().describe('name of the task; defaults to the pipeline name'),
-  keywords: nonEmpty.describe('keywords to search'),
-  sentiment_type: z.enum(['all', 'positive', 'neutral', 'negative']),
-  expected_data: positiveInt.describe('number of expected data items'),
-});
-
-const JOB_PROPERTY_TYPES = ['string', 'number', 'integer', 'boolean'] as const;
-
-/** The data schema sent with every job-board call: a list of objects whose properties are scalar fields. */
-const jobDataSchema = z
-  .strictObject({
-    type: z.literal('array'),
-    description: z.string().optional(),
-    items: z.strictObject({
-      type: z.literal('object'),
-      description: z.string().optional(),
-      properties: z
-        .record(
-          z.string(),
-          // Loose: other JSON Schema keywords on a property (format, enum, ...) are passed on to the service.
-          z.looseObject({ type: z.enum(JOB_PROPERTY_TYPES), description: z.string().optional() }),
-        )
-        .refine((p) => Object.keys(p).length > 0, 'needs at least one property'),
-      required: z.array(z.string()).optional(),
-    }),
-    required: z.array(z.string()).optional(),
-  })
-  .superRefine((schema, ctx) => {
-    const props = Object.keys(schema.items.properties);
-    for (const [i, name] of (schema.items.required ?? []).entries()) {
-      if (!props.includes(name)) {
-        ctx.addIssue({ code: 'custom', path: ['items', 'required', i], message: `'${name}' is not one of items.properties (${props.join(', ')})` });
-      }
-    }
-  })
-  // The workflow treats the schema as opaque JSON; only its shape is checked here.
-  .transform((schema): Record<string, unknown> => schema);
-
-const jobBoardRequest = z
-  .strictObject({
-    urls: z.array(absoluteUrl).min(1, 'needs at least one listing URL'),
-    min: z.int().nonnegative(),
-    max: positiveInt,
-    timeout: positiveInt,
-    schema: jobDataSchema,
-  })
-  .superRefine(
-    (req, ctx) => {
-      if (typeof req.min === 'number' && typeof req.max === 'number' && req.min > req.max) {
-        ctx.addIssue({ code: 'custom', path: ['min'], message: `must not be greater than max (${req.max})` });
-      }
-    },
-    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
-  );
-
-const marketplaceUrl = absoluteUrl.refine((s) => {
-  if (!URL.canParse(s)) return true; // reported by absoluteUrl
-  const q = new URL(s).searchParams;
-  return q.has('itemid') && q.has('shopid');
-}, 'expected the product-detail API URL with itemid and shopid query parameters');
-
-const marketplaceRequest = z.strictObject({
-  urls: z.array(marketplaceUrl).min(1, 'needs at least one product URL'),
-});
-
-const resultsRequest = z.strictObject({
-  per_page: positiveInt.max(1000).default(100).describe('results per page'),
-  max_pages: positiveInt.optional().describe('stop after this many pages (default: until the last sync is reached)'),
-});
+// The `request` section of each kind is declared by the kind itself (kinds/<kind>.ts).
 
 // ---------------------------------------------------------------------------------------------------------
 // Shared sections
@@ -268,33 +156,28 @@ function withRequestName<T extends { name: string; request: { name?: string | un
   return { ...s, request: { ...s.request, name: s.request.name ?? s.name } };
 }
 
-const pdfPipeline = z
-  .strictObject({ ...common, kind: z.literal('pdf'), request: pdfRequest })
-  .transform((s) => withDefaults(withRequestName(s)));
-const leadsSearchEnginePipeline = z
-  .strictObject({ ...common, kind: z.literal('leads-search-engine'), request: leadsSearchEngineRequest })
-  .transform((s) => withDefaults(withRequestName(s)));
-const leadsSocialPipeline = z
-  .strictObject({ ...common, kind: z.literal('leads-social'), request: leadsSocialRequest })
-  .transform((s) => withDefaults(withRequestName(s)));
-const jobBoardPipeline = z
-  .strictObject({ ...common, kind: z.literal('job-board'), request: jobBoardRequest })
-  .transform((s) => withDefaults(s));
-const marketplacePipeline = z
-  .strictObject({ ...common, kind: z.literal('marketplace'), request: marketplaceRequest })
-  .transform((s) => withDefaults(s));
-const resultsPipeline = z
-  .strictObject({ ...common, kind: z.literal('results'), request: resultsRequest.prefault({}) })
-  .transform((s) => withDefaults(s));
+/** One member of the union: the shared keys, the kind's literal and its request section, then the defaults. */
+function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
+  const request = def.requestOptional ? def.request.prefault({} as never) : def.request;
+  return z
+    .strictObject({ ...common, kind: z.literal(def.kind), request })
+    .transform((s) => withDefaults(def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s));
+}
 
-export const pipelineSchema = z.discriminatedUnion('kind', [
-  pdfPipeline,
-  leadsSearchEnginePipeline,
-  leadsSocialPipeline,
-  jobBoardPipeline,
-  marketplacePipeline,
-  resultsPipeline,
-]);
+type PipelineMember = ReturnType<typeof pipelineOf<PipelineKind>>;
+
+/**
+ * Every kind of the registry, in PIPELINE_KINDS order. Each member's output is the kind's PipelineSpec: the kind
+ * registry checks each request schema against its RequestSpec type (kinds/types.ts), the shared keys are the
+ * same for all, and the assertion below checks the shared keys both ways.
+ */
+const pipelineUnion = z.discriminatedUnion(
+  'kind',
+  PIPELINE_KINDS.map((k) => pipelineOf(KINDS[k] as KindDefinition<PipelineKind>)) as [PipelineMember, ...PipelineMember[]],
+);
+// Built from a list, the union's static output pairs any kind with any request; each pair is what its registry
+// entry declares, so the output is exactly PipelineSpec.
+export const pipelineSchema = pipelineUnion as unknown as z.ZodType<PipelineSpec, z.input<typeof pipelineUnion>>;
 
 /**
  * The keys every pipeline shares, with `kind` and `request` left open. The loader validates a file against it
@@ -302,8 +185,9 @@ export const pipelineSchema = z.discriminatedUnion('kind', [
  */
 export const pipelineBaseSchema = z.strictObject({ ...common, kind: z.unknown(), request: z.unknown() });
 
-// Compile-time check that the schema produces exactly PipelineSpec, both ways.
-type Parsed = z.output<typeof pipelineSchema>;
+// Compile-time check that the schema produces PipelineSpec, the shared keys both ways.
+type Parsed = z.output<typeof pipelineUnion>;
 type Assert<T extends true> = T;
-export type ParsedIsSpec = Assert<Parsed extends PipelineSpec ? true : false>;
-export type SpecIsParsed = Assert<PipelineSpec extends Parsed ? true : false>;
+type Shared<T> = Omit<T, 'kind' | 'request'>;
+export type ParsedIsSpec = Assert<Shared<Parsed> extends Shared<PipelineSpec> ? true : false>;
+export type SpecIsParsed = Assert<Shared<PipelineSpec> extends Shared<Parsed> ? true : false>;

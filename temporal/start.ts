@@ -1,28 +1,62 @@
-// Starting a pipeline run: the one place that turns (spec, run key) into a workflow start, for the CLI's `run`
-// command and for tests. Schedules use the same workflow type, id prefix and arguments.
-import type { Client, WorkflowHandle } from '@temporalio/client';
+// Starting pipeline runs: the one place that turns (spec, run key) into a workflow start, used by `run`, `demo`,
+// `schedule trigger`, the tests, and (as a schedule action) by schedules. Names, ids and arguments come from the
+// contract (./contract.ts).
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { PipelineSpec } from '../pipelines/spec.js';
-import type { pipelineWorkflow, PipelineWorkflowInput } from '../workflows/pipeline.js';
-import { pipelineWorkflowId } from './workflow-id.js';
+import type { pipelineWorkflow } from '../workflows/pipeline.js';
+import {
+  PIPELINE_WORKFLOW_TYPE,
+  SCHEDULED_RUN_KEY,
+  pipelineWorkflowId,
+  runKeyNow,
+  type PipelineWorkflowInput,
+} from './contract.js';
 
-export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
+export { PIPELINE_WORKFLOW_TYPE, pipelineWorkflowId, runKeyNow };
 
-/** A run key from the clock, e.g. 20250314T101500123Z: sortable and valid in a workflow id. */
-export function runKeyNow(now: Date = new Date()): string {
-  return now.toISOString().replace(/[-:.]/g, '');
+export type PipelineWorkflowHandle = WorkflowHandle<typeof pipelineWorkflow>;
+
+export interface StartTarget {
+  client: Client;
+  taskQueue: string;
 }
 
-export async function startPipelineRun(
-  conn: { client: Client; taskQueue: string },
-  spec: PipelineSpec,
-  runKey: string = runKeyNow(),
-): Promise<WorkflowHandle<typeof pipelineWorkflow>> {
+/**
+ * Starts one run. Starting the same run key twice is a mistake, not a second run: the second start fails with
+ * WorkflowExecutionAlreadyStartedError (see startOrGetPipelineRun for callers that resume on purpose).
+ */
+export async function startPipelineRun(conn: StartTarget, spec: PipelineSpec, runKey: string = runKeyNow()): Promise<PipelineWorkflowHandle> {
   const input: PipelineWorkflowInput = { spec, runKey };
   return conn.client.workflow.start<typeof pipelineWorkflow>(PIPELINE_WORKFLOW_TYPE, {
     workflowId: pipelineWorkflowId(spec.name, runKey),
     taskQueue: conn.taskQueue,
     args: [input],
-    // Starting the same run key twice is a mistake, not a second run: the second start fails clearly.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
   });
+}
+
+/** Starts the run, or returns the handle of the one already started with this run key (`attached: true`). */
+export async function startOrGetPipelineRun(
+  conn: StartTarget,
+  spec: PipelineSpec,
+  runKey: string,
+): Promise<{ handle: PipelineWorkflowHandle; attached: boolean }> {
+  try {
+    return { handle: await startPipelineRun(conn, spec, runKey), attached: false };
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    return { handle: conn.client.workflow.getHandle<typeof pipelineWorkflow>(pipelineWorkflowId(spec.name, runKey)), attached: true };
+  }
+}
+
+/** The start action of a pipeline's Schedule: Temporal appends the scheduled time to the workflow id. */
+export function pipelineScheduleAction(spec: PipelineSpec, taskQueue: string) {
+  const input: PipelineWorkflowInput = { spec, runKey: SCHEDULED_RUN_KEY };
+  return {
+    type: 'startWorkflow' as const,
+    workflowType: PIPELINE_WORKFLOW_TYPE,
+    workflowId: pipelineWorkflowId(spec.name, SCHEDULED_RUN_KEY),
+    taskQueue,
+    args: [input],
+  };
 }

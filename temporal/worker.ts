@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import type { Duration } from '@temporalio/common';
-import { closeActivityResources, createActivities } from '../activities/index.js';
+import { createActivities, createActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from '../activities/index.js';
 import { ensureDevServer } from './dev-server.js';
 import { temporalSettings, type TemporalSettings } from './settings.js';
 
@@ -27,6 +27,14 @@ export interface PipelineWorkerOptions {
   stickyQueueScheduleToStartTimeout?: Duration;
   /** A prebuilt bundle (tests build it once for many workers); default: bundle workflows/index.ts now. */
   workflowBundle?: { code: string };
+  /** What the activities are built from (client options, tuning, environment); default: this process's environment. */
+  activities?: ActivityDepsOptions;
+}
+
+/** A worker and the resources its activities hold (client, open databases), released when it stops. */
+export interface PipelineWorker {
+  worker: Worker;
+  deps: OwnedActivityDeps;
 }
 
 let bundle: Promise<{ code: string }> | undefined;
@@ -40,20 +48,27 @@ export function pipelineWorkflowBundle(): Promise<{ code: string }> {
 const noop = () => {};
 const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => process.stderr.write(`${m}\n`), log: noop };
 
-export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise<Worker> {
+export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise<PipelineWorker> {
+  // Reads and checks the tuning now: a malformed knob fails the worker's start, not its first activity.
+  const deps = createActivityDeps(opts.activities);
   const options: WorkerOptions = {
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     workflowBundle: opts.workflowBundle ?? (await pipelineWorkflowBundle()),
-    activities: createActivities(),
+    activities: createActivities(deps),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 20,
     maxConcurrentWorkflowTaskExecutions: opts.maxConcurrentWorkflowTaskExecutions ?? 40,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30s',
     stickyQueueScheduleToStartTimeout:
       opts.stickyQueueScheduleToStartTimeout ?? (process.env['SCRAPE_ETL_STICKY_QUEUE_TIMEOUT']?.trim() || '10s'),
   };
-  return Worker.create(options);
+  try {
+    return { worker: await Worker.create(options), deps };
+  } catch (err) {
+    await deps.close();
+    throw err;
+  }
 }
 
 /** The worker's connection: TEMPORAL_ADDRESS, or the embedded dev server (started or reused). */
@@ -73,11 +88,11 @@ export async function connectWorker(settings: TemporalSettings = temporalSetting
  * in-flight activities get `shutdownGraceTime` to finish (their loads are idempotent, so an activity cut off
  * there is simply retried by another worker), then the connection and databases are closed.
  */
-export async function runPipelineWorker(worker: Worker, connection: NativeConnection): Promise<void> {
+export async function runPipelineWorker({ worker, deps }: PipelineWorker, connection?: NativeConnection): Promise<void> {
   try {
     await worker.run();
   } finally {
-    await closeActivityResources();
-    await connection.close();
+    await deps.close();
+    await connection?.close();
   }
 }

@@ -21,6 +21,7 @@ import {
   jobKey,
 } from '../db/flatten/index.js';
 import { REAL_FIXTURES } from './support/fixtures.js';
+import { KINDS } from '../kinds/index.js';
 
 const FIXTURES = REAL_FIXTURES;
 const read = (name: string) => parseJson(fs.readFileSync(`${FIXTURES}/${name}`, 'utf8'));
@@ -176,7 +177,7 @@ describe('result content', () => {
 
   it('sends scraping-run results to the table of the pipeline kind', () => {
     const run = scrapingRunResponseSchema.parse(read('scraping-runs-id-response-1.json'));
-    const pdf = flattenResponse({ kind: 'scraping-run', data: run }, { pipelineKind: 'pdf' });
+    const pdf = flattenResponse({ kind: 'scraping-run', data: run }, { resultTable: KINDS.pdf.resultTable });
     expect(pdf.pdf_results).toHaveLength(1);
     expect(pdf.scraper_results).toBeUndefined();
     expect(pdf.scraping_runs).toEqual([{ id: 12, scraper_id: 88683, status: 'succeeded', created_at: '2022-11-20T11:54:52.000000Z' }]);

@@ -11,6 +11,7 @@ import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/s
 import { openDatabase, type PostgresDatabase, type SqliteDatabase } from '../db/connect.js';
 import { loadBatch, type LoadBatchOptions } from '../db/load.js';
 import { DATA_TABLES } from '../db/tables.js';
+import { KINDS } from '../kinds/index.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { countRows, dumpDatabase, dumpTable } from './support/db-dump.js';
 import { JOB_SCHEMA } from './support/job-schema.js';
@@ -74,18 +75,18 @@ beforeAll(async () => {
     ],
     expected_pdf: 4,
   });
-  batches.push({ pipeline: 'reports', pipelineKind: 'pdf', kind: 'create-run', endpoint: pdf.endpoint, raw: pdf.raw, data: pdf.data });
+  batches.push({ pipeline: 'reports', resultTable: KINDS.pdf.resultTable, kind: 'create-run', endpoint: pdf.endpoint, raw: pdf.raw, data: pdf.data });
   const social = await client.createLeadsSocialScraper({ name: 'mentions', keywords: 'coffee', sentiment_type: 'positive', expected_data: 5 });
-  batches.push({ pipeline: 'mentions', pipelineKind: 'leads-social', kind: 'create-run', endpoint: social.endpoint, raw: social.raw, data: social.data });
+  batches.push({ pipeline: 'mentions', resultTable: KINDS['leads-social'].resultTable, kind: 'create-run', endpoint: social.endpoint, raw: social.raw, data: social.data });
   for (const [created, pipeline, pipelineKind] of [[pdf, 'reports', 'pdf'], [social, 'mentions', 'leads-social']] as const) {
     for (const rec of created.data.results) {
       const run = await waitForRun(client, rec.scraping_run_id);
-      batches.push({ pipeline, pipelineKind, kind: 'scraping-run', endpoint: run.endpoint, scrapingRunId: rec.scraping_run_id, raw: run.raw, data: run.data });
+      batches.push({ pipeline, resultTable: KINDS[pipelineKind].resultTable, kind: 'scraping-run', endpoint: run.endpoint, scrapingRunId: rec.scraping_run_id, raw: run.raw, data: run.data });
     }
   }
   const list = await client.listResults({ page: 1, per_page: 50 });
   expect(list.data.data.length).toBeGreaterThan(0);
-  batches.push({ pipeline: 'sync', pipelineKind: 'results', kind: 'results', endpoint: list.endpoint, requestKey: 'page=1', raw: list.raw, data: list.data });
+  batches.push({ pipeline: 'sync', resultTable: KINDS.results.resultTable, kind: 'results', endpoint: list.endpoint, requestKey: 'page=1', raw: list.raw, data: list.data });
 
   // Hand-made edge cases on top of the real example.
   batches.push(marketBatch('edge', { raw: FIXTURE, data: marketplaceResponseSchema.parse(parseJson(FIXTURE)) }, 'real'));

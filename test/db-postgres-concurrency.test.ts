@@ -5,8 +5,7 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { closeActivityResources } from '../activities/index.js';
-import { destination } from '../activities/resources.js';
+import { createActivityDeps } from '../activities/index.js';
 import { parseJson } from '../client/json.js';
 import { jobBoardResponseSchema, marketplaceResponseSchema } from '../client/schemas.js';
 import { DEFAULT_PG_POOL_SIZE, openDatabase, pgPoolSize, type PostgresDatabase } from '../db/connect.js';
@@ -16,9 +15,10 @@ import { testPostgresUrl } from './support/postgres.js';
 import { REAL_FIXTURES } from './support/fixtures.js';
 
 const opened: PostgresDatabase[] = [];
+const activityDeps = createActivityDeps({ env: {} });
 afterAll(async () => {
   await Promise.all(opened.map((db) => db.close()));
-  await closeActivityResources();
+  await activityDeps.close();
 });
 
 async function freshPostgres(poolSize = 8): Promise<{ db: PostgresDatabase; url: string }> {
@@ -140,7 +140,7 @@ describe('Postgres under concurrent transactions', () => {
     expect(pgPoolSize({})).toBe(DEFAULT_PG_POOL_SIZE);
     expect(pgPoolSize({ SCRAPE_ETL_PG_POOL_SIZE: '16' })).toBe(16);
     expect(() => pgPoolSize({ SCRAPE_ETL_PG_POOL_SIZE: 'lots' })).toThrow(/SCRAPE_ETL_PG_POOL_SIZE='lots' must be an integer from 1 to 1000/);
-    const [a, b] = await Promise.all([destination(url), destination(url)]);
+    const [a, b] = await Promise.all([activityDeps.destination(url), activityDeps.destination(url)]);
     expect(a).toBe(b);
     expect(a.dialect === 'postgres' && a.pool.options.max).toBe(DEFAULT_PG_POOL_SIZE);
   });

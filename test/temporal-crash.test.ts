@@ -63,8 +63,6 @@ function count(sql: string, ...params: unknown[]): number {
 beforeAll(async () => {
   bed = await startPipelineBed({ name: 'crash', token: TOKEN, seed: 7, runDurationMs: 1500 });
   ({ dbUrl, db, temporal, sim } = bed);
-  // The in-process worker of the last test reads the same settings from this process's environment.
-  Object.assign(process.env, workerEnv());
 });
 
 afterEach(async () => {
@@ -136,7 +134,7 @@ describe('crash safety', () => {
 
   it('dev server stopped and restarted on its SQLite file mid-run: the workflow completes exactly', async () => {
     sim.setRunDurationMs(3000);
-    const worker = await startInProcessWorker({ address: temporal.address, taskQueue });
+    const worker = await startInProcessWorker({ address: temporal.address, taskQueue, env: workerEnv() });
     try {
       const spec = pdfSpec('crash-server', dbUrl, 3, 30);
       const handle = await startPipelineRun({ client: temporal.client, taskQueue }, spec, 'r1');

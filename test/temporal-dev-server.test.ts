@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectTemporal } from '../temporal/connect.js';
 import { devServerPaths, ensureDevServer, isProcessAlive, readDevServerState, stopDevServer } from '../temporal/dev-server.js';
 import { temporalSettings } from '../temporal/settings.js';
-import { pipelineWorkflowId } from '../temporal/workflow-id.js';
+import { pipelineWorkflowId } from '../temporal/contract.js';
 import { leadsSocialSpec } from './support/pipeline-specs.js';
 import { spawnWorkerProcess } from './support/temporal.js';
 import { startPipelineRun } from '../temporal/start.js';

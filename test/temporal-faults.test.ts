@@ -28,8 +28,11 @@ let db: Database;
 beforeAll(async () => {
   bed = await startPipelineBed({ name: 'faults', token: TOKEN, seed: 5, runDurationMs: 1000 });
   ({ dbUrl, db, temporal, sim } = bed);
-  Object.assign(process.env, { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s' });
-  worker = await startInProcessWorker({ address: temporal.address, taskQueue });
+  worker = await startInProcessWorker({
+    address: temporal.address,
+    taskQueue,
+    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s' },
+  });
 });
 
 afterAll(async () => {

@@ -26,13 +26,15 @@ let dir: string;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-kinds-'));
   temporal = await startTestTemporal();
-  Object.assign(process.env, {
-    SCRAPER_API_TOKEN: TOKEN,
-    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
-    // Small enough that the results sync below needs several activities and continues as new.
-    SCRAPE_ETL_PAGES_PER_ACTIVITY: '2',
-    SCRAPE_ETL_ACTIVITIES_PER_RUN: '2',
-  });
+});
+
+const workerEnv = (baseUrl: string) => ({
+  SCRAPER_BASE_URL: baseUrl,
+  SCRAPER_API_TOKEN: TOKEN,
+  SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+  // Small enough that the results sync below needs several activities and continues as new.
+  SCRAPE_ETL_PAGES_PER_ACTIVITY: '2',
+  SCRAPE_ETL_ACTIVITIES_PER_RUN: '2',
 });
 
 afterAll(async () => {
@@ -52,9 +54,7 @@ describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, in
   beforeAll(async () => {
     dbUrl = destination === 'sqlite' ? `sqlite:${path.join(dir, 'dest.sqlite')}` : await testPostgresUrl();
     sim = await startSimulator({ port: 0, token: TOKEN, seed: 11, runDurationMs: 1000 });
-    // Read by the worker's activities when they first build their client (reset when a worker stops).
-    process.env['SCRAPER_BASE_URL'] = sim.baseUrl;
-    worker = await startInProcessWorker({ address: temporal.address, taskQueue });
+    worker = await startInProcessWorker({ address: temporal.address, taskQueue, env: workerEnv(sim.baseUrl) });
     db = await openDatabase(dbUrl);
   }, 60_000);
 

@@ -1,2 +1,2 @@
-// Entry of the workflow bundle (WorkerOptions.workflowsPath): every workflow type the worker serves.
+// Entry of the workflow bundle: every workflow type the worker serves.
 export { pipelineWorkflow, progressQuery } from './pipeline.js';

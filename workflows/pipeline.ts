@@ -1,133 +1,52 @@
 // The one pipeline workflow. It holds ids, counts, cursors and status only; every byte of result data moves
 // inside activities (activities/), which land it raw and load it in one transaction per batch.
 //
-//   async kinds (pdf, leads-*)  create-and-run -> per scraping run: wait until 'succeeded' -> load its results
-//   url kinds (job-board, marketplace)  URL list in chunks -> each chunk one activity, p-limit inside
-//   results  page /api/results newest first down to the last sync's watermark, continue-as-new every N pages
-//   then exports, and the pipeline_runs row is finished with counts read from the database.
-//
-// Waiting uses Temporal's "retry an activity" polling pattern: the check activity looks once and throws a
-// retryable failure while the run is still running, so the server schedules the retries (with the pipeline's
-// initial interval, backoff and maximum interval) and history gains no events per poll, however long the run.
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  ContinueAsNew,
-  TimeoutFailure,
-  continueAsNew,
-  defineQuery,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+// It knows modes, not kinds: the `planPipelineRun` local activity reads the kind's run mode from the kind
+// registry (kinds/) and the worker's tuning, both recorded in history so replays see the same values; an unknown
+// kind fails the run there, non-retryably, before anything is written. Each mode has its own module here,
+// mirroring activities/:
+//   create-and-wait (pdf, leads-*)   scraping-runs.ts
+//   url-list (job-board, marketplace) url-lists.ts
+//   results-sync (results)           results-sync.ts
+// then exports, and the pipeline_runs row is finished with counts read from the database.
+import { ActivityFailure, ApplicationFailure, ContinueAsNew, defineQuery, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { FailedUrl, RowCounts, RunTarget, WorkerTuning } from '../activities/types.js';
-import type { PipelineSpec } from '../pipelines/spec.js';
-import { pipelineWorkflowId } from '../temporal/workflow-id.js';
+import {
+  PROGRESS_QUERY,
+  WORKFLOW_FAILURE_TYPES,
+  pipelineWorkflowId,
+  workflowIdMatches,
+  type FailedUrl,
+  type PipelineProgress,
+  type PipelineWorkflowInput,
+  type PipelineWorkflowResult,
+  type RunMode,
+  type WorkerTuning,
+} from '../temporal/contract.js';
+import { runResultsSync } from './results-sync.js';
+import { runCreateAndWait } from './scraping-runs.js';
+import { causeMessage, shortText, withoutUrls, MAX_LISTED_FAILURES, type ModeContext, type ModeRunner } from './shared.js';
+import { runUrlList } from './url-lists.js';
 
-export interface ResultsCursor {
-  nextPage: number;
-  watermark: string | null;
-  highestId: string | null;
-}
+export type { PipelinePhase, PipelineProgress, PipelineResumeState, PipelineWorkflowInput, PipelineWorkflowResult, ResultsCursor } from '../temporal/contract.js';
 
-/** Carried across continue-as-new (the results kind pages for as long as the list is). */
-export interface PipelineResumeState {
-  tuning: WorkerTuning;
-  cursor: ResultsCursor;
-  pagesLoaded: number;
-  resultsLoaded: number;
-  rowsLoaded: RowCounts;
-  continuedAsNew: number;
-}
+export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);
 
-export interface PipelineWorkflowInput {
-  spec: PipelineSpec;
-  runKey: string;
-  resume?: PipelineResumeState;
-}
-
-export type PipelinePhase = 'starting' | 'creating' | 'waiting' | 'loading' | 'exporting' | 'finishing' | 'succeeded' | 'partial' | 'failed';
-
-export interface PipelineProgress {
-  workflowId: string;
-  pipeline: string;
-  kind: PipelineSpec['kind'];
-  phase: PipelinePhase;
-  runs: { total: number; waiting: number; loading: number; done: number; ids: string[] };
-  urls: { total: number; done: number; failed: number };
-  pagesLoaded: number;
-  resultsLoaded: number;
-  /** Rows loaded per table as reported by the activities (a retried batch may be counted twice here). */
-  rowsLoaded: RowCounts;
-  /** First failures (at most 100 listed; `urls.failed` has the count). */
-  failedUrls: FailedUrl[];
-  continuedAsNew: number;
-  error: string | null;
-}
-
-export interface PipelineWorkflowResult {
-  workflowId: string;
-  pipeline: string;
-  kind: PipelineSpec['kind'];
-  status: 'succeeded' | 'partial';
-  scrapingRunIds: string[];
-  /** Rows written by this run per table, counted in the destination database at the end. */
-  rowsByTable: RowCounts;
-  failedUrls: FailedUrl[];
-  failedUrlCount: number;
-  pagesLoaded: number;
-  resultsLoaded: number;
-  exportedFiles: number;
-}
-
-export const progressQuery = defineQuery<PipelineProgress>('progress');
-
-const MAX_LISTED_FAILURES = 100;
-
-function addRows(into: RowCounts, rows: RowCounts): void {
-  for (const [table, n] of Object.entries(rows)) into[table] = (into[table] ?? 0) + n;
-}
-
-function shortText(text: string, max = 300): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-/** A few tasks at a time; deterministic because workflow code runs single-threaded. */
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await fn(item);
-    }
-  });
-  await Promise.all(lanes);
-}
-
-function chunked<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-function causeMessage(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause) return causeMessage(err.cause);
-  return err instanceof Error ? err.message : String(err);
-}
+const RUNNERS: Record<RunMode, ModeRunner> = {
+  'create-and-wait': runCreateAndWait,
+  'url-list': runUrlList,
+  'results-sync': runResultsSync,
+};
 
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineWorkflowResult> {
   const { spec, runKey } = input;
   const workflowId = workflowInfo().workflowId;
-  const expectedId = pipelineWorkflowId(spec.name, runKey);
-  // A Schedule starts every action with the same arguments (run key 'scheduled') and appends the scheduled time to
-  // the workflow id, so a scheduled run's id is '<name>--scheduled-<RFC 3339 time>' and still unique per run.
-  const isScheduledRun = runKey === 'scheduled' && workflowId.startsWith(`${expectedId}-`);
-  if (workflowId !== expectedId && !isScheduledRun) {
-    throw ApplicationFailure.nonRetryable(`workflow id '${workflowId}' does not match pipeline '${spec.name}' and run key '${runKey}' (expected '${expectedId}')`, 'BadWorkflowId');
+  if (!workflowIdMatches(workflowId, spec.name, runKey)) {
+    throw ApplicationFailure.nonRetryable(
+      `workflow id '${workflowId}' does not match pipeline '${spec.name}' and run key '${runKey}' (expected '${pipelineWorkflowId(spec.name, runKey)}')`,
+      WORKFLOW_FAILURE_TYPES.badWorkflowId,
+    );
   }
-  const ref = { workflowId, pipeline: spec.name, kind: spec.kind, database: spec.destination.database };
 
   const progress: PipelineProgress = {
     workflowId,
@@ -145,44 +64,31 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   };
   setHandler(progressQuery, () => progress);
 
-  const tuning =
-    input.resume?.tuning ?? (await proxyLocalActivities<Activities>({ startToCloseTimeout: '10s' }).workerTuning());
+  // Before anything is written: an unknown kind (or malformed worker tuning) fails here, once, with its reason.
+  const plan = await planRun(input);
+  const tuning: WorkerTuning = plan.tuning;
+  const runMode = RUNNERS[plan.mode];
+  if (!runMode) {
+    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' has run mode '${plan.mode}', which this workflow does not know`, WORKFLOW_FAILURE_TYPES.unknownKind);
+  }
 
-  const control = proxyActivities<Activities>({
-    startToCloseTimeout: '1m',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
-  });
-  const loading = proxyActivities<Activities>({
-    startToCloseTimeout: tuning.activityTimeout,
-    heartbeatTimeout: tuning.heartbeatTimeout,
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
-  });
+  const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 };
+  const control = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry });
+  const loading = proxyActivities<Activities>({ startToCloseTimeout: tuning.activityTimeout, heartbeatTimeout: tuning.heartbeatTimeout, retry });
+  const ref = { workflowId, pipeline: spec.name, kind: spec.kind, database: spec.destination.database };
 
   if (!input.resume) await control.beginPipelineRun(ref);
 
   const failedUrls: FailedUrl[] = [];
-  let scrapingRunIds: string[] = [];
+  const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failedUrls };
   try {
-    switch (spec.kind) {
-      case 'pdf':
-      case 'leads-search-engine':
-      case 'leads-social':
-        scrapingRunIds = await runAsyncKind(spec, workflowId, tuning, progress, loading);
-        break;
-      case 'job-board':
-      case 'marketplace':
-        await runUrlKind(spec, workflowId, tuning, progress, loading, failedUrls);
-        break;
-      case 'results':
-        await runResultsKind(input, spec, workflowId, tuning, progress, loading);
-        break;
-    }
+    const { scrapingRunIds } = await runMode(ctx);
 
     const urlCount = progress.urls.total;
     if (urlCount > 0 && failedUrls.length === urlCount) {
       throw ApplicationFailure.nonRetryable(
         `all ${urlCount} URLs of pipeline '${spec.name}' failed; first: ${failedUrls[0]?.url}: ${failedUrls[0]?.error}`,
-        'AllUrlsFailed',
+        WORKFLOW_FAILURE_TYPES.allUrlsFailed,
       );
     }
 
@@ -222,175 +128,20 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     progress.error = message;
     await control.finishPipelineRun({ ...ref, status: 'failed', error: shortText(message, 4000) });
     if (err instanceof ApplicationFailure) throw err;
-    throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${message}`, 'PipelineFailed');
+    throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${message}`, WORKFLOW_FAILURE_TYPES.pipelineFailed);
   }
 }
 
-/** Activities get the spec without its URL list: the chunk they work on travels separately, keeping history small. */
-function withoutUrls(spec: PipelineSpec): PipelineSpec {
-  if (spec.kind === 'job-board') return { ...spec, request: { ...spec.request, urls: [] } };
-  if (spec.kind === 'marketplace') return { ...spec, request: { ...spec.request, urls: [] } };
-  return spec;
-}
-
-type LoadingActivities = ReturnType<typeof proxyActivities<Activities>>;
-
-async function runAsyncKind(
-  spec: PipelineSpec,
-  workflowId: string,
-  tuning: WorkerTuning,
-  progress: PipelineProgress,
-  loading: LoadingActivities,
-): Promise<string[]> {
-  progress.phase = 'creating';
-  const creating = proxyActivities<Activities>({
-    startToCloseTimeout: '2m',
-    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
-  });
-  const created = await creating.createAndRun({ workflowId, spec });
-  addRows(progress.rowsLoaded, created.rows);
-  const runs = created.runs;
-  progress.runs.total = runs.length;
-  progress.runs.waiting = runs.length;
-  progress.runs.ids = runs.map((r) => r.scrapingRunId);
-  progress.phase = 'waiting';
-
-  const polling = proxyActivities<Activities>({
-    scheduleToCloseTimeout: spec.polling.deadline,
-    startToCloseTimeout: '1m',
-    heartbeatTimeout: tuning.heartbeatTimeout,
-    retry: {
-      initialInterval: spec.polling.initial_interval,
-      backoffCoefficient: spec.polling.backoff_coefficient,
-      maximumInterval: spec.polling.max_interval,
-      nonRetryableErrorTypes: ['RunFailed', 'RunNotFound'],
-    },
-  });
-
-  await forEachLimited(runs, Math.max(1, spec.concurrency), async (run) => {
-    await waitForRun(polling, spec, run);
-    progress.runs.waiting -= 1;
-    progress.runs.loading += 1;
-    progress.phase = 'loading';
-    const out = await loading.loadRunResults({ workflowId, spec, run });
-    progress.runs.loading -= 1;
-    progress.runs.done += 1;
-    progress.resultsLoaded += out.results;
-    addRows(progress.rowsLoaded, out.rows);
-  });
-  return runs.map((r) => r.scrapingRunId);
-}
-
-async function waitForRun(polling: LoadingActivities, spec: PipelineSpec, run: RunTarget): Promise<void> {
+/** The run's mode and tuning: from the first run's plan, or carried over continue-as-new. */
+async function planRun(input: PipelineWorkflowInput): Promise<{ mode: RunMode; tuning: WorkerTuning }> {
+  const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
   try {
-    await polling.checkRunStatus({ run, pipeline: spec.name });
+    const plan = await local.planPipelineRun({ kind: input.spec.kind });
+    return input.resume ? { mode: plan.mode, tuning: input.resume.tuning } : plan;
   } catch (err) {
-    if (err instanceof ActivityFailure) {
-      if (err.cause instanceof ApplicationFailure && (err.cause.type === 'RunFailed' || err.cause.type === 'RunNotFound')) {
-        throw ApplicationFailure.nonRetryable(err.cause.message, err.cause.type);
-      }
-      if (err.cause instanceof TimeoutFailure) {
-        throw ApplicationFailure.nonRetryable(
-          `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) was still not 'succeeded' when the polling deadline of ${spec.polling.deadline} passed (pipeline '${spec.name}'); raise polling.deadline or check the run in the service console`,
-          'RunDeadlineExceeded',
-        );
-      }
-    }
-    throw err;
+    // The activity names the failure (UnknownPipelineKind, BadWorkerTuning); keep its type, never retry it.
+    const cause = err instanceof ActivityFailure ? err.cause : err;
+    const type = cause instanceof ApplicationFailure && cause.type ? cause.type : 'PlanFailed';
+    throw ApplicationFailure.nonRetryable(causeMessage(err), type);
   }
-}
-
-async function runUrlKind(
-  spec: PipelineSpec & { kind: 'job-board' | 'marketplace' },
-  workflowId: string,
-  tuning: WorkerTuning,
-  progress: PipelineProgress,
-  loading: LoadingActivities,
-  failedUrls: FailedUrl[],
-): Promise<void> {
-  const urls = spec.request.urls;
-  progress.urls.total = urls.length;
-  progress.phase = 'loading';
-  const bare = withoutUrls(spec);
-  let offset = 0;
-  for (const chunk of chunked(urls, Math.max(1, tuning.urlChunkSize))) {
-    const out = await loading.loadUrlChunk({ workflowId, spec: bare, offset, urls: chunk });
-    offset += chunk.length;
-    progress.urls.done += chunk.length;
-    progress.urls.failed += out.failed.length;
-    addRows(progress.rowsLoaded, out.rows);
-    for (const f of out.failed) {
-      const short = { url: f.url, error: shortText(f.error) };
-      failedUrls.push(short);
-      if (progress.failedUrls.length < MAX_LISTED_FAILURES) progress.failedUrls.push(short);
-    }
-  }
-}
-
-async function runResultsKind(
-  input: PipelineWorkflowInput,
-  spec: PipelineSpec & { kind: 'results' },
-  workflowId: string,
-  tuning: WorkerTuning,
-  progress: PipelineProgress,
-  loading: LoadingActivities,
-): Promise<void> {
-  progress.phase = 'loading';
-  let cursor: ResultsCursor;
-  if (input.resume) {
-    cursor = input.resume.cursor;
-  } else {
-    const control = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 10 } });
-    const watermark = await control.readResultsWatermark({ database: spec.destination.database, pipeline: spec.name });
-    cursor = { nextPage: 1, watermark, highestId: null };
-  }
-  const maxPages = spec.request.max_pages;
-  let activities = 0;
-  let reachedEnd = false;
-  for (;;) {
-    const pagesLeft = maxPages === undefined ? Infinity : maxPages - progress.pagesLoaded;
-    if (pagesLeft <= 0) break;
-    const out = await loading.loadResultsPages({
-      workflowId,
-      spec,
-      startPage: cursor.nextPage,
-      watermark: cursor.watermark,
-      maxPages: Math.min(tuning.pagesPerActivity, pagesLeft),
-    });
-    activities += 1;
-    progress.pagesLoaded += out.pagesLoaded;
-    progress.resultsLoaded += out.resultsLoaded;
-    addRows(progress.rowsLoaded, out.rows);
-    cursor = { ...cursor, nextPage: out.nextPage, highestId: maxId(cursor.highestId, out.highestId) };
-    if (out.done) {
-      reachedEnd = true;
-      break;
-    }
-    if (activities >= tuning.activitiesPerRun) {
-      await continueAsNew<typeof pipelineWorkflow>({
-        spec,
-        runKey: input.runKey,
-        resume: {
-          tuning,
-          cursor,
-          pagesLoaded: progress.pagesLoaded,
-          resultsLoaded: progress.resultsLoaded,
-          rowsLoaded: progress.rowsLoaded,
-          continuedAsNew: progress.continuedAsNew + 1,
-        },
-      });
-    }
-  }
-  // The watermark moves only after a complete pass, so an interrupted sync never leaves a gap below it.
-  // A pass cut short by max_pages is not complete: the next sync starts over from the newest page.
-  if (reachedEnd && cursor.highestId !== null) {
-    const control = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { maximumAttempts: 10 } });
-    await control.commitResultsWatermark({ database: spec.destination.database, pipeline: spec.name, watermark: cursor.highestId });
-  }
-}
-
-function maxId(a: string | null, b: string | null): string | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  return BigInt(a) >= BigInt(b) ? a : b;
 }

@@ -5,35 +5,19 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { z } from 'zod';
 import { parseJson, stringifyJson } from '../../client/json.js';
-import {
-  createAndRunResponseSchema,
-  jobBoardResponseSchema,
-  jobDataSchemaSchema,
-  jobRecordSchemaFor,
-  marketplaceResponseSchema,
-  resultsListResponseSchema,
-  scrapingRunResponseSchema,
-} from '../../client/schemas.js';
 import { toIssues } from '../../client/validate.js';
 import { defaultDatabaseUrl, openDatabase } from '../../db/connect.js';
 import { LOAD_KINDS, type FlattenInput, type LoadKind } from '../../db/flatten/index.js';
 import { loadBatch } from '../../db/load.js';
 import { addCounts, finishPipelineRun, startPipelineRun } from '../../db/pipeline-runs.js';
-import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
+import { KINDS, isPipelineKind } from '../../kinds/index.js';
+import { RESPONSE_KINDS } from '../../kinds/responses.js';
+import { PIPELINE_KINDS } from '../../pipelines/spec.js';
 
 export class LoadInputError extends Error {
   readonly exitCode = 2;
 }
-
-const ENDPOINTS: Record<LoadKind, string> = {
-  marketplace: 'POST /api/marketplace/sync',
-  'job-board': 'POST /api/job-board-scrape',
-  'create-run': 'POST /api/scrapers/create-and-run',
-  'scraping-run': 'GET /api/scraping-runs/{id}',
-  results: 'GET /api/results',
-};
 
 export interface PreparedFile {
   file: string;
@@ -45,29 +29,6 @@ export interface PreparedFile {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function schemaFor(kind: LoadKind, request: unknown, file: string): z.ZodType {
-  switch (kind) {
-    case 'marketplace':
-      return marketplaceResponseSchema;
-    case 'job-board': {
-      // With the request at hand, each record is checked against the schema that was sent (types, required).
-      if (!isObject(request) || request['schema'] === undefined) return jobBoardResponseSchema;
-      const parsed = jobDataSchemaSchema.safeParse(request['schema']);
-      if (!parsed.success) {
-        const [first] = toIssues(parsed.error, request['schema']);
-        throw new LoadInputError(`${file}: request.schema${first?.path ? `.${first.path}` : ''}: ${first?.message ?? 'invalid'}`);
-      }
-      return jobBoardResponseSchema.extend({ result: z.array(jobRecordSchemaFor(parsed.data)) });
-    }
-    case 'create-run':
-      return createAndRunResponseSchema;
-    case 'scraping-run':
-      return scrapingRunResponseSchema;
-    case 'results':
-      return resultsListResponseSchema;
-  }
 }
 
 /**
@@ -92,7 +53,9 @@ export function prepareFile(kind: LoadKind, file: string): PreparedFile {
   const request = wrapped ? (doc as Record<string, unknown>)['request'] : undefined;
   const response = wrapped ? (doc as Record<string, unknown>)['response'] : doc;
   const prefix = wrapped ? 'response' : '';
-  const parsed = schemaFor(kind, request, file).safeParse(response);
+  const schema = RESPONSE_KINDS[kind].schemaFor(request);
+  if ('error' in schema) throw new LoadInputError(`${file}: ${schema.error}`);
+  const parsed = schema.safeParse(response);
   if (!parsed.success) {
     const issues = toIssues(parsed.error, response);
     const first = issues[0] ?? { path: '', message: 'invalid' };
@@ -107,7 +70,7 @@ export function prepareFile(kind: LoadKind, file: string): PreparedFile {
     // Unwrapped files are landed byte for byte; a wrapper's response is re-serialised (bigints exact).
     raw: wrapped ? stringifyJson(response) : text,
     requestKey: url ?? `file:${path.resolve(file)}`,
-    endpoint: ENDPOINTS[kind],
+    endpoint: RESPONSE_KINDS[kind].endpoint,
   };
 }
 
@@ -134,7 +97,7 @@ export function register(program: Command): void {
         throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
       }
       const kind = kindArg as LoadKind;
-      if (opts.pipelineKind !== undefined && !(PIPELINE_KINDS as readonly string[]).includes(opts.pipelineKind)) {
+      if (opts.pipelineKind !== undefined && !isPipelineKind(opts.pipelineKind)) {
         throw new LoadInputError(`unknown --pipeline-kind '${opts.pipelineKind}': expected one of ${PIPELINE_KINDS.join(', ')}`);
       }
       if (!/^[a-z0-9][a-z0-9_-]*$/.test(opts.pipeline)) {
@@ -169,7 +132,7 @@ export function register(program: Command): void {
               raw: p.raw,
               priceDivisor: opts.priceDivisor,
               workflowId,
-              ...(opts.pipelineKind ? { pipelineKind: opts.pipelineKind as PipelineKind } : {}),
+              ...(opts.pipelineKind && isPipelineKind(opts.pipelineKind) ? { resultTable: KINDS[opts.pipelineKind].resultTable } : {}),
             });
             addCounts(totals, res.changedByTable);
             const summary = Object.entries(res.rowsByTable)

@@ -2,10 +2,10 @@
 // what Temporal says about the same workflow ids (state right now, including runs not started yet in the table).
 import type { Command } from 'commander';
 import { defaultDatabaseUrl, openDatabase, redactDatabaseUrl } from '../../db/connect.js';
-import { withTransaction } from '../../db/sql.js';
+import { listPipelineRuns } from '../../db/pipeline-runs.js';
+import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import { createLogger } from '../logger.js';
 import { openSession } from '../session.js';
-import { PIPELINE_WORKFLOW_TYPE } from '../schedules.js';
 
 export interface StatusRow {
   workflowId: string;
@@ -23,28 +23,18 @@ export interface StatusRow {
 async function tableRuns(databaseUrl: string, limit: number): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
   const db = await openDatabase(databaseUrl);
   try {
-    const rows = await withTransaction(db, (tx) =>
-      tx.all(
-        `SELECT workflow_id, pipeline, status, started_at, finished_at, rows_by_table, error FROM pipeline_runs ORDER BY started_at DESC LIMIT ${tx.ph(1)}`,
-        [limit],
-      ),
-    );
-    const time = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
     const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
-    for (const r of rows) {
-      const byTable = r['rows_by_table'] ? (JSON.parse(String(r['rows_by_table'])) as Record<string, number>) : null;
-      const startedAt = time(r['started_at']);
-      const finishedAt = time(r['finished_at']);
-      out.set(String(r['workflow_id']), {
-        workflowId: String(r['workflow_id']),
-        pipeline: String(r['pipeline']),
-        tableStatus: String(r['status']),
-        rows: byTable ? Object.values(byTable).reduce((s, n) => s + n, 0) : null,
-        rowsByTable: byTable,
-        startedAt,
-        finishedAt,
-        durationMs: startedAt && finishedAt ? Date.parse(finishedAt) - Date.parse(startedAt) : null,
-        error: r['error'] === null || r['error'] === undefined ? null : String(r['error']),
+    for (const r of await listPipelineRuns(db, { limit })) {
+      out.set(r.workflowId, {
+        workflowId: r.workflowId,
+        pipeline: r.pipeline,
+        tableStatus: r.status,
+        rows: r.rowsByTable ? Object.values(r.rowsByTable).reduce((s, n) => s + n, 0) : null,
+        rowsByTable: r.rowsByTable,
+        startedAt: r.startedAt || null,
+        finishedAt: r.finishedAt,
+        durationMs: r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null,
+        error: r.error,
       });
     }
     return out;

@@ -6,7 +6,6 @@ import type {
   ResultsListResponse,
   ScrapingRunResponse,
 } from '../../client/schemas.js';
-import type { PipelineKind } from '../../pipelines/spec.js';
 import type { ResultTableName } from '../tables.js';
 import { flattenJobBoard } from './job-board.js';
 import { flattenMarketplace } from './marketplace.js';
@@ -31,21 +30,12 @@ export interface ResponseByKind {
   results: ResultsListResponse;
 }
 
-/**
- * Which result table a pipeline's results go to: the kind-specific table for PDF and leads pipelines, the
- * generic `scraper_results` for everything else (the `results` sync sees every scraper of the account).
- */
-export function resultTableFor(pipelineKind: PipelineKind | undefined): ResultTableName {
-  if (pipelineKind === 'pdf') return 'pdf_results';
-  if (pipelineKind === 'leads-search-engine' || pipelineKind === 'leads-social') return 'leads_results';
-  return 'scraper_results';
-}
-
 export type FlattenInput = { [K in LoadKind]: { kind: K; data: ResponseByKind[K] } }[LoadKind];
 
 export function flattenResponse(
   input: FlattenInput,
-  opts: { priceDivisor?: number; pipelineKind?: PipelineKind } = {},
+  /** resultTable: where result records go (the kind registry decides; default scraper_results). */
+  opts: { priceDivisor?: number; resultTable?: ResultTableName } = {},
 ): RowsByTable {
   switch (input.kind) {
     case 'marketplace':
@@ -55,8 +45,8 @@ export function flattenResponse(
     case 'create-run':
       return flattenCreateRun(input.data);
     case 'scraping-run':
-      return flattenScrapingRun(input.data, resultTableFor(opts.pipelineKind));
+      return flattenScrapingRun(input.data, opts.resultTable ?? 'scraper_results');
     case 'results':
-      return flattenResultRecords(input.data.data, resultTableFor(opts.pipelineKind === 'results' ? undefined : opts.pipelineKind));
+      return flattenResultRecords(input.data.data, opts.resultTable ?? 'scraper_results');
   }
 }

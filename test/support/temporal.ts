@@ -8,9 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
-import { closeActivityResources } from '../../activities/index.js';
 import { ensureDevServer, stopDevServer, type DevServerInfo } from '../../temporal/dev-server.js';
-import { createPipelineWorker, pipelineWorkflowBundle } from '../../temporal/worker.js';
+import { createPipelineWorker, pipelineWorkflowBundle, runPipelineWorker } from '../../temporal/worker.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -64,28 +63,33 @@ export interface InProcessWorker {
 }
 
 /**
- * A worker inside the test process. Activities read SCRAPER_BASE_URL / SCRAPER_API_TOKEN and the tuning knobs
- * from process.env, exactly as in a worker process, so the test sets those before calling this.
+ * A worker inside the test process. Its activities read SCRAPER_BASE_URL / SCRAPER_API_TOKEN and the tuning knobs
+ * from `env`, exactly as a worker process reads its environment, without touching this process's environment.
  */
-export async function startInProcessWorker(opts: { address: string; taskQueue: string; maxActivities?: number }): Promise<InProcessWorker> {
+export async function startInProcessWorker(opts: {
+  address: string;
+  taskQueue: string;
+  env: Record<string, string>;
+  maxActivities?: number;
+}): Promise<InProcessWorker> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: opts.address });
-  const worker = await createPipelineWorker({
+  const pipelineWorker = await createPipelineWorker({
     connection,
     namespace: 'default',
     taskQueue: opts.taskQueue,
     workflowBundle: await pipelineWorkflowBundle(),
     shutdownGraceTime: '2s',
+    activities: { env: opts.env },
     ...(opts.maxActivities ? { maxConcurrentActivityTaskExecutions: opts.maxActivities } : {}),
   });
-  const running = worker.run();
+  const { worker } = pipelineWorker;
+  const running = runPipelineWorker(pipelineWorker, connection);
   return {
     worker,
     async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
-      await closeActivityResources();
-      await connection.close();
     },
   };
 }

@@ -1,36 +1,6 @@
-// What activities share inside one worker process: one scraping-service client (configured from the worker's
-// environment, so the token never travels through Temporal) and one open database per destination URL.
+// How errors leave an activity, and small helpers the activity modules share.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
-import { ScraperApiError, ScraperClient } from '../client/index.js';
-import { openDatabase, type Database } from '../db/connect.js';
-
-let client: ScraperClient | undefined;
-const databases = new Map<string, Promise<Database>>();
-
-export function scraperClient(): ScraperClient {
-  // Built lazily: a worker that only serves result-free kinds still starts without SCRAPER_API_TOKEN.
-  client ??= new ScraperClient();
-  return client;
-}
-
-export function destination(url: string): Promise<Database> {
-  let db = databases.get(url);
-  if (!db) {
-    db = openDatabase(url);
-    databases.set(url, db);
-    // A failed open is not cached: the next attempt tries again.
-    db.catch(() => databases.delete(url));
-  }
-  return db;
-}
-
-/** Closes every database the activities opened (worker shutdown). */
-export async function closeActivityResources(): Promise<void> {
-  const open = [...databases.values()];
-  databases.clear();
-  client = undefined;
-  await Promise.all(open.map(async (p) => (await p.catch(() => undefined))?.close()));
-}
+import { ScraperApiError } from '../client/index.js';
 
 /**
  * Client errors become failures that carry only their (already redacted) message and class name: no request,

@@ -1,8 +1,8 @@
 // Where incremental syncs of /api/results resume: the highest result id of the last COMPLETE sync, per pipeline,
 // kept in the destination database next to the data it describes (so a new machine or worker resumes correctly).
 // The table (sync_watermarks) is part of the Drizzle schema and created by the migrations.
-import type { Database } from '../db/connect.js';
-import { withTransaction } from '../db/sql.js';
+import type { Database } from './connect.js';
+import { withTransaction } from './sql.js';
 
 export async function readSyncWatermark(db: Database, pipeline: string, stream: string): Promise<string | null> {
   const rows = await withTransaction(db, (tx) =>

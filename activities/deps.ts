@@ -1,0 +1,71 @@
+// What the activities of one worker share, handed to createActivities(deps) so tests and embedders pass real
+// parts explicitly instead of through process.env: the scraping-service client (configured from the worker's
+// environment by default, so the token never travels through Temporal), one open database per destination
+// URL, and the worker's tuning.
+import { ScraperClient, type ScraperClientOptions } from '../client/index.js';
+import { openDatabase, type Database } from '../db/connect.js';
+import type { WorkerTuning } from '../temporal/contract.js';
+import { readWorkerTuning } from './tuning.js';
+
+export interface ActivityDeps {
+  /** The service client; called when first needed, so a worker serving only result-free kinds starts without a token. */
+  client(): ScraperClient;
+  /** The open database of a destination URL (opened once per URL and worker). */
+  destination(url: string): Promise<Database>;
+  tuning: WorkerTuning;
+}
+
+export interface OwnedActivityDeps extends ActivityDeps {
+  /** Closes every database opened through `destination` (worker shutdown). */
+  close(): Promise<void>;
+}
+
+/**
+ * One retry layer: inside an activity the client makes at most this many attempts per call (enough to ride out a
+ * dropped keep-alive connection), and Temporal's retry policy with its backoff and timeouts does the rest. Stacking
+ * the client's full budget under Temporal's multiplied them (up to 50 HTTP attempts for one call).
+ */
+export const CLIENT_ATTEMPTS_IN_ACTIVITIES = 2;
+
+export interface ActivityDepsOptions {
+  /** Where SCRAPER_BASE_URL, SCRAPER_API_TOKEN and the SCRAPE_ETL_* tuning variables are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Client options over the environment's (tests pass baseUrl and token here). */
+  client?: ScraperClientOptions;
+  /** Tuning over the environment's. */
+  tuning?: Partial<WorkerTuning>;
+}
+
+export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivityDeps {
+  const env = opts.env ?? process.env;
+  const tuning = { ...readWorkerTuning(env), ...opts.tuning };
+  let client: ScraperClient | undefined;
+  const databases = new Map<string, Promise<Database>>();
+  return {
+    tuning,
+    client() {
+      client ??= new ScraperClient({
+        env,
+        ...opts.client,
+        retry: { ...opts.client?.retry, maxAttempts: Math.min(opts.client?.retry?.maxAttempts ?? CLIENT_ATTEMPTS_IN_ACTIVITIES, CLIENT_ATTEMPTS_IN_ACTIVITIES) },
+      });
+      return client;
+    },
+    destination(url) {
+      let db = databases.get(url);
+      if (!db) {
+        db = openDatabase(url);
+        databases.set(url, db);
+        // A failed open is not cached: the next attempt tries again.
+        db.catch(() => databases.delete(url));
+      }
+      return db;
+    },
+    async close() {
+      const open = [...databases.values()];
+      databases.clear();
+      client = undefined;
+      await Promise.all(open.map(async (p) => (await p.catch(() => undefined))?.close()));
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The one Temporal contract between the pipeline workflow and everything that starts, schedules, queries or
+// lists it: the workflow type, the query, workflow ids and run keys, and the input/progress/result shapes.
+// Pure TypeScript with no imports of Node or the SDK, so the workflow bundle, the CLI and the tests all use it.
+import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
+
+/** Registered name of the workflow function (workflows/pipeline.ts exports a function of this name). */
+export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
+/** Name of the query that answers a PipelineProgress. */
+export const PROGRESS_QUERY = 'progress';
+/** Run key of every scheduled run: Temporal appends the scheduled time to the workflow id. */
+export const SCHEDULED_RUN_KEY = 'scheduled';
+
+/** How a kind runs; the workflow has one module per mode (workflows/) mirroring activities/. */
+export type RunMode = 'create-and-wait' | 'url-list' | 'results-sync';
+export const RUN_MODES: readonly RunMode[] = ['create-and-wait', 'url-list', 'results-sync'];
+
+/** Workflow id of one run of a pipeline: the same id for the same run key makes a start idempotent. */
+export function pipelineWorkflowId(pipelineName: string, runKey: string): string {
+  return `${pipelineName}--${runKey}`;
+}
+
+/**
+ * A Schedule starts every action with the same arguments (run key 'scheduled') and appends the scheduled time
+ * to the workflow id, so a scheduled run's id is '<name>--scheduled-<RFC 3339 time>': unique per run.
+ */
+export function scheduledWorkflowIdPrefix(pipelineName: string): string {
+  return `${pipelineWorkflowId(pipelineName, SCHEDULED_RUN_KEY)}-`;
+}
+
+/** Whether a workflow id belongs to (pipeline, run key), accepting the ids Temporal gives scheduled runs. */
+export function workflowIdMatches(workflowId: string, pipelineName: string, runKey: string): boolean {
+  if (workflowId === pipelineWorkflowId(pipelineName, runKey)) return true;
+  return runKey === SCHEDULED_RUN_KEY && workflowId.startsWith(scheduledWorkflowIdPrefix(pipelineName));
+}
+
+/** A run key from the clock, e.g. 20250314T101500123Z: sortable and valid in a workflow id. */
+export function runKeyNow(now: Date = new Date()): string {
+  return now.toISOString().replace(/[-:.]/g, '');
+}
+
+/** Rows per table; summed by the workflow for progress (the pipeline_runs row is counted from the database). */
+export type RowCounts = Record<string, number>;
+
+export interface FailedUrl {
+  url: string;
+  error: string;
+}
+
+/** Worker-side knobs that end up in activity options (read from the worker's configuration once per run). */
+export interface WorkerTuning {
+  /** Heartbeat timeout of long activities: how soon a crashed worker's activity is retried elsewhere. */
+  heartbeatTimeout: string;
+  /** Start-to-close timeout of one loading activity attempt. */
+  activityTimeout: string;
+  /** URLs per fan-out activity (each activity loads its chunk with p-limit(spec.concurrency)). */
+  urlChunkSize: number;
+  /** Pages per results-sync activity, and activities per workflow run before continue-as-new. */
+  pagesPerActivity: number;
+  activitiesPerRun: number;
+  /** Results per transaction when loading a run's results. */
+  loadBatchSize: number;
+}
+
+export interface ResultsCursor {
+  nextPage: number;
+  watermark: string | null;
+  highestId: string | null;
+}
+
+/** Carried across continue-as-new (the results kind pages for as long as the list is). */
+export interface PipelineResumeState {
+  tuning: WorkerTuning;
+  cursor: ResultsCursor;
+  pagesLoaded: number;
+  resultsLoaded: number;
+  rowsLoaded: RowCounts;
+  continuedAsNew: number;
+}
+
+export interface PipelineWorkflowInput {
+  spec: PipelineSpec;
+  runKey: string;
+  resume?: PipelineResumeState;
+}
+
+export type PipelinePhase = 'starting' | 'creating' | 'waiting' | 'loading' | 'exporting' | 'finishing' | 'succeeded' | 'partial' | 'failed';
+
+export interface PipelineProgress {
+  workflowId: string;
+  pipeline: string;
+  kind: PipelineKind;
+  phase: PipelinePhase;
+  runs: { total: number; waiting: number; loading: number; done: number; ids: string[] };
+  urls: { total: number; done: number; failed: number };
+  pagesLoaded: number;
+  resultsLoaded: number;
+  /** Rows loaded per table as reported by the activities (a retried batch may be counted twice here). */
+  rowsLoaded: RowCounts;
+  /** First failures (at most 100 listed; `urls.failed` has the count). */
+  failedUrls: FailedUrl[];
+  continuedAsNew: number;
+  error: string | null;
+}
+
+export interface PipelineWorkflowResult {
+  workflowId: string;
+  pipeline: string;
+  kind: PipelineKind;
+  status: 'succeeded' | 'partial';
+  scrapingRunIds: string[];
+  /** Rows written by this run per table, counted in the destination database at the end. */
+  rowsByTable: RowCounts;
+  failedUrls: FailedUrl[];
+  failedUrlCount: number;
+  pagesLoaded: number;
+  resultsLoaded: number;
+  exportedFiles: number;
+}
+
+/** Failure types the workflow raises itself (non-retryable). */
+export const WORKFLOW_FAILURE_TYPES = {
+  badWorkflowId: 'BadWorkflowId',
+  unknownKind: 'UnknownPipelineKind',
+  allUrlsFailed: 'AllUrlsFailed',
+  runDeadlineExceeded: 'RunDeadlineExceeded',
+  pipelineFailed: 'PipelineFailed',
+} as const;

@@ -1,0 +1,69 @@
+// Mode 'create-and-wait' (pdf, leads-*): create-and-run once, then per scraping run wait until 'succeeded' and
+// load its results. Waiting uses Temporal's "retry an activity" polling pattern: the check activity looks once
+// and throws a retryable failure while the run is still running, so the server schedules the retries (with the
+// pipeline's initial interval, backoff and maximum interval) and history gains no events per poll.
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { RunTarget } from '../activities/types.js';
+import type { PipelineSpec } from '../pipelines/spec.js';
+import { WORKFLOW_FAILURE_TYPES } from '../temporal/contract.js';
+import { addRows, forEachLimited, type ActivityProxies, type ModeRunner } from './shared.js';
+
+export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, progress, loading }) => {
+  progress.phase = 'creating';
+  const creating = proxyActivities<Activities>({
+    startToCloseTimeout: '2m',
+    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
+  });
+  const created = await creating.createAndRun({ workflowId, spec });
+  addRows(progress.rowsLoaded, created.rows);
+  const runs = created.runs;
+  progress.runs.total = runs.length;
+  progress.runs.waiting = runs.length;
+  progress.runs.ids = runs.map((r) => r.scrapingRunId);
+  progress.phase = 'waiting';
+
+  const polling = proxyActivities<Activities>({
+    scheduleToCloseTimeout: spec.polling.deadline,
+    startToCloseTimeout: '1m',
+    heartbeatTimeout: tuning.heartbeatTimeout,
+    retry: {
+      initialInterval: spec.polling.initial_interval,
+      backoffCoefficient: spec.polling.backoff_coefficient,
+      maximumInterval: spec.polling.max_interval,
+      nonRetryableErrorTypes: ['RunFailed', 'RunNotFound'],
+    },
+  });
+
+  await forEachLimited(runs, Math.max(1, spec.concurrency), async (run) => {
+    await waitForRun(polling, spec, run);
+    progress.runs.waiting -= 1;
+    progress.runs.loading += 1;
+    progress.phase = 'loading';
+    const out = await loading.loadRunResults({ workflowId, spec, run });
+    progress.runs.loading -= 1;
+    progress.runs.done += 1;
+    progress.resultsLoaded += out.results;
+    addRows(progress.rowsLoaded, out.rows);
+  });
+  return { scrapingRunIds: runs.map((r) => r.scrapingRunId) };
+};
+
+async function waitForRun(polling: ActivityProxies, spec: PipelineSpec, run: RunTarget): Promise<void> {
+  try {
+    await polling.checkRunStatus({ run, pipeline: spec.name });
+  } catch (err) {
+    if (err instanceof ActivityFailure) {
+      if (err.cause instanceof ApplicationFailure && (err.cause.type === 'RunFailed' || err.cause.type === 'RunNotFound')) {
+        throw ApplicationFailure.nonRetryable(err.cause.message, err.cause.type);
+      }
+      if (err.cause instanceof TimeoutFailure) {
+        throw ApplicationFailure.nonRetryable(
+          `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) was still not 'succeeded' when the polling deadline of ${spec.polling.deadline} passed (pipeline '${spec.name}'); raise polling.deadline or check the run in the service console`,
+          WORKFLOW_FAILURE_TYPES.runDeadlineExceeded,
+        );
+      }
+    }
+    throw err;
+  }
+}
