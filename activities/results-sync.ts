@@ -9,6 +9,9 @@ import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure } from './failures.js';
 import type { ResultsPagesHeartbeat, ResultsPagesInput, ResultsPagesOutput } from './types.js';
 
+/** Pages in a row that add no older result before the sync gives up (one or two can repeat under new arrivals). */
+export const MAX_STALLED_PAGES = 3;
+
 export function resultsSyncActivities(deps: ActivityDeps) {
   return { loadResultsPages: (input: ResultsPagesInput) => loadResultsPages(deps, input) };
 }
@@ -26,6 +29,8 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
   let pagesLoaded = previous?.pagesLoaded ?? 0;
   let resultsLoaded = previous?.resultsLoaded ?? 0;
   let highestId = previous?.highestId ?? null;
+  let lowestId = previous?.lowestId ?? input.lowestId;
+  let stalledPages = previous?.stalledPages ?? input.stalledPages;
   const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
   const watermark = input.watermark === null ? null : BigInt(input.watermark);
   const perPage = (spec.request as { per_page: number }).per_page;
@@ -38,6 +43,24 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
         done = true;
         break;
       }
+      // Newest first: a page that moves the scan on holds an id below every id seen so far in this pass. Results
+      // arriving meanwhile push older ones down, so one page can legitimately repeat; a list that serves the same
+      // page over and over never ends, and landing it again would only grow raw_responses.
+      const pageLowest = items.reduce<bigint | null>((m, r) => (m === null || BigInt(r.id) < m ? BigInt(r.id) : m), null);
+      if (lowestId !== null && pageLowest !== null && pageLowest >= BigInt(lowestId)) {
+        stalledPages += 1;
+        if (stalledPages >= MAX_STALLED_PAGES) {
+          throw ApplicationFailure.nonRetryable(
+            `${res.endpoint}?page=${page}&per_page=${perPage}: ${stalledPages} pages in a row held no result older than id ${lowestId} (the list does not advance; the service may be repeating a page); stopped the sync of pipeline '${spec.name}' instead of paging forever`,
+            'ResultsPagingStuck',
+          );
+        }
+        page += 1;
+        ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, rows } satisfies ResultsPagesHeartbeat);
+        continue;
+      }
+      stalledPages = 0;
+      if (pageLowest !== null) lowestId = pageLowest.toString();
       const fresh = watermark === null ? items : items.filter((r) => BigInt(r.id) > watermark);
       for (const r of fresh) if (highestId === null || BigInt(r.id) > BigInt(highestId)) highestId = r.id.toString();
       if (fresh.length > 0) {
@@ -57,7 +80,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
       }
       pagesLoaded += 1;
       page += 1;
-      ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, rows } satisfies ResultsPagesHeartbeat);
+      ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, rows } satisfies ResultsPagesHeartbeat);
       if (fresh.length < items.length || items.length < perPage) {
         done = true;
         break;
@@ -66,5 +89,5 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
   } catch (err) {
     throw asActivityFailure(err);
   }
-  return { nextPage: page, done, pagesLoaded, resultsLoaded, highestId, rows };
+  return { nextPage: page, done, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, rows };
 }

@@ -103,6 +103,10 @@ export interface ResultsPagesInput {
   watermark: string | null;
   /** Pages this activity may load before handing back to the workflow. */
   maxPages: number;
+  /** Lowest result id seen so far in this pass (decimal string), null before the first page. */
+  lowestId: string | null;
+  /** Pages in a row that held no result below lowestId. */
+  stalledPages: number;
 }
 
 export interface ResultsPagesOutput {
@@ -112,6 +116,8 @@ export interface ResultsPagesOutput {
   resultsLoaded: number;
   /** Highest result id seen in these pages (decimal string), null if none. */
   highestId: string | null;
+  lowestId: string | null;
+  stalledPages: number;
   rows: RowCounts;
 }
 
@@ -120,6 +126,8 @@ export interface ResultsPagesHeartbeat {
   pagesLoaded: number;
   resultsLoaded: number;
   highestId: string | null;
+  lowestId: string | null;
+  stalledPages: number;
   rows: RowCounts;
 }
 

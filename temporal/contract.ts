@@ -65,6 +65,9 @@ export interface ResultsCursor {
   nextPage: number;
   watermark: string | null;
   highestId: string | null;
+  /** Lowest result id seen in this pass, and pages in a row that went no lower (a list that does not advance). */
+  lowestId: string | null;
+  stalledPages: number;
 }
 
 /** Carried across continue-as-new (the results kind pages for as long as the list is). */

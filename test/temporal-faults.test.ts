@@ -5,10 +5,11 @@ import crypto from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { marketplaceResponseSchema, type ResultRecord } from '../client/index.js';
+import { ScraperClient, marketplaceResponseSchema, type ResultRecord } from '../client/index.js';
 import type { Database } from '../db/connect.js';
 import { flattenMarketplace, flattenResultRecords } from '../db/flatten/index.js';
 import { getPipelineRun } from '../db/pipeline-runs.js';
+import { withTransaction } from '../db/sql.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import { expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
@@ -115,6 +116,26 @@ describe('service faults', () => {
       const faulty = Object.entries(stats.byStatus).filter(([s]) => s === '429' || s.startsWith('5')).reduce((n, [, c]) => n + c, 0);
       console.log(`faults: ${faulty} of ${stats.total} requests answered 5xx/429`);
       expect(faulty).toBeGreaterThan(0);
+    } finally {
+      sim.clearFaults();
+    }
+  });
+
+  it('a results list that serves the same page forever fails the sync after three pages, landing that page once', async () => {
+    const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
+    const page = JSON.parse((await client.listResults({ page: 1, per_page: 2 })).raw) as { data: unknown[] };
+    expect(page.data).toHaveLength(2);
+    // Every later request for a results page answers this same page, as a service stuck on one page would.
+    sim.queueFaults(Array.from({ length: 200 }, () => ({ status: 200, body: page })), { path: '/api/results', method: 'GET' });
+    try {
+      const spec = resultsSpec('repeating-page', dbUrl, 2);
+      const started = Date.now();
+      const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(failure.type).toBe('ResultsPagingStuck');
+      expect(failure.message).toMatch(/GET \/api\/results\?page=4&per_page=2: 3 pages in a row held no result older than id \d+/);
+      const [row] = await withTransaction(db, (tx) => tx.all(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)}`, ['repeating-page']));
+      expect(Number(row?.['n'])).toBe(1);
     } finally {
       sim.clearFaults();
     }

@@ -128,7 +128,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     progress.error = message;
     await control.finishPipelineRun({ ...ref, status: 'failed', error: shortText(message, 4000) });
     if (err instanceof ApplicationFailure) throw err;
-    throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${message}`, WORKFLOW_FAILURE_TYPES.pipelineFailed);
+    // An activity's own classification (ResultsPagingStuck, ApiValidationError, ...) stays the failure's type.
+    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    const type = cause instanceof ApplicationFailure && cause.type ? cause.type : WORKFLOW_FAILURE_TYPES.pipelineFailed;
+    throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${message}`, type);
   }
 }
 

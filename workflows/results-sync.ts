@@ -9,7 +9,13 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
   progress.phase = 'loading';
   const cursor: ResultsCursor = input.resume
     ? input.resume.cursor
-    : { nextPage: 1, watermark: await control.readResultsWatermark({ database: spec.destination.database, pipeline: spec.name }), highestId: null };
+    : {
+        nextPage: 1,
+        watermark: await control.readResultsWatermark({ database: spec.destination.database, pipeline: spec.name }),
+        highestId: null,
+        lowestId: null,
+        stalledPages: 0,
+      };
   const maxPages = (spec.request as { max_pages?: number }).max_pages;
   let activities = 0;
   let reachedEnd = false;
@@ -22,6 +28,8 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
       startPage: cursor.nextPage,
       watermark: cursor.watermark,
       maxPages: Math.min(tuning.pagesPerActivity, pagesLeft),
+      lowestId: cursor.lowestId,
+      stalledPages: cursor.stalledPages,
     });
     activities += 1;
     progress.pagesLoaded += out.pagesLoaded;
@@ -29,6 +37,8 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
     addRows(progress.rowsLoaded, out.rows);
     cursor.nextPage = out.nextPage;
     cursor.highestId = maxId(cursor.highestId, out.highestId);
+    cursor.lowestId = out.lowestId;
+    cursor.stalledPages = out.stalledPages;
     if (out.done) {
       reachedEnd = true;
       break;
