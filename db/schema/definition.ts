@@ -76,6 +76,16 @@ export interface TableDef<C extends ColumnsDef = ColumnsDef> {
   readonly indexes?: readonly IndexDef<keyof C & string>[];
 }
 
+/**
+ * Any table definition, for code that handles tables generically. TableDef<C> itself cannot serve: `keyof C`
+ * makes it invariant in C, so TableDef<{ id: … }> is not a TableDef<ColumnsDef>.
+ */
+export interface AnyTableDef {
+  readonly columns: ColumnsDef;
+  readonly primaryKey?: readonly [string, ...string[]];
+  readonly indexes?: readonly IndexDef[];
+}
+
 // Small constructors that only return data; `const` type parameters keep the literal types, which is what lets
 // build.ts derive precise Drizzle column types from this file.
 const col = <const T extends ColumnType>(type: T) => ({ type }) as const;
