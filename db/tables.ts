@@ -30,19 +30,6 @@ export type DataTableName = (typeof DATA_TABLES)[number];
 export const RESULT_TABLES = ['scraper_results', 'pdf_results', 'leads_results'] as const;
 export type ResultTableName = (typeof RESULT_TABLES)[number];
 
-/** Tables each load kind can write, for exports that say "all tables of the kind". */
-export const TABLES_BY_KIND = {
-  marketplace: [
-    'marketplace_shops', 'marketplace_products', 'marketplace_product_models', 'marketplace_model_stocks',
-    'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_tier_variations',
-    'marketplace_product_tier_variation_options', 'marketplace_product_images', 'marketplace_price_history',
-  ],
-  'job-board': ['job_records'],
-  'create-run': ['scrapers', 'run_records'],
-  'scraping-run': ['scraping_runs', 'scraper_results', 'pdf_results', 'leads_results', 'result_content_fields', 'result_content_items'],
-  results: ['scraper_results', 'result_content_fields', 'result_content_items'],
-} as const satisfies Record<string, readonly DataTableName[]>;
-
 /** Columns the loader fills in on every row; flatteners never set them. */
 export const LINEAGE_COLUMNS = ['pipeline', 'load_id', 'loaded_at', 'row_hash'] as const;
 
