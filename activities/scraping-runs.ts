@@ -1,7 +1,7 @@
 // Mode 'create-and-wait' (pdf, leads-*): create-and-run, wait, load the run's results. The kind's own parts (which
 // endpoint creates, how many results a run should carry, which table they go to) come from the kind registry.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ApiHttpError, parseJson, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
+import { ApiHttpError, ApiMalformedBodyError, ApiValidationError, ScraperApiError, parseJson, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
 import { loadBatch } from '../db/load.js';
 import { findRecordedBody } from '../db/raw-responses.js';
 import { kindOf, type CreateAndWaitKind } from '../kinds/index.js';
@@ -15,10 +15,18 @@ import type {
   LoadRunHeartbeat,
   LoadRunResultsInput,
   LoadRunResultsOutput,
+  RunCheckHeartbeat,
   RunTarget,
 } from './types.js';
 
 const CREATE_REQUEST_KEY = 'create-and-run';
+/** Malformed run-status answers in a row after which the check fails for good, with the last one as its cause. */
+export const MALFORMED_CHECKS_BEFORE_FAILING = 5;
+
+/** An answer that arrived but is not a usable run detail (not JSON, cut short, or not the documented shape). */
+function isMalformedAnswer(err: unknown): err is ScraperApiError {
+  return err instanceof ApiMalformedBodyError || (err instanceof ApiValidationError && err.side === 'response');
+}
 /** Statuses that mean "not finished yet"; anything else but 'succeeded' is a failed run. */
 const IN_PROGRESS = new Set(['running', 'queued', 'pending', 'created', 'starting', 'in_progress', 'processing']);
 
@@ -85,9 +93,12 @@ export function scrapingRunActivities(deps: ActivityDeps) {
    */
   async function checkRunStatus(input: CheckRunInput): Promise<{ status: string }> {
     const { run } = input;
+    const ctx = Context.current();
+    // Carried from attempt to attempt (Temporal hands an attempt the last heartbeat of the one before).
+    const previous = ctx.info.heartbeatDetails as RunCheckHeartbeat | undefined;
     let status: string;
     try {
-      const res = await deps.client().getScrapingRun(runIdOf(run.scrapingRunId), { signal: Context.current().cancellationSignal });
+      const res = await deps.client().getScrapingRun(runIdOf(run.scrapingRunId), { signal: ctx.cancellationSignal });
       status = res.data.data.status;
     } catch (err) {
       if (err instanceof ApiHttpError && err.status === 404) {
@@ -96,10 +107,25 @@ export function scrapingRunActivities(deps: ActivityDeps) {
           'RunNotFound',
         );
       }
+      if (isMalformedAnswer(err)) {
+        // A garbage answer now and then is retried like a 5xx; the same garbage every time is the service's
+        // real answer and must not wait for the polling deadline (hours) to be reported.
+        const inARow = (previous?.malformedInARow ?? 0) + 1;
+        ctx.heartbeat({ malformedInARow: inARow, lastError: err.message } satisfies RunCheckHeartbeat);
+        if (inARow >= MALFORMED_CHECKS_BEFORE_FAILING) {
+          throw ApplicationFailure.nonRetryable(
+            `${err.endpoint} answered ${inARow} run-status checks in a row with a malformed body (scraping run ${run.scrapingRunId}, pipeline '${input.pipeline}'); last: ${err.message}`,
+            'MalformedRunStatus',
+          );
+        }
+        throw ApplicationFailure.retryable(err.message, err.name);
+      }
+      if (err instanceof ScraperApiError) ctx.heartbeat({ malformedInARow: 0, lastError: err.message } satisfies RunCheckHeartbeat);
       throw asActivityFailure(err);
     }
     if (status === 'succeeded') return { status };
     if (IN_PROGRESS.has(status.toLowerCase())) {
+      ctx.heartbeat({ malformedInARow: 0, lastError: null } satisfies RunCheckHeartbeat);
       throw ApplicationFailure.retryable(`scraping run ${run.scrapingRunId} is still ${status}`, 'RunStillRunning');
     }
     throw ApplicationFailure.nonRetryable(

@@ -51,6 +51,14 @@ export interface CheckRunInput {
   pipeline: string;
 }
 
+/** What a run-status check passes to its next attempt. */
+export interface RunCheckHeartbeat {
+  /** Malformed answers in a row (reset by any usable answer). */
+  malformedInARow: number;
+  /** The last attempt's error, for the message when the polling deadline passes. */
+  lastError: string | null;
+}
+
 export interface LoadRunResultsInput {
   workflowId: string;
   spec: PipelineSpec;

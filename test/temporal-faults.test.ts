@@ -140,4 +140,20 @@ describe('service faults', () => {
       sim.clearFaults();
     }
   });
+
+  it('a run-status check answered with garbage every time fails after five checks with that cause, not at the deadline', async () => {
+    // Every status check gets a body cut short (the client's own two attempts included), as an empty, truncated or
+    // endlessly nested answer would be; the deadline is far away, so only the malformed-answer rule can end this.
+    sim.queueFaults(Array.from({ length: 100 }, () => ({ kind: 'truncated' as const })), { path: '/api/scraping-runs', method: 'GET' });
+    try {
+      const spec = { ...leadsSearchSpec('garbage-status', dbUrl, 1), polling: { initial_interval: '100ms', backoff_coefficient: 1, max_interval: '100ms', deadline: '1h' } };
+      const started = Date.now();
+      const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(failure.type).toBe('MalformedRunStatus');
+      expect(failure.message).toMatch(/GET \/api\/scraping-runs\/\d+ answered 5 run-status checks in a row with a malformed body \(scraping run \d+, pipeline 'garbage-status'\); last: /);
+    } finally {
+      sim.clearFaults();
+    }
+  });
 });

@@ -4,7 +4,7 @@
 // pipeline's initial interval, backoff and maximum interval) and history gains no events per poll.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { RunTarget } from '../activities/types.js';
+import type { RunCheckHeartbeat, RunTarget } from '../activities/types.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import { WORKFLOW_FAILURE_TYPES } from '../temporal/contract.js';
 import { addRows, forEachLimited, type ActivityProxies, type ModeRunner } from './shared.js';
@@ -31,7 +31,7 @@ export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, p
       initialInterval: spec.polling.initial_interval,
       backoffCoefficient: spec.polling.backoff_coefficient,
       maximumInterval: spec.polling.max_interval,
-      nonRetryableErrorTypes: ['RunFailed', 'RunNotFound'],
+      nonRetryableErrorTypes: ['RunFailed', 'RunNotFound', 'MalformedRunStatus'],
     },
   });
 
@@ -57,9 +57,14 @@ async function waitForRun(polling: ActivityProxies, spec: PipelineSpec, run: Run
       if (err.cause instanceof ApplicationFailure && (err.cause.type === 'RunFailed' || err.cause.type === 'RunNotFound')) {
         throw ApplicationFailure.nonRetryable(err.cause.message, err.cause.type);
       }
+      if (err.cause instanceof ApplicationFailure && err.cause.type === 'MalformedRunStatus') {
+        throw ApplicationFailure.nonRetryable(err.cause.message, err.cause.type);
+      }
       if (err.cause instanceof TimeoutFailure) {
+        // The last check's own error (a 5xx, a timeout, ...) says more than "still not succeeded" alone.
+        const last = (err.cause.lastHeartbeatDetails as RunCheckHeartbeat | undefined)?.lastError;
         throw ApplicationFailure.nonRetryable(
-          `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) was still not 'succeeded' when the polling deadline of ${spec.polling.deadline} passed (pipeline '${spec.name}'); raise polling.deadline or check the run in the service console`,
+          `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) was still not 'succeeded' when the polling deadline of ${spec.polling.deadline} passed (pipeline '${spec.name}'); raise polling.deadline or check the run in the service console${last ? `; last check: ${last}` : ''}`,
           WORKFLOW_FAILURE_TYPES.runDeadlineExceeded,
         );
       }
