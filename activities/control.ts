@@ -19,7 +19,13 @@ export function controlActivities(deps: ActivityDeps) {
     async finishPipelineRun(input: FinishPipelineRunInput): Promise<FinishPipelineRunOutput> {
       const db = await deps.destination(input.database);
       const rowsByTable = await countRowsOfRun(db, { pipeline: input.pipeline, workflowId: input.workflowId, tables: DATA_TABLES });
-      await finishPipelineRun(db, { workflowId: input.workflowId, status: input.status, rowsByTable, error: input.error });
+      await finishPipelineRun(db, {
+        workflowId: input.workflowId,
+        status: input.status,
+        rowsByTable,
+        error: input.error,
+        ...(input.exportStatus && input.exportStatus !== 'none' ? { exportStatus: input.exportStatus, exportError: input.exportError ?? null } : {}),
+      });
       return { rowsByTable };
     },
 

@@ -1,17 +1,25 @@
 // The last step of a run: the pipeline's CSV exports (export/ module), written from the destination database.
-import { Context } from '@temporalio/activity';
+// Heartbeats while it streams (an export of millions of rows outlasts any heartbeat timeout), names its files
+// after the run's start time so a retried attempt replaces its own files instead of adding a set, and records
+// finished entries in its heartbeat so a retry does not write them again.
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { exportTables } from '../export/csv.js';
 import type { ActivityDeps } from './deps.js';
-import type { ExportsInput, ExportsOutput } from './types.js';
+import type { ExportsHeartbeat, ExportsInput, ExportsOutput } from './types.js';
 
 export function exportActivities(deps: ActivityDeps) {
   return {
     async runExports(input: ExportsInput): Promise<ExportsOutput> {
-      const { spec } = input;
+      const { spec, workflowId } = input;
+      const ctx = Context.current();
+      const previous = ctx.info.heartbeatDetails as ExportsHeartbeat | undefined;
+      const done = new Map<number, ExportsOutput['files']>(previous?.done ?? []);
+      const beat = () => ctx.heartbeat({ done: [...done.entries()] } satisfies ExportsHeartbeat);
       const db = await deps.destination(spec.destination.database);
-      const files: ExportsOutput['files'] = [];
-      for (const e of spec.exports) {
-        const written = await exportTables(db, {
+      const timestamp = new Date(input.startedAt);
+      for (const [index, e] of spec.exports.entries()) {
+        if (done.has(index)) continue;
+        const written = await exportOrClassify(() => exportTables(db, {
           pipeline: spec.name,
           // [] means every table holding this pipeline's rows, which is what the kind writes.
           tables: e.tables,
@@ -22,12 +30,36 @@ export function exportActivities(deps: ActivityDeps) {
           nullText: e.null_text,
           fileName: e.file_name,
           neutralizeFormulas: e.neutralize_formulas,
-          signal: Context.current().cancellationSignal,
-        });
-        for (const f of written) files.push({ table: f.table, file: f.file, rows: f.rows });
-        Context.current().heartbeat();
+          timestamp,
+          runId: workflowId,
+          signal: ctx.cancellationSignal,
+          // The SDK throttles heartbeats, so one per batch costs nothing and keeps a long table alive.
+          onProgress: beat,
+        }));
+        done.set(index, written.map((f) => ({ table: f.table, file: f.file, rows: f.rows })));
+        beat();
       }
-      return { files };
+      return { files: [...done.entries()].sort(([a], [b]) => a - b).flatMap(([, files]) => files) };
     },
   };
+}
+
+/** File-system answers that the same attempt would get again: the export's configuration must change. */
+const PERMANENT_FS_CODES = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);
+
+/**
+ * Export errors that no retry can fix (a folder that cannot be written, an unknown table, a bad file name:
+ * export/ says so in messages starting with 'export:') fail at once with their cause; anything else (a database
+ * connection, a full disk that may be freed) is retried by Temporal.
+ */
+async function exportOrClassify<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if ((code !== undefined && PERMANENT_FS_CODES.has(code)) || (err instanceof Error && err.message.startsWith('export:'))) {
+      throw ApplicationFailure.nonRetryable((err as Error).message, 'ExportConfigError');
+    }
+    throw err;
+  }
 }

@@ -4,7 +4,7 @@
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 
 export type { FailedUrl, RowCounts, WorkerTuning } from '../temporal/contract.js';
-import type { FailedUrl, RowCounts } from '../temporal/contract.js';
+import type { ExportStatus, FailedUrl, RowCounts } from '../temporal/contract.js';
 
 export interface RunTarget {
   /** Decimal string: ids may exceed 2^53. */
@@ -27,6 +27,9 @@ export interface FinishPipelineRunInput extends PipelineRunRef {
   /** 'partial': some URLs failed for good (listed in `error`) and the others loaded. */
   status: 'succeeded' | 'partial' | 'failed';
   error: string | null;
+  /** The exports' own outcome; absent when the run failed before them. */
+  exportStatus?: ExportStatus;
+  exportError?: string | null;
 }
 
 export interface FinishPipelineRunOutput {
@@ -151,6 +154,13 @@ export interface CommitWatermarkInput extends WatermarkInput {
 export interface ExportsInput {
   workflowId: string;
   spec: PipelineSpec;
+  /** The run's start time (ISO 8601): what {timestamp} in file names renders, the same in every attempt. */
+  startedAt: string;
+}
+
+/** Export entries (index in spec.exports) already written by an earlier attempt, with their files. */
+export interface ExportsHeartbeat {
+  done: Array<[number, ExportsOutput['files']]>;
 }
 
 export interface ExportsOutput {

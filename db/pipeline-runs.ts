@@ -21,6 +21,9 @@ export interface PipelineRunRow {
   finishedAt: string | null;
   rowsByTable: Record<string, number> | null;
   error: string | null;
+  /** The exports' own outcome ('succeeded' | 'failed'), null when the run had none or did not reach them. */
+  exportStatus: 'succeeded' | 'failed' | null;
+  exportError: string | null;
 }
 
 const MAX_ERROR_CHARS = 4000;
@@ -50,6 +53,8 @@ export async function finishPipelineRun(
     rowsByTable?: Record<string, number>;
     error?: string | null;
     finishedAt?: Date;
+    exportStatus?: 'succeeded' | 'failed';
+    exportError?: string | null;
   },
 ): Promise<void> {
   if (!FINISHED_STATUSES.has(run.status)) {
@@ -58,11 +63,13 @@ export async function finishPipelineRun(
   const error = run.error ? run.error.slice(0, MAX_ERROR_CHARS) : null;
   const updated = await withTransaction(db, (tx) =>
     tx.run(
-      `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)}
-       WHERE workflow_id = ${tx.ph(5)}`,
+      `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)},
+       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}
+       WHERE workflow_id = ${tx.ph(7)}`,
       [
         run.status, (run.finishedAt ?? new Date()).toISOString(),
-        run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error, run.workflowId,
+        run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error,
+        run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.workflowId,
       ],
     ),
   );
@@ -72,7 +79,7 @@ export async function finishPipelineRun(
 export async function getPipelineRun(db: Database, workflowId: string): Promise<PipelineRunRow | undefined> {
   const [row] = await withTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
       [workflowId],
     ),
   );
@@ -91,6 +98,8 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     finishedAt: time(row['finished_at']),
     rowsByTable: row['rows_by_table'] ? (JSON.parse(String(row['rows_by_table'])) as Record<string, number>) : null,
     error: row['error'] === null || row['error'] === undefined ? null : String(row['error']),
+    exportStatus: row['export_status'] === 'succeeded' || row['export_status'] === 'failed' ? row['export_status'] : null,
+    exportError: row['export_error'] === null || row['export_error'] === undefined ? null : String(row['export_error']),
   };
 }
 
@@ -127,7 +136,7 @@ export async function countRowsOfRun(
 export async function listPipelineRuns(db: Database, opts: { limit: number }): Promise<PipelineRunRow[]> {
   const rows = await withTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error FROM pipeline_runs ORDER BY started_at DESC LIMIT ${tx.ph(1)}`,
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error FROM pipeline_runs ORDER BY started_at DESC LIMIT ${tx.ph(1)}`,
       [opts.limit],
     ),
   );

@@ -14,7 +14,7 @@ import { quoteIdent, type ExportDatabase } from './database.js';
 import { DEFAULT_FILE_NAME, fileTimestamp, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { rowBatches, type RawRow } from './rows.js';
 import { projectSqliteHints } from './schema-hints.js';
-import { ALL_PIPELINES, advanceWatermark, readWatermark } from './watermarks.js';
+import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
 
 export interface ExportOptions {
   /** Only rows of this pipeline (tables need a `pipeline` column); also names the watermark. */
@@ -47,6 +47,16 @@ export interface ExportOptions {
   signal?: AbortSignal;
   /** Called after every batch of rows written (e.g. to heartbeat a Temporal activity during a long table). */
   onProgress?: (progress: { table: string; rows: number }) => void;
+  /**
+   * The time {timestamp} renders; default now. A pipeline run passes its own start time, so a retried export
+   * writes the same file names and replaces its own files instead of adding a second set.
+   */
+  timestamp?: Date;
+  /**
+   * Identifies the run this export belongs to (a pipeline run's workflow id). An incremental table whose
+   * watermark this run already moved with this same file is not exported again: see exportOne.
+   */
+  runId?: string;
 }
 
 export interface ExportedFile {
@@ -104,7 +114,7 @@ export async function exportTables(db: ExportDatabase, options: ExportOptions): 
   await mkdir(outDir, { recursive: true });
   await removeAbandonedPartials(outDir);
 
-  const timestamp = fileTimestamp(new Date());
+  const timestamp = fileTimestamp(options.timestamp ?? new Date());
   const names = new Set<string>();
   const results: ExportedFile[] = [];
   for (const { name: table, columns } of tables) {
@@ -187,6 +197,12 @@ async function exportOne(
   let loadIdIndex = -1;
   if (incremental) {
     if (!has('load_id')) throw new Error(`export: table "${table}" has no load_id column, so it cannot be exported incrementally; use a full export`);
+    // This very file already moved the watermark (a retried export of the same run, after a crash between the
+    // watermark and the caller's record of it): exporting again would replace it with the rows since, none.
+    if (options.runId !== undefined) {
+      const last = await readLastExportedFile(db, watermarkKey, table);
+      if (last !== null && last.run === options.runId && last.file === finalPath) return { table, file: finalPath, rows: last.rows };
+    }
     const watermark = await readWatermark(db, watermarkKey, table);
     if (watermark !== null) {
       params.push(db.dialect === 'sqlite' ? watermark : watermark.toString());
@@ -212,7 +228,9 @@ async function exportOne(
 
   // Only now that the file is durable under its final name: a crash before this line repeats these rows in the
   // next incremental export (at least once), it never skips them.
-  if (incremental && stats.maxLoadId !== null) await advanceWatermark(db, watermarkKey, table, stats.maxLoadId);
+  if (incremental && stats.maxLoadId !== null) {
+    await advanceWatermark(db, watermarkKey, table, stats.maxLoadId, options.runId === undefined ? undefined : { run: options.runId, file: finalPath, rows: stats.rows });
+  }
   return { table, file: finalPath, rows: stats.rows };
 }
 

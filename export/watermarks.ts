@@ -22,25 +22,53 @@ export async function readWatermark(db: ExportDatabase, pipeline: string, table:
   return row ? BigInt(row.last_load_id) : null;
 }
 
+/** The run and file that last moved a watermark, and how many rows the file holds. */
+export interface LastExportedFile {
+  run: string;
+  file: string;
+  rows: number;
+}
+
+export async function readLastExportedFile(db: ExportDatabase, pipeline: string, table: string): Promise<LastExportedFile | null> {
+  const row =
+    db.dialect === 'sqlite'
+      ? (sqliteOf(db).prepare('select last_run, last_file, last_rows from export_watermarks where pipeline = ? and table_name = ?').get(pipeline, table) as
+          | { last_run: string | null; last_file: string | null; last_rows: number | null }
+          | undefined)
+      : (
+          await poolOf(db).query<{ last_run: string | null; last_file: string | null; last_rows: string | null }>(
+            'select last_run, last_file, last_rows::text as last_rows from export_watermarks where pipeline = $1 and table_name = $2',
+            [pipeline, table],
+          )
+        ).rows[0];
+  if (!row || row.last_run === null || row.last_file === null) return null;
+  return { run: row.last_run, file: row.last_file, rows: Number(row.last_rows ?? 0) };
+}
+
 /**
- * Moves the watermark to `lastLoadId` in one statement (its own transaction). It never moves backwards, so two
- * exports racing each other cannot re-open a range the other already wrote.
+ * Moves the watermark to `lastLoadId` in one statement (its own transaction), recording the file written. It
+ * never moves backwards, so two exports racing each other cannot re-open a range the other already wrote.
  */
-export async function advanceWatermark(db: ExportDatabase, pipeline: string, table: string, lastLoadId: bigint): Promise<void> {
+export async function advanceWatermark(db: ExportDatabase, pipeline: string, table: string, lastLoadId: bigint, written?: LastExportedFile): Promise<void> {
+  const run = written?.run ?? null;
+  const file = written?.file ?? null;
+  const rows = written?.rows ?? null;
   if (db.dialect === 'sqlite') {
     sqliteOf(db)
       .prepare(
-        `insert into export_watermarks (pipeline, table_name, last_load_id, exported_at) values (?, ?, ?, ?)
+        `insert into export_watermarks (pipeline, table_name, last_load_id, exported_at, last_run, last_file, last_rows) values (?, ?, ?, ?, ?, ?, ?)
          on conflict (pipeline, table_name) do update
-           set last_load_id = max(export_watermarks.last_load_id, excluded.last_load_id), exported_at = excluded.exported_at`,
+           set last_load_id = max(export_watermarks.last_load_id, excluded.last_load_id), exported_at = excluded.exported_at,
+               last_run = excluded.last_run, last_file = excluded.last_file, last_rows = excluded.last_rows`,
       )
-      .run(pipeline, table, lastLoadId, new Date().toISOString());
+      .run(pipeline, table, lastLoadId, new Date().toISOString(), run, file, rows);
     return;
   }
   await poolOf(db).query(
-    `insert into export_watermarks (pipeline, table_name, last_load_id, exported_at) values ($1, $2, $3, now())
+    `insert into export_watermarks (pipeline, table_name, last_load_id, exported_at, last_run, last_file, last_rows) values ($1, $2, $3, now(), $4, $5, $6)
      on conflict (pipeline, table_name) do update
-       set last_load_id = greatest(export_watermarks.last_load_id, excluded.last_load_id), exported_at = excluded.exported_at`,
-    [pipeline, table, lastLoadId.toString()],
+       set last_load_id = greatest(export_watermarks.last_load_id, excluded.last_load_id), exported_at = excluded.exported_at,
+           last_run = excluded.last_run, last_file = excluded.last_file, last_rows = excluded.last_rows`,
+    [pipeline, table, lastLoadId.toString(), run, file, rows],
   );
 }

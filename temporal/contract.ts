@@ -103,7 +103,12 @@ export interface PipelineProgress {
   failedUrls: FailedUrl[];
   continuedAsNew: number;
   error: string | null;
+  /** Set when the exports failed for good (the data's phase is unaffected). */
+  exportError: string | null;
 }
+
+/** 'none': the pipeline has no exports. 'failed': the data loaded, the exports did not (see exportError). */
+export type ExportStatus = 'none' | 'succeeded' | 'failed';
 
 export interface PipelineWorkflowResult {
   workflowId: string;
@@ -118,6 +123,8 @@ export interface PipelineWorkflowResult {
   pagesLoaded: number;
   resultsLoaded: number;
   exportedFiles: number;
+  exportStatus: ExportStatus;
+  exportError: string | null;
 }
 
 /** Failure types the workflow raises itself (non-retryable). */

@@ -16,6 +16,7 @@ import {
   WORKFLOW_FAILURE_TYPES,
   pipelineWorkflowId,
   workflowIdMatches,
+  type ExportStatus,
   type FailedUrl,
   type PipelineProgress,
   type PipelineWorkflowInput,
@@ -61,6 +62,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     failedUrls: [],
     continuedAsNew: input.resume?.continuedAsNew ?? 0,
     error: null,
+    exportError: null,
   };
   setHandler(progressQuery, () => progress);
 
@@ -92,11 +94,22 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       );
     }
 
+    // The data is loaded; exports are their own phase with their own outcome. An export that fails for good
+    // (after its retries) is reported beside the data's status, never instead of it.
     let exportedFiles = 0;
+    let exportStatus: ExportStatus = 'none';
+    let exportError: string | null = null;
     if (spec.exports.length > 0) {
       progress.phase = 'exporting';
-      const exported = await loading.runExports({ workflowId, spec: withoutUrls(spec) });
-      exportedFiles = exported.files.length;
+      try {
+        const exported = await loading.runExports({ workflowId, spec: withoutUrls(spec), startedAt: workflowInfo().startTime.toISOString() });
+        exportedFiles = exported.files.length;
+        exportStatus = 'succeeded';
+      } catch (err) {
+        exportStatus = 'failed';
+        exportError = shortText(causeMessage(err), 4000);
+        progress.exportError = exportError;
+      }
     }
 
     progress.phase = 'finishing';
@@ -105,7 +118,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       failedUrls.length > 0
         ? shortText(`${failedUrls.length} of ${urlCount} URLs failed: ${failedUrls.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
         : null;
-    const finished = await control.finishPipelineRun({ ...ref, status, error });
+    const finished = await control.finishPipelineRun({ ...ref, status, error, exportStatus, exportError });
     progress.phase = status;
     return {
       workflowId,
@@ -119,6 +132,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       pagesLoaded: progress.pagesLoaded,
       resultsLoaded: progress.resultsLoaded,
       exportedFiles,
+      exportStatus,
+      exportError,
     };
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.

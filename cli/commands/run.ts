@@ -49,6 +49,9 @@ export interface RunReport {
   status: string;
   rowsByTable: Record<string, number>;
   exportedFiles: string[];
+  /** The exports' own outcome: 'failed' means the data loaded (see status) but the files were not written. */
+  exportStatus: PipelineWorkflowResult['exportStatus'];
+  exportError: string | null;
   failedUrls: number;
   attached: boolean;
 }
@@ -82,6 +85,8 @@ export function printOutcome(
       status: result.status,
       rowsByTable: result.rowsByTable,
       exportedFiles: exported,
+      exportStatus: result.exportStatus,
+      exportError: result.exportError,
       failedUrls: result.failedUrlCount,
       attached: run.attached,
     };
@@ -97,6 +102,10 @@ export function printOutcome(
     }
     lines.push(exported.length > 0 ? 'exported files:' : 'exported files: none', ...exported.map((f) => `  ${f}`));
     process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  if (result.exportStatus === 'failed') {
+    process.stderr.write(`pipeline ${spec.name}: the data loaded, but the exports failed: ${result.exportError}\nwrite them again with: scrape-etl export --pipeline ${spec.name} --out ${spec.exports[0]?.dir ?? '<dir>'}\n`);
+    return 4;
   }
   return result.status === 'succeeded' ? 0 : 3;
 }

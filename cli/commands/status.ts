@@ -18,6 +18,8 @@ export interface StatusRow {
   startedAt: string | null;
   durationMs: number | null;
   error: string | null;
+  /** The exports' own outcome ('succeeded', 'failed'), null without exports or when unknown. */
+  exportStatus?: 'succeeded' | 'failed' | null;
 }
 
 async function tableRuns(databaseUrl: string, limit: number): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
@@ -34,7 +36,9 @@ async function tableRuns(databaseUrl: string, limit: number): Promise<Map<string
         startedAt: r.startedAt || null,
         finishedAt: r.finishedAt,
         durationMs: r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null,
-        error: r.error,
+        // The data's status stays the state; a failed export is said beside it.
+        error: r.exportStatus === 'failed' ? [r.error, `export failed: ${r.exportError ?? 'unknown error'}`].filter(Boolean).join('; ') : r.error,
+        exportStatus: r.exportStatus,
       });
     }
     return out;

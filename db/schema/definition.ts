@@ -147,6 +147,10 @@ export const TABLES = {
       finished_at: ts,
       rows_by_table: json,
       error: txt,
+      /** The exports' own outcome ('succeeded', 'failed'; NULL when the pipeline has none): a failed export
+       * after a complete load leaves `status` (the data's) as it is. */
+      export_status: txt,
+      export_error: txt,
     },
     indexes: [uniqueIndex('pipeline_runs_workflow_id_uq', 'workflow_id'), index('pipeline_runs_pipeline_idx', 'pipeline')],
   }),
@@ -548,6 +552,11 @@ export const TABLES = {
       table_name: req(txt),
       last_load_id: req(loadId),
       exported_at: req(ts),
+      /** The run (workflow id), file and row count that moved the watermark last: a retried export of the same
+       * run finds its file already written instead of replacing it with an empty one. */
+      last_run: txt,
+      last_file: txt,
+      last_rows: col('int64'),
     },
     primaryKey: ['pipeline', 'table_name'],
   }),
