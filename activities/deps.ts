@@ -3,7 +3,8 @@
 // environment by default, so the token never travels through Temporal), one open database per destination
 // URL, and the worker's tuning.
 import { ScraperClient, type ScraperClientOptions } from '../client/index.js';
-import { openDatabase, type Database } from '../db/connect.js';
+import { ApplicationFailure } from '@temporalio/activity';
+import { DatabaseConfigError, openDatabase, type Database } from '../db/connect.js';
 import type { WorkerTuning } from '../temporal/contract.js';
 import { readWorkerTuning } from './tuning.js';
 
@@ -54,7 +55,11 @@ export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivit
     destination(url) {
       let db = databases.get(url);
       if (!db) {
-        db = openDatabase(url);
+        db = openDatabase(url).catch((err: unknown) => {
+          // Not a database, no permission, a wrong password: the same answer on every attempt, so fail now.
+          if (err instanceof DatabaseConfigError) throw ApplicationFailure.nonRetryable(err.message, 'DestinationConfigError');
+          throw err;
+        });
         databases.set(url, db);
         // A failed open is not cached: the next attempt tries again.
         db.catch(() => databases.delete(url));

@@ -92,13 +92,44 @@ export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   return n;
 }
 
+/**
+ * A destination that no retry can open: not a database, no permission, a wrong password, a database that does not
+ * exist. Its message names the destination (password redacted) and the fix; callers fail at once instead of
+ * retrying (a network error or a busy server is not one of these).
+ */
+export class DatabaseConfigError extends Error {
+  override readonly name = 'DatabaseConfigError';
+}
+
+const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
+const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG']);
+// 28000/28P01: authentication; 3D000: no such database; 42501: insufficient privilege; 3F000: no such schema.
+const PERMANENT_PG_CODES = new Set(['28000', '28P01', '3D000', '42501', '3F000']);
+
+function isPermanentOpenError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return PERMANENT_SQLITE_CODES.has(code) || PERMANENT_FS_CODES.has(code) || PERMANENT_PG_CODES.has(code);
+}
+
 export async function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
-  return parsed.dialect === 'sqlite' ? openSqlite(parsed.file, url) : openPostgres(parsed.url, opts.poolSize ?? pgPoolSize());
+  try {
+    return parsed.dialect === 'sqlite' ? openSqlite(parsed.file, url) : await openPostgres(parsed.url, opts.poolSize ?? pgPoolSize());
+  } catch (err) {
+    if (err instanceof Error && isPermanentOpenError(err.cause ?? err)) throw new DatabaseConfigError(err.message, { cause: err.cause ?? err });
+    throw err;
+  }
 }
 
 function openSqlite(file: string, url: string): SqliteDatabase {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') {
+    try {
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    } catch (err) {
+      throw new Error(`cannot create the folder of SQLite database '${file}': ${(err as Error).message}`, { cause: err });
+    }
+  }
   let sqlite: BetterSqlite3.Database;
   try {
     sqlite = new BetterSqlite3(file);

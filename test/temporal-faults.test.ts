@@ -2,6 +2,8 @@
 // the workflow with a readable reason, a run that never finishes fails it at the polling deadline, and 5xx/429
 // answers on a fifth of all requests still give exact tables.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,5 +157,19 @@ describe('service faults', () => {
     } finally {
       sim.clearFaults();
     }
+  });
+
+  it('a destination that is not a database fails the run in seconds with the cause, without retrying', async () => {
+    const notADatabase = path.join(bed.dir, 'not-a-database.sqlite');
+    fs.writeFileSync(notADatabase, 'this is a text file, not an SQLite database\n'.repeat(200));
+    const spec = marketplaceSpec('bad-destination', `sqlite:${notADatabase}`, [productUrl(4242, 77)]);
+    sim.resetStats();
+    const started = Date.now();
+    const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(failure.type).toBe('DestinationConfigError');
+    expect(failure.message).toMatch(/not-a-database\.sqlite.*file is not a database/);
+    // Nothing was scraped for a run that could never have been loaded.
+    expect(sim.stats().total).toBe(0);
   });
 });

@@ -79,11 +79,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   const loading = proxyActivities<Activities>({ startToCloseTimeout: tuning.activityTimeout, heartbeatTimeout: tuning.heartbeatTimeout, retry });
   const ref = { workflowId, pipeline: spec.name, kind: spec.kind, database: spec.destination.database };
 
-  if (!input.resume) await control.beginPipelineRun(ref);
-
   const failedUrls: FailedUrl[] = [];
   const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failedUrls };
   try {
+    if (!input.resume) await control.beginPipelineRun(ref);
     const { scrapingRunIds } = await runMode(ctx);
 
     const urlCount = progress.urls.total;
@@ -141,7 +140,11 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     const message = causeMessage(err);
     progress.phase = 'failed';
     progress.error = message;
-    await control.finishPipelineRun({ ...ref, status: 'failed', error: shortText(message, 4000) });
+    try {
+      await control.finishPipelineRun({ ...ref, status: 'failed', error: shortText(message, 4000) });
+    } catch {
+      // The destination itself may be what failed (not a database, no permission): the failure below says so.
+    }
     if (err instanceof ApplicationFailure) throw err;
     // An activity's own classification (ResultsPagingStuck, ApiValidationError, ...) stays the failure's type.
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
