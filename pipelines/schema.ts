@@ -6,6 +6,7 @@
  * Messages are written for the person editing the file: they say what is expected, and list allowed values.
  * Position information is added by ./loader.ts, which maps issue paths back to YAML nodes.
  */
+import { closest, distance } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { CronExpressionParser } from 'cron-parser';
 import { DURATION_PATTERN, parseDurationMs } from './duration.js';
@@ -161,7 +162,24 @@ function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
   const request = def.requestOptional ? def.request.prefault({} as never) : def.request;
   return z
     .strictObject({ ...common, kind: z.literal(def.kind), request })
+    .superRefine((p, ctx) => checkExportTables(def, p.exports, ctx))
     .transform((s) => withDefaults(def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s));
+}
+
+/** Export table names must be tables the kind writes: a typo would otherwise export nothing, silently. */
+function checkExportTables(def: KindDefinition<PipelineKind>, exports: ReadonlyArray<{ tables: string[] }>, ctx: z.RefinementCtx): void {
+  for (const [i, e] of exports.entries()) {
+    for (const [j, table] of e.tables.entries()) {
+      if ((def.tables as readonly string[]).includes(table)) continue;
+      const nearest = closest(table, [...def.tables]);
+      const hint = distance(table, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
+      ctx.addIssue({
+        code: 'custom',
+        path: ['exports', i, 'tables', j],
+        message: `'${table}' is not a table of kind '${def.kind}'; ${hint}its tables: ${def.tables.join(', ')}`,
+      });
+    }
+  }
 }
 
 type PipelineMember = ReturnType<typeof pipelineOf<PipelineKind>>;

@@ -21,6 +21,10 @@ const EXPECTED: Record<string, string[]> = {
     `${BAD}/bad-kind.yaml:2:7: kind: expected one of 'pdf', 'leads-search-engine', 'leads-social', 'job-board', 'marketplace', 'results', got string 'pdfs'`,
     `${BAD}/bad-kind.yaml:5:13: polling.deadline: expected a duration: a whole number followed by ms, s, m, h or d (e.g. '500ms', '5s', '10m', '6h')`,
   ],
+  'bad-export-table.yaml': [
+    `${BAD}/bad-export-table.yaml:7:36: exports[0].tables[1]: 'marketplace_price_histroy' is not a table of kind 'marketplace'; did you mean 'marketplace_price_history'? its tables: marketplace_shops, marketplace_products, marketplace_product_models, marketplace_model_stocks, marketplace_product_attributes, marketplace_product_categories, marketplace_product_tier_variations, marketplace_product_tier_variation_options, marketplace_product_images, marketplace_price_history`,
+    `${BAD}/bad-export-table.yaml:7:63: exports[0].tables[2]: 'job_records' is not a table of kind 'marketplace'; its tables: marketplace_shops, marketplace_products, marketplace_product_models, marketplace_model_stocks, marketplace_product_attributes, marketplace_product_categories, marketplace_product_tier_variations, marketplace_product_tier_variation_options, marketplace_product_images, marketplace_price_history`,
+  ],
   'conditional.yaml': [`${BAD}/conditional.yaml:3:1: request.url: required when search_type is 'url'`],
   'bad-cron.yaml': [`${BAD}/bad-cron.yaml:4:9: schedule.cron: invalid cron expression: Constraint error, got value 61 expected range 0-59`],
   'bad-timezone.yaml': [
