@@ -35,7 +35,7 @@ export interface ExportOptions {
   nullText?: string;
   /** File name template with {pipeline}, {table}, {timestamp}, or a fixed name. Default DEFAULT_FILE_NAME. */
   fileName?: string;
-  /** Prefix text cells starting with = + - @ tab CR with a single quote. Default true. */
+  /** Prefix text cells starting with = + - @ tab CR LF with a single quote. Default true. */
   neutralizeFormulas?: boolean;
   /** Per table, the columns to write, in this order; other tables get all their columns. */
   columns?: Record<string, string[]>;
@@ -228,8 +228,10 @@ async function* csvText(
   const opts: StringifyOptions = {
     delimiter: settings.delimiter,
     record_delimiter: settings.lineEnding === 'crlf' ? '\r\n' : '\n',
-    // Empty strings are quoted so that they differ from NULL written as an empty unquoted cell.
-    quoted_match: [/^$/],
+    // Empty strings are quoted so that they differ from NULL written as an empty unquoted cell. Any CR or LF is
+    // quoted too: csv-stringify on its own quotes only the exact record delimiter, so with CRLF records a lone
+    // "\r" or "\n" went out bare, and readers (Python's csv, spreadsheets) split the record there.
+    quoted_match: [/^$/, /[\r\n]/],
   };
   yield (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
   const width = formatters.length;
