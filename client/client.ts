@@ -1,9 +1,13 @@
 import { z } from 'zod';
 import {
+  ApiAmbiguousError,
   ApiConfigError,
   ApiHttpError,
   ApiMalformedBodyError,
   ApiNetworkError,
+  ApiPagingError,
+  ApiRedirectError,
+  ApiResponseTooLargeError,
   ApiScrapeFailedError,
   ApiTimeoutError,
   ApiUnauthorizedError,
@@ -12,7 +16,7 @@ import {
   redactToken,
 } from './errors.js';
 import { parse as losslessParse } from 'lossless-json';
-import { parseJson, stringifyJson } from './json.js';
+import { JsonDepthError, parseJson, stringifyJson } from './json.js';
 import {
   createAndRunResponseSchema,
   int64,
@@ -68,10 +72,15 @@ export interface ScraperClientOptions {
   baseUrl?: string;
   /** Default env SCRAPER_API_TOKEN. */
   token?: string;
-  /** Per attempt, covering connection, headers and body. Default 30 000. */
+  /** Per attempt, covering connection, headers and the whole body (a slow-drip body times out too). Default 30 000. */
   timeoutMs?: number;
+  /**
+   * Largest response body accepted, in bytes; the body is streamed and reading stops past it
+   * (ApiResponseTooLargeError). Default env SCRAPER_MAX_RESPONSE_BYTES, else 64 MiB.
+   */
+  maxResponseBytes?: number;
   retry?: {
-    /** Total attempts including the first. Default 5. */
+    /** Total attempts including the first (per call; CallOptions.maxAttempts overrides it). Default 5. */
     maxAttempts?: number;
     /** First backoff step. Default 500. */
     baseDelayMs?: number;
@@ -91,6 +100,19 @@ export interface ScraperClientOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Total attempts of this call, overriding `retry.maxAttempts` (e.g. 2 from an activity that has its own
+   * retry policy). Create-and-run calls are never re-sent after an ambiguous attempt whatever this says.
+   */
+  maxAttempts?: number;
+}
+
+export interface FindScraperOptions {
+  signal?: AbortSignal;
+  /** Items per page of the scan. Default 100. */
+  perPage?: number;
+  /** Attempts per page request (see CallOptions.maxAttempts). */
+  maxAttempts?: number;
 }
 
 export interface PageQuery {
@@ -103,6 +125,8 @@ export interface PagesOptions {
   /** Items per page; a page with fewer items is the last one. Default 100. */
   perPage?: number;
   signal?: AbortSignal;
+  /** Attempts per page request (see CallOptions.maxAttempts). */
+  maxAttempts?: number;
 }
 
 export interface Page<T> {
@@ -118,7 +142,18 @@ const DEFAULTS = {
   maxDelayMs: 30_000,
   maxRetryAfterMs: 60_000,
   perPage: 100,
+  maxResponseBytes: 64 * 1024 * 1024,
 };
+
+/**
+ * Network error codes that mean the request cannot have reached the service: nothing was sent, so even a
+ * create-and-run can be sent again. Every other network failure (reset, socket closed, TLS torn down) may have
+ * happened after the service read the request, and is ambiguous for a create.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN',
+  'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -175,6 +210,14 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+function causeCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
 function causeText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = (err as { cause?: unknown }).cause;
@@ -207,6 +250,11 @@ function serverMessage(body: string, token: string): string {
 
 interface RequestSpec<S extends z.ZodType> {
   method: 'GET' | 'POST';
+  /**
+   * False for the create-and-run POSTs: each call creates a scraper, and the API has no idempotency key. Such a
+   * request is re-sent by the client only when the failed attempt cannot have been processed (see #call).
+   */
+  idempotent: boolean;
   path: string;
   query?: Record<string, number | undefined>;
   body?: unknown;
@@ -218,6 +266,7 @@ interface RequestSpec<S extends z.ZodType> {
 export class ScraperClient {
   readonly baseUrl: string;
   readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
   readonly retry: Required<NonNullable<ScraperClientOptions['retry']>>;
   // A true private field: not enumerable, not in JSON.stringify, not shown by util.inspect.
   readonly #token: string;
@@ -246,6 +295,10 @@ export class ScraperClient {
     this.#token = token;
 
     this.timeoutMs = opts.timeoutMs ?? DEFAULTS.timeoutMs;
+    this.maxResponseBytes = opts.maxResponseBytes ?? maxResponseBytesFromEnv(env.SCRAPER_MAX_RESPONSE_BYTES);
+    if (!Number.isSafeInteger(this.maxResponseBytes) || this.maxResponseBytes < 1) {
+      throw new ApiConfigError(`client option maxResponseBytes must be a positive integer (bytes), got ${this.maxResponseBytes}`);
+    }
     this.retry = {
       maxAttempts: opts.retry?.maxAttempts ?? DEFAULTS.maxAttempts,
       baseDelayMs: opts.retry?.baseDelayMs ?? DEFAULTS.baseDelayMs,
@@ -264,7 +317,7 @@ export class ScraperClient {
 
   // Keeps util.inspect / console.log output free of private state, and explicit about it.
   toJSON(): object {
-    return { baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, retry: this.retry };
+    return { baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, retry: this.retry };
   }
 
   // ----------------------------------------------------------------------------------------------- endpoints
@@ -274,13 +327,14 @@ export class ScraperClient {
     const body = validateWith(jobBoardRequestSchema, req, { endpoint, side: 'request' });
     // The records follow the data schema this call sent, so they are checked against it, not a fixed shape.
     const schema = jobBoardResponseSchema.extend({ result: z.array(jobRecordSchemaFor(body.schema)) });
-    return this.#call({ method: 'POST', path: '/api/job-board-scrape', body, schema }, o) as Promise<ApiResult<JobBoardResponse>>;
+    // Synchronous: it creates nothing that a second call would duplicate, so it is retried like a read.
+    return this.#call({ method: 'POST', idempotent: true, path: '/api/job-board-scrape', body, schema }, o) as Promise<ApiResult<JobBoardResponse>>;
   }
 
   async createPdfScraper(req: PdfCreateRequest, o: CallOptions = {}): Promise<ApiResult<CreateAndRunResponse>> {
     const path = '/api/scrapers/pdf/create-and-run';
     const body = validateWith(pdfCreateRequestSchema, req, { endpoint: `POST ${path}`, side: 'request' });
-    return this.#call({ method: 'POST', path, body, schema: createAndRunResponseSchema }, o);
+    return this.#call({ method: 'POST', idempotent: false, path, body, schema: createAndRunResponseSchema }, o);
   }
 
   async createLeadsSearchEngineScraper(
@@ -289,13 +343,13 @@ export class ScraperClient {
   ): Promise<ApiResult<CreateAndRunResponse>> {
     const path = '/api/scrapers/leads-generator/search-engine/create-and-run';
     const body = validateWith(leadsSearchEngineRequestSchema, req, { endpoint: `POST ${path}`, side: 'request' });
-    return this.#call({ method: 'POST', path, body, schema: createAndRunResponseSchema }, o);
+    return this.#call({ method: 'POST', idempotent: false, path, body, schema: createAndRunResponseSchema }, o);
   }
 
   async createLeadsSocialScraper(req: LeadsSocialRequest, o: CallOptions = {}): Promise<ApiResult<CreateAndRunResponse>> {
     const path = '/api/scrapers/leads-generator/social/create-and-run';
     const body = validateWith(leadsSocialRequestSchema, req, { endpoint: `POST ${path}`, side: 'request' });
-    return this.#call({ method: 'POST', path, body, schema: createAndRunResponseSchema }, o);
+    return this.#call({ method: 'POST', idempotent: false, path, body, schema: createAndRunResponseSchema }, o);
   }
 
   async marketplaceSync(req: MarketplaceSyncRequest, o: CallOptions = {}): Promise<ApiResult<MarketplaceResponse>> {
@@ -305,6 +359,8 @@ export class ScraperClient {
     return this.#call(
       {
         method: 'POST',
+        // Synchronous scrape of one product: repeating it returns the same product and creates nothing.
+        idempotent: true,
         path,
         body,
         schema: marketplaceResponseSchema,
@@ -327,12 +383,12 @@ export class ScraperClient {
 
   async listResults(q: PageQuery = {}, o: CallOptions = {}): Promise<ApiResult<ResultsListResponse>> {
     const query = this.#pageQuery('GET /api/results', q);
-    return this.#call({ method: 'GET', path: '/api/results', query, schema: resultsListResponseSchema }, o);
+    return this.#call({ method: 'GET', idempotent: true, path: '/api/results', query, schema: resultsListResponseSchema }, o);
   }
 
   async listScrapers(q: PageQuery = {}, o: CallOptions = {}): Promise<ApiResult<ScrapersListResponse>> {
     const query = this.#pageQuery('GET /api/scrapers', q);
-    return this.#call({ method: 'GET', path: '/api/scrapers', query, schema: scrapersListResponseSchema }, o);
+    return this.#call({ method: 'GET', idempotent: true, path: '/api/scrapers', query, schema: scrapersListResponseSchema }, o);
   }
 
   async getScrapingRun(id: Int64, o: CallOptions = {}): Promise<ApiResult<ScrapingRunResponse>> {
@@ -340,7 +396,10 @@ export class ScraperClient {
       endpoint: 'GET /api/scraping-runs/{scraping_run_id}',
       side: 'request',
     });
-    return this.#call({ method: 'GET', path: `/api/scraping-runs/${runId.toString()}`, schema: scrapingRunResponseSchema }, o);
+    return this.#call(
+      { method: 'GET', idempotent: true, path: `/api/scraping-runs/${runId.toString()}`, schema: scrapingRunResponseSchema },
+      o,
+    );
   }
 
   // ----------------------------------------------------------------------------------------------- paging
@@ -355,7 +414,10 @@ export class ScraperClient {
   async *pages(list: 'results' | 'scrapers', o: PagesOptions = {}): AsyncGenerator<Page<ResultRecord> | Page<ListScraper>> {
     const perPage = o.perPage ?? DEFAULTS.perPage;
     let page = o.startPage ?? 1;
-    const call = o.signal ? { signal: o.signal } : {};
+    const call: CallOptions = {
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {}),
+    };
     for (;;) {
       const res =
         list === 'results'
@@ -379,6 +441,44 @@ export class ScraperClient {
 
   async *iterateScrapers(o: PagesOptions = {}): AsyncGenerator<ListScraper> {
     yield* uniqueById(this.pages('scrapers', o));
+  }
+
+  /**
+   * The newest scraper whose `name` is exactly `name`, or undefined: how a caller finds the scraper an
+   * ambiguous create-and-run (ApiAmbiguousError) may have made, before creating it again. The spec states
+   * no order for `GET /api/scrapers` (the documented example and the simulator list oldest first), so every
+   * page is read; "newest" is the latest `created_at`, then the highest id. A page that adds no scraper not
+   * seen before means the list does not advance: ApiPagingError rather than an endless scan.
+   */
+  async findScraperByName(name: string, o: FindScraperOptions = {}): Promise<ListScraper | undefined> {
+    const endpoint = 'GET /api/scrapers';
+    validateWith(z.string().min(1, 'must be a non-empty string'), name, { endpoint: `${endpoint} (findScraperByName name)`, side: 'request' });
+    const perPage = o.perPage ?? DEFAULTS.perPage;
+    const seen = new Set<string>();
+    let newest: ListScraper | undefined;
+    const pageOptions: PagesOptions = {
+      perPage,
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {}),
+    };
+    for await (const page of this.pages('scrapers', pageOptions)) {
+      let fresh = 0;
+      for (const s of page.items) {
+        const key = String(s.id);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        fresh++;
+        if (s.name === name && (newest === undefined || isNewer(s, newest))) newest = s;
+      }
+      if (fresh === 0) {
+        throw new ApiPagingError(
+          `${endpoint}: page ${page.page} (per_page ${perPage}) holds only scrapers already listed on earlier pages; ` +
+            `the list does not advance, so the search for a scraper named '${name}' cannot finish`,
+          { endpoint, status: 200, retryable: false, page: page.page },
+        );
+      }
+    }
+    return newest;
   }
 
   // ----------------------------------------------------------------------------------------------- transport
@@ -408,6 +508,10 @@ export class ScraperClient {
       payload = stringifyJson(spec.body);
     }
     const callerSignal = o.signal;
+    const maxAttempts = o.maxAttempts ?? this.retry.maxAttempts;
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+      throw new ApiConfigError(`call option maxAttempts must be a positive integer, got ${maxAttempts}`);
+    }
 
     for (let attempt = 1; ; attempt++) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -417,32 +521,49 @@ export class ScraperClient {
 
       let failure: ScraperApiError;
       let retryAfterMs: number | undefined;
+      // How far the attempt got, for the error: a failure after the headers arrived happened after the
+      // service processed the request.
+      const progress = { headers: false, bytes: 0 };
       try {
         let status: number;
         let text: string;
         let retryAfterHeader: string | null;
         try {
-          const res = await this.#fetch(url, { method: spec.method, headers, body: payload ?? null, signal });
+          // Redirects are never followed (see ApiRedirectError): 'manual' hands the 3xx itself back.
+          const res = await this.#fetch(url, { method: spec.method, headers, body: payload ?? null, signal, redirect: 'manual' });
+          progress.headers = true;
           status = res.status;
+          if (status >= 300 && status < 400) {
+            // The body of a redirect is of no use; dropping it closes the socket rather than reading an unbounded body.
+            await res.body?.cancel().catch(() => undefined);
+            throw this.#redirectError(endpoint, status, res.headers.get('location'), url);
+          }
           retryAfterHeader = res.headers.get('retry-after');
-          // Always read the body to the end: an unread body pins the keep-alive socket.
-          text = await res.text();
+          // Always read the body to the end (an unread body pins the keep-alive socket), but never past the cap.
+          text = await this.#readBody(res, endpoint, status, progress);
         } catch (err) {
+          if (err instanceof ScraperApiError) throw err;
           if (callerSignal?.aborted) throw callerSignal.reason;
           if (timeout.aborted) {
-            throw new ApiTimeoutError(`${endpoint}: no complete response within ${this.timeoutMs} ms`, {
+            const where = progress.headers
+              ? ` (headers received, ${progress.bytes} body bytes so far: the body arrived too slowly)`
+              : '';
+            throw new ApiTimeoutError(`${endpoint}: no complete response within ${this.timeoutMs} ms${where}`, {
               endpoint,
               retryable: true,
               timeoutMs: this.timeoutMs,
             });
           }
+          const code = causeCode(err);
           throw new ApiNetworkError(`${endpoint}: network error: ${redactToken(causeText(err), this.#token)}`, {
             endpoint,
             retryable: true,
             cause: err,
+            ...(code !== undefined ? { code } : {}),
+            beforeRequestSent: !progress.headers && code !== undefined && NOT_SENT_CODES.has(code),
           });
         }
-        this.#logger?.debug({ endpoint, attempt, status, durationMs: Date.now() - started, bytes: text.length }, 'scraper api response');
+        this.#logger?.debug({ endpoint, attempt, status, durationMs: Date.now() - started, bytes: progress.bytes }, 'scraper api response');
         if (status >= 200 && status < 300) {
           return this.#accept(spec, endpoint, status, text);
         }
@@ -454,7 +575,15 @@ export class ScraperClient {
       }
 
       if (!failure.retryable) throw failure;
-      if (attempt >= this.retry.maxAttempts) {
+      if (!spec.idempotent && mayHaveBeenProcessed(failure)) {
+        throw new ApiAmbiguousError(
+          `${endpoint}: outcome unknown, the service may have created the scraper (attempt ${attempt}: ${failure.message}). ` +
+            'Not re-sent automatically, because every call creates a scraper: look it up by its name ' +
+            '(findScraperByName) and adopt it, or send the create again if there is none.',
+          { endpoint, ...(failure.status !== undefined ? { status: failure.status } : {}), attempts: attempt, cause: failure },
+        );
+      }
+      if (attempt >= maxAttempts) {
         failure.message += ` (gave up after ${attempt} attempt${attempt > 1 ? 's' : ''})`;
         throw failure;
       }
@@ -473,19 +602,100 @@ export class ScraperClient {
     }
   }
 
+  /** Reads the body as UTF-8 text, streaming, and stops reading as soon as it passes maxResponseBytes. */
+  async #readBody(res: Response, endpoint: string, status: number, progress: { bytes: number }): Promise<string> {
+    const limit = this.maxResponseBytes;
+    const declaredText = res.headers.get('content-length');
+    const declared = declaredText !== null && /^\d+$/.test(declaredText.trim()) ? Number(declaredText.trim()) : undefined;
+    const tooLarge = (received: number, declaredBytes: number | undefined) =>
+      new ApiResponseTooLargeError(
+        `${endpoint}: response body ${declaredBytes !== undefined && received === declaredBytes ? 'declared as' : 'is more than'} ` +
+          `${received} bytes, over the limit of ${limit} bytes (status ${status}); not read further. Raise maxResponseBytes ` +
+          '(SCRAPER_MAX_RESPONSE_BYTES) if such bodies are expected, or ask for smaller pages.',
+        {
+          endpoint,
+          status,
+          retryable: false,
+          limitBytes: limit,
+          receivedBytes: received,
+          ...(declaredBytes !== undefined ? { declaredBytes } : {}),
+        },
+      );
+    if (declared !== undefined && declared > limit) {
+      await res.body?.cancel().catch(() => undefined);
+      throw tooLarge(declared, declared);
+    }
+    if (res.body === null) return '';
+    const reader = res.body.getReader();
+    const chunks: Uint8Array[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      progress.bytes += value.byteLength;
+      if (progress.bytes > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(progress.bytes, declared);
+      }
+      chunks.push(value);
+    }
+    // TextDecoder, like Response.text(): invalid sequences become U+FFFD and a leading BOM is dropped.
+    return new TextDecoder('utf-8').decode(Buffer.concat(chunks, progress.bytes));
+  }
+
+  #redirectError(endpoint: string, status: number, location: string | null, requestUrl: URL): ApiRedirectError {
+    let target: URL | undefined;
+    try {
+      target = location === null || location.trim() === '' ? undefined : new URL(location, requestUrl);
+    } catch {
+      target = undefined;
+    }
+    const origin = target && (target.protocol === 'http:' || target.protocol === 'https:') ? target.origin : undefined;
+    if (origin === undefined) {
+      return new ApiRedirectError(
+        `${endpoint}: ${status} redirect (${location === null ? 'no Location header' : 'unusable Location header'}); redirects are ` +
+          `not followed. Check that SCRAPER_BASE_URL (${this.baseUrl}) is the scraping service's own address.`,
+        { endpoint, status, retryable: false },
+      );
+    }
+    const crossOrigin = origin !== requestUrl.origin;
+    return new ApiRedirectError(
+      `${endpoint}: ${status} redirect to ${origin} (${crossOrigin ? 'another origin' : 'same origin'}); redirects are not followed, ` +
+        `so the request was sent once and nowhere else. Check that SCRAPER_BASE_URL (${this.baseUrl}) is the scraping ` +
+        "service's own address (e.g. https, no proxy in between that moves it).",
+      { endpoint, status, retryable: false, locationOrigin: origin, crossOrigin },
+    );
+  }
+
   #accept<S extends z.ZodType>(spec: RequestSpec<S>, endpoint: string, status: number, text: string): ApiResult<z.output<S>> {
     const raw = redactToken(text, this.#token);
     let parsed: unknown;
     try {
       parsed = parseJson(raw);
-    } catch {
+    } catch (err) {
+      if (err instanceof JsonDepthError) {
+        // Deterministic garbage, not a transfer accident: asking again gets the same body.
+        throw new ApiMalformedBodyError(`${endpoint}: response body is not usable JSON: ${err.message}`, {
+          endpoint,
+          status,
+          retryable: false,
+          problem: 'too-deep',
+          bodyExcerpt: bodyExcerptOf(raw, this.#token),
+        });
+      }
       // A 2xx body that is not JSON is, in practice, a body cut short by the transport (or a proxy's page):
-      // retrying is cheap and usually works. A trailing comma (seen in the service's own docs) lands here
+      // retrying a read is cheap and usually works. A trailing comma (seen in the service's own docs) lands here
       // too rather than being silently repaired.
+      const syntax = raw.length === 0 ? undefined : jsonSyntaxProblem(raw);
       throw new ApiMalformedBodyError(
-        `${endpoint}: response body is not valid JSON (${raw.length === 0 ? 'empty body' : jsonSyntaxProblem(raw)}); ` +
+        `${endpoint}: response body is not valid JSON (${syntax === undefined ? `empty body with status ${status}` : syntax.text}); ` +
           `starts with: ${bodyExcerptOf(raw, this.#token, 120)}`,
-        { endpoint, status, retryable: true, bodyExcerpt: bodyExcerptOf(raw, this.#token) },
+        {
+          endpoint,
+          status,
+          retryable: true,
+          problem: syntax === undefined ? 'empty' : syntax.truncated ? 'truncated' : 'syntax',
+          bodyExcerpt: bodyExcerptOf(raw, this.#token),
+        },
       );
     }
     spec.inspect?.(parsed, endpoint);
@@ -536,20 +746,52 @@ export class ScraperClient {
  * Where and what the syntax error is, the same on every Node version (V8's JSON.parse message quotes chunks
  * of the body and changed wording between releases). lossless-json reports `... at position N`.
  */
-function jsonSyntaxProblem(text: string): string {
+function jsonSyntaxProblem(text: string): { text: string; truncated: boolean } {
   try {
     losslessParse(text);
   } catch (err) {
     const pos = /position (\d+)/.exec((err as Error).message);
     const at = pos ? Number(pos[1]) : undefined;
     const what = (err as Error).message.replace(/\s+/g, ' ').slice(0, 120);
-    if (at === undefined) return what;
+    if (at === undefined) return { text: what, truncated: false };
     const before = text.slice(0, at);
     const line = before.split('\n').length;
     const column = at - before.lastIndexOf('\n');
-    return `${what} (line ${line}, column ${column}${at >= text.length ? ', body ends early: truncated?' : ''})`;
+    const truncated = at >= text.length;
+    return { text: `${what} (line ${line}, column ${column}${truncated ? ', body ends early: truncated?' : ''})`, truncated };
   }
-  return 'unexpected parse failure';
+  return { text: 'unexpected parse failure', truncated: false };
+}
+
+/**
+ * Whether a retryable failure may have come after the service processed the request. The spec names no
+ * failure statuses at all, so HTTP's own meanings decide: 408 (the server gave up waiting for the request) and
+ * 429 (rate limited, RFC 6585) reject a request before it is processed; a 5xx may come from a server or gateway
+ * that failed after creating the scraper (RFC 9110 promises nothing either way), so it is ambiguous. A network
+ * error is unambiguous only when nothing can have been sent (connection refused, DNS). Timeouts, resets, and
+ * empty, truncated or unparsable 2xx bodies (the request was processed, the answer lost) are ambiguous.
+ */
+function mayHaveBeenProcessed(failure: ScraperApiError): boolean {
+  if (failure instanceof ApiNetworkError) return !failure.beforeRequestSent;
+  if (failure instanceof ApiHttpError) return !(failure.status === 408 || failure.status === 429);
+  return true;
+}
+
+function maxResponseBytesFromEnv(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return DEFAULTS.maxResponseBytes;
+  const text = value.trim();
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1) {
+    throw new ApiConfigError(`SCRAPER_MAX_RESPONSE_BYTES must be a positive whole number of bytes, got '${value}'`);
+  }
+  return Number(text);
+}
+
+/** Newer = later created_at (as an instant), then the higher id when the instants are equal or unreadable. */
+function isNewer(a: ListScraper, b: ListScraper): boolean {
+  const ta = Date.parse(a.created_at);
+  const tb = Date.parse(b.created_at);
+  if (!Number.isNaN(ta) && !Number.isNaN(tb) && ta !== tb) return ta > tb;
+  return BigInt(a.id) > BigInt(b.id);
 }
 
 async function* uniqueById<T extends { id: Int64 }>(pages: AsyncGenerator<Page<T>>): AsyncGenerator<T> {

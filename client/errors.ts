@@ -15,6 +15,11 @@ export class ScraperApiError extends Error {
   readonly endpoint: string;
   readonly status?: number;
   readonly retryable: boolean;
+  /**
+   * True only on ApiAmbiguousError: a non-idempotent request (create-and-run) may have been processed although
+   * no usable answer came back. A caller must look the result up before sending the request again.
+   */
+  readonly ambiguous: boolean = false;
 
   constructor(message: string, opts: ScraperApiErrorOptions) {
     // `cause` is installed as a non-enumerable property by Error itself, so JSON.stringify never walks it.
@@ -62,17 +67,103 @@ export class ApiValidationError extends ScraperApiError {
   }
 }
 
-/** A 2xx response whose body is not JSON at all (truncated, HTML error page, trailing comma, ...). */
+/**
+ * What is wrong with a body that is not usable JSON: `empty` (no bytes at all), `truncated` (valid JSON up to
+ * where it stops), `syntax` (broken elsewhere: HTML page, trailing comma), `too-deep` (nested beyond the parse
+ * limit, see MAX_JSON_DEPTH). Lets a caller tell a malformed answer from a run that is still running.
+ */
+export type MalformedBodyProblem = 'empty' | 'truncated' | 'syntax' | 'too-deep';
+
+/** A 2xx response whose body is not JSON at all (truncated, empty, HTML error page, trailing comma, too deep). */
 export class ApiMalformedBodyError extends ScraperApiError {
   readonly bodyExcerpt: string;
-  constructor(message: string, opts: ScraperApiErrorOptions & { bodyExcerpt: string }) {
+  readonly problem: MalformedBodyProblem;
+  constructor(message: string, opts: ScraperApiErrorOptions & { bodyExcerpt: string; problem: MalformedBodyProblem }) {
     super(message, opts);
     this.bodyExcerpt = opts.bodyExcerpt;
+    this.problem = opts.problem;
   }
 }
 
 /** Connection refused/reset, DNS failure, socket closed mid-body. */
-export class ApiNetworkError extends ScraperApiError {}
+export class ApiNetworkError extends ScraperApiError {
+  /** The system or undici error code, e.g. ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET, when there is one. */
+  readonly code?: string;
+  /**
+   * True when the failure happened before any byte of the request can have reached the service (connection
+   * refused, DNS failure, connect timeout): re-sending even a create is then safe.
+   */
+  readonly beforeRequestSent: boolean;
+  constructor(message: string, opts: ScraperApiErrorOptions & { code?: string; beforeRequestSent: boolean }) {
+    super(message, opts);
+    if (opts.code !== undefined) this.code = opts.code;
+    this.beforeRequestSent = opts.beforeRequestSent;
+  }
+}
+
+/**
+ * A 3xx answer. Redirects are never followed: following one would send the request (and for a same-origin
+ * hop the token) somewhere the configuration did not name, and fetch turns a redirected POST into a GET whose
+ * answer says nothing about the create. Never retried. Only the Location's origin is kept, never its path or
+ * query (which could carry anything, the token included).
+ */
+export class ApiRedirectError extends ScraperApiError {
+  /** Origin (scheme://host:port) of the Location header; undefined when there was no usable Location. */
+  readonly locationOrigin?: string;
+  /** Whether the Location points at another origin than the request; undefined without a usable Location. */
+  readonly crossOrigin?: boolean;
+  constructor(message: string, opts: ScraperApiErrorOptions & { status: number; locationOrigin?: string; crossOrigin?: boolean }) {
+    super(message, opts);
+    if (opts.locationOrigin !== undefined) this.locationOrigin = opts.locationOrigin;
+    if (opts.crossOrigin !== undefined) this.crossOrigin = opts.crossOrigin;
+  }
+}
+
+/** A response body larger than the client's cap (`maxResponseBytes` / SCRAPER_MAX_RESPONSE_BYTES). Never retried. */
+export class ApiResponseTooLargeError extends ScraperApiError {
+  readonly limitBytes: number;
+  /** Bytes read before stopping (more than the limit), or the declared Content-Length when that was already over. */
+  readonly receivedBytes: number;
+  /** The Content-Length the server declared, if any. */
+  readonly declaredBytes?: number;
+  constructor(message: string, opts: ScraperApiErrorOptions & { limitBytes: number; receivedBytes: number; declaredBytes?: number }) {
+    super(message, opts);
+    this.limitBytes = opts.limitBytes;
+    this.receivedBytes = opts.receivedBytes;
+    if (opts.declaredBytes !== undefined) this.declaredBytes = opts.declaredBytes;
+  }
+}
+
+/**
+ * A non-idempotent request (one of the three create-and-run POSTs) failed in a way that leaves its outcome
+ * unknown: per-attempt timeout, connection reset, a 5xx, an empty, truncated or unparsable 2xx. The service
+ * may have created the scraper. The client does not re-send it by itself: the caller looks the scraper up by
+ * its name (`ScraperClient.findScraperByName`) and adopts it, or sends the create again when none exists.
+ * `retryable` is true (the operation can be completed), `ambiguous` is true; `underlying` is the error of the
+ * attempt (also `cause`).
+ */
+export class ApiAmbiguousError extends ScraperApiError {
+  override readonly ambiguous = true;
+  /** Attempts made by this call, the ambiguous one included. */
+  readonly attempts: number;
+  constructor(message: string, opts: Omit<ScraperApiErrorOptions, 'retryable' | 'cause'> & { attempts: number; cause: ScraperApiError }) {
+    super(message, { ...opts, retryable: true });
+    this.attempts = opts.attempts;
+  }
+  /** The failure of the ambiguous attempt (a getter, so JSON.stringify does not walk it, like `cause`). */
+  get underlying(): ScraperApiError {
+    return this.cause as ScraperApiError;
+  }
+}
+
+/** A list whose pages do not advance (a page holding only items already seen), so a full scan cannot end. Never retried. */
+export class ApiPagingError extends ScraperApiError {
+  readonly page: number;
+  constructor(message: string, opts: ScraperApiErrorOptions & { page: number }) {
+    super(message, opts);
+    this.page = opts.page;
+  }
+}
 
 /** The per-request timeout elapsed (not the caller's own cancellation, which rethrows the caller's reason). */
 export class ApiTimeoutError extends ScraperApiError {

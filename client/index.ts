@@ -1,12 +1,13 @@
 export * from './schemas.js';
 export * from './errors.js';
-export { parseJson, stringifyJson } from './json.js';
+export { JsonDepthError, MAX_JSON_DEPTH, parseJson, stringifyJson, type ParseJsonOptions } from './json.js';
 export { formatJsonPath, validateWith } from './validate.js';
 export {
   ScraperClient,
   checkBaseUrl,
   type ApiResult,
   type CallOptions,
+  type FindScraperOptions,
   type Page,
   type PageQuery,
   type PagesOptions,

@@ -17,10 +17,62 @@ function parseNumberLiteral(literal: string): number | bigint {
 }
 
 /**
- * Parses JSON text strictly (RFC 8259: no trailing commas, no comments). Integers outside the safe range
- * become `bigint`; every other number is a `number`. Throws SyntaxError on invalid JSON.
+ * Deepest nesting of arrays and objects parseJson accepts. The service's documented bodies nest about ten
+ * levels; a body nested thousands deep is garbage, and everything that walks parsed JSON recursively (schema
+ * validation, the lossless parser, flattening into tables) would die of a stack overflow on it, far from the
+ * endpoint that sent it.
  */
-export function parseJson(text: string): unknown {
+export const MAX_JSON_DEPTH = 256;
+
+/** JSON nested deeper than the limit; a SyntaxError so callers treating unparsable text as text keep working. */
+export class JsonDepthError extends SyntaxError {
+  constructor(
+    readonly maxDepth: number,
+    /** Offset (UTF-16 units) of the bracket that went past the limit. */
+    readonly position: number,
+    line: number,
+    column: number,
+  ) {
+    super(`JSON nested deeper than ${maxDepth} levels at position ${position} (line ${line}, column ${column})`);
+    this.name = 'JsonDepthError';
+  }
+}
+
+// One pass over the text, skipping strings, counting brackets: iterative, so it cannot overflow the stack
+// itself, and cheap next to the parse (a few ms per MB).
+function checkDepth(text: string, maxDepth: number): void {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > maxDepth) {
+        const before = text.slice(0, i);
+        const line = before.split('\n').length;
+        throw new JsonDepthError(maxDepth, i, line, i - before.lastIndexOf('\n'));
+      }
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+}
+
+export interface ParseJsonOptions {
+  /** Default MAX_JSON_DEPTH. */
+  maxDepth?: number;
+}
+
+/**
+ * Parses JSON text strictly (RFC 8259: no trailing commas, no comments). Integers outside the safe range
+ * become `bigint`; every other number is a `number`. Throws SyntaxError on invalid JSON, and JsonDepthError
+ * (a SyntaxError) on nesting deeper than `maxDepth`.
+ */
+export function parseJson(text: string, opts: ParseJsonOptions = {}): unknown {
+  checkDepth(text, opts.maxDepth ?? MAX_JSON_DEPTH);
   if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
   return losslessParse(text, null, parseNumberLiteral);
 }

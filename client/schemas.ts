@@ -23,10 +23,29 @@ function describeValue(value: unknown): string {
   return typeof value;
 }
 
-/** A JSON integer: a safe-range `number`, or a `bigint` for the ones parseJson could not keep as numbers. */
-export const int64 = z.union([z.int(), z.bigint()], {
-  error: (issue) => `expected integer, got ${describeValue(issue.input)}`,
-});
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+function digitsOf(v: bigint): string {
+  const text = v.toString();
+  return text.length > 40 ? `${text.slice(0, 24)}…(${text.replace('-', '').length} digits)` : text;
+}
+
+/**
+ * A JSON integer: a safe-range `number`, or a `bigint` for the ones parseJson could not keep as numbers, within
+ * the signed 64-bit range. Every integer field ends up in a bigint column, and a bigger one used to fail only
+ * there ("The bound string, buffer, or bigint is too big"), naming no endpoint or field; here it is a contract
+ * error with the endpoint and the JSON path.
+ */
+export const int64 = z
+  .union([z.int(), z.bigint()], {
+    error: (issue) => `expected integer, got ${describeValue(issue.input)}`,
+  })
+  .superRefine((v, ctx) => {
+    if (typeof v === 'bigint' && (v < INT64_MIN || v > INT64_MAX)) {
+      ctx.addIssue({ code: 'custom', input: v, message: `integer ${digitsOf(v)} is outside the signed 64-bit range (-2^63 .. 2^63-1)` });
+    }
+  });
 
 /** Any JSON number (integers beyond the safe range arrive as bigint). */
 const numeric = z.union([z.number(), z.bigint()], {

@@ -13,8 +13,10 @@ export interface CellOptions {
 /** Returns the cell text, or null for "write an empty unquoted cell". */
 export type CellFormatter = (value: unknown) => string | null;
 
-// OWASP's list (=, +, -, @, tab, carriage return) plus the full-width forms that some spreadsheets normalise.
-const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20']);
+// OWASP's list (=, +, -, @, tab, carriage return) plus line feed, and the full-width forms that some spreadsheets
+// normalise. A leading LF is as good as a leading CR at hiding "=..." on what a spreadsheet shows as the cell's
+// second line, and some importers strip leading line breaks before deciding whether a cell is a formula.
+const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r', '\n', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20']);
 // A cell that is only a decimal number cannot carry a formula, and "-1" must stay -1 even in a text column.
 const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 

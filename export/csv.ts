@@ -3,7 +3,7 @@
 // last export and move the watermark only once the file is in place.
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
@@ -11,7 +11,7 @@ import { writeAtomically, removeAbandonedPartials } from './atomic-file.js';
 import { cellFormatter, type CellFormatter } from './cells.js';
 import { describeTable, isInternalTable, listTables, tableHasPipelineRows, type ColumnHints, type ColumnInfo } from './columns.js';
 import { quoteIdent, type ExportDatabase } from './database.js';
-import { DEFAULT_FILE_NAME, fileTimestamp, renderFileName, validateFileNameTemplate } from './file-name.js';
+import { DEFAULT_FILE_NAME, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { rowBatches, type RawRow } from './rows.js';
 import { projectSqliteHints } from './schema-hints.js';
 import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
@@ -35,7 +35,7 @@ export interface ExportOptions {
   nullText?: string;
   /** File name template with {pipeline}, {table}, {timestamp}, or a fixed name. Default DEFAULT_FILE_NAME. */
   fileName?: string;
-  /** Prefix text cells starting with = + - @ tab CR with a single quote. Default true. */
+  /** Prefix text cells starting with = + - @ tab CR LF with a single quote. Default true. */
   neutralizeFormulas?: boolean;
   /** Per table, the columns to write, in this order; other tables get all their columns. */
   columns?: Record<string, string[]>;
@@ -111,18 +111,22 @@ export async function exportTables(db: ExportDatabase, options: ExportOptions): 
   }
 
   const outDir = resolve(options.outDir);
-  await mkdir(outDir, { recursive: true });
-  await removeAbandonedPartials(outDir);
-
+  // Every file name is rendered and checked before anything is created, so a refused name leaves no trace.
   const timestamp = fileTimestamp(options.timestamp ?? new Date());
   const names = new Set<string>();
-  const results: ExportedFile[] = [];
-  for (const { name: table, columns } of tables) {
-    options.signal?.throwIfAborted();
+  const targets = tables.map(({ name: table, columns }) => {
     const fileName = renderFileName(settings.fileName, { pipeline: options.pipeline ?? 'all', table, timestamp });
     if (names.has(fileName)) throw new Error(`export: two tables would both be written to "${fileName}"; add {table} to the file name`);
     names.add(fileName);
-    results.push(await exportOne(db, table, columns, join(outDir, fileName), options, settings));
+    return { table, columns, path: pathInside(outDir, fileName) };
+  });
+
+  await mkdir(outDir, { recursive: true });
+  await removeAbandonedPartials(outDir);
+  const results: ExportedFile[] = [];
+  for (const { table, columns, path } of targets) {
+    options.signal?.throwIfAborted();
+    results.push(await exportOne(db, table, columns, path, options, settings));
   }
   return results;
 }
@@ -246,8 +250,10 @@ async function* csvText(
   const opts: StringifyOptions = {
     delimiter: settings.delimiter,
     record_delimiter: settings.lineEnding === 'crlf' ? '\r\n' : '\n',
-    // Empty strings are quoted so that they differ from NULL written as an empty unquoted cell.
-    quoted_match: [/^$/],
+    // Empty strings are quoted so that they differ from NULL written as an empty unquoted cell. Any CR or LF is
+    // quoted too: csv-stringify on its own quotes only the exact record delimiter, so with CRLF records a lone
+    // "\r" or "\n" went out bare, and readers (Python's csv, spreadsheets) split the record there.
+    quoted_match: [/^$/, /[\r\n]/],
   };
   yield (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
   const width = formatters.length;

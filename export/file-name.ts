@@ -1,4 +1,5 @@
 // File names of exports: a template with {pipeline}, {table} and {timestamp}, or a fixed name.
+import { basename, dirname, resolve } from 'node:path';
 
 export const DEFAULT_FILE_NAME = '{pipeline}_{table}_{timestamp}.csv';
 const PLACEHOLDER = /\{([^}]*)\}/g;
@@ -27,10 +28,48 @@ export function validateFileNameTemplate(template: string, tableCount: number): 
   }
 }
 
+const OUTSIDE_HINT = 'export files are written only directly inside the output directory';
+
+/**
+ * Why `value` cannot be part of a file name, or undefined when it can. Pipeline and table names come from the
+ * command line and from the database (a quoted SQL identifier may hold anything), so a value with a path
+ * separator, a control character or nothing but dots could otherwise point the file elsewhere.
+ */
+function namePartProblem(value: string): string | undefined {
+  if (/[/\\]/.test(value)) return 'it contains a path separator';
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'it contains a control character (NUL, line break, ...)';
+  if (value === '.' || value === '..') return 'it names a directory';
+  return undefined;
+}
+
 export function renderFileName(template: string, values: { pipeline: string; table: string; timestamp: string }): string {
-  const name = template.replace(PLACEHOLDER, (_all, key: string) => values[key as keyof typeof values]);
-  if (name === '.' || name === '..' || name.endsWith('.partial')) {
+  const name = template.replace(PLACEHOLDER, (_all, key: string) => {
+    const value = values[key as keyof typeof values];
+    const problem = namePartProblem(value);
+    if (problem !== undefined) {
+      throw new Error(`export: ${key} ${JSON.stringify(value)} cannot be used in a file name: ${problem}; ${OUTSIDE_HINT}`);
+    }
+    return value;
+  });
+  const problem = namePartProblem(name);
+  if (problem !== undefined) {
+    throw new Error(`export: file name ${JSON.stringify(name)} (from template "${template}") cannot be used: ${problem}; ${OUTSIDE_HINT}`);
+  }
+  if (name.endsWith('.partial')) {
     throw new Error(`export: file name "${name}" (from template "${template}") is reserved; choose another`);
   }
   return name;
+}
+
+/**
+ * The absolute path of `fileName` in `outDir`, checked to be a direct child of it: the last line of defence,
+ * whatever a future placeholder or template rule lets through.
+ */
+export function pathInside(outDir: string, fileName: string): string {
+  const dir = resolve(outDir);
+  const target = resolve(dir, fileName);
+  if (dirname(target) !== dir || basename(target) !== fileName) {
+    throw new Error(`export: file name ${JSON.stringify(fileName)} would be written to ${target}, outside ${dir}; ${OUTSIDE_HINT}`);
+  }
+  return target;
 }

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { closest, distance } from 'fastest-levenshtein';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, parseDocument, visit, Scalar } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parse as parseYaml, parseDocument, visit, Scalar } from 'yaml';
 import type { Document, Node, Pair } from 'yaml';
 import type { z } from 'zod';
 import { formatPath, PipelineFileError } from './errors.js';
@@ -20,6 +20,19 @@ export interface LoadOptions {
 }
 
 const TOKEN_ENV = 'SCRAPER_API_TOKEN';
+
+/**
+ * Deepest nesting accepted (collections inside collections, as the YAML parser counts them). The example
+ * pipelines use under 10; the library composes documents recursively and a few thousand levels overflow the
+ * stack, which used to surface as "YAML syntax error: Maximum call stack size exceeded" at a random place.
+ */
+export const MAX_NESTING = 64;
+/**
+ * Most nodes that aliases may add when the document is expanded. Anchors and aliases are legitimate YAML (a
+ * shared block reused twice), but nine aliases of nine aliases of ... ("billion laughs") turn 1 kB into
+ * gigabytes; the library's own guard threw a bare ReferenceError that the CLI reported without a place.
+ */
+export const MAX_ALIAS_EXPANSION = 10_000;
 const SECRET_KEY = /token|api[_-]?key|secret|passw(or)?d/i;
 const SECRET_ADVICE = `set ${TOKEN_ENV} in the worker's environment instead`;
 
@@ -47,12 +60,24 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
   const issues: PipelineIssue[] = [];
   const add = (offset: number | undefined, path: string, message: string) => issues.push({ file, ...at(offset), path, message });
 
+  // Before the document is composed (recursively): the CST parser keeps its own stack, so it measures depth safely.
+  const tooDeep = nestingBeyond(text, MAX_NESTING);
+  if (tooDeep !== undefined) {
+    add(tooDeep, '<yaml>', `nested deeper than ${MAX_NESTING} levels here; a pipeline file needs a few levels, not thousands`);
+    throw new PipelineFileError(file, issues);
+  }
   if (doc.errors.length > 0) {
     for (const err of doc.errors) add(err.pos[0], '<yaml>', yamlMessage(err.message));
     throw new PipelineFileError(file, sortIssues(issues));
   }
   if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) {
     add(0, '<root>', 'the file is empty; expected a pipeline mapping with name, kind and request');
+    throw new PipelineFileError(file, issues);
+  }
+
+  const aliasProblem = aliasExpansionProblem(doc);
+  if (aliasProblem !== undefined) {
+    add(aliasProblem.offset, '<yaml>', aliasProblem.message);
     throw new PipelineFileError(file, issues);
   }
 
@@ -98,7 +123,18 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
     },
   });
 
-  const data: unknown = withDefaultDestination(doc.toJS({ maxAliasCount: 100 }), env);
+  let js: unknown;
+  try {
+    js = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    // The library's alias guard (a ReferenceError) should not fire after aliasExpansionProblem, but if it does it
+    // is still a problem of the file: exit 2 with a place, not an unexplained crash.
+    let firstAlias: number | undefined;
+    visit(doc, { Alias: (_k, node) => ((firstAlias ??= nodeStart(node)), visit.BREAK) });
+    add(firstAlias ?? 0, '<yaml>', `cannot expand the document: ${(err as Error).message}`);
+    throw new PipelineFileError(file, issues);
+  }
+  const data: unknown = withDefaultDestination(js, env);
   const knownKeys = new Map<string, string[]>();
   const parseOpts = { error: (iss: z.core.$ZodRawIssue) => rawMessage(iss, knownKeys) };
   const result = pipelineSchema.safeParse(data, parseOpts);
@@ -132,6 +168,78 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
 
   if (issues.length > 0 || !result.success) throw new PipelineFileError(file, sortIssues(dedupe(issues)));
   return result.data;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Resource limits
+
+/** Offset of the first token at which the parser's collection stack passes `max`, or undefined. */
+function nestingBeyond(text: string, max: number): number | undefined {
+  const parser = new Parser();
+  // parser.stack holds the document, then one entry per open collection (and the scalar being read).
+  const limit = max + 1;
+  for (const lexeme of new Lexer().lex(text)) {
+    const start = parser.offset;
+    for (const _token of parser.next(lexeme)) {
+      // Tokens of finished documents: not needed, only the depth reached while reading them.
+    }
+    if (parser.stack.length > limit) return start;
+  }
+  return undefined;
+}
+
+/**
+ * Walks the document in order, adding up how many nodes each alias stands for, and returns the alias at which
+ * the total passes MAX_ALIAS_EXPANSION (or that refers to a node containing it). Sizes are memoised per node,
+ * so the walk itself stays linear in the file however large the expansion is; depth is bounded by MAX_NESTING.
+ */
+function aliasExpansionProblem(doc: Document): { offset: number | undefined; message: string } | undefined {
+  const sizes = new Map<unknown, number>();
+  const open = new Set<unknown>();
+  let cycle: { offset: number | undefined; name: string } | undefined;
+  const sizeOf = (node: unknown): number => {
+    if (isAlias(node)) {
+      const target = node.resolve(doc);
+      if (target === undefined) return 1;
+      if (open.has(target)) {
+        cycle ??= { offset: nodeStart(node), name: node.source };
+        return 1;
+      }
+      return sizeOf(target);
+    }
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    open.add(node);
+    let size = 1;
+    if (isMap(node)) for (const pair of node.items) size += sizeOf(pair.key) + sizeOf(pair.value);
+    else if (isSeq(node)) for (const item of node.items) size += sizeOf(item);
+    open.delete(node);
+    sizes.set(node, size);
+    return size;
+  };
+  let expanded = 0;
+  let found: { offset: number | undefined; name: string } | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      expanded += sizeOf(node);
+      if (cycle !== undefined) return visit.BREAK;
+      if (expanded > MAX_ALIAS_EXPANSION) {
+        found = { offset: nodeStart(node), name: node.source };
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (cycle !== undefined) {
+    return { offset: cycle.offset, message: `alias *${cycle.name} refers to a node that contains it; a pipeline file cannot hold cyclic data` };
+  }
+  if (found !== undefined) {
+    return {
+      offset: found.offset,
+      message: `aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes at alias *${found.name}; a pipeline file has no use for such expansion (a "billion laughs" file?)`,
+    };
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -16,6 +16,14 @@ export interface FaultConfig {
   malformedRate: number;
   /** Share of /api 200 responses whose body is cut short (processed; Content-Length matches the cut body). */
   truncatedRate: number;
+  /**
+   * Share of /api 200 responses whose connection drops mid-body (processed; Content-Length announces the whole
+   * body, half of it is sent, then the socket is destroyed): a transfer truncated by the network rather than by
+   * the server. Decided by the same draw as truncatedRate (the slice after it) and cut without a draw, so
+   * enabling it does not shift the seeded stream of the other faults; with truncatedRate + droppedRate above 1,
+   * dropped gets what is left.
+   */
+  droppedRate: number;
   /** Share of new scraping runs that end in 'failed' (no results). */
   runFailureRate: number;
   /** Share of new scraping runs that stay 'running' forever. */
@@ -29,11 +37,12 @@ export const DEFAULT_FAULTS: FaultConfig = {
   retryAfterSeconds: 1,
   malformedRate: 0,
   truncatedRate: 0,
+  droppedRate: 0,
   runFailureRate: 0,
   runHangRate: 0,
 };
 
-const RATE_KEYS = ['errorRate', 'rateLimitRate', 'malformedRate', 'truncatedRate', 'runFailureRate', 'runHangRate'] as const;
+const RATE_KEYS = ['errorRate', 'rateLimitRate', 'malformedRate', 'truncatedRate', 'droppedRate', 'runFailureRate', 'runHangRate'] as const;
 
 /** Checks a partial config (from code, a flag or POST /_sim/faults); returns error messages keyed by field. */
 export function checkFaults(partial: unknown): { ok: true; value: Partial<FaultConfig> } | { ok: false; errors: Record<string, string[]> } {
@@ -60,7 +69,7 @@ export function checkFaults(partial: unknown): { ok: true; value: Partial<FaultC
 
 export type ScriptedFault =
   | { status: number; retryAfterSeconds?: number; body?: unknown }
-  | { kind: 'truncated' | 'malformed' | 'reset' }
+  | { kind: 'truncated' | 'dropped' | 'malformed' | 'reset' }
   | { kind: 'delay'; ms: number };
 
 export interface ScriptedMatch {
@@ -72,7 +81,7 @@ export interface ScriptedMatch {
 /** What to do with one request; `delayMs` is added to the configured latency. */
 export interface FaultDecision {
   status?: { code: number; retryAfterSeconds?: number; body?: unknown };
-  body?: 'truncated' | 'malformed';
+  body?: 'truncated' | 'dropped' | 'malformed';
   reset?: boolean;
   delayMs: number;
   source: 'none' | 'scripted' | 'random';
@@ -118,8 +127,8 @@ export class FaultEngine {
       if ('status' in fault && (!Number.isInteger(fault.status) || fault.status < 100 || fault.status > 599)) {
         throw new Error(`scripted fault status must be an HTTP status code (100-599), got ${String(fault.status)}`);
       }
-      if (!('status' in fault) && !['truncated', 'malformed', 'reset', 'delay'].includes(fault.kind)) {
-        throw new Error(`scripted fault kind must be truncated, malformed, reset or delay, got ${String(fault.kind)}`);
+      if (!('status' in fault) && !['truncated', 'dropped', 'malformed', 'reset', 'delay'].includes(fault.kind)) {
+        throw new Error(`scripted fault kind must be truncated, dropped, malformed, reset or delay, got ${String(fault.kind)}`);
       }
       this.queue.push({ fault, match: { ...match } });
     }
@@ -155,6 +164,7 @@ export class FaultEngine {
     if (r < c.rateLimitRate) return { status: { code: 429, retryAfterSeconds: c.retryAfterSeconds }, delayMs: latency, source: 'random' };
     if (m < c.malformedRate) return { body: 'malformed', delayMs: latency, source: 'random' };
     if (t < c.truncatedRate) return { body: 'truncated', delayMs: latency, source: 'random' };
+    if (t < c.truncatedRate + c.droppedRate) return { body: 'dropped', delayMs: latency, source: 'random' };
     return { delayMs: latency, source: 'none' };
   }
 

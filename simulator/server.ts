@@ -352,7 +352,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
 
   // ---- HTTP plumbing -------------------------------------------------------------------------------
 
-  function write(res: ServerResponse, reply: Reply, fault?: { kind: 'truncated' | 'malformed' }): void {
+  function write(res: ServerResponse, reply: Reply, fault?: { kind: 'truncated' | 'dropped' | 'malformed' }): void {
     let body = reply.body;
     const headers: Record<string, string> = { ...(reply.headers ?? {}) };
     if (fault?.kind === 'malformed') headers['X-Sim-Fault'] = `malformed: ${malform(body, (n) => faults.pick(n))}`;
@@ -362,12 +362,20 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       headers['X-Sim-Fault'] = 'truncated';
     }
     body = undefined;
+    if (fault?.kind === 'dropped') headers['X-Sim-Fault'] = 'dropped';
     res.writeHead(reply.status, {
       ...headers,
       'Content-Type': reply.textPlain ? TEXT_TYPE : JSON_TYPE,
       'Content-Length': String(buf.length),
       'Cache-Control': 'no-cache, private',
     });
+    if (fault?.kind === 'dropped') {
+      // The announced length never arrives: the client sees the connection close mid-body. Cut at half the body,
+      // not at a drawn point, so this fault takes nothing from the seeded stream the other faults draw from.
+      const cut = buf.subarray(0, Math.floor(buf.length / 2));
+      res.write(cut, () => res.destroy());
+      return;
+    }
     res.end(buf);
   }
 
@@ -382,7 +390,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       const key = routeKey(method, path);
       stats.byEndpoint[key] = (stats.byEndpoint[key] ?? 0) + 1;
     }
-    const reply = (r: Reply, fault?: { kind: 'truncated' | 'malformed' }): void => {
+    const reply = (r: Reply, fault?: { kind: 'truncated' | 'dropped' | 'malformed' }): void => {
       if (!isAdmin) countStatus(String(r.status));
       write(res, r, fault);
     };

@@ -119,10 +119,15 @@ describe('response schemas on the real fixtures', () => {
     expect((inner.item as Record<string, unknown>).future_field).toBe('kept');
   });
 
-  it('accepts 64-bit ids beyond the safe range as bigint', () => {
-    const text = fixture('shopee-sync-response-1.json').replace('"item_id": 4420309814', '"item_id": 18446744073709551557');
+  it('accepts 64-bit ids beyond the safe range as bigint, up to 2^63-1 (the database columns are signed 64-bit)', () => {
+    const text = fixture('shopee-sync-response-1.json').replace('"item_id": 4420309814', '"item_id": 9223372036854775807');
     const data = validateWith(marketplaceResponseSchema, parseJson(text), { endpoint: MARKET, side: 'response' });
-    expect(data.data.data.item.item_id).toBe(18446744073709551557n);
+    expect(data.data.data.item.item_id).toBe(9223372036854775807n);
+    // Unsigned 64-bit (2^64 - 59) fits no bigint column: a contract error naming endpoint and path, not a DB error later.
+    const unsigned = fixture('shopee-sync-response-1.json').replace('"item_id": 4420309814', '"item_id": 18446744073709551557');
+    const err = expectValidationError(() => validateWith(marketplaceResponseSchema, parseJson(unsigned), { endpoint: MARKET, side: 'response' }));
+    expect(err.path).toBe('data.data.item.item_id');
+    expect(err.retryable).toBe(false);
   });
 
   it('is permissive on null-observed fields and strict on typed ones', () => {

@@ -8,11 +8,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT } from './support/cli.js';
+import { DOCKER_COMPOSE, requireDockerCompose } from './support/docker-compose.js';
 
 const COMPOSE = join(REPO_ROOT, 'docker-compose.yml');
-const DOCKER_COMPOSE = process.env['DOCKER_COMPOSE_BIN'] ?? 'docker-compose';
 
 function compose(args: string[], env: NodeJS.ProcessEnv = {}, file = COMPOSE) {
+  // Not skipped when docker-compose is absent: the test fails, saying what is missing and how to install it.
+  requireDockerCompose();
   const clean = { ...process.env };
   delete clean['SCRAPER_API_TOKEN'];
   return spawnSync(DOCKER_COMPOSE, ['-f', file, ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...clean, ...env } });
@@ -90,6 +92,7 @@ describe('docker-compose.yml', () => {
     expect(readFileSync(join(REPO_ROOT, 'bin', 'scrape-etl.js'), 'utf8')).toMatch(/tsx/);
     const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
     expect(ignore).toEqual(expect.arrayContaining(['node_modules', 'data', '.git', '.env']));
+    requireDockerCompose();
     expect(execFileSync(DOCKER_COMPOSE, ['version', '--short'], { encoding: 'utf8' })).toMatch(/\d/);
   });
 });

@@ -633,7 +633,7 @@ describe('scrape-etl simulate', () => {
 
   it('sets every fault knob from its flag, as /_sim/faults and /_sim/state report them', async () => {
     const flags = ['--latency-ms', '7', '--error-rate', '0.1', '--rate-limit-rate', '0.2', '--retry-after-seconds', '3', '--malformed-rate', '0.3',
-      '--truncated-rate', '0.4', '--run-failure-rate', '0.5', '--run-hang-rate', '0.6', '--run-duration-ms', '1234', '--run-detail-results-limit', '5', '--seed', '42'];
+      '--truncated-rate', '0.4', '--dropped-rate', '0.05', '--run-failure-rate', '0.5', '--run-hang-rate', '0.6', '--run-duration-ms', '1234', '--run-detail-results-limit', '5', '--seed', '42'];
     const child = spawn(process.execPath, ['bin/scrape-etl.js', 'simulate', '--port', '0', '--token', 't', ...flags], {
       cwd: new URL('..', import.meta.url).pathname,
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -641,7 +641,7 @@ describe('scrape-etl simulate', () => {
     try {
       const [base] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
       const get = async (p: string) => (await fetch(`${base}${p}`, { headers: { Authorization: 'Bearer t' } })).json() as Promise<Record<string, unknown>>;
-      const faults = { latencyMs: 7, errorRate: 0.1, rateLimitRate: 0.2, retryAfterSeconds: 3, malformedRate: 0.3, truncatedRate: 0.4, runFailureRate: 0.5, runHangRate: 0.6 };
+      const faults = { latencyMs: 7, errorRate: 0.1, rateLimitRate: 0.2, retryAfterSeconds: 3, malformedRate: 0.3, truncatedRate: 0.4, droppedRate: 0.05, runFailureRate: 0.5, runHangRate: 0.6 };
       expect((await get('/_sim/faults'))['faults']).toEqual(faults);
       expect(await get('/_sim/state')).toMatchObject({ seed: 42, run_duration_ms: 1234, run_detail_results_limit: 5, faults });
     } finally {

@@ -48,6 +48,7 @@ export function register(program: Command): void {
     .option('--retry-after-seconds <s>', 'Retry-After sent with a 429', integer('--retry-after-seconds', 0), DEFAULT_FAULTS.retryAfterSeconds)
     .option('--malformed-rate <r>', 'share of 200 answers whose JSON breaks the schema', rate('--malformed-rate'), DEFAULT_FAULTS.malformedRate)
     .option('--truncated-rate <r>', 'share of 200 answers whose body is cut short', rate('--truncated-rate'), DEFAULT_FAULTS.truncatedRate)
+    .option('--dropped-rate <r>', 'share of 200 answers whose connection drops mid-body', rate('--dropped-rate'), DEFAULT_FAULTS.droppedRate)
     .option('--run-failure-rate <r>', "share of scraping runs that end 'failed'", rate('--run-failure-rate'), DEFAULT_FAULTS.runFailureRate)
     .option('--run-hang-rate <r>', 'share of scraping runs that never finish', rate('--run-hang-rate'), DEFAULT_FAULTS.runHangRate)
     .action(async (opts: SimulateOptions) => {
