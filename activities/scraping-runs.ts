@@ -3,15 +3,17 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiHttpError, ApiMalformedBodyError, ApiValidationError, ScraperApiError, parseJson, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
 import { loadBatch } from '../db/load.js';
-import { findRecordedBody } from '../db/raw-responses.js';
+import { findRecordedBody, landRawResponse } from '../db/raw-responses.js';
 import { kindOf, type CreateAndWaitKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, runIdOf } from './failures.js';
 import type {
+  AdoptedScraper,
   CheckRunInput,
   CreateAndRunInput,
   CreateAndRunOutput,
+  FindAdoptedRunsInput,
   LoadRunHeartbeat,
   LoadRunResultsInput,
   LoadRunResultsOutput,
@@ -20,6 +22,19 @@ import type {
 } from './types.js';
 
 const CREATE_REQUEST_KEY = 'create-and-run';
+/** Where an adopted scraper (a create whose answer was lost) is recorded for the workflow's later attempts. */
+const ADOPTED_REQUEST_KEY = 'create-and-run:adopted';
+
+/**
+ * The name a run's scraper gets at the service: the request's name (default: the pipeline name) and the run key,
+ * e.g. 'pdf-annual-reports--20261123T101500Z-3fa2b1' or 'pdf-annual-reports--scheduled-2026-11-23T02:30:00Z'.
+ * Unique per workflow, so a create whose answer was lost can be found by its name and adopted, never paid twice.
+ */
+export function scraperNameFor(spec: PipelineSpec, workflowId: string): string {
+  const prefix = `${spec.name}--`;
+  const runKey = workflowId.startsWith(prefix) ? workflowId.slice(prefix.length) : workflowId;
+  return `${(spec.request as { name?: string }).name ?? spec.name}--${runKey}`;
+}
 /** Malformed run-status answers in a row after which the check fails for good, with the last one as its cause. */
 export const MALFORMED_CHECKS_BEFORE_FAILING = 5;
 
@@ -57,13 +72,54 @@ export function scrapingRunActivities(deps: ActivityDeps) {
   async function createAndRun(input: CreateAndRunInput): Promise<CreateAndRunOutput> {
     const { spec, workflowId } = input;
     const kind = asyncKind(spec);
+    const ctx = Context.current();
     const db = await deps.destination(spec.destination.database);
     const recorded = await findRecordedBody(db, { workflowId, requestKey: CREATE_REQUEST_KEY });
     if (recorded !== undefined) {
       return { runs: runTargets(parseJson(recorded) as CreateAndRunResponse), reused: true, rows: {} };
     }
+    const adoptedBefore = await findRecordedBody(db, { workflowId, requestKey: ADOPTED_REQUEST_KEY });
+    if (adoptedBefore !== undefined) return { runs: [], reused: true, rows: {}, adopted: JSON.parse(adoptedBefore) as AdoptedScraper };
+
+    const name = scraperNameFor(spec, workflowId);
+    const request = { ...spec.request, name };
+    const client = deps.client();
+    const adoptIfCreated = async (): Promise<CreateAndRunOutput | undefined> => {
+      const found = await client.findScraperByName(name, { signal: ctx.cancellationSignal });
+      if (!found) return undefined;
+      const adopted: AdoptedScraper = {
+        scraperId: found.id.toString(),
+        scraperName: found.name,
+        createdAt: found.created_at,
+        expectedRuns: kind.expectedRuns(spec.request),
+      };
+      await landRawResponse(db, {
+        pipeline: spec.name,
+        kind: 'adopted-scraper',
+        endpoint: 'GET /api/scrapers',
+        requestKey: ADOPTED_REQUEST_KEY,
+        workflowId,
+        body: JSON.stringify(adopted),
+      });
+      return { runs: [], reused: true, rows: {}, adopted };
+    };
     try {
-      const res = await kind.create(deps.client(), spec.request, { signal: Context.current().cancellationSignal });
+      // An earlier attempt may have created the scraper and died before recording the answer (a worker crash):
+      // the name is unique to this workflow, so a scraper of that name is that attempt's.
+      if (ctx.info.attempt > 1) {
+        const adopted = await adoptIfCreated();
+        if (adopted) return adopted;
+      }
+      let res;
+      try {
+        res = await kind.create(client, request, { signal: ctx.cancellationSignal });
+      } catch (err) {
+        // The service may have created it although no usable answer came back: look before sending again.
+        if (!(err instanceof ScraperApiError) || !err.ambiguous) throw err;
+        const adopted = await adoptIfCreated();
+        if (adopted) return adopted;
+        throw ApplicationFailure.retryable(`${err.message} No scraper named '${name}' exists, so the create is sent again.`, 'AmbiguousCreate');
+      }
       const loaded = await loadBatch(db, {
         pipeline: spec.name,
         resultTable: kind.resultTable,
@@ -85,6 +141,36 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     } catch (err) {
       throw asActivityFailure(err);
     }
+  }
+
+  /**
+   * The runs of an adopted scraper, from /api/results (results enter it when their run finishes; newest first,
+   * so the scan stops at results older than the scraper). Until every expected run has shown up, a retryable
+   * failure: Temporal polls this like a run-status check, within the pipeline's polling deadline.
+   */
+  async function findAdoptedRuns(input: FindAdoptedRunsInput): Promise<RunTarget[]> {
+    const { scraper } = input;
+    const ctx = Context.current();
+    const since = Date.parse(scraper.createdAt);
+    const runs = new Map<string, RunTarget>();
+    for await (const page of deps.client().pages('results', { perPage: 100, signal: ctx.cancellationSignal })) {
+      const items = page.items as ResultRecord[];
+      for (const r of items) {
+        if (r.scraper_id.toString() !== scraper.scraperId) continue;
+        const id = r.scraping_run_id.toString();
+        if (!runs.has(id)) runs.set(id, { scrapingRunId: id, scraperName: r.scraper_name, label: r.scraped_url });
+      }
+      if (runs.size >= scraper.expectedRuns) break;
+      if (items.length > 0 && items.every((r) => Date.parse(r.created_at) < since)) break;
+      ctx.heartbeat();
+    }
+    if (runs.size < scraper.expectedRuns) {
+      throw ApplicationFailure.retryable(
+        `adopted scraper ${scraper.scraperId} ('${scraper.scraperName}'): ${runs.size} of ${scraper.expectedRuns} runs listed in /api/results so far (pipeline '${input.pipeline}')`,
+        'AdoptedRunsNotListedYet',
+      );
+    }
+    return [...runs.values()].sort((a, b) => (BigInt(a.scrapingRunId) < BigInt(b.scrapingRunId) ? -1 : 1));
   }
 
   /**
@@ -248,5 +334,5 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     return found;
   }
 
-  return { createAndRun, checkRunStatus, loadRunResults };
+  return { createAndRun, findAdoptedRuns, checkRunStatus, loadRunResults };
 }

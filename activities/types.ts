@@ -43,10 +43,30 @@ export interface CreateAndRunInput {
 }
 
 export interface CreateAndRunOutput {
+  /** The runs the create started; empty when the scraper was adopted (see `adopted`). */
   runs: RunTarget[];
   /** true when an earlier attempt's recorded response was reused instead of creating a new scraper. */
   reused: boolean;
   rows: RowCounts;
+  /**
+   * Set when a create's answer was lost (ambiguous failure, or a worker crash before it was recorded) and the
+   * scraper it made was found by its name: its runs are then found in /api/results (findAdoptedRuns).
+   */
+  adopted?: AdoptedScraper;
+}
+
+export interface AdoptedScraper {
+  /** Decimal string (ids may exceed 2^53). */
+  scraperId: string;
+  scraperName: string;
+  /** ISO time the scraper was created: results older than this cannot be its runs'. */
+  createdAt: string;
+  expectedRuns: number;
+}
+
+export interface FindAdoptedRunsInput {
+  pipeline: string;
+  scraper: AdoptedScraper;
 }
 
 export interface CheckRunInput {

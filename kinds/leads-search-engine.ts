@@ -36,4 +36,5 @@ export const leadsSearchEngineKind: CreateAndWaitKind<'leads-search-engine'> = {
   create: (client, req, o) => client.createLeadsSearchEngineScraper(req, o),
   // Ten results per search-engine page.
   expectedResultsPerRun: (req) => req.limit_pages * 10,
+  expectedRuns: () => 1,
 };

@@ -23,4 +23,5 @@ export const leadsSocialKind: CreateAndWaitKind<'leads-social'> = {
   resultTable: 'leads_results',
   create: (client, req, o) => client.createLeadsSocialScraper(req, o),
   expectedResultsPerRun: (req) => req.expected_data,
+  expectedRuns: () => 1,
 };

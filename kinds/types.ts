@@ -43,6 +43,11 @@ export interface CreateAndWaitKind<K extends PipelineKind> extends KindBase<K> {
    * /api/results for the rest. undefined: always look there too.
    */
   expectedResultsPerRun(request: RequestSpecByKind[K]): number | undefined;
+  /**
+   * Scraping runs one create starts. When a create's answer is lost and the scraper is adopted by its name, its
+   * runs are found in /api/results, and this says when all of them have been found.
+   */
+  expectedRuns(request: RequestSpecByKind[K]): number;
 }
 
 /** One fetched URL: the service's answer (raw body for landing) and what to flatten from it. */

@@ -91,7 +91,7 @@ describe('scrape-etl run after the command and its embedded dev server were SIGK
     expect(resumed.stderr + resumed.stdout).not.toContain(TOKEN);
 
     // One scraper run per keyword, created once: the resumed workflow reused them instead of starting over.
-    const runs = sim.truth.runs().filter((r) => r.scraper_name === 'pdf-annual-reports');
+    const runs = sim.truth.runs().filter((r) => r.scraper_name === `pdf-annual-reports--${workflowId?.split('--')[1]}`);
     expect(runs).toHaveLength(2);
     const records = runs.flatMap((r) => sim.truth.runResults(Number(r.id)) as unknown as ResultRecord[]);
     expect(records).toHaveLength(6);

@@ -1,6 +1,7 @@
 // Crash safety on a real Temporal dev server: the worker PROCESS is SIGKILLed while a run is being polled and
 // again while a big run's results are being loaded; the dev server is stopped and restarted on its SQLite file
 // mid-run. Each time the workflow completes and the tables equal the simulator's ground truth exactly.
+import { scraperNameFor } from '../activities/scraping-runs.js';
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../client/index.js';
@@ -90,7 +91,7 @@ describe('crash safety', () => {
     const result = await handle.result();
     console.log(`poll-phase kill: recovered and finished in ${Date.now() - started} ms`);
     expect(result.status).toBe('succeeded');
-    expect(sim.truth.scrapers().filter((s) => s['name'] === 'crash-poll')).toHaveLength(1);
+    expect(sim.truth.scrapers().filter((s) => s['name'] === scraperNameFor(spec, handle.workflowId))).toHaveLength(1);
     const records = runResults(result.scrapingRunIds);
     expect(records).toHaveLength(120);
     await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results', 'result_content_fields', 'result_content_items']);
@@ -144,7 +145,7 @@ describe('crash safety', () => {
       console.log(`dev server restarted in ${Date.now() - t0} ms`);
       const result = await handle.result();
       expect(result.status).toBe('succeeded');
-      expect(sim.truth.scrapers().filter((s) => s['name'] === 'crash-server')).toHaveLength(1);
+      expect(sim.truth.scrapers().filter((s) => s['name'] === scraperNameFor(spec, handle.workflowId))).toHaveLength(1);
       const records = runResults(result.scrapingRunIds);
       expect(records).toHaveLength(30);
       await expectTablesEqual(db, spec, flattenResultRecords(records, 'pdf_results'), ['pdf_results', 'result_content_fields', 'result_content_items']);

@@ -1,6 +1,7 @@
 // Failures the service can produce, on a real Temporal dev server and worker: a run that ends 'failed' fails
 // the workflow with a readable reason, a run that never finishes fails it at the polling deadline, and 5xx/429
 // answers on a fifth of all requests still give exact tables.
+import { scraperNameFor } from '../activities/scraping-runs.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import { withTransaction } from '../db/sql.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import { expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
-import { leadsSearchSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
+import { leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
 import { startInProcessWorker, type InProcessWorker, type TestTemporal } from './support/temporal.js';
 import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
 
@@ -63,11 +64,11 @@ describe('service faults', () => {
       const spec = leadsSearchSpec('fails-run', dbUrl, 2);
       const handle = await startPipelineRun(conn(), spec, 'r1');
       const failure = await failureOf(handle.result());
-      const run = sim.truth.runs().find((r) => r.scraper_name === 'fails-run');
+      const run = sim.truth.runs().find((r) => r.scraper_name === scraperNameFor(spec, handle.workflowId));
       expect(run?.status).toBe('failed');
       expect(failure.type).toBe('RunFailed');
       expect(failure.message).toContain(`scraping run ${run?.id}`);
-      expect(failure.message).toContain("scraper 'fails-run'");
+      expect(failure.message).toContain("scraper 'fails-run--r1'");
       expect(failure.message).toContain("status 'failed'");
       const row = await getPipelineRun(db, handle.workflowId);
       expect(row?.status).toBe('failed');
@@ -85,7 +86,7 @@ describe('service faults', () => {
       const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(failure.type).toBe('RunDeadlineExceeded');
-      expect(failure.message).toMatch(/scraping run \d+ of scraper 'hangs-run'.*polling deadline of 3s/);
+      expect(failure.message).toMatch(/scraping run \d+ of scraper 'hangs-run--r1'.*polling deadline of 3s/);
     } finally {
       sim.setFaults({ runHangRate: 0 });
     }
@@ -171,5 +172,30 @@ describe('service faults', () => {
     expect(failure.message).toMatch(/not-a-database\.sqlite.*file is not a database/);
     // Nothing was scraped for a run that could never have been loaded.
     expect(sim.stats().total).toBe(0);
+  });
+
+  it.each([
+    ['truncated', 'the service created it: adopted by its name, its runs found in the results list'],
+    ['dropped', 'the connection dropped mid-answer: adopted by its name'],
+    ['503', 'not processed: no scraper of that name, so the create is sent again'],
+  ] as const)('a create-and-run answered %s: exactly one scraper, exact results (%s)', async (fault, _why) => {
+    const path = '/api/scrapers/leads-generator/social/create-and-run';
+    sim.queueFaults([fault === '503' ? { status: 503 } : { kind: fault }], { path, method: 'POST' });
+    try {
+      const spec = leadsSocialSpec(`ambiguous-${fault}`, dbUrl, 7);
+      const handle = await startPipelineRun(conn(), spec, 'r1');
+      const result = await handle.result();
+      expect(result.status).toBe('succeeded');
+      const name = scraperNameFor(spec, handle.workflowId);
+      expect(sim.truth.scrapers().filter((x) => x['name'] === name)).toHaveLength(1);
+      const runs = sim.truth.runs().filter((r) => r.scraper_name === name);
+      expect(runs).toHaveLength(1);
+      expect(result.scrapingRunIds).toEqual(runs.map((r) => String(r.id)));
+      const records = sim.truth.runResults(Number(runs[0]!.id)) as unknown as ResultRecord[];
+      expect(records).toHaveLength(7);
+      await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results', 'result_content_fields']);
+    } finally {
+      sim.clearFaults();
+    }
   });
 });

@@ -2,6 +2,7 @@
 // each destination dialect (a SQLite file and a fresh Postgres database): the tables equal the simulator's ground
 // truth, pipeline_runs is started and finished ('partial' when URLs failed), a failing URL is reported without
 // losing the others, and the results sync resumes from its watermark (with continue-as-new).
+import { scraperNameFor } from '../activities/scraping-runs.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,7 +83,7 @@ describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, in
     const result = await handle.result();
     expect(result.status).toBe('succeeded');
     expect(result.scrapingRunIds).toHaveLength(3);
-    const truthRuns = sim.truth.runs().filter((r) => r.scraper_name === 'pdf-kind');
+    const truthRuns = sim.truth.runs().filter((r) => r.scraper_name === scraperNameFor(spec, handle.workflowId));
     expect(result.scrapingRunIds.sort()).toEqual(truthRuns.map((r) => String(r.id)).sort());
     const records = runResults(result.scrapingRunIds);
     expect(records).toHaveLength(10);

@@ -17,7 +17,7 @@ export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, p
   });
   const created = await creating.createAndRun({ workflowId, spec });
   addRows(progress.rowsLoaded, created.rows);
-  const runs = created.runs;
+  let runs = created.runs;
   progress.runs.total = runs.length;
   progress.runs.waiting = runs.length;
   progress.runs.ids = runs.map((r) => r.scrapingRunId);
@@ -34,6 +34,14 @@ export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, p
       nonRetryableErrorTypes: ['RunFailed', 'RunNotFound', 'MalformedRunStatus'],
     },
   });
+
+  if (created.adopted) {
+    // The create's answer was lost but its scraper was found by name: its runs are found once they are listed.
+    progress.runs.total = created.adopted.expectedRuns;
+    progress.runs.waiting = created.adopted.expectedRuns;
+    runs = await polling.findAdoptedRuns({ pipeline: spec.name, scraper: created.adopted });
+    progress.runs.ids = runs.map((r) => r.scrapingRunId);
+  }
 
   await forEachLimited(runs, Math.max(1, spec.concurrency), async (run) => {
     await waitForRun(polling, spec, run);
