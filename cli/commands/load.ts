@@ -5,21 +5,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { z } from 'zod';
-import { parseJson, stringifyJson } from '../../client/json.js';
-import {
-  createAndRunResponseSchema,
-  jobBoardResponseSchema,
-  jobDataSchemaSchema,
-  jobRecordSchemaFor,
-  marketplaceResponseSchema,
-  resultsListResponseSchema,
-  scrapingRunResponseSchema,
-} from '../../client/schemas.js';
+import type { z } from 'zod';
 import { toIssues } from '../../client/validate.js';
-import { defaultDatabaseUrl, openDatabase } from '../../db/connect.js';
 import { LOAD_KINDS, type FlattenInput, type LoadKind } from '../../db/flatten/index.js';
-import { loadBatch } from '../../db/load.js';
 import { addCounts, finishPipelineRun, startPipelineRun } from '../../db/pipeline-runs.js';
 import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
 
@@ -47,7 +35,19 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function schemaFor(kind: LoadKind, request: unknown, file: string): z.ZodType {
+// zod, the response schemas, lossless-json and the database drivers are loaded in the functions and the action
+// that use them, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+async function schemaFor(kind: LoadKind, request: unknown, file: string): Promise<z.ZodType> {
+  const { z } = await import('zod');
+  const {
+    createAndRunResponseSchema,
+    jobBoardResponseSchema,
+    jobDataSchemaSchema,
+    jobRecordSchemaFor,
+    marketplaceResponseSchema,
+    resultsListResponseSchema,
+    scrapingRunResponseSchema,
+  } = await import('../../client/schemas.js');
   switch (kind) {
     case 'marketplace':
       return marketplaceResponseSchema;
@@ -75,7 +75,8 @@ function schemaFor(kind: LoadKind, request: unknown, file: string): z.ZodType {
  * `{"request": {...}, "response": {...}}`: the request makes a job-board file's record types checkable and
  * gives the request key (the URL) for lineage.
  */
-export function prepareFile(kind: LoadKind, file: string): PreparedFile {
+export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
+  const { parseJson, stringifyJson } = await import('../../client/json.js');
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -92,7 +93,7 @@ export function prepareFile(kind: LoadKind, file: string): PreparedFile {
   const request = wrapped ? (doc as Record<string, unknown>)['request'] : undefined;
   const response = wrapped ? (doc as Record<string, unknown>)['response'] : doc;
   const prefix = wrapped ? 'response' : '';
-  const parsed = schemaFor(kind, request, file).safeParse(response);
+  const parsed = (await schemaFor(kind, request, file)).safeParse(response);
   if (!parsed.success) {
     const issues = toIssues(parsed.error, response);
     const first = issues[0] ?? { path: '', message: 'invalid' };
@@ -130,6 +131,8 @@ export function register(program: Command): void {
     .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
     .action(async (kindArg: string, files: string[], opts: { db?: string; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
+      const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
+      const { loadBatch } = await import('../../db/load.js');
       if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
         throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
       }
@@ -144,7 +147,7 @@ export function register(program: Command): void {
       const problems: string[] = [];
       for (const file of files) {
         try {
-          prepared.push(prepareFile(kind, file));
+          prepared.push(await prepareFile(kind, file));
         } catch (err) {
           if (!(err instanceof LoadInputError)) throw err;
           problems.push(err.message);
