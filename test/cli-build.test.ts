@@ -76,7 +76,6 @@ describe('the built command', () => {
 
 describe('a compiled worker and the prebuilt workflow bundle', () => {
   let temporal: TestTemporal;
-  const env = { TEMPORAL_CLI_PATH: process.env['TEMPORAL_CLI_PATH'] ?? '' };
 
   beforeAll(async () => {
     temporal = await startTestTemporal();
@@ -121,7 +120,7 @@ describe('a compiled worker and the prebuilt workflow bundle', () => {
   }
 
   it('polls with the prebuilt dist/workflow-bundle.js', async () => {
-    const worker = await spawnWorkerProcess({ address: temporal.address, taskQueue: 'build-prebuilt', env });
+    const worker = await spawnWorkerProcess({ address: temporal.address, taskQueue: 'build-prebuilt', env: {} });
     try {
       expect(worker.output()).toContain(`workflow bundle: prebuilt ${path.join(REPO_ROOT, 'dist', 'workflow-bundle.js')}`);
       expect(worker.output()).not.toContain('bundled at start');
