@@ -1,20 +1,27 @@
-# scrape-etl worker image. The sources are TypeScript run through tsx (a runtime dependency, see bin/scrape-etl.js),
-# so there is no build step and `npm ci --omit=dev` keeps everything the command needs.
-FROM node:20.18.1-bookworm-slim AS deps
+# scrape-etl worker image: a build stage compiles the TypeScript to dist/ (and prebuilds the workflow bundle),
+# the runtime stage runs that JavaScript with production dependencies only; no TypeScript tooling at run time.
+FROM node:20.18.1-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 downloads a prebuilt binary for this platform; the toolchain is only the fallback for platforms
 # without one, and stays in this stage.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
+# The sources come before `npm ci` because its `prepare` script builds them (npm run build).
+COPY . .
+RUN npm ci --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20.18.1-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
-COPY . .
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/bin ./bin
+# The example pipelines, so `docker compose run --rm worker run pipelines/examples/<kind>.yaml` works as in a clone.
+COPY --from=build /app/pipelines/examples ./pipelines/examples
+COPY --from=build /app/pipelines/pipeline.schema.json ./pipelines/
 # The default SQLite database and CSV exports live under /app; the unprivileged `node` user owns them.
 RUN mkdir -p /app/data /app/exports && chown -R node:node /app/data /app/exports
 USER node

@@ -1,6 +1,11 @@
 // Entry point of the `scrape-etl` command. Each subcommand lives in cli/commands/<name>.ts and exports
 // `register(program)`; this file only wires them together and maps usage errors to exit code 2.
+// Start-up cost: every command module is imported here to register its options, so a command module imports
+// only light modules at its top (commander, constants, types); Temporal, drizzle, pg, zod, pino and the like
+// are loaded with `await import(...)` inside the action that needs them. `scrape-etl --help` and `--version`
+// then load little more than commander (bench/startup.ts measures it).
 import { Command, CommanderError } from 'commander';
+import { packageInfo } from './package-info.js';
 import { register as registerDemo } from './commands/demo.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerSchedule } from './commands/schedule.js';
@@ -16,6 +21,7 @@ export function buildProgram(): Command {
   program
     .name('scrape-etl')
     .description('Durable ETL from a web scraping service into SQLite or Postgres tables, on Temporal')
+    .version(packageInfo().version, '-V, --version', 'print the version of scrape-etl')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   // Subcommands register themselves here (one line each).

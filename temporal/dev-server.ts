@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { findTemporalCli } from './cli-binary.js';
+import { describeSource, locateTemporalCli } from './cli-binary.js';
 
 export interface DevServerState {
   pid: number | null;
@@ -169,7 +169,9 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
       return info(previous, previous.pid, false);
     }
     const log = opts.log ?? (() => {});
-    const binary = await findTemporalCli(opts.env ? { env: opts.env } : {});
+    const cli = await locateTemporalCli(opts.env ? { env: opts.env } : {});
+    const binary = cli.path;
+    const cliSource = `${binary}, from ${describeSource(cli.source, opts.env)}`;
     let port = previous?.port ?? opts.port;
     if (port === undefined || !(await portIsFree(port)) || !(await portIsFree(port + 1000))) port = await freePortPair();
     const uiPort = port + 1000;
@@ -184,7 +186,7 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
     if (opts.headless) args.push('--headless');
     const logFd = fs.openSync(paths.logFile, 'a');
-    fs.writeSync(logFd, `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')}\n`);
+    fs.writeSync(logFd, `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')} (Temporal CLI ${cliSource})\n`);
     const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: opts.env ?? process.env });
     fs.closeSync(logFd);
     const pid = child.pid;
@@ -192,7 +194,7 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     child.unref();
     const state: DevServerState = { pid, port, uiPort, dbFile: paths.dbFile, logFile: paths.logFile, startedAt: new Date().toISOString() };
     writeState(opts.dataDir, state);
-    log(`started the embedded Temporal dev server (pid ${pid}) on 127.0.0.1:${port}, UI http://127.0.0.1:${uiPort}, state ${paths.dbFile}`);
+    log(`started the embedded Temporal dev server (pid ${pid}) on 127.0.0.1:${port}, UI http://127.0.0.1:${uiPort}, state ${paths.dbFile}; Temporal CLI ${cliSource}`);
     await waitUntilServing(port, pid, opts.startTimeoutMs ?? 60_000, paths.logFile);
     return info(state, pid, true);
   });

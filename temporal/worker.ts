@@ -1,15 +1,14 @@
-// The worker that runs pipeline workflows and their activities. The workflow code is bundled from
-// workflows/index.ts (the SDK's bundler maps the `.js` import specifiers to the `.ts` sources).
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
+// The worker that runs pipeline workflows and their activities. The workflow code is the bundle prebuilt by
+// `npm run build` when this runs compiled, or bundled in-process from workflows/index.ts when it runs from the
+// TypeScript sources (see workflow-bundle.ts).
+import { NativeConnection, Worker, type WorkflowBundleOption, type WorkerOptions } from '@temporalio/worker';
 import type { Duration } from '@temporalio/common';
 import { createActivities, createActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from '../activities/index.js';
 import { ensureDevServer } from './dev-server.js';
 import { temporalSettings, type TemporalSettings } from './settings.js';
+import { resolveWorkflowBundle } from './workflow-bundle.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const WORKFLOWS_PATH = path.resolve(here, '..', 'workflows', 'index.ts');
+export { WORKFLOWS_PATH } from './workflow-bundle.js';
 
 export interface PipelineWorkerOptions {
   connection: NativeConnection;
@@ -25,8 +24,8 @@ export interface PipelineWorkerOptions {
    * died holds its workflows' next tasks this long. Default: SCRAPE_ETL_STICKY_QUEUE_TIMEOUT or 10s.
    */
   stickyQueueScheduleToStartTimeout?: Duration;
-  /** A prebuilt bundle (tests build it once for many workers); default: bundle workflows/index.ts now. */
-  workflowBundle?: { code: string };
+  /** The workflow code; default: pipelineWorkflowBundle(). */
+  workflowBundle?: WorkflowBundleOption;
   /** What the activities are built from (client options, tuning, environment); default: this process's environment. */
   activities?: ActivityDepsOptions;
 }
@@ -37,16 +36,10 @@ export interface PipelineWorker {
   deps: OwnedActivityDeps;
 }
 
-let bundle: Promise<{ code: string }> | undefined;
-
-/** The workflow bundle, built once per process. */
-export function pipelineWorkflowBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
-  return bundle;
+/** The workflow bundle of this process: the prebuilt file when compiled, else bundled once from the sources. */
+export async function pipelineWorkflowBundle(): Promise<WorkflowBundleOption> {
+  return (await resolveWorkflowBundle()).option;
 }
-
-const noop = () => {};
-const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => process.stderr.write(`${m}\n`), log: noop };
 
 export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise<PipelineWorker> {
   // Reads and checks the tuning now: a malformed knob fails the worker's start, not its first activity.

@@ -86,10 +86,23 @@ describe('docker-compose.yml', () => {
     expect(without.services['worker']!.environment['SCRAPER_API_TOKEN']).toBeNull();
   });
 
-  it('the worker image can install with npm ci --omit=dev: the runtime (tsx) is a dependency', () => {
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['tsx', 'better-sqlite3', '@temporalio/worker']));
-    expect(readFileSync(join(REPO_ROOT, 'bin', 'scrape-etl.js'), 'utf8')).toMatch(/tsx/);
+  it('the worker image runs the compiled dist/ with production dependencies only: no TypeScript loader at run time', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['better-sqlite3', '@temporalio/worker']));
+    expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
+    expect(Object.keys(pkg.dependencies)).not.toContain('typescript');
+    const bin = readFileSync(join(REPO_ROOT, 'bin', 'scrape-etl.js'), 'utf8');
+    expect(bin).toMatch(/\.\.\/dist\/cli\/main\.js/);
+    expect(bin).not.toMatch(/tsx/);
+    // Two stages: the build stage compiles and prunes dev dependencies, the runtime stage copies the result.
+    const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    const stages = dockerfile.split(/^FROM\s/m).slice(1);
+    expect(stages).toHaveLength(2);
+    expect(stages[0]).toMatch(/npm ci\b/);
+    expect(stages[0]).toMatch(/npm prune --omit=dev/);
+    expect(stages[1]).toMatch(/COPY --from=build \/app\/dist \.\/dist/);
+    expect(stages[1]).not.toMatch(/npm (ci|install)|tsx/);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "bin\/scrape-etl\.js"\]$/m);
     const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8').split('\n');
     expect(ignore).toEqual(expect.arrayContaining(['node_modules', 'data', '.git', '.env']));
     requireDockerCompose();

@@ -5,14 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { loadPipelineFile } from '../../pipelines/loader.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { startSimulator } from '../../simulator/server.js';
 import { readDevServerState } from '../../temporal/dev-server.js';
-import { createLogger } from '../logger.js';
-import { formatRowsByTable, settleRun, startOrAttach, waitForRun } from '../pipeline-runner.js';
-import { progressMode } from '../progress.js';
-import { openSession } from '../session.js';
 import { exportedFilesSince } from './run.js';
 
 export const EXAMPLES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'pipelines', 'examples');
@@ -36,6 +31,12 @@ export function register(program: Command): void {
     .option('--json', 'progress and results as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (flags: DemoFlags) => {
+      // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+      const { loadPipelineFile } = await import('../../pipelines/loader.js');
+      const { createLogger } = await import('../logger.js');
+      const { formatRowsByTable, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
+      const { progressMode } = await import('../progress.js');
+      const { openSession } = await import('../session.js');
       const log = createLogger({ verbose: flags.verbose ?? false });
       const say = (text: string) => {
         if (!flags.json) process.stdout.write(`${text}\n`);

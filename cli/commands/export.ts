@@ -1,8 +1,7 @@
 // `scrape-etl export`: writes tables of a database to CSV files, all rows or (--since-last) the rows loaded
 // since the pipeline's previous export. Files appear only when complete; see docs/csv-and-compose.md.
 import { InvalidArgumentError, type Command } from 'commander';
-import { defaultDatabaseUrl, openDatabase } from '../../db/connect.js';
-import { exportTables, type ExportOptions } from '../../export/csv.js';
+import type { ExportOptions } from '../../export/csv.js';
 import { DEFAULT_FILE_NAME } from '../../export/file-name.js';
 
 interface ExportCliOptions {
@@ -67,6 +66,9 @@ export function register(program: Command): void {
     .option('--line-ending <crlf|lf>', 'record separator', lineEnding, 'crlf')
     .option('--json', 'print one JSON object per file written')
     .action(async (opts: ExportCliOptions) => {
+      // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+      const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
+      const { exportTables } = await import('../../export/csv.js');
       const db = await openDatabase(opts.db ?? defaultDatabaseUrl());
       try {
         const options: ExportOptions = {

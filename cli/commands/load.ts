@@ -5,15 +5,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseJson, stringifyJson } from '../../client/json.js';
 import { toIssues } from '../../client/validate.js';
-import { defaultDatabaseUrl, openDatabase } from '../../db/connect.js';
 import { LOAD_KINDS, type FlattenInput, type LoadKind } from '../../db/flatten/index.js';
-import { loadBatch } from '../../db/load.js';
 import { addCounts, finishPipelineRun, startPipelineRun } from '../../db/pipeline-runs.js';
-import { KINDS, isPipelineKind } from '../../kinds/index.js';
-import { RESPONSE_KINDS } from '../../kinds/responses.js';
-import { PIPELINE_KINDS } from '../../pipelines/spec.js';
+import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
 
 export class LoadInputError extends Error {
   readonly exitCode = 2;
@@ -31,12 +26,16 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+// zod, the response schemas, lossless-json and the database drivers are loaded in the functions and the action
+// that use them, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+
 /**
  * Reads and validates one file. The file holds either the response body itself, or a wrapper
  * `{"request": {...}, "response": {...}}`: the request makes a job-board file's record types checkable and
  * gives the request key (the URL) for lineage.
  */
-export function prepareFile(kind: LoadKind, file: string): PreparedFile {
+export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
+  const { parseJson, stringifyJson } = await import('../../client/json.js');
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -53,6 +52,7 @@ export function prepareFile(kind: LoadKind, file: string): PreparedFile {
   const request = wrapped ? (doc as Record<string, unknown>)['request'] : undefined;
   const response = wrapped ? (doc as Record<string, unknown>)['response'] : doc;
   const prefix = wrapped ? 'response' : '';
+  const { RESPONSE_KINDS } = await import('../../kinds/responses.js');
   const schema = RESPONSE_KINDS[kind].schemaFor(request);
   if ('error' in schema) throw new LoadInputError(`${file}: ${schema.error}`);
   const parsed = schema.safeParse(response);
@@ -93,11 +93,14 @@ export function register(program: Command): void {
     .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
     .action(async (kindArg: string, files: string[], opts: { db?: string; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
+      const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
+      const { loadBatch } = await import('../../db/load.js');
+      const { KINDS } = await import('../../kinds/index.js');
       if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
         throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
       }
       const kind = kindArg as LoadKind;
-      if (opts.pipelineKind !== undefined && !isPipelineKind(opts.pipelineKind)) {
+      if (opts.pipelineKind !== undefined && !(PIPELINE_KINDS as readonly string[]).includes(opts.pipelineKind)) {
         throw new LoadInputError(`unknown --pipeline-kind '${opts.pipelineKind}': expected one of ${PIPELINE_KINDS.join(', ')}`);
       }
       if (!/^[a-z0-9][a-z0-9_-]*$/.test(opts.pipeline)) {
@@ -107,7 +110,7 @@ export function register(program: Command): void {
       const problems: string[] = [];
       for (const file of files) {
         try {
-          prepared.push(prepareFile(kind, file));
+          prepared.push(await prepareFile(kind, file));
         } catch (err) {
           if (!(err instanceof LoadInputError)) throw err;
           problems.push(err.message);
@@ -132,7 +135,7 @@ export function register(program: Command): void {
               raw: p.raw,
               priceDivisor: opts.priceDivisor,
               workflowId,
-              ...(opts.pipelineKind && isPipelineKind(opts.pipelineKind) ? { resultTable: KINDS[opts.pipelineKind].resultTable } : {}),
+              ...(opts.pipelineKind ? { resultTable: KINDS[opts.pipelineKind as PipelineKind].resultTable } : {}),
             });
             addCounts(totals, res.changedByTable);
             const summary = Object.entries(res.rowsByTable)

@@ -3,15 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadPipelineFile } from '../../pipelines/loader.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import type { PipelineWorkflowResult } from '../../workflows/pipeline.js';
-import { createLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
-import { formatRowsByTable, settleRun, startOrAttach, waitForRun } from '../pipeline-runner.js';
 import type { RunOutcome, StartedRun } from '../pipeline-runner.js';
-import { progressMode } from '../progress.js';
-import { openSession } from '../session.js';
 import type { Session } from '../session.js';
 
 interface RunFlags {
@@ -56,14 +51,17 @@ export interface RunReport {
   attached: boolean;
 }
 
-export function printOutcome(
+// Heavy modules (Temporal client, zod, pino) are loaded in the functions and the action that use them, not
+// at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+export async function printOutcome(
   spec: PipelineSpec,
   run: StartedRun,
   outcome: RunOutcome,
   startedAt: Date,
   json: boolean,
   resumeHint: string,
-): number {
+): Promise<number> {
+  const { formatRowsByTable } = await import('../pipeline-runner.js');
   if (outcome.status === 'interrupted') {
     const msg = `interrupted: run ${run.workflowId} keeps running in Temporal; resume with: ${resumeHint}`;
     if (json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', workflowId: run.workflowId, resume: resumeHint })}\n`);
@@ -112,6 +110,8 @@ export function printOutcome(
 
 /** Waits for a started run, turning Ctrl-C into "leave it running" rather than killing anything. */
 export async function waitWithInterrupt(session: Session, run: StartedRun, spec: PipelineSpec, json: boolean, log: Logger): Promise<RunOutcome> {
+  const { settleRun, waitForRun } = await import('../pipeline-runner.js');
+  const { progressMode } = await import('../progress.js');
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
@@ -139,6 +139,10 @@ export function register(program: Command): void {
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (file: string, flags: RunFlags) => {
+      const { loadPipelineFile } = await import('../../pipelines/loader.js');
+      const { createLogger } = await import('../logger.js');
+      const { startOrAttach } = await import('../pipeline-runner.js');
+      const { openSession } = await import('../session.js');
       const log = createLogger({ verbose: flags.verbose ?? false });
       const spec = await loadPipelineFile(file);
       const session = await openSession({ log, worker: !flags.detach });
@@ -167,7 +171,7 @@ export function register(program: Command): void {
         else if (!flags.json) process.stderr.write(`started ${run.workflowId}\n`);
         const startedAt = (await run.handle.describe()).startTime;
         const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log);
-        exitCode = printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`);
+        exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`);
         if (outcome.status === 'interrupted') {
           // The worker's long polls can keep shutdown going for a while; the run is safe in Temporal already.
           setTimeout(() => process.exit(exitCode), 5000).unref();

@@ -1,16 +1,9 @@
 // `scrape-etl schedule ...`: Temporal Schedules from pipeline files (apply) and their day-to-day handling.
 import type { Command } from 'commander';
-import { ScheduleNotFoundError } from '@temporalio/client';
 import type { ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
-import { loadPipelineFile } from '../../pipelines/loader.js';
 import { PipelineFileError } from '../../pipelines/errors.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
-import { createLogger } from '../logger.js';
 import type { Logger } from '../logger.js';
-import { formatRowsByTable, waitForRun } from '../pipeline-runner.js';
-import { progressMode } from '../progress.js';
-import { applySchedule, scheduledWorkflowIdPrefix } from '../schedules.js';
-import { openSession } from '../session.js';
 import type { Session } from '../session.js';
 
 interface CommonFlags {
@@ -18,7 +11,11 @@ interface CommonFlags {
   verbose?: boolean;
 }
 
+// Heavy modules (Temporal client, zod, pino) are loaded in the functions and actions that use them, not at the
+// top, so that registering the commands for --help stays cheap (see cli/main.ts).
 async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>): Promise<T> {
+  const { createLogger } = await import('../logger.js');
+  const { openSession } = await import('../session.js');
   const log = createLogger({ verbose: flags.verbose ?? false });
   const session = await openSession({ log, worker });
   try {
@@ -37,6 +34,7 @@ function notFound(id: string): Error & { exitCode: number } {
 }
 
 async function describeOrFail(session: Session, id: string): Promise<ScheduleDescription> {
+  const { ScheduleNotFoundError } = await import('@temporalio/client');
   try {
     return await session.conn.client.schedule.getHandle(id).describe();
   } catch (err) {
@@ -80,6 +78,8 @@ export function register(program: Command): void {
     .option('--json', 'one JSON object per file')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (files: string[], flags: CommonFlags & { prune?: boolean }) => {
+      const { loadPipelineFile } = await import('../../pipelines/loader.js');
+      const { applySchedule } = await import('../schedules.js');
       // Every file is validated before any schedule changes, so a typo in one file does not half-apply a set.
       const specs: Array<{ file: string; spec: PipelineSpec }> = [];
       const problems: string[] = [];
@@ -176,6 +176,9 @@ export function register(program: Command): void {
     .option('--json', 'as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (id: string, flags: CommonFlags & { wait?: boolean; overlap: string }) => {
+      const { formatRowsByTable, waitForRun } = await import('../pipeline-runner.js');
+      const { progressMode } = await import('../progress.js');
+      const { scheduledWorkflowIdPrefix } = await import('../schedules.js');
       const overlap = flags.overlap.toUpperCase() as ScheduleOverlapPolicy;
       if (!['SKIP', 'BUFFER_ONE', 'BUFFER_ALL', 'CANCEL_OTHER', 'TERMINATE_OTHER', 'ALLOW_ALL'].includes(overlap as string)) {
         throw Object.assign(new Error(`--overlap: expected one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all`), { exitCode: 2 });

@@ -1,11 +1,7 @@
 // `scrape-etl status`: recent pipeline runs, from the destination's pipeline_runs table (rows, errors) joined with
 // what Temporal says about the same workflow ids (state right now, including runs not started yet in the table).
 import type { Command } from 'commander';
-import { defaultDatabaseUrl, openDatabase, redactDatabaseUrl } from '../../db/connect.js';
-import { listPipelineRuns } from '../../db/pipeline-runs.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
-import { createLogger } from '../logger.js';
-import { openSession } from '../session.js';
 
 export interface StatusRow {
   workflowId: string;
@@ -23,6 +19,8 @@ export interface StatusRow {
 }
 
 async function tableRuns(databaseUrl: string, limit: number): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
+  const { openDatabase } = await import('../../db/connect.js');
+  const { listPipelineRuns } = await import('../../db/pipeline-runs.js');
   const db = await openDatabase(databaseUrl);
   try {
     const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
@@ -64,6 +62,10 @@ export function register(program: Command): void {
     .option('--json', 'one JSON object per run')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (flags: { database?: string; limit: number; temporal: boolean; json?: boolean; verbose?: boolean }) => {
+      // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+      const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
+      const { createLogger } = await import('../logger.js');
+      const { openSession } = await import('../session.js');
       const log = createLogger({ verbose: flags.verbose ?? false });
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) {
         throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });

@@ -2,7 +2,6 @@
 // every problem printed, so one invocation shows all there is to fix; exit code 2 when any file is wrong.
 import type { Command } from 'commander';
 import { PipelineFileError } from '../../pipelines/errors.js';
-import { loadPipelineFile } from '../../pipelines/loader.js';
 
 export interface ValidateOutcome {
   file: string;
@@ -11,6 +10,8 @@ export interface ValidateOutcome {
 }
 
 export async function validateFiles(files: string[]): Promise<ValidateOutcome[]> {
+  // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+  const { loadPipelineFile } = await import('../../pipelines/loader.js');
   const outcomes: ValidateOutcome[] = [];
   for (const file of files) {
     try {

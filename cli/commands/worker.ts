@@ -1,9 +1,8 @@
 // `scrape-etl worker`: a long-running worker process for the pipeline task queue. Several can run against the
 // same Temporal cluster; the API token is read here, from this process's environment, and nowhere else.
 import type { Command } from 'commander';
-import { Runtime, DefaultLogger, type LogLevel } from '@temporalio/worker';
+import type { LogLevel } from '@temporalio/worker';
 import { temporalSettings } from '../../temporal/settings.js';
-import { connectWorker, createPipelineWorker, runPipelineWorker } from '../../temporal/worker.js';
 import { readWorkerTuning } from '../../activities/tuning.js';
 
 function positiveInt(name: string) {
@@ -23,6 +22,10 @@ export function register(program: Command): void {
     .option('--shutdown-grace <duration>', 'on SIGINT/SIGTERM, time for in-flight activities to finish', process.env['SCRAPE_ETL_SHUTDOWN_GRACE'] ?? '30s')
     .option('--log-level <level>', 'Temporal SDK log level (TRACE, DEBUG, INFO, WARN, ERROR)', process.env['SCRAPE_ETL_WORKER_LOG_LEVEL'] ?? 'WARN')
     .action(async (opts: { taskQueue?: string; maxActivities: number; shutdownGrace: string; logLevel: string }) => {
+      // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+      const { Runtime, DefaultLogger } = await import('@temporalio/worker');
+      const { connectWorker, createPipelineWorker, runPipelineWorker } = await import('../../temporal/worker.js');
+      const { describeWorkflowBundle, resolveWorkflowBundle } = await import('../../temporal/workflow-bundle.js');
       const level = opts.logLevel.toUpperCase();
       if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`);
       if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`);
@@ -40,6 +43,7 @@ export function register(program: Command): void {
         maxConcurrentActivityTaskExecutions: opts.maxActivities,
         shutdownGraceTime: opts.shutdownGrace,
       });
+      log(describeWorkflowBundle((await resolveWorkflowBundle()).source));
       log(`worker ${process.pid} polling task queue '${taskQueue}' on ${address} (namespace '${settings.namespace}'); Ctrl-C to stop`);
       await runPipelineWorker(worker, connection);
       log(`worker ${process.pid} stopped`);

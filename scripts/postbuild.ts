@@ -1,0 +1,45 @@
+// Second half of `npm run build`, run as dist/scripts/postbuild.js once tsc has compiled the sources:
+//  1. copies every non-TypeScript file of the compiled folders (db/migrations/**, pipelines/examples/*,
+//     pipelines/pipeline.schema.json, ...) to the same place under dist/, so code that finds its files
+//     relative to its own module (`import.meta.url`) finds them from dist/ exactly as from the sources, and an
+//     asset added later is copied without a change here;
+//  2. bundles the workflow code from the compiled dist/workflows/index.js into dist/workflow-bundle.js, which
+//     compiled workers load instead of bundling at every start.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PREBUILT_BUNDLE_PATH, RUNNING_FROM_SOURCE, WORKFLOWS_PATH, bundleWorkflows } from '../temporal/workflow-bundle.js';
+
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(dist, '..');
+
+if (RUNNING_FROM_SOURCE) throw new Error('scripts/postbuild.ts runs compiled: node dist/scripts/postbuild.js');
+
+// Documentation stays in the repository; everything else beside the sources may be read at run time.
+const NOT_COPIED = /\.(ts|mts|cts|md)$/;
+
+let copied = 0;
+for (const entry of fs.readdirSync(dist, { withFileTypes: true })) {
+  const from = path.join(root, entry.name);
+  if (!entry.isDirectory() || !fs.existsSync(from)) continue;
+  fs.cpSync(from, path.join(dist, entry.name), {
+    recursive: true,
+    filter: (src) => {
+      if (fs.statSync(src).isDirectory()) return true;
+      if (NOT_COPIED.test(src)) return false;
+      copied++;
+      return true;
+    },
+  });
+}
+
+const started = Date.now();
+const { code } = await bundleWorkflows(WORKFLOWS_PATH);
+// Written under another name and renamed, so a worker never reads a half-written bundle.
+const tmp = `${PREBUILT_BUNDLE_PATH}.${process.pid}.tmp`;
+fs.writeFileSync(tmp, code);
+fs.renameSync(tmp, PREBUILT_BUNDLE_PATH);
+process.stdout.write(
+  `postbuild: ${copied} asset file(s) copied into ${path.relative(root, dist)}/; workflow bundle ${path.relative(root, PREBUILT_BUNDLE_PATH)} ` +
+    `(${Math.round(code.length / 1024)} KiB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+);
