@@ -1,6 +1,9 @@
 // How errors leave an activity, and small helpers the activity modules share.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { ScraperApiError } from '../client/index.js';
+import { kindOf, type KindDefinition } from '../kinds/index.js';
+import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
+import type { RunMode } from '../temporal/contract.js';
 
 /**
  * Client errors become failures that carry only their (already redacted) message and class name: no request,
@@ -29,4 +32,16 @@ export function runIdOf(id: string): number | bigint {
 
 export function addRows(into: Record<string, number>, rows: Partial<Record<string, number>>): void {
   for (const [t, n] of Object.entries(rows)) if (n !== undefined) into[t] = (into[t] ?? 0) + n;
+}
+
+/**
+ * The registry entry of the spec's kind, which must run in `mode`: each mode's activities serve only their own
+ * kinds, and anything else reaching them is a programming error, reported once and never retried.
+ */
+export function kindRunningIn<M extends RunMode>(spec: PipelineSpec, mode: M): Extract<KindDefinition<PipelineKind>, { mode: M }> {
+  const def = kindOf(spec.kind);
+  if (def.mode !== mode) {
+    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' runs in mode '${def.mode}', not '${mode}'`, 'BadKind');
+  }
+  return def as Extract<KindDefinition<PipelineKind>, { mode: M }>;
 }

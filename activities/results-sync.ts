@@ -4,9 +4,8 @@
 // result (an idempotent upsert) but never skips one.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { loadBatch } from '../db/load.js';
-import { kindOf } from '../kinds/index.js';
 import type { ActivityDeps } from './deps.js';
-import { addRows, asActivityFailure } from './failures.js';
+import { addRows, asActivityFailure, kindRunningIn } from './failures.js';
 import type { ResultsPagesHeartbeat, ResultsPagesInput, ResultsPagesOutput } from './types.js';
 
 /** Pages in a row that add no older result before the sync gives up (one or two can repeat under new arrivals). */
@@ -18,10 +17,7 @@ export function resultsSyncActivities(deps: ActivityDeps) {
 
 async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): Promise<ResultsPagesOutput> {
   const { spec, workflowId } = input;
-  const kind = kindOf(spec.kind);
-  if (kind.mode !== 'results-sync') {
-    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' runs in mode '${kind.mode}', not 'results-sync'`, 'BadKind');
-  }
+  const kind = kindRunningIn(spec, 'results-sync');
   const ctx = Context.current();
   const db = await deps.destination(spec.destination.database);
   const previous = ctx.info.heartbeatDetails as ResultsPagesHeartbeat | undefined;

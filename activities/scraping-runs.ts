@@ -4,10 +4,10 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiHttpError, ApiMalformedBodyError, ApiValidationError, ScraperApiError, parseJson, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
 import { loadBatch } from '../db/load.js';
 import { findRecordedBody, landRawResponse } from '../db/raw-responses.js';
-import { kindOf, type CreateAndWaitKind } from '../kinds/index.js';
+import type { CreateAndWaitKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
-import { addRows, asActivityFailure, runIdOf } from './failures.js';
+import { addRows, asActivityFailure, kindRunningIn, runIdOf } from './failures.js';
 import type {
   AdoptedScraper,
   CheckRunInput,
@@ -53,25 +53,17 @@ function runTargets(response: CreateAndRunResponse): RunTarget[] {
   }));
 }
 
-/** The registry entry of an asynchronous kind; any other kind here is a programming error, reported once. */
-function asyncKind(spec: PipelineSpec): CreateAndWaitKind<PipelineKind> {
-  const def = kindOf(spec.kind);
-  if (def.mode !== 'create-and-wait') {
-    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' runs in mode '${def.mode}', not 'create-and-wait'`, 'BadKind');
-  }
-  return def;
-}
-
 export function scrapingRunActivities(deps: ActivityDeps) {
   /**
    * Creates the scraper and starts its runs, once per workflow. The response is landed (raw_responses, keyed by
    * the workflow id) and loaded in one transaction before this returns, so a retry after a crash finds it and
-   * reuses those runs instead of creating and paying for new ones. (The service offers no idempotency key, so a
-   * crash between the service's answer and that commit can still create a second scraper.)
+   * reuses those runs instead of creating and paying for new ones. The service offers no idempotency key, so the
+   * scraper's name is unique to the workflow: an answer lost on the way (or a crash before that commit) is
+   * recovered by looking the scraper up by name and adopting it, never by creating a second one.
    */
   async function createAndRun(input: CreateAndRunInput): Promise<CreateAndRunOutput> {
     const { spec, workflowId } = input;
-    const kind = asyncKind(spec);
+    const kind = kindRunningIn(spec, 'create-and-wait');
     const ctx = Context.current();
     const db = await deps.destination(spec.destination.database);
     const recorded = await findRecordedBody(db, { workflowId, requestKey: CREATE_REQUEST_KEY });
@@ -228,7 +220,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
    */
   async function loadRunResults(input: LoadRunResultsInput): Promise<LoadRunResultsOutput> {
     const { spec, run, workflowId } = input;
-    const kind = asyncKind(spec);
+    const kind = kindRunningIn(spec, 'create-and-wait');
     const ctx = Context.current();
     const db = await deps.destination(spec.destination.database);
     const previous = ctx.info.heartbeatDetails as LoadRunHeartbeat | undefined;

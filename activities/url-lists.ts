@@ -4,22 +4,14 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import pLimit from 'p-limit';
 import { loadBatch } from '../db/load.js';
-import { kindOf, type UrlListKind } from '../kinds/index.js';
+import type { UrlListKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
-import { addRows, isScraperApiError } from './failures.js';
+import { addRows, isScraperApiError, kindRunningIn } from './failures.js';
 import type { FailedUrl, UrlChunkHeartbeat, UrlChunkInput, UrlChunkOutput } from './types.js';
 
 /** Attempts of this activity during which transient (retryable) URL errors are retried rather than reported. */
 const TRANSIENT_RETRY_ATTEMPTS = 3;
-
-function urlListKind(spec: PipelineSpec): UrlListKind<PipelineKind> {
-  const def = kindOf(spec.kind);
-  if (def.mode !== 'url-list') {
-    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' runs in mode '${def.mode}', not 'url-list'`, 'BadKind');
-  }
-  return def;
-}
 
 export function urlListActivities(deps: ActivityDeps) {
   async function loadOne(spec: PipelineSpec, kind: UrlListKind<PipelineKind>, workflowId: string, url: string, signal: AbortSignal) {
@@ -41,7 +33,7 @@ export function urlListActivities(deps: ActivityDeps) {
 
   async function loadUrlChunk(input: UrlChunkInput): Promise<UrlChunkOutput> {
     const { spec, urls, workflowId } = input;
-    const kind = urlListKind(spec);
+    const kind = kindRunningIn(spec, 'url-list');
     const ctx = Context.current();
     const previous = ctx.info.heartbeatDetails as UrlChunkHeartbeat | undefined;
     const done = new Set(previous?.done ?? []);
