@@ -78,6 +78,20 @@ describe('service faults', () => {
     }
   });
 
+  it('a deadline that falls between two checks is still reported as the polling deadline, not as "still running"', async () => {
+    // The second check (after 2 s) is still running and the third would start after the 3 s deadline: Temporal
+    // then ends the activity with the last attempt's own failure instead of a timeout.
+    sim.setFaults({ runHangRate: 1 });
+    try {
+      const spec = { ...leadsSearchSpec('hangs-between', dbUrl, 1), polling: { initial_interval: '2s', backoff_coefficient: 2, max_interval: '10s', deadline: '3s' } };
+      const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
+      expect(failure.type).toBe('RunDeadlineExceeded');
+      expect(failure.message).toMatch(/scraping run \d+ of scraper 'hangs-between--r1'.*polling deadline of 3s/);
+    } finally {
+      sim.setFaults({ runHangRate: 0 });
+    }
+  });
+
   it('a run that never finishes fails the workflow when the polling deadline passes', async () => {
     sim.setFaults({ runHangRate: 1 });
     try {

@@ -9,6 +9,9 @@ import type { PipelineSpec } from '../pipelines/spec.js';
 import { WORKFLOW_FAILURE_TYPES } from '../temporal/contract.js';
 import { addRows, forEachLimited, type ActivityProxies, type ModeRunner } from './shared.js';
 
+/** What a run-status check ends with for good: the run failed, does not exist, or its answers are garbage. */
+const FINAL_CHECK_FAILURES = ['RunFailed', 'RunNotFound', 'MalformedRunStatus'];
+
 export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, progress, loading }) => {
   progress.phase = 'creating';
   const creating = proxyActivities<Activities>({
@@ -31,7 +34,7 @@ export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, p
       initialInterval: spec.polling.initial_interval,
       backoffCoefficient: spec.polling.backoff_coefficient,
       maximumInterval: spec.polling.max_interval,
-      nonRetryableErrorTypes: ['RunFailed', 'RunNotFound', 'MalformedRunStatus'],
+      nonRetryableErrorTypes: FINAL_CHECK_FAILURES,
     },
   });
 
@@ -62,15 +65,20 @@ async function waitForRun(polling: ActivityProxies, spec: PipelineSpec, run: Run
     await polling.checkRunStatus({ run, pipeline: spec.name });
   } catch (err) {
     if (err instanceof ActivityFailure) {
-      if (err.cause instanceof ApplicationFailure && (err.cause.type === 'RunFailed' || err.cause.type === 'RunNotFound')) {
+      if (err.cause instanceof ApplicationFailure && err.cause.type && FINAL_CHECK_FAILURES.includes(err.cause.type)) {
         throw ApplicationFailure.nonRetryable(err.cause.message, err.cause.type);
       }
-      if (err.cause instanceof ApplicationFailure && err.cause.type === 'MalformedRunStatus') {
-        throw ApplicationFailure.nonRetryable(err.cause.message, err.cause.type);
-      }
-      if (err.cause instanceof TimeoutFailure) {
+      // Past the deadline Temporal reports a timeout, or, when the next retry would start after the deadline, the
+      // last attempt's own failure ('still running', a 5xx, ...): both mean the deadline passed.
+      const stillRunning = err.cause instanceof ApplicationFailure && err.cause.type === 'RunStillRunning';
+      const timedOut = err.cause instanceof TimeoutFailure;
+      if (stillRunning || timedOut || err.retryState === 'TIMEOUT') {
         // The last check's own error (a 5xx, a timeout, ...) says more than "still not succeeded" alone.
-        const last = (err.cause.lastHeartbeatDetails as RunCheckHeartbeat | undefined)?.lastError;
+        const last = timedOut
+          ? (err.cause.lastHeartbeatDetails as RunCheckHeartbeat | undefined)?.lastError
+          : stillRunning
+            ? null
+            : err.cause?.message;
         throw ApplicationFailure.nonRetryable(
           `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) was still not 'succeeded' when the polling deadline of ${spec.polling.deadline} passed (pipeline '${spec.name}'); raise polling.deadline or check the run in the service console${last ? `; last check: ${last}` : ''}`,
           WORKFLOW_FAILURE_TYPES.runDeadlineExceeded,
