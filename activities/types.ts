@@ -107,9 +107,12 @@ export interface LoadRunHeartbeat {
 export interface UrlChunkInput {
   workflowId: string;
   spec: PipelineSpec;
-  /** Index of the chunk's first URL in the spec's list (for request keys and messages). */
+  /** Index of the chunk's first URL in the pipeline's list (for messages, and where a stored list is read). */
   offset: number;
+  /** The chunk's URLs when the list travels inline; [] when it is read from the stored list (`list`). */
   urls: string[];
+  /** The stored list (db/url-lists.ts) and how many of its URLs from `offset` this chunk loads. */
+  list?: { listId: string; count: number };
 }
 
 export interface UrlChunkOutput {

@@ -4,6 +4,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import pLimit from 'p-limit';
 import { loadBatch } from '../db/load.js';
+import { readUrlSlice } from '../db/url-lists.js';
 import type { UrlListKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
@@ -32,8 +33,11 @@ export function urlListActivities(deps: ActivityDeps) {
   }
 
   async function loadUrlChunk(input: UrlChunkInput): Promise<UrlChunkOutput> {
-    const { spec, urls, workflowId } = input;
+    const { spec, workflowId } = input;
     const kind = kindRunningIn(spec, 'url-list');
+    const urls = input.list
+      ? await readUrlSlice(await deps.destination(spec.destination.database), input.list.listId, input.offset, input.list.count)
+      : input.urls;
     const ctx = Context.current();
     const previous = ctx.info.heartbeatDetails as UrlChunkHeartbeat | undefined;
     const done = new Set(previous?.done ?? []);

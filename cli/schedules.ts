@@ -36,12 +36,12 @@ function configHash(config: unknown): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
 }
 
-function scheduleOptions(spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string, file: string) {
+async function scheduleOptions(spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string, file: string) {
   const hash = configHash(desiredConfig(spec, taskQueue));
   const s = spec.schedule;
   return {
     spec: { cronExpressions: [s.cron], timezone: s.timezone },
-    action: { ...pipelineScheduleAction(spec, taskQueue), memo: { [HASH_MEMO_KEY]: hash, pipeline: spec.name } },
+    action: { ...(await pipelineScheduleAction(spec, taskQueue)), memo: { [HASH_MEMO_KEY]: hash, pipeline: spec.name } },
     policies: { overlap: OVERLAP[s.overlap], catchupWindow: s.catchup_window },
     state: { paused: s.paused, note: `managed by scrape-etl from ${file}` },
     hash,
@@ -64,7 +64,7 @@ export async function applySchedule(client: Client, spec: PipelineSpec, file: st
     await handle.delete();
     return 'deleted';
   }
-  const { hash, ...opts } = scheduleOptions({ ...spec, schedule: spec.schedule }, taskQueue, file);
+  const { hash, ...opts } = await scheduleOptions({ ...spec, schedule: spec.schedule }, taskQueue, file);
   if (current === undefined) {
     const create: ScheduleOptions = { scheduleId: id, ...opts, memo: { pipeline: spec.name, file } };
     await client.schedule.create(create);

@@ -101,3 +101,15 @@ interface PipelineSpecBase<K extends PipelineKind> {
 
 export type PipelineSpec = { [K in PipelineKind]: PipelineSpecBase<K> }[PipelineKind];
 export type PipelineSpecOf<K extends PipelineKind> = PipelineSpecBase<K>;
+
+/** The URL list of a job-board or marketplace pipeline; [] for the other kinds. */
+export function urlsOf(spec: PipelineSpec): string[] {
+  const urls = (spec.request as { urls?: unknown }).urls;
+  return Array.isArray(urls) ? (urls as string[]) : [];
+}
+
+/** The spec without its URL list: lists travel by reference (db/url-lists.ts) or a slice at a time. */
+export function withoutUrls(spec: PipelineSpec): PipelineSpec {
+  if (!('urls' in spec.request)) return spec;
+  return { ...spec, request: { ...spec.request, urls: [] } } as PipelineSpec;
+}

@@ -70,19 +70,33 @@ export interface ResultsCursor {
   stalledPages: number;
 }
 
-/** Carried across continue-as-new (the results kind pages for as long as the list is). */
+/** Carried across continue-as-new (long URL lists and the results sync go on for as long as they are). */
 export interface PipelineResumeState {
   tuning: WorkerTuning;
-  cursor: ResultsCursor;
+  /** results-sync: where the pass goes on. */
+  cursor?: ResultsCursor;
+  /** url-list: the next URL to load, and the URLs that failed for good so far (count, first ones listed). */
+  urlOffset?: number;
+  failedUrlCount?: number;
+  failedUrls?: FailedUrl[];
   pagesLoaded: number;
   resultsLoaded: number;
   rowsLoaded: RowCounts;
   continuedAsNew: number;
 }
 
+/** A URL list stored in the destination database (db/url-lists.ts) instead of the workflow's input. */
+export interface UrlListRef {
+  /** SHA-256 of the list. */
+  listId: string;
+  count: number;
+}
+
 export interface PipelineWorkflowInput {
+  /** For URL-list kinds with `urlList`, `spec.request.urls` is empty: the list is read by reference. */
   spec: PipelineSpec;
   runKey: string;
+  urlList?: UrlListRef;
   resume?: PipelineResumeState;
 }
 

@@ -2,7 +2,7 @@
 // `schedule trigger`, the tests, and (as a schedule action) by schedules. Names, ids and arguments come from the
 // contract (./contract.ts).
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { PipelineSpec } from '../pipelines/spec.js';
+import { urlsOf, withoutUrls, type PipelineSpec } from '../pipelines/spec.js';
 import type { pipelineWorkflow } from '../workflows/pipeline.js';
 import {
   PIPELINE_WORKFLOW_TYPE,
@@ -26,7 +26,7 @@ export interface StartTarget {
  * WorkflowExecutionAlreadyStartedError (see startOrGetPipelineRun for callers that resume on purpose).
  */
 export async function startPipelineRun(conn: StartTarget, spec: PipelineSpec, runKey: string = runKeyNow()): Promise<PipelineWorkflowHandle> {
-  const input: PipelineWorkflowInput = { spec, runKey };
+  const input = await pipelineWorkflowInput(spec, runKey);
   return conn.client.workflow.start<typeof pipelineWorkflow>(PIPELINE_WORKFLOW_TYPE, {
     workflowId: pipelineWorkflowId(spec.name, runKey),
     taskQueue: conn.taskQueue,
@@ -49,9 +49,28 @@ export async function startOrGetPipelineRun(
   }
 }
 
+/**
+ * The workflow's input. A URL list is stored in the destination database and passed by reference: Temporal caps a
+ * payload at 2 MB (a 40,000-URL list is ~2.7 MB) and every byte of the input stays in history. So the machine
+ * that starts runs (`run`, `schedule apply`) reaches the destination, as the workers do.
+ */
+export async function pipelineWorkflowInput(spec: PipelineSpec, runKey: string): Promise<PipelineWorkflowInput> {
+  const urls = urlsOf(spec);
+  if (urls.length === 0) return { spec, runKey };
+  const { openDatabase } = await import('../db/connect.js');
+  const { storeUrlList } = await import('../db/url-lists.js');
+  const db = await openDatabase(spec.destination.database);
+  try {
+    const urlList = await storeUrlList(db, urls);
+    return { spec: withoutUrls(spec), runKey, urlList };
+  } finally {
+    await db.close();
+  }
+}
+
 /** The start action of a pipeline's Schedule: Temporal appends the scheduled time to the workflow id. */
-export function pipelineScheduleAction(spec: PipelineSpec, taskQueue: string) {
-  const input: PipelineWorkflowInput = { spec, runKey: SCHEDULED_RUN_KEY };
+export async function pipelineScheduleAction(spec: PipelineSpec, taskQueue: string) {
+  const input = await pipelineWorkflowInput(spec, SCHEDULED_RUN_KEY);
   return {
     type: 'startWorkflow' as const,
     workflowType: PIPELINE_WORKFLOW_TYPE,

@@ -91,7 +91,8 @@ describe('kind registry', () => {
 
 describe('unknown kind', () => {
   it('fails the workflow at once, non-retryably, naming the kind, with nothing written', async () => {
-    const base = { ...(await loadPipelineFile(path.join(EXAMPLES, 'marketplace.yaml'), { env: {} })) };
+    // A kind without a URL list: the starter itself stores nothing in the destination either.
+    const base = { ...(await loadPipelineFile(path.join(EXAMPLES, 'results.yaml'), { env: {} })) };
     const dbFile = path.join(bed.dir, 'never-written.sqlite');
     const spec = { ...base, name: 'sitemap-pipeline', kind: 'sitemap', destination: { database: `sqlite:${dbFile}` } } as unknown as PipelineSpec;
     const started = Date.now();
@@ -119,7 +120,7 @@ describe('one contract', () => {
   it('names the workflow type, ids and schedule action in one place', async () => {
     expect(pipelineWorkflow.name).toBe(PIPELINE_WORKFLOW_TYPE);
     const spec = await loadPipelineFile(path.join(EXAMPLES, 'results.yaml'), { env: {} });
-    const action = pipelineScheduleAction(spec, 'q');
+    const action = await pipelineScheduleAction(spec, 'q');
     expect(action.workflowType).toBe(PIPELINE_WORKFLOW_TYPE);
     expect(action.workflowId).toBe(pipelineWorkflowId(spec.name, 'scheduled'));
     const handle = await startPipelineRun(conn(), { ...spec, name: 'contract-id', destination: { database: bed.dbUrl } }, 'k1');

@@ -17,7 +17,6 @@ import {
   pipelineWorkflowId,
   workflowIdMatches,
   type ExportStatus,
-  type FailedUrl,
   type PipelineProgress,
   type PipelineWorkflowInput,
   type PipelineWorkflowResult,
@@ -79,16 +78,16 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   const loading = proxyActivities<Activities>({ startToCloseTimeout: tuning.activityTimeout, heartbeatTimeout: tuning.heartbeatTimeout, retry });
   const ref = { workflowId, pipeline: spec.name, kind: spec.kind, database: spec.destination.database };
 
-  const failedUrls: FailedUrl[] = [];
-  const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failedUrls };
+  const failures: ModeContext['failures'] = { count: 0, listed: [] };
+  const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failures };
   try {
     if (!input.resume) await control.beginPipelineRun(ref);
     const { scrapingRunIds } = await runMode(ctx);
 
     const urlCount = progress.urls.total;
-    if (urlCount > 0 && failedUrls.length === urlCount) {
+    if (urlCount > 0 && failures.count === urlCount) {
       throw ApplicationFailure.nonRetryable(
-        `all ${urlCount} URLs of pipeline '${spec.name}' failed; first: ${failedUrls[0]?.url}: ${failedUrls[0]?.error}`,
+        `all ${urlCount} URLs of pipeline '${spec.name}' failed; first: ${failures.listed[0]?.url}: ${failures.listed[0]?.error}`,
         WORKFLOW_FAILURE_TYPES.allUrlsFailed,
       );
     }
@@ -112,10 +111,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     }
 
     progress.phase = 'finishing';
-    const status = failedUrls.length > 0 ? 'partial' : 'succeeded';
+    const status = failures.count > 0 ? 'partial' : 'succeeded';
     const error =
-      failedUrls.length > 0
-        ? shortText(`${failedUrls.length} of ${urlCount} URLs failed: ${failedUrls.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
+      failures.count > 0
+        ? shortText(`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
         : null;
     const finished = await control.finishPipelineRun({ ...ref, status, error, exportStatus, exportError });
     progress.phase = status;
@@ -126,8 +125,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       status,
       scrapingRunIds,
       rowsByTable: finished.rowsByTable,
-      failedUrls: failedUrls.slice(0, MAX_LISTED_FAILURES),
-      failedUrlCount: failedUrls.length,
+      failedUrls: failures.listed.slice(0, MAX_LISTED_FAILURES),
+      failedUrlCount: failures.count,
       pagesLoaded: progress.pagesLoaded,
       resultsLoaded: progress.resultsLoaded,
       exportedFiles,

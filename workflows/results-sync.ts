@@ -7,7 +7,7 @@ import { addRows } from './shared.js';
 
 export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuning, progress, loading, control }) => {
   progress.phase = 'loading';
-  const cursor: ResultsCursor = input.resume
+  const cursor: ResultsCursor = input.resume?.cursor
     ? input.resume.cursor
     : {
         nextPage: 1,

@@ -18,8 +18,8 @@ export interface ModeContext {
   loading: ActivityProxies;
   /** Short bookkeeping activities. */
   control: ActivityProxies;
-  /** URLs that failed for good (url-list mode). */
-  failedUrls: FailedUrl[];
+  /** URLs that failed for good (url-list mode): how many, and the first MAX_LISTED_FAILURES of them. */
+  failures: { count: number; listed: FailedUrl[] };
 }
 
 export interface ModeOutcome {
@@ -61,14 +61,4 @@ export function causeMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** URL-list kinds carry their URLs in request.urls (see kinds/types.ts UrlListKind). */
-export function urlsOf(spec: PipelineSpec): string[] {
-  const urls = (spec.request as { urls?: unknown }).urls;
-  return Array.isArray(urls) ? (urls as string[]) : [];
-}
-
-/** Activities get the spec without its URL list: the chunk they work on travels separately, keeping history small. */
-export function withoutUrls(spec: PipelineSpec): PipelineSpec {
-  if (!('urls' in spec.request)) return spec;
-  return { ...spec, request: { ...spec.request, urls: [] } } as PipelineSpec;
-}
+export { urlsOf, withoutUrls } from '../pipelines/spec.js';

@@ -575,6 +575,23 @@ export const TABLES = {
     },
     primaryKey: ['pipeline', 'stream'],
   }),
+
+  /**
+   * URL lists of job-board and marketplace runs, stored by whoever starts the run (`run`, `schedule apply`) and
+   * read by the activities a slice at a time: a 40,000-URL list would not fit in a workflow's input (Temporal
+   * caps payloads at 2 MB), and carrying it there would copy it into every run's history. `list_id` is the
+   * SHA-256 of the list, so storing the same list again is a no-op.
+   */
+  url_lists: table({
+    columns: {
+      list_id: req(txt),
+      chunk_index: req(int),
+      /** JSON array of the chunk's URLs, in list order. */
+      urls: req(json),
+      created_at: req(ts),
+    },
+    primaryKey: ['list_id', 'chunk_index'],
+  }),
 } as const;
 
 export type TableName = keyof typeof TABLES;
