@@ -157,10 +157,11 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       ctx.heartbeat();
     }
     if (runs.size < scraper.expectedRuns) {
-      throw ApplicationFailure.retryable(
-        `adopted scraper ${scraper.scraperId} ('${scraper.scraperName}'): ${runs.size} of ${scraper.expectedRuns} runs listed in /api/results so far (pipeline '${input.pipeline}')`,
-        'AdoptedRunsNotListedYet',
-      );
+      throw ApplicationFailure.create({
+        message: `adopted scraper ${scraper.scraperId} ('${scraper.scraperName}'): ${runs.size} of ${scraper.expectedRuns} runs listed in /api/results so far (pipeline '${input.pipeline}')`,
+        type: 'AdoptedRunsNotListedYet',
+        category: 'BENIGN',
+      });
     }
     return [...runs.values()].sort((a, b) => (BigInt(a.scrapingRunId) < BigInt(b.scrapingRunId) ? -1 : 1));
   }
@@ -204,7 +205,8 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     if (status === 'succeeded') return { status };
     if (IN_PROGRESS.has(status.toLowerCase())) {
       ctx.heartbeat({ malformedInARow: 0, lastError: null } satisfies RunCheckHeartbeat);
-      throw ApplicationFailure.retryable(`scraping run ${run.scrapingRunId} is still ${status}`, 'RunStillRunning');
+      // Benign: the normal way to wait (Temporal retries the check), logged by the SDK at DEBUG, not as a warning.
+      throw ApplicationFailure.create({ message: `scraping run ${run.scrapingRunId} is still ${status}`, type: 'RunStillRunning', category: 'BENIGN' });
     }
     throw ApplicationFailure.nonRetryable(
       `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) ended with status '${status}' instead of 'succeeded' (pipeline '${input.pipeline}')`,
