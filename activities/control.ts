@@ -13,7 +13,12 @@ export function controlActivities(deps: ActivityDeps) {
   return {
     async beginPipelineRun(input: BeginPipelineRunInput): Promise<void> {
       const db = await deps.destination(input.database);
-      await startPipelineRun(db, { workflowId: input.workflowId, pipeline: input.pipeline, kind: input.kind });
+      await startPipelineRun(db, {
+        workflowId: input.workflowId,
+        pipeline: input.pipeline,
+        kind: input.kind,
+        ...(input.scheduledAt ? { scheduledAt: new Date(input.scheduledAt) } : {}),
+      });
     },
 
     async finishPipelineRun(input: FinishPipelineRunInput): Promise<FinishPipelineRunOutput> {

@@ -21,7 +21,10 @@ export interface PipelineRunRef {
   database: string;
 }
 
-export interface BeginPipelineRunInput extends PipelineRunRef {}
+export interface BeginPipelineRunInput extends PipelineRunRef {
+  /** ISO time a Schedule scheduled this run for (lineage: which slot of the schedule it fills). */
+  scheduledAt?: string;
+}
 
 export interface FinishPipelineRunInput extends PipelineRunRef {
   /** 'partial': some URLs failed for good (listed in `error`) and the others loaded. */

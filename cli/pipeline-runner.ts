@@ -57,7 +57,7 @@ export async function startOrAttach(opts: StartOptions): Promise<StartedRun> {
   // Remembered before the start: a crash between the two leaves a key whose workflow does not exist, which the
   // next command detects (not found) and replaces; the other order could lose a started run.
   rememberRun(dataDir, { pipeline: spec.name, runKey, workflowId, file: opts.file, startedAt: new Date().toISOString() });
-  const { handle, attached } = await startOrGetPipelineRun({ client, taskQueue: opts.taskQueue }, spec, runKey);
+  const { handle, attached } = await startOrGetPipelineRun({ client, taskQueue: opts.taskQueue, file: opts.file }, spec, runKey);
   return { handle, workflowId, runKey, attached };
 }
 

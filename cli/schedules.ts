@@ -10,6 +10,7 @@ import type { Client, ScheduleDescription, ScheduleOptions, ScheduleOverlapPolic
 import type { OverlapPolicy, PipelineSpec } from '../pipelines/spec.js';
 import { PIPELINE_WORKFLOW_TYPE, scheduledWorkflowIdPrefix } from '../temporal/contract.js';
 import { pipelineScheduleAction } from '../temporal/start.js';
+import { pipelineMemo } from '../temporal/visibility.js';
 
 export { scheduledWorkflowIdPrefix };
 const HASH_MEMO_KEY = 'scrape_etl_config_hash';
@@ -36,12 +37,12 @@ function configHash(config: unknown): string {
   return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
 }
 
-async function scheduleOptions(spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string, file: string) {
+async function scheduleOptions(client: Client, spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string, file: string) {
   const hash = configHash(desiredConfig(spec, taskQueue));
   const s = spec.schedule;
   return {
     spec: { cronExpressions: [s.cron], timezone: s.timezone },
-    action: { ...(await pipelineScheduleAction(spec, taskQueue)), memo: { [HASH_MEMO_KEY]: hash, pipeline: spec.name } },
+    action: { ...(await pipelineScheduleAction(client, spec, taskQueue)), memo: { ...pipelineMemo(spec, file), [HASH_MEMO_KEY]: hash } },
     policies: { overlap: OVERLAP[s.overlap], catchupWindow: s.catchup_window },
     state: { paused: s.paused, note: `managed by scrape-etl from ${file}` },
     hash,
@@ -64,7 +65,7 @@ export async function applySchedule(client: Client, spec: PipelineSpec, file: st
     await handle.delete();
     return 'deleted';
   }
-  const { hash, ...opts } = await scheduleOptions({ ...spec, schedule: spec.schedule }, taskQueue, file);
+  const { hash, ...opts } = await scheduleOptions(client, { ...spec, schedule: spec.schedule }, taskQueue, file);
   if (current === undefined) {
     const create: ScheduleOptions = { scheduleId: id, ...opts, memo: { pipeline: spec.name, file } };
     await client.schedule.create(create);

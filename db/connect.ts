@@ -1,6 +1,7 @@
 // Opens the destination database named by a URL and brings its schema up to date. Both dialects apply the
 // committed drizzle-kit migrations (db/migrations/<dialect>) and record them in drizzle's own
 // `__drizzle_migrations` table, so `drizzle-kit migrate` and this module agree on what has been applied.
+import { redactDatabaseUrl } from './url.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,9 +45,7 @@ export function defaultDatabaseUrl(): string {
 }
 
 /** The URL with any password replaced, for messages and logs. */
-export function redactDatabaseUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
-}
+export { redactDatabaseUrl } from './url.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MIGRATIONS = { sqlite: path.join(here, 'migrations', 'sqlite'), postgres: path.join(here, 'migrations', 'pg') };

@@ -24,6 +24,8 @@ export interface PipelineRunRow {
   /** The exports' own outcome ('succeeded' | 'failed'), null when the run had none or did not reach them. */
   exportStatus: 'succeeded' | 'failed' | null;
   exportError: string | null;
+  /** When a Schedule started the run: the time it was scheduled for. */
+  scheduledAt: string | null;
 }
 
 const MAX_ERROR_CHARS = 4000;
@@ -31,13 +33,13 @@ const MAX_ERROR_CHARS = 4000;
 /** Creates the row if it does not exist yet; returns it either way (`created` tells which). */
 export async function startPipelineRun(
   db: Database,
-  run: { workflowId: string; pipeline: string; kind: string; startedAt?: Date },
+  run: { workflowId: string; pipeline: string; kind: string; startedAt?: Date; scheduledAt?: Date },
 ): Promise<{ id: number; created: boolean }> {
   return withTransaction(db, async (tx) => {
     const inserted = await tx.run(
-      `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, 'running', ${tx.ph(4)})
+      `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at, scheduled_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, 'running', ${tx.ph(4)}, ${tx.ph(5)})
        ON CONFLICT (workflow_id) DO NOTHING`,
-      [run.workflowId, run.pipeline, run.kind, (run.startedAt ?? new Date()).toISOString()],
+      [run.workflowId, run.pipeline, run.kind, (run.startedAt ?? new Date()).toISOString(), run.scheduledAt?.toISOString() ?? null],
     );
     const [row] = await tx.all(`SELECT id FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`, [run.workflowId]);
     return { id: Number(row?.['id']), created: inserted > 0 };
@@ -79,7 +81,7 @@ export async function finishPipelineRun(
 export async function getPipelineRun(db: Database, workflowId: string): Promise<PipelineRunRow | undefined> {
   const [row] = await withTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
       [workflowId],
     ),
   );
@@ -100,6 +102,7 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     error: row['error'] === null || row['error'] === undefined ? null : String(row['error']),
     exportStatus: row['export_status'] === 'succeeded' || row['export_status'] === 'failed' ? row['export_status'] : null,
     exportError: row['export_error'] === null || row['export_error'] === undefined ? null : String(row['export_error']),
+    scheduledAt: time(row['scheduled_at']),
   };
 }
 
@@ -136,7 +139,7 @@ export async function countRowsOfRun(
 export async function listPipelineRuns(db: Database, opts: { limit: number }): Promise<PipelineRunRow[]> {
   const rows = await withTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error FROM pipeline_runs ORDER BY started_at DESC LIMIT ${tx.ph(1)}`,
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at FROM pipeline_runs ORDER BY started_at DESC LIMIT ${tx.ph(1)}`,
       [opts.limit],
     ),
   );

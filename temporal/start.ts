@@ -4,6 +4,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { urlsOf, withoutUrls, type PipelineSpec } from '../pipelines/spec.js';
 import type { pipelineWorkflow } from '../workflows/pipeline.js';
+import { pipelineMemo, pipelineSearchAttributes } from './visibility.js';
 import {
   PIPELINE_WORKFLOW_TYPE,
   SCHEDULED_RUN_KEY,
@@ -19,6 +20,8 @@ export type PipelineWorkflowHandle = WorkflowHandle<typeof pipelineWorkflow>;
 export interface StartTarget {
   client: Client;
   taskQueue: string;
+  /** The pipeline file, recorded in the run's memo. */
+  file?: string;
 }
 
 /**
@@ -32,6 +35,8 @@ export async function startPipelineRun(conn: StartTarget, spec: PipelineSpec, ru
     taskQueue: conn.taskQueue,
     args: [input],
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    memo: pipelineMemo(spec, conn.file),
+    typedSearchAttributes: await pipelineSearchAttributes(conn.client, spec),
   });
 }
 
@@ -69,7 +74,7 @@ export async function pipelineWorkflowInput(spec: PipelineSpec, runKey: string):
 }
 
 /** The start action of a pipeline's Schedule: Temporal appends the scheduled time to the workflow id. */
-export async function pipelineScheduleAction(spec: PipelineSpec, taskQueue: string) {
+export async function pipelineScheduleAction(client: Client, spec: PipelineSpec, taskQueue: string) {
   const input = await pipelineWorkflowInput(spec, SCHEDULED_RUN_KEY);
   return {
     type: 'startWorkflow' as const,
@@ -77,5 +82,6 @@ export async function pipelineScheduleAction(spec: PipelineSpec, taskQueue: stri
     workflowId: pipelineWorkflowId(spec.name, SCHEDULED_RUN_KEY),
     taskQueue,
     args: [input],
+    typedSearchAttributes: await pipelineSearchAttributes(client, spec),
   };
 }

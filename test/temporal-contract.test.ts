@@ -120,7 +120,7 @@ describe('one contract', () => {
   it('names the workflow type, ids and schedule action in one place', async () => {
     expect(pipelineWorkflow.name).toBe(PIPELINE_WORKFLOW_TYPE);
     const spec = await loadPipelineFile(path.join(EXAMPLES, 'results.yaml'), { env: {} });
-    const action = await pipelineScheduleAction(spec, 'q');
+    const action = await pipelineScheduleAction(bed.temporal.client, spec, 'q');
     expect(action.workflowType).toBe(PIPELINE_WORKFLOW_TYPE);
     expect(action.workflowId).toBe(pipelineWorkflowId(spec.name, 'scheduled'));
     const handle = await startPipelineRun(conn(), { ...spec, name: 'contract-id', destination: { database: bed.dbUrl } }, 'k1');

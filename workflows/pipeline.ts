@@ -9,6 +9,7 @@
 //   url-list (job-board, marketplace) url-lists.ts
 //   results-sync (results)           results-sync.ts
 // then exports, and the pipeline_runs row is finished with counts read from the database.
+import { defineSearchAttributeKey } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, ContinueAsNew, defineQuery, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import {
@@ -31,6 +32,8 @@ import { runUrlList } from './url-lists.js';
 export type { PipelinePhase, PipelineProgress, PipelineResumeState, PipelineWorkflowInput, PipelineWorkflowResult, ResultsCursor } from '../temporal/contract.js';
 
 export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);
+
+const SCHEDULED_START_TIME = defineSearchAttributeKey('TemporalScheduledStartTime', 'DATETIME');
 
 const RUNNERS: Record<RunMode, ModeRunner> = {
   'create-and-wait': runCreateAndWait,
@@ -81,7 +84,11 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   const failures: ModeContext['failures'] = { count: 0, listed: [] };
   const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failures };
   try {
-    if (!input.resume) await control.beginPipelineRun(ref);
+    if (!input.resume) {
+      // A Schedule's runs carry the time they were scheduled for; it is recorded as the run's lineage.
+      const scheduledAt = workflowInfo().typedSearchAttributes.get(SCHEDULED_START_TIME);
+      await control.beginPipelineRun({ ...ref, ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}) });
+    }
     const { scrapingRunIds } = await runMode(ctx);
 
     const urlCount = progress.urls.total;

@@ -151,6 +151,8 @@ export const TABLES = {
        * after a complete load leaves `status` (the data's) as it is. */
       export_status: txt,
       export_error: txt,
+      /** For a run a Schedule started: the time it was scheduled for (Temporal's TemporalScheduledStartTime). */
+      scheduled_at: ts,
     },
     indexes: [uniqueIndex('pipeline_runs_workflow_id_uq', 'workflow_id'), index('pipeline_runs_pipeline_idx', 'pipeline')],
   }),

@@ -1,0 +1,1 @@
+ALTER TABLE "pipeline_runs" ADD COLUMN "scheduled_at" timestamp with time zone;

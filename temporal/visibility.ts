@@ -1,0 +1,53 @@
+// What a pipeline run shows in Temporal's visibility (Web UI, `temporal workflow list`, `status`): a memo on every
+// run and custom search attributes, so runs can be filtered by pipeline, kind and destination:
+//   ScrapeEtlPipeline = 'shop-prices' AND ScrapeEtlKind = 'marketplace'
+// The embedded dev server registers the attributes when it starts (devServerSearchAttributeFlags); on a cluster an
+// operator registers them once (README). A start never fails for their absence: only registered ones are set.
+import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import { redactDatabaseUrl } from '../db/url.js';
+import type { PipelineSpec } from '../pipelines/spec.js';
+
+export const SEARCH_ATTRIBUTES = {
+  pipeline: defineSearchAttributeKey('ScrapeEtlPipeline', 'KEYWORD'),
+  kind: defineSearchAttributeKey('ScrapeEtlKind', 'KEYWORD'),
+  destination: defineSearchAttributeKey('ScrapeEtlDestination', 'KEYWORD'),
+} as const;
+
+/** `temporal server start-dev` flags that register the attributes on the embedded server. */
+export function devServerSearchAttributeFlags(): string[] {
+  return Object.values(SEARCH_ATTRIBUTES).flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]);
+}
+
+/** The memo every run carries: what a person looking at it in the Web UI wants first. */
+export function pipelineMemo(spec: PipelineSpec, file?: string): Record<string, unknown> {
+  return { pipeline: spec.name, kind: spec.kind, destination: redactDatabaseUrl(spec.destination.database), ...(file ? { file } : {}) };
+}
+
+const registered = new WeakMap<object, Promise<Set<string>>>();
+
+/** Names of the custom search attributes the client's namespace has (asked once per connection). */
+async function registeredAttributes(client: Client): Promise<Set<string>> {
+  const key = client.connection;
+  let names = registered.get(key);
+  if (!names) {
+    names = client.connection.operatorService
+      .listSearchAttributes({ namespace: client.options.namespace })
+      .then((r) => new Set(Object.keys(r.customAttributes ?? {})))
+      // An operator service the caller may not use (a restricted cloud key): run without the attributes.
+      .catch(() => new Set<string>());
+    registered.set(key, names);
+  }
+  return names;
+}
+
+/** The search attributes of a run, as far as the namespace has them registered. */
+export async function pipelineSearchAttributes(client: Client, spec: PipelineSpec): Promise<SearchAttributePair[]> {
+  const have = await registeredAttributes(client);
+  const pairs: SearchAttributePair[] = [
+    { key: SEARCH_ATTRIBUTES.pipeline, value: spec.name },
+    { key: SEARCH_ATTRIBUTES.kind, value: spec.kind },
+    { key: SEARCH_ATTRIBUTES.destination, value: redactDatabaseUrl(spec.destination.database) },
+  ];
+  return pairs.filter((p) => have.has(p.key.name));
+}
