@@ -8,6 +8,7 @@ import type { Database } from './connect.js';
 import { flattenResponse, type FlattenInput } from './flatten/index.js';
 import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from './flatten/marketplace.js';
 import type { Row, RowsByTable, Scalar } from './flatten/values.js';
+import { insertRawResponse } from './raw-responses.js';
 import { MAX_PARAMS, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { RESULT_TABLES, TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from './tables.js';
 
@@ -365,16 +366,17 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
 
   return withTransaction(db, async (tx) => {
     await lockParents(tx, pipeline, rows);
-    const [landed] = await tx.all(
-      `INSERT INTO raw_responses (pipeline, kind, endpoint, request_key, workflow_id, scraping_run_id, received_at, loaded_at, body_sha256, body_bytes, body)
-       VALUES (${Array.from({ length: 11 }, (_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,
-      [
-        pipeline, opts.kind, opts.endpoint, opts.requestKey ?? null, opts.workflowId ?? null, opts.scrapingRunId ?? null,
-        (opts.receivedAt ?? new Date()).toISOString(), loadedAt, crypto.createHash('sha256').update(body).digest('hex'),
-        Buffer.byteLength(body), body,
-      ],
-    );
-    const loadId = Number(landed?.['id']);
+    const loadId = await insertRawResponse(tx, {
+      pipeline,
+      kind: opts.kind,
+      endpoint: opts.endpoint,
+      requestKey: opts.requestKey ?? null,
+      workflowId: opts.workflowId ?? null,
+      scrapingRunId: opts.scrapingRunId ?? null,
+      receivedAt: opts.receivedAt ?? new Date(),
+      loadedAt,
+      body,
+    });
     const lineage: Lineage = { pipeline, load_id: loadId, loaded_at: loadedAt };
     const changedByTable: TableCounts = {};
     const deletedByTable: TableCounts = {};

@@ -1,35 +1,73 @@
-// Reads of the raw landing (raw_responses) that activities need besides loading: a response recorded by an
-// earlier attempt of the same workflow step, so a retried step reuses it instead of calling the service again.
+// The raw landing (raw_responses): every data-carrying response, as received, with its lineage; its id is the load
+// id of the rows it produced. A body identical to one already stored (same SHA-256: a product that did not change,
+// a page served again) is stored once: the new row keeps its own lineage and points at the row holding the bytes.
 import crypto from 'node:crypto';
 import type { Database } from './connect.js';
-import { withTransaction } from './sql.js';
+import { withTransaction, type Tx } from './sql.js';
 
-/** Body of the first response landed for (workflow id, request key), or undefined when there is none. */
+export interface RawResponse {
+  pipeline: string;
+  /** What the body is (a LoadKind, or 'adopted-scraper'). */
+  kind: string;
+  /** `METHOD /path` of the call that returned it. */
+  endpoint: string;
+  requestKey: string | null;
+  workflowId: string | null;
+  scrapingRunId: number | bigint | null;
+  receivedAt: Date;
+  loadedAt: string;
+  body: string;
+}
+
+/** Lands one response inside the caller's transaction; returns its id (the load id). */
+export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number> {
+  const sha256 = crypto.createHash('sha256').update(r.body).digest('hex');
+  const [same] = await tx.all(`SELECT id FROM raw_responses WHERE body_sha256 = ${tx.ph(1)} AND body_ref IS NULL ORDER BY id LIMIT 1`, [sha256]);
+  const bodyRef = same ? Number(same['id']) : null;
+  const [landed] = await tx.all(
+    `INSERT INTO raw_responses (pipeline, kind, endpoint, request_key, workflow_id, scraping_run_id, received_at, loaded_at, body_sha256, body_bytes, body, body_ref)
+     VALUES (${Array.from({ length: 12 }, (_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,
+    [
+      r.pipeline, r.kind, r.endpoint, r.requestKey, r.workflowId, r.scrapingRunId, r.receivedAt.toISOString(), r.loadedAt,
+      sha256, Buffer.byteLength(r.body), bodyRef === null ? r.body : '', bodyRef,
+    ],
+  );
+  return Number(landed?.['id']);
+}
+
+/** Lands a response that has no rows of its own (an adopted scraper's record) in its own transaction. */
+export async function landRawResponse(
+  db: Database,
+  r: { pipeline: string; kind: string; endpoint: string; requestKey: string; workflowId: string; body: string },
+): Promise<void> {
+  const now = new Date();
+  await withTransaction(db, (tx) =>
+    insertRawResponse(tx, { ...r, scrapingRunId: null, receivedAt: now, loadedAt: now.toISOString() }),
+  );
+}
+
+/** The body of a landed row, following its reference when it shares an earlier row's bytes. */
+const BODY = `CASE WHEN r.body_ref IS NULL THEN r.body ELSE b.body END`;
+const WITH_BODY = `raw_responses r LEFT JOIN raw_responses b ON b.id = r.body_ref`;
+
+/**
+ * Body of the first response landed for (workflow id, request key), or undefined when there is none: a response
+ * recorded by an earlier attempt of the same workflow step, so a retried step reuses it instead of calling again.
+ */
 export async function findRecordedBody(db: Database, ref: { workflowId: string; requestKey: string }): Promise<string | undefined> {
   const rows = await withTransaction(db, (tx) =>
-    tx.all(
-      `SELECT body FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND request_key = ${tx.ph(2)} ORDER BY id LIMIT 1`,
-      [ref.workflowId, ref.requestKey],
-    ),
+    tx.all(`SELECT ${BODY} AS body FROM ${WITH_BODY} WHERE r.workflow_id = ${tx.ph(1)} AND r.request_key = ${tx.ph(2)} ORDER BY r.id LIMIT 1`, [
+      ref.workflowId,
+      ref.requestKey,
+    ]),
   );
   const body = rows[0]?.['body'];
   return typeof body === 'string' ? body : undefined;
 }
 
-/**
- * Lands a response that has no rows of its own (an adopted scraper's list entry): the raw record that lets a
- * retried step find what an earlier attempt learned.
- */
-export async function landRawResponse(
-  db: Database,
-  r: { pipeline: string; kind: string; endpoint: string; requestKey: string; workflowId: string; body: string },
-): Promise<void> {
-  const now = new Date().toISOString();
-  await withTransaction(db, (tx) =>
-    tx.run(
-      `INSERT INTO raw_responses (pipeline, kind, endpoint, request_key, workflow_id, scraping_run_id, received_at, loaded_at, body_sha256, body_bytes, body)
-       VALUES (${Array.from({ length: 11 }, (_, i) => tx.ph(i + 1)).join(', ')})`,
-      [r.pipeline, r.kind, r.endpoint, r.requestKey, r.workflowId, null, now, now, crypto.createHash('sha256').update(r.body).digest('hex'), Buffer.byteLength(r.body), r.body],
-    ),
-  );
+/** The body of one landed row by its id (the load id of rows), references followed. */
+export async function readRawBody(db: Database, id: number): Promise<string | undefined> {
+  const rows = await withTransaction(db, (tx) => tx.all(`SELECT ${BODY} AS body FROM ${WITH_BODY} WHERE r.id = ${tx.ph(1)}`, [id]));
+  const body = rows[0]?.['body'];
+  return typeof body === 'string' ? body : undefined;
 }

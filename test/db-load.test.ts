@@ -10,6 +10,8 @@ import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
 import { openDatabase, type PostgresDatabase, type SqliteDatabase } from '../db/connect.js';
 import { loadBatch, type LoadBatchOptions } from '../db/load.js';
+import { readRawBody } from '../db/raw-responses.js';
+import { withTransaction } from '../db/sql.js';
 import { DATA_TABLES } from '../db/tables.js';
 import { KINDS } from '../kinds/index.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
@@ -192,6 +194,25 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     const after = await dumpDatabase(db, { keepLoadedAt: true });
     for (const t of DATA_TABLES) expect({ t, rows: after[t] }).toEqual({ t, rows: before[t] });
     expect(after['raw_responses']!.length).toBe(before['raw_responses']!.length + batches.length);
+  });
+
+  it('a body identical to one already landed is stored once: the new row points at it and reads back whole', async () => {
+    const db = dbs[dialect];
+    const stored = async () => {
+      const [row] = await withTransaction(db, (tx) => tx.all(`SELECT sum(length(body)) AS n, count(*) AS rows FROM raw_responses`, []));
+      return { bytes: Number(row?.['n']), rows: Number(row?.['rows']) };
+    };
+    const before = await stored();
+    const batch = batches[0]!;
+    const res = await loadBatch(db, batch);
+    const after = await stored();
+    expect(after.rows).toBe(before.rows + 1);
+    expect(after.bytes).toBe(before.bytes);
+    const [landed] = await withTransaction(db, (tx) => tx.all(`SELECT body, body_ref, body_bytes FROM raw_responses WHERE id = ${tx.ph(1)}`, [res.loadId]));
+    expect(landed?.['body']).toBe('');
+    expect(Number(landed?.['body_ref'])).toBeGreaterThan(0);
+    expect(Number(landed?.['body_bytes'])).toBe(Buffer.byteLength(batch.raw));
+    expect(await readRawBody(db, res.loadId)).toBe(batch.raw);
   });
 
   it('a batch failing midway leaves nothing of itself behind', async () => {

@@ -177,7 +177,10 @@ describe('service faults', () => {
   it('a destination that is not a database fails the run in seconds with the cause, without retrying', async () => {
     const notADatabase = path.join(bed.dir, 'not-a-database.sqlite');
     fs.writeFileSync(notADatabase, 'this is a text file, not an SQLite database\n'.repeat(200));
-    const spec = marketplaceSpec('bad-destination', `sqlite:${notADatabase}`, [productUrl(4242, 77)]);
+    // A URL-list pipeline does not even start: its starter stores the list in the destination and says why not.
+    const market = marketplaceSpec('bad-destination', `sqlite:${notADatabase}`, [productUrl(4242, 77)]);
+    await expect(startPipelineRun(conn(), market, 'r1')).rejects.toThrow(/not-a-database\.sqlite.*file is not a database/);
+    const spec = resultsSpec('bad-destination', `sqlite:${notADatabase}`);
     sim.resetStats();
     const started = Date.now();
     const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());

@@ -171,9 +171,12 @@ export const TABLES = {
       loaded_at: req(ts),
       body_sha256: req(txt),
       body_bytes: req(int),
+      /** The body as received; '' when `body_ref` names the earlier row holding the same bytes. */
       body: req(txt),
+      /** An identical body (same SHA-256) is stored once: later rows point at the row that holds it. */
+      body_ref: loadId,
     },
-    indexes: [index('raw_responses_pipeline_idx', 'pipeline', 'id')],
+    indexes: [index('raw_responses_pipeline_idx', 'pipeline', 'id'), index('raw_responses_body_sha256_idx', 'body_sha256')],
   }),
 
   scrapers: table({
