@@ -10,6 +10,13 @@ export const PROGRESS_QUERY = 'progress';
 /** Run key of every scheduled run: Temporal appends the scheduled time to the workflow id. */
 export const SCHEDULED_RUN_KEY = 'scheduled';
 
+/** Custom search attributes of every run (Keyword; temporal/visibility.ts sets them where they are registered). */
+export const SEARCH_ATTRIBUTE_NAMES = {
+  pipeline: 'ScrapeEtlPipeline',
+  kind: 'ScrapeEtlKind',
+  destination: 'ScrapeEtlDestination',
+} as const;
+
 /** How a kind runs; the workflow has one module per mode (workflows/) mirroring activities/. */
 export type RunMode = 'create-and-wait' | 'url-list' | 'results-sync';
 export const RUN_MODES: readonly RunMode[] = ['create-and-wait', 'url-list', 'results-sync'];

@@ -3,7 +3,7 @@
 // interrupted leaves the server (and the workflow it started) alive for the next command. A small JSON state
 // file beside the database records pid and ports; the next caller reuses a live server or restarts a dead one on
 // the same SQLite file and, when it is free, the same port, so workers reconnect to the address they knew.
-import { devServerSearchAttributeFlags } from './visibility.js';
+import { SEARCH_ATTRIBUTE_NAMES } from './contract.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -184,7 +184,7 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
       '--ui-port', String(uiPort),
       '--log-level', 'warn',
       // The run's search attributes (temporal/visibility.ts), so runs can be filtered by pipeline, kind, destination.
-      ...devServerSearchAttributeFlags(),
+      ...Object.values(SEARCH_ATTRIBUTE_NAMES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     ];
     if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
     if (opts.headless) args.push('--headless');

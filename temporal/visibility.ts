@@ -1,23 +1,19 @@
 // What a pipeline run shows in Temporal's visibility (Web UI, `temporal workflow list`, `status`): a memo on every
 // run and custom search attributes, so runs can be filtered by pipeline, kind and destination:
 //   ScrapeEtlPipeline = 'shop-prices' AND ScrapeEtlKind = 'marketplace'
-// The embedded dev server registers the attributes when it starts (devServerSearchAttributeFlags); on a cluster an
+// The embedded dev server registers the attributes when it starts (temporal/dev-server.ts); on a cluster an
 // operator registers them once (README). A start never fails for their absence: only registered ones are set.
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
 import { redactDatabaseUrl } from '../db/url.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
+import { SEARCH_ATTRIBUTE_NAMES } from './contract.js';
 
 export const SEARCH_ATTRIBUTES = {
-  pipeline: defineSearchAttributeKey('ScrapeEtlPipeline', 'KEYWORD'),
-  kind: defineSearchAttributeKey('ScrapeEtlKind', 'KEYWORD'),
-  destination: defineSearchAttributeKey('ScrapeEtlDestination', 'KEYWORD'),
+  pipeline: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.pipeline, 'KEYWORD'),
+  kind: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.kind, 'KEYWORD'),
+  destination: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.destination, 'KEYWORD'),
 } as const;
-
-/** `temporal server start-dev` flags that register the attributes on the embedded server. */
-export function devServerSearchAttributeFlags(): string[] {
-  return Object.values(SEARCH_ATTRIBUTES).flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]);
-}
 
 /** The memo every run carries: what a person looking at it in the Web UI wants first. */
 export function pipelineMemo(spec: PipelineSpec, file?: string): Record<string, unknown> {

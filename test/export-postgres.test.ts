@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type PostgresDatabase } from '../db/connect.js';
 import { exportTables } from '../export/csv.js';
-import { checkIncrementalExports, readCsv, waitForPartialFile } from './support/export-data.js';
+import { checkIncrementalExports, readCsv } from './support/export-data.js';
 import { testPostgresUrl } from './support/postgres.js';
 
 let dir: string;
@@ -38,10 +38,17 @@ describe('CSV export from Postgres', () => {
       insert into scrapers (id, name, urls, scheduled, pipeline, load_id, loaded_at, row_hash)
       select i, 'name ' || i, '{"i":' || i || '}', i % 2 = 0, 'bulk', 3, now(), 'h' from generate_series(1, 300000) i`);
     const out = join(dir, 'killed');
-    const running = exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv' });
-    await waitForPartialFile(out);
-    await db.pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where query like 'select "id"%' and pid <> pg_backend_pid()`);
+    // The kill is sent as soon as the first batch is written (not after a sleep): on a loaded machine a timer could
+    // fire after the whole table was already exported.
+    let killing: Promise<unknown> | undefined;
+    const running = exportTables(db, {
+      pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv',
+      onProgress: () => {
+        killing ??= db.pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where query like 'select "id"%' and pid <> pg_backend_pid()`);
+      },
+    });
     await expect(running).rejects.toThrow();
+    await killing;
     expect(await readdir(out)).toEqual([]);
     const wm = await db.pool.query(`select 1 from export_watermarks where pipeline = 'bulk'`);
     expect(wm.rowCount).toBe(0);
@@ -55,9 +62,7 @@ describe('CSV export from Postgres', () => {
     // Aborting (a cancelled activity) closes the cursor and returns a healthy connection to the pool.
     const abortedOut = join(dir, 'aborted');
     const ac = new AbortController();
-    const aborted = exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: abortedOut, fileName: 'big.csv', signal: ac.signal });
-    await waitForPartialFile(abortedOut);
-    ac.abort();
+    const aborted = exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: abortedOut, fileName: 'big.csv', signal: ac.signal, onProgress: () => ac.abort() });
     await expect(aborted).rejects.toThrow(/abort/i);
     expect(await readdir(abortedOut)).toEqual([]);
     const idle = await db.pool.query(`select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`);
