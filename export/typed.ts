@@ -156,12 +156,3 @@ export function bytesOf(col: ColumnInfo): (value: unknown) => Uint8Array {
     throw unexpected(col, v, 'bytes');
   };
 }
-
-/** ISO 8601 text with microseconds when they are not zero (2025-01-02T03:04:05.678901Z), for JSON Lines. */
-export function isoFromMicros(micros: bigint, utc: boolean): string {
-  const ms = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
-  const sub = ((micros % 1000n) + 1000n) % 1000n;
-  const iso = new Date(Number(ms)).toISOString();
-  const text = sub === 0n ? iso : `${iso.slice(0, -1)}${sub.toString().padStart(3, '0')}Z`;
-  return utc ? text : text.slice(0, -1);
-}

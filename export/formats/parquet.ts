@@ -13,7 +13,7 @@ import { boolOf, bytesOf, doubleOf, int64Of, textOf, timestampMicrosOf, typeColu
 import type { FormatWriter } from './index.js';
 
 /** Rows per row group: large enough for good compression and fast scans, small enough to keep memory flat. */
-export const ROW_GROUP_ROWS = 100_000;
+export const ROW_GROUP_ROWS = 50_000;
 /** A row group also ends once its text and bytes reach this size, so wide text columns cannot balloon memory. */
 const ROW_GROUP_BYTES = 64 * 1024 * 1024;
 
