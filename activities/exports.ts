@@ -1,9 +1,9 @@
-// The last step of a run: the pipeline's CSV exports (export/ module), written from the destination database.
+// The last step of a run: the pipeline's exports (export/ module: CSV, Parquet, JSON Lines, XLSX), written from the destination database.
 // Heartbeats while it streams (an export of millions of rows outlasts any heartbeat timeout), names its files
 // after the run's start time so a retried attempt replaces its own files instead of adding a set, and records
 // finished entries in its heartbeat so a retry does not write them again.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { exportTables } from '../export/csv.js';
+import { exportTables } from '../export/export.js';
 import type { ActivityDeps } from './deps.js';
 import type { ExportsHeartbeat, ExportsInput, ExportsOutput } from './types.js';
 
@@ -24,6 +24,8 @@ export function exportActivities(deps: ActivityDeps) {
           // [] means every table holding this pipeline's rows, which is what the kind writes.
           tables: e.tables,
           outDir: e.dir,
+          // A run started before exports had a format (its spec is in the workflow's history) wrote CSV.
+          format: e.format ?? 'csv',
           mode: e.mode,
           delimiter: e.delimiter,
           bom: e.bom,

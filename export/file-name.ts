@@ -1,7 +1,13 @@
 // File names of exports: a template with {pipeline}, {table} and {timestamp}, or a fixed name.
 import { basename, dirname, resolve } from 'node:path';
+import { FORMAT_EXTENSIONS, type ExportFormat } from './formats/index.js';
 
-export const DEFAULT_FILE_NAME = '{pipeline}_{table}_{timestamp}.csv';
+/** The default template of a format: its extension follows the format. */
+export function defaultFileName(format: ExportFormat): string {
+  return `{pipeline}_{table}_{timestamp}.${FORMAT_EXTENSIONS[format]}`;
+}
+
+export const DEFAULT_FILE_NAME = defaultFileName('csv');
 const PLACEHOLDER = /\{([^}]*)\}/g;
 const KNOWN = new Set(['pipeline', 'table', 'timestamp']);
 

@@ -13,6 +13,8 @@ import { DURATION_PATTERN, parseDurationMs } from './duration.js';
 import { KINDS } from '../kinds/index.js';
 import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';
+import { defaultFileName } from '../export/file-name.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
 import { PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/scrape-etl.sqlite';
@@ -44,30 +46,45 @@ const destination = z.strictObject({
 
 const FILE_NAME_PLACEHOLDERS = ['{pipeline}', '{table}', '{timestamp}'];
 
-const exportSpec = z.strictObject({
-  dir: nonEmpty.describe('folder the CSV files are written to'),
-  tables: z.array(nonEmpty).default([]).describe('tables to export; empty means every table of the kind'),
-  mode: z.enum(['full', 'incremental']).default('full'),
-  delimiter: z.string().length(1, 'must be exactly one character').default(','),
-  bom: z.boolean().default(false),
-  null_text: z.string().default(''),
-  file_name: z
-    .string()
-    .default('{pipeline}_{table}_{timestamp}.csv')
-    .refine(
-      (s) => (s.match(/\{[^}]*\}/g) ?? []).every((p) => FILE_NAME_PLACEHOLDERS.includes(p)),
-      `only these placeholders are allowed: ${FILE_NAME_PLACEHOLDERS.join(', ')}`,
-    )
-    .refine((s) => !/[\\/]/.test(s), 'must be a file name, not a path (use dir for the folder)'),
-  neutralize_formulas: z.boolean().default(true).describe('prefix cells starting with = + - @ so spreadsheets do not run them'),
-}).superRefine(
-  (e, ctx) => {
-    if (typeof e.file_name === 'string' && !e.file_name.includes('{table}') && (!Array.isArray(e.tables) || e.tables.length !== 1)) {
-      ctx.addIssue({ code: 'custom', path: ['file_name'], message: 'must contain {table} unless exactly one table is exported, or every table would write the same file' });
-    }
-  },
-  { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
-);
+const exportSpec = z
+  .strictObject({
+    dir: nonEmpty.describe('folder the files are written to'),
+    format: z.enum(EXPORT_FORMATS).default('csv').describe('file format: csv, parquet, jsonl (JSON Lines) or xlsx'),
+    tables: z.array(nonEmpty).default([]).describe('tables to export; empty means every table of the kind'),
+    mode: z.enum(['full', 'incremental']).default('full'),
+    delimiter: z.string().length(1, 'must be exactly one character').default(',').describe('CSV only'),
+    bom: z.boolean().default(false).describe('CSV only'),
+    null_text: z.string().default('').describe('CSV only'),
+    file_name: z
+      .string()
+      .refine(
+        (s) => (s.match(/\{[^}]*\}/g) ?? []).every((p) => FILE_NAME_PLACEHOLDERS.includes(p)),
+        `only these placeholders are allowed: ${FILE_NAME_PLACEHOLDERS.join(', ')}`,
+      )
+      .refine((s) => !/[\\/]/.test(s), 'must be a file name, not a path (use dir for the folder)')
+      .optional()
+      .describe('default: {pipeline}_{table}_{timestamp}.<format extension>'),
+    neutralize_formulas: z.boolean().default(true).describe('CSV and XLSX: prefix cells starting with = + - @ so spreadsheets do not run them'),
+  })
+  .superRefine(
+    (e, ctx) => {
+      if (typeof e.file_name === 'string' && !e.file_name.includes('{table}') && (!Array.isArray(e.tables) || e.tables.length !== 1)) {
+        ctx.addIssue({ code: 'custom', path: ['file_name'], message: 'must contain {table} unless exactly one table is exported, or every table would write the same file' });
+      }
+      // A CSV setting on another format would be ignored; saying so beats a Parquet file without the asked-for BOM.
+      if (e.format !== 'csv') {
+        const csvOnly: Array<[keyof typeof e, boolean]> = [
+          ['delimiter', e.delimiter !== ','],
+          ['bom', e.bom !== false],
+          ['null_text', e.null_text !== ''],
+        ];
+        for (const [key, set] of csvOnly) {
+          if (set) ctx.addIssue({ code: 'custom', path: [key], message: `applies to format csv only (this export is ${e.format}); remove it` });
+        }
+      }
+    },
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
+  );
 
 const polling = z
   .strictObject({
@@ -153,6 +170,17 @@ function withDefaults<T extends { name: string; destination?: { database?: strin
   };
 }
 
+/**
+ * The default file name's extension follows the format. Filled here, on the whole pipeline, rather than by a
+ * transform on each export: a transform inside the list would drop the list's default from the JSON Schema.
+ */
+function withExportFileNames<T extends { exports: Array<{ format: ExportFormat; file_name?: string | undefined }> }>(
+  s: T,
+): Omit<T, 'exports'> & { exports: Array<Omit<T['exports'][number], 'file_name'> & { file_name: string }> } {
+  type Export = T['exports'][number];
+  return { ...s, exports: s.exports.map((e: Export) => ({ ...e, file_name: e.file_name ?? defaultFileName(e.format) })) };
+}
+
 function withRequestName<T extends { name: string; request: { name?: string | undefined } }>(s: T) {
   return { ...s, request: { ...s.request, name: s.request.name ?? s.name } };
 }
@@ -163,7 +191,7 @@ function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
   return z
     .strictObject({ ...common, kind: z.literal(def.kind), request })
     .superRefine((p, ctx) => checkExportTables(def, p.exports, ctx))
-    .transform((s) => withDefaults(def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s));
+    .transform((s) => withExportFileNames(withDefaults(def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s)));
 }
 
 /** Export table names must be tables the kind writes: a typo would otherwise export nothing, silently. */

@@ -2,6 +2,7 @@
 // pipelines/schema.ts parses pipeline files into exactly this shape (a compile-time check there keeps the two
 // in step); workflows and activities depend only on this file, so they never import zod or YAML code.
 
+import type { ExportFormat } from '../export/formats/index.js';
 export const PIPELINE_KINDS = ['pdf', 'leads-search-engine', 'leads-social', 'job-board', 'marketplace', 'results'] as const;
 export type PipelineKind = (typeof PIPELINE_KINDS)[number];
 
@@ -58,13 +59,15 @@ export type RequestSpecByKind = {
 
 export interface ExportSpec {
   dir: string;
+  /** File format (export/formats/); the CSV-only keys keep their defaults for the others. */
+  format: ExportFormat;
   /** Table names; empty means every table the pipeline's kind writes. */
   tables: string[];
   mode: 'full' | 'incremental';
   delimiter: string;
   bom: boolean;
   null_text: string;
-  /** Template with {pipeline}, {table} and {timestamp}. */
+  /** Template with {pipeline}, {table} and {timestamp}; default {pipeline}_{table}_{timestamp}.<format extension>. */
   file_name: string;
   neutralize_formulas: boolean;
 }

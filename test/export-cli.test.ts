@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../db/connect.js';
 import { exportTables } from '../export/csv.js';
 import { CLI, REPO_ROOT, runCli } from './support/cli.js';
-import { byId, expectedById, insertScrapers, readCsv, scraperRows, waitForPartialFile } from './support/export-data.js';
+import { BIG_ID, byId, expectedById, insertScrapers, readCsv, scraperRows, waitForPartialFile } from './support/export-data.js';
+import { readParquetWithPyarrow } from './support/python-readers.js';
 
 let dir: string;
 let dbUrl: string;
@@ -51,6 +52,30 @@ describe('scrape-etl export', () => {
     const bad = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'nope']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/table "nope" does not exist/);
+  });
+
+  it('--format parquet writes a typed Parquet file named after the format, and refuses CSV-only options', async () => {
+    const rows = scraperRows('p1', 4n, 0n);
+    await withDb((db) => insertScrapers(db, rows));
+    const out = join(dir, 'pq');
+    const res = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--pipeline', 'p1', '--since-last', '--format', 'parquet', '--json']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const written = JSON.parse(res.stdout) as { table: string; file: string; rows: number };
+    expect(written).toMatchObject({ table: 'scrapers', rows: rows.length });
+    expect(written.file).toMatch(/\/p1_scrapers_\d{8}T\d{6}\.\d{3}Z\.parquet$/);
+    const read = readParquetWithPyarrow(written.file);
+    expect(Object.fromEntries(read.schema)).toMatchObject({ id: 'int64', scheduled: 'bool', loaded_at: 'timestamp[us, tz=UTC]' });
+    expect(read.rows.map((r) => r['id'])).toContainEqual({ int: BIG_ID.toString() });
+    const wm = await withDb((db) => db.sqlite.prepare('select pipeline, table_name, last_load_id from export_watermarks').all());
+    expect(wm).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: 4 }]);
+
+    const bad = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--format', 'parquet', '--bom']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/bom applies to CSV only, not to format parquet/);
+    const unknown = await runCli(['export', '--db', dbUrl, '--out', out, '--format', 'xml']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/expected one of csv, parquet, jsonl, xlsx/);
   });
 
   it('a process killed mid-export leaves no file under the final name; the next export cleans up and completes', async () => {

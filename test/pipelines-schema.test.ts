@@ -28,11 +28,29 @@ describe('pipeline schema', () => {
       kind: 'leads-social',
       request: { name: 's1', keywords: 'k', sentiment_type: 'all', expected_data: 3 },
       destination: { database: 'sqlite:./data/scrape-etl.sqlite' },
-      exports: [{ dir: 'out', tables: [], mode: 'full', delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }],
+      exports: [{ dir: 'out', format: 'csv', tables: [], mode: 'full', delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }],
       polling: { initial_interval: '2s', backoff_coefficient: 2, max_interval: '1m', deadline: '6h' },
       concurrency: 4,
       price_divisor: 100000,
     });
+  });
+
+  it('exports[].format: the default file name follows it, CSV-only keys are refused for the other formats', () => {
+    const spec = parsePipelineText(
+      'name: r\nkind: results\nexports:\n  - {dir: a, format: parquet}\n  - {dir: b, format: jsonl, file_name: "{table}.json"}\n  - {dir: c, format: xlsx, neutralize_formulas: false}\n',
+      'p.yaml',
+      { env },
+    );
+    expect(spec.exports.map((e) => [e.format, e.file_name])).toEqual([
+      ['parquet', '{pipeline}_{table}_{timestamp}.parquet'],
+      ['jsonl', '{table}.json'],
+      ['xlsx', '{pipeline}_{table}_{timestamp}.xlsx'],
+    ]);
+    expect(errorsOf('name: r\nkind: results\nexports:\n  - {dir: a, format: parquet, delimiter: ";", bom: true}\n  - {dir: b, format: xml}\n')).toEqual([
+      'p.yaml:4:42: exports[0].delimiter: applies to format csv only (this export is parquet); remove it',
+      'p.yaml:4:52: exports[0].bom: applies to format csv only (this export is parquet); remove it',
+      "p.yaml:5:22: exports[1].format: expected one of 'csv', 'parquet', 'jsonl', 'xlsx', got string 'xml'",
+    ]);
   });
 
   it('DATABASE_URL is the default destination; ${VAR:-default} in a plain scalar keeps its YAML type', () => {

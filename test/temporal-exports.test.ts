@@ -44,7 +44,7 @@ afterAll(async () => {
 const conn = () => ({ client: bed.temporal.client, taskQueue });
 
 function exportTo(dir: string, mode: ExportSpec['mode'] = 'full'): ExportSpec {
-  return { dir, tables: [], mode, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true };
+  return { dir, format: 'csv', tables: [], mode, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true };
 }
 
 /** Data records of a CSV file as Python's csv module (strict) counts them, header excluded. */

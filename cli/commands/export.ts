@@ -1,8 +1,9 @@
-// `scrape-etl export`: writes tables of a database to CSV files, all rows or (--since-last) the rows loaded
-// since the pipeline's previous export. Files appear only when complete; see docs/csv-and-compose.md.
+// `scrape-etl export`: writes tables of a database to CSV, Parquet, JSON Lines or XLSX files, all rows or
+// (--since-last) the rows loaded since the pipeline's previous export. Files appear only when complete; see
+// docs/csv-and-compose.md.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { ExportOptions } from '../../export/csv.js';
-import { DEFAULT_FILE_NAME } from '../../export/file-name.js';
+import type { ExportOptions } from '../../export/export.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../../export/formats/index.js';
 
 interface ExportCliOptions {
   db?: string;
@@ -15,7 +16,8 @@ interface ExportCliOptions {
   bom?: boolean;
   nullText: string;
   neutralizeFormulas: boolean;
-  fileName: string;
+  fileName?: string;
+  format: ExportFormat;
   lineEnding: 'crlf' | 'lf';
   json?: boolean;
 }
@@ -43,6 +45,12 @@ function delimiter(value: string): string {
   return value;
 }
 
+function format(value: string): ExportFormat {
+  const f = EXPORT_FORMATS.find((x) => x === value.toLowerCase());
+  if (f === undefined) throw new InvalidArgumentError(`expected one of ${EXPORT_FORMATS.join(', ')}`);
+  return f;
+}
+
 function lineEnding(value: string): 'crlf' | 'lf' {
   if (value !== 'crlf' && value !== 'lf') throw new InvalidArgumentError('expected crlf or lf');
   return value;
@@ -51,34 +59,36 @@ function lineEnding(value: string): 'crlf' | 'lf' {
 export function register(program: Command): void {
   program
     .command('export')
-    .description('write tables to CSV files (streamed; each file appears only when complete)')
+    .description('write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)')
     .option('--db <url>', 'database URL (default: $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
-    .requiredOption('--out <dir>', 'directory for the CSV files (created if missing)')
+    .requiredOption('--out <dir>', 'directory for the files (created if missing)')
+    .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, format, 'csv')
     .option('--tables <a,b>', 'tables to export (default: every data table)', list)
     .option('--columns <t.c,...>', 'write only these columns of the tables named (table.column, in file order)', columnList)
     .option('--since-last', "only rows loaded since this pipeline's last --since-last export (moves its watermark)")
     .option('--pipeline <name>', 'only rows of this pipeline; also names the watermark and {pipeline} in file names')
-    .option('--delimiter <char>', 'field delimiter (\\t or "tab" for a tab)', delimiter, ',')
-    .option('--bom', 'start files with a UTF-8 byte order mark (for Excel)')
-    .option('--null-text <text>', 'text written for NULL (default: empty cell; empty strings are written as "")', '')
-    .option('--no-neutralize-formulas', 'do not prefix text cells starting with = + - @ tab or CR with a single quote')
-    .option('--file-name <template>', 'file name: a fixed name, or a template with {pipeline} {table} {timestamp}', DEFAULT_FILE_NAME)
-    .option('--line-ending <crlf|lf>', 'record separator', lineEnding, 'crlf')
+    .option('--delimiter <char>', 'CSV field delimiter (\\t or "tab" for a tab)', delimiter, ',')
+    .option('--bom', 'CSV: start files with a UTF-8 byte order mark (for Excel)')
+    .option('--null-text <text>', 'CSV: text written for NULL (default: empty cell; empty strings are written as "")', '')
+    .option('--no-neutralize-formulas', 'CSV and XLSX: do not prefix text cells starting with = + - @ tab or CR with a single quote')
+    .option('--file-name <template>', 'file name: a fixed name, or a template with {pipeline} {table} {timestamp} (default: {pipeline}_{table}_{timestamp}.<format>)')
+    .option('--line-ending <crlf|lf>', 'CSV record separator', lineEnding, 'crlf')
     .option('--json', 'print one JSON object per file written')
     .action(async (opts: ExportCliOptions) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
-      const { exportTables } = await import('../../export/csv.js');
+      const { exportTables } = await import('../../export/export.js');
       const db = await openDatabase(opts.db ?? defaultDatabaseUrl());
       try {
         const options: ExportOptions = {
           outDir: opts.out,
+          format: opts.format,
           mode: opts.sinceLast ? 'incremental' : 'full',
           delimiter: opts.delimiter,
           bom: opts.bom ?? false,
           nullText: opts.nullText,
           neutralizeFormulas: opts.neutralizeFormulas,
-          fileName: opts.fileName,
+          ...(opts.fileName !== undefined ? { fileName: opts.fileName } : {}),
           lineEnding: opts.lineEnding,
           ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
           ...(opts.tables ? { tables: opts.tables } : {}),

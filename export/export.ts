@@ -1,0 +1,273 @@
+// Export of database tables to files (CSV, Parquet, JSON Lines, XLSX): rows are streamed from the raw driver in
+// batches to one writer per format (formats/), into a file that appears under its final name only when complete
+// (atomic-file.ts); incremental exports take the rows loaded since the last export and move the watermark only
+// once the file is in place. Table selection, watermarks, file names and atomicity live here, once, for every
+// format; a format only turns batches of rows into bytes.
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { writeAtomically, removeAbandonedPartials } from './atomic-file.js';
+import { describeTable, isInternalTable, listTables, tableHasPipelineRows, type ColumnHints, type ColumnInfo } from './columns.js';
+import { quoteIdent, type ExportDatabase } from './database.js';
+import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
+import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
+import { rowBatches, type RawRow } from './rows.js';
+import { projectSqliteHints } from './schema-hints.js';
+import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
+
+export interface ExportOptions {
+  /** Only rows of this pipeline (tables need a `pipeline` column); also names the watermark. */
+  pipeline?: string;
+  /**
+   * Tables to export; empty or absent = every table with lineage columns, or with `pipeline` set, every such table
+   * holding rows of it (none: nothing is written and the result is []).
+   */
+  tables?: string[];
+  outDir: string;
+  /** File format; default 'csv'. The options marked "CSV only" must keep their defaults for the others. */
+  format?: ExportFormat;
+  /** 'incremental' writes only rows with `load_id` above the watermark of (pipeline, table). Default 'full'. */
+  mode?: 'full' | 'incremental';
+  /** Field delimiter; default ','. CSV only. */
+  delimiter?: string;
+  /** Start each file with a UTF-8 byte order mark, so Excel reads it as UTF-8. Default false. CSV only. */
+  bom?: boolean;
+  /** Text for SQL NULL; default '' (an empty unquoted cell; empty strings are then written as ""). CSV only. */
+  nullText?: string;
+  /** File name template with {pipeline}, {table}, {timestamp}, or a fixed name. Default defaultFileName(format). */
+  fileName?: string;
+  /**
+   * Prefix text cells starting with = + - @ tab CR LF with a single quote. Default true. Applies to the
+   * spreadsheet formats (CSV, XLSX); Parquet and JSON Lines feed programs and always hold the text as stored.
+   */
+  neutralizeFormulas?: boolean;
+  /** Per table, the columns to write, in this order; other tables get all their columns. */
+  columns?: Record<string, string[]>;
+  /** Record separator: 'crlf' as RFC 4180 says (default), or 'lf'. CSV only. */
+  lineEnding?: 'crlf' | 'lf';
+  /** Extra column kinds for SQLite (the project's Drizzle schema is always consulted). */
+  columnHints?: ColumnHints;
+  /** Stops the export; the file being written is removed and its watermark stays where it was. */
+  signal?: AbortSignal;
+  /** Called after every batch of rows written (e.g. to heartbeat a Temporal activity during a long table). */
+  onProgress?: (progress: { table: string; rows: number }) => void;
+  /**
+   * The time {timestamp} renders; default now. A pipeline run passes its own start time, so a retried export
+   * writes the same file names and replaces its own files instead of adding a second set.
+   */
+  timestamp?: Date;
+  /**
+   * Identifies the run this export belongs to (a pipeline run's workflow id). An incremental table whose
+   * watermark this run already moved with this same file is not exported again: see exportOne.
+   */
+  runId?: string;
+}
+
+export interface ExportedFile {
+  table: string;
+  /** Absolute path of the written file. */
+  file: string;
+  rows: number;
+}
+
+const BATCH_ROWS = 1000;
+
+interface Settings extends FormatSettings {
+  mode: 'full' | 'incremental';
+  fileName: string;
+}
+
+const CSV_DEFAULTS = { delimiter: ',', bom: false, nullText: '', lineEnding: 'crlf' } as const;
+
+function settingsOf(o: ExportOptions): Settings {
+  const format = o.format ?? 'csv';
+  if (!EXPORT_FORMATS.includes(format)) throw new Error(`export: format "${String(format)}" is not one of ${EXPORT_FORMATS.join(', ')}`);
+  if (format !== 'csv') {
+    // Silently ignoring a CSV setting would leave the user wondering why the Parquet file has no BOM.
+    for (const key of Object.keys(CSV_DEFAULTS) as Array<keyof typeof CSV_DEFAULTS>) {
+      if (o[key] !== undefined && o[key] !== CSV_DEFAULTS[key]) throw new Error(`export: ${key} applies to CSV only, not to format ${format}`);
+    }
+  }
+  const s: Settings = {
+    format,
+    mode: o.mode ?? 'full',
+    delimiter: o.delimiter ?? CSV_DEFAULTS.delimiter,
+    bom: o.bom ?? CSV_DEFAULTS.bom,
+    nullText: o.nullText ?? CSV_DEFAULTS.nullText,
+    fileName: o.fileName ?? defaultFileName(format),
+    neutralizeFormulas: o.neutralizeFormulas ?? true,
+    lineEnding: o.lineEnding ?? CSV_DEFAULTS.lineEnding,
+  };
+  if (s.mode !== 'full' && s.mode !== 'incremental') throw new Error(`export: mode "${String(s.mode)}" is not 'full' or 'incremental'`);
+  if (s.delimiter === '' || /["\r\n]/.test(s.delimiter)) {
+    throw new Error(`export: delimiter ${JSON.stringify(s.delimiter)} cannot be used; it must be non-empty and contain no quote or line break`);
+  }
+  if (s.lineEnding !== 'crlf' && s.lineEnding !== 'lf') throw new Error(`export: line ending "${String(s.lineEnding)}" is not 'crlf' or 'lf'`);
+  if (o.pipeline !== undefined && (o.pipeline === '' || o.pipeline === ALL_PIPELINES)) {
+    throw new Error(`export: pipeline name ${JSON.stringify(o.pipeline)} is not a pipeline name`);
+  }
+  return s;
+}
+
+export async function exportTables(db: ExportDatabase, options: ExportOptions): Promise<ExportedFile[]> {
+  const settings = settingsOf(options);
+  const hints = db.dialect === 'sqlite' ? mergeHints(projectSqliteHints(), options.columnHints) : undefined;
+  const tables = await chooseTables(db, options, hints);
+  // A run that loaded nothing has nothing to export; that is not an error for the run.
+  if (tables.length === 0) return [];
+  validateFileNameTemplate(settings.fileName, tables.length);
+  for (const t of Object.keys(options.columns ?? {})) {
+    if (!tables.some((x) => x.name === t)) throw new Error(`export: columns are given for table "${t}", which is not being exported`);
+  }
+
+  const outDir = resolve(options.outDir);
+  // Every file name is rendered and checked before anything is created, so a refused name leaves no trace.
+  const timestamp = fileTimestamp(options.timestamp ?? new Date());
+  const names = new Set<string>();
+  const targets = tables.map(({ name: table, columns }) => {
+    const fileName = renderFileName(settings.fileName, { pipeline: options.pipeline ?? 'all', table, timestamp });
+    if (names.has(fileName)) throw new Error(`export: two tables would both be written to "${fileName}"; add {table} to the file name`);
+    names.add(fileName);
+    return { table, columns, path: pathInside(outDir, fileName) };
+  });
+
+  const writer = await loadFormatWriter(settings.format);
+  await mkdir(outDir, { recursive: true });
+  await removeAbandonedPartials(outDir);
+  const results: ExportedFile[] = [];
+  for (const { table, columns, path } of targets) {
+    options.signal?.throwIfAborted();
+    results.push(await exportOne(db, table, columns, path, options, settings, writer));
+  }
+  return results;
+}
+
+function mergeHints(a: ColumnHints, b: ColumnHints | undefined): ColumnHints {
+  if (!b) return a;
+  const out: ColumnHints = { ...a };
+  for (const [t, cols] of Object.entries(b)) out[t] = { ...(a[t] ?? {}), ...cols };
+  return out;
+}
+
+async function chooseTables(
+  db: ExportDatabase,
+  options: ExportOptions,
+  hints: ColumnHints | undefined,
+): Promise<Array<{ name: string; columns: ColumnInfo[] }>> {
+  if (options.tables && options.tables.length > 0) {
+    const unique = [...new Set(options.tables)];
+    return Promise.all(unique.map(async (name) => ({ name, columns: await describeTable(db, name, hints) })));
+  }
+  const chosen: Array<{ name: string; columns: ColumnInfo[] }> = [];
+  for (const name of await listTables(db)) {
+    if (isInternalTable(name)) continue;
+    const columns = await describeTable(db, name, hints);
+    const names = new Set(columns.map((c) => c.name));
+    // Data tables carry lineage; control tables (raw responses, run bookkeeping) do not have both columns.
+    if (!names.has('pipeline') || !names.has('load_id')) continue;
+    if (options.pipeline !== undefined && !(await tableHasPipelineRows(db, name, options.pipeline))) continue;
+    chosen.push({ name, columns });
+  }
+  if (chosen.length === 0 && options.pipeline === undefined) {
+    throw new Error('export: no tables to export: the database has no table with pipeline and load_id columns (is it a scrape-etl database?)');
+  }
+  return chosen;
+}
+
+function pickColumns(table: string, all: ColumnInfo[], wanted: string[] | undefined): ColumnInfo[] {
+  if (!wanted) return all;
+  if (wanted.length === 0) throw new Error(`export: the column list for table "${table}" is empty`);
+  return wanted.map((name) => {
+    const col = all.find((c) => c.name === name);
+    if (!col) throw new Error(`export: table "${table}" has no column "${name}" (columns: ${all.map((c) => c.name).join(', ')})`);
+    return col;
+  });
+}
+
+async function exportOne(
+  db: ExportDatabase,
+  table: string,
+  allColumns: ColumnInfo[],
+  finalPath: string,
+  options: ExportOptions,
+  settings: Settings,
+  writer: FormatWriter,
+): Promise<ExportedFile> {
+  const columns = pickColumns(table, allColumns, options.columns?.[table]);
+  const has = (name: string) => allColumns.some((c) => c.name === name);
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const param = () => (db.dialect === 'sqlite' ? '?' : `$${params.length}`);
+
+  if (options.pipeline !== undefined) {
+    if (!has('pipeline')) {
+      throw new Error(`export: table "${table}" has no pipeline column, so it cannot be limited to pipeline "${options.pipeline}"; export it without a pipeline`);
+    }
+    params.push(options.pipeline);
+    where.push(`pipeline = ${param()}`);
+  }
+
+  const incremental = settings.mode === 'incremental';
+  const watermarkKey = options.pipeline ?? ALL_PIPELINES;
+  const selected = columns.map((c) => c.name);
+  let loadIdIndex = -1;
+  if (incremental) {
+    if (!has('load_id')) throw new Error(`export: table "${table}" has no load_id column, so it cannot be exported incrementally; use a full export`);
+    // This very file already moved the watermark (a retried export of the same run, after a crash between the
+    // watermark and the caller's record of it): exporting again would replace it with the rows since, none.
+    if (options.runId !== undefined) {
+      const last = await readLastExportedFile(db, watermarkKey, table);
+      if (last !== null && last.run === options.runId && last.file === finalPath) return { table, file: finalPath, rows: last.rows };
+    }
+    const watermark = await readWatermark(db, watermarkKey, table);
+    if (watermark !== null) {
+      params.push(db.dialect === 'sqlite' ? watermark : watermark.toString());
+      where.push(`load_id > ${param()}`);
+    }
+    loadIdIndex = selected.indexOf('load_id');
+    // The watermark needs load_id even when the file does not show it: read it as one extra, unwritten column.
+    if (loadIdIndex < 0) loadIdIndex = selected.push('load_id') - 1;
+  }
+
+  const sql =
+    `select ${selected.map(quoteIdent).join(', ')} from ${quoteIdent(table)}` + (where.length > 0 ? ` where ${where.join(' and ')}` : '');
+  const stats: { rows: number; maxLoadId: bigint | null } = { rows: 0, maxLoadId: null };
+
+  await writeAtomically(finalPath, async (tempPath) => {
+    const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;
+    const batches = tracked(rowBatches(db, sql, params, BATCH_ROWS), loadIdIndex, stats, progress);
+    await writer.write({ path: tempPath, table, columns, dialect: db.dialect, batches, settings, ...(options.signal ? { signal: options.signal } : {}) });
+  });
+
+  // Only now that the file is durable under its final name: a crash before this line repeats these rows in the
+  // next incremental export (at least once), it never skips them.
+  if (incremental && stats.maxLoadId !== null) {
+    await advanceWatermark(db, watermarkKey, table, stats.maxLoadId, options.runId === undefined ? undefined : { run: options.runId, file: finalPath, rows: stats.rows });
+  }
+  return { table, file: finalPath, rows: stats.rows };
+}
+
+/**
+ * The rows as they stream past the writer: counts them and keeps the highest load id for the watermark. Rows
+ * may carry one extra trailing value (load_id read only for the watermark); writers use the first
+ * `columns.length` values of each row.
+ */
+async function* tracked(
+  batches: AsyncIterable<RawRow[]>,
+  loadIdIndex: number,
+  stats: { rows: number; maxLoadId: bigint | null },
+  onBatch: (() => void) | undefined,
+): AsyncGenerator<RawRow[]> {
+  for await (const batch of batches) {
+    if (loadIdIndex >= 0) {
+      for (const raw of batch) {
+        const v = raw[loadIdIndex];
+        const id = typeof v === 'bigint' ? v : BigInt(v as string | number);
+        if (stats.maxLoadId === null || id > stats.maxLoadId) stats.maxLoadId = id;
+      }
+    }
+    stats.rows += batch.length;
+    yield batch;
+    // Resumed when the writer asks for the next batch: this one is written (or buffered by the format).
+    onBatch?.();
+  }
+}
