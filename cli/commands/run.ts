@@ -126,6 +126,25 @@ export async function waitWithInterrupt(session: Session, run: StartedRun, spec:
   }
 }
 
+/**
+ * What can be checked before anything starts (no Temporal server, no workflow): the destination, and for the
+ * embedded server (whose worker is this process, or the next `run` that attaches) the service settings the worker
+ * will read from this environment. Every problem at once, exit 2.
+ */
+async function preflight(file: string, spec: PipelineSpec): Promise<void> {
+  const { destinationIssues, serviceSettingsProblem } = await import('../../pipelines/preflight.js');
+  const { formatIssue } = await import('../../pipelines/errors.js');
+  const { temporalSettings } = await import('../../temporal/settings.js');
+  const problems = (await destinationIssues(file, spec)).map(formatIssue);
+  if (temporalSettings().address === undefined) {
+    const service = await serviceSettingsProblem(spec);
+    if (service !== undefined) problems.push(service);
+  }
+  if (problems.length > 0) {
+    throw Object.assign(new Error(`${problems.join('\n')}\nnothing was started`), { exitCode: 2 });
+  }
+}
+
 export function register(program: Command): void {
   program
     .command('run')
@@ -145,6 +164,7 @@ export function register(program: Command): void {
       const { openSession } = await import('../session.js');
       const log = createLogger({ verbose: flags.verbose ?? false });
       const spec = await loadPipelineFile(file);
+      await preflight(file, spec);
       const session = await openSession({ log, worker: !flags.detach });
       let exitCode = 0;
       try {
