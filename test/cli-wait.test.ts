@@ -1,5 +1,5 @@
-// A waiting `scrape-etl run` (issue 10, defect 10): SIGTERM ends the wait as cleanly as Ctrl-C, at any step, and a
-// long wait leaks no listeners.
+// A waiting `scrape-etl run` and what `status` says afterwards (issue 10, defect 10): SIGTERM ends the wait as
+// cleanly as Ctrl-C, a long wait leaks no listeners, and a failed run known only to Temporal still shows why.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -116,5 +116,35 @@ describe('a `scrape-etl run` between start and wait', () => {
     } finally {
       sim.setRunDurationMs(500);
     }
+  }, 120_000);
+});
+
+describe('scrape-etl status', () => {
+  it('a FAILED run with no pipeline_runs row shows the failure Temporal recorded', async () => {
+    sim.setFaults({ runFailureRate: 1 });
+    let reason: string;
+    let workflowId: string;
+    try {
+      const r = await runCli(['run', path.join(EXAMPLES, 'leads-search-engine.yaml')], { cwd: dir, env, timeoutMs: 90_000 });
+      expect(r.code, r.stderr).toBe(1);
+      const m = /^pipeline leads-coffee-roasters failed \((\S+)\): (.+)$/m.exec(r.stderr);
+      expect(m, r.stderr).not.toBeNull();
+      workflowId = m![1]!;
+      reason = m![2]!;
+    } finally {
+      sim.setFaults({ runFailureRate: 0 });
+    }
+    // Another destination: its pipeline_runs table has never heard of this run; only Temporal knows it failed.
+    const elsewhere = `sqlite:${path.join(dir, 'elsewhere.sqlite')}`;
+    const json = await runCli(['status', '--json', '--database', elsewhere], { cwd: dir, env });
+    expect(json.code, json.stderr).toBe(0);
+    const row = jsonLines(json.stdout).find((x) => x['workflowId'] === workflowId);
+    expect(row?.['state']).toBe('FAILED');
+    expect(row?.['tableStatus']).toBeNull();
+    expect(row?.['error']).toContain(reason);
+
+    const text = await runCli(['status', '--database', elsewhere], { cwd: dir, env });
+    const line = text.stdout.split('\n').find((l) => l.includes(workflowId));
+    expect(line, text.stdout).toContain(reason.replace(/\s+/g, ' ').slice(0, 60));
   }, 120_000);
 });
