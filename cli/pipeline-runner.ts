@@ -85,40 +85,67 @@ export interface WaitOptions {
   log: Logger;
 }
 
+/** Execution states after which a workflow does nothing more (CONTINUED_AS_NEW is never the latest run's). */
+const CLOSED = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
+
+/**
+ * Waits for a run by short calls only (describe, the progress query), each cancelled when `signal` aborts, and
+ * fetches the outcome once the workflow is closed. No long poll (`handle.result()` from the start) stays in flight:
+ * one left behind when the command closed its connection after Ctrl-C or SIGTERM came back from the SDK's retry
+ * timer as an uncaught "Channel has been shut down".
+ */
 export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<RunOutcome> {
   const reporter = createProgressReporter(opts.mode, run.workflowId);
-  let stopPolling = false;
-  const poll = (async () => {
-    while (!stopPolling) {
+  const interrupted = (): RunOutcome => ({ status: 'interrupted', workflowId: run.workflowId });
+  try {
+    for (;;) {
+      if (opts.signal?.aborted) return interrupted();
+      let state: string | undefined;
       try {
-        const p = await run.handle.query<PipelineProgress>(PROGRESS_QUERY);
-        if (!stopPolling) reporter.update(toSnapshot(p));
+        state = (await cancellable(run, opts.signal, () => run.handle.describe())).status.name;
+      } catch (err) {
+        if (opts.signal?.aborted) return interrupted();
+        if (err instanceof WorkflowNotFoundError) return { status: 'failed', workflowId: run.workflowId, reason: failureReason(err) };
+        // The server restarting or a slow answer: look again at the next tick.
+        opts.log.debug({ err: (err as Error).message }, 'describing the workflow failed');
+      }
+      if (state !== undefined && CLOSED.has(state)) {
+        try {
+          // Closed: the history ends with the close event, so this answers at once.
+          const result = await cancellable(run, opts.signal, () => run.handle.result() as Promise<PipelineWorkflowResult>);
+          return { status: 'completed', workflowId: run.workflowId, result };
+        } catch (err) {
+          if (opts.signal?.aborted) return interrupted();
+          return { status: 'failed', workflowId: run.workflowId, reason: failureReason(err) };
+        }
+      }
+      try {
+        const p = await cancellable(run, opts.signal, () => run.handle.query<PipelineProgress>(PROGRESS_QUERY));
+        reporter.update(toSnapshot(p));
       } catch (err) {
         // No worker has picked the workflow up yet, or it just finished: nothing to show this time.
-        opts.log.debug({ err: (err as Error).message }, 'progress query failed');
+        if (!opts.signal?.aborted) opts.log.debug({ err: (err as Error).message }, 'progress query failed');
       }
       await sleep(opts.pollMs ?? 500, opts.signal);
     }
-  })();
-  const interrupted = new Promise<'interrupted'>((resolve) => {
-    if (opts.signal?.aborted) resolve('interrupted');
-    opts.signal?.addEventListener('abort', () => resolve('interrupted'), { once: true });
-  });
-  let outcome: RunOutcome | undefined;
-  try {
-    outcome = await Promise.race([
-      run.handle.result().then(
-        (result: PipelineWorkflowResult): RunOutcome => ({ status: 'completed', workflowId: run.workflowId, result }),
-        (err: unknown): RunOutcome => ({ status: 'failed', workflowId: run.workflowId, reason: failureReason(err) }),
-      ),
-      interrupted.then((): RunOutcome => ({ status: 'interrupted', workflowId: run.workflowId })),
-    ]);
-    return outcome;
   } finally {
-    stopPolling = true;
     reporter.stop();
-    // After Ctrl-C a progress query may hang (the worker is going away): do not wait for it.
-    if (outcome?.status !== 'interrupted') await poll.catch(() => undefined);
+  }
+}
+
+/**
+ * Runs one client call that `signal` cancels. The SDK adds an abort listener per call to the signal it is given
+ * and never removes it, so each call gets its own short-lived signal, linked to `signal` only while it runs.
+ */
+async function cancellable<T>(run: StartedRun, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+  if (signal === undefined) return call();
+  const own = new AbortController();
+  const forward = () => own.abort();
+  signal.addEventListener('abort', forward, { once: true });
+  try {
+    return await run.handle.client.withAbortSignal(own.signal, call);
+  } finally {
+    signal.removeEventListener('abort', forward);
   }
 }
 
@@ -142,13 +169,25 @@ function toSnapshot(p: PipelineProgress) {
   };
 }
 
+/**
+ * Resolves after `ms`, or at once when `signal` aborts. The abort listener is removed when the timer fires: one
+ * left on the signal per poll was the MaxListenersExceededWarning of long waits (11 listeners after 5 s).
+ */
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    if (signal?.aborted) {
+      resolve();
+      return;
+    }
+    const onAbort = () => {
       clearTimeout(t);
       resolve();
-    }, { once: true });
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 

@@ -63,6 +63,9 @@ function routeSdkLogs(log: Logger): void {
   if (sdkLogsRouted) return;
   sdkLogsRouted = true;
   Runtime.install({
+    // The command owns SIGINT/SIGTERM (`run` traps them for its whole life) and stops this worker itself in
+    // close(); the SDK's default handlers would shut the worker down behind its back, mid-command.
+    shutdownSignals: [],
     logger: new DefaultLogger('DEBUG', (entry) => {
       const { message, level, meta } = entry;
       if (level === 'ERROR') log.warn({ sdk: true, ...meta }, message);

@@ -224,3 +224,122 @@ async function openPostgres(url: string, poolSize: number): Promise<PostgresData
     },
   };
 }
+
+export interface ProbeDatabaseOptions {
+  /** Postgres: how long to wait for a connection and for `SELECT 1` (default 5 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * Checks, without creating or migrating anything, that `openDatabase(url)` can work: a command calls it before a
+ * workflow starts so that a destination no retry can fix is reported in seconds, as a problem of the pipeline file.
+ * SQLite: an existing file must be an SQLite database (opened read-only) that can be written; a missing file
+ * needs a folder that can be created (its nearest existing ancestor is a writable folder). Postgres: connects
+ * with a short timeout and runs `SELECT 1`. Throws an Error whose message says what is wrong (password redacted).
+ */
+export async function probeDatabase(url: string, opts: ProbeDatabaseOptions = {}): Promise<void> {
+  const parsed = parseDatabaseUrl(url);
+  if (parsed.dialect === 'sqlite') probeSqlite(parsed.file);
+  else await probePostgres(parsed.url, opts.timeoutMs ?? 5000);
+}
+
+function probeSqlite(file: string): void {
+  if (file === ':memory:') return;
+  const full = path.resolve(file);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(full);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ENOTDIR: some ancestor is a file; found and named by the walk below.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`cannot read ${full}: ${(err as Error).message}`, { cause: err });
+  }
+  if (stat === undefined) {
+    probeCreatableFolder(full);
+    return;
+  }
+  if (stat.isDirectory()) throw new Error(`${full} is a folder, not a database file (expected sqlite:<path to a file>)`);
+  let sqlite: BetterSqlite3.Database | undefined;
+  try {
+    sqlite = new BetterSqlite3(full, { readonly: true, fileMustExist: true });
+    // Opening reads nothing; the first query reads the header, which is where "file is not a database" shows.
+    sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      throw new Error(`${full} is not an SQLite database (${(err as Error).message}); point destination.database at an SQLite database file, or at a path that does not exist yet`, { cause: err });
+    }
+    throw new Error(`cannot open SQLite database ${full}: ${(err as Error).message}`, { cause: err });
+  } finally {
+    sqlite?.close();
+  }
+  // A load writes the file and creates its -wal and -shm files beside it.
+  for (const [target, what] of [[full, 'the database file'], [path.dirname(full), 'its folder (SQLite writes a -wal file there)']] as const) {
+    try {
+      fs.accessSync(target, fs.constants.W_OK);
+    } catch {
+      throw new Error(`${what} ${target} is not writable by this user`);
+    }
+  }
+}
+
+/** The folder of a database file that does not exist yet must be creatable: its nearest existing ancestor is a writable folder. */
+function probeCreatableFolder(file: string): void {
+  let dir = path.dirname(file);
+  for (;;) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`cannot read ${dir}: ${(err as Error).message}`, { cause: err });
+    }
+    if (stat !== undefined) {
+      if (!stat.isDirectory()) throw new Error(`cannot create the database ${file}: ${dir} is not a folder`);
+      try {
+        fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+      } catch {
+        throw new Error(`cannot create the database ${file}: folder ${dir} is not writable by this user`);
+      }
+      return;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`cannot create the database ${file}: no existing folder above it`);
+    dir = parent;
+  }
+}
+
+/** host:port of a Postgres URL for messages (the defaults libpq would use when they are left out). */
+function postgresEndpoint(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.hostname || u.searchParams.get('host') || 'localhost';
+    return `${host}:${u.port || '5432'}`;
+  } catch {
+    return redactDatabaseUrl(url);
+  }
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET']);
+
+async function probePostgres(url: string, timeoutMs: number): Promise<void> {
+  const endpoint = postgresEndpoint(url);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, application_name: 'scrape-etl-probe' });
+  // A connection dropped after the probe must not crash the process; the probe's own awaits report failures.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (err) {
+    const e = err as Error & { code?: unknown };
+    const code = typeof e.code === 'string' ? e.code : undefined;
+    // pg's own messages name the role or database ("password authentication failed for user …", "database … does
+    // not exist") and never the password; network errors say little, so say where we tried.
+    if ((code !== undefined && UNREACHABLE_CODES.has(code)) || /timeout|timed out|terminated unexpectedly/i.test(e.message)) {
+      throw new Error(`cannot reach Postgres at ${endpoint} (${code ?? e.message}); is the server running and the host and port right?`, { cause: err });
+    }
+    throw new Error(`Postgres at ${endpoint}: ${e.message}`, { cause: err });
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

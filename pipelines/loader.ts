@@ -49,6 +49,25 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
 
 type Path = Array<string | number>;
 
+/**
+ * line:col of the value at `path` in a pipeline file, for problems found after loading (pipelines/preflight.ts
+ * probes the destination): they are reported at the same place as the loader's own. Undefined when the file does
+ * not hold that value (a default applied by the loader) or cannot be read again.
+ */
+export async function positionInPipelineFile(file: string, path: Path): Promise<{ line: number; col: number } | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: false });
+  const found = locate(doc, path);
+  const offset = found.complete ? nodeStart(found.node) : undefined;
+  return offset === undefined ? undefined : lineCounter.linePos(offset);
+}
+
 export function parsePipelineText(text: string, file: string, opts: LoadOptions = {}): PipelineSpec {
   const env = opts.env ?? process.env;
   const lineCounter = new LineCounter();

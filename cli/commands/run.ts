@@ -60,13 +60,14 @@ export async function printOutcome(
   startedAt: Date,
   json: boolean,
   resumeHint: string,
+  interruptedExitCode = 130,
 ): Promise<number> {
   const { formatRowsByTable } = await import('../pipeline-runner.js');
   if (outcome.status === 'interrupted') {
     const msg = `interrupted: run ${run.workflowId} keeps running in Temporal; resume with: ${resumeHint}`;
     if (json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', workflowId: run.workflowId, resume: resumeHint })}\n`);
     process.stderr.write(`${msg}\n`);
-    return 130;
+    return interruptedExitCode;
   }
   if (outcome.status === 'failed') {
     if (json) process.stdout.write(`${JSON.stringify({ type: 'failed', workflowId: run.workflowId, pipeline: spec.name, reason: outcome.reason })}\n`);
@@ -108,21 +109,77 @@ export async function printOutcome(
   return result.status === 'succeeded' ? 0 : 3;
 }
 
-/** Waits for a started run, turning Ctrl-C into "leave it running" rather than killing anything. */
-export async function waitWithInterrupt(session: Session, run: StartedRun, spec: PipelineSpec, json: boolean, log: Logger): Promise<RunOutcome> {
+/** Waits for a started run; `signal` (Ctrl-C, SIGTERM) turns into "leave it running" rather than killing anything. */
+export async function waitWithInterrupt(
+  session: Session,
+  run: StartedRun,
+  spec: PipelineSpec,
+  json: boolean,
+  log: Logger,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
   const { settleRun, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
+  const outcome = await waitForRun(run, { mode: progressMode({ json }), signal, log });
+  settleRun(session.settings.dataDir, spec, outcome);
+  return outcome;
+}
+
+/** Exit codes of a command ended by a signal, as a shell reports them (128 + the signal's number). */
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+type TrappedSignal = keyof typeof SIGNAL_EXIT_CODES;
+
+export interface SignalTrap {
+  /** Aborted by the first Ctrl-C or SIGTERM. */
+  signal: AbortSignal;
+  /** 130 after SIGINT, 143 after SIGTERM (130 when none came). */
+  exitCode(): number;
+  dispose(): void;
+}
+
+/**
+ * Ctrl-C and SIGTERM for the whole of a command, not only while it waits: the first one stops the command at
+ * its next step (the workflow, safe in Temporal, keeps running), a second one exits at once. A signal that came
+ * before the wait used to meet only the SDK's own handler, which stopped the worker and left the command
+ * waiting forever.
+ */
+export function trapSignals(): SignalTrap {
   const abort = new AbortController();
-  const onSignal = () => abort.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const outcome = await waitForRun(run, { mode: progressMode({ json }), signal: abort.signal, log });
-    settleRun(session.settings.dataDir, spec, outcome);
-    return outcome;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+  let received: TrappedSignal | undefined;
+  const onSignal = (sig: TrappedSignal) => {
+    if (received !== undefined) {
+      process.stderr.write(`${sig} again: exiting now; the run keeps going in Temporal\n`);
+      process.exit(SIGNAL_EXIT_CODES[sig]);
+    }
+    received = sig;
+    abort.abort();
+  };
+  for (const sig of Object.keys(SIGNAL_EXIT_CODES) as TrappedSignal[]) process.on(sig, onSignal);
+  return {
+    signal: abort.signal,
+    exitCode: () => SIGNAL_EXIT_CODES[received ?? 'SIGINT'],
+    dispose() {
+      for (const sig of Object.keys(SIGNAL_EXIT_CODES) as TrappedSignal[]) process.off(sig, onSignal);
+    },
+  };
+}
+
+/**
+ * What can be checked before anything starts (no Temporal server, no workflow): the destination, and for the
+ * embedded server (whose worker is this process, or the next `run` that attaches) the service settings the worker
+ * will read from this environment. Every problem at once, exit 2.
+ */
+async function preflight(file: string, spec: PipelineSpec): Promise<void> {
+  const { destinationIssues, serviceSettingsProblem } = await import('../../pipelines/preflight.js');
+  const { formatIssue } = await import('../../pipelines/errors.js');
+  const { temporalSettings } = await import('../../temporal/settings.js');
+  const problems = (await destinationIssues(file, spec)).map(formatIssue);
+  if (temporalSettings().address === undefined) {
+    const service = await serviceSettingsProblem(spec);
+    if (service !== undefined) problems.push(service);
+  }
+  if (problems.length > 0) {
+    throw Object.assign(new Error(`${problems.join('\n')}\nnothing was started`), { exitCode: 2 });
   }
 }
 
@@ -139,46 +196,58 @@ export function register(program: Command): void {
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (file: string, flags: RunFlags) => {
-      const { loadPipelineFile } = await import('../../pipelines/loader.js');
-      const { createLogger } = await import('../logger.js');
-      const { startOrAttach } = await import('../pipeline-runner.js');
-      const { openSession } = await import('../session.js');
-      const log = createLogger({ verbose: flags.verbose ?? false });
-      const spec = await loadPipelineFile(file);
-      const session = await openSession({ log, worker: !flags.detach });
-      let exitCode = 0;
+      // First, so that a signal at any later step ends the command cleanly (see trapSignals).
+      const trap = trapSignals();
       try {
-        const run = await startOrAttach({
-          client: session.conn.client,
-          taskQueue: session.conn.taskQueue,
-          dataDir: session.settings.dataDir,
-          spec,
-          file,
-          fresh: flags.new ?? false,
-          log,
-        });
-        if (flags.detach) {
-          if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
-          else process.stdout.write(`${run.workflowId}\n`);
-          if (session.conn.embedded) {
-            process.stderr.write(
-              `note: no worker runs in this process; \`scrape-etl run ${file}\` attaches to this run and works on it\n`,
-            );
-          }
-          return;
-        }
-        if (run.attached) process.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
-        else if (!flags.json) process.stderr.write(`started ${run.workflowId}\n`);
-        const startedAt = (await run.handle.describe()).startTime;
-        const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log);
-        exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`);
-        if (outcome.status === 'interrupted') {
-          // The worker's long polls can keep shutdown going for a while; the run is safe in Temporal already.
-          setTimeout(() => process.exit(exitCode), 5000).unref();
-        }
+        process.exitCode = await runCommand(file, flags, trap);
       } finally {
-        await session.close();
+        trap.dispose();
       }
-      if (exitCode !== 0) process.exitCode = exitCode;
     });
+}
+
+async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Promise<number> {
+  const { loadPipelineFile } = await import('../../pipelines/loader.js');
+  const { createLogger } = await import('../logger.js');
+  const { startOrAttach } = await import('../pipeline-runner.js');
+  const { openSession } = await import('../session.js');
+  const log = createLogger({ verbose: flags.verbose ?? false });
+  const spec = await loadPipelineFile(file);
+  await preflight(file, spec);
+  const session = await openSession({ log, worker: !flags.detach });
+  try {
+    if (trap.signal.aborted) {
+      process.stderr.write('interrupted before the run started; nothing was started\n');
+      return trap.exitCode();
+    }
+    const run = await startOrAttach({
+      client: session.conn.client,
+      taskQueue: session.conn.taskQueue,
+      dataDir: session.settings.dataDir,
+      spec,
+      file,
+      fresh: flags.new ?? false,
+      log,
+    });
+    if (flags.detach) {
+      if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
+      else process.stdout.write(`${run.workflowId}\n`);
+      if (session.conn.embedded) {
+        process.stderr.write(`note: no worker runs in this process; \`scrape-etl run ${file}\` attaches to this run and works on it\n`);
+      }
+      return 0;
+    }
+    if (run.attached) process.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
+    else if (!flags.json) process.stderr.write(`started ${run.workflowId}\n`);
+    const startedAt = (await run.handle.describe()).startTime;
+    const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal);
+    const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode());
+    if (outcome.status === 'interrupted') {
+      // The worker's shutdown grace can keep the process alive a little; the run is safe in Temporal already.
+      setTimeout(() => process.exit(exitCode), 5000).unref();
+    }
+    return exitCode;
+  } finally {
+    await session.close();
+  }
 }

@@ -2,6 +2,7 @@
 // what Temporal says about the same workflow ids (state right now, including runs not started yet in the table).
 import type { Command } from 'commander';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
+import type { Session } from '../session.js';
 
 export interface StatusRow {
   workflowId: string;
@@ -42,6 +43,26 @@ async function tableRuns(databaseUrl: string, limit: number): Promise<Map<string
     return out;
   } finally {
     await db.close();
+  }
+}
+
+/** Temporal states of a run that ended without its result; each has a failure (or a reason) in its close event. */
+const FAILED_STATES = new Set(['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED']);
+
+/**
+ * Why a closed run failed, read from Temporal: for a run whose pipeline_runs row is missing (another destination,
+ * a failure before the workflow's bookkeeping) or has no error (the workflow ended before it could write one).
+ * A closed run's result() answers at once from the close event, as the failure `run` printed.
+ */
+async function temporalFailure(session: Session, workflowId: string, runId: string): Promise<string> {
+  const { failureReason } = await import('../pipeline-runner.js');
+  try {
+    await session.conn.client.withDeadline(Date.now() + 10_000, () => session.conn.client.workflow.getHandle(workflowId, runId).result());
+    return 'the workflow ended without a result';
+  } catch (err) {
+    const { WorkflowFailedError } = await import('@temporalio/client');
+    if (err instanceof WorkflowFailedError) return failureReason(err);
+    return `the failure could not be read from Temporal: ${(err as Error).message}`;
   }
 }
 
@@ -93,7 +114,7 @@ export function register(program: Command): void {
               rowsByTable: known?.rowsByTable ?? null,
               startedAt: known?.startedAt ?? started,
               durationMs: known?.durationMs ?? duration,
-              error: known?.error ?? null,
+              error: known?.error || (FAILED_STATES.has(w.status.name) ? await temporalFailure(session, w.workflowId, w.runId) : null),
             });
           }
         } finally {

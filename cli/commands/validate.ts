@@ -9,14 +9,23 @@ export interface ValidateOutcome {
   issues: string[];
 }
 
-export async function validateFiles(files: string[]): Promise<ValidateOutcome[]> {
+export interface ValidateOptions {
+  /** Skip the checks that need the network (probing a Postgres destination). */
+  offline?: boolean;
+}
+
+export async function validateFiles(files: string[], opts: ValidateOptions = {}): Promise<ValidateOutcome[]> {
   // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
   const { loadPipelineFile } = await import('../../pipelines/loader.js');
+  const { destinationIssues } = await import('../../pipelines/preflight.js');
+  const { formatIssue } = await import('../../pipelines/errors.js');
   const outcomes: ValidateOutcome[] = [];
   for (const file of files) {
     try {
-      await loadPipelineFile(file);
-      outcomes.push({ file, ok: true, issues: [] });
+      const spec = await loadPipelineFile(file);
+      // Only a file that loads has a destination to probe; its problems are the file's, at destination.database.
+      const issues = await destinationIssues(file, spec, { offline: opts.offline ?? false });
+      outcomes.push({ file, ok: issues.length === 0, issues: issues.map(formatIssue) });
     } catch (err) {
       if (!(err instanceof PipelineFileError)) throw err;
       outcomes.push({ file, ok: false, issues: err.message.split('\n') });
@@ -28,11 +37,15 @@ export async function validateFiles(files: string[]): Promise<ValidateOutcome[]>
 export function register(program: Command): void {
   program
     .command('validate')
-    .description('check pipeline files: prints OK per file, or every error as file:line:col: path: message')
+    .description(
+      'check pipeline files: prints OK per file, or every error as file:line:col: path: message; ' +
+        'the destination database is probed read-only (nothing is created)',
+    )
     .argument('<files...>', 'pipeline files (.yaml, .yml or .json)')
     .option('--json', 'print one JSON object per file instead of text')
-    .action(async (files: string[], opts: { json?: boolean }) => {
-      const outcomes = await validateFiles(files);
+    .option('--offline', 'skip the checks that need the network (connecting to a Postgres destination), e.g. in CI')
+    .action(async (files: string[], opts: { json?: boolean; offline?: boolean }) => {
+      const outcomes = await validateFiles(files, { offline: opts.offline ?? false });
       for (const o of outcomes) {
         if (opts.json) process.stdout.write(`${JSON.stringify(o)}\n`);
         else if (o.ok) process.stdout.write(`OK ${o.file}\n`);

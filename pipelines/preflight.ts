@@ -1,0 +1,68 @@
+/**
+ * Checks of a loaded pipeline that need the world outside the file, made by `validate` and `run` before any
+ * workflow starts: what no retry can fix (a destination that is not a database, a wrong password, a service that
+ * is not configured) should fail in seconds at the command line, not after a workflow has started and retried.
+ * The schema already checked everything the file alone decides (kinds, export table names, durations).
+ */
+import { probeDatabase, redactDatabaseUrl } from '../db/connect.js';
+import { kindOf } from '../kinds/index.js';
+import type { PipelineIssue } from './errors.js';
+import { positionInPipelineFile } from './loader.js';
+import type { PipelineSpec } from './spec.js';
+
+export interface PreflightOptions {
+  /** Skip checks that need the network (a Postgres destination), e.g. on a CI machine that cannot reach it. */
+  offline?: boolean;
+  /** How long a network probe may take (default 5 s). */
+  timeoutMs?: number;
+}
+
+/** Problems of the pipeline's destination, as issues of its file at `destination.database`. */
+export async function destinationIssues(file: string, spec: PipelineSpec, opts: PreflightOptions = {}): Promise<PipelineIssue[]> {
+  const url = spec.destination.database;
+  if (opts.offline && /^postgres(ql)?:\/\//i.test(url.trim())) return [];
+  try {
+    await probeDatabase(url, { timeoutMs: opts.timeoutMs ?? 5000 });
+    return [];
+  } catch (err) {
+    const at = await positionInPipelineFile(file, ['destination', 'database']);
+    // Not in the file: the loader took DATABASE_URL or the built-in default, which is where the fix goes.
+    const origin = at ? '' : ' (not in the file: from DATABASE_URL or the default)';
+    return [
+      {
+        file,
+        line: at?.line ?? 1,
+        col: at?.col ?? 1,
+        path: 'destination.database',
+        message: `${redactDatabaseUrl(url)}${origin}: ${(err as Error).message}`,
+      },
+    ];
+  }
+}
+
+/**
+ * For a run worked on by this machine's in-process worker (the embedded Temporal server): the worker reads the
+ * service's address and token from this environment, so a missing one would only show as failing activities.
+ * Returns what to set, or undefined when nothing is missing (or the kind never calls the service).
+ */
+export async function serviceSettingsProblem(spec: PipelineSpec, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  if (kindOf(spec.kind).endpoints.length === 0) return undefined;
+  const missing = ['SCRAPER_BASE_URL', 'SCRAPER_API_TOKEN'].filter((name) => !env[name]?.trim());
+  if (missing.length > 0) {
+    return (
+      `pipeline kind '${spec.kind}' calls the scraping service, and the in-process worker reads ${missing.join(' and ')} from this ` +
+      `environment, but ${missing.length === 1 ? 'it is' : 'they are'} not set: export SCRAPER_BASE_URL=https://… and ` +
+      `SCRAPER_API_TOKEN=… (API Tokens section of your console profile), or point SCRAPER_BASE_URL at \`scrape-etl simulate\` ` +
+      `(or try \`scrape-etl demo\`, which needs neither)`
+    );
+  }
+  // The client's own rules (https unless loopback, no credentials in the URL, a usable token), checked the same
+  // way the worker will check them.
+  const { ScraperClient } = await import('../client/index.js');
+  try {
+    new ScraperClient({ env });
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return undefined;
+}
