@@ -1,0 +1,696 @@
+// The chaos soak (issue 10): for a given time it starts a mix of all six pipeline kinds on a real Temporal dev
+// server, against the simulator over HTTP with 5xx, 429, truncated and dropped answers, while worker processes
+// are SIGKILLed at random and the dev server is SIGKILLed and restarted once. Then it checks, against the
+// simulator's ground truth, that nothing was lost, nothing duplicated, nothing paid twice and nothing leaked.
+// `soak/run.ts` is the command (`npm run soak`); `test/soak-short.test.ts` runs the same code for about a minute.
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { scraperNameFor } from '../activities/scraping-runs.js';
+import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../client/index.js';
+import { openDatabase, type Database } from '../db/connect.js';
+import { flattenJobBoard, flattenMarketplace, flattenResultRecords, type RowsByTable } from '../db/flatten/index.js';
+import { TABLE_META, type DataTableName } from '../db/tables.js';
+import { kindOf } from '../kinds/index.js';
+import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import type { PipelineWorkflowResult } from '../temporal/contract.js';
+import { stopDevServer } from '../temporal/dev-server.js';
+import { startOrGetPipelineRun } from '../temporal/start.js';
+import { expectedRows, loadedRows, mergeRows } from '../test/support/pipeline-truth.js';
+import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../test/support/pipeline-specs.js';
+import { testPostgresUrl } from '../test/support/postgres.js';
+import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
+
+export type SoakDestination = 'sqlite' | 'postgres';
+
+export interface SoakOptions {
+  destination: SoakDestination;
+  /** How long new pipelines are started; the soak then waits for every started one to finish. */
+  durationMs: number;
+  seed?: number;
+  /** Pipelines in flight at once while starting. */
+  inFlight?: number;
+  workers?: number;
+  /** Each worker process is SIGKILLed after a random time in this range (ms), then restarted. */
+  killEveryMs?: [number, number];
+  /** Give up waiting for started pipelines this long after the last start (they are then reported unfinished). */
+  finishTimeoutMs?: number;
+  /** Progress lines (stderr in the command). */
+  log?: (line: string) => void;
+  /** Keep the work directory (logs, database, exports, history dumps) for inspection. */
+  keepDir?: boolean;
+}
+
+export interface Invariant {
+  name: string;
+  pass: boolean;
+  figures: string;
+  /** Evidence for a failing invariant (workflow ids, reasons, files). */
+  details: string[];
+}
+
+export interface SoakReport {
+  destination: SoakDestination;
+  seed: number;
+  dir: string;
+  elapsedMs: number;
+  chaos: { workerKills: number; unexpectedWorkerExits: number; serverKills: number; faultsInjected: number; apiRequests: number };
+  invariants: Invariant[];
+  pass: boolean;
+}
+
+const KINDS: readonly PipelineKind[] = ['pdf', 'leads-search-engine', 'leads-social', 'job-board', 'marketplace', 'results'];
+/** The results kind syncs incrementally under one pipeline name, one run at a time (as a schedule with overlap 'skip' would). */
+const RESULTS_PIPELINE = 'soak-results';
+const FAULTS = { errorRate: 0.1, rateLimitRate: 0.1, retryAfterSeconds: 1, truncatedRate: 0.05, droppedRate: 0.02 };
+const JOB_MIN = 2;
+const JOB_MAX = 6;
+const PRICE_DIVISOR = 100000;
+const MARKET_TABLES: readonly DataTableName[] = [
+  'marketplace_products', 'marketplace_shops', 'marketplace_product_models', 'marketplace_model_stocks',
+  'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_images',
+  'marketplace_product_tier_variations', 'marketplace_product_tier_variation_options',
+];
+
+/** mulberry32: the soak's choices (kinds, sizes, kill times) come from its seed, printed so a run can be repeated closely. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+interface Started {
+  seq: number;
+  spec: PipelineSpec;
+  runKey: string;
+  workflowId: string;
+  startedAt: number;
+  result?: PipelineWorkflowResult;
+  failure?: string;
+  finished: boolean;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof WorkflowFailedError) {
+    const cause = err.cause as { type?: string; message?: string } | undefined;
+    return `${cause?.type ?? 'failure'}: ${cause?.message ?? err.message}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The workflow's own outcome. Anything else while waiting is the connection to Temporal (the dev server is down or
+ * restarting): wait and ask again.
+ */
+function isFinal(err: unknown): boolean {
+  return err instanceof WorkflowFailedError || err instanceof WorkflowNotFoundError;
+}
+
+export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
+  const log = opts.log ?? (() => {});
+  const seed = opts.seed ?? crypto.randomInt(1, 2 ** 31);
+  const rand = rng(seed);
+  const between = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
+  const t0 = Date.now();
+  const token = `soak-tok-${crypto.randomBytes(16).toString('hex')}`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `scrape-etl-soak-${opts.destination}-`));
+  const logsDir = path.join(dir, 'worker-logs');
+  const exportsDir = path.join(dir, 'exports');
+  fs.mkdirSync(logsDir, { recursive: true });
+  fs.mkdirSync(exportsDir, { recursive: true });
+  const taskQueue = `soak-${crypto.randomBytes(4).toString('hex')}`;
+  log(`soak ${opts.destination}: seed ${seed}, ${Math.round(opts.durationMs / 1000)} s of starts, work dir ${dir}`);
+
+  const sim = await startSimulator({ port: 0, token, seed, runDurationMs: 1500, faults: FAULTS });
+  let temporal: TestTemporal | undefined;
+  let db: Database | undefined;
+  const chaos = { workerKills: 0, unexpectedWorkerExits: 0, serverKills: 0, faultsInjected: 0, apiRequests: 0 };
+  let stopChaos = false;
+  const chaosTasks: Array<Promise<void>> = [];
+  const live = new Set<WorkerProcess>();
+  try {
+    temporal = await startTestTemporal();
+    const client = temporal.client;
+    const dbUrl = opts.destination === 'sqlite' ? `sqlite:${path.join(dir, 'dest.sqlite')}` : await testPostgresUrl();
+    // Migrated once here, before the workers race to do it.
+    db = await openDatabase(dbUrl);
+
+    const workerEnv = {
+      SCRAPER_BASE_URL: sim.baseUrl,
+      SCRAPER_API_TOKEN: token,
+      // Short, so a killed worker's activity is retried elsewhere within seconds rather than 30 s.
+      SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+      SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
+      // Small batches and chunks: kills land mid-load and mid-fan-out, exercising the heartbeat resumption.
+      SCRAPE_ETL_LOAD_BATCH_SIZE: '100',
+      SCRAPE_ETL_URL_CHUNK_SIZE: '4',
+      SCRAPE_ETL_PAGES_PER_ACTIVITY: '3',
+      SCRAPE_ETL_ACTIVITIES_PER_RUN: '3',
+      // INFO rather than the tests' ERROR: more of what a worker writes is searched for the token.
+      SCRAPE_ETL_WORKER_LOG_LEVEL: 'INFO',
+    };
+    let incarnation = 0;
+    const temporalNow = temporal;
+    const spawnLogged = async (slot: number): Promise<WorkerProcess> => {
+      for (;;) {
+        try {
+          const w = await spawnWorkerProcess({ address: temporalNow.address, taskQueue, env: workerEnv });
+          const n = ++incarnation;
+          live.add(w);
+          void w.exited.then(() => {
+            live.delete(w);
+            fs.writeFileSync(path.join(logsDir, `worker-${slot}-${n}-pid${w.pid}.log`), w.output());
+          });
+          return w;
+        } catch (err) {
+          // The dev server may be down (its restart): try again shortly.
+          log(`worker ${slot} did not start (${errorText(err).split('\n')[0]}); retrying`);
+          await sleep(1000);
+        }
+      }
+    };
+    const [killLo, killHi] = opts.killEveryMs ?? [10_000, 40_000];
+    const superviseWorker = async (slot: number) => {
+      while (!stopChaos) {
+        const w = await spawnLogged(slot);
+        const killAt = Date.now() + between(killLo, killHi);
+        const alive = () => w.child.exitCode === null && w.child.signalCode === null;
+        while (!stopChaos && Date.now() < killAt && alive()) await sleep(200);
+        if (!alive()) {
+          // Nothing but this loop kills workers: an exit of its own is a crash worth reporting.
+          chaos.unexpectedWorkerExits += 1;
+          log(`worker ${slot} (pid ${w.pid}) exited on its own: ${w.output().slice(-300)}`);
+          continue;
+        }
+        await w.kill('SIGKILL');
+        if (!stopChaos) chaos.workerKills += 1;
+      }
+    };
+    const workerCount = opts.workers ?? 2;
+    for (let slot = 0; slot < workerCount; slot++) chaosTasks.push(superviseWorker(slot));
+
+    // The 429s' Retry-After moves between 0 and 1 s.
+    chaosTasks.push((async () => {
+      while (!stopChaos) {
+        sim.setFaults({ retryAfterSeconds: rand() < 0.5 ? 0 : 1 });
+        await sleep(3000);
+      }
+    })());
+
+    // The dev server is SIGKILLed once, between 30% and 60% of the start phase, and restarted on its SQLite file.
+    const serverKillAt = t0 + Math.round(opts.durationMs * (0.3 + 0.3 * rand()));
+    chaosTasks.push((async () => {
+      while (!stopChaos && Date.now() < serverKillAt) await sleep(200);
+      if (stopChaos) return;
+      const at = Date.now();
+      await temporalNow.restart({ signal: 'SIGKILL', downMs: 2000 });
+      chaos.serverKills += 1;
+      log(`dev server SIGKILLed and restarted on its SQLite file in ${Date.now() - at} ms`);
+    })());
+
+    // Pipelines, started continuously.
+    const started: Started[] = [];
+    let seq = 0;
+    const jobUrls = Array.from({ length: 30 }, (_, i) => `https://weworkremotely.com/remote-jobs/search?term=soak${i}`);
+    const productUrls = Array.from({ length: 40 }, (_, i) => productUrl(700_000 + i, 5000 + (i % 7)));
+    const pick = <T>(pool: readonly T[], n: number): T[] => {
+      const copy = [...pool];
+      const out: T[] = [];
+      while (out.length < n && copy.length) out.push(copy.splice(Math.floor(rand() * copy.length), 1)[0]!);
+      return out;
+    };
+    const withExports = (spec: PipelineSpec): PipelineSpec => ({
+      ...spec,
+      // Deadline well beyond any run here: a chaos run must never end for want of time.
+      polling: { initial_interval: '200ms', backoff_coefficient: 1.5, max_interval: '1s', deadline: '15m' },
+      exports: [{
+        dir: exportsDir, tables: [], mode: rand() < 0.5 ? 'full' : 'incremental', delimiter: ',', bom: rand() < 0.3,
+        null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true,
+      }],
+    });
+    const specFor = (kind: PipelineKind, n: number): PipelineSpec => {
+      const name = `soak-${kind}-${String(n).padStart(4, '0')}`;
+      switch (kind) {
+        case 'pdf': return withExports(pdfSpec(name, dbUrl, between(1, 3), between(3, 30)));
+        case 'leads-search-engine': return withExports(leadsSearchSpec(name, dbUrl, between(1, 5)));
+        // One in six is big enough that a kill lands mid-load.
+        case 'leads-social': return withExports(leadsSocialSpec(name, dbUrl, rand() < 1 / 6 ? 600 : between(5, 80)));
+        case 'job-board': return withExports(jobBoardSpec(name, dbUrl, pick(jobUrls, between(3, 12))));
+        case 'marketplace': return withExports({ ...marketplaceSpec(name, dbUrl, pick(productUrls, between(3, 12))), price_divisor: PRICE_DIVISOR });
+        case 'results': return withExports(resultsSpec(RESULTS_PIPELINE, dbUrl, 100));
+      }
+    };
+
+    const follow = async (s: Started): Promise<void> => {
+      const deadline = () => Date.now() > t0 + opts.durationMs + (opts.finishTimeoutMs ?? 10 * 60_000);
+      for (;;) {
+        try {
+          s.result = await client.workflow.getHandle(s.workflowId).result();
+          break;
+        } catch (err) {
+          if (isFinal(err)) {
+            s.failure = errorText(err);
+            break;
+          }
+          if (deadline()) {
+            s.failure = `not finished ${Math.round((Date.now() - s.startedAt) / 1000)} s after its start (last error: ${errorText(err)})`;
+            break;
+          }
+          await sleep(1000);
+        }
+      }
+      s.finished = true;
+    };
+    const followers: Array<Promise<void>> = [];
+    const start = async (kind: PipelineKind, giveUpAt: number): Promise<Started | undefined> => {
+      const n = ++seq;
+      const spec = specFor(kind, n);
+      const runKey = kind === 'results' ? `r${n}` : 'soak';
+      for (;;) {
+        try {
+          // Attaches when an earlier attempt's start went through but its answer was lost to the server kill.
+          const { handle } = await startOrGetPipelineRun({ client, taskQueue }, spec, runKey);
+          const s: Started = { seq: n, spec, runKey, workflowId: handle.workflowId, startedAt: Date.now(), finished: false };
+          started.push(s);
+          followers.push(follow(s));
+          return s;
+        } catch (err) {
+          if (Date.now() > giveUpAt) {
+            log(`could not start ${spec.name}: ${errorText(err)}`);
+            return undefined;
+          }
+          await sleep(1000);
+        }
+      }
+    };
+
+    const inFlight = opts.inFlight ?? 3;
+    let order: PipelineKind[] = [];
+    let lastReport = Date.now();
+    while (Date.now() < t0 + opts.durationMs) {
+      const running = started.filter((s) => !s.finished);
+      if (running.length < inFlight) {
+        // Every kind in each round of six, in a random order.
+        if (order.length === 0) order = pick(KINDS, KINDS.length);
+        const kind = order.shift()!;
+        if (kind === 'results' && running.some((s) => s.spec.kind === 'results')) order.push(kind);
+        else await start(kind, t0 + opts.durationMs + 60_000);
+      } else {
+        await sleep(250);
+      }
+      if (Date.now() - lastReport > 30_000) {
+        lastReport = Date.now();
+        const done = started.filter((s) => s.finished).length;
+        log(`${Math.round((Date.now() - t0) / 1000)} s: ${started.length} started, ${done} finished, ${chaos.workerKills} worker kills, ${chaos.serverKills} server kills`);
+      }
+    }
+    log(`start phase over: ${started.length} pipelines started; waiting for them to finish`);
+    await Promise.all(followers);
+    // A last incremental sync after everything else finished: the results pipeline must then hold every result.
+    const last = await start('results', Date.now() + 60_000);
+    await Promise.all(followers);
+    log(`all finished after ${Math.round((Date.now() - t0) / 1000)} s; checking`);
+
+    stopChaos = true;
+    await Promise.all(chaosTasks);
+    await Promise.all([...live].map((w) => w.kill('SIGKILL')));
+    // The exit handlers write each worker's log; give them a tick.
+    await sleep(200);
+    const stats = sim.stats();
+    chaos.apiRequests = stats.total;
+    chaos.faultsInjected = Object.entries(stats.byStatus).filter(([code]) => code !== '200').reduce((n, [, c]) => n + c, 0);
+
+    const invariants = await check({ sim, db, dbUrl, client, temporal, started, lastResults: last, exportsDir, logsDir, token, dir });
+    const report: SoakReport = {
+      destination: opts.destination,
+      seed,
+      dir,
+      elapsedMs: Date.now() - t0,
+      chaos,
+      invariants,
+      pass: invariants.every((i) => i.pass),
+    };
+    return report;
+  } finally {
+    stopChaos = true;
+    await Promise.allSettled(chaosTasks);
+    await Promise.allSettled([...live].map((w) => w.kill('SIGKILL')));
+    await db?.close().catch(() => {});
+    await sim.close();
+    if (temporal) {
+      // Keep the dev server's files when the work dir is kept (history evidence); stop() would delete them.
+      if (opts.keepDir) {
+        await stopDevServer({ dataDir: temporal.dataDir }).catch(() => false);
+      } else {
+        await temporal.stop().catch(() => {});
+      }
+    }
+    if (!opts.keepDir) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+interface CheckInput {
+  sim: RunningSimulator;
+  db: Database;
+  dbUrl: string;
+  client: Client;
+  temporal: TestTemporal;
+  started: Started[];
+  lastResults: Started | undefined;
+  exportsDir: string;
+  logsDir: string;
+  token: string;
+  dir: string;
+}
+
+async function check(c: CheckInput): Promise<Invariant[]> {
+  const out: Invariant[] = [];
+  const { sim, db, started } = c;
+
+  // 1. Every started run completed: succeeded, or partial only with every failed URL listed with its reason.
+  {
+    const details: string[] = [];
+    let ok = 0;
+    let partial = 0;
+    for (const s of started) {
+      const r = s.result;
+      if (!r) {
+        details.push(`${s.workflowId}: ${s.failure ?? 'no result'}`);
+        continue;
+      }
+      if (r.exportStatus === 'failed') {
+        details.push(`${s.workflowId}: data ${r.status}, exports failed: ${r.exportError}`);
+        continue;
+      }
+      if (r.status === 'partial') {
+        const listed = r.failedUrls.length === r.failedUrlCount && r.failedUrls.every((f) => f.error.length > 0);
+        details.push(`${s.workflowId}: partial, ${r.failedUrlCount} URL(s) failed for good: ${r.failedUrls.map((f) => `${f.url}: ${f.error}`).join('; ')}`);
+        if (!listed) continue;
+        partial += 1;
+      }
+      ok += 1;
+    }
+    const byKind = KINDS.map((k) => `${k} ${started.filter((s) => s.spec.kind === k).length}`).join(', ');
+    out.push({
+      name: 'runs completed / started',
+      pass: ok === started.length && started.length > 0,
+      figures: `${ok}/${started.length} (${partial} partial with failed URLs listed; ${byKind})`,
+      details,
+    });
+  }
+
+  // 2 and 3. Table contents against the simulator's ground truth, per table over all pipelines.
+  const perTable = new Map<DataTableName, { expected: number; missing: number; extra: number }>();
+  const tableDetails: string[] = [];
+  const compare = async (pipeline: string, table: DataTableName, want: string[], workflowId: string) => {
+    const got = await loadedRows(db, table, pipeline);
+    const counts = new Map<string, number>();
+    for (const g of got) counts.set(g, (counts.get(g) ?? 0) + 1);
+    let missing = 0;
+    for (const w of want) {
+      const n = counts.get(w) ?? 0;
+      if (n > 0) counts.set(w, n - 1);
+      else missing += 1;
+    }
+    const extra = [...counts.values()].reduce((a, b) => a + b, 0);
+    const t = perTable.get(table) ?? { expected: 0, missing: 0, extra: 0 };
+    t.expected += want.length;
+    t.missing += missing;
+    t.extra += extra;
+    perTable.set(table, t);
+    if (missing || extra) tableDetails.push(`${workflowId} ${table}: ${missing} missing, ${extra} unexpected of ${want.length} expected`);
+  };
+  // Key-level comparison for the control tables, whose status and timestamp columns depend on when they were read.
+  const compareKeys = async (pipeline: string, table: DataTableName, column: string, want: string[], workflowId: string) => {
+    const rows = await selectAll(db, `SELECT "${column}" AS k FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`, [pipeline]);
+    await compareLists(table, rows.map((r) => String(r['k'])).sort(), [...want].sort(), workflowId);
+  };
+  const compareLists = async (table: DataTableName, got: string[], want: string[], workflowId: string) => {
+    const counts = new Map<string, number>();
+    for (const g of got) counts.set(g, (counts.get(g) ?? 0) + 1);
+    let missing = 0;
+    for (const w of want) {
+      const n = counts.get(w) ?? 0;
+      if (n > 0) counts.set(w, n - 1);
+      else missing += 1;
+    }
+    const extra = [...counts.values()].reduce((a, b) => a + b, 0);
+    const t = perTable.get(table) ?? { expected: 0, missing: 0, extra: 0 };
+    t.expected += want.length;
+    t.missing += missing;
+    t.extra += extra;
+    perTable.set(table, t);
+    if (missing || extra) tableDetails.push(`${workflowId} ${table}: ${missing} missing keys, ${extra} unexpected keys of ${want.length}`);
+  };
+  const runs = sim.truth.runs();
+  for (const s of started) {
+    const r = s.result;
+    if (!r) continue;
+    const { spec } = s;
+    const kind = kindOf(spec.kind);
+    if (kind.mode === 'create-and-wait') {
+      const ids = r.scrapingRunIds.map(Number);
+      const records = ids.flatMap((id) => sim.truth.runResults(id) as unknown as ResultRecord[]);
+      const expected = flattenResultRecords(records, kind.resultTable);
+      for (const t of [kind.resultTable, 'result_content_fields', 'result_content_items'] as const) {
+        await compare(spec.name, t, expectedRows(expected, t), s.workflowId);
+      }
+      const mine = runs.filter((x) => ids.includes(x.id));
+      await compareKeys(spec.name, 'scraping_runs', 'id', mine.map((x) => String(x.id)), s.workflowId);
+      await compareKeys(spec.name, 'run_records', 'id', mine.map((x) => String(x.record_id)), s.workflowId);
+      await compareKeys(spec.name, 'scrapers', 'id', [...new Set(mine.map((x) => String(x.scraper_id)))], s.workflowId);
+    } else if (spec.kind === 'job-board') {
+      const failed = new Set(r.failedUrls.map((f) => f.url));
+      const req = spec.request;
+      const expected = mergeRows(
+        req.urls.filter((u) => !failed.has(u)).map((u) => flattenJobBoard({ result: sim.truth.jobs(u, JOB_SCHEMA, req.min, req.max), tokenUsage: 0, totalDone: 0 } as unknown as JobBoardResponse)),
+      );
+      await compare(spec.name, 'job_records', expectedRows(expected, 'job_records'), s.workflowId);
+    } else if (spec.kind === 'marketplace') {
+      const failed = new Set(r.failedUrls.map((f) => f.url));
+      const expected = mergeRows(
+        spec.request.urls.filter((u) => !failed.has(u)).map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)), { priceDivisor: spec.price_divisor })),
+      );
+      for (const t of MARKET_TABLES) await compare(spec.name, t, expectedRows(expected, t), s.workflowId);
+    }
+  }
+  // The results pipeline is checked once, after its last sync: it must hold every result the service lists.
+  if (c.lastResults?.result) {
+    const all = sim.truth.allResults() as unknown as ResultRecord[];
+    const expected: RowsByTable = flattenResultRecords(all, 'scraper_results');
+    for (const t of ['scraper_results', 'result_content_fields', 'result_content_items'] as const) {
+      await compare(RESULTS_PIPELINE, t, expectedRows(expected, t), c.lastResults.workflowId);
+    }
+  } else {
+    tableDetails.push(`the final results sync did not complete, scraper_results: ${c.lastResults?.failure ?? 'not started'}`);
+  }
+  // Data tables are compared row for row; the control tables (scrapers, run_records, scraping_runs) by key only.
+  // Two lines, so a gap in lineage rows is not mistaken for lost data, nor hidden by it.
+  const CONTROL: readonly DataTableName[] = ['scrapers', 'run_records', 'scraping_runs'];
+  for (const control of [false, true]) {
+    const entries = [...perTable.entries()].filter(([t]) => CONTROL.includes(t) === control);
+    const expected = entries.reduce((n, [, t]) => n + t.expected, 0);
+    const missing = entries.reduce((n, [, t]) => n + t.missing, 0);
+    const extra = entries.reduce((n, [, t]) => n + t.extra, 0);
+    const details = tableDetails.filter((d) => CONTROL.some((t) => d.includes(` ${t}: `)) === control);
+    out.push({
+      name: control ? 'missing rows vs simulator truth, control tables (by key)' : 'missing rows vs simulator truth, data tables',
+      pass: missing === 0 && extra === 0 && expected > 0 && (control || c.lastResults?.result !== undefined),
+      figures: `${missing} missing, ${extra} unexpected of ${expected} expected rows [${entries.map(([t, v]) => `${t} ${v.missing}/${v.expected}${v.extra ? ` +${v.extra}` : ''}`).join(', ')}]`,
+      details,
+    });
+  }
+  {
+    const details: string[] = [];
+    const figures: string[] = [];
+    let dups = 0;
+    for (const table of Object.keys(TABLE_META) as DataTableName[]) {
+      const meta = TABLE_META[table];
+      // Append-only tables have no natural key: two identical rows there are the duplicate a retried load would leave.
+      const key = meta.key.length ? meta.key : ['pipeline', ...meta.dataColumns];
+      const cols = key.map((k) => `"${k}"`).join(', ');
+      const rows = await selectAll(db, `SELECT ${cols}, COUNT(*) AS n FROM "${table}" GROUP BY ${cols} HAVING COUNT(*) > 1`, []);
+      const [total] = await selectAll(db, `SELECT COUNT(*) AS n FROM "${table}"`, []);
+      const n = rows.reduce((a, r) => a + Number(r['n']) - 1, 0);
+      dups += n;
+      figures.push(`${table} ${n}/${Number(total?.['n'] ?? 0)}`);
+      for (const r of rows.slice(0, 5)) details.push(`${table}: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    }
+    out.push({ name: 'duplicate natural keys', pass: dups === 0, figures: `${dups} duplicates [${figures.join(', ')}]`, details });
+  }
+
+  // 4. Exactly one scraper per asynchronous workflow, counted at the service by its unique name.
+  {
+    const scrapers = sim.truth.scrapers();
+    const details: string[] = [];
+    const asyncRuns = started.filter((s) => kindOf(s.spec.kind).mode === 'create-and-wait');
+    let exact = 0;
+    const histogram = new Map<number, number>();
+    for (const s of asyncRuns) {
+      const name = scraperNameFor(s.spec, s.workflowId);
+      const n = scrapers.filter((x) => x['name'] === name).length;
+      histogram.set(n, (histogram.get(n) ?? 0) + 1);
+      if (n === 1) exact += 1;
+      else details.push(`${s.workflowId}: ${n} scrapers named '${name}' (${scrapers.filter((x) => x['name'] === name).map((x) => `id ${String(x['id'])}`).join(', ')})`);
+    }
+    out.push({
+      name: 'scrapers created per async workflow',
+      pass: exact === asyncRuns.length && asyncRuns.length > 0 && scrapers.length === asyncRuns.length,
+      figures: `${exact}/${asyncRuns.length} workflows with exactly 1 (${[...histogram.entries()].sort().map(([k, v]) => `${v}x${k}`).join(', ')}); ${scrapers.length} scrapers at the service`,
+      details,
+    });
+  }
+
+  // 5. Raw bodies per distinct body: identical bodies landed again are allowed today; the figure is printed.
+  {
+    const [row] = await selectAll(db, 'SELECT COUNT(*) AS n, COUNT(DISTINCT body_sha256) AS d FROM raw_responses', []);
+    const n = Number(row?.['n'] ?? 0);
+    const d = Number(row?.['d'] ?? 0);
+    out.push({ name: 'raw bodies per distinct body', pass: true, figures: `${(n / Math.max(1, d)).toFixed(3)} (${n} raw_responses rows, ${d} distinct bodies; duplicates allowed today)`, details: [] });
+  }
+
+  // 6. The API token: in history, the dev server's files, worker logs, the database and the exports.
+  {
+    const needles = [c.token, Buffer.from(c.token).toString('base64')].map((s) => Buffer.from(s));
+    const countIn = (buf: Buffer) => needles.reduce((n, needle) => {
+      let k = 0;
+      for (let i = buf.indexOf(needle); i >= 0; i = buf.indexOf(needle, i + 1)) k += 1;
+      return n + k;
+    }, 0);
+    const details: string[] = [];
+    const historyDir = path.join(c.dir, 'history');
+    fs.mkdirSync(historyDir, { recursive: true });
+    let historyHits = 0;
+    let executions = 0;
+    for await (const wf of c.client.workflow.list()) {
+      executions += 1;
+      const history = await c.client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+      // Payloads (Uint8Array) decoded to text, so a token inside any payload, failure or header is found as written.
+      const decoded = JSON.stringify(history, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
+      fs.writeFileSync(path.join(historyDir, `${wf.workflowId}--${wf.runId}.json`), decoded);
+      const hits = countIn(Buffer.from(decoded));
+      if (hits) details.push(`history of ${wf.workflowId} (run ${wf.runId}): ${hits}`);
+      historyHits += hits;
+    }
+    const filesUnder = (root: string): string[] =>
+      fs.existsSync(root) ? fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)) : [];
+    const scanFiles = (files: string[], what: string) => {
+      let hits = 0;
+      for (const f of files) {
+        const k = countIn(fs.readFileSync(f));
+        if (k) details.push(`${what} ${f}: ${k}`);
+        hits += k;
+      }
+      return hits;
+    };
+    // The dev server's SQLite file holds every event it persisted, of every run, whatever the SDK returns.
+    const serverHits = scanFiles(filesUnder(c.temporal.dataDir), 'dev server file');
+    const logHits = scanFiles(filesUnder(c.logsDir), 'worker log');
+    let dbHits: number;
+    if (db.dialect === 'sqlite') {
+      const file = c.dbUrl.slice('sqlite:'.length);
+      dbHits = scanFiles([file, `${file}-wal`].filter((f) => fs.existsSync(f)), 'database file');
+    } else {
+      const pgBin = process.env['TEST_POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';
+      const dump = execFileSync(path.join(pgBin, 'pg_dump'), ['--dbname', c.dbUrl, '--no-owner'], { maxBuffer: 2 * 1024 * 1024 * 1024 });
+      fs.writeFileSync(path.join(c.dir, 'pg_dump.sql'), dump);
+      dbHits = countIn(dump);
+      if (dbHits) details.push(`pg_dump: ${dbHits}`);
+    }
+    const exportHits = scanFiles(filesUnder(c.exportsDir), 'export file');
+    const logs = filesUnder(c.logsDir);
+    const total = historyHits + serverHits + logHits + dbHits + exportHits;
+    out.push({
+      name: 'API token occurrences',
+      pass: total === 0 && executions > 0 && logs.length > 0,
+      figures: `${total} (history of ${executions} executions ${historyHits}, dev server files ${serverHits}, ${logs.length} worker logs ${logHits}, database ${dbHits}, exports ${exportHits})`,
+      details,
+    });
+  }
+
+  // 7. Export files: every one parses with Python's csv module (strict); no partial or temporary file is left;
+  // no run left more than one set (files are named after the run's start time, so a retried export replaces its
+  // own files: more distinct times than runs of a pipeline means an attempt added a set).
+  {
+    const names = fs.readdirSync(c.exportsDir);
+    const csvFiles = names.filter((n) => n.endsWith('.csv') && !n.startsWith('.'));
+    const leftovers = names.filter((n) => !csvFiles.includes(n));
+    const bad = pythonStrictCsvFailures(csvFiles.map((n) => path.join(c.exportsDir, n)));
+    const details = [...bad.map((b) => `${b.file}: ${b.error}`), ...leftovers.map((l) => `left behind: ${l}`)];
+    let extraSets = 0;
+    let strangeFiles = 0;
+    const pipelines = new Map<string, { kind: PipelineKind; runs: number }>();
+    for (const s of started) {
+      const p = pipelines.get(s.spec.name) ?? { kind: s.spec.kind, runs: 0 };
+      p.runs += 1;
+      pipelines.set(s.spec.name, p);
+    }
+    const names2 = [...pipelines.keys()].sort((a, b) => b.length - a.length);
+    const sets = new Map<string, Set<string>>();
+    for (const f of csvFiles) {
+      const pipeline = names2.find((p) => f.startsWith(`${p}_`));
+      const m = pipeline ? /^_(.+)_([0-9]{8}T[0-9.]+Z)\.csv$/.exec(f.slice(pipeline.length)) : null;
+      if (!pipeline || !m || !(kindOf(pipelines.get(pipeline)!.kind).tables as readonly string[]).includes(m[1]!)) {
+        strangeFiles += 1;
+        details.push(`not a file any run should write: ${f}`);
+        continue;
+      }
+      (sets.get(pipeline) ?? sets.set(pipeline, new Set()).get(pipeline)!).add(m[2]!);
+    }
+    for (const [pipeline, times] of sets) {
+      const runsOf = pipelines.get(pipeline)!.runs;
+      if (times.size > runsOf) {
+        extraSets += times.size - runsOf;
+        details.push(`${pipeline}: ${times.size} export sets for ${runsOf} run(s): ${[...times].join(', ')}`);
+      }
+    }
+    const reported = started.reduce((n, s) => n + (s.result?.exportedFiles ?? 0), 0);
+    out.push({
+      name: 'export files',
+      pass: bad.length === 0 && leftovers.length === 0 && extraSets === 0 && strangeFiles === 0 && csvFiles.length > 0 && csvFiles.length === reported,
+      figures: `${bad.length} of ${csvFiles.length} do not parse (Python csv, strict); ${leftovers.length} partial/temp files left; ${extraSets} extra sets from retried exports, ${strangeFiles} unexpected files (${reported} files reported by the runs)`,
+      details,
+    });
+  }
+  return out;
+}
+
+async function selectAll(db: Database, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
+  if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all(...params) as Array<Record<string, unknown>>;
+  return (await db.pool.query(sql, params)).rows as Array<Record<string, unknown>>;
+}
+
+// One Python process reads every file with csv.reader(strict=True): an independent reader, not the writer's own.
+const PY_CHECK = `
+import csv, json, sys
+bad = []
+for name in json.load(sys.stdin):
+    try:
+        with open(name, newline='', encoding='utf-8-sig') as f:
+            for _ in csv.reader(f, strict=True):
+                pass
+    except Exception as e:
+        bad.append({'file': name, 'error': repr(e)})
+json.dump(bad, sys.stdout)
+`;
+
+function pythonStrictCsvFailures(files: string[]): Array<{ file: string; error: string }> {
+  const out = execFileSync('python3', ['-c', PY_CHECK], { input: JSON.stringify(files), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(out) as Array<{ file: string; error: string }>;
+}
+
+/** One line per invariant, as the command prints them. */
+export function formatInvariant(i: Invariant): string {
+  return `${i.pass ? 'PASS' : 'FAIL'}  ${i.name}: ${i.figures}`;
+}
