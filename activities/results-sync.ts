@@ -2,14 +2,15 @@
 // watermark, one transaction per page, heartbeating the cursor so a retried attempt resumes at the next page.
 // New results arriving meanwhile push older ones onto later pages, so resuming by page number can re-read a
 // result (an idempotent upsert) but never skips one.
+import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { loadBatch } from '../db/load.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, kindRunningIn } from './failures.js';
 import type { ResultsPagesHeartbeat, ResultsPagesInput, ResultsPagesOutput } from './types.js';
 
-/** Pages in a row that add no older result before the sync gives up (one or two can repeat under new arrivals). */
-export const MAX_STALLED_PAGES = 3;
+/** Identical pages in a row (each the same ids as the one before, adding nothing) before the sync gives up. */
+export const MAX_REPEATED_PAGES = 3;
 
 export function resultsSyncActivities(deps: ActivityDeps) {
   return { loadResultsPages: (input: ResultsPagesInput) => loadResultsPages(deps, input) };
@@ -27,6 +28,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
   let highestId = previous?.highestId ?? null;
   let lowestId = previous?.lowestId ?? input.lowestId;
   let stalledPages = previous?.stalledPages ?? input.stalledPages;
+  let lastPageKey = previous?.lastPageKey ?? input.lastPageKey;
   const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
   const watermark = input.watermark === null ? null : BigInt(input.watermark);
   const perPage = (spec.request as { per_page: number }).per_page;
@@ -40,22 +42,27 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
         break;
       }
       // Newest first: a page that moves the scan on holds an id below every id seen so far in this pass. Results
-      // arriving meanwhile push older ones down, so one page can legitimately repeat; a list that serves the same
-      // page over and over never ends, and landing it again would only grow raw_responses.
+      // arriving meanwhile push seen ones down, so pages can go by that add nothing (their ids shift from page to
+      // page; new results above this pass's watermark are for the next sync). A service repeating one page serves
+      // the same ids again and again: three repeats in a row end the sync instead of paging forever. Pages that add
+      // nothing are not landed, so neither case grows raw_responses.
       const pageLowest = items.reduce<bigint | null>((m, r) => (m === null || BigInt(r.id) < m ? BigInt(r.id) : m), null);
+      const pageKey = crypto.createHash('sha1').update(items.map((r) => r.id.toString()).join(',')).digest('hex');
       if (lowestId !== null && pageLowest !== null && pageLowest >= BigInt(lowestId)) {
-        stalledPages += 1;
-        if (stalledPages >= MAX_STALLED_PAGES) {
+        stalledPages = pageKey === lastPageKey ? stalledPages + 1 : 0;
+        lastPageKey = pageKey;
+        if (stalledPages >= MAX_REPEATED_PAGES) {
           throw ApplicationFailure.nonRetryable(
-            `${res.endpoint}?page=${page}&per_page=${perPage}: ${stalledPages} pages in a row held no result older than id ${lowestId} (the list does not advance; the service may be repeating a page); stopped the sync of pipeline '${spec.name}' instead of paging forever`,
+            `${res.endpoint}?page=${page}&per_page=${perPage}: ${stalledPages} pages in a row repeated the page before (no result older than id ${lowestId}); the list does not advance, so the sync of pipeline '${spec.name}' stops instead of paging forever`,
             'ResultsPagingStuck',
           );
         }
         page += 1;
-        ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, rows } satisfies ResultsPagesHeartbeat);
+        ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, lastPageKey, rows } satisfies ResultsPagesHeartbeat);
         continue;
       }
       stalledPages = 0;
+      lastPageKey = pageKey;
       if (pageLowest !== null) lowestId = pageLowest.toString();
       const fresh = watermark === null ? items : items.filter((r) => BigInt(r.id) > watermark);
       for (const r of fresh) if (highestId === null || BigInt(r.id) > BigInt(highestId)) highestId = r.id.toString();
@@ -76,7 +83,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
       }
       pagesLoaded += 1;
       page += 1;
-      ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, rows } satisfies ResultsPagesHeartbeat);
+      ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, lastPageKey, rows } satisfies ResultsPagesHeartbeat);
       if (fresh.length < items.length || items.length < perPage) {
         done = true;
         break;
@@ -85,5 +92,5 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
   } catch (err) {
     throw asActivityFailure(err);
   }
-  return { nextPage: page, done, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, rows };
+  return { nextPage: page, done, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, lastPageKey, rows };
 }

@@ -1,9 +1,9 @@
 // Mode 'create-and-wait' (pdf, leads-*): create-and-run, wait, load the run's results. The kind's own parts (which
 // endpoint creates, how many results a run should carry, which table they go to) come from the kind registry.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ApiHttpError, ApiMalformedBodyError, ApiValidationError, ScraperApiError, parseJson, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
+import { ApiHttpError, ApiMalformedBodyError, ApiValidationError, ScraperApiError, parseJson, type ListScraper, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
 import { loadBatch } from '../db/load.js';
-import { findRecordedBody, landRawResponse } from '../db/raw-responses.js';
+import { findRecordedBody } from '../db/raw-responses.js';
 import type { CreateAndWaitKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
@@ -71,7 +71,13 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       return { runs: runTargets(parseJson(recorded) as CreateAndRunResponse), reused: true, rows: {} };
     }
     const adoptedBefore = await findRecordedBody(db, { workflowId, requestKey: ADOPTED_REQUEST_KEY });
-    if (adoptedBefore !== undefined) return { runs: [], reused: true, rows: {}, adopted: JSON.parse(adoptedBefore) as AdoptedScraper };
+    const adoptedFrom = (listed: ListScraper): AdoptedScraper => ({
+      scraperId: listed.id.toString(),
+      scraperName: listed.name,
+      createdAt: listed.created_at,
+      expectedRuns: kind.expectedRuns(spec.request),
+    });
+    if (adoptedBefore !== undefined) return { runs: [], reused: true, rows: {}, adopted: adoptedFrom(parseJson(adoptedBefore) as ListScraper) };
 
     const name = scraperNameFor(spec, workflowId);
     const request = { ...spec.request, name };
@@ -79,21 +85,21 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     const adoptIfCreated = async (): Promise<CreateAndRunOutput | undefined> => {
       const found = await client.findScraperByName(name, { signal: ctx.cancellationSignal });
       if (!found) return undefined;
-      const adopted: AdoptedScraper = {
-        scraperId: found.id.toString(),
-        scraperName: found.name,
-        createdAt: found.created_at,
-        expectedRuns: kind.expectedRuns(spec.request),
-      };
-      await landRawResponse(db, {
+      // Landed and loaded like any answer: its list entry is the scrapers row (the run records the lost answer
+      // held are listed nowhere; the runs themselves are found in /api/results and land in scraping_runs).
+      const loaded = await loadBatch(db, {
         pipeline: spec.name,
-        kind: 'adopted-scraper',
+        resultTable: kind.resultTable,
         endpoint: 'GET /api/scrapers',
         requestKey: ADOPTED_REQUEST_KEY,
         workflowId,
-        body: JSON.stringify(adopted),
+        raw: stringifyJson(found),
+        kind: 'listed-scraper',
+        data: found,
       });
-      return { runs: [], reused: true, rows: {}, adopted };
+      const rows: Record<string, number> = {};
+      addRows(rows, loaded.rowsByTable);
+      return { runs: [], reused: true, rows, adopted: adoptedFrom(found) };
     };
     try {
       // An earlier attempt may have created the scraper and died before recording the answer (a worker crash):

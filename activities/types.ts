@@ -142,8 +142,9 @@ export interface ResultsPagesInput {
   maxPages: number;
   /** Lowest result id seen so far in this pass (decimal string), null before the first page. */
   lowestId: string | null;
-  /** Pages in a row that held no result below lowestId. */
+  /** Pages in a row that added nothing and repeated the page before, and a hash of the last page's ids. */
   stalledPages: number;
+  lastPageKey: string | null;
 }
 
 export interface ResultsPagesOutput {
@@ -155,6 +156,7 @@ export interface ResultsPagesOutput {
   highestId: string | null;
   lowestId: string | null;
   stalledPages: number;
+  lastPageKey: string | null;
   rows: RowCounts;
 }
 
@@ -165,6 +167,7 @@ export interface ResultsPagesHeartbeat {
   highestId: string | null;
   lowestId: string | null;
   stalledPages: number;
+  lastPageKey: string | null;
   rows: RowCounts;
 }
 

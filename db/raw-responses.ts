@@ -35,17 +35,6 @@ export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number>
   return Number(landed?.['id']);
 }
 
-/** Lands a response that has no rows of its own (an adopted scraper's record) in its own transaction. */
-export async function landRawResponse(
-  db: Database,
-  r: { pipeline: string; kind: string; endpoint: string; requestKey: string; workflowId: string; body: string },
-): Promise<void> {
-  const now = new Date();
-  await withTransaction(db, (tx) =>
-    insertRawResponse(tx, { ...r, scrapingRunId: null, receivedAt: now, loadedAt: now.toISOString() }),
-  );
-}
-
 /** The body of a landed row, following its reference when it shares an earlier row's bytes. */
 const BODY = `CASE WHEN r.body_ref IS NULL THEN r.body ELSE b.body END`;
 const WITH_BODY = `raw_responses r LEFT JOIN raw_responses b ON b.id = r.body_ref`;

@@ -7,6 +7,7 @@ import {
   jobBoardResponseSchema,
   jobDataSchemaSchema,
   jobRecordSchemaFor,
+  listScraperSchema,
   marketplaceResponseSchema,
   resultsListResponseSchema,
   scrapingRunResponseSchema,
@@ -48,4 +49,5 @@ export const RESPONSE_KINDS: { readonly [K in LoadKind]: ResponseKind } = {
   'create-run': fixed('POST /api/scrapers/create-and-run', createAndRunResponseSchema),
   'scraping-run': fixed('GET /api/scraping-runs/{id}', scrapingRunResponseSchema),
   results: fixed('GET /api/results', resultsListResponseSchema),
+  'listed-scraper': fixed('GET /api/scrapers', listScraperSchema),
 };

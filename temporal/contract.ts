@@ -75,6 +75,8 @@ export interface ResultsCursor {
   /** Lowest result id seen in this pass, and pages in a row that went no lower (a list that does not advance). */
   lowestId: string | null;
   stalledPages: number;
+  /** Hash of the last page's ids: a page repeating it adds nothing. */
+  lastPageKey: string | null;
 }
 
 /** Carried across continue-as-new (long URL lists and the results sync go on for as long as they are). */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScraperClient, marketplaceResponseSchema, type ResultRecord } from '../client/index.js';
+import { marketplaceResponseSchema, type ResultRecord } from '../client/index.js';
 import type { Database } from '../db/connect.js';
 import { flattenMarketplace, flattenResultRecords } from '../db/flatten/index.js';
 import { getPipelineRun } from '../db/pipeline-runs.js';
@@ -55,6 +55,21 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
   const cause = (err as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
   return cause as ApplicationFailure;
+}
+
+/** A result record as the service lists it (spec: Result record), for scripted /api/results pages. */
+function resultRecord(id: number): Record<string, unknown> {
+  return {
+    id,
+    scraper_id: 77,
+    scraping_run_id: 7_700,
+    scraper_name: 'scripted',
+    scraped_url: `https://example.com/results/${id}`,
+    status: 'succeeded',
+    content: { title: `result ${id}`, tags: ['a', 'b'] },
+    created_at: '2026-11-23T10:00:00.000000Z',
+    updated_at: '2026-11-23T10:00:00.000000Z',
+  };
 }
 
 describe('service faults', () => {
@@ -139,9 +154,7 @@ describe('service faults', () => {
   });
 
   it('a results list that serves the same page forever fails the sync after three pages, landing that page once', async () => {
-    const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
-    const page = JSON.parse((await client.listResults({ page: 1, per_page: 2 })).raw) as { data: unknown[] };
-    expect(page.data).toHaveLength(2);
+    const page = { data: [resultRecord(800_002), resultRecord(800_001)] };
     // Every later request for a results page answers this same page, as a service stuck on one page would.
     sim.queueFaults(Array.from({ length: 200 }, () => ({ status: 200, body: page })), { path: '/api/results', method: 'GET' });
     try {
@@ -150,7 +163,7 @@ describe('service faults', () => {
       const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
       expect(Date.now() - started).toBeLessThan(30_000);
       expect(failure.type).toBe('ResultsPagingStuck');
-      expect(failure.message).toMatch(/GET \/api\/results\?page=4&per_page=2: 3 pages in a row held no result older than id \d+/);
+      expect(failure.message).toMatch(/GET \/api\/results\?page=4&per_page=2: 3 pages in a row repeated the page before \(no result older than id \d+\)/);
       const [row] = await withTransaction(db, (tx) => tx.all(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)}`, ['repeating-page']));
       expect(Number(row?.['n'])).toBe(1);
     } finally {
@@ -211,6 +224,41 @@ describe('service faults', () => {
       const records = sim.truth.runResults(Number(runs[0]!.id)) as unknown as ResultRecord[];
       expect(records).toHaveLength(7);
       await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results', 'result_content_fields']);
+      // The scraper is in the scrapers table whichever way it was learnt (create answer, or its list entry).
+      const scrapers = await withTransaction(db, (tx) => tx.all(`SELECT name FROM scrapers WHERE pipeline = ${tx.ph(1)}`, [spec.name]));
+      expect(scrapers.map((r) => r['name'])).toEqual([name]);
+    } finally {
+      sim.clearFaults();
+    }
+  });
+
+  it('results arriving during a sync push seen ones down: the pages that add nothing are passed over and the sync completes', async () => {
+    const ids = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => from - i);
+    const page = (list: number[]) => ({ status: 200, body: { data: list.map((id) => resultRecord(id)) } });
+    // 30 results, then 30 more arrive after the first page was read: the next three pages add nothing to this pass
+    // (two hold the new results, above this pass; one holds page 1 again, shifted), then the scan goes on down.
+    sim.queueFaults(
+      [
+        page(ids(900_030, 900_021)),
+        page(ids(900_050, 900_041)),
+        page(ids(900_040, 900_031)),
+        page(ids(900_030, 900_021)),
+        page(ids(900_020, 900_011)),
+        page(ids(900_010, 900_001)),
+        page([]),
+      ],
+      { path: '/api/results', method: 'GET' },
+    );
+    try {
+      const spec = resultsSpec('arrivals', dbUrl, 10);
+      const result = await (await startPipelineRun(conn(), spec, 'r1')).result();
+      expect(result.status).toBe('succeeded');
+      expect(result.resultsLoaded).toBe(30);
+      const rows = await withTransaction(db, (tx) => tx.all(`SELECT id FROM scraper_results WHERE pipeline = ${tx.ph(1)} ORDER BY id`, ['arrivals']));
+      expect(rows.map((r) => Number(r['id']))).toEqual(ids(900_030, 900_001).reverse());
+      // The watermark is the highest id of this pass: the 30 that arrived during it are the next sync's.
+      const [wm] = await withTransaction(db, (tx) => tx.all(`SELECT watermark FROM sync_watermarks WHERE pipeline = ${tx.ph(1)}`, ['arrivals']));
+      expect(wm?.['watermark']).toBe('900030');
     } finally {
       sim.clearFaults();
     }

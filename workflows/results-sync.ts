@@ -15,6 +15,7 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
         highestId: null,
         lowestId: null,
         stalledPages: 0,
+        lastPageKey: null,
       };
   const maxPages = (spec.request as { max_pages?: number }).max_pages;
   let activities = 0;
@@ -30,6 +31,7 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
       maxPages: Math.min(tuning.pagesPerActivity, pagesLeft),
       lowestId: cursor.lowestId,
       stalledPages: cursor.stalledPages,
+      lastPageKey: cursor.lastPageKey,
     });
     activities += 1;
     progress.pagesLoaded += out.pagesLoaded;
@@ -39,6 +41,7 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
     cursor.highestId = maxId(cursor.highestId, out.highestId);
     cursor.lowestId = out.lowestId;
     cursor.stalledPages = out.stalledPages;
+    cursor.lastPageKey = out.lastPageKey;
     if (out.done) {
       reachedEnd = true;
       break;

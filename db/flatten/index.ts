@@ -2,6 +2,7 @@
 import type {
   CreateAndRunResponse,
   JobBoardResponse,
+  ListScraper,
   MarketplaceResponse,
   ResultsListResponse,
   ScrapingRunResponse,
@@ -10,17 +11,17 @@ import type { ResultTableName } from '../tables.js';
 import { flattenJobBoard } from './job-board.js';
 import { flattenMarketplace } from './marketplace.js';
 import { flattenResultRecords } from './results.js';
-import { flattenCreateRun, flattenScrapingRun } from './runs.js';
+import { flattenCreateRun, flattenListedScraper, flattenScrapingRun } from './runs.js';
 import type { RowsByTable } from './values.js';
 
 export type { Row, RowsByTable, Scalar } from './values.js';
 export { flattenMarketplace, DEFAULT_PRICE_DIVISOR, toMajor } from './marketplace.js';
 export { flattenJobBoard, jobKey } from './job-board.js';
 export { flattenResultRecords, flattenContent } from './results.js';
-export { flattenCreateRun, flattenScrapingRun } from './runs.js';
+export { flattenCreateRun, flattenListedScraper, flattenScrapingRun } from './runs.js';
 
-export type LoadKind = 'marketplace' | 'job-board' | 'create-run' | 'scraping-run' | 'results';
-export const LOAD_KINDS: readonly LoadKind[] = ['marketplace', 'job-board', 'create-run', 'scraping-run', 'results'];
+export type LoadKind = 'marketplace' | 'job-board' | 'create-run' | 'scraping-run' | 'results' | 'listed-scraper';
+export const LOAD_KINDS: readonly LoadKind[] = ['marketplace', 'job-board', 'create-run', 'scraping-run', 'results', 'listed-scraper'];
 
 export interface ResponseByKind {
   marketplace: MarketplaceResponse;
@@ -28,6 +29,8 @@ export interface ResponseByKind {
   'create-run': CreateAndRunResponse;
   'scraping-run': ScrapingRunResponse;
   results: ResultsListResponse;
+  /** One element of `GET /api/scrapers`' data. */
+  'listed-scraper': ListScraper;
 }
 
 export type FlattenInput = { [K in LoadKind]: { kind: K; data: ResponseByKind[K] } }[LoadKind];
@@ -48,5 +51,7 @@ export function flattenResponse(
       return flattenScrapingRun(input.data, opts.resultTable ?? 'scraper_results');
     case 'results':
       return flattenResultRecords(input.data.data, opts.resultTable ?? 'scraper_results');
+    case 'listed-scraper':
+      return flattenListedScraper(input.data);
   }
 }

@@ -1,5 +1,5 @@
 // Create-and-run responses -> scrapers + run_records; scraping-run detail -> scraping_runs + its results.
-import type { CreateAndRunResponse, ScrapingRunResponse } from '../../client/schemas.js';
+import type { CreateAndRunResponse, ListScraper, ScrapingRunResponse } from '../../client/schemas.js';
 import type { ResultTableName } from '../tables.js';
 import { flattenResultRecords } from './results.js';
 import { asJson, asText, push, type RowsByTable } from './values.js';
@@ -43,5 +43,25 @@ export function flattenScrapingRun(response: ScrapingRunResponse, resultTable: R
   const run = response.data;
   const out = flattenResultRecords(run.results, resultTable);
   push(out, 'scraping_runs', { id: run.id, scraper_id: run.scraper_id, status: run.status, created_at: run.created_at });
+  return out;
+}
+
+/**
+ * A scraper as `GET /api/scrapers` lists it: what is known of a scraper adopted after its create answer was lost
+ * (the run records that answer held are not listed anywhere, so only the scraper row can be written).
+ */
+export function flattenListedScraper(s: ListScraper): RowsByTable {
+  const out: RowsByTable = {};
+  push(out, 'scrapers', {
+    id: s.id,
+    name: s.name,
+    type: null,
+    urls: asJson(s.urls),
+    scheduled: s.scheduled,
+    schedule: s.schedule,
+    schedule_explanation: asText(s.schedule_explanation),
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+  });
   return out;
 }
