@@ -304,8 +304,12 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         // Every kind in each round of six, in a random order.
         if (order.length === 0) order = pick(KINDS, KINDS.length);
         const kind = order.shift()!;
-        if (kind === 'results' && running.some((s) => s.spec.kind === 'results')) order.push(kind);
-        else await start(kind, t0 + opts.durationMs + 60_000);
+        if (kind === 'results' && running.some((s) => s.spec.kind === 'results')) {
+          // One results sync at a time: put it back and yield, or this loop would spin without ever letting the
+          // simulator (in this process) answer, freezing every run and the chaos timers with it.
+          order.push(kind);
+          if (order.length === 1) await sleep(250);
+        } else await start(kind, t0 + opts.durationMs + 60_000);
       } else {
         await sleep(250);
       }
