@@ -418,29 +418,15 @@ async function check(c: CheckInput): Promise<Invariant[]> {
   const perTable = new Map<DataTableName, { expected: number; missing: number; extra: number }>();
   const tableDetails: string[] = [];
   const compare = async (pipeline: string, table: DataTableName, want: string[], workflowId: string) => {
-    const got = await loadedRows(db, table, pipeline);
-    const counts = new Map<string, number>();
-    for (const g of got) counts.set(g, (counts.get(g) ?? 0) + 1);
-    let missing = 0;
-    for (const w of want) {
-      const n = counts.get(w) ?? 0;
-      if (n > 0) counts.set(w, n - 1);
-      else missing += 1;
-    }
-    const extra = [...counts.values()].reduce((a, b) => a + b, 0);
-    const t = perTable.get(table) ?? { expected: 0, missing: 0, extra: 0 };
-    t.expected += want.length;
-    t.missing += missing;
-    t.extra += extra;
-    perTable.set(table, t);
-    if (missing || extra) tableDetails.push(`${workflowId} ${table}: ${missing} missing, ${extra} unexpected of ${want.length} expected`);
+    await compareLists(table, await loadedRows(db, table, pipeline), want, workflowId, 'rows');
   };
   // Key-level comparison for the control tables, whose status and timestamp columns depend on when they were read.
   const compareKeys = async (pipeline: string, table: DataTableName, column: string, want: string[], workflowId: string) => {
     const rows = await selectAll(db, `SELECT "${column}" AS k FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`, [pipeline]);
-    await compareLists(table, rows.map((r) => String(r['k'])).sort(), [...want].sort(), workflowId);
+    await compareLists(table, rows.map((r) => String(r['k'])).sort(), [...want].sort(), workflowId, 'keys');
   };
-  const compareLists = async (table: DataTableName, got: string[], want: string[], workflowId: string) => {
+  // Multiset difference of what a table holds and what the simulator's truth says it should.
+  const compareLists = async (table: DataTableName, got: string[], want: string[], workflowId: string, unit: 'rows' | 'keys') => {
     const counts = new Map<string, number>();
     for (const g of got) counts.set(g, (counts.get(g) ?? 0) + 1);
     let missing = 0;
@@ -455,7 +441,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     t.missing += missing;
     t.extra += extra;
     perTable.set(table, t);
-    if (missing || extra) tableDetails.push(`${workflowId} ${table}: ${missing} missing keys, ${extra} unexpected keys of ${want.length}`);
+    if (missing || extra) tableDetails.push(`${workflowId} ${table}: ${missing} missing ${unit}, ${extra} unexpected ${unit} of ${want.length}`);
   };
   const runs = sim.truth.runs();
   let adoptedWorkflows = 0;

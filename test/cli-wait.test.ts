@@ -2,36 +2,26 @@
 // cleanly as Ctrl-C, a long wait leaks no listeners, and a failed run known only to Temporal still shows why.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../simulator/server.js';
 import type { RunningSimulator } from '../simulator/server.js';
-import { stopDevServer } from '../temporal/dev-server.js';
+import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
 
 const TOKEN = 'cli-wait-test-token';
 const EXAMPLES = path.join(REPO_ROOT, 'pipelines', 'examples');
+let bed: CliBed;
 let sim: RunningSimulator;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  sim = await startSimulator({ token: TOKEN, seed: 11, runDurationMs: 500 });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-wait-'));
-  env = {
-    SCRAPER_BASE_URL: sim.baseUrl,
-    SCRAPER_API_TOKEN: TOKEN,
-    SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'),
-    TEMPORAL_ADDRESS: '',
-    DATABASE_URL: '',
-  };
+  bed = await startCliBed({ name: 'cli-wait', token: TOKEN, seed: 11 });
+  ({ sim, dir, env } = bed);
 });
 
 afterAll(async () => {
-  await stopDevServer({ dataDir: path.join(dir, 'data') });
-  await sim?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await bed?.close();
 });
 
 /** `run <file>` as a child process, resolved once it prints that it is waiting on the scraping run. */
