@@ -4,6 +4,7 @@
 // finished entries in its heartbeat so a retry does not write them again.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { exportTables } from '../export/export.js';
+import { isPermanentFsError } from '../db/connect.js';
 import type { ActivityDeps } from './deps.js';
 import type { ExportsHeartbeat, ExportsInput, ExportsOutput } from './types.js';
 
@@ -46,9 +47,6 @@ export function exportActivities(deps: ActivityDeps) {
   };
 }
 
-/** File-system answers that the same attempt would get again: the export's configuration must change. */
-const PERMANENT_FS_CODES = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);
-
 /**
  * Export errors that no retry can fix (a folder that cannot be written, an unknown table, a bad file name:
  * export/ says so in messages starting with 'export:') fail at once with their cause; anything else (a database
@@ -58,8 +56,7 @@ async function exportOrClassify<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if ((code !== undefined && PERMANENT_FS_CODES.has(code)) || (err instanceof Error && err.message.startsWith('export:'))) {
+    if (isPermanentFsError(err) || (err instanceof Error && err.message.startsWith('export:'))) {
       throw ApplicationFailure.nonRetryable((err as Error).message, 'ExportConfigError');
     }
     throw err;

@@ -101,14 +101,20 @@ export class DatabaseConfigError extends Error {
 }
 
 const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
-const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG']);
+const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);
+
+/** A file-system answer that the same operation would get again (permissions, a file where a folder must be, ...). */
+export function isPermanentFsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && PERMANENT_FS_CODES.has(code);
+}
 // 28000/28P01: authentication; 3D000: no such database; 42501: insufficient privilege; 3F000: no such schema.
 const PERMANENT_PG_CODES = new Set(['28000', '28P01', '3D000', '42501', '3F000']);
 
 function isPermanentOpenError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
-  return PERMANENT_SQLITE_CODES.has(code) || PERMANENT_FS_CODES.has(code) || PERMANENT_PG_CODES.has(code);
+  return PERMANENT_SQLITE_CODES.has(code) || isPermanentFsError(err) || PERMANENT_PG_CODES.has(code);
 }
 
 export async function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Promise<Database> {
