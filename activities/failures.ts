@@ -1,6 +1,7 @@
 // How errors leave an activity, and small helpers the activity modules share.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { ScraperApiError } from '../client/index.js';
+import { PermanentLoadError } from '../db/evolve/errors.js';
 import { kindOf, type KindDefinition } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { RunMode } from '../temporal/contract.js';
@@ -8,10 +9,12 @@ import type { RunMode } from '../temporal/contract.js';
 /**
  * Client errors become failures that carry only their (already redacted) message and class name: no request,
  * headers or body objects reach history. Errors the client marks non-retryable (400/401/403/404/422, a body
- * that breaks the contract) are not retried by Temporal either.
+ * that breaks the contract) are not retried by Temporal either, nor are load errors only a changed pipeline file
+ * can fix (a frozen schema meeting a new column, a merge key path that is not there).
  */
 export function asActivityFailure(err: unknown): unknown {
   if (err instanceof CancelledFailure || err instanceof ApplicationFailure) return err;
+  if (err instanceof PermanentLoadError) return ApplicationFailure.nonRetryable(err.message, err.name);
   if (err instanceof ScraperApiError) {
     return err.retryable
       ? ApplicationFailure.retryable(err.message, err.name)

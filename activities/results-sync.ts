@@ -2,6 +2,7 @@
 // watermark, one transaction per page, heartbeating the cursor so a retried attempt resumes at the next page.
 // New results arriving meanwhile push older ones onto later pages, so resuming by page number can re-read a
 // result (an idempotent upsert) but never skips one.
+import { contentTargetOf } from '../kinds/content.js';
 import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { loadBatch } from '../db/load.js';
@@ -75,6 +76,8 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
           raw: res.raw,
           receivedAt: res.receivedAt,
           workflowId,
+          content: contentTargetOf(spec, kind),
+          schemaMode: spec.schema.mode,
           kind: 'results',
           data: fresh.length === items.length ? res.data : { ...res.data, data: fresh },
         });

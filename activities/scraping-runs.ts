@@ -1,5 +1,6 @@
 // Mode 'create-and-wait' (pdf, leads-*): create-and-run, wait, load the run's results. The kind's own parts (which
 // endpoint creates, how many results a run should carry, which table they go to) come from the kind registry.
+import { contentTargetOf } from '../kinds/content.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiHttpError, ApiMalformedBodyError, ApiValidationError, ScraperApiError, parseJson, type ListScraper, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
 import { loadBatch } from '../db/load.js';
@@ -259,6 +260,8 @@ export function scrapingRunActivities(deps: ActivityDeps) {
           workflowId,
           scrapingRunId: runIdOf(run.scrapingRunId),
           priceDivisor: spec.price_divisor,
+          content: contentTargetOf(spec, kind),
+          schemaMode: spec.schema.mode,
           kind: 'scraping-run',
           data,
         });
@@ -318,6 +321,8 @@ export function scrapingRunActivities(deps: ActivityDeps) {
           raw: page.raw,
           workflowId,
           scrapingRunId: runIdOf(run.scrapingRunId),
+          content: contentTargetOf(spec, kind),
+          schemaMode: spec.schema.mode,
           kind: 'results',
           data: { data: mine },
         });

@@ -8,7 +8,7 @@ import { readUrlSlice } from '../db/url-lists.js';
 import type { UrlListKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
-import { addRows, isScraperApiError, kindRunningIn } from './failures.js';
+import { addRows, asActivityFailure, isScraperApiError, kindRunningIn } from './failures.js';
 import type { FailedUrl, UrlChunkHeartbeat, UrlChunkInput, UrlChunkOutput } from './types.js';
 
 /** Attempts of this activity during which transient (retryable) URL errors are retried rather than reported. */
@@ -28,6 +28,7 @@ export function urlListActivities(deps: ActivityDeps) {
       endpoint: api.endpoint,
       raw: api.raw,
       receivedAt: api.receivedAt,
+      schemaMode: spec.schema.mode,
     });
     return out.rowsByTable;
   }
@@ -47,6 +48,7 @@ export function urlListActivities(deps: ActivityDeps) {
     const limit = pLimit(Math.max(1, spec.concurrency));
     const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
 
+    // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
     await Promise.all(
       urls.map((url, index) =>
         limit(async () => {
@@ -67,7 +69,9 @@ export function urlListActivities(deps: ActivityDeps) {
           beat();
         }),
       ),
-    );
+    ).catch((err: unknown) => {
+      throw asActivityFailure(err);
+    });
     if (transient.length > 0) {
       beat();
       throw ApplicationFailure.retryable(

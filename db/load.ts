@@ -8,9 +8,14 @@ import type { Database } from './connect.js';
 import { flattenResponse, type FlattenInput } from './flatten/index.js';
 import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from './flatten/marketplace.js';
 import type { Row, RowsByTable, Scalar } from './flatten/values.js';
+import { flattenContentRows, type ContentRootRow } from './flatten/content.js';
+import { OPEN_FIELDS } from './flatten/values.js';
+import { loadContent, type ContentTarget } from './evolve/content-load.js';
+import { evolveSchema, type SchemaChange, type SchemaMode } from './evolve/registry.js';
 import { insertRawResponse } from './raw-responses.js';
-import { MAX_PARAMS, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
-import { RESULT_TABLES, TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from './tables.js';
+import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
+import { EVOLVING_TABLES, TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from './tables.js';
+import { upsertRows } from './upsert.js';
 
 export type { LoadKind } from './flatten/index.js';
 
@@ -30,12 +35,20 @@ interface LoadBatchCommon {
   workflowId?: string | null;
   receivedAt?: Date;
   /** Called inside the transaction after each table is written; a throw aborts (and rolls back) the batch. */
-  onTableWritten?: (table: DataTableName, changed: number) => void | Promise<void>;
+  onTableWritten?: (table: string, changed: number) => void | Promise<void>;
+  /**
+   * The pipeline's inferred content tables (pdf, leads and results pipelines): result content is flattened into
+   * them too. Absent: result content lands only in the result table's `content` column.
+   */
+  content?: ContentTarget | undefined;
+  /** Contract for columns that unknown fields add to the model's tables (job_records, marketplace_*); default evolve. */
+  schemaMode?: SchemaMode | undefined;
 }
 
 export type LoadBatchOptions = LoadBatchCommon & FlattenInput;
 
-export type TableCounts = Partial<Record<DataTableName, number>>;
+/** Per table: the model's tables and, for content pipelines, the inferred ones (`<pipeline>_items`, …). */
+export type TableCounts = Partial<Record<string, number>>;
 
 export interface LoadBatchResult {
   loadId: number;
@@ -45,12 +58,13 @@ export interface LoadBatchResult {
   changedByTable: TableCounts;
   /** Child rows deleted because they disappeared from their product or result. */
   deletedByTable: TableCounts;
+  /** Tables and columns this batch added (schema_history rows). */
+  schemaChanges: SchemaChange[];
 }
 
 /** Upsert order: parents before children (there are no FK constraints; the order only keeps reads intuitive). */
 const WRITE_ORDER: readonly DataTableName[] = [
-  'scrapers', 'run_records', 'scraping_runs', 'scraper_results', 'pdf_results', 'leads_results',
-  'result_content_fields', 'result_content_items', 'job_records', 'marketplace_shops', 'marketplace_products',
+  'scrapers', 'run_records', 'scraping_runs', 'scraper_results', 'pdf_results', 'leads_results', 'job_records', 'marketplace_shops', 'marketplace_products',
   'marketplace_product_models', 'marketplace_model_stocks', 'marketplace_product_attributes',
   'marketplace_product_categories', 'marketplace_product_tier_variations',
   'marketplace_product_tier_variation_options', 'marketplace_product_images', 'marketplace_price_history',
@@ -75,11 +89,6 @@ const CHILD_GROUPS: readonly ChildGroup[] = [
       'marketplace_product_tier_variation_options', 'marketplace_product_images',
     ],
     filter: (_t, p) => ({ shop_id: p['shop_id'] ?? null, item_id: p['item_id'] ?? null }),
-  },
-  {
-    parents: RESULT_TABLES,
-    children: ['result_content_fields', 'result_content_items'],
-    filter: (t, p) => ({ result_table: t, result_id: p['id'] ?? null }),
   },
 ];
 
@@ -129,18 +138,29 @@ interface Lineage {
   loaded_at: string;
 }
 
-/** Full row in table column order: data columns checked, lineage added, row_hash computed. */
-function completeRow(meta: TableMeta, row: Row, lineage: Lineage): Scalar[] {
+/**
+ * Full row in table column order, then the inferred columns (`inferred`, sorted) from `open`: data columns
+ * checked, lineage added, row_hash computed. Inferred values enter the hash by name, and only when not null, so
+ * a column added later does not change the hash of rows that lack it.
+ */
+function completeRow(meta: TableMeta, row: Row, lineage: Lineage, inferred: readonly string[] = [], open: ReadonlyArray<readonly [string, Param]> = []): Scalar[] {
   const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
   const byName = new Map<string, Scalar>(meta.dataColumns.map((c, i) => [c, data[i] ?? null]));
-  const rowHash = hashValues(data);
-  return meta.columns.map((c) => {
+  const openByName = new Map(open);
+  const hashed: Scalar[] = [...data];
+  for (const c of inferred) {
+    const v = openByName.get(c);
+    if (v !== null && v !== undefined) hashed.push(`\u0002${c}`, v);
+  }
+  const rowHash = hashValues(hashed);
+  const fixed = meta.columns.map((c) => {
     if (c === 'pipeline') return lineage.pipeline;
     if (c === 'load_id') return lineage.load_id;
     if (c === 'loaded_at') return lineage.loaded_at;
     if (c === 'row_hash') return rowHash;
     return byName.get(c) ?? null;
   });
+  return [...fixed, ...inferred.map((c) => openByName.get(c) ?? null)];
 }
 
 function keyString(values: readonly unknown[]): string {
@@ -160,54 +180,6 @@ function dedupe(meta: TableMeta, rows: readonly Row[], pipeline: string): Row[] 
 }
 
 // ---- SQL --------------------------------------------------------------------------------------------------
-
-const sqlCache = new Map<string, string>();
-
-/** Rows per statement: a power of two, at most 256, within the dialect's bound-parameter limit. */
-function maxChunk(dialect: Tx['dialect'], columns: number): number {
-  const limit = Math.min(256, Math.floor(MAX_PARAMS[dialect] / columns));
-  let n = 1;
-  while (n * 2 <= limit) n *= 2;
-  return n;
-}
-
-function insertSql(tx: Tx, meta: TableMeta, rows: number): string {
-  const cacheKey = `${tx.dialect}:${meta.name}:${rows}`;
-  const cached = sqlCache.get(cacheKey);
-  if (cached) return cached;
-  const cols = meta.columns;
-  const tuples: string[] = [];
-  let p = 0;
-  for (let r = 0; r < rows; r++) tuples.push(`(${cols.map(() => tx.ph(++p)).join(', ')})`);
-  let sql = `INSERT INTO ${quoteIdent(meta.name)} (${cols.map(quoteIdent).join(', ')}) VALUES ${tuples.join(', ')}`;
-  if (meta.key.length > 0) {
-    const updates = cols.filter((c) => !meta.key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
-    sql +=
-      ` ON CONFLICT (${meta.key.map(quoteIdent).join(', ')}) DO UPDATE SET ${updates.join(', ')}` +
-      ` WHERE ${quoteIdent(meta.name)}.${quoteIdent('row_hash')} <> excluded.${quoteIdent('row_hash')}`;
-  }
-  sqlCache.set(cacheKey, sql);
-  return sql;
-}
-
-/**
- * Writes rows in chunks whose sizes are powers of two (256, then 128, 64, ... for the remainder), so each
- * table needs at most nine distinct prepared statements however many rows and batches pass through.
- */
-async function writeRows(tx: Tx, meta: TableMeta, rows: readonly Scalar[][]): Promise<number> {
-  const max = maxChunk(tx.dialect, meta.columns.length);
-  let changed = 0;
-  let i = 0;
-  while (i < rows.length) {
-    let n = max;
-    while (n > rows.length - i) n /= 2;
-    const params: Param[] = [];
-    for (let r = i; r < i + n; r++) for (const v of rows[r]!) params.push(v);
-    changed += await tx.run(insertSql(tx, meta, n), params);
-    i += n;
-  }
-  return changed;
-}
 
 function whereEquals(tx: Tx, columns: readonly string[], offset = 0): string {
   return columns.map((c, i) => `${quoteIdent(c)} = ${tx.ph(offset + i + 1)}`).join(' AND ');
@@ -344,6 +316,43 @@ async function lockParents(tx: Tx, pipeline: string, rows: RowsByTable): Promise
 
 // ---- entry point ------------------------------------------------------------------------------------------
 
+/** Result records of a batch, for the content tables. */
+function contentRecordsOf(opts: LoadBatchOptions) {
+  if (opts.kind === 'results') return opts.data.data;
+  if (opts.kind === 'scraping-run') return opts.data.data.results;
+  return [];
+}
+
+/**
+ * Brings the inferred columns of the model's evolving tables (job_records, marketplace_*) up to this batch and
+ * resolves each row's unknown fields to them. Run for every such table the batch writes, with or without unknown
+ * fields: the upsert then sets every inferred column, so a field that disappeared from the newest answer reads
+ * NULL instead of its old value.
+ */
+async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTable, mode: SchemaMode, describeBatch: string, loadId: number, changedAt: string) {
+  const inferred = new Map<DataTableName, { columns: string[]; open: Array<Array<readonly [string, Param]>> }>();
+  const changes: SchemaChange[] = [];
+  for (const table of EVOLVING_TABLES) {
+    const tableRows = rows[table];
+    if (!tableRows) continue;
+    const meta = TABLE_META[table];
+    const out = await evolveSchema(tx, {
+      pipeline,
+      mode,
+      scope: { tables: [table], prefixes: [] },
+      rows: tableRows.map((r) => ({ table, fields: r[OPEN_FIELDS] ?? [] })),
+      templateOf: () => undefined,
+      fixedColumnsOf: () => new Set(meta.columns),
+      describeBatch,
+      loadId,
+      changedAt,
+    });
+    inferred.set(table, { columns: [...(out.registry.get(table)?.keys() ?? [])].sort(), open: out.resolved });
+    changes.push(...out.changes);
+  }
+  return { inferred, changes };
+}
+
 export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<LoadBatchResult> {
   if (!opts.pipeline) throw new Error('loadBatch: pipeline name is required');
   const divisor = checkPriceDivisor(opts.priceDivisor ?? DEFAULT_PRICE_DIVISOR);
@@ -361,6 +370,8 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
     rows[table] = dedupe(TABLE_META[table], r, pipeline);
     rowsByTable[table] = rows[table].length;
   }
+  const content = opts.content;
+  const contentRoots: ContentRootRow[] = content ? flattenContentRows(contentRecordsOf(opts), content) : [];
   const loadedAt = new Date().toISOString();
   const body = opts.raw;
 
@@ -380,6 +391,11 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
     const lineage: Lineage = { pipeline, load_id: loadId, loaded_at: loadedAt };
     const changedByTable: TableCounts = {};
     const deletedByTable: TableCounts = {};
+    const describeBatch = `load ${loadId} (${opts.endpoint}${opts.requestKey ? `, ${opts.requestKey}` : ''}${opts.scrapingRunId != null ? `, scraping run ${opts.scrapingRunId}` : ''})`;
+
+    // Schema changes first: DDL must precede every other statement on the tables it alters (evolve/registry.ts).
+    const fixed = await evolveFixedTables(tx, pipeline, rows, opts.schemaMode ?? 'evolve', describeBatch, loadId, loadedAt);
+    const schemaChanges = [...fixed.changes];
 
     if (rows.marketplace_products) {
       const history = (await priceChanges(tx, pipeline, rows, divisor)).map((h) => {
@@ -408,10 +424,22 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
       const tableRows = rows[table];
       if (!tableRows) continue;
       const meta = TABLE_META[table];
-      const changed = await writeRows(tx, meta, tableRows.map((r) => completeRow(meta, r, lineage)));
+      const inferred = fixed.inferred.get(table);
+      const params = tableRows.map((r, i) => completeRow(meta, r, lineage, inferred?.columns, inferred?.open[i]));
+      const { changed } = await upsertRows(tx, { table, columns: [...meta.columns, ...(inferred?.columns ?? [])], key: meta.key }, params);
       changedByTable[table] = changed;
       await opts.onTableWritten?.(table, changed);
     }
-    return { loadId, rowsByTable, changedByTable, deletedByTable };
+
+    if (content) {
+      const out = await loadContent(tx, content, contentRoots, { pipeline, loadId, loadedAt, describeBatch });
+      schemaChanges.push(...out.changes);
+      for (const [t, n] of Object.entries(out.rowsByTable)) rowsByTable[t] = n;
+      for (const [t, n] of Object.entries(out.changedByTable)) {
+        changedByTable[t] = n;
+        await opts.onTableWritten?.(t, n);
+      }
+    }
+    return { loadId, rowsByTable, changedByTable, deletedByTable, schemaChanges };
   });
 }

@@ -11,8 +11,6 @@ export const DATA_TABLES = [
   'scraper_results',
   'pdf_results',
   'leads_results',
-  'result_content_fields',
-  'result_content_items',
   'job_records',
   'marketplace_shops',
   'marketplace_products',
@@ -26,6 +24,12 @@ export const DATA_TABLES = [
   'marketplace_price_history',
 ] as const;
 export type DataTableName = (typeof DATA_TABLES)[number];
+
+/**
+ * Model tables whose unknown fields become inferred columns (db/evolve/) instead of being dropped: the job
+ * records a request's schema shapes, and the marketplace levels that have a table of their own.
+ */
+export const EVOLVING_TABLES = ['job_records', 'marketplace_products', 'marketplace_product_models', 'marketplace_shops'] as const satisfies readonly DataTableName[];
 
 export const RESULT_TABLES = ['scraper_results', 'pdf_results', 'leads_results'] as const;
 export type ResultTableName = (typeof RESULT_TABLES)[number];

@@ -31,7 +31,7 @@ export const leadsSearchEngineKind: CreateAndWaitKind<'leads-search-engine'> = {
   defaultsRequestName: true,
   requestOptional: false,
   endpoints: ['POST /api/scrapers/leads-generator/search-engine/create-and-run', 'GET /api/scraping-runs/{id}', 'GET /api/results'],
-  tables: ['scrapers', 'run_records', 'scraping_runs', 'leads_results', 'result_content_fields', 'result_content_items'],
+  tables: ['scrapers', 'run_records', 'scraping_runs', 'leads_results'],
   resultTable: 'leads_results',
   create: (client, req, o) => client.createLeadsSearchEngineScraper(req, o),
   // Ten results per search-engine page.

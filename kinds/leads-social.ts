@@ -19,7 +19,7 @@ export const leadsSocialKind: CreateAndWaitKind<'leads-social'> = {
   defaultsRequestName: true,
   requestOptional: false,
   endpoints: ['POST /api/scrapers/leads-generator/social/create-and-run', 'GET /api/scraping-runs/{id}', 'GET /api/results'],
-  tables: ['scrapers', 'run_records', 'scraping_runs', 'leads_results', 'result_content_fields', 'result_content_items'],
+  tables: ['scrapers', 'run_records', 'scraping_runs', 'leads_results'],
   resultTable: 'leads_results',
   create: (client, req, o) => client.createLeadsSocialScraper(req, o),
   expectedResultsPerRun: (req) => req.expected_data,

@@ -26,7 +26,7 @@ export const pdfKind: CreateAndWaitKind<'pdf'> = {
   defaultsRequestName: true,
   requestOptional: false,
   endpoints: ['POST /api/scrapers/pdf/create-and-run', 'GET /api/scraping-runs/{id}', 'GET /api/results'],
-  tables: ['scrapers', 'run_records', 'scraping_runs', 'pdf_results', 'result_content_fields', 'result_content_items'],
+  tables: ['scrapers', 'run_records', 'scraping_runs', 'pdf_results'],
   resultTable: 'pdf_results',
   create: (client, req, o) => client.createPdfScraper(req, o),
   // The expected total is split over the keywords' runs, so each run gets at least the floor share.

@@ -17,6 +17,6 @@ export const resultsKind: ResultsSyncKind<'results'> = {
   defaultsRequestName: false,
   requestOptional: true,
   endpoints: ['GET /api/results'],
-  tables: ['scraper_results', 'result_content_fields', 'result_content_items'],
+  tables: ['scraper_results'],
   resultTable: 'scraper_results',
 };

@@ -11,6 +11,8 @@ import { z } from 'zod';
 import { CronExpressionParser } from 'cron-parser';
 import { DURATION_PATTERN, parseDurationMs } from './duration.js';
 import { KINDS } from '../kinds/index.js';
+import { hasContentTables } from '../kinds/content.js';
+import { contentTableName } from '../db/evolve/names.js';
 import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';
 import { defaultFileName } from '../export/file-name.js';
@@ -151,6 +153,23 @@ const pipelineName = z
   // Workflow ids are `<name>--<runKey>`; a '--' inside the name would make them ambiguous.
   .refine((s) => !s.includes('--'), "must not contain '--'");
 
+const schemaContract = z
+  .strictObject({
+    mode: z
+      .enum(['evolve', 'freeze', 'discard_columns'])
+      .default('evolve')
+      .describe('evolve: new fields add columns and tables, a type change adds a variant column; freeze: anything new fails the load, nothing of it is written; discard_columns: new fields are dropped, the rest loads'),
+  })
+  .describe('schema contract of the tables this pipeline writes');
+
+// A dot path into result content: `email`, `author.handle` (keys as the service sends them).
+const CONTENT_PATH = /^[^.\s][^.]*(\.[^.\s][^.]*)*$/;
+const mergeKey = z
+  .array(z.string().regex(CONTENT_PATH, "expected a content path such as 'email' or 'author.handle' (keys joined by '.')"))
+  .min(1, 'list at least one content path, or leave merge_key out to key rows by result id')
+  .refine((a) => new Set(a).size === a.length, 'lists a path twice')
+  .describe("content paths whose values identify one row of <pipeline>_items (e.g. [email]); later runs update that row. Default: the service's result id");
+
 const common = {
   name: pipelineName,
   destination: destination.optional(),
@@ -159,6 +178,8 @@ const common = {
   concurrency: positiveInt.max(64).default(4).describe('how many URLs of a list are scraped at once'),
   price_divisor: positiveInt.default(100000).describe('integer price / divisor = price in major units'),
   schedule: schedule.optional(),
+  schema: schemaContract.prefault({}),
+  merge_key: mergeKey.optional(),
 };
 
 function withDefaults<T extends { name: string; destination?: { database?: string | undefined } | undefined; schedule?: unknown }>(s: T) {
@@ -190,21 +211,33 @@ function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
   const request = def.requestOptional ? def.request.prefault({} as never) : def.request;
   return z
     .strictObject({ ...common, kind: z.literal(def.kind), request })
-    .superRefine((p, ctx) => checkExportTables(def, p.exports, ctx))
+    .superRefine((p, ctx) => {
+      checkExportTables(def, p.name, p.exports, ctx);
+      if (p.merge_key !== undefined && def.mode === 'url-list') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['merge_key'],
+          message: `applies to pdf, leads-* and results pipelines, whose content lands in an inferred table; ${def.kind} rows have a fixed natural key (${def.kind === 'job-board' ? 'job_key' : 'shop_id, item_id'}): remove merge_key`,
+        });
+      }
+    })
     .transform((s) => withExportFileNames(withDefaults(def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s)));
 }
 
 /** Export table names must be tables the kind writes: a typo would otherwise export nothing, silently. */
-function checkExportTables(def: KindDefinition<PipelineKind>, exports: ReadonlyArray<{ tables: string[] }>, ctx: z.RefinementCtx): void {
+function checkExportTables(def: KindDefinition<PipelineKind>, pipeline: string, exports: ReadonlyArray<{ tables: string[] }>, ctx: z.RefinementCtx): void {
+  // Content kinds also write <pipeline>_items and its child tables, whose names are known only once data came.
+  const content = hasContentTables(def) ? contentTableName(pipeline) : undefined;
+  const known = content ? [...def.tables, content] : [...def.tables];
   for (const [i, e] of exports.entries()) {
     for (const [j, table] of e.tables.entries()) {
-      if ((def.tables as readonly string[]).includes(table)) continue;
-      const nearest = closest(table, [...def.tables]);
+      if (known.includes(table) || (content !== undefined && table.startsWith(`${content}__`))) continue;
+      const nearest = closest(table, known);
       const hint = distance(table, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
       ctx.addIssue({
         code: 'custom',
         path: ['exports', i, 'tables', j],
-        message: `'${table}' is not a table of kind '${def.kind}'; ${hint}its tables: ${def.tables.join(', ')}`,
+        message: `'${table}' is not a table of kind '${def.kind}'; ${hint}its tables: ${known.join(', ')}${content ? ` and ${content}__<array>` : ''}`,
       });
     }
   }

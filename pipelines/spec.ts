@@ -90,6 +90,11 @@ export interface ScheduleSpec {
   paused: boolean;
 }
 
+/** How a load treats new tables, columns and types (db/evolve/registry.ts SchemaMode). */
+export interface SchemaContractSpec {
+  mode: 'evolve' | 'freeze' | 'discard_columns';
+}
+
 interface PipelineSpecBase<K extends PipelineKind> {
   name: string;
   kind: K;
@@ -100,6 +105,9 @@ interface PipelineSpecBase<K extends PipelineKind> {
   concurrency: number;
   price_divisor: number;
   schedule?: ScheduleSpec;
+  schema: SchemaContractSpec;
+  /** Content paths identifying a row of the pipeline's inferred table (pdf, leads-*, results only). */
+  merge_key?: string[];
 }
 
 export type PipelineSpec = { [K in PipelineKind]: PipelineSpecBase<K> }[PipelineKind];

@@ -204,7 +204,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     const now = clock();
     const query = input.search_type === 'url' ? { url: input.url as string } : { keywords: input.keywords as string };
     const scraper = state.createScraper('leads-search-engine', input.name, input.search_type === 'url' ? [input.url as string] : ['Default'], now);
-    const run = state.createRun(scraper, 'Default', input.limit_pages * 10, (idx) => leadsSearchEngineResult(seed, input.name, query, idx), now, runDurationMs, (id) =>
+    const run = state.createRun(scraper, 'Default', input.limit_pages * 10, (idx) => leadsSearchEngineResult(seed, query, idx), now, runDurationMs, (id) =>
       faults.runFate(id),
     );
     return createdReply([run]);

@@ -20,7 +20,8 @@ import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import type { PipelineWorkflowResult } from '../temporal/contract.js';
 import { stopDevServer } from '../temporal/dev-server.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
-import { expectedRows, loadedRows, mergeRows } from '../test/support/pipeline-truth.js';
+import { contentTableName } from '../db/evolve/names.js';
+import { expectedContentRows, expectedRows, loadedContentRows, loadedRows, mergeRows } from '../test/support/pipeline-truth.js';
 import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../test/support/pipeline-specs.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
 import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
@@ -415,10 +416,19 @@ async function check(c: CheckInput): Promise<Invariant[]> {
   }
 
   // 2 and 3. Table contents against the simulator's ground truth, per table over all pipelines.
-  const perTable = new Map<DataTableName, { expected: number; missing: number; extra: number }>();
+  const perTable = new Map<string, { expected: number; missing: number; extra: number }>();
   const tableDetails: string[] = [];
   const compare = async (pipeline: string, table: DataTableName, want: string[], workflowId: string) => {
     await compareLists(table, await loadedRows(db, table, pipeline), want, workflowId, 'rows');
+  };
+  // Inferred content tables, one set per pipeline, counted together under `<pipeline>_items…`.
+  const compareContent = async (spec: PipelineSpec, records: readonly ResultRecord[], workflowId: string) => {
+    const got = await loadedContentRows(db, spec);
+    const want = expectedContentRows(records, spec);
+    const root = contentTableName(spec.name);
+    for (const table of new Set([...got.keys(), ...want.keys()])) {
+      await compareLists(`<pipeline>_items${table.slice(root.length)}`, got.get(table) ?? [], want.get(table) ?? [], workflowId, 'rows');
+    }
   };
   // Key-level comparison for the control tables, whose status and timestamp columns depend on when they were read.
   const compareKeys = async (pipeline: string, table: DataTableName, column: string, want: string[], workflowId: string) => {
@@ -426,7 +436,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     await compareLists(table, rows.map((r) => String(r['k'])).sort(), [...want].sort(), workflowId, 'keys');
   };
   // Multiset difference of what a table holds and what the simulator's truth says it should.
-  const compareLists = async (table: DataTableName, got: string[], want: string[], workflowId: string, unit: 'rows' | 'keys') => {
+  const compareLists = async (table: string, got: string[], want: string[], workflowId: string, unit: 'rows' | 'keys') => {
     const counts = new Map<string, number>();
     for (const g of got) counts.set(g, (counts.get(g) ?? 0) + 1);
     let missing = 0;
@@ -454,9 +464,8 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       const ids = r.scrapingRunIds.map(Number);
       const records = ids.flatMap((id) => sim.truth.runResults(id) as unknown as ResultRecord[]);
       const expected = flattenResultRecords(records, kind.resultTable);
-      for (const t of [kind.resultTable, 'result_content_fields', 'result_content_items'] as const) {
-        await compare(spec.name, t, expectedRows(expected, t), s.workflowId);
-      }
+      await compare(spec.name, kind.resultTable, expectedRows(expected, kind.resultTable), s.workflowId);
+      await compareContent(spec, records, s.workflowId);
       const mine = runs.filter((x) => ids.includes(x.id));
       await compareKeys(spec.name, 'scraping_runs', 'id', mine.map((x) => String(x.id)), s.workflowId);
       // A scraper adopted after its create answer was lost has no run records to load: they were only in that
@@ -488,15 +497,14 @@ async function check(c: CheckInput): Promise<Invariant[]> {
   if (c.lastResults?.result) {
     const all = sim.truth.allResults() as unknown as ResultRecord[];
     const expected: RowsByTable = flattenResultRecords(all, 'scraper_results');
-    for (const t of ['scraper_results', 'result_content_fields', 'result_content_items'] as const) {
-      await compare(RESULTS_PIPELINE, t, expectedRows(expected, t), c.lastResults.workflowId);
-    }
+    await compare(RESULTS_PIPELINE, 'scraper_results', expectedRows(expected, 'scraper_results'), c.lastResults.workflowId);
+    await compareContent(c.lastResults.spec, all, c.lastResults.workflowId);
   } else {
     tableDetails.push(`the final results sync did not complete, scraper_results: ${c.lastResults?.failure ?? 'not started'}`);
   }
   // Data tables are compared row for row; the control tables (scrapers, run_records, scraping_runs) by key only.
   // Two lines, so a gap in lineage rows is not mistaken for lost data, nor hidden by it.
-  const CONTROL: readonly DataTableName[] = ['scrapers', 'run_records', 'scraping_runs'];
+  const CONTROL: readonly string[] = ['scrapers', 'run_records', 'scraping_runs'];
   for (const control of [false, true]) {
     const entries = [...perTable.entries()].filter(([t]) => CONTROL.includes(t) === control);
     const expected = entries.reduce((n, [, t]) => n + t.expected, 0);

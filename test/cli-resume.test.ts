@@ -15,7 +15,7 @@ import { loadPipelineFile } from '../pipelines/loader.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { isProcessAlive, readDevServerState, stopDevServer } from '../temporal/dev-server.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
-import { expectTablesEqual } from './support/pipeline-truth.js';
+import { expectContentEqual, expectTablesEqual } from './support/pipeline-truth.js';
 
 const TOKEN = 'cli-resume-test-token';
 const FILE = path.join(REPO_ROOT, 'pipelines', 'examples', 'pdf.yaml');
@@ -98,7 +98,8 @@ describe('scrape-etl run after the command and its embedded dev server were SIGK
     const spec = await loadPipelineFile(FILE, { env: { ...process.env, ...env } });
     const db = await openDatabase(`sqlite:${path.join(dataDir, 'scrape-etl.sqlite')}`);
     try {
-      await expectTablesEqual(db, spec, flattenResultRecords(records, 'pdf_results'), ['pdf_results', 'result_content_fields', 'result_content_items']);
+      await expectTablesEqual(db, spec, flattenResultRecords(records, 'pdf_results'), ['pdf_results']);
+      await expectContentEqual(db, spec, records);
     } finally {
       await db.close();
     }

@@ -12,7 +12,7 @@ import {
   scrapingRunResponseSchema,
 } from '../client/schemas.js';
 import {
-  flattenContent,
+  flattenContentRows,
   flattenCreateRun,
   flattenJobBoard,
   flattenMarketplace,
@@ -21,6 +21,8 @@ import {
   jobKey,
 } from '../db/flatten/index.js';
 import { REAL_FIXTURES } from './support/fixtures.js';
+import { OPEN_FIELDS } from '../db/flatten/values.js';
+import type { ResultRecord } from '../client/schemas.js';
 import { KINDS } from '../kinds/index.js';
 
 const FIXTURES = REAL_FIXTURES;
@@ -57,11 +59,14 @@ describe('flattenMarketplace on the real example', () => {
     });
     // label_ids near 8.4e14 survive exactly in the JSON column.
     expect(p['label_ids']).toBe('[1007880,844931064601283,822059780857868,844931086908638,1400285049,1717998011,1818787,1718088130,1853606]');
-    // Untyped item fields are kept, not dropped.
-    const extra = JSON.parse(p['extra'] as string) as Record<string, unknown>;
-    expect(extra).toMatchObject({ should_show_amp_tag: true, spl_info: { show_spl: false } });
-    expect(extra).not.toHaveProperty('max_quantity');
-    expect(extra).not.toHaveProperty('models');
+    // Untyped item fields are kept as open fields (inferred columns), nested objects as __ paths, lists whole.
+    const open = new Map(p[OPEN_FIELDS] ?? []);
+    expect(open.get('should_show_amp_tag')).toBe(true);
+    expect(open.get('spl_info__show_spl')).toBe(false);
+    expect(open.has('max_quantity')).toBe(false);
+    expect(open.has('models')).toBe(false);
+    // Epoch seconds also as a timestamp.
+    expect(p['ctime_at']).toBe(new Date(Number(p['ctime']) * 1000).toISOString());
   });
 
   it('flattens models, stock locations, attributes, categories, tiers, images and the shop', () => {
@@ -84,7 +89,7 @@ describe('flattenMarketplace on the real example', () => {
     expect(rows.marketplace_product_tier_variation_options).toEqual([expect.objectContaining({ tier_index: 0, option_index: 0, option: '', image: null })]);
     expect(rows.marketplace_product_images).toEqual([expect.objectContaining({ list_index: 0, image: 'c1e492d27fca200d8c7bb570932cc5a0' })]);
     expect(rows.marketplace_shops).toEqual([
-      expect.objectContaining({ shopid: 10115139, userid: 10116436, username: 'watrohouse', rating_star: 4.968159, item_count: 382, vacation: false }),
+      expect.objectContaining({ shop_id: 10115139, userid: 10116436, username: 'watrohouse', rating_star: 4.968159, item_count: 382, vacation: false }),
     ]);
   });
 
@@ -117,8 +122,11 @@ describe('flattenJobBoard', () => {
   const rows = flattenJobBoard(response).job_records!;
 
   it('types salary by what arrived: numbers in job_salary_number, text in job_salary_text', () => {
-    expect(rows[0]).toMatchObject({ job_key: 'https://jobs.example/1', job_salary_number: 65000, job_salary_text: null, extra: null });
-    expect(rows[1]).toMatchObject({ job_salary_number: null, job_salary_text: '10-15 juta', extra: '{"remote":true}' });
+    expect(rows[0]).toMatchObject({ job_key: 'https://jobs.example/1', job_salary_number: 65000, job_salary_text: null });
+    expect(rows[0]![OPEN_FIELDS]).toEqual([]);
+    expect(rows[1]).toMatchObject({ job_salary_number: null, job_salary_text: '10-15 juta' });
+    // Properties beyond the six typed ones become inferred columns of job_records.
+    expect(rows[1]![OPEN_FIELDS]).toEqual([['remote', true]]);
   });
 
   it('keys a URL-less job by a hash of the record that ignores key order', () => {
@@ -129,50 +137,58 @@ describe('flattenJobBoard', () => {
 });
 
 describe('result content', () => {
-  it('lands the documented string content as text with one field', () => {
+  const record = (id: number, content: unknown, extra: Record<string, unknown> = {}) =>
+    ({ id, scraper_id: 1, scraping_run_id: 7, scraper_name: 's', scraped_url: `https://x.example/${id}`, status: 'succeeded', content, created_at: null, updated_at: null, ...extra }) as unknown as ResultRecord;
+
+  it('lands the documented string content as text, and as one `value` field of the inferred table', () => {
     const list = resultsListResponseSchema.parse(read('results-response-1.json'));
     const rows = flattenResponse({ kind: 'results', data: list });
     expect(rows.scraper_results!.map((r) => [r['id'], r['content_type'], r['content']])).toEqual([
       [2, 'string', '<your-extracted-data>'],
       [1, 'string', '<your-extracted-data>'],
     ]);
-    expect(rows.result_content_fields).toEqual([
-      expect.objectContaining({ result_table: 'scraper_results', result_id: 2, path: '$', value_type: 'string', value_text: '<your-extracted-data>' }),
-      expect.objectContaining({ result_table: 'scraper_results', result_id: 1, path: '$' }),
+    const roots = flattenContentRows(list.data, { table: 'docs_items' });
+    expect(roots.map((r) => [r.rowKey, r.fields])).toEqual([
+      ['1', [['value', '<your-extracted-data>']]],
+      ['2', [['value', '<your-extracted-data>']]],
     ]);
   });
 
-  it('walks objects, indexes scalar arrays and keeps arrays of objects as items', () => {
-    const { fields, items } = flattenContent({
-      title: 'Report',
-      pages: 12,
-      big: 12345678901234567890n,
-      ok: true,
-      none: null,
-      tags: ['a', 'b'],
-      'odd key': { x: 1 },
-      authors: [{ name: 'Ana' }, { name: 'Chen', tags: ['x'] }],
-    });
-    expect(fields.map((f) => [f['path'], f['value_type'], f['value_text'], f['value_number'], f['value_bool']])).toEqual([
-      ['$.title', 'string', 'Report', null, null],
-      ['$.pages', 'number', null, 12, null],
-      ['$.big', 'number', '12345678901234567890', 12345678901234567000, null],
-      ['$.ok', 'boolean', null, null, true],
-      ['$.none', 'null', null, null, null],
-      ['$.tags[0]', 'string', 'a', null, null],
-      ['$.tags[1]', 'string', 'b', null, null],
-      ['$["odd key"].x', 'number', null, 1, null],
+  it('flattens nested objects into __ columns, arrays into child tables with parent keys and list indexes', () => {
+    const [root] = flattenContentRows(
+      [record(5, { title: 'Report', pages: 12, big: 12345678901234567890n, ok: true, none: null, 'Odd Key!': { innerValue: 1 },
+        tags: ['a', 'b'], authors: [{ name: 'Ana', links: [{ url: 'u1' }] }, { name: 'Chen' }], pipeline: 'clash' })],
+      { table: 'p_items' },
+    );
+    expect(root!.fields).toEqual([
+      ['title', 'Report'], ['pages', 12], ['big', 12345678901234567890n], ['ok', true], ['none', null],
+      ['odd_key__inner_value', 1], ['_pipeline', 'clash'],
     ]);
-    expect(items).toEqual([
-      { array_path: '$.authors', list_index: 0, item: '{"name":"Ana"}' },
-      { array_path: '$.authors', list_index: 1, item: '{"name":"Chen","tags":["x"]}' },
+    expect(root!.children.map((c) => [c.table, c.rowKey, c.parentKey, c.rootKey, c.listIndex, c.fields])).toEqual([
+      ['p_items__tags', '5#0', '5', '5', 0, [['value', 'a']]],
+      ['p_items__tags', '5#1', '5', '5', 1, [['value', 'b']]],
+      ['p_items__authors', '5#0', '5', '5', 0, [['name', 'Ana']]],
+      ['p_items__authors__links', '5#0#0', '5#0', '5', 0, [['url', 'u1']]],
+      ['p_items__authors', '5#1', '5', '5', 1, [['name', 'Chen']]],
     ]);
   });
 
-  it('parses a string holding JSON, and treats null content (a running run) as no fields', () => {
-    expect(flattenContent('{"a":[1,2]}').fields.map((f) => f['path'])).toEqual(['$.a[0]', '$.a[1]']);
-    expect(flattenContent('{not json').fields).toEqual([expect.objectContaining({ path: '$', value_text: '{not json' })]);
-    expect(flattenContent(null)).toEqual({ fields: [], items: [] });
+  it('parses a string holding JSON, and gives null content (a running run) no fields', () => {
+    const [a, b, c] = flattenContentRows([record(1, '{"a":{"b":2}}'), record(2, '{not json'), record(3, null)], { table: 't' });
+    expect([a!.fields, b!.fields, c!.fields]).toEqual([[['a__b', 2]], [['value', '{not json']], []]);
+  });
+
+  it('keys rows by merge key values, falls back to the result id on null, keeps the newest result of a key', () => {
+    const roots = flattenContentRows(
+      [record(1, { email: 'a@x', n: 1 }), record(3, { email: 'a@x', n: 3 }), record(2, { email: 'a@x', n: 2 }), record(4, { email: null, n: 4 })],
+      { table: 't', mergeKey: ['email'] },
+    );
+    expect(roots.map((r) => [r.rowKey, String(r.resultId)])).toEqual([['4', '4'], ['["a@x"]', '3']]);
+    expect(() => flattenContentRows([record(1, { mail: 'a@x' })], { table: 't', mergeKey: ['email'] })).toThrow(
+      /merge_key path 'email' is not in the content of result 1 \(its fields: mail\)/,
+    );
+    expect(() => flattenContentRows([record(1, { author: { id: 1 } })], { table: 't', mergeKey: ['author'] })).toThrow(/holds an object/);
+    expect(flattenContentRows([record(1, { author: { id: 9 } })], { table: 't', mergeKey: ['author.id'] })[0]!.rowKey).toBe('[9]');
   });
 
   it('sends scraping-run results to the table of the pipeline kind', () => {

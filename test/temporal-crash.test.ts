@@ -9,7 +9,7 @@ import type { Database } from '../db/connect.js';
 import { flattenResultRecords } from '../db/flatten/index.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
-import { expectTablesEqual } from './support/pipeline-truth.js';
+import { expectContentEqual, expectTablesEqual } from './support/pipeline-truth.js';
 import { leadsSocialSpec, pdfSpec } from './support/pipeline-specs.js';
 import { spawnWorkerProcess, startInProcessWorker, type TestTemporal, type WorkerProcess } from './support/temporal.js';
 import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
@@ -107,7 +107,8 @@ describe('crash safety', () => {
       expect(sim.truth.scrapers().filter((s) => s['name'] === scraperNameFor(spec, handle.workflowId))).toHaveLength(1);
       const records = runResults(result.scrapingRunIds);
       expect(records).toHaveLength(120);
-      await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results', 'result_content_fields', 'result_content_items']);
+      await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results']);
+      await expectContentEqual(db, spec, records);
     } finally {
       hold.release();
     }
@@ -149,7 +150,8 @@ describe('crash safety', () => {
       expect(result.status).toBe('succeeded');
       const records = runResults(result.scrapingRunIds);
       expect(records).toHaveLength(total);
-      await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results', 'result_content_fields', 'result_content_items']);
+      await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results']);
+      await expectContentEqual(db, spec, records);
       // Resumed from the heartbeat rather than from scratch: far fewer than two full passes of 20 batches.
       const batches = count(
         `SELECT count(*) AS n FROM raw_responses WHERE workflow_id = ? AND request_key LIKE 'scraping-run:%'`,
@@ -180,7 +182,8 @@ describe('crash safety', () => {
       expect(sim.truth.scrapers().filter((s) => s['name'] === scraperNameFor(spec, handle.workflowId))).toHaveLength(1);
       const records = runResults(result.scrapingRunIds);
       expect(records).toHaveLength(30);
-      await expectTablesEqual(db, spec, flattenResultRecords(records, 'pdf_results'), ['pdf_results', 'result_content_fields', 'result_content_items']);
+      await expectTablesEqual(db, spec, flattenResultRecords(records, 'pdf_results'), ['pdf_results']);
+      await expectContentEqual(db, spec, records);
     } finally {
       hold.release();
       await worker.stop();

@@ -15,7 +15,7 @@ import { getPipelineRun } from '../db/pipeline-runs.js';
 import { withTransaction } from '../db/sql.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
-import { expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
+import { expectContentEqual, expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
 import { leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
 import { startInProcessWorker, type InProcessWorker, type TestTemporal } from './support/temporal.js';
 import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
@@ -135,7 +135,8 @@ describe('service faults', () => {
       expect(mr.failedUrlCount).toBe(0);
       const records = pr.scrapingRunIds.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
       expect(records).toHaveLength(40);
-      await expectTablesEqual(db, pdf, flattenResultRecords(records, 'pdf_results'), ['pdf_results', 'result_content_fields', 'result_content_items']);
+      await expectTablesEqual(db, pdf, flattenResultRecords(records, 'pdf_results'), ['pdf_results']);
+      await expectContentEqual(db, pdf, records);
       await expectTablesEqual(db, market, mergeRows(urls.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u))))), [
         'marketplace_products', 'marketplace_product_models', 'marketplace_model_stocks', 'marketplace_product_attributes',
       ]);
@@ -143,7 +144,8 @@ describe('service faults', () => {
       const rr = await (await startPipelineRun(conn(), results, 'r1')).result();
       const all = sim.truth.allResults() as unknown as ResultRecord[];
       expect(rr.resultsLoaded).toBe(all.length);
-      await expectTablesEqual(db, results, flattenResultRecords(all, 'scraper_results'), ['scraper_results', 'result_content_fields']);
+      await expectTablesEqual(db, results, flattenResultRecords(all, 'scraper_results'), ['scraper_results']);
+      await expectContentEqual(db, results, all);
       const stats = sim.stats();
       const faulty = Object.entries(stats.byStatus).filter(([s]) => s === '429' || s.startsWith('5')).reduce((n, [, c]) => n + c, 0);
       console.log(`faults: ${faulty} of ${stats.total} requests answered 5xx/429`);
@@ -223,7 +225,8 @@ describe('service faults', () => {
       expect(result.scrapingRunIds).toEqual(runs.map((r) => String(r.id)));
       const records = sim.truth.runResults(Number(runs[0]!.id)) as unknown as ResultRecord[];
       expect(records).toHaveLength(7);
-      await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results', 'result_content_fields']);
+      await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results']);
+      await expectContentEqual(db, spec, records);
       // The scraper is in the scrapers table whichever way it was learnt (create answer, or its list entry).
       const scrapers = await withTransaction(db, (tx) => tx.all(`SELECT name FROM scrapers WHERE pipeline = ${tx.ph(1)}`, [spec.name]));
       expect(scrapers.map((r) => r['name'])).toEqual([name]);

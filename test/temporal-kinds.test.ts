@@ -15,7 +15,7 @@ import { getPipelineRun } from '../db/pipeline-runs.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import type { PipelineProgress } from '../workflows/pipeline.js';
-import { expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
+import { expectContentEqual, expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
 import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
 import { testPostgresUrl } from './support/postgres.js';
 import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './support/temporal.js';
@@ -87,7 +87,8 @@ describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, in
     expect(result.scrapingRunIds.sort()).toEqual(truthRuns.map((r) => String(r.id)).sort());
     const records = runResults(result.scrapingRunIds);
     expect(records).toHaveLength(10);
-    await expectTablesEqual(db, spec, flattenResultRecords(records, 'pdf_results'), ['pdf_results', 'result_content_fields', 'result_content_items']);
+    await expectTablesEqual(db, spec, flattenResultRecords(records, 'pdf_results'), ['pdf_results']);
+    await expectContentEqual(db, spec, records);
     expect(result.rowsByTable['pdf_results']).toBe(10);
     expect(result.rowsByTable['run_records']).toBe(3);
     expect(result.rowsByTable['scraping_runs']).toBe(3);
@@ -114,8 +115,10 @@ describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, in
     const recB = runResults(rb.scrapingRunIds);
     expect(recA).toHaveLength(40);
     expect(recB).toHaveLength(37);
-    await expectTablesEqual(db, se, flattenResultRecords(recA, 'leads_results'), ['leads_results', 'result_content_fields', 'result_content_items']);
-    await expectTablesEqual(db, social, flattenResultRecords(recB, 'leads_results'), ['leads_results', 'result_content_fields', 'result_content_items']);
+    await expectTablesEqual(db, se, flattenResultRecords(recA, 'leads_results'), ['leads_results']);
+    await expectContentEqual(db, se, recA);
+    await expectTablesEqual(db, social, flattenResultRecords(recB, 'leads_results'), ['leads_results']);
+    await expectContentEqual(db, social, recB);
   });
 
   it('job-board: every URL scraped and loaded on its own', async () => {
@@ -166,7 +169,8 @@ describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, in
     const r1 = await first.result();
     expect(r1.resultsLoaded).toBe(all.length);
     expect((await first.query<PipelineProgress>('progress')).continuedAsNew).toBeGreaterThanOrEqual(2);
-    await expectTablesEqual(db, spec, flattenResultRecords(all, 'scraper_results'), ['scraper_results', 'result_content_fields', 'result_content_items']);
+    await expectTablesEqual(db, spec, flattenResultRecords(all, 'scraper_results'), ['scraper_results']);
+    await expectContentEqual(db, spec, all);
 
     const more = await (await startPipelineRun(conn(), leadsSocialSpec('leads-more', dbUrl, 13), key('r1'))).result();
     expect(more.resultsLoaded).toBe(13);
@@ -174,6 +178,7 @@ describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, in
     expect(second.resultsLoaded).toBe(13);
     expect(second.pagesLoaded).toBe(2);
     const now = sim.truth.allResults() as unknown as ResultRecord[];
-    await expectTablesEqual(db, spec, flattenResultRecords(now, 'scraper_results'), ['scraper_results', 'result_content_fields', 'result_content_items']);
+    await expectTablesEqual(db, spec, flattenResultRecords(now, 'scraper_results'), ['scraper_results']);
+    await expectContentEqual(db, spec, now);
   });
 });

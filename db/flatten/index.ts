@@ -17,7 +17,8 @@ import type { RowsByTable } from './values.js';
 export type { Row, RowsByTable, Scalar } from './values.js';
 export { flattenMarketplace, DEFAULT_PRICE_DIVISOR, toMajor } from './marketplace.js';
 export { flattenJobBoard, jobKey } from './job-board.js';
-export { flattenResultRecords, flattenContent } from './results.js';
+export { flattenResultRecords } from './results.js';
+export { flattenContentRows, decodeContent } from './content.js';
 export { flattenCreateRun, flattenListedScraper, flattenScrapingRun } from './runs.js';
 
 export type LoadKind = 'marketplace' | 'job-board' | 'create-run' | 'scraping-run' | 'results' | 'listed-scraper';

@@ -1,9 +1,10 @@
 // Job-board response -> job_records. The record shape follows the request's schema: the six spec properties
-// get typed columns, anything else the schema asked for lands in `extra`.
+// get typed columns; anything else the schema asked for becomes an inferred column of job_records (db/evolve/).
 import crypto from 'node:crypto';
 import { stringifyJson } from '../../client/json.js';
 import type { JobBoardResponse, JobRecord } from '../../client/schemas.js';
-import { asDouble, asText, extraJson, isRecord, push, type RowsByTable } from './values.js';
+import { TABLE_META } from '../tables.js';
+import { asDouble, asText, isRecord, OPEN_FIELDS, openFields, push, type RowsByTable } from './values.js';
 
 const JOB_TYPED = new Set(['job_title', 'job_url', 'job_location', 'job_salary', 'job_type', 'job_currency']);
 
@@ -26,6 +27,8 @@ export function jobKey(record: JobRecord): string {
   return `sha256:${crypto.createHash('sha256').update(stringifyJson(canonical(record))).digest('hex')}`;
 }
 
+const JOB_COLUMNS = new Set(TABLE_META.job_records.columns);
+
 export function flattenJobBoard(response: JobBoardResponse): RowsByTable {
   const out: RowsByTable = {};
   for (const record of response.result) {
@@ -40,7 +43,7 @@ export function flattenJobBoard(response: JobBoardResponse): RowsByTable {
       job_salary_text: typeof salary === 'string' ? salary : null,
       job_type: asText(record.job_type),
       job_currency: asText(record.job_currency),
-      extra: extraJson(record, JOB_TYPED),
+      [OPEN_FIELDS]: openFields(record, JOB_TYPED, JOB_COLUMNS),
     });
   }
   return out;

@@ -1,7 +1,8 @@
 // Marketplace product response -> product, shop and child-list rows. Prices stay the integers the service
 // sends; `*_major` columns divide by the pipeline's price divisor (see db/README.md for why 100000).
 import type { MarketplaceResponse } from '../../client/schemas.js';
-import { asBool, asDouble, asInt, asJson, asText, extraJson, isRecord, push, type Row, type RowsByTable } from './values.js';
+import { TABLE_META } from '../tables.js';
+import { asBool, asDouble, asInt, asJson, asText, epochSecondsToIso, isRecord, OPEN_FIELDS, openFields, push, type Row, type RowsByTable } from './values.js';
 
 export const DEFAULT_PRICE_DIVISOR = 100_000;
 
@@ -23,7 +24,7 @@ export function checkPriceDivisor(divisor: number): number {
   return divisor;
 }
 
-// Item fields that have their own column or child table; everything else goes to `extra`.
+// Item fields that have their own column or child table; every other field becomes an inferred column.
 const ITEM_TYPED = new Set([
   'item_id', 'shop_id', 'item_status', 'status', 'item_type', 'reference_item_id', 'title', 'image', 'brand',
   'brand_id', 'cat_id', 'condition', 'flag', 'currency', 'description', 'shop_location', 'ctime', 'price',
@@ -43,6 +44,11 @@ const SHOP_TYPED = new Set([
   'rating_star', 'rating_bad', 'rating_good', 'rating_normal', 'response_rate', 'response_time', 'follower_count',
   'sold_total',
 ]);
+
+// Fixed columns, which inferred columns never take (an unknown field of that name gets a leading `_`).
+const PRODUCT_COLUMNS = new Set(TABLE_META.marketplace_products.columns);
+const MODEL_COLUMNS = new Set(TABLE_META.marketplace_product_models.columns);
+const SHOP_COLUMNS = new Set(TABLE_META.marketplace_shops.columns);
 
 export function flattenMarketplace(response: MarketplaceResponse, opts: MarketplaceFlattenOptions = {}): RowsByTable {
   const divisor = checkPriceDivisor(opts.priceDivisor ?? DEFAULT_PRICE_DIVISOR);
@@ -71,6 +77,7 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
     description: item.description,
     shop_location: item.shop_location,
     ctime: asInt(item.ctime),
+    ctime_at: epochSecondsToIso(item.ctime),
     price: asInt(item.price),
     price_min: asInt(item.price_min),
     price_max: asInt(item.price_max),
@@ -107,7 +114,7 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
     item_has_video: item.item_has_video,
     can_use_wholesale: item.can_use_wholesale,
     label_ids: asJson(item.label_ids),
-    extra: extraJson(item, ITEM_TYPED),
+    [OPEN_FIELDS]: openFields(item, ITEM_TYPED, PRODUCT_COLUMNS),
   });
 
   item.models.forEach((m, list_index) => {
@@ -131,7 +138,7 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
       is_pre_order: m.extinfo.is_pre_order,
       estimated_days: asInt(m.extinfo.estimated_days),
       has_gimmick_tag: asBool(m.has_gimmick_tag),
-      extra: extraJson(m, MODEL_TYPED),
+      [OPEN_FIELDS]: openFields(m, MODEL_TYPED, MODEL_COLUMNS),
     });
     m.price_stocks.forEach((ps, price_stock_index) => {
       const base: Row = {
@@ -235,14 +242,16 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
 
   const shop = data.shop_detailed;
   push(out, 'marketplace_shops', {
-    shopid: shop.shopid,
+    shop_id: shop.shopid,
     userid: asInt(shop.userid),
     name: asText(shop.name),
     username: isRecord(shop.account) ? asText(shop.account['username']) : null,
     place: asText(shop.place),
     shop_location: asText(shop.shop_location),
     last_active_time: asInt(shop.last_active_time),
+    last_active_time_at: epochSecondsToIso(shop.last_active_time),
     ctime: asInt(shop.ctime),
+    ctime_at: epochSecondsToIso(shop.ctime),
     vacation: shop.vacation,
     status: asInt(shop.status),
     is_shopee_verified: asBool(shop.is_shopee_verified),
@@ -259,7 +268,7 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
     response_time: asDouble(shop.response_time),
     follower_count: asInt(shop.follower_count),
     sold_total: asInt(shop.sold_total),
-    extra: extraJson(shop, SHOP_TYPED),
+    [OPEN_FIELDS]: openFields(shop, SHOP_TYPED, SHOP_COLUMNS),
   });
 
   return out;

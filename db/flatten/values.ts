@@ -2,10 +2,21 @@
 // many fields are typed only as "null observed" there; these helpers keep such a value when it has the
 // column's type and otherwise land NULL in the typed column (the whole value is still in raw_responses).
 import { stringifyJson } from '../../client/json.js';
+import { avoidReserved, columnPath } from '../evolve/names.js';
 import type { DataTableName } from '../tables.js';
 
+/** One value at a column path (see flatten/content.ts). */
+export type Field = readonly [column: string, value: unknown];
+
 export type Scalar = string | number | bigint | boolean | null;
-export type Row = Record<string, Scalar>;
+
+/**
+ * Fields of a model row that the model has no column for, flattened to column paths (`a__b`; lists as JSON). The
+ * loader maps them to inferred columns of the table (db/evolve/). A symbol key, so row spreads carry them and
+ * column loops over Object.entries never see them.
+ */
+export const OPEN_FIELDS: unique symbol = Symbol('open fields');
+export type Row = Record<string, Scalar> & { [OPEN_FIELDS]?: Field[] };
 export type RowsByTable = Partial<Record<DataTableName, Row[]>>;
 
 export type Json = unknown;
@@ -38,6 +49,18 @@ export function asText(v: unknown): string | null {
   return stringifyJson(v);
 }
 
+/**
+ * Epoch seconds (the marketplace's `ctime`, `last_active_time`) as an ISO 8601 UTC timestamp, so analysts can
+ * query them as dates; null when not an integer or outside the dates Postgres and JavaScript both hold.
+ */
+export function epochSecondsToIso(v: unknown): string | null {
+  const n = asInt(v);
+  if (n === null) return null;
+  const ms = Number(n) * 1000;
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 253_402_300_799_000) return null;
+  return new Date(ms).toISOString();
+}
+
 /** JSON text of any value (bigints exact), or null when absent. */
 export function asJson(v: unknown): string | null {
   if (v === undefined || v === null) return null;
@@ -52,6 +75,25 @@ export function extraJson(obj: Record<string, unknown>, known: ReadonlySet<strin
     (extra ??= {})[k] = v;
   }
   return extra === undefined ? null : stringifyJson(extra);
+}
+
+/**
+ * The fields of `obj` not in `known` as open fields of a model row: nested objects flattened to `a__b` column
+ * paths, lists kept whole (a JSON column; the model's own child tables already hold the lists it knows). A key
+ * whose column name is one of the table's fixed columns gets a leading `_`.
+ */
+export function openFields(obj: Record<string, unknown>, known: ReadonlySet<string>, fixedColumns: ReadonlySet<string>): Field[] {
+  const out: Field[] = [];
+  const walk = (o: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(o)) {
+      if (prefix === '' && known.has(k)) continue;
+      const col = prefix === '' ? avoidReserved(columnPath('', k), fixedColumns) : columnPath(prefix, k);
+      if (isRecord(v)) walk(v, col);
+      else out.push([col, v]);
+    }
+  };
+  walk(obj, '');
+  return out;
 }
 
 /** Appends rows to a table's list, creating it on first use. */

@@ -240,7 +240,6 @@ export const TABLES = {
       job_salary_text: txt,
       job_type: txt,
       job_currency: txt,
-      extra: json,
       ...lineage,
     },
     primaryKey: ['pipeline', 'job_key'],
@@ -264,38 +263,6 @@ export const TABLES = {
     columns: resultColumns,
     primaryKey: ['pipeline', 'id'],
     indexes: [index('leads_results_load_idx', 'pipeline', 'load_id'), index('leads_results_run_idx', 'scraping_run_id')],
-  }),
-
-  /** One row per scalar leaf of a result's content (objects walked, arrays of scalars indexed). */
-  result_content_fields: table({
-    columns: {
-      result_table: req(txt),
-      result_id: req(i64),
-      path: req(txt),
-      value_type: req(txt),
-      value_text: txt,
-      value_number: dbl,
-      value_bool: bool,
-      scraping_run_id: i64,
-      ...lineage,
-    },
-    primaryKey: ['pipeline', 'result_table', 'result_id', 'path'],
-    indexes: [index('result_content_fields_load_idx', 'pipeline', 'load_id')],
-  }),
-
-  /** One row per element of an array of objects inside a result's content, the element kept whole as JSON. */
-  result_content_items: table({
-    columns: {
-      result_table: req(txt),
-      result_id: req(i64),
-      array_path: req(txt),
-      list_index: req(int),
-      item: req(json),
-      scraping_run_id: i64,
-      ...lineage,
-    },
-    primaryKey: ['pipeline', 'result_table', 'result_id', 'array_path', 'list_index'],
-    indexes: [index('result_content_items_load_idx', 'pipeline', 'load_id')],
   }),
 
   // ---------------------------------------------------------------------------------------------------------
@@ -355,8 +322,10 @@ export const TABLES = {
       item_has_video: bool,
       can_use_wholesale: bool,
       label_ids: json,
-      extra: json,
       ...lineage,
+      // Added after the first release, hence after lineage (ALTER TABLE appends).
+      /** `ctime` (epoch seconds) as a timestamp: the same instant, queryable as a date. */
+      ctime_at: ts,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id'],
     indexes: [index('marketplace_products_load_idx', 'pipeline', 'load_id')],
@@ -383,7 +352,6 @@ export const TABLES = {
       is_pre_order: bool,
       estimated_days: i64,
       has_gimmick_tag: bool,
-      extra: json,
       ...lineage,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'model_id'],
@@ -497,7 +465,7 @@ export const TABLES = {
 
   marketplace_shops: table({
     columns: {
-      shopid: req(i64),
+      shop_id: req(i64),
       userid: i64,
       name: txt,
       username: txt,
@@ -521,10 +489,13 @@ export const TABLES = {
       response_time: dbl,
       follower_count: i64,
       sold_total: i64,
-      extra: json,
       ...lineage,
+      // Added after the first release, hence after lineage (ALTER TABLE appends).
+      /** `last_active_time` and `ctime` (epoch seconds) as timestamps. */
+      last_active_time_at: ts,
+      ctime_at: ts,
     },
-    primaryKey: ['pipeline', 'shopid'],
+    primaryKey: ['pipeline', 'shop_id'],
     indexes: [index('marketplace_shops_load_idx', 'pipeline', 'load_id')],
   }),
 
@@ -548,6 +519,29 @@ export const TABLES = {
       index('marketplace_price_history_item_idx', 'pipeline', 'shop_id', 'item_id', 'model_id'),
       index('marketplace_price_history_load_idx', 'pipeline', 'load_id'),
     ],
+  }),
+
+  /**
+   * Every column the loader added to a table at run time, and every table it created (db/evolve/): the inferred,
+   * evolving tables of open content (`<pipeline>_items` and their child tables) and the columns unknown fields
+   * add to job_records and the marketplace tables. It is both the history (who added what, when, in which load)
+   * and the registry the loader reads to map values to columns: `data_type` is the logical type, finer than the
+   * SQL type (timestamp and json are text in SQLite). One row per (table, column); `change` is `create_table`
+   * for the columns a new table starts with, `add_column` for a new field, `add_variant` for a type change.
+   */
+  schema_history: table({
+    columns: {
+      table_name: req(txt),
+      column_name: req(txt),
+      data_type: req(txt),
+      change: req(txt),
+      /** For a variant column: the column whose type the values did not fit. */
+      variant_of: txt,
+      pipeline: req(txt),
+      load_id: req(loadId),
+      changed_at: req(ts),
+    },
+    primaryKey: ['table_name', 'column_name'],
   }),
 
   /** Highest load id each pipeline has exported per table; an incremental CSV export takes the rows above it. */

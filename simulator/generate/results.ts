@@ -61,12 +61,13 @@ export function pdfResult(seed: number, scraperName: string, keyword: string, pr
 
 export function leadsSearchEngineResult(
   seed: number,
-  scraperName: string,
   query: { url?: string; keywords?: string },
   index: number,
 ): GeneratedResult {
   const queryKey = query.url ?? query.keywords ?? '';
-  const rng = rngFor(seed, 'leads-se', scraperName, queryKey, index);
+  // The same search finds the same people, whichever scraper asks: repeated runs of one query return the same
+  // leads, as a real search would (that is what merge keys are for).
+  const rng = rngFor(seed, 'leads-se', queryKey, index);
   const first = rng.pick(FIRST_NAMES);
   const last = rng.pick(LAST_NAMES);
   const company = rng.pick(COMPANIES);

@@ -13,6 +13,7 @@ const base = (name: string, database: string) => ({
   polling: FAST_POLLING,
   concurrency: 4,
   price_divisor: 100000,
+  schema: { mode: 'evolve' as const },
 });
 
 export function pdfSpec(name: string, database: string, keywords = 2, expected = 6): PipelineSpecOf<'pdf'> {

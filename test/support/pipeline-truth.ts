@@ -2,7 +2,10 @@
 // flatteners, and compared with what a workflow loaded: same rows, no missing and no duplicate, lineage aside.
 import { expect } from 'vitest';
 import type { Database } from '../../db/connect.js';
-import type { RowsByTable } from '../../db/flatten/index.js';
+import { stringifyJson } from '../../client/json.js';
+import type { ResultRecord } from '../../client/schemas.js';
+import { contentTableName } from '../../db/evolve/names.js';
+import { flattenContentRows, type RowsByTable } from '../../db/flatten/index.js';
 import { TABLE_META, type DataTableName } from '../../db/tables.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 
@@ -57,5 +60,87 @@ export async function expectTablesEqual(db: Database, spec: PipelineSpec, expect
     const want = expectedRows(expected, table);
     expect(got.length, `${table}: row count`).toBe(want.length);
     expect(got, `${table}: rows`).toEqual(want);
+  }
+}
+
+// ---- inferred content tables (<pipeline>_items and children) ------------------------------------------------
+
+function normContent(type: string | undefined, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  switch (type) {
+    case 'bigint':
+      return BigInt(v as string | number | bigint).toString();
+    case 'double':
+      return Number(v);
+    case 'bool':
+      return typeof v === 'boolean' ? v : Number(v) === 1;
+    case 'timestamp':
+      return new Date(v as string | Date).toISOString();
+    case 'json':
+      return typeof v === 'string' ? v : stringifyJson(v);
+    default:
+      return String(v);
+  }
+}
+
+/** Non-null values only, so a column a row lacks and a NULL compare alike. */
+function compact(entries: Array<[string, unknown]>): string {
+  return JSON.stringify(Object.fromEntries(entries.filter(([, v]) => v !== null).sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+async function registryOf(db: Database, root: string): Promise<Map<string, Map<string, string>>> {
+  const rows = await select(db, `SELECT table_name, column_name, data_type FROM schema_history`, []);
+  const out = new Map<string, Map<string, string>>();
+  for (const r of rows) {
+    const t = String(r['table_name']);
+    if (t !== root && !t.startsWith(`${root}__`)) continue;
+    if (!out.has(t)) out.set(t, new Map());
+    out.get(t)!.set(String(r['column_name']), String(r['data_type']));
+  }
+  return out;
+}
+
+const CONTENT_LINEAGE = new Set(['pipeline', 'load_id', 'loaded_at', 'row_hash', 'result_created_at', 'scraped_url', 'scraping_run_id', 'result_id']);
+
+/** Rows of every inferred table of the pipeline, lineage aside, normalised by each column's logical type. */
+export async function loadedContentRows(db: Database, spec: PipelineSpec): Promise<Map<string, string[]>> {
+  const root = contentTableName(spec.name);
+  const reg = await registryOf(db, root);
+  const out = new Map<string, string[]>();
+  for (const [table, cols] of reg) {
+    const names = [...cols.keys()].filter((c) => !CONTENT_LINEAGE.has(c));
+    const rows = await select(db, `SELECT ${names.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`, [spec.name]);
+    out.set(table, rows.map((r) => compact(names.map((c) => [c, normContent(cols.get(c), r[c])]))).sort());
+  }
+  return out;
+}
+
+/** The same from the ground truth through the pure content flattener (the last result of a key wins). */
+export function expectedContentRows(records: readonly ResultRecord[], spec: PipelineSpec): Map<string, string[]> {
+  const root = contentTableName(spec.name);
+  const out = new Map<string, string[]>();
+  const add = (table: string, row: string) => {
+    if (!out.has(table)) out.set(table, []);
+    out.get(table)!.push(row);
+  };
+  const valueType = (v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? 'double' : typeof v === 'number' || typeof v === 'bigint' ? 'bigint' : typeof v === 'boolean' ? 'bool' : typeof v === 'object' ? 'json' : 'text');
+  for (const r of flattenContentRows(records, { table: root, mergeKey: spec.merge_key })) {
+    add(root, compact([['row_key', r.rowKey], ...r.fields.map(([c, v]) => [c, normContent(valueType(v), v)] as [string, unknown])]));
+    for (const c of r.children) {
+      add(c.table, compact([['row_key', c.rowKey], ['root_key', c.rootKey], ['parent_key', c.parentKey], ['list_index', String(c.listIndex)], ...c.fields.map(([k, v]) => [k, normContent(valueType(v), v)] as [string, unknown])]));
+    }
+  }
+  for (const rows of out.values()) rows.sort();
+  return out;
+}
+
+/** Every inferred table of the pipeline holds exactly the rows its content flattens to. */
+export async function expectContentEqual(db: Database, spec: PipelineSpec, records: readonly ResultRecord[]): Promise<void> {
+  const got = await loadedContentRows(db, spec);
+  const want = expectedContentRows(records, spec);
+  expect([...got.keys()].sort(), 'inferred tables').toEqual([...want.keys()].sort());
+  for (const [table, rows] of want) {
+    expect(got.get(table)?.length, `${table}: row count`).toBe(rows.length);
+    expect(got.get(table), `${table}: rows`).toEqual(rows);
   }
 }

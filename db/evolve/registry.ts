@@ -1,0 +1,239 @@
+// Schema evolution: which columns a batch needs that its tables lack, the pipeline's contract on them, and the
+// DDL plus history rows that add them, inside the load's transaction. schema_history is both the history and
+// the registry of inferred columns with their logical types (db/README.md, "Inferred tables").
+//
+// Concurrency. SQLite: BEGIN IMMEDIATE already admits one writer at a time. Postgres: a writer first takes
+// ROW EXCLUSIVE on the tables it will write (so no ALTER can slip between reading the registry and writing with
+// its column list), reads the registry, and only when something is missing takes a transaction advisory lock per
+// table (sorted), reads again and applies what is still missing. Two loads adding the same column therefore
+// add it once; two that add columns to tables both write may deadlock on the ALTERs' ACCESS EXCLUSIVE locks,
+// which Postgres detects and withTransaction runs again (sql.ts).
+import crypto from 'node:crypto';
+import { quoteIdent, type Param, type Tx } from '../sql.js';
+import { SchemaContractError } from './errors.js';
+import { fitIdentifier, variantColumn } from './names.js';
+import { accepts, SQL_OF, toParam, typeOfValue, widen, type LogicalType } from './types.js';
+import type { Field } from '../flatten/values.js';
+
+export const SCHEMA_MODES = ['evolve', 'freeze', 'discard_columns'] as const;
+/** evolve: add what is new; freeze: fail the batch on anything new; discard_columns: drop the new values, load the rest. */
+export type SchemaMode = (typeof SCHEMA_MODES)[number];
+
+export type TableColumns = Map<string, LogicalType>;
+/** Inferred columns per table, from schema_history. */
+export type Registry = Map<string, TableColumns>;
+
+export interface SchemaChange {
+  table: string;
+  column: string;
+  type: LogicalType;
+  change: 'create_table' | 'add_column' | 'add_variant';
+  variantOf?: string;
+}
+
+/** How a table that does not exist yet is created: its system columns, key and index. */
+export interface TableTemplate {
+  systemColumns: ReadonlyArray<readonly [string, LogicalType]>;
+  key: readonly string[];
+  /** Columns of its one secondary index. */
+  index: readonly string[];
+}
+
+/** The tables a batch touches: exact names, and name prefixes (a content table's children). */
+export interface RegistryScope {
+  tables: readonly string[];
+  prefixes: readonly string[];
+}
+
+export async function readRegistry(tx: Tx, scope: RegistryScope): Promise<Registry> {
+  const reg: Registry = new Map();
+  const conds: string[] = [];
+  const params: Param[] = [];
+  for (const t of scope.tables) {
+    params.push(t);
+    conds.push(`table_name = ${tx.ph(params.length)}`);
+  }
+  for (const p of scope.prefixes) {
+    params.push(p.length, p);
+    conds.push(`substr(table_name, 1, ${tx.ph(params.length - 1)}) = ${tx.ph(params.length)}`);
+  }
+  if (conds.length === 0) return reg;
+  const rows = await tx.all(`SELECT table_name, column_name, data_type FROM schema_history WHERE ${conds.join(' OR ')} ORDER BY table_name, column_name`, params);
+  for (const r of rows) {
+    const t = String(r['table_name']);
+    let cols = reg.get(t);
+    if (!cols) reg.set(t, (cols = new Map()));
+    cols.set(String(r['column_name']), String(r['data_type']) as LogicalType);
+  }
+  return reg;
+}
+
+export interface EvolveInput {
+  pipeline: string;
+  mode: SchemaMode;
+  scope: RegistryScope;
+  /** Rows whose fields need columns, each with its table. */
+  rows: ReadonlyArray<{ table: string; fields: readonly Field[] }>;
+  /** Template of each table that may be created (inferred tables); undefined for fixed model tables. */
+  templateOf(table: string): TableTemplate | undefined;
+  /** Fixed columns of a model table, which inferred columns never take (undefined for inferred tables). */
+  fixedColumnsOf(table: string): ReadonlySet<string> | undefined;
+  /** Names the batch in a contract error: load id, scraping run, request. */
+  describeBatch: string;
+  loadId: number;
+  changedAt: string;
+}
+
+export interface EvolveOutput {
+  registry: Registry;
+  /** Per input row (same order): [column, parameter] of each non-null field kept. */
+  resolved: Array<Array<readonly [string, Param]>>;
+  /** Tables created by this batch (their rows carry no earlier children to replace). */
+  created: Set<string>;
+  changes: SchemaChange[];
+  /** Rows dropped because their table was new and the mode discards new structure. */
+  discardedRows: Set<number>;
+}
+
+/** Maps every field to a column, planning what is missing; pure given the registry. */
+function plan(input: EvolveInput, reg: Registry) {
+  const planned = new Map<string, Map<string, SchemaChange>>();
+  const newTables = new Set<string>();
+  const assigned: Array<Array<readonly [string, unknown]>> = [];
+  const discardedRows = new Set<number>();
+  const typeIn = (table: string, column: string): LogicalType | undefined => reg.get(table)?.get(column) ?? planned.get(table)?.get(column)?.type;
+  const addPlanned = (c: SchemaChange) => {
+    let m = planned.get(c.table);
+    if (!m) planned.set(c.table, (m = new Map()));
+    m.set(c.column, c);
+  };
+  input.rows.forEach((row, i) => {
+    const out: Array<readonly [string, unknown]> = [];
+    assigned.push(out);
+    if (!reg.has(row.table) && input.templateOf(row.table) !== undefined && !newTables.has(row.table)) {
+      newTables.add(row.table);
+      for (const [column, type] of input.templateOf(row.table)!.systemColumns) addPlanned({ table: row.table, column, type, change: 'create_table' });
+    }
+    for (const [column, value] of row.fields) {
+      const vt = typeOfValue(value);
+      if (vt === undefined) {
+        // NULL creates no column; it is written as NULL where the column exists (or is planned).
+        if (typeIn(row.table, column) !== undefined) out.push([column, null]);
+        continue;
+      }
+      const existing = reg.get(row.table)?.get(column);
+      if (existing !== undefined && accepts(existing, vt)) {
+        out.push([column, value]);
+        continue;
+      }
+      const pending = planned.get(row.table)?.get(column);
+      if (existing === undefined && pending === undefined) {
+        addPlanned({ table: row.table, column, type: vt, change: 'add_column' });
+        out.push([column, value]);
+        continue;
+      }
+      if (existing === undefined && pending !== undefined && pending.change !== 'create_table') {
+        const w = widen(pending.type, vt);
+        if (accepts(w, vt)) {
+          pending.type = w;
+          out.push([column, value]);
+          continue;
+        }
+      }
+      // A type the column cannot hold: the value goes to the variant column of its type.
+      const variant = variantColumn(column, vt);
+      if (typeIn(row.table, variant) === undefined) addPlanned({ table: row.table, column: variant, type: vt, change: 'add_variant', variantOf: column });
+      out.push([variant, value]);
+    }
+  });
+  const changes = [...planned.values()].flatMap((m) => [...m.values()]);
+  return { changes, newTables, assigned, discardedRows };
+}
+
+function contractMessage(input: EvolveInput, c: SchemaChange): string {
+  const what =
+    c.change === 'create_table'
+      ? `new table '${c.table}'`
+      : c.change === 'add_variant'
+        ? `a ${c.type} value for column '${c.variantOf}' of table '${c.table}' (its type does not take it; evolve would add '${c.column}')`
+        : `new column '${c.column}' (${c.type}) in table '${c.table}'`;
+  return (
+    `pipeline '${input.pipeline}' has schema mode freeze, and ${input.describeBatch} brings ${what}; nothing of this batch was written. ` +
+    `Set schema.mode to evolve (or discard_columns) in the pipeline file to accept it, then run again`
+  );
+}
+
+function lockKey(table: string): bigint {
+  const digest = crypto.createHash('sha1').update(`schema\u0002${table}`).digest('hex');
+  return BigInt.asIntN(64, BigInt(`0x${digest.slice(0, 16)}`));
+}
+
+async function lockTables(tx: Tx, sql: (t: string) => string, tables: Iterable<string>): Promise<void> {
+  for (const t of [...new Set(tables)].sort()) await tx.all(sql(t), []);
+}
+
+async function applyChanges(tx: Tx, input: EvolveInput, reg: Registry, changes: readonly SchemaChange[], newTables: ReadonlySet<string>): Promise<void> {
+  const ifNotExists = tx.dialect === 'postgres' ? ' IF NOT EXISTS' : '';
+  for (const table of newTables) {
+    const tpl = input.templateOf(table)!;
+    const cols = tpl.systemColumns.map(([c, t]) => `${quoteIdent(c)} ${SQL_OF[t][tx.dialect]}${tpl.key.includes(c) ? ' NOT NULL' : ''}`);
+    await tx.run(`CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (${cols.join(', ')}, PRIMARY KEY (${tpl.key.map(quoteIdent).join(', ')}))`, []);
+    const indexName = fitIdentifier(`${table}_${tpl.index.join('_')}_idx`);
+    await tx.run(`CREATE INDEX IF NOT EXISTS ${quoteIdent(indexName)} ON ${quoteIdent(table)} (${tpl.index.map(quoteIdent).join(', ')})`, []);
+  }
+  for (const c of changes) {
+    if (c.change === 'create_table') continue;
+    await tx.run(`ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${SQL_OF[c.type][tx.dialect]}`, []);
+  }
+  for (const c of changes) {
+    await tx.run(
+      `INSERT INTO schema_history (table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at) ` +
+        `VALUES (${[1, 2, 3, 4, 5, 6, 7, 8].map((n) => tx.ph(n)).join(', ')}) ON CONFLICT (table_name, column_name) DO NOTHING`,
+      [c.table, c.column, c.type, c.change, c.variantOf ?? null, input.pipeline, input.loadId, input.changedAt],
+    );
+    let cols = reg.get(c.table);
+    if (!cols) reg.set(c.table, (cols = new Map()));
+    cols.set(c.column, c.type);
+  }
+}
+
+/**
+ * Brings the tables of a batch up to its rows (or refuses, per the contract) and resolves every field to its
+ * column and bound parameter. Must run before any other statement of the transaction touches these tables.
+ */
+export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOutput> {
+  let reg = await readRegistry(tx, input.scope);
+  const existingTables = (r: Registry) => [...new Set([...input.rows.map((x) => x.table), ...r.keys()])].filter((t) => r.has(t) || input.fixedColumnsOf(t));
+  if (tx.dialect === 'postgres') {
+    await lockTables(tx, (t) => `LOCK TABLE ${quoteIdent(t)} IN ROW EXCLUSIVE MODE`, existingTables(reg));
+    reg = await readRegistry(tx, input.scope);
+  }
+  let p = plan(input, reg);
+  if (p.changes.length > 0 && tx.dialect === 'postgres') {
+    await lockTables(tx, (t) => `SELECT pg_advisory_xact_lock(${lockKey(t)})`, p.changes.map((c) => c.table));
+    reg = await readRegistry(tx, input.scope);
+    p = plan(input, reg);
+  }
+  let changes = p.changes;
+  const discardedRows = new Set<number>();
+  let newTables = p.newTables;
+  // An inferred table's first batch defines it under every mode; the contract governs what comes after.
+  const firstBatch = input.scope.tables.every((t) => !reg.has(t) && input.templateOf(t) !== undefined);
+  const governed = firstBatch ? [] : changes;
+  if (governed.length > 0 && input.mode === 'freeze') throw new SchemaContractError(contractMessage(input, governed[0]!));
+  if (governed.length > 0 && input.mode === 'discard_columns') {
+    const dropped = new Set(governed.map((c) => `${c.table}\u0001${c.column}`));
+    const droppedTables = new Set(governed.filter((c) => c.change === 'create_table').map((c) => c.table));
+    input.rows.forEach((row, i) => {
+      if (droppedTables.has(row.table)) discardedRows.add(i);
+      p.assigned[i] = p.assigned[i]!.filter(([col]) => !dropped.has(`${row.table}\u0001${col}`));
+    });
+    changes = changes.filter((c) => !dropped.has(`${c.table}\u0001${c.column}`));
+    newTables = new Set([...newTables].filter((t) => !droppedTables.has(t)));
+  }
+  await applyChanges(tx, input, reg, changes, newTables);
+  const resolved = p.assigned.map((fields, i) =>
+    fields.map(([col, value]) => [col, toParam(reg.get(input.rows[i]!.table)!.get(col)!, value)] as const),
+  );
+  return { registry: reg, resolved, created: newTables, changes, discardedRows };
+}

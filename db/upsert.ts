@@ -1,0 +1,77 @@
+// Multi-row upserts in power-of-two chunks, shared by the model's fixed tables (load.ts) and the inferred ones
+// (evolve/content-load.ts). Chunks of 256, then 128, 64, … for the remainder, so each column list needs at most
+// nine statement shapes however many rows and batches pass through; statements are prepared once per shape.
+import { MAX_PARAMS, quoteIdent, type Param, type Tx } from './sql.js';
+
+export interface UpsertTarget {
+  table: string;
+  /** Columns in the order of each row's values. */
+  columns: readonly string[];
+  /** Conflict target (the natural key); empty: plain inserts. */
+  key: readonly string[];
+  /** Extra condition ANDed to `row_hash <> excluded.row_hash` for the update (e.g. newest wins). */
+  updateWhere?: string;
+  /** Column to return for every inserted or updated row (SQLite 3.35+ and Postgres both support RETURNING). */
+  returning?: string;
+}
+
+// Bounded: inferred tables add column lists as their schema evolves; the oldest shapes are dropped first.
+const sqlCache = new Map<string, string>();
+const SQL_CACHE_LIMIT = 2_000;
+
+/** Rows per statement: a power of two, at most 256, within the dialect's bound-parameter limit. */
+function maxChunk(dialect: Tx['dialect'], columns: number): number {
+  const limit = Math.min(256, Math.floor(MAX_PARAMS[dialect] / columns));
+  let n = 1;
+  while (n * 2 <= limit) n *= 2;
+  return n;
+}
+
+function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
+  const cacheKey = `${tx.dialect}\u0001${t.table}\u0001${t.columns.join(',')}\u0001${t.key.join(',')}\u0001${t.updateWhere ?? ''}\u0001${t.returning ?? ''}\u0001${rows}`;
+  const cached = sqlCache.get(cacheKey);
+  if (cached) return cached;
+  const tuples: string[] = [];
+  let p = 0;
+  for (let r = 0; r < rows; r++) tuples.push(`(${t.columns.map(() => tx.ph(++p)).join(', ')})`);
+  const table = quoteIdent(t.table);
+  let sql = `INSERT INTO ${table} (${t.columns.map(quoteIdent).join(', ')}) VALUES ${tuples.join(', ')}`;
+  if (t.key.length > 0) {
+    const updates = t.columns.filter((c) => !t.key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
+    sql +=
+      ` ON CONFLICT (${t.key.map(quoteIdent).join(', ')}) DO UPDATE SET ${updates.join(', ')}` +
+      ` WHERE ${table}.${quoteIdent('row_hash')} <> excluded.${quoteIdent('row_hash')}` +
+      (t.updateWhere ? ` AND (${t.updateWhere})` : '');
+  }
+  if (t.returning) sql += ` RETURNING ${quoteIdent(t.returning)}`;
+  if (sqlCache.size >= SQL_CACHE_LIMIT) sqlCache.delete(sqlCache.keys().next().value as string);
+  sqlCache.set(cacheKey, sql);
+  return sql;
+}
+
+/**
+ * Writes `rows` (values in `t.columns` order). Resolves to the number of rows inserted or changed and, with
+ * `returning`, the returned column of each of them.
+ */
+export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
+  const max = maxChunk(tx.dialect, t.columns.length);
+  let changed = 0;
+  const returned: unknown[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    let n = max;
+    while (n > rows.length - i) n /= 2;
+    const params: Param[] = [];
+    for (let r = i; r < i + n; r++) for (const v of rows[r]!) params.push(v);
+    const sql = upsertSql(tx, t, n);
+    if (t.returning) {
+      const out = await tx.all(sql, params);
+      changed += out.length;
+      for (const o of out) returned.push(o[t.returning]);
+    } else {
+      changed += await tx.run(sql, params);
+    }
+    i += n;
+  }
+  return { changed, returned };
+}
