@@ -1,0 +1,115 @@
+// Inferred content tables through real Temporal runs against the simulator over HTTP, into a SQLite file and a
+// Postgres database: leads content becomes columns and a child table; nine runs of one leads pipeline with a
+// merge key hold exactly the distinct leads of the simulator's ground truth, without one a row per result id;
+// a frozen schema meeting new columns fails the run and leaves the tables as they were.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJson, stringifyJson } from '../client/json.js';
+import { resultsListResponseSchema, type ResultRecord } from '../client/index.js';
+import { openDatabase, type Database } from '../db/connect.js';
+import { loadBatch } from '../db/load.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { startPipelineRun } from '../temporal/start.js';
+import { dumpTable } from './support/db-dump.js';
+import { expectContentEqual } from './support/pipeline-truth.js';
+import { leadsSearchSpec } from './support/pipeline-specs.js';
+import { testPostgresUrl } from './support/postgres.js';
+import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './support/temporal.js';
+
+const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
+let temporal: TestTemporal;
+let dir: string;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-content-'));
+  temporal = await startTestTemporal();
+});
+
+afterAll(async () => {
+  await temporal?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function count(db: Database, sql: string): Promise<number> {
+  const rows = db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : (await db.pool.query(sql)).rows;
+  return Number((rows[0] as Record<string, unknown>)['n']);
+}
+
+describe.each(['sqlite', 'postgres'] as const)('inferred content tables through Temporal, into %s', (destination) => {
+  const taskQueue = `content-${destination}-${crypto.randomBytes(4).toString('hex')}`;
+  let sim: RunningSimulator;
+  let worker: InProcessWorker;
+  let dbUrl: string;
+  let db: Database;
+
+  beforeAll(async () => {
+    dbUrl = destination === 'sqlite' ? `sqlite:${path.join(dir, `${destination}.sqlite`)}` : await testPostgresUrl();
+    sim = await startSimulator({ port: 0, token: TOKEN, seed: 23, runDurationMs: 300 });
+    worker = await startInProcessWorker({ address: temporal.address, taskQueue, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+    db = await openDatabase(dbUrl);
+  }, 60_000);
+
+  afterAll(async () => {
+    await db?.close();
+    await worker?.stop();
+    await sim?.close();
+  });
+
+  const conn = () => ({ client: temporal.client, taskQueue });
+  const results = (ids: string[]) => ids.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
+
+  it('nine runs with merge_key [email] hold exactly the distinct leads; without one, a row per result id', async () => {
+    const merged = { ...leadsSearchSpec('crm-leads', dbUrl), merge_key: ['email'] };
+    const plain = leadsSearchSpec('raw-leads', dbUrl);
+    const mergedRecords: ResultRecord[] = [];
+    const plainRecords: ResultRecord[] = [];
+    for (let i = 0; i < 9; i++) {
+      const a = await (await startPipelineRun(conn(), merged, `${destination}-m${i}`)).result();
+      expect(a.status).toBe('succeeded');
+      mergedRecords.push(...results(a.scrapingRunIds));
+      if (i < 3) {
+        const b = await (await startPipelineRun(conn(), plain, `${destination}-p${i}`)).result();
+        expect(b.status).toBe('succeeded');
+        plainRecords.push(...results(b.scrapingRunIds));
+      }
+    }
+    // Ground truth: every run returned the same leads; a lead without an email keeps its result id as key.
+    const content = (r: ResultRecord) => r.content as { email: string | null };
+    const distinct = new Set(mergedRecords.filter((r) => content(r).email !== null).map((r) => content(r).email)).size;
+    const withoutEmail = mergedRecords.filter((r) => content(r).email === null).length;
+    expect(distinct).toBeGreaterThan(0);
+    expect(await count(db, `SELECT COUNT(*) AS n FROM crm_leads_items WHERE pipeline = 'crm-leads'`)).toBe(distinct + withoutEmail);
+    // leads_results keeps every result (the landing), the inferred table one row per lead.
+    expect(await count(db, `SELECT COUNT(*) AS n FROM leads_results WHERE pipeline = 'crm-leads'`)).toBe(mergedRecords.length);
+    await expectContentEqual(db, merged, mergedRecords);
+    expect(await count(db, `SELECT COUNT(*) AS n FROM raw_leads_items`)).toBe(plainRecords.length);
+    await expectContentEqual(db, plain, plainRecords);
+    // Columns as the simulator generates them, the nested array as a child table with parent keys.
+    const cols = db.dialect === 'sqlite'
+      ? (db.sqlite.prepare(`SELECT name FROM pragma_table_info('crm_leads_items')`).all() as Array<{ name: string }>).map((r) => r.name)
+      : (await db.pool.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'crm_leads_items'`)).rows.map((r: { name: string }) => r.name);
+    expect(cols).toEqual(expect.arrayContaining(['name', 'job_title', 'company', 'email', 'phone', 'website', 'address', 'source_url', 'search_query', 'search_page']));
+    expect(await count(db, `SELECT COUNT(*) AS n FROM crm_leads_items__social_profiles c JOIN crm_leads_items p ON p.pipeline = c.pipeline AND p.row_key = c.parent_key`)).toBe(
+      await count(db, `SELECT COUNT(*) AS n FROM crm_leads_items__social_profiles`),
+    );
+  }, 240_000);
+
+  it('a frozen schema meeting new columns fails the run and leaves the content tables as they were', async () => {
+    // The table exists with two columns; the simulator's leads carry more.
+    const raw = stringifyJson({ data: [{ id: 1, scraper_id: 1, scraping_run_id: 1, scraper_name: 'seed', scraped_url: 'u', status: 'succeeded', content: { name: 'Seed', email: 'seed@example.com' }, created_at: '2026-01-01T00:00:00.000000Z', updated_at: '2026-01-01T00:00:00.000000Z' }] });
+    await loadBatch(db, { pipeline: 'frozen-leads', kind: 'results', endpoint: 'GET /api/results', raw, data: resultsListResponseSchema.parse(parseJson(raw)), resultTable: 'leads_results', content: { table: 'frozen_leads_items', mode: 'evolve' } });
+    const before = { items: await dumpTable(db, 'frozen_leads_items', { keepLoadedAt: true }), results: await dumpTable(db, 'leads_results', { keepLoadedAt: true }) };
+    const spec = { ...leadsSearchSpec('frozen-leads', dbUrl), schema: { mode: 'freeze' as const } };
+    const err = await (await startPipelineRun(conn(), spec, `${destination}-f1`)).result().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const chain: string[] = [];
+    for (let e: unknown = err; e instanceof Error; e = (e as { cause?: unknown }).cause) chain.push(e.message);
+    const cause = { message: chain.join(' / ') };
+    expect(cause?.message).toMatch(/pipeline 'frozen-leads' has schema mode freeze, and load \d+ \(GET \/api\/scraping-runs\/\d+.*\) brings new column '\w+' \(\w+\) in table 'frozen_leads_items'; nothing of this batch was written/);
+    expect({ items: await dumpTable(db, 'frozen_leads_items', { keepLoadedAt: true }), results: await dumpTable(db, 'leads_results', { keepLoadedAt: true }) }).toEqual(before);
+  }, 120_000);
+});
