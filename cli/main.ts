@@ -15,6 +15,7 @@ import { register as registerLoad } from './commands/load.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerSimulate } from './commands/simulate.js';
 import { register as registerWorker } from './commands/worker.js';
+import { register as registerSchema } from './commands/schema.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerValidate(program);
   registerSimulate(program);
   registerWorker(program);
+  registerSchema(program);
   return program;
 }
 

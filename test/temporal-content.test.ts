@@ -14,6 +14,7 @@ import { openDatabase, type Database } from '../db/connect.js';
 import { loadBatch } from '../db/load.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
+import { runCli } from './support/cli.js';
 import { dumpTable } from './support/db-dump.js';
 import { expectContentEqual } from './support/pipeline-truth.js';
 import { leadsSearchSpec } from './support/pipeline-specs.js';
@@ -96,6 +97,28 @@ describe.each(['sqlite', 'postgres'] as const)('inferred content tables through 
     expect(await count(db, `SELECT COUNT(*) AS n FROM crm_leads_items__social_profiles c JOIN crm_leads_items p ON p.pipeline = c.pipeline AND p.row_key = c.parent_key`)).toBe(
       await count(db, `SELECT COUNT(*) AS n FROM crm_leads_items__social_profiles`),
     );
+
+    // `schema show` lists the tables, columns and types from the history.
+    const show = await runCli(['schema', 'show', 'crm-leads', '--db', dbUrl, '--json']);
+    expect(show.code, show.stderr).toBe(0);
+    const shown = JSON.parse(show.stdout) as { tables: Array<{ table: string; columns: Array<{ column: string; type: string; change: string }> }> };
+    expect(shown.tables.map((t) => t.table)).toEqual(['crm_leads_items', 'crm_leads_items__social_profiles']);
+    expect(shown.tables[0]!.columns).toEqual(expect.arrayContaining([
+      expect.objectContaining({ column: 'email', type: 'text', change: 'add_column' }),
+      expect.objectContaining({ column: 'search_page', type: 'bigint', change: 'add_column' }),
+      expect.objectContaining({ column: 'row_key', type: 'text', change: 'create_table' }),
+    ]));
+    // The merge key changes: `rebuild` re-derives raw-leads from its raw responses, without the service, and
+    // gives exactly what a fresh load with that key gives.
+    const file = path.join(dir, `raw-leads-${destination}.yaml`);
+    fs.writeFileSync(file, `name: raw-leads\nkind: leads-search-engine\nrequest: { search_type: keywords, keywords: solar installers, limit_pages: 3 }\nmerge_key: [email]\ndestination: { database: "${dbUrl}" }\n`);
+    const served = sim.stats().total;
+    const rebuilt = await runCli(['rebuild', file, '--json']);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(JSON.parse(rebuilt.stdout)).toMatchObject({ pipeline: 'raw-leads', results: plainRecords.length });
+    expect(sim.stats().total).toBe(served);
+    await expectContentEqual(db, { ...plain, merge_key: ['email'] }, plainRecords);
+    expect(await count(db, `SELECT COUNT(*) AS n FROM raw_leads_items`)).toBe(distinct + plainRecords.filter((r) => content(r).email === null).length);
   }, 240_000);
 
   it('a frozen schema meeting new columns fails the run and leaves the content tables as they were', async () => {

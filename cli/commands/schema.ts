@@ -1,0 +1,109 @@
+// `scrape-etl schema show <pipeline>`: the inferred tables of a pipeline (<pipeline>_items and its child tables),
+// their columns and types, and the change history (schema_history); `scrape-etl rebuild <pipeline file>`:
+// re-derives those tables from the landed raw responses without calling the service (db/rebuild.ts).
+import fs from 'node:fs';
+import type { Command } from 'commander';
+
+interface Target {
+  name: string;
+  database: string;
+  kind?: string;
+}
+
+function usageError(message: string): Error {
+  return Object.assign(new Error(message), { exitCode: 2 });
+}
+
+/** A pipeline file, or a pipeline name with --db (default $DATABASE_URL, else the default SQLite file). */
+async function resolveTarget(arg: string, db: string | undefined): Promise<Target & { spec?: import('../../pipelines/spec.js').PipelineSpec }> {
+  if (/\.(ya?ml|json)$/i.test(arg) || fs.existsSync(arg)) {
+    const { loadPipelineFile } = await import('../../pipelines/loader.js');
+    const spec = await loadPipelineFile(arg);
+    return { name: spec.name, database: db ?? spec.destination.database, kind: spec.kind, spec };
+  }
+  const { defaultDatabaseUrl } = await import('../../pipelines/schema.js');
+  return { name: arg, database: db ?? defaultDatabaseUrl() };
+}
+
+/** Reading commands never create a database: a mistyped SQLite path is an error, not a new empty file. */
+async function openExisting(url: string) {
+  const { openDatabase } = await import('../../db/connect.js');
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    if (file !== ':memory:' && !fs.existsSync(file)) throw usageError(`no database at ${file} (check --db or the pipeline's destination)`);
+  }
+  return openDatabase(url);
+}
+
+export function register(program: Command): void {
+  const schema = program.command('schema').description("inspect the tables a pipeline's loads inferred and how they changed");
+  schema
+    .command('show')
+    .description('tables, columns, types and the change history of a pipeline (a pipeline file, or a name with --db)')
+    .argument('<pipeline>', 'pipeline file, or pipeline name')
+    .option('--db <url>', 'database URL (default: the pipeline file\'s destination, else $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .option('--json', 'print JSON: { pipeline, tables: [{ table, columns: [{ column, type, change, variant_of, load_id, changed_at }] }] }')
+    .action(async (arg: string, opts: { db?: string; json?: boolean }) => {
+      const target = await resolveTarget(arg, opts.db);
+      const { contentTableName } = await import('../../db/evolve/names.js');
+      const { describePipelineSchema } = await import('../../db/rebuild.js');
+      const db = await openExisting(target.database);
+      try {
+        const cols = await describePipelineSchema(db, target.name, contentTableName(target.name));
+        const tables = new Map<string, typeof cols>();
+        for (const c of cols) tables.set(c.table, [...(tables.get(c.table) ?? []), c]);
+        if (opts.json) {
+          const out = {
+            pipeline: target.name,
+            tables: [...tables].map(([table, columns]) => ({
+              table,
+              columns: columns.map((c) => ({ column: c.column, type: c.type, change: c.change, variant_of: c.variantOf, pipeline: c.pipeline, load_id: c.loadId, changed_at: c.changedAt })),
+            })),
+          };
+          process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+          return;
+        }
+        if (tables.size === 0) {
+          process.stdout.write(`pipeline '${target.name}' has no inferred tables or columns in ${target.database} yet (they appear with its first load)\n`);
+          return;
+        }
+        for (const [table, columns] of tables) {
+          process.stdout.write(`${table}\n`);
+          const width = Math.max(...columns.map((c) => c.column.length));
+          for (const c of columns) {
+            const why = c.change === 'add_variant' ? `variant of ${c.variantOf}` : c.change === 'create_table' ? 'table created' : 'column added';
+            process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(9)}  ${why}, load ${c.loadId}, ${c.changedAt}${c.pipeline === target.name ? '' : ` (pipeline ${c.pipeline})`}\n`);
+          }
+        }
+      } finally {
+        await db.close();
+      }
+    });
+
+  program
+    .command('rebuild')
+    .description("re-derive a pipeline's inferred tables (<pipeline>_items …) from its landed raw responses, without calling the service (after changing merge_key, or a fix)")
+    .argument('<pipeline-file>', 'the pipeline file (its merge_key and schema mode apply)')
+    .option('--db <url>', "database URL (default: the pipeline's destination)")
+    .option('--json', 'print the counts as JSON')
+    .action(async (file: string, opts: { db?: string; json?: boolean }) => {
+      const target = await resolveTarget(file, opts.db);
+      if (!target.spec) throw usageError(`rebuild needs the pipeline file, not a name: its merge_key decides the rows (${file})`);
+      const { KINDS } = await import('../../kinds/index.js');
+      const { contentTargetOf } = await import('../../kinds/content.js');
+      const content = contentTargetOf(target.spec, KINDS[target.spec.kind]);
+      if (!content) throw usageError(`pipeline '${target.name}' is of kind ${target.spec.kind}, which has no inferred content tables to rebuild`);
+      const { rebuildContentTables } = await import('../../db/rebuild.js');
+      const db = await openExisting(target.database);
+      try {
+        const out = await rebuildContentTables(db, target.name, content);
+        if (opts.json) process.stdout.write(`${JSON.stringify({ pipeline: target.name, ...out })}\n`);
+        else {
+          process.stdout.write(`rebuilt ${content.table} from ${out.responses} raw response(s), ${out.results} result(s):\n`);
+          for (const [t, n] of Object.entries(out.rowsByTable)) process.stdout.write(`  ${t}: ${n} row(s)\n`);
+        }
+      } finally {
+        await db.close();
+      }
+    });
+}
