@@ -32,7 +32,18 @@ describe('pipeline schema', () => {
       polling: { initial_interval: '2s', backoff_coefficient: 2, max_interval: '1m', deadline: '6h' },
       concurrency: 4,
       price_divisor: 100000,
+      schema: { mode: 'evolve' },
     });
+  });
+
+  it('merge_key: content paths for content kinds only; schema.mode is one of evolve, freeze, discard_columns', () => {
+    expect(parsePipelineText('name: l\nkind: leads-social\nrequest: {keywords: k, sentiment_type: all, expected_data: 3}\nmerge_key: [email, author.handle]\nschema: {mode: freeze}\n', 'p.yaml', { env })).toMatchObject({
+      merge_key: ['email', 'author.handle'],
+      schema: { mode: 'freeze' },
+    });
+    expect(() => parsePipelineText('name: m\nkind: marketplace\nrequest: {urls: ["https://shopee.tw/api/v2/item/get?itemid=1&shopid=2"]}\nmerge_key: [item_id]\n', 'p.yaml', { env })).toThrow(/merge_key.*applies to pdf, leads-\* and results pipelines/s);
+    expect(() => parsePipelineText('name: l\nkind: results\nmerge_key: [email, email]\n', 'p.yaml', { env })).toThrow(/lists a path twice/);
+    expect(() => parsePipelineText('name: l\nkind: results\nschema: {mode: frozen}\n', 'p.yaml', { env })).toThrow(/schema\.mode/);
   });
 
   it('exports[].format: the default file name follows it, CSV-only keys are refused for the other formats', () => {

@@ -59,8 +59,8 @@ function insertJobRecords(pipeline: string, n: number, loadId = 0): void {
   bed.db.sqlite
     .prepare(
       `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)
-       INSERT INTO job_records (job_key, job_title, job_url, job_location, job_salary_number, job_salary_text, job_type, job_currency, extra, pipeline, load_id, loaded_at, row_hash)
-       SELECT 'k' || i, 'Engineer ' || i, 'https://jobs.example/' || i, 'Zürich' || char(10) || 'Remote', i * 1.5, '=' || i, 'full-time', 'CHF', '{"i":' || i || '}', ?, ?, '2026-01-01T00:00:00Z', 'h' || i
+       INSERT INTO job_records (job_key, job_title, job_url, job_location, job_salary_number, job_salary_text, job_type, job_currency, pipeline, load_id, loaded_at, row_hash)
+       SELECT 'k' || i, 'Engineer ' || i, 'https://jobs.example/' || i, 'Zürich' || char(10) || 'Remote', i * 1.5, '=' || i, 'full-time', 'CHF', ?, ?, '2026-01-01T00:00:00Z', 'h' || i
        FROM seq`,
     )
     .run(n, pipeline, loadId);

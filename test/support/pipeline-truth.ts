@@ -14,6 +14,8 @@ function norm(kind: string | undefined, v: unknown): unknown {
   if (kind === 'int') return BigInt(v as string | number | bigint).toString();
   if (kind === 'bool') return typeof v === 'boolean' ? v : Number(v) === 1;
   if (kind === 'double') return Number(v);
+  // Postgres timestamptz (ctime_at, …) reads as a Date; SQLite keeps the ISO text the loader wrote.
+  if (v instanceof Date) return v.toISOString();
   return String(v);
 }
 
