@@ -2,12 +2,12 @@
 // DDL plus history rows that add them, inside the load's transaction. schema_history is both the history and
 // the registry of inferred columns with their logical types (db/README.md, "Inferred tables").
 //
-// Concurrency. SQLite: BEGIN IMMEDIATE already admits one writer at a time. Postgres: a writer first takes
-// ROW EXCLUSIVE on the tables it will write (so no ALTER can slip between reading the registry and writing with
-// its column list), reads the registry, and only when something is missing takes a transaction advisory lock per
-// table (sorted), reads again and applies what is still missing. Two loads adding the same column therefore
-// add it once; two that add columns to tables both write may deadlock on the ALTERs' ACCESS EXCLUSIVE locks,
-// which Postgres detects and withTransaction runs again (sql.ts).
+// Concurrency. SQLite: BEGIN IMMEDIATE already admits one writer at a time. Postgres: a load reads the registry;
+// if it will add columns it first takes a transaction advisory lock per table it changes (sorted), and only then
+// ROW EXCLUSIVE on every table it writes (so no ALTER can slip between reading the registry and writing with its
+// column list); it reads the registry again and adds what is still missing, once. A load that finds a change it
+// did not lock for (another load added a column in between) restarts its transaction as a serialization failure
+// instead of waiting while holding locks: no lock upgrade, no deadlock between two evolving loads.
 import crypto from 'node:crypto';
 import { quoteIdent, type Param, type Tx } from '../sql.js';
 import { SchemaContractError } from './errors.js';
@@ -203,16 +203,22 @@ async function applyChanges(tx: Tx, input: EvolveInput, reg: Registry, changes: 
  */
 export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOutput> {
   let reg = await readRegistry(tx, input.scope);
-  const existingTables = (r: Registry) => [...new Set([...input.rows.map((x) => x.table), ...r.keys()])].filter((t) => r.has(t) || input.fixedColumnsOf(t));
-  if (tx.dialect === 'postgres') {
-    await lockTables(tx, (t) => `LOCK TABLE ${quoteIdent(t)} IN ROW EXCLUSIVE MODE`, existingTables(reg));
-    reg = await readRegistry(tx, input.scope);
-  }
   let p = plan(input, reg);
-  if (p.changes.length > 0 && tx.dialect === 'postgres') {
-    await lockTables(tx, (t) => `SELECT pg_advisory_xact_lock(${lockKey(t)})`, p.changes.map((c) => c.table));
+  if (tx.dialect === 'postgres') {
+    // Evolvers take the tables' advisory locks before any other lock on them: a load holding ROW EXCLUSIVE that
+    // then waited for ACCESS EXCLUSIVE would deadlock with another doing the same.
+    const evolving = new Set(p.changes.map((c) => c.table));
+    if (evolving.size > 0) await lockTables(tx, (t) => `SELECT pg_advisory_xact_lock(${lockKey(t)})`, evolving);
+    const existing = [...new Set([...input.rows.map((x) => x.table), ...reg.keys()])].filter((t) => reg.has(t) || input.fixedColumnsOf(t));
+    await lockTables(tx, (t) => `LOCK TABLE ${quoteIdent(t)} IN ROW EXCLUSIVE MODE`, existing);
     reg = await readRegistry(tx, input.scope);
     p = plan(input, reg);
+    const unlocked = p.changes.find((c) => !evolving.has(c.table));
+    if (unlocked) {
+      // Another load added a column to this table between the first read and the lock: start the transaction
+      // over (withTransaction retries serialization failures) rather than wait for its lock while holding ours.
+      throw Object.assign(new Error(`table '${unlocked.table}' changed while this load was preparing; retrying`), { code: '40001' });
+    }
   }
   let changes = p.changes;
   const discardedRows = new Set<number>();

@@ -67,13 +67,19 @@ export async function expectTablesEqual(db: Database, spec: PipelineSpec, expect
 
 // ---- inferred content tables (<pipeline>_items and children) ------------------------------------------------
 
+/** Whole numbers as exact decimal text, others as numbers: an integer in a double column compares equal. */
+function canonicalNumber(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  const n = Number(v);
+  return Number.isInteger(n) ? (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v).toString() : BigInt(n).toString()) : n;
+}
+
 function normContent(type: string | undefined, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (type) {
     case 'bigint':
-      return BigInt(v as string | number | bigint).toString();
     case 'double':
-      return Number(v);
+      return canonicalNumber(v);
     case 'bool':
       return typeof v === 'boolean' ? v : Number(v) === 1;
     case 'timestamp':
