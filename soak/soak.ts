@@ -14,6 +14,7 @@ import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } f
 import { openDatabase, type Database } from '../db/connect.js';
 import { flattenJobBoard, flattenMarketplace, flattenResultRecords, type RowsByTable } from '../db/flatten/index.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
+import { hasContentTables } from '../kinds/content.js';
 import { kindOf } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
@@ -650,7 +651,9 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     for (const f of csvFiles) {
       const pipeline = names2.find((p) => f.startsWith(`${p}_`));
       const m = pipeline ? /^_(.+)_([0-9]{8}T[0-9.]+Z)\.csv$/.exec(f.slice(pipeline.length)) : null;
-      if (!pipeline || !m || !(kindOf(pipelines.get(pipeline)!.kind).tables as readonly string[]).includes(m[1]!)) {
+      // A content pipeline also exports its inferred tables (<pipeline>_items and child tables).
+      const inferred = pipeline !== undefined && m !== null && hasContentTables(kindOf(pipelines.get(pipeline)!.kind)) && (m[1] === contentTableName(pipeline) || m[1]!.startsWith(`${contentTableName(pipeline)}__`));
+      if (!pipeline || !m || !(inferred || (kindOf(pipelines.get(pipeline)!.kind).tables as readonly string[]).includes(m[1]!))) {
         strangeFiles += 1;
         details.push(`not a file any run should write: ${f}`);
         continue;
