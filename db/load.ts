@@ -330,27 +330,29 @@ function contentRecordsOf(opts: LoadBatchOptions) {
  * NULL instead of its old value.
  */
 async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTable, mode: SchemaMode, describeBatch: string, loadId: number, changedAt: string) {
+  const tables = EVOLVING_TABLES.filter((t) => rows[t] !== undefined);
   const inferred = new Map<DataTableName, { columns: string[]; open: Array<Array<readonly [string, Param]>> }>();
-  const changes: SchemaChange[] = [];
-  for (const table of EVOLVING_TABLES) {
-    const tableRows = rows[table];
-    if (!tableRows) continue;
-    const meta = TABLE_META[table];
-    const out = await evolveSchema(tx, {
-      pipeline,
-      mode,
-      scope: { tables: [table], prefixes: [] },
-      rows: tableRows.map((r) => ({ table, fields: r[OPEN_FIELDS] ?? [] })),
-      templateOf: () => undefined,
-      fixedColumnsOf: () => new Set(meta.columns),
-      describeBatch,
-      loadId,
-      changedAt,
-    });
-    inferred.set(table, { columns: [...(out.registry.get(table)?.keys() ?? [])].sort(), open: out.resolved });
-    changes.push(...out.changes);
+  if (tables.length === 0) return { inferred, changes: [] as SchemaChange[] };
+  // One registry read (and, in Postgres, one round of locks) for every evolving table of the batch.
+  const evolving = tables.flatMap((table) => rows[table]!.map((r) => ({ table, fields: r[OPEN_FIELDS] ?? [] })));
+  const out = await evolveSchema(tx, {
+    pipeline,
+    mode,
+    scope: { tables, prefixes: [] },
+    rows: evolving,
+    templateOf: () => undefined,
+    fixedColumnsOf: (t) => (tables as readonly string[]).includes(t) ? new Set(TABLE_META[t as DataTableName].columns) : undefined,
+    describeBatch,
+    loadId,
+    changedAt,
+  });
+  let offset = 0;
+  for (const table of tables) {
+    const n = rows[table]!.length;
+    inferred.set(table, { columns: [...(out.registry.get(table)?.keys() ?? [])].sort(), open: out.resolved.slice(offset, offset + n) });
+    offset += n;
   }
-  return { inferred, changes };
+  return { inferred, changes: out.changes };
 }
 
 export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<LoadBatchResult> {

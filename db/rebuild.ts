@@ -58,36 +58,3 @@ export async function rebuildContentTables(db: Database, pipeline: string, targe
     return out;
   });
 }
-
-export interface SchemaColumn {
-  table: string;
-  column: string;
-  type: string;
-  change: string;
-  variantOf: string | null;
-  pipeline: string;
-  loadId: number;
-  changedAt: string;
-}
-
-/** The inferred tables of a pipeline and the inferred columns its loads added to model tables, with history. */
-export async function describePipelineSchema(db: Database, pipeline: string, contentTable: string | undefined): Promise<SchemaColumn[]> {
-  return withTransaction(db, async (tx) => {
-    const rows = await tx.all(
-      `SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history
-        WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)}
-        ORDER BY table_name, load_id, column_name`,
-      [pipeline, contentTable ?? '', `${contentTable ?? ''}${PATH_SEPARATOR}`.length, `${contentTable ?? '\u0000'}${PATH_SEPARATOR}`],
-    );
-    return rows.map((r) => ({
-      table: String(r['table_name']),
-      column: String(r['column_name']),
-      type: String(r['data_type']),
-      change: String(r['change']),
-      variantOf: r['variant_of'] === null ? null : String(r['variant_of']),
-      pipeline: String(r['pipeline']),
-      loadId: Number(r['load_id']),
-      changedAt: r['changed_at'] instanceof Date ? r['changed_at'].toISOString() : String(r['changed_at']),
-    }));
-  });
-}

@@ -10,16 +10,16 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { resultsListResponseSchema, type ResultRecord } from '../client/index.js';
-import { openDatabase, type Database } from '../db/connect.js';
+import type { Database } from '../db/connect.js';
 import { loadBatch } from '../db/load.js';
-import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import { runCli } from './support/cli.js';
 import { dumpTable } from './support/db-dump.js';
 import { expectContentEqual } from './support/pipeline-truth.js';
+import { startDestinationBed, type DestinationBed } from './support/pipeline-bed.js';
 import { leadsSearchSpec } from './support/pipeline-specs.js';
-import { testPostgresUrl } from './support/postgres.js';
-import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './support/temporal.js';
+import { startTestTemporal, type TestTemporal } from './support/temporal.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 let temporal: TestTemporal;
@@ -42,23 +42,17 @@ async function count(db: Database, sql: string): Promise<number> {
 
 describe.each(['sqlite', 'postgres'] as const)('inferred content tables through Temporal, into %s', (destination) => {
   const taskQueue = `content-${destination}-${crypto.randomBytes(4).toString('hex')}`;
+  let bed: DestinationBed;
   let sim: RunningSimulator;
-  let worker: InProcessWorker;
   let dbUrl: string;
   let db: Database;
 
   beforeAll(async () => {
-    dbUrl = destination === 'sqlite' ? `sqlite:${path.join(dir, `${destination}.sqlite`)}` : await testPostgresUrl();
-    sim = await startSimulator({ port: 0, token: TOKEN, seed: 23, runDurationMs: 300 });
-    worker = await startInProcessWorker({ address: temporal.address, taskQueue, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
-    db = await openDatabase(dbUrl);
+    bed = await startDestinationBed({ destination, dir, temporal, taskQueue, token: TOKEN, seed: 23, runDurationMs: 300 });
+    ({ sim, dbUrl, db } = bed);
   }, 60_000);
 
-  afterAll(async () => {
-    await db?.close();
-    await worker?.stop();
-    await sim?.close();
-  });
+  afterAll(async () => bed?.close());
 
   const conn = () => ({ client: temporal.client, taskQueue });
   const results = (ids: string[]) => ids.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);

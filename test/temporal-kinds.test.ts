@@ -9,16 +9,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../client/index.js';
-import { openDatabase, type Database } from '../db/connect.js';
+import type { Database } from '../db/connect.js';
 import { flattenJobBoard, flattenMarketplace, flattenResultRecords } from '../db/flatten/index.js';
 import { getPipelineRun } from '../db/pipeline-runs.js';
-import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import type { PipelineProgress } from '../workflows/pipeline.js';
 import { expectContentEqual, expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
+import { startDestinationBed, type DestinationBed } from './support/pipeline-bed.js';
 import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
-import { testPostgresUrl } from './support/postgres.js';
-import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './support/temporal.js';
+import { startTestTemporal, type TestTemporal } from './support/temporal.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 let temporal: TestTemporal;
@@ -29,14 +29,12 @@ beforeAll(async () => {
   temporal = await startTestTemporal();
 });
 
-const workerEnv = (baseUrl: string) => ({
-  SCRAPER_BASE_URL: baseUrl,
-  SCRAPER_API_TOKEN: TOKEN,
+const WORKER_ENV = {
   SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
   // Small enough that the results sync below needs several activities and continues as new.
   SCRAPE_ETL_PAGES_PER_ACTIVITY: '2',
   SCRAPE_ETL_ACTIVITIES_PER_RUN: '2',
-});
+};
 
 afterAll(async () => {
   await temporal?.stop();
@@ -47,23 +45,17 @@ afterAll(async () => {
 // suites must not see each other's runs), worker and task queue; the Temporal server is shared.
 describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, into %s', (destination) => {
   const taskQueue = `kinds-${destination}-${crypto.randomBytes(4).toString('hex')}`;
+  let bed: DestinationBed;
   let sim: RunningSimulator;
-  let worker: InProcessWorker;
   let dbUrl: string;
   let db: Database;
 
   beforeAll(async () => {
-    dbUrl = destination === 'sqlite' ? `sqlite:${path.join(dir, 'dest.sqlite')}` : await testPostgresUrl();
-    sim = await startSimulator({ port: 0, token: TOKEN, seed: 11, runDurationMs: 1000 });
-    worker = await startInProcessWorker({ address: temporal.address, taskQueue, env: workerEnv(sim.baseUrl) });
-    db = await openDatabase(dbUrl);
+    bed = await startDestinationBed({ destination, dir, temporal, taskQueue, token: TOKEN, seed: 11, runDurationMs: 1000, env: WORKER_ENV });
+    ({ sim, dbUrl, db } = bed);
   }, 60_000);
 
-  afterAll(async () => {
-    await db?.close();
-    await worker?.stop();
-    await sim?.close();
-  });
+  afterAll(async () => bed?.close());
 
   const conn = () => ({ client: temporal.client, taskQueue });
   // Workflow ids (pipeline--runKey) share the server's namespace with the other destination's suite.

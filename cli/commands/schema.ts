@@ -46,10 +46,10 @@ export function register(program: Command): void {
     .action(async (arg: string, opts: { db?: string; json?: boolean }) => {
       const target = await resolveTarget(arg, opts.db);
       const { contentTableName } = await import('../../db/evolve/names.js');
-      const { describePipelineSchema } = await import('../../db/rebuild.js');
+      const { listSchemaHistory } = await import('../../db/evolve/registry.js');
       const db = await openExisting(target.database);
       try {
-        const cols = await describePipelineSchema(db, target.name, contentTableName(target.name));
+        const cols = await listSchemaHistory(db, target.name, contentTableName(target.name));
         const tables = new Map<string, typeof cols>();
         for (const c of cols) tables.set(c.table, [...(tables.get(c.table) ?? []), c]);
         if (opts.json) {

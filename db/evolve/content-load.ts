@@ -62,6 +62,8 @@ async function deleteChildren(tx: Tx, table: string, pipeline: string, rootKeys:
 }
 
 export async function loadContent(tx: Tx, target: ContentTarget, roots: readonly ContentRootRow[], ctx: ContentLoadContext): Promise<ContentLoadResult> {
+  // No results, nothing to evolve or write (a run detail still running, an empty page): no registry read either.
+  if (roots.length === 0) return { rowsByTable: {}, changedByTable: {}, changes: [] };
   const root = target.table;
   const childPrefix = `${root}${PATH_SEPARATOR}`;
   const children: ContentChildRow[] = roots.flatMap((r) => r.children);
@@ -80,7 +82,6 @@ export async function loadContent(tx: Tx, target: ContentTarget, roots: readonly
   const reg = evolved.registry;
   const rowsByTable: Record<string, number> = {};
   const changedByTable: Record<string, number> = {};
-  if (roots.length === 0) return { rowsByTable, changedByTable, changes: evolved.changes };
 
   // Roots: newest result wins. A row is rewritten only when its content hash differs and the incoming result is
   // not older than the one stored, so a replayed older page never undoes a newer run.

@@ -9,10 +9,11 @@
 // did not lock for (another load added a column in between) restarts its transaction as a serialization failure
 // instead of waiting while holding locks: no lock upgrade, no deadlock between two evolving loads.
 import crypto from 'node:crypto';
-import { quoteIdent, type Param, type Tx } from '../sql.js';
+import type { Database } from '../connect.js';
+import { quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
 import { SchemaContractError } from './errors.js';
-import { fitIdentifier, variantColumn } from './names.js';
-import { accepts, SQL_OF, toParam, typeOfValue, widen, type LogicalType } from './types.js';
+import { fitIdentifier, PATH_SEPARATOR, variantColumn } from './names.js';
+import { accepts, sqlTypeOf, toParam, typeOfValue, widen, type LogicalType } from './types.js';
 import type { Field } from '../flatten/values.js';
 
 export const SCHEMA_MODES = ['evolve', 'freeze', 'discard_columns'] as const;
@@ -100,7 +101,6 @@ function plan(input: EvolveInput, reg: Registry) {
   const planned = new Map<string, Map<string, SchemaChange>>();
   const newTables = new Set<string>();
   const assigned: Array<Array<readonly [string, unknown]>> = [];
-  const discardedRows = new Set<number>();
   const typeIn = (table: string, column: string): LogicalType | undefined => reg.get(table)?.get(column) ?? planned.get(table)?.get(column)?.type;
   const addPlanned = (c: SchemaChange) => {
     let m = planned.get(c.table);
@@ -147,7 +147,7 @@ function plan(input: EvolveInput, reg: Registry) {
     }
   });
   const changes = [...planned.values()].flatMap((m) => [...m.values()]);
-  return { changes, newTables, assigned, discardedRows };
+  return { changes, newTables, assigned };
 }
 
 function contractMessage(input: EvolveInput, c: SchemaChange): string {
@@ -176,14 +176,14 @@ async function applyChanges(tx: Tx, input: EvolveInput, reg: Registry, changes: 
   const ifNotExists = tx.dialect === 'postgres' ? ' IF NOT EXISTS' : '';
   for (const table of newTables) {
     const tpl = input.templateOf(table)!;
-    const cols = tpl.systemColumns.map(([c, t]) => `${quoteIdent(c)} ${SQL_OF[t][tx.dialect]}${tpl.key.includes(c) ? ' NOT NULL' : ''}`);
+    const cols = tpl.systemColumns.map(([c, t]) => `${quoteIdent(c)} ${sqlTypeOf(t, tx.dialect)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`);
     await tx.run(`CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (${cols.join(', ')}, PRIMARY KEY (${tpl.key.map(quoteIdent).join(', ')}))`, []);
     const indexName = fitIdentifier(`${table}_${tpl.index.join('_')}_idx`);
     await tx.run(`CREATE INDEX IF NOT EXISTS ${quoteIdent(indexName)} ON ${quoteIdent(table)} (${tpl.index.map(quoteIdent).join(', ')})`, []);
   }
   for (const c of changes) {
     if (c.change === 'create_table') continue;
-    await tx.run(`ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${SQL_OF[c.type][tx.dialect]}`, []);
+    await tx.run(`ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.dialect)}`, []);
   }
   for (const c of changes) {
     await tx.run(
@@ -242,4 +242,39 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
     fields.map(([col, value]) => [col, toParam(reg.get(input.rows[i]!.table)!.get(col)!, value)] as const),
   );
   return { registry: reg, resolved, created: newTables, changes, discardedRows };
+}
+
+// ---- reading the history (schema show) ------------------------------------------------------------------
+
+export interface SchemaColumn {
+  table: string;
+  column: string;
+  type: string;
+  change: string;
+  variantOf: string | null;
+  pipeline: string;
+  loadId: number;
+  changedAt: string;
+}
+
+/** The inferred tables of a pipeline and the inferred columns its loads added to model tables, with history. */
+export async function listSchemaHistory(db: Database, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
+  return withTransaction(db, async (tx) => {
+    const rows = await tx.all(
+      `SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history
+        WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)}
+        ORDER BY table_name, load_id, column_name`,
+      [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`],
+    );
+    return rows.map((r) => ({
+      table: String(r['table_name']),
+      column: String(r['column_name']),
+      type: String(r['data_type']),
+      change: String(r['change']),
+      variantOf: r['variant_of'] === null ? null : String(r['variant_of']),
+      pipeline: String(r['pipeline']),
+      loadId: Number(r['load_id']),
+      changedAt: r['changed_at'] instanceof Date ? r['changed_at'].toISOString() : String(r['changed_at']),
+    }));
+  });
 }

@@ -2,22 +2,28 @@
 // and the SQL each becomes. Finer than SQL: timestamp and json are text in SQLite, so the registry
 // (schema_history.data_type) keeps the logical type.
 import { stringifyJson } from '../../client/json.js';
+import { SQL_TYPES, type ColumnType } from '../schema/definition.js';
 import type { Param } from '../sql.js';
 
 export const LOGICAL_TYPES = ['bigint', 'double', 'bool', 'text', 'timestamp', 'json'] as const;
 export type LogicalType = (typeof LOGICAL_TYPES)[number];
 
-export const SQL_OF: Readonly<Record<LogicalType, { sqlite: string; postgres: string }>> = {
-  // SQLite INTEGER is a signed 64-bit value; Postgres bigint likewise: ids beyond 2^53 stay exact.
-  bigint: { sqlite: 'integer', postgres: 'bigint' },
-  double: { sqlite: 'real', postgres: 'double precision' },
-  bool: { sqlite: 'integer', postgres: 'boolean' },
-  text: { sqlite: 'text', postgres: 'text' },
-  // As the model's own timestamps: ISO 8601 text in SQLite, timestamptz in Postgres.
-  timestamp: { sqlite: 'text', postgres: 'timestamp with time zone' },
+/** The model's neutral column type of each logical type: the SQL is the model's own (db/schema/definition.ts). */
+const NEUTRAL_OF: Readonly<Record<LogicalType, ColumnType>> = {
+  bigint: 'int64',
+  double: 'double',
+  bool: 'bool',
+  text: 'text',
+  // ISO 8601 text in SQLite, timestamptz in Postgres, as the model's own timestamps.
+  timestamp: 'timestamp',
   // Bigint-safe JSON text in both, as the model's json columns (cast to jsonb to query in Postgres).
-  json: { sqlite: 'text', postgres: 'text' },
+  json: 'json',
 };
+
+/** The SQL type of an inferred column in a dialect. */
+export function sqlTypeOf(type: LogicalType, dialect: 'sqlite' | 'postgres'): string {
+  return SQL_TYPES[NEUTRAL_OF[type]][dialect === 'postgres' ? 'pg' : 'sqlite'];
+}
 
 // ISO 8601 date-time with an explicit offset: without one, Postgres would read it in the server's time zone and
 // the two dialects would disagree. At most microseconds, which is what timestamptz keeps.

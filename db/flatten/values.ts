@@ -100,9 +100,3 @@ export function openFields(obj: Record<string, unknown>, known: ReadonlySet<stri
 export function push(out: RowsByTable, table: DataTableName, row: Row): void {
   (out[table] ??= []).push(row);
 }
-
-/** `$.a.b[0]["odd key"]`: the JSONPath of a child of `parent`. */
-export function childPath(parent: string, key: string | number): string {
-  if (typeof key === 'number') return `${parent}[${key}]`;
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
-}

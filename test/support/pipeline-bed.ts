@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Database } from '../../db/connect.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
-import { startTestTemporal, type TestTemporal } from './temporal.js';
+import { testPostgresUrl } from './postgres.js';
+import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './temporal.js';
 
 export interface PipelineBed {
   dir: string;
@@ -35,6 +36,53 @@ export async function startPipelineBed(o: { name: string; token: string; seed: n
       await sim.close();
       await temporal.stop();
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One destination of a test file that runs the same pipelines into SQLite and Postgres: its own simulator (the
+ * results kind syncs everything the service holds, so destinations must not see each other's runs), database,
+ * in-process worker and task queue, on a Temporal server the file shares.
+ */
+export interface DestinationBed {
+  dbUrl: string;
+  db: Database;
+  sim: RunningSimulator;
+  worker: InProcessWorker;
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+export async function startDestinationBed(o: {
+  destination: 'sqlite' | 'postgres';
+  dir: string;
+  temporal: TestTemporal;
+  taskQueue: string;
+  token: string;
+  seed: number;
+  runDurationMs: number;
+  /** Worker environment besides the simulator's URL and the token. */
+  env?: Record<string, string>;
+}): Promise<DestinationBed> {
+  const dbUrl = o.destination === 'sqlite' ? `sqlite:${path.join(o.dir, `${o.destination}.sqlite`)}` : await testPostgresUrl();
+  const sim = await startSimulator({ port: 0, token: o.token, seed: o.seed, runDurationMs: o.runDurationMs });
+  const worker = await startInProcessWorker({
+    address: o.temporal.address,
+    taskQueue: o.taskQueue,
+    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: o.token, ...o.env },
+  });
+  const db = await openDatabase(dbUrl);
+  return {
+    dbUrl,
+    db,
+    sim,
+    worker,
+    taskQueue: o.taskQueue,
+    async close() {
+      await db.close();
+      await worker.stop();
+      await sim.close();
     },
   };
 }

@@ -5,6 +5,8 @@ import type { Database } from '../../db/connect.js';
 import { stringifyJson } from '../../client/json.js';
 import type { ResultRecord } from '../../client/schemas.js';
 import { contentTableName } from '../../db/evolve/names.js';
+import { readRegistry } from '../../db/evolve/registry.js';
+import { withTransaction } from '../../db/sql.js';
 import { flattenContentRows, type RowsByTable } from '../../db/flatten/index.js';
 import { TABLE_META, type DataTableName } from '../../db/tables.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
@@ -96,24 +98,12 @@ function compact(entries: Array<[string, unknown]>): string {
   return JSON.stringify(Object.fromEntries(entries.filter(([, v]) => v !== null).sort(([a], [b]) => (a < b ? -1 : 1))));
 }
 
-async function registryOf(db: Database, root: string): Promise<Map<string, Map<string, string>>> {
-  const rows = await select(db, `SELECT table_name, column_name, data_type FROM schema_history`, []);
-  const out = new Map<string, Map<string, string>>();
-  for (const r of rows) {
-    const t = String(r['table_name']);
-    if (t !== root && !t.startsWith(`${root}__`)) continue;
-    if (!out.has(t)) out.set(t, new Map());
-    out.get(t)!.set(String(r['column_name']), String(r['data_type']));
-  }
-  return out;
-}
-
 const CONTENT_LINEAGE = new Set(['pipeline', 'load_id', 'loaded_at', 'row_hash', 'result_created_at', 'scraped_url', 'scraping_run_id', 'result_id']);
 
 /** Rows of every inferred table of the pipeline, lineage aside, normalised by each column's logical type. */
 export async function loadedContentRows(db: Database, spec: PipelineSpec): Promise<Map<string, string[]>> {
   const root = contentTableName(spec.name);
-  const reg = await registryOf(db, root);
+  const reg = await withTransaction(db, (tx) => readRegistry(tx, { tables: [root], prefixes: [`${root}__`] }));
   const out = new Map<string, string[]>();
   for (const [table, cols] of reg) {
     const names = [...cols.keys()].filter((c) => !CONTENT_LINEAGE.has(c));
