@@ -1,103 +1,183 @@
-// CSV export benchmark: export/csv.ts writing a one-million-row SQLite table, against the sqlite3 command-line
-// shell's own CSV output of the same table (`sqlite3 -csv -header db 'select * from t' > file`), measured in the
-// same run. Each export runs in a child process of its own so its peak RSS is its own; the 10x smaller table
-// shows whether memory grows with the table (it should not: rows stream in batches).
-//   npx tsx bench/csv-export.ts                      full run
-//   npx tsx bench/csv-export.ts --child <db> <out>   (internal) export table t, print rows/seconds/peak RSS as JSON
+// CSV export benchmark: export/csv.ts against two baselines measured in the same run on the same SQLite file:
+// Python's csv module (sqlite3 cursor -> csv.writer, batches of 1,000 rows) and the sqlite3 command-line shell's own
+// CSV output (`sqlite3 -csv -header db 'select * from t' > file`). Two project tables, filled from generated
+// marketplace products loaded through db/load.ts:
+//   - long: marketplace_model_stocks (16 columns), the rows of BENCH_CSV_PRODUCTS products repeated under other
+//     item ids up to about 400,000 rows;
+//   - wide: marketplace_products (57 columns, JSON text that needs quoting), repeated up to 20,000 rows.
+// Each measurement runs in a process of its own; rounds interleave ours and the baselines (the machine is shared
+// and noisy), and each figure is the median of BENCH_CSV_ROUNDS rounds. Our time is the export call inside the
+// process (table description, reading, formatting, writing, fsync and rename; module loading excluded), Python's is the script's own clock
+// from connect to close (interpreter start excluded), the shell's is its whole process.
+// Memory: peak RSS of our export of the long table against the same table with 1/32 of the rows (flat: streaming).
+//   npx tsx bench/csv-export.ts                             full run
+//   npx tsx bench/csv-export.ts --child <db> <table> <out>  (internal) export one table, print JSON
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
+import { parseJson, stringifyJson } from '../client/json.js';
+import { marketplaceResponseSchema } from '../client/schemas.js';
+import { openDatabase } from '../db/connect.js';
+import { loadBatch } from '../db/load.js';
 import { exportTables } from '../export/csv.js';
+import { generateProduct } from '../simulator/generate/marketplace.js';
+import { SEED, productUrl } from './_marketplace-files.js';
 
-const ROWS = Number(process.env['BENCH_CSV_ROWS'] ?? 1_000_000);
+const PRODUCTS = Number(process.env['BENCH_CSV_PRODUCTS'] ?? 2000);
+const LONG_ROWS = Number(process.env['BENCH_CSV_LONG_ROWS'] ?? 400_000);
+const WIDE_ROWS = Number(process.env['BENCH_CSV_WIDE_ROWS'] ?? 20_000);
+const ROUNDS = Number(process.env['BENCH_CSV_ROUNDS'] ?? 3);
+const LONG = 'marketplace_model_stocks';
+const WIDE = 'marketplace_products';
 const self = fileURLToPath(import.meta.url);
 
-interface ChildResult {
-  rows: number;
+interface Timing {
   seconds: number;
-  peakRssMb: number;
   bytes: number;
+  peakRssMb: number | null;
 }
 
-/** A table like the project's data tables: ids, lineage, text that needs quoting now and then, JSON, reals, flags. */
-function generate(file: string, rows: number): void {
+/** Loads PRODUCTS generated products into a new project database through db/load.ts. */
+async function loadProducts(file: string): Promise<void> {
+  const db = await openDatabase(`sqlite:${file}`);
+  try {
+    for (let i = 0; i < PRODUCTS; i++) {
+      const input = productUrl(i);
+      const raw = stringifyJson(generateProduct(SEED, input));
+      const data = marketplaceResponseSchema.parse(parseJson(raw));
+      await loadBatch(db, { pipeline: 'bench', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: input.url, raw, data });
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/** Repeats the rows of `table` under other item ids (the natural key) until it holds about `target` rows. */
+function repeatRows(file: string, table: string, target: number): number {
   const db = new BetterSqlite3(file);
-  db.pragma('journal_mode = WAL');
-  db.exec(`create table t (id integer primary key, name text, note text, price real, qty integer, active integer,
-           payload text, pipeline text not null, load_id integer not null, loaded_at text not null, row_hash text not null)`);
-  db.exec(`
-    with recursive n(i) as (select 1 union all select i + 1 from n where i < ${rows})
-    insert into t select
-      9007199254740993 + i,
-      'product ' || i || case when i % 10 = 0 then ', "special" edition' else '' end,
-      case when i % 50 = 0 then '=HYPERLINK("x")' when i % 7 = 0 then null else 'note ' || (i % 1000) end,
-      (i % 100000) / 100.0 - 10,
-      i % 17 - 3,
-      i % 2,
-      '{"sku":"' || i || '","tags":["a","b"],"n":' || (i * 3) || '}',
-      'bench', 1 + i / 50000, '2025-01-02T03:04:05.678Z', hex(i)
-    from n`);
-  db.close();
+  try {
+    const cols = (db.prepare('select name from pragma_table_info(?) order by cid').all(table) as Array<{ name: string }>).map((c) => `"${c.name}"`);
+    const have = db.prepare(`select count(*) from "${table}"`).pluck().get() as number;
+    const copies = Math.max(0, Math.round(target / have) - 1);
+    const select = cols.map((c) => (c === '"item_id"' ? `item_id + ? * 1000000000` : c)).join(', ');
+    const insert = db.prepare(`insert into "${table}" (${cols.join(', ')}) select ${select} from "${table}" where item_id < 1000000000`);
+    db.transaction(() => {
+      for (let k = 1; k <= copies; k++) insert.run(k);
+    })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    return db.prepare(`select count(*) from "${table}"`).pluck().get() as number;
+  } finally {
+    db.close();
+  }
 }
 
-async function child(dbFile: string, outDir: string): Promise<void> {
+async function child(dbFile: string, table: string, outDir: string): Promise<void> {
+  // The export imports its format writer on first use; under tsx that first import compiles TypeScript, which is
+  // not export work (the built command loads plain JavaScript), so it happens before the clock starts.
+  await import('../export/formats/csv.js');
   const sqlite = new BetterSqlite3(dbFile);
   const t0 = process.hrtime.bigint();
-  const [f] = await exportTables({ dialect: 'sqlite', sqlite }, { tables: ['t'], outDir, fileName: 'ours.csv' });
+  const [f] = await exportTables({ dialect: 'sqlite', sqlite }, { tables: [table], outDir, fileName: `${table}.csv` });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   sqlite.close();
-  const result: ChildResult = { rows: f!.rows, seconds, peakRssMb: process.resourceUsage().maxRSS / 1024, bytes: fs.statSync(f!.file).size };
+  const result = { rows: f!.rows, seconds, bytes: fs.statSync(f!.file).size, peakRssMb: process.resourceUsage().maxRSS / 1024 };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function oursInChild(dbFile: string, outDir: string): ChildResult {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', dbFile, outDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+function ours(dbFile: string, table: string, outDir: string): Timing & { rows: number } {
+  fs.rmSync(outDir, { recursive: true, force: true });
+  const res = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', dbFile, table, outDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (res.status !== 0) throw new Error(`export child failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
-  return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as ChildResult;
+  return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as Timing & { rows: number };
 }
 
-function sqliteShell(dbFile: string, outFile: string): { seconds: number; bytes: number; peakRssMb: number | null } {
+const PYTHON_CSV = `
+import csv, sqlite3, sys, time
+db, table, out = sys.argv[1:4]
+t0 = time.perf_counter()
+con = sqlite3.connect(db)
+cur = con.execute('select * from "%s"' % table)
+with open(out, 'w', newline='', encoding='utf-8') as f:
+    w = csv.writer(f)
+    w.writerow([d[0] for d in cur.description])
+    while True:
+        rows = cur.fetchmany(1000)
+        if not rows:
+            break
+        w.writerows(rows)
+con.close()
+print(time.perf_counter() - t0)
+`;
+
+function python(dbFile: string, table: string, outFile: string): Timing {
+  const res = spawnSync('python3', ['-c', PYTHON_CSV, dbFile, table, outFile], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`python csv baseline failed: ${res.stderr}`);
+  return { seconds: Number(res.stdout.trim()), bytes: fs.statSync(outFile).size, peakRssMb: null };
+}
+
+function sqliteShell(dbFile: string, table: string, outFile: string): Timing {
   const fd = fs.openSync(outFile, 'w');
-  const timeBin = fs.existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
-  const rssFile = `${outFile}.rss`;
-  const [cmd, args] = timeBin
-    ? [timeBin, ['-f', '%M', '-o', rssFile, 'sqlite3', '-csv', '-header', dbFile, 'select * from t']]
-    : ['sqlite3', ['-csv', '-header', dbFile, 'select * from t']];
   const t0 = process.hrtime.bigint();
-  const res = spawnSync(cmd, args, { stdio: ['ignore', fd, 'pipe'] });
+  const res = spawnSync('sqlite3', ['-csv', '-header', dbFile, `select * from "${table}"`], { stdio: ['ignore', fd, 'pipe'] });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   fs.closeSync(fd);
   if (res.status !== 0) throw new Error(`sqlite3 shell failed: ${res.stderr?.toString() ?? res.error?.message}`);
-  const peakRssMb = timeBin ? Number(fs.readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024 : null;
-  return { seconds, bytes: fs.statSync(outFile).size, peakRssMb };
+  return { seconds, bytes: fs.statSync(outFile).size, peakRssMb: null };
 }
 
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 export async function run(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-csv-'));
   try {
-    const big = path.join(dir, 'big.sqlite');
+    const db = path.join(dir, 'bench.sqlite');
     const small = path.join(dir, 'small.sqlite');
     const t0 = Date.now();
-    generate(big, ROWS);
-    generate(small, Math.max(1, Math.floor(ROWS / 10)));
-    console.log(`# CSV export benchmark: ${fmt(ROWS)}-row SQLite table (11 columns; ids beyond 2^53, quoting, JSON, NULLs), generated in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await loadProducts(db);
+    fs.copyFileSync(db, small); // the long table before its rows are repeated, for the memory comparison
+    const longRows = repeatRows(db, LONG, LONG_ROWS);
+    const wideRows = repeatRows(db, WIDE, WIDE_ROWS);
+    const widths = new BetterSqlite3(db, { readonly: true });
+    const width = (t: string) => widths.prepare('select count(*) from pragma_table_info(?)').pluck().get(t) as number;
+    const [longWidth, wideWidth] = [width(LONG), width(WIDE)];
+    widths.close();
+    console.log(
+      `# CSV export benchmark: ${fmt(PRODUCTS)} generated products loaded, then ${LONG} ${fmt(longRows)} rows x ${longWidth} columns, ` +
+        `${WIDE} ${fmt(wideRows)} rows x ${wideWidth} columns (${((Date.now() - t0) / 1000).toFixed(1)} s to prepare); medians of ${ROUNDS} interleaved rounds`,
+    );
 
-    const shell = sqliteShell(big, path.join(dir, 'shell.csv'));
-    const ours = oursInChild(big, path.join(dir, 'out-big'));
-    const oursSmall = oursInChild(small, path.join(dir, 'out-small'));
-    if (ours.rows !== ROWS) throw new Error(`export wrote ${ours.rows} rows, expected ${ROWS}`);
+    for (const [table, rows] of [[LONG, longRows], [WIDE, wideRows]] as const) {
+      const times: Record<'ours' | 'python' | 'shell', number[]> = { ours: [], python: [], shell: [] };
+      let bytes = 0;
+      for (let r = 0; r < ROUNDS; r++) {
+        const o = ours(db, table, path.join(dir, 'out'));
+        if (o.rows !== rows) throw new Error(`export wrote ${o.rows} rows of ${table}, expected ${rows}`);
+        times.ours.push(o.seconds);
+        bytes = o.bytes;
+        times.python.push(python(db, table, path.join(dir, 'python.csv')).seconds);
+        times.shell.push(sqliteShell(db, table, path.join(dir, 'shell.csv')).seconds);
+      }
+      const [o, p, s] = [median(times.ours), median(times.python), median(times.shell)];
+      const rate = (sec: number) => `${fmt(rows / sec)} rows/s (${sec.toFixed(2)} s)`;
+      console.log(`${table} (${fmt(rows)} x ${table === LONG ? longWidth : wideWidth}, ${(bytes / 1048576).toFixed(0)} MB of CSV):`);
+      console.log(`  export/csv.ts (streamed, atomic, formula-neutralised): ${rate(o)}`);
+      console.log(`  Python csv module (baseline):  ${rate(p)}  -> ratio ours/python ${(p / o).toFixed(2)} (goal >= 1.0)`);
+      console.log(`  sqlite3 -csv shell (baseline): ${rate(s)}  -> ratio ours/sqlite3 ${(s / o).toFixed(2)} (goal >= 0.5)`);
+    }
 
-    const oursRate = ours.rows / ours.seconds;
-    const shellRate = ROWS / shell.seconds;
-    console.log(`sqlite3 -csv shell (baseline): ${fmt(shellRate)} rows/s (${shell.seconds.toFixed(2)} s, ${(shell.bytes / 1048576).toFixed(0)} MB${shell.peakRssMb !== null ? `, peak RSS ${shell.peakRssMb.toFixed(0)} MB` : ''})`);
-    console.log(`export/csv.ts (streamed, atomic, formula-neutralised): ${fmt(oursRate)} rows/s (${ours.seconds.toFixed(2)} s, ${(ours.bytes / 1048576).toFixed(0)} MB)`);
-    console.log(`ratio ours/baseline (rows/s): ${(oursRate / shellRate).toFixed(2)}`);
-    console.log(`peak RSS of the export process: ${ours.peakRssMb.toFixed(0)} MB for ${fmt(ours.rows)} rows, ${oursSmall.peakRssMb.toFixed(0)} MB for ${fmt(oursSmall.rows)} rows (growth for 10x rows: ${(ours.peakRssMb / oursSmall.peakRssMb).toFixed(2)}x)`);
+    const big = ours(db, LONG, path.join(dir, 'out'));
+    const little = ours(small, LONG, path.join(dir, 'out'));
+    console.log(
+      `peak RSS of the export process: ${big.peakRssMb!.toFixed(0)} MB for ${fmt(big.rows)} rows, ${little.peakRssMb!.toFixed(0)} MB for ${fmt(little.rows)} rows ` +
+        `(growth for ${(big.rows / little.rows).toFixed(0)}x rows: ${(big.peakRssMb! / little.peakRssMb!).toFixed(2)}x)`,
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -105,7 +185,7 @@ export async function run(): Promise<void> {
 
 const childIdx = process.argv.indexOf('--child');
 if (childIdx >= 0) {
-  await child(process.argv[childIdx + 1]!, process.argv[childIdx + 2]!);
+  await child(process.argv[childIdx + 1]!, process.argv[childIdx + 2]!, process.argv[childIdx + 3]!);
 } else if (process.argv[1] && path.resolve(process.argv[1]) === self) {
   await run();
 }

@@ -1,5 +1,5 @@
-// Turns one database value into the text of one CSV cell. Every value is formatted here, before csv-stringify
-// sees it, so both dialects write the same text for the same data: integers exact (64-bit ids never pass through
+// Turns one database value into the text of one CSV cell. Every value is formatted here, before it is encoded as
+// CSV (formats/csv.ts), so both dialects write the same text for the same data: integers exact (64-bit ids never pass through
 // a float), booleans true/false, timestamps ISO 8601, JSON as JSON text.
 import type { ColumnInfo } from './columns.js';
 

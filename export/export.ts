@@ -69,7 +69,11 @@ export interface ExportedFile {
   rows: number;
 }
 
-const BATCH_ROWS = 1000;
+// Rows are read in batches of about this many cells (at most 1,000 rows). A batch stays alive while it is formatted,
+// so batches of 1,000 rows of a wide table (57 columns of marketplace_products) survived V8's young-generation
+// collections and were copied by each one: garbage collection took a third of a CSV export. Batches sized by cells
+// keep that under 10% (bench/csv-export.ts: marketplace_products 2.2 s -> 1.0 s on this change alone).
+const BATCH_CELLS = 4096;
 
 interface Settings extends FormatSettings {
   mode: 'full' | 'incremental';
@@ -234,7 +238,7 @@ async function exportOne(
 
   await writeAtomically(finalPath, async (tempPath) => {
     const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;
-    const batches = tracked(rowBatches(db, sql, params, BATCH_ROWS), loadIdIndex, stats, progress);
+    const batches = tracked(rowBatches(db, sql, params, batchRows(selected.length)), loadIdIndex, stats, progress);
     await writer.write({ path: tempPath, table, columns, dialect: db.dialect, batches, settings, ...(options.signal ? { signal: options.signal } : {}) });
   });
 
@@ -244,6 +248,10 @@ async function exportOne(
     await advanceWatermark(db, watermarkKey, table, stats.maxLoadId, options.runId === undefined ? undefined : { run: options.runId, file: finalPath, rows: stats.rows });
   }
   return { table, file: finalPath, rows: stats.rows };
+}
+
+function batchRows(width: number): number {
+  return Math.max(16, Math.min(1000, Math.floor(BATCH_CELLS / width)));
 }
 
 /**

@@ -11,6 +11,8 @@ export type RawRow = unknown[];
 // their microseconds. cells.ts formats that text per column kind.
 const SERVER_TEXT = { getTypeParser: () => (value: string) => value };
 
+const PG_FETCH_ROWS = 2000;
+
 export function rowBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
   return db.dialect === 'sqlite' ? sqliteBatches(db, sql, params, batchSize) : postgresBatches(db, sql, params, batchSize);
 }
@@ -58,7 +60,11 @@ async function* postgresBatches(db: ExportDatabase, sql: string, params: unknown
     await client.query(`SET LOCAL TIME ZONE 'UTC'`);
     await client.query(`SET LOCAL datestyle = 'ISO, YMD'`);
     await client.query(`SET LOCAL intervalstyle = 'iso_8601'`);
-    const stream = client.query(new QueryStream(sql, params, { rowMode: 'array', batchSize, highWaterMark: batchSize, types: SERVER_TEXT }));
+    // The cursor fetches at least PG_FETCH_ROWS rows per round trip, however small the batches handed to the writer
+    // (export.ts sizes those by cells, 72 rows for a 57-column table): a round trip per batch would cost more than
+    // the rows.
+    const fetchRows = Math.max(batchSize, PG_FETCH_ROWS);
+    const stream = client.query(new QueryStream(sql, params, { rowMode: 'array', batchSize: fetchRows, highWaterMark: fetchRows, types: SERVER_TEXT }));
     const rows = (stream as AsyncIterable<RawRow>)[Symbol.asyncIterator]();
     try {
       let batch: RawRow[] = [];

@@ -1,6 +1,8 @@
 // `scrape-etl load <kind> <files...>`: loads saved service responses into the database, exactly as a pipeline
 // would (raw landing + flatten + idempotent upsert, one transaction per file). Every file is parsed and
-// validated before anything is written, so a bad file stops the command with nothing half-loaded.
+// validated before anything is written, so a bad file stops the command with nothing half-loaded; then the files
+// are read again and loaded one by one, so memory does not grow with their number. Inputs may be files,
+// directories, glob patterns and path lists (cli/load-inputs.ts).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,13 +31,21 @@ function isObject(v: unknown): v is Record<string, unknown> {
 // zod, the response schemas, lossless-json and the database drivers are loaded in the functions and the action
 // that use them, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
 
+interface ValidFile {
+  text: string;
+  wrapped: boolean;
+  request: unknown;
+  response: unknown;
+  data: unknown;
+}
+
 /**
  * Reads and validates one file. The file holds either the response body itself, or a wrapper
  * `{"request": {...}, "response": {...}}`: the request makes a job-board file's record types checkable and
  * gives the request key (the URL) for lineage.
  */
-export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
-  const { parseJson, stringifyJson } = await import('../../client/json.js');
+async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
+  const { parseJson } = await import('../../client/json.js');
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -63,10 +73,23 @@ export async function prepareFile(kind: LoadKind, file: string): Promise<Prepare
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
     throw new LoadInputError(`${file}: ${where}: ${first.message}${more} [not a valid ${kind} response]`);
   }
+  return { text, wrapped, request, response, data: parsed.data };
+}
+
+/** Throws LoadInputError when the file cannot be loaded as `kind`; keeps nothing of it. */
+export async function validateFile(kind: LoadKind, file: string): Promise<void> {
+  await readValid(kind, file);
+}
+
+/** Reads and validates one file, and returns what loadBatch needs. */
+export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
+  const { stringifyJson } = await import('../../client/json.js');
+  const { RESPONSE_KINDS } = await import('../../kinds/responses.js');
+  const { text, wrapped, request, response, data } = await readValid(kind, file);
   const url = isObject(request) && typeof request['url'] === 'string' ? request['url'] : undefined;
   return {
     file,
-    input: { kind, data: parsed.data } as FlattenInput,
+    input: { kind, data } as FlattenInput,
     // Unwrapped files are landed byte for byte; a wrapper's response is re-serialised (bigints exact).
     raw: wrapped ? stringifyJson(response) : text,
     requestKey: url ?? `file:${path.resolve(file)}`,
@@ -87,12 +110,17 @@ export function register(program: Command): void {
     .command('load')
     .description('load saved service responses (JSON files) into the database: raw landing + idempotent upserts')
     .argument('<kind>', `response kind: ${LOAD_KINDS.join(', ')}`)
-    .argument('<files...>', 'JSON files, each a response body or {"request": ..., "response": ...}')
+    .argument(
+      '[inputs...]',
+      'JSON files, each a response body or {"request": ..., "response": ...}; directories (every *.json below them); ' +
+        "quoted glob patterns ('saved/**/*.json', expanded by the command); - to read a list of paths from stdin",
+    )
+    .option('--from <list>', 'read inputs from a file, one path, directory or pattern per line (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
     .option('--db <url>', "destination: 'sqlite:<path>' or 'postgres://...' (default DATABASE_URL or sqlite:./data/scrape-etl.sqlite)")
     .option('--pipeline <name>', 'pipeline name recorded as lineage on every row', 'cli-load')
     .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
-    .action(async (kindArg: string, files: string[], opts: { db?: string; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
+    .action(async (kindArg: string, inputs: string[], opts: { db?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
       const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
       const { loadBatch } = await import('../../db/load.js');
       const { KINDS } = await import('../../kinds/index.js');
@@ -106,11 +134,15 @@ export function register(program: Command): void {
       if (!/^[a-z0-9][a-z0-9_-]*$/.test(opts.pipeline)) {
         throw new LoadInputError(`--pipeline '${opts.pipeline}' must match ^[a-z0-9][a-z0-9_-]*$`);
       }
-      const prepared: PreparedFile[] = [];
+      const { expandInputs } = await import('../load-inputs.js');
+      const files = await expandInputs({ args: inputs, from: opts.from });
+
+      // Pass 1: every file is read and validated before anything is written, as always, but nothing of it is kept
+      // (only the problems): holding every parsed body until the load took 2.8 GB for 20,000 products.
       const problems: string[] = [];
       for (const file of files) {
         try {
-          prepared.push(await prepareFile(kind, file));
+          await validateFile(kind, file);
         } catch (err) {
           if (!(err instanceof LoadInputError)) throw err;
           problems.push(err.message);
@@ -126,7 +158,11 @@ export function register(program: Command): void {
       try {
         await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
         try {
-          for (const p of prepared) {
+          // Pass 2: each file is read and validated again and loaded, one at a time, so memory holds one file. A
+          // file changed since pass 1 so that it no longer validates stops the command here, with the files before
+          // it loaded (each file is its own transaction, as always).
+          for (const file of files) {
+            const p = await prepareFile(kind, file);
             const res = await loadBatch(db, {
               ...p.input,
               pipeline: opts.pipeline,
@@ -149,7 +185,7 @@ export function register(program: Command): void {
           throw err;
         }
         const changed = Object.values(totals).reduce((a, b) => a + b, 0);
-        process.stdout.write(`${prepared.length} file${prepared.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed\n`);
+        process.stdout.write(`${files.length} file${files.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed\n`);
       } finally {
         await db.close();
       }

@@ -1,40 +1,166 @@
-// CSV (RFC 4180) through csv-stringify: every cell is formatted as text by cells.ts first, so both dialects write
-// the same text for the same data.
-import { createWriteStream } from 'node:fs';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+// CSV (RFC 4180): every cell is formatted as text by cells.ts first, so both dialects write the same text for the
+// same data; csv-stringify writes the header and defines the encoding of every cell.
+//
+// Why the data cells do not pass through csv-stringify one by one: its per-cell cost (a cast context, two tuples and
+// a destructuring of its options per field, ~1.4 us a cell, and for long JSON text eight scans and four copies) was
+// 70-90% of an export and most of its garbage. A cell is written here exactly as csv-stringify writes it with
+// stringifyOptions(): as it is when `quotingTest` finds nothing to quote (numbers, ids, plain words), otherwise in
+// double quotes with its quotes doubled (RFC 4180 2.6-2.7, csv-stringify's only transformation with these options).
+// test/export-csv-encoding.test.ts checks the files are byte-identical to csv-stringify encoding every cell, for
+// every delimiter, null text and line ending, over awkward values. Measured on marketplace_products (20k x 57): an
+// earlier version that still sent the cells needing quotes (5 of 57 per row) through csv-stringify, one call per
+// batch, spent 0.3 s more CPU per export (~30%).
+import { open, type FileHandle } from 'node:fs/promises';
 import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
-import { cellFormatter, type CellFormatter } from '../cells.js';
+import { cellFormatter } from '../cells.js';
+import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
 
 export const csvWriter: FormatWriter = {
   async write({ path, columns, dialect, batches, settings, signal }) {
-    const formatters = columns.map((c) => cellFormatter(c, dialect, settings));
-    const text = csvText(batches, columns.map((c) => c.name), formatters, settings);
-    await pipeline(Readable.from(text, { objectMode: false }), createWriteStream(path, { flags: 'wx' }), { ...(signal ? { signal } : {}) });
+    const file = await open(path, 'wx');
+    const out = new DoubleBufferedFile(file);
+    try {
+      for await (const text of csvText(batches, columns, dialect, settings)) {
+        signal?.throwIfAborted();
+        await out.append(text);
+      }
+      await out.finish();
+      signal?.throwIfAborted();
+    } finally {
+      // On an error or abort a write may still be in flight; the file is closed (and then removed) after it.
+      await out.settled();
+      await file.close();
+    }
   },
 };
 
-async function* csvText(batches: AsyncIterable<RawRow[]>, header: string[], formatters: CellFormatter[], settings: FormatSettings): AsyncGenerator<string> {
-  const opts: StringifyOptions = {
+/**
+ * Encodes text as UTF-8 into one of two reusable buffers and writes a full buffer while the next one fills, so
+ * formatting and disk writes overlap and the output makes no garbage: no Buffer per chunk, no stream queue.
+ * Memory stays at two buffers of about FLUSH_BYTES (more only for a single larger batch) whatever the table size.
+ */
+const FLUSH_BYTES = 1 << 20;
+
+export class DoubleBufferedFile {
+  private buffers = [Buffer.allocUnsafe(2 * FLUSH_BYTES), Buffer.allocUnsafe(2 * FLUSH_BYTES)];
+  private pending: Array<Promise<void> | undefined> = [undefined, undefined];
+  private current = 0;
+  private used = 0;
+  /** Where the next buffer goes in the file: two writes can be in flight, so each names its position (pwrite). */
+  private position = 0;
+
+  constructor(private readonly file: FileHandle) {}
+
+  async append(text: string): Promise<void> {
+    // A UTF-16 code unit never takes more than 3 bytes of UTF-8.
+    const room = text.length * 3;
+    if (this.used + room > this.buffers[this.current]!.length) {
+      if (this.used > 0) await this.flush();
+      if (room > this.buffers[this.current]!.length) this.buffers[this.current] = Buffer.allocUnsafe(room);
+    }
+    this.used += this.buffers[this.current]!.write(text, this.used);
+    if (this.used >= FLUSH_BYTES) await this.flush();
+  }
+
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.pending);
+  }
+
+  async finish(): Promise<void> {
+    if (this.used > 0) await this.flush();
+    await Promise.all(this.pending);
+  }
+
+  /** Starts writing the current buffer and switches to the other one, once that one's earlier write is done. */
+  private async flush(): Promise<void> {
+    const i = this.current;
+    const write = writeAll(this.file, this.buffers[i]!, this.used, this.position);
+    this.position += this.used;
+    // A failed write must reject here or in finish(), never as an unhandled rejection in between.
+    write.catch(() => {});
+    this.pending[i] = write;
+    this.current = 1 - i;
+    this.used = 0;
+    await this.pending[this.current];
+    this.pending[this.current] = undefined;
+  }
+}
+
+async function writeAll(file: FileHandle, buffer: Buffer, length: number, position: number): Promise<void> {
+  let done = 0;
+  while (done < length) done += (await file.write(buffer, done, length - done, position + done)).bytesWritten;
+}
+
+/** The csv-stringify options every CSV export uses; exported for the encoding test, which compares against them. */
+export function stringifyOptions(settings: Pick<FormatSettings, 'delimiter' | 'lineEnding'>): StringifyOptions {
+  return {
     delimiter: settings.delimiter,
     record_delimiter: settings.lineEnding === 'crlf' ? '\r\n' : '\n',
     // Empty strings are quoted so that they differ from NULL written as an empty unquoted cell. Any CR or LF is
-    // quoted too: csv-stringify on its own quotes only the exact record delimiter, so with CRLF records a lone
-    // "\r" or "\n" went out bare, and readers (Python's csv, spreadsheets) split the record there.
+    // quoted too, whatever the record delimiter, so that readers (Python's csv, spreadsheets) never split a record
+    // at a lone "\r" or "\n" inside a cell.
     quoted_match: [/^$/, /[\r\n]/],
   };
-  yield (settings.bom ? '\uFEFF' : '') + stringify([header], opts);
+}
+
+/**
+ * True when csv-stringify, with stringifyOptions(), would quote this text: it is empty, or holds a quote, CR, LF or
+ * the delimiter, or (multi-character delimiters only) its end and the delimiter written after it would contain the
+ * delimiter starting inside the cell (csv-stringify's "boundary fusion" rule, e.g. "a:" before "::").
+ */
+export function quotingTest(delimiter: string): (text: string) => boolean {
+  if (delimiter.length === 1) {
+    const special = new RegExp(`["\\r\\n${delimiter.replace(/[\\\]^-]/g, '\\$&')}]`);
+    return (text) => text === '' || special.test(text);
+  }
+  return (text) => text === '' || /["\r\n]/.test(text) || (text + delimiter).indexOf(delimiter) < text.length;
+}
+
+// With a one-character delimiter that cannot occur in a formatted number, boolean or timestamp, a cell whose value is
+// a number or bigint (SQLite) never needs quoting, so it skips the test.
+const FORMATTED_NUMBER_CHARS = /[0-9A-Za-z.:+\-]/;
+
+async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: FormatSettings): AsyncGenerator<string> {
+  const opts = stringifyOptions(settings);
+  const recordDelimiter = opts.record_delimiter as string;
+  const delimiter = settings.delimiter;
+  const needsQuoting = quotingTest(delimiter);
+  const numbersArePlain = delimiter.length === 1 && !FORMATTED_NUMBER_CHARS.test(delimiter);
+  // NULL with the default null text is an empty unquoted cell; another null text is text like any other.
+  const nullText = settings.nullText;
+  const nullIsPlain = nullText === '' || !needsQuoting(nullText);
+  // The cell formatters are chosen once per column (cells.ts), not per cell.
+  const formatters = columns.map((c) => cellFormatter(c, dialect, settings));
   const width = formatters.length;
+  yield (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
+
   for await (const batch of batches) {
-    const records: Array<Array<string | null>> = new Array(batch.length);
+    let out = '';
     for (let r = 0; r < batch.length; r++) {
       const raw = batch[r]!;
-      const record: Array<string | null> = new Array(width);
-      for (let c = 0; c < width; c++) record[c] = formatters[c]!(raw[c]);
-      records[r] = record;
+      for (let c = 0; c < width; c++) {
+        const value = raw[c];
+        let text: string;
+        let plain: boolean;
+        if (value === null || value === undefined) {
+          text = nullText;
+          plain = nullIsPlain;
+        } else {
+          text = formatters[c]!(value) ?? nullText;
+          plain = (numbersArePlain && (typeof value === 'bigint' || typeof value === 'number')) || !needsQuoting(text);
+        }
+        if (c > 0) out += delimiter;
+        out += plain ? text : quoteField(text);
+      }
+      out += recordDelimiter;
     }
-    yield stringify(records, opts);
+    yield out;
   }
+}
+
+/** RFC 4180 quoting, as csv-stringify does it with its default quote and escape characters (both '"'). */
+export function quoteField(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`;
 }

@@ -17,6 +17,8 @@ export interface CliOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** Written to the command's stdin, which is then closed (stdin is ignored when absent). */
+  input?: string;
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
@@ -24,12 +26,13 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: opts.cwd ?? REPO_ROOT,
       env: { ...process.env, NO_COLOR: '1', ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (opts.input !== undefined) child.stdin!.end(opts.input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`scrape-etl ${args.join(' ')} timed out\nstdout:\n${stdout}\nstderr:\n${stderr}`));

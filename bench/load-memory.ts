@@ -1,0 +1,56 @@
+// Peak memory of `scrape-etl load` (the built command, dist/) for N and 10N saved marketplace responses, each a
+// file of its own in a directory tree, into a new SQLite file. The command validates every file, then loads them
+// one by one, so its peak RSS should not grow with the number of files (goals: <= 300 MB, growth <= 1.1x).
+//   npx tsx bench/load-memory.ts       (npm run bench builds dist/ first; run `npm run build` before running alone)
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeMarketplaceFiles } from './_marketplace-files.js';
+
+const PRODUCTS = Number(process.env['BENCH_LOAD_MEMORY_PRODUCTS'] ?? 2000);
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'scrape-etl.js');
+
+// Runs the command inside a node process that records its own peak RSS when it exits, whatever the exit path.
+const WRAPPER = `
+import fs from 'node:fs';
+const [bin, out, ...args] = process.argv.slice(1);
+process.on('exit', () => fs.writeFileSync(out, JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS })));
+process.argv = [process.argv[0], bin, ...args];
+await import(bin);
+`;
+
+function loadOnce(dir: string, db: string, rssFile: string): { seconds: number; peakRssMb: number; summary: string } {
+  const t0 = process.hrtime.bigint();
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', WRAPPER, BIN, rssFile, 'load', 'marketplace', dir, '--db', `sqlite:${db}`], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (res.status !== 0) throw new Error(`scrape-etl load failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
+  const { maxRssKb } = JSON.parse(fs.readFileSync(rssFile, 'utf8')) as { maxRssKb: number };
+  return { seconds, peakRssMb: maxRssKb / 1024, summary: res.stdout.trim().split('\n').pop() ?? '' };
+}
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(path.resolve(path.dirname(BIN), '..', 'dist'))) throw new Error('dist/ is missing: run npm run build (npm run bench does)');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-memory-'));
+  try {
+    console.log(`# load memory benchmark: scrape-etl load marketplace <directory> of ${PRODUCTS.toLocaleString('en-US')} and ${(PRODUCTS * 10).toLocaleString('en-US')} generated products, new SQLite file`);
+    const results = [];
+    for (const n of [PRODUCTS, PRODUCTS * 10]) {
+      const dir = path.join(tmp, `files-${n}`);
+      writeMarketplaceFiles(dir, n);
+      const r = loadOnce(dir, path.join(tmp, `load-${n}.sqlite`), path.join(tmp, `rss-${n}.json`));
+      fs.rmSync(dir, { recursive: true, force: true });
+      console.log(`${n.toLocaleString('en-US')} files: peak RSS ${r.peakRssMb.toFixed(0)} MB (goal <= 300 MB), ${r.seconds.toFixed(1)} s; ${r.summary}`);
+      results.push(r);
+    }
+    console.log(`peak RSS growth for 10x files: ${(results[1]!.peakRssMb / results[0]!.peakRssMb).toFixed(2)}x (goal <= 1.1x)`);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
