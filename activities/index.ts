@@ -4,6 +4,7 @@
 import { controlActivities } from './control.js';
 import type { ActivityDeps } from './deps.js';
 import { exportActivities } from './exports.js';
+import { notifyActivities } from './notify.js';
 import { planActivities } from './plan.js';
 import { resultsSyncActivities } from './results-sync.js';
 import { scrapingRunActivities } from './scraping-runs.js';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...urlListActivities(deps),
     ...resultsSyncActivities(deps),
     ...exportActivities(deps),
+    ...notifyActivities(deps),
   };
 }
 

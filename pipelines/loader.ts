@@ -68,6 +68,11 @@ export async function positionInPipelineFile(file: string, path: Path): Promise<
   return offset === undefined ? undefined : lineCounter.linePos(offset);
 }
 
+/** notify.webhooks[i].url: a template the worker expands, not the loader. */
+function isWebhookUrl(path: ReadonlyArray<string | number>): boolean {
+  return path.length === 4 && path[0] === 'notify' && path[1] === 'webhooks' && typeof path[2] === 'number' && path[3] === 'url';
+}
+
 export function parsePipelineText(text: string, file: string, opts: LoadOptions = {}): PipelineSpec {
   const env = opts.env ?? process.env;
   const lineCounter = new LineCounter();
@@ -125,6 +130,15 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
       if (referenced.includes(TOKEN_ENV)) {
         add(nodeStart(node), where, `do not reference ${TOKEN_ENV} in a pipeline file: the worker reads it from its own environment`);
         reported.push(where);
+        return undefined;
+      }
+      // A webhook URL stays a `${VAR}` template: the worker expands it from its own environment when it sends
+      // (activities/notify.ts), so the secret in a Slack webhook's path is never in the workflow's input or history.
+      if (isWebhookUrl(path)) {
+        if (token !== undefined && token.length >= 4 && original.includes(token)) {
+          add(nodeStart(node), where, `this value contains the API token; ${SECRET_ADVICE}`);
+          reported.push(where);
+        }
         return undefined;
       }
       for (const name of missing) {
