@@ -84,6 +84,7 @@ export function register(program: Command): void {
         shutdownGraceTime: opts.shutdownGrace,
         activities: { metrics, ...(webUiUrl ? { webUiUrl } : {}) },
       });
+      let metricsServer: { close(): Promise<void> } | undefined;
       if (metricsPort !== undefined) {
         const { startMetricsServer } = await import('../../temporal/metrics-server.js');
         const server = await startMetricsServer({
@@ -92,11 +93,17 @@ export function register(program: Command): void {
           registry: metrics.registry,
           ...(sdkPort !== undefined ? { sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics` } : {}),
         });
+        metricsServer = server;
         log(`metrics on ${server.url} (Temporal SDK metrics from 127.0.0.1:${sdkPort} included)`);
       }
       log(describeWorkflowBundle((await resolveWorkflowBundle()).source));
       log(`worker ${process.pid} polling task queue '${taskQueue}' on ${address} (namespace '${settings.namespace}'); Ctrl-C to stop`);
-      await runPipelineWorker(worker, connection);
+      try {
+        await runPipelineWorker(worker, connection);
+      } finally {
+        // An open listener would keep the process alive after the worker stopped.
+        await metricsServer?.close();
+      }
       log(`worker ${process.pid} stopped`);
     });
 }
