@@ -15,6 +15,7 @@ import { register as registerLoad } from './commands/load.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerSimulate } from './commands/simulate.js';
 import { register as registerWorker } from './commands/worker.js';
+import { register as registerHistory } from './commands/history.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   // Subcommands register themselves here (one line each).
   registerDemo(program);
   registerStatus(program);
+  registerHistory(program);
   registerSchedule(program);
   registerRun(program);
   registerExport(program);
