@@ -7,6 +7,7 @@ import { exportActivities } from './exports.js';
 import { notifyActivities } from './notify.js';
 import { planActivities } from './plan.js';
 import { resultsSyncActivities } from './results-sync.js';
+import { retentionActivities } from './retention.js';
 import { scrapingRunActivities } from './scraping-runs.js';
 import { urlListActivities } from './url-lists.js';
 
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...resultsSyncActivities(deps),
     ...exportActivities(deps),
     ...notifyActivities(deps),
+    ...retentionActivities(deps),
   };
 }
 

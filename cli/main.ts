@@ -16,6 +16,7 @@ import { register as registerValidate } from './commands/validate.js';
 import { register as registerSimulate } from './commands/simulate.js';
 import { register as registerWorker } from './commands/worker.js';
 import { register as registerHistory } from './commands/history.js';
+import { register as registerPrune } from './commands/prune.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerDemo(program);
   registerStatus(program);
   registerHistory(program);
+  registerPrune(program);
   registerSchedule(program);
   registerRun(program);
   registerExport(program);

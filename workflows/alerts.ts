@@ -1,3 +1,5 @@
+// After a run: its retention (applyRunRetention) and its alerts.
+//
 // The run's alerts, sent once when it ends (after its pipeline_runs row is finished, so the message's figures are
 // the row's): one notifyPipelineRun activity with the run's events. Its retries are Temporal's, so a worker that
 // dies before or during the delivery hands it to another worker; notify_deliveries keeps a retry from sending
@@ -7,7 +9,7 @@ import { log, patched, proxyActivities, workflowInfo } from '@temporalio/workflo
 import type { Activities } from '../activities/index.js';
 import type { ExportStatus, NotifyEvent, RowCounts } from '../temporal/contract.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
-import { causeMessage } from './shared.js';
+import { causeMessage, withoutUrls } from './shared.js';
 
 /**
  * Runs started before alerts existed replay without the activity: `patched` is false in their histories. Keep
@@ -61,5 +63,20 @@ export async function sendRunAlerts(end: RunEnd): Promise<void> {
     });
   } catch (err) {
     log.warn('alerts of the run were not delivered', { error: causeMessage(err) });
+  }
+}
+
+/** Same rule as ALERTS_PATCH: runs started before retention existed replay without it. */
+export const RETENTION_PATCH = 'scrape-etl-retention-1';
+
+const keeper = proxyActivities<Activities>({ startToCloseTimeout: '10m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 } });
+
+/** The pipeline's retention, after the run's bookkeeping; what it cannot do is logged, never the run's failure. */
+export async function applyRunRetention(spec: PipelineSpec): Promise<void> {
+  if (!spec.retention || !patched(RETENTION_PATCH)) return;
+  try {
+    await keeper.applyPipelineRetention({ spec: withoutUrls(spec) });
+  } catch (err) {
+    log.warn('retention was not applied after the run', { error: causeMessage(err) });
   }
 }

@@ -24,7 +24,7 @@ import {
   type RunMode,
   type WorkerTuning,
 } from '../temporal/contract.js';
-import { sendRunAlerts } from './alerts.js';
+import { applyRunRetention, sendRunAlerts } from './alerts.js';
 import { runResultsSync } from './results-sync.js';
 import { runCreateAndWait } from './scraping-runs.js';
 import { causeMessage, shortText, withoutUrls, MAX_LISTED_FAILURES, type ModeContext, type ModeRunner } from './shared.js';
@@ -127,6 +127,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
         : null;
     const finished = await control.finishPipelineRun({ ...ref, status, error, exportStatus, exportError });
     await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts });
+    await applyRunRetention(spec);
     progress.phase = status;
     return {
       workflowId,
@@ -155,6 +156,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       // The destination itself may be what failed (not a database, no permission): the failure below says so.
     }
     await sendRunAlerts({ spec, workflowId, status: 'failed', error: shortText(message, 4000), exportStatus: 'none', collected: alerts });
+    await applyRunRetention(spec);
     if (err instanceof ApplicationFailure) throw err;
     // An activity's own classification (ResultsPagingStuck, ApiValidationError, ...) stays the failure's type.
     const cause = err instanceof ActivityFailure ? err.cause : undefined;
