@@ -17,6 +17,7 @@ import { register as registerSimulate } from './commands/simulate.js';
 import { register as registerWorker } from './commands/worker.js';
 import { register as registerHistory } from './commands/history.js';
 import { register as registerPrune } from './commands/prune.js';
+import { register as registerServer } from './commands/server.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerHistory(program);
   registerPrune(program);
+  registerServer(program);
   registerSchedule(program);
   registerRun(program);
   registerExport(program);
