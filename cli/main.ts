@@ -45,6 +45,13 @@ export function buildProgram(): Command {
 
 async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  // Commander answers `help <anything>` with the general help and exit 0; a command that does not exist is a
+  // usage error like `scrape-etl <unknown>`.
+  const [first, second] = argv.slice(2);
+  if (first === 'help' && second !== undefined && !second.startsWith('-') && !program.commands.some((c) => c.name() === second || c.aliases().includes(second))) {
+    process.stderr.write(`scrape-etl: unknown command '${second}' (run with --help for usage)\n`);
+    process.exit(2);
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {
