@@ -1,6 +1,6 @@
 // Bookkeeping activities: the pipeline_runs row (started first, finished last with counts read back from the
 // database) and the results-sync watermark.
-import { countRowsOfRun, finishPipelineRun, startPipelineRun } from '../db/pipeline-runs.js';
+import { countRowsOfRun, finishPipelineRun, getPipelineRun, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
 import { commitSyncWatermark, readSyncWatermark } from '../db/sync-watermarks.js';
 import { DATA_TABLES } from '../db/tables.js';
 import type { ActivityDeps } from './deps.js';
@@ -24,14 +24,19 @@ export function controlActivities(deps: ActivityDeps) {
     async finishPipelineRun(input: FinishPipelineRunInput): Promise<FinishPipelineRunOutput> {
       const db = await deps.destination(input.database);
       const rowsByTable = await countRowsOfRun(db, { pipeline: input.pipeline, workflowId: input.workflowId, tables: DATA_TABLES });
+      const tokenUsage = await sumTokenUsageOfRun(db, input.workflowId);
       await finishPipelineRun(db, {
+        tokenUsage,
         workflowId: input.workflowId,
         status: input.status,
         rowsByTable,
         error: input.error,
         ...(input.exportStatus && input.exportStatus !== 'none' ? { exportStatus: input.exportStatus, exportError: input.exportError ?? null } : {}),
       });
-      return { rowsByTable };
+      const row = await getPipelineRun(db, input.workflowId);
+      const durationMs = row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
+      deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status: input.status, rowsByTable, tokenUsage, durationMs });
+      return { rowsByTable, tokenUsage };
     },
 
     async readResultsWatermark(input: WatermarkInput): Promise<string | null> {

@@ -6,6 +6,8 @@ import { ScraperClient, type ScraperClientOptions } from '../client/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { DatabaseConfigError, openDatabase, type Database } from '../db/connect.js';
 import type { WorkerTuning } from '../temporal/contract.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { readNotifyConfig, type NotifyConfig } from './notify-config.js';
 import { readWorkerTuning } from './tuning.js';
 
 export interface ActivityDeps {
@@ -14,6 +16,10 @@ export interface ActivityDeps {
   /** The open database of a destination URL (opened once per URL and worker). */
   destination(url: string): Promise<Database>;
   tuning: WorkerTuning;
+  /** The product's Prometheus metrics of this worker (activities/metrics.ts). */
+  metrics: Metrics;
+  /** Alerts: the worker's environment for webhook URLs, its default webhook, the Web UI base (activities/notify-config.ts). */
+  notify: NotifyConfig;
 }
 
 export interface OwnedActivityDeps extends ActivityDeps {
@@ -35,19 +41,35 @@ export interface ActivityDepsOptions {
   client?: ScraperClientOptions;
   /** Tuning over the environment's. */
   tuning?: Partial<WorkerTuning>;
+  /** Metrics registry to record into; default a new one (the worker command serves it). */
+  metrics?: Metrics;
+  /** Base URL of the Temporal Web UI for links in alerts; default env SCRAPE_ETL_WEB_UI_URL. */
+  webUiUrl?: string;
 }
 
 export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivityDeps {
   const env = opts.env ?? process.env;
   const tuning = { ...readWorkerTuning(env), ...opts.tuning };
+  const metrics = opts.metrics ?? createMetrics();
+  const notify = readNotifyConfig(env, opts.webUiUrl !== undefined ? { webUiUrl: opts.webUiUrl } : {});
   let client: ScraperClient | undefined;
   const databases = new Map<string, Promise<Database>>();
   return {
     tuning,
+    metrics,
+    notify,
     client() {
       client ??= new ScraperClient({
         env,
         ...opts.client,
+        onAttempt: (a) => {
+          metrics.apiAttempt(a.endpoint, a.status);
+          opts.client?.onAttempt?.(a);
+        },
+        onRetry: (r) => {
+          metrics.apiRetry(r.endpoint);
+          opts.client?.onRetry?.(r);
+        },
         retry: { ...opts.client?.retry, maxAttempts: Math.min(opts.client?.retry?.maxAttempts ?? CLIENT_ATTEMPTS_IN_ACTIVITIES, CLIENT_ATTEMPTS_IN_ACTIVITIES) },
       });
       return client;

@@ -4,8 +4,10 @@
 import { controlActivities } from './control.js';
 import type { ActivityDeps } from './deps.js';
 import { exportActivities } from './exports.js';
+import { notifyActivities } from './notify.js';
 import { planActivities } from './plan.js';
 import { resultsSyncActivities } from './results-sync.js';
+import { retentionActivities } from './retention.js';
 import { scrapingRunActivities } from './scraping-runs.js';
 import { urlListActivities } from './url-lists.js';
 
@@ -19,6 +21,8 @@ export function createActivities(deps: ActivityDeps) {
     ...urlListActivities(deps),
     ...resultsSyncActivities(deps),
     ...exportActivities(deps),
+    ...notifyActivities(deps),
+    ...retentionActivities(deps),
   };
 }
 

@@ -1,10 +1,10 @@
 // Inputs and outputs of the activities, shared (type-only) with the workflow. Everything here is small:
 // ids, counts, cursors and short error texts. Result data never crosses the activity boundary, and neither does
 // the API token (activities get their client from the worker, configured from its environment).
-import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
+import type { NotifyEventName, NotifySpec, PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 
 export type { FailedUrl, RowCounts, WorkerTuning } from '../temporal/contract.js';
-import type { ExportStatus, FailedUrl, RowCounts } from '../temporal/contract.js';
+import type { ExportStatus, FailedUrl, NotifyEvent, RowCounts } from '../temporal/contract.js';
 
 export interface RunTarget {
   /** Decimal string: ids may exceed 2^53. */
@@ -38,6 +38,8 @@ export interface FinishPipelineRunInput extends PipelineRunRef {
 export interface FinishPipelineRunOutput {
   /** Rows whose load belongs to this run, per table (rows unchanged by a re-load keep their older load id). */
   rowsByTable: RowCounts;
+  /** Sum of the service's tokenUsage over the run's responses; null when none carried one. */
+  tokenUsage: number | null;
 }
 
 export interface CreateAndRunInput {
@@ -194,4 +196,31 @@ export interface ExportsHeartbeat {
 
 export interface ExportsOutput {
   files: Array<{ table: string; file: string; rows: number }>;
+}
+
+/** The activity adds 'duration_over' itself when the run took longer than the limit (see NotifyEvent). */
+export type { NotifyEvent };
+
+export interface NotifyRunInput extends PipelineRunRef {
+  /** First run id of the execution chain (continue-as-new keeps it): with the workflow id, what makes a run unique. */
+  runId: string;
+  /** The pipeline file's `notify` section (webhook URLs still as `${VAR}` templates); absent: the worker's default. */
+  notify?: NotifySpec;
+  events: NotifyEvent[];
+  status: 'succeeded' | 'partial' | 'failed';
+  error: string | null;
+  exportStatus?: ExportStatus;
+  exportError?: string | null;
+  /** Rows by table when the workflow knows them (else read from pipeline_runs). */
+  rowsByTable?: RowCounts;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+}
+
+export interface NotifyRunOutput {
+  /** Deliveries accepted in this attempt, and ones an earlier attempt had already made (found in notify_deliveries). */
+  sent: number;
+  alreadySent: number;
+  events: NotifyEventName[];
 }

@@ -15,6 +15,9 @@ import { register as registerLoad } from './commands/load.js';
 import { register as registerValidate } from './commands/validate.js';
 import { register as registerSimulate } from './commands/simulate.js';
 import { register as registerWorker } from './commands/worker.js';
+import { register as registerHistory } from './commands/history.js';
+import { register as registerPrune } from './commands/prune.js';
+import { register as registerServer } from './commands/server.js';
 import { register as registerSchema } from './commands/schema.js';
 
 export function buildProgram(): Command {
@@ -28,6 +31,9 @@ export function buildProgram(): Command {
   // Subcommands register themselves here (one line each).
   registerDemo(program);
   registerStatus(program);
+  registerHistory(program);
+  registerPrune(program);
+  registerServer(program);
   registerSchedule(program);
   registerRun(program);
   registerExport(program);
@@ -41,6 +47,13 @@ export function buildProgram(): Command {
 
 async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  // Commander answers `help <anything>` with the general help and exit 0; a command that does not exist is a
+  // usage error like `scrape-etl <unknown>`.
+  const [first, second] = argv.slice(2);
+  if (first === 'help' && second !== undefined && !second.startsWith('-') && !program.commands.some((c) => c.name() === second || c.aliases().includes(second))) {
+    process.stderr.write(`scrape-etl: unknown command '${second}' (run with --help for usage)\n`);
+    process.exit(2);
+  }
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -97,6 +97,18 @@ const CLOSED = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED
 export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<RunOutcome> {
   const reporter = createProgressReporter(opts.mode, run.workflowId);
   const interrupted = (): RunOutcome => ({ status: 'interrupted', workflowId: run.workflowId });
+  let last: ReturnType<typeof toSnapshot> | undefined;
+  // The bar ends where the run ended (all units done, the final status and rows), never frozen at its last poll.
+  const settle = (outcome: RunOutcome): RunOutcome => {
+    if (outcome.status === 'completed') {
+      const total = last?.total ?? 1;
+      const rows = Object.values(outcome.result.rowsByTable).reduce((a, n) => a + n, 0);
+      reporter.update({ ...last, phase: outcome.result.status, done: total, total, rows });
+    } else if (outcome.status === 'failed') {
+      reporter.update({ ...last, phase: 'failed' });
+    }
+    return outcome;
+  };
   try {
     for (;;) {
       if (opts.signal?.aborted) return interrupted();
@@ -113,15 +125,16 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
         try {
           // Closed: the history ends with the close event, so this answers at once.
           const result = await cancellable(run, opts.signal, () => run.handle.result() as Promise<PipelineWorkflowResult>);
-          return { status: 'completed', workflowId: run.workflowId, result };
+          return settle({ status: 'completed', workflowId: run.workflowId, result });
         } catch (err) {
           if (opts.signal?.aborted) return interrupted();
-          return { status: 'failed', workflowId: run.workflowId, reason: failureReason(err) };
+          return settle({ status: 'failed', workflowId: run.workflowId, reason: failureReason(err) });
         }
       }
       try {
         const p = await cancellable(run, opts.signal, () => run.handle.query<PipelineProgress>(PROGRESS_QUERY));
-        reporter.update(toSnapshot(p));
+        last = toSnapshot(p);
+        reporter.update(last);
       } catch (err) {
         // No worker has picked the workflow up yet, or it just finished: nothing to show this time.
         if (!opts.signal?.aborted) opts.log.debug({ err: (err as Error).message }, 'progress query failed');

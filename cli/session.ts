@@ -34,7 +34,14 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     routeSdkLogs(opts.log);
     const { connection } = await connectWorker(settings);
     // A short grace on Ctrl-C: loads are idempotent, so an activity cut off here is simply retried later.
-    const pipelineWorker = await createPipelineWorker({ connection, namespace: conn.namespace, taskQueue: conn.taskQueue, shutdownGraceTime: '3s' });
+    const pipelineWorker = await createPipelineWorker({
+      connection,
+      namespace: conn.namespace,
+      taskQueue: conn.taskQueue,
+      shutdownGraceTime: '3s',
+      // Alerts sent by this in-process worker link to the embedded server's Web UI.
+      ...(conn.uiUrl ? { activities: { webUiUrl: process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || conn.uiUrl } } : {}),
+    });
     const { worker } = pipelineWorker;
     const running = runPipelineWorker(pipelineWorker, connection);
     running.catch((err: unknown) => opts.log.error({ err }, 'the in-process worker stopped'));

@@ -67,6 +67,13 @@ export interface RetryInfo {
   reason: string;
 }
 
+export interface AttemptInfo {
+  endpoint: string;
+  attempt: number;
+  status: number | null;
+  durationMs: number;
+}
+
 export interface ScraperClientOptions {
   /** Default env SCRAPER_BASE_URL; https required unless the host is loopback. */
   baseUrl?: string;
@@ -92,6 +99,8 @@ export interface ScraperClientOptions {
   /** pino-compatible. Receives endpoint/status/timing objects only, never headers or the token. */
   logger?: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   onRetry?: (info: RetryInfo) => void;
+  /** Called once per HTTP attempt that ended (status null: no status arrived, e.g. a timeout or dropped connection); for metrics. */
+  onAttempt?: (info: AttemptInfo) => void;
   /** For tests and custom agents; default globalThis.fetch (undici, keep-alive). */
   fetch?: typeof fetch;
   /** Default process.env. */
@@ -272,6 +281,7 @@ export class ScraperClient {
   readonly #token: string;
   readonly #logger: ScraperClientOptions['logger'];
   readonly #onRetry: ScraperClientOptions['onRetry'];
+  readonly #onAttempt: ScraperClientOptions['onAttempt'];
   readonly #fetch: typeof fetch;
 
   constructor(opts: ScraperClientOptions = {}) {
@@ -312,6 +322,7 @@ export class ScraperClient {
     }
     this.#logger = opts.logger;
     this.#onRetry = opts.onRetry;
+    this.#onAttempt = opts.onAttempt;
     this.#fetch = opts.fetch ?? globalThis.fetch;
   }
 
@@ -542,6 +553,7 @@ export class ScraperClient {
           // Always read the body to the end (an unread body pins the keep-alive socket), but never past the cap.
           text = await this.#readBody(res, endpoint, status, progress);
         } catch (err) {
+          this.#onAttempt?.({ endpoint, attempt, status: progress.headers && err instanceof ScraperApiError ? (err.status ?? null) : null, durationMs: Date.now() - started });
           if (err instanceof ScraperApiError) throw err;
           if (callerSignal?.aborted) throw callerSignal.reason;
           if (timeout.aborted) {
@@ -564,6 +576,7 @@ export class ScraperClient {
           });
         }
         this.#logger?.debug({ endpoint, attempt, status, durationMs: Date.now() - started, bytes: progress.bytes }, 'scraper api response');
+        this.#onAttempt?.({ endpoint, attempt, status, durationMs: Date.now() - started });
         if (status >= 200 && status < 300) {
           return this.#accept(spec, endpoint, status, text);
         }

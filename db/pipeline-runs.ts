@@ -26,6 +26,8 @@ export interface PipelineRunRow {
   exportError: string | null;
   /** When a Schedule started the run: the time it was scheduled for. */
   scheduledAt: string | null;
+  /** Sum of the service's `tokenUsage` over the run's responses; null when none carried one. */
+  tokenUsage: number | null;
 }
 
 const MAX_ERROR_CHARS = 4000;
@@ -57,6 +59,7 @@ export async function finishPipelineRun(
     finishedAt?: Date;
     exportStatus?: 'succeeded' | 'failed';
     exportError?: string | null;
+    tokenUsage?: number | null;
   },
 ): Promise<void> {
   if (!FINISHED_STATUSES.has(run.status)) {
@@ -66,12 +69,12 @@ export async function finishPipelineRun(
   const updated = await withTransaction(db, (tx) =>
     tx.run(
       `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)},
-       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}
-       WHERE workflow_id = ${tx.ph(7)}`,
+       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}
+       WHERE workflow_id = ${tx.ph(8)}`,
       [
         run.status, (run.finishedAt ?? new Date()).toISOString(),
         run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error,
-        run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.workflowId,
+        run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.tokenUsage ?? null, run.workflowId,
       ],
     ),
   );
@@ -81,7 +84,7 @@ export async function finishPipelineRun(
 export async function getPipelineRun(db: Database, workflowId: string): Promise<PipelineRunRow | undefined> {
   const [row] = await withTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
       [workflowId],
     ),
   );
@@ -103,6 +106,7 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     exportStatus: row['export_status'] === 'succeeded' || row['export_status'] === 'failed' ? row['export_status'] : null,
     exportError: row['export_error'] === null || row['export_error'] === undefined ? null : String(row['export_error']),
     scheduledAt: time(row['scheduled_at']),
+    tokenUsage: row['token_usage'] === null || row['token_usage'] === undefined ? null : Number(row['token_usage']),
   };
 }
 
@@ -135,13 +139,38 @@ export async function countRowsOfRun(
   return counts;
 }
 
-/** The most recent runs, newest first. */
-export async function listPipelineRuns(db: Database, opts: { limit: number }): Promise<PipelineRunRow[]> {
-  const rows = await withTransaction(db, (tx) =>
-    tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at FROM pipeline_runs ORDER BY started_at DESC LIMIT ${tx.ph(1)}`,
-      [opts.limit],
-    ),
+/**
+ * Sum of `tokenUsage` over the responses one workflow landed (null when none carried one). Summed from
+ * raw_responses rather than from activity results, like the row counts: what was landed is what was paid for,
+ * including a call repeated by a retried activity.
+ */
+export async function sumTokenUsageOfRun(db: Database, workflowId: string): Promise<number | null> {
+  const [row] = await withTransaction(db, (tx) =>
+    tx.all(`SELECT sum(token_usage) AS n FROM raw_responses WHERE workflow_id = ${tx.ph(1)}`, [workflowId]),
   );
+  const n = row?.['n'];
+  return n === null || n === undefined ? null : Number(n);
+}
+
+/** The most recent runs, newest first; optionally of one pipeline and started at or after `since`. */
+export async function listPipelineRuns(db: Database, opts: { limit: number; pipeline?: string; since?: Date }): Promise<PipelineRunRow[]> {
+  const rows = await withTransaction(db, (tx) => {
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    if (opts.pipeline !== undefined) {
+      params.push(opts.pipeline);
+      where.push(`pipeline = ${tx.ph(params.length)}`);
+    }
+    if (opts.since !== undefined) {
+      params.push(opts.since.toISOString());
+      where.push(`started_at >= ${tx.ph(params.length)}`);
+    }
+    params.push(opts.limit);
+    return tx.all(
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage
+       FROM pipeline_runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC LIMIT ${tx.ph(params.length)}`,
+      params,
+    );
+  });
   return rows.map(toPipelineRunRow);
 }

@@ -19,17 +19,32 @@ export interface RawResponse {
   body: string;
 }
 
+/**
+ * The `tokenUsage` a response reports for its call, or null. The spec documents it on job-board answers only, so
+ * only those bodies (small: one listing page each) are read for it; recorded here, in the landing's own
+ * transaction, so a landed call's cost is never lost or counted apart from the body it came with.
+ */
+export function tokenUsageOf(kind: string, body: string): number | null {
+  if (kind !== 'job-board' || !body.includes('"tokenUsage"')) return null;
+  try {
+    const usage = (JSON.parse(body) as { tokenUsage?: unknown }).tokenUsage;
+    return typeof usage === 'number' && Number.isSafeInteger(usage) && usage >= 0 ? usage : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Lands one response inside the caller's transaction; returns its id (the load id). */
 export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number> {
   const sha256 = crypto.createHash('sha256').update(r.body).digest('hex');
   const [same] = await tx.all(`SELECT id FROM raw_responses WHERE body_sha256 = ${tx.ph(1)} AND body_ref IS NULL ORDER BY id LIMIT 1`, [sha256]);
   const bodyRef = same ? Number(same['id']) : null;
   const [landed] = await tx.all(
-    `INSERT INTO raw_responses (pipeline, kind, endpoint, request_key, workflow_id, scraping_run_id, received_at, loaded_at, body_sha256, body_bytes, body, body_ref)
-     VALUES (${Array.from({ length: 12 }, (_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,
+    `INSERT INTO raw_responses (pipeline, kind, endpoint, request_key, workflow_id, scraping_run_id, received_at, loaded_at, body_sha256, body_bytes, body, body_ref, token_usage)
+     VALUES (${Array.from({ length: 13 }, (_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,
     [
       r.pipeline, r.kind, r.endpoint, r.requestKey, r.workflowId, r.scrapingRunId, r.receivedAt.toISOString(), r.loadedAt,
-      sha256, Buffer.byteLength(r.body), bodyRef === null ? r.body : '', bodyRef,
+      sha256, Buffer.byteLength(r.body), bodyRef === null ? r.body : '', bodyRef, tokenUsageOf(r.kind, r.body),
     ],
   );
   return Number(landed?.['id']);

@@ -7,6 +7,18 @@ export interface PipelineIssue {
   /** Dotted path in the pipeline object (`request.keywords[0].prompt`), or '<root>' / '<yaml>'. */
   path: string;
   message: string;
+  /** The nearest allowed key or value when the message suggests one ("did you mean 'x'?"). */
+  suggestion?: string;
+}
+
+/** The suggestion a message carries, if any: one rule for every "did you mean" the checks write. */
+export function suggestionOf(message: string): string | undefined {
+  return /did you mean '([^']+)'\?/.exec(message)?.[1];
+}
+
+/** An issue as `validate --json` prints it: named fields, `column` spelled out, `suggestion` null when none. */
+export function issueJson(issue: PipelineIssue): { file: string; line: number; column: number; path: string; message: string; suggestion: string | null } {
+  return { file: issue.file, line: issue.line, column: issue.col, path: issue.path, message: issue.message, suggestion: issue.suggestion ?? suggestionOf(issue.message) ?? null };
 }
 
 export function formatIssue(issue: PipelineIssue): string {

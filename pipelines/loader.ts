@@ -8,7 +8,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parse as parseYaml, parseDocument, visit, Scalar } from 'yaml';
 import type { Document, Node, Pair } from 'yaml';
 import type { z } from 'zod';
-import { formatPath, PipelineFileError } from './errors.js';
+import { formatPath, PipelineFileError, suggestionOf } from './errors.js';
 import type { PipelineIssue } from './errors.js';
 import { interpolate } from './env.js';
 import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema.js';
@@ -68,6 +68,11 @@ export async function positionInPipelineFile(file: string, path: Path): Promise<
   return offset === undefined ? undefined : lineCounter.linePos(offset);
 }
 
+/** notify.webhooks[i].url: a template the worker expands, not the loader. */
+function isWebhookUrl(path: ReadonlyArray<string | number>): boolean {
+  return path.length === 4 && path[0] === 'notify' && path[1] === 'webhooks' && typeof path[2] === 'number' && path[3] === 'url';
+}
+
 export function parsePipelineText(text: string, file: string, opts: LoadOptions = {}): PipelineSpec {
   const env = opts.env ?? process.env;
   const lineCounter = new LineCounter();
@@ -77,7 +82,10 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
     return { line: pos.line, col: pos.col };
   };
   const issues: PipelineIssue[] = [];
-  const add = (offset: number | undefined, path: string, message: string) => issues.push({ file, ...at(offset), path, message });
+  const add = (offset: number | undefined, path: string, message: string) => {
+    const suggestion = suggestionOf(message);
+    issues.push({ file, ...at(offset), path, message, ...(suggestion !== undefined ? { suggestion } : {}) });
+  };
 
   // Before the document is composed (recursively): the CST parser keeps its own stack, so it measures depth safely.
   const tooDeep = nestingBeyond(text, MAX_NESTING);
@@ -125,6 +133,15 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
       if (referenced.includes(TOKEN_ENV)) {
         add(nodeStart(node), where, `do not reference ${TOKEN_ENV} in a pipeline file: the worker reads it from its own environment`);
         reported.push(where);
+        return undefined;
+      }
+      // A webhook URL stays a `${VAR}` template: the worker expands it from its own environment when it sends
+      // (activities/notify.ts), so the secret in a Slack webhook's path is never in the workflow's input or history.
+      if (isWebhookUrl(path)) {
+        if (token !== undefined && token.length >= 4 && original.includes(token)) {
+          add(nodeStart(node), where, `this value contains the API token; ${SECRET_ADVICE}`);
+          reported.push(where);
+        }
         return undefined;
       }
       for (const name of missing) {
@@ -303,7 +320,7 @@ function rawMessage(iss: z.core.$ZodRawIssue, knownKeys: Map<string, string[]>):
     case 'invalid_value':
       return iss.values.length === 1
         ? `expected '${String(iss.values[0])}', got ${describe(iss.input)}`
-        : `expected one of ${quoteAll(iss.values)}, got ${describe(iss.input)}`;
+        : `expected one of ${quoteAll(iss.values)}, got ${describe(iss.input)}${nearestHint(iss.input, iss.values)}`;
     case 'unrecognized_keys': {
       const shape = (iss.inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def?.shape;
       const path = (iss.path ?? []).filter((p): p is string | number => typeof p !== 'symbol');
@@ -333,7 +350,15 @@ function rawMessage(iss: z.core.$ZodRawIssue, knownKeys: Map<string, string[]>):
 
 function discriminatorMessage(iss: z.core.$ZodIssue, value: unknown): string {
   const options = (iss as { options?: unknown[] }).options ?? [];
-  return value === undefined ? `required: one of ${quoteAll(options)}` : `expected one of ${quoteAll(options)}, got ${describe(value)}`;
+  return value === undefined ? `required: one of ${quoteAll(options)}` : `expected one of ${quoteAll(options)}, got ${describe(value)}${nearestHint(value, options)}`;
+}
+
+/** "; did you mean 'x'?" for a mistyped enum value close to an allowed one (same closeness rule as unknown keys). */
+function nearestHint(input: unknown, allowed: readonly unknown[]): string {
+  const options = allowed.filter((v): v is string => typeof v === 'string');
+  if (typeof input !== 'string' || options.length === 0) return '';
+  const nearest = closest(input, options);
+  return distance(input, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `; did you mean '${nearest}'?` : '';
 }
 
 function unknownKeyMessage(key: string, known: string[]): string {

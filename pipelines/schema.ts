@@ -17,7 +17,7 @@ import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
-import { PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
+import { NOTIFY_EVENTS, NOTIFY_FORMATS, PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/scrape-etl.sqlite';
 
@@ -146,6 +146,46 @@ const schedule = z.strictObject({
   paused: z.boolean().default(false),
 });
 
+/** Events a webhook gets when its `on` is not given: what needs a person's attention. */
+export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed'] as const;
+
+// The URL stays a template here (pipelines/loader.ts does not expand `${...}` under notify.webhooks[].url): the
+// worker expands it from its own environment when it sends (activities/notify.ts), so a Slack webhook's secret
+// path never enters the workflow's input or history.
+const webhookUrl = z
+  .string()
+  .refine(
+    (s) => /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}/.test(s) || (URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)),
+    "expected an http(s) URL or a reference to the worker's environment such as '${SLACK_WEBHOOK_URL}'",
+  )
+  .describe("webhook URL; '${VAR}' is expanded by the worker from its environment when it sends");
+
+const notify = z.strictObject({
+  webhooks: z
+    .array(
+      z.strictObject({
+        url: webhookUrl,
+        format: z.enum(NOTIFY_FORMATS).default('json').describe('json: scrape-etl\'s own body; slack: a Slack incoming-webhook message'),
+        on: z.array(z.enum(NOTIFY_EVENTS)).min(1, 'needs at least one event').default([...DEFAULT_NOTIFY_ON]).describe('events sent to this webhook'),
+      }),
+    )
+    .default([]),
+  duration_over: z
+    .string()
+    .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '30m', '2h')")
+    .optional()
+    .describe('a run longer than this also sends duration_over'),
+});
+
+const retention = z.strictObject({
+  raw_responses: z
+    .string()
+    .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '30d')")
+    .optional()
+    .describe('raw response bodies older than this are pruned (bodies that current rows were loaded from stay)'),
+  exports: positiveInt.optional().describe('export files kept per export entry and table (newest first); older ones are deleted'),
+});
+
 const pipelineName = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]*$/, 'expected lowercase letters, digits, _ and -, starting with a letter or digit')
@@ -180,6 +220,8 @@ const common = {
   schedule: schedule.optional(),
   schema: schemaContract.prefault({}),
   merge_key: mergeKey.optional(),
+  notify: notify.optional(),
+  retention: retention.optional(),
 };
 
 function withDefaults<T extends { name: string; destination?: { database?: string | undefined } | undefined; schedule?: unknown }>(s: T) {

@@ -95,6 +95,40 @@ export interface SchemaContractSpec {
   mode: 'evolve' | 'freeze' | 'discard_columns';
 }
 
+/**
+ * Events a webhook can subscribe to. `schema_changed` is emitted by schema evolution (a table gained or changed
+ * columns); `duration_over` when a run took longer than `notify.duration_over`.
+ */
+export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed'] as const;
+export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
+export const NOTIFY_FORMATS = ['json', 'slack'] as const;
+export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
+
+export interface NotifyWebhookSpec {
+  /**
+   * The webhook's address, usually a `${VAR}` template (e.g. `${SLACK_WEBHOOK_URL}`): the loader leaves it
+   * unexpanded and the worker expands it from its own environment when it sends, so the secret part of the URL
+   * never enters workflow inputs or history. A literal URL is allowed (and then visible in history).
+   */
+  url: string;
+  format: NotifyFormat;
+  on: NotifyEventName[];
+}
+
+export interface NotifySpec {
+  webhooks: NotifyWebhookSpec[];
+  /** A run that takes longer than this (a duration) also sends `duration_over`. */
+  duration_over?: string;
+}
+
+/** How long what a pipeline leaves behind is kept (applied after each run and by `scrape-etl prune`). */
+export interface RetentionSpec {
+  /** Raw response bodies older than this (a duration such as '30d') are pruned; see db/retention.ts for what stays. */
+  raw_responses?: string;
+  /** Export files kept per export entry and table: the newest N, older ones deleted. */
+  exports?: number;
+}
+
 interface PipelineSpecBase<K extends PipelineKind> {
   name: string;
   kind: K;
@@ -108,6 +142,8 @@ interface PipelineSpecBase<K extends PipelineKind> {
   schema: SchemaContractSpec;
   /** Content paths identifying a row of the pipeline's inferred table (pdf, leads-*, results only). */
   merge_key?: string[];
+  notify?: NotifySpec;
+  retention?: RetentionSpec;
 }
 
 export type PipelineSpec = { [K in PipelineKind]: PipelineSpecBase<K> }[PipelineKind];

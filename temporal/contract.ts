@@ -1,7 +1,7 @@
 // The one Temporal contract between the pipeline workflow and everything that starts, schedules, queries or
 // lists it: the workflow type, the query, workflow ids and run keys, and the input/progress/result shapes.
 // Pure TypeScript with no imports of Node or the SDK, so the workflow bundle, the CLI and the tests all use it.
-import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
+import type { NotifyEventName, PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 
 /** Registered name of the workflow function (workflows/pipeline.ts exports a function of this name). */
 export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
@@ -79,6 +79,16 @@ export interface ResultsCursor {
   lastPageKey: string | null;
 }
 
+/**
+ * An event of a run for the alerts (activities/notify.ts). The workflow sends its status event when the run ends,
+ * with every other event the run collected on the way (`ModeContext.alerts`). 'schema_changed' is added by
+ * the notify activity from schema_history (activities/notify.ts).
+ */
+export interface NotifyEvent {
+  event: NotifyEventName;
+  detail?: string | null;
+}
+
 /** Carried across continue-as-new (long URL lists and the results sync go on for as long as they are). */
 export interface PipelineResumeState {
   tuning: WorkerTuning;
@@ -92,6 +102,8 @@ export interface PipelineResumeState {
   resultsLoaded: number;
   rowsLoaded: RowCounts;
   continuedAsNew: number;
+  /** Alert events collected before continue-as-new, sent when the run ends. */
+  alerts?: NotifyEvent[];
 }
 
 /** A URL list stored in the destination database (db/url-lists.ts) instead of the workflow's input. */

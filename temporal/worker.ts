@@ -56,6 +56,28 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     stickyQueueScheduleToStartTimeout:
       opts.stickyQueueScheduleToStartTimeout ?? (process.env['SCRAPE_ETL_STICKY_QUEUE_TIMEOUT']?.trim() || '10s'),
   };
+  // Times every activity attempt for the load and export histograms (activities/metrics.ts picks which).
+  options.interceptors = {
+    activity: [
+      (ctx) => ({
+        inbound: {
+          async execute(input, next) {
+            const started = performance.now();
+            const arg = input.args[0] as { spec?: { name?: unknown }; pipeline?: unknown } | undefined;
+            const pipeline = String(arg?.spec?.name ?? arg?.pipeline ?? '');
+            let outcome: 'ok' | 'error' = 'error';
+            try {
+              const out = await next(input);
+              outcome = 'ok';
+              return out;
+            } finally {
+              deps.metrics.activityFinished({ activity: ctx.info.activityType, pipeline, seconds: (performance.now() - started) / 1000, outcome });
+            }
+          },
+        },
+      }),
+    ],
+  };
   try {
     return { worker: await Worker.create(options), deps };
   } catch (err) {
@@ -65,12 +87,14 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
 }
 
 /** The worker's connection: TEMPORAL_ADDRESS, or the embedded dev server (started or reused). */
-export async function connectWorker(settings: TemporalSettings = temporalSettings(), log?: (m: string) => void): Promise<{ connection: NativeConnection; address: string }> {
-  const address =
-    settings.address ??
-    (await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, ...(log ? { log } : {}) })).address;
+export async function connectWorker(
+  settings: TemporalSettings = temporalSettings(),
+  log?: (m: string) => void,
+): Promise<{ connection: NativeConnection; address: string; uiUrl?: string }> {
+  const server = settings.address ? undefined : await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, ...(log ? { log } : {}) });
+  const address = settings.address ?? server!.address;
   try {
-    return { connection: await NativeConnection.connect({ address }), address };
+    return { connection: await NativeConnection.connect({ address }), address, ...(server ? { uiUrl: server.uiUrl } : {}) };
   } catch (err) {
     throw new Error(`cannot connect the worker to Temporal at ${address}: ${(err as Error).message}`, { cause: err });
   }

@@ -66,11 +66,17 @@ describe('the built command', () => {
     expect(res.stdout).toContain('--task-queue <name>');
   });
 
-  it('an unknown command exits 2 and says so', async () => {
+  it('an unknown command exits 2 and says so, also as `help <unknown>`; `help <command>` is help', async () => {
     const res = await runCli(['no-such-command']);
     expect(res.code).toBe(2);
     expect(res.stderr).toContain("unknown command 'no-such-command'");
     expect(res.stdout).toBe('');
+    const help = await runCli(['help', 'no-such-command']);
+    expect(help.code).toBe(2);
+    expect(help.stderr).toContain("unknown command 'no-such-command'");
+    const known = await runCli(['help', 'history']);
+    expect(known.code).toBe(0);
+    expect(known.stdout).toContain('Usage: scrape-etl history [options] <pipeline>');
   });
 });
 

@@ -18,7 +18,7 @@ const EXPECTED: Record<string, string[]> = {
     `${BAD}/bad-enum.yaml:5:19: request.sentiment_type: expected one of 'all', 'positive', 'neutral', 'negative', got string 'happy'`,
   ],
   'bad-kind.yaml': [
-    `${BAD}/bad-kind.yaml:2:7: kind: expected one of 'pdf', 'leads-search-engine', 'leads-social', 'job-board', 'marketplace', 'results', got string 'pdfs'`,
+    `${BAD}/bad-kind.yaml:2:7: kind: expected one of 'pdf', 'leads-search-engine', 'leads-social', 'job-board', 'marketplace', 'results', got string 'pdfs'; did you mean 'pdf'?`,
     `${BAD}/bad-kind.yaml:5:13: polling.deadline: expected a duration: a whole number followed by ms, s, m, h or d (e.g. '500ms', '5s', '10m', '6h')`,
   ],
   'bad-export-table.yaml': [
@@ -76,15 +76,29 @@ describe('scrape-etl validate', () => {
     expect(r.stderr).not.toContain(TOKEN);
   });
 
-  it('a good file among bad ones is still reported OK; --json gives one object per file', async () => {
+  it('a good file among bad ones is still reported OK; --json gives one object per file, each issue an object with its suggestion', async () => {
     const good = path.join(EXAMPLES, 'results.yaml');
     const bad = path.join(BAD, 'bad-enum.yaml');
-    const r = await runCli(['validate', '--json', good, bad]);
+    const kind = path.join(BAD, 'bad-kind.yaml');
+    const r = await runCli(['validate', '--json', good, bad, kind]);
     expect(r.code).toBe(2);
     const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const message = (line: string) => line.split(': ').slice(2).join(': ');
     expect(out).toEqual([
       { file: good, ok: true, issues: [] },
-      { file: bad, ok: false, issues: EXPECTED['bad-enum.yaml'] },
+      {
+        file: bad,
+        ok: false,
+        issues: [{ file: bad, line: 5, column: 19, path: 'request.sentiment_type', message: message(EXPECTED['bad-enum.yaml']![0]!), suggestion: null }],
+      },
+      {
+        file: kind,
+        ok: false,
+        issues: [
+          { file: kind, line: 2, column: 7, path: 'kind', message: message(EXPECTED['bad-kind.yaml']![0]!), suggestion: 'pdf' },
+          { file: kind, line: 5, column: 13, path: 'polling.deadline', message: message(EXPECTED['bad-kind.yaml']![1]!), suggestion: null },
+        ],
+      },
     ]);
   });
 

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../db/connect.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
@@ -125,7 +126,9 @@ describe('scrape-etl status', () => {
       sim.setFaults({ runFailureRate: 0 });
     }
     // Another destination: its pipeline_runs table has never heard of this run; only Temporal knows it failed.
+    // (It must exist: status reads a database, it never creates one.)
     const elsewhere = `sqlite:${path.join(dir, 'elsewhere.sqlite')}`;
+    await (await openDatabase(elsewhere)).close();
     const json = await runCli(['status', '--json', '--database', elsewhere], { cwd: dir, env });
     expect(json.code, json.stderr).toBe(0);
     const row = jsonLines(json.stdout).find((x) => x['workflowId'] === workflowId);

@@ -2,7 +2,6 @@
 // size does not grow with the size of the run (10,000 results). Then two worker processes on one task queue
 // share twenty concurrent runs, every one exact.
 import crypto from 'node:crypto';
-import type { temporal as proto } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../client/index.js';
 import type { Database } from '../db/connect.js';
@@ -11,7 +10,7 @@ import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';
 import { expectContentEqual, expectTablesEqual } from './support/pipeline-truth.js';
 import { leadsSocialSpec, pdfSpec } from './support/pipeline-specs.js';
-import { spawnWorkerProcess, type TestTemporal, type WorkerProcess } from './support/temporal.js';
+import { historyText, spawnWorkerProcess, type TestTemporal, type WorkerProcess } from './support/temporal.js';
 import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
@@ -36,11 +35,6 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill('SIGTERM')));
   await bed?.close();
 });
-
-/** The history as text with every payload decoded, so a search sees what the payloads carry. */
-function historyText(history: proto.api.history.v1.IHistory): string {
-  return JSON.stringify(history, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
-}
 
 function runResults(runIds: string[]): ResultRecord[] {
   return runIds.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);

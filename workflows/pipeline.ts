@@ -24,6 +24,7 @@ import {
   type RunMode,
   type WorkerTuning,
 } from '../temporal/contract.js';
+import { applyRunRetention, sendRunAlerts } from './alerts.js';
 import { runResultsSync } from './results-sync.js';
 import { runCreateAndWait } from './scraping-runs.js';
 import { causeMessage, shortText, withoutUrls, MAX_LISTED_FAILURES, type ModeContext, type ModeRunner } from './shared.js';
@@ -82,7 +83,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   const ref = { workflowId, pipeline: spec.name, kind: spec.kind, database: spec.destination.database };
 
   const failures: ModeContext['failures'] = { count: 0, listed: [] };
-  const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failures };
+  const alerts: ModeContext['alerts'] = [...(input.resume?.alerts ?? [])];
+  const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failures, alerts };
   try {
     if (!input.resume) {
       // A Schedule's runs carry the time they were scheduled for; it is recorded as the run's lineage.
@@ -124,6 +126,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
         ? shortText(`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
         : null;
     const finished = await control.finishPipelineRun({ ...ref, status, error, exportStatus, exportError });
+    await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts });
+    await applyRunRetention(spec);
     progress.phase = status;
     return {
       workflowId,
@@ -151,6 +155,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     } catch {
       // The destination itself may be what failed (not a database, no permission): the failure below says so.
     }
+    await sendRunAlerts({ spec, workflowId, status: 'failed', error: shortText(message, 4000), exportStatus: 'none', collected: alerts });
+    await applyRunRetention(spec);
     if (err instanceof ApplicationFailure) throw err;
     // An activity's own classification (ResultsPagingStuck, ApiValidationError, ...) stays the failure's type.
     const cause = err instanceof ActivityFailure ? err.cause : undefined;

@@ -5,7 +5,7 @@ import type { PipelineWorkflowInput, ResultsCursor } from '../temporal/contract.
 import type { ModeRunner } from './shared.js';
 import { addRows } from './shared.js';
 
-export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuning, progress, loading, control }) => {
+export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuning, progress, loading, control, alerts }) => {
   progress.phase = 'loading';
   const cursor: ResultsCursor = input.resume?.cursor
     ? input.resume.cursor
@@ -57,6 +57,7 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
           resultsLoaded: progress.resultsLoaded,
           rowsLoaded: progress.rowsLoaded,
           continuedAsNew: progress.continuedAsNew + 1,
+          alerts,
         },
       };
       await continueAsNew(next);

@@ -2,7 +2,7 @@
 // deterministic helpers. Workflow code only: no I/O, no Node modules.
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { FailedUrl, PipelineProgress, PipelineWorkflowInput, RowCounts, WorkerTuning } from '../temporal/contract.js';
+import type { FailedUrl, NotifyEvent, PipelineProgress, PipelineWorkflowInput, RowCounts, WorkerTuning } from '../temporal/contract.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 
 export type ActivityProxies = ReturnType<typeof proxyActivities<Activities>>;
@@ -20,6 +20,8 @@ export interface ModeContext {
   control: ActivityProxies;
   /** URLs that failed for good (url-list mode): how many, and the first MAX_LISTED_FAILURES of them. */
   failures: { count: number; listed: FailedUrl[] };
+  /** Alert events the run collected (beyond its final status), sent when it ends; carried over continue-as-new. */
+  alerts: NotifyEvent[];
 }
 
 export interface ModeOutcome {

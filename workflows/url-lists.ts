@@ -7,7 +7,7 @@ import type { PipelineWorkflowInput } from '../temporal/contract.js';
 import type { ModeRunner } from './shared.js';
 import { MAX_LISTED_FAILURES, addRows, shortText, urlsOf, withoutUrls } from './shared.js';
 
-export const runUrlList: ModeRunner = async ({ input, spec, workflowId, tuning, progress, loading, failures }) => {
+export const runUrlList: ModeRunner = async ({ input, spec, workflowId, tuning, progress, loading, failures, alerts }) => {
   const inline = input.urlList ? [] : urlsOf(spec);
   const total = input.urlList ? input.urlList.count : inline.length;
   const size = Math.max(1, tuning.urlChunkSize);
@@ -34,6 +34,7 @@ export const runUrlList: ModeRunner = async ({ input, spec, workflowId, tuning, 
           resultsLoaded: progress.resultsLoaded,
           rowsLoaded: progress.rowsLoaded,
           continuedAsNew: progress.continuedAsNew + 1,
+          alerts,
         },
       };
       await continueAsNew(next);

@@ -103,7 +103,7 @@ export function register(program: Command): void {
             '',
             `database:     ${database}`,
             `CSV exports:  ${exportDir}`,
-            `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`kill ${server.pid}\` stops it)` : ''}`,
+            `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`scrape-etl server stop\` stops it)` : ''}`,
             `next: \`scrape-etl status\`, or edit a copy of ${EXAMPLES_DIR}/*.yaml and \`scrape-etl run <file>\``,
           ].join('\n'),
         );

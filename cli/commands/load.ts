@@ -9,7 +9,7 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { toIssues } from '../../client/validate.js';
 import { LOAD_KINDS, type FlattenInput, type LoadKind } from '../../db/flatten/index.js';
-import { addCounts, finishPipelineRun, startPipelineRun } from '../../db/pipeline-runs.js';
+import { addCounts, finishPipelineRun, startPipelineRun, sumTokenUsageOfRun } from '../../db/pipeline-runs.js';
 import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
 
 export class LoadInputError extends Error {
@@ -179,7 +179,7 @@ export function register(program: Command): void {
               .join(', ');
             process.stdout.write(`loaded ${p.file}: load_id=${res.loadId} ${summary || '(no rows)'}\n`);
           }
-          await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals });
+          await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals, tokenUsage: await sumTokenUsageOfRun(db, workflowId) });
         } catch (err) {
           await finishPipelineRun(db, { workflowId, status: 'failed', rowsByTable: totals, error: (err as Error).message }).catch(() => {});
           throw err;

@@ -229,12 +229,15 @@ async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Prom
       fresh: flags.new ?? false,
       log,
     });
+    if (flags.detach || !session.hasWorker) {
+      // Nothing in this process works on the run: say so at once when no worker anywhere polls its queue.
+      const { noWorkerWarning } = await import('../../temporal/pollers.js');
+      const warning = await noWorkerWarning(session.conn.client, session.conn.namespace, session.conn.taskQueue);
+      if (warning) process.stderr.write(`${warning}${session.conn.embedded ? `, or run \`scrape-etl run ${file}\` to attach to this run and work on it` : ''}\n`);
+    }
     if (flags.detach) {
       if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
       else process.stdout.write(`${run.workflowId}\n`);
-      if (session.conn.embedded) {
-        process.stderr.write(`note: no worker runs in this process; \`scrape-etl run ${file}\` attaches to this run and works on it\n`);
-      }
       return 0;
     }
     if (run.attached) process.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
@@ -242,6 +245,9 @@ async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Prom
     const startedAt = (await run.handle.describe()).startTime;
     const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal);
     const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode());
+    if (session.conn.embedded && !flags.json && outcome.status !== 'interrupted') {
+      process.stderr.write(`the embedded Temporal server keeps running${session.conn.uiUrl ? ` (Web UI ${session.conn.uiUrl})` : ''}; \`scrape-etl server stop\` stops it\n`);
+    }
     if (outcome.status === 'interrupted') {
       // The worker's shutdown grace can keep the process alive a little; the run is safe in Temporal already.
       setTimeout(() => process.exit(exitCode), 5000).unref();

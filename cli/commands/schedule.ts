@@ -188,6 +188,11 @@ export function register(program: Command): void {
         const seen = new Set(before.info.recentActions.map((a) => a.action.workflow.workflowId));
         for (const a of before.info.runningActions) seen.add(a.workflow.workflowId);
         await session.conn.client.schedule.getHandle(id).trigger(overlap);
+        if (!session.hasWorker) {
+          const { noWorkerWarning } = await import('../../temporal/pollers.js');
+          const warning = await noWorkerWarning(session.conn.client, session.conn.namespace, session.conn.taskQueue);
+          if (warning) process.stderr.write(`${warning}\n`);
+        }
         // The schedule takes the action asynchronously; its workflow id appears in the description shortly after.
         let workflowId: string | undefined;
         const deadline = Date.now() + 30_000;

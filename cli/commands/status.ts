@@ -17,15 +17,38 @@ export interface StatusRow {
   error: string | null;
   /** The exports' own outcome ('succeeded', 'failed'), null without exports or when unknown. */
   exportStatus?: 'succeeded' | 'failed' | null;
+  /** The run's cost: the service's tokenUsage summed over its responses (null when none reported one). */
+  tokenUsage: number | null;
 }
 
-async function tableRuns(databaseUrl: string, limit: number): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
-  const { openDatabase } = await import('../../db/connect.js');
+export interface RunFilter {
+  limit: number;
+  pipeline?: string;
+  since?: Date;
+}
+
+/**
+ * Opens a destination only to read it: a SQLite file that does not exist is an error (exit 1) rather than a new
+ * empty database, so a mistyped --database says so instead of answering "no runs".
+ */
+export async function openExistingDatabase(databaseUrl: string) {
+  const { openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
+  const parsed = parseDatabaseUrl(databaseUrl);
+  if (parsed.dialect === 'sqlite' && parsed.file !== ':memory:') {
+    const fs = await import('node:fs');
+    if (!fs.existsSync(parsed.file)) {
+      throw Object.assign(new Error(`no database at ${redactDatabaseUrl(databaseUrl)} (the file does not exist; check --database or DATABASE_URL)`), { exitCode: 1 });
+    }
+  }
+  return openDatabase(databaseUrl);
+}
+
+export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
   const { listPipelineRuns } = await import('../../db/pipeline-runs.js');
-  const db = await openDatabase(databaseUrl);
+  const db = await openExistingDatabase(databaseUrl);
   try {
     const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
-    for (const r of await listPipelineRuns(db, { limit })) {
+    for (const r of await listPipelineRuns(db, filter)) {
       out.set(r.workflowId, {
         workflowId: r.workflowId,
         pipeline: r.pipeline,
@@ -38,6 +61,7 @@ async function tableRuns(databaseUrl: string, limit: number): Promise<Map<string
         // The data's status stays the state; a failed export is said beside it.
         error: r.exportStatus === 'failed' ? [r.error, `export failed: ${r.exportError ?? 'unknown error'}`].filter(Boolean).join('; ') : r.error,
         exportStatus: r.exportStatus,
+        tokenUsage: r.tokenUsage,
       });
     }
     return out;
@@ -66,7 +90,16 @@ async function temporalFailure(session: Session, workflowId: string, runId: stri
   }
 }
 
-function formatDuration(ms: number | null): string {
+/** '7d', '12h', '30m' back from now. */
+export function sinceDate(text: string | undefined, now = Date.now()): Date | undefined {
+  if (text === undefined) return undefined;
+  const m = /^([0-9]+)(m|h|d|w)$/.exec(text.trim());
+  if (!m) throw Object.assign(new Error(`--since '${text}' is not a duration like '30m', '12h', '7d' or '2w'`), { exitCode: 2 });
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 'm' | 'h' | 'd' | 'w'];
+  return new Date(now - Number(m[1]) * unit);
+}
+
+export function formatDuration(ms: number | null): string {
   if (ms === null) return '-';
   if (ms < 1000) return `${ms}ms`;
   if (ms < 120_000) return `${(ms / 1000).toFixed(1)}s`;
@@ -76,13 +109,15 @@ function formatDuration(ms: number | null): string {
 export function register(program: Command): void {
   program
     .command('status')
-    .description('recent pipeline runs: pipeline, state, rows, duration, error (from pipeline_runs and Temporal)')
+    .description('recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs and Temporal)')
     .option('--database <url>', 'destination database to read pipeline_runs from (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 20)
+    .option('--pipeline <name>', 'only the runs of this pipeline')
+    .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
     .option('--no-temporal', 'read only the pipeline_runs table')
     .option('--json', 'one JSON object per run')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (flags: { database?: string; limit: number; temporal: boolean; json?: boolean; verbose?: boolean }) => {
+    .action(async (flags: { database?: string; limit: number; pipeline?: string; since?: string; temporal: boolean; json?: boolean; verbose?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
       const { createLogger } = await import('../logger.js');
@@ -92,7 +127,9 @@ export function register(program: Command): void {
         throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
       }
       const databaseUrl = flags.database ?? defaultDatabaseUrl();
-      const fromTable = await tableRuns(databaseUrl, flags.limit);
+      const since = sinceDate(flags.since);
+      const filter: RunFilter = { limit: flags.limit, ...(flags.pipeline ? { pipeline: flags.pipeline } : {}), ...(since ? { since } : {}) };
+      const fromTable = await tableRuns(databaseUrl, filter);
       const rows = new Map<string, StatusRow>();
       for (const [id, r] of fromTable) rows.set(id, { ...r, state: r.tableStatus?.toUpperCase() ?? 'UNKNOWN' });
 
@@ -100,7 +137,10 @@ export function register(program: Command): void {
         const session = await openSession({ log, worker: false });
         try {
           let n = 0;
-          for await (const w of session.conn.client.workflow.list({ query: `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'` })) {
+          const query = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'${since ? ` AND StartTime >= '${since.toISOString()}'` : ''}`;
+          for await (const w of session.conn.client.workflow.list({ query })) {
+            // Workflow ids are '<pipeline>--<run key>' (temporal/contract.ts): the pipeline filter needs no search attribute.
+            if (flags.pipeline && !w.workflowId.startsWith(`${flags.pipeline}--`)) continue;
             if (n++ >= flags.limit) break;
             const known = rows.get(w.workflowId);
             const started = w.startTime.toISOString();
@@ -114,6 +154,7 @@ export function register(program: Command): void {
               rowsByTable: known?.rowsByTable ?? null,
               startedAt: known?.startedAt ?? started,
               durationMs: known?.durationMs ?? duration,
+              tokenUsage: known?.tokenUsage ?? null,
               error: known?.error || (FAILED_STATES.has(w.status.name) ? await temporalFailure(session, w.workflowId, w.runId) : null),
             });
           }
@@ -128,16 +169,17 @@ export function register(program: Command): void {
         return;
       }
       if (list.length === 0) {
-        process.stdout.write(`no pipeline runs yet in ${redactDatabaseUrl(databaseUrl)}\n`);
+        process.stdout.write(`no pipeline runs${flags.pipeline ? ` of '${flags.pipeline}'` : ''}${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`);
         return;
       }
       const table = [
-        ['PIPELINE', 'STATE', 'ROWS', 'DURATION', 'STARTED', 'WORKFLOW ID', 'ERROR'],
+        ['PIPELINE', 'STATE', 'ROWS', 'DURATION', 'TOKENS', 'STARTED', 'WORKFLOW ID', 'ERROR'],
         ...list.map((r) => [
           r.pipeline,
           r.state,
           r.rows === null ? '-' : String(r.rows),
           formatDuration(r.durationMs),
+          r.tokenUsage === null ? '-' : String(r.tokenUsage),
           r.startedAt ?? '-',
           r.workflowId,
           r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : '',

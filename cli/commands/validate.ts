@@ -1,12 +1,15 @@
 // `scrape-etl validate <files...>`: checks pipeline files without running anything. Every file is checked and
 // every problem printed, so one invocation shows all there is to fix; exit code 2 when any file is wrong.
 import type { Command } from 'commander';
-import { PipelineFileError } from '../../pipelines/errors.js';
+import { PipelineFileError, type PipelineIssue } from '../../pipelines/errors.js';
 
 export interface ValidateOutcome {
   file: string;
   ok: boolean;
+  /** Each problem as `file:line:col: path: message` (the text output). */
   issues: string[];
+  /** The same problems with their fields, for --json. */
+  details: PipelineIssue[];
 }
 
 export interface ValidateOptions {
@@ -25,10 +28,10 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
       const spec = await loadPipelineFile(file);
       // Only a file that loads has a destination to probe; its problems are the file's, at destination.database.
       const issues = await destinationIssues(file, spec, { offline: opts.offline ?? false });
-      outcomes.push({ file, ok: issues.length === 0, issues: issues.map(formatIssue) });
+      outcomes.push({ file, ok: issues.length === 0, issues: issues.map(formatIssue), details: issues });
     } catch (err) {
       if (!(err instanceof PipelineFileError)) throw err;
-      outcomes.push({ file, ok: false, issues: err.message.split('\n') });
+      outcomes.push({ file, ok: false, issues: err.issues.map(formatIssue), details: err.issues });
     }
   }
   return outcomes;
@@ -42,12 +45,13 @@ export function register(program: Command): void {
         'the destination database is probed read-only (nothing is created)',
     )
     .argument('<files...>', 'pipeline files (.yaml, .yml or .json)')
-    .option('--json', 'print one JSON object per file instead of text')
+    .option('--json', 'print one JSON object per file instead of text: {file, ok, issues: [{file, line, column, path, message, suggestion}]}')
     .option('--offline', 'skip the checks that need the network (connecting to a Postgres destination), e.g. in CI')
     .action(async (files: string[], opts: { json?: boolean; offline?: boolean }) => {
       const outcomes = await validateFiles(files, { offline: opts.offline ?? false });
+      const { issueJson } = await import('../../pipelines/errors.js');
       for (const o of outcomes) {
-        if (opts.json) process.stdout.write(`${JSON.stringify(o)}\n`);
+        if (opts.json) process.stdout.write(`${JSON.stringify({ file: o.file, ok: o.ok, issues: o.details.map(issueJson) })}\n`);
         else if (o.ok) process.stdout.write(`OK ${o.file}\n`);
         else process.stderr.write(`${o.issues.join('\n')}\n`);
       }

@@ -13,6 +13,31 @@ function positiveInt(name: string) {
   };
 }
 
+function portNumber(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got '${value}'`);
+  return n;
+}
+
+/**
+ * Where the SDK's own exporter listens: SCRAPE_ETL_SDK_METRICS_PORT, else the metrics port + 1, else (metrics port
+ * 0, or + 1 out of range) a free port found now. It is bound on loopback only and read through --metrics-port.
+ */
+async function sdkMetricsPort(metricsPort: number): Promise<number> {
+  const set = process.env['SCRAPE_ETL_SDK_METRICS_PORT']?.trim();
+  if (set) return portNumber('SCRAPE_ETL_SDK_METRICS_PORT', set);
+  if (metricsPort > 0 && metricsPort < 65535) return metricsPort + 1;
+  const net = await import('node:net');
+  return new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as import('node:net').AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export function register(program: Command): void {
   program
     .command('worker')
@@ -21,7 +46,13 @@ export function register(program: Command): void {
     .option('--max-activities <n>', 'activities running at once in this worker', positiveInt('--max-activities'), 20)
     .option('--shutdown-grace <duration>', 'on SIGINT/SIGTERM, time for in-flight activities to finish', process.env['SCRAPE_ETL_SHUTDOWN_GRACE'] ?? '30s')
     .option('--log-level <level>', 'Temporal SDK log level (TRACE, DEBUG, INFO, WARN, ERROR)', process.env['SCRAPE_ETL_WORKER_LOG_LEVEL'] ?? 'WARN')
-    .action(async (opts: { taskQueue?: string; maxActivities: number; shutdownGrace: string; logLevel: string }) => {
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics (product and Temporal SDK) at http://<host>:<port>/metrics (default SCRAPE_ETL_METRICS_PORT; none when unset; 0 = any free port)',
+      process.env['SCRAPE_ETL_METRICS_PORT']?.trim() || undefined,
+    )
+    .option('--metrics-host <address>', 'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1; 0.0.0.0 for a scraper on another host)', process.env['SCRAPE_ETL_METRICS_HOST']?.trim() || '127.0.0.1')
+    .action(async (opts: { taskQueue?: string; maxActivities: number; shutdownGrace: string; logLevel: string; metricsPort?: string; metricsHost: string }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { Runtime, DefaultLogger } = await import('@temporalio/worker');
       const { connectWorker, createPipelineWorker, runPipelineWorker } = await import('../../temporal/worker.js');
@@ -31,21 +62,48 @@ export function register(program: Command): void {
       if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`);
       // Fail at start, not in the first activity, when the worker's knobs are malformed.
       readWorkerTuning();
-      Runtime.install({ logger: new DefaultLogger(level as LogLevel) });
+      const metricsPort = opts.metricsPort === undefined ? undefined : portNumber('--metrics-port', opts.metricsPort);
+      // The SDK's exporter binds its own server; it listens on loopback and /metrics below appends its text.
+      const sdkPort = metricsPort === undefined ? undefined : await sdkMetricsPort(metricsPort);
+      Runtime.install({
+        logger: new DefaultLogger(level as LogLevel),
+        ...(sdkPort !== undefined ? { telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } } : {}),
+      });
       const settings = temporalSettings();
       const taskQueue = opts.taskQueue ?? settings.taskQueue;
       const log = (m: string) => process.stderr.write(`${m}\n`);
-      const { connection, address } = await connectWorker(settings, log);
+      const { connection, address, uiUrl } = await connectWorker(settings, log);
+      const { createMetrics } = await import('../../activities/metrics.js');
+      const metrics = createMetrics();
+      const webUiUrl = process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || uiUrl;
       const worker = await createPipelineWorker({
         connection,
         namespace: settings.namespace,
         taskQueue,
         maxConcurrentActivityTaskExecutions: opts.maxActivities,
         shutdownGraceTime: opts.shutdownGrace,
+        activities: { metrics, ...(webUiUrl ? { webUiUrl } : {}) },
       });
+      let metricsServer: { close(): Promise<void> } | undefined;
+      if (metricsPort !== undefined) {
+        const { startMetricsServer } = await import('../../temporal/metrics-server.js');
+        const server = await startMetricsServer({
+          host: opts.metricsHost,
+          port: metricsPort,
+          registry: metrics.registry,
+          ...(sdkPort !== undefined ? { sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics` } : {}),
+        });
+        metricsServer = server;
+        log(`metrics on ${server.url} (Temporal SDK metrics from 127.0.0.1:${sdkPort} included)`);
+      }
       log(describeWorkflowBundle((await resolveWorkflowBundle()).source));
       log(`worker ${process.pid} polling task queue '${taskQueue}' on ${address} (namespace '${settings.namespace}'); Ctrl-C to stop`);
-      await runPipelineWorker(worker, connection);
+      try {
+        await runPipelineWorker(worker, connection);
+      } finally {
+        // An open listener would keep the process alive after the worker stopped.
+        await metricsServer?.close();
+      }
       log(`worker ${process.pid} stopped`);
     });
 }

@@ -266,15 +266,36 @@ export async function listSchemaHistory(db: Database, pipeline: string, contentT
         ORDER BY table_name, load_id, column_name`,
       [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`],
     );
-    return rows.map((r) => ({
-      table: String(r['table_name']),
-      column: String(r['column_name']),
-      type: String(r['data_type']),
-      change: String(r['change']),
-      variantOf: r['variant_of'] === null ? null : String(r['variant_of']),
-      pipeline: String(r['pipeline']),
-      loadId: Number(r['load_id']),
-      changedAt: r['changed_at'] instanceof Date ? r['changed_at'].toISOString() : String(r['changed_at']),
-    }));
+    return rows.map(schemaColumnOf);
+  });
+}
+
+function schemaColumnOf(r: Record<string, unknown>): SchemaColumn {
+  return {
+    table: String(r['table_name']),
+    column: String(r['column_name']),
+    type: String(r['data_type']),
+    change: String(r['change']),
+    variantOf: r['variant_of'] === null ? null : String(r['variant_of']),
+    pipeline: String(r['pipeline']),
+    loadId: Number(r['load_id']),
+    changedAt: r['changed_at'] instanceof Date ? r['changed_at'].toISOString() : String(r['changed_at']),
+  };
+}
+
+/**
+ * Columns and tables that loads of one workflow added or changed (its loads are its raw_responses). Read from the
+ * registry rather than carried out of the load activities, so a retried activity that finds the change already
+ * made (its first attempt committed, then the worker died) still reports it.
+ */
+export async function schemaChangesOfRun(db: Database, workflowId: string): Promise<SchemaColumn[]> {
+  return withTransaction(db, async (tx) => {
+    const rows = await tx.all(
+      `SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history
+        WHERE load_id IN (SELECT id FROM raw_responses WHERE workflow_id = ${tx.ph(1)})
+        ORDER BY table_name, load_id, column_name`,
+      [workflowId],
+    );
+    return rows.map(schemaColumnOf);
   });
 }

@@ -153,6 +153,8 @@ export const TABLES = {
       export_error: txt,
       /** For a run a Schedule started: the time it was scheduled for (Temporal's TemporalScheduledStartTime). */
       scheduled_at: ts,
+      /** Sum of the service's `tokenUsage` over the run's responses (NULL when none carried one): the run's cost. */
+      token_usage: i64,
     },
     indexes: [uniqueIndex('pipeline_runs_workflow_id_uq', 'workflow_id'), index('pipeline_runs_pipeline_idx', 'pipeline')],
   }),
@@ -175,6 +177,8 @@ export const TABLES = {
       body: req(txt),
       /** An identical body (same SHA-256) is stored once: later rows point at the row that holds it. */
       body_ref: loadId,
+      /** The `tokenUsage` the service reported for this call (job-board answers carry it), else NULL. */
+      token_usage: i64,
     },
     indexes: [index('raw_responses_pipeline_idx', 'pipeline', 'id'), index('raw_responses_body_sha256_idx', 'body_sha256')],
   }),
@@ -581,6 +585,24 @@ export const TABLES = {
    * caps payloads at 2 MB), and carrying it there would copy it into every run's history. `list_id` is the
    * SHA-256 of the list, so storing the same list again is a no-op.
    */
+  /**
+   * Webhook deliveries that the receiver accepted (2xx), one row per run, event and webhook: a retried notify
+   * activity (after a worker crash) finds its delivery here and does not send it again. `target` is a hash of
+   * the webhook's URL template and format, never the expanded URL (which may hold a secret).
+   */
+  notify_deliveries: table({
+    columns: {
+      workflow_id: req(txt),
+      /** First run id of the workflow execution chain: a reused workflow id is another run. */
+      run_id: req(txt),
+      event: req(txt),
+      target: req(txt),
+      http_status: req(int),
+      sent_at: req(ts),
+    },
+    primaryKey: ['workflow_id', 'run_id', 'event', 'target'],
+  }),
+
   url_lists: table({
     columns: {
       list_id: req(txt),

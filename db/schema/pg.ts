@@ -26,5 +26,6 @@ export const marketplace_shops = table('marketplace_shops', TABLES.marketplace_s
 export const marketplace_price_history = table('marketplace_price_history', TABLES.marketplace_price_history);
 export const export_watermarks = table('export_watermarks', TABLES.export_watermarks);
 export const sync_watermarks = table('sync_watermarks', TABLES.sync_watermarks);
+export const notify_deliveries = table('notify_deliveries', TABLES.notify_deliveries);
 export const url_lists = table('url_lists', TABLES.url_lists);
 export const schema_history = table('schema_history', TABLES.schema_history);

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import type { temporal as proto } from '@temporalio/proto';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { ensureDevServer, stopDevServer, type DevServerInfo } from '../../temporal/dev-server.js';
 import { createPipelineWorker, pipelineWorkflowBundle, runPipelineWorker } from '../../temporal/worker.js';
@@ -146,4 +147,16 @@ export async function spawnWorkerProcess(opts: { address: string; taskQueue: str
       return exited;
     },
   };
+}
+
+/**
+ * A history as text with every payload decoded, so a search sees what the payloads carry. Payload bytes arrive as
+ * Uint8Array or, from the client's fetchHistory, as base64 text in `data` and `metadata` fields: both are decoded.
+ */
+export function historyText(history: proto.api.history.v1.IHistory): string {
+  return JSON.stringify(history, (k, v: unknown) => {
+    if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+    if (typeof v === 'string' && (k === 'data' || k === 'encoding' || k === 'type') && /^[A-Za-z0-9+/]+={0,2}$/.test(v)) return Buffer.from(v, 'base64').toString('utf8');
+    return v;
+  });
 }

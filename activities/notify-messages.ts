@@ -1,0 +1,94 @@
+// The bodies a webhook receives: scrape-etl's own JSON (every figure as a field, for scripts and alert routers)
+// and a Slack incoming-webhook message (text plus blocks, which Slack-compatible receivers such as Mattermost and
+// Discord's /slack endpoint also accept). Pure functions of the run's facts, so tests can check them exactly.
+import type { NotifyEventName } from '../pipelines/spec.js';
+
+export interface RunFacts {
+  event: NotifyEventName;
+  /** Free text an event may carry (e.g. which tables' schemas changed). */
+  detail: string | null;
+  pipeline: string;
+  kind: string;
+  workflowId: string;
+  runId: string;
+  status: 'succeeded' | 'partial' | 'failed';
+  error: string | null;
+  exportStatus: string | null;
+  exportError: string | null;
+  rowsByTable: Record<string, number>;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  /** Sum of the service's tokenUsage for the run; null when unknown. */
+  tokenUsage: number | null;
+  webUiUrl: string | null;
+  idempotencyKey: string;
+}
+
+/** scrape-etl's generic JSON body (field names are the documented contract: README "Alerts"). */
+export function jsonMessage(f: RunFacts): Record<string, unknown> {
+  return {
+    source: 'scrape-etl',
+    event: f.event,
+    detail: f.detail,
+    pipeline: f.pipeline,
+    kind: f.kind,
+    workflow_id: f.workflowId,
+    run_id: f.runId,
+    status: f.status,
+    error: f.error,
+    export_status: f.exportStatus,
+    export_error: f.exportError,
+    rows_by_table: f.rowsByTable,
+    rows_total: Object.values(f.rowsByTable).reduce((a, b) => a + b, 0),
+    started_at: f.startedAt,
+    finished_at: f.finishedAt,
+    duration_ms: f.durationMs,
+    token_usage: f.tokenUsage,
+    web_ui_url: f.webUiUrl,
+    idempotency_key: f.idempotencyKey,
+  };
+}
+
+const HEADLINE: Record<NotifyEventName, string> = {
+  failed: ':red_circle: failed',
+  partial: ':large_orange_circle: partly failed',
+  succeeded: ':large_green_circle: succeeded',
+  duration_over: ':hourglass: ran longer than its limit',
+  schema_changed: ':jigsaw: schema changed',
+};
+
+/** Slack's mrkdwn needs &, < and > escaped; everything else is literal. */
+function esc(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${s % 60}s`;
+  return `${Math.floor(m / 60)}h ${m % 60}m`;
+}
+
+/** A Slack incoming-webhook message: `text` is the notification's fallback, `blocks` the formatted body. */
+export function slackMessage(f: RunFacts): Record<string, unknown> {
+  const title = `Pipeline *${esc(f.pipeline)}* ${HEADLINE[f.event]}`;
+  const rows = Object.entries(f.rowsByTable);
+  const lines = [
+    `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · rows ${rows.reduce((a, [, n]) => a + n, 0)}` +
+      (f.tokenUsage !== null ? ` · tokens ${f.tokenUsage}` : ''),
+    ...(rows.length > 0 ? [rows.map(([t, n]) => `${esc(t)}=${n}`).join(', ')] : []),
+    ...(f.error ? [`error: \`${esc(f.error.slice(0, 1500))}\``] : []),
+    ...(f.exportError ? [`export error: \`${esc(f.exportError.slice(0, 500))}\``] : []),
+    ...(f.detail ? [esc(f.detail.slice(0, 1500))] : []),
+  ];
+  const link = f.webUiUrl ? `<${f.webUiUrl}|${esc(f.workflowId)}>` : esc(f.workflowId);
+  return {
+    text: `${title}: ${f.status}${f.error ? ` (${f.error.slice(0, 200)})` : ''}`,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `${title}\n${lines.join('\n')}` } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `${esc(f.kind)} · ${link} · ${f.finishedAt}` }] },
+    ],
+  };
+}

@@ -1,0 +1,166 @@
+// Alerts: the `notifyPipelineRun` activity, called once when a run ends (after its pipeline_runs row is
+// finished), with the run's events. It sends each event to every webhook subscribed to it, with an
+// Idempotency-Key header, and records each accepted delivery (2xx) in the destination's notify_deliveries.
+//
+// Delivery guarantee, honestly: Temporal runs this activity until it completes, so no alert is lost while its
+// retries last (a crashed worker's attempt is retried by another worker). Before sending, the activity looks
+// for the delivery in notify_deliveries and skips what an earlier attempt already delivered, so a retry after a
+// crash does not send again. The one window left is a crash after the receiver answered 2xx and before the row
+// committed (milliseconds); that delivery is sent again with the same Idempotency-Key, for receivers that
+// dedupe on it. Where the destination database cannot be used (the run failed because of it), the deliveries
+// are not recorded and the guarantee is at-least-once with that key. Nothing here can be exactly-once against
+// a receiver that ignores the key: that needs the receiver's cooperation.
+import crypto from 'node:crypto';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
+import { getPipelineRun } from '../db/pipeline-runs.js';
+import { schemaChangesOfRun, type SchemaColumn } from '../db/evolve/registry.js';
+import type { Database } from '../db/connect.js';
+import { parseDurationMs } from '../pipelines/duration.js';
+import type { NotifyEventName, NotifyWebhookSpec } from '../pipelines/spec.js';
+import type { ActivityDeps } from './deps.js';
+import { expandWebhookUrl } from './notify-config.js';
+import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
+import type { NotifyRunInput, NotifyRunOutput } from './types.js';
+
+/** Identifies a webhook without its URL's value: a hash of its template and format. */
+export function webhookTarget(w: NotifyWebhookSpec, origin: 'pipeline' | 'worker'): string {
+  return crypto.createHash('sha256').update(`${origin}\n${w.format}\n${w.url}`).digest('hex').slice(0, 16);
+}
+
+export function idempotencyKey(workflowId: string, runId: string, event: NotifyEventName): string {
+  return `scrape-etl:${workflowId}:${runId}:${event}`;
+}
+
+/** Statuses worth another attempt: the receiver may answer differently later. Other 4xx will not change. */
+function retryableStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+/** One line for the alert: tables created, then columns added and variants, the first few of each named. */
+export function describeSchemaChanges(changes: readonly SchemaColumn[], max = 10): string {
+  const created = [...new Set(changes.filter((c) => c.change === 'create_table').map((c) => c.table))];
+  const columns = changes.filter((c) => c.change !== 'create_table' && !created.includes(c.table));
+  const named = (items: string[]) => (items.length > max ? `${items.slice(0, max).join(', ')} and ${items.length - max} more` : items.join(', '));
+  const parts: string[] = [];
+  if (created.length > 0) parts.push(`new table${created.length > 1 ? 's' : ''} ${named(created)}`);
+  const added = columns.filter((c) => c.change === 'add_column').map((c) => `${c.table}.${c.column} (${c.type})`);
+  if (added.length > 0) parts.push(`new column${added.length > 1 ? 's' : ''} ${named(added)}`);
+  const variants = columns.filter((c) => c.change === 'add_variant').map((c) => `${c.table}.${c.column} (${c.type}, variant of ${c.variantOf ?? '?'})`);
+  if (variants.length > 0) parts.push(`type change${variants.length > 1 ? 's' : ''} ${named(variants)}`);
+  return parts.join('; ');
+}
+
+export function notifyActivities(deps: ActivityDeps) {
+  async function destination(url: string): Promise<Database | undefined> {
+    try {
+      return await deps.destination(url);
+    } catch (err) {
+      // The run may have failed because of its destination: the alert goes out anyway, unrecorded.
+      log.warn('alerts: destination database not usable, deliveries are not recorded (at-least-once)', { error: (err as Error).message });
+      return undefined;
+    }
+  }
+
+  async function notifyPipelineRun(input: NotifyRunInput): Promise<NotifyRunOutput> {
+    const cfg = deps.notify;
+    const fromPipeline = (input.notify?.webhooks ?? []).length > 0;
+    const webhooks = fromPipeline
+      ? input.notify!.webhooks.map((w) => ({ w, origin: 'pipeline' as const }))
+      : cfg.defaultWebhooks.map((w) => ({ w, origin: 'worker' as const }));
+    const events = [...input.events];
+    const limit = input.notify?.duration_over ?? cfg.defaultDurationOver;
+    if (limit !== undefined && input.durationMs > parseDurationMs(limit) && !events.some((e) => e.event === 'duration_over')) {
+      events.push({ event: 'duration_over', detail: `ran ${Math.round(input.durationMs / 1000)} s, over the limit of ${limit}` });
+    }
+    const subscribed = (event: NotifyEventName) => webhooks.some(({ w }) => w.on.includes(event));
+    const db = webhooks.length > 0 ? await destination(input.database) : undefined;
+    if (db && subscribed('schema_changed') && !events.some((e) => e.event === 'schema_changed')) {
+      const changes = await schemaChangesOfRun(db, input.workflowId).catch((err: unknown) => {
+        log.warn('alerts: schema changes of the run not read', { error: (err as Error).message });
+        return [];
+      });
+      if (changes.length > 0) events.push({ event: 'schema_changed', detail: describeSchemaChanges(changes) });
+    }
+    const wanted = events.flatMap((e) => webhooks.filter(({ w }) => w.on.includes(e.event)).map((t) => ({ ...t, e })));
+    const out: NotifyRunOutput = { sent: 0, alreadySent: 0, events: events.map((e) => e.event) };
+    if (wanted.length === 0) return out;
+
+    const run = db ? await getPipelineRun(db, input.workflowId).catch(() => undefined) : undefined;
+    const info = Context.current().info;
+    // The link opens the run that ended (the last of a continue-as-new chain), where its failure is.
+    const lastRunId = info.workflowExecution?.runId ?? input.runId;
+    const webUiUrl = cfg.webUiUrl
+      ? `${cfg.webUiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(info.namespace)}/workflows/${encodeURIComponent(input.workflowId)}/${encodeURIComponent(lastRunId)}/history`
+      : null;
+
+    const retryable: string[] = [];
+    const permanent: string[] = [];
+    for (const [i, { w, origin, e }] of wanted.entries()) {
+      const key: DeliveryKey = { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) };
+      const where = `webhook #${i + 1} (${origin}, ${w.format}, event ${e.event})`;
+      if (db && (await wasDelivered(db, key).catch(() => false))) {
+        out.alreadySent++;
+        continue;
+      }
+      // Keeps the heartbeat timeout (workflows/alerts.ts) short: a worker killed mid-delivery is noticed in seconds.
+      Context.current().heartbeat(i);
+      const expanded = expandWebhookUrl(w.url, cfg.env);
+      if ('problem' in expanded) {
+        permanent.push(`${where}: ${expanded.problem}`);
+        continue;
+      }
+      const facts: RunFacts = {
+        event: e.event,
+        detail: e.detail ?? null,
+        pipeline: input.pipeline,
+        kind: input.kind,
+        workflowId: input.workflowId,
+        runId: input.runId,
+        status: input.status,
+        error: input.error,
+        exportStatus: input.exportStatus ?? run?.exportStatus ?? null,
+        exportError: input.exportError ?? run?.exportError ?? null,
+        rowsByTable: input.rowsByTable ?? run?.rowsByTable ?? {},
+        startedAt: input.startedAt,
+        finishedAt: input.finishedAt,
+        durationMs: input.durationMs,
+        tokenUsage: run?.tokenUsage ?? null,
+        webUiUrl,
+        idempotencyKey: idempotencyKey(input.workflowId, input.runId, e.event),
+      };
+      const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
+      let status: number;
+      try {
+        const res = await fetch(expanded.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': facts.idempotencyKey, 'user-agent': 'scrape-etl', 'x-scrape-etl-event': e.event },
+          body,
+          redirect: 'error',
+          signal: AbortSignal.any([AbortSignal.timeout(cfg.timeoutMs), Context.current().cancellationSignal]),
+        });
+        status = res.status;
+        await res.body?.cancel();
+      } catch (err) {
+        // The URL's value is never in the message: node's fetch errors do not carry it, and the host is enough.
+        const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+        retryable.push(`${where} to ${expanded.url.host}: ${cause}`);
+        deps.metrics.webhook(e.event, 'error');
+        continue;
+      }
+      deps.metrics.webhook(e.event, String(status));
+      if (status >= 200 && status < 300) {
+        out.sent++;
+        if (db) await recordDelivery(db, { ...key, httpStatus: status }).catch((err: unknown) => log.warn('alerts: delivery not recorded', { error: (err as Error).message }));
+        continue;
+      }
+      (retryableStatus(status) ? retryable : permanent).push(`${where} to ${expanded.url.host}: HTTP ${status}`);
+    }
+    // Delivered ones are recorded: the next attempt sends only what is still missing.
+    if (retryable.length > 0) throw ApplicationFailure.retryable(`alerts not delivered yet: ${[...retryable, ...permanent].join('; ')}`, 'NotifyFailed');
+    if (permanent.length > 0) throw ApplicationFailure.nonRetryable(`alerts not delivered: ${permanent.join('; ')}`, 'NotifyConfigError');
+    return out;
+  }
+
+  return { notifyPipelineRun };
+}

@@ -1,0 +1,64 @@
+// `scrape-etl history <pipeline>`: the last N runs of one pipeline from its destination's pipeline_runs, with what
+// an operator compares run to run: status, rows (and per table), duration, tokens (cost), exports, error. It
+// reads the table only (no Temporal, no server started), so it answers at once.
+import type { Command } from 'commander';
+
+export function register(program: Command): void {
+  program
+    .command('history')
+    .description("the last runs of one pipeline: status, rows per table, duration, tokens (cost), exports, error (from pipeline_runs)")
+    .argument('<pipeline>', 'pipeline name')
+    .option('--database <url>', 'destination database (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 10)
+    .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
+    .option('--json', 'one JSON object per run')
+    .action(async (pipeline: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
+      // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+      const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
+      const { formatDuration, sinceDate, tableRuns } = await import('./status.js');
+      if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
+      const databaseUrl = flags.database ?? defaultDatabaseUrl();
+      const since = sinceDate(flags.since);
+      const runs = [...(await tableRuns(databaseUrl, { limit: flags.limit, pipeline, ...(since ? { since } : {}) })).values()];
+      if (flags.json) {
+        for (const r of runs) process.stdout.write(`${JSON.stringify(r)}\n`);
+        return;
+      }
+      if (runs.length === 0) {
+        process.stdout.write(`no runs of '${pipeline}'${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`);
+        return;
+      }
+      const table = [
+        ['STARTED', 'STATUS', 'ROWS', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
+        ...runs.map((r) => [
+          r.startedAt ?? '-',
+          r.tableStatus ?? '-',
+          r.rows === null ? '-' : String(r.rows),
+          formatDuration(r.durationMs),
+          r.tokenUsage === null ? '-' : String(r.tokenUsage),
+          r.exportStatus ?? '-',
+          r.workflowId,
+          r.error
+            ? r.error.replace(/\s+/g, ' ').slice(0, 120)
+            : Object.entries(r.rowsByTable ?? {})
+                .map(([t, n]) => `${t}=${n}`)
+                .join(' '),
+        ]),
+      ];
+      const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+      for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
+      const done = runs.filter((r) => r.durationMs !== null);
+      const tokens = runs.reduce((a, r) => a + (r.tokenUsage ?? 0), 0);
+      process.stdout.write(
+        `${runs.length} run(s): ${runs.filter((r) => r.tableStatus === 'succeeded').length} succeeded, ${runs.filter((r) => r.tableStatus === 'partial').length} partial, ` +
+          `${runs.filter((r) => r.tableStatus === 'failed').length} failed; median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokens} tokens\n`,
+      );
+    });
+}
+
+function median(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : Math.round((s[mid - 1]! + s[mid]!) / 2);
+}

@@ -1,0 +1,55 @@
+// `scrape-etl server status|stop`: the embedded Temporal dev server in the open. `run` and `demo` start it detached
+// and leave it running so an interrupted run can be resumed; these say whether it runs (pid, address, UI, state
+// file) and stop it. Its state is a SQLite file under the data folder, so stopping loses nothing: the next
+// command that needs it starts it again on the same file, and open runs continue then.
+import type { Command } from 'commander';
+
+export function register(program: Command): void {
+  const server = program
+    .command('server')
+    .description('the embedded Temporal dev server that run and demo leave running (in $SCRAPE_ETL_DATA_DIR or ./data): status, stop');
+
+  server
+    .command('status')
+    .description('whether the embedded server runs: pid, address, Web UI, state file; exit 0 when it runs, 3 when it does not')
+    .option('--json', 'one JSON object')
+    .action(async (flags: { json?: boolean }) => {
+      const { temporalSettings } = await import('../../temporal/settings.js');
+      const { canConnect, devServerPaths, isProcessAlive, readDevServerState } = await import('../../temporal/dev-server.js');
+      const { dataDir } = temporalSettings();
+      const state = readDevServerState(dataDir);
+      const running = !!state?.pid && isProcessAlive(state.pid) && (await canConnect(state.port));
+      const info = {
+        running,
+        dataDir,
+        pid: running ? state!.pid : null,
+        address: state ? `127.0.0.1:${state.port}` : null,
+        webUi: state ? `http://127.0.0.1:${state.uiPort}` : null,
+        stateFile: state?.dbFile ?? devServerPaths(dataDir).dbFile,
+        startedAt: running ? state!.startedAt : null,
+      };
+      if (flags.json) process.stdout.write(`${JSON.stringify(info)}\n`);
+      else if (running) {
+        process.stdout.write(
+          `embedded Temporal server running: pid ${info.pid}, ${info.address}, Web UI ${info.webUi}, since ${info.startedAt}\n` +
+            `state: ${info.stateFile}\nstop it with: scrape-etl server stop\n`,
+        );
+      } else {
+        process.stdout.write(state ? `embedded Temporal server not running (state kept in ${info.stateFile})\n` : `no embedded Temporal server in ${dataDir}\n`);
+      }
+      // LSB convention for "program is not running", so scripts can test it.
+      if (!running) process.exitCode = 3;
+    });
+
+  server
+    .command('stop')
+    .description('stop the embedded server (its SQLite state stays; open runs go on when a command starts it again)')
+    .action(async () => {
+      const { temporalSettings } = await import('../../temporal/settings.js');
+      const { readDevServerState, stopDevServer } = await import('../../temporal/dev-server.js');
+      const { dataDir } = temporalSettings();
+      const pid = readDevServerState(dataDir)?.pid;
+      const stopped = await stopDevServer({ dataDir });
+      process.stdout.write(stopped ? `stopped the embedded Temporal server (pid ${pid}); its state stays in ${dataDir}\n` : `the embedded Temporal server was not running (${dataDir})\n`);
+    });
+}

@@ -1,0 +1,82 @@
+// After a run: its retention (applyRunRetention) and its alerts.
+//
+// The run's alerts, sent once when it ends (after its pipeline_runs row is finished, so the message's figures are
+// the row's): one notifyPipelineRun activity with the run's events. Its retries are Temporal's, so a worker that
+// dies before or during the delivery hands it to another worker; notify_deliveries keeps a retry from sending
+// what was already accepted (activities/notify.ts says where that stops). An alert that cannot be delivered never
+// changes the run's outcome.
+import { log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { ExportStatus, NotifyEvent, RowCounts } from '../temporal/contract.js';
+import type { PipelineSpec } from '../pipelines/spec.js';
+import { causeMessage, withoutUrls } from './shared.js';
+
+/**
+ * Runs started before alerts existed replay without the activity: `patched` is false in their histories. Keep
+ * the id when changing this code; deprecatePatch it once no such run can be open any more.
+ */
+export const ALERTS_PATCH = 'scrape-etl-alerts-1';
+
+// Up to 20 attempts, 1 s growing to 1 min between them (~15 min in all): long enough for a receiver's restart
+// or a worker's crash, bounded so a dead webhook does not keep a run open for days.
+// The heartbeat timeout is what retries a delivery whose worker died mid-request (the activity heartbeats before
+// each webhook, whose request times out after 10 s by default).
+const notifier = proxyActivities<Activities>({
+  startToCloseTimeout: '2m',
+  heartbeatTimeout: '20s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 20 },
+});
+
+export interface RunEnd {
+  spec: PipelineSpec;
+  workflowId: string;
+  status: 'succeeded' | 'partial' | 'failed';
+  error: string | null;
+  exportStatus?: ExportStatus;
+  exportError?: string | null;
+  rowsByTable?: RowCounts;
+  /** Events collected during the run (e.g. schema_changed), sent with the status event. */
+  collected: NotifyEvent[];
+}
+
+export async function sendRunAlerts(end: RunEnd): Promise<void> {
+  if (!patched(ALERTS_PATCH)) return;
+  const info = workflowInfo();
+  const finishedAt = new Date();
+  const { spec } = end;
+  try {
+    await notifier.notifyPipelineRun({
+      workflowId: end.workflowId,
+      pipeline: spec.name,
+      kind: spec.kind,
+      database: spec.destination.database,
+      runId: info.firstExecutionRunId,
+      ...(spec.notify ? { notify: spec.notify } : {}),
+      events: [{ event: end.status }, ...end.collected],
+      status: end.status,
+      error: end.error,
+      ...(end.exportStatus && end.exportStatus !== 'none' ? { exportStatus: end.exportStatus, exportError: end.exportError ?? null } : {}),
+      ...(end.rowsByTable ? { rowsByTable: end.rowsByTable } : {}),
+      startedAt: info.startTime.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - info.startTime.getTime(),
+    });
+  } catch (err) {
+    log.warn('alerts of the run were not delivered', { error: causeMessage(err) });
+  }
+}
+
+/** Same rule as ALERTS_PATCH: runs started before retention existed replay without it. */
+export const RETENTION_PATCH = 'scrape-etl-retention-1';
+
+const keeper = proxyActivities<Activities>({ startToCloseTimeout: '10m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 } });
+
+/** The pipeline's retention, after the run's bookkeeping; what it cannot do is logged, never the run's failure. */
+export async function applyRunRetention(spec: PipelineSpec): Promise<void> {
+  if (!spec.retention || !patched(RETENTION_PATCH)) return;
+  try {
+    await keeper.applyPipelineRetention({ spec: withoutUrls(spec) });
+  } catch (err) {
+    log.warn('retention was not applied after the run', { error: causeMessage(err) });
+  }
+}
