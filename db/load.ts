@@ -13,7 +13,7 @@ import { OPEN_FIELDS } from './flatten/values.js';
 import { loadContent, type ContentTarget } from './evolve/content-load.js';
 import { evolveSchema, type SchemaChange, type SchemaMode } from './evolve/registry.js';
 import { insertRawResponse } from './raw-responses.js';
-import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
+import { isRetryableTxError, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { EVOLVING_TABLES, TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from './tables.js';
 import { upsertRows } from './upsert.js';
 
@@ -355,7 +355,17 @@ async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTable, mo
   return { inferred, changes: out.changes };
 }
 
-export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<LoadBatchResult> {
+/** A response flattened and ready to write: the pure, possibly slow part of a load, done outside any lock. */
+interface PreparedBatch {
+  opts: LoadBatchOptions;
+  divisor: number;
+  rows: RowsByTable;
+  rowsByTable: TableCounts;
+  contentRoots: ContentRootRow[];
+  loadedAt: string;
+}
+
+function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
   if (!opts.pipeline) throw new Error('loadBatch: pipeline name is required');
   const divisor = checkPriceDivisor(opts.priceDivisor ?? DEFAULT_PRICE_DIVISOR);
   // Pure and possibly slow: done before the transaction takes its locks.
@@ -374,74 +384,114 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
   }
   const content = opts.content;
   const contentRoots: ContentRootRow[] = content ? flattenContentRows(contentRecordsOf(opts), content) : [];
-  const loadedAt = new Date().toISOString();
+  return { opts, divisor, rows, rowsByTable, contentRoots, loadedAt: new Date().toISOString() };
+}
+
+/** One response's writes inside the caller's transaction: raw landing, schema evolution, upserts, content tables. */
+async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadBatchResult> {
+  const { opts, divisor, rows, rowsByTable, contentRoots, loadedAt } = prepared;
+  const pipeline = opts.pipeline;
+  const content = opts.content;
   const body = opts.raw;
+  await lockParents(tx, pipeline, rows);
+  const loadId = await insertRawResponse(tx, {
+    pipeline,
+    kind: opts.kind,
+    endpoint: opts.endpoint,
+    requestKey: opts.requestKey ?? null,
+    workflowId: opts.workflowId ?? null,
+    scrapingRunId: opts.scrapingRunId ?? null,
+    receivedAt: opts.receivedAt ?? new Date(),
+    loadedAt,
+    body,
+  });
+  const lineage: Lineage = { pipeline, load_id: loadId, loaded_at: loadedAt };
+  const changedByTable: TableCounts = {};
+  const deletedByTable: TableCounts = {};
+  const describeBatch = `load ${loadId} (${opts.endpoint}${opts.requestKey ? `, ${opts.requestKey}` : ''}${opts.scrapingRunId != null ? `, scraping run ${opts.scrapingRunId}` : ''})`;
 
-  return withTransaction(db, async (tx) => {
-    await lockParents(tx, pipeline, rows);
-    const loadId = await insertRawResponse(tx, {
-      pipeline,
-      kind: opts.kind,
-      endpoint: opts.endpoint,
-      requestKey: opts.requestKey ?? null,
-      workflowId: opts.workflowId ?? null,
-      scrapingRunId: opts.scrapingRunId ?? null,
-      receivedAt: opts.receivedAt ?? new Date(),
-      loadedAt,
-      body,
+  // Schema changes first: DDL must precede every other statement on the tables it alters (evolve/registry.ts).
+  const fixed = await evolveFixedTables(tx, pipeline, rows, opts.schemaMode ?? 'evolve', describeBatch, loadId, loadedAt);
+  const schemaChanges = [...fixed.changes];
+
+  if (rows.marketplace_products) {
+    const history = (await priceChanges(tx, pipeline, rows, divisor)).map((h) => {
+      const out: Row = {};
+      for (const [k, v] of Object.entries(h)) out[k] = TABLE_META.marketplace_price_history.kinds[k] === 'int' ? toIntScalar(v ?? null) : (v ?? null);
+      return out;
     });
-    const lineage: Lineage = { pipeline, load_id: loadId, loaded_at: loadedAt };
-    const changedByTable: TableCounts = {};
-    const deletedByTable: TableCounts = {};
-    const describeBatch = `load ${loadId} (${opts.endpoint}${opts.requestKey ? `, ${opts.requestKey}` : ''}${opts.scrapingRunId != null ? `, scraping run ${opts.scrapingRunId}` : ''})`;
+    if (history.length > 0) {
+      rows.marketplace_price_history = history;
+      rowsByTable.marketplace_price_history = history.length;
+    }
+  }
 
-    // Schema changes first: DDL must precede every other statement on the tables it alters (evolve/registry.ts).
-    const fixed = await evolveFixedTables(tx, pipeline, rows, opts.schemaMode ?? 'evolve', describeBatch, loadId, loadedAt);
-    const schemaChanges = [...fixed.changes];
-
-    if (rows.marketplace_products) {
-      const history = (await priceChanges(tx, pipeline, rows, divisor)).map((h) => {
-        const out: Row = {};
-        for (const [k, v] of Object.entries(h)) out[k] = TABLE_META.marketplace_price_history.kinds[k] === 'int' ? toIntScalar(v ?? null) : (v ?? null);
-        return out;
-      });
-      if (history.length > 0) {
-        rows.marketplace_price_history = history;
-        rowsByTable.marketplace_price_history = history.length;
+  for (const group of CHILD_GROUPS) {
+    for (const parentTable of group.parents) {
+      const parents = rows[parentTable];
+      if (!parents) continue;
+      const deleted = await deleteVanishedChildren(tx, pipeline, parentTable, parents, group, rows);
+      for (const [t, n] of Object.entries(deleted) as Array<[DataTableName, number]>) {
+        deletedByTable[t] = (deletedByTable[t] ?? 0) + n;
       }
     }
+  }
 
-    for (const group of CHILD_GROUPS) {
-      for (const parentTable of group.parents) {
-        const parents = rows[parentTable];
-        if (!parents) continue;
-        const deleted = await deleteVanishedChildren(tx, pipeline, parentTable, parents, group, rows);
-        for (const [t, n] of Object.entries(deleted) as Array<[DataTableName, number]>) {
-          deletedByTable[t] = (deletedByTable[t] ?? 0) + n;
-        }
+  for (const table of WRITE_ORDER) {
+    const tableRows = rows[table];
+    if (!tableRows) continue;
+    const meta = TABLE_META[table];
+    const inferred = fixed.inferred.get(table);
+    const params = tableRows.map((r, i) => completeRow(meta, r, lineage, inferred?.columns, inferred?.open[i]));
+    const { changed } = await upsertRows(tx, { table, columns: [...meta.columns, ...(inferred?.columns ?? [])], key: meta.key }, params);
+    changedByTable[table] = changed;
+    await opts.onTableWritten?.(table, changed);
+  }
+
+  if (content) {
+    const out = await loadContent(tx, content, contentRoots, { pipeline, loadId, loadedAt, describeBatch });
+    schemaChanges.push(...out.changes);
+    for (const [t, n] of Object.entries(out.rowsByTable)) rowsByTable[t] = n;
+    for (const [t, n] of Object.entries(out.changedByTable)) {
+      changedByTable[t] = n;
+      await opts.onTableWritten?.(t, n);
+    }
+  }
+  return { loadId, rowsByTable, changedByTable, deletedByTable, schemaChanges };
+}
+
+/** Loads one response in a transaction of its own. */
+export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<LoadBatchResult> {
+  const prepared = prepareBatch(opts);
+  return withTransaction(db, (tx) => writeBatch(tx, prepared));
+}
+
+export interface LoadBatchesResult {
+  /** One result per response loaded, in order: all of them, or those before `failed`. */
+  results: LoadBatchResult[];
+  /** The response that could not be loaded (nothing of it written); the ones before it are committed. */
+  failed?: { index: number; error: unknown };
+}
+
+/**
+ * Loads several responses in one transaction, each in a savepoint of its own: the BEGIN/COMMIT (and in SQLite the
+ * write lock and WAL sync) is paid once per group instead of once per response, and each response stays atomic.
+ * A response that fails is rolled back alone and the group stops there: the responses before it are committed
+ * and reported, the failure is returned (not thrown) in `failed`. A Postgres serialization failure or deadlock
+ * is thrown instead, so the whole group is retried like any transaction. Each response is flattened just before
+ * it is written, so a group holds one flattened response at a time.
+ */
+export async function loadBatches(db: Database, list: readonly LoadBatchOptions[]): Promise<LoadBatchesResult> {
+  return withTransaction(db, async (tx) => {
+    const results: LoadBatchResult[] = [];
+    for (const [index, opts] of list.entries()) {
+      try {
+        results.push(await tx.savepoint(async () => writeBatch(tx, prepareBatch(opts))));
+      } catch (error) {
+        if (isRetryableTxError(error)) throw error;
+        return { results, failed: { index, error } };
       }
     }
-
-    for (const table of WRITE_ORDER) {
-      const tableRows = rows[table];
-      if (!tableRows) continue;
-      const meta = TABLE_META[table];
-      const inferred = fixed.inferred.get(table);
-      const params = tableRows.map((r, i) => completeRow(meta, r, lineage, inferred?.columns, inferred?.open[i]));
-      const { changed } = await upsertRows(tx, { table, columns: [...meta.columns, ...(inferred?.columns ?? [])], key: meta.key }, params);
-      changedByTable[table] = changed;
-      await opts.onTableWritten?.(table, changed);
-    }
-
-    if (content) {
-      const out = await loadContent(tx, content, contentRoots, { pipeline, loadId, loadedAt, describeBatch });
-      schemaChanges.push(...out.changes);
-      for (const [t, n] of Object.entries(out.rowsByTable)) rowsByTable[t] = n;
-      for (const [t, n] of Object.entries(out.changedByTable)) {
-        changedByTable[t] = n;
-        await opts.onTableWritten?.(t, n);
-      }
-    }
-    return { loadId, rowsByTable, changedByTable, deletedByTable, schemaChanges };
+    return { results };
   });
 }

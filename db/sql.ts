@@ -16,6 +16,25 @@ export interface Tx {
   run(sql: string, params: readonly Param[]): Promise<number>;
   /** Runs a query; integers come back as bigint (SQLite) or decimal strings (Postgres int8): both exact. */
   all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
+  /**
+   * Runs `fn` inside a savepoint: when it throws, what it wrote is rolled back and the error passed on, while
+   * the enclosing transaction (and what earlier savepoints wrote) stays usable. Lets several responses share
+   * one transaction, its BEGIN/COMMIT and fsync, while each stays atomic on its own (db/load.ts loadBatches).
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+async function inSavepoint<T>(exec: (sql: string) => Promise<unknown>, fn: () => Promise<T>): Promise<T> {
+  await exec('SAVEPOINT se_item');
+  try {
+    const out = await fn();
+    await exec('RELEASE SAVEPOINT se_item');
+    return out;
+  } catch (err) {
+    await exec('ROLLBACK TO SAVEPOINT se_item');
+    await exec('RELEASE SAVEPOINT se_item');
+    throw err;
+  }
 }
 
 export const MAX_PARAMS = { sqlite: 32_766, postgres: 65_535 } as const;
@@ -48,6 +67,7 @@ function sqliteTx(db: BetterSqlite3.Database): Tx {
     ph: () => '?',
     run: async (sql, params) => sqliteStatement(db, sql).run(...sqliteParams(params)).changes,
     all: async (sql, params) => sqliteStatement(db, sql).all(...sqliteParams(params)) as Array<Record<string, unknown>>,
+    savepoint: (fn) => inSavepoint(async (sql) => db.exec(sql), fn),
   };
 }
 
@@ -65,6 +85,7 @@ function pgTx(client: pg.PoolClient): Tx {
     ph: (n) => `$${n}`,
     run: async (sql, params) => (await client.query({ name: named(sql), text: sql, values: pgParams(params) })).rowCount ?? 0,
     all: async (sql, params) => (await client.query({ name: named(sql), text: sql, values: pgParams(params) })).rows,
+    savepoint: (fn) => inSavepoint((sql) => client.query(sql), fn),
   };
 }
 
@@ -73,7 +94,7 @@ const RETRYABLE_PG_CODES = new Set(['40001', '40P01']);
 /** Attempts of one Postgres transaction before a retryable failure is passed on (then the activity retries). */
 export const MAX_TRANSACTION_ATTEMPTS = 5;
 
-function isRetryablePgError(err: unknown): boolean {
+export function isRetryableTxError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && RETRYABLE_PG_CODES.has(code);
 }
@@ -108,7 +129,7 @@ export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T
     try {
       return await pgTransaction(db.pool, fn);
     } catch (err) {
-      if (!isRetryablePgError(err) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw err;
+      if (!isRetryableTxError(err) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw err;
       // Random, growing pauses so the transactions that collided do not collide again in step.
       await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** attempt));
     }

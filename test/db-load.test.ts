@@ -9,7 +9,7 @@ import { ScraperClient } from '../client/client.js';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
 import { openDatabase, type PostgresDatabase, type SqliteDatabase } from '../db/connect.js';
-import { loadBatch, type LoadBatchOptions } from '../db/load.js';
+import { loadBatch, loadBatches, type LoadBatchOptions } from '../db/load.js';
 import { readRawBody } from '../db/raw-responses.js';
 import { withTransaction } from '../db/sql.js';
 import { DATA_TABLES } from '../db/tables.js';
@@ -237,6 +237,50 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     // The connection is usable afterwards and the same batch then loads completely.
     const ok = await loadBatch(db, marketBatch('failing', { raw: bigModels.raw, data: bigModels.data }));
     expect(ok.changedByTable.marketplace_product_models).toBe(300);
+  });
+
+  it('loadBatches: one transaction for a group, each response atomic in its savepoint; a failure keeps the ones before it', async () => {
+    const db = dbs[dialect];
+    const group = (pipeline: string, failAt?: number): Batch[] =>
+      batches
+        .filter((b) => b.kind === 'marketplace')
+        .slice(0, 3) // the simulator's three products, each with models
+        .map((b, i) => ({
+          ...b,
+          pipeline,
+          ...(i === failAt ? { onTableWritten: (table: string) => { if (table === 'marketplace_product_models') throw new Error('injected failure'); } } : {}),
+        }));
+    const rowsOf = async (pipeline: string) => {
+      const out: Record<string, unknown[]> = {};
+      for (const t of DATA_TABLES) out[t] = (await dumpTable(db, t)).filter((r) => r['pipeline'] === pipeline).map(({ load_id: _l, loaded_at: _a, pipeline: _p, ...r }) => r);
+      return out;
+    };
+    const rawOf = async (pipeline: string) =>
+      Number((await withTransaction(db, (tx) => tx.all(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)}`, [pipeline])))[0]?.['n']);
+
+    // The whole group: the same rows as loading the responses one by one.
+    const whole = await loadBatches(db, group('grouped'));
+    expect(whole.failed).toBeUndefined();
+    expect(whole.results).toHaveLength(3);
+    for (const b of group('one-by-one')) await loadBatch(db, b);
+    expect(await rowsOf('grouped')).toEqual(await rowsOf('one-by-one'));
+    expect(new Set(whole.results.map((r) => r.loadId)).size).toBe(3);
+
+    // The second fails after writing some of its tables: it leaves nothing, the first stays, the third is not tried.
+    const partial = await loadBatches(db, group('group-fails', 1));
+    expect(partial.results).toHaveLength(1);
+    expect(partial.failed?.index).toBe(1);
+    expect(String((partial.failed?.error as Error).message)).toBe('injected failure');
+    expect(await rawOf('group-fails')).toBe(1);
+    const first = await rowsOf('group-fails');
+    await loadBatch(db, group('first-only')[0]!);
+    expect(first).toEqual(await rowsOf('first-only'));
+
+    // The transaction stayed usable: the same group loads completely afterwards, the first response unchanged.
+    const again = await loadBatches(db, group('group-fails'));
+    expect(again.failed).toBeUndefined();
+    expect(again.results[0]!.changedByTable).toEqual(Object.fromEntries(Object.keys(again.results[0]!.changedByTable).map((t) => [t, 0])));
+    expect(await rowsOf('group-fails')).toEqual(await rowsOf('one-by-one'));
   });
 
   it('appends price history only when a price changes', async () => {

@@ -1,5 +1,5 @@
 // `scrape-etl load <kind> <files...>`: loads saved service responses into the database, exactly as a pipeline
-// would (raw landing + flatten + idempotent upsert, one transaction per file). Every file is parsed and
+// would (raw landing + flatten + idempotent upsert, each file atomic). Every file is parsed and
 // validated before anything is written, so a bad file stops the command with nothing half-loaded; then the files
 // are read again and loaded one by one, so memory does not grow with their number. Inputs may be files,
 // directories, glob patterns and path lists (cli/load-inputs.ts).
@@ -9,8 +9,16 @@ import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { toIssues } from '../../client/validate.js';
 import { LOAD_KINDS, type FlattenInput, type LoadKind } from '../../db/flatten/index.js';
+import type { LoadBatchResult } from '../../db/load.js';
 import { addCounts, finishPipelineRun, startPipelineRun, sumTokenUsageOfRun } from '../../db/pipeline-runs.js';
 import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
+
+/**
+ * Files per transaction in pass 2, and the raw bytes a group may hold. Past ~50 files the commit's share of the
+ * time is small; the byte cap keeps a group of large files from holding much memory.
+ */
+const GROUP_FILES = 64;
+const GROUP_BYTES = 16 * 1024 * 1024;
 
 export class LoadInputError extends Error {
   readonly exitCode = 2;
@@ -122,7 +130,7 @@ export function register(program: Command): void {
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
     .action(async (kindArg: string, inputs: string[], opts: { db?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
       const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
-      const { loadBatch } = await import('../../db/load.js');
+      const { loadBatches } = await import('../../db/load.js');
       const { KINDS } = await import('../../kinds/index.js');
       if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
         throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
@@ -158,27 +166,56 @@ export function register(program: Command): void {
       try {
         await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
         try {
-          // Pass 2: each file is read and validated again and loaded, one at a time, so memory holds one file. A
-          // file changed since pass 1 so that it no longer validates stops the command here, with the files before
-          // it loaded (each file is its own transaction, as always).
-          for (const file of files) {
-            const p = await prepareFile(kind, file);
-            const res = await loadBatch(db, {
-              ...p.input,
-              pipeline: opts.pipeline,
-              endpoint: p.endpoint,
-              requestKey: p.requestKey,
-              raw: p.raw,
-              priceDivisor: opts.priceDivisor,
-              workflowId,
-              ...(opts.pipelineKind ? { resultTable: KINDS[opts.pipelineKind as PipelineKind].resultTable } : {}),
-            });
+          // Pass 2: each file is read and validated again and loaded, a group at a time: one transaction per group,
+          // one savepoint per file (db/load.ts loadBatches), so each file is still atomic while BEGIN/COMMIT is paid
+          // once per group; memory holds one group's raw bodies. A file changed since pass 1 so that it no longer
+          // validates, or that fails to load, stops the command there, with every file before it loaded.
+          const report = (p: PreparedFile, res: LoadBatchResult) => {
             addCounts(totals, res.changedByTable);
             const summary = Object.entries(res.rowsByTable)
-              .map(([t, n]) => `${t}=${n}${res.changedByTable[t as keyof typeof res.changedByTable] ? ` (${res.changedByTable[t as keyof typeof res.changedByTable]} changed)` : ''}`)
+              .map(([t, n]) => `${t}=${n}${res.changedByTable[t] ? ` (${res.changedByTable[t]} changed)` : ''}`)
               .join(', ');
             process.stdout.write(`loaded ${p.file}: load_id=${res.loadId} ${summary || '(no rows)'}\n`);
+          };
+          let group: PreparedFile[] = [];
+          let groupBytes = 0;
+          const flush = async () => {
+            if (group.length === 0) return;
+            const out = await loadBatches(
+              db,
+              group.map((p) => ({
+                ...p.input,
+                pipeline: opts.pipeline,
+                endpoint: p.endpoint,
+                requestKey: p.requestKey,
+                raw: p.raw,
+                priceDivisor: opts.priceDivisor,
+                workflowId,
+                ...(opts.pipelineKind ? { resultTable: KINDS[opts.pipelineKind as PipelineKind].resultTable } : {}),
+              })),
+            );
+            out.results.forEach((res, i) => report(group[i]!, res));
+            if (out.failed) {
+              const err = out.failed.error instanceof Error ? out.failed.error : new Error(String(out.failed.error));
+              err.message = `${group[out.failed.index]!.file}: ${err.message}`;
+              throw err;
+            }
+            group = [];
+            groupBytes = 0;
+          };
+          for (const file of files) {
+            let p: PreparedFile;
+            try {
+              p = await prepareFile(kind, file);
+            } catch (err) {
+              await flush();
+              throw err;
+            }
+            group.push(p);
+            groupBytes += p.raw.length;
+            if (group.length >= GROUP_FILES || groupBytes >= GROUP_BYTES) await flush();
           }
+          await flush();
           await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals, tokenUsage: await sumTokenUsageOfRun(db, workflowId) });
         } catch (err) {
           await finishPipelineRun(db, { workflowId, status: 'failed', rowsByTable: totals, error: (err as Error).message }).catch(() => {});

@@ -15,6 +15,19 @@ export const PATH_SEPARATOR = '__';
  * prefixed with `_`. An empty result (a key of only punctuation) becomes `_`.
  */
 export function normalizeKey(key: string): string {
+  let name = normalized.get(key);
+  if (name === undefined) {
+    // Content repeats the same few dozen keys in every record: the regex chain ran once per field per row.
+    if (normalized.size >= MAX_NORMALIZED) normalized.clear();
+    normalized.set(key, (name = normalizeUncached(key)));
+  }
+  return name;
+}
+
+const MAX_NORMALIZED = 10_000;
+const normalized = new Map<string, string>();
+
+function normalizeUncached(key: string): string {
   const snake = key
     .normalize('NFKD')
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
