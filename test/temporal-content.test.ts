@@ -1,7 +1,8 @@
 // Inferred content tables through real Temporal runs against the simulator over HTTP, into a SQLite file and a
 // Postgres database: leads content becomes columns and a child table; nine runs of one leads pipeline with a
 // merge key hold exactly the distinct leads of the simulator's ground truth, without one a row per result id;
-// a frozen schema meeting new columns fails the run and leaves the tables as they were.
+// two worker processes running four runs of one pipeline at once create its tables and columns exactly once and
+// lose no row; a frozen schema meeting new columns fails the run and leaves the tables as they were.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +20,7 @@ import { dumpTable } from './support/db-dump.js';
 import { expectContentEqual } from './support/pipeline-truth.js';
 import { startDestinationBed, type DestinationBed } from './support/pipeline-bed.js';
 import { leadsSearchSpec } from './support/pipeline-specs.js';
-import { startTestTemporal, type TestTemporal } from './support/temporal.js';
+import { spawnWorkerProcess, startTestTemporal, type TestTemporal } from './support/temporal.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 let temporal: TestTemporal;
@@ -114,6 +115,42 @@ describe.each(['sqlite', 'postgres'] as const)('inferred content tables through 
     await expectContentEqual(db, { ...plain, merge_key: ['email'] }, plainRecords);
     expect(await count(db, `SELECT COUNT(*) AS n FROM raw_leads_items`)).toBe(distinct + plainRecords.filter((r) => content(r).email === null).length);
   }, 240_000);
+
+  it('two worker processes loading four runs of one pipeline at once into a table none of them has yet: no lost rows, each column once', async () => {
+    // A task queue of its own with two compiled worker processes and small load batches, so the runs' first loads
+    // (each creating the same table and columns) and their later ones interleave across processes.
+    const queue = `${taskQueue}-two`;
+    const env = { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_LOAD_BATCH_SIZE: '3' };
+    const workers = [await spawnWorkerProcess({ address: temporal.address, taskQueue: queue, env }), await spawnWorkerProcess({ address: temporal.address, taskQueue: queue, env })];
+    try {
+      const spec = leadsSearchSpec('twin-leads', dbUrl, 2);
+      const handles = await Promise.all([0, 1, 2, 3].map((i) => startPipelineRun({ client: temporal.client, taskQueue: queue }, spec, `${destination}-t${i}`)));
+      const outcomes = await Promise.all(handles.map((h) => h.result()));
+      const records = outcomes.flatMap((o) => {
+        expect(o.status).toBe('succeeded');
+        return results(o.scrapingRunIds);
+      });
+      expect(records.length).toBeGreaterThan(0);
+      expect(await count(db, `SELECT COUNT(*) AS n FROM twin_leads_items`)).toBe(records.length);
+      await expectContentEqual(db, spec, records);
+      const columnsOf = async (table: string) =>
+        db.dialect === 'sqlite'
+          ? (db.sqlite.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as Array<{ name: string }>).map((r) => r.name)
+          : (await db.pool.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1`, [table])).rows.map((r: { name: string }) => r.name);
+      for (const table of ['twin_leads_items', 'twin_leads_items__social_profiles']) {
+        const cols = await columnsOf(table);
+        expect(cols.length).toBeGreaterThan(5);
+        expect(cols.length).toBe(new Set(cols).size);
+        const history = db.dialect === 'sqlite'
+          ? (db.sqlite.prepare(`SELECT column_name FROM schema_history WHERE table_name = ?`).all(table) as Array<{ column_name: string }>)
+          : (await db.pool.query(`SELECT column_name FROM schema_history WHERE table_name = $1`, [table])).rows as Array<{ column_name: string }>;
+        // One history row per column, and the registry knows exactly the table's columns.
+        expect(history.map((h) => h.column_name).sort()).toEqual([...cols].sort());
+      }
+    } finally {
+      for (const w of workers) await w.kill('SIGTERM');
+    }
+  }, 180_000);
 
   it('a frozen schema meeting new columns fails the run and leaves the content tables as they were', async () => {
     // The table exists with two columns; the simulator's leads carry more.
