@@ -1,0 +1,95 @@
+// Run overhead: what a `scrape-etl run` costs beyond loading its data, measured with the compiled command against
+// `scrape-etl load` of the same saved responses in the same run (both are whole processes: Node start-up and
+// imports are on both sides). A warm embedded dev server (left running by a first run, as for a user), a local
+// simulator answering the marketplace calls, SQLite destinations in a temp folder.
+//   - one URL: `run` of a one-URL pipeline against `load` of that URL's saved response (goal: <= 1.5x);
+//   - per URL: the time N URLs add to a run against the time N files add to a load (goal: <= 2x).
+//   npm run build && npx tsx bench/run-overhead.ts     (BENCH_RUN_URLS, default 200; BENCH_RUN_REPEATS, default 5)
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ScraperClient } from '../client/client.js';
+import { startSimulator } from '../simulator/server.js';
+import { stopDevServer } from '../temporal/dev-server.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(root, 'bin', 'scrape-etl.js');
+const URLS = Number(process.env['BENCH_RUN_URLS'] ?? 200);
+const REPEATS = Math.max(3, Number(process.env['BENCH_RUN_REPEATS'] ?? 5));
+const TOKEN = 'bench-run-overhead-token';
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+const productUrl = (i: number) => `https://shopee.tw/api/v2/item/get?itemid=${4_420_309_814 + i}&shopid=10115139`;
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js'))) throw new Error('run `npm run build` first (the compiled command is measured)');
+  const sim = await startSimulator({ port: 0, token: TOKEN, seed: 5, runDurationMs: 200 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-run-'));
+  const dataDir = path.join(dir, 'data');
+  const env = { ...process.env, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: dataDir, TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  // Spawned asynchronously: the simulator answers from this process's event loop, which spawnSync would block.
+  const cli = (args: string[]): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const t0 = process.hrtime.bigint();
+      const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.once('error', reject);
+      child.once('exit', (code, signal) => {
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        if (code === 0) resolve(ms);
+        else reject(new Error(`scrape-etl ${args.join(' ')} exited ${code ?? signal}:\n${stderr}`));
+      });
+    });
+  const times = async (n: number, args: (i: number) => string[]): Promise<number> => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) out.push(await cli(args(i)));
+    return median(out);
+  };
+  const pipeline = (name: string, urls: string[]) => {
+    const file = path.join(dir, `${name}.yaml`);
+    fs.writeFileSync(file, `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${urls.map((u) => `    - ${u}`).join('\n')}\ndestination:\n  database: sqlite:${path.join(dir, `${name}.sqlite`)}\n`);
+    return file;
+  };
+  try {
+    const urls = Array.from({ length: URLS }, (_, i) => productUrl(i));
+    const one = pipeline('bench-one', urls.slice(0, 1));
+    const many = pipeline('bench-many', urls);
+
+    // The same responses saved as files, fetched once from the simulator.
+    const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
+    const saved = path.join(dir, 'saved');
+    fs.mkdirSync(saved);
+    for (const [i, url] of urls.entries()) {
+      const r = await client.marketplaceSync({ url });
+      fs.writeFileSync(path.join(saved, `${String(i).padStart(6, '0')}.json`), r.raw);
+    }
+    const oneFile = path.join(saved, '000000.json');
+
+    console.log(`# run overhead: compiled command, warm embedded server, SQLite; ${URLS} URLs; medians of ${REPEATS}`);
+    await cli(['run', one]); // starts the embedded server (left running, as for a user) and warms the file cache
+    const few = Math.max(3, Math.round(REPEATS / 2));
+    const run1 = await times(REPEATS, () => ['run', '--new', one]);
+    const load1 = await times(REPEATS, (i) => ['load', 'marketplace', oneFile, '--db', `sqlite:${path.join(dir, `load-one-${i}.sqlite`)}`]);
+    const runN = await times(few, () => ['run', '--new', many]);
+    const loadN = await times(few, (i) => ['load', 'marketplace', saved, '--db', `sqlite:${path.join(dir, `load-many-${i}.sqlite`)}`]);
+    const perUrlRun = (runN - run1) / (URLS - 1);
+    const perUrlLoad = (loadN - load1) / (URLS - 1);
+    console.log(`run, 1 URL:     ${run1.toFixed(0)} ms   load, 1 file:     ${load1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}  (goal <= 1.5)`);
+    console.log(`run, ${URLS} URLs: ${runN.toFixed(0)} ms   load, ${URLS} files: ${loadN.toFixed(0)} ms`);
+    console.log(`per URL: run ${perUrlRun.toFixed(2)} ms, load ${perUrlLoad.toFixed(2)} ms, ratio ${(perUrlRun / perUrlLoad).toFixed(2)}  (goal <= 2)`);
+  } finally {
+    await stopDevServer({ dataDir });
+    await sim.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
