@@ -96,6 +96,8 @@ export interface RunningSimulator {
   /** No faults and an empty scripted queue. */
   clearFaults(): void;
   setRunDurationMs(ms: number): void;
+  /** Fields set on the content of every result of runs created from now on (null: none); see SimState.contentDrift. */
+  setContentDrift(fields: JsonObject | null): void;
   stats(): SimStats;
   resetStats(): void;
   truth: SimTruth;
@@ -489,6 +491,9 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     faults: () => faults.current,
     queueFaults: (list, match) => faults.enqueue(list, match),
     clearFaults: () => faults.clear(),
+    setContentDrift: (fields) => {
+      state.contentDrift = fields === null ? null : structuredClone(fields);
+    },
     setRunDurationMs: (ms) => {
       runDurationMs = checkNonNegative('runDurationMs', ms);
     },

@@ -62,6 +62,12 @@ export class SimState {
   private listed: ResultRecord[] = [];
   private next: { scraper: number; scrapingRun: number; runRecord: number; result: number } = { ...ID_START };
 
+  /**
+   * Fields set on the content of every result of runs created from now on (a scraper whose output changes shape:
+   * a new field, or a field whose type changes). Captured when a run is created, so its results never change.
+   */
+  contentDrift: JsonObject | null = null;
+
   constructor(private readonly seed: number) {}
 
   createScraper(kind: ScraperKind, name: string, urls: string[], nowMs: number, keywords: PdfKeyword[] = []): ScraperState {
@@ -80,6 +86,7 @@ export class SimState {
     fate: (runId: number) => RunFate,
   ): RunState {
     const id = this.next.scrapingRun++;
+    const drift = this.contentDrift;
     const run: RunState = {
       id,
       recordId: this.next.runRecord++,
@@ -90,7 +97,7 @@ export class SimState {
       fate: fate(id),
       firstResultId: this.next.result,
       resultCount,
-      generate,
+      generate: drift ? (index) => drifted(generate(index), drift) : generate,
       finished: false,
     };
     this.next.result += resultCount;
@@ -173,4 +180,8 @@ export class SimState {
   counters(): { scraper: number; scrapingRun: number; runRecord: number; result: number } {
     return { ...this.next };
   }
+}
+
+function drifted(g: GeneratedResult, drift: JsonObject): GeneratedResult {
+  return { ...g, content: { ...g.content, ...structuredClone(drift) } };
 }

@@ -1,6 +1,7 @@
 // Inferred content tables through real Temporal runs against the simulator over HTTP, into a SQLite file and a
 // Postgres database: leads content becomes columns and a child table; nine runs of one leads pipeline with a
 // merge key hold exactly the distinct leads of the simulator's ground truth, without one a row per result id;
+// a later run whose leads gain a field and change one's type adds a column and a variant column, both recorded;
 // two worker processes running four runs of one pipeline at once create its tables and columns exactly once and
 // lose no row; a frozen schema meeting new columns fails the run and leaves the tables as they were.
 import crypto from 'node:crypto';
@@ -115,6 +116,60 @@ describe.each(['sqlite', 'postgres'] as const)('inferred content tables through 
     await expectContentEqual(db, { ...plain, merge_key: ['email'] }, plainRecords);
     expect(await count(db, `SELECT COUNT(*) AS n FROM raw_leads_items`)).toBe(distinct + plainRecords.filter((r) => content(r).email === null).length);
   }, 240_000);
+
+  it('a later run whose leads carry a new field and a field of another type: a new column (NULL in older rows), a variant column, both in the history', async () => {
+    const spec = leadsSearchSpec('drift-leads', dbUrl, 1);
+    const first = await (await startPipelineRun(conn(), spec, `${destination}-d1`)).result();
+    expect(first.status).toBe('succeeded');
+    const firstIds = results(first.scrapingRunIds).map((r) => String(r.id));
+    // The scraper's output changes shape: a new integer field, and search_page (an integer so far) as text.
+    sim.setContentDrift({ lead_score: 87, search_page: 'page-one' });
+    let second;
+    let secondWorkflowId: string;
+    try {
+      const handle = await startPipelineRun(conn(), spec, `${destination}-d2`);
+      secondWorkflowId = handle.workflowId;
+      second = await handle.result();
+    } finally {
+      sim.setContentDrift(null);
+    }
+    expect(second.status).toBe('succeeded');
+    const secondIds = results(second.scrapingRunIds).map((r) => String(r.id));
+    expect(secondIds.length).toBeGreaterThan(0);
+    const rows = await (async () => {
+      const sql = `SELECT CAST(result_id AS TEXT) AS id, lead_score, search_page, search_page__v_text FROM drift_leads_items`;
+      return db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
+    })();
+    const byId = new Map(rows.map((r) => [String(r['id']), r]));
+    expect(byId.size).toBe(firstIds.length + secondIds.length);
+    for (const id of firstIds) {
+      const r = byId.get(id)!;
+      expect(r['lead_score']).toBeNull();
+      expect(Number(r['search_page'])).toBe(1);
+      expect(r['search_page__v_text']).toBeNull();
+    }
+    for (const id of secondIds) {
+      const r = byId.get(id)!;
+      expect(Number(r['lead_score'])).toBe(87);
+      expect(r['search_page']).toBeNull();
+      expect(r['search_page__v_text']).toBe('page-one');
+    }
+    const history = await (async () => {
+      const sql = `SELECT column_name, data_type, change, variant_of, CAST(load_id AS TEXT) AS load_id FROM schema_history WHERE table_name = 'drift_leads_items' AND change <> 'create_table'`;
+      return db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
+    })();
+    const later = history.filter((h) => ['lead_score', 'search_page__v_text'].includes(String(h['column_name'])));
+    expect(later.map(({ load_id: _l, ...h }) => h).sort((a, b) => String(a['column_name']).localeCompare(String(b['column_name'])))).toEqual([
+      { column_name: 'lead_score', data_type: 'bigint', change: 'add_column', variant_of: null },
+      { column_name: 'search_page__v_text', data_type: 'text', change: 'add_variant', variant_of: 'search_page' },
+    ]);
+    // Both changes were made by a load of the second run, none by the first.
+    const loadsOfSecond = await (async () => {
+      const sql = `SELECT CAST(id AS TEXT) AS id FROM raw_responses WHERE workflow_id = ${db.dialect === 'sqlite' ? '?' : '$1'}`;
+      return (db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all(secondWorkflowId) as Array<{ id: string }>) : (await db.pool.query(sql, [secondWorkflowId])).rows as Array<{ id: string }>).map((r) => r.id);
+    })();
+    for (const h of later) expect(loadsOfSecond).toContain(String(h['load_id']));
+  }, 120_000);
 
   it('two worker processes loading four runs of one pipeline at once into a table none of them has yet: no lost rows, each column once', async () => {
     // A task queue of its own with two compiled worker processes and small load batches, so the runs' first loads
