@@ -1,9 +1,13 @@
-// Shared by the benchmarks (not a benchmark itself: run.ts skips files starting with '_'): writes N saved
-// marketplace responses, one JSON file each, from the simulator's own deterministic generator, as a backfill
-// would have them on disk (`{"request": {"url": ...}, "response": ...}`, the form `load` accepts with lineage).
+// Shared by the benchmarks (not a benchmark itself: run.ts skips files starting with '_'): generated marketplace
+// products from the simulator's own deterministic generator, in memory or as saved files the way a backfill would
+// have them on disk (`{"request": {"url": ...}, "response": ...}`, the form `load` accepts with lineage), and the
+// rows a bare baseline writes for them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { stringifyJson } from '../client/json.js';
+import { parseJson, stringifyJson } from '../client/json.js';
+import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
+import { flattenMarketplace } from '../db/flatten/marketplace.js';
+import { TABLE_META, type DataTableName } from '../db/tables.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';
 
 export const SEED = 42;
@@ -23,4 +27,47 @@ export function writeMarketplaceFiles(dir: string, n: number): void {
     const doc = { request: { url: input.url }, response: generateProduct(SEED, input) };
     fs.writeFileSync(path.join(sub, `product-${String(i).padStart(6, '0')}.json`), stringifyJson(doc));
   }
+}
+
+export interface Product {
+  raw: string;
+  data: MarketplaceResponse;
+}
+
+/** Products 0..n-1 in memory, validated as the client would. */
+export function* products(n: number): Generator<Product> {
+  for (let i = 0; i < n; i++) {
+    const raw = stringifyJson(generateProduct(SEED, productUrl(i)));
+    yield { raw, data: marketplaceResponseSchema.parse(parseJson(raw)) };
+  }
+}
+
+export type Cell = string | number | bigint | null;
+
+/**
+ * The rows a baseline writes for one product, per table, as value lists in TABLE_META column order: the flattened
+ * rows plus the price history a first load appends, lineage filled with plain values and no row hash.
+ */
+export function baselineRows(p: Product, loadId: number, loadedAt: string): Array<[DataTableName, Cell[][]]> {
+  const flat = flattenMarketplace(p.data);
+  const history = [...(flat.marketplace_products ?? []), ...(flat.marketplace_product_models ?? [])].map((r) => ({
+    shop_id: r['shop_id'] ?? null, item_id: r['item_id'] ?? null, model_id: r['model_id'] ?? null, price: r['price'] ?? null,
+  }));
+  const all = { ...flat, marketplace_price_history: history } as Partial<Record<DataTableName, Array<Record<string, unknown>>>>;
+  return (Object.entries(all) as Array<[DataTableName, Array<Record<string, unknown>>]>).map(([t, list]) => {
+    const cols = TABLE_META[t].columns;
+    return [
+      t,
+      list.map((r) =>
+        cols.map((c) => {
+          if (c === 'pipeline') return 'bench';
+          if (c === 'load_id') return loadId;
+          if (c === 'loaded_at') return loadedAt;
+          if (c === 'row_hash') return 'x';
+          const v = r[c];
+          return v === undefined ? null : typeof v === 'boolean' ? (v ? 1 : 0) : (v as Cell);
+        }),
+      ),
+    ];
+  });
 }
