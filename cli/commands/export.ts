@@ -2,11 +2,12 @@
 // (--since-last) the rows loaded since the pipeline's previous export. Files appear only when complete; see
 // docs/csv-and-compose.md.
 import { InvalidArgumentError, type Command } from 'commander';
+import { addDatabaseOption } from '../options.js';
 import type { ExportOptions } from '../../export/export.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../export/formats/index.js';
 
 interface ExportCliOptions {
-  db?: string;
+  database?: string;
   out: string;
   tables?: string[];
   columns?: Record<string, string[]>;
@@ -57,10 +58,10 @@ function lineEnding(value: string): 'crlf' | 'lf' {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('export')
-    .description('write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)')
-    .option('--db <url>', 'database URL (default: $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .description('write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)');
+  addDatabaseOption(cmd, 'database URL (default: $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .requiredOption('--out <dir>', 'directory for the files (created if missing)')
     .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, format, 'csv')
     .option('--tables <a,b>', 'tables to export (default: every data table)', list)
@@ -78,7 +79,7 @@ export function register(program: Command): void {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
       const { exportTables } = await import('../../export/export.js');
-      const db = await openDatabase(opts.db ?? defaultDatabaseUrl());
+      const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
       try {
         const options: ExportOptions = {
           outDir: opts.out,

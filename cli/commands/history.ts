@@ -2,13 +2,14 @@
 // an operator compares run to run: status, rows (and per table), duration, tokens (cost), exports, error. It
 // reads the table only (no Temporal, no server started), so it answers at once.
 import type { Command } from 'commander';
+import { addDatabaseOption } from '../options.js';
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('history')
     .description("the last runs of one pipeline: status, rows per table, duration, tokens (cost), exports, error (from pipeline_runs)")
-    .argument('<pipeline>', 'pipeline name')
-    .option('--database <url>', 'destination database (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .argument('<pipeline>', 'pipeline name');
+  addDatabaseOption(cmd, 'destination database (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 10)
     .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
     .option('--json', 'one JSON object per run')

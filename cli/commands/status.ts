@@ -1,6 +1,7 @@
 // `scrape-etl status`: recent pipeline runs, from the destination's pipeline_runs table (rows, errors) joined with
 // what Temporal says about the same workflow ids (state right now, including runs not started yet in the table).
 import type { Command } from 'commander';
+import { addDatabaseOption } from '../options.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import type { Session } from '../session.js';
 
@@ -107,10 +108,10 @@ export function formatDuration(ms: number | null): string {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('status')
-    .description('recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs and Temporal)')
-    .option('--database <url>', 'destination database to read pipeline_runs from (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .description('recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs and Temporal)');
+  addDatabaseOption(cmd, 'destination database to read pipeline_runs from (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 20)
     .option('--pipeline <name>', 'only the runs of this pipeline')
     .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
