@@ -142,6 +142,14 @@ export interface PipelineProgress {
   exportError: string | null;
 }
 
+/** One file an export of the run wrote. */
+export interface ExportedFileRef {
+  table: string;
+  /** Absolute path, as the worker wrote it. */
+  file: string;
+  rows: number;
+}
+
 /** 'none': the pipeline has no exports. 'failed': the data loaded, the exports did not (see exportError). */
 export type ExportStatus = 'none' | 'succeeded' | 'failed';
 
@@ -157,7 +165,10 @@ export interface PipelineWorkflowResult {
   failedUrlCount: number;
   pagesLoaded: number;
   resultsLoaded: number;
+  /** How many files the exports wrote (`exportFiles.length`). */
   exportedFiles: number;
+  /** The files the exports wrote; absent in the results of runs that finished before the list was returned. */
+  exportFiles?: ExportedFileRef[];
   exportStatus: ExportStatus;
   exportError: string | null;
 }

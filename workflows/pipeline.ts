@@ -18,6 +18,7 @@ import {
   pipelineWorkflowId,
   workflowIdMatches,
   type ExportStatus,
+  type ExportedFileRef,
   type PipelineProgress,
   type PipelineWorkflowInput,
   type PipelineWorkflowResult,
@@ -103,14 +104,14 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 
     // The data is loaded; exports are their own phase with their own outcome. An export that fails for good
     // (after its retries) is reported beside the data's status, never instead of it.
-    let exportedFiles = 0;
+    let exportFiles: ExportedFileRef[] = [];
     let exportStatus: ExportStatus = 'none';
     let exportError: string | null = null;
     if (spec.exports.length > 0) {
       progress.phase = 'exporting';
       try {
         const exported = await loading.runExports({ workflowId, spec: withoutUrls(spec), startedAt: workflowInfo().startTime.toISOString() });
-        exportedFiles = exported.files.length;
+        exportFiles = exported.files;
         exportStatus = 'succeeded';
       } catch (err) {
         exportStatus = 'failed';
@@ -140,7 +141,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       failedUrlCount: failures.count,
       pagesLoaded: progress.pagesLoaded,
       resultsLoaded: progress.resultsLoaded,
-      exportedFiles,
+      exportedFiles: exportFiles.length,
+      exportFiles,
       exportStatus,
       exportError,
     };

@@ -16,8 +16,11 @@ interface RunFlags {
   verbose?: boolean;
 }
 
-/** Files written into the pipeline's export folders since the run started (what this run exported). */
-export function exportedFilesSince(spec: PipelineSpec, since: Date): string[] {
+/**
+ * Files written into the pipeline's export folders since the run started (and, given `until`, no later than it
+ * ended): what the run exported, for results of runs that do not list their files (exportFiles) themselves.
+ */
+export function exportedFilesSince(spec: PipelineSpec, since: Date, until?: Date): string[] {
   const files = new Set<string>();
   for (const e of spec.exports) {
     const dir = path.resolve(e.dir);
@@ -31,10 +34,17 @@ export function exportedFilesSince(spec: PipelineSpec, since: Date): string[] {
       if (!name.endsWith('.csv') || !name.includes(spec.name)) continue;
       const full = path.join(dir, name);
       // One second of slack: some file systems keep mtimes with second precision.
-      if (fs.statSync(full).mtimeMs >= since.getTime() - 1000) files.add(full);
+      const mtime = fs.statSync(full).mtimeMs;
+      if (mtime >= since.getTime() - 1000 && (until === undefined || mtime <= until.getTime() + 1000)) files.add(full);
     }
   }
   return [...files].sort();
+}
+
+/** The files a finished run's exports wrote: listed in its result, or found by their times for an older result. */
+export function filesOfRun(spec: PipelineSpec, result: PipelineWorkflowResult, startedAt: Date, closedAt?: Date): string[] {
+  if (result.exportFiles) return [...new Set(result.exportFiles.map((f) => f.file))].sort();
+  return exportedFilesSince(spec, startedAt, closedAt);
 }
 
 export interface RunReport {
@@ -49,6 +59,10 @@ export interface RunReport {
   exportError: string | null;
   failedUrls: number;
   attached: boolean;
+  /** true when the remembered run had completed before this command: reported, not resumed, nothing started. */
+  alreadyCompleted: boolean;
+  /** When the run completed (ISO 8601), for a run that completed before this command. */
+  completedAt?: string;
 }
 
 // Heavy modules (Temporal client, zod, pino) are loaded in the functions and the action that use them, not
@@ -61,6 +75,7 @@ export async function printOutcome(
   json: boolean,
   resumeHint: string,
   interruptedExitCode = 130,
+  newRunHint = `${resumeHint} --new`,
 ): Promise<number> {
   const { formatRowsByTable } = await import('../pipeline-runner.js');
   if (outcome.status === 'interrupted') {
@@ -75,7 +90,8 @@ export async function printOutcome(
     return 1;
   }
   const result: PipelineWorkflowResult = outcome.result;
-  const exported = exportedFilesSince(spec, startedAt);
+  const exported = filesOfRun(spec, result, startedAt, run.completedAt);
+  const earlier = run.completedAt;
   if (json) {
     const report: RunReport = {
       type: 'result',
@@ -88,18 +104,27 @@ export async function printOutcome(
       exportError: result.exportError,
       failedUrls: result.failedUrlCount,
       attached: run.attached,
+      alreadyCompleted: earlier !== undefined,
+      ...(earlier ? { completedAt: earlier.toISOString() } : {}),
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
     const lines = [
-      `pipeline ${spec.name} ${result.status} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
+      earlier
+        ? `pipeline ${spec.name}: the remembered run ${run.workflowId} already completed at ${earlier.toISOString()} (${result.status}); nothing was resumed or started`
+        : `pipeline ${spec.name} ${result.status} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
       'rows by table:',
       ...formatRowsByTable(result.rowsByTable),
     ];
     if (result.failedUrlCount > 0) {
       lines.push(`${result.failedUrlCount} URL(s) failed:`, ...result.failedUrls.map((f) => `  ${f.url}: ${f.error}`));
     }
-    lines.push(exported.length > 0 ? 'exported files:' : 'exported files: none', ...exported.map((f) => `  ${f}`));
+    lines.push(
+      exported.length > 0 ? 'exported files:' : 'exported files: none',
+      // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
+      ...exported.map((f) => `  ${f}${earlier && !fs.existsSync(f) ? '  (removed since)' : ''}`),
+    );
+    if (earlier) lines.push(`start a new run with: ${newRunHint}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   if (result.exportStatus === 'failed') {
@@ -229,6 +254,16 @@ async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Prom
       fresh: flags.new ?? false,
       log,
     });
+    if (run.completedAt) {
+      // The remembered run completed while nobody waited (a detached run, or one finished after Ctrl-C): say so
+      // with its outcome and files, start nothing, and forget it so that the next `run` starts a new one.
+      const { settleRun } = await import('../pipeline-runner.js');
+      const result = (await run.handle.result()) as PipelineWorkflowResult;
+      const outcome: RunOutcome = { status: 'completed', workflowId: run.workflowId, result };
+      settleRun(session.settings.dataDir, spec, outcome);
+      const startedAt = (await run.handle.describe()).startTime;
+      return await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode());
+    }
     if (flags.detach || !session.hasWorker) {
       // Nothing in this process works on the run: say so at once when no worker anywhere polls its queue.
       const { noWorkerWarning } = await import('../../temporal/pollers.js');
