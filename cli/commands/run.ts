@@ -8,6 +8,7 @@ import type { PipelineWorkflowResult } from '../../workflows/pipeline.js';
 import type { Logger } from '../logger.js';
 import type { RunOutcome, StartedRun } from '../pipeline-runner.js';
 import type { Session } from '../session.js';
+import { trapSignals, type SignalTrap } from '../signals.js';
 
 interface RunFlags {
   json?: boolean;
@@ -150,45 +151,6 @@ export async function waitWithInterrupt(
   return outcome;
 }
 
-/** Exit codes of a command ended by a signal, as a shell reports them (128 + the signal's number). */
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
-type TrappedSignal = keyof typeof SIGNAL_EXIT_CODES;
-
-export interface SignalTrap {
-  /** Aborted by the first Ctrl-C or SIGTERM. */
-  signal: AbortSignal;
-  /** 130 after SIGINT, 143 after SIGTERM (130 when none came). */
-  exitCode(): number;
-  dispose(): void;
-}
-
-/**
- * Ctrl-C and SIGTERM for the whole of a command, not only while it waits: the first one stops the command at
- * its next step (the workflow, safe in Temporal, keeps running), a second one exits at once. A signal that came
- * before the wait used to meet only the SDK's own handler, which stopped the worker and left the command
- * waiting forever.
- */
-export function trapSignals(): SignalTrap {
-  const abort = new AbortController();
-  let received: TrappedSignal | undefined;
-  const onSignal = (sig: TrappedSignal) => {
-    if (received !== undefined) {
-      process.stderr.write(`${sig} again: exiting now; the run keeps going in Temporal\n`);
-      process.exit(SIGNAL_EXIT_CODES[sig]);
-    }
-    received = sig;
-    abort.abort();
-  };
-  for (const sig of Object.keys(SIGNAL_EXIT_CODES) as TrappedSignal[]) process.on(sig, onSignal);
-  return {
-    signal: abort.signal,
-    exitCode: () => SIGNAL_EXIT_CODES[received ?? 'SIGINT'],
-    dispose() {
-      for (const sig of Object.keys(SIGNAL_EXIT_CODES) as TrappedSignal[]) process.off(sig, onSignal);
-    },
-  };
-}
-
 /**
  * What can be checked before anything starts (no Temporal server, no workflow): the destination, and for the
  * embedded server (whose worker is this process, or the next `run` that attaches) the service settings the worker
@@ -221,8 +183,10 @@ export function register(program: Command): void {
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (file: string, flags: RunFlags) => {
-      // First, so that a signal at any later step ends the command cleanly (see trapSignals).
-      const trap = trapSignals();
+      // First, so that a signal at any moment ends the command: at once while it starts, cleanly later (see trapSignals).
+      const trap = trapSignals({
+        whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
+      });
       try {
         process.exitCode = await runCommand(file, flags, trap);
       } finally {
@@ -241,10 +205,9 @@ async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Prom
   await preflight(file, spec);
   const session = await openSession({ log, worker: !flags.detach });
   try {
-    if (trap.signal.aborted) {
-      process.stderr.write('interrupted before the run started; nothing was started\n');
-      return trap.exitCode();
-    }
+    // Up to here a signal exited at once (nothing was started); from the start of the run on, it stops the command
+    // at its next step and the run keeps going in Temporal.
+    trap.started();
     const run = await startOrAttach({
       client: session.conn.client,
       taskQueue: session.conn.taskQueue,
