@@ -237,7 +237,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       // Deadline well beyond any run here: a chaos run must never end for want of time.
       polling: { initial_interval: '200ms', backoff_coefficient: 1.5, max_interval: '1s', deadline: '15m' },
       exports: [{
-        dir: exportsDir, tables: [], format: 'csv', mode: rand() < 0.5 ? 'full' : 'incremental', delimiter: ',', bom: rand() < 0.3,
+        dir: exportsDir, tables: [], format: 'csv', mode: rand() < 0.5 ? 'full' : 'incremental', write_empty: false, delimiter: ',', bom: rand() < 0.3,
         null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true,
       }],
     });

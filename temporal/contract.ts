@@ -150,8 +150,11 @@ export interface ExportedFileRef {
   rows: number;
 }
 
-/** 'none': the pipeline has no exports. 'failed': the data loaded, the exports did not (see exportError). */
-export type ExportStatus = 'none' | 'succeeded' | 'failed';
+/**
+ * 'none': the pipeline has no exports. 'no_new_rows': the exports ran and were incremental, and no table had a row
+ * new since the last export, so no file was written. 'failed': the data loaded, the exports did not (exportError).
+ */
+export type ExportStatus = 'none' | 'succeeded' | 'no_new_rows' | 'failed';
 
 export interface PipelineWorkflowResult {
   workflowId: string;
@@ -169,6 +172,8 @@ export interface PipelineWorkflowResult {
   exportedFiles: number;
   /** The files the exports wrote; absent in the results of runs that finished before the list was returned. */
   exportFiles?: ExportedFileRef[];
+  /** Tables an incremental export found no new row in, so wrote no file for (write_empty: false). */
+  exportUnchanged?: string[];
   exportStatus: ExportStatus;
   exportError: string | null;
 }

@@ -182,6 +182,30 @@ describe('scrape-etl run', () => {
     }
   });
 
+  it('an incremental export with no new row writes no file; run, status and history say no rows were new', async () => {
+    const file = path.join(EXAMPLES, 'results.yaml');
+    // Catch up with every result the runs above produced; then nothing is new.
+    const catchUp = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
+    expect(catchUp.code, catchUp.stderr).toBe(0);
+    const exportsDir = path.join(dir, 'data', 'exports');
+    const before = fs.readdirSync(exportsDir).sort();
+
+    const r = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^exported files: none, no rows were new since the last export \(.*scraper_results.*\)$/m);
+    expect(fs.readdirSync(exportsDir).sort()).toEqual(before);
+    const workflowId = /^pipeline results-sync succeeded \((\S+)\)$/m.exec(r.stdout)?.[1];
+    expect(workflowId, r.stdout).toBeDefined();
+
+    const json = await runCli(['status', '--pipeline', 'results-sync', '--json'], { cwd: dir, env });
+    expect(jsonLines(json.stdout).find((s) => s['workflowId'] === workflowId)).toMatchObject({ state: 'COMPLETED', exportStatus: 'no_new_rows' });
+    const text = await runCli(['status', '--pipeline', 'results-sync'], { cwd: dir, env });
+    expect(text.stdout.split('\n')[0]).toMatch(/\bEXPORT\b/);
+    expect(text.stdout.split('\n').find((l) => l.includes(workflowId!))).toContain('no new rows');
+    const history = await runCli(['history', 'results-sync', '--limit', '1'], { cwd: dir, env });
+    expect(history.stdout).toContain('no new rows');
+  });
+
   it('an invalid pipeline file is refused before anything starts (exit 2)', async () => {
     const r = await runCli(['run', path.join(REPO_ROOT, 'test', 'fixtures', 'pipelines-bad', 'bad-enum.yaml')], { cwd: dir, env });
     expect(r.code).toBe(2);

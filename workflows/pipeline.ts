@@ -105,6 +105,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     // The data is loaded; exports are their own phase with their own outcome. An export that fails for good
     // (after its retries) is reported beside the data's status, never instead of it.
     let exportFiles: ExportedFileRef[] = [];
+    let exportUnchanged: string[] = [];
     let exportStatus: ExportStatus = 'none';
     let exportError: string | null = null;
     if (spec.exports.length > 0) {
@@ -112,7 +113,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       try {
         const exported = await loading.runExports({ workflowId, spec: withoutUrls(spec), startedAt: workflowInfo().startTime.toISOString() });
         exportFiles = exported.files;
-        exportStatus = 'succeeded';
+        // A worker from before the list was returned answers without it.
+        exportUnchanged = exported.unchanged ?? [];
+        // Incremental exports with nothing new anywhere wrote no file: said as such, not as a success with no files.
+        exportStatus = exportFiles.length === 0 && exportUnchanged.length > 0 ? 'no_new_rows' : 'succeeded';
       } catch (err) {
         exportStatus = 'failed';
         exportError = shortText(causeMessage(err), 4000);
@@ -143,6 +147,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       resultsLoaded: progress.resultsLoaded,
       exportedFiles: exportFiles.length,
       exportFiles,
+      exportUnchanged,
       exportStatus,
       exportError,
     };

@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .action(async (pipeline: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
-      const { formatDuration, sinceDate, tableRuns } = await import('./status.js');
+      const { formatDuration, formatExportStatus, sinceDate, tableRuns } = await import('./status.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
       const databaseUrl = flags.database ?? defaultDatabaseUrl();
       const since = sinceDate(flags.since);
@@ -37,7 +37,7 @@ export function register(program: Command): void {
           r.rows === null ? '-' : String(r.rows),
           formatDuration(r.durationMs),
           r.tokenUsage === null ? '-' : String(r.tokenUsage),
-          r.exportStatus ?? '-',
+          formatExportStatus(r.exportStatus),
           r.workflowId,
           r.error
             ? r.error.replace(/\s+/g, ' ').slice(0, 120)

@@ -42,6 +42,18 @@ export function exportedFilesSince(spec: PipelineSpec, since: Date, until?: Date
   return [...files].sort();
 }
 
+/**
+ * The lines that say what a finished run exported: its files one a line, and the tables an incremental export
+ * found no new row in (no file written for them), or that nothing was new at all.
+ */
+export function exportLines(result: PipelineWorkflowResult, files: string[], mark: (file: string) => string = () => ''): string[] {
+  const unchanged = result.exportUnchanged ?? [];
+  if (result.exportStatus === 'no_new_rows') return [`exported files: none, no rows were new since the last export (${unchanged.join(', ')})`];
+  const lines = [files.length > 0 ? 'exported files:' : 'exported files: none', ...files.map((f) => `  ${f}${mark(f)}`)];
+  if (unchanged.length > 0) lines.push(`no rows new since the last export, so no file for: ${unchanged.join(', ')}`);
+  return lines;
+}
+
 /** The files a finished run's exports wrote: listed in its result, or found by their times for an older result. */
 export function filesOfRun(spec: PipelineSpec, result: PipelineWorkflowResult, startedAt: Date, closedAt?: Date): string[] {
   if (result.exportFiles) return [...new Set(result.exportFiles.map((f) => f.file))].sort();
@@ -58,6 +70,8 @@ export interface RunReport {
   /** The exports' own outcome: 'failed' means the data loaded (see status) but the files were not written. */
   exportStatus: PipelineWorkflowResult['exportStatus'];
   exportError: string | null;
+  /** Tables an incremental export found no new row in: no file was written for them. */
+  unchangedTables: string[];
   failedUrls: number;
   attached: boolean;
   /** true when the remembered run had completed before this command: reported, not resumed, nothing started. */
@@ -103,6 +117,7 @@ export async function printOutcome(
       exportedFiles: exported,
       exportStatus: result.exportStatus,
       exportError: result.exportError,
+      unchangedTables: result.exportUnchanged ?? [],
       failedUrls: result.failedUrlCount,
       attached: run.attached,
       alreadyCompleted: earlier !== undefined,
@@ -120,11 +135,8 @@ export async function printOutcome(
     if (result.failedUrlCount > 0) {
       lines.push(`${result.failedUrlCount} URL(s) failed:`, ...result.failedUrls.map((f) => `  ${f.url}: ${f.error}`));
     }
-    lines.push(
-      exported.length > 0 ? 'exported files:' : 'exported files: none',
-      // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
-      ...exported.map((f) => `  ${f}${earlier && !fs.existsSync(f) ? '  (removed since)' : ''}`),
-    );
+    // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
+    lines.push(...exportLines(result, exported, (f) => (earlier && !fs.existsSync(f) ? '  (removed since)' : '')));
     if (earlier) lines.push(`start a new run with: ${newRunHint}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   }

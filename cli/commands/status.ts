@@ -18,8 +18,11 @@ export interface StatusRow {
   startedAt: string | null;
   durationMs: number | null;
   error: string | null;
-  /** The exports' own outcome ('succeeded', 'failed'), null without exports or when unknown. */
-  exportStatus?: 'succeeded' | 'failed' | null;
+  /**
+   * The exports' own outcome ('succeeded', 'failed', or 'no_new_rows': incremental exports found nothing new and
+   * wrote no file), null without exports or when unknown.
+   */
+  exportStatus?: 'succeeded' | 'no_new_rows' | 'failed' | null;
   /** The run's cost: the service's tokenUsage summed over its responses (null when none reported one). */
   tokenUsage: number | null;
 }
@@ -110,6 +113,12 @@ export function sinceDate(text: string | undefined, now = Date.now()): Date | un
   if (!m) throw Object.assign(new Error(`--since '${text}' is not a duration like '30m', '12h', '7d' or '2w'`), { exitCode: 2 });
   const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 'm' | 'h' | 'd' | 'w'];
   return new Date(now - Number(m[1]) * unit);
+}
+
+/** An export status as a person reads it in a table. */
+export function formatExportStatus(status: StatusRow['exportStatus']): string {
+  if (status === 'no_new_rows') return 'no new rows';
+  return status ?? '-';
 }
 
 export function formatDuration(ms: number | null): string {
@@ -204,13 +213,14 @@ export function register(program: Command): void {
         return;
       }
       const table = [
-        ['PIPELINE', 'STATE', 'ROWS', 'DURATION', 'TOKENS', 'STARTED', 'WORKFLOW ID', 'ERROR'],
+        ['PIPELINE', 'STATE', 'ROWS', 'DURATION', 'TOKENS', 'EXPORT', 'STARTED', 'WORKFLOW ID', 'ERROR'],
         ...list.map((r) => [
           r.pipeline,
           r.state,
           r.rows === null ? '-' : String(r.rows),
           formatDuration(r.durationMs),
           r.tokenUsage === null ? '-' : String(r.tokenUsage),
+          formatExportStatus(r.exportStatus),
           r.startedAt ?? '-',
           r.workflowId,
           r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : '',
