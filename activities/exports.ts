@@ -3,7 +3,7 @@
 // after the run's start time so a retried attempt replaces its own files instead of adding a set, and records
 // finished entries in its heartbeat so a retry does not write them again.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { exportTables } from '../export/export.js';
+import { exportTablesReport } from '../export/export.js';
 import { isPermanentFsError } from '../db/connect.js';
 import type { ActivityDeps } from './deps.js';
 import type { ExportsHeartbeat, ExportsInput, ExportsOutput } from './types.js';
@@ -14,13 +14,15 @@ export function exportActivities(deps: ActivityDeps) {
       const { spec, workflowId } = input;
       const ctx = Context.current();
       const previous = ctx.info.heartbeatDetails as ExportsHeartbeat | undefined;
-      const done = new Map<number, ExportsOutput['files']>(previous?.done ?? []);
-      const beat = () => ctx.heartbeat({ done: [...done.entries()] } satisfies ExportsHeartbeat);
+      const done = new Map<number, { files: ExportsOutput['files']; unchanged: string[] }>(
+        (previous?.done ?? []).map(([index, files, unchanged]) => [index, { files, unchanged: unchanged ?? [] }]),
+      );
+      const beat = () => ctx.heartbeat({ done: [...done.entries()].map(([i, d]) => [i, d.files, d.unchanged]) } satisfies ExportsHeartbeat);
       const db = await deps.destination(spec.destination.database);
       const timestamp = new Date(input.startedAt);
       for (const [index, e] of spec.exports.entries()) {
         if (done.has(index)) continue;
-        const written = await exportOrClassify(() => exportTables(db, {
+        const written = await exportOrClassify(() => exportTablesReport(db, {
           pipeline: spec.name,
           // [] means every table holding this pipeline's rows, which is what the kind writes.
           tables: e.tables,
@@ -28,6 +30,8 @@ export function exportActivities(deps: ActivityDeps) {
           // A run started before exports had a format (its spec is in the workflow's history) wrote CSV.
           format: e.format ?? 'csv',
           mode: e.mode,
+          // A run started before write_empty existed has none in its spec: no file when nothing is new.
+          ...(e.mode === 'incremental' ? { writeEmpty: e.write_empty ?? false } : {}),
           delimiter: e.delimiter,
           bom: e.bom,
           nullText: e.null_text,
@@ -39,10 +43,11 @@ export function exportActivities(deps: ActivityDeps) {
           // The SDK throttles heartbeats, so one per batch costs nothing and keeps a long table alive.
           onProgress: beat,
         }));
-        done.set(index, written.map((f) => ({ table: f.table, file: f.file, rows: f.rows })));
+        done.set(index, { files: written.files.map((f) => ({ table: f.table, file: f.file, rows: f.rows })), unchanged: written.unchanged });
         beat();
       }
-      return { files: [...done.entries()].sort(([a], [b]) => a - b).flatMap(([, files]) => files) };
+      const entries = [...done.entries()].sort(([a], [b]) => a - b).map(([, d]) => d);
+      return { files: entries.flatMap((d) => d.files), unchanged: [...new Set(entries.flatMap((d) => d.unchanged))] };
     },
   };
 }

@@ -191,11 +191,14 @@ export interface ExportsInput {
 
 /** Export entries (index in spec.exports) already written by an earlier attempt, with their files. */
 export interface ExportsHeartbeat {
-  done: Array<[number, ExportsOutput['files']]>;
+  /** [entry, files written, tables unchanged (no new rows, no file)]; the third is absent in older heartbeats. */
+  done: Array<[number, ExportsOutput['files'], string[]?]>;
 }
 
 export interface ExportsOutput {
   files: Array<{ table: string; file: string; rows: number }>;
+  /** Tables of incremental entries with no row new since the last export: no file was written for them. */
+  unchanged: string[];
 }
 
 /** The activity adds 'duration_over' itself when the run took longer than the limit (see NotifyEvent). */

@@ -77,9 +77,9 @@ async function main(): Promise<void> {
     await cli(['run', one]); // starts the embedded server (left running, as for a user) and warms the file cache
     const few = Math.max(3, Math.round(REPEATS / 2));
     const run1 = await times(REPEATS, () => ['run', '--new', one]);
-    const load1 = await times(REPEATS, (i) => ['load', 'marketplace', oneFile, '--db', `sqlite:${path.join(dir, `load-one-${i}.sqlite`)}`]);
+    const load1 = await times(REPEATS, (i) => ['load', 'marketplace', oneFile, '--database', `sqlite:${path.join(dir, `load-one-${i}.sqlite`)}`]);
     const runN = await times(few, () => ['run', '--new', many]);
-    const loadN = await times(few, (i) => ['load', 'marketplace', saved, '--db', `sqlite:${path.join(dir, `load-many-${i}.sqlite`)}`]);
+    const loadN = await times(few, (i) => ['load', 'marketplace', saved, '--database', `sqlite:${path.join(dir, `load-many-${i}.sqlite`)}`]);
     const perUrlRun = (runN - run1) / (URLS - 1);
     const perUrlLoad = (loadN - load1) / (URLS - 1);
     console.log(`run, 1 URL:     ${run1.toFixed(0)} ms   load, 1 file:     ${load1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}  (goal <= 1.5)`);

@@ -20,6 +20,11 @@ export interface StartedRun {
   runKey: string;
   /** true when an unfinished run from an earlier command was picked up. */
   attached: boolean;
+  /**
+   * Set when the remembered run had already completed before this command asked (a detached run a worker
+   * finished, or one that finished after Ctrl-C): there is nothing to resume, only its outcome to report.
+   */
+  completedAt?: Date;
 }
 
 export interface StartOptions {
@@ -41,10 +46,15 @@ export async function startOrAttach(opts: StartOptions): Promise<StartedRun> {
     const handle = client.workflow.getHandle(remembered.workflowId);
     try {
       const d = await handle.describe();
-      // A run that finished while nobody waited is still "this" run: attach and report its outcome.
-      if (d.status.name === 'RUNNING' || d.status.name === 'COMPLETED') {
-        log.debug({ workflowId: remembered.workflowId, status: d.status.name }, 'attaching to remembered run');
+      if (d.status.name === 'RUNNING') {
+        log.debug({ workflowId: remembered.workflowId }, 'attaching to remembered run');
         return { handle, workflowId: remembered.workflowId, runKey: remembered.runKey, attached: true };
+      }
+      // A run that finished while nobody waited is not resumed: the caller reports it as what it is, a run that
+      // completed earlier, and starts nothing.
+      if (d.status.name === 'COMPLETED') {
+        log.debug({ workflowId: remembered.workflowId }, 'remembered run completed earlier');
+        return { handle, workflowId: remembered.workflowId, runKey: remembered.runKey, attached: true, completedAt: d.closeTime ?? new Date() };
       }
       log.info({ workflowId: remembered.workflowId, status: d.status.name }, 'remembered run ended without success; starting a new run');
     } catch (err) {

@@ -11,6 +11,10 @@ export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed' |
 
 const FINISHED_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed', 'cancelled']);
 
+/** What pipeline_runs.export_status holds (NULL: no exports, or the run did not reach them). */
+export const RECORDED_EXPORT_STATUSES = ['succeeded', 'no_new_rows', 'failed'] as const;
+export type RecordedExportStatus = (typeof RECORDED_EXPORT_STATUSES)[number];
+
 export interface PipelineRunRow {
   id: number;
   workflowId: string;
@@ -21,8 +25,11 @@ export interface PipelineRunRow {
   finishedAt: string | null;
   rowsByTable: Record<string, number> | null;
   error: string | null;
-  /** The exports' own outcome ('succeeded' | 'failed'), null when the run had none or did not reach them. */
-  exportStatus: 'succeeded' | 'failed' | null;
+  /**
+   * The exports' own outcome, null when the run had none or did not reach them: 'succeeded', 'failed', or
+   * 'no_new_rows' (incremental exports found no new row in any table and wrote no file).
+   */
+  exportStatus: RecordedExportStatus | null;
   exportError: string | null;
   /** When a Schedule started the run: the time it was scheduled for. */
   scheduledAt: string | null;
@@ -57,7 +64,7 @@ export async function finishPipelineRun(
     rowsByTable?: Record<string, number>;
     error?: string | null;
     finishedAt?: Date;
-    exportStatus?: 'succeeded' | 'failed';
+    exportStatus?: RecordedExportStatus;
     exportError?: string | null;
     tokenUsage?: number | null;
   },
@@ -103,7 +110,7 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     finishedAt: time(row['finished_at']),
     rowsByTable: row['rows_by_table'] ? (JSON.parse(String(row['rows_by_table'])) as Record<string, number>) : null,
     error: row['error'] === null || row['error'] === undefined ? null : String(row['error']),
-    exportStatus: row['export_status'] === 'succeeded' || row['export_status'] === 'failed' ? row['export_status'] : null,
+    exportStatus: (RECORDED_EXPORT_STATUSES as readonly unknown[]).includes(row['export_status']) ? (row['export_status'] as RecordedExportStatus) : null,
     exportError: row['export_error'] === null || row['export_error'] === undefined ? null : String(row['export_error']),
     scheduledAt: time(row['scheduled_at']),
     tokenUsage: row['token_usage'] === null || row['token_usage'] === undefined ? null : Number(row['token_usage']),

@@ -27,6 +27,12 @@ export interface ExportOptions {
   format?: ExportFormat;
   /** 'incremental' writes only rows with `load_id` above the watermark of (pipeline, table). Default 'full'. */
   mode?: 'full' | 'incremental';
+  /**
+   * Incremental exports: when no row of a table is new since the last export, write a file that holds no rows (a
+   * CSV header, an empty sheet, an empty Parquet file) as earlier versions did. Default false: no file is written
+   * and the table is reported as unchanged (ExportReport.unchanged).
+   */
+  writeEmpty?: boolean;
   /** Field delimiter; default ','. CSV only. */
   delimiter?: string;
   /** Start each file with a UTF-8 byte order mark, so Excel reads it as UTF-8. Default false. CSV only. */
@@ -69,6 +75,13 @@ export interface ExportedFile {
   rows: number;
 }
 
+/** What an export did: the files it wrote, and the tables an incremental export found nothing new in. */
+export interface ExportReport {
+  files: ExportedFile[];
+  /** Tables with no row new since the last incremental export: no file was written for them (see writeEmpty). */
+  unchanged: string[];
+}
+
 // Rows are read in batches of about this many cells (at most 1,000 rows). A batch stays alive while it is formatted,
 // so batches of 1,000 rows of a wide table (57 columns of marketplace_products) survived V8's young-generation
 // collections and were copied by each one: garbage collection took a third of a CSV export. Batches sized by cells
@@ -78,6 +91,7 @@ const BATCH_CELLS = 4096;
 interface Settings extends FormatSettings {
   mode: 'full' | 'incremental';
   fileName: string;
+  writeEmpty: boolean;
 }
 
 const CSV_DEFAULTS = { delimiter: ',', bom: false, nullText: '', lineEnding: 'crlf' } as const;
@@ -94,6 +108,7 @@ function settingsOf(o: ExportOptions): Settings {
   const s: Settings = {
     format,
     mode: o.mode ?? 'full',
+    writeEmpty: o.writeEmpty ?? false,
     delimiter: o.delimiter ?? CSV_DEFAULTS.delimiter,
     bom: o.bom ?? CSV_DEFAULTS.bom,
     nullText: o.nullText ?? CSV_DEFAULTS.nullText,
@@ -102,6 +117,7 @@ function settingsOf(o: ExportOptions): Settings {
     lineEnding: o.lineEnding ?? CSV_DEFAULTS.lineEnding,
   };
   if (s.mode !== 'full' && s.mode !== 'incremental') throw new Error(`export: mode "${String(s.mode)}" is not 'full' or 'incremental'`);
+  if (o.writeEmpty === true && s.mode !== 'incremental') throw new Error('export: writeEmpty applies to incremental exports only (a full export always writes its file)');
   if (s.delimiter === '' || /["\r\n]/.test(s.delimiter)) {
     throw new Error(`export: delimiter ${JSON.stringify(s.delimiter)} cannot be used; it must be non-empty and contain no quote or line break`);
   }
@@ -112,12 +128,17 @@ function settingsOf(o: ExportOptions): Settings {
   return s;
 }
 
+/** The files written; see exportTablesReport for the tables an incremental export skipped as unchanged. */
 export async function exportTables(db: ExportDatabase, options: ExportOptions): Promise<ExportedFile[]> {
+  return (await exportTablesReport(db, options)).files;
+}
+
+export async function exportTablesReport(db: ExportDatabase, options: ExportOptions): Promise<ExportReport> {
   const settings = settingsOf(options);
   const hints = db.dialect === 'sqlite' ? mergeHints(projectSqliteHints(), options.columnHints) : undefined;
   const tables = await chooseTables(db, options, hints);
   // A run that loaded nothing has nothing to export; that is not an error for the run.
-  if (tables.length === 0) return [];
+  if (tables.length === 0) return { files: [], unchanged: [] };
   validateFileNameTemplate(settings.fileName, tables.length);
   for (const t of Object.keys(options.columns ?? {})) {
     if (!tables.some((x) => x.name === t)) throw new Error(`export: columns are given for table "${t}", which is not being exported`);
@@ -137,12 +158,14 @@ export async function exportTables(db: ExportDatabase, options: ExportOptions): 
   const writer = await loadFormatWriter(settings.format);
   await mkdir(outDir, { recursive: true });
   await removeAbandonedPartials(outDir);
-  const results: ExportedFile[] = [];
+  const report: ExportReport = { files: [], unchanged: [] };
   for (const { table, columns, path } of targets) {
     options.signal?.throwIfAborted();
-    results.push(await exportOne(db, table, columns, path, options, settings, writer));
+    const written = await exportOne(db, table, columns, path, options, settings, writer);
+    if (written === null) report.unchanged.push(table);
+    else report.files.push(written);
   }
-  return results;
+  return report;
 }
 
 function mergeHints(a: ColumnHints, b: ColumnHints | undefined): ColumnHints {
@@ -195,7 +218,7 @@ async function exportOne(
   options: ExportOptions,
   settings: Settings,
   writer: FormatWriter,
-): Promise<ExportedFile> {
+): Promise<ExportedFile | null> {
   const columns = pickColumns(table, allColumns, options.columns?.[table]);
   const has = (name: string) => allColumns.some((c) => c.name === name);
   const where: string[] = [];
@@ -232,8 +255,11 @@ async function exportOne(
     if (loadIdIndex < 0) loadIdIndex = selected.push('load_id') - 1;
   }
 
-  const sql =
-    `select ${selected.map(quoteIdent).join(', ')} from ${quoteIdent(table)}` + (where.length > 0 ? ` where ${where.join(' and ')}` : '');
+  const filter = where.length > 0 ? ` where ${where.join(' and ')}` : '';
+  // Nothing new since the last incremental export: no file (unless asked for), the watermark stays. Rows loaded
+  // after this look are simply new for the next export.
+  if (incremental && !settings.writeEmpty && !(await hasRows(db, `select 1 as x from ${quoteIdent(table)}${filter} limit 1`, params))) return null;
+  const sql = `select ${selected.map(quoteIdent).join(', ')} from ${quoteIdent(table)}${filter}`;
   const stats: { rows: number; maxLoadId: bigint | null } = { rows: 0, maxLoadId: null };
 
   await writeAtomically(finalPath, async (tempPath) => {
@@ -248,6 +274,11 @@ async function exportOne(
     await advanceWatermark(db, watermarkKey, table, stats.maxLoadId, options.runId === undefined ? undefined : { run: options.runId, file: finalPath, rows: stats.rows });
   }
   return { table, file: finalPath, rows: stats.rows };
+}
+
+async function hasRows(db: ExportDatabase, sql: string, params: unknown[]): Promise<boolean> {
+  for await (const batch of rowBatches(db, sql, params, 1)) if (batch.length > 0) return true;
+  return false;
 }
 
 function batchRows(width: number): number {

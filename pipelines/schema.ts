@@ -54,6 +54,10 @@ const exportSpec = z
     format: z.enum(EXPORT_FORMATS).default('csv').describe('file format: csv, parquet, jsonl (JSON Lines) or xlsx'),
     tables: z.array(nonEmpty).default([]).describe('tables to export; empty means every table of the kind'),
     mode: z.enum(['full', 'incremental']).default('full'),
+    write_empty: z
+      .boolean()
+      .default(false)
+      .describe('incremental only: when no row of a table is new since the last export, write a file holding no rows (a CSV header) instead of none'),
     delimiter: z.string().length(1, 'must be exactly one character').default(',').describe('CSV only'),
     bom: z.boolean().default(false).describe('CSV only'),
     null_text: z.string().default('').describe('CSV only'),
@@ -72,6 +76,9 @@ const exportSpec = z
     (e, ctx) => {
       if (typeof e.file_name === 'string' && !e.file_name.includes('{table}') && (!Array.isArray(e.tables) || e.tables.length !== 1)) {
         ctx.addIssue({ code: 'custom', path: ['file_name'], message: 'must contain {table} unless exactly one table is exported, or every table would write the same file' });
+      }
+      if (e.write_empty === true && e.mode !== 'incremental') {
+        ctx.addIssue({ code: 'custom', path: ['write_empty'], message: 'applies to mode incremental only (a full export always writes its files); remove it' });
       }
       // A CSV setting on another format would be ignored; saying so beats a Parquet file without the asked-for BOM.
       if (e.format !== 'csv') {

@@ -64,6 +64,8 @@ export interface ExportSpec {
   /** Table names; empty means every table the pipeline's kind writes. */
   tables: string[];
   mode: 'full' | 'incremental';
+  /** Incremental only: write a file with no rows when nothing is new (default false: no file, the table is reported unchanged). */
+  write_empty: boolean;
   delimiter: string;
   bom: boolean;
   null_text: string;

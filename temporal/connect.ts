@@ -1,7 +1,7 @@
 // One way for every command to reach Temporal: TEMPORAL_ADDRESS when set, else the embedded dev server under the
 // data folder (started or reused).
 import { Client, Connection } from '@temporalio/client';
-import { ensureDevServer } from './dev-server.js';
+import { canConnect, ensureDevServer, isProcessAlive, readDevServerState } from './dev-server.js';
 import { temporalSettings, type TemporalSettings } from './settings.js';
 
 export interface TemporalConnection {
@@ -51,5 +51,40 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
     uiUrl,
     embedded: settings.address === undefined,
     address,
+  };
+}
+
+/**
+ * For commands that only read (status): Temporal as it is, never started. TEMPORAL_ADDRESS is connected to; the
+ * embedded dev server only when it already runs (its state file names a live pid whose port accepts connections).
+ * Otherwise `notAsked` says why Temporal was not asked, and nothing was started or written.
+ */
+export async function connectRunningTemporal(settings: TemporalSettings = temporalSettings()): Promise<{ conn: TemporalConnection } | { notAsked: string }> {
+  let address = settings.address;
+  let uiUrl: string | undefined;
+  if (address === undefined) {
+    const state = readDevServerState(settings.dataDir);
+    if (!state?.pid || !isProcessAlive(state.pid) || !(await canConnect(state.port))) {
+      return { notAsked: `the embedded Temporal server in ${settings.dataDir} is not running (and is not started to answer)` };
+    }
+    address = `127.0.0.1:${state.port}`;
+    uiUrl = `http://127.0.0.1:${state.uiPort}`;
+  }
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: '10s' });
+  } catch (err) {
+    return { notAsked: `cannot connect to Temporal at ${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ''}: ${(err as Error).message}` };
+  }
+  return {
+    conn: {
+      client: new Client({ connection, namespace: settings.namespace }),
+      connection,
+      namespace: settings.namespace,
+      taskQueue: settings.taskQueue,
+      uiUrl,
+      embedded: settings.address === undefined,
+      address,
+    },
   };
 }

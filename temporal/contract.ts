@@ -142,8 +142,19 @@ export interface PipelineProgress {
   exportError: string | null;
 }
 
-/** 'none': the pipeline has no exports. 'failed': the data loaded, the exports did not (see exportError). */
-export type ExportStatus = 'none' | 'succeeded' | 'failed';
+/** One file an export of the run wrote. */
+export interface ExportedFileRef {
+  table: string;
+  /** Absolute path, as the worker wrote it. */
+  file: string;
+  rows: number;
+}
+
+/**
+ * 'none': the pipeline has no exports. 'no_new_rows': the exports ran and were incremental, and no table had a row
+ * new since the last export, so no file was written. 'failed': the data loaded, the exports did not (exportError).
+ */
+export type ExportStatus = 'none' | 'succeeded' | 'no_new_rows' | 'failed';
 
 export interface PipelineWorkflowResult {
   workflowId: string;
@@ -157,7 +168,12 @@ export interface PipelineWorkflowResult {
   failedUrlCount: number;
   pagesLoaded: number;
   resultsLoaded: number;
+  /** How many files the exports wrote (`exportFiles.length`). */
   exportedFiles: number;
+  /** The files the exports wrote; absent in the results of runs that finished before the list was returned. */
+  exportFiles?: ExportedFileRef[];
+  /** Tables an incremental export found no new row in, so wrote no file for (write_empty: false). */
+  exportUnchanged?: string[];
   exportStatus: ExportStatus;
   exportError: string | null;
 }

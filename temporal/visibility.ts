@@ -5,7 +5,7 @@
 // operator registers them once (README). A start never fails for their absence: only registered ones are set.
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import { redactDatabaseUrl } from '../db/url.js';
+import { destinationKey } from '../db/url.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import { SEARCH_ATTRIBUTE_NAMES } from './contract.js';
 
@@ -17,7 +17,7 @@ export const SEARCH_ATTRIBUTES = {
 
 /** The memo every run carries: what a person looking at it in the Web UI wants first. */
 export function pipelineMemo(spec: PipelineSpec, file?: string): Record<string, unknown> {
-  return { pipeline: spec.name, kind: spec.kind, destination: redactDatabaseUrl(spec.destination.database), ...(file ? { file } : {}) };
+  return { pipeline: spec.name, kind: spec.kind, destination: destinationKey(spec.destination.database), ...(file ? { file } : {}) };
 }
 
 const registered = new WeakMap<object, Promise<Set<string>>>();
@@ -43,7 +43,8 @@ export async function pipelineSearchAttributes(client: Client, spec: PipelineSpe
   const pairs: SearchAttributePair[] = [
     { key: SEARCH_ATTRIBUTES.pipeline, value: spec.name },
     { key: SEARCH_ATTRIBUTES.kind, value: spec.kind },
-    { key: SEARCH_ATTRIBUTES.destination, value: redactDatabaseUrl(spec.destination.database) },
+    // The database's one spelling (a SQLite path made absolute here), so `status --database` finds its runs.
+    { key: SEARCH_ATTRIBUTES.destination, value: destinationKey(spec.destination.database) },
   ];
   return pairs.filter((p) => have.has(p.key.name));
 }

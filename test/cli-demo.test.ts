@@ -7,10 +7,14 @@ import { stopDevServer } from '../temporal/dev-server.js';
 import { runCli } from './support/cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-demo-'));
+/** The text demo runs in a folder of its own: a first run there, like a new user's. */
+const textDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-demo-text-'));
 
 afterAll(async () => {
-  await stopDevServer({ dataDir: path.join(dir, 'data') });
-  fs.rmSync(dir, { recursive: true, force: true });
+  for (const d of [dir, textDir]) {
+    await stopDevServer({ dataDir: path.join(d, 'data') });
+    fs.rmSync(d, { recursive: true, force: true });
+  }
 });
 
 describe('scrape-etl demo', () => {
@@ -42,5 +46,26 @@ describe('scrape-etl demo', () => {
     // The Web UI answers.
     const ui = await fetch(String(summary['temporalUi']));
     expect(ui.status).toBe(200);
+  });
+
+  it('on a terminal, lists the paths of the files each pipeline exported, not a count', async () => {
+    const env = { SCRAPER_API_TOKEN: undefined, SCRAPER_BASE_URL: undefined, SCRAPE_ETL_DATA_DIR: undefined, TEMPORAL_ADDRESS: undefined, DATABASE_URL: undefined };
+    const r = await runCli(['demo'], { cwd: textDir, env, timeoutMs: 150_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toMatch(/CSV file\(s\)/);
+    const exportDir = path.join(fs.realpathSync(path.join(textDir, 'data')), 'exports');
+    // One block per pipeline: its heading line, its rows by table, then 'exported files:' and one path a line.
+    const blocks = r.stdout.split(/\n(?=\S+: \S+ \()/).slice(1);
+    expect(blocks).toHaveLength(6);
+    for (const block of blocks) {
+      const pipeline = /^\S+: (\S+) \(/.exec(block)![1]!;
+      const files = block.split('exported files:\n')[1]?.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim()) ?? [];
+      expect({ pipeline, listed: files.length > 0 }).toEqual({ pipeline, listed: true });
+      for (const f of files) {
+        expect(path.dirname(f)).toBe(exportDir);
+        expect(path.basename(f).startsWith(`${pipeline}_`)).toBe(true);
+        expect(fs.statSync(f).size).toBeGreaterThan(0);
+      }
+    }
   });
 });

@@ -3,10 +3,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../simulator/server.js';
+import { readDevServerState } from '../temporal/dev-server.js';
 import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
+import { spawnWorkerProcess } from './support/temporal.js';
 
 const TOKEN = 'cli-run-test-token';
 const EXAMPLES = path.join(REPO_ROOT, 'pipelines', 'examples');
@@ -83,6 +86,62 @@ describe('scrape-etl run', () => {
     expect(done.stdout).toContain(`(${fresh.stdout.trim()}, resumed)`);
   });
 
+  it('a remembered run that completed while nobody waited is reported as completed with its files; nothing is resumed or started', async () => {
+    const file = path.join(EXAMPLES, 'job-board.yaml');
+    const started = await runCli(['run', '--detach', file], { cwd: dir, env });
+    expect(started.code, started.stderr).toBe(0);
+    const workflowId = started.stdout.trim();
+    // A worker of its own (as on a cluster) finishes the detached run; no `run` command waits for it.
+    const server = readDevServerState(path.join(dir, 'data'));
+    const address = `127.0.0.1:${server!.port}`;
+    const worker = await spawnWorkerProcess({ address, taskQueue: 'scrape-etl', cwd: dir, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data') } });
+    const connection = await Connection.connect({ address });
+    const client = new Client({ connection });
+    const runsOfPipeline = async () => {
+      const ids: string[] = [];
+      for await (const w of client.workflow.list({ query: `WorkflowType = 'pipelineWorkflow'` })) if (w.workflowId.startsWith('jobs-remote-typescript--')) ids.push(w.workflowId);
+      return ids.sort();
+    };
+    let closedAt: Date;
+    try {
+      const handle = client.workflow.getHandle(workflowId);
+      await handle.result();
+      closedAt = (await handle.describe()).closeTime!;
+    } finally {
+      await worker.kill('SIGTERM');
+    }
+    expect(fs.existsSync(path.join(dir, 'data', 'runs', 'jobs-remote-typescript.json'))).toBe(true);
+    const before = await runsOfPipeline();
+    expect(before).toContain(workflowId);
+
+    const r = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain(', resumed)');
+    expect(r.stderr).not.toContain('resuming');
+    expect(r.stdout).toContain(
+      `pipeline jobs-remote-typescript: the remembered run ${workflowId} already completed at ${closedAt.toISOString()} (succeeded); nothing was resumed or started`,
+    );
+    expect(r.stdout).toContain(`start a new run with: scrape-etl run ${file} --new`);
+    const listed = r.stdout.split('exported files:\n')[1]!.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim());
+    expect(listed.length).toBeGreaterThan(0);
+    for (const f of listed) {
+      expect(f).toContain(path.join(dir, 'data', 'exports', 'jobs-remote-typescript_'));
+      expect(fs.existsSync(f)).toBe(true);
+    }
+    // Nothing was started in Temporal, and the run is forgotten: the next `run` starts a new one.
+    try {
+      expect(await runsOfPipeline()).toEqual(before);
+    } finally {
+      await connection.close();
+    }
+    expect(fs.existsSync(path.join(dir, 'data', 'runs', 'jobs-remote-typescript.json'))).toBe(false);
+    const next = await runCli(['run', '--json', file], { cwd: dir, env, timeoutMs: 90_000 });
+    expect(next.code, next.stderr).toBe(0);
+    const result = jsonLines(next.stdout).at(-1)!;
+    expect(result).toMatchObject({ type: 'result', status: 'succeeded', attached: false, alreadyCompleted: false });
+    expect(result['workflowId']).not.toBe(workflowId);
+  });
+
   it('Ctrl-C leaves the run resumable and says how to resume; the same command then finishes it', async () => {
     const file = path.join(EXAMPLES, 'pdf.yaml');
     sim.setRunDurationMs(6_000);
@@ -106,6 +165,9 @@ describe('scrape-etl run', () => {
     const resumed = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`pipeline pdf-annual-reports succeeded (${workflowId}, resumed)`);
+    const files = resumed.stdout.split('exported files:\n')[1]!.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim());
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(fs.existsSync(f)).toBe(true);
   });
 
   it('a failing run exits non-zero with the reason', async () => {
@@ -118,6 +180,30 @@ describe('scrape-etl run', () => {
     } finally {
       sim.setFaults({ runFailureRate: 0 });
     }
+  });
+
+  it('an incremental export with no new row writes no file; run, status and history say no rows were new', async () => {
+    const file = path.join(EXAMPLES, 'results.yaml');
+    // Catch up with every result the runs above produced; then nothing is new.
+    const catchUp = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
+    expect(catchUp.code, catchUp.stderr).toBe(0);
+    const exportsDir = path.join(dir, 'data', 'exports');
+    const before = fs.readdirSync(exportsDir).sort();
+
+    const r = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^exported files: none, no rows were new since the last export \(.*scraper_results.*\)$/m);
+    expect(fs.readdirSync(exportsDir).sort()).toEqual(before);
+    const workflowId = /^pipeline results-sync succeeded \((\S+)\)$/m.exec(r.stdout)?.[1];
+    expect(workflowId, r.stdout).toBeDefined();
+
+    const json = await runCli(['status', '--pipeline', 'results-sync', '--json'], { cwd: dir, env });
+    expect(jsonLines(json.stdout).find((s) => s['workflowId'] === workflowId)).toMatchObject({ state: 'COMPLETED', exportStatus: 'no_new_rows' });
+    const text = await runCli(['status', '--pipeline', 'results-sync'], { cwd: dir, env });
+    expect(text.stdout.split('\n')[0]).toMatch(/\bEXPORT\b/);
+    expect(text.stdout.split('\n').find((l) => l.includes(workflowId!))).toContain('no new rows');
+    const history = await runCli(['history', 'results-sync', '--limit', '1'], { cwd: dir, env });
+    expect(history.stdout).toContain('no new rows');
   });
 
   it('an invalid pipeline file is refused before anything starts (exit 2)', async () => {

@@ -125,19 +125,34 @@ describe('scrape-etl status', () => {
     } finally {
       sim.setFaults({ runFailureRate: 0 });
     }
-    // Another destination: its pipeline_runs table has never heard of this run; only Temporal knows it failed.
-    // (It must exist: status reads a database, it never creates one.)
-    const elsewhere = `sqlite:${path.join(dir, 'elsewhere.sqlite')}`;
-    await (await openDatabase(elsewhere)).close();
-    const json = await runCli(['status', '--json', '--database', elsewhere], { cwd: dir, env });
+    // A run that failed before its pipeline_runs row was written (a destination that could not be written, a
+    // worker gone before the bookkeeping): its database has no row of it, only Temporal knows it failed. Here the
+    // row is removed after the fact. status still lists it for this database (Temporal records the run's
+    // destination) with the failure Temporal recorded.
+    const database = `sqlite:${path.join(dir, 'data', 'scrape-etl.sqlite')}`;
+    const db = await openDatabase(database);
+    try {
+      if (db.dialect !== 'sqlite') throw new Error('sqlite expected');
+      expect(db.sqlite.prepare('DELETE FROM pipeline_runs WHERE workflow_id = ?').run(workflowId).changes).toBe(1);
+    } finally {
+      await db.close();
+    }
+    const json = await runCli(['status', '--json', '--database', database], { cwd: dir, env });
     expect(json.code, json.stderr).toBe(0);
     const row = jsonLines(json.stdout).find((x) => x['workflowId'] === workflowId);
     expect(row?.['state']).toBe('FAILED');
     expect(row?.['tableStatus']).toBeNull();
     expect(row?.['error']).toContain(reason);
 
-    const text = await runCli(['status', '--database', elsewhere], { cwd: dir, env });
+    const text = await runCli(['status', '--database', database], { cwd: dir, env });
     const line = text.stdout.split('\n').find((l) => l.includes(workflowId));
     expect(line, text.stdout).toContain(reason.replace(/\s+/g, ' ').slice(0, 60));
+
+    // Another database, which never heard of the run, does not show it.
+    const elsewhere = `sqlite:${path.join(dir, 'elsewhere.sqlite')}`;
+    await (await openDatabase(elsewhere)).close();
+    const other = await runCli(['status', '--json', '--database', elsewhere], { cwd: dir, env });
+    expect(other.code, other.stderr).toBe(0);
+    expect(jsonLines(other.stdout).map((x) => x['workflowId'])).not.toContain(workflowId);
   }, 120_000);
 });

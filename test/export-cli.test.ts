@@ -54,6 +54,34 @@ describe('scrape-etl export', () => {
     expect(bad.stderr).toMatch(/table "nope" does not exist/);
   });
 
+  it('--since-last with no new row writes no file and says so; --write-empty writes the header-only file', async () => {
+    const rows = scraperRows('p1', 4n, 0n);
+    await withDb((db) => insertScrapers(db, rows));
+    const out = join(dir, 'inc');
+    const args = ['export', '--database', dbUrl, '--out', out, '--tables', 'scrapers', '--pipeline', 'p1', '--since-last'];
+    const first = await runCli([...args, '--file-name', 'first.csv']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe(`scrapers: ${rows.length} rows -> ${join(out, 'first.csv')}\n`);
+
+    const none = await runCli([...args, '--file-name', 'second.csv']);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toBe('scrapers: no rows new since the last export, no file written\n');
+    const noneJson = await runCli([...args, '--file-name', 'second.csv', '--json']);
+    expect(JSON.parse(noneJson.stdout)).toEqual({ table: 'scrapers', file: null, rows: 0, noNewRows: true });
+    expect((await readdir(out)).sort()).toEqual(['first.csv']);
+
+    const empty = await runCli([...args, '--file-name', 'empty.csv', '--write-empty', '--json']);
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(JSON.parse(empty.stdout)).toEqual({ table: 'scrapers', file: join(out, 'empty.csv'), rows: 0 });
+    const csv = await readCsv(join(out, 'empty.csv'));
+    expect(csv.rows).toEqual([]);
+    expect(csv.header[0]).toBe('id');
+
+    const notIncremental = await runCli(['export', '--database', dbUrl, '--out', out, '--tables', 'scrapers', '--write-empty']);
+    expect(notIncremental.code).toBe(2);
+    expect(notIncremental.stderr).toContain('--write-empty applies to --since-last exports only');
+  });
+
   it('--format parquet writes a typed Parquet file named after the format, and refuses CSV-only options', async () => {
     const rows = scraperRows('p1', 4n, 0n);
     await withDb((db) => insertScrapers(db, rows));

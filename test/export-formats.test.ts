@@ -1,11 +1,12 @@
 // Parquet, JSON Lines and XLSX exports from real SQLite files, read back by independent Python readers (pyarrow,
 // json, openpyxl): types, exact values, incremental watermarks, atomic files, sheet splitting, and the errors.
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../db/connect.js';
-import { exportTables } from '../export/export.js';
+import { exportTables, exportTablesReport } from '../export/export.js';
 import { EXCEL_MAX_DATA_ROWS } from '../export/formats/xlsx.js';
 import { ROW_GROUP_ROWS } from '../export/formats/parquet.js';
 import { BIG_ID, exportWatermarks, insertScrapers, scraperRows, waitForPartialFile } from './support/export-data.js';
@@ -54,13 +55,19 @@ describe('typed exports from SQLite', () => {
     expect(readJsonlWithPython(b!.file).map((r) => r['load_id'])).toEqual([{ int: BIG_ID.toString() }, { int: BIG_ID.toString() }]);
     expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
 
-    // Nothing new: each format still writes a valid file with no rows (the consumer sees that it ran).
-    const [c] = await exportTables(db, { ...inc, format: 'xlsx', fileName: 'c.xlsx' });
+    // Nothing new: no file in any format, the table is reported unchanged and the watermark stays.
+    for (const format of ['csv', 'parquet', 'jsonl', 'xlsx'] as const) {
+      const report = await exportTablesReport(db, { ...inc, format, fileName: `none.${format}` });
+      expect({ format, report }).toEqual({ format, report: { files: [], unchanged: ['scrapers'] } });
+      expect(existsSync(join(out, `none.${format}`))).toBe(false);
+    }
+    // With writeEmpty, as before: each format writes a valid file with no rows (the consumer sees that it ran).
+    const [c] = await exportTables(db, { ...inc, format: 'xlsx', fileName: 'c.xlsx', writeEmpty: true });
     expect(c!.rows).toBe(0);
     const [sheet] = readXlsxWithOpenpyxl(c!.file);
     expect(sheet!.rows).toEqual([]);
     expect(sheet!.header[0]).toBe('id');
-    const [d] = await exportTables(db, { ...inc, format: 'parquet', fileName: 'd.parquet' });
+    const [d] = await exportTables(db, { ...inc, format: 'parquet', fileName: 'd.parquet', writeEmpty: true });
     const empty = readParquetWithPyarrow(d!.file);
     expect(empty.rows).toEqual([]);
     expect(Object.fromEntries(empty.schema)['id']).toBe('int64');

@@ -28,7 +28,7 @@ describe('pipeline schema', () => {
       kind: 'leads-social',
       request: { name: 's1', keywords: 'k', sentiment_type: 'all', expected_data: 3 },
       destination: { database: 'sqlite:./data/scrape-etl.sqlite' },
-      exports: [{ dir: 'out', format: 'csv', tables: [], mode: 'full', delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }],
+      exports: [{ dir: 'out', format: 'csv', tables: [], mode: 'full', write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }],
       polling: { initial_interval: '2s', backoff_coefficient: 2, max_interval: '1m', deadline: '6h' },
       concurrency: 4,
       price_divisor: 100000,
@@ -61,6 +61,17 @@ describe('pipeline schema', () => {
       'p.yaml:4:42: exports[0].delimiter: applies to format csv only (this export is parquet); remove it',
       'p.yaml:4:52: exports[0].bom: applies to format csv only (this export is parquet); remove it',
       "p.yaml:5:22: exports[1].format: expected one of 'csv', 'parquet', 'jsonl', 'xlsx', got string 'xml'",
+    ]);
+  });
+
+  it('exports[].write_empty: false by default, true for incremental exports only', () => {
+    const spec = parsePipelineText('name: r\nkind: results\nexports:\n  - {dir: a, mode: incremental}\n  - {dir: b, mode: incremental, write_empty: true}\n', 'p.yaml', { env });
+    expect(spec.exports.map((e) => [e.mode, e.write_empty])).toEqual([
+      ['incremental', false],
+      ['incremental', true],
+    ]);
+    expect(errorsOf('name: r\nkind: results\nexports:\n  - {dir: a, write_empty: true}\n')).toEqual([
+      'p.yaml:4:27: exports[0].write_empty: applies to mode incremental only (a full export always writes its files); remove it',
     ]);
   });
 

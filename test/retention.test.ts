@@ -152,7 +152,7 @@ describe('retention after each run and with scrape-etl prune', () => {
     const out = path.join(bed.dir, 'exports');
     const spec: PipelineSpec = {
       ...jobBoardSpec('kept', bed.dbUrl, ['https://weworkremotely.com/remote-jobs/search?term=retention']),
-      exports: [{ dir: out, format: 'csv', tables: ['job_records'], mode: 'full', delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }],
+      exports: [{ dir: out, format: 'csv', tables: ['job_records'], mode: 'full', write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }],
       retention: { exports: 2 },
     };
     const files: string[][] = [];

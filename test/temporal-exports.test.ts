@@ -4,7 +4,9 @@
 // - a retried export attempt writes the same files again instead of adding a set, and never replaces an
 //   incremental file it already wrote with an empty one (the watermark had moved);
 // - an export that cannot be written fails for good at once, and the run's data keeps its 'succeeded' status,
-//   with the export's failure reported beside it (before, the whole run failed after ten attempts).
+//   with the export's failure reported beside it (before, the whole run failed after ten attempts);
+// - an incremental export with no new row writes no file: the run's result and pipeline_runs say no_new_rows
+//   (write_empty: true writes the header-only files as before).
 // Files are read back with Python's csv module, an independent strict reader.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -44,7 +46,7 @@ afterAll(async () => {
 const conn = () => ({ client: bed.temporal.client, taskQueue });
 
 function exportTo(dir: string, mode: ExportSpec['mode'] = 'full'): ExportSpec {
-  return { dir, format: 'csv', tables: [], mode, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true };
+  return { dir, format: 'csv', tables: [], mode, write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true };
 }
 
 /** Data records of a CSV file as Python's csv module (strict) counts them, header excluded. */
@@ -101,6 +103,34 @@ describe('exports in a pipeline run', () => {
     } finally {
       await deps.close();
     }
+  });
+
+  it('an incremental export with no new row writes no file; the result and pipeline_runs say so; write_empty writes them', async () => {
+    const dir = path.join(bed.dir, 'nothing-new');
+    const spec = { ...jobBoardSpec('nothing-new', bed.dbUrl, ['https://jobs.example/list/4']), exports: [exportTo(dir, 'incremental')] };
+    const first = await (await startPipelineRun(conn(), spec, 'r1')).result();
+    expect(first.rowsByTable['job_records']).toBeGreaterThan(0);
+    expect(first.exportStatus).toBe('succeeded');
+    expect(first.exportFiles?.map((f) => f.table)).toEqual(['job_records']);
+    expect(first.exportUnchanged).toEqual([]);
+    const files = fs.readdirSync(dir).sort();
+    expect(files).toHaveLength(1);
+
+    // The same list again: the service answers the same jobs, the load changes no row, so nothing is new.
+    const handle = await startPipelineRun(conn(), spec, 'r2');
+    const second = await handle.result();
+    expect(second.status).toBe('succeeded');
+    expect(second.rowsByTable['job_records'] ?? 0).toBe(0);
+    expect(second).toMatchObject({ exportStatus: 'no_new_rows', exportedFiles: 0, exportFiles: [], exportUnchanged: ['job_records'], exportError: null });
+    expect(fs.readdirSync(dir).sort()).toEqual(files);
+    expect((await getPipelineRun(bed.db, handle.workflowId))?.exportStatus).toBe('no_new_rows');
+
+    // write_empty: the file is written with its header and no rows, as before.
+    const third = await (await startPipelineRun(conn(), { ...spec, exports: [{ ...exportTo(dir, 'incremental'), write_empty: true }] }, 'r3')).result();
+    expect(third).toMatchObject({ exportStatus: 'succeeded', exportedFiles: 1, exportUnchanged: [] });
+    expect(third.exportFiles?.[0]?.rows).toBe(0);
+    expect(pythonRecordCount(third.exportFiles![0]!.file)).toBe(0);
+    expect(fs.readdirSync(dir)).toHaveLength(2);
   });
 
   it('an export that cannot be written fails at once; the data keeps its succeeded status, the export its failure', async () => {

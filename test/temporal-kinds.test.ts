@@ -69,7 +69,7 @@ describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, in
     const exportDir = path.join(dir, destination, 'exports');
     const spec = {
       ...pdfSpec('pdf-kind', dbUrl, 3, 10),
-      exports: [{ dir: exportDir, format: 'csv' as const, tables: ['pdf_results'], mode: 'full' as const, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}.csv', neutralize_formulas: true }],
+      exports: [{ dir: exportDir, format: 'csv' as const, tables: ['pdf_results'], mode: 'full' as const, write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}.csv', neutralize_formulas: true }],
     };
     const handle = await startPipelineRun(conn(), spec, key('r1'));
     const result = await handle.result();

@@ -18,6 +18,7 @@ import {
   pipelineWorkflowId,
   workflowIdMatches,
   type ExportStatus,
+  type ExportedFileRef,
   type PipelineProgress,
   type PipelineWorkflowInput,
   type PipelineWorkflowResult,
@@ -103,15 +104,19 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 
     // The data is loaded; exports are their own phase with their own outcome. An export that fails for good
     // (after its retries) is reported beside the data's status, never instead of it.
-    let exportedFiles = 0;
+    let exportFiles: ExportedFileRef[] = [];
+    let exportUnchanged: string[] = [];
     let exportStatus: ExportStatus = 'none';
     let exportError: string | null = null;
     if (spec.exports.length > 0) {
       progress.phase = 'exporting';
       try {
         const exported = await loading.runExports({ workflowId, spec: withoutUrls(spec), startedAt: workflowInfo().startTime.toISOString() });
-        exportedFiles = exported.files.length;
-        exportStatus = 'succeeded';
+        exportFiles = exported.files;
+        // A worker from before the list was returned answers without it.
+        exportUnchanged = exported.unchanged ?? [];
+        // Incremental exports with nothing new anywhere wrote no file: said as such, not as a success with no files.
+        exportStatus = exportFiles.length === 0 && exportUnchanged.length > 0 ? 'no_new_rows' : 'succeeded';
       } catch (err) {
         exportStatus = 'failed';
         exportError = shortText(causeMessage(err), 4000);
@@ -140,7 +145,9 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       failedUrlCount: failures.count,
       pagesLoaded: progress.pagesLoaded,
       resultsLoaded: progress.resultsLoaded,
-      exportedFiles,
+      exportedFiles: exportFiles.length,
+      exportFiles,
+      exportUnchanged,
       exportStatus,
       exportError,
     };

@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { startSimulator } from '../../simulator/server.js';
 import { readDevServerState } from '../../temporal/dev-server.js';
-import { exportedFilesSince } from './run.js';
+import { exportLines, filesOfRun } from './run.js';
 
 export const EXAMPLES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'pipelines', 'examples');
 /** Only the simulator accepts it; a real token never has this form. */
@@ -74,13 +74,19 @@ export function register(program: Command): void {
           const outcome = await waitForRun(run, { mode: progressMode(flags), log });
           settleRun(dataDir, spec, outcome);
           if (outcome.status === 'completed') {
-            const exported = exportedFilesSince(spec, startedAt);
+            const exported = filesOfRun(spec, outcome.result, startedAt);
             if (flags.json) {
               process.stdout.write(
-                `${JSON.stringify({ type: 'result', pipeline: spec.name, workflowId: run.workflowId, status: outcome.result.status, rowsByTable: outcome.result.rowsByTable, exportedFiles: exported })}\n`,
+                `${JSON.stringify({ type: 'result', pipeline: spec.name, workflowId: run.workflowId, status: outcome.result.status, rowsByTable: outcome.result.rowsByTable, exportedFiles: exported, exportStatus: outcome.result.exportStatus, unchangedTables: outcome.result.exportUnchanged ?? [] })}\n`,
               );
             }
-            say([`${outcome.result.status}; rows by table:`, ...formatRowsByTable(outcome.result.rowsByTable), `${exported.length} CSV file(s)`].join('\n'));
+            say(
+              [
+                `${outcome.result.status}; rows by table:`,
+                ...formatRowsByTable(outcome.result.rowsByTable),
+                ...exportLines(outcome.result, exported),
+              ].join('\n'),
+            );
             if (outcome.result.status !== 'succeeded') failures++;
           } else {
             failures++;

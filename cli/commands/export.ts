@@ -2,15 +2,17 @@
 // (--since-last) the rows loaded since the pipeline's previous export. Files appear only when complete; see
 // docs/csv-and-compose.md.
 import { InvalidArgumentError, type Command } from 'commander';
+import { addDatabaseOption } from '../options.js';
 import type { ExportOptions } from '../../export/export.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../export/formats/index.js';
 
 interface ExportCliOptions {
-  db?: string;
+  database?: string;
   out: string;
   tables?: string[];
   columns?: Record<string, string[]>;
   sinceLast?: boolean;
+  writeEmpty?: boolean;
   pipeline?: string;
   delimiter: string;
   bom?: boolean;
@@ -57,15 +59,16 @@ function lineEnding(value: string): 'crlf' | 'lf' {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('export')
-    .description('write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)')
-    .option('--db <url>', 'database URL (default: $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .description('write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)');
+  addDatabaseOption(cmd, 'database URL (default: $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .requiredOption('--out <dir>', 'directory for the files (created if missing)')
     .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, format, 'csv')
     .option('--tables <a,b>', 'tables to export (default: every data table)', list)
     .option('--columns <t.c,...>', 'write only these columns of the tables named (table.column, in file order)', columnList)
-    .option('--since-last', "only rows loaded since this pipeline's last --since-last export (moves its watermark)")
+    .option('--since-last', "only rows loaded since this pipeline's last --since-last export (moves its watermark); a table with no new row gets no file")
+    .option('--write-empty', 'with --since-last: write a file holding no rows (a CSV header) for a table with no new row, instead of none')
     .option('--pipeline <name>', 'only rows of this pipeline; also names the watermark and {pipeline} in file names')
     .option('--delimiter <char>', 'CSV field delimiter (\\t or "tab" for a tab)', delimiter, ',')
     .option('--bom', 'CSV: start files with a UTF-8 byte order mark (for Excel)')
@@ -77,13 +80,15 @@ export function register(program: Command): void {
     .action(async (opts: ExportCliOptions) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
-      const { exportTables } = await import('../../export/export.js');
-      const db = await openDatabase(opts.db ?? defaultDatabaseUrl());
+      const { exportTablesReport } = await import('../../export/export.js');
+      if (opts.writeEmpty && !opts.sinceLast) throw Object.assign(new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'), { exitCode: 2 });
+      const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
       try {
         const options: ExportOptions = {
           outDir: opts.out,
           format: opts.format,
           mode: opts.sinceLast ? 'incremental' : 'full',
+          ...(opts.sinceLast ? { writeEmpty: opts.writeEmpty ?? false } : {}),
           delimiter: opts.delimiter,
           bom: opts.bom ?? false,
           nullText: opts.nullText,
@@ -94,10 +99,14 @@ export function register(program: Command): void {
           ...(opts.tables ? { tables: opts.tables } : {}),
           ...(opts.columns ? { columns: opts.columns } : {}),
         };
-        const files = await exportTables(db, options);
-        if (files.length === 0) process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
+        const { files, unchanged } = await exportTablesReport(db, options);
+        if (files.length === 0 && unchanged.length === 0) process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
         for (const f of files) {
           process.stdout.write(opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} rows -> ${f.file}\n`);
+        }
+        // A table with nothing new since the last --since-last export: said, with no file (its watermark stays).
+        for (const table of unchanged) {
+          process.stdout.write(opts.json ? `${JSON.stringify({ table, file: null, rows: 0, noNewRows: true })}\n` : `${table}: no rows new since the last export, no file written\n`);
         }
       } finally {
         await db.close();

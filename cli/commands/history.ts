@@ -2,20 +2,21 @@
 // an operator compares run to run: status, rows (and per table), duration, tokens (cost), exports, error. It
 // reads the table only (no Temporal, no server started), so it answers at once.
 import type { Command } from 'commander';
+import { addDatabaseOption } from '../options.js';
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('history')
     .description("the last runs of one pipeline: status, rows per table, duration, tokens (cost), exports, error (from pipeline_runs)")
-    .argument('<pipeline>', 'pipeline name')
-    .option('--database <url>', 'destination database (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .argument('<pipeline>', 'pipeline name');
+  addDatabaseOption(cmd, 'destination database (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 10)
     .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
     .option('--json', 'one JSON object per run')
     .action(async (pipeline: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
-      const { formatDuration, sinceDate, tableRuns } = await import('./status.js');
+      const { formatDuration, formatExportStatus, sinceDate, tableRuns } = await import('./status.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
       const databaseUrl = flags.database ?? defaultDatabaseUrl();
       const since = sinceDate(flags.since);
@@ -36,7 +37,7 @@ export function register(program: Command): void {
           r.rows === null ? '-' : String(r.rows),
           formatDuration(r.durationMs),
           r.tokenUsage === null ? '-' : String(r.tokenUsage),
-          r.exportStatus ?? '-',
+          formatExportStatus(r.exportStatus),
           r.workflowId,
           r.error
             ? r.error.replace(/\s+/g, ' ').slice(0, 120)

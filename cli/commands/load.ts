@@ -12,6 +12,7 @@ import { LOAD_KINDS, type FlattenInput, type LoadKind } from '../../db/flatten/i
 import type { LoadBatchResult } from '../../db/load.js';
 import { addCounts, finishPipelineRun, startPipelineRun, sumTokenUsageOfRun } from '../../db/pipeline-runs.js';
 import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
+import { addDatabaseOption } from '../options.js';
 
 /**
  * Files per transaction in pass 2, and the raw bytes a group may hold. Past ~50 files the commit's share of the
@@ -114,7 +115,7 @@ function parsePositive(name: string) {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('load')
     .description('load saved service responses (JSON files) into the database: raw landing + idempotent upserts')
     .argument('<kind>', `response kind: ${LOAD_KINDS.join(', ')}`)
@@ -123,12 +124,12 @@ export function register(program: Command): void {
       'JSON files, each a response body or {"request": ..., "response": ...}; directories (every *.json below them); ' +
         "quoted glob patterns ('saved/**/*.json', expanded by the command); - to read a list of paths from stdin",
     )
-    .option('--from <list>', 'read inputs from a file, one path, directory or pattern per line (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option('--db <url>', "destination: 'sqlite:<path>' or 'postgres://...' (default DATABASE_URL or sqlite:./data/scrape-etl.sqlite)")
+    .option('--from <list>', 'read inputs from a file, one path, directory or pattern per line (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[]);
+  addDatabaseOption(cmd, "destination: 'sqlite:<path>' or 'postgres://...' (default DATABASE_URL or sqlite:./data/scrape-etl.sqlite)")
     .option('--pipeline <name>', 'pipeline name recorded as lineage on every row', 'cli-load')
     .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
-    .action(async (kindArg: string, inputs: string[], opts: { db?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
+    .action(async (kindArg: string, inputs: string[], opts: { database?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
       const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
       const { loadBatches } = await import('../../db/load.js');
       const { KINDS } = await import('../../kinds/index.js');
@@ -160,7 +161,7 @@ export function register(program: Command): void {
         throw new LoadInputError(`${problems.join('\n')}\nnothing loaded (${problems.length} of ${files.length} file${files.length === 1 ? '' : 's'} invalid)`);
       }
 
-      const db = await openDatabase(opts.db ?? defaultDatabaseUrl());
+      const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
       const workflowId = `cli-load--${new Date().toISOString()}--${crypto.randomBytes(4).toString('hex')}`;
       const totals: Record<string, number> = {};
       try {

@@ -8,6 +8,7 @@ import type { PipelineWorkflowResult } from '../../workflows/pipeline.js';
 import type { Logger } from '../logger.js';
 import type { RunOutcome, StartedRun } from '../pipeline-runner.js';
 import type { Session } from '../session.js';
+import { trapSignals, type SignalTrap } from '../signals.js';
 
 interface RunFlags {
   json?: boolean;
@@ -16,8 +17,11 @@ interface RunFlags {
   verbose?: boolean;
 }
 
-/** Files written into the pipeline's export folders since the run started (what this run exported). */
-export function exportedFilesSince(spec: PipelineSpec, since: Date): string[] {
+/**
+ * Files written into the pipeline's export folders since the run started (and, given `until`, no later than it
+ * ended): what the run exported, for results of runs that do not list their files (exportFiles) themselves.
+ */
+export function exportedFilesSince(spec: PipelineSpec, since: Date, until?: Date): string[] {
   const files = new Set<string>();
   for (const e of spec.exports) {
     const dir = path.resolve(e.dir);
@@ -31,10 +35,29 @@ export function exportedFilesSince(spec: PipelineSpec, since: Date): string[] {
       if (!name.endsWith('.csv') || !name.includes(spec.name)) continue;
       const full = path.join(dir, name);
       // One second of slack: some file systems keep mtimes with second precision.
-      if (fs.statSync(full).mtimeMs >= since.getTime() - 1000) files.add(full);
+      const mtime = fs.statSync(full).mtimeMs;
+      if (mtime >= since.getTime() - 1000 && (until === undefined || mtime <= until.getTime() + 1000)) files.add(full);
     }
   }
   return [...files].sort();
+}
+
+/**
+ * The lines that say what a finished run exported: its files one a line, and the tables an incremental export
+ * found no new row in (no file written for them), or that nothing was new at all.
+ */
+export function exportLines(result: PipelineWorkflowResult, files: string[], mark: (file: string) => string = () => ''): string[] {
+  const unchanged = result.exportUnchanged ?? [];
+  if (result.exportStatus === 'no_new_rows') return [`exported files: none, no rows were new since the last export (${unchanged.join(', ')})`];
+  const lines = [files.length > 0 ? 'exported files:' : 'exported files: none', ...files.map((f) => `  ${f}${mark(f)}`)];
+  if (unchanged.length > 0) lines.push(`no rows new since the last export, so no file for: ${unchanged.join(', ')}`);
+  return lines;
+}
+
+/** The files a finished run's exports wrote: listed in its result, or found by their times for an older result. */
+export function filesOfRun(spec: PipelineSpec, result: PipelineWorkflowResult, startedAt: Date, closedAt?: Date): string[] {
+  if (result.exportFiles) return [...new Set(result.exportFiles.map((f) => f.file))].sort();
+  return exportedFilesSince(spec, startedAt, closedAt);
 }
 
 export interface RunReport {
@@ -47,8 +70,14 @@ export interface RunReport {
   /** The exports' own outcome: 'failed' means the data loaded (see status) but the files were not written. */
   exportStatus: PipelineWorkflowResult['exportStatus'];
   exportError: string | null;
+  /** Tables an incremental export found no new row in: no file was written for them. */
+  unchangedTables: string[];
   failedUrls: number;
   attached: boolean;
+  /** true when the remembered run had completed before this command: reported, not resumed, nothing started. */
+  alreadyCompleted: boolean;
+  /** When the run completed (ISO 8601), for a run that completed before this command. */
+  completedAt?: string;
 }
 
 // Heavy modules (Temporal client, zod, pino) are loaded in the functions and the action that use them, not
@@ -61,6 +90,7 @@ export async function printOutcome(
   json: boolean,
   resumeHint: string,
   interruptedExitCode = 130,
+  newRunHint = `${resumeHint} --new`,
 ): Promise<number> {
   const { formatRowsByTable } = await import('../pipeline-runner.js');
   if (outcome.status === 'interrupted') {
@@ -75,7 +105,8 @@ export async function printOutcome(
     return 1;
   }
   const result: PipelineWorkflowResult = outcome.result;
-  const exported = exportedFilesSince(spec, startedAt);
+  const exported = filesOfRun(spec, result, startedAt, run.completedAt);
+  const earlier = run.completedAt;
   if (json) {
     const report: RunReport = {
       type: 'result',
@@ -86,20 +117,27 @@ export async function printOutcome(
       exportedFiles: exported,
       exportStatus: result.exportStatus,
       exportError: result.exportError,
+      unchangedTables: result.exportUnchanged ?? [],
       failedUrls: result.failedUrlCount,
       attached: run.attached,
+      alreadyCompleted: earlier !== undefined,
+      ...(earlier ? { completedAt: earlier.toISOString() } : {}),
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
     const lines = [
-      `pipeline ${spec.name} ${result.status} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
+      earlier
+        ? `pipeline ${spec.name}: the remembered run ${run.workflowId} already completed at ${earlier.toISOString()} (${result.status}); nothing was resumed or started`
+        : `pipeline ${spec.name} ${result.status} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
       'rows by table:',
       ...formatRowsByTable(result.rowsByTable),
     ];
     if (result.failedUrlCount > 0) {
       lines.push(`${result.failedUrlCount} URL(s) failed:`, ...result.failedUrls.map((f) => `  ${f.url}: ${f.error}`));
     }
-    lines.push(exported.length > 0 ? 'exported files:' : 'exported files: none', ...exported.map((f) => `  ${f}`));
+    // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
+    lines.push(...exportLines(result, exported, (f) => (earlier && !fs.existsSync(f) ? '  (removed since)' : '')));
+    if (earlier) lines.push(`start a new run with: ${newRunHint}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   if (result.exportStatus === 'failed') {
@@ -123,45 +161,6 @@ export async function waitWithInterrupt(
   const outcome = await waitForRun(run, { mode: progressMode({ json }), signal, log });
   settleRun(session.settings.dataDir, spec, outcome);
   return outcome;
-}
-
-/** Exit codes of a command ended by a signal, as a shell reports them (128 + the signal's number). */
-const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
-type TrappedSignal = keyof typeof SIGNAL_EXIT_CODES;
-
-export interface SignalTrap {
-  /** Aborted by the first Ctrl-C or SIGTERM. */
-  signal: AbortSignal;
-  /** 130 after SIGINT, 143 after SIGTERM (130 when none came). */
-  exitCode(): number;
-  dispose(): void;
-}
-
-/**
- * Ctrl-C and SIGTERM for the whole of a command, not only while it waits: the first one stops the command at
- * its next step (the workflow, safe in Temporal, keeps running), a second one exits at once. A signal that came
- * before the wait used to meet only the SDK's own handler, which stopped the worker and left the command
- * waiting forever.
- */
-export function trapSignals(): SignalTrap {
-  const abort = new AbortController();
-  let received: TrappedSignal | undefined;
-  const onSignal = (sig: TrappedSignal) => {
-    if (received !== undefined) {
-      process.stderr.write(`${sig} again: exiting now; the run keeps going in Temporal\n`);
-      process.exit(SIGNAL_EXIT_CODES[sig]);
-    }
-    received = sig;
-    abort.abort();
-  };
-  for (const sig of Object.keys(SIGNAL_EXIT_CODES) as TrappedSignal[]) process.on(sig, onSignal);
-  return {
-    signal: abort.signal,
-    exitCode: () => SIGNAL_EXIT_CODES[received ?? 'SIGINT'],
-    dispose() {
-      for (const sig of Object.keys(SIGNAL_EXIT_CODES) as TrappedSignal[]) process.off(sig, onSignal);
-    },
-  };
 }
 
 /**
@@ -196,8 +195,10 @@ export function register(program: Command): void {
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (file: string, flags: RunFlags) => {
-      // First, so that a signal at any later step ends the command cleanly (see trapSignals).
-      const trap = trapSignals();
+      // First, so that a signal at any moment ends the command: at once while it starts, cleanly later (see trapSignals).
+      const trap = trapSignals({
+        whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
+      });
       try {
         process.exitCode = await runCommand(file, flags, trap);
       } finally {
@@ -216,10 +217,9 @@ async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Prom
   await preflight(file, spec);
   const session = await openSession({ log, worker: !flags.detach });
   try {
-    if (trap.signal.aborted) {
-      process.stderr.write('interrupted before the run started; nothing was started\n');
-      return trap.exitCode();
-    }
+    // Up to here a signal exited at once (nothing was started); from the start of the run on, it stops the command
+    // at its next step and the run keeps going in Temporal.
+    trap.started();
     const run = await startOrAttach({
       client: session.conn.client,
       taskQueue: session.conn.taskQueue,
@@ -229,6 +229,16 @@ async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Prom
       fresh: flags.new ?? false,
       log,
     });
+    if (run.completedAt) {
+      // The remembered run completed while nobody waited (a detached run, or one finished after Ctrl-C): say so
+      // with its outcome and files, start nothing, and forget it so that the next `run` starts a new one.
+      const { settleRun } = await import('../pipeline-runner.js');
+      const result = (await run.handle.result()) as PipelineWorkflowResult;
+      const outcome: RunOutcome = { status: 'completed', workflowId: run.workflowId, result };
+      settleRun(session.settings.dataDir, spec, outcome);
+      const startedAt = (await run.handle.describe()).startTime;
+      return await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode());
+    }
     if (flags.detach || !session.hasWorker) {
       // Nothing in this process works on the run: say so at once when no worker anywhere polls its queue.
       const { noWorkerWarning } = await import('../../temporal/pollers.js');

@@ -3,6 +3,7 @@
 // re-derives those tables from the landed raw responses without calling the service (db/rebuild.ts).
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { addDatabaseOption } from '../options.js';
 
 interface Target {
   name: string;
@@ -14,7 +15,7 @@ function usageError(message: string): Error {
   return Object.assign(new Error(message), { exitCode: 2 });
 }
 
-/** A pipeline file, or a pipeline name with --db (default $DATABASE_URL, else the default SQLite file). */
+/** A pipeline file, or a pipeline name with --database (default $DATABASE_URL, else the default SQLite file). */
 async function resolveTarget(arg: string, db: string | undefined): Promise<Target & { spec?: import('../../pipelines/spec.js').PipelineSpec }> {
   if (/\.(ya?ml|json)$/i.test(arg) || fs.existsSync(arg)) {
     const { loadPipelineFile } = await import('../../pipelines/loader.js');
@@ -30,21 +31,21 @@ async function openExisting(url: string) {
   const { openDatabase } = await import('../../db/connect.js');
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    if (file !== ':memory:' && !fs.existsSync(file)) throw usageError(`no database at ${file} (check --db or the pipeline's destination)`);
+    if (file !== ':memory:' && !fs.existsSync(file)) throw usageError(`no database at ${file} (check --database or the pipeline's destination)`);
   }
   return openDatabase(url);
 }
 
 export function register(program: Command): void {
   const schema = program.command('schema').description("inspect the tables a pipeline's loads inferred and how they changed");
-  schema
+  const show = schema
     .command('show')
-    .description('tables, columns, types and the change history of a pipeline (a pipeline file, or a name with --db)')
-    .argument('<pipeline>', 'pipeline file, or pipeline name')
-    .option('--db <url>', 'database URL (default: the pipeline file\'s destination, else $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .description('tables, columns, types and the change history of a pipeline (a pipeline file, or a name with --database)')
+    .argument('<pipeline>', 'pipeline file, or pipeline name');
+  addDatabaseOption(show, "database URL (default: the pipeline file's destination, else $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)")
     .option('--json', 'print JSON: { pipeline, tables: [{ table, columns: [{ column, type, change, variant_of, load_id, changed_at }] }] }')
-    .action(async (arg: string, opts: { db?: string; json?: boolean }) => {
-      const target = await resolveTarget(arg, opts.db);
+    .action(async (arg: string, opts: { database?: string; json?: boolean }) => {
+      const target = await resolveTarget(arg, opts.database);
       const { contentTableName } = await import('../../db/evolve/names.js');
       const { listSchemaHistory } = await import('../../db/evolve/registry.js');
       const db = await openExisting(target.database);
@@ -80,14 +81,14 @@ export function register(program: Command): void {
       }
     });
 
-  program
+  const rebuild = program
     .command('rebuild')
     .description("re-derive a pipeline's inferred tables (<pipeline>_items …) from its landed raw responses, without calling the service (after changing merge_key, or a fix)")
-    .argument('<pipeline-file>', 'the pipeline file (its merge_key and schema mode apply)')
-    .option('--db <url>', "database URL (default: the pipeline's destination)")
+    .argument('<pipeline-file>', 'the pipeline file (its merge_key and schema mode apply)');
+  addDatabaseOption(rebuild, "database URL (default: the pipeline's destination)")
     .option('--json', 'print the counts as JSON')
-    .action(async (file: string, opts: { db?: string; json?: boolean }) => {
-      const target = await resolveTarget(file, opts.db);
+    .action(async (file: string, opts: { database?: string; json?: boolean }) => {
+      const target = await resolveTarget(file, opts.database);
       if (!target.spec) throw usageError(`rebuild needs the pipeline file, not a name: its merge_key decides the rows (${file})`);
       const { KINDS } = await import('../../kinds/index.js');
       const { contentTargetOf } = await import('../../kinds/content.js');

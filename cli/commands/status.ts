@@ -1,8 +1,11 @@
 // `scrape-etl status`: recent pipeline runs, from the destination's pipeline_runs table (rows, errors) joined with
-// what Temporal says about the same workflow ids (state right now, including runs not started yet in the table).
+// what Temporal says about the runs of the same database (state right now, including runs not in the table yet).
+// Read-only: it never starts the embedded Temporal server (when that is not running, the table alone answers and
+// the output says Temporal was not asked) and never creates a database.
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Command } from 'commander';
+import { addDatabaseOption } from '../options.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
-import type { Session } from '../session.js';
 
 export interface StatusRow {
   workflowId: string;
@@ -15,8 +18,11 @@ export interface StatusRow {
   startedAt: string | null;
   durationMs: number | null;
   error: string | null;
-  /** The exports' own outcome ('succeeded', 'failed'), null without exports or when unknown. */
-  exportStatus?: 'succeeded' | 'failed' | null;
+  /**
+   * The exports' own outcome ('succeeded', 'failed', or 'no_new_rows': incremental exports found nothing new and
+   * wrote no file), null without exports or when unknown.
+   */
+  exportStatus?: 'succeeded' | 'no_new_rows' | 'failed' | null;
   /** The run's cost: the service's tokenUsage summed over its responses (null when none reported one). */
   tokenUsage: number | null;
 }
@@ -78,16 +84,26 @@ const FAILED_STATES = new Set(['FAILED', 'TERMINATED', 'TIMED_OUT', 'CANCELLED']
  * a failure before the workflow's bookkeeping) or has no error (the workflow ended before it could write one).
  * A closed run's result() answers at once from the close event, as the failure `run` printed.
  */
-async function temporalFailure(session: Session, workflowId: string, runId: string): Promise<string> {
+async function temporalFailure(client: Client, workflowId: string, runId: string): Promise<string> {
   const { failureReason } = await import('../pipeline-runner.js');
   try {
-    await session.conn.client.withDeadline(Date.now() + 10_000, () => session.conn.client.workflow.getHandle(workflowId, runId).result());
+    await client.withDeadline(Date.now() + 10_000, () => client.workflow.getHandle(workflowId, runId).result());
     return 'the workflow ended without a result';
   } catch (err) {
     const { WorkflowFailedError } = await import('@temporalio/client');
     if (err instanceof WorkflowFailedError) return failureReason(err);
     return `the failure could not be read from Temporal: ${(err as Error).message}`;
   }
+}
+
+/**
+ * The destination a run in Temporal writes to, as recorded: its ScrapeEtlDestination search attribute, else its
+ * memo (a namespace without the attribute registered), else undefined (a run from before either was recorded).
+ */
+function recordedDestination(w: WorkflowExecutionInfo, attribute: string | undefined): string | undefined {
+  if (attribute !== undefined) return attribute;
+  const memo = w.memo?.['destination'];
+  return typeof memo === 'string' ? memo : undefined;
 }
 
 /** '7d', '12h', '30m' back from now. */
@@ -99,6 +115,12 @@ export function sinceDate(text: string | undefined, now = Date.now()): Date | un
   return new Date(now - Number(m[1]) * unit);
 }
 
+/** An export status as a person reads it in a table. */
+export function formatExportStatus(status: StatusRow['exportStatus']): string {
+  if (status === 'no_new_rows') return 'no new rows';
+  return status ?? '-';
+}
+
 export function formatDuration(ms: number | null): string {
   if (ms === null) return '-';
   if (ms < 1000) return `${ms}ms`;
@@ -107,10 +129,10 @@ export function formatDuration(ms: number | null): string {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('status')
-    .description('recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs and Temporal)')
-    .option('--database <url>', 'destination database to read pipeline_runs from (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .description('recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs and Temporal)');
+  addDatabaseOption(cmd, 'destination database to read pipeline_runs from (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 20)
     .option('--pipeline <name>', 'only the runs of this pipeline')
     .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
@@ -120,9 +142,7 @@ export function register(program: Command): void {
     .action(async (flags: { database?: string; limit: number; pipeline?: string; since?: string; temporal: boolean; json?: boolean; verbose?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
-      const { createLogger } = await import('../logger.js');
-      const { openSession } = await import('../session.js');
-      const log = createLogger({ verbose: flags.verbose ?? false });
+      const { destinationKey } = await import('../../db/url.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) {
         throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
       }
@@ -133,53 +153,74 @@ export function register(program: Command): void {
       const rows = new Map<string, StatusRow>();
       for (const [id, r] of fromTable) rows.set(id, { ...r, state: r.tableStatus?.toUpperCase() ?? 'UNKNOWN' });
 
+      // Why Temporal's view is missing, when it is: said with the answer, so table states are not taken for live ones.
+      let notAsked: string | undefined;
       if (flags.temporal) {
-        const session = await openSession({ log, worker: false });
-        try {
-          let n = 0;
-          const query = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'${since ? ` AND StartTime >= '${since.toISOString()}'` : ''}`;
-          for await (const w of session.conn.client.workflow.list({ query })) {
-            // Workflow ids are '<pipeline>--<run key>' (temporal/contract.ts): the pipeline filter needs no search attribute.
-            if (flags.pipeline && !w.workflowId.startsWith(`${flags.pipeline}--`)) continue;
-            if (n++ >= flags.limit) break;
-            const known = rows.get(w.workflowId);
-            const started = w.startTime.toISOString();
-            const duration = w.closeTime ? w.closeTime.getTime() - w.startTime.getTime() : Date.now() - w.startTime.getTime();
-            rows.set(w.workflowId, {
-              workflowId: w.workflowId,
-              pipeline: known?.pipeline ?? w.workflowId.split('--')[0] ?? w.workflowId,
-              state: w.status.name,
-              tableStatus: known?.tableStatus ?? null,
-              rows: known?.rows ?? null,
-              rowsByTable: known?.rowsByTable ?? null,
-              startedAt: known?.startedAt ?? started,
-              durationMs: known?.durationMs ?? duration,
-              tokenUsage: known?.tokenUsage ?? null,
-              error: known?.error || (FAILED_STATES.has(w.status.name) ? await temporalFailure(session, w.workflowId, w.runId) : null),
-            });
+        const { connectRunningTemporal } = await import('../../temporal/connect.js');
+        const { temporalSettings } = await import('../../temporal/settings.js');
+        const found = await connectRunningTemporal(temporalSettings());
+        if ('notAsked' in found) notAsked = found.notAsked;
+        else {
+          const { client, connection } = found.conn;
+          const { SEARCH_ATTRIBUTES } = await import('../../temporal/visibility.js');
+          const wanted = destinationKey(databaseUrl);
+          try {
+            let n = 0;
+            const query = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'${since ? ` AND StartTime >= '${since.toISOString()}'` : ''}`;
+            for await (const w of client.workflow.list({ query })) {
+              // Workflow ids are '<pipeline>--<run key>' (temporal/contract.ts): the pipeline filter needs no search attribute.
+              if (flags.pipeline && !w.workflowId.startsWith(`${flags.pipeline}--`)) continue;
+              const known = rows.get(w.workflowId);
+              // Only this database's runs: those its pipeline_runs knows, and those Temporal records as writing to it
+              // (a run that has not written its row yet). A run recording no destination cannot be told apart: left out.
+              // Recorded relative SQLite paths (older runs) are resolved against this folder, as the user's --database is.
+              const recorded = recordedDestination(w, w.typedSearchAttributes.get(SEARCH_ATTRIBUTES.destination));
+              if (!known && (recorded === undefined || destinationKey(recorded) !== wanted)) continue;
+              if (n++ >= flags.limit) break;
+              const started = w.startTime.toISOString();
+              const duration = w.closeTime ? w.closeTime.getTime() - w.startTime.getTime() : Date.now() - w.startTime.getTime();
+              rows.set(w.workflowId, {
+                workflowId: w.workflowId,
+                pipeline: known?.pipeline ?? w.workflowId.split('--')[0] ?? w.workflowId,
+                state: w.status.name,
+                tableStatus: known?.tableStatus ?? null,
+                rows: known?.rows ?? null,
+                rowsByTable: known?.rowsByTable ?? null,
+                startedAt: known?.startedAt ?? started,
+                durationMs: known?.durationMs ?? duration,
+                tokenUsage: known?.tokenUsage ?? null,
+                ...(known?.exportStatus !== undefined ? { exportStatus: known.exportStatus } : {}),
+                error: known?.error || (FAILED_STATES.has(w.status.name) ? await temporalFailure(client, w.workflowId, w.runId) : null),
+              });
+            }
+          } finally {
+            await connection.close();
           }
-        } finally {
-          await session.close();
         }
       }
+      const note = notAsked === undefined ? undefined : `Temporal was not asked: ${notAsked}; the states shown are those pipeline_runs recorded`;
 
       const list = [...rows.values()].sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '')).slice(0, flags.limit);
       if (flags.json) {
         for (const r of list) process.stdout.write(`${JSON.stringify(r)}\n`);
+        // stdout stays one run per line; the note goes beside it.
+        if (note) process.stderr.write(`${note}\n`);
         return;
       }
       if (list.length === 0) {
         process.stdout.write(`no pipeline runs${flags.pipeline ? ` of '${flags.pipeline}'` : ''}${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`);
+        if (note) process.stdout.write(`${note}\n`);
         return;
       }
       const table = [
-        ['PIPELINE', 'STATE', 'ROWS', 'DURATION', 'TOKENS', 'STARTED', 'WORKFLOW ID', 'ERROR'],
+        ['PIPELINE', 'STATE', 'ROWS', 'DURATION', 'TOKENS', 'EXPORT', 'STARTED', 'WORKFLOW ID', 'ERROR'],
         ...list.map((r) => [
           r.pipeline,
           r.state,
           r.rows === null ? '-' : String(r.rows),
           formatDuration(r.durationMs),
           r.tokenUsage === null ? '-' : String(r.tokenUsage),
+          formatExportStatus(r.exportStatus),
           r.startedAt ?? '-',
           r.workflowId,
           r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : '',
@@ -187,5 +228,6 @@ export function register(program: Command): void {
       ];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
       for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
+      if (note) process.stdout.write(`${note}\n`);
     });
 }

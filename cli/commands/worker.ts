@@ -53,6 +53,11 @@ export function register(program: Command): void {
     )
     .option('--metrics-host <address>', 'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1; 0.0.0.0 for a scraper on another host)', process.env['SCRAPE_ETL_METRICS_HOST']?.trim() || '127.0.0.1')
     .action(async (opts: { taskQueue?: string; maxActivities: number; shutdownGrace: string; logLevel: string; metricsPort?: string; metricsHost: string }) => {
+      // Until the worker polls, Ctrl-C or SIGTERM exits at once: the SDK's own handler only drains workers that
+      // already run, so a signal while the embedded server or the worker was starting was noted and honoured a
+      // minute later, when the worker came up and stopped again.
+      const { exitOnSignalWhileStarting } = await import('../signals.js');
+      const startedUp = exitOnSignalWhileStarting('the worker never polled; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)');
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { Runtime, DefaultLogger } = await import('@temporalio/worker');
       const { connectWorker, createPipelineWorker, runPipelineWorker } = await import('../../temporal/worker.js');
@@ -98,6 +103,8 @@ export function register(program: Command): void {
       }
       log(describeWorkflowBundle((await resolveWorkflowBundle()).source));
       log(`worker ${process.pid} polling task queue '${taskQueue}' on ${address} (namespace '${settings.namespace}'); Ctrl-C to stop`);
+      // From here the SDK's handler drains the worker on SIGINT/SIGTERM (in-flight activities get --shutdown-grace).
+      startedUp();
       try {
         await runPipelineWorker(worker, connection);
       } finally {

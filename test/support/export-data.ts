@@ -1,10 +1,11 @@
 // Rows with every value that is hard to get through CSV, written to the project's real tables (through the
 // raw drivers, so the tests do not depend on the loader), and helpers that read CSV back with papaparse.
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import Papa from 'papaparse';
 import { expect } from 'vitest';
-import { exportTables } from '../../export/csv.js';
+import { exportTables, exportTablesReport } from '../../export/csv.js';
 import type { Database } from '../../db/connect.js';
 
 export const BIG_ID = 9007199254740993n; // 2^53 + 1: a double would round it to ...992
@@ -143,7 +144,8 @@ export async function exportWatermarks(db: Database): Promise<Array<{ pipeline: 
 /**
  * The incremental-export story, the same for every dialect: the first export holds the pipeline's rows (not another
  * pipeline's), a second holds only the rows of the second load (new and changed, load ids beyond 2^53), a full export
- * leaves the watermark alone, and nothing new gives a header-only file.
+ * leaves the watermark alone, and nothing new gives no file (the table is reported unchanged, the watermark stays),
+ * or with writeEmpty a header-only file as before.
  */
 export async function checkIncrementalExports(db: Database, out: string): Promise<void> {
   const first = scraperRows('p1', 10n, 0n);
@@ -165,8 +167,19 @@ export async function checkIncrementalExports(db: Database, out: string): Promis
 
   const [full] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, fileName: 'full.csv' });
   expect(full!.rows).toBe(first.length + 2);
-  const [c] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'c.csv' });
+  const nothingNew = await exportTablesReport(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'c.csv' });
+  expect(nothingNew).toEqual({ files: [], unchanged: ['scrapers'] });
+  expect(existsSync(join(out, 'c.csv'))).toBe(false);
+  expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
+  const [c] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'c.csv', writeEmpty: true });
   expect(c!.rows).toBe(0);
   expect((await readCsv(c!.file)).rows).toEqual([]);
+  expect((await readCsv(c!.file)).header[0]).toBe('id');
   expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
+  // Rows loaded after an export that found nothing are the next export's, as always.
+  const third = scraperRows('p1', BIG_ID + 1n, 900n).slice(0, 1);
+  await insertScrapers(db, third);
+  const [d] = await exportTables(db, { ...incremental, fileName: 'd.csv' });
+  expect(d!.rows).toBe(1);
+  expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID + 1n }]);
 }

@@ -104,10 +104,13 @@ export interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
-/** `node bin/scrape-etl.js worker` as a child process; resolves once it polls the task queue. */
-export async function spawnWorkerProcess(opts: { address: string; taskQueue: string; env: Record<string, string> }): Promise<WorkerProcess> {
+/**
+ * `node bin/scrape-etl.js worker` as a child process; resolves once it polls the task queue. `cwd` (default the
+ * repository) is where relative destinations such as sqlite:./data/scrape-etl.sqlite are opened.
+ */
+export async function spawnWorkerProcess(opts: { address: string; taskQueue: string; env: Record<string, string>; cwd?: string }): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'scrape-etl.js'), 'worker', '--shutdown-grace', '1s'], {
-    cwd: repoRoot,
+    cwd: opts.cwd ?? repoRoot,
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? os.homedir(),
