@@ -259,7 +259,7 @@ async function exportOne(
   // Nothing new since the last incremental export: no file (unless asked for), the watermark stays. Rows loaded
   // after this look are simply new for the next export.
   if (incremental && !settings.writeEmpty && !(await hasRows(db, `select 1 as x from ${quoteIdent(table)}${filter} limit 1`, params))) return null;
-  const sql = `select ${selected.map(quoteIdent).join(', ')} from ${quoteIdent(table)}${filter}`;
+  const sql = `select ${selected.map((c) => selectExpression(table, c)).join(', ')} from ${quoteIdent(table)}${filter}`;
   const stats: { rows: number; maxLoadId: bigint | null } = { rows: 0, maxLoadId: null };
 
   await writeAtomically(finalPath, async (tempPath) => {
@@ -309,4 +309,16 @@ async function* tracked(
     // Resumed when the writer asks for the next batch: this one is written (or buffered by the format).
     onBatch?.();
   }
+}
+
+/**
+ * What a column's cell is read from. A raw_responses row whose body is identical to one stored before keeps an empty
+ * `body` and points at that row (`body_ref`, db/raw-responses.ts): its export shows the whole body, as readRawBody
+ * does, not the empty placeholder.
+ */
+function selectExpression(table: string, column: string): string {
+  if (table === 'raw_responses' && column === 'body') {
+    return 'coalesce((select stored.body from raw_responses stored where stored.id = raw_responses.body_ref), raw_responses.body) as body';
+  }
+  return quoteIdent(column);
 }
