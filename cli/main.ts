@@ -45,6 +45,15 @@ export function buildProgram(): Command {
   return program;
 }
 
+// A reader that stops early (`scrape-etl status | head`) closes the pipe: what is left to print has no reader,
+// which is not an error of the command. Exit quietly like other Unix tools instead of dying with an EPIPE stack.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   // Commander answers `help <anything>` with the general help and exit 0; a command that does not exist is a
