@@ -210,7 +210,10 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
     const evolving = new Set(p.changes.map((c) => c.table));
     if (evolving.size > 0) await lockTables(tx, (t) => `SELECT pg_advisory_xact_lock(${lockKey(t)})`, evolving);
     const existing = [...new Set([...input.rows.map((x) => x.table), ...reg.keys()])].filter((t) => reg.has(t) || input.fixedColumnsOf(t));
-    await lockTables(tx, (t) => `LOCK TABLE ${quoteIdent(t)} IN ROW EXCLUSIVE MODE`, existing);
+    // One statement for all of them (a round trip each cost ~7% of a marketplace load); Postgres takes the locks
+    // in the order listed, sorted like every other load's.
+    const toLock = [...new Set(existing)].sort();
+    if (toLock.length > 0) await tx.all(`LOCK TABLE ${toLock.map(quoteIdent).join(', ')} IN ROW EXCLUSIVE MODE`, []);
     reg = await readRegistry(tx, input.scope);
     p = plan(input, reg);
     const unlocked = p.changes.find((c) => !evolving.has(c.table));
