@@ -22,8 +22,10 @@ COPY --from=build /app/bin ./bin
 # The example pipelines, so `docker compose run --rm worker run pipelines/examples/<kind>.yaml` works as in a clone.
 COPY --from=build /app/pipelines/examples ./pipelines/examples
 COPY --from=build /app/pipelines/pipeline.schema.json ./pipelines/
-# The default SQLite database and CSV exports live under /app; the unprivileged `node` user owns them.
-RUN mkdir -p /app/data /app/exports && chown -R node:node /app/data /app/exports
+# The default SQLite database and the exports (./data/exports, as in the example pipelines) live under /app/data;
+# the unprivileged `node` user (uid 1000) owns them. A host folder bind-mounted there keeps its host owner, so it
+# must be writable for uid 1000 (README, "Postgres warehouse and docker compose").
+RUN mkdir -p /app/data/exports && chown -R node:node /app/data
 USER node
 ENTRYPOINT ["node", "bin/scrape-etl.js"]
 CMD ["worker"]

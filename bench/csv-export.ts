@@ -18,13 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { parseJson, stringifyJson } from '../client/json.js';
-import { marketplaceResponseSchema } from '../client/schemas.js';
-import { openDatabase } from '../db/connect.js';
-import { loadBatch } from '../db/load.js';
 import { exportTables } from '../export/csv.js';
-import { generateProduct } from '../simulator/generate/marketplace.js';
-import { SEED, productUrl } from './_marketplace-files.js';
+import { loadProducts, repeatRows } from './_export-tables.js';
 
 const PRODUCTS = Number(process.env['BENCH_CSV_PRODUCTS'] ?? 2000);
 const LONG_ROWS = Number(process.env['BENCH_CSV_LONG_ROWS'] ?? 400_000);
@@ -38,40 +33,6 @@ interface Timing {
   seconds: number;
   bytes: number;
   peakRssMb: number | null;
-}
-
-/** Loads PRODUCTS generated products into a new project database through db/load.ts. */
-async function loadProducts(file: string): Promise<void> {
-  const db = await openDatabase(`sqlite:${file}`);
-  try {
-    for (let i = 0; i < PRODUCTS; i++) {
-      const input = productUrl(i);
-      const raw = stringifyJson(generateProduct(SEED, input));
-      const data = marketplaceResponseSchema.parse(parseJson(raw));
-      await loadBatch(db, { pipeline: 'bench', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: input.url, raw, data });
-    }
-  } finally {
-    await db.close();
-  }
-}
-
-/** Repeats the rows of `table` under other item ids (the natural key) until it holds about `target` rows. */
-function repeatRows(file: string, table: string, target: number): number {
-  const db = new BetterSqlite3(file);
-  try {
-    const cols = (db.prepare('select name from pragma_table_info(?) order by cid').all(table) as Array<{ name: string }>).map((c) => `"${c.name}"`);
-    const have = db.prepare(`select count(*) from "${table}"`).pluck().get() as number;
-    const copies = Math.max(0, Math.round(target / have) - 1);
-    const select = cols.map((c) => (c === '"item_id"' ? `item_id + ? * 1000000000` : c)).join(', ');
-    const insert = db.prepare(`insert into "${table}" (${cols.join(', ')}) select ${select} from "${table}" where item_id < 1000000000`);
-    db.transaction(() => {
-      for (let k = 1; k <= copies; k++) insert.run(k);
-    })();
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    return db.prepare(`select count(*) from "${table}"`).pluck().get() as number;
-  } finally {
-    db.close();
-  }
 }
 
 async function child(dbFile: string, table: string, outDir: string): Promise<void> {
@@ -140,7 +101,7 @@ export async function run(): Promise<void> {
     const db = path.join(dir, 'bench.sqlite');
     const small = path.join(dir, 'small.sqlite');
     const t0 = Date.now();
-    await loadProducts(db);
+    await loadProducts(db, PRODUCTS);
     fs.copyFileSync(db, small); // the long table before its rows are repeated, for the memory comparison
     const longRows = repeatRows(db, LONG, LONG_ROWS);
     const wideRows = repeatRows(db, WIDE, WIDE_ROWS);

@@ -4,8 +4,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { glob } from 'tinyglobby';
 import { parse } from 'yaml';
 import { REPO_ROOT } from './support/cli.js';
 import { DOCKER_COMPOSE, requireDockerCompose } from './support/docker-compose.js';
@@ -84,6 +85,42 @@ describe('docker-compose.yml', () => {
     });
     const without = parse(compose(['config']).stdout) as { services: Record<string, { environment: Record<string, string | null> }> };
     expect(without.services['worker']!.environment['SCRAPER_API_TOKEN']).toBeNull();
+  });
+
+  it('mounts the export folder of every example pipeline, at the path the worker resolves it to, from the same host folder', async () => {
+    // Relative export dirs resolve in the worker's working directory: the runtime stage's WORKDIR.
+    const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    const runtime = dockerfile.split(/^FROM\s/m).at(-1)!;
+    const workdir = /^WORKDIR\s+(\S+)$/m.exec(runtime)?.[1];
+    expect(workdir).toBe('/app');
+    expect(runtime).toMatch(/^USER node$/m);
+
+    const examples = await glob('pipelines/examples/*.yaml', { cwd: REPO_ROOT, absolute: true });
+    expect(examples.length).toBeGreaterThan(0);
+    const dirs = new Set<string>();
+    for (const file of examples) {
+      const doc = parse(readFileSync(file, 'utf8')) as { exports?: Array<{ dir: string }> };
+      for (const e of doc.exports ?? []) dirs.add(e.dir);
+    }
+    expect([...dirs]).toEqual(['./data/exports']);
+
+    // docker-compose's own resolution of the mounts: host paths made absolute against the compose file's folder.
+    const out = compose(['config']);
+    expect(out.status).toBe(0);
+    const worker = (parse(out.stdout) as { services: Record<string, { volumes?: Array<string | { type?: string; source: string; target: string }> }> }).services['worker']!;
+    const binds = (worker.volumes ?? []).map((v) => {
+      if (typeof v !== 'string') return { source: v.source, target: v.target };
+      const [source, target] = v.split(':');
+      return { source: source!, target: target! };
+    });
+    for (const dir of dirs) {
+      const target = posix.resolve(workdir!, dir);
+      expect(binds, `a mount for ${dir} (${target} in the container)`).toContainEqual({ source: resolve(REPO_ROOT, dir), target });
+    }
+    // The host folder's owner is documented: the container's user is uid 1000.
+    for (const doc of ['README.md', 'docs/csv-and-compose.md']) {
+      expect(readFileSync(join(REPO_ROOT, doc), 'utf8'), doc).toMatch(/sudo chown 1000:1000 data\/exports/);
+    }
   });
 
   it('the worker image runs the compiled dist/ with production dependencies only: no TypeScript loader at run time', () => {
