@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
+import type { Database } from '../db/connect.js';
 import { flattenMarketplace } from '../db/flatten/marketplace.js';
+import { loadBatch, loadBatches } from '../db/load.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';
 
@@ -70,4 +72,27 @@ export function baselineRows(p: Product, loadId: number, loadedAt: string): Arra
       ),
     ];
   });
+}
+
+/**
+ * Times loading `list` into `db` the way a pipeline or `scrape-etl load` does: one transaction per product, or
+ * `group` products per transaction with a savepoint each. Rows are the flattened rows of every product.
+ */
+export async function timeProductLoads(db: Database, list: readonly Product[], group?: number): Promise<{ seconds: number; rows: number }> {
+  const batch = (p: Product) => ({ pipeline: 'bench', kind: 'marketplace' as const, endpoint: 'POST /api/marketplace/sync', raw: p.raw, data: p.data });
+  let rows = 0;
+  const count = (rowsByTable: Partial<Record<string, number>>) => {
+    for (const n of Object.values(rowsByTable)) rows += n ?? 0;
+  };
+  const t0 = process.hrtime.bigint();
+  if (group !== undefined) {
+    for (let i = 0; i < list.length; i += group) {
+      const out = await loadBatches(db, list.slice(i, i + group).map(batch));
+      if (out.failed) throw out.failed.error;
+      for (const res of out.results) count(res.rowsByTable);
+    }
+  } else {
+    for (const p of list) count((await loadBatch(db, batch(p))).rowsByTable);
+  }
+  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, rows };
 }

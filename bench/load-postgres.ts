@@ -9,10 +9,9 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { openDatabase } from '../db/connect.js';
-import { loadBatch, loadBatches } from '../db/load.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
-import { baselineRows, products, type Cell, type Product } from './_marketplace-files.js';
+import { baselineRows, products, timeProductLoads, type Cell, type Product } from './_marketplace-files.js';
 
 const PRODUCTS = Number(process.env['BENCH_LOAD_PRODUCTS'] ?? 2000);
 /** Products per transaction in the grouped run: cli/commands/load.ts GROUP_FILES. */
@@ -25,24 +24,9 @@ interface Timing {
 
 async function ours(list: readonly Product[], grouped: boolean): Promise<Timing> {
   const db = await openDatabase(await testPostgresUrl());
-  const batch = (p: Product) => ({ pipeline: 'bench', kind: 'marketplace' as const, endpoint: 'POST /api/marketplace/sync', raw: p.raw, data: p.data });
-  let rows = 0;
-  const t0 = process.hrtime.bigint();
-  if (grouped) {
-    for (let i = 0; i < list.length; i += GROUP) {
-      const out = await loadBatches(db, list.slice(i, i + GROUP).map(batch));
-      if (out.failed) throw out.failed.error;
-      for (const res of out.results) for (const n of Object.values(res.rowsByTable)) rows += n ?? 0;
-    }
-  } else {
-    for (const p of list) {
-      const res = await loadBatch(db, batch(p));
-      for (const n of Object.values(res.rowsByTable)) rows += n ?? 0;
-    }
-  }
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const out = await timeProductLoads(db, list, grouped ? GROUP : undefined);
   await db.close();
-  return { seconds, rows };
+  return out;
 }
 
 /** A value in COPY's CSV format: NULL unquoted and empty, everything else quoted with quotes doubled. */

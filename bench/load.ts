@@ -7,16 +7,15 @@
 // 10N products, each in a child process of its own.
 //   npx tsx bench/load.ts                 full run
 //   npx tsx bench/load.ts --memory <n>    (internal) load n products, print peak RSS/heap as JSON
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase } from '../db/connect.js';
-import { loadBatch, loadBatches } from '../db/load.js';
+import { loadBatch } from '../db/load.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
-import { baselineRows, products, type Product } from './_marketplace-files.js';
+import { baselineRows, products, timeProductLoads, type Product } from './_marketplace-files.js';
+import { memoryInChild, printPeaks } from './_memory.js';
 
 const PRODUCTS = Number(process.env['BENCH_LOAD_PRODUCTS'] ?? 2000);
 /** Products per transaction in the grouped run: cli/commands/load.ts GROUP_FILES. */
@@ -28,25 +27,10 @@ function tmpFile(name: string): string {
 async function ours(list: readonly Product[], grouped: boolean): Promise<{ seconds: number; rows: number }> {
   const file = tmpFile('ours.sqlite');
   const db = await openDatabase(`sqlite:${file}`);
-  let rows = 0;
-  const batch = (p: Product) => ({ pipeline: 'bench', kind: 'marketplace' as const, endpoint: 'POST /api/marketplace/sync', raw: p.raw, data: p.data });
-  const t0 = process.hrtime.bigint();
-  if (grouped) {
-    for (let i = 0; i < list.length; i += GROUP) {
-      const out = await loadBatches(db, list.slice(i, i + GROUP).map(batch));
-      if (out.failed) throw out.failed.error;
-      for (const res of out.results) for (const n of Object.values(res.rowsByTable)) rows += n ?? 0;
-    }
-  } else {
-    for (const p of list) {
-      const res = await loadBatch(db, batch(p));
-      for (const n of Object.values(res.rowsByTable)) rows += n ?? 0;
-    }
-  }
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const out = await timeProductLoads(db, list, grouped ? GROUP : undefined);
   await db.close();
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  return { seconds, rows };
+  return out;
 }
 
 /**
@@ -103,21 +87,19 @@ async function memoryRun(n: number): Promise<void> {
     if (++i % 200 === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }
   const seconds = (Date.now() - t0) / 1000;
-  // The live set after a full collection shows whether anything is retained per batch.
-  (globalThis as { gc?: () => void }).gc?.();
-  const liveHeapMb = process.memoryUsage().heapUsed / 1048576;
   await db.close();
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  const maxRssMb = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(JSON.stringify({ products: n, seconds, peakRssMb: maxRssMb, peakHeapMb: peakHeap / 1048576, liveHeapMb }));
+  printPeaks({ products: n, seconds }, peakHeap);
 }
 
-function memoryInChild(n: number): { products: number; seconds: number; peakRssMb: number; peakHeapMb: number; liveHeapMb: number } {
-  const self = fileURLToPath(import.meta.url);
-  const res = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', self, '--memory', String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (res.status !== 0) throw new Error(`memory run failed: ${res.stderr}`);
-  return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}');
+interface MemoryFigures {
+  products: number;
+  seconds: number;
+  peakRssMb: number;
+  peakHeapMb: number;
+  liveHeapMb: number;
 }
+const memoryInChildOf = (n: number) => memoryInChild<MemoryFigures>(import.meta.url, n);
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -142,8 +124,8 @@ async function main(): Promise<void> {
   line('bare prepared INSERT loop (flatten included):', b);
   const ratio = (r: { seconds: number; rows: number }) => (r.rows / r.seconds / (b.rows / b.seconds)).toFixed(2);
   console.log(`ratio ours/baseline (rows/s): per product ${ratio(single)}, grouped ${ratio(grouped)}  (goal >= 0.7)`);
-  const small = memoryInChild(PRODUCTS);
-  const large = memoryInChild(PRODUCTS * 10);
+  const small = memoryInChildOf(PRODUCTS);
+  const large = memoryInChildOf(PRODUCTS * 10);
   for (const m of [small, large]) {
     console.log(`memory, ${fmt(m.products)} products in a child process: peak RSS ${m.peakRssMb.toFixed(0)} MB, peak heap ${m.peakHeapMb.toFixed(0)} MB, live heap at the end ${m.liveHeapMb.toFixed(0)} MB (${m.seconds.toFixed(1)} s)`);
   }

@@ -8,11 +8,9 @@
 // results, each in a child process of its own, streaming batches the way loadRunResults does.
 //   npx tsx bench/open-content.ts                 full run (BENCH_CONTENT_RESULTS, default 100,000)
 //   npx tsx bench/open-content.ts --memory <n>    (internal) load n results, print peaks as JSON
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { stringifyJson } from '../client/json.js';
 import type { ResultRecord, ScrapingRunResponse } from '../client/schemas.js';
@@ -22,6 +20,7 @@ import { flattenContentRows } from '../db/flatten/content.js';
 import { flattenScrapingRun } from '../db/flatten/runs.js';
 import { loadBatch } from '../db/load.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
+import { memoryInChild, printPeaks } from './_memory.js';
 
 const RESULTS = Number(process.env['BENCH_CONTENT_RESULTS'] ?? 100_000);
 // The worker's default SCRAPE_ETL_LOAD_BATCH_SIZE: results per transaction in loadRunResults.
@@ -217,11 +216,9 @@ async function memoryRun(n: number): Promise<void> {
     if (++i % 20 === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }
   const seconds = (Date.now() - t0) / 1000;
-  (globalThis as { gc?: () => void }).gc?.();
-  const liveHeapMb = process.memoryUsage().heapUsed / 1048576;
   await db.close();
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  process.stdout.write(JSON.stringify({ results: n, seconds, peakRssMb: process.resourceUsage().maxRSS / 1024, peakHeapMb: peakHeap / 1048576, liveHeapMb }));
+  printPeaks({ results: n, seconds }, peakHeap);
 }
 
 interface MemoryFigures {
@@ -230,13 +227,6 @@ interface MemoryFigures {
   peakRssMb: number;
   peakHeapMb: number;
   liveHeapMb: number;
-}
-
-function memoryInChild(n: number): MemoryFigures {
-  const self = fileURLToPath(import.meta.url);
-  const res = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', self, '--memory', String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (res.status !== 0) throw new Error(`memory run failed: ${res.stderr}`);
-  return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as MemoryFigures;
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -254,8 +244,8 @@ async function main(): Promise<void> {
   console.log(`load with inferred tables (db/load.ts): ${fmt(RESULTS / o.seconds)} results/s, ${fmt(o.rows / o.seconds)} rows/s (${fmt(o.rows)} rows, ${o.seconds.toFixed(2)} s)`);
   console.log(`bare prepared INSERT loop:              ${fmt(RESULTS / b.seconds)} results/s, ${fmt(b.rows / b.seconds)} rows/s (${fmt(b.rows)} rows, ${b.seconds.toFixed(2)} s)`);
   console.log(`ratio ours/baseline (rows/s): ${(o.rows / o.seconds / (b.rows / b.seconds)).toFixed(2)}  (goal >= 0.5)`);
-  const small = memoryInChild(RESULTS);
-  const large = memoryInChild(RESULTS * 10);
+  const small = memoryInChild<MemoryFigures>(import.meta.url, RESULTS);
+  const large = memoryInChild<MemoryFigures>(import.meta.url, RESULTS * 10);
   for (const m of [small, large]) {
     console.log(`memory, ${fmt(m.results)} results in a child process: peak RSS ${m.peakRssMb.toFixed(0)} MB, peak heap ${m.peakHeapMb.toFixed(0)} MB, live heap at the end ${m.liveHeapMb.toFixed(0)} MB (${m.seconds.toFixed(1)} s)`);
   }

@@ -13,7 +13,7 @@ import { OPEN_FIELDS } from './flatten/values.js';
 import { loadContent, type ContentTarget } from './evolve/content-load.js';
 import { evolveSchema, type SchemaChange, type SchemaMode } from './evolve/registry.js';
 import { insertRawResponse } from './raw-responses.js';
-import { isRetryableTxError, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
+import { isRetryableTxError, lockAdvisory, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { EVOLVING_TABLES, TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from './tables.js';
 import { upsertRows } from './upsert.js';
 
@@ -308,10 +308,7 @@ async function lockParents(tx: Tx, pipeline: string, rows: RowsByTable): Promise
     const meta = TABLE_META[table];
     for (const r of rows[table] ?? []) keys.add(parentLockKey(table, meta.key.map((k) => (k === 'pipeline' ? pipeline : r[k]))));
   }
-  if (keys.size === 0) return;
-  const sorted = [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  // unnest yields the array in order and each row's lock is taken as the row is produced.
-  await tx.all(`SELECT pg_advisory_xact_lock(k) FROM unnest(${tx.ph(1)}::bigint[]) AS k`, [`{${sorted.join(',')}}`]);
+  await lockAdvisory(tx, keys);
 }
 
 // ---- entry point ------------------------------------------------------------------------------------------

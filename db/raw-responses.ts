@@ -52,6 +52,14 @@ export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number>
 
 /** The body of a landed row, following its reference when it shares an earlier row's bytes. */
 const BODY = `CASE WHEN r.body_ref IS NULL THEN r.body ELSE b.body END`;
+
+/**
+ * The whole body of the raw_responses row named `row` in a query that does not join the referenced row (a plain
+ * `SELECT … FROM raw_responses`, as exports read it): its own body, or the one it references.
+ */
+export function wholeBodySql(row: string): string {
+  return `coalesce((SELECT stored.body FROM raw_responses stored WHERE stored.id = ${row}.body_ref), ${row}.body)`;
+}
 const WITH_BODY = `raw_responses r LEFT JOIN raw_responses b ON b.id = r.body_ref`;
 
 /**

@@ -157,6 +157,17 @@ async function pgTransaction<T>(pool: pg.Pool, fn: (tx: Tx) => Promise<T>): Prom
   }
 }
 
+/**
+ * Takes Postgres transaction-level advisory locks on `keys` in ascending order, in one statement (unnest yields the
+ * array in order and each row's lock is taken as the row is produced): loads that lock overlapping sets in the same
+ * order wait for each other instead of deadlocking.
+ */
+export async function lockAdvisory(tx: Tx, keys: Iterable<bigint>): Promise<void> {
+  const sorted = [...new Set(keys)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  if (sorted.length === 0) return;
+  await tx.all(`SELECT pg_advisory_xact_lock(k) FROM unnest(${tx.ph(1)}::bigint[]) AS k`, [`{${sorted.join(',')}}`]);
+}
+
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { writeAtomically, removeAbandonedPartials } from './atomic-file.js';
 import { describeTable, isInternalTable, listTables, tableHasPipelineRows, type ColumnHints, type ColumnInfo } from './columns.js';
 import { quoteIdent, type ExportDatabase } from './database.js';
+import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
 import { rowBatches, type RawRow } from './rows.js';
@@ -313,12 +314,12 @@ async function* tracked(
 
 /**
  * What a column's cell is read from. A raw_responses row whose body is identical to one stored before keeps an empty
- * `body` and points at that row (`body_ref`, db/raw-responses.ts): its export shows the whole body, as readRawBody
- * does, not the empty placeholder.
+ * `body` and points at that row (`body_ref`): its export shows the whole body, read the way db/raw-responses.ts
+ * reads it, not the empty placeholder.
  */
 function selectExpression(table: string, column: string): string {
   if (table === 'raw_responses' && column === 'body') {
-    return 'coalesce((select stored.body from raw_responses stored where stored.id = raw_responses.body_ref), raw_responses.body) as body';
+    return `${wholeBodySql('raw_responses')} as body`;
   }
   return quoteIdent(column);
 }

@@ -42,9 +42,12 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
       { cause: err },
     );
   }
-  const client = new Client({ connection, namespace: settings.namespace });
+  return connectionTo(settings, connection, address, uiUrl);
+}
+
+function connectionTo(settings: TemporalSettings, connection: Connection, address: string, uiUrl: string | undefined): TemporalConnection {
   return {
-    client,
+    client: new Client({ connection, namespace: settings.namespace }),
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
@@ -76,15 +79,5 @@ export async function connectRunningTemporal(settings: TemporalSettings = tempor
   } catch (err) {
     return { notAsked: `cannot connect to Temporal at ${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ''}: ${(err as Error).message}` };
   }
-  return {
-    conn: {
-      client: new Client({ connection, namespace: settings.namespace }),
-      connection,
-      namespace: settings.namespace,
-      taskQueue: settings.taskQueue,
-      uiUrl,
-      embedded: settings.address === undefined,
-      address,
-    },
-  };
+  return { conn: connectionTo(settings, connection, address, uiUrl) };
 }

@@ -10,7 +10,7 @@
 // instead of waiting while holding locks: no lock upgrade, no deadlock between two evolving loads.
 import crypto from 'node:crypto';
 import type { Database } from '../connect.js';
-import { quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
+import { lockAdvisory, quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
 import { SchemaContractError } from './errors.js';
 import { fitIdentifier, PATH_SEPARATOR, variantColumn } from './names.js';
 import { accepts, sqlTypeOf, toParam, typeOfValue, widen, type LogicalType } from './types.js';
@@ -168,10 +168,6 @@ function lockKey(table: string): bigint {
   return BigInt.asIntN(64, BigInt(`0x${digest.slice(0, 16)}`));
 }
 
-async function lockTables(tx: Tx, sql: (t: string) => string, tables: Iterable<string>): Promise<void> {
-  for (const t of [...new Set(tables)].sort()) await tx.all(sql(t), []);
-}
-
 async function applyChanges(tx: Tx, input: EvolveInput, reg: Registry, changes: readonly SchemaChange[], newTables: ReadonlySet<string>): Promise<void> {
   const ifNotExists = tx.dialect === 'postgres' ? ' IF NOT EXISTS' : '';
   for (const table of newTables) {
@@ -208,7 +204,7 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
     // Evolvers take the tables' advisory locks before any other lock on them: a load holding ROW EXCLUSIVE that
     // then waited for ACCESS EXCLUSIVE would deadlock with another doing the same.
     const evolving = new Set(p.changes.map((c) => c.table));
-    if (evolving.size > 0) await lockTables(tx, (t) => `SELECT pg_advisory_xact_lock(${lockKey(t)})`, evolving);
+    await lockAdvisory(tx, [...evolving].map(lockKey));
     const existing = [...new Set([...input.rows.map((x) => x.table), ...reg.keys()])].filter((t) => reg.has(t) || input.fixedColumnsOf(t));
     // One statement for all of them (a round trip each cost ~7% of a marketplace load); Postgres takes the locks
     // in the order listed, sorted like every other load's.
@@ -260,11 +256,13 @@ export interface SchemaColumn {
   changedAt: string;
 }
 
+const HISTORY_SELECT = 'SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history';
+
 /** The inferred tables of a pipeline and the inferred columns its loads added to model tables, with history. */
 export async function listSchemaHistory(db: Database, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
   return withTransaction(db, async (tx) => {
     const rows = await tx.all(
-      `SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history
+      `${HISTORY_SELECT}
         WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)}
         ORDER BY table_name, load_id, column_name`,
       [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`],
@@ -294,7 +292,7 @@ function schemaColumnOf(r: Record<string, unknown>): SchemaColumn {
 export async function schemaChangesOfRun(db: Database, workflowId: string): Promise<SchemaColumn[]> {
   return withTransaction(db, async (tx) => {
     const rows = await tx.all(
-      `SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history
+      `${HISTORY_SELECT}
         WHERE load_id IN (SELECT id FROM raw_responses WHERE workflow_id = ${tx.ph(1)})
         ORDER BY table_name, load_id, column_name`,
       [workflowId],
