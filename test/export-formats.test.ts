@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../db/connect.js';
 import { exportTables, exportTablesReport } from '../export/export.js';
+import { EXPORT_FORMATS, loadFormatWriter, type FormatSettings } from '../export/formats/index.js';
 import { EXCEL_MAX_DATA_ROWS } from '../export/formats/xlsx.js';
+import type { RawRow } from '../export/rows.js';
 import { ROW_GROUP_ROWS } from '../export/formats/parquet.js';
 import { BIG_ID, exportWatermarks, insertScrapers, scraperRows, waitForPartialFile } from './support/export-data.js';
 import { checkTypedFormats } from './support/export-formats.js';
@@ -109,6 +111,21 @@ describe('typed exports from SQLite', () => {
     ]);
     expect(sheets[1]!.rows.at(-1)).toEqual([{ t: 'n', v: { int: String(total) } }, { t: 's', v: `'=x${total}` }]);
   }, 180_000);
+
+  it.each(EXPORT_FORMATS)('a %s writer failing before its first row settles only once its file is closed: the caller\'s cleanup leaves nothing', async (format) => {
+    const path = join(dir, `early-failure.${format}`);
+    async function* failing(): AsyncGenerator<RawRow[]> {
+      throw new Error('reading failed');
+    }
+    const settings: FormatSettings = { format, delimiter: ',', bom: false, nullText: '', lineEnding: 'crlf', neutralizeFormulas: true };
+    const writer = await loadFormatWriter(format);
+    await expect(writer.write({ path, table: 't', columns: [{ name: 'a', kind: 'text', declared: 'TEXT' }], dialect: 'sqlite', batches: failing(), settings })).rejects.toThrow('reading failed');
+    // What writeAtomically does on failure. A stream that opens its file after this (it opens asynchronously)
+    // would leave the file behind.
+    await rm(path, { force: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(existsSync(path)).toBe(false);
+  });
 
   it('refuses what a format cannot do, with errors that say what to fix, and writes nothing', async () => {
     const out = join(dir, 'out');

@@ -132,8 +132,11 @@ export const xlsxWriter: FormatWriter = {
       await workbook.commit();
       await done;
     } catch (err) {
-      // The zip stream would otherwise go on writing into the file the caller is about to remove.
+      // The zip stream would otherwise go on writing into the file the caller is about to remove. The stream opens
+      // its file asynchronously: wait until it is closed, or an open finishing after the caller's removal would
+      // leave the .partial file behind.
       file.destroy();
+      if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
       throw err;
     }
   },
