@@ -8,7 +8,7 @@ import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
 import type { Database } from '../db/connect.js';
 import { flattenMarketplace } from '../db/flatten/marketplace.js';
-import { loadBatch, loadBatches } from '../db/load.js';
+import { loadBatch, loadGroups } from '../db/load.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';
 
@@ -86,8 +86,11 @@ export async function timeProductLoads(db: Database, list: readonly Product[], g
   };
   const t0 = process.hrtime.bigint();
   if (group !== undefined) {
-    for (let i = 0; i < list.length; i += group) {
-      const out = await loadBatches(db, list.slice(i, i + group).map(batch));
+    // As `scrape-etl load` does: the next group is flattened while one is written (db/load.ts loadGroups).
+    const groups = function* () {
+      for (let i = 0; i < list.length; i += group) yield list.slice(i, i + group).map(batch);
+    };
+    for await (const out of loadGroups(db, groups())) {
       if (out.failed) throw out.failed.error;
       for (const res of out.results) count(res.rowsByTable);
     }

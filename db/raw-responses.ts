@@ -34,20 +34,59 @@ export function tokenUsageOf(kind: string, body: string): number | null {
   }
 }
 
+const RAW_COLUMNS = [
+  'pipeline', 'kind', 'endpoint', 'request_key', 'workflow_id', 'scraping_run_id', 'received_at', 'loaded_at',
+  'body_sha256', 'body_bytes', 'body', 'body_ref', 'token_usage',
+] as const;
+
+function rawValues(r: RawResponse, sha256: string, bodyRef: number | null) {
+  return [
+    r.pipeline, r.kind, r.endpoint, r.requestKey, r.workflowId, r.scrapingRunId, r.receivedAt.toISOString(), r.loadedAt,
+    sha256, Buffer.byteLength(r.body), bodyRef === null ? r.body : '', bodyRef, tokenUsageOf(r.kind, r.body),
+  ];
+}
+
+const sha256Of = (body: string) => crypto.createHash('sha256').update(body).digest('hex');
+
 /** Lands one response inside the caller's transaction; returns its id (the load id). */
 export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number> {
-  const sha256 = crypto.createHash('sha256').update(r.body).digest('hex');
+  const sha256 = sha256Of(r.body);
   const [same] = await tx.all(`SELECT id FROM raw_responses WHERE body_sha256 = ${tx.ph(1)} AND body_ref IS NULL ORDER BY id LIMIT 1`, [sha256]);
   const bodyRef = same ? Number(same['id']) : null;
   const [landed] = await tx.all(
-    `INSERT INTO raw_responses (pipeline, kind, endpoint, request_key, workflow_id, scraping_run_id, received_at, loaded_at, body_sha256, body_bytes, body, body_ref, token_usage)
-     VALUES (${Array.from({ length: 13 }, (_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,
-    [
-      r.pipeline, r.kind, r.endpoint, r.requestKey, r.workflowId, r.scrapingRunId, r.receivedAt.toISOString(), r.loadedAt,
-      sha256, Buffer.byteLength(r.body), bodyRef === null ? r.body : '', bodyRef, tokenUsageOf(r.kind, r.body),
-    ],
+    `INSERT INTO raw_responses (${RAW_COLUMNS.join(', ')}) VALUES (${RAW_COLUMNS.map((_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,
+    rawValues(r, sha256, bodyRef),
   );
   return Number(landed?.['id']);
+}
+
+/**
+ * Postgres: lands several responses in three statements, whatever their number, with the same rows as
+ * insertRawResponse called for each in order: ids allotted in order from the table's sequence, and a body equal to
+ * an earlier one (stored before, or earlier in the list) kept once. Returns the ids (load ids) in list order.
+ */
+export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawResponse[]): Promise<number[]> {
+  const shas = list.map((r) => sha256Of(r.body));
+  const stored = new Map<string, number>();
+  const found = await tx.all(
+    `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 = ANY(${tx.ph(1)}::text[]) AND body_ref IS NULL GROUP BY body_sha256`,
+    [`{${[...new Set(shas)].join(',')}}`],
+  );
+  for (const f of found) stored.set(String(f['body_sha256']), Number(f['id']));
+  const allotted = await tx.all(`SELECT nextval(pg_get_serial_sequence('raw_responses', 'id')) AS id FROM generate_series(1, ${tx.ph(1)}::int)`, [list.length]);
+  const ids = allotted.map((a) => Number(a['id'])).sort((a, b) => a - b);
+  const rows = list.map((r, i) => {
+    const sha = shas[i]!;
+    const bodyRef = stored.get(sha) ?? null;
+    if (bodyRef === null) stored.set(sha, ids[i]!);
+    return [ids[i]!, ...rawValues(r, sha, bodyRef)];
+  });
+  // Multi-row VALUES rather than arrays: a body inside an array literal would have every quote escaped and
+  // unescaped again (a JSON body is full of them), which made this insert cost as much as all the tables' upserts.
+  const columns = ['id', ...RAW_COLUMNS];
+  const tuples = rows.map((_, r) => `(${columns.map((_c, c) => tx.ph(r * columns.length + c + 1)).join(', ')})`);
+  await tx.run(`INSERT INTO raw_responses (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, rows.flat());
+  return ids;
 }
 
 /** The body of a landed row, following its reference when it shares an earlier row's bytes. */

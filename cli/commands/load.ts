@@ -131,7 +131,7 @@ export function register(program: Command): void {
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
     .action(async (kindArg: string, inputs: string[], opts: { database?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
       const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
-      const { loadBatches } = await import('../../db/load.js');
+      const { loadGroups } = await import('../../db/load.js');
       const { KINDS } = await import('../../kinds/index.js');
       if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
         throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
@@ -169,7 +169,7 @@ export function register(program: Command): void {
         try {
           // Pass 2: each file is read and validated again and loaded, a group at a time: one transaction per group,
           // one savepoint per file (db/load.ts loadBatches), so each file is still atomic while BEGIN/COMMIT is paid
-          // once per group; memory holds one group's raw bodies. A file changed since pass 1 so that it no longer
+          // once per group; memory holds two groups' raw bodies (one written, one prepared). A file changed since pass 1 so that it no longer
           // validates, or that fails to load, stops the command there, with every file before it loaded.
           const report = (p: PreparedFile, res: LoadBatchResult) => {
             addCounts(totals, res.changedByTable);
@@ -178,45 +178,47 @@ export function register(program: Command): void {
               .join(', ');
             process.stdout.write(`loaded ${p.file}: load_id=${res.loadId} ${summary || '(no rows)'}\n`);
           };
-          let group: PreparedFile[] = [];
-          let groupBytes = 0;
-          const flush = async () => {
-            if (group.length === 0) return;
-            const out = await loadBatches(
-              db,
-              group.map((p) => ({
-                ...p.input,
-                pipeline: opts.pipeline,
-                endpoint: p.endpoint,
-                requestKey: p.requestKey,
-                raw: p.raw,
-                priceDivisor: opts.priceDivisor,
-                workflowId,
-                ...(opts.pipelineKind ? { resultTable: KINDS[opts.pipelineKind as PipelineKind].resultTable } : {}),
-              })),
-            );
+          // Files are read, validated and flattened for the next group while the current one is written
+          // (db/load.ts loadGroups); `pending` holds the files of the groups handed over, in order.
+          const pending: PreparedFile[][] = [];
+          const toOptions = (p: PreparedFile) => ({
+            ...p.input,
+            pipeline: opts.pipeline,
+            endpoint: p.endpoint,
+            requestKey: p.requestKey,
+            raw: p.raw,
+            priceDivisor: opts.priceDivisor,
+            workflowId,
+            ...(opts.pipelineKind ? { resultTable: KINDS[opts.pipelineKind as PipelineKind].resultTable } : {}),
+          });
+          async function* groupsOfFiles() {
+            let group: PreparedFile[] = [];
+            let groupBytes = 0;
+            for (const file of files) {
+              const p = await prepareFile(kind, file);
+              group.push(p);
+              groupBytes += p.raw.length;
+              if (group.length >= GROUP_FILES || groupBytes >= GROUP_BYTES) {
+                pending.push(group);
+                yield group.map(toOptions);
+                group = [];
+                groupBytes = 0;
+              }
+            }
+            if (group.length > 0) {
+              pending.push(group);
+              yield group.map(toOptions);
+            }
+          }
+          for await (const out of loadGroups(db, groupsOfFiles())) {
+            const group = pending.shift()!;
             out.results.forEach((res, i) => report(group[i]!, res));
             if (out.failed) {
               const err = out.failed.error instanceof Error ? out.failed.error : new Error(String(out.failed.error));
               err.message = `${group[out.failed.index]!.file}: ${err.message}`;
               throw err;
             }
-            group = [];
-            groupBytes = 0;
-          };
-          for (const file of files) {
-            let p: PreparedFile;
-            try {
-              p = await prepareFile(kind, file);
-            } catch (err) {
-              await flush();
-              throw err;
-            }
-            group.push(p);
-            groupBytes += p.raw.length;
-            if (group.length >= GROUP_FILES || groupBytes >= GROUP_BYTES) await flush();
           }
-          await flush();
           await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals, tokenUsage: await sumTokenUsageOfRun(db, workflowId) });
         } catch (err) {
           await finishPipelineRun(db, { workflowId, status: 'failed', rowsByTable: totals, error: (err as Error).message }).catch(() => {});

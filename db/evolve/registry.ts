@@ -83,6 +83,16 @@ export interface EvolveInput {
   describeBatch: string;
   loadId: number;
   changedAt: string;
+  /**
+   * Throw SchemaChangesRefused instead of changing anything when the rows need a new table or column: a caller
+   * writing many responses at once (load-group-postgres.ts) then writes them one by one, so each change is
+   * recorded under the load that brought it.
+   */
+  refuseChanges?: boolean;
+}
+
+export class SchemaChangesRefused extends Error {
+  override name = 'SchemaChangesRefused';
 }
 
 export interface EvolveOutput {
@@ -219,6 +229,7 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
       throw Object.assign(new Error(`table '${unlocked.table}' changed while this load was preparing; retrying`), { code: '40001' });
     }
   }
+  if (input.refuseChanges && p.changes.length > 0) throw new SchemaChangesRefused(`${input.describeBatch} changes the schema (${p.changes.length} change(s))`);
   let changes = p.changes;
   const discardedRows = new Set<number>();
   let newTables = p.newTables;

@@ -1,0 +1,43 @@
+// Schema evolution of the model's own tables (job_records, marketplace_*): unknown fields of their rows become
+// inferred columns, through the same registry as the inferred content tables.
+import type { RowsByTable } from '../flatten/values.js';
+import { OPEN_FIELDS } from '../flatten/values.js';
+import type { Param, Tx } from '../sql.js';
+import { EVOLVING_TABLES, TABLE_META, type DataTableName } from '../tables.js';
+import { evolveSchema, type SchemaChange, type SchemaMode } from './registry.js';
+import type { LogicalType } from './types.js';
+
+/**
+ * Brings the inferred columns of the model's evolving tables (job_records, marketplace_*) up to this batch and
+ * resolves each row's unknown fields to them. Run for every such table the batch writes, with or without unknown
+ * fields: the upsert then sets every inferred column, so a field that disappeared from the newest answer reads
+ * NULL instead of its old value.
+ */
+export async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTable, mode: SchemaMode, describeBatch: string, loadId: number, changedAt: string, refuseChanges = false) {
+  const tables = EVOLVING_TABLES.filter((t) => rows[t] !== undefined);
+  const inferred = new Map<DataTableName, { columns: string[]; types: LogicalType[]; open: Array<Array<readonly [string, Param]>> }>();
+  if (tables.length === 0) return { inferred, changes: [] as SchemaChange[] };
+  // One registry read (and, in Postgres, one round of locks) for every evolving table of the batch.
+  const evolving = tables.flatMap((table) => rows[table]!.map((r) => ({ table, fields: r[OPEN_FIELDS] ?? [] })));
+  const out = await evolveSchema(tx, {
+    pipeline,
+    mode,
+    scope: { tables, prefixes: [] },
+    rows: evolving,
+    templateOf: () => undefined,
+    fixedColumnsOf: (t) => (tables as readonly string[]).includes(t) ? new Set(TABLE_META[t as DataTableName].columns) : undefined,
+    describeBatch,
+    loadId,
+    changedAt,
+    refuseChanges,
+  });
+  let offset = 0;
+  for (const table of tables) {
+    const n = rows[table]!.length;
+    const registered = out.registry.get(table) ?? new Map<string, LogicalType>();
+    const columns = [...registered.keys()].sort();
+    inferred.set(table, { columns, types: columns.map((c) => registered.get(c)!), open: out.resolved.slice(offset, offset + n) });
+    offset += n;
+  }
+  return { inferred, changes: out.changes };
+}
