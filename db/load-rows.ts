@@ -114,15 +114,16 @@ function checkValue(meta: TableMeta, column: string, v: unknown): Scalar {
 }
 
 function hashValues(values: readonly Scalar[]): string {
-  const h = crypto.createHash('sha1');
+  // Type-tagged so that null, '' and 'null' differ; number and bigint of equal value hash the same. The pieces are
+  // joined and hashed in one update: the same bytes (hence the same hashes as stored rows) for far fewer calls.
+  let text = '';
   for (const v of values) {
-    // Type-tagged so that null, '' and 'null' differ; number and bigint of equal value hash the same.
-    if (v === null) h.update('\u0000N\u0001');
-    else if (typeof v === 'boolean') h.update(v ? 'b1\u0001' : 'b0\u0001');
-    else if (typeof v === 'string') h.update(`s${v}\u0001`);
-    else h.update(`n${String(v)}\u0001`);
+    if (v === null) text += '\u0000N\u0001';
+    else if (typeof v === 'boolean') text += v ? 'b1\u0001' : 'b0\u0001';
+    else if (typeof v === 'string') text += `s${v}\u0001`;
+    else text += `n${String(v)}\u0001`;
   }
-  return h.digest('hex');
+  return crypto.createHash('sha1').update(text).digest('hex');
 }
 
 export interface Lineage {
@@ -136,24 +137,40 @@ export interface Lineage {
  * checked, lineage added, row_hash computed. Inferred values enter the hash by name, and only when not null, so
  * a column added later does not change the hash of rows that lack it.
  */
+/** Where each of a table's columns comes from in a completed row: a data column's index, or a lineage field. */
+const columnSources = new WeakMap<TableMeta, Array<number | 'pipeline' | 'load_id' | 'loaded_at' | 'row_hash'>>();
+
+function sourcesOf(meta: TableMeta) {
+  let sources = columnSources.get(meta);
+  if (!sources) {
+    sources = meta.columns.map((c) => (c === 'pipeline' || c === 'load_id' || c === 'loaded_at' || c === 'row_hash' ? c : meta.dataColumns.indexOf(c)));
+    columnSources.set(meta, sources);
+  }
+  return sources;
+}
+
 export function completeRow(meta: TableMeta, row: Row, lineage: Lineage, inferred: readonly string[] = [], open: ReadonlyArray<readonly [string, Param]> = []): Scalar[] {
   const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
-  const byName = new Map<string, Scalar>(meta.dataColumns.map((c, i) => [c, data[i] ?? null]));
-  const openByName = new Map(open);
-  const hashed: Scalar[] = [...data];
-  for (const c of inferred) {
-    const v = openByName.get(c);
-    if (v !== null && v !== undefined) hashed.push(`\u0002${c}`, v);
+  const openByName = open.length > 0 ? new Map(open) : undefined;
+  let hashed: Scalar[] = data;
+  if (openByName) {
+    hashed = [...data];
+    for (const c of inferred) {
+      const v = openByName.get(c);
+      if (v !== null && v !== undefined) hashed.push(`\u0002${c}`, v);
+    }
   }
   const rowHash = hashValues(hashed);
-  const fixed = meta.columns.map((c) => {
-    if (c === 'pipeline') return lineage.pipeline;
-    if (c === 'load_id') return lineage.load_id;
-    if (c === 'loaded_at') return lineage.loaded_at;
-    if (c === 'row_hash') return rowHash;
-    return byName.get(c) ?? null;
-  });
-  return [...fixed, ...inferred.map((c) => openByName.get(c) ?? null)];
+  const out: Scalar[] = [];
+  for (const src of sourcesOf(meta)) {
+    if (typeof src === 'number') out.push(src < 0 ? null : (data[src] ?? null));
+    else if (src === 'pipeline') out.push(lineage.pipeline);
+    else if (src === 'load_id') out.push(lineage.load_id);
+    else if (src === 'loaded_at') out.push(lineage.loaded_at);
+    else out.push(rowHash);
+  }
+  for (const c of inferred) out.push(openByName?.get(c) ?? null);
+  return out;
 }
 
 export function keyString(values: readonly unknown[]): string {
