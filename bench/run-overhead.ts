@@ -3,8 +3,11 @@
 // imports are on both sides). A warm embedded dev server (left running by a first run, as for a user), a local
 // simulator answering the marketplace calls, SQLite destinations in a temp folder.
 //   - one URL: `run` of a one-URL pipeline against `load` of that URL's saved response (goal: <= 1.5x);
-//   - per URL: the time N URLs add to a run against the time N files add to a load (goal: <= 2x).
-//   npm run build && npx tsx bench/run-overhead.ts     (BENCH_RUN_URLS, default 200; BENCH_RUN_REPEATS, default 5)
+//   - per URL: the time N URLs add to a run against the time N files add to a load (goal: <= 2x);
+//   - memory: the peak RSS of `run` for 2,000 and 20,000 URLs (goal: <= 300 MB and <= 1.1x growth), read by a
+//     preloaded exit hook in the measured process itself.
+//   npm run build && npx tsx bench/run-overhead.ts     (BENCH_RUN_URLS, default 200; BENCH_RUN_REPEATS, default 5;
+//   BENCH_RUN_MEMORY_URLS, default 2000: the memory runs use it and 10x it)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,6 +22,7 @@ const bin = path.join(root, 'bin', 'scrape-etl.js');
 const URLS = Number(process.env['BENCH_RUN_URLS'] ?? 200);
 const REPEATS = Math.max(3, Number(process.env['BENCH_RUN_REPEATS'] ?? 5));
 const TOKEN = 'bench-run-overhead-token';
+const MEMORY_URLS = Number(process.env['BENCH_RUN_MEMORY_URLS'] ?? 2000);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -35,10 +39,10 @@ async function main(): Promise<void> {
   const dataDir = path.join(dir, 'data');
   const env = { ...process.env, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: dataDir, TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
   // Spawned asynchronously: the simulator answers from this process's event loop, which spawnSync would block.
-  const cli = (args: string[]): Promise<number> =>
+  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<number> =>
     new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
-      const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
       child.once('error', reject);
@@ -85,6 +89,21 @@ async function main(): Promise<void> {
     console.log(`run, 1 URL:     ${run1.toFixed(0)} ms   load, 1 file:     ${load1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}  (goal <= 1.5)`);
     console.log(`run, ${URLS} URLs: ${runN.toFixed(0)} ms   load, ${URLS} files: ${loadN.toFixed(0)} ms`);
     console.log(`per URL: run ${perUrlRun.toFixed(2)} ms, load ${perUrlLoad.toFixed(2)} ms, ratio ${(perUrlRun / perUrlLoad).toFixed(2)}  (goal <= 2)`);
+
+    // Peak RSS of a whole `run` (the command with its in-process worker): an exit hook preloaded into that process
+    // writes process.resourceUsage().maxRSS, so nothing samples from outside and misses the peak.
+    const hook = path.join(dir, 'peak-rss.cjs');
+    fs.writeFileSync(hook, `process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_PEAK_FILE, String(process.resourceUsage().maxRSS / 1024)));\n`);
+    const peakOfRun = async (n: number) => {
+      const file = pipeline(`bench-memory-${n}`, Array.from({ length: n }, (_, i) => productUrl(i)));
+      const out = path.join(dir, `peak-${n}.txt`);
+      const ms = await cli(['run', '--new', file], { NODE_OPTIONS: `--require ${hook}`, BENCH_PEAK_FILE: out });
+      return { ms, mb: Number(fs.readFileSync(out, 'utf8')) };
+    };
+    const small = await peakOfRun(MEMORY_URLS);
+    const large = await peakOfRun(MEMORY_URLS * 10);
+    console.log(`memory, run of ${MEMORY_URLS} URLs: peak RSS ${small.mb.toFixed(0)} MB (${(small.ms / 1000).toFixed(1)} s); ${MEMORY_URLS * 10} URLs: ${large.mb.toFixed(0)} MB (${(large.ms / 1000).toFixed(1)} s)`);
+    console.log(`peak RSS growth for 10x URLs: ${(large.mb / small.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB)`);
   } finally {
     await stopDevServer({ dataDir });
     await sim.close();
