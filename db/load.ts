@@ -16,6 +16,7 @@ import { insertRawResponse } from './raw-responses.js';
 import { isRetryableTxError, lockAdvisory, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { EVOLVING_TABLES, TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from './tables.js';
 import { upsertRows } from './upsert.js';
+import { duckTransaction } from './duckdb/tx.js';
 
 export type { LoadKind } from './flatten/index.js';
 
@@ -479,6 +480,7 @@ export interface LoadBatchesResult {
  * it is written, so a group holds one flattened response at a time.
  */
 export async function loadBatches(db: Database, list: readonly LoadBatchOptions[]): Promise<LoadBatchesResult> {
+  if (db.dialect === 'duckdb') return loadEachInOwnTransaction(db, list);
   return withTransaction(db, async (tx) => {
     const results: LoadBatchResult[] = [];
     for (const [index, opts] of list.entries()) {
@@ -486,6 +488,24 @@ export async function loadBatches(db: Database, list: readonly LoadBatchOptions[
         results.push(await tx.savepoint(async () => writeBatch(tx, prepareBatch(opts))));
       } catch (error) {
         if (isRetryableTxError(error)) throw error;
+        return { results, failed: { index, error } };
+      }
+    }
+    return { results };
+  });
+}
+
+/**
+ * DuckDB has no savepoints, so each response gets a transaction of its own (same contract: a failing response
+ * leaves nothing, the ones before it stay committed). One session holds the file open for the whole list.
+ */
+async function loadEachInOwnTransaction(db: Extract<Database, { dialect: 'duckdb' }>, list: readonly LoadBatchOptions[]): Promise<LoadBatchesResult> {
+  return db.session(async (conn) => {
+    const results: LoadBatchResult[] = [];
+    for (const [index, opts] of list.entries()) {
+      try {
+        results.push(await duckTransaction(conn, (tx) => writeBatch(tx, prepareBatch(opts))));
+      } catch (error) {
         return { results, failed: { index, error } };
       }
     }
