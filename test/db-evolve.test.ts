@@ -16,6 +16,7 @@ import { loadBatch } from '../db/load.js';
 import { dumpDatabase, dumpTable } from './support/db-dump.js';
 import { REAL_FIXTURES } from './support/fixtures.js';
 import { testPostgresUrl } from './support/postgres.js';
+import { duckSelect } from './support/duckdb.js';
 
 let tmp: string;
 let nextId = 1000;
@@ -44,6 +45,7 @@ async function loadResults(db: Database, pipeline: string, records: ResultRecord
 
 async function select(db: Database, sql: string): Promise<Array<Record<string, unknown>>> {
   if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(false).all() as Array<Record<string, unknown>>;
+  if (db.dialect === 'duckdb') return (await duckSelect(db, sql)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
   return (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
 }
 

@@ -29,6 +29,7 @@ import * as pgSchema from '../db/schema/pg.js';
 import * as sqliteSchema from '../db/schema/sqlite.js';
 import { testPostgresUrl } from './support/postgres.js';
 import { REPO_ROOT } from './support/cli.js';
+import { pgPool } from './support/duckdb.js';
 
 const describeSqlite = (t: unknown) => {
   const c = sqliteConfig(t as SQLiteTable);
@@ -326,7 +327,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     const applied =
       db.dialect === 'sqlite'
         ? (db.sqlite.prepare('SELECT COUNT(*) AS n FROM __drizzle_migrations').get() as { n: number }).n
-        : Number((await db.pool.query('SELECT COUNT(*) AS n FROM drizzle.__drizzle_migrations')).rows[0].n);
+        : Number((await pgPool(db).query('SELECT COUNT(*) AS n FROM drizzle.__drizzle_migrations')).rows[0].n);
     expect(applied).toBe(journalEntries(dialect === 'sqlite' ? 'sqlite' : 'pg'));
     if (db.dialect === 'sqlite') expect(db.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
   }, 30_000);
@@ -345,7 +346,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
   });
 
   it('the migrated database has exactly the tables, columns, types, defaults, keys and indexes of the definition', async () => {
-    const actual = db.dialect === 'sqlite' ? sqliteDatabaseShapes(db.sqlite) : await pgDatabaseShapes(db.pool);
+    const actual = db.dialect === 'sqlite' ? sqliteDatabaseShapes(db.sqlite) : await pgDatabaseShapes(pgPool(db));
     const expected = TABLE_NAMES.map((t) => definitionShape(t, TABLES[t]));
     expect(compareSchemas(expected, actual)).toEqual([]);
     expect(actual.map((t) => t.name).sort()).toEqual([...TABLE_NAMES].sort());
@@ -378,7 +379,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
         generateDrizzleJson({}),
         generateDrizzleJson({ a: pgTableFrom('every_default', EVERY_DEFAULT), b: pgTableFrom('sync_watermarks', DRIFTED_WATERMARKS) }),
       );
-      const client = await db.pool.connect();
+      const client = await pgPool(db).connect();
       try {
         await client.query('CREATE SCHEMA drift');
         await client.query('SET search_path TO drift');

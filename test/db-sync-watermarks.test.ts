@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitSyncWatermark, readSyncWatermark } from '../db/sync-watermarks.js';
 import { openDatabase, type Database } from '../db/connect.js';
 import { testPostgresUrl } from './support/postgres.js';
+import { duckSelect } from './support/duckdb.js';
 
 /** The table as activities/watermark-store.ts created it before it moved into the schema. */
 const OLD_AD_HOC_CREATE = `CREATE TABLE IF NOT EXISTS sync_watermarks (
@@ -39,6 +40,9 @@ async function open(url: string): Promise<Database> {
 async function tableColumns(db: Database): Promise<string[]> {
   if (db.dialect === 'sqlite') {
     return (db.sqlite.prepare(`SELECT name FROM pragma_table_info('sync_watermarks') ORDER BY cid`).all() as Array<{ name: string }>).map((r) => r.name);
+  }
+  if (db.dialect === 'duckdb') {
+    return (await duckSelect(db, `SELECT column_name FROM information_schema.columns WHERE table_name = 'sync_watermarks' ORDER BY ordinal_position`)).map((r) => String(r['column_name']));
   }
   const res = await db.pool.query<{ column_name: string }>(
     `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'sync_watermarks' ORDER BY ordinal_position`,
