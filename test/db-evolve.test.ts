@@ -17,6 +17,7 @@ import { dumpDatabase, dumpTable } from './support/db-dump.js';
 import { REAL_FIXTURES } from './support/fixtures.js';
 import { testPostgresUrl } from './support/postgres.js';
 import { duckSelect } from './support/duckdb.js';
+import { testDatabaseUrl } from './support/destinations.js';
 
 let tmp: string;
 let nextId = 1000;
@@ -81,10 +82,10 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase(dialect === 'sqlite' ? `sqlite:${path.join(tmp, 'evolve.sqlite')}` : await testPostgresUrl());
+    db = await openDatabase(await testDatabaseUrl(dialect, tmp, 'evolve'));
   });
   afterAll(async () => db.close());
 
