@@ -60,7 +60,9 @@ export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[]
   let i = 0;
   while (i < rows.length) {
     let n = max;
-    while (n > rows.length - i) n /= 2;
+    // DuckDB pays a fixed cost per ON CONFLICT statement (milliseconds) that dwarfs preparing one more shape.
+    if (tx.dialect === 'duckdb') n = Math.min(max, rows.length - i);
+    else while (n > rows.length - i) n /= 2;
     const params: Param[] = [];
     for (let r = i; r < i + n; r++) for (const v of rows[r]!) params.push(v);
     const sql = upsertSql(tx, t, n);

@@ -142,6 +142,8 @@ describe('DuckDB destination', () => {
       expect(products.filter((p) => p['pipeline'] === 'from-parent')).toHaveLength(1);
       const models = await dumpTable(db, 'marketplace_product_models');
       expect(models.filter((m) => m['pipeline'] === 'from-child').length).toBe(models.filter((m) => m['pipeline'] === 'from-parent').length);
+      // Every process released the file: the children on exit, this one on close.
+      await db.close();
       expect(fs.existsSync(lockPathOf(file))).toBe(false);
     } finally {
       setWaitReporter(previous);

@@ -1,8 +1,8 @@
-// A DuckDB destination file. DuckDB lets one process open a file at a time, so the file is never kept open
-// between pieces of work: every transaction or read runs in a *session* that takes the file's lock
-// (db/duckdb/file-lock.ts), opens the file, works, and closes it again. Sessions queued in the same process
-// reuse the open file (one open per burst instead of one per load, ~70 ms each) unless another process is waiting,
-// which then gets the file next. @duckdb/node-api is imported lazily so SQLite and Postgres users never load it.
+// A DuckDB destination file. DuckDB lets one process open a file at a time, so the file is never held for long:
+// every transaction or read runs in a *session* that takes the file's lock (db/duckdb/file-lock.ts) and opens
+// the file. Sessions queued in the same process reuse the open file (one open per burst instead of one per load,
+// ~70 ms each), and an idle file stays open for LINGER_MS, unless another process is waiting: then the file is
+// closed and the lock released after the current session, and the waiting process gets it next. @duckdb/node-api is imported lazily so SQLite and Postgres users never load it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -21,11 +21,38 @@ interface FileState {
   /** Sessions queued or running in this process. */
   pending: number;
   open?: OpenFile | undefined;
+  /** Closes the idle file after LINGER_MS unless a session comes first. */
+  linger?: NodeJS.Timeout | undefined;
 }
 
+/**
+ * How long an idle file stays open for this process's next session. Opening costs ~70 ms, and a worker's loads
+ * arrive one after another with short gaps (a scrape, then its load); a process waiting for the file (it leaves
+ * a marker, see file-lock.ts) is checked for every LINGER_POLL_MS and gets the file at once.
+ */
+const LINGER_MS = 250;
+const LINGER_POLL_MS = 25;
+
 const files = new Map<string, FileState>();
+let exitHook = false;
+
+/** A process that ends normally with a lingering file closes it and removes its lock file on the way out. */
+function closeAllOnExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const s of files.values()) {
+      try {
+        closeNow(s);
+      } catch {
+        // exiting anyway; a lock file left behind names a pid that no longer runs and is taken over
+      }
+    }
+  });
+}
 
 function stateOf(file: string): FileState {
+  closeAllOnExit();
   let s = files.get(file);
   if (!s) files.set(file, (s = { queue: Promise.resolve(), pending: 0 }));
   return s;
@@ -42,7 +69,7 @@ async function openInstance(file: string): Promise<DuckDBInstance> {
   let reportedAt = 0;
   for (;;) {
     try {
-      return await DuckDBInstance.create(file);
+      return await DuckDBInstance.create(file, { threads: '1' });
     } catch (err) {
       if (!LOCKED_BY_OTHER.test((err as Error).message)) throw err;
       if (Date.now() - reportedAt >= 10_000) {
@@ -110,6 +137,25 @@ function closeFile(o: OpenFile): void {
   }
 }
 
+function closeNow(s: FileState): void {
+  clearTimeout(s.linger);
+  s.linger = undefined;
+  const o = s.open;
+  s.open = undefined;
+  if (o) closeFile(o);
+}
+
+function lingerThenClose(file: string, s: FileState, until: number): void {
+  // unref: a process with nothing else to do exits at once, closing the file on its way out (closeAllOnExit).
+  s.linger = setTimeout(() => {
+    s.linger = undefined;
+    if (s.pending > 0 || !s.open) return;
+    if (Date.now() >= until || otherProcessesWaiting(file)) closeNow(s);
+    else lingerThenClose(file, s, until);
+  }, LINGER_POLL_MS);
+  s.linger.unref();
+}
+
 /**
  * Runs `fn` with the file open and this process its only user. Sessions of one process run one at a time, in
  * order; the file stays open from one to the next while more are queued and no other process waits for it.
@@ -120,16 +166,15 @@ export function duckSession<T>(file: string, fn: (conn: DuckDBConnection) => Pro
   const current = s.queue
     .catch(() => {})
     .then(async () => {
+      clearTimeout(s.linger);
+      s.linger = undefined;
       try {
         s.open ??= await openFile(file);
         return await fn(s.open.connection);
       } finally {
         s.pending--;
-        if (s.open && (s.pending === 0 || otherProcessesWaiting(file))) {
-          const o = s.open;
-          s.open = undefined;
-          closeFile(o);
-        }
+        if (s.open && otherProcessesWaiting(file)) closeNow(s);
+        else if (s.open && s.pending === 0) lingerThenClose(file, s, Date.now() + LINGER_MS);
       }
     });
   s.queue = current;
@@ -171,9 +216,11 @@ export async function openDuckDatabase(file: string, url: string): Promise<DuckD
     url: url.trim(),
     file: full,
     session: (fn) => duckSession(full, fn),
-    // Nothing stays open between sessions; wait for queued ones so the file is closed when this resolves.
+    // Waits for queued sessions, then closes the file (and releases its lock) rather than let it linger.
     close: async () => {
-      await stateOf(full).queue.catch(() => {});
+      const s = stateOf(full);
+      await s.queue.catch(() => {});
+      if (s.pending === 0) closeNow(s);
     },
   };
 }
