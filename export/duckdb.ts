@@ -5,6 +5,9 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ExportDatabase } from './database.js';
 import type { RawRow } from './rows.js';
+import { postgresTypeName } from '../db/duckdb/type-names.js';
+
+export { postgresTypeName };
 
 export interface DuckSessionHolder {
   session<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
@@ -18,31 +21,6 @@ export function duckOf(db: ExportDatabase): DuckSessionHolder {
 /** Rows of a query as JavaScript values, in one session. */
 export async function duckQuery(db: ExportDatabase, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
   return duckOf(db).session(async (conn) => (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Array<Record<string, unknown>>);
-}
-
-/** DuckDB's information_schema type names as Postgres spells them (only what the model and evolution create, plus the usual). */
-export function postgresTypeName(duck: string): string {
-  const t = duck.toUpperCase();
-  if (t.startsWith('DECIMAL') || t === 'HUGEINT' || t === 'UHUGEINT' || t === 'UBIGINT') return 'numeric';
-  const map: Record<string, string> = {
-    BIGINT: 'bigint',
-    INTEGER: 'integer',
-    SMALLINT: 'smallint',
-    TINYINT: 'smallint',
-    UINTEGER: 'bigint',
-    USMALLINT: 'integer',
-    UTINYINT: 'smallint',
-    DOUBLE: 'double precision',
-    FLOAT: 'real',
-    BOOLEAN: 'boolean',
-    VARCHAR: 'text',
-    JSON: 'json',
-    'TIMESTAMP WITH TIME ZONE': 'timestamp with time zone',
-    TIMESTAMP: 'timestamp without time zone',
-    DATE: 'date',
-    BLOB: 'bytea',
-  };
-  return map[t] ?? duck.toLowerCase();
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');

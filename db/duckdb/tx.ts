@@ -42,28 +42,20 @@ function bindAll(stmt: DuckDBPreparedStatement, params: readonly Param[]): void 
 }
 
 /** The statements of one connection's transaction. DuckDB has no savepoints, so `savepoint` only runs `fn`. */
-export const PROF = new Map<string, { n: number; ms: number }>();
-const prof = async <T>(sql: string, f: () => Promise<T>): Promise<T> => {
-  const t0 = performance.now();
-  try { return await f(); } finally {
-    const k = sql.slice(0, 60);
-    const e = PROF.get(k) ?? { n: 0, ms: 0 }; e.n++; e.ms += performance.now() - t0; PROF.set(k, e);
-  }
-};
 export function duckTx(conn: DuckDBConnection): Tx {
   return {
     dialect: 'duckdb',
     ph: (n) => `$${n}`,
-    run: (sql, params) => prof(sql, async () => {
-      const stmt = await prof('PREPARE', () => prepared(conn, sql));
+    run: async (sql, params) => {
+      const stmt = await prepared(conn, sql);
       bindAll(stmt, params);
       return (await stmt.run()).rowsChanged;
-    }),
-    all: (sql, params) => prof(sql, async () => {
-      const stmt = await prof('PREPARE', () => prepared(conn, sql));
+    },
+    all: async (sql, params) => {
+      const stmt = await prepared(conn, sql);
       bindAll(stmt, params);
       return (await stmt.runAndReadAll()).getRowObjectsJS() as Array<Record<string, unknown>>;
-    }),
+    },
     savepoint: (fn) => fn(),
   };
 }
@@ -81,7 +73,7 @@ export async function duckTransaction<T>(conn: DuckDBConnection, fn: (tx: Tx) =>
   await conn.run('BEGIN TRANSACTION');
   try {
     const out = await fn(duckTx(conn));
-    await prof('COMMIT', () => conn.run('COMMIT'));
+    await conn.run('COMMIT');
     return out;
   } catch (err) {
     await conn.run('ROLLBACK').catch(() => {});
