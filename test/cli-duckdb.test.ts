@@ -59,6 +59,29 @@ describe('scrape-etl on a DuckDB destination', () => {
     expect(after['raw_responses']!.length).toBe(2 * before['raw_responses']!.length);
   }, 300_000);
 
+  it("the README's price-history queries run on the file, opened by DuckDB itself (no scrape-etl code)", async () => {
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## DuckDB: embedded analytics'));
+    const block = /```sql\n([\s\S]*?)```/.exec(section)![1]!;
+    const queries = block.split(';').map((q) => q.replace(/^\s*--.*$/gm, '').trim()).filter((q) => q !== '');
+    expect(queries).toHaveLength(2);
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const instance = await DuckDBInstance.create(path.join(dir, 'dest.duckdb'), { access_mode: 'READ_ONLY' });
+    try {
+      const conn = await instance.connect();
+      const changes = (await conn.runAndReadAll(queries[0]!)).getRowObjectsJS();
+      // Two products, each with its own price and its models' prices: first loads only (the second run changed nothing).
+      expect(changes.length).toBeGreaterThan(2);
+      expect(new Set(changes.map((r) => String(r['item_id'])))).toEqual(new Set(['1234567890', '4420309814']));
+      expect(changes.every((r) => r['was'] === null && typeof r['now'] === 'number' && r['loaded_at'] instanceof Date)).toBe(true);
+      const daily = (await conn.runAndReadAll(queries[1]!)).getRowObjectsJS();
+      expect(daily.map((r) => [String(r['item_id']), Number(r['changes'])])).toEqual([['1234567890', 1], ['4420309814', 1]]);
+      conn.closeSync();
+    } finally {
+      instance.closeSync();
+    }
+  });
+
   it('status shows both runs from the DuckDB file', async () => {
     const r = await runCli(['status', '--database', dbUrl, '--json'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(0);

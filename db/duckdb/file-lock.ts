@@ -3,8 +3,8 @@
 // promise queue per file, across processes a lock file `<db>.lock` created exclusively (O_EXCL) that holds the
 // owner's pid, host and start time. Node has no flock, so a lock whose pid is gone (same host) or that is older
 // than STALE_FOREIGN_MS (another host sharing the folder) is taken over. While it waits, the process says who it
-// waits for, once and then every WAIT_REPORT_MS, and heartbeats its Temporal activity so a long queue does not
-// look like a dead worker.
+// waits for, once and then every WAIT_REPORT_MS. It does not heartbeat a Temporal activity while waiting: a
+// heartbeat without details would replace the details the activity resumes from (a results sync's next page).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,16 +31,6 @@ export function setWaitReporter(r: WaitReporter): WaitReporter {
   const previous = reporter;
   reporter = r;
   return previous;
-}
-
-/** Keeps a Temporal activity alive while it waits; a no-op outside an activity. */
-async function heartbeatIfInActivity(): Promise<void> {
-  try {
-    const { Context } = await import('@temporalio/activity');
-    Context.current().heartbeat();
-  } catch {
-    // not inside an activity
-  }
 }
 
 export function lockPathOf(dbFile: string): string {
@@ -154,7 +144,6 @@ export async function acquireFileLock(dbFile: string): Promise<() => void> {
         reportedAt = now;
         reporter(waitMessage(dbFile, owner));
       }
-      await heartbeatIfInActivity();
       await new Promise((r) => setTimeout(r, POLL_MS + Math.random() * POLL_MS));
     }
   } finally {
