@@ -30,6 +30,7 @@ import * as sqliteSchema from '../db/schema/sqlite.js';
 import { testPostgresUrl } from './support/postgres.js';
 import { REPO_ROOT } from './support/cli.js';
 import { pgPool } from './support/duckdb.js';
+import { destinationKey } from '../db/url.js';
 
 const describeSqlite = (t: unknown) => {
   const c = sqliteConfig(t as SQLiteTable);
@@ -146,8 +147,14 @@ describe('schema', () => {
   it('parses database URLs and never shows a password', () => {
     expect(parseDatabaseUrl('sqlite:./data/x.sqlite')).toEqual({ dialect: 'sqlite', file: './data/x.sqlite' });
     expect(parseDatabaseUrl('sqlite:///abs/x.sqlite')).toEqual({ dialect: 'sqlite', file: '/abs/x.sqlite' });
+    expect(parseDatabaseUrl('duckdb:./data/x.duckdb')).toEqual({ dialect: 'duckdb', file: './data/x.duckdb' });
+    expect(parseDatabaseUrl('duckdb:///abs/x.duckdb')).toEqual({ dialect: 'duckdb', file: '/abs/x.duckdb' });
+    expect(() => parseDatabaseUrl('duckdb:')).toThrow('has no file path (expected duckdb:<path>)');
+    expect(() => parseDatabaseUrl('duckdb::memory:')).toThrow('a DuckDB destination must be a file');
+    expect(destinationKey('duckdb:data/x.duckdb', '/srv')).toBe('duckdb:/srv/data/x.duckdb');
+    expect(destinationKey('duckdb:///srv/data/x.duckdb', '/elsewhere')).toBe('duckdb:/srv/data/x.duckdb');
     expect(redactDatabaseUrl('postgres://etl:s3cret@db:5432/w')).toBe('postgres://etl:***@db:5432/w');
-    expect(() => parseDatabaseUrl('mysql://u:s3cret@h/db')).toThrow("unsupported database URL 'mysql://u:***@h/db': expected 'sqlite:<path>'");
+    expect(() => parseDatabaseUrl('mysql://u:s3cret@h/db')).toThrow("unsupported database URL 'mysql://u:***@h/db': expected 'sqlite:<path>', 'duckdb:<path>'");
   });
 });
 
