@@ -123,7 +123,11 @@ export function isPermanentFsError(err: unknown): boolean {
 // 28000/28P01: authentication; 3D000: no such database; 42501: insufficient privilege; 3F000: no such schema.
 const PERMANENT_PG_CODES = new Set(['28000', '28P01', '3D000', '42501', '3F000']);
 
+// DuckDB's errors carry no code: a file that is not a DuckDB database, or one this user may not open.
+const PERMANENT_DUCKDB_MESSAGES = /not a valid DuckDB database file|Permission denied|Read-only file system/i;
+
 function isPermanentOpenError(err: unknown): boolean {
+  if (err instanceof Error && !('code' in err) && PERMANENT_DUCKDB_MESSAGES.test(err.message)) return true;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
   return PERMANENT_SQLITE_CODES.has(code) || isPermanentFsError(err) || PERMANENT_PG_CODES.has(code);
@@ -321,6 +325,19 @@ function probeDuckdb(file: string): void {
     return;
   }
   if (stat.isDirectory()) throw new Error(`${full} is a folder, not a database file (expected duckdb:<path to a file>)`);
+  // A DuckDB file carries the magic bytes DUCK at offset 8 (an empty file is one DuckDB will initialise).
+  if (stat.size > 0) {
+    const head = Buffer.alloc(12);
+    const fd = fs.openSync(full, 'r');
+    try {
+      fs.readSync(fd, head, 0, 12, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (head.subarray(8, 12).toString('latin1') !== 'DUCK') {
+      throw new Error(`${full} is not a DuckDB database; point destination.database at a DuckDB file, or at a path that does not exist yet`);
+    }
+  }
   for (const [target, what] of [[full, 'the database file'], [path.dirname(full), 'its folder (scrape-etl writes a .lock file there)']] as const) {
     try {
       fs.accessSync(target, fs.constants.W_OK);

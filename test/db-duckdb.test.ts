@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../client/json.js';
 import { marketplaceResponseSchema } from '../client/schemas.js';
-import { openDatabase, type DuckDatabase } from '../db/connect.js';
+import { DatabaseConfigError, openDatabase, probeDatabase, type DuckDatabase } from '../db/connect.js';
 import { duckdbDatabaseShapes } from '../db/duckdb/schema-shapes.js';
 import { lockPathOf, setWaitReporter } from '../db/duckdb/file-lock.js';
 import { loadBatch } from '../db/load.js';
@@ -98,6 +98,19 @@ describe('DuckDB destination', () => {
       await pg.close();
     }
   }, 60_000);
+
+  it('a file that is not a DuckDB database is named as such by the probe, and opening it is a configuration error (no retry)', async () => {
+    const file = path.join(tmp, 'notes.duckdb');
+    fs.writeFileSync(file, 'some notes, not a database');
+    await expect(probeDatabase(`duckdb:${file}`)).rejects.toThrow(`${file} is not a DuckDB database`);
+    const err = await openDatabase(`duckdb:${file}`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseConfigError);
+    expect((err as Error).message).toMatch(/not a valid DuckDB database file/);
+    // A path that does not exist yet is fine: the probe creates nothing, the open creates the file.
+    const fresh = path.join(tmp, 'sub', 'fresh.duckdb');
+    await probeDatabase(`duckdb:${fresh}`);
+    expect(fs.existsSync(fresh)).toBe(false);
+  });
 
   it('a process killed mid-load leaves nothing of its batch; its lock file is taken over and the batch then loads', async () => {
     const url = `duckdb:${path.join(tmp, 'crash.duckdb')}`;
