@@ -15,7 +15,7 @@ export interface Tx {
   ph(n: number): string;
   /** Runs a statement; resolves to the number of rows it inserted, updated or deleted. */
   run(sql: string, params: readonly Param[]): Promise<number>;
-  /** Runs a query; integers come back as bigint (SQLite) or decimal strings (Postgres int8): both exact. */
+  /** Runs a query; integers come back as bigint (SQLite, DuckDB BIGINT) or decimal strings (Postgres int8): all exact. */
   all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
   /**
    * Runs `fn` inside a savepoint: when it throws, what it wrote is rolled back and the error passed on, while
