@@ -2,6 +2,7 @@
 // (evolve/content-load.ts). Chunks of 256, then 128, 64, … for the remainder, so each column list needs at most
 // nine statement shapes however many rows and batches pass through; statements are prepared once per shape.
 import { MAX_PARAMS, quoteIdent, type Param, type Tx } from './sql.js';
+import { upsertDuckdb } from './duckdb/upsert.js';
 
 export interface UpsertTarget {
   table: string;
@@ -54,6 +55,11 @@ function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
  * `returning`, the returned column of each of them.
  */
 export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
+  if (tx.dialect === 'duckdb') {
+    // Only the changed rows need ON CONFLICT there, which DuckDB charges dearly for (db/duckdb/upsert.ts).
+    const done = await upsertDuckdb(tx, t, rows, upsertRows);
+    if (done) return done;
+  }
   const max = maxChunk(tx.dialect, t.columns.length);
   let changed = 0;
   const returned: unknown[] = [];
