@@ -1,4 +1,4 @@
-// What every Temporal pipeline test file needs before its first test: a temp dir with a SQLite destination, a
+// What every Temporal pipeline test file needs before its first test: a temp dir with a SQLite (or DuckDB) destination, a
 // real Temporal dev server and a seeded simulator, with one teardown for all of them.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,9 +17,9 @@ export interface PipelineBed {
   close(): Promise<void>;
 }
 
-export async function startPipelineBed(o: { name: string; token: string; seed: number; runDurationMs: number }): Promise<PipelineBed> {
+export async function startPipelineBed(o: { name: string; token: string; seed: number; runDurationMs: number; destination?: 'sqlite' | 'duckdb' }): Promise<PipelineBed> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `scrape-etl-${o.name}-`));
-  const dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
+  const dbUrl = o.destination === 'duckdb' ? `duckdb:${path.join(dir, 'dest.duckdb')}` : `sqlite:${path.join(dir, 'dest.sqlite')}`;
   const [temporal, sim] = await Promise.all([
     startTestTemporal(),
     startSimulator({ port: 0, token: o.token, seed: o.seed, runDurationMs: o.runDurationMs }),
