@@ -13,8 +13,9 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import * as sqliteSchema from './schema/sqlite.js';
 import * as pgSchema from './schema/pg.js';
+import { openDuckDatabase, type DuckDatabase } from './duckdb/database.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type Dialect = 'sqlite' | 'postgres' | 'duckdb';
 
 interface DatabaseBase {
   /** The URL it was opened with, password removed (safe to log). */
@@ -35,7 +36,8 @@ export interface PostgresDatabase extends DatabaseBase {
   /** The raw pool (int8 columns come back as decimal strings: exact). */
   pool: pg.Pool;
 }
-export type Database = SqliteDatabase | PostgresDatabase;
+export type { DuckDatabase };
+export type Database = SqliteDatabase | PostgresDatabase | DuckDatabase;
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/scrape-etl.sqlite';
 
@@ -53,8 +55,18 @@ const MIGRATIONS = { sqlite: path.join(here, 'migrations', 'sqlite'), postgres: 
 // Any constant works; it only has to be the same in every process that migrates this schema.
 const PG_MIGRATION_LOCK_KEY = 7_238_451_907;
 
-export function parseDatabaseUrl(url: string): { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string } {
+export type ParsedDatabaseUrl = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string } | { dialect: 'duckdb'; file: string };
+
+export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   const trimmed = url.trim();
+  if (/^duckdb:/i.test(trimmed)) {
+    let file = trimmed.slice('duckdb:'.length);
+    if (file.startsWith('//')) file = file.slice(2);
+    if (file === '') throw new Error(`database URL '${trimmed}' has no file path (expected duckdb:<path>)`);
+    // In memory, each process (and each session) would see a database of its own: nothing a load could share.
+    if (file === ':memory:') throw new Error(`database URL '${trimmed}': a DuckDB destination must be a file (duckdb:<path>)`);
+    return { dialect: 'duckdb', file };
+  }
   if (/^postgres(ql)?:\/\//i.test(trimmed)) return { dialect: 'postgres', url: trimmed };
   if (/^sqlite:/i.test(trimmed)) {
     let file = trimmed.slice('sqlite:'.length);
@@ -64,7 +76,7 @@ export function parseDatabaseUrl(url: string): { dialect: 'sqlite'; file: string
     return { dialect: 'sqlite', file };
   }
   throw new Error(
-    `unsupported database URL '${redactDatabaseUrl(trimmed)}': expected 'sqlite:<path>' or 'postgres://user@host:port/db'`,
+    `unsupported database URL '${redactDatabaseUrl(trimmed)}': expected 'sqlite:<path>', 'duckdb:<path>' or 'postgres://user@host:port/db'`,
   );
 }
 
@@ -111,7 +123,11 @@ export function isPermanentFsError(err: unknown): boolean {
 // 28000/28P01: authentication; 3D000: no such database; 42501: insufficient privilege; 3F000: no such schema.
 const PERMANENT_PG_CODES = new Set(['28000', '28P01', '3D000', '42501', '3F000']);
 
+// DuckDB's errors carry no code: a file that is not a DuckDB database, or one this user may not open.
+const PERMANENT_DUCKDB_MESSAGES = /not a valid DuckDB database file|Permission denied|Read-only file system/i;
+
 function isPermanentOpenError(err: unknown): boolean {
+  if (err instanceof Error && !('code' in err) && PERMANENT_DUCKDB_MESSAGES.test(err.message)) return true;
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
   return PERMANENT_SQLITE_CODES.has(code) || isPermanentFsError(err) || PERMANENT_PG_CODES.has(code);
@@ -120,6 +136,7 @@ function isPermanentOpenError(err: unknown): boolean {
 export async function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Promise<Database> {
   const parsed = parseDatabaseUrl(url);
   try {
+    if (parsed.dialect === 'duckdb') return await openDuckDatabase(parsed.file, url);
     return parsed.dialect === 'sqlite' ? openSqlite(parsed.file, url) : await openPostgres(parsed.url, opts.poolSize ?? pgPoolSize());
   } catch (err) {
     if (err instanceof Error && isPermanentOpenError(err.cause ?? err)) throw new DatabaseConfigError(err.message, { cause: err.cause ?? err });
@@ -246,6 +263,7 @@ export interface ProbeDatabaseOptions {
 export async function probeDatabase(url: string, opts: ProbeDatabaseOptions = {}): Promise<void> {
   const parsed = parseDatabaseUrl(url);
   if (parsed.dialect === 'sqlite') probeSqlite(parsed.file);
+  else if (parsed.dialect === 'duckdb') probeDuckdb(parsed.file);
   else await probePostgres(parsed.url, opts.timeoutMs ?? 5000);
 }
 
@@ -281,6 +299,46 @@ function probeSqlite(file: string): void {
   }
   // A load writes the file and creates its -wal and -shm files beside it.
   for (const [target, what] of [[full, 'the database file'], [path.dirname(full), 'its folder (SQLite writes a -wal file there)']] as const) {
+    try {
+      fs.accessSync(target, fs.constants.W_OK);
+    } catch {
+      throw new Error(`${what} ${target} is not writable by this user`);
+    }
+  }
+}
+
+/**
+ * DuckDB: an existing path must be a writable file (it is not opened here: a worker may hold it, and DuckDB would
+ * refuse a second process); a missing one needs a creatable folder. The lock file is written beside it.
+ */
+function probeDuckdb(file: string): void {
+  const full = path.resolve(file);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(full);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`cannot read ${full}: ${(err as Error).message}`, { cause: err });
+  }
+  if (stat === undefined) {
+    probeCreatableFolder(full);
+    return;
+  }
+  if (stat.isDirectory()) throw new Error(`${full} is a folder, not a database file (expected duckdb:<path to a file>)`);
+  // A DuckDB file carries the magic bytes DUCK at offset 8 (an empty file is one DuckDB will initialise).
+  if (stat.size > 0) {
+    const head = Buffer.alloc(12);
+    const fd = fs.openSync(full, 'r');
+    try {
+      fs.readSync(fd, head, 0, 12, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (head.subarray(8, 12).toString('latin1') !== 'DUCK') {
+      throw new Error(`${full} is not a DuckDB database; point destination.database at a DuckDB file, or at a path that does not exist yet`);
+    }
+  }
+  for (const [target, what] of [[full, 'the database file'], [path.dirname(full), 'its folder (scrape-etl writes a .lock file there)']] as const) {
     try {
       fs.accessSync(target, fs.constants.W_OK);
     } catch {

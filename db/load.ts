@@ -17,6 +17,7 @@ import {
 import { isRetryableTxError, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
 import { upsertRows } from './upsert.js';
+import { duckTransaction } from './duckdb/tx.js';
 
 export type { LoadKind } from './flatten/index.js';
 export type { LoadBatchOptions, LoadBatchResult, TableCounts } from './load-rows.js';
@@ -208,6 +209,7 @@ function preparedOf(load: PreparedLoad): PreparedBatch {
  */
 export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOptions | PreparedLoad>): Promise<LoadBatchesResult> {
   const loads = list.map((l): PreparedLoad => ('opts' in l ? l : { opts: l }));
+  if (db.dialect === 'duckdb') return loadEachInOwnTransaction(db, loads);
   return withTransaction(db, async (tx) => {
     if (tx.dialect === 'postgres' && loads.length > 1) {
       // Round trips dominate a Postgres load: the group is first tried as one write with one statement per
@@ -225,6 +227,24 @@ export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOpt
         results.push(await tx.savepoint(async () => writeBatch(tx, preparedOf(load))));
       } catch (error) {
         if (isRetryableTxError(error)) throw error;
+        return { results, failed: { index, error } };
+      }
+    }
+    return { results };
+  });
+}
+
+/**
+ * DuckDB has no savepoints, so each response gets a transaction of its own (same contract: a failing response
+ * leaves nothing, the ones before it stay committed). One session holds the file open for the whole list.
+ */
+async function loadEachInOwnTransaction(db: Extract<Database, { dialect: 'duckdb' }>, loads: readonly PreparedLoad[]): Promise<LoadBatchesResult> {
+  return db.session(async (conn) => {
+    const results: LoadBatchResult[] = [];
+    for (const [index, load] of loads.entries()) {
+      try {
+        results.push(await duckTransaction(conn, (tx) => writeBatch(tx, preparedOf(load))));
+      } catch (error) {
         return { results, failed: { index, error } };
       }
     }

@@ -4,22 +4,24 @@
 import crypto from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import type { Database } from './connect.js';
+import type { Database, Dialect } from './connect.js';
+import { duckTransaction } from './duckdb/tx.js';
 
 export type Param = string | number | bigint | boolean | null;
 
 export interface Tx {
-  readonly dialect: 'sqlite' | 'postgres';
-  /** `$1`-style placeholder in Postgres, `?` in SQLite (n is 1-based). */
+  readonly dialect: Dialect;
+  /** `$1`-style placeholder in Postgres and DuckDB, `?` in SQLite (n is 1-based). */
   ph(n: number): string;
   /** Runs a statement; resolves to the number of rows it inserted, updated or deleted. */
   run(sql: string, params: readonly Param[]): Promise<number>;
-  /** Runs a query; integers come back as bigint (SQLite) or decimal strings (Postgres int8): both exact. */
+  /** Runs a query; integers come back as bigint (SQLite, DuckDB BIGINT) or decimal strings (Postgres int8): all exact. */
   all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
   /**
    * Runs `fn` inside a savepoint: when it throws, what it wrote is rolled back and the error passed on, while
    * the enclosing transaction (and what earlier savepoints wrote) stays usable. Lets several responses share
    * one transaction, its BEGIN/COMMIT and fsync, while each stays atomic on its own (db/load.ts loadBatches).
+   * DuckDB has no savepoints: there it only runs `fn`, and loadBatches gives each response its own transaction.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
 }
@@ -37,7 +39,8 @@ async function inSavepoint<T>(exec: (sql: string) => Promise<unknown>, fn: () =>
   }
 }
 
-export const MAX_PARAMS = { sqlite: 32_766, postgres: 65_535 } as const;
+// DuckDB has no fixed bound; it keeps the Postgres one (statements of 256 rows stay far below it anyway).
+export const MAX_PARAMS = { sqlite: 32_766, postgres: 65_535, duckdb: 65_535 } as const;
 
 // ---- SQLite ----------------------------------------------------------------------------------------------
 
@@ -105,9 +108,12 @@ export function isRetryableTxError(err: unknown): boolean {
  * queued because one better-sqlite3 connection can hold only one transaction. In Postgres a transaction that
  * the server aborts as a deadlock victim or for a serialization failure is rolled back and run again (up to
  * MAX_TRANSACTION_ATTEMPTS times, after a short random pause), so `fn` must not have effects outside the
- * transaction that cannot be repeated.
+ * transaction that cannot be repeated. DuckDB transactions run one at a time per file, across processes too
+ * (db/duckdb/database.ts).
  */
 export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  // DuckDB: the session holds the file's lock (one process at a time) and queues this process's transactions.
+  if (db.dialect === 'duckdb') return db.session((conn) => duckTransaction(conn, fn));
   if (db.dialect === 'sqlite') {
     const sqlite = db.sqlite;
     const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();

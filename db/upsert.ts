@@ -2,6 +2,7 @@
 // (evolve/content-load.ts). Chunks of 256, then 128, 64, … for the remainder, so each column list needs at most
 // nine statement shapes however many rows and batches pass through; statements are prepared once per shape.
 import { MAX_PARAMS, quoteIdent, type Param, type Tx } from './sql.js';
+import { upsertDuckdb } from './duckdb/upsert.js';
 
 export interface UpsertTarget {
   table: string;
@@ -54,13 +55,20 @@ function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
  * `returning`, the returned column of each of them.
  */
 export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
+  if (tx.dialect === 'duckdb') {
+    // Only the changed rows need ON CONFLICT there, which DuckDB charges dearly for (db/duckdb/upsert.ts).
+    const done = await upsertDuckdb(tx, t, rows, upsertRows);
+    if (done) return done;
+  }
   const max = maxChunk(tx.dialect, t.columns.length);
   let changed = 0;
   const returned: unknown[] = [];
   let i = 0;
   while (i < rows.length) {
     let n = max;
-    while (n > rows.length - i) n /= 2;
+    // DuckDB pays a fixed cost per ON CONFLICT statement (milliseconds) that dwarfs preparing one more shape.
+    if (tx.dialect === 'duckdb') n = Math.min(max, rows.length - i);
+    else while (n > rows.length - i) n /= 2;
     const params: Param[] = [];
     for (let r = i; r < i + n; r++) for (const v of rows[r]!) params.push(v);
     const sql = upsertSql(tx, t, n);

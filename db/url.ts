@@ -10,15 +10,16 @@ export function redactDatabaseUrl(url: string): string {
  * One spelling per destination, for telling runs of one database from another's (the ScrapeEtlDestination search
  * attribute and memo of a run, and `status` filtering by them): a SQLite URL becomes `sqlite:` and the file's
  * absolute path (relative paths resolved against `cwd`: the process that opens them), `sqlite:///a` and
- * `sqlite:/a` alike; a Postgres URL is trimmed, its scheme written `postgres://` and its password redacted.
+ * `sqlite:/a` alike (a DuckDB URL likewise, as `duckdb:` and the path); a Postgres URL is trimmed, its scheme written `postgres://` and its password redacted.
  */
 export function destinationKey(url: string, cwd: string = process.cwd()): string {
   const trimmed = url.trim();
-  if (/^sqlite:/i.test(trimmed)) {
-    let file = trimmed.slice('sqlite:'.length);
+  const fileScheme = /^(sqlite|duckdb):/i.exec(trimmed)?.[1]?.toLowerCase();
+  if (fileScheme !== undefined) {
+    let file = trimmed.slice(fileScheme.length + 1);
     if (file.startsWith('//')) file = file.slice(2);
-    if (file === '' || file === ':memory:') return `sqlite:${file}`;
-    return `sqlite:${path.resolve(cwd, file)}`;
+    if (file === '' || file === ':memory:') return `${fileScheme}:${file}`;
+    return `${fileScheme}:${path.resolve(cwd, file)}`;
   }
   return redactDatabaseUrl(trimmed.replace(/^postgres(ql)?:\/\//i, 'postgres://'));
 }

@@ -1,6 +1,7 @@
 // What the exporter knows about a column: enough to format its cells, nothing about the table's meaning.
 import type { ExportDatabase } from './database.js';
 import { poolOf, quoteIdent, sqliteOf } from './database.js';
+import { duckQuery, postgresTypeName } from './duckdb.js';
 
 /**
  * How a column's values are written. SQLite stores any value in any column, so for SQLite the kind only refines
@@ -42,6 +43,10 @@ export async function listTables(db: ExportDatabase): Promise<string[]> {
       .all() as Array<{ name: string }>;
     return rows.map((r) => r.name);
   }
+  if (db.dialect === 'duckdb') {
+    const rows = await duckQuery(db, `select table_name from information_schema.tables where table_schema = 'main' and table_type = 'BASE TABLE' order by table_name`);
+    return rows.map((r) => String(r['table_name']));
+  }
   const res = await poolOf(db).query<{ table_name: string }>(
     `select table_name from information_schema.tables
       where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`,
@@ -62,6 +67,17 @@ export async function describeTable(db: ExportDatabase, table: string, hints?: C
       type: string;
     }>;
     cols = rows.map((r) => ({ name: r.name, declared: r.type, kind: sqliteKind(r.type) }));
+  } else if (db.dialect === 'duckdb') {
+    // Declared under Postgres's names: DuckDB columns are typed (and their values formatted) as Postgres's are.
+    const rows = await duckQuery(
+      db,
+      `select column_name, data_type from information_schema.columns where table_schema = 'main' and table_name = $1 order by ordinal_position`,
+      [table],
+    );
+    cols = rows.map((r) => {
+      const declared = postgresTypeName(String(r['data_type']));
+      return { name: String(r['column_name']), declared, kind: postgresKind(declared) };
+    });
   } else {
     const res = await poolOf(db).query<{ column_name: string; data_type: string; udt_name: string }>(
       `select column_name, data_type, udt_name from information_schema.columns
@@ -136,5 +152,6 @@ export function postgresKind(dataType: string): ColumnKind {
 export async function tableHasPipelineRows(db: ExportDatabase, table: string, pipeline: string): Promise<boolean> {
   const sql = `select 1 as one from ${quoteIdent(table)} where pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'} limit 1`;
   if (db.dialect === 'sqlite') return sqliteOf(db).prepare(sql).get(pipeline) !== undefined;
+  if (db.dialect === 'duckdb') return (await duckQuery(db, sql, [pipeline])).length > 0;
   return (await poolOf(db).query(sql, [pipeline])).rowCount! > 0;
 }

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeAtomically, removeAbandonedPartials } from './atomic-file.js';
 import { describeTable, isInternalTable, listTables, tableHasPipelineRows, type ColumnHints, type ColumnInfo } from './columns.js';
-import { quoteIdent, type ExportDatabase } from './database.js';
+import { quoteIdent, valueDialect, type ExportDatabase } from './database.js';
 import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
@@ -248,7 +248,7 @@ async function exportOne(
     }
     const watermark = await readWatermark(db, watermarkKey, table);
     if (watermark !== null) {
-      params.push(db.dialect === 'sqlite' ? watermark : watermark.toString());
+      params.push(db.dialect === 'postgres' ? watermark.toString() : watermark);
       where.push(`load_id > ${param()}`);
     }
     loadIdIndex = selected.indexOf('load_id');
@@ -266,7 +266,7 @@ async function exportOne(
   await writeAtomically(finalPath, async (tempPath) => {
     const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;
     const batches = tracked(rowBatches(db, sql, params, batchRows(selected.length)), loadIdIndex, stats, progress);
-    await writer.write({ path: tempPath, table, columns, dialect: db.dialect, batches, settings, ...(options.signal ? { signal: options.signal } : {}) });
+    await writer.write({ path: tempPath, table, columns, dialect: valueDialect(db), batches, settings, ...(options.signal ? { signal: options.signal } : {}) });
   });
 
   // Only now that the file is durable under its final name: a crash before this line repeats these rows in the

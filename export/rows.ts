@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import QueryStream from 'pg-query-stream';
 import type { ExportDatabase } from './database.js';
 import { poolOf, sqliteOf } from './database.js';
+import { duckBatches } from './duckdb.js';
 
 export type RawRow = unknown[];
 
@@ -14,6 +15,7 @@ const SERVER_TEXT = { getTypeParser: () => (value: string) => value };
 const PG_FETCH_ROWS = 2000;
 
 export function rowBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+  if (db.dialect === 'duckdb') return duckBatches(db, sql, params, batchSize);
   return db.dialect === 'sqlite' ? sqliteBatches(db, sql, params, batchSize) : postgresBatches(db, sql, params, batchSize);
 }
 

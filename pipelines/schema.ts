@@ -41,7 +41,7 @@ const duration = (fallback: string) =>
 const destination = z.strictObject({
   database: z
     .string()
-    .refine((s) => /^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(s), "expected 'sqlite:<path>' or 'postgres://…'")
+    .refine((s) => /^(sqlite:.+|duckdb:.+|postgres(ql)?:\/\/.+)$/.test(s), "expected 'sqlite:<path>', 'duckdb:<path>' or 'postgres://…'")
     .optional()
     .describe('default: $DATABASE_URL, else sqlite:./data/scrape-etl.sqlite'),
 });

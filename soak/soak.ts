@@ -681,6 +681,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
 
 async function selectAll(db: Database, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
   if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all(...params) as Array<Record<string, unknown>>;
+  if (db.dialect === 'duckdb') return db.session(async (c) => (await c.runAndReadAll(sql, params as never)).getRowObjectsJS() as Array<Record<string, unknown>>);
   return (await db.pool.query(sql, params)).rows as Array<Record<string, unknown>>;
 }
 

@@ -16,6 +16,8 @@ import { loadBatch } from '../db/load.js';
 import { dumpDatabase, dumpTable } from './support/db-dump.js';
 import { REAL_FIXTURES } from './support/fixtures.js';
 import { testPostgresUrl } from './support/postgres.js';
+import { duckSelect } from './support/duckdb.js';
+import { testDatabaseUrl } from './support/destinations.js';
 
 let tmp: string;
 let nextId = 1000;
@@ -44,6 +46,7 @@ async function loadResults(db: Database, pipeline: string, records: ResultRecord
 
 async function select(db: Database, sql: string): Promise<Array<Record<string, unknown>>> {
   if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(false).all() as Array<Record<string, unknown>>;
+  if (db.dialect === 'duckdb') return (await duckSelect(db, sql)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
   return (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
 }
 
@@ -79,10 +82,10 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase(dialect === 'sqlite' ? `sqlite:${path.join(tmp, 'evolve.sqlite')}` : await testPostgresUrl());
+    db = await openDatabase(await testDatabaseUrl(dialect, tmp, 'evolve'));
   });
   afterAll(async () => db.close());
 

@@ -23,14 +23,15 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('scrape-etl load', () => {
-  it('loads into SQLite and Postgres with the same contents, and a second run adds only raw rows', async () => {
+  it('loads into SQLite, Postgres and DuckDB with the same contents, and a second run adds only raw rows', async () => {
     const sqliteUrl = `sqlite:${path.join(tmp, 'cli.sqlite')}`;
+    const duckUrl = `duckdb:${path.join(tmp, 'cli.duckdb')}`;
     const wrapped = path.join(tmp, 'wrapped.json');
     fs.writeFileSync(
       wrapped,
       JSON.stringify({ request: { url: 'https://shop.example.tw/api?itemid=1&shopid=2' }, response: JSON.parse(fs.readFileSync(`${REAL}/shopee-sync-response-1.json`, 'utf8')) }),
     );
-    for (const url of [sqliteUrl, pgUrl]) {
+    for (const url of [sqliteUrl, pgUrl, duckUrl]) {
       for (let round = 0; round < 2; round++) {
         const m = await runCli(['load', 'marketplace', `${REAL}/shopee-sync-response-1.json`, wrapped, '--db', url, '--pipeline', 'shop', '--price-divisor', '100000']);
         expect(m.stderr).toBe('');
@@ -41,7 +42,7 @@ describe('scrape-etl load', () => {
         expect(r.stdout).toMatch(/pdf_results=1/);
       }
     }
-    const [s, p] = [await openDatabase(sqliteUrl), await openDatabase(pgUrl)];
+    const [s, p, d] = [await openDatabase(sqliteUrl), await openDatabase(pgUrl), await openDatabase(duckUrl)];
     try {
       // Each command run has its own workflow id; everything else must match exactly.
       const withoutRunIds = (d: Awaited<ReturnType<typeof dumpDatabase>>) => {
@@ -54,6 +55,7 @@ describe('scrape-etl load', () => {
       const a = withoutRunIds(await dumpDatabase(s));
       const b = withoutRunIds(await dumpDatabase(p));
       expect(b).toEqual(a);
+      expect(withoutRunIds(await dumpDatabase(d))).toEqual(a);
       expect(a['marketplace_products']).toHaveLength(1);
       expect(a['pdf_results']).toEqual([expect.objectContaining({ id: '1', scraping_run_id: '12', content: '<your-extracted-data>' })]);
       expect(a['raw_responses']!.filter((r) => r['request_key'] === 'https://shop.example.tw/api?itemid=1&shopid=2')).toHaveLength(2);
@@ -62,8 +64,9 @@ describe('scrape-etl load', () => {
     } finally {
       await s.close();
       await p.close();
+      await d.close();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('loads the job-board and results kinds: every record as one row, typed by the request schema, twice without change', async () => {
     const dbUrl = `sqlite:${path.join(tmp, 'kinds.sqlite')}`;

@@ -1,5 +1,5 @@
 // Loads real responses (the simulator over HTTP, the real example, hand-made edge cases) into a real SQLite
-// file and a real Postgres server, and checks: identical contents in both, idempotent reloads, all-or-nothing
+// file, a real Postgres server and a real DuckDB file, and checks: identical contents in all three, idempotent reloads, all-or-nothing
 // batches, price history on change only, vanished children deleted, 64-bit ids exact.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScraperClient } from '../client/client.js';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
-import { openDatabase, type PostgresDatabase, type SqliteDatabase } from '../db/connect.js';
+import { openDatabase, type DuckDatabase, type PostgresDatabase, type SqliteDatabase } from '../db/connect.js';
 import { loadBatch, loadBatches, type LoadBatchOptions } from '../db/load.js';
 import { readRawBody } from '../db/raw-responses.js';
 import { withTransaction } from '../db/sql.js';
@@ -30,7 +30,7 @@ let sim: RunningSimulator;
 const batches: Batch[] = [];
 let bigModels: { raw: string; data: MarketplaceResponse };
 let tmp: string;
-const dbs = {} as { sqlite: SqliteDatabase; postgres: PostgresDatabase };
+const dbs = {} as { sqlite: SqliteDatabase; postgres: PostgresDatabase; duckdb: DuckDatabase };
 
 /** A copy of the real example with `edit` applied, validated as the client would. */
 function variant(edit: (d: { item: Record<string, unknown>; root: Record<string, unknown> }) => void): { raw: string; data: MarketplaceResponse } {
@@ -129,27 +129,33 @@ beforeAll(async () => {
 
   const s = await openDatabase(`sqlite:${path.join(tmp, 'load.sqlite')}`);
   const p = await openDatabase(await testPostgresUrl());
-  if (s.dialect !== 'sqlite' || p.dialect !== 'postgres') throw new Error('unexpected dialects');
+  const d = await openDatabase(`duckdb:${path.join(tmp, 'load.duckdb')}`);
+  if (s.dialect !== 'sqlite' || p.dialect !== 'postgres' || d.dialect !== 'duckdb') throw new Error('unexpected dialects');
   dbs.sqlite = s;
   dbs.postgres = p;
+  dbs.duckdb = d;
   for (const b of batches) {
     await loadBatch(dbs.sqlite, b);
     await loadBatch(dbs.postgres, b);
+    await loadBatch(dbs.duckdb, b);
   }
 }, 60_000);
 
 afterAll(async () => {
   await dbs.sqlite?.close();
   await dbs.postgres?.close();
+  await dbs.duckdb?.close();
   await sim?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-describe('the same responses in SQLite and Postgres', () => {
+describe('the same responses in SQLite, Postgres and DuckDB', () => {
   it('give identical table contents', async () => {
     const a = await dumpDatabase(dbs.sqlite);
     const b = await dumpDatabase(dbs.postgres);
+    const c = await dumpDatabase(dbs.duckdb);
     for (const table of Object.keys(a)) expect({ table, rows: b[table] }).toEqual({ table, rows: a[table] });
+    for (const table of Object.keys(a)) expect({ table, rows: c[table] }).toEqual({ table, rows: a[table] });
     // The comparison is only meaningful if every kind of table was exercised.
     const empty = DATA_TABLES.filter((t) => (a[t] ?? []).length === 0);
     expect(empty).toEqual([]);
@@ -163,12 +169,14 @@ describe('the same responses in SQLite and Postgres', () => {
     expect(p.rows).toEqual([{ item_id: '9007199254740993', shop_id: '9007199254740995' }]);
     const [model] = await dumpTable(dbs.postgres, 'marketplace_product_models').then((r) => r.filter((m) => m['item_id'] === '9007199254740993'));
     expect(model!['model_id']).toBe('18446744073709551');
+    const d = await dbs.duckdb.session(async (c) => (await c.runAndReadAll(`SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = 'edge' AND item_id > ${2n ** 53n}`)).getRowObjectsJS());
+    expect(d).toEqual([{ item_id: 9007199254740993n, shop_id: 9007199254740995n }]);
     const [product] = (await dumpTable(dbs.sqlite, 'marketplace_products')).filter((r) => r['item_id'] === '9007199254740993');
     expect(product!['label_ids']).toBe('[9223372036854775807,1]');
   });
 
   it('land edge cases as documented: -1 prices have no major value, NUL is replaced, empty lists give no children', async () => {
-    for (const db of [dbs.sqlite, dbs.postgres]) {
+    for (const db of [dbs.sqlite, dbs.postgres, dbs.duckdb]) {
       const products = await dumpTable(db, 'marketplace_products');
       const empty = products.find((p) => p['item_id'] === '555')!;
       expect(empty).toMatchObject({ price: '-1', price_major: null, price_min_major: null, label_ids: '[]' });
@@ -182,7 +190,7 @@ describe('the same responses in SQLite and Postgres', () => {
   });
 });
 
-describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
   it('loading everything again changes no table but raw_responses', async () => {
     const db = dbs[dialect];
     const before = await dumpDatabase(db, { keepLoadedAt: true });
@@ -239,6 +247,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     expect(ok.changedByTable.marketplace_product_models).toBe(300);
   });
 
+  // DuckDB has no savepoints: there each response is a transaction of its own, with the same outcome.
   it('loadBatches: one transaction for a group, each response atomic in its savepoint; a failure keeps the ones before it', async () => {
     const db = dbs[dialect];
     const group = (pipeline: string, failAt?: number): Batch[] =>

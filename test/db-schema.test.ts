@@ -29,6 +29,8 @@ import * as pgSchema from '../db/schema/pg.js';
 import * as sqliteSchema from '../db/schema/sqlite.js';
 import { testPostgresUrl } from './support/postgres.js';
 import { REPO_ROOT } from './support/cli.js';
+import { pgPool } from './support/duckdb.js';
+import { destinationKey } from '../db/url.js';
 
 const describeSqlite = (t: unknown) => {
   const c = sqliteConfig(t as SQLiteTable);
@@ -145,8 +147,14 @@ describe('schema', () => {
   it('parses database URLs and never shows a password', () => {
     expect(parseDatabaseUrl('sqlite:./data/x.sqlite')).toEqual({ dialect: 'sqlite', file: './data/x.sqlite' });
     expect(parseDatabaseUrl('sqlite:///abs/x.sqlite')).toEqual({ dialect: 'sqlite', file: '/abs/x.sqlite' });
+    expect(parseDatabaseUrl('duckdb:./data/x.duckdb')).toEqual({ dialect: 'duckdb', file: './data/x.duckdb' });
+    expect(parseDatabaseUrl('duckdb:///abs/x.duckdb')).toEqual({ dialect: 'duckdb', file: '/abs/x.duckdb' });
+    expect(() => parseDatabaseUrl('duckdb:')).toThrow('has no file path (expected duckdb:<path>)');
+    expect(() => parseDatabaseUrl('duckdb::memory:')).toThrow('a DuckDB destination must be a file');
+    expect(destinationKey('duckdb:data/x.duckdb', '/srv')).toBe('duckdb:/srv/data/x.duckdb');
+    expect(destinationKey('duckdb:///srv/data/x.duckdb', '/elsewhere')).toBe('duckdb:/srv/data/x.duckdb');
     expect(redactDatabaseUrl('postgres://etl:s3cret@db:5432/w')).toBe('postgres://etl:***@db:5432/w');
-    expect(() => parseDatabaseUrl('mysql://u:s3cret@h/db')).toThrow("unsupported database URL 'mysql://u:***@h/db': expected 'sqlite:<path>'");
+    expect(() => parseDatabaseUrl('mysql://u:s3cret@h/db')).toThrow("unsupported database URL 'mysql://u:***@h/db': expected 'sqlite:<path>', 'duckdb:<path>'");
   });
 });
 
@@ -326,7 +334,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     const applied =
       db.dialect === 'sqlite'
         ? (db.sqlite.prepare('SELECT COUNT(*) AS n FROM __drizzle_migrations').get() as { n: number }).n
-        : Number((await db.pool.query('SELECT COUNT(*) AS n FROM drizzle.__drizzle_migrations')).rows[0].n);
+        : Number((await pgPool(db).query('SELECT COUNT(*) AS n FROM drizzle.__drizzle_migrations')).rows[0].n);
     expect(applied).toBe(journalEntries(dialect === 'sqlite' ? 'sqlite' : 'pg'));
     if (db.dialect === 'sqlite') expect(db.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
   }, 30_000);
@@ -345,7 +353,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
   });
 
   it('the migrated database has exactly the tables, columns, types, defaults, keys and indexes of the definition', async () => {
-    const actual = db.dialect === 'sqlite' ? sqliteDatabaseShapes(db.sqlite) : await pgDatabaseShapes(db.pool);
+    const actual = db.dialect === 'sqlite' ? sqliteDatabaseShapes(db.sqlite) : await pgDatabaseShapes(pgPool(db));
     const expected = TABLE_NAMES.map((t) => definitionShape(t, TABLES[t]));
     expect(compareSchemas(expected, actual)).toEqual([]);
     expect(actual.map((t) => t.name).sort()).toEqual([...TABLE_NAMES].sort());
@@ -378,7 +386,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
         generateDrizzleJson({}),
         generateDrizzleJson({ a: pgTableFrom('every_default', EVERY_DEFAULT), b: pgTableFrom('sync_watermarks', DRIFTED_WATERMARKS) }),
       );
-      const client = await db.pool.connect();
+      const client = await pgPool(db).connect();
       try {
         await client.query('CREATE SCHEMA drift');
         await client.query('SET search_path TO drift');

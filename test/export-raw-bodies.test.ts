@@ -13,6 +13,7 @@ import { exportTables } from '../export/csv.js';
 import { REAL_FIXTURES } from './support/fixtures.js';
 import { testPostgresUrl } from './support/postgres.js';
 import { readCsvWithPython } from './support/python-csv.js';
+import { testDatabaseUrl } from './support/destinations.js';
 
 const RAW = fs.readFileSync(`${REAL_FIXTURES}/shopee-sync-response-1.json`, 'utf8');
 let dir: string;
@@ -25,10 +26,10 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
+describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase(dialect === 'sqlite' ? `sqlite:${path.join(dir, 'raw.sqlite')}` : await testPostgresUrl());
+    db = await openDatabase(await testDatabaseUrl(dialect, dir, 'raw'));
   });
   afterAll(async () => db?.close());
 

@@ -27,6 +27,7 @@ import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
 import { testPostgresUrl } from './support/postgres.js';
 import { jobBoardSpec } from './support/pipeline-specs.js';
 import { startInProcessWorker, type InProcessWorker } from './support/temporal.js';
+import { testDatabaseUrl } from './support/destinations.js';
 
 const DAY = 86_400_000;
 let dir: string;
@@ -57,11 +58,11 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each(['sqlite', 'postgres'] as const)('retention of raw responses (%s)', (dialect) => {
+describe.each(['sqlite', 'postgres', 'duckdb'] as const)('retention of raw responses (%s)', (dialect) => {
   let db: Database;
   let dbUrl: string;
   beforeAll(async () => {
-    dbUrl = dialect === 'sqlite' ? `sqlite:${path.join(dir, 'dest.sqlite')}` : await testPostgresUrl();
+    dbUrl = await testDatabaseUrl(dialect, dir, 'dest');
     db = await openDatabase(dbUrl);
   }, 120_000);
   afterAll(async () => {

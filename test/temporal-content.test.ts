@@ -22,6 +22,7 @@ import { expectContentEqual } from './support/pipeline-truth.js';
 import { startDestinationBed, type DestinationBed } from './support/pipeline-bed.js';
 import { leadsSearchSpec } from './support/pipeline-specs.js';
 import { spawnWorkerProcess, startTestTemporal, type TestTemporal } from './support/temporal.js';
+import { duckSelect, pgPool } from './support/duckdb.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 let temporal: TestTemporal;
@@ -38,11 +39,12 @@ afterAll(async () => {
 });
 
 async function count(db: Database, sql: string): Promise<number> {
-  const rows = db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : (await db.pool.query(sql)).rows;
+  const rows =
+    db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : db.dialect === 'duckdb' ? await duckSelect(db, sql) : (await pgPool(db).query(sql)).rows;
   return Number((rows[0] as Record<string, unknown>)['n']);
 }
 
-describe.each(['sqlite', 'postgres'] as const)('inferred content tables through Temporal, into %s', (destination) => {
+describe.each(['sqlite', 'postgres', 'duckdb'] as const)('inferred content tables through Temporal, into %s', (destination) => {
   const taskQueue = `content-${destination}-${crypto.randomBytes(4).toString('hex')}`;
   let bed: DestinationBed;
   let sim: RunningSimulator;
@@ -88,7 +90,9 @@ describe.each(['sqlite', 'postgres'] as const)('inferred content tables through 
     // Columns as the simulator generates them, the nested array as a child table with parent keys.
     const cols = db.dialect === 'sqlite'
       ? (db.sqlite.prepare(`SELECT name FROM pragma_table_info('crm_leads_items')`).all() as Array<{ name: string }>).map((r) => r.name)
-      : (await db.pool.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'crm_leads_items'`)).rows.map((r: { name: string }) => r.name);
+      : db.dialect === 'duckdb'
+        ? (await duckSelect(db, `SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'crm_leads_items'`)).map((r) => String(r['name']))
+        : (await pgPool(db).query(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'crm_leads_items'`)).rows.map((r: { name: string }) => r.name);
     expect(cols).toEqual(expect.arrayContaining(['name', 'job_title', 'company', 'email', 'phone', 'website', 'address', 'source_url', 'search_query', 'search_page']));
     expect(await count(db, `SELECT COUNT(*) AS n FROM crm_leads_items__social_profiles c JOIN crm_leads_items p ON p.pipeline = c.pipeline AND p.row_key = c.parent_key`)).toBe(
       await count(db, `SELECT COUNT(*) AS n FROM crm_leads_items__social_profiles`),
@@ -138,7 +142,8 @@ describe.each(['sqlite', 'postgres'] as const)('inferred content tables through 
     expect(secondIds.length).toBeGreaterThan(0);
     const rows = await (async () => {
       const sql = `SELECT CAST(result_id AS TEXT) AS id, lead_score, search_page, search_page__v_text FROM drift_leads_items`;
-      return db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
+      if (db.dialect === 'duckdb') return duckSelect(db, sql);
+      return db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : (await pgPool(db).query(sql)).rows as Array<Record<string, unknown>>;
     })();
     const byId = new Map(rows.map((r) => [String(r['id']), r]));
     expect(byId.size).toBe(firstIds.length + secondIds.length);
@@ -156,7 +161,8 @@ describe.each(['sqlite', 'postgres'] as const)('inferred content tables through 
     }
     const history = await (async () => {
       const sql = `SELECT column_name, data_type, change, variant_of, CAST(load_id AS TEXT) AS load_id FROM schema_history WHERE table_name = 'drift_leads_items' AND change <> 'create_table'`;
-      return db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
+      if (db.dialect === 'duckdb') return duckSelect(db, sql);
+      return db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all() as Array<Record<string, unknown>>) : (await pgPool(db).query(sql)).rows as Array<Record<string, unknown>>;
     })();
     const later = history.filter((h) => ['lead_score', 'search_page__v_text'].includes(String(h['column_name'])));
     expect(later.map(({ load_id: _l, ...h }) => h).sort((a, b) => String(a['column_name']).localeCompare(String(b['column_name'])))).toEqual([
@@ -166,7 +172,8 @@ describe.each(['sqlite', 'postgres'] as const)('inferred content tables through 
     // Both changes were made by a load of the second run, none by the first.
     const loadsOfSecond = await (async () => {
       const sql = `SELECT CAST(id AS TEXT) AS id FROM raw_responses WHERE workflow_id = ${db.dialect === 'sqlite' ? '?' : '$1'}`;
-      return (db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all(secondWorkflowId) as Array<{ id: string }>) : (await db.pool.query(sql, [secondWorkflowId])).rows as Array<{ id: string }>).map((r) => r.id);
+      if (db.dialect === 'duckdb') return (await duckSelect(db, sql, [secondWorkflowId])).map((r) => String(r['id']));
+      return (db.dialect === 'sqlite' ? (db.sqlite.prepare(sql).all(secondWorkflowId) as Array<{ id: string }>) : (await pgPool(db).query(sql, [secondWorkflowId])).rows as Array<{ id: string }>).map((r) => r.id);
     })();
     for (const h of later) expect(loadsOfSecond).toContain(String(h['load_id']));
   }, 120_000);
@@ -191,16 +198,25 @@ describe.each(['sqlite', 'postgres'] as const)('inferred content tables through 
       const columnsOf = async (table: string) =>
         db.dialect === 'sqlite'
           ? (db.sqlite.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as Array<{ name: string }>).map((r) => r.name)
-          : (await db.pool.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1`, [table])).rows.map((r: { name: string }) => r.name);
+          : db.dialect === 'duckdb'
+            ? (await duckSelect(db, `SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1`, [table])).map((r) => String(r['name']))
+            : (await pgPool(db).query(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1`, [table])).rows.map((r: { name: string }) => r.name);
       for (const table of ['twin_leads_items', 'twin_leads_items__social_profiles']) {
         const cols = await columnsOf(table);
         expect(cols.length).toBeGreaterThan(5);
         expect(cols.length).toBe(new Set(cols).size);
         const history = db.dialect === 'sqlite'
           ? (db.sqlite.prepare(`SELECT column_name FROM schema_history WHERE table_name = ?`).all(table) as Array<{ column_name: string }>)
-          : (await db.pool.query(`SELECT column_name FROM schema_history WHERE table_name = $1`, [table])).rows as Array<{ column_name: string }>;
+          : db.dialect === 'duckdb'
+            ? ((await duckSelect(db, `SELECT column_name FROM schema_history WHERE table_name = $1`, [table])) as Array<{ column_name: string }>)
+            : (await pgPool(db).query(`SELECT column_name FROM schema_history WHERE table_name = $1`, [table])).rows as Array<{ column_name: string }>;
         // One history row per column, and the registry knows exactly the table's columns.
         expect(history.map((h) => h.column_name).sort()).toEqual([...cols].sort());
+      }
+      if (destination === 'duckdb') {
+        // DuckDB admits one process per file: the workers took turns, and a waiting one said so in its log.
+        const logs = workers.map((w) => w.output()).join('\n');
+        expect(logs).toMatch(/waiting for \S+duckdb\.duckdb: another scrape-etl process \(pid \d+ on .+\) is using it; DuckDB allows one process per file, so loads into it run one at a time/);
       }
     } finally {
       for (const w of workers) await w.kill('SIGTERM');

@@ -1,5 +1,5 @@
 // Every pipeline kind end to end on a real Temporal dev server, a real worker and the simulator over HTTP, into
-// each destination dialect (a SQLite file and a fresh Postgres database): the tables equal the simulator's ground
+// each destination dialect (a SQLite file, a fresh Postgres database and a DuckDB file): the tables equal the simulator's ground
 // truth, pipeline_runs is started and finished ('partial' when URLs failed), a failing URL is reported without
 // losing the others, and the results sync resumes from its watermark (with continue-as-new).
 import { scraperNameFor } from '../activities/scraping-runs.js';
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 // Each destination gets its own simulator (the results kind syncs everything the service holds, so the two
 // suites must not see each other's runs), worker and task queue; the Temporal server is shared.
-describe.each(['sqlite', 'postgres'] as const)('pipeline workflow, each kind, into %s', (destination) => {
+describe.each(['sqlite', 'postgres', 'duckdb'] as const)('pipeline workflow, each kind, into %s', (destination) => {
   const taskQueue = `kinds-${destination}-${crypto.randomBytes(4).toString('hex')}`;
   let bed: DestinationBed;
   let sim: RunningSimulator;

@@ -40,7 +40,7 @@ export interface RunFilter {
 export async function openExistingDatabase(databaseUrl: string) {
   const { openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
   const parsed = parseDatabaseUrl(databaseUrl);
-  if (parsed.dialect === 'sqlite' && parsed.file !== ':memory:') {
+  if ((parsed.dialect === 'sqlite' || parsed.dialect === 'duckdb') && parsed.file !== ':memory:') {
     const fs = await import('node:fs');
     if (!fs.existsSync(parsed.file)) {
       throw Object.assign(new Error(`no database at ${redactDatabaseUrl(databaseUrl)} (the file does not exist; check --database or DATABASE_URL)`), { exitCode: 1 });

@@ -179,7 +179,7 @@ function lockKey(table: string): bigint {
 }
 
 async function applyChanges(tx: Tx, input: EvolveInput, reg: Registry, changes: readonly SchemaChange[], newTables: ReadonlySet<string>): Promise<void> {
-  const ifNotExists = tx.dialect === 'postgres' ? ' IF NOT EXISTS' : '';
+  const ifNotExists = tx.dialect === 'sqlite' ? '' : ' IF NOT EXISTS';
   for (const table of newTables) {
     const tpl = input.templateOf(table)!;
     const cols = tpl.systemColumns.map(([c, t]) => `${quoteIdent(c)} ${sqlTypeOf(t, tx.dialect)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`);

@@ -21,8 +21,9 @@ const NEUTRAL_OF: Readonly<Record<LogicalType, ColumnType>> = {
 };
 
 /** The SQL type of an inferred column in a dialect. */
-export function sqlTypeOf(type: LogicalType, dialect: 'sqlite' | 'postgres'): string {
-  return SQL_TYPES[NEUTRAL_OF[type]][dialect === 'postgres' ? 'pg' : 'sqlite'];
+export function sqlTypeOf(type: LogicalType, dialect: 'sqlite' | 'postgres' | 'duckdb'): string {
+  // DuckDB takes the Postgres type names (db/duckdb/ddl.ts).
+  return SQL_TYPES[NEUTRAL_OF[type]][dialect === 'sqlite' ? 'sqlite' : 'pg'];
 }
 
 // ISO 8601 date-time with an explicit offset: without one, Postgres would read it in the server's time zone and

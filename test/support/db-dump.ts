@@ -1,4 +1,4 @@
-// Reads every table of a scrape-etl database into a dialect-neutral form, so SQLite and Postgres contents
+// Reads every table of a scrape-etl database into a dialect-neutral form, so SQLite, Postgres and DuckDB contents
 // can be compared value for value: integers as decimal strings (exact beyond 2^53), booleans as booleans,
 // rows sorted. `loaded_at` and other wall-clock columns are left out.
 import type { Database } from '../../db/connect.js';
@@ -10,6 +10,7 @@ const RAW_COLUMNS = ['id', 'pipeline', 'kind', 'endpoint', 'request_key', 'workf
 
 async function select(db: Database, sql: string): Promise<Array<Record<string, unknown>>> {
   if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all() as Array<Record<string, unknown>>;
+  if (db.dialect === 'duckdb') return db.session(async (c) => (await c.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>);
   return (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
 }
 
@@ -18,7 +19,7 @@ function normalise(kind: string | undefined, v: unknown): unknown {
   if (kind === 'int' || kind === 'bigint') return BigInt(v as string | number | bigint).toString();
   if (kind === 'bool') return typeof v === 'boolean' ? v : Number(v) === 1;
   if (kind === 'double') return Number(v);
-  // Postgres timestamptz reads as a Date, SQLite's ISO text as a string: the same instant either way.
+  // Postgres and DuckDB timestamptz read as a Date, SQLite's ISO text as a string: the same instant either way.
   if (v instanceof Date || kind === 'timestamp') return new Date(v as string | Date).toISOString();
   return v;
 }

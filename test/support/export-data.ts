@@ -7,6 +7,8 @@ import Papa from 'papaparse';
 import { expect } from 'vitest';
 import { exportTables, exportTablesReport } from '../../export/csv.js';
 import type { Database } from '../../db/connect.js';
+import { duckSelect, pgPool } from './duckdb.js';
+import { withTransaction } from '../../db/sql.js';
 
 export const BIG_ID = 9007199254740993n; // 2^53 + 1: a double would round it to ...992
 
@@ -69,8 +71,19 @@ export async function insertScrapers(db: Database, rows: ScraperRow[]): Promise<
     })();
     return;
   }
+  if (db.dialect === 'duckdb') {
+    await withTransaction(db, async (tx) => {
+      for (const r of rows) {
+        await tx.run(
+          `insert or replace into scrapers (${cols}) values (${SCRAPER_COLUMNS.map((_c, i) => tx.ph(i + 1)).join(', ')})`,
+          [r.id, r.name, r.urls, r.scheduled, r.schedule, r.pipeline, r.load_id, r.loaded_at, r.row_hash],
+        );
+      }
+    });
+    return;
+  }
   for (const r of rows) {
-    await db.pool.query(
+    await pgPool(db).query(
       `insert into scrapers (${cols}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        on conflict (pipeline, id) do update set name = excluded.name, load_id = excluded.load_id, row_hash = excluded.row_hash`,
       [r.id.toString(), r.name, r.urls, r.scheduled, r.schedule, r.pipeline, r.load_id.toString(), r.loaded_at, r.row_hash],
@@ -137,7 +150,9 @@ export async function exportWatermarks(db: Database): Promise<Array<{ pipeline: 
   const rows =
     db.dialect === 'sqlite'
       ? (db.sqlite.prepare(sql).safeIntegers(true).all() as Array<Record<string, unknown>>)
-      : ((await db.pool.query(sql.replace('last_load_id', 'last_load_id::text as last_load_id'))).rows as Array<Record<string, unknown>>);
+      : db.dialect === 'duckdb'
+        ? await duckSelect(db, sql)
+        : ((await pgPool(db).query(sql.replace('last_load_id', 'last_load_id::text as last_load_id'))).rows as Array<Record<string, unknown>>);
   return rows.map((r) => ({ pipeline: String(r['pipeline']), table_name: String(r['table_name']), last_load_id: BigInt(r['last_load_id'] as bigint | string) }));
 }
 

@@ -7,6 +7,8 @@ import type { Database } from '../../db/connect.js';
 import { exportTables } from '../../export/export.js';
 import { BIG_ID, insertScrapers, scraperRows, type ScraperRow } from './export-data.js';
 import { readJsonlWithPython, readParquetWithPyarrow, readXlsxWithOpenpyxl, type PyValue } from './python-readers.js';
+import { pgPool } from './duckdb.js';
+import { withTransaction } from '../../db/sql.js';
 
 export interface PriceRow {
   shop_id: bigint;
@@ -28,8 +30,12 @@ export async function insertPrices(db: Database, pipeline: string, rows: PriceRo
   for (const r of rows) {
     if (db.dialect === 'sqlite') {
       db.sqlite.prepare(`${sql}(?, ?, ?, ?, ?, ?, ?, ?, 'h')`).run(r.shop_id, r.item_id, r.price, r.price_major, r.currency, pipeline, r.load_id, r.loaded_at);
+    } else if (db.dialect === 'duckdb') {
+      await withTransaction(db, (tx) =>
+        tx.run(`${sql}($1, $2, $3, $4, $5, $6, $7, $8, 'h')`, [r.shop_id, r.item_id, r.price, r.price_major, r.currency, pipeline, r.load_id, r.loaded_at]),
+      );
     } else {
-      await db.pool.query(`${sql}($1, $2, $3, $4, $5, $6, $7, $8, 'h')`, [
+      await pgPool(db).query(`${sql}($1, $2, $3, $4, $5, $6, $7, $8, 'h')`, [
         r.shop_id.toString(), r.item_id.toString(), r.price.toString(), r.price_major, r.currency, pipeline, r.load_id.toString(), r.loaded_at,
       ]);
     }

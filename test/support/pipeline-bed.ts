@@ -1,4 +1,4 @@
-// What every Temporal pipeline test file needs before its first test: a temp dir with a SQLite destination, a
+// What every Temporal pipeline test file needs before its first test: a temp dir with a SQLite (or DuckDB) destination, a
 // real Temporal dev server and a seeded simulator, with one teardown for all of them.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,9 +17,9 @@ export interface PipelineBed {
   close(): Promise<void>;
 }
 
-export async function startPipelineBed(o: { name: string; token: string; seed: number; runDurationMs: number }): Promise<PipelineBed> {
+export async function startPipelineBed(o: { name: string; token: string; seed: number; runDurationMs: number; destination?: 'sqlite' | 'duckdb' }): Promise<PipelineBed> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `scrape-etl-${o.name}-`));
-  const dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
+  const dbUrl = o.destination === 'duckdb' ? `duckdb:${path.join(dir, 'dest.duckdb')}` : `sqlite:${path.join(dir, 'dest.sqlite')}`;
   const [temporal, sim] = await Promise.all([
     startTestTemporal(),
     startSimulator({ port: 0, token: o.token, seed: o.seed, runDurationMs: o.runDurationMs }),
@@ -41,7 +41,7 @@ export async function startPipelineBed(o: { name: string; token: string; seed: n
 }
 
 /**
- * One destination of a test file that runs the same pipelines into SQLite and Postgres: its own simulator (the
+ * One destination of a test file that runs the same pipelines into SQLite, Postgres and DuckDB: its own simulator (the
  * results kind syncs everything the service holds, so destinations must not see each other's runs), database,
  * in-process worker and task queue, on a Temporal server the file shares.
  */
@@ -55,7 +55,7 @@ export interface DestinationBed {
 }
 
 export async function startDestinationBed(o: {
-  destination: 'sqlite' | 'postgres';
+  destination: 'sqlite' | 'postgres' | 'duckdb';
   dir: string;
   temporal: TestTemporal;
   taskQueue: string;
@@ -65,7 +65,12 @@ export async function startDestinationBed(o: {
   /** Worker environment besides the simulator's URL and the token. */
   env?: Record<string, string>;
 }): Promise<DestinationBed> {
-  const dbUrl = o.destination === 'sqlite' ? `sqlite:${path.join(o.dir, `${o.destination}.sqlite`)}` : await testPostgresUrl();
+  const dbUrl =
+    o.destination === 'sqlite'
+      ? `sqlite:${path.join(o.dir, `${o.destination}.sqlite`)}`
+      : o.destination === 'duckdb'
+        ? `duckdb:${path.join(o.dir, `${o.destination}.duckdb`)}`
+        : await testPostgresUrl();
   const sim = await startSimulator({ port: 0, token: o.token, seed: o.seed, runDurationMs: o.runDurationMs });
   const worker = await startInProcessWorker({
     address: o.temporal.address,

@@ -10,6 +10,7 @@ import { withTransaction } from '../../db/sql.js';
 import { flattenContentRows, type RowsByTable } from '../../db/flatten/index.js';
 import { TABLE_META, type DataTableName } from '../../db/tables.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
+import { duckSelect } from './duckdb.js';
 
 function norm(kind: string | undefined, v: unknown): unknown {
   if (v === null || v === undefined) return null;
@@ -27,6 +28,7 @@ function sorted(rows: Array<Record<string, unknown>>): string[] {
 
 async function select(db: Database, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
   if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all(...params) as Array<Record<string, unknown>>;
+  if (db.dialect === 'duckdb') return duckSelect(db, sql, params);
   return (await db.pool.query(sql, params)).rows as Array<Record<string, unknown>>;
 }
 

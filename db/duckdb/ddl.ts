@@ -1,0 +1,64 @@
+// The DuckDB schema, generated from the model's definition (db/schema/definition.ts) rather than by replaying the
+// Postgres migrations: DuckDB cannot run their history (RENAME/DROP COLUMN on indexed tables, DROP CONSTRAINT, row
+// level security), and drizzle has no DuckDB driver. The generated DDL is the *current* schema, so a fresh file
+// gets the same tables, columns, types and keys as a fresh Postgres database (test/db-duckdb-schema.test.ts).
+import { SQL_TYPES, TABLES, type AnyTableDef, type ColumnDef } from '../schema/definition.js';
+
+/**
+ * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
+ * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
+ */
+export const DUCKDB_SCHEMA_VERSION = 1;
+
+/** Steps after the baseline, by the version they bring the file to; none yet. */
+export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: readonly string[] }> = [];
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function literal(value: unknown): string {
+  if (typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
+  return String(value);
+}
+
+/** DuckDB accepts the Postgres type names the model uses (bigint, double precision, timestamp with time zone …). */
+export function duckdbType(c: ColumnDef): string {
+  return SQL_TYPES[c.type].pg;
+}
+
+export function sequenceName(table: string): string {
+  return `${table}_id_seq`;
+}
+
+/** CREATE statements of one table: its identity sequence (DuckDB has no identity columns), the table, its indexes. */
+export function tableDdl(name: string, def: AnyTableDef): string[] {
+  const out: string[] = [];
+  const cols: string[] = [];
+  let identity: string | undefined;
+  for (const [col, c] of Object.entries(def.columns)) {
+    let sql = `${quote(col)} ${duckdbType(c)}`;
+    if (c.identity) {
+      identity = col;
+      out.push(`CREATE SEQUENCE IF NOT EXISTS ${quote(sequenceName(name))} START 1`);
+      sql += ` DEFAULT nextval('${sequenceName(name)}')`;
+    } else if (c.default !== undefined) {
+      sql += ` DEFAULT ${literal(c.default)}`;
+    }
+    if (c.notNull) sql += ' NOT NULL';
+    cols.push(sql);
+  }
+  const key = identity !== undefined ? [identity] : def.primaryKey;
+  if (key) cols.push(`PRIMARY KEY (${key.map(quote).join(', ')})`);
+  out.push(`CREATE TABLE IF NOT EXISTS ${quote(name)} (${cols.join(', ')})`);
+  // No `USING btree`: DuckDB builds ART indexes and refuses the Postgres method name.
+  for (const i of def.indexes ?? []) {
+    out.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quote(i.name)} ON ${quote(name)} (${i.columns.map(quote).join(', ')})`);
+  }
+  return out;
+}
+
+/** Every statement of the baseline schema, table by table in definition order. */
+export function baselineDdl(): string[] {
+  return Object.entries(TABLES).flatMap(([name, def]) => tableDdl(name, def as AnyTableDef));
+}
+
+export const SCHEMA_VERSION_TABLE = 'scrape_etl_duckdb_schema';

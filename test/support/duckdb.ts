@@ -1,0 +1,14 @@
+// Reads from a DuckDB destination in tests, through its session (the file is only open, and locked, inside one).
+import type { Database } from '../../db/connect.js';
+
+/** Rows as JavaScript values (BIGINT as bigint, TIMESTAMPTZ as Date); `$1` placeholders. */
+export async function duckSelect(db: Database, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+  if (db.dialect !== 'duckdb') throw new Error(`duckSelect: not a DuckDB database (${db.dialect})`);
+  return db.session(async (c) => (await c.runAndReadAll(sql, params as never)).getRowObjectsJS() as Array<Record<string, unknown>>);
+}
+
+/** The pool of a Postgres database, for test code written for SQLite and Postgres only (fails clearly otherwise). */
+export function pgPool(db: Database): import('pg').Pool {
+  if (db.dialect !== 'postgres') throw new Error(`expected a Postgres database, got ${db.dialect}`);
+  return db.pool;
+}
