@@ -267,22 +267,31 @@ export async function probeDatabase(url: string, opts: ProbeDatabaseOptions = {}
   else await probePostgres(parsed.url, opts.timeoutMs ?? 5000);
 }
 
-function probeSqlite(file: string): void {
-  if (file === ':memory:') return;
-  const full = path.resolve(file);
+/**
+ * The database file at `full` when it exists (a file, not a folder); undefined, after checking that it can be
+ * created, when it does not.
+ */
+function existingDatabaseFile(full: string, scheme: 'sqlite' | 'duckdb'): fs.Stats | undefined {
   let stat: fs.Stats | undefined;
   try {
     stat = fs.statSync(full);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    // ENOTDIR: some ancestor is a file; found and named by the walk below.
+    // ENOTDIR: some ancestor is a file; found and named by probeCreatableFolder's walk.
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`cannot read ${full}: ${(err as Error).message}`, { cause: err });
   }
   if (stat === undefined) {
     probeCreatableFolder(full);
-    return;
+    return undefined;
   }
-  if (stat.isDirectory()) throw new Error(`${full} is a folder, not a database file (expected sqlite:<path to a file>)`);
+  if (stat.isDirectory()) throw new Error(`${full} is a folder, not a database file (expected ${scheme}:<path to a file>)`);
+  return stat;
+}
+
+function probeSqlite(file: string): void {
+  if (file === ':memory:') return;
+  const full = path.resolve(file);
+  if (!existingDatabaseFile(full, 'sqlite')) return;
   let sqlite: BetterSqlite3.Database | undefined;
   try {
     sqlite = new BetterSqlite3(full, { readonly: true, fileMustExist: true });
@@ -313,18 +322,8 @@ function probeSqlite(file: string): void {
  */
 function probeDuckdb(file: string): void {
   const full = path.resolve(file);
-  let stat: fs.Stats | undefined;
-  try {
-    stat = fs.statSync(full);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`cannot read ${full}: ${(err as Error).message}`, { cause: err });
-  }
-  if (stat === undefined) {
-    probeCreatableFolder(full);
-    return;
-  }
-  if (stat.isDirectory()) throw new Error(`${full} is a folder, not a database file (expected duckdb:<path to a file>)`);
+  const stat = existingDatabaseFile(full, 'duckdb');
+  if (!stat) return;
   // A DuckDB file carries the magic bytes DUCK at offset 8 (an empty file is one DuckDB will initialise).
   if (stat.size > 0) {
     const head = Buffer.alloc(12);

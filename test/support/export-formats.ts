@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { expect } from 'vitest';
 import type { Database } from '../../db/connect.js';
 import { exportTables } from '../../export/export.js';
-import { BIG_ID, insertScrapers, scraperRows, type ScraperRow } from './export-data.js';
+import { BIG_ID, exportWatermarks, insertScrapers, scraperRows, type ScraperRow } from './export-data.js';
 import { readJsonlWithPython, readParquetWithPyarrow, readXlsxWithOpenpyxl, type PyValue } from './python-readers.js';
 import { pgPool } from './duckdb.js';
 import { withTransaction } from '../../db/sql.js';
@@ -153,4 +153,29 @@ function expectedSpreadsheetText(text: ScraperRow['name']): string | null {
   if (text === null || text === '') return null;
   const shown = /^[=+\-@\t\r\n]/.test(text) && !/^[+-]?\d+$/.test(text) ? `'${text}` : text;
   return shown.replace(/\r\n?/g, '\n');
+}
+
+/**
+ * A table the dialect's own SQL created with one row of `(9223372036854775807, '2025-06-07 08:09:10.123456+02',
+ * '2025-06-07 08:09:10.5', NaN, false, '{"a": [1, 2]}', 'p', 3)` in columns (id bigint, at timestamptz, wall
+ * timestamp, ratio double, flag boolean, doc json, pipeline text, load_id bigint): exported to Parquet with the
+ * types the database declares, read back by pyarrow, and the watermark moved to its load id.
+ */
+export async function checkDeclaredTypesParquet(db: Database, table: string, outDir: string): Promise<void> {
+  const [f] = await exportTables(db, { pipeline: 'p', tables: [table], outDir, format: 'parquet', mode: 'incremental' });
+  const read = readParquetWithPyarrow(f!.file);
+  expect(read.schema).toEqual([
+    ['id', 'int64'], ['at', 'timestamp[us, tz=UTC]'], ['wall', 'timestamp[us]'], ['ratio', 'double'], ['flag', 'bool'], ['doc', 'string'], ['pipeline', 'string'], ['load_id', 'int64'],
+  ]);
+  expect(read.rows).toEqual([{
+    id: { int: '9223372036854775807' },
+    at: { datetime: '2025-06-07T06:09:10.123456+00:00', tz: 'UTC' },
+    wall: { datetime: '2025-06-07T08:09:10.500000', tz: null },
+    ratio: { float: 'nan' },
+    flag: false,
+    doc: '{"a": [1, 2]}',
+    pipeline: 'p',
+    load_id: { int: '3' },
+  }]);
+  expect(await exportWatermarks(db)).toContainEqual({ pipeline: 'p', table_name: table, last_load_id: 3n });
 }
