@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { temporal as proto } from '@temporalio/proto';
+import protoPkg from '@temporalio/proto';
 import YAML from 'yaml';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../temporal/contract.js';
 import net from 'node:net';
@@ -210,7 +210,7 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
       if (missing.length === 0) return true;
       await connection.operatorService.addSearchAttributes({
         namespace,
-        searchAttributes: Object.fromEntries(missing.map((n) => [n, proto.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+        searchAttributes: Object.fromEntries(missing.map((n) => [n, protoPkg.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
       });
       return undefined;
     }, logTail);
