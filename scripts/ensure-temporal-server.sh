@@ -32,6 +32,7 @@ fi
 command -v go >/dev/null || { note "Go is not installed (needed once to build v$version); install Go >= 1.24 or set TEMPORAL_SERVER_BIN_DIR"; exit 1; }
 start=$SECONDS
 note "building v$version with go install into $dir (minutes, once)..."
+mkdir -p "$cache"
 staging="$(mktemp -d "$cache/temporal-server-build.XXXXXX")"
 trap 'rm -rf "$staging"' EXIT
 GOBIN="$staging" GOFLAGS="${GOFLAGS:-} -buildvcs=false" go install \
