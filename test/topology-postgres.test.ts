@@ -2,13 +2,15 @@
 // pinned version) on its own Postgres cluster, three `scrape-etl worker` processes on one task queue, and the
 // warehouse on a second Postgres cluster. Every kind at once (pdf, leads social and search engine, job-board,
 // marketplace) plus a schedule; then, mid-run, one worker is SIGKILLed, the warehouse's Postgres is restarted
-// (immediate stop: no checkpoint, connections cut, as in a crash) and the Temporal server is SIGKILLed and started
-// again on its database. Every run completes, every table equals the simulator's ground truth with no duplicate,
+// (immediate stop: no checkpoint, connections cut, as in a crash), the Temporal server is SIGKILLed and started
+// again on its database, and then that database (Temporal's own Postgres cluster) is restarted the same way under
+// the running server. Every run completes, every table equals the simulator's ground truth with no duplicate,
 // the schedule created before the server was killed fires after its restart, and the service saw one scraper per
-// workflow and the runs it should have: no scraper paid twice.
+// workflow and exactly the runs it should have: no scraper paid twice.
 //
-// Why the warehouse is the Postgres restarted: it is the one scrape-etl's code talks to (the Temporal server's own
-// database is the server's business, and its crash recovery is covered by killing the server itself).
+// Both Postgres clusters are restarted once: the warehouse is the database scrape-etl's activities write to (their
+// retries must land every row once), Temporal's is the one the server's state lives in (the server must ride
+// through losing it). Both keep synchronous_commit on, as production databases do (see startPostgresCluster).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -103,7 +105,7 @@ const MARKET_TABLES = [
 ] as const;
 
 describe('production topology: real Temporal server on Postgres, three workers, Postgres warehouse', () => {
-  it('every kind at once survives a worker SIGKILL, a warehouse restart and a Temporal server kill -9: exact tables, schedules fire, one scraper per workflow', async () => {
+  it('every kind at once survives a worker SIGKILL, a warehouse restart, a Temporal server kill -9 and a restart of its database: exact tables, schedules fire, one scraper per workflow', async () => {
     const conn = { client: temporal.client, taskQueue };
 
     // Run-status checks held (answered 503, retryable) until the disruptions are over, so they land while the
@@ -165,6 +167,10 @@ describe('production topology: real Temporal server on Postgres, three workers, 
     const { downMs, readyMs } = await temporal.killAndRestart({ downMs: 1000 });
     const restartedAt = Date.now();
     mark(`Temporal server SIGKILLed and restarted: ${downMs} ms without a server, ${readyMs} ms to serve again`);
+
+    // The server's own database goes away under the running server and comes back (immediate stop, connections cut).
+    await temporal.postgres.restart({ downMs: 1000 });
+    mark("Temporal's Postgres restarted under the running server (immediate stop)");
 
     sim.setFaults({ latencyMs: 0 });
     sim.clearFaults();

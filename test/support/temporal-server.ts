@@ -118,7 +118,8 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
   const moduleDir = temporalServerModuleDir();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-temporal-server-'));
   const logFile = path.join(dir, 'server.log');
-  const postgres = await startPostgresCluster();
+  // Durable commits, as a production database has: the topology test restarts this cluster too (immediate stop).
+  const postgres = await startPostgresCluster({ crashSafe: true });
 
   // Schemas, exactly as an operator sets them up: create the database, the version table, then every versioned step.
   const schemaRoot = path.join(moduleDir, 'schema', 'postgresql', 'v12');
