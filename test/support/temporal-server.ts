@@ -57,7 +57,8 @@ export interface RealTemporal {
   killAndRestart(opts?: { downMs?: number }): Promise<{ downMs: number; readyMs: number }>;
   /** The last lines of the server's log (for failure messages). */
   logTail(lines?: number): string;
-  stop(): Promise<void>;
+  /** Stops the server and its Postgres; `keepLogs` leaves the folder with the server's log and config in place. */
+  stop(opts?: { keepLogs?: boolean }): Promise<void>;
 }
 
 const SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;
@@ -188,7 +189,12 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
     return waitFor('the Temporal frontend to accept connections', 90_000, async () => {
       if (child?.exitCode !== null && child?.exitCode !== undefined) throw new Fatal(`the server exited with ${child.exitCode}`);
       const c = await Connection.connect({ address, connectTimeout: '2s' });
-      await c.workflowService.getSystemInfo({});
+      try {
+        await c.workflowService.getSystemInfo({});
+      } catch (err) {
+        await c.close().catch(() => {});
+        throw err;
+      }
       return c;
     }, logTail);
   })();
@@ -244,7 +250,7 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
       }, logTail);
       return { downMs: Date.now() - t0, readyMs: Date.now() - t1 };
     },
-    async stop() {
+    async stop(o = {}) {
       await connection.close().catch(() => {});
       if (child && child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
@@ -253,7 +259,8 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
         clearTimeout(timer);
       }
       postgres.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (o.keepLogs) console.error(`Temporal server log and config kept in ${dir}`);
+      else fs.rmSync(dir, { recursive: true, force: true });
     },
   };
   // The server must not outlive the test process, even when the process dies without cleaning up.
