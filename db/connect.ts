@@ -217,6 +217,10 @@ async function openPostgres(url: string, poolSize: number): Promise<PostgresData
   const pool = new pg.Pool({ connectionString: url, max: poolSize, application_name: 'scrape-etl' });
   // An idle client losing its connection must not crash the process; the next query reports the failure.
   pool.on('error', () => {});
+  // Nor one the pool has handed out: pg-pool listens for errors only on idle clients, and a server restart cuts
+  // checked-out connections too (a load between two statements), which then emit 'error' with no listener: an
+  // uncaught exception that ended the worker process. Their queries still fail; the pool drops them on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   try {
     const client = await pool.connect();
     try {

@@ -2,7 +2,7 @@
 // data folder (started or reused).
 import { Client, Connection } from '@temporalio/client';
 import { canConnect, ensureDevServer, isProcessAlive, readDevServerState } from './dev-server.js';
-import { temporalSettings, type TemporalSettings } from './settings.js';
+import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 
 export interface TemporalConnection {
   client: Client;
@@ -35,7 +35,7 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
   }
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: '10s' });
+    connection = await Connection.connect({ address, connectTimeout: '10s', ...temporalConnectionSecurity(settings) });
   } catch (err) {
     throw new Error(
       `cannot connect to Temporal at ${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ' (embedded dev server)'}: ${(err as Error).message}`,
@@ -75,7 +75,7 @@ export async function connectRunningTemporal(settings: TemporalSettings = tempor
   }
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: '10s' });
+    connection = await Connection.connect({ address, connectTimeout: '10s', ...temporalConnectionSecurity(settings) });
   } catch (err) {
     return { notAsked: `cannot connect to Temporal at ${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ''}: ${(err as Error).message}` };
   }

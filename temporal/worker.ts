@@ -5,7 +5,7 @@ import { NativeConnection, Worker, type WorkflowBundleOption, type WorkerOptions
 import type { Duration } from '@temporalio/common';
 import { createActivities, createActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from '../activities/index.js';
 import { ensureDevServer } from './dev-server.js';
-import { temporalSettings, type TemporalSettings } from './settings.js';
+import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 import { resolveWorkflowBundle } from './workflow-bundle.js';
 
 export { WORKFLOWS_PATH } from './workflow-bundle.js';
@@ -94,7 +94,7 @@ export async function connectWorker(
   const server = settings.address ? undefined : await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, ...(log ? { log } : {}) });
   const address = settings.address ?? server!.address;
   try {
-    return { connection: await NativeConnection.connect({ address }), address, ...(server ? { uiUrl: server.uiUrl } : {}) };
+    return { connection: await NativeConnection.connect({ address, ...temporalConnectionSecurity(settings) }), address, ...(server ? { uiUrl: server.uiUrl } : {}) };
   } catch (err) {
     throw new Error(`cannot connect the worker to Temporal at ${address}: ${(err as Error).message}`, { cause: err });
   }

@@ -59,6 +59,9 @@ describe('docker-compose.yml', () => {
     }
     expect(doc.services['temporal']!.image).toMatch(/^temporalio\/auto-setup:\d+\.\d+\.\d+$/);
     expect(doc.services['temporal-ui']!.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
+    // The server the production-topology test builds and runs (test/topology-postgres.test.ts) is the one deployed.
+    const tested = readFileSync(join(REPO_ROOT, 'scripts', 'temporal-server.version'), 'utf8').trim();
+    expect(doc.services['temporal']!.image).toBe(`temporalio/auto-setup:${tested}`);
     expect(doc.services['warehouse']!.image).toMatch(/^postgres:16\.\d+/);
     // Scaling needs no fixed container name and no published host port on the worker.
     expect(doc.services['worker']!.build).toBe('.');

@@ -29,7 +29,7 @@ export async function testPostgresUrl(): Promise<string> {
   return url.toString();
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
@@ -41,6 +41,27 @@ function freePort(): Promise<number> {
 }
 
 async function startServer(): Promise<string> {
+  return (await startPostgresCluster()).url;
+}
+
+export interface PostgresCluster {
+  /** postgres://postgres@127.0.0.1:<port>/postgres (trust authentication). */
+  url: string;
+  port: number;
+  dir: string;
+  logFile: string;
+  /** Stops the server (immediate mode: no checkpoint, like a crash) and starts it again on the same data and port. */
+  restart(opts?: { downMs?: number }): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * A throwaway Postgres cluster of its own (initdb + pg_ctl), stopped and removed when this process exits (or, after
+ * a SIGKILL, by a watchdog). Tests that need to restart a database start one of these rather than share the
+ * per-process server above. `crashSafe` keeps synchronous_commit on: an immediate stop (restart()) then loses no
+ * acknowledged commit. (fsync stays off either way: only the server process stops, the machine's page cache stays.)
+ */
+export async function startPostgresCluster(opts: { crashSafe?: boolean } = {}): Promise<PostgresCluster> {
   for (const bin of ['initdb', 'pg_ctl']) {
     if (!fs.existsSync(path.join(PG_BIN, bin))) {
       throw new Error(`Postgres binaries not found: ${path.join(PG_BIN, bin)} is missing (install postgresql-15 or set TEST_POSTGRES_URL)`);
@@ -64,11 +85,12 @@ async function startServer(): Promise<string> {
       throw new Error(`${cmd} failed (exit ${res.status}): ${res.stderr || res.stdout || res.error?.message}\n${log}`);
     }
   };
-  run('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  run('pg_ctl', [
+  const startArgs = [
     'start', '-D', dataDir, '-l', logFile, '-w', '-t', '60',
-    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
-  ]);
+    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${opts.crashSafe ? 'on' : 'off'} -c full_page_writes=off -c max_connections=200`,
+  ];
+  run('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  run('pg_ctl', startArgs);
 
   const stopArgs = ['stop', '-D', dataDir, '-m', 'immediate'];
   const [stopCmd, stopCmdArgs] = wrap(path.join(PG_BIN, 'pg_ctl'), stopArgs);
@@ -89,5 +111,16 @@ async function startServer(): Promise<string> {
     { detached: true, stdio: 'ignore' },
   );
   watchdog.unref();
-  return `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    dir,
+    logFile,
+    async restart(opts = {}) {
+      run('pg_ctl', stopArgs);
+      if (opts.downMs) await new Promise((r) => setTimeout(r, opts.downMs));
+      run('pg_ctl', startArgs);
+    },
+    stop,
+  };
 }
