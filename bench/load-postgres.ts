@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   if (grouped.rows !== copy.rows || single.rows !== copy.rows) throw new Error(`row counts differ: ours ${single.rows}/${grouped.rows}, COPY ${copy.rows}`);
   const line = (label: string, r: Timing) => console.log(`${label.padEnd(46)} ${fmt(PRODUCTS / r.seconds)} products/s, ${fmt(r.rows / r.seconds)} rows/s (${r.rows} rows, ${r.seconds.toFixed(2)} s)`);
   line('load, one transaction per product:', single);
-  line(`load, ${GROUP} products per transaction (savepoints):`, grouped);
+  line(`load, ${GROUP} products per transaction (as load):`, grouped);
   line('bare COPY per table (flatten included):', copy);
   const ratio = (r: Timing) => (r.rows / r.seconds / (copy.rows / copy.seconds)).toFixed(2);
   console.log(`ratio ours/COPY (rows/s): per product ${ratio(single)}, grouped ${ratio(grouped)}  (goal >= 0.5)`);

@@ -6,7 +6,7 @@
 // savepoint and, when it throws, writes the responses one by one instead, so anything this path does not handle
 // (content tables, a schema change, a failing response) keeps the per-response behaviour and its messages.
 import type { Row, RowsByTable, Scalar } from './flatten/values.js';
-import { evolveFixedTables } from './evolve/fixed-tables.js';
+import { evolveFixedTables, FixedTableChangesRefused } from './evolve/fixed-tables.js';
 import { sqlTypeOf } from './evolve/types.js';
 import { lockParents } from './load-locks.js';
 import {
@@ -21,6 +21,16 @@ import { TABLE_META, type DataTableName } from './tables.js';
 /** The group cannot be written as one; the caller writes its responses one by one. */
 export class GroupNotWritable extends Error {
   override name = 'GroupNotWritable';
+}
+
+/**
+ * A response of the group brings a new column: the ones before it can go as a group, it must go alone (so
+ * schema_history names its load), and the ones after it can be tried as a group again.
+ */
+export class GroupChangesSchemaAt extends GroupNotWritable {
+  constructor(readonly response: number) {
+    super(`response ${response} of the group changes the schema`);
+  }
 }
 
 const PARENT = 'marketplace_products';
@@ -295,7 +305,22 @@ export async function writeGroupPostgres(tx: Tx, preps: readonly PreparedBatch[]
   // Inferred columns of the model's tables: one registry read for the group. A group that would add a column goes
   // one by one (refuseChanges), so schema_history names the load that brought it; asked before any load id is
   // drawn, so a refused group leaves no gap in them. (No change is made here, so no load id is needed yet.)
-  const fixed = await evolveFixedTables(tx, pipeline, merged, mode, `a group of ${preps.length} responses`, 0, first.loadedAt, true);
+  let fixed: FixedTables;
+  try {
+    fixed = await evolveFixedTables(tx, pipeline, merged, mode, `a group of ${preps.length} responses`, 0, first.loadedAt, true);
+  } catch (err) {
+    if (!(err instanceof FixedTableChangesRefused)) throw err;
+    // merged[table] holds the responses' rows in order: the index of a row there names its response.
+    const responseOf = (table: DataTableName, index: number) => {
+      let seen = 0;
+      for (const [i, p] of preps.entries()) {
+        seen += p.rows[table]?.length ?? 0;
+        if (index < seen) return i;
+      }
+      return preps.length - 1;
+    };
+    throw new GroupChangesSchemaAt(Math.min(...err.at.map((a) => responseOf(a.table, a.index))));
+  }
   const loadIds = await insertRawResponsesPostgres(tx, preps.map((p) => ({
     pipeline,
     kind: p.opts.kind,

@@ -9,7 +9,7 @@ import { loadContent } from './evolve/content-load.js';
 import { evolveFixedTables } from './evolve/fixed-tables.js';
 import { insertRawResponse } from './raw-responses.js';
 import { lockParents } from './load-locks.js';
-import { writeGroupPostgres } from './load-group-postgres.js';
+import { GroupChangesSchemaAt, writeGroupPostgres } from './load-group-postgres.js';
 import {
   CHILD_GROUPS, completeRow, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
   type ChildGroup, type Lineage, type LoadBatchOptions, type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
@@ -211,24 +211,47 @@ export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOpt
   const loads = list.map((l): PreparedLoad => ('opts' in l ? l : { opts: l }));
   if (db.dialect === 'duckdb') return loadEachInOwnTransaction(db, loads);
   return withTransaction(db, async (tx) => {
-    if (tx.dialect === 'postgres' && loads.length > 1) {
-      // Round trips dominate a Postgres load: the group is first tried as one write with one statement per
-      // table (load-group-postgres.ts), in a savepoint of its own. Whatever it cannot take, or any failure,
-      // rolls that attempt back and the responses are written one by one below, which names the failing one.
+    const results: LoadBatchResult[] = [];
+    let start = 0;
+    const one = async (index: number): Promise<LoadBatchesResult['failed']> => {
       try {
-        return { results: await tx.savepoint(() => writeGroupPostgres(tx, loads.map(preparedOf))) };
+        results.push(await tx.savepoint(async () => writeBatch(tx, preparedOf(loads[index]!))));
+        return undefined;
       } catch (error) {
         if (isRetryableTxError(error)) throw error;
+        return { index, error };
+      }
+    };
+    // Round trips dominate a Postgres load: the group is first tried as one write with one statement per table
+    // (load-group-postgres.ts), in a savepoint of its own. A response that adds a column is written alone
+    // between the groups before and after it; anything else the group path cannot take, or any failure, rolls
+    // that attempt back and the responses are written one by one below, which names the failing one.
+    while (tx.dialect === 'postgres' && loads.length - start > 1) {
+      const rest = loads.slice(start);
+      try {
+        results.push(...(await tx.savepoint(() => writeGroupPostgres(tx, rest.map(preparedOf)))));
+        return { results };
+      } catch (error) {
+        if (isRetryableTxError(error)) throw error;
+        if (!(error instanceof GroupChangesSchemaAt)) break;
+        const before = rest.slice(0, error.response);
+        if (before.length > 0) {
+          try {
+            results.push(...(await tx.savepoint(() => writeGroupPostgres(tx, before.map(preparedOf)))));
+          } catch (inner) {
+            if (isRetryableTxError(inner)) throw inner;
+            break;
+          }
+        }
+        start += before.length;
+        const failed = await one(start);
+        if (failed) return { results, failed };
+        start += 1;
       }
     }
-    const results: LoadBatchResult[] = [];
-    for (const [index, load] of loads.entries()) {
-      try {
-        results.push(await tx.savepoint(async () => writeBatch(tx, preparedOf(load))));
-      } catch (error) {
-        if (isRetryableTxError(error)) throw error;
-        return { results, failed: { index, error } };
-      }
+    for (let index = start; index < loads.length; index++) {
+      const failed = await one(index);
+      if (failed) return { results, failed };
     }
     return { results };
   });

@@ -8,9 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema } from '../client/schemas.js';
 import { openDatabase, type PostgresDatabase } from '../db/connect.js';
-import { SchemaChangesRefused } from '../db/evolve/registry.js';
 import { loadBatch, loadBatches, loadGroups, type LoadBatchesResult, type LoadBatchOptions } from '../db/load.js';
-import { writeGroupPostgres } from '../db/load-group-postgres.js';
+import { GroupChangesSchemaAt, writeGroupPostgres } from '../db/load-group-postgres.js';
 import { prepareBatch } from '../db/load-rows.js';
 import { withTransaction } from '../db/sql.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';
@@ -103,16 +102,29 @@ describe('Postgres group writer', () => {
     expect(await dumpDatabase(grp)).toEqual(await dumpDatabase(seq));
   });
 
-  it('refuses a group that adds a column; loadBatches then loads it one by one and names the load that added it', async () => {
-    const withField = [product(20), product(21, (item) => { item['brand_story'] = 'since 1990'; }), product(22)];
-    await expect(withTransaction(grp, (tx) => writeGroupPostgres(tx, withField.map(prepareBatch)))).rejects.toBeInstanceOf(SchemaChangesRefused);
-    const out = await loadBatches(grp, withField);
+  it('names the response of a group that adds a column; loadBatches writes it alone, so schema_history names its load', async () => {
+    const withFields = [
+      product(20),
+      product(21, (item) => { item['brand_story'] = 'since 1990'; }),
+      product(22),
+      product(23),
+      product(24, (item) => { item['eco_label'] = true; }),
+      product(25),
+      product(26),
+    ];
+    const refused = withTransaction(grp, (tx) => writeGroupPostgres(tx, withFields.map(prepareBatch)));
+    await expect(refused).rejects.toBeInstanceOf(GroupChangesSchemaAt);
+    await expect(refused).rejects.toMatchObject({ response: 1 });
+    const out = await loadBatches(grp, withFields);
     expect(out.failed).toBeUndefined();
-    for (const b of withField) await loadBatch(seq, b);
+    expect(out.results).toHaveLength(withFields.length);
+    const one = [];
+    for (const b of withFields) one.push(await loadBatch(seq, b));
     // Refused before drawing load ids: the ids are the same as one by one.
     expect(await dumpDatabase(grp)).toEqual(await dumpDatabase(seq));
-    const added = await grp.pool.query(`SELECT load_id FROM schema_history WHERE column_name = 'brand_story'`);
-    expect(Number(added.rows[0].load_id)).toBe(out.results[1]!.loadId);
+    expect(out.results.map((r) => [r.loadId, r.changedByTable, r.schemaChanges.map((c) => c.column)])).toEqual(one.map((r) => [r.loadId, r.changedByTable, r.schemaChanges.map((c) => c.column)]));
+    const added = await grp.pool.query(`SELECT column_name, load_id FROM schema_history WHERE column_name IN ('brand_story', 'eco_label') ORDER BY column_name`);
+    expect(added.rows.map((r) => [r.column_name, Number(r.load_id)])).toEqual([['brand_story', out.results[1]!.loadId], ['eco_label', out.results[4]!.loadId]]);
   });
 
   it('loadGroups: results in order, stops after a failed group, and lands the group in flight when the source fails', async () => {

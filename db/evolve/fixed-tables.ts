@@ -4,8 +4,19 @@ import type { RowsByTable } from '../flatten/values.js';
 import { OPEN_FIELDS } from '../flatten/values.js';
 import type { Param, Tx } from '../sql.js';
 import { EVOLVING_TABLES, TABLE_META, type DataTableName } from '../tables.js';
-import { evolveSchema, type SchemaChange, type SchemaMode } from './registry.js';
+import { evolveSchema, SchemaChangesRefused, type SchemaChange, type SchemaMode } from './registry.js';
 import type { LogicalType } from './types.js';
+
+/** Refused changes (refuseChanges) located in the batch: each changing row as its table and index there. */
+export class FixedTableChangesRefused extends SchemaChangesRefused {
+  constructor(
+    message: string,
+    rows: readonly number[],
+    readonly at: ReadonlyArray<{ table: DataTableName; index: number }>,
+  ) {
+    super(message, rows);
+  }
+}
 
 /**
  * Brings the inferred columns of the model's evolving tables (job_records, marketplace_*) up to this batch and
@@ -19,18 +30,25 @@ export async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTa
   if (tables.length === 0) return { inferred, changes: [] as SchemaChange[] };
   // One registry read (and, in Postgres, one round of locks) for every evolving table of the batch.
   const evolving = tables.flatMap((table) => rows[table]!.map((r) => ({ table, fields: r[OPEN_FIELDS] ?? [] })));
-  const out = await evolveSchema(tx, {
-    pipeline,
-    mode,
-    scope: { tables, prefixes: [] },
-    rows: evolving,
-    templateOf: () => undefined,
-    fixedColumnsOf: (t) => (tables as readonly string[]).includes(t) ? new Set(TABLE_META[t as DataTableName].columns) : undefined,
-    describeBatch,
-    loadId,
-    changedAt,
-    refuseChanges,
-  });
+  let out: Awaited<ReturnType<typeof evolveSchema>>;
+  try {
+    out = await evolveSchema(tx, {
+      pipeline,
+      mode,
+      scope: { tables, prefixes: [] },
+      rows: evolving,
+      templateOf: () => undefined,
+      fixedColumnsOf: (t) => (tables as readonly string[]).includes(t) ? new Set(TABLE_META[t as DataTableName].columns) : undefined,
+      describeBatch,
+      loadId,
+      changedAt,
+      refuseChanges,
+    });
+  } catch (err) {
+    if (!(err instanceof SchemaChangesRefused)) throw err;
+    const positions = tables.flatMap((table) => rows[table]!.map((_, index) => ({ table, index })));
+    throw new FixedTableChangesRefused(err.message, err.rows, err.rows.map((i) => positions[i]!));
+  }
   let offset = 0;
   for (const table of tables) {
     const n = rows[table]!.length;

@@ -93,6 +93,13 @@ export interface EvolveInput {
 
 export class SchemaChangesRefused extends Error {
   override name = 'SchemaChangesRefused';
+  constructor(
+    message: string,
+    /** Indexes (in EvolveInput.rows) of the rows that bring a change. */
+    readonly rows: readonly number[],
+  ) {
+    super(message);
+  }
 }
 
 export interface EvolveOutput {
@@ -111,13 +118,17 @@ function plan(input: EvolveInput, reg: Registry) {
   const planned = new Map<string, Map<string, SchemaChange>>();
   const newTables = new Set<string>();
   const assigned: Array<Array<readonly [string, unknown]>> = [];
+  const changeRows = new Set<number>();
+  let current = 0;
   const typeIn = (table: string, column: string): LogicalType | undefined => reg.get(table)?.get(column) ?? planned.get(table)?.get(column)?.type;
   const addPlanned = (c: SchemaChange) => {
     let m = planned.get(c.table);
     if (!m) planned.set(c.table, (m = new Map()));
     m.set(c.column, c);
+    changeRows.add(current);
   };
   input.rows.forEach((row, i) => {
+    current = i;
     const out: Array<readonly [string, unknown]> = [];
     assigned.push(out);
     if (!reg.has(row.table) && input.templateOf(row.table) !== undefined && !newTables.has(row.table)) {
@@ -157,7 +168,7 @@ function plan(input: EvolveInput, reg: Registry) {
     }
   });
   const changes = [...planned.values()].flatMap((m) => [...m.values()]);
-  return { changes, newTables, assigned };
+  return { changes, newTables, assigned, changeRows: [...changeRows] };
 }
 
 function contractMessage(input: EvolveInput, c: SchemaChange): string {
@@ -229,7 +240,9 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
       throw Object.assign(new Error(`table '${unlocked.table}' changed while this load was preparing; retrying`), { code: '40001' });
     }
   }
-  if (input.refuseChanges && p.changes.length > 0) throw new SchemaChangesRefused(`${input.describeBatch} changes the schema (${p.changes.length} change(s))`);
+  if (input.refuseChanges && p.changes.length > 0) {
+    throw new SchemaChangesRefused(`${input.describeBatch} changes the schema (${p.changes.length} change(s))`, p.changeRows);
+  }
   let changes = p.changes;
   const discardedRows = new Set<number>();
   let newTables = p.newTables;
