@@ -204,8 +204,9 @@ function planGroup(preps: readonly PreparedBatch[], loadIds: readonly number[], 
       const offset = offsets.get(table) ?? 0;
       if (table !== 'marketplace_price_history') offsets.set(table, offset + rows.length);
       const keyAt = meta.key.map((k) => meta.columns.indexOf(k));
+      const checked = table === 'marketplace_price_history' ? undefined : p.checked[table];
       rows.forEach((r, j) => {
-        const entry = { values: completeRow(meta, r, lineage, inferred?.columns, inferred?.open[offset + j]), from: i };
+        const entry = { values: completeRow(meta, r, lineage, inferred?.columns, inferred?.open[offset + j], checked?.[j]), from: i };
         if (meta.key.length === 0) history.push(entry);
         else touch(table, keyAt.map((k) => entry.values[k] ?? null), { from: i, entry });
       });

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { flattenResponse, type FlattenInput } from './flatten/index.js';
 import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from './flatten/marketplace.js';
-import type { Row, RowsByTable, Scalar } from './flatten/values.js';
+import { OPEN_FIELDS, type Row, type RowsByTable, type Scalar } from './flatten/values.js';
 import { flattenContentRows, type ContentRootRow } from './flatten/content.js';
 import type { ContentTarget } from './evolve/content-load.js';
 import type { SchemaChange, SchemaMode } from './evolve/registry.js';
@@ -149,18 +149,43 @@ function sourcesOf(meta: TableMeta) {
   return sources;
 }
 
-export function completeRow(meta: TableMeta, row: Row, lineage: Lineage, inferred: readonly string[] = [], open: ReadonlyArray<readonly [string, Param]> = []): Scalar[] {
+/** A row's data columns checked against their kinds, and its hash when no inferred column adds to it. */
+export interface CheckedRow {
+  data: Scalar[];
+  hash: string;
+}
+
+export function checkRow(meta: TableMeta, row: Row): CheckedRow {
   const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
+  return { data, hash: hashValues(data) };
+}
+
+export function completeRow(
+  meta: TableMeta,
+  row: Row,
+  lineage: Lineage,
+  inferred: readonly string[] = [],
+  open: ReadonlyArray<readonly [string, Param]> = [],
+  /** checkRow(meta, row) done earlier (prepareBatch), for a row without inferred values. */
+  checked?: CheckedRow,
+): Scalar[] {
   const openByName = open.length > 0 ? new Map(open) : undefined;
-  let hashed: Scalar[] = data;
-  if (openByName) {
-    hashed = [...data];
-    for (const c of inferred) {
-      const v = openByName.get(c);
-      if (v !== null && v !== undefined) hashed.push(`\u0002${c}`, v);
+  let data: Scalar[];
+  let rowHash: string;
+  if (checked && !openByName) {
+    ({ data, hash: rowHash } = checked);
+  } else {
+    data = meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
+    let hashed: Scalar[] = data;
+    if (openByName) {
+      hashed = [...data];
+      for (const c of inferred) {
+        const v = openByName.get(c);
+        if (v !== null && v !== undefined) hashed.push(`\u0002${c}`, v);
+      }
     }
+    rowHash = hashValues(hashed);
   }
-  const rowHash = hashValues(hashed);
   const out: Scalar[] = [];
   for (const src of sourcesOf(meta)) {
     if (typeof src === 'number') out.push(src < 0 ? null : (data[src] ?? null));
@@ -255,6 +280,8 @@ export interface PreparedBatch {
   rowsByTable: TableCounts;
   contentRoots: ContentRootRow[];
   loadedAt: string;
+  /** Per table and row (same order as `rows`): its checked values and hash, when they need no registry. */
+  checked: Partial<Record<DataTableName, Array<CheckedRow | undefined>>>;
 }
 
 export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
@@ -276,6 +303,12 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
   }
   const content = opts.content;
   const contentRoots: ContentRootRow[] = content ? flattenContentRows(contentRecordsOf(opts), content) : [];
-  return { opts, divisor, rows, rowsByTable, contentRoots, loadedAt: new Date().toISOString() };
+  // Rows without unknown fields are checked and hashed now, outside the transaction: a writer that prepares the
+  // next group while one is being written (loadGroups) does this work while it waits for the database.
+  const checked: PreparedBatch['checked'] = {};
+  for (const [table, list] of Object.entries(rows) as Array<[DataTableName, Row[]]>) {
+    checked[table] = list.map((r) => (r[OPEN_FIELDS]?.length ? undefined : checkRow(TABLE_META[table], r)));
+  }
+  return { opts, divisor, rows, rowsByTable, contentRoots, loadedAt: new Date().toISOString(), checked };
 }
 

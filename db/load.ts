@@ -147,7 +147,8 @@ async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadBatchRes
     if (!tableRows) continue;
     const meta = TABLE_META[table];
     const inferred = fixed.inferred.get(table);
-    const params = tableRows.map((r, i) => completeRow(meta, r, lineage, inferred?.columns, inferred?.open[i]));
+    const checked = prepared.checked[table];
+    const params = tableRows.map((r, i) => completeRow(meta, r, lineage, inferred?.columns, inferred?.open[i], checked?.[i]));
     const { changed } = await upsertRows(tx, { table, columns: [...meta.columns, ...(inferred?.columns ?? [])], key: meta.key }, params);
     changedByTable[table] = changed;
     await opts.onTableWritten?.(table, changed);
