@@ -322,7 +322,9 @@ export async function writeGroupPostgres(tx: Tx, preps: readonly PreparedBatch[]
     };
     throw new GroupChangesSchemaAt(Math.min(...err.at.map((a) => responseOf(a.table, a.index))));
   }
-  const loadIds = await insertRawResponsesPostgres(tx, preps.map((p) => ({
+  const stored = await readStored(tx, pipeline, merged);
+  // The bodies are sent now and stored by the server while the group is planned below (JS work).
+  const raw = await insertRawResponsesPostgres(tx, preps.map((p) => ({
     pipeline,
     kind: p.opts.kind,
     endpoint: p.opts.endpoint,
@@ -333,17 +335,22 @@ export async function writeGroupPostgres(tx: Tx, preps: readonly PreparedBatch[]
     loadedAt: p.loadedAt,
     body: p.opts.raw,
   })));
-  const plan = planGroup(preps, loadIds, fixed, await readStored(tx, pipeline, merged), pipeline);
+  const loadIds = raw.ids;
+  const plan = planGroup(preps, loadIds, fixed, stored, pipeline);
 
   const changedBy: TableCounts[] = preps.map(() => ({}));
   const writes = new Map<DataTableName, TableWrites>();
   for (const [table, touched] of plan.keyed) writes.set(table, await decideWrites(tx, table, touched, changedBy));
-  // Every delete before any insert: a row deleted and written again must be gone before its new version lands.
+  // The writes are sent one after another without waiting for each: the connection runs them in this order (every
+  // delete before any insert, so a row deleted and written again is gone before its new version lands) while the
+  // next statement's arrays are built. The first failure is the one reported; the ones after it only say that the
+  // transaction is aborted.
+  const sent: Array<Promise<unknown>> = [raw.landed];
   for (const [table, w] of writes) {
     if (w.remove.length === 0) continue;
     const key = TABLE_META[table].key;
     const set = unnestRows(tx, key.map((c) => pgColumnType(table, c)!), w.remove);
-    await tx.run(`DELETE FROM ${quoteIdent(table)} WHERE (${key.map(quoteIdent).join(', ')}) IN (${set.sql})`, set.params);
+    sent.push(tx.run(`DELETE FROM ${quoteIdent(table)} WHERE (${key.map(quoteIdent).join(', ')}) IN (${set.sql})`, set.params));
   }
   for (const table of WRITE_ORDER) {
     const meta = TABLE_META[table];
@@ -353,10 +360,14 @@ export async function writeGroupPostgres(tx: Tx, preps: readonly PreparedBatch[]
     const inferred = fixed.inferred.get(table);
     const columns = [...meta.columns, ...(inferred?.columns ?? [])];
     const types = [...meta.columns.map((c) => pgColumnType(table, c)!), ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, 'postgres'))];
-    for (const [i, n] of await upsertGroup(tx, table, columns, types, list, w?.counted ?? new Set())) {
-      changedBy[i]![table] = (changedBy[i]![table] ?? 0) + n;
-    }
+    sent.push(
+      upsertGroup(tx, table, columns, types, list, w?.counted ?? new Set()).then((changed) => {
+        for (const [i, n] of changed) changedBy[i]![table] = (changedBy[i]![table] ?? 0) + n;
+      }),
+    );
   }
+  const failed = (await Promise.allSettled(sent)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 
   const results: LoadBatchResult[] = [];
   for (const [i, p] of preps.entries()) {

@@ -63,9 +63,11 @@ export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number>
 /**
  * Postgres: lands several responses in three statements, whatever their number, with the same rows as
  * insertRawResponse called for each in order: ids allotted in order from the table's sequence, and a body equal to
- * an earlier one (stored before, or earlier in the list) kept once. Returns the ids (load ids) in list order.
+ * an earlier one (stored before, or earlier in the list) kept once. Resolves to the ids (load ids) in list order
+ * as soon as they are allotted, and `landed`, the insert itself: sent, not awaited, so that the caller prepares its
+ * rows while the server stores the bodies. The caller must await `landed` before its transaction ends.
  */
-export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawResponse[]): Promise<number[]> {
+export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
   const shas = list.map((r) => sha256Of(r.body));
   const stored = new Map<string, number>();
   const found = await tx.all(
@@ -85,8 +87,9 @@ export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawRespo
   // unescaped again (a JSON body is full of them), which made this insert cost as much as all the tables' upserts.
   const columns = ['id', ...RAW_COLUMNS];
   const tuples = rows.map((_, r) => `(${columns.map((_c, c) => tx.ph(r * columns.length + c + 1)).join(', ')})`);
-  await tx.run(`INSERT INTO raw_responses (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, rows.flat());
-  return ids;
+  const landed = tx.run(`INSERT INTO raw_responses (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, rows.flat());
+  landed.catch(() => {}); // handled where the caller awaits it; this only keeps Node from calling it unhandled meanwhile
+  return { ids, landed };
 }
 
 /** The body of a landed row, following its reference when it shares an earlier row's bytes. */

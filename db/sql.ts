@@ -83,12 +83,22 @@ function pgParams(params: readonly Param[]): Array<string | number | boolean | n
 function pgTx(client: pg.PoolClient): Tx {
   // Named statements are parsed and planned once per connection; names derive from the SQL text.
   const named = (sql: string) => `se_${crypto.createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+  // Statements are queued here, one sent when the one before it has answered, so a caller may send several without
+  // awaiting each (the group writer builds the next statement while the server runs the last) without calling
+  // client.query on a busy client, which node-postgres deprecates.
+  let last: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(send: () => Promise<T>): Promise<T> => {
+    const next = last.then(send, send);
+    last = next.catch(() => {});
+    return next;
+  };
+  const query = (sql: string, params: readonly Param[]) => inTurn(() => client.query({ name: named(sql), text: sql, values: pgParams(params) }));
   return {
     dialect: 'postgres',
     ph: (n) => `$${n}`,
-    run: async (sql, params) => (await client.query({ name: named(sql), text: sql, values: pgParams(params) })).rowCount ?? 0,
-    all: async (sql, params) => (await client.query({ name: named(sql), text: sql, values: pgParams(params) })).rows,
-    savepoint: (fn) => inSavepoint((sql) => client.query(sql), fn),
+    run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
+    all: async (sql, params) => (await query(sql, params)).rows,
+    savepoint: (fn) => inSavepoint((sql) => inTurn(() => client.query(sql)), fn),
   };
 }
 
