@@ -53,6 +53,8 @@ interface UpsertEntry {
   values: Param[];
   /** Index of the response the row comes from. */
   from: number;
+  /** keyString of its natural key (tables with one). */
+  key?: string;
 }
 
 /**
@@ -84,7 +86,7 @@ async function upsertGroup(
   sql += ` RETURNING ${meta.key.map(quoteIdent).join(', ')}`;
   const fromByKey = new Map<string, number>();
   const keyAt = meta.key.map((k) => columns.indexOf(k));
-  for (const e of entries) fromByKey.set(keyString(keyAt.map((i) => e.values[i])), e.from);
+  for (const e of entries) fromByKey.set(e.key ?? keyString(keyAt.map((i) => e.values[i])), e.from);
   for (const r of await tx.all(sql, select.params)) {
     const key = keyString(meta.key.map((k) => r[k]));
     if (counted.has(key)) continue;
@@ -163,9 +165,8 @@ function planGroup(preps: readonly PreparedBatch[], loadIds: readonly number[], 
   const keyed = new Map<DataTableName, Map<string, Touched>>();
   const history: UpsertEntry[] = [];
   const historyOf: Row[][] = preps.map(() => []);
-  const touch = (table: DataTableName, key: Scalar[], t: Touch) => {
+  const touch = (table: DataTableName, key: Scalar[], t: Touch, k = keyString(key)) => {
     const byKey = keyed.get(table) ?? keyed.set(table, new Map()).get(table)!;
-    const k = keyString(key);
     (byKey.get(k) ?? byKey.set(k, { key, touches: [] }).get(k)!).touches.push(t);
   };
   // Child keys of each parent as the tables would hold them after each response, with their values.
@@ -206,9 +207,14 @@ function planGroup(preps: readonly PreparedBatch[], loadIds: readonly number[], 
       const keyAt = meta.key.map((k) => meta.columns.indexOf(k));
       const checked = table === 'marketplace_price_history' ? undefined : p.checked[table];
       rows.forEach((r, j) => {
-        const entry = { values: completeRow(meta, r, lineage, inferred?.columns, inferred?.open[offset + j], checked?.[j]), from: i };
-        if (meta.key.length === 0) history.push(entry);
-        else touch(table, keyAt.map((k) => entry.values[k] ?? null), { from: i, entry });
+        const values = completeRow(meta, r, lineage, inferred?.columns, inferred?.open[offset + j], checked?.[j]);
+        if (meta.key.length === 0) {
+          history.push({ values, from: i });
+          return;
+        }
+        const keyValues = keyAt.map((k) => values[k] ?? null);
+        const entry = { values, from: i, key: keyString(keyValues) };
+        touch(table, keyValues, { from: i, entry }, entry.key);
       });
     }
   });
@@ -279,7 +285,7 @@ async function decideWrites(tx: Tx, table: DataTableName, touched: ReadonlyMap<s
 function sortedByKey(table: DataTableName, list: UpsertEntry[]): UpsertEntry[] {
   const meta = TABLE_META[table];
   const keyAt = meta.key.map((k) => meta.columns.indexOf(k));
-  const keyed = list.map((e) => [keyString(keyAt.map((i) => e.values[i])), e] as const);
+  const keyed = list.map((e) => [e.key ?? keyString(keyAt.map((i) => e.values[i])), e] as const);
   keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return keyed.map(([, e]) => e);
 }
