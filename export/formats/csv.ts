@@ -18,6 +18,8 @@ import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
 
 export const csvWriter: FormatWriter = {
+  // cells.ts formats a safe integer read as a number with the same digits as the bigint.
+  sqliteIntegers: 'number-when-safe',
   async write({ path, columns, dialect, batches, settings, signal }) {
     const file = await open(path, 'wx');
     const out = new DoubleBufferedFile(file);
