@@ -58,7 +58,7 @@ async function ceilingClient(baseUrl: string, token: string, requests: number, i
 }
 
 /** `scrape-etl simulate` (default settings) as a child process: its base URL, request count and stop. */
-async function simulatorProcess(): Promise<{ baseUrl: string; served(): Promise<number>; resetStats(): Promise<void>; close(): Promise<void> }> {
+async function simulatorProcess(): Promise<{ baseUrl: string; pid: number; served(): Promise<number>; resetStats(): Promise<void>; close(): Promise<void> }> {
   const c = spawn(process.execPath, [path.join(root, 'bin', 'scrape-etl.js'), 'simulate', '--port', '0', '--token', TOKEN, '--seed', '12'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   c.stderr.on('data', (b: Buffer) => (err += b.toString()));
@@ -74,6 +74,7 @@ async function simulatorProcess(): Promise<{ baseUrl: string; served(): Promise<
   const admin = (method: string) => fetch(`${baseUrl}/_sim/stats`, { method, headers: { authorization: `Bearer ${TOKEN}` } });
   return {
     baseUrl,
+    pid: c.pid!,
     served: async () => ((await (await admin('GET')).json()) as { total: number }).total,
     resetStats: async () => void (await admin('DELETE')).body?.cancel(),
     close: async () => {
@@ -81,6 +82,16 @@ async function simulatorProcess(): Promise<{ baseUrl: string; served(): Promise<
       await exited;
     },
   };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 /** Runs this module as a child (asynchronously: the simulator answers from this process's event loop). */
@@ -97,6 +108,8 @@ function child(args: string[]): Promise<string> {
 }
 
 interface BatchResult {
+  /** CPU seconds used during the batch by the simulator, the workers together, and the Temporal dev server. */
+  cpu: { simulator: number; workers: number; temporal: number };
   seconds: number;
   startSeconds: number;
   served: number;
@@ -135,12 +148,16 @@ async function batch(
     const inputs: PipelineWorkflowInput[] = [];
     for (const s of specs) inputs.push(await pipelineWorkflowInput(s, `bench-${round}`));
     await sim.resetStats();
+    const pids = { simulator: [sim.pid], workers: workers.map((w) => w.pid), temporal: [temporal.server.pid] };
+    const cpuOf = (list: number[]) => list.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const cpu0 = { simulator: cpuOf(pids.simulator), workers: cpuOf(pids.workers), temporal: cpuOf(pids.temporal) };
     const t0 = performance.now();
     const handles = await Promise.all(specs.map((s, i) => startPipelineRun(conn, s, `bench-${round}`, inputs[i])));
     const startSeconds = (performance.now() - t0) / 1000;
     const results = await Promise.all(handles.map((h) => h.result()));
     const seconds = (performance.now() - t0) / 1000;
     const served = await sim.served();
+    const cpu = { simulator: cpuOf(pids.simulator) - cpu0.simulator, workers: cpuOf(pids.workers) - cpu0.workers, temporal: cpuOf(pids.temporal) - cpu0.temporal };
 
     // What was loaded: a bench that loaded nothing must not print a rate.
     const failed = results.filter((r) => r.status !== 'succeeded');
@@ -156,7 +173,7 @@ async function batch(
     if (raw !== total || products !== total || complete !== PIPELINES || stocks === 0) {
       throw new Error(`loaded ${raw} raw responses and ${products} products (${complete} pipelines complete, ${stocks} stock rows), expected ${total} of each`);
     }
-    return { seconds, startSeconds, served, products, stocks };
+    return { cpu, seconds, startSeconds, served, products, stocks };
   } finally {
     await Promise.all(workers.map((w) => w.kill('SIGTERM')));
   }
@@ -172,18 +189,26 @@ async function main(): Promise<void> {
     // The ceiling: what the simulator serves to a plain client, whatever the pipelines do.
     const ceilings: number[] = [];
     for (const inflight of INFLIGHT) {
+      const simCpu0 = cpuSeconds(sim.pid);
       const r = JSON.parse((await child(['--ceiling', sim.baseUrl, TOKEN, String(CEILING_REQUESTS), String(inflight)])).trim().split('\n').pop()!) as {
         requestsPerSecond: number;
         meanBytes: number;
       };
       ceilings.push(r.requestsPerSecond);
-      console.log(`simulator ceiling, plain fetch client, ${inflight} in flight: ${r.requestsPerSecond.toFixed(0)} requests/s (${(r.meanBytes / 1024).toFixed(1)} KiB a product)`);
+      const simCpu = (((cpuSeconds(sim.pid) - simCpu0) * 1000) / (CEILING_REQUESTS + 50)).toFixed(2);
+      console.log(
+        `simulator ceiling, plain fetch client, ${inflight} in flight: ${r.requestsPerSecond.toFixed(0)} requests/s (${(r.meanBytes / 1024).toFixed(1)} KiB a product; ` +
+          `simulator CPU ${simCpu} ms a request)`,
+      );
     }
     const ceiling = Math.max(...ceilings);
 
     // The default workers, and (BENCH_MANY_BASELINE, default on) workers that load each URL in a transaction of its
     // own as before SCRAPE_ETL_URL_LOAD_GROUP, interleaved over BENCH_MANY_ROUNDS rounds.
+    // BENCH_MANY_WORKER_ENV='K=V,K=V' adds a third configuration: the default workers with those variables.
     const configs: Array<{ label: string; env: Record<string, string> }> = [{ label: 'default workers', env: {} }];
+    const extra = process.env['BENCH_MANY_WORKER_ENV']?.trim();
+    if (extra) configs.push({ label: `workers with ${extra}`, env: Object.fromEntries(extra.split(',').map((kv) => kv.split('=') as [string, string])) });
     if (process.env['BENCH_MANY_BASELINE'] !== '0') configs.unshift({ label: 'a transaction per URL (SCRAPE_ETL_URL_LOAD_GROUP=1)', env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' } });
     const rates = new Map<string, number[]>(configs.map((c) => [c.label, []]));
     let round = 0;
@@ -195,6 +220,11 @@ async function main(): Promise<void> {
         console.log(
           `${c.label}: ${PIPELINES * URLS} URLs in ${b.seconds.toFixed(1)} s (starts ${b.startSeconds.toFixed(1)} s) = ${rate.toFixed(0)} URLs/s, ` +
             `ratio to the ceiling ${(rate / ceiling).toFixed(2)} (${b.served} requests served; ${b.products} products, ${b.stocks} stock rows loaded)`,
+        );
+        const perUrl = (sec: number) => `${((sec * 1000) / (PIPELINES * URLS)).toFixed(2)} ms`;
+        console.log(
+          `  CPU per URL: simulator ${perUrl(b.cpu.simulator)}, workers ${perUrl(b.cpu.workers)}, Temporal server ${perUrl(b.cpu.temporal)}; ` +
+            `machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
         );
       }
     }

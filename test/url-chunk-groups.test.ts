@@ -7,7 +7,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createActivities, createActivityDeps } from '../activities/index.js';
-import type { UrlChunkHeartbeat } from '../activities/types.js';
+import type { UrlChunkHeartbeat, UrlChunkOutput } from '../activities/types.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { marketplaceSpec, productUrl } from './support/pipeline-specs.js';
 
@@ -46,7 +46,7 @@ async function chunk(urls: string[], group: string, prepare?: (sqlite: import('b
   const spec = { ...marketplaceSpec('groups', db, urls), concurrency: 3 };
   try {
     const out = await env.run(loadUrlChunk, { workflowId: 'groups--r1', spec, offset: 0, urls }).then(
-      (o) => ({ ok: true as const, o }),
+      (o) => ({ ok: true as const, o: o as UrlChunkOutput }),
       (err: unknown) => ({ ok: false as const, err }),
     );
     const raw = dest.sqlite.prepare(`select request_key from raw_responses order by request_key`).pluck().all() as string[];
