@@ -260,7 +260,7 @@ async function exportOne(
   // Nothing new since the last incremental export: no file (unless asked for), the watermark stays. Rows loaded
   // after this look are simply new for the next export.
   if (incremental && !settings.writeEmpty && !(await hasRows(db, `select 1 as x from ${quoteIdent(table)}${filter} limit 1`, params))) return null;
-  const query: TableQuery = { table, columns: selected.map((c) => selectExpression(table, c)), where, params, integers: writer.sqliteIntegers ?? 'bigint' };
+  const query: TableQuery = { table, columns: selected.map((c) => selectExpression(table, c)), where, params };
   const stats: { rows: number; maxLoadId: bigint | null } = { rows: 0, maxLoadId: null };
 
   await writeAtomically(finalPath, async (tempPath) => {

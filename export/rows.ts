@@ -25,11 +25,6 @@ export interface TableQuery {
   /** Conditions joined with `and`; the placeholders match `params`. */
   where: string[];
   params: unknown[];
-  /**
-   * SQLite: 'bigint' (default) reads every integer as a bigint; 'number-when-safe' reads integers as numbers when
-   * they are safe (|n| <= 2^53 - 1) and as bigints beyond, so rows may mix both (see sqliteTableBatches).
-   */
-  integers?: 'bigint' | 'number-when-safe';
 }
 
 export function rowBatches(db: ExportDatabase, query: TableQuery | string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
@@ -80,10 +75,6 @@ async function* sqliteBatches(db: ExportDatabase, sql: string, params: unknown[]
  * export's own connection, so they see the single snapshot that one statement would. Rows come in rowid order, the
  * order of a full-table scan. A table without rowids, or an in-memory database (whose only connection the loads
  * share, so it cannot hold a transaction open), is read by one streamed statement, integers as bigints.
- *
- * With integers 'number-when-safe', a page is read without safeIntegers (no bigint per integer cell, which cost
- * ~10% of a CSV export of marketplace_model_stocks); a page holding any number beyond 2^53 - 1 in magnitude (an
- * integer that may have lost digits, or a large real) is read again with safeIntegers, so every value stays exact.
  */
 async function* sqliteTableBatches(db: ExportDatabase, q: TableQuery, batchSize: number): AsyncGenerator<RawRow[]> {
   if (sqliteOf(db).memory || !hasRowids(sqliteOf(db), q.table)) {
@@ -94,17 +85,15 @@ async function* sqliteTableBatches(db: ExportDatabase, q: TableQuery, batchSize:
   try {
     // The rowid is read last, after every column (and the extra load_id of incremental exports), and dropped.
     const sql = `select ${[...q.columns, 'rowid'].join(', ')} from ${quoteIdent(q.table)} where ${[...q.where, 'rowid > ?'].join(' and ')} order by rowid limit ${batchSize}`;
-    const exact = reader.prepare(sql).raw(true).safeIntegers(true);
-    const fast = q.integers === 'number-when-safe' ? reader.prepare(sql).raw(true).safeIntegers(false) : exact;
+    const page = reader.prepare(sql).raw(true).safeIntegers(true);
     const rowidAt = q.columns.length;
     reader.exec('BEGIN');
     try {
-      let after: number | bigint = -(2n ** 63n);
+      let after = -(2n ** 63n);
       for (;;) {
-        let rows = fast.all(...q.params, after) as RawRow[];
-        if (fast !== exact && !allSafe(rows)) rows = exact.all(...q.params, after) as RawRow[];
+        const rows = page.all(...q.params, after) as RawRow[];
         if (rows.length === 0) break;
-        after = rows[rows.length - 1]![rowidAt] as number | bigint;
+        after = rows[rows.length - 1]![rowidAt] as bigint;
         for (let i = 0; i < rows.length; i++) rows[i]!.pop();
         yield rows;
         if (rows.length < batchSize) break;
@@ -115,18 +104,6 @@ async function* sqliteTableBatches(db: ExportDatabase, q: TableQuery, batchSize:
   } finally {
     if (own) reader.close();
   }
-}
-
-/** False when a row holds a number that may not be exact as one: beyond Number.MAX_SAFE_INTEGER in magnitude. */
-function allSafe(rows: RawRow[]): boolean {
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!;
-    for (let c = 0; c < row.length; c++) {
-      const v = row[c];
-      if (typeof v === 'number' && (v > Number.MAX_SAFE_INTEGER || v < -Number.MAX_SAFE_INTEGER)) return false;
-    }
-  }
-  return true;
 }
 
 function hasRowids(db: BetterSqlite3.Database, table: string): boolean {

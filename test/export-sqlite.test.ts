@@ -121,8 +121,8 @@ describe('CSV export from SQLite', () => {
   });
 
   it('reads a table in pages that stay exact across 2^53: ids, rowids and reals, with and without rowids', async () => {
-    // 2,500 rows (pages of 1,000 at this width) whose rowids and values cross Number.MAX_SAFE_INTEGER, so that pages
-    // read with numbers must be read again exactly; a large real and a plain page on the way.
+    // 2,500 rows (pages of 1,000 at this width) whose rowids and values cross Number.MAX_SAFE_INTEGER: the keyset of
+    // the next page must stay exact; a large real on the way.
     const first = 2n ** 53n - 1200n;
     const ids = Array.from({ length: 2500 }, (_, i) => first + BigInt(i));
     for (const table of ['paged_rowid', 'paged_no_rowid']) {

@@ -18,8 +18,6 @@ import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
 
 export const csvWriter: FormatWriter = {
-  // cells.ts formats a safe integer read as a number with the same digits as the bigint.
-  sqliteIntegers: 'number-when-safe',
   async write({ path, columns, dialect, batches, settings, signal }) {
     const file = await open(path, 'wx');
     const out = new DoubleBufferedFile(file);
@@ -136,8 +134,8 @@ async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[],
   // The cell formatters are chosen once per column (cells.ts), not per cell.
   const formatters = columns.map((c) => cellFormatter(c, dialect, settings));
   const width = formatters.length;
-  // Columns whose numbers (SQLite integers read as numbers, reals) cells.ts writes as String(n), plain: most cells
-  // of a long table, written here without the two formatter calls (~5% of an export of marketplace_model_stocks).
+  // Columns whose integers (bigint) and reals cells.ts writes as String(value), plain: most cells of a long table,
+  // written here without the two formatter calls (bench/csv-export.ts, marketplace_model_stocks: CPU -5%).
   const numberAsIs = columns.map((c) => dialect === 'sqlite' && numbersArePlain && c.kind !== 'boolean' && c.kind !== 'timestamp_s' && c.kind !== 'timestamp_ms');
   yield (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
 
@@ -147,7 +145,7 @@ async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[],
       const raw = batch[r]!;
       for (let c = 0; c < width; c++) {
         const value = raw[c];
-        if (typeof value === 'number' && numberAsIs[c]) {
+        if ((typeof value === 'bigint' || typeof value === 'number') && numberAsIs[c]) {
           out += c > 0 ? delimiter + String(value) : String(value);
           continue;
         }

@@ -37,12 +37,6 @@ export interface WriteJob {
 export interface FormatWriter {
   /** Writes the whole file; rejects (leaving cleanup to the caller) on any error or abort. */
   write(job: WriteJob): Promise<void>;
-  /**
-   * How SQLite integers arrive in the rows. 'bigint' (default): every integer a bigint. 'number-when-safe': a number
-   * when it is a safe integer (|n| <= 2^53 - 1), a bigint beyond; exact either way, and cheaper to read and format
-   * than a bigint per cell, for a writer that treats both alike.
-   */
-  sqliteIntegers?: 'bigint' | 'number-when-safe';
 }
 
 export async function loadFormatWriter(format: ExportFormat): Promise<FormatWriter> {
