@@ -25,6 +25,7 @@ export function readWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTu
     heartbeatTimeout: duration(env, 'SCRAPE_ETL_HEARTBEAT_TIMEOUT', '30s'),
     activityTimeout: duration(env, 'SCRAPE_ETL_ACTIVITY_TIMEOUT', '30m'),
     urlChunkSize: positiveInt(env, 'SCRAPE_ETL_URL_CHUNK_SIZE', 25),
+    urlLoadGroup: positiveInt(env, 'SCRAPE_ETL_URL_LOAD_GROUP', 25),
     pagesPerActivity: positiveInt(env, 'SCRAPE_ETL_PAGES_PER_ACTIVITY', 20),
     activitiesPerRun: positiveInt(env, 'SCRAPE_ETL_ACTIVITIES_PER_RUN', 100),
     loadBatchSize: positiveInt(env, 'SCRAPE_ETL_LOAD_BATCH_SIZE', 500),

@@ -1,9 +1,11 @@
-// Mode 'url-list' (job-board, marketplace): one chunk of the pipeline's URL list per activity, fanned out with
-// p-limit(spec.concurrency); each URL's response is landed and loaded in its own transaction, and a URL that
-// fails for good is reported without losing the others. How one URL is fetched is the kind's (kinds/).
+// Mode 'url-list' (job-board, marketplace): one chunk of the pipeline's URL list per activity, fetched with
+// p-limit(spec.concurrency); each URL's response is landed and loaded atomically (its own transaction, or its own
+// savepoint of a group, see LoadGroups), and a URL that fails for good is reported without losing the others.
+// How one URL is fetched is the kind's (kinds/).
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import pLimit from 'p-limit';
-import { loadBatch } from '../db/load.js';
+import type { Database } from '../db/connect.js';
+import { loadBatch, loadBatches, type LoadBatchOptions, type LoadBatchResult } from '../db/load.js';
 import { readUrlSlice } from '../db/url-lists.js';
 import type { UrlListKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
@@ -15,10 +17,9 @@ import type { FailedUrl, UrlChunkHeartbeat, UrlChunkInput, UrlChunkOutput } from
 const TRANSIENT_RETRY_ATTEMPTS = 3;
 
 export function urlListActivities(deps: ActivityDeps) {
-  async function loadOne(spec: PipelineSpec, kind: UrlListKind<PipelineKind>, workflowId: string, url: string, signal: AbortSignal) {
-    const db = await deps.destination(spec.destination.database);
+  async function fetchOne(spec: PipelineSpec, kind: UrlListKind<PipelineKind>, workflowId: string, url: string, signal: AbortSignal): Promise<LoadBatchOptions> {
     const { api, load } = await kind.fetch(deps.client(), spec.request, url, { signal });
-    const out = await loadBatch(db, {
+    return {
       ...load,
       pipeline: spec.name,
       resultTable: kind.resultTable,
@@ -29,16 +30,14 @@ export function urlListActivities(deps: ActivityDeps) {
       raw: api.raw,
       receivedAt: api.receivedAt,
       schemaMode: spec.schema.mode,
-    });
-    return out.rowsByTable;
+    };
   }
 
   async function loadUrlChunk(input: UrlChunkInput): Promise<UrlChunkOutput> {
     const { spec, workflowId } = input;
     const kind = kindRunningIn(spec, 'url-list');
-    const urls = input.list
-      ? await readUrlSlice(await deps.destination(spec.destination.database), input.list.listId, input.offset, input.list.count)
-      : input.urls;
+    const db = await deps.destination(spec.destination.database);
+    const urls = input.list ? await readUrlSlice(db, input.list.listId, input.offset, input.list.count) : input.urls;
     const ctx = Context.current();
     const previous = ctx.info.heartbeatDetails as UrlChunkHeartbeat | undefined;
     const done = new Set(previous?.done ?? []);
@@ -47,28 +46,37 @@ export function urlListActivities(deps: ActivityDeps) {
     const transient: Array<{ index: number; url: string; error: string }> = [];
     const limit = pLimit(Math.max(1, spec.concurrency));
     const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
+    const toFetch = urls.filter((_, index) => !done.has(index)).length;
+    const loads = new LoadGroups(db, db.dialect === 'sqlite' ? (deps.tuning.urlLoadGroup ?? 1) : 1, toFetch);
 
     // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
     await Promise.all(
-      urls.map((url, index) =>
-        limit(async () => {
-          if (done.has(index)) return;
-          try {
-            addRows(rows, await loadOne(spec, kind, workflowId, url, ctx.cancellationSignal));
-          } catch (err) {
-            if (err instanceof CancelledFailure || ctx.cancellationSignal.aborted) throw err;
-            // Only the service's answers are per-URL outcomes; a database error fails the activity (retried).
-            if (!isScraperApiError(err)) throw err;
-            if (err.retryable && ctx.info.attempt < TRANSIENT_RETRY_ATTEMPTS) {
-              transient.push({ index, url, error: err.message });
-              return;
-            }
-            failed.push({ url, error: err.message });
+      urls.map(async (url, index) => {
+        if (done.has(index)) return;
+        // The p-limit slot is the request's: the response then waits for its group's transaction without holding it.
+        let load: LoadBatchOptions;
+        try {
+          load = await limit(() => fetchOne(spec, kind, workflowId, url, ctx.cancellationSignal));
+        } catch (err) {
+          if (err instanceof CancelledFailure || ctx.cancellationSignal.aborted) throw err;
+          // Only the service's answers are per-URL outcomes; anything else fails the activity (retried).
+          if (!isScraperApiError(err)) throw err;
+          if (err.retryable && ctx.info.attempt < TRANSIENT_RETRY_ATTEMPTS) {
+            transient.push({ index, url, error: err.message });
+            return;
           }
+          failed.push({ url, error: err.message });
           done.add(index);
           beat();
-        }),
-      ),
+          return;
+        } finally {
+          loads.fetchSettled();
+        }
+        // A database error fails the activity (retried); the URLs loaded before it stay done.
+        addRows(rows, (await loads.load(load)).rowsByTable);
+        done.add(index);
+        beat();
+      }),
     ).catch((err: unknown) => {
       throw asActivityFailure(err);
     });
@@ -83,4 +91,58 @@ export function urlListActivities(deps: ActivityDeps) {
   }
 
   return { loadUrlChunk };
+}
+
+/**
+ * The loads of one chunk. Into SQLite, responses are loaded `max` at a time in one transaction (db/load.ts
+ * loadBatches: one savepoint per response, so each stays atomic): SQLite has one writer per file, and two worker
+ * processes taking its lock once per URL spent their time handing it over (a connection waiting for the lock
+ * sleeps in SQLite's busy handler, with its whole event loop). A group is loaded once `max` responses wait, or
+ * once every fetch of the chunk has settled (nothing more will come). Postgres (row locks, many writers) and
+ * max = 1 load each response in a transaction of its own, as soon as it arrives.
+ */
+class LoadGroups {
+  private waiting: Array<{ load: LoadBatchOptions; resolve: (r: LoadBatchResult) => void; reject: (err: unknown) => void }> = [];
+  private unsettled: number;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Database,
+    private readonly max: number,
+    fetches: number,
+  ) {
+    this.unsettled = fetches;
+  }
+
+  load(load: LoadBatchOptions): Promise<LoadBatchResult> {
+    if (this.max <= 1) return loadBatch(this.db, load);
+    const loaded = new Promise<LoadBatchResult>((resolve, reject) => this.waiting.push({ load, resolve, reject }));
+    if (this.waiting.length >= this.max || this.unsettled === 0) this.flush();
+    return loaded;
+  }
+
+  /** One fetch of the chunk has ended (a response, or an error); called before its response is handed to load. */
+  fetchSettled(): void {
+    this.unsettled -= 1;
+    // The last fetch that failed leaves the responses before it waiting: load them now.
+    if (this.unsettled === 0 && this.waiting.length > 0) queueMicrotask(() => this.flush());
+  }
+
+  private flush(): void {
+    const group = this.waiting.splice(0, this.max);
+    if (group.length === 0) return;
+    // Groups of one chunk are loaded one after another (one connection holds one transaction at a time anyway).
+    this.flushing = this.flushing.then(async () => {
+      try {
+        const out = await loadBatches(this.db, group.map((g) => g.load));
+        out.results.forEach((r, i) => group[i]!.resolve(r));
+        if (out.failed) {
+          // The failed response and the ones after it (not tried) are not loaded; the activity fails with its error.
+          for (const g of group.slice(out.failed.index)) g.reject(out.failed.error);
+        }
+      } catch (err) {
+        for (const g of group) g.reject(err);
+      }
+    });
+  }
 }

@@ -41,10 +41,12 @@ async function child(dbFile: string, table: string, outDir: string): Promise<voi
   await import('../export/formats/csv.js');
   const sqlite = new BetterSqlite3(dbFile);
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   const [f] = await exportTables({ dialect: 'sqlite', sqlite }, { tables: [table], outDir, fileName: `${table}.csv` });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
   sqlite.close();
-  const result = { rows: f!.rows, seconds, bytes: fs.statSync(f!.file).size, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  const result = { rows: f!.rows, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, bytes: fs.statSync(f!.file).size, peakRssMb: process.resourceUsage().maxRSS / 1024 };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

@@ -11,7 +11,7 @@ import { quoteIdent, valueDialect, type ExportDatabase } from './database.js';
 import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
-import { rowBatches, type RawRow } from './rows.js';
+import { rowBatches, type RawRow, type TableQuery } from './rows.js';
 import { projectSqliteHints } from './schema-hints.js';
 import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
 
@@ -260,12 +260,12 @@ async function exportOne(
   // Nothing new since the last incremental export: no file (unless asked for), the watermark stays. Rows loaded
   // after this look are simply new for the next export.
   if (incremental && !settings.writeEmpty && !(await hasRows(db, `select 1 as x from ${quoteIdent(table)}${filter} limit 1`, params))) return null;
-  const sql = `select ${selected.map((c) => selectExpression(table, c)).join(', ')} from ${quoteIdent(table)}${filter}`;
+  const query: TableQuery = { table, columns: selected.map((c) => selectExpression(table, c)), where, params };
   const stats: { rows: number; maxLoadId: bigint | null } = { rows: 0, maxLoadId: null };
 
   await writeAtomically(finalPath, async (tempPath) => {
     const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;
-    const batches = tracked(rowBatches(db, sql, params, batchRows(selected.length)), loadIdIndex, stats, progress);
+    const batches = tracked(rowBatches(db, query, params, batchRows(selected.length)), loadIdIndex, stats, progress);
     await writer.write({ path: tempPath, table, columns, dialect: valueDialect(db), batches, settings, ...(options.signal ? { signal: options.signal } : {}) });
   });
 

@@ -3,7 +3,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import QueryStream from 'pg-query-stream';
 import type { ExportDatabase } from './database.js';
-import { poolOf, sqliteOf } from './database.js';
+import { poolOf, quoteIdent, sqliteOf } from './database.js';
 import { duckBatches } from './duckdb.js';
 
 export type RawRow = unknown[];
@@ -14,19 +14,47 @@ const SERVER_TEXT = { getTypeParser: () => (value: string) => value };
 
 const PG_FETCH_ROWS = 2000;
 
-export function rowBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+/**
+ * The rows of one table (or of a query over one table): `select <columns> from <table> [where <where>]`. From a
+ * SQLite file whose table has rowids, the rows are read in pages (keyset on rowid, see sqliteTableBatches); otherwise in
+ * one streamed statement.
+ */
+export interface TableQuery {
+  table: string;
+  /** Select expressions, already quoted. */
+  columns: string[];
+  /** Conditions joined with `and`; the placeholders match `params`. */
+  where: string[];
+  params: unknown[];
+}
+
+export function rowBatches(db: ExportDatabase, query: TableQuery | string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+  if (typeof query !== 'string' && db.dialect === 'sqlite') return sqliteTableBatches(db, query, batchSize);
+  const sql = typeof query === 'string' ? query : selectSql(query);
   if (db.dialect === 'duckdb') return duckBatches(db, sql, params, batchSize);
   return db.dialect === 'sqlite' ? sqliteBatches(db, sql, params, batchSize) : postgresBatches(db, sql, params, batchSize);
 }
 
-async function* sqliteBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+function selectSql(q: TableQuery, extraWhere?: string): string {
+  const where = extraWhere ? [...q.where, extraWhere] : q.where;
+  return `select ${q.columns.join(', ')} from ${quoteIdent(q.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''}`;
+}
+
+/** A read-only connection of its own for an export, and whether it is one (an in-memory database has only `main`). */
+function readerOf(db: ExportDatabase): { reader: BetterSqlite3.Database; own: boolean } {
   const main = sqliteOf(db);
   // A separate read-only connection: better-sqlite3 refuses other statements on a connection while an iterator
-  // is open, and an export pausing for disk back-pressure must not block the loads that share `main`. The one
-  // SELECT reads a single consistent snapshot (WAL) for its whole run.
-  const reader = main.memory ? main : new BetterSqlite3(main.name, { readonly: true, fileMustExist: true });
+  // is open, and an export pausing for disk back-pressure must not block the loads that share `main`.
+  if (main.memory) return { reader: main, own: false };
+  const reader = new BetterSqlite3(main.name, { readonly: true, fileMustExist: true });
+  reader.pragma('busy_timeout = 15000');
+  return { reader, own: true };
+}
+
+async function* sqliteBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+  const { reader, own } = readerOf(db);
   try {
-    if (reader !== main) reader.pragma('busy_timeout = 15000');
+    // The one SELECT reads a single consistent snapshot (WAL) for its whole run.
     const stmt = reader.prepare(sql).raw(true).safeIntegers(true);
     let batch: RawRow[] = [];
     for (const row of stmt.iterate(...params) as IterableIterator<RawRow>) {
@@ -38,8 +66,51 @@ async function* sqliteBatches(db: ExportDatabase, sql: string, params: unknown[]
     }
     if (batch.length > 0) yield batch;
   } finally {
-    if (reader !== main) reader.close();
+    if (own) reader.close();
   }
+}
+
+/**
+ * A table read page by page: `... and rowid > ? order by rowid limit <batchSize>`, each page one `all()` call.
+ * Stepping a statement through better-sqlite3's iterator costs a call from JavaScript into the addon and an
+ * iterator result per row; a page costs one call per batch. The pages are read in one read transaction on the
+ * export's own connection, so they see the single snapshot that one statement would. Rows come in rowid order, the
+ * order of a full-table scan. A table without rowids, or an in-memory database (whose only connection the loads
+ * share, so it cannot hold a transaction open), is read by one streamed statement, integers as bigints.
+ */
+async function* sqliteTableBatches(db: ExportDatabase, q: TableQuery, batchSize: number): AsyncGenerator<RawRow[]> {
+  if (sqliteOf(db).memory || !hasRowids(sqliteOf(db), q.table)) {
+    yield* sqliteBatches(db, selectSql(q), q.params, batchSize);
+    return;
+  }
+  const { reader, own } = readerOf(db);
+  try {
+    // The rowid is read last, after every column (and the extra load_id of incremental exports), and dropped.
+    const sql = `select ${[...q.columns, 'rowid'].join(', ')} from ${quoteIdent(q.table)} where ${[...q.where, 'rowid > ?'].join(' and ')} order by rowid limit ${batchSize}`;
+    const page = reader.prepare(sql).raw(true).safeIntegers(true);
+    const rowidAt = q.columns.length;
+    reader.exec('BEGIN');
+    try {
+      let after = -(2n ** 63n);
+      for (;;) {
+        const rows = page.all(...q.params, after) as RawRow[];
+        if (rows.length === 0) break;
+        after = rows[rows.length - 1]![rowidAt] as bigint;
+        for (let i = 0; i < rows.length; i++) rows[i]!.pop();
+        yield rows;
+        if (rows.length < batchSize) break;
+      }
+    } finally {
+      if (reader.inTransaction) reader.exec('COMMIT');
+    }
+  } finally {
+    if (own) reader.close();
+  }
+}
+
+function hasRowids(db: BetterSqlite3.Database, table: string): boolean {
+  const info = db.prepare('select type, wr from pragma_table_list where name = ?').get(table) as { type: string; wr: number } | undefined;
+  return info !== undefined && info.type === 'table' && info.wr === 0;
 }
 
 async function* postgresBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {

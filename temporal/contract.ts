@@ -61,6 +61,11 @@ export interface WorkerTuning {
   activityTimeout: string;
   /** URLs per fan-out activity (each activity loads its chunk with p-limit(spec.concurrency)). */
   urlChunkSize: number;
+  /**
+   * URL responses loaded per transaction into SQLite, each in its own savepoint (activities/url-lists.ts LoadGroups);
+   * 1: a transaction per URL. Read by the activity from its worker's tuning; optional in histories from before it.
+   */
+  urlLoadGroup?: number;
   /** Pages per results-sync activity, and activities per workflow run before continue-as-new. */
   pagesPerActivity: number;
   activitiesPerRun: number;

@@ -28,8 +28,14 @@ export interface StartTarget {
  * Starts one run. Starting the same run key twice is a mistake, not a second run: the second start fails with
  * WorkflowExecutionAlreadyStartedError (see startOrGetPipelineRun for callers that resume on purpose).
  */
-export async function startPipelineRun(conn: StartTarget, spec: PipelineSpec, runKey: string = runKeyNow()): Promise<PipelineWorkflowHandle> {
-  const input = await pipelineWorkflowInput(spec, runKey);
+export async function startPipelineRun(
+  conn: StartTarget,
+  spec: PipelineSpec,
+  runKey: string = runKeyNow(),
+  /** pipelineWorkflowInput(spec, runKey), when the caller prepared it (its URL list already stored). */
+  prepared?: PipelineWorkflowInput,
+): Promise<PipelineWorkflowHandle> {
+  const input = prepared ?? (await pipelineWorkflowInput(spec, runKey));
   return conn.client.workflow.start<typeof pipelineWorkflow>(PIPELINE_WORKFLOW_TYPE, {
     workflowId: pipelineWorkflowId(spec.name, runKey),
     taskQueue: conn.taskQueue,

@@ -120,6 +120,28 @@ describe('CSV export from SQLite', () => {
     expect(csv.rows).toEqual([['-9223372036854775808', 'true', '{"a":[1,2]}', '\\x00ff10', '-0.25', "'@x", 'p', '1']]);
   });
 
+  it('reads a table in pages that stay exact across 2^53: ids, rowids and reals, with and without rowids', async () => {
+    // 2,500 rows (pages of 1,000 at this width) whose rowids and values cross Number.MAX_SAFE_INTEGER: the keyset of
+    // the next page must stay exact; a large real on the way.
+    const first = 2n ** 53n - 1200n;
+    const ids = Array.from({ length: 2500 }, (_, i) => first + BigInt(i));
+    for (const table of ['paged_rowid', 'paged_no_rowid']) {
+      db.sqlite.exec(`create table ${table} (id integer primary key, n integer, ratio real, pipeline text, load_id integer)${table === 'paged_no_rowid' ? ' without rowid' : ''}`);
+      const insert = db.sqlite.prepare(`insert into ${table} values (?, ?, ?, 'p', 1)`);
+      db.sqlite.transaction(() => {
+        // Inserted backwards: the file is in id (rowid) order all the same.
+        for (const id of [...ids].reverse()) insert.run(id, id === first + 5n ? 2n ** 63n - 1n : id - first, id === first + 7n ? 1e300 : 0.5);
+      })();
+      const [f] = await exportTables(db, { tables: [table], outDir: join(dir, table) });
+      const csv = await readCsv(f!.file);
+      expect(f!.rows).toBe(ids.length);
+      expect(csv.rows.map((r) => r[0])).toEqual(ids.map(String));
+      expect(csv.rows[5]![1]).toBe('9223372036854775807');
+      expect(csv.rows[7]![2]).toBe('1e+300');
+      expect(csv.rows[2499]![1]).toBe('2499');
+    }
+  });
+
   it('rejects bad requests with errors that say what to fix', async () => {
     const out = join(dir, 'out');
     await expect(exportTables(db, { tables: ['nope'], outDir: out })).rejects.toThrow(/table "nope" does not exist.*scrapers/);

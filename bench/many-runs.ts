@@ -1,0 +1,258 @@
+// Throughput of many runs (issue 12): BENCH_MANY_PIPELINES (50) marketplace pipelines of BENCH_MANY_URLS (100) URLs
+// each, started at once on an embedded Temporal dev server with 2 worker processes of the compiled command
+// (`node bin/scrape-etl.js worker`, one task queue), loading into one SQLite file, against the simulator (default
+// settings: no added latency) in a process of its own (`scrape-etl simulate`: this process starts the runs, and
+// a start that waits for the SQLite write lock blocks its thread, which must not be the simulator's). URLs/s of the whole batch (first start to last result) is set
+// against the simulator's own ceiling measured in the same run: a plain HTTP client (fetch, in a child process, as
+// the workers are) sending the same marketplace requests at a fixed number in flight (BENCH_MANY_CEILING_INFLIGHT,
+// default 16 and 64; the best counts). Goal: >= 0.5x. The loaded tables are checked (a bench that loaded nothing
+// fails): every run succeeded, one raw response and one product row per URL.
+//   npm run build && npx tsx bench/many-runs.ts
+//   BENCH_MANY_CPU_PROF=<dir>: the workers write CPU profiles there when they stop (bench/_cpu-profile.mjs).
+//   npx tsx bench/many-runs.ts --ceiling <baseUrl> <token> <requests> <inflight>   (internal) the plain client
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import type { PipelineWorkflowInput } from '../temporal/contract.js';
+import { pipelineWorkflowInput, startPipelineRun } from '../temporal/start.js';
+import { marketplaceSpec, productUrl } from '../test/support/pipeline-specs.js';
+import { spawnWorkerProcess, startTestTemporal, type WorkerProcess } from '../test/support/temporal.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const self = fileURLToPath(import.meta.url);
+const PIPELINES = Number(process.env['BENCH_MANY_PIPELINES'] ?? 50);
+const URLS = Number(process.env['BENCH_MANY_URLS'] ?? 100);
+const WORKERS = Number(process.env['BENCH_MANY_WORKERS'] ?? 2);
+const INFLIGHT = (process.env['BENCH_MANY_CEILING_INFLIGHT'] ?? '16,64').split(',').map(Number);
+const CEILING_REQUESTS = Number(process.env['BENCH_MANY_CEILING_REQUESTS'] ?? 3000);
+const CPU_PROF = process.env['BENCH_MANY_CPU_PROF'];
+const ROUNDS = Number(process.env['BENCH_MANY_ROUNDS'] ?? 1);
+const TOKEN = `bench-many-${crypto.randomBytes(6).toString('hex')}`;
+const FIRST_ITEM = 5_100_000_000;
+
+/** The plain client (child process): `requests` marketplace calls, `inflight` at a time; prints requests/s. */
+async function ceilingClient(baseUrl: string, token: string, requests: number, inflight: number): Promise<void> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' };
+  let next = 0;
+  let bytes = 0;
+  const one = async (limit = requests): Promise<void> => {
+    for (let i = next++; i < limit; i = next++) {
+      // Other products than the pipelines' (none is cached anywhere), the same request body as the client sends.
+      const res = await fetch(`${baseUrl}/api/marketplace/sync`, { method: 'POST', headers, body: JSON.stringify({ url: productUrl(FIRST_ITEM - 1_000_000 + i) }) });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`ceiling client: HTTP ${res.status}: ${text.slice(0, 200)}`);
+      bytes += text.length;
+    }
+  };
+  await one(50); // warm-up: one connection, JIT
+  next = 0;
+  bytes = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: inflight }, () => one()));
+  const seconds = (performance.now() - t0) / 1000;
+  process.stdout.write(`${JSON.stringify({ requestsPerSecond: requests / seconds, meanBytes: bytes / requests })}\n`);
+}
+
+/** `scrape-etl simulate` (default settings) as a child process: its base URL, request count and stop. */
+async function simulatorProcess(): Promise<{ baseUrl: string; pid: number; served(): Promise<number>; resetStats(): Promise<void>; close(): Promise<void> }> {
+  const c = spawn(process.execPath, [path.join(root, 'bin', 'scrape-etl.js'), 'simulate', '--port', '0', '--token', TOKEN, '--seed', '12'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  c.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    c.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]!.trim());
+    });
+    void exited.then(() => reject(new Error(`simulator exited before listening:\n${err}`)));
+  });
+  const admin = (method: string) => fetch(`${baseUrl}/_sim/stats`, { method, headers: { authorization: `Bearer ${TOKEN}` } });
+  return {
+    baseUrl,
+    pid: c.pid!,
+    served: async () => ((await (await admin('GET')).json()) as { total: number }).total,
+    resetStats: async () => void (await admin('DELETE')).body?.cancel(),
+    close: async () => {
+      if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs this module as a child (asynchronously: the simulator answers from this process's event loop). */
+function child(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, ['--import', 'tsx', self, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    c.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    c.once('error', reject);
+    c.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args[0]} child exited ${code}:\n${err}`))));
+  });
+}
+
+interface BatchResult {
+  /** CPU seconds used during the batch by the simulator, the workers together, and the Temporal dev server. */
+  cpu: { simulator: number; workers: number; temporal: number };
+  seconds: number;
+  startSeconds: number;
+  served: number;
+  products: number;
+  stocks: number;
+}
+
+/**
+ * One batch: fresh workers (with `workerEnv`), a fresh SQLite file, PIPELINES pipelines of their own products
+ * (`round` picks them), all started at once; checks what was loaded.
+ */
+async function batch(
+  temporal: Awaited<ReturnType<typeof startTestTemporal>>,
+  sim: Awaited<ReturnType<typeof simulatorProcess>>,
+  dir: string,
+  round: number,
+  workerEnv: Record<string, string>,
+): Promise<BatchResult> {
+  const dbFile = path.join(dir, `many-${round}.sqlite`);
+  const taskQueue = `bench-many-${crypto.randomBytes(4).toString('hex')}`;
+  const env: Record<string, string> = { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, ...workerEnv };
+  if (CPU_PROF) Object.assign(env, { NODE_OPTIONS: `--import=${path.join(root, 'bench', '_cpu-profile.mjs')}`, BENCH_CPU_PROF_DIR: CPU_PROF });
+  const workers: WorkerProcess[] = [];
+  try {
+    workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env, cwd: dir })))));
+    const first = FIRST_ITEM + round * PIPELINES * URLS;
+    const specs = Array.from({ length: PIPELINES }, (_, p) =>
+      marketplaceSpec(`many-${p}`, `sqlite:${dbFile}`, Array.from({ length: URLS }, (_, u) => productUrl(first + p * URLS + u))),
+    );
+    const conn = { client: temporal.client, taskQueue };
+    // The URL lists are stored in the destination first, one start after another (pipelineWorkflowInput, what
+    // startPipelineRun does before it starts the workflow): in one process, a second SQLite connection waiting for
+    // the write lock (busy_timeout) blocks the thread that would release it, so 50 such starts at once fail with
+    // SQLITE_BUSY, and while workers load, each start's write waits for the workers' lock (~0.5 s a start, most of
+    // a minute for 50, measured). Then the workflows are started at once, on the clock.
+    const inputs: PipelineWorkflowInput[] = [];
+    for (const s of specs) inputs.push(await pipelineWorkflowInput(s, `bench-${round}`));
+    await sim.resetStats();
+    const pids = { simulator: [sim.pid], workers: workers.map((w) => w.pid), temporal: [temporal.server.pid] };
+    const cpuOf = (list: number[]) => list.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const cpu0 = { simulator: cpuOf(pids.simulator), workers: cpuOf(pids.workers), temporal: cpuOf(pids.temporal) };
+    const t0 = performance.now();
+    const handles = await Promise.all(specs.map((s, i) => startPipelineRun(conn, s, `bench-${round}`, inputs[i])));
+    const startSeconds = (performance.now() - t0) / 1000;
+    const results = await Promise.all(handles.map((h) => h.result()));
+    const seconds = (performance.now() - t0) / 1000;
+    const served = await sim.served();
+    const cpu = { simulator: cpuOf(pids.simulator) - cpu0.simulator, workers: cpuOf(pids.workers) - cpu0.workers, temporal: cpuOf(pids.temporal) - cpu0.temporal };
+
+    // What was loaded: a bench that loaded nothing must not print a rate.
+    const failed = results.filter((r) => r.status !== 'succeeded');
+    if (failed.length > 0) throw new Error(`${failed.length} of ${PIPELINES} runs did not succeed: ${JSON.stringify(failed[0]).slice(0, 500)}`);
+    const db = new BetterSqlite3(dbFile, { readonly: true });
+    const count = (sql: string) => db.prepare(sql).pluck().get() as number;
+    const raw = count(`select count(*) from raw_responses where pipeline like 'many-%'`);
+    const products = count(`select count(*) from marketplace_products where pipeline like 'many-%'`);
+    const complete = count(`select count(*) from (select pipeline from marketplace_products group by pipeline having count(*) = ${URLS})`);
+    const stocks = count(`select count(*) from marketplace_model_stocks`);
+    db.close();
+    const total = PIPELINES * URLS;
+    if (raw !== total || products !== total || complete !== PIPELINES || stocks === 0) {
+      throw new Error(`loaded ${raw} raw responses and ${products} products (${complete} pipelines complete, ${stocks} stock rows), expected ${total} of each`);
+    }
+    return { cpu, seconds, startSeconds, served, products, stocks };
+  } finally {
+    await Promise.all(workers.map((w) => w.kill('SIGTERM')));
+  }
+}
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js'))) throw new Error('run `npm run build` first (the workers are the compiled command)');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-many-'));
+  const sim = await simulatorProcess();
+  const temporal = await startTestTemporal();
+  try {
+    console.log(`# many runs: ${PIPELINES} marketplace pipelines x ${URLS} URLs, started at once; ${WORKERS} worker processes (compiled), embedded dev server, one SQLite file`);
+    // The ceiling: what the simulator serves to a plain client, whatever the pipelines do.
+    const ceilings: number[] = [];
+    for (const inflight of INFLIGHT) {
+      const simCpu0 = cpuSeconds(sim.pid);
+      const r = JSON.parse((await child(['--ceiling', sim.baseUrl, TOKEN, String(CEILING_REQUESTS), String(inflight)])).trim().split('\n').pop()!) as {
+        requestsPerSecond: number;
+        meanBytes: number;
+      };
+      ceilings.push(r.requestsPerSecond);
+      const simCpu = (((cpuSeconds(sim.pid) - simCpu0) * 1000) / (CEILING_REQUESTS + 50)).toFixed(2);
+      console.log(
+        `simulator ceiling, plain fetch client, ${inflight} in flight: ${r.requestsPerSecond.toFixed(0)} requests/s (${(r.meanBytes / 1024).toFixed(1)} KiB a product; ` +
+          `simulator CPU ${simCpu} ms a request)`,
+      );
+    }
+    const ceiling = Math.max(...ceilings);
+
+    // The default workers, and (BENCH_MANY_BASELINE, default on) workers that load each URL in a transaction of its
+    // own as before SCRAPE_ETL_URL_LOAD_GROUP, interleaved over BENCH_MANY_ROUNDS rounds.
+    // BENCH_MANY_WORKER_ENV='K=V,K=V' adds a third configuration: the default workers with those variables.
+    const configs: Array<{ label: string; env: Record<string, string> }> = [{ label: 'default workers', env: {} }];
+    const extra = process.env['BENCH_MANY_WORKER_ENV']?.trim();
+    if (extra) configs.push({ label: `workers with ${extra}`, env: Object.fromEntries(extra.split(',').map((kv) => kv.split('=') as [string, string])) });
+    if (process.env['BENCH_MANY_BASELINE'] !== '0') configs.unshift({ label: 'a transaction per URL (SCRAPE_ETL_URL_LOAD_GROUP=1)', env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' } });
+    const rates = new Map<string, number[]>(configs.map((c) => [c.label, []]));
+    let round = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const c of configs) {
+        const b = await batch(temporal, sim, dir, round++, c.env);
+        const rate = (PIPELINES * URLS) / b.seconds;
+        rates.get(c.label)!.push(rate);
+        console.log(
+          `${c.label}: ${PIPELINES * URLS} URLs in ${b.seconds.toFixed(1)} s (starts ${b.startSeconds.toFixed(1)} s) = ${rate.toFixed(0)} URLs/s, ` +
+            `ratio to the ceiling ${(rate / ceiling).toFixed(2)} (${b.served} requests served; ${b.products} products, ${b.stocks} stock rows loaded)`,
+        );
+        const perUrl = (sec: number) => `${((sec * 1000) / (PIPELINES * URLS)).toFixed(2)} ms`;
+        console.log(
+          `  CPU per URL: simulator ${perUrl(b.cpu.simulator)}, workers ${perUrl(b.cpu.workers)}, Temporal server ${perUrl(b.cpu.temporal)}; ` +
+            `machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+        );
+      }
+    }
+    for (const c of configs) {
+      const rate = median(rates.get(c.label)!);
+      console.log(`${c.label}: median ${rate.toFixed(0)} URLs/s, ratio pipelines/ceiling ${(rate / ceiling).toFixed(2)}  (goal >= 0.5)`);
+    }
+  } catch (err) {
+    // Said before the cleanup below, whose closed connection may end this process from a pending retry.
+    console.error(err);
+    process.exitCode = 1;
+  } finally {
+    await temporal.stop();
+    await sim.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+const at = process.argv.indexOf('--ceiling');
+if (at >= 0) {
+  const [baseUrl, token, requests, inflight] = process.argv.slice(at + 1);
+  await ceilingClient(baseUrl!, token!, Number(requests), Number(inflight));
+} else {
+  await main();
+}

@@ -1,0 +1,91 @@
+// The URL-list activity loads its responses into SQLite in groups (one transaction, a savepoint per response;
+// SCRAPE_ETL_URL_LOAD_GROUP): fewer transactions, every response still atomic, and a load that fails keeps the
+// responses committed before it done.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createActivities, createActivityDeps } from '../activities/index.js';
+import type { UrlChunkHeartbeat, UrlChunkOutput } from '../activities/types.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { marketplaceSpec, productUrl } from './support/pipeline-specs.js';
+
+const TOKEN = 'url-chunk-groups-token';
+let sim: RunningSimulator;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, token: TOKEN, seed: 31 });
+});
+afterAll(async () => {
+  await sim.close();
+});
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'url-chunk-groups-'));
+  return () => fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs one chunk of `urls` with the given group size; counts the write transactions the destination saw. */
+async function chunk(urls: string[], group: string, prepare?: (sqlite: import('better-sqlite3').Database) => void) {
+  const db = `sqlite:${path.join(dir, 'db.sqlite')}`;
+  const deps = createActivityDeps({ env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_LOAD_GROUP: group } });
+  const dest = await deps.destination(db);
+  if (dest.dialect !== 'sqlite') throw new Error('expected SQLite');
+  prepare?.(dest.sqlite);
+  let begins = 0;
+  const exec = dest.sqlite.exec.bind(dest.sqlite);
+  dest.sqlite.exec = (sql: string) => {
+    if (sql.startsWith('BEGIN')) begins++;
+    return exec(sql);
+  };
+  const env = new MockActivityEnvironment({ attempt: 1 });
+  const beats: UrlChunkHeartbeat[] = [];
+  env.on('heartbeat', (d: unknown) => beats.push(d as UrlChunkHeartbeat));
+  const { loadUrlChunk } = createActivities(deps);
+  const spec = { ...marketplaceSpec('groups', db, urls), concurrency: 3 };
+  try {
+    const out = await env.run(loadUrlChunk, { workflowId: 'groups--r1', spec, offset: 0, urls }).then(
+      (o) => ({ ok: true as const, o: o as UrlChunkOutput }),
+      (err: unknown) => ({ ok: false as const, err }),
+    );
+    const raw = dest.sqlite.prepare(`select request_key from raw_responses order by request_key`).pluck().all() as string[];
+    const products = dest.sqlite.prepare(`select count(*) from marketplace_products`).pluck().get() as number;
+    return { out, begins, raw, products, lastBeat: beats.at(-1) };
+  } finally {
+    await deps.close();
+  }
+}
+
+describe('URL chunk loads in groups', () => {
+  const urls = Array.from({ length: 10 }, (_, i) => productUrl(7_700_000 + i));
+
+  it('loads 10 responses in 3 transactions with groups of 4, and in 10 with groups of 1: the same rows', async () => {
+    const grouped = await chunk(urls, '4');
+    expect(grouped.out.ok && grouped.out.o.succeeded).toBe(10);
+    expect(grouped.begins).toBe(3);
+    expect(grouped.raw).toEqual([...urls].sort());
+    expect(grouped.products).toBe(10);
+    expect(grouped.lastBeat?.done.length).toBe(10);
+
+    fs.rmSync(path.join(dir, 'db.sqlite'));
+    const single = await chunk(urls, '1');
+    expect(single.out.ok && single.out.o.succeeded).toBe(10);
+    expect(single.begins).toBe(10);
+    expect(single.products).toBe(10);
+  });
+
+  it('a response whose load fails fails the activity; the responses committed before it stay done and loaded, nothing of it is', async () => {
+    const bad = 7_700_006;
+    const res = await chunk(urls, '25', (sqlite) =>
+      sqlite.exec(`create trigger refuse before insert on marketplace_products when new.item_id = ${bad} begin select raise(abort, 'refused by test'); end`),
+    );
+    expect(res.out.ok).toBe(false);
+    expect(String((res.out as { err: unknown }).err)).toMatch(/refused by test|Activity failed|ApplicationFailure/);
+    // One group of 10: the responses before the refused one (in arrival order) are committed and marked done.
+    const done = (res.lastBeat?.done ?? []).map((i) => urls[i]!);
+    expect(done).not.toContain(productUrl(bad));
+    expect(res.raw).toEqual([...done].sort());
+    expect(res.products).toBe(done.length);
+  });
+});
