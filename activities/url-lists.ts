@@ -46,8 +46,7 @@ export function urlListActivities(deps: ActivityDeps) {
     const transient: Array<{ index: number; url: string; error: string }> = [];
     const limit = pLimit(Math.max(1, spec.concurrency));
     const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
-    const toFetch = urls.filter((_, index) => !done.has(index)).length;
-    const loads = new LoadGroups(db, db.dialect === 'sqlite' ? (deps.tuning.urlLoadGroup ?? 1) : 1, toFetch);
+    const loads = new LoadGroups(db, db.dialect === 'sqlite' ? (deps.tuning.urlLoadGroup ?? 1) : 1);
 
     // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
     await Promise.all(
@@ -69,8 +68,6 @@ export function urlListActivities(deps: ActivityDeps) {
           done.add(index);
           beat();
           return;
-        } finally {
-          loads.fetchSettled();
         }
         // A database error fails the activity (retried); the URLs loaded before it stay done.
         addRows(rows, (await loads.load(load)).rowsByTable);
@@ -94,55 +91,52 @@ export function urlListActivities(deps: ActivityDeps) {
 }
 
 /**
- * The loads of one chunk. Into SQLite, responses are loaded `max` at a time in one transaction (db/load.ts
- * loadBatches: one savepoint per response, so each stays atomic): SQLite has one writer per file, and two worker
- * processes taking its lock once per URL spent their time handing it over (a connection waiting for the lock
- * sleeps in SQLite's busy handler, with its whole event loop). A group is loaded once `max` responses wait, or
- * once every fetch of the chunk has settled (nothing more will come). Postgres (row locks, many writers) and
- * max = 1 load each response in a transaction of its own, as soon as it arrives.
+ * The loads of one chunk. Into SQLite, a response is written as soon as the chunk's writer is free, together with
+ * every response that arrived while it was busy (up to `max`), in one transaction (db/load.ts loadBatches: one
+ * savepoint per response, so each stays atomic). better-sqlite3 blocks the event loop while it writes or waits for
+ * the file's lock, so "arrived meanwhile" means the answers read in the next turn of the loop: the write starts
+ * from setImmediate, after them. SQLite has one writer per file, and two worker processes taking its
+ * lock once per URL spent their time handing it over (a connection waiting for the lock sleeps in SQLite's busy
+ * handler, with its whole event loop); waiting for a full group instead would leave up to `max` paid-for responses
+ * unlanded for as long as the slowest fetch, all fetched again if the worker died then. Postgres (row locks, many
+ * writers) and max = 1 load each response in a transaction of its own, as soon as it arrives.
  */
 class LoadGroups {
   private waiting: Array<{ load: LoadBatchOptions; resolve: (r: LoadBatchResult) => void; reject: (err: unknown) => void }> = [];
-  private unsettled: number;
-  private flushing: Promise<void> = Promise.resolve();
+  /** A write is scheduled or under way; its end writes what arrived meanwhile. */
+  private writing = false;
 
   constructor(
     private readonly db: Database,
     private readonly max: number,
-    fetches: number,
-  ) {
-    this.unsettled = fetches;
-  }
+  ) {}
 
   load(load: LoadBatchOptions): Promise<LoadBatchResult> {
     if (this.max <= 1) return loadBatch(this.db, load);
     const loaded = new Promise<LoadBatchResult>((resolve, reject) => this.waiting.push({ load, resolve, reject }));
-    if (this.waiting.length >= this.max || this.unsettled === 0) this.flush();
+    this.write();
     return loaded;
   }
 
-  /** One fetch of the chunk has ended (a response, or an error); called before its response is handed to load. */
-  fetchSettled(): void {
-    this.unsettled -= 1;
-    // The last fetch that failed leaves the responses before it waiting: load them now.
-    if (this.unsettled === 0 && this.waiting.length > 0) queueMicrotask(() => this.flush());
+  /** Writes what waits, unless a write is under way: its end writes what arrived meanwhile. */
+  private write(): void {
+    if (this.writing || this.waiting.length === 0) return;
+    this.writing = true;
+    setImmediate(() => void this.writeWaiting());
   }
 
-  private flush(): void {
+  private async writeWaiting(): Promise<void> {
     const group = this.waiting.splice(0, this.max);
-    if (group.length === 0) return;
-    // Groups of one chunk are loaded one after another (one connection holds one transaction at a time anyway).
-    this.flushing = this.flushing.then(async () => {
-      try {
-        const out = await loadBatches(this.db, group.map((g) => g.load));
-        out.results.forEach((r, i) => group[i]!.resolve(r));
-        if (out.failed) {
-          // The failed response and the ones after it (not tried) are not loaded; the activity fails with its error.
-          for (const g of group.slice(out.failed.index)) g.reject(out.failed.error);
-        }
-      } catch (err) {
-        for (const g of group) g.reject(err);
-      }
-    });
+    try {
+      const out = await loadBatches(this.db, group.map((g) => g.load));
+      out.results.forEach((r, i) => group[i]!.resolve(r));
+      // The failed response and the ones after it (not tried) are not loaded; the activity fails with its error.
+      if (out.failed) for (const g of group.slice(out.failed.index)) g.reject(out.failed.error);
+    } catch (err) {
+      for (const g of group) g.reject(err);
+    } finally {
+      this.writing = false;
+      this.write();
+    }
   }
 }

@@ -41,7 +41,11 @@ async function chunk(urls: string[], group: string, prepare?: (sqlite: import('b
   };
   const env = new MockActivityEnvironment({ attempt: 1 });
   const beats: UrlChunkHeartbeat[] = [];
-  env.on('heartbeat', (d: unknown) => beats.push(d as UrlChunkHeartbeat));
+  const beatsAt: Array<{ done: number; at: number }> = [];
+  env.on('heartbeat', (d: unknown) => {
+    beats.push(d as UrlChunkHeartbeat);
+    beatsAt.push({ done: (d as UrlChunkHeartbeat).done.length, at: Date.now() });
+  });
   const { loadUrlChunk } = createActivities(deps);
   const spec = { ...marketplaceSpec('groups', db, urls), concurrency: 3 };
   try {
@@ -51,7 +55,7 @@ async function chunk(urls: string[], group: string, prepare?: (sqlite: import('b
     );
     const raw = dest.sqlite.prepare(`select request_key from raw_responses order by request_key`).pluck().all() as string[];
     const products = dest.sqlite.prepare(`select count(*) from marketplace_products`).pluck().get() as number;
-    return { out, begins, raw, products, lastBeat: beats.at(-1) };
+    return { out, begins, raw, products, lastBeat: beats.at(-1), beatsAt };
   } finally {
     await deps.close();
   }
@@ -60,19 +64,36 @@ async function chunk(urls: string[], group: string, prepare?: (sqlite: import('b
 describe('URL chunk loads in groups', () => {
   const urls = Array.from({ length: 10 }, (_, i) => productUrl(7_700_000 + i));
 
-  it('loads 10 responses in 3 transactions with groups of 4, and in 10 with groups of 1: the same rows', async () => {
-    const grouped = await chunk(urls, '4');
+  it('writes the responses that arrived while a write blocked in one transaction (at most 4), and each alone with groups of 1: the same rows', async () => {
+    // A trigger that burns ~50 ms per product holds the event loop as a busy SQLite lock would; answers pile up meanwhile.
+    const slow = (sqlite: import('better-sqlite3').Database) =>
+      sqlite.exec(`create trigger slow before insert on marketplace_products begin
+        select count(*) from (with recursive c(x) as (select 1 union all select x + 1 from c where x < 400000) select x from c); end`);
+    const grouped = await chunk(urls, '4', slow);
     expect(grouped.out.ok && grouped.out.o.succeeded).toBe(10);
-    expect(grouped.begins).toBe(3);
+    expect(grouped.begins).toBeGreaterThanOrEqual(3);
+    expect(grouped.begins).toBeLessThan(10);
     expect(grouped.raw).toEqual([...urls].sort());
     expect(grouped.products).toBe(10);
     expect(grouped.lastBeat?.done.length).toBe(10);
 
     fs.rmSync(path.join(dir, 'db.sqlite'));
-    const single = await chunk(urls, '1');
+    const single = await chunk(urls, '1', slow);
     expect(single.out.ok && single.out.o.succeeded).toBe(10);
     expect(single.begins).toBe(10);
     expect(single.products).toBe(10);
+  });
+
+  it('lands each response when the writer is free, never waiting for the rest of its group (a slow answer holds back nothing)', async () => {
+    // Before the failing-load test: that one's activity fails with fetches still in flight, which could take this fault.
+    sim.queueFaults([{ kind: 'delay', ms: 3000 }], { path: '/api/marketplace/sync' });
+    const started = Date.now();
+    const res = await chunk(urls, '25');
+    expect(res.out.ok && res.out.o.succeeded).toBe(10);
+    // The nine quick answers were committed (their heartbeat says done) long before the delayed one came back.
+    const nineDoneAt = res.beatsAt.find((b) => b.done === 9)?.at;
+    expect(nineDoneAt).toBeDefined();
+    expect(nineDoneAt! - started).toBeLessThan(2500);
   });
 
   it('a response whose load fails fails the activity; the responses committed before it stay done and loaded, nothing of it is', async () => {
@@ -88,4 +109,5 @@ describe('URL chunk loads in groups', () => {
     expect(res.raw).toEqual([...done].sort());
     expect(res.products).toBe(done.length);
   });
+
 });
