@@ -28,7 +28,7 @@ import type { PipelineSpec } from '../pipelines/spec.js';
 import { expectContentEqual, expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
 import { FAST_POLLING, JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl } from './support/pipeline-specs.js';
 import { startPostgresCluster, type PostgresCluster } from './support/postgres.js';
-import { startRealTemporal, TEMPORAL_SERVER_VERSION, type RealTemporal } from './support/temporal-server.js';
+import { startRealTemporal, TEMPORAL_SERVER_VERSION, waitFor as waitUntil, type RealTemporal } from './support/temporal-server.js';
 import { spawnWorkerProcess, type WorkerProcess } from './support/temporal.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -89,20 +89,9 @@ afterAll(async () => {
   warehouse?.stop();
 });
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 120_000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}\n--- Temporal server log ---\n${temporal.logTail()}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** waitFor with this test's defaults, ending a timeout with the Temporal server's log. */
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 120_000, everyMs = 100): Promise<T> =>
+  waitUntil(what, timeoutMs, probe, () => `--- Temporal server log ---\n${temporal.logTail()}`, everyMs);
 
 const POLLING = { ...FAST_POLLING, deadline: '10m' };
 const withPolling = <S extends PipelineSpec>(s: S): S => ({ ...s, polling: POLLING });

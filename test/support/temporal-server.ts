@@ -95,9 +95,17 @@ async function freeLowPort(taken: Set<number>): Promise<number> {
   throw new Error('no free port found below 32768');
 }
 
-class Fatal extends Error {}
+/** Thrown by a waitFor probe: stop waiting at once (the awaited thing can no longer happen). */
+export class Fatal extends Error {}
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, onTimeout: () => string): Promise<T> {
+/** Polls `probe` every `everyMs` until it returns a value; on timeout the error ends with `onTimeout()` (log tails). */
+export async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined> | T | undefined,
+  onTimeout: () => string,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -109,7 +117,7 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<
       last = err;
     }
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${(last as Error | undefined)?.message ?? ''}\n${onTimeout()}`);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
