@@ -174,33 +174,57 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     const binary = cli.path;
     const cliSource = `${binary}, from ${describeSource(cli.source, opts.env)}`;
     let port = previous?.port ?? opts.port;
-    if (port === undefined || !(await portIsFree(port)) || !(await portIsFree(port + 1000))) port = await freePortPair();
-    const uiPort = port + 1000;
-    const args = [
-      'server', 'start-dev',
-      '--db-filename', paths.dbFile,
-      '--ip', '127.0.0.1',
-      '--port', String(port),
-      '--ui-port', String(uiPort),
-      '--log-level', 'warn',
-      // The run's search attributes (temporal/visibility.ts), so runs can be filtered by pipeline, kind, destination.
-      ...Object.values(SEARCH_ATTRIBUTE_NAMES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
-    ];
-    if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
-    if (opts.headless) args.push('--headless');
-    const logFd = fs.openSync(paths.logFile, 'a');
-    fs.writeSync(logFd, `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')} (Temporal CLI ${cliSource})\n`);
-    const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: opts.env ?? process.env });
-    fs.closeSync(logFd);
-    const pid = child.pid;
-    if (pid === undefined) throw new Error(`could not start the Temporal dev server (${binary})`);
-    child.unref();
-    const state: DevServerState = { pid, port, uiPort, dbFile: paths.dbFile, logFile: paths.logFile, startedAt: new Date().toISOString() };
-    writeState(opts.dataDir, state);
-    log(`started the embedded Temporal dev server (pid ${pid}) on 127.0.0.1:${port}, UI http://127.0.0.1:${uiPort}, state ${paths.dbFile}; Temporal CLI ${cliSource}`);
-    await waitUntilServing(port, pid, opts.startTimeoutMs ?? 60_000, paths.logFile);
-    return info(state, pid, true);
+    // A port we pick ourselves can still be taken before the server binds it: by another process, or by the dev
+    // server itself, which picks its internal services' ports on its own and once gave one of them ours (it then
+    // panics "address already in use"). Such a start is tried again on a new pair; a port of the caller's is not.
+    let chosen = false;
+    if (port === undefined || !(await portIsFree(port)) || !(await portIsFree(port + 1000))) {
+      port = await freePortPair();
+      chosen = true;
+    }
+    for (let attempt = 1; ; attempt++) {
+      const logStart = fs.existsSync(paths.logFile) ? fs.statSync(paths.logFile).size : 0;
+      const state = startDevServerProcess({ binary, cliSource, port, paths, opts });
+      log(`started the embedded Temporal dev server (pid ${state.pid}) on 127.0.0.1:${port}, UI http://127.0.0.1:${state.uiPort}, state ${paths.dbFile}; Temporal CLI ${cliSource}`);
+      try {
+        await waitUntilServing(port, state.pid!, opts.startTimeoutMs ?? 60_000, paths.logFile);
+        return info(state, state.pid!, true);
+      } catch (err) {
+        const portTaken = /address already in use/.test(fs.readFileSync(paths.logFile, 'utf8').slice(logStart));
+        if (!chosen || !portTaken || attempt >= 3 || isProcessAlive(state.pid!)) throw err;
+        port = await freePortPair();
+        log(`the dev server found its port taken at start; trying again on ${port}`);
+      }
+    }
   });
+}
+
+/** Spawns `temporal server start-dev` on `port` (UI on port + 1000), detached, and records its state. */
+function startDevServerProcess(a: { binary: string; cliSource: string; port: number; paths: ReturnType<typeof devServerPaths>; opts: DevServerOptions }): DevServerState {
+  const { binary, cliSource, port, paths, opts } = a;
+  const uiPort = port + 1000;
+  const args = [
+    'server', 'start-dev',
+    '--db-filename', paths.dbFile,
+    '--ip', '127.0.0.1',
+    '--port', String(port),
+    '--ui-port', String(uiPort),
+    '--log-level', 'warn',
+    // The run's search attributes (temporal/visibility.ts), so runs can be filtered by pipeline, kind, destination.
+    ...Object.values(SEARCH_ATTRIBUTE_NAMES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+  ];
+  if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
+  if (opts.headless) args.push('--headless');
+  const logFd = fs.openSync(paths.logFile, 'a');
+  fs.writeSync(logFd, `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')} (Temporal CLI ${cliSource})\n`);
+  const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: opts.env ?? process.env });
+  fs.closeSync(logFd);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start the Temporal dev server (${binary})`);
+  child.unref();
+  const state: DevServerState = { pid, port, uiPort, dbFile: paths.dbFile, logFile: paths.logFile, startedAt: new Date().toISOString() };
+  writeState(opts.dataDir, state);
+  return state;
 }
 
 async function waitUntilServing(port: number, pid: number, timeoutMs: number, logFile: string): Promise<void> {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { locateTemporalCli } from '../temporal/cli-binary.js';
 import { connectTemporal } from '../temporal/connect.js';
 import { devServerPaths, ensureDevServer, isProcessAlive, readDevServerState, stopDevServer } from '../temporal/dev-server.js';
 import { temporalSettings } from '../temporal/settings.js';
@@ -51,6 +52,34 @@ describe('embedded Temporal dev server', () => {
     expect(described.status.name).toBe('RUNNING');
     await conn2.client.workflow.getHandle(handle.workflowId).terminate('test done');
     await conn2.connection.close();
+  });
+
+  it('a start whose port was taken before the server bound it is tried again on another port', async () => {
+    // A stand-in CLI whose first start-dev fails as the real one did in CI ("address already in use", exit), then
+    // hands every later call to the real CLI.
+    const real = (await locateTemporalCli({ obtain: false })).path;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-devserver-taken-'));
+    const fake = path.join(dir, 'temporal');
+    fs.writeFileSync(fake, `#!/bin/sh
+if [ "$1" = server ] && [ ! -e "${dir}/failed-once" ]; then
+  touch "${dir}/failed-once"
+  echo 'level=ERROR msg="Failed to start gRPC listener" error="listen tcp 127.0.0.1:1: bind: address already in use" service=worker'
+  exit 2
+fi
+exec "${real}" "$@"
+`, { mode: 0o755 });
+    const data = path.join(dir, 'data');
+    const logs: string[] = [];
+    try {
+      const server = await ensureDevServer({ dataDir: data, headless: true, env: { ...process.env, TEMPORAL_CLI_PATH: fake }, log: (m) => logs.push(m) });
+      expect(server.started).toBe(true);
+      expect(isProcessAlive(server.pid)).toBe(true);
+      expect(logs.filter((m) => m.startsWith('started the embedded Temporal dev server'))).toHaveLength(2);
+      expect(logs).toContainEqual(expect.stringContaining('found its port taken at start; trying again on'));
+    } finally {
+      await stopDevServer({ dataDir: data });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('rejects a malformed TEMPORAL_ADDRESS with the expected form', () => {
