@@ -1,6 +1,6 @@
 // Mode 'url-list' (job-board, marketplace): one chunk of the pipeline's URL list per activity, fetched with
 // p-limit(spec.concurrency); each URL's response is landed and loaded atomically (its own transaction, or its own
-// savepoint of a group, see LoadGroups), and a URL that fails for good is reported without losing the others.
+// savepoint of a group, see ChunkWriter), and a URL that fails for good is reported without losing the others.
 // How one URL is fetched is the kind's (kinds/).
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import pLimit from 'p-limit';
@@ -46,7 +46,7 @@ export function urlListActivities(deps: ActivityDeps) {
     const transient: Array<{ index: number; url: string; error: string }> = [];
     const limit = pLimit(Math.max(1, spec.concurrency));
     const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
-    const loads = new LoadGroups(db, db.dialect === 'sqlite' ? (deps.tuning.urlLoadGroup ?? 1) : 1);
+    const loads = new ChunkWriter(db, db.dialect === 'sqlite' ? (deps.tuning.urlLoadGroup ?? 1) : 1);
 
     // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
     await Promise.all(
@@ -101,7 +101,7 @@ export function urlListActivities(deps: ActivityDeps) {
  * unlanded for as long as the slowest fetch, all fetched again if the worker died then. Postgres (row locks, many
  * writers) and max = 1 load each response in a transaction of its own, as soon as it arrives.
  */
-class LoadGroups {
+class ChunkWriter {
   private waiting: Array<{ load: LoadBatchOptions; resolve: (r: LoadBatchResult) => void; reject: (err: unknown) => void }> = [];
   /** A write is scheduled or under way; its end writes what arrived meanwhile. */
   private writing = false;

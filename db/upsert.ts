@@ -57,9 +57,14 @@ function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
 export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
   if (tx.dialect === 'duckdb') {
     // Only the changed rows need ON CONFLICT there, which DuckDB charges dearly for (db/duckdb/upsert.ts).
-    const done = await upsertDuckdb(tx, t, rows, upsertRows);
+    const done = await upsertDuckdb(tx, t, rows, upsertChunks);
     if (done) return done;
   }
+  return upsertChunks(tx, t, rows);
+}
+
+/** The statements of upsertRows: multi-row INSERT (… ON CONFLICT when `t.key` is set) in chunks. */
+async function upsertChunks(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
   const max = maxChunk(tx.dialect, t.columns.length);
   let changed = 0;
   const returned: unknown[] = [];

@@ -5,9 +5,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ExportDatabase } from './database.js';
 import type { RawRow } from './rows.js';
-import { postgresTypeName } from '../db/duckdb/type-names.js';
-
-export { postgresTypeName };
 
 export interface DuckSessionHolder {
   session<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
@@ -56,7 +53,7 @@ function converterFor(typeId: number): Converter {
     case 31:
       return (v) => timestamptzText((v as { micros: bigint }).micros);
     default:
-      return (v) => (typeof v === 'string' ? v : typeof v === 'bigint' || typeof v === 'number' ? v.toString() : String(v));
+      return String;
   }
 }
 

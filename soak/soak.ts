@@ -26,6 +26,7 @@ import { expectedContentRows, expectedRows, loadedContentRows, loadedRows, merge
 import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../test/support/pipeline-specs.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
 import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
+import { duckQuery } from '../export/duckdb.js';
 
 export type SoakDestination = 'sqlite' | 'postgres';
 
@@ -681,7 +682,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
 
 async function selectAll(db: Database, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
   if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all(...params) as Array<Record<string, unknown>>;
-  if (db.dialect === 'duckdb') return db.session(async (c) => (await c.runAndReadAll(sql, params as never)).getRowObjectsJS() as Array<Record<string, unknown>>);
+  if (db.dialect === 'duckdb') return duckQuery(db, sql, params);
   return (await db.pool.query(sql, params)).rows as Array<Record<string, unknown>>;
 }
 

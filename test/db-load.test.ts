@@ -16,6 +16,7 @@ import { DATA_TABLES } from '../db/tables.js';
 import { KINDS } from '../kinds/index.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { countRows, dumpDatabase, dumpTable } from './support/db-dump.js';
+import { duckSelect } from './support/duckdb.js';
 import { JOB_SCHEMA } from './support/job-schema.js';
 import { waitForRun } from './support/scraping-runs.js';
 import { testPostgresUrl } from './support/postgres.js';
@@ -169,7 +170,7 @@ describe('the same responses in SQLite, Postgres and DuckDB', () => {
     expect(p.rows).toEqual([{ item_id: '9007199254740993', shop_id: '9007199254740995' }]);
     const [model] = await dumpTable(dbs.postgres, 'marketplace_product_models').then((r) => r.filter((m) => m['item_id'] === '9007199254740993'));
     expect(model!['model_id']).toBe('18446744073709551');
-    const d = await dbs.duckdb.session(async (c) => (await c.runAndReadAll(`SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = 'edge' AND item_id > ${2n ** 53n}`)).getRowObjectsJS());
+    const d = await duckSelect(dbs.duckdb, `SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = 'edge' AND item_id > ${2n ** 53n}`);
     expect(d).toEqual([{ item_id: 9007199254740993n, shop_id: 9007199254740995n }]);
     const [product] = (await dumpTable(dbs.sqlite, 'marketplace_products')).filter((r) => r['item_id'] === '9007199254740993');
     expect(product!['label_ids']).toBe('[9223372036854775807,1]');

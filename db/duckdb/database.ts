@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { acquireFileLock, otherProcessesWaiting, reportWait, waitMessage } from './file-lock.js';
+import { acquireFileLock, otherProcessesWaiting, reportWait, WAIT_REPORT_MS, waitMessage } from './file-lock.js';
 import { baselineDdl, DUCKDB_SCHEMA_STEPS, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
 
@@ -72,9 +72,9 @@ async function openInstance(file: string): Promise<DuckDBInstance> {
       return await DuckDBInstance.create(file, { threads: '1' });
     } catch (err) {
       if (!LOCKED_BY_OTHER.test((err as Error).message)) throw err;
-      if (Date.now() - reportedAt >= 10_000) {
+      if (Date.now() - reportedAt >= WAIT_REPORT_MS) {
         reportedAt = Date.now();
-        reportWait(`${waitMessage(file, undefined).replace('another scrape-etl process', 'another program')} (${(err as Error).message.split('\n')[0]})`);
+        reportWait(`${waitMessage(file, 'another program')} (${(err as Error).message.split('\n')[0]})`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -3,6 +3,7 @@
 // level security), and drizzle has no DuckDB driver. The generated DDL is the *current* schema, so a fresh file
 // gets the same tables, columns, types and keys as a fresh Postgres database (test/db-duckdb-schema.test.ts).
 import { SQL_TYPES, TABLES, type AnyTableDef, type ColumnDef } from '../schema/definition.js';
+import { quoteIdent } from '../sql.js';
 
 /**
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
@@ -13,7 +14,6 @@ export const DUCKDB_SCHEMA_VERSION = 1;
 /** Steps after the baseline, by the version they bring the file to; none yet. */
 export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: readonly string[] }> = [];
 
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 function literal(value: unknown): string {
   if (typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
@@ -35,10 +35,10 @@ export function tableDdl(name: string, def: AnyTableDef): string[] {
   const cols: string[] = [];
   let identity: string | undefined;
   for (const [col, c] of Object.entries(def.columns)) {
-    let sql = `${quote(col)} ${duckdbType(c)}`;
+    let sql = `${quoteIdent(col)} ${duckdbType(c)}`;
     if (c.identity) {
       identity = col;
-      out.push(`CREATE SEQUENCE IF NOT EXISTS ${quote(sequenceName(name))} START 1`);
+      out.push(`CREATE SEQUENCE IF NOT EXISTS ${quoteIdent(sequenceName(name))} START 1`);
       sql += ` DEFAULT nextval('${sequenceName(name)}')`;
     } else if (c.default !== undefined) {
       sql += ` DEFAULT ${literal(c.default)}`;
@@ -47,11 +47,11 @@ export function tableDdl(name: string, def: AnyTableDef): string[] {
     cols.push(sql);
   }
   const key = identity !== undefined ? [identity] : def.primaryKey;
-  if (key) cols.push(`PRIMARY KEY (${key.map(quote).join(', ')})`);
-  out.push(`CREATE TABLE IF NOT EXISTS ${quote(name)} (${cols.join(', ')})`);
+  if (key) cols.push(`PRIMARY KEY (${key.map(quoteIdent).join(', ')})`);
+  out.push(`CREATE TABLE IF NOT EXISTS ${quoteIdent(name)} (${cols.join(', ')})`);
   // No `USING btree`: DuckDB builds ART indexes and refuses the Postgres method name.
   for (const i of def.indexes ?? []) {
-    out.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quote(i.name)} ON ${quote(name)} (${i.columns.map(quote).join(', ')})`);
+    out.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(i.name)} ON ${quoteIdent(name)} (${i.columns.map(quoteIdent).join(', ')})`);
   }
   return out;
 }

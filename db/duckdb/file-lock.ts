@@ -72,13 +72,14 @@ function tryCreate(lockPath: string): boolean {
   }
 }
 
-export function describeOwner(o: LockOwner | undefined): string {
+function describeOwner(o: LockOwner | undefined): string {
   if (!o) return 'another scrape-etl process';
   return `another scrape-etl process (pid ${o.pid} on ${o.host}, since ${o.since})`;
 }
 
-export function waitMessage(dbFile: string, o: LockOwner | undefined): string {
-  return `waiting for ${path.resolve(dbFile)}: ${describeOwner(o)} is using it; DuckDB allows one process per file, so loads into it run one at a time`;
+/** `who`: the holder as describeOwner words it, or what else holds the file. */
+export function waitMessage(dbFile: string, who: string): string {
+  return `waiting for ${path.resolve(dbFile)}: ${who} is using it; DuckDB allows one process per file, so loads into it run one at a time`;
 }
 
 export function reportWait(message: string): void {
@@ -142,7 +143,7 @@ export async function acquireFileLock(dbFile: string): Promise<() => void> {
       const now = Date.now();
       if (now - reportedAt >= WAIT_REPORT_MS) {
         reportedAt = now;
-        reporter(waitMessage(dbFile, owner));
+        reporter(waitMessage(dbFile, describeOwner(owner)));
       }
       await new Promise((r) => setTimeout(r, POLL_MS + Math.random() * POLL_MS));
     }

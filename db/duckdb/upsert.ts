@@ -11,26 +11,23 @@ import type { UpsertTarget } from '../upsert.js';
 type UpsertResult = { changed: number; returned: unknown[] };
 type Upsert = (tx: Tx, t: UpsertTarget, rows: readonly Param[][]) => Promise<UpsertResult>;
 
-/** Row lists already sorted here, handed back to the generic path for ON CONFLICT. */
-const sorted = new WeakSet<readonly Param[][]>();
-
 /** Keys per SELECT: keeps the IN lists (one per key column) and their parameters bounded. */
 const LOOKUP_ROWS = 256;
 
 const keyText = (values: readonly unknown[]) => values.map((v) => (typeof v === 'bigint' || typeof v === 'number' ? `n${String(v)}` : `s${String(v)}`)).join('\u0001');
 
 /**
- * Writes `rows` as upsertRows would, or returns undefined when the generic path should (plain inserts, a list it
- * already sorted, a target without a row_hash column).
+ * Writes `rows` as upsertRows would, or returns undefined when the generic path should (plain inserts, a target
+ * without a row_hash column, a list with a key twice). `upsert` writes statements only (never comes back here).
  */
 export async function upsertDuckdb(tx: Tx, t: UpsertTarget, rows: readonly Param[][], upsert: Upsert): Promise<UpsertResult | undefined> {
   const hashAt = t.columns.indexOf('row_hash');
-  if (t.key.length === 0 || hashAt < 0 || sorted.has(rows)) return undefined;
+  if (t.key.length === 0 || hashAt < 0) return undefined;
   const keyAt = t.key.map((k) => t.columns.indexOf(k));
   if (keyAt.some((i) => i < 0)) return undefined;
-  const keyOf = (r: readonly Param[]) => keyText(keyAt.map((i) => r[i]));
+  const keys = rows.map((r) => keyText(keyAt.map((i) => r[i])));
   // Duplicate keys in one list would make a plain INSERT fail: leave such a list to ON CONFLICT.
-  if (new Set(rows.map(keyOf)).size !== rows.length) return undefined;
+  if (new Set(keys).size !== rows.length) return undefined;
 
   const stored = new Map<string, unknown>();
   for (let i = 0; i < rows.length; i += LOOKUP_ROWS) {
@@ -51,8 +48,8 @@ export async function upsertDuckdb(tx: Tx, t: UpsertTarget, rows: readonly Param
 
   const fresh: Param[][] = [];
   const changed: Param[][] = [];
-  for (const r of rows) {
-    const key = keyOf(r);
+  for (const [i, r] of rows.entries()) {
+    const key = keys[i]!;
     if (!stored.has(key)) fresh.push(r);
     else if (stored.get(key) !== r[hashAt]) changed.push(r);
   }
@@ -63,7 +60,6 @@ export async function upsertDuckdb(tx: Tx, t: UpsertTarget, rows: readonly Param
     out.returned.push(...inserted.returned);
   }
   if (changed.length > 0) {
-    sorted.add(changed);
     const updated = await upsert(tx, t, changed);
     out.changed += updated.changed;
     out.returned.push(...updated.returned);

@@ -2,6 +2,7 @@
 // can be compared value for value: integers as decimal strings (exact beyond 2^53), booleans as booleans,
 // rows sorted. `loaded_at` and other wall-clock columns are left out.
 import type { Database } from '../../db/connect.js';
+import { duckQuery } from '../../export/duckdb.js';
 import { DATA_TABLES, TABLE_META, type DataTableName } from '../../db/tables.js';
 
 export type Dump = Record<string, Array<Record<string, unknown>>>;
@@ -10,7 +11,7 @@ const RAW_COLUMNS = ['id', 'pipeline', 'kind', 'endpoint', 'request_key', 'workf
 
 async function select(db: Database, sql: string): Promise<Array<Record<string, unknown>>> {
   if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all() as Array<Record<string, unknown>>;
-  if (db.dialect === 'duckdb') return db.session(async (c) => (await c.runAndReadAll(sql)).getRowObjectsJS() as Array<Record<string, unknown>>);
+  if (db.dialect === 'duckdb') return duckQuery(db, sql);
   return (await db.pool.query(sql)).rows as Array<Record<string, unknown>>;
 }
 

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { testPostgresUrl } from './postgres.js';
 
 export type TestDialect = 'sqlite' | 'postgres' | 'duckdb';
-export const ALL_DIALECTS = ['sqlite', 'postgres', 'duckdb'] as const;
 
 export async function testDatabaseUrl(dialect: TestDialect, dir: string, name: string): Promise<string> {
   if (dialect === 'sqlite') return `sqlite:${path.join(dir, `${name}.sqlite`)}`;

@@ -1,10 +1,11 @@
 // Reads from a DuckDB destination in tests, through its session (the file is only open, and locked, inside one).
 import type { Database } from '../../db/connect.js';
+import { duckQuery } from '../../export/duckdb.js';
 
 /** Rows as JavaScript values (BIGINT as bigint, TIMESTAMPTZ as Date); `$1` placeholders. */
 export async function duckSelect(db: Database, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
   if (db.dialect !== 'duckdb') throw new Error(`duckSelect: not a DuckDB database (${db.dialect})`);
-  return db.session(async (c) => (await c.runAndReadAll(sql, params as never)).getRowObjectsJS() as Array<Record<string, unknown>>);
+  return duckQuery(db, sql, params);
 }
 
 /** The pool of a Postgres database, for test code written for SQLite and Postgres only (fails clearly otherwise). */
