@@ -5,6 +5,7 @@ import { NativeConnection, Worker, type WorkflowBundleOption, type WorkerOptions
 import type { Duration } from '@temporalio/common';
 import { createActivities, createActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from '../activities/index.js';
 import { ensureDevServer } from './dev-server.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 import { resolveWorkflowBundle } from './workflow-bundle.js';
 
@@ -42,6 +43,8 @@ export async function pipelineWorkflowBundle(): Promise<WorkflowBundleOption> {
 }
 
 export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise<PipelineWorker> {
+  // Every process that runs activities (`run`, `demo`, `worker`) collects its garbage sooner (see heap-growth.ts).
+  limitHeapGrowth(opts.activities?.env);
   // Reads and checks the tuning now: a malformed knob fails the worker's start, not its first activity.
   const deps = createActivityDeps(opts.activities);
   const options: WorkerOptions = {

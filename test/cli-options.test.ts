@@ -95,3 +95,16 @@ describe('option spelling', () => {
     expect(fs.existsSync(path.join(dir, 'missing.sqlite'))).toBe(false);
   }, 120_000);
 });
+
+describe('the heap growth setting of commands that run activities', () => {
+  it.each([['run', 'no-such-file.yaml'], ['worker'], ['demo']])('`%s` refuses a malformed SCRAPE_ETL_HEAP_GROWTH_PERCENT before it starts anything', async (...args) => {
+    for (const value of ['lots', '-5', '2.5', '301']) {
+      const r = await runCli(args, { cwd: dir, env: { SCRAPE_ETL_HEAP_GROWTH_PERCENT: value, SCRAPE_ETL_DATA_DIR: path.join(dir, 'no-server') } });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`SCRAPE_ETL_HEAP_GROWTH_PERCENT='${value}' must be a whole number of percent from 0`);
+      expect(r.stderr).toContain('nothing was started');
+    }
+    // Nothing was started: no embedded Temporal server was brought up for the command.
+    expect(fs.existsSync(path.join(dir, 'no-server'))).toBe(false);
+  });
+});
