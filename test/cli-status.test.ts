@@ -69,6 +69,20 @@ describe('scrape-etl status', () => {
     expect(again.runs.map((r) => r['workflowId']).sort()).toEqual([ids.a, ids.detachedA].sort());
   });
 
+  it('-v says on stderr what it read: the database, how many rows, and what it asked Temporal; without it, nothing', async () => {
+    const quiet = await runCli(['status', '--database', dbB], { cwd: dir, env });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).toBe('');
+    const loud = await runCli(['status', '--database', dbB, '-v'], { cwd: dir, env });
+    expect(loud.code, loud.stderr).toBe(0);
+    expect(loud.stdout).toBe(quiet.stdout);
+    expect(loud.stderr).toContain('read pipeline_runs');
+    expect(loud.stderr).toContain(path.join(dir, 'b.sqlite'));
+    expect(loud.stderr).toContain('listing workflows in Temporal');
+    expect(loud.stderr).toMatch(/"listed":\s*[1-9]/);
+    expect(loud.stderr).not.toContain(TOKEN);
+  });
+
   it('never starts the embedded server: with it stopped, shows pipeline_runs and says Temporal was not asked', async () => {
     const stopped = await runCli(['server', 'stop'], { cwd: dir, env });
     expect(stopped.code, stopped.stderr).toBe(0);

@@ -149,7 +149,10 @@ export function register(program: Command): void {
       const databaseUrl = flags.database ?? defaultDatabaseUrl();
       const since = sinceDate(flags.since);
       const filter: RunFilter = { limit: flags.limit, ...(flags.pipeline ? { pipeline: flags.pipeline } : {}), ...(since ? { since } : {}) };
+      const { createLogger } = await import('../logger.js');
+      const log = createLogger({ verbose: flags.verbose ?? false });
       const fromTable = await tableRuns(databaseUrl, filter);
+      log.debug({ database: redactDatabaseUrl(databaseUrl), runs: fromTable.size }, 'read pipeline_runs');
       const rows = new Map<string, StatusRow>();
       for (const [id, r] of fromTable) rows.set(id, { ...r, state: r.tableStatus?.toUpperCase() ?? 'UNKNOWN' });
 
@@ -159,15 +162,20 @@ export function register(program: Command): void {
         const { connectRunningTemporal } = await import('../../temporal/connect.js');
         const { temporalSettings } = await import('../../temporal/settings.js');
         const found = await connectRunningTemporal(temporalSettings());
-        if ('notAsked' in found) notAsked = found.notAsked;
-        else {
+        if ('notAsked' in found) {
+          notAsked = found.notAsked;
+          log.debug({ reason: notAsked }, 'Temporal not asked');
+        } else {
           const { client, connection } = found.conn;
           const { SEARCH_ATTRIBUTES } = await import('../../temporal/visibility.js');
           const wanted = destinationKey(databaseUrl);
           try {
             let n = 0;
+            let listed = 0;
             const query = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'${since ? ` AND StartTime >= '${since.toISOString()}'` : ''}`;
+            log.debug({ address: found.conn.address, namespace: found.conn.namespace, query }, 'listing workflows in Temporal');
             for await (const w of client.workflow.list({ query })) {
+              listed++;
               // Workflow ids are '<pipeline>--<run key>' (temporal/contract.ts): the pipeline filter needs no search attribute.
               if (flags.pipeline && !w.workflowId.startsWith(`${flags.pipeline}--`)) continue;
               const known = rows.get(w.workflowId);
@@ -193,6 +201,7 @@ export function register(program: Command): void {
                 error: known?.error || (FAILED_STATES.has(w.status.name) ? await temporalFailure(client, w.workflowId, w.runId) : null),
               });
             }
+            log.debug({ listed, shown: Math.min(n, flags.limit) }, 'workflows listed; those of other destinations are left out');
           } finally {
             await connection.close();
           }
