@@ -73,6 +73,10 @@ function routeSdkLogs(log: Logger): void {
     // The command owns SIGINT/SIGTERM (`run` traps them for its whole life) and stops this worker itself in
     // close(); the SDK's default handlers would shut the worker down behind its back, mid-command.
     shutdownSignals: [],
+    // The SDK's native core prints its own log lines on stdout unless they are forwarded: a core warning ("Task not
+    // found when completing", when a run is stopped while a task of it is in flight) landed between the JSON
+    // lines of `demo --json` and `run --json`. Forwarded, they go through this logger like the SDK's other logs.
+    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
     logger: new DefaultLogger('DEBUG', (entry) => {
       const { message, level, meta } = entry;
       if (level === 'ERROR') log.warn({ sdk: true, ...meta }, message);

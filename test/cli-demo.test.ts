@@ -2,16 +2,21 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopDevServer } from '../temporal/dev-server.js';
-import { runCli } from './support/cli.js';
+import { DEMO_TASK_QUEUE } from '../cli/commands/demo.js';
+import { readDevServerState, stopDevServer } from '../temporal/dev-server.js';
+import { CLI, runCli } from './support/cli.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-demo-'));
 /** The text demo runs in a folder of its own: a first run there, like a new user's. */
 const textDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-demo-text-'));
+/** The interrupted demo's folder. */
+const stopDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-demo-stop-'));
 
 afterAll(async () => {
-  for (const d of [dir, textDir]) {
+  for (const d of [dir, textDir, stopDir]) {
     await stopDevServer({ dataDir: path.join(d, 'data') });
     fs.rmSync(d, { recursive: true, force: true });
   }
@@ -68,4 +73,48 @@ describe('scrape-etl demo', () => {
       }
     }
   });
+
+  it('Ctrl-C stops the demo and its current run: exit 130, nothing left running in Temporal, on a queue of its own', async () => {
+    const env = { ...process.env, NO_COLOR: '1', SCRAPER_API_TOKEN: '', SCRAPER_BASE_URL: '', SCRAPE_ETL_DATA_DIR: '', TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+    const child = spawn(process.execPath, [CLI, 'demo', '--json'], { cwd: stopDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // Interrupted while a run is under way: after its first progress line.
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.includes('"type":"progress"')) resolve();
+      });
+      void exited.then(() => reject(new Error(`demo exited before a run started:\n${stderr}`)));
+    });
+    child.kill('SIGINT');
+    expect(await exited, stderr).toBe(130);
+    // --json: every line of stdout is a JSON object, the interrupted run's included.
+    const lines = stdout.trim().split('\n').map((l) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        throw new Error(`a line of \`demo --json\` is not JSON: ${JSON.stringify(l)}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+      }
+    });
+    const stopped = lines.find((l) => l['type'] === 'interrupted');
+    expect(stopped, stdout).toBeDefined();
+    expect(stderr).toContain(`interrupted: the demo's run ${String(stopped!['workflowId'])} was stopped`);
+
+    const state = readDevServerState(path.join(fs.realpathSync(stopDir), 'data'));
+    const connection = await Connection.connect({ address: `127.0.0.1:${state!.port}` });
+    try {
+      const client = new Client({ connection });
+      const d = await client.workflow.getHandle(String(stopped!['workflowId'])).describe();
+      expect(d.status.name).toBe('TERMINATED');
+      expect(d.taskQueue).toBe(DEMO_TASK_QUEUE);
+      const running: string[] = [];
+      for await (const w of client.workflow.list({ query: 'ExecutionStatus = "Running"' })) running.push(w.workflowId);
+      expect(running).toEqual([]);
+    } finally {
+      await connection.close();
+    }
+  }, 150_000);
 });

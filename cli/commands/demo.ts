@@ -8,11 +8,13 @@ import type { Command } from 'commander';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { startSimulator } from '../../simulator/server.js';
 import { readDevServerState } from '../../temporal/dev-server.js';
+import { trapSignals, type SignalTrap } from '../signals.js';
 import { exportLines, filesOfRun } from './run.js';
 
 export const EXAMPLES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'pipelines', 'examples');
 /** Only the simulator accepts it; a real token never has this form. */
 const DEMO_TOKEN = 'demo-token-not-secret';
+export const DEMO_TASK_QUEUE = 'scrape-etl-demo';
 
 interface DemoFlags {
   seed: number;
@@ -31,89 +33,116 @@ export function register(program: Command): void {
     .option('--json', 'progress and results as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (flags: DemoFlags) => {
-      // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-      const { loadPipelineFile } = await import('../../pipelines/loader.js');
-      const { createLogger } = await import('../logger.js');
-      const { formatRowsByTable, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
-      const { progressMode } = await import('../progress.js');
-      const { openSession } = await import('../session.js');
-      const log = createLogger({ verbose: flags.verbose ?? false });
-      const say = (text: string) => {
-        if (!flags.json) process.stdout.write(`${text}\n`);
-      };
-      const sim = await startSimulator({ token: DEMO_TOKEN, seed: flags.seed, runDurationMs: 1000 });
-      // The in-process worker's activities read the service address and token from this process's environment;
-      // the demo never uses a real account, whatever the shell has set.
-      process.env['SCRAPER_BASE_URL'] = sim.baseUrl;
-      process.env['SCRAPER_API_TOKEN'] = DEMO_TOKEN;
-      say(`simulator of the scraping service on ${sim.baseUrl} (seed ${flags.seed})`);
-
-      // Always the embedded server: a remote cluster's workers would not reach this process's simulator.
-      const session = await openSession({ log, env: { ...process.env, TEMPORAL_ADDRESS: '' } });
-      const dataDir = session.settings.dataDir;
-      const database = `sqlite:${path.join(dataDir, 'scrape-etl.sqlite')}`;
-      const exportDir = path.join(dataDir, 'exports');
-      let failures = 0;
+      const trap = trapSignals({ whileStarting: 'the demo started no run; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)' });
       try {
-        const files = fs.readdirSync(EXAMPLES_DIR).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
-        for (const name of files) {
-          const file = path.join(EXAMPLES_DIR, name);
-          const loaded = await loadPipelineFile(file, { env: { ...process.env, DATABASE_URL: database } });
-          const spec: PipelineSpec = { ...loaded, destination: { database }, exports: loaded.exports.map((e) => ({ ...e, dir: exportDir })) };
-          const run = await startOrAttach({
-            client: session.conn.client,
-            taskQueue: session.conn.taskQueue,
-            dataDir,
-            spec,
-            file,
-            fresh: true,
-            log,
-          });
-          const startedAt = new Date();
-          say(`\n${spec.kind}: ${spec.name} (${run.workflowId})`);
-          const outcome = await waitForRun(run, { mode: progressMode(flags), log });
-          settleRun(dataDir, spec, outcome);
-          if (outcome.status === 'completed') {
-            const exported = filesOfRun(spec, outcome.result, startedAt);
-            if (flags.json) {
-              process.stdout.write(
-                `${JSON.stringify({ type: 'result', pipeline: spec.name, workflowId: run.workflowId, status: outcome.result.status, rowsByTable: outcome.result.rowsByTable, exportedFiles: exported, exportStatus: outcome.result.exportStatus, unchangedTables: outcome.result.exportUnchanged ?? [] })}\n`,
-              );
-            }
-            say(
-              [
-                `${outcome.result.status}; rows by table:`,
-                ...formatRowsByTable(outcome.result.rowsByTable),
-                ...exportLines(outcome.result, exported),
-              ].join('\n'),
-            );
-            if (outcome.result.status !== 'succeeded') failures++;
-          } else {
-            failures++;
-            const reason = outcome.status === 'failed' ? outcome.reason : 'interrupted';
-            if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'failed', pipeline: spec.name, workflowId: run.workflowId, reason })}\n`);
-            process.stderr.write(`${spec.name} failed: ${reason}\n`);
-          }
-        }
+        await demo(flags, trap);
       } finally {
-        await session.close();
-        await sim.close();
+        trap.dispose();
       }
-      const server = readDevServerState(dataDir);
-      const ui = session.conn.uiUrl ?? (server ? `http://127.0.0.1:${server.uiPort}` : undefined);
-      if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ type: 'summary', database, exportDir, temporalUi: ui ?? null, failures })}\n`);
-      } else {
+    });
+}
+
+async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
+  // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+  const { loadPipelineFile } = await import('../../pipelines/loader.js');
+  const { createLogger } = await import('../logger.js');
+  const { formatRowsByTable, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
+  const { progressMode } = await import('../progress.js');
+  const { openSession } = await import('../session.js');
+  const log = createLogger({ verbose: flags.verbose ?? false });
+  const say = (text: string) => {
+    if (!flags.json) process.stdout.write(`${text}\n`);
+  };
+  const sim = await startSimulator({ token: DEMO_TOKEN, seed: flags.seed, runDurationMs: 1000 });
+  // The in-process worker's activities read the service address and token from this process's environment;
+  // the demo never uses a real account, whatever the shell has set.
+  process.env['SCRAPER_BASE_URL'] = sim.baseUrl;
+  process.env['SCRAPER_API_TOKEN'] = DEMO_TOKEN;
+  say(`simulator of the scraping service on ${sim.baseUrl} (seed ${flags.seed})`);
+
+  // Always the embedded server: a remote cluster's workers would not reach this process's simulator.
+  // Its own task queue: a demo run left behind (the demo killed with -9) is picked up only by a later demo,
+  // never by the in-process worker of a `run` holding a real token, which would scrape it at the user's cost.
+  const session = await openSession({ log, env: { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_TASK_QUEUE: DEMO_TASK_QUEUE } });
+  const dataDir = session.settings.dataDir;
+  const database = `sqlite:${path.join(dataDir, 'scrape-etl.sqlite')}`;
+  const exportDir = path.join(dataDir, 'exports');
+  let failures = 0;
+  let interrupted = false;
+  try {
+    trap.started();
+    const files = fs.readdirSync(EXAMPLES_DIR).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
+    for (const name of files) {
+      const file = path.join(EXAMPLES_DIR, name);
+      const loaded = await loadPipelineFile(file, { env: { ...process.env, DATABASE_URL: database } });
+      const spec: PipelineSpec = { ...loaded, destination: { database }, exports: loaded.exports.map((e) => ({ ...e, dir: exportDir })) };
+      const run = await startOrAttach({
+        client: session.conn.client,
+        taskQueue: session.conn.taskQueue,
+        dataDir,
+        spec,
+        file,
+        fresh: true,
+        log,
+      });
+      const startedAt = new Date();
+      say(`\n${spec.kind}: ${spec.name} (${run.workflowId})`);
+      const outcome = await waitForRun(run, { mode: progressMode(flags), signal: trap.signal, log });
+      settleRun(dataDir, spec, outcome);
+      if (outcome.status === 'interrupted') {
+        // A demo run is not resumed (the next demo starts afresh, and this process's simulator is going away):
+        // stopped here, so nothing is left running in Temporal.
+        await run.handle.terminate('scrape-etl demo was interrupted').catch((err: unknown) => log.warn({ err }, 'could not stop the demo run'));
+        settleRun(dataDir, spec, { status: 'failed', workflowId: run.workflowId, reason: 'interrupted' });
+        process.stderr.write(`interrupted: the demo's run ${run.workflowId} was stopped\n`);
+        if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', pipeline: spec.name, workflowId: run.workflowId })}\n`);
+        interrupted = true;
+        break;
+      }
+      if (outcome.status === 'completed') {
+        const exported = filesOfRun(spec, outcome.result, startedAt);
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify({ type: 'result', pipeline: spec.name, workflowId: run.workflowId, status: outcome.result.status, rowsByTable: outcome.result.rowsByTable, exportedFiles: exported, exportStatus: outcome.result.exportStatus, unchangedTables: outcome.result.exportUnchanged ?? [] })}\n`,
+          );
+        }
         say(
           [
-            '',
-            `database:     ${database}`,
-            `CSV exports:  ${exportDir}`,
-            `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`scrape-etl server stop\` stops it)` : ''}`,
-            `next: \`scrape-etl status\`, or edit a copy of ${EXAMPLES_DIR}/*.yaml and \`scrape-etl run <file>\``,
+            `${outcome.result.status}; rows by table:`,
+            ...formatRowsByTable(outcome.result.rowsByTable),
+            ...exportLines(outcome.result, exported),
           ].join('\n'),
         );
+        if (outcome.result.status !== 'succeeded') failures++;
+      } else {
+        failures++;
+        const reason = outcome.status === 'failed' ? outcome.reason : 'interrupted';
+        if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'failed', pipeline: spec.name, workflowId: run.workflowId, reason })}\n`);
+        process.stderr.write(`${spec.name} failed: ${reason}\n`);
       }
-      if (failures > 0) process.exitCode = 1;
-    });
+    }
+  } finally {
+    await session.close();
+    await sim.close();
+  }
+  if (interrupted) {
+    process.exitCode = trap.exitCode();
+    return;
+  }
+  const server = readDevServerState(dataDir);
+  const ui = session.conn.uiUrl ?? (server ? `http://127.0.0.1:${server.uiPort}` : undefined);
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify({ type: 'summary', database, exportDir, temporalUi: ui ?? null, failures })}\n`);
+  } else {
+    say(
+      [
+        '',
+        `database:     ${database}`,
+        `CSV exports:  ${exportDir}`,
+        `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`scrape-etl server stop\` stops it)` : ''}`,
+        `next: \`scrape-etl status\`, or edit a copy of ${EXAMPLES_DIR}/*.yaml and \`scrape-etl run <file>\``,
+      ].join('\n'),
+    );
+  }
+  if (failures > 0) process.exitCode = 1;
 }

@@ -72,7 +72,12 @@ export function register(program: Command): void {
       const sdkPort = metricsPort === undefined ? undefined : await sdkMetricsPort(metricsPort);
       Runtime.install({
         logger: new DefaultLogger(level as LogLevel),
-        ...(sdkPort !== undefined ? { telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } } : {}),
+        telemetryOptions: {
+          // The native core's log lines go through the worker's logger (stderr, its level and format), not on
+          // stdout in a format of their own.
+          logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} },
+          ...(sdkPort !== undefined ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } : {}),
+        },
       });
       const settings = temporalSettings();
       const taskQueue = opts.taskQueue ?? settings.taskQueue;
