@@ -13,6 +13,8 @@
 // whether the goal is within reach of one SQLite writer at all.
 //   npm run build && npx tsx bench/many-runs.ts
 //   BENCH_MANY_CPU_PROF=<dir>: the workers write CPU profiles there when they stop (bench/_cpu-profile.mjs).
+//   BENCH_MANY_COMPARE=<checkout>: adds workers of another built checkout (its bin/scrape-etl.js), interleaved with
+//   these round by round against the same simulator and dev server: a before/after pair on a shared machine.
 //   npx tsx bench/many-runs.ts --ceiling <baseUrl> <token> <requests> <inflight>   (internal) the plain client
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -174,6 +176,7 @@ async function batch(
   dir: string,
   round: number,
   workerEnv: Record<string, string>,
+  bin?: string,
 ): Promise<BatchResult> {
   const dbFile = path.join(dir, `many-${round}.sqlite`);
   const taskQueue = `bench-many-${crypto.randomBytes(4).toString('hex')}`;
@@ -181,7 +184,7 @@ async function batch(
   if (CPU_PROF) Object.assign(env, { NODE_OPTIONS: `--import=${path.join(root, 'bench', '_cpu-profile.mjs')}`, BENCH_CPU_PROF_DIR: CPU_PROF });
   const workers: WorkerProcess[] = [];
   try {
-    workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env, cwd: dir })))));
+    workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env, cwd: dir, ...(bin ? { bin } : {}) })))));
     const first = FIRST_ITEM + round * PIPELINES * URLS;
     const specs = Array.from({ length: PIPELINES }, (_, p) =>
       marketplaceSpec(`many-${p}`, `sqlite:${dbFile}`, Array.from({ length: URLS }, (_, u) => productUrl(first + p * URLS + u))),
@@ -253,7 +256,9 @@ async function main(): Promise<void> {
     // The default workers, and (BENCH_MANY_BASELINE, default on) workers that load each URL in a transaction of its
     // own as before SCRAPE_ETL_URL_LOAD_GROUP, interleaved over BENCH_MANY_ROUNDS rounds.
     // BENCH_MANY_WORKER_ENV='K=V,K=V' adds a third configuration: the default workers with those variables.
-    const configs: Array<{ label: string; env: Record<string, string> }> = [{ label: 'default workers', env: {} }];
+    const configs: Array<{ label: string; env: Record<string, string>; bin?: string }> = [{ label: 'default workers', env: {} }];
+    const compare = process.env['BENCH_MANY_COMPARE']?.trim();
+    if (compare) configs.unshift({ label: `workers of ${compare}`, env: {}, bin: path.join(path.resolve(compare), 'bin', 'scrape-etl.js') });
     const extra = process.env['BENCH_MANY_WORKER_ENV']?.trim();
     if (extra) configs.push({ label: `workers with ${extra}`, env: Object.fromEntries(extra.split(',').map((kv) => kv.split('=') as [string, string])) });
     if (process.env['BENCH_MANY_BASELINE'] !== '0') configs.unshift({ label: 'a transaction per URL (SCRAPE_ETL_URL_LOAD_GROUP=1)', env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' } });
@@ -262,7 +267,7 @@ async function main(): Promise<void> {
     let round = 0;
     for (let r = 0; r < ROUNDS; r++) {
       for (const c of configs) {
-        const b = await batch(temporal, sim, dir, round++, c.env);
+        const b = await batch(temporal, sim, dir, round++, c.env, c.bin);
         const rate = (PIPELINES * URLS) / b.seconds;
         rates.get(c.label)!.push(rate);
         console.log(
