@@ -191,10 +191,10 @@ async function batch(
     );
     const conn = { client: temporal.client, taskQueue };
     // The URL lists are stored in the destination first, one start after another (pipelineWorkflowInput, what
-    // startPipelineRun does before it starts the workflow): in one process, a second SQLite connection waiting for
-    // the write lock (busy_timeout) blocks the thread that would release it, so 50 such starts at once fail with
-    // SQLITE_BUSY, and while workers load, each start's write waits for the workers' lock (~0.5 s a start, most of
-    // a minute for 50, measured). Then the workflows are started at once, on the clock.
+    // startPipelineRun does before it starts the workflow), off the clock: while workers load, each start's write
+    // waits for the workers' lock (~0.5 s a start, most of a minute for 50, measured). (50 such starts at once
+    // failed with SQLITE_BUSY until a connection waiting for the lock stopped blocking the thread, db/sql.ts
+    // beginImmediate.) Then the workflows are started at once, on the clock.
     const inputs: PipelineWorkflowInput[] = [];
     for (const s of specs) inputs.push(await pipelineWorkflowInput(s, `bench-${round}`));
     await sim.resetStats();

@@ -113,8 +113,33 @@ export function isRetryableTxError(err: unknown): boolean {
 }
 
 /**
+ * BEGIN IMMEDIATE, waiting for another connection's write lock on the event loop instead of in SQLite's busy
+ * handler, which sleeps inside the call: a worker waiting there froze its whole process (its fetches, the
+ * parsing and flattening of the next responses, its heartbeats) while the other worker wrote, and in one
+ * process two connections deadlocked, the waiting one blocking the thread that would release the lock until
+ * SQLITE_BUSY. Each try runs with busy_timeout 0; between tries the event loop runs for a few milliseconds. Gives
+ * up with SQLITE_BUSY after the connection's busy_timeout, as the blocking wait did.
+ */
+async function beginImmediate(sqlite: BetterSqlite3.Database): Promise<void> {
+  const timeoutMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
+  const deadline = Date.now() + timeoutMs;
+  for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 4)) {
+    if (timeoutMs > 0) sqlite.pragma('busy_timeout = 0');
+    try {
+      sqlite.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+    } finally {
+      if (timeoutMs > 0) sqlite.pragma(`busy_timeout = ${timeoutMs}`);
+    }
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+}
+
+/**
  * Runs `fn` in one transaction: all of it commits or none of it does. SQLite takes the write lock up front
- * (BEGIN IMMEDIATE, waiting up to busy_timeout for other processes), and calls on the same connection are
+ * (BEGIN IMMEDIATE, waiting up to busy_timeout for other connections without blocking the thread), and calls on the same connection are
  * queued because one better-sqlite3 connection can hold only one transaction. In Postgres a transaction that
  * the server aborts as a deadlock victim or for a serialization failure is rolled back and run again (up to
  * MAX_TRANSACTION_ATTEMPTS times, after a short random pause), so `fn` must not have effects outside the
@@ -128,7 +153,7 @@ export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T
     const sqlite = db.sqlite;
     const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
     const current = previous.catch(() => {}).then(async () => {
-      sqlite.exec('BEGIN IMMEDIATE');
+      await beginImmediate(sqlite);
       try {
         const result = await fn(sqliteTx(sqlite));
         sqlite.exec('COMMIT');
