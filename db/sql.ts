@@ -149,23 +149,7 @@ async function beginImmediate(sqlite: BetterSqlite3.Database): Promise<void> {
 export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
   // DuckDB: the session holds the file's lock (one process at a time) and queues this process's transactions.
   if (db.dialect === 'duckdb') return db.session((conn) => duckTransaction(conn, fn));
-  if (db.dialect === 'sqlite') {
-    const sqlite = db.sqlite;
-    const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
-    const current = previous.catch(() => {}).then(async () => {
-      await beginImmediate(sqlite);
-      try {
-        const result = await fn(sqliteTx(sqlite));
-        sqlite.exec('COMMIT');
-        return result;
-      } catch (err) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-        throw err;
-      }
-    });
-    sqliteLocks.set(sqlite, current);
-    return current;
-  }
+  if (db.dialect === 'sqlite') return sqliteTransaction(db.sqlite, () => beginImmediate(db.sqlite), fn);
   for (let attempt = 1; ; attempt++) {
     try {
       return await pgTransaction(db.pool, fn);
@@ -175,6 +159,33 @@ export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T
       await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** attempt));
     }
   }
+}
+
+/** `fn` in a transaction begun by `begin`, queued behind this connection's other transactions. */
+function sqliteTransaction<T>(sqlite: BetterSqlite3.Database, begin: () => Promise<void> | void, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
+  const current = previous.catch(() => {}).then(async () => {
+    await begin();
+    try {
+      const result = await fn(sqliteTx(sqlite));
+      sqlite.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw err;
+    }
+  });
+  sqliteLocks.set(sqlite, current);
+  return current;
+}
+
+/**
+ * Reads in one consistent snapshot. In SQLite a deferred BEGIN, which takes no write lock, so writers (the
+ * other workers' loads) go on meanwhile in WAL mode; `fn` must only read. Elsewhere the same as withTransaction.
+ */
+export async function withReadTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.dialect !== 'sqlite') return withTransaction(db, fn);
+  return sqliteTransaction(db.sqlite, () => void db.sqlite.exec('BEGIN'), fn);
 }
 
 async function pgTransaction<T>(pool: pg.Pool, fn: (tx: Tx) => Promise<T>): Promise<T> {

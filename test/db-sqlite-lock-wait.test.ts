@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../db/connect.js';
+import { countRowsOfRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
 import { withTransaction } from '../db/sql.js';
 
 const open: Database[] = [];
@@ -52,6 +53,26 @@ describe('SQLite write lock held by another connection', () => {
       expect(b.sqlite.pragma('busy_timeout', { simple: true })).toBe(2000);
     } finally {
       clearInterval(ticker);
+    }
+  });
+
+  it("a run's row counts and token usage are read while another connection holds the write lock", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-lock-'));
+    dirs.push(dir);
+    const url = `sqlite:${path.join(dir, 'db.sqlite')}`;
+    const a = await openDatabase(url);
+    const b = await openDatabase(url);
+    open.push(a, b);
+    if (a.dialect !== 'sqlite' || b.dialect !== 'sqlite') throw new Error('expected SQLite');
+    b.sqlite.pragma('busy_timeout = 200');
+    a.sqlite.exec('BEGIN IMMEDIATE');
+    try {
+      const t0 = Date.now();
+      expect(await countRowsOfRun(b, { pipeline: 'p', workflowId: 'wf', tables: ['marketplace_products', 'marketplace_shops'] })).toEqual({});
+      expect(await sumTokenUsageOfRun(b, 'wf')).toBeNull();
+      expect(Date.now() - t0).toBeLessThan(150);
+    } finally {
+      a.sqlite.exec('ROLLBACK');
     }
   });
 
