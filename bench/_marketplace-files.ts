@@ -1,9 +1,10 @@
 // Shared by the benchmarks (not a benchmark itself: run.ts skips files starting with '_'): generated marketplace
 // products from the simulator's own deterministic generator, in memory or as saved files the way a backfill would
 // have them on disk (`{"request": {"url": ...}, "response": ...}`, the form `load` accepts with lineage), and the
-// rows a bare baseline writes for them.
+// rows a bare baseline writes for them, and the bare prepared-INSERT writer that baseline uses (bareInsert).
 import fs from 'node:fs';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
 import type { Database } from '../db/connect.js';
@@ -98,4 +99,45 @@ export async function timeProductLoads(db: Database, list: readonly Product[], g
     for (const p of list) count((await loadBatch(db, batch(p))).rowsByTable);
   }
   return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, rows };
+}
+
+/** One unit of a bare write: per table, its column names and the rows (values in that order). */
+export type BareUnit = Iterable<readonly [table: string, columns: readonly string[], rows: readonly Cell[][]]>;
+
+/**
+ * The physical baseline of a SQLite load: `units` written into `file` (which already has the schema) with one
+ * prepared single-row INSERT per table and column list and one transaction per unit, WAL and synchronous=NORMAL
+ * as the loader's connections: no raw landing logic, no hashing, no upsert, no checks. Whatever `units` computes
+ * while it is iterated (bench/load.ts flattens there) is on the clock.
+ */
+export function bareInsert(file: string, units: Iterable<BareUnit>): { seconds: number; rows: number } {
+  const db = new BetterSqlite3(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const stmts = new Map<string, BetterSqlite3.Statement>();
+  const stmt = (t: string, cols: readonly string[]) => {
+    const key = `${t}\u0001${cols.join(',')}`;
+    let s = stmts.get(key);
+    if (!s) {
+      s = db.prepare(`INSERT OR REPLACE INTO "${t}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+      stmts.set(key, s);
+    }
+    return s;
+  };
+  let rows = 0;
+  const t0 = process.hrtime.bigint();
+  for (const unit of units) {
+    db.transaction(() => {
+      for (const [t, cols, list] of unit) {
+        const s = stmt(t, cols);
+        for (const values of list) {
+          s.run(values);
+          rows++;
+        }
+      }
+    })();
+  }
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  db.close();
+  return { seconds, rows };
 }

@@ -10,11 +10,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase } from '../db/connect.js';
 import { loadBatch } from '../db/load.js';
-import { TABLE_META, type DataTableName } from '../db/tables.js';
-import { baselineRows, products, timeProductLoads, type Product } from './_marketplace-files.js';
+import { TABLE_META } from '../db/tables.js';
+import { bareInsert, baselineRows, products, timeProductLoads, type Product } from './_marketplace-files.js';
 import { memoryInChild, printPeaks } from './_memory.js';
 
 const PRODUCTS = Number(process.env['BENCH_LOAD_PRODUCTS'] ?? 2000);
@@ -41,38 +40,14 @@ async function ours(list: readonly Product[], grouped: boolean): Promise<{ secon
 async function baseline(list: readonly Product[]): Promise<{ seconds: number; rows: number }> {
   const file = tmpFile('baseline.sqlite');
   (await openDatabase(`sqlite:${file}`)).close(); // same schema and pragmas as ours
-  const db = new BetterSqlite3(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  const stmts = new Map<DataTableName, BetterSqlite3.Statement>();
-  const stmt = (t: DataTableName) => {
-    let s = stmts.get(t);
-    if (!s) {
-      const cols = TABLE_META[t].columns;
-      s = db.prepare(`INSERT OR REPLACE INTO "${t}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
-      stmts.set(t, s);
-    }
-    return s;
-  };
   const loadedAt = new Date().toISOString();
-  let rows = 0;
-  const t0 = process.hrtime.bigint();
-  list.forEach((p, i) => {
-    const tables = baselineRows(p, i + 1, loadedAt);
-    db.transaction(() => {
-      for (const [t, rowsOfTable] of tables) {
-        const s = stmt(t);
-        for (const values of rowsOfTable) {
-          s.run(values);
-          rows++;
-        }
-      }
-    })();
-  });
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  db.close();
+  // Flattened lazily, as bareInsert asks for each product: flattening is on its clock.
+  const units = function* () {
+    for (const [i, p] of list.entries()) yield baselineRows(p, i + 1, loadedAt).map(([t, rows]) => [t, TABLE_META[t].columns, rows] as const);
+  };
+  const out = bareInsert(file, units());
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
-  return { seconds, rows };
+  return out;
 }
 
 /** Child-process mode: stream n products through loadBatch without keeping them, report peaks. */

@@ -6,9 +6,15 @@
 // against the simulator's own ceiling measured in the same run: a plain HTTP client (fetch, in a child process, as
 // the workers are) sending the same marketplace requests at a fixed number in flight (BENCH_MANY_CEILING_INFLIGHT,
 // default 16 and 64; the best counts). Goal: >= 0.5x. The loaded tables are checked (a bench that loaded nothing
-// fails): every run succeeded, one raw response and one product row per URL.
+// fails): every run succeeded, one raw response and one product row per URL. Then the single-writer bound of the
+// same machine: every row the batch loaded (raw_responses and the data tables, read back from its file) written
+// again with a bare prepared INSERT into a fresh file of the same schema, one transaction per URL
+// (bench/_marketplace-files.ts bareInsert, bench/load.ts's baseline), in URLs/s and as a ratio to the ceiling:
+// whether the goal is within reach of one SQLite writer at all.
 //   npm run build && npx tsx bench/many-runs.ts
 //   BENCH_MANY_CPU_PROF=<dir>: the workers write CPU profiles there when they stop (bench/_cpu-profile.mjs).
+//   BENCH_MANY_COMPARE=<checkout>: adds workers of another built checkout (its bin/scrape-etl.js), interleaved with
+//   these round by round against the same simulator and dev server: a before/after pair on a shared machine.
 //   npx tsx bench/many-runs.ts --ceiling <baseUrl> <token> <requests> <inflight>   (internal) the plain client
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -19,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import type { PipelineWorkflowInput } from '../temporal/contract.js';
 import { pipelineWorkflowInput, startPipelineRun } from '../temporal/start.js';
+import { bareInsert, type BareUnit, type Cell } from './_marketplace-files.js';
 import { marketplaceSpec, productUrl } from '../test/support/pipeline-specs.js';
 import { spawnWorkerProcess, startTestTemporal, type WorkerProcess } from '../test/support/temporal.js';
 
@@ -107,6 +114,47 @@ function child(args: string[]): Promise<string> {
   });
 }
 
+/**
+ * The SQLite single-writer bound for what a batch loaded: its rows (raw_responses and every table with a load_id),
+ * read back outside the clock and grouped by load (one per URL), written by bareInsert into a fresh file with the
+ * loaded file's schema (tables and indexes), one transaction per URL.
+ */
+function sqliteBound(dbFile: string, dir: string): { rows: number; urls: number; seconds: number } {
+  const src = new BetterSqlite3(dbFile, { readonly: true });
+  const schema = src.prepare(`select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by type desc`).pluck().all() as string[];
+  const tables = (src.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[]).filter(
+    (t) => t === 'raw_responses' || (src.prepare(`select name from pragma_table_info(?)`).pluck().all(t) as string[]).includes('load_id'),
+  );
+  const byLoad = new Map<number, Array<readonly [string, readonly string[], Cell[][]]>>();
+  for (const t of tables) {
+    const stmt = src.prepare(`select * from "${t}"`).raw(true).safeIntegers(true);
+    const cols = stmt.columns().map((c) => c.name);
+    const at = cols.indexOf(t === 'raw_responses' ? 'id' : 'load_id');
+    const perLoad = new Map<number, Cell[][]>();
+    for (const row of stmt.iterate() as Iterable<Cell[]>) {
+      const id = Number(row[at]);
+      let list = perLoad.get(id);
+      if (!list) perLoad.set(id, (list = []));
+      list.push(row);
+    }
+    for (const [id, list] of perLoad) {
+      let unit = byLoad.get(id);
+      if (!unit) byLoad.set(id, (unit = []));
+      unit.push([t, cols, list]);
+    }
+  }
+  src.close();
+  const file = path.join(dir, `bound-${crypto.randomBytes(4).toString('hex')}.sqlite`);
+  const dst = new BetterSqlite3(file);
+  dst.pragma('journal_mode = WAL');
+  for (const sql of schema) dst.exec(sql);
+  dst.close();
+  const units: BareUnit[] = [...byLoad.keys()].sort((a, b) => a - b).map((id) => byLoad.get(id)!);
+  const out = bareInsert(file, units);
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+  return { ...out, urls: units.length };
+}
+
 interface BatchResult {
   /** CPU seconds used during the batch by the simulator, the workers together, and the Temporal dev server. */
   cpu: { simulator: number; workers: number; temporal: number };
@@ -115,6 +163,7 @@ interface BatchResult {
   served: number;
   products: number;
   stocks: number;
+  bound: { rows: number; urls: number; seconds: number };
 }
 
 /**
@@ -127,6 +176,7 @@ async function batch(
   dir: string,
   round: number,
   workerEnv: Record<string, string>,
+  bin?: string,
 ): Promise<BatchResult> {
   const dbFile = path.join(dir, `many-${round}.sqlite`);
   const taskQueue = `bench-many-${crypto.randomBytes(4).toString('hex')}`;
@@ -134,17 +184,17 @@ async function batch(
   if (CPU_PROF) Object.assign(env, { NODE_OPTIONS: `--import=${path.join(root, 'bench', '_cpu-profile.mjs')}`, BENCH_CPU_PROF_DIR: CPU_PROF });
   const workers: WorkerProcess[] = [];
   try {
-    workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env, cwd: dir })))));
+    workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env, cwd: dir, ...(bin ? { bin } : {}) })))));
     const first = FIRST_ITEM + round * PIPELINES * URLS;
     const specs = Array.from({ length: PIPELINES }, (_, p) =>
       marketplaceSpec(`many-${p}`, `sqlite:${dbFile}`, Array.from({ length: URLS }, (_, u) => productUrl(first + p * URLS + u))),
     );
     const conn = { client: temporal.client, taskQueue };
     // The URL lists are stored in the destination first, one start after another (pipelineWorkflowInput, what
-    // startPipelineRun does before it starts the workflow): in one process, a second SQLite connection waiting for
-    // the write lock (busy_timeout) blocks the thread that would release it, so 50 such starts at once fail with
-    // SQLITE_BUSY, and while workers load, each start's write waits for the workers' lock (~0.5 s a start, most of
-    // a minute for 50, measured). Then the workflows are started at once, on the clock.
+    // startPipelineRun does before it starts the workflow), off the clock: while workers load, each start's write
+    // waits for the workers' lock (~0.5 s a start, most of a minute for 50, measured). (50 such starts at once
+    // failed with SQLITE_BUSY until a connection waiting for the lock stopped blocking the thread, db/sql.ts
+    // beginImmediate.) Then the workflows are started at once, on the clock.
     const inputs: PipelineWorkflowInput[] = [];
     for (const s of specs) inputs.push(await pipelineWorkflowInput(s, `bench-${round}`));
     await sim.resetStats();
@@ -173,7 +223,7 @@ async function batch(
     if (raw !== total || products !== total || complete !== PIPELINES || stocks === 0) {
       throw new Error(`loaded ${raw} raw responses and ${products} products (${complete} pipelines complete, ${stocks} stock rows), expected ${total} of each`);
     }
-    return { cpu, seconds, startSeconds, served, products, stocks };
+    return { cpu, seconds, startSeconds, served, products, stocks, bound: sqliteBound(dbFile, dir) };
   } finally {
     await Promise.all(workers.map((w) => w.kill('SIGTERM')));
   }
@@ -206,15 +256,18 @@ async function main(): Promise<void> {
     // The default workers, and (BENCH_MANY_BASELINE, default on) workers that load each URL in a transaction of its
     // own as before SCRAPE_ETL_URL_LOAD_GROUP, interleaved over BENCH_MANY_ROUNDS rounds.
     // BENCH_MANY_WORKER_ENV='K=V,K=V' adds a third configuration: the default workers with those variables.
-    const configs: Array<{ label: string; env: Record<string, string> }> = [{ label: 'default workers', env: {} }];
+    const configs: Array<{ label: string; env: Record<string, string>; bin?: string }> = [{ label: 'default workers', env: {} }];
+    const compare = process.env['BENCH_MANY_COMPARE']?.trim();
+    if (compare) configs.unshift({ label: `workers of ${compare}`, env: {}, bin: path.join(path.resolve(compare), 'bin', 'scrape-etl.js') });
     const extra = process.env['BENCH_MANY_WORKER_ENV']?.trim();
     if (extra) configs.push({ label: `workers with ${extra}`, env: Object.fromEntries(extra.split(',').map((kv) => kv.split('=') as [string, string])) });
     if (process.env['BENCH_MANY_BASELINE'] !== '0') configs.unshift({ label: 'a transaction per URL (SCRAPE_ETL_URL_LOAD_GROUP=1)', env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' } });
     const rates = new Map<string, number[]>(configs.map((c) => [c.label, []]));
+    const bounds: number[] = [];
     let round = 0;
     for (let r = 0; r < ROUNDS; r++) {
       for (const c of configs) {
-        const b = await batch(temporal, sim, dir, round++, c.env);
+        const b = await batch(temporal, sim, dir, round++, c.env, c.bin);
         const rate = (PIPELINES * URLS) / b.seconds;
         rates.get(c.label)!.push(rate);
         console.log(
@@ -226,8 +279,16 @@ async function main(): Promise<void> {
           `  CPU per URL: simulator ${perUrl(b.cpu.simulator)}, workers ${perUrl(b.cpu.workers)}, Temporal server ${perUrl(b.cpu.temporal)}; ` +
             `machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
         );
+        const bound = b.bound.urls / b.bound.seconds;
+        bounds.push(bound);
+        console.log(
+          `  SQLite bound: bare INSERT of the loaded rows ${(b.bound.rows / b.bound.seconds).toFixed(0)} rows/s = ${bound.toFixed(0)} URLs/s ` +
+            `= ${(bound / ceiling).toFixed(2)}x the ceiling (${b.bound.rows} rows, ${(b.bound.rows / b.bound.urls).toFixed(1)} a URL, raw_responses included; one transaction per URL)`,
+        );
       }
     }
+    const bound = median(bounds);
+    console.log(`SQLite bound: median ${bound.toFixed(0)} URLs/s = ${(bound / ceiling).toFixed(2)}x the ceiling (a single writer's bare INSERT of the loaded rows)`);
     for (const c of configs) {
       const rate = median(rates.get(c.label)!);
       console.log(`${c.label}: median ${rate.toFixed(0)} URLs/s, ratio pipelines/ceiling ${(rate / ceiling).toFixed(2)}  (goal >= 0.5)`);

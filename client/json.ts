@@ -1,9 +1,10 @@
 import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
 
 // Any integer above Number.MAX_SAFE_INTEGER (9007199254740991, 16 digits) needs at least 16 digits, so text
-// without a 16-digit run cannot hold one and takes the native (much faster) parser. A digit run inside a
-// string only costs the slow path, never correctness.
-const LONG_DIGIT_RUN = /\d{16}/;
+// without a run of 16 digits outside its strings cannot hold one and takes the native (much faster) parser.
+// Digits inside strings (ids in URLs, image hashes) never become numbers, so they do not send a body down the slow
+// path; the run is found in the same pass over the text as its depth (scan).
+const LONG_DIGIT_RUN = 16;
 const PLAIN_INTEGER = /^-?\d+$/;
 
 function parseNumberLiteral(literal: string): number | bigint {
@@ -38,13 +39,21 @@ export class JsonDepthError extends SyntaxError {
   }
 }
 
-// One pass over the text, skipping strings, counting brackets: iterative, so it cannot overflow the stack
-// itself, and cheap next to the parse (a few ms per MB).
-function checkDepth(text: string, maxDepth: number): void {
+// One pass over the text, skipping strings, counting brackets and the digits of each run outside strings:
+// iterative, so it cannot overflow the stack itself, and cheap next to the parse (a few ms per MB). Returns whether
+// a number literal may be beyond the safe integers (a run of LONG_DIGIT_RUN digits or more).
+function scan(text: string, maxDepth: number): boolean {
   let depth = 0;
+  let digits = 0;
+  let longRun = false;
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
+    if (c >= 48 /* 0 */ && c <= 57 /* 9 */) {
+      if (++digits >= LONG_DIGIT_RUN) longRun = true;
+      continue;
+    }
+    digits = 0;
     if (c === 34 /* " */) {
       for (i++; i < n; i++) {
         const d = text.charCodeAt(i);
@@ -59,6 +68,7 @@ function checkDepth(text: string, maxDepth: number): void {
       }
     } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
   }
+  return longRun;
 }
 
 export interface ParseJsonOptions {
@@ -72,8 +82,7 @@ export interface ParseJsonOptions {
  * (a SyntaxError) on nesting deeper than `maxDepth`.
  */
 export function parseJson(text: string, opts: ParseJsonOptions = {}): unknown {
-  checkDepth(text, opts.maxDepth ?? MAX_JSON_DEPTH);
-  if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
+  if (!scan(text, opts.maxDepth ?? MAX_JSON_DEPTH)) return JSON.parse(text);
   return losslessParse(text, null, parseNumberLiteral);
 }
 

@@ -35,17 +35,19 @@ function digitsOf(v: bigint): string {
  * A JSON integer: a safe-range `number`, or a `bigint` for the ones parseJson could not keep as numbers, within
  * the signed 64-bit range. Every integer field ends up in a bigint column, and a bigger one used to fail only
  * there ("The bound string, buffer, or bigint is too big"), naming no endpoint or field; here it is a contract
- * error with the endpoint and the JSON path.
+ * error with the endpoint and the JSON path. One check rather than a union of z.int() and z.bigint() with a
+ * refinement: the same values and messages, about a quarter of the time, and a marketplace answer has a few hundred
+ * integers to validate.
  */
-export const int64 = z
-  .union([z.int(), z.bigint()], {
-    error: (issue) => `expected integer, got ${describeValue(issue.input)}`,
-  })
-  .superRefine((v, ctx) => {
-    if (typeof v === 'bigint' && (v < INT64_MIN || v > INT64_MAX)) {
-      ctx.addIssue({ code: 'custom', input: v, message: `integer ${digitsOf(v)} is outside the signed 64-bit range (-2^63 .. 2^63-1)` });
-    }
-  });
+export const int64 = z.custom<Int64>(
+  (v) => (typeof v === 'number' ? Number.isSafeInteger(v) : typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX),
+  {
+    error: (issue) =>
+      typeof issue.input === 'bigint'
+        ? `integer ${digitsOf(issue.input)} is outside the signed 64-bit range (-2^63 .. 2^63-1)`
+        : `expected integer, got ${describeValue(issue.input)}`,
+  },
+);
 
 /** Any JSON number (integers beyond the safe range arrive as bigint). */
 const numeric = z.union([z.number(), z.bigint()], {

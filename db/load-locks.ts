@@ -1,6 +1,6 @@
 // Locks a load takes before it reads what it will overwrite (Postgres; SQLite writers are serialised by BEGIN
 // IMMEDIATE).
-import crypto from 'node:crypto';
+import { hexDigest } from './hash.js';
 import type { RowsByTable } from './flatten/values.js';
 import { keyString } from './load-rows.js';
 import { lockAdvisory, type Tx } from './sql.js';
@@ -8,7 +8,7 @@ import { TABLE_META, type DataTableName } from './tables.js';
 
 /** A 64-bit advisory lock key for one parent row; a collision only makes two unrelated loads wait. */
 function parentLockKey(table: DataTableName, key: readonly unknown[]): bigint {
-  const digest = crypto.createHash('sha1').update(`${table}\u0002${keyString(key)}`).digest('hex');
+  const digest = hexDigest('sha1', `${table}\u0002${keyString(key)}`);
   return BigInt.asIntN(64, BigInt(`0x${digest.slice(0, 16)}`));
 }
 

@@ -2,7 +2,7 @@
 // duplicate keys collapsed, lineage added and row hashes computed, and the price-history rule as a pure function.
 // Shared by the per-response writer (load.ts) and the Postgres group writer (load-group-postgres.ts), so both
 // write exactly the same rows.
-import crypto from 'node:crypto';
+import { hexDigest } from './hash.js';
 import { flattenResponse, type FlattenInput } from './flatten/index.js';
 import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from './flatten/marketplace.js';
 import { OPEN_FIELDS, type Row, type RowsByTable, type Scalar } from './flatten/values.js';
@@ -123,7 +123,7 @@ function hashValues(values: readonly Scalar[]): string {
     else if (typeof v === 'string') text += `s${v}\u0001`;
     else text += `n${String(v)}\u0001`;
   }
-  return crypto.createHash('sha1').update(text).digest('hex');
+  return hexDigest('sha1', text);
 }
 
 export interface Lineage {

@@ -1,7 +1,7 @@
 // One pipeline_runs row per pipeline execution, keyed by its Temporal workflow id so that a retried activity
 // starting or finishing the same execution twice leaves one row.
 import type { Database } from './connect.js';
-import { quoteIdent, withTransaction } from './sql.js';
+import { quoteIdent, withReadTransaction, withTransaction } from './sql.js';
 
 /**
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
@@ -133,7 +133,8 @@ export async function countRowsOfRun(
   run: { pipeline: string; workflowId: string; tables: readonly string[] },
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  await withTransaction(db, async (tx) => {
+  // A scan of raw_responses per table: read without the write lock, so loads into the same file go on.
+  await withReadTransaction(db, async (tx) => {
     for (const table of run.tables) {
       const [row] = await tx.all(
         `SELECT count(*) AS n FROM ${quoteIdent(table)} WHERE pipeline = ${tx.ph(1)} AND load_id IN (SELECT id FROM raw_responses WHERE workflow_id = ${tx.ph(2)})`,
@@ -152,7 +153,7 @@ export async function countRowsOfRun(
  * including a call repeated by a retried activity.
  */
 export async function sumTokenUsageOfRun(db: Database, workflowId: string): Promise<number | null> {
-  const [row] = await withTransaction(db, (tx) =>
+  const [row] = await withReadTransaction(db, (tx) =>
     tx.all(`SELECT sum(token_usage) AS n FROM raw_responses WHERE workflow_id = ${tx.ph(1)}`, [workflowId]),
   );
   const n = row?.['n'];

@@ -1,7 +1,7 @@
 // The raw landing (raw_responses): every data-carrying response, as received, with its lineage; its id is the load
 // id of the rows it produced. A body identical to one already stored (same SHA-256: a product that did not change,
 // a page served again) is stored once: the new row keeps its own lineage and points at the row holding the bytes.
-import crypto from 'node:crypto';
+import { hexDigest } from './hash.js';
 import type { Database } from './connect.js';
 import { withTransaction, type Tx } from './sql.js';
 
@@ -46,7 +46,7 @@ function rawValues(r: RawResponse, sha256: string, bodyRef: number | null) {
   ];
 }
 
-const sha256Of = (body: string) => crypto.createHash('sha256').update(body).digest('hex');
+const sha256Of = (body: string) => hexDigest('sha256', body);
 
 /** Lands one response inside the caller's transaction; returns its id (the load id). */
 export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number> {

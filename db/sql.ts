@@ -113,8 +113,33 @@ export function isRetryableTxError(err: unknown): boolean {
 }
 
 /**
+ * BEGIN IMMEDIATE, waiting for another connection's write lock on the event loop instead of in SQLite's busy
+ * handler, which sleeps inside the call: a worker waiting there froze its whole process (its fetches, the
+ * parsing and flattening of the next responses, its heartbeats) while the other worker wrote, and in one
+ * process two connections deadlocked, the waiting one blocking the thread that would release the lock until
+ * SQLITE_BUSY. Each try runs with busy_timeout 0; between tries the event loop runs for a few milliseconds. Gives
+ * up with SQLITE_BUSY after the connection's busy_timeout, as the blocking wait did.
+ */
+async function beginImmediate(sqlite: BetterSqlite3.Database): Promise<void> {
+  const timeoutMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
+  const deadline = Date.now() + timeoutMs;
+  for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 4)) {
+    if (timeoutMs > 0) sqlite.pragma('busy_timeout = 0');
+    try {
+      sqlite.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+    } finally {
+      if (timeoutMs > 0) sqlite.pragma(`busy_timeout = ${timeoutMs}`);
+    }
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+}
+
+/**
  * Runs `fn` in one transaction: all of it commits or none of it does. SQLite takes the write lock up front
- * (BEGIN IMMEDIATE, waiting up to busy_timeout for other processes), and calls on the same connection are
+ * (BEGIN IMMEDIATE, waiting up to busy_timeout for other connections without blocking the thread), and calls on the same connection are
  * queued because one better-sqlite3 connection can hold only one transaction. In Postgres a transaction that
  * the server aborts as a deadlock victim or for a serialization failure is rolled back and run again (up to
  * MAX_TRANSACTION_ATTEMPTS times, after a short random pause), so `fn` must not have effects outside the
@@ -124,23 +149,7 @@ export function isRetryableTxError(err: unknown): boolean {
 export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
   // DuckDB: the session holds the file's lock (one process at a time) and queues this process's transactions.
   if (db.dialect === 'duckdb') return db.session((conn) => duckTransaction(conn, fn));
-  if (db.dialect === 'sqlite') {
-    const sqlite = db.sqlite;
-    const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
-    const current = previous.catch(() => {}).then(async () => {
-      sqlite.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await fn(sqliteTx(sqlite));
-        sqlite.exec('COMMIT');
-        return result;
-      } catch (err) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-        throw err;
-      }
-    });
-    sqliteLocks.set(sqlite, current);
-    return current;
-  }
+  if (db.dialect === 'sqlite') return sqliteTransaction(db.sqlite, () => beginImmediate(db.sqlite), fn);
   for (let attempt = 1; ; attempt++) {
     try {
       return await pgTransaction(db.pool, fn);
@@ -150,6 +159,33 @@ export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T
       await new Promise((r) => setTimeout(r, Math.random() * 25 * 2 ** attempt));
     }
   }
+}
+
+/** `fn` in a transaction begun by `begin`, queued behind this connection's other transactions. */
+function sqliteTransaction<T>(sqlite: BetterSqlite3.Database, begin: () => Promise<void> | void, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
+  const current = previous.catch(() => {}).then(async () => {
+    await begin();
+    try {
+      const result = await fn(sqliteTx(sqlite));
+      sqlite.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw err;
+    }
+  });
+  sqliteLocks.set(sqlite, current);
+  return current;
+}
+
+/**
+ * Reads in one consistent snapshot. In SQLite a deferred BEGIN, which takes no write lock, so writers (the
+ * other workers' loads) go on meanwhile in WAL mode; `fn` must only read. Elsewhere the same as withTransaction.
+ */
+export async function withReadTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.dialect !== 'sqlite') return withTransaction(db, fn);
+  return sqliteTransaction(db.sqlite, () => void db.sqlite.exec('BEGIN'), fn);
 }
 
 async function pgTransaction<T>(pool: pg.Pool, fn: (tx: Tx) => Promise<T>): Promise<T> {

@@ -108,8 +108,15 @@ export interface WorkerProcess {
  * `node bin/scrape-etl.js worker` as a child process; resolves once it polls the task queue. `cwd` (default the
  * repository) is where relative destinations such as sqlite:./data/scrape-etl.sqlite are opened.
  */
-export async function spawnWorkerProcess(opts: { address: string; taskQueue: string; env: Record<string, string>; cwd?: string }): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'scrape-etl.js'), 'worker', '--shutdown-grace', '1s'], {
+export async function spawnWorkerProcess(opts: {
+  address: string;
+  taskQueue: string;
+  env: Record<string, string>;
+  cwd?: string;
+  /** The command to run (default this checkout's bin/scrape-etl.js): a benchmark compares another build's. */
+  bin?: string;
+}): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [opts.bin ?? path.join(repoRoot, 'bin', 'scrape-etl.js'), 'worker', '--shutdown-grace', '1s'], {
     cwd: opts.cwd ?? repoRoot,
     env: {
       PATH: process.env['PATH'] ?? '',
