@@ -1,61 +1,13 @@
-// Postgres: a group of responses written as one, with one statement per table instead of ~27 round trips per
-// response (a marketplace product cost 12 ms in round trips against 2 ms of flattening). The tables end exactly as
-// if the responses had been loaded one after another with writeBatch (load.ts): the same rows, lineage (each
-// row's load id is the response it came from), price history (computed response by response against what the
-// tables held and what the group wrote before), child replacement and raw landing. The caller runs this in a
-// savepoint and, when it throws, writes the responses one by one instead, so anything this path does not handle
-// (content tables, a schema change, a failing response) keeps the per-response behaviour and its messages.
-import type { Row, RowsByTable, Scalar } from './flatten/values.js';
-import { evolveFixedTables, FixedTableChangesRefused } from './evolve/fixed-tables.js';
-import { sqlTypeOf } from './evolve/types.js';
-import { lockParents } from './load-locks.js';
-import {
-  CHILD_GROUPS, completeRow, keyString, priceChangesOf, WRITE_ORDER,
-  type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
-} from './load-rows.js';
-import { pgColumnType, unnestRows } from './postgres-arrays.js';
+// The Postgres statements of the group writer (load-group.ts): sets of rows or keys travel as one array literal per
+// column, zipped back into rows by `unnest` (postgres-arrays.ts), so each statement's shape depends on its columns
+// only; rows are upserted with ON CONFLICT … WHERE row_hash <> excluded.row_hash and counted from RETURNING.
+import type { Scalar } from './flatten/values.js';
+import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect, type UpsertEntry } from './load-group.js';
+import { keyString, type LoadBatchResult, type PreparedBatch } from './load-rows.js';
+import { unnestRows } from './postgres-arrays.js';
 import { insertRawResponsesPostgres } from './raw-responses.js';
-import { quoteIdent, type Param, type Tx } from './sql.js';
+import { quoteIdent, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
-
-/** The group cannot be written as one; the caller writes its responses one by one. */
-export class GroupNotWritable extends Error {
-  override name = 'GroupNotWritable';
-}
-
-/**
- * A response of the group brings a new column: the ones before it can go as a group, it must go alone (so
- * schema_history names its load), and the ones after it can be tried as a group again.
- */
-export class GroupChangesSchemaAt extends GroupNotWritable {
-  constructor(readonly response: number) {
-    super(`response ${response} of the group changes the schema`);
-  }
-}
-
-const PARENT = 'marketplace_products';
-const CHILDREN = new Set<DataTableName>(CHILD_GROUPS.flatMap((g) => g.children));
-const PARENT_COLUMNS = Object.keys(CHILD_GROUPS[0]!.filter(PARENT, {})); // shop_id, item_id
-
-const parentKeyOf = (r: Row) => keyString(PARENT_COLUMNS.map((c) => r[c]));
-
-/** Rows of the parents named by `keys` (values of PARENT_COLUMNS), selected from `table` in one statement. */
-async function selectByParents(tx: Tx, table: DataTableName, columns: readonly string[], pipeline: string, keys: ReadonlyArray<readonly Scalar[]>) {
-  const set = unnestRows(tx, PARENT_COLUMNS.map((c) => pgColumnType(table, c)!), keys, 2);
-  return tx.all(
-    `SELECT ${[...PARENT_COLUMNS, ...columns].map(quoteIdent).join(', ')} FROM ${quoteIdent(table)}
-      WHERE pipeline = ${tx.ph(1)} AND (${PARENT_COLUMNS.map(quoteIdent).join(', ')}) IN (${set.sql})`,
-    [pipeline, ...set.params],
-  );
-}
-
-interface UpsertEntry {
-  values: Param[];
-  /** Index of the response the row comes from. */
-  from: number;
-  /** keyString of its natural key (tables with one). */
-  key?: string;
-}
 
 /**
  * Writes `entries` (values in `columns` order) with one INSERT … SELECT FROM unnest … ON CONFLICT, changing a
@@ -97,295 +49,41 @@ async function upsertGroup(
   return changed;
 }
 
-/** What the tables hold for the group's products before it is written. */
-interface Stored {
-  /** Parent key string -> key values (PARENT_COLUMNS), for every product of the group. */
-  parents: Map<string, Scalar[]>;
-  /** Prices of the products already stored and of their models. */
-  prices: Map<string, StoredPrices>;
-  /** Child table -> parent key -> own key string -> own key values. */
-  children: Map<DataTableName, Map<string, Map<string, Scalar[]>>>;
-}
-
-const ownKeyOf = (t: DataTableName) => TABLE_META[t].key.filter((k) => k !== 'pipeline' && !PARENT_COLUMNS.includes(k));
-
-async function readStored(tx: Tx, pipeline: string, merged: RowsByTable): Promise<Stored> {
-  const parents = new Map<string, Scalar[]>();
-  for (const r of merged[PARENT] ?? []) parents.set(parentKeyOf(r), PARENT_COLUMNS.map((c) => r[c] ?? null));
-  const prices = new Map<string, StoredPrices & { models: Map<string, Record<string, unknown>> }>();
-  const children = new Map<DataTableName, Map<string, Map<string, Scalar[]>>>();
-  if (parents.size === 0) return { parents, prices, children };
-  for (const r of await selectByParents(tx, PARENT, ['price', 'price_min', 'price_max', 'price_before_discount'], pipeline, [...parents.values()])) {
-    prices.set(parentKeyOf(r as Row), { product: r, models: new Map() });
-  }
-  // A product new to the table has no children (both are written together): nothing more to read for those.
-  const existing = [...prices.keys()].map((k) => parents.get(k)!);
-  if (existing.length === 0) return { parents, prices, children };
-  for (const m of await selectByParents(tx, 'marketplace_product_models', ['model_id', 'price', 'price_before_discount'], pipeline, existing)) {
-    prices.get(parentKeyOf(m as Row))?.models.set(keyString([m['model_id']]), m);
-  }
-  for (const child of CHILDREN) {
-    const byParent = new Map<string, Map<string, Scalar[]>>();
-    for (const r of await selectByParents(tx, child, ownKeyOf(child), pipeline, existing)) {
-      const own = ownKeyOf(child).map((k) => r[k] as Scalar);
-      const parent = parentKeyOf(r as Row);
-      let keys = byParent.get(parent);
-      if (!keys) byParent.set(parent, (keys = new Map()));
-      keys.set(keyString(own), own);
-    }
-    children.set(child, byParent);
-  }
-  return { parents, prices, children };
-}
-
-/** A response of the group writing a key (its row), or dropping it as a vanished child (null). */
-interface Touch {
-  from: number;
-  entry: UpsertEntry | null;
-}
-
-interface Touched {
-  key: Scalar[];
-  touches: Touch[];
-}
-
-/** The group's writes, replayed response by response in memory. */
-interface Plan {
-  /** Per keyed table: every key the group writes or drops, with each touch in response order. */
-  keyed: Map<DataTableName, Map<string, Touched>>;
-  /** Price history rows, in order (append-only: no key). */
-  history: UpsertEntry[];
-  /** Per response: the price history rows it appends (prepared batches are left as they are). */
-  historyOf: Row[][];
-  deleted: TableCounts[];
-}
-
-function planGroup(preps: readonly PreparedBatch[], loadIds: readonly number[], fixed: FixedTables, stored: Stored, pipeline: string): Plan {
-  const deleted: TableCounts[] = preps.map(() => ({}));
-  const keyed = new Map<DataTableName, Map<string, Touched>>();
-  const history: UpsertEntry[] = [];
-  const historyOf: Row[][] = preps.map(() => []);
-  const touch = (table: DataTableName, key: Scalar[], t: Touch, k = keyString(key)) => {
-    const byKey = keyed.get(table) ?? keyed.set(table, new Map()).get(table)!;
-    (byKey.get(k) ?? byKey.set(k, { key, touches: [] }).get(k)!).touches.push(t);
+export function postgresGroupDialect(tx: Tx): GroupDialect {
+  const keySet = (table: DataTableName, columns: readonly string[], keys: ReadonlyArray<readonly Scalar[]>, first = 1) =>
+    unnestRows(tx, columns.map((c) => columnType(table, c)), keys, first);
+  return {
+    pipelined: true,
+    hashEveryKey: false,
+    selectByParents: (table, columns, pipeline, keys) => {
+      const set = keySet(table, PARENT_COLUMNS, keys, 2);
+      return tx.all(
+        `SELECT ${[...PARENT_COLUMNS, ...columns].map(quoteIdent).join(', ')} FROM ${quoteIdent(table)}
+          WHERE pipeline = ${tx.ph(1)} AND (${PARENT_COLUMNS.map(quoteIdent).join(', ')}) IN (${set.sql})`,
+        [pipeline, ...set.params],
+      );
+    },
+    storedHashes: async (table, keys) => {
+      const key = TABLE_META[table].key;
+      const set = keySet(table, key, keys);
+      const keyList = key.map(quoteIdent).join(', ');
+      const out = new Map<string, string>();
+      for (const r of await tx.all(`SELECT ${keyList}, row_hash FROM ${quoteIdent(table)} WHERE (${keyList}) IN (${set.sql})`, set.params)) {
+        out.set(keyString(key.map((k) => r[k])), String(r['row_hash']));
+      }
+      return out;
+    },
+    landRaw: (list) => insertRawResponsesPostgres(tx, list),
+    remove: (table, keys) => {
+      const key = TABLE_META[table].key;
+      const set = keySet(table, key, keys);
+      return tx.run(`DELETE FROM ${quoteIdent(table)} WHERE (${key.map(quoteIdent).join(', ')}) IN (${set.sql})`, set.params);
+    },
+    upsert: (table, columns, types, entries, counted) => upsertGroup(tx, table, columns, types, entries, counted),
   };
-  // Child keys of each parent as the tables would hold them after each response, with their values.
-  const current = new Map<DataTableName, Map<string, Map<string, Scalar[]>>>();
-  const prices = new Map(stored.prices);
-  const offsets = new Map<DataTableName, number>();
-  preps.forEach((p, i) => {
-    for (const product of p.rows[PARENT] ?? []) {
-      const parent = parentKeyOf(product);
-      const models = (p.rows.marketplace_product_models ?? []).filter((m) => parentKeyOf(m) === parent);
-      historyOf[i]!.push(...priceChangesOf(product, models, prices.get(parent) ?? { product: undefined, models: new Map() }, p.divisor));
-      prices.set(parent, { product, models: new Map(models.map((m) => [keyString([m['model_id']]), m] as const)) });
-      for (const child of CHILDREN) {
-        const now = new Map<string, Scalar[]>();
-        for (const r of p.rows[child] ?? []) {
-          if (parentKeyOf(r) !== parent) continue;
-          const own = ownKeyOf(child).map((k) => r[k] ?? null);
-          now.set(keyString(own), own);
-        }
-        const byParent = current.get(child) ?? current.set(child, new Map()).get(child)!;
-        const had = byParent.get(parent) ?? stored.children.get(child)?.get(parent) ?? new Map<string, Scalar[]>();
-        for (const [k, own] of had) {
-          if (now.has(k)) continue;
-          deleted[i]![child] = (deleted[i]![child] ?? 0) + 1;
-          touch(child, [pipeline, ...stored.parents.get(parent)!, ...own], { from: i, entry: null });
-        }
-        byParent.set(parent, now);
-      }
-    }
-    const lineage = { pipeline, load_id: loadIds[i]!, loaded_at: p.loadedAt };
-    for (const table of WRITE_ORDER) {
-      const rows = table === 'marketplace_price_history' ? historyOf[i] : p.rows[table];
-      if (!rows?.length) continue;
-      const meta = TABLE_META[table];
-      const inferred = fixed.inferred.get(table);
-      const offset = offsets.get(table) ?? 0;
-      if (table !== 'marketplace_price_history') offsets.set(table, offset + rows.length);
-      const keyAt = meta.key.map((k) => meta.columns.indexOf(k));
-      const checked = table === 'marketplace_price_history' ? undefined : p.checked[table];
-      rows.forEach((r, j) => {
-        const values = completeRow(meta, r, lineage, inferred?.columns, inferred?.open[offset + j], checked?.[j]);
-        if (meta.key.length === 0) {
-          history.push({ values, from: i });
-          return;
-        }
-        const keyValues = keyAt.map((k) => values[k] ?? null);
-        const entry = { values, from: i, key: keyString(keyValues) };
-        touch(table, keyValues, { from: i, entry }, entry.key);
-      });
-    }
-  });
-  return { keyed, history, historyOf, deleted };
 }
-
-/** What to do with one table's keys, decided from the plan and (for keys touched more than once) stored hashes. */
-interface TableWrites {
-  /** Keys to delete before the upsert: vanished children, and rows a later response writes again. */
-  remove: Scalar[][];
-  upsert: UpsertEntry[];
-  /** Keys whose changes are counted here rather than from the upsert's RETURNING. */
-  counted: Set<string>;
-}
-
-/**
- * Replays the touches of each key as one-by-one loads would see them. A key touched once is simply written (or
- * deleted). A key touched more than once is decided against its stored row hash: the row the tables end with is
- * the one the last *changing* write brought (a later identical write keeps its lineage), a row written again
- * after a deletion or a revert is deleted and inserted so it carries that write's load id, and each response's
- * changes are counted as one-by-one loads count them.
- */
-async function decideWrites(tx: Tx, table: DataTableName, touched: ReadonlyMap<string, Touched>, changedBy: TableCounts[]): Promise<TableWrites> {
-  const meta = TABLE_META[table];
-  const out: TableWrites = { remove: [], upsert: [], counted: new Set() };
-  const repeated = [...touched].filter(([, t]) => t.touches.length > 1);
-  const storedHash = new Map<string, string>();
-  if (repeated.length > 0) {
-    const set = unnestRows(tx, meta.key.map((k) => pgColumnType(table, k)!), repeated.map(([, t]) => t.key));
-    const keyList = meta.key.map(quoteIdent).join(', ');
-    for (const r of await tx.all(`SELECT ${keyList}, row_hash FROM ${quoteIdent(table)} WHERE (${keyList}) IN (${set.sql})`, set.params)) {
-      storedHash.set(keyString(meta.key.map((k) => r[k])), String(r['row_hash']));
-    }
-  }
-  const hashAt = meta.columns.indexOf('row_hash');
-  for (const [key, t] of touched) {
-    if (t.touches.length === 1) {
-      const only = t.touches[0]!;
-      if (only.entry) out.upsert.push(only.entry);
-      else out.remove.push(t.key);
-      continue;
-    }
-    out.counted.add(key);
-    const wasStored = storedHash.has(key);
-    let state: string | undefined = storedHash.get(key);
-    let last: UpsertEntry | undefined;
-    for (const { from, entry } of t.touches) {
-      if (!entry) {
-        state = undefined;
-        last = undefined;
-        continue;
-      }
-      const hash = String(entry.values[hashAt]);
-      if (state !== hash) {
-        changedBy[from]![table] = (changedBy[from]![table] ?? 0) + 1;
-        last = entry;
-      }
-      state = hash;
-    }
-    const endsPresent = state !== undefined;
-    if (wasStored && (!endsPresent || last)) out.remove.push(t.key);
-    if (endsPresent && last) out.upsert.push(last);
-  }
-  return out;
-}
-
-/** Sorted by key, like dedupe() in load-rows.ts: concurrent loads lock overlapping rows in the same order. */
-function sortedByKey(table: DataTableName, list: UpsertEntry[]): UpsertEntry[] {
-  const meta = TABLE_META[table];
-  const keyAt = meta.key.map((k) => meta.columns.indexOf(k));
-  const keyed = list.map((e) => [e.key ?? keyString(keyAt.map((i) => e.values[i])), e] as const);
-  keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return keyed.map(([, e]) => e);
-}
-
-type FixedTables = Awaited<ReturnType<typeof evolveFixedTables>>;
 
 /** Writes `preps` (responses of one pipeline, without content tables) as one; results in list order. */
-export async function writeGroupPostgres(tx: Tx, preps: readonly PreparedBatch[]): Promise<LoadBatchResult[]> {
-  const first = preps[0];
-  if (!first) return [];
-  const pipeline = first.opts.pipeline;
-  const mode = first.opts.schemaMode ?? 'evolve';
-  if (preps.some((p) => p.opts.pipeline !== pipeline || (p.opts.schemaMode ?? 'evolve') !== mode || p.opts.content !== undefined)) {
-    throw new GroupNotWritable('responses of several pipelines or schema modes, or with content tables');
-  }
-  const merged: RowsByTable = {};
-  for (const p of preps) {
-    for (const t of WRITE_ORDER) {
-      const rows = p.rows[t];
-      if (rows) (merged[t] ??= []).push(...rows);
-    }
-  }
-  await lockParents(tx, pipeline, merged);
-  // Inferred columns of the model's tables: one registry read for the group. A group that would add a column goes
-  // one by one (refuseChanges), so schema_history names the load that brought it; asked before any load id is
-  // drawn, so a refused group leaves no gap in them. (No change is made here, so no load id is needed yet.)
-  let fixed: FixedTables;
-  try {
-    fixed = await evolveFixedTables(tx, pipeline, merged, mode, `a group of ${preps.length} responses`, 0, first.loadedAt, true);
-  } catch (err) {
-    if (!(err instanceof FixedTableChangesRefused)) throw err;
-    // merged[table] holds the responses' rows in order: the index of a row there names its response.
-    const responseOf = (table: DataTableName, index: number) => {
-      let seen = 0;
-      for (const [i, p] of preps.entries()) {
-        seen += p.rows[table]?.length ?? 0;
-        if (index < seen) return i;
-      }
-      return preps.length - 1;
-    };
-    throw new GroupChangesSchemaAt(Math.min(...err.at.map((a) => responseOf(a.table, a.index))));
-  }
-  const stored = await readStored(tx, pipeline, merged);
-  // The bodies are sent now and stored by the server while the group is planned below (JS work).
-  const raw = await insertRawResponsesPostgres(tx, preps.map((p) => ({
-    pipeline,
-    kind: p.opts.kind,
-    endpoint: p.opts.endpoint,
-    requestKey: p.opts.requestKey ?? null,
-    workflowId: p.opts.workflowId ?? null,
-    scrapingRunId: p.opts.scrapingRunId ?? null,
-    receivedAt: p.opts.receivedAt ?? new Date(),
-    loadedAt: p.loadedAt,
-    body: p.opts.raw,
-  })));
-  const loadIds = raw.ids;
-  const plan = planGroup(preps, loadIds, fixed, stored, pipeline);
-
-  const changedBy: TableCounts[] = preps.map(() => ({}));
-  const writes = new Map<DataTableName, TableWrites>();
-  for (const [table, touched] of plan.keyed) writes.set(table, await decideWrites(tx, table, touched, changedBy));
-  // The writes are sent one after another without waiting for each: the connection runs them in this order (every
-  // delete before any insert, so a row deleted and written again is gone before its new version lands) while the
-  // next statement's arrays are built. The first failure is the one reported; the ones after it only say that the
-  // transaction is aborted.
-  const sent: Array<Promise<unknown>> = [raw.landed];
-  for (const [table, w] of writes) {
-    if (w.remove.length === 0) continue;
-    const key = TABLE_META[table].key;
-    const set = unnestRows(tx, key.map((c) => pgColumnType(table, c)!), w.remove);
-    sent.push(tx.run(`DELETE FROM ${quoteIdent(table)} WHERE (${key.map(quoteIdent).join(', ')}) IN (${set.sql})`, set.params));
-  }
-  for (const table of WRITE_ORDER) {
-    const meta = TABLE_META[table];
-    const w = writes.get(table);
-    const list = table === 'marketplace_price_history' ? plan.history : w ? sortedByKey(table, w.upsert) : [];
-    if (list.length === 0) continue;
-    const inferred = fixed.inferred.get(table);
-    const columns = [...meta.columns, ...(inferred?.columns ?? [])];
-    const types = [...meta.columns.map((c) => pgColumnType(table, c)!), ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, 'postgres'))];
-    sent.push(
-      upsertGroup(tx, table, columns, types, list, w?.counted ?? new Set()).then((changed) => {
-        for (const [i, n] of changed) changedBy[i]![table] = (changedBy[i]![table] ?? 0) + n;
-      }),
-    );
-  }
-  const failed = (await Promise.allSettled(sent)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-
-  const results: LoadBatchResult[] = [];
-  for (const [i, p] of preps.entries()) {
-    const history = plan.historyOf[i]!;
-    const rowsByTable: TableCounts = { ...p.rowsByTable, ...(history.length > 0 ? { marketplace_price_history: history.length } : {}) };
-    const changedByTable: TableCounts = {};
-    for (const table of WRITE_ORDER) {
-      if (rowsByTable[table] === undefined) continue;
-      changedByTable[table] = changedBy[i]![table] ?? 0;
-      await p.opts.onTableWritten?.(table, changedByTable[table]);
-    }
-    results.push({ loadId: loadIds[i]!, rowsByTable, changedByTable, deletedByTable: plan.deleted[i]!, schemaChanges: [] });
-  }
-  return results;
+export function writeGroupPostgres(tx: Tx, preps: readonly PreparedBatch[]): Promise<LoadBatchResult[]> {
+  return writeGroup(tx, postgresGroupDialect(tx), preps);
 }

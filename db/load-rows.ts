@@ -1,6 +1,6 @@
 // What a load writes, prepared before any SQL: the response flattened, rows checked against their columns' kinds,
 // duplicate keys collapsed, lineage added and row hashes computed, and the price-history rule as a pure function.
-// Shared by the per-response writer (load.ts) and the Postgres group writer (load-group-postgres.ts), so both
+// Shared by the per-response writer (load.ts) and the group writer (load-group.ts), so both
 // write exactly the same rows.
 import { hexDigest } from './hash.js';
 import { flattenResponse, type FlattenInput } from './flatten/index.js';

@@ -9,7 +9,9 @@ import { loadContent } from './evolve/content-load.js';
 import { evolveFixedTables } from './evolve/fixed-tables.js';
 import { insertRawResponse } from './raw-responses.js';
 import { lockParents } from './load-locks.js';
-import { GroupChangesSchemaAt, writeGroupPostgres } from './load-group-postgres.js';
+import { GroupChangesSchemaAt } from './load-group.js';
+import { writeGroupDuckdb } from './load-group-duckdb.js';
+import { writeGroupPostgres } from './load-group-postgres.js';
 import {
   CHILD_GROUPS, completeRow, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
   type ChildGroup, type Lineage, type LoadBatchOptions, type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
@@ -206,73 +208,110 @@ function preparedOf(load: PreparedLoad): PreparedBatch {
  * A response that fails is rolled back alone and the group stops there: the responses before it are committed
  * and reported, the failure is returned (not thrown) in `failed`. A Postgres serialization failure or deadlock
  * is thrown instead, so the whole group is retried like any transaction. Responses not prepared ahead
- * (prepareLoad) are flattened when their turn comes.
+ * (prepareLoad) are flattened when their turn comes. DuckDB has no savepoints: see loadDuckdb.
  */
 export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOptions | PreparedLoad>): Promise<LoadBatchesResult> {
   const loads = list.map((l): PreparedLoad => ('opts' in l ? l : { opts: l }));
-  if (db.dialect === 'duckdb') return loadEachInOwnTransaction(db, loads);
+  if (db.dialect === 'duckdb') return loadDuckdb(db, loads);
   return withTransaction(db, async (tx) => {
-    const results: LoadBatchResult[] = [];
-    let start = 0;
-    const one = async (index: number): Promise<LoadBatchesResult['failed']> => {
+    const one = async (index: number): Promise<Attempt<LoadBatchResult>> => {
       try {
-        results.push(await tx.savepoint(async () => writeBatch(tx, preparedOf(loads[index]!))));
-        return undefined;
+        return { ok: await tx.savepoint(async () => writeBatch(tx, preparedOf(loads[index]!))) };
       } catch (error) {
         if (isRetryableTxError(error)) throw error;
-        return { index, error };
+        return { error };
       }
     };
     // Round trips dominate a Postgres load: the group is first tried as one write with one statement per table
-    // (load-group-postgres.ts), in a savepoint of its own. A response that adds a column is written alone
-    // between the groups before and after it; anything else the group path cannot take, or any failure, rolls
-    // that attempt back and the responses are written one by one below, which names the failing one.
-    while (tx.dialect === 'postgres' && loads.length - start > 1) {
-      const rest = loads.slice(start);
+    // (load-group.ts), in a savepoint of its own.
+    const group = async (preps: PreparedBatch[]): Promise<Attempt<LoadBatchResult[]>> => {
       try {
-        results.push(...(await tx.savepoint(() => writeGroupPostgres(tx, rest.map(preparedOf)))));
-        return { results };
+        return { ok: await tx.savepoint(() => writeGroupPostgres(tx, preps)) };
       } catch (error) {
         if (isRetryableTxError(error)) throw error;
-        if (!(error instanceof GroupChangesSchemaAt)) break;
-        const before = rest.slice(0, error.response);
-        if (before.length > 0) {
-          try {
-            results.push(...(await tx.savepoint(() => writeGroupPostgres(tx, before.map(preparedOf)))));
-          } catch (inner) {
-            if (isRetryableTxError(inner)) throw inner;
-            break;
-          }
-        }
-        start += before.length;
-        const failed = await one(start);
-        if (failed) return { results, failed };
-        start += 1;
+        return { error };
       }
-    }
-    for (let index = start; index < loads.length; index++) {
-      const failed = await one(index);
-      if (failed) return { results, failed };
-    }
-    return { results };
+    };
+    return loadInGroups(loads, one, tx.dialect === 'postgres' ? group : undefined);
   });
 }
 
+/** What writing a response or a group came to: its result, or the error that rolled it back. */
+type Attempt<T> = { ok: T; error?: undefined } | { ok?: undefined; error: unknown };
+
 /**
- * DuckDB has no savepoints, so each response gets a transaction of its own (same contract: a failing response
- * leaves nothing, the ones before it stay committed). One session holds the file open for the whole list.
+ * The responses of `loads` written as groups where `group` can, one by one with `one` otherwise. A response that
+ * adds a column is written alone between the groups before and after it (so schema_history names its load); any
+ * other failure of a group (which rolled that attempt back) has the rest written one by one, which names the
+ * failing response and stops there.
  */
-async function loadEachInOwnTransaction(db: Extract<Database, { dialect: 'duckdb' }>, loads: readonly PreparedLoad[]): Promise<LoadBatchesResult> {
-  return db.session(async (conn) => {
-    const results: LoadBatchResult[] = [];
-    for (const [index, load] of loads.entries()) {
-      try {
-        results.push(await duckTransaction(conn, (tx) => writeBatch(tx, preparedOf(load))));
-      } catch (error) {
-        return { results, failed: { index, error } };
-      }
+async function loadInGroups(
+  loads: readonly PreparedLoad[],
+  one: (index: number) => Promise<Attempt<LoadBatchResult>>,
+  group: ((preps: PreparedBatch[]) => Promise<Attempt<LoadBatchResult[]>>) | undefined,
+): Promise<LoadBatchesResult> {
+  const results: LoadBatchResult[] = [];
+  let start = 0;
+  /** Writes the responses [from, to) as a group; undefined when done, else the error. */
+  const tryGroup = async (from: number, to: number): Promise<unknown> => {
+    let preps: PreparedBatch[];
+    try {
+      preps = loads.slice(from, to).map(preparedOf);
+    } catch (error) {
+      return error;
     }
-    return { results };
+    const out = await group!(preps);
+    if (out.ok) results.push(...out.ok);
+    return out.ok ? undefined : out.error;
+  };
+  /** Writes response `index` alone; undefined when done, else what loadBatches reports as failed. */
+  const single = async (index: number): Promise<LoadBatchesResult['failed']> => {
+    const out = await one(index);
+    if (out.ok) results.push(out.ok);
+    return out.ok ? undefined : { index, error: out.error };
+  };
+  while (group && loads.length - start > 1) {
+    const error = await tryGroup(start, loads.length);
+    if (error === undefined) return { results };
+    if (!(error instanceof GroupChangesSchemaAt)) break;
+    if (error.response > 0) {
+      if ((await tryGroup(start, start + error.response)) !== undefined) break;
+      start += error.response;
+    }
+    const failed = await single(start);
+    if (failed) return { results, failed };
+    start += 1;
+  }
+  for (let index = start; index < loads.length; index++) {
+    const failed = await single(index);
+    if (failed) return { results, failed };
+  }
+  return { results };
+}
+
+/**
+ * DuckDB has no savepoints. A group is written as one transaction (load-group-duckdb.ts: ~10 ms per COMMIT and
+ * ~2 ms per statement made one transaction per response cost ~50 ms); when it cannot be, each response gets a
+ * transaction of its own (same contract: a failing response leaves nothing, the ones before it stay committed).
+ * One session holds the file open for the whole list.
+ */
+async function loadDuckdb(db: Extract<Database, { dialect: 'duckdb' }>, loads: readonly PreparedLoad[]): Promise<LoadBatchesResult> {
+  return db.session(async (conn) => {
+    const one = async (index: number): Promise<Attempt<LoadBatchResult>> => {
+      try {
+        return { ok: await duckTransaction(conn, (tx) => writeBatch(tx, preparedOf(loads[index]!))) };
+      } catch (error) {
+        return { error };
+      }
+    };
+    const group = async (preps: PreparedBatch[]): Promise<Attempt<LoadBatchResult[]>> => {
+      try {
+        return { ok: await duckTransaction(conn, (tx) => writeGroupDuckdb(tx, preps)) };
+      } catch (error) {
+        return { error };
+      }
+    };
+    return loadInGroups(loads, one, group);
   });
 }
 

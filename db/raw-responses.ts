@@ -4,6 +4,9 @@
 import { hexDigest } from './hash.js';
 import type { Database } from './connect.js';
 import { withTransaction, type Tx } from './sql.js';
+import { sequenceName } from './duckdb/ddl.js';
+import { duckListType, duckUnnest, type DuckTx } from './duckdb/tx.js';
+import { pgColumnType } from './postgres-arrays.js';
 
 export interface RawResponse {
   pipeline: string;
@@ -90,6 +93,35 @@ export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawRespo
   const landed = tx.run(`INSERT INTO raw_responses (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, rows.flat());
   landed.catch(() => {}); // handled where the caller awaits it; this only keeps Node from calling it unhandled meanwhile
   return { ids, landed };
+}
+
+/**
+ * DuckDB: lands several responses in three statements with the same rows as insertRawResponse called for each in
+ * order (ids drawn in order from the table's sequence, a body equal to an earlier one kept once), the rows bound as
+ * one typed list per column (db/duckdb/tx.ts). `landed` is settled: DuckDB statements are awaited one by one.
+ */
+export async function insertRawResponsesDuckdb(tx: DuckTx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
+  const shas = list.map((r) => sha256Of(r.body));
+  const stored = new Map<string, number>();
+  const found = await tx.allWith(
+    `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 IN (SELECT unnest(${tx.ph(1)}::VARCHAR[])) AND body_ref IS NULL GROUP BY body_sha256`,
+    [{ list: [...new Set(shas)], type: 'VARCHAR' }],
+  );
+  for (const f of found) stored.set(String(f['body_sha256']), Number(f['id']));
+  const allotted = await tx.all(`SELECT nextval('${sequenceName('raw_responses')}') AS id FROM range(${tx.ph(1)})`, [list.length]);
+  const ids = allotted.map((a) => Number(a['id'])).sort((a, b) => a - b);
+  const rows = list.map((r, i) => {
+    const sha = shas[i]!;
+    const bodyRef = stored.get(sha) ?? null;
+    if (bodyRef === null) stored.set(sha, ids[i]!);
+    return [ids[i]!, ...rawValues(r, sha, bodyRef)];
+  });
+  const columns = ['id', ...RAW_COLUMNS];
+  const landed = await tx.runWith(
+    `INSERT INTO raw_responses (${columns.join(', ')}) SELECT ${columns.map((c, i) => duckUnnest(tx, i + 1, pgColumnType('raw_responses', c)!)).join(', ')}`,
+    columns.map((c, i) => ({ list: rows.map((r) => r[i]!), type: duckListType(pgColumnType('raw_responses', c)!) })),
+  );
+  return { ids, landed: Promise.resolve(landed) };
 }
 
 /** The body of a landed row, following its reference when it shares an earlier row's bytes. */

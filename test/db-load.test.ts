@@ -248,7 +248,8 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     expect(ok.changedByTable.marketplace_product_models).toBe(300);
   });
 
-  // DuckDB has no savepoints: there each response is a transaction of its own, with the same outcome.
+  // DuckDB has no savepoints: there the group is one transaction (load-group-duckdb.ts) and, when it fails, each
+  // response a transaction of its own, with the same outcome.
   it('loadBatches: one transaction for a group, each response atomic in its savepoint; a failure keeps the ones before it', async () => {
     const db = dbs[dialect];
     const group = (pipeline: string, failAt?: number): Batch[] =>

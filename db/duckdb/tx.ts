@@ -1,8 +1,35 @@
 // The loader's Tx over one DuckDB connection: `$n` placeholders, statements prepared once per SQL text and
 // connection, parameters bound by their JavaScript type, results read as JavaScript values (BIGINT as bigint,
-// like SQLite; TIMESTAMPTZ as Date, like node-postgres).
-import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+// like SQLite; TIMESTAMPTZ as Date, like node-postgres). A DuckTx also binds typed lists (DuckList), so many rows
+// travel in one statement of a fixed shape as `unnest($1::BIGINT[]), unnest($2::VARCHAR[]), …` (the group writer,
+// db/load-group-duckdb.ts).
+import type { DuckDBConnection, DuckDBListType, DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { Scalar } from '../flatten/values.js';
 import type { Param, Tx } from '../sql.js';
+
+/** Element types a list parameter is bound as. */
+export type DuckListType = 'BIGINT' | 'DOUBLE' | 'BOOLEAN' | 'VARCHAR';
+
+/** A list parameter: `values` bound as a LIST of `type` (each value must be of that type, or null). */
+export interface DuckList {
+  list: readonly Scalar[];
+  type: DuckListType;
+}
+
+export type DuckParam = Param | DuckList;
+
+export interface DuckTx extends Tx {
+  readonly dialect: 'duckdb';
+  /** run and all with list parameters as well as scalars. */
+  runWith(sql: string, params: readonly DuckParam[]): Promise<number>;
+  allWith(sql: string, params: readonly DuckParam[]): Promise<Array<Record<string, unknown>>>;
+}
+
+/** The DuckTx behind a Tx of the duckdb dialect (every one duckTx makes is). */
+export function asDuckTx(tx: Tx): DuckTx {
+  if (tx.dialect !== 'duckdb' || !('runWith' in tx)) throw new Error('expected a DuckDB transaction');
+  return tx as DuckTx;
+}
 
 const statements = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
 const CACHE_LIMIT = 500;
@@ -26,11 +53,61 @@ async function prepared(conn: DuckDBConnection, sql: string): Promise<DuckDBPrep
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-function bindAll(stmt: DuckDBPreparedStatement, params: readonly Param[]): void {
+/** The list type that carries values of a column of SQL type `sqlType` (the Postgres names the schema uses). */
+export function duckListType(sqlType: string): DuckListType {
+  const t = sqlType.toLowerCase();
+  if (t === 'bigint' || t === 'integer' || t === 'smallint') return 'BIGINT';
+  if (t === 'double precision' || t === 'real') return 'DOUBLE';
+  if (t === 'boolean') return 'BOOLEAN';
+  return 'VARCHAR';
+}
+
+/** `unnest($n::T[])::sqlType`: the list parameter n as a column of type `sqlType` (timestamps travel as text). */
+export function duckUnnest(tx: Tx, n: number, sqlType: string): string {
+  return `unnest(${tx.ph(n)}::${duckListType(sqlType)}[])::${sqlType}`;
+}
+
+let listTypes: Record<DuckListType, DuckDBListType> | undefined;
+
+/** The LIST types, from the lazily imported module (SQLite and Postgres users never load it). */
+export async function loadListTypes(): Promise<void> {
+  if (listTypes) return;
+  const { LIST, BIGINT, DOUBLE, BOOLEAN, VARCHAR } = await import('@duckdb/node-api');
+  listTypes = { BIGINT: LIST(BIGINT), DOUBLE: LIST(DOUBLE), BOOLEAN: LIST(BOOLEAN), VARCHAR: LIST(VARCHAR) };
+}
+
+/** A list element as its list type takes it; anything else throws (the caller's statement then fails whole). */
+function element(type: DuckListType, v: Scalar): Scalar {
+  if (v === null) return null;
+  switch (type) {
+    case 'BIGINT':
+      if (typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX) return v;
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+      break;
+    case 'DOUBLE':
+      if (typeof v === 'number') return v;
+      if (typeof v === 'bigint') return Number(v);
+      break;
+    case 'BOOLEAN':
+      if (typeof v === 'boolean') return v;
+      break;
+    case 'VARCHAR':
+      if (typeof v === 'string') return v;
+      break;
+  }
+  throw new TypeError(`a ${typeof v} (${String(v).slice(0, 40)}) cannot be bound in a ${type} list`);
+}
+
+function bindAll(stmt: DuckDBPreparedStatement, params: readonly DuckParam[]): void {
   stmt.clearBindings();
   params.forEach((p, i) => {
     const n = i + 1;
     if (p === null) stmt.bindNull(n);
+    else if (typeof p === 'object') {
+      if (!listTypes) throw new Error('loadListTypes() must run before a list is bound');
+      const type = p.type;
+      stmt.bindList(n, p.list.map((v) => element(type, v)), listTypes[type]);
+    }
     else if (typeof p === 'string') stmt.bindVarchar(n, p);
     else if (typeof p === 'boolean') stmt.bindBoolean(n, p);
     else if (typeof p === 'bigint') {
@@ -42,22 +119,18 @@ function bindAll(stmt: DuckDBPreparedStatement, params: readonly Param[]): void 
 }
 
 /** The statements of one connection's transaction. DuckDB has no savepoints, so `savepoint` only runs `fn`. */
-export function duckTx(conn: DuckDBConnection): Tx {
-  return {
-    dialect: 'duckdb',
-    ph: (n) => `$${n}`,
-    run: async (sql, params) => {
-      const stmt = await prepared(conn, sql);
-      bindAll(stmt, params);
-      return (await stmt.run()).rowsChanged;
-    },
-    all: async (sql, params) => {
-      const stmt = await prepared(conn, sql);
-      bindAll(stmt, params);
-      return (await stmt.runAndReadAll()).getRowObjectsJS() as Array<Record<string, unknown>>;
-    },
-    savepoint: (fn) => fn(),
+export function duckTx(conn: DuckDBConnection): DuckTx {
+  const run = async (sql: string, params: readonly DuckParam[]) => {
+    const stmt = await prepared(conn, sql);
+    bindAll(stmt, params);
+    return (await stmt.run()).rowsChanged;
   };
+  const all = async (sql: string, params: readonly DuckParam[]) => {
+    const stmt = await prepared(conn, sql);
+    bindAll(stmt, params);
+    return (await stmt.runAndReadAll()).getRowObjectsJS() as Array<Record<string, unknown>>;
+  };
+  return { dialect: 'duckdb', ph: (n) => `$${n}`, run, all, runWith: run, allWith: all, savepoint: (fn) => fn() };
 }
 
 /** Drops the statements prepared on a connection that is about to close. */
@@ -69,7 +142,7 @@ export function forgetStatements(conn: DuckDBConnection): void {
 }
 
 /** Runs `fn` in BEGIN … COMMIT on `conn`; any failure rolls the whole transaction back (no partial batch). */
-export async function duckTransaction<T>(conn: DuckDBConnection, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function duckTransaction<T>(conn: DuckDBConnection, fn: (tx: DuckTx) => Promise<T>): Promise<T> {
   await conn.run('BEGIN TRANSACTION');
   try {
     const out = await fn(duckTx(conn));

@@ -85,7 +85,7 @@ export interface EvolveInput {
   changedAt: string;
   /**
    * Throw SchemaChangesRefused instead of changing anything when the rows need a new table or column: a caller
-   * writing many responses at once (load-group-postgres.ts) then writes them one by one, so each change is
+   * writing many responses at once (load-group.ts) then writes them one by one, so each change is
    * recorded under the load that brought it.
    */
   refuseChanges?: boolean;
