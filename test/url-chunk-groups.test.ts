@@ -1,15 +1,19 @@
-// The URL-list activity loads its responses into SQLite in groups (one transaction, a savepoint per response;
-// SCRAPE_ETL_URL_LOAD_GROUP): fewer transactions, every response still atomic, and a load that fails keeps the
-// responses committed before it done.
+// The URL-list activity loads its responses in groups (SCRAPE_ETL_URL_LOAD_GROUP): into SQLite one transaction with
+// a savepoint per response, into Postgres and DuckDB about one statement per table for the group: fewer
+// transactions and round trips, every response still atomic, and a load that fails keeps the responses committed
+// before it done.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createActivities, createActivityDeps } from '../activities/index.js';
+import { withTransaction } from '../db/sql.js';
 import type { UrlChunkHeartbeat, UrlChunkOutput } from '../activities/types.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { marketplaceSpec, productUrl } from './support/pipeline-specs.js';
+import { testPostgresUrl } from './support/postgres.js';
 
 const TOKEN = 'url-chunk-groups-token';
 let sim: RunningSimulator;
@@ -110,4 +114,70 @@ describe('URL chunk loads in groups', () => {
     expect(res.products).toBe(done.length);
   });
 
+  /** One chunk into `db` (Postgres or DuckDB) with the given group size: the activity's outcome and the tables. */
+  async function chunkInto(db: string, urls: string[], group: string, prepare: string[] = []) {
+    const deps = createActivityDeps({ env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_LOAD_GROUP: group } });
+    const dest = await deps.destination(db);
+    for (const statement of prepare) await withTransaction(dest, (tx) => tx.run(statement, []));
+    const env = new MockActivityEnvironment({ attempt: 1 });
+    let lastBeat: UrlChunkHeartbeat | undefined;
+    env.on('heartbeat', (d: unknown) => (lastBeat = d as UrlChunkHeartbeat));
+    const { loadUrlChunk } = createActivities(deps);
+    const spec = { ...marketplaceSpec('groups', db, urls), concurrency: 4 };
+    try {
+      const out = await env.run(loadUrlChunk, { workflowId: 'groups--r1', spec, offset: 0, urls }).then(
+        (o) => ({ ok: true as const, o: o as UrlChunkOutput }),
+        (err: unknown) => ({ ok: false as const, err }),
+      );
+      const tables = await withTransaction(dest, async (tx) => ({
+        raw: (await tx.all(`select request_key from raw_responses order by request_key`, [])).map((r) => String(r['request_key'])),
+        products: (await tx.all(`select item_id, title, row_hash from marketplace_products order by item_id`, [])).map((r) => [String(r['item_id']), r['title'], r['row_hash']]),
+        models: Number((await tx.all(`select count(*) as n from marketplace_product_models`, []))[0]?.['n']),
+        history: Number((await tx.all(`select count(*) as n from marketplace_price_history`, []))[0]?.['n']),
+      }));
+      return { out, lastBeat, ...tables };
+    } finally {
+      await deps.close();
+    }
+  }
+
+  describe.each([
+    ['Postgres', async () => testPostgresUrl()],
+    ['DuckDB', async () => `duckdb:${path.join(dir, `db-${crypto.randomBytes(4).toString('hex')}.duckdb`)}`],
+  ])('into %s', (_name, url) => {
+    it('a chunk loaded in groups gives the same tables and counts as one transaction per URL', async () => {
+      const grouped = await chunkInto(await url(), urls, '25');
+      const single = await chunkInto(await url(), urls, '1');
+      expect(grouped.out.ok && grouped.out.o.succeeded).toBe(10);
+      expect(single.out.ok && single.out.o.succeeded).toBe(10);
+      expect(grouped.out.ok && single.out.ok && grouped.out.o.rows).toEqual(single.out.ok && single.out.o.rows);
+      expect(grouped.raw).toEqual([...urls].sort());
+      expect(grouped.products).toHaveLength(10);
+      expect({ products: grouped.products, models: grouped.models, history: grouped.history }).toEqual({
+        products: single.products,
+        models: single.models,
+        history: single.history,
+      });
+    });
+
+  });
+
+  it('into Postgres, a response whose load fails fails the activity; the ones committed before it stay done, nothing of it lands', async () => {
+    const bad = 7_700_006;
+    const db = await testPostgresUrl();
+    // The tables exist only after a first load: one other URL, then the trigger, then the chunk. The refused product
+    // fails the group, and again alone after the fallback to one response at a time, which names it.
+    await chunkInto(db, [productUrl(7_699_999)], '1');
+    const refuse = [
+      `create function refuse() returns trigger language plpgsql as $$ begin if new.item_id = ${bad} then raise exception 'refused by test'; end if; return new; end $$`,
+      `create trigger refuse before insert on marketplace_products for each row execute function refuse()`,
+    ];
+    const res = await chunkInto(db, urls, '25', refuse);
+    expect(res.out.ok).toBe(false);
+    expect(String((res.out as { err: unknown }).err)).toMatch(/refused by test|Activity failed|ApplicationFailure/);
+    const done = (res.lastBeat?.done ?? []).map((i) => urls[i]!);
+    expect(done).not.toContain(productUrl(bad));
+    expect(res.raw.filter((k) => k !== productUrl(7_699_999))).toEqual([...done].sort());
+    expect(res.products.filter(([id]) => id !== '7699999')).toHaveLength(done.length);
+  });
 });
