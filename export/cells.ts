@@ -32,19 +32,32 @@ export function cellFormatter(col: ColumnInfo, dialect: 'sqlite' | 'postgres', o
   return (value) => (value === null || value === undefined ? nullCell : inner(value));
 }
 
+/**
+ * Whether every number (integer or real, bigint or number) in this column is written as String(value), the same
+ * digits whichever of the two types the driver gave it. False where the column's kind gives numbers a meaning:
+ * booleans (0/1 as true/false) and epoch timestamps. Postgres values arrive as text, never as numbers.
+ * formats/csv.ts writes such cells without calling the formatter; this is the one place that decides.
+ */
+export function numbersAsIs(col: ColumnInfo, dialect: 'sqlite' | 'postgres'): boolean {
+  return dialect === 'sqlite' && sqliteNumberFormatter(col) === String;
+}
+
+/** How a SQLite column writes a number; String for "as it is" (a safe integer: the same text as a bigint or a number). */
+function sqliteNumberFormatter(col: ColumnInfo): (value: bigint | number) => string {
+  if (col.kind === 'boolean') return (value) => (value === 1n || value === 1 ? 'true' : value === 0n || value === 0 ? 'false' : String(value));
+  const epochScale = col.kind === 'timestamp_s' ? 1000 : col.kind === 'timestamp_ms' ? 1 : 0;
+  if (epochScale !== 0) return (value) => isoFromEpochMs(Number(value) * epochScale, col);
+  return String;
+}
+
 function sqliteFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown) => string {
   const text = opts.neutralizeFormulas && col.kind !== 'json' ? neutralizeFormula : (s: string) => s;
-  const epochScale = col.kind === 'timestamp_s' ? 1000 : col.kind === 'timestamp_ms' ? 1 : 0;
+  const number = sqliteNumberFormatter(col);
   return (value) => {
     switch (typeof value) {
       case 'bigint':
-        if (col.kind === 'boolean' && (value === 0n || value === 1n)) return value === 1n ? 'true' : 'false';
-        if (epochScale !== 0) return isoFromEpochMs(Number(value) * epochScale, col);
-        return value.toString();
       case 'number':
-        if (col.kind === 'boolean' && (value === 0 || value === 1)) return value === 1 ? 'true' : 'false';
-        if (epochScale !== 0) return isoFromEpochMs(value * epochScale, col);
-        return String(value);
+        return number(value);
       case 'string':
         return text(value);
       case 'boolean':

@@ -1,5 +1,5 @@
 // CSV export from real SQLite files: every file is parsed back by papaparse and compared with the rows written.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -140,6 +140,35 @@ describe('CSV export from SQLite', () => {
       expect(csv.rows[7]![2]).toBe('1e+300');
       expect(csv.rows[2499]![1]).toBe('2499');
     }
+  });
+
+  it('writes what each cell holds, not what its column declares: text, blobs and reals in integer, flag and timestamp columns', async () => {
+    // SQLite stores any value in any column. The CSV writer writes the numbers of plain number columns without the
+    // cell formatter: a cell that is not a number in such a column must still be neutralised and quoted, and a flag
+    // or timestamp column must still format its numbers.
+    db.sqlite.exec(`create table mixed (n integer, r real, flag BOOLEAN, at_ms integer, note text)`);
+    const insert = db.sqlite.prepare('insert into mixed values (?, ?, ?, ?, ?)');
+    insert.run('=1+2,"x"', '-x', 1, 0, 'plain');
+    insert.run(-1, 1.5, 0, 1700000000123, '');
+    insert.run(123456789012, 0.1 + 0.2, 2, '2025-01-01', null);
+    insert.run(Buffer.from([1, 255]), 'a\nb', 'yes', 2.5, '@x');
+    insert.run(7, -0.25, 1.0, -86400000, 'x;y');
+    const columnHints = { mixed: { at_ms: 'timestamp_ms' as const } };
+    const [f] = await exportTables(db, { tables: ['mixed'], outDir: join(dir, 'out'), columnHints });
+    expect(await readFile(f!.file, 'utf8')).toBe(
+      [
+        'n,r,flag,at_ms,note',
+        `"'=1+2,""x""",'-x,true,1970-01-01T00:00:00.000Z,plain`,
+        '-1,1.5,false,2023-11-14T22:13:20.123Z,""',
+        '123456789012,0.30000000000000004,2,2025-01-01,',
+        '\\x01ff,"a\nb",yes,1970-01-01T00:00:00.002Z,\'@x',
+        '7,-0.25,true,1969-12-31T00:00:00.000Z,x;y',
+        '',
+      ].join('\r\n'),
+    );
+    // The same cells with ';' between them: only the text cell holding ';' is quoted.
+    const [g] = await exportTables(db, { tables: ['mixed'], outDir: join(dir, 'semi'), columnHints, delimiter: ';', neutralizeFormulas: false });
+    expect((await readFile(g!.file, 'utf8')).split('\r\n')[5]).toBe('7;-0.25;true;1969-12-31T00:00:00.000Z;"x;y"');
   });
 
   it('rejects bad requests with errors that say what to fix', async () => {

@@ -12,7 +12,7 @@
 // batch, spent 0.3 s more CPU per export (~30%).
 import { open, type FileHandle } from 'node:fs/promises';
 import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
-import { cellFormatter } from '../cells.js';
+import { cellFormatter, numbersAsIs } from '../cells.js';
 import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
@@ -134,9 +134,10 @@ async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[],
   // The cell formatters are chosen once per column (cells.ts), not per cell.
   const formatters = columns.map((c) => cellFormatter(c, dialect, settings));
   const width = formatters.length;
-  // Columns whose integers (bigint) and reals cells.ts writes as String(value), plain: most cells of a long table,
-  // written here without the two formatter calls (bench/csv-export.ts, marketplace_model_stocks: CPU -5%).
-  const numberAsIs = columns.map((c) => dialect === 'sqlite' && numbersArePlain && c.kind !== 'boolean' && c.kind !== 'timestamp_s' && c.kind !== 'timestamp_ms');
+  // Columns whose numbers (integers and reals) cells.ts writes as String(value), plain: most cells of a long table,
+  // written here without the two formatter calls (bench/csv-export.ts, marketplace_model_stocks: CPU -5%). Which
+  // columns those are is cells.ts's decision; whether the text needs no quoting is this file's (the delimiter).
+  const numberAsIs = columns.map((c) => numbersArePlain && numbersAsIs(c, dialect));
   yield (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
 
   for await (const batch of batches) {
