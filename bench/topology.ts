@@ -10,7 +10,8 @@
 // Every process shares this machine's cores, so the totals flatten once the cores are busy; the CPU per URL of
 // each part is the figure that carries over to a cluster (docs/production.md).
 //   npm run build && npx tsx bench/topology.ts   (BENCH_TOPO_WORKERS=1,2,3 BENCH_TOPO_RUNS=12 BENCH_TOPO_URLS=60
-//                                                 BENCH_TOPO_LATENCY_MS=0: the simulator's delay per answer)
+//                                                 BENCH_TOPO_LATENCY_MS=0: the simulator's delay per answer;
+//                                                 SCRAPE_ETL_* settings are passed on to the workers)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,7 +85,9 @@ async function main(): Promise<void> {
   try {
     for (const n of WORKERS) {
       const taskQueue = `bench-topo-${n}-${Date.now()}`;
-      const env = { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_PG_POOL_SIZE: '10' };
+      // The bench's own SCRAPE_ETL_* settings reach the workers (e.g. SCRAPE_ETL_URL_LOAD_GROUP=1 for a transaction per URL).
+      const tuning = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('SCRAPE_ETL_') && e[1] !== undefined));
+      const env = { SCRAPE_ETL_PG_POOL_SIZE: '10', ...tuning, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN };
       const workers: WorkerProcess[] = await Promise.all(Array.from({ length: n }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env })));
       try {
         const specs = Array.from({ length: RUNS }, (_, r) => {
