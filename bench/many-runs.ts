@@ -180,7 +180,9 @@ async function batch(
 ): Promise<BatchResult> {
   const dbFile = path.join(dir, `many-${round}.sqlite`);
   const taskQueue = `bench-many-${crypto.randomBytes(4).toString('hex')}`;
-  const env: Record<string, string> = { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, ...workerEnv };
+  // The bench's own SCRAPE_ETL_* settings reach the workers too (a config's own settings win).
+  const tuning = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('SCRAPE_ETL_') && e[1] !== undefined));
+  const env: Record<string, string> = { ...tuning, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, ...workerEnv };
   if (CPU_PROF) Object.assign(env, { NODE_OPTIONS: `--import=${path.join(root, 'bench', '_cpu-profile.mjs')}`, BENCH_CPU_PROF_DIR: CPU_PROF });
   const workers: WorkerProcess[] = [];
   try {
