@@ -64,6 +64,24 @@ export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number>
 }
 
 /**
+ * The raw_responses rows of several responses, as inserting them one by one in order would write them: ids taken in
+ * order from those `allotted`, and a body stored already (`found`: its first id by digest) or earlier in the list
+ * kept once, the later rows referring to it.
+ */
+function rawRowsInOrder(list: readonly RawResponse[], shas: readonly string[], found: ReadonlyArray<Record<string, unknown>>, allotted: ReadonlyArray<Record<string, unknown>>) {
+  const stored = new Map<string, number>();
+  for (const f of found) stored.set(String(f['body_sha256']), Number(f['id']));
+  const ids = allotted.map((a) => Number(a['id'])).sort((a, b) => a - b);
+  const rows = list.map((r, i) => {
+    const sha = shas[i]!;
+    const bodyRef = stored.get(sha) ?? null;
+    if (bodyRef === null) stored.set(sha, ids[i]!);
+    return [ids[i]!, ...rawValues(r, sha, bodyRef)];
+  });
+  return { ids, rows };
+}
+
+/**
  * Postgres: lands several responses in three statements, whatever their number, with the same rows as
  * insertRawResponse called for each in order: ids allotted in order from the table's sequence, and a body equal to
  * an earlier one (stored before, or earlier in the list) kept once. Resolves to the ids (load ids) in list order
@@ -72,20 +90,12 @@ export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number>
  */
 export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
   const shas = list.map((r) => sha256Of(r.body));
-  const stored = new Map<string, number>();
   const found = await tx.all(
     `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 = ANY(${tx.ph(1)}::text[]) AND body_ref IS NULL GROUP BY body_sha256`,
     [`{${[...new Set(shas)].join(',')}}`],
   );
-  for (const f of found) stored.set(String(f['body_sha256']), Number(f['id']));
   const allotted = await tx.all(`SELECT nextval(pg_get_serial_sequence('raw_responses', 'id')) AS id FROM generate_series(1, ${tx.ph(1)}::int)`, [list.length]);
-  const ids = allotted.map((a) => Number(a['id'])).sort((a, b) => a - b);
-  const rows = list.map((r, i) => {
-    const sha = shas[i]!;
-    const bodyRef = stored.get(sha) ?? null;
-    if (bodyRef === null) stored.set(sha, ids[i]!);
-    return [ids[i]!, ...rawValues(r, sha, bodyRef)];
-  });
+  const { ids, rows } = rawRowsInOrder(list, shas, found, allotted);
   // Multi-row VALUES rather than arrays: a body inside an array literal would have every quote escaped and
   // unescaped again (a JSON body is full of them), which made this insert cost as much as all the tables' upserts.
   const columns = ['id', ...RAW_COLUMNS];
@@ -102,20 +112,12 @@ export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawRespo
  */
 export async function insertRawResponsesDuckdb(tx: DuckTx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
   const shas = list.map((r) => sha256Of(r.body));
-  const stored = new Map<string, number>();
   const found = await tx.allWith(
     `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 IN (SELECT unnest(${tx.ph(1)}::VARCHAR[])) AND body_ref IS NULL GROUP BY body_sha256`,
     [{ list: [...new Set(shas)], type: 'VARCHAR' }],
   );
-  for (const f of found) stored.set(String(f['body_sha256']), Number(f['id']));
   const allotted = await tx.all(`SELECT nextval('${sequenceName('raw_responses')}') AS id FROM range(${tx.ph(1)})`, [list.length]);
-  const ids = allotted.map((a) => Number(a['id'])).sort((a, b) => a - b);
-  const rows = list.map((r, i) => {
-    const sha = shas[i]!;
-    const bodyRef = stored.get(sha) ?? null;
-    if (bodyRef === null) stored.set(sha, ids[i]!);
-    return [ids[i]!, ...rawValues(r, sha, bodyRef)];
-  });
+  const { ids, rows } = rawRowsInOrder(list, shas, found, allotted);
   const columns = ['id', ...RAW_COLUMNS];
   const landed = await tx.runWith(
     `INSERT INTO raw_responses (${columns.join(', ')}) SELECT ${columns.map((c, i) => duckUnnest(tx, i + 1, pgColumnType('raw_responses', c)!)).join(', ')}`,
