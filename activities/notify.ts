@@ -10,7 +10,6 @@
 // dedupe on it. Where the destination database cannot be used (the run failed because of it), the deliveries
 // are not recorded and the guarantee is at-least-once with that key. Nothing here can be exactly-once against
 // a receiver that ignores the key: that needs the receiver's cooperation.
-import crypto from 'node:crypto';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
 import { getPipelineRun } from '../db/pipeline-runs.js';
@@ -22,10 +21,11 @@ import type { ActivityDeps } from './deps.js';
 import { expandWebhookUrl } from './notify-config.js';
 import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
 import type { NotifyRunInput, NotifyRunOutput } from './types.js';
+import { hexDigest } from '../db/hash.js';
 
 /** Identifies a webhook without its URL's value: a hash of its template and format. */
 export function webhookTarget(w: NotifyWebhookSpec, origin: 'pipeline' | 'worker'): string {
-  return crypto.createHash('sha256').update(`${origin}\n${w.format}\n${w.url}`).digest('hex').slice(0, 16);
+  return hexDigest('sha256', `${origin}\n${w.format}\n${w.url}`).slice(0, 16);
 }
 
 export function idempotencyKey(workflowId: string, runId: string, event: NotifyEventName): string {

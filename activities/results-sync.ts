@@ -3,12 +3,12 @@
 // New results arriving meanwhile push older ones onto later pages, so resuming by page number can re-read a
 // result (an idempotent upsert) but never skips one.
 import { contentTargetOf } from '../kinds/content.js';
-import crypto from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { loadBatch } from '../db/load.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, kindRunningIn } from './failures.js';
 import type { ResultsPagesHeartbeat, ResultsPagesInput, ResultsPagesOutput } from './types.js';
+import { hexDigest } from '../db/hash.js';
 
 /** Identical pages in a row (each the same ids as the one before, adding nothing) before the sync gives up. */
 export const MAX_REPEATED_PAGES = 3;
@@ -48,7 +48,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
       // the same ids again and again: three repeats in a row end the sync instead of paging forever. Pages that add
       // nothing are not landed, so neither case grows raw_responses.
       const pageLowest = items.reduce<bigint | null>((m, r) => (m === null || BigInt(r.id) < m ? BigInt(r.id) : m), null);
-      const pageKey = crypto.createHash('sha1').update(items.map((r) => r.id.toString()).join(',')).digest('hex');
+      const pageKey = hexDigest('sha1', items.map((r) => r.id.toString()).join(','));
       if (lowestId !== null && pageLowest !== null && pageLowest >= BigInt(lowestId)) {
         stalledPages = pageKey === lastPageKey ? stalledPages + 1 : 0;
         lastPageKey = pageKey;

@@ -4,13 +4,13 @@
  * (`<name>--scheduled-2025-01-01T06:00:00Z`), so every scheduled run has its own id and the run key the workflow
  * sees in its own id is derived from the schedule's time, with no search attributes involved.
  */
-import { createHash } from 'node:crypto';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { Client, ScheduleDescription, ScheduleOptions, ScheduleOverlapPolicy, ScheduleUpdateOptions } from '@temporalio/client';
 import type { OverlapPolicy, PipelineSpec } from '../pipelines/spec.js';
 import { PIPELINE_WORKFLOW_TYPE, scheduledWorkflowIdPrefix } from '../temporal/contract.js';
 import { pipelineScheduleAction } from '../temporal/start.js';
 import { pipelineMemo } from '../temporal/visibility.js';
+import { hexDigest } from '../db/hash.js';
 
 export { scheduledWorkflowIdPrefix };
 const HASH_MEMO_KEY = 'scrape_etl_config_hash';
@@ -34,7 +34,7 @@ function desiredConfig(spec: PipelineSpec & { schedule: NonNullable<PipelineSpec
 }
 
 function configHash(config: unknown): string {
-  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
+  return hexDigest('sha256', JSON.stringify(config)).slice(0, 16);
 }
 
 async function scheduleOptions(client: Client, spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string, file: string) {

@@ -1,4 +1,5 @@
-// Hex digests of strings (UTF-8). Node's one-shot crypto.hash (20.12+) skips the Hash object that
+// Hex digests of strings (UTF-8), for every hash of text the project takes (row hashes, body digests, ids and
+// keys derived from text). Node's one-shot crypto.hash (20.12+) skips the Hash object that
 // createHash(...).update(...).digest() allocates, a few microseconds a call: loads hash every row they write.
 // The same bytes hashed, so the same digests as before.
 import crypto from 'node:crypto';

@@ -1,7 +1,7 @@
 // A thin dialect-neutral layer over better-sqlite3 and node-postgres for the loader: parameter binding, a
 // statement cache, and transactions. Drizzle's query builder is not used on this path because bulk upserts
 // need multi-row VALUES with a fixed shape per chunk and statements prepared once per shape.
-import crypto from 'node:crypto';
+import { hexDigest } from './hash.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import type { Database, Dialect } from './connect.js';
@@ -82,7 +82,7 @@ function pgParams(params: readonly Param[]): Array<string | number | boolean | n
 
 function pgTx(client: pg.PoolClient): Tx {
   // Named statements are parsed and planned once per connection; names derive from the SQL text.
-  const named = (sql: string) => `se_${crypto.createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+  const named = (sql: string) => `se_${hexDigest('sha1', sql).slice(0, 20)}`;
   // Statements are queued here, one sent when the one before it has answered, so a caller may send several without
   // awaiting each (the group writer builds the next statement while the server runs the last) without calling
   // client.query on a busy client, which node-postgres deprecates.

@@ -1,7 +1,7 @@
 // URL lists stored by reference (see the url_lists table): written once by whoever starts a run, read by the
 // activities a slice at a time. A list is identified by the SHA-256 of its JSON text, so storing it again (a
 // second run of the same pipeline file, a schedule re-applied) writes nothing new.
-import crypto from 'node:crypto';
+import { hexDigest } from './hash.js';
 import type { Database } from './connect.js';
 import { withTransaction } from './sql.js';
 
@@ -14,7 +14,7 @@ export interface StoredUrlList {
 }
 
 export function urlListId(urls: readonly string[]): string {
-  return crypto.createHash('sha256').update(JSON.stringify(urls)).digest('hex');
+  return hexDigest('sha256', JSON.stringify(urls));
 }
 
 export async function storeUrlList(db: Database, urls: readonly string[]): Promise<StoredUrlList> {

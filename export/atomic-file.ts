@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { isProcessAlive } from '../lib/process-alive.js';
 
 // .<final name>~<host>~<pid>~<random>.partial — host and pid let a later export tell an abandoned file from one
 // that another live export is still writing.
@@ -45,16 +46,6 @@ export async function writeAtomically<T>(finalPath: string, write: (tempPath: st
   }
 }
 
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: the process exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes `.partial` files left in `dir` by exports on this host that died mid-write (killed, crashed, power
  * loss). Files of live processes and of other hosts sharing the directory are left alone. Returns what it removed.
@@ -66,7 +57,7 @@ export async function removeAbandonedPartials(dir: string): Promise<string[]> {
     const m = PARTIAL.exec(name);
     if (!m || m[2] !== host) continue;
     const pid = Number(m[3]);
-    if (pid === process.pid || processIsAlive(pid)) continue;
+    if (pid === process.pid || isProcessAlive(pid)) continue;
     await rm(join(dir, name), { force: true });
     removed.push(name);
   }

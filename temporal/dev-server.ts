@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describeSource, locateTemporalCli } from './cli-binary.js';
+import { isProcessAlive } from '../lib/process-alive.js';
 
 export interface DevServerState {
   pid: number | null;
@@ -70,14 +71,8 @@ function writeState(dataDir: string, state: DevServerState): void {
   fs.renameSync(tmp, stateFile);
 }
 
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+// Part of this module's API (the commands and tests that read the server's state use it from here).
+export { isProcessAlive };
 
 export function canConnect(port: number, host = '127.0.0.1', timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {

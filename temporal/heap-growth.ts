@@ -30,8 +30,8 @@ let applied: number | undefined;
  * must not flip it back and forth.
  */
 export function limitHeapGrowth(env: NodeJS.ProcessEnv = process.env): void {
-  const percent = heapGrowthPercent(env);
   if (applied !== undefined) return;
+  const percent = heapGrowthPercent(env);
   applied = percent;
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isProcessAlive } from '../../lib/process-alive.js';
 
 export interface LockOwner {
   pid: number;
@@ -47,17 +48,8 @@ function readOwner(lockPath: string): LockOwner | undefined {
   return undefined;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function isStale(o: LockOwner): boolean {
-  if (o.host === os.hostname()) return o.pid !== process.pid && !alive(o.pid);
+  if (o.host === os.hostname()) return o.pid !== process.pid && !isProcessAlive(o.pid);
   return Date.now() - Date.parse(o.since) > STALE_FOREIGN_MS;
 }
 

@@ -1,7 +1,7 @@
 // Naming rules of the inferred tables (db/README.md, "Inferred tables"): how a pipeline name becomes a table name
 // and a JSON key becomes a column name. They are part of the product's contract with analysts: a rule changed
 // here renames columns, so they change only with a rebuild in mind.
-import crypto from 'node:crypto';
+import { hexDigest } from '../hash.js';
 
 /** Postgres truncates identifiers to 63 bytes; longer names are shortened with a hash so they stay distinct. */
 export const MAX_IDENTIFIER_BYTES = 63;
@@ -42,7 +42,7 @@ function normalizeUncached(key: string): string {
 /** A name within the identifier limit: long names keep a readable head and end with 8 hex digits of their hash. */
 export function fitIdentifier(name: string): string {
   if (Buffer.byteLength(name, 'utf8') <= MAX_IDENTIFIER_BYTES) return name;
-  const hash = crypto.createHash('sha1').update(name).digest('hex').slice(0, 8);
+  const hash = hexDigest('sha1', name).slice(0, 8);
   return `${name.slice(0, MAX_IDENTIFIER_BYTES - 9)}_${hash}`;
 }
 

@@ -8,7 +8,7 @@
 // column list); it reads the registry again and adds what is still missing, once. A load that finds a change it
 // did not lock for (another load added a column in between) restarts its transaction as a serialization failure
 // instead of waiting while holding locks: no lock upgrade, no deadlock between two evolving loads.
-import crypto from 'node:crypto';
+import { hexDigest } from '../hash.js';
 import type { Database } from '../connect.js';
 import { lockAdvisory, quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
 import { SchemaContractError } from './errors.js';
@@ -185,7 +185,7 @@ function contractMessage(input: EvolveInput, c: SchemaChange): string {
 }
 
 function lockKey(table: string): bigint {
-  const digest = crypto.createHash('sha1').update(`schema\u0002${table}`).digest('hex');
+  const digest = hexDigest('sha1', `schema\u0002${table}`);
   return BigInt.asIntN(64, BigInt(`0x${digest.slice(0, 16)}`));
 }
 

@@ -3,7 +3,7 @@
 // array becomes a child table `<table>__<path>` whose rows carry their parent's key and their list index (arrays
 // of scalars give one `value` column). Which column and SQL type each value finally lands in is decided by the
 // loader against the table's registry (db/evolve/), so a type change never fails here.
-import crypto from 'node:crypto';
+import { hexDigest } from '../hash.js';
 import { parseJson, stringifyJson } from '../../client/json.js';
 import type { ResultRecord } from '../../client/schemas.js';
 import { MergeKeyError } from '../evolve/errors.js';
@@ -156,7 +156,7 @@ export function flattenContentRows(records: readonly ResultRecord[], opts: Conte
       scrapingRunId: r.scraping_run_id ?? null,
       scrapedUrl,
       resultCreatedAt: typeof r.created_at === 'string' ? r.created_at : null,
-      rowHash: crypto.createHash('sha1').update(stringifyJson([content, scrapedUrl])).digest('hex'),
+      rowHash: hexDigest('sha1', stringifyJson([content, scrapedUrl])),
       children: [],
     };
     // Content that is not an object (plain text, a bare list) is one field named `value`, as in dlt.

@@ -1,6 +1,6 @@
 // Job-board response -> job_records. The record shape follows the request's schema: the six spec properties
 // get typed columns; anything else the schema asked for becomes an inferred column of job_records (db/evolve/).
-import crypto from 'node:crypto';
+import { hexDigest } from '../hash.js';
 import { stringifyJson } from '../../client/json.js';
 import type { JobBoardResponse, JobRecord } from '../../client/schemas.js';
 import { TABLE_META } from '../tables.js';
@@ -24,7 +24,7 @@ function canonical(value: unknown): unknown {
 export function jobKey(record: JobRecord): string {
   const url = typeof record.job_url === 'string' ? record.job_url.trim() : '';
   if (url !== '') return url;
-  return `sha256:${crypto.createHash('sha256').update(stringifyJson(canonical(record))).digest('hex')}`;
+  return `sha256:${hexDigest('sha256', stringifyJson(canonical(record)))}`;
 }
 
 const JOB_COLUMNS = new Set(TABLE_META.job_records.columns);
