@@ -46,7 +46,9 @@ export function urlListActivities(deps: ActivityDeps) {
     const transient: Array<{ index: number; url: string; error: string }> = [];
     const limit = pLimit(Math.max(1, spec.concurrency));
     const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
-    const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
+    // Not Postgres: two workers' groups deadlocked there (pg_stat_database counted 2 deadlocks in one CI run of
+    // temporal-postgres-concurrency.test.ts; retried, so the data stayed exact), and many writers need no grouping.
+    const loads = new ChunkWriter(db, db.dialect === 'postgres' ? 1 : (deps.tuning.urlLoadGroup ?? 1));
 
     // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
     await Promise.all(
@@ -98,9 +100,9 @@ export function urlListActivities(deps: ActivityDeps) {
  * from setImmediate, after them. SQLite has one writer per file, and two worker processes taking its
  * lock once per URL spent their time handing it over (a connection waiting for the lock sleeps in SQLite's busy
  * handler, with its whole event loop); waiting for a full group instead would leave up to `max` paid-for responses
- * unlanded for as long as the slowest fetch, all fetched again if the worker died then. Postgres and DuckDB write
- * such a group with about one statement per table (db/load-group.ts) instead of ~25 statements per response, the
- * round trips that dominated their loads. max = 1 loads each response in a transaction of its own.
+ * unlanded for as long as the slowest fetch, all fetched again if the worker died then. DuckDB (one process per
+ * file) writes such a group with about one statement per table (db/load-group.ts) instead of ~25 statements per
+ * response. Postgres (row locks, many writers) and max = 1 load each response in a transaction of its own.
  */
 class ChunkWriter {
   private waiting: Array<{ load: LoadBatchOptions; resolve: (r: LoadBatchResult) => void; reject: (err: unknown) => void }> = [];
