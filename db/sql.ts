@@ -120,7 +120,7 @@ export function isRetryableTxError(err: unknown): boolean {
  * SQLITE_BUSY. Each try runs with busy_timeout 0; between tries the event loop runs for a few milliseconds. Gives
  * up with SQLITE_BUSY after the connection's busy_timeout, as the blocking wait did.
  */
-async function beginImmediate(sqlite: BetterSqlite3.Database): Promise<void> {
+export async function beginImmediate(sqlite: BetterSqlite3.Database): Promise<void> {
   const timeoutMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
   const deadline = Date.now() + timeoutMs;
   for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 4)) {

@@ -12,6 +12,7 @@ import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
 import { rowBatches, type RawRow, type TableQuery } from './rows.js';
+import { csvThreadsFor, exportThreads, writeCsvInThreads } from './csv-parallel.js';
 import { projectSqliteHints } from './schema-hints.js';
 import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
 
@@ -67,6 +68,11 @@ export interface ExportOptions {
    * watermark this run already moved with this same file is not exported again: see exportOne.
    */
   runId?: string;
+  /**
+   * CSV from a SQLite file: threads that read and encode a large table's rows side by side (csv-parallel.ts).
+   * Default exportThreads(): SCRAPE_ETL_EXPORT_THREADS, or the machine's cores up to 4; 1 uses none.
+   */
+  threads?: number;
 }
 
 export interface ExportedFile {
@@ -74,6 +80,8 @@ export interface ExportedFile {
   /** Absolute path of the written file. */
   file: string;
   rows: number;
+  /** Threads that read and encoded the rows, when more than the calling thread did (csv-parallel.ts). */
+  threads?: number;
 }
 
 /** What an export did: the files it wrote, and the tables an incremental export found nothing new in. */
@@ -122,6 +130,7 @@ function settingsOf(o: ExportOptions): Settings {
   if (s.delimiter === '' || /["\r\n]/.test(s.delimiter)) {
     throw new Error(`export: delimiter ${JSON.stringify(s.delimiter)} cannot be used; it must be non-empty and contain no quote or line break`);
   }
+  if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) throw new Error(`export: threads ${String(o.threads)} is not a positive integer`);
   if (s.lineEnding !== 'crlf' && s.lineEnding !== 'lf') throw new Error(`export: line ending "${String(s.lineEnding)}" is not 'crlf' or 'lf'`);
   if (o.pipeline !== undefined && (o.pipeline === '' || o.pipeline === ALL_PIPELINES)) {
     throw new Error(`export: pipeline name ${JSON.stringify(o.pipeline)} is not a pipeline name`);
@@ -262,11 +271,25 @@ async function exportOne(
   if (incremental && !settings.writeEmpty && !(await hasRows(db, `select 1 as x from ${quoteIdent(table)}${filter} limit 1`, params))) return null;
   const query: TableQuery = { table, columns: selected.map((c) => selectExpression(table, c)), where, params };
   const stats: { rows: number; maxLoadId: bigint | null } = { rows: 0, maxLoadId: null };
+  let threadsUsed = 0;
 
+  const threads = settings.format === 'csv' ? csvThreadsFor(db, query, selected.length, options.threads ?? exportThreads()) : 0;
   await writeAtomically(finalPath, async (tempPath) => {
     const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;
+    const signal = options.signal ? { signal: options.signal } : {};
+    if (threads > 0) {
+      const onChunk = (rows: number, maxLoadId: bigint | null) => {
+        stats.rows += rows;
+        if (maxLoadId !== null && (stats.maxLoadId === null || maxLoadId > stats.maxLoadId)) stats.maxLoadId = maxLoadId;
+        progress?.();
+      };
+      if (await writeCsvInThreads({ path: tempPath, db, query, columns, settings, threads, batchRows: batchRows(selected.length), loadIdIndex, onChunk, ...signal })) {
+        threadsUsed = threads;
+        return;
+      }
+    }
     const batches = tracked(rowBatches(db, query, params, batchRows(selected.length)), loadIdIndex, stats, progress);
-    await writer.write({ path: tempPath, table, columns, dialect: valueDialect(db), batches, settings, ...(options.signal ? { signal: options.signal } : {}) });
+    await writer.write({ path: tempPath, table, columns, dialect: valueDialect(db), batches, settings, ...signal });
   });
 
   // Only now that the file is durable under its final name: a crash before this line repeats these rows in the
@@ -274,7 +297,7 @@ async function exportOne(
   if (incremental && stats.maxLoadId !== null) {
     await advanceWatermark(db, watermarkKey, table, stats.maxLoadId, options.runId === undefined ? undefined : { run: options.runId, file: finalPath, rows: stats.rows });
   }
-  return { table, file: finalPath, rows: stats.rows };
+  return { table, file: finalPath, rows: stats.rows, ...(threadsUsed > 0 ? { threads: threadsUsed } : {}) };
 }
 
 async function hasRows(db: ExportDatabase, sql: string, params: unknown[]): Promise<boolean> {

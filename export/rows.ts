@@ -5,6 +5,7 @@ import QueryStream from 'pg-query-stream';
 import type { ExportDatabase } from './database.js';
 import { poolOf, quoteIdent, sqliteOf } from './database.js';
 import { duckBatches } from './duckdb.js';
+import { sqliteRowidPages } from './sqlite-pages.js';
 
 export type RawRow = unknown[];
 
@@ -71,7 +72,7 @@ async function* sqliteBatches(db: ExportDatabase, sql: string, params: unknown[]
 }
 
 /**
- * A table read page by page: `... and rowid > ? order by rowid limit <batchSize>`, each page one `all()` call.
+ * A table read page by page (sqliteRowidPages): `... and rowid > ? order by rowid limit <batchSize>`, each page one `all()` call.
  * Stepping a statement through better-sqlite3's iterator costs a call from JavaScript into the addon and an
  * iterator result per row; a page costs one call per batch. The pages are read in one read transaction on the
  * export's own connection, so they see the single snapshot that one statement would. Rows come in rowid order, the
@@ -85,21 +86,9 @@ async function* sqliteTableBatches(db: ExportDatabase, q: TableQuery, batchSize:
   }
   const { reader, own } = readerOf(db);
   try {
-    // The rowid is read last, after every column (and the extra load_id of incremental exports), and dropped.
-    const sql = `select ${[...q.columns, 'rowid'].join(', ')} from ${quoteIdent(q.table)} where ${[...q.where, 'rowid > ?'].join(' and ')} order by rowid limit ${batchSize}`;
-    const page = reader.prepare(sql).raw(true).safeIntegers(true);
-    const rowidAt = q.columns.length;
     reader.exec('BEGIN');
     try {
-      let after = -(2n ** 63n);
-      for (;;) {
-        const rows = page.all(...q.params, after) as RawRow[];
-        if (rows.length === 0) break;
-        after = rows[rows.length - 1]![rowidAt] as bigint;
-        for (let i = 0; i < rows.length; i++) rows[i]!.pop();
-        yield rows;
-        if (rows.length < batchSize) break;
-      }
+      yield* sqliteRowidPages(reader, q, batchSize, null, null);
     } finally {
       if (reader.inTransaction) reader.exec('COMMIT');
     }
@@ -108,7 +97,7 @@ async function* sqliteTableBatches(db: ExportDatabase, q: TableQuery, batchSize:
   }
 }
 
-function hasRowids(db: BetterSqlite3.Database, table: string): boolean {
+export function hasRowids(db: BetterSqlite3.Database, table: string): boolean {
   const info = db.prepare('select type, wr from pragma_table_list where name = ?').get(table) as { type: string; wr: number } | undefined;
   return info !== undefined && info.type === 'table' && info.wr === 0;
 }

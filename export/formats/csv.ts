@@ -64,6 +64,17 @@ export class DoubleBufferedFile {
     if (this.used >= FLUSH_BYTES) await this.flush();
   }
 
+  /** Bytes already encoded (by an export thread, see export/csv-parallel.ts), copied in like text. */
+  async appendBytes(bytes: Uint8Array): Promise<void> {
+    if (this.used + bytes.length > this.buffers[this.current]!.length) {
+      if (this.used > 0) await this.flush();
+      if (bytes.length > this.buffers[this.current]!.length) this.buffers[this.current] = Buffer.allocUnsafe(bytes.length);
+    }
+    this.buffers[this.current]!.set(bytes, this.used);
+    this.used += bytes.length;
+    if (this.used >= FLUSH_BYTES) await this.flush();
+  }
+
   async settled(): Promise<void> {
     await Promise.allSettled(this.pending);
   }
@@ -122,7 +133,19 @@ export function quotingTest(delimiter: string): (text: string) => boolean {
 // a number or bigint (SQLite) never needs quoting, so it skips the test.
 const FORMATTED_NUMBER_CHARS = /[0-9A-Za-z.:+\-]/;
 
-async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: FormatSettings): AsyncGenerator<string> {
+/**
+ * The CSV text of a table's header and of its batches of rows, for these columns and settings: the per-column
+ * choices are made once here, and `rows` is called once per batch (in this thread, or in an export thread of
+ * export/csv-parallel.ts; both write the same bytes).
+ */
+export interface CsvEncoder {
+  /** The header record, after the byte order mark when asked for. */
+  header: string;
+  /** The records of one batch, each ended by the record delimiter. Values after `columns.length` are ignored. */
+  rows(batch: RawRow[]): string;
+}
+
+export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: FormatSettings): CsvEncoder {
   const opts = stringifyOptions(settings);
   const recordDelimiter = opts.record_delimiter as string;
   const delimiter = settings.delimiter;
@@ -138,9 +161,9 @@ async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[],
   // written here without the two formatter calls (bench/csv-export.ts, marketplace_model_stocks: CPU -5%). Which
   // columns those are is cells.ts's decision; whether the text needs no quoting is this file's (the delimiter).
   const numberAsIs = columns.map((c) => numbersArePlain && numbersAsIs(c, dialect));
-  yield (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
+  const header = (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
 
-  for await (const batch of batches) {
+  function rows(batch: RawRow[]): string {
     let out = '';
     for (let r = 0; r < batch.length; r++) {
       const raw = batch[r]!;
@@ -164,8 +187,15 @@ async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[],
       }
       out += recordDelimiter;
     }
-    yield out;
+    return out;
   }
+  return { header, rows };
+}
+
+async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: FormatSettings): AsyncGenerator<string> {
+  const encoder = csvEncoder(columns, dialect, settings);
+  yield encoder.header;
+  for await (const batch of batches) yield encoder.rows(batch);
 }
 
 /** RFC 4180 quoting, as csv-stringify does it with its default quote and escape characters (both '"'). */

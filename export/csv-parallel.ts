@@ -1,0 +1,212 @@
+// A CSV export of a large SQLite table on several cores. Reading rows through better-sqlite3 (about half of a
+// single-threaded export's CPU) and formatting them cannot be made much cheaper, but they can be shared: export
+// threads (csv-thread.ts) each read every n-th page of the table's rowids and encode it, and this thread writes
+// the pages in rowid order into the one file, exactly the bytes a single-threaded export writes
+// (test/export-csv-parallel.test.ts compares them). Memory stays flat: a thread hands over at most CREDITS chunks
+// of about 1 MB before this thread has written them.
+//
+// One snapshot for all threads: each opens its own read transaction while this thread holds the database's
+// write lock (BEGIN IMMEDIATE on a connection of its own), so no write can commit between the first thread's
+// snapshot and the last one's. The lock is held for the few milliseconds the threads take to start their
+// transactions; a writer waiting for it meanwhile waits as it would for any other writer.
+import os from 'node:os';
+import { open } from 'node:fs/promises';
+import type { Worker } from 'node:worker_threads';
+import BetterSqlite3 from 'better-sqlite3';
+import { beginImmediate } from '../db/sql.js';
+import { siblingModule, startModuleWorker } from '../lib/module-worker.js';
+import type { ColumnInfo } from './columns.js';
+import type { CsvThreadData, FromThread, ToThread } from './csv-thread.js';
+import { quoteIdent, sqliteOf, type ExportDatabase } from './database.js';
+import { DoubleBufferedFile, csvEncoder } from './formats/csv.js';
+import type { FormatSettings } from './formats/index.js';
+import { hasRowids, type TableQuery } from './rows.js';
+
+/** Below this many cells (estimated from the rowid span) starting threads costs more than it saves. */
+const MIN_CELLS = 500_000;
+/**
+ * How long the export waits for the write lock it needs to start the threads' snapshot. A writer that holds it
+ * longer (or writers that keep taking it) make the export run in the calling thread instead, which needs no lock.
+ */
+const LOCK_WAIT_MS = 1000;
+/** Chunks a thread may have handed over and not yet seen written. */
+const CREDITS = 4;
+/** A page of rowids holds about this many batches of rows. */
+const BATCHES_PER_PAGE = 16;
+
+/**
+ * Threads for one CSV export of a SQLite table: SCRAPE_ETL_EXPORT_THREADS, by default the machine's cores, at
+ * most 4 (reading is shared; the single writing thread is the next limit). 1 exports in the calling thread.
+ */
+export function exportThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env['SCRAPE_ETL_EXPORT_THREADS']?.trim();
+  if (!v) return Math.min(4, os.availableParallelism());
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`SCRAPE_ETL_EXPORT_THREADS='${v}' must be a positive integer`);
+  return n;
+}
+
+/**
+ * How many threads should export this table: 0 when it is exported in the calling thread. Threads need a SQLite
+ * file (an in-memory database has one connection), one they may lock for writing (the snapshot), a table with
+ * rowids, and enough cells to pay for starting them.
+ */
+export function csvThreadsFor(db: ExportDatabase, query: TableQuery, width: number, threads: number): number {
+  if (threads < 2 || db.dialect !== 'sqlite') return 0;
+  const sqlite = sqliteOf(db);
+  if (sqlite.memory || sqlite.readonly || !hasRowids(sqlite, query.table)) return 0;
+  // The span in JavaScript: max - min can overflow SQLite's int64 (rowids from -2^63 to 2^63-1).
+  const { lo, hi } = sqlite.prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(query.table)}`).safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
+  return lo !== null && hi !== null && (hi - lo + 1n) * BigInt(width) >= BigInt(MIN_CELLS) ? threads : 0;
+}
+
+export interface ThreadedCsvJob {
+  path: string;
+  db: ExportDatabase;
+  query: TableQuery;
+  columns: ColumnInfo[];
+  settings: FormatSettings;
+  threads: number;
+  batchRows: number;
+  loadIdIndex: number;
+  /** After each chunk written: its rows, and the highest load_id among them (null without load_id). */
+  onChunk: (rows: number, maxLoadId: bigint | null) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Writes the file on `job.threads` threads. False, having written nothing, when the write lock for the snapshot
+ * was not to be had within LOCK_WAIT_MS: the caller then exports in its own thread.
+ */
+export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
+  const sqlite = sqliteOf(job.db);
+  const busyTimeoutMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
+  const threadModule = siblingModule(import.meta.url, './csv-thread.js');
+  const channels = Array.from({ length: job.threads }, (_, index) => {
+    const data: CsvThreadData = {
+      file: sqlite.name,
+      index,
+      query: job.query,
+      columns: job.columns,
+      settings: job.settings,
+      batchRows: job.batchRows,
+      loadIdIndex: job.loadIdIndex,
+      busyTimeoutMs,
+      credits: CREDITS,
+    };
+    return new ThreadChannel(startModuleWorker(threadModule, data));
+  });
+  try {
+    await Promise.all(channels.map((c) => c.receive('ready')));
+    const spans = await snapshotTogether(sqlite.name, Math.min(busyTimeoutMs, LOCK_WAIT_MS), channels);
+    if (spans === null) return false;
+    const { count } = await channels[0]!.receive('count');
+    const file = await open(job.path, 'wx');
+    const out = new DoubleBufferedFile(file);
+    try {
+      await out.append(csvEncoder(job.columns, 'sqlite', job.settings).header);
+      const { lo, hi } = spans[0]!;
+      if (lo !== null && hi !== null && count > 0n) {
+        // Pages of equal rowid width, sized by the table's density so that a page holds about BATCHES_PER_PAGE
+        // batches; a denser stretch only makes a page hand over more chunks.
+        const rowsPerPage = BigInt(BATCHES_PER_PAGE * job.batchRows);
+        const span = hi - lo + 1n;
+        const width = (rowsPerPage * span) / count > 0n ? (rowsPerPage * span) / count : 1n;
+        const pages = Number((span + width - 1n) / width);
+        for (const c of channels) c.send({ type: 'pages', lo, width, pages, threads: channels.length });
+        for (let page = 0; page < pages; page++) {
+          const owner = channels[page % channels.length]!;
+          for (;;) {
+            const chunk = await owner.receive('chunk');
+            if (chunk.page !== page) throw new Error(`export thread sent page ${chunk.page}, expected ${page}`);
+            await out.appendBytes(chunk.bytes);
+            owner.send({ type: 'credit', buffer: chunk.bytes.buffer as ArrayBuffer }, [chunk.bytes.buffer as ArrayBuffer]);
+            job.onChunk(chunk.rows, chunk.maxLoadId);
+            job.signal?.throwIfAborted();
+            if (chunk.last) break;
+          }
+        }
+      }
+      await out.finish();
+      job.signal?.throwIfAborted();
+      return true;
+    } finally {
+      await out.settled();
+      await file.close();
+    }
+  } finally {
+    await Promise.all(channels.map((c) => c.stop()));
+  }
+}
+
+/**
+ * Starts every thread's read transaction while holding the write lock; returns each thread's rowid span, or null
+ * when the lock was busy for `waitMs`.
+ */
+async function snapshotTogether(file: string, waitMs: number, channels: ThreadChannel[]) {
+  const lock = new BetterSqlite3(file, { fileMustExist: true });
+  try {
+    lock.pragma(`busy_timeout = ${waitMs}`);
+    try {
+      await beginImmediate(lock);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'SQLITE_BUSY') return null;
+      throw err;
+    }
+    for (const c of channels) c.send({ type: 'begin' });
+    return await Promise.all(channels.map((c) => c.receive('begun')));
+  } finally {
+    if (lock.inTransaction) lock.exec('ROLLBACK');
+    lock.close();
+  }
+}
+
+type Message<T extends FromThread['type']> = Extract<FromThread, { type: T }>;
+
+/** A thread's messages in arrival order; its error or early exit fails whoever waits on it. */
+class ThreadChannel {
+  private readonly queue: FromThread[] = [];
+  private failure: Error | undefined;
+  private waiter: (() => void) | undefined;
+
+  constructor(private readonly worker: Worker) {
+    worker.on('message', (m: FromThread) => {
+      this.queue.push(m);
+      this.wake();
+    });
+    worker.on('error', (err) => {
+      this.failure ??= err;
+      this.wake();
+    });
+    worker.on('exit', (code) => {
+      this.failure ??= new Error(`export thread exited (code ${code}) before the export was written`);
+      this.wake();
+    });
+  }
+
+  send(m: ToThread, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(m, transfer);
+  }
+
+  async receive<T extends FromThread['type']>(type: T): Promise<Message<T>> {
+    for (;;) {
+      const m = this.queue.shift();
+      if (m) {
+        if (m.type !== type) throw new Error(`export thread sent "${m.type}", expected "${type}"`);
+        return m as Message<T>;
+      }
+      if (this.failure) throw this.failure;
+      await new Promise<void>((r) => (this.waiter = r));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+}

@@ -1,0 +1,131 @@
+// One export thread of export/csv-parallel.ts: reads its share of a SQLite table's rowid pages on a connection of
+// its own, turns them into CSV bytes with the same encoder as a single-threaded export (formats/csv.ts), and hands
+// them to the main thread, which writes them in rowid order. The protocol, step by step:
+//   thread -> ready               connection open, statements can be prepared
+//   main   -> begin               (main holds the write lock) start the read transaction: the snapshot
+//   thread -> begun {lo, hi}      snapshot taken (lo and hi: the table's lowest and highest rowid in it)
+//   thread 0 -> count {count}     the table's rows in the snapshot, counted after main released the lock
+//   main   -> pages {lo, width, pages, threads}
+//   thread -> chunk {page, last, bytes, rows, maxLoadId}   for each of its pages (page % threads == index), in order
+//   main   -> credit {buffer}      one per chunk written, with its buffer to reuse: a thread never has more than
+//                                 `credits` chunks unwritten
+import { parentPort, workerData } from 'node:worker_threads';
+import BetterSqlite3 from 'better-sqlite3';
+import { csvEncoder } from './formats/csv.js';
+import { quoteIdent } from './database.js';
+import { sqliteRowidPages } from './sqlite-pages.js';
+import type { TableQuery } from './rows.js';
+import type { ColumnInfo } from './columns.js';
+import type { FormatSettings } from './formats/index.js';
+
+export interface CsvThreadData {
+  file: string;
+  index: number;
+  query: TableQuery;
+  /** The columns written; rows may hold one more value (load_id, read for the watermark only). */
+  columns: ColumnInfo[];
+  settings: FormatSettings;
+  batchRows: number;
+  /** Where load_id is in each row, or -1. */
+  loadIdIndex: number;
+  busyTimeoutMs: number;
+  credits: number;
+}
+
+export type ToThread = { type: 'begin' } | { type: 'pages'; lo: bigint; width: bigint; pages: number; threads: number } | { type: 'credit'; buffer: ArrayBuffer };
+
+export type FromThread =
+  | { type: 'ready' }
+  | { type: 'begun'; lo: bigint | null; hi: bigint | null }
+  | { type: 'count'; count: bigint }
+  | { type: 'chunk'; page: number; last: boolean; bytes: Uint8Array; rows: number; maxLoadId: bigint | null };
+
+/** A chunk is handed over when its buffer of this many bytes is full or its page ends. */
+const CHUNK_BYTES = 1 << 20;
+
+const data = workerData as CsvThreadData;
+const port = parentPort!;
+const send = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+
+const reader = new BetterSqlite3(data.file, { readonly: true, fileMustExist: true });
+reader.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
+const encoder = csvEncoder(data.columns, 'sqlite', data.settings);
+
+// Credits are counted as they arrive; the other messages are the protocol's next steps, taken in order.
+const inbox: ToThread[] = [];
+let credits = data.credits;
+// Buffers of written chunks, returned with their credits.
+const spare: Buffer[] = [];
+let wake: (() => void) | undefined;
+port.on('message', (m: ToThread) => {
+  if (m.type === 'credit') {
+    credits++;
+    if (m.buffer.byteLength === CHUNK_BYTES) spare.push(Buffer.from(m.buffer));
+  }
+  else inbox.push(m);
+  const w = wake;
+  wake = undefined;
+  w?.();
+});
+const nextMessage = () => new Promise<void>((r) => (wake = r));
+async function receive(): Promise<ToThread> {
+  while (inbox.length === 0) await nextMessage();
+  return inbox.shift()!;
+}
+async function credit(): Promise<void> {
+  while (credits === 0) await nextMessage();
+  credits--;
+}
+
+send({ type: 'ready' });
+if ((await receive()).type !== 'begin') throw new Error('export thread: expected begin');
+reader.exec('BEGIN');
+// The first read takes the snapshot, while the main thread holds the write lock: every thread sees the same one.
+// Only the rowid span is read then (two index seeks), so other writers wait a few milliseconds at most.
+const table = quoteIdent(data.query.table);
+const span = reader.prepare(`select min(rowid) as lo, max(rowid) as hi from ${table}`).safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
+send({ type: 'begun', lo: span.lo, hi: span.hi });
+if (data.index === 0) send({ type: 'count', count: reader.prepare(`select count(*) from ${table}`).pluck().safeIntegers(true).get() as bigint });
+
+const plan = await receive();
+if (plan.type !== 'pages') throw new Error('export thread: expected pages');
+// Each batch's text is encoded into the chunk's buffer as soon as it is made, while it is still small and in
+// cache; a full buffer is handed over (transferred, not copied) and comes back with its credit.
+let buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+let used = 0;
+for (let page = data.index; page < plan.pages; page += plan.threads) {
+  const from = plan.lo + BigInt(page) * plan.width;
+  // The last page is open above: it ends at the snapshot's highest rowid, whatever the width's rounding.
+  const before = page === plan.pages - 1 ? null : from + plan.width;
+  let rows = 0;
+  let maxLoadId: bigint | null = null;
+  const handOver = async (last: boolean) => {
+    await credit();
+    const bytes = buffer.subarray(0, used);
+    send({ type: 'chunk', page, last, bytes, rows, maxLoadId }, [buffer.buffer as ArrayBuffer]);
+    buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    used = 0;
+    rows = 0;
+    maxLoadId = null;
+  };
+  for (const batch of sqliteRowidPages(reader, data.query, data.batchRows, from, before)) {
+    const text = encoder.rows(batch);
+    // A UTF-16 code unit never takes more than 3 bytes of UTF-8.
+    if (used + text.length * 3 > buffer.length) {
+      if (used > 0) await handOver(false);
+      if (text.length * 3 > buffer.length) buffer = Buffer.allocUnsafeSlow(text.length * 3);
+    }
+    used += buffer.write(text, used);
+    rows += batch.length;
+    if (data.loadIdIndex >= 0) {
+      for (const row of batch) {
+        const id = row[data.loadIdIndex] as bigint;
+        if (maxLoadId === null || id > maxLoadId) maxLoadId = id;
+      }
+    }
+  }
+  await handOver(true);
+}
+reader.exec('COMMIT');
+reader.close();
+port.close();

@@ -1,0 +1,32 @@
+// Pages of a SQLite table in rowid order, in a module of its own: export threads (csv-thread.ts) load it without
+// the Postgres and DuckDB readers of rows.ts.
+import type BetterSqlite3 from 'better-sqlite3';
+import { quoteIdent } from './database.js';
+import type { RawRow, TableQuery } from './rows.js';
+
+/**
+ * The rows of `q` whose rowid is at least `from` and below `before` (null: no bound on that side), in rowid order,
+ * one `all()` call per page of at most `batchSize` rows (the rowid is read last, after every column and the extra
+ * load_id of incremental exports, and dropped). The caller holds the read transaction that makes the pages one
+ * snapshot: sqliteTableBatches here, or an export thread (export/csv-thread.ts) reading its share of the rowids.
+ */
+export function* sqliteRowidPages(reader: BetterSqlite3.Database, q: TableQuery, batchSize: number, from: bigint | null, before: bigint | null): Generator<RawRow[]> {
+  const statement = (lower: string | null) => {
+    const range = [...(lower ? [`rowid ${lower} ?`] : []), ...(before === null ? [] : ['rowid < ?'])];
+    const where = [...q.where, ...range];
+    const sql = `select ${[...q.columns, 'rowid'].join(', ')} from ${quoteIdent(q.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''} order by rowid limit ${batchSize}`;
+    return reader.prepare(sql).raw(true).safeIntegers(true);
+  };
+  const bound = (lower: bigint | null) => [...q.params, ...(lower === null ? [] : [lower]), ...(before === null ? [] : [before])];
+  const rowidAt = q.columns.length;
+  let rows = statement(from === null ? null : '>=').all(...bound(from)) as RawRow[];
+  const next = statement('>');
+  for (;;) {
+    if (rows.length === 0) return;
+    const last = rows[rows.length - 1]![rowidAt] as bigint;
+    for (let i = 0; i < rows.length; i++) rows[i]!.pop();
+    yield rows;
+    if (rows.length < batchSize) return;
+    rows = next.all(...bound(last)) as RawRow[];
+  }
+}

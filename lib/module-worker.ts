@@ -1,0 +1,22 @@
+// Starts a worker thread on one of the project's ES modules. The compiled command runs dist/**/*.js, which a
+// worker loads as is. Tests and benches run the TypeScript sources (vitest, tsx): a worker does not inherit their
+// loader (not even through `execArgv: ['--import', 'tsx']` on Node 20), so a .ts module is started by a bootstrap
+// that registers tsx in the thread first. tsx is a development dependency: the compiled command never takes
+// that branch.
+import { Worker } from 'node:worker_threads';
+
+export function startModuleWorker(moduleUrl: URL, workerData: unknown): Worker {
+  if (!moduleUrl.pathname.endsWith('.ts')) return new Worker(moduleUrl, { workerData });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(moduleUrl.href)}); })`;
+  return new Worker(bootstrap, { eval: true, workerData });
+}
+
+/**
+ * The sibling module `name` (written with .js, as imports are) next to `importMetaUrl`, with the extension the caller
+ * itself has: .ts when running from source, .js when compiled.
+ */
+export function siblingModule(importMetaUrl: string, name: string): URL {
+  const ext = importMetaUrl.endsWith('.ts') ? '.ts' : '.js';
+  return new URL(name.replace(/\.js$/, ext), importMetaUrl);
+}
