@@ -6,7 +6,7 @@
 // and raw landing. This module plans the group (which rows, keys and history to write per table, and each
 // response's counts) and is dialect-neutral; the statements are a GroupDialect's: load-group-postgres.ts
 // (unnest of array literals, ON CONFLICT, RETURNING) and load-group-duckdb.ts (unnest of bound lists, plain
-// DELETE and INSERT). The caller runs this in a savepoint (Postgres) or a transaction of its own (DuckDB) and, when
+// DELETE and INSERT). The caller runs this in a transaction of its own (Postgres, DuckDB) and, when
 // it throws, writes the responses one by one instead, so anything this path does not handle (content tables, a
 // schema change, a failing response) keeps the per-response behaviour and its messages.
 import type { Row, RowsByTable, Scalar } from './flatten/values.js';
