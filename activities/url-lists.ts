@@ -1,6 +1,6 @@
 // Mode 'url-list' (job-board, marketplace): one chunk of the pipeline's URL list per activity, fetched with
-// p-limit(spec.concurrency); each URL's response is landed and loaded atomically (its own transaction, or its own
-// savepoint of a group, see ChunkWriter), and a URL that fails for good is reported without losing the others.
+// p-limit(spec.concurrency); each URL's response is landed and loaded atomically (alone, or as part of a group that
+// keeps each response atomic, see ChunkWriter), and a URL that fails for good is reported without losing the others.
 // How one URL is fetched is the kind's (kinds/).
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import pLimit from 'p-limit';
@@ -46,9 +46,7 @@ export function urlListActivities(deps: ActivityDeps) {
     const transient: Array<{ index: number; url: string; error: string }> = [];
     const limit = pLimit(Math.max(1, spec.concurrency));
     const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
-    // Not Postgres: two workers' groups deadlocked there (pg_stat_database counted 2 deadlocks in one CI run of
-    // temporal-postgres-concurrency.test.ts; retried, so the data stayed exact), and many writers need no grouping.
-    const loads = new ChunkWriter(db, db.dialect === 'postgres' ? 1 : (deps.tuning.urlLoadGroup ?? 1));
+    const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
 
     // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
     await Promise.all(
@@ -93,16 +91,18 @@ export function urlListActivities(deps: ActivityDeps) {
 }
 
 /**
- * The loads of one chunk. Into SQLite, a response is written as soon as the chunk's writer is free, together with
- * every response that arrived while it was busy (up to `max`), in one transaction (db/load.ts loadBatches: one
+ * The loads of one chunk. A response is written as soon as the chunk's writer is free, together with every response
+ * that arrived while it was busy (up to `max`), in one transaction (db/load.ts loadBatches: into SQLite one
  * savepoint per response, so each stays atomic). better-sqlite3 blocks the event loop while it writes or waits for
  * the file's lock, so "arrived meanwhile" means the answers read in the next turn of the loop: the write starts
  * from setImmediate, after them. SQLite has one writer per file, and two worker processes taking its
  * lock once per URL spent their time handing it over (a connection waiting for the lock sleeps in SQLite's busy
  * handler, with its whole event loop); waiting for a full group instead would leave up to `max` paid-for responses
- * unlanded for as long as the slowest fetch, all fetched again if the worker died then. DuckDB (one process per
- * file) writes such a group with about one statement per table (db/load-group.ts) instead of ~25 statements per
- * response. Postgres (row locks, many writers) and max = 1 load each response in a transaction of its own.
+ * unlanded for as long as the slowest fetch, all fetched again if the worker died then. Postgres and DuckDB write
+ * such a group with about one statement per table (db/load-group.ts) instead of ~25 statements per response, the
+ * round trips that dominated their loads; on Postgres its locks are taken in the one order every load keeps, so
+ * workers loading overlapping data wait for each other instead of deadlocking (db/README.md, "Concurrent loads").
+ * max = 1 loads each response in a transaction of its own.
  */
 class ChunkWriter {
   private waiting: Array<{ load: LoadBatchOptions; resolve: (r: LoadBatchResult) => void; reject: (err: unknown) => void }> = [];

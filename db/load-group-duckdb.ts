@@ -9,7 +9,7 @@
 //
 // Nothing else writes the file while a transaction runs (one process per file, db/duckdb/database.ts), so the writer
 // reads the stored row hash of every key the group writes (hashEveryKey) and decides and counts every change itself;
-// the writes are then plain DELETE (vanished children, rows that change) and plain INSERT: no ON CONFLICT, which
+// the writes are then plain DELETE (vanished children, and before the INSERT the rows it replaces) and plain INSERT: no ON CONFLICT, which
 // DuckDB charges dearly for and which cannot touch the same key twice in one statement (the planner writes each key
 // once anyway).
 import type { Scalar } from './flatten/values.js';
@@ -30,6 +30,11 @@ function keySet(tx: DuckTx, table: DataTableName, columns: readonly string[], ke
   const on = columns.map((c, i) => `${alias}.${quoteIdent(c)} = k.k${i}`).join(' AND ');
   const params: DuckParam[] = types.map((t, i) => ({ list: keys.map((k) => k[i] ?? null), type: duckListType(t) }));
   return { sql, on, params };
+}
+
+function remove(tx: DuckTx, table: DataTableName, keys: ReadonlyArray<readonly Scalar[]>) {
+  const set = keySet(tx, table, TABLE_META[table].key, keys, quoteIdent(table));
+  return tx.runWith(`DELETE FROM ${quoteIdent(table)} USING ${set.sql} WHERE ${set.on}`, set.params);
 }
 
 export function duckdbGroupDialect(tx: DuckTx): GroupDialect {
@@ -53,12 +58,11 @@ export function duckdbGroupDialect(tx: DuckTx): GroupDialect {
       return out;
     },
     landRaw: (list) => insertRawResponsesDuckdb(tx, list),
-    remove: (table, keys) => {
-      const set = keySet(tx, table, TABLE_META[table].key, keys, quoteIdent(table));
-      return tx.runWith(`DELETE FROM ${quoteIdent(table)} USING ${set.sql} WHERE ${set.on}`, set.params);
-    },
-    upsert: async (table, columns, types, entries, counted) => {
-      // Plain INSERT: every key written here was absent or deleted first (hashEveryKey), so nothing conflicts.
+    remove: (table, keys) => remove(tx, table, keys),
+    upsert: async (table, columns, types, entries, counted, replace) => {
+      // Plain INSERT: every key written here was absent or is deleted first (hashEveryKey: a stored row the group
+      // changes is in `replace`), so nothing conflicts. One process writes the file: no lock order to keep.
+      if (replace.length > 0) await remove(tx, table, replace);
       await tx.runWith(
         `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) SELECT ${types.map((t, i) => duckUnnest(tx, i + 1, t)).join(', ')}`,
         types.map((t, c) => ({ list: entries.map((e) => e.values[c] ?? null), type: duckListType(t) })),

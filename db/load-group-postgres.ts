@@ -1,18 +1,21 @@
 // The Postgres statements of the group writer (load-group.ts): sets of rows or keys travel as one array literal per
 // column, zipped back into rows by `unnest` (postgres-arrays.ts), so each statement's shape depends on its columns
 // only; rows are upserted with ON CONFLICT … WHERE row_hash <> excluded.row_hash and counted from RETURNING.
+// Every statement that locks rows takes them in the order the writer gave them (sorted by key): WITH ORDINALITY
+// … ORDER BY, rather than whatever order a join or a scan would produce.
 import type { Scalar } from './flatten/values.js';
 import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect, type UpsertEntry } from './load-group.js';
 import { keyString, type LoadBatchResult, type PreparedBatch } from './load-rows.js';
-import { unnestRows } from './postgres-arrays.js';
+import { unnestRows, unnestRowsInOrder } from './postgres-arrays.js';
 import { insertRawResponsesPostgres } from './raw-responses.js';
 import { quoteIdent, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
 
 /**
- * Writes `entries` (values in `columns` order) with one INSERT … SELECT FROM unnest … ON CONFLICT, changing a
- * row only when its hash differs, as db/upsert.ts does; returns how many rows each response changed, leaving out
- * the keys in `counted` (the caller counts those).
+ * Writes `entries` (values in `columns` order) with one INSERT … SELECT FROM unnest … ON CONFLICT, inserting and
+ * locking the rows in the order given, changing a row only when its hash differs (as db/upsert.ts does) or its
+ * key is in `replace`; returns how many rows each response changed, leaving out the keys in `counted` (the caller
+ * counts those).
  */
 async function upsertGroup(
   tx: Tx,
@@ -21,9 +24,10 @@ async function upsertGroup(
   types: readonly string[],
   entries: readonly UpsertEntry[],
   counted: ReadonlySet<string>,
+  replace: ReadonlyArray<readonly Scalar[]>,
 ): Promise<Map<number, number>> {
   const meta = TABLE_META[table];
-  const select = unnestRows(tx, types, entries.map((e) => e.values));
+  const select = unnestRowsInOrder(tx, types, entries.map((e) => e.values));
   const name = quoteIdent(table);
   let sql = `INSERT INTO ${name} (${columns.map(quoteIdent).join(', ')}) ${select.sql}`;
   const changed = new Map<number, number>();
@@ -34,12 +38,22 @@ async function upsertGroup(
     return changed;
   }
   const updates = columns.filter((c) => !meta.key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
+  const keyList = meta.key.map((k) => `${name}.${quoteIdent(k)}`).join(', ');
   sql += ` ON CONFLICT (${meta.key.map(quoteIdent).join(', ')}) DO UPDATE SET ${updates.join(', ')} WHERE ${name}.row_hash <> excluded.row_hash`;
+  const params = [...select.params];
+  if (replace.length > 0) {
+    // A replaced row is overwritten in this same pass, where its key falls in the order, whatever its hash: the
+    // table then holds it with this write's lineage, as deleting and inserting it would, without a DELETE that
+    // locked it ahead of the rest.
+    const set = unnestRows(tx, meta.key.map((k) => columnType(table, k)), replace, params.length + 1);
+    sql += ` OR (${keyList}) IN (${set.sql})`;
+    params.push(...set.params);
+  }
   sql += ` RETURNING ${meta.key.map(quoteIdent).join(', ')}`;
   const fromByKey = new Map<string, number>();
   const keyAt = meta.key.map((k) => columns.indexOf(k));
   for (const e of entries) fromByKey.set(e.key ?? keyString(keyAt.map((i) => e.values[i])), e.from);
-  for (const r of await tx.all(sql, select.params)) {
+  for (const r of await tx.all(sql, params)) {
     const key = keyString(meta.key.map((k) => r[k]));
     if (counted.has(key)) continue;
     const from = fromByKey.get(key);
@@ -75,11 +89,21 @@ export function postgresGroupDialect(tx: Tx): GroupDialect {
     },
     landRaw: (list) => insertRawResponsesPostgres(tx, list),
     remove: (table, keys) => {
+      // Locked in the order given (sorted by key) before they are deleted: a DELETE alone locks its rows in the order
+      // its join finds them. (These are children of the group's own products, whose advisory locks this transaction
+      // holds, so no other load should ever wait for them; the order costs nothing and holds if that changes.)
       const key = TABLE_META[table].key;
-      const set = keySet(table, key, keys);
-      return tx.run(`DELETE FROM ${quoteIdent(table)} WHERE (${key.map(quoteIdent).join(', ')}) IN (${set.sql})`, set.params);
+      const name = quoteIdent(table);
+      const set = unnestRowsInOrder(tx, key.map((c) => columnType(table, c)), keys, 1, 'k');
+      const cols = key.map(quoteIdent);
+      return tx.run(
+        `WITH locked AS (SELECT ${cols.map((c) => `r.${c}`).join(', ')} FROM ${set.from} JOIN ${name} AS r ON ${cols.map((c, i) => `r.${c} = k.${set.columns[i]}`).join(' AND ')}
+            ORDER BY k.ord FOR UPDATE OF r)
+         DELETE FROM ${name} USING locked WHERE ${cols.map((c) => `${name}.${c} = locked.${c}`).join(' AND ')}`,
+        set.params,
+      );
     },
-    upsert: (table, columns, types, entries, counted) => upsertGroup(tx, table, columns, types, entries, counted),
+    upsert: (table, columns, types, entries, counted, replace) => upsertGroup(tx, table, columns, types, entries, counted, replace),
   };
 }
 

@@ -6,7 +6,7 @@
 // and raw landing. This module plans the group (which rows, keys and history to write per table, and each
 // response's counts) and is dialect-neutral; the statements are a GroupDialect's: load-group-postgres.ts
 // (unnest of array literals, ON CONFLICT, RETURNING) and load-group-duckdb.ts (unnest of bound lists, plain
-// DELETE and INSERT). The caller runs this in a savepoint (Postgres) or a transaction of its own (DuckDB) and, when
+// DELETE and INSERT). The caller runs this in a transaction of its own (Postgres, DuckDB) and, when
 // it throws, writes the responses one by one instead, so anything this path does not handle (content tables, a
 // schema change, a failing response) keeps the per-response behaviour and its messages.
 import type { Row, RowsByTable, Scalar } from './flatten/values.js';
@@ -72,13 +72,26 @@ export interface GroupDialect {
   storedHashes(table: DataTableName, keys: ReadonlyArray<readonly Scalar[]>): Promise<Map<string, string>>;
   /** Lands the raw bodies as insertRawResponse called for each in order would; `landed` must be awaited before the end. */
   landRaw(list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<unknown> }>;
-  /** Deletes the rows with the natural keys `keys`. */
+  /**
+   * Deletes the rows with the natural keys `keys` (children that vanished from their product), given in the order
+   * of their keyString, which is the order any locks on them are taken in.
+   */
   remove(table: DataTableName, keys: ReadonlyArray<readonly Scalar[]>): Promise<unknown>;
   /**
-   * Writes `entries` (values in `columns` order, SQL types `types`), changing a keyed row only when its hash differs;
-   * resolves to how many rows each response changed, leaving out the keys in `counted` (the caller counts those).
+   * Writes `entries` (values in `columns` order, SQL types `types`, sorted by key: their rows are locked in that
+   * order), changing a keyed row only when its hash differs, or when its key is in `replace` (a stored row written
+   * again after its deletion or a revert: the row must carry this write's lineage even if its hash is the stored
+   * one); resolves to how many rows each response changed, leaving out the keys in `counted` (the caller counts
+   * those).
    */
-  upsert(table: DataTableName, columns: readonly string[], types: readonly string[], entries: readonly UpsertEntry[], counted: ReadonlySet<string>): Promise<Map<number, number>>;
+  upsert(
+    table: DataTableName,
+    columns: readonly string[],
+    types: readonly string[],
+    entries: readonly UpsertEntry[],
+    counted: ReadonlySet<string>,
+    replace: ReadonlyArray<readonly Scalar[]>,
+  ): Promise<Map<number, number>>;
 }
 
 /** What the tables hold for the group's products before it is written. */
@@ -217,9 +230,11 @@ function planGroup(preps: readonly PreparedBatch[], loadIds: readonly number[], 
 
 /** What to do with one table's keys, decided from the plan and (for keys touched more than once) stored hashes. */
 interface TableWrites {
-  /** Keys to delete before the upsert: vanished children, and rows a later response writes again. */
+  /** Keys of stored rows the group leaves deleted: vanished children. */
   remove: Scalar[][];
   upsert: UpsertEntry[];
+  /** Keys of stored rows the upsert overwrites whatever their hash: written again after a deletion or a revert. */
+  replace: Scalar[][];
   /** Keys whose changes are counted here rather than from the upsert's RETURNING. */
   counted: Set<string>;
 }
@@ -228,12 +243,12 @@ interface TableWrites {
  * Replays the touches of each key as one-by-one loads would see them. A key touched once is simply written (or
  * deleted), unless the dialect has every key replayed (hashEveryKey). A key touched more than once is decided against its stored row hash: the row the tables end with is
  * the one the last *changing* write brought (a later identical write keeps its lineage), a row written again
- * after a deletion or a revert is deleted and inserted so it carries that write's load id, and each response's
- * changes are counted as one-by-one loads count them.
+ * after a deletion or a revert is replaced (overwritten whatever its hash) so it carries that write's load id, and
+ * each response's changes are counted as one-by-one loads count them.
  */
 async function decideWrites(d: GroupDialect, table: DataTableName, touched: ReadonlyMap<string, Touched>, changedBy: TableCounts[], stored: Stored): Promise<TableWrites> {
   const meta = TABLE_META[table];
-  const out: TableWrites = { remove: [], upsert: [], counted: new Set() };
+  const out: TableWrites = { remove: [], upsert: [], replace: [], counted: new Set() };
   const replayed = d.hashEveryKey ? [...touched] : [...touched].filter(([, t]) => t.touches.length > 1);
   // Hashes readStored already has (keys of the group's products and of their children); the others are read here.
   const known = stored.hashes.get(table);
@@ -268,19 +283,27 @@ async function decideWrites(d: GroupDialect, table: DataTableName, touched: Read
       state = hash;
     }
     const endsPresent = state !== undefined;
-    if (wasStored && (!endsPresent || last)) out.remove.push(t.key);
-    if (endsPresent && last) out.upsert.push(last);
+    if (wasStored && !endsPresent) out.remove.push(t.key);
+    if (endsPresent && last) {
+      out.upsert.push(last);
+      if (wasStored) out.replace.push(t.key);
+    }
   }
   return out;
 }
 
 /** Sorted by key, like dedupe() in load-rows.ts: concurrent loads lock overlapping rows in the same order. */
-function sortedByKey(table: DataTableName, list: UpsertEntry[]): UpsertEntry[] {
+function sortedByKey(table: DataTableName, list: readonly UpsertEntry[]): UpsertEntry[] {
   const meta = TABLE_META[table];
   const keyAt = meta.key.map((k) => meta.columns.indexOf(k));
   const keyed = list.map((e) => [e.key ?? keyString(keyAt.map((i) => e.values[i])), e] as const);
   keyed.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return keyed.map(([, e]) => e);
+}
+
+/** Natural keys in keyString order, the order every load locks a table's rows in. */
+function sortedKeys(keys: readonly Scalar[][]): Scalar[][] {
+  return keys.map((k) => [keyString(k), k] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
 }
 
 type FixedTables = Awaited<ReturnType<typeof evolveFixedTables>>;
@@ -343,28 +366,31 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
   const changedBy: TableCounts[] = preps.map(() => ({}));
   const writes = new Map<DataTableName, TableWrites>();
   for (const [table, touched] of plan.keyed) writes.set(table, await decideWrites(d, table, touched, changedBy, stored));
-  // The writes go in this order: every delete before any insert, so a row deleted and written again is gone before
-  // its new version lands. Pipelined (Postgres), they are sent one after another without waiting for each while the
-  // next statement's arrays are built; the first failure is the one reported, the ones after it only say that the
-  // transaction is aborted.
+  // Lock order (Postgres), the same as a one-by-one load's, so that concurrent loads of overlapping data wait for
+  // each other instead of deadlocking: the products' advisory locks, all at once and sorted (lockParents, above);
+  // the schema locks (evolveFixedTables); then table by table in WRITE_ORDER, each table's rows in key order, in
+  // one pass: a stored row written again is replaced by the upsert itself rather than deleted first, which locked
+  // it ahead of the keys sorted before it (two groups rewriting job_records deadlocked so). The only deletes left
+  // are of vanished children, whose product this transaction holds the advisory lock of: no other load can hold or
+  // wait for those rows. Pipelined (Postgres), the writes are sent one after another without waiting for each while
+  // the next statement's arrays are built; the first failure is the one reported, the ones after it only say that
+  // the transaction is aborted.
   const sent: Array<Promise<unknown>> = [raw.landed];
   const send = async (write: () => Promise<unknown>) => {
     if (d.pipelined) sent.push(write());
     else await write();
   };
-  for (const [table, w] of writes) {
-    if (w.remove.length > 0) await send(() => d.remove(table, w.remove));
-  }
   for (const table of WRITE_ORDER) {
     const meta = TABLE_META[table];
     const w = writes.get(table);
+    if (w && w.remove.length > 0) await send(() => d.remove(table, sortedKeys(w.remove)));
     const list = table === 'marketplace_price_history' ? plan.history : w ? sortedByKey(table, w.upsert) : [];
     if (list.length === 0) continue;
     const inferred = fixed.inferred.get(table);
     const columns = [...meta.columns, ...(inferred?.columns ?? [])];
     const types = [...meta.columns.map((c) => columnType(table, c)), ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, 'postgres'))];
     await send(() =>
-      d.upsert(table, columns, types, list, w?.counted ?? new Set()).then((changed) => {
+      d.upsert(table, columns, types, list, w?.counted ?? new Set(), sortedKeys(w?.replace ?? [])).then((changed) => {
         for (const [i, n] of changed) changedBy[i]![table] = (changedBy[i]![table] ?? 0) + n;
       }),
     );

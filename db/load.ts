@@ -16,7 +16,7 @@ import {
   CHILD_GROUPS, completeRow, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
   type ChildGroup, type Lineage, type LoadBatchOptions, type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
 } from './load-rows.js';
-import { isRetryableTxError, quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
+import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
 import { upsertRows } from './upsert.js';
 import { duckTransaction } from './duckdb/tx.js';
@@ -203,36 +203,47 @@ function preparedOf(load: PreparedLoad): PreparedBatch {
 }
 
 /**
- * Loads several responses in one transaction, each in a savepoint of its own: the BEGIN/COMMIT (and in SQLite the
- * write lock and WAL sync) is paid once per group instead of once per response, and each response stays atomic.
- * A response that fails is rolled back alone and the group stops there: the responses before it are committed
- * and reported, the failure is returned (not thrown) in `failed`. A Postgres serialization failure or deadlock
- * is thrown instead, so the whole group is retried like any transaction. Responses not prepared ahead
- * (prepareLoad) are flattened when their turn comes. DuckDB has no savepoints: see loadDuckdb.
+ * Loads several responses, each atomic: SQLite in one transaction with a savepoint per response (the BEGIN/COMMIT,
+ * write lock and WAL sync paid once per list); Postgres and DuckDB as groups written with about one statement per
+ * table (load-group.ts), each group a transaction of its own. A response that fails is rolled back alone and the
+ * list stops there: the responses before it are committed and reported, the failure is returned (not thrown) in
+ * `failed`. Responses not prepared ahead (prepareLoad) are flattened when their turn comes.
+ *
+ * Postgres: a transaction takes all its locks in one round, in one global order (load-locks.ts), so concurrent
+ * loads wait for each other instead of deadlocking. A list written in several parts (a group split around a
+ * response that adds a column, or written one by one after its group failed) therefore commits each part in a
+ * transaction of its own: as savepoints of one transaction, a later part took its product locks, its schema locks
+ * and ALTER TABLE's ACCESS EXCLUSIVE while still holding what the earlier parts locked, and two such loads
+ * deadlocked (test/db-postgres-group-locks.test.ts). A deadlock or serialization failure is retried with its
+ * transaction (withTransaction); one that outlasts the retries fails the response like any other error.
  */
 export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOptions | PreparedLoad>): Promise<LoadBatchesResult> {
   const loads = list.map((l): PreparedLoad => ('opts' in l ? l : { opts: l }));
   if (db.dialect === 'duckdb') return loadDuckdb(db, loads);
+  if (db.dialect === 'postgres') {
+    const attempt = async <T>(write: (tx: Tx) => Promise<T>): Promise<Attempt<T>> => {
+      try {
+        return { ok: await withTransaction(db, write) };
+      } catch (error) {
+        return { error };
+      }
+    };
+    return loadInGroups(
+      loads,
+      (index) => attempt((tx) => writeBatch(tx, preparedOf(loads[index]!))),
+      (preps) => attempt((tx) => writeGroupPostgres(tx, preps)),
+    );
+  }
+  // SQLite has one writer at a time (BEGIN IMMEDIATE): no lock order to keep, one transaction for the list.
   return withTransaction(db, async (tx) => {
     const one = async (index: number): Promise<Attempt<LoadBatchResult>> => {
       try {
         return { ok: await tx.savepoint(async () => writeBatch(tx, preparedOf(loads[index]!))) };
       } catch (error) {
-        if (isRetryableTxError(error)) throw error;
         return { error };
       }
     };
-    // Round trips dominate a Postgres load: the group is first tried as one write with one statement per table
-    // (load-group.ts), in a savepoint of its own.
-    const group = async (preps: PreparedBatch[]): Promise<Attempt<LoadBatchResult[]>> => {
-      try {
-        return { ok: await tx.savepoint(() => writeGroupPostgres(tx, preps)) };
-      } catch (error) {
-        if (isRetryableTxError(error)) throw error;
-        return { error };
-      }
-    };
-    return loadInGroups(loads, one, tx.dialect === 'postgres' ? group : undefined);
+    return loadInGroups(loads, one, undefined);
   });
 }
 

@@ -41,6 +41,22 @@ export function pgArrayLiteral(values: readonly Scalar[]): string {
  */
 export function unnestRows(tx: Tx, types: readonly string[], rows: ReadonlyArray<readonly Scalar[]>, first = 1): { sql: string; params: string[] } {
   const sql = `SELECT * FROM unnest(${types.map((t, i) => `${tx.ph(first + i)}::${t}[]`).join(', ')})`;
-  const params = types.map((_, c) => pgArrayLiteral(rows.map((r) => r[c] ?? null)));
-  return { sql, params };
+  return { sql, params: arrayParams(types, rows) };
+}
+
+/**
+ * The same rows in the order of `rows`, said rather than assumed: `SELECT u.c0, … FROM unnest(…) WITH ORDINALITY
+ * AS u(c0, …, ord) ORDER BY u.ord`. A statement that locks the rows it produces (an INSERT … ON CONFLICT, a
+ * SELECT … FOR UPDATE) then locks them in this order, which the caller chose to be every load's; the planner knows
+ * the function scan is already in ordinality order, so no sort is run. `alias` names the set and prefixes `c0, …`.
+ */
+export function unnestRowsInOrder(tx: Tx, types: readonly string[], rows: ReadonlyArray<readonly Scalar[]>, first = 1, alias = 'u'): { sql: string; from: string; columns: string[]; params: string[] } {
+  const columns = types.map((_, i) => `c${i}`);
+  const from = `unnest(${types.map((t, i) => `${tx.ph(first + i)}::${t}[]`).join(', ')}) WITH ORDINALITY AS ${alias}(${columns.join(', ')}, ord)`;
+  const sql = `SELECT ${columns.map((c) => `${alias}.${c}`).join(', ')} FROM ${from} ORDER BY ${alias}.ord`;
+  return { sql, from, columns, params: arrayParams(types, rows) };
+}
+
+function arrayParams(types: readonly string[], rows: ReadonlyArray<readonly Scalar[]>): string[] {
+  return types.map((_, c) => pgArrayLiteral(rows.map((r) => r[c] ?? null)));
 }

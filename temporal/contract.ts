@@ -62,7 +62,7 @@ export interface WorkerTuning {
   /** URLs per fan-out activity (each activity loads its chunk with p-limit(spec.concurrency)). */
   urlChunkSize: number;
   /**
-   * URL responses loaded per transaction into SQLite, each in its own savepoint (activities/url-lists.ts ChunkWriter);
+   * URL responses loaded per transaction, each still atomic (activities/url-lists.ts ChunkWriter);
    * 1: a transaction per URL. Read by the activity from its worker's tuning; optional in histories from before it.
    */
   urlLoadGroup?: number;

@@ -248,9 +248,9 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     expect(ok.changedByTable.marketplace_product_models).toBe(300);
   });
 
-  // DuckDB has no savepoints: there the group is one transaction (load-group-duckdb.ts) and, when it fails, each
-  // response a transaction of its own, with the same outcome.
-  it('loadBatches: one transaction for a group, each response atomic in its savepoint; a failure keeps the ones before it', async () => {
+  // SQLite writes the list in one transaction, each response in a savepoint. Postgres and DuckDB write the group as
+  // one transaction (load-group.ts) and, when it fails, each response in a transaction of its own: the same outcome.
+  it('loadBatches: each response of a group atomic; a failure keeps the ones before it', async () => {
     const db = dbs[dialect];
     const group = (pipeline: string, failAt?: number): Batch[] =>
       batches

@@ -1,7 +1,7 @@
 // The URL-list activity loads its responses in groups (SCRAPE_ETL_URL_LOAD_GROUP): into SQLite one transaction with
-// a savepoint per response, into DuckDB about one statement per table for the group: fewer transactions and round
-// trips, every response still atomic, and a load that fails keeps the responses committed before it done. Into
-// Postgres each response has a transaction of its own, and the same guarantee is checked there.
+// a savepoint per response, into Postgres and DuckDB about one statement per table for the group: fewer
+// transactions and round trips, every response still atomic, and a load that fails keeps the responses committed
+// before it done.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -141,7 +141,10 @@ describe('URL chunk loads in groups', () => {
     }
   }
 
-  describe.each([['DuckDB', async () => `duckdb:${path.join(dir, `db-${crypto.randomBytes(4).toString('hex')}.duckdb`)}`]])('into %s', (_name, url) => {
+  describe.each([
+    ['Postgres', async () => testPostgresUrl()],
+    ['DuckDB', async () => `duckdb:${path.join(dir, `db-${crypto.randomBytes(4).toString('hex')}.duckdb`)}`],
+  ])('into %s', (_name, url) => {
     it('a chunk loaded in groups gives the same tables and counts as one transaction per URL', async () => {
       const grouped = await chunkInto(await url(), urls, '25');
       const single = await chunkInto(await url(), urls, '1');

@@ -167,9 +167,9 @@ export function register(program: Command): void {
       try {
         await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
         try {
-          // Pass 2: each file is read and validated again and loaded, a group at a time: one transaction per group,
-          // one savepoint per file (db/load.ts loadBatches), so each file is still atomic while BEGIN/COMMIT is paid
-          // once per group; memory holds two groups' raw bodies (one written, one prepared). A file changed since pass 1 so that it no longer
+          // Pass 2: each file is read and validated again and loaded, a group at a time (db/load.ts loadBatches:
+          // one transaction per group, written as one on Postgres and DuckDB, a savepoint per file on SQLite), so each
+          // file is still atomic while BEGIN/COMMIT is paid once per group; memory holds two groups' raw bodies (one written, one prepared). A file changed since pass 1 so that it no longer
           // validates, or that fails to load, stops the command there, with every file before it loaded.
           const report = (p: PreparedFile, res: LoadBatchResult) => {
             addCounts(totals, res.changedByTable);
