@@ -18,13 +18,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { exportTables } from '../export/csv.js';
 import { loadProducts, repeatRows } from './_export-tables.js';
 
 const PRODUCTS = Number(process.env['BENCH_CSV_PRODUCTS'] ?? 2000);
 const LONG_ROWS = Number(process.env['BENCH_CSV_LONG_ROWS'] ?? 400_000);
 const WIDE_ROWS = Number(process.env['BENCH_CSV_WIDE_ROWS'] ?? 20_000);
 const ROUNDS = Number(process.env['BENCH_CSV_ROUNDS'] ?? 3);
+// Export threads for our export (ExportOptions.threads); unset: the export's default (SCRAPE_ETL_EXPORT_THREADS or the cores).
+const THREADS = process.env['BENCH_CSV_THREADS'] ? Number(process.env['BENCH_CSV_THREADS']) : undefined;
 const LONG = 'marketplace_model_stocks';
 const WIDE = 'marketplace_products';
 const self = fileURLToPath(import.meta.url);
@@ -32,29 +33,36 @@ const self = fileURLToPath(import.meta.url);
 interface Timing {
   seconds: number;
   bytes: number;
-  peakRssMb: number | null;
+  peakRssMb: number;
 }
 
 async function child(dbFile: string, table: string, outDir: string): Promise<void> {
-  // The export imports its format writer on first use; under tsx that first import compiles TypeScript, which is
-  // not export work (the built command loads plain JavaScript), so it happens before the clock starts.
-  await import('../export/formats/csv.js');
+  // The compiled export (dist/), as the command runs it: under tsx, every import (and every export thread's) would
+  // compile TypeScript first, which is not export work.
+  const compiled = path.join(path.dirname(self), '..', 'dist', 'export', 'export.js');
+  if (!fs.existsSync(compiled)) throw new Error('dist/ is missing: run `npm run build` first (`npm run bench` does)');
+  const { exportTables } = (await import(compiled)) as typeof import('../export/export.js');
+  await import(path.join(path.dirname(compiled), 'formats', 'csv.js'));
   const sqlite = new BetterSqlite3(dbFile);
   const t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
-  const [f] = await exportTables({ dialect: 'sqlite', sqlite }, { tables: [table], outDir, fileName: `${table}.csv` });
+  const [f] = await exportTables({ dialect: 'sqlite', sqlite }, { tables: [table], outDir, fileName: `${table}.csv`, ...(THREADS ? { threads: THREADS } : {}) });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(cpu0);
   sqlite.close();
-  const result = { rows: f!.rows, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, bytes: fs.statSync(f!.file).size, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  const result = { rows: f!.rows, threads: f!.threads ?? 1, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, bytes: fs.statSync(f!.file).size, peakRssMb: process.resourceUsage().maxRSS / 1024 };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-function ours(dbFile: string, table: string, outDir: string): Timing & { rows: number } {
+type Ours = Timing & { rows: number; threads: number; cpuSeconds: number };
+
+/** Our export in a process of its own; `threads` 1 forces the calling thread alone, undefined is the default. */
+function ours(dbFile: string, table: string, outDir: string, threads?: number): Ours {
   fs.rmSync(outDir, { recursive: true, force: true });
-  const res = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', dbFile, table, outDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const env = { ...process.env, ...(threads === undefined ? {} : { BENCH_CSV_THREADS: String(threads) }) };
+  const res = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', dbFile, table, outDir], { encoding: 'utf8', maxBuffer: 1 << 20, env });
   if (res.status !== 0) throw new Error(`export child failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
-  return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as Timing & { rows: number };
+  return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as Ours;
 }
 
 const PYTHON_CSV = `
@@ -78,7 +86,7 @@ print(time.perf_counter() - t0)
 function python(dbFile: string, table: string, outFile: string): Timing {
   const res = spawnSync('python3', ['-c', PYTHON_CSV, dbFile, table, outFile], { encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`python csv baseline failed: ${res.stderr}`);
-  return { seconds: Number(res.stdout.trim()), bytes: fs.statSync(outFile).size, peakRssMb: null };
+  return { seconds: Number(res.stdout.trim()), bytes: fs.statSync(outFile).size, peakRssMb: Number.NaN };
 }
 
 function sqliteShell(dbFile: string, table: string, outFile: string): Timing {
@@ -88,7 +96,7 @@ function sqliteShell(dbFile: string, table: string, outFile: string): Timing {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   fs.closeSync(fd);
   if (res.status !== 0) throw new Error(`sqlite3 shell failed: ${res.stderr?.toString() ?? res.error?.message}`);
-  return { seconds, bytes: fs.statSync(outFile).size, peakRssMb: null };
+  return { seconds, bytes: fs.statSync(outFile).size, peakRssMb: Number.NaN };
 }
 
 const median = (xs: number[]) => {
@@ -117,29 +125,38 @@ export async function run(): Promise<void> {
     );
 
     for (const [table, rows] of [[LONG, longRows], [WIDE, wideRows]] as const) {
-      const times: Record<'ours' | 'python' | 'shell', number[]> = { ours: [], python: [], shell: [] };
+      const times: Record<'ours' | 'one' | 'python' | 'shell' | 'oursCpu' | 'oneCpu', number[]> = { ours: [], one: [], python: [], shell: [], oursCpu: [], oneCpu: [] };
       let bytes = 0;
+      let threads = 1;
       for (let r = 0; r < ROUNDS; r++) {
         const o = ours(db, table, path.join(dir, 'out'));
         if (o.rows !== rows) throw new Error(`export wrote ${o.rows} rows of ${table}, expected ${rows}`);
         times.ours.push(o.seconds);
+        times.oursCpu.push(o.cpuSeconds);
         bytes = o.bytes;
+        threads = o.threads;
+        const one = ours(db, table, path.join(dir, 'out'), 1);
+        times.one.push(one.seconds);
+        times.oneCpu.push(one.cpuSeconds);
         times.python.push(python(db, table, path.join(dir, 'python.csv')).seconds);
         times.shell.push(sqliteShell(db, table, path.join(dir, 'shell.csv')).seconds);
       }
-      const [o, p, s] = [median(times.ours), median(times.python), median(times.shell)];
+      const [o, one, p, s] = [median(times.ours), median(times.one), median(times.python), median(times.shell)];
       const rate = (sec: number) => `${fmt(rows / sec)} rows/s (${sec.toFixed(2)} s)`;
       console.log(`${table} (${fmt(rows)} x ${table === LONG ? longWidth : wideWidth}, ${(bytes / 1048576).toFixed(0)} MB of CSV):`);
-      console.log(`  export/csv.ts (streamed, atomic, formula-neutralised): ${rate(o)}`);
-      console.log(`  Python csv module (baseline):  ${rate(p)}  -> ratio ours/python ${(p / o).toFixed(2)} (goal >= 1.0)`);
-      console.log(`  sqlite3 -csv shell (baseline): ${rate(s)}  -> ratio ours/sqlite3 ${(s / o).toFixed(2)} (goal >= 0.5)`);
+      console.log(`  export/csv.ts (streamed, atomic, formula-neutralised), ${threads} thread(s): ${rate(o)}, CPU ${median(times.oursCpu).toFixed(2)} s`);
+      console.log(`  the same in the calling thread alone (threads: 1):  ${rate(one)}, CPU ${median(times.oneCpu).toFixed(2)} s -> threads gain ${(one / o).toFixed(2)}x`);
+      console.log(`  Python csv module (baseline):  ${rate(p)}  -> ratio ours/python ${(p / o).toFixed(2)} (goal >= 1.0; one thread ${(p / one).toFixed(2)})`);
+      console.log(`  sqlite3 -csv shell (baseline): ${rate(s)}  -> ratio ours/sqlite3 ${(s / o).toFixed(2)} (goal >= 0.5; one thread ${(s / one).toFixed(2)})`);
     }
 
-    const big = ours(db, LONG, path.join(dir, 'out'));
-    const little = ours(small, LONG, path.join(dir, 'out'));
+    // Flat memory is the streaming's: one thread, 32x the rows. The threads' own memory is a constant on top.
+    const big = ours(db, LONG, path.join(dir, 'out'), 1);
+    const little = ours(small, LONG, path.join(dir, 'out'), 1);
+    const threaded = ours(db, LONG, path.join(dir, 'out'));
     console.log(
-      `peak RSS of the export process: ${big.peakRssMb!.toFixed(0)} MB for ${fmt(big.rows)} rows, ${little.peakRssMb!.toFixed(0)} MB for ${fmt(little.rows)} rows ` +
-        `(growth for ${(big.rows / little.rows).toFixed(0)}x rows: ${(big.peakRssMb! / little.peakRssMb!).toFixed(2)}x)`,
+      `peak RSS of the export process (one thread): ${big.peakRssMb.toFixed(0)} MB for ${fmt(big.rows)} rows, ${little.peakRssMb.toFixed(0)} MB for ${fmt(little.rows)} rows ` +
+        `(growth for ${(big.rows / little.rows).toFixed(0)}x rows: ${(big.peakRssMb / little.peakRssMb).toFixed(2)}x); with ${threaded.threads} threads: ${threaded.peakRssMb.toFixed(0)} MB for ${fmt(threaded.rows)} rows`,
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

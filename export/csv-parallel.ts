@@ -31,6 +31,12 @@ const MIN_CELLS = 500_000;
 const LOCK_WAIT_MS = 1000;
 /** Chunks a thread may have handed over and not yet seen written. */
 const CREDITS = 4;
+/**
+ * Each thread's young generation: a page's garbage is short-lived, and V8's default young generation for a thread
+ * left each one about 50 MB of resident memory; this one about 25 MB, for the same export time (2 threads, 400,000
+ * rows: peak RSS 166 MB against 183-200 MB).
+ */
+const THREAD_YOUNG_GENERATION_MB = 16;
 /** A page of rowids holds about this many batches of rows. */
 const BATCHES_PER_PAGE = 16;
 
@@ -94,7 +100,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
       busyTimeoutMs,
       credits: CREDITS,
     };
-    return new ThreadChannel(startModuleWorker(threadModule, data));
+    return new ThreadChannel(startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }));
   });
   try {
     await Promise.all(channels.map((c) => c.receive('ready')));
@@ -135,6 +141,8 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
       await file.close();
     }
   } finally {
+    // Threads that finished have exited; the others (an abort, or another thread's failure) are terminated, and
+    // their connections closed with them.
     await Promise.all(channels.map((c) => c.stop()));
   }
 }

@@ -9,6 +9,8 @@
 //   thread -> chunk {page, last, bytes, rows, maxLoadId}   for each of its pages (page % threads == index), in order
 //   main   -> credit {buffer}      one per chunk written, with its buffer to reuse: a thread never has more than
 //                                 `credits` chunks unwritten
+// An export that ends early (aborted, or another thread failed) terminates its threads; a terminated thread's
+// connection is closed with it, read transaction and all (test/export-csv-parallel.test.ts checkpoints after one).
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { csvEncoder } from './formats/csv.js';
@@ -32,7 +34,10 @@ export interface CsvThreadData {
   credits: number;
 }
 
-export type ToThread = { type: 'begin' } | { type: 'pages'; lo: bigint; width: bigint; pages: number; threads: number } | { type: 'credit'; buffer: ArrayBuffer };
+export type ToThread =
+  | { type: 'begin' }
+  | { type: 'pages'; lo: bigint; width: bigint; pages: number; threads: number }
+  | { type: 'credit'; buffer: ArrayBuffer };
 
 export type FromThread =
   | { type: 'ready' }
@@ -47,10 +52,6 @@ const data = workerData as CsvThreadData;
 const port = parentPort!;
 const send = (m: FromThread, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 
-const reader = new BetterSqlite3(data.file, { readonly: true, fileMustExist: true });
-reader.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
-const encoder = csvEncoder(data.columns, 'sqlite', data.settings);
-
 // Credits are counted as they arrive; the other messages are the protocol's next steps, taken in order.
 const inbox: ToThread[] = [];
 let credits = data.credits;
@@ -61,71 +62,86 @@ port.on('message', (m: ToThread) => {
   if (m.type === 'credit') {
     credits++;
     if (m.buffer.byteLength === CHUNK_BYTES) spare.push(Buffer.from(m.buffer));
-  }
-  else inbox.push(m);
+  } else inbox.push(m);
   const w = wake;
   wake = undefined;
   w?.();
 });
 const nextMessage = () => new Promise<void>((r) => (wake = r));
-async function receive(): Promise<ToThread> {
-  while (inbox.length === 0) await nextMessage();
-  return inbox.shift()!;
+async function receive<T extends ToThread['type']>(type: T): Promise<Extract<ToThread, { type: T }>> {
+  for (;;) {
+    const m = inbox.shift();
+    if (m) {
+      if (m.type !== type) throw new Error(`export thread: expected "${type}", got "${m.type}"`);
+      return m as Extract<ToThread, { type: T }>;
+    }
+    await nextMessage();
+  }
 }
 async function credit(): Promise<void> {
   while (credits === 0) await nextMessage();
   credits--;
 }
 
-send({ type: 'ready' });
-if ((await receive()).type !== 'begin') throw new Error('export thread: expected begin');
-reader.exec('BEGIN');
-// The first read takes the snapshot, while the main thread holds the write lock: every thread sees the same one.
-// Only the rowid span is read then (two index seeks), so other writers wait a few milliseconds at most.
-const table = quoteIdent(data.query.table);
-const span = reader.prepare(`select min(rowid) as lo, max(rowid) as hi from ${table}`).safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
-send({ type: 'begun', lo: span.lo, hi: span.hi });
-if (data.index === 0) send({ type: 'count', count: reader.prepare(`select count(*) from ${table}`).pluck().safeIntegers(true).get() as bigint });
+const reader = new BetterSqlite3(data.file, { readonly: true, fileMustExist: true });
+try {
+  await exportShare(reader);
+} finally {
+  // Also ends the read transaction of a thread that failed.
+  reader.close();
+  port.close();
+}
 
-const plan = await receive();
-if (plan.type !== 'pages') throw new Error('export thread: expected pages');
-// Each batch's text is encoded into the chunk's buffer as soon as it is made, while it is still small and in
-// cache; a full buffer is handed over (transferred, not copied) and comes back with its credit.
-let buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
-let used = 0;
-for (let page = data.index; page < plan.pages; page += plan.threads) {
-  const from = plan.lo + BigInt(page) * plan.width;
-  // The last page is open above: it ends at the snapshot's highest rowid, whatever the width's rounding.
-  const before = page === plan.pages - 1 ? null : from + plan.width;
-  let rows = 0;
-  let maxLoadId: bigint | null = null;
-  const handOver = async (last: boolean) => {
-    await credit();
-    const bytes = buffer.subarray(0, used);
-    send({ type: 'chunk', page, last, bytes, rows, maxLoadId }, [buffer.buffer as ArrayBuffer]);
-    buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
-    used = 0;
-    rows = 0;
-    maxLoadId = null;
-  };
-  for (const batch of sqliteRowidPages(reader, data.query, data.batchRows, from, before)) {
-    const text = encoder.rows(batch);
-    // A UTF-16 code unit never takes more than 3 bytes of UTF-8.
-    if (used + text.length * 3 > buffer.length) {
-      if (used > 0) await handOver(false);
-      if (text.length * 3 > buffer.length) buffer = Buffer.allocUnsafeSlow(text.length * 3);
-    }
-    used += buffer.write(text, used);
-    rows += batch.length;
-    if (data.loadIdIndex >= 0) {
-      for (const row of batch) {
-        const id = row[data.loadIdIndex] as bigint;
-        if (maxLoadId === null || id > maxLoadId) maxLoadId = id;
+async function exportShare(reader: BetterSqlite3.Database): Promise<void> {
+  reader.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
+  const encoder = csvEncoder(data.columns, 'sqlite', data.settings);
+  send({ type: 'ready' });
+  await receive('begin');
+  reader.exec('BEGIN');
+  // The first read takes the snapshot, while the main thread holds the write lock: every thread sees the same one.
+  // Only the rowid span is read then (two index seeks), so other writers wait a few milliseconds at most.
+  const table = quoteIdent(data.query.table);
+  const span = reader.prepare(`select min(rowid) as lo, max(rowid) as hi from ${table}`).safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
+  send({ type: 'begun', lo: span.lo, hi: span.hi });
+  if (data.index === 0) send({ type: 'count', count: reader.prepare(`select count(*) from ${table}`).pluck().safeIntegers(true).get() as bigint });
+
+  const plan = await receive('pages');
+  // Each batch's text is encoded into the chunk's buffer as soon as it is made, while it is still small and in
+  // cache; a full buffer is handed over (transferred, not copied) and comes back with its credit.
+  let buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+  let used = 0;
+  for (let page = data.index; page < plan.pages; page += plan.threads) {
+    const from = plan.lo + BigInt(page) * plan.width;
+    // The last page is open above: it ends at the snapshot's highest rowid, whatever the width's rounding.
+    const before = page === plan.pages - 1 ? null : from + plan.width;
+    let rows = 0;
+    let maxLoadId: bigint | null = null;
+    const handOver = async (last: boolean) => {
+      await credit();
+      const bytes = buffer.subarray(0, used);
+      send({ type: 'chunk', page, last, bytes, rows, maxLoadId }, [buffer.buffer as ArrayBuffer]);
+      buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+      used = 0;
+      rows = 0;
+      maxLoadId = null;
+    };
+    for (const batch of sqliteRowidPages(reader, data.query, data.batchRows, from, before)) {
+      const text = encoder.rows(batch);
+      // A UTF-16 code unit never takes more than 3 bytes of UTF-8.
+      if (used + text.length * 3 > buffer.length) {
+        if (used > 0) await handOver(false);
+        if (text.length * 3 > buffer.length) buffer = Buffer.allocUnsafeSlow(text.length * 3);
+      }
+      used += buffer.write(text, used);
+      rows += batch.length;
+      if (data.loadIdIndex >= 0) {
+        for (const row of batch) {
+          const id = row[data.loadIdIndex] as bigint;
+          if (maxLoadId === null || id > maxLoadId) maxLoadId = id;
+        }
       }
     }
+    await handOver(true);
   }
-  await handOver(true);
+  reader.exec('COMMIT');
 }
-reader.exec('COMMIT');
-reader.close();
-port.close();

@@ -3,7 +3,7 @@
 // watermark the same way; all threads must read one snapshot, even while another process rewrites the table; and an
 // abort or a thread's error must leave no file and no thread behind.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -206,18 +206,36 @@ describe('CSV export on threads (SQLite)', () => {
     expect(rewriter.updates()).toBeGreaterThan(3);
   });
 
-  it('leaves no file and no thread behind when aborted or when a thread fails', async () => {
+  it('leaves no file, no thread and no open snapshot behind when aborted or when a thread fails', async () => {
     fill(ROWS);
+    // After an export in the calling thread (which starts libuv's thread pool): the process's threads, to compare
+    // with after the failed exports.
+    await exportFile('warm-up.csv', { threads: 1 });
+    await rm(join(dir, 'out', 'warm-up.csv'));
+    const threadsBefore = osThreads();
     const controller = new AbortController();
     const aborted = exportFile('aborted.csv', { threads: 2, signal: controller.signal, onProgress: () => controller.abort() });
     await expect(aborted).rejects.toThrow(/abort/i);
+    expect(fullCheckpoint()).toBe(true);
 
     // A timestamp no Date can hold, in a row near the end: the thread that formats it fails the export.
     db.sqlite.prepare('update events set at = 9e15 where rowid = ?').run(ROWS - 10);
     await expect(exportFile('failed.csv', { threads: 2 })).rejects.toThrow(/column "at" holds 9000000000000000000 ms, not a valid timestamp/);
+    expect(fullCheckpoint()).toBe(true);
     expect(await readdir(join(dir, 'out'))).toEqual([]);
+    expect(osThreads()).toBe(threadsBefore);
   });
 });
+
+/**
+ * Writes a little and checkpoints the whole WAL into the database: false when a connection still holds a read
+ * transaction on an older snapshot (a thread that was not closed), which SQLite must not overwrite.
+ */
+function fullCheckpoint(): boolean {
+  db.sqlite.prepare(`insert into events (pipeline, load_id) values ('p1', 1)`).run();
+  const [result] = db.sqlite.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+  return result!.busy === 0;
+}
 
 /** How many open file descriptors of this process are `file` (Linux): each SQLite connection holds one. */
 function openCount(file: string): number {
@@ -228,6 +246,11 @@ function openCount(file: string): number {
       return false; // closed meanwhile
     }
   }).length;
+}
+
+/** The threads of this process (Linux): each worker thread is one. */
+function osThreads(): number {
+  return Number(/^Threads:\s+(\d+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
 }
 
 /** A process that adds 1 to every row's v, one transaction per pass, 20 ms apart, until killed. */
