@@ -17,15 +17,7 @@ import { TABLE_META, type DataTableName } from './tables.js';
  * key is in `replace`; returns how many rows each response changed, leaving out the keys in `counted` (the caller
  * counts those).
  */
-async function upsertGroup(
-  tx: Tx,
-  table: DataTableName,
-  columns: readonly string[],
-  types: readonly string[],
-  entries: readonly UpsertEntry[],
-  counted: ReadonlySet<string>,
-  replace: ReadonlyArray<readonly Scalar[]>,
-): Promise<Map<number, number>> {
+async function upsertGroup(tx: Tx, ...[table, columns, types, entries, counted, replace]: Parameters<GroupDialect['upsert']>): Promise<Map<number, number>> {
   const meta = TABLE_META[table];
   const select = unnestRowsInOrder(tx, types, entries.map((e) => e.values));
   const name = quoteIdent(table);
