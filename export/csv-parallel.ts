@@ -29,6 +29,9 @@ const MIN_CELLS = 500_000;
  * longer (or writers that keep taking it) make the export run in the calling thread instead, which needs no lock.
  */
 const LOCK_WAIT_MS = 1000;
+/** See ThreadedCsvJob.onAlive. */
+const ALIVE_MS = 200;
+const STALL_MS = 60_000;
 /** Chunks a thread may have handed over and not yet seen written. */
 const CREDITS = 4;
 /**
@@ -77,6 +80,12 @@ export interface ThreadedCsvJob {
   loadIdIndex: number;
   /** After each chunk written: its rows, and the highest load_id among them (null without load_id). */
   onChunk: (rows: number, maxLoadId: bigint | null) => void;
+  /**
+   * Called every ALIVE_MS while the threads work, as long as one of them sent something in the last STALL_MS:
+   * before the first chunk (threads starting, the lock, the count) and between chunks, a pipeline run's export
+   * heartbeats from here. A thread silent for longer stops the calls, so the activity's heartbeat timeout ends it.
+   */
+  onAlive?: () => void;
   signal?: AbortSignal;
 }
 
@@ -88,21 +97,27 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
   const sqlite = sqliteOf(job.db);
   const busyTimeoutMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
   const threadModule = siblingModule(import.meta.url, './csv-thread.js');
-  const channels = Array.from({ length: job.threads }, (_, index) => {
-    const data: CsvThreadData = {
-      file: sqlite.name,
-      index,
-      query: job.query,
-      columns: job.columns,
-      settings: job.settings,
-      batchRows: job.batchRows,
-      loadIdIndex: job.loadIdIndex,
-      busyTimeoutMs,
-      credits: CREDITS,
-    };
-    return new ThreadChannel(startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }));
-  });
+  let lastHeard = Date.now();
+  const heard = () => (lastHeard = Date.now());
+  const alive = setInterval(() => {
+    if (Date.now() - lastHeard < STALL_MS) job.onAlive?.();
+  }, ALIVE_MS);
+  const channels: ThreadChannel[] = [];
   try {
+    for (let index = 0; index < job.threads; index++) {
+      const data: CsvThreadData = {
+        file: sqlite.name,
+        index,
+        query: job.query,
+        columns: job.columns,
+        settings: job.settings,
+        batchRows: job.batchRows,
+        loadIdIndex: job.loadIdIndex,
+        busyTimeoutMs,
+        credits: CREDITS,
+      };
+      channels.push(new ThreadChannel(startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }), heard));
+    }
     await Promise.all(channels.map((c) => c.receive('ready')));
     const spans = await snapshotTogether(sqlite.name, Math.min(busyTimeoutMs, LOCK_WAIT_MS), channels);
     if (spans === null) return false;
@@ -141,6 +156,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
       await file.close();
     }
   } finally {
+    clearInterval(alive);
     // Threads that finished have exited; the others (an abort, or another thread's failure) are terminated, and
     // their connections closed with them.
     await Promise.all(channels.map((c) => c.stop()));
@@ -177,8 +193,12 @@ class ThreadChannel {
   private failure: Error | undefined;
   private waiter: (() => void) | undefined;
 
-  constructor(private readonly worker: Worker) {
+  constructor(
+    private readonly worker: Worker,
+    onMessage: () => void,
+  ) {
     worker.on('message', (m: FromThread) => {
+      onMessage();
       this.queue.push(m);
       this.wake();
     });

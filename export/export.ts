@@ -283,7 +283,7 @@ async function exportOne(
         if (maxLoadId !== null && (stats.maxLoadId === null || maxLoadId > stats.maxLoadId)) stats.maxLoadId = maxLoadId;
         progress?.();
       };
-      if (await writeCsvInThreads({ path: tempPath, db, query, columns, settings, threads, batchRows: batchRows(selected.length), loadIdIndex, onChunk, ...signal })) {
+      if (await writeCsvInThreads({ path: tempPath, db, query, columns, settings, threads, batchRows: batchRows(selected.length), loadIdIndex, onChunk, ...(progress ? { onAlive: progress } : {}), ...signal })) {
         threadsUsed = threads;
         return;
       }

@@ -11,12 +11,7 @@ import type { RawRow, TableQuery } from './rows.js';
  * snapshot: sqliteTableBatches here, or an export thread (export/csv-thread.ts) reading its share of the rowids.
  */
 export function* sqliteRowidPages(reader: BetterSqlite3.Database, q: TableQuery, batchSize: number, from: bigint | null, before: bigint | null): Generator<RawRow[]> {
-  const statement = (lower: string | null) => {
-    const range = [...(lower ? [`rowid ${lower} ?`] : []), ...(before === null ? [] : ['rowid < ?'])];
-    const where = [...q.where, ...range];
-    const sql = `select ${[...q.columns, 'rowid'].join(', ')} from ${quoteIdent(q.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''} order by rowid limit ${batchSize}`;
-    return reader.prepare(sql).raw(true).safeIntegers(true);
-  };
+  const statement = (lower: '>=' | '>' | null) => reader.prepare(rowidPageSql(q, batchSize, lower, before !== null)).raw(true).safeIntegers(true);
   const bound = (lower: bigint | null) => [...q.params, ...(lower === null ? [] : [lower]), ...(before === null ? [] : [before])];
   const rowidAt = q.columns.length;
   let rows = statement(from === null ? null : '>=').all(...bound(from)) as RawRow[];
@@ -29,4 +24,17 @@ export function* sqliteRowidPages(reader: BetterSqlite3.Database, q: TableQuery,
     if (rows.length < batchSize) return;
     rows = next.all(...bound(last)) as RawRow[];
   }
+}
+
+/**
+ * One page's statement: `lower` bounds the rowid from below with the next parameter, `bounded` from above with the
+ * one after. NOT INDEXED keeps every page a seek on the rowid and a scan forward that stops after `batchSize` rows.
+ * Without it, an export of one pipeline (`pipeline = ?`) had SQLite use the natural-key index, which starts with
+ * pipeline: every page then read all of the pipeline's rows and sorted them by rowid to keep `batchSize`, so a
+ * 400,000-row export of job_records took 28 s instead of about 1 (test/export-page-plan.test.ts checks the plan).
+ */
+export function rowidPageSql(q: TableQuery, batchSize: number, lower: '>=' | '>' | null, bounded: boolean): string {
+  const range = [...(lower ? [`rowid ${lower} ?`] : []), ...(bounded ? ['rowid < ?'] : [])];
+  const where = [...q.where, ...range];
+  return `select ${[...q.columns, 'rowid'].join(', ')} from ${quoteIdent(q.table)} not indexed${where.length > 0 ? ` where ${where.join(' and ')}` : ''} order by rowid limit ${batchSize}`;
 }

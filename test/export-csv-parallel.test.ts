@@ -156,11 +156,15 @@ describe('CSV export on threads (SQLite)', () => {
       writer.exec('BEGIN IMMEDIATE');
       writer.prepare(`insert into events (pipeline, load_id, label) values ('p1', 99, 'late')`).run();
       const opened = openCount(file);
-      const exported = exportFile('parallel.csv', { threads: 2 });
-      // The writer commits once both threads and the export's lock connection have opened the file, and 100 ms
+      let progressCalls = 0;
+      const exported = exportFile('parallel.csv', { threads: 2, onProgress: () => progressCalls++ });
+      // The writer commits once both threads and the export's lock connection have opened the file, and 500 ms
       // later: threads that did not wait for the write lock would have taken their snapshot by then, without this row.
       while (openCount(file) < opened + 3) await new Promise((r) => setTimeout(r, 2));
-      await new Promise((r) => setTimeout(r, 100));
+      const waitingSince = progressCalls;
+      await new Promise((r) => setTimeout(r, 500));
+      // While it waits, the export says it is alive (a pipeline run's export heartbeats from onProgress).
+      expect(progressCalls).toBeGreaterThan(waitingSince);
       writer.exec('COMMIT');
       const parallel = await exported;
       expect(parallel.threads).toBe(2);
