@@ -7,6 +7,7 @@ import pLimit from 'p-limit';
 import type { Database } from '../db/connect.js';
 import { loadBatch, loadBatches, type LoadBatchOptions, type LoadBatchResult } from '../db/load.js';
 import { readUrlSlice } from '../db/url-lists.js';
+import { landedRequestKeys } from '../db/raw-responses.js';
 import type { UrlListKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
@@ -47,6 +48,15 @@ export function urlListActivities(deps: ActivityDeps) {
     const limit = pLimit(Math.max(1, spec.concurrency));
     const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
     const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
+    // A retried attempt: responses that an earlier attempt landed after its last recorded heartbeat (the worker
+    // died in between; heartbeats are throttled) are loaded, since landing and loading are one transaction.
+    // Fetching them again would pay for them twice, and an error the second time would report a loaded URL as failed.
+    if (ctx.info.attempt > 1) {
+      const landed = await landedRequestKeys(db, workflowId, urls.filter((_, i) => !done.has(i)));
+      urls.forEach((url, i) => {
+        if (landed.has(url)) done.add(i);
+      });
+    }
 
     // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
     await Promise.all(

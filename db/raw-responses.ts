@@ -3,7 +3,7 @@
 // a page served again) is stored once: the new row keeps its own lineage and points at the row holding the bytes.
 import { hexDigest } from './hash.js';
 import type { Database } from './connect.js';
-import { withTransaction, type Tx } from './sql.js';
+import { withReadTransaction, withTransaction, type Tx } from './sql.js';
 import { sequenceName } from './duckdb/ddl.js';
 import { duckListType, duckUnnest, type DuckTx } from './duckdb/tx.js';
 import { pgColumnType } from './postgres-arrays.js';
@@ -151,6 +151,22 @@ export async function findRecordedBody(db: Database, ref: { workflowId: string; 
   );
   const body = rows[0]?.['body'];
   return typeof body === 'string' ? body : undefined;
+}
+
+/**
+ * Which of `requestKeys` already have a response landed by the workflow `workflowId`. A response is landed in the
+ * transaction that loads its rows, so each of these is loaded too: a retried step that finds its requests here
+ * need not (and must not pay to) call again.
+ */
+export async function landedRequestKeys(db: Database, workflowId: string, requestKeys: readonly string[]): Promise<Set<string>> {
+  if (requestKeys.length === 0) return new Set();
+  const rows = await withReadTransaction(db, (tx) =>
+    tx.all(
+      `SELECT DISTINCT request_key FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND request_key IN (${requestKeys.map((_, i) => tx.ph(i + 2)).join(', ')})`,
+      [workflowId, ...requestKeys],
+    ),
+  );
+  return new Set(rows.map((r) => String(r['request_key'])));
 }
 
 /** The body of one landed row by its id (the load id of rows), references followed. */
