@@ -2,6 +2,7 @@
 // workflow asks for them once per run (the planPipelineRun local activity, so the values are recorded in history
 // and replay sees the same ones). SCRAPE_ETL_HEARTBEAT_TIMEOUT short: a killed worker's activity is retried soon.
 import type { WorkerTuning } from '../temporal/contract.js';
+import { positiveIntFromEnv } from '../lib/env-int.js';
 
 const DURATION = /^[0-9]+(ms|s|m|h|d)$/;
 
@@ -12,22 +13,14 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): strin
   return v;
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const v = env[name]?.trim();
-  if (!v) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name}='${v}' must be a positive integer`);
-  return n;
-}
-
 export function readWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning {
   return {
     heartbeatTimeout: duration(env, 'SCRAPE_ETL_HEARTBEAT_TIMEOUT', '30s'),
     activityTimeout: duration(env, 'SCRAPE_ETL_ACTIVITY_TIMEOUT', '30m'),
-    urlChunkSize: positiveInt(env, 'SCRAPE_ETL_URL_CHUNK_SIZE', 25),
-    urlLoadGroup: positiveInt(env, 'SCRAPE_ETL_URL_LOAD_GROUP', 25),
-    pagesPerActivity: positiveInt(env, 'SCRAPE_ETL_PAGES_PER_ACTIVITY', 20),
-    activitiesPerRun: positiveInt(env, 'SCRAPE_ETL_ACTIVITIES_PER_RUN', 100),
-    loadBatchSize: positiveInt(env, 'SCRAPE_ETL_LOAD_BATCH_SIZE', 500),
+    urlChunkSize: positiveIntFromEnv(env, 'SCRAPE_ETL_URL_CHUNK_SIZE', 25),
+    urlLoadGroup: positiveIntFromEnv(env, 'SCRAPE_ETL_URL_LOAD_GROUP', 25),
+    pagesPerActivity: positiveIntFromEnv(env, 'SCRAPE_ETL_PAGES_PER_ACTIVITY', 20),
+    activitiesPerRun: positiveIntFromEnv(env, 'SCRAPE_ETL_ACTIVITIES_PER_RUN', 100),
+    loadBatchSize: positiveIntFromEnv(env, 'SCRAPE_ETL_LOAD_BATCH_SIZE', 500),
   };
 }

@@ -14,6 +14,7 @@ import { open } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { beginImmediate } from '../db/sql.js';
+import { positiveIntFromEnv } from '../lib/env-int.js';
 import { siblingModule, startModuleWorker } from '../lib/module-worker.js';
 import type { ColumnInfo } from './columns.js';
 import type { CsvThreadData, FromThread, ToThread } from './csv-thread.js';
@@ -48,11 +49,7 @@ const BATCHES_PER_PAGE = 16;
  * most 4 (reading is shared; the single writing thread is the next limit). 1 exports in the calling thread.
  */
 export function exportThreads(env: NodeJS.ProcessEnv = process.env): number {
-  const v = env['SCRAPE_ETL_EXPORT_THREADS']?.trim();
-  if (!v) return Math.min(4, os.availableParallelism());
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`SCRAPE_ETL_EXPORT_THREADS='${v}' must be a positive integer`);
-  return n;
+  return positiveIntFromEnv(env, 'SCRAPE_ETL_EXPORT_THREADS', Math.min(4, os.availableParallelism()));
 }
 
 /**

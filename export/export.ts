@@ -12,7 +12,6 @@ import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
 import { rowBatches, type RawRow, type TableQuery } from './rows.js';
-import { csvThreadsFor, exportThreads, writeCsvInThreads } from './csv-parallel.js';
 import { projectSqliteHints } from './schema-hints.js';
 import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
 
@@ -273,17 +272,19 @@ async function exportOne(
   const stats: { rows: number; maxLoadId: bigint | null } = { rows: 0, maxLoadId: null };
   let threadsUsed = 0;
 
-  const threads = settings.format === 'csv' ? csvThreadsFor(db, query, selected.length, options.threads ?? exportThreads()) : 0;
+  // Loaded only for what it serves, as the format writers are: a Parquet export or a Postgres one never needs it.
+  const parallel = settings.format === 'csv' && db.dialect === 'sqlite' ? await import('./csv-parallel.js') : undefined;
+  const threads = parallel ? parallel.csvThreadsFor(db, query, selected.length, options.threads ?? parallel.exportThreads()) : 0;
   await writeAtomically(finalPath, async (tempPath) => {
     const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;
     const signal = options.signal ? { signal: options.signal } : {};
-    if (threads > 0) {
+    if (parallel && threads > 0) {
       const onChunk = (rows: number, maxLoadId: bigint | null) => {
         stats.rows += rows;
         if (maxLoadId !== null && (stats.maxLoadId === null || maxLoadId > stats.maxLoadId)) stats.maxLoadId = maxLoadId;
         progress?.();
       };
-      if (await writeCsvInThreads({ path: tempPath, db, query, columns, settings, threads, batchRows: batchRows(selected.length), loadIdIndex, onChunk, ...(progress ? { onAlive: progress } : {}), ...signal })) {
+      if (await parallel.writeCsvInThreads({ path: tempPath, db, query, columns, settings, threads, batchRows: batchRows(selected.length), loadIdIndex, onChunk, ...(progress ? { onAlive: progress } : {}), ...signal })) {
         threadsUsed = threads;
         return;
       }
