@@ -2,7 +2,9 @@
 // `scrape-etl load` of the same saved responses in the same run (both are whole processes: Node start-up and
 // imports are on both sides). A warm embedded dev server (left running by a first run, as for a user), a local
 // simulator answering the marketplace calls, SQLite destinations in a temp folder.
-//   - one URL: `run` of a one-URL pipeline against `load` of that URL's saved response (goal: <= 1.5x);
+//   - one URL: `run` of a one-URL pipeline against `load` of that URL's saved response (goal: <= 1.5x), both with the
+//     worker in the `run` process (the default) and with the background worker (SCRAPE_ETL_BACKGROUND_WORKER=1, warm:
+//     started by an earlier run, as it is for a user's second run);
 //   - per URL: the time N URLs add to a run against the time N files add to a load (goal: <= 2x);
 //   - memory: the peak RSS of `run` for 2,000 and 20,000 URLs (goal: <= 300 MB and <= 1.1x growth), read by a
 //     preloaded exit hook in the measured process itself, with its CPU time; and the 2,000-URL run again with V8's
@@ -16,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScraperClient } from '../client/client.js';
 import { startSimulator } from '../simulator/server.js';
+import { stopBackgroundWorker } from '../cli/background/control.js';
 import { stopDevServer } from '../temporal/dev-server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -83,11 +86,17 @@ async function main(): Promise<void> {
     const few = Math.max(3, Math.round(REPEATS / 2));
     const run1 = await times(REPEATS, () => ['run', '--new', one]);
     const load1 = await times(REPEATS, (i) => ['load', 'marketplace', oneFile, '--database', `sqlite:${path.join(dir, `load-one-${i}.sqlite`)}`]);
+    const background = { SCRAPE_ETL_BACKGROUND_WORKER: '1' };
+    await cli(['run', '--new', one], background); // starts the background worker
+    const runBackground: number[] = [];
+    for (let i = 0; i < REPEATS; i++) runBackground.push(await cli(['run', '--new', one], background));
+    const run1Background = median(runBackground);
     const runN = await times(few, () => ['run', '--new', many]);
     const loadN = await times(few, (i) => ['load', 'marketplace', saved, '--database', `sqlite:${path.join(dir, `load-many-${i}.sqlite`)}`]);
     const perUrlRun = (runN - run1) / (URLS - 1);
     const perUrlLoad = (loadN - load1) / (URLS - 1);
-    console.log(`run, 1 URL:     ${run1.toFixed(0)} ms   load, 1 file:     ${load1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}  (goal <= 1.5)`);
+    console.log(`run, 1 URL, background worker: ${run1Background.toFixed(0)} ms   load, 1 file: ${load1.toFixed(0)} ms   ratio ${(run1Background / load1).toFixed(2)}  (goal <= 1.5)`);
+    console.log(`run, 1 URL, worker in the run's process (the default): ${run1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}`);
     console.log(`run, ${URLS} URLs: ${runN.toFixed(0)} ms   load, ${URLS} files: ${loadN.toFixed(0)} ms`);
     console.log(`per URL: run ${perUrlRun.toFixed(2)} ms, load ${perUrlLoad.toFixed(2)} ms, ratio ${(perUrlRun / perUrlLoad).toFixed(2)}  (goal <= 2)`);
 
@@ -114,6 +123,7 @@ async function main(): Promise<void> {
     console.log(`memory, run of ${MEMORY_URLS * 10} URLs: ${line(large)}`);
     console.log(`peak RSS growth for 10x URLs: ${(large.mb / small.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB); heap growth limit vs V8's default: RSS ${(small.mb / v8Growth.mb).toFixed(2)}x, CPU ${(small.cpu / v8Growth.cpu).toFixed(2)}x`);
   } finally {
+    await stopBackgroundWorker(dataDir);
     await stopDevServer({ dataDir });
     await sim.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,7 @@
 // then load little more than commander (bench/startup.ts measures it).
 import { Command, CommanderError } from 'commander';
 import { limitHeapGrowth } from '../temporal/heap-growth.js';
+import { commandFailure } from './command-error.js';
 import { packageInfo } from './package-info.js';
 import { register as registerDemo } from './commands/demo.js';
 import { register as registerStatus } from './commands/status.js';
@@ -89,9 +90,9 @@ async function main(argv: string[]): Promise<void> {
       }
       process.exit(2);
     }
-    const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`scrape-etl: ${message}\n`);
-    process.exit(typeof (err as { exitCode?: unknown }).exitCode === 'number' ? (err as { exitCode: number }).exitCode : 1);
+    const failure = commandFailure(err);
+    process.stderr.write(failure.message);
+    process.exit(failure.exitCode);
   }
 }
 

@@ -7,6 +7,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import { PROGRESS_QUERY, pipelineWorkflowId, type PipelineProgress, type PipelineWorkflowResult } from '../temporal/contract.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
+import type { CommandIO } from './io.js';
 import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';
 import type { ProgressMode } from './progress.js';
@@ -94,6 +95,8 @@ export interface WaitOptions {
   /** The longest pause between two looks at the run (default 500 ms); the first looks come sooner, see below. */
   pollMs?: number;
   log: Logger;
+  /** Where the progress goes; default this process's stdout and stderr. */
+  io?: CommandIO;
 }
 
 /** Execution states after which a workflow does nothing more (CONTINUED_AS_NEW is never the latest run's). */
@@ -106,7 +109,7 @@ const CLOSED = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED
  * timer as an uncaught "Channel has been shut down".
  */
 export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<RunOutcome> {
-  const reporter = createProgressReporter(opts.mode, run.workflowId);
+  const reporter = createProgressReporter(opts.mode, run.workflowId, opts.io);
   const interrupted = (): RunOutcome => ({ status: 'interrupted', workflowId: run.workflowId });
   let last: ReturnType<typeof toSnapshot> | undefined;
   // The bar ends where the run ended (all units done, the final status and rows), never frozen at its last poll.

@@ -3,6 +3,7 @@
  * per change, or one JSON object per change with --json (for scripts and CI logs).
  */
 import cliProgress from 'cli-progress';
+import { processIO, type CommandIO } from './io.js';
 
 /** What the workflow's `progress` query answers; fields are optional so older or newer workflows still show. */
 export interface ProgressSnapshot {
@@ -20,7 +21,7 @@ export interface ProgressReporter {
   stop(): void;
 }
 
-export function progressMode(opts: { json?: boolean }, stream: NodeJS.WriteStream = process.stderr): ProgressMode {
+export function progressMode(opts: { json?: boolean }, stream: { isTTY?: boolean } = process.stderr): ProgressMode {
   if (opts.json) return 'json';
   return stream.isTTY ? 'bar' : 'lines';
 }
@@ -42,13 +43,13 @@ export function describeProgress(p: ProgressSnapshot): string {
   return parts.join(' ');
 }
 
-export function createProgressReporter(mode: ProgressMode, workflowId: string): ProgressReporter {
+export function createProgressReporter(mode: ProgressMode, workflowId: string, io: CommandIO = processIO): ProgressReporter {
   let last = '';
   if (mode === 'json') {
     return {
       update(p) {
         const line = JSON.stringify({ type: 'progress', workflowId, ...p });
-        if (line !== last) process.stdout.write(`${line}\n`);
+        if (line !== last) io.stdout.write(`${line}\n`);
         last = line;
       },
       stop() {},
@@ -58,14 +59,14 @@ export function createProgressReporter(mode: ProgressMode, workflowId: string): 
     return {
       update(p) {
         const line = describeProgress(p);
-        if (line !== last) process.stderr.write(`${workflowId}: ${line}\n`);
+        if (line !== last) io.stderr.write(`${workflowId}: ${line}\n`);
         last = line;
       },
       stop() {},
     };
   }
   const bar = new cliProgress.SingleBar(
-    { format: ' {bar} {value}/{total} | {phase} | {rows} rows', hideCursor: true, clearOnComplete: false, stream: process.stderr },
+    { format: ' {bar} {value}/{total} | {phase} | {rows} rows', hideCursor: true, clearOnComplete: false, stream: io.stderr as NodeJS.WriteStream },
     cliProgress.Presets.shades_classic,
   );
   let started = false;

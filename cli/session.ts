@@ -17,6 +17,12 @@ export interface Session {
   hasWorker: boolean;
   /** Stops the worker (if any; in-flight activities get a short grace) and closes the connection. */
   close(): Promise<void>;
+  /** Stops only the worker (if any): the client goes on answering (the background worker, when it is replaced). */
+  stopWorker(): Promise<void>;
+  /** Whether the worker has anything in flight or cached: an activity, a workflow task, an open workflow. */
+  workerBusy(): boolean;
+  /** Settles when the worker stops, whyever it does (never when there is none). */
+  workerStopped: Promise<void>;
 }
 
 export interface SessionOptions {
@@ -30,6 +36,8 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   const settings = temporalSettings(opts.env);
   const conn = await connectTemporal({ settings, log: (m) => opts.log.info(m) });
   let stopWorker: (() => Promise<void>) | undefined;
+  let workerBusy = () => false;
+  let workerStopped: Promise<void> = new Promise<void>(() => undefined);
   if (conn.embedded && opts.worker !== false) {
     routeSdkLogs(opts.log);
     const { connection } = await connectWorker(settings);
@@ -49,6 +57,11 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
     };
+    workerStopped = running.catch(() => undefined);
+    workerBusy = () => {
+      const st = worker.getStatus();
+      return st.numInFlightActivities > 0 || st.numInFlightWorkflowActivations > 0 || st.numCachedWorkflows > 0;
+    };
   }
   return {
     conn,
@@ -58,6 +71,11 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
       if (stopWorker) await stopWorker();
       await conn.connection.close();
     },
+    async stopWorker() {
+      if (stopWorker) await stopWorker();
+    },
+    workerBusy: () => workerBusy(),
+    workerStopped,
   };
 }
 

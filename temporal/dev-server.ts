@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describeSource, locateTemporalCli } from './cli-binary.js';
+import { withFileLock } from '../lib/file-lock.js';
 import { isProcessAlive } from '../lib/process-alive.js';
 
 export interface DevServerState {
@@ -113,34 +114,6 @@ export async function freePortPair(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Serialises ensure/stop between processes sharing a data folder (two commands started together). */
-async function withLock<T>(lockFile: string, fn: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      const fd = fs.openSync(lockFile, 'wx');
-      fs.writeSync(fd, String(process.pid));
-      fs.closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      // A holder that died (SIGKILL) leaves its lock behind; its pid tells us.
-      const holder = Number(fs.readFileSync(lockFile, { encoding: 'utf8', flag: 'a+' }) || NaN);
-      if (Number.isInteger(holder) && holder > 0 && !isProcessAlive(holder)) {
-        fs.rmSync(lockFile, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for the dev server lock ${lockFile} (held by pid ${holder})`);
-      await sleep(100);
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    fs.rmSync(lockFile, { force: true });
-  }
-}
-
 function info(state: DevServerState, pid: number, started: boolean): DevServerInfo {
   return {
     address: `127.0.0.1:${state.port}`,
@@ -158,7 +131,7 @@ function info(state: DevServerState, pid: number, started: boolean): DevServerIn
 export async function ensureDevServer(opts: DevServerOptions): Promise<DevServerInfo> {
   const paths = devServerPaths(opts.dataDir);
   fs.mkdirSync(paths.dir, { recursive: true });
-  return withLock(paths.lockFile, async () => {
+  return withFileLock(paths.lockFile, 'the dev server lock', async () => {
     const previous = readDevServerState(opts.dataDir);
     if (previous?.pid && isProcessAlive(previous.pid)) {
       await waitUntilServing(previous.port, previous.pid, opts.startTimeoutMs ?? 60_000, paths.logFile);
@@ -247,7 +220,7 @@ function tail(file: string, bytes = 2000): string {
 export async function stopDevServer(opts: { dataDir: string; graceMs?: number; signal?: NodeJS.Signals }): Promise<boolean> {
   const paths = devServerPaths(opts.dataDir);
   if (!fs.existsSync(paths.dir)) return false;
-  return withLock(paths.lockFile, async () => {
+  return withFileLock(paths.lockFile, 'the dev server lock', async () => {
     const state = readDevServerState(opts.dataDir);
     if (!state?.pid) return false;
     const pid = state.pid;

@@ -4,13 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { PipelineSpec } from '../../pipelines/spec.js';
+import { processIO, type CommandIO } from '../io.js';
 import type { PipelineWorkflowResult } from '../../workflows/pipeline.js';
 import type { Logger } from '../logger.js';
 import type { RunOutcome, StartedRun } from '../pipeline-runner.js';
-import type { Session } from '../session.js';
+import type { Session, SessionOptions } from '../session.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
 
-interface RunFlags {
+export interface RunFlags {
   json?: boolean;
   detach?: boolean;
   new?: boolean;
@@ -91,17 +92,18 @@ export async function printOutcome(
   resumeHint: string,
   interruptedExitCode = 130,
   newRunHint = `${resumeHint} --new`,
+  io: CommandIO = processIO,
 ): Promise<number> {
   const { formatRowsByTable } = await import('../pipeline-runner.js');
   if (outcome.status === 'interrupted') {
     const msg = `interrupted: run ${run.workflowId} keeps running in Temporal; resume with: ${resumeHint}`;
-    if (json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', workflowId: run.workflowId, resume: resumeHint })}\n`);
-    process.stderr.write(`${msg}\n`);
+    if (json) io.stdout.write(`${JSON.stringify({ type: 'interrupted', workflowId: run.workflowId, resume: resumeHint })}\n`);
+    io.stderr.write(`${msg}\n`);
     return interruptedExitCode;
   }
   if (outcome.status === 'failed') {
-    if (json) process.stdout.write(`${JSON.stringify({ type: 'failed', workflowId: run.workflowId, pipeline: spec.name, reason: outcome.reason })}\n`);
-    process.stderr.write(`pipeline ${spec.name} failed (${run.workflowId}): ${outcome.reason}\n`);
+    if (json) io.stdout.write(`${JSON.stringify({ type: 'failed', workflowId: run.workflowId, pipeline: spec.name, reason: outcome.reason })}\n`);
+    io.stderr.write(`pipeline ${spec.name} failed (${run.workflowId}): ${outcome.reason}\n`);
     return 1;
   }
   const result: PipelineWorkflowResult = outcome.result;
@@ -123,7 +125,7 @@ export async function printOutcome(
       alreadyCompleted: earlier !== undefined,
       ...(earlier ? { completedAt: earlier.toISOString() } : {}),
     };
-    process.stdout.write(`${JSON.stringify(report)}\n`);
+    io.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
     const lines = [
       earlier
@@ -138,10 +140,10 @@ export async function printOutcome(
     // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
     lines.push(...exportLines(result, exported, (f) => (earlier && !fs.existsSync(f) ? '  (removed since)' : '')));
     if (earlier) lines.push(`start a new run with: ${newRunHint}`);
-    process.stdout.write(`${lines.join('\n')}\n`);
+    io.stdout.write(`${lines.join('\n')}\n`);
   }
   if (result.exportStatus === 'failed') {
-    process.stderr.write(`pipeline ${spec.name}: the data loaded, but the exports failed: ${result.exportError}\nwrite them again with: scrape-etl export --pipeline ${spec.name} --out ${spec.exports[0]?.dir ?? '<dir>'}\n`);
+    io.stderr.write(`pipeline ${spec.name}: the data loaded, but the exports failed: ${result.exportError}\nwrite them again with: scrape-etl export --pipeline ${spec.name} --out ${spec.exports[0]?.dir ?? '<dir>'}\n`);
     return 4;
   }
   return result.status === 'succeeded' ? 0 : 3;
@@ -155,10 +157,11 @@ export async function waitWithInterrupt(
   json: boolean,
   log: Logger,
   signal: AbortSignal,
+  io: CommandIO = processIO,
 ): Promise<RunOutcome> {
   const { settleRun, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
-  const outcome = await waitForRun(run, { mode: progressMode({ json }), signal, log });
+  const outcome = await waitForRun(run, { mode: progressMode({ json }, io.stderr), signal, log, io });
   settleRun(session.settings.dataDir, spec, outcome);
   return outcome;
 }
@@ -182,11 +185,26 @@ async function preflight(file: string, spec: PipelineSpec): Promise<void> {
   }
 }
 
+/**
+ * What a `run` needs from the process that carries it out: this process (the default), or the background worker,
+ * which serves `run` commands of thin client processes (cli/background/) with its long-lived session.
+ */
+export interface RunHost {
+  io: CommandIO;
+  /** A Temporal session with (unless detached) a worker; closed when the command ends (a shared one ignores that). */
+  openSession(opts: SessionOptions): Promise<Session>;
+  /** false in the background worker: the process serves other commands too and must not exit with this one. */
+  ownsProcess: boolean;
+  /** Said once the embedded server is reused: the background worker keeps running too. */
+  embeddedNote?: string;
+}
+
 export function register(program: Command): void {
   program
     .command('run')
     .description(
-      'run a pipeline once on Temporal and wait for it (embedded dev server and in-process worker unless TEMPORAL_ADDRESS is set); ' +
+      'run a pipeline once on Temporal and wait for it (embedded dev server and in-process worker unless TEMPORAL_ADDRESS is set; ' +
+        'SCRAPE_ETL_BACKGROUND_WORKER=1 keeps the worker running in the background between runs); ' +
         'an interrupted run is resumed by running the same command again',
     )
     .argument('<file>', 'pipeline file')
@@ -200,22 +218,36 @@ export function register(program: Command): void {
         whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
       });
       try {
-        process.exitCode = await runCommand(file, flags, trap);
+        // The background worker (opt-in) carries the run out; this process only relays its output and signals, so
+        // it never loads the Temporal SDK (see cli/background/daemon.ts).
+        const { backgroundWorkerWanted } = await import('../background/settings.js');
+        if (backgroundWorkerWanted()) {
+          const { runInBackgroundWorker } = await import('../background/client.js');
+          process.exitCode = await runInBackgroundWorker({ file, flags, trap });
+          return;
+        }
+        process.exitCode = await runCommand(file, flags, trap, ownProcessHost);
       } finally {
         trap.dispose();
       }
     });
 }
 
-async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Promise<number> {
+const ownProcessHost: RunHost = {
+  io: processIO,
+  openSession: async (opts) => (await import('../session.js')).openSession(opts),
+  ownsProcess: true,
+};
+
+export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap, host: RunHost): Promise<number> {
+  const { io } = host;
   const { loadPipelineFile } = await import('../../pipelines/loader.js');
   const { createLogger } = await import('../logger.js');
   const { startOrAttach } = await import('../pipeline-runner.js');
-  const { openSession } = await import('../session.js');
-  const log = createLogger({ verbose: flags.verbose ?? false });
+  const log = createLogger({ verbose: flags.verbose ?? false, destination: io.stderr });
   const spec = await loadPipelineFile(file);
   await preflight(file, spec);
-  const session = await openSession({ log, worker: !flags.detach });
+  const session = await host.openSession({ log, worker: !flags.detach });
   try {
     // Up to here a signal exited at once (nothing was started); from the start of the run on, it stops the command
     // at its next step and the run keeps going in Temporal.
@@ -237,28 +269,31 @@ async function runCommand(file: string, flags: RunFlags, trap: SignalTrap): Prom
       const outcome: RunOutcome = { status: 'completed', workflowId: run.workflowId, result };
       settleRun(session.settings.dataDir, spec, outcome);
       const startedAt = (await run.handle.describe()).startTime;
-      return await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode());
+      return await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode(), undefined, io);
     }
     if (flags.detach || !session.hasWorker) {
       // Nothing in this process works on the run: say so at once when no worker anywhere polls its queue.
       const { noWorkerWarning } = await import('../../temporal/pollers.js');
       const warning = await noWorkerWarning(session.conn.client, session.conn.namespace, session.conn.taskQueue);
-      if (warning) process.stderr.write(`${warning}${session.conn.embedded ? `, or run \`scrape-etl run ${file}\` to attach to this run and work on it` : ''}\n`);
+      if (warning) io.stderr.write(`${warning}${session.conn.embedded ? `, or run \`scrape-etl run ${file}\` to attach to this run and work on it` : ''}\n`);
     }
     if (flags.detach) {
-      if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
-      else process.stdout.write(`${run.workflowId}\n`);
+      if (flags.json) io.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
+      else io.stdout.write(`${run.workflowId}\n`);
       return 0;
     }
-    if (run.attached) process.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
-    else if (!flags.json) process.stderr.write(`started ${run.workflowId}\n`);
+    if (run.attached) io.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
+    else if (!flags.json) io.stderr.write(`started ${run.workflowId}\n`);
     const startedAt = (await run.handle.describe()).startTime;
-    const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal);
-    const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode());
+    const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal, io);
+    const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode(), undefined, io);
     if (session.conn.embedded && !flags.json && outcome.status !== 'interrupted') {
-      process.stderr.write(`the embedded Temporal server keeps running${session.conn.uiUrl ? ` (Web UI ${session.conn.uiUrl})` : ''}; \`scrape-etl server stop\` stops it\n`);
+      io.stderr.write(
+        `the embedded Temporal server keeps running${session.conn.uiUrl ? ` (Web UI ${session.conn.uiUrl})` : ''}` +
+          `${host.embeddedNote ?? ''}; \`scrape-etl server stop\` stops it\n`,
+      );
     }
-    if (outcome.status === 'interrupted') {
+    if (outcome.status === 'interrupted' && host.ownsProcess) {
       // The worker's shutdown grace can keep the process alive a little; the run is safe in Temporal already.
       setTimeout(() => process.exit(exitCode), 5000).unref();
     }

@@ -1,0 +1,204 @@
+// The thin side of `run` with SCRAPE_ETL_BACKGROUND_WORKER=1: it finds (or starts) the background worker of this
+// data folder, asks it to carry out the run, and relays what the worker writes to this process's stdout and
+// stderr, and this process's Ctrl-C to the worker. It loads no Temporal, database or validation module: a run of
+// one URL costs Node's start-up, the command line, and the run itself on a worker that is already warm.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { withFileLock } from '../../lib/file-lock.js';
+import { siblingModule } from '../../lib/module-worker.js';
+import { isProcessAlive } from '../../lib/process-alive.js';
+import { temporalSettings } from '../../temporal/settings.js';
+import type { RunFlags } from '../commands/run.js';
+import type { SignalTrap } from '../signals.js';
+import { onMessages, send, type WorkerMessage } from './protocol.js';
+import {
+  backgroundWorkerKey,
+  backgroundWorkerPaths,
+  readBackgroundWorkerState,
+  type BackgroundWorkerPaths,
+  type BackgroundWorkerState,
+} from './settings.js';
+
+/** How long a new worker may take to be ready: it may have to start the embedded server, or fetch the Temporal CLI. */
+const START_TIMEOUT_MS = 180_000;
+/** How long a replaced worker may take to stop polling (its in-flight activities get a 3 s grace). */
+const RETIRE_TIMEOUT_MS = 30_000;
+
+export interface BackgroundRun {
+  file: string;
+  flags: RunFlags;
+  trap: SignalTrap;
+}
+
+/** Runs `scrape-etl run` through the background worker; resolves to the command's exit code. */
+export async function runInBackgroundWorker(run: BackgroundRun): Promise<number> {
+  const { dataDir } = temporalSettings();
+  const key = backgroundWorkerKey();
+  // A worker that answers `stale` has found its Temporal server gone and is retiring: the second look starts another.
+  for (let attempt = 1; ; attempt++) {
+    const socket = await connectOrStart(dataDir, key);
+    const outcome = await carryOut(socket, key, run);
+    if (outcome.type === 'exit') return outcome.code;
+    if (outcome.type === 'stale' && attempt < 2) continue;
+    const log = backgroundWorkerPaths(dataDir).logFile;
+    const why = outcome.type === 'stale' ? outcome.reason : 'it stopped while serving this command';
+    process.stderr.write(
+      `scrape-etl: the background worker could not carry out the run: ${why} (its log: ${log}); ` +
+        `a run it started keeps going in Temporal: \`scrape-etl run ${run.file}\` resumes it\n`,
+    );
+    return 1;
+  }
+}
+
+type Outcome = { type: 'exit'; code: number } | { type: 'stale'; reason: string } | { type: 'lost' };
+
+function carryOut(socket: net.Socket, key: string, { file, flags, trap }: BackgroundRun): Promise<Outcome> {
+  return new Promise((resolve) => {
+    let outcome: Outcome = { type: 'lost' };
+    const streamInfo = (s: NodeJS.WriteStream) => ({ isTTY: s.isTTY === true, ...(s.columns ? { columns: s.columns } : {}) });
+    onMessages<WorkerMessage>(socket, (m) => {
+      if (m.type === 'out') (m.fd === 1 ? process.stdout : process.stderr).write(m.data);
+      else if (m.type === 'started') trap.started();
+      else if (m.type === 'exit' || m.type === 'stale') {
+        outcome = m;
+        socket.end();
+      }
+    });
+    // The first Ctrl-C after the start is the worker's to honour (stop waiting, leave the run going); before the
+    // start, and a second time, the trap exits this process at once, which the worker sees as a closed socket.
+    const onAbort = () => send(socket, { type: 'signal', signal: trap.exitCode() === 143 ? 'SIGTERM' : 'SIGINT' });
+    trap.signal.addEventListener('abort', onAbort, { once: true });
+    socket.once('close', () => {
+      trap.signal.removeEventListener('abort', onAbort);
+      resolve(outcome);
+    });
+    socket.on('error', () => undefined); // 'close' follows and says it
+    send(socket, { type: 'run', file, flags, key, stdout: streamInfo(process.stdout), stderr: streamInfo(process.stderr) });
+  });
+}
+
+function tryConnect(socketPath: string): Promise<net.Socket | undefined> {
+  return new Promise((resolve) => {
+    const socket = net.connect(socketPath);
+    socket.once('connect', () => {
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', () => resolve(undefined));
+  });
+}
+
+/** The live worker of this identity, or a new one (replacing a worker of another identity) when there is none. */
+async function connectOrStart(dataDir: string, key: string): Promise<net.Socket> {
+  const paths = backgroundWorkerPaths(dataDir);
+  const known = readBackgroundWorkerState(dataDir);
+  if (known?.key === key && isProcessAlive(known.pid)) {
+    const socket = await tryConnect(known.socket);
+    if (socket) return socket;
+  }
+  fs.mkdirSync(paths.dir, { recursive: true });
+  return withFileLock(paths.lockFile, 'the background worker lock', async () => {
+    const current = readBackgroundWorkerState(dataDir);
+    if (current && isProcessAlive(current.pid)) {
+      if (current.key === key) {
+        const socket = await tryConnect(current.socket);
+        if (socket) return socket;
+      }
+      await retire(current);
+    }
+    const pid = startWorker(paths, key);
+    // Its start (the embedded server, perhaps the Temporal CLI first) is logged in its own log, not here.
+    process.stderr.write(`starting the background worker (pid ${pid}; log ${paths.logFile})\n`);
+    await waitUntilReady(paths, dataDir, key, pid);
+    const socket = await tryConnect(paths.socket(key));
+    if (!socket) throw new Error(`the background worker (pid ${pid}) does not answer on ${paths.socket(key)}; see ${paths.logFile}`);
+    return socket;
+  });
+}
+
+/**
+ * Asks a worker of another identity to stop polling, and waits until it has: two workers with different tokens
+ * must not take each other's tasks. It exits once the commands it serves have ended; one that does not answer is
+ * stopped with SIGTERM.
+ */
+export async function retire(state: BackgroundWorkerState, timeoutMs = RETIRE_TIMEOUT_MS): Promise<void> {
+  const socket = await tryConnect(state.socket);
+  if (socket) {
+    const answered = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      onMessages<WorkerMessage>(socket, (m) => {
+        if (m.type === 'retired') {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      });
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve(!isProcessAlive(state.pid));
+      });
+      socket.on('error', () => undefined);
+      send(socket, { type: 'retire' });
+    });
+    socket.destroy();
+    if (answered) return;
+  }
+  await stopProcess(state.pid);
+}
+
+/** SIGTERM (the worker retires: its worker drains for 3 s), then SIGKILL after `graceMs`. */
+export async function stopProcess(pid: number, graceMs = 15_000): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  while (isProcessAlive(pid) && Date.now() < deadline) await sleep(50);
+  if (isProcessAlive(pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // exited in between
+    }
+  }
+  while (isProcessAlive(pid)) await sleep(20);
+}
+
+/** Starts the worker detached (it outlives this command), with this process's environment and working directory. */
+function startWorker(paths: BackgroundWorkerPaths, key: string): number {
+  const entry = fileURLToPath(siblingModule(import.meta.url, 'daemon.js'));
+  const logFd = fs.openSync(paths.logFile, 'a');
+  fs.writeSync(logFd, `--- ${new Date().toISOString()} starting the background worker ${key} in ${process.cwd()}\n`);
+  // From the TypeScript sources (tests, tsx) the worker needs tsx's loader; the compiled command needs none.
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, entry, key], { detached: true, stdio: ['ignore', logFd, logFd], env: process.env });
+  fs.closeSync(logFd);
+  if (child.pid === undefined) throw new Error(`could not start the background worker (${entry})`);
+  child.unref();
+  return child.pid;
+}
+
+async function waitUntilReady(paths: BackgroundWorkerPaths, dataDir: string, key: string, pid: number): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const state = readBackgroundWorkerState(dataDir);
+    if (state?.pid === pid && state.key === key) return;
+    if (!isProcessAlive(pid)) {
+      throw new Error(`the background worker (pid ${pid}) exited while starting; see ${paths.logFile}:\n${tail(paths.logFile)}`);
+    }
+    await sleep(25);
+  }
+  throw new Error(`the background worker (pid ${pid}) was not ready within ${START_TIMEOUT_MS / 1000} s; see ${paths.logFile}`);
+}
+
+function tail(file: string, bytes = 2000): string {
+  try {
+    return fs.readFileSync(file, 'utf8').slice(-bytes);
+  } catch {
+    return '(no log)';
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

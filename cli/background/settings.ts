@@ -1,0 +1,120 @@
+// The background worker's settings and identity. Light on purpose (node built-ins only): the thin `run` process
+// reads them before deciding to load nothing more.
+//
+// One background worker serves one data folder (one embedded Temporal server, one task queue), for one version of
+// the code, one working directory and one environment: its activities read the API token and the tuning from the
+// environment it was started with, and relative paths (exports, SQLite files) from its working directory. A `run`
+// whose identity differs replaces it, so a worker with another token never polls the queue beside the new one.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { positiveIntFromEnv } from '../../lib/env-int.js';
+import { packageInfo } from '../package-info.js';
+
+export const BACKGROUND_WORKER_VAR = 'SCRAPE_ETL_BACKGROUND_WORKER';
+export const IDLE_SECONDS_VAR = 'SCRAPE_ETL_BACKGROUND_WORKER_IDLE_SECONDS';
+/** Ten minutes without a `run` to serve and without work in flight, then the background worker exits. */
+export const DEFAULT_IDLE_SECONDS = 600;
+
+/**
+ * Whether `run` goes through the background worker: SCRAPE_ETL_BACKGROUND_WORKER=1 and the embedded server
+ * (with TEMPORAL_ADDRESS, workers are separate processes already and `run` starts none).
+ */
+export function backgroundWorkerWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env[BACKGROUND_WORKER_VAR]?.trim().toLowerCase();
+  if (!v || v === '0' || v === 'false' || v === 'off') return false;
+  if (v !== '1' && v !== 'true' && v !== 'on') {
+    throw Object.assign(new Error(`${BACKGROUND_WORKER_VAR}='${env[BACKGROUND_WORKER_VAR]}' must be 1 or 0 (true/false, on/off); nothing was started`), { exitCode: 2 });
+  }
+  return !env['TEMPORAL_ADDRESS']?.trim();
+}
+
+export function idleSeconds(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveIntFromEnv(env, IDLE_SECONDS_VAR, DEFAULT_IDLE_SECONDS);
+}
+
+/**
+ * The variables that make a worker different. Terminal and shell variables (TERM, COLUMNS, PWD, SHLVL) are left
+ * out: they change between shells without changing what a worker does.
+ */
+const IDENTITY_PREFIXES = ['SCRAPER_', 'SCRAPE_ETL_', 'TEMPORAL_', 'DATABASE_', 'PG', 'NODE_', 'XDG_', 'UV_'];
+const IDENTITY_NAMES = ['HOME', 'TZ', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'];
+
+function identityEnv(env: NodeJS.ProcessEnv): [string, string][] {
+  return Object.entries(env)
+    .filter((e): e is [string, string] => e[1] !== undefined && (IDENTITY_NAMES.includes(e[0]) || IDENTITY_PREFIXES.some((p) => e[0].startsWith(p))))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * The code a worker runs: the version, and the modification times of this module, of the `run` command's and of
+ * the workflow bundle (a build rewrites them all). From the TypeScript sources, the sources' own times stand in.
+ */
+function codeStamp(): string {
+  const here = fileURLToPath(import.meta.url);
+  const cliDir = path.resolve(path.dirname(here), '..');
+  const files = [here, path.join(cliDir, 'commands', `run${path.extname(here)}`), path.join(cliDir, '..', 'workflow-bundle.js')];
+  const times = files.map((f) => {
+    try {
+      const st = fs.statSync(f);
+      return `${f}:${st.mtimeMs}:${st.size}`;
+    } catch {
+      return `${f}:-`;
+    }
+  });
+  return [packageInfo().version, ...times].join('|');
+}
+
+/** The identity of the worker a `run` from this process may use (hex, 16 characters). */
+export function backgroundWorkerKey(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  const h = crypto.createHash('sha256');
+  h.update(JSON.stringify({ code: codeStamp(), node: process.version, cwd, env: identityEnv(env) }));
+  return h.digest('hex').slice(0, 16);
+}
+
+export interface BackgroundWorkerPaths {
+  dir: string;
+  stateFile: string;
+  lockFile: string;
+  logFile: string;
+  /** The Unix socket of the worker with this key. */
+  socket(key: string): string;
+}
+
+/** Beside the embedded server's files, in the data folder's temporal/ folder. */
+export function backgroundWorkerPaths(dataDir: string): BackgroundWorkerPaths {
+  const dir = path.join(dataDir, 'temporal');
+  return {
+    dir,
+    stateFile: path.join(dir, 'background-worker.json'),
+    lockFile: path.join(dir, 'background-worker.lock'),
+    logFile: path.join(dir, 'background-worker.log'),
+    socket(key) {
+      const inDataDir = path.join(dir, `background-worker-${key}.sock`);
+      // A Unix socket's path is limited to about 107 bytes; a deep data folder gets a private folder in /tmp.
+      if (Buffer.byteLength(inDataDir) <= 100) return inDataDir;
+      const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+      const tmp = path.join(os.tmpdir(), `scrape-etl-${uid}`);
+      fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
+      return path.join(tmp, `bw-${crypto.createHash('sha256').update(dir).digest('hex').slice(0, 12)}-${key}.sock`);
+    },
+  };
+}
+
+export interface BackgroundWorkerState {
+  pid: number;
+  key: string;
+  socket: string;
+  cwd: string;
+  startedAt: string;
+}
+
+export function readBackgroundWorkerState(dataDir: string): BackgroundWorkerState | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(backgroundWorkerPaths(dataDir).stateFile, 'utf8')) as BackgroundWorkerState;
+  } catch {
+    return undefined;
+  }
+}
