@@ -133,7 +133,8 @@ export async function countRowsOfRun(
   run: { pipeline: string; workflowId: string; tables: readonly string[] },
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  // A scan of raw_responses per table: read without the write lock, so loads into the same file go on.
+  // The run's responses by raw_responses_workflow_idx, then its rows by each table's (pipeline, load_id) index; read
+  // without the write lock, so loads into the same file go on.
   await withReadTransaction(db, async (tx) => {
     for (const table of run.tables) {
       const [row] = await tx.all(

@@ -180,7 +180,13 @@ export const TABLES = {
       /** The `tokenUsage` the service reported for this call (job-board answers carry it), else NULL. */
       token_usage: i64,
     },
-    indexes: [index('raw_responses_pipeline_idx', 'pipeline', 'id'), index('raw_responses_body_sha256_idx', 'body_sha256')],
+    indexes: [
+      index('raw_responses_pipeline_idx', 'pipeline', 'id'),
+      index('raw_responses_body_sha256_idx', 'body_sha256'),
+      // A run's own responses: its row counts and token usage when it ends, a retried chunk's landed requests.
+      // Without it each of those read the whole table, every run's history, at the end of every run.
+      index('raw_responses_workflow_idx', 'workflow_id', 'request_key'),
+    ],
   }),
 
   scrapers: table({

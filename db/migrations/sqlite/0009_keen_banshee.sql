@@ -1,0 +1,1 @@
+CREATE INDEX `raw_responses_workflow_idx` ON `raw_responses` (`workflow_id`,`request_key`);
