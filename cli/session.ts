@@ -39,6 +39,9 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   let workerBusy = () => false;
   let workerStopped: Promise<void> = new Promise<void>(() => undefined);
   if (conn.embedded && opts.worker !== false) {
+    const { retireOtherBackgroundWorker } = await import('./background/client.js');
+    const retired = await retireOtherBackgroundWorker(settings.dataDir);
+    if (retired !== undefined) opts.log.info({ pid: retired }, 'stopped the background worker of another environment, which polled the same queue');
     routeSdkLogs(opts.log);
     const { connection } = await connectWorker(settings);
     // A short grace on Ctrl-C: loads are idempotent, so an activity cut off here is simply retried later.

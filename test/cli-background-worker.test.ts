@@ -71,7 +71,15 @@ describe('run with the background worker', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(worker()?.pid).toBe(started!.pid);
 
-    // The same command without the background worker: the same JSON lines (but ids), the same rows.
+    // Plain output goes to the client's own stdout and stderr.
+    const plain = await runCli(['run', '--new', file], { cwd: bed.dir, env, timeoutMs: 60_000 });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/^pipeline reuse succeeded \(reuse--/);
+    expect(plain.stderr).toMatch(/^started reuse--/);
+    expect(plain.stderr).toContain('and so does the background worker');
+    expect(plain.stdout + plain.stderr).not.toContain(TOKEN);
+    expect(worker()?.pid).toBe(started!.pid);
+    // The same command without the background worker (which it stops: another environment): the same result, rows.
     const inProcess = await runCli(['run', '--new', '--json', file], { cwd: bed.dir, env: bed.env, timeoutMs: 90_000 });
     expect(inProcess.code, inProcess.stderr).toBe(0);
     const shape = (stdout: string) => jsonLines(stdout).map((l): Record<string, unknown> => ({ ...l, workflowId: typeof l['workflowId'] }));
@@ -80,13 +88,6 @@ describe('run with the background worker', () => {
     expect(jsonLines(first.stdout).at(-1)).toMatchObject({ type: 'result', status: 'succeeded', rowsByTable: { marketplace_products: 3 } });
     expect(products('reuse')).toBe(3);
 
-    // Plain output goes to the client's own stdout and stderr.
-    const plain = await runCli(['run', '--new', file], { cwd: bed.dir, env, timeoutMs: 60_000 });
-    expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stdout).toMatch(/^pipeline reuse succeeded \(reuse--/);
-    expect(plain.stderr).toMatch(/^started reuse--/);
-    expect(plain.stderr).toContain('and so does the background worker');
-    expect(plain.stdout + plain.stderr).not.toContain(TOKEN);
     expect(fs.readFileSync(path.join(dataDir, 'temporal', 'background-worker.log'), 'utf8')).not.toContain(TOKEN);
   });
 
@@ -95,7 +96,8 @@ describe('run with the background worker', () => {
     const viaWorker = await runCli(['run', missing], { cwd: bed.dir, env });
     const inProcess = await runCli(['run', missing], { cwd: bed.dir, env: bed.env });
     expect(viaWorker.code).toBe(2);
-    expect(viaWorker.stderr).toBe(inProcess.stderr);
+    // The same message, after the line that says the background worker is starting (when it was not running).
+    expect(viaWorker.stderr.replace(/^starting the background worker \(pid \d+; log .*\)\n/, '')).toBe(inProcess.stderr);
     const bad = await runCli(['run', missing], { cwd: bed.dir, env: { ...env, SCRAPE_ETL_BACKGROUND_WORKER: 'yes' } });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("SCRAPE_ETL_BACKGROUND_WORKER='yes' must be 1 or 0");
@@ -112,6 +114,17 @@ describe('run with the background worker', () => {
     expect(now.pid).not.toBe(old.pid);
     expect(now.key).not.toBe(old.key);
     await until('the replaced worker exited', () => !isProcessAlive(old.pid));
+  });
+
+  it('is stopped by an in-process run of another environment (the setting turned off), which would share its queue', async () => {
+    const file = pipeline('turned-off', 1);
+    const r = await runCli(['run', file], { cwd: bed.dir, env, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const live = worker()!;
+    const inProcess = await runCli(['run', '--new', '--json', file], { cwd: bed.dir, env: bed.env, timeoutMs: 90_000 });
+    expect(inProcess.code, inProcess.stderr).toBe(0);
+    await until('the background worker exited', () => !isProcessAlive(live.pid));
+    expect(worker()).toBeUndefined();
   });
 
   it('leaves an interrupted run to the worker, which finishes it with no command waiting', async () => {

@@ -119,6 +119,19 @@ async function connectOrStart(dataDir: string, key: string): Promise<net.Socket>
 }
 
 /**
+ * For a command that runs a worker of its own on the embedded server (an in-process `run`, `schedule trigger
+ * --wait`, `demo`): a background worker of another identity (another token, or SCRAPE_ETL_BACKGROUND_WORKER since
+ * turned off) would take tasks of this command's runs beside it, so it is made to stop polling first. One of the
+ * same identity stays: it works as this command's worker would.
+ */
+export async function retireOtherBackgroundWorker(dataDir: string): Promise<number | undefined> {
+  const state = readBackgroundWorkerState(dataDir);
+  if (!state || !isProcessAlive(state.pid) || state.key === backgroundWorkerKey()) return undefined;
+  await retire(state);
+  return state.pid;
+}
+
+/**
  * Asks a worker of another identity to stop polling, and waits until it has: two workers with different tokens
  * must not take each other's tasks. It exits once the commands it serves have ended; one that does not answer is
  * stopped with SIGTERM.
