@@ -15,7 +15,7 @@ export type ClientMessage =
   | { type: 'run'; file: string; flags: RunFlags; key: string; stdout: StreamInfo; stderr: StreamInfo }
   /** The client got Ctrl-C (SIGINT) or SIGTERM after the run started: stop waiting, leave the run going. */
   | { type: 'signal'; signal: 'SIGINT' | 'SIGTERM' }
-  /** A worker of another identity is about to start: stop polling now, exit once the current clients are served. */
+  /** A worker of another identity is about to poll: stop polling now, exit once the current clients are served. */
   | { type: 'retire' };
 
 export type WorkerMessage =

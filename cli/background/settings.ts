@@ -4,7 +4,8 @@
 // One background worker serves one data folder (one embedded Temporal server, one task queue), for one version of
 // the code, one working directory and one environment: its activities read the API token and the tuning from the
 // environment it was started with, and relative paths (exports, SQLite files) from its working directory. A `run`
-// whose identity differs replaces it, so a worker with another token never polls the queue beside the new one.
+// whose identity differs replaces it, and a command that runs its own worker on the embedded server with another
+// identity stops it, so a worker with another token never polls the queue beside that command's.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
