@@ -1,6 +1,6 @@
 // Whether a process id is alive on this machine: signal 0 checks without signalling. EPERM means the process
 // exists but belongs to another user, which is alive too. Used by the dev-server state, the DuckDB file lock and
-// the export folder's temp-file sweep.
+// the export folder's temp-file sweep. And stopping one: the embedded server and the background worker.
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -8,4 +8,25 @@ export function isProcessAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sends `signal` (SIGTERM), waits up to `graceMs` for the process to exit, then SIGKILLs it; resolves once it is gone. */
+export async function stopProcess(pid: number, opts: { signal?: NodeJS.Signals; graceMs?: number } = {}): Promise<void> {
+  try {
+    process.kill(pid, opts.signal ?? 'SIGTERM');
+  } catch {
+    return; // exited already
+  }
+  const deadline = Date.now() + (opts.graceMs ?? 10_000);
+  while (isProcessAlive(pid) && Date.now() < deadline) await sleep(50);
+  if (isProcessAlive(pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // exited in between
+    }
+  }
+  while (isProcessAlive(pid)) await sleep(20);
 }

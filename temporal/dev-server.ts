@@ -10,7 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describeSource, locateTemporalCli } from './cli-binary.js';
 import { withFileLock } from '../lib/file-lock.js';
-import { isProcessAlive } from '../lib/process-alive.js';
+import { isProcessAlive, stopProcess } from '../lib/process-alive.js';
 
 export interface DevServerState {
   pid: number | null;
@@ -226,15 +226,7 @@ export async function stopDevServer(opts: { dataDir: string; graceMs?: number; s
     const pid = state.pid;
     let stopped = false;
     if (isProcessAlive(pid)) {
-      try {
-        process.kill(pid, opts.signal ?? 'SIGTERM');
-      } catch {
-        // exited in between
-      }
-      const deadline = Date.now() + (opts.graceMs ?? 10_000);
-      while (isProcessAlive(pid) && Date.now() < deadline) await sleep(50);
-      if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
-      while (isProcessAlive(pid)) await sleep(20);
+      await stopProcess(pid, { ...(opts.signal ? { signal: opts.signal } : {}), graceMs: opts.graceMs ?? 10_000 });
       stopped = true;
     }
     writeState(opts.dataDir, { ...state, pid: null });

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { withFileLock } from '../../lib/file-lock.js';
 import { siblingModule } from '../../lib/module-worker.js';
-import { isProcessAlive } from '../../lib/process-alive.js';
+import { isProcessAlive, stopProcess } from '../../lib/process-alive.js';
 import { temporalSettings } from '../../temporal/settings.js';
 import type { RunFlags } from '../commands/run.js';
 import type { SignalTrap } from '../signals.js';
@@ -157,26 +157,7 @@ export async function retire(state: BackgroundWorkerState, timeoutMs = RETIRE_TI
     socket.destroy();
     if (answered) return;
   }
-  await stopProcess(state.pid);
-}
-
-/** SIGTERM (the worker retires: its worker drains for 3 s), then SIGKILL after `graceMs`. */
-export async function stopProcess(pid: number, graceMs = 15_000): Promise<void> {
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const deadline = Date.now() + graceMs;
-  while (isProcessAlive(pid) && Date.now() < deadline) await sleep(50);
-  if (isProcessAlive(pid)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // exited in between
-    }
-  }
-  while (isProcessAlive(pid)) await sleep(20);
+  await stopProcess(state.pid, { graceMs: 15_000 });
 }
 
 /** Starts the worker detached (it outlives this command), with this process's environment and working directory. */

@@ -1,7 +1,6 @@
 // `scrape-etl server status|stop` and the background worker: status says whether one runs, stop stops it with the
 // embedded server it works for (a worker without its server could serve nothing).
-import { isProcessAlive } from '../../lib/process-alive.js';
-import { stopProcess } from './client.js';
+import { isProcessAlive, stopProcess } from '../../lib/process-alive.js';
 import { backgroundWorkerPaths, readBackgroundWorkerState, type BackgroundWorkerState } from './settings.js';
 
 /** The live background worker of this data folder, if any. */
@@ -18,6 +17,7 @@ export function liveBackgroundWorker(dataDir: string): (BackgroundWorkerState & 
 export async function stopBackgroundWorker(dataDir: string): Promise<number | undefined> {
   const live = liveBackgroundWorker(dataDir);
   if (!live) return undefined;
-  await stopProcess(live.pid);
+  // SIGTERM: it retires (its worker drains for 3 s); SIGKILL after 15 s.
+  await stopProcess(live.pid, { graceMs: 15_000 });
   return live.pid;
 }
