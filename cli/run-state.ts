@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { writeJsonAtomic } from '../lib/state-file.js';
 
 export interface RememberedRun {
   pipeline: string;
@@ -42,9 +43,7 @@ export function rememberRun(dataDir: string, run: RememberedRun): void {
   const file = stateFile(dataDir, run.pipeline);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   // Write-then-rename: a crash mid-write must not leave a half file that hides the unfinished run.
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(run, null, 2)}\n`);
-  fs.renameSync(tmp, file);
+  writeJsonAtomic(file, run);
 }
 
 export function forgetRun(dataDir: string, pipeline: string): void {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describeSource, locateTemporalCli } from './cli-binary.js';
 import { withFileLock } from '../lib/file-lock.js';
 import { isProcessAlive, stopProcess } from '../lib/process-alive.js';
+import { fileTail, readJsonFile, writeJsonAtomic } from '../lib/state-file.js';
 
 export interface DevServerState {
   pid: number | null;
@@ -58,18 +59,11 @@ export function devServerPaths(dataDir: string): { dir: string; dbFile: string; 
 }
 
 export function readDevServerState(dataDir: string): DevServerState | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(devServerPaths(dataDir).stateFile, 'utf8')) as DevServerState;
-  } catch {
-    return undefined;
-  }
+  return readJsonFile<DevServerState>(devServerPaths(dataDir).stateFile);
 }
 
 function writeState(dataDir: string, state: DevServerState): void {
-  const { stateFile } = devServerPaths(dataDir);
-  const tmp = `${stateFile}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
-  fs.renameSync(tmp, stateFile);
+  writeJsonAtomic(devServerPaths(dataDir).stateFile, state);
 }
 
 // Part of this module's API (the commands and tests that read the server's state use it from here).
@@ -199,21 +193,12 @@ async function waitUntilServing(port: number, pid: number, timeoutMs: number, lo
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!isProcessAlive(pid)) {
-      throw new Error(`the Temporal dev server (pid ${pid}) exited during startup; see ${logFile}:\n${tail(logFile)}`);
+      throw new Error(`the Temporal dev server (pid ${pid}) exited during startup; see ${logFile}:\n${fileTail(logFile)}`);
     }
     if (await canConnect(port)) return;
     await sleep(150);
   }
   throw new Error(`the Temporal dev server did not accept connections on port ${port} within ${timeoutMs} ms; see ${logFile}`);
-}
-
-function tail(file: string, bytes = 2000): string {
-  try {
-    const text = fs.readFileSync(file, 'utf8');
-    return text.slice(-bytes);
-  } catch {
-    return '(no log)';
-  }
 }
 
 /** Stops the embedded server (SIGTERM, then SIGKILL after `graceMs`). Its SQLite file, and so all state, stays. */

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { withFileLock } from '../../lib/file-lock.js';
 import { siblingModule } from '../../lib/module-worker.js';
 import { isProcessAlive, stopProcess } from '../../lib/process-alive.js';
+import { fileTail } from '../../lib/state-file.js';
 import { temporalSettings } from '../../temporal/settings.js';
 import type { RunFlags } from '../commands/run.js';
 import type { SignalTrap } from '../signals.js';
@@ -93,34 +94,29 @@ function tryConnect(socketPath: string): Promise<net.Socket | undefined> {
 /** The live worker of this identity, or a new one (replacing a worker of another identity) when there is none. */
 async function connectOrStart(dataDir: string, key: string): Promise<net.Socket> {
   const paths = backgroundWorkerPaths(dataDir);
-  const known = readBackgroundWorkerState(dataDir);
-  if (known?.key === key && isProcessAlive(known.pid)) {
-    const socket = await tryConnect(known.socket);
-    if (socket) return socket;
-  }
+  const ours = async (state: BackgroundWorkerState | undefined) => (state?.key === key && isProcessAlive(state.pid) ? tryConnect(state.socket) : undefined);
+  // Without the lock first: the common case, a worker already serving.
+  const serving = await ours(readBackgroundWorkerState(dataDir));
+  if (serving) return serving;
   fs.mkdirSync(paths.dir, { recursive: true });
   return withFileLock(paths.lockFile, 'the background worker lock', async () => {
     const current = readBackgroundWorkerState(dataDir);
-    if (current && isProcessAlive(current.pid)) {
-      if (current.key === key) {
-        const socket = await tryConnect(current.socket);
-        if (socket) return socket;
-      }
-      await retire(current);
-    }
+    const socket = await ours(current);
+    if (socket) return socket;
+    if (current && isProcessAlive(current.pid)) await retire(current);
     const pid = startWorker(paths, key);
     // Its start (the embedded server, perhaps the Temporal CLI first) is logged in its own log, not here.
     process.stderr.write(`starting the background worker (pid ${pid}; log ${paths.logFile})\n`);
     await waitUntilReady(paths, dataDir, key, pid);
-    const socket = await tryConnect(paths.socket(key));
-    if (!socket) throw new Error(`the background worker (pid ${pid}) does not answer on ${paths.socket(key)}; see ${paths.logFile}`);
-    return socket;
+    const started = await tryConnect(paths.socket(key));
+    if (!started) throw new Error(`the background worker (pid ${pid}) does not answer on ${paths.socket(key)}; see ${paths.logFile}`);
+    return started;
   });
 }
 
 /**
  * For a command that runs a worker of its own on the embedded server (an in-process `run`, `schedule trigger
- * --wait`, `demo`): a background worker of another identity (another token, or SCRAPE_ETL_BACKGROUND_WORKER since
+ * --wait`, `demo`, `worker`): a background worker of another identity (another token, or SCRAPE_ETL_BACKGROUND_WORKER since
  * turned off) would take tasks of this command's runs beside it, so it is made to stop polling first. One of the
  * same identity stays: it works as this command's worker would.
  */
@@ -180,19 +176,11 @@ async function waitUntilReady(paths: BackgroundWorkerPaths, dataDir: string, key
     const state = readBackgroundWorkerState(dataDir);
     if (state?.pid === pid && state.key === key) return;
     if (!isProcessAlive(pid)) {
-      throw new Error(`the background worker (pid ${pid}) exited while starting; see ${paths.logFile}:\n${tail(paths.logFile)}`);
+      throw new Error(`the background worker (pid ${pid}) exited while starting; see ${paths.logFile}:\n${fileTail(paths.logFile)}`);
     }
     await sleep(25);
   }
   throw new Error(`the background worker (pid ${pid}) was not ready within ${START_TIMEOUT_MS / 1000} s; see ${paths.logFile}`);
-}
-
-function tail(file: string, bytes = 2000): string {
-  try {
-    return fs.readFileSync(file, 'utf8').slice(-bytes);
-  } catch {
-    return '(no log)';
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

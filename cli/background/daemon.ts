@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { isProcessAlive } from '../../lib/process-alive.js';
+import { writeJsonAtomic } from '../../lib/state-file.js';
 import { readDevServerState } from '../../temporal/dev-server.js';
 import { temporalSettings } from '../../temporal/settings.js';
 import { commandFailure } from '../command-error.js';
@@ -183,7 +184,5 @@ async function finish(): Promise<void> {
 }
 
 function writeState(state: BackgroundWorkerState): void {
-  const tmp = `${paths.stateFile}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
-  fs.renameSync(tmp, paths.stateFile);
+  writeJsonAtomic(paths.stateFile, state);
 }

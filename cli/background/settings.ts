@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { positiveIntFromEnv } from '../../lib/env-int.js';
+import { readJsonFile } from '../../lib/state-file.js';
 import { packageInfo } from '../package-info.js';
 
 export const BACKGROUND_WORKER_VAR = 'SCRAPE_ETL_BACKGROUND_WORKER';
@@ -113,9 +114,5 @@ export interface BackgroundWorkerState {
 }
 
 export function readBackgroundWorkerState(dataDir: string): BackgroundWorkerState | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(backgroundWorkerPaths(dataDir).stateFile, 'utf8')) as BackgroundWorkerState;
-  } catch {
-    return undefined;
-  }
+  return readJsonFile<BackgroundWorkerState>(backgroundWorkerPaths(dataDir).stateFile);
 }
