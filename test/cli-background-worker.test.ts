@@ -127,6 +127,22 @@ describe('run with the background worker', () => {
     expect(worker()).toBeUndefined();
   });
 
+  it('is stopped by a `scrape-etl worker` of another environment on the embedded server', async () => {
+    const r = await runCli(['run', '--new', pipeline('beside-worker', 1)], { cwd: bed.dir, env, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const live = worker()!;
+    const child = spawn(process.execPath, [CLI, 'worker'], { cwd: bed.dir, env: { ...process.env, ...bed.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      await until('the worker polls', () => /polling task queue/.test(stderr), 60_000);
+      expect(stderr).toContain(`stopped the background worker (pid ${live.pid}) of another environment`);
+      await until('the background worker exited', () => !isProcessAlive(live.pid));
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('leaves an interrupted run to the worker, which finishes it with no command waiting', async () => {
     const file = pipeline('interrupt', 400);
     const child = spawn(process.execPath, [CLI, 'run', file], { cwd: bed.dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

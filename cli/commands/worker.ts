@@ -82,6 +82,13 @@ export function register(program: Command): void {
       const settings = temporalSettings();
       const taskQueue = opts.taskQueue ?? settings.taskQueue;
       const log = (m: string) => process.stderr.write(`${m}\n`);
+      if (settings.address === undefined) {
+        // On the embedded server, as every command that polls its queue (cli/session.ts): not beside a background
+        // worker of another environment.
+        const { retireOtherBackgroundWorker } = await import('../background/client.js');
+        const retired = await retireOtherBackgroundWorker(settings.dataDir);
+        if (retired !== undefined) log(`stopped the background worker (pid ${retired}) of another environment, which polled the same queue`);
+      }
       const { connection, address, uiUrl } = await connectWorker(settings, log);
       const { createMetrics } = await import('../../activities/metrics.js');
       const metrics = createMetrics();
