@@ -24,6 +24,10 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
   const settings = opts.settings ?? temporalSettings();
   let address = settings.address;
   let uiUrl: string | undefined;
+  // A dev server this command has just started accepts TCP before it serves gRPC (it registers its namespace and
+  // search attributes first), which took over 10 s in one CI run with the soak test on both cores: the connection
+  // to it gets the server's own start budget instead of the usual 10 s.
+  let connectTimeout = '10s';
   if (address === undefined) {
     const server = await ensureDevServer({
       dataDir: settings.dataDir,
@@ -32,10 +36,11 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
     });
     address = server.address;
     uiUrl = server.uiUrl;
+    if (server.started) connectTimeout = '60s';
   }
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: '10s', ...temporalConnectionSecurity(settings) });
+    connection = await Connection.connect({ address, connectTimeout, ...temporalConnectionSecurity(settings) });
   } catch (err) {
     throw new Error(
       `cannot connect to Temporal at ${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ' (embedded dev server)'}: ${(err as Error).message}`,
