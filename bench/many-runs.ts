@@ -262,7 +262,7 @@ async function main(): Promise<void> {
     const compare = process.env['BENCH_MANY_COMPARE']?.trim();
     if (compare) configs.unshift({ label: `workers of ${compare}`, env: {}, bin: path.join(path.resolve(compare), 'bin', 'scrape-etl.js') });
     const extra = process.env['BENCH_MANY_WORKER_ENV']?.trim();
-    if (extra) configs.push({ label: `workers with ${extra}`, env: Object.fromEntries(extra.split(',').map((kv) => kv.split('=') as [string, string])) });
+    if (extra) configs.push({ label: `workers with ${extra}`, env: Object.fromEntries(extra.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string])) });
     if (process.env['BENCH_MANY_BASELINE'] !== '0') configs.unshift({ label: 'a transaction per URL (SCRAPE_ETL_URL_LOAD_GROUP=1)', env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' } });
     const rates = new Map<string, number[]>(configs.map((c) => [c.label, []]));
     const bounds: number[] = [];
