@@ -41,8 +41,9 @@ export async function destinationIssues(file: string, spec: PipelineSpec, opts: 
 }
 
 /**
- * For a run worked on by this machine's in-process worker (the embedded Temporal server): the worker reads the
- * service's address and token from this environment, so a missing one would only show as failing activities.
+ * For a run worked on by this machine's worker on the embedded Temporal server (the background worker, started with
+ * this environment, or the one in the `run` process): the worker reads the service's address and token from this
+ * environment, so a missing one would only show as failing activities.
  * Returns what to set, or undefined when nothing is missing (or the kind never calls the service).
  */
 export async function serviceSettingsProblem(spec: PipelineSpec, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
@@ -50,7 +51,7 @@ export async function serviceSettingsProblem(spec: PipelineSpec, env: NodeJS.Pro
   const missing = ['SCRAPER_BASE_URL', 'SCRAPER_API_TOKEN'].filter((name) => !env[name]?.trim());
   if (missing.length > 0) {
     return (
-      `pipeline kind '${spec.kind}' calls the scraping service, and the in-process worker reads ${missing.join(' and ')} from this ` +
+      `pipeline kind '${spec.kind}' calls the scraping service, and the worker on this machine reads ${missing.join(' and ')} from this ` +
       `environment, but ${missing.length === 1 ? 'it is' : 'they are'} not set: export SCRAPER_BASE_URL=https://… and ` +
       `SCRAPER_API_TOKEN=… (API Tokens section of your console profile), or point SCRAPER_BASE_URL at \`scrape-etl simulate\` ` +
       `(or try \`scrape-etl demo\`, which needs neither)`

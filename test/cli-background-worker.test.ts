@@ -1,7 +1,7 @@
-// `run` with SCRAPE_ETL_BACKGROUND_WORKER=1 as a user runs it (compiled command, `npm run build` first): the first
-// `run` starts the background worker, later ones are carried out by it and print what an in-process run prints;
-// a `run` of another identity replaces it; Ctrl-C leaves the run to it; `server stop`, its idle time and a
-// stopped Temporal server end it. Real simulator, embedded dev server, SQLite files.
+// `run` on the embedded server as a user runs it (compiled command, `npm run build` first), with no setting: the
+// first `run` starts the background worker, later ones are carried out by it and print what an in-process run
+// (SCRAPE_ETL_BACKGROUND_WORKER=0) prints; a `run` of another identity replaces it; Ctrl-C leaves the run to it;
+// `server stop`, its idle time and a stopped Temporal server end it. Real simulator, embedded dev server, SQLite files.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +16,8 @@ import { CLI, jsonLines, runCli } from './support/cli.js';
 const TOKEN = 'cli-background-worker-token';
 let bed: CliBed;
 let env: NodeJS.ProcessEnv;
+/** The same environment with the worker in the `run` process: another identity. */
+let inProcessEnv: NodeJS.ProcessEnv;
 let dataDir: string;
 
 const productUrl = (i: number) => `https://shopee.tw/api/v2/item/get?itemid=${4_420_309_814 + i}&shopid=10115139`;
@@ -49,7 +51,10 @@ const worker = () => readBackgroundWorkerState(dataDir);
 beforeAll(async () => {
   bed = await startCliBed({ name: 'cli-background-worker', token: TOKEN, seed: 11 });
   dataDir = path.join(bed.dir, 'data');
-  env = { ...bed.env, SCRAPE_ETL_BACKGROUND_WORKER: '1' };
+  // The default: the test bed sets nothing about the background worker.
+  expect(bed.env['SCRAPE_ETL_BACKGROUND_WORKER']).toBeUndefined();
+  env = bed.env;
+  inProcessEnv = { ...bed.env, SCRAPE_ETL_BACKGROUND_WORKER: '0' };
 });
 
 afterAll(async () => {
@@ -58,7 +63,7 @@ afterAll(async () => {
   await bed?.close();
 });
 
-describe('run with the background worker', () => {
+describe('run with the background worker (the default on the embedded server)', () => {
   it('starts the worker once, reuses it, and prints and loads what an in-process run does', async () => {
     const file = pipeline('reuse', 3);
     const first = await runCli(['run', '--json', file], { cwd: bed.dir, env, timeoutMs: 120_000 });
@@ -80,8 +85,9 @@ describe('run with the background worker', () => {
     expect(plain.stdout + plain.stderr).not.toContain(TOKEN);
     expect(worker()?.pid).toBe(started!.pid);
     // The same command without the background worker (which it stops: another environment): the same result, rows.
-    const inProcess = await runCli(['run', '--new', '--json', file], { cwd: bed.dir, env: bed.env, timeoutMs: 90_000 });
+    const inProcess = await runCli(['run', '--new', '--json', file], { cwd: bed.dir, env: inProcessEnv, timeoutMs: 90_000 });
     expect(inProcess.code, inProcess.stderr).toBe(0);
+    expect(inProcess.stderr).not.toContain('background worker');
     const shape = (stdout: string) => jsonLines(stdout).map((l): Record<string, unknown> => ({ ...l, workflowId: typeof l['workflowId'] }));
     const resultOf = (stdout: string) => shape(stdout).filter((l) => l['type'] === 'result');
     expect(resultOf(second.stdout)).toEqual(resultOf(inProcess.stdout));
@@ -94,7 +100,7 @@ describe('run with the background worker', () => {
   it('answers a bad pipeline file as the command does: its message, exit 2', async () => {
     const missing = path.join(bed.dir, 'missing.yaml');
     const viaWorker = await runCli(['run', missing], { cwd: bed.dir, env });
-    const inProcess = await runCli(['run', missing], { cwd: bed.dir, env: bed.env });
+    const inProcess = await runCli(['run', missing], { cwd: bed.dir, env: inProcessEnv });
     expect(viaWorker.code).toBe(2);
     // The same message, after the line that says the background worker is starting (when it was not running).
     expect(viaWorker.stderr.replace(/^starting the background worker \(pid \d+; log .*\)\n/, '')).toBe(inProcess.stderr);
@@ -121,7 +127,7 @@ describe('run with the background worker', () => {
     const r = await runCli(['run', file], { cwd: bed.dir, env, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     const live = worker()!;
-    const inProcess = await runCli(['run', '--new', '--json', file], { cwd: bed.dir, env: bed.env, timeoutMs: 90_000 });
+    const inProcess = await runCli(['run', '--new', '--json', file], { cwd: bed.dir, env: inProcessEnv, timeoutMs: 90_000 });
     expect(inProcess.code, inProcess.stderr).toBe(0);
     await until('the background worker exited', () => !isProcessAlive(live.pid));
     expect(worker()).toBeUndefined();
@@ -131,7 +137,7 @@ describe('run with the background worker', () => {
     const r = await runCli(['run', '--new', pipeline('beside-worker', 1)], { cwd: bed.dir, env, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
     const live = worker()!;
-    const child = spawn(process.execPath, [CLI, 'worker'], { cwd: bed.dir, env: { ...process.env, ...bed.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'worker'], { cwd: bed.dir, env: { ...process.env, ...inProcessEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
@@ -162,17 +168,19 @@ describe('run with the background worker', () => {
     expect(jsonLines(after.stdout).at(-1)).toMatchObject({ type: 'result', status: 'succeeded', attached: true });
   });
 
-  it('serves again after its Temporal server was stopped: the stale worker retires and a new one starts the server', async () => {
+  it('exits when its Temporal server is gone, and a later run starts a new worker and the server', async () => {
     const file = pipeline('stale', 1);
     const first = await runCli(['run', file], { cwd: bed.dir, env, timeoutMs: 120_000 });
     expect(first.code, first.stderr).toBe(0);
     const old = worker()!;
     await stopDevServer({ dataDir });
+    // With no command to tell it: it watches its server, so it does not poll a dead address for its idle time.
+    await until('the worker of the stopped server exited', () => !isProcessAlive(old.pid), 20_000);
+    expect(fs.readFileSync(path.join(dataDir, 'temporal', 'background-worker.log'), 'utf8')).toMatch(new RegExp(`\\(pid ${old.pid}\\): retiring: its embedded Temporal server \\(pid \\d+\\) is gone`));
     const again = await runCli(['run', '--new', '--json', file], { cwd: bed.dir, env, timeoutMs: 120_000 });
     expect(again.code, again.stderr).toBe(0);
     expect(jsonLines(again.stdout).at(-1)).toMatchObject({ type: 'result', status: 'succeeded' });
     expect(worker()!.pid).not.toBe(old.pid);
-    await until('the stale worker exited', () => !isProcessAlive(old.pid));
   });
 
   it('works on a detached run: no "no worker" warning, the rows arrive with nobody waiting', async () => {

@@ -1,9 +1,9 @@
-// The background worker (SCRAPE_ETL_BACKGROUND_WORKER=1): a detached process that keeps a Temporal connection
+// The background worker (the default for `run` on the embedded server): a detached process that keeps a Temporal connection
 // and a pipeline worker warm between `run` commands, and carries out each `run` a thin client asks for with the
 // same code as the command itself (runCommand), writing to the client's streams. Started by the first `run` that
 // finds none (cli/background/client.ts); replaced by a `run` of another identity (settings.ts); it exits after
 // SCRAPE_ETL_BACKGROUND_WORKER_IDLE_SECONDS with no command to serve and nothing in flight, on SIGTERM (`scrape-etl
-// server stop`), and when its worker or its Temporal server goes away. Its log: <data>/temporal/background-worker.log.
+// server stop`), and when its worker or its Temporal server goes away (looked at every few seconds). Its log: <data>/temporal/background-worker.log.
 import fs from 'node:fs';
 import net from 'node:net';
 import { Writable } from 'node:stream';
@@ -22,7 +22,7 @@ import { backgroundWorkerPaths, idleSeconds, readBackgroundWorkerState, type Bac
 
 const key = process.argv[2];
 if (!key || !/^[0-9a-f]{16}$/.test(key)) {
-  process.stderr.write('usage: daemon.js <key> (started by `scrape-etl run` with SCRAPE_ETL_BACKGROUND_WORKER=1)\n');
+  process.stderr.write('usage: daemon.js <key> (started by `scrape-etl run` on the embedded server)\n');
   process.exit(2);
 }
 
@@ -30,6 +30,7 @@ const note = (message: string) => process.stderr.write(`${new Date().toISOString
 const settings = temporalSettings();
 const paths = backgroundWorkerPaths(settings.dataDir);
 const idleMs = idleSeconds() * 1000;
+const SERVER_WATCH_MS = 3000;
 const log = createLogger({});
 
 /** One command being served: its client's socket and what aborts its wait. */
@@ -60,6 +61,15 @@ fs.chmodSync(socketPath, 0o600);
 writeState({ pid: process.pid, key, socket: socketPath, cwd: process.cwd(), startedAt: new Date().toISOString() });
 note(`serving ${socketPath}; exits after ${idleMs / 1000} s idle`);
 armIdle();
+// A worker whose embedded server is gone (killed, or stopped with its data folder removed) can serve nothing: looked
+// at every few seconds so that it does not outlive its server by the idle time, polling an address nobody answers.
+const serverWatch = setInterval(() => {
+  const gone = served.size === 0 ? serverGone() : undefined;
+  if (gone === undefined) return;
+  clearInterval(serverWatch);
+  void retire(gone);
+}, SERVER_WATCH_MS);
+serverWatch.unref();
 
 session.workerStopped.then(() => {
   if (!retiring) void retire('its worker stopped');

@@ -171,6 +171,17 @@ export async function waitWithInterrupt(
  * embedded server (whose worker is this process, or the next `run` that attaches) the service settings the worker
  * will read from this environment. Every problem at once, exit 2.
  */
+/**
+ * The file and the checks a run must pass before anything starts (a clear error, exit 2): the thin `run` checks them
+ * too before it starts a background worker, so that a bad file starts no worker and no embedded server.
+ */
+export async function checkedPipeline(file: string): Promise<PipelineSpec> {
+  const { loadPipelineFile } = await import('../../pipelines/loader.js');
+  const spec = await loadPipelineFile(file);
+  await preflight(file, spec);
+  return spec;
+}
+
 async function preflight(file: string, spec: PipelineSpec): Promise<void> {
   const { destinationIssues, serviceSettingsProblem } = await import('../../pipelines/preflight.js');
   const { formatIssue } = await import('../../pipelines/errors.js');
@@ -186,7 +197,8 @@ async function preflight(file: string, spec: PipelineSpec): Promise<void> {
 }
 
 /**
- * What a `run` needs from the process that carries it out: this process (the default), or the background worker,
+ * What a `run` needs from the process that carries it out: this process (SCRAPE_ETL_BACKGROUND_WORKER=0, or a
+ * cluster), or the background worker,
  * which serves `run` commands of thin client processes (cli/background/) with its long-lived session.
  */
 export interface RunHost {
@@ -203,8 +215,8 @@ export function register(program: Command): void {
   program
     .command('run')
     .description(
-      'run a pipeline once on Temporal and wait for it (embedded dev server and in-process worker unless TEMPORAL_ADDRESS is set; ' +
-        'SCRAPE_ETL_BACKGROUND_WORKER=1 keeps the worker running in the background between runs); ' +
+      'run a pipeline once on Temporal and wait for it (unless TEMPORAL_ADDRESS is set: the embedded dev server, and a background ' +
+        'worker kept warm between runs; SCRAPE_ETL_BACKGROUND_WORKER=0 runs the worker in this process instead); ' +
         'an interrupted run is resumed by running the same command again',
     )
     .argument('<file>', 'pipeline file')
@@ -218,12 +230,12 @@ export function register(program: Command): void {
         whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
       });
       try {
-        // The background worker (opt-in) carries the run out; this process only relays its output and signals, so
+        // The background worker (the default on the embedded server) carries the run out; this process only relays its output and signals, so
         // it never loads the Temporal SDK (see cli/background/daemon.ts).
         const { backgroundWorkerWanted } = await import('../background/settings.js');
         if (backgroundWorkerWanted()) {
           const { runInBackgroundWorker } = await import('../background/client.js');
-          process.exitCode = await runInBackgroundWorker({ file, flags, trap });
+          process.exitCode = await runInBackgroundWorker({ file, flags, trap, checks: async () => void (await checkedPipeline(file)) });
           return;
         }
         process.exitCode = await runCommand(file, flags, trap, ownProcessHost);
@@ -241,12 +253,10 @@ const ownProcessHost: RunHost = {
 
 export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap, host: RunHost): Promise<number> {
   const { io } = host;
-  const { loadPipelineFile } = await import('../../pipelines/loader.js');
   const { createLogger } = await import('../logger.js');
   const { startOrAttach } = await import('../pipeline-runner.js');
   const log = createLogger({ verbose: flags.verbose ?? false, destination: io.stderr });
-  const spec = await loadPipelineFile(file);
-  await preflight(file, spec);
+  const spec = await checkedPipeline(file);
   const session = await host.openSession({ log, worker: !flags.detach });
   try {
     // Up to here a signal exited at once (nothing was started); from the start of the run on, it stops the command
