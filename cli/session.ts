@@ -29,6 +29,11 @@ export interface SessionOptions {
   log: Logger;
   /** Run an in-process worker when the embedded server is used (default true). */
   worker?: boolean;
+  /**
+   * Whether the command starts runs now (default: when it runs a worker). On the embedded server a background
+   * worker of another identity is stopped first, so that it takes no task of them (a detached `run`, too).
+   */
+  startsRuns?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -38,10 +43,12 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   let stopWorker: (() => Promise<void>) | undefined;
   let workerBusy = () => false;
   let workerStopped: Promise<void> = new Promise<void>(() => undefined);
-  if (conn.embedded && opts.worker !== false) {
+  if (conn.embedded && (opts.startsRuns ?? opts.worker !== false)) {
     const { retireOtherBackgroundWorker } = await import('./background/client.js');
     const retired = await retireOtherBackgroundWorker(settings.dataDir);
     if (retired !== undefined) opts.log.info({ pid: retired }, 'stopped the background worker of another environment, which polled the same queue');
+  }
+  if (conn.embedded && opts.worker !== false) {
     routeSdkLogs(opts.log);
     const { connection } = await connectWorker(settings);
     // A short grace on Ctrl-C: loads are idempotent, so an activity cut off here is simply retried later.

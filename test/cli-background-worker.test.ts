@@ -133,6 +133,19 @@ describe('run with the background worker (the default on the embedded server)', 
     expect(worker()).toBeUndefined();
   });
 
+  it('is stopped by a detached run of another environment, which it would otherwise carry out', async () => {
+    const r = await runCli(['run', '--new', pipeline('before-detach', 1)], { cwd: bed.dir, env, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const live = worker()!;
+    const detached = await runCli(['run', '--detach', pipeline('detached-elsewhere', 5)], { cwd: bed.dir, env: inProcessEnv, timeoutMs: 90_000 });
+    expect(detached.code, detached.stderr).toBe(0);
+    await until('the background worker exited', () => !isProcessAlive(live.pid));
+    expect(fs.readFileSync(path.join(dataDir, 'temporal', 'background-worker.log'), 'utf8')).toContain(`(pid ${live.pid}): retiring: replaced by a worker of another identity`);
+    // Nothing of another environment works on the detached run (it waits for a worker, as the command warns).
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(products('detached-elsewhere')).toBe(0);
+  });
+
   it('is stopped by a `scrape-etl worker` of another environment on the embedded server', async () => {
     const r = await runCli(['run', '--new', pipeline('beside-worker', 1)], { cwd: bed.dir, env, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
