@@ -9,7 +9,14 @@ export interface PackageInfo {
   version: string;
 }
 
-export function packageInfo(from: string = path.dirname(fileURLToPath(import.meta.url))): PackageInfo {
+let own: PackageInfo | undefined;
+
+/** This package's name and version (read once: the thin `run` asks for it twice, for --version and its identity). */
+export function packageInfo(): PackageInfo {
+  return (own ??= packageInfoAbove(path.dirname(fileURLToPath(import.meta.url))));
+}
+
+function packageInfoAbove(from: string): PackageInfo {
   for (let dir = from; ; dir = path.dirname(dir)) {
     const file = path.join(dir, 'package.json');
     if (fs.existsSync(file)) {

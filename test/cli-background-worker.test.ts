@@ -122,6 +122,20 @@ describe('run with the background worker (the default on the embedded server)', 
     await until('the replaced worker exited', () => !isProcessAlive(old.pid));
   });
 
+  it('leaves no socket behind after a SIGKILL once the next worker starts', async () => {
+    const file = pipeline('killed', 1);
+    const r = await runCli(['run', '--new', file], { cwd: bed.dir, env, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const killed = worker()!;
+    process.kill(killed.pid, 'SIGKILL');
+    await until('the killed worker is gone', () => !isProcessAlive(killed.pid));
+    expect(fs.existsSync(killed.socket)).toBe(true);
+    const next = await runCli(['run', '--new', file], { cwd: bed.dir, env: { ...env, SCRAPE_ETL_LOG_LEVEL: 'error' }, timeoutMs: 120_000 });
+    expect(next.code, next.stderr).toBe(0);
+    const sockets = fs.readdirSync(path.join(dataDir, 'temporal')).filter((f) => f.endsWith('.sock'));
+    expect(sockets).toEqual([path.basename(worker()!.socket)]);
+  });
+
   it('is stopped by an in-process run of another environment (the setting turned off), which would share its queue', async () => {
     const file = pipeline('turned-off', 1);
     const r = await runCli(['run', file], { cwd: bed.dir, env, timeoutMs: 60_000 });

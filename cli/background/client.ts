@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withFileLock } from '../../lib/file-lock.js';
 import { siblingModule } from '../../lib/module-worker.js';
@@ -111,6 +112,7 @@ async function connectOrStart(dataDir: string, key: string, checks: () => Promis
     const socket = await ours(current);
     if (socket) return socket;
     if (current && isProcessAlive(current.pid)) await retire(current);
+    removeLeftSockets(paths);
     const pid = startWorker(paths, key);
     // Its start (the embedded server, perhaps the Temporal CLI first) is logged in its own log, not here.
     process.stderr.write(`starting the background worker (pid ${pid}; log ${paths.logFile})\n`);
@@ -161,6 +163,15 @@ export async function retire(state: BackgroundWorkerState, timeoutMs = RETIRE_TI
     if (answered) return;
   }
   await stopProcess(state.pid, { graceMs: 15_000 });
+}
+
+/**
+ * The sockets of earlier workers that were killed (SIGKILL, a reboot) and could not remove their own: with the lock
+ * held and the recorded worker retired, no worker of this data folder is serving any of them.
+ */
+function removeLeftSockets(paths: BackgroundWorkerPaths): void {
+  const left = fs.readdirSync(paths.dir).filter((name) => /^background-worker-[0-9a-f]{16}\.sock$/.test(name));
+  for (const name of left) fs.rmSync(path.join(paths.dir, name), { force: true });
 }
 
 /** Starts the worker detached (it outlives this command), with this process's environment and working directory. */
