@@ -1,9 +1,10 @@
-// The background worker (the default for `run` on the embedded server): a detached process that keeps a Temporal connection
-// and a pipeline worker warm between `run` commands, and carries out each `run` a thin client asks for with the
-// same code as the command itself (runCommand), writing to the client's streams. Started by the first `run` that
-// finds none (cli/background/client.ts); replaced by a `run` of another identity (settings.ts); it exits after
-// SCRAPE_ETL_BACKGROUND_WORKER_IDLE_SECONDS with no command to serve and nothing in flight, on SIGTERM (`scrape-etl
-// server stop`), and when its worker or its Temporal server goes away (looked at every few seconds). Its log: <data>/temporal/background-worker.log.
+// The background worker (the default for `run` on the embedded server): a detached process that keeps a Temporal
+// connection and a pipeline worker warm between `run` commands, and carries out each `run` a thin client asks for
+// with the same code as the command itself (runCommand), writing to the client's streams. Started by the first
+// `run` that finds none (cli/background/client.ts); replaced by a `run` of another identity (settings.ts); it exits
+// after SCRAPE_ETL_BACKGROUND_WORKER_IDLE_SECONDS with no command to serve and nothing in flight, on SIGTERM
+// (`scrape-etl server stop`), and when its worker or its Temporal server goes away (looked at every few seconds).
+// Its log: <data>/temporal/background-worker.log.
 import fs from 'node:fs';
 import net from 'node:net';
 import { Writable } from 'node:stream';

@@ -167,11 +167,6 @@ export async function waitWithInterrupt(
 }
 
 /**
- * What can be checked before anything starts (no Temporal server, no workflow): the destination, and for the
- * embedded server (whose worker is this process, or the next `run` that attaches) the service settings the worker
- * will read from this environment. Every problem at once, exit 2.
- */
-/**
  * The file and the checks a run must pass before anything starts (a clear error, exit 2): the thin `run` checks them
  * too before it starts a background worker, so that a bad file starts no worker and no embedded server.
  */
@@ -182,6 +177,11 @@ export async function checkedPipeline(file: string): Promise<PipelineSpec> {
   return spec;
 }
 
+/**
+ * What can be checked before anything starts (no Temporal server, no workflow): the destination, and for the
+ * embedded server (whose worker is the background worker, this process, or the next `run` that attaches) the service
+ * settings the worker will read from this environment. Every problem at once, exit 2.
+ */
 async function preflight(file: string, spec: PipelineSpec): Promise<void> {
   const { destinationIssues, serviceSettingsProblem } = await import('../../pipelines/preflight.js');
   const { formatIssue } = await import('../../pipelines/errors.js');
@@ -198,8 +198,8 @@ async function preflight(file: string, spec: PipelineSpec): Promise<void> {
 
 /**
  * What a `run` needs from the process that carries it out: this process (SCRAPE_ETL_BACKGROUND_WORKER=0, or a
- * cluster), or the background worker,
- * which serves `run` commands of thin client processes (cli/background/) with its long-lived session.
+ * cluster), or the background worker, which serves `run` commands of thin client processes (cli/background/) with
+ * its long-lived session.
  */
 export interface RunHost {
   io: CommandIO;
@@ -230,8 +230,8 @@ export function register(program: Command): void {
         whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
       });
       try {
-        // The background worker (the default on the embedded server) carries the run out; this process only relays its output and signals, so
-        // it never loads the Temporal SDK (see cli/background/daemon.ts).
+        // The background worker (the default on the embedded server) carries the run out; this process only relays
+        // its output and signals, so it never loads the Temporal SDK (see cli/background/daemon.ts).
         const { backgroundWorkerWanted } = await import('../background/settings.js');
         if (backgroundWorkerWanted()) {
           const { runInBackgroundWorker } = await import('../background/client.js');
