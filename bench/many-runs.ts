@@ -2,15 +2,17 @@
 // each, started at once on an embedded Temporal dev server with 2 worker processes of the compiled command
 // (`node bin/scrape-etl.js worker`, one task queue), loading into one SQLite file, against the simulator (default
 // settings: no added latency) in a process of its own (`scrape-etl simulate`: this process starts the runs, and
-// a start that waits for the SQLite write lock blocks its thread, which must not be the simulator's). URLs/s of the whole batch (first start to last result) is set
-// against the simulator's own ceiling measured in the same run: a plain HTTP client (fetch, in a child process, as
+// a start that waits for the SQLite write lock blocks its thread, which must not be the simulator's). URLs/s of
+// the whole batch (first start to last result) is set against the simulator's own ceiling measured in the same run: a plain HTTP client (fetch, in a child process, as
 // the workers are) sending the same marketplace requests at a fixed number in flight (BENCH_MANY_CEILING_INFLIGHT,
 // default 16 and 64; the best counts). Goal: >= 0.5x. The loaded tables are checked (a bench that loaded nothing
 // fails): every run succeeded, one raw response and one product row per URL. Then the single-writer bound of the
 // same machine: every row the batch loaded (raw_responses and the data tables, read back from its file) written
 // again with a bare prepared INSERT into a fresh file of the same schema, one transaction per URL
 // (bench/_marketplace-files.ts bareInsert, bench/load.ts's baseline), in URLs/s and as a ratio to the ceiling:
-// whether the goal is within reach of one SQLite writer at all.
+// whether the goal is within reach of one SQLite writer at all. Last the machine floor: the CPU a URL of the
+// parts the goal itself names (simulator, a client's fetch, the bare INSERT, Temporal for runs of one do-nothing
+// activity), the most URLs/s the cores could give if parsing, flattening, lineage and GC cost nothing.
 //   npm run build && npx tsx bench/many-runs.ts
 //   BENCH_MANY_CPU_PROF=<dir>: the workers write CPU profiles there when they stop (bench/_cpu-profile.mjs).
 //   BENCH_MANY_COMPARE=<checkout>: adds workers of another built checkout (its bin/scrape-etl.js), interleaved with
@@ -22,6 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import BetterSqlite3 from 'better-sqlite3';
 import type { PipelineWorkflowInput } from '../temporal/contract.js';
 import { pipelineWorkflowInput, startPipelineRun } from '../temporal/start.js';
@@ -59,9 +62,13 @@ async function ceilingClient(baseUrl: string, token: string, requests: number, i
   next = 0;
   bytes = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: inflight }, () => one()));
   const seconds = (performance.now() - t0) / 1000;
-  process.stdout.write(`${JSON.stringify({ requestsPerSecond: requests / seconds, meanBytes: bytes / requests })}\n`);
+  const cpu = process.cpuUsage(cpu0);
+  // Its own CPU a request: what fetching one product costs any client (the workers fetch the same way).
+  const clientCpuMs = (cpu.user + cpu.system) / 1000 / requests;
+  process.stdout.write(`${JSON.stringify({ requestsPerSecond: requests / seconds, meanBytes: bytes / requests, clientCpuMs })}\n`);
 }
 
 /** `scrape-etl simulate` (default settings) as a child process: its base URL, request count and stop. */
@@ -117,9 +124,11 @@ function child(args: string[]): Promise<string> {
 /**
  * The SQLite single-writer bound for what a batch loaded: its rows (raw_responses and every table with a load_id),
  * read back outside the clock and grouped by load (one per URL), written by bareInsert into a fresh file with the
- * loaded file's schema (tables and indexes), one transaction per URL.
+ * loaded file's schema (tables and indexes), one transaction per URL; and again with one transaction per
+ * GROUPED_URLS URLs (the workers' default load group), the cheaper of the two shapes for the machine floor.
  */
-function sqliteBound(dbFile: string, dir: string): { rows: number; urls: number; seconds: number } {
+const GROUPED_URLS = 25;
+function sqliteBound(dbFile: string, dir: string): { rows: number; urls: number; seconds: number; groupedSeconds: number } {
   const src = new BetterSqlite3(dbFile, { readonly: true });
   const schema = src.prepare(`select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by type desc`).pluck().all() as string[];
   const tables = (src.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[]).filter(
@@ -144,15 +153,52 @@ function sqliteBound(dbFile: string, dir: string): { rows: number; urls: number;
     }
   }
   src.close();
-  const file = path.join(dir, `bound-${crypto.randomBytes(4).toString('hex')}.sqlite`);
-  const dst = new BetterSqlite3(file);
-  dst.pragma('journal_mode = WAL');
-  for (const sql of schema) dst.exec(sql);
-  dst.close();
-  const units: BareUnit[] = [...byLoad.keys()].sort((a, b) => a - b).map((id) => byLoad.get(id)!);
-  const out = bareInsert(file, units);
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
-  return { ...out, urls: units.length };
+  const insertInto = (units: BareUnit[]) => {
+    const file = path.join(dir, `bound-${crypto.randomBytes(4).toString('hex')}.sqlite`);
+    const dst = new BetterSqlite3(file);
+    dst.pragma('journal_mode = WAL');
+    for (const sql of schema) dst.exec(sql);
+    dst.close();
+    const out = bareInsert(file, units);
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+    return out;
+  };
+  const perUrl = [...byLoad.keys()].sort((a, b) => a - b).map((id) => byLoad.get(id)!);
+  const out = insertInto(perUrl);
+  const grouped: BareUnit[] = [];
+  for (let i = 0; i < perUrl.length; i += GROUPED_URLS) grouped.push(perUrl.slice(i, i + GROUPED_URLS).flat());
+  return { ...out, urls: perUrl.length, groupedSeconds: insertInto(grouped).seconds };
+}
+
+/**
+ * What Temporal spends on PIPELINES runs in their smallest durable shape (bench/_minimal-workflow.ts: a workflow, one
+ * activity that does nothing, its result), started at once as the batch's runs are: the dev server's CPU, and this
+ * process's (the client's starts and an in-process worker's tasks). Off the batch's clock, on its own task queue.
+ */
+async function temporalFloor(temporal: Awaited<ReturnType<typeof startTestTemporal>>): Promise<{ server: number; sdk: number }> {
+  const taskQueue = `bench-minimal-${crypto.randomBytes(4).toString('hex')}`;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const connection = await NativeConnection.connect({ address: temporal.address });
+  const worker = await Worker.create({
+    connection,
+    taskQueue,
+    workflowsPath: path.join(root, 'bench', '_minimal-workflow.ts'),
+    activities: { minimalActivity: async (n: number) => n },
+  });
+  try {
+    return await worker.runUntil(async () => {
+      const start = (i: number) => temporal.client.workflow.start('minimalRun', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [i] });
+      await (await start(-1)).result(); // warm-up: the worker's first tasks, the bundle's first run
+      const server0 = cpuSeconds(temporal.server.pid);
+      const sdk0 = process.cpuUsage();
+      const handles = await Promise.all(Array.from({ length: PIPELINES }, (_, i) => start(i)));
+      await Promise.all(handles.map((h) => h.result()));
+      const sdk = process.cpuUsage(sdk0);
+      return { server: cpuSeconds(temporal.server.pid) - server0, sdk: (sdk.user + sdk.system) / 1e6 };
+    });
+  } finally {
+    await connection.close();
+  }
 }
 
 interface BatchResult {
@@ -163,7 +209,7 @@ interface BatchResult {
   served: number;
   products: number;
   stocks: number;
-  bound: { rows: number; urls: number; seconds: number };
+  bound: { rows: number; urls: number; seconds: number; groupedSeconds: number };
 }
 
 /**
@@ -240,17 +286,21 @@ async function main(): Promise<void> {
     console.log(`# many runs: ${PIPELINES} marketplace pipelines x ${URLS} URLs, started at once; ${WORKERS} worker processes (compiled), embedded dev server, one SQLite file`);
     // The ceiling: what the simulator serves to a plain client, whatever the pipelines do.
     const ceilings: number[] = [];
+    const perRequest = { simulator: Infinity, client: Infinity };
     for (const inflight of INFLIGHT) {
       const simCpu0 = cpuSeconds(sim.pid);
       const r = JSON.parse((await child(['--ceiling', sim.baseUrl, TOKEN, String(CEILING_REQUESTS), String(inflight)])).trim().split('\n').pop()!) as {
         requestsPerSecond: number;
         meanBytes: number;
+        clientCpuMs: number;
       };
       ceilings.push(r.requestsPerSecond);
-      const simCpu = (((cpuSeconds(sim.pid) - simCpu0) * 1000) / (CEILING_REQUESTS + 50)).toFixed(2);
+      const simCpu = ((cpuSeconds(sim.pid) - simCpu0) * 1000) / (CEILING_REQUESTS + 50);
+      perRequest.simulator = Math.min(perRequest.simulator, simCpu);
+      perRequest.client = Math.min(perRequest.client, r.clientCpuMs);
       console.log(
         `simulator ceiling, plain fetch client, ${inflight} in flight: ${r.requestsPerSecond.toFixed(0)} requests/s (${(r.meanBytes / 1024).toFixed(1)} KiB a product; ` +
-          `simulator CPU ${simCpu} ms a request)`,
+          `CPU a request: simulator ${simCpu.toFixed(2)} ms, client ${r.clientCpuMs.toFixed(2)} ms)`,
       );
     }
     const ceiling = Math.max(...ceilings);
@@ -266,6 +316,7 @@ async function main(): Promise<void> {
     if (process.env['BENCH_MANY_BASELINE'] !== '0') configs.unshift({ label: 'a transaction per URL (SCRAPE_ETL_URL_LOAD_GROUP=1)', env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' } });
     const rates = new Map<string, number[]>(configs.map((c) => [c.label, []]));
     const bounds: number[] = [];
+    const insertMs: number[] = [];
     let round = 0;
     for (let r = 0; r < ROUNDS; r++) {
       for (const c of configs) {
@@ -283,17 +334,38 @@ async function main(): Promise<void> {
         );
         const bound = b.bound.urls / b.bound.seconds;
         bounds.push(bound);
+        insertMs.push((b.bound.groupedSeconds * 1000) / b.bound.urls);
         console.log(
           `  SQLite bound: bare INSERT of the loaded rows ${(b.bound.rows / b.bound.seconds).toFixed(0)} rows/s = ${bound.toFixed(0)} URLs/s ` +
-            `= ${(bound / ceiling).toFixed(2)}x the ceiling (${b.bound.rows} rows, ${(b.bound.rows / b.bound.urls).toFixed(1)} a URL, raw_responses included; one transaction per URL)`,
+            `= ${(bound / ceiling).toFixed(2)}x the ceiling (${b.bound.rows} rows, ${(b.bound.rows / b.bound.urls).toFixed(1)} a URL, raw_responses included; one transaction per URL; ` +
+            `${GROUPED_URLS} URLs a transaction: ${(b.bound.urls / b.bound.groupedSeconds).toFixed(0)} URLs/s)`,
         );
       }
     }
     const bound = median(bounds);
     console.log(`SQLite bound: median ${bound.toFixed(0)} URLs/s = ${(bound / ceiling).toFixed(2)}x the ceiling (a single writer's bare INSERT of the loaded rows)`);
+    // The machine's floor: the CPU a URL of the parts the goal itself names (the simulator answering, a client
+    // fetching, one SQLite writer inserting the rows, Temporal running the runs in their smallest shape), each the
+    // lowest measured in this run, as if the cores never idled and parsing, validation, flattening, lineage and
+    // garbage collection cost nothing. No pipeline on this machine can be faster; the goal needs 0.5x the ceiling.
+    const minimal = await temporalFloor(temporal);
+    const floor = {
+      simulator: perRequest.simulator,
+      client: perRequest.client,
+      insert: Math.min(...insertMs, ...bounds.map((b) => 1000 / b)),
+      server: (minimal.server * 1000) / (PIPELINES * URLS),
+      sdk: (minimal.sdk * 1000) / (PIPELINES * URLS),
+    };
+    const floorMs = floor.simulator + floor.client + floor.insert + floor.server + floor.sdk;
+    const floorRate = (os.cpus().length * 1000) / floorMs;
+    console.log(
+      `machine floor: ${floorMs.toFixed(2)} ms of CPU a URL (simulator ${floor.simulator.toFixed(2)}, client fetch ${floor.client.toFixed(2)}, bare INSERT ${floor.insert.toFixed(2)}, ` +
+        `Temporal for ${PIPELINES} one-activity runs: server ${floor.server.toFixed(2)}, SDK ${floor.sdk.toFixed(2)}) on ${os.cpus().length} cores = at most ${floorRate.toFixed(0)} URLs/s ` +
+        `= ${(floorRate / ceiling).toFixed(2)}x the ceiling, with nothing else costing anything`,
+    );
     for (const c of configs) {
       const rate = median(rates.get(c.label)!);
-      console.log(`${c.label}: median ${rate.toFixed(0)} URLs/s, ratio pipelines/ceiling ${(rate / ceiling).toFixed(2)}  (goal >= 0.5)`);
+      console.log(`${c.label}: median ${rate.toFixed(0)} URLs/s, ratio pipelines/ceiling ${(rate / ceiling).toFixed(2)}  (goal >= 0.5; ${(rate / floorRate).toFixed(2)}x the machine floor)`);
     }
   } catch (err) {
     // Said before the cleanup below, whose closed connection may end this process from a pending retry.
