@@ -38,6 +38,18 @@ function products(name: string): number {
   }
 }
 
+/** Products loaded so far: 0 while the file or its table does not exist yet (`schedule apply` probes the file). */
+function productsIfAny(name: string): number {
+  if (!fs.existsSync(path.join(bed.dir, `${name}.sqlite`))) return 0;
+  const db = new Database(path.join(bed.dir, `${name}.sqlite`), { readonly: true });
+  try {
+    const table = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'marketplace_products'`).get();
+    return table ? (db.prepare('SELECT count(*) AS n FROM marketplace_products').get() as { n: number }).n : 0;
+  } finally {
+    db.close();
+  }
+}
+
 async function until(what: string, check: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
@@ -158,6 +170,28 @@ describe('run with the background worker (the default on the embedded server)', 
     // Nothing of another environment works on the detached run (it waits for a worker, as the command warns).
     await new Promise((r) => setTimeout(r, 2000));
     expect(products('detached-elsewhere')).toBe(0);
+  });
+
+  it('is stopped by `schedule trigger` and `schedule backfill` of another environment, which start runs now; `schedule apply` leaves it', async () => {
+    for (const [command, ...args] of [['trigger'], ['backfill', '--start', '2026-01-01T00:00:00Z', '--end', '2026-01-06T00:00:00Z']] as const) {
+      const name = `${command}-elsewhere`;
+      const file = pipeline(name, 5);
+      fs.appendFileSync(file, 'schedule:\n  cron: "15 4 * * 1"\n');
+      const r = await runCli(['run', '--new', pipeline(`before-${command}`, 1)], { cwd: bed.dir, env, timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const live = worker()!;
+      // Applying starts no run now: scheduled runs are for whichever worker polls when they come, as on a cluster.
+      const applied = await runCli(['schedule', 'apply', file], { cwd: bed.dir, env: inProcessEnv, timeoutMs: 60_000 });
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(isProcessAlive(live.pid)).toBe(true);
+      const started = await runCli(['schedule', command, name, ...args], { cwd: bed.dir, env: inProcessEnv, timeoutMs: 60_000 });
+      expect(started.code, started.stderr).toBe(0);
+      await until('the background worker exited', () => !isProcessAlive(live.pid));
+      expect(fs.readFileSync(path.join(dataDir, 'temporal', 'background-worker.log'), 'utf8')).toContain(`(pid ${live.pid}): retiring: replaced by a worker of another identity`);
+      // Nothing of another environment works on the started run: it waits for a worker (the next one takes it).
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(productsIfAny(name)).toBe(0);
+    }
   });
 
   it('is stopped by a `scrape-etl worker` of another environment on the embedded server', async () => {

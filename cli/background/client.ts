@@ -124,10 +124,10 @@ async function connectOrStart(dataDir: string, key: string, checks: () => Promis
 }
 
 /**
- * For a command that runs a worker of its own on the embedded server (an in-process `run`, `schedule trigger
- * --wait`, `demo`, `worker`): a background worker of another identity (another token, or SCRAPE_ETL_BACKGROUND_WORKER since
- * turned off) would take tasks of this command's runs beside it, so it is made to stop polling first. One of the
- * same identity stays: it works as this command's worker would.
+ * For a command that runs a worker of its own on the embedded server or starts runs now (an in-process `run`,
+ * detached or not, `schedule trigger` and `backfill`, `demo`, `worker`): a background worker of another identity
+ * (another token, or SCRAPE_ETL_BACKGROUND_WORKER since turned off) would take tasks of this command's runs beside
+ * it, so it is made to stop polling first. One of the same identity stays: it works as this command's worker would.
  */
 export async function retireOtherBackgroundWorker(dataDir: string): Promise<number | undefined> {
   const state = readBackgroundWorkerState(dataDir);

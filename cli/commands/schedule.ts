@@ -13,11 +13,13 @@ interface CommonFlags {
 
 // Heavy modules (Temporal client, zod, pino) are loaded in the functions and actions that use them, not at the
 // top, so that registering the commands for --help stays cheap (see cli/main.ts).
-async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>): Promise<T> {
+// `startsRuns`: the command starts a run now (trigger), so on the embedded server a background worker of another
+// environment stops polling first, as for `run --detach`: it would carry the run out with its own token and settings.
+async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>, startsRuns = worker): Promise<T> {
   const { createLogger } = await import('../logger.js');
   const { openSession } = await import('../session.js');
   const log = createLogger({ verbose: flags.verbose ?? false });
-  const session = await openSession({ log, worker });
+  const session = await openSession({ log, worker, startsRuns });
   try {
     return await fn(session, log);
   } finally {
@@ -223,7 +225,7 @@ export function register(program: Command): void {
           out(flags, `${id} failed (${workflowId}): ${outcome.reason}`, { type: 'failed', scheduleId: id, workflowId, reason: outcome.reason });
           process.exitCode = 1;
         }
-      });
+      }, true);
     });
 
   schedule
@@ -250,7 +252,7 @@ export function register(program: Command): void {
           start: start.toISOString(),
           end: end.toISOString(),
         });
-      });
+      }, true);
     });
 
   schedule
