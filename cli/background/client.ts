@@ -170,8 +170,7 @@ export async function retire(state: BackgroundWorkerState, timeoutMs = RETIRE_TI
  * held and the recorded worker retired, no worker of this data folder is serving any of them.
  */
 function removeLeftSockets(paths: BackgroundWorkerPaths): void {
-  const left = fs.readdirSync(paths.dir).filter((name) => /^background-worker-[0-9a-f]{16}\.sock$/.test(name));
-  for (const name of left) fs.rmSync(path.join(paths.dir, name), { force: true });
+  for (const file of paths.sockets()) fs.rmSync(file, { force: true });
 }
 
 /** Starts the worker detached (it outlives this command), with this process's environment and working directory. */

@@ -84,7 +84,11 @@ export interface BackgroundWorkerPaths {
   logFile: string;
   /** The Unix socket of the worker with this key. */
   socket(key: string): string;
+  /** The socket files of this data folder's workers of any key that exist now (in either place of socket()). */
+  sockets(): string[];
 }
+
+const KEY = /^[0-9a-f]{16}$/;
 
 /** Beside the embedded server's files, in the data folder's temporal/ folder. */
 export function backgroundWorkerPaths(dataDir: string): BackgroundWorkerPaths {
@@ -95,15 +99,33 @@ export function backgroundWorkerPaths(dataDir: string): BackgroundWorkerPaths {
     lockFile: path.join(dir, 'background-worker.lock'),
     logFile: path.join(dir, 'background-worker.log'),
     socket(key) {
-      const inDataDir = path.join(dir, `background-worker-${key}.sock`);
-      // A Unix socket's path is limited to about 107 bytes; a deep data folder gets a private folder in /tmp.
-      if (Buffer.byteLength(inDataDir) <= 100) return inDataDir;
-      const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-      const tmp = path.join(os.tmpdir(), `scrape-etl-${uid}`);
-      fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
-      return path.join(tmp, `bw-${crypto.createHash('sha256').update(dir).digest('hex').slice(0, 12)}-${key}.sock`);
+      const { folder, prefix } = socketPlace(dir);
+      if (folder !== dir) fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+      return path.join(folder, `${prefix}${key}.sock`);
+    },
+    sockets() {
+      const { folder, prefix } = socketPlace(dir);
+      let names: string[];
+      try {
+        names = fs.readdirSync(folder);
+      } catch {
+        return [];
+      }
+      return names.filter((n) => n.startsWith(prefix) && n.endsWith('.sock') && KEY.test(n.slice(prefix.length, -'.sock'.length))).map((n) => path.join(folder, n));
     },
   };
+}
+
+/**
+ * Where the sockets of the data folder whose temporal/ folder is `dir` go: beside its files, or, when that path
+ * would be too long for a Unix socket (about 107 bytes), in a private folder in /tmp, named by the folder's hash.
+ * Keys have one length, so one data folder's sockets are all in one place.
+ */
+function socketPlace(dir: string): { folder: string; prefix: string } {
+  const inDataDir = path.join(dir, `background-worker-${'0'.repeat(16)}.sock`);
+  if (Buffer.byteLength(inDataDir) <= 100) return { folder: dir, prefix: 'background-worker-' };
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+  return { folder: path.join(os.tmpdir(), `scrape-etl-${uid}`), prefix: `bw-${crypto.createHash('sha256').update(dir).digest('hex').slice(0, 12)}-` };
 }
 
 export interface BackgroundWorkerState {
