@@ -7,6 +7,7 @@ import { connectTemporal } from '../temporal/connect.js';
 import type { TemporalConnection } from '../temporal/connect.js';
 import { temporalSettings } from '../temporal/settings.js';
 import type { TemporalSettings } from '../temporal/settings.js';
+import { pipelineWorkflowId } from '../temporal/contract.js';
 import { connectWorker, createPipelineWorker, runPipelineWorker } from '../temporal/worker.js';
 import type { Logger } from './logger.js';
 
@@ -34,6 +35,8 @@ export interface SessionOptions {
    * worker of another identity is stopped first, so that it takes no task of them (a detached `run`, too).
    */
   startsRuns?: boolean;
+  /** The pipeline whose runs the command starts or waits for: a shared worker shows the command their SDK lines. */
+  pipeline?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -91,6 +94,31 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
 
 let sdkLogsRouted = false;
 /**
+ * Loggers of commands served by this process's worker (the background worker's), which see its SDK lines too:
+ * those of their pipeline's runs (by workflow id) and the worker's own, not those of other commands' runs.
+ */
+const sdkLogFollowers = new Map<Logger, string | undefined>();
+
+/**
+ * Until the returned function is called, the SDK's log lines also go to `log` (at debug, so with --verbose; errors
+ * as warnings). The SDK's runtime, and so its logger, is installed once per process: a background worker serving a
+ * command routes them to that command's terminal this way, besides its own log. The SDK buffers its lines for
+ * about 100 ms (to sort them): the returned function delivers what is buffered before it stops following.
+ */
+export function followSdkLogs(log: Logger, pipeline: string | undefined): () => void {
+  sdkLogFollowers.set(log, pipeline);
+  return () => {
+    if (sdkLogsRouted) Runtime.instance().flushLogs();
+    sdkLogFollowers.delete(log);
+  };
+}
+
+function followsEntry(pipeline: string | undefined, meta: Record<string, unknown> | undefined): boolean {
+  const workflowId = meta?.['workflowId'];
+  return pipeline === undefined || typeof workflowId !== 'string' || workflowId.startsWith(pipelineWorkflowId(pipeline, ''));
+}
+
+/**
  * The SDK logs to the console by default, including a warning for every "run still running" poll (the workflow
  * polls by retrying an activity). A CLI shows SDK logs only with --verbose; SDK errors stay visible as warnings.
  */
@@ -107,8 +135,11 @@ function routeSdkLogs(log: Logger): void {
     telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
     logger: new DefaultLogger('DEBUG', (entry) => {
       const { message, level, meta } = entry;
-      if (level === 'ERROR') log.warn({ sdk: true, ...meta }, message);
-      else log.debug({ sdk: true, ...meta }, message);
+      const to = [log, ...[...sdkLogFollowers].filter(([, pipeline]) => followsEntry(pipeline, meta)).map(([follower]) => follower)];
+      for (const l of to) {
+        if (level === 'ERROR') l.warn({ sdk: true, ...meta }, message);
+        else l.debug({ sdk: true, ...meta }, message);
+      }
     }),
   });
 }

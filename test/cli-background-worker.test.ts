@@ -109,6 +109,25 @@ describe('run with the background worker (the default on the embedded server)', 
     expect(fs.readFileSync(path.join(dataDir, 'temporal', 'background-worker.log'), 'utf8')).not.toContain(TOKEN);
   });
 
+  it('shows the SDK lines of a run to the --verbose command it serves, as an in-process run does; not without --verbose', async () => {
+    const file = pipeline('verbose', 2);
+    const first = await runCli(['run', '--new', file], { cwd: bed.dir, env, timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const served = worker()!;
+    const verbose = await runCli(['run', '--new', '--verbose', file], { cwd: bed.dir, env, timeoutMs: 60_000 });
+    expect(verbose.code, verbose.stderr).toBe(0);
+    expect(worker()!.pid).toBe(served.pid);
+    // The activities of this run, as the SDK logs them in the worker that carried them out, to the last one (the
+    // SDK buffers its lines; the command gets them before it ends), and no line of another pipeline's run.
+    const sdk = verbose.stderr.split('\n').filter((l) => l.includes('"sdk":true'));
+    const activities = sdk.map((l) => /"activityType":"(\w+)".*"msg":"Activity completed"/.exec(l)?.[1]).filter(Boolean);
+    expect(activities).toEqual(['planPipelineRun', 'beginPipelineRun', 'loadUrlChunk', 'finishPipelineRun', 'notifyPipelineRun']);
+    for (const l of sdk) expect(l).toMatch(/"workflowId":"verbose--|^(?!.*"workflowId")/);
+    const quiet = await runCli(['run', '--new', file], { cwd: bed.dir, env, timeoutMs: 60_000 });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toContain('"sdk":true');
+  });
+
   it('answers a bad pipeline file as the command does: its message, exit 2', async () => {
     const missing = path.join(bed.dir, 'missing.yaml');
     const viaWorker = await runCli(['run', missing], { cwd: bed.dir, env });

@@ -16,7 +16,7 @@ import { commandFailure } from '../command-error.js';
 import { runCommand, type RunHost } from '../commands/run.js';
 import type { CommandIO, OutputStream } from '../io.js';
 import { createLogger } from '../logger.js';
-import { openSession, type Session } from '../session.js';
+import { followSdkLogs, openSession, type Session, type SessionOptions } from '../session.js';
 import { SIGNAL_EXIT_CODES, type SignalTrap, type TrappedSignal } from '../signals.js';
 import { onMessages, send, type ClientMessage, type StreamInfo } from './protocol.js';
 import { backgroundWorkerPaths, idleSeconds, readBackgroundWorkerState, type BackgroundWorkerState } from './settings.js';
@@ -123,7 +123,13 @@ async function serveRun(socket: net.Socket, m: Extract<ClientMessage, { type: 'r
     dispose: () => undefined,
   };
   const io: CommandIO = { stdout: relay(socket, 1, m.stdout), stderr: relay(socket, 2, m.stderr) };
-  const host: RunHost = { io, openSession: async () => shared, ownsProcess: false, embeddedNote: ', and so does the background worker' };
+  // The command's own logger sees the shared worker's SDK lines while it runs (shown with --verbose, as in-process).
+  let unfollow = (): void => undefined;
+  const openShared = async (opts: SessionOptions) => {
+    unfollow = followSdkLogs(opts.log, opts.pipeline);
+    return shared;
+  };
+  const host: RunHost = { io, openSession: openShared, ownsProcess: false, embeddedNote: ', and so does the background worker' };
   let code: number;
   try {
     code = await runCommand(m.file, m.flags, trap, host);
@@ -131,6 +137,8 @@ async function serveRun(socket: net.Socket, m: Extract<ClientMessage, { type: 'r
     const failure = commandFailure(err);
     io.stderr.write(failure.message);
     code = failure.exitCode;
+  } finally {
+    unfollow();
   }
   send(socket, { type: 'exit', code });
   socket.end();

@@ -257,7 +257,7 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
   const { startOrAttach } = await import('../pipeline-runner.js');
   const log = createLogger({ verbose: flags.verbose ?? false, destination: io.stderr });
   const spec = await checkedPipeline(file);
-  const session = await host.openSession({ log, worker: !flags.detach, startsRuns: true });
+  const session = await host.openSession({ log, worker: !flags.detach, startsRuns: true, pipeline: spec.name });
   try {
     // Up to here a signal exited at once (nothing was started); from the start of the run on, it stops the command
     // at its next step and the run keeps going in Temporal.
