@@ -13,8 +13,8 @@ interface CommonFlags {
 
 // Heavy modules (Temporal client, zod, pino) are loaded in the functions and actions that use them, not at the
 // top, so that registering the commands for --help stays cheap (see cli/main.ts).
-// `startsRuns`: the command starts a run now (trigger), so on the embedded server a background worker of another
-// environment stops polling first, as for `run --detach`: it would carry the run out with its own token and settings.
+// `startsRuns`: the command starts runs now (trigger, backfill), so on the embedded server a background worker of
+// another environment stops polling first, as for `run --detach`: it would carry them out with its own token.
 async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>, startsRuns = worker): Promise<T> {
   const { createLogger } = await import('../logger.js');
   const { openSession } = await import('../session.js');
