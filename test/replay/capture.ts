@@ -1,8 +1,9 @@
 // Captures the event histories that test/workflow-replay.test.ts replays: one run of each mode, made by the
 // workflow code of this checkout on a real dev server, worker, simulator and SQLite file. Run it when a release's
-// workflow code is final and commit what it writes (binary protobuf) next to the older ones: a later change that replays any of
-// them differently (a command added, moved or removed without `patched`) then fails the test instead of failing
-// the runs that are open when a user upgrades. Histories hold no token (the soak checks that runs' histories don't).
+// workflow code is final and commit what it writes (binary protobuf, listed in histories.json) beside the older
+// ones: a later change that replays any of them differently (a command added, moved or removed without
+// `patched`) then fails the test instead of failing the runs that are open when a user upgrades. A history that
+// holds the API token is refused.
 //   npm run build && npx tsx test/replay/capture.ts [label: default the checkout's short commit]
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
