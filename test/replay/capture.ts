@@ -3,7 +3,7 @@
 // workflow code is final and commit what it writes (binary protobuf, listed in histories.json) beside the older
 // ones: a later change that replays any of them differently (a command added, moved or removed without
 // `patched`) then fails the test instead of failing the runs that are open when a user upgrades. A history that
-// holds the API token is refused.
+// holds the API token is refused; this checkout's path is taken out (scrubbed).
 //   npm run build && npx tsx test/replay/capture.ts [label: default the checkout's short commit]
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -26,6 +26,19 @@ if (!/^[\w.-]+$/.test(label)) throw new Error(`release label '${label}': letters
 const TOKEN = `capture-${crypto.randomBytes(8).toString('hex')}`;
 const taskQueue = `capture-${crypto.randomBytes(4).toString('hex')}`;
 
+const repoRoot = path.resolve(here, '..', '..');
+/**
+ * The history without this machine's paths: failures' stack traces (which replay never reads) emptied, and the
+ * checkout's folder in any text or payload replaced by '<repo>'. The bed's temp files stay as they were.
+ */
+function scrubbed<T>(value: T): T {
+  if (typeof value === 'string') return value.split(repoRoot).join('<repo>') as T;
+  if (value instanceof Uint8Array) return Buffer.from(Buffer.from(value).toString('latin1').split(repoRoot).join('<repo>'), 'latin1') as T;
+  if (Array.isArray(value)) return value.map(scrubbed) as T;
+  if (value === null || typeof value !== 'object' || value.constructor?.name === 'Long') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'stackTrace' ? '' : scrubbed(v)])) as T;
+}
+
 /** One captured history, listed in histories/histories.json. */
 export interface ReplayEntry {
   file: string;
@@ -34,6 +47,7 @@ export interface ReplayEntry {
   status: string;
   events: number;
 }
+fs.mkdirSync(path.join(here, 'histories'), { recursive: true });
 const manifestFile = path.join(here, 'histories', 'histories.json');
 let manifest: ReplayEntry[] = fs.existsSync(manifestFile) ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as ReplayEntry[]) : [];
 
@@ -55,9 +69,10 @@ try {
     const result = await handle.result();
     // Protobuf's binary form, as the server sends it: the SDK's JSON reader (historyFromJSON) fails in this
     // install ("type must be a Type": @temporalio/common and @temporalio/proto each have their own protobufjs).
-    const history = temporal.api.history.v1.History.create(await handle.fetchHistory());
+    const history = temporal.api.history.v1.History.create(scrubbed(await handle.fetchHistory()));
     const bytes = temporal.api.history.v1.History.encode(history).finish();
     if (Buffer.from(bytes).includes(TOKEN)) throw new Error(`the history of ${handle.workflowId} holds the API token`);
+    if (Buffer.from(bytes).includes(repoRoot)) throw new Error(`the history of ${handle.workflowId} holds this checkout's path`);
     const file = `${label}-${mode}.binpb`;
     fs.writeFileSync(path.join(here, 'histories', file), bytes);
     // The workflow reads its own id (it must match the pipeline's name), and a history does not hold it.
