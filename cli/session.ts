@@ -135,11 +135,9 @@ function routeSdkLogs(log: Logger): void {
     telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
     logger: new DefaultLogger('DEBUG', (entry) => {
       const { message, level, meta } = entry;
-      const to = [log, ...[...sdkLogFollowers].filter(([, pipeline]) => followsEntry(pipeline, meta)).map(([follower]) => follower)];
-      for (const l of to) {
-        if (level === 'ERROR') l.warn({ sdk: true, ...meta }, message);
-        else l.debug({ sdk: true, ...meta }, message);
-      }
+      const write = (to: Logger) => (level === 'ERROR' ? to.warn({ sdk: true, ...meta }, message) : to.debug({ sdk: true, ...meta }, message));
+      write(log);
+      for (const [follower, pipeline] of sdkLogFollowers) if (followsEntry(pipeline, meta)) write(follower);
     }),
   });
 }
