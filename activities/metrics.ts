@@ -3,7 +3,7 @@
 // activity interceptor timing loads and exports (temporal/worker.ts) and by the notify activity. Served, with
 // the Temporal SDK's own metrics, by temporal/metrics-server.ts. Names and labels are documented in the README
 // ("Metrics"); labels are bounded sets (pipelines, tables, endpoint templates, statuses), never ids or URLs.
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -12,6 +12,11 @@ export interface Metrics {
   runFinished(r: { pipeline: string; kind: string; status: string; rowsByTable: Record<string, number>; tokenUsage: number | null; durationMs: number | null }): void;
   activityFinished(a: { activity: string; pipeline: string; seconds: number; outcome: 'ok' | 'error' }): void;
   webhook(event: string, status: string): void;
+  /**
+   * A pipeline's last successful run finished at `at`: the gauge keeps the latest it was told, so seeding it from the
+   * destination's pipeline_runs at start (`scrape-etl up`) and a run finishing later never move it back.
+   */
+  lastSuccess(pipeline: string, at: Date): void;
 }
 
 /** `GET /api/scraping-runs/12` -> `GET /api/scraping-runs/:id`: one series per endpoint, not per id. */
@@ -86,12 +91,28 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  const lastSuccess = new Gauge({
+    name: 'scrape_etl_pipeline_last_success_timestamp_seconds',
+    help: "When the pipeline's last succeeded run finished (Unix seconds): from the destination's pipeline_runs when `scrape-etl up` starts, then from runs finishing on this worker. Alert on time() minus it.",
+    labelNames: ['pipeline'] as const,
+    registers: [registry],
+  });
+  const lastSuccessSeen = new Map<string, number>();
+  const noteSuccess = (pipeline: string, at: Date) => {
+    const s = at.getTime() / 1000;
+    if (!Number.isFinite(s) || (lastSuccessSeen.get(pipeline) ?? -Infinity) >= s) return;
+    lastSuccessSeen.set(pipeline, s);
+    lastSuccess.set({ pipeline }, s);
+  };
+
   return {
     registry,
+    lastSuccess: noteSuccess,
     apiAttempt: (endpoint, status) => apiCalls.inc({ endpoint: endpointTemplate(endpoint), status: status === null ? 'none' : String(status) }),
     apiRetry: (endpoint) => apiRetries.inc({ endpoint: endpointTemplate(endpoint) }),
     runFinished(r) {
       runs.inc({ pipeline: r.pipeline, kind: r.kind, status: r.status });
+      if (r.status === 'succeeded') noteSuccess(r.pipeline, new Date());
       for (const [table, n] of Object.entries(r.rowsByTable)) rows.inc({ pipeline: r.pipeline, table }, n);
       // Zero-valued series are created too, so a rate() over a pipeline that paid nothing reads 0, not "no data".
       tokens.inc({ pipeline: r.pipeline }, r.tokenUsage ?? 0);

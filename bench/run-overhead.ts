@@ -2,14 +2,14 @@
 // `scrape-etl load` of the same saved responses in the same run (both are whole processes: Node start-up and
 // imports are on both sides). A warm embedded dev server (left running by a first run, as for a user), a local
 // simulator answering the marketplace calls, SQLite destinations in a temp folder.
-//   - one URL: `run` of a one-URL pipeline against `load` of that URL's saved response (goal: <= 1.5x), both with the
-//     background worker (the default; warm: started by an earlier run, as it is for a user's second run) and with
-//     the worker in the `run` process (SCRAPE_ETL_BACKGROUND_WORKER=0);
+//   - one URL: `run` of a one-URL pipeline against `load` of that URL's saved response (goal: <= 1.5x), both with a
+//     `scrape-etl up` worker polling (`run` is then a client: it starts the workflow and waits) and with no worker
+//     polling (`run` then runs a worker in its own process for that run);
 //   - per URL: the time N URLs add to a run against the time N files add to a load (goal: <= 2x), both ways;
 //   - memory: the peak RSS of `run` for 2,000 and 20,000 URLs (goal: <= 300 MB and <= 1.1x growth): with the worker
 //     in the `run` process, read by a preloaded exit hook in the measured process itself, with its CPU time, and the
 //     2,000-URL run again with V8's own heap growth (SCRAPE_ETL_HEAP_GROWTH_PERCENT=0), the baseline of the growth
-//     limit's cost and saving; and the background worker's peak (VmHWM) after it served each of the two runs.
+//     limit's cost and saving; and the `up` worker's peak (VmHWM) after it worked on each of the two runs.
 //   npm run build && npx tsx bench/run-overhead.ts     (BENCH_RUN_URLS, default 200; BENCH_RUN_REPEATS, default 5;
 //   BENCH_RUN_MEMORY_URLS, default 2000: the memory runs use it and 10x it)
 import { spawn } from 'node:child_process';
@@ -19,8 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ScraperClient } from '../client/client.js';
 import { startSimulator } from '../simulator/server.js';
-import { stopBackgroundWorker } from '../cli/background/control.js';
-import { readBackgroundWorkerState } from '../cli/background/settings.js';
+import { liveUp } from '../cli/up/paths.js';
 import { stopDevServer } from '../temporal/dev-server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -84,13 +83,16 @@ async function main(): Promise<void> {
     const oneFile = path.join(saved, '000000.json');
 
     console.log(`# run overhead: compiled command, warm embedded server, SQLite; ${URLS} URLs; medians of ${REPEATS}`);
-    await cli(['run', one]); // starts the embedded server and the background worker (left running, as for a user)
+    await cli(['up', '--detach']); // the embedded server and a polling worker, as `scrape-etl up --detach` leaves them
+    await cli(['run', one]); // warms the worker (its first workflow task, the destination's first open)
     const few = Math.max(3, Math.round(REPEATS / 2));
     const run1 = await times(REPEATS, () => ['run', '--new', one]);
     const runN = await times(few, () => ['run', '--new', many]);
     // Stopped before anything else is measured: it polls the same queue and would take a share of later runs' work.
-    await stopBackgroundWorker(dataDir);
-    const inProcess = { SCRAPE_ETL_BACKGROUND_WORKER: '0' };
+    // The embedded server stops with it; the first in-process run below starts it again and is not counted.
+    await cli(['down']);
+    await cli(['run', '--new', one]);
+    const inProcess = {};
     const run1InProcess = await times(REPEATS, () => ['run', '--new', one], inProcess);
     const runNInProcess = await times(few, () => ['run', '--new', many], inProcess);
     const load1 = await times(REPEATS, (i) => ['load', 'marketplace', oneFile, '--database', `sqlite:${path.join(dir, `load-one-${i}.sqlite`)}`]);
@@ -98,10 +100,10 @@ async function main(): Promise<void> {
     const perUrlRun = (runN - run1) / (URLS - 1);
     const perUrlRunInProcess = (runNInProcess - run1InProcess) / (URLS - 1);
     const perUrlLoad = (loadN - load1) / (URLS - 1);
-    console.log(`run, 1 URL (background worker, the default): ${run1.toFixed(0)} ms   load, 1 file: ${load1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}  (goal <= 1.5)`);
-    console.log(`run, 1 URL, worker in the run's process (SCRAPE_ETL_BACKGROUND_WORKER=0): ${run1InProcess.toFixed(0)} ms   ratio ${(run1InProcess / load1).toFixed(2)}`);
+    console.log(`run, 1 URL (client of a polling \`up\` worker): ${run1.toFixed(0)} ms   load, 1 file: ${load1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}  (goal <= 1.5)`);
+    console.log(`run, 1 URL, no worker polling (a worker in the run's process): ${run1InProcess.toFixed(0)} ms   ratio ${(run1InProcess / load1).toFixed(2)}`);
     console.log(`run, ${URLS} URLs: ${runN.toFixed(0)} ms (in the run's process ${runNInProcess.toFixed(0)} ms)   load, ${URLS} files: ${loadN.toFixed(0)} ms`);
-    console.log(`per URL (background worker, the default): run ${perUrlRun.toFixed(2)} ms, load ${perUrlLoad.toFixed(2)} ms, ratio ${(perUrlRun / perUrlLoad).toFixed(2)}  (goal <= 2)`);
+    console.log(`per URL (client of a polling \`up\` worker): run ${perUrlRun.toFixed(2)} ms, load ${perUrlLoad.toFixed(2)} ms, ratio ${(perUrlRun / perUrlLoad).toFixed(2)}  (goal <= 2)`);
     console.log(`per URL, worker in the run's process: run ${perUrlRunInProcess.toFixed(2)} ms, ratio ${(perUrlRunInProcess / perUrlLoad).toFixed(2)}`);
 
     // Peak RSS of a whole `run` (the command with its worker in its own process): an exit hook preloaded into that process
@@ -126,19 +128,20 @@ async function main(): Promise<void> {
     console.log(`memory, run of ${MEMORY_URLS} URLs: ${line(small)}; with V8's default heap growth: ${line(v8Growth)}`);
     console.log(`memory, run of ${MEMORY_URLS * 10} URLs: ${line(large)}`);
     console.log(`peak RSS growth for 10x URLs: ${(large.mb / small.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB); heap growth limit vs V8's default: RSS ${(small.mb / v8Growth.mb).toFixed(2)}x, CPU ${(small.cpu / v8Growth.cpu).toFixed(2)}x`);
-    // The background worker (the default) outlives its runs: its peak after the first and after both is what it holds.
+    // An `up` worker outlives its runs: its peak after the first and after both is what it holds.
+    await cli(['up', '--detach']);
     const workerPeak = async (n: number) => {
       const ms = await cli(['run', '--new', pipeline(`bench-memory-bg-${n}`, Array.from({ length: n }, (_, i) => productUrl(i)))]);
-      const pid = readBackgroundWorkerState(dataDir)?.pid;
+      const pid = liveUp(dataDir)?.pid;
       const hwm = pid === undefined ? undefined : /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-      if (hwm === undefined) throw new Error('no background worker served the memory run');
+      if (hwm === undefined) throw new Error('no `up` worker worked on the memory run');
       return { ms, mb: Number(hwm) / 1024 };
     };
     const bgSmall = await workerPeak(MEMORY_URLS);
     const bgLarge = await workerPeak(MEMORY_URLS * 10);
-    console.log(`memory, background worker: peak RSS ${bgSmall.mb.toFixed(0)} MB after a run of ${MEMORY_URLS} URLs (${(bgSmall.ms / 1000).toFixed(1)} s), ${bgLarge.mb.toFixed(0)} MB after one of ${MEMORY_URLS * 10} more (${(bgLarge.ms / 1000).toFixed(1)} s): growth ${(bgLarge.mb / bgSmall.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB)`);
+    console.log(`memory, \`up\` worker: peak RSS ${bgSmall.mb.toFixed(0)} MB after a run of ${MEMORY_URLS} URLs (${(bgSmall.ms / 1000).toFixed(1)} s), ${bgLarge.mb.toFixed(0)} MB after one of ${MEMORY_URLS * 10} more (${(bgLarge.ms / 1000).toFixed(1)} s): growth ${(bgLarge.mb / bgSmall.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB)`);
   } finally {
-    await stopBackgroundWorker(dataDir);
+    await cli(['down']).catch(() => undefined);
     await stopDevServer({ dataDir });
     await sim.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  * (`<name>--scheduled-2025-01-01T06:00:00Z`), so every scheduled run has its own id and the run key the workflow
  * sees in its own id is derived from the schedule's time, with no search attributes involved.
  */
+import path from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import type { Client, ScheduleDescription, ScheduleOptions, ScheduleOverlapPolicy, ScheduleUpdateOptions } from '@temporalio/client';
 import type { OverlapPolicy, PipelineSpec } from '../pipelines/spec.js';
@@ -51,8 +52,30 @@ async function scheduleOptions(client: Client, spec: PipelineSpec & { schedule: 
 
 export type ApplyOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'absent';
 
-export async function applySchedule(client: Client, spec: PipelineSpec, file: string, taskQueue: string, prune: boolean): Promise<ApplyOutcome> {
+/** The pipeline file a schedule was applied from (absolute since scrape-etl records it so; older ones as given). */
+export function scheduleSourceFile(d: ScheduleDescription): string | undefined {
+  const fromAction = d.action.type === 'startWorkflow' ? d.action.memo?.['file'] : undefined;
+  const file = fromAction ?? d.memo?.['file'];
+  return typeof file === 'string' && file !== '' ? file : undefined;
+}
+
+/**
+ * Two files whose pipelines share a `name:` would take turns replacing one schedule (its id is the name), each
+ * apply silently undoing the other's: applying from a second file is refused unless forced.
+ */
+export class ScheduleSourceConflict extends Error {
+  readonly exitCode = 2;
+  constructor(id: string, current: string, file: string) {
+    super(
+      `${file}: schedule '${id}' was applied from ${current}, another file with the same pipeline name; rename one pipeline (\`name:\`), ` +
+        `or replace the schedule with this file's: scrape-etl schedule apply --force ${file}`,
+    );
+  }
+}
+
+export async function applySchedule(client: Client, spec: PipelineSpec, file: string, taskQueue: string, prune: boolean, force = false): Promise<ApplyOutcome> {
   const id = scheduleIdFor(spec);
+  file = path.resolve(file);
   const handle = client.schedule.getHandle(id);
   let current: ScheduleDescription | undefined;
   try {
@@ -60,6 +83,9 @@ export async function applySchedule(client: Client, spec: PipelineSpec, file: st
   } catch (err) {
     if (!(err instanceof ScheduleNotFoundError)) throw err;
   }
+  const source = current ? scheduleSourceFile(current) : undefined;
+  const otherSource = source !== undefined && path.resolve(source) !== file;
+  if (otherSource && !force && (spec.schedule !== undefined || (prune && current !== undefined))) throw new ScheduleSourceConflict(id, source, file);
   if (spec.schedule === undefined) {
     if (!prune || current === undefined) return 'absent';
     await handle.delete();
@@ -73,7 +99,7 @@ export async function applySchedule(client: Client, spec: PipelineSpec, file: st
   }
   const currentHash = current.action.type === 'startWorkflow' ? current.action.memo?.[HASH_MEMO_KEY] : undefined;
   // The file did not change since the last apply: leave the schedule alone (a manual pause stays in place).
-  if (currentHash === hash) return 'unchanged';
+  if (currentHash === hash && !otherSource) return 'unchanged';
   await handle.update((): ScheduleUpdateOptions => opts);
   return 'updated';
 }

@@ -1,6 +1,5 @@
 // A lock between processes sharing a folder: a file created exclusively, holding the holder's pid. Serialises
-// the embedded dev server's start and stop, and the background worker's start and replacement (two commands
-// started together must not start two).
+// the embedded dev server's start and stop (two commands started together must not start two servers).
 import fs from 'node:fs';
 import { isProcessAlive } from './process-alive.js';
 

@@ -1,6 +1,6 @@
 // Whether a process id is alive on this machine: signal 0 checks without signalling. EPERM means the process
 // exists but belongs to another user, which is alive too. Used by the dev-server state, the DuckDB file lock and
-// the export folder's temp-file sweep. And stopping one: the embedded server and the background worker.
+// the export folder's temp-file sweep. And stopping one: the embedded server, and a detached `scrape-etl up` (`down`).
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -1,4 +1,4 @@
-// Small JSON state files beside the data (the embedded server's, the background worker's, a remembered run) and
+// Small JSON state files beside the data (the embedded server's, a detached `up`'s, a remembered run) and
 // the logs next to them: written whole or not at all, read as "absent" when missing or unreadable.
 import fs from 'node:fs';
 

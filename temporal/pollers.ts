@@ -1,31 +1,72 @@
-// Whether any worker polls a task queue: a run started where none does stays RUNNING without a word, so the
-// commands that start runs without a worker of their own (`run --detach`, `run` against a cluster, `schedule
-// trigger`) ask Temporal and warn. The server lists pollers seen in the last few minutes.
+// Whether a worker polls a task queue NOW: a run started where none does stays RUNNING without a word, so `run`
+// asks before choosing between starting the workflow only (a worker is there) and running a worker in its own
+// process, and `run --detach`, `schedule apply` and `schedule trigger` warn. The server lists every poller seen in
+// the last few minutes, including workers that have exited since, so two filters make "now" mean now: the poller's
+// last poll is recent (a live idle worker long-polls again at least every minute), and a poller of this machine
+// (the SDK's identity is `<pid>@<hostname>`) whose process is gone does not count.
+import os from 'node:os';
 import type { Client } from '@temporalio/client';
 // A CommonJS module: named ESM imports of it fail in Node, so the namespace comes from its default export.
 import proto from '@temporalio/proto';
+import { isProcessAlive } from '../lib/process-alive.js';
 
 const { TaskQueueKind, TaskQueueType } = proto.temporal.api.enums.v1;
 
-export async function workflowPollerCount(client: Client, namespace: string, taskQueue: string): Promise<number> {
+/** A long poll lasts up to a minute on the server (then the worker polls again): 70 s covers one with margin. */
+export const POLLED_WITHIN_MS = 70_000;
+
+export interface LivePoller {
+  identity: string;
+  lastAccess: Date;
+}
+
+/** Whether `identity` names a process of this machine that no longer exists. */
+function deadLocalProcess(identity: string, hostname = os.hostname()): boolean {
+  const m = /^(\d+)@(.+)$/.exec(identity);
+  if (!m || m[2] !== hostname) return false;
+  return !isProcessAlive(Number(m[1]));
+}
+
+/** The workers polling the queue's workflow tasks now (see the file's comment for what "now" means). */
+export async function livePollers(client: Client, namespace: string, taskQueue: string, now = Date.now()): Promise<LivePoller[]> {
   const res = await client.workflowService.describeTaskQueue({
     namespace,
     taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
     taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
   });
-  return res.pollers?.length ?? 0;
+  const live: LivePoller[] = [];
+  for (const p of res.pollers ?? []) {
+    const seconds = Number(p.lastAccessTime?.seconds ?? 0);
+    const lastAccess = new Date(seconds * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6));
+    const identity = p.identity ?? '';
+    if (now - lastAccess.getTime() > POLLED_WITHIN_MS || deadLocalProcess(identity)) continue;
+    live.push({ identity, lastAccess });
+  }
+  return live;
 }
 
-/** The warning to print when no worker polls the queue, or undefined when one does (or the question fails). */
-export async function noWorkerWarning(client: Client, namespace: string, taskQueue: string): Promise<string | undefined> {
+/** The command that starts a long-lived worker, for messages: `up` on one machine, `worker` beside a cluster. */
+export function startWorkerHint(embedded: boolean): string {
+  return embedded
+    ? '`scrape-etl up` (or `scrape-etl up --detach` to leave it running in the background)'
+    : '`scrape-etl up` or `scrape-etl worker` (same TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE)';
+}
+
+/** The warning to print when no worker polls the queue now, or undefined when one does (or the question fails). */
+export async function noWorkerWarning(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+  opts: { embedded: boolean; what?: string } = { embedded: false },
+): Promise<string | undefined> {
   try {
-    if ((await workflowPollerCount(client, namespace, taskQueue)) > 0) return undefined;
+    if ((await livePollers(client, namespace, taskQueue)).length > 0) return undefined;
   } catch {
     // Describing the queue is a courtesy: a server that refuses it must not fail the start.
     return undefined;
   }
   return (
-    `warning: no worker polls task queue '${taskQueue}' (namespace '${namespace}'): the run stays RUNNING until one does; ` +
-    `start one with \`scrape-etl worker\` (same TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE)`
+    `warning: no worker polls task queue '${taskQueue}' (namespace '${namespace}') now: ${opts.what ?? 'the run stays RUNNING until one does'}; ` +
+    `start one with ${startWorkerHint(opts.embedded)}`
   );
 }

@@ -8,7 +8,7 @@ import { processIO, type CommandIO } from '../io.js';
 import type { PipelineWorkflowResult } from '../../workflows/pipeline.js';
 import type { Logger } from '../logger.js';
 import type { RunOutcome, StartedRun } from '../pipeline-runner.js';
-import type { Session, SessionOptions } from '../session.js';
+import type { Session } from '../client-session.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
 
 export interface RunFlags {
@@ -166,28 +166,23 @@ export async function waitWithInterrupt(
   return outcome;
 }
 
-/**
- * The file and the checks a run must pass before anything starts (a clear error, exit 2): the thin `run` checks them
- * too before it starts a background worker, so that a bad file starts no worker and no embedded server.
- */
-export async function checkedPipeline(file: string): Promise<PipelineSpec> {
+/** The pipeline file, loaded and checked against its schema (a clear error, exit 2). */
+export async function loadedPipeline(file: string): Promise<PipelineSpec> {
   const { loadPipelineFile } = await import('../../pipelines/loader.js');
-  const spec = await loadPipelineFile(file);
-  await preflight(file, spec);
-  return spec;
+  return loadPipelineFile(file);
 }
 
 /**
- * What can be checked before anything starts (no Temporal server, no workflow): the destination, and for the
- * embedded server (whose worker is the background worker, this process, or the next `run` that attaches) the service
- * settings the worker will read from this environment. Every problem at once, exit 2.
+ * What can be checked before anything starts (no Temporal server, no workflow), for a run no worker polls for
+ * now: the destination, and for a worker in this process the service settings it will read from this environment.
+ * Every problem at once, exit 2. A worker that polls (`scrape-etl up`, `scrape-etl worker`) reads its own
+ * environment and opens the destination itself: the check is its, and `run` then loads none of the database code.
  */
-async function preflight(file: string, spec: PipelineSpec): Promise<void> {
+async function preflight(file: string, spec: PipelineSpec, inProcessWorker: boolean): Promise<void> {
   const { destinationIssues, serviceSettingsProblem } = await import('../../pipelines/preflight.js');
   const { formatIssue } = await import('../../pipelines/errors.js');
-  const { temporalSettings } = await import('../../temporal/settings.js');
   const problems = (await destinationIssues(file, spec)).map(formatIssue);
-  if (temporalSettings().address === undefined) {
+  if (inProcessWorker) {
     const service = await serviceSettingsProblem(spec);
     if (service !== undefined) problems.push(service);
   }
@@ -196,28 +191,13 @@ async function preflight(file: string, spec: PipelineSpec): Promise<void> {
   }
 }
 
-/**
- * What a `run` needs from the process that carries it out: this process (SCRAPE_ETL_BACKGROUND_WORKER=0, or a
- * cluster), or the background worker, which serves `run` commands of thin client processes (cli/background/) with
- * its long-lived session.
- */
-export interface RunHost {
-  io: CommandIO;
-  /** A Temporal session with (unless detached) a worker; closed when the command ends (a shared one ignores that). */
-  openSession(opts: SessionOptions): Promise<Session>;
-  /** false in the background worker: the process serves other commands too and must not exit with this one. */
-  ownsProcess: boolean;
-  /** Said once the embedded server is reused: the background worker keeps running too. */
-  embeddedNote?: string;
-}
-
 export function register(program: Command): void {
   program
     .command('run')
     .description(
-      'run a pipeline once on Temporal and wait for it (unless TEMPORAL_ADDRESS is set: the embedded dev server, and a background ' +
-        'worker kept warm between runs; SCRAPE_ETL_BACKGROUND_WORKER=0 runs the worker in this process instead); ' +
-        'an interrupted run is resumed by running the same command again',
+      'run a pipeline once on Temporal and wait for it: when a worker polls the task queue (`scrape-etl up`), only starts the ' +
+        'workflow; when none does, says so and runs a worker in this process for this run only (on the embedded dev server, used ' +
+        'unless TEMPORAL_ADDRESS is set); an interrupted run is resumed by running the same command again',
     )
     .argument('<file>', 'pipeline file')
     .option('--json', 'progress and the summary as JSON lines on stdout')
@@ -230,34 +210,59 @@ export function register(program: Command): void {
         whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
       });
       try {
-        // The background worker (the default on the embedded server) carries the run out; this process only relays
-        // its output and signals, so it never loads the Temporal SDK (see cli/background/daemon.ts).
-        const { backgroundWorkerWanted } = await import('../background/settings.js');
-        if (backgroundWorkerWanted()) {
-          const { runInBackgroundWorker } = await import('../background/client.js');
-          process.exitCode = await runInBackgroundWorker({ file, flags, trap, checks: async () => void (await checkedPipeline(file)) });
-          return;
-        }
-        process.exitCode = await runCommand(file, flags, trap, ownProcessHost);
+        process.exitCode = await runCommand(file, flags, trap);
       } finally {
         trap.dispose();
       }
     });
 }
 
-const ownProcessHost: RunHost = {
-  io: processIO,
-  openSession: async (opts) => (await import('../session.js')).openSession(opts),
-  ownsProcess: true,
-};
+/**
+ * Where the run is worked on: by a worker that polls the task queue now (this command is then a client only: it
+ * loads the Temporal client and nothing of the worker, the databases or the activities), else by a worker in this
+ * process for this run only (embedded server), else (a cluster, or --detach) by whichever worker comes.
+ */
+async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags, log: Logger, io: CommandIO): Promise<Session> {
+  const { temporalSettings } = await import('../../temporal/settings.js');
+  const { connectRunningTemporal, connectTemporal } = await import('../../temporal/connect.js');
+  const { livePollers, startWorkerHint } = await import('../../temporal/pollers.js');
+  const { clientSession } = await import('../client-session.js');
+  const settings = temporalSettings();
+  // The embedded server is not started just to ask: if it is not running, no worker can be polling it.
+  const found = settings.address === undefined ? await connectRunningTemporal(settings) : { conn: await connectTemporal({ settings, log: (m) => log.info(m) }) };
+  const conn = 'conn' in found ? found.conn : undefined;
+  let polling = false;
+  if (conn) {
+    try {
+      polling = (await livePollers(conn.client, conn.namespace, conn.taskQueue)).length > 0;
+    } catch (err) {
+      log.debug({ err }, 'could not describe the task queue');
+    }
+  }
+  if (conn && polling) {
+    log.info({ taskQueue: conn.taskQueue }, 'a worker polls the task queue: this command only starts the run and waits');
+    return clientSession(conn, settings);
+  }
+  const inProcess = settings.address === undefined && !flags.detach;
+  try {
+    await preflight(file, spec, inProcess);
+  } catch (err) {
+    await conn?.connection.close();
+    throw err;
+  }
+  if (!inProcess) return clientSession(conn ?? (await connectTemporal({ settings, log: (m) => log.info(m) })), settings);
+  await conn?.connection.close();
+  io.stderr.write(`no worker polls task queue '${settings.taskQueue}' now: running one in this process for this run only (start a long-lived one with ${startWorkerHint(true)})\n`);
+  const { openSession } = await import('../session.js');
+  return openSession({ log, worker: true });
+}
 
-export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap, host: RunHost): Promise<number> {
-  const { io } = host;
+export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap, io: CommandIO = processIO): Promise<number> {
   const { createLogger } = await import('../logger.js');
   const { startOrAttach } = await import('../pipeline-runner.js');
   const log = createLogger({ verbose: flags.verbose ?? false, destination: io.stderr });
-  const spec = await checkedPipeline(file);
-  const session = await host.openSession({ log, worker: !flags.detach, startsRuns: true, pipeline: spec.name });
+  const spec = await loadedPipeline(file);
+  const session = await openRunSession(file, spec, flags, log, io);
   try {
     // Up to here a signal exited at once (nothing was started); from the start of the run on, it stops the command
     // at its next step and the run keeps going in Temporal.
@@ -284,7 +289,7 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
     if (flags.detach || !session.hasWorker) {
       // Nothing in this process works on the run: say so at once when no worker anywhere polls its queue.
       const { noWorkerWarning } = await import('../../temporal/pollers.js');
-      const warning = await noWorkerWarning(session.conn.client, session.conn.namespace, session.conn.taskQueue);
+      const warning = await noWorkerWarning(session.conn.client, session.conn.namespace, session.conn.taskQueue, { embedded: session.conn.embedded });
       if (warning) io.stderr.write(`${warning}${session.conn.embedded ? `, or run \`scrape-etl run ${file}\` to attach to this run and work on it` : ''}\n`);
     }
     if (flags.detach) {
@@ -293,17 +298,16 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
       return 0;
     }
     if (run.attached) io.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
-    else if (!flags.json) io.stderr.write(`started ${run.workflowId}\n`);
+    else if (!flags.json) io.stderr.write(`started ${run.workflowId}${session.hasWorker ? '' : ' (worked on by the worker polling the task queue)'}\n`);
     const startedAt = (await run.handle.describe()).startTime;
     const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal, io);
     const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode(), undefined, io);
-    if (session.conn.embedded && !flags.json && outcome.status !== 'interrupted') {
+    if (session.conn.embedded && session.hasWorker && !flags.json && outcome.status !== 'interrupted') {
       io.stderr.write(
-        `the embedded Temporal server keeps running${session.conn.uiUrl ? ` (Web UI ${session.conn.uiUrl})` : ''}` +
-          `${host.embeddedNote ?? ''}; \`scrape-etl server stop\` stops it\n`,
+        `the embedded Temporal server keeps running${session.conn.uiUrl ? ` (Web UI ${session.conn.uiUrl})` : ''}; \`scrape-etl server stop\` stops it\n`,
       );
     }
-    if (outcome.status === 'interrupted' && host.ownsProcess) {
+    if (outcome.status === 'interrupted') {
       // The worker's shutdown grace can keep the process alive a little; the run is safe in Temporal already.
       setTimeout(() => process.exit(exitCode), 5000).unref();
     }

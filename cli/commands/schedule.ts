@@ -4,7 +4,7 @@ import type { ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/cli
 import { PipelineFileError } from '../../pipelines/errors.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import type { Logger } from '../logger.js';
-import type { Session } from '../session.js';
+import type { Session } from '../client-session.js';
 
 interface CommonFlags {
   json?: boolean;
@@ -13,18 +13,38 @@ interface CommonFlags {
 
 // Heavy modules (Temporal client, zod, pino) are loaded in the functions and actions that use them, not at the
 // top, so that registering the commands for --help stays cheap (see cli/main.ts).
-// `startsRuns`: the command starts runs now (trigger, backfill), so on the embedded server a background worker of
-// another environment stops polling first, as for `run --detach`: it would carry them out with its own token.
-async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>, startsRuns = worker): Promise<T> {
+// `worker`: on the embedded server, run a worker in this process for the command (trigger --wait with no worker
+// polling); otherwise a client only, which loads none of the worker's code.
+async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>): Promise<T> {
   const { createLogger } = await import('../logger.js');
-  const { openSession } = await import('../session.js');
   const log = createLogger({ verbose: flags.verbose ?? false });
-  const session = await openSession({ log, worker, startsRuns });
+  const { connectTemporal } = await import('../../temporal/connect.js');
+  const { temporalSettings } = await import('../../temporal/settings.js');
+  const { clientSession } = await import('../client-session.js');
+  const settings = temporalSettings();
+  let session = clientSession(await connectTemporal({ settings, log: (m) => log.info(m) }), settings);
+  if (worker && session.conn.embedded) {
+    // A worker that polls now (`scrape-etl up`) works on the run; only without one does this command run its own.
+    const { livePollers } = await import('../../temporal/pollers.js');
+    const polled = await livePollers(session.conn.client, session.conn.namespace, session.conn.taskQueue).catch(() => []);
+    if (polled.length === 0) {
+      await session.close();
+      const { openSession } = await import('../session.js');
+      session = await openSession({ log, worker });
+    }
+  }
   try {
     return await fn(session, log);
   } finally {
     await session.close();
   }
+}
+
+async function warnIfNoWorker(session: Session, what: string): Promise<void> {
+  const { noWorkerWarning } = await import('../../temporal/pollers.js');
+  const { namespace, taskQueue, embedded, client } = session.conn;
+  const warning = await noWorkerWarning(client, namespace, taskQueue, { embedded, what });
+  if (warning) process.stderr.write(`${warning}\n`);
 }
 
 function out(flags: CommonFlags, text: string, json: unknown): void {
@@ -77,9 +97,10 @@ export function register(program: Command): void {
     .description('create or update the schedules of pipeline files; applying unchanged files changes nothing')
     .argument('<files...>', 'pipeline files')
     .option('--prune', 'delete the schedule of a pipeline whose file no longer has a schedule section')
+    .option('--force', 'replace a schedule applied from another file whose pipeline has the same name')
     .option('--json', 'one JSON object per file')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (files: string[], flags: CommonFlags & { prune?: boolean }) => {
+    .action(async (files: string[], flags: CommonFlags & { prune?: boolean; force?: boolean }) => {
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { applySchedule } = await import('../schedules.js');
       // Every file is validated before any schedule changes, so a typo in one file does not half-apply a set.
@@ -99,12 +120,16 @@ export function register(program: Command): void {
         return;
       }
       await withSession(flags, false, async (session) => {
+        let scheduled = false;
         for (const { file, spec } of specs) {
-          const outcome = await applySchedule(session.conn.client, spec, file, session.conn.taskQueue, flags.prune ?? false);
+          const outcome = await applySchedule(session.conn.client, spec, file, session.conn.taskQueue, flags.prune ?? false, flags.force ?? false);
           const text =
             outcome === 'absent' ? `${spec.name}: no schedule section (nothing to apply)` : `${spec.name}: ${outcome}`;
           out(flags, text, { file, scheduleId: spec.name, outcome });
+          if (outcome !== 'absent' && outcome !== 'deleted' && !spec.schedule?.paused) scheduled = true;
         }
+        // A schedule only starts workflows: with no worker polling, every run it starts waits in RUNNING.
+        if (scheduled) await warnIfNoWorker(session, 'the schedule starts runs that wait in RUNNING until one does');
       });
     });
 
@@ -190,11 +215,7 @@ export function register(program: Command): void {
         const seen = new Set(before.info.recentActions.map((a) => a.action.workflow.workflowId));
         for (const a of before.info.runningActions) seen.add(a.workflow.workflowId);
         await session.conn.client.schedule.getHandle(id).trigger(overlap);
-        if (!session.hasWorker) {
-          const { noWorkerWarning } = await import('../../temporal/pollers.js');
-          const warning = await noWorkerWarning(session.conn.client, session.conn.namespace, session.conn.taskQueue);
-          if (warning) process.stderr.write(`${warning}\n`);
-        }
+        if (!session.hasWorker) await warnIfNoWorker(session, 'the triggered run waits in RUNNING until one does');
         // The schedule takes the action asynchronously; its workflow id appears in the description shortly after.
         let workflowId: string | undefined;
         const deadline = Date.now() + 30_000;
@@ -225,7 +246,7 @@ export function register(program: Command): void {
           out(flags, `${id} failed (${workflowId}): ${outcome.reason}`, { type: 'failed', scheduleId: id, workflowId, reason: outcome.reason });
           process.exitCode = 1;
         }
-      }, true);
+      });
     });
 
   schedule
@@ -252,7 +273,7 @@ export function register(program: Command): void {
           start: start.toISOString(),
           end: end.toISOString(),
         });
-      }, true);
+      });
     });
 
   schedule

@@ -16,9 +16,7 @@ export function register(program: Command): void {
     .action(async (flags: { json?: boolean }) => {
       const { temporalSettings } = await import('../../temporal/settings.js');
       const { canConnect, devServerPaths, isProcessAlive, readDevServerState } = await import('../../temporal/dev-server.js');
-      const { liveBackgroundWorker } = await import('../background/control.js');
       const { dataDir } = temporalSettings();
-      const worker = liveBackgroundWorker(dataDir);
       const state = readDevServerState(dataDir);
       const running = !!state?.pid && isProcessAlive(state.pid) && (await canConnect(state.port));
       const info = {
@@ -29,7 +27,6 @@ export function register(program: Command): void {
         webUi: state ? `http://127.0.0.1:${state.uiPort}` : null,
         stateFile: state?.dbFile ?? devServerPaths(dataDir).dbFile,
         startedAt: running ? state!.startedAt : null,
-        backgroundWorker: worker ? { pid: worker.pid, since: worker.startedAt, cwd: worker.cwd, log: worker.logFile } : null,
       };
       if (flags.json) process.stdout.write(`${JSON.stringify(info)}\n`);
       else if (running) {
@@ -40,24 +37,17 @@ export function register(program: Command): void {
       } else {
         process.stdout.write(state ? `embedded Temporal server not running (state kept in ${info.stateFile})\n` : `no embedded Temporal server in ${dataDir}\n`);
       }
-      if (!flags.json && worker) {
-        process.stdout.write(`background worker running: pid ${worker.pid}, since ${worker.startedAt}, in ${worker.cwd}; log ${worker.logFile}\n`);
-      }
       // LSB convention for "program is not running", so scripts can test it.
       if (!running) process.exitCode = 3;
     });
 
   server
     .command('stop')
-    .description('stop the embedded server and the background worker, if one runs (its SQLite state stays; open runs go on when a command starts it again)')
+    .description('stop the embedded server (its SQLite state stays; open runs go on when a command starts it again); a running `scrape-etl up` is stopped with `scrape-etl down`')
     .action(async () => {
       const { temporalSettings } = await import('../../temporal/settings.js');
       const { readDevServerState, stopDevServer } = await import('../../temporal/dev-server.js');
-      const { stopBackgroundWorker } = await import('../background/control.js');
       const { dataDir } = temporalSettings();
-      // The background worker first: it works for this server only, and drains before the server goes.
-      const workerPid = await stopBackgroundWorker(dataDir);
-      if (workerPid !== undefined) process.stdout.write(`stopped the background worker (pid ${workerPid})\n`);
       const pid = readDevServerState(dataDir)?.pid;
       const stopped = await stopDevServer({ dataDir });
       process.stdout.write(stopped ? `stopped the embedded Temporal server (pid ${pid}); its state stays in ${dataDir}\n` : `the embedded Temporal server was not running (${dataDir})\n`);

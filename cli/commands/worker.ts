@@ -4,39 +4,7 @@ import type { Command } from 'commander';
 import type { LogLevel } from '@temporalio/worker';
 import { temporalSettings } from '../../temporal/settings.js';
 import { readWorkerTuning } from '../../activities/tuning.js';
-
-function positiveInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got '${value}'`);
-    return n;
-  };
-}
-
-function portNumber(name: string, value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got '${value}'`);
-  return n;
-}
-
-/**
- * Where the SDK's own exporter listens: SCRAPE_ETL_SDK_METRICS_PORT, else the metrics port + 1, else (metrics port
- * 0, or + 1 out of range) a free port found now. It is bound on loopback only and read through --metrics-port.
- */
-async function sdkMetricsPort(metricsPort: number): Promise<number> {
-  const set = process.env['SCRAPE_ETL_SDK_METRICS_PORT']?.trim();
-  if (set) return portNumber('SCRAPE_ETL_SDK_METRICS_PORT', set);
-  if (metricsPort > 0 && metricsPort < 65535) return metricsPort + 1;
-  const net = await import('node:net');
-  return new Promise<number>((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as import('node:net').AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { portNumber, positiveInt, sdkMetricsPort } from '../worker-options.js';
 
 export function register(program: Command): void {
   program
@@ -82,13 +50,6 @@ export function register(program: Command): void {
       const settings = temporalSettings();
       const taskQueue = opts.taskQueue ?? settings.taskQueue;
       const log = (m: string) => process.stderr.write(`${m}\n`);
-      if (settings.address === undefined) {
-        // On the embedded server, as every command that polls its queue (cli/session.ts): not beside a background
-        // worker of another environment.
-        const { retireOtherBackgroundWorker } = await import('../background/client.js');
-        const retired = await retireOtherBackgroundWorker(settings.dataDir);
-        if (retired !== undefined) log(`stopped the background worker (pid ${retired}) of another environment, which polled the same queue`);
-      }
       const { connection, address, uiUrl } = await connectWorker(settings, log);
       const { createMetrics } = await import('../../activities/metrics.js');
       const metrics = createMetrics();
