@@ -119,6 +119,9 @@ export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'buffer_all', 'cancel_oth
 
 function cronProblem(expr: string): string | undefined {
   const text = expr.trim();
+  // Temporal's own interval form (`@every 30m`, `@every 5s`), which cron-parser does not know.
+  if (/^@every\s+\d+(ms|s|m|h)$/.test(text)) return undefined;
+  if (text.startsWith('@every')) return `expected '@every <n>s', '@every <n>m' or '@every <n>h', got '${text}'`;
   if (!text.startsWith('@') && text.split(/\s+/).length !== 5) {
     return `expected 5 fields (minute hour day-of-month month day-of-week), got ${text.split(/\s+/).length}`;
   }

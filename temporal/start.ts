@@ -60,14 +60,20 @@ export async function startOrGetPipelineRun(
   }
 }
 
+/** URL lists up to this size travel in the workflow's input itself (see pipelineWorkflowInput). */
+export const INLINE_URL_LIST_MAX = { urls: 500, bytes: 64 * 1024 };
+
 /**
- * The workflow's input. A URL list is stored in the destination database and passed by reference: Temporal caps a
- * payload at 2 MB (a 40,000-URL list is ~2.7 MB) and every byte of the input stays in history. So the machine
- * that starts runs (`run`, `schedule apply`) reaches the destination, as the workers do.
+ * The workflow's input. A long URL list is stored in the destination database and passed by reference: Temporal
+ * caps a payload at 2 MB (a 40,000-URL list is ~2.7 MB) and every byte of the input stays in history. So the machine
+ * that starts such a run (`run`, `schedule apply`) reaches the destination, as the workers do. A short one (up to
+ * INLINE_URL_LIST_MAX) goes inline, which the workflow reads as well: starting it then needs no database, and `run`
+ * beside a polling worker loads the Temporal client and none of the database code.
  */
 export async function pipelineWorkflowInput(spec: PipelineSpec, runKey: string): Promise<PipelineWorkflowInput> {
   const urls = urlsOf(spec);
   if (urls.length === 0) return { spec, runKey };
+  if (urls.length <= INLINE_URL_LIST_MAX.urls && Buffer.byteLength(JSON.stringify(urls)) <= INLINE_URL_LIST_MAX.bytes) return { spec, runKey };
   const { openDatabase } = await import('../db/connect.js');
   const { storeUrlList } = await import('../db/url-lists.js');
   const db = await openDatabase(spec.destination.database);

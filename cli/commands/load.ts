@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { toIssues } from '../../client/validate.js';
-import { LOAD_KINDS, type FlattenInput, type LoadKind } from '../../db/flatten/index.js';
+import type { FlattenInput } from '../../db/flatten/index.js';
+import { LOAD_KINDS, type LoadKind } from '../../db/flatten/load-kinds.js';
 import type { LoadBatchResult } from '../../db/load.js';
-import { addCounts, finishPipelineRun, startPipelineRun, sumTokenUsageOfRun } from '../../db/pipeline-runs.js';
 import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
 import { addDatabaseOption } from '../options.js';
 
@@ -133,6 +133,7 @@ export function register(program: Command): void {
       const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
       const { loadGroups } = await import('../../db/load.js');
       const { KINDS } = await import('../../kinds/index.js');
+      const { addCounts, finishPipelineRun, startPipelineRun, sumTokenUsageOfRun } = await import('../../db/pipeline-runs.js');
       if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
         throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
       }

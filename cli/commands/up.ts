@@ -16,7 +16,7 @@ interface UpFlags {
   metricsHost: string;
   detach?: boolean;
   printSystemd?: boolean;
-  envFile: string;
+  environmentFile: string;
   user?: string;
   [service: string]: unknown;
 }
@@ -43,7 +43,8 @@ export function register(program: Command): void {
     .option('--metrics-host <address>', 'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1)', process.env['SCRAPE_ETL_METRICS_HOST']?.trim() || '127.0.0.1')
     .option('--detach', 'start it in the background: prints its pid, pid file and log file; `scrape-etl down` stops it')
     .option('--print-systemd', 'print a systemd unit that runs `scrape-etl up` with these options, and exit')
-    .option('--env-file <file>', 'with --print-systemd: the EnvironmentFile holding SCRAPER_API_TOKEN and the like', '/etc/scrape-etl/env')
+    // Not --env-file: Node 20 takes that option for itself wherever it stands on the command line.
+    .option('--environment-file <file>', 'with --print-systemd: the EnvironmentFile holding SCRAPER_API_TOKEN and the like', '/etc/scrape-etl/env')
     .option('--user <name>', 'with --print-systemd: the User= the service runs as');
   for (const [name, s] of Object.entries(UP_SERVICES)) up.option(`--${name}`, s.description);
   up.action(async (flags: UpFlags) => {
@@ -155,11 +156,11 @@ async function systemdText(flags: UpFlags): Promise<string> {
   for (let i = argv.indexOf('up') + 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--print-systemd' || a === '--detach') continue;
-    if (a === '--env-file' || a === '--user') {
+    if (a === '--environment-file' || a === '--user') {
       i++;
       continue;
     }
-    if (a.startsWith('--env-file=') || a.startsWith('--user=')) continue;
+    if (a.startsWith('--environment-file=') || a.startsWith('--user=')) continue;
     args.push(a);
   }
   const dataDir = process.env['SCRAPE_ETL_DATA_DIR']?.trim();
@@ -168,7 +169,7 @@ async function systemdText(flags: UpFlags): Promise<string> {
     bin: fs.realpathSync(process.argv[1]!),
     cwd: process.cwd(),
     upArgs: args,
-    envFile: path.resolve(flags.envFile),
+    envFile: path.resolve(flags.environmentFile),
     ...(flags.user ? { user: flags.user } : {}),
     ...(dataDir ? { dataDir: path.resolve(dataDir) } : {}),
   });

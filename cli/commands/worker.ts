@@ -3,7 +3,6 @@
 import type { Command } from 'commander';
 import type { LogLevel } from '@temporalio/worker';
 import { temporalSettings } from '../../temporal/settings.js';
-import { readWorkerTuning } from '../../activities/tuning.js';
 import { portNumber, positiveInt, sdkMetricsPort } from '../worker-options.js';
 
 export function register(program: Command): void {
@@ -34,6 +33,7 @@ export function register(program: Command): void {
       if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`);
       if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`);
       // Fail at start, not in the first activity, when the worker's knobs are malformed.
+      const { readWorkerTuning } = await import('../../activities/tuning.js');
       readWorkerTuning();
       const metricsPort = opts.metricsPort === undefined ? undefined : portNumber('--metrics-port', opts.metricsPort);
       // The SDK's exporter binds its own server; it listens on loopback and /metrics below appends its text.
