@@ -28,4 +28,4 @@ COPY --from=build /app/pipelines/pipeline.schema.json ./pipelines/
 RUN mkdir -p /app/data/exports && chown -R node:node /app/data
 USER node
 ENTRYPOINT ["node", "bin/scrape-etl.js"]
-CMD ["worker"]
+CMD ["up"]

@@ -49,7 +49,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('pins every image to a version tag (never latest) and builds the worker from the Dockerfile', () => {
-    const doc = parse(readFileSync(COMPOSE, 'utf8')) as { services: Record<string, { image?: string; build?: unknown; ports?: unknown; container_name?: unknown }> };
+    const doc = parse(readFileSync(COMPOSE, 'utf8')) as {
+      services: Record<string, { image?: string; build?: unknown; ports?: unknown; container_name?: unknown; command?: unknown; environment?: unknown }>;
+    };
     const services = Object.entries(doc.services);
     expect(services.map(([n]) => n).sort()).toEqual(['temporal', 'temporal-db', 'temporal-ui', 'warehouse', 'worker']);
     for (const [name, svc] of services) {
@@ -65,6 +67,9 @@ describe('docker-compose.yml', () => {
     expect(doc.services['warehouse']!.image).toMatch(/^postgres:16\.\d+/);
     // Scaling needs no fixed container name and no published host port on the worker.
     expect(doc.services['worker']!.build).toBe('.');
+    // The same command as on one machine; the compose Temporal is configured, so it starts no embedded server.
+    expect(doc.services['worker']!.command).toEqual(['up']);
+    expect(doc.services['worker']!.environment).toContain('TEMPORAL_ADDRESS=temporal:7233');
     expect(doc.services['worker']!.container_name).toBeUndefined();
     expect(doc.services['worker']!.ports).toBeUndefined();
 
