@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readDevServerState, isProcessAlive, stopDevServer } from '../temporal/dev-server.js';
 import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { REPO_ROOT, runCli } from './support/cli.js';
+import { startTestTemporal } from './support/temporal.js';
 import { startUp, until, type UpProcess } from './support/up-process.js';
 
 const TOKEN = 'cli-up-test-token';
@@ -223,6 +224,36 @@ describe('scrape-etl up', () => {
     } finally {
       await runCli(['down'], { cwd: dir, env }).catch(() => undefined);
       await stopDevServer({ dataDir });
+    }
+  }, 400_000);
+
+  it('with TEMPORAL_ADDRESS starts no embedded server; a `run` beside it is worked on with the worker\'s environment (its token), not the caller\'s', async () => {
+    const temporal = await startTestTemporal();
+    const { dir, env, dataDir } = caseEnv('cluster');
+    const clusterEnv = { ...env, TEMPORAL_ADDRESS: temporal.address };
+    try {
+      const up = startUp(['--workers', '2'], { cwd: dir, env: clusterEnv });
+      ups.push(up);
+      await up.ready();
+      expect(up.stdout()).toContain(`Temporal:   ${temporal.address} (TEMPORAL_ADDRESS)`);
+      expect(up.stdout()).toMatch(/workers: +2 polling task queue 'scrape-etl'/);
+      expect(fs.existsSync(path.join(dataDir, 'temporal'))).toBe(false);
+      // The caller has another token and no service address: only the worker's environment is used.
+      const { file, db } = pipeline(dir, 'up-cluster', 2);
+      const r = await runCli(['run', file], {
+        cwd: dir,
+        env: { ...clusterEnv, SCRAPER_API_TOKEN: 'a-token-of-another-shell', SCRAPER_BASE_URL: '' },
+        timeoutMs: 180_000,
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/started up-cluster--\S+ \(worked on by the worker polling the task queue\)/);
+      expect(sqlite(db, 'SELECT count(*) FROM marketplace_products')[0]).toEqual([2]);
+      up.child.kill('SIGINT');
+      expect((await up.exited).code, up.stderr()).toBe(0);
+      // Its cluster goes on: up stops only an embedded server.
+      expect(await temporal.client.workflowService.getSystemInfo({})).toBeDefined();
+    } finally {
+      await temporal.stop();
     }
   }, 400_000);
 });

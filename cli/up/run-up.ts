@@ -85,10 +85,13 @@ export async function runUp(opts: UpOptions): Promise<number> {
   const metrics = createMetrics();
   const webUiUrl = process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || uiUrl;
   const workers: Awaited<ReturnType<typeof createPipelineWorker>>[] = [];
+  // One connection each: the SDK refuses two workers of one task queue on one connection.
+  const connections = [connection];
+  for (let i = 1; i < opts.workers; i++) connections.push((await connectWorker(settings, log)).connection);
   for (let i = 0; i < opts.workers; i++) {
     workers.push(
       await createPipelineWorker({
-        connection,
+        connection: connections[i]!,
         namespace: settings.namespace,
         taskQueue: settings.taskQueue,
         maxConcurrentActivityTaskExecutions: opts.maxActivities,
@@ -175,7 +178,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
   watch.close();
   await Promise.allSettled(services.map((s) => s.close()));
   await metricsServer?.close();
-  await connection.close().catch(() => undefined);
+  for (const c of connections) await c.close().catch(() => undefined);
   if (state.embedded) {
     const { stopDevServer } = await import('../../temporal/dev-server.js');
     if (await stopDevServer({ dataDir: settings.dataDir })) log(`stopped the embedded Temporal server; its state stays in ${settings.dataDir}/temporal`);
