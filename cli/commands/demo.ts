@@ -27,7 +27,7 @@ export function register(program: Command): void {
     .command('demo')
     .description(
       'run every example pipeline against a local simulator of the scraping service, on an embedded Temporal server; ' +
-        'no token or server needed (data goes to $SCRAPE_ETL_DATA_DIR or ./data)',
+        "no token or server needed (data goes to $SCRAPE_ETL_DATA_DIR, the project's data_dir, or ./data)",
     )
     .option('--seed <n>', 'seed of the simulated data', (v) => Number.parseInt(v, 10), 1)
     .option('--json', 'progress and results as JSON lines')
@@ -40,6 +40,17 @@ export function register(program: Command): void {
         trap.dispose();
       }
     });
+}
+
+/**
+ * The `status` command that shows the demo's runs, run verbatim from this folder: bare when the demo's database is
+ * the one `status` reads by default here (the project's, or ./data's), else with --database.
+ */
+async function statusCommand(database: string): Promise<string> {
+  const { defaultDatabaseUrl } = await import('../resolve-pipeline.js');
+  const { destinationKey } = await import('../../db/url.js');
+  const { shellWord } = await import('./init.js');
+  return destinationKey(defaultDatabaseUrl()) === destinationKey(database) ? 'scrape-etl status' : `scrape-etl status --database ${shellWord(database)}`;
 }
 
 async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
@@ -141,7 +152,10 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
         `database:     ${database}`,
         `CSV exports:  ${exportDir}`,
         `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`scrape-etl server stop\` stops it)` : ''}`,
-        `next: \`scrape-etl status\`, or edit a copy of ${EXAMPLES_DIR}/*.yaml and \`scrape-etl run <file>\``,
+        'next:',
+        `  ${await statusCommand(database)}`,
+        // A project of one's own, rather than the examples inside the installed package (its build output).
+        '  scrape-etl init my-project',
       ].join('\n'),
     );
   }

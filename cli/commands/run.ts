@@ -219,7 +219,7 @@ export function register(program: Command): void {
         'worker kept warm between runs; SCRAPE_ETL_BACKGROUND_WORKER=0 runs the worker in this process instead); ' +
         'an interrupted run is resumed by running the same command again',
     )
-    .argument('<file>', 'pipeline file')
+    .argument('<pipeline>', 'pipeline file, or pipeline name of the project')
     .option('--json', 'progress and the summary as JSON lines on stdout')
     .option('--detach', 'start the run and print its workflow id without waiting')
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
@@ -230,6 +230,7 @@ export function register(program: Command): void {
         whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
       });
       try {
+        file = await (await import('../resolve-pipeline.js')).resolvePipelineFile(file);
         // The background worker (the default on the embedded server) carries the run out; this process only relays
         // its output and signals, so it never loads the Temporal SDK (see cli/background/daemon.ts).
         const { backgroundWorkerWanted } = await import('../background/settings.js');

@@ -43,8 +43,8 @@ export function register(program: Command): void {
       if (!flags.json && worker) {
         process.stdout.write(`background worker running: pid ${worker.pid}, since ${worker.startedAt}, in ${worker.cwd}; log ${worker.logFile}\n`);
       }
-      // LSB convention for "program is not running", so scripts can test it.
-      if (!running) process.exitCode = 3;
+      // Not running: 1, as every command's "what you asked about is not there" (README, "Exit codes"; 3 is a partial run).
+      if (!running) process.exitCode = 1;
     });
 
   server
