@@ -46,7 +46,7 @@ export function register(program: Command): void {
  * The `status` command that shows the demo's runs, run verbatim from this folder: bare when the demo's database is
  * the one `status` reads by default here (the project's, or ./data's), else with --database.
  */
-async function statusCommand(database: string): Promise<string> {
+export async function nextStatusCommand(database: string): Promise<string> {
   const { defaultDatabaseUrl } = await import('../resolve-pipeline.js');
   const { destinationKey } = await import('../../db/url.js');
   const { shellWord } = await import('./init.js');
@@ -153,7 +153,7 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
         `CSV exports:  ${exportDir}`,
         `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`scrape-etl server stop\` stops it)` : ''}`,
         'next:',
-        `  ${await statusCommand(database)}`,
+        `  ${await nextStatusCommand(database)}`,
         // A project of one's own, rather than the examples inside the installed package (its build output).
         '  scrape-etl init my-project',
       ].join('\n'),

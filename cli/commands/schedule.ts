@@ -17,14 +17,33 @@ interface CommonFlags {
 // another environment stops polling first, as for `run --detach`: it would carry them out with its own token.
 async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>, startsRuns = worker): Promise<T> {
   const { createLogger } = await import('../logger.js');
-  const { openSession } = await import('../session.js');
   const log = createLogger({ verbose: flags.verbose ?? false });
-  const session = await openSession({ log, worker, startsRuns });
+  // A command that neither runs a worker nor starts runs (list, describe, pause, ...) needs a client only: without
+  // cli/session.ts, which loads the worker SDK (seconds on a busy machine; `schedule list` was 28x `temporal
+  // schedule list` in bench/startup.ts).
+  const session = !worker && !startsRuns ? await clientSession(log) : await (await import('../session.js')).openSession({ log, worker, startsRuns });
   try {
     return await fn(session, log);
   } finally {
     await session.close();
   }
+}
+
+/** A Session with a client and no worker, made without loading the worker SDK. */
+async function clientSession(log: Logger): Promise<Session> {
+  const { connectTemporal } = await import('../../temporal/connect.js');
+  const { temporalSettings } = await import('../../temporal/settings.js');
+  const settings = temporalSettings();
+  const conn = await connectTemporal({ settings, log: (m) => log.info(m) });
+  return {
+    conn,
+    settings,
+    hasWorker: false,
+    close: () => conn.connection.close(),
+    stopWorker: async () => undefined,
+    workerBusy: () => false,
+    workerStopped: new Promise<void>(() => undefined),
+  };
 }
 
 function out(flags: CommonFlags, text: string, json: unknown): void {
