@@ -26,7 +26,15 @@ function usage(message: string): Error {
 
 /** Whether an argument names a file rather than a pipeline: a path, a pipeline file extension, or an existing file. */
 export function looksLikeFile(arg: string): boolean {
-  return /\.(ya?ml|json)$/i.test(arg) || arg.includes('/') || arg.includes(path.sep) || fs.existsSync(arg);
+  return /\.(ya?ml|json)$/i.test(arg) || arg.includes('/') || arg.includes(path.sep) || isFile(arg);
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 interface Found {

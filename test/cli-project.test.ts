@@ -5,7 +5,9 @@
 // - a relative destination written in a pipeline file is the project root's, from any folder;
 // - the commands that only read the database load no Temporal code (the modules they load are recorded);
 // - project file errors name file:line:col and the fix; ambiguous names list the files;
-// - precedence: flag > environment variable > project file > built-in default.
+// - precedence: flag > environment variable > project file > built-in default;
+// - the same in a project whose destination is Postgres (its URL from a ${VAR} of the project file);
+// - exit codes of the README's table for a few representative mistakes.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +17,7 @@ import { ScraperClient } from '../client/index.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { jsonLines, REPO_ROOT, runCli } from './support/cli.js';
 import { JOB_SCHEMA } from './support/job-schema.js';
+import { testPostgresUrl } from './support/postgres.js';
 
 const TOKEN = `tok-${crypto.randomBytes(8).toString('hex')}`;
 let sim: RunningSimulator;
@@ -59,9 +62,9 @@ afterAll(async () => {
 });
 
 /** The command run with every module it loads recorded; returns its result and the module URLs. */
-async function traced(args: string[], cwd: string) {
+async function traced(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
   const trace = path.join(root, `trace-${crypto.randomBytes(4).toString('hex')}.txt`);
-  const r = await runCli(args, { cwd, env: { ...env, SCRAPE_ETL_MODULE_TRACE: trace, NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}` } });
+  const r = await runCli(args, { cwd, env: { ...env, ...extra, SCRAPE_ETL_MODULE_TRACE: trace, NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}` } });
   const modules = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
   return { ...r, modules };
 }
@@ -210,6 +213,67 @@ describe('the project file', () => {
       expect(again.code).toBe(2);
       expect(again.stderr).toContain('already exist');
       expect(fs.readFileSync(path.join(dir, 'proj', 'scrape-etl.yaml'), 'utf8')).toBe(`${before}# mine\n`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a project on Postgres', () => {
+  it("status and history by name from a subfolder read the Postgres destination the project file names through ${VAR}", async () => {
+    const url = await testPostgresUrl();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-project-pg-')));
+    try {
+      write(path.join(dir, 'scrape-etl.yaml'), 'destination: ${WAREHOUSE_URL}\n');
+      const example = fs.readFileSync(path.join(REPO_ROOT, 'pipelines', 'examples', 'job-board.yaml'), 'utf8');
+      write(path.join(dir, 'pipelines', 'pg.yaml'), example.replace('name: jobs-remote-typescript', 'name: pgjobs'));
+      const deep = path.join(dir, 'a', 'b');
+      fs.mkdirSync(deep, { recursive: true });
+      const pgEnv = { ...env, WAREHOUSE_URL: url };
+      const loaded = await runCli(['load', 'job-board', answer, '--pipeline', 'pgjobs'], { cwd: deep, env: pgEnv });
+      expect(loaded.code, loaded.stderr).toBe(0);
+      // Without the variable, the project file's reference is unset: an error at its place.
+      const unset = await runCli(['status', 'pgjobs'], { cwd: deep, env });
+      expect(unset.code).toBe(2);
+      expect(unset.stderr).toContain(`${path.join(dir, 'scrape-etl.yaml')}:1:14: destination: \${WAREHOUSE_URL} is not set`);
+      const s = await traced(['status', 'pgjobs', '--json'], deep, pgEnv);
+      expect(s.code, s.stderr).toBe(0);
+      expect(s.modules.filter((m) => m.includes('@temporalio'))).toEqual([]);
+      expect(jsonLines(s.stdout).map((r) => [r['pipeline'], r['tableStatus']])).toEqual([['pgjobs', 'succeeded']]);
+      const h = await runCli(['history', 'pgjobs'], { cwd: deep, env: pgEnv });
+      expect(h.code, h.stderr).toBe(0);
+      expect(h.stdout).toMatch(/^1 run\(s\): 1 succeeded/m);
+      expect(fs.existsSync(path.join(deep, 'data'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('exit codes (README, "Exit codes"): the same for every command', () => {
+  it('usage 2, bad configuration 2, missing database 1, not running 1', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-exit-')));
+    try {
+      const usage = await runCli(['status', '--limit', '0'], { cwd: dir, env });
+      expect(usage.code).toBe(2);
+      const unknownOption = await runCli(['history', 'x', '--nope'], { cwd: dir, env });
+      expect(unknownOption.code).toBe(2);
+      // A malformed setting: no retry or wait fixes it.
+      const address = await runCli(['schedule', 'list'], { cwd: dir, env: { ...env, TEMPORAL_ADDRESS: 'not an address' } });
+      expect(address.code).toBe(2);
+      expect(address.stderr).toContain('TEMPORAL_ADDRESS must be host:port');
+      const url = await runCli(['status', '--database', 'mysql://u:pw@h/db'], { cwd: dir, env });
+      expect(url.code).toBe(2);
+      expect(url.stderr).toContain("unsupported database URL 'mysql://u:***@h/db'");
+      // What was named is not there: 1, in every reading command alike.
+      for (const args of [['status'], ['history', 'x'], ['schema', 'show', 'x'], ['export', '--out', path.join(dir, 'out')]]) {
+        const missing = await runCli([...args, '--database', `sqlite:${path.join(dir, 'typo.sqlite')}`], { cwd: dir, env });
+        expect({ args, code: missing.code }).toEqual({ args, code: 1 });
+        expect(missing.stderr).toContain(`no database at sqlite:${path.join(dir, 'typo.sqlite')}`);
+      }
+      expect(fs.existsSync(path.join(dir, 'typo.sqlite'))).toBe(false);
+      const server = await runCli(['server', 'status'], { cwd: dir, env });
+      expect(server.code).toBe(1);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

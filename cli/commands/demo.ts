@@ -6,8 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { PipelineSpec } from '../../pipelines/spec.js';
-import { startSimulator } from '../../simulator/server.js';
-import { readDevServerState } from '../../temporal/dev-server.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
 import { exportLines, filesOfRun } from './run.js';
 
@@ -56,6 +54,8 @@ export async function nextStatusCommand(database: string): Promise<string> {
 async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
   // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
   const { loadPipelineFile } = await import('../../pipelines/loader.js');
+  const { startSimulator } = await import('../../simulator/server.js');
+  const { readDevServerState } = await import('../../temporal/dev-server.js');
   const { createLogger } = await import('../logger.js');
   const { formatRowsByTable, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');

@@ -21,8 +21,8 @@ export { flattenResultRecords } from './results.js';
 export { flattenContentRows, decodeContent } from './content.js';
 export { flattenCreateRun, flattenListedScraper, flattenScrapingRun } from './runs.js';
 
-export type LoadKind = 'marketplace' | 'job-board' | 'create-run' | 'scraping-run' | 'results' | 'listed-scraper';
-export const LOAD_KINDS: readonly LoadKind[] = ['marketplace', 'job-board', 'create-run', 'scraping-run', 'results', 'listed-scraper'];
+import type { LoadKind } from './load-kinds.js';
+export { LOAD_KINDS, type LoadKind } from './load-kinds.js';
 
 export interface ResponseByKind {
   marketplace: MarketplaceResponse;
