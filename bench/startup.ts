@@ -1,16 +1,23 @@
 // Start-up benchmark of the compiled command, against `node -e 0` (the floor: Node itself) measured in the same
-// run: `scrape-etl --help` and `--version` (goal: at most 3x the floor, which needs lazily imported commands),
-// and "worker ready", the time from spawning `scrape-etl worker` until it logs that it polls its task queue,
+// run: `scrape-etl --help` and `--version` (goal: at most 3x the floor, which needs lazily imported commands);
+// the day-two commands that only read a database (`status`, `history`, `schema show`; goal: at most 2x `node -e 0`
+// plus their bare query, i.e. 2x a Node process that opens the SQLite file with better-sqlite3 and runs the same
+// SELECT) and `schedule list` against `temporal schedule list` on the same server (goal: at most 3x); and "worker ready", the time from spawning `scrape-etl worker` until it logs that it polls its task queue,
 // against a real Temporal dev server. The worker must use the bundle prebuilt by `npm run build`; the old path,
 // running the sources through tsx and bundling the workflow code at start, is timed as the worker's baseline.
 //   npm run build && npx tsx bench/startup.ts        (npm run bench builds first)
 //   BENCH_STARTUP_RUNS=n                              runs of the quick commands (default 15; workers: a third)
+//   BENCH_STARTUP_WORKER=0                            skip the worker-ready part
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { locateTemporalCli } from '../temporal/cli-binary.js';
 import { ensureDevServer, stopDevServer } from '../temporal/dev-server.js';
+import { ScraperClient } from '../client/index.js';
+import { startSimulator } from '../simulator/server.js';
+import { JOB_SCHEMA } from '../test/support/job-schema.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'scrape-etl.js');
@@ -23,11 +30,11 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-function timeCommand(args: string[], expectStdout?: RegExp): number {
+function timeCommand(args: string[], expectStdout?: RegExp, env?: NodeJS.ProcessEnv, exe = process.execPath): number {
   const t0 = process.hrtime.bigint();
-  const res = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' });
+  const res = spawnSync(exe, args, { cwd: root, encoding: 'utf8', ...(env ? { env } : {}) });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (res.status !== 0) throw new Error(`node ${args.join(' ')} exited ${res.status ?? res.signal}: ${res.stderr}`);
+  if (res.status !== 0) throw new Error(`${exe} ${args.join(' ')} exited ${res.status ?? res.signal}: ${res.stderr}`);
   if (expectStdout && !expectStdout.test(res.stdout)) throw new Error(`node ${args.join(' ')} printed ${JSON.stringify(res.stdout.slice(0, 200))}`);
   return ms;
 }
@@ -98,22 +105,75 @@ process.stdout.write(`node bin/scrape-etl.js --version   ${fmt(median(version))}
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-bench-startup-'));
 try {
-  const server = await ensureDevServer({ dataDir, headless: true, startTimeoutMs: 90_000 });
-  const compiled: WorkerStart[] = [];
-  const fromSource: WorkerStart[] = [];
-  for (let i = 0; i < WORKER_RUNS; i++) {
-    compiled.push(await timeWorker([bin], server.address, `bench-startup-${i}`));
-    // The old path: the TypeScript sources through tsx, bundling the workflow code at start.
-    fromSource.push(await timeWorker(['--import', 'tsx', path.join(root, 'cli', 'main.ts')], server.address, `bench-startup-src-${i}`));
+  // A destination with runs of a pipeline: a job-board answer of the simulator loaded three times (three
+  // pipeline_runs rows, inferred tables with their schema history).
+  const dbFile = path.join(dataDir, 'bench.sqlite');
+  const dbEnv = { ...process.env, SCRAPE_ETL_DATA_DIR: dataDir, DATABASE_URL: `sqlite:${dbFile}` };
+  const sim = await startSimulator({ port: 0, token: 'bench-token', seed: 3 });
+  try {
+    const client = new ScraperClient({ baseUrl: sim.baseUrl, token: 'bench-token' });
+    const api = await client.jobBoardScrape({ urls: ['https://weworkremotely.com/remote-jobs/search?term=bench'], min: 2, max: 6, timeout: 60, schema: JOB_SCHEMA } as never);
+    fs.writeFileSync(path.join(dataDir, 'jobs.json'), api.raw);
+  } finally {
+    await sim.close();
   }
-  const c = median(compiled.map((w) => w.ms));
-  const s = median(fromSource.map((w) => w.ms));
-  const bundledAtStart = compiled.some((w) => !w.bundleLine.includes('prebuilt'));
-  process.stdout.write(`\nworker ready (spawn until "polling task queue"), ${WORKER_RUNS} runs each against a dev server:\n`);
-  process.stdout.write(`compiled: node bin/scrape-etl.js worker          ${fmt(c)}   ${compiled[0]!.bundleLine}\n`);
-  process.stdout.write(`old path: tsx sources, bundling at start         ${fmt(s)}   ${fromSource[0]!.bundleLine}\n`);
-  process.stdout.write(`compiled / old path: ${(c / s).toFixed(2)}x; a bundle was built at worker start: ${bundledAtStart ? 'YES (unexpected)' : 'no'}\n`);
-  if (bundledAtStart) process.exitCode = 1;
+  for (let i = 0; i < 3; i++) timeCommand([bin, 'load', 'job-board', path.join(dataDir, 'jobs.json'), '--database', `sqlite:${dbFile}`, '--pipeline', 'shop'], undefined, dbEnv);
+  // The bare queries: a Node process that opens the file and runs the SELECT the command runs, nothing else.
+  const bare = (sql: string) => ['-e', `const D=require('better-sqlite3');const db=new D(${JSON.stringify(dbFile)},{readonly:true,fileMustExist:true});db.prepare(${JSON.stringify(sql)}).all();db.close()`];
+  const runsSql = 'SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage FROM pipeline_runs';
+  const readers: Array<{ label: string; args: string[]; query: string[] }> = [
+    { label: 'status', args: ['status'], query: bare(`${runsSql} ORDER BY started_at DESC LIMIT 20`) },
+    { label: 'history shop', args: ['history', 'shop'], query: bare(`${runsSql} WHERE pipeline = 'shop' ORDER BY started_at DESC LIMIT 10`) },
+    { label: 'schema show shop', args: ['schema', 'show', 'shop'], query: bare("SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history WHERE pipeline = 'shop' OR table_name = 'shop_items' ORDER BY table_name, load_id, column_name") },
+  ];
+  const nodeFloor: number[] = [];
+  const times = readers.map(() => ({ cmd: [] as number[], query: [] as number[] }));
+  for (let i = 0; i < RUNS; i++) {
+    nodeFloor.push(timeCommand(['-e', '0']));
+    readers.forEach((r, k) => {
+      times[k]!.query.push(timeCommand(r.query));
+      times[k]!.cmd.push(timeCommand([bin, ...r.args], undefined, dbEnv));
+    });
+  }
+  process.stdout.write(`\ncommands that read the database (${RUNS} runs each, medians; the baseline is node -e 0 + the bare query in one process):\n`);
+  process.stdout.write(`node -e 0                                  ${fmt(median(nodeFloor))}\n`);
+  for (const [k, r] of readers.entries()) {
+    const c = median(times[k]!.cmd);
+    const q = median(times[k]!.query);
+    process.stdout.write(`scrape-etl ${r.label.padEnd(18)} ${fmt(c)}   bare query ${fmt(q)}   ${(c / q).toFixed(2)}x (goal <= 2x)\n`);
+  }
+
+  const server = await ensureDevServer({ dataDir, headless: true, startTimeoutMs: 90_000 });
+  const temporalCli = (await locateTemporalCli()).path;
+  const clusterEnv = { ...dbEnv, TEMPORAL_ADDRESS: server.address };
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  timeCommand(['schedule', 'list', '--address', server.address], undefined, undefined, temporalCli);
+  for (let i = 0; i < RUNS; i++) {
+    theirs.push(timeCommand(['schedule', 'list', '--address', server.address], undefined, undefined, temporalCli));
+    ours.push(timeCommand([bin, 'schedule', 'list'], /no schedules/, clusterEnv));
+  }
+  process.stdout.write(`\nschedule list against a dev server (${RUNS} runs each, medians):\n`);
+  process.stdout.write(`temporal schedule list                     ${fmt(median(theirs))}\n`);
+  process.stdout.write(`scrape-etl schedule list                   ${fmt(median(ours))}   ${(median(ours) / median(theirs)).toFixed(2)}x (goal <= 3x)\n`);
+
+  if (process.env['BENCH_STARTUP_WORKER'] !== '0') {
+    const compiled: WorkerStart[] = [];
+    const fromSource: WorkerStart[] = [];
+    for (let i = 0; i < WORKER_RUNS; i++) {
+      compiled.push(await timeWorker([bin], server.address, `bench-startup-${i}`));
+      // The old path: the TypeScript sources through tsx, bundling the workflow code at start.
+      fromSource.push(await timeWorker(['--import', 'tsx', path.join(root, 'cli', 'main.ts')], server.address, `bench-startup-src-${i}`));
+    }
+    const c = median(compiled.map((w) => w.ms));
+    const s = median(fromSource.map((w) => w.ms));
+    const bundledAtStart = compiled.some((w) => !w.bundleLine.includes('prebuilt'));
+    process.stdout.write(`\nworker ready (spawn until "polling task queue"), ${WORKER_RUNS} runs each against a dev server:\n`);
+    process.stdout.write(`compiled: node bin/scrape-etl.js worker          ${fmt(c)}   ${compiled[0]!.bundleLine}\n`);
+    process.stdout.write(`old path: tsx sources, bundling at start         ${fmt(s)}   ${fromSource[0]!.bundleLine}\n`);
+    process.stdout.write(`compiled / old path: ${(c / s).toFixed(2)}x; a bundle was built at worker start: ${bundledAtStart ? 'YES (unexpected)' : 'no'}\n`);
+    if (bundledAtStart) process.exitCode = 1;
+  }
 } finally {
   await stopDevServer({ dataDir });
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -22,6 +22,7 @@ import { register as registerPrune } from './commands/prune.js';
 import { register as registerServer } from './commands/server.js';
 import { register as registerSchema } from './commands/schema.js';
 import { register as registerUp } from './commands/up.js';
+import { register as registerInit } from './commands/init.js';
 
 /** Commands that can run a worker in their own process. */
 const HOSTS_ACTIVITIES = new Set(['run', 'demo', 'worker', 'trigger', 'up']);
@@ -61,6 +62,7 @@ export function buildProgram(): Command {
   registerWorker(program);
   registerSchema(program);
   registerUp(program);
+  registerInit(program);
   return program;
 }
 
@@ -74,10 +76,23 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 async function main(argv: string[]): Promise<void> {
+  const [first, second] = argv.slice(2);
+  // The project file (scrape-etl.yaml, here or above) fills the environment variables it sets and the environment
+  // does not; before the commands register, as some take their defaults from the environment then. Help, the
+  // version and `init` (which writes one) work even beside a broken project file.
+  if (!argv.slice(2).some((w) => ['-h', '--help', '-V', '--version'].includes(w)) && first !== 'init' && first !== 'help') {
+    try {
+      const { enterProject } = await import('./project.js');
+      await enterProject();
+    } catch (err) {
+      const failure = commandFailure(err);
+      process.stderr.write(failure.message);
+      process.exit(failure.exitCode);
+    }
+  }
   const program = buildProgram();
   // Commander answers `help <anything>` with the general help and exit 0; a command that does not exist is a
   // usage error like `scrape-etl <unknown>`.
-  const [first, second] = argv.slice(2);
   if (first === 'help' && second !== undefined && !second.startsWith('-') && !program.commands.some((c) => c.name() === second || c.aliases().includes(second))) {
     process.stderr.write(`scrape-etl: unknown command '${second}' (run with --help for usage)\n`);
     process.exit(2);

@@ -57,14 +57,15 @@ const PG_MIGRATION_LOCK_KEY = 7_238_451_907;
 
 export type ParsedDatabaseUrl = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string } | { dialect: 'duckdb'; file: string };
 
+/** A malformed URL is a DatabaseConfigError: no retry fixes it, and the command line exits 2 (a usage error). */
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   const trimmed = url.trim();
   if (/^duckdb:/i.test(trimmed)) {
     let file = trimmed.slice('duckdb:'.length);
     if (file.startsWith('//')) file = file.slice(2);
-    if (file === '') throw new Error(`database URL '${trimmed}' has no file path (expected duckdb:<path>)`);
+    if (file === '') throw new DatabaseConfigError(`database URL '${trimmed}' has no file path (expected duckdb:<path>)`);
     // In memory, each process (and each session) would see a database of its own: nothing a load could share.
-    if (file === ':memory:') throw new Error(`database URL '${trimmed}': a DuckDB destination must be a file (duckdb:<path>)`);
+    if (file === ':memory:') throw new DatabaseConfigError(`database URL '${trimmed}': a DuckDB destination must be a file (duckdb:<path>)`);
     return { dialect: 'duckdb', file };
   }
   if (/^postgres(ql)?:\/\//i.test(trimmed)) return { dialect: 'postgres', url: trimmed };
@@ -72,10 +73,10 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
     let file = trimmed.slice('sqlite:'.length);
     // Accept sqlite:///abs/path and sqlite://rel/path as well as the plain sqlite:<path> form.
     if (file.startsWith('//')) file = file.slice(2);
-    if (file === '') throw new Error(`database URL '${trimmed}' has no file path (expected sqlite:<path>)`);
+    if (file === '') throw new DatabaseConfigError(`database URL '${trimmed}' has no file path (expected sqlite:<path>)`);
     return { dialect: 'sqlite', file };
   }
-  throw new Error(
+  throw new DatabaseConfigError(
     `unsupported database URL '${redactDatabaseUrl(trimmed)}': expected 'sqlite:<path>', 'duckdb:<path>' or 'postgres://user@host:port/db'`,
   );
 }

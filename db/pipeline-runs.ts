@@ -1,7 +1,7 @@
 // One pipeline_runs row per pipeline execution, keyed by its Temporal workflow id so that a retried activity
 // starting or finishing the same execution twice leaves one row.
 import type { Database } from './connect.js';
-import { quoteIdent, withReadTransaction, withTransaction } from './sql.js';
+import { quoteIdent, withReadTransaction, withTransaction, type Tx } from './sql.js';
 
 /**
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
@@ -163,23 +163,26 @@ export async function sumTokenUsageOfRun(db: Database, workflowId: string): Prom
 
 /** The most recent runs, newest first; optionally of one pipeline and started at or after `since`. */
 export async function listPipelineRuns(db: Database, opts: { limit: number; pipeline?: string; since?: Date }): Promise<PipelineRunRow[]> {
-  const rows = await withTransaction(db, (tx) => {
-    const where: string[] = [];
-    const params: Array<string | number> = [];
-    if (opts.pipeline !== undefined) {
-      params.push(opts.pipeline);
-      where.push(`pipeline = ${tx.ph(params.length)}`);
-    }
-    if (opts.since !== undefined) {
-      params.push(opts.since.toISOString());
-      where.push(`started_at >= ${tx.ph(params.length)}`);
-    }
-    params.push(opts.limit);
-    return tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage
-       FROM pipeline_runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC LIMIT ${tx.ph(params.length)}`,
-      params,
-    );
-  });
+  return withTransaction(db, (tx) => selectPipelineRuns(tx, opts));
+}
+
+/** listPipelineRuns inside a transaction of the caller's, or on a read-only connection (db/read-only.ts). */
+export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { limit: number; pipeline?: string; since?: Date }): Promise<PipelineRunRow[]> {
+  const where: string[] = [];
+  const params: Array<string | number> = [];
+  if (opts.pipeline !== undefined) {
+    params.push(opts.pipeline);
+    where.push(`pipeline = ${tx.ph(params.length)}`);
+  }
+  if (opts.since !== undefined) {
+    params.push(opts.since.toISOString());
+    where.push(`started_at >= ${tx.ph(params.length)}`);
+  }
+  params.push(opts.limit);
+  const rows = await tx.all(
+    `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage
+     FROM pipeline_runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC LIMIT ${tx.ph(params.length)}`,
+    params,
+  );
   return rows.map(toPipelineRunRow);
 }

@@ -4,6 +4,8 @@
  * into the file, and schema violations, each mapped back to the line and column of the offending node.
  */
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { anchorDatabaseUrl, projectRootAbove } from '../lib/project-root.js';
 import { closest, distance } from 'fastest-levenshtein';
 import { isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parse as parseYaml, parseDocument, visit, Scalar } from 'yaml';
 import type { Document, Node, Pair } from 'yaml';
@@ -44,7 +46,19 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
     throw new PipelineFileError(file, [{ file, line: 1, col: 1, path: '<file>', message: reason }]);
   }
-  return parsePipelineText(text, file, opts);
+  const spec = parsePipelineText(text, file, opts);
+  // In a project (a scrape-etl.yaml above the file), relative paths of the file are the project root's: the same
+  // database and export folder from any subfolder. Outside a project they stay relative to the current folder.
+  const root = projectRootAbove(dirname(resolve(file)));
+  if (root === undefined) return spec;
+  // A destination the file does not name comes from DATABASE_URL (or the default), whose relative path, like any
+  // environment variable's, stays the current folder's.
+  const fromFile = spec.destination.database !== defaultDatabaseUrl(opts.env ?? process.env);
+  return {
+    ...spec,
+    destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
+    exports: spec.exports.map((e) => ({ ...e, dir: resolve(root, e.dir) })),
+  };
 }
 
 type Path = Array<string | number>;

@@ -27,9 +27,8 @@ import {
 export type { FaultConfig, ScriptedFault, ScriptedMatch } from './faults.js';
 export type { ResultRecord } from './state.js';
 
-export const DEFAULT_RUN_DURATION_MS = 3000;
-export const DEFAULT_SEED = 1;
-export const DEV_TOKEN = 'sim-token';
+import { DEFAULT_RUN_DURATION_MS, DEFAULT_SEED, DEV_TOKEN } from './defaults.js';
+export { DEFAULT_RUN_DURATION_MS, DEFAULT_SEED, DEV_TOKEN };
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 export interface SimulatorOptions {

@@ -31,6 +31,11 @@ export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_TASK_QUEUE = 'scrape-etl';
 export const DEFAULT_DATA_DIR = './data';
 
+/** A malformed Temporal setting: the caller's to fix (exit 2, cli/command-error.ts), not a failure to retry. */
+export class TemporalSettingsError extends Error {
+  override readonly name = 'TemporalSettingsError';
+}
+
 export function temporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
   const nonEmpty = (name: string): string | undefined => {
     const v = env[name]?.trim();
@@ -38,12 +43,12 @@ export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Temporal
   };
   const address = nonEmpty('TEMPORAL_ADDRESS');
   if (address !== undefined && !/^[^\s:/]+:\d{1,5}$/.test(address) && !/^\[[0-9a-f:]+\]:\d{1,5}$/i.test(address)) {
-    throw new Error(`TEMPORAL_ADDRESS must be host:port (e.g. 127.0.0.1:7233), got '${address}'`);
+    throw new TemporalSettingsError(`TEMPORAL_ADDRESS must be host:port (e.g. 127.0.0.1:7233), got '${address}'`);
   }
   const apiKey = nonEmpty('TEMPORAL_API_KEY');
   const tlsFlag = nonEmpty('TEMPORAL_TLS')?.toLowerCase();
   if (tlsFlag !== undefined && !['true', 'false', '1', '0'].includes(tlsFlag)) {
-    throw new Error(`TEMPORAL_TLS must be true or false, got '${env['TEMPORAL_TLS']}'`);
+    throw new TemporalSettingsError(`TEMPORAL_TLS must be true or false, got '${env['TEMPORAL_TLS']}'`);
   }
   const tlsFiles: TemporalTlsSettings = {};
   const certPath = nonEmpty('TEMPORAL_TLS_CLIENT_CERT_PATH');
@@ -51,7 +56,7 @@ export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Temporal
   const caPath = nonEmpty('TEMPORAL_TLS_SERVER_CA_CERT_PATH');
   const serverName = nonEmpty('TEMPORAL_TLS_SERVER_NAME');
   if ((certPath === undefined) !== (keyPath === undefined)) {
-    throw new Error('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together (mTLS needs both)');
+    throw new TemporalSettingsError('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together (mTLS needs both)');
   }
   if (certPath) tlsFiles.clientCertPath = path.resolve(certPath);
   if (keyPath) tlsFiles.clientKeyPath = path.resolve(keyPath);
@@ -59,10 +64,10 @@ export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Temporal
   if (serverName) tlsFiles.serverName = serverName;
   const explicitOff = tlsFlag === 'false' || tlsFlag === '0';
   const wanted = tlsFlag === 'true' || tlsFlag === '1' || Object.keys(tlsFiles).length > 0 || (apiKey !== undefined && !explicitOff);
-  if (explicitOff && Object.keys(tlsFiles).length > 0) throw new Error('TEMPORAL_TLS=false contradicts the TEMPORAL_TLS_* files given');
+  if (explicitOff && Object.keys(tlsFiles).length > 0) throw new TemporalSettingsError('TEMPORAL_TLS=false contradicts the TEMPORAL_TLS_* files given');
   const tls = wanted ? tlsFiles : undefined;
   if ((tls || apiKey) && address === undefined) {
-    throw new Error('TEMPORAL_TLS* / TEMPORAL_API_KEY need TEMPORAL_ADDRESS (the embedded dev server speaks plain gRPC)');
+    throw new TemporalSettingsError('TEMPORAL_TLS* / TEMPORAL_API_KEY need TEMPORAL_ADDRESS (the embedded dev server speaks plain gRPC)');
   }
   return {
     address,

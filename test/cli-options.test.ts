@@ -21,7 +21,7 @@ let answer: string;
 const COMMANDS = [
   ['demo'], ['status'], ['history'], ['prune'], ['server', 'status'], ['server', 'stop'], ['schedule', 'apply'], ['schedule', 'list'],
   ['schedule', 'describe'], ['schedule', 'pause'], ['schedule', 'unpause'], ['schedule', 'trigger'], ['schedule', 'backfill'],
-  ['schedule', 'delete'], ['run'], ['export'], ['load'], ['validate'], ['simulate'], ['worker'], ['schema', 'show'], ['rebuild'],
+  ['schedule', 'delete'], ['run'], ['export'], ['load'], ['validate'], ['simulate'], ['worker'], ['schema', 'show'], ['rebuild'], ['init'],
 ];
 /** The commands that read or write a destination database. */
 const WITH_DATABASE = ['status', 'history', 'export', 'load', 'schema show', 'rebuild'];

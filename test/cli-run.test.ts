@@ -53,7 +53,7 @@ describe('scrape-etl run', () => {
     }
     expect(fs.existsSync(path.join(dir, 'data', 'scrape-etl.sqlite'))).toBe(true);
 
-    const status = await runCli(['status', '--json'], { cwd: dir, env });
+    const status = await runCli(['status', '--live', '--json'], { cwd: dir, env });
     expect(status.code, status.stderr).toBe(0);
     const runs = jsonLines(status.stdout);
     expect(runs).toHaveLength(6);
@@ -197,9 +197,9 @@ describe('scrape-etl run', () => {
     const workflowId = /^pipeline results-sync succeeded \((\S+)\)$/m.exec(r.stdout)?.[1];
     expect(workflowId, r.stdout).toBeDefined();
 
-    const json = await runCli(['status', '--pipeline', 'results-sync', '--json'], { cwd: dir, env });
+    const json = await runCli(['status', '--live', '--pipeline', 'results-sync', '--json'], { cwd: dir, env });
     expect(jsonLines(json.stdout).find((s) => s['workflowId'] === workflowId)).toMatchObject({ state: 'COMPLETED', exportStatus: 'no_new_rows' });
-    const text = await runCli(['status', '--pipeline', 'results-sync'], { cwd: dir, env });
+    const text = await runCli(['status', '--live', '--pipeline', 'results-sync'], { cwd: dir, env });
     expect(text.stdout.split('\n')[0]).toMatch(/\bEXPORT\b/);
     expect(text.stdout.split('\n').find((l) => l.includes(workflowId!))).toContain('no new rows');
     const history = await runCli(['history', 'results-sync', '--limit', '1'], { cwd: dir, env });

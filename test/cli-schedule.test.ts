@@ -91,7 +91,7 @@ describe('scrape-etl schedule', () => {
     expect(result).toMatchObject({ type: 'result', scheduleId: 'leads-ai-sentiment', status: 'succeeded' });
     expect(String(result['workflowId'])).toMatch(/^leads-ai-sentiment--scheduled-\d{4}-\d{2}-\d{2}T/);
 
-    const status = await runCli(['status', '--json'], { cwd: dir, env });
+    const status = await runCli(['status', '--live', '--json'], { cwd: dir, env });
     const runs = status.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(runs.find((r) => r['workflowId'] === result['workflowId'])).toMatchObject({ state: 'COMPLETED', tableStatus: 'succeeded' });
   });

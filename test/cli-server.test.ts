@@ -1,6 +1,6 @@
 // The embedded server in the open, with the real command (compiled: `npm run build` first): `run --detach`
 // starts it with no worker and warns that none polls the task queue; `server status` shows it (exit 0) and
-// `server stop` stops it (then status exits 3); a finished `run` says the server keeps running and how to stop it,
+// `server stop` stops it (then status exits 1); a finished `run` says the server keeps running and how to stop it,
 // and its progress ends in the run's final state.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,11 +20,11 @@ afterAll(async () => {
 });
 
 describe('scrape-etl server', () => {
-  it('status before anything ran: exit 3; run --detach warns that no worker polls; status, stop, status', async () => {
+  it('status before anything ran: exit 1; run --detach warns that no worker polls; status, stop, status', async () => {
     // The worker in the `run` process (not the background worker, the default): a detached run has none.
     const env = { ...bed.env, DATABASE_URL: `sqlite:${path.join(bed.dir, 'dest.sqlite')}`, SCRAPE_ETL_BACKGROUND_WORKER: '0' };
     const none = await runCli(['server', 'status'], { env });
-    expect(none.code).toBe(3);
+    expect(none.code).toBe(1);
     expect(none.stdout).toContain('no embedded Temporal server in');
 
     const detached = await runCli(['run', '--detach', example], { env, timeoutMs: 120_000 });
@@ -53,7 +53,7 @@ describe('scrape-etl server', () => {
     expect(stop.code).toBe(0);
     expect(stop.stdout).toContain(`stopped the embedded Temporal server (pid ${info.pid})`);
     const down = await runCli(['server', 'status'], { env });
-    expect(down.code).toBe(3);
+    expect(down.code).toBe(1);
     expect(down.stdout).toContain('embedded Temporal server not running');
   });
 });

@@ -137,21 +137,21 @@ describe('scrape-etl status', () => {
     } finally {
       await db.close();
     }
-    const json = await runCli(['status', '--json', '--database', database], { cwd: dir, env });
+    const json = await runCli(['status', '--live', '--json', '--database', database], { cwd: dir, env });
     expect(json.code, json.stderr).toBe(0);
     const row = jsonLines(json.stdout).find((x) => x['workflowId'] === workflowId);
     expect(row?.['state']).toBe('FAILED');
     expect(row?.['tableStatus']).toBeNull();
     expect(row?.['error']).toContain(reason);
 
-    const text = await runCli(['status', '--database', database], { cwd: dir, env });
+    const text = await runCli(['status', '--live', '--database', database], { cwd: dir, env });
     const line = text.stdout.split('\n').find((l) => l.includes(workflowId));
     expect(line, text.stdout).toContain(reason.replace(/\s+/g, ' ').slice(0, 60));
 
     // Another database, which never heard of the run, does not show it.
     const elsewhere = `sqlite:${path.join(dir, 'elsewhere.sqlite')}`;
     await (await openDatabase(elsewhere)).close();
-    const other = await runCli(['status', '--json', '--database', elsewhere], { cwd: dir, env });
+    const other = await runCli(['status', '--live', '--json', '--database', elsewhere], { cwd: dir, env });
     expect(other.code, other.stderr).toBe(0);
     expect(jsonLines(other.stdout).map((x) => x['workflowId'])).not.toContain(workflowId);
   }, 120_000);

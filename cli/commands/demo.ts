@@ -6,8 +6,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { PipelineSpec } from '../../pipelines/spec.js';
-import { startSimulator } from '../../simulator/server.js';
-import { readDevServerState } from '../../temporal/dev-server.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
 import { exportLines, filesOfRun } from './run.js';
 
@@ -27,7 +25,7 @@ export function register(program: Command): void {
     .command('demo')
     .description(
       'run every example pipeline against a local simulator of the scraping service, on an embedded Temporal server; ' +
-        'no token or server needed (data goes to $SCRAPE_ETL_DATA_DIR or ./data)',
+        "no token or server needed (data goes to $SCRAPE_ETL_DATA_DIR, the project's data_dir, or ./data)",
     )
     .option('--seed <n>', 'seed of the simulated data', (v) => Number.parseInt(v, 10), 1)
     .option('--json', 'progress and results as JSON lines')
@@ -42,9 +40,22 @@ export function register(program: Command): void {
     });
 }
 
+/**
+ * The `status` command that shows the demo's runs, run verbatim from this folder: bare when the demo's database is
+ * the one `status` reads by default here (the project's, or ./data's), else with --database.
+ */
+export async function nextStatusCommand(database: string): Promise<string> {
+  const { defaultDatabaseUrl } = await import('../resolve-pipeline.js');
+  const { destinationKey } = await import('../../db/url.js');
+  const { shellWord } = await import('./init.js');
+  return destinationKey(defaultDatabaseUrl()) === destinationKey(database) ? 'scrape-etl status' : `scrape-etl status --database ${shellWord(database)}`;
+}
+
 async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
   // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
   const { loadPipelineFile } = await import('../../pipelines/loader.js');
+  const { startSimulator } = await import('../../simulator/server.js');
+  const { readDevServerState } = await import('../../temporal/dev-server.js');
   const { createLogger } = await import('../logger.js');
   const { formatRowsByTable, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
@@ -141,7 +152,10 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
         `database:     ${database}`,
         `CSV exports:  ${exportDir}`,
         `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`scrape-etl server stop\` stops it)` : ''}`,
-        `next: \`scrape-etl status\`, or edit a copy of ${EXAMPLES_DIR}/*.yaml and \`scrape-etl run <file>\``,
+        'next:',
+        `  ${await nextStatusCommand(database)}`,
+        // A project of one's own, rather than the examples inside the installed package (its build output).
+        '  scrape-etl init my-project',
       ].join('\n'),
     );
   }

@@ -62,14 +62,14 @@ export function register(program: Command): void {
   const cmd = program
     .command('export')
     .description('write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)');
-  addDatabaseOption(cmd, 'database URL (default: $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+  addDatabaseOption(cmd, "database URL (default: the --pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
     .requiredOption('--out <dir>', 'directory for the files (created if missing)')
     .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, format, 'csv')
     .option('--tables <a,b>', 'tables to export (default: every data table)', list)
     .option('--columns <t.c,...>', 'write only these columns of the tables named (table.column, in file order)', columnList)
     .option('--since-last', "only rows loaded since this pipeline's last --since-last export (moves its watermark); a table with no new row gets no file")
     .option('--write-empty', 'with --since-last: write a file holding no rows (a CSV header) for a table with no new row, instead of none')
-    .option('--pipeline <name>', 'only rows of this pipeline; also names the watermark and {pipeline} in file names')
+    .option('--pipeline <pipeline>', "only rows of this pipeline (a file, or a name found through the project: its destination is read); also names the watermark and {pipeline} in file names")
     .option('--delimiter <char>', 'CSV field delimiter (\\t or "tab" for a tab)', delimiter, ',')
     .option('--bom', 'CSV: start files with a UTF-8 byte order mark (for Excel)')
     .option('--null-text <text>', 'CSV: text written for NULL (default: empty cell; empty strings are written as "")', '')
@@ -79,10 +79,20 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON object per file written')
     .action(async (opts: ExportCliOptions) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-      const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
-      const { exportTablesReport } = await import('../../export/export.js');
       if (opts.writeEmpty && !opts.sinceLast) throw Object.assign(new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'), { exitCode: 2 });
-      const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
+      const { readTarget } = await import('./status.js');
+      const { databaseUrl, ref } = await readTarget(opts.pipeline, opts.database);
+      if (ref) opts.pipeline = ref.name;
+      // Reads only: a database that is not there is an error, not a new empty file with "nothing to export".
+      const { databaseFile, MissingDatabaseError } = await import('../read-destination.js');
+      const file = databaseFile(databaseUrl);
+      const fs = await import('node:fs');
+      if (file !== undefined && !fs.existsSync(file)) {
+        throw new MissingDatabaseError(`no database at ${databaseUrl} (the file does not exist; check --database, DATABASE_URL or the pipeline's destination)`);
+      }
+      const { openDatabase } = await import('../../db/connect.js');
+      const { exportTablesReport } = await import('../../export/export.js');
+      const db = await openDatabase(databaseUrl);
       try {
         const options: ExportOptions = {
           outDir: opts.out,

@@ -8,17 +8,25 @@ export function register(program: Command): void {
   const cmd = program
     .command('history')
     .description("the last runs of one pipeline: status, rows per table, duration, tokens (cost), exports, error (from pipeline_runs)")
-    .argument('<pipeline>', 'pipeline name');
-  addDatabaseOption(cmd, 'destination database (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .argument('<pipeline>', 'a pipeline file, or a pipeline name (found through the project, scrape-etl.yaml)');
+  addDatabaseOption(cmd, "destination database (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 10)
     .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
     .option('--json', 'one JSON object per run')
-    .action(async (pipeline: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
+    .action(async (arg: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-      const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
-      const { formatDuration, formatExportStatus, sinceDate, tableRuns } = await import('./status.js');
+      const { redactDatabaseUrl } = await import('../../db/url.js');
+      const { formatDuration, formatExportStatus, readTarget, sinceDate, tableRuns } = await import('./status.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
-      const databaseUrl = flags.database ?? defaultDatabaseUrl();
+      const { databaseUrl, ref } = await readTarget(arg, flags.database);
+      const pipeline = ref!.name;
+      const { databaseFile } = await import('../read-destination.js');
+      const file = databaseFile(databaseUrl);
+      const fs = await import('node:fs');
+      if (ref?.file !== undefined && file !== undefined && !fs.existsSync(file)) {
+        process.stdout.write(`no runs of '${pipeline}' yet: its database ${redactDatabaseUrl(databaseUrl)} does not exist (its first run creates it)\n`);
+        return;
+      }
       const since = sinceDate(flags.since);
       const runs = [...(await tableRuns(databaseUrl, { limit: flags.limit, pipeline, ...(since ? { since } : {}) })).values()];
       if (flags.json) {

@@ -8,10 +8,12 @@ export function register(program: Command): void {
   program
     .command('prune')
     .description("apply the pipelines' retention sections now: old raw responses and old export files (what current rows need stays)")
-    .argument('<files...>', 'pipeline files (.yaml, .yml or .json)')
+    .argument('[pipelines...]', "pipeline files, or pipeline names of the project (default: every pipeline of the project)")
     .option('--json', 'one JSON object per pipeline')
-    .action(async (files: string[], opts: { json?: boolean }) => {
+    .action(async (args: string[], opts: { json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+      const { resolvePipelineFiles } = await import('../resolve-pipeline.js');
+      const files = await resolvePipelineFiles(args);
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { openDatabase } = await import('../../db/connect.js');
       const { applyRetention } = await import('../../activities/retention.js');

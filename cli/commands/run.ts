@@ -199,7 +199,7 @@ export function register(program: Command): void {
         'workflow; when none does, says so and runs a worker in this process for this run only (on the embedded dev server, used ' +
         'unless TEMPORAL_ADDRESS is set); an interrupted run is resumed by running the same command again',
     )
-    .argument('<file>', 'pipeline file')
+    .argument('<pipeline>', 'pipeline file, or pipeline name of the project')
     .option('--json', 'progress and the summary as JSON lines on stdout')
     .option('--detach', 'start the run and print its workflow id without waiting')
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
@@ -210,6 +210,7 @@ export function register(program: Command): void {
         whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
       });
       try {
+        file = await (await import('../resolve-pipeline.js')).resolvePipelineFile(file);
         process.exitCode = await runCommand(file, flags, trap);
       } finally {
         trap.dispose();

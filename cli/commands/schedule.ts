@@ -95,12 +95,13 @@ export function register(program: Command): void {
   schedule
     .command('apply')
     .description('create or update the schedules of pipeline files; applying unchanged files changes nothing')
-    .argument('<files...>', 'pipeline files')
+    .argument('[pipelines...]', 'pipeline files, or pipeline names of the project (default: every pipeline of the project)')
     .option('--prune', 'delete the schedule of a pipeline whose file no longer has a schedule section')
     .option('--force', 'replace a schedule applied from another file whose pipeline has the same name')
     .option('--json', 'one JSON object per file')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (files: string[], flags: CommonFlags & { prune?: boolean; force?: boolean }) => {
+    .action(async (args: string[], flags: CommonFlags & { prune?: boolean; force?: boolean }) => {
+      const files = await (await import('../resolve-pipeline.js')).resolvePipelineFiles(args);
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { applySchedule } = await import('../schedules.js');
       // Every file is validated before any schedule changes, so a typo in one file does not half-apply a set.
@@ -202,7 +203,8 @@ export function register(program: Command): void {
     .option('--overlap <policy>', 'overlap policy for this run (skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all)', 'allow_all')
     .option('--json', 'as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (id: string, flags: CommonFlags & { wait?: boolean; overlap: string }) => {
+    .action(async (arg: string, flags: CommonFlags & { wait?: boolean; overlap: string }) => {
+      const id = await (await import('../resolve-pipeline.js')).pipelineNameOf(arg);
       const { formatRowsByTable, waitForRun } = await import('../pipeline-runner.js');
       const { progressMode } = await import('../progress.js');
       const { scheduledWorkflowIdPrefix } = await import('../schedules.js');

@@ -15,24 +15,19 @@ function usageError(message: string): Error {
   return Object.assign(new Error(message), { exitCode: 2 });
 }
 
-/** A pipeline file, or a pipeline name with --database (default $DATABASE_URL, else the default SQLite file). */
-async function resolveTarget(arg: string, db: string | undefined): Promise<Target & { spec?: import('../../pipelines/spec.js').PipelineSpec }> {
-  if (/\.(ya?ml|json)$/i.test(arg) || fs.existsSync(arg)) {
-    const { loadPipelineFile } = await import('../../pipelines/loader.js');
-    const spec = await loadPipelineFile(arg);
-    return { name: spec.name, database: db ?? spec.destination.database, kind: spec.kind, spec };
-  }
-  const { defaultDatabaseUrl } = await import('../../pipelines/schema.js');
-  return { name: arg, database: db ?? defaultDatabaseUrl() };
+/** A pipeline file, or a pipeline name (through the project); --database wins over its destination. */
+async function resolveTarget(arg: string, db: string | undefined): Promise<Target & { file?: string }> {
+  const { resolvePipelineRef, defaultDatabaseUrl } = await import('../resolve-pipeline.js');
+  const ref = await resolvePipelineRef(arg);
+  return { name: ref.name, database: db ?? ref.database ?? defaultDatabaseUrl(), ...(ref.file !== undefined ? { file: ref.file } : {}) };
 }
 
-/** Reading commands never create a database: a mistyped SQLite path is an error, not a new empty file. */
+/** rebuild writes, so it opens the database the ordinary way; but never creates one (a mistyped path is an error). */
 async function openExisting(url: string) {
   const { openDatabase } = await import('../../db/connect.js');
-  if (url.startsWith('sqlite:')) {
-    const file = url.slice('sqlite:'.length);
-    if (file !== ':memory:' && !fs.existsSync(file)) throw usageError(`no database at ${file} (check --database or the pipeline's destination)`);
-  }
+  const { databaseFile, MissingDatabaseError } = await import('../read-destination.js');
+  const file = databaseFile(url);
+  if (file !== undefined && !fs.existsSync(file)) throw new MissingDatabaseError(`no database at ${file} (the file does not exist; check --database or the pipeline's destination)`);
   return openDatabase(url);
 }
 
@@ -40,17 +35,17 @@ export function register(program: Command): void {
   const schema = program.command('schema').description("inspect the tables a pipeline's loads inferred and how they changed");
   const show = schema
     .command('show')
-    .description('tables, columns, types and the change history of a pipeline (a pipeline file, or a name with --database)')
+    .description("tables, columns, types and the change history of a pipeline (a pipeline file, or a name found through the project; its destination is read)")
     .argument('<pipeline>', 'pipeline file, or pipeline name');
-  addDatabaseOption(show, "database URL (default: the pipeline file's destination, else $DATABASE_URL or sqlite:./data/scrape-etl.sqlite)")
+  addDatabaseOption(show, "database URL (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
     .option('--json', 'print JSON: { pipeline, tables: [{ table, columns: [{ column, type, change, variant_of, load_id, changed_at }] }] }')
     .action(async (arg: string, opts: { database?: string; json?: boolean }) => {
       const target = await resolveTarget(arg, opts.database);
       const { contentTableName } = await import('../../db/evolve/names.js');
-      const { listSchemaHistory } = await import('../../db/evolve/registry.js');
-      const db = await openExisting(target.database);
-      try {
-        const cols = await listSchemaHistory(db, target.name, contentTableName(target.name));
+      const { selectSchemaHistory } = await import('../../db/evolve/registry.js');
+      const { readDestination } = await import('../read-destination.js');
+      {
+        const cols = await readDestination(target.database, (r) => selectSchemaHistory(r, target.name, contentTableName(target.name)));
         const tables = new Map<string, typeof cols>();
         for (const c of cols) tables.set(c.table, [...(tables.get(c.table) ?? []), c]);
         if (opts.json) {
@@ -76,20 +71,20 @@ export function register(program: Command): void {
             process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(9)}  ${why}, load ${c.loadId}, ${c.changedAt}${c.pipeline === target.name ? '' : ` (pipeline ${c.pipeline})`}\n`);
           }
         }
-      } finally {
-        await db.close();
       }
     });
 
   const rebuild = program
     .command('rebuild')
     .description("re-derive a pipeline's inferred tables (<pipeline>_items …) from its landed raw responses, without calling the service (after changing merge_key, or a fix)")
-    .argument('<pipeline-file>', 'the pipeline file (its merge_key and schema mode apply)');
+    .argument('<pipeline>', 'the pipeline file, or its name in the project (its merge_key and schema mode apply)');
   addDatabaseOption(rebuild, "database URL (default: the pipeline's destination)")
     .option('--json', 'print the counts as JSON')
     .action(async (file: string, opts: { database?: string; json?: boolean }) => {
-      const target = await resolveTarget(file, opts.database);
-      if (!target.spec) throw usageError(`rebuild needs the pipeline file, not a name: its merge_key decides the rows (${file})`);
+      const { resolvePipelineFile } = await import('../resolve-pipeline.js');
+      const { loadPipelineFile } = await import('../../pipelines/loader.js');
+      const spec = await loadPipelineFile(await resolvePipelineFile(file));
+      const target = { name: spec.name, database: opts.database ?? spec.destination.database, kind: spec.kind, spec };
       const { KINDS } = await import('../../kinds/index.js');
       const { contentTargetOf } = await import('../../kinds/content.js');
       const content = contentTargetOf(target.spec, KINDS[target.spec.kind]);

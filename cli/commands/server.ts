@@ -37,8 +37,8 @@ export function register(program: Command): void {
       } else {
         process.stdout.write(state ? `embedded Temporal server not running (state kept in ${info.stateFile})\n` : `no embedded Temporal server in ${dataDir}\n`);
       }
-      // LSB convention for "program is not running", so scripts can test it.
-      if (!running) process.exitCode = 3;
+      // Not running: 1, as every command's "what you asked about is not there" (README, "Exit codes"; 3 is a partial run).
+      if (!running) process.exitCode = 1;
     });
 
   server

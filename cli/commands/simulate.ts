@@ -1,7 +1,7 @@
 // `scrape-etl simulate`: serves the local simulator of the scraping service until SIGINT/SIGTERM.
 // The first stdout line is the base URL, so scripts and tests can start it with --port 0 and read where it is.
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_RUN_DURATION_MS, DEFAULT_SEED, DEV_TOKEN, startSimulator } from '../../simulator/server.js';
+import { DEFAULT_RUN_DURATION_MS, DEFAULT_SEED, DEV_TOKEN } from '../../simulator/defaults.js';
 import { DEFAULT_FAULTS, type FaultConfig } from '../../simulator/faults.js';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -65,6 +65,7 @@ export function register(program: Command): void {
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
       });
+      const { startSimulator } = await import('../../simulator/server.js');
       const sim = await startSimulator({
         port: opts.port,
         host: opts.host,

@@ -1,11 +1,15 @@
-// `scrape-etl status`: recent pipeline runs, from the destination's pipeline_runs table (rows, errors) joined with
-// what Temporal says about the runs of the same database (state right now, including runs not in the table yet).
+// `scrape-etl status [pipeline]`: recent pipeline runs, from the destination's pipeline_runs table (rows, errors),
+// joined with what Temporal says about the runs of the same database when that matters: a run the table records as
+// running (is it, right now?) or --live (also runs not in the table yet). A table of finished runs answers alone,
+// without loading the Temporal SDK, so the command costs little more than its query (bench/startup.ts).
 // Read-only: it never starts the embedded Temporal server (when that is not running, the table alone answers and
-// the output says Temporal was not asked) and never creates a database.
+// the output says Temporal was not asked) and never creates a database. The pipeline, by file or by name
+// (cli/resolve-pipeline.ts), names the database too.
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Command } from 'commander';
 import { addDatabaseOption } from '../options.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
+import type { PipelineRef } from '../resolve-pipeline.js';
 
 export interface StatusRow {
   workflowId: string;
@@ -33,47 +37,28 @@ export interface RunFilter {
   since?: Date;
 }
 
-/**
- * Opens a destination only to read it: a SQLite file that does not exist is an error (exit 1) rather than a new
- * empty database, so a mistyped --database says so instead of answering "no runs".
- */
-export async function openExistingDatabase(databaseUrl: string) {
-  const { openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
-  const parsed = parseDatabaseUrl(databaseUrl);
-  if ((parsed.dialect === 'sqlite' || parsed.dialect === 'duckdb') && parsed.file !== ':memory:') {
-    const fs = await import('node:fs');
-    if (!fs.existsSync(parsed.file)) {
-      throw Object.assign(new Error(`no database at ${redactDatabaseUrl(databaseUrl)} (the file does not exist; check --database or DATABASE_URL)`), { exitCode: 1 });
-    }
-  }
-  return openDatabase(databaseUrl);
-}
-
 export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
-  const { listPipelineRuns } = await import('../../db/pipeline-runs.js');
-  const db = await openExistingDatabase(databaseUrl);
-  try {
-    const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
-    for (const r of await listPipelineRuns(db, filter)) {
-      out.set(r.workflowId, {
-        workflowId: r.workflowId,
-        pipeline: r.pipeline,
-        tableStatus: r.status,
-        rows: r.rowsByTable ? Object.values(r.rowsByTable).reduce((s, n) => s + n, 0) : null,
-        rowsByTable: r.rowsByTable,
-        startedAt: r.startedAt || null,
-        finishedAt: r.finishedAt,
-        durationMs: r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null,
-        // The data's status stays the state; a failed export is said beside it.
-        error: r.exportStatus === 'failed' ? [r.error, `export failed: ${r.exportError ?? 'unknown error'}`].filter(Boolean).join('; ') : r.error,
-        exportStatus: r.exportStatus,
-        tokenUsage: r.tokenUsage,
-      });
-    }
-    return out;
-  } finally {
-    await db.close();
+  const { selectPipelineRuns } = await import('../../db/pipeline-runs.js');
+  const { readDestination } = await import('../read-destination.js');
+  const runs = await readDestination(databaseUrl, (r) => selectPipelineRuns(r, filter));
+  const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
+  for (const r of runs) {
+    out.set(r.workflowId, {
+      workflowId: r.workflowId,
+      pipeline: r.pipeline,
+      tableStatus: r.status,
+      rows: r.rowsByTable ? Object.values(r.rowsByTable).reduce((s, n) => s + n, 0) : null,
+      rowsByTable: r.rowsByTable,
+      startedAt: r.startedAt || null,
+      finishedAt: r.finishedAt,
+      durationMs: r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null,
+      // The data's status stays the state; a failed export is said beside it.
+      error: r.exportStatus === 'failed' ? [r.error, `export failed: ${r.exportError ?? 'unknown error'}`].filter(Boolean).join('; ') : r.error,
+      exportStatus: r.exportStatus,
+      tokenUsage: r.tokenUsage,
+    });
   }
+  return out;
 }
 
 /** Temporal states of a run that ended without its result; each has a failure (or a reason) in its close event. */
@@ -128,37 +113,65 @@ export function formatDuration(ms: number | null): string {
   return `${Math.round(ms / 60_000)}m`;
 }
 
+/**
+ * The database and pipeline a reading command is about: --database wins; else the pipeline's destination (a file,
+ * or a name found through the project); else DATABASE_URL (the project's destination), else the default file.
+ */
+export async function readTarget(pipeline: string | undefined, database: string | undefined): Promise<{ databaseUrl: string; ref: PipelineRef | undefined }> {
+  const { defaultDatabaseUrl, resolvePipelineRef } = await import('../resolve-pipeline.js');
+  const ref = pipeline === undefined ? undefined : await resolvePipelineRef(pipeline);
+  return { databaseUrl: database ?? ref?.database ?? defaultDatabaseUrl(), ref };
+}
+
 export function register(program: Command): void {
   const cmd = program
     .command('status')
-    .description('recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs and Temporal)');
-  addDatabaseOption(cmd, 'destination database to read pipeline_runs from (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+    .description('recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs, and Temporal for runs in progress)')
+    .argument('[pipeline]', "only this pipeline's runs, in its destination: a pipeline file, or a pipeline name of the project");
+  addDatabaseOption(cmd, "destination database to read pipeline_runs from (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 20)
-    .option('--pipeline <name>', 'only the runs of this pipeline')
+    .option('--pipeline <name>', 'the same as the [pipeline] argument')
     .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
+    .option('--live', 'ask Temporal about every run, including those not in pipeline_runs yet (default: only when a run is in progress)')
     .option('--no-temporal', 'read only the pipeline_runs table')
     .option('--json', 'one JSON object per run')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (flags: { database?: string; limit: number; pipeline?: string; since?: string; temporal: boolean; json?: boolean; verbose?: boolean }) => {
+    .action(async (arg: string | undefined, flags: { database?: string; limit: number; pipeline?: string; since?: string; live?: boolean; temporal: boolean; json?: boolean; verbose?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-      const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
-      const { destinationKey } = await import('../../db/url.js');
+      const { redactDatabaseUrl } = await import('../../db/url.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) {
         throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
       }
-      const databaseUrl = flags.database ?? defaultDatabaseUrl();
+      if (arg !== undefined && flags.pipeline !== undefined && arg !== flags.pipeline) {
+        throw Object.assign(new Error(`two pipelines named: '${arg}' and --pipeline '${flags.pipeline}'; name one`), { exitCode: 2 });
+      }
+      const { databaseUrl, ref } = await readTarget(arg ?? flags.pipeline, flags.database);
+      const pipelineName = ref?.name;
       const since = sinceDate(flags.since);
-      const filter: RunFilter = { limit: flags.limit, ...(flags.pipeline ? { pipeline: flags.pipeline } : {}), ...(since ? { since } : {}) };
+      const filter: RunFilter = { limit: flags.limit, ...(pipelineName ? { pipeline: pipelineName } : {}), ...(since ? { since } : {}) };
       const { createLogger } = await import('../logger.js');
       const log = createLogger({ verbose: flags.verbose ?? false });
+      const { databaseFile } = await import('../read-destination.js');
+      const file = databaseFile(databaseUrl);
+      const fs = await import('node:fs');
+      if (ref?.file !== undefined && file !== undefined && !fs.existsSync(file)) {
+        // A pipeline of the project that never ran: its database is created by its first run.
+        process.stdout.write(`no runs of '${ref.name}' yet: its database ${redactDatabaseUrl(databaseUrl)} does not exist (its first run creates it)\n`);
+        return;
+      }
+      if (ref?.note) log.debug({ note: ref.note }, 'pipeline name not found in the project; reading the default database');
       const fromTable = await tableRuns(databaseUrl, filter);
       log.debug({ database: redactDatabaseUrl(databaseUrl), runs: fromTable.size }, 'read pipeline_runs');
       const rows = new Map<string, StatusRow>();
       for (const [id, r] of fromTable) rows.set(id, { ...r, state: r.tableStatus?.toUpperCase() ?? 'UNKNOWN' });
+      // Temporal is asked (and its SDK loaded) only when its answer can change what is shown: a run in progress.
+      const inProgress = [...fromTable.values()].some((r) => r.tableStatus === 'running');
+      const askTemporal = flags.temporal && (flags.live === true || inProgress);
 
       // Why Temporal's view is missing, when it is: said with the answer, so table states are not taken for live ones.
       let notAsked: string | undefined;
-      if (flags.temporal) {
+      if (askTemporal) {
+        const { destinationKey } = await import('../../db/url.js');
         const { connectRunningTemporal } = await import('../../temporal/connect.js');
         const { temporalSettings } = await import('../../temporal/settings.js');
         const found = await connectRunningTemporal(temporalSettings());
@@ -177,7 +190,7 @@ export function register(program: Command): void {
             for await (const w of client.workflow.list({ query })) {
               listed++;
               // Workflow ids are '<pipeline>--<run key>' (temporal/contract.ts): the pipeline filter needs no search attribute.
-              if (flags.pipeline && !w.workflowId.startsWith(`${flags.pipeline}--`)) continue;
+              if (pipelineName && !w.workflowId.startsWith(`${pipelineName}--`)) continue;
               const known = rows.get(w.workflowId);
               // Only this database's runs: those its pipeline_runs knows, and those Temporal records as writing to it
               // (a run that has not written its row yet). A run recording no destination cannot be told apart: left out.
@@ -217,7 +230,7 @@ export function register(program: Command): void {
         return;
       }
       if (list.length === 0) {
-        process.stdout.write(`no pipeline runs${flags.pipeline ? ` of '${flags.pipeline}'` : ''}${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`);
+        process.stdout.write(`no pipeline runs${pipelineName ? ` of '${pipelineName}'` : ''}${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`);
         if (note) process.stdout.write(`${note}\n`);
         return;
       }

@@ -44,10 +44,11 @@ export function register(program: Command): void {
       'check pipeline files: prints OK per file, or every error as file:line:col: path: message; ' +
         'the destination database is probed read-only (nothing is created)',
     )
-    .argument('<files...>', 'pipeline files (.yaml, .yml or .json)')
+    .argument('[pipelines...]', 'pipeline files (.yaml, .yml or .json), or pipeline names of the project (default: every pipeline of the project)')
     .option('--json', 'print one JSON object per file instead of text: {file, ok, issues: [{file, line, column, path, message, suggestion}]}')
     .option('--offline', 'skip the checks that need the network (connecting to a Postgres destination), e.g. in CI')
-    .action(async (files: string[], opts: { json?: boolean; offline?: boolean }) => {
+    .action(async (args: string[], opts: { json?: boolean; offline?: boolean }) => {
+      const files = await (await import('../resolve-pipeline.js')).resolvePipelineFiles(args);
       const outcomes = await validateFiles(files, { offline: opts.offline ?? false });
       const { issueJson } = await import('../../pipelines/errors.js');
       for (const o of outcomes) {

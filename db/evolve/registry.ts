@@ -284,15 +284,18 @@ const HISTORY_SELECT = 'SELECT table_name, column_name, data_type, change, varia
 
 /** The inferred tables of a pipeline and the inferred columns its loads added to model tables, with history. */
 export async function listSchemaHistory(db: Database, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
-  return withTransaction(db, async (tx) => {
-    const rows = await tx.all(
-      `${HISTORY_SELECT}
-        WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)}
-        ORDER BY table_name, load_id, column_name`,
-      [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`],
-    );
-    return rows.map(schemaColumnOf);
-  });
+  return withTransaction(db, (tx) => selectSchemaHistory(tx, pipeline, contentTable));
+}
+
+/** listSchemaHistory inside a transaction of the caller's, or on a read-only connection (db/read-only.ts). */
+export async function selectSchemaHistory(tx: Pick<Tx, 'ph' | 'all'>, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
+  const rows = await tx.all(
+    `${HISTORY_SELECT}
+      WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)}
+      ORDER BY table_name, load_id, column_name`,
+    [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`],
+  );
+  return rows.map(schemaColumnOf);
 }
 
 function schemaColumnOf(r: Record<string, unknown>): SchemaColumn {

@@ -1,0 +1,163 @@
+// The shape of scrape-etl.yaml (cli/project.ts) and its reading: every problem at once, each at its line and
+// column with the fix, in the same form as a pipeline file's (pipelines/errors.ts).
+import path from 'node:path';
+import { closest, distance } from 'fastest-levenshtein';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import type { Document, Node } from 'yaml';
+import { z } from 'zod';
+import { anchorDatabaseUrl } from '../lib/project-root.js';
+import { interpolate } from '../pipelines/env.js';
+import { formatPath, PipelineFileError, type PipelineIssue } from '../pipelines/errors.js';
+import { DEFAULT_PIPELINE_GLOBS, PROJECT_SETTINGS, type Project } from './project.js';
+
+const duration = z.string().regex(/^[0-9]+(ms|s|m|h|d)$/, "expected a duration like '500ms', '30s', '10m'");
+const positive = z.number().int().positive('expected a positive whole number');
+const port = z.number().int().min(0, 'expected a port number 0-65535').max(65535, 'expected a port number 0-65535');
+const address = z
+  .string()
+  .regex(/^([^\s:/]+|\[[0-9a-fA-F:]+\]):\d{1,5}$/, "expected host:port, e.g. 127.0.0.1:7233 (leave it out for the embedded dev server)");
+const database = z
+  .string()
+  .regex(/^(sqlite:|duckdb:|postgres(ql)?:\/\/)\S+/, "expected a database URL: 'sqlite:<file>', 'duckdb:<file>' or 'postgres://user@host/db'");
+
+export const projectSchema = z.strictObject({
+  pipelines: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+  destination: database.optional(),
+  data_dir: z.string().min(1).optional(),
+  temporal: z
+    .strictObject({
+      address: address.optional(),
+      namespace: z.string().min(1).optional(),
+      task_queue: z.string().min(1).optional(),
+      web_ui_url: z.url().optional(),
+    })
+    .optional(),
+  worker: z
+    .strictObject({
+      shutdown_grace: z.string().regex(/^[0-9]+(ms|s|m|h)$/, "expected a duration like '30s'").optional(),
+      log_level: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).optional(),
+      metrics_port: port.optional(),
+      metrics_host: z.string().min(1).optional(),
+      heartbeat_timeout: duration.optional(),
+      activity_timeout: duration.optional(),
+      url_chunk_size: positive.optional(),
+      url_load_group: positive.optional(),
+      pages_per_activity: positive.optional(),
+      activities_per_run: positive.optional(),
+      load_batch_size: positive.optional(),
+      export_threads: positive.optional(),
+      pg_pool_size: positive.optional(),
+    })
+    .optional(),
+});
+
+export type ProjectFile = z.infer<typeof projectSchema>;
+
+/** Keys allowed at each level, for "did you mean" on an unknown one. */
+function allowedKeys(at: string): string[] {
+  if (at === '<root>') return Object.keys(projectSchema.shape);
+  const inner = projectSchema.shape[at as 'temporal' | 'worker']?.unwrap();
+  return inner ? Object.keys(inner.shape) : [];
+}
+
+function nodeAt(doc: Document, keys: Array<string | number>, key?: string): Node | undefined {
+  let node = doc.contents as Node | null;
+  for (const seg of keys) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && p.key.value === seg);
+      if (!pair) return node;
+      node = (pair.value as Node | null) ?? (pair.key as Node);
+    } else if (isSeq(node) && typeof seg === 'number') node = (node.items[seg] as Node | undefined) ?? node;
+    else return node ?? undefined;
+  }
+  if (key !== undefined && isMap(node)) {
+    const pair = node.items.find((p) => isScalar(p.key) && p.key.value === key);
+    if (pair) return pair.key as Node;
+  }
+  return node ?? undefined;
+}
+
+
+export function parseProjectText(text: string, file: string, env: NodeJS.ProcessEnv): Project {
+  const root = path.dirname(file);
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: false });
+  const issues: PipelineIssue[] = [];
+  const add = (offset: number | undefined, where: string, message: string) => {
+    const pos = lineCounter.linePos(offset ?? 0);
+    issues.push({ file, line: pos.line, col: pos.col, path: where, message });
+  };
+  if (doc.errors.length > 0) {
+    for (const err of doc.errors) add(err.pos[0], '<yaml>', `YAML syntax error: ${err.message.replace(/\s+/g, ' ').trim()}`);
+    throw new PipelineFileError(file, issues);
+  }
+  // An empty file is a project with every default: a marker of the project's root, as an empty dagster.yaml is.
+  let data: unknown = doc.contents === null ? {} : doc.toJS();
+  if (data === null) data = {};
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    add(0, '<root>', `expected a mapping of settings (pipelines, destination, data_dir, temporal, worker); see README, "The project file"`);
+    throw new PipelineFileError(file, issues);
+  }
+  // ${VAR} and ${VAR:-default} in string values, as in pipeline files (a Postgres password stays out of the file).
+  const expand = (value: unknown, at: Array<string | number>): unknown => {
+    if (typeof value === 'string') {
+      const r = interpolate(value, env);
+      for (const name of r.missing) add(nodeAt(doc, at)?.range?.[0], formatPath(at), `\${${name}} is not set; export ${name}, or give a default: \${${name}:-value}`);
+      return r.value;
+    }
+    if (Array.isArray(value)) return value.map((v, i) => expand(v, [...at, i]));
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, [...at, k])]));
+    return value;
+  };
+  const expanded = expand(data, []);
+  const parsed = projectSchema.safeParse(expanded);
+  if (!parsed.success) {
+    for (const iss of parsed.error.issues) {
+      const at = iss.path.filter((p): p is string | number => typeof p !== 'symbol');
+      if (iss.code === 'unrecognized_keys') {
+        const known = allowedKeys(formatPath(at));
+        for (const key of iss.keys) {
+          const near = known.length > 0 ? closest(key, known) : undefined;
+          const hint = near !== undefined && distance(key, near) <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean '${near}'?` : '';
+          add(nodeAt(doc, at, key)?.range?.[0], formatPath([...at, key]), `unknown setting${hint} (allowed here: ${known.join(', ')})`);
+        }
+        continue;
+      }
+      add(nodeAt(doc, at)?.range?.[0], formatPath(at), iss.message);
+    }
+  }
+  if (issues.length > 0) throw new PipelineFileError(file, [...issues].sort((a, b) => a.line - b.line || a.col - b.col));
+  const p = (parsed.data ?? {}) as ProjectFile;
+  const values: Record<keyof typeof PROJECT_SETTINGS, string | number | undefined> = {
+    destination: p.destination === undefined ? undefined : anchorDatabaseUrl(p.destination.trim(), root),
+    data_dir: p.data_dir === undefined ? undefined : path.resolve(root, p.data_dir),
+    'temporal.address': p.temporal?.address,
+    'temporal.namespace': p.temporal?.namespace,
+    'temporal.task_queue': p.temporal?.task_queue,
+    'temporal.web_ui_url': p.temporal?.web_ui_url,
+    'worker.shutdown_grace': p.worker?.shutdown_grace,
+    'worker.log_level': p.worker?.log_level,
+    'worker.metrics_port': p.worker?.metrics_port,
+    'worker.metrics_host': p.worker?.metrics_host,
+    'worker.heartbeat_timeout': p.worker?.heartbeat_timeout,
+    'worker.activity_timeout': p.worker?.activity_timeout,
+    'worker.url_chunk_size': p.worker?.url_chunk_size,
+    'worker.url_load_group': p.worker?.url_load_group,
+    'worker.pages_per_activity': p.worker?.pages_per_activity,
+    'worker.activities_per_run': p.worker?.activities_per_run,
+    'worker.load_batch_size': p.worker?.load_batch_size,
+    'worker.export_threads': p.worker?.export_threads,
+    'worker.pg_pool_size': p.worker?.pg_pool_size,
+  };
+  const settings: Record<string, string> = {};
+  for (const [key, name] of Object.entries(PROJECT_SETTINGS)) {
+    const v = values[key as keyof typeof PROJECT_SETTINGS];
+    if (v !== undefined) settings[name] = String(v);
+  }
+  // The data folder defaults to <root>/data, not ./data of whichever subfolder a command runs in.
+  settings['SCRAPE_ETL_DATA_DIR'] ??= path.join(root, 'data');
+  // Likewise the default destination: the SQLite file in the project's data folder.
+  settings['DATABASE_URL'] ??= `sqlite:${path.join(settings['SCRAPE_ETL_DATA_DIR'], 'scrape-etl.sqlite')}`;
+  const globs = p.pipelines === undefined ? DEFAULT_PIPELINE_GLOBS : typeof p.pipelines === 'string' ? [p.pipelines] : p.pipelines;
+  return { file, root, pipelines: globs, settings };
+}

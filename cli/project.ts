@@ -1,0 +1,118 @@
+// The project file, `scrape-etl.yaml` at the root of a project (found upwards from the current folder, as dbt
+// finds dbt_project.yml): where the pipelines live, the default destination, the data folder, Temporal's address,
+// namespace and task queue, and worker defaults. Its settings reach the code that reads them through the
+// environment variables of the same meaning, filled in only where the variable is unset, so that precedence is
+// one rule everywhere: command flag > environment variable > project file > built-in default.
+// Light at the top (node:fs, node:path): every command looks for the file; yaml and zod load only when one exists.
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_FILE } from '../lib/project-root.js';
+
+export { PROJECT_FILE };
+/** Names the project file (or its folder) explicitly; `none` ignores any project file. */
+export const PROJECT_ENV = 'SCRAPE_ETL_PROJECT';
+/** Where pipelines are looked for when the project file does not say. */
+export const DEFAULT_PIPELINE_GLOBS = ['pipelines/**/*.yaml', 'pipelines/**/*.yml', 'pipelines/**/*.json'];
+
+export interface Project {
+  /** Absolute path of scrape-etl.yaml. */
+  file: string;
+  /** Its folder: relative paths in the file, and the pipeline globs, are taken from here. */
+  root: string;
+  /** Globs of pipeline files, relative to root. */
+  pipelines: string[];
+  /** The environment variables the file sets (before any environment variable overrides them). */
+  settings: Record<string, string>;
+}
+
+function usage(message: string): Error {
+  return Object.assign(new Error(message), { exitCode: 2 });
+}
+
+/** The project file that applies in `cwd`: SCRAPE_ETL_PROJECT, else the nearest scrape-etl.yaml upwards; else none. */
+export function findProjectFile(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const named = env[PROJECT_ENV]?.trim();
+  if (named === 'none') return undefined;
+  if (named) {
+    const full = path.resolve(cwd, named);
+    const file = fs.existsSync(full) && fs.statSync(full).isDirectory() ? path.join(full, PROJECT_FILE) : full;
+    if (!fs.existsSync(file)) throw usage(`${PROJECT_ENV}=${named}: no project file at ${file} (fix the path, or unset ${PROJECT_ENV} to look upwards from the current folder)`);
+    return file;
+  }
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, PROJECT_FILE);
+    if (fs.existsSync(file)) return file;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * What a project file's keys set, as environment variables: its settings mean exactly what those variables mean
+ * (README, "Configuration"). Paths relative to the project's folder are made absolute, so every subfolder agrees.
+ */
+export const PROJECT_SETTINGS = {
+  destination: 'DATABASE_URL',
+  data_dir: 'SCRAPE_ETL_DATA_DIR',
+  'temporal.address': 'TEMPORAL_ADDRESS',
+  'temporal.namespace': 'TEMPORAL_NAMESPACE',
+  'temporal.task_queue': 'TEMPORAL_TASK_QUEUE',
+  'temporal.web_ui_url': 'SCRAPE_ETL_WEB_UI_URL',
+  'worker.shutdown_grace': 'SCRAPE_ETL_SHUTDOWN_GRACE',
+  'worker.log_level': 'SCRAPE_ETL_WORKER_LOG_LEVEL',
+  'worker.metrics_port': 'SCRAPE_ETL_METRICS_PORT',
+  'worker.metrics_host': 'SCRAPE_ETL_METRICS_HOST',
+  'worker.heartbeat_timeout': 'SCRAPE_ETL_HEARTBEAT_TIMEOUT',
+  'worker.activity_timeout': 'SCRAPE_ETL_ACTIVITY_TIMEOUT',
+  'worker.url_chunk_size': 'SCRAPE_ETL_URL_CHUNK_SIZE',
+  'worker.url_load_group': 'SCRAPE_ETL_URL_LOAD_GROUP',
+  'worker.pages_per_activity': 'SCRAPE_ETL_PAGES_PER_ACTIVITY',
+  'worker.activities_per_run': 'SCRAPE_ETL_ACTIVITIES_PER_RUN',
+  'worker.load_batch_size': 'SCRAPE_ETL_LOAD_BATCH_SIZE',
+  'worker.export_threads': 'SCRAPE_ETL_EXPORT_THREADS',
+  'worker.pg_pool_size': 'SCRAPE_ETL_PG_POOL_SIZE',
+} as const;
+
+/** Reads and checks a project file; every problem at once as `file:line:col: path: message` (exit 2). */
+export async function loadProject(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Project> {
+  const { parseProjectText } = await import('./project-schema.js');
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw usage(`cannot read the project file ${file}: ${(err as Error).message}`);
+  }
+  return parseProjectText(text, path.resolve(file), env);
+}
+
+/**
+ * Sets, in `env`, the variables the project file sets and `env` does not (a variable set, even empty, wins: it is
+ * how one command overrides the file). Returns the names it set.
+ */
+export function applyProject(project: Project, env: NodeJS.ProcessEnv = process.env): string[] {
+  const set: string[] = [];
+  for (const [name, value] of Object.entries(project.settings)) {
+    if (env[name] !== undefined) continue;
+    env[name] = value;
+    set.push(name);
+  }
+  env[PROJECT_ENV] = project.file;
+  return set;
+}
+
+let current: Project | null | undefined;
+
+/** The project of this process (found and applied once by cli/main.ts), or undefined without one. */
+export async function currentProject(): Promise<Project | undefined> {
+  if (current === undefined) {
+    const file = findProjectFile();
+    current = file ? await loadProject(file) : null;
+  }
+  return current ?? undefined;
+}
+
+/** Finds the project of the current folder and fills the environment from it (once per process). */
+export async function enterProject(env: NodeJS.ProcessEnv = process.env): Promise<Project | undefined> {
+  const project = await currentProject();
+  if (project) applyProject(project, env);
+  return project;
+}

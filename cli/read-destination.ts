@@ -1,0 +1,38 @@
+// How the commands that only read a destination (status, history, schema show) open it: never creating it (a
+// mistyped path is an error, not a new empty file), and cheaply (db/read-only.ts: a current SQLite file is read
+// with better-sqlite3 alone; anything else through db/connect.ts, which also brings an older schema up to date).
+import fs from 'node:fs';
+import type { Reader } from '../db/read-only.js';
+
+/** The file of a sqlite:/duckdb: URL (undefined for Postgres and :memory:). */
+export function databaseFile(url: string): string | undefined {
+  const m = /^(sqlite|duckdb):(.*)$/.exec(url.trim());
+  if (!m || m[2] === ':memory:') return undefined;
+  return m[2];
+}
+
+/** Exit code 1 (see README, "Exit codes"): the database named is not there. */
+export class MissingDatabaseError extends Error {
+  readonly exitCode = 1;
+}
+
+export async function readDestination<T>(url: string, fn: (r: Reader) => Promise<T>, hint = 'check --database, DATABASE_URL or the pipeline\'s destination'): Promise<T> {
+  const file = databaseFile(url);
+  if (file !== undefined && !fs.existsSync(file)) {
+    const { redactDatabaseUrl } = await import('../db/url.js');
+    throw new MissingDatabaseError(`no database at ${redactDatabaseUrl(url)} (the file does not exist; ${hint})`);
+  }
+  if (url.trim().startsWith('sqlite:') && file !== undefined) {
+    const { readSqlite } = await import('../db/read-only.js');
+    const read = await readSqlite(file, fn);
+    if (read) return read.value;
+  }
+  const { openDatabase } = await import('../db/connect.js');
+  const { withReadTransaction } = await import('../db/sql.js');
+  const db = await openDatabase(url);
+  try {
+    return await withReadTransaction(db, fn);
+  } finally {
+    await db.close();
+  }
+}
