@@ -12,6 +12,8 @@ export interface Metrics {
   runFinished(r: { pipeline: string; kind: string; status: string; rowsByTable: Record<string, number>; tokenUsage: number | null; durationMs: number | null }): void;
   activityFinished(a: { activity: string; pipeline: string; seconds: number; outcome: 'ok' | 'error' }): void;
   webhook(event: string, status: string): void;
+  /** An alert given up on (the run's deliveries ended without it): by event and a bounded reason. */
+  alertUndelivered(event: string, reason: string): void;
 }
 
 /** `GET /api/scraping-runs/12` -> `GET /api/scraping-runs/:id`: one series per endpoint, not per id. */
@@ -86,6 +88,13 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  const undelivered = new Counter({
+    name: 'scrape_etl_alert_delivery_failures_total',
+    help: 'Alerts given up on when a run\'s deliveries ended (bounded by notify.deliver_within), by event and reason (config, redirect, http_4xx, http_5xx, timeout, network)',
+    labelNames: ['event', 'reason'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
     apiAttempt: (endpoint, status) => apiCalls.inc({ endpoint: endpointTemplate(endpoint), status: status === null ? 'none' : String(status) }),
@@ -102,5 +111,6 @@ export function createMetrics(): Metrics {
       else if (EXPORT_ACTIVITIES.has(a.activity)) exportDuration.observe({ pipeline: a.pipeline, outcome: a.outcome }, a.seconds);
     },
     webhook: (event, status) => webhooks.inc({ event, status }),
+    alertUndelivered: (event, reason) => undelivered.inc({ event, reason }),
   };
 }

@@ -219,6 +219,11 @@ export interface NotifyRunInput extends PipelineRunRef {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
+  /**
+   * The bound of all deliveries, retries included (notify.deliver_within), from when the activity was first
+   * scheduled. Absent in runs of older workflows: their policy retried for up to ~15 minutes.
+   */
+  deliverWithinMs?: number;
 }
 
 export interface NotifyRunOutput {
@@ -226,4 +231,8 @@ export interface NotifyRunOutput {
   sent: number;
   alreadySent: number;
   events: NotifyEventName[];
+  /** Deliveries given up on (bounded runs only), one line each; absent from older workers' answers. */
+  undelivered?: string[];
+  /** One line saying what was not delivered, null when everything was. */
+  error?: string | null;
 }
