@@ -7,6 +7,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import { PROGRESS_QUERY, pipelineWorkflowId, type PipelineProgress, type PipelineWorkflowResult } from '../temporal/contract.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
+import { isBookkeepingTable, orderedRows, splitRows } from '../db/table-names.js';
 import type { CommandIO } from './io.js';
 import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';
@@ -224,9 +225,19 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Rows by table as `run` prints them: content tables first, then the model's data tables, bookkeeping last and
+ * marked, then one line with data rows and bookkeeping rows apart.
+ */
 export function formatRowsByTable(rows: Record<string, number>): string[] {
-  const entries = Object.entries(rows).sort(([a], [b]) => a.localeCompare(b));
+  // The count ends each table's line (scripts read it there); a bookkeeping table is marked after its name.
+  const entries = orderedRows(rows).map(([t, n]) => [isBookkeepingTable(t) ? `${t} (bookkeeping)` : t, n] as const);
   if (entries.length === 0) return ['  (no rows)'];
   const width = Math.max(...entries.map(([t]) => t.length));
-  return entries.map(([t, n]) => `  ${t.padEnd(width)}  ${n}`);
+  const digits = Math.max(...entries.map(([, n]) => String(n).length));
+  const { data, bookkeeping } = splitRows(rows);
+  return [
+    ...entries.map(([t, n]) => `  ${t.padEnd(width)}  ${String(n).padStart(digits)}`),
+    `  ${data} data row${data === 1 ? '' : 's'}, ${bookkeeping} bookkeeping row${bookkeeping === 1 ? '' : 's'}`,
+  ];
 }

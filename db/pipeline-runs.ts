@@ -143,6 +143,17 @@ export function addCounts(total: Record<string, number>, add: Partial<Record<str
 }
 
 /**
+ * The inferred tables (db/evolve/) a pipeline's loads created: its `<pipeline>_items` content table and their child
+ * tables, from schema_history, so that a run's counts include the tables that hold its content.
+ */
+export async function inferredTablesOf(db: Database, pipeline: string): Promise<string[]> {
+  const rows = await withReadTransaction(db, (tx) =>
+    tx.all(`SELECT DISTINCT table_name FROM schema_history WHERE pipeline = ${tx.ph(1)} AND change = 'create_table' ORDER BY table_name`, [pipeline]),
+  );
+  return rows.map((r) => String(r['table_name']));
+}
+
+/**
  * Rows of `tables` whose load belongs to one workflow, per table (tables with none are left out). Counted from
  * the tables rather than summed from activity results: a batch loaded twice (a retry after a crash) must not be
  * counted twice, and rows unchanged by a re-load keep their older load id.

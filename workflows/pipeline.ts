@@ -10,7 +10,7 @@
 //   results-sync (results)           results-sync.ts
 // then exports, and the pipeline_runs row is finished with counts read from the database.
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, ContinueAsNew, defineQuery, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ContinueAsNew, defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_DELIVER_WITHIN } from '../pipelines/spec.js';
 import type { Activities } from '../activities/index.js';
 import {
@@ -185,11 +185,16 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   }
 }
 
+/** Runs started before the plan checked the alerts' webhooks replay without the check. Keep the id. */
+export const NOTIFY_CHECK_PATCH = 'scrape-etl-notify-check-1';
+
 /** The run's mode and tuning: from the first run's plan, or carried over continue-as-new. */
 async function planRun(input: PipelineWorkflowInput): Promise<{ mode: RunMode; tuning: WorkerTuning }> {
   const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
   try {
-    const plan = await local.planPipelineRun({ kind: input.spec.kind });
+    // The pipeline's webhooks are checked by the worker before the first run's work (not on a continue-as-new resume).
+    const checkNotify = !input.resume && input.spec.notify !== undefined && patched(NOTIFY_CHECK_PATCH);
+    const plan = await local.planPipelineRun({ kind: input.spec.kind, ...(checkNotify ? { notify: input.spec.notify } : {}) });
     return input.resume ? { mode: plan.mode, tuning: input.resume.tuning } : plan;
   } catch (err) {
     // The activity names the failure (UnknownPipelineKind, BadWorkerTuning); keep its type, never retry it.
