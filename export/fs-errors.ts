@@ -43,7 +43,7 @@ function whoAmI(): string {
  * One sentence for a permanent file-system error of an export into `dir` (the pipeline's `exports[].dir`), or
  * undefined when the error is not one of them. Names the path, the problem and the fix; never just the errno.
  */
-export function describeExportFsError(err: unknown, dir: string): string | undefined {
+export function describeExportFsError(err: unknown, dir: string, who = 'the worker'): string | undefined {
   if (!isPermanentExportFsError(err)) return undefined;
   const e = err as NodeJS.ErrnoException;
   const folder = path.resolve(dir);
@@ -59,7 +59,7 @@ export function describeExportFsError(err: unknown, dir: string): string | undef
       return `export file ${at} cannot be written: a folder of that name exists in ${folder}; remove or rename it, or change exports[].file_name`;
     case 'EACCES':
     case 'EPERM':
-      return `export folder ${folder}: the worker (user ${whoAmI()}) may not write ${at}; give it write permission (chmod/chown), ${other}`;
+      return `export folder ${folder}: ${who} (user ${whoAmI()}) may not write ${at}; give it write permission (chmod/chown), ${other}`;
     case 'EROFS':
       return `export folder ${folder} is on a read-only file system (${at}); mount it writable, ${other}`;
     case 'ENOSPC':
