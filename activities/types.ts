@@ -118,6 +118,12 @@ export interface UrlChunkInput {
   urls: string[];
   /** The stored list (db/url-lists.ts) and how many of its URLs from `offset` this chunk loads. */
   list?: { listId: string; count: number };
+  /**
+   * The workflow waits out a service outage (workflows/url-lists.ts, up to polling.deadline): when every URL the
+   * attempt tried failed for want of the service, the activity says so (ServiceUnavailable) instead of reporting the
+   * URLs as failed. Absent from older workflows, whose URLs failed after ~15 s of outage.
+   */
+  outageRetry?: boolean;
 }
 
 export interface UrlChunkOutput {

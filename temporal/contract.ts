@@ -152,6 +152,8 @@ export interface PipelineProgress {
   exportError: string | null;
   /** While the phase is 'alerting': how long the deliveries may take at most (notify.deliver_within). */
   alertsWithin?: string;
+  /** While the workflow waits out a service outage (url-list mode): the last failure and when it tries again. */
+  waiting?: { reason: string; attempt: number; nextAttemptAt: string };
 }
 
 /**
