@@ -1,6 +1,6 @@
 // Bookkeeping activities: the pipeline_runs row (started first, finished last with counts read back from the
 // database) and the results-sync watermark.
-import { countRowsOfRun, finishPipelineRun, getPipelineRun, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
+import { countRowsOfRun, finishPipelineRun, getPipelineRun, inferredTablesOf, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
 import { commitSyncWatermark, readSyncWatermark } from '../db/sync-watermarks.js';
 import { DATA_TABLES } from '../db/tables.js';
 import type { ActivityDeps } from './deps.js';
@@ -23,7 +23,10 @@ export function controlActivities(deps: ActivityDeps) {
 
     async finishPipelineRun(input: FinishPipelineRunInput): Promise<FinishPipelineRunOutput> {
       const db = await deps.destination(input.database);
-      const rowsByTable = await countRowsOfRun(db, { pipeline: input.pipeline, workflowId: input.workflowId, tables: DATA_TABLES });
+      // Every table the run can have written: the model's, and the pipeline's inferred content tables (the
+      // `<pipeline>_items` family, which hold the content of pdf, leads and results pipelines).
+      const inferred = await inferredTablesOf(db, input.pipeline);
+      const rowsByTable = await countRowsOfRun(db, { pipeline: input.pipeline, workflowId: input.workflowId, tables: [...inferred, ...DATA_TABLES] });
       const tokenUsage = await sumTokenUsageOfRun(db, input.workflowId);
       await finishPipelineRun(db, {
         tokenUsage,

@@ -4,7 +4,7 @@
 // finished entries in its heartbeat so a retry does not write them again.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { exportTablesReport } from '../export/export.js';
-import { isPermanentFsError } from '../db/connect.js';
+import { describeExportFsError } from '../export/fs-errors.js';
 import type { ActivityDeps } from './deps.js';
 import type { ExportsHeartbeat, ExportsInput, ExportsOutput } from './types.js';
 
@@ -22,7 +22,7 @@ export function exportActivities(deps: ActivityDeps) {
       const timestamp = new Date(input.startedAt);
       for (const [index, e] of spec.exports.entries()) {
         if (done.has(index)) continue;
-        const written = await exportOrClassify(() => exportTablesReport(db, {
+        const written = await exportOrClassify(e.dir, () => exportTablesReport(db, {
           pipeline: spec.name,
           // [] means every table holding this pipeline's rows, which is what the kind writes.
           tables: e.tables,
@@ -53,17 +53,17 @@ export function exportActivities(deps: ActivityDeps) {
 }
 
 /**
- * Export errors that no retry can fix (a folder that cannot be written, an unknown table, a bad file name:
- * export/ says so in messages starting with 'export:') fail at once with their cause; anything else (a database
- * connection, a full disk that may be freed) is retried by Temporal.
+ * Export errors that no retry can fix fail at once, as one sentence (export/fs-errors.ts: a file where the folder
+ * should be, no permission, a read-only or full disk; export/'s own 'export:' messages: an unknown table, a bad
+ * file name); anything else (a database connection) is retried by Temporal.
  */
-async function exportOrClassify<T>(run: () => Promise<T>): Promise<T> {
+async function exportOrClassify<T>(dir: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (isPermanentFsError(err) || (err instanceof Error && err.message.startsWith('export:'))) {
-      throw ApplicationFailure.nonRetryable((err as Error).message, 'ExportConfigError');
-    }
+    const sentence = describeExportFsError(err, dir);
+    if (sentence !== undefined) throw ApplicationFailure.nonRetryable(sentence, 'ExportConfigError');
+    if (err instanceof Error && err.message.startsWith('export:')) throw ApplicationFailure.nonRetryable(err.message, 'ExportConfigError');
     throw err;
   }
 }

@@ -17,6 +17,8 @@ export interface Metrics {
    * destination's pipeline_runs at start (`scrape-etl up`) and a run finishing later never move it back.
    */
   lastSuccess(pipeline: string, at: Date): void;
+  /** An alert given up on (the run's deliveries ended without it): by event and a bounded reason. */
+  alertUndelivered(event: string, reason: string): void;
 }
 
 /** `GET /api/scraping-runs/12` -> `GET /api/scraping-runs/:id`: one series per endpoint, not per id. */
@@ -104,6 +106,12 @@ export function createMetrics(): Metrics {
     lastSuccessSeen.set(pipeline, s);
     lastSuccess.set({ pipeline }, s);
   };
+  const undelivered = new Counter({
+    name: 'scrape_etl_alert_delivery_failures_total',
+    help: 'Alerts given up on when a run\'s deliveries ended (bounded by notify.deliver_within), by event and reason (config, redirect, http_4xx, http_5xx, timeout, network)',
+    labelNames: ['event', 'reason'] as const,
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -123,5 +131,6 @@ export function createMetrics(): Metrics {
       else if (EXPORT_ACTIVITIES.has(a.activity)) exportDuration.observe({ pipeline: a.pipeline, outcome: a.outcome }, a.seconds);
     },
     webhook: (event, status) => webhooks.inc({ event, status }),
+    alertUndelivered: (event, reason) => undelivered.inc({ event, reason }),
   };
 }

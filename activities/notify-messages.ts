@@ -56,6 +56,7 @@ const HEADLINE: Record<NotifyEventName, string> = {
   succeeded: ':large_green_circle: succeeded',
   duration_over: ':hourglass: ran longer than its limit',
   schema_changed: ':jigsaw: schema changed',
+  export_failed: ':warning: exports not written',
 };
 
 /** Slack's mrkdwn needs &, < and > escaped; everything else is literal. */

@@ -12,7 +12,7 @@
 // a receiver that ignores the key: that needs the receiver's cooperation.
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
-import { getPipelineRun } from '../db/pipeline-runs.js';
+import { getPipelineRun, recordAlertOutcome } from '../db/pipeline-runs.js';
 import { schemaChangesOfRun, type SchemaColumn } from '../db/evolve/registry.js';
 import type { Database } from '../db/connect.js';
 import { parseDurationMs } from '../pipelines/duration.js';
@@ -32,10 +32,28 @@ export function idempotencyKey(workflowId: string, runId: string, event: NotifyE
   return `scrape-etl:${workflowId}:${runId}:${event}`;
 }
 
-/** Statuses worth another attempt: the receiver may answer differently later. Other 4xx will not change. */
+/**
+ * Statuses worth another attempt: the receiver may answer differently later. Other 4xx will not change, and a 3xx
+ * is not followed (a POST to wherever a receiver points is not ours to send) nor retried: it is reported with its
+ * Location, so the pipeline file can be given the final URL.
+ */
 function retryableStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
 }
+
+/** Backoff of the bounded notify activity's retries (workflows/alerts.ts uses the same figures in its policy). */
+export const NOTIFY_RETRY = { initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 } as const;
+
+/** The pause Temporal makes after attempt `attempt` fails (NOTIFY_RETRY). */
+function delayAfterAttempt(attempt: number): number {
+  return Math.min(NOTIFY_RETRY.maximumIntervalMs, NOTIFY_RETRY.initialIntervalMs * NOTIFY_RETRY.backoffCoefficient ** Math.max(0, attempt - 1));
+}
+
+/** The part of a time budget the activity keeps for itself to record the outcome before the workflow's timeout. */
+const RECORD_MARGIN_MS = 3000;
+
+/** Why a delivery failed, as a metric label (bounded set). */
+type FailureReason = 'config' | 'redirect' | 'http_4xx' | 'http_5xx' | 'timeout' | 'network';
 
 /** One line for the alert: tables created, then columns added and variants, the first few of each named. */
 export function describeSchemaChanges(changes: readonly SchemaColumn[], max = 10): string {
@@ -49,6 +67,12 @@ export function describeSchemaChanges(changes: readonly SchemaColumn[], max = 10
   const variants = columns.filter((c) => c.change === 'add_variant').map((c) => `${c.table}.${c.column} (${c.type}, variant of ${c.variantOf ?? '?'})`);
   if (variants.length > 0) parts.push(`type change${variants.length > 1 ? 's' : ''} ${named(variants)}`);
   return parts.join('; ');
+}
+
+/** A redirect's target as said in a message: its length bounded, its query (which may hold a token) left out. */
+function shortLocation(location: string): string {
+  const cut = location.split('?')[0] ?? location;
+  return cut.length > 200 ? `${cut.slice(0, 200)}…` : cut;
 }
 
 export function notifyActivities(deps: ActivityDeps) {
@@ -73,6 +97,11 @@ export function notifyActivities(deps: ActivityDeps) {
     if (limit !== undefined && input.durationMs > parseDurationMs(limit) && !events.some((e) => e.event === 'duration_over')) {
       events.push({ event: 'duration_over', detail: `ran ${Math.round(input.durationMs / 1000)} s, over the limit of ${limit}` });
     }
+    // The data loaded, the files did not: its own event, so that the default `on:` list reaches someone (the status
+    // event says the data's outcome, often 'succeeded', which few subscribe to).
+    if (input.exportStatus === 'failed' && !events.some((e) => e.event === 'export_failed')) {
+      events.push({ event: 'export_failed', detail: input.exportError ?? null });
+    }
     const subscribed = (event: NotifyEventName) => webhooks.some(({ w }) => w.on.includes(event));
     const db = webhooks.length > 0 ? await destination(input.database) : undefined;
     if (db && subscribed('schema_changed') && !events.some((e) => e.event === 'schema_changed')) {
@@ -83,19 +112,23 @@ export function notifyActivities(deps: ActivityDeps) {
       if (changes.length > 0) events.push({ event: 'schema_changed', detail: describeSchemaChanges(changes) });
     }
     const wanted = events.flatMap((e) => webhooks.filter(({ w }) => w.on.includes(e.event)).map((t) => ({ ...t, e })));
-    const out: NotifyRunOutput = { sent: 0, alreadySent: 0, events: events.map((e) => e.event) };
+    const out: NotifyRunOutput = { sent: 0, alreadySent: 0, events: events.map((e) => e.event), undelivered: [] };
     if (wanted.length === 0) return out;
 
     const run = db ? await getPipelineRun(db, input.workflowId).catch(() => undefined) : undefined;
     const info = Context.current().info;
+    // Bounded deliveries (workflows/alerts.ts gives deliverWithinMs): the whole of them, retries included, ends by
+    // this time, when the activity records what was not delivered and returns instead of asking for another attempt.
+    const deadline =
+      input.deliverWithinMs !== undefined ? info.scheduledTimestampMs + input.deliverWithinMs - RECORD_MARGIN_MS : undefined;
     // The link opens the run that ended (the last of a continue-as-new chain), where its failure is.
     const lastRunId = info.workflowExecution?.runId ?? input.runId;
     const webUiUrl = cfg.webUiUrl
       ? `${cfg.webUiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(info.namespace)}/workflows/${encodeURIComponent(input.workflowId)}/${encodeURIComponent(lastRunId)}/history`
       : null;
 
-    const retryable: string[] = [];
-    const permanent: string[] = [];
+    const retryable: Array<{ text: string; event: NotifyEventName; reason: FailureReason }> = [];
+    const permanent: Array<{ text: string; event: NotifyEventName; reason: FailureReason }> = [];
     for (const [i, { w, origin, e }] of wanted.entries()) {
       const key: DeliveryKey = { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) };
       const where = `webhook #${i + 1} (${origin}, ${w.format}, event ${e.event})`;
@@ -107,7 +140,12 @@ export function notifyActivities(deps: ActivityDeps) {
       Context.current().heartbeat(i);
       const expanded = expandWebhookUrl(w.url, cfg.env);
       if ('problem' in expanded) {
-        permanent.push(`${where}: ${expanded.problem}`);
+        permanent.push({ text: `${where}: ${expanded.problem}`, event: e.event, reason: 'config' });
+        continue;
+      }
+      const left = deadline === undefined ? Infinity : deadline - Date.now();
+      if (left < 500) {
+        retryable.push({ text: `${where} to ${expanded.url.host}: not attempted, the time for alerts ran out`, event: e.event, reason: 'timeout' });
         continue;
       }
       const facts: RunFacts = {
@@ -130,21 +168,26 @@ export function notifyActivities(deps: ActivityDeps) {
         idempotencyKey: idempotencyKey(input.workflowId, input.runId, e.event),
       };
       const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
+      const timeoutMs = Math.max(1, Math.min(cfg.timeoutMs, left));
       let status: number;
+      let location: string | null = null;
       try {
         const res = await fetch(expanded.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'idempotency-key': facts.idempotencyKey, 'user-agent': 'scrape-etl', 'x-scrape-etl-event': e.event },
           body,
-          redirect: 'error',
-          signal: AbortSignal.any([AbortSignal.timeout(cfg.timeoutMs), Context.current().cancellationSignal]),
+          redirect: 'manual',
+          signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), Context.current().cancellationSignal]),
         });
         status = res.status;
+        location = res.headers.get('location');
         await res.body?.cancel();
       } catch (err) {
         // The URL's value is never in the message: node's fetch errors do not carry it, and the host is enough.
-        const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-        retryable.push(`${where} to ${expanded.url.host}: ${cause}`);
+        const name = (err as Error).name;
+        const timedOut = name === 'TimeoutError';
+        const cause = timedOut ? `no answer within ${Math.round(timeoutMs / 100) / 10} s` : ((err as { cause?: { code?: string } }).cause?.code ?? name);
+        retryable.push({ text: `${where} to ${expanded.url.host}: ${cause}`, event: e.event, reason: timedOut ? 'timeout' : 'network' });
         deps.metrics.webhook(e.event, 'error');
         continue;
       }
@@ -154,13 +197,52 @@ export function notifyActivities(deps: ActivityDeps) {
         if (db) await recordDelivery(db, { ...key, httpStatus: status }).catch((err: unknown) => log.warn('alerts: delivery not recorded', { error: (err as Error).message }));
         continue;
       }
-      (retryableStatus(status) ? retryable : permanent).push(`${where} to ${expanded.url.host}: HTTP ${status}`);
+      if (status >= 300 && status < 400) {
+        const to = location ? `redirect to ${shortLocation(location)}` : 'a redirect without a Location';
+        permanent.push({ text: `${where} to ${expanded.url.host}: HTTP ${status}, ${to} (not followed: put the final URL in the pipeline file)`, event: e.event, reason: 'redirect' });
+        continue;
+      }
+      (retryableStatus(status) ? retryable : permanent).push({
+        text: `${where} to ${expanded.url.host}: HTTP ${status}`,
+        event: e.event,
+        reason: status >= 500 ? 'http_5xx' : 'http_4xx',
+      });
     }
-    // Delivered ones are recorded: the next attempt sends only what is still missing.
-    if (retryable.length > 0) throw ApplicationFailure.retryable(`alerts not delivered yet: ${[...retryable, ...permanent].join('; ')}`, 'NotifyFailed');
-    if (permanent.length > 0) throw ApplicationFailure.nonRetryable(`alerts not delivered: ${permanent.join('; ')}`, 'NotifyConfigError');
+    const failed = [...retryable, ...permanent];
+    if (deadline === undefined) {
+      // A run started by an older workflow (no bound): its policy retries; the old rule stands.
+      if (retryable.length > 0) throw ApplicationFailure.retryable(`alerts not delivered yet: ${failed.map((f) => f.text).join('; ')}`, 'NotifyFailed');
+      if (permanent.length > 0) throw ApplicationFailure.nonRetryable(`alerts not delivered: ${permanent.map((f) => f.text).join('; ')}`, 'NotifyConfigError');
+      return out;
+    }
+    // Delivered ones are recorded: the next attempt sends only what is still missing. Another attempt only when a
+    // retryable failure has time left for it after the policy's pause.
+    const next = Date.now() + delayAfterAttempt(info.attempt) + 1000;
+    if (retryable.length > 0 && next < deadline) {
+      throw ApplicationFailure.retryable(`alerts not delivered yet: ${failed.map((f) => f.text).join('; ')}`, 'NotifyFailed');
+    }
+    out.undelivered = failed.map((f) => f.text);
+    const attempts = info.attempt > 1 ? ` (after ${info.attempt} attempts in ${Math.round((Date.now() - info.scheduledTimestampMs) / 1000)} s)` : '';
+    const error = failed.length > 0 ? `${failed.length} of ${wanted.length} alert(s) not delivered${attempts}: ${out.undelivered.join('; ')}` : null;
+    for (const f of failed) deps.metrics.alertUndelivered(f.event, f.reason);
+    out.error = error;
+    if (db) {
+      await recordAlertOutcome(db, input.workflowId, { status: failed.length > 0 ? 'failed' : 'delivered', error }).catch((err: unknown) =>
+        log.warn('alerts: outcome not recorded', { error: (err as Error).message }),
+      );
+    }
     return out;
   }
 
-  return { notifyPipelineRun };
+  /**
+   * The workflow's record of an alert outcome the notify activity could not record itself (it timed out, or its
+   * worker died past the bound): into pipeline_runs and the failure metric, where `status` and monitoring look.
+   */
+  async function recordAlertFailure(input: { workflowId: string; database: string; error: string }): Promise<void> {
+    deps.metrics.alertUndelivered('unknown', 'timeout');
+    const db = await destination(input.database);
+    if (db) await recordAlertOutcome(db, input.workflowId, { status: 'failed', error: input.error });
+  }
+
+  return { notifyPipelineRun, recordAlertFailure };
 }

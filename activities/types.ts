@@ -118,6 +118,12 @@ export interface UrlChunkInput {
   urls: string[];
   /** The stored list (db/url-lists.ts) and how many of its URLs from `offset` this chunk loads. */
   list?: { listId: string; count: number };
+  /**
+   * The workflow waits out a service outage (workflows/url-lists.ts, up to polling.deadline): when every URL the
+   * attempt tried failed for want of the service, the activity says so (ServiceUnavailable) instead of reporting the
+   * URLs as failed. Absent from older workflows, whose URLs failed after ~15 s of outage.
+   */
+  outageRetry?: boolean;
 }
 
 export interface UrlChunkOutput {
@@ -219,6 +225,11 @@ export interface NotifyRunInput extends PipelineRunRef {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
+  /**
+   * The bound of all deliveries, retries included (notify.deliver_within), from when the activity was first
+   * scheduled. Absent in runs of older workflows: their policy retried for up to ~15 minutes.
+   */
+  deliverWithinMs?: number;
 }
 
 export interface NotifyRunOutput {
@@ -226,4 +237,8 @@ export interface NotifyRunOutput {
   sent: number;
   alreadySent: number;
   events: NotifyEventName[];
+  /** Deliveries given up on (bounded runs only), one line each; absent from older workers' answers. */
+  undelivered?: string[];
+  /** One line saying what was not delivered, null when everything was. */
+  error?: string | null;
 }

@@ -12,10 +12,23 @@ import type { UrlListKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, isScraperApiError, kindRunningIn } from './failures.js';
+import { ApiNetworkError, ApiTimeoutError, type ScraperApiError } from '../client/index.js';
 import type { FailedUrl, UrlChunkHeartbeat, UrlChunkInput, UrlChunkOutput } from './types.js';
 
 /** Attempts of this activity during which transient (retryable) URL errors are retried rather than reported. */
 const TRANSIENT_RETRY_ATTEMPTS = 3;
+
+/** Failure type of a chunk none of whose URLs could reach the service (the workflow waits it out). */
+export const SERVICE_UNAVAILABLE = 'ServiceUnavailable';
+
+/**
+ * An answer that says the service is down rather than that this URL is bad: no connection, no answer in time, or
+ * a gateway's 502/503/504.
+ */
+function isOutageError(err: ScraperApiError): boolean {
+  if (err instanceof ApiNetworkError || err instanceof ApiTimeoutError) return true;
+  return err.status === 502 || err.status === 503 || err.status === 504;
+}
 
 export function urlListActivities(deps: ActivityDeps) {
   async function fetchOne(spec: PipelineSpec, kind: UrlListKind<PipelineKind>, workflowId: string, url: string, signal: AbortSignal): Promise<LoadBatchOptions> {
@@ -45,6 +58,10 @@ export function urlListActivities(deps: ActivityDeps) {
     const failed: FailedUrl[] = [...(previous?.failed ?? [])];
     const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
     const transient: Array<{ index: number; url: string; error: string }> = [];
+    // URLs this attempt loaded, and the service-down errors it met: an outage is every tried URL failing so.
+    let loadedNow = 0;
+    const outage: Array<{ index: number; url: string; error: string }> = [];
+    let otherFailures = 0;
     const limit = pLimit(Math.max(1, spec.concurrency));
     const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
     const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
@@ -74,6 +91,11 @@ export function urlListActivities(deps: ActivityDeps) {
             transient.push({ index, url, error: err.message });
             return;
           }
+          if (input.outageRetry && isOutageError(err)) {
+            outage.push({ index, url, error: err.message });
+            return;
+          }
+          otherFailures++;
           failed.push({ url, error: err.message });
           done.add(index);
           beat();
@@ -81,12 +103,26 @@ export function urlListActivities(deps: ActivityDeps) {
         }
         // A database error fails the activity (retried); the URLs loaded before it stay done.
         addRows(rows, (await loads.load(load)).rowsByTable);
+        loadedNow++;
         done.add(index);
         beat();
       }),
     ).catch((err: unknown) => {
       throw asActivityFailure(err);
     });
+    if (outage.length > 0) {
+      beat();
+      // Nothing got through: the service is down, not these URLs bad. The workflow waits and tries the chunk again,
+      // up to polling.deadline; the URLs done so far stay done (heartbeat, landed responses).
+      if (loadedNow === 0 && otherFailures === 0) {
+        throw ApplicationFailure.nonRetryable(`service unreachable for ${outage.length} URL(s) of this chunk; first: ${outage[0]?.url}: ${outage[0]?.error}`, SERVICE_UNAVAILABLE);
+      }
+      // Others loaded: it is these URLs, after their retries; reported failed as before.
+      for (const o of outage) {
+        failed.push({ url: o.url, error: o.error });
+        done.add(o.index);
+      }
+    }
     if (transient.length > 0) {
       beat();
       throw ApplicationFailure.retryable(

@@ -7,9 +7,11 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import { PROGRESS_QUERY, pipelineWorkflowId, type PipelineProgress, type PipelineWorkflowResult } from '../temporal/contract.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
+import { isBookkeepingTable, orderedRows, splitRows } from '../db/table-names.js';
 import type { CommandIO } from './io.js';
 import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';
+import { oneLineReason, waitingOf, type WaitingNote } from './waiting.js';
 import type { ProgressMode } from './progress.js';
 import { forgetRun, newRunKey, recallRun, rememberRun } from './run-state.js';
 
@@ -112,15 +114,11 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
   const reporter = createProgressReporter(opts.mode, run.workflowId, opts.io);
   const interrupted = (): RunOutcome => ({ status: 'interrupted', workflowId: run.workflowId });
   let last: ReturnType<typeof toSnapshot> | undefined;
-  // The bar ends where the run ended (all units done, the final status and rows), never frozen at its last poll.
+  let waiting: WaitingNote | undefined;
+  // The bar ends full where the run ended; the outcome itself (status, final counts) is said once, by the summary
+  // that follows, not also by a last progress line with other figures.
   const settle = (outcome: RunOutcome): RunOutcome => {
-    if (outcome.status === 'completed') {
-      const total = last?.total ?? 1;
-      const rows = Object.values(outcome.result.rowsByTable).reduce((a, n) => a + n, 0);
-      reporter.update({ ...last, phase: outcome.result.status, done: total, total, rows });
-    } else if (outcome.status === 'failed') {
-      reporter.update({ ...last, phase: 'failed' });
-    }
+    if (outcome.status === 'completed') reporter.finish();
     return outcome;
   };
   // The first looks come quickly and the pause then grows to pollMs: a short run (one URL takes about 0.5 s on a
@@ -133,7 +131,10 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
       if (opts.signal?.aborted) return interrupted();
       let state: string | undefined;
       try {
-        state = (await cancellable(run, opts.signal, () => run.handle.describe())).status.name;
+        const d = await cancellable(run, opts.signal, () => run.handle.describe());
+        state = d.status.name;
+        // Why it does not move, when an activity is being retried: from this same answer, no extra call.
+        waiting = waitingOf(d.raw.pendingActivities);
       } catch (err) {
         if (opts.signal?.aborted) return interrupted();
         if (err instanceof WorkflowNotFoundError) return { status: 'failed', workflowId: run.workflowId, reason: failureReason(err) };
@@ -153,7 +154,9 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
       try {
         const p = await cancellable(run, opts.signal, () => run.handle.query<PipelineProgress>(PROGRESS_QUERY));
         last = toSnapshot(p);
-        reporter.update(last);
+        // An activity Temporal retries (describe), else a wait the workflow itself makes (a service outage).
+        const note = waiting ?? (p.waiting ? { reason: oneLineReason(p.waiting.reason), attempt: p.waiting.attempt, nextAttemptAt: Date.parse(p.waiting.nextAttemptAt), expected: false } : undefined);
+        reporter.update({ ...last, ...(note ? { waiting: waitingJson(note) } : {}) });
       } catch (err) {
         // No worker has picked the workflow up yet, or it just finished: nothing to show this time.
         if (!opts.signal?.aborted) opts.log.debug({ err: (err as Error).message }, 'progress query failed');
@@ -190,11 +193,17 @@ export function settleRun(dataDir: string, spec: PipelineSpec, outcome: RunOutco
   }
 }
 
+/** The waiting note as the progress snapshot carries it (JSON lines): stable between looks, so printed on change. */
+function waitingJson(w: WaitingNote): { reason: string; attempt: number; nextAttemptAt: string | null; expected: boolean } {
+  return { reason: w.reason, attempt: w.attempt, nextAttemptAt: w.nextAttemptAt === null ? null : new Date(w.nextAttemptAt).toISOString(), expected: w.expected };
+}
+
 function toSnapshot(p: PipelineProgress) {
   const units = p.urls.total > 0 ? p.urls : p.runs.total > 0 ? p.runs : undefined;
   const rows = Object.values(p.rowsLoaded).reduce((s, n) => s + n, 0);
   return {
-    phase: p.phase,
+    // 'alerting': the run's outcome is recorded; its alerts go out, for at most this long.
+    phase: p.phase === 'alerting' && p.alertsWithin ? `sending alerts (up to ${p.alertsWithin})` : p.phase,
     ...(units ? { done: units.done, total: units.total } : {}),
     rows,
     pagesLoaded: p.pagesLoaded,
@@ -224,9 +233,19 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Rows by table as `run` prints them: content tables first, then the model's data tables, bookkeeping last and
+ * marked, then one line with data rows and bookkeeping rows apart.
+ */
 export function formatRowsByTable(rows: Record<string, number>): string[] {
-  const entries = Object.entries(rows).sort(([a], [b]) => a.localeCompare(b));
+  // The count ends each table's line (scripts read it there); a bookkeeping table is marked after its name.
+  const entries = orderedRows(rows).map(([t, n]) => [isBookkeepingTable(t) ? `${t} (bookkeeping)` : t, n] as const);
   if (entries.length === 0) return ['  (no rows)'];
   const width = Math.max(...entries.map(([t]) => t.length));
-  return entries.map(([t, n]) => `  ${t.padEnd(width)}  ${n}`);
+  const digits = Math.max(...entries.map(([, n]) => String(n).length));
+  const { data, bookkeeping } = splitRows(rows);
+  return [
+    ...entries.map(([t, n]) => `  ${t.padEnd(width)}  ${String(n).padStart(digits)}`),
+    `  ${data} data row${data === 1 ? '' : 's'}, ${bookkeeping} bookkeeping row${bookkeeping === 1 ? '' : 's'}`,
+  ];
 }

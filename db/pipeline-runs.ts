@@ -35,6 +35,23 @@ export interface PipelineRunRow {
   scheduledAt: string | null;
   /** Sum of the service's `tokenUsage` over the run's responses; null when none carried one. */
   tokenUsage: number | null;
+  /** The run's alerts once delivered or given up on ('delivered' | 'failed'); null when it had none to send. */
+  alertStatus: AlertStatus | null;
+  alertError: string | null;
+}
+
+export const ALERT_STATUSES = ['delivered', 'failed'] as const;
+export type AlertStatus = (typeof ALERT_STATUSES)[number];
+
+/** Records how the run's alert deliveries ended (after its finishPipelineRun): what `status` and `history` show. */
+export async function recordAlertOutcome(db: Database, workflowId: string, outcome: { status: AlertStatus; error: string | null }): Promise<void> {
+  await withTransaction(db, (tx) =>
+    tx.run(`UPDATE pipeline_runs SET alert_status = ${tx.ph(1)}, alert_error = ${tx.ph(2)} WHERE workflow_id = ${tx.ph(3)}`, [
+      outcome.status,
+      outcome.error ? outcome.error.slice(0, MAX_ERROR_CHARS) : null,
+      workflowId,
+    ]),
+  );
 }
 
 const MAX_ERROR_CHARS = 4000;
@@ -91,7 +108,7 @@ export async function finishPipelineRun(
 export async function getPipelineRun(db: Database, workflowId: string): Promise<PipelineRunRow | undefined> {
   const [row] = await withTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
       [workflowId],
     ),
   );
@@ -114,6 +131,8 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     exportError: row['export_error'] === null || row['export_error'] === undefined ? null : String(row['export_error']),
     scheduledAt: time(row['scheduled_at']),
     tokenUsage: row['token_usage'] === null || row['token_usage'] === undefined ? null : Number(row['token_usage']),
+    alertStatus: (ALERT_STATUSES as readonly unknown[]).includes(row['alert_status']) ? (row['alert_status'] as AlertStatus) : null,
+    alertError: row['alert_error'] === null || row['alert_error'] === undefined ? null : String(row['alert_error']),
   };
 }
 
@@ -121,6 +140,17 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
 export function addCounts(total: Record<string, number>, add: Partial<Record<string, number>>): Record<string, number> {
   for (const [t, n] of Object.entries(add)) if (n !== undefined) total[t] = (total[t] ?? 0) + n;
   return total;
+}
+
+/**
+ * The inferred tables (db/evolve/) a pipeline's loads created: its `<pipeline>_items` content table and their child
+ * tables, from schema_history, so that a run's counts include the tables that hold its content.
+ */
+export async function inferredTablesOf(db: Database, pipeline: string): Promise<string[]> {
+  const rows = await withReadTransaction(db, (tx) =>
+    tx.all(`SELECT DISTINCT table_name FROM schema_history WHERE pipeline = ${tx.ph(1)} AND change = 'create_table' ORDER BY table_name`, [pipeline]),
+  );
+  return rows.map((r) => String(r['table_name']));
 }
 
 /**
@@ -180,7 +210,7 @@ export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { lim
   }
   params.push(opts.limit);
   const rows = await tx.all(
-    `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage
+    `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error
      FROM pipeline_runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC LIMIT ${tx.ph(params.length)}`,
     params,
   );

@@ -3,27 +3,9 @@
 import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema/sqlite.js';
 
-/** Tables written by loads (everything except the two control tables). */
-export const DATA_TABLES = [
-  'scrapers',
-  'run_records',
-  'scraping_runs',
-  'scraper_results',
-  'pdf_results',
-  'leads_results',
-  'job_records',
-  'marketplace_shops',
-  'marketplace_products',
-  'marketplace_product_models',
-  'marketplace_model_stocks',
-  'marketplace_product_attributes',
-  'marketplace_product_categories',
-  'marketplace_product_tier_variations',
-  'marketplace_product_tier_variation_options',
-  'marketplace_product_images',
-  'marketplace_price_history',
-] as const;
-export type DataTableName = (typeof DATA_TABLES)[number];
+import { DATA_TABLES, type DataTableName } from './table-names.js';
+
+export { DATA_TABLES, type DataTableName };
 
 /**
  * Model tables whose unknown fields become inferred columns (db/evolve/) instead of being dropped: the job

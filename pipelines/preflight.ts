@@ -67,3 +67,27 @@ export async function serviceSettingsProblem(spec: PipelineSpec, env: NodeJS.Pro
   }
   return undefined;
 }
+
+/**
+ * Webhook URLs that the worker could not expand or use: an unset `${VAR}`, a value that is not an http(s) URL.
+ * `env` is the worker's environment (this one when `run` hosts the worker on the embedded server). Checked before
+ * the run, so an alert that could never be sent is said at once instead of after the run, in history only.
+ * The messages name variables and the scheme, never a URL's value (a Slack webhook URL is a credential).
+ */
+export async function notifyIssues(file: string, spec: PipelineSpec, env: NodeJS.ProcessEnv = process.env): Promise<PipelineIssue[]> {
+  const { expandWebhookUrl } = await import('../activities/notify-config.js');
+  const issues: PipelineIssue[] = [];
+  for (const [i, w] of (spec.notify?.webhooks ?? []).entries()) {
+    const expanded = expandWebhookUrl(w.url, env);
+    if (!('problem' in expanded)) continue;
+    const at = await positionInPipelineFile(file, ['notify', 'webhooks', i, 'url']);
+    issues.push({
+      file,
+      line: at?.line ?? 1,
+      col: at?.col ?? 1,
+      path: `notify.webhooks[${i}].url`,
+      message: `${expanded.problem.replace('on this worker', 'in the environment of the worker (this shell, for `run` on the embedded server)')}; export it before the run, or change the URL`,
+    });
+  }
+  return issues;
+}

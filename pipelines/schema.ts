@@ -157,7 +157,7 @@ const schedule = z.strictObject({
 });
 
 /** Events a webhook gets when its `on` is not given: what needs a person's attention. */
-export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed'] as const;
+export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed'] as const;
 
 // The URL stays a template here (pipelines/loader.ts does not expand `${...}` under notify.webhooks[].url): the
 // worker expands it from its own environment when it sends (activities/notify.ts), so a Slack webhook's secret
@@ -185,6 +185,12 @@ const notify = z.strictObject({
     .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '30m', '2h')")
     .optional()
     .describe('a run longer than this also sends duration_over'),
+  deliver_within: z
+    .string()
+    .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '2m')")
+    .refine((d) => parseDurationMs(d) >= 5_000 && parseDurationMs(d) <= 30 * 60_000, 'expected a duration from 5s to 30m')
+    .optional()
+    .describe("how long the run's alert deliveries may take in all, retries included (default 2m); the run then ends and reports what was not delivered"),
 });
 
 const retention = z.strictObject({

@@ -99,9 +99,10 @@ export interface SchemaContractSpec {
 
 /**
  * Events a webhook can subscribe to. `schema_changed` is emitted by schema evolution (a table gained or changed
- * columns); `duration_over` when a run took longer than `notify.duration_over`.
+ * columns); `duration_over` when a run took longer than `notify.duration_over`; `export_failed` when the data loaded
+ * but the exports could not be written (the status event then says `succeeded` or `partial`, the data's outcome).
  */
-export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed'] as const;
+export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed', 'export_failed'] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
 export const NOTIFY_FORMATS = ['json', 'slack'] as const;
 export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
@@ -121,7 +122,15 @@ export interface NotifySpec {
   webhooks: NotifyWebhookSpec[];
   /** A run that takes longer than this (a duration) also sends `duration_over`. */
   duration_over?: string;
+  /**
+   * How long the run's alert deliveries may take in all, retries included (a duration, default DEFAULT_DELIVER_WITHIN):
+   * past it the run ends and reports the alerts not delivered, instead of waiting for a dead receiver.
+   */
+  deliver_within?: string;
 }
+
+/** Default bound of a run's alert deliveries (notify.deliver_within). */
+export const DEFAULT_DELIVER_WITHIN = '2m';
 
 /** How long what a pipeline leaves behind is kept (applied after each run and by `scrape-etl prune`). */
 export interface RetentionSpec {

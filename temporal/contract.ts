@@ -15,6 +15,11 @@ export const SEARCH_ATTRIBUTE_NAMES = {
   pipeline: 'ScrapeEtlPipeline',
   kind: 'ScrapeEtlKind',
   destination: 'ScrapeEtlDestination',
+  /**
+   * The run's outcome as the data sees it: 'running', then 'succeeded' | 'partial' | 'failed'. A partial run is a
+   * COMPLETED workflow; this (or, where it is not registered, the memo's `status`) is what shows it in the Web UI.
+   */
+  status: 'ScrapeEtlStatus',
 } as const;
 
 /** How a kind runs; the workflow has one module per mode (workflows/) mirroring activities/. */
@@ -126,7 +131,7 @@ export interface PipelineWorkflowInput {
   resume?: PipelineResumeState;
 }
 
-export type PipelinePhase = 'starting' | 'creating' | 'waiting' | 'loading' | 'exporting' | 'finishing' | 'succeeded' | 'partial' | 'failed';
+export type PipelinePhase = 'starting' | 'creating' | 'waiting' | 'loading' | 'exporting' | 'finishing' | 'alerting' | 'succeeded' | 'partial' | 'failed';
 
 export interface PipelineProgress {
   workflowId: string;
@@ -145,6 +150,19 @@ export interface PipelineProgress {
   error: string | null;
   /** Set when the exports failed for good (the data's phase is unaffected). */
   exportError: string | null;
+  /** While the phase is 'alerting': how long the deliveries may take at most (notify.deliver_within). */
+  alertsWithin?: string;
+  /** While the workflow waits out a service outage (url-list mode): the last failure and when it tries again. */
+  waiting?: { reason: string; attempt: number; nextAttemptAt: string };
+}
+
+/**
+ * How a run's alerts ended: 'delivered' (every subscribed webhook accepted), 'failed' (`error` says which were not
+ * and why: given up on within notify.deliver_within), 'none' (no webhook was subscribed to the run's events).
+ */
+export interface AlertOutcome {
+  status: 'delivered' | 'failed' | 'none';
+  error: string | null;
 }
 
 /** One file an export of the run wrote. */
@@ -181,6 +199,8 @@ export interface PipelineWorkflowResult {
   exportUnchanged?: string[];
   exportStatus: ExportStatus;
   exportError: string | null;
+  /** How the run's alerts ended; absent in results of runs from before it was reported. */
+  alerts?: AlertOutcome;
 }
 
 /** Failure types the workflow raises itself (non-retryable). */

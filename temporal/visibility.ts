@@ -13,6 +13,7 @@ export const SEARCH_ATTRIBUTES = {
   pipeline: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.pipeline, 'KEYWORD'),
   kind: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.kind, 'KEYWORD'),
   destination: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.destination, 'KEYWORD'),
+  status: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.status, 'KEYWORD'),
 } as const;
 
 /** The memo every run carries: what a person looking at it in the Web UI wants first. */
@@ -45,6 +46,9 @@ export async function pipelineSearchAttributes(client: Client, spec: PipelineSpe
     { key: SEARCH_ATTRIBUTES.kind, value: spec.kind },
     // The database's one spelling (a SQLite path made absolute here), so `status --database` finds its runs.
     { key: SEARCH_ATTRIBUTES.destination, value: destinationKey(spec.destination.database) },
+    // Set to the outcome when the run ends (workflows/visibility.ts); present from the start so that the workflow
+    // knows the attribute is registered.
+    { key: SEARCH_ATTRIBUTES.status, value: 'running' },
   ];
   return pairs.filter((p) => have.has(p.key.name));
 }

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, createActivityDeps } from '../activities/index.js';
-import type { NotifyRunInput } from '../activities/types.js';
+import type { NotifyRunInput, NotifyRunOutput } from '../activities/types.js';
 import { listDeliveries } from '../db/notify-deliveries.js';
 import { getPipelineRun } from '../db/pipeline-runs.js';
 import type { NotifySpec, PipelineSpec } from '../pipelines/spec.js';
@@ -182,6 +182,62 @@ describe('alerts', () => {
       const missing = { ...input, runId: 'run-2', notify: { webhooks: [{ url: '${NOT_SET_ANYWHERE}/x', format: 'json' as const, on: ['failed' as const] }] } };
       const err = await new MockActivityEnvironment().run(notifyPipelineRun, missing).catch((e: unknown) => e as Error);
       expect(String((err as Error).message)).toContain('environment variable NOT_SET_ANYWHERE is not set on this worker');
+    } finally {
+      await deps.close();
+    }
+  });
+
+  it('a webhook variable this worker lacks fails the run at its first step (NotifyConfigError), before anything is loaded', async () => {
+    const spec = withNotify(marketplaceSpec('alert-unset', bed.dbUrl, [productUrl(4420309814)]), {
+      webhooks: [{ url: '${HOOK_NOT_ON_THIS_WORKER}/x', format: 'json', on: ['failed'] }],
+    });
+    const handle = await startPipelineRun(conn(), spec, 'r1');
+    const err = await handle.result().catch((e: unknown) => e as Error);
+    const cause = (err as { cause?: { type?: string; message?: string } }).cause;
+    expect(cause?.type).toBe('NotifyConfigError');
+    expect(cause?.message).toContain('notify.webhooks[0].url: environment variable HOOK_NOT_ON_THIS_WORKER is not set on this worker');
+    // Nothing ran: no pipeline_runs row, no request to the service for it.
+    expect(await getPipelineRun(bed.db, handle.workflowId)).toBeUndefined();
+  });
+
+  it('a bounded delivery: a 302 is attempted once and counted in scrape_etl_alert_delivery_failures_total, the outcome recorded', async () => {
+    receiver.respond = (req, res) => {
+      if (req.url === '/moved') {
+        res.writeHead(302, { location: 'https://elsewhere.example/hook' });
+        res.end();
+        return;
+      }
+      res.writeHead(200);
+      res.end('ok');
+    };
+    const deps = createActivityDeps({ env: { HOOK_BASE: receiver.base } });
+    try {
+      const { notifyPipelineRun, beginPipelineRun, finishPipelineRun } = createActivities(deps);
+      const workflowId = 'alert-bounded--r1';
+      const ref = { workflowId, pipeline: 'alert-bounded', kind: 'marketplace' as const, database: bed.dbUrl };
+      await beginPipelineRun(ref);
+      await new MockActivityEnvironment().run(finishPipelineRun, { ...ref, status: 'succeeded' as const, error: null });
+      const input: NotifyRunInput = {
+        ...ref,
+        runId: 'run-1',
+        notify: { webhooks: [{ url: '${HOOK_BASE}/moved', format: 'json', on: ['succeeded'] }] },
+        events: [{ event: 'succeeded' }],
+        status: 'succeeded',
+        error: null,
+        startedAt: new Date(0).toISOString(),
+        finishedAt: new Date(1000).toISOString(),
+        durationMs: 1000,
+        deliverWithinMs: 20_000,
+      };
+      const out: NotifyRunOutput = await new MockActivityEnvironment({ attempt: 1, scheduledTimestampMs: Date.now() }).run(notifyPipelineRun, input);
+      expect(out.undelivered).toHaveLength(1);
+      expect(out.error).toContain('HTTP 302, redirect to https://elsewhere.example/hook');
+      expect(hooks('/moved')).toHaveLength(1);
+      const metric = await deps.metrics.registry.getSingleMetric('scrape_etl_alert_delivery_failures_total')!.get();
+      expect(metric.values).toEqual([{ labels: { event: 'succeeded', reason: 'redirect' }, value: 1 }]);
+      const row = await getPipelineRun(bed.db, workflowId);
+      expect(row?.alertStatus).toBe('failed');
+      expect(row?.alertError).toContain('HTTP 302');
     } finally {
       await deps.close();
     }

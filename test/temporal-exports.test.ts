@@ -144,10 +144,11 @@ describe('exports in a pipeline run', () => {
     expect(result.status).toBe('succeeded');
     expect(result.rowsByTable['job_records']).toBeGreaterThan(0);
     expect(result.exportStatus).toBe('failed');
-    expect(result.exportError).toMatch(/ENOTDIR/);
+    // One sentence naming the file in the way and the fix, not Node's errno.
+    expect(result.exportError).toBe(`export folder ${path.join(notADir, 'exports')} cannot be created: ${notADir} is a file, not a folder; remove or rename that file, or set exports[].dir in the pipeline file to another folder`);
     const row = await getPipelineRun(bed.db, handle.workflowId);
     expect(row?.status).toBe('succeeded');
     expect(row?.exportStatus).toBe('failed');
-    expect(row?.exportError).toMatch(/ENOTDIR/);
+    expect(row?.exportError).toBe(result.exportError);
   });
 });

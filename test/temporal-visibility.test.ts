@@ -41,7 +41,9 @@ describe('visibility', () => {
     const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue, file: 'pipelines/visible.yaml' }, spec, 'r1');
     await handle.result();
     const described = await handle.describe();
-    expect(await described.memo).toEqual({ pipeline: 'visible', kind: 'marketplace', destination: bed.dbUrl, file: 'pipelines/visible.yaml' });
+    // The memo as started, plus the run's outcome set when it ended (workflows/visibility.ts).
+    expect(await described.memo).toEqual({ pipeline: 'visible', kind: 'marketplace', destination: bed.dbUrl, file: 'pipelines/visible.yaml', status: 'succeeded' });
+    expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe('succeeded');
     expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.pipeline)).toBe('visible');
     expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.kind)).toBe('marketplace');
     // Visibility is eventually consistent: the list finds the run a moment after it closed.

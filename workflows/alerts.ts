@@ -4,11 +4,14 @@
 // the row's): one notifyPipelineRun activity with the run's events. Its retries are Temporal's, so a worker that
 // dies before or during the delivery hands it to another worker; notify_deliveries keeps a retry from sending
 // what was already accepted (activities/notify.ts says where that stops). An alert that cannot be delivered never
-// changes the run's outcome.
+// changes the run's outcome, and never holds the run: since ALERTS_BOUNDED_PATCH the deliveries, retries included,
+// end within notify.deliver_within (default 2m) and what was not delivered is returned (the run's result), recorded
+// (pipeline_runs.alert_status/alert_error, for `status` and `history`) and counted (a metric).
 import { log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { ExportStatus, NotifyEvent, RowCounts } from '../temporal/contract.js';
-import type { PipelineSpec } from '../pipelines/spec.js';
+import type { AlertOutcome, ExportStatus, NotifyEvent, RowCounts } from '../temporal/contract.js';
+import { DEFAULT_DELIVER_WITHIN, type PipelineSpec } from '../pipelines/spec.js';
+import { parseDurationMs } from '../pipelines/duration.js';
 import { causeMessage, withoutUrls } from './shared.js';
 
 /**
@@ -39,30 +42,68 @@ export interface RunEnd {
   collected: NotifyEvent[];
 }
 
-export async function sendRunAlerts(end: RunEnd): Promise<void> {
-  if (!patched(ALERTS_PATCH)) return;
+/**
+ * Bounded deliveries: runs started before it replay with the 20-attempt policy above (patched is false in their
+ * histories). Keep the id; deprecatePatch it once no such run can be open any more.
+ */
+export const ALERTS_BOUNDED_PATCH = 'scrape-etl-alerts-bounded-1';
+
+/** Records what the notify activity could not (it timed out): the alert outcome in pipeline_runs and the metric. */
+const recorder = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumAttempts: 3 } });
+
+/** How the run's alerts ended, or undefined for a run that replays without alerts at all. */
+export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefined> {
+  if (!patched(ALERTS_PATCH)) return undefined;
   const info = workflowInfo();
   const finishedAt = new Date();
   const { spec } = end;
-  try {
-    await notifier.notifyPipelineRun({
-      workflowId: end.workflowId,
-      pipeline: spec.name,
-      kind: spec.kind,
-      database: spec.destination.database,
-      runId: info.firstExecutionRunId,
-      ...(spec.notify ? { notify: spec.notify } : {}),
-      events: [{ event: end.status }, ...end.collected],
-      status: end.status,
-      error: end.error,
-      ...(end.exportStatus && end.exportStatus !== 'none' ? { exportStatus: end.exportStatus, exportError: end.exportError ?? null } : {}),
-      ...(end.rowsByTable ? { rowsByTable: end.rowsByTable } : {}),
-      startedAt: info.startTime.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-      durationMs: finishedAt.getTime() - info.startTime.getTime(),
+  const input = {
+    workflowId: end.workflowId,
+    pipeline: spec.name,
+    kind: spec.kind,
+    database: spec.destination.database,
+    runId: info.firstExecutionRunId,
+    ...(spec.notify ? { notify: spec.notify } : {}),
+    events: [{ event: end.status }, ...end.collected],
+    status: end.status,
+    error: end.error,
+    ...(end.exportStatus && end.exportStatus !== 'none' ? { exportStatus: end.exportStatus, exportError: end.exportError ?? null } : {}),
+    ...(end.rowsByTable ? { rowsByTable: end.rowsByTable } : {}),
+    startedAt: info.startTime.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - info.startTime.getTime(),
+  };
+  if (patched(ALERTS_BOUNDED_PATCH)) {
+    const within = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;
+    const withinMs = parseDurationMs(within);
+    // The activity itself stops asking for attempts a few seconds before the bound and returns what it could not
+    // deliver; the schedule-to-close timeout is the backstop (a worker that died mid-delivery past the bound).
+    const bounded = proxyActivities<Activities>({
+      scheduleToCloseTimeout: withinMs,
+      heartbeatTimeout: '20s',
+      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
     });
+    try {
+      const out = await bounded.notifyPipelineRun({ ...input, deliverWithinMs: withinMs });
+      if ((out.undelivered ?? []).length > 0) return { status: 'failed', error: out.error ?? out.undelivered!.join('; ') };
+      return { status: out.sent + out.alreadySent > 0 ? 'delivered' : 'none', error: null };
+    } catch (err) {
+      const error = `alerts not delivered within ${within}: ${causeMessage(err)}`;
+      log.warn('alerts of the run were not delivered', { error });
+      try {
+        await recorder.recordAlertFailure({ workflowId: end.workflowId, database: spec.destination.database, error });
+      } catch (recordErr) {
+        log.warn('the alert failure was not recorded', { error: causeMessage(recordErr) });
+      }
+      return { status: 'failed', error };
+    }
+  }
+  try {
+    await notifier.notifyPipelineRun(input);
+    return { status: 'delivered', error: null };
   } catch (err) {
     log.warn('alerts of the run were not delivered', { error: causeMessage(err) });
+    return { status: 'failed', error: causeMessage(err) };
   }
 }
 

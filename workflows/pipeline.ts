@@ -10,7 +10,8 @@
 //   results-sync (results)           results-sync.ts
 // then exports, and the pipeline_runs row is finished with counts read from the database.
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, ContinueAsNew, defineQuery, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ContinueAsNew, defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { DEFAULT_DELIVER_WITHIN } from '../pipelines/spec.js';
 import type { Activities } from '../activities/index.js';
 import {
   PROGRESS_QUERY,
@@ -26,6 +27,7 @@ import {
   type WorkerTuning,
 } from '../temporal/contract.js';
 import { applyRunRetention, sendRunAlerts } from './alerts.js';
+import { markRunStatus } from './visibility.js';
 import { runResultsSync } from './results-sync.js';
 import { runCreateAndWait } from './scraping-runs.js';
 import { causeMessage, shortText, withoutUrls, MAX_LISTED_FAILURES, type ModeContext, type ModeRunner } from './shared.js';
@@ -131,8 +133,12 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
         ? shortText(`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
         : null;
     const finished = await control.finishPipelineRun({ ...ref, status, error, exportStatus, exportError });
-    await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts });
+    // The outcome is recorded; the alerts come after it, bounded, and say how they went.
+    progress.phase = 'alerting';
+    progress.alertsWithin = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;
+    const alertOutcome = await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts });
     await applyRunRetention(spec);
+    markRunStatus(status);
     progress.phase = status;
     return {
       workflowId,
@@ -150,6 +156,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       exportUnchanged,
       exportStatus,
       exportError,
+      ...(alertOutcome ? { alerts: alertOutcome } : {}),
     };
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.
@@ -162,21 +169,32 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     } catch {
       // The destination itself may be what failed (not a database, no permission): the failure below says so.
     }
-    await sendRunAlerts({ spec, workflowId, status: 'failed', error: shortText(message, 4000), exportStatus: 'none', collected: alerts });
+    progress.phase = 'alerting';
+    const alertOutcome = await sendRunAlerts({ spec, workflowId, status: 'failed', error: shortText(message, 4000), exportStatus: 'none', collected: alerts });
     await applyRunRetention(spec);
-    if (err instanceof ApplicationFailure) throw err;
+    markRunStatus('failed');
+    progress.phase = 'failed';
+    // An undelivered alert of a failed run is said in the failure `run` prints (the run's result for a failure).
+    const undelivered = alertOutcome?.status === 'failed' ? ` (and its alert was not delivered: ${alertOutcome.error})` : '';
+    if (err instanceof ApplicationFailure && !undelivered) throw err;
     // An activity's own classification (ResultsPagingStuck, ApiValidationError, ...) stays the failure's type.
-    const cause = err instanceof ActivityFailure ? err.cause : undefined;
+    const cause = err instanceof ActivityFailure ? err.cause : err instanceof ApplicationFailure ? err : undefined;
     const type = cause instanceof ApplicationFailure && cause.type ? cause.type : WORKFLOW_FAILURE_TYPES.pipelineFailed;
-    throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${message}`, type);
+    const text = err instanceof ApplicationFailure ? err.message : `pipeline '${spec.name}' failed: ${message}`;
+    throw ApplicationFailure.nonRetryable(`${text}${undelivered}`, type);
   }
 }
+
+/** Runs started before the plan checked the alerts' webhooks replay without the check. Keep the id. */
+export const NOTIFY_CHECK_PATCH = 'scrape-etl-notify-check-1';
 
 /** The run's mode and tuning: from the first run's plan, or carried over continue-as-new. */
 async function planRun(input: PipelineWorkflowInput): Promise<{ mode: RunMode; tuning: WorkerTuning }> {
   const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
   try {
-    const plan = await local.planPipelineRun({ kind: input.spec.kind });
+    // The pipeline's webhooks are checked by the worker before the first run's work (not on a continue-as-new resume).
+    const checkNotify = !input.resume && input.spec.notify !== undefined && patched(NOTIFY_CHECK_PATCH);
+    const plan = await local.planPipelineRun({ kind: input.spec.kind, ...(checkNotify ? { notify: input.spec.notify } : {}) });
     return input.resume ? { mode: plan.mode, tuning: input.resume.tuning } : plan;
   } catch (err) {
     // The activity names the failure (UnknownPipelineKind, BadWorkerTuning); keep its type, never retry it.

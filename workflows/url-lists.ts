@@ -2,12 +2,60 @@
 // p-limit inside; a URL that fails for good is collected (the run ends 'partial') without losing the others.
 // The list itself is read by reference (input.urlList, stored by the starter in the destination database), so a
 // list of any length fits Temporal's payload limits; long lists continue-as-new so history stays bounded.
-import { continueAsNew } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, patched, sleep } from '@temporalio/workflow';
+import { parseDurationMs } from '../pipelines/duration.js';
 import type { PipelineWorkflowInput } from '../temporal/contract.js';
-import type { ModeRunner } from './shared.js';
-import { MAX_LISTED_FAILURES, addRows, shortText, urlsOf, withoutUrls } from './shared.js';
+import type { ModeContext, ModeRunner } from './shared.js';
+import { MAX_LISTED_FAILURES, addRows, causeMessage, shortText, urlsOf, withoutUrls } from './shared.js';
 
-export const runUrlList: ModeRunner = async ({ input, spec, workflowId, tuning, progress, loading, failures, alerts }) => {
+/**
+ * A service outage is waited out for the pipeline's polling.deadline (with its backoff) instead of failing every URL
+ * after the activity's ~15 s of retries. Runs started before it replay without the wait. Keep the id.
+ */
+export const URL_OUTAGE_PATCH = 'scrape-etl-url-outage-1';
+/** activities/url-lists.ts SERVICE_UNAVAILABLE (the workflow bundle imports no activity code). */
+const SERVICE_UNAVAILABLE = 'ServiceUnavailable';
+
+function isServiceUnavailable(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === SERVICE_UNAVAILABLE;
+}
+
+type ChunkCall = Parameters<ModeContext['loading']['loadUrlChunk']>[0];
+
+/**
+ * One chunk, and while the service is down (every URL of an attempt failed for want of it) the same chunk again
+ * after the polling backoff, until polling.deadline from the outage's start; the progress query says why it waits.
+ */
+async function loadChunkThroughOutages(ctx: ModeContext, call: ChunkCall) {
+  if (!patched(URL_OUTAGE_PATCH)) return ctx.loading.loadUrlChunk(call);
+  const { polling } = ctx.spec;
+  const deadlineMs = parseDurationMs(polling.deadline);
+  let pause = parseDurationMs(polling.initial_interval);
+  let since: number | undefined;
+  let attempt = 1;
+  for (;;) {
+    try {
+      const out = await ctx.loading.loadUrlChunk({ ...call, outageRetry: true });
+      delete ctx.progress.waiting;
+      return out;
+    } catch (err) {
+      if (!isServiceUnavailable(err)) throw err;
+      since ??= Date.now();
+      const reason = causeMessage(err);
+      if (Date.now() - since + pause > deadlineMs) {
+        delete ctx.progress.waiting;
+        throw ApplicationFailure.nonRetryable(`the scraping service stayed unreachable for polling.deadline (${polling.deadline}): ${reason}`, SERVICE_UNAVAILABLE);
+      }
+      attempt++;
+      ctx.progress.waiting = { reason: shortText(reason, 300), attempt, nextAttemptAt: new Date(Date.now() + pause).toISOString() };
+      await sleep(pause);
+      pause = Math.min(Math.round(pause * polling.backoff_coefficient), parseDurationMs(polling.max_interval));
+    }
+  }
+}
+
+export const runUrlList: ModeRunner = async (ctx) => {
+  const { input, spec, workflowId, tuning, progress, failures, alerts } = ctx;
   const inline = input.urlList ? [] : urlsOf(spec);
   const total = input.urlList ? input.urlList.count : inline.length;
   const size = Math.max(1, tuning.urlChunkSize);
@@ -40,7 +88,7 @@ export const runUrlList: ModeRunner = async ({ input, spec, workflowId, tuning, 
       await continueAsNew(next);
     }
     const count = Math.min(size, total - offset);
-    const out = await loading.loadUrlChunk({
+    const out = await loadChunkThroughOutages(ctx, {
       workflowId,
       spec: bare,
       offset,

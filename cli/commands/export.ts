@@ -109,7 +109,12 @@ export function register(program: Command): void {
           ...(opts.tables ? { tables: opts.tables } : {}),
           ...(opts.columns ? { columns: opts.columns } : {}),
         };
-        const { files, unchanged } = await exportTablesReport(db, options);
+        const { files, unchanged } = await exportTablesReport(db, options).catch(async (err: unknown) => {
+          // A folder that cannot be written: one sentence (which path, what is wrong, the fix), exit 2.
+          const { describeExportFsError } = await import('../../export/fs-errors.js');
+          const sentence = describeExportFsError(err, opts.out, 'this command');
+          throw sentence === undefined ? err : Object.assign(new Error(sentence.replace(', or set exports[].dir in the pipeline file to another folder', ', or give --out another folder')), { exitCode: 2 });
+        });
         if (files.length === 0 && unchanged.length === 0) process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
         for (const f of files) {
           process.stdout.write(opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} rows -> ${f.file}\n`);

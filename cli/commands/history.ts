@@ -17,6 +17,7 @@ export function register(program: Command): void {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { redactDatabaseUrl } = await import('../../db/url.js');
       const { formatDuration, formatExportStatus, readTarget, sinceDate, tableRuns } = await import('./status.js');
+      const { orderedRows } = await import('../../db/table-names.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
       const pipeline = ref!.name;
@@ -38,18 +39,20 @@ export function register(program: Command): void {
         return;
       }
       const table = [
-        ['STARTED', 'STATUS', 'ROWS', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
+        // ROWS: data rows; the service's bookkeeping rows (scrapers, their runs) apart.
+        ['STARTED', 'STATUS', 'ROWS', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
         ...runs.map((r) => [
           r.startedAt ?? '-',
           r.tableStatus ?? '-',
           r.rows === null ? '-' : String(r.rows),
+          r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),
           r.tokenUsage === null ? '-' : String(r.tokenUsage),
           formatExportStatus(r.exportStatus),
           r.workflowId,
           r.error
             ? r.error.replace(/\s+/g, ' ').slice(0, 120)
-            : Object.entries(r.rowsByTable ?? {})
+            : orderedRows(r.rowsByTable ?? {})
                 .map(([t, n]) => `${t}=${n}`)
                 .join(' '),
         ]),

@@ -79,6 +79,8 @@ export interface RunReport {
   alreadyCompleted: boolean;
   /** When the run completed (ISO 8601), for a run that completed before this command. */
   completedAt?: string;
+  /** How the run's alerts ended (absent for runs from before it was reported). */
+  alerts?: PipelineWorkflowResult['alerts'];
 }
 
 // Heavy modules (Temporal client, zod, pino) are loaded in the functions and the action that use them, not
@@ -95,6 +97,7 @@ export async function printOutcome(
   io: CommandIO = processIO,
 ): Promise<number> {
   const { formatRowsByTable } = await import('../pipeline-runner.js');
+  const { alertLines, exportFailureLines } = await import('../next-steps.js');
   if (outcome.status === 'interrupted') {
     const msg = `interrupted: run ${run.workflowId} keeps running in Temporal; resume with: ${resumeHint}`;
     if (json) io.stdout.write(`${JSON.stringify({ type: 'interrupted', workflowId: run.workflowId, resume: resumeHint })}\n`);
@@ -121,6 +124,7 @@ export async function printOutcome(
       exportError: result.exportError,
       unchangedTables: result.exportUnchanged ?? [],
       failedUrls: result.failedUrlCount,
+      ...(result.alerts ? { alerts: result.alerts } : {}),
       attached: run.attached,
       alreadyCompleted: earlier !== undefined,
       ...(earlier ? { completedAt: earlier.toISOString() } : {}),
@@ -142,8 +146,10 @@ export async function printOutcome(
     if (earlier) lines.push(`start a new run with: ${newRunHint}`);
     io.stdout.write(`${lines.join('\n')}\n`);
   }
+  // Said on stderr with --json too: a person watching a scripted run sees it.
+  for (const line of alertLines(spec, result.alerts)) io.stderr.write(`${line}\n`);
   if (result.exportStatus === 'failed') {
-    io.stderr.write(`pipeline ${spec.name}: the data loaded, but the exports failed: ${result.exportError}\nwrite them again with: scrape-etl export --pipeline ${spec.name} --out ${spec.exports[0]?.dir ?? '<dir>'}\n`);
+    io.stderr.write(`${exportFailureLines(spec, result.exportError).join('\n')}\n`);
     return 4;
   }
   return result.status === 'succeeded' ? 0 : 3;
@@ -179,12 +185,14 @@ export async function loadedPipeline(file: string): Promise<PipelineSpec> {
  * environment and opens the destination itself: the check is its, and `run` then loads none of the database code.
  */
 async function preflight(file: string, spec: PipelineSpec, inProcessWorker: boolean): Promise<void> {
-  const { destinationIssues, serviceSettingsProblem } = await import('../../pipelines/preflight.js');
+  const { destinationIssues, notifyIssues, serviceSettingsProblem } = await import('../../pipelines/preflight.js');
   const { formatIssue } = await import('../../pipelines/errors.js');
   const problems = (await destinationIssues(file, spec)).map(formatIssue);
   if (inProcessWorker) {
     const service = await serviceSettingsProblem(spec);
     if (service !== undefined) problems.push(service);
+    // The alerts' webhook URLs, expanded as this worker will expand them after the run.
+    problems.push(...(await notifyIssues(file, spec)).map(formatIssue));
   }
   if (problems.length > 0) {
     throw Object.assign(new Error(`${problems.join('\n')}\nnothing was started`), { exitCode: 2 });

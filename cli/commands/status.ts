@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { addDatabaseOption } from '../options.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import type { PipelineRef } from '../resolve-pipeline.js';
+import { splitRows } from '../../db/table-names.js';
 
 export interface StatusRow {
   workflowId: string;
@@ -17,7 +18,9 @@ export interface StatusRow {
   /** Temporal's execution status (RUNNING, COMPLETED, FAILED, ...) or the table's status when Temporal is not asked. */
   state: string;
   tableStatus: string | null;
+  /** Data rows the run wrote (content and model tables), bookkeeping rows (scrapers, runs of the service) apart. */
   rows: number | null;
+  bookkeepingRows?: number | null;
   rowsByTable: Record<string, number> | null;
   startedAt: string | null;
   durationMs: number | null;
@@ -29,6 +32,19 @@ export interface StatusRow {
   exportStatus?: 'succeeded' | 'no_new_rows' | 'failed' | null;
   /** The run's cost: the service's tokenUsage summed over its responses (null when none reported one). */
   tokenUsage: number | null;
+  /** How the run's alerts ended: 'delivered', 'failed' (alertError says which and why), null when none were due. */
+  alertStatus?: 'delivered' | 'failed' | null;
+  alertError?: string | null;
+}
+
+/** The error column: the data's error, then a failed export and an undelivered alert, each said beside it. */
+export function runErrorText(r: { error: string | null; exportStatus: string | null; exportError: string | null; alertStatus: string | null; alertError: string | null }): string | null {
+  const parts = [
+    r.error,
+    r.exportStatus === 'failed' ? `export failed: ${r.exportError ?? 'unknown error'}` : null,
+    r.alertStatus === 'failed' ? `alert not delivered: ${r.alertError ?? 'unknown reason'}` : null,
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join('; ') : null;
 }
 
 export interface RunFilter {
@@ -47,15 +63,18 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
       workflowId: r.workflowId,
       pipeline: r.pipeline,
       tableStatus: r.status,
-      rows: r.rowsByTable ? Object.values(r.rowsByTable).reduce((s, n) => s + n, 0) : null,
+      rows: r.rowsByTable ? splitRows(r.rowsByTable).data : null,
+      bookkeepingRows: r.rowsByTable ? splitRows(r.rowsByTable).bookkeeping : null,
       rowsByTable: r.rowsByTable,
       startedAt: r.startedAt || null,
       finishedAt: r.finishedAt,
       durationMs: r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null,
-      // The data's status stays the state; a failed export is said beside it.
-      error: r.exportStatus === 'failed' ? [r.error, `export failed: ${r.exportError ?? 'unknown error'}`].filter(Boolean).join('; ') : r.error,
+      // The data's status stays the state; a failed export and an undelivered alert are said beside it.
+      error: runErrorText(r),
       exportStatus: r.exportStatus,
       tokenUsage: r.tokenUsage,
+      alertStatus: r.alertStatus,
+      alertError: r.alertError,
     });
   }
   return out;
@@ -211,6 +230,7 @@ export function register(program: Command): void {
                 durationMs: known?.durationMs ?? duration,
                 tokenUsage: known?.tokenUsage ?? null,
                 ...(known?.exportStatus !== undefined ? { exportStatus: known.exportStatus } : {}),
+                ...(known ? { bookkeepingRows: known.bookkeepingRows, alertStatus: known.alertStatus ?? null, alertError: known.alertError ?? null } : {}),
                 error: known?.error || (FAILED_STATES.has(w.status.name) ? await temporalFailure(client, w.workflowId, w.runId) : null),
               });
             }
@@ -235,11 +255,13 @@ export function register(program: Command): void {
         return;
       }
       const table = [
-        ['PIPELINE', 'STATE', 'ROWS', 'DURATION', 'TOKENS', 'EXPORT', 'STARTED', 'WORKFLOW ID', 'ERROR'],
+        ['PIPELINE', 'STATE', 'DATA ROWS', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'STARTED', 'WORKFLOW ID', 'ERROR'],
         ...list.map((r) => [
           r.pipeline,
-          r.state,
+          // A partial run is a COMPLETED workflow: the table's outcome is said with it.
+          r.state === 'COMPLETED' && r.tableStatus && r.tableStatus !== 'succeeded' ? `COMPLETED (${r.tableStatus})` : r.state,
           r.rows === null ? '-' : String(r.rows),
+          r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),
           r.tokenUsage === null ? '-' : String(r.tokenUsage),
           formatExportStatus(r.exportStatus),

@@ -20,14 +20,19 @@ export interface ValidateOptions {
 export async function validateFiles(files: string[], opts: ValidateOptions = {}): Promise<ValidateOutcome[]> {
   // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
   const { loadPipelineFile } = await import('../../pipelines/loader.js');
-  const { destinationIssues } = await import('../../pipelines/preflight.js');
+  const { destinationIssues, notifyIssues } = await import('../../pipelines/preflight.js');
+  const { temporalSettings } = await import('../../temporal/settings.js');
+  // On the embedded server the worker is this machine's, started from this environment (`run`'s own, or one the
+  // user starts here): its webhook variables are checked here. A cluster's workers have their own environment,
+  // which only they can check (the run then fails at its first step with NotifyConfigError).
+  const localWorker = temporalSettings().address === undefined;
   const { formatIssue } = await import('../../pipelines/errors.js');
   const outcomes: ValidateOutcome[] = [];
   for (const file of files) {
     try {
       const spec = await loadPipelineFile(file);
       // Only a file that loads has a destination to probe; its problems are the file's, at destination.database.
-      const issues = await destinationIssues(file, spec, { offline: opts.offline ?? false });
+      const issues = [...(await destinationIssues(file, spec, { offline: opts.offline ?? false })), ...(localWorker ? await notifyIssues(file, spec) : [])];
       outcomes.push({ file, ok: issues.length === 0, issues: issues.map(formatIssue), details: issues });
     } catch (err) {
       if (!(err instanceof PipelineFileError)) throw err;

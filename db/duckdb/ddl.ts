@@ -9,10 +9,16 @@ import { quoteIdent } from '../sql.js';
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 1;
+export const DUCKDB_SCHEMA_VERSION = 2;
 
-/** Steps after the baseline, by the version they bring the file to; none yet. */
-export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: readonly string[] }> = [];
+/**
+ * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
+ * definition, so each step is written to be a no-op there (IF NOT EXISTS).
+ */
+export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: readonly string[] }> = [
+  // pipeline_runs.alert_status / alert_error: the outcome of the run's alert deliveries.
+  { version: 2, sql: ['ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_status text', 'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_error text'] },
+];
 
 
 function literal(value: unknown): string {

@@ -155,6 +155,12 @@ export const TABLES = {
       scheduled_at: ts,
       /** Sum of the service's `tokenUsage` over the run's responses (NULL when none carried one): the run's cost. */
       token_usage: i64,
+      /**
+       * The run's alerts, once their deliveries ended (bounded by notify.deliver_within): 'delivered', or 'failed'
+       * with `alert_error` saying which were not and why; NULL when the run had nothing to send (or ran before this).
+       */
+      alert_status: txt,
+      alert_error: txt,
     },
     indexes: [uniqueIndex('pipeline_runs_workflow_id_uq', 'workflow_id'), index('pipeline_runs_pipeline_idx', 'pipeline')],
   }),

@@ -1,0 +1,73 @@
+// The "do this next" lines `run` prints after a run: complete commands a person can paste as they are (a test runs
+// them verbatim), and the lines about the run's alerts. Light module: no SDK, no database driver.
+import path from 'node:path';
+import { destinationKey, redactDatabaseUrl } from '../db/url.js';
+import type { ExportSpec, PipelineSpec } from '../pipelines/spec.js';
+import type { AlertOutcome } from '../temporal/contract.js';
+
+/** A word for a POSIX shell: as it is when it holds only safe characters, else in single quotes. */
+export function shellWord(word: string): string {
+  if (word !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The --database argument that names the run's destination from any folder: a SQLite or DuckDB path made absolute.
+ * A Postgres URL with a password is not printed: "$DATABASE_URL" when that is where it came from, else the URL with
+ * the password as *** and `passwordLeftOut` set, so the caller says to put it back.
+ */
+function databaseArgument(url: string, env: NodeJS.ProcessEnv): { arg: string; passwordLeftOut: boolean } {
+  const key = destinationKey(url);
+  if (redactDatabaseUrl(url) === url) return { arg: shellWord(key), passwordLeftOut: false };
+  if (env['DATABASE_URL']?.trim() === url.trim()) return { arg: '"$DATABASE_URL"', passwordLeftOut: false };
+  return { arg: shellWord(redactDatabaseUrl(url)), passwordLeftOut: true };
+}
+
+/** The `scrape-etl export` command that writes one of the pipeline's export entries as the run would have. */
+export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: NodeJS.ProcessEnv = process.env): { command: string; passwordLeftOut: boolean } {
+  const db = databaseArgument(spec.destination.database, env);
+  const words = [
+    'scrape-etl',
+    'export',
+    '--database',
+    db.arg,
+    '--pipeline',
+    shellWord(spec.name),
+    '--format',
+    shellWord(e.format ?? 'csv'),
+    '--out',
+    shellWord(path.resolve(e.dir)),
+    '--file-name',
+    shellWord(e.file_name),
+  ];
+  if (e.tables.length > 0) words.push('--tables', shellWord(e.tables.join(',')));
+  if (e.mode === 'incremental') {
+    words.push('--since-last');
+    if (e.write_empty) words.push('--write-empty');
+  }
+  if ((e.format ?? 'csv') === 'csv') {
+    if (e.delimiter !== ',') words.push('--delimiter', shellWord(e.delimiter === '\t' ? 'tab' : e.delimiter));
+    if (e.bom) words.push('--bom');
+    if (e.null_text !== '') words.push('--null-text', shellWord(e.null_text));
+  }
+  if (!e.neutralize_formulas) words.push('--no-neutralize-formulas');
+  return { command: words.join(' '), passwordLeftOut: db.passwordLeftOut };
+}
+
+/** What `run` prints when the data loaded but the exports failed: the reason, then one complete command per entry. */
+export function exportFailureLines(spec: PipelineSpec, exportError: string | null, env: NodeJS.ProcessEnv = process.env): string[] {
+  const commands = spec.exports.map((e) => reexportCommand(spec, e, env));
+  const lines = [
+    `pipeline ${spec.name}: the data loaded, but the exports failed: ${exportError ?? 'unknown error'}`,
+    `once that is fixed, write them again with:`,
+    ...commands.map((c) => `  ${c.command}`),
+  ];
+  if (commands.some((c) => c.passwordLeftOut)) lines.push('  (the database password is shown as ***: put yours in its place)');
+  return lines;
+}
+
+/** What `run` says about the run's alerts: nothing when delivered (or none were due), the failure otherwise. */
+export function alertLines(spec: PipelineSpec, alerts: AlertOutcome | undefined): string[] {
+  if (alerts?.status !== 'failed') return [];
+  return [`pipeline ${spec.name}: alert not delivered: ${alerts.error ?? 'unknown reason'}`];
+}

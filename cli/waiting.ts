@@ -1,0 +1,75 @@
+// Why a run is not moving, as `run`'s progress says it: the last failure of an activity Temporal is retrying, in
+// one line, with the attempt that comes next and when (`waiting: service unreachable (ECONNREFUSED), retry 4 in
+// 30s`). Read from the describe() answer `run` already asks for at each look at the run (pending activities carry
+// lastFailure, attempt and nextAttemptScheduleTime), so it costs no extra call. Before, an async run whose
+// service was down showed `creating 0 rows` for minutes while Temporal held ECONNREFUSED.
+import type { temporal } from '@temporalio/proto';
+
+export interface WaitingNote {
+  /** One line: why the last attempt failed. */
+  reason: string;
+  /** The attempt Temporal makes next. */
+  attempt: number;
+  /** When it makes it (null: now, or unknown). */
+  nextAttemptAt: number | null;
+  /** An expected wait (a scraping run still running), not a failure. */
+  expected: boolean;
+}
+
+const NETWORK_CODES = /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|EPIPE|UND_ERR_[A-Z_]+)\b/;
+
+/** The innermost message of a failure chain (an activity's own error is the deepest cause). */
+function deepest(f: temporal.api.failure.v1.IFailure | null | undefined): { message: string; type: string | undefined } | undefined {
+  if (!f) return undefined;
+  let cur = f;
+  let type = f.applicationFailureInfo?.type ?? undefined;
+  while (cur.cause && cur.cause.message) {
+    cur = cur.cause;
+    type = cur.applicationFailureInfo?.type ?? type;
+  }
+  return { message: cur.message ?? f.message ?? '', type };
+}
+
+/** A failure message as one short line a person reads: the network code or HTTP status first, when there is one. */
+export function oneLineReason(message: string, type?: string): string {
+  if (type === 'RunStillRunning') return message.split('\n')[0]!.slice(0, 120);
+  const code = NETWORK_CODES.exec(message)?.[1];
+  if (code) return `service unreachable (${code})`;
+  if (/timed out|timeout/i.test(message) && /\b(GET|POST) \//.test(message)) return 'service did not answer in time';
+  const status = /\b(?:HTTP|status) (\d{3})\b/.exec(message)?.[1];
+  if (status) return `service answered HTTP ${status}`;
+  const first = message.split('\n')[0]!.trim();
+  return first.length > 120 ? `${first.slice(0, 120)}…` : first;
+}
+
+function tsMs(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number | null {
+  if (!ts || ts.seconds === undefined || ts.seconds === null) return null;
+  const s = ts.seconds as number | { toNumber(): number };
+  return (typeof s === 'object' ? s.toNumber() : Number(s)) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+}
+
+/** The pending activity worth saying something about: one being retried after a failure (the latest to retry next). */
+export function waitingOf(pending: readonly temporal.api.workflow.v1.IPendingActivityInfo[] | null | undefined): WaitingNote | undefined {
+  let best: WaitingNote | undefined;
+  for (const p of pending ?? []) {
+    const attempt = p.attempt ?? 1;
+    const failure = deepest(p.lastFailure);
+    if (attempt < 2 || !failure || !failure.message) continue;
+    const note: WaitingNote = {
+      reason: oneLineReason(failure.message, failure.type),
+      attempt,
+      nextAttemptAt: tsMs(p.nextAttemptScheduleTime as never),
+      expected: failure.type === 'RunStillRunning',
+    };
+    // A real failure is said before an expected wait; among equals, the one retrying first.
+    if (!best || (best.expected && !note.expected) || (best.expected === note.expected && (note.nextAttemptAt ?? 0) < (best.nextAttemptAt ?? 0))) best = note;
+  }
+  return best;
+}
+
+/** `waiting: <reason>, retry <n> in <s>s` (or `next look` for an expected wait). */
+export function describeWaiting(w: WaitingNote, now = Date.now()): string {
+  const inS = w.nextAttemptAt === null ? null : Math.max(0, Math.round((w.nextAttemptAt - now) / 1000));
+  const when = inS === null || inS === 0 ? 'now' : `in ${inS}s`;
+  return w.expected ? `waiting: ${w.reason}, next look ${when}` : `waiting: ${w.reason}, retry ${w.attempt} ${when}`;
+}
