@@ -2,11 +2,15 @@
 // and the worker's tuning. Both are recorded in history, so a replay sees the same values.
 import { ApplicationFailure } from '@temporalio/activity';
 import { UnknownKindError, kindOf } from '../kinds/index.js';
-import type { RunMode, WorkerTuning } from '../temporal/contract.js';
+import { WORKFLOW_FAILURE_TYPES, type RunMode, type WorkerTuning } from '../temporal/contract.js';
+import { secretKeyFile } from '../lib/secret-key.js';
+import { sealProblem } from '../lib/seal.js';
 import type { ActivityDeps } from './deps.js';
 
 export interface PlanInput {
   kind: string;
+  /** The workflow's input, to check its seal (absent only in histories recorded before the seal). */
+  sealed?: { spec: unknown; runKey: string; urlList?: unknown; seal?: unknown };
 }
 
 export interface PlanOutput {
@@ -17,6 +21,16 @@ export interface PlanOutput {
 export function planActivities(deps: ActivityDeps) {
   return {
     async planPipelineRun(input: PlanInput): Promise<PlanOutput> {
+      const keys = deps.secretKeys();
+      const problem = input.sealed ? sealProblem(input.sealed, keys.signing, keys.id) : 'the workflow passed no input to check';
+      if (problem !== undefined) {
+        const unreadable = (input.sealed?.spec as { unreadablePayload?: unknown } | undefined)?.unreadablePayload ?? (input.sealed as { unreadablePayload?: unknown } | undefined)?.unreadablePayload;
+        throw ApplicationFailure.nonRetryable(
+          `refused: this workflow's input was not started by a holder of this worker's secret key (${problem}${unreadable ? `; ${String(unreadable)}` : ''}). ` +
+            `Runs are started by scrape-etl commands that read the same key file as the worker (${secretKeyFile()}, or SCRAPE_ETL_KEY_FILE); see docs/security.md`,
+          WORKFLOW_FAILURE_TYPES.unsignedInput,
+        );
+      }
       try {
         return { mode: kindOf(input.kind).mode, tuning: deps.tuning };
       } catch (err) {

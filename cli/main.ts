@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { limitHeapGrowth } from '../temporal/heap-growth.js';
 import { commandFailure } from './command-error.js';
+import { applyUmask } from '../lib/private-files.js';
 import { packageInfo } from './package-info.js';
 import { register as registerDemo } from './commands/demo.js';
 import { register as registerStatus } from './commands/status.js';
@@ -72,6 +73,8 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Everything the command creates (data folder, databases, exports, logs, key file) is the user's alone.
+  applyUmask();
   const program = buildProgram();
   // Commander answers `help <anything>` with the general help and exit 0; a command that does not exist is a
   // usage error like `scrape-etl <unknown>`.

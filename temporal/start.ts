@@ -4,6 +4,8 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { urlsOf, withoutUrls, type PipelineSpec } from '../pipelines/spec.js';
 import type { pipelineWorkflow } from '../workflows/pipeline.js';
+import { secretKeys } from '../lib/secret-key.js';
+import { sealOf } from '../lib/seal.js';
 import { pipelineMemo, pipelineSearchAttributes } from './visibility.js';
 import {
   PIPELINE_WORKFLOW_TYPE,
@@ -66,6 +68,16 @@ export async function startOrGetPipelineRun(
  * that starts runs (`run`, `schedule apply`) reaches the destination, as the workers do.
  */
 export async function pipelineWorkflowInput(spec: PipelineSpec, runKey: string): Promise<PipelineWorkflowInput> {
+  return sealed(await unsealedInput(spec, runKey));
+}
+
+/** The input signed with this process's key (lib/secret-key.ts): a worker holding the same key accepts it. */
+export function sealed(input: PipelineWorkflowInput): PipelineWorkflowInput {
+  const keys = secretKeys();
+  return { ...input, seal: sealOf(input, keys.signing, keys.id) };
+}
+
+async function unsealedInput(spec: PipelineSpec, runKey: string): Promise<PipelineWorkflowInput> {
   const urls = urlsOf(spec);
   if (urls.length === 0) return { spec, runKey };
   const { openDatabase } = await import('../db/connect.js');

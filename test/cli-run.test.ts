@@ -11,6 +11,7 @@ import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
 import { spawnWorkerProcess } from './support/temporal.js';
 import { runFilesOf } from './support/run-state.js';
+import { pipelineDataConverter } from '../temporal/payload-codec.js';
 
 const TOKEN = 'cli-run-test-token';
 const EXAMPLES = path.join(REPO_ROOT, 'pipelines', 'examples');
@@ -97,7 +98,7 @@ describe('scrape-etl run', () => {
     const address = `127.0.0.1:${server!.port}`;
     const worker = await spawnWorkerProcess({ address, taskQueue: 'scrape-etl', cwd: dir, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data') } });
     const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
+    const client = new Client({ connection, dataConverter: pipelineDataConverter() });
     const runsOfPipeline = async () => {
       const ids: string[] = [];
       for await (const w of client.workflow.list({ query: `WorkflowType = 'pipelineWorkflow'` })) if (w.workflowId.startsWith('jobs-remote-typescript--')) ids.push(w.workflowId);

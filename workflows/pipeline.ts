@@ -44,6 +44,14 @@ const RUNNERS: Record<RunMode, ModeRunner> = {
 };
 
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineWorkflowResult> {
+  // An input that is not a pipeline's (a payload encrypted with another key decodes to { unreadablePayload }, see
+  // temporal/payload-codec.ts; or a neighbour's malformed JSON) fails the run here, once: a TypeError below would
+  // fail the workflow task instead, retried for ever.
+  const shape = input as unknown as { spec?: { name?: unknown; kind?: unknown }; runKey?: unknown; unreadablePayload?: unknown } | null;
+  if (typeof shape?.spec?.name !== 'string' || typeof shape.spec.kind !== 'string' || typeof shape.runKey !== 'string') {
+    const why = shape?.unreadablePayload !== undefined ? `its input could not be decrypted: ${String(shape.unreadablePayload)}` : 'its input is not a pipeline run\'s';
+    throw ApplicationFailure.nonRetryable(`refused: ${why}; runs are started by scrape-etl commands that share the worker's secret key (see docs/security.md)`, WORKFLOW_FAILURE_TYPES.unsignedInput);
+  }
   const { spec, runKey } = input;
   const workflowId = workflowInfo().workflowId;
   if (!workflowIdMatches(workflowId, spec.name, runKey)) {
@@ -176,7 +184,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 async function planRun(input: PipelineWorkflowInput): Promise<{ mode: RunMode; tuning: WorkerTuning }> {
   const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
   try {
-    const plan = await local.planPipelineRun({ kind: input.spec.kind });
+    // The input goes along for its seal: a run a neighbour started on an unauthenticated server fails here.
+    const plan = await local.planPipelineRun({ kind: input.spec.kind, sealed: { spec: input.spec, runKey: input.runKey, urlList: input.urlList, seal: input.seal } });
     return input.resume ? { mode: plan.mode, tuning: input.resume.tuning } : plan;
   } catch (err) {
     // The activity names the failure (UnknownPipelineKind, BadWorkerTuning); keep its type, never retry it.

@@ -25,6 +25,7 @@ export const runUrlList: ModeRunner = async ({ input, spec, workflowId, tuning, 
         spec,
         runKey: input.runKey,
         ...(input.urlList ? { urlList: input.urlList } : {}),
+        ...(input.seal ? { seal: input.seal } : {}),
         resume: {
           tuning,
           urlOffset: offset,
