@@ -125,6 +125,8 @@ export async function spawnWorkerProcess(opts: {
       TEMPORAL_ADDRESS: opts.address,
       TEMPORAL_TASK_QUEUE: opts.taskQueue,
       SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR',
+      // The key the test process seals its runs with (vitest.config.ts), as a deployment's workers get a copy of it.
+      ...(process.env['SCRAPE_ETL_KEY_FILE'] ? { SCRAPE_ETL_KEY_FILE: process.env['SCRAPE_ETL_KEY_FILE'] } : {}),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
