@@ -2,6 +2,7 @@
 // parts explicitly instead of through process.env: the scraping-service client (configured from the worker's
 // environment by default, so the token never travels through Temporal), one open database per destination
 // URL, and the worker's tuning.
+import { positiveIntFromEnv } from '../lib/env-int.js';
 import { secretKeys, type SecretKeys } from '../lib/secret-key.js';
 import { ScraperClient, type ScraperClientOptions } from '../client/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
@@ -23,6 +24,11 @@ export interface ActivityDeps {
   notify: NotifyConfig;
   /** The keys whose seal a workflow input must carry (lib/secret-key.ts; read when the first run is planned). */
   secretKeys(): SecretKeys;
+  /**
+   * After an ambiguous create-and-run (no usable answer), how long the scraper is looked for by name before a create
+   * is sent again: the service may still be processing the first one (SCRAPE_ETL_CREATE_LOOKUP_SECONDS, default 120).
+   */
+  createLookupMs: number;
 }
 
 export interface OwnedActivityDeps extends ActivityDeps {
@@ -67,6 +73,7 @@ export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivit
     metrics,
     notify,
     secretKeys: () => secretKeys(opts.keyFile),
+    createLookupMs: positiveIntFromEnv(env, 'SCRAPE_ETL_CREATE_LOOKUP_SECONDS', 120) * 1000,
     client() {
       client ??= new ScraperClient({
         env,
