@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // Integration tests run real servers (Temporal dev server, Postgres, the simulator), so timeouts are generous
@@ -11,5 +13,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     teardownTimeout: 30_000,
     reporters: ['default'],
+    // One secret key (lib/secret-key.ts) for the test processes and every command and worker they spawn, as for a
+    // deployment whose workers have a copy of the commands' key file: a test's in-process starter and a spawned
+    // worker with its own data folder must agree on it. The tests of the key itself set their own.
+    env: { SCRAPE_ETL_KEY_FILE: path.join(os.tmpdir(), `scrape-etl-test-secret-${os.userInfo().uid}.key`) },
   },
 });

@@ -2,6 +2,8 @@
 // parts explicitly instead of through process.env: the scraping-service client (configured from the worker's
 // environment by default, so the token never travels through Temporal), one open database per destination
 // URL, and the worker's tuning.
+import { positiveIntFromEnv } from '../lib/env-int.js';
+import { secretKeys, type SecretKeys } from '../lib/secret-key.js';
 import { ScraperClient, type ScraperClientOptions } from '../client/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { DatabaseConfigError, openDatabase, type Database } from '../db/connect.js';
@@ -20,6 +22,13 @@ export interface ActivityDeps {
   metrics: Metrics;
   /** Alerts: the worker's environment for webhook URLs, its default webhook, the Web UI base (activities/notify-config.ts). */
   notify: NotifyConfig;
+  /** The keys whose seal a workflow input must carry (lib/secret-key.ts; read when the first run is planned). */
+  secretKeys(): SecretKeys;
+  /**
+   * After an ambiguous create-and-run (no usable answer), how long the scraper is looked for by name before a create
+   * is sent again: the service may still be processing the first one (SCRAPE_ETL_CREATE_LOOKUP_SECONDS, default 120).
+   */
+  createLookupMs: number;
 }
 
 export interface OwnedActivityDeps extends ActivityDeps {
@@ -45,6 +54,11 @@ export interface ActivityDepsOptions {
   metrics?: Metrics;
   /** Base URL of the Temporal Web UI for links in alerts; default env SCRAPE_ETL_WEB_UI_URL. */
   webUiUrl?: string;
+  /**
+   * The key file whose seal inputs must carry; default this process's (SCRAPE_ETL_KEY_FILE, else the data folder's):
+   * the same process-wide setting the payload codec and the starters use, never the activities' `env`.
+   */
+  keyFile?: string;
 }
 
 export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivityDeps {
@@ -58,6 +72,8 @@ export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivit
     tuning,
     metrics,
     notify,
+    secretKeys: () => secretKeys(opts.keyFile),
+    createLookupMs: positiveIntFromEnv(env, 'SCRAPE_ETL_CREATE_LOOKUP_SECONDS', 120) * 1000,
     client() {
       client ??= new ScraperClient({
         env,

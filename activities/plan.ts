@@ -2,8 +2,10 @@
 // and the worker's tuning. Both are recorded in history, so a replay sees the same values.
 import { ApplicationFailure } from '@temporalio/activity';
 import { UnknownKindError, kindOf } from '../kinds/index.js';
-import type { RunMode, WorkerTuning } from '../temporal/contract.js';
+import { WORKFLOW_FAILURE_TYPES, type RunMode, type WorkerTuning } from '../temporal/contract.js';
 import type { NotifySpec } from '../pipelines/spec.js';
+import { secretKeyFile } from '../lib/secret-key.js';
+import { sealProblem } from '../lib/seal.js';
 import type { ActivityDeps } from './deps.js';
 import { expandWebhookUrl } from './notify-config.js';
 
@@ -14,6 +16,8 @@ export interface PlanInput {
    * never be sent fails the run here (NotifyConfigError), not silently after it. Absent from older workflows' plans.
    */
   notify?: NotifySpec;
+  /** The workflow's input, to check its seal (absent only in histories recorded before the seal). */
+  sealed?: { spec: unknown; runKey: string; urlList?: unknown; seal?: unknown };
 }
 
 export interface PlanOutput {
@@ -24,6 +28,16 @@ export interface PlanOutput {
 export function planActivities(deps: ActivityDeps) {
   return {
     async planPipelineRun(input: PlanInput): Promise<PlanOutput> {
+      const keys = deps.secretKeys();
+      const problem = input.sealed ? sealProblem(input.sealed, keys.signing, keys.id) : 'the workflow passed no input to check';
+      if (problem !== undefined) {
+        const unreadable = (input.sealed?.spec as { unreadablePayload?: unknown } | undefined)?.unreadablePayload ?? (input.sealed as { unreadablePayload?: unknown } | undefined)?.unreadablePayload;
+        throw ApplicationFailure.nonRetryable(
+          `refused: this workflow's input was not started by a holder of this worker's secret key (${problem}${unreadable ? `; ${String(unreadable)}` : ''}). ` +
+            `Runs are started by scrape-etl commands that read the same key file as the worker (${secretKeyFile()}, or SCRAPE_ETL_KEY_FILE); see docs/security.md`,
+          WORKFLOW_FAILURE_TYPES.unsignedInput,
+        );
+      }
       const problems = (input.notify?.webhooks ?? []).flatMap((w, i) => {
         const expanded = expandWebhookUrl(w.url, deps.notify.env);
         return 'problem' in expanded ? [`notify.webhooks[${i}].url: ${expanded.problem}`] : [];

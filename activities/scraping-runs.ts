@@ -102,22 +102,50 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       addRows(rows, loaded.rowsByTable);
       return { runs: [], reused: true, rows, adopted: adoptedFrom(found) };
     };
+    // Looks for the scraper until `until` (or until this attempt's time is nearly up: the next attempt goes on
+    // looking, the deadline travels in the heartbeat details). A create the service received but had not processed
+    // when the answer was lost (a create slower than the client's timeout) appears only later: sending the create
+    // again before the service's own create timeout has passed paid for two scrapers.
+    const lookUntil = async (until: number, why: string): Promise<CreateAndRunOutput | undefined> => {
+      ctx.heartbeat({ ambiguousCreateUntil: until });
+      const attemptEnds = ctx.info.currentAttemptScheduledTimestampMs + ctx.info.startToCloseTimeoutMs - 15_000;
+      for (;;) {
+        const adopted = await adoptIfCreated();
+        if (adopted) return adopted;
+        const now = Date.now();
+        if (now >= until) return undefined;
+        if (now >= attemptEnds) {
+          throw ApplicationFailure.retryable(
+            `${why} No scraper named '${name}' exists yet; still looking for it until ${new Date(until).toISOString()} before a create is sent again.`,
+            'AmbiguousCreate',
+          );
+        }
+        ctx.heartbeat({ ambiguousCreateUntil: until });
+        await ctx.sleep(Math.min(5_000, Math.max(until - now, 0)));
+      }
+    };
     try {
       // An earlier attempt may have created the scraper and died before recording the answer (a worker crash):
-      // the name is unique to this workflow, so a scraper of that name is that attempt's.
+      // the name is unique to this workflow, so a scraper of that name is that attempt's. After an ambiguous
+      // create, the earlier attempt's look-up window is finished first.
       if (ctx.info.attempt > 1) {
-        const adopted = await adoptIfCreated();
+        const pending = (ctx.info.heartbeatDetails as { ambiguousCreateUntil?: unknown } | undefined)?.ambiguousCreateUntil;
+        const adopted = typeof pending === 'number' && pending > Date.now() ? await lookUntil(pending, 'An earlier create got no usable answer.') : await adoptIfCreated();
         if (adopted) return adopted;
       }
       let res;
       try {
         res = await kind.create(client, request, { signal: ctx.cancellationSignal });
       } catch (err) {
-        // The service may have created it although no usable answer came back: look before sending again.
+        // The service may have created it although no usable answer came back: look before sending again, for as
+        // long as the service may take to process a create.
         if (!(err instanceof ScraperApiError) || !err.ambiguous) throw err;
-        const adopted = await adoptIfCreated();
+        const adopted = await lookUntil(Date.now() + deps.createLookupMs, err.message);
         if (adopted) return adopted;
-        throw ApplicationFailure.retryable(`${err.message} No scraper named '${name}' exists, so the create is sent again.`, 'AmbiguousCreate');
+        throw ApplicationFailure.retryable(
+          `${err.message} No scraper named '${name}' appeared within ${Math.round(deps.createLookupMs / 1000)} s (SCRAPE_ETL_CREATE_LOOKUP_SECONDS), so the create is sent again.`,
+          'AmbiguousCreate',
+        );
       }
       const loaded = await loadBatch(db, {
         pipeline: spec.name,

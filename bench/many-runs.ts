@@ -31,6 +31,7 @@ import { pipelineWorkflowInput, startPipelineRun } from '../temporal/start.js';
 import { bareInsert, type BareUnit, type Cell } from './_marketplace-files.js';
 import { marketplaceSpec, productUrl } from '../test/support/pipeline-specs.js';
 import { spawnWorkerProcess, startTestTemporal, type WorkerProcess } from '../test/support/temporal.js';
+import { pipelineDataConverter } from '../temporal/payload-codec.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const self = fileURLToPath(import.meta.url);
@@ -184,6 +185,7 @@ async function temporalFloor(temporal: Awaited<ReturnType<typeof startTestTempor
     taskQueue,
     workflowsPath: path.join(root, 'bench', '_minimal-workflow.ts'),
     activities: { minimalActivity: async (n: number) => n },
+    dataConverter: pipelineDataConverter(),
   });
   try {
     return await worker.runUntil(async () => {

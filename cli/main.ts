@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander';
 import { limitHeapGrowth } from '../temporal/heap-growth.js';
 import { commandFailure } from './command-error.js';
+import { applyUmask } from '../lib/private-files.js';
 import { packageInfo } from './package-info.js';
 import { register as registerDemo } from './commands/demo.js';
 import { register as registerStatus } from './commands/status.js';
@@ -76,6 +77,8 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Everything the command creates (data folder, databases, exports, logs, key file) is the user's alone.
+  applyUmask();
   const [first, second] = argv.slice(2);
   // The project file (scrape-etl.yaml, here or above) fills the environment variables it sets and the environment
   // does not; before the commands register, as some take their defaults from the environment then. Help, the

@@ -13,7 +13,7 @@ import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';
 import { oneLineReason, waitingOf, type WaitingNote } from './waiting.js';
 import type { ProgressMode } from './progress.js';
-import { forgetRun, newRunKey, recallRun, rememberRun } from './run-state.js';
+import { forgetRun, forgetRunByWorkflowId, newRunKey, recallRun, rememberRun, runIdentity, withRunStartLock } from './run-state.js';
 
 export type PipelineHandle = WorkflowHandle;
 
@@ -39,12 +39,27 @@ export interface StartOptions {
   /** Ignore a remembered unfinished run and start a new one. */
   fresh?: boolean;
   log: Logger;
+  /** Ends a wait for another command's start of this pipeline (nothing is started then). */
+  signal?: AbortSignal;
+  /** Told the workflow id just before its start is sent. */
+  onWorkflowId?: (workflowId: string) => void;
 }
 
-/** Attaches to the remembered unfinished run of this pipeline when it still exists, else starts a new run. */
+/**
+ * Attaches to the remembered unfinished run of this pipeline (name, destination and file) when it still exists, else
+ * starts a new run. The whole decision holds the pipeline's start lock, so two commands started together attach to
+ * one workflow. `onWorkflowId` hears the id before its start is sent: a signal from then on can say which run it was.
+ */
 export async function startOrAttach(opts: StartOptions): Promise<StartedRun> {
+  const { spec, dataDir } = opts;
+  const id = runIdentity(spec, opts.file);
+  return withRunStartLock(dataDir, id, () => startOrAttachLocked(opts), opts.signal);
+}
+
+async function startOrAttachLocked(opts: StartOptions): Promise<StartedRun> {
   const { client, spec, dataDir, log } = opts;
-  const remembered = opts.fresh ? undefined : recallRun(dataDir, spec.name);
+  const id = runIdentity(spec, opts.file);
+  const remembered = opts.fresh ? undefined : recallRun(dataDir, id);
   if (remembered) {
     const handle = client.workflow.getHandle(remembered.workflowId);
     try {
@@ -69,7 +84,8 @@ export async function startOrAttach(opts: StartOptions): Promise<StartedRun> {
   const workflowId = pipelineWorkflowId(spec.name, runKey);
   // Remembered before the start: a crash between the two leaves a key whose workflow does not exist, which the
   // next command detects (not found) and replaces; the other order could lose a started run.
-  rememberRun(dataDir, { pipeline: spec.name, runKey, workflowId, file: opts.file, startedAt: new Date().toISOString() });
+  rememberRun(dataDir, id, { pipeline: spec.name, runKey, workflowId, file: opts.file, startedAt: new Date().toISOString() });
+  opts.onWorkflowId?.(workflowId);
   const { handle, attached } = await startOrGetPipelineRun({ client, taskQueue: opts.taskQueue, file: opts.file }, spec, runKey);
   return { handle, workflowId, runKey, attached };
 }
@@ -188,8 +204,7 @@ async function cancellable<T>(run: StartedRun, signal: AbortSignal | undefined, 
 /** After a run ended (either way) its key is forgotten so the next `run` starts fresh. */
 export function settleRun(dataDir: string, spec: PipelineSpec, outcome: RunOutcome): void {
   if (outcome.status !== 'interrupted') {
-    const remembered = recallRun(dataDir, spec.name);
-    if (remembered?.workflowId === outcome.workflowId) forgetRun(dataDir, spec.name);
+    forgetRunByWorkflowId(dataDir, spec.name, outcome.workflowId);
   }
 }
 

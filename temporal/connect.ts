@@ -1,6 +1,7 @@
 // One way for every command to reach Temporal: TEMPORAL_ADDRESS when set, else the embedded dev server under the
 // data folder (started or reused).
 import { Client, Connection } from '@temporalio/client';
+import { pipelineDataConverter } from './payload-codec.js';
 import { canConnect, ensureDevServer, isProcessAlive, readDevServerState } from './dev-server.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 
@@ -52,7 +53,7 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
 
 function connectionTo(settings: TemporalSettings, connection: Connection, address: string, uiUrl: string | undefined): TemporalConnection {
   return {
-    client: new Client({ connection, namespace: settings.namespace }),
+    client: new Client({ connection, namespace: settings.namespace, dataConverter: pipelineDataConverter() }),
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,

@@ -129,6 +129,11 @@ export interface PipelineWorkflowInput {
   runKey: string;
   urlList?: UrlListRef;
   resume?: PipelineResumeState;
+  /**
+   * HMAC of spec, runKey and urlList with the data folder's signing key (lib/seal.ts): the worker refuses an input
+   * without a valid one (WORKFLOW_FAILURE_TYPES.unsignedInput). Carried unchanged over continue-as-new.
+   */
+  seal?: string;
 }
 
 export type PipelinePhase = 'starting' | 'creating' | 'waiting' | 'loading' | 'exporting' | 'finishing' | 'alerting' | 'succeeded' | 'partial' | 'failed';
@@ -210,4 +215,5 @@ export const WORKFLOW_FAILURE_TYPES = {
   allUrlsFailed: 'AllUrlsFailed',
   runDeadlineExceeded: 'RunDeadlineExceeded',
   pipelineFailed: 'PipelineFailed',
+  unsignedInput: 'UnsignedWorkflowInput',
 } as const;

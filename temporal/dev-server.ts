@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describeSource, locateTemporalCli } from './cli-binary.js';
 import { withFileLock } from '../lib/file-lock.js';
+import { ensurePrivateDir, narrowToOwner, withPrivateUmask } from '../lib/private-files.js';
 import { isProcessAlive, stopProcess } from '../lib/process-alive.js';
 import { fileTail, readJsonFile, writeJsonAtomic } from '../lib/state-file.js';
 
@@ -124,7 +125,11 @@ function info(state: DevServerState, pid: number, started: boolean): DevServerIn
 /** Reuses the live embedded server, or starts one (again) on the same SQLite file, and waits until it serves. */
 export async function ensureDevServer(opts: DevServerOptions): Promise<DevServerInfo> {
   const paths = devServerPaths(opts.dataDir);
-  fs.mkdirSync(paths.dir, { recursive: true });
+  // The server's state holds every run's history: its folder and files are the user's alone (docs/security.md),
+  // also those an older version created readable by all.
+  ensurePrivateDir(opts.dataDir);
+  ensurePrivateDir(paths.dir);
+  for (const f of [paths.dbFile, `${paths.dbFile}-wal`, `${paths.dbFile}-shm`, paths.logFile]) narrowToOwner(f);
   return withFileLock(paths.lockFile, 'the dev server lock', async () => {
     const previous = readDevServerState(opts.dataDir);
     if (previous?.pid && isProcessAlive(previous.pid)) {
@@ -177,9 +182,10 @@ function startDevServerProcess(a: { binary: string; cliSource: string; port: num
   ];
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
   if (opts.headless) args.push('--headless');
-  const logFd = fs.openSync(paths.logFile, 'a');
+  const logFd = fs.openSync(paths.logFile, 'a', 0o600);
   fs.writeSync(logFd, `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')} (Temporal CLI ${cliSource})\n`);
-  const child = spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: opts.env ?? process.env });
+  // The server creates temporal.db (and its -wal, -shm) under this umask: 0600.
+  const child = withPrivateUmask(() => spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: opts.env ?? process.env }));
   fs.closeSync(logFd);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start the Temporal dev server (${binary})`);

@@ -4,6 +4,8 @@
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { urlsOf, withoutUrls, type PipelineSpec } from '../pipelines/spec.js';
 import type { pipelineWorkflow } from '../workflows/pipeline.js';
+import { secretKeys } from '../lib/secret-key.js';
+import { sealOf } from '../lib/seal.js';
 import { pipelineMemo, pipelineSearchAttributes } from './visibility.js';
 import {
   PIPELINE_WORKFLOW_TYPE,
@@ -71,6 +73,16 @@ export const INLINE_URL_LIST_MAX = { urls: 500, bytes: 64 * 1024 };
  * beside a polling worker loads the Temporal client and none of the database code.
  */
 export async function pipelineWorkflowInput(spec: PipelineSpec, runKey: string): Promise<PipelineWorkflowInput> {
+  return sealed(await unsealedInput(spec, runKey));
+}
+
+/** The input signed with this process's key (lib/secret-key.ts): a worker holding the same key accepts it. */
+export function sealed(input: PipelineWorkflowInput): PipelineWorkflowInput {
+  const keys = secretKeys();
+  return { ...input, seal: sealOf(input, keys.signing, keys.id) };
+}
+
+async function unsealedInput(spec: PipelineSpec, runKey: string): Promise<PipelineWorkflowInput> {
   const urls = urlsOf(spec);
   if (urls.length === 0) return { spec, runKey };
   if (urls.length <= INLINE_URL_LIST_MAX.urls && Buffer.byteLength(JSON.stringify(urls)) <= INLINE_URL_LIST_MAX.bytes) return { spec, runKey };

@@ -5,6 +5,7 @@ import { NativeConnection, Worker, type WorkflowBundleOption, type WorkerOptions
 import type { Duration } from '@temporalio/common';
 import { createActivities, createActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from '../activities/index.js';
 import { ensureDevServer } from './dev-server.js';
+import { pipelineDataConverter } from './payload-codec.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 import { resolveWorkflowBundle } from './workflow-bundle.js';
@@ -53,6 +54,8 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     taskQueue: opts.taskQueue,
     workflowBundle: opts.workflowBundle ?? (await pipelineWorkflowBundle()),
     activities: createActivities(deps),
+    // Payloads encrypted with the data folder's key (temporal/payload-codec.ts), as every client here writes them.
+    dataConverter: pipelineDataConverter(),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 20,
     maxConcurrentWorkflowTaskExecutions: opts.maxConcurrentWorkflowTaskExecutions ?? 40,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30s',

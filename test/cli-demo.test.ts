@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_TASK_QUEUE } from '../cli/commands/demo.js';
 import { readDevServerState, stopDevServer } from '../temporal/dev-server.js';
 import { CLI, runCli } from './support/cli.js';
+import { pipelineDataConverter } from '../temporal/payload-codec.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-demo-'));
 /** The text demo runs in a folder of its own: a first run there, like a new user's. */
@@ -106,7 +107,7 @@ describe('scrape-etl demo', () => {
     const state = readDevServerState(path.join(fs.realpathSync(stopDir), 'data'));
     const connection = await Connection.connect({ address: `127.0.0.1:${state!.port}` });
     try {
-      const client = new Client({ connection });
+      const client = new Client({ connection, dataConverter: pipelineDataConverter() });
       const d = await client.workflow.getHandle(String(stopped!['workflowId'])).describe();
       expect(d.status.name).toBe('TERMINATED');
       expect(d.taskQueue).toBe(DEMO_TASK_QUEUE);

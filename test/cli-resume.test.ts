@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forgetRun, recallRun, rememberRun } from '../cli/run-state.js';
+import { forgetRun, forgetRunByWorkflowId, recallRun, rememberRun, runStateFile } from '../cli/run-state.js';
 import type { ResultRecord } from '../client/index.js';
 import { openDatabase } from '../db/connect.js';
 import { flattenResultRecords } from '../db/flatten/index.js';
@@ -16,6 +16,7 @@ import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { isProcessAlive, readDevServerState, stopDevServer } from '../temporal/dev-server.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
 import { expectContentEqual, expectTablesEqual } from './support/pipeline-truth.js';
+import { runFilesOf } from './support/run-state.js';
 
 const TOKEN = 'cli-resume-test-token';
 const FILE = path.join(REPO_ROOT, 'pipelines', 'examples', 'pdf.yaml');
@@ -76,7 +77,7 @@ describe('scrape-etl run after the command and its embedded dev server were SIGK
     child.kill('SIGKILL');
     expect(await closed).toBe('SIGKILL');
     await waitForExit(serverPid);
-    expect(fs.existsSync(path.join(dataDir, 'runs', 'pdf-annual-reports.json'))).toBe(true);
+    expect(runFilesOf(dataDir, 'pdf-annual-reports').length > 0).toBe(true);
 
     const resumed = await runCli(['run', '--json', FILE], { cwd: dir, env, timeoutMs: 120_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -106,20 +107,47 @@ describe('scrape-etl run after the command and its embedded dev server were SIGK
   }, 150_000);
 });
 
-describe('the remembered unfinished run (data/runs/<pipeline>.json)', () => {
+describe('the remembered unfinished run (data/runs/<pipeline>--<hash of name, destination, file>.json)', () => {
   it('round-trips, is absent after forgetRun, and a damaged file is an error naming it and --new', () => {
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-run-state-'));
     try {
-      expect(recallRun(data, 'p')).toBeUndefined();
-      const run = { pipeline: 'p', runKey: '20250101T000000Z-abcdef', workflowId: 'p--20250101T000000Z-abcdef', file: 'p.yaml', startedAt: '2025-01-01T00:00:00.000Z' };
-      rememberRun(data, run);
-      expect(recallRun(data, 'p')).toEqual(run);
-      forgetRun(data, 'p');
-      expect(recallRun(data, 'p')).toBeUndefined();
+      const id = { pipeline: 'p', destination: 'sqlite:/tmp/a.sqlite', file: 'p.yaml' };
+      expect(recallRun(data, id)).toBeUndefined();
+      const run = { pipeline: 'p', runKey: '20250101T000000Z-abcdef', workflowId: 'p--20250101T000000Z-abcdef', file: path.resolve('p.yaml'), startedAt: '2025-01-01T00:00:00.000Z' };
+      rememberRun(data, id, run);
+      expect(recallRun(data, id)).toEqual(run);
+      forgetRun(data, id);
+      expect(recallRun(data, id)).toBeUndefined();
       // A damaged file must not silently start (and pay for) a second run.
-      const file = path.join(data, 'runs', 'p.json');
+      const file = runStateFile(data, id);
       fs.writeFileSync(file, '{"runKey": "20250101T0');
-      expect(() => recallRun(data, 'p')).toThrow(`${file}: not a remembered run (expected JSON with runKey and workflowId); delete it, or run with --new to start a fresh run`);
+      expect(() => recallRun(data, id)).toThrow(`${file}: not a remembered run (expected JSON with runKey and workflowId); delete it, or run with --new to start a fresh run`);
+    } finally {
+      fs.rmSync(data, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps two pipelines that share a name apart when their destination or file differs, and writes no password', () => {
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-run-state-'));
+    try {
+      const a = { pipeline: 'p', destination: 'postgres://u:s3cret-pw@h/a', file: '/x/a.yaml' };
+      const b = { ...a, destination: 'postgres://u:s3cret-pw@h/b' };
+      const c = { ...a, file: '/x/c.yaml' };
+      const run = (k: string) => ({ pipeline: 'p', runKey: k, workflowId: `p--${k}`, file: a.file, startedAt: '2025-01-01T00:00:00.000Z' });
+      rememberRun(data, a, run('a'));
+      expect(recallRun(data, b)).toBeUndefined();
+      expect(recallRun(data, c)).toBeUndefined();
+      rememberRun(data, b, run('b'));
+      expect(recallRun(data, a)?.runKey).toBe('a');
+      expect(recallRun(data, b)?.runKey).toBe('b');
+      forgetRunByWorkflowId(data, 'p', 'p--a');
+      expect(recallRun(data, a)).toBeUndefined();
+      expect(recallRun(data, b)?.runKey).toBe('b');
+      for (const f of fs.readdirSync(path.join(data, 'runs'))) expect(fs.readFileSync(path.join(data, 'runs', f), 'utf8')).not.toContain('s3cret-pw');
+      // A run remembered by name alone (older versions) is taken up only by the file it names.
+      fs.writeFileSync(path.join(data, 'runs', 'q.json'), JSON.stringify({ ...run('old'), pipeline: 'q' }));
+      expect(recallRun(data, { pipeline: 'q', destination: 'sqlite:x', file: '/x/other.yaml' })).toBeUndefined();
+      expect(recallRun(data, { pipeline: 'q', destination: 'sqlite:x', file: a.file })?.runKey).toBe('old');
     } finally {
       fs.rmSync(data, { recursive: true, force: true });
     }

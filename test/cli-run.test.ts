@@ -10,6 +10,8 @@ import { readDevServerState } from '../temporal/dev-server.js';
 import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
 import { spawnWorkerProcess } from './support/temporal.js';
+import { runFilesOf } from './support/run-state.js';
+import { pipelineDataConverter } from '../temporal/payload-codec.js';
 
 const TOKEN = 'cli-run-test-token';
 const EXAMPLES = path.join(REPO_ROOT, 'pipelines', 'examples');
@@ -49,7 +51,7 @@ describe('scrape-etl run', () => {
         expect(fs.readFileSync(file, 'utf8').split('\n').length).toBeGreaterThan(1);
       }
       // A finished run is forgotten: the next `run` starts fresh.
-      expect(fs.existsSync(path.join(dir, 'data', 'runs', `${String(result['pipeline'])}.json`))).toBe(false);
+      expect(runFilesOf(path.join(dir, 'data'), `${String(result['pipeline'])}`).length > 0).toBe(false);
     }
     expect(fs.existsSync(path.join(dir, 'data', 'scrape-etl.sqlite'))).toBe(true);
 
@@ -70,14 +72,14 @@ describe('scrape-etl run', () => {
     expect(started.code, started.stderr).toBe(0);
     const workflowId = started.stdout.trim();
     expect(workflowId).toMatch(/^leads-ai-sentiment--\d{8}T\d{6}Z-[0-9a-f]{6}$/);
-    const remembered = JSON.parse(fs.readFileSync(path.join(dir, 'data', 'runs', 'leads-ai-sentiment.json'), 'utf8')) as { workflowId: string };
+    const remembered = JSON.parse(fs.readFileSync(runFilesOf(path.join(dir, 'data'), 'leads-ai-sentiment')[0]!, 'utf8')) as { workflowId: string };
     expect(remembered.workflowId).toBe(workflowId);
 
     const resumed = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`resuming unfinished run ${workflowId}`);
     expect(resumed.stdout).toContain(`pipeline leads-ai-sentiment succeeded (${workflowId}, resumed)`);
-    expect(fs.existsSync(path.join(dir, 'data', 'runs', 'leads-ai-sentiment.json'))).toBe(false);
+    expect(runFilesOf(path.join(dir, 'data'), 'leads-ai-sentiment').length > 0).toBe(false);
 
     // --new ignores nothing here (no unfinished run) but always makes a new workflow id.
     const fresh = await runCli(['run', '--detach', '--new', file], { cwd: dir, env });
@@ -96,7 +98,7 @@ describe('scrape-etl run', () => {
     const address = `127.0.0.1:${server!.port}`;
     const worker = await spawnWorkerProcess({ address, taskQueue: 'scrape-etl', cwd: dir, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data') } });
     const connection = await Connection.connect({ address });
-    const client = new Client({ connection });
+    const client = new Client({ connection, dataConverter: pipelineDataConverter() });
     const runsOfPipeline = async () => {
       const ids: string[] = [];
       for await (const w of client.workflow.list({ query: `WorkflowType = 'pipelineWorkflow'` })) if (w.workflowId.startsWith('jobs-remote-typescript--')) ids.push(w.workflowId);
@@ -110,7 +112,7 @@ describe('scrape-etl run', () => {
     } finally {
       await worker.kill('SIGTERM');
     }
-    expect(fs.existsSync(path.join(dir, 'data', 'runs', 'jobs-remote-typescript.json'))).toBe(true);
+    expect(runFilesOf(path.join(dir, 'data'), 'jobs-remote-typescript').length > 0).toBe(true);
     const before = await runsOfPipeline();
     expect(before).toContain(workflowId);
 
@@ -134,7 +136,7 @@ describe('scrape-etl run', () => {
     } finally {
       await connection.close();
     }
-    expect(fs.existsSync(path.join(dir, 'data', 'runs', 'jobs-remote-typescript.json'))).toBe(false);
+    expect(runFilesOf(path.join(dir, 'data'), 'jobs-remote-typescript').length > 0).toBe(false);
     const next = await runCli(['run', '--json', file], { cwd: dir, env, timeoutMs: 90_000 });
     expect(next.code, next.stderr).toBe(0);
     const result = jsonLines(next.stdout).at(-1)!;
@@ -159,7 +161,7 @@ describe('scrape-etl run', () => {
     const workflowId = /started (\S+)/.exec(stderr)?.[1];
     expect(workflowId).toBeDefined();
     expect(stderr).toContain(`interrupted: run ${workflowId} keeps running in Temporal; resume with: scrape-etl run ${file}`);
-    expect(fs.existsSync(path.join(dir, 'data', 'runs', 'pdf-annual-reports.json'))).toBe(true);
+    expect(runFilesOf(path.join(dir, 'data'), 'pdf-annual-reports').length > 0).toBe(true);
 
     sim.setRunDurationMs(300);
     const resumed = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });

@@ -8,6 +8,7 @@ import { openDatabase } from '../db/connect.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from './support/cli.js';
+import { runFilesOf } from './support/run-state.js';
 
 const TOKEN = 'cli-wait-test-token';
 const EXAMPLES = path.join(REPO_ROOT, 'pipelines', 'examples');
@@ -69,7 +70,7 @@ describe('a waiting `scrape-etl run`', () => {
       expect(stderr).not.toMatch(/^\s+at /m);
       expect(stderr).toContain(`interrupted: run ${workflowId} keeps running in Temporal; resume with: scrape-etl run ${file}`);
       expect(code).toBe(143);
-      expect(fs.existsSync(path.join(dir, 'data', 'runs', 'pdf-annual-reports.json'))).toBe(true);
+      expect(runFilesOf(path.join(dir, 'data'), 'pdf-annual-reports').length > 0).toBe(true);
 
       const status = await runCli(['status', '--json'], { cwd: dir, env });
       expect(status.code, status.stderr).toBe(0);

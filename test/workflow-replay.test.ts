@@ -9,6 +9,7 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { pipelineWorkflowBundle } from '../temporal/worker.js';
+import { pipelineDataConverter } from '../temporal/payload-codec.js';
 
 // A CommonJS module: its namespace is its default export.
 const { temporal } = proto;
@@ -32,7 +33,8 @@ describe('workflow replay of earlier releases', () => {
       // The run went to its end: replay checks every command the workflow issued on the way.
       expect(history.events.at(-1)?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
       // The id it ran under: the workflow checks it against the pipeline's name before anything else.
-      await Worker.runReplayHistory({ workflowBundle: await pipelineWorkflowBundle(), replayName: file }, history, workflowId);
+      // With the payload codec of every worker: recorded plain payloads pass through it unchanged.
+      await Worker.runReplayHistory({ workflowBundle: await pipelineWorkflowBundle(), replayName: file, dataConverter: pipelineDataConverter() }, history, workflowId);
     }, 60_000);
   }
 });

@@ -46,6 +46,14 @@ const RUNNERS: Record<RunMode, ModeRunner> = {
 };
 
 export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<PipelineWorkflowResult> {
+  // An input that is not a pipeline's (a payload encrypted with another key decodes to { unreadablePayload }, see
+  // temporal/payload-codec.ts; or a neighbour's malformed JSON) fails the run here, once: a TypeError below would
+  // fail the workflow task instead, retried for ever.
+  const shape = input as unknown as { spec?: { name?: unknown; kind?: unknown }; runKey?: unknown; unreadablePayload?: unknown } | null;
+  if (typeof shape?.spec?.name !== 'string' || typeof shape.spec.kind !== 'string' || typeof shape.runKey !== 'string') {
+    const why = shape?.unreadablePayload !== undefined ? `its input could not be decrypted: ${String(shape.unreadablePayload)}` : 'its input is not a pipeline run\'s';
+    throw ApplicationFailure.nonRetryable(`refused: ${why}; runs are started by scrape-etl commands that share the worker's secret key (see docs/security.md)`, WORKFLOW_FAILURE_TYPES.unsignedInput);
+  }
   const { spec, runKey } = input;
   const workflowId = workflowInfo().workflowId;
   if (!workflowIdMatches(workflowId, spec.name, runKey)) {
@@ -192,9 +200,10 @@ export const NOTIFY_CHECK_PATCH = 'scrape-etl-notify-check-1';
 async function planRun(input: PipelineWorkflowInput): Promise<{ mode: RunMode; tuning: WorkerTuning }> {
   const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
   try {
+    // The input goes along for its seal: a run a neighbour started on an unauthenticated server fails here.
     // The pipeline's webhooks are checked by the worker before the first run's work (not on a continue-as-new resume).
     const checkNotify = !input.resume && input.spec.notify !== undefined && patched(NOTIFY_CHECK_PATCH);
-    const plan = await local.planPipelineRun({ kind: input.spec.kind, ...(checkNotify ? { notify: input.spec.notify } : {}) });
+    const plan = await local.planPipelineRun({ kind: input.spec.kind, ...(checkNotify ? { notify: input.spec.notify } : {}), sealed: { spec: input.spec, runKey: input.runKey, urlList: input.urlList, seal: input.seal } });
     return input.resume ? { mode: plan.mode, tuning: input.resume.tuning } : plan;
   } catch (err) {
     // The activity names the failure (UnknownPipelineKind, BadWorkerTuning); keep its type, never retry it.

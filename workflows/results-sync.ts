@@ -50,6 +50,7 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
       const next: PipelineWorkflowInput = {
         spec,
         runKey: input.runKey,
+        ...(input.seal ? { seal: input.seal } : {}),
         resume: {
           tuning,
           cursor,

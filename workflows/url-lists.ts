@@ -73,6 +73,7 @@ export const runUrlList: ModeRunner = async (ctx) => {
         spec,
         runKey: input.runKey,
         ...(input.urlList ? { urlList: input.urlList } : {}),
+        ...(input.seal ? { seal: input.seal } : {}),
         resume: {
           tuning,
           urlOffset: offset,

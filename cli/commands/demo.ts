@@ -59,7 +59,7 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
   const { createLogger } = await import('../logger.js');
   const { formatRowsByTable, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
-  const { forgetRun } = await import('../run-state.js');
+  const { forgetRunByWorkflowId } = await import('../run-state.js');
   const { openSession } = await import('../session.js');
   const log = createLogger({ verbose: flags.verbose ?? false });
   const say = (text: string) => {
@@ -105,7 +105,7 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
         // A demo run is not resumed (the next demo starts afresh, and this process's simulator is going away):
         // stopped here, so nothing is left running in Temporal.
         await run.handle.terminate('scrape-etl demo was interrupted').catch((err: unknown) => log.warn({ err }, 'could not stop the demo run'));
-        forgetRun(dataDir, spec.name);
+        forgetRunByWorkflowId(dataDir, spec.name, run.workflowId);
         process.stderr.write(`interrupted: the demo's run ${run.workflowId} was stopped\n`);
         if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', pipeline: spec.name, workflowId: run.workflowId })}\n`);
         interrupted = true;

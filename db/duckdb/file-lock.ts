@@ -1,20 +1,20 @@
 // One process at a time per DuckDB file. DuckDB itself refuses a second process outright ("Could not set lock on
 // file"), even read-only, so scrape-etl takes its own lock first and *waits* instead of failing: in one process a
 // promise queue per file, across processes a lock file `<db>.lock` created exclusively (O_EXCL) that holds the
-// owner's pid, host and start time. Node has no flock, so a lock whose pid is gone (same host) or that is older
-// than STALE_FOREIGN_MS (another host sharing the folder) is taken over. While it waits, the process says who it
+// owner's record (pid, process start time, host; lib/lock-owner.ts). Node has no flock, so a lock whose holder is gone
+// (same host: pid dead, or reused by another process) is taken over at once, one older than STALE_FOREIGN_MS
+// (another host sharing the folder) too, and an empty or unreadable one (a holder that died mid-write, a full disk)
+// after a bounded grace with a message. The wait ends at once on SIGINT/SIGTERM and leaves no marker behind. While it waits, the process says who it
 // waits for, once and then every WAIT_REPORT_MS. It does not heartbeat a Temporal activity while waiting: a
 // heartbeat without details would replace the details the activity resumes from (a results sync's next page).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { takeOver } from '../../lib/file-lock.js';
+import { describeOwner, ownerState, ownRecord, parseOwner, signalWatch, unreadableLockGraceMs, type LockOwner } from '../../lib/lock-owner.js';
 import { isProcessAlive } from '../../lib/process-alive.js';
 
-export interface LockOwner {
-  pid: number;
-  host: string;
-  since: string;
-}
+export type { LockOwner };
 
 export const WAIT_REPORT_MS = 10_000;
 /** A lock of another host cannot be checked for liveness; past this age it is treated as left behind by a crash. */
@@ -38,35 +38,10 @@ export function lockPathOf(dbFile: string): string {
   return `${path.resolve(dbFile)}.lock`;
 }
 
-function readOwner(lockPath: string): LockOwner | undefined {
-  try {
-    const o = JSON.parse(fs.readFileSync(lockPath, 'utf8')) as Partial<LockOwner>;
-    if (typeof o.pid === 'number' && typeof o.host === 'string' && typeof o.since === 'string') return o as LockOwner;
-  } catch {
-    // being written, or removed meanwhile: treat as held and look again
-  }
-  return undefined;
-}
-
 function isStale(o: LockOwner): boolean {
-  if (o.host === os.hostname()) return o.pid !== process.pid && !isProcessAlive(o.pid);
-  return Date.now() - Date.parse(o.since) > STALE_FOREIGN_MS;
-}
-
-function tryCreate(lockPath: string): boolean {
-  const owner: LockOwner = { pid: process.pid, host: os.hostname(), since: new Date().toISOString() };
-  try {
-    fs.writeFileSync(lockPath, JSON.stringify(owner), { flag: 'wx' });
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
-  }
-}
-
-function describeOwner(o: LockOwner | undefined): string {
-  if (!o) return 'another scrape-etl process';
-  return `another scrape-etl process (pid ${o.pid} on ${o.host}, since ${o.since})`;
+  const state = ownerState(o);
+  if (state === 'foreign') return Date.now() - Date.parse(o.since) > STALE_FOREIGN_MS;
+  return state === 'gone';
 }
 
 /** `who`: the holder as describeOwner words it, or what else holds the file. */
@@ -86,68 +61,109 @@ function markerPath(dbFile: string): string {
   return `${lockPathOf(dbFile)}.waiting-${os.hostname()}-${process.pid}`;
 }
 
-/** Whether another process has left a waiting marker for this file. */
+/**
+ * Whether another process has left a waiting marker for this file. A marker of a process of this host that is
+ * gone (killed while it waited) is removed here: one left behind made every holder close the file after each
+ * session, for good (runs 2.5x slower).
+ */
 export function otherProcessesWaiting(dbFile: string): boolean {
   const lockPath = lockPathOf(dbFile);
   const prefix = `${path.basename(lockPath)}.waiting-`;
   const own = path.basename(markerPath(dbFile));
+  const host = os.hostname();
+  let names: string[];
   try {
-    return fs.readdirSync(path.dirname(lockPath)).some((f) => f.startsWith(prefix) && f !== own);
+    names = fs.readdirSync(path.dirname(lockPath));
   } catch {
     return false;
   }
+  let waiting = false;
+  for (const f of names) {
+    if (!f.startsWith(prefix) || f === own) continue;
+    const rest = f.slice(prefix.length);
+    const dash = rest.lastIndexOf('-');
+    const pid = Number(rest.slice(dash + 1));
+    if (rest.slice(0, dash) === host && Number.isInteger(pid) && pid > 0 && !isProcessAlive(pid)) {
+      fs.rmSync(path.join(path.dirname(lockPath), f), { force: true });
+      continue;
+    }
+    waiting = true;
+  }
+  return waiting;
 }
 
 /** Takes the cross-process lock of `dbFile`, waiting as long as another live process holds it. */
-export async function acquireFileLock(dbFile: string): Promise<() => void> {
+export async function acquireFileLock(dbFile: string, opts: { signal?: AbortSignal } = {}): Promise<() => void> {
   const lockPath = lockPathOf(dbFile);
   fs.mkdirSync(path.dirname(lockPath), { recursive: true });
   let reportedAt = 0;
   let marked = false;
-  // Just closed the file for a waiting process: give it the first chance at the lock, or this process (whose next
-  // session is already queued) would win the race every time and starve it.
-  if (otherProcessesWaiting(dbFile)) {
-    const until = Date.now() + HAND_OVER_MS;
-    while (Date.now() < until && !fs.existsSync(lockPath)) await new Promise((r) => setTimeout(r, 10));
-  }
+  const watch = signalWatch(`the DuckDB file ${path.resolve(dbFile)}`, opts.signal);
+  let unreadable: { text: string; since: number } | undefined;
   try {
+    // Just closed the file for a waiting process: give it the first chance at the lock, or this process (whose next
+    // session is already queued) would win the race every time and starve it.
+    if (otherProcessesWaiting(dbFile)) {
+      const until = Date.now() + HAND_OVER_MS;
+      while (Date.now() < until && !fs.existsSync(lockPath) && !watch.aborted()) await new Promise((r) => setTimeout(r, 10));
+    }
     for (;;) {
-      if (tryCreate(lockPath)) break;
+      const stop = watch.aborted();
+      if (stop) throw stop;
+      try {
+        fs.writeFileSync(lockPath, JSON.stringify(ownRecord()), { flag: 'wx', mode: 0o600 });
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
       if (!marked) {
-        fs.writeFileSync(markerPath(dbFile), '');
+        fs.writeFileSync(markerPath(dbFile), '', { mode: 0o600 });
         marked = true;
       }
-      const owner = readOwner(lockPath);
+      let text: string;
+      try {
+        text = fs.readFileSync(lockPath, 'utf8');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      const owner = parseOwner(text);
       if (owner && isStale(owner)) {
-        // Two waiters may both find it stale; rename is atomic, so only one removes the stale file itself.
-        const aside = `${lockPath}.stale-${process.pid}`;
-        try {
-          fs.renameSync(lockPath, aside);
-          const moved = readOwner(aside);
-          // If the file renamed away is no longer the stale one, someone took the lock meanwhile: put it back.
-          if (moved && (moved.pid !== owner.pid || moved.since !== owner.since)) fs.renameSync(aside, lockPath);
-          else fs.rmSync(aside, { force: true });
-        } catch {
-          // someone else cleaned it up
-        }
+        takeOver(lockPath, text);
         continue;
       }
       const now = Date.now();
+      if (!owner) {
+        if (unreadable?.text !== text) unreadable = { text, since: now };
+        else if (now - unreadable.since >= unreadableLockGraceMs()) {
+          reporter(
+            `${lockPath}: the lock file is ${text.length === 0 ? 'empty' : 'unreadable'} and nobody wrote it for ${Math.round(unreadableLockGraceMs() / 1000)} s (left by a process that died, or a full disk); taking it over`,
+          );
+          takeOver(lockPath, text);
+          unreadable = undefined;
+          continue;
+        }
+      } else unreadable = undefined;
       if (now - reportedAt >= WAIT_REPORT_MS) {
         reportedAt = now;
-        reporter(waitMessage(dbFile, describeOwner(owner)));
+        reporter(waitMessage(dbFile, owner ? describeOwner(owner) : `a lock file nobody has written yet (${lockPath})`));
       }
-      await new Promise((r) => setTimeout(r, POLL_MS + Math.random() * POLL_MS));
+      await Promise.race([new Promise((r) => setTimeout(r, POLL_MS + Math.random() * POLL_MS)), watch.promise]);
     }
   } finally {
     if (marked) fs.rmSync(markerPath(dbFile), { force: true });
+    watch.dispose();
   }
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    const o = readOwner(lockPath);
+    let o: LockOwner | undefined;
+    try {
+      o = parseOwner(fs.readFileSync(lockPath, 'utf8'));
+    } catch {
+      o = undefined;
+    }
     if (o && o.pid === process.pid && o.host === os.hostname()) fs.rmSync(lockPath, { force: true });
   };
 }
-

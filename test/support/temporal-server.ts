@@ -16,6 +16,7 @@ import YAML from 'yaml';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../temporal/contract.js';
 import net from 'node:net';
 import { freePort, startPostgresCluster, type PostgresCluster } from './postgres.js';
+import { pipelineDataConverter } from '../../temporal/payload-codec.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -232,7 +233,7 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
   };
   await register();
 
-  const client = new Client({ connection, namespace });
+  const client = new Client({ connection, namespace, dataConverter: pipelineDataConverter() });
   const t: RealTemporal = {
     address,
     client,

@@ -11,6 +11,7 @@ import type { temporal as proto } from '@temporalio/proto';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { ensureDevServer, stopDevServer, type DevServerInfo } from '../../temporal/dev-server.js';
 import { createPipelineWorker, pipelineWorkflowBundle, runPipelineWorker } from '../../temporal/worker.js';
+import { pipelineDataConverter } from '../../temporal/payload-codec.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -36,7 +37,7 @@ export async function startTestTemporal(): Promise<TestTemporal> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-temporal-'));
   let server = await ensureDevServer({ dataDir, headless: true, startTimeoutMs: 90_000 });
   const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: 'default' });
+  const client = new Client({ connection, namespace: 'default', dataConverter: pipelineDataConverter() });
   const t: TestTemporal = {
     dataDir,
     address: server.address,
@@ -124,6 +125,8 @@ export async function spawnWorkerProcess(opts: {
       TEMPORAL_ADDRESS: opts.address,
       TEMPORAL_TASK_QUEUE: opts.taskQueue,
       SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR',
+      // The key the test process seals its runs with (vitest.config.ts), as a deployment's workers get a copy of it.
+      ...(process.env['SCRAPE_ETL_KEY_FILE'] ? { SCRAPE_ETL_KEY_FILE: process.env['SCRAPE_ETL_KEY_FILE'] } : {}),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
