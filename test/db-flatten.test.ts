@@ -60,7 +60,7 @@ describe('flattenMarketplace on the real example', () => {
     // label_ids near 8.4e14 survive exactly in the JSON column.
     expect(p['label_ids']).toBe('[1007880,844931064601283,822059780857868,844931086908638,1400285049,1717998011,1818787,1718088130,1853606]');
     // Untyped item fields are kept as open fields (inferred columns), nested objects as __ paths, lists whole.
-    const open = new Map(p[OPEN_FIELDS] ?? []);
+    const open = new Map((p[OPEN_FIELDS] ?? []).map(([c, v]) => [c, v]));
     expect(open.get('should_show_amp_tag')).toBe(true);
     expect(open.get('spl_info__show_spl')).toBe(false);
     expect(open.has('max_quantity')).toBe(false);

@@ -9,10 +9,24 @@ import { quoteIdent } from '../sql.js';
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 1;
+export const DUCKDB_SCHEMA_VERSION = 2;
 
-/** Steps after the baseline, by the version they bring the file to; none yet. */
-export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: readonly string[] }> = [];
+/**
+ * Steps after the baseline, by the version they bring an older file to. A new file gets the baseline of the
+ * current definition (which already holds every step) and is stamped with DUCKDB_SCHEMA_VERSION.
+ */
+export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => readonly string[] }> = [
+  {
+    // Hostile content (issue 30): the registry's source keys and root tables, and the quarantine table.
+    version: 2,
+    sql: () => [
+      'ALTER TABLE schema_history ADD COLUMN IF NOT EXISTS source_key text',
+      'ALTER TABLE schema_history ADD COLUMN IF NOT EXISTS root_table text',
+      'CREATE INDEX IF NOT EXISTS schema_history_root_table_idx ON schema_history (root_table)',
+      ...tableDdl('rejected_results', TABLES.rejected_results as AnyTableDef),
+    ],
+  },
+];
 
 
 function literal(value: unknown): string {
