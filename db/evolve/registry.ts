@@ -359,6 +359,7 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
       }
       if (existing === undefined && pending !== undefined && pending.change !== 'create_table') {
         if (accepts(pending.type, vt, value)) {
+          if (vt === 'bigint' && !accepts('double', vt, value)) inexact.add(`${t}\u0001${column}`);
           out.push([column, value]);
           continue;
         }
@@ -556,18 +557,20 @@ export interface SchemaColumn {
   pipeline: string;
   loadId: number;
   changedAt: string;
+  /** What the column holds (naming.ts source keys, parsed): the original key path, a variant, the overflow. */
+  key: unknown;
 }
 
-const HISTORY_SELECT = 'SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history';
+const HISTORY_SELECT = 'SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at, source_key FROM schema_history';
 
 /** The inferred tables of a pipeline and the inferred columns its loads added to model tables, with history. */
 export async function listSchemaHistory(db: Database, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
   return withTransaction(db, async (tx) => {
     const rows = await tx.all(
       `${HISTORY_SELECT}
-        WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)}
+        WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)} OR root_table = ${tx.ph(5)}
         ORDER BY table_name, load_id, column_name`,
-      [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`],
+      [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`, contentTable],
     );
     return rows.map(schemaColumnOf);
   });
@@ -583,6 +586,7 @@ function schemaColumnOf(r: Record<string, unknown>): SchemaColumn {
     pipeline: String(r['pipeline']),
     loadId: Number(r['load_id']),
     changedAt: r['changed_at'] instanceof Date ? r['changed_at'].toISOString() : String(r['changed_at']),
+    key: r['source_key'] === null || r['source_key'] === undefined ? null : (JSON.parse(String(r['source_key'])) as unknown),
   };
 }
 

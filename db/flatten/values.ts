@@ -1,6 +1,7 @@
 // Value coercions shared by the flatteners. Responses are already validated by the client's zod schemas, but
 // many fields are typed only as "null observed" there; these helpers keep such a value when it has the
 // column's type and otherwise land NULL in the typed column (the whole value is still in raw_responses).
+import { isLosslessNumber } from 'lossless-json';
 import { stringifyJson } from '../../client/json.js';
 import { columnPath } from '../evolve/names.js';
 import { columnSource } from '../evolve/naming.js';
@@ -26,8 +27,9 @@ export type RowsByTable = Partial<Record<DataTableName, Row[]>>;
 
 export type Json = unknown;
 
+/** A JSON object; a number the parser kept as text (lossless-json's LosslessNumber, e.g. 1e400) is a scalar. */
 export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !isLosslessNumber(v);
 }
 
 /** An integer (number or bigint) or null; a number that is not an integer is not silently truncated. */
