@@ -19,6 +19,10 @@ import { contentTableName } from '../db/evolve/names.js';
 import { PermanentLoadError } from '../db/evolve/errors.js';
 import { loadBatch } from '../db/load.js';
 import { rebuildContentTables } from '../db/rebuild.js';
+import { isPermanentDatabaseError } from '../db/permanent-errors.js';
+import { withTransaction } from '../db/sql.js';
+import { ApplicationFailure } from '@temporalio/common';
+import { asActivityFailure } from '../activities/failures.js';
 import { runCli } from './support/cli.js';
 import { duckSelect } from './support/duckdb.js';
 import { testDatabaseUrl } from './support/destinations.js';
@@ -367,4 +371,24 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('hostile content into %
     expect(rebuilt.results).toBe(1);
     expect((await readTables(db, url, ['crm_leads_items']))['crm_leads_items']!.map((r) => r['email'])).toEqual(['a@x']);
   }, 120_000);
+
+  it('database errors no retry can fix are non-retryable failures; others stay retryable', async () => {
+    const refused = async (sql: string) => withTransaction(db, (tx) => (sql.startsWith('SELECT') ? tx.all(sql, []) : tx.run(sql, []))).then(() => undefined, (e: unknown) => e);
+    const permanent = [
+      await refused(`INSERT INTO schema_history (table_name) VALUES ('x')`),
+      await refused(dialect === 'sqlite' ? `SELECT no_such_column FROM schema_history` : `SELECT CAST('abc' AS INTEGER)`),
+    ];
+    for (const err of permanent) {
+      expect(err, String(err)).toBeInstanceOf(Error);
+      expect(isPermanentDatabaseError(err), String(err)).toBe(true);
+      const failure = asActivityFailure(err);
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      expect((failure as ApplicationFailure).nonRetryable).toBe(true);
+      expect((failure as ApplicationFailure).message).toMatch(/^the destination refused the load: /);
+    }
+    const transient = Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001', severity: 'ERROR' });
+    expect(isPermanentDatabaseError(transient)).toBe(false);
+    expect(isPermanentDatabaseError(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))).toBe(false);
+    expect(isPermanentDatabaseError(new Error('IO Error: could not write'))).toBe(false);
+  });
 });
