@@ -373,7 +373,7 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('hostile content into %
   }, 120_000);
 
   it('database errors no retry can fix are non-retryable failures; others stay retryable', async () => {
-    const refused = async (sql: string) => withTransaction(db, (tx) => (sql.startsWith('SELECT') ? tx.all(sql, []) : tx.run(sql, []))).then(() => undefined, (e: unknown) => e);
+    const refused = async (sql: string) => withTransaction(db, async (tx): Promise<unknown> => (sql.startsWith('SELECT') ? tx.all(sql, []) : tx.run(sql, []))).then(() => undefined, (e: unknown) => e);
     const permanent = [
       await refused(`INSERT INTO schema_history (table_name) VALUES ('x')`),
       await refused(dialect === 'sqlite' ? `SELECT no_such_column FROM schema_history` : `SELECT CAST('abc' AS INTEGER)`),
@@ -391,4 +391,26 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('hostile content into %
     expect(isPermanentDatabaseError(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }))).toBe(false);
     expect(isPermanentDatabaseError(new Error('IO Error: could not write'))).toBe(false);
   });
+});
+
+describe('validate', () => {
+  it('refuses a second pipeline whose name gives the same table name in the same destination, naming both files', async () => {
+    const url = `sqlite:${path.join(tmp, 'validate.sqlite')}`;
+    await (await openDatabase(url)).close();
+    const file = (name: string) => {
+      const f = path.join(tmp, `${name}.yaml`);
+      fs.writeFileSync(f, `name: ${name}\nkind: leads-search-engine\nrequest: { search_type: keywords, keywords: solar installers, limit_pages: 1 }\ndestination: { database: "${url}" }\n`);
+      return f;
+    };
+    const a = file('crm-leads');
+    const b = file('crm_leads');
+    const other = file('crm-leads-two');
+    const out = await runCli(['validate', '--offline', a, b, other]);
+    expect(out.code).toBe(2);
+    expect(out.stdout).toContain(`OK ${a}`);
+    expect(out.stdout).toContain(`OK ${other}`);
+    expect(out.stderr).toContain(
+      `${b}:1:7: name: pipeline name 'crm_leads' gives the table name 'crm_leads_items', as 'crm-leads' (${a}) does in the same destination; their rows would share one table. Rename one of them`,
+    );
+  }, 60_000);
 });
