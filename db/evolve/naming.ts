@@ -36,8 +36,11 @@ const CAPABILITIES: Readonly<Record<Dialect, NameCapability>> = {
   },
   // SQLite's default SQLITE_MAX_COLUMN is 2000; each inferred column also costs every statement that names it.
   sqlite: { dialect: 'sqlite', maxIdentifierBytes: 128, reserved: new Set(['rowid', 'oid', '_rowid_']), maxColumns: 1000 },
-  // DuckDB holds thousands of columns, but each ALTER TABLE of a wide table in one transaction costs memory.
-  duckdb: { dialect: 'duckdb', maxIdentifierBytes: 128, reserved: new Set(['rowid']), maxColumns: 1000 },
+  // DuckDB holds thousands of columns, but every ALTER TABLE ADD COLUMN inside a transaction keeps another version
+  // of the table's catalog entry until COMMIT, so one batch adding n columns costs memory growing with n squared
+  // (5,000 fields peaked a worker at 8.6 GB). 300 keeps the worst batch near the baseline (bench/wide-content.ts:
+  // 411 MB against 319 MB; 500 columns gave 563 MB).
+  duckdb: { dialect: 'duckdb', maxIdentifierBytes: 128, reserved: new Set(['rowid']), maxColumns: 300 },
 };
 
 export function capabilityOf(dialect: Dialect): NameCapability {
