@@ -1,6 +1,6 @@
 // Bookkeeping activities: the pipeline_runs row (started first, finished last with counts read back from the
 // database) and the results-sync watermark.
-import { countRowsOfRun, finishPipelineRun, getPipelineRun, inferredTablesOf, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
+import { countRowsOfRun, finishPipelineRun, getPipelineRun, inferredTablesOf, rejectedResultsOfRun, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
 import { commitSyncWatermark, readSyncWatermark } from '../db/sync-watermarks.js';
 import { DATA_TABLES } from '../db/tables.js';
 import type { ActivityDeps } from './deps.js';
@@ -28,18 +28,28 @@ export function controlActivities(deps: ActivityDeps) {
       const inferred = await inferredTablesOf(db, input.pipeline);
       const rowsByTable = await countRowsOfRun(db, { pipeline: input.pipeline, workflowId: input.workflowId, tables: [...inferred, ...DATA_TABLES] });
       const tokenUsage = await sumTokenUsageOfRun(db, input.workflowId);
+      // Results its loads quarantined make a run that otherwise succeeded `partial`, with them named in its error.
+      const rejected = input.status === 'failed' ? { count: 0, first: [] } : await rejectedResultsOfRun(db, input.workflowId);
+      let status = input.status;
+      let error = input.error ?? null;
+      if (rejected.count > 0) {
+        status = 'partial';
+        const named = rejected.first.map((r) => `result ${r.resultId}: ${r.reason}`).join(' | ');
+        const text = `${rejected.count} result(s) could not be loaded and were quarantined in rejected_results (the others loaded): ${named}`;
+        error = error ? `${error} | ${text}` : text;
+      }
       await finishPipelineRun(db, {
         tokenUsage,
         workflowId: input.workflowId,
-        status: input.status,
+        status,
         rowsByTable,
-        error: input.error,
+        error,
         ...(input.exportStatus && input.exportStatus !== 'none' ? { exportStatus: input.exportStatus, exportError: input.exportError ?? null } : {}),
       });
       const row = await getPipelineRun(db, input.workflowId);
       const durationMs = row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
-      deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status: input.status, rowsByTable, tokenUsage, durationMs });
-      return { rowsByTable, tokenUsage };
+      deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status, rowsByTable, tokenUsage, durationMs });
+      return { rowsByTable, tokenUsage, ...(rejected.count > 0 ? { status: 'partial' as const, error, rejectedResults: rejected.count } : {}) };
     },
 
     async readResultsWatermark(input: WatermarkInput): Promise<string | null> {

@@ -2,6 +2,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { ScraperApiError } from '../client/index.js';
 import { PermanentLoadError } from '../db/evolve/errors.js';
+import { isPermanentDatabaseError } from '../db/permanent-errors.js';
 import { kindOf, type KindDefinition } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { RunMode } from '../temporal/contract.js';
@@ -15,6 +16,8 @@ import type { RunMode } from '../temporal/contract.js';
 export function asActivityFailure(err: unknown): unknown {
   if (err instanceof CancelledFailure || err instanceof ApplicationFailure) return err;
   if (err instanceof PermanentLoadError) return ApplicationFailure.nonRetryable(err.message, err.name);
+  // A database refusing the data itself (a constraint, a value out of range, a limit): retrying cannot help.
+  if (isPermanentDatabaseError(err)) return ApplicationFailure.nonRetryable(`the destination refused the load: ${(err as Error).message}`, 'PermanentDatabaseError');
   if (err instanceof ScraperApiError) {
     return err.retryable
       ? ApplicationFailure.retryable(err.message, err.name)

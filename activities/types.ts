@@ -40,6 +40,14 @@ export interface FinishPipelineRunOutput {
   rowsByTable: RowCounts;
   /** Sum of the service's tokenUsage over the run's responses; null when none carried one. */
   tokenUsage: number | null;
+  /**
+   * The status and error recorded, when they differ from the ones asked for: a run whose loads quarantined
+   * results (rejected_results) is `partial`, its error naming them. Absent from workers before issue 30.
+   */
+  status?: 'succeeded' | 'partial';
+  error?: string | null;
+  /** Results of the run its loads could not write (rejected_results). */
+  rejectedResults?: number;
 }
 
 export interface CreateAndRunInput {

@@ -182,7 +182,7 @@ function baseline(list: readonly Batch[], schemaFrom: string): { seconds: number
         const { cols, stmt } = insert.get(CONTENT_TABLE)!;
         const values = new Map<string, unknown>([
           ['pipeline', PIPELINE], ['row_key', root.rowKey], ['result_id', root.resultId], ['scraping_run_id', root.scrapingRunId], ['scraped_url', root.scrapedUrl],
-          ['result_created_at', root.resultCreatedAt], ['load_id', loadId], ['loaded_at', loadedAt], ['row_hash', root.rowHash], ...root.fields,
+          ['result_created_at', root.resultCreatedAt], ['load_id', loadId], ['loaded_at', loadedAt], ['row_hash', root.rowHash], ...root.fields.map(([c, v]) => [c, v] as const),
         ]);
         stmt.run(cols.map((c) => bind(values.get(c))));
         rows++;
@@ -190,7 +190,7 @@ function baseline(list: readonly Batch[], schemaFrom: string): { seconds: number
           const target = insert.get(child.table)!;
           const cv = new Map<string, unknown>([
             ['pipeline', PIPELINE], ['row_key', child.rowKey], ['root_key', child.rootKey], ['parent_key', child.parentKey], ['list_index', child.listIndex],
-            ['load_id', loadId], ['loaded_at', loadedAt], ...child.fields,
+            ['load_id', loadId], ['loaded_at', loadedAt], ...child.fields.map(([c, v]) => [c, v] as const),
           ]);
           target.stmt.run(target.cols.map((c) => bind(cv.get(c))));
           rows++;

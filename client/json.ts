@@ -1,4 +1,4 @@
-import { parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
+import { isLosslessNumber, LosslessNumber, parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
 
 // Any integer above Number.MAX_SAFE_INTEGER (9007199254740991, 16 digits) needs at least 16 digits, so text
 // without a run of 16 digits outside its strings cannot hold one and takes the native (much faster) parser.
@@ -13,8 +13,11 @@ function parseNumberLiteral(literal: string): number | bigint {
     return Number.isSafeInteger(asNumber) ? asNumber : BigInt(literal);
   }
   // Non-integers keep JSON.parse semantics (nearest double): there is no lossless JS type for them and the
-  // service's contract has no fractional 64-bit fields.
-  return Number(literal);
+  // service's contract has no fractional 64-bit fields. A literal no double holds at all (1e400 is not Infinity,
+  // 1e-400 is not 0) stays its text, as a LosslessNumber that stringifyJson writes back unchanged.
+  const n = Number(literal);
+  if (!Number.isFinite(n) || (n === 0 && /[1-9]/.test(literal.split(/[eE]/)[0]!))) return new LosslessNumber(literal) as unknown as number;
+  return n;
 }
 
 /**
@@ -23,7 +26,10 @@ function parseNumberLiteral(literal: string): number | bigint {
  * validation, the lossless parser, flattening into tables) would die of a stack overflow on it, far from the
  * endpoint that sent it.
  */
-export const MAX_JSON_DEPTH = 256;
+// 1024 rather than a few hundred: one result's content nested a few hundred deep must not make its whole page
+// unreadable (its siblings would be lost with it); the loader quarantines that one result instead
+// (db/flatten/content.ts MAX_CONTENT_DEPTH). Recursive walkers handle 1024 levels well within Node's stack.
+export const MAX_JSON_DEPTH = 1024;
 
 /** JSON nested deeper than the limit; a SyntaxError so callers treating unparsable text as text keep working. */
 export class JsonDepthError extends SyntaxError {
@@ -53,6 +59,12 @@ function scan(text: string, maxDepth: number): boolean {
       if (++digits >= LONG_DIGIT_RUN) longRun = true;
       continue;
     }
+    // An exponent (a digit before `e`/`E`): the literal may be beyond any double (1e400), which only the lossless
+    // parser keeps.
+    if ((c === 101 /* e */ || c === 69 /* E */) && i > 0) {
+      const p = text.charCodeAt(i - 1);
+      if ((p >= 48 && p <= 57) || p === 46 /* . */) longRun = true;
+    }
     digits = 0;
     if (c === 34 /* " */) {
       for (i++; i < n; i++) {
@@ -78,7 +90,8 @@ export interface ParseJsonOptions {
 
 /**
  * Parses JSON text strictly (RFC 8259: no trailing commas, no comments). Integers outside the safe range
- * become `bigint`; every other number is a `number`. Throws SyntaxError on invalid JSON, and JsonDepthError
+ * become `bigint`; a literal no double holds (1e400, 1e-400) a lossless-json `LosslessNumber` (its text); every
+ * other number is a `number`. Throws SyntaxError on invalid JSON, and JsonDepthError
  * (a SyntaxError) on nesting deeper than `maxDepth`.
  */
 export function parseJson(text: string, opts: ParseJsonOptions = {}): unknown {
@@ -88,7 +101,8 @@ export function parseJson(text: string, opts: ParseJsonOptions = {}): unknown {
 
 function containsBigInt(value: unknown, depth = 0): boolean {
   if (typeof value === 'bigint') return true;
-  if (value === null || typeof value !== 'object' || depth > 256) return false;
+  if (value === null || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return false;
+  if (isLosslessNumber(value)) return true;
   if (Array.isArray(value)) return value.some((v) => containsBigInt(v, depth + 1));
   for (const v of Object.values(value)) if (containsBigInt(v, depth + 1)) return true;
   return false;

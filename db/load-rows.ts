@@ -6,7 +6,7 @@ import { hexDigest } from './hash.js';
 import { flattenResponse, type FlattenInput } from './flatten/index.js';
 import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from './flatten/marketplace.js';
 import { OPEN_FIELDS, type Row, type RowsByTable, type Scalar } from './flatten/values.js';
-import { flattenContentRows, type ContentRootRow } from './flatten/content.js';
+import { flattenContent, type ContentRootRow, type RejectedResult } from './flatten/content.js';
 import type { ContentTarget } from './evolve/content-load.js';
 import type { SchemaChange, SchemaMode } from './evolve/registry.js';
 import type { Param } from './sql.js';
@@ -53,6 +53,8 @@ export interface LoadBatchResult {
   deletedByTable: TableCounts;
   /** Tables and columns this batch added (schema_history rows). */
   schemaChanges: SchemaChange[];
+  /** Results of the response that could not be loaded (recorded in rejected_results); the others loaded. */
+  rejected?: RejectedResult[];
 }
 
 /** Upsert order: parents before children (there are no FK constraints; the order only keeps reads intuitive). */
@@ -279,6 +281,8 @@ export interface PreparedBatch {
   rows: RowsByTable;
   rowsByTable: TableCounts;
   contentRoots: ContentRootRow[];
+  /** Results left out of the content tables, with their reasons (flatten/content.ts flattenContent). */
+  contentRejected: RejectedResult[];
   loadedAt: string;
   /** Per table and row (same order as `rows`): its checked values and hash, when they need no registry. */
   checked: Partial<Record<DataTableName, Array<CheckedRow | undefined>>>;
@@ -302,13 +306,13 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
     rowsByTable[table] = rows[table].length;
   }
   const content = opts.content;
-  const contentRoots: ContentRootRow[] = content ? flattenContentRows(contentRecordsOf(opts), content) : [];
+  const { roots: contentRoots, rejected: contentRejected } = content ? flattenContent(contentRecordsOf(opts), content) : { roots: [], rejected: [] };
   // Rows without unknown fields are checked and hashed now, outside the transaction: a writer that prepares the
   // next group while one is being written (loadGroups) does this work while it waits for the database.
   const checked: PreparedBatch['checked'] = {};
   for (const [table, list] of Object.entries(rows) as Array<[DataTableName, Row[]]>) {
     checked[table] = list.map((r) => (r[OPEN_FIELDS]?.length ? undefined : checkRow(TABLE_META[table], r)));
   }
-  return { opts, divisor, rows, rowsByTable, contentRoots, loadedAt: new Date().toISOString(), checked };
+  return { opts, divisor, rows, rowsByTable, contentRoots, contentRejected, loadedAt: new Date().toISOString(), checked };
 }
 

@@ -5,6 +5,7 @@
 // raw_responses. What the rows are is decided in load-rows.ts; this module writes them.
 import type { Database } from './connect.js';
 import type { Row, RowsByTable } from './flatten/values.js';
+import type { RejectedResult } from './flatten/content.js';
 import { loadContent } from './evolve/content-load.js';
 import { evolveFixedTables } from './evolve/fixed-tables.js';
 import { insertRawResponse } from './raw-responses.js';
@@ -97,7 +98,7 @@ async function priceChanges(tx: Tx, pipeline: string, rows: RowsByTable, divisor
 
 /** One response's writes inside the caller's transaction: raw landing, schema evolution, upserts, content tables. */
 async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadBatchResult> {
-  const { opts, divisor, contentRoots, loadedAt } = prepared;
+  const { opts, divisor, contentRoots, contentRejected, loadedAt } = prepared;
   // Copies: the price history is added to them, and a retried transaction writes the same prepared batch again.
   const rows: RowsByTable = { ...prepared.rows };
   const rowsByTable: TableCounts = { ...prepared.rowsByTable };
@@ -164,8 +165,24 @@ async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadBatchRes
       changedByTable[t] = n;
       await opts.onTableWritten?.(t, n);
     }
+    await recordRejected(tx, { pipeline, loadId, workflowId: opts.workflowId ?? null, table: content.table, rejectedAt: loadedAt }, contentRejected);
   }
-  return { loadId, rowsByTable, changedByTable, deletedByTable, schemaChanges };
+  return { loadId, rowsByTable, changedByTable, deletedByTable, schemaChanges, ...(contentRejected.length > 0 ? { rejected: contentRejected } : {}) };
+}
+
+/** Quarantines the results of a batch that could not be loaded: one rejected_results row each, in its transaction. */
+async function recordRejected(
+  tx: Tx,
+  at: { pipeline: string; loadId: number; workflowId: string | null; table: string; rejectedAt: string },
+  rejected: readonly RejectedResult[],
+): Promise<void> {
+  for (const r of rejected) {
+    await tx.run(
+      `INSERT INTO rejected_results (pipeline, load_id, workflow_id, result_id, scraping_run_id, table_name, reason, rejected_at) ` +
+        `VALUES (${[1, 2, 3, 4, 5, 6, 7, 8].map((n) => tx.ph(n)).join(', ')}) ON CONFLICT (load_id, result_id) DO NOTHING`,
+      [at.pipeline, at.loadId, at.workflowId, r.resultId, r.scrapingRunId, at.table, r.reason.slice(0, 2000), at.rejectedAt],
+    );
+  }
 }
 
 /** Loads one response in a transaction of its own. */

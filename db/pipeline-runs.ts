@@ -216,3 +216,17 @@ export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { lim
   );
   return rows.map(toPipelineRunRow);
 }
+
+/**
+ * Results the loads of one workflow quarantined (rejected_results): how many, and the first few with their
+ * reasons, for the run's status and error.
+ */
+export async function rejectedResultsOfRun(db: Database, workflowId: string): Promise<{ count: number; first: Array<{ resultId: string; reason: string }> }> {
+  return withTransaction(db, async (tx) => {
+    const [n] = await tx.all(`SELECT COUNT(*) AS n FROM rejected_results WHERE workflow_id = ${tx.ph(1)}`, [workflowId]);
+    const count = Number(n?.['n'] ?? 0);
+    if (count === 0) return { count, first: [] };
+    const rows = await tx.all(`SELECT result_id, reason FROM rejected_results WHERE workflow_id = ${tx.ph(1)} ORDER BY id LIMIT 3`, [workflowId]);
+    return { count, first: rows.map((r) => ({ resultId: String(r['result_id']), reason: String(r['reason']) })) };
+  });
+}

@@ -7,14 +7,17 @@ import { resultsListResponseSchema, scrapingRunResponseSchema, type ResultRecord
 import type { Database } from './connect.js';
 import { loadContent, type ContentTarget } from './evolve/content-load.js';
 import { PATH_SEPARATOR } from './evolve/names.js';
-import { readRegistry } from './evolve/registry.js';
-import { flattenContentRows } from './flatten/content.js';
+import { PermanentLoadError } from './evolve/errors.js';
+import { readRegistryState } from './evolve/registry.js';
+import { flattenContent } from './flatten/content.js';
 import { quoteIdent, withTransaction } from './sql.js';
 
 export interface RebuildResult {
   /** Raw responses replayed. */
   responses: number;
   results: number;
+  /** Results left out again (nested too deep, merge key missing), as a load would have quarantined them. */
+  rejected: number;
   rowsByTable: Record<string, number>;
 }
 
@@ -28,7 +31,22 @@ function recordsOf(kind: string, requestKey: string | null, body: string): Resul
 
 export async function rebuildContentTables(db: Database, pipeline: string, target: ContentTarget): Promise<RebuildResult> {
   return withTransaction(db, async (tx) => {
-    const reg = await readRegistry(tx, { tables: [target.table], prefixes: [`${target.table}${PATH_SEPARATOR}`] });
+    const state = await readRegistryState(tx, { tables: [target.table], prefixes: [`${target.table}${PATH_SEPARATOR}`], roots: [target.table] });
+    const reg = state.columns;
+    // Only this pipeline's tables, and only if they hold only its rows: a table another pipeline created (two names
+    // giving one table name), or one such pipelines shared before that was refused, is not dropped.
+    const owner = state.owners.get(target.table);
+    if (owner !== undefined && owner !== pipeline) {
+      throw new PermanentLoadError(`table '${target.table}' was created by pipeline '${owner}', not '${pipeline}' (their names give one table name); rebuild refused, nothing changed`);
+    }
+    for (const table of reg.keys()) {
+      const other = await tx.all(`SELECT pipeline FROM ${quoteIdent(table)} WHERE pipeline <> ${tx.ph(1)} LIMIT 1`, [pipeline]);
+      if (other.length > 0) {
+        throw new PermanentLoadError(
+          `table '${table}' also holds rows of pipeline '${String(other[0]!['pipeline'])}' (their names give one table name); rebuild would delete them, so it was refused and nothing changed. Rename one pipeline`,
+        );
+      }
+    }
     for (const table of [...reg.keys()].sort().reverse()) {
       await tx.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`, []);
       await tx.run(`DELETE FROM schema_history WHERE table_name = ${tx.ph(1)}`, [table]);
@@ -39,13 +57,15 @@ export async function rebuildContentTables(db: Database, pipeline: string, targe
         WHERE r.pipeline = ${tx.ph(1)} AND r.kind IN ('results', 'scraping-run') ORDER BY r.id`,
       [pipeline],
     );
-    const out: RebuildResult = { responses: 0, results: 0, rowsByTable: {} };
+    const out: RebuildResult = { responses: 0, results: 0, rejected: 0, rowsByTable: {} };
     const loadedAt = new Date().toISOString();
     for (const r of landed) {
       const loadId = Number(r['id']);
       const records = recordsOf(String(r['kind']), r['request_key'] === null ? null : String(r['request_key']), String(r['body']));
       // The raw row's id stays the load id: lineage points at the response the row came from.
-      const res = await loadContent(tx, target, flattenContentRows(records, target), {
+      const flat = flattenContent(records, target);
+      out.rejected += flat.rejected.length;
+      const res = await loadContent(tx, target, flat.roots, {
         pipeline,
         loadId,
         loadedAt,

@@ -35,7 +35,7 @@ export type ColumnHints = Record<string, Record<string, ColumnKind>>;
 
 /** Tables that are bookkeeping, never data to export unless named explicitly. */
 // schema_history has pipeline and load_id columns but is the registry of inferred columns, not data.
-const INTERNAL_TABLES = new Set(['export_watermarks', '__drizzle_migrations', 'schema_history', 'notify_deliveries']);
+const INTERNAL_TABLES = new Set(['export_watermarks', '__drizzle_migrations', 'schema_history', 'notify_deliveries', 'rejected_results']);
 
 export async function listTables(db: ExportDatabase): Promise<string[]> {
   if (db.dialect === 'sqlite') {

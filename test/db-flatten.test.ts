@@ -60,7 +60,7 @@ describe('flattenMarketplace on the real example', () => {
     // label_ids near 8.4e14 survive exactly in the JSON column.
     expect(p['label_ids']).toBe('[1007880,844931064601283,822059780857868,844931086908638,1400285049,1717998011,1818787,1718088130,1853606]');
     // Untyped item fields are kept as open fields (inferred columns), nested objects as __ paths, lists whole.
-    const open = new Map(p[OPEN_FIELDS] ?? []);
+    const open = new Map((p[OPEN_FIELDS] ?? []).map(([c, v]) => [c, v]));
     expect(open.get('should_show_amp_tag')).toBe(true);
     expect(open.get('spl_info__show_spl')).toBe(false);
     expect(open.has('max_quantity')).toBe(false);
@@ -126,7 +126,7 @@ describe('flattenJobBoard', () => {
     expect(rows[0]![OPEN_FIELDS]).toEqual([]);
     expect(rows[1]).toMatchObject({ job_salary_number: null, job_salary_text: '10-15 juta' });
     // Properties beyond the six typed ones become inferred columns of job_records.
-    expect(rows[1]![OPEN_FIELDS]).toEqual([['remote', true]]);
+    expect(rows[1]![OPEN_FIELDS]).toEqual([['remote', true, '["remote"]']]);
   });
 
   it('keys a URL-less job by a hash of the record that ignores key order', () => {
@@ -149,8 +149,8 @@ describe('result content', () => {
     ]);
     const roots = flattenContentRows(list.data, { table: 'docs_items' });
     expect(roots.map((r) => [r.rowKey, r.fields])).toEqual([
-      ['1', [['value', '<your-extracted-data>']]],
-      ['2', [['value', '<your-extracted-data>']]],
+      ['1', [['value', '<your-extracted-data>', '["value"]']]],
+      ['2', [['value', '<your-extracted-data>', '["value"]']]],
     ]);
   });
 
@@ -160,22 +160,24 @@ describe('result content', () => {
         tags: ['a', 'b'], authors: [{ name: 'Ana', links: [{ url: 'u1' }] }, { name: 'Chen' }], pipeline: 'clash' })],
       { table: 'p_items' },
     );
+    // Candidate names with the original key path as source: the registry makes the final names (a key named like
+    // a system column, `pipeline`, gets `_pipeline` there).
     expect(root!.fields).toEqual([
-      ['title', 'Report'], ['pages', 12], ['big', 12345678901234567890n], ['ok', true], ['none', null],
-      ['odd_key__inner_value', 1], ['_pipeline', 'clash'],
+      ['title', 'Report', '["title"]'], ['pages', 12, '["pages"]'], ['big', 12345678901234567890n, '["big"]'], ['ok', true, '["ok"]'], ['none', null, '["none"]'],
+      ['odd_key__inner_value', 1, '["Odd Key!","innerValue"]'], ['pipeline', 'clash', '["pipeline"]'],
     ]);
-    expect(root!.children.map((c) => [c.table, c.rowKey, c.parentKey, c.rootKey, c.listIndex, c.fields])).toEqual([
-      ['p_items__tags', '5#0', '5', '5', 0, [['value', 'a']]],
-      ['p_items__tags', '5#1', '5', '5', 1, [['value', 'b']]],
-      ['p_items__authors', '5#0', '5', '5', 0, [['name', 'Ana']]],
-      ['p_items__authors__links', '5#0#0', '5#0', '5', 0, [['url', 'u1']]],
-      ['p_items__authors', '5#1', '5', '5', 1, [['name', 'Chen']]],
+    expect(root!.children.map((c) => [c.table, c.tableSource, c.rowKey, c.parentKey, c.rootKey, c.listIndex, c.fields])).toEqual([
+      ['p_items__tags', '[["tags"]]', '5#0', '5', '5', 0, [['value', 'a', '[]']]],
+      ['p_items__tags', '[["tags"]]', '5#1', '5', '5', 1, [['value', 'b', '[]']]],
+      ['p_items__authors', '[["authors"]]', '5#0', '5', '5', 0, [['name', 'Ana', '["name"]']]],
+      ['p_items__authors__links', '[["authors"],["links"]]', '5#0#0', '5#0', '5', 0, [['url', 'u1', '["url"]']]],
+      ['p_items__authors', '[["authors"]]', '5#1', '5', '5', 1, [['name', 'Chen', '["name"]']]],
     ]);
   });
 
   it('parses a string holding JSON, and gives null content (a running run) no fields', () => {
     const [a, b, c] = flattenContentRows([record(1, '{"a":{"b":2}}'), record(2, '{not json'), record(3, null)], { table: 't' });
-    expect([a!.fields, b!.fields, c!.fields]).toEqual([[['a__b', 2]], [['value', '{not json']], []]);
+    expect([a!.fields, b!.fields, c!.fields]).toEqual([[['a__b', 2, '["a","b"]']], [['value', '{not json', '["value"]']], []]);
   });
 
   it('keys rows by merge key values, falls back to the result id on null, keeps the newest result of a key', () => {

@@ -135,12 +135,15 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     }
 
     progress.phase = 'finishing';
-    const status = failures.count > 0 ? 'partial' : 'succeeded';
-    const error =
+    const asked = failures.count > 0 ? 'partial' : 'succeeded';
+    const askedError =
       failures.count > 0
         ? shortText(`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
         : null;
-    const finished = await control.finishPipelineRun({ ...ref, status, error, exportStatus, exportError });
+    const finished = await control.finishPipelineRun({ ...ref, status: asked, error: askedError, exportStatus, exportError });
+    // Results the loads quarantined (rejected_results) make the run partial; the activity says so in its answer.
+    const status = finished.status ?? asked;
+    const error = finished.error !== undefined ? finished.error : askedError;
     // The outcome is recorded; the alerts come after it, bounded, and say how they went.
     progress.phase = 'alerting';
     progress.alertsWithin = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;

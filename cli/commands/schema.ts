@@ -31,6 +31,15 @@ async function openExisting(url: string) {
   return openDatabase(url);
 }
 
+/** The original key a column holds, as `schema show` prints it: `key "a b", ` (JSON strings, paths joined by `.`). */
+function keyText(c: { change: string; key: unknown }): string {
+  if (c.change === 'create_table' || c.key === null) return '';
+  const k = c.key as unknown[] | { overflow?: boolean; variant_of?: unknown[] };
+  if (Array.isArray(k)) return k.length === 0 ? 'list element, ' : `key ${k.map((p) => JSON.stringify(p)).join('.')}, `;
+  if (k.overflow) return 'JSON of the fields past the column budget, ';
+  return '';
+}
+
 export function register(program: Command): void {
   const schema = program.command('schema').description("inspect the tables a pipeline's loads inferred and how they changed");
   const show = schema
@@ -38,7 +47,7 @@ export function register(program: Command): void {
     .description("tables, columns, types and the change history of a pipeline (a pipeline file, or a name found through the project; its destination is read)")
     .argument('<pipeline>', 'pipeline file, or pipeline name');
   addDatabaseOption(show, "database URL (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
-    .option('--json', 'print JSON: { pipeline, tables: [{ table, columns: [{ column, type, change, variant_of, load_id, changed_at }] }] }')
+    .option('--json', 'print JSON: { pipeline, tables: [{ table, columns: [{ column, key, type, change, variant_of, load_id, changed_at }] }] } (key: the original JSON key path the column holds)')
     .action(async (arg: string, opts: { database?: string; json?: boolean }) => {
       const target = await resolveTarget(arg, opts.database);
       const { contentTableName } = await import('../../db/evolve/names.js');
@@ -53,7 +62,7 @@ export function register(program: Command): void {
             pipeline: target.name,
             tables: [...tables].map(([table, columns]) => ({
               table,
-              columns: columns.map((c) => ({ column: c.column, type: c.type, change: c.change, variant_of: c.variantOf, pipeline: c.pipeline, load_id: c.loadId, changed_at: c.changedAt })),
+              columns: columns.map((c) => ({ column: c.column, key: c.key, type: c.type, change: c.change, variant_of: c.variantOf, pipeline: c.pipeline, load_id: c.loadId, changed_at: c.changedAt })),
             })),
           };
           process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -64,11 +73,13 @@ export function register(program: Command): void {
           return;
         }
         for (const [table, columns] of tables) {
-          process.stdout.write(`${table}\n`);
+          const created = columns.find((c) => c.change === 'create_table');
+          const listPath = Array.isArray(created?.key) && created.key.length > 0 ? `  (list ${(created.key as string[][]).map((p) => p.join('.')).join(' > ')})` : '';
+          process.stdout.write(`${table}${listPath}\n`);
           const width = Math.max(...columns.map((c) => c.column.length));
           for (const c of columns) {
             const why = c.change === 'add_variant' ? `variant of ${c.variantOf}` : c.change === 'create_table' ? 'table created' : 'column added';
-            process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(9)}  ${why}, load ${c.loadId}, ${c.changedAt}${c.pipeline === target.name ? '' : ` (pipeline ${c.pipeline})`}\n`);
+            process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  ${keyText(c)}${why}, load ${c.loadId}, ${c.changedAt}${c.pipeline === target.name ? '' : ` (pipeline ${c.pipeline})`}\n`);
           }
         }
       }

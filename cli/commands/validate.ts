@@ -19,7 +19,7 @@ export interface ValidateOptions {
 
 export async function validateFiles(files: string[], opts: ValidateOptions = {}): Promise<ValidateOutcome[]> {
   // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-  const { loadPipelineFile } = await import('../../pipelines/loader.js');
+  const { loadPipelineFile, positionInPipelineFile } = await import('../../pipelines/loader.js');
   const { destinationIssues, notifyIssues } = await import('../../pipelines/preflight.js');
   const { temporalSettings } = await import('../../temporal/settings.js');
   // On the embedded server the worker is this machine's, started from this environment (`run`'s own, or one the
@@ -27,12 +27,29 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
   // which only they can check (the run then fails at its first step with NotifyConfigError).
   const localWorker = temporalSettings().address === undefined;
   const { formatIssue } = await import('../../pipelines/errors.js');
+  const { contentTableName } = await import('../../db/evolve/names.js');
   const outcomes: ValidateOutcome[] = [];
+  // Pipelines seen so far by destination and content table name: two names that give one table (`crm-leads`,
+  // `crm_leads`) would share it, and the loader refuses the second (issue 30), so validate says so first.
+  const tableOwners = new Map<string, { name: string; file: string }>();
   for (const file of files) {
     try {
       const spec = await loadPipelineFile(file);
       // Only a file that loads has a destination to probe; its problems are the file's, at destination.database.
       const issues = [...(await destinationIssues(file, spec, { offline: opts.offline ?? false })), ...(localWorker ? await notifyIssues(file, spec) : [])];
+      const table = contentTableName(spec.name);
+      const key = `${spec.destination.database}\u0001${table}`;
+      const owner = tableOwners.get(key);
+      if (owner && owner.name !== spec.name) {
+        const at = await positionInPipelineFile(file, ['name']);
+        issues.push({
+          file,
+          line: at?.line ?? 1,
+          col: at?.col ?? 1,
+          path: 'name',
+          message: `pipeline name '${spec.name}' gives the table name '${table}', as '${owner.name}' (${owner.file}) does in the same destination; their rows would share one table. Rename one of them`,
+        });
+      } else if (!owner) tableOwners.set(key, { name: spec.name, file });
       outcomes.push({ file, ok: issues.length === 0, issues: issues.map(formatIssue), details: issues });
     } catch (err) {
       if (!(err instanceof PipelineFileError)) throw err;

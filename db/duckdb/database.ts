@@ -96,12 +96,13 @@ async function ensureSchema(conn: DuckDBConnection): Promise<void> {
     if (version === 0) {
       await tx.run(`CREATE TABLE IF NOT EXISTS ${SCHEMA_VERSION_TABLE} (version integer PRIMARY KEY, applied_at timestamp with time zone NOT NULL)`, []);
       for (const sql of baselineDdl()) await tx.run(sql, []);
-      await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (1, now())`, []);
-      version = 1;
+      // The baseline is the current definition: the steps below are for files made by older versions.
+      await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${DUCKDB_SCHEMA_VERSION}, now())`, []);
+      version = DUCKDB_SCHEMA_VERSION;
     }
     for (const step of DUCKDB_SCHEMA_STEPS) {
       if (step.version <= version) continue;
-      for (const sql of step.sql) await tx.run(sql, []);
+      for (const sql of step.sql()) await tx.run(sql, []);
       await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${step.version}, now())`, []);
     }
   });

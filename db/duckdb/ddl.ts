@@ -9,15 +9,25 @@ import { quoteIdent } from '../sql.js';
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 2;
+export const DUCKDB_SCHEMA_VERSION = 3;
 
 /**
  * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
  * definition, so each step is written to be a no-op there (IF NOT EXISTS).
  */
-export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: readonly string[] }> = [
+export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => readonly string[] }> = [
   // pipeline_runs.alert_status / alert_error: the outcome of the run's alert deliveries.
-  { version: 2, sql: ['ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_status text', 'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_error text'] },
+  { version: 2, sql: () => ['ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_status text', 'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_error text'] },
+  {
+    // Hostile content (issue 30): the registry's source keys and root tables, and the quarantine table.
+    version: 3,
+    sql: () => [
+      'ALTER TABLE schema_history ADD COLUMN IF NOT EXISTS source_key text',
+      'ALTER TABLE schema_history ADD COLUMN IF NOT EXISTS root_table text',
+      'CREATE INDEX IF NOT EXISTS schema_history_root_table_idx ON schema_history (root_table)',
+      ...tableDdl('rejected_results', TABLES.rejected_results as AnyTableDef),
+    ],
+  },
 ];
 
 

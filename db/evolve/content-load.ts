@@ -71,7 +71,10 @@ export async function loadContent(tx: Tx, target: ContentTarget, roots: readonly
   const evolved = await evolveSchema(tx, {
     pipeline: ctx.pipeline,
     mode: target.mode,
-    scope: { tables: [root], prefixes: [childPrefix] },
+    // Its tables are those recorded with it as their root (a shortened child name need not start with the
+    // root's), and, for tables recorded before root_table was, those whose name starts with it.
+    scope: { tables: [root], prefixes: [childPrefix], roots: [root] },
+    rootTable: root,
     rows,
     templateOf: (t) => (t === root ? ROOT_TEMPLATE : t.startsWith(childPrefix) ? CHILD_TEMPLATE : undefined),
     fixedColumnsOf: () => undefined,
@@ -106,7 +109,7 @@ export async function loadContent(tx: Tx, target: ContentTarget, roots: readonly
 
   // Children of changed roots are replaced as a set: first every descendant table's rows of those roots go (a
   // root that existed before may have had children in tables this batch does not touch), then the new ones.
-  const childTables = [...reg.keys()].filter((t) => t.startsWith(childPrefix)).sort();
+  const childTables = [...reg.keys()].filter((t) => t !== root).sort();
   if (!evolved.created.has(root)) {
     const keys = [...changedRoots].sort();
     for (const t of childTables) if (!evolved.created.has(t)) await deleteChildren(tx, t, ctx.pipeline, keys);
@@ -115,11 +118,13 @@ export async function loadContent(tx: Tx, target: ContentTarget, roots: readonly
   children.forEach((c, j) => {
     const i = roots.length + j;
     if (evolved.discardedRows.has(i)) return;
-    rowsByTable[c.table] = (rowsByTable[c.table] ?? 0) + 1;
+    // The table the registry gave this row's list (its candidate name may belong to another key).
+    const table = evolved.tables[i]!;
+    rowsByTable[table] = (rowsByTable[table] ?? 0) + 1;
     if (!changedRoots.has(c.rootKey)) return;
-    const data = dataColumns(reg.get(c.table), CHILD_SYSTEM);
-    let list = byTable.get(c.table);
-    if (!list) byTable.set(c.table, (list = []));
+    const data = dataColumns(reg.get(table), CHILD_SYSTEM);
+    let list = byTable.get(table);
+    if (!list) byTable.set(table, (list = []));
     list.push(rowParams([ctx.pipeline, c.rowKey, c.rootKey, c.parentKey, c.listIndex, ctx.loadId, ctx.loadedAt], data, evolved.resolved[i]!));
   });
   for (const [t, params] of [...byTable.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {

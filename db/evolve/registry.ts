@@ -11,8 +11,9 @@
 import { hexDigest } from '../hash.js';
 import type { Database } from '../connect.js';
 import { lockAdvisory, quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
-import { SchemaContractError } from './errors.js';
-import { fitIdentifier, PATH_SEPARATOR, variantColumn } from './names.js';
+import { PermanentLoadError, SchemaContractError } from './errors.js';
+import { PATH_SEPARATOR, variantColumn } from './names.js';
+import { capabilityOf, columnBytes, indexNameFor, nameFor, OVERFLOW_CANDIDATE, OVERFLOW_SOURCE, pathOfSource, variantSource, type NameCapability } from './naming.js';
 import { accepts, sqlTypeOf, toParam, typeOfValue, widen, type LogicalType } from './types.js';
 import type { Field } from '../flatten/values.js';
 
@@ -30,6 +31,8 @@ export interface SchemaChange {
   type: LogicalType;
   change: 'create_table' | 'add_column' | 'add_variant';
   variantOf?: string;
+  /** What the column holds (naming.ts source keys); for create_table rows, the table's source. */
+  source?: string;
 }
 
 /** How a table that does not exist yet is created: its system columns, key and index. */
@@ -40,14 +43,35 @@ export interface TableTemplate {
   index: readonly string[];
 }
 
-/** The tables a batch touches: exact names, and name prefixes (a content table's children). */
+/** The tables a batch touches: exact names, name prefixes (a content table's children), content roots. */
 export interface RegistryScope {
   tables: readonly string[];
   prefixes: readonly string[];
+  /** Content root tables: every table recorded with one of them as its root_table. */
+  roots?: readonly string[];
+}
+
+/** The registry with what names stand for: the maps the naming decisions are made from. */
+export interface RegistryState {
+  columns: Registry;
+  /** Per table: source key -> column. */
+  sources: Map<string, Map<string, string>>;
+  /** Per table: data columns recorded before source keys were (adopted by the first key whose candidate they are). */
+  legacy: Map<string, Set<string>>;
+  /** Content table source -> table. */
+  tableOf: Map<string, string>;
+  /** Tables recorded without a source (adopted by name). */
+  legacyTables: Set<string>;
+  /** Pipeline whose load created each table. */
+  owners: Map<string, string>;
 }
 
 export async function readRegistry(tx: Tx, scope: RegistryScope): Promise<Registry> {
-  const reg: Registry = new Map();
+  return (await readRegistryState(tx, scope)).columns;
+}
+
+export async function readRegistryState(tx: Tx, scope: RegistryScope): Promise<RegistryState> {
+  const state: RegistryState = { columns: new Map(), sources: new Map(), legacy: new Map(), tableOf: new Map(), legacyTables: new Set(), owners: new Map() };
   const conds: string[] = [];
   const params: Param[] = [];
   for (const t of scope.tables) {
@@ -58,15 +82,55 @@ export async function readRegistry(tx: Tx, scope: RegistryScope): Promise<Regist
     params.push(p.length, p);
     conds.push(`substr(table_name, 1, ${tx.ph(params.length - 1)}) = ${tx.ph(params.length)}`);
   }
-  if (conds.length === 0) return reg;
-  const rows = await tx.all(`SELECT table_name, column_name, data_type FROM schema_history WHERE ${conds.join(' OR ')} ORDER BY table_name, column_name`, params);
+  for (const r of scope.roots ?? []) {
+    params.push(r);
+    conds.push(`root_table = ${tx.ph(params.length)}`);
+  }
+  if (conds.length === 0) return state;
+  const rows = await tx.all(
+    `SELECT table_name, column_name, data_type, change, source_key, pipeline FROM schema_history WHERE ${conds.join(' OR ')} ORDER BY table_name, column_name`,
+    params,
+  );
+  const tablesWithSource = new Set<string>();
   for (const r of rows) {
     const t = String(r['table_name']);
-    let cols = reg.get(t);
-    if (!cols) reg.set(t, (cols = new Map()));
-    cols.set(String(r['column_name']), String(r['data_type']) as LogicalType);
+    const c = String(r['column_name']);
+    const source = r['source_key'] === null || r['source_key'] === undefined ? null : String(r['source_key']);
+    let cols = state.columns.get(t);
+    if (!cols) state.columns.set(t, (cols = new Map()));
+    cols.set(c, String(r['data_type']) as LogicalType);
+    if (r['change'] === 'create_table') {
+      if (!state.owners.has(t)) state.owners.set(t, String(r['pipeline']));
+      if (source !== null) {
+        state.tableOf.set(source, t);
+        tablesWithSource.add(t);
+      }
+      continue;
+    }
+    if (source !== null) mapOf(state.sources, t).set(source, c);
+    else setOf(state.legacy, t).add(c);
   }
-  return reg;
+  for (const t of state.columns.keys()) if (!tablesWithSource.has(t)) state.legacyTables.add(t);
+  return state;
+}
+
+function mapOf<V>(m: Map<string, Map<string, V>>, k: string): Map<string, V> {
+  let v = m.get(k);
+  if (!v) m.set(k, (v = new Map()));
+  return v;
+}
+function setOf(m: Map<string, Set<string>>, k: string): Set<string> {
+  let v = m.get(k);
+  if (!v) m.set(k, (v = new Set()));
+  return v;
+}
+
+export interface EvolveRow {
+  /** The table (model tables), or the candidate name of a content table. */
+  table: string;
+  /** A content table's source (naming.ts tableSource): the registry decides its name. */
+  tableSource?: string;
+  fields: readonly Field[];
 }
 
 export interface EvolveInput {
@@ -74,11 +138,13 @@ export interface EvolveInput {
   mode: SchemaMode;
   scope: RegistryScope;
   /** Rows whose fields need columns, each with its table. */
-  rows: ReadonlyArray<{ table: string; fields: readonly Field[] }>;
+  rows: ReadonlyArray<EvolveRow>;
   /** Template of each table that may be created (inferred tables); undefined for fixed model tables. */
   templateOf(table: string): TableTemplate | undefined;
   /** Fixed columns of a model table, which inferred columns never take (undefined for inferred tables). */
   fixedColumnsOf(table: string): ReadonlySet<string> | undefined;
+  /** The content root table the batch writes (recorded as root_table; its owner is checked); none for model tables. */
+  rootTable?: string;
   /** Names the batch in a contract error: load id, scraping run, request. */
   describeBatch: string;
   loadId: number;
@@ -102,8 +168,15 @@ export class SchemaChangesRefused extends Error {
   }
 }
 
+/** Two pipelines whose names give one table name: the second may not write into the first's tables. */
+export class TableOwnerError extends PermanentLoadError {
+  override name = 'TableNamespaceCollision';
+}
+
 export interface EvolveOutput {
   registry: Registry;
+  /** Per input row (same order): the table it is written to. */
+  tables: string[];
   /** Per input row (same order): [column, parameter] of each non-null field kept. */
   resolved: Array<Array<readonly [string, Param]>>;
   /** Tables created by this batch (their rows carry no earlier children to replace). */
@@ -113,12 +186,21 @@ export interface EvolveOutput {
   discardedRows: Set<number>;
 }
 
-/** Maps every field to a column, planning what is missing; pure given the registry. */
-function plan(input: EvolveInput, reg: Registry) {
+/** A legacy name (recorded without a source) taken over by a key, recorded so the next batch decides alike. */
+interface Adoption {
+  table: string;
+  column: string | null;
+  source: string;
+}
+
+/** Maps every row to a table and every field to a column, planning what is missing; pure given the registry. */
+function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
+  const reg = state.columns;
   const planned = new Map<string, Map<string, SchemaChange>>();
   const newTables = new Set<string>();
   const assigned: Array<Array<readonly [string, unknown]>> = [];
   const changeRows = new Set<number>();
+  const adoptions: Adoption[] = [];
   let current = 0;
   const typeIn = (table: string, column: string): LogicalType | undefined => reg.get(table)?.get(column) ?? planned.get(table)?.get(column)?.type;
   const addPlanned = (c: SchemaChange) => {
@@ -127,48 +209,191 @@ function plan(input: EvolveInput, reg: Registry) {
     m.set(c.column, c);
     changeRows.add(current);
   };
+
+  // 1. Tables: a content table's source maps to its recorded name; new sources get names in sorted order, so two
+  // workers with the same registry decide alike whatever order their rows came in.
+  const tables: string[] = new Array(input.rows.length);
+  const newTableSources = new Map<string, string>();
+  input.rows.forEach((row, i) => {
+    if (row.tableSource === undefined) tables[i] = row.table;
+    else if (input.templateOf(row.table) !== undefined && row.table === input.rootTable) tables[i] = row.table;
+    else if (!state.tableOf.has(row.tableSource)) newTableSources.set(row.tableSource, row.table);
+  });
+  const batchTables = new Set<string>();
+  const tableOf = new Map(state.tableOf);
+  for (const source of [...newTableSources.keys()].sort()) {
+    const candidate = newTableSources.get(source)!;
+    const name = nameFor(cap, { kind: 'table', candidate, taken: (n) => batchTables.has(n) || (reg.has(n) && !state.legacyTables.has(n)) || n === input.rootTable });
+    batchTables.add(name);
+    tableOf.set(source, name);
+    if (state.legacyTables.has(name)) adoptions.push({ table: name, column: null, source });
+  }
+  input.rows.forEach((row, i) => {
+    if (tables[i] === undefined) tables[i] = tableOf.get(row.tableSource!)!;
+  });
+
+  // 2. Columns: the same for every field's source within its table.
+  // A table's reserved names: its system columns (found through the candidate name of a row that goes to it: a
+  // shortened child table name need not start with its root's) or a model table's fixed columns.
+  const systemOf = new Map<string, ReadonlySet<string>>();
+  input.rows.forEach((row, i) => {
+    const t = tables[i]!;
+    if (systemOf.has(t)) return;
+    const tpl = input.templateOf(row.table);
+    systemOf.set(t, input.fixedColumnsOf(t) ?? new Set(tpl?.systemColumns.map(([c]) => c) ?? []));
+  });
+  const reservedOf = (table: string): ReadonlySet<string> => systemOf.get(table) ?? new Set();
+  const columnOf = new Map<string, Map<string, string>>();
+  const newSources = new Map<string, Map<string, string>>();
+  input.rows.forEach((row, i) => {
+    const t = tables[i]!;
+    const known = state.sources.get(t);
+    for (const [candidate, , source = candidate] of row.fields) {
+      if (known?.has(source)) continue;
+      const m = mapOf(newSources, t);
+      if (!m.has(source)) m.set(source, candidate);
+    }
+  });
+  const taken = new Map<string, Set<string>>();
+  const isTaken = (t: string, n: string) => taken.get(t)?.has(n) || ((reg.get(t)?.has(n) ?? false) && !state.legacy.get(t)?.has(n));
+  const claim = (t: string, n: string) => {
+    setOf(taken, t).add(n);
+    // A legacy column is claimed once: the first key (in sorted order) whose name it is.
+    if (state.legacy.get(t)?.delete(n)) return true;
+    return false;
+  };
+  for (const t of [...newSources.keys()].sort()) {
+    const m = newSources.get(t)!;
+    const reserved = reservedOf(t);
+    for (const source of [...m.keys()].sort()) {
+      const name = nameFor(cap, { kind: 'column', candidate: m.get(source)!, taken: (n) => isTaken(t, n) || reserved.has(n), reserved });
+      if (claim(t, name)) adoptions.push({ table: t, column: name, source });
+      mapOf(columnOf, t).set(source, name);
+    }
+  }
+  const resolveColumn = (t: string, source: string): string => state.sources.get(t)?.get(source) ?? columnOf.get(t)!.get(source)!;
+  /** A variant's or the overflow's column: recorded, or named now (first come in row order). */
+  const derivedColumn = (t: string, source: string, candidate: string): string => {
+    const known = state.sources.get(t)?.get(source) ?? columnOf.get(t)?.get(source);
+    if (known !== undefined) return known;
+    const reserved = reservedOf(t);
+    const name = nameFor(cap, { kind: 'column', candidate, taken: (n) => isTaken(t, n) || reserved.has(n), reserved });
+    if (claim(t, name)) adoptions.push({ table: t, column: name, source });
+    mapOf(columnOf, t).set(source, name);
+    return name;
+  };
+
+  // 3. Width: a table past its budget takes no new column; its new fields go to one JSON overflow column.
+  const width = new Map<string, { columns: number; bytes: number }>();
+  const widthOf = (t: string) => {
+    let w = width.get(t);
+    if (!w) {
+      const cols = [...(reg.get(t)?.values() ?? [])];
+      const fixed = input.fixedColumnsOf(t);
+      // Model tables: their fixed columns count too (as text, the widest).
+      w = { columns: cols.length + (fixed?.size ?? 0), bytes: cols.reduce((n, ty) => n + columnBytes(ty), 0) + (fixed?.size ?? 0) * columnBytes('text') };
+      width.set(t, w);
+    }
+    return w;
+  };
+  // One column of room is kept for the overflow column itself.
+  const fits = (t: string, type: LogicalType) => {
+    const w = widthOf(t);
+    return w.columns + 2 <= cap.maxColumns && (cap.maxRowBytes === undefined || w.bytes + columnBytes(type) + columnBytes('json') <= cap.maxRowBytes);
+  };
+  const grow = (t: string, type: LogicalType) => {
+    const w = widthOf(t);
+    w.columns += 1;
+    w.bytes += columnBytes(type);
+  };
+  /** Planned new columns that hold an integer a double cannot (they may not widen to double). */
+  const inexact = new Set<string>();
+
   input.rows.forEach((row, i) => {
     current = i;
+    const t = tables[i]!;
     const out: Array<readonly [string, unknown]> = [];
     assigned.push(out);
-    if (!reg.has(row.table) && input.templateOf(row.table) !== undefined && !newTables.has(row.table)) {
-      newTables.add(row.table);
-      for (const [column, type] of input.templateOf(row.table)!.systemColumns) addPlanned({ table: row.table, column, type, change: 'create_table' });
+    if (!reg.has(t) && input.templateOf(row.table) !== undefined && !newTables.has(t)) {
+      newTables.add(t);
+      const tpl = input.templateOf(row.table)!;
+      for (const [column, type] of tpl.systemColumns) addPlanned({ table: t, column, type, change: 'create_table', source: row.tableSource });
+      const w = widthOf(t);
+      w.columns += tpl.systemColumns.length;
+      w.bytes += tpl.systemColumns.reduce((n, [, ty]) => n + columnBytes(ty), 0);
     }
-    for (const [column, value] of row.fields) {
+    let overflow: Record<string, unknown> | undefined;
+    const toOverflow = (source: string, value: unknown) => {
+      overflow ??= {};
+      const path = pathOfSource(source) ?? [source];
+      let at = overflow;
+      path.forEach((k, j) => {
+        if (j === path.length - 1) at[k] = value;
+        else at = (at[k] ??= {}) as Record<string, unknown>;
+      });
+    };
+    for (const [candidate, value, source = candidate] of row.fields) {
+      const column = resolveColumn(t, source);
       const vt = typeOfValue(value);
       if (vt === undefined) {
         // NULL creates no column; it is written as NULL where the column exists (or is planned).
-        if (typeIn(row.table, column) !== undefined) out.push([column, null]);
+        if (typeIn(t, column) !== undefined) out.push([column, null]);
         continue;
       }
-      const existing = reg.get(row.table)?.get(column);
-      if (existing !== undefined && accepts(existing, vt)) {
+      const existing = reg.get(t)?.get(column);
+      if (existing !== undefined && accepts(existing, vt, value)) {
         out.push([column, value]);
         continue;
       }
-      const pending = planned.get(row.table)?.get(column);
+      const pending = planned.get(t)?.get(column);
       if (existing === undefined && pending === undefined) {
-        addPlanned({ table: row.table, column, type: vt, change: 'add_column' });
+        if (!fits(t, vt)) {
+          toOverflow(source, value);
+          continue;
+        }
+        grow(t, vt);
+        addPlanned({ table: t, column, type: vt, change: 'add_column', source });
+        if (vt === 'bigint' && !accepts('double', vt, value)) inexact.add(`${t}\u0001${column}`);
         out.push([column, value]);
         continue;
       }
       if (existing === undefined && pending !== undefined && pending.change !== 'create_table') {
-        const w = widen(pending.type, vt);
-        if (accepts(w, vt)) {
+        if (accepts(pending.type, vt, value)) {
+          if (vt === 'bigint' && !accepts('double', vt, value)) inexact.add(`${t}\u0001${column}`);
+          out.push([column, value]);
+          continue;
+        }
+        const w = widen(pending.type, vt, !inexact.has(`${t}\u0001${column}`));
+        if (accepts(w, vt, value)) {
+          widthOf(t).bytes += columnBytes(w) - columnBytes(pending.type);
           pending.type = w;
           out.push([column, value]);
           continue;
         }
       }
       // A type the column cannot hold: the value goes to the variant column of its type.
-      const variant = variantColumn(column, vt);
-      if (typeIn(row.table, variant) === undefined) addPlanned({ table: row.table, column: variant, type: vt, change: 'add_variant', variantOf: column });
+      const vsource = variantSource(source, vt);
+      const variant = derivedColumn(t, vsource, variantColumn(column, vt));
+      if (typeIn(t, variant) === undefined) {
+        if (!fits(t, vt)) {
+          toOverflow(source, value);
+          continue;
+        }
+        grow(t, vt);
+        addPlanned({ table: t, column: variant, type: vt, change: 'add_variant', variantOf: column, source: vsource });
+      }
       out.push([variant, value]);
+    }
+    if (overflow !== undefined) {
+      const column = derivedColumn(t, OVERFLOW_SOURCE, OVERFLOW_CANDIDATE);
+      if (typeIn(t, column) === undefined) addPlanned({ table: t, column, type: 'json', change: 'add_column', source: OVERFLOW_SOURCE });
+      out.push([column, overflow]);
     }
   });
   const changes = [...planned.values()].flatMap((m) => [...m.values()]);
-  return { changes, newTables, assigned, changeRows: [...changeRows] };
+  // Taking over a legacy name is a registry change too (recorded), brought by the batch's first row.
+  if (adoptions.length > 0) changeRows.add(0);
+  return { changes, newTables, assigned, tables, adoptions, changeRows: [...changeRows] };
 }
 
 function contractMessage(input: EvolveInput, c: SchemaChange): string {
@@ -189,58 +414,92 @@ function lockKey(table: string): bigint {
   return BigInt.asIntN(64, BigInt(`0x${digest.slice(0, 16)}`));
 }
 
-async function applyChanges(tx: Tx, input: EvolveInput, reg: Registry, changes: readonly SchemaChange[], newTables: ReadonlySet<string>): Promise<void> {
+async function applyChanges(
+  tx: Tx,
+  input: EvolveInput,
+  cap: NameCapability,
+  reg: Registry,
+  changes: readonly SchemaChange[],
+  newTables: ReadonlySet<string>,
+  adoptions: readonly Adoption[],
+  templates: ReadonlyMap<string, TableTemplate>,
+): Promise<void> {
   const ifNotExists = tx.dialect === 'sqlite' ? '' : ' IF NOT EXISTS';
+  // A new table is created with all its columns in one statement: a thousand ALTER TABLEs of a table created in
+  // the same transaction cost DuckDB gigabytes (issue 30).
   for (const table of newTables) {
-    const tpl = input.templateOf(table)!;
+    const tpl = templates.get(table)!;
     const cols = tpl.systemColumns.map(([c, t]) => `${quoteIdent(c)} ${sqlTypeOf(t, tx.dialect)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`);
+    for (const c of changes) if (c.table === table && c.change !== 'create_table') cols.push(`${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.dialect)}`);
     await tx.run(`CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (${cols.join(', ')}, PRIMARY KEY (${tpl.key.map(quoteIdent).join(', ')}))`, []);
-    const indexName = fitIdentifier(`${table}_${tpl.index.join('_')}_idx`);
-    await tx.run(`CREATE INDEX IF NOT EXISTS ${quoteIdent(indexName)} ON ${quoteIdent(table)} (${tpl.index.map(quoteIdent).join(', ')})`, []);
+    await tx.run(`CREATE INDEX IF NOT EXISTS ${quoteIdent(indexNameFor(cap, table, tpl.index))} ON ${quoteIdent(table)} (${tpl.index.map(quoteIdent).join(', ')})`, []);
   }
   for (const c of changes) {
-    if (c.change === 'create_table') continue;
+    if (c.change === 'create_table' || newTables.has(c.table)) continue;
     await tx.run(`ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.dialect)}`, []);
   }
-  for (const c of changes) {
+  // History rows in multi-row statements (a wide first batch records a thousand columns).
+  const PER = 50;
+  for (let i = 0; i < changes.length; i += PER) {
+    const part = changes.slice(i, i + PER);
+    const params: Param[] = [];
+    const tuples = part.map((c) => {
+      params.push(c.table, c.column, c.type, c.change, c.variantOf ?? null, input.pipeline, input.loadId, input.changedAt, c.source ?? null, input.rootTable ?? null);
+      const base = params.length - 10;
+      return `(${Array.from({ length: 10 }, (_, j) => tx.ph(base + j + 1)).join(', ')})`;
+    });
     await tx.run(
-      `INSERT INTO schema_history (table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at) ` +
-        `VALUES (${[1, 2, 3, 4, 5, 6, 7, 8].map((n) => tx.ph(n)).join(', ')}) ON CONFLICT (table_name, column_name) DO NOTHING`,
-      [c.table, c.column, c.type, c.change, c.variantOf ?? null, input.pipeline, input.loadId, input.changedAt],
+      `INSERT INTO schema_history (table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at, source_key, root_table) ` +
+        `VALUES ${tuples.join(', ')} ON CONFLICT (table_name, column_name) DO NOTHING`,
+      params,
     );
+  }
+  for (const c of changes) {
     let cols = reg.get(c.table);
     if (!cols) reg.set(c.table, (cols = new Map()));
     cols.set(c.column, c.type);
   }
+  for (const a of adoptions) {
+    if (a.column === null) {
+      await tx.run(`UPDATE schema_history SET source_key = ${tx.ph(1)}, root_table = ${tx.ph(2)} WHERE table_name = ${tx.ph(3)} AND change = 'create_table' AND source_key IS NULL`, [a.source, input.rootTable ?? null, a.table]);
+    } else {
+      await tx.run(`UPDATE schema_history SET source_key = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND column_name = ${tx.ph(3)} AND source_key IS NULL`, [a.source, a.table, a.column]);
+    }
+  }
 }
 
 /**
- * Brings the tables of a batch up to its rows (or refuses, per the contract) and resolves every field to its
- * column and bound parameter. Must run before any other statement of the transaction touches these tables.
+ * Brings the tables of a batch up to its rows (or refuses, per the contract) and resolves every row to its table
+ * and every field to its column and bound parameter. Must run before any other statement of the transaction
+ * touches these tables.
  */
 export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOutput> {
-  let reg = await readRegistry(tx, input.scope);
-  let p = plan(input, reg);
+  const cap = capabilityOf(tx.dialect);
+  let state = await readRegistryState(tx, input.scope);
+  checkOwner(input, state);
+  let p = plan(input, state, cap);
   if (tx.dialect === 'postgres') {
     // Evolvers take the tables' advisory locks before any other lock on them: a load holding ROW EXCLUSIVE that
     // then waited for ACCESS EXCLUSIVE would deadlock with another doing the same.
-    const evolving = new Set(p.changes.map((c) => c.table));
+    const evolving = new Set([...p.changes.map((c) => c.table), ...p.adoptions.map((a) => a.table)]);
     await lockAdvisory(tx, [...evolving].map(lockKey));
-    const existing = [...new Set([...input.rows.map((x) => x.table), ...reg.keys()])].filter((t) => reg.has(t) || input.fixedColumnsOf(t));
+    const existing = [...new Set([...p.tables, ...state.columns.keys()])].filter((t) => state.columns.has(t) || input.fixedColumnsOf(t));
     // One statement for all of them (a round trip each cost ~7% of a marketplace load); Postgres takes the locks
     // in the order listed, sorted like every other load's.
     const toLock = [...new Set(existing)].sort();
     if (toLock.length > 0) await tx.all(`LOCK TABLE ${toLock.map(quoteIdent).join(', ')} IN ROW EXCLUSIVE MODE`, []);
-    reg = await readRegistry(tx, input.scope);
-    p = plan(input, reg);
-    const unlocked = p.changes.find((c) => !evolving.has(c.table));
+    state = await readRegistryState(tx, input.scope);
+    checkOwner(input, state);
+    p = plan(input, state, cap);
+    const unlocked = p.changes.find((c) => !evolving.has(c.table)) ?? p.adoptions.find((a) => !evolving.has(a.table));
     if (unlocked) {
       // Another load added a column to this table between the first read and the lock: start the transaction
       // over (withTransaction retries serialization failures) rather than wait for its lock while holding ours.
       throw Object.assign(new Error(`table '${unlocked.table}' changed while this load was preparing; retrying`), { code: '40001' });
     }
   }
-  if (input.refuseChanges && p.changes.length > 0) {
+  const reg = state.columns;
+  if (input.refuseChanges && (p.changes.length > 0 || p.adoptions.length > 0)) {
     throw new SchemaChangesRefused(`${input.describeBatch} changes the schema (${p.changes.length} change(s))`, p.changeRows);
   }
   let changes = p.changes;
@@ -253,18 +512,38 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
   if (governed.length > 0 && input.mode === 'discard_columns') {
     const dropped = new Set(governed.map((c) => `${c.table}\u0001${c.column}`));
     const droppedTables = new Set(governed.filter((c) => c.change === 'create_table').map((c) => c.table));
-    input.rows.forEach((row, i) => {
-      if (droppedTables.has(row.table)) discardedRows.add(i);
-      p.assigned[i] = p.assigned[i]!.filter(([col]) => !dropped.has(`${row.table}\u0001${col}`));
+    input.rows.forEach((_, i) => {
+      const t = p.tables[i]!;
+      if (droppedTables.has(t)) discardedRows.add(i);
+      p.assigned[i] = p.assigned[i]!.filter(([col]) => !dropped.has(`${t}\u0001${col}`));
     });
     changes = changes.filter((c) => !dropped.has(`${c.table}\u0001${c.column}`));
     newTables = new Set([...newTables].filter((t) => !droppedTables.has(t)));
   }
-  await applyChanges(tx, input, reg, changes, newTables);
+  // The template of each new table, found by the row that brought it (a child table's name may be any name).
+  const templates = new Map<string, TableTemplate>();
+  input.rows.forEach((row, i) => {
+    const t = p.tables[i]!;
+    if (newTables.has(t) && !templates.has(t)) templates.set(t, input.templateOf(row.table)!);
+  });
+  await applyChanges(tx, input, cap, reg, changes, newTables, p.adoptions, templates);
   const resolved = p.assigned.map((fields, i) =>
-    fields.map(([col, value]) => [col, toParam(reg.get(input.rows[i]!.table)!.get(col)!, value)] as const),
+    fields.map(([col, value]) => [col, toParam(reg.get(p.tables[i]!)!.get(col)!, value)] as const),
   );
-  return { registry: reg, resolved, created: newTables, changes, discardedRows };
+  return { registry: reg, tables: p.tables, resolved, created: newTables, changes, discardedRows };
+}
+
+/** A content root created by another pipeline (two names that give one table name) is not written into. */
+function checkOwner(input: EvolveInput, state: RegistryState): void {
+  const root = input.rootTable;
+  if (root === undefined) return;
+  const owner = state.owners.get(root);
+  if (owner !== undefined && owner !== input.pipeline) {
+    throw new TableOwnerError(
+      `pipeline '${input.pipeline}' would write its content into table '${root}', which pipeline '${owner}' created: the two names give the same ` +
+        `table name (names are compared in snake_case). Rename one of the pipelines (its name: field) and run again; nothing of this batch was written`,
+    );
+  }
 }
 
 // ---- reading the history (schema show) ------------------------------------------------------------------
@@ -278,9 +557,11 @@ export interface SchemaColumn {
   pipeline: string;
   loadId: number;
   changedAt: string;
+  /** What the column holds (naming.ts source keys, parsed): the original key path, a variant, the overflow. */
+  key: unknown;
 }
 
-const HISTORY_SELECT = 'SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history';
+const HISTORY_SELECT = 'SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at, source_key FROM schema_history';
 
 /** The inferred tables of a pipeline and the inferred columns its loads added to model tables, with history. */
 export async function listSchemaHistory(db: Database, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
@@ -291,9 +572,9 @@ export async function listSchemaHistory(db: Database, pipeline: string, contentT
 export async function selectSchemaHistory(tx: Pick<Tx, 'ph' | 'all'>, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
   const rows = await tx.all(
     `${HISTORY_SELECT}
-      WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)}
+      WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)} OR root_table = ${tx.ph(5)}
       ORDER BY table_name, load_id, column_name`,
-    [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`],
+    [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`, contentTable],
   );
   return rows.map(schemaColumnOf);
 }
@@ -308,6 +589,7 @@ function schemaColumnOf(r: Record<string, unknown>): SchemaColumn {
     pipeline: String(r['pipeline']),
     loadId: Number(r['load_id']),
     changedAt: r['changed_at'] instanceof Date ? r['changed_at'].toISOString() : String(r['changed_at']),
+    key: r['source_key'] === null || r['source_key'] === undefined ? null : (JSON.parse(String(r['source_key'])) as unknown),
   };
 }
 

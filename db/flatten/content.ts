@@ -7,13 +7,14 @@ import { hexDigest } from '../hash.js';
 import { parseJson, stringifyJson } from '../../client/json.js';
 import type { ResultRecord } from '../../client/schemas.js';
 import { MergeKeyError } from '../evolve/errors.js';
-import { avoidReserved, childTableName, columnPath } from '../evolve/names.js';
+import { childTableName, columnPath } from '../evolve/names.js';
+import { columnSource, tableSource } from '../evolve/naming.js';
 import type { LogicalType } from '../evolve/types.js';
 import { isRecord, type Field } from './values.js';
 
 export type { Field };
 
-/** Columns the loader fills on every root row; content keys with these names get a leading `_`. */
+/** Columns the loader fills on every root row; content keys with these names get a leading `_` (naming.ts). */
 export const ROOT_SYSTEM_COLUMNS: ReadonlyArray<readonly [string, LogicalType]> = [
   ['pipeline', 'text'],
   ['row_key', 'text'],
@@ -35,12 +36,26 @@ export const CHILD_SYSTEM_COLUMNS: ReadonlyArray<readonly [string, LogicalType]>
   ['load_id', 'bigint'],
   ['loaded_at', 'timestamp'],
 ];
-const ROOT_RESERVED = new Set(ROOT_SYSTEM_COLUMNS.map(([c]) => c));
-const CHILD_RESERVED = new Set(CHILD_SYSTEM_COLUMNS.map(([c]) => c));
+/**
+ * Deepest nesting of objects and lists in one result's content that is flattened. Deeper content (a few hundred
+ * levels is garbage, not data) is rejected alone (rejected_results) and its siblings load.
+ */
+export const MAX_CONTENT_DEPTH = 100;
 
+/** A result that cannot be loaded, with the reason; the loader records it in rejected_results. */
+export interface RejectedResult {
+  resultId: string;
+  scrapingRunId: string | null;
+  reason: string;
+}
+
+class ContentRejected extends Error {}
 
 export interface ContentRow {
+  /** Candidate table name; the registry maps `tableSource` to the table actually used (naming.ts). */
   table: string;
+  /** The list paths from the root to this row's table (naming.ts tableSource). */
+  tableSource: string;
   rowKey: string;
   fields: Field[];
 }
@@ -83,25 +98,46 @@ export function decodeContent(content: unknown): unknown {
 function walkObject(
   obj: Record<string, unknown>,
   prefix: string,
+  path: readonly string[],
   row: ContentRow,
+  lists: ReadonlyArray<readonly string[]>,
   rootKey: string,
   children: ContentChildRow[],
-  reserved: ReadonlySet<string>,
+  depth: number,
 ): void {
+  if (depth > MAX_CONTENT_DEPTH) throw new ContentRejected(`content nested deeper than ${MAX_CONTENT_DEPTH} levels`);
   for (const [key, v] of Object.entries(obj)) {
-    const col = prefix === '' ? avoidReserved(columnPath('', key), reserved) : columnPath(prefix, key);
-    if (isRecord(v)) walkObject(v, col, row, rootKey, children, reserved);
-    else if (Array.isArray(v)) walkArray(v, childTableName(row.table, col), row.rowKey, rootKey, children);
-    else row.fields.push([col, v]);
+    const col = columnPath(prefix, key);
+    const at = [...path, key];
+    if (isRecord(v)) walkObject(v, col, at, row, lists, rootKey, children, depth + 1);
+    else if (Array.isArray(v)) walkArray(v, childTableName(row.table, col), [...lists, at], row.rowKey, rootKey, children, depth + 1);
+    else row.fields.push([col, v, columnSource(at)]);
   }
 }
 
-function walkArray(items: readonly unknown[], table: string, parentKey: string, rootKey: string, children: ContentChildRow[]): void {
+// A list element that is not an object is the row's `value`; its source is the element itself (the empty path),
+// so an element object's own "value" key is another column.
+const ELEMENT_SOURCE = columnSource([]);
+
+function walkArray(
+  items: readonly unknown[],
+  table: string,
+  lists: ReadonlyArray<readonly string[]>,
+  parentKey: string,
+  rootKey: string,
+  children: ContentChildRow[],
+  depth: number,
+): void {
+  if (depth > MAX_CONTENT_DEPTH) throw new ContentRejected(`content nested deeper than ${MAX_CONTENT_DEPTH} levels`);
+  const source = tableSource(lists);
   items.forEach((el, listIndex) => {
-    const child: ContentChildRow = { table, rowKey: `${parentKey}#${listIndex}`, rootKey, parentKey, listIndex, fields: [] };
+    const child: ContentChildRow = { table, tableSource: source, rowKey: `${parentKey}#${listIndex}`, rootKey, parentKey, listIndex, fields: [] };
     children.push(child);
-    if (isRecord(el)) walkObject(el, '', child, rootKey, children, CHILD_RESERVED);
-    else child.fields.push(['value', el]);
+    if (isRecord(el)) walkObject(el, '', [], child, lists, rootKey, children, depth + 1);
+    else if (Array.isArray(el)) {
+      // A list inside a list is kept whole as JSON (walking it would need a table per nesting level).
+      child.fields.push(['value', el, ELEMENT_SOURCE]);
+    } else child.fields.push(['value', el, ELEMENT_SOURCE]);
   });
 }
 
@@ -137,32 +173,54 @@ function rowKeyOf(r: ResultRecord, content: unknown, mergeKey: readonly string[]
 }
 
 /**
- * Rows of one batch of result records. Records whose key repeats collapse to the one with the highest result id
- * (the newest); roots come out sorted by key so concurrent loads lock shared keys in one order.
+ * Rows of one batch of result records, and the records that cannot be loaded (a merge key field missing or not a
+ * scalar, content nested too deep) with their reasons: those are left out and the others load. Records whose key
+ * repeats collapse to the one with the highest result id (the newest); roots come out sorted by key so concurrent
+ * loads lock shared keys in one order.
  */
-export function flattenContentRows(records: readonly ResultRecord[], opts: ContentOptions): ContentRootRow[] {
+export function flattenContent(records: readonly ResultRecord[], opts: ContentOptions): { roots: ContentRootRow[]; rejected: RejectedResult[] } {
   const byKey = new Map<string, ContentRootRow>();
+  const rejected: RejectedResult[] = [];
   for (const r of records) {
-    const content = decodeContent(r.content);
-    const rowKey = rowKeyOf(r, content, opts.mergeKey);
-    const previous = byKey.get(rowKey);
-    if (previous && BigInt(previous.resultId) > BigInt(r.id)) continue;
-    const scrapedUrl = typeof r.scraped_url === 'string' ? r.scraped_url : null;
-    const root: ContentRootRow = {
-      table: opts.table,
-      rowKey,
-      fields: [],
-      resultId: r.id,
-      scrapingRunId: r.scraping_run_id ?? null,
-      scrapedUrl,
-      resultCreatedAt: typeof r.created_at === 'string' ? r.created_at : null,
-      rowHash: hexDigest('sha1', stringifyJson([content, scrapedUrl])),
-      children: [],
-    };
-    // Content that is not an object (plain text, a bare list) is one field named `value`, as in dlt.
-    const obj = isRecord(content) ? content : content === null ? {} : { value: content };
-    walkObject(obj, '', root, rowKey, root.children, ROOT_RESERVED);
+    let root: ContentRootRow;
+    let rowKey: string;
+    try {
+      const content = decodeContent(r.content);
+      rowKey = rowKeyOf(r, content, opts.mergeKey);
+      const previous = byKey.get(rowKey);
+      if (previous && BigInt(previous.resultId) > BigInt(r.id)) continue;
+      const scrapedUrl = typeof r.scraped_url === 'string' ? r.scraped_url : null;
+      root = {
+        table: opts.table,
+        tableSource: ROOT_SOURCE,
+        rowKey,
+        fields: [],
+        resultId: r.id,
+        scrapingRunId: r.scraping_run_id ?? null,
+        scrapedUrl,
+        resultCreatedAt: typeof r.created_at === 'string' ? r.created_at : null,
+        rowHash: hexDigest('sha1', stringifyJson([content, scrapedUrl])),
+        children: [],
+      };
+      // Content that is not an object (plain text, a bare list) is one field named `value`, as in dlt.
+      const obj = isRecord(content) ? content : content === null ? {} : { value: content };
+      walkObject(obj, '', [], root, [], rowKey, root.children, 1);
+    } catch (err) {
+      if (!(err instanceof ContentRejected) && !(err instanceof MergeKeyError)) throw err;
+      rejected.push({ resultId: r.id.toString(), scrapingRunId: r.scraping_run_id == null ? null : String(r.scraping_run_id), reason: err.message });
+      continue;
+    }
     byKey.set(rowKey, root);
   }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+  const roots = [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+  return { roots, rejected };
+}
+
+const ROOT_SOURCE = tableSource([]);
+
+/** flattenContent for callers that take no rejection: the first rejected record throws its error. */
+export function flattenContentRows(records: readonly ResultRecord[], opts: ContentOptions): ContentRootRow[] {
+  const { roots, rejected } = flattenContent(records, opts);
+  if (rejected.length > 0) throw new (rejected[0]!.reason.startsWith('merge_key') ? MergeKeyError : Error)(rejected[0]!.reason);
+  return roots;
 }

@@ -1,12 +1,18 @@
 // Value coercions shared by the flatteners. Responses are already validated by the client's zod schemas, but
 // many fields are typed only as "null observed" there; these helpers keep such a value when it has the
 // column's type and otherwise land NULL in the typed column (the whole value is still in raw_responses).
+import { isLosslessNumber } from 'lossless-json';
 import { stringifyJson } from '../../client/json.js';
-import { avoidReserved, columnPath } from '../evolve/names.js';
+import { columnPath } from '../evolve/names.js';
+import { columnSource } from '../evolve/naming.js';
 import type { DataTableName } from '../tables.js';
 
-/** One value at a column path (see flatten/content.ts). */
-export type Field = readonly [column: string, value: unknown];
+/**
+ * One value at a column path (see flatten/content.ts): the candidate column name, the value, and the source key
+ * (naming.ts columnSource: the original key path) the registry maps to the column actually used. Without a
+ * source, the candidate name is the key.
+ */
+export type Field = readonly [column: string, value: unknown, source?: string];
 
 export type Scalar = string | number | bigint | boolean | null;
 
@@ -21,8 +27,9 @@ export type RowsByTable = Partial<Record<DataTableName, Row[]>>;
 
 export type Json = unknown;
 
+/** A JSON object; a number the parser kept as text (lossless-json's LosslessNumber, e.g. 1e400) is a scalar. */
 export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !isLosslessNumber(v);
 }
 
 /** An integer (number or bigint) or null; a number that is not an integer is not silently truncated. */
@@ -82,17 +89,19 @@ export function extraJson(obj: Record<string, unknown>, known: ReadonlySet<strin
  * paths, lists kept whole (a JSON column; the model's own child tables already hold the lists it knows). A key
  * whose column name is one of the table's fixed columns gets a leading `_`.
  */
-export function openFields(obj: Record<string, unknown>, known: ReadonlySet<string>, fixedColumns: ReadonlySet<string>): Field[] {
+export function openFields(obj: Record<string, unknown>, known: ReadonlySet<string>, _fixedColumns?: ReadonlySet<string>): Field[] {
+  // A key whose name is a fixed column gets another name from the registry (naming.ts nameFor), which knows them.
   const out: Field[] = [];
-  const walk = (o: Record<string, unknown>, prefix: string) => {
+  const walk = (o: Record<string, unknown>, prefix: string, path: string[]) => {
     for (const [k, v] of Object.entries(o)) {
       if (prefix === '' && known.has(k)) continue;
-      const col = prefix === '' ? avoidReserved(columnPath('', k), fixedColumns) : columnPath(prefix, k);
-      if (isRecord(v)) walk(v, col);
-      else out.push([col, v]);
+      const col = columnPath(prefix, k);
+      const at = [...path, k];
+      if (isRecord(v)) walk(v, col, at);
+      else out.push([col, v, columnSource(at)]);
     }
   };
-  walk(obj, '');
+  walk(obj, '', []);
   return out;
 }
 

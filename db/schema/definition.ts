@@ -556,8 +556,38 @@ export const TABLES = {
       pipeline: req(txt),
       load_id: req(loadId),
       changed_at: req(ts),
+      /**
+       * What the column holds, as the loader identifies it: the JSON array of the original key path within its
+       * table (`["Company","name"]`), a variant's base path plus its type, `["<overflow>"]`; for a table's
+       * `create_table` rows, the JSON array of the list paths from the root. Names are decided from this column
+       * (evolve/naming.ts), so the same key always maps to the same column. NULL for rows older than it.
+       */
+      source_key: txt,
+      /** The content root table (`<pipeline>_items`) a content table belongs to; NULL for model tables. */
+      root_table: txt,
     },
     primaryKey: ['table_name', 'column_name'],
+    indexes: [index('schema_history_root_table_idx', 'root_table')],
+  }),
+
+  /**
+   * Results a load could not write (content nested too deep, a merge key field missing, over a limit): the rest
+   * of their response loaded, and the run ends `partial`. The result itself stays in raw_responses (load_id).
+   */
+  rejected_results: table({
+    columns: {
+      id: serialId,
+      pipeline: req(txt),
+      load_id: req(loadId),
+      workflow_id: txt,
+      /** Decimal text: result ids are 64-bit. */
+      result_id: req(txt),
+      scraping_run_id: txt,
+      table_name: req(txt),
+      reason: req(txt),
+      rejected_at: req(ts),
+    },
+    indexes: [uniqueIndex('rejected_results_load_result_uq', 'load_id', 'result_id'), index('rejected_results_pipeline_idx', 'pipeline'), index('rejected_results_workflow_idx', 'workflow_id')],
   }),
 
   /** Highest load id each pipeline has exported per table; an incremental CSV export takes the rows above it. */

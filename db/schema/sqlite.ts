@@ -29,3 +29,4 @@ export const sync_watermarks = table('sync_watermarks', TABLES.sync_watermarks);
 export const notify_deliveries = table('notify_deliveries', TABLES.notify_deliveries);
 export const url_lists = table('url_lists', TABLES.url_lists);
 export const schema_history = table('schema_history', TABLES.schema_history);
+export const rejected_results = table('rejected_results', TABLES.rejected_results);
