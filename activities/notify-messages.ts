@@ -56,6 +56,12 @@ const HEADLINE: Record<NotifyEventName, string> = {
   succeeded: ':large_green_circle: succeeded',
   duration_over: ':hourglass: ran longer than its limit',
   schema_changed: ':jigsaw: schema changed',
+  check_failed: ':warning: data checks failed',
+  price_drop: ':chart_with_downwards_trend: prices dropped',
+  price_rise: ':chart_with_upwards_trend: prices rose',
+  back_in_stock: ':package: back in stock',
+  out_of_stock: ':no_entry_sign: out of stock',
+  new_rows: ':sparkles: new rows',
 };
 
 /** Slack's mrkdwn needs &, < and > escaped; everything else is literal. */
