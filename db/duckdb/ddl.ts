@@ -9,10 +9,23 @@ import { quoteIdent } from '../sql.js';
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 1;
+export const DUCKDB_SCHEMA_VERSION = 2;
 
-/** Steps after the baseline, by the version they bring the file to; none yet. */
-export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: readonly string[] }> = [];
+/**
+ * Steps after the baseline, by the version they bring the file to. A new file gets the current schema from the
+ * baseline and then runs every step, so each step must be a no-op on it (IF NOT EXISTS).
+ */
+export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: readonly string[] }> = [
+  {
+    // Checks and watches (checks/), and the run and previous major price on each price-history row.
+    version: 2,
+    sql: [
+      'ALTER TABLE "marketplace_price_history" ADD COLUMN IF NOT EXISTS "workflow_id" text',
+      'ALTER TABLE "marketplace_price_history" ADD COLUMN IF NOT EXISTS "previous_price_major" double precision',
+      ...(['check_results', 'watch_events', 'watch_state'] as const).flatMap((t) => tableDdl(t, TABLES[t] as AnyTableDef)),
+    ],
+  },
+];
 
 
 function literal(value: unknown): string {
