@@ -12,6 +12,8 @@ export interface Metrics {
   runFinished(r: { pipeline: string; kind: string; status: string; rowsByTable: Record<string, number>; tokenUsage: number | null; durationMs: number | null }): void;
   activityFinished(a: { activity: string; pipeline: string; seconds: number; outcome: 'ok' | 'error' }): void;
   webhook(event: string, status: string): void;
+  /** A check that failed (or could not be evaluated) in a run or an evaluation without one. */
+  checkFailed(c: { pipeline: string; check: string; severity: string }): void;
 }
 
 /** `GET /api/scraping-runs/12` -> `GET /api/scraping-runs/:id`: one series per endpoint, not per id. */
@@ -85,6 +87,12 @@ export function createMetrics(): Metrics {
     labelNames: ['event', 'status'] as const,
     registers: [registry],
   });
+  const checkFailures = new Counter({
+    name: 'scrape_etl_check_failures_total',
+    help: 'Data checks that failed or could not be evaluated, by pipeline, check name and severity (warn, error)',
+    labelNames: ['pipeline', 'check', 'severity'] as const,
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -102,5 +110,6 @@ export function createMetrics(): Metrics {
       else if (EXPORT_ACTIVITIES.has(a.activity)) exportDuration.observe({ pipeline: a.pipeline, outcome: a.outcome }, a.seconds);
     },
     webhook: (event, status) => webhooks.inc({ event, status }),
+    checkFailed: (c) => checkFailures.inc({ pipeline: c.pipeline, check: c.check, severity: c.severity }),
   };
 }
