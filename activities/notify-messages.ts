@@ -11,7 +11,7 @@ export interface RunFacts {
   kind: string;
   workflowId: string;
   runId: string;
-  status: 'succeeded' | 'partial' | 'failed';
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
   error: string | null;
   exportStatus: string | null;
   exportError: string | null;

@@ -27,8 +27,8 @@ export interface BeginPipelineRunInput extends PipelineRunRef {
 }
 
 export interface FinishPipelineRunInput extends PipelineRunRef {
-  /** 'partial': some URLs failed for good (listed in `error`) and the others loaded. */
-  status: 'succeeded' | 'partial' | 'failed';
+  /** 'partial': some URLs failed for good (listed in `error`) and the others loaded; 'failed_checks': an error check failed. */
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
   error: string | null;
   /** The exports' own outcome; absent when the run failed before them. */
   exportStatus?: ExportStatus;
@@ -210,7 +210,7 @@ export interface NotifyRunInput extends PipelineRunRef {
   /** The pipeline file's `notify` section (webhook URLs still as `${VAR}` templates); absent: the worker's default. */
   notify?: NotifySpec;
   events: NotifyEvent[];
-  status: 'succeeded' | 'partial' | 'failed';
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
   error: string | null;
   exportStatus?: ExportStatus;
   exportError?: string | null;

@@ -26,6 +26,7 @@ import {
   type WorkerTuning,
 } from '../temporal/contract.js';
 import { applyRunRetention, sendRunAlerts } from './alerts.js';
+import { deliverWatches, runChecks } from './checks.js';
 import { runResultsSync } from './results-sync.js';
 import { runCreateAndWait } from './scraping-runs.js';
 import { causeMessage, shortText, withoutUrls, MAX_LISTED_FAILURES, type ModeContext, type ModeRunner } from './shared.js';
@@ -102,16 +103,24 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       );
     }
 
+    // The data is loaded: its checks decide whether the run is failed_checks (the data is kept either way).
+    progress.phase = 'checking';
+    const checks = await runChecks(spec, workflowId, progress.rowsLoaded);
+    const failedChecks = (checks?.errorsFailed ?? 0) > 0;
+    if (checks?.detail) alerts.push({ event: 'check_failed', detail: checks.detail });
+    // Exports marked on_failed_checks: skip are left out of a run whose error checks failed.
+    const exportsToRun = failedChecks ? spec.exports.filter((e) => e.on_failed_checks !== 'skip') : spec.exports;
+
     // The data is loaded; exports are their own phase with their own outcome. An export that fails for good
     // (after its retries) is reported beside the data's status, never instead of it.
     let exportFiles: ExportedFileRef[] = [];
     let exportUnchanged: string[] = [];
     let exportStatus: ExportStatus = 'none';
     let exportError: string | null = null;
-    if (spec.exports.length > 0) {
+    if (exportsToRun.length > 0) {
       progress.phase = 'exporting';
       try {
-        const exported = await loading.runExports({ workflowId, spec: withoutUrls(spec), startedAt: workflowInfo().startTime.toISOString() });
+        const exported = await loading.runExports({ workflowId, spec: { ...withoutUrls(spec), exports: exportsToRun }, startedAt: workflowInfo().startTime.toISOString() });
         exportFiles = exported.files;
         // A worker from before the list was returned answers without it.
         exportUnchanged = exported.unchanged ?? [];
@@ -125,13 +134,15 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     }
 
     progress.phase = 'finishing';
-    const status = failures.count > 0 ? 'partial' : 'succeeded';
-    const error =
-      failures.count > 0
-        ? shortText(`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
-        : null;
+    const status = failedChecks ? 'failed_checks' : failures.count > 0 ? 'partial' : 'succeeded';
+    const errors = [
+      ...(failures.count > 0 ? [`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`] : []),
+      ...(failedChecks && checks?.detail ? [checks.detail] : []),
+    ];
+    const error = errors.length > 0 ? shortText(errors.join('\n'), 4000) : null;
     const finished = await control.finishPipelineRun({ ...ref, status, error, exportStatus, exportError });
     await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts });
+    const watchEvents = await deliverWatches(spec, workflowId);
     await applyRunRetention(spec);
     progress.phase = status;
     return {
@@ -150,6 +161,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       exportUnchanged,
       exportStatus,
       exportError,
+      ...(checks ? { checks: checks.results } : {}),
+      ...(watchEvents ? { watchEvents } : {}),
     };
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.
