@@ -21,6 +21,7 @@ import { register as registerHistory } from './commands/history.js';
 import { register as registerPrune } from './commands/prune.js';
 import { register as registerServer } from './commands/server.js';
 import { register as registerSchema } from './commands/schema.js';
+import { register as registerCheck } from './commands/check.js';
 
 /** Commands that can run a worker in their own process. */
 const HOSTS_ACTIVITIES = new Set(['run', 'demo', 'worker', 'trigger']);
@@ -59,6 +60,7 @@ export function buildProgram(): Command {
   registerSimulate(program);
   registerWorker(program);
   registerSchema(program);
+  registerCheck(program);
   return program;
 }
 
