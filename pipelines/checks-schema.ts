@@ -137,7 +137,8 @@ export function checkCheckAndWatchNames(
     if (!cols || cols.includes(c)) return;
     const nearest = closest(c, cols);
     const hint = distance(c, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
-    ctx.addIssue({ code: 'custom', path, message: `table '${t}' has no column '${c}'; ${hint}its columns: ${cols.join(', ')}` });
+    const listed = cols.length > 30 ? `${cols.slice(0, 30).join(', ')}, … (${cols.length} in all)` : cols.join(', ');
+    ctx.addIssue({ code: 'custom', path, message: `table '${t}' has no column '${c}'; ${hint}its columns: ${listed}` });
   };
   const exprOk = (t: string, text: string, path: Array<string | number>) => {
     let cols: string[];
@@ -152,7 +153,7 @@ export function checkCheckAndWatchNames(
   for (const [i, c] of (p.checks ?? []).entries()) {
     const at = ['checks', i];
     const n = checkName(c);
-    if (names.has(n)) ctx.addIssue({ code: 'custom', path: [...at, 'name'], message: `a second check named '${n}': give each check its own name` });
+    if (names.has(n)) ctx.addIssue({ code: 'custom', path: c.name ? [...at, 'name'] : at, message: `a second check named '${n}': give each check its own name` });
     names.add(n);
     if (!('table' in c) || c.table === undefined) continue;
     if (!tableOk(c.table, [...at, 'table'])) continue;
@@ -169,7 +170,7 @@ export function checkCheckAndWatchNames(
   for (const [i, w] of (p.watch ?? []).entries()) {
     const at = ['watch', i];
     const n = watchName(w);
-    if (watchNames.has(n)) ctx.addIssue({ code: 'custom', path: [...at, 'name'], message: `a second watch named '${n}': give each watch its own name` });
+    if (watchNames.has(n)) ctx.addIssue({ code: 'custom', path: w.name ? [...at, 'name'] : at, message: `a second watch named '${n}': give each watch its own name` });
     watchNames.add(n);
     if (w.type === 'new_rows') {
       if (tableOk(w.table, [...at, 'table']) && w.filter) exprOk(w.table, w.filter, [...at, 'filter']);
