@@ -94,10 +94,14 @@ function pipeline(yaml: string, database = bed.dbUrl): PipelineSpec {
 const urlsYaml = (urls: string[]) => urls.map((u) => `    - ${u}`).join('\n');
 const items = (from: number, n: number) => Array.from({ length: n }, (_, i) => productUrl(4_420_309_000 + from + i, 10_115_139 + (i % 3)));
 
-type Item = { price: number; title: unknown; models: Array<{ model_id: number; stock: number }> };
+type Item = { price: number; models: Array<{ model_id: number; stock: number }> };
 function itemAt(url: string, epoch: number): Item | null {
   const body = bed.sim.truth.productAt(url, epoch) as { data: { data: { item: Item } } } | null;
   return body ? body.data.data.item : null;
+}
+function soldAt(url: string, epoch: number): unknown {
+  const body = bed.sim.truth.productAt(url, epoch) as { data: { data: { product_review: { historical_sold: unknown } } } };
+  return body.data.data.product_review.historical_sold;
 }
 const idsOf = (url: string) => {
   const q = new URL(url).searchParams;
@@ -126,7 +130,7 @@ ${urlsYaml(urls)}
 checks:
   - type: null_rate
     table: marketplace_products
-    column: title
+    column: historical_sold
     max: 5%
   - type: range
     table: marketplace_products
@@ -139,12 +143,14 @@ notify:
     const first = await run(spec, 'r1');
     expect(first.status).toBe('succeeded');
     expect(first.checks?.map((c) => [c.name, c.status])).toEqual([
-      ['null_rate:marketplace_products.title', 'pass'],
+      ['null_rate:marketplace_products.historical_sold', 'pass'],
       ['range:marketplace_products', 'pass'],
     ]);
 
-    bed.sim.setDrift({ epoch: 1, nullRate: 0.5, nullFields: ['title'] });
-    const nulled = urls.filter((u) => itemAt(u, 1)?.title === null).length;
+    // The service stops sending how many were sold for about half the products.
+    bed.sim.setDrift({ epoch: 1, nullRate: 0.5, nullFields: ['product_review.historical_sold'] });
+    const nulled = urls.filter((u) => soldAt(u, 1) === null).length;
+    expect(urls.filter((u) => soldAt(u, 0) === null)).toHaveLength(0);
     expect(nulled).toBeGreaterThan(1); // the seed gives a spike well above 5%
     const rate = Math.round((nulled / urls.length) * 100 * 100) / 100;
     const second = await run(spec, 'r2');
@@ -161,8 +167,8 @@ notify:
     const storedNull = stored.find((r) => r.type === 'null_rate');
     expect(storedNull?.observedValue).toBeCloseTo((nulled / urls.length) * 100, 6);
     expect(storedNull?.failingKeys).toHaveLength(Math.min(nulled, 10));
-    // The data is kept: every product of the run is in the table, with its title NULL.
-    const [count] = await withTransaction(bed.db, (tx) => tx.all(`SELECT count(*) AS n, sum(CASE WHEN title IS NULL THEN 1 ELSE 0 END) AS nulls FROM marketplace_products WHERE pipeline = 'nulls'`, []));
+    // The data is kept: every product of the run is in the table, its sold count NULL where the service sent none.
+    const [count] = await withTransaction(bed.db, (tx) => tx.all(`SELECT count(*) AS n, sum(CASE WHEN historical_sold IS NULL THEN 1 ELSE 0 END) AS nulls FROM marketplace_products WHERE pipeline = 'nulls'`, []));
     expect(Number(count?.['n'])).toBe(urls.length);
     expect(Number(count?.['nulls'])).toBe(nulled);
     const alerts = received.filter((r) => r.path === '/nulls');
@@ -173,7 +179,7 @@ notify:
 
   it('a max_drop row_count check catches half the products vanishing', async () => {
     resetDrift();
-    const urls = items(300, 10);
+    const urls = items(480, 10);
     const spec = pipeline(`
 name: vanish
 kind: marketplace
@@ -192,7 +198,7 @@ checks:
 
     bed.sim.setDrift({ epoch: 1, vanishRate: 0.5 });
     const gone = urls.filter((u) => itemAt(u, 1) === null).length;
-    expect(gone / urls.length).toBeGreaterThan(0.3);
+    expect(gone / urls.length).toBeGreaterThanOrEqual(0.4);
     const second = await run(spec, 'r2');
     expect(second.failedUrlCount).toBe(gone);
     expect(second.status).toBe('failed_checks');
@@ -262,7 +268,7 @@ checks:
 describe('watches', () => {
   it('back_in_stock (models) and new_rows deliver exactly the rows the simulator changed, once per run', async () => {
     resetDrift();
-    const urls = items(700, 12);
+    const urls = items(700, 26);
     const spec = (list: string[]) =>
       pipeline(`
 name: stock
@@ -280,14 +286,14 @@ notify:
     - url: \${HOOK_BASE}/stock
       on: [back_in_stock, new_rows]
 `);
-    const first = await run(spec(urls.slice(0, 10)), 'r1');
+    const first = await run(spec(urls.slice(0, 24)), 'r1');
     expect(first.watchEvents).toEqual([
       { watch: 'back_in_stock', event: 'back_in_stock', rows: 0 },
-      { watch: 'new_rows:marketplace_products', event: 'new_rows', rows: 10 },
+      { watch: 'new_rows:marketplace_products', event: 'new_rows', rows: 24 },
     ]);
     bed.sim.setDrift({ priceDrift: true, epoch: 1 });
     const expected: string[] = [];
-    for (const u of urls.slice(0, 10)) {
+    for (const u of urls.slice(0, 24)) {
       const before = itemAt(u, 0)!.models;
       const after = itemAt(u, 1)!.models;
       for (const [i, m] of after.entries()) if (before[i]!.stock === 0 && m.stock > 0) expected.push(`${idsOf(u)}:${m.model_id}`);
@@ -303,7 +309,7 @@ notify:
     const fresh = got.filter((r) => r.event === 'new_rows');
     expect(fresh).toHaveLength(2);
     const added = fresh.find((r) => r.key.includes('--r2:'))!.body['rows'] as Array<{ shop_id: number; item_id: number }>;
-    expect(added.map((r) => `${r.shop_id}:${r.item_id}`).sort()).toEqual(urls.slice(10).map(idsOf).sort());
+    expect(added.map((r) => `${r.shop_id}:${r.item_id}`).sort()).toEqual(urls.slice(24).map(idsOf).sort());
   });
 
   it('price_drop: exactly the products whose price fell by 10% or more, once, across a worker SIGKILLed during delivery', async () => {

@@ -13,8 +13,9 @@ export interface DriftSettings {
   epoch: number;
   /** Share of products answered 404 (product not found) at epochs > 0. */
   vanishRate: number;
-  /** Share of products whose `nullFields` (item fields) are null at epochs > 0. */
+  /** Share of products whose `nullFields` are null at epochs > 0. */
   nullRate: number;
+  /** Dot paths under the response's `data.data`, e.g. `product_review.historical_sold` or `item.brand`. */
   nullFields: string[];
 }
 
@@ -22,7 +23,7 @@ export const DEFAULT_DRIFT: DriftSettings = { priceDrift: false, epoch: 0, vanis
 
 /** Share of products whose prices change from one epoch to the next, and of models whose stock flips. */
 export const PRICE_CHANGE_SHARE = 0.5;
-export const STOCK_FLIP_SHARE = 0.25;
+export const STOCK_FLIP_SHARE = 0.4;
 
 export function vanished(seed: number, shopId: number, itemId: number, d: DriftSettings, epoch = d.epoch): boolean {
   return epoch > 0 && d.vanishRate > 0 && unitFor(seed, 'drift-vanish', shopId, itemId, epoch) < d.vanishRate;
@@ -87,7 +88,12 @@ export function driftProduct(body: JsonObject, seed: number, shopId: number, ite
     }
   }
   if (d.nullRate > 0 && d.nullFields.length > 0 && unitFor(seed, 'drift-null', shopId, itemId, epoch) < d.nullRate) {
-    for (const f of d.nullFields) item[f] = null;
+    for (const f of d.nullFields) {
+      const parts = f.split('.');
+      let at = out.data.data as Record<string, unknown> | undefined;
+      for (const p of parts.slice(0, -1)) at = at && typeof at[p] === 'object' && at[p] !== null ? (at[p] as Record<string, unknown>) : undefined;
+      if (at) at[parts[parts.length - 1] as string] = null;
+    }
   }
   return out as unknown as JsonObject;
 }
