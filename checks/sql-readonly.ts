@@ -25,7 +25,7 @@ try {
   db.pragma('query_only = ON');
   const stmt = db.prepare(workerData.sql);
   stmt.safeIntegers(true);
-  const rows = stmt.all().map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v])));
+  const rows = stmt.all().map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()) : v])));
   parentPort.postMessage({ rows });
 } catch (err) {
   parentPort.postMessage({ error: err && err.message ? err.message : String(err) });
