@@ -173,7 +173,7 @@ describe('evaluation on a real destination', () => {
         check({ type: 'row_count', table: 'marketplace_products', scope: 'table', min: 5 }),
         check({ type: 'schema', table: 'marketplace_products', columns: { price_major: 'double', title: 'text', item_id: 'int', gone: 'text', currency: 'int' } }),
         check({ type: 'sql', sql: "SELECT item_id FROM marketplace_products WHERE pipeline = 'p' AND title LIKE 'Robert%'" }),
-        check({ type: 'range', table: 'marketplace_products',  }),
+        check({ type: 'range', table: 'marketplace_products', expression: "title = 'x''); DELETE FROM marketplace_products; --' or price_major > 100" }),
       ],
     });
     const by = (i: number) => results[i]!;
