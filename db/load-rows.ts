@@ -239,7 +239,7 @@ export function priceChangesOf(product: Row, models: readonly Row[], before: Sto
       shop_id, item_id, model_id: null, price: product['price'] ?? null, price_min: product['price_min'] ?? null,
       price_max: product['price_max'] ?? null, price_before_discount: product['price_before_discount'] ?? null,
       price_major: toMajor(product['price'], divisor), previous_price: prev ? (prev['price'] as Param) : null, currency,
-      workflow_id: workflowId, previous_price_major: prev ? toMajor(prev['price'], divisor) : null,
+      workflow_id: workflowId, previous_price_major: prev ? toMajor(toIntScalar((prev['price'] ?? null) as Scalar), divisor) : null,
     });
   }
   for (const m of models) {
@@ -250,7 +250,7 @@ export function priceChangesOf(product: Row, models: readonly Row[], before: Sto
       shop_id, item_id, model_id: m['model_id'] ?? null, price: m['price'] ?? null, price_min: null, price_max: null,
       price_before_discount: m['price_before_discount'] ?? null, price_major: toMajor(m['price'], divisor),
       previous_price: old ? (old['price'] as Param) : null, currency,
-      workflow_id: workflowId, previous_price_major: old ? toMajor(old['price'], divisor) : null,
+      workflow_id: workflowId, previous_price_major: old ? toMajor(toIntScalar((old['price'] ?? null) as Scalar), divisor) : null,
     });
   }
   return history.map((h) => {
