@@ -396,3 +396,23 @@ export function describeFailures(results: readonly CheckResult[]): string {
     .map((r) => `${r.severity} check ${r.name} ${r.status === 'error' ? 'errored' : 'failed'}: ${r.message}${r.observed ? ` (observed ${r.observed}${r.threshold ? `, expected ${r.threshold}` : ''})` : ''}`)
     .join('\n');
 }
+
+/** Per run: how many checks it evaluated and which failed (or errored); runs without checks are absent. */
+export async function checksOfRuns(db: Database, workflowIds: readonly string[]): Promise<Map<string, { total: number; failed: string[] }>> {
+  const out = new Map<string, { total: number; failed: string[] }>();
+  if (workflowIds.length === 0) return out;
+  await withReadTransaction(db, async (tx) => {
+    const rows = await tx.all(
+      `SELECT workflow_id, check_name, status FROM check_results WHERE workflow_id IN (${workflowIds.map((_, i) => tx.ph(i + 1)).join(', ')}) ORDER BY check_name`,
+      [...workflowIds],
+    );
+    for (const r of rows) {
+      const id = String(r['workflow_id']);
+      const e = out.get(id) ?? { total: 0, failed: [] };
+      e.total++;
+      if (r['status'] === 'fail' || r['status'] === 'error') e.failed.push(String(r['check_name']));
+      out.set(id, e);
+    }
+  });
+  return out;
+}

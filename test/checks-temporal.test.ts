@@ -171,6 +171,11 @@ notify:
     const [count] = await withTransaction(bed.db, (tx) => tx.all(`SELECT count(*) AS n, sum(CASE WHEN historical_sold IS NULL THEN 1 ELSE 0 END) AS nulls FROM marketplace_products WHERE pipeline = 'nulls'`, []));
     expect(Number(count?.['n'])).toBe(urls.length);
     expect(Number(count?.['nulls'])).toBe(nulled);
+    // `history` (and `status`) carry them: the run's status, and which checks failed.
+    const history = await promisify(execFile)(process.execPath, [path.join(repo, 'bin', 'scrape-etl.js'), 'history', 'nulls', '--database', bed.dbUrl, '--json']);
+    const runs = history.stdout.trim().split('\n').map((l) => JSON.parse(l) as { workflowId: string; tableStatus: string; checks?: { total: number; failed: string[] } });
+    expect(runs.find((r) => r.workflowId === second.workflowId)).toMatchObject({ tableStatus: 'failed_checks', checks: { total: 2, failed: ['null_rate:marketplace_products.historical_sold'] } });
+    expect(runs.find((r) => r.workflowId === first.workflowId)).toMatchObject({ tableStatus: 'succeeded', checks: { total: 2, failed: [] } });
     const alerts = received.filter((r) => r.path === '/nulls');
     expect(alerts).toHaveLength(1);
     expect(alerts[0]?.event).toBe('check_failed');

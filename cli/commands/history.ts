@@ -41,7 +41,9 @@ export function register(program: Command): void {
           r.workflowId,
           r.error
             ? r.error.replace(/\s+/g, ' ').slice(0, 120)
-            : Object.entries(r.rowsByTable ?? {})
+            : r.checks && r.checks.failed.length > 0
+              ? `warn checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120)
+              : Object.entries(r.rowsByTable ?? {})
                 .map(([t, n]) => `${t}=${n}`)
                 .join(' '),
         ]),

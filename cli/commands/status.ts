@@ -25,6 +25,8 @@ export interface StatusRow {
   exportStatus?: 'succeeded' | 'no_new_rows' | 'failed' | null;
   /** The run's cost: the service's tokenUsage summed over its responses (null when none reported one). */
   tokenUsage: number | null;
+  /** The run's data checks (check_results): how many, and the names of those that failed; absent without checks. */
+  checks?: { total: number; failed: string[] };
 }
 
 export interface RunFilter {
@@ -51,10 +53,13 @@ export async function openExistingDatabase(databaseUrl: string) {
 
 export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
   const { listPipelineRuns } = await import('../../db/pipeline-runs.js');
+  const { checksOfRuns } = await import('../../checks/evaluate.js');
   const db = await openExistingDatabase(databaseUrl);
   try {
     const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
-    for (const r of await listPipelineRuns(db, filter)) {
+    const listed = await listPipelineRuns(db, filter);
+    const checks = await checksOfRuns(db, listed.map((r) => r.workflowId));
+    for (const r of listed) {
       out.set(r.workflowId, {
         workflowId: r.workflowId,
         pipeline: r.pipeline,
@@ -68,6 +73,7 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
         error: r.exportStatus === 'failed' ? [r.error, `export failed: ${r.exportError ?? 'unknown error'}`].filter(Boolean).join('; ') : r.error,
         exportStatus: r.exportStatus,
         tokenUsage: r.tokenUsage,
+        ...(checks.has(r.workflowId) ? { checks: checks.get(r.workflowId)! } : {}),
       });
     }
     return out;
@@ -232,7 +238,7 @@ export function register(program: Command): void {
           formatExportStatus(r.exportStatus),
           r.startedAt ?? '-',
           r.workflowId,
-          r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : '',
+          r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : r.checks && r.checks.failed.length > 0 ? `checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120) : '',
         ]),
       ];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
