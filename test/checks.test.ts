@@ -20,6 +20,8 @@ import { startSimulator } from '../simulator/server.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-checks-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+const check = (c: Partial<CheckSpec> & Pick<CheckSpec, 'type'>): CheckSpec => ({ name: c.type, severity: 'error', ...c }) as CheckSpec;
+
 function problems(text: string): string[] {
   try {
     parsePipelineText(text, 'p.yaml', { env: {} });
@@ -157,8 +159,6 @@ describe('evaluation on a real destination', () => {
   });
   afterAll(async () => db?.close());
 
-  const check = (c: Partial<CheckSpec> & Pick<CheckSpec, 'type'>): CheckSpec => ({ name: c.type, severity: 'error', ...c }) as CheckSpec;
-
   it('each check type: observed value, threshold and a sample of failing keys', async () => {
     const results = await evaluateChecks(db, {
       pipeline: 'p',
@@ -224,6 +224,43 @@ describe('evaluation on a real destination', () => {
       expect(cols.map((c) => c['column_name']).slice(-2)).toEqual(['workflow_id', 'previous_price_major']);
     } finally {
       await duck.close();
+    }
+  });
+});
+
+describe('existing databases gain the price history columns and the new tables', () => {
+  it('DuckDB: a version-1 file (price history without workflow_id and previous_price_major, no check tables) is brought to version 2, rows kept', async () => {
+    const file = path.join(dir, 'old.duckdb');
+    // Make a version-1 file: the current baseline, then the price history as version 1 had it and no check tables.
+    await (await openDatabase(`duckdb:${file}`)).close();
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const { tableDdl, SCHEMA_VERSION_TABLE } = await import('../db/duckdb/ddl.js');
+    const { TABLES } = await import('../db/schema/definition.js');
+    const { workflow_id: _w, previous_price_major: _p, ...oldColumns } = TABLES.marketplace_price_history.columns;
+    const instance = await DuckDBInstance.create(file);
+    const conn = await instance.connect();
+    for (const t of ['check_results', 'watch_events', 'watch_state', 'marketplace_price_history']) await conn.run(`DROP TABLE ${t}`);
+    await conn.run('DROP SEQUENCE IF EXISTS check_results_id_seq');
+    for (const sql of tableDdl('marketplace_price_history', { ...TABLES.marketplace_price_history, columns: oldColumns } as never)) await conn.run(sql);
+    await conn.run(`INSERT INTO marketplace_price_history (shop_id, item_id, price, pipeline, load_id, loaded_at, row_hash) VALUES (1, 2, 300, 'p', 1, now(), 'h')`);
+    await conn.run(`DELETE FROM ${SCHEMA_VERSION_TABLE} WHERE version > 1`);
+    conn.closeSync();
+    instance.closeSync();
+
+    const db = await openDatabase(`duckdb:${file}`);
+    try {
+      const cols = await withTransaction(db, (tx) => tx.all(`SELECT column_name FROM information_schema.columns WHERE table_name = 'marketplace_price_history' ORDER BY ordinal_position`, []));
+      expect(cols.map((c) => c['column_name']).slice(-2)).toEqual(['workflow_id', 'previous_price_major']);
+      const kept = await withTransaction(db, (tx) => tx.all('SELECT item_id, price, workflow_id FROM marketplace_price_history', []));
+      expect(kept).toEqual([{ item_id: 2n, price: 300n, workflow_id: null }]);
+      const results = await evaluateChecks(db, { pipeline: 'p', workflowId: 'w', checks: [check({ type: 'not_null', table: 'marketplace_price_history', columns: ['price'] })] });
+      expect(results[0]?.status).toBe('pass');
+      const { recordCheckResults } = await import('../checks/evaluate.js');
+      await recordCheckResults(db, 'p', 'w', results);
+      const stored = await withTransaction(db, (tx) => tx.all('SELECT check_name, status FROM check_results', []));
+      expect(stored).toEqual([{ check_name: 'not_null', status: 'pass' }]);
+    } finally {
+      await db.close();
     }
   });
 });
