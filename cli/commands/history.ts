@@ -54,7 +54,8 @@ export function register(program: Command): void {
       const tokens = runs.reduce((a, r) => a + (r.tokenUsage ?? 0), 0);
       process.stdout.write(
         `${runs.length} run(s): ${runs.filter((r) => r.tableStatus === 'succeeded').length} succeeded, ${runs.filter((r) => r.tableStatus === 'partial').length} partial, ` +
-          `${runs.filter((r) => r.tableStatus === 'failed_checks').length} failed_checks, ` +
+          // Said only when there are some: pipelines without checks keep the line they had.
+          (runs.some((r) => r.tableStatus === 'failed_checks') ? `${runs.filter((r) => r.tableStatus === 'failed_checks').length} failed_checks, ` : '') +
           `${runs.filter((r) => r.tableStatus === 'failed').length} failed; median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokens} tokens\n`,
       );
     });
