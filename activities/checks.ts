@@ -16,7 +16,8 @@ import type { RunCheckSummary } from '../temporal/contract.js';
 import type { ActivityDeps } from './deps.js';
 import type { Metrics } from './metrics.js';
 import { webhookTarget } from './notify.js';
-import { expandWebhookUrl, type NotifyConfig } from './notify-config.js';
+import { expandWebhookUrl, readNotifyConfig, type NotifyConfig } from './notify-config.js';
+import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
 import { watchJsonMessage, watchSlackMessage } from './watch-messages.js';
 
 /** A check's outcome as the workflow result and history carry it (the full sample stays in check_results). */
@@ -78,6 +79,65 @@ export async function evaluateFreshness(db: Database, spec: PipelineSpec, o: { n
   const out = await evaluateAndRecord(db, { pipeline: spec.name, workflowId, checks, now, ...(o.metrics ? { metrics: o.metrics } : {}) });
   const { full: _full, ...summary } = out;
   return { ...summary, workflowId };
+}
+
+/**
+ * Sends `check_failed` for checks evaluated without a run (freshness from a scheduler, `scrape-etl check
+ * --notify`) to the pipeline's webhooks subscribed to it (else the environment's default webhook). One attempt per
+ * webhook, with the Idempotency-Key `scrape-etl:<evaluation id>:check_failed`; returns what could not be sent.
+ */
+export async function sendCheckAlert(
+  spec: PipelineSpec,
+  out: RunChecksOutput & { workflowId: string },
+  o: { env?: NodeJS.ProcessEnv; now?: Date } = {},
+): Promise<{ sent: number; problems: string[] }> {
+  const problems: string[] = [];
+  if (!out.detail) return { sent: 0, problems };
+  const cfg = readNotifyConfig(o.env ?? process.env);
+  const now = (o.now ?? new Date()).toISOString();
+  let sent = 0;
+  for (const { w } of webhooksOf(spec.notify, cfg)) {
+    if (!w.on.includes('check_failed')) continue;
+    const expanded = expandWebhookUrl(w.url, cfg.env);
+    if ('problem' in expanded) {
+      problems.push(expanded.problem);
+      continue;
+    }
+    const facts: RunFacts = {
+      event: 'check_failed',
+      detail: out.detail,
+      pipeline: spec.name,
+      kind: spec.kind,
+      workflowId: out.workflowId,
+      runId: out.workflowId,
+      status: out.errorsFailed > 0 ? 'failed_checks' : 'succeeded',
+      error: null,
+      exportStatus: null,
+      exportError: null,
+      rowsByTable: {},
+      startedAt: now,
+      finishedAt: now,
+      durationMs: 0,
+      tokenUsage: null,
+      webUiUrl: null,
+      idempotencyKey: `scrape-etl:${out.workflowId}:check_failed`,
+    };
+    try {
+      const res = await fetch(expanded.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': facts.idempotencyKey, 'user-agent': 'scrape-etl', 'x-scrape-etl-event': 'check_failed' },
+        body: JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts)),
+        redirect: 'error',
+        signal: AbortSignal.timeout(cfg.timeoutMs),
+      });
+      await res.body?.cancel();
+      if (res.status >= 200 && res.status < 300) sent++;
+      else problems.push(`webhook ${expanded.url.host}: HTTP ${res.status}`);
+    } catch (err) {
+      problems.push(`webhook ${expanded.url.host}: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name}`);
+    }
+  }
+  return { sent, problems };
 }
 
 export interface RunWatchesInput {

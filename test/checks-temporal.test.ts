@@ -236,6 +236,10 @@ checks:
     name: products-fresh
     table: marketplace_products
     max_age: 2h
+notify:
+  webhooks:
+    - url: \${HOOK_BASE}/${name}
+      on: [check_failed]
 `;
     const never = pipeline(yaml('never-ran'));
     const none = await evaluateFreshness(bed.db, never);
@@ -256,12 +260,18 @@ checks:
     // The CLI, as a cron job or `up` would run it: exit code 3 on a failed error check, 0 when fresh.
     const file = path.join(bed.dir, 'never.yaml');
     fs.writeFileSync(file, yaml('never-ran'));
-    const failed = await promisify(execFile)(process.execPath, [path.join(repo, 'bin', 'scrape-etl.js'), 'check', '--freshness', file]).then(
+    const failed = await promisify(execFile)(process.execPath, [path.join(repo, 'bin', 'scrape-etl.js'), 'check', '--freshness', '--notify', file], {
+      env: { ...process.env, HOOK_BASE: hookBase },
+    }).then(
       () => ({ code: 0, stdout: '' }),
       (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
     );
     expect(failed.code).toBe(3);
     expect(failed.stdout).toContain('FAIL    error never-ran freshness: the last successful run: none yet');
+    // --notify: the pipeline's webhook got check_failed, once, naming what is stale.
+    const alerts = received.filter((r) => r.path === '/never-ran');
+    expect(alerts.map((a) => a.event)).toEqual(['check_failed']);
+    expect(String(alerts[0]?.body['detail'])).toContain('error check freshness failed: the last successful run: none yet');
     const freshFile = path.join(bed.dir, 'fresh.yaml');
     fs.writeFileSync(freshFile, yaml('fresh'));
     const ok = await promisify(execFile)(process.execPath, [path.join(repo, 'bin', 'scrape-etl.js'), 'check', '--freshness', freshFile]);

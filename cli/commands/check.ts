@@ -11,14 +11,15 @@ export function register(program: Command): void {
     .description("evaluate a pipeline's data checks against its destination now (results in check_results); exit code 3 when an error check fails")
     .argument('<files...>', 'pipeline files (.yaml, .yml or .json)')
     .option('--freshness', 'only the freshness checks (for a periodic job: catches a pipeline that stopped running)')
+    .option('--notify', "send check_failed to the pipeline's webhooks subscribed to it when a check fails")
     .option('--json', 'one JSON object per check result');
   addDatabaseOption(cmd, "destination database (default: the pipeline file's destination)").action(
-    async (files: string[], flags: { freshness?: boolean; json?: boolean; database?: string }) => {
+    async (files: string[], flags: { freshness?: boolean; json?: boolean; database?: string; notify?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { PipelineFileError, formatIssue } = await import('../../pipelines/errors.js');
       const { openDatabase, redactDatabaseUrl } = await import('../../db/connect.js');
-      const { evaluateAndRecord, evaluateFreshness } = await import('../../activities/checks.js');
+      const { evaluateAndRecord, evaluateFreshness, sendCheckAlert } = await import('../../activities/checks.js');
       let worst = 0;
       for (const file of files) {
         let spec;
@@ -38,9 +39,14 @@ export function register(program: Command): void {
         }
         const db = await openDatabase(url);
         try {
-          const out = flags.freshness
-            ? await evaluateFreshness(db, spec)
-            : await evaluateAndRecord(db, { pipeline: spec.name, workflowId: `check:${new Date().toISOString()}`, checks });
+          const workflowId = `check:${new Date().toISOString()}`;
+          const out = flags.freshness ? await evaluateFreshness(db, spec) : { ...(await evaluateAndRecord(db, { pipeline: spec.name, workflowId, checks })), workflowId };
+          if (flags.notify && out.detail) {
+            const alert = await sendCheckAlert(spec, out);
+            // Not delivered is said where the user looks, and fails the command.
+            for (const p of alert.problems) process.stderr.write(`${spec.name}: check_failed not sent: ${p}\n`);
+            if (alert.problems.length > 0) worst = Math.max(worst, 1);
+          }
           for (const r of out.results) {
             if (flags.json) process.stdout.write(`${JSON.stringify({ file, pipeline: spec.name, ...r })}\n`);
             else process.stdout.write(`${r.status.toUpperCase().padEnd(7)} ${r.severity.padEnd(5)} ${spec.name} ${r.name}: ${r.message}${r.observed && r.status !== 'pass' ? ` (observed ${r.observed}${r.threshold ? `, expected ${r.threshold}` : ''})` : ''}\n`);
