@@ -33,7 +33,8 @@ export function controlActivities(deps: ActivityDeps) {
       let status = input.status;
       let error = input.error ?? null;
       if (rejected.count > 0) {
-        status = 'partial';
+        // A run that failed its checks keeps that status: it is the worse news.
+        if (status === 'succeeded') status = 'partial';
         const named = rejected.first.map((r) => `result ${r.resultId}: ${r.reason}`).join(' | ');
         const text = `${rejected.count} result(s) could not be loaded and were quarantined in rejected_results (the others loaded): ${named}`;
         error = error ? `${error} | ${text}` : text;
@@ -49,7 +50,7 @@ export function controlActivities(deps: ActivityDeps) {
       const row = await getPipelineRun(db, input.workflowId);
       const durationMs = row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
       deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status, rowsByTable, tokenUsage, durationMs });
-      return { rowsByTable, tokenUsage, ...(rejected.count > 0 ? { status: 'partial' as const, error, rejectedResults: rejected.count } : {}) };
+      return { rowsByTable, tokenUsage, ...(rejected.count > 0 ? { status, error, rejectedResults: rejected.count } : {}) };
     },
 
     async readResultsWatermark(input: WatermarkInput): Promise<string | null> {

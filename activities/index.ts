@@ -1,6 +1,7 @@
 // Every activity the pipeline workflow calls, built from the worker's dependencies (client, destinations,
 // tuning). The worker registers `createActivities(deps)`; the workflow imports only the `Activities` type, so
 // activities never enter the workflow bundle.
+import { checkActivities } from './checks.js';
 import { controlActivities } from './control.js';
 import type { ActivityDeps } from './deps.js';
 import { exportActivities } from './exports.js';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...exportActivities(deps),
     ...notifyActivities(deps),
     ...retentionActivities(deps),
+    ...checkActivities(deps),
   };
 }
 

@@ -19,6 +19,8 @@ export interface Metrics {
   lastSuccess(pipeline: string, at: Date): void;
   /** An alert given up on (the run's deliveries ended without it): by event and a bounded reason. */
   alertUndelivered(event: string, reason: string): void;
+  /** A check that failed (or could not be evaluated) in a run or an evaluation without one. */
+  checkFailed(c: { pipeline: string; check: string; severity: string }): void;
 }
 
 /** `GET /api/scraping-runs/12` -> `GET /api/scraping-runs/:id`: one series per endpoint, not per id. */
@@ -92,6 +94,12 @@ export function createMetrics(): Metrics {
     labelNames: ['event', 'status'] as const,
     registers: [registry],
   });
+  const checkFailures = new Counter({
+    name: 'scrape_etl_check_failures_total',
+    help: 'Data checks that failed or could not be evaluated, by pipeline, check name and severity (warn, error)',
+    labelNames: ['pipeline', 'check', 'severity'] as const,
+    registers: [registry],
+  });
 
   const lastSuccess = new Gauge({
     name: 'scrape_etl_pipeline_last_success_timestamp_seconds',
@@ -132,5 +140,6 @@ export function createMetrics(): Metrics {
     },
     webhook: (event, status) => webhooks.inc({ event, status }),
     alertUndelivered: (event, reason) => undelivered.inc({ event, reason }),
+    checkFailed: (c) => checkFailures.inc({ pipeline: c.pipeline, check: c.check, severity: c.severity }),
   };
 }

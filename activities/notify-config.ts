@@ -6,7 +6,7 @@ import { isDuration } from '../pipelines/duration.js';
 import { NOTIFY_EVENTS, NOTIFY_FORMATS, type NotifyEventName, type NotifyFormat, type NotifyWebhookSpec } from '../pipelines/spec.js';
 
 /** Same default as a pipeline file's webhook `on` (pipelines/schema.ts DEFAULT_NOTIFY_ON). */
-const DEFAULT_ON: NotifyEventName[] = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed'];
+const DEFAULT_ON: NotifyEventName[] = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed', 'check_failed'];
 
 export interface NotifyConfig {
   /** Where `${VAR}` in webhook URLs is looked up: the worker's environment. */

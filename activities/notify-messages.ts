@@ -11,7 +11,7 @@ export interface RunFacts {
   kind: string;
   workflowId: string;
   runId: string;
-  status: 'succeeded' | 'partial' | 'failed';
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
   error: string | null;
   exportStatus: string | null;
   exportError: string | null;
@@ -57,6 +57,12 @@ const HEADLINE: Record<NotifyEventName, string> = {
   duration_over: ':hourglass: ran longer than its limit',
   schema_changed: ':jigsaw: schema changed',
   export_failed: ':warning: exports not written',
+  check_failed: ':warning: data checks failed',
+  price_drop: ':chart_with_downwards_trend: prices dropped',
+  price_rise: ':chart_with_upwards_trend: prices rose',
+  back_in_stock: ':package: back in stock',
+  out_of_stock: ':no_entry_sign: out of stock',
+  new_rows: ':sparkles: new rows',
 };
 
 /** Slack's mrkdwn needs &, < and > escaped; everything else is literal. */

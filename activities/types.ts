@@ -27,8 +27,8 @@ export interface BeginPipelineRunInput extends PipelineRunRef {
 }
 
 export interface FinishPipelineRunInput extends PipelineRunRef {
-  /** 'partial': some URLs failed for good (listed in `error`) and the others loaded. */
-  status: 'succeeded' | 'partial' | 'failed';
+  /** 'partial': some URLs failed for good (listed in `error`) and the others loaded; 'failed_checks': an error check failed. */
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
   error: string | null;
   /** The exports' own outcome; absent when the run failed before them. */
   exportStatus?: ExportStatus;
@@ -44,7 +44,7 @@ export interface FinishPipelineRunOutput {
    * The status and error recorded, when they differ from the ones asked for: a run whose loads quarantined
    * results (rejected_results) is `partial`, its error naming them. Absent from workers before issue 30.
    */
-  status?: 'succeeded' | 'partial';
+  status?: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
   error?: string | null;
   /** Results of the run its loads could not write (rejected_results). */
   rejectedResults?: number;
@@ -224,7 +224,7 @@ export interface NotifyRunInput extends PipelineRunRef {
   /** The pipeline file's `notify` section (webhook URLs still as `${VAR}` templates); absent: the worker's default. */
   notify?: NotifySpec;
   events: NotifyEvent[];
-  status: 'succeeded' | 'partial' | 'failed';
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
   error: string | null;
   exportStatus?: ExportStatus;
   exportError?: string | null;

@@ -24,6 +24,7 @@ import { register as registerServer } from './commands/server.js';
 import { register as registerSchema } from './commands/schema.js';
 import { register as registerUp } from './commands/up.js';
 import { register as registerInit } from './commands/init.js';
+import { register as registerCheck } from './commands/check.js';
 
 /** Commands that can run a worker in their own process. */
 const HOSTS_ACTIVITIES = new Set(['run', 'demo', 'worker', 'trigger', 'up']);
@@ -64,6 +65,7 @@ export function buildProgram(): Command {
   registerSchema(program);
   registerUp(program);
   registerInit(program);
+  registerCheck(program);
   return program;
 }
 

@@ -382,7 +382,7 @@ export class ScraperClient {
             const said = [p.message, p.data?.error_msg, p.data?.error].filter((x) => typeof x === 'string' && x !== '').join(' / ');
             const serviceMessage = redactToken(said || '(no message)', token);
             throw new ApiScrapeFailedError(
-              `${endpoint}: the service could not scrape ${req.url}: ${serviceMessage}. Check that the URL is the marketplace's product-detail API with itemid and shopid.`,
+              `${endpoint}: the service could not scrape ${req.url}: ${serviceMessage}. Check that the URL is the marketplace's product-detail API with itemid and shopid (or item_id and shop_id).`,
               { endpoint, status: 200, retryable: false, serviceMessage },
             );
           }

@@ -184,7 +184,7 @@ function planGroup(preps: readonly PreparedBatch[], loadIds: readonly number[], 
     for (const product of p.rows[PARENT] ?? []) {
       const parent = parentKeyOf(product);
       const models = (p.rows.marketplace_product_models ?? []).filter((m) => parentKeyOf(m) === parent);
-      historyOf[i]!.push(...priceChangesOf(product, models, prices.get(parent) ?? { product: undefined, models: new Map() }, p.divisor));
+      historyOf[i]!.push(...priceChangesOf(product, models, prices.get(parent) ?? { product: undefined, models: new Map() }, p.divisor, p.opts.workflowId ?? null));
       prices.set(parent, { product, models: new Map(models.map((m) => [keyString([m['model_id']]), m] as const)) });
       for (const child of CHILDREN) {
         const now = new Map<string, Scalar[]>();

@@ -230,7 +230,7 @@ const PRODUCT_PRICE_FIELDS = ['price', 'price_min', 'price_max', 'price_before_d
  * History rows for one product of a response and its models whose price differs from the stored ones: a product
  * or model seen for the first time always gets one. Integer columns come back as numbers or bigints.
  */
-export function priceChangesOf(product: Row, models: readonly Row[], before: StoredPrices, divisor: number): Row[] {
+export function priceChangesOf(product: Row, models: readonly Row[], before: StoredPrices, divisor: number, workflowId: string | null = null): Row[] {
   const history: Row[] = [];
   const shop_id = product['shop_id'] ?? null;
   const item_id = product['item_id'] ?? null;
@@ -241,6 +241,7 @@ export function priceChangesOf(product: Row, models: readonly Row[], before: Sto
       shop_id, item_id, model_id: null, price: product['price'] ?? null, price_min: product['price_min'] ?? null,
       price_max: product['price_max'] ?? null, price_before_discount: product['price_before_discount'] ?? null,
       price_major: toMajor(product['price'], divisor), previous_price: prev ? (prev['price'] as Param) : null, currency,
+      workflow_id: workflowId, previous_price_major: prev ? toMajor(toIntScalar((prev['price'] ?? null) as Scalar), divisor) : null,
     });
   }
   for (const m of models) {
@@ -251,6 +252,7 @@ export function priceChangesOf(product: Row, models: readonly Row[], before: Sto
       shop_id, item_id, model_id: m['model_id'] ?? null, price: m['price'] ?? null, price_min: null, price_max: null,
       price_before_discount: m['price_before_discount'] ?? null, price_major: toMajor(m['price'], divisor),
       previous_price: old ? (old['price'] as Param) : null, currency,
+      workflow_id: workflowId, previous_price_major: old ? toMajor(toIntScalar((old['price'] ?? null) as Scalar), divisor) : null,
     });
   }
   return history.map((h) => {

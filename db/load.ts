@@ -82,7 +82,7 @@ async function deleteVanishedChildren(
 }
 
 /** History rows for products and models whose price differs from what the tables hold before this load. */
-async function priceChanges(tx: Tx, pipeline: string, rows: RowsByTable, divisor: number): Promise<Row[]> {
+async function priceChanges(tx: Tx, pipeline: string, rows: RowsByTable, divisor: number, workflowId: string | null): Promise<Row[]> {
   const history: Row[] = [];
   const productSql = `SELECT price, price_min, price_max, price_before_discount FROM marketplace_products WHERE ${whereEquals(tx, ['pipeline', 'shop_id', 'item_id'])}`;
   const modelSql = `SELECT model_id, price, price_before_discount FROM marketplace_product_models WHERE ${whereEquals(tx, ['pipeline', 'shop_id', 'item_id'])}`;
@@ -91,7 +91,7 @@ async function priceChanges(tx: Tx, pipeline: string, rows: RowsByTable, divisor
     const [product] = await tx.all(productSql, key);
     const models = new Map((await tx.all(modelSql, key)).map((m) => [keyString([m['model_id']]), m] as const));
     const before: StoredPrices = { product, models };
-    history.push(...priceChangesOf(p, rows.marketplace_product_models ?? [], before, divisor));
+    history.push(...priceChangesOf(p, rows.marketplace_product_models ?? [], before, divisor, workflowId));
   }
   return history;
 }
@@ -127,7 +127,7 @@ async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadBatchRes
   const schemaChanges = [...fixed.changes];
 
   if (rows.marketplace_products) {
-    const history = await priceChanges(tx, pipeline, rows, divisor);
+    const history = await priceChanges(tx, pipeline, rows, divisor, opts.workflowId ?? null);
     if (history.length > 0) {
       rows.marketplace_price_history = history;
       rowsByTable.marketplace_price_history = history.length;

@@ -7,8 +7,9 @@ import type { UrlListKind } from './types.js';
 const marketplaceUrl = absoluteUrl.refine((s) => {
   if (!URL.canParse(s)) return true; // reported by absoluteUrl
   const q = new URL(s).searchParams;
-  return q.has('itemid') && q.has('shopid');
-}, 'expected the product-detail API URL with itemid and shopid query parameters');
+  // v2 URLs carry itemid/shopid, v4 ones item_id/shop_id.
+  return (q.has('itemid') || q.has('item_id')) && (q.has('shopid') || q.has('shop_id'));
+}, 'expected the product-detail API URL with itemid and shopid (or item_id and shop_id) query parameters');
 
 const request = z.strictObject({
   urls: z.array(marketplaceUrl).min(1, 'needs at least one product URL'),

@@ -17,6 +17,7 @@ import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
+import { checkCheckAndWatchNames, checksSection, watchSection, withCheckNames, withWatchNames } from './checks-schema.js';
 import { NOTIFY_EVENTS, NOTIFY_FORMATS, PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/scrape-etl.sqlite';
@@ -71,6 +72,7 @@ const exportSpec = z
       .optional()
       .describe('default: {pipeline}_{table}_{timestamp}.<format extension>'),
     neutralize_formulas: z.boolean().default(true).describe('CSV and XLSX: prefix cells starting with = + - @ so spreadsheets do not run them'),
+    on_failed_checks: z.enum(['run', 'skip']).optional().describe("when an error check of the run failed: 'run' writes this export anyway (default), 'skip' does not"),
   })
   .superRefine(
     (e, ctx) => {
@@ -157,7 +159,7 @@ const schedule = z.strictObject({
 });
 
 /** Events a webhook gets when its `on` is not given: what needs a person's attention. */
-export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed'] as const;
+export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed', 'check_failed'] as const;
 
 // The URL stays a template here (pipelines/loader.ts does not expand `${...}` under notify.webhooks[].url): the
 // worker expands it from its own environment when it sends (activities/notify.ts), so a Slack webhook's secret
@@ -238,6 +240,8 @@ const common = {
   merge_key: mergeKey.optional(),
   notify: notify.optional(),
   retention: retention.optional(),
+  checks: checksSection.describe('data checks evaluated after the load of every run (docs/checks.md)'),
+  watch: watchSection.describe('data events (price_drop, back_in_stock, new_rows, ...) delivered through notify.webhooks (docs/checks.md)'),
 };
 
 function withDefaults<T extends { name: string; destination?: { database?: string | undefined } | undefined; schedule?: unknown }>(s: T) {
@@ -260,6 +264,14 @@ function withExportFileNames<T extends { exports: Array<{ format: ExportFormat; 
   return { ...s, exports: s.exports.map((e: Export) => ({ ...e, file_name: e.file_name ?? defaultFileName(e.format) })) };
 }
 
+/** Every check and watch gets its name (the default derived from its type, table and column). */
+function withCheckAndWatchNames<T extends { checks?: Parameters<typeof withCheckNames>[0]; watch?: Parameters<typeof withWatchNames>[0] }>(s: T) {
+  const { checks, watch, ...rest } = s;
+  const c = withCheckNames(checks);
+  const w = withWatchNames(watch);
+  return { ...rest, ...(c ? { checks: c } : {}), ...(w ? { watch: w } : {}) };
+}
+
 function withRequestName<T extends { name: string; request: { name?: string | undefined } }>(s: T) {
   return { ...s, request: { ...s.request, name: s.request.name ?? s.name } };
 }
@@ -271,6 +283,7 @@ function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
     .strictObject({ ...common, kind: z.literal(def.kind), request })
     .superRefine((p, ctx) => {
       checkExportTables(def, p.name, p.exports, ctx);
+      checkCheckAndWatchNames(p, def.tables, hasContentTables(def) ? contentTableName(p.name) : undefined, ctx);
       if (p.merge_key !== undefined && def.mode === 'url-list') {
         ctx.addIssue({
           code: 'custom',
@@ -279,7 +292,7 @@ function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
         });
       }
     })
-    .transform((s) => withExportFileNames(withDefaults(def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s)));
+    .transform((s) => withCheckAndWatchNames(withExportFileNames(withDefaults(def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s))));
 }
 
 /** Export table names must be tables the kind writes: a typo would otherwise export nothing, silently. */

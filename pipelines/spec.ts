@@ -72,6 +72,8 @@ export interface ExportSpec {
   /** Template with {pipeline}, {table} and {timestamp}; default {pipeline}_{table}_{timestamp}.<format extension>. */
   file_name: string;
   neutralize_formulas: boolean;
+  /** When an `error` check of the run failed: write this export anyway (`run`, default) or skip it. */
+  on_failed_checks?: 'run' | 'skip';
 }
 
 export interface PollingSpec {
@@ -102,7 +104,7 @@ export interface SchemaContractSpec {
  * columns); `duration_over` when a run took longer than `notify.duration_over`; `export_failed` when the data loaded
  * but the exports could not be written (the status event then says `succeeded` or `partial`, the data's outcome).
  */
-export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed', 'export_failed'] as const;
+export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
 export const NOTIFY_FORMATS = ['json', 'slack'] as const;
 export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
@@ -155,6 +157,10 @@ interface PipelineSpecBase<K extends PipelineKind> {
   merge_key?: string[];
   notify?: NotifySpec;
   retention?: RetentionSpec;
+  /** Data checks evaluated after the load of every run (checks/). */
+  checks?: CheckSpec[];
+  /** Data events delivered through the webhooks (checks/watch*.ts). */
+  watch?: WatchSpec[];
 }
 
 export type PipelineSpec = { [K in PipelineKind]: PipelineSpecBase<K> }[PipelineKind];
@@ -171,3 +177,48 @@ export function withoutUrls(spec: PipelineSpec): PipelineSpec {
   if (!('urls' in spec.request)) return spec;
   return { ...spec, request: { ...spec.request, urls: [] } } as PipelineSpec;
 }
+
+// ---- checks and watches ----------------------------------------------------------------------------------
+
+export type CheckSeverity = 'warn' | 'error';
+export const CHECK_TYPES = ['row_count', 'not_null', 'null_rate', 'unique', 'accepted_values', 'range', 'sql', 'freshness', 'schema'] as const;
+export type CheckType = (typeof CHECK_TYPES)[number];
+
+interface CheckBase {
+  /** Unique within the pipeline; defaults to `<type>:<table>[.<column>]`. */
+  name: string;
+  severity: CheckSeverity;
+}
+/** Rows of a table: `scope: run` counts the rows this run delivered, `table` all of the pipeline's rows. */
+export interface RowCountCheck extends CheckBase { type: 'row_count'; table: string; scope: 'run' | 'table'; min?: number; max?: number; /** '50%' */ max_drop?: string }
+export interface NotNullCheck extends CheckBase { type: 'not_null'; table: string; columns: string[] }
+export interface NullRateCheck extends CheckBase { type: 'null_rate'; table: string; column: string; /** '5%' */ max: string }
+export interface UniqueCheck extends CheckBase { type: 'unique'; table: string; columns: string[] }
+export interface AcceptedValuesCheck extends CheckBase { type: 'accepted_values'; table: string; column: string; values: Array<string | number | boolean> }
+/** Every row must satisfy `expression` (checks/expression.ts), e.g. `price_major > 0`. */
+export interface RangeCheck extends CheckBase { type: 'range'; table: string; expression: string }
+/** A read-only query that must return no rows. */
+export interface SqlCheck extends CheckBase { type: 'sql'; sql: string }
+/** The newest row of a table (by `column`, default loaded_at), or without a table the last successful run, no older than `max_age`. */
+export interface FreshnessCheck extends CheckBase { type: 'freshness'; table?: string; column?: string; max_age: string }
+/** Columns that must exist, with their logical type (int, double, text, bool, json, timestamp) or `any`. */
+export interface SchemaCheck extends CheckBase { type: 'schema'; table: string; columns: Record<string, string> }
+
+export type CheckSpec = RowCountCheck | NotNullCheck | NullRateCheck | UniqueCheck | AcceptedValuesCheck | RangeCheck | SqlCheck | FreshnessCheck | SchemaCheck;
+
+export const WATCH_TYPES = ['price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'] as const;
+export type WatchType = (typeof WATCH_TYPES)[number];
+
+interface WatchBase {
+  /** Unique within the pipeline; defaults to the type (plus the table for new_rows). */
+  name: string;
+  /** Only rows satisfying this expression (checks/expression.ts) trigger the event. */
+  filter?: string;
+  /** Rows listed in a Slack message (the JSON body carries up to `max_rows`). */
+  top: number;
+}
+/** A price change of at least `by`: a percentage ('10%') or an amount in major units ('5'). */
+export interface PriceWatch extends WatchBase { type: 'price_drop' | 'price_rise'; by: string; level: 'product' | 'model' }
+export interface StockWatch extends WatchBase { type: 'back_in_stock' | 'out_of_stock'; level: 'product' | 'model' }
+export interface NewRowsWatch extends WatchBase { type: 'new_rows'; table: string }
+export type WatchSpec = PriceWatch | StockWatch | NewRowsWatch;

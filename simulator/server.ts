@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { FaultEngine, ERROR_BODIES, checkFaults, malform, type FaultConfig, type ScriptedFault, type ScriptedMatch } from './faults.js';
 import { generateJobRecords, jobTokenUsage } from './generate/jobs.js';
 import { generateProduct } from './generate/marketplace.js';
+import { DEFAULT_DRIFT, driftProduct, vanished, type DriftSettings } from './generate/drift.js';
 import { leadsSearchEngineResult, pdfResult, socialResult, type JsonObject } from './generate/results.js';
 import { QUEUED_MESSAGE, listScraper, runDetail, runRecord, shortScraper } from './generate/scrapers.js';
 import { unitFor } from './random.js';
@@ -46,6 +47,11 @@ export interface SimulatorOptions {
   faults?: Partial<FaultConfig>;
   /** Time source in epoch ms for timestamps and run lifecycle; default Date.now. */
   clock?: () => number;
+  /**
+   * Marketplace prices and stock change between epochs (simulator/generate/drift.ts). The epoch is advanced by
+   * `advanceEpoch()` / `POST /_sim/drift {"advance": true}`, or by the clock every `everyMs` when given.
+   */
+  priceDrift?: boolean | { everyMs?: number };
 }
 
 export interface SimStats {
@@ -71,8 +77,11 @@ export interface RunTruth {
 }
 
 export interface SimTruth {
-  /** The body the marketplace endpoint answers for this URL. */
+  /** The body the marketplace endpoint answers for this URL (at the current epoch, or `epoch`); null: vanished (404). */
   product(url: string): JsonObject;
+  productAt(url: string, epoch: number): JsonObject | null;
+  /** The current drift epoch. */
+  epoch(): number;
   /** The records the job-board endpoint answers for one listing URL with this schema and bounds. */
   jobs(url: string, schema: unknown, min: number, max: number): JsonObject[];
   /** All result records of a run (ids reserved at creation); [] for a run that fails or hangs. */
@@ -97,6 +106,10 @@ export interface RunningSimulator {
   setRunDurationMs(ms: number): void;
   /** Fields set on the content of every result of runs created from now on (null: none); see SimState.contentDrift. */
   setContentDrift(fields: JsonObject | null): void;
+  /** Marketplace drift: price/stock drift on or off, vanished and null shares, the epoch (see DriftSettings). */
+  setDrift(d: Partial<DriftSettings>): DriftSettings;
+  /** Moves to the next epoch: prices and stock change as drift says. Returns the new epoch. */
+  advanceEpoch(): number;
   stats(): SimStats;
   resetStats(): void;
   truth: SimTruth;
@@ -229,10 +242,34 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     return createdReply([run]);
   }
 
+  // Drift: with `everyMs`, the clock adds epochs on top of the ones advanced by hand.
+  const driftEveryMs = typeof opts.priceDrift === 'object' ? opts.priceDrift.everyMs : undefined;
+  const driftStart = (opts.clock ?? Date.now)();
+  let drift: DriftSettings = { ...DEFAULT_DRIFT, priceDrift: opts.priceDrift !== undefined && opts.priceDrift !== false };
+  const currentEpoch = () => drift.epoch + (driftEveryMs ? Math.floor(((opts.clock ?? Date.now)() - driftStart) / driftEveryMs) : 0);
+
+  function productAt(input: { itemId: number; shopId: number; url: string; models?: number }, epoch: number): JsonObject | null {
+    if (vanished(seed, input.shopId, input.itemId, drift, epoch)) return null;
+    return driftProduct(generateProduct(seed, input), seed, input.shopId, input.itemId, drift, epoch);
+  }
+
   function marketplace(body: unknown): Reply {
     const v = validateMarketplace(body);
     if (!v.ok) return validationReply(v) as Reply;
-    return { status: 200, body: generateProduct(seed, v.value) };
+    const product = productAt(v.value, currentEpoch());
+    if (product === null) return { status: 404, body: { success: false, message: 'Product not found', data: null } };
+    return { status: 200, body: product };
+  }
+
+  function setDrift(d: Partial<DriftSettings>): DriftSettings {
+    const next = { ...drift, ...d };
+    if (!Number.isInteger(next.epoch) || next.epoch < 0) throw new Error(`drift epoch must be an integer >= 0, got ${String(next.epoch)}`);
+    for (const k of ['vanishRate', 'nullRate'] as const) {
+      if (!Number.isFinite(next[k]) || next[k] < 0 || next[k] > 1) throw new Error(`drift ${k} must be a number from 0 to 1, got ${String(next[k])}`);
+    }
+    if (!Array.isArray(next.nullFields) || !next.nullFields.every((f) => typeof f === 'string')) throw new Error('drift nullFields must be a list of item field names');
+    drift = next;
+    return { ...drift, epoch: currentEpoch() };
   }
 
   function results(query: URLSearchParams): Reply {
@@ -342,6 +379,29 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
           runs,
         },
       };
+    }
+    if (path === '/_sim/drift' && method === 'GET') return { status: 200, body: { ...drift, epoch: currentEpoch() } };
+    if (path === '/_sim/drift' && method === 'POST') {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        return { status: 422, body: validationErrorBody({ body: ['expected a JSON object: {"advance": true} or drift settings (price_drift, epoch, vanish_rate, null_rate, null_fields)'] }) };
+      }
+      const b = body as Record<string, unknown>;
+      const known = ['advance', 'price_drift', 'epoch', 'vanish_rate', 'null_rate', 'null_fields'];
+      const unknown = Object.keys(b).filter((k) => !known.includes(k));
+      if (unknown.length > 0) return { status: 422, body: validationErrorBody({ body: [`unknown drift settings: ${unknown.join(', ')} (known: ${known.join(', ')})`] }) };
+      try {
+        const d: Partial<DriftSettings> = {};
+        if (b['price_drift'] !== undefined) d.priceDrift = b['price_drift'] === true;
+        if (b['epoch'] !== undefined) d.epoch = Number(b['epoch']);
+        if (b['vanish_rate'] !== undefined) d.vanishRate = Number(b['vanish_rate']);
+        if (b['null_rate'] !== undefined) d.nullRate = Number(b['null_rate']);
+        if (b['null_fields'] !== undefined) d.nullFields = b['null_fields'] as string[];
+        if (b['advance'] === true) d.epoch = (d.epoch ?? drift.epoch) + 1;
+        const now = setDrift(d);
+        return { status: 200, body: { price_drift: now.priceDrift, epoch: now.epoch, vanish_rate: now.vanishRate, null_rate: now.nullRate, null_fields: now.nullFields } };
+      } catch (err) {
+        return { status: 422, body: validationErrorBody({ body: [(err as Error).message] }) };
+      }
     }
     if (path === '/_sim/stats' && method === 'GET') return { status: 200, body: stats };
     if (path === '/_sim/stats' && method === 'DELETE') {
@@ -453,8 +513,16 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     product(url) {
       const v = parseProductUrl(url);
       if (!v.ok) throw new Error(`truth.product: ${describe(v.errors)}`);
-      return generateProduct(seed, v.value);
+      const p = productAt(v.value, currentEpoch());
+      if (p === null) throw new Error(`truth.product: ${url} has vanished at epoch ${currentEpoch()}`);
+      return p;
     },
+    productAt(url, epoch) {
+      const v = parseProductUrl(url);
+      if (!v.ok) throw new Error(`truth.productAt: ${describe(v.errors)}`);
+      return productAt(v.value, epoch);
+    },
+    epoch: currentEpoch,
     jobs(url, schema, min, max) {
       const v = validateJobBoard({ urls: [url], schema, min, max });
       if (!v.ok) throw new Error(`truth.jobs: ${describe(v.errors)}`);
@@ -493,6 +561,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     setContentDrift: (fields) => {
       state.contentDrift = fields === null ? null : structuredClone(fields);
     },
+    setDrift,
+    advanceEpoch: () => setDrift({ epoch: drift.epoch + 1 }).epoch,
     setRunDurationMs: (ms) => {
       runDurationMs = checkNonNegative('runDurationMs', ms);
     },

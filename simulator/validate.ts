@@ -291,7 +291,10 @@ export function validateMarketplace(body: unknown): Validated<MarketplaceInput> 
   return parsed;
 }
 
-/** Reads itemid, shopid and sim_models from a product-detail API URL. */
+/**
+ * Reads the item and shop ids and sim_models from a product-detail API URL: `itemid`/`shopid` (v2) or
+ * `item_id`/`shop_id` (v4), whichever the URL carries.
+ */
 export function parseProductUrl(url: string): Validated<MarketplaceInput> {
   const c = new Collector();
   if (!isHttpUrl(url)) {
@@ -300,9 +303,10 @@ export function parseProductUrl(url: string): Validated<MarketplaceInput> {
   }
   const q = new URL(url).searchParams;
   const id = (name: string): number | undefined => {
-    const raw = q.get(name);
+    const v4 = name === 'itemid' ? 'item_id' : 'shop_id';
+    const raw = q.get(name) ?? q.get(v4);
     if (raw === null || !/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) === 0) {
-      c.add('url', `The url must carry a positive integer ${name} query parameter.`);
+      c.add('url', `The url must carry a positive integer ${name} (or ${v4}) query parameter.`);
       return undefined;
     }
     return Number(raw);

@@ -136,7 +136,7 @@ export interface PipelineWorkflowInput {
   seal?: string;
 }
 
-export type PipelinePhase = 'starting' | 'creating' | 'waiting' | 'loading' | 'exporting' | 'finishing' | 'alerting' | 'succeeded' | 'partial' | 'failed';
+export type PipelinePhase = 'starting' | 'creating' | 'waiting' | 'loading' | 'checking' | 'exporting' | 'finishing' | 'alerting' | 'succeeded' | 'partial' | 'failed_checks' | 'failed';
 
 export interface PipelineProgress {
   workflowId: string;
@@ -184,11 +184,23 @@ export interface ExportedFileRef {
  */
 export type ExportStatus = 'none' | 'succeeded' | 'no_new_rows' | 'failed';
 
+/** One data check's outcome in a run (checks/evaluate.ts; the sample of failing keys is in check_results). */
+export interface RunCheckSummary {
+  name: string;
+  type: string;
+  severity: 'warn' | 'error';
+  status: 'pass' | 'fail' | 'error' | 'skipped';
+  observed: string | null;
+  threshold: string | null;
+  message: string;
+}
+
 export interface PipelineWorkflowResult {
   workflowId: string;
   pipeline: string;
   kind: PipelineKind;
-  status: 'succeeded' | 'partial';
+  /** 'failed_checks': the data loaded (and is kept), and an `error` check failed (see `checks`). */
+  status: 'succeeded' | 'partial' | 'failed_checks';
   scrapingRunIds: string[];
   /** Rows written by this run per table, counted in the destination database at the end. */
   rowsByTable: RowCounts;
@@ -206,6 +218,10 @@ export interface PipelineWorkflowResult {
   exportError: string | null;
   /** How the run's alerts ended; absent in results of runs from before it was reported. */
   alerts?: AlertOutcome;
+  /** The run's data checks, when the pipeline has any. */
+  checks?: RunCheckSummary[];
+  /** Events the run's watches found (rows per watch), when the pipeline has any. */
+  watchEvents?: Array<{ watch: string; event: string; rows: number }>;
 }
 
 /** Failure types the workflow raises itself (non-retryable). */

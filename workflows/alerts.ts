@@ -33,7 +33,7 @@ const notifier = proxyActivities<Activities>({
 export interface RunEnd {
   spec: PipelineSpec;
   workflowId: string;
-  status: 'succeeded' | 'partial' | 'failed';
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
   error: string | null;
   exportStatus?: ExportStatus;
   exportError?: string | null;
@@ -64,7 +64,8 @@ export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefin
     database: spec.destination.database,
     runId: info.firstExecutionRunId,
     ...(spec.notify ? { notify: spec.notify } : {}),
-    events: [{ event: end.status }, ...end.collected],
+    // A run that failed its checks is told by its check_failed event (collected), not by a status event.
+    events: [...(end.status === 'failed_checks' ? [] : [{ event: end.status }]), ...end.collected],
     status: end.status,
     error: end.error,
     ...(end.exportStatus && end.exportStatus !== 'none' ? { exportStatus: end.exportStatus, exportError: end.exportError ?? null } : {}),

@@ -28,6 +28,7 @@ import {
 } from '../temporal/contract.js';
 import { applyRunRetention, sendRunAlerts } from './alerts.js';
 import { markRunStatus } from './visibility.js';
+import { deliverWatches, runChecks } from './checks.js';
 import { runResultsSync } from './results-sync.js';
 import { runCreateAndWait } from './scraping-runs.js';
 import { causeMessage, shortText, withoutUrls, MAX_LISTED_FAILURES, type ModeContext, type ModeRunner } from './shared.js';
@@ -112,16 +113,24 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       );
     }
 
+    // The data is loaded: its checks decide whether the run is failed_checks (the data is kept either way).
+    progress.phase = 'checking';
+    const checks = await runChecks(spec, workflowId, progress.rowsLoaded);
+    const failedChecks = (checks?.errorsFailed ?? 0) > 0;
+    if (checks?.detail) alerts.push({ event: 'check_failed', detail: checks.detail });
+    // Exports marked on_failed_checks: skip are left out of a run whose error checks failed.
+    const exportsToRun = failedChecks ? spec.exports.filter((e) => e.on_failed_checks !== 'skip') : spec.exports;
+
     // The data is loaded; exports are their own phase with their own outcome. An export that fails for good
     // (after its retries) is reported beside the data's status, never instead of it.
     let exportFiles: ExportedFileRef[] = [];
     let exportUnchanged: string[] = [];
     let exportStatus: ExportStatus = 'none';
     let exportError: string | null = null;
-    if (spec.exports.length > 0) {
+    if (exportsToRun.length > 0) {
       progress.phase = 'exporting';
       try {
-        const exported = await loading.runExports({ workflowId, spec: withoutUrls(spec), startedAt: workflowInfo().startTime.toISOString() });
+        const exported = await loading.runExports({ workflowId, spec: { ...withoutUrls(spec), exports: exportsToRun }, startedAt: workflowInfo().startTime.toISOString() });
         exportFiles = exported.files;
         // A worker from before the list was returned answers without it.
         exportUnchanged = exported.unchanged ?? [];
@@ -135,19 +144,21 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     }
 
     progress.phase = 'finishing';
-    const asked = failures.count > 0 ? 'partial' : 'succeeded';
-    const askedError =
-      failures.count > 0
-        ? shortText(`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`, 4000)
-        : null;
+    const asked = failedChecks ? 'failed_checks' : failures.count > 0 ? 'partial' : 'succeeded';
+    const errors = [
+      ...(failures.count > 0 ? [`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`] : []),
+      ...(failedChecks && checks?.detail ? [checks.detail] : []),
+    ];
+    const askedError = errors.length > 0 ? shortText(errors.join('\n'), 4000) : null;
     const finished = await control.finishPipelineRun({ ...ref, status: asked, error: askedError, exportStatus, exportError });
-    // Results the loads quarantined (rejected_results) make the run partial; the activity says so in its answer.
-    const status = finished.status ?? asked;
+    // Results the loads quarantined (rejected_results) make a succeeded run partial; the activity says so in its answer.
+    const status = finished.status !== undefined && finished.status !== 'failed' ? finished.status : asked;
     const error = finished.error !== undefined ? finished.error : askedError;
     // The outcome is recorded; the alerts come after it, bounded, and say how they went.
     progress.phase = 'alerting';
     progress.alertsWithin = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;
     const alertOutcome = await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts });
+    const watchEvents = await deliverWatches(spec, workflowId);
     await applyRunRetention(spec);
     markRunStatus(status);
     progress.phase = status;
@@ -168,6 +179,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       exportStatus,
       exportError,
       ...(alertOutcome ? { alerts: alertOutcome } : {}),
+      ...(checks ? { checks: checks.results } : {}),
+      ...(watchEvents ? { watchEvents } : {}),
     };
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.

@@ -52,7 +52,9 @@ export function register(program: Command): void {
           r.workflowId,
           r.error
             ? r.error.replace(/\s+/g, ' ').slice(0, 120)
-            : orderedRows(r.rowsByTable ?? {})
+            : r.checks && r.checks.failed.length > 0
+              ? `warn checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120)
+              : orderedRows(r.rowsByTable ?? {})
                 .map(([t, n]) => `${t}=${n}`)
                 .join(' '),
         ]),
@@ -63,6 +65,8 @@ export function register(program: Command): void {
       const tokens = runs.reduce((a, r) => a + (r.tokenUsage ?? 0), 0);
       process.stdout.write(
         `${runs.length} run(s): ${runs.filter((r) => r.tableStatus === 'succeeded').length} succeeded, ${runs.filter((r) => r.tableStatus === 'partial').length} partial, ` +
+          // Said only when there are some: pipelines without checks keep the line they had.
+          (runs.some((r) => r.tableStatus === 'failed_checks') ? `${runs.filter((r) => r.tableStatus === 'failed_checks').length} failed_checks, ` : '') +
           `${runs.filter((r) => r.tableStatus === 'failed').length} failed; median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokens} tokens\n`,
       );
     });

@@ -81,6 +81,9 @@ export interface RunReport {
   completedAt?: string;
   /** How the run's alerts ended (absent for runs from before it was reported). */
   alerts?: PipelineWorkflowResult['alerts'];
+  /** The run's data checks (status failed_checks when an error check failed). */
+  checks?: PipelineWorkflowResult['checks'];
+  watchEvents?: PipelineWorkflowResult['watchEvents'];
 }
 
 // Heavy modules (Temporal client, zod, pino) are loaded in the functions and the action that use them, not
@@ -128,6 +131,8 @@ export async function printOutcome(
       attached: run.attached,
       alreadyCompleted: earlier !== undefined,
       ...(earlier ? { completedAt: earlier.toISOString() } : {}),
+      ...(result.checks ? { checks: result.checks } : {}),
+      ...(result.watchEvents ? { watchEvents: result.watchEvents } : {}),
     };
     io.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
@@ -141,6 +146,10 @@ export async function printOutcome(
     if (result.failedUrlCount > 0) {
       lines.push(`${result.failedUrlCount} URL(s) failed:`, ...result.failedUrls.map((f) => `  ${f.url}: ${f.error}`));
     }
+    if (result.checks && result.checks.length > 0) {
+      lines.push('checks:', ...result.checks.map((c) => `  ${c.status.toUpperCase().padEnd(7)} ${c.severity.padEnd(5)} ${c.name}: ${c.message}`));
+    }
+    for (const w of result.watchEvents ?? []) lines.push(`watch ${w.watch}: ${w.rows} ${w.event.replace(/_/g, ' ')} row(s)`);
     // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
     lines.push(...exportLines(result, exported, (f) => (earlier && !fs.existsSync(f) ? '  (removed since)' : '')));
     if (earlier) lines.push(`start a new run with: ${newRunHint}`);

@@ -30,6 +30,7 @@ interface SimulateOptions extends FaultConfig {
   seed: number;
   runDurationMs: number;
   runDetailResultsLimit?: number;
+  priceDrift?: true | string;
 }
 
 export function register(program: Command): void {
@@ -51,7 +52,20 @@ export function register(program: Command): void {
     .option('--dropped-rate <r>', 'share of 200 answers whose connection drops mid-body', rate('--dropped-rate'), DEFAULT_FAULTS.droppedRate)
     .option('--run-failure-rate <r>', "share of scraping runs that end 'failed'", rate('--run-failure-rate'), DEFAULT_FAULTS.runFailureRate)
     .option('--run-hang-rate <r>', 'share of scraping runs that never finish', rate('--run-hang-rate'), DEFAULT_FAULTS.runHangRate)
+    .option(
+      '--price-drift [every]',
+      'marketplace prices and stock change between epochs, deterministically per seed; the epoch advances with POST /_sim/drift {"advance": true}, or every <duration> (e.g. 1m, 30s)',
+    )
     .action(async (opts: SimulateOptions) => {
+      let priceDrift: boolean | { everyMs: number } = false;
+      if (opts.priceDrift !== undefined) {
+        if (opts.priceDrift === true) priceDrift = true;
+        else {
+          const { isDuration, parseDurationMs } = await import('../../pipelines/duration.js');
+          if (!isDuration(opts.priceDrift)) throw Object.assign(new Error(`--price-drift: expected a duration such as '1m' or '30s', got '${opts.priceDrift}'`), { exitCode: 2 });
+          priceDrift = { everyMs: parseDurationMs(opts.priceDrift) };
+        }
+      }
       const faults = Object.fromEntries(Object.keys(DEFAULT_FAULTS).map((k) => [k, opts[k as keyof FaultConfig]])) as unknown as FaultConfig;
       const envToken = process.env['SCRAPER_API_TOKEN'];
       const token = opts.token ?? (envToken !== undefined && envToken !== '' ? envToken : DEV_TOKEN);
@@ -74,11 +88,12 @@ export function register(program: Command): void {
         runDurationMs: opts.runDurationMs,
         ...(opts.runDetailResultsLimit !== undefined ? { runDetailResultsLimit: opts.runDetailResultsLimit } : {}),
         faults,
+        ...(priceDrift !== false ? { priceDrift } : {}),
       });
       process.stdout.write(`${sim.baseUrl}\n`);
       // The token itself is never printed; only where it came from.
       const tokenSource = opts.token !== undefined ? '--token' : token === DEV_TOKEN ? `the dev token '${DEV_TOKEN}'` : 'SCRAPER_API_TOKEN';
-      process.stderr.write(`simulator listening on ${sim.baseUrl} (seed ${opts.seed}, runs take ${opts.runDurationMs} ms, token from ${tokenSource}); Ctrl-C stops it\n`);
+      process.stderr.write(`simulator listening on ${sim.baseUrl} (seed ${opts.seed}, runs take ${opts.runDurationMs} ms, token from ${tokenSource}${priceDrift === false ? '' : `, price drift ${priceDrift === true ? 'on POST /_sim/drift {"advance": true}' : `every ${String(opts.priceDrift)}`}`}); Ctrl-C stops it\n`);
       await stopped;
       await sim.close();
     });

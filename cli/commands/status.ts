@@ -35,6 +35,8 @@ export interface StatusRow {
   /** How the run's alerts ended: 'delivered', 'failed' (alertError says which and why), null when none were due. */
   alertStatus?: 'delivered' | 'failed' | null;
   alertError?: string | null;
+  /** The run's data checks (check_results): how many, and the names of those that failed; absent without checks. */
+  checks?: { total: number; failed: string[] };
 }
 
 /** The error column: the data's error, then a failed export and an undelivered alert, each said beside it. */
@@ -55,8 +57,12 @@ export interface RunFilter {
 
 export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
   const { selectPipelineRuns } = await import('../../db/pipeline-runs.js');
+  const { selectChecksOfRuns } = await import('../../checks/read.js');
   const { readDestination } = await import('../read-destination.js');
-  const runs = await readDestination(databaseUrl, (r) => selectPipelineRuns(r, filter));
+  const { runs, checks } = await readDestination(databaseUrl, async (r) => {
+    const runs = await selectPipelineRuns(r, filter);
+    return { runs, checks: await selectChecksOfRuns(r, runs.map((x) => x.workflowId)) };
+  });
   const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
   for (const r of runs) {
     out.set(r.workflowId, {
@@ -75,6 +81,7 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
       tokenUsage: r.tokenUsage,
       alertStatus: r.alertStatus,
       alertError: r.alertError,
+      ...(checks.has(r.workflowId) ? { checks: checks.get(r.workflowId)! } : {}),
     });
   }
   return out;
@@ -267,7 +274,7 @@ export function register(program: Command): void {
           formatExportStatus(r.exportStatus),
           r.startedAt ?? '-',
           r.workflowId,
-          r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : '',
+          r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : r.checks && r.checks.failed.length > 0 ? `checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120) : '',
         ]),
       ];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));

@@ -9,7 +9,7 @@ import { quoteIdent } from '../sql.js';
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 3;
+export const DUCKDB_SCHEMA_VERSION = 4;
 
 /**
  * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
@@ -26,6 +26,15 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
       'ALTER TABLE schema_history ADD COLUMN IF NOT EXISTS root_table text',
       'CREATE INDEX IF NOT EXISTS schema_history_root_table_idx ON schema_history (root_table)',
       ...tableDdl('rejected_results', TABLES.rejected_results as AnyTableDef),
+    ],
+  },
+  {
+    // Checks and watches (checks/), and the run and previous major price on each price-history row.
+    version: 4,
+    sql: () => [
+      'ALTER TABLE "marketplace_price_history" ADD COLUMN IF NOT EXISTS "workflow_id" text',
+      'ALTER TABLE "marketplace_price_history" ADD COLUMN IF NOT EXISTS "previous_price_major" double precision',
+      ...(['check_results', 'watch_events', 'watch_state'] as const).flatMap((t) => tableDdl(t, TABLES[t] as AnyTableDef)),
     ],
   },
 ];

@@ -530,6 +530,10 @@ export const TABLES = {
       previous_price: i64,
       currency: txt,
       ...lineage,
+      // Added after the first release (ALTER TABLE appends): the run (Temporal workflow id) whose load found the
+      // change, and the previous price in major units, so "what changed in the last run" is one table.
+      workflow_id: txt,
+      previous_price_major: dbl,
     },
     indexes: [
       index('marketplace_price_history_item_idx', 'pipeline', 'shop_id', 'item_id', 'model_id'),
@@ -643,6 +647,64 @@ export const TABLES = {
       sent_at: req(ts),
     },
     primaryKey: ['workflow_id', 'run_id', 'event', 'target'],
+  }),
+
+  /**
+   * Outcome of every data check (checks/): one row per run (workflow id; `check:<time>` for `scrape-etl check`
+   * on demand, `freshness:<time>` for freshness evaluated without a run) and check. `observed` and `threshold`
+   * are text as shown to people (a rate, a count, an age); `failing_keys` a JSON sample of the failing rows' keys.
+   */
+  check_results: table({
+    columns: {
+      id: serialId,
+      pipeline: req(txt),
+      workflow_id: req(txt),
+      check_name: req(txt),
+      check_type: req(txt),
+      severity: req(txt),
+      /** pass | fail | error (the check could not be evaluated) | skipped */
+      status: req(txt),
+      observed: txt,
+      /** The observed figure as a number when there is one (a rate in %, a count, an age in seconds). */
+      observed_value: dbl,
+      threshold: txt,
+      failing_keys: json,
+      message: txt,
+      checked_at: req(ts),
+    },
+    indexes: [
+      uniqueIndex('check_results_run_check_uq', 'workflow_id', 'check_name'),
+      index('check_results_pipeline_idx', 'pipeline', 'check_name', 'checked_at'),
+    ],
+  }),
+
+  /**
+   * The events a watch found in one run, computed once (in the transaction that moves watch_state) so that a
+   * retried delivery sends exactly what the first attempt computed. `rows` is the JSON list of triggering rows.
+   */
+  watch_events: table({
+    columns: {
+      workflow_id: req(txt),
+      watch: req(txt),
+      pipeline: req(txt),
+      event: req(txt),
+      row_count: req(int),
+      rows: req(json),
+      created_at: req(ts),
+    },
+    primaryKey: ['workflow_id', 'watch'],
+  }),
+
+  /** What a watch last saw of each item (in stock or not; present for new_rows), per pipeline and watch. */
+  watch_state: table({
+    columns: {
+      pipeline: req(txt),
+      watch: req(txt),
+      item_key: req(txt),
+      state: req(txt),
+      updated_at: req(ts),
+    },
+    primaryKey: ['pipeline', 'watch', 'item_key'],
   }),
 
   url_lists: table({

@@ -30,3 +30,6 @@ export const notify_deliveries = table('notify_deliveries', TABLES.notify_delive
 export const url_lists = table('url_lists', TABLES.url_lists);
 export const schema_history = table('schema_history', TABLES.schema_history);
 export const rejected_results = table('rejected_results', TABLES.rejected_results);
+export const check_results = table('check_results', TABLES.check_results);
+export const watch_events = table('watch_events', TABLES.watch_events);
+export const watch_state = table('watch_state', TABLES.watch_state);
