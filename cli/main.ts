@@ -21,6 +21,8 @@ import { register as registerHistory } from './commands/history.js';
 import { register as registerPrune } from './commands/prune.js';
 import { register as registerServer } from './commands/server.js';
 import { register as registerSchema } from './commands/schema.js';
+import { register as registerConsole } from './commands/console.js';
+import { register as registerReport } from './commands/report.js';
 
 /** Commands that can run a worker in their own process. */
 const HOSTS_ACTIVITIES = new Set(['run', 'demo', 'worker', 'trigger']);
@@ -59,6 +61,8 @@ export function buildProgram(): Command {
   registerSimulate(program);
   registerWorker(program);
   registerSchema(program);
+  registerConsole(program);
+  registerReport(program);
   return program;
 }
 

@@ -1,0 +1,92 @@
+// What the console asks Temporal, when it can: the next time each pipeline's Schedule fires, and the Web UI address
+// for links. Optional by design: Temporal is asked only when it already runs (TEMPORAL_ADDRESS, or the embedded
+// dev server of the data folder), never started, and an unreachable Temporal leaves "unknown" in the page, with
+// the reason, rather than failing or slowing it (answers and failures are kept for CACHE_MS).
+import type { TemporalConnection } from '../temporal/connect.js';
+
+export type NextRun = { at: string | null } | { unknown: string };
+
+const CACHE_MS = 30_000;
+const DESCRIBE_TIMEOUT_MS = 3_000;
+
+export interface TemporalView {
+  nextRuns(pipelines: string[]): Promise<Map<string, NextRun>>;
+  workflowUrl(workflowId: string): string | null;
+  close(): Promise<void>;
+}
+
+export async function temporalView(opts: { enabled: boolean; uiUrl?: string | undefined }): Promise<TemporalView> {
+  const { temporalSettings } = await import('../temporal/settings.js');
+  let settings: ReturnType<typeof temporalSettings> | undefined;
+  let settingsError: string | undefined;
+  try {
+    settings = temporalSettings();
+  } catch (err) {
+    settingsError = (err as Error).message;
+  }
+  let uiUrl = opts.uiUrl ?? (process.env['TEMPORAL_UI_URL']?.trim() || undefined);
+  if (!uiUrl && settings && settings.address === undefined) {
+    const { readDevServerState } = await import('../temporal/dev-server.js');
+    const state = readDevServerState(settings.dataDir);
+    if (state?.uiPort) uiUrl = `http://127.0.0.1:${state.uiPort}`;
+  }
+  const namespace = settings?.namespace ?? 'default';
+  let conn: { at: number; value: TemporalConnection | string } | undefined;
+  const cache = new Map<string, { at: number; value: NextRun }>();
+
+  async function connection(): Promise<TemporalConnection | string> {
+    if (!opts.enabled) return 'Temporal is not asked (--no-temporal)';
+    if (settingsError) return settingsError;
+    if (conn && (typeof conn.value !== 'string' || Date.now() - conn.at < CACHE_MS)) return conn.value;
+    const { connectRunningTemporal } = await import('../temporal/connect.js');
+    let value: TemporalConnection | string;
+    try {
+      const c = await connectRunningTemporal(settings);
+      value = 'conn' in c ? c.conn : c.notAsked;
+    } catch (err) {
+      value = (err as Error).message;
+    }
+    conn = { at: Date.now(), value };
+    return value;
+  }
+
+  return {
+    async nextRuns(pipelines) {
+      const out = new Map<string, NextRun>();
+      const todo = pipelines.filter((p) => {
+        const hit = cache.get(p);
+        if (hit && Date.now() - hit.at < CACHE_MS) out.set(p, hit.value);
+        return !out.has(p);
+      });
+      if (todo.length === 0) return out;
+      const c = await connection();
+      const { ScheduleNotFoundError } = await import('@temporalio/client');
+      await Promise.all(
+        todo.map(async (p) => {
+          let value: NextRun;
+          if (typeof c === 'string') value = { unknown: c };
+          else {
+            try {
+              const d = await Promise.race([
+                c.client.schedule.getHandle(p).describe(),
+                new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Temporal did not answer in ${DESCRIBE_TIMEOUT_MS} ms`)), DESCRIBE_TIMEOUT_MS).unref()),
+              ]);
+              value = d.state.paused ? { unknown: 'schedule paused' } : { at: d.info.nextActionTimes[0]?.toISOString() ?? null };
+            } catch (err) {
+              value = err instanceof ScheduleNotFoundError ? { at: null } : { unknown: (err as Error).message };
+            }
+          }
+          cache.set(p, { at: Date.now(), value });
+          out.set(p, value);
+        }),
+      );
+      return out;
+    },
+    workflowUrl(workflowId) {
+      return uiUrl ? `${uiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;
+    },
+    async close() {
+      if (conn && typeof conn.value !== 'string') await conn.value.connection.close().catch(() => {});
+    },
+  };
+}
