@@ -5,6 +5,7 @@ import type { DataPage } from './data.js';
 import type { LeadsPage } from './leads.js';
 import type { PriceMove, ProductHistory, ProductRef, StockChange } from './prices.js';
 import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
+import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
 
 export interface Links {
@@ -26,7 +27,7 @@ export interface PipelineRow {
   dbLabel: string;
   summary: PipelineSummary;
   /** Next time its Temporal Schedule fires; null when it has none; a string saying why when not known. */
-  next: { at: string | null } | { unknown: string };
+  next: NextRun;
 }
 
 const MARKETPLACE = 'marketplace';
@@ -57,7 +58,13 @@ ${table(
     statusBadge(s.lastRun.status),
     s.checks ? html`${s.checks.failed > 0 ? statusBadge('failed') : statusBadge('passed')} <span class="muted">${s.checks.passed} passed, ${s.checks.failed} failed</span>` : html`<span class="muted">—</span>`,
     s.lastSuccessAt ? html`<span title="${s.lastSuccessAt}">${ageText(timeMs(s.lastSuccessAt), now)} ago</span>` : html`<span class="bad">never</span>`,
-    'unknown' in next ? html`<span class="muted" title="${next.unknown}">unknown</span>` : next.at ? when(next.at) : html`<span class="muted">not scheduled</span>`,
+    'unknown' in next
+      ? html`<span class="muted" title="${next.unknown}">unknown</span>`
+      : 'paused' in next
+        ? html`<span class="muted">paused</span>`
+        : next.at
+          ? html`<span class="next-run">${when(next.at)}</span>`
+          : html`<span class="muted">not scheduled</span>`,
     intText(s.lastRun.rows),
     intText(s.lastRun.tokens),
     sparkline(
@@ -149,14 +156,23 @@ export function dataIndexView(db: number, pipeline: string, tables: Array<{ tabl
 ${table(['Table', 'Rows of this pipeline'], tables.map((t) => [link(links.data(db, pipeline, t.table), t.table), `${intText(t.count)}${t.capped ? '+' : ''}`]), { cls: 'tables' })}`;
 }
 
-export function dataTableView(db: number, pipeline: string, page: DataPage, q: { sort?: string | undefined; desc?: boolean; after?: string | undefined }, links: Links, nav: Html): Html {
+export function dataTableView(
+  db: number,
+  pipeline: string,
+  page: DataPage,
+  q: { sort?: string | undefined; desc?: boolean; after?: string | undefined; limit?: number | undefined },
+  links: Links,
+  nav: Html,
+): Html {
   const t = page.meta.name;
   const hasLoad = page.meta.columns.some((c) => c.name === 'load_id');
   const sortLink = (col: string) => {
     const desc = page.sort === col || (page.sort === undefined && col === page.key[0]) ? !page.desc : false;
-    return links.data(db, pipeline, t, { sort: col, ...(desc ? { desc: '1' } : {}) });
+    return links.data(db, pipeline, t, { sort: col, ...(desc ? { desc: '1' } : {}), ...limitQ });
   };
+  const limitQ = q.limit !== undefined ? { limit: String(q.limit) } : {};
   const viewQ = { sort: page.sort, ...(page.desc ? { desc: '1' } : {}) };
+  const pageQ = { ...viewQ, ...limitQ };
   return html`<h1>${t} <span class="muted">of ${pipeline}</span></h1>${nav}
 <p>${intText(page.count)}${page.capped ? '+' : ''} rows; sorted by ${page.sort ?? page.key.join(', ')} ${page.desc ? 'descending' : 'ascending'}.
 Download this view: ${link(links.download(db, pipeline, t, 'csv', viewQ), 'CSV')} · ${link(links.download(db, pipeline, t, 'parquet', viewQ), 'Parquet')}</p>
@@ -166,7 +182,7 @@ Download this view: ${link(links.download(db, pipeline, t, 'csv', viewQ), 'CSV')
     (row) =>
       html`<tr>${hasLoad ? html`<td>${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}</td>` : ''}${page.meta.columns.map((c) => html`<td>${cell(row[c.name])}</td>`)}</tr>`,
   )}</tbody></table>
-<p class="pager">${q.after ? link(links.data(db, pipeline, t, viewQ), '« first page') : ''}${page.next ? link(links.data(db, pipeline, t, { ...viewQ, after: page.next }), 'next page »') : html`<span class="muted">last page</span>`}</p>`;
+<p class="pager">${q.after ? link(links.data(db, pipeline, t, pageQ), '« first page') : ''}${page.next ? html`<a data-next href="${links.data(db, pipeline, t, { ...pageQ, after: page.next }) ?? '#'}">next page »</a>` : html`<span class="muted">last page</span>`}</p>`;
 }
 
 export function rawView(db: number, raw: { row: Record<string, unknown>; body: string; bodyChars: number; truncated: boolean }, bodyHref: string | null, links: Links): Html {

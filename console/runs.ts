@@ -151,8 +151,9 @@ export interface FailedUrl {
 export function failedUrlsOf(run: RunInfo): { count: number | null; total: number | null; listed: FailedUrl[] } {
   const m = /^(\d+) of (\d+) URLs failed: ([\s\S]*)$/.exec(run.error ?? '');
   if (!m) return { count: null, total: null, listed: [] };
+  // Entries are joined with ' | ', which a reason may contain too: a new entry starts where a URL follows.
   const listed = m[3]!
-    .split(' | ')
+    .split(/ \| (?=[a-z][a-z0-9+.-]*:\/\/)/i)
     .map((part) => {
       const at = part.search(/: /);
       return at < 0 ? { url: part, reason: '' } : { url: part.slice(0, at), reason: part.slice(at + 2) };

@@ -52,6 +52,8 @@ export interface ConsoleOptions {
   /** Ask a running Temporal for schedules (default true). */
   temporal?: boolean;
   temporalUiUrl?: string;
+  /** Where Temporal settings are read (TEMPORAL_ADDRESS, SCRAPE_ETL_DATA_DIR, ...); default process.env. */
+  temporalEnv?: NodeJS.ProcessEnv;
 }
 
 export interface RunningConsole {
@@ -105,7 +107,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     await Promise.all(sources.map((s) => s.close().catch(() => {})));
     throw err;
   }
-  const temporal = await temporalView({ enabled: opts.temporal !== false, uiUrl: opts.temporalUiUrl });
+  const temporal = await temporalView({ enabled: opts.temporal !== false, uiUrl: opts.temporalUiUrl, env: opts.temporalEnv });
   const links = makeLinks(temporal);
   const assets = loadAssets();
   const app = new Hono();

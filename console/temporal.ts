@@ -4,7 +4,8 @@
 // the reason, rather than failing or slowing it (answers and failures are kept for CACHE_MS).
 import type { TemporalConnection } from '../temporal/connect.js';
 
-export type NextRun = { at: string | null } | { unknown: string };
+/** `at` null: the pipeline has no schedule. */
+export type NextRun = { at: string | null } | { paused: true } | { unknown: string };
 
 const CACHE_MS = 30_000;
 const DESCRIBE_TIMEOUT_MS = 3_000;
@@ -15,16 +16,17 @@ export interface TemporalView {
   close(): Promise<void>;
 }
 
-export async function temporalView(opts: { enabled: boolean; uiUrl?: string | undefined }): Promise<TemporalView> {
+export async function temporalView(opts: { enabled: boolean; uiUrl?: string | undefined; env?: NodeJS.ProcessEnv | undefined }): Promise<TemporalView> {
+  const env = opts.env ?? process.env;
   const { temporalSettings } = await import('../temporal/settings.js');
   let settings: ReturnType<typeof temporalSettings> | undefined;
   let settingsError: string | undefined;
   try {
-    settings = temporalSettings();
+    settings = temporalSettings(env);
   } catch (err) {
     settingsError = (err as Error).message;
   }
-  let uiUrl = opts.uiUrl ?? (process.env['TEMPORAL_UI_URL']?.trim() || undefined);
+  let uiUrl = opts.uiUrl ?? (env['TEMPORAL_UI_URL']?.trim() || undefined);
   if (!uiUrl && settings && settings.address === undefined) {
     const { readDevServerState } = await import('../temporal/dev-server.js');
     const state = readDevServerState(settings.dataDir);
@@ -71,7 +73,7 @@ export async function temporalView(opts: { enabled: boolean; uiUrl?: string | un
                 c.client.schedule.getHandle(p).describe(),
                 new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Temporal did not answer in ${DESCRIBE_TIMEOUT_MS} ms`)), DESCRIBE_TIMEOUT_MS).unref()),
               ]);
-              value = d.state.paused ? { unknown: 'schedule paused' } : { at: d.info.nextActionTimes[0]?.toISOString() ?? null };
+              value = d.state.paused ? { paused: true } : { at: d.info.nextActionTimes[0]?.toISOString() ?? null };
             } catch (err) {
               value = err instanceof ScheduleNotFoundError ? { at: null } : { unknown: (err as Error).message };
             }
