@@ -60,8 +60,19 @@ interface Cursor {
   k: unknown[];
 }
 
+// 64-bit integers travel tagged, and come back as bigint: bound as text, DuckDB would refuse to compare a BIGINT
+// column with it, and a JS number would round ids beyond 2^53.
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))).toString('base64url');
+  return Buffer.from(JSON.stringify(c, (_k, x: unknown) => (typeof x === 'bigint' ? { $int: x.toString() } : x))).toString('base64url');
+}
+
+function untag(x: unknown): unknown {
+  if (x && typeof x === 'object' && !Array.isArray(x)) {
+    const v = (x as { $int?: unknown }).$int;
+    if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
+    throw new ViewError('the page cursor is not valid (open the first page again)');
+  }
+  return x;
 }
 
 function decodeCursor(s: string, keyLength: number, withSort: boolean): Cursor {
@@ -72,7 +83,7 @@ function decodeCursor(s: string, keyLength: number, withSort: boolean): Cursor {
     throw new ViewError('the page cursor is not valid (open the first page again)');
   }
   if (!c || !Array.isArray(c.k) || c.k.length !== keyLength || (withSort && !('s' in c))) throw new ViewError('the page cursor does not fit this view (open the first page again)');
-  return c;
+  return { ...(withSort ? { s: untag(c.s) } : {}), k: c.k.map(untag) };
 }
 
 /** SELECT ... FROM table WHERE pipeline = ? [AND after cursor] ORDER BY ...: the statement of a view (LIMIT aside). */

@@ -81,6 +81,11 @@ async function openSqlite(file: string, url: string): Promise<ReadOnlySource> {
         if (statements.size > 500) statements.clear();
         statements.set(sql, stmt);
       }
+      // A statement that returns no rows is still executed (and refused by the read-only connection), never skipped.
+      if (!stmt.reader) {
+        stmt.run(...(params as unknown[]));
+        return [];
+      }
       return stmt.all(...(params as unknown[])) as Row[];
     },
   };
