@@ -12,11 +12,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { parseDatabaseUrl, redactDatabaseUrl, type Dialect } from '../db/connect.js';
 import type { ExportDatabase } from '../export/database.js';
 
 export type Row = Record<string, unknown>;
+
+/** How long a DuckDB file stays open after a read (unless a worker waits for it). */
+const DUCK_LINGER_MS = 1000;
 
 /** One consistent read (a page's queries): placeholders and queries in the source's dialect. */
 export interface Reader {
@@ -161,24 +164,44 @@ async function openDuck(file: string, url: string): Promise<ReadOnlySource> {
   const full = mustExist(file, 'duckdb');
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const { acquireFileLock } = await import('../db/duckdb/file-lock.js');
+  const { otherProcessesWaiting } = await import('../db/duckdb/file-lock.js');
   let queue: Promise<unknown> = Promise.resolve();
+  let open: { instance: DuckDBInstance; conn: DuckDBConnection; release: () => void } | undefined;
+  let linger: NodeJS.Timeout | undefined;
+  const closeNow = () => {
+    clearTimeout(linger);
+    linger = undefined;
+    const o = open;
+    open = undefined;
+    if (!o) return;
+    try {
+      o.conn.closeSync();
+      o.instance.closeSync();
+    } finally {
+      o.release();
+    }
+  };
+  // Opening costs tens of milliseconds, and a page's requests (and the next click) come in bursts: the file stays
+  // open for LINGER_MS after a read, unless a worker is waiting for it (it leaves a marker): then it is closed at
+  // once, and the worker's load goes first.
   const session = <T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> => {
     const run = queue.catch(() => {}).then(async () => {
-      const release = await acquireFileLock(full);
-      try {
-        const instance = await DuckDBInstance.create(full, { access_mode: 'READ_ONLY', threads: '2' });
+      clearTimeout(linger);
+      if (!open) {
+        const release = await acquireFileLock(full);
         try {
-          const conn = await instance.connect();
-          try {
-            return await fn(conn);
-          } finally {
-            conn.closeSync();
-          }
-        } finally {
-          instance.closeSync();
+          const instance = await DuckDBInstance.create(full, { access_mode: 'READ_ONLY', threads: '2' });
+          open = { instance, conn: await instance.connect(), release };
+        } catch (err) {
+          release();
+          throw err;
         }
+      }
+      try {
+        return await fn(open.conn);
       } finally {
-        release();
+        if (otherProcessesWaiting(full)) closeNow();
+        else linger = setTimeout(closeNow, DUCK_LINGER_MS).unref();
       }
     });
     queue = run;
@@ -204,6 +227,7 @@ async function openDuck(file: string, url: string): Promise<ReadOnlySource> {
     exportDatabase: () => ({ dialect: 'duckdb', session }),
     close: async () => {
       await queue.catch(() => {});
+      closeNow();
     },
   };
 }
