@@ -19,7 +19,7 @@ export interface TableMeta {
 }
 
 /** Bookkeeping that is never a pipeline's data. */
-const INTERNAL = new Set(['__drizzle_migrations', 'url_lists', 'scrape_etl_schema_version']);
+const INTERNAL = new Set(['__drizzle_migrations', 'url_lists', 'scrape_etl_duckdb_schema']);
 
 export async function listTables(r: Reader): Promise<string[]> {
   let rows;

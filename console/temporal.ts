@@ -9,6 +9,7 @@ export type NextRun = { at: string | null } | { paused: true } | { unknown: stri
 
 const CACHE_MS = 30_000;
 const DESCRIBE_TIMEOUT_MS = 3_000;
+const CONNECT_WAIT_MS = 2_000;
 
 export interface TemporalView {
   nextRuns(pipelines: string[]): Promise<Map<string, NextRun>>;
@@ -34,22 +35,40 @@ export async function temporalView(opts: { enabled: boolean; uiUrl?: string | un
   }
   const namespace = settings?.namespace ?? 'default';
   let conn: { at: number; value: TemporalConnection | string } | undefined;
+  let connecting: Promise<TemporalConnection | string> | undefined;
   const cache = new Map<string, { at: number; value: NextRun }>();
 
+  /**
+   * The connection, or why there is none. A connection attempt may take the SDK's 10 s timeout; a page waits at
+   * most CONNECT_WAIT_MS for it and says "unknown" meanwhile, while the attempt goes on for the next page.
+   */
   async function connection(): Promise<TemporalConnection | string> {
     if (!opts.enabled) return 'Temporal is not asked (--no-temporal)';
     if (settingsError) return settingsError;
     if (conn && (typeof conn.value !== 'string' || Date.now() - conn.at < CACHE_MS)) return conn.value;
-    const { connectRunningTemporal } = await import('../temporal/connect.js');
-    let value: TemporalConnection | string;
+    connecting ??= (async () => {
+      const { connectRunningTemporal } = await import('../temporal/connect.js');
+      let value: TemporalConnection | string;
+      try {
+        const c = await connectRunningTemporal(settings);
+        value = 'conn' in c ? c.conn : c.notAsked;
+      } catch (err) {
+        value = (err as Error).message;
+      }
+      conn = { at: Date.now(), value };
+      connecting = undefined;
+      return value;
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`Temporal did not answer within ${CONNECT_WAIT_MS / 1000} s (still trying)`), CONNECT_WAIT_MS);
+      timer.unref();
+    });
     try {
-      const c = await connectRunningTemporal(settings);
-      value = 'conn' in c ? c.conn : c.notAsked;
-    } catch (err) {
-      value = (err as Error).message;
+      return await Promise.race([connecting, waited]);
+    } finally {
+      clearTimeout(timer);
     }
-    conn = { at: Date.now(), value };
-    return value;
   }
 
   return {
@@ -88,6 +107,7 @@ export async function temporalView(opts: { enabled: boolean; uiUrl?: string | un
       return uiUrl ? `${uiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;
     },
     async close() {
+      await connecting;
       if (conn && typeof conn.value !== 'string') await conn.value.connection.close().catch(() => {});
     },
   };

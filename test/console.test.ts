@@ -361,6 +361,46 @@ describe('read-only', () => {
   });
 });
 
+describe('degrading and optional tables', () => {
+  it('Temporal unreachable: the schedule column says unknown, with the reason, and the pages work', async () => {
+    const other = await startConsole({ databases: [{ url: fx.dbUrl }], temporalEnv: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    try {
+      const res = await fetch(new URL('/', other.url));
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      // Within the page's wait (the connection attempt itself may take the SDK's 10 s) or after it failed.
+      expect(text).toMatch(/<span class="muted" title="(cannot connect to Temporal at 127\.0\.0\.1:1|Temporal did not answer within 2 s)[^"]*">unknown<\/span>/);
+      expect((await fetch(new URL(`/db/0/run/${encodeURIComponent(lastRun(fx.partialPipeline).workflow_id)}`, other.url))).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('check results: shown on the pipelines list and the run page when a check_results table exists', async () => {
+    const copy = path.join(fx.bed.dir, 'with-checks.sqlite');
+    await db.backup(copy);
+    const run = lastRun('jobs-remote-typescript');
+    const w = new BetterSqlite3(copy);
+    w.exec(`CREATE TABLE check_results (workflow_id text NOT NULL, check_name text NOT NULL, status text NOT NULL, message text)`);
+    w.prepare('INSERT INTO check_results VALUES (?, ?, ?, ?)').run(run.workflow_id, 'rows_min', 'passed', null);
+    w.prepare('INSERT INTO check_results VALUES (?, ?, ?, ?)').run(run.workflow_id, 'salary_not_null', 'failed', '3 of 15 rows have no salary <b>');
+    w.close();
+    const other = await startConsole({ databases: [{ url: `sqlite:${copy}` }], temporal: false });
+    try {
+      const home = await (await fetch(new URL('/', other.url))).text();
+      const row = /<tr><td><a href="[^"]*jobs-remote-typescript">[\s\S]*?<\/tr>/.exec(home)![0];
+      expect(row).toContain('1 passed, 1 failed');
+      expect(row).toContain('data-status="failed"');
+      const page = await (await fetch(new URL(`/db/0/run/${encodeURIComponent(run.workflow_id)}`, other.url))).text();
+      expect(page).toContain('<h2>Checks</h2>');
+      expect(page).toContain('salary_not_null');
+      expect(page).toContain('3 of 15 rows have no salary &#60;b&#62;');
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('report', () => {
   it('one HTML file that opens from disk with no network request, its chart plotting the history rows', async () => {
     const out = path.join(fx.bed.dir, 'report.html');
