@@ -129,11 +129,24 @@ export function viewSql(
   return { sql: `SELECT ${select} FROM ${quoteIdent(v.table)} WHERE ${where.join(' AND ')} ORDER BY ${order.join(', ')}`, params };
 }
 
+/** Text a page reads of one cell: a page shows 120 characters, and a raw body or JSON document can be megabytes. */
+export const CELL_CHARS = 2000;
+
+const TEXT_TYPES = /^(text|json|jsonb|varchar|character varying|character|char|clob|)$/i;
+
 export async function dataPage(r: Reader, v: ViewSpec): Promise<DataPage> {
   const { meta, key, sort, desc } = await resolveView(r, v);
   const limit = Math.min(MAX_PAGE_ROWS, Math.max(1, Math.floor(v.limit ?? DEFAULT_PAGE_ROWS)));
   const notNullSort = sort !== undefined && meta.columns.find((c) => c.name === sort)!.notNull;
-  const { sql, params } = viewSql(r, { table: v.table, pipeline: v.pipeline, key, sort, desc, after: v.after, notNullSort });
+  // Text columns are cut in the query (not after reading them), except the key and sort columns the cursor is made of.
+  const select = meta.columns
+    .map((c) => {
+      const q = quoteIdent(c.name);
+      const whole = key.includes(c.name) || c.name === sort || !TEXT_TYPES.test(c.type.trim());
+      return whole ? q : `substr(CAST(${q} AS ${r.dialect === 'sqlite' ? 'TEXT' : 'VARCHAR'}), 1, ${CELL_CHARS}) AS ${q}`;
+    })
+    .join(', ');
+  const { sql, params } = viewSql(r, { table: v.table, pipeline: v.pipeline, key, sort, desc, after: v.after, notNullSort }, select);
   // One row more than the page tells whether there is a next page without counting.
   const rows = await r.all(`${sql} LIMIT ${limit + 1}`, params);
   let next: string | null = null;

@@ -65,7 +65,13 @@ function lastRun(pipeline: string): { workflow_id: string; status: string; rows_
 describe('console pages in Chromium', () => {
   it('pipelines list: one row per pipeline with its last run, data status, rows, tokens, sparkline and next scheduled time', async () => {
     await withScreenshotOnFailure(page, 'pipelines', async () => {
-      await visit('/');
+      // A page waits at most 2 s for Temporal and says "unknown" meanwhile; on a busy machine the first connection
+      // can take longer, so the page is reloaded until the connection made in the background answers.
+      for (let i = 0; ; i++) {
+        await visit('/');
+        if ((await page.$('.next-run')) || i >= 30) break;
+        await page.waitForTimeout(1000);
+      }
       const pipelines = (db.prepare('SELECT DISTINCT pipeline FROM pipeline_runs ORDER BY pipeline').all() as Array<{ pipeline: string }>).map((r) => r.pipeline);
       const rows = await page.$$eval('#pipelines tbody tr', (trs) =>
         trs.map((tr) => ({
@@ -439,6 +445,22 @@ describe('report', () => {
 });
 
 describe('the command', () => {
+  it('pipeline files: the console shows their pipelines, read from their destinations, and no other', async () => {
+    const { consoleDatabases } = await import('../console/targets.js');
+    const dbs = await consoleDatabases({ files: [path.join(fx.bed.dir, 'market-watch.yaml')] });
+    expect(dbs).toEqual([{ url: fx.dbUrl, pipelines: [fx.partialPipeline] }]);
+    await expect(consoleDatabases({ database: fx.dbUrl, files: [path.join(fx.bed.dir, 'market-watch.yaml')] })).rejects.toThrow(/either --database or pipeline files/);
+    const only = await startConsole({ databases: dbs, temporal: false });
+    try {
+      const home = await (await fetch(new URL('/', only.url))).text();
+      expect([...home.matchAll(/<tr><td><a href="\/db\/0\/p\/([^"]+)">/g)].map((m) => m[1])).toEqual([fx.partialPipeline]);
+      expect((await fetch(new URL('/db/0/p/marketplace-products', only.url))).status).toBe(404);
+      expect((await fetch(new URL(`/db/0/run/${encodeURIComponent(lastRun('marketplace-products').workflow_id)}`, only.url))).status).toBe(404);
+    } finally {
+      await only.close();
+    }
+  });
+
   it('scrape-etl console listens on 127.0.0.1 on a free port; another address needs --host, warns, and requires the printed token', async () => {
     const start = (args: string[]) =>
       new Promise<{ child: ReturnType<typeof spawn>; out: string; err: string }>((resolve, reject) => {
