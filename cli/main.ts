@@ -25,6 +25,8 @@ import { register as registerSchema } from './commands/schema.js';
 import { register as registerUp } from './commands/up.js';
 import { register as registerInit } from './commands/init.js';
 import { register as registerCheck } from './commands/check.js';
+import { register as registerConsole } from './commands/console.js';
+import { register as registerReport } from './commands/report.js';
 
 /** Commands that can run a worker in their own process. */
 const HOSTS_ACTIVITIES = new Set(['run', 'demo', 'worker', 'trigger', 'up']);
@@ -66,6 +68,8 @@ export function buildProgram(): Command {
   registerUp(program);
   registerInit(program);
   registerCheck(program);
+  registerConsole(program);
+  registerReport(program);
   return program;
 }
 

@@ -22,9 +22,10 @@ const COMMANDS = [
   ['demo'], ['status'], ['history'], ['prune'], ['server', 'status'], ['server', 'stop'], ['schedule', 'apply'], ['schedule', 'list'],
   ['schedule', 'describe'], ['schedule', 'pause'], ['schedule', 'unpause'], ['schedule', 'trigger'], ['schedule', 'backfill'],
   ['schedule', 'delete'], ['run'], ['export'], ['load'], ['validate'], ['simulate'], ['worker'], ['schema', 'show'], ['rebuild'], ['init'],
+  ['console'], ['report'],
 ];
 /** The commands that read or write a destination database. */
-const WITH_DATABASE = ['status', 'history', 'export', 'load', 'schema show', 'rebuild'];
+const WITH_DATABASE = ['status', 'history', 'export', 'load', 'schema show', 'rebuild', 'console', 'report'];
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, token: TOKEN, seed: 4 });
@@ -84,6 +85,10 @@ describe('option spelling', () => {
       const [f] = jsonLines(exported.stdout);
       expect(f?.['rows']).toBeGreaterThanOrEqual(3);
       expect(fs.existsSync(String(f?.['file']))).toBe(true);
+      const report = path.join(dir, `report${flag}.html`);
+      const reported = await runCli(['report', 'jobs', flag, url, '--out', report]);
+      expect(reported.code, reported.stderr).toBe(0);
+      expect(fs.readFileSync(report, 'utf8')).toContain('jobs');
     }
     // The last of the two spellings wins, as for any repeated option.
     const missing = `sqlite:${path.join(dir, 'missing.sqlite')}`;
