@@ -11,7 +11,8 @@
 // from connect to close (interpreter start excluded), the shell's is its whole process.
 // Memory: peak RSS of our export of the long table against the same table with 1/32 of the rows (flat: streaming).
 //   npx tsx bench/csv-export.ts                             full run
-//   npx tsx bench/csv-export.ts --child <db> <table> <out>  (internal) export one table, print JSON
+//   BENCH_DIST=<dir> npx tsx bench/csv-export.ts           another build (e.g. the one before a change)
+// Our exports run in plain Node on the compiled dist/ (bench/_export-child.mjs), as the command does.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,30 +30,13 @@ const THREADS = process.env['BENCH_CSV_THREADS'] ? Number(process.env['BENCH_CSV
 const LONG = 'marketplace_model_stocks';
 const WIDE = 'marketplace_products';
 const self = fileURLToPath(import.meta.url);
+// BENCH_DIST=<dir>: measure another build (e.g. the one before a change) against the same baselines.
+const DIST = path.resolve(process.env['BENCH_DIST'] ?? path.join(path.dirname(self), '..', 'dist'));
 
 interface Timing {
   seconds: number;
   bytes: number;
   peakRssMb: number;
-}
-
-async function child(dbFile: string, table: string, outDir: string): Promise<void> {
-  // The compiled export (dist/), as the command runs it: under tsx, every import (and every export thread's) would
-  // compile TypeScript first, which is not export work.
-  const compiled = path.join(path.dirname(self), '..', 'dist', 'export', 'export.js');
-  if (!fs.existsSync(compiled)) throw new Error('dist/ is missing: run `npm run build` first (`npm run bench` does)');
-  const { exportTables } = (await import(compiled)) as typeof import('../export/export.js');
-  await import(path.join(path.dirname(compiled), 'formats', 'csv.js'));
-  const sqlite = new BetterSqlite3(dbFile);
-  const t0 = process.hrtime.bigint();
-  const cpu0 = process.cpuUsage();
-  const pipeline = process.env['BENCH_CSV_PIPELINE'];
-  const [f] = await exportTables({ dialect: 'sqlite', sqlite }, { tables: [table], outDir, fileName: `${table}.csv`, ...(THREADS ? { threads: THREADS } : {}), ...(pipeline ? { pipeline } : {}) });
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const cpu = process.cpuUsage(cpu0);
-  sqlite.close();
-  const result = { rows: f!.rows, threads: f!.threads ?? 1, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, bytes: fs.statSync(f!.file).size, peakRssMb: process.resourceUsage().maxRSS / 1024 };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 type Ours = Timing & { rows: number; threads: number; cpuSeconds: number };
@@ -63,14 +47,17 @@ type Ours = Timing & { rows: number; threads: number; cpuSeconds: number };
  */
 function ours(dbFile: string, table: string, outDir: string, threads?: number, pipeline?: string): Ours {
   fs.rmSync(outDir, { recursive: true, force: true });
-  const env = { ...process.env, ...(threads === undefined ? {} : { BENCH_CSV_THREADS: String(threads) }), ...(pipeline ? { BENCH_CSV_PIPELINE: pipeline } : {}) };
-  const res = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', dbFile, table, outDir], { encoding: 'utf8', maxBuffer: 1 << 20, env });
+  const t = threads ?? THREADS;
+  const res = spawnSync(process.execPath, [path.join(path.dirname(self), '_export-child.mjs'), DIST, `sqlite:${dbFile}`, table, outDir, 'csv', t === undefined ? '' : String(t), pipeline ?? ''], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (res.status !== 0) throw new Error(`export child failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
   return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as Ours;
 }
 
 const PYTHON_CSV = `
-import csv, sqlite3, sys, time
+import csv, resource, sqlite3, sys, time
 db, table, out = sys.argv[1:4]
 t0 = time.perf_counter()
 con = sqlite3.connect(db)
@@ -84,13 +71,22 @@ with open(out, 'w', newline='', encoding='utf-8') as f:
             break
         w.writerows(rows)
 con.close()
-print(time.perf_counter() - t0)
+print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 `;
 
 function python(dbFile: string, table: string, outFile: string): Timing {
   const res = spawnSync('python3', ['-c', PYTHON_CSV, dbFile, table, outFile], { encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`python csv baseline failed: ${res.stderr}`);
-  return { seconds: Number(res.stdout.trim()), bytes: fs.statSync(outFile).size, peakRssMb: Number.NaN };
+  const [seconds, peakRssMb] = res.stdout.trim().split(/\s+/).map(Number);
+  return { seconds: seconds!, bytes: fs.statSync(outFile).size, peakRssMb: peakRssMb! };
+}
+
+/** Peak RSS of a process that only starts Node and loads the export modules: the floor under any export's figure. */
+function nodeFloorMb(): number {
+  const script = `await import(${JSON.stringify(path.join(DIST, 'export', 'export.js'))}); await import(${JSON.stringify(path.join(DIST, 'export', 'formats', 'csv.js'))}); await import('better-sqlite3'); process.stdout.write(String(process.resourceUsage().maxRSS / 1024));`;
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: path.dirname(self) });
+  if (res.status !== 0) throw new Error(`node floor failed: ${res.stderr}`);
+  return Number(res.stdout.trim());
 }
 
 function sqliteShell(dbFile: string, table: string, outFile: string, pipeline?: string): Timing {
@@ -175,6 +171,13 @@ export async function run(): Promise<void> {
     const big = ours(db, LONG, path.join(dir, 'out'), 1);
     const little = ours(small, LONG, path.join(dir, 'out'), 1);
     const threaded = ours(db, LONG, path.join(dir, 'out'));
+    const py = python(db, LONG, path.join(dir, 'python.csv'));
+    const floor = nodeFloorMb();
+    console.log(
+      `peak RSS vs Python's csv (${fmt(big.rows)} rows of ${LONG}): ours (one thread) ${big.peakRssMb.toFixed(0)} MB, ours (${threaded.threads} threads) ${threaded.peakRssMb.toFixed(0)} MB, ` +
+        `Python ${py.peakRssMb.toFixed(0)} MB -> ratio ours/python ${(big.peakRssMb / py.peakRssMb).toFixed(2)} one thread, ${(threaded.peakRssMb / py.peakRssMb).toFixed(2)} threaded (goal <= 2); ` +
+        `Node with the export modules loaded and nothing exported: ${floor.toFixed(0)} MB`,
+    );
     console.log(
       `peak RSS of the export process (one thread): ${big.peakRssMb.toFixed(0)} MB for ${fmt(big.rows)} rows, ${little.peakRssMb.toFixed(0)} MB for ${fmt(little.rows)} rows ` +
         `(growth for ${(big.rows / little.rows).toFixed(0)}x rows: ${(big.peakRssMb / little.peakRssMb).toFixed(2)}x); with ${threaded.threads} threads: ${threaded.peakRssMb.toFixed(0)} MB for ${fmt(threaded.rows)} rows`,
@@ -184,9 +187,6 @@ export async function run(): Promise<void> {
   }
 }
 
-const childIdx = process.argv.indexOf('--child');
-if (childIdx >= 0) {
-  await child(process.argv[childIdx + 1]!, process.argv[childIdx + 2]!, process.argv[childIdx + 3]!);
-} else if (process.argv[1] && path.resolve(process.argv[1]) === self) {
+if (process.argv[1] && path.resolve(process.argv[1]) === self) {
   await run();
 }

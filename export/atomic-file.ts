@@ -58,7 +58,8 @@ export async function removeAbandonedPartials(dir: string): Promise<string[]> {
     if (!m || m[2] !== host) continue;
     const pid = Number(m[3]);
     if (pid === process.pid || isProcessAlive(pid)) continue;
-    await rm(join(dir, name), { force: true });
+    // recursive: a Parquet export's spill folder is named like its partial file (formats/parquet.ts).
+    await rm(join(dir, name), { force: true, recursive: true });
     removed.push(name);
   }
   return removed;

@@ -95,8 +95,9 @@ export async function describeTable(db: ExportDatabase, table: string, hints?: C
   if (tableHints) {
     for (const c of cols) {
       const hinted = tableHints[c.name];
-      // Postgres reports its types exactly; hints exist for SQLite, whose declared types are only affinities.
-      if (hinted && db.dialect === 'sqlite') c.kind = hinted;
+      // Postgres and DuckDB report their types exactly, except JSON kept as text; hints exist for SQLite, whose
+      // declared types are only affinities, and for those JSON columns.
+      if (hinted && (db.dialect === 'sqlite' || (hinted === 'json' && c.kind === 'text'))) c.kind = hinted;
     }
   }
   return cols;

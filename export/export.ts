@@ -12,7 +12,8 @@ import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
 import { rowBatches, type RawRow, type TableQuery } from './rows.js';
-import { projectSqliteHints } from './schema-hints.js';
+import { inferredColumnHints, projectSqliteHints } from './schema-hints.js';
+import { typeColumns } from './typed.js';
 import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
 
 export interface ExportOptions {
@@ -144,7 +145,8 @@ export async function exportTables(db: ExportDatabase, options: ExportOptions): 
 
 export async function exportTablesReport(db: ExportDatabase, options: ExportOptions): Promise<ExportReport> {
   const settings = settingsOf(options);
-  const hints = db.dialect === 'sqlite' ? mergeHints(projectSqliteHints(), options.columnHints) : undefined;
+  const inferred = await inferredColumnHints(db);
+  const hints = db.dialect === 'sqlite' ? mergeHints(mergeHints(projectSqliteHints(), inferred), options.columnHints) : inferred;
   const tables = await chooseTables(db, options, hints);
   // A run that loaded nothing has nothing to export; that is not an error for the run.
   if (tables.length === 0) return { files: [], unchanged: [] };
@@ -289,6 +291,16 @@ async function exportOne(
         return;
       }
     }
+    if (settings.format === 'parquet' && db.dialect === 'duckdb') {
+      // DuckDB writes its own rows to Parquet (formats/parquet-duckdb.ts): nothing streams through JavaScript.
+      const { copyDuckdbParquet } = await import('./formats/parquet-duckdb.js');
+      const typed = typeColumns(table, columns, valueDialect(db));
+      const out = await copyDuckdbParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental });
+      stats.rows = out.rows;
+      stats.maxLoadId = out.maxLoadId;
+      progress?.();
+      return;
+    }
     const batches = tracked(rowBatches(db, query, params, batchRows(selected.length)), loadIdIndex, stats, progress);
     await writer.write({ path: tempPath, table, columns, dialect: valueDialect(db), batches, settings, ...signal });
   });
@@ -342,8 +354,12 @@ async function* tracked(
  * reads it, not the empty placeholder.
  */
 function selectExpression(table: string, column: string): string {
-  if (table === 'raw_responses' && column === 'body') {
-    return `${wholeBodySql('raw_responses')} as body`;
-  }
+  const expr = valueExpression(table, column);
+  return expr === quoteIdent(column) ? expr : `${expr} as ${quoteIdent(column)}`;
+}
+
+/** The expression a column's value is read from, without a name (see selectExpression). */
+function valueExpression(table: string, column: string): string {
+  if (table === 'raw_responses' && column === 'body') return wholeBodySql('raw_responses');
   return quoteIdent(column);
 }

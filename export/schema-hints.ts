@@ -4,6 +4,8 @@
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as sqliteSchema from '../db/schema/sqlite.js';
 import type { ColumnHints, ColumnKind } from './columns.js';
+import { poolOf, sqliteOf, type ExportDatabase } from './database.js';
+import { duckQuery } from './duckdb.js';
 
 function kindFromDrizzle(columnType: string, mode: unknown): ColumnKind | undefined {
   if (columnType === 'SQLiteBoolean') return 'boolean';
@@ -30,3 +32,37 @@ export function projectSqliteHints(): ColumnHints {
   cached ??= hintsFromSqliteSchema(sqliteSchema);
   return cached;
 }
+
+/**
+ * Kinds of the columns the loader inferred at run time (db/evolve/), from schema_history's logical types. The SQL
+ * types lose them in SQLite (a bool is an INTEGER 0/1, a timestamp or JSON is TEXT) and for JSON in Postgres and
+ * DuckDB (text): without this, one pipeline's export said BIGINT 0/1 from SQLite where DuckDB said BOOLEAN.
+ * A database without schema_history (not the project's) has no inferred columns.
+ */
+export async function inferredColumnHints(db: ExportDatabase): Promise<ColumnHints> {
+  const sql = 'select table_name, column_name, data_type from schema_history';
+  let rows: Array<{ table_name: string; column_name: string; data_type: string }>;
+  try {
+    if (db.dialect === 'sqlite') rows = sqliteOf(db).prepare(sql).all() as typeof rows;
+    else if (db.dialect === 'duckdb') rows = (await duckQuery(db, sql)) as typeof rows;
+    else rows = (await poolOf(db).query<(typeof rows)[number]>(sql)).rows;
+  } catch (err) {
+    if (/no such table|does not exist/i.test((err as Error).message)) return {};
+    throw err;
+  }
+  const hints: ColumnHints = {};
+  for (const r of rows) {
+    const kind = INFERRED_KINDS[r.data_type]?.[db.dialect === 'sqlite' ? 'sqlite' : 'typed'];
+    if (kind) (hints[r.table_name] ??= {})[r.column_name] = kind;
+  }
+  return hints;
+}
+
+/** Per logical type (db/evolve/types.ts): the kind in SQLite, and in the typed databases (where only JSON needs it). */
+const INFERRED_KINDS: Record<string, { sqlite: ColumnKind; typed?: ColumnKind }> = {
+  bool: { sqlite: 'boolean' },
+  json: { sqlite: 'json', typed: 'json' },
+  timestamp: { sqlite: 'timestamp' },
+  bigint: { sqlite: 'integer' },
+  double: { sqlite: 'number' },
+};

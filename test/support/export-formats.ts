@@ -74,7 +74,7 @@ export async function checkTypedFormats(db: Database, out: string): Promise<void
   expect(pq.map((f) => basename(f.file))).toEqual([expect.stringMatching(/^p1_scrapers_\d{8}T\d{6}\.\d{3}Z\.parquet$/), expect.stringMatching(/^p1_marketplace_price_history_.*\.parquet$/)]);
   const pqScrapers = readParquetWithPyarrow(pq[0]!.file);
   const types = Object.fromEntries(pqScrapers.schema);
-  expect(types).toMatchObject({ id: 'int64', name: 'string', urls: 'string', scheduled: 'bool', load_id: 'int64', loaded_at: 'timestamp[us, tz=UTC]' });
+  expect(types).toMatchObject({ id: 'int64', name: 'string', urls: 'extension<arrow.json>', scheduled: 'bool', load_id: 'int64', loaded_at: 'timestamp[us, tz=UTC]' });
   expect(pqScrapers.compression).toBe('SNAPPY');
   const pqById = byKey(pqScrapers.rows, 'id');
   expect(pqScrapers.rows).toHaveLength(scrapers.length);
@@ -165,7 +165,7 @@ export async function checkDeclaredTypesParquet(db: Database, table: string, out
   const [f] = await exportTables(db, { pipeline: 'p', tables: [table], outDir, format: 'parquet', mode: 'incremental' });
   const read = readParquetWithPyarrow(f!.file);
   expect(read.schema).toEqual([
-    ['id', 'int64'], ['at', 'timestamp[us, tz=UTC]'], ['wall', 'timestamp[us]'], ['ratio', 'double'], ['flag', 'bool'], ['doc', 'string'], ['pipeline', 'string'], ['load_id', 'int64'],
+    ['id', 'int64'], ['at', 'timestamp[us, tz=UTC]'], ['wall', 'timestamp[us]'], ['ratio', 'double'], ['flag', 'bool'], ['doc', 'extension<arrow.json>'], ['pipeline', 'string'], ['load_id', 'int64'],
   ]);
   expect(read.rows).toEqual([{
     id: { int: '9223372036854775807' },

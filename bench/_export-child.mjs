@@ -1,0 +1,28 @@
+// One export in a process of its own, for the export benchmarks (bench/csv-export.ts, export-parquet.ts,
+// export-xlsx.ts): plain Node on the compiled dist/ (no tsx loader), so its peak RSS is what `scrape-etl export`
+// itself would need. Prints one JSON line: rows, threads, seconds, cpuSeconds, bytes, peakRssMb.
+//   node bench/_export-child.mjs <dist> <database url> <table> <outDir> <format> [threads] [pipeline]
+import fs from 'node:fs';
+import path from 'node:path';
+
+const [dist, url, table, outDir, format, threads, pipeline] = process.argv.slice(2);
+const { exportTables } = await import(path.join(dist, 'export', 'export.js'));
+const { openDatabase } = await import(path.join(dist, 'db', 'connect.js'));
+await import(path.join(dist, 'export', 'formats', `${format}.js`));
+const db = await openDatabase(url);
+const t0 = process.hrtime.bigint();
+const cpu0 = process.cpuUsage();
+const [f] = await exportTables(db, {
+  tables: [table],
+  outDir,
+  format,
+  fileName: `${table}.${format}`,
+  ...(threads ? { threads: Number(threads) } : {}),
+  ...(pipeline ? { pipeline } : {}),
+});
+const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+const cpu = process.cpuUsage(cpu0);
+await db.close();
+process.stdout.write(
+  `${JSON.stringify({ rows: f.rows, threads: f.threads ?? 1, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, bytes: fs.statSync(f.file).size, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
+);
