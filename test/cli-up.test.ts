@@ -203,6 +203,13 @@ describe('scrape-etl up', () => {
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`scrape-etl up already runs for ${dataDir} (pid ${pid}`);
       const serverPid = readDevServerState(dataDir)?.pid;
+      const status = await runCli(['server', 'status'], { cwd: dir, env });
+      expect(status.stdout).toContain(`scrape-etl up running: pid ${pid}, 1 worker(s)`);
+      // The server is not stopped from under its workers.
+      const stop = await runCli(['server', 'stop'], { cwd: dir, env });
+      expect(stop.code).toBe(1);
+      expect(stop.stderr).toContain(`scrape-etl up (pid ${pid}) runs on this embedded server; \`scrape-etl down\` stops both`);
+      expect(isProcessAlive(serverPid!)).toBe(true);
 
       const down = await runCli(['down'], { cwd: dir, env, timeoutMs: 120_000 });
       expect(down.code, down.stderr).toBe(0);
