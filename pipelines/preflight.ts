@@ -41,9 +41,8 @@ export async function destinationIssues(file: string, spec: PipelineSpec, opts: 
 }
 
 /**
- * For a run worked on by this machine's worker on the embedded Temporal server (the background worker, started with
- * this environment, or the one in the `run` process): the worker reads the service's address and token from this
- * environment, so a missing one would only show as failing activities.
+ * For a run worked on by the worker in the `run` process (no worker polled the task queue): that worker reads the
+ * service's address and token from this environment, so a missing one would only show as failing activities.
  * Returns what to set, or undefined when nothing is missing (or the kind never calls the service).
  */
 export async function serviceSettingsProblem(spec: PipelineSpec, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {

@@ -22,7 +22,7 @@ const COMMANDS = [
   ['demo'], ['status'], ['history'], ['prune'], ['server', 'status'], ['server', 'stop'], ['schedule', 'apply'], ['schedule', 'list'],
   ['schedule', 'describe'], ['schedule', 'pause'], ['schedule', 'unpause'], ['schedule', 'trigger'], ['schedule', 'backfill'],
   ['schedule', 'delete'], ['run'], ['export'], ['load'], ['validate'], ['simulate'], ['worker'], ['schema', 'show'], ['rebuild'], ['init'],
-  ['console'], ['report'],
+  ['console'], ['report'], ['up'], ['down'],
 ];
 /** The commands that read or write a destination database. */
 const WITH_DATABASE = ['status', 'history', 'export', 'load', 'schema show', 'rebuild', 'console', 'report'];
@@ -102,7 +102,7 @@ describe('option spelling', () => {
 });
 
 describe('the heap growth setting of commands that run activities', () => {
-  it.each([['run', 'no-such-file.yaml'], ['worker'], ['demo']])('`%s` refuses a malformed SCRAPE_ETL_HEAP_GROWTH_PERCENT before it starts anything', async (...args) => {
+  it.each([['run', 'no-such-file.yaml'], ['worker'], ['demo'], ['up']])('`%s` refuses a malformed SCRAPE_ETL_HEAP_GROWTH_PERCENT before it starts anything', async (...args) => {
     for (const value of ['lots', '-5', '2.5', '301']) {
       const r = await runCli(args, { cwd: dir, env: { SCRAPE_ETL_HEAP_GROWTH_PERCENT: value, SCRAPE_ETL_DATA_DIR: path.join(dir, 'no-server') } });
       expect(r.code, r.stderr).toBe(2);

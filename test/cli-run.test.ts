@@ -64,7 +64,9 @@ describe('scrape-etl run', () => {
       expect(run['tableStatus']).toBe('succeeded');
       expect(run['rows']).toBeGreaterThan(0);
     }
-  });
+    // Six runs, each with a worker started and stopped in its own process (no `scrape-etl up` polls): up to a
+    // minute each on a busy machine.
+  }, 480_000);
 
   it('--detach starts a run; the same `run` command then attaches to it instead of starting over', async () => {
     const file = path.join(EXAMPLES, 'leads-social.yaml');

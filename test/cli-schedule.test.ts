@@ -96,6 +96,29 @@ describe('scrape-etl schedule', () => {
     expect(runs.find((r) => r['workflowId'] === result['workflowId'])).toMatchObject({ state: 'COMPLETED', tableStatus: 'succeeded' });
   });
 
+  it('apply from a second file whose pipeline has the same name is refused, changing nothing; --force replaces it', async () => {
+    const other = path.join(dir, 'copy-of-social.yaml');
+    fs.writeFileSync(other, fs.readFileSync(pipelineFile, 'utf8').replace(/cron: "[^"]*"/, 'cron: "45 5 * * 2"'));
+    const before = await describeWithTemporalCli('leads-ai-sentiment');
+    const refused = await runCli(['schedule', 'apply', other], { cwd: dir, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `${other}: schedule 'leads-ai-sentiment' was applied from ${pipelineFile}, another file with the same pipeline name; rename one pipeline (\`name:\`), ` +
+        `or replace the schedule with this file's: scrape-etl schedule apply --force ${other}`,
+    );
+    expect((await describeWithTemporalCli('leads-ai-sentiment'))['schedule']).toEqual(before['schedule']);
+    // The printed command, run verbatim, replaces it.
+    const forced = await runCli(['schedule', 'apply', '--force', other], { cwd: dir, env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toBe('leads-ai-sentiment: updated\n');
+    const d = await runCli(['schedule', 'describe', '--json', 'leads-ai-sentiment'], { cwd: dir, env });
+    expect(JSON.parse(d.stdout)).toMatchObject({ cron: '45 5 * * 2' });
+    // Now the first file is the second one, and the same rule holds; forced back for the next test.
+    const back = await runCli(['schedule', 'apply', pipelineFile], { cwd: dir, env });
+    expect(back.code).toBe(2);
+    expect((await runCli(['schedule', 'apply', '--force', pipelineFile], { cwd: dir, env })).code).toBe(0);
+  });
+
   it('apply --prune deletes the schedule of a file without a schedule section; unknown ids are errors', async () => {
     fs.writeFileSync(pipelineFile, fs.readFileSync(pipelineFile, 'utf8').replace(/schedule:[\s\S]*$/, ''));
     const kept = await runCli(['schedule', 'apply', '--json', pipelineFile], { cwd: dir, env });

@@ -21,8 +21,8 @@ afterAll(async () => {
 
 describe('scrape-etl server', () => {
   it('status before anything ran: exit 1; run --detach warns that no worker polls; status, stop, status', async () => {
-    // The worker in the `run` process (not the background worker, the default): a detached run has none.
-    const env = { ...bed.env, DATABASE_URL: `sqlite:${path.join(bed.dir, 'dest.sqlite')}`, SCRAPE_ETL_BACKGROUND_WORKER: '0' };
+    // No `scrape-etl up` runs: a detached run has no worker at all.
+    const env = { ...bed.env, DATABASE_URL: `sqlite:${path.join(bed.dir, 'dest.sqlite')}` };
     const none = await runCli(['server', 'status'], { env });
     expect(none.code).toBe(1);
     expect(none.stdout).toContain('no embedded Temporal server in');

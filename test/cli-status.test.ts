@@ -28,9 +28,8 @@ const ids = { a: '', b: '', detachedA: '' };
 beforeAll(async () => {
   bed = await startCliBed({ name: 'cli-status', token: TOKEN, seed: 17 });
   ({ dir } = bed);
-  // The worker in the `run` process (not the background worker, the default): the detached run below is then left
-  // with no worker at all, as the test needs.
-  env = { ...bed.env, SCRAPE_ETL_BACKGROUND_WORKER: '0' };
+  // No `scrape-etl up` runs: the detached run below is then left with no worker at all, as the test needs.
+  env = { ...bed.env };
   // Database A is the default destination, a relative path (sqlite:./data/scrape-etl.sqlite) opened in `dir`.
   dbA = `sqlite:${path.join(dir, 'data', 'scrape-etl.sqlite')}`;
   dbB = `sqlite:${path.join(dir, 'b.sqlite')}`;

@@ -203,6 +203,13 @@ describe('scrape-etl up', () => {
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`scrape-etl up already runs for ${dataDir} (pid ${pid}`);
       const serverPid = readDevServerState(dataDir)?.pid;
+      const status = await runCli(['server', 'status'], { cwd: dir, env });
+      expect(status.stdout).toContain(`scrape-etl up running: pid ${pid}, 1 worker(s)`);
+      // The server is not stopped from under its workers.
+      const stop = await runCli(['server', 'stop'], { cwd: dir, env });
+      expect(stop.code).toBe(1);
+      expect(stop.stderr).toContain(`scrape-etl up (pid ${pid}) runs on this embedded server; \`scrape-etl down\` stops both`);
+      expect(isProcessAlive(serverPid!)).toBe(true);
 
       const down = await runCli(['down'], { cwd: dir, env, timeoutMs: 120_000 });
       expect(down.code, down.stderr).toBe(0);
@@ -256,4 +263,30 @@ describe('scrape-etl up', () => {
       await temporal.stop();
     }
   }, 400_000);
+
+  it('says on its output when a schedule\'s fire time passes with no run started (skipped behind a run that hangs)', async () => {
+    const { dir, env, dataDir } = caseEnv('missed');
+    const db = path.join(dir, 'missed.sqlite');
+    const file = path.join(dir, 'up-missed.yaml');
+    fs.writeFileSync(
+      file,
+      `name: up-missed\nkind: leads-social\nrequest:\n  keywords: AI\n  sentiment_type: positive\n  expected_data: 5\n` +
+        `destination:\n  database: sqlite:${db}\nschedule:\n  cron: "@every 5s"\n  timezone: UTC\n  overlap: skip\n  catchup_window: 1m\n`,
+    );
+    // Every scraping run stays 'running': the first scheduled run never ends, and `skip` drops the next fires.
+    bed.sim.setFaults({ runHangRate: 1 });
+    try {
+      const up = startUp([], { cwd: dir, env: { ...env, SCRAPE_ETL_UP_WATCH_SECONDS: '2', SCRAPE_ETL_UP_MISSED_GRACE_SECONDS: '3' } });
+      ups.push(up);
+      await up.ready();
+      const applied = await runCli(['schedule', 'apply', file], { cwd: dir, env });
+      expect(applied.code, applied.stderr).toBe(0);
+      await until('the missed fire is reported', () => (/warning: schedule up-missed did not run at \S+ \(no action taken/.test(up.stderr()) ? true : undefined), 120_000);
+      expect(up.stderr()).toContain('`scrape-etl schedule describe up-missed` shows its recent actions');
+    } finally {
+      bed.sim.setFaults({ runHangRate: 0 });
+      await runCli(['schedule', 'delete', 'up-missed'], { cwd: dir, env }).catch(() => undefined);
+      await stopDevServer({ dataDir });
+    }
+  }, 300_000);
 });

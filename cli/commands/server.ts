@@ -16,7 +16,9 @@ export function register(program: Command): void {
     .action(async (flags: { json?: boolean }) => {
       const { temporalSettings } = await import('../../temporal/settings.js');
       const { canConnect, devServerPaths, isProcessAlive, readDevServerState } = await import('../../temporal/dev-server.js');
+      const { liveUp, upPaths } = await import('../up/paths.js');
       const { dataDir } = temporalSettings();
+      const up = liveUp(dataDir);
       const state = readDevServerState(dataDir);
       const running = !!state?.pid && isProcessAlive(state.pid) && (await canConnect(state.port));
       const info = {
@@ -27,6 +29,7 @@ export function register(program: Command): void {
         webUi: state ? `http://127.0.0.1:${state.uiPort}` : null,
         stateFile: state?.dbFile ?? devServerPaths(dataDir).dbFile,
         startedAt: running ? state!.startedAt : null,
+        up: up ? { pid: up.pid, since: up.startedAt, cwd: up.cwd, workers: up.workers, log: upPaths(dataDir).logFile } : null,
       };
       if (flags.json) process.stdout.write(`${JSON.stringify(info)}\n`);
       else if (running) {
@@ -36,6 +39,9 @@ export function register(program: Command): void {
         );
       } else {
         process.stdout.write(state ? `embedded Temporal server not running (state kept in ${info.stateFile})\n` : `no embedded Temporal server in ${dataDir}\n`);
+      }
+      if (!flags.json && up) {
+        process.stdout.write(`scrape-etl up running: pid ${up.pid}, ${up.workers} worker(s), since ${up.startedAt}, in ${up.cwd}; \`scrape-etl down\` stops it\n`);
       }
       // Not running: 1, as every command's "what you asked about is not there" (README, "Exit codes"; 3 is a partial run).
       if (!running) process.exitCode = 1;
@@ -47,7 +53,11 @@ export function register(program: Command): void {
     .action(async () => {
       const { temporalSettings } = await import('../../temporal/settings.js');
       const { readDevServerState, stopDevServer } = await import('../../temporal/dev-server.js');
+      const { liveUp } = await import('../up/paths.js');
       const { dataDir } = temporalSettings();
+      // Stopped under a running `up`, its workers would poll a server that is gone until it came back.
+      const up = liveUp(dataDir);
+      if (up) throw new Error(`scrape-etl up (pid ${up.pid}) runs on this embedded server; \`scrape-etl down\` stops both`);
       const pid = readDevServerState(dataDir)?.pid;
       const stopped = await stopDevServer({ dataDir });
       process.stdout.write(stopped ? `stopped the embedded Temporal server (pid ${pid}); its state stays in ${dataDir}\n` : `the embedded Temporal server was not running (${dataDir})\n`);

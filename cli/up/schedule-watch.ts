@@ -24,14 +24,14 @@ interface Watched {
   next: Date | undefined;
 }
 
-/** A late action is not missing: the server takes an action within a few seconds of its time. */
-const GRACE_MS = 60_000;
 
 export async function watchSchedules(o: { settings: TemporalSettings; metrics: Metrics; log(m: string): void }): Promise<ScheduleWatch> {
   const { connectTemporal } = await import('../../temporal/connect.js');
   const conn = await connectTemporal({ settings: o.settings });
   const client = conn.client;
   const intervalMs = positiveIntFromEnv(process.env, 'SCRAPE_ETL_UP_WATCH_SECONDS', 30) * 1000;
+  // A late action is not a missing one: the server takes an action within seconds of its time.
+  const graceMs = positiveIntFromEnv(process.env, 'SCRAPE_ETL_UP_MISSED_GRACE_SECONDS', 60) * 1000;
   /** Fire times expected and not yet seen taken, by schedule id. */
   const expected = new Map<string, Date>();
   const reported = new Set<string>();
@@ -44,7 +44,7 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
       const arg = d.action.args?.[0] as { spec?: PipelineSpec } | undefined;
       const watched: Watched = { id: s.scheduleId, spec: arg?.spec, paused: d.state.paused, next: d.info.nextActionTimes[0] };
       const due = expected.get(s.scheduleId);
-      if (due && Date.now() > due.getTime() + GRACE_MS) {
+      if (due && Date.now() > due.getTime() + graceMs) {
         const taken = d.info.recentActions.some((a) => Math.abs(a.scheduledAt.getTime() - due.getTime()) < 1000);
         const key = `${s.scheduleId}@${due.toISOString()}`;
         if (!taken && !d.state.paused && !reported.has(key)) {
