@@ -30,9 +30,9 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-function timeCommand(args: string[], expectStdout?: RegExp, env?: NodeJS.ProcessEnv, exe = process.execPath): number {
+function timeCommand(args: string[], expectStdout?: RegExp, env?: NodeJS.ProcessEnv, exe = process.execPath, cwd = root): number {
   const t0 = process.hrtime.bigint();
-  const res = spawnSync(exe, args, { cwd: root, encoding: 'utf8', ...(env ? { env } : {}) });
+  const res = spawnSync(exe, args, { cwd, encoding: 'utf8', ...(env ? { env } : {}) });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (res.status !== 0) throw new Error(`${exe} ${args.join(' ')} exited ${res.status ?? res.signal}: ${res.stderr}`);
   if (expectStdout && !expectStdout.test(res.stdout)) throw new Error(`node ${args.join(' ')} printed ${JSON.stringify(res.stdout.slice(0, 200))}`);
@@ -126,14 +126,25 @@ try {
     { label: 'history shop', args: ['history', 'shop'], query: bare(`${runsSql} WHERE pipeline = 'shop' ORDER BY started_at DESC LIMIT 10`) },
     { label: 'schema show shop', args: ['schema', 'show', 'shop'], query: bare("SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history WHERE pipeline = 'shop' OR table_name = 'shop_items' ORDER BY table_name, load_id, column_name") },
   ];
+  // The same status by pipeline name in a project: scrape-etl.yaml found, read and checked (yaml, zod), the
+  // pipeline's file found by its name (a glob), then the same query.
+  const projectDir = path.join(dataDir, 'project');
+  fs.mkdirSync(path.join(projectDir, 'pipelines'), { recursive: true });
+  fs.writeFileSync(path.join(projectDir, 'scrape-etl.yaml'), `destination: sqlite:${dbFile}\n`);
+  fs.writeFileSync(path.join(projectDir, 'pipelines', 'shop.yaml'), fs.readFileSync(path.join(root, 'pipelines', 'examples', 'job-board.yaml'), 'utf8').replace('name: jobs-remote-typescript', 'name: shop'));
+  const projectEnv: NodeJS.ProcessEnv = { ...process.env };
+  delete projectEnv['DATABASE_URL'];
+  delete projectEnv['SCRAPE_ETL_DATA_DIR'];
   const nodeFloor: number[] = [];
   const times = readers.map(() => ({ cmd: [] as number[], query: [] as number[] }));
+  const inProject: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     nodeFloor.push(timeCommand(['-e', '0']));
     readers.forEach((r, k) => {
       times[k]!.query.push(timeCommand(r.query));
       times[k]!.cmd.push(timeCommand([bin, ...r.args], undefined, dbEnv));
     });
+    inProject.push(timeCommand([bin, 'status', 'shop'], /shop/, projectEnv, process.execPath, projectDir));
   }
   process.stdout.write(`\ncommands that read the database (${RUNS} runs each, medians; the baseline is node -e 0 + the bare query in one process):\n`);
   process.stdout.write(`node -e 0                                  ${fmt(median(nodeFloor))}\n`);
@@ -142,6 +153,8 @@ try {
     const q = median(times[k]!.query);
     process.stdout.write(`scrape-etl ${r.label.padEnd(18)} ${fmt(c)}   bare query ${fmt(q)}   ${(c / q).toFixed(2)}x (goal <= 2x)\n`);
   }
+  const statusQuery = median(times[0]!.query);
+  process.stdout.write(`scrape-etl status shop, in a project ${fmt(median(inProject))}   bare query ${fmt(statusQuery)}   ${(median(inProject) / statusQuery).toFixed(2)}x (goal <= 2x)\n`);
 
   const server = await ensureDevServer({ dataDir, headless: true, startTimeoutMs: 90_000 });
   const temporalCli = (await locateTemporalCli()).path;

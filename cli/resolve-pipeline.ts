@@ -73,12 +73,17 @@ async function readPipelineHeads(files: string[]): Promise<Found[]> {
 
 /** The project's file of the pipeline named `name`, or undefined; an error when several files hold that name. */
 export async function fileOfPipelineName(project: Project, name: string): Promise<string | undefined> {
+  return (await pipelineOfName(project, name))?.file;
+}
+
+/** The project's pipeline named `name` (its file, name and written destination), or undefined; ambiguous: an error. */
+async function pipelineOfName(project: Project, name: string): Promise<Found | undefined> {
   const matches = (await projectPipelines(project)).filter((f) => f.name === name);
   if (matches.length > 1) {
     const rel = (f: string) => path.relative(process.cwd(), f) || f;
     throw usage(`pipeline name '${name}' is ambiguous: ${matches.length} files of the project hold it:\n  ${matches.map((m) => rel(m.file)).join('\n  ')}\nname the file instead, or rename one of them`);
   }
-  return matches[0]?.file;
+  return matches[0];
 }
 
 /** What to say when no pipeline file has the name: what was searched and how to fix it. */
@@ -133,10 +138,12 @@ export async function resolvePipelineRef(arg: string, env: NodeJS.ProcessEnv = p
   }
   const project = await currentProject();
   if (project) {
-    const file = await fileOfPipelineName(project, arg);
-    if (file !== undefined) {
-      const found = (await projectPipelines(project)).find((f) => f.file === file)!;
-      return { name: arg, file, database: destinationOf(found, project.root, file, env) };
+    const found = await pipelineOfName(project, arg);
+    if (found !== undefined) {
+      const file = found.file;
+      // The root the loader takes the file's relative paths from: the project above the file (pipelines/loader.ts).
+      const { projectRootAbove } = await import('../lib/project-root.js');
+      return { name: arg, file, database: destinationOf(found, projectRootAbove(path.dirname(file)), file, env) };
     }
   }
   return { name: arg, file: undefined, database: defaultDatabaseUrl(env), ...(project ? { note: await notFoundMessage(arg, project) } : {}) };

@@ -65,7 +65,10 @@ describe('scrape-etl demo', () => {
     expect(blocks).toHaveLength(6);
     for (const block of blocks) {
       const pipeline = /^\S+: (\S+) \(/.exec(block)![1]!;
-      const files = block.split('exported files:\n')[1]?.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim()) ?? [];
+      // The indented lines right under 'exported files:' (the summary's 'next:' commands are indented too).
+      const after = block.split('exported files:\n')[1]?.split('\n') ?? [];
+      const end = after.findIndex((l) => !l.startsWith('  '));
+      const files = (end < 0 ? after : after.slice(0, end)).map((l) => l.trim());
       expect({ pipeline, listed: files.length > 0 }).toEqual({ pipeline, listed: true });
       for (const f of files) {
         expect(path.dirname(f)).toBe(exportDir);

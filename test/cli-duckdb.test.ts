@@ -59,8 +59,8 @@ describe('scrape-etl on a DuckDB destination', () => {
     expect(after['raw_responses']!.length).toBe(2 * before['raw_responses']!.length);
   }, 300_000);
 
-  it("the README's price-history queries run on the file, opened by DuckDB itself (no scrape-etl code)", async () => {
-    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  it("the documented price-history queries (docs/exports.md) run on the file, opened by DuckDB itself (no scrape-etl code)", async () => {
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'exports.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## DuckDB: embedded analytics'));
     const block = /```sql\n([\s\S]*?)```/.exec(section)![1]!;
     const queries = block.split(';').map((q) => q.replace(/^\s*--.*$/gm, '').trim()).filter((q) => q !== '');
@@ -83,7 +83,7 @@ describe('scrape-etl on a DuckDB destination', () => {
   });
 
   it('status shows both runs from the DuckDB file', async () => {
-    const r = await runCli(['status', '--database', dbUrl, '--json'], { cwd: dir, env });
+    const r = await runCli(['status', '--live', '--database', dbUrl, '--json'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(0);
     const runs = jsonLines(r.stdout);
     expect(runs.map((x) => x['workflowId']).sort()).toEqual([...ids].sort());

@@ -1,7 +1,8 @@
 // Every "next:" command the product prints is run as printed (compiled CLI, `npm run build` first): `init` in a new
 // folder, then each of its next steps verbatim through bash with `scrape-etl` on PATH, among them `demo` (the
 // simulator, the embedded Temporal server, the six example pipelines), whose own next steps are then run verbatim
-// in turn. Each must exit 0; `status` must show the demo's runs, which live in the project's data folder.
+// in turn. Each must exit 0; `status` must show the demo's runs, which live in the project's data folder. And the
+// case of the issue: demo with SCRAPE_ETL_DATA_DIR set, whose printed `status` must read that folder's database.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,11 +90,39 @@ describe('printed next steps', () => {
     }
   }, 400_000);
 
-  it("demo outside a project, with SCRAPE_ETL_DATA_DIR set, prints a status command that reads the demo's database", async () => {
+  it("demo outside a project with SCRAPE_ETL_DATA_DIR set: its next steps, run verbatim where it ran, read the demo's database", async () => {
+    const plain = path.join(dir, 'plain');
+    fs.mkdirSync(plain);
+    const dataDir = path.join(dir, 'demo state');
+    const demo = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [CLI, 'demo'], { cwd: plain, env: { ...env, SCRAPE_ETL_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    try {
+      expect(demo.code, demo.stderr).toBe(0);
+      const steps = nextSteps(demo.stdout);
+      // The demo's database is not the one `status` reads by default here (./data): the command names it, quoted.
+      expect(steps[0]).toBe(`scrape-etl status --database 'sqlite:${path.join(dataDir, 'scrape-etl.sqlite')}'`);
+      for (const step of steps) {
+        // The shell that runs the steps has no SCRAPE_ETL_DATA_DIR: a new terminal, as a user's.
+        const r = await bash([step], plain);
+        expect({ step, code: r.code, stderr: r.code === 0 ? '' : r.stderr }).toEqual({ step, code: 0, stderr: '' });
+        if (step.startsWith('scrape-etl status')) expect(r.stdout.split('\n').filter((l) => /\bSUCCEEDED\b/.test(l))).toHaveLength(6);
+      }
+    } finally {
+      await stopDevServer({ dataDir });
+    }
+  }, 400_000);
+
+  it('the status command demo prints: bare for the default database, else with --database, shell-quoted', async () => {
     delete process.env['DATABASE_URL'];
     const { nextStatusCommand } = await import('../cli/commands/demo.js');
     const elsewhere = path.join(dir, 'state', 'scrape-etl.sqlite');
-    // From a folder whose default database is another one: the command names the demo's database.
     expect(await nextStatusCommand(`sqlite:${elsewhere}`)).toBe(`scrape-etl status --database sqlite:${elsewhere}`);
     expect(await nextStatusCommand(`sqlite:${path.resolve('data', 'scrape-etl.sqlite')}`)).toBe('scrape-etl status');
     expect(await nextStatusCommand('sqlite:/tmp/with space/x.sqlite')).toBe("scrape-etl status --database 'sqlite:/tmp/with space/x.sqlite'");

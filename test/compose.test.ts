@@ -126,7 +126,7 @@ describe('docker-compose.yml', () => {
       expect(binds, `a mount for ${dir} (${target} in the container)`).toContainEqual({ source: resolve(REPO_ROOT, dir), target });
     }
     // The host folder's owner is documented: the container's user is uid 1000.
-    for (const doc of ['README.md', 'docs/csv-and-compose.md']) {
+    for (const doc of ['docs/exports.md', 'docs/csv-and-compose.md']) {
       expect(readFileSync(join(REPO_ROOT, doc), 'utf8'), doc).toMatch(/sudo chown 1000:1000 data\/exports/);
     }
   });
