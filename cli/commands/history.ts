@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .action(async (pipeline: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { defaultDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
-      const { formatDuration, formatExportStatus, sinceDate, tableRuns } = await import('./status.js');
+      const { errorCell, formatDuration, formatExportStatus, sinceDate, tableRuns } = await import('./status.js');
       const { orderedRows } = await import('../../db/table-names.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
       const databaseUrl = flags.database ?? defaultDatabaseUrl();
@@ -43,7 +43,7 @@ export function register(program: Command): void {
           formatExportStatus(r.exportStatus),
           r.workflowId,
           r.error
-            ? r.error.replace(/\s+/g, ' ').slice(0, 120)
+            ? errorCell(r.error)
             : orderedRows(r.rowsByTable ?? {})
                 .map(([t, n]) => `${t}=${n}`)
                 .join(' '),
