@@ -89,9 +89,10 @@ export function notifyActivities(deps: ActivityDeps) {
   async function notifyPipelineRun(input: NotifyRunInput): Promise<NotifyRunOutput> {
     const cfg = deps.notify;
     const fromPipeline = (input.notify?.webhooks ?? []).length > 0;
+    // `n`: the webhook's place in its list (notify.webhooks[n - 1]), as messages name it.
     const webhooks = fromPipeline
-      ? input.notify!.webhooks.map((w) => ({ w, origin: 'pipeline' as const }))
-      : cfg.defaultWebhooks.map((w) => ({ w, origin: 'worker' as const }));
+      ? input.notify!.webhooks.map((w, i) => ({ w, n: i + 1, origin: 'pipeline' as const }))
+      : cfg.defaultWebhooks.map((w, i) => ({ w, n: i + 1, origin: 'worker' as const }));
     const events = [...input.events];
     const limit = input.notify?.duration_over ?? cfg.defaultDurationOver;
     if (limit !== undefined && input.durationMs > parseDurationMs(limit) && !events.some((e) => e.event === 'duration_over')) {
@@ -129,9 +130,9 @@ export function notifyActivities(deps: ActivityDeps) {
 
     const retryable: Array<{ text: string; event: NotifyEventName; reason: FailureReason }> = [];
     const permanent: Array<{ text: string; event: NotifyEventName; reason: FailureReason }> = [];
-    for (const [i, { w, origin, e }] of wanted.entries()) {
+    for (const [i, { w, n, origin, e }] of wanted.entries()) {
       const key: DeliveryKey = { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) };
-      const where = `webhook #${i + 1} (${origin}, ${w.format}, event ${e.event})`;
+      const where = `webhook #${n} (${origin}, ${w.format}, event ${e.event})`;
       if (db && (await wasDelivered(db, key).catch(() => false))) {
         out.alreadySent++;
         continue;

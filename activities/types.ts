@@ -132,6 +132,11 @@ export interface UrlChunkInput {
    * URLs as failed. Absent from older workflows, whose URLs failed after ~15 s of outage.
    */
   outageRetry?: boolean;
+  /**
+   * This chunk was tried before and given up for an outage: responses an earlier activity landed are looked up in
+   * raw_responses (as a retried attempt does), so a URL loaded before the outage is not fetched and paid again.
+   */
+  afterOutage?: boolean;
 }
 
 export interface UrlChunkOutput {

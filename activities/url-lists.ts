@@ -68,7 +68,7 @@ export function urlListActivities(deps: ActivityDeps) {
     // A retried attempt: responses that an earlier attempt landed after its last recorded heartbeat (the worker
     // died in between; heartbeats are throttled) are loaded, since landing and loading are one transaction.
     // Fetching them again would pay for them twice, and an error the second time would report a loaded URL as failed.
-    if (ctx.info.attempt > 1) {
+    if (ctx.info.attempt > 1 || input.afterOutage) {
       const landed = await landedRequestKeys(db, workflowId, urls.filter((_, i) => !done.has(i)));
       urls.forEach((url, i) => {
         if (landed.has(url)) done.add(i);

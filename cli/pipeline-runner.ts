@@ -117,6 +117,9 @@ export interface WaitOptions {
   io?: CommandIO;
 }
 
+/** Phases the progress query answers once the run's outcome is set, in the moment before the workflow closes. */
+const FINAL_PHASES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed']);
+
 /** Execution states after which a workflow does nothing more (CONTINUED_AS_NEW is never the latest run's). */
 const CLOSED = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
 
@@ -172,7 +175,8 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
         last = toSnapshot(p);
         // An activity Temporal retries (describe), else a wait the workflow itself makes (a service outage).
         const note = waiting ?? (p.waiting ? { reason: oneLineReason(p.waiting.reason), attempt: p.waiting.attempt, nextAttemptAt: Date.parse(p.waiting.nextAttemptAt), expected: false } : undefined);
-        reporter.update({ ...last, ...(note ? { waiting: waitingJson(note) } : {}) });
+        // The final phase (succeeded, partial, failed) is said once, by the summary after the run closes.
+        if (!FINAL_PHASES.has(p.phase)) reporter.update({ ...last, ...(note ? { waiting: waitingJson(note) } : {}) });
       } catch (err) {
         // No worker has picked the workflow up yet, or it just finished: nothing to show this time.
         if (!opts.signal?.aborted) opts.log.debug({ err: (err as Error).message }, 'progress query failed');

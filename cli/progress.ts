@@ -45,8 +45,9 @@ function waitingNote(p: ProgressSnapshot): WaitingNote | undefined {
   return { reason: w.reason, attempt: w.attempt, nextAttemptAt: typeof w.nextAttemptAt === 'string' ? Date.parse(w.nextAttemptAt) : null, expected: w.expected === true };
 }
 
-/** One line of progress; `now` undefined leaves the countdown out (what decides whether a line is new). */
-export function describeProgress(p: ProgressSnapshot, now: number | undefined = Date.now()): string {
+/** One line of progress; `countdown: false` leaves the retry's countdown out (what decides whether a line is new). */
+export function describeProgress(p: ProgressSnapshot, opts: { countdown?: boolean; now?: number } = {}): string {
+  const now = opts.countdown === false ? undefined : (opts.now ?? Date.now());
   const parts = [p.phase ?? 'running'];
   if (typeof p.done === 'number' && typeof p.total === 'number') parts.push(`${p.done}/${p.total}`);
   const rows = totalRows(p);
@@ -92,7 +93,7 @@ export function createProgressReporter(mode: ProgressMode, workflowId: string, i
       update(raw) {
         const p = steady(raw);
         // A new line when something changed, not at every tick of a retry's countdown.
-        const key = describeProgress(p, undefined);
+        const key = describeProgress(p, { countdown: false });
         if (key !== last) io.stderr.write(`${workflowId}: ${describeProgress(p)}\n`);
         last = key;
       },

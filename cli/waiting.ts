@@ -30,14 +30,17 @@ function deepest(f: temporal.api.failure.v1.IFailure | null | undefined): { mess
   return { message: cur.message ?? f.message ?? '', type };
 }
 
-/** A failure message as one short line a person reads: the network code or HTTP status first, when there is one. */
-export function oneLineReason(message: string, type?: string): string {
+/**
+ * A failure message as one short line a person reads: the network code or HTTP status first, when there is one.
+ * `subject` is who failed to answer: the scraping service, or (for the alerts' activity) a webhook.
+ */
+export function oneLineReason(message: string, type?: string, subject = 'service'): string {
   if (type === 'RunStillRunning') return message.split('\n')[0]!.slice(0, 120);
   const code = NETWORK_CODES.exec(message)?.[1];
-  if (code) return `service unreachable (${code})`;
-  if (/timed out|timeout/i.test(message) && /\b(GET|POST) \//.test(message)) return 'service did not answer in time';
+  if (code) return `${subject} unreachable (${code})`;
+  if (/no answer within|timed out|timeout/i.test(message) && (subject !== 'service' || /\b(GET|POST) \//.test(message))) return `${subject} did not answer in time`;
   const status = /\b(?:HTTP|status) (\d{3})\b/.exec(message)?.[1];
-  if (status) return `service answered HTTP ${status}`;
+  if (status) return `${subject} answered HTTP ${status}`;
   const first = message.split('\n')[0]!.trim();
   return first.length > 120 ? `${first.slice(0, 120)}…` : first;
 }
@@ -55,8 +58,9 @@ export function waitingOf(pending: readonly temporal.api.workflow.v1.IPendingAct
     const attempt = p.attempt ?? 1;
     const failure = deepest(p.lastFailure);
     if (attempt < 2 || !failure || !failure.message) continue;
+    const subject = p.activityType?.name === 'notifyPipelineRun' ? 'alert webhook' : 'service';
     const note: WaitingNote = {
-      reason: oneLineReason(failure.message, failure.type),
+      reason: oneLineReason(failure.message, failure.type, subject),
       attempt,
       nextAttemptAt: tsMs(p.nextAttemptScheduleTime as never),
       expected: failure.type === 'RunStillRunning',
@@ -71,5 +75,5 @@ export function waitingOf(pending: readonly temporal.api.workflow.v1.IPendingAct
 export function describeWaiting(w: WaitingNote, now = Date.now()): string {
   const inS = w.nextAttemptAt === null ? null : Math.max(0, Math.round((w.nextAttemptAt - now) / 1000));
   const when = inS === null || inS === 0 ? 'now' : `in ${inS}s`;
-  return w.expected ? `waiting: ${w.reason}, next look ${when}` : `waiting: ${w.reason}, retry ${w.attempt} ${when}`;
+  return w.expected ? `${w.reason}, next look ${when}` : `waiting: ${w.reason}, retry ${w.attempt} ${when}`;
 }

@@ -35,7 +35,7 @@ async function loadChunkThroughOutages(ctx: ModeContext, call: ChunkCall) {
   let attempt = 1;
   for (;;) {
     try {
-      const out = await ctx.loading.loadUrlChunk({ ...call, outageRetry: true });
+      const out = await ctx.loading.loadUrlChunk({ ...call, outageRetry: true, ...(since !== undefined ? { afterOutage: true } : {}) });
       delete ctx.progress.waiting;
       return out;
     } catch (err) {

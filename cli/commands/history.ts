@@ -16,7 +16,7 @@ export function register(program: Command): void {
     .action(async (arg: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { redactDatabaseUrl } = await import('../../db/url.js');
-      const { formatDuration, formatExportStatus, readTarget, sinceDate, tableRuns } = await import('./status.js');
+      const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, tableRuns } = await import('./status.js');
       const { orderedRows } = await import('../../db/table-names.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
@@ -51,7 +51,7 @@ export function register(program: Command): void {
           formatExportStatus(r.exportStatus),
           r.workflowId,
           r.error
-            ? r.error.replace(/\s+/g, ' ').slice(0, 120)
+            ? errorCell(r.error)
             : r.checks && r.checks.failed.length > 0
               ? `warn checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120)
               : orderedRows(r.rowsByTable ?? {})

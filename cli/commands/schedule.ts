@@ -242,7 +242,10 @@ export function register(program: Command): void {
             workflowId,
             status: outcome.result.status,
             rowsByTable: outcome.result.rowsByTable,
+            ...(outcome.result.alerts ? { alerts: outcome.result.alerts } : {}),
           });
+          // An alert given up on is said here too, as `run` says it (stderr).
+          if (outcome.result.alerts?.status === 'failed') process.stderr.write(`${id}: alert not delivered: ${outcome.result.alerts.error ?? 'unknown reason'}\n`);
           if (outcome.result.status !== 'succeeded') process.exitCode = 3;
         } else if (outcome.status === 'failed') {
           out(flags, `${id} failed (${workflowId}): ${outcome.reason}`, { type: 'failed', scheduleId: id, workflowId, reason: outcome.reason });

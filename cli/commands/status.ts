@@ -40,13 +40,19 @@ export interface StatusRow {
 }
 
 /** The error column: the data's error, then a failed export and an undelivered alert, each said beside it. */
-export function runErrorText(r: { error: string | null; exportStatus: string | null; exportError: string | null; alertStatus: string | null; alertError: string | null }): string | null {
+export function runErrorText(
+  r: { error: string | null; exportStatus?: string | null; exportError?: string | null; alertStatus?: string | null; alertError?: string | null },
+  maxPart = Infinity,
+): string | null {
+  const cut = (s: string) => (s.length > maxPart ? `${s.slice(0, maxPart - 1)}…` : s);
   const parts = [
     r.error,
     r.exportStatus === 'failed' ? `export failed: ${r.exportError ?? 'unknown error'}` : null,
     r.alertStatus === 'failed' ? `alert not delivered: ${r.alertError ?? 'unknown reason'}` : null,
-  ].filter(Boolean);
-  return parts.length > 0 ? parts.join('; ') : null;
+  ]
+    .filter((p): p is string => Boolean(p))
+    .map((p) => cut(p.replace(/\s+/g, ' ')));
+  return parts.length > 0 ? parts.join(' | ') : null;
 }
 
 export interface RunFilter {
@@ -85,6 +91,13 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
     });
   }
   return out;
+}
+
+/** The ERROR cell of a table row: each problem (data, export, alert) shortened, so that none hides the next. */
+export function errorCell(error: string | null): string {
+  if (!error) return '';
+  const parts = error.replace(/\s+/g, ' ').split(' | ');
+  return parts.map((p) => (p.length > 80 ? `${p.slice(0, 79)}…` : p)).join(' | ').slice(0, 260);
 }
 
 /** Temporal states of a run that ended without its result; each has a failure (or a reason) in its close event. */
@@ -274,7 +287,7 @@ export function register(program: Command): void {
           formatExportStatus(r.exportStatus),
           r.startedAt ?? '-',
           r.workflowId,
-          r.error ? r.error.replace(/\s+/g, ' ').slice(0, 120) : r.checks && r.checks.failed.length > 0 ? `checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120) : '',
+          r.error ? errorCell(r.error) : r.checks && r.checks.failed.length > 0 ? `checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120) : '',
         ]),
       ];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
