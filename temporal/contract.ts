@@ -181,6 +181,10 @@ export interface PipelineWorkflowResult {
   exportUnchanged?: string[];
   exportStatus: ExportStatus;
   exportError: string | null;
+  /** Results the run's loads could not write, quarantined in rejected_results (the run is then 'partial'). */
+  rejectedResults?: number;
+  /** The run's error when it is 'partial': failed URLs, quarantined results. */
+  error?: string | null;
 }
 
 /** Failure types the workflow raises itself (non-retryable). */

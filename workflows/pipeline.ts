@@ -153,6 +153,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       exportUnchanged,
       exportStatus,
       exportError,
+      ...(finished.rejectedResults ? { rejectedResults: finished.rejectedResults, error } : {}),
     };
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.

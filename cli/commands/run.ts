@@ -74,6 +74,8 @@ export interface RunReport {
   /** Tables an incremental export found no new row in: no file was written for them. */
   unchangedTables: string[];
   failedUrls: number;
+  /** Results quarantined in rejected_results (absent when none). */
+  rejectedResults?: number;
   attached: boolean;
   /** true when the remembered run had completed before this command: reported, not resumed, nothing started. */
   alreadyCompleted: boolean;
@@ -121,6 +123,7 @@ export async function printOutcome(
       exportError: result.exportError,
       unchangedTables: result.exportUnchanged ?? [],
       failedUrls: result.failedUrlCount,
+      ...(result.rejectedResults ? { rejectedResults: result.rejectedResults } : {}),
       attached: run.attached,
       alreadyCompleted: earlier !== undefined,
       ...(earlier ? { completedAt: earlier.toISOString() } : {}),
@@ -136,6 +139,9 @@ export async function printOutcome(
     ];
     if (result.failedUrlCount > 0) {
       lines.push(`${result.failedUrlCount} URL(s) failed:`, ...result.failedUrls.map((f) => `  ${f.url}: ${f.error}`));
+    }
+    if (result.rejectedResults) {
+      lines.push(`${result.rejectedResults} result(s) could not be loaded and were quarantined (see rejected_results; docs/inferred-tables.md): ${result.error ?? ''}`);
     }
     // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
     lines.push(...exportLines(result, exported, (f) => (earlier && !fs.existsSync(f) ? '  (removed since)' : '')));
