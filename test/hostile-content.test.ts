@@ -414,3 +414,31 @@ describe('validate', () => {
     );
   }, 60_000);
 });
+
+describe('DuckDB files made before issue 30', () => {
+  it('are brought up to date on open: schema_history gains source_key and root_table, rejected_results is created', async () => {
+    const url = `duckdb:${path.join(tmp, 'old.duckdb')}`;
+    // A file as the previous version left it: schema version 1, without the new columns and table.
+    const fresh = await openDatabase(url);
+    for (const sql of [
+      'DROP TABLE rejected_results',
+      'DROP SEQUENCE rejected_results_id_seq',
+      'DROP INDEX schema_history_root_table_idx',
+      'ALTER TABLE schema_history DROP COLUMN root_table',
+      'ALTER TABLE schema_history DROP COLUMN source_key',
+      'DELETE FROM scrape_etl_duckdb_schema',
+      'INSERT INTO scrape_etl_duckdb_schema VALUES (1, now())',
+    ]) await duckSelect(fresh, sql);
+    await fresh.close();
+    const db = await openDatabase(url);
+    try {
+      const cols = (await duckSelect(db, `SELECT column_name FROM information_schema.columns WHERE table_name = 'schema_history'`)).map((r) => String(r['column_name']));
+      expect(cols).toEqual(expect.arrayContaining(['source_key', 'root_table']));
+      expect((await duckSelect(db, `SELECT max(version) AS v FROM scrape_etl_duckdb_schema`))[0]!['v']).toBe(2);
+      await loadPage(db, 'upgraded', [[1, '{"ok":1}'], [2, `{"bad":${deep300}}`]]);
+      expect((await duckSelect(db, `SELECT result_id FROM rejected_results`)).map((r) => r['result_id'])).toEqual(['2']);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
