@@ -222,6 +222,10 @@ export interface PipelineWorkflowResult {
   checks?: RunCheckSummary[];
   /** Events the run's watches found (rows per watch), when the pipeline has any. */
   watchEvents?: Array<{ watch: string; event: string; rows: number }>;
+  /** Results the run's loads could not write, quarantined in rejected_results (the run is then 'partial'). */
+  rejectedResults?: number;
+  /** The run's error when it is 'partial': failed URLs, quarantined results. */
+  error?: string | null;
 }
 
 /** Failure types the workflow raises itself (non-retryable). */

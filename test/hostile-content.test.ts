@@ -343,7 +343,9 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('hostile content into %
     // Readable names: unicode kept, emoji spelled, system and bookkeeping names prefixed.
     expect(byKey.get('["名前"]')).toBe('名前');
     expect(byKey.get('["🚀"]')).toBe('u1f680');
-    expect(byKey.get('["a b"]')).toMatch(/^a_b(__\d+)?$/);
+    // The key spelled as its name keeps it; the others that normalise alike get `__2`, `__3`, … .
+    expect(byKey.get('["a_b"]')).toBe('a_b');
+    expect(byKey.get('["a b"]')).toMatch(/^a_b__\d+$/);
     // The destination's own system names (its capability) and the loader's bookkeeping columns are never taken.
     const system = { postgres: ['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid', 'oid'], sqlite: ['rowid', 'oid'], duckdb: ['rowid'] }[dialect];
     for (const k of [...system, 'pipeline', 'row_key', 'load_id']) expect(byKey.get(`["${k}"]`), k).toMatch(new RegExp(`^_${k}(__\\d+)?$`));
@@ -371,6 +373,32 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('hostile content into %
     expect(rebuilt.results).toBe(1);
     expect((await readTables(db, url, ['crm_leads_items']))['crm_leads_items']!.map((r) => r['email'])).toEqual(['a@x']);
   }, 120_000);
+
+  it('tables and columns recorded before source keys keep their names: the first key whose name they are takes them over', async () => {
+    await loadPage(db, 'legacy', [[1, '{"a":1,"pipeline":"p","tags":["t"]}']]);
+    const names = async () =>
+      (await historyOf(db, url, 'legacy_items')).map((h) => `${String(h['table_name'])}.${String(h['column_name'])}`).sort();
+    const before = await names();
+    // As an older version left them: no source keys, no root table.
+    await withTransaction(db, (tx) => tx.run(`UPDATE schema_history SET source_key = NULL, root_table = NULL WHERE substr(table_name, 1, 12) = 'legacy_items'`, []));
+    await loadPage(db, 'legacy', [[2, '{"A":2,"a":3,"pipeline":"q","tags":["u"],"Tags":["V"]}']]);
+    const after = await names();
+    expect(after).toEqual([...before, 'legacy_items.a__2', ...after.filter((n) => n.startsWith('legacy_items__tags__2.'))].sort());
+    const history = await historyOf(db, url, 'legacy_items');
+    const sourceOf = (t: string, c: string) => history.find((h) => h['table_name'] === t && h['column_name'] === c)?.['source_key'];
+    // The key spelled exactly as a recorded name takes it (`a`, `tags`); `A` and `Tags` get `__2` (recorded, so
+    // every later load decides alike).
+    expect(sourceOf('legacy_items', 'a')).toBe('["a"]');
+    expect(sourceOf('legacy_items', 'a__2')).toBe('["A"]');
+    expect(sourceOf('legacy_items', '_pipeline')).toBe('["pipeline"]');
+    expect(sourceOf('legacy_items__tags', 'row_key')).toBe('[["tags"]]');
+    expect(sourceOf('legacy_items__tags__2', 'row_key')).toBe('[["Tags"]]');
+    const rows = (await readTables(db, url, ['legacy_items']))['legacy_items']!;
+    expect(rows.map((r) => [String(r['row_key']), numberText(r['a']), r['a__2'] == null ? null : numberText(r['a__2']), r['_pipeline']]).sort()).toEqual([
+      ['1', '1', null, 'p'],
+      ['2', '3', '2', 'q'],
+    ]);
+  });
 
   it('database errors no retry can fix are non-retryable failures; others stay retryable', async () => {
     const refused = async (sql: string) => withTransaction(db, async (tx): Promise<unknown> => (sql.startsWith('SELECT') ? tx.all(sql, []) : tx.run(sql, []))).then(() => undefined, (e: unknown) => e);
@@ -412,5 +440,33 @@ describe('validate', () => {
     expect(out.stderr).toContain(
       `${b}:1:7: name: pipeline name 'crm_leads' gives the table name 'crm_leads_items', as 'crm-leads' (${a}) does in the same destination; their rows would share one table. Rename one of them`,
     );
+  }, 60_000);
+});
+
+describe('DuckDB files made before issue 30', () => {
+  it('are brought up to date on open: schema_history gains source_key and root_table, rejected_results is created', async () => {
+    const url = `duckdb:${path.join(tmp, 'old.duckdb')}`;
+    // A file as the previous version left it: schema version 1, without the new columns and table.
+    const fresh = await openDatabase(url);
+    for (const sql of [
+      'DROP TABLE rejected_results',
+      'DROP SEQUENCE rejected_results_id_seq',
+      'DROP INDEX schema_history_root_table_idx',
+      'ALTER TABLE schema_history DROP COLUMN root_table',
+      'ALTER TABLE schema_history DROP COLUMN source_key',
+      'DELETE FROM scrape_etl_duckdb_schema',
+      'INSERT INTO scrape_etl_duckdb_schema VALUES (1, now())',
+    ]) await duckSelect(fresh, sql);
+    await fresh.close();
+    const db = await openDatabase(url);
+    try {
+      const cols = (await duckSelect(db, `SELECT column_name FROM information_schema.columns WHERE table_name = 'schema_history'`)).map((r) => String(r['column_name']));
+      expect(cols).toEqual(expect.arrayContaining(['source_key', 'root_table']));
+      expect((await duckSelect(db, `SELECT max(version) AS v FROM scrape_etl_duckdb_schema`))[0]!['v']).toBe(2);
+      await loadPage(db, 'upgraded', [[1, '{"ok":1}'], [2, `{"bad":${deep300}}`]]);
+      expect((await duckSelect(db, `SELECT result_id FROM rejected_results`)).map((r) => r['result_id'])).toEqual(['2']);
+    } finally {
+      await db.close();
+    }
   }, 60_000);
 });

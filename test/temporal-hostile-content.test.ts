@@ -59,6 +59,8 @@ describe('hostile content through Temporal', () => {
     expect(outcome.status).toBe('partial');
     const results = outcome.scrapingRunIds.flatMap((id) => bed.sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
     expect(results.length).toBeGreaterThan(0);
+    expect(outcome.rejectedResults).toBe(results.length);
+    expect(outcome.error).toMatch(/quarantined in rejected_results/);
     const rejected = sqlite(`SELECT result_id, reason, table_name FROM rejected_results WHERE workflow_id = ? ORDER BY CAST(result_id AS INTEGER)`, workflowId);
     expect(rejected.map((r) => String(r['result_id']))).toEqual(results.map((r) => String(r.id)).sort((a, b) => Number(a) - Number(b)));
     for (const r of rejected) {

@@ -181,6 +181,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       ...(alertOutcome ? { alerts: alertOutcome } : {}),
       ...(checks ? { checks: checks.results } : {}),
       ...(watchEvents ? { watchEvents } : {}),
+      ...(finished.rejectedResults ? { rejectedResults: finished.rejectedResults, error } : {}),
     };
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.

@@ -74,6 +74,8 @@ export interface RunReport {
   /** Tables an incremental export found no new row in: no file was written for them. */
   unchangedTables: string[];
   failedUrls: number;
+  /** Results quarantined in rejected_results (absent when none). */
+  rejectedResults?: number;
   attached: boolean;
   /** true when the remembered run had completed before this command: reported, not resumed, nothing started. */
   alreadyCompleted: boolean;
@@ -128,6 +130,7 @@ export async function printOutcome(
       unchangedTables: result.exportUnchanged ?? [],
       failedUrls: result.failedUrlCount,
       ...(result.alerts ? { alerts: result.alerts } : {}),
+      ...(result.rejectedResults ? { rejectedResults: result.rejectedResults } : {}),
       attached: run.attached,
       alreadyCompleted: earlier !== undefined,
       ...(earlier ? { completedAt: earlier.toISOString() } : {}),
@@ -150,6 +153,9 @@ export async function printOutcome(
       lines.push('checks:', ...result.checks.map((c) => `  ${c.status.toUpperCase().padEnd(7)} ${c.severity.padEnd(5)} ${c.name}: ${c.message}`));
     }
     for (const w of result.watchEvents ?? []) lines.push(`watch ${w.watch}: ${w.rows} ${w.event.replace(/_/g, ' ')} row(s)`);
+    if (result.rejectedResults) {
+      lines.push(`${result.rejectedResults} result(s) could not be loaded and were quarantined (see rejected_results; docs/inferred-tables.md): ${result.error ?? ''}`);
+    }
     // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
     lines.push(...exportLines(result, exported, (f) => (earlier && !fs.existsSync(f) ? '  (removed since)' : '')));
     if (earlier) lines.push(`start a new run with: ${newRunHint}`);

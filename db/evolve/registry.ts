@@ -221,7 +221,7 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
   });
   const batchTables = new Set<string>();
   const tableOf = new Map(state.tableOf);
-  for (const source of [...newTableSources.keys()].sort()) {
+  for (const source of byExactness(newTableSources)) {
     const candidate = newTableSources.get(source)!;
     const name = nameFor(cap, { kind: 'table', candidate, taken: (n) => batchTables.has(n) || (reg.has(n) && !state.legacyTables.has(n)) || n === input.rootTable });
     batchTables.add(name);
@@ -265,7 +265,7 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
   for (const t of [...newSources.keys()].sort()) {
     const m = newSources.get(t)!;
     const reserved = reservedOf(t);
-    for (const source of [...m.keys()].sort()) {
+    for (const source of byExactness(m)) {
       const name = nameFor(cap, { kind: 'column', candidate: m.get(source)!, taken: (n) => isTaken(t, n) || reserved.has(n), reserved });
       if (claim(t, name)) adoptions.push({ table: t, column: name, source });
       mapOf(columnOf, t).set(source, name);
@@ -396,6 +396,23 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
   return { changes, newTables, assigned, tables, adoptions, changeRows: [...changeRows] };
 }
 
+/**
+ * The order new keys are named in: first those spelled exactly as their candidate (`a_b` for `a_b`, so it keeps
+ * its own name and `a b` gets `a_b__2`; a column recorded before source keys goes to the key it was named after),
+ * then the rest, each group sorted by source key. Fixed by the keys alone, so every worker decides alike.
+ */
+function byExactness(candidates: ReadonlyMap<string, string>): string[] {
+  const exact = (source: string): boolean => {
+    const v = JSON.parse(source) as unknown;
+    if (!Array.isArray(v)) return false;
+    const joined = (v as unknown[]).flat().join(PATH_SEPARATOR);
+    const candidate = candidates.get(source)!;
+    return joined !== '' && (candidate === joined || candidate.endsWith(`${PATH_SEPARATOR}${joined}`));
+  };
+  const sorted = [...candidates.keys()].sort();
+  return [...sorted.filter(exact), ...sorted.filter((s) => !exact(s))];
+}
+
 function contractMessage(input: EvolveInput, c: SchemaChange): string {
   const what =
     c.change === 'create_table'
@@ -461,9 +478,13 @@ async function applyChanges(
   }
   for (const a of adoptions) {
     if (a.column === null) {
-      await tx.run(`UPDATE schema_history SET source_key = ${tx.ph(1)}, root_table = ${tx.ph(2)} WHERE table_name = ${tx.ph(3)} AND change = 'create_table' AND source_key IS NULL`, [a.source, input.rootTable ?? null, a.table]);
+      await tx.run(`UPDATE schema_history SET source_key = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND change = 'create_table' AND source_key IS NULL`, [a.source, a.table]);
     } else {
       await tx.run(`UPDATE schema_history SET source_key = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND column_name = ${tx.ph(3)} AND source_key IS NULL`, [a.source, a.table, a.column]);
+    }
+    // The table is this root's from now on, for every reader (schema show, the registry's root scope).
+    if (input.rootTable !== undefined) {
+      await tx.run(`UPDATE schema_history SET root_table = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND root_table IS NULL`, [input.rootTable, a.table]);
     }
   }
 }
