@@ -10,6 +10,8 @@ export interface ValidateOutcome {
   issues: string[];
   /** The same problems with their fields, for --json. */
   details: PipelineIssue[];
+  /** What could not be verified (checks on inferred tables before their first run); not a failure. */
+  warnings?: string[];
 }
 
 export interface ValidateOptions {
@@ -21,6 +23,7 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
   // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
   const { loadPipelineFile } = await import('../../pipelines/loader.js');
   const { destinationIssues } = await import('../../pipelines/preflight.js');
+  const { inferredNameIssues } = await import('../../pipelines/preflight-checks.js');
   const { formatIssue } = await import('../../pipelines/errors.js');
   const outcomes: ValidateOutcome[] = [];
   for (const file of files) {
@@ -28,7 +31,15 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
       const spec = await loadPipelineFile(file);
       // Only a file that loads has a destination to probe; its problems are the file's, at destination.database.
       const issues = await destinationIssues(file, spec, { offline: opts.offline ?? false });
-      outcomes.push({ file, ok: issues.length === 0, issues: issues.map(formatIssue), details: issues });
+      const inferred = issues.length === 0 ? await inferredNameIssues(file, spec, { offline: opts.offline ?? false }) : { errors: [], warnings: [] };
+      const all = [...issues, ...inferred.errors];
+      outcomes.push({
+        file,
+        ok: all.length === 0,
+        issues: all.map(formatIssue),
+        details: all,
+        ...(inferred.warnings.length > 0 ? { warnings: inferred.warnings.map((w) => `${formatIssue(w)} (warning)`) } : {}),
+      });
     } catch (err) {
       if (!(err instanceof PipelineFileError)) throw err;
       outcomes.push({ file, ok: false, issues: err.issues.map(formatIssue), details: err.issues });
@@ -51,7 +62,8 @@ export function register(program: Command): void {
       const outcomes = await validateFiles(files, { offline: opts.offline ?? false });
       const { issueJson } = await import('../../pipelines/errors.js');
       for (const o of outcomes) {
-        if (opts.json) process.stdout.write(`${JSON.stringify({ file: o.file, ok: o.ok, issues: o.details.map(issueJson) })}\n`);
+        if (!opts.json && o.warnings) process.stderr.write(`${o.warnings.join('\n')}\n`);
+        if (opts.json) process.stdout.write(`${JSON.stringify({ file: o.file, ok: o.ok, issues: o.details.map(issueJson), ...(o.warnings ? { warnings: o.warnings } : {}) })}\n`);
         else if (o.ok) process.stdout.write(`OK ${o.file}\n`);
         else process.stderr.write(`${o.issues.join('\n')}\n`);
       }
