@@ -139,9 +139,16 @@ notify:
   webhooks:
     - url: \${HOOK_BASE}/nulls
       on: [check_failed]
+exports:
+  - dir: ${path.join(bed.dir, 'nulls-gated')}
+    tables: [marketplace_products]
+    on_failed_checks: skip
+  - dir: ${path.join(bed.dir, 'nulls-always')}
+    tables: [marketplace_products]
 `);
     const first = await run(spec, 'r1');
     expect(first.status).toBe('succeeded');
+    expect(first.exportFiles?.map((f) => path.basename(path.dirname(f.file))).sort()).toEqual(['nulls-always', 'nulls-gated']);
     expect(first.checks?.map((c) => [c.name, c.status])).toEqual([
       ['null_rate:marketplace_products.historical_sold', 'pass'],
       ['range:marketplace_products', 'pass'],
@@ -159,6 +166,8 @@ notify:
     expect(nullCheck?.status).toBe('fail');
     expect(nullCheck?.observed).toBe(`${rate}% (${nulled} of ${urls.length} rows)`);
     expect(second.checks?.find((c) => c.type === 'range')?.status).toBe('pass');
+    // exports[0] says on_failed_checks: skip; exports[1] is written anyway.
+    expect(second.exportFiles?.map((f) => path.basename(path.dirname(f.file)))).toEqual(['nulls-always']);
 
     const row = await getPipelineRun(bed.db, second.workflowId);
     expect(row?.status).toBe('failed_checks');

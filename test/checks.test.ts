@@ -225,6 +225,27 @@ describe('evaluation on a real destination', () => {
     expect(Number(n?.['n'])).toBe(5);
   });
 
+  it('failures are counted in scrape_etl_check_failures_total and recorded in check_results', async () => {
+    const { evaluateAndRecord } = await import('../activities/checks.js');
+    const { createMetrics } = await import('../activities/metrics.js');
+    const metrics = createMetrics();
+    const out = await evaluateAndRecord(db, {
+      pipeline: 'p',
+      workflowId: 'w-metrics',
+      metrics,
+      checks: [check({ type: 'range', table: 'marketplace_products', expression: 'price_major > 0' }), { ...check({ type: 'not_null', table: 'marketplace_products', columns: ['title'] }), severity: 'warn' } as CheckSpec],
+    });
+    expect([out.errorsFailed, out.warnsFailed]).toEqual([1, 1]);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('scrape_etl_check_failures_total{pipeline="p",check="range",severity="error"} 1');
+    expect(text).toContain('scrape_etl_check_failures_total{pipeline="p",check="not_null",severity="warn"} 1');
+    const { listCheckResults } = await import('../checks/evaluate.js');
+    expect((await listCheckResults(db, { workflowId: 'w-metrics' })).map((r) => [r.name, r.status]).sort()).toEqual([
+      ['not_null', 'fail'],
+      ['range', 'fail'],
+    ]);
+  });
+
   it('a check on a column that does not exist is an error of that check, not a pass', async () => {
     const [r] = await evaluateChecks(db, { pipeline: 'p', workflowId: 'w2', checks: [check({ type: 'not_null', table: 'marketplace_products', columns: ['nope'] })] });
     expect(r).toMatchObject({ status: 'error', message: "could not be evaluated: table 'marketplace_products' has no column 'nope'" });
