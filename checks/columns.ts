@@ -48,7 +48,7 @@ export function sampleKey(table: string, columns: ReadonlyMap<string, string>): 
     const id = Object.entries(def.columns).find(([, c]) => c.identity)?.[0];
     if (id) return [id];
   }
-  // Inferred tables: their row key (db/evolve/) when present, else which load wrote the row.
-  for (const k of ['item_key', 'result_id', 'id']) if (columns.has(k)) return [k];
+  // Inferred tables (<pipeline>_items and children): their row key (db/evolve/), else which load wrote the row.
+  if (columns.has('row_key')) return ['row_key'];
   return ['load_id'];
 }

@@ -96,9 +96,9 @@ async function columnsOrThrow(tx: Tx, table: string, wanted: readonly string[]):
 /** Counts rows of the pipeline in `table` matching `where` (SQL over quoted identifiers and bound values), and samples their keys. */
 async function failing(tx: Tx, table: string, cols: Map<string, string>, where: string, params: Param[], pipeline: string) {
   const t = quoteIdent(table);
+  // The pipeline is parameter 1; `where` numbers its own parameters from 2.
   const all = [pipeline, ...params];
-  const ph = (sql: string) => sql; // placeholders are numbered by the caller
-  const [count] = await tx.all(ph(`SELECT count(*) AS n FROM ${t} WHERE pipeline = ${tx.ph(1)} AND (${where})`), all);
+  const [count] = await tx.all(`SELECT count(*) AS n FROM ${t} WHERE pipeline = ${tx.ph(1)} AND (${where})`, all);
   const key = sampleKey(table, cols).filter((k) => cols.has(k));
   const sample =
     num(count?.['n']) > 0 && key.length > 0
@@ -271,7 +271,7 @@ async function rowCount(db: Database, c: RowCountCheck, o: EvaluateOptions): Pro
     observedValue: observed,
     threshold: limits.join(', ') || null,
     message: problems.length === 0 ? `${c.table}: ${shown}` : `${c.table}: ${problems.join('; ')}`,
-  } as never);
+  });
 }
 
 /** What the same check observed in the last run that succeeded before this one (row_count's max_drop). */

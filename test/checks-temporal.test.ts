@@ -139,9 +139,16 @@ notify:
   webhooks:
     - url: \${HOOK_BASE}/nulls
       on: [check_failed]
+exports:
+  - dir: ${path.join(bed.dir, 'nulls-gated')}
+    tables: [marketplace_products]
+    on_failed_checks: skip
+  - dir: ${path.join(bed.dir, 'nulls-always')}
+    tables: [marketplace_products]
 `);
     const first = await run(spec, 'r1');
     expect(first.status).toBe('succeeded');
+    expect(first.exportFiles?.map((f) => path.basename(path.dirname(f.file))).sort()).toEqual(['nulls-always', 'nulls-gated']);
     expect(first.checks?.map((c) => [c.name, c.status])).toEqual([
       ['null_rate:marketplace_products.historical_sold', 'pass'],
       ['range:marketplace_products', 'pass'],
@@ -159,6 +166,8 @@ notify:
     expect(nullCheck?.status).toBe('fail');
     expect(nullCheck?.observed).toBe(`${rate}% (${nulled} of ${urls.length} rows)`);
     expect(second.checks?.find((c) => c.type === 'range')?.status).toBe('pass');
+    // exports[0] says on_failed_checks: skip; exports[1] is written anyway.
+    expect(second.exportFiles?.map((f) => path.basename(path.dirname(f.file)))).toEqual(['nulls-always']);
 
     const row = await getPipelineRun(bed.db, second.workflowId);
     expect(row?.status).toBe('failed_checks');
@@ -325,6 +334,36 @@ notify:
     expect(fresh).toHaveLength(2);
     const added = fresh.find((r) => r.key.includes('--r2:'))!.body['rows'] as Array<{ shop_id: number; item_id: number }>;
     expect(added.map((r) => `${r.shop_id}:${r.item_id}`).sort()).toEqual(urls.slice(24).map(idsOf).sort());
+  });
+
+  it('new_rows of an inferred table (new leads): each run delivers exactly its new rows, by row key', async () => {
+    const spec = pipeline(`
+name: leads
+kind: leads-social
+request: {keywords: heat pumps, sentiment_type: all, expected_data: 4}
+checks:
+  - type: row_count
+    table: leads_items
+    min: 4
+watch:
+  - type: new_rows
+    table: leads_items
+notify:
+  webhooks:
+    - url: \${HOOK_BASE}/leads
+      on: [new_rows]
+`);
+    const first = await run(spec, 'r1');
+    expect(first.checks?.[0]).toMatchObject({ status: 'pass', observed: '4 rows' });
+    const second = await run(spec, 'r2');
+    expect([first.watchEvents?.[0]?.rows, second.watchEvents?.[0]?.rows]).toEqual([4, 4]);
+    const got = received.filter((r) => r.path === '/leads');
+    expect(got).toHaveLength(2);
+    const keys = got.map((r) => (r.body['rows'] as Array<{ row_key: string }>).map((x) => x.row_key));
+    // Each run's rows are its own results (the service gives every run new result ids): no row twice.
+    const all = await withTransaction(bed.db, (tx) => tx.all(`SELECT row_key FROM leads_items WHERE pipeline = 'leads' ORDER BY row_key`, []));
+    expect([...keys[0]!, ...keys[1]!].sort()).toEqual(all.map((r) => String(r['row_key'])).sort());
+    expect(new Set([...keys[0]!, ...keys[1]!]).size).toBe(8);
   });
 
   it('price_drop: exactly the products whose price fell by 10% or more, once, across a worker SIGKILLed during delivery', async () => {

@@ -136,6 +136,40 @@ watch:
   });
 });
 
+describe('validate: checks on inferred tables, against the destination', () => {
+  it('cannot be verified before the first run (a warning); after it, an unknown column is an error at file:line:col', async () => {
+    const { validateFiles } = await import('../cli/commands/validate.js');
+    const dbFile = path.join(dir, 'inferred.sqlite');
+    const file = path.join(dir, 'leads.yaml');
+    const yaml = (column: string) => `name: leads
+kind: leads-social
+destination:
+  database: sqlite:${dbFile}
+request: {keywords: k, sentiment_type: all, expected_data: 3}
+checks:
+  - type: not_null
+    table: leads_items
+    columns: [${column}]
+`;
+    fs.writeFileSync(file, yaml('email'));
+    const before = await validateFiles([file]);
+    expect(before[0]).toMatchObject({ ok: true, warnings: [`${file}:8:12: checks[0].table: table 'leads_items' is inferred from the data and the destination does not hold it yet: its columns cannot be verified before the first run (warning)`] });
+
+    const db = await openDatabase(`sqlite:${dbFile}`);
+    await withTransaction(db, async (tx) => {
+      for (const c of ['email', 'name']) {
+        await tx.run(`INSERT INTO schema_history (table_name, column_name, data_type, change, pipeline, load_id, changed_at) VALUES ('leads_items', ?, 'text', 'create_table', 'leads', 1, '2026-01-01T00:00:00Z')`, [c]);
+      }
+    });
+    await db.close();
+    expect((await validateFiles([file]))[0]).toMatchObject({ ok: true, issues: [] });
+    fs.writeFileSync(file, yaml('emial'));
+    const after = await validateFiles([file]);
+    expect(after[0]?.ok).toBe(false);
+    expect(after[0]?.issues).toEqual([`${file}:8:12: checks[0].table: table 'leads_items' has no column 'emial' in the destination; its columns: email, name`]);
+  });
+});
+
 describe('evaluation on a real destination', () => {
   let db: Database;
   beforeAll(async () => {
@@ -189,6 +223,27 @@ describe('evaluation on a real destination', () => {
     expect(by(8)).toMatchObject({ status: 'fail', observed: '3 of 4 rows outside' });
     const [n] = await withTransaction(db, (tx) => tx.all('SELECT count(*) AS n FROM marketplace_products', []));
     expect(Number(n?.['n'])).toBe(5);
+  });
+
+  it('failures are counted in scrape_etl_check_failures_total and recorded in check_results', async () => {
+    const { evaluateAndRecord } = await import('../activities/checks.js');
+    const { createMetrics } = await import('../activities/metrics.js');
+    const metrics = createMetrics();
+    const out = await evaluateAndRecord(db, {
+      pipeline: 'p',
+      workflowId: 'w-metrics',
+      metrics,
+      checks: [check({ type: 'range', table: 'marketplace_products', expression: 'price_major > 0' }), { ...check({ type: 'not_null', table: 'marketplace_products', columns: ['title'] }), severity: 'warn' } as CheckSpec],
+    });
+    expect([out.errorsFailed, out.warnsFailed]).toEqual([1, 1]);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('scrape_etl_check_failures_total{pipeline="p",check="range",severity="error"} 1');
+    expect(text).toContain('scrape_etl_check_failures_total{pipeline="p",check="not_null",severity="warn"} 1');
+    const { listCheckResults } = await import('../checks/evaluate.js');
+    expect((await listCheckResults(db, { workflowId: 'w-metrics' })).map((r) => [r.name, r.status]).sort()).toEqual([
+      ['not_null', 'fail'],
+      ['range', 'fail'],
+    ]);
   });
 
   it('a check on a column that does not exist is an error of that check, not a pass', async () => {

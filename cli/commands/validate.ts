@@ -10,6 +10,8 @@ export interface ValidateOutcome {
   issues: string[];
   /** The same problems with their fields, for --json. */
   details: PipelineIssue[];
+  /** What could not be verified (checks on inferred tables before their first run); not a failure. */
+  warnings?: string[];
 }
 
 export interface ValidateOptions {
@@ -26,6 +28,7 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
   // user starts here): its webhook variables are checked here. A cluster's workers have their own environment,
   // which only they can check (the run then fails at its first step with NotifyConfigError).
   const localWorker = temporalSettings().address === undefined;
+  const { inferredNameIssues } = await import('../../pipelines/preflight-checks.js');
   const { formatIssue } = await import('../../pipelines/errors.js');
   const { contentTableName } = await import('../../db/evolve/names.js');
   const outcomes: ValidateOutcome[] = [];
@@ -50,7 +53,15 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
           message: `pipeline name '${spec.name}' gives the table name '${table}', as '${owner.name}' (${owner.file}) does in the same destination; their rows would share one table. Rename one of them`,
         });
       } else if (!owner) tableOwners.set(key, { name: spec.name, file });
-      outcomes.push({ file, ok: issues.length === 0, issues: issues.map(formatIssue), details: issues });
+      const inferred = issues.length === 0 ? await inferredNameIssues(file, spec, { offline: opts.offline ?? false }) : { errors: [], warnings: [] };
+      const all = [...issues, ...inferred.errors];
+      outcomes.push({
+        file,
+        ok: all.length === 0,
+        issues: all.map(formatIssue),
+        details: all,
+        ...(inferred.warnings.length > 0 ? { warnings: inferred.warnings.map((w) => `${formatIssue(w)} (warning)`) } : {}),
+      });
     } catch (err) {
       if (!(err instanceof PipelineFileError)) throw err;
       outcomes.push({ file, ok: false, issues: err.issues.map(formatIssue), details: err.issues });
@@ -74,7 +85,8 @@ export function register(program: Command): void {
       const outcomes = await validateFiles(files, { offline: opts.offline ?? false });
       const { issueJson } = await import('../../pipelines/errors.js');
       for (const o of outcomes) {
-        if (opts.json) process.stdout.write(`${JSON.stringify({ file: o.file, ok: o.ok, issues: o.details.map(issueJson) })}\n`);
+        if (!opts.json && o.warnings) process.stderr.write(`${o.warnings.join('\n')}\n`);
+        if (opts.json) process.stdout.write(`${JSON.stringify({ file: o.file, ok: o.ok, issues: o.details.map(issueJson), ...(o.warnings ? { warnings: o.warnings } : {}) })}\n`);
         else if (o.ok) process.stdout.write(`OK ${o.file}\n`);
         else process.stderr.write(`${o.issues.join('\n')}\n`);
       }
