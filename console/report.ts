@@ -7,7 +7,7 @@ import { html, type Html } from './html.js';
 import { reportPage } from './layout.js';
 import { pipelineView, pricesView, runView, type Links } from './pages.js';
 import { movesOfRun, productHistory, productsOf, stockChangesOfRun, type ProductHistory } from './prices.js';
-import { pipelineSummary, runDetail, runsOfPipeline, type RunDetail } from './runs.js';
+import { pipelineNames, pipelineSummary, runDetail, runsOfPipeline, type RunDetail } from './runs.js';
 import { openReadOnly } from './source.js';
 
 export interface ReportOptions {
@@ -47,7 +47,10 @@ export async function writeReport(o: ReportOptions): Promise<{ file: string; run
   try {
     body = await source.read(async (r) => {
       const s = await pipelineSummary(r, o.pipeline);
-      if (!s) throw Object.assign(new Error(`no run of pipeline '${o.pipeline}' in ${source.url}`), { exitCode: 1 });
+      if (!s) {
+        const known = await pipelineNames(r);
+        throw Object.assign(new Error(`no run of pipeline '${o.pipeline}' in ${source.url} (pipelines there: ${known.join(', ') || 'none'})`), { exitCode: 1 });
+      }
       const runs = await runsOfPipeline(r, o.pipeline, { limit: o.maxRuns ?? 50, ...(o.since ? { since: o.since } : {}) });
       runCount = runs.length;
       const details: RunDetail[] = [];
