@@ -289,4 +289,36 @@ describe('scrape-etl up', () => {
       await stopDevServer({ dataDir });
     }
   }, 300_000);
+  it('--console serves the read-only console over the destination beside the workers, and stops with up', async () => {
+    const { dir, env, dataDir } = caseEnv('console');
+    const { file, db } = pipeline(dir, 'up-console', 1);
+    const consoleEnv = { ...env, DATABASE_URL: `sqlite:${db}` };
+    try {
+      // No destination yet: up --console says so and starts nothing.
+      const early = startUp(['--console'], { cwd: dir, env: consoleEnv });
+      ups.push(early);
+      const refused = await early.exited;
+      expect(refused.code, early.stderr()).toBe(1);
+      expect(early.stderr()).toContain('no destination database exists yet');
+
+      // A first run (no worker polls: a worker in the run process) creates the destination.
+      const ran = await runCli(['run', file], { cwd: dir, env: consoleEnv, timeoutMs: 240_000 });
+      expect(ran.code, ran.stderr).toBe(0);
+      const up = startUp(['--console'], { cwd: dir, env: consoleEnv });
+      ups.push(up);
+      await up.ready();
+      const url = /console: +(http:\/\/127\.0\.0\.1:\d+\S*)/.exec(up.stdout())?.[1];
+      expect(url, up.stdout()).toBeDefined();
+      const page = await fetch(url!);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('up-console');
+      // Read-only: a write is refused.
+      expect((await fetch(url!, { method: 'POST' })).status).toBe(405);
+      up.child.kill('SIGTERM');
+      await up.exited;
+      await expect(fetch(url!)).rejects.toThrow();
+    } finally {
+      await stopDevServer({ dataDir });
+    }
+  }, 400_000);
 });
