@@ -7,9 +7,10 @@ import { quoteIdent, withReadTransaction, withTransaction } from './sql.js';
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
  * `error`); every other URL's data is loaded.
  */
-export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'cancelled';
+/** 'interrupted': its process ended without finishing it (db/orphaned-runs.ts). */
+export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed' | 'cancelled' | 'interrupted';
 
-const FINISHED_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed', 'cancelled']);
+const FINISHED_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed', 'cancelled', 'interrupted']);
 
 /** What pipeline_runs.export_status holds (NULL: no exports, or the run did not reach them). */
 export const RECORDED_EXPORT_STATUSES = ['succeeded', 'no_new_rows', 'failed'] as const;
