@@ -130,7 +130,15 @@ function dropLegacy(dataDir: string, id: RunIdentity): void {
 export async function withRunStartLock<T>(dataDir: string, id: RunIdentity, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   const file = runStateFile(dataDir, id);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  return withFileLock(`${file.slice(0, -'.json'.length)}.start.lock`, `the start of pipeline ${id.pipeline}`, fn, { signal });
+  try {
+    return await withFileLock(`${file.slice(0, -'.json'.length)}.start.lock`, `the start of pipeline ${id.pipeline}`, fn, { signal, timeoutMs: 10 * 60_000 });
+  } catch (err) {
+    // Stopped while another command held the start: this one started nothing, and says so.
+    if (signal?.aborted && (err as Error).name === 'AbortError') {
+      throw Object.assign(new Error(`interrupted while another \`run\` of pipeline ${id.pipeline} was starting its run: no run was started by this command`), { exitCode: 130 });
+    }
+    throw err;
+  }
 }
 
 /** Sortable and unique: UTC time to the second plus random hex (two runs in one second still differ). */

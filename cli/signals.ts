@@ -16,6 +16,11 @@ export interface SignalTrap {
    * at once (call it just before the command starts something that must be left in order, e.g. a workflow).
    */
   started(): void;
+  /**
+   * Names the workflow this command is starting (its id is known before the start is sent): a second signal that
+   * exits at once then says which run may be running, instead of a general "the run keeps going".
+   */
+  starting?(workflowId: string, resumeHint?: string): void;
   dispose(): void;
 }
 
@@ -41,13 +46,18 @@ export function trapSignals(opts: TrapOptions): SignalTrap {
   const abort = new AbortController();
   let starting = true;
   let received: TrappedSignal | undefined;
+  let run: { workflowId: string; resumeHint?: string | undefined } | undefined;
   const onSignal = (sig: TrappedSignal) => {
     if (starting) {
       process.stderr.write(`${sig === 'SIGINT' ? 'interrupted' : 'terminated'} while starting: ${opts.whileStarting}\n`);
       process.exit(SIGNAL_EXIT_CODES[sig]);
     }
     if (received !== undefined) {
-      process.stderr.write(`${sig} again: exiting now; the run keeps going in Temporal\n`);
+      process.stderr.write(
+        run
+          ? `${sig} again: exiting now; run ${run.workflowId} keeps going in Temporal if its start reached the server${run.resumeHint ? `; resume with: ${run.resumeHint}` : ''}\n`
+          : `${sig} again: exiting now; no run was started by this command\n`,
+      );
       process.exit(SIGNAL_EXIT_CODES[sig]);
     }
     received = sig;
@@ -59,6 +69,9 @@ export function trapSignals(opts: TrapOptions): SignalTrap {
     exitCode: () => SIGNAL_EXIT_CODES[received ?? 'SIGINT'],
     started() {
       starting = false;
+    },
+    starting(workflowId, resumeHint) {
+      run = { workflowId, resumeHint };
     },
     dispose() {
       for (const sig of SIGNALS) process.off(sig, onSignal);

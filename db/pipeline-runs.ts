@@ -7,10 +7,11 @@ import { quoteIdent, withReadTransaction, withTransaction, type Tx } from './sql
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
  * `error`); every other URL's data is loaded.
  */
-export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'cancelled';
+/** 'interrupted': its process ended without finishing it (db/orphaned-runs.ts). */
+export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'cancelled' | 'interrupted';
 
 /** `failed_checks`: the data loaded and is kept, and an `error` data check failed (check_results has which). */
-const FINISHED_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed_checks', 'failed', 'cancelled']);
+const FINISHED_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed_checks', 'failed', 'cancelled', 'interrupted']);
 
 /** What pipeline_runs.export_status holds (NULL: no exports, or the run did not reach them). */
 export const RECORDED_EXPORT_STATUSES = ['succeeded', 'no_new_rows', 'failed'] as const;

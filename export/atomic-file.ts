@@ -2,6 +2,8 @@
 // `.partial` file in the same directory (same file system, so rename is atomic), is fsynced, then renamed, and the
 // directory is fsynced so the rename survives a power loss.
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 import { open, readdir, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -34,6 +36,7 @@ export async function fsyncPath(path: string): Promise<void> {
  */
 export async function writeAtomically<T>(finalPath: string, write: (tempPath: string) => Promise<T>): Promise<T> {
   const temp = partialPathFor(finalPath);
+  const forget = trackPartial(temp);
   try {
     const result = await write(temp);
     await fsyncPath(temp);
@@ -43,7 +46,48 @@ export async function writeAtomically<T>(finalPath: string, write: (tempPath: st
   } catch (err) {
     await rm(temp, { force: true });
     throw err;
+  } finally {
+    forget();
   }
+}
+
+// The `.partial` files being written by this process. Ctrl-C or SIGTERM of an export ended the process before its
+// catch could run, leaving a hidden file of up to the whole export's size (16 MB seen) that only a later export in
+// the same folder swept. While any is open in a process where nothing else handles the signal (a plain `export`), a
+// signal removes them first, then is raised again so the process ends as it would have.
+const openPartials = new Set<string>();
+const onSignal = (sig: NodeJS.Signals) => {
+  // Someone else handles it (a `run`'s trap, the worker's shutdown): the write goes on or is cancelled, and its own
+  // catch removes the file.
+  if (process.listenerCount(sig) > 1) return;
+  for (const f of openPartials) rmSync(f, { force: true });
+  openPartials.clear();
+  detach();
+  process.kill(process.pid, sig);
+};
+const handlers = { SIGINT: () => onSignal('SIGINT'), SIGTERM: () => onSignal('SIGTERM') };
+let attached = false;
+
+function detach(): void {
+  if (!attached) return;
+  attached = false;
+  process.off('SIGINT', handlers.SIGINT);
+  process.off('SIGTERM', handlers.SIGTERM);
+}
+
+function trackPartial(file: string): () => void {
+  // Signals reach the main thread only; an export thread's files are the main thread's to track.
+  if (!isMainThread) return () => {};
+  openPartials.add(file);
+  if (!attached) {
+    attached = true;
+    process.on('SIGINT', handlers.SIGINT);
+    process.on('SIGTERM', handlers.SIGTERM);
+  }
+  return () => {
+    openPartials.delete(file);
+    if (openPartials.size === 0) detach();
+  };
 }
 
 /**

@@ -3,8 +3,10 @@
  * Every problem of the file is collected before failing: YAML syntax, environment references, secrets written
  * into the file, and schema violations, each mapped back to the line and column of the offending node.
  */
-import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path, { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { anchorDatabaseUrl, projectRootAbove } from '../lib/project-root.js';
 import { closest, distance } from 'fastest-levenshtein';
 import { isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parse as parseYaml, parseDocument, visit, Scalar } from 'yaml';
@@ -19,6 +21,27 @@ import type { PipelineSpec } from './spec.js';
 export interface LoadOptions {
   /** Environment for `${VAR}` references and the token check; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The list `request.urls_file` names, read by loadPipelineFile (parsePipelineText alone cannot read files). */
+  urlsFile?: UrlsFileList;
+}
+
+/** A URL list read from the file a pipeline's `request.urls_file` names: one URL a line. */
+export interface UrlsFileList {
+  /** As resolved (relative to the pipeline file's folder). */
+  path: string;
+  urls: string[];
+  /** The line of each URL (1-based), for errors. */
+  lines: number[];
+}
+
+/**
+ * The largest pipeline file read (SCRAPE_ETL_MAX_PIPELINE_BYTES, default 5 MB). A pipeline is a few lines of settings;
+ * a 50 MB file (a URL list pasted in) took 591 s and 1.37 GB to validate, deaf to signals the whole time. Long URL
+ * lists go in a file of their own, named by `request.urls_file`, read line by line.
+ */
+export function maxPipelineBytes(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env['SCRAPE_ETL_MAX_PIPELINE_BYTES']?.trim() || NaN);
+  return Number.isInteger(n) && n > 0 ? n : 5 * 1024 * 1024;
 }
 
 const TOKEN_ENV = 'SCRAPER_API_TOKEN';
@@ -41,12 +64,42 @@ const SECRET_ADVICE = `set ${TOKEN_ENV} in the worker's environment instead`;
 export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Promise<PipelineSpec> {
   let text: string;
   try {
+    const { size } = await stat(file);
+    const max = maxPipelineBytes(opts.env ?? process.env);
+    if (size > max) {
+      throw new PipelineFileError(file, [
+        {
+          file,
+          line: 1,
+          col: 1,
+          path: '<file>',
+          message:
+            `the file is ${(size / 1024 / 1024).toFixed(1)} MB, over the ${(max / 1024 / 1024).toFixed(1)} MB a pipeline file may have (SCRAPE_ETL_MAX_PIPELINE_BYTES); ` +
+            `put a long URL list in a file of its own, one URL a line, and name it in the pipeline: request.urls_file: urls.txt (relative to the pipeline file)`,
+        },
+      ]);
+    }
     text = await readFile(file, 'utf8');
   } catch (err) {
+    if (err instanceof PipelineFileError) throw err;
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
     throw new PipelineFileError(file, [{ file, line: 1, col: 1, path: '<file>', message: reason }]);
   }
-  const spec = parsePipelineText(text, file, opts);
+  const named = urlsFileNamed(text);
+  let spec: PipelineSpec;
+  if (named === undefined) spec = parsePipelineText(text, file, opts);
+  else {
+    const resolved = path.resolve(path.dirname(file), named);
+    let list: UrlsFileList;
+    try {
+      list = await readUrlsFile(resolved);
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+      const pos = await positionInPipelineFile(file, ['request', 'urls_file']);
+      throw new PipelineFileError(file, [{ file, line: pos?.line ?? 1, col: pos?.col ?? 1, path: 'request.urls_file', message: `cannot read ${resolved}: ${reason}` }]);
+    }
+    spec = parsePipelineText(text, file, { ...opts, urlsFile: list });
+  }
   // In a project (a scrape-etl.yaml above the file), relative paths of the file are the project root's: the same
   // database and export folder from any subfolder. Outside a project they stay relative to the current folder.
   const root = projectRootAbove(dirname(resolve(file)));
@@ -59,6 +112,40 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
     exports: spec.exports.map((e) => ({ ...e, dir: resolve(root, e.dir) })),
   };
+}
+
+/** `request.urls_file` of a pipeline's text when it is a string (the full parse reports everything else). */
+function urlsFileNamed(text: string): string | undefined {
+  if (!text.includes('urls_file')) return undefined;
+  try {
+    const js = parseYaml(text, { maxAliasCount: 100 }) as { request?: { urls_file?: unknown } } | null;
+    const v = js?.request?.urls_file;
+    return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One URL a line, read as a stream (a list of any length never becomes one string); blank lines and # comments skipped. */
+export async function readUrlsFile(file: string): Promise<UrlsFileList> {
+  const urls: string[] = [];
+  const lines: number[] = [];
+  const input = createReadStream(file, { encoding: 'utf8' });
+  const rl = createInterface({ input, crlfDelay: Infinity });
+  let n = 0;
+  try {
+    for await (const raw of rl) {
+      n++;
+      const line = raw.trim();
+      if (line === '' || line.startsWith('#')) continue;
+      urls.push(line);
+      lines.push(n);
+    }
+  } finally {
+    rl.close();
+    input.destroy();
+  }
+  return { path: file, urls, lines };
 }
 
 type Path = Array<string | number>;
@@ -184,6 +271,12 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
     add(firstAlias ?? 0, '<yaml>', `cannot expand the document: ${(err as Error).message}`);
     throw new PipelineFileError(file, issues);
   }
+  // request.urls_file: its list becomes request.urls (errors in it are reported at its own file and line below).
+  const fromFile = urlsFileInto(js, opts.urlsFile, (message) => {
+    const found = locate(doc, ['request', 'urls_file']);
+    add(nodeStart(found.pair?.key as Node | undefined) ?? nodeStart(found.node), 'request.urls_file', message);
+    reported.push('request.urls_file');
+  });
   const data: unknown = withDefaultDestination(js, env);
   const knownKeys = new Map<string, string[]>();
   const parseOpts = { error: (iss: z.core.$ZodRawIssue) => rawMessage(iss, knownKeys) };
@@ -209,6 +302,14 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
     }
     const where = formatPath(path);
     if (isReported(reported, where)) continue;
+    if (fromFile && path[0] === 'request' && path[1] === 'urls') {
+      // A URL of the list file: its own file and line, not a place in the pipeline file.
+      const i = typeof path[2] === 'number' ? path[2] : undefined;
+      const line = i !== undefined ? fromFile.lines[i] : undefined;
+      const found = locate(doc, ['request', 'urls_file']);
+      add(nodeStart(found.pair?.key as Node | undefined) ?? nodeStart(found.node), 'request.urls_file', `${fromFile.path}${line !== undefined ? `:${line}` : ''}: ${iss.message}`);
+      continue;
+    }
     const found = locate(doc, path);
     const message = iss.code === 'invalid_union' && 'note' in iss ? discriminatorMessage(iss, valueAt(data, path)) : iss.message;
     // A missing value has no node: point at the key of its parent (or the start of the file's mapping).
@@ -423,6 +524,35 @@ function locate(doc: Document, path: Path): { node: Node | null; pair?: Pair; co
 }
 
 /** The default database follows the loader's environment (DATABASE_URL), which the schema alone cannot see. */
+/**
+ * Replaces `request.urls_file` by the list read from it (`request.urls`), in place. Returns the list when it did,
+ * so schema errors of its URLs can name the list file's lines.
+ */
+function urlsFileInto(js: unknown, list: UrlsFileList | undefined, problem: (message: string) => void): UrlsFileList | undefined {
+  const request = (js as { request?: unknown } | null)?.request;
+  if (request === null || typeof request !== 'object' || Array.isArray(request) || !('urls_file' in request)) return undefined;
+  const r = request as Record<string, unknown>;
+  if ('urls' in r) {
+    problem('give the URLs either in request.urls or in the file request.urls_file names, not both');
+    return undefined;
+  }
+  if (typeof r['urls_file'] !== 'string' || r['urls_file'].trim() === '') {
+    problem('expected the path of a file with one URL a line (relative to the pipeline file)');
+    return undefined;
+  }
+  if (list === undefined) {
+    problem('a list file is read only when the pipeline is loaded from its file (scrape-etl validate/run)');
+    return undefined;
+  }
+  if (list.urls.length === 0) {
+    problem(`${list.path} holds no URL (one URL a line; blank lines and # comments are skipped)`);
+    return undefined;
+  }
+  delete r['urls_file'];
+  r['urls'] = list.urls;
+  return list;
+}
+
 function withDefaultDestination(data: unknown, env: NodeJS.ProcessEnv): unknown {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
   const d = data as Record<string, unknown>;

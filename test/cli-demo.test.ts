@@ -9,6 +9,7 @@ import { DEMO_TASK_QUEUE } from '../cli/commands/demo.js';
 import { readDevServerState, stopDevServer } from '../temporal/dev-server.js';
 import { CLI, runCli } from './support/cli.js';
 import { pipelineDataConverter } from '../temporal/payload-codec.js';
+import { spawnSync } from 'node:child_process';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-demo-'));
 /** The text demo runs in a folder of its own: a first run there, like a new user's. */
@@ -120,5 +121,10 @@ describe('scrape-etl demo', () => {
     } finally {
       await connection.close();
     }
+    // Its pipeline_runs row (when the run had written one) is finished, not left 'running' for ever.
+    const dbFile = path.join(fs.realpathSync(stopDir), 'data', 'scrape-etl.sqlite');
+    const py = spawnSync('python3', ['-c', `import sqlite3,json;c=sqlite3.connect(${JSON.stringify(dbFile)});print(json.dumps(c.execute("select workflow_id,status from pipeline_runs where status='running'").fetchall()))`], { encoding: 'utf8' });
+    expect(py.status, py.stderr).toBe(0);
+    expect(JSON.parse(py.stdout)).toEqual([]);
   }, 150_000);
 });

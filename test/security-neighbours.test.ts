@@ -20,6 +20,8 @@ import { CLI, runCli } from './support/cli.js';
 import { testPostgresUrl } from './support/postgres.js';
 
 const NEIGHBOUR = 'scrapeetl-neighbour';
+/** Where the neighbour's run would write if the owner's worker carried it out. */
+const LOOT = path.join(os.tmpdir(), `scrape-etl-neighbour-loot-${process.pid}.sqlite`);
 const TOKEN = 'neighbour-test-owner-token-5b1f';
 const PASSWORD = 'Owner-PG-pass-9c2e7d41';
 let sim: RunningSimulator;
@@ -134,7 +136,7 @@ describe('a second local user', () => {
         name: 'evil',
         kind: 'pdf',
         request: { keywords: [{ keyword: 'secrets', prompt: 'x' }] },
-        destination: { database: 'sqlite:/tmp/scrape-etl-neighbour-loot.sqlite' },
+        destination: { database: `sqlite:${LOOT}` },
         exports: [],
       },
       runKey: 'k1',
@@ -170,7 +172,7 @@ describe('a second local user', () => {
       await connection.close();
     }
     expect(sim.truth.runs().length).toBe(scrapersBefore);
-    expect(fs.existsSync('/tmp/scrape-etl-neighbour-loot.sqlite')).toBe(false);
+    expect(fs.existsSync(LOOT)).toBe(false);
 
     // Nothing of the owner's is readable by the neighbour.
     const ownerFiles = [

@@ -105,6 +105,8 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
         // A demo run is not resumed (the next demo starts afresh, and this process's simulator is going away):
         // stopped here, so nothing is left running in Temporal.
         await run.handle.terminate('scrape-etl demo was interrupted').catch((err: unknown) => log.warn({ err }, 'could not stop the demo run'));
+        // A terminated workflow never finishes its pipeline_runs row: the demo does, so it does not stay 'running'.
+        await markInterrupted(database, run.workflowId).catch((err: unknown) => log.warn({ err }, 'could not mark the demo run interrupted'));
         forgetRunByWorkflowId(dataDir, spec.name, run.workflowId);
         process.stderr.write(`interrupted: the demo's run ${run.workflowId} was stopped\n`);
         if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', pipeline: spec.name, workflowId: run.workflowId })}\n`);
@@ -160,4 +162,17 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
     );
   }
   if (failures > 0) process.exitCode = 1;
+}
+
+/** Finishes the run's pipeline_runs row as 'interrupted' when the workflow had written one and left it running. */
+async function markInterrupted(database: string, workflowId: string): Promise<void> {
+  const { openDatabase } = await import('../../db/connect.js');
+  const { finishPipelineRun, getPipelineRun } = await import('../../db/pipeline-runs.js');
+  const db = await openDatabase(database);
+  try {
+    const row = await getPipelineRun(db, workflowId);
+    if (row?.status === 'running') await finishPipelineRun(db, { workflowId, status: 'interrupted', error: 'the demo was interrupted (Ctrl-C); its run was stopped' });
+  } finally {
+    await db.close();
+  }
 }

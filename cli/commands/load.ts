@@ -163,7 +163,11 @@ export function register(program: Command): void {
       }
 
       const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
-      const workflowId = `cli-load--${new Date().toISOString()}--${crypto.randomBytes(4).toString('hex')}`;
+      const { diskFullMessage, finaliseOrphanedLoads, loadRunId } = await import('../../db/orphaned-runs.js');
+      const where = db.dialect === 'postgres' ? db.url : db.url.replace(/^(sqlite|duckdb):/, '');
+      // Rows of earlier loads whose process is gone (Ctrl-C, killed, out of disk) say so instead of 'running'.
+      for (const id of await finaliseOrphanedLoads(db)) process.stderr.write(`scrape-etl: the load ${id} had ended without finishing; its run is now marked interrupted\n`);
+      const workflowId = loadRunId(new Date(), crypto.randomBytes(4).toString('hex'));
       const totals: Record<string, number> = {};
       try {
         await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
@@ -222,7 +226,11 @@ export function register(program: Command): void {
           }
           await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals, tokenUsage: await sumTokenUsageOfRun(db, workflowId) });
         } catch (err) {
-          await finishPipelineRun(db, { workflowId, status: 'failed', rowsByTable: totals, error: (err as Error).message }).catch(() => {});
+          // A full disk is one line naming the file, not a driver's stack; the row is finished (on a disk too full
+          // even for that, the next load finalises it: its process is gone).
+          const full = diskFullMessage(err, where);
+          await finishPipelineRun(db, { workflowId, status: 'failed', rowsByTable: totals, error: full ?? (err as Error).message }).catch(() => {});
+          if (full) throw new Error(full);
           throw err;
         }
         const changed = Object.values(totals).reduce((a, b) => a + b, 0);

@@ -299,6 +299,8 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
       file,
       fresh: flags.new ?? false,
       log,
+      signal: trap.signal,
+      onWorkflowId: (id) => trap.starting?.(id, `scrape-etl run ${file}`),
     });
     if (run.completedAt) {
       // The remembered run completed while nobody waited (a detached run, or one finished after Ctrl-C): say so
