@@ -109,7 +109,7 @@ describe('typed exports from SQLite', () => {
       [{ t: 'n', v: { int: String(EXCEL_MAX_DATA_ROWS) } }, { t: 's', v: `'=x${EXCEL_MAX_DATA_ROWS}` }],
     ]);
     expect(sheets[1]!.rows.at(-1)).toEqual([{ t: 'n', v: { int: String(total) } }, { t: 's', v: `'=x${total}` }]);
-  }, 180_000);
+  }, 600_000);
 
   it.each(EXPORT_FORMATS)('a %s writer failing before its first row settles only once its file is closed: the caller\'s cleanup leaves nothing', async (format) => {
     const path = join(dir, `early-failure.${format}`);
