@@ -22,10 +22,10 @@ const COMMANDS = [
   ['demo'], ['status'], ['history'], ['prune'], ['server', 'status'], ['server', 'stop'], ['schedule', 'apply'], ['schedule', 'list'],
   ['schedule', 'describe'], ['schedule', 'pause'], ['schedule', 'unpause'], ['schedule', 'trigger'], ['schedule', 'backfill'],
   ['schedule', 'delete'], ['run'], ['export'], ['load'], ['validate'], ['simulate'], ['worker'], ['schema', 'show'], ['rebuild'], ['init'],
-  ['console'], ['report'], ['up'], ['down'],
+  ['console'], ['report'], ['up'], ['down'], ['check'],
 ];
 /** The commands that read or write a destination database. */
-const WITH_DATABASE = ['status', 'history', 'export', 'load', 'schema show', 'rebuild', 'console', 'report'];
+const WITH_DATABASE = ['status', 'history', 'export', 'load', 'schema show', 'rebuild', 'console', 'report', 'check'];
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, token: TOKEN, seed: 4 });

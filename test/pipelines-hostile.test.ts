@@ -19,7 +19,8 @@ afterAll(async () => {
 
 const HEAD = 'name: hostile\nkind: results\n';
 const deepFlow = `${HEAD}request:\n  x: ${'['.repeat(5000)}${']'.repeat(5000)}\n`;
-const deepBlock = `${HEAD}request:\n${Array.from({ length: 3000 }, (_, i) => `${'  '.repeat(i + 1)}k${i}:\n`).join('')}`;
+// 1,000 levels (about 1 MB): far past MAX_NESTING, and under the 5 MB a pipeline file may have (pipeline-limits).
+const deepBlock = `${HEAD}request:\n${Array.from({ length: 1000 }, (_, i) => `${'  '.repeat(i + 1)}k${i}:\n`).join('')}`;
 // Nine times nine times ... : 9^9 "lol"s from a 1 kB file.
 const laughs =
   `${HEAD}request:\n  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n` +
