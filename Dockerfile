@@ -25,7 +25,10 @@ COPY --from=build /app/pipelines/pipeline.schema.json ./pipelines/
 # The default SQLite database and the exports (./data/exports, as in the example pipelines) live under /app/data;
 # the unprivileged `node` user (uid 1000) owns them. A host folder bind-mounted there keeps its host owner, so it
 # must be writable for uid 1000 (README, "Postgres warehouse and docker compose").
-RUN mkdir -p /app/data/exports && chown -R node:node /app/data
+# /app/keys holds the secret key file (docs/security.md) in the compose file's shared `keys` volume: every worker
+# container and every `docker compose run` must read the same key (SCRAPE_ETL_KEY_FILE), or each container would
+# create its own in its own /app/data and refuse the others' runs. The volume takes this folder's owner and mode.
+RUN mkdir -p /app/data/exports /app/keys && chown -R node:node /app/data /app/keys && chmod 700 /app/keys
 USER node
 ENTRYPOINT ["node", "bin/scrape-etl.js"]
 CMD ["up"]

@@ -95,6 +95,26 @@ describe('docker-compose.yml', () => {
     expect(without.services['worker']!.environment['SCRAPER_API_TOKEN']).toBeNull();
   });
 
+  it('gives every worker container and every `compose run` one key file, on a shared named volume (docs/security.md)', () => {
+    const out = compose(['config']);
+    expect(out.status).toBe(0);
+    const doc = parse(out.stdout) as {
+      services: Record<string, { environment: Record<string, string | null>; volumes?: Array<string | { source: string; target: string }> }>;
+      volumes: Record<string, unknown>;
+    };
+    const worker = doc.services['worker']!;
+    const keyFile = worker.environment['SCRAPE_ETL_KEY_FILE'];
+    expect(keyFile).toMatch(/^\/app\/keys\/[^/]+$/);
+    // docker-compose v1 prints mounts as `source:target:mode`, v2 as objects.
+    const mounts = (worker.volumes ?? []).map((v) => (typeof v === 'string' ? { source: v.split(':')[0]!, target: v.split(':')[1]! } : { source: v.source, target: v.target }));
+    const keyMount = mounts.find((m) => m.target === posix.dirname(keyFile!));
+    // A named volume (not the container's own /app/data): each container would otherwise create its own key.
+    expect(keyMount, JSON.stringify(mounts)).toBeDefined();
+    expect(Object.keys(doc.volumes)).toContain(keyMount!.source);
+    // The image makes the folder the node user's, so the volume it seeds is writable for the first worker.
+    expect(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8')).toMatch(/chown -R node:node [^\n]*\/app\/keys/);
+  });
+
   it('mounts the export folder of every example pipeline, at the path the worker resolves it to, from the same host folder', async () => {
     // Relative export dirs resolve in the worker's working directory: the runtime stage's WORKDIR.
     const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');

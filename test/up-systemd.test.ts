@@ -25,7 +25,8 @@ describe('scrape-etl up --print-systemd', () => {
     const dataDir = path.join(dir, 'state');
     const r = await runCli(['up', '--print-systemd', '--workers', '2', '--metrics-port', '9464', '--environment-file', envFile], {
       cwd: dir,
-      env: { SCRAPE_ETL_DATA_DIR: dataDir, SCRAPER_API_TOKEN: 'must-not-appear-in-the-unit' },
+      // No SCRAPE_ETL_KEY_FILE (the test setup sets one): the key file is then the data folder's.
+      env: { SCRAPE_ETL_DATA_DIR: dataDir, SCRAPE_ETL_KEY_FILE: '', SCRAPER_API_TOKEN: 'must-not-appear-in-the-unit' },
     });
     expect(r.code, r.stderr).toBe(0);
     const unit = r.stdout;
@@ -35,6 +36,8 @@ describe('scrape-etl up --print-systemd', () => {
     expect(lines).toContain(`WorkingDirectory=${fs.realpathSync(dir)}`);
     expect(lines).toContain(`EnvironmentFile=${envFile}`);
     expect(lines).toContain(`Environment=SCRAPE_ETL_DATA_DIR=${dataDir}`);
+    // The unit's workers read the key file `run` from this shell seals with (docs/security.md).
+    expect(lines).toContain(`Environment=SCRAPE_ETL_KEY_FILE=${path.join(dataDir, 'secret.key')}`);
     expect(lines).toContain('Restart=on-failure');
     expect(lines).toContain('KillSignal=SIGTERM');
     const unitFile = path.join(dir, 'scrape-etl.service');

@@ -150,6 +150,7 @@ async function systemdText(flags: UpFlags): Promise<string> {
   const fs = await import('node:fs');
   const path = await import('node:path');
   const { systemdUnit } = await import('../up/systemd.js');
+  const { secretKeyFile } = await import('../../lib/secret-key.js');
   // The options of this command line that shape `up` itself go into ExecStart; the unit-only ones do not.
   const args: string[] = [];
   const argv = process.argv.slice(2);
@@ -172,5 +173,6 @@ async function systemdText(flags: UpFlags): Promise<string> {
     envFile: path.resolve(flags.environmentFile),
     ...(flags.user ? { user: flags.user } : {}),
     ...(dataDir ? { dataDir: path.resolve(dataDir) } : {}),
+    keyFile: secretKeyFile(),
   });
 }

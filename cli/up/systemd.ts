@@ -12,6 +12,8 @@ export interface SystemdUnitOptions {
   envFile: string;
   user?: string;
   dataDir?: string;
+  /** The key file the commands that start runs read (lib/secret-key.ts): the unit's workers must read the same one. */
+  keyFile?: string;
 }
 
 /** systemd's own quoting for a word of ExecStart=: double quotes around words with space or specials. */
@@ -44,6 +46,8 @@ export function systemdUnit(o: SystemdUnitOptions): string {
     // The leading '-' is not used: a missing token file must stop the start, not run without a token.
     `EnvironmentFile=${o.envFile}`,
     ...(o.dataDir ? [`Environment=SCRAPE_ETL_DATA_DIR=${quoteWord(o.dataDir)}`] : []),
+    // Pinned, so the workers decrypt and accept what `scrape-etl run` from this shell seals (docs/security.md).
+    ...(o.keyFile ? [`Environment=SCRAPE_ETL_KEY_FILE=${quoteWord(o.keyFile)}`] : []),
     ...(o.user ? [`User=${o.user}`] : []),
     'Restart=on-failure',
     'RestartSec=5',
