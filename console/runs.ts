@@ -125,6 +125,8 @@ function summarize(rows: Row[]): CheckSummary {
   return s;
 }
 
+const CHECK_COLUMNS = ['check_name', 'check_type', 'severity', 'status', 'observed', 'threshold', 'message', 'checked_at'];
+
 /**
  * The check_results rows of a run, whatever columns that table has; undefined when there is no such table or it
  * has no workflow_id column to tie a row to a run.
@@ -133,8 +135,13 @@ export async function checksOfRun(r: Reader, workflowId: string): Promise<{ colu
   if (!(await tableExists(r, 'check_results'))) return undefined;
   const meta = await describe(r, 'check_results');
   if (!meta?.columns.some((c) => c.name === 'workflow_id')) return undefined;
-  const rows = await r.all(`SELECT * FROM check_results WHERE workflow_id = ${r.ph(1)} LIMIT 500`, [workflowId]);
-  return { columns: meta.columns.map((c) => c.name), rows };
+  // The checks feature's table (db/schema/definition.ts) has bookkeeping columns (id, pipeline, workflow_id) and a
+  // JSON sample of failing keys beside what a person reads; those are shown, in this order, when the table has them.
+  const names = meta.columns.map((c) => c.name);
+  const shown = CHECK_COLUMNS.filter((c) => names.includes(c));
+  const columns = shown.length >= 2 ? shown : names;
+  const rows = await r.all(`SELECT ${columns.map(quoteIdent).join(', ')} FROM check_results WHERE workflow_id = ${r.ph(1)} ORDER BY ${quoteIdent(columns[0]!)} LIMIT 500`, [workflowId]);
+  return { columns, rows };
 }
 
 // ---- one run --------------------------------------------------------------------------------------------------
@@ -195,7 +202,8 @@ export async function runDetail(r: Reader, workflowId: string): Promise<RunDetai
     { step: 'finished', at: run.finishedAt, note: run.status },
   ];
 
-  // Content tables: the open-content tables this pipeline's loads created; their rows are not in rows_by_table.
+  // Content tables: the open-content tables this pipeline's loads created, counted from the tables (rows_by_table
+  // has the inferred ones too, in no set order; they are listed once, here, and skipped below).
   const content = await contentTables(r, run.pipeline);
   const tables: RunDetail['tables'] = [];
   if (hasRaw) {

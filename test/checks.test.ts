@@ -284,12 +284,12 @@ describe('evaluation on a real destination', () => {
 });
 
 describe('existing databases gain the price history columns and the new tables', () => {
-  it('DuckDB: a version-1 file (price history without workflow_id and previous_price_major, no check tables) is brought to version 2, rows kept', async () => {
+  it('DuckDB: a version-1 file (price history without workflow_id and previous_price_major, no check tables) is brought to version 4 by every step, rows kept', async () => {
     const file = path.join(dir, 'old.duckdb');
     // Make a version-1 file: the current baseline, then the price history as version 1 had it and no check tables.
     await (await openDatabase(`duckdb:${file}`)).close();
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const { tableDdl, SCHEMA_VERSION_TABLE } = await import('../db/duckdb/ddl.js');
+    const { tableDdl, SCHEMA_VERSION_TABLE, DUCKDB_SCHEMA_VERSION } = await import('../db/duckdb/ddl.js');
     const { TABLES } = await import('../db/schema/definition.js');
     const { workflow_id: _w, previous_price_major: _p, ...oldColumns } = TABLES.marketplace_price_history.columns;
     const instance = await DuckDBInstance.create(file);
@@ -298,7 +298,18 @@ describe('existing databases gain the price history columns and the new tables',
     await conn.run('DROP SEQUENCE IF EXISTS check_results_id_seq');
     for (const sql of tableDdl('marketplace_price_history', { ...TABLES.marketplace_price_history, columns: oldColumns } as never)) await conn.run(sql);
     await conn.run(`INSERT INTO marketplace_price_history (shop_id, item_id, price, pipeline, load_id, loaded_at, row_hash) VALUES (1, 2, 300, 'p', 1, now(), 'h')`);
-    await conn.run(`DELETE FROM ${SCHEMA_VERSION_TABLE} WHERE version > 1`);
+    // Hostile content's step-3 parts too. (Alerts' step-2 columns stay: DuckDB refuses to drop a column of
+    // pipeline_runs, which other entries depend on; that step is IF NOT EXISTS, and its version row is checked below.)
+    for (const sql of [
+      'DROP TABLE rejected_results',
+      'DROP SEQUENCE rejected_results_id_seq',
+      'DROP INDEX schema_history_root_table_idx',
+      'ALTER TABLE schema_history DROP COLUMN root_table',
+      'ALTER TABLE schema_history DROP COLUMN source_key',
+    ]) await conn.run(sql);
+    // A new file records only the version its baseline is (the current one), so the version table is rewritten.
+    await conn.run(`DELETE FROM ${SCHEMA_VERSION_TABLE}`);
+    await conn.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (1, now())`);
     conn.closeSync();
     instance.closeSync();
 
@@ -306,6 +317,18 @@ describe('existing databases gain the price history columns and the new tables',
     try {
       const cols = await withTransaction(db, (tx) => tx.all(`SELECT column_name FROM information_schema.columns WHERE table_name = 'marketplace_price_history' ORDER BY ordinal_position`, []));
       expect(cols.map((c) => c['column_name']).slice(-2)).toEqual(['workflow_id', 'previous_price_major']);
+      // Every step ran, in order, up to the current version: 2 (alerts), 3 (hostile content), 4 (checks).
+      const versions = await withTransaction(db, (tx) => tx.all(`SELECT version FROM ${SCHEMA_VERSION_TABLE} ORDER BY version`, []));
+      expect(versions.map((r) => Number(r['version']))).toEqual([1, 2, 3, 4]);
+      expect(DUCKDB_SCHEMA_VERSION).toBe(4);
+      const stepColumns = await withTransaction(db, (tx) =>
+        tx.all(`SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE column_name IN ('alert_status', 'alert_error', 'source_key', 'root_table') ORDER BY 1`, []),
+      );
+      expect(stepColumns.map((r) => r['c'])).toEqual(['pipeline_runs.alert_error', 'pipeline_runs.alert_status', 'schema_history.root_table', 'schema_history.source_key']);
+      const newTables = await withTransaction(db, (tx) =>
+        tx.all(`SELECT table_name FROM information_schema.tables WHERE table_name IN ('rejected_results', 'check_results', 'watch_events', 'watch_state') ORDER BY 1`, []),
+      );
+      expect(newTables.map((r) => r['table_name'])).toEqual(['check_results', 'rejected_results', 'watch_events', 'watch_state']);
       const kept = await withTransaction(db, (tx) => tx.all('SELECT item_id, price, workflow_id FROM marketplace_price_history', []));
       expect(kept).toEqual([{ item_id: 2n, price: 300n, workflow_id: null }]);
       const results = await evaluateChecks(db, { pipeline: 'p', workflowId: 'w', checks: [check({ type: 'not_null', table: 'marketplace_price_history', columns: ['price'] })] });

@@ -39,7 +39,7 @@ const batch = (pipeline: string) => ({
  * SIGKILLs itself once the product models are written (mid-transaction); `hold` keeps a session open for `ms`;
  * `foreign` opens the file with DuckDB directly, without our lock, for `ms` (as the duckdb CLI would).
  */
-function child(mode: 'load' | 'crash' | 'hold' | 'foreign', url: string, arg: string): { started: Promise<void>; done: Promise<{ code: number | null; signal: string | null; out: string }> } {
+function child(mode: 'load' | 'crash' | 'hold' | 'foreign', url: string, arg: string): { started: Promise<void>; done: Promise<{ code: number | null; signal: string | null; out: string }>; output: () => string } {
   const root = (p: string) => JSON.stringify(path.join(REPO_ROOT, p));
   const script = `import fs from 'node:fs';
 import { openDatabase } from ${root('db/connect.ts')};
@@ -57,7 +57,12 @@ if (mode === 'foreign') {
   inst.closeSync();
 } else {
   const db = await openDatabase(url);
-  if (mode === 'hold') await db.session(async () => { process.stdout.write('started\\n'); await new Promise((r) => setTimeout(r, Number(arg))); });
+  // hold: for arg ms, or (arg not a number) until the file arg exists, at most 60 s.
+  const hold = async () => {
+    if (!Number.isNaN(Number(arg))) return new Promise((r) => setTimeout(r, Number(arg)));
+    for (let t = 0; t < 1200 && !fs.existsSync(arg); t++) await new Promise((r) => setTimeout(r, 50));
+  };
+  if (mode === 'hold') await db.session(async () => { process.stdout.write('started\\n'); await hold(); });
   process.stdout.write('started\\n');
   if (mode === 'load') await loadBatch(db, batch(arg));
   if (mode === 'crash') await loadBatch(db, batch(arg, { onTableWritten: (t) => { if (t === 'marketplace_product_models') process.kill(process.pid, 'SIGKILL'); } }));
@@ -73,7 +78,7 @@ if (mode === 'foreign') {
   p.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const done = new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) => p.on('close', (code, signal) => resolve({ code, signal, out })));
   void done.then(() => onStart());
-  return { started, done };
+  return { started, done, output: () => out };
 }
 
 describe('DuckDB destination', () => {
@@ -140,14 +145,20 @@ describe('DuckDB destination', () => {
     const messages: string[] = [];
     const previous = setWaitReporter((m) => messages.push(m));
     try {
-      const holder = child('hold', url, '1500');
+      // The holder keeps the file until both loaders have said they wait (a fixed hold was shorter than a child's
+      // start on a busy machine since the merge grew the imports: the child then found the file free). If one never
+      // waits, the holder gives up after 60 s and the assertions below fail.
+      const release = path.join(tmp, 'release-hold');
+      const holder = child('hold', url, release);
       await holder.started;
       const other = child('load', url, 'from-child');
       const here = loadBatch(db, batch('from-parent'));
+      const text = `waiting for ${file}: another scrape-etl process (pid`;
+      for (let t = 0; t < 1000 && !(messages.some((m) => m.startsWith(text)) && other.output().includes(text)); t++) await new Promise((r) => setTimeout(r, 50));
+      fs.writeFileSync(release, '');
       const [h, o] = await Promise.all([holder.done, other.done, here]);
       expect(h.code, h.out).toBe(0);
       expect(o.code, o.out).toBe(0);
-      const text = `waiting for ${file}: another scrape-etl process (pid`;
       expect(messages.some((m) => m.startsWith(text) && m.endsWith('DuckDB allows one process per file, so loads into it run one at a time'))).toBe(true);
       expect(o.out).toContain(text);
       const products = await dumpTable(db, 'marketplace_products');
