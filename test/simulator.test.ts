@@ -536,16 +536,16 @@ describe('faults', () => {
 });
 
 describe('large outputs and limits', () => {
-  it('a run with 10,000 results is generated in well under a second; runDetailResultsLimit caps the detail', async () => {
+  // How fast a 10,000-result run is generated is a speed question: it belongs in bench/, not in a timed unit test.
+  it('a run with 10,000 results: runDetailResultsLimit caps the run detail, the results API pages all of them', async () => {
     const clock = manualClock();
     const s = await sim({ clock: clock.now, runDurationMs: 10, runDetailResultsLimit: 250 });
     const api = client(s);
     const r = await api.post('/api/scrapers/pdf/create-and-run', { name: 'big', keywords: [{ keyword: 'annual report', prompt: 'is it one?' }], expected_pdf: 10_000 });
     const runId = r.json.results[0].scraping_run_id;
     clock.advance(10);
-    const t0 = performance.now();
     const detail = await api.get(`/api/scraping-runs/${runId}`);
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(detail.json.data.status).toBe('succeeded');
     expect(detail.json.data.results).toHaveLength(250);
     expect(s.truth.runResults(runId)).toHaveLength(10_000);
     const page = await api.get('/api/results?per_page=1000&page=10');

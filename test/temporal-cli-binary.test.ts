@@ -17,10 +17,24 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 /** A real Temporal CLI to plant in PATH or a cache: the one the other tests use, found the usual way. */
 const realCli = await findTemporalCli({ obtain: false });
 
-/** PATH without any folder that holds `temporal` or `go`: discovery must not find the machine's own. */
+/**
+ * PATH without any `temporal` or `go`: discovery must not find the machine's own. A folder that holds one of them
+ * is replaced by a folder of symlinks to everything else in it, not dropped: with the golang-go package installed,
+ * /usr/bin and /bin hold `go`, and dropping them would take bash, env and python3 away too.
+ */
 const cleanPath = (process.env['PATH'] ?? '')
   .split(path.delimiter)
-  .filter((dir) => dir !== '' && !fs.existsSync(path.join(dir, 'temporal')) && !fs.existsSync(path.join(dir, 'go')))
+  .filter((dir) => dir !== '' && fs.existsSync(dir))
+  .map((dir, i) => {
+    const hidden = ['temporal', 'go'].filter((name) => fs.existsSync(path.join(dir, name)));
+    if (hidden.length === 0) return dir;
+    const shadow = path.join(tmp, 'path-without-temporal-and-go', String(i));
+    fs.mkdirSync(shadow, { recursive: true });
+    for (const name of fs.readdirSync(dir)) {
+      if (!hidden.includes(name)) fs.symlinkSync(path.join(dir, name), path.join(shadow, name));
+    }
+    return shadow;
+  })
   .join(path.delimiter);
 
 function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

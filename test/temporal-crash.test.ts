@@ -121,10 +121,13 @@ describe('crash safety', () => {
     // A gate in the destination: once 3 batches (of 200) are committed, the next batch's transaction aborts and
     // is retried, so the load stays at exactly 600 rows until the gate is dropped. Watching the row count race
     // against the loader instead missed the window on a loaded machine (the load finished between two looks).
+    // The gate's error must be one a retry can get past: RAISE(ABORT) is SQLITE_CONSTRAINT_TRIGGER, a constraint
+    // violation, which db/permanent-errors.ts rightly fails at once (no retry, so never held). A bad JSON path is a
+    // plain SQLITE_ERROR, retried like a lock or a lost connection, and its message carries the gate's text.
     exec(
       `CREATE TRIGGER crash_load_gate BEFORE INSERT ON leads_results
        WHEN (SELECT count(*) FROM leads_results WHERE pipeline = '${spec.name}') >= ${heldAt}
-       BEGIN SELECT RAISE(ABORT, 'test gate: load held at ${heldAt} rows'); END`,
+       BEGIN SELECT json_extract('{}', 'test gate: load held at ${heldAt} rows'); END`,
     );
     // The load's attempts heartbeat every batch; 2 s without one, on a machine at load 8, timed an attempt out
     // while it kept loading, and the retry loaded the same batches again beside it (41 batches for 20). The kill

@@ -14,7 +14,7 @@ import { flattenMarketplace, flattenResultRecords } from '../db/flatten/index.js
 import { getPipelineRun } from '../db/pipeline-runs.js';
 import { withTransaction } from '../db/sql.js';
 import type { RunningSimulator } from '../simulator/server.js';
-import { startPipelineRun } from '../temporal/start.js';
+import { INLINE_URL_LIST_MAX, startPipelineRun } from '../temporal/start.js';
 import { expectContentEqual, expectTablesEqual, mergeRows } from './support/pipeline-truth.js';
 import { leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from './support/pipeline-specs.js';
 import { startInProcessWorker, type InProcessWorker, type TestTemporal } from './support/temporal.js';
@@ -35,7 +35,11 @@ beforeAll(async () => {
   worker = await startInProcessWorker({
     address: temporal.address,
     taskQueue,
-    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s' },
+    // A create answered 503 is ambiguous: the activity looks for the scraper by name for the service's create
+    // timeout (SCRAPE_ETL_CREATE_LOOKUP_SECONDS, default 120) before sending it again. The simulator processes a
+    // create at once, so 5 s is as good a look here and keeps the 503 case within the test's timeout
+    // (temporal-slow-create.test.ts covers the long look-up).
+    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s', SCRAPE_ETL_CREATE_LOOKUP_SECONDS: '5' },
   });
 });
 
@@ -192,9 +196,18 @@ describe('service faults', () => {
   it('a destination that is not a database fails the run in seconds with the cause, without retrying', async () => {
     const notADatabase = path.join(bed.dir, 'not-a-database.sqlite');
     fs.writeFileSync(notADatabase, 'this is a text file, not an SQLite database\n'.repeat(200));
-    // A URL-list pipeline does not even start: its starter stores the list in the destination and says why not.
-    const market = marketplaceSpec('bad-destination', `sqlite:${notADatabase}`, [productUrl(4242, 77)]);
+    // A long URL list does not even start: its starter stores the list in the destination and says why not.
+    const longList = Array.from({ length: INLINE_URL_LIST_MAX.urls + 1 }, (_, i) => productUrl(4242 + i, 77));
+    const market = marketplaceSpec('bad-destination', `sqlite:${notADatabase}`, longList);
     await expect(startPipelineRun(conn(), market, 'r1')).rejects.toThrow(/not-a-database\.sqlite.*file is not a database/);
+    // A short one travels inline in the workflow input (the starter needs no database): the run starts, and fails
+    // in its first activity with the same cause, not retried.
+    sim.resetStats();
+    const shortMarket = marketplaceSpec('bad-destination-short', `sqlite:${notADatabase}`, [productUrl(4242, 77)]);
+    const shortFailure = await failureOf((await startPipelineRun(conn(), shortMarket, 'r1')).result());
+    expect(shortFailure.type).toBe('DestinationConfigError');
+    expect(shortFailure.message).toMatch(/not-a-database\.sqlite.*file is not a database/);
+    expect(sim.stats().total).toBe(0);
     const spec = resultsSpec('bad-destination', `sqlite:${notADatabase}`);
     sim.resetStats();
     const started = Date.now();
