@@ -270,15 +270,14 @@ describe('endpoints', () => {
     checkProduct(r.json);
   });
 
-  it('marketplace: sim_models asks for N models; 500 models in well under a second', async () => {
+  it('marketplace: sim_models asks for N models, up to 500', async () => {
     for (const n of [1, 5, 7, 37]) {
       const r = await api.post('/api/marketplace/sync', { url: `${PRODUCT_URL}&sim_models=${n}` });
       expect(r.json.data.data.item.models).toHaveLength(n);
       checkProduct(r.json);
     }
-    const t0 = performance.now();
+    // How fast the simulator generates them is a benchmark's question, not a unit test's (bench/).
     const big = await api.post('/api/marketplace/sync', { url: `${PRODUCT_URL}&sim_models=500` });
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(big.json.data.data.item.models).toHaveLength(500);
     checkProduct(big.json);
   });
