@@ -3,6 +3,7 @@
 // its password redacted, file) and the ScrapeEtl* search attributes, so a list query finds a pipeline's runs; a run
 // started by a Schedule records the time it was scheduled for in pipeline_runs.
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySchedule } from '../cli/schedules.js';
 import { getPipelineRun } from '../db/pipeline-runs.js';
@@ -71,7 +72,8 @@ describe('visibility', () => {
     expect(row?.scheduledAt).not.toBeNull();
     expect(Math.abs(Date.parse(row!.scheduledAt!) - triggered)).toBeLessThan(60_000);
     const described = await bed.temporal.client.workflow.getHandle(workflowId).describe();
-    expect(await described.memo).toMatchObject({ pipeline: 'scheduled-run', kind: 'marketplace', file: 'pipelines/scheduled-run.yaml' });
+    // applySchedule records the file absolute (a schedule's source is compared across working directories).
+    expect(await described.memo).toMatchObject({ pipeline: 'scheduled-run', kind: 'marketplace', file: path.resolve('pipelines/scheduled-run.yaml') });
     await schedule.delete();
   });
 });
