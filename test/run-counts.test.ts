@@ -54,7 +54,7 @@ function writePipeline(name: string, body: string[]): string {
 }
 
 /** A client of the CLI's embedded server; `keyFile` that of the worker whose payloads it reads (the CLI's by default). */
-async function embeddedClient(keyFile = path.join(bed.dir, 'data', 'secret.key')): Promise<{ client: Client; close(): Promise<void>; address: string }> {
+async function embeddedClient(keyFile = secretKeyFile(env)): Promise<{ client: Client; close(): Promise<void>; address: string }> {
   const server = readDevServerState(path.join(bed.dir, 'data'));
   const address = `127.0.0.1:${server!.port}`;
   const connection = await Connection.connect({ address });
