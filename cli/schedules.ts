@@ -11,6 +11,7 @@ import type { OverlapPolicy, PipelineSpec } from '../pipelines/spec.js';
 import { PIPELINE_WORKFLOW_TYPE, scheduledWorkflowIdPrefix } from '../temporal/contract.js';
 import { pipelineScheduleAction } from '../temporal/start.js';
 import { pipelineMemo } from '../temporal/visibility.js';
+import { visibleInUi } from '../temporal/contract.js';
 import { hexDigest } from '../db/hash.js';
 
 export { scheduledWorkflowIdPrefix };
@@ -93,7 +94,7 @@ export async function applySchedule(client: Client, spec: PipelineSpec, file: st
   }
   const { hash, ...opts } = await scheduleOptions(client, { ...spec, schedule: spec.schedule }, taskQueue, file);
   if (current === undefined) {
-    const create: ScheduleOptions = { scheduleId: id, ...opts, memo: { pipeline: spec.name, file } };
+    const create: ScheduleOptions = { scheduleId: id, ...opts, memo: { pipeline: visibleInUi(spec.name), file: visibleInUi(file) } };
     await client.schedule.create(create);
     return 'created';
   }

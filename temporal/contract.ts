@@ -237,3 +237,16 @@ export const WORKFLOW_FAILURE_TYPES = {
   pipelineFailed: 'PipelineFailed',
   unsignedInput: 'UnsignedWorkflowInput',
 } as const;
+
+/** The key of the wrapper that marks a payload the Temporal Web UI must be able to read (see visibleInUi). */
+export const VISIBLE_IN_UI_KEY = '__scrapeEtlVisibleInUi';
+
+/**
+ * Wraps a memo value that is meant for the Temporal Web UI: the payload codec (temporal/payload-codec.ts), which
+ * encrypts every other payload, writes this one in clear as the bare value, so the UI (which has no key) shows
+ * it and readers decode the value itself. Only for what is shown on purpose (pipeline, kind, redacted
+ * destination, file, status), never for data or secrets. Workflow-safe (no imports).
+ */
+export function visibleInUi<T>(value: T): { [VISIBLE_IN_UI_KEY]: T } {
+  return { [VISIBLE_IN_UI_KEY]: value };
+}

@@ -1,5 +1,5 @@
 // Every Temporal payload of scrape-etl (workflow inputs and results, activity arguments and results, heartbeat
-// details, memos, schedule actions) is encrypted with AES-256-GCM under the data folder's key (lib/secret-key.ts)
+// details, schedule actions, memos but the few values meant for the Web UI: see visibleInUi) is encrypted with AES-256-GCM under the data folder's key (lib/secret-key.ts)
 // before it leaves the process, so the Temporal server's state (the embedded server's temporal.db, a cluster's
 // database) never holds a pipeline's destination password or its data in clear. The client of every command, the
 // worker, schedules and the replay test all use this data converter.
@@ -11,6 +11,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { secretKeys, type SecretKeys } from '../lib/secret-key.js';
+import { VISIBLE_IN_UI_KEY } from './contract.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 const CIPHER = 'AES-256-GCM';
@@ -60,11 +61,29 @@ function unreadable(reason: string): Payload {
   return { metadata: { encoding: te.encode('json/plain') }, data: te.encode(JSON.stringify({ unreadablePayload: reason })) };
 }
 
+const VISIBLE_PREFIX = te.encode(`{"${VISIBLE_IN_UI_KEY}":`);
+
+/**
+ * A memo value wrapped by visibleInUi (temporal/contract.ts), as the bare value's plain JSON payload: the Web UI
+ * reads memos without our key, so these few values (never data or secrets) are the one thing left in clear.
+ */
+function visibleInUiPayload(p: Payload): Payload | undefined {
+  const encoding = p.metadata?.['encoding'];
+  const data = p.data;
+  if (!encoding || td.decode(encoding) !== 'json/plain' || !data || data.length < VISIBLE_PREFIX.length) return undefined;
+  for (let i = 0; i < VISIBLE_PREFIX.length; i++) if (data[i] !== VISIBLE_PREFIX[i]) return undefined;
+  const parsed = JSON.parse(td.decode(data)) as Record<string, unknown>;
+  if (Object.keys(parsed).length !== 1) return undefined;
+  return { metadata: { encoding: te.encode('json/plain') }, data: te.encode(JSON.stringify(parsed[VISIBLE_IN_UI_KEY])) };
+}
+
 export class EncryptionCodec implements PayloadCodec {
   constructor(private readonly keys: SecretKeys) {}
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((p) => {
+      const visible = visibleInUiPayload(p);
+      if (visible) return visible;
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', this.keys.encryption, iv);
       const body = Buffer.concat([cipher.update(serialize(p)), cipher.final()]);

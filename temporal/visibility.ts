@@ -7,7 +7,7 @@ import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/
 import type { Client } from '@temporalio/client';
 import { destinationKey } from '../db/url.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
-import { SEARCH_ATTRIBUTE_NAMES } from './contract.js';
+import { SEARCH_ATTRIBUTE_NAMES, visibleInUi } from './contract.js';
 
 export const SEARCH_ATTRIBUTES = {
   pipeline: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.pipeline, 'KEYWORD'),
@@ -16,9 +16,13 @@ export const SEARCH_ATTRIBUTES = {
   status: defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.status, 'KEYWORD'),
 } as const;
 
-/** The memo every run carries: what a person looking at it in the Web UI wants first. */
+/**
+ * The memo every run carries: what a person looking at it in the Web UI wants first. Written in clear (the UI has
+ * no key to the encrypted payloads); the destination is redacted by destinationKey.
+ */
 export function pipelineMemo(spec: PipelineSpec, file?: string): Record<string, unknown> {
-  return { pipeline: spec.name, kind: spec.kind, destination: destinationKey(spec.destination.database), ...(file ? { file } : {}) };
+  const memo: Record<string, unknown> = { pipeline: spec.name, kind: spec.kind, destination: destinationKey(spec.destination.database), ...(file ? { file } : {}) };
+  return Object.fromEntries(Object.entries(memo).map(([k, v]) => [k, visibleInUi(v)]));
 }
 
 const registered = new WeakMap<object, Promise<Set<string>>>();

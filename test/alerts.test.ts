@@ -14,7 +14,7 @@ import { startPipelineRun } from '../temporal/start.js';
 import { startPipelineBed, type PipelineBed } from './support/pipeline-bed.js';
 import { jobBoardSpec, leadsSearchSpec, marketplaceSpec, productUrl } from './support/pipeline-specs.js';
 import { startLocalServer, type LocalServer, type SeenRequest } from './support/local-server.js';
-import { historyText, startInProcessWorker, type InProcessWorker } from './support/temporal.js';
+import { decodedHistoryText, startInProcessWorker, type InProcessWorker } from './support/temporal.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const taskQueue = `alerts-${crypto.randomBytes(4).toString('hex')}`;
@@ -93,7 +93,8 @@ describe('alerts', () => {
     // Never the token, in any request.
     for (const r of receiver.seen) expect(JSON.stringify(r)).not.toContain(TOKEN);
     // The history holds the template, never the expanded URL.
-    const history = historyText(await handle.fetchHistory());
+    // Payloads are encrypted (the secrets feature): read them decrypted, as the worker does.
+    const history = await decodedHistoryText(await handle.fetchHistory());
     expect(history).toContain('${HOOK_BASE}/ok');
     expect(history).not.toContain(receiver.base);
     expect((await listDeliveries(bed.db, handle.workflowId)).map((d) => d.event).sort()).toEqual(['duration_over', 'succeeded']);

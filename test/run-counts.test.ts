@@ -18,6 +18,8 @@ import { createProgressReporter } from '../cli/progress.js';
 import { pipelineWorkflowInput } from '../temporal/start.js';
 import { PIPELINE_WORKFLOW_TYPE, pipelineWorkflowId } from '../temporal/contract.js';
 import { readDevServerState } from '../temporal/dev-server.js';
+import { pipelineDataConverter } from '../temporal/payload-codec.js';
+import { secretKeyFile, secretKeys } from '../lib/secret-key.js';
 import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { jsonLines, runCli } from './support/cli.js';
 import { marketplaceSpec, productUrl } from './support/pipeline-specs.js';
@@ -51,11 +53,14 @@ function writePipeline(name: string, body: string[]): string {
   return file;
 }
 
-async function embeddedClient(): Promise<{ client: Client; close(): Promise<void>; address: string }> {
+/** A client of the CLI's embedded server; `keyFile` that of the worker whose payloads it reads (the CLI's by default). */
+async function embeddedClient(keyFile = secretKeyFile(env)): Promise<{ client: Client; close(): Promise<void>; address: string }> {
   const server = readDevServerState(path.join(bed.dir, 'data'));
   const address = `127.0.0.1:${server!.port}`;
   const connection = await Connection.connect({ address });
-  return { client: new Client({ connection }), close: () => connection.close(), address };
+  // The CLI encrypts payloads under the data folder's key (temporal/payload-codec.ts): read them with it.
+  const dataConverter = pipelineDataConverter(secretKeys(keyFile));
+  return { client: new Client({ connection, dataConverter }), close: () => connection.close(), address };
 }
 
 describe('true counts', () => {
@@ -87,7 +92,8 @@ describe('true counts', () => {
     expect(second['rows']).toBe(data);
     expect(second['bookkeepingRows']).toBe(bookkeeping);
 
-    const status = await runCli(['status', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env });
+    // --live: the state Temporal gives (finished runs are otherwise read from pipeline_runs).
+    const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env });
     expect(status.stdout).toMatch(/^PIPELINE\s+STATE\s+DATA ROWS\s+BOOKKEEPING\s+DURATION/);
     expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^lead-counts\\s+COMPLETED\\s+${data}\\s+${bookkeeping}\\s`));
   }, 300_000);
@@ -117,12 +123,13 @@ describe('true counts', () => {
     } finally {
       await close();
     }
-    const status = await runCli(['status', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-partial'], { cwd: bed.dir, env });
+    const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-partial'], { cwd: bed.dir, env });
     expect(status.stdout).toMatch(/shop-partial\s+COMPLETED \(partial\)/);
   }, 300_000);
 
   it('a run started without the attribute (a namespace where it is not registered) records the memo only and completes', async () => {
-    const { client, close, address } = await embeddedClient();
+    // The in-process worker encrypts under this test process's key, so the client uses that key too.
+    const { client, close, address } = await embeddedClient(secretKeyFile());
     const taskQueue = `counts-${crypto.randomBytes(4).toString('hex')}`;
     const worker = await startInProcessWorker({ address, taskQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
     try {

@@ -3,7 +3,9 @@
 // its password redacted, file) and the ScrapeEtl* search attributes, so a list query finds a pipeline's runs; a run
 // started by a Schedule records the time it was scheduled for in pipeline_runs.
 import crypto from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
 import { applySchedule } from '../cli/schedules.js';
 import { getPipelineRun } from '../db/pipeline-runs.js';
 import { startPipelineRun } from '../temporal/start.js';
@@ -43,6 +45,10 @@ describe('visibility', () => {
     const described = await handle.describe();
     // The memo as started, plus the run's outcome set when it ended (workflows/visibility.ts).
     expect(await described.memo).toEqual({ pipeline: 'visible', kind: 'marketplace', destination: bed.dbUrl, file: 'pipelines/visible.yaml', status: 'succeeded' });
+    // The Web UI has no key to the encrypted payloads (temporal/payload-codec.ts): a client without the codec reads
+    // the same memo.
+    const plain = new Client({ connection: bed.temporal.client.connection });
+    expect((await plain.workflow.getHandle(handle.workflowId).describe()).memo).toEqual({ pipeline: 'visible', kind: 'marketplace', destination: bed.dbUrl, file: 'pipelines/visible.yaml', status: 'succeeded' });
     expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe('succeeded');
     expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.pipeline)).toBe('visible');
     expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.kind)).toBe('marketplace');
@@ -71,7 +77,8 @@ describe('visibility', () => {
     expect(row?.scheduledAt).not.toBeNull();
     expect(Math.abs(Date.parse(row!.scheduledAt!) - triggered)).toBeLessThan(60_000);
     const described = await bed.temporal.client.workflow.getHandle(workflowId).describe();
-    expect(await described.memo).toMatchObject({ pipeline: 'scheduled-run', kind: 'marketplace', file: 'pipelines/scheduled-run.yaml' });
+    // applySchedule records the file absolute (a schedule's source is compared across working directories).
+    expect(await described.memo).toMatchObject({ pipeline: 'scheduled-run', kind: 'marketplace', file: path.resolve('pipelines/scheduled-run.yaml') });
     await schedule.delete();
   });
 });

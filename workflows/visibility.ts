@@ -3,7 +3,7 @@
 // `status`) says succeeded, partial or failed. Workflow code only.
 import { defineSearchAttributeKey } from '@temporalio/common';
 import { patched, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/contract.js';
+import { SEARCH_ATTRIBUTE_NAMES, visibleInUi } from '../temporal/contract.js';
 
 /** Runs started before the status was recorded replay without these commands. Keep the id. */
 export const STATUS_PATCH = 'scrape-etl-status-1';
@@ -17,6 +17,7 @@ const STATUS = defineSearchAttributeKey(SEARCH_ATTRIBUTE_NAMES.status, 'KEYWORD'
  */
 export function markRunStatus(status: 'succeeded' | 'partial' | 'failed_checks' | 'failed'): void {
   if (!patched(STATUS_PATCH)) return;
-  upsertMemo({ status });
+  // In clear: the memo is for the Web UI, which cannot decrypt (temporal/payload-codec.ts).
+  upsertMemo({ status: visibleInUi(status) });
   if (workflowInfo().typedSearchAttributes.get(STATUS) !== undefined) upsertSearchAttributes([{ key: STATUS, value: status }]);
 }

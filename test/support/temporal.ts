@@ -11,7 +11,8 @@ import type { temporal as proto } from '@temporalio/proto';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { ensureDevServer, stopDevServer, type DevServerInfo } from '../../temporal/dev-server.js';
 import { createPipelineWorker, pipelineWorkflowBundle, runPipelineWorker } from '../../temporal/worker.js';
-import { pipelineDataConverter } from '../../temporal/payload-codec.js';
+import { EncryptionCodec, ENCRYPTED_ENCODING, pipelineDataConverter } from '../../temporal/payload-codec.js';
+import { secretKeys } from '../../lib/secret-key.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -172,4 +173,25 @@ export function historyText(history: proto.api.history.v1.IHistory): string {
     if (typeof v === 'string' && (k === 'data' || k === 'encoding' || k === 'type') && /^[A-Za-z0-9+/]+={0,2}$/.test(v)) return Buffer.from(v, 'base64').toString('utf8');
     return v;
   });
+}
+
+/**
+ * historyText of a history whose payloads are decrypted first (temporal/payload-codec.ts encrypts every payload),
+ * so a test can say what the history holds in clear to whoever has the key, e.g. a template and not its expansion.
+ */
+export async function decodedHistoryText(history: proto.api.history.v1.IHistory, keys = secretKeys()): Promise<string> {
+  const codec = new EncryptionCodec(keys);
+  const copy = structuredClone(history) as unknown;
+  const visit = async (node: unknown): Promise<void> => {
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+      const p = v as { metadata?: Record<string, Uint8Array>; data?: Uint8Array } | null;
+      const enc = p && typeof p === 'object' && p.metadata?.['encoding'];
+      if (enc && Buffer.from(enc).toString('utf8') === ENCRYPTED_ENCODING) {
+        (node as Record<string, unknown>)[k] = (await codec.decode([p]))[0];
+      } else await visit(v);
+    }
+  };
+  await visit(copy);
+  return historyText(copy as proto.api.history.v1.IHistory);
 }
