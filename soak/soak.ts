@@ -155,6 +155,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       // Short, so a killed worker's activity is retried elsewhere within seconds rather than 30 s.
       SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
       SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
+      // The simulator creates at once, so an ambiguous create (a 5xx or a cut answer) is settled by a short look-up;
+      // the default 120 s window, meant for a service that may still be creating, would outlast the soak's budget.
+      // test/temporal-slow-create.test.ts covers the long window.
+      SCRAPE_ETL_CREATE_LOOKUP_SECONDS: '5',
       // Small batches and chunks: kills land mid-load and mid-fan-out, exercising the heartbeat resumption.
       SCRAPE_ETL_LOAD_BATCH_SIZE: '100',
       SCRAPE_ETL_URL_CHUNK_SIZE: '4',

@@ -9,6 +9,9 @@ import { startCliBed, type CliBed } from './support/cli-bed.js';
 import { REPO_ROOT, runCli } from './support/cli.js';
 import { startTestTemporal } from './support/temporal.js';
 import { startUp, until, type UpProcess } from './support/up-process.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { REAL_FIXTURES } from './support/fixtures.js';
 
 const TOKEN = 'cli-up-test-token';
 let bed: CliBed;
@@ -318,6 +321,51 @@ describe('scrape-etl up', () => {
       await up.exited;
       await expect(fetch(url!)).rejects.toThrow();
     } finally {
+      await stopDevServer({ dataDir });
+    }
+  }, 400_000);
+  it('evaluates the freshness checks of scheduled pipelines with no run: a stale one is said on its output and check_failed sent once', async () => {
+    const { dir, env, dataDir } = caseEnv('freshness');
+    const hooks: Array<{ event: string | undefined; body: string }> = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        hooks.push({ event: req.headers['x-scrape-etl-event'] as string | undefined, body });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    // A yearly schedule: it will not fire during the test, so only up's own evaluation can catch the staleness.
+    const { file, db } = pipeline(
+      dir,
+      'up-fresh',
+      1,
+      `schedule:\n  cron: "0 0 1 1 *"\n  timezone: UTC\nchecks:\n  - type: freshness\n    max_age: 2s\nnotify:\n  webhooks:\n    - url: ${hook}\n      on: [check_failed]\n`,
+    );
+    try {
+      // The pipeline's last success: a load of a real response, recorded as a succeeded run of 'up-fresh'.
+      const loaded = await runCli(['load', 'marketplace', path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'), '--db', `sqlite:${db}`, '--pipeline', 'up-fresh'], { cwd: dir, env });
+      expect(loaded.code, loaded.stderr).toBe(0);
+      const applied = await runCli(['schedule', 'apply', file], { cwd: dir, env, timeoutMs: 120_000 });
+      expect(applied.code, applied.stderr).toBe(0);
+      await new Promise((r) => setTimeout(r, 3000));
+      const up = startUp([], { cwd: dir, env: { ...env, SCRAPE_ETL_UP_WATCH_SECONDS: '1', SCRAPE_ETL_UP_FRESHNESS_SECONDS: '2' } });
+      ups.push(up);
+      await up.ready();
+      await until('the stale pipeline said on up\'s output', () => (/pipeline up-fresh: freshness check \S+ fails/.test(up.stderr()) ? true : undefined), 120_000);
+      await until('check_failed delivered', () => (hooks.length > 0 ? true : undefined), 60_000);
+      // Several more evaluations (every 2 s): still failing, not alerted again.
+      await new Promise((r) => setTimeout(r, 8000));
+      expect(hooks.map((h) => h.event)).toEqual(['check_failed']);
+      expect(hooks[0]!.body).toContain('up-fresh');
+      expect(up.stderr().match(/freshness check \S+ fails/g)).toHaveLength(1);
+      // Recorded as `scrape-etl check --freshness` records them.
+      expect(sqlite(db, "SELECT count(*) FROM check_results WHERE pipeline = 'up-fresh' AND workflow_id LIKE 'freshness:%' AND status = 'fail'")[0]![0]).toBeGreaterThanOrEqual(2);
+    } finally {
+      await runCli(['schedule', 'delete', 'up-fresh'], { cwd: dir, env }).catch(() => undefined);
+      await new Promise<void>((r) => receiver.close(() => r()));
       await stopDevServer({ dataDir });
     }
   }, 400_000);

@@ -4,10 +4,12 @@
 //    is right after a restart too, not absent until the next success;
 //  - every SCRAPE_ETL_UP_WATCH_SECONDS (30), whether each active schedule's expected fire time came with an action:
 //    one that did not (skipped by its overlap policy behind a stuck run, missed its catch-up window while the server
-//    was down) is said on up's output as `schedule <id> did not run at <time>`, once.
+//    was down) is said on up's output as `schedule <id> did not run at <time>`, once;
+//  - the `freshness` checks of the scheduled pipelines (./freshness-watch.ts).
 import fs from 'node:fs';
 import type { Metrics } from '../../activities/metrics.js';
 import { positiveIntFromEnv } from '../../lib/env-int.js';
+import { FreshnessWatch } from './freshness-watch.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import type { TemporalSettings } from '../../temporal/settings.js';
 
@@ -35,6 +37,8 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
   /** Fire times expected and not yet seen taken, by schedule id. */
   const expected = new Map<string, Date>();
   const reported = new Set<string>();
+  const freshness = new FreshnessWatch({ metrics: o.metrics, log: o.log, everyMs: positiveIntFromEnv(process.env, 'SCRAPE_ETL_UP_FRESHNESS_SECONDS', 300) * 1000 });
+  const specsOf = (list: Watched[]) => list.flatMap((w) => (w.spec && !w.paused ? [w.spec] : []));
 
   async function schedulesOfQueue(): Promise<Watched[]> {
     const out: Watched[] = [];
@@ -66,6 +70,7 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
   try {
     schedules = await schedulesOfQueue();
     await seedLastSuccess(schedules, o.metrics, o.log);
+    await freshness.maybeEvaluate(specsOf(schedules));
   } catch (err) {
     o.log(`warning: could not read the schedules: ${(err as Error).message}`);
   }
@@ -74,7 +79,10 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
     if (busy) return;
     busy = true;
     schedulesOfQueue()
-      .then((s) => (schedules = s))
+      .then(async (s) => {
+        schedules = s;
+        await freshness.maybeEvaluate(specsOf(s));
+      })
       .catch((err: unknown) => o.log(`warning: could not read the schedules: ${(err as Error).message}`))
       .finally(() => (busy = false));
   }, intervalMs);

@@ -1,0 +1,72 @@
+// Freshness of the scheduled pipelines, evaluated by `scrape-etl up` itself (issue 28): a pipeline whose schedule
+// silently stopped producing data has no run to evaluate its checks, so up evaluates its `freshness` checks every
+// SCRAPE_ETL_UP_FRESHNESS_SECONDS (300) against the destination, records them in check_results (as `scrape-etl
+// check --freshness` does), and on a check that turns from passing to failing says so on up's output and sends
+// `check_failed` to the pipeline's webhooks once, not at every evaluation. A check that passes again re-arms it.
+import fs from 'node:fs';
+import type { Metrics } from '../../activities/metrics.js';
+import type { PipelineSpec } from '../../pipelines/spec.js';
+
+export class FreshnessWatch {
+  /** `<pipeline>\u0001<check>` of the checks failing at the last evaluation: alerted already. */
+  private readonly failing = new Set<string>();
+  private last = 0;
+
+  constructor(
+    private readonly o: { metrics: Metrics; log(m: string): void; everyMs: number; env?: NodeJS.ProcessEnv },
+  ) {}
+
+  /** Evaluates when `everyMs` passed since the last evaluation (or on the first call). */
+  async maybeEvaluate(specs: readonly PipelineSpec[], now = Date.now()): Promise<void> {
+    if (now - this.last < this.o.everyMs) return;
+    this.last = now;
+    for (const spec of specs) {
+      if (!(spec.checks ?? []).some((c) => c.type === 'freshness')) continue;
+      try {
+        await this.evaluate(spec);
+      } catch (err) {
+        this.o.log(`warning: the freshness of ${spec.name} could not be evaluated: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  private async evaluate(spec: PipelineSpec): Promise<void> {
+    const { openDatabase, parseDatabaseUrl } = await import('../../db/connect.js');
+    const { evaluateFreshness, sendCheckAlert } = await import('../../activities/checks.js');
+    const parsed = parseDatabaseUrl(spec.destination.database);
+    // A destination no run has written yet: nothing is fresh, and that is what the check says; it needs the tables.
+    if (parsed.dialect !== 'postgres' && !fs.existsSync(parsed.file)) {
+      this.note(spec, [{ name: 'freshness', failed: true, message: `its destination ${parsed.file} does not exist yet: no run has loaded anything` }]);
+      return;
+    }
+    const db = await openDatabase(spec.destination.database);
+    let out: Awaited<ReturnType<typeof evaluateFreshness>>;
+    try {
+      out = await evaluateFreshness(db, spec, { metrics: this.o.metrics });
+    } finally {
+      await db.close();
+    }
+    const results = out.results.map((r) => ({ name: r.name, failed: r.status === 'fail' || r.status === 'error', message: r.message }));
+    const fresh = this.note(spec, results);
+    if (fresh && out.detail) {
+      const sent = await sendCheckAlert(spec, out, this.o.env ? { env: this.o.env } : {});
+      for (const p of sent.problems) this.o.log(`warning: check_failed for ${spec.name} not delivered: ${p}`);
+    }
+  }
+
+  /** Logs checks that newly fail (and newly pass); true when any newly fails. */
+  private note(spec: PipelineSpec, results: Array<{ name: string; failed: boolean; message: string }>): boolean {
+    let newly = false;
+    for (const r of results) {
+      const key = `${spec.name}\u0001${r.name}`;
+      if (r.failed && !this.failing.has(key)) {
+        this.failing.add(key);
+        newly = true;
+        this.o.log(`warning: pipeline ${spec.name}: freshness check ${r.name} fails: ${r.message}`);
+      } else if (!r.failed && this.failing.delete(key)) {
+        this.o.log(`pipeline ${spec.name}: freshness check ${r.name} passes again`);
+      }
+    }
+    return newly;
+  }
+}
