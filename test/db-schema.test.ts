@@ -422,7 +422,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     await finishPipelineRun(db, { workflowId: 'jobs--r7', status: 'partial', rowsByTable: { job_records: 8 }, error });
     expect(await getPipelineRun(db, 'jobs--r7')).toMatchObject({ status: 'partial', rowsByTable: { job_records: 8 }, error });
     await expect(finishPipelineRun(db, { workflowId: 'jobs--r7', status: 'running' as never })).rejects.toThrow(
-      "cannot finish pipeline run 'jobs--r7' with status 'running' (expected one of succeeded, partial, failed_checks, failed, cancelled)",
+      "cannot finish pipeline run 'jobs--r7' with status 'running' (expected one of succeeded, partial, failed_checks, failed, cancelled, interrupted)",
     );
     expect((await getPipelineRun(db, 'jobs--r7'))?.status).toBe('partial');
   });
