@@ -6,6 +6,7 @@
 //
 // `evaluateFreshness` is the same evaluation without a run, for `scrape-etl up`'s scheduler side, a Temporal
 // schedule or `scrape-etl check --freshness`: a pipeline that silently stopped running is caught by it.
+import { fetchFailureCause, postWebhook } from './webhook-post.js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Database } from '../db/connect.js';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
@@ -123,18 +124,12 @@ export async function sendCheckAlert(
       idempotencyKey: `scrape-etl:${out.workflowId}:check_failed`,
     };
     try {
-      const res = await fetch(expanded.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': facts.idempotencyKey, 'user-agent': 'scrape-etl', 'x-scrape-etl-event': 'check_failed' },
-        body: JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts)),
-        redirect: 'error',
-        signal: AbortSignal.timeout(cfg.timeoutMs),
-      });
-      await res.body?.cancel();
+      const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
+      const res = await postWebhook({ url: expanded.url, event: 'check_failed', idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs, redirect: 'error' });
       if (res.status >= 200 && res.status < 300) sent++;
       else problems.push(`webhook ${expanded.url.host}: HTTP ${res.status}`);
     } catch (err) {
-      problems.push(`webhook ${expanded.url.host}: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name}`);
+      problems.push(`webhook ${expanded.url.host}: ${fetchFailureCause(err)}`);
     }
   }
   return { sent, problems };
@@ -210,17 +205,9 @@ export async function deliverWatchEvents(
       const body = JSON.stringify(w.format === 'slack' ? watchSlackMessage(facts) : watchJsonMessage(facts));
       let status: number;
       try {
-        const res = await fetch(expanded.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'idempotency-key': facts.idempotencyKey, 'user-agent': 'scrape-etl', 'x-scrape-etl-event': e.event },
-          body,
-          redirect: 'error',
-          signal: signal ? AbortSignal.any([AbortSignal.timeout(cfg.timeoutMs), signal]) : AbortSignal.timeout(cfg.timeoutMs),
-        });
-        status = res.status;
-        await res.body?.cancel();
+        ({ status } = await postWebhook({ url: expanded.url, event: e.event, idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs, redirect: 'error', signal }));
       } catch (err) {
-        const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+        const cause = fetchFailureCause(err);
         retryable.push(`${where} to ${expanded.url.host}: ${cause}`);
         deps.metrics.webhook(e.event, 'error');
         continue;

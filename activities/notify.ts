@@ -10,6 +10,7 @@
 // dedupe on it. Where the destination database cannot be used (the run failed because of it), the deliveries
 // are not recorded and the guarantee is at-least-once with that key. Nothing here can be exactly-once against
 // a receiver that ignores the key: that needs the receiver's cooperation.
+import { fetchFailureCause, postWebhook } from './webhook-post.js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
 import { getPipelineRun, recordAlertOutcome } from '../db/pipeline-runs.js';
@@ -173,21 +174,20 @@ export function notifyActivities(deps: ActivityDeps) {
       let status: number;
       let location: string | null = null;
       try {
-        const res = await fetch(expanded.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'idempotency-key': facts.idempotencyKey, 'user-agent': 'scrape-etl', 'x-scrape-etl-event': e.event },
+        ({ status, location } = await postWebhook({
+          url: expanded.url,
+          event: e.event,
+          idempotencyKey: facts.idempotencyKey,
           body,
+          timeoutMs,
           redirect: 'manual',
-          signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), Context.current().cancellationSignal]),
-        });
-        status = res.status;
-        location = res.headers.get('location');
-        await res.body?.cancel();
+          signal: Context.current().cancellationSignal,
+        }));
       } catch (err) {
         // The URL's value is never in the message: node's fetch errors do not carry it, and the host is enough.
         const name = (err as Error).name;
         const timedOut = name === 'TimeoutError';
-        const cause = timedOut ? `no answer within ${Math.round(timeoutMs / 100) / 10} s` : ((err as { cause?: { code?: string } }).cause?.code ?? name);
+        const cause = timedOut ? `no answer within ${Math.round(timeoutMs / 100) / 10} s` : fetchFailureCause(err);
         retryable.push({ text: `${where} to ${expanded.url.host}: ${cause}`, event: e.event, reason: timedOut ? 'timeout' : 'network' });
         deps.metrics.webhook(e.event, 'error');
         continue;
