@@ -6,7 +6,7 @@
 //
 // `evaluateFreshness` is the same evaluation without a run, for `scrape-etl up`'s scheduler side, a Temporal
 // schedule or `scrape-etl check --freshness`: a pipeline that silently stopped running is caught by it.
-import { fetchFailureCause, postWebhook } from './webhook-post.js';
+import { deliverWebhook } from './webhook-post.js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Database } from '../db/connect.js';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
@@ -85,23 +85,33 @@ export async function evaluateFreshness(db: Database, spec: PipelineSpec, o: { n
 /**
  * Sends `check_failed` for checks evaluated without a run (freshness from a scheduler, `scrape-etl check
  * --notify`) to the pipeline's webhooks subscribed to it (else the environment's default webhook). One attempt per
- * webhook, with the Idempotency-Key `scrape-etl:<evaluation id>:check_failed`; returns what could not be sent.
+ * webhook, with the Idempotency-Key `scrape-etl:<evaluation id>:check_failed`, under the shared answer policy
+ * (webhook-post.ts: a 3xx is reported with its Location). With `db`, each accepted delivery is recorded in
+ * notify_deliveries (keyed by the evaluation id) and one already recorded is not sent again, as run alerts do; with
+ * `metrics`, attempts and failures are counted as run alerts' are. Returns what could not be sent.
  */
 export async function sendCheckAlert(
   spec: PipelineSpec,
   out: RunChecksOutput & { workflowId: string },
-  o: { env?: NodeJS.ProcessEnv; now?: Date } = {},
-): Promise<{ sent: number; problems: string[] }> {
+  o: { env?: NodeJS.ProcessEnv; now?: Date; db?: Database; metrics?: Pick<Metrics, 'webhook' | 'alertUndelivered'> } = {},
+): Promise<{ sent: number; alreadySent: number; problems: string[] }> {
   const problems: string[] = [];
-  if (!out.detail) return { sent: 0, problems };
+  if (!out.detail) return { sent: 0, alreadySent: 0, problems };
   const cfg = readNotifyConfig(o.env ?? process.env);
   const now = (o.now ?? new Date()).toISOString();
   let sent = 0;
-  for (const { w } of webhooksOf(spec.notify, cfg)) {
+  let alreadySent = 0;
+  for (const { w, origin } of webhooksOf(spec.notify, cfg)) {
     if (!w.on.includes('check_failed')) continue;
+    const key: DeliveryKey = { workflowId: out.workflowId, runId: out.workflowId, event: 'check_failed', target: webhookTarget(w, origin) };
+    if (o.db && (await wasDelivered(o.db, key))) {
+      alreadySent++;
+      continue;
+    }
     const expanded = expandWebhookUrl(w.url, cfg.env);
     if ('problem' in expanded) {
       problems.push(expanded.problem);
+      o.metrics?.alertUndelivered('check_failed', 'config');
       continue;
     }
     const facts: RunFacts = {
@@ -123,16 +133,18 @@ export async function sendCheckAlert(
       webUiUrl: null,
       idempotencyKey: `scrape-etl:${out.workflowId}:check_failed`,
     };
-    try {
-      const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
-      const res = await postWebhook({ url: expanded.url, event: 'check_failed', idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs, redirect: 'error' });
-      if (res.status >= 200 && res.status < 300) sent++;
-      else problems.push(`webhook ${expanded.url.host}: HTTP ${res.status}`);
-    } catch (err) {
-      problems.push(`webhook ${expanded.url.host}: ${fetchFailureCause(err)}`);
+    const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
+    const got = await deliverWebhook({ url: expanded.url, event: 'check_failed', idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs });
+    o.metrics?.webhook('check_failed', got.ok ? String(got.status) : got.status);
+    if (got.ok) {
+      sent++;
+      if (o.db) await recordDelivery(o.db, { ...key, httpStatus: got.status });
+      continue;
     }
+    problems.push(`webhook ${expanded.url.host}: ${got.text}`);
+    o.metrics?.alertUndelivered('check_failed', got.reason);
   }
-  return { sent, problems };
+  return { sent, alreadySent, problems };
 }
 
 export interface RunWatchesInput {
@@ -203,22 +215,15 @@ export async function deliverWatchEvents(
         idempotencyKey: watchIdempotencyKey(input.workflowId, input.runId, e.watch),
       };
       const body = JSON.stringify(w.format === 'slack' ? watchSlackMessage(facts) : watchJsonMessage(facts));
-      let status: number;
-      try {
-        ({ status } = await postWebhook({ url: expanded.url, event: e.event, idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs, redirect: 'error', signal }));
-      } catch (err) {
-        const cause = fetchFailureCause(err);
-        retryable.push(`${where} to ${expanded.url.host}: ${cause}`);
-        deps.metrics.webhook(e.event, 'error');
-        continue;
-      }
-      deps.metrics.webhook(e.event, String(status));
-      if (status >= 200 && status < 300) {
+      // The shared policy (webhook-post.ts): a 3xx is reported with its Location, never followed nor retried.
+      const got = await deliverWebhook({ url: expanded.url, event: e.event, idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs, signal });
+      deps.metrics.webhook(e.event, got.ok ? String(got.status) : got.status);
+      if (got.ok) {
         out.sent++;
-        await recordDelivery(db, { ...key, httpStatus: status });
+        await recordDelivery(db, { ...key, httpStatus: got.status });
         continue;
       }
-      (status === 408 || status === 425 || status === 429 || status >= 500 ? retryable : permanent).push(`${where} to ${expanded.url.host}: HTTP ${status}`);
+      (got.retryable ? retryable : permanent).push(`${where} to ${expanded.url.host}: ${got.text}`);
     }
   }
   if (retryable.length > 0) throw ApplicationFailure.retryable(`watch events not delivered yet: ${[...retryable, ...permanent].join('; ')}`, 'NotifyFailed');

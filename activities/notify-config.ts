@@ -3,10 +3,10 @@
 // activities are built, so a malformed default fails the worker's start rather than the first alert.
 import { interpolate } from '../pipelines/env.js';
 import { isDuration } from '../pipelines/duration.js';
-import { NOTIFY_EVENTS, NOTIFY_FORMATS, type NotifyEventName, type NotifyFormat, type NotifyWebhookSpec } from '../pipelines/spec.js';
+import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS, NOTIFY_FORMATS, type NotifyEventName, type NotifyFormat, type NotifyWebhookSpec } from '../pipelines/spec.js';
 
-/** Same default as a pipeline file's webhook `on` (pipelines/schema.ts DEFAULT_NOTIFY_ON). */
-const DEFAULT_ON: NotifyEventName[] = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed', 'check_failed'];
+/** The same default as a pipeline file's webhook `on`. */
+const DEFAULT_ON: NotifyEventName[] = [...DEFAULT_NOTIFY_ON];
 
 export interface NotifyConfig {
   /** Where `${VAR}` in webhook URLs is looked up: the worker's environment. */

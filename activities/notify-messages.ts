@@ -11,7 +11,7 @@ export interface RunFacts {
   kind: string;
   workflowId: string;
   runId: string;
-  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'did_not_run';
   error: string | null;
   exportStatus: string | null;
   exportError: string | null;
@@ -58,6 +58,7 @@ const HEADLINE: Record<NotifyEventName, string> = {
   schema_changed: ':jigsaw: schema changed',
   export_failed: ':warning: exports not written',
   check_failed: ':warning: data checks failed',
+  did_not_run: ':alarm_clock: did not run at its scheduled time',
   price_drop: ':chart_with_downwards_trend: prices dropped',
   price_rise: ':chart_with_upwards_trend: prices rose',
   back_in_stock: ':package: back in stock',

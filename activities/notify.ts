@@ -10,7 +10,7 @@
 // dedupe on it. Where the destination database cannot be used (the run failed because of it), the deliveries
 // are not recorded and the guarantee is at-least-once with that key. Nothing here can be exactly-once against
 // a receiver that ignores the key: that needs the receiver's cooperation.
-import { fetchFailureCause, postWebhook } from './webhook-post.js';
+import { deliverWebhook, type DeliveryFailureReason } from './webhook-post.js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
 import { getPipelineRun, recordAlertOutcome } from '../db/pipeline-runs.js';
@@ -33,15 +33,6 @@ export function idempotencyKey(workflowId: string, runId: string, event: NotifyE
   return `scrape-etl:${workflowId}:${runId}:${event}`;
 }
 
-/**
- * Statuses worth another attempt: the receiver may answer differently later. Other 4xx will not change, and a 3xx
- * is not followed (a POST to wherever a receiver points is not ours to send) nor retried: it is reported with its
- * Location, so the pipeline file can be given the final URL.
- */
-function retryableStatus(status: number): boolean {
-  return status === 408 || status === 425 || status === 429 || status >= 500;
-}
-
 /** Backoff of the bounded notify activity's retries (workflows/alerts.ts uses the same figures in its policy). */
 export const NOTIFY_RETRY = { initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 } as const;
 
@@ -54,7 +45,7 @@ function delayAfterAttempt(attempt: number): number {
 const RECORD_MARGIN_MS = 3000;
 
 /** Why a delivery failed, as a metric label (bounded set). */
-type FailureReason = 'config' | 'redirect' | 'http_4xx' | 'http_5xx' | 'timeout' | 'network';
+type FailureReason = DeliveryFailureReason;
 
 /** One line for the alert: tables created, then columns added and variants, the first few of each named. */
 export function describeSchemaChanges(changes: readonly SchemaColumn[], max = 10): string {
@@ -68,12 +59,6 @@ export function describeSchemaChanges(changes: readonly SchemaColumn[], max = 10
   const variants = columns.filter((c) => c.change === 'add_variant').map((c) => `${c.table}.${c.column} (${c.type}, variant of ${c.variantOf ?? '?'})`);
   if (variants.length > 0) parts.push(`type change${variants.length > 1 ? 's' : ''} ${named(variants)}`);
   return parts.join('; ');
-}
-
-/** A redirect's target as said in a message: its length bounded, its query (which may hold a token) left out. */
-function shortLocation(location: string): string {
-  const cut = location.split('?')[0] ?? location;
-  return cut.length > 200 ? `${cut.slice(0, 200)}…` : cut;
 }
 
 export function notifyActivities(deps: ActivityDeps) {
@@ -171,43 +156,22 @@ export function notifyActivities(deps: ActivityDeps) {
       };
       const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
       const timeoutMs = Math.max(1, Math.min(cfg.timeoutMs, left));
-      let status: number;
-      let location: string | null = null;
-      try {
-        ({ status, location } = await postWebhook({
-          url: expanded.url,
-          event: e.event,
-          idempotencyKey: facts.idempotencyKey,
-          body,
-          timeoutMs,
-          redirect: 'manual',
-          signal: Context.current().cancellationSignal,
-        }));
-      } catch (err) {
-        // The URL's value is never in the message: node's fetch errors do not carry it, and the host is enough.
-        const name = (err as Error).name;
-        const timedOut = name === 'TimeoutError';
-        const cause = timedOut ? `no answer within ${Math.round(timeoutMs / 100) / 10} s` : fetchFailureCause(err);
-        retryable.push({ text: `${where} to ${expanded.url.host}: ${cause}`, event: e.event, reason: timedOut ? 'timeout' : 'network' });
-        deps.metrics.webhook(e.event, 'error');
-        continue;
-      }
-      deps.metrics.webhook(e.event, String(status));
-      if (status >= 200 && status < 300) {
-        out.sent++;
-        if (db) await recordDelivery(db, { ...key, httpStatus: status }).catch((err: unknown) => log.warn('alerts: delivery not recorded', { error: (err as Error).message }));
-        continue;
-      }
-      if (status >= 300 && status < 400) {
-        const to = location ? `redirect to ${shortLocation(location)}` : 'a redirect without a Location';
-        permanent.push({ text: `${where} to ${expanded.url.host}: HTTP ${status}, ${to} (not followed: put the final URL in the pipeline file)`, event: e.event, reason: 'redirect' });
-        continue;
-      }
-      (retryableStatus(status) ? retryable : permanent).push({
-        text: `${where} to ${expanded.url.host}: HTTP ${status}`,
+      // The shared policy (webhook-post.ts): a 3xx is reported with its Location, never followed nor retried.
+      const got = await deliverWebhook({
+        url: expanded.url,
         event: e.event,
-        reason: status >= 500 ? 'http_5xx' : 'http_4xx',
+        idempotencyKey: facts.idempotencyKey,
+        body,
+        timeoutMs,
+        signal: Context.current().cancellationSignal,
       });
+      deps.metrics.webhook(e.event, got.ok ? String(got.status) : got.status);
+      if (got.ok) {
+        out.sent++;
+        if (db) await recordDelivery(db, { ...key, httpStatus: got.status }).catch((err: unknown) => log.warn('alerts: delivery not recorded', { error: (err as Error).message }));
+        continue;
+      }
+      (got.retryable ? retryable : permanent).push({ text: `${where} to ${expanded.url.host}: ${got.text}`, event: e.event, reason: got.reason });
     }
     const failed = [...retryable, ...permanent];
     if (deadline === undefined) {

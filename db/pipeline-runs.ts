@@ -7,8 +7,11 @@ import { quoteIdent, withReadTransaction, withTransaction, type Tx } from './sql
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
  * `error`); every other URL's data is loaded.
  */
-/** 'interrupted': its process ended without finishing it (db/orphaned-runs.ts). */
-export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'cancelled' | 'interrupted';
+/**
+ * 'interrupted': its process ended without finishing it (db/orphaned-runs.ts). 'did_not_run': a schedule's fire
+ * time that passed with no run started, recorded by `scrape-etl up` (recordDidNotRun) with its alert's outcome.
+ */
+export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'cancelled' | 'interrupted' | 'did_not_run';
 
 /** `failed_checks`: the data loaded and is kept, and an `error` data check failed (check_results has which). */
 const FINISHED_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed_checks', 'failed', 'cancelled', 'interrupted']);
@@ -57,6 +60,26 @@ export async function recordAlertOutcome(db: Database, workflowId: string, outco
 }
 
 const MAX_ERROR_CHARS = 4000;
+
+/**
+ * A fire time of a schedule that passed with no run started: a finished row of its own (started_at and
+ * scheduled_at: the fire time; error: why), so `status` and `history` show the gap beside the runs and, once its
+ * did_not_run alert went out, that alert's outcome as they do a run's. Written once: false when the row existed.
+ */
+export async function recordDidNotRun(
+  db: Database,
+  r: { workflowId: string; pipeline: string; kind: string; scheduledAt: Date; error: string; now?: Date },
+): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
+    const inserted = await tx.run(
+      `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at, finished_at, scheduled_at, error)
+       VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, 'did_not_run', ${tx.ph(4)}, ${tx.ph(5)}, ${tx.ph(6)}, ${tx.ph(7)})
+       ON CONFLICT (workflow_id) DO NOTHING`,
+      [r.workflowId, r.pipeline, r.kind, r.scheduledAt.toISOString(), (r.now ?? new Date()).toISOString(), r.scheduledAt.toISOString(), r.error.slice(0, MAX_ERROR_CHARS)],
+    );
+    return inserted > 0;
+  });
+}
 
 /** Creates the row if it does not exist yet; returns it either way (`created` tells which). */
 export async function startPipelineRun(

@@ -18,7 +18,7 @@ import { nonEmpty, positiveInt, whenObject } from './fields.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
 import { checkCheckAndWatchNames, checksSection, watchSection, withCheckNames, withWatchNames } from './checks-schema.js';
-import { NOTIFY_EVENTS, NOTIFY_FORMATS, PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
+import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS, NOTIFY_FORMATS, PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/scrape-etl.sqlite';
 
@@ -158,8 +158,7 @@ const schedule = z.strictObject({
   paused: z.boolean().default(false),
 });
 
-/** Events a webhook gets when its `on` is not given: what needs a person's attention. */
-export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed', 'check_failed'] as const;
+export { DEFAULT_NOTIFY_ON };
 
 // The URL stays a template here (pipelines/loader.ts does not expand `${...}` under notify.webhooks[].url): the
 // worker expands it from its own environment when it sends (activities/notify.ts), so a Slack webhook's secret

@@ -267,31 +267,113 @@ describe('scrape-etl up', () => {
     }
   }, 400_000);
 
-  it('says on its output when a schedule\'s fire time passes with no run started (skipped behind a run that hangs)', async () => {
+  it('sends did_not_run once per missed fire (skipped behind a run that hangs) to the pipeline\'s webhooks, recorded and shown in history, also across a restart of up', async () => {
     const { dir, env, dataDir } = caseEnv('missed');
     const db = path.join(dir, 'missed.sqlite');
     const file = path.join(dir, 'up-missed.yaml');
+    // Two receivers: one accepts; one answers a redirect, which is reported with its Location (never followed).
+    const posts: Array<{ path: string; event: string | undefined; key: string | undefined; body: Record<string, unknown> }> = [];
+    const receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        posts.push({ path: req.url ?? '', event: req.headers['x-scrape-etl-event'] as string | undefined, key: req.headers['idempotency-key'] as string | undefined, body: JSON.parse(body) as Record<string, unknown> });
+        if (req.url === '/moved') res.writeHead(302, { location: 'https://hooks.example.com/final?token=secret-in-query' }).end();
+        else res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     fs.writeFileSync(
       file,
       `name: up-missed\nkind: leads-social\nrequest:\n  keywords: AI\n  sentiment_type: positive\n  expected_data: 5\n` +
-        `destination:\n  database: sqlite:${db}\nschedule:\n  cron: "@every 5s"\n  timezone: UTC\n  overlap: skip\n  catchup_window: 1m\n`,
+        `destination:\n  database: sqlite:${db}\nschedule:\n  cron: "@every 5s"\n  timezone: UTC\n  overlap: skip\n  catchup_window: 1m\n` +
+        // The first webhook names no events: did_not_run is in the default list.
+        `notify:\n  webhooks:\n    - url: ${base}/ok\n    - url: ${base}/moved\n      on: [did_not_run]\n`,
     );
+    const upEnv = { ...env, SCRAPE_ETL_UP_WATCH_SECONDS: '2', SCRAPE_ETL_UP_MISSED_GRACE_SECONDS: '3' };
+    const ok = () => posts.filter((p) => p.path === '/ok');
     // Every scraping run stays 'running': the first scheduled run never ends, and `skip` drops the next fires.
     bed.sim.setFaults({ runHangRate: 1 });
     try {
-      const up = startUp([], { cwd: dir, env: { ...env, SCRAPE_ETL_UP_WATCH_SECONDS: '2', SCRAPE_ETL_UP_MISSED_GRACE_SECONDS: '3' } });
+      const up = startUp(['--metrics-port', '0'], { cwd: dir, env: upEnv });
       ups.push(up);
       await up.ready();
       const applied = await runCli(['schedule', 'apply', file], { cwd: dir, env });
       expect(applied.code, applied.stderr).toBe(0);
-      await until('the missed fire is reported', () => (/warning: schedule up-missed did not run at \S+ \(no action taken/.test(up.stderr()) ? true : undefined), 120_000);
-      expect(up.stderr()).toContain('`scrape-etl schedule describe up-missed` shows its recent actions');
+      await until('two missed fires alerted', () => (ok().length >= 2 ? true : undefined), 180_000);
+      const failures = async () => {
+        const text = await (await fetch(up.metricsUrl()!)).text();
+        return /^scrape_etl_alert_delivery_failures_total\{event="did_not_run",reason="redirect"\} (\d+)$/m.exec(text)?.[1];
+      };
+      expect(Number(await until('the failure metric', failures, 30_000))).toBeGreaterThanOrEqual(1);
+      up.child.kill('SIGTERM');
+      expect((await up.exited).code, up.stderr()).toBe(0);
+      const stoppedAt = Date.now();
+      const before = ok().length;
+
+      // Fires pass while up (and its embedded server) is down; the restarted up finds them, once, and sends none again.
+      await new Promise((r) => setTimeout(r, 12_000));
+      const again = startUp([], { cwd: dir, env: upEnv });
+      ups.push(again);
+      await again.ready();
+      const downtime = (p: { body: Record<string, unknown> }) => {
+        const t = Date.parse(String(p.body['scheduled_at']));
+        return t > stoppedAt && t < stoppedAt + 12_000;
+      };
+      await until('a fire missed while up was down alerted after its restart', () => (ok().some(downtime) ? true : undefined), 180_000);
+      await new Promise((r) => setTimeout(r, 6000));
+      again.child.kill('SIGTERM');
+      expect((await again.exited).code, again.stderr()).toBe(0);
+      expect(ok().length).toBeGreaterThan(before);
+
+      // Exactly one POST per missed fire and webhook, none for the fire that started the run.
+      const fires = ok().map((p) => String(p.body['scheduled_at']));
+      expect(new Set(fires).size).toBe(fires.length);
+      const moved = posts.filter((p) => p.path === '/moved').map((p) => String(p.body['scheduled_at']));
+      expect(new Set(moved).size).toBe(moved.length);
+      expect([...moved].sort()).toEqual([...fires].sort());
+      const started = sqlite(db, "SELECT scheduled_at FROM pipeline_runs WHERE workflow_id LIKE 'up-missed--scheduled-%'").map((r) => Date.parse(String(r[0])));
+      expect(started.length).toBeGreaterThanOrEqual(1);
+      for (const f of fires) expect(started).not.toContain(Date.parse(f));
+      for (const p of ok()) {
+        const at = String(p.body['scheduled_at']);
+        const workflowId = `up-missed--did-not-run-${at.replace(/\.\d{3}Z$/, 'Z')}`;
+        expect(p.event).toBe('did_not_run');
+        expect(p.key).toBe(`scrape-etl:${workflowId}:did_not_run`);
+        expect(p.body).toMatchObject({ source: 'scrape-etl', event: 'did_not_run', status: 'did_not_run', pipeline: 'up-missed', kind: 'leads-social', schedule_id: 'up-missed', workflow_id: workflowId, idempotency_key: p.key });
+        expect(String(p.body['detail'])).toContain(`schedule up-missed of pipeline up-missed did not run at ${at}: skipped by its overlap policy (skip) while the run up-missed--scheduled-`);
+        expect(String(p.body['detail'])).toContain('`scrape-etl schedule describe up-missed` shows its recent actions');
+      }
+      // A fire that passed while up was down says so.
+      expect(String(ok().find(downtime)!.body['cause'])).toContain('`scrape-etl up` (the worker) was not running at that time');
+      // Said once per fire on up's output, across both processes.
+      const said = `${up.stderr()}${again.stderr()}`.match(/warning: schedule up-missed of pipeline up-missed did not run at/g) ?? [];
+      expect(said).toHaveLength(fires.length);
+
+      // Recorded: a did_not_run row per fire with the alert's outcome (the redirect, without the query), and the
+      // accepted deliveries in notify_deliveries.
+      const rows = sqlite(db, "SELECT workflow_id, alert_status, alert_error FROM pipeline_runs WHERE status = 'did_not_run' ORDER BY workflow_id");
+      expect(rows).toHaveLength(fires.length);
+      for (const [, status, error] of rows) {
+        expect(status).toBe('failed');
+        expect(String(error)).toContain('1 of 2 alert(s) not delivered: webhook #2 (pipeline, json, event did_not_run) to 127.0.0.1');
+        expect(String(error)).toContain('HTTP 302, redirect to https://hooks.example.com/final (not followed');
+        expect(String(error)).not.toContain('secret-in-query');
+      }
+      expect(sqlite(db, "SELECT count(*) FROM notify_deliveries WHERE event = 'did_not_run' AND http_status = 200")[0]![0]).toBe(fires.length);
+      const history = await runCli(['history', file, '--limit', '100'], { cwd: dir, env });
+      expect(history.code, history.stderr).toBe(0);
+      expect(history.stdout).toMatch(/did_not_run .*up-missed--did-not-run-\S+ +schedule up-missed of pipeline up-missed did not run at/);
+      expect(history.stdout).toContain('alert not delivered: 1 of 2 alert(s) not delivered');
+      expect(history.stdout).toContain(`${fires.length} did_not_run`);
     } finally {
       bed.sim.setFaults({ runHangRate: 0 });
       await runCli(['schedule', 'delete', 'up-missed'], { cwd: dir, env }).catch(() => undefined);
+      await new Promise<void>((r) => receiver.close(() => r()));
       await stopDevServer({ dataDir });
     }
-  }, 300_000);
+  }, 600_000);
   it('--console serves the read-only console over the destination beside the workers, and stops with up', async () => {
     const { dir, env, dataDir } = caseEnv('console');
     const { file, db } = pipeline(dir, 'up-console', 1);

@@ -42,7 +42,8 @@ export function register(program: Command): void {
           const workflowId = `check:${new Date().toISOString()}`;
           const out = flags.freshness ? await evaluateFreshness(db, spec) : { ...(await evaluateAndRecord(db, { pipeline: spec.name, workflowId, checks })), workflowId };
           if (flags.notify && out.detail) {
-            const alert = await sendCheckAlert(spec, out);
+            // Each accepted delivery is recorded in notify_deliveries (keyed by this evaluation's id), as run alerts are.
+            const alert = await sendCheckAlert(spec, out, { db });
             // Not delivered is said where the user looks, and fails the command.
             for (const p of alert.problems) process.stderr.write(`${spec.name}: check_failed not sent: ${p}\n`);
             if (alert.problems.length > 0) worst = Math.max(worst, 1);

@@ -67,6 +67,8 @@ export function register(program: Command): void {
         `${runs.length} run(s): ${runs.filter((r) => r.tableStatus === 'succeeded').length} succeeded, ${runs.filter((r) => r.tableStatus === 'partial').length} partial, ` +
           // Said only when there are some: pipelines without checks keep the line they had.
           (runs.some((r) => r.tableStatus === 'failed_checks') ? `${runs.filter((r) => r.tableStatus === 'failed_checks').length} failed_checks, ` : '') +
+          // A schedule's fire with no run (`scrape-etl up`'s did_not_run) is said apart from the runs' outcomes.
+          (runs.some((r) => r.tableStatus === 'did_not_run') ? `${runs.filter((r) => r.tableStatus === 'did_not_run').length} did_not_run, ` : '') +
           `${runs.filter((r) => r.tableStatus === 'failed').length} failed; median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokens} tokens\n`,
       );
     });

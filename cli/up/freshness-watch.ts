@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import type { Metrics } from '../../activities/metrics.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
+import type { Database } from '../../db/connect.js';
 
 export class FreshnessWatch {
   /** `<pipeline>\u0001<check>` of the checks failing at the last evaluation: alerted already. */
@@ -20,37 +21,48 @@ export class FreshnessWatch {
   async maybeEvaluate(specs: readonly PipelineSpec[], now = Date.now()): Promise<void> {
     if (now - this.last < this.o.everyMs) return;
     this.last = now;
-    for (const spec of specs) {
-      if (!(spec.checks ?? []).some((c) => c.type === 'freshness')) continue;
-      try {
-        await this.evaluate(spec);
-      } catch (err) {
-        this.o.log(`warning: the freshness of ${spec.name} could not be evaluated: ${(err as Error).message}`);
-      }
+    for (const spec of specs) await this.evaluateOne(spec);
+  }
+
+  /** The next maybeEvaluate waits `everyMs` from now (after an evaluation made with evaluateOne). */
+  markEvaluated(now = Date.now()): void {
+    this.last = now;
+  }
+
+  /**
+   * One pipeline's freshness checks now, on `db` when the caller has its destination open already (not closed
+   * here), else on a connection of its own. A destination that does not exist is not created.
+   */
+  async evaluateOne(spec: PipelineSpec, db?: Database): Promise<void> {
+    if (!(spec.checks ?? []).some((c) => c.type === 'freshness')) return;
+    try {
+      await this.evaluate(spec, db);
+    } catch (err) {
+      this.o.log(`warning: the freshness of ${spec.name} could not be evaluated: ${(err as Error).message}`);
     }
   }
 
-  private async evaluate(spec: PipelineSpec): Promise<void> {
+  private async evaluate(spec: PipelineSpec, open?: Database): Promise<void> {
     const { openDatabase, parseDatabaseUrl } = await import('../../db/connect.js');
     const { evaluateFreshness, sendCheckAlert } = await import('../../activities/checks.js');
     const parsed = parseDatabaseUrl(spec.destination.database);
     // A destination no run has written yet: nothing is fresh, and that is what the check says; it needs the tables.
-    if (parsed.dialect !== 'postgres' && !fs.existsSync(parsed.file)) {
+    if (!open && parsed.dialect !== 'postgres' && !fs.existsSync(parsed.file)) {
       this.note(spec, [{ name: 'freshness', failed: true, message: `its destination ${parsed.file} does not exist yet: no run has loaded anything` }]);
       return;
     }
-    const db = await openDatabase(spec.destination.database);
-    let out: Awaited<ReturnType<typeof evaluateFreshness>>;
+    const db = open ?? (await openDatabase(spec.destination.database));
     try {
-      out = await evaluateFreshness(db, spec, { metrics: this.o.metrics });
+      const out = await evaluateFreshness(db, spec, { metrics: this.o.metrics });
+      const results = out.results.map((r) => ({ name: r.name, failed: r.status === 'fail' || r.status === 'error', message: r.message }));
+      const fresh = this.note(spec, results);
+      if (fresh && out.detail) {
+        // Recorded in notify_deliveries and counted in the metrics as run alerts are.
+        const sent = await sendCheckAlert(spec, out, { ...(this.o.env ? { env: this.o.env } : {}), db, metrics: this.o.metrics });
+        for (const p of sent.problems) this.o.log(`warning: check_failed for ${spec.name} not delivered: ${p}`);
+      }
     } finally {
-      await db.close();
-    }
-    const results = out.results.map((r) => ({ name: r.name, failed: r.status === 'fail' || r.status === 'error', message: r.message }));
-    const fresh = this.note(spec, results);
-    if (fresh && out.detail) {
-      const sent = await sendCheckAlert(spec, out, this.o.env ? { env: this.o.env } : {});
-      for (const p of sent.problems) this.o.log(`warning: check_failed for ${spec.name} not delivered: ${p}`);
+      if (!open) await db.close();
     }
   }
 

@@ -1,17 +1,22 @@
 // What `scrape-etl up` watches of the schedules on its task queue:
 //  - at start, each scheduled pipeline's last succeeded run from its destination's pipeline_runs, which seeds
 //    scrape_etl_pipeline_last_success_timestamp_seconds (runs finishing on the workers move it on), so the gauge
-//    is right after a restart too, not absent until the next success;
-//  - every SCRAPE_ETL_UP_WATCH_SECONDS (30), whether each active schedule's expected fire time came with an action:
-//    one that did not (skipped by its overlap policy behind a stuck run, missed its catch-up window while the server
-//    was down) is said on up's output as `schedule <id> did not run at <time>`, once;
+//    is right after a restart too, not absent until the next success; the destination is opened once for that
+//    and the first freshness evaluation together;
+//  - every SCRAPE_ETL_UP_WATCH_SECONDS (30), whether each active schedule's fire times came with an action: one that
+//    did not (skipped by its overlap policy behind a run still open, missed while the server or `up` was down past
+//    the catch-up window) is said on up's output and sent as `did_not_run` to the pipeline's webhooks, once per
+//    missed fire, also across restarts (./missed-fires.ts);
 //  - the `freshness` checks of the scheduled pipelines (./freshness-watch.ts).
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Metrics } from '../../activities/metrics.js';
 import { positiveIntFromEnv } from '../../lib/env-int.js';
 import { FreshnessWatch } from './freshness-watch.js';
+import { MissedFires, missedCause, sendDidNotRun, type ScheduleView } from './missed-fires.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import type { TemporalSettings } from '../../temporal/settings.js';
+import type { Database } from '../../db/connect.js';
 
 export interface ScheduleWatch {
   /** One line for up's screen: how many schedules on this task queue, and the next fire time. */
@@ -26,42 +31,88 @@ interface Watched {
   next: Date | undefined;
 }
 
+/** A duration of Temporal's policies (ms) as the pipeline file writes it. */
+function msText(ms: number): string {
+  return ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`;
+}
 
-export async function watchSchedules(o: { settings: TemporalSettings; metrics: Metrics; log(m: string): void }): Promise<ScheduleWatch> {
+export async function watchSchedules(o: { settings: TemporalSettings; metrics: Metrics; log(m: string): void; env?: NodeJS.ProcessEnv }): Promise<ScheduleWatch> {
   const { connectTemporal } = await import('../../temporal/connect.js');
   const conn = await connectTemporal({ settings: o.settings });
   const client = conn.client;
-  const intervalMs = positiveIntFromEnv(process.env, 'SCRAPE_ETL_UP_WATCH_SECONDS', 30) * 1000;
+  const env = o.env ?? process.env;
+  const startedAt = new Date();
+  const intervalMs = positiveIntFromEnv(env, 'SCRAPE_ETL_UP_WATCH_SECONDS', 30) * 1000;
   // A late action is not a missing one: the server takes an action within seconds of its time.
-  const graceMs = positiveIntFromEnv(process.env, 'SCRAPE_ETL_UP_MISSED_GRACE_SECONDS', 60) * 1000;
-  /** Fire times expected and not yet seen taken, by schedule id. */
-  const expected = new Map<string, Date>();
-  const reported = new Set<string>();
-  const freshness = new FreshnessWatch({ metrics: o.metrics, log: o.log, everyMs: positiveIntFromEnv(process.env, 'SCRAPE_ETL_UP_FRESHNESS_SECONDS', 300) * 1000 });
+  const graceMs = positiveIntFromEnv(env, 'SCRAPE_ETL_UP_MISSED_GRACE_SECONDS', 60) * 1000;
+  const missed = new MissedFires({ file: path.join(o.settings.dataDir, 'up-missed-fires.json'), graceMs, startedAt });
+  const freshness = new FreshnessWatch({ metrics: o.metrics, log: o.log, everyMs: positiveIntFromEnv(env, 'SCRAPE_ETL_UP_FRESHNESS_SECONDS', 300) * 1000 });
   const specsOf = (list: Watched[]) => list.flatMap((w) => (w.spec && !w.paused ? [w.spec] : []));
+
+  async function pollersNow(): Promise<number | undefined> {
+    try {
+      const { livePollers } = await import('../../temporal/pollers.js');
+      return (await livePollers(client, o.settings.namespace, o.settings.taskQueue)).length;
+    } catch {
+      return undefined;
+    }
+  }
 
   async function schedulesOfQueue(): Promise<Watched[]> {
     const out: Watched[] = [];
+    const found: Array<Parameters<typeof sendDidNotRun>[0]> = [];
+    let pollers: number | undefined | null = null;
     for await (const s of client.schedule.list()) {
       const d = await client.schedule.getHandle(s.scheduleId).describe();
       if (d.action.type !== 'startWorkflow' || d.action.taskQueue !== o.settings.taskQueue) continue;
       const arg = d.action.args?.[0] as { spec?: PipelineSpec } | undefined;
       const watched: Watched = { id: s.scheduleId, spec: arg?.spec, paused: d.state.paused, next: d.info.nextActionTimes[0] };
-      const due = expected.get(s.scheduleId);
-      if (due && Date.now() > due.getTime() + graceMs) {
-        const taken = d.info.recentActions.some((a) => Math.abs(a.scheduledAt.getTime() - due.getTime()) < 1000);
-        const key = `${s.scheduleId}@${due.toISOString()}`;
-        if (!taken && !d.state.paused && !reported.has(key)) {
-          reported.add(key);
-          o.log(
-            `warning: schedule ${s.scheduleId} did not run at ${due.toISOString()} (no action taken: skipped by its overlap policy behind a run still open, ` +
-              `or missed while the server was down); \`scrape-etl schedule describe ${s.scheduleId}\` shows its recent actions`,
-          );
-        }
-        expected.delete(s.scheduleId);
+      const view: ScheduleView = {
+        id: s.scheduleId,
+        spec: arg?.spec,
+        paused: d.state.paused,
+        version: (d.info.lastUpdatedAt ?? d.info.createdAt).toISOString(),
+        next: d.info.nextActionTimes,
+        recent: d.info.recentActions.map((a) => a.scheduledAt),
+        running: d.info.runningActions.map((a) => a.workflow.workflowId),
+        overlap: arg?.spec?.schedule?.overlap ?? String(d.policies.overlap).toLowerCase(),
+        catchupWindow: arg?.spec?.schedule?.catchup_window ?? msText(d.policies.catchupWindow),
+      };
+      for (const m of missed.observe(view)) {
+        if (pollers === null) pollers = await pollersNow();
+        const cause = missedCause({ at: m.at, running: m.running, overlap: view.overlap, catchupWindow: view.catchupWindow, upStartedAt: startedAt, taskQueue: o.settings.taskQueue, pollers });
+        found.push({ scheduleId: m.scheduleId, spec: m.spec, at: m.at, cause });
       }
-      if (!d.state.paused && watched.next && !expected.has(s.scheduleId)) expected.set(s.scheduleId, watched.next);
       out.push(watched);
+    }
+    missed.retain(new Set(out.map((w) => w.id)));
+    missed.save();
+    for (const fire of found) {
+      const at = fire.at.toISOString();
+      const message =
+        `schedule ${fire.scheduleId}${fire.spec ? ` of pipeline ${fire.spec.name}` : ''} did not run at ${at}: ${fire.cause}; ` +
+        `\`scrape-etl schedule describe ${fire.scheduleId}\` shows its recent actions`;
+      let said = '';
+      try {
+        const sent = await sendDidNotRun(fire, { metrics: o.metrics, env, message, log: o.log });
+        said =
+          sent.status === 'delivered'
+            ? ' (did_not_run alert delivered)'
+            : sent.status === 'failed'
+              ? ` (did_not_run alert not delivered: ${sent.error})`
+              : sent.status === 'already'
+                ? ''
+                : ' (no webhook subscribes to did_not_run)';
+        if (sent.status === 'already') {
+          missed.markHandled(fire.scheduleId, fire.at);
+          continue;
+        }
+      } catch (err) {
+        said = ` (did_not_run alert not sent: ${(err as Error).message})`;
+      }
+      o.log(`warning: ${message}${said}`);
+      missed.markHandled(fire.scheduleId, fire.at);
+      missed.save();
     }
     return out;
   }
@@ -69,8 +120,8 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
   let schedules: Watched[] = [];
   try {
     schedules = await schedulesOfQueue();
-    await seedLastSuccess(schedules, o.metrics, o.log);
-    await freshness.maybeEvaluate(specsOf(schedules));
+    // One opening of each destination for the gauge's start value and the first freshness evaluation.
+    await atStart(specsOf(schedules), o.metrics, o.log, freshness);
   } catch (err) {
     o.log(`warning: could not read the schedules: ${(err as Error).message}`);
   }
@@ -101,27 +152,48 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
   };
 }
 
-/** The gauge's start value: each scheduled pipeline's last succeeded run in its destination (read, never created). */
-async function seedLastSuccess(schedules: Watched[], metrics: Metrics, log: (m: string) => void): Promise<void> {
+/**
+ * At start, each active scheduled pipeline's destination opened once (never created: one no run has written holds
+ * no success, and the freshness watch says so without it): the gauge's start value, and the first freshness evaluation.
+ * `open` is for tests (counting the openings); the default is db/connect.ts openDatabase.
+ */
+export async function atStart(
+  specs: readonly PipelineSpec[],
+  metrics: Pick<Metrics, 'lastSuccess'>,
+  log: (m: string) => void,
+  freshness: Pick<FreshnessWatch, 'evaluateOne' | 'markEvaluated'>,
+  open?: (url: string) => Promise<Database>,
+): Promise<void> {
   const { openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
-  const { listPipelineRuns } = await import('../../db/pipeline-runs.js');
-  for (const { spec } of schedules) {
-    if (!spec) continue;
+  const opener = open ?? openDatabase;
+  for (const spec of specs) {
     const url = spec.destination.database;
+    let db: Database | undefined;
     try {
       const parsed = parseDatabaseUrl(url);
-      // A destination no run has written yet holds no success; opening it would create the file.
-      if (parsed.dialect !== 'postgres' && !fs.existsSync(parsed.file)) continue;
-      const db = await openDatabase(url);
-      try {
-        const runs = await listPipelineRuns(db, { limit: 200, pipeline: spec.name });
-        const last = runs.find((r) => r.status === 'succeeded' && r.finishedAt);
-        if (last?.finishedAt) metrics.lastSuccess(spec.name, new Date(last.finishedAt));
-      } finally {
-        await db.close();
-      }
+      if (parsed.dialect === 'postgres' || fs.existsSync(parsed.file)) db = await opener(url);
     } catch (err) {
-      log(`warning: the last success of ${spec.name} could not be read from ${redactDatabaseUrl(url)}: ${(err as Error).message}`);
+      log(`warning: the destination of ${spec.name} could not be opened (${redactDatabaseUrl(url)}): ${(err as Error).message}`);
+      continue;
     }
+    try {
+      if (db) await seedLastSuccess(spec, db, metrics, log);
+      await freshness.evaluateOne(spec, db);
+    } finally {
+      await db?.close();
+    }
+  }
+  freshness.markEvaluated();
+}
+
+/** The gauge's start value: the pipeline's last succeeded run in its destination. */
+async function seedLastSuccess(spec: PipelineSpec, db: Database, metrics: Pick<Metrics, 'lastSuccess'>, log: (m: string) => void): Promise<void> {
+  const { listPipelineRuns } = await import('../../db/pipeline-runs.js');
+  try {
+    const runs = await listPipelineRuns(db, { limit: 200, pipeline: spec.name });
+    const last = runs.find((r) => r.status === 'succeeded' && r.finishedAt);
+    if (last?.finishedAt) metrics.lastSuccess(spec.name, new Date(last.finishedAt));
+  } catch (err) {
+    log(`warning: the last success of ${spec.name} could not be read: ${(err as Error).message}`);
   }
 }
