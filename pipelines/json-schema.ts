@@ -7,12 +7,14 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { pipelineSchema } from './schema.js';
+import { withUrlsFile } from './urls-file.js';
 
 export const PIPELINE_JSON_SCHEMA_PATH = fileURLToPath(new URL('./pipeline.schema.json', import.meta.url));
 
 export function pipelineJsonSchema(): Record<string, unknown> {
   // 'input': what a file may contain (defaults make keys optional), not the parsed object.
-  const schema = z.toJSONSchema(pipelineSchema, { io: 'input', target: 'draft-2020-12' });
+  // `request.urls_file` is read by the loader before the zod schema parses; its key is added from the same definition.
+  const schema = withUrlsFile(z.toJSONSchema(pipelineSchema, { io: 'input', target: 'draft-2020-12' }));
   return {
     ...schema,
     title: 'scrape-etl pipeline',

@@ -17,6 +17,7 @@ import type { PipelineIssue } from './errors.js';
 import { interpolate } from './env.js';
 import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema.js';
 import type { PipelineSpec } from './spec.js';
+import { URLS_FILE_KEY, urlsFileField } from './urls-file.js';
 
 export interface LoadOptions {
   /** Environment for `${VAR}` references and the token check; default process.env. */
@@ -536,7 +537,9 @@ function urlsFileInto(js: unknown, list: UrlsFileList | undefined, problem: (mes
     problem('give the URLs either in request.urls or in the file request.urls_file names, not both');
     return undefined;
   }
-  if (typeof r['urls_file'] !== 'string' || r['urls_file'].trim() === '') {
+  // The same definition the JSON Schema is given (./urls-file.ts).
+  const named = urlsFileField.safeParse(r[URLS_FILE_KEY]);
+  if (!named.success) {
     problem('expected the path of a file with one URL a line (relative to the pipeline file)');
     return undefined;
   }

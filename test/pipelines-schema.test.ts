@@ -1,8 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { PipelineFileError } from '../pipelines/errors.js';
 import { PIPELINE_JSON_SCHEMA_PATH, pipelineJsonSchemaText } from '../pipelines/json-schema.js';
-import { parsePipelineText } from '../pipelines/loader.js';
+import { loadPipelineFile, parsePipelineText } from '../pipelines/loader.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 
 const env = {};
@@ -139,5 +143,46 @@ describe('pipeline schema', () => {
     expect(parseDurationMs('500ms')).toBe(500);
     expect(parseDurationMs('6h')).toBe(21_600_000);
     expect(() => parseDurationMs('5 s')).toThrow(/invalid duration/);
+  });
+
+  it('request.urls_file: the JSON Schema (checked by Python\'s jsonschema) accepts exactly the files the loader accepts', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'urls-file-schema-'));
+    try {
+      writeFileSync(path.join(dir, 'urls.txt'), '# products\nhttps://shopee.tw/api/v2/item/get?itemid=1&shopid=2\n\nhttps://shopee.tw/api/v2/item/get?itemid=3&shopid=2\n');
+      writeFileSync(path.join(dir, 'jobs.txt'), 'https://remoteok.com/remote-typescript-jobs\n');
+      const url = 'https://shopee.tw/api/v2/item/get?itemid=1&shopid=2';
+      const jobSchema = '  min: 1\n  max: 10\n  timeout: 60\n  schema: {type: array, items: {type: object, properties: {title: {type: string}}}}\n';
+      const cases: Array<[string, string]> = [
+        ['marketplace, urls_file', 'name: m\nkind: marketplace\nrequest:\n  urls_file: urls.txt\n'],
+        ['marketplace, urls', `name: m\nkind: marketplace\nrequest:\n  urls: ["${url}"]\n`],
+        ['marketplace, both', `name: m\nkind: marketplace\nrequest:\n  urls: ["${url}"]\n  urls_file: urls.txt\n`],
+        ['marketplace, neither', 'name: m\nkind: marketplace\nrequest: {}\n'],
+        ['marketplace, urls_file blank', 'name: m\nkind: marketplace\nrequest:\n  urls_file: " "\n'],
+        ['marketplace, urls_file not a string', 'name: m\nkind: marketplace\nrequest:\n  urls_file: [urls.txt]\n'],
+        ['job-board, urls_file', `name: j\nkind: job-board\nrequest:\n  urls_file: jobs.txt\n${jobSchema}`],
+        ['job-board, both', `name: j\nkind: job-board\nrequest:\n  urls: [https://remoteok.com/x]\n  urls_file: jobs.txt\n${jobSchema}`],
+        ['leads-social, urls_file', 'name: l\nkind: leads-social\nrequest:\n  keywords: k\n  sentiment_type: all\n  expected_data: 3\n  urls_file: urls.txt\n'],
+      ];
+      const byLoader: boolean[] = [];
+      for (const [i, [, text]] of cases.entries()) {
+        const file = path.join(dir, `p${i}.yaml`);
+        writeFileSync(file, text);
+        byLoader.push(await loadPipelineFile(file, { env }).then(() => true, (err: unknown) => (err instanceof PipelineFileError ? false : Promise.reject(err))));
+      }
+      const instances = cases.map(([, text]) => parseYaml(text) as unknown);
+      const py = spawnSync(
+        'python3',
+        ['-c', 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); v=jsonschema.Draft202012Validator(s); print(json.dumps([v.is_valid(i) for i in json.load(sys.stdin)]))', PIPELINE_JSON_SCHEMA_PATH],
+        { input: JSON.stringify(instances), encoding: 'utf8' },
+      );
+      expect(py.status, py.stderr).toBe(0);
+      const bySchema = JSON.parse(py.stdout) as boolean[];
+      const verdicts = cases.map(([name], i) => `${name}: loader ${byLoader[i] ? 'accepts' : 'rejects'}, schema ${bySchema[i] ? 'accepts' : 'rejects'}`);
+      expect(verdicts).toEqual(cases.map(([name], i) => `${name}: loader ${byLoader[i] ? 'accepts' : 'rejects'}, schema ${byLoader[i] ? 'accepts' : 'rejects'}`));
+      // The cases mean something: both forms accepted, the wrong ones refused.
+      expect(byLoader).toEqual([true, true, false, false, false, false, true, false, false]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
