@@ -15,17 +15,32 @@ export function loadRunId(now = new Date(), random: string): string {
 
 const OWNER = /--(\d+)@([^@]+)$/;
 
+/**
+ * The pid of the process of this host that wrote a `running` load row and is gone, or undefined (another
+ * host's, a live one, or not a load's row). What finaliseOrphanedLoads finalises and `status` shows as interrupted.
+ */
+export function goneLoadOwner(workflowId: string, status: string): number | undefined {
+  if (status !== 'running' || !workflowId.startsWith('cli-load--')) return undefined;
+  const m = OWNER.exec(workflowId);
+  if (!m || m[2] !== os.hostname()) return undefined;
+  const pid = Number(m[1]);
+  return pid === process.pid || isProcessAlive(pid) ? undefined : pid;
+}
+
+/** The error an interrupted load's row is given. */
+export function interruptedLoadError(pid: number): string {
+  return `the load process (pid ${pid}) ended without finishing this run (stopped, killed, or out of disk); files it loaded before stay loaded`;
+}
+
 /** Finalises the `running` load rows of processes of this host that are gone; returns their workflow ids. */
 export async function finaliseOrphanedLoads(db: Database): Promise<string[]> {
   const rows = await withReadTransaction(db, (tx) => tx.all(`SELECT workflow_id FROM pipeline_runs WHERE status = 'running' AND workflow_id LIKE 'cli-load--%'`, []));
   const done: string[] = [];
   for (const row of rows) {
     const id = String(row['workflow_id']);
-    const m = OWNER.exec(id);
-    if (!m || m[2] !== os.hostname()) continue;
-    const pid = Number(m[1]);
-    if (pid === process.pid || isProcessAlive(pid)) continue;
-    await finishPipelineRun(db, { workflowId: id, status: 'interrupted', error: `the load process (pid ${pid}) ended without finishing this run (stopped, killed, or out of disk); files it loaded before stay loaded` });
+    const pid = goneLoadOwner(id, 'running');
+    if (pid === undefined) continue;
+    await finishPipelineRun(db, { workflowId: id, status: 'interrupted', error: interruptedLoadError(pid) });
     done.push(id);
   }
   return done;

@@ -69,8 +69,13 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
     const runs = await selectPipelineRuns(r, filter);
     return { runs, checks: await selectChecksOfRuns(r, runs.map((x) => x.workflowId)) };
   });
+  const { goneLoadOwner, interruptedLoadError } = await import('../../db/orphaned-runs.js');
   const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
-  for (const r of runs) {
+  for (const row of runs) {
+    // A `load` whose process is gone left its row `running`: shown as the next load finalises it, as interrupted
+    // (this command only reads; the row itself is finalised by the next load into this database).
+    const gone = goneLoadOwner(row.workflowId, row.status);
+    const r = gone === undefined ? row : { ...row, status: 'interrupted' as const, error: interruptedLoadError(gone) };
     out.set(r.workflowId, {
       workflowId: r.workflowId,
       pipeline: r.pipeline,
