@@ -102,7 +102,9 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
               ? ` (did_not_run alert not delivered: ${sent.error})`
               : sent.status === 'already'
                 ? ''
-                : ' (no webhook subscribes to did_not_run)';
+                : fire.spec
+                  ? ' (no webhook subscribes to did_not_run)'
+                  : ' (the schedule carries no pipeline: no alert sent)';
         if (sent.status === 'already') {
           missed.markHandled(fire.scheduleId, fire.at);
           continue;
