@@ -129,12 +129,14 @@ describe('`check --notify`', () => {
 });
 
 describe("up's start", () => {
-  it('opens each scheduled destination once for the last-success gauge and the first freshness evaluation', async () => {
+  it('opens each scheduled pipeline\'s destination once for the last-success gauge and the first freshness evaluation', async () => {
     const file = path.join(dir, 'start.sqlite');
     const url = `sqlite:${file}`;
     const seed = await openDatabase(url);
-    await startPipelineRun(seed, { workflowId: 'up-start--1', pipeline: 'up-start', kind: 'marketplace', startedAt: new Date(Date.now() - 7_200_000) });
-    await finishPipelineRun(seed, { workflowId: 'up-start--1', status: 'succeeded', finishedAt: new Date(Date.now() - 7_000_000) });
+    for (const p of ['up-start', 'up-paused']) {
+      await startPipelineRun(seed, { workflowId: `${p}--1`, pipeline: p, kind: 'marketplace', startedAt: new Date(Date.now() - 7_200_000) });
+      await finishPipelineRun(seed, { workflowId: `${p}--1`, status: 'succeeded', finishedAt: new Date(Date.now() - 7_000_000) });
+    }
     await seed.close();
     const spec = parsePipelineText(pipelineYaml('up-start', file, `${base}/up-start`), 'start.yaml');
     // A pipeline that never ran: its destination is neither opened nor created.
@@ -147,16 +149,32 @@ describe("up's start", () => {
       return openDatabase(u);
     };
     const freshness = new FreshnessWatch({ metrics, log: (m) => logs.push(m), everyMs: 300_000, env: {} });
-    await atStart([spec, absent], metrics, (m) => logs.push(m), freshness, open);
+    // A paused schedule's pipeline (the same destination): its gauge is seeded too, its freshness not evaluated.
+    const paused = parsePipelineText(pipelineYaml('up-paused', file, `${base}/up-paused`), 'paused.yaml');
+    await atStart(
+      [
+        { spec, paused: false },
+        { spec: absent, paused: false },
+        { spec: paused, paused: true },
+      ],
+      metrics,
+      (m) => logs.push(m),
+      freshness,
+      open,
+    );
+    // Two pipelines, one destination: one opening.
     expect(opened).toEqual([url]);
     expect(fs.existsSync(path.join(dir, 'absent.sqlite'))).toBe(false);
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/scrape_etl_pipeline_last_success_timestamp_seconds\{pipeline="up-start"\} \d+/);
+    expect(text).toMatch(/scrape_etl_pipeline_last_success_timestamp_seconds\{pipeline="up-paused"\} \d+/);
     // The freshness evaluation ran on that one connection: recorded, said, alerted once.
     expect(sqlite(file, "SELECT status FROM check_results WHERE pipeline = 'up-start' AND workflow_id LIKE 'freshness:%'")).toEqual([['fail']]);
     expect(logs.join('\n')).toMatch(/pipeline up-start: freshness check \S+ fails/);
     expect(logs.join('\n')).toMatch(/pipeline up-absent: freshness check freshness fails: its destination .* does not exist yet/);
     expect(hits.filter((h) => h.path === '/up-start').map((h) => h.event)).toEqual(['check_failed']);
+    expect(hits.filter((h) => h.path === '/up-paused')).toEqual([]);
+    expect(logs.join('\n')).not.toContain('up-paused');
     expect(sqlite(file, "SELECT event FROM notify_deliveries")).toEqual([['check_failed']]);
   });
 });

@@ -123,7 +123,7 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
   try {
     schedules = await schedulesOfQueue();
     // One opening of each destination for the gauge's start value and the first freshness evaluation.
-    await atStart(specsOf(schedules), o.metrics, o.log, freshness);
+    await atStart(schedules.flatMap((w) => (w.spec ? [{ spec: w.spec, paused: w.paused }] : [])), o.metrics, o.log, freshness);
   } catch (err) {
     o.log(`warning: could not read the schedules: ${(err as Error).message}`);
   }
@@ -155,12 +155,13 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
 }
 
 /**
- * At start, each active scheduled pipeline's destination opened once (never created: one no run has written holds
- * no success, and the freshness watch says so without it): the gauge's start value, and the first freshness evaluation.
+ * At start, each scheduled pipeline's destination opened once (never created: one no run has written holds no
+ * success, and the freshness watch says so without it): the gauge's start value (paused schedules too: their
+ * pipelines' last success is still a fact), and the first freshness evaluation (active schedules only).
  * `open` is for tests (counting the openings); the default is db/connect.ts openDatabase.
  */
 export async function atStart(
-  specs: readonly PipelineSpec[],
+  scheduled: ReadonlyArray<{ spec: PipelineSpec; paused: boolean }>,
   metrics: Pick<Metrics, 'lastSuccess'>,
   log: (m: string) => void,
   freshness: Pick<FreshnessWatch, 'evaluateOne' | 'markEvaluated'>,
@@ -168,19 +169,23 @@ export async function atStart(
 ): Promise<void> {
   const { openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
   const opener = open ?? openDatabase;
-  for (const spec of specs) {
-    const url = spec.destination.database;
+  // Pipelines sharing a destination share its one opening.
+  const byUrl = new Map<string, Array<{ spec: PipelineSpec; paused: boolean }>>();
+  for (const s of scheduled) byUrl.set(s.spec.destination.database, [...(byUrl.get(s.spec.destination.database) ?? []), s]);
+  for (const [url, pipelines] of byUrl) {
     let db: Database | undefined;
     try {
       const parsed = parseDatabaseUrl(url);
       if (parsed.dialect === 'postgres' || fs.existsSync(parsed.file)) db = await opener(url);
     } catch (err) {
-      log(`warning: the destination of ${spec.name} could not be opened (${redactDatabaseUrl(url)}): ${(err as Error).message}`);
+      log(`warning: the destination of ${pipelines.map((p) => p.spec.name).join(', ')} could not be opened (${redactDatabaseUrl(url)}): ${(err as Error).message}`);
       continue;
     }
     try {
-      if (db) await seedLastSuccess(spec, db, metrics, log);
-      await freshness.evaluateOne(spec, db);
+      for (const { spec, paused } of pipelines) {
+        if (db) await seedLastSuccess(spec, db, metrics, log);
+        if (!paused) await freshness.evaluateOne(spec, db);
+      }
     } finally {
       await db?.close();
     }
