@@ -1,7 +1,7 @@
-// The on-disk format of a DuckDB destination (db/duckdb/database.ts, ddl.ts): a new file is written in DuckDB's
-// v1.2 storage format with 64 KB blocks, so the raw response bodies are stored compressed (ZSTD) and the keys take
-// small blocks; a file made earlier (DuckDB's default format, every index of the model) keeps its format, loses the
-// indexes DuckDB never reads (schema step 5) and loads as before. Every value is read back by Python's duckdb
+// The on-disk format of a DuckDB destination (db/duckdb/database.ts, ddl.ts, rewrite-format.ts): a new file is
+// written in DuckDB's v1.2 storage format with 64 KB blocks, so the raw response bodies are stored compressed (ZSTD)
+// and the keys take small blocks; a file made earlier (DuckDB's default format, every index of the model) loses the
+// indexes DuckDB never reads (schema step 5) and is rewritten once in the current format when first opened. Every value is read back by Python's duckdb
 // package (an independent reader) and compared with what was loaded: the bodies byte for byte.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema } from '../client/schemas.js';
 import { openDatabase } from '../db/connect.js';
-import { SCHEMA_VERSION_TABLE, tableDdl } from '../db/duckdb/ddl.js';
+import { SCHEMA_VERSION_TABLE } from '../db/duckdb/ddl.js';
 import { loadBatch, loadBatches } from '../db/load.js';
 import { TABLES, type AnyTableDef } from '../db/schema/definition.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';
@@ -53,6 +53,7 @@ out = {
   "body_compression": sorted({r[0] for r in q("select compression from pragma_storage_info('raw_responses') where column_name = 'body'")}),
   "indexes": sorted(r[0] for r in q("select index_name from duckdb_indexes() where table_name = 'marketplace_products' or table_name = 'raw_responses'")),
   "bodies": {r[0]: hashlib.sha256(r[1].encode('utf-8')).hexdigest() for r in q("select request_key, coalesce((select s.body from raw_responses s where s.id = r.body_ref), r.body) from raw_responses r")},
+  "raw_ids": q("select id, request_key, body_ref from raw_responses order by id"),
   "sha_matches": one("select count(*) from raw_responses where body_ref is null and sha256(body) = body_sha256"),
   "tables": {},
 }
@@ -70,6 +71,7 @@ interface Read {
   indexes: string[];
   bodies: Record<string, string>;
   sha_matches: number;
+  raw_ids: unknown[];
   tables: Record<string, [number, string]>;
 }
 
@@ -95,38 +97,62 @@ describe('DuckDB destination file format', () => {
     expect(read.tables['marketplace_products']![0]).toBe(12);
   }, 120_000);
 
-  it('a file in the earlier format keeps it, loses the indexes DuckDB never reads, and loads the same rows as a new file', async () => {
+  it('a file in the earlier format is rewritten once in the current one when opened: every row, body, sequence, key and index kept; loads go on as in a new file', async () => {
+    const list = Array.from({ length: 8 }, (_, i) => product(i));
+    const fresh = path.join(dir, 'fresh.duckdb');
+    const db = await openDatabase(`duckdb:${fresh}`);
+    for (const p of list.slice(0, 3)) await loadBatch(db, p); // one transaction each
+    expect((await loadBatches(db, list.slice(3, 6))).failed).toBeUndefined(); // a group
+    await db.close();
+    // The same file as version 4 made it: DuckDB's default format and blocks, every index of the model.
     const old = path.join(dir, 'old.duckdb');
-    // The file as version 4 made it: DuckDB's default format and block size, and every index of the model.
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const instance = await DuckDBInstance.create(old);
+    const instance = await DuckDBInstance.create(':memory:');
     const conn = await instance.connect();
-    await conn.run(`CREATE TABLE ${SCHEMA_VERSION_TABLE} (version integer PRIMARY KEY, applied_at timestamp with time zone NOT NULL)`);
+    await conn.run(`ATTACH '${fresh}' AS f (READ_ONLY)`);
+    await conn.run(`ATTACH '${old}' AS o`);
+    await conn.run('COPY FROM DATABASE f TO o');
+    await conn.run('USE o');
     for (const [name, def] of Object.entries(TABLES)) {
-      for (const sql of tableDdl(name, { ...(def as AnyTableDef), indexes: [] })) await conn.run(sql);
-      for (const i of (def as AnyTableDef).indexes ?? []) await conn.run(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX "${i.name}" ON "${name}" (${i.columns.map((c) => `"${c}"`).join(', ')})`);
+      for (const i of (def as AnyTableDef).indexes ?? []) await conn.run(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${i.name}" ON "${name}" (${i.columns.map((c) => `"${c}"`).join(', ')})`);
     }
+    await conn.run(`DELETE FROM ${SCHEMA_VERSION_TABLE}`);
     await conn.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (4, now())`);
+    await conn.run('USE memory');
+    await conn.run('DETACH o');
     conn.closeSync();
     instance.closeSync();
+    fs.writeFileSync(`${old}.rewrite.tmp`, 'a copy a killed process left half written');
+    const before = readWithPython(old);
+    expect([before.format, before.block_size, before.indexes.length]).toEqual(['v1.0.0+', 262144, 4]);
+    expect(before.tables).toEqual(readWithPython(fresh).tables);
 
-    const list = Array.from({ length: 6 }, (_, i) => product(i));
-    const db = await openDatabase(`duckdb:${old}`);
-    for (const p of list.slice(0, 3)) await loadBatch(db, p); // one transaction each
-    expect((await loadBatches(db, list.slice(3))).failed).toBeUndefined(); // a group
-    await db.close();
-    const fresh = await openDatabase(`duckdb:${path.join(dir, 'fresh.duckdb')}`);
-    for (const p of list.slice(0, 3)) await loadBatch(fresh, p);
-    expect((await loadBatches(fresh, list.slice(3))).failed).toBeUndefined();
-    await fresh.close();
-
-    const [a, b] = [readWithPython(old), readWithPython(path.join(dir, 'fresh.duckdb'))];
-    expect(a.format).toBe('v1.0.0+');
-    expect(a.block_size).toBe(262144);
-    expect(a.indexes).toEqual(['raw_responses_body_sha256_idx']);
+    const said: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (said.push(String(chunk)), write(chunk, ...rest))) as typeof process.stderr.write;
+    try {
+      for (const file of [old, fresh]) {
+        const d = await openDatabase(`duckdb:${file}`);
+        await loadBatch(d, list[6]!);
+        expect((await loadBatches(d, [list[7]!, list[0]!])).failed).toBeUndefined(); // product 0's body again: stored once
+        await d.close();
+      }
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(said.filter((s) => s.includes(old))).toEqual([expect.stringMatching(/^scrape-etl: rewrote .*old\.duckdb in DuckDB's v1\.2\.0 storage format with 64 KB blocks \(once, .*\): [\d.]+ MB -> [\d.]+ MB/)]);
+    expect(fs.existsSync(`${old}.rewrite.tmp`)).toBe(false);
+    expect(fs.existsSync(`${old}.wal`)).toBe(false);
+    const [a, b] = [readWithPython(old), readWithPython(fresh)];
+    expect([a.format, a.block_size, a.indexes]).toEqual(['v1.2.0+', 65536, ['raw_responses_body_sha256_idx']]);
+    expect(a.body_compression).toContain('ZSTD');
     expect(a.bodies).toEqual(Object.fromEntries(list.map((p) => [p.requestKey, sha256(p.raw)])));
-    // Same rows in every marketplace table (lineage columns aside: load times differ), whatever the format.
+    expect(a.sha_matches).toBe(8);
+    // Same rows in every marketplace table, price-history ids included (its sequence went on where it was); raw
+    // response ids too (their sequence as well).
     expect(a.tables).toEqual(b.tables);
+    expect(a.raw_ids).toEqual(b.raw_ids);
+    expect(a.raw_ids.length).toBe(9);
     expect(Object.keys(a.tables).length).toBeGreaterThan(8);
-  }, 120_000);
+  }, 180_000);
 });

@@ -9,6 +9,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { acquireFileLock, otherProcessesWaiting, reportWait, WAIT_REPORT_MS, waitMessage } from './file-lock.js';
 import { baselineDdl, DUCKDB_SCHEMA_STEPS, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
+import { olderFormat, rewriteFormat } from './rewrite-format.js';
 
 interface OpenFile {
   instance: DuckDBInstance;
@@ -141,11 +142,26 @@ async function openFile(file: string): Promise<OpenFile> {
   let instance: DuckDBInstance | undefined;
   try {
     instance = await openInstance(file);
-    const connection = await instance.connect();
+    let connection = await instance.connect();
     try {
       await ensureSchema(connection);
+      if (await inOlderFormat(connection)) {
+        // Rewritten once in the current format (rewrite-format.ts): closed after a checkpoint, so no WAL is left.
+        await connection.run('CHECKPOINT');
+        forgetStatements(connection);
+        connection.closeSync();
+        instance.closeSync();
+        instance = undefined;
+        await rewriteOnce(file);
+        instance = await openInstance(file);
+        connection = await instance.connect();
+      }
     } catch (err) {
-      connection.closeSync();
+      try {
+        connection.closeSync();
+      } catch {
+        // closed already (the rewrite closed it before failing to open the file again)
+      }
       throw err;
     }
     return { instance, connection, release };
@@ -153,6 +169,27 @@ async function openFile(file: string): Promise<OpenFile> {
     instance?.closeSync();
     release();
     throw err;
+  }
+}
+
+async function inOlderFormat(conn: DuckDBConnection): Promise<boolean> {
+  const tag = (await conn.runAndReadAll(`SELECT tags['storage_version'] AS v FROM duckdb_databases() WHERE database_name = current_database()`)).getRowObjectsJS()[0]?.['v'];
+  return typeof tag === 'string' && olderFormat(tag, STORAGE_VERSION);
+}
+
+/**
+ * Rewrites a file of an older format in the current one, saying so on stderr (it takes a moment once: about a
+ * second per 50 MB). A rewrite that fails leaves the file as it was, says why, and the file is used as it is.
+ */
+async function rewriteOnce(file: string): Promise<void> {
+  if (fs.existsSync(`${file}.wal`)) return; // not checkpointed after all: leave it rather than copy half of it
+  const t0 = Date.now();
+  try {
+    const { before, after } = await rewriteFormat(file, STORAGE_VERSION, BLOCK_SIZE);
+    const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
+    process.stderr.write(`scrape-etl: rewrote ${file} in DuckDB's ${STORAGE_VERSION} storage format with ${Number(BLOCK_SIZE) / 1024} KB blocks (once, ${((Date.now() - t0) / 1000).toFixed(1)} s): ${mb(before)} -> ${mb(after)}; DuckDB 1.2 or later reads it\n`);
+  } catch (err) {
+    process.stderr.write(`scrape-etl: could not rewrite ${file} in DuckDB's ${STORAGE_VERSION} storage format (${(err as Error).message.split('\n')[0]}); it is used as it is\n`);
   }
 }
 
