@@ -22,7 +22,6 @@ import { quoteIdent, sqliteOf, type ExportDatabase } from './database.js';
 import { DoubleBufferedFile, csvEncoder } from './formats/csv.js';
 import type { FormatSettings } from './formats/index.js';
 import { hasRowids, type TableQuery } from './rows.js';
-import { holdYoungGeneration } from './young-generation.js';
 
 /** Below this many cells (estimated from the rowid span) starting threads costs more than it saves. */
 const MIN_CELLS = 500_000;
@@ -102,8 +101,6 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
     if (Date.now() - lastHeard < STALL_MS) job.onAlive?.();
   }, ALIVE_MS);
   const channels: ThreadChannel[] = [];
-  // This thread only copies the threads' bytes into the file, but messages and chunks are garbage too.
-  const release = holdYoungGeneration();
   try {
     for (let index = 0; index < job.threads; index++) {
       const data: CsvThreadData = {
@@ -157,7 +154,6 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
       await file.close();
     }
   } finally {
-    release();
     clearInterval(alive);
     // Threads that finished have exited; the others (an abort, or another thread's failure) are terminated, and
     // their connections closed with them.

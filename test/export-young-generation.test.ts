@@ -1,6 +1,6 @@
-// A CSV export holds V8's young generation at its size (export/young-generation.ts) only while it runs: real
-// exports of a real SQLite file, in the calling thread and on threads, finished and aborted, each set the growth
-// factor to 1 once and back to V8's default after, also when two exports overlap. (Peak memory itself is measured
+// A CSV export in the calling thread holds V8's young generation at its size (export/young-generation.ts) only
+// while it runs: real exports of a real SQLite file, finished and aborted, each set the growth factor to 1 once and
+// back to V8's default after, also when two exports overlap; an export on threads leaves it alone. (Peak memory itself is measured
 // by bench/csv-export.ts, never in a test.)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,12 +42,12 @@ const HOLD = '--semi-space-growth-factor=1';
 const RELEASE = '--semi-space-growth-factor=2';
 
 describe('CSV export and the young generation', () => {
-  it('an export in the calling thread and one on threads each hold it while they run, and write the whole table', async () => {
+  it('an export in the calling thread holds it while it runs, one on threads does not; both write the whole table', async () => {
     const [one] = await exportTables(db, { tables: ['events'], outDir: join(dir, 'a'), threads: 1 });
     expect(flags).toEqual([HOLD, RELEASE]);
     const [threaded] = await exportTables(db, { tables: ['wide'], outDir: join(dir, 'b'), threads: 2 });
     expect(threaded!.threads).toBe(2);
-    expect(flags).toEqual([HOLD, RELEASE, HOLD, RELEASE]);
+    expect(flags).toEqual([HOLD, RELEASE]);
     const rows = readCsvWithPython(one!.file);
     expect(rows.length).toBe(60_001);
     expect(rows[60_000]).toEqual(['p', '5', 'row 59999, "quoted"', '59999']);
@@ -60,13 +60,11 @@ describe('CSV export and the young generation', () => {
       exportTables(db, { tables: ['events'], outDir: join(dir, 'd'), threads: 1 }),
     ]);
     expect(flags).toEqual([HOLD, RELEASE]);
-    // Aborted mid-write, once some rows are out (in the calling thread, then on threads).
-    for (const [table, threads] of [['events', 1], ['wide', 2]] as const) {
-      flags = [];
-      const abort = new AbortController();
-      const out = exportTables(db, { tables: [table], outDir: join(dir, `e${threads}`), threads, signal: abort.signal, onProgress: (p) => p.rows > 0 && abort.abort() });
-      await expect(out).rejects.toThrow();
-      expect(flags).toEqual([HOLD, RELEASE]);
-    }
+    // Aborted mid-write, once some rows are out.
+    flags = [];
+    const abort = new AbortController();
+    const out = exportTables(db, { tables: ['events'], outDir: join(dir, 'e'), threads: 1, signal: abort.signal, onProgress: (p) => p.rows > 0 && abort.abort() });
+    await expect(out).rejects.toThrow();
+    expect(flags).toEqual([HOLD, RELEASE]);
   }, 120_000);
 });
