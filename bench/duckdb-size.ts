@@ -4,14 +4,21 @@
 // included), against a lower bound measured in the same run: a new DuckDB file holding the same rows copied by
 // plain `CREATE TABLE … AS SELECT` from the loaded file (no keys, no indexes, one transaction, checkpointed), and
 // the same with the schema's keys and indexes (the project's DDL, then `INSERT … SELECT`). Where the space goes:
-// per table, the blocks its columns use (pragma_storage_info) and its indexes.
-//   npx tsx bench/duckdb-size.ts        (BENCH_SIZE_PRODUCTS, default 2000)
+// per table, the blocks its columns use (pragma_storage_info) and its indexes. Two more baselines of the same run:
+// dlt (https://dlthub.com, installed from PyPI into ~/.cache/scrape-etl/py-dlt on first use) loading the same product
+// bodies into its own DuckDB file (append, nested lists as child tables, no raw bodies, no keys), and the rows of our
+// file copied into DuckDB's default format (v1.0 storage, 256 KB blocks) with every index of the model: the file
+// as this destination made it before it chose its format and indexes (db/duckdb/database.ts, ddl.ts).
+//   npx tsx bench/duckdb-size.ts        (BENCH_SIZE_PRODUCTS, default 2000; BENCH_SIZE_SINGLE=0 skips the one-call-per-product run)
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openDatabase } from '../db/connect.js';
-import { baselineDdl } from '../db/duckdb/ddl.js';
+import { BLOCK_SIZE, STORAGE_VERSION } from '../db/duckdb/database.js';
+import { baselineDdl, tableDdl } from '../db/duckdb/ddl.js';
+import { TABLES, type AnyTableDef } from '../db/schema/definition.js';
 import { products, timeProductLoads, type Product } from './_marketplace-files.js';
 
 const PRODUCTS = Number(process.env['BENCH_SIZE_PRODUCTS'] ?? 2000);
@@ -38,15 +45,19 @@ async function load(dir: string, dialect: 'sqlite' | 'duckdb', list: readonly Pr
   }
 }
 
-/** Tables of the loaded file copied into a new file: bare (CTAS) or with the project's keys and indexes. */
-async function lowerBound(source: string, target: string, withSchema: boolean): Promise<number> {
-  const instance = await DuckDBInstance.create(target);
+/**
+ * Tables of the loaded file copied into a new file: bare (CTAS) or with the project's keys and indexes, in the
+ * destination's format; `legacy`: DuckDB's default format and every index of the model (the file before #29).
+ */
+async function lowerBound(source: string, target: string, withSchema: boolean, legacy = false): Promise<number> {
+  const instance = await DuckDBInstance.create(target, legacy ? {} : { storage_compatibility_version: STORAGE_VERSION, default_block_size: BLOCK_SIZE });
   const con = await instance.connect();
   try {
     await con.run(`attach '${source}' as src (read_only)`);
     const tables = (await con.runAndReadAll(`select table_name from duckdb_tables() where database_name = 'src' order by table_name`)).getRows().map((r) => String(r[0]));
     await con.run('begin');
-    if (withSchema) for (const sql of baselineDdl()) await con.run(sql);
+    const ddl = legacy ? Object.entries(TABLES).flatMap(([name, def]) => legacyTableDdl(name, def as AnyTableDef)) : baselineDdl();
+    if (withSchema) for (const sql of ddl) await con.run(sql);
     for (const t of tables) {
       const exists = (await con.runAndReadAll(`select count(*) from duckdb_tables() where database_name = current_database() and table_name = $1`, [t])).getRows()[0]![0];
       if (withSchema && Number(exists) > 0) {
@@ -72,6 +83,46 @@ async function lowerBound(source: string, target: string, withSchema: boolean): 
   return sizeOf(target);
 }
 
+/** tableDdl with every index of the model, as the baseline had them before multi-column non-unique ones were left out. */
+function legacyTableDdl(name: string, def: AnyTableDef): string[] {
+  const out = tableDdl(name, { ...def, indexes: [] });
+  for (const i of def.indexes ?? []) out.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${i.name}" ON "${name}" (${i.columns.map((c) => `"${c}"`).join(', ')})`);
+  return out;
+}
+
+const DLT_DIR = path.join(os.homedir(), '.cache', 'scrape-etl', 'py-dlt');
+const DLT_SCRIPT = `
+import json, sys, time
+import dlt
+src, target, work = sys.argv[1:4]
+def products():
+    with open(src, encoding='utf-8') as f:
+        for line in f:
+            yield json.loads(line)
+t0 = time.perf_counter()
+p = dlt.pipeline(pipeline_name='bench', pipelines_dir=work, destination=dlt.destinations.duckdb(target), dataset_name='bench', progress=None)
+p.run(products(), table_name='marketplace_products')
+import duckdb
+print(time.perf_counter() - t0, dlt.__version__, duckdb.__version__)
+`;
+
+/** dlt's DuckDB load of the same product bodies (one JSON document per line): its file size, seconds and versions. */
+function dltLoad(dir: string, list: readonly Product[]): { bytes: number; seconds: number; versions: string } {
+  const env = { ...process.env, PYTHONPATH: DLT_DIR, RUNTIME__LOG_LEVEL: 'WARNING' };
+  if (spawnSync('python3', ['-c', 'import dlt, duckdb'], { env }).status !== 0) {
+    console.log(`  (installing dlt[duckdb] from PyPI into ${DLT_DIR})`);
+    const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', DLT_DIR, 'dlt[duckdb]'], { encoding: 'utf8' });
+    if (pip.status !== 0) throw new Error(`pip install dlt[duckdb] failed: ${pip.stderr}`);
+  }
+  const jsonl = path.join(dir, 'products.jsonl');
+  fs.writeFileSync(jsonl, list.map((p) => JSON.stringify(JSON.parse(p.raw))).join('\n') + '\n');
+  const target = path.join(dir, 'dlt.duckdb');
+  const res = spawnSync('python3', ['-c', DLT_SCRIPT, jsonl, target, path.join(dir, 'dlt-work')], { encoding: 'utf8', env });
+  if (res.status !== 0) throw new Error(`dlt load failed: ${res.stderr}`);
+  const [seconds, dltVersion, duckVersion] = res.stdout.trim().split('\n').pop()!.split(' ');
+  return { bytes: sizeOf(target), seconds: Number(seconds), versions: `dlt ${dltVersion}, duckdb ${duckVersion}` };
+}
+
 /** Where the space of a DuckDB file goes: per table, rows, column blocks and index count. */
 async function breakdown(file: string): Promise<string[]> {
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
@@ -80,7 +131,8 @@ async function breakdown(file: string): Promise<string[]> {
     const blockSize = Number((await con.runAndReadAll(`select block_size from pragma_database_size()`)).getRows()[0]![0]);
     const total = (await con.runAndReadAll(`select total_blocks, used_blocks, free_blocks, wal_size from pragma_database_size()`)).getRowObjectsJS()[0]!;
     const tables = (await con.runAndReadAll(`select table_name, estimated_size, index_count from duckdb_tables() order by table_name`)).getRows();
-    const lines: string[] = [`    blocks: total ${total['total_blocks']}, used ${total['used_blocks']}, free ${total['free_blocks']} (block ${blockSize / 1024} KB), wal ${total['wal_size']}`];
+    const format = (await con.runAndReadAll(`select tags['storage_version'] from duckdb_databases() where database_name = current_database()`)).getRows()[0]![0];
+    const lines: string[] = [`    format: storage ${String(format)}; blocks: total ${total['total_blocks']}, used ${total['used_blocks']}, free ${total['free_blocks']} (block ${blockSize / 1024} KB), wal ${total['wal_size']}`];
     const per: Array<[string, number, string]> = [];
     for (const [name, rows, indexes] of tables) {
       const blocks = Number((await con.runAndReadAll(`select count(distinct block_id) from pragma_storage_info('${String(name)}') where block_id >= 0`)).getRows()[0]![0]);
@@ -104,14 +156,18 @@ async function main(): Promise<void> {
     fs.mkdirSync(warm);
     await load(warm, 'duckdb', list.slice(0, 50), true);
     await load(warm, 'sqlite', list.slice(0, 50), true);
-    for (const grouped of [true, false]) {
+    const dlt = dltLoad(dir, list);
+    console.log(`dlt (${dlt.versions}), same product bodies, append: ${mb(dlt.bytes)} in ${dlt.seconds.toFixed(1)} s`);
+    for (const grouped of process.env['BENCH_SIZE_SINGLE'] === '0' ? [true] : [true, false]) {
       const how = grouped ? `${GROUP} products per call` : 'one call per product';
       const duck = await load(dir, 'duckdb', list, grouped);
       const lite = await load(dir, 'sqlite', list, grouped);
       const [d, s] = [sizeOf(duck.file), sizeOf(lite.file)];
       console.log(`${how}:`);
       console.log(`  load: DuckDB ${duck.seconds.toFixed(1)} s, SQLite ${lite.seconds.toFixed(1)} s (${fmt(duck.rows)} rows) -> speed DuckDB/SQLite ${(lite.seconds / duck.seconds).toFixed(2)} (goal >= 0.5)`);
-      console.log(`  file: DuckDB ${mb(d)}, SQLite ${mb(s)} -> DuckDB/SQLite ${(d / s).toFixed(2)} (goal <= 3)`);
+      console.log(`  file: DuckDB ${mb(d)}, SQLite ${mb(s)}, dlt ${mb(dlt.bytes)} -> DuckDB/SQLite ${(d / s).toFixed(2)} (goal <= 3), DuckDB/dlt ${(d / dlt.bytes).toFixed(2)} (goal <= 2)`);
+      const legacy = await lowerBound(duck.file, path.join(dir, `legacy-${grouped}.duckdb`), true, true);
+      console.log(`  the same rows in DuckDB's default format (v1.0 storage, 256 KB blocks) with every index of the model (the file before #29): ${mb(legacy)} -> /SQLite ${(legacy / s).toFixed(2)}, /dlt ${(legacy / dlt.bytes).toFixed(2)}`);
       const bare = await lowerBound(duck.file, path.join(dir, `bare-${grouped}.duckdb`), false);
       const keyed = await lowerBound(duck.file, path.join(dir, `keyed-${grouped}.duckdb`), true);
       console.log(`  lower bounds (same rows, one INSERT … SELECT): no keys ${mb(bare)}, with the schema's keys and indexes ${mb(keyed)} -> ours/no-keys ${(d / bare).toFixed(2)}, ours/keyed ${(d / keyed).toFixed(2)}`);

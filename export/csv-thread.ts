@@ -15,7 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { csvEncoder } from './formats/csv.js';
 import { quoteIdent } from './database.js';
-import { sqliteRowidPages } from './sqlite-pages.js';
+import { EXPORT_READER_CACHE, sqliteRowidPages } from './sqlite-pages.js';
 import type { TableQuery } from './rows.js';
 import type { ColumnInfo } from './columns.js';
 import type { FormatSettings } from './formats/index.js';
@@ -94,6 +94,7 @@ try {
 
 async function exportShare(reader: BetterSqlite3.Database): Promise<void> {
   reader.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
+  reader.pragma(`cache_size = ${EXPORT_READER_CACHE}`);
   const encoder = csvEncoder(data.columns, 'sqlite', data.settings);
   send({ type: 'ready' });
   await receive('begin');

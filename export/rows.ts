@@ -5,7 +5,7 @@ import QueryStream from 'pg-query-stream';
 import type { ExportDatabase } from './database.js';
 import { poolOf, quoteIdent, sqliteOf } from './database.js';
 import { duckBatches } from './duckdb.js';
-import { sqliteRowidPages } from './sqlite-pages.js';
+import { EXPORT_READER_CACHE, sqliteRowidPages } from './sqlite-pages.js';
 
 export type RawRow = unknown[];
 
@@ -49,6 +49,7 @@ function readerOf(db: ExportDatabase): { reader: BetterSqlite3.Database; own: bo
   if (main.memory) return { reader: main, own: false };
   const reader = new BetterSqlite3(main.name, { readonly: true, fileMustExist: true });
   reader.pragma('busy_timeout = 15000');
+  reader.pragma(`cache_size = ${EXPORT_READER_CACHE}`);
   return { reader, own: true };
 }
 

@@ -284,7 +284,7 @@ describe('evaluation on a real destination', () => {
 });
 
 describe('existing databases gain the price history columns and the new tables', () => {
-  it('DuckDB: a version-1 file (price history without workflow_id and previous_price_major, no check tables) is brought to version 4 by every step, rows kept', async () => {
+  it('DuckDB: a version-1 file (price history without workflow_id and previous_price_major, no check tables) is brought to the current version by every step, rows kept', async () => {
     const file = path.join(dir, 'old.duckdb');
     // Make a version-1 file: the current baseline, then the price history as version 1 had it and no check tables.
     await (await openDatabase(`duckdb:${file}`)).close();
@@ -317,10 +317,10 @@ describe('existing databases gain the price history columns and the new tables',
     try {
       const cols = await withTransaction(db, (tx) => tx.all(`SELECT column_name FROM information_schema.columns WHERE table_name = 'marketplace_price_history' ORDER BY ordinal_position`, []));
       expect(cols.map((c) => c['column_name']).slice(-2)).toEqual(['workflow_id', 'previous_price_major']);
-      // Every step ran, in order, up to the current version: 2 (alerts), 3 (hostile content), 4 (checks).
+      // Every step ran, in order, up to the current version: 2 (alerts), 3 (hostile content), 4 (checks), 5 (indexes DuckDB never reads dropped).
       const versions = await withTransaction(db, (tx) => tx.all(`SELECT version FROM ${SCHEMA_VERSION_TABLE} ORDER BY version`, []));
-      expect(versions.map((r) => Number(r['version']))).toEqual([1, 2, 3, 4]);
-      expect(DUCKDB_SCHEMA_VERSION).toBe(4);
+      expect(versions.map((r) => Number(r['version']))).toEqual([1, 2, 3, 4, 5]);
+      expect(DUCKDB_SCHEMA_VERSION).toBe(5);
       const stepColumns = await withTransaction(db, (tx) =>
         tx.all(`SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE column_name IN ('alert_status', 'alert_error', 'source_key', 'root_table') ORDER BY 1`, []),
       );

@@ -16,11 +16,13 @@ import { cellFormatter, numbersAsIs } from '../cells.js';
 import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
+import { holdYoungGeneration } from '../young-generation.js';
 
 export const csvWriter: FormatWriter = {
   async write({ path, columns, dialect, batches, settings, signal }) {
     const file = await open(path, 'wx');
     const out = new DoubleBufferedFile(file);
+    const release = holdYoungGeneration();
     try {
       for await (const text of csvText(batches, columns, dialect, settings)) {
         signal?.throwIfAborted();
@@ -29,6 +31,7 @@ export const csvWriter: FormatWriter = {
       await out.finish();
       signal?.throwIfAborted();
     } finally {
+      release();
       // On an error or abort a write may still be in flight; the file is closed (and then removed) after it.
       await out.settled();
       await file.close();
