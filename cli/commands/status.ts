@@ -188,8 +188,9 @@ export function register(program: Command): void {
       const pipelineName = ref?.name;
       const since = sinceDate(flags.since);
       const filter: RunFilter = { limit: flags.limit, ...(pipelineName ? { pipeline: pipelineName } : {}), ...(since ? { since } : {}) };
-      const { createLogger } = await import('../logger.js');
-      const log = createLogger({ verbose: flags.verbose ?? false });
+      // Debug lines only: pino is loaded when they show (-v, SCRAPE_ETL_LOG_LEVEL), not on every status.
+      const { logsAt } = await import('../log-level.js');
+      const log = logsAt('debug', flags) ? (await import('../logger.js')).createLogger({ verbose: flags.verbose ?? false }) : undefined;
       const { databaseFile } = await import('../read-destination.js');
       const file = databaseFile(databaseUrl);
       const fs = await import('node:fs');
@@ -198,9 +199,9 @@ export function register(program: Command): void {
         process.stdout.write(`no runs of '${ref.name}' yet: its database ${redactDatabaseUrl(databaseUrl)} does not exist (its first run creates it)\n`);
         return;
       }
-      if (ref?.note) log.debug({ note: ref.note }, 'pipeline name not found in the project; reading the default database');
+      if (ref?.note) log?.debug({ note: ref.note }, 'pipeline name not found in the project; reading the default database');
       const fromTable = await tableRuns(databaseUrl, filter);
-      log.debug({ database: redactDatabaseUrl(databaseUrl), runs: fromTable.size }, 'read pipeline_runs');
+      log?.debug({ database: redactDatabaseUrl(databaseUrl), runs: fromTable.size }, 'read pipeline_runs');
       const rows = new Map<string, StatusRow>();
       for (const [id, r] of fromTable) rows.set(id, { ...r, state: r.tableStatus?.toUpperCase() ?? 'UNKNOWN' });
       // Temporal is asked (and its SDK loaded) only when its answer can change what is shown: a run in progress.
@@ -216,7 +217,7 @@ export function register(program: Command): void {
         const found = await connectRunningTemporal(temporalSettings());
         if ('notAsked' in found) {
           notAsked = found.notAsked;
-          log.debug({ reason: notAsked }, 'Temporal not asked');
+          log?.debug({ reason: notAsked }, 'Temporal not asked');
         } else {
           const { client, connection } = found.conn;
           const { SEARCH_ATTRIBUTES } = await import('../../temporal/visibility.js');
@@ -225,7 +226,7 @@ export function register(program: Command): void {
             let n = 0;
             let listed = 0;
             const query = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'${since ? ` AND StartTime >= '${since.toISOString()}'` : ''}`;
-            log.debug({ address: found.conn.address, namespace: found.conn.namespace, query }, 'listing workflows in Temporal');
+            log?.debug({ address: found.conn.address, namespace: found.conn.namespace, query }, 'listing workflows in Temporal');
             for await (const w of client.workflow.list({ query })) {
               listed++;
               // Workflow ids are '<pipeline>--<run key>' (temporal/contract.ts): the pipeline filter needs no search attribute.
@@ -254,7 +255,7 @@ export function register(program: Command): void {
                 error: known?.error || (FAILED_STATES.has(w.status.name) ? await temporalFailure(client, w.workflowId, w.runId) : null),
               });
             }
-            log.debug({ listed, shown: Math.min(n, flags.limit) }, 'workflows listed; those of other destinations are left out');
+            log?.debug({ listed, shown: Math.min(n, flags.limit) }, 'workflows listed; those of other destinations are left out');
           } finally {
             await connection.close();
           }
