@@ -1,11 +1,11 @@
 // `ListSchedules` of Temporal's WorkflowService without the SDK (temporal/grpc-unary.ts says why): the request
-// and the part of the answer `scrape-etl schedule list` shows (id, paused, next action time), coded with
-// protobufjs's minimal reader and writer, the library the SDK's generated code uses. Field numbers from
+// and the part of the answer `scrape-etl schedule list` shows (id, paused, next action time), in protobuf's wire
+// format (temporal/protobuf-wire.ts). Field numbers from
 // temporal/api/workflowservice/v1/request_response.proto and temporal/api/schedule/v1/message.proto; every other
 // field is skipped by its wire type, so newer servers' additions do not matter. test/cli-schedule.test.ts checks
 // the answer against `temporal schedule list -o json`.
-import protobuf from 'protobufjs/minimal.js';
 import { GrpcConnectError, GrpcStatusError, unaryCall } from './grpc-unary.js';
+import { WIRE, WireReader, WireWriter } from './protobuf-wire.js';
 import type { TemporalSettings } from './settings.js';
 
 export interface ScheduleListItem {
@@ -15,36 +15,27 @@ export interface ScheduleListItem {
   nextActionTime: Date | undefined;
 }
 
-const { Reader, Writer } = protobuf;
-type ProtoReader = protobuf.Reader;
-
-function listRequest(namespace: string, pageToken: Uint8Array | undefined): Uint8Array {
-  const w = Writer.create();
-  w.uint32((1 << 3) | 2).string(namespace);
-  if (pageToken && pageToken.length > 0) w.uint32((3 << 3) | 2).bytes(pageToken);
+export function listSchedulesRequest(namespace: string, pageToken: Uint8Array | undefined): Uint8Array {
+  const w = new WireWriter().field(1, namespace);
+  if (pageToken && pageToken.length > 0) w.field(3, pageToken);
   return w.finish();
 }
 
-/** Reads the fields of one length-delimited message, calling `field` for each; unknown ones are skipped. */
-function readMessage(r: ProtoReader, end: number, field: (no: number, wireType: number) => boolean): void {
-  while (r.pos < end) {
-    const tag = r.uint32();
-    if (!field(tag >>> 3, tag & 7)) r.skipType(tag & 7);
+/** Reads the fields of a message, calling `field` for each; those it does not take (false) are skipped. */
+function readMessage(bytes: Uint8Array, field: (r: WireReader, no: number, wireType: number) => boolean): void {
+  const r = new WireReader(bytes);
+  while (r.pos < r.end) {
+    const { field: no, wireType } = r.tag();
+    if (!field(r, no, wireType)) r.skip(wireType);
   }
 }
 
-/** An int64 as a number, whether protobufjs read it as a number or as a Long (when the long package is there). */
-function toNumber(v: number | protobuf.Long): number {
-  return typeof v === 'number' ? v : protobuf.util.LongBits.from(v).toNumber();
-}
-
-function readTimestamp(r: ProtoReader): Date {
-  const end = r.uint32() + r.pos;
+function readTimestamp(bytes: Uint8Array): Date {
   let seconds = 0;
   let nanos = 0;
-  readMessage(r, end, (no, wt) => {
-    if (no === 1 && wt === 0) seconds = toNumber(r.int64());
-    else if (no === 2 && wt === 0) nanos = r.int32();
+  readMessage(bytes, (r, no, wt) => {
+    if (no === 1 && wt === WIRE.varint) seconds = r.varint();
+    else if (no === 2 && wt === WIRE.varint) nanos = r.varint();
     else return false;
     return true;
   });
@@ -52,24 +43,22 @@ function readTimestamp(r: ProtoReader): Date {
   return new Date(seconds * 1000 + Math.floor(nanos / 1_000_000));
 }
 
-function readInfo(r: ProtoReader, item: ScheduleListItem): void {
-  const end = r.uint32() + r.pos;
-  readMessage(r, end, (no, wt) => {
-    if (no === 4 && wt === 0) item.paused = r.bool();
-    else if (no === 6 && wt === 2) {
-      const t = readTimestamp(r);
+function readInfo(bytes: Uint8Array, item: ScheduleListItem): void {
+  readMessage(bytes, (r, no, wt) => {
+    if (no === 4 && wt === WIRE.varint) item.paused = r.varint() !== 0;
+    else if (no === 6 && wt === WIRE.lengthDelimited) {
+      const t = readTimestamp(r.bytes());
       item.nextActionTime ??= t;
     } else return false;
     return true;
   });
 }
 
-function readEntry(r: ProtoReader): ScheduleListItem {
-  const end = r.uint32() + r.pos;
+function readEntry(bytes: Uint8Array): ScheduleListItem {
   const item: ScheduleListItem = { scheduleId: '', paused: false, nextActionTime: undefined };
-  readMessage(r, end, (no, wt) => {
-    if (no === 1 && wt === 2) item.scheduleId = r.string();
-    else if (no === 4 && wt === 2) readInfo(r, item);
+  readMessage(bytes, (r, no, wt) => {
+    if (no === 1 && wt === WIRE.lengthDelimited) item.scheduleId = r.string();
+    else if (no === 4 && wt === WIRE.lengthDelimited) readInfo(r.bytes(), item);
     else return false;
     return true;
   });
@@ -77,12 +66,11 @@ function readEntry(r: ProtoReader): ScheduleListItem {
 }
 
 export function decodeListSchedulesResponse(bytes: Uint8Array): { schedules: ScheduleListItem[]; nextPageToken: Uint8Array | undefined } {
-  const r = Reader.create(bytes);
   const schedules: ScheduleListItem[] = [];
   let nextPageToken: Uint8Array | undefined;
-  readMessage(r, r.len, (no, wt) => {
-    if (no === 1 && wt === 2) schedules.push(readEntry(r));
-    else if (no === 2 && wt === 2) nextPageToken = r.bytes();
+  readMessage(bytes, (r, no, wt) => {
+    if (no === 1 && wt === WIRE.lengthDelimited) schedules.push(readEntry(r.bytes()));
+    else if (no === 2 && wt === WIRE.lengthDelimited) nextPageToken = r.bytes();
     else return false;
     return true;
   });
@@ -111,7 +99,7 @@ export async function* listSchedules(opts: ListSchedulesOptions): AsyncGenerator
         address: opts.address,
         service: 'temporal.api.workflowservice.v1.WorkflowService',
         method: 'ListSchedules',
-        request: listRequest(opts.settings.namespace, pageToken),
+        request: listSchedulesRequest(opts.settings.namespace, pageToken),
         timeoutMs: opts.timeoutMs,
       });
     } catch (err) {
