@@ -2,7 +2,9 @@
 // run: `scrape-etl --help` and `--version` (goal: at most 3x the floor, which needs lazily imported commands);
 // the day-two commands that only read a database (`status`, `history`, `schema show`; goal: at most 2x `node -e 0`
 // plus their bare query, i.e. 2x a Node process that opens the SQLite file with better-sqlite3 and runs the same
-// SELECT) and `schedule list` against `temporal schedule list` on the same server (goal: at most 3x); and "worker ready", the time from spawning `scrape-etl worker` until it logs that it polls its task queue,
+// SELECT), the same `status` by pipeline name inside a project (scrape-etl.yaml read, the name looked up in the
+// pipeline files), and `schedule list` against `temporal schedule list` on the same server (goal: at most 3x;
+// it lists over plain HTTP/2 gRPC, without the SDK: cli/schedule-list.ts); and "worker ready", the time from spawning `scrape-etl worker` until it logs that it polls its task queue,
 // against a real Temporal dev server. The worker must use the bundle prebuilt by `npm run build`; the old path,
 // running the sources through tsx and bundling the workflow code at start, is timed as the worker's baseline.
 //   npm run build && npx tsx bench/startup.ts        (npm run bench builds first)
@@ -98,7 +100,9 @@ for (let i = 0; i < RUNS; i++) {
   version.push(timeCommand([bin, '--version'], new RegExp(`^${expectedVersion.replace(/\./g, '\\.')}\\n$`)));
 }
 const f = median(floor);
-process.stdout.write(`runs: ${RUNS} each (medians)\n`);
+// The machine's load with the figures: the goals are for a quiet machine, and a busy one inflates every ratio.
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+process.stdout.write(`runs: ${RUNS} each (medians); load average ${loadavg()} (1, 5, 15 min), ${os.cpus().length} cores\n`);
 process.stdout.write(`node -e 0                          ${fmt(f)}   (floor)\n`);
 process.stdout.write(`node bin/scrape-etl.js --help      ${fmt(median(help))}   ${(median(help) / f).toFixed(2)}x the floor (goal <= 3x)\n`);
 process.stdout.write(`node bin/scrape-etl.js --version   ${fmt(median(version))}   ${(median(version) / f).toFixed(2)}x the floor (goal <= 3x)\n`);
@@ -169,6 +173,7 @@ try {
   process.stdout.write(`\nschedule list against a dev server (${RUNS} runs each, medians):\n`);
   process.stdout.write(`temporal schedule list                     ${fmt(median(theirs))}\n`);
   process.stdout.write(`scrape-etl schedule list                   ${fmt(median(ours))}   ${(median(ours) / median(theirs)).toFixed(2)}x (goal <= 3x)\n`);
+  process.stdout.write(`load average ${loadavg()} (1, 5, 15 min)\n`);
 
   if (process.env['BENCH_STARTUP_WORKER'] !== '0') {
     const compiled: WorkerStart[] = [];

@@ -5,6 +5,7 @@
  */
 import { pino } from 'pino';
 import type { Logger } from 'pino';
+import { logLevel } from './log-level.js';
 
 export type { Logger };
 
@@ -53,7 +54,7 @@ export interface LoggerOptions {
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const env = opts.env ?? process.env;
-  const level = opts.verbose ? 'debug' : (env['SCRAPE_ETL_LOG_LEVEL'] ?? 'warn');
+  const level = logLevel(opts.verbose ? { verbose: true, env } : { env });
   return pino(
     {
       level,

@@ -1,37 +1,46 @@
 // Entry point of the `scrape-etl` command. Each subcommand lives in cli/commands/<name>.ts and exports
 // `register(program)`; this file only wires them together and maps usage errors to exit code 2.
-// Start-up cost: every command module is imported here to register its options, so a command module imports
-// only light modules at its top (commander, constants, types); Temporal, drizzle, pg, zod, pino and the like
-// are loaded with `await import(...)` inside the action that needs them. `scrape-etl --help` and `--version`
-// then load little more than commander (bench/startup.ts measures it).
+// Start-up cost: a command's run imports its own command module only (help and the version import them all to
+// list them), and a command module imports only light modules at its top (commander, constants, types);
+// Temporal, drizzle, pg, zod, pino and the like are loaded with `await import(...)` inside the action that needs
+// them. bench/startup.ts measures it.
 import { Command, CommanderError } from 'commander';
 import { limitHeapGrowth } from '../temporal/heap-growth.js';
 import { commandFailure } from './command-error.js';
 import { applyUmask } from '../lib/private-files.js';
 import { packageInfo } from './package-info.js';
-import { register as registerDemo } from './commands/demo.js';
-import { register as registerStatus } from './commands/status.js';
-import { register as registerSchedule } from './commands/schedule.js';
-import { register as registerRun } from './commands/run.js';
-import { register as registerExport } from './commands/export.js';
-import { register as registerLoad } from './commands/load.js';
-import { register as registerValidate } from './commands/validate.js';
-import { register as registerSimulate } from './commands/simulate.js';
-import { register as registerWorker } from './commands/worker.js';
-import { register as registerHistory } from './commands/history.js';
-import { register as registerPrune } from './commands/prune.js';
-import { register as registerServer } from './commands/server.js';
-import { register as registerSchema } from './commands/schema.js';
-import { register as registerUp } from './commands/up.js';
-import { register as registerInit } from './commands/init.js';
-import { register as registerCheck } from './commands/check.js';
-import { register as registerConsole } from './commands/console.js';
-import { register as registerReport } from './commands/report.js';
+
+/** The command modules, in the order of the help's list, with the top-level commands each registers. */
+const COMMAND_MODULES: Array<{ names: string[]; load: () => Promise<{ register(program: Command): void }> }> = [
+  { names: ['demo'], load: () => import('./commands/demo.js') },
+  { names: ['status'], load: () => import('./commands/status.js') },
+  { names: ['history'], load: () => import('./commands/history.js') },
+  { names: ['prune'], load: () => import('./commands/prune.js') },
+  { names: ['server'], load: () => import('./commands/server.js') },
+  { names: ['schedule'], load: () => import('./commands/schedule.js') },
+  { names: ['run'], load: () => import('./commands/run.js') },
+  { names: ['export'], load: () => import('./commands/export.js') },
+  { names: ['load'], load: () => import('./commands/load.js') },
+  { names: ['validate'], load: () => import('./commands/validate.js') },
+  { names: ['simulate'], load: () => import('./commands/simulate.js') },
+  { names: ['worker'], load: () => import('./commands/worker.js') },
+  { names: ['schema', 'rebuild'], load: () => import('./commands/schema.js') },
+  { names: ['up', 'down'], load: () => import('./commands/up.js') },
+  { names: ['init'], load: () => import('./commands/init.js') },
+  { names: ['check'], load: () => import('./commands/check.js') },
+  { names: ['console'], load: () => import('./commands/console.js') },
+  { names: ['report'], load: () => import('./commands/report.js') },
+];
 
 /** Commands that can run a worker in their own process. */
 const HOSTS_ACTIVITIES = new Set(['run', 'demo', 'worker', 'trigger', 'up']);
 
-export function buildProgram(): Command {
+/**
+ * The program with every command, or with only the module of `command` when it names one: a command's run then
+ * loads its own module alone, not the other ~40 modules every command's registration pulls in (Node 20's ESM
+ * loader pays ~1 ms each; bench/startup.ts). Help, the version and an unknown command get them all.
+ */
+export async function buildProgram(command?: string): Promise<Command> {
   const program = new Command();
   program
     .name('scrape-etl')
@@ -51,25 +60,10 @@ export function buildProgram(): Command {
       throw Object.assign(new Error(`${(err as Error).message}; nothing was started`), { exitCode: 2 });
     }
   });
-  // Subcommands register themselves here (one line each).
-  registerDemo(program);
-  registerStatus(program);
-  registerHistory(program);
-  registerPrune(program);
-  registerServer(program);
-  registerSchedule(program);
-  registerRun(program);
-  registerExport(program);
-  registerLoad(program);
-  registerValidate(program);
-  registerSimulate(program);
-  registerWorker(program);
-  registerSchema(program);
-  registerUp(program);
-  registerInit(program);
-  registerCheck(program);
-  registerConsole(program);
-  registerReport(program);
+  // Subcommands register themselves (one module each).
+  const one = COMMAND_MODULES.find((m) => command !== undefined && m.names.includes(command));
+  const modules = await Promise.all((one ? [one] : COMMAND_MODULES).map((m) => m.load()));
+  for (const m of modules) m.register(program);
   return program;
 }
 
@@ -99,7 +93,9 @@ async function main(argv: string[]): Promise<void> {
       process.exit(failure.exitCode);
     }
   }
-  const program = buildProgram();
+  // Only the named command's module, unless help (of anything), the version or a word that is no command is asked.
+  const helpOrVersion = argv.slice(2).some((w) => ['-h', '--help', '-V', '--version'].includes(w));
+  const program = await buildProgram(helpOrVersion ? undefined : first);
   // Commander answers `help <anything>` with the general help and exit 0; a command that does not exist is a
   // usage error like `scrape-etl <unknown>`.
   if (first === 'help' && second !== undefined && !second.startsWith('-') && !program.commands.some((c) => c.name() === second || c.aliases().includes(second))) {

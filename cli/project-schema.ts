@@ -1,14 +1,14 @@
 // The shape of scrape-etl.yaml (cli/project.ts) and its reading: every problem at once, each at its line and
-// column with the fix, in the same form as a pipeline file's (pipelines/errors.ts).
-import path from 'node:path';
+// column with the fix, in the same form as a pipeline file's (pipelines/errors.ts). A file with nothing wrong is
+// read without this module (cli/project-quick.ts); this one words the problems.
 import { closest, distance } from 'fastest-levenshtein';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
 import { z } from 'zod';
-import { anchorDatabaseUrl } from '../lib/project-root.js';
 import { interpolate } from '../pipelines/env.js';
 import { formatPath, PipelineFileError, type PipelineIssue } from '../pipelines/errors.js';
-import { DEFAULT_PIPELINE_GLOBS, PROJECT_SETTINGS, type Project } from './project.js';
+import type { Project } from './project.js';
+import { projectOf } from './project-quick.js';
 
 const duration = z.string().regex(/^[0-9]+(ms|s|m|h|d)$/, "expected a duration like '500ms', '30s', '10m'");
 const positive = z.number().int().positive('expected a positive whole number');
@@ -79,7 +79,6 @@ function nodeAt(doc: Document, keys: Array<string | number>, key?: string): Node
 
 
 export function parseProjectText(text: string, file: string, env: NodeJS.ProcessEnv): Project {
-  const root = path.dirname(file);
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: false });
   const issues: PipelineIssue[] = [];
@@ -127,37 +126,5 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
     }
   }
   if (issues.length > 0) throw new PipelineFileError(file, [...issues].sort((a, b) => a.line - b.line || a.col - b.col));
-  const p = (parsed.data ?? {}) as ProjectFile;
-  const values: Record<keyof typeof PROJECT_SETTINGS, string | number | undefined> = {
-    destination: p.destination === undefined ? undefined : anchorDatabaseUrl(p.destination.trim(), root),
-    data_dir: p.data_dir === undefined ? undefined : path.resolve(root, p.data_dir),
-    'temporal.address': p.temporal?.address,
-    'temporal.namespace': p.temporal?.namespace,
-    'temporal.task_queue': p.temporal?.task_queue,
-    'temporal.web_ui_url': p.temporal?.web_ui_url,
-    'worker.shutdown_grace': p.worker?.shutdown_grace,
-    'worker.log_level': p.worker?.log_level,
-    'worker.metrics_port': p.worker?.metrics_port,
-    'worker.metrics_host': p.worker?.metrics_host,
-    'worker.heartbeat_timeout': p.worker?.heartbeat_timeout,
-    'worker.activity_timeout': p.worker?.activity_timeout,
-    'worker.url_chunk_size': p.worker?.url_chunk_size,
-    'worker.url_load_group': p.worker?.url_load_group,
-    'worker.pages_per_activity': p.worker?.pages_per_activity,
-    'worker.activities_per_run': p.worker?.activities_per_run,
-    'worker.load_batch_size': p.worker?.load_batch_size,
-    'worker.export_threads': p.worker?.export_threads,
-    'worker.pg_pool_size': p.worker?.pg_pool_size,
-  };
-  const settings: Record<string, string> = {};
-  for (const [key, name] of Object.entries(PROJECT_SETTINGS)) {
-    const v = values[key as keyof typeof PROJECT_SETTINGS];
-    if (v !== undefined) settings[name] = String(v);
-  }
-  // The data folder defaults to <root>/data, not ./data of whichever subfolder a command runs in.
-  settings['SCRAPE_ETL_DATA_DIR'] ??= path.join(root, 'data');
-  // Likewise the default destination: the SQLite file in the project's data folder.
-  settings['DATABASE_URL'] ??= `sqlite:${path.join(settings['SCRAPE_ETL_DATA_DIR'], 'scrape-etl.sqlite')}`;
-  const globs = p.pipelines === undefined ? DEFAULT_PIPELINE_GLOBS : typeof p.pipelines === 'string' ? [p.pipelines] : p.pipelines;
-  return { file, root, pipelines: globs, settings };
+  return projectOf((parsed.data ?? {}) as ProjectFile, file);
 }

@@ -74,13 +74,17 @@ export const PROJECT_SETTINGS = {
 
 /** Reads and checks a project file; every problem at once as `file:line:col: path: message` (exit 2). */
 export async function loadProject(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Project> {
-  const { parseProjectText } = await import('./project-schema.js');
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw usage(`cannot read the project file ${file}: ${(err as Error).message}`);
   }
+  // A file with nothing wrong is read without zod; the schema words what is wrong in any other.
+  const { readProjectQuickly } = await import('./project-quick.js');
+  const quick = readProjectQuickly(text, path.resolve(file), env);
+  if (quick) return quick;
+  const { parseProjectText } = await import('./project-schema.js');
   return parseProjectText(text, path.resolve(file), env);
 }
 

@@ -81,10 +81,11 @@ export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Temporal
 
 /**
  * The TLS and API-key part of a client or worker connection (`Connection.connect` and `NativeConnection.connect`
- * take the same shape), with the certificate files read. Empty for plain gRPC.
+ * take the same shape), with the certificate files read. Empty for plain gRPC; `tls: false` for an API key sent
+ * over plain gRPC (TEMPORAL_TLS=false), which the SDK would otherwise turn into TLS on its own.
  */
 export function temporalConnectionSecurity(settings: Pick<TemporalSettings, 'tls' | 'apiKey'>): {
-  tls?: { serverNameOverride?: string; serverRootCACertificate?: Buffer; clientCertPair?: { crt: Buffer; key: Buffer } };
+  tls?: { serverNameOverride?: string; serverRootCACertificate?: Buffer; clientCertPair?: { crt: Buffer; key: Buffer } } | false;
   apiKey?: string;
 } {
   const read = (what: string, file: string): Buffer => {
@@ -105,6 +106,9 @@ export function temporalConnectionSecurity(settings: Pick<TemporalSettings, 'tls
         : {}),
     };
   }
-  if (settings.apiKey) out.apiKey = settings.apiKey;
+  if (settings.apiKey) {
+    out.apiKey = settings.apiKey;
+    if (!t) out.tls = false;
+  }
   return out;
 }

@@ -1,6 +1,7 @@
 // `scrape-etl schedule` against the embedded Temporal dev server, checked through Temporal's own CLI.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,8 @@ import { startSimulator } from '../simulator/server.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { findTemporalCli } from '../temporal/cli-binary.js';
 import { readDevServerState, stopDevServer } from '../temporal/dev-server.js';
-import { REPO_ROOT, runCli } from './support/cli.js';
+import { jsonLines, REPO_ROOT, runCli } from './support/cli.js';
+import { startTlsFront } from './support/grpc-tls-front.js';
 
 const TOKEN = 'cli-schedule-test-token';
 let sim: RunningSimulator;
@@ -130,5 +132,74 @@ describe('scrape-etl schedule', () => {
     const missing = await runCli(['schedule', 'describe', 'leads-ai-sentiment'], { cwd: dir, env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no schedule 'leads-ai-sentiment'");
+  });
+
+  it("list shows what Temporal's own CLI lists, without loading the Temporal SDK; through TLS with an API key; failures as the exit-code table says", async () => {
+    for (const [name, extra] of [['list-active', ''], ['list-paused', '  paused: true\n']] as const) {
+      const file = path.join(dir, `${name}.yaml`);
+      fs.writeFileSync(file, fs.readFileSync(pipelineFile, 'utf8').replace(/^name: .*$/m, `name: ${name}`) + `schedule:\n  cron: "30 6 * * *"\n  timezone: Europe/Paris\n${extra}`);
+      const applied = await runCli(['schedule', 'apply', file], { cwd: dir, env });
+      expect(applied.code, applied.stderr).toBe(0);
+    }
+    const server = readDevServerState(path.join(dir, 'data'))!;
+    const address = `127.0.0.1:${server.port}`;
+    // Temporal's CLI, the independent reader: id, paused and the next action time of each schedule.
+    const binary = await findTemporalCli({ obtain: false });
+    const theirs = spawnSync(binary, ['schedule', 'list', '--address', address, '-o', 'json'], { encoding: 'utf8' });
+    expect(theirs.status, theirs.stderr).toBe(0);
+    const expected = (JSON.parse(theirs.stdout) as Array<{ scheduleId: string; info?: { paused?: boolean; futureActionTimes?: string[] } }>)
+      .map((s) => ({ scheduleId: s.scheduleId, paused: s.info?.paused ?? false, nextActionTime: s.info?.futureActionTimes?.[0] ? new Date(s.info.futureActionTimes[0]).toISOString() : null }))
+      .sort((a, b) => a.scheduleId.localeCompare(b.scheduleId));
+    expect(expected.map((s) => s.scheduleId)).toEqual(['list-active', 'list-paused']);
+    expect(expected.map((s) => s.paused)).toEqual([false, true]);
+    const byId = (rows: Array<Record<string, unknown>>) => [...rows].sort((a, b) => String(a['scheduleId']).localeCompare(String(b['scheduleId'])));
+
+    // The embedded server, with every module the command loads recorded: none of the Temporal SDK.
+    const trace = path.join(dir, 'schedule-list-modules.txt');
+    const traced = await runCli(['schedule', 'list', '--json'], {
+      cwd: dir,
+      env: { ...env, SCRAPE_ETL_MODULE_TRACE: trace, NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}` },
+    });
+    expect(traced.code, traced.stderr).toBe(0);
+    expect(byId(jsonLines(traced.stdout))).toEqual(expected);
+    const modules = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    expect(modules.some((m) => m.includes('/dist/cli/schedule-list.js'))).toBe(true);
+    expect(modules.filter((m) => /@temporalio|@grpc/.test(m))).toEqual([]);
+    const text = await runCli(['schedule', 'list'], { cwd: dir, env });
+    expect(text.stdout.trim().split('\n').sort()).toEqual(expected.map((s) => `${s.scheduleId}\t${s.paused ? 'paused' : 'active'}\tnext ${s.nextActionTime}`));
+
+    // A cluster behind TLS that wants an API key (as Temporal Cloud): the same list; the key and namespace were sent.
+    const front = await startTlsFront({ upstream: address, dir: path.join(dir, 'tls'), apiKey: 'k-list' });
+    try {
+      const tlsEnv = { ...env, TEMPORAL_ADDRESS: front.address, TEMPORAL_TLS_SERVER_CA_CERT_PATH: front.caFile, TEMPORAL_TLS_SERVER_NAME: front.serverName };
+      const viaTls = await runCli(['schedule', 'list', '--json'], { cwd: dir, env: { ...tlsEnv, TEMPORAL_API_KEY: 'k-list' } });
+      expect(viaTls.code, viaTls.stderr).toBe(0);
+      expect(byId(jsonLines(viaTls.stdout))).toEqual(expected);
+      expect(front.calls.at(-1)).toEqual({ path: '/temporal.api.workflowservice.v1.WorkflowService/ListSchedules', authorization: 'Bearer k-list', namespace: 'default' });
+      // A rejected key, and a server certificate not trusted (no CA given): exit 1, said as a connection failure.
+      const wrongKey = await runCli(['schedule', 'list'], { cwd: dir, env: { ...tlsEnv, TEMPORAL_API_KEY: 'k-wrong' } });
+      expect(wrongKey.code).toBe(1);
+      expect(wrongKey.stdout).toBe('');
+      expect(wrongKey.stderr).toContain(`scrape-etl: cannot connect to Temporal at ${front.address} (TEMPORAL_ADDRESS): 16 UNAUTHENTICATED: API key missing or wrong`);
+      const untrusted = await runCli(['schedule', 'list'], { cwd: dir, env: { ...env, TEMPORAL_ADDRESS: front.address, TEMPORAL_TLS_SERVER_NAME: front.serverName, TEMPORAL_API_KEY: 'k-list' } });
+      expect(untrusted.code).toBe(1);
+      expect(untrusted.stderr).toMatch(new RegExp(`cannot connect to Temporal at ${front.address} \\(TEMPORAL_ADDRESS\\): .*certificate`, 'i'));
+    } finally {
+      await front.close();
+    }
+
+    // Nothing listening: exit 1 at once; a namespace the server does not have: exit 1, named.
+    const closedPort = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(port));
+      });
+    });
+    const down = await runCli(['schedule', 'list'], { cwd: dir, env: { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` } });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain(`scrape-etl: cannot connect to Temporal at 127.0.0.1:${closedPort} (TEMPORAL_ADDRESS): connect ECONNREFUSED`);
+    const noNamespace = await runCli(['schedule', 'list'], { cwd: dir, env: { ...env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'no-such-namespace' } });
+    expect(noNamespace.code).toBe(1);
+    expect(noNamespace.stderr).toBe("scrape-etl: Namespace not found: 'no-such-namespace'\n");
   });
 });

@@ -68,7 +68,10 @@ describe('Temporal connection settings (TLS, API key)', () => {
     const cloud = temporalSettings({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'acme.a1b2c', TEMPORAL_API_KEY: 'k-1' });
     expect(cloud).toMatchObject({ namespace: 'acme.a1b2c', tls: {}, apiKey: 'k-1' });
     expect(temporalConnectionSecurity(cloud)).toEqual({ tls: {}, apiKey: 'k-1' });
-    expect(temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }).tls).toBeUndefined();
+    const plainKey = temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' });
+    expect(plainKey.tls).toBeUndefined();
+    // Said to the SDK too: given an API key and no TLS setting, it turns TLS on by itself.
+    expect(temporalConnectionSecurity(plainKey)).toEqual({ tls: false, apiKey: 'k' });
 
     const mtls = temporalSettings({
       TEMPORAL_ADDRESS: 'acme.a1b2c.tmprl.cloud:7233',
@@ -76,7 +79,7 @@ describe('Temporal connection settings (TLS, API key)', () => {
       TEMPORAL_TLS_CLIENT_KEY_PATH: key,
       TEMPORAL_TLS_SERVER_NAME: 'temporal.test',
     });
-    const sec = temporalConnectionSecurity(mtls);
+    const sec = temporalConnectionSecurity(mtls) as { tls?: { serverNameOverride?: string; clientCertPair?: { crt: Buffer; key: Buffer } }; apiKey?: string };
     expect(sec.tls?.serverNameOverride).toBe('temporal.test');
     expect(sec.tls?.clientCertPair?.crt.toString()).toBe(fs.readFileSync(cert, 'utf8'));
     expect(sec.tls?.clientCertPair?.key.toString()).toBe(fs.readFileSync(key, 'utf8'));

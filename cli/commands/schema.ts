@@ -51,7 +51,7 @@ export function register(program: Command): void {
     .action(async (arg: string, opts: { database?: string; json?: boolean }) => {
       const target = await resolveTarget(arg, opts.database);
       const { contentTableName } = await import('../../db/evolve/names.js');
-      const { selectSchemaHistory } = await import('../../db/evolve/registry.js');
+      const { selectSchemaHistory } = await import('../../db/evolve/history.js');
       const { readDestination } = await import('../read-destination.js');
       {
         const cols = await readDestination(target.database, (r) => selectSchemaHistory(r, target.name, contentTableName(target.name)));

@@ -13,6 +13,7 @@ import type { Database } from '../connect.js';
 import { lockAdvisory, quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
 import { PermanentLoadError, SchemaContractError } from './errors.js';
 import { PATH_SEPARATOR, variantColumn } from './names.js';
+import { HISTORY_SELECT, schemaColumnOf, selectSchemaHistory, type SchemaColumn } from './history.js';
 import { capabilityOf, columnBytes, indexNameFor, nameFor, OVERFLOW_CANDIDATE, OVERFLOW_SOURCE, pathOfSource, variantSource, type NameCapability } from './naming.js';
 import { accepts, sqlTypeOf, toParam, typeOfValue, widen, type LogicalType } from './types.js';
 import type { Field } from '../flatten/values.js';
@@ -569,49 +570,12 @@ function checkOwner(input: EvolveInput, state: RegistryState): void {
 
 // ---- reading the history (schema show) ------------------------------------------------------------------
 
-export interface SchemaColumn {
-  table: string;
-  column: string;
-  type: string;
-  change: string;
-  variantOf: string | null;
-  pipeline: string;
-  loadId: number;
-  changedAt: string;
-  /** What the column holds (naming.ts source keys, parsed): the original key path, a variant, the overflow. */
-  key: unknown;
-}
-
-const HISTORY_SELECT = 'SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at, source_key FROM schema_history';
+// In db/evolve/history.ts, which `schema show` loads without the rest of this module.
+export { selectSchemaHistory, type SchemaColumn } from './history.js';
 
 /** The inferred tables of a pipeline and the inferred columns its loads added to model tables, with history. */
 export async function listSchemaHistory(db: Database, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
   return withTransaction(db, (tx) => selectSchemaHistory(tx, pipeline, contentTable));
-}
-
-/** listSchemaHistory inside a transaction of the caller's, or on a read-only connection (db/read-only.ts). */
-export async function selectSchemaHistory(tx: Pick<Tx, 'ph' | 'all'>, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
-  const rows = await tx.all(
-    `${HISTORY_SELECT}
-      WHERE pipeline = ${tx.ph(1)} OR table_name = ${tx.ph(2)} OR substr(table_name, 1, ${tx.ph(3)}) = ${tx.ph(4)} OR root_table = ${tx.ph(5)}
-      ORDER BY table_name, load_id, column_name`,
-    [pipeline, contentTable, `${contentTable}${PATH_SEPARATOR}`.length, `${contentTable}${PATH_SEPARATOR}`, contentTable],
-  );
-  return rows.map(schemaColumnOf);
-}
-
-function schemaColumnOf(r: Record<string, unknown>): SchemaColumn {
-  return {
-    table: String(r['table_name']),
-    column: String(r['column_name']),
-    type: String(r['data_type']),
-    change: String(r['change']),
-    variantOf: r['variant_of'] === null ? null : String(r['variant_of']),
-    pipeline: String(r['pipeline']),
-    loadId: Number(r['load_id']),
-    changedAt: r['changed_at'] instanceof Date ? r['changed_at'].toISOString() : String(r['changed_at']),
-    key: r['source_key'] === null || r['source_key'] === undefined ? null : (JSON.parse(String(r['source_key'])) as unknown),
-  };
 }
 
 /**
