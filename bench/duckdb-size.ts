@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openDatabase } from '../db/connect.js';
-import { baselineDdl } from '../db/duckdb/ddl.js';
+import { baselineDdl } from '../destinations/duckdb/ddl.js';
 import { products, timeProductLoads, type Product } from './_marketplace-files.js';
 
 const PRODUCTS = Number(process.env['BENCH_SIZE_PRODUCTS'] ?? 2000);

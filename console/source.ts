@@ -163,8 +163,8 @@ async function openPostgres(url: string): Promise<ReadOnlySource> {
 async function openDuck(file: string, url: string): Promise<ReadOnlySource> {
   const full = mustExist(file, 'duckdb');
   const { DuckDBInstance } = await import('@duckdb/node-api');
-  const { acquireFileLock } = await import('../db/duckdb/file-lock.js');
-  const { otherProcessesWaiting } = await import('../db/duckdb/file-lock.js');
+  const { acquireFileLock } = await import('../destinations/duckdb/file-lock.js');
+  const { otherProcessesWaiting } = await import('../destinations/duckdb/file-lock.js');
   let queue: Promise<unknown> = Promise.resolve();
   let open: { instance: DuckDBInstance; conn: DuckDBConnection; release: () => void } | undefined;
   let linger: NodeJS.Timeout | undefined;

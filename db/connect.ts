@@ -13,7 +13,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import * as sqliteSchema from './schema/sqlite.js';
 import * as pgSchema from './schema/pg.js';
-import { openDuckDatabase, type DuckDatabase } from './duckdb/database.js';
+import { openDuckDatabase, type DuckDatabase } from '../destinations/duckdb/database.js';
 
 export type Dialect = 'sqlite' | 'postgres' | 'duckdb';
 

@@ -17,7 +17,7 @@ import {
   CHILD_GROUPS, completeRow, keyString, priceChangesOf, WRITE_ORDER,
   type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
 } from './load-rows.js';
-import { pgColumnType } from './postgres-arrays.js';
+import { pgColumnType } from '../destinations/postgres/arrays.js';
 import type { RawResponse } from './raw-responses.js';
 import type { Param, Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';

@@ -11,8 +11,8 @@ import { evolveFixedTables } from './evolve/fixed-tables.js';
 import { insertRawResponse } from './raw-responses.js';
 import { lockParents } from './load-locks.js';
 import { GroupChangesSchemaAt } from './load-group.js';
-import { writeGroupDuckdb } from './load-group-duckdb.js';
-import { writeGroupPostgres } from './load-group-postgres.js';
+import { writeGroupDuckdb } from '../destinations/duckdb/load-group.js';
+import { writeGroupPostgres } from '../destinations/postgres/load-group.js';
 import {
   CHILD_GROUPS, completeRow, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
   type ChildGroup, type Lineage, type LoadBatchOptions, type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
@@ -20,7 +20,7 @@ import {
 import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
 import { upsertRows } from './upsert.js';
-import { duckTransaction } from './duckdb/tx.js';
+import { duckTransaction } from '../destinations/duckdb/tx.js';
 
 export type { LoadKind } from './flatten/index.js';
 export type { LoadBatchOptions, LoadBatchResult, TableCounts } from './load-rows.js';

@@ -4,9 +4,9 @@
 import { hexDigest } from './hash.js';
 import type { Database } from './connect.js';
 import { withReadTransaction, withTransaction, type Tx } from './sql.js';
-import { sequenceName } from './duckdb/ddl.js';
-import { duckListType, duckUnnest, type DuckTx } from './duckdb/tx.js';
-import { pgColumnType } from './postgres-arrays.js';
+import { sequenceName } from '../destinations/duckdb/ddl.js';
+import { duckListType, duckUnnest, type DuckTx } from '../destinations/duckdb/tx.js';
+import { pgColumnType } from '../destinations/postgres/arrays.js';
 
 export interface RawResponse {
   pipeline: string;

@@ -5,7 +5,7 @@ import { hexDigest } from './hash.js';
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import type { Database, Dialect } from './connect.js';
-import { duckTransaction } from './duckdb/tx.js';
+import { duckTransaction } from '../destinations/duckdb/tx.js';
 
 export type Param = string | number | bigint | boolean | null;
 

@@ -2,7 +2,7 @@
 // (evolve/content-load.ts). Chunks of 256, then 128, 64, … for the remainder, so each column list needs at most
 // nine statement shapes however many rows and batches pass through; statements are prepared once per shape.
 import { MAX_PARAMS, quoteIdent, type Param, type Tx } from './sql.js';
-import { upsertDuckdb } from './duckdb/upsert.js';
+import { upsertDuckdb } from '../destinations/duckdb/upsert.js';
 
 export interface UpsertTarget {
   table: string;

@@ -1,8 +1,8 @@
 // What the exporter knows about a column: enough to format its cells, nothing about the table's meaning.
 import type { ExportDatabase } from './database.js';
 import { poolOf, quoteIdent, sqliteOf } from './database.js';
-import { postgresTypeName } from '../db/duckdb/type-names.js';
-import { duckQuery } from './duckdb.js';
+import { postgresTypeName } from '../destinations/duckdb/type-names.js';
+import { duckQuery } from '../destinations/duckdb/export-reader.js';
 
 /**
  * How a column's values are written. SQLite stores any value in any column, so for SQLite the kind only refines

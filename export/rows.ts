@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import QueryStream from 'pg-query-stream';
 import type { ExportDatabase } from './database.js';
 import { poolOf, quoteIdent, sqliteOf } from './database.js';
-import { duckBatches } from './duckdb.js';
+import { duckBatches } from '../destinations/duckdb/export-reader.js';
 import { sqliteRowidPages } from './sqlite-pages.js';
 
 export type RawRow = unknown[];

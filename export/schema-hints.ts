@@ -5,7 +5,7 @@ import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as sqliteSchema from '../db/schema/sqlite.js';
 import type { ColumnHints, ColumnKind } from './columns.js';
 import { poolOf, sqliteOf, type ExportDatabase } from './database.js';
-import { duckQuery } from './duckdb.js';
+import { duckQuery } from '../destinations/duckdb/export-reader.js';
 
 function kindFromDrizzle(columnType: string, mode: unknown): ColumnKind | undefined {
   if (columnType === 'SQLiteBoolean') return 'boolean';

@@ -2,7 +2,7 @@
 // The table is defined in db/schema/{sqlite,pg}.ts (export_watermarks) and created by the migrations.
 import type { ExportDatabase } from './database.js';
 import { poolOf, sqliteOf } from './database.js';
-import { duckQuery } from './duckdb.js';
+import { duckQuery } from '../destinations/duckdb/export-reader.js';
 
 /** Watermark key for exports that are not limited to one pipeline; pipeline names cannot contain '*'. */
 export const ALL_PIPELINES = '*';

@@ -26,7 +26,7 @@ import { expectedContentRows, expectedRows, loadedContentRows, loadedRows, merge
 import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../test/support/pipeline-specs.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
 import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
-import { duckQuery } from '../export/duckdb.js';
+import { duckQuery } from '../destinations/duckdb/export-reader.js';
 
 export type SoakDestination = 'sqlite' | 'postgres';
 
