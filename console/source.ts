@@ -15,6 +15,7 @@ import type pg from 'pg';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { parseDatabaseUrl, redactDatabaseUrl, type Dialect } from '../db/connect.js';
 import type { ExportDatabase } from '../export/database.js';
+import { destinationOf } from '../destinations/index.js';
 
 export type Row = Record<string, unknown>;
 
@@ -46,9 +47,7 @@ export class SourceError extends Error {
 
 export async function openReadOnly(url: string): Promise<ReadOnlySource> {
   const parsed = parseDatabaseUrl(url);
-  if (parsed.dialect === 'sqlite') return openSqlite(parsed.file, url);
-  if (parsed.dialect === 'duckdb') return openDuck(parsed.file, url);
-  return openPostgres(parsed.url);
+  return destinationOf(parsed).openReadOnly(parsed as never, url);
 }
 
 function mustExist(file: string, scheme: string): string {
@@ -59,7 +58,7 @@ function mustExist(file: string, scheme: string): string {
   return full;
 }
 
-async function openSqlite(file: string, url: string): Promise<ReadOnlySource> {
+export async function openSqliteReadOnly(file: string, url: string): Promise<ReadOnlySource> {
   const full = mustExist(file, 'sqlite');
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   let db: BetterSqlite3.Database;
@@ -117,7 +116,7 @@ async function openSqlite(file: string, url: string): Promise<ReadOnlySource> {
   };
 }
 
-async function openPostgres(url: string): Promise<ReadOnlySource> {
+export async function openPostgresReadOnly(url: string): Promise<ReadOnlySource> {
   const { default: pgModule } = await import('pg');
   const safe = redactDatabaseUrl(url);
   // Every value as the server's text (int8 exact, timestamps as written); pages format what they show.
@@ -160,7 +159,7 @@ async function openPostgres(url: string): Promise<ReadOnlySource> {
   };
 }
 
-async function openDuck(file: string, url: string): Promise<ReadOnlySource> {
+export async function openDuckReadOnly(file: string, url: string): Promise<ReadOnlySource> {
   const full = mustExist(file, 'duckdb');
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const { acquireFileLock } = await import('../destinations/duckdb/file-lock.js');

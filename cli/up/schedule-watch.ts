@@ -103,15 +103,15 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
 
 /** The gauge's start value: each scheduled pipeline's last succeeded run in its destination (read, never created). */
 async function seedLastSuccess(schedules: Watched[], metrics: Metrics, log: (m: string) => void): Promise<void> {
-  const { openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
+  const { databaseFileOf, openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
   const { listPipelineRuns } = await import('../../db/pipeline-runs.js');
   for (const { spec } of schedules) {
     if (!spec) continue;
     const url = spec.destination.database;
     try {
-      const parsed = parseDatabaseUrl(url);
+      const file = databaseFileOf(parseDatabaseUrl(url));
       // A destination no run has written yet holds no success; opening it would create the file.
-      if (parsed.dialect !== 'postgres' && !fs.existsSync(parsed.file)) continue;
+      if (file !== undefined && !fs.existsSync(file)) continue;
       const db = await openDatabase(url);
       try {
         const runs = await listPipelineRuns(db, { limit: 200, pipeline: spec.name });
