@@ -14,7 +14,11 @@ import type { RawRow, TableQuery } from '../export/rows.js';
 import type { ReadOnlySource } from '../console/source.js';
 
 export type DestinationName = 'sqlite' | 'postgres' | 'duckdb';
+/** Every destination name, in the order messages list them. */
 export const DESTINATION_NAMES = ['sqlite', 'duckdb', 'postgres'] as const satisfies readonly DestinationName[];
+// A name added to DestinationName but not listed above is an error here, naming it.
+type Unlisted = Exclude<DestinationName, (typeof DESTINATION_NAMES)[number]>;
+export const DESTINATION_NAMES_COMPLETE: [Unlisted] extends [never] ? true : { missing: Unlisted } = true;
 
 export type DatabaseOf<D extends DestinationName> = Extract<Database, { dialect: D }>;
 export type ParsedUrlOf<D extends DestinationName> = Extract<ParsedDatabaseUrl, { dialect: D }>;

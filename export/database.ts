@@ -4,9 +4,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { destinationOf } from '../destinations/index.js';
+import type { DestinationName } from '../destinations/types.js';
 
 export interface ExportDatabase {
-  dialect: 'sqlite' | 'postgres' | 'duckdb';
+  dialect: DestinationName;
   sqlite?: BetterSqlite3.Database;
   pool?: pg.Pool;
   /** DuckDB: runs `fn` with the file open and locked (destinations/duckdb/database.ts). */

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DESTINATION_NAMES } from '../../destinations/types.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 const SKIP_DIRS = new Set(['node_modules', 'dist', '.git', 'test', 'destinations']);
@@ -59,5 +60,13 @@ describe('destination branches', () => {
 
   it('no product code outside destinations/ compares a destination name', () => {
     expect(dialectBranches(ROOT)).toEqual([]);
+  });
+
+  it('every destination runs the standard adapter suite in a file of its own', () => {
+    for (const name of DESTINATION_NAMES) {
+      const file = path.join(ROOT, 'test', 'destinations', `${name}.test.ts`);
+      expect(fs.existsSync(file), `test/destinations/${name}.test.ts`).toBe(true);
+      expect(fs.readFileSync(file, 'utf8')).toContain(`adapterSuite('${name}'`);
+    }
   });
 });
