@@ -5,6 +5,7 @@ import type { LoadAttempt } from '../../db/load.js';
 import { selectSql } from '../../export/rows.js';
 import { postgresKind } from '../../export/columns.js';
 import type { DestinationAdapter, DestinationCapabilities } from '../types.js';
+import { URL_FORMS } from '../url-forms.js';
 import { DatabaseConfigError } from '../../db/connect.js';
 import { duckTransaction } from './tx.js';
 import { upsertDuckdb } from './upsert.js';
@@ -42,10 +43,10 @@ export const duckdbCapabilities: DestinationCapabilities = {
 export const duckdbDestination: DestinationAdapter<'duckdb'> = {
   name: 'duckdb',
   capabilities: duckdbCapabilities,
-  urlForm: 'duckdb:<path>',
+  urlForm: URL_FORMS.duckdb.form,
   parseUrl(url) {
     const trimmed = url.trim();
-    if (!/^duckdb:/i.test(trimmed)) return undefined;
+    if (!URL_FORMS.duckdb.prefix.test(trimmed)) return undefined;
     let file = trimmed.slice('duckdb:'.length);
     if (file.startsWith('//')) file = file.slice(2);
     if (file === '') throw new DatabaseConfigError(`database URL '${trimmed}' has no file path (expected duckdb:<path>)`);

@@ -7,6 +7,7 @@ import type { LoadAttempt } from '../../db/load.js';
 import { quoteIdent } from '../../db/sql.js';
 import { postgresKind } from '../../export/columns.js';
 import type { DestinationAdapter, DestinationCapabilities } from '../types.js';
+import { URL_FORMS } from '../url-forms.js';
 import { lockAdvisory, pgTransactionWithRetries } from './tx.js';
 
 // 28000/28P01: authentication; 3D000: no such database; 42501: insufficient privilege; 3F000: no such schema.
@@ -39,10 +40,10 @@ const exportReader = () => import('./export-reader.js');
 export const postgresDestination: DestinationAdapter<'postgres'> = {
   name: 'postgres',
   capabilities: postgresCapabilities,
-  urlForm: 'postgres://user@host:port/db',
+  urlForm: URL_FORMS.postgres.form,
   parseUrl(url) {
     const trimmed = url.trim();
-    return /^postgres(ql)?:\/\//i.test(trimmed) ? { dialect: 'postgres', url: trimmed } : undefined;
+    return URL_FORMS.postgres.prefix.test(trimmed) ? { dialect: 'postgres', url: trimmed } : undefined;
   },
   fileOf: () => undefined,
   async open(parsed, _url, opts) {

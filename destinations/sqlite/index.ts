@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { DatabaseConfigError } from '../../db/connect.js';
 import type { DestinationAdapter, DestinationCapabilities } from '../types.js';
+import { URL_FORMS } from '../url-forms.js';
 import { sqliteReadTransaction, sqliteWriteTransaction } from './tx.js';
 import { sqliteKind } from '../../export/columns.js';
 
@@ -36,10 +37,10 @@ const exportReader = () => import('./export-reader.js');
 export const sqliteDestination: DestinationAdapter<'sqlite'> = {
   name: 'sqlite',
   capabilities: sqliteCapabilities,
-  urlForm: 'sqlite:<path>',
+  urlForm: URL_FORMS.sqlite.form,
   parseUrl(url) {
     const trimmed = url.trim();
-    if (!/^sqlite:/i.test(trimmed)) return undefined;
+    if (!URL_FORMS.sqlite.prefix.test(trimmed)) return undefined;
     let file = trimmed.slice('sqlite:'.length);
     // Accept sqlite:///abs/path and sqlite://rel/path as well as the plain sqlite:<path> form.
     if (file.startsWith('//')) file = file.slice(2);
