@@ -1,6 +1,6 @@
 // Database URLs as shown to people (logs, memos, status): kept free of driver imports so anything may use it.
 import path from 'node:path';
-import { fileUrlParts } from '../destinations/url-forms.js';
+import { destinationNameOfUrl, fileUrlParts, URL_FORMS } from '../destinations/url-forms.js';
 
 /** The URL with its password replaced by *** (SQLite URLs and password-less ones are returned as they are). */
 export function redactDatabaseUrl(url: string): string {
@@ -23,5 +23,7 @@ export function destinationKey(url: string, cwd: string = process.cwd()): string
     if (file === '' || file === ':memory:') return `${fileScheme}:${file}`;
     return `${fileScheme}:${path.resolve(cwd, file)}`;
   }
-  return redactDatabaseUrl(trimmed.replace(/^postgres(ql)?:\/\//i, 'postgres://'));
+  // A server's URL with its scheme in one spelling (postgresql:// and POSTGRES:// as postgres://).
+  const server = destinationNameOfUrl(trimmed);
+  return redactDatabaseUrl(server === undefined ? trimmed : trimmed.replace(URL_FORMS[server].prefix, `${server}://`));
 }

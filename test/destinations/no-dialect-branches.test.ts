@@ -19,6 +19,9 @@ const BRANCH_PATTERNS: RegExp[] = [
   new RegExp(`[!=]==\\s*['"\`]${NAMES}['"\`]`),
   new RegExp(`['"\`]${NAMES}['"\`]\\s*[!=]==`),
   new RegExp(`\\bcase\\s+['"\`]${NAMES}['"\`]\\s*:`),
+  // A URL's scheme tested in place (destinations/url-forms.ts holds them): /^(sqlite|duckdb):/, startsWith('sqlite:').
+  new RegExp(`/\\^\\(?${NAMES}`),
+  new RegExp(`startsWith\\(['"\`]${NAMES}`),
 ];
 
 /** `file:line: text` of every branch on a destination name in the TypeScript under `root` outside destinations/ and test/. */
@@ -52,6 +55,9 @@ describe('destination branches', () => {
       "switch (db.dialect) {",
       "  case 'duckdb':",
       "const url = d === 'postgres' ? a : b;",
+      "const m = /^(sqlite|duckdb):(.*)$/.exec(url);",
+      "if (/^postgres(ql)?:\\/\\//i.test(url)) return;",
+      "if (url.trim().startsWith('sqlite:')) {",
     ];
     for (const b of branches) expect(BRANCH_PATTERNS.some((p) => p.test(b)), b).toBe(true);
     const neutral = ["const dest = destinationOf(db);", "if (dest.capabilities.savepoints) {", "sqlite: sqliteDestination,", "`sqlite:${file}`"];
