@@ -4,7 +4,7 @@
 //   Postgres: every session starts with `default_transaction_read_only = on` (a startup option of the pool), so
 //             even a statement sent by mistake fails with "cannot execute ... in a read-only transaction".
 //   DuckDB:   `access_mode: READ_ONLY`. DuckDB lets one process hold a file open for writing, so a read session
-//             takes the project's cross-process file lock (db/duckdb/file-lock.ts) like a worker's load does,
+//             takes the project's cross-process file lock (destinations/duckdb/file-lock.ts) like a worker's load does,
 //             opens, reads and closes: a worker waiting for the file gets it after the page is read.
 // Nothing here migrates, creates a folder or a file (unlike db/connect.ts's openDatabase, which prepares a
 // destination for loading).

@@ -1,5 +1,5 @@
-// A thin dialect-neutral layer over better-sqlite3 and node-postgres for the loader: parameter binding, a
-// statement cache, and transactions. Drizzle's query builder is not used on this path because bulk upserts
+// The destination-neutral statement interface of the loader (Tx) and its transactions; each destination's
+// binding, statement cache and transaction rules are its adapter's (destinations/<name>/tx.ts). Drizzle's query builder is not used on this path because bulk upserts
 // need multi-row VALUES with a fixed shape per chunk and statements prepared once per shape.
 import type { Database, Dialect } from './connect.js';
 import { destinationOf } from '../destinations/index.js';
@@ -36,7 +36,7 @@ export async function inSavepoint<T>(exec: (sql: string) => Promise<unknown>, fn
   }
 }
 
-/** Attempts of one Postgres transaction before a retryable failure is passed on (then the activity retries). */
+/** Postgres's retry of deadlock victims and its advisory locks (destinations/postgres/tx.ts), for callers and tests. */
 export { isRetryableTxError, lockAdvisory, MAX_TRANSACTION_ATTEMPTS } from '../destinations/postgres/tx.js';
 /** BEGIN IMMEDIATE waiting on the event loop (destinations/sqlite/tx.ts); export/csv-parallel.ts takes its snapshot lock with it. */
 export { beginImmediate } from '../destinations/sqlite/tx.js';
@@ -48,7 +48,7 @@ export { beginImmediate } from '../destinations/sqlite/tx.js';
  * the server aborts as a deadlock victim or for a serialization failure is rolled back and run again (up to
  * MAX_TRANSACTION_ATTEMPTS times, after a short random pause), so `fn` must not have effects outside the
  * transaction that cannot be repeated. DuckDB transactions run one at a time per file, across processes too
- * (db/duckdb/database.ts).
+ * (destinations/duckdb/database.ts).
  */
 export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return destinationOf(db).transaction(db, fn);
