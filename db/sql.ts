@@ -1,6 +1,7 @@
 // The destination-neutral statement interface of the loader (Tx) and its transactions; each destination's
-// binding, statement cache and transaction rules are its adapter's (destinations/<name>/tx.ts). Drizzle's query builder is not used on this path because bulk upserts
-// need multi-row VALUES with a fixed shape per chunk and statements prepared once per shape.
+// binding, statement cache and transaction rules are its adapter's (destinations/<name>/tx.ts). Drizzle's query
+// builder is not used on this path because bulk upserts need multi-row VALUES with a fixed shape per chunk and
+// statements prepared once per shape.
 import type { Database, Dialect } from './connect.js';
 import { destinationOf } from '../destinations/index.js';
 
