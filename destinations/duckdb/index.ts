@@ -129,7 +129,7 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     return readOnlyQuery(db, query, o);
   },
   async openReadOnly(parsed, url) {
-    const { openDuckReadOnly } = await import('../../console/source.js');
+    const { openDuckReadOnly } = await import('./read-only-source.js');
     return openDuckReadOnly(parsed.file, url);
   },
   // Opening the file takes its lock from a running worker; not worth it for a validation.

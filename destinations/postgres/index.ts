@@ -113,7 +113,7 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
     return readOnlyQuery(db, query, o);
   },
   async openReadOnly(parsed) {
-    const { openPostgresReadOnly } = await import('../../console/source.js');
+    const { openPostgresReadOnly } = await import('./read-only-source.js');
     return openPostgresReadOnly(parsed.url);
   },
   async schemaHistoryColumns(parsed, tables) {

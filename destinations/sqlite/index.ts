@@ -103,7 +103,7 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     return readOnlyQuery(db, query, o);
   },
   async openReadOnly(parsed, url) {
-    const { openSqliteReadOnly } = await import('../../console/source.js');
+    const { openSqliteReadOnly } = await import('./read-only-source.js');
     return openSqliteReadOnly(parsed.file, url);
   },
   async schemaHistoryColumns(parsed, tables) {
