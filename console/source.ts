@@ -11,7 +11,7 @@
 // destination for loading).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseDatabaseUrl, redactDatabaseUrl, type Dialect } from '../db/connect.js';
+import { parseDatabaseUrl, type Dialect } from '../db/connect.js';
 import type { ExportDatabase } from '../export/database.js';
 import { destinationOf } from '../destinations/index.js';
 
