@@ -86,14 +86,8 @@ export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   return n;
 }
 
-/**
- * A destination that no retry can open: not a database, no permission, a wrong password, a database that does not
- * exist. Its message names the destination (password redacted) and the fix; callers fail at once instead of
- * retrying (a network error or a busy server is not one of these).
- */
-export class DatabaseConfigError extends Error {
-  override readonly name = 'DatabaseConfigError';
-}
+export { DatabaseConfigError } from './config-error.js';
+import { DatabaseConfigError } from './config-error.js';
 
 const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
 const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);

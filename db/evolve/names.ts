@@ -4,7 +4,8 @@
 // are part of the product's contract with analysts: a rule changed here renames new columns only (recorded ones
 // keep their names), so they change with a rebuild in mind.
 import { fitName, normalizeKey, PATH_SEPARATOR } from './naming.js';
-import { DESTINATION_NAMES, DESTINATIONS } from '../../destinations/index.js';
+import { CAPABILITIES } from '../../destinations/capabilities.js';
+import { DESTINATION_NAMES } from '../../destinations/types.js';
 
 export { normalizeKey, PATH_SEPARATOR };
 
@@ -13,7 +14,7 @@ export { normalizeKey, PATH_SEPARATOR };
  * pipeline's table has the same name wherever it is loaded.
  */
 export function portableIdentifierBytes(): number {
-  return Math.min(...DESTINATION_NAMES.map((n) => DESTINATIONS[n].capabilities.maxIdentifierBytes));
+  return Math.min(...DESTINATION_NAMES.map((n) => CAPABILITIES[n].maxIdentifierBytes));
 }
 
 /** A name within portableIdentifierBytes(): long names keep a readable head and end with 8 hex digits of their hash. */

@@ -5,7 +5,8 @@
 // before any candidate is considered (registry.ts), so the same key keeps its column across runs and workers.
 import { hexDigest } from '../hash.js';
 import type { LogicalType } from './types.js';
-import { destinationNamed, type DestinationName } from '../../destinations/index.js';
+import { CAPABILITIES } from '../../destinations/capabilities.js';
+import type { DestinationName } from '../../destinations/types.js';
 
 export type Dialect = DestinationName;
 
@@ -26,7 +27,7 @@ export interface NameCapability {
 
 /** The naming capability of a destination: its adapter's capabilities (destinations/<name>/index.ts). */
 export function capabilityOf(dialect: Dialect): NameCapability {
-  const c = destinationNamed(dialect).capabilities;
+  const c = CAPABILITIES[dialect];
   return {
     dialect,
     maxIdentifierBytes: c.maxIdentifierBytes,

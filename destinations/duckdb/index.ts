@@ -4,9 +4,10 @@
 import type { LoadAttempt } from '../../db/load.js';
 import { selectSql } from '../../export/rows.js';
 import { postgresKind } from '../../export/columns.js';
-import type { DestinationAdapter, DestinationCapabilities } from '../types.js';
+import type { DestinationAdapter } from '../types.js';
+import { duckdbCapabilities } from './capabilities.js';
 import { URL_FORMS } from '../url-forms.js';
-import { DatabaseConfigError } from '../../db/connect.js';
+import { DatabaseConfigError } from '../../db/config-error.js';
 import { duckTransaction } from './tx.js';
 import { upsertDuckdb } from './upsert.js';
 import { duckBatches, duckQuery } from './export-reader.js';
@@ -15,30 +16,6 @@ import { postgresTypeName } from './type-names.js';
 // DuckDB's errors carry no code: a file that is not a DuckDB database, or one this user may not open.
 const PERMANENT_DUCKDB_MESSAGES = /not a valid DuckDB database file|Permission denied|Read-only file system/i;
 
-export const duckdbCapabilities: DestinationCapabilities = {
-  server: false,
-  savepoints: false,
-  onConflict: true,
-  bulkWrite: 'unnest-bound-lists',
-  // No fixed bound; it keeps the Postgres one (statements of 256 rows stay far below it anyway).
-  maxParams: 65_535,
-  // DuckDB holds thousands of columns, but every ALTER TABLE ADD COLUMN inside a transaction keeps another version
-  // of the table's catalog entry until COMMIT, so one batch adding n columns costs memory growing with n squared
-  // (5,000 fields peaked a worker at 8.6 GB). 300 keeps the worst batch near the baseline (bench/wide-content.ts:
-  // 411 MB against 319 MB; 500 columns gave 563 MB).
-  maxColumns: 300,
-  // No identifier limit; names are capped so that they stay readable and portable.
-  maxIdentifierBytes: 128,
-  // Its rowid pseudo-column.
-  reservedNames: new Set(['rowid']),
-  oneWriterPerFile: true,
-  concurrentWriters: false,
-  addColumnIfNotExists: true,
-  typedColumns: true,
-  // A fixed cost per ON CONFLICT statement (milliseconds) dwarfs preparing one more statement shape.
-  exactChunks: true,
-  parallelExportReaders: false,
-};
 
 export const duckdbDestination: DestinationAdapter<'duckdb'> = {
   name: 'duckdb',

@@ -2,38 +2,17 @@
 // locks, then ROW EXCLUSIVE, then rows in key order) and deadlock victims are retried. Drivers are loaded when
 // first used.
 import type { Tx } from '../../db/sql.js';
-import { pgPoolSize } from '../../db/connect.js';
 import type { LoadAttempt } from '../../db/load.js';
 import { quoteIdent } from '../../db/sql.js';
 import { postgresKind } from '../../export/columns.js';
-import type { DestinationAdapter, DestinationCapabilities } from '../types.js';
+import type { DestinationAdapter } from '../types.js';
+import { postgresCapabilities } from './capabilities.js';
 import { URL_FORMS } from '../url-forms.js';
 import { lockAdvisory, pgTransactionWithRetries } from './tx.js';
 
 // 28000/28P01: authentication; 3D000: no such database; 42501: insufficient privilege; 3F000: no such schema.
 const PERMANENT_PG_CODES = new Set(['28000', '28P01', '3D000', '42501', '3F000']);
 
-export const postgresCapabilities: DestinationCapabilities = {
-  server: true,
-  savepoints: true,
-  onConflict: true,
-  bulkWrite: 'unnest-array-literals',
-  // The wire protocol's Int16 parameter count.
-  maxParams: 65_535,
-  // Postgres allows 1600 columns and rows within a page; the byte budget (maxRowBytes) is what binds first.
-  maxColumns: 1000,
-  // NAMEDATALEN - 1: longer identifiers are silently truncated by the server.
-  maxIdentifierBytes: 63,
-  maxRowBytes: 7000,
-  // The system columns every table has (oid is no longer one since 12, but older tools still treat it so).
-  reservedNames: new Set(['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid', 'oid']),
-  oneWriterPerFile: false,
-  concurrentWriters: true,
-  addColumnIfNotExists: true,
-  typedColumns: true,
-  exactChunks: false,
-  parallelExportReaders: false,
-};
 
 const exportReader = () => import('./export-reader.js');
 
@@ -48,6 +27,7 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
   fileOf: () => undefined,
   async open(parsed, _url, opts) {
     const { openPostgres } = await import('./open.js');
+    const { pgPoolSize } = await import('../../db/connect.js');
     return openPostgres(parsed.url, opts.poolSize ?? pgPoolSize());
   },
   async probe(parsed, opts) {

@@ -2,35 +2,15 @@
 // (BEGIN IMMEDIATE), WAL so readers go on meanwhile. Drivers are loaded when first used (open, export), so naming
 // the registry costs nothing.
 import fs from 'node:fs';
-import { DatabaseConfigError } from '../../db/connect.js';
-import type { DestinationAdapter, DestinationCapabilities } from '../types.js';
+import { DatabaseConfigError } from '../../db/config-error.js';
+import type { DestinationAdapter } from '../types.js';
+import { sqliteCapabilities } from './capabilities.js';
 import { URL_FORMS } from '../url-forms.js';
 import { sqliteReadTransaction, sqliteWriteTransaction } from './tx.js';
 import { sqliteKind } from '../../export/columns.js';
 
 const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
 
-export const sqliteCapabilities: DestinationCapabilities = {
-  server: false,
-  savepoints: true,
-  onConflict: true,
-  bulkWrite: 'values-in-savepoints',
-  // SQLITE_MAX_VARIABLE_NUMBER's default since 3.32.
-  maxParams: 32_766,
-  // SQLite's default SQLITE_MAX_COLUMN is 2000; each inferred column also costs every statement that names it.
-  maxColumns: 1000,
-  // SQLite has no identifier limit; names are capped so that they stay readable and portable.
-  maxIdentifierBytes: 128,
-  // The rowid aliases of every rowid table.
-  reservedNames: new Set(['rowid', 'oid', '_rowid_']),
-  // Processes share the file; BEGIN IMMEDIATE lets one of them write at a time (busy_timeout waits for it).
-  oneWriterPerFile: false,
-  concurrentWriters: false,
-  addColumnIfNotExists: false,
-  typedColumns: false,
-  exactChunks: false,
-  parallelExportReaders: true,
-};
 
 const exportReader = () => import('./export-reader.js');
 
