@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Database } from '../db/connect.js';
+import { withTransaction } from '../db/sql.js';
+import { destinationNamed, type DestinationName } from '../destinations/index.js';
 import { startConsole } from '../console/server.js';
 import { openReadOnly, type ReadOnlySource } from '../console/source.js';
 import { viewSql } from '../console/data.js';
@@ -17,7 +19,14 @@ const ROWS = Number(process.env['BENCH_CONSOLE_ROWS'] ?? 1_000_000);
 const RUNS = 200;
 const ROUNDS = 15;
 const PIPELINE = 'big';
-type Dialect = 'sqlite' | 'postgres' | 'duckdb';
+type Dialect = DestinationName;
+
+/** Each destination's statistics refresh after the fill. */
+const FILL_STATS: { readonly [D in Dialect]: (db: Database) => Promise<void> } = {
+  sqlite: async (db) => void db.sqlite?.exec('ANALYZE'),
+  postgres: async (db) => void (await db.pool?.query('VACUUM ANALYZE job_records')),
+  duckdb: async () => {},
+};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -40,15 +49,15 @@ function jobKey(i: number): string {
 }
 
 /** The rows, made by the database itself (a generator query): 1M rows in seconds, no client round trips. */
+/** Each destination's generator query, zero-padding and timestamp literal (a record: a new destination is named by the compiler). */
+const FILL_SQL: { readonly [D in Dialect]: { gen: string; pad: string; now: string } } = {
+  sqlite: { gen: `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${ROWS}) SELECT i FROM s`, pad: `printf('%08d', i)`, now: `'2026-01-01T00:00:00.000Z'` },
+  postgres: { gen: `SELECT i FROM generate_series(1, ${ROWS}) AS g(i)`, pad: `lpad(CAST(i AS VARCHAR), 8, '0')`, now: `TIMESTAMPTZ '2026-01-01 00:00:00+00'` },
+  duckdb: { gen: `SELECT range + 1 AS i FROM range(${ROWS})`, pad: `lpad(CAST(i AS VARCHAR), 8, '0')`, now: `TIMESTAMPTZ '2026-01-01 00:00:00+00'` },
+};
+
 function fillSql(d: Dialect): string {
-  const gen =
-    d === 'sqlite'
-      ? `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${ROWS}) SELECT i FROM s`
-      : d === 'postgres'
-        ? `SELECT i FROM generate_series(1, ${ROWS}) AS g(i)`
-        : `SELECT range + 1 AS i FROM range(${ROWS})`;
-  const pad = d === 'sqlite' ? `printf('%08d', i)` : `lpad(CAST(i AS VARCHAR), 8, '0')`;
-  const now = d === 'sqlite' ? `'2026-01-01T00:00:00.000Z'` : `TIMESTAMPTZ '2026-01-01 00:00:00+00'`;
+  const { gen, pad, now } = FILL_SQL[d];
   return `INSERT INTO job_records (job_key, job_title, job_url, job_location, job_salary_number, job_type, job_currency, pipeline, load_id, loaded_at, row_hash)
     SELECT 'job-' || ${pad}, 'Engineer ' || (i % 977), 'https://jobs.example/' || i, 'City ' || (i % 131), ((i % 200000) * 13) % 200000, 'full-time', 'USD',
            '${PIPELINE}', 1 + (i % ${RUNS}), ${now}, 'h' || i FROM (${gen}) AS nums`;
@@ -60,24 +69,16 @@ async function fill(db: Database, d: Dialect): Promise<void> {
     return `('${PIPELINE}--run-${i}', '${PIPELINE}', 'job-board', 'succeeded', '${started}', '${started}', '{"job_records": ${5000 + i}}', ${1000 + i})`;
   });
   const insertRuns = `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, token_usage) VALUES ${runs.join(', ')}`;
-  if (db.dialect === 'sqlite') {
-    db.sqlite.exec(fillSql(d));
-    db.sqlite.exec(insertRuns);
-    db.sqlite.exec('ANALYZE');
-  } else if (db.dialect === 'postgres') {
-    await db.pool.query(fillSql(d));
-    await db.pool.query(insertRuns);
-    await db.pool.query('VACUUM ANALYZE job_records');
-  } else {
-    await db.session(async (c) => {
-      await c.run(fillSql(d));
-      await c.run(insertRuns);
-    });
-  }
+  await withTransaction(db, async (tx) => {
+    await tx.run(fillSql(d), []);
+    await tx.run(insertRuns, []);
+  });
+  // Planner statistics where the destination keeps them (outside a transaction: Postgres's VACUUM refuses one).
+  await FILL_STATS[d](db);
 }
 
 async function bench(d: Dialect, dir: string): Promise<void> {
-  const url = d === 'postgres' ? await testPostgresUrl() : `${d}:${path.join(dir, `console-bench.${d}`)}`;
+  const url = destinationNamed(d).capabilities.server ? await testPostgresUrl() : `${d}:${path.join(dir, `console-bench.${d}`)}`;
   const t0 = performance.now();
   const db = await openDatabase(url);
   try {

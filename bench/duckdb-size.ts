@@ -16,8 +16,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openDatabase } from '../db/connect.js';
-import { BLOCK_SIZE, STORAGE_VERSION } from '../db/duckdb/database.js';
-import { baselineDdl, tableDdl } from '../db/duckdb/ddl.js';
+import { BLOCK_SIZE, STORAGE_VERSION } from '../destinations/duckdb/database.js';
+import { baselineDdl, tableDdl } from '../destinations/duckdb/ddl.js';
 import { TABLES, type AnyTableDef } from '../db/schema/definition.js';
 import { products, timeProductLoads, type Product } from './_marketplace-files.js';
 

@@ -1,6 +1,7 @@
 // The columns a table has in a destination, with logical types: what `schema` checks compare, and what the other
 // checks test names against before they build SQL (a name that is not a column is never sent to the database).
 import type { Tx } from '../db/sql.js';
+import { destinationOf } from '../destinations/index.js';
 import { TABLES, type ColumnType } from '../db/schema/definition.js';
 
 /** Logical type names of checks (checks-schema.ts LOGICAL_TYPES), from the model's and the registry's names. */
@@ -18,15 +19,8 @@ function fromSql(sqlType: string): string {
 
 /** Columns of `table` in the destination, name -> logical type; an empty map when the table does not exist. */
 export async function tableColumns(tx: Tx, table: string): Promise<Map<string, string>> {
-  let rows: Array<{ name: string; type: string }>;
-  if (tx.dialect === 'sqlite') {
-    const r = await tx.all(`SELECT name, type FROM pragma_table_info(?)`, [table]);
-    rows = r.map((x) => ({ name: String(x['name']), type: String(x['type']) }));
-  } else {
-    const schema = tx.dialect === 'postgres' ? 'current_schema()' : "'main'";
-    const r = await tx.all(`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = ${tx.ph(1)} ORDER BY ordinal_position`, [table]);
-    rows = r.map((x) => ({ name: String(x['column_name']), type: String(x['data_type']) }));
-  }
+  const r = await tx.all(destinationOf(tx).catalog.columnsSql(tx.ph(1)), [table]);
+  const rows = r.map((x) => ({ name: String(x['name']), type: String(x['type'] ?? '') }));
   const out = new Map<string, string>();
   if (rows.length === 0) return out;
   const model = (TABLES as Record<string, { columns: Record<string, { type: ColumnType }> }>)[table];

@@ -5,6 +5,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
 import { z } from 'zod';
+import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import { interpolate } from '../pipelines/env.js';
 import { formatPath, PipelineFileError, type PipelineIssue } from '../pipelines/errors.js';
 import type { Project } from './project.js';
@@ -18,7 +19,7 @@ const address = z
   .regex(/^([^\s:/]+|\[[0-9a-fA-F:]+\]):\d{1,5}$/, "expected host:port, e.g. 127.0.0.1:7233 (leave it out for the embedded dev server)");
 const database = z
   .string()
-  .regex(/^(sqlite:|duckdb:|postgres(ql)?:\/\/)\S+/, "expected a database URL: 'sqlite:<file>', 'duckdb:<file>' or 'postgres://user@host/db'");
+  .refine((s) => isDatabaseUrl(s), `expected a database URL: ${urlFormsText()}`);
 
 export const projectSchema = z.strictObject({
   pipelines: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),

@@ -3,12 +3,17 @@
 // with better-sqlite3 alone; anything else through db/connect.ts, which also brings an older schema up to date).
 import fs from 'node:fs';
 import type { Reader } from '../db/read-only.js';
+import { destinationNameOfUrl, fileUrlParts } from '../destinations/url-forms.js';
+import type { DestinationName } from '../destinations/types.js';
 
-/** The file of a sqlite:/duckdb: URL (undefined for Postgres and :memory:). */
+/** The destination db/read-only.ts reads without its adapter (only the migrations' check and better-sqlite3). */
+const SQLITE_READ_ONLY: DestinationName = 'sqlite';
+
+/** The file of a file destination's URL (sqlite:, duckdb:; undefined for a server and :memory:). */
 export function databaseFile(url: string): string | undefined {
-  const m = /^(sqlite|duckdb):(.*)$/.exec(url.trim());
-  if (!m || m[2] === ':memory:') return undefined;
-  return m[2];
+  const m = fileUrlParts(url);
+  if (!m || m.rest === ':memory:') return undefined;
+  return m.rest;
 }
 
 /** Exit code 1 (see README, "Exit codes"): the database named is not there. */
@@ -22,7 +27,8 @@ export async function readDestination<T>(url: string, fn: (r: Reader) => Promise
     const { redactDatabaseUrl } = await import('../db/url.js');
     throw new MissingDatabaseError(`no database at ${redactDatabaseUrl(url)} (the file does not exist; ${hint})`);
   }
-  if (url.trim().startsWith('sqlite:') && file !== undefined) {
+  // A current SQLite file is read with better-sqlite3 alone (db/read-only.ts); anything else is opened in full.
+  if (destinationNameOfUrl(url) === SQLITE_READ_ONLY && file !== undefined) {
     const { readSqlite } = await import('../db/read-only.js');
     const read = await readSqlite(file, fn);
     if (read) return read.value;

@@ -1,7 +1,8 @@
-// What tables and columns a destination has, in each dialect's own catalog. Every statement here reads the
+// What tables and columns a destination has, in its own catalog (the adapter's catalog statements). Every statement here reads the
 // catalog only; none touches a data table.
 import { quoteIdent } from '../db/sql.js';
-import type { Reader } from './source.js';
+import { destinationOf } from '../destinations/index.js';
+import type { Reader, Row } from './source.js';
 import { num, text } from './values.js';
 
 export interface ColumnMeta {
@@ -22,54 +23,27 @@ export interface TableMeta {
 const INTERNAL = new Set(['__drizzle_migrations', 'url_lists', 'scrape_etl_duckdb_schema']);
 
 export async function listTables(r: Reader): Promise<string[]> {
-  let rows;
-  if (r.dialect === 'sqlite') {
-    rows = await r.all(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`);
-    return rows.map((x) => String(x['name'])).filter((t) => !INTERNAL.has(t));
-  }
-  const schema = r.dialect === 'duckdb' ? `'main'` : 'current_schema()';
-  rows = await r.all(`SELECT table_name FROM information_schema.tables WHERE table_schema = ${schema} AND table_type = 'BASE TABLE' ORDER BY table_name`);
-  return rows.map((x) => String(x['table_name'])).filter((t) => !INTERNAL.has(t));
+  const rows = await r.all(destinationOf(r).catalog.tablesSql);
+  return rows.map((x) => String(x['name'])).filter((t) => !INTERNAL.has(t));
 }
 
 export async function tableExists(r: Reader, table: string): Promise<boolean> {
   return (await listTables(r)).includes(table);
 }
 
+/** A catalog flag as any driver gives it: boolean, 0/1 (bigint or number), or Postgres's text 't'/'f'. */
+function flag(v: unknown): boolean {
+  return v === true || v === 't' || v === 'true' || num(v) === 1;
+}
+
 export async function describe(r: Reader, table: string): Promise<TableMeta | undefined> {
-  let columns: ColumnMeta[];
-  let primaryKey: string[];
-  if (r.dialect === 'sqlite') {
-    const rows = await r.all(`SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?) ORDER BY cid`, [table]);
-    columns = rows.map((x) => ({ name: String(x['name']), type: text(x['type']) || '(any)', notNull: num(x['nn']) === 1 || num(x['pk'])! > 0 }));
-    primaryKey = rows
-      .filter((x) => num(x['pk'])! > 0)
-      .sort((a, b) => num(a['pk'])! - num(b['pk'])!)
-      .map((x) => String(x['name']));
-  } else {
-    const schema = r.dialect === 'duckdb' ? `'main'` : 'current_schema()';
-    const rows = await r.all(
-      `SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = ${schema} AND table_name = ${r.ph(1)} ORDER BY ordinal_position`,
-      [table],
-    );
-    columns = rows.map((x) => ({ name: String(x['column_name']), type: String(x['data_type']).toLowerCase(), notNull: String(x['is_nullable']) === 'NO' }));
-    if (r.dialect === 'postgres') {
-      const pk = await r.all(
-        `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
-          WHERE i.indrelid = to_regclass(quote_ident(${r.ph(1)})) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
-        [table],
-      );
-      primaryKey = pk.map((x) => String(x['name']));
-    } else {
-      const pk = await r.all(
-        `SELECT constraint_column_names AS cols FROM duckdb_constraints() WHERE schema_name = 'main' AND table_name = $1 AND constraint_type = 'PRIMARY KEY'`,
-        [table],
-      );
-      const cols = pk[0]?.['cols'];
-      primaryKey = Array.isArray(cols) ? cols.map(String) : [];
-    }
-  }
-  if (columns.length === 0) return undefined;
+  const dest = destinationOf(r);
+  const rows = await r.all(dest.catalog.columnsSql(r.ph(1)), [table]);
+  if (rows.length === 0) return undefined;
+  // Declared types are shown as declared; typed catalogs' names in lower case (DuckDB says VARCHAR, Postgres text).
+  const typeOf = (x: Row) => (dest.capabilities.typedColumns ? (text(x['type']) ?? '').toLowerCase() : text(x['type']) || '(any)');
+  const columns: ColumnMeta[] = rows.map((x) => ({ name: String(x['name']), type: typeOf(x), notNull: flag(x['not_null']) }));
+  const primaryKey = (await r.all(dest.catalog.primaryKeySql(r.ph(1)), [table])).map((x) => String(x['name']));
   return { name: table, columns, primaryKey };
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { quoteIdent } from '../db/sql.js';
 import { describeTable } from '../export/columns.js';
-import { valueDialect } from '../export/database.js';
+import { destinationOf } from '../destinations/index.js';
 import { loadFormatWriter, type FormatSettings } from '../export/formats/index.js';
 import { rowBatches } from '../export/rows.js';
 import { projectSqliteHints } from '../export/schema-hints.js';
@@ -22,9 +22,11 @@ export async function downloadView(source: ReadOnlySource, view: ViewSpec, forma
   const resolved = await source.read((r) => resolveView(r, view));
   const notNullSort = resolved.sort !== undefined && resolved.meta.columns.find((c) => c.name === resolved.sort)!.notNull;
   const db = source.exportDatabase();
-  const columns = await describeTable(db, view.table, db.dialect === 'sqlite' ? projectSqliteHints() : undefined);
+  const dest = destinationOf(db);
+  // Declared types that are only affinities (SQLite) take the kinds the project's schema gives its columns.
+  const columns = await describeTable(db, view.table, dest.capabilities.typedColumns ? undefined : projectSqliteHints());
   const { sql, params } = viewSql(
-    { ph: (n) => (db.dialect === 'sqlite' ? '?' : `$${n}`) },
+    { ph: dest.sql.ph },
     { table: view.table, pipeline: view.pipeline, key: resolved.key, sort: resolved.sort, desc: resolved.desc, notNullSort },
     columns.map((c) => quoteIdent(c.name)).join(', '),
   );
@@ -33,7 +35,7 @@ export async function downloadView(source: ReadOnlySource, view: ViewSpec, forma
   const file = path.join(dir, `${view.table}.${format}`);
   try {
     const writer = await loadFormatWriter(format);
-    await writer.write({ path: file, table: view.table, columns, dialect: valueDialect(db), batches: rowBatches(db, sql, params, BATCH_ROWS), settings });
+    await writer.write({ path: file, table: view.table, columns, dialect: dest.exportReader.valueForms, batches: rowBatches(db, sql, params, BATCH_ROWS), settings });
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;

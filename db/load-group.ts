@@ -4,8 +4,8 @@
 // writeBatch (load.ts): the same rows, lineage (each row's load id is the response it came from), price history
 // (computed response by response against what the tables held and what the group wrote before), child replacement
 // and raw landing. This module plans the group (which rows, keys and history to write per table, and each
-// response's counts) and is dialect-neutral; the statements are a GroupDialect's: load-group-postgres.ts
-// (unnest of array literals, ON CONFLICT, RETURNING) and load-group-duckdb.ts (unnest of bound lists, plain
+// response's counts) and is dialect-neutral; the statements are a GroupDialect's: destinations/postgres/load-group.ts
+// (unnest of array literals, ON CONFLICT, RETURNING) and destinations/duckdb/load-group.ts (unnest of bound lists, plain
 // DELETE and INSERT). The caller runs this in a transaction of its own (Postgres, DuckDB) and, when
 // it throws, writes the responses one by one instead, so anything this path does not handle (content tables, a
 // schema change, a failing response) keeps the per-response behaviour and its messages.
@@ -17,7 +17,7 @@ import {
   CHILD_GROUPS, completeRow, keyString, priceChangesOf, WRITE_ORDER,
   type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
 } from './load-rows.js';
-import { pgColumnType } from './postgres-arrays.js';
+import { pgColumnType } from '../destinations/postgres/arrays.js';
 import type { RawResponse } from './raw-responses.js';
 import type { Param, Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';

@@ -3,7 +3,8 @@
 import { hexDigest } from './hash.js';
 import type { RowsByTable } from './flatten/values.js';
 import { keyString } from './load-rows.js';
-import { lockAdvisory, type Tx } from './sql.js';
+import type { Tx } from './sql.js';
+import { destinationOf } from '../destinations/index.js';
 import { TABLE_META, type DataTableName } from './tables.js';
 
 /** A 64-bit advisory lock key for one parent row; a collision only makes two unrelated loads wait. */
@@ -27,11 +28,13 @@ const LOCKED_PARENTS: readonly DataTableName[] = ['marketplace_products'];
  * queue and loads of different ones run in parallel.
  */
 export async function lockParents(tx: Tx, pipeline: string, rows: RowsByTable): Promise<void> {
-  if (tx.dialect !== 'postgres') return;
+  // Writers serialised by the destination (BEGIN IMMEDIATE, one writer per file) need no lock order.
+  const dest = destinationOf(tx);
+  if (!dest.capabilities.concurrentWriters) return;
   const keys = new Set<bigint>();
   for (const table of LOCKED_PARENTS) {
     const meta = TABLE_META[table];
     for (const r of rows[table] ?? []) keys.add(parentLockKey(table, meta.key.map((k) => (k === 'pipeline' ? pipeline : r[k]))));
   }
-  await lockAdvisory(tx, keys);
+  await dest.lockKeys(tx, keys);
 }

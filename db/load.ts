@@ -11,8 +11,6 @@ import { evolveFixedTables } from './evolve/fixed-tables.js';
 import { insertRawResponse } from './raw-responses.js';
 import { lockParents } from './load-locks.js';
 import { GroupChangesSchemaAt } from './load-group.js';
-import { writeGroupDuckdb } from './load-group-duckdb.js';
-import { writeGroupPostgres } from './load-group-postgres.js';
 import {
   CHILD_GROUPS, completeRow, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
   type ChildGroup, type Lineage, type LoadBatchOptions, type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
@@ -20,7 +18,7 @@ import {
 import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
 import { upsertRows } from './upsert.js';
-import { duckTransaction } from './duckdb/tx.js';
+import { destinationOf } from '../destinations/index.js';
 
 export type { LoadKind } from './flatten/index.js';
 export type { LoadBatchOptions, LoadBatchResult, TableCounts } from './load-rows.js';
@@ -236,36 +234,16 @@ function preparedOf(load: PreparedLoad): PreparedBatch {
  */
 export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOptions | PreparedLoad>): Promise<LoadBatchesResult> {
   const loads = list.map((l): PreparedLoad => ('opts' in l ? l : { opts: l }));
-  if (db.dialect === 'duckdb') return loadDuckdb(db, loads);
-  if (db.dialect === 'postgres') {
-    const attempt = async <T>(write: (tx: Tx) => Promise<T>): Promise<Attempt<T>> => {
-      try {
-        return { ok: await withTransaction(db, write) };
-      } catch (error) {
-        return { error };
-      }
-    };
-    return loadInGroups(
-      loads,
-      (index) => attempt((tx) => writeBatch(tx, preparedOf(loads[index]!))),
-      (preps) => attempt((tx) => writeGroupPostgres(tx, preps)),
-    );
-  }
-  // SQLite has one writer at a time (BEGIN IMMEDIATE): no lock order to keep, one transaction for the list.
-  return withTransaction(db, async (tx) => {
-    const one = async (index: number): Promise<Attempt<LoadBatchResult>> => {
-      try {
-        return { ok: await tx.savepoint(async () => writeBatch(tx, preparedOf(loads[index]!))) };
-      } catch (error) {
-        return { error };
-      }
-    };
-    return loadInGroups(loads, one, undefined);
+  // Transactions, savepoints and group writes are the destination's strategy (destinations/<name>/index.ts).
+  return destinationOf(db).writeBatches(db, {
+    one: (tx, index) => writeBatch(tx, preparedOf(loads[index]!)),
+    inGroups: (one, group) => loadInGroups(loads, one, group),
   });
 }
 
 /** What writing a response or a group came to: its result, or the error that rolled it back. */
-type Attempt<T> = { ok: T; error?: undefined } | { ok?: undefined; error: unknown };
+export type LoadAttempt<T> = { ok: T; error?: undefined } | { ok?: undefined; error: unknown };
+type Attempt<T> = LoadAttempt<T>;
 
 /**
  * The responses of `loads` written as groups where `group` can, one by one with `one` otherwise. A response that
@@ -315,32 +293,6 @@ async function loadInGroups(
     if (failed) return { results, failed };
   }
   return { results };
-}
-
-/**
- * DuckDB has no savepoints. A group is written as one transaction (load-group-duckdb.ts: ~10 ms per COMMIT and
- * ~2 ms per statement made one transaction per response cost ~50 ms); when it cannot be, each response gets a
- * transaction of its own (same contract: a failing response leaves nothing, the ones before it stay committed).
- * One session holds the file open for the whole list.
- */
-async function loadDuckdb(db: Extract<Database, { dialect: 'duckdb' }>, loads: readonly PreparedLoad[]): Promise<LoadBatchesResult> {
-  return db.session(async (conn) => {
-    const one = async (index: number): Promise<Attempt<LoadBatchResult>> => {
-      try {
-        return { ok: await duckTransaction(conn, (tx) => writeBatch(tx, preparedOf(loads[index]!))) };
-      } catch (error) {
-        return { error };
-      }
-    };
-    const group = async (preps: PreparedBatch[]): Promise<Attempt<LoadBatchResult[]>> => {
-      try {
-        return { ok: await duckTransaction(conn, (tx) => writeGroupDuckdb(tx, preps)) };
-      } catch (error) {
-        return { error };
-      }
-    };
-    return loadInGroups(loads, one, group);
-  });
 }
 
 /**

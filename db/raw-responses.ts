@@ -4,9 +4,6 @@
 import { hexDigest } from './hash.js';
 import type { Database } from './connect.js';
 import { withReadTransaction, withTransaction, type Tx } from './sql.js';
-import { sequenceName } from './duckdb/ddl.js';
-import { duckListType, duckUnnest, type DuckTx } from './duckdb/tx.js';
-import { pgColumnType } from './postgres-arrays.js';
 
 export interface RawResponse {
   pipeline: string;
@@ -37,7 +34,7 @@ export function tokenUsageOf(kind: string, body: string): number | null {
   }
 }
 
-const RAW_COLUMNS = [
+export const RAW_COLUMNS = [
   'pipeline', 'kind', 'endpoint', 'request_key', 'workflow_id', 'scraping_run_id', 'received_at', 'loaded_at',
   'body_sha256', 'body_bytes', 'body', 'body_ref', 'token_usage',
 ] as const;
@@ -49,7 +46,7 @@ function rawValues(r: RawResponse, sha256: string, bodyRef: number | null) {
   ];
 }
 
-const sha256Of = (body: string) => hexDigest('sha256', body);
+export const sha256Of = (body: string) => hexDigest('sha256', body);
 
 /** Lands one response inside the caller's transaction; returns its id (the load id). */
 export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number> {
@@ -68,7 +65,7 @@ export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number>
  * order from those `allotted`, and a body stored already (`found`: its first id by digest) or earlier in the list
  * kept once, the later rows referring to it.
  */
-function rawRowsInOrder(list: readonly RawResponse[], shas: readonly string[], found: ReadonlyArray<Record<string, unknown>>, allotted: ReadonlyArray<Record<string, unknown>>) {
+export function rawRowsInOrder(list: readonly RawResponse[], shas: readonly string[], found: ReadonlyArray<Record<string, unknown>>, allotted: ReadonlyArray<Record<string, unknown>>) {
   const stored = new Map<string, number>();
   for (const f of found) stored.set(String(f['body_sha256']), Number(f['id']));
   const ids = allotted.map((a) => Number(a['id'])).sort((a, b) => a - b);
@@ -81,50 +78,9 @@ function rawRowsInOrder(list: readonly RawResponse[], shas: readonly string[], f
   return { ids, rows };
 }
 
-/**
- * Postgres: lands several responses in three statements, whatever their number, with the same rows as
- * insertRawResponse called for each in order: ids allotted in order from the table's sequence, and a body equal to
- * an earlier one (stored before, or earlier in the list) kept once. Resolves to the ids (load ids) in list order
- * as soon as they are allotted, and `landed`, the insert itself: sent, not awaited, so that the caller prepares its
- * rows while the server stores the bodies. The caller must await `landed` before its transaction ends.
- */
-export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
-  const shas = list.map((r) => sha256Of(r.body));
-  const found = await tx.all(
-    `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 = ANY(${tx.ph(1)}::text[]) AND body_ref IS NULL GROUP BY body_sha256`,
-    [`{${[...new Set(shas)].join(',')}}`],
-  );
-  const allotted = await tx.all(`SELECT nextval(pg_get_serial_sequence('raw_responses', 'id')) AS id FROM generate_series(1, ${tx.ph(1)}::int)`, [list.length]);
-  const { ids, rows } = rawRowsInOrder(list, shas, found, allotted);
-  // Multi-row VALUES rather than arrays: a body inside an array literal would have every quote escaped and
-  // unescaped again (a JSON body is full of them), which made this insert cost as much as all the tables' upserts.
-  const columns = ['id', ...RAW_COLUMNS];
-  const tuples = rows.map((_, r) => `(${columns.map((_c, c) => tx.ph(r * columns.length + c + 1)).join(', ')})`);
-  const landed = tx.run(`INSERT INTO raw_responses (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, rows.flat());
-  landed.catch(() => {}); // handled where the caller awaits it; this only keeps Node from calling it unhandled meanwhile
-  return { ids, landed };
-}
-
-/**
- * DuckDB: lands several responses in three statements with the same rows as insertRawResponse called for each in
- * order (ids drawn in order from the table's sequence, a body equal to an earlier one kept once), the rows bound as
- * one typed list per column (db/duckdb/tx.ts). `landed` is settled: DuckDB statements are awaited one by one.
- */
-export async function insertRawResponsesDuckdb(tx: DuckTx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
-  const shas = list.map((r) => sha256Of(r.body));
-  const found = await tx.allWith(
-    `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 IN (SELECT unnest(${tx.ph(1)}::VARCHAR[])) AND body_ref IS NULL GROUP BY body_sha256`,
-    [{ list: [...new Set(shas)], type: 'VARCHAR' }],
-  );
-  const allotted = await tx.all(`SELECT nextval('${sequenceName('raw_responses')}') AS id FROM range(${tx.ph(1)})`, [list.length]);
-  const { ids, rows } = rawRowsInOrder(list, shas, found, allotted);
-  const columns = ['id', ...RAW_COLUMNS];
-  const landed = await tx.runWith(
-    `INSERT INTO raw_responses (${columns.join(', ')}) SELECT ${columns.map((c, i) => duckUnnest(tx, i + 1, pgColumnType('raw_responses', c)!)).join(', ')}`,
-    columns.map((c, i) => ({ list: rows.map((r) => r[i]!), type: duckListType(pgColumnType('raw_responses', c)!) })),
-  );
-  return { ids, landed: Promise.resolve(landed) };
-}
+/** The group writers' landings of several responses at once (destinations/<name>/raw-responses.ts). */
+export { insertRawResponsesPostgres } from '../destinations/postgres/raw-responses.js';
+export { insertRawResponsesDuckdb } from '../destinations/duckdb/raw-responses.js';
 
 /** The body of a landed row, following its reference when it shares an earlier row's bytes. */
 const BODY = `CASE WHEN r.body_ref IS NULL THEN r.body ELSE b.body END`;

@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Param } from './sql.js';
+import type { DestinationName } from '../destinations/types.js';
 
 /** What the readers need of a transaction (db/sql.ts Tx): placeholders and queries. */
 export interface Reader {
-  readonly dialect: 'sqlite' | 'postgres' | 'duckdb';
+  readonly dialect: DestinationName;
   ph(n: number): string;
   all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
 }

@@ -1,8 +1,8 @@
 // Multi-row upserts in power-of-two chunks, shared by the model's fixed tables (load.ts) and the inferred ones
 // (evolve/content-load.ts). Chunks of 256, then 128, 64, … for the remainder, so each column list needs at most
 // nine statement shapes however many rows and batches pass through; statements are prepared once per shape.
-import { MAX_PARAMS, quoteIdent, type Param, type Tx } from './sql.js';
-import { upsertDuckdb } from './duckdb/upsert.js';
+import { quoteIdent, type Param, type Tx } from './sql.js';
+import { destinationOf } from '../destinations/index.js';
 
 export interface UpsertTarget {
   table: string;
@@ -20,9 +20,9 @@ export interface UpsertTarget {
 const sqlCache = new Map<string, string>();
 const SQL_CACHE_LIMIT = 2_000;
 
-/** Rows per statement: a power of two, at most 256, within the dialect's bound-parameter limit. */
-function maxChunk(dialect: Tx['dialect'], columns: number): number {
-  const limit = Math.min(256, Math.floor(MAX_PARAMS[dialect] / columns));
+/** Rows per statement: a power of two, at most 256, within the destination's bound-parameter limit. */
+function maxChunk(tx: Tx, columns: number): number {
+  const limit = Math.min(256, Math.floor(destinationOf(tx).capabilities.maxParams / columns));
   let n = 1;
   while (n * 2 <= limit) n *= 2;
   return n;
@@ -55,9 +55,10 @@ function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
  * `returning`, the returned column of each of them.
  */
 export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
-  if (tx.dialect === 'duckdb') {
-    // Only the changed rows need ON CONFLICT there, which DuckDB charges dearly for (db/duckdb/upsert.ts).
-    const done = await upsertDuckdb(tx, t, rows, upsertChunks);
+  // A destination's own path first (DuckDB: only the changed rows need ON CONFLICT, destinations/duckdb/upsert.ts).
+  const own = destinationOf(tx).upsertRows;
+  if (own) {
+    const done = await own(tx, t, rows, upsertChunks);
     if (done) return done;
   }
   return upsertChunks(tx, t, rows);
@@ -65,14 +66,15 @@ export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[]
 
 /** The statements of upsertRows: multi-row INSERT (… ON CONFLICT when `t.key` is set) in chunks. */
 async function upsertChunks(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
-  const max = maxChunk(tx.dialect, t.columns.length);
+  const max = maxChunk(tx, t.columns.length);
+  const exact = destinationOf(tx).capabilities.exactChunks;
   let changed = 0;
   const returned: unknown[] = [];
   let i = 0;
   while (i < rows.length) {
     let n = max;
-    // DuckDB pays a fixed cost per ON CONFLICT statement (milliseconds) that dwarfs preparing one more shape.
-    if (tx.dialect === 'duckdb') n = Math.min(max, rows.length - i);
+    // A fixed cost per statement (DuckDB's ON CONFLICT: milliseconds) dwarfs preparing one more shape.
+    if (exact) n = Math.min(max, rows.length - i);
     else while (n > rows.length - i) n /= 2;
     const params: Param[] = [];
     for (let r = i; r < i + n; r++) for (const v of rows[r]!) params.push(v);

@@ -1,5 +1,6 @@
 // Database URLs as shown to people (logs, memos, status): kept free of driver imports so anything may use it.
 import path from 'node:path';
+import { destinationNameOfUrl, fileUrlParts, URL_FORMS } from '../destinations/url-forms.js';
 
 /** The URL with its password replaced by *** (SQLite URLs and password-less ones are returned as they are). */
 export function redactDatabaseUrl(url: string): string {
@@ -14,12 +15,15 @@ export function redactDatabaseUrl(url: string): string {
  */
 export function destinationKey(url: string, cwd: string = process.cwd()): string {
   const trimmed = url.trim();
-  const fileScheme = /^(sqlite|duckdb):/i.exec(trimmed)?.[1]?.toLowerCase();
-  if (fileScheme !== undefined) {
-    let file = trimmed.slice(fileScheme.length + 1);
+  const parts = fileUrlParts(trimmed);
+  if (parts !== undefined) {
+    const fileScheme = parts.scheme.toLowerCase();
+    let file = parts.rest;
     if (file.startsWith('//')) file = file.slice(2);
     if (file === '' || file === ':memory:') return `${fileScheme}:${file}`;
     return `${fileScheme}:${path.resolve(cwd, file)}`;
   }
-  return redactDatabaseUrl(trimmed.replace(/^postgres(ql)?:\/\//i, 'postgres://'));
+  // A server's URL with its scheme in one spelling (postgresql:// and POSTGRES:// as postgres://).
+  const server = destinationNameOfUrl(trimmed);
+  return redactDatabaseUrl(server === undefined ? trimmed : trimmed.replace(URL_FORMS[server].prefix, `${server}://`));
 }

@@ -26,9 +26,17 @@ export function neutralizeFormula(text: string): string {
   return `'${text}`;
 }
 
+/** Per value forms (the export reader's valueForms): SQLite's own values, or Postgres's text. */
+const FORMATTERS = {
+  sqlite: (col: ColumnInfo, opts: CellOptions) => sqliteFormatter(col, opts),
+  postgres: (col: ColumnInfo, opts: CellOptions) => postgresFormatter(col, opts),
+} as const;
+/** Whether the forms carry numbers as numbers (SQLite) rather than text. */
+const NUMBERS_AS_VALUES = { sqlite: true, postgres: false } as const;
+
 export function cellFormatter(col: ColumnInfo, dialect: 'sqlite' | 'postgres', opts: CellOptions): CellFormatter {
   const nullCell = opts.nullText === '' ? null : opts.nullText;
-  const inner = dialect === 'sqlite' ? sqliteFormatter(col, opts) : postgresFormatter(col, opts);
+  const inner = FORMATTERS[dialect](col, opts);
   return (value) => (value === null || value === undefined ? nullCell : inner(value));
 }
 
@@ -39,7 +47,8 @@ export function cellFormatter(col: ColumnInfo, dialect: 'sqlite' | 'postgres', o
  * formats/csv.ts writes such cells without calling the formatter; this is the one place that decides.
  */
 export function numbersAsIs(col: ColumnInfo, dialect: 'sqlite' | 'postgres'): boolean {
-  return dialect === 'sqlite' && sqliteNumberFormatter(col) === String;
+  // Postgres values arrive as text, never as numbers.
+  return NUMBERS_AS_VALUES[dialect] && sqliteNumberFormatter(col) === String;
 }
 
 /** How a SQLite column writes a number; String for "as it is" (a safe integer: the same text as a bigint or a number). */

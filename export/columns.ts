@@ -1,8 +1,7 @@
 // What the exporter knows about a column: enough to format its cells, nothing about the table's meaning.
 import type { ExportDatabase } from './database.js';
-import { poolOf, quoteIdent, sqliteOf } from './database.js';
-import { postgresTypeName } from '../db/duckdb/type-names.js';
-import { duckQuery } from './duckdb.js';
+import { quoteIdent } from './database.js';
+import { destinationOf } from '../destinations/index.js';
 
 /**
  * How a column's values are written. SQLite stores any value in any column, so for SQLite the kind only refines
@@ -38,21 +37,8 @@ export type ColumnHints = Record<string, Record<string, ColumnKind>>;
 const INTERNAL_TABLES = new Set(['export_watermarks', '__drizzle_migrations', 'schema_history', 'notify_deliveries', 'rejected_results']);
 
 export async function listTables(db: ExportDatabase): Promise<string[]> {
-  if (db.dialect === 'sqlite') {
-    const rows = sqliteOf(db)
-      .prepare(`select name from sqlite_schema where type = 'table' and name not like 'sqlite\\_%' escape '\\' order by name`)
-      .all() as Array<{ name: string }>;
-    return rows.map((r) => r.name);
-  }
-  if (db.dialect === 'duckdb') {
-    const rows = await duckQuery(db, `select table_name from information_schema.tables where table_schema = 'main' and table_type = 'BASE TABLE' order by table_name`);
-    return rows.map((r) => String(r['table_name']));
-  }
-  const res = await poolOf(db).query<{ table_name: string }>(
-    `select table_name from information_schema.tables
-      where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`,
-  );
-  return res.rows.map((r) => r.table_name);
+  const dest = destinationOf(db);
+  return (await dest.exportReader.query(db, dest.catalog.tablesSql)).map((r) => String(r['name']));
 }
 
 export function isInternalTable(name: string): boolean {
@@ -61,32 +47,9 @@ export function isInternalTable(name: string): boolean {
 
 /** Columns of `table` in declaration order; throws a clear error when the table does not exist. */
 export async function describeTable(db: ExportDatabase, table: string, hints?: ColumnHints): Promise<ColumnInfo[]> {
-  let cols: ColumnInfo[];
-  if (db.dialect === 'sqlite') {
-    const rows = sqliteOf(db).prepare('select name, type from pragma_table_info(?) order by cid').all(table) as Array<{
-      name: string;
-      type: string;
-    }>;
-    cols = rows.map((r) => ({ name: r.name, declared: r.type, kind: sqliteKind(r.type) }));
-  } else if (db.dialect === 'duckdb') {
-    // Declared under Postgres's names: DuckDB columns are typed (and their values formatted) as Postgres's are.
-    const rows = await duckQuery(
-      db,
-      `select column_name, data_type from information_schema.columns where table_schema = 'main' and table_name = $1 order by ordinal_position`,
-      [table],
-    );
-    cols = rows.map((r) => {
-      const declared = postgresTypeName(String(r['data_type']));
-      return { name: String(r['column_name']), declared, kind: postgresKind(declared) };
-    });
-  } else {
-    const res = await poolOf(db).query<{ column_name: string; data_type: string; udt_name: string }>(
-      `select column_name, data_type, udt_name from information_schema.columns
-        where table_schema = current_schema() and table_name = $1 order by ordinal_position`,
-      [table],
-    );
-    cols = res.rows.map((r) => ({ name: r.column_name, declared: r.data_type, kind: postgresKind(r.data_type) }));
-  }
+  const dest = destinationOf(db);
+  const rows = await dest.exportReader.query(db, dest.catalog.columnsSql(dest.sql.ph(1)), [table]);
+  const cols: ColumnInfo[] = rows.map((r) => ({ name: String(r['name']), ...dest.exportReader.columnKind(String(r['type'] ?? '')) }));
   if (cols.length === 0) {
     const known = (await listTables(db)).filter((t) => !isInternalTable(t));
     throw new Error(`export: table "${table}" does not exist in the ${db.dialect} database (tables: ${known.join(', ') || 'none'})`);
@@ -97,7 +60,7 @@ export async function describeTable(db: ExportDatabase, table: string, hints?: C
       const hinted = tableHints[c.name];
       // Postgres and DuckDB report their types exactly, except JSON kept as text; hints exist for SQLite, whose
       // declared types are only affinities, and for those JSON columns.
-      if (hinted && (db.dialect === 'sqlite' || (hinted === 'json' && c.kind === 'text'))) c.kind = hinted;
+      if (hinted && (!dest.capabilities.typedColumns || (hinted === 'json' && c.kind === 'text'))) c.kind = hinted;
     }
   }
   return cols;
@@ -152,8 +115,6 @@ export function postgresKind(dataType: string): ColumnKind {
 
 /** True when `table` holds at least one row of `pipeline` (cheap: stops at the first match). */
 export async function tableHasPipelineRows(db: ExportDatabase, table: string, pipeline: string): Promise<boolean> {
-  const sql = `select 1 as one from ${quoteIdent(table)} where pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'} limit 1`;
-  if (db.dialect === 'sqlite') return sqliteOf(db).prepare(sql).get(pipeline) !== undefined;
-  if (db.dialect === 'duckdb') return (await duckQuery(db, sql, [pipeline])).length > 0;
-  return (await poolOf(db).query(sql, [pipeline])).rowCount! > 0;
+  const dest = destinationOf(db);
+  return (await dest.exportReader.query(db, `select 1 as one from ${quoteIdent(table)} where pipeline = ${dest.sql.ph(1)} limit 1`, [pipeline])).length > 0;
 }

@@ -19,6 +19,7 @@ import { siblingModule, startModuleWorker } from '../lib/module-worker.js';
 import type { ColumnInfo } from './columns.js';
 import type { CsvThreadData, FromThread, ToThread } from './csv-thread.js';
 import { quoteIdent, sqliteOf, type ExportDatabase } from './database.js';
+import { destinationOf } from '../destinations/index.js';
 import { DoubleBufferedFile, csvEncoder } from './formats/csv.js';
 import type { FormatSettings } from './formats/index.js';
 import { hasRowids, type TableQuery } from './rows.js';
@@ -59,7 +60,7 @@ export function exportThreads(env: NodeJS.ProcessEnv = process.env): number {
  * rowids, and enough cells to pay for starting them.
  */
 export function csvThreadsFor(db: ExportDatabase, query: TableQuery, width: number, threads: number): number {
-  if (threads < 2 || db.dialect !== 'sqlite') return 0;
+  if (threads < 2 || !destinationOf(db).capabilities.parallelExportReaders) return 0;
   const sqlite = sqliteOf(db);
   if (sqlite.memory || sqlite.readonly || !hasRowids(sqlite, query.table)) return 0;
   // The span in JavaScript: max - min can overflow SQLite's int64 (rowids from -2^63 to 2^63-1).

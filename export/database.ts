@@ -3,32 +3,28 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { destinationOf } from '../destinations/index.js';
+import type { DestinationName } from '../destinations/types.js';
 
 export interface ExportDatabase {
-  dialect: 'sqlite' | 'postgres' | 'duckdb';
+  dialect: DestinationName;
   sqlite?: BetterSqlite3.Database;
   pool?: pg.Pool;
-  /** DuckDB: runs `fn` with the file open and locked (db/duckdb/database.ts). */
+  /** DuckDB: runs `fn` with the file open and locked (destinations/duckdb/database.ts). */
   session?: <T>(fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>;
 }
 
 /**
- * Which dialect's value forms the format writers receive: DuckDB rows are converted to Postgres's text forms
- * (export/duckdb.ts), so they are formatted exactly as Postgres rows are.
+ * Which value forms the format writers receive: DuckDB rows are converted to Postgres's text forms
+ * (destinations/duckdb/export-reader.ts), so they are formatted exactly as Postgres rows are.
  */
 export function valueDialect(db: ExportDatabase): 'sqlite' | 'postgres' {
-  return db.dialect === 'sqlite' ? 'sqlite' : 'postgres';
+  return destinationOf(db).exportReader.valueForms;
 }
 
-export function sqliteOf(db: ExportDatabase): BetterSqlite3.Database {
-  if (db.dialect !== 'sqlite' || !db.sqlite) throw new Error('export: database says dialect "sqlite" but has no better-sqlite3 handle');
-  return db.sqlite;
-}
-
-export function poolOf(db: ExportDatabase): pg.Pool {
-  if (db.dialect !== 'postgres' || !db.pool) throw new Error('export: database says dialect "postgres" but has no pg pool');
-  return db.pool;
-}
+/** The raw handles, checked (destinations/<name>/handle.ts). */
+export { sqliteOf } from '../destinations/sqlite/handle.js';
+export { poolOf } from '../destinations/postgres/handle.js';
 
 /** Double-quotes an identifier for any dialect (all three follow the SQL standard here). */
 export function quoteIdent(name: string): string {

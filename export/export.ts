@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { writeAtomically, removeAbandonedPartials } from './atomic-file.js';
 import { describeTable, isInternalTable, listTables, tableHasPipelineRows, type ColumnHints, type ColumnInfo } from './columns.js';
 import { quoteIdent, valueDialect, type ExportDatabase } from './database.js';
+import { destinationOf } from '../destinations/index.js';
 import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
@@ -146,7 +147,8 @@ export async function exportTables(db: ExportDatabase, options: ExportOptions): 
 export async function exportTablesReport(db: ExportDatabase, options: ExportOptions): Promise<ExportReport> {
   const settings = settingsOf(options);
   const inferred = await inferredColumnHints(db);
-  const hints = db.dialect === 'sqlite' ? mergeHints(mergeHints(projectSqliteHints(), inferred), options.columnHints) : inferred;
+  // Declared types that are only affinities (SQLite) take the kinds the project's schema and the caller give.
+  const hints = destinationOf(db).capabilities.typedColumns ? inferred : mergeHints(mergeHints(projectSqliteHints(), inferred), options.columnHints);
   const tables = await chooseTables(db, options, hints);
   // A run that loaded nothing has nothing to export; that is not an error for the run.
   if (tables.length === 0) return { files: [], unchanged: [] };
@@ -234,7 +236,8 @@ async function exportOne(
   const has = (name: string) => allColumns.some((c) => c.name === name);
   const where: string[] = [];
   const params: unknown[] = [];
-  const param = () => (db.dialect === 'sqlite' ? '?' : `$${params.length}`);
+  const dest = destinationOf(db);
+  const param = () => dest.sql.ph(params.length);
 
   if (options.pipeline !== undefined) {
     if (!has('pipeline')) {
@@ -258,7 +261,7 @@ async function exportOne(
     }
     const watermark = await readWatermark(db, watermarkKey, table);
     if (watermark !== null) {
-      params.push(db.dialect === 'postgres' ? watermark.toString() : watermark);
+      params.push(watermark);
       where.push(`load_id > ${param()}`);
     }
     loadIdIndex = selected.indexOf('load_id');
@@ -275,7 +278,7 @@ async function exportOne(
   let threadsUsed = 0;
 
   // Loaded only for what it serves, as the format writers are: a Parquet export or a Postgres one never needs it.
-  const parallel = settings.format === 'csv' && db.dialect === 'sqlite' ? await import('./csv-parallel.js') : undefined;
+  const parallel = settings.format === 'csv' && dest.capabilities.parallelExportReaders ? await import('./csv-parallel.js') : undefined;
   const threads = parallel ? parallel.csvThreadsFor(db, query, selected.length, options.threads ?? parallel.exportThreads()) : 0;
   await writeAtomically(finalPath, async (tempPath) => {
     const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;
@@ -291,9 +294,9 @@ async function exportOne(
         return;
       }
     }
-    if (settings.format === 'parquet' && db.dialect === 'duckdb') {
-      // DuckDB writes its own rows to Parquet (formats/parquet-duckdb.ts): nothing streams through JavaScript.
-      const { copyDuckdbParquet } = await import('./formats/parquet-duckdb.js');
+    if (settings.format === 'parquet' && dest.parquetCopy) {
+      // The database writes its own rows to Parquet (DuckDB: formats/parquet-duckdb.ts): nothing streams through JavaScript.
+      const copyDuckdbParquet = await dest.parquetCopy();
       const typed = typeColumns(table, columns, valueDialect(db));
       const out = await copyDuckdbParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental });
       stats.rows = out.rows;

@@ -30,6 +30,12 @@ const FROM_NEUTRAL: Record<ColumnType, ValueType> = {
   text: 'text',
 };
 
+/** Which SQL_TYPES names a destination's columns carry, by the value forms its export reader hands on. */
+const TYPE_NAMES_OF_FORMS = { sqlite: 'sqlite', postgres: 'pg' } as const satisfies Record<'sqlite' | 'postgres', 'sqlite' | 'pg'>;
+
+/** A `timestamp` column: SQLite's own datetime() writes UTC text without a zone; Postgres `timestamp` is a wall-clock time. */
+const PLAIN_TIMESTAMP = { sqlite: 'timestamp_utc', postgres: 'timestamp_local' } as const satisfies Record<'sqlite' | 'postgres', ValueType>;
+
 /**
  * The neutral type of a project column, when `table`.`column` is one of the project's and the database declares
  * it as the project's migrations do (a user's own table that happens to share a name is typed by its declaration).
@@ -37,7 +43,7 @@ const FROM_NEUTRAL: Record<ColumnType, ValueType> = {
 function neutralType(table: string, col: ColumnInfo, dialect: 'sqlite' | 'postgres'): ColumnType | undefined {
   const def = (TABLES as Record<string, { columns: Record<string, { type: ColumnType }> }>)[table]?.columns[col.name];
   if (!def) return undefined;
-  const expected = SQL_TYPES[def.type][dialect === 'sqlite' ? 'sqlite' : 'pg'];
+  const expected = SQL_TYPES[def.type][TYPE_NAMES_OF_FORMS[dialect]];
   return col.declared.toLowerCase() === expected ? def.type : undefined;
 }
 
@@ -63,8 +69,7 @@ function typeOfKind(c: ColumnInfo, dialect: 'sqlite' | 'postgres'): ValueType {
     case 'timestamp_ms':
       return 'timestamp_utc';
     case 'timestamp':
-      // SQLite's own datetime() writes UTC text without a zone; Postgres `timestamp` is a wall-clock time.
-      return dialect === 'sqlite' ? 'timestamp_utc' : 'timestamp_local';
+      return PLAIN_TIMESTAMP[dialect];
     case 'blob':
       return 'blob';
     default:

@@ -3,6 +3,7 @@
 // lies in a project are taken from the project's root, so every subfolder (and every process) agrees on them.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileUrlParts } from '../destinations/url-forms.js';
 
 export const PROJECT_FILE = 'scrape-etl.yaml';
 
@@ -14,9 +15,9 @@ export function projectRootAbove(dir: string): string | undefined {
   }
 }
 
-/** A sqlite:/duckdb: URL whose file is relative, made absolute against `root`; any other URL unchanged. */
+/** A file destination's URL (sqlite:, duckdb:) whose file is relative, made absolute against `root`; any other URL unchanged. */
 export function anchorDatabaseUrl(url: string, root: string): string {
-  const m = /^(sqlite|duckdb):(.*)$/.exec(url.trim());
-  if (!m || m[2] === ':memory:' || m[2] === '' || path.isAbsolute(m[2]!)) return url;
-  return `${m[1]}:${path.resolve(root, m[2]!)}`;
+  const m = fileUrlParts(url);
+  if (!m || m.rest === ':memory:' || m.rest === '' || path.isAbsolute(m.rest)) return url;
+  return `${m.scheme}:${path.resolve(root, m.rest)}`;
 }

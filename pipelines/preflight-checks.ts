@@ -4,6 +4,7 @@
 // an error. Fixed tables are checked by the schema itself (pipelines/checks-schema.ts).
 import fs from 'node:fs';
 import { parseDatabaseUrl } from '../db/connect.js';
+import { destinationOf } from '../destinations/index.js';
 import { columnsOf, parseExpression } from '../checks/expression.js';
 import { fixedColumns } from './checks-schema.js';
 import type { PipelineIssue } from './errors.js';
@@ -30,45 +31,19 @@ function namedByChecks(spec: PipelineSpec): Named[] {
   return out;
 }
 
+/** A destination reached over the network (offline validation does not contact it); a bad URL is reported elsewhere. */
+function isServer(url: string): boolean {
+  try {
+    return destinationOf(parseDatabaseUrl(url)).capabilities.server;
+  } catch {
+    return false;
+  }
+}
+
+/** schema_history's columns of `tables` in the destination, when its adapter can read them cheaply without a writer's lock. */
 async function registry(url: string, tables: string[]): Promise<Map<string, Set<string>> | undefined> {
   const parsed = parseDatabaseUrl(url);
-  const out = new Map<string, Set<string>>();
-  const add = (t: unknown, c: unknown) => {
-    const set = out.get(String(t)) ?? new Set<string>();
-    set.add(String(c));
-    out.set(String(t), set);
-  };
-  if (parsed.dialect === 'sqlite') {
-    if (!fs.existsSync(parsed.file)) return undefined;
-    const { default: Sqlite } = await import('better-sqlite3');
-    const db = new Sqlite(parsed.file, { readonly: true, fileMustExist: true });
-    try {
-      const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_history'`).get();
-      if (!has) return undefined;
-      for (const r of db.prepare(`SELECT table_name, column_name FROM schema_history WHERE table_name IN (${tables.map(() => '?').join(', ')})`).all(...tables) as Array<Record<string, unknown>>) {
-        add(r['table_name'], r['column_name']);
-      }
-    } finally {
-      db.close();
-    }
-    return out;
-  }
-  if (parsed.dialect === 'postgres') {
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: parsed.url, connectionTimeoutMillis: 5000 });
-    await client.connect();
-    try {
-      const has = await client.query(`SELECT to_regclass('schema_history') AS t`);
-      if (!has.rows[0]?.t) return undefined;
-      const r = await client.query(`SELECT table_name, column_name FROM schema_history WHERE table_name = ANY($1)`, [tables]);
-      for (const row of r.rows as Array<Record<string, unknown>>) add(row['table_name'], row['column_name']);
-    } finally {
-      await client.end();
-    }
-    return out;
-  }
-  // DuckDB: opening the file takes its lock from a running worker; not worth it for a validation.
-  return undefined;
+  return destinationOf(parsed).schemaHistoryColumns(parsed as never, tables);
 }
 
 /** Columns every inferred table has besides its content (db/evolve/): lineage and keys. */
@@ -83,7 +58,7 @@ export async function inferredNameIssues(file: string, spec: PipelineSpec, opts:
   const errors: PipelineIssue[] = [];
   const warnings: PipelineIssue[] = [];
   if (named.length === 0) return { errors, warnings };
-  const known = opts.offline && /^postgres/i.test(spec.destination.database) ? undefined : await registry(spec.destination.database, [...new Set(named.map((n) => n.table))]).catch(() => undefined);
+  const known = opts.offline && isServer(spec.destination.database) ? undefined : await registry(spec.destination.database, [...new Set(named.map((n) => n.table))]).catch(() => undefined);
   for (const n of named) {
     const at = (await positionInPipelineFile(file, n.path)) ?? { line: 1, col: 1 };
     const issue = (message: string): PipelineIssue => ({ file, line: at.line, col: at.col, path: n.path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '['), message });

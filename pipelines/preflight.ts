@@ -5,6 +5,7 @@
  * The schema already checked everything the file alone decides (kinds, export table names, durations).
  */
 import { probeDatabase, redactDatabaseUrl } from '../db/connect.js';
+import { destinationNameOfUrl, URL_FORMS } from '../destinations/url-forms.js';
 import { kindOf } from '../kinds/index.js';
 import type { PipelineIssue } from './errors.js';
 import { positionInPipelineFile } from './loader.js';
@@ -20,7 +21,9 @@ export interface PreflightOptions {
 /** Problems of the pipeline's destination, as issues of its file at `destination.database`. */
 export async function destinationIssues(file: string, spec: PipelineSpec, opts: PreflightOptions = {}): Promise<PipelineIssue[]> {
   const url = spec.destination.database;
-  if (opts.offline && /^postgres(ql)?:\/\//i.test(url.trim())) return [];
+  // Offline: a server destination is not contacted.
+  const name = destinationNameOfUrl(url);
+  if (opts.offline && name !== undefined && !URL_FORMS[name].file) return [];
   try {
     await probeDatabase(url, { timeoutMs: opts.timeoutMs ?? 5000 });
     return [];

@@ -13,6 +13,7 @@ import { DURATION_PATTERN, parseDurationMs } from './duration.js';
 import { KINDS } from '../kinds/index.js';
 import { hasContentTables } from '../kinds/content.js';
 import { contentTableName } from '../db/evolve/names.js';
+import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';
 import { defaultFileName } from '../export/file-name.js';
@@ -42,7 +43,7 @@ const duration = (fallback: string) =>
 const destination = z.strictObject({
   database: z
     .string()
-    .refine((s) => /^(sqlite:.+|duckdb:.+|postgres(ql)?:\/\/.+)$/.test(s), "expected 'sqlite:<path>', 'duckdb:<path>' or 'postgres://…'")
+    .refine((s) => isDatabaseUrl(s), `expected ${urlFormsText()}`)
     .optional()
     .describe('default: $DATABASE_URL, else sqlite:./data/scrape-etl.sqlite'),
 });

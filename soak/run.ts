@@ -20,7 +20,7 @@ const { values } = parseArgs({
 const minutes = Number(values.minutes);
 if (!Number.isFinite(minutes) || minutes <= 0) usage(`--minutes must be a positive number, got '${values.minutes}'`);
 const destinations: SoakDestination[] =
-  values.destination === 'both' ? ['sqlite', 'postgres'] : values.destination === 'sqlite' || values.destination === 'postgres' ? [values.destination] : usage(`--destination must be sqlite, postgres or both, got '${values.destination}'`);
+  values.destination === 'both' ? ['sqlite', 'postgres'] : (['sqlite', 'postgres'] as const).includes(values.destination as SoakDestination) ? [values.destination as SoakDestination] : usage(`--destination must be sqlite, postgres or both, got '${values.destination}'`);
 const seed = values.seed === undefined ? undefined : Number(values.seed);
 if (seed !== undefined && !Number.isInteger(seed)) usage(`--seed must be an integer, got '${values.seed}'`);
 

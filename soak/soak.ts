@@ -11,7 +11,7 @@ import path from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { scraperNameFor } from '../activities/scraping-runs.js';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../client/index.js';
-import { openDatabase, type Database } from '../db/connect.js';
+import { databaseFileOf, openDatabase, parseDatabaseUrl, type Database } from '../db/connect.js';
 import { flattenJobBoard, flattenMarketplace, flattenResultRecords, type RowsByTable } from '../db/flatten/index.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
 import { hasContentTables } from '../kinds/content.js';
@@ -26,7 +26,7 @@ import { expectedContentRows, expectedRows, loadedContentRows, loadedRows, merge
 import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../test/support/pipeline-specs.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
 import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
-import { duckQuery } from '../export/duckdb.js';
+import { destinationNamed, destinationOf } from '../destinations/index.js';
 
 export type SoakDestination = 'sqlite' | 'postgres';
 
@@ -145,7 +145,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   try {
     temporal = await startTestTemporal();
     const client = temporal.client;
-    const dbUrl = opts.destination === 'sqlite' ? `sqlite:${path.join(dir, 'dest.sqlite')}` : await testPostgresUrl();
+    // A file destination lives in the run's folder; the server one is the test Postgres.
+    const dbUrl = destinationNamed(opts.destination).capabilities.server ? await testPostgresUrl() : `${opts.destination}:${path.join(dir, `dest.${opts.destination}`)}`;
     // Migrated once here, before the workers race to do it.
     db = await openDatabase(dbUrl);
 
@@ -438,7 +439,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
   };
   // Key-level comparison for the control tables, whose status and timestamp columns depend on when they were read.
   const compareKeys = async (pipeline: string, table: DataTableName, column: string, want: string[], workflowId: string) => {
-    const rows = await selectAll(db, `SELECT "${column}" AS k FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`, [pipeline]);
+    const rows = await selectAll(db, `SELECT "${column}" AS k FROM "${table}" WHERE pipeline = ${destinationOf(db).sql.ph(1)}`, [pipeline]);
     await compareLists(table, rows.map((r) => String(r['k'])).sort(), [...want].sort(), workflowId, 'keys');
   };
   // Multiset difference of what a table holds and what the simulator's truth says it should.
@@ -478,7 +479,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       // answer, and the API lists them nowhere (its runs are in scraping_runs). Counted apart, not as missing.
       const adopted = await selectAll(
         db,
-        `SELECT 1 AS x FROM raw_responses WHERE workflow_id = ${db.dialect === 'sqlite' ? '?' : '$1'} AND request_key = 'create-and-run:adopted'`,
+        `SELECT 1 AS x FROM raw_responses WHERE workflow_id = ${destinationOf(db).sql.ph(1)} AND request_key = 'create-and-run:adopted'`,
         [s.workflowId],
       );
       if (adopted.length > 0) adoptedWorkflows += 1;
@@ -614,8 +615,8 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     const serverHits = scanFiles(filesUnder(c.temporal.dataDir), 'dev server file');
     const logHits = scanFiles(filesUnder(c.logsDir), 'worker log');
     let dbHits: number;
-    if (db.dialect === 'sqlite') {
-      const file = c.dbUrl.slice('sqlite:'.length);
+    const file = databaseFileOf(parseDatabaseUrl(c.dbUrl));
+    if (file !== undefined) {
       dbHits = scanFiles([file, `${file}-wal`].filter((f) => fs.existsSync(f)), 'database file');
     } else {
       const pgBin = process.env['TEST_POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';
@@ -685,9 +686,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
 }
 
 async function selectAll(db: Database, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all(...params) as Array<Record<string, unknown>>;
-  if (db.dialect === 'duckdb') return duckQuery(db, sql, params);
-  return (await db.pool.query(sql, params)).rows as Array<Record<string, unknown>>;
+  return destinationOf(db).exportReader.query(db, sql, params);
 }
 
 // One Python process reads every file with csv.reader(strict=True): an independent reader, not the writer's own.

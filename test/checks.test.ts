@@ -289,7 +289,7 @@ describe('existing databases gain the price history columns and the new tables',
     // Make a version-1 file: the current baseline, then the price history as version 1 had it and no check tables.
     await (await openDatabase(`duckdb:${file}`)).close();
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const { tableDdl, SCHEMA_VERSION_TABLE, DUCKDB_SCHEMA_VERSION } = await import('../db/duckdb/ddl.js');
+    const { tableDdl, SCHEMA_VERSION_TABLE, DUCKDB_SCHEMA_VERSION } = await import('../destinations/duckdb/ddl.js');
     const { TABLES } = await import('../db/schema/definition.js');
     const { workflow_id: _w, previous_price_major: _p, ...oldColumns } = TABLES.marketplace_price_history.columns;
     const instance = await DuckDBInstance.create(file);

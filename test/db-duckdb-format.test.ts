@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema } from '../client/schemas.js';
 import { openDatabase } from '../db/connect.js';
-import { SCHEMA_VERSION_TABLE } from '../db/duckdb/ddl.js';
+import { SCHEMA_VERSION_TABLE } from '../destinations/duckdb/ddl.js';
 import { loadBatch, loadBatches } from '../db/load.js';
 import { TABLES, type AnyTableDef } from '../db/schema/definition.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';

@@ -1,4 +1,4 @@
-// Lock order of the Postgres group writer (db/load-group.ts, load-group-postgres.ts, reached through loadBatches as
+// Lock order of the Postgres group writer (db/load-group.ts, destinations/postgres/load-group.ts, reached through loadBatches as
 // the URL-list activity and `scrape-etl load` call it): several connections load overlapping marketplace and
 // job-board responses at once, each in its own order and group sizes, on a fresh database (so the first groups add
 // columns and are split around the response that adds them). Within a round, every worker's list ends each product

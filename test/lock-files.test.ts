@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../db/connect.js';
-import { lockPathOf, otherProcessesWaiting, setWaitReporter } from '../db/duckdb/file-lock.js';
+import { lockPathOf, otherProcessesWaiting, setWaitReporter } from '../destinations/duckdb/file-lock.js';
 import { acquireLockFile } from '../lib/file-lock.js';
 import { ownRecord } from '../lib/lock-owner.js';
 import { REPO_ROOT } from './support/cli.js';
@@ -75,7 +75,7 @@ describe('a wait for a held lock', () => {
     const file = path.join(tmp, 'held.duckdb');
     // Held by this (live) process, in its own words.
     fs.writeFileSync(lockPathOf(file), JSON.stringify(ownRecord()));
-    const script = `import { acquireFileLock } from ${JSON.stringify(path.join(REPO_ROOT, 'db/duckdb/file-lock.ts'))};
+    const script = `import { acquireFileLock } from ${JSON.stringify(path.join(REPO_ROOT, 'destinations/duckdb/file-lock.ts'))};
 process.stdout.write('waiting\\n');
 await acquireFileLock(${JSON.stringify(file)});
 process.stdout.write('acquired\\n');`;

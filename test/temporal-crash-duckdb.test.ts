@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../client/index.js';
 import type { Database } from '../db/connect.js';
-import { lockPathOf } from '../db/duckdb/file-lock.js';
+import { lockPathOf } from '../destinations/duckdb/file-lock.js';
 import { flattenResultRecords } from '../db/flatten/index.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { startPipelineRun } from '../temporal/start.js';

@@ -130,7 +130,7 @@ export function register(program: Command): void {
     .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
     .action(async (kindArg: string, inputs: string[], opts: { database?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
-      const { defaultDatabaseUrl, openDatabase } = await import('../../db/connect.js');
+      const { databaseFileOf, defaultDatabaseUrl, openDatabase, parseDatabaseUrl } = await import('../../db/connect.js');
       const { loadGroups } = await import('../../db/load.js');
       const { KINDS } = await import('../../kinds/index.js');
       const { addCounts, finishPipelineRun, startPipelineRun, sumTokenUsageOfRun } = await import('../../db/pipeline-runs.js');
@@ -164,7 +164,7 @@ export function register(program: Command): void {
 
       const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
       const { diskFullMessage, finaliseOrphanedLoads, loadRunId } = await import('../../db/orphaned-runs.js');
-      const where = db.dialect === 'postgres' ? db.url : db.url.replace(/^(sqlite|duckdb):/, '');
+      const where = databaseFileOf(parseDatabaseUrl(db.url)) ?? db.url;
       // Rows of earlier loads whose process is gone (Ctrl-C, killed, out of disk) say so instead of 'running'.
       for (const id of await finaliseOrphanedLoads(db)) process.stderr.write(`scrape-etl: the load ${id} had ended without finishing; its run is now marked interrupted\n`);
       const workflowId = loadRunId(new Date(), crypto.randomBytes(4).toString('hex'));

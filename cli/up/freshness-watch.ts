@@ -43,12 +43,12 @@ export class FreshnessWatch {
   }
 
   private async evaluate(spec: PipelineSpec, open?: Database): Promise<void> {
-    const { openDatabase, parseDatabaseUrl } = await import('../../db/connect.js');
+    const { databaseFileOf, openDatabase, parseDatabaseUrl } = await import('../../db/connect.js');
     const { evaluateFreshness, sendCheckAlert } = await import('../../activities/checks.js');
-    const parsed = parseDatabaseUrl(spec.destination.database);
+    const file = databaseFileOf(parseDatabaseUrl(spec.destination.database));
     // A destination no run has written yet: nothing is fresh, and that is what the check says; it needs the tables.
-    if (!open && parsed.dialect !== 'postgres' && !fs.existsSync(parsed.file)) {
-      this.note(spec, [{ name: 'freshness', failed: true, message: `its destination ${parsed.file} does not exist yet: no run has loaded anything` }]);
+    if (!open && file !== undefined && !fs.existsSync(file)) {
+      this.note(spec, [{ name: 'freshness', failed: true, message: `its destination ${file} does not exist yet: no run has loaded anything` }]);
       return;
     }
     const db = open ?? (await openDatabase(spec.destination.database));

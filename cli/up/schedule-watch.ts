@@ -167,7 +167,7 @@ export async function atStart(
   freshness: Pick<FreshnessWatch, 'evaluateOne' | 'markEvaluated'>,
   open?: (url: string) => Promise<Database>,
 ): Promise<void> {
-  const { openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
+  const { databaseFileOf, openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
   const opener = open ?? openDatabase;
   // Pipelines sharing a destination share its one opening.
   const byUrl = new Map<string, Array<{ spec: PipelineSpec; paused: boolean }>>();
@@ -175,8 +175,8 @@ export async function atStart(
   for (const [url, pipelines] of byUrl) {
     let db: Database | undefined;
     try {
-      const parsed = parseDatabaseUrl(url);
-      if (parsed.dialect === 'postgres' || fs.existsSync(parsed.file)) db = await opener(url);
+      const file = databaseFileOf(parseDatabaseUrl(url));
+      if (file === undefined || fs.existsSync(file)) db = await opener(url);
     } catch (err) {
       log(`warning: the destination of ${pipelines.map((p) => p.spec.name).join(', ')} could not be opened (${redactDatabaseUrl(url)}): ${(err as Error).message}`);
       continue;

@@ -4,15 +4,22 @@
 // are part of the product's contract with analysts: a rule changed here renames new columns only (recorded ones
 // keep their names), so they change with a rebuild in mind.
 import { fitName, normalizeKey, PATH_SEPARATOR } from './naming.js';
+import { CAPABILITIES } from '../../destinations/capabilities.js';
+import { DESTINATION_NAMES } from '../../destinations/types.js';
 
 export { normalizeKey, PATH_SEPARATOR };
 
-/** Postgres truncates identifiers to 63 bytes; root table names are fitted to it on every destination. */
-export const MAX_IDENTIFIER_BYTES = 63;
+/**
+ * Root table names are fitted to the shortest identifier limit of any destination (Postgres's 63 bytes), so a
+ * pipeline's table has the same name wherever it is loaded.
+ */
+export function portableIdentifierBytes(): number {
+  return Math.min(...DESTINATION_NAMES.map((n) => CAPABILITIES[n].maxIdentifierBytes));
+}
 
-/** A name within 63 bytes: long names keep a readable head and end with 8 hex digits of their hash. */
+/** A name within portableIdentifierBytes(): long names keep a readable head and end with 8 hex digits of their hash. */
 export function fitIdentifier(name: string): string {
-  return fitName(name, MAX_IDENTIFIER_BYTES);
+  return fitName(name, portableIdentifierBytes());
 }
 
 /**

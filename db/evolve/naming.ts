@@ -5,8 +5,10 @@
 // before any candidate is considered (registry.ts), so the same key keeps its column across runs and workers.
 import { hexDigest } from '../hash.js';
 import type { LogicalType } from './types.js';
+import { CAPABILITIES } from '../../destinations/capabilities.js';
+import type { DestinationName } from '../../destinations/types.js';
 
-export type Dialect = 'sqlite' | 'postgres' | 'duckdb';
+export type Dialect = DestinationName;
 
 export interface NameCapability {
   dialect: Dialect;
@@ -23,28 +25,16 @@ export interface NameCapability {
   maxRowBytes?: number;
 }
 
-// Postgres: the system columns every table has (oid is no longer one since 12, but older tools still treat it
-// so). SQLite: the rowid aliases of every rowid table. DuckDB: its rowid pseudo-column.
-const CAPABILITIES: Readonly<Record<Dialect, NameCapability>> = {
-  postgres: {
-    dialect: 'postgres',
-    maxIdentifierBytes: 63,
-    reserved: new Set(['ctid', 'xmin', 'xmax', 'cmin', 'cmax', 'tableoid', 'oid']),
-    // Postgres allows 1600 columns and rows within a page; the byte budget is what binds first.
-    maxColumns: 1000,
-    maxRowBytes: 7000,
-  },
-  // SQLite's default SQLITE_MAX_COLUMN is 2000; each inferred column also costs every statement that names it.
-  sqlite: { dialect: 'sqlite', maxIdentifierBytes: 128, reserved: new Set(['rowid', 'oid', '_rowid_']), maxColumns: 1000 },
-  // DuckDB holds thousands of columns, but every ALTER TABLE ADD COLUMN inside a transaction keeps another version
-  // of the table's catalog entry until COMMIT, so one batch adding n columns costs memory growing with n squared
-  // (5,000 fields peaked a worker at 8.6 GB). 300 keeps the worst batch near the baseline (bench/wide-content.ts:
-  // 411 MB against 319 MB; 500 columns gave 563 MB).
-  duckdb: { dialect: 'duckdb', maxIdentifierBytes: 128, reserved: new Set(['rowid']), maxColumns: 300 },
-};
-
+/** The naming capability of a destination: its adapter's capabilities (destinations/<name>/index.ts). */
 export function capabilityOf(dialect: Dialect): NameCapability {
-  return CAPABILITIES[dialect];
+  const c = CAPABILITIES[dialect];
+  return {
+    dialect,
+    maxIdentifierBytes: c.maxIdentifierBytes,
+    reserved: c.reservedNames,
+    maxColumns: c.maxColumns,
+    ...(c.maxRowBytes !== undefined ? { maxRowBytes: c.maxRowBytes } : {}),
+  };
 }
 
 /**

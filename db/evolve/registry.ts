@@ -10,7 +10,8 @@
 // instead of waiting while holding locks: no lock upgrade, no deadlock between two evolving loads.
 import { hexDigest } from '../hash.js';
 import type { Database } from '../connect.js';
-import { lockAdvisory, quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
+import { quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
+import { destinationOf } from '../../destinations/index.js';
 import { PermanentLoadError, SchemaContractError } from './errors.js';
 import { PATH_SEPARATOR, variantColumn } from './names.js';
 import { HISTORY_SELECT, schemaColumnOf, selectSchemaHistory, type SchemaColumn } from './history.js';
@@ -442,7 +443,7 @@ async function applyChanges(
   adoptions: readonly Adoption[],
   templates: ReadonlyMap<string, TableTemplate>,
 ): Promise<void> {
-  const ifNotExists = tx.dialect === 'sqlite' ? '' : ' IF NOT EXISTS';
+  const ifNotExists = destinationOf(tx).capabilities.addColumnIfNotExists ? ' IF NOT EXISTS' : '';
   // A new table is created with all its columns in one statement: a thousand ALTER TABLEs of a table created in
   // the same transaction cost DuckDB gigabytes (issue 30).
   for (const table of newTables) {
@@ -500,16 +501,17 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
   let state = await readRegistryState(tx, input.scope);
   checkOwner(input, state);
   let p = plan(input, state, cap);
-  if (tx.dialect === 'postgres') {
+  const dest = destinationOf(tx);
+  // Concurrent writers (Postgres): one lock order for every load.
+  if (dest.capabilities.concurrentWriters) {
     // Evolvers take the tables' advisory locks before any other lock on them: a load holding ROW EXCLUSIVE that
     // then waited for ACCESS EXCLUSIVE would deadlock with another doing the same.
     const evolving = new Set([...p.changes.map((c) => c.table), ...p.adoptions.map((a) => a.table)]);
-    await lockAdvisory(tx, [...evolving].map(lockKey));
+    await dest.lockKeys(tx, [...evolving].map(lockKey));
     const existing = [...new Set([...p.tables, ...state.columns.keys()])].filter((t) => state.columns.has(t) || input.fixedColumnsOf(t));
-    // One statement for all of them (a round trip each cost ~7% of a marketplace load); Postgres takes the locks
-    // in the order listed, sorted like every other load's.
-    const toLock = [...new Set(existing)].sort();
-    if (toLock.length > 0) await tx.all(`LOCK TABLE ${toLock.map(quoteIdent).join(', ')} IN ROW EXCLUSIVE MODE`, []);
+    // One statement for all of them (a round trip each cost ~7% of a marketplace load); the locks are taken in the
+    // order listed, sorted like every other load's.
+    await dest.lockTablesForWrite(tx, [...new Set(existing)].sort());
     state = await readRegistryState(tx, input.scope);
     checkOwner(input, state);
     p = plan(input, state, cap);

@@ -5,6 +5,7 @@ import { isLosslessNumber } from 'lossless-json';
 import { stringifyJson } from '../../client/json.js';
 import { SQL_TYPES, type ColumnType } from '../schema/definition.js';
 import type { Param } from '../sql.js';
+import { destinationNamed, type DestinationName } from '../../destinations/index.js';
 
 export const LOGICAL_TYPES = ['bigint', 'double', 'bool', 'text', 'timestamp', 'json', 'number_text'] as const;
 export type LogicalType = (typeof LOGICAL_TYPES)[number];
@@ -24,9 +25,9 @@ const NEUTRAL_OF: Readonly<Record<LogicalType, ColumnType>> = {
 };
 
 /** The SQL type of an inferred column in a dialect. */
-export function sqlTypeOf(type: LogicalType, dialect: 'sqlite' | 'postgres' | 'duckdb'): string {
-  // DuckDB takes the Postgres type names (db/duckdb/ddl.ts).
-  return SQL_TYPES[NEUTRAL_OF[type]][dialect === 'sqlite' ? 'sqlite' : 'pg'];
+export function sqlTypeOf(type: LogicalType, dialect: DestinationName): string {
+  // Which column of SQL_TYPES is the destination's (DuckDB takes the Postgres type names).
+  return SQL_TYPES[NEUTRAL_OF[type]][destinationNamed(dialect).sql.typeNames];
 }
 
 // ISO 8601 date-time in UTC (`Z`) with seconds: the one form SQLite (text), Postgres and DuckDB (timestamptz)

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, type ExportDatabase } from '../database.js';
-import { duckOf } from '../duckdb.js';
+import { duckOf } from '../../destinations/duckdb/export-reader.js';
 import type { TypedColumn } from '../typed.js';
 import { parquetCopySql, parquetSelectList, sqlLiteral } from './parquet-sql.js';
 

@@ -2,7 +2,7 @@
 // can be compared value for value: integers as decimal strings (exact beyond 2^53), booleans as booleans,
 // rows sorted. `loaded_at` and other wall-clock columns are left out.
 import type { Database } from '../../db/connect.js';
-import { duckQuery } from '../../export/duckdb.js';
+import { duckQuery } from '../../destinations/duckdb/export-reader.js';
 import { DATA_TABLES, TABLE_META, type DataTableName } from '../../db/tables.js';
 
 export type Dump = Record<string, Array<Record<string, unknown>>>;

@@ -1,6 +1,6 @@
 // Reads from a DuckDB destination in tests, through its session (the file is only open, and locked, inside one).
 import type { Database } from '../../db/connect.js';
-import { duckQuery } from '../../export/duckdb.js';
+import { duckQuery } from '../../destinations/duckdb/export-reader.js';
 
 /** Rows as JavaScript values (BIGINT as bigint, TIMESTAMPTZ as Date); `$1` placeholders. */
 export async function duckSelect(db: Database, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {

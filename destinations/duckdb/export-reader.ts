@@ -3,8 +3,8 @@
 // column types as Postgres names, so every format writer treats a DuckDB table exactly as a Postgres one (see
 // valueDialect in database.ts) and the two destinations write byte-identical files for the same rows.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ExportDatabase } from './database.js';
-import type { RawRow } from './rows.js';
+import type { ExportDatabase } from '../../export/database.js';
+import type { RawRow } from '../../export/rows.js';
 
 export interface DuckSessionHolder {
   session<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;

@@ -1,7 +1,7 @@
 // The tables of a DuckDB file in the comparable form of db/schema/parity.ts, so a test can hold the generated
 // DuckDB schema (db/duckdb/ddl.ts) against the definition and against a database the Postgres migrations built.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { neutralTypes, normalizeDatabaseDefault, type ColumnShape, type IndexShape, type TableShape } from '../schema/parity.js';
+import { neutralTypes, normalizeDatabaseDefault, type ColumnShape, type IndexShape, type TableShape } from '../../db/schema/parity.js';
 import { postgresTypeName } from './type-names.js';
 import { SCHEMA_VERSION_TABLE } from './ddl.js';
 

@@ -3,13 +3,13 @@
 // only; rows are upserted with ON CONFLICT … WHERE row_hash <> excluded.row_hash and counted from RETURNING.
 // Every statement that locks rows takes them in the order the writer gave them (sorted by key): WITH ORDINALITY
 // … ORDER BY, rather than whatever order a join or a scan would produce.
-import type { Scalar } from './flatten/values.js';
-import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect, type UpsertEntry } from './load-group.js';
-import { keyString, type LoadBatchResult, type PreparedBatch } from './load-rows.js';
-import { unnestRows, unnestRowsInOrder } from './postgres-arrays.js';
-import { insertRawResponsesPostgres } from './raw-responses.js';
-import { quoteIdent, type Tx } from './sql.js';
-import { TABLE_META, type DataTableName } from './tables.js';
+import type { Scalar } from '../../db/flatten/values.js';
+import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect, type UpsertEntry } from '../../db/load-group.js';
+import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/load-rows.js';
+import { unnestRows, unnestRowsInOrder } from './arrays.js';
+import { insertRawResponsesPostgres } from '../../db/raw-responses.js';
+import { quoteIdent, type Tx } from '../../db/sql.js';
+import { TABLE_META, type DataTableName } from '../../db/tables.js';
 
 /**
  * Writes `entries` (values in `columns` order) with one INSERT … SELECT FROM unnest … ON CONFLICT, inserting and

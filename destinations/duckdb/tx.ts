@@ -4,8 +4,8 @@
 // travel in one statement of a fixed shape as `unnest($1::BIGINT[]), unnest($2::VARCHAR[]), …` (the group writer,
 // db/load-group-duckdb.ts).
 import type { DuckDBConnection, DuckDBListType, DuckDBPreparedStatement } from '@duckdb/node-api';
-import type { Scalar } from '../flatten/values.js';
-import type { Param, Tx } from '../sql.js';
+import type { Scalar } from '../../db/flatten/values.js';
+import type { Param, Tx } from '../../db/sql.js';
 
 /** Element types a list parameter is bound as. */
 export type DuckListType = 'BIGINT' | 'DOUBLE' | 'BOOLEAN' | 'VARCHAR';

@@ -2,8 +2,8 @@
 // Postgres migrations: DuckDB cannot run their history (RENAME/DROP COLUMN on indexed tables, DROP CONSTRAINT, row
 // level security), and drizzle has no DuckDB driver. The generated DDL is the *current* schema, so a fresh file
 // gets the same tables, columns, types and keys as a fresh Postgres database (test/db-duckdb-schema.test.ts).
-import { SQL_TYPES, TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../schema/definition.js';
-import { quoteIdent } from '../sql.js';
+import { SQL_TYPES, TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../../db/schema/definition.js';
+import { quoteIdent } from '../../db/sql.js';
 
 /**
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and

@@ -1,0 +1,27 @@
+// The DuckDB group writer's raw landing (moved from db/raw-responses.ts).
+import { rawRowsInOrder, RAW_COLUMNS, sha256Of, type RawResponse } from '../../db/raw-responses.js';
+import { pgColumnType } from '../postgres/arrays.js';
+import { sequenceName } from './ddl.js';
+import { duckListType, duckUnnest, type DuckTx } from './tx.js';
+
+/**
+ * DuckDB: lands several responses in three statements with the same rows as insertRawResponse called for each in
+ * order (ids drawn in order from the table's sequence, a body equal to an earlier one kept once), the rows bound as
+ * one typed list per column (tx.ts). `landed` is settled: DuckDB statements are awaited one by one.
+ */
+export async function insertRawResponsesDuckdb(tx: DuckTx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
+  const shas = list.map((r) => sha256Of(r.body));
+  const found = await tx.allWith(
+    `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 IN (SELECT unnest(${tx.ph(1)}::VARCHAR[])) AND body_ref IS NULL GROUP BY body_sha256`,
+    [{ list: [...new Set(shas)], type: 'VARCHAR' }],
+  );
+  const allotted = await tx.all(`SELECT nextval('${sequenceName('raw_responses')}') AS id FROM range(${tx.ph(1)})`, [list.length]);
+  const { ids, rows } = rawRowsInOrder(list, shas, found, allotted);
+  const columns = ['id', ...RAW_COLUMNS];
+  const landed = await tx.runWith(
+    `INSERT INTO raw_responses (${columns.join(', ')}) SELECT ${columns.map((c, i) => duckUnnest(tx, i + 1, pgColumnType('raw_responses', c)!)).join(', ')}`,
+    columns.map((c, i) => ({ list: rows.map((r) => r[i]!), type: duckListType(pgColumnType('raw_responses', c)!) })),
+  );
+  return { ids, landed: Promise.resolve(landed) };
+}
+

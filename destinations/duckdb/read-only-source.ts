@@ -1,0 +1,82 @@
+// DuckDB opened for reading only (the console, the report): `access_mode: READ_ONLY`, and the project's cross-process
+// file lock (file-lock.ts) taken like a worker's load does; a worker waiting for the file gets it after the page is
+// read (moved from console/source.ts).
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { ReadOnlySource, Reader, Row } from '../../console/source.js';
+import { mustExist, SourceError } from '../../console/source.js';
+
+
+/** How long a DuckDB file stays open after a read (unless a worker waits for it). */
+const DUCK_LINGER_MS = 1000;
+
+export async function openDuckReadOnly(file: string, url: string): Promise<ReadOnlySource> {
+  const full = mustExist(file, 'duckdb');
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { acquireFileLock } = await import('./file-lock.js');
+  const { otherProcessesWaiting } = await import('./file-lock.js');
+  let queue: Promise<unknown> = Promise.resolve();
+  let open: { instance: DuckDBInstance; conn: DuckDBConnection; release: () => void } | undefined;
+  let linger: NodeJS.Timeout | undefined;
+  const closeNow = () => {
+    clearTimeout(linger);
+    linger = undefined;
+    const o = open;
+    open = undefined;
+    if (!o) return;
+    try {
+      o.conn.closeSync();
+      o.instance.closeSync();
+    } finally {
+      o.release();
+    }
+  };
+  // Opening costs tens of milliseconds, and a page's requests (and the next click) come in bursts: the file stays
+  // open for LINGER_MS after a read, unless a worker is waiting for it (it leaves a marker): then it is closed at
+  // once, and the worker's load goes first.
+  const session = <T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> => {
+    const run = queue.catch(() => {}).then(async () => {
+      clearTimeout(linger);
+      if (!open) {
+        const release = await acquireFileLock(full);
+        try {
+          const instance = await DuckDBInstance.create(full, { access_mode: 'READ_ONLY', threads: '2' });
+          open = { instance, conn: await instance.connect(), release };
+        } catch (err) {
+          release();
+          throw err;
+        }
+      }
+      try {
+        return await fn(open.conn);
+      } finally {
+        if (otherProcessesWaiting(full)) closeNow();
+        else linger = setTimeout(closeNow, DUCK_LINGER_MS).unref();
+      }
+    });
+    queue = run;
+    return run;
+  };
+  // A first session proves the file is a DuckDB database now rather than on the first page.
+  try {
+    await session(async (c) => c.run('SELECT 1'));
+  } catch (err) {
+    throw new SourceError(`cannot open DuckDB database ${full} read-only: ${(err as Error).message}`, { cause: err });
+  }
+  return {
+    dialect: 'duckdb',
+    url: url.trim(),
+    read: (fn) =>
+      session((conn) =>
+        fn({
+          dialect: 'duckdb',
+          ph: (n) => `$${n}`,
+          all: async (sql, params = []) => (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Row[],
+        }),
+      ),
+    exportDatabase: () => ({ dialect: 'duckdb', session }),
+    close: async () => {
+      await queue.catch(() => {});
+      closeNow();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// SQLite transactions on one better-sqlite3 connection: a statement cache, queued transactions, BEGIN IMMEDIATE
+// waiting on the event loop, and savepoints (moved from db/sql.ts).
+import type BetterSqlite3 from 'better-sqlite3';
+import { inSavepoint, type Param, type Tx } from '../../db/sql.js';
+
+const sqliteStatements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+const sqliteLocks = new WeakMap<BetterSqlite3.Database, Promise<unknown>>();
+
+function sqliteStatement(db: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+  let cache = sqliteStatements.get(db);
+  if (!cache) sqliteStatements.set(db, (cache = new Map()));
+  let stmt = cache.get(sql);
+  if (!stmt) {
+    stmt = db.prepare(sql);
+    if (stmt.reader) stmt.safeIntegers(true);
+    cache.set(sql, stmt);
+  }
+  return stmt;
+}
+
+function sqliteParams(params: readonly Param[]): Array<string | number | bigint | null> {
+  // better-sqlite3 has no boolean binding; SQLite's own convention is 0/1.
+  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
+export function sqliteTx(db: BetterSqlite3.Database): Tx {
+  return {
+    dialect: 'sqlite',
+    ph: () => '?',
+    run: async (sql, params) => sqliteStatement(db, sql).run(...sqliteParams(params)).changes,
+    all: async (sql, params) => sqliteStatement(db, sql).all(...sqliteParams(params)) as Array<Record<string, unknown>>,
+    savepoint: (fn) => inSavepoint(async (sql) => db.exec(sql), fn),
+  };
+}
+
+/**
+ * BEGIN IMMEDIATE, waiting for another connection's write lock on the event loop instead of in SQLite's busy
+ * handler, which sleeps inside the call: a worker waiting there froze its whole process (its fetches, the
+ * parsing and flattening of the next responses, its heartbeats) while the other worker wrote, and in one
+ * process two connections deadlocked, the waiting one blocking the thread that would release the lock until
+ * SQLITE_BUSY. Each try runs with busy_timeout 0; between tries the event loop runs for a few milliseconds. Gives
+ * up with SQLITE_BUSY after the connection's busy_timeout, as the blocking wait did.
+ */
+export async function beginImmediate(sqlite: BetterSqlite3.Database): Promise<void> {
+  const timeoutMs = Number(sqlite.pragma('busy_timeout', { simple: true }));
+  const deadline = Date.now() + timeoutMs;
+  for (let pauseMs = 1; ; pauseMs = Math.min(pauseMs * 2, 4)) {
+    if (timeoutMs > 0) sqlite.pragma('busy_timeout = 0');
+    try {
+      sqlite.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw err;
+    } finally {
+      if (timeoutMs > 0) sqlite.pragma(`busy_timeout = ${timeoutMs}`);
+    }
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+}
+
+
+/** `fn` in a transaction begun by `begin`, queued behind this connection's other transactions. */
+export function sqliteTransaction<T>(sqlite: BetterSqlite3.Database, begin: () => Promise<void> | void, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
+  const current = previous.catch(() => {}).then(async () => {
+    await begin();
+    try {
+      const result = await fn(sqliteTx(sqlite));
+      sqlite.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      throw err;
+    }
+  });
+  sqliteLocks.set(sqlite, current);
+  return current;
+}
+
+/** Reads in one snapshot: a deferred BEGIN takes no write lock, so other workers' loads go on meanwhile (WAL). */
+export function sqliteReadTransaction<T>(sqlite: BetterSqlite3.Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return sqliteTransaction(sqlite, () => void sqlite.exec('BEGIN'), fn);
+}
+
+/** BEGIN IMMEDIATE (waiting for other connections without blocking the thread), queued behind this connection's transactions. */
+export function sqliteWriteTransaction<T>(sqlite: BetterSqlite3.Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return sqliteTransaction(sqlite, () => beginImmediate(sqlite), fn);
+}
