@@ -53,6 +53,12 @@ export function runKeyNow(now: Date = new Date()): string {
 /** Rows per table; summed by the workflow for progress (the pipeline_runs row is counted from the database). */
 export type RowCounts = Record<string, number>;
 
+/**
+ * Attempts of the planPipelineRun local activity of workflows since LEAN_PATCH (it also starts the run's row): the
+ * activity reports a row it could not start on the last one instead of throwing (activities/plan.ts).
+ */
+export const PLAN_ATTEMPTS = 5;
+
 export interface FailedUrl {
   url: string;
   error: string;
