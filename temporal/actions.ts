@@ -10,8 +10,10 @@
 // - a timer started; a search attribute upsert (except one that sets only TemporalChangeVersion); a signal
 //   received; an update accepted; workflow options updated; a child workflow initiated (two).
 // Not in history, so added by the caller where it knows them:
-// - activity heartbeats that reach the server (the SDK throttles them to one per 80% of the heartbeat timeout, the
-//   first one sent at once): `heartbeats` estimates them from each attempt's duration and that throttle;
+// - activity heartbeats that reach the server: estimated (unless `heartbeats: false`) for every activity scheduled
+//   with a heartbeat timeout (all of ours that have one heartbeat as they go): each attempt sends its first at once,
+//   then the SDK throttles them to one per min(80% of the heartbeat timeout, 60 s), so 1 per attempt plus the last
+//   attempt's duration over that throttle (earlier attempts' durations are not in history);
 // - queries (`run` counts those it makes); workflow task heartbeats of local activities longer than the task timeout.
 // Not billed: the memo (WorkflowPropertiesModified), workflow tasks themselves, describe, history reads, long polls.
 import proto from '@temporalio/proto';
@@ -30,12 +32,12 @@ export interface ActionCount {
 }
 
 export interface ActionCountOptions {
-  /**
-   * Activity types that heartbeat while they run, with their heartbeat timeout (ms): each attempt is counted
-   * 1 + floor(its duration / (0.8 x timeout)) heartbeats (the SDK sends the first at once, then one per throttle).
-   */
-  heartbeats?: Record<string, number>;
+  /** Estimate the heartbeats of activities that have a heartbeat timeout (default true). */
+  heartbeats?: boolean;
 }
+
+/** The TypeScript SDK's default cap on the heartbeat throttle (WorkerOptions.maxHeartbeatThrottleInterval). */
+const MAX_HEARTBEAT_THROTTLE_MS = 60_000;
 
 function ms(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
   if (!ts) return 0;
@@ -56,8 +58,8 @@ export function countActions(events: readonly HistoryEvent[], opts: ActionCountO
   const add = (what: string, n = 1) => {
     if (n > 0) by[what] = (by[what] ?? 0) + n;
   };
-  const scheduled = new Map<number, string>();
-  const started = new Map<number, { type: string; at: number }>();
+  const scheduled = new Map<number, { type: string; heartbeatMs: number }>();
+  const started = new Map<number, { type: string; at: number; attempt: number; heartbeatMs: number }>();
   const markerTasks = new Set<number>();
   for (const e of events) {
     const id = num(e.eventId);
@@ -66,16 +68,19 @@ export function countActions(events: readonly HistoryEvent[], opts: ActionCountO
         add('start');
         break;
       case T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
-        const type = e.activityTaskScheduledEventAttributes?.activityType?.name ?? '?';
-        scheduled.set(id, type);
+        const a = e.activityTaskScheduledEventAttributes;
+        const type = a?.activityType?.name ?? '?';
+        const hb = a?.heartbeatTimeout;
+        scheduled.set(id, { type, heartbeatMs: hb ? num(hb.seconds) * 1000 + Math.floor((hb.nanos ?? 0) / 1e6) : 0 });
         add(`activity:${type}`);
         break;
       }
       case T.EVENT_TYPE_ACTIVITY_TASK_STARTED: {
         const a = e.activityTaskStartedEventAttributes;
-        const type = scheduled.get(num(a?.scheduledEventId)) ?? '?';
+        const s = scheduled.get(num(a?.scheduledEventId));
+        const type = s?.type ?? '?';
         add(`retry:${type}`, (a?.attempt ?? 1) - 1);
-        started.set(num(a?.scheduledEventId), { type, at: ms(e.eventTime) });
+        started.set(num(a?.scheduledEventId), { type, at: ms(e.eventTime), attempt: a?.attempt ?? 1, heartbeatMs: s?.heartbeatMs ?? 0 });
         break;
       }
       case T.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
@@ -84,9 +89,10 @@ export function countActions(events: readonly HistoryEvent[], opts: ActionCountO
       case T.EVENT_TYPE_ACTIVITY_TASK_CANCELED: {
         const attrs = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
         const s = started.get(num(attrs?.scheduledEventId));
-        const timeout = s ? opts.heartbeats?.[s.type] : undefined;
-        // Only the last attempt's span is in history (earlier attempts write no events): a lower bound for retried ones.
-        if (s && timeout) add(`heartbeat:${s.type}`, 1 + Math.floor((ms(e.eventTime) - s.at) / (0.8 * timeout)));
+        if (s && s.heartbeatMs > 0 && opts.heartbeats !== false) {
+          const throttle = Math.min(0.8 * s.heartbeatMs, MAX_HEARTBEAT_THROTTLE_MS);
+          add(`heartbeat:${s.type}`, s.attempt + Math.floor((ms(e.eventTime) - s.at) / throttle));
+        }
         break;
       }
       case T.EVENT_TYPE_MARKER_RECORDED:
