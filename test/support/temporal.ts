@@ -74,6 +74,8 @@ export async function startInProcessWorker(opts: {
   taskQueue: string;
   env: Record<string, string>;
   maxActivities?: number;
+  /** Another workflow bundle than this checkout's (test/replay/capture.ts records older releases' workflow code). */
+  workflowBundle?: { codePath: string };
 }): Promise<InProcessWorker> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: opts.address });
@@ -81,7 +83,7 @@ export async function startInProcessWorker(opts: {
     connection,
     namespace: 'default',
     taskQueue: opts.taskQueue,
-    workflowBundle: await pipelineWorkflowBundle(),
+    workflowBundle: opts.workflowBundle ?? (await pipelineWorkflowBundle()),
     shutdownGraceTime: '2s',
     activities: { env: opts.env },
     ...(opts.maxActivities ? { maxConcurrentActivityTaskExecutions: opts.maxActivities } : {}),
