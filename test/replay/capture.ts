@@ -22,7 +22,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parsePipelineText } from '../../pipelines/loader.js';
 import { marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../support/pipeline-specs.js';
-import { startInProcessWorker } from '../support/temporal.js';
+import { decryptHistoryInPlace, startInProcessWorker } from '../support/temporal.js';
 
 // A CommonJS module: its namespace is its default export.
 const { temporal } = proto;
@@ -116,7 +116,10 @@ try {
     const result = await handle.result();
     // Protobuf's binary form, as the server sends it: the SDK's JSON reader (historyFromJSON) fails in this
     // install ("type must be a Type": @temporalio/common and @temporalio/proto each have their own protobufjs).
-    const history = temporal.api.history.v1.History.create(scrubbed(await handle.fetchHistory()));
+    // In clear: the payloads are encrypted with this machine's key, and a replay elsewhere has another one.
+    const fetched = await handle.fetchHistory();
+    await decryptHistoryInPlace(fetched);
+    const history = temporal.api.history.v1.History.create(scrubbed(fetched));
     const bytes = temporal.api.history.v1.History.encode(history).finish();
     if (Buffer.from(bytes).includes(TOKEN)) throw new Error(`the history of ${handle.workflowId} holds the API token`);
     if (Buffer.from(bytes).includes(repoRoot)) throw new Error(`the history of ${handle.workflowId} holds this checkout's path`);

@@ -182,8 +182,18 @@ export function historyText(history: proto.api.history.v1.IHistory): string {
  * so a test can say what the history holds in clear to whoever has the key, e.g. a template and not its expansion.
  */
 export async function decodedHistoryText(history: proto.api.history.v1.IHistory, keys = secretKeys()): Promise<string> {
+  const copy = structuredClone(history) as proto.api.history.v1.IHistory;
+  await decryptHistoryInPlace(copy, keys);
+  return historyText(copy);
+}
+
+/**
+ * Replaces every encrypted payload of `history` by its clear form (test/replay/capture.ts: a recorded history must
+ * replay with any machine's key, and the codec passes clear payloads through).
+ */
+export async function decryptHistoryInPlace(history: proto.api.history.v1.IHistory, keys = secretKeys()): Promise<void> {
   const codec = new EncryptionCodec(keys);
-  const copy = structuredClone(history) as unknown;
+  const copy = history as unknown;
   const visit = async (node: unknown): Promise<void> => {
     if (!node || typeof node !== 'object') return;
     for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
@@ -195,5 +205,4 @@ export async function decodedHistoryText(history: proto.api.history.v1.IHistory,
     }
   };
   await visit(copy);
-  return historyText(copy as proto.api.history.v1.IHistory);
 }
