@@ -10,8 +10,9 @@
 // - a timer started; a search attribute upsert (except one that sets only TemporalChangeVersion); a signal
 //   received; an update accepted; workflow options updated; a child workflow initiated (two).
 // Not in history, so added by the caller where it knows them:
-// - activity heartbeats that reach the server: estimated (unless `heartbeats: false`) for every activity scheduled
-//   with a heartbeat timeout (all of ours that have one heartbeat as they go): each attempt sends its first at once,
+// - activity heartbeats that reach the server: estimated (unless `heartbeats: false`) for the activity types that
+//   heartbeat as they work (HEARTBEATING; the alert and watch deliveries heartbeat once per webhook, which history
+//   does not say, so they are left out): each attempt sends its first at once,
 //   then the SDK throttles them to one per min(80% of the heartbeat timeout, 60 s), so 1 per attempt plus the last
 //   attempt's duration over that throttle (earlier attempts' durations are not in history);
 // - queries (`run` counts those it makes); workflow task heartbeats of local activities longer than the task timeout.
@@ -35,6 +36,9 @@ export interface ActionCountOptions {
   /** Estimate the heartbeats of activities that have a heartbeat timeout (default true). */
   heartbeats?: boolean;
 }
+
+/** Our activities that heartbeat on every attempt as they work (activities/*.ts). */
+export const HEARTBEATING: readonly string[] = ['loadUrlChunk', 'loadRunResults', 'loadResultsPages', 'waitForScrapingRun', 'checkRunStatus', 'runExports'];
 
 /** The TypeScript SDK's default cap on the heartbeat throttle (WorkerOptions.maxHeartbeatThrottleInterval). */
 const MAX_HEARTBEAT_THROTTLE_MS = 60_000;
@@ -89,7 +93,7 @@ export function countActions(events: readonly HistoryEvent[], opts: ActionCountO
       case T.EVENT_TYPE_ACTIVITY_TASK_CANCELED: {
         const attrs = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
         const s = started.get(num(attrs?.scheduledEventId));
-        if (s && s.heartbeatMs > 0 && opts.heartbeats !== false) {
+        if (s && s.heartbeatMs > 0 && opts.heartbeats !== false && HEARTBEATING.includes(s.type)) {
           const throttle = Math.min(0.8 * s.heartbeatMs, MAX_HEARTBEAT_THROTTLE_MS);
           add(`heartbeat:${s.type}`, s.attempt + Math.floor((ms(e.eventTime) - s.at) / throttle));
         }
