@@ -73,6 +73,11 @@ export interface WorkerTuning {
   /** URLs per fan-out activity (each activity loads its chunk with p-limit(spec.concurrency)). */
   urlChunkSize: number;
   /**
+   * urlChunkSize was set (SCRAPE_ETL_URL_CHUNK_SIZE): chunks are exactly that long. Unset, runs since LEAN_PATCH
+   * grow the chunks of a long list from it (workflows/url-lists.ts chunkSizeFor).
+   */
+  urlChunkFixed?: boolean;
+  /**
    * URL responses loaded per transaction, each still atomic (activities/url-lists.ts ChunkWriter);
    * 1: a transaction per URL. Read by the activity from its worker's tuning; optional in histories from before it.
    */

@@ -5,7 +5,7 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, patched, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { parseDurationMs } from '../pipelines/duration.js';
-import type { PipelineWorkflowInput } from '../temporal/contract.js';
+import type { PipelineWorkflowInput, WorkerTuning } from '../temporal/contract.js';
 import type { ModeContext, ModeRunner } from './shared.js';
 import { MAX_LISTED_FAILURES, addRows, causeMessage, shortText, urlsOf, withoutUrls } from './shared.js';
 
@@ -37,11 +37,12 @@ export const MAX_CHUNK_URLS = 250;
 /**
  * URLs per chunk activity. Before LEAN_PATCH the worker's urlChunkSize (25): a 1,000-URL list was 40 activities,
  * each an action and 6 history events with its workflow task. Since, it grows with the list so a run has about
- * TARGET_CHUNKS of them; a chunk resumes from its heartbeat after a crash, so a longer one loses nothing more.
+ * TARGET_CHUNKS of them (unless the operator set the size); a chunk resumes from its heartbeat after a crash, so a
+ * longer one loses nothing more.
  */
-export function chunkSizeFor(total: number, minimum: number, lean: boolean): number {
-  const floor = Math.max(1, minimum);
-  if (!lean) return floor;
+export function chunkSizeFor(total: number, tuning: Pick<WorkerTuning, 'urlChunkSize' | 'urlChunkFixed'>, lean: boolean): number {
+  const floor = Math.max(1, tuning.urlChunkSize);
+  if (!lean || tuning.urlChunkFixed) return floor;
   return Math.max(floor, Math.min(MAX_CHUNK_URLS, Math.ceil(total / TARGET_CHUNKS)));
 }
 
@@ -81,7 +82,7 @@ export const runUrlList: ModeRunner = async (ctx) => {
   const { input, spec, workflowId, tuning, progress, failures, alerts } = ctx;
   const inline = input.urlList ? [] : urlsOf(spec);
   const total = input.urlList ? input.urlList.count : inline.length;
-  const size = chunkSizeFor(total, tuning.urlChunkSize, ctx.lean);
+  const size = chunkSizeFor(total, tuning, ctx.lean);
   // The retry policy of the loading activities, without the heartbeat timeout local activities do not have.
   const loader =
     ctx.lean && total <= LOCAL_URL_LIST_MAX
