@@ -13,11 +13,13 @@
 // - activity heartbeats that reach the server: estimated (unless `heartbeats: false`) for the activity types that
 //   heartbeat as they work (HEARTBEATING; the alert and watch deliveries heartbeat once per webhook, which history
 //   does not say, so they are left out): each attempt sends its first at once,
-//   then the SDK throttles them to one per min(80% of the heartbeat timeout, 60 s), so 1 per attempt plus the last
+//   then the SDK throttles them to one per min(80% of the heartbeat timeout, the worker's cap: 4 min), so 1 per attempt plus the last
 //   attempt's duration over that throttle (earlier attempts' durations are not in history);
 // - queries (`run` counts those it makes); workflow task heartbeats of local activities longer than the task timeout.
 // Not billed: the memo (WorkflowPropertiesModified), workflow tasks themselves, describe, history reads, long polls.
 import proto from '@temporalio/proto';
+// Our workers' cap on the heartbeat throttle (the SDK's default is 60 s).
+import { MAX_HEARTBEAT_THROTTLE_MS } from './contract.js';
 
 // A CommonJS module: its namespace is its default export.
 const { temporal } = proto;
@@ -40,8 +42,7 @@ export interface ActionCountOptions {
 /** Our activities that heartbeat on every attempt as they work (activities/*.ts). */
 export const HEARTBEATING: readonly string[] = ['loadUrlChunk', 'loadRunResults', 'loadResultsPages', 'waitForScrapingRun', 'checkRunStatus', 'runExports'];
 
-/** The TypeScript SDK's default cap on the heartbeat throttle (WorkerOptions.maxHeartbeatThrottleInterval). */
-const MAX_HEARTBEAT_THROTTLE_MS = 60_000;
+
 
 function ms(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
   if (!ts) return 0;

@@ -59,6 +59,9 @@ export type RowCounts = Record<string, number>;
  */
 export const PLAN_ATTEMPTS = 5;
 
+/** Workers' maxHeartbeatThrottleInterval (temporal/worker.ts), and what temporal/actions.ts estimates heartbeats with. */
+export const MAX_HEARTBEAT_THROTTLE_MS = 240_000;
+
 export interface FailedUrl {
   url: string;
   error: string;

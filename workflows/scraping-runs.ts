@@ -10,6 +10,9 @@ import { WORKFLOW_FAILURE_TYPES } from '../temporal/contract.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import { addRows, forEachLimited, type ActivityProxies, type ModeRunner } from './shared.js';
 
+/** The least heartbeat timeout of waitForScrapingRun (see runCreateAndWait). */
+export const WAIT_HEARTBEAT_TIMEOUT_MS = 5 * 60_000;
+
 /** What a run-status check ends with for good: the run failed, does not exist, or its answers are garbage. */
 const FINAL_CHECK_FAILURES = ['RunFailed', 'RunNotFound', 'MalformedRunStatus'];
 
@@ -49,14 +52,16 @@ export const runCreateAndWait: ModeRunner = async (ctx) => {
   }
 
   // Since LEAN_PATCH one activity per scraping run polls it with the pipeline's backoff, heartbeating (Temporal
-  // Cloud bills each attempt of the retried check above: ~60 for a 10-minute run looked at every 10 s). Its
-  // heartbeat timeout is at least two of its longest pauses, so a pause never looks like a dead worker, and at
-  // least 2 minutes, so the SDK's throttle lets about one heartbeat a minute reach the server.
+  // Cloud bills each attempt of the retried check above, and its heartbeat: ~120 actions for a 10-minute run looked
+  // at every 10 s). Its heartbeat timeout is at least two of its longest pauses, so a pause never looks like a dead
+  // worker, and at least WAIT_HEARTBEAT_TIMEOUT_MS, so the SDK's throttle (80% of it, capped by the worker's
+  // maxHeartbeatThrottleInterval, temporal/worker.ts) lets one heartbeat in 4 minutes reach the server. A worker
+  // that dies while waiting is noticed within that timeout; the next attempt polls on to the same deadline.
   const maxIntervalMs = parseDurationMs(spec.polling.max_interval);
   const waiting = ctx.lean
     ? proxyActivities<Activities>({
         scheduleToCloseTimeout: spec.polling.deadline,
-        heartbeatTimeout: Math.max(2 * maxIntervalMs, parseDurationMs(tuning.heartbeatTimeout), 120_000),
+        heartbeatTimeout: Math.max(2 * maxIntervalMs, parseDurationMs(tuning.heartbeatTimeout), WAIT_HEARTBEAT_TIMEOUT_MS),
         retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: spec.polling.max_interval, nonRetryableErrorTypes: [...FINAL_CHECK_FAILURES, 'RunStillRunning'] },
       })
     : undefined;
