@@ -163,6 +163,9 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
   let queryPause = QUERY_FIRST_MS;
   let moved: string | undefined;
   let movedSinceQuery = false;
+  // A run this command just started is 'starting' (the workflow's own first phase): said at once, since the first
+  // query comes later and a short run ends before it (nothing to report in between, nothing invented).
+  if (!run.attached) reporter.update({ phase: 'starting' });
   try {
     for (;;) {
       if (opts.signal?.aborted) return interrupted();

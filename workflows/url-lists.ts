@@ -18,7 +18,10 @@ export const URL_OUTAGE_PATCH = 'scrape-etl-url-outage-1';
 const SERVICE_UNAVAILABLE = 'ServiceUnavailable';
 
 function isServiceUnavailable(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === SERVICE_UNAVAILABLE;
+  // A regular activity's failure is an ActivityFailure caused by the activity's own; a local activity's (a short
+  // list, LEAN_PATCH) reaches the workflow as the activity's ApplicationFailure itself.
+  if (err instanceof ActivityFailure) return err.cause instanceof ApplicationFailure && err.cause.type === SERVICE_UNAVAILABLE;
+  return err instanceof ApplicationFailure && err.type === SERVICE_UNAVAILABLE;
 }
 
 type ChunkCall = Parameters<ModeContext['loading']['loadUrlChunk']>[0];
