@@ -8,6 +8,7 @@ import { secretKeyFile } from '../lib/secret-key.js';
 import { sealProblem } from '../lib/seal.js';
 import type { ActivityDeps } from './deps.js';
 import { expandWebhookUrl } from './notify-config.js';
+import { asActivityFailure } from './failures.js';
 import { startPipelineRun } from '../db/pipeline-runs.js';
 import type { BeginPipelineRunInput } from './types.js';
 
@@ -41,6 +42,8 @@ export interface PlanOutput {
   alerts?: boolean;
   /** The row could not be started (the destination failed): the workflow fails the run with it, alerts and all. */
   beginError?: string;
+  /** Its failure type (e.g. DestinationConfigError), kept as the run's failure type. */
+  beginErrorType?: string;
 }
 
 export function planActivities(deps: ActivityDeps) {
@@ -82,12 +85,15 @@ export function planActivities(deps: ActivityDeps) {
           const db = await deps.destination(b.database);
           await startPipelineRun(db, { workflowId: b.workflowId, pipeline: b.pipeline, kind: b.kind, ...(b.scheduledAt ? { scheduledAt: new Date(b.scheduledAt) } : {}) });
         } catch (err) {
-          // A busy or restarting destination gets the local activity's retries; after the last one the workflow is
-          // told, not failed here.
-          if (Context.current().info.attempt < PLAN_ATTEMPTS) throw err;
+          const failure = asActivityFailure(err);
+          const final = failure instanceof ApplicationFailure && failure.nonRetryable;
+          // A busy or restarting destination gets the local activity's retries; one that can never work (not a
+          // database: DestinationConfigError) and the last attempt are told to the workflow, not failed here.
+          if (!final && Context.current().info.attempt < PLAN_ATTEMPTS) throw err;
           // Said by the workflow as the run's failure (it then tries to finish the row and sends the alerts), as
           // when beginPipelineRun was an activity of its own; a plan failure would skip both.
           out.beginError = err instanceof Error ? err.message : String(err);
+          if (failure instanceof ApplicationFailure && failure.type) out.beginErrorType = failure.type;
         }
       }
       return out;

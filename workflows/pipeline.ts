@@ -115,7 +115,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   const alertsOn = !lean || plan.alerts !== false;
   try {
     if (lean) {
-      if (plan.beginError !== undefined) throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: the run could not be recorded in its destination: ${plan.beginError}`, WORKFLOW_FAILURE_TYPES.pipelineFailed);
+      if (plan.beginError !== undefined) throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${plan.beginError}`, plan.beginErrorType ?? WORKFLOW_FAILURE_TYPES.pipelineFailed);
     } else if (!input.resume) {
       await control.beginPipelineRun(beginInput);
     }
@@ -247,7 +247,7 @@ export const LEAN_PATCH = 'scrape-etl-lean-1';
 async function planRun(
   input: PipelineWorkflowInput,
   begin: BeginPipelineRunInput | undefined,
-): Promise<{ mode: RunMode; tuning: WorkerTuning; alerts?: boolean; beginError?: string }> {
+): Promise<{ mode: RunMode; tuning: WorkerTuning; alerts?: boolean; beginError?: string; beginErrorType?: string }> {
   const lean = begin !== undefined;
   const local = lean
     ? proxyLocalActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: PLAN_ATTEMPTS } })
