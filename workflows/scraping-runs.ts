@@ -62,7 +62,9 @@ export const runCreateAndWait: ModeRunner = async (ctx) => {
     ? proxyActivities<Activities>({
         scheduleToCloseTimeout: spec.polling.deadline,
         heartbeatTimeout: Math.max(2 * maxIntervalMs, parseDurationMs(tuning.heartbeatTimeout), WAIT_HEARTBEAT_TIMEOUT_MS),
-        retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: spec.polling.max_interval, nonRetryableErrorTypes: [...FINAL_CHECK_FAILURES, 'RunStillRunning'] },
+        // Retries are for a worker that died (heartbeat timeout) or an error of the worker itself; a policy's
+        // maximum interval may not be below its initial one, whatever max_interval the pipeline has (100ms in tests).
+        retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: Math.max(1000, maxIntervalMs), nonRetryableErrorTypes: [...FINAL_CHECK_FAILURES, 'RunStillRunning'] },
       })
     : undefined;
 
