@@ -20,7 +20,9 @@ import type {
   LoadRunResultsOutput,
   RunCheckHeartbeat,
   RunTarget,
+  WaitForRunInput,
 } from './types.js';
+import { parseDurationMs } from '../pipelines/duration.js';
 
 const CREATE_REQUEST_KEY = 'create-and-run';
 /** Where an adopted scraper (a create whose answer was lost) is recorded for the workflow's later attempts. */
@@ -250,6 +252,81 @@ export function scrapingRunActivities(deps: ActivityDeps) {
   }
 
   /**
+   * Waits for a scraping run to succeed in one activity that polls (workflows since LEAN_PATCH), instead of one
+   * activity attempt per look (checkRunStatus, Temporal retrying it): Temporal Cloud bills every attempt, so a
+   * 10-minute run looked at every 10 s was ~60 actions. Here the looks follow the pipeline's polling backoff
+   * (initial_interval, growing by backoff_coefficient to max_interval) and the billable part is the heartbeats
+   * that reach the server, which the SDK throttles to one per 80% of the heartbeat timeout (at most one a minute):
+   * about 10 for the same run. A worker that dies is noticed by the heartbeat timeout and the next attempt goes on
+   * polling, the deadline counted from the first attempt's schedule.
+   */
+  async function waitForScrapingRun(input: WaitForRunInput): Promise<{ status: string; looks: number }> {
+    const { run, polling } = input;
+    const ctx = Context.current();
+    const previous = ctx.info.heartbeatDetails as RunCheckHeartbeat | undefined;
+    let malformedInARow = previous?.malformedInARow ?? 0;
+    let lastError: string | null = previous?.lastError ?? null;
+    const deadline = ctx.info.scheduledTimestampMs + parseDurationMs(polling.deadline);
+    const maxPause = parseDurationMs(polling.max_interval);
+    let pause = parseDurationMs(polling.initial_interval);
+    let looks = 0;
+    for (;;) {
+      looks++;
+      let status: string | undefined;
+      try {
+        const res = await deps.client().getScrapingRun(runIdOf(run.scrapingRunId), { signal: ctx.cancellationSignal });
+        status = res.data.data.status;
+        malformedInARow = 0;
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted) throw err;
+        if (err instanceof ApiHttpError && err.status === 404) {
+          throw ApplicationFailure.nonRetryable(
+            `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) does not exist (404) (pipeline '${input.pipeline}')`,
+            'RunNotFound',
+          );
+        }
+        if (isMalformedAnswer(err)) {
+          // The same garbage every time is the service's real answer: said now, not at the polling deadline.
+          malformedInARow++;
+          if (malformedInARow >= MALFORMED_CHECKS_BEFORE_FAILING) {
+            throw ApplicationFailure.nonRetryable(
+              `${err.endpoint} answered ${malformedInARow} run-status checks in a row with a malformed body (scraping run ${run.scrapingRunId}, pipeline '${input.pipeline}'); last: ${err.message}`,
+              'MalformedRunStatus',
+            );
+          }
+        } else {
+          const failure = asActivityFailure(err);
+          // An answer no later look changes (a refused token, a bad request) fails the wait now.
+          if (failure instanceof ApplicationFailure && failure.nonRetryable) throw failure;
+          if (!(err instanceof ScraperApiError)) throw failure;
+        }
+        lastError = (err as Error).message;
+      }
+      if (status === 'succeeded') return { status, looks };
+      if (status !== undefined && !IN_PROGRESS.has(status.toLowerCase())) {
+        throw ApplicationFailure.nonRetryable(
+          `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) ended with status '${status}' instead of 'succeeded' (pipeline '${input.pipeline}')`,
+          'RunFailed',
+        );
+      }
+      if (status !== undefined) lastError = null;
+      if (Date.now() + pause > deadline) {
+        // The workflow turns this into its deadline message (RunDeadlineExceeded), with the last look's error.
+        throw ApplicationFailure.create({
+          message: `scraping run ${run.scrapingRunId} is still ${status ?? 'not answering'} at the polling deadline${lastError ? `; last check: ${lastError}` : ''}`,
+          type: 'RunStillRunning',
+          nonRetryable: true,
+          details: [lastError],
+        });
+      }
+      // Throttled by the SDK: most of these stay in the worker, and only those that reach the server are billed.
+      ctx.heartbeat({ malformedInARow, lastError } satisfies RunCheckHeartbeat);
+      await ctx.sleep(pause);
+      pause = Math.min(maxPause, Math.round(pause * polling.backoff_coefficient));
+    }
+  }
+
+  /**
    * Loads a succeeded run's results from its detail, `loadBatchSize` results per transaction, heartbeating after
    * each batch with the next index, so a retried attempt (worker killed mid-load) resumes at the next batch.
    * Where the detail may not carry every result (fewer than the request asked for), /api/results is paged for
@@ -367,5 +444,5 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     return found;
   }
 
-  return { createAndRun, findAdoptedRuns, checkRunStatus, loadRunResults };
+  return { createAndRun, findAdoptedRuns, checkRunStatus, waitForScrapingRun, loadRunResults };
 }

@@ -18,6 +18,8 @@ export function readWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTu
     heartbeatTimeout: duration(env, 'SCRAPE_ETL_HEARTBEAT_TIMEOUT', '30s'),
     activityTimeout: duration(env, 'SCRAPE_ETL_ACTIVITY_TIMEOUT', '30m'),
     urlChunkSize: positiveIntFromEnv(env, 'SCRAPE_ETL_URL_CHUNK_SIZE', 25),
+    // Set by the operator: that size exactly; else the workflow grows chunks with the list (workflows/url-lists.ts).
+    ...(env['SCRAPE_ETL_URL_CHUNK_SIZE']?.trim() ? { urlChunkFixed: true } : {}),
     urlLoadGroup: positiveIntFromEnv(env, 'SCRAPE_ETL_URL_LOAD_GROUP', 25),
     pagesPerActivity: positiveIntFromEnv(env, 'SCRAPE_ETL_PAGES_PER_ACTIVITY', 20),
     activitiesPerRun: positiveIntFromEnv(env, 'SCRAPE_ETL_ACTIVITIES_PER_RUN', 100),

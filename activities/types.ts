@@ -87,6 +87,11 @@ export interface CheckRunInput {
   pipeline: string;
 }
 
+/** A scraping run waited for by one polling activity (waitForScrapingRun), with the pipeline's polling section. */
+export interface WaitForRunInput extends CheckRunInput {
+  polling: { initial_interval: string; backoff_coefficient: number; max_interval: string; deadline: string };
+}
+
 /** What a run-status check passes to its next attempt. */
 export interface RunCheckHeartbeat {
   /** Malformed answers in a row (reset by any usable answer). */

@@ -63,7 +63,8 @@ export function urlListActivities(deps: ActivityDeps) {
     const outage: Array<{ index: number; url: string; error: string }> = [];
     let otherFailures = 0;
     const limit = pLimit(Math.max(1, spec.concurrency));
-    const beat = () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
+    // A local activity (a short list, workflows/url-lists.ts) has no heartbeat: a retry finds its landed responses.
+    const beat = ctx.info.isLocal ? () => {} : () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat);
     const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
     // A retried attempt: responses that an earlier attempt landed after its last recorded heartbeat (the worker
     // died in between; heartbeats are throttled) are loaded, since landing and loading are one transaction.

@@ -32,6 +32,7 @@ import { bareInsert, type BareUnit, type Cell } from './_marketplace-files.js';
 import { marketplaceSpec, productUrl } from '../test/support/pipeline-specs.js';
 import { spawnWorkerProcess, startTestTemporal, type WorkerProcess } from '../test/support/temporal.js';
 import { pipelineDataConverter } from '../temporal/payload-codec.js';
+import { countActions } from '../temporal/actions.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const self = fileURLToPath(import.meta.url);
@@ -212,6 +213,8 @@ interface BatchResult {
   products: number;
   stocks: number;
   bound: { rows: number; urls: number; seconds: number; groupedSeconds: number };
+  /** Mean history events and billable actions a run (temporal/actions.ts), off the clock. */
+  perRun: { events: number; actions: number; by: Record<string, number> };
 }
 
 /**
@@ -273,7 +276,12 @@ async function batch(
     if (raw !== total || products !== total || complete !== PIPELINES || stocks === 0) {
       throw new Error(`loaded ${raw} raw responses and ${products} products (${complete} pipelines complete, ${stocks} stock rows), expected ${total} of each`);
     }
-    return { cpu, seconds, startSeconds, served, products, stocks, bound: sqliteBound(dbFile, dir) };
+    // What each run cost in Temporal: its history's events and billable actions (heartbeats estimated).
+    const counts = await Promise.all(handles.map(async (h) => countActions((await h.fetchHistory()).events ?? [])));
+    const by: Record<string, number> = {};
+    for (const c of counts) for (const [k, v] of Object.entries(c.by)) by[k] = (by[k] ?? 0) + v / counts.length;
+    const perRun = { events: counts.reduce((s, c) => s + c.events, 0) / counts.length, actions: counts.reduce((s, c) => s + c.actions, 0) / counts.length, by };
+    return { cpu, seconds, startSeconds, served, products, stocks, bound: sqliteBound(dbFile, dir), perRun };
   } finally {
     await Promise.all(workers.map((w) => w.kill('SIGTERM')));
   }
@@ -333,6 +341,14 @@ async function main(): Promise<void> {
         console.log(
           `  CPU per URL: simulator ${perUrl(b.cpu.simulator)}, workers ${perUrl(b.cpu.workers)}, Temporal server ${perUrl(b.cpu.temporal)}; ` +
             `machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+        );
+        console.log(
+          `  per run (${URLS} URLs): ${b.perRun.events.toFixed(1)} history events, ${b.perRun.actions.toFixed(1)} billable actions (` +
+            Object.entries(b.perRun.by)
+              .sort((x, y) => y[1] - x[1])
+              .map(([k, v]) => `${k} ${Number(v.toFixed(1))}`)
+              .join(', ') +
+            '; heartbeats estimated, temporal/actions.ts)',
         );
         const bound = b.bound.urls / b.bound.seconds;
         bounds.push(bound);

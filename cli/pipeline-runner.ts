@@ -115,7 +115,19 @@ export interface WaitOptions {
   log: Logger;
   /** Where the progress goes; default this process's stdout and stderr. */
   io?: CommandIO;
+  /** Counts the progress queries made (each is a billable action on Temporal Cloud): benchmarks and tests read it. */
+  stats?: { queries: number };
 }
+
+/**
+ * The progress query's pacing. Temporal Cloud bills every query (describe and the result's long poll are free), and
+ * `run` used to ask twice a second: ~1,200 queries over a 10-minute run. Now the first comes after QUERY_FIRST_MS
+ * (a one-URL run is over by then: it asks none), the pause doubles up to QUERY_MAX_MS, and a look whose describe
+ * shows that the run moved on (its pending activities changed: a chunk, a wait or a load ended) asks again after
+ * QUERY_FIRST_MS, so each step's figures are shown when it happens: ~20 queries in 10 minutes.
+ */
+export const QUERY_FIRST_MS = 1500;
+export const QUERY_MAX_MS = 60_000;
 
 /** Phases the progress query answers once the run's outcome is set, in the moment before the workflow closes. */
 const FINAL_PHASES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed']);
@@ -124,7 +136,7 @@ const FINAL_PHASES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'fail
 const CLOSED = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
 
 /**
- * Waits for a run by short calls only (describe, the progress query), each cancelled when `signal` aborts, and
+ * Waits for a run by short calls only (describe, now and then the progress query), each cancelled when `signal` aborts, and
  * fetches the outcome once the workflow is closed. No long poll (`handle.result()` from the start) stays in flight:
  * one left behind when the command closed its connection after Ctrl-C or SIGTERM came back from the SDK's retry
  * timer as an uncaught "Channel has been shut down".
@@ -142,9 +154,18 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
   };
   // The first looks come quickly and the pause then grows to pollMs: a short run (one URL takes about 0.5 s on a
   // warm server) is reported as soon as it ends instead of at the next half-second tick, which was up to half the
-  // time of such a run; a long one is looked at every pollMs, two cheap calls each time.
+  // time of such a run; a long one is described every pollMs (not billed), and queried as paced above.
   const maxPause = opts.pollMs ?? 500;
   let pause = Math.min(maxPause, 40);
+  const began = Date.now();
+  let nextQueryAt = began + QUERY_FIRST_MS;
+  let lastQueryAt = began;
+  let queryPause = QUERY_FIRST_MS;
+  let moved: string | undefined;
+  let movedSinceQuery = false;
+  // A run this command just started is 'starting' (the workflow's own first phase): said at once, since the first
+  // query comes later and a short run ends before it (nothing to report in between, nothing invented).
+  if (!run.attached) reporter.update({ phase: 'starting' });
   try {
     for (;;) {
       if (opts.signal?.aborted) return interrupted();
@@ -154,6 +175,9 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
         state = d.status.name;
         // Why it does not move, when an activity is being retried: from this same answer, no extra call.
         waiting = waitingOf(d.raw.pendingActivities);
+        const key = (d.raw.pendingActivities ?? []).map((a) => a.activityId ?? '').sort().join(',');
+        if (moved !== undefined && key !== moved) movedSinceQuery = true;
+        moved = key;
       } catch (err) {
         if (opts.signal?.aborted) return interrupted();
         if (err instanceof WorkflowNotFoundError) return { status: 'failed', workflowId: run.workflowId, reason: failureReason(err) };
@@ -170,16 +194,28 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
           return settle({ status: 'failed', workflowId: run.workflowId, reason: failureReason(err) });
         }
       }
-      try {
-        const p = await cancellable(run, opts.signal, () => run.handle.query<PipelineProgress>(PROGRESS_QUERY));
-        last = toSnapshot(p);
-        // An activity Temporal retries (describe), else a wait the workflow itself makes (a service outage).
-        const note = waiting ?? (p.waiting ? { reason: oneLineReason(p.waiting.reason), attempt: p.waiting.attempt, nextAttemptAt: Date.parse(p.waiting.nextAttemptAt), expected: false } : undefined);
-        // The final phase (succeeded, partial, failed) is said once, by the summary after the run closes.
-        if (!FINAL_PHASES.has(p.phase)) reporter.update({ ...last, ...(note ? { waiting: waitingJson(note) } : {}) });
-      } catch (err) {
-        // No worker has picked the workflow up yet, or it just finished: nothing to show this time.
-        if (!opts.signal?.aborted) opts.log.debug({ err: (err as Error).message }, 'progress query failed');
+      const now = Date.now();
+      const due = now >= nextQueryAt || (movedSinceQuery && now - lastQueryAt >= QUERY_FIRST_MS);
+      if (!due) {
+        // Why it waits, from describe (free), between two queries: shown with the figures of the last query.
+        if (last && waiting) reporter.update({ ...last, waiting: waitingJson(waiting) });
+      } else {
+        lastQueryAt = now;
+        movedSinceQuery = false;
+        queryPause = Math.min(QUERY_MAX_MS, queryPause * 2);
+        nextQueryAt = now + queryPause;
+        try {
+          if (opts.stats) opts.stats.queries++;
+          const p = await cancellable(run, opts.signal, () => run.handle.query<PipelineProgress>(PROGRESS_QUERY));
+          last = toSnapshot(p);
+          // An activity Temporal retries (describe), else a wait the workflow itself makes (a service outage).
+          const note = waiting ?? (p.waiting ? { reason: oneLineReason(p.waiting.reason), attempt: p.waiting.attempt, nextAttemptAt: Date.parse(p.waiting.nextAttemptAt), expected: false } : undefined);
+          // The final phase (succeeded, partial, failed) is said once, by the summary after the run closes.
+          if (!FINAL_PHASES.has(p.phase)) reporter.update({ ...last, ...(note ? { waiting: waitingJson(note) } : {}) });
+        } catch (err) {
+          // No worker has picked the workflow up yet, or it just finished: nothing to show this time.
+          if (!opts.signal?.aborted) opts.log.debug({ err: (err as Error).message }, 'progress query failed');
+        }
       }
       await sleep(pause, opts.signal);
       pause = Math.min(maxPause, Math.round(pause * 1.5));

@@ -53,6 +53,15 @@ export function runKeyNow(now: Date = new Date()): string {
 /** Rows per table; summed by the workflow for progress (the pipeline_runs row is counted from the database). */
 export type RowCounts = Record<string, number>;
 
+/**
+ * Attempts of the planPipelineRun local activity of workflows since LEAN_PATCH (it also starts the run's row): the
+ * activity reports a row it could not start on the last one instead of throwing (activities/plan.ts).
+ */
+export const PLAN_ATTEMPTS = 5;
+
+/** Workers' maxHeartbeatThrottleInterval (temporal/worker.ts), and what temporal/actions.ts estimates heartbeats with. */
+export const MAX_HEARTBEAT_THROTTLE_MS = 240_000;
+
 export interface FailedUrl {
   url: string;
   error: string;
@@ -66,6 +75,11 @@ export interface WorkerTuning {
   activityTimeout: string;
   /** URLs per fan-out activity (each activity loads its chunk with p-limit(spec.concurrency)). */
   urlChunkSize: number;
+  /**
+   * urlChunkSize was set (SCRAPE_ETL_URL_CHUNK_SIZE): chunks are exactly that long. Unset, runs since LEAN_PATCH
+   * grow the chunks of a long list from it (workflows/url-lists.ts chunkSizeFor).
+   */
+  urlChunkFixed?: boolean;
   /**
    * URL responses loaded per transaction, each still atomic (activities/url-lists.ts ChunkWriter);
    * 1: a transaction per URL. Read by the activity from its worker's tuning; optional in histories from before it.

@@ -9,6 +9,7 @@ import { pipelineDataConverter } from './payload-codec.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 import { resolveWorkflowBundle } from './workflow-bundle.js';
+import { MAX_HEARTBEAT_THROTTLE_MS } from './contract.js';
 
 export { WORKFLOWS_PATH } from './workflow-bundle.js';
 
@@ -58,6 +59,10 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     dataConverter: pipelineDataConverter(),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 20,
     maxConcurrentWorkflowTaskExecutions: opts.maxConcurrentWorkflowTaskExecutions ?? 40,
+    // Heartbeats are sent at most every 80% of an activity's heartbeat timeout, and by default at least every 60 s:
+    // the wait for a scraping run (heartbeat timeout >= 5 min, workflows/scraping-runs.ts) would send one a minute,
+    // each a billable action on Temporal Cloud. Loads (30 s timeouts) and alerts (20 s) are not affected.
+    maxHeartbeatThrottleInterval: MAX_HEARTBEAT_THROTTLE_MS,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30s',
     stickyQueueScheduleToStartTimeout:
       opts.stickyQueueScheduleToStartTimeout ?? (process.env['SCRAPE_ETL_STICKY_QUEUE_TIMEOUT']?.trim() || '10s'),

@@ -24,6 +24,29 @@ describe('workflow replay of earlier releases', () => {
     expect(entries.map((e) => e.file).sort()).toEqual(files.sort());
   });
 
+  it('every patched() marker of the workflow code is in some recorded history, so each of its branches is replayed', () => {
+    // The ids as the workflow modules declare them (export const X_PATCH = 'scrape-etl-...').
+    const workflowsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workflows');
+    const declared = fs
+      .readdirSync(workflowsDir)
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) => [...fs.readFileSync(path.join(workflowsDir, f), 'utf8').matchAll(/_PATCH = '(scrape-etl-[\w-]+)'/g)].map((m) => m[1]!));
+    expect(declared.length).toBeGreaterThan(5);
+    const recorded = new Set<string>();
+    for (const { file } of entries) {
+      const history = temporal.api.history.v1.History.decode(fs.readFileSync(path.join(dir, file)));
+      for (const e of history.events) {
+        const m = e.markerRecordedEventAttributes;
+        if (m?.markerName !== 'core_patch') continue;
+        for (const p of Object.values(m.details ?? {})) {
+          const data = p.payloads?.[0]?.data;
+          if (data) recorded.add((JSON.parse(Buffer.from(data).toString()) as { id: string }).id);
+        }
+      }
+    }
+    expect(declared.filter((id) => !recorded.has(id))).toEqual([]);
+  });
+
   for (const { file, workflowId } of entries) {
     it(`replays ${file}`, async () => {
       const history = temporal.api.history.v1.History.decode(fs.readFileSync(path.join(dir, file)));

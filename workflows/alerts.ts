@@ -40,6 +40,8 @@ export interface RunEnd {
   rowsByTable?: RowCounts;
   /** Events collected during the run (e.g. schema_changed), sent with the status event. */
   collected: NotifyEvent[];
+  /** A run of LEAN_PATCH: bounded alerts without asking patched() (no marker events). */
+  lean?: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ const recorder = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry
 
 /** How the run's alerts ended, or undefined for a run that replays without alerts at all. */
 export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefined> {
-  if (!patched(ALERTS_PATCH)) return undefined;
+  if (!end.lean && !patched(ALERTS_PATCH)) return undefined;
   const info = workflowInfo();
   const finishedAt = new Date();
   const { spec } = end;
@@ -74,7 +76,7 @@ export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefin
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - info.startTime.getTime(),
   };
-  if (patched(ALERTS_BOUNDED_PATCH)) {
+  if (end.lean || patched(ALERTS_BOUNDED_PATCH)) {
     const within = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;
     const withinMs = parseDurationMs(within);
     // The activity itself stops asking for attempts a few seconds before the bound and returns what it could not
@@ -114,8 +116,8 @@ export const RETENTION_PATCH = 'scrape-etl-retention-1';
 const keeper = proxyActivities<Activities>({ startToCloseTimeout: '10m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 } });
 
 /** The pipeline's retention, after the run's bookkeeping; what it cannot do is logged, never the run's failure. */
-export async function applyRunRetention(spec: PipelineSpec): Promise<void> {
-  if (!spec.retention || !patched(RETENTION_PATCH)) return;
+export async function applyRunRetention(spec: PipelineSpec, lean = false): Promise<void> {
+  if (!spec.retention || !(lean || patched(RETENTION_PATCH))) return;
   try {
     await keeper.applyPipelineRetention({ spec: withoutUrls(spec) });
   } catch (err) {

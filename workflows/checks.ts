@@ -31,16 +31,17 @@ export interface RunChecksOutcome {
 }
 
 /** The run's checks, or undefined when it has none (or runs on a history from before checks). */
-export async function runChecks(spec: PipelineSpec, workflowId: string, rowsLoaded: Record<string, number>): Promise<RunChecksOutcome | undefined> {
-  if ((spec.checks ?? []).length === 0 || !patched(CHECKS_PATCH)) return undefined;
+export async function runChecks(spec: PipelineSpec, workflowId: string, rowsLoaded: Record<string, number>, lean = false): Promise<RunChecksOutcome | undefined> {
+  // A lean run (LEAN_PATCH) began after this step existed: no marker needed to know it.
+  if ((spec.checks ?? []).length === 0 || !(lean || patched(CHECKS_PATCH))) return undefined;
   // A check that cannot be evaluated is a result of its own (status error); this fails only when the destination
   // cannot be read at all after the retries, and then the run fails: its checks were not run.
   return checker.evaluateRunChecks({ workflowId, spec: withoutUrls(spec), rowsLoaded });
 }
 
 /** The run's watch events, delivered; undefined when it has none. Delivery problems are logged, never the run's failure. */
-export async function deliverWatches(spec: PipelineSpec, workflowId: string): Promise<Array<{ watch: string; event: string; rows: number }> | undefined> {
-  if ((spec.watch ?? []).length === 0 || !patched(WATCH_PATCH)) return undefined;
+export async function deliverWatches(spec: PipelineSpec, workflowId: string, lean = false): Promise<Array<{ watch: string; event: string; rows: number }> | undefined> {
+  if ((spec.watch ?? []).length === 0 || !(lean || patched(WATCH_PATCH))) return undefined;
   try {
     const out = await watcher.deliverRunWatches({ workflowId, runId: workflowInfo().firstExecutionRunId, spec: withoutUrls(spec) });
     return out.events;

@@ -13,6 +13,7 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, ContinueAsNew, defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_DELIVER_WITHIN } from '../pipelines/spec.js';
 import type { Activities } from '../activities/index.js';
+import type { BeginPipelineRunInput } from '../activities/types.js';
 import {
   PROGRESS_QUERY,
   WORKFLOW_FAILURE_TYPES,
@@ -25,6 +26,7 @@ import {
   type PipelineWorkflowResult,
   type RunMode,
   type WorkerTuning,
+  PLAN_ATTEMPTS,
 } from '../temporal/contract.js';
 import { applyRunRetention, sendRunAlerts } from './alerts.js';
 import { markRunStatus } from './visibility.js';
@@ -81,8 +83,16 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   };
   setHandler(progressQuery, () => progress);
 
+  // Decided once, at the run's start, and kept for its whole life: a run an older worker began replays its old
+  // steps to the end (patched() read later could turn true half way, when the replay catches up with the present).
+  const lean = patched(LEAN_PATCH);
+  const ref = { workflowId, pipeline: spec.name, kind: spec.kind, database: spec.destination.database };
+  // A Schedule's runs carry the time they were scheduled for; it is recorded as the run's lineage.
+  const scheduledAt = workflowInfo().typedSearchAttributes.get(SCHEDULED_START_TIME);
+  const beginInput = { ...ref, ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}) };
+
   // Before anything is written: an unknown kind (or malformed worker tuning) fails here, once, with its reason.
-  const plan = await planRun(input);
+  const plan = await planRun(input, lean ? beginInput : undefined);
   const tuning: WorkerTuning = plan.tuning;
   const runMode = RUNNERS[plan.mode];
   if (!runMode) {
@@ -90,18 +100,24 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   }
 
   const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 };
-  const control = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry });
+  // Bookkeeping (the pipeline_runs row, the results watermark) is short database work: since LEAN_PATCH local
+  // activities, which run inside the workflow task that asks for them. Temporal Cloud bills all local activities of
+  // one workflow task as one action and they add one marker event each, against an action and three events (plus
+  // a workflow task of three more) for a regular activity.
+  const control = lean ? proxyLocalActivities<Activities>({ startToCloseTimeout: '1m', retry }) : proxyActivities<Activities>({ startToCloseTimeout: '1m', retry });
   const loading = proxyActivities<Activities>({ startToCloseTimeout: tuning.activityTimeout, heartbeatTimeout: tuning.heartbeatTimeout, retry });
-  const ref = { workflowId, pipeline: spec.name, kind: spec.kind, database: spec.destination.database };
 
   const failures: ModeContext['failures'] = { count: 0, listed: [] };
   const alerts: ModeContext['alerts'] = [...(input.resume?.alerts ?? [])];
-  const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failures, alerts };
+  const ctx: ModeContext = { input, spec, workflowId, tuning, progress, loading, control, failures, alerts, lean };
+  // Since LEAN_PATCH the alerts step runs only when a webhook would hear it (the plan says, from the pipeline and the
+  // worker's defaults); before, it ran for every run, an activity with nothing to send.
+  const alertsOn = !lean || plan.alerts !== false;
   try {
-    if (!input.resume) {
-      // A Schedule's runs carry the time they were scheduled for; it is recorded as the run's lineage.
-      const scheduledAt = workflowInfo().typedSearchAttributes.get(SCHEDULED_START_TIME);
-      await control.beginPipelineRun({ ...ref, ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}) });
+    if (lean) {
+      if (plan.beginError !== undefined) throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${plan.beginError}`, plan.beginErrorType ?? WORKFLOW_FAILURE_TYPES.pipelineFailed);
+    } else if (!input.resume) {
+      await control.beginPipelineRun(beginInput);
     }
     const { scrapingRunIds } = await runMode(ctx);
 
@@ -115,7 +131,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 
     // The data is loaded: its checks decide whether the run is failed_checks (the data is kept either way).
     progress.phase = 'checking';
-    const checks = await runChecks(spec, workflowId, progress.rowsLoaded);
+    const checks = await runChecks(spec, workflowId, progress.rowsLoaded, lean);
     const failedChecks = (checks?.errorsFailed ?? 0) > 0;
     if (checks?.detail) alerts.push({ event: 'check_failed', detail: checks.detail });
     // Exports marked on_failed_checks: skip are left out of a run whose error checks failed.
@@ -155,12 +171,15 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     const status = finished.status !== undefined && finished.status !== 'failed' ? finished.status : asked;
     const error = finished.error !== undefined ? finished.error : askedError;
     // The outcome is recorded; the alerts come after it, bounded, and say how they went.
-    progress.phase = 'alerting';
-    progress.alertsWithin = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;
-    const alertOutcome = await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts });
-    const watchEvents = await deliverWatches(spec, workflowId);
-    await applyRunRetention(spec);
-    markRunStatus(status);
+    let alertOutcome: Awaited<ReturnType<typeof sendRunAlerts>>;
+    if (alertsOn) {
+      progress.phase = 'alerting';
+      progress.alertsWithin = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;
+      alertOutcome = await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts, lean });
+    }
+    const watchEvents = await deliverWatches(spec, workflowId, lean);
+    await applyRunRetention(spec, lean);
+    markRunStatus(status, lean);
     progress.phase = status;
     return {
       workflowId,
@@ -194,10 +213,13 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     } catch {
       // The destination itself may be what failed (not a database, no permission): the failure below says so.
     }
-    progress.phase = 'alerting';
-    const alertOutcome = await sendRunAlerts({ spec, workflowId, status: 'failed', error: shortText(message, 4000), exportStatus: 'none', collected: alerts });
-    await applyRunRetention(spec);
-    markRunStatus('failed');
+    let alertOutcome: Awaited<ReturnType<typeof sendRunAlerts>>;
+    if (alertsOn) {
+      progress.phase = 'alerting';
+      alertOutcome = await sendRunAlerts({ spec, workflowId, status: 'failed', error: shortText(message, 4000), exportStatus: 'none', collected: alerts, lean });
+    }
+    await applyRunRetention(spec, lean);
+    markRunStatus('failed', lean);
     progress.phase = 'failed';
     // An undelivered alert of a failed run is said in the failure `run` prints (the run's result for a failure).
     const undelivered = alertOutcome?.status === 'failed' ? ` (and its alert was not delivered: ${alertOutcome.error})` : '';
@@ -213,15 +235,36 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 /** Runs started before the plan checked the alerts' webhooks replay without the check. Keep the id. */
 export const NOTIFY_CHECK_PATCH = 'scrape-etl-notify-check-1';
 
+/**
+ * Fewer history events and billable actions (issue 29): the run's row started by the plan, bookkeeping as local
+ * activities, the alerts step only when a webhook would hear it, no patched() markers for steps every such run has
+ * (each marker is an event, and a workflow task with a marker is an action), and a small URL list loaded by a local
+ * activity. Runs started before it replay their old steps. Keep the id; deprecatePatch it once none can be open.
+ */
+export const LEAN_PATCH = 'scrape-etl-lean-1';
+
 /** The run's mode and tuning: from the first run's plan, or carried over continue-as-new. */
-async function planRun(input: PipelineWorkflowInput): Promise<{ mode: RunMode; tuning: WorkerTuning }> {
-  const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
+async function planRun(
+  input: PipelineWorkflowInput,
+  begin: BeginPipelineRunInput | undefined,
+): Promise<{ mode: RunMode; tuning: WorkerTuning; alerts?: boolean; beginError?: string; beginErrorType?: string }> {
+  const lean = begin !== undefined;
+  const local = lean
+    ? proxyLocalActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: PLAN_ATTEMPTS } })
+    : proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
   try {
     // The input goes along for its seal: a run a neighbour started on an unauthenticated server fails here.
     // The pipeline's webhooks are checked by the worker before the first run's work (not on a continue-as-new resume).
-    const checkNotify = !input.resume && input.spec.notify !== undefined && patched(NOTIFY_CHECK_PATCH);
-    const plan = await local.planPipelineRun({ kind: input.spec.kind, ...(checkNotify ? { notify: input.spec.notify } : {}), sealed: { spec: input.spec, runKey: input.runKey, urlList: input.urlList, seal: input.seal } });
-    return input.resume ? { mode: plan.mode, tuning: input.resume.tuning } : plan;
+    const checkNotify = !input.resume && input.spec.notify !== undefined && (lean || patched(NOTIFY_CHECK_PATCH));
+    const plan = await local.planPipelineRun({
+      kind: input.spec.kind,
+      ...(checkNotify ? { notify: input.spec.notify } : {}),
+      sealed: { spec: input.spec, runKey: input.runKey, urlList: input.urlList, seal: input.seal },
+      // A resumed run's row was started by its first run.
+      ...(lean && !input.resume ? { begin } : {}),
+      ...(lean ? { askAlerts: true } : {}),
+    });
+    return input.resume ? { ...plan, tuning: input.resume.tuning } : plan;
   } catch (err) {
     // The activity names the failure (UnknownPipelineKind, BadWorkerTuning); keep its type, never retry it.
     const cause = err instanceof ActivityFailure ? err.cause : err;

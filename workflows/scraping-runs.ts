@@ -7,12 +7,17 @@ import type { Activities } from '../activities/index.js';
 import type { RunCheckHeartbeat, RunTarget } from '../activities/types.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import { WORKFLOW_FAILURE_TYPES } from '../temporal/contract.js';
+import { parseDurationMs } from '../pipelines/duration.js';
 import { addRows, forEachLimited, type ActivityProxies, type ModeRunner } from './shared.js';
+
+/** The least heartbeat timeout of waitForScrapingRun (see runCreateAndWait). */
+export const WAIT_HEARTBEAT_TIMEOUT_MS = 5 * 60_000;
 
 /** What a run-status check ends with for good: the run failed, does not exist, or its answers are garbage. */
 const FINAL_CHECK_FAILURES = ['RunFailed', 'RunNotFound', 'MalformedRunStatus'];
 
-export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, progress, loading }) => {
+export const runCreateAndWait: ModeRunner = async (ctx) => {
+  const { spec, workflowId, tuning, progress, loading } = ctx;
   progress.phase = 'creating';
   const creating = proxyActivities<Activities>({
     startToCloseTimeout: '2m',
@@ -46,8 +51,25 @@ export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, p
     progress.runs.ids = runs.map((r) => r.scrapingRunId);
   }
 
+  // Since LEAN_PATCH one activity per scraping run polls it with the pipeline's backoff, heartbeating (Temporal
+  // Cloud bills each attempt of the retried check above, and its heartbeat: ~120 actions for a 10-minute run looked
+  // at every 10 s). Its heartbeat timeout is at least two of its longest pauses, so a pause never looks like a dead
+  // worker, and at least WAIT_HEARTBEAT_TIMEOUT_MS, so the SDK's throttle (80% of it, capped by the worker's
+  // maxHeartbeatThrottleInterval, temporal/worker.ts) lets one heartbeat in 4 minutes reach the server. A worker
+  // that dies while waiting is noticed within that timeout; the next attempt polls on to the same deadline.
+  const maxIntervalMs = parseDurationMs(spec.polling.max_interval);
+  const waiting = ctx.lean
+    ? proxyActivities<Activities>({
+        scheduleToCloseTimeout: spec.polling.deadline,
+        heartbeatTimeout: Math.max(2 * maxIntervalMs, parseDurationMs(tuning.heartbeatTimeout), WAIT_HEARTBEAT_TIMEOUT_MS),
+        // Retries are for a worker that died (heartbeat timeout) or an error of the worker itself; a policy's
+        // maximum interval may not be below its initial one, whatever max_interval the pipeline has (100ms in tests).
+        retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: Math.max(1000, maxIntervalMs), nonRetryableErrorTypes: [...FINAL_CHECK_FAILURES, 'RunStillRunning'] },
+      })
+    : undefined;
+
   await forEachLimited(runs, Math.max(1, spec.concurrency), async (run) => {
-    await waitForRun(polling, spec, run);
+    await waitForRun(polling, spec, run, waiting);
     progress.runs.waiting -= 1;
     progress.runs.loading += 1;
     progress.phase = 'loading';
@@ -60,9 +82,10 @@ export const runCreateAndWait: ModeRunner = async ({ spec, workflowId, tuning, p
   return { scrapingRunIds: runs.map((r) => r.scrapingRunId) };
 };
 
-async function waitForRun(polling: ActivityProxies, spec: PipelineSpec, run: RunTarget): Promise<void> {
+async function waitForRun(polling: ActivityProxies, spec: PipelineSpec, run: RunTarget, waiting: ActivityProxies | undefined): Promise<void> {
   try {
-    await polling.checkRunStatus({ run, pipeline: spec.name });
+    if (waiting) await waiting.waitForScrapingRun({ run, pipeline: spec.name, polling: spec.polling });
+    else await polling.checkRunStatus({ run, pipeline: spec.name });
   } catch (err) {
     if (err instanceof ActivityFailure) {
       if (err.cause instanceof ApplicationFailure && err.cause.type && FINAL_CHECK_FAILURES.includes(err.cause.type)) {
@@ -77,7 +100,9 @@ async function waitForRun(polling: ActivityProxies, spec: PipelineSpec, run: Run
         const last = timedOut
           ? (err.cause.lastHeartbeatDetails as RunCheckHeartbeat | undefined)?.lastError
           : stillRunning
-            ? null
+            ? waiting
+              ? ((err.cause as ApplicationFailure).details?.[0] as string | null | undefined)
+              : null
             : err.cause?.message;
         throw ApplicationFailure.nonRetryable(
           `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) was still not 'succeeded' when the polling deadline of ${spec.polling.deadline} passed (pipeline '${spec.name}'); raise polling.deadline or check the run in the service console${last ? `; last check: ${last}` : ''}`,

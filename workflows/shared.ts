@@ -22,6 +22,8 @@ export interface ModeContext {
   failures: { count: number; listed: FailedUrl[] };
   /** Alert events the run collected (beyond its final status), sent when it ends; carried over continue-as-new. */
   alerts: NotifyEvent[];
+  /** The run takes the steps of LEAN_PATCH (workflows/pipeline.ts): decided once at its start. */
+  lean: boolean;
 }
 
 export interface ModeOutcome {

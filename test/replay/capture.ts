@@ -5,6 +5,10 @@
 // `patched`) then fails the test instead of failing the runs that are open when a user upgrades. A history that
 // holds the API token is refused; this checkout's path is taken out (scrubbed).
 //   npm run build && npx tsx test/replay/capture.ts [label: default the checkout's short commit]
+// CAPTURE_BUNDLE=<checkout>/dist/workflow-bundle.js records the workflow code of another built checkout instead
+// (with this checkout's activities, a superset): how the histories of a release's patched() markers are made
+// after the fact. Besides one run of each mode, a 'hooks' url-list run has a webhook, checks, a watch and
+// retention, so every patched() step of the workflow is in some history.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -14,8 +18,11 @@ import proto from '@temporalio/proto';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { startPipelineRun } from '../../temporal/start.js';
 import { startPipelineBed } from '../support/pipeline-bed.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parsePipelineText } from '../../pipelines/loader.js';
 import { marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../support/pipeline-specs.js';
-import { startInProcessWorker } from '../support/temporal.js';
+import { decryptHistoryInPlace, startInProcessWorker } from '../support/temporal.js';
 
 // A CommonJS module: its namespace is its default export.
 const { temporal } = proto;
@@ -43,6 +50,8 @@ function scrubbed<T>(value: T): T {
 export interface ReplayEntry {
   file: string;
   mode: 'url-list' | 'create-and-wait' | 'results-sync';
+  /** What else the run did than its mode (e.g. 'hooks': a webhook, checks, a watch, retention). */
+  variant?: string;
   workflowId: string;
   status: string;
   events: number;
@@ -51,32 +60,73 @@ fs.mkdirSync(path.join(here, 'histories'), { recursive: true });
 const manifestFile = path.join(here, 'histories', 'histories.json');
 let manifest: ReplayEntry[] = fs.existsSync(manifestFile) ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as ReplayEntry[]) : [];
 
+const bundle = process.env['CAPTURE_BUNDLE']?.trim();
+if (bundle && !fs.existsSync(bundle)) throw new Error(`CAPTURE_BUNDLE=${bundle}: no such file (build that checkout first)`);
+// The webhook of the 'hooks' run: answers 200 to every alert and watch event.
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(200).end('ok'));
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const hookBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 const bed = await startPipelineBed({ name: 'capture', token: TOKEN, seed: 5, runDurationMs: 300 });
-const worker = await startInProcessWorker({ address: bed.temporal.address, taskQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_CHUNK_SIZE: '2' } });
+const worker = await startInProcessWorker({
+  address: bed.temporal.address,
+  taskQueue,
+  env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_CHUNK_SIZE: '2', HOOK_BASE: hookBase },
+  ...(bundle ? { workflowBundle: { codePath: path.resolve(bundle) } } : {}),
+});
 try {
   const csv = (dir: string) =>
     [{ dir, format: 'csv', tables: [], mode: 'full', write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }] as PipelineSpec['exports'];
-  const runs: Array<[ReplayEntry['mode'], PipelineSpec]> = [
+  const hooks = parsePipelineText(
+    [
+      'name: replay-hooks',
+      'kind: marketplace',
+      'request:',
+      '  urls:',
+      `    - ${productUrl(7_000_011)}`,
+      `    - ${productUrl(7_000_012)}`,
+      `destination: { database: "${bed.dbUrl}" }`,
+      'checks:',
+      '  - { type: row_count, table: marketplace_products, min: 1 }',
+      'watch:',
+      '  - { type: new_rows, table: marketplace_products }',
+      'notify:',
+      '  webhooks:',
+      '    - url: ${HOOK_BASE}/hook',
+      '      on: [succeeded, new_rows]',
+      'retention: { raw_responses: 30d }',
+    ].join('\n'),
+    'replay-hooks.yaml',
+    { env: { HOOK_BASE: hookBase } },
+  );
+  const runs: Array<[ReplayEntry['mode'], PipelineSpec, string?]> = [
     // url-list: two chunks, one URL that fails for good (a partial run), CSV exports, retention.
     ['url-list', { ...marketplaceSpec('replay-marketplace', bed.dbUrl, [productUrl(7_000_001), productUrl(7_000_002), 'https://example.com/not-a-marketplace']), exports: csv(path.join(bed.dir, 'out')), retention: { exports: 2 } }],
     // create-and-wait: a scraper created, its runs polled until they succeed, their results paged.
     ['create-and-wait', pdfSpec('replay-pdf', bed.dbUrl, 1, 3)],
     // results-sync: the service's results paged by cursor.
     ['results-sync', resultsSpec('replay-results', bed.dbUrl, 5)],
+    // Every optional step: alerts (bounded), the webhook check of the plan, checks, a watch, retention.
+    ['url-list', hooks, 'hooks'],
   ];
-  for (const [mode, spec] of runs) {
+  for (const [mode, spec, variant] of runs) {
     const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue }, spec, 'replay');
     const result = await handle.result();
     // Protobuf's binary form, as the server sends it: the SDK's JSON reader (historyFromJSON) fails in this
     // install ("type must be a Type": @temporalio/common and @temporalio/proto each have their own protobufjs).
-    const history = temporal.api.history.v1.History.create(scrubbed(await handle.fetchHistory()));
+    // In clear: the payloads are encrypted with this machine's key, and a replay elsewhere has another one.
+    const fetched = await handle.fetchHistory();
+    await decryptHistoryInPlace(fetched);
+    const history = temporal.api.history.v1.History.create(scrubbed(fetched));
     const bytes = temporal.api.history.v1.History.encode(history).finish();
     if (Buffer.from(bytes).includes(TOKEN)) throw new Error(`the history of ${handle.workflowId} holds the API token`);
     if (Buffer.from(bytes).includes(repoRoot)) throw new Error(`the history of ${handle.workflowId} holds this checkout's path`);
-    const file = `${label}-${mode}.binpb`;
+    const file = `${label}-${mode}${variant ? `-${variant}` : ''}.binpb`;
     fs.writeFileSync(path.join(here, 'histories', file), bytes);
     // The workflow reads its own id (it must match the pipeline's name), and a history does not hold it.
-    const entry: ReplayEntry = { file, mode, workflowId: handle.workflowId, status: result.status, events: history.events.length };
+    const entry: ReplayEntry = { file, mode, ...(variant ? { variant } : {}), workflowId: handle.workflowId, status: result.status, events: history.events.length };
     manifest = [...manifest.filter((e) => e.file !== file), entry];
     console.log(`${file}: ${result.status}, ${history.events.length} events`);
   }
@@ -84,4 +134,5 @@ try {
 } finally {
   await worker.stop();
   await bed.close();
+  await new Promise((r) => receiver.close(r));
 }

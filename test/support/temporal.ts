@@ -74,6 +74,8 @@ export async function startInProcessWorker(opts: {
   taskQueue: string;
   env: Record<string, string>;
   maxActivities?: number;
+  /** Another workflow bundle than this checkout's (test/replay/capture.ts records older releases' workflow code). */
+  workflowBundle?: { codePath: string };
 }): Promise<InProcessWorker> {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: opts.address });
@@ -81,7 +83,7 @@ export async function startInProcessWorker(opts: {
     connection,
     namespace: 'default',
     taskQueue: opts.taskQueue,
-    workflowBundle: await pipelineWorkflowBundle(),
+    workflowBundle: opts.workflowBundle ?? (await pipelineWorkflowBundle()),
     shutdownGraceTime: '2s',
     activities: { env: opts.env },
     ...(opts.maxActivities ? { maxConcurrentActivityTaskExecutions: opts.maxActivities } : {}),
@@ -180,8 +182,18 @@ export function historyText(history: proto.api.history.v1.IHistory): string {
  * so a test can say what the history holds in clear to whoever has the key, e.g. a template and not its expansion.
  */
 export async function decodedHistoryText(history: proto.api.history.v1.IHistory, keys = secretKeys()): Promise<string> {
+  const copy = structuredClone(history) as proto.api.history.v1.IHistory;
+  await decryptHistoryInPlace(copy, keys);
+  return historyText(copy);
+}
+
+/**
+ * Replaces every encrypted payload of `history` by its clear form (test/replay/capture.ts: a recorded history must
+ * replay with any machine's key, and the codec passes clear payloads through).
+ */
+export async function decryptHistoryInPlace(history: proto.api.history.v1.IHistory, keys = secretKeys()): Promise<void> {
   const codec = new EncryptionCodec(keys);
-  const copy = structuredClone(history) as unknown;
+  const copy = history as unknown;
   const visit = async (node: unknown): Promise<void> => {
     if (!node || typeof node !== 'object') return;
     for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
@@ -193,5 +205,4 @@ export async function decodedHistoryText(history: proto.api.history.v1.IHistory,
     }
   };
   await visit(copy);
-  return historyText(copy as proto.api.history.v1.IHistory);
 }
