@@ -51,6 +51,16 @@ describe('test/ layout and tiers', () => {
     expect(both, 'test files in both tiers (test/tiers.ts): they would run twice').toEqual([]);
   });
 
+  it('every test file the sources and docs name by path exists (a moved or renamed test leaves no stale reference)', () => {
+    const tracked = globSync(['**/*.{md,ts,mjs,js,sh,yml,yaml}', '.ci/run'], { cwd: repoRoot, dot: true, ignore: ['node_modules/**', 'dist/**', 'data/**', 'test-artifacts/**'] }).map(rel);
+    const stale: string[] = [];
+    for (const f of tracked) {
+      const text = fs.readFileSync(path.join(repoRoot, f), 'utf8');
+      for (const m of text.matchAll(/(?<![\w.-])test\/[\w/-]+\.test\.ts/g)) if (!fs.existsSync(path.join(repoRoot, m[0]))) stale.push(`${f}: ${m[0]}`);
+    }
+    expect(stale, 'references to test files that do not exist: point them at the file\'s place under test/fast/ or test/integration/').toEqual([]);
+  });
+
   it('a fast test imports no support that starts a server or spawns the built command', () => {
     const offending: string[] = [];
     for (const f of fast) {
