@@ -3,6 +3,7 @@
 // and what it makes of their answers and failures. Polling back-offs, outage waits and alert bounds are timers the
 // server skips. The same workflow against the real activities, a dev server and the simulator is the integration
 // tier's (test/integration/temporal/).
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,21 +96,24 @@ describe('url-list mode (marketplace, job-board)', () => {
   it('a service outage (ServiceUnavailable) is waited out with the polling back-off, and the chunk is tried again as after an outage', async () => {
     const spec = { ...marketplaceSpec('wf-outage', DB, urls(2)), polling: { initial_interval: '30s', backoff_coefficient: 2, max_interval: '2m', deadline: '30m' } };
     let attempts = 0;
+    const scheduledAt: number[] = [];
     const loadUrlChunk = async (c: { urls: string[] }) => {
       attempts += 1;
-      if (attempts <= 3) throw ApplicationFailure.nonRetryable('service unreachable for 2 URL(s) of this chunk; first: ECONNREFUSED', 'ServiceUnavailable');
+      // Server time, which the test server skips: when each try was scheduled says how long the workflow paused.
+      scheduledAt.push(Context.current().info.scheduledTimestampMs);
+      if (attempts <= 4) throw ApplicationFailure.nonRetryable('service unreachable for 2 URL(s) of this chunk; first: ECONNREFUSED', 'ServiceUnavailable');
       return ok(c.urls.length);
     };
     await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
-      const startedAt = await env.currentTimeMs();
       const out = await outcome(handle);
       expect(out).toMatchObject({ result: { status: 'succeeded', failedUrlCount: 0 } });
       const chunks = run.inputsOf('loadUrlChunk');
-      expect(chunks).toHaveLength(4);
-      expect(chunks.map((c) => c.afterOutage ?? false)).toEqual([false, true, true, true]);
+      expect(chunks).toHaveLength(5);
+      expect(chunks.map((c) => c.afterOutage ?? false)).toEqual([false, true, true, true, true]);
       expect(new Set(chunks.map((c) => c.offset))).toEqual(new Set([0]));
-      // 30 s + 60 s + 120 s of back-off passed in server time (skipped, not slept).
-      expect((await env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(210_000);
+      // Pauses of 30 s, growing by backoff_coefficient up to max_interval (2m), in server time: skipped, not slept.
+      const pauses = scheduledAt.slice(1).map((t, i) => t - scheduledAt[i]!);
+      expect(pauses.map((p) => Math.round(p / 1000))).toEqual([30, 60, 120, 120]);
       expect(await handle.query<PipelineProgress>('progress')).not.toHaveProperty('waiting');
     });
   });
@@ -389,6 +393,7 @@ describe('after the load: checks, exports, alerts', () => {
 
   it('alerts whose activity never answers are given up after deliver_within, recorded, and the run still succeeds', async () => {
     const spec: PipelineSpec = { ...marketplaceSpec('wf-alerts-dead', DB, urls(1)), notify: { webhooks: [webhook], deliver_within: '3m' } };
+    const attemptsAt: number[] = [];
     await withPipelineRun(
       env,
       {
@@ -397,18 +402,21 @@ describe('after the load: checks, exports, alerts', () => {
           ...defaultMocks('url-list'),
           loadUrlChunk: async () => ok(1),
           notifyPipelineRun: async () => {
+            attemptsAt.push(Context.current().info.currentAttemptScheduledTimestampMs);
             throw ApplicationFailure.retryable('connect ECONNREFUSED 127.0.0.1:9', 'WebhookUnreachable');
           },
           recordAlertFailure: async () => {},
         },
       },
       async (handle, run) => {
-        const startedAt = await env.currentTimeMs();
         const out = await outcome(handle);
         expect(out).toMatchObject({ result: { status: 'succeeded', alerts: { status: 'failed', error: expect.stringContaining('alerts not delivered within 3m') } } });
-        expect(run.inputsOf('notifyPipelineRun').length).toBeGreaterThan(1);
+        // Retried with its back-off (1 s doubling to 30 s) for as long as the bound allows, and no longer.
+        expect(attemptsAt.length).toBeGreaterThan(4);
+        const span = attemptsAt.at(-1)! - attemptsAt[0]!;
+        expect(span).toBeGreaterThan(60_000);
+        expect(span).toBeLessThanOrEqual(180_000);
         expect(run.inputsOf('recordAlertFailure')).toEqual([{ workflowId: 'wf-alerts-dead--test', database: DB, error: expect.stringContaining('alerts not delivered within 3m') }]);
-        expect((await env.currentTimeMs()) - startedAt).toBeGreaterThanOrEqual(150_000);
       },
     );
   });
@@ -464,7 +472,6 @@ describe('refusals and cancellation', () => {
     const spec: PipelineSpec = { ...marketplaceSpec('wf-cancel', DB, urls(4)), exports: [csvExport('/out/c')] };
     let release!: () => void;
     const started = new Promise<void>((resolve) => (release = resolve));
-    const { Context } = await import('@temporalio/activity');
     const loadUrlChunk = async () => {
       release();
       // A loading activity heartbeats, which is how it hears of the cancellation.
