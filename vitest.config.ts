@@ -1,12 +1,15 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { FAST_TIER, INTEGRATION_TIER } from './test/tiers.js';
 
+// Two projects, one per tier (test/tiers.ts, test/README.md): `npm test` runs `fast` first and `integration` only
+// when it passed; `npm run test:fast` is the first alone. Both keep the settings below.
 // Integration tests run real servers (Temporal dev server, Postgres, the simulator), so timeouts are generous
-// and files run in separate processes so one file's servers and signals never reach another's.
+// and files run in separate processes so one file's servers and signals never reach another's; the fast tier's
+// workflow tests load Temporal's native runtime too, so they get processes of their own as well.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 120_000,
@@ -17,5 +20,9 @@ export default defineConfig({
     // deployment whose workers have a copy of the commands' key file: a test's in-process starter and a spawned
     // worker with its own data folder must agree on it. The tests of the key itself set their own.
     env: { SCRAPE_ETL_KEY_FILE: path.join(os.tmpdir(), `scrape-etl-test-secret-${os.userInfo().uid}.key`) },
+    projects: [
+      { extends: true, test: { name: 'fast', include: [...FAST_TIER] } },
+      { extends: true, test: { name: 'integration', include: [...INTEGRATION_TIER] } },
+    ],
   },
 });

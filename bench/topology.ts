@@ -1,4 +1,4 @@
-// Throughput on the production topology (the one test/topology-postgres.test.ts runs): a real Temporal server
+// Throughput on the production topology (the one test/integration/temporal/topology-postgres.test.ts runs): a real Temporal server
 // (go.temporal.io/server, scripts/temporal-server.version) on its own Postgres, N `scrape-etl worker` processes on
 // one task queue, the warehouse on a second Postgres, the simulator answering the marketplace calls. For N = 1, 2, 3
 // workers the same work (BENCH_TOPO_RUNS marketplace runs of BENCH_TOPO_URLS new products each, all started at

@@ -229,7 +229,7 @@ function preparedOf(load: PreparedLoad): PreparedBatch {
  * response that adds a column, or written one by one after its group failed) therefore commits each part in a
  * transaction of its own: as savepoints of one transaction, a later part took its product locks, its schema locks
  * and ALTER TABLE's ACCESS EXCLUSIVE while still holding what the earlier parts locked, and two such loads
- * deadlocked (test/db-postgres-group-locks.test.ts). A deadlock or serialization failure is retried with its
+ * deadlocked (test/integration/db/db-postgres-group-locks.test.ts). A deadlock or serialization failure is retried with its
  * transaction (withTransaction); one that outlasts the retries fails the response like any other error.
  */
 export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOptions | PreparedLoad>): Promise<LoadBatchesResult> {

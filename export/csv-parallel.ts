@@ -2,7 +2,7 @@
 // single-threaded export's CPU) and formatting them cannot be made much cheaper, but they can be shared: export
 // threads (csv-thread.ts) each read every n-th page of the table's rowids and encode it, and this thread writes
 // the pages in rowid order into the one file, exactly the bytes a single-threaded export writes
-// (test/export-csv-parallel.test.ts compares them). Memory stays flat: a thread hands over at most CREDITS chunks
+// (test/integration/export/export-csv-parallel.test.ts compares them). Memory stays flat: a thread hands over at most CREDITS chunks
 // of about 1 MB before this thread has written them.
 //
 // One snapshot for all threads: each opens its own read transaction while this thread holds the database's

@@ -10,7 +10,7 @@
 //   main   -> credit {buffer}      one per chunk written, with its buffer to reuse: a thread never has more than
 //                                 `credits` chunks unwritten
 // An export that ends early (aborted, or another thread failed) terminates its threads; a terminated thread's
-// connection is closed with it, read transaction and all (test/export-csv-parallel.test.ts checkpoints after one).
+// connection is closed with it, read transaction and all (test/integration/export/export-csv-parallel.test.ts checkpoints after one).
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { csvEncoder } from './formats/csv.js';

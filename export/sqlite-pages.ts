@@ -39,7 +39,7 @@ export function* sqliteRowidPages(reader: BetterSqlite3.Database, q: TableQuery,
  * one after. NOT INDEXED keeps every page a seek on the rowid and a scan forward that stops after `batchSize` rows.
  * Without it, an export of one pipeline (`pipeline = ?`) had SQLite use the natural-key index, which starts with
  * pipeline: every page then read all of the pipeline's rows and sorted them by rowid to keep `batchSize`, so a
- * 400,000-row export of job_records took 28 s instead of about 1 (test/export-page-plan.test.ts checks the plan).
+ * 400,000-row export of job_records took 28 s instead of about 1 (test/fast/export/export-page-plan.test.ts checks the plan).
  */
 export function rowidPageSql(q: TableQuery, batchSize: number, lower: '>=' | '>' | null, bounded: boolean): string {
   const range = [...(lower ? [`rowid ${lower} ?`] : []), ...(bounded ? ['rowid < ?'] : [])];

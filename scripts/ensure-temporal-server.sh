@@ -2,7 +2,7 @@
 # Prints the folder holding a Temporal server binary (`server`) and its SQL schema tool (`sql`), built once with
 # `go install` into the cache when missing; progress goes to stderr. The production-topology tests
 # (test/support/temporal-server.ts) and .ci/run use it; the version is the one in scripts/temporal-server.version,
-# which docker-compose.yml's temporalio/auto-setup tag must equal (test/compose.test.ts checks that).
+# which docker-compose.yml's temporalio/auto-setup tag must equal (test/integration/deploy/compose.test.ts checks that).
 #   1. $TEMPORAL_SERVER_BIN_DIR, when it holds both binaries
 #   2. ${XDG_CACHE_HOME:-~/.cache}/scrape-etl/temporal-server-v<version>/bin, filled by 3 earlier
 #   3. go install go.temporal.io/server/cmd/server@v<version> go.temporal.io/server/cmd/tools/sql@v<version>

@@ -2,7 +2,7 @@
 // server, against the simulator over HTTP with 5xx, 429, truncated and dropped answers, while worker processes
 // are SIGKILLed at random and the dev server is SIGKILLed and restarted once. Then it checks, against the
 // simulator's ground truth, that nothing was lost, nothing duplicated, nothing paid twice and nothing leaked.
-// `soak/run.ts` is the command (`npm run soak`); `test/soak-short.test.ts` runs the same code for about a minute.
+// `soak/run.ts` is the command (`npm run soak`); `test/integration/soak/soak-short.test.ts` runs the same code for about a minute.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -158,7 +158,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
       // The simulator creates at once, so an ambiguous create (a 5xx or a cut answer) is settled by a short look-up;
       // the default 120 s window, meant for a service that may still be creating, would outlast the soak's budget.
-      // test/temporal-slow-create.test.ts covers the long window.
+      // test/integration/temporal/temporal-slow-create.test.ts covers the long window.
       SCRAPE_ETL_CREATE_LOOKUP_SECONDS: '5',
       // Small batches and chunks: kills land mid-load and mid-fan-out, exercising the heartbeat resumption.
       SCRAPE_ETL_LOAD_BATCH_SIZE: '100',

@@ -5,7 +5,7 @@
 // Why a data definition rather than a generator writing both files: the dialect modules stay real TypeScript
 // modules that drizzle-kit imports as before, and the builders' return types are computed from this data by
 // mapped types, so Drizzle's static types ($inferSelect, typed columns) stay as precise as hand-written tables
-// with no generated file to keep current. test/db-schema.test.ts checks both dialects and the migrated databases
+// with no generated file to keep current. test/integration/db/db-schema.test.ts checks both dialects and the migrated databases
 // against this definition.
 
 /**

@@ -1,7 +1,7 @@
 // Describes tables in one comparable form, whatever they come from: the plain-data definition, a drizzle table of
 // either dialect, or a database the migrations built (SQLite pragmas, Postgres catalogs). Comparing two such
 // descriptions lists every difference in column names and order, types (through SQL_TYPES), nullability,
-// defaults, identity, primary key, unique constraints and indexes. test/db-schema.test.ts uses it to hold the two
+// defaults, identity, primary key, unique constraints and indexes. test/integration/db/db-schema.test.ts uses it to hold the two
 // dialects, the migrations and the definition together; it lives here because it is the schema's own contract.
 import { is } from 'drizzle-orm';
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';

@@ -1,7 +1,7 @@
 // The DuckDB schema, generated from the model's definition (db/schema/definition.ts) rather than by replaying the
 // Postgres migrations: DuckDB cannot run their history (RENAME/DROP COLUMN on indexed tables, DROP CONSTRAINT, row
 // level security), and drizzle has no DuckDB driver. The generated DDL is the *current* schema, so a fresh file
-// gets the same tables, columns, types and keys as a fresh Postgres database (test/db-duckdb-schema.test.ts).
+// gets the same tables, columns, types and keys as a fresh Postgres database (test/integration/db/db-duckdb.test.ts).
 import { SQL_TYPES, TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../../db/schema/definition.js';
 import { quoteIdent } from '../../db/sql.js';
 

@@ -6,7 +6,7 @@
 // 70-90% of an export and most of its garbage. A cell is written here exactly as csv-stringify writes it with
 // stringifyOptions(): as it is when `quotingTest` finds nothing to quote (numbers, ids, plain words), otherwise in
 // double quotes with its quotes doubled (RFC 4180 2.6-2.7, csv-stringify's only transformation with these options).
-// test/export-csv-encoding.test.ts checks the files are byte-identical to csv-stringify encoding every cell, for
+// test/fast/export/export-csv-encoding.test.ts checks the files are byte-identical to csv-stringify encoding every cell, for
 // every delimiter, null text and line ending, over awkward values. Measured on marketplace_products (20k x 57): an
 // earlier version that still sent the cells needing quotes (5 of 57 per row) through csv-stringify, one call per
 // batch, spent 0.3 s more CPU per export (~30%).

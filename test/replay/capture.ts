@@ -1,4 +1,4 @@
-// Captures the event histories that test/workflow-replay.test.ts replays: one run of each mode, made by the
+// Captures the event histories that test/fast/workflows/workflow-replay.test.ts replays: one run of each mode, made by the
 // workflow code of this checkout on a real dev server, worker, simulator and SQLite file. Run it when a release's
 // workflow code is final and commit what it writes (binary protobuf, listed in histories.json) beside the older
 // ones: a later change that replays any of them differently (a command added, moved or removed without

@@ -1,4 +1,4 @@
-// Preloaded with `node --import <this file>` (test/cli-project.test.ts): records every module the process loads,
+// Preloaded with `node --import <this file>` (test/integration/cli/cli-project.test.ts): records every module the process loads,
 // one URL a line, in the file named by SCRAPE_ETL_MODULE_TRACE, so a test can assert what a command never loads.
 import { register } from 'node:module';
 

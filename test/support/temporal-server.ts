@@ -20,7 +20,7 @@ import { pipelineDataConverter } from '../../temporal/payload-codec.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The one pinned server version (also docker-compose.yml's temporalio/auto-setup tag; test/compose.test.ts). */
+/** The one pinned server version (also docker-compose.yml's temporalio/auto-setup tag; test/integration/deploy/compose.test.ts). */
 export const TEMPORAL_SERVER_VERSION = fs.readFileSync(path.join(repoRoot, 'scripts', 'temporal-server.version'), 'utf8').trim();
 
 /** The folder holding `server` and `sql`: $TEMPORAL_SERVER_BIN_DIR, else scripts/ensure-temporal-server.sh (builds once). */

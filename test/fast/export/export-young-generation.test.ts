@@ -1,0 +1,70 @@
+// A CSV export in the calling thread holds V8's young generation at its size (export/young-generation.ts) only
+// while it runs: real exports of a real SQLite file, finished and aborted, each set the growth factor to 1 once and
+// back to V8's default after, also when two exports overlap; an export on threads leaves it alone. (Peak memory itself is measured
+// by bench/csv-export.ts, never in a test.)
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import v8 from 'node:v8';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { exportTables } from '../../../export/csv.js';
+import { readCsvWithPython } from '../../support/python-csv.js';
+
+let dir: string;
+let db: SqliteDatabase;
+let flags: string[];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'export-young-generation-'));
+  db = (await openDatabase(`sqlite:${join(dir, 'db.sqlite')}`)) as SqliteDatabase;
+  db.sqlite.exec('create table events (pipeline text not null, load_id integer not null, label text, n integer)');
+  const insert = db.sqlite.prepare('insert into events values (?, ?, ?, ?)');
+  // 60,000 rows x 4 columns (240,000 cells) stay in the calling thread; the wide copy goes to threads.
+  db.sqlite.transaction(() => {
+    for (let i = 0; i < 60_000; i++) insert.run('p', 1 + (i % 5), `row ${i}, "quoted"`, i);
+  })();
+  db.sqlite.exec('create table wide as select e.*, e.label as l2, e.label as l3, e.n as n2, e.n as n3, e.label as l4, e.n as n4, e.label as l5, e.n as n5 from events e');
+  flags = [];
+  const real = v8.setFlagsFromString.bind(v8);
+  vi.spyOn(v8, 'setFlagsFromString').mockImplementation((f: string) => {
+    flags.push(f);
+    real(f);
+  });
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const HOLD = '--semi-space-growth-factor=1';
+const RELEASE = '--semi-space-growth-factor=2';
+
+describe('CSV export and the young generation', () => {
+  it('an export in the calling thread holds it while it runs, one on threads does not; both write the whole table', async () => {
+    const [one] = await exportTables(db, { tables: ['events'], outDir: join(dir, 'a'), threads: 1 });
+    expect(flags).toEqual([HOLD, RELEASE]);
+    const [threaded] = await exportTables(db, { tables: ['wide'], outDir: join(dir, 'b'), threads: 2 });
+    expect(threaded!.threads).toBe(2);
+    expect(flags).toEqual([HOLD, RELEASE]);
+    const rows = readCsvWithPython(one!.file);
+    expect(rows.length).toBe(60_001);
+    expect(rows[60_000]).toEqual(['p', '5', 'row 59999, "quoted"', '59999']);
+    expect(readCsvWithPython(threaded!.file).length).toBe(60_001);
+  }, 120_000);
+
+  it('two overlapping exports hold it once; an aborted export lets go of it too', async () => {
+    await Promise.all([
+      exportTables(db, { tables: ['events'], outDir: join(dir, 'c'), threads: 1 }),
+      exportTables(db, { tables: ['events'], outDir: join(dir, 'd'), threads: 1 }),
+    ]);
+    expect(flags).toEqual([HOLD, RELEASE]);
+    // Aborted mid-write, once some rows are out.
+    flags = [];
+    const abort = new AbortController();
+    const out = exportTables(db, { tables: ['events'], outDir: join(dir, 'e'), threads: 1, signal: abort.signal, onProgress: (p) => p.rows > 0 && abort.abort() });
+    await expect(out).rejects.toThrow();
+    expect(flags).toEqual([HOLD, RELEASE]);
+  }, 120_000);
+});

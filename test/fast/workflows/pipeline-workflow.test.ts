@@ -1,0 +1,494 @@
+// The pipeline workflow's own logic (workflows/), each run mode and step, with mocked activities on Temporal's
+// time-skipping test server (test/support/workflow-env.ts): which activities it calls, in which order, with what,
+// and what it makes of their answers and failures. Polling back-offs, outage waits and alert bounds are timers the
+// server skips. The same workflow against the real activities, a dev server and the simulator is the integration
+// tier's (test/integration/temporal/).
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WORKFLOW_FAILURE_TYPES, type PipelineProgress } from '../../../temporal/contract.js';
+import type { ExportSpec, PipelineSpec } from '../../../pipelines/spec.js';
+import { leadsSearchSpec, marketplaceSpec, productUrl, resultsSpec } from '../../support/pipeline-specs.js';
+import { TUNING, defaultMocks, outcome, startTimeSkipping, withPipelineRun, type ActivityName } from '../../support/workflow-env.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startTimeSkipping();
+}, 180_000);
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const DB = 'sqlite:/nowhere/mocked.sqlite';
+const urls = (n: number) => Array.from({ length: n }, (_, i) => productUrl(1000 + i));
+const ok = (rows: number) => ({ succeeded: rows, failed: [], rows: { products: rows } });
+/** The alerts step may become conditional (#29, fewer billable actions): the order below is said without it. */
+const withoutAlerts = (names: ActivityName[]) => names.filter((n) => n !== 'notifyPipelineRun');
+
+const csvExport = (dir: string, on_failed_checks?: 'run' | 'skip'): ExportSpec => ({
+  dir,
+  format: 'csv',
+  tables: [],
+  mode: 'full',
+  write_empty: false,
+  delimiter: ',',
+  bom: false,
+  null_text: '',
+  file_name: '{pipeline}_{table}.csv',
+  neutralize_formulas: true,
+  ...(on_failed_checks ? { on_failed_checks } : {}),
+});
+
+describe('url-list mode (marketplace, job-board)', () => {
+  it('loads the list in chunks of the worker tuning, in order, then finishes the run succeeded with the database counts', async () => {
+    const spec = marketplaceSpec('wf-happy', DB, urls(5));
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk: async (c) => ok(c.urls.length) } }, async (handle, run) => {
+      const out = await outcome(handle);
+      expect(out).toHaveProperty('result');
+      if (!('result' in out)) return;
+      expect(withoutAlerts(run.names())).toEqual(['planPipelineRun', 'beginPipelineRun', 'loadUrlChunk', 'loadUrlChunk', 'loadUrlChunk', 'finishPipelineRun']);
+      // The plan checks the seal of the very input the run was started with.
+      expect(run.inputsOf('planPipelineRun')[0]).toMatchObject({ kind: 'marketplace', sealed: { spec: { name: 'wf-happy' }, runKey: 'test' } });
+      expect(run.inputsOf('beginPipelineRun')[0]).toEqual({ workflowId: 'wf-happy--test', pipeline: 'wf-happy', kind: 'marketplace', database: DB });
+      // Chunks of urlChunkSize (2) from the inline list, each with its offset; the spec travels without its list.
+      const chunks = run.inputsOf('loadUrlChunk');
+      expect(chunks.map((c) => [c.offset, c.urls])).toEqual([
+        [0, urls(5).slice(0, 2)],
+        [2, urls(5).slice(2, 4)],
+        [4, urls(5).slice(4, 5)],
+      ]);
+      expect(chunks.every((c) => c.outageRetry === true && c.afterOutage === undefined && (c.spec.request as { urls: string[] }).urls.length === 0)).toBe(true);
+      expect(run.inputsOf('finishPipelineRun')[0]).toEqual({ workflowId: 'wf-happy--test', pipeline: 'wf-happy', kind: 'marketplace', database: DB, status: 'succeeded', error: null, exportStatus: 'none', exportError: null });
+      expect(out.result).toMatchObject({ status: 'succeeded', rowsByTable: { scrapers: 1 }, failedUrlCount: 0, failedUrls: [], exportStatus: 'none', exportedFiles: 0 });
+      // The progress query answers after the end too, with the final phase and the counts the activities reported.
+      const progress = await handle.query<PipelineProgress>('progress');
+      expect(progress).toMatchObject({ phase: 'succeeded', urls: { total: 5, done: 5, failed: 0 }, rowsLoaded: { products: 5 } });
+    });
+  });
+
+  it('a URL that failed for good makes the run partial, listed in the row and the result; the others stay loaded', async () => {
+    const spec = marketplaceSpec('wf-partial', DB, urls(4));
+    const loadUrlChunk = async (c: { offset: number; urls: string[] }) =>
+      c.offset === 2 ? { succeeded: 1, failed: [{ url: c.urls[1]!, error: 'HTTP 404 from the service' }], rows: { products: 1 } } : ok(c.urls.length);
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+      const out = await outcome(handle);
+      if (!('result' in out)) throw new Error(`expected a result, got ${JSON.stringify(out)}`);
+      expect(out.result).toMatchObject({ status: 'partial', failedUrlCount: 1, failedUrls: [{ url: urls(4)[3], error: 'HTTP 404 from the service' }] });
+      const finish = run.inputsOf('finishPipelineRun');
+      expect(finish).toHaveLength(1);
+      expect(finish[0]).toMatchObject({ status: 'partial', error: `1 of 4 URLs failed: ${urls(4)[3]}: HTTP 404 from the service` });
+    });
+  });
+
+  it('every URL failed: the run fails (AllUrlsFailed) naming the first, and its row is finished failed', async () => {
+    const spec = marketplaceSpec('wf-allfail', DB, urls(3));
+    const loadUrlChunk = async (c: { urls: string[] }) => ({ succeeded: 0, failed: c.urls.map((url) => ({ url, error: 'HTTP 410 gone' })), rows: {} });
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+      const out = await outcome(handle);
+      expect(out).toEqual({ failure: { type: WORKFLOW_FAILURE_TYPES.allUrlsFailed, message: `all 3 URLs of pipeline 'wf-allfail' failed; first: ${urls(3)[0]}: HTTP 410 gone` } });
+      expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed', error: expect.stringContaining('all 3 URLs') })]);
+      // Nothing after the load ran as if the data were there: no checks, no exports.
+      expect(run.names()).not.toContain('runExports');
+    });
+  });
+
+  it('a service outage (ServiceUnavailable) is waited out with the polling back-off, and the chunk is tried again as after an outage', async () => {
+    const spec = { ...marketplaceSpec('wf-outage', DB, urls(2)), polling: { initial_interval: '30s', backoff_coefficient: 2, max_interval: '2m', deadline: '30m' } };
+    let attempts = 0;
+    const scheduledAt: number[] = [];
+    const loadUrlChunk = async (c: { urls: string[] }) => {
+      attempts += 1;
+      // Server time, which the test server skips: when each try was scheduled says how long the workflow paused.
+      scheduledAt.push(Context.current().info.scheduledTimestampMs);
+      if (attempts <= 4) throw ApplicationFailure.nonRetryable('service unreachable for 2 URL(s) of this chunk; first: ECONNREFUSED', 'ServiceUnavailable');
+      return ok(c.urls.length);
+    };
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+      const out = await outcome(handle);
+      expect(out).toMatchObject({ result: { status: 'succeeded', failedUrlCount: 0 } });
+      const chunks = run.inputsOf('loadUrlChunk');
+      expect(chunks).toHaveLength(5);
+      expect(chunks.map((c) => c.afterOutage ?? false)).toEqual([false, true, true, true, true]);
+      expect(new Set(chunks.map((c) => c.offset))).toEqual(new Set([0]));
+      // Pauses of 30 s, growing by backoff_coefficient up to max_interval (2m), in server time: skipped, not slept.
+      const pauses = scheduledAt.slice(1).map((t, i) => t - scheduledAt[i]!);
+      expect(pauses.map((p) => Math.round(p / 1000))).toEqual([30, 60, 120, 120]);
+      expect(await handle.query<PipelineProgress>('progress')).not.toHaveProperty('waiting');
+    });
+  });
+
+  it('an outage longer than polling.deadline fails the run as ServiceUnavailable, not as failed URLs', async () => {
+    const spec = { ...marketplaceSpec('wf-outage-long', DB, urls(2)), polling: { initial_interval: '1m', backoff_coefficient: 2, max_interval: '5m', deadline: '10m' } };
+    const loadUrlChunk = async () => {
+      throw ApplicationFailure.nonRetryable('service unreachable for 2 URL(s) of this chunk; first: HTTP 503', 'ServiceUnavailable');
+    };
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+      const out = await outcome(handle);
+      expect(out).toMatchObject({ failure: { type: 'ServiceUnavailable', message: expect.stringMatching(/stayed unreachable for polling\.deadline \(10m\): service unreachable .*HTTP 503/) } });
+      // 1 + 2 + 4 minutes of pauses fit in 10 minutes, the next 5 would not: four attempts.
+      expect(run.inputsOf('loadUrlChunk')).toHaveLength(4);
+      expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed' })]);
+    });
+  });
+
+  it('any other activity failure fails the run at once with its type kept, after its retries', async () => {
+    const spec = marketplaceSpec('wf-broken', DB, urls(2));
+    const loadUrlChunk = async () => {
+      throw ApplicationFailure.nonRetryable("table 'products' is locked by another writer", 'DestinationLocked');
+    };
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+      const out = await outcome(handle);
+      expect(out).toEqual({ failure: { type: 'DestinationLocked', message: "pipeline 'wf-broken' failed: table 'products' is locked by another writer" } });
+      expect(run.inputsOf('loadUrlChunk')).toHaveLength(1);
+    });
+  });
+
+  it('a long list continues as new after activitiesPerRun chunks, carrying offset, failures and counts', async () => {
+    const spec = marketplaceSpec('wf-can', DB, urls(5));
+    const tuning = { ...TUNING, urlChunkSize: 1, activitiesPerRun: 2 };
+    const loadUrlChunk = async (c: { offset: number; urls: string[] }) => (c.offset === 1 ? { succeeded: 0, failed: [{ url: c.urls[0]!, error: 'bad' }], rows: {} } : ok(1));
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list', tuning), loadUrlChunk } }, async (handle, run) => {
+      const out = await outcome(handle);
+      if (!('result' in out)) throw new Error(`expected a result, got ${JSON.stringify(out)}`);
+      expect(out.result).toMatchObject({ status: 'partial', failedUrlCount: 1 });
+      expect(run.inputsOf('loadUrlChunk').map((c) => c.offset)).toEqual([0, 1, 2, 3, 4]);
+      // The row is begun once (the first run) and finished once (the last); the plan runs in each of the 3 runs.
+      expect(run.names().filter((n) => n === 'beginPipelineRun')).toHaveLength(1);
+      expect(run.names().filter((n) => n === 'planPipelineRun')).toHaveLength(3);
+      expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'partial', error: `1 of 5 URLs failed: ${urls(5)[1]}: bad` })]);
+      expect(await handle.query<PipelineProgress>('progress')).toMatchObject({ continuedAsNew: 2, urls: { total: 5, done: 5, failed: 1 }, rowsLoaded: { products: 4 } });
+    });
+  });
+});
+
+describe('create-and-wait mode (pdf, leads-*)', () => {
+  const target = (id: string) => ({ scrapingRunId: id, scraperName: 'wf-leads-scraper', label: 'Default' });
+
+  it('creates once, polls each run with the pipeline back-off until succeeded (server-scheduled retries), then loads it', async () => {
+    const spec = { ...leadsSearchSpec('wf-leads', DB), polling: { initial_interval: '10s', backoff_coefficient: 2, max_interval: '1m', deadline: '1h' } };
+    const polls = new Map<string, number>();
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('create-and-wait'),
+          createAndRun: async () => ({ runs: [target('9007199254740993'), target('7')], reused: false, rows: { scrapers: 1 } }),
+          checkRunStatus: async ({ run }) => {
+            const n = (polls.get(run.scrapingRunId) ?? 0) + 1;
+            polls.set(run.scrapingRunId, n);
+            if (n < 3) throw ApplicationFailure.create({ message: `scraping run ${run.scrapingRunId} is still running`, type: 'RunStillRunning', category: 'BENIGN' });
+            return { status: 'succeeded' };
+          },
+          loadRunResults: async ({ run }) => ({ results: 10, batches: 1, fromResultsList: 0, rows: { [`leads_${run.scrapingRunId}`]: 10 } }),
+        },
+      },
+      async (handle, run) => {
+        const out = await outcome(handle);
+        if (!('result' in out)) throw new Error(`expected a result, got ${JSON.stringify(out)}`);
+        expect(out.result).toMatchObject({ status: 'succeeded', scrapingRunIds: ['9007199254740993', '7'] });
+        expect(run.names().filter((n) => n === 'createAndRun')).toHaveLength(1);
+        expect(Object.fromEntries(polls)).toEqual({ '9007199254740993': 3, '7': 3 });
+        // A run is loaded only after its own check succeeded.
+        const names = withoutAlerts(run.names());
+        expect(names.slice(0, 3)).toEqual(['planPipelineRun', 'beginPipelineRun', 'createAndRun']);
+        expect(names.at(-1)).toBe('finishPipelineRun');
+        expect(run.inputsOf('loadRunResults').map((l) => l.run.scrapingRunId).sort()).toEqual(['7', '9007199254740993']);
+        expect(run.inputsOf('checkRunStatus')).toContainEqual({ run: target('9007199254740993'), pipeline: 'wf-leads' });
+        expect(await handle.query<PipelineProgress>('progress')).toMatchObject({ runs: { total: 2, waiting: 0, loading: 0, done: 2 }, resultsLoaded: 20, rowsLoaded: { scrapers: 1, leads_7: 10, leads_9007199254740993: 10 } });
+      },
+    );
+  });
+
+  it('a run the service says failed (RunFailed) fails the pipeline run with that type, and nothing of it is loaded', async () => {
+    const spec = leadsSearchSpec('wf-runfailed', DB);
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('create-and-wait'),
+          createAndRun: async () => ({ runs: [target('5')], reused: false, rows: {} }),
+          checkRunStatus: async () => {
+            throw ApplicationFailure.nonRetryable("scraping run 5 ended 'failed': quota exhausted", 'RunFailed');
+          },
+        },
+      },
+      async (handle, run) => {
+        expect(await outcome(handle)).toEqual({ failure: { type: 'RunFailed', message: "scraping run 5 ended 'failed': quota exhausted" } });
+        expect(run.inputsOf('checkRunStatus')).toHaveLength(1);
+        expect(run.names()).not.toContain('loadRunResults');
+        expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed', error: "scraping run 5 ended 'failed': quota exhausted" })]);
+      },
+    );
+  });
+
+  it('a run still running at polling.deadline fails as RunDeadlineExceeded, naming the deadline and what to do', async () => {
+    const spec = { ...leadsSearchSpec('wf-deadline', DB), polling: { initial_interval: '1m', backoff_coefficient: 2, max_interval: '10m', deadline: '1h' } };
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('create-and-wait'),
+          createAndRun: async () => ({ runs: [target('6')], reused: false, rows: {} }),
+          checkRunStatus: async () => {
+            throw ApplicationFailure.create({ message: 'scraping run 6 is still running', type: 'RunStillRunning', category: 'BENIGN' });
+          },
+        },
+      },
+      async (handle, run) => {
+        const out = await outcome(handle);
+        expect(out).toMatchObject({
+          failure: { type: WORKFLOW_FAILURE_TYPES.runDeadlineExceeded, message: expect.stringContaining("scraping run 6 of scraper 'wf-leads-scraper' (Default) was still not 'succeeded' when the polling deadline of 1h passed") },
+        });
+        // 1, 2, 4, 8 then 10-minute pauses within the hour: about 9 checks, each a retry the server scheduled.
+        const checks = run.inputsOf('checkRunStatus').length;
+        expect(checks).toBeGreaterThanOrEqual(7);
+        expect(checks).toBeLessThanOrEqual(11);
+      },
+    );
+  });
+});
+
+describe('results-sync mode (results)', () => {
+  it('pages from the watermark until done, then commits the highest id seen as the new watermark', async () => {
+    const spec = resultsSpec('wf-results', DB);
+    let call = 0;
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('results-sync'),
+          readResultsWatermark: async () => '100',
+          loadResultsPages: async (p) => {
+            call += 1;
+            const done = call === 2;
+            return { nextPage: p.startPage + 2, done, pagesLoaded: 2, resultsLoaded: 5, highestId: call === 1 ? '9007199254740999' : '150', lowestId: '120', stalledPages: 0, lastPageKey: `k${call}`, rows: { results_items: 5 } };
+          },
+          commitResultsWatermark: async () => {},
+        },
+      },
+      async (handle, run) => {
+        const out = await outcome(handle);
+        expect(out).toMatchObject({ result: { status: 'succeeded', pagesLoaded: 4, resultsLoaded: 10 } });
+        expect(withoutAlerts(run.names())).toEqual(['planPipelineRun', 'beginPipelineRun', 'readResultsWatermark', 'loadResultsPages', 'loadResultsPages', 'commitResultsWatermark', 'finishPipelineRun']);
+        expect(run.inputsOf('loadResultsPages').map((p) => [p.startPage, p.watermark, p.maxPages, p.lastPageKey])).toEqual([
+          [1, '100', TUNING.pagesPerActivity, null],
+          [3, '100', TUNING.pagesPerActivity, 'k1'],
+        ]);
+        // Ids beyond 2^53 compare as the decimal strings they are.
+        expect(run.inputsOf('commitResultsWatermark')).toEqual([{ database: DB, pipeline: 'wf-results', watermark: '9007199254740999' }]);
+      },
+    );
+  });
+
+  it('a pass cut short by max_pages does not move the watermark', async () => {
+    const spec = { ...resultsSpec('wf-results-max', DB), request: { per_page: 50, max_pages: 2 } } as PipelineSpec;
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('results-sync'),
+          readResultsWatermark: async () => null,
+          loadResultsPages: async (p) => ({ nextPage: p.startPage + p.maxPages, done: false, pagesLoaded: p.maxPages, resultsLoaded: 3, highestId: '50', lowestId: '40', stalledPages: 0, lastPageKey: 'k', rows: {} }),
+        },
+      },
+      async (handle, run) => {
+        expect(await outcome(handle)).toMatchObject({ result: { status: 'succeeded', pagesLoaded: 2 } });
+        expect(run.inputsOf('loadResultsPages')).toHaveLength(1);
+        expect(run.names()).not.toContain('commitResultsWatermark');
+      },
+    );
+  });
+});
+
+describe('after the load: checks, exports, alerts', () => {
+  const webhook = { url: '${WF_TEST_WEBHOOK}', format: 'json' as const, on: ['succeeded' as const, 'failed' as const, 'check_failed' as const] };
+
+  it('a failed error check makes the run failed_checks: exports marked skip are left out, and the alert is check_failed, not a status', async () => {
+    const spec: PipelineSpec = {
+      ...marketplaceSpec('wf-checks', DB, urls(1)),
+      checks: [{ name: 'enough rows', type: 'row_count', table: 'products', scope: 'run', min: 10, severity: 'error' }],
+      exports: [csvExport('/out/kept'), csvExport('/out/skipped', 'skip')],
+      notify: { webhooks: [webhook] },
+    };
+    const detail = 'check enough rows failed: 1 row, at least 10 expected';
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('url-list'),
+          loadUrlChunk: async () => ok(1),
+          evaluateRunChecks: async () => ({
+            results: [{ name: 'enough rows', type: 'row_count', severity: 'error', status: 'fail', observed: '1', threshold: '>= 10', message: detail }],
+            errorsFailed: 1,
+            warnsFailed: 0,
+            detail,
+          }),
+          runExports: async (e) => ({ files: e.spec.exports.map((x) => ({ table: 'products', file: `${x.dir}/p.csv`, rows: 1 })), unchanged: [] }),
+        },
+      },
+      async (handle, run) => {
+        const out = await outcome(handle);
+        if (!('result' in out)) throw new Error(`expected a result, got ${JSON.stringify(out)}`);
+        expect(out.result).toMatchObject({ status: 'failed_checks', exportStatus: 'succeeded', exportedFiles: 1, checks: [{ name: 'enough rows', status: 'fail' }] });
+        expect(run.names()).toEqual(['planPipelineRun', 'beginPipelineRun', 'loadUrlChunk', 'evaluateRunChecks', 'runExports', 'finishPipelineRun', 'notifyPipelineRun']);
+        expect(run.inputsOf('evaluateRunChecks')[0]).toMatchObject({ workflowId: 'wf-checks--test', rowsLoaded: { products: 1 } });
+        expect(run.inputsOf('runExports')[0]!.spec.exports.map((e) => e.dir)).toEqual(['/out/kept']);
+        expect(run.inputsOf('finishPipelineRun')[0]).toMatchObject({ status: 'failed_checks', error: detail, exportStatus: 'succeeded' });
+        expect(run.inputsOf('notifyPipelineRun')[0]).toMatchObject({ status: 'failed_checks', events: [{ event: 'check_failed', detail }], notify: { webhooks: [webhook] } });
+        // The webhook is checked by the plan, before anything runs.
+        expect(run.inputsOf('planPipelineRun')[0]).toMatchObject({ notify: { webhooks: [webhook] } });
+      },
+    );
+  });
+
+  it('exports that fail for good are reported beside the data outcome, which stays succeeded', async () => {
+    const spec: PipelineSpec = { ...marketplaceSpec('wf-export-fail', DB, urls(1)), exports: [csvExport('/out/x')] };
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('url-list'),
+          loadUrlChunk: async () => ok(1),
+          runExports: async () => {
+            throw ApplicationFailure.nonRetryable('EACCES: permission denied, open /out/x/p.csv', 'ExportFailed');
+          },
+        },
+      },
+      async (handle, run) => {
+        expect(await outcome(handle)).toMatchObject({ result: { status: 'succeeded', exportStatus: 'failed', exportError: 'EACCES: permission denied, open /out/x/p.csv' } });
+        expect(run.inputsOf('runExports')).toHaveLength(1);
+        expect(run.inputsOf('finishPipelineRun')[0]).toMatchObject({ status: 'succeeded', exportStatus: 'failed', exportError: 'EACCES: permission denied, open /out/x/p.csv' });
+      },
+    );
+  });
+
+  it('alerts come after the row is finished, with its figures; undelivered ones are the result, never the run outcome', async () => {
+    const spec: PipelineSpec = { ...marketplaceSpec('wf-alerts', DB, urls(1)), notify: { webhooks: [webhook], deliver_within: '5m' } };
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('url-list'),
+          loadUrlChunk: async () => ok(1),
+          notifyPipelineRun: async () => ({ sent: 0, alreadySent: 0, events: ['succeeded'], undelivered: ['webhook 1: HTTP 500'], error: 'webhook 1: HTTP 500' }),
+        },
+      },
+      async (handle, run) => {
+        const out = await outcome(handle);
+        expect(out).toMatchObject({ result: { status: 'succeeded', alerts: { status: 'failed', error: 'webhook 1: HTTP 500' } } });
+        expect(run.names().slice(-2)).toEqual(['finishPipelineRun', 'notifyPipelineRun']);
+        expect(run.inputsOf('notifyPipelineRun')[0]).toMatchObject({ status: 'succeeded', events: [{ event: 'succeeded' }], rowsByTable: { scrapers: 1 }, deliverWithinMs: 300_000, runId: expect.any(String) });
+      },
+    );
+  });
+
+  it('alerts whose activity never answers are given up after deliver_within, recorded, and the run still succeeds', async () => {
+    const spec: PipelineSpec = { ...marketplaceSpec('wf-alerts-dead', DB, urls(1)), notify: { webhooks: [webhook], deliver_within: '3m' } };
+    const attemptsAt: number[] = [];
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('url-list'),
+          loadUrlChunk: async () => ok(1),
+          notifyPipelineRun: async () => {
+            attemptsAt.push(Context.current().info.currentAttemptScheduledTimestampMs);
+            throw ApplicationFailure.retryable('connect ECONNREFUSED 127.0.0.1:9', 'WebhookUnreachable');
+          },
+          recordAlertFailure: async () => {},
+        },
+      },
+      async (handle, run) => {
+        const out = await outcome(handle);
+        expect(out).toMatchObject({ result: { status: 'succeeded', alerts: { status: 'failed', error: expect.stringContaining('alerts not delivered within 3m') } } });
+        // Retried with its back-off (1 s doubling to 30 s) for as long as the bound allows, and no longer.
+        expect(attemptsAt.length).toBeGreaterThan(4);
+        const span = attemptsAt.at(-1)! - attemptsAt[0]!;
+        expect(span).toBeGreaterThan(60_000);
+        expect(span).toBeLessThanOrEqual(180_000);
+        expect(run.inputsOf('recordAlertFailure')).toEqual([{ workflowId: 'wf-alerts-dead--test', database: DB, error: expect.stringContaining('alerts not delivered within 3m') }]);
+      },
+    );
+  });
+
+  it('retention runs last, and its failure is logged, never the run’s', async () => {
+    const spec: PipelineSpec = { ...marketplaceSpec('wf-retention', DB, urls(1)), retention: { raw_responses: '30d' } };
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('url-list'),
+          loadUrlChunk: async () => ok(1),
+          applyPipelineRetention: async () => {
+            throw ApplicationFailure.nonRetryable('database is locked', 'RetentionFailed');
+          },
+        },
+      },
+      async (handle, run) => {
+        expect(await outcome(handle)).toMatchObject({ result: { status: 'succeeded' } });
+        expect(run.names().at(-1)).toBe('applyPipelineRetention');
+        expect(run.inputsOf('applyPipelineRetention')[0]!.spec.retention).toEqual({ raw_responses: '30d' });
+      },
+    );
+  });
+});
+
+describe('refusals and cancellation', () => {
+  it('a workflow id that is not the pipeline’s run fails at once (BadWorkflowId) without calling anything', async () => {
+    const spec = marketplaceSpec('wf-id', DB, urls(1));
+    await withPipelineRun(env, { spec, mocks: defaultMocks('url-list'), workflowId: 'someone-else--test' }, async (handle, run) => {
+      expect(await outcome(handle)).toMatchObject({ failure: { type: WORKFLOW_FAILURE_TYPES.badWorkflowId } });
+      expect(run.calls).toEqual([]);
+    });
+  });
+
+  it('a plan that refuses the input (unsigned, unknown kind) fails the run with its type before anything is written', async () => {
+    const spec = marketplaceSpec('wf-unsigned', DB, urls(1));
+    const planPipelineRun = async () => {
+      throw ApplicationFailure.nonRetryable("refused: this workflow's input was not started by a holder of this worker's secret key", WORKFLOW_FAILURE_TYPES.unsignedInput);
+    };
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), planPipelineRun } }, async (handle, run) => {
+      expect(await outcome(handle)).toMatchObject({ failure: { type: WORKFLOW_FAILURE_TYPES.unsignedInput, message: expect.stringContaining('refused') } });
+      expect(run.names()).not.toContain('beginPipelineRun');
+      expect(run.names()).not.toContain('loadUrlChunk');
+    });
+  });
+
+  // What a cancel (the Web UI's, or a schedule's overlap: cancel_other) leaves in the destination is NOT asserted
+  // here: today the workflow's scope is cancelled, so its finishPipelineRun is never scheduled (the row stays
+  // 'running') and the run fails with an empty message. Reported in #29's tiers report; the fix is the workflow's.
+  it('a cancelled run stops its load: no later chunk, no exports, and the workflow does not complete', async () => {
+    const spec: PipelineSpec = { ...marketplaceSpec('wf-cancel', DB, urls(4)), exports: [csvExport('/out/c')] };
+    let release!: () => void;
+    const started = new Promise<void>((resolve) => (release = resolve));
+    const loadUrlChunk = async () => {
+      release();
+      // A loading activity heartbeats, which is how it hears of the cancellation.
+      const ctx = Context.current();
+      for (;;) {
+        ctx.heartbeat();
+        await Promise.race([ctx.sleep(200), ctx.cancelled]);
+      }
+    };
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+      await started;
+      await handle.cancel();
+      await expect(handle.result()).rejects.toThrow();
+      const description = await handle.describe();
+      expect(['CANCELLED', 'FAILED']).toContain(description.status.name);
+      expect(run.inputsOf('loadUrlChunk')).toHaveLength(1);
+      expect(run.names()).not.toContain('runExports');
+    });
+  });
+});

@@ -1,0 +1,97 @@
+// One pipeline's Parquet from each destination (a real SQLite file, a real Postgres server, a real DuckDB file),
+// read by pyarrow: the same tables with the same schema, names and types, whichever destination wrote them, and
+// the exact types the model means: BOOLEAN for booleans (also those the loader inferred, stored 0/1 in SQLite),
+// INT64 for 64-bit ids, JSON for JSON arrays (label_ids, rating_count), TIMESTAMP with zone for instants.
+import { basename, join } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJson, stringifyJson } from '../../../client/json.js';
+import { marketplaceResponseSchema, resultsListResponseSchema, type ResultRecord } from '../../../client/schemas.js';
+import { openDatabase, type Database } from '../../../db/connect.js';
+import { loadBatch } from '../../../db/load.js';
+import { exportTables } from '../../../export/export.js';
+import { generateProduct } from '../../../simulator/generate/marketplace.js';
+import { testDatabaseUrl, type TestDialect } from '../../support/destinations.js';
+import { readParquetWithPyarrow } from '../../support/python-readers.js';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'export-parquet-destinations-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const JSON_TYPE = 'extension<arrow.json>';
+const UTC = 'timestamp[us, tz=UTC]';
+
+/** Two generated products, one with a field the model does not know (an inferred boolean column). */
+function products(): string[] {
+  return [0, 1].map((i) => {
+    const doc = generateProduct(42, { url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${9_000_000_000_000 + i}&shopid=7`, itemId: 9_000_000_000_000 + i, shopId: 7 }) as {
+      data: { data: { item: Record<string, unknown> } };
+    };
+    doc.data.data.item['is_hot_deal'] = i === 0;
+    return stringifyJson(doc);
+  });
+}
+
+function leads(): string {
+  const records = [1, 2].map((id) => ({
+    id, scraper_id: 1, scraping_run_id: 77, scraper_name: 'leads', scraped_url: `https://x.example/${id}`, status: 'succeeded',
+    content: { email: `a${id}@x.example`, verified: id === 1, score: id * 1.5, seen_at: '2026-01-02T03:04:05Z', tags: ['a', 'b'] },
+    created_at: '2026-01-01T00:00:00.000000Z', updated_at: '2026-01-01T00:00:00.000000Z',
+  })) as unknown as ResultRecord[];
+  return stringifyJson({ data: records });
+}
+
+async function loadPipeline(db: Database): Promise<void> {
+  for (const [i, raw] of products().entries()) {
+    await loadBatch(db, { pipeline: 'p', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: `u${i}`, raw, data: marketplaceResponseSchema.parse(parseJson(raw)) });
+  }
+  const raw = leads();
+  await loadBatch(db, {
+    pipeline: 'p', kind: 'results', endpoint: 'GET /api/results', requestKey: 'page-1', resultTable: 'leads_results', raw,
+    data: resultsListResponseSchema.parse(parseJson(raw)), content: { table: 'p_items', mode: 'evolve' }, schemaMode: 'evolve',
+  });
+}
+
+/** Per table (by file name), the schema pyarrow reads. */
+async function exportSchemas(dialect: TestDialect): Promise<Record<string, Array<[string, string]>>> {
+  const db = await openDatabase(await testDatabaseUrl(dialect, dir, `dest-${dialect}`));
+  try {
+    await loadPipeline(db);
+    const files = await exportTables(db, { pipeline: 'p', outDir: join(dir, `out-${dialect}`), format: 'parquet', fileName: '{table}.parquet' });
+    return Object.fromEntries(files.map((f) => [basename(f.file, '.parquet'), readParquetWithPyarrow(f.file).schema]));
+  } finally {
+    await db.close();
+  }
+}
+
+describe('Parquet from every destination', () => {
+  it('has the same schema from SQLite, Postgres and DuckDB, with exact types', async () => {
+    const sqlite = await exportSchemas('sqlite');
+    const postgres = await exportSchemas('postgres');
+    const duckdb = await exportSchemas('duckdb');
+    expect(Object.keys(sqlite).sort()).toEqual(expect.arrayContaining(['marketplace_products', 'marketplace_shops', 'p_items']));
+    expect(postgres).toEqual(sqlite);
+    expect(duckdb).toEqual(sqlite);
+
+    const products = Object.fromEntries(sqlite['marketplace_products']!);
+    expect(products).toMatchObject({
+      item_id: 'int64', shop_id: 'int64', load_id: 'int64',
+      is_adult: 'bool', is_free_shipping: 'bool',
+      // A field the model does not know: the loader inferred a boolean column (0/1 in SQLite).
+      is_hot_deal: 'bool',
+      label_ids: JSON_TYPE, rating_count: JSON_TYPE,
+      loaded_at: UTC,
+    });
+    const items = Object.fromEntries(sqlite['p_items']!);
+    expect(items).toMatchObject({ verified: 'bool', score: 'double', seen_at: UTC, load_id: 'int64' });
+    // Every column of every table is one of the exact types: no BIGINT 0/1 standing in for a boolean.
+    for (const [table, schema] of Object.entries(sqlite)) {
+      for (const [name, type] of schema) expect({ table, name, type: ['int64', 'double', 'bool', 'string', 'binary', JSON_TYPE, UTC, 'timestamp[us]'].includes(type) }).toEqual({ table, name, type: true });
+    }
+  }, 240_000);
+});
