@@ -2,11 +2,12 @@
 // zod's ~95 ESM modules cost more than a `status` query (bench/startup.ts). The check here accepts only what the
 // schema of cli/project-schema.ts accepts; anything it is not sure of (a problem, a ${VAR} not set, a setting it
 // does not check itself such as temporal.web_ui_url) goes to that schema, which words every problem with its line
-// and column. test/project-quick.test.ts holds the two to the same verdict.
+// and column. test/fast/cli/project-quick.test.ts holds the two to the same verdict.
 import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { anchorDatabaseUrl } from '../lib/project-root.js';
 import { interpolate } from '../pipelines/env.js';
+import { isDatabaseUrl } from '../destinations/url-forms.js';
 import { DEFAULT_PIPELINE_GLOBS, PROJECT_SETTINGS, type Project } from './project.js';
 import type { ProjectFile } from './project-schema.js';
 
@@ -14,7 +15,6 @@ import type { ProjectFile } from './project-schema.js';
 const DURATION = /^[0-9]+(ms|s|m|h|d)$/;
 const GRACE = /^[0-9]+(ms|s|m|h)$/;
 const ADDRESS = /^([^\s:/]+|\[[0-9a-fA-F:]+\]):\d{1,5}$/;
-const DATABASE = /^(sqlite:|duckdb:|postgres(ql)?:\/\/)\S+/;
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 const POSITIVE_KEYS = ['url_chunk_size', 'url_load_group', 'pages_per_activity', 'activities_per_run', 'load_batch_size', 'export_threads', 'pg_pool_size'];
 
@@ -49,7 +49,7 @@ function surelyValid(d: Record<string, unknown>): boolean {
       k === 'pipelines'
         ? text(v) || (Array.isArray(v) && v.length > 0 && v.every(text))
         : k === 'destination'
-          ? matches(DATABASE)(v)
+          ? typeof v === 'string' && isDatabaseUrl(v)
           : k === 'data_dir'
             ? text(v)
             : k === 'temporal'

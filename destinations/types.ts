@@ -2,7 +2,7 @@
 // collected in the registry of destinations/index.ts, whose mapped type makes the compiler name every member a new
 // destination must fill in. Everything that differs between SQLite, Postgres and DuckDB is a member here or one of
 // its capabilities; code outside destinations/ asks the adapter (or a capability) instead of comparing names
-// (test/destinations/no-dialect-branches.test.ts keeps it so).
+// (test/fast/meta/no-dialect-branches.test.ts keeps it so).
 import type { Database, OpenDatabaseOptions, ParsedDatabaseUrl, ProbeDatabaseOptions } from '../db/connect.js';
 import type { LoadBatchesResult, LoadAttempt } from '../db/load.js';
 import type { LoadBatchResult, PreparedBatch } from '../db/load-rows.js';

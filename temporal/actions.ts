@@ -1,6 +1,6 @@
 // Temporal Cloud's billable actions of a workflow run, counted from its event history the way Temporal Cloud's
 // documentation says it counts them (docs.temporal.io/cloud/actions, read 2026-11-26), so a change to the workflow
-// can be priced before it ships. Used by bench/many-runs.ts and test/temporal-actions.test.ts.
+// can be priced before it ships. Used by bench/many-runs.ts and test/integration/temporal/temporal-actions.test.ts.
 //
 // Counted from history (one action each):
 // - a workflow started (client start, schedule, continue-as-new: each run's own WorkflowExecutionStarted);

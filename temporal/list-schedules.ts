@@ -2,7 +2,7 @@
 // and the part of the answer `scrape-etl schedule list` shows (id, paused, next action time), in protobuf's wire
 // format (temporal/protobuf-wire.ts). Field numbers from
 // temporal/api/workflowservice/v1/request_response.proto and temporal/api/schedule/v1/message.proto; every other
-// field is skipped by its wire type, so newer servers' additions do not matter. test/cli-schedule.test.ts checks
+// field is skipped by its wire type, so newer servers' additions do not matter. test/integration/cli/cli-schedule.test.ts checks
 // the answer against `temporal schedule list -o json`.
 import { GrpcConnectError, GrpcStatusError, unaryCall } from './grpc-unary.js';
 import { WIRE, WireReader, WireWriter } from './protobuf-wire.js';

@@ -1,7 +1,7 @@
 // The protobuf wire format, as much as a hand-coded message needs: varints, length-delimited fields and skipping any
 // other field. Here rather than protobufjs because loading protobufjs/minimal is 18 CommonJS files, which cost as
 // much as the rest of `scrape-etl schedule list` (bench/startup.ts); the messages it codes are in
-// temporal/list-schedules.ts, checked against a real server and Temporal's own CLI (test/cli-schedule.test.ts).
+// temporal/list-schedules.ts, checked against a real server and Temporal's own CLI (test/integration/cli/cli-schedule.test.ts).
 
 export const WIRE = { varint: 0, fixed64: 1, lengthDelimited: 2, fixed32: 5 } as const;
 

@@ -1,5 +1,5 @@
 // The standard behaviours every destination adapter (destinations/<name>/) must show, run against the real database
-// by one file per destination (test/destinations/<name>.test.ts), as test/temporal-contract.test.ts runs every kind.
+// by one file per destination (test/destinations/<name>.test.ts), as test/integration/temporal/temporal-contract.test.ts runs every kind.
 // A new destination passes this suite before anything else uses it. Each case opens a fresh database from the
 // factory; the claims of the adapter's capabilities are checked against what the database actually does.
 import { spawnSync } from 'node:child_process';

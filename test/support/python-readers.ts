@@ -7,22 +7,27 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 export const PY_READERS_DIR = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'scrape-etl', 'py-readers');
-const REQUIREMENTS = ['pyarrow', 'openpyxl'];
+const REQUIREMENTS = ['pyarrow', 'openpyxl', 'jsonschema', 'duckdb'];
 
 let installed = false;
 
-function python(script: string, args: string[]): string {
+/** The environment in which python3 finds the readers, installing them into the cache on first use. */
+export function pythonReadersEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env, PYTHONPATH: PY_READERS_DIR, PYTHONDONTWRITEBYTECODE: '1' };
   if (!installed) {
     try {
-      execFileSync('python3', ['-c', 'import pyarrow, openpyxl'], { env, stdio: 'ignore' });
+      execFileSync('python3', ['-c', `import ${REQUIREMENTS.join(', ')}`], { env, stdio: 'ignore' });
     } catch {
       // The same command as .ci/run: a developer running one test file needs no separate setup step.
       execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', PY_READERS_DIR, ...REQUIREMENTS], { stdio: 'inherit' });
     }
     installed = true;
   }
-  return execFileSync('python3', ['-c', script, ...args], { env, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  return env;
+}
+
+function python(script: string, args: string[]): string {
+  return execFileSync('python3', ['-c', script, ...args], { env: pythonReadersEnv(), encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
 }
 
 // Python values as JSON: ints as {"int": "<digits>"}, datetimes as {"datetime": iso, "tz": name or null}.

@@ -21,7 +21,7 @@ const integration = tier(INTEGRATION_TIER);
 const PLACES: Array<{ what: string; re: RegExp }> = [
   { what: 'a fast test', re: /^test\/fast\/[a-z0-9-]+\/[a-z0-9-]+\.test\.ts$/ },
   { what: 'an integration test', re: /^test\/integration\/[a-z0-9-]+\/[a-z0-9-]+\.test\.ts$/ },
-  { what: 'the destination adapter suite', re: /^test\/destinations\/[a-z0-9-]+\.ts$/ },
+  { what: 'the destination adapter suite', re: /^test\/destinations\/[a-z0-9-]+(\.test)?\.ts$/ },
   { what: 'test support', re: /^test\/support\/[a-z0-9-]+\.(ts|mjs)$/ },
   { what: 'a fixture', re: /^test\/fixtures\// },
   { what: 'a recorded history and its capture', re: /^test\/replay\// },

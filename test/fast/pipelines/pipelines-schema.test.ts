@@ -8,6 +8,7 @@ import { PipelineFileError } from '../../../pipelines/errors.js';
 import { PIPELINE_JSON_SCHEMA_PATH, pipelineJsonSchemaText } from '../../../pipelines/json-schema.js';
 import { loadPipelineFile, parsePipelineText } from '../../../pipelines/loader.js';
 import { parseDurationMs } from '../../../pipelines/duration.js';
+import { pythonReadersEnv } from '../../support/python-readers.js';
 
 const env = {};
 function errorsOf(text: string, e: NodeJS.ProcessEnv = env): string[] {
@@ -173,7 +174,7 @@ describe('pipeline schema', () => {
       const py = spawnSync(
         'python3',
         ['-c', 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); v=jsonschema.Draft202012Validator(s); print(json.dumps([v.is_valid(i) for i in json.load(sys.stdin)]))', PIPELINE_JSON_SCHEMA_PATH],
-        { input: JSON.stringify(instances), encoding: 'utf8' },
+        { input: JSON.stringify(instances), encoding: 'utf8', env: pythonReadersEnv() },
       );
       expect(py.status, py.stderr).toBe(0);
       const bySchema = JSON.parse(py.stdout) as boolean[];

@@ -26,7 +26,7 @@ describe('workflow replay of earlier releases', () => {
 
   it('every patched() marker of the workflow code is in some recorded history, so each of its branches is replayed', () => {
     // The ids as the workflow modules declare them (export const X_PATCH = 'scrape-etl-...').
-    const workflowsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'workflows');
+    const workflowsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'workflows');
     const declared = fs
       .readdirSync(workflowsDir)
       .filter((f) => f.endsWith('.ts'))
