@@ -5,6 +5,7 @@ import type { Tx } from '../../db/sql.js';
 import type { LoadAttempt } from '../../db/load.js';
 import { quoteIdent } from '../../db/sql.js';
 import { postgresKind } from '../../export/columns.js';
+import { lazyExportReader } from '../lazy-export-reader.js';
 import type { DestinationAdapter } from '../types.js';
 import { postgresCapabilities } from './capabilities.js';
 import { URL_FORMS } from '../url-forms.js';
@@ -77,17 +78,7 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
       `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
         WHERE i.indrelid = to_regclass(quote_ident(${ph1})) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
   },
-  exportReader: {
-    query: async (db, sql, params) => (await exportReader()).query(db, sql, params),
-    async *rowBatches(db, query, params, batchSize) {
-      yield* (await exportReader()).rowBatches(db, query, params, batchSize);
-    },
-    valueForms: 'postgres',
-    columnKind: (type) => ({ declared: type, kind: postgresKind(type) }),
-    readWatermark: async (db, p, t) => (await exportReader()).readWatermark(db, p, t),
-    readLastExportedFile: async (db, p, t) => (await exportReader()).readLastExportedFile(db, p, t),
-    advanceWatermark: async (db, p, t, id, w) => (await exportReader()).advanceWatermark(db, p, t, id, w),
-  },
+  exportReader: lazyExportReader(exportReader, { valueForms: 'postgres', columnKind: (type) => ({ declared: type, kind: postgresKind(type) }) }),
   async readOnlyQuery(db, query, o) {
     const { readOnlyQuery } = await import('./read-only-query.js');
     return readOnlyQuery(db, query, o);

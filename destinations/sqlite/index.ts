@@ -3,6 +3,7 @@
 // the registry costs nothing.
 import fs from 'node:fs';
 import { DatabaseConfigError } from '../../db/config-error.js';
+import { lazyExportReader } from '../lazy-export-reader.js';
 import type { DestinationAdapter } from '../types.js';
 import { sqliteCapabilities } from './capabilities.js';
 import { URL_FORMS } from '../url-forms.js';
@@ -67,17 +68,7 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     columnsSql: (ph1) => `SELECT name, type, ("notnull" = 1 OR pk > 0) AS not_null FROM pragma_table_info(${ph1}) ORDER BY cid`,
     primaryKeySql: (ph1) => `SELECT name FROM pragma_table_info(${ph1}) WHERE pk > 0 ORDER BY pk`,
   },
-  exportReader: {
-    query: async (db, sql, params) => (await exportReader()).query(db, sql, params),
-    async *rowBatches(db, query, params, batchSize) {
-      yield* (await exportReader()).rowBatches(db, query, params, batchSize);
-    },
-    valueForms: 'sqlite',
-    columnKind: (type) => ({ declared: type, kind: sqliteKind(type) }),
-    readWatermark: async (db, p, t) => (await exportReader()).readWatermark(db, p, t),
-    readLastExportedFile: async (db, p, t) => (await exportReader()).readLastExportedFile(db, p, t),
-    advanceWatermark: async (db, p, t, id, w) => (await exportReader()).advanceWatermark(db, p, t, id, w),
-  },
+  exportReader: lazyExportReader(exportReader, { valueForms: 'sqlite', columnKind: (type) => ({ declared: type, kind: sqliteKind(type) }) }),
   async readOnlyQuery(db, query, o) {
     const { readOnlyQuery } = await import('./read-only-query.js');
     return readOnlyQuery(db, query, o);
