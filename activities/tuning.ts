@@ -16,6 +16,9 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): strin
 export function readWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning {
   return {
     heartbeatTimeout: duration(env, 'SCRAPE_ETL_HEARTBEAT_TIMEOUT', '30s'),
+    // A scraping run waited for takes minutes; a dead worker's wait noticed within 5 minutes costs little of it, and
+    // each heartbeat that reaches the server is a billed action on Temporal Cloud (docs/temporal-actions.md).
+    waitHeartbeatTimeout: duration(env, 'SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT', '5m'),
     activityTimeout: duration(env, 'SCRAPE_ETL_ACTIVITY_TIMEOUT', '30m'),
     urlChunkSize: positiveIntFromEnv(env, 'SCRAPE_ETL_URL_CHUNK_SIZE', 25),
     // Set by the operator: that size exactly; else the workflow grows chunks with the list (workflows/url-lists.ts).

@@ -30,6 +30,7 @@ const WORKER: Record<string, Check> = {
   metrics_port: integer(0, 65535),
   metrics_host: text,
   heartbeat_timeout: matches(DURATION),
+  wait_heartbeat_timeout: matches(DURATION),
   activity_timeout: matches(DURATION),
   ...Object.fromEntries(POSITIVE_KEYS.map((k) => [k, integer(1)])),
 };
@@ -99,6 +100,7 @@ export function projectOf(p: ProjectFile, file: string): Project {
     'worker.metrics_port': p.worker?.metrics_port,
     'worker.metrics_host': p.worker?.metrics_host,
     'worker.heartbeat_timeout': p.worker?.heartbeat_timeout,
+    'worker.wait_heartbeat_timeout': p.worker?.wait_heartbeat_timeout,
     'worker.activity_timeout': p.worker?.activity_timeout,
     'worker.url_chunk_size': p.worker?.url_chunk_size,
     'worker.url_load_group': p.worker?.url_load_group,

@@ -40,6 +40,7 @@ export const projectSchema = z.strictObject({
       metrics_port: port.optional(),
       metrics_host: z.string().min(1).optional(),
       heartbeat_timeout: duration.optional(),
+      wait_heartbeat_timeout: duration.optional(),
       activity_timeout: duration.optional(),
       url_chunk_size: positive.optional(),
       url_load_group: positive.optional(),

@@ -62,6 +62,7 @@ export const PROJECT_SETTINGS = {
   'worker.metrics_port': 'SCRAPE_ETL_METRICS_PORT',
   'worker.metrics_host': 'SCRAPE_ETL_METRICS_HOST',
   'worker.heartbeat_timeout': 'SCRAPE_ETL_HEARTBEAT_TIMEOUT',
+  'worker.wait_heartbeat_timeout': 'SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT',
   'worker.activity_timeout': 'SCRAPE_ETL_ACTIVITY_TIMEOUT',
   'worker.url_chunk_size': 'SCRAPE_ETL_URL_CHUNK_SIZE',
   'worker.url_load_group': 'SCRAPE_ETL_URL_LOAD_GROUP',

@@ -154,7 +154,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       SCRAPER_BASE_URL: sim.baseUrl,
       SCRAPER_API_TOKEN: token,
       // Short, so a killed worker's activity is retried elsewhere within seconds rather than 30 s.
-      SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+      SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
       SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
       // The simulator creates at once, so an ambiguous create (a 5xx or a cut answer) is settled by a short look-up;
       // the default 120 s window, meant for a service that may still be creating, would outlast the soak's budget.

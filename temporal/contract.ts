@@ -71,6 +71,11 @@ export interface FailedUrl {
 export interface WorkerTuning {
   /** Heartbeat timeout of long activities: how soon a crashed worker's activity is retried elsewhere. */
   heartbeatTimeout: string;
+  /**
+   * Heartbeat timeout of the activity that waits for a scraping run (since LEAN_PATCH): how soon a crashed worker's
+   * wait is taken over, against one billed heartbeat per 80% of it. Optional in histories from before it (5m then).
+   */
+  waitHeartbeatTimeout?: string;
   /** Start-to-close timeout of one loading activity attempt. */
   activityTimeout: string;
   /** URLs per fan-out activity (each activity loads its chunk with p-limit(spec.concurrency)). */

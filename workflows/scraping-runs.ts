@@ -10,7 +10,7 @@ import { WORKFLOW_FAILURE_TYPES } from '../temporal/contract.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import { addRows, forEachLimited, type ActivityProxies, type ModeRunner } from './shared.js';
 
-/** The least heartbeat timeout of waitForScrapingRun (see runCreateAndWait). */
+/** The heartbeat timeout of waitForScrapingRun when the worker's tuning names none (see runCreateAndWait). */
 export const WAIT_HEARTBEAT_TIMEOUT_MS = 5 * 60_000;
 
 /** What a run-status check ends with for good: the run failed, does not exist, or its answers are garbage. */
@@ -54,14 +54,15 @@ export const runCreateAndWait: ModeRunner = async (ctx) => {
   // Since LEAN_PATCH one activity per scraping run polls it with the pipeline's backoff, heartbeating (Temporal
   // Cloud bills each attempt of the retried check above, and its heartbeat: ~120 actions for a 10-minute run looked
   // at every 10 s). Its heartbeat timeout is at least two of its longest pauses, so a pause never looks like a dead
-  // worker, and at least WAIT_HEARTBEAT_TIMEOUT_MS, so the SDK's throttle (80% of it, capped by the worker's
-  // maxHeartbeatThrottleInterval, temporal/worker.ts) lets one heartbeat in 4 minutes reach the server. A worker
-  // that dies while waiting is noticed within that timeout; the next attempt polls on to the same deadline.
+  // worker, and otherwise the worker's waitHeartbeatTimeout (SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT, 5m): the SDK's
+  // throttle (80% of it, capped by the worker's maxHeartbeatThrottleInterval, temporal/worker.ts) then lets one
+  // heartbeat in 4 minutes reach the server. A worker that dies while waiting is noticed within that timeout; the
+  // next attempt polls on to the same deadline.
   const maxIntervalMs = parseDurationMs(spec.polling.max_interval);
   const waiting = ctx.lean
     ? proxyActivities<Activities>({
         scheduleToCloseTimeout: spec.polling.deadline,
-        heartbeatTimeout: Math.max(2 * maxIntervalMs, parseDurationMs(tuning.heartbeatTimeout), WAIT_HEARTBEAT_TIMEOUT_MS),
+        heartbeatTimeout: Math.max(2 * maxIntervalMs, tuning.waitHeartbeatTimeout ? parseDurationMs(tuning.waitHeartbeatTimeout) : WAIT_HEARTBEAT_TIMEOUT_MS),
         // Retries are for a worker that died (heartbeat timeout) or an error of the worker itself; a policy's
         // maximum interval may not be below its initial one, whatever max_interval the pipeline has (100ms in tests).
         retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: Math.max(1000, maxIntervalMs), nonRetryableErrorTypes: [...FINAL_CHECK_FAILURES, 'RunStillRunning'] },

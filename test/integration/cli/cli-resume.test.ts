@@ -35,7 +35,7 @@ beforeAll(async () => {
     SCRAPER_API_TOKEN: TOKEN,
     SCRAPE_ETL_DATA_DIR: dataDir,
     // An activity cut off by the SIGKILL is retried after this, not after the default minutes.
-    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
     TEMPORAL_ADDRESS: '',
     DATABASE_URL: '',
   };

@@ -32,7 +32,7 @@ async function spawnWorker(): Promise<WorkerProcess> {
   const w = await spawnWorkerProcess({
     address: temporal.address,
     taskQueue,
-    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '10s', SCRAPE_ETL_LOAD_BATCH_SIZE: '100', SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s' },
+    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '10s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '10s', SCRAPE_ETL_LOAD_BATCH_SIZE: '100', SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s' },
   });
   workers.push(w);
   return w;

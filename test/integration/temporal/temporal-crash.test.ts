@@ -26,7 +26,7 @@ const workers: WorkerProcess[] = [];
 const workerEnv = () => ({
   SCRAPER_BASE_URL: sim.baseUrl,
   SCRAPER_API_TOKEN: TOKEN,
-  SCRAPE_ETL_HEARTBEAT_TIMEOUT: '2s',
+  SCRAPE_ETL_HEARTBEAT_TIMEOUT: '2s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '2s',
   SCRAPE_ETL_LOAD_BATCH_SIZE: '200',
   SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
 });
@@ -132,7 +132,7 @@ describe('crash safety', () => {
     // The load's attempts heartbeat every batch; 2 s without one, on a machine at load 8, timed an attempt out
     // while it kept loading, and the retry loaded the same batches again beside it (41 batches for 20). The kill
     // below lands between two attempts, so a longer timeout does not delay the recovery.
-    const tuning = { SCRAPE_ETL_HEARTBEAT_TIMEOUT: '10s' };
+    const tuning = { SCRAPE_ETL_HEARTBEAT_TIMEOUT: '10s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '10s' };
     try {
       const first = await spawnWorker(tuning);
       const handle = await startPipelineRun({ client: temporal.client, taskQueue }, spec, 'r1');

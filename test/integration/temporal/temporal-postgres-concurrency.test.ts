@@ -35,7 +35,7 @@ beforeAll(async () => {
   const env = {
     SCRAPER_BASE_URL: sim.baseUrl,
     SCRAPER_API_TOKEN: TOKEN,
-    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '5s',
+    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '5s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '5s',
     // Small chunks: a run's URLs spread over several activities, so both workers load the same products at once.
     SCRAPE_ETL_URL_CHUNK_SIZE: '3',
     SCRAPE_ETL_PG_POOL_SIZE: String(POOL_SIZE),

@@ -62,7 +62,7 @@ beforeAll(async () => {
     SCRAPER_BASE_URL: sim.baseUrl,
     SCRAPER_API_TOKEN: TOKEN,
     // A killed worker's activities are retried within seconds; its workflows' sticky tasks move on within 1 s.
-    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
     SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
     // Small chunks: a marketplace run's URLs spread over several activities, hence over the three workers.
     SCRAPE_ETL_URL_CHUNK_SIZE: '4',
