@@ -29,7 +29,7 @@ export function controlActivities(deps: ActivityDeps) {
       const rowsByTable = await countRowsOfRun(db, { pipeline: input.pipeline, workflowId: input.workflowId, tables: [...inferred, ...DATA_TABLES] });
       const tokenUsage = await sumTokenUsageOfRun(db, input.workflowId);
       // Results its loads quarantined make a run that otherwise succeeded `partial`, with them named in its error.
-      const rejected = input.status === 'failed' ? { count: 0, first: [] } : await rejectedResultsOfRun(db, input.workflowId);
+      const rejected = input.status === 'failed' || input.status === 'cancelled' ? { count: 0, first: [] } : await rejectedResultsOfRun(db, input.workflowId);
       let status = input.status;
       let error = input.error ?? null;
       if (rejected.count > 0) {
@@ -50,7 +50,8 @@ export function controlActivities(deps: ActivityDeps) {
       const row = await getPipelineRun(db, input.workflowId);
       const durationMs = row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
       deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status, rowsByTable, tokenUsage, durationMs });
-      return { rowsByTable, tokenUsage, ...(rejected.count > 0 ? { status, error, rejectedResults: rejected.count } : {}) };
+      // A cancelled run's quarantined results are not counted (above): only a finished run's status is said back.
+      return { rowsByTable, tokenUsage, ...(rejected.count > 0 && status !== 'cancelled' ? { status, error, rejectedResults: rejected.count } : {}) };
     },
 
     async readResultsWatermark(input: WatermarkInput): Promise<string | null> {

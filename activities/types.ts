@@ -27,8 +27,11 @@ export interface BeginPipelineRunInput extends PipelineRunRef {
 }
 
 export interface FinishPipelineRunInput extends PipelineRunRef {
-  /** 'partial': some URLs failed for good (listed in `error`) and the others loaded; 'failed_checks': an error check failed. */
-  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
+  /**
+   * 'partial': some URLs failed for good (listed in `error`) and the others loaded; 'failed_checks': an error check
+   * failed; 'cancelled': the workflow was cancelled (workflows/pipeline.ts CANCEL_PATCH).
+   */
+  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'cancelled';
   error: string | null;
   /** The exports' own outcome; absent when the run failed before them. */
   exportStatus?: ExportStatus;

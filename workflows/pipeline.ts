@@ -10,7 +10,7 @@
 //   results-sync (results)           results-sync.ts
 // then exports, and the pipeline_runs row is finished with counts read from the database.
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, ContinueAsNew, defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, defineQuery, isCancellation, log, patched, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_DELIVER_WITHIN } from '../pipelines/spec.js';
 import type { Activities } from '../activities/index.js';
 import type { BeginPipelineRunInput } from '../activities/types.js';
@@ -113,6 +113,8 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   // Since LEAN_PATCH the alerts step runs only when a webhook would hear it (the plan says, from the pipeline and the
   // worker's defaults); before, it ran for every run, an activity with nothing to send.
   const alertsOn = !lean || plan.alerts !== false;
+  // Once the row holds the run's outcome, a cancel that comes later (during its alerts) does not rewrite it.
+  let rowFinished = false;
   try {
     if (lean) {
       if (plan.beginError !== undefined) throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${plan.beginError}`, plan.beginErrorType ?? WORKFLOW_FAILURE_TYPES.pipelineFailed);
@@ -167,6 +169,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     ];
     const askedError = errors.length > 0 ? shortText(errors.join('\n'), 4000) : null;
     const finished = await control.finishPipelineRun({ ...ref, status: asked, error: askedError, exportStatus, exportError });
+    rowFinished = true;
     // Results the loads quarantined (rejected_results) make a succeeded run partial; the activity says so in its answer.
     const status = finished.status !== undefined && finished.status !== 'failed' ? finished.status : asked;
     const error = finished.error !== undefined ? finished.error : askedError;
@@ -205,6 +208,29 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.
     if (err instanceof ContinueAsNew) throw err;
+    // A cancel (the Web UI's, `temporal workflow cancel`, a schedule's overlap policy cancel_other) cancels the
+    // workflow's scope: every activity scheduled in it fails at once, so the steps below would leave the row
+    // 'running' and end the workflow FAILED with the cancellation's empty message. Since CANCEL_PATCH the row is
+    // finished 'cancelled' outside the cancelled scope and the cancellation rethrown: the workflow ends CANCELLED.
+    // No alert: no webhook event is a cancel (a person or a schedule asked for it). patched() is asked only here,
+    // so runs that are not cancelled carry no marker.
+    if (isCancellation(err) && patched(CANCEL_PATCH)) {
+      const during = progress.phase;
+      progress.phase = 'cancelled';
+      progress.error = `cancelled while ${during}`;
+      await CancellationScope.nonCancellable(async () => {
+        if (!rowFinished) {
+          try {
+            await control.finishPipelineRun({ ...ref, status: 'cancelled', error: `the run was cancelled while ${during} (a cancel from the Temporal Web UI or CLI, or a schedule's overlap policy cancel_other); what it loaded before stays` });
+          } catch (finishErr) {
+            // The destination itself may be unreachable: logged, and the workflow still ends CANCELLED.
+            log.warn('the cancelled run could not be recorded in pipeline_runs', { error: causeMessage(finishErr) });
+          }
+        }
+        markRunStatus('cancelled', lean);
+      });
+      throw err;
+    }
     const message = causeMessage(err);
     progress.phase = 'failed';
     progress.error = message;
@@ -242,6 +268,13 @@ export const NOTIFY_CHECK_PATCH = 'scrape-etl-notify-check-1';
  * activity. Runs started before it replay their old steps. Keep the id; deprecatePatch it once none can be open.
  */
 export const LEAN_PATCH = 'scrape-etl-lean-1';
+
+/**
+ * A cancelled run finishes its pipeline_runs row as 'cancelled' (outside the cancelled scope) and ends CANCELLED;
+ * before it, its row stayed 'running' and the workflow ended FAILED. Asked only once a cancellation reached the
+ * workflow, so only cancelled runs' histories have the marker. Keep the id.
+ */
+export const CANCEL_PATCH = 'scrape-etl-cancel-1';
 
 /** The run's mode and tuning: from the first run's plan, or carried over continue-as-new. */
 async function planRun(

@@ -23,8 +23,8 @@ afterAll(async () => {
 const DB = 'sqlite:/nowhere/mocked.sqlite';
 const urls = (n: number) => Array.from({ length: n }, (_, i) => productUrl(1000 + i));
 const ok = (rows: number) => ({ succeeded: rows, failed: [], rows: { products: rows } });
-/** The alerts step may become conditional (#29, fewer billable actions): the order below is said without it. */
-const withoutAlerts = (names: ActivityName[]) => names.filter((n) => n !== 'notifyPipelineRun');
+/** The plan's begin of the run's row (LEAN_PATCH: planPipelineRun starts the pipeline_runs row, no beginPipelineRun). */
+const begin = (pipeline: string, kind: string) => ({ workflowId: `${pipeline}--test`, pipeline, kind, database: DB });
 
 const csvExport = (dir: string, on_failed_checks?: 'run' | 'skip'): ExportSpec => ({
   dir,
@@ -47,10 +47,13 @@ describe('url-list mode (marketplace, job-board)', () => {
       const out = await outcome(handle);
       expect(out).toHaveProperty('result');
       if (!('result' in out)) return;
-      expect(withoutAlerts(run.names())).toEqual(['planPipelineRun', 'beginPipelineRun', 'loadUrlChunk', 'loadUrlChunk', 'loadUrlChunk', 'finishPipelineRun']);
-      // The plan checks the seal of the very input the run was started with.
-      expect(run.inputsOf('planPipelineRun')[0]).toMatchObject({ kind: 'marketplace', sealed: { spec: { name: 'wf-happy' }, runKey: 'test' } });
-      expect(run.inputsOf('beginPipelineRun')[0]).toEqual({ workflowId: 'wf-happy--test', pipeline: 'wf-happy', kind: 'marketplace', database: DB });
+      // No webhook anywhere (the plan says so): no alerts step. No beginPipelineRun: the plan begins the row.
+      expect(run.names()).toEqual(['planPipelineRun', 'loadUrlChunk', 'loadUrlChunk', 'loadUrlChunk', 'finishPipelineRun']);
+      // The plan checks the seal of the very input the run was started with, begins the row and is asked about alerts.
+      expect(run.inputsOf('planPipelineRun')[0]).toMatchObject({ kind: 'marketplace', sealed: { spec: { name: 'wf-happy' }, runKey: 'test' }, begin: begin('wf-happy', 'marketplace'), askAlerts: true });
+      // Bookkeeping runs as local activities; a list longer than 3 URLs is loaded by regular (heartbeating) ones.
+      expect(run.calls.filter((c) => c.info.isLocal).map((c) => c.name)).toEqual(['planPipelineRun', 'finishPipelineRun']);
+      expect(run.infoOf('loadUrlChunk').every((i) => i.heartbeatTimeoutMs === 2000)).toBe(true);
       // Chunks of urlChunkSize (2) from the inline list, each with its offset; the spec travels without its list.
       const chunks = run.inputsOf('loadUrlChunk');
       expect(chunks.map((c) => [c.offset, c.urls])).toEqual([
@@ -94,23 +97,27 @@ describe('url-list mode (marketplace, job-board)', () => {
   });
 
   it('a service outage (ServiceUnavailable) is waited out with the polling back-off, and the chunk is tried again as after an outage', async () => {
-    const spec = { ...marketplaceSpec('wf-outage', DB, urls(2)), polling: { initial_interval: '30s', backoff_coefficient: 2, max_interval: '2m', deadline: '30m' } };
+    // 4 URLs in one fixed chunk: a regular activity (a list of up to 3 is a local activity's, scheduled in worker
+    // time, which the server's skipping does not move), so its schedule times show the pauses.
+    const spec = { ...marketplaceSpec('wf-outage', DB, urls(4)), polling: { initial_interval: '30s', backoff_coefficient: 2, max_interval: '2m', deadline: '30m' } };
+    const tuning = { ...TUNING, urlChunkSize: 4, urlChunkFixed: true };
     let attempts = 0;
     const scheduledAt: number[] = [];
     const loadUrlChunk = async (c: { urls: string[] }) => {
       attempts += 1;
       // Server time, which the test server skips: when each try was scheduled says how long the workflow paused.
       scheduledAt.push(Context.current().info.scheduledTimestampMs);
-      if (attempts <= 4) throw ApplicationFailure.nonRetryable('service unreachable for 2 URL(s) of this chunk; first: ECONNREFUSED', 'ServiceUnavailable');
+      if (attempts <= 4) throw ApplicationFailure.nonRetryable('service unreachable for 4 URL(s) of this chunk; first: ECONNREFUSED', 'ServiceUnavailable');
       return ok(c.urls.length);
     };
-    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list', tuning), loadUrlChunk } }, async (handle, run) => {
       const out = await outcome(handle);
       expect(out).toMatchObject({ result: { status: 'succeeded', failedUrlCount: 0 } });
       const chunks = run.inputsOf('loadUrlChunk');
       expect(chunks).toHaveLength(5);
       expect(chunks.map((c) => c.afterOutage ?? false)).toEqual([false, true, true, true, true]);
-      expect(new Set(chunks.map((c) => c.offset))).toEqual(new Set([0]));
+      expect(chunks.map((c) => [c.offset, c.urls.length])).toEqual(Array(5).fill([0, 4]));
+      expect(run.infoOf('loadUrlChunk').every((i) => !i.isLocal)).toBe(true);
       // Pauses of 30 s, growing by backoff_coefficient up to max_interval (2m), in server time: skipped, not slept.
       const pauses = scheduledAt.slice(1).map((t, i) => t - scheduledAt[i]!);
       expect(pauses.map((p) => Math.round(p / 1000))).toEqual([30, 60, 120, 120]);
@@ -126,14 +133,18 @@ describe('url-list mode (marketplace, job-board)', () => {
     await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
       const out = await outcome(handle);
       expect(out).toMatchObject({ failure: { type: 'ServiceUnavailable', message: expect.stringMatching(/stayed unreachable for polling\.deadline \(10m\): service unreachable .*HTTP 503/) } });
-      // 1 + 2 + 4 minutes of pauses fit in 10 minutes, the next 5 would not: four attempts.
+      // 1 + 2 + 4 minutes of pauses fit in 10 minutes, the next 5 would not: four attempts. A list of 2 is a local
+      // activity's, whose outage is waited out the same way (workflow timers).
       expect(run.inputsOf('loadUrlChunk')).toHaveLength(4);
+      expect(run.inputsOf('loadUrlChunk').map((c) => c.afterOutage ?? false)).toEqual([false, true, true, true]);
+      expect(run.infoOf('loadUrlChunk').every((i) => i.isLocal)).toBe(true);
       expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed' })]);
     });
   });
 
   it('any other activity failure fails the run at once with its type kept, after its retries', async () => {
-    const spec = marketplaceSpec('wf-broken', DB, urls(2));
+    // A list longer than 3: its chunks are regular activities, whose failure the workflow names the pipeline in.
+    const spec = marketplaceSpec('wf-broken', DB, urls(5));
     const loadUrlChunk = async () => {
       throw ApplicationFailure.nonRetryable("table 'products' is locked by another writer", 'DestinationLocked');
     };
@@ -141,6 +152,7 @@ describe('url-list mode (marketplace, job-board)', () => {
       const out = await outcome(handle);
       expect(out).toEqual({ failure: { type: 'DestinationLocked', message: "pipeline 'wf-broken' failed: table 'products' is locked by another writer" } });
       expect(run.inputsOf('loadUrlChunk')).toHaveLength(1);
+      expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed', error: "table 'products' is locked by another writer" })]);
     });
   });
 
@@ -153,9 +165,12 @@ describe('url-list mode (marketplace, job-board)', () => {
       if (!('result' in out)) throw new Error(`expected a result, got ${JSON.stringify(out)}`);
       expect(out.result).toMatchObject({ status: 'partial', failedUrlCount: 1 });
       expect(run.inputsOf('loadUrlChunk').map((c) => c.offset)).toEqual([0, 1, 2, 3, 4]);
-      // The row is begun once (the first run) and finished once (the last); the plan runs in each of the 3 runs.
-      expect(run.names().filter((n) => n === 'beginPipelineRun')).toHaveLength(1);
-      expect(run.names().filter((n) => n === 'planPipelineRun')).toHaveLength(3);
+      // The row is begun once (by the first run's plan) and finished once (the last); the plan runs in each of the
+      // 3 runs, and only the first one's begins the row.
+      const plans = run.inputsOf('planPipelineRun');
+      expect(plans).toHaveLength(3);
+      expect(plans.map((p) => p.begin ?? null)).toEqual([begin('wf-can', 'marketplace'), null, null]);
+      expect(run.names()).not.toContain('beginPipelineRun');
       expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'partial', error: `1 of 5 URLs failed: ${urls(5)[1]}: bad` })]);
       expect(await handle.query<PipelineProgress>('progress')).toMatchObject({ continuedAsNew: 2, urls: { total: 5, done: 5, failed: 1 }, rowsLoaded: { products: 4 } });
     });
@@ -165,9 +180,9 @@ describe('url-list mode (marketplace, job-board)', () => {
 describe('create-and-wait mode (pdf, leads-*)', () => {
   const target = (id: string) => ({ scrapingRunId: id, scraperName: 'wf-leads-scraper', label: 'Default' });
 
-  it('creates once, polls each run with the pipeline back-off until succeeded (server-scheduled retries), then loads it', async () => {
-    const spec = { ...leadsSearchSpec('wf-leads', DB), polling: { initial_interval: '10s', backoff_coefficient: 2, max_interval: '1m', deadline: '1h' } };
-    const polls = new Map<string, number>();
+  it('creates once, waits for each run with one polling activity (the pipeline back-off, heartbeats), then loads it', async () => {
+    const spec = { ...leadsSearchSpec('wf-leads', DB), polling: { initial_interval: '10s', backoff_coefficient: 2, max_interval: '4m', deadline: '1h' } };
+    const waited: string[] = [];
     await withPipelineRun(
       env,
       {
@@ -175,11 +190,10 @@ describe('create-and-wait mode (pdf, leads-*)', () => {
         mocks: {
           ...defaultMocks('create-and-wait'),
           createAndRun: async () => ({ runs: [target('9007199254740993'), target('7')], reused: false, rows: { scrapers: 1 } }),
-          checkRunStatus: async ({ run }) => {
-            const n = (polls.get(run.scrapingRunId) ?? 0) + 1;
-            polls.set(run.scrapingRunId, n);
-            if (n < 3) throw ApplicationFailure.create({ message: `scraping run ${run.scrapingRunId} is still running`, type: 'RunStillRunning', category: 'BENIGN' });
-            return { status: 'succeeded' };
+          // The polling itself (looks, back-off, heartbeats) is the activity's: activities/scraping-runs.ts.
+          waitForScrapingRun: async ({ run }) => {
+            waited.push(run.scrapingRunId);
+            return { status: 'succeeded', looks: 3 };
           },
           loadRunResults: async ({ run }) => ({ results: 10, batches: 1, fromResultsList: 0, rows: { [`leads_${run.scrapingRunId}`]: 10 } }),
         },
@@ -189,14 +203,51 @@ describe('create-and-wait mode (pdf, leads-*)', () => {
         if (!('result' in out)) throw new Error(`expected a result, got ${JSON.stringify(out)}`);
         expect(out.result).toMatchObject({ status: 'succeeded', scrapingRunIds: ['9007199254740993', '7'] });
         expect(run.names().filter((n) => n === 'createAndRun')).toHaveLength(1);
-        expect(Object.fromEntries(polls)).toEqual({ '9007199254740993': 3, '7': 3 });
-        // A run is loaded only after its own check succeeded.
-        const names = withoutAlerts(run.names());
-        expect(names.slice(0, 3)).toEqual(['planPipelineRun', 'beginPipelineRun', 'createAndRun']);
+        expect(waited.sort()).toEqual(['7', '9007199254740993']);
+        // No check per look (each a billed attempt): one wait per run, never a beginPipelineRun, no alerts step.
+        const names = run.names();
+        expect(names).not.toContain('checkRunStatus');
+        expect(names.slice(0, 2)).toEqual(['planPipelineRun', 'createAndRun']);
         expect(names.at(-1)).toBe('finishPipelineRun');
-        expect(run.inputsOf('loadRunResults').map((l) => l.run.scrapingRunId).sort()).toEqual(['7', '9007199254740993']);
-        expect(run.inputsOf('checkRunStatus')).toContainEqual({ run: target('9007199254740993'), pipeline: 'wf-leads' });
+        expect(names.filter((n) => n === 'waitForScrapingRun')).toHaveLength(2);
+        // A run is loaded only after its own wait ended.
+        for (const id of ['7', '9007199254740993']) {
+          const waitAt = run.calls.findIndex((c) => c.name === 'waitForScrapingRun' && c.input.run.scrapingRunId === id);
+          const loadAt = run.calls.findIndex((c) => c.name === 'loadRunResults' && c.input.run.scrapingRunId === id);
+          expect(waitAt).toBeGreaterThan(0);
+          expect(loadAt).toBeGreaterThan(waitAt);
+        }
+        // The pipeline's polling goes to the activity; its deadline bounds the activity, and its heartbeat timeout is
+        // at least twice max_interval (4m here) and never below WAIT_HEARTBEAT_TIMEOUT_MS (5m).
+        expect(run.inputsOf('waitForScrapingRun')).toContainEqual({ run: target('9007199254740993'), pipeline: 'wf-leads', polling: spec.polling });
+        expect(run.infoOf('waitForScrapingRun')[0]).toMatchObject({ isLocal: false, scheduleToCloseTimeoutMs: 3_600_000, heartbeatTimeoutMs: 8 * 60_000 });
         expect(await handle.query<PipelineProgress>('progress')).toMatchObject({ runs: { total: 2, waiting: 0, loading: 0, done: 2 }, resultsLoaded: 20, rowsLoaded: { scrapers: 1, leads_7: 10, leads_9007199254740993: 10 } });
+      },
+    );
+  });
+
+  it('a wait whose worker failed (a retryable error) is tried again and goes on to load the run', async () => {
+    const spec = { ...leadsSearchSpec('wf-leads-retry', DB), polling: { initial_interval: '1s', backoff_coefficient: 2, max_interval: '10s', deadline: '1h' } };
+    await withPipelineRun(
+      env,
+      {
+        spec,
+        mocks: {
+          ...defaultMocks('create-and-wait'),
+          createAndRun: async () => ({ runs: [target('8')], reused: false, rows: {} }),
+          waitForScrapingRun: async () => {
+            if (Context.current().info.attempt === 1) throw ApplicationFailure.retryable('connect ECONNRESET (the worker lost its connection)', 'WorkerError');
+            return { status: 'succeeded', looks: 1 };
+          },
+          loadRunResults: async () => ({ results: 2, batches: 1, fromResultsList: 0, rows: { leads_8: 2 } }),
+        },
+      },
+      async (handle, run) => {
+        expect(await outcome(handle)).toMatchObject({ result: { status: 'succeeded', resultsLoaded: 2 } });
+        expect(run.infoOf('waitForScrapingRun').map((i) => i.attempt)).toEqual([1, 2]);
+        // Polling at 10 s at most: the heartbeat timeout is the 5-minute floor.
+        expect(run.infoOf('waitForScrapingRun')[0]!.heartbeatTimeoutMs).toBe(5 * 60_000);
+        expect(run.inputsOf('loadRunResults')).toHaveLength(1);
       },
     );
   });
@@ -210,21 +261,21 @@ describe('create-and-wait mode (pdf, leads-*)', () => {
         mocks: {
           ...defaultMocks('create-and-wait'),
           createAndRun: async () => ({ runs: [target('5')], reused: false, rows: {} }),
-          checkRunStatus: async () => {
+          waitForScrapingRun: async () => {
             throw ApplicationFailure.nonRetryable("scraping run 5 ended 'failed': quota exhausted", 'RunFailed');
           },
         },
       },
       async (handle, run) => {
         expect(await outcome(handle)).toEqual({ failure: { type: 'RunFailed', message: "scraping run 5 ended 'failed': quota exhausted" } });
-        expect(run.inputsOf('checkRunStatus')).toHaveLength(1);
+        expect(run.inputsOf('waitForScrapingRun')).toHaveLength(1);
         expect(run.names()).not.toContain('loadRunResults');
         expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed', error: "scraping run 5 ended 'failed': quota exhausted" })]);
       },
     );
   });
 
-  it('a run still running at polling.deadline fails as RunDeadlineExceeded, naming the deadline and what to do', async () => {
+  it('a run still running at polling.deadline fails as RunDeadlineExceeded, naming the deadline, what to do and the last check', async () => {
     const spec = { ...leadsSearchSpec('wf-deadline', DB), polling: { initial_interval: '1m', backoff_coefficient: 2, max_interval: '10m', deadline: '1h' } };
     await withPipelineRun(
       env,
@@ -233,20 +284,27 @@ describe('create-and-wait mode (pdf, leads-*)', () => {
         mocks: {
           ...defaultMocks('create-and-wait'),
           createAndRun: async () => ({ runs: [target('6')], reused: false, rows: {} }),
-          checkRunStatus: async () => {
-            throw ApplicationFailure.create({ message: 'scraping run 6 is still running', type: 'RunStillRunning', category: 'BENIGN' });
+          // As the activity says its deadline passed: non-retryable RunStillRunning, the last look's error as detail.
+          waitForScrapingRun: async () => {
+            throw ApplicationFailure.create({ message: 'scraping run 6 is still not answering at the polling deadline; last check: HTTP 503', type: 'RunStillRunning', nonRetryable: true, details: ['HTTP 503 from /api/scraping-runs/6'] });
           },
         },
       },
       async (handle, run) => {
         const out = await outcome(handle);
         expect(out).toMatchObject({
-          failure: { type: WORKFLOW_FAILURE_TYPES.runDeadlineExceeded, message: expect.stringContaining("scraping run 6 of scraper 'wf-leads-scraper' (Default) was still not 'succeeded' when the polling deadline of 1h passed") },
+          failure: {
+            type: WORKFLOW_FAILURE_TYPES.runDeadlineExceeded,
+            message: expect.stringContaining("scraping run 6 of scraper 'wf-leads-scraper' (Default) was still not 'succeeded' when the polling deadline of 1h passed"),
+          },
         });
-        // 1, 2, 4, 8 then 10-minute pauses within the hour: about 9 checks, each a retry the server scheduled.
-        const checks = run.inputsOf('checkRunStatus').length;
-        expect(checks).toBeGreaterThanOrEqual(7);
-        expect(checks).toBeLessThanOrEqual(11);
+        if (!('failure' in out)) return;
+        expect(out.failure.message).toContain('raise polling.deadline');
+        expect(out.failure.message).toMatch(/; last check: HTTP 503 from \/api\/scraping-runs\/6$/);
+        // Not retried: the deadline is the activity's to tell, once.
+        expect(run.inputsOf('waitForScrapingRun')).toHaveLength(1);
+        expect(run.names()).not.toContain('loadRunResults');
+        expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed', error: expect.stringContaining('polling deadline of 1h') })]);
       },
     );
   });
@@ -274,7 +332,9 @@ describe('results-sync mode (results)', () => {
       async (handle, run) => {
         const out = await outcome(handle);
         expect(out).toMatchObject({ result: { status: 'succeeded', pagesLoaded: 4, resultsLoaded: 10 } });
-        expect(withoutAlerts(run.names())).toEqual(['planPipelineRun', 'beginPipelineRun', 'readResultsWatermark', 'loadResultsPages', 'loadResultsPages', 'commitResultsWatermark', 'finishPipelineRun']);
+        expect(run.names()).toEqual(['planPipelineRun', 'readResultsWatermark', 'loadResultsPages', 'loadResultsPages', 'commitResultsWatermark', 'finishPipelineRun']);
+        // The watermark's reads and writes are bookkeeping: local activities, as the plan and the finish.
+        expect(run.calls.filter((c) => c.info.isLocal).map((c) => c.name)).toEqual(['planPipelineRun', 'readResultsWatermark', 'commitResultsWatermark', 'finishPipelineRun']);
         expect(run.inputsOf('loadResultsPages').map((p) => [p.startPage, p.watermark, p.maxPages, p.lastPageKey])).toEqual([
           [1, '100', TUNING.pagesPerActivity, null],
           [3, '100', TUNING.pagesPerActivity, 'k1'],
@@ -337,7 +397,8 @@ describe('after the load: checks, exports, alerts', () => {
         const out = await outcome(handle);
         if (!('result' in out)) throw new Error(`expected a result, got ${JSON.stringify(out)}`);
         expect(out.result).toMatchObject({ status: 'failed_checks', exportStatus: 'succeeded', exportedFiles: 1, checks: [{ name: 'enough rows', status: 'fail' }] });
-        expect(run.names()).toEqual(['planPipelineRun', 'beginPipelineRun', 'loadUrlChunk', 'evaluateRunChecks', 'runExports', 'finishPipelineRun', 'notifyPipelineRun']);
+        // A webhook: the plan says so, and the alerts step runs after the row is finished.
+        expect(run.names()).toEqual(['planPipelineRun', 'loadUrlChunk', 'evaluateRunChecks', 'runExports', 'finishPipelineRun', 'notifyPipelineRun']);
         expect(run.inputsOf('evaluateRunChecks')[0]).toMatchObject({ workflowId: 'wf-checks--test', rowsLoaded: { products: 1 } });
         expect(run.inputsOf('runExports')[0]!.spec.exports.map((e) => e.dir)).toEqual(['/out/kept']);
         expect(run.inputsOf('finishPipelineRun')[0]).toMatchObject({ status: 'failed_checks', error: detail, exportStatus: 'succeeded' });
@@ -465,11 +526,12 @@ describe('refusals and cancellation', () => {
     });
   });
 
-  // What a cancel (the Web UI's, or a schedule's overlap: cancel_other) leaves in the destination is NOT asserted
-  // here: today the workflow's scope is cancelled, so its finishPipelineRun is never scheduled (the row stays
-  // 'running') and the run fails with an empty message. Reported in #29's tiers report; the fix is the workflow's.
-  it('a cancelled run stops its load: no later chunk, no exports, and the workflow does not complete', async () => {
-    const spec: PipelineSpec = { ...marketplaceSpec('wf-cancel', DB, urls(4)), exports: [csvExport('/out/c')] };
+  // A cancel (the Web UI's, `temporal workflow cancel`, or a schedule's overlap policy cancel_other) cancels the
+  // workflow's scope; since CANCEL_PATCH the run's row is still finished, as 'cancelled', and the workflow ends
+  // CANCELLED (before, the row stayed 'running' and the workflow failed with an empty message).
+  it('a cancelled run stops its load, finishes its row as cancelled, sends no alert and ends CANCELLED', async () => {
+    const webhook = { url: '${WF_TEST_WEBHOOK}', format: 'json' as const, on: ['succeeded' as const, 'failed' as const] };
+    const spec: PipelineSpec = { ...marketplaceSpec('wf-cancel', DB, urls(4)), exports: [csvExport('/out/c')], notify: { webhooks: [webhook] } };
     let release!: () => void;
     const started = new Promise<void>((resolve) => (release = resolve));
     const loadUrlChunk = async () => {
@@ -484,11 +546,37 @@ describe('refusals and cancellation', () => {
     await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
       await started;
       await handle.cancel();
-      await expect(handle.result()).rejects.toThrow();
+      await expect(handle.result()).rejects.toThrow(/cancel/i);
       const description = await handle.describe();
-      expect(['CANCELLED', 'FAILED']).toContain(description.status.name);
+      expect(description.status.name).toBe('CANCELLED');
       expect(run.inputsOf('loadUrlChunk')).toHaveLength(1);
       expect(run.names()).not.toContain('runExports');
+      // The row is finished once, as cancelled, saying while what; nothing is sent to the webhook for it.
+      expect(run.inputsOf('finishPipelineRun')).toEqual([
+        { workflowId: 'wf-cancel--test', pipeline: 'wf-cancel', kind: 'marketplace', database: DB, status: 'cancelled', error: expect.stringMatching(/^the run was cancelled while loading /) },
+      ]);
+      expect(run.names()).not.toContain('notifyPipelineRun');
+      expect(run.names()).not.toContain('recordAlertFailure');
+      expect(await handle.query<PipelineProgress>('progress')).toMatchObject({ phase: 'cancelled', error: 'cancelled while loading' });
+    });
+  });
+
+  it('a run cancelled during an outage wait (a workflow timer) finishes its row as cancelled too', async () => {
+    const spec = { ...marketplaceSpec('wf-cancel-wait', DB, urls(2)), polling: { initial_interval: '10m', backoff_coefficient: 2, max_interval: '10m', deadline: '2h' } };
+    let release!: () => void;
+    const failedOnce = new Promise<void>((resolve) => (release = resolve));
+    const loadUrlChunk = async () => {
+      release();
+      throw ApplicationFailure.nonRetryable('service unreachable for 2 URL(s) of this chunk; first: ECONNREFUSED', 'ServiceUnavailable');
+    };
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+      await failedOnce;
+      // The workflow is waiting out the outage once the progress says so.
+      for (let i = 0; i < 200 && !(await handle.query<PipelineProgress>('progress')).waiting; i++) await new Promise((r) => setTimeout(r, 50));
+      await handle.cancel();
+      await expect(handle.result()).rejects.toThrow(/cancel/i);
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+      expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'cancelled' })]);
     });
   });
 });

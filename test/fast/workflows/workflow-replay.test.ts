@@ -15,7 +15,7 @@ import { pipelineDataConverter } from '../../../temporal/payload-codec.js';
 const { temporal } = proto;
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'replay', 'histories');
-const entries = JSON.parse(fs.readFileSync(path.join(dir, 'histories.json'), 'utf8')) as Array<{ file: string; mode: string; workflowId: string }>;
+const entries = JSON.parse(fs.readFileSync(path.join(dir, 'histories.json'), 'utf8')) as Array<{ file: string; mode: string; workflowId: string; status: string }>;
 
 describe('workflow replay of earlier releases', () => {
   it('has a history of each run mode, and every history file is listed with its workflow id', () => {
@@ -26,6 +26,7 @@ describe('workflow replay of earlier releases', () => {
 
   it('every patched() marker of the workflow code is in some recorded history, so each of its branches is replayed', () => {
     // The ids as the workflow modules declare them (export const X_PATCH = 'scrape-etl-...').
+    // The repository's workflows/ (this file is test/fast/workflows/).
     const workflowsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'workflows');
     const declared = fs
       .readdirSync(workflowsDir)
@@ -47,14 +48,17 @@ describe('workflow replay of earlier releases', () => {
     expect(declared.filter((id) => !recorded.has(id))).toEqual([]);
   });
 
-  for (const { file, workflowId } of entries) {
+  for (const { file, workflowId, status } of entries) {
     it(`replays ${file}`, async () => {
       const history = temporal.api.history.v1.History.decode(fs.readFileSync(path.join(dir, file)));
       const { EventType } = temporal.api.enums.v1;
       expect(history.events[0]?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED);
       expect(history.events[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name).toBe('pipelineWorkflow');
-      // The run went to its end: replay checks every command the workflow issued on the way.
-      expect(history.events.at(-1)?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+      // The run went to its end: replay checks every command the workflow issued on the way. A cancelled run's
+      // end is its cancellation (CANCEL_PATCH: it finished its row, then ended CANCELLED).
+      expect(history.events.at(-1)?.eventType).toBe(
+        status === 'cancelled' ? EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED : EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+      );
       // The id it ran under: the workflow checks it against the pipeline's name before anything else.
       // With the payload codec of every worker: recorded plain payloads pass through it unchanged.
       await Worker.runReplayHistory({ workflowBundle: await pipelineWorkflowBundle(), replayName: file, dataConverter: pipelineDataConverter() }, history, workflowId);
