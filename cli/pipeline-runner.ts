@@ -158,7 +158,8 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
   const maxPause = opts.pollMs ?? 500;
   let pause = Math.min(maxPause, 40);
   const began = Date.now();
-  let nextQueryAt = began + QUERY_FIRST_MS;
+  // A run this command attaches to has been going for a while: where it stands is asked at once (one query).
+  let nextQueryAt = run.attached ? began : began + QUERY_FIRST_MS;
   let lastQueryAt = began;
   let queryPause = QUERY_FIRST_MS;
   let moved: string | undefined;
@@ -202,11 +203,12 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
       } else {
         lastQueryAt = now;
         movedSinceQuery = false;
-        queryPause = Math.min(QUERY_MAX_MS, queryPause * 2);
+        // The pause grows only once a query was answered: one asked before a worker picked the run up is asked again soon.
         nextQueryAt = now + queryPause;
         try {
           if (opts.stats) opts.stats.queries++;
           const p = await cancellable(run, opts.signal, () => run.handle.query<PipelineProgress>(PROGRESS_QUERY));
+          queryPause = Math.min(QUERY_MAX_MS, queryPause * 2);
           last = toSnapshot(p);
           // An activity Temporal retries (describe), else a wait the workflow itself makes (a service outage).
           const note = waiting ?? (p.waiting ? { reason: oneLineReason(p.waiting.reason), attempt: p.waiting.attempt, nextAttemptAt: Date.parse(p.waiting.nextAttemptAt), expected: false } : undefined);

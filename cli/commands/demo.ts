@@ -81,6 +81,7 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
   const exportDir = path.join(dataDir, 'exports');
   let failures = 0;
   let interrupted = false;
+  let stoppedRun: string | undefined;
   try {
     trap.started();
     const files = fs.readdirSync(EXAMPLES_DIR).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
@@ -105,8 +106,7 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
         // A demo run is not resumed (the next demo starts afresh, and this process's simulator is going away):
         // stopped here, so nothing is left running in Temporal.
         await run.handle.terminate('scrape-etl demo was interrupted').catch((err: unknown) => log.warn({ err }, 'could not stop the demo run'));
-        // A terminated workflow never finishes its pipeline_runs row: the demo does, so it does not stay 'running'.
-        await markInterrupted(database, run.workflowId).catch((err: unknown) => log.warn({ err }, 'could not mark the demo run interrupted'));
+        stoppedRun = run.workflowId;
         forgetRunByWorkflowId(dataDir, spec.name, run.workflowId);
         process.stderr.write(`interrupted: the demo's run ${run.workflowId} was stopped\n`);
         if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', pipeline: spec.name, workflowId: run.workflowId })}\n`);
@@ -139,6 +139,10 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
     await session.close();
     await sim.close();
   }
+  // A terminated workflow never finishes its pipeline_runs row: the demo does, so it does not stay 'running'. Only
+  // now, with the in-process worker stopped: the run's plan (a local activity) may still have been starting the row
+  // when the workflow was terminated, and would have written 'running' after an earlier look.
+  if (stoppedRun !== undefined) await markInterrupted(database, stoppedRun).catch((err: unknown) => log.warn({ err }, 'could not mark the demo run interrupted'));
   if (interrupted) {
     process.exitCode = trap.exitCode();
     return;
