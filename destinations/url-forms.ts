@@ -2,6 +2,7 @@
 // file schemas, anchoring relative paths, the read-only commands, destination keys): no adapter and no driver is
 // loaded here, so `scrape-etl status` and `--help` stay fast. The mapped type makes the compiler name a destination
 // without its form; the adapters parse with the same prefixes (destinations/<name>/index.ts).
+import { DatabaseConfigError } from '../db/config-error.js';
 import { DESTINATION_NAMES, type DestinationName } from './types.js';
 
 export interface UrlForm {
@@ -38,6 +39,20 @@ export function fileUrlParts(url: string): { scheme: string; rest: string } | un
   if (name === undefined || !URL_FORMS[name].file) return undefined;
   const scheme = URL_FORMS[name].prefix.exec(trimmed)![0];
   return { scheme: scheme.slice(0, -1), rest: trimmed.slice(scheme.length) };
+}
+
+/**
+ * The path of a file destination's URL: `<scheme>:<path>`, and `<scheme>:///abs/path` or `<scheme>://rel/path` too;
+ * undefined when the URL is not of that destination's scheme, a DatabaseConfigError when it names no path.
+ */
+export function filePathOfUrl(name: DestinationName, url: string): string | undefined {
+  const trimmed = url.trim();
+  const scheme = URL_FORMS[name].prefix.exec(trimmed);
+  if (scheme === null) return undefined;
+  let file = trimmed.slice(scheme[0].length);
+  if (file.startsWith('//')) file = file.slice(2);
+  if (file === '') throw new DatabaseConfigError(`database URL '${trimmed}' has no file path (expected ${URL_FORMS[name].form})`);
+  return file;
 }
 
 /** "'sqlite:<path>', 'duckdb:<path>' or 'postgres://user@host:port/db'", for messages. */

@@ -6,7 +6,7 @@ import { selectSql } from '../../export/rows.js';
 import { postgresKind } from '../../export/columns.js';
 import type { DestinationAdapter } from '../types.js';
 import { duckdbCapabilities } from './capabilities.js';
-import { URL_FORMS } from '../url-forms.js';
+import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
 import { DatabaseConfigError } from '../../db/config-error.js';
 import { duckTransaction } from './tx.js';
 import { upsertDuckdb } from './upsert.js';
@@ -22,13 +22,10 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
   capabilities: duckdbCapabilities,
   urlForm: URL_FORMS.duckdb.form,
   parseUrl(url) {
-    const trimmed = url.trim();
-    if (!URL_FORMS.duckdb.prefix.test(trimmed)) return undefined;
-    let file = trimmed.slice('duckdb:'.length);
-    if (file.startsWith('//')) file = file.slice(2);
-    if (file === '') throw new DatabaseConfigError(`database URL '${trimmed}' has no file path (expected duckdb:<path>)`);
+    const file = filePathOfUrl('duckdb', url);
+    if (file === undefined) return undefined;
     // In memory, each process (and each session) would see a database of its own: nothing a load could share.
-    if (file === ':memory:') throw new DatabaseConfigError(`database URL '${trimmed}': a DuckDB destination must be a file (duckdb:<path>)`);
+    if (file === ':memory:') throw new DatabaseConfigError(`database URL '${url.trim()}': a DuckDB destination must be a file (duckdb:<path>)`);
     return { dialect: 'duckdb', file };
   },
   fileOf: (parsed) => parsed.file,

@@ -2,11 +2,10 @@
 // (BEGIN IMMEDIATE), WAL so readers go on meanwhile. Drivers are loaded when first used (open, export), so naming
 // the registry costs nothing.
 import fs from 'node:fs';
-import { DatabaseConfigError } from '../../db/config-error.js';
 import { lazyExportReader } from '../lazy-export-reader.js';
 import type { DestinationAdapter } from '../types.js';
 import { sqliteCapabilities } from './capabilities.js';
-import { URL_FORMS } from '../url-forms.js';
+import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
 import { sqliteReadTransaction, sqliteWriteTransaction } from './tx.js';
 import { sqliteKind } from '../../export/columns.js';
 
@@ -20,13 +19,8 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
   capabilities: sqliteCapabilities,
   urlForm: URL_FORMS.sqlite.form,
   parseUrl(url) {
-    const trimmed = url.trim();
-    if (!URL_FORMS.sqlite.prefix.test(trimmed)) return undefined;
-    let file = trimmed.slice('sqlite:'.length);
-    // Accept sqlite:///abs/path and sqlite://rel/path as well as the plain sqlite:<path> form.
-    if (file.startsWith('//')) file = file.slice(2);
-    if (file === '') throw new DatabaseConfigError(`database URL '${trimmed}' has no file path (expected sqlite:<path>)`);
-    return { dialect: 'sqlite', file };
+    const file = filePathOfUrl('sqlite', url);
+    return file === undefined ? undefined : { dialect: 'sqlite', file };
   },
   fileOf: (parsed) => parsed.file,
   async open(parsed, url) {
