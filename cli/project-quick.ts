@@ -44,24 +44,14 @@ function section(v: unknown, checks: Record<string, Check>): boolean {
   return isMapping(v) && Object.entries(v).every(([k, x]) => Object.hasOwn(checks, k) && checks[k]!(x));
 }
 
-function surelyValid(d: Record<string, unknown>): boolean {
-  for (const [k, v] of Object.entries(d)) {
-    const ok =
-      k === 'pipelines'
-        ? text(v) || (Array.isArray(v) && v.length > 0 && v.every(text))
-        : k === 'destination'
-          ? typeof v === 'string' && isDatabaseUrl(v)
-          : k === 'data_dir'
-            ? text(v)
-            : k === 'temporal'
-              ? section(v, TEMPORAL)
-              : k === 'worker'
-                ? section(v, WORKER)
-                : false;
-    if (!ok) return false;
-  }
-  return true;
-}
+/** The file's top level: every key known and its value valid, as section() judges each of them. */
+const TOP: Record<string, Check> = {
+  pipelines: (v) => text(v) || (Array.isArray(v) && v.length > 0 && v.every(text)),
+  destination: (v) => typeof v === 'string' && isDatabaseUrl(v),
+  data_dir: text,
+  temporal: (v) => section(v, TEMPORAL),
+  worker: (v) => section(v, WORKER),
+};
 
 /** The project of a file with nothing wrong; undefined when the schema must look (cli/project.ts then asks it). */
 export function readProjectQuickly(source: string, file: string, env: NodeJS.ProcessEnv): Project | undefined {
@@ -81,7 +71,7 @@ export function readProjectQuickly(source: string, file: string, env: NodeJS.Pro
     return value;
   };
   const expanded = expand(data) as Record<string, unknown>;
-  if (unset || !surelyValid(expanded)) return undefined;
+  if (unset || !section(expanded, TOP)) return undefined;
   return projectOf(expanded as ProjectFile, file);
 }
 
