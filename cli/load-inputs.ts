@@ -5,7 +5,7 @@
 // anything is read or loaded.
 import fs from 'node:fs';
 import path from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
+import { glob, isDynamicPattern } from '../vendor/tinyglobby.js';
 
 export class LoadInputsError extends Error {
   readonly exitCode = 2;

@@ -4,7 +4,7 @@
 // list them), and a command module imports only light modules at its top (commander, constants, types);
 // Temporal, drizzle, pg, zod, pino and the like are loaded with `await import(...)` inside the action that needs
 // them. bench/startup.ts measures it.
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError } from '../vendor/commander.js';
 import { limitHeapGrowth } from '../temporal/heap-growth.js';
 import { commandFailure } from './command-error.js';
 import { applyUmask } from '../lib/private-files.js';

@@ -1,6 +1,6 @@
 // Options that several commands share, spelled once here so that every command spells them the same way.
 // Light on purpose (commander only): every command module imports it at registration (see cli/main.ts).
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '../vendor/commander.js';
 
 /**
  * `--database <url>`: the destination database of status, history, export, load, schema show and rebuild. The

@@ -4,7 +4,7 @@
 // does not check itself such as temporal.web_ui_url) goes to that schema, which words every problem with its line
 // and column. test/fast/cli/project-quick.test.ts holds the two to the same verdict.
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseDocument } from '../vendor/yaml.js';
 import { anchorDatabaseUrl } from '../lib/project-root.js';
 import { interpolate } from '../pipelines/env.js';
 import { isDatabaseUrl } from '../destinations/url-forms.js';

@@ -2,8 +2,8 @@
 // column with the fix, in the same form as a pipeline file's (pipelines/errors.ts). A file with nothing wrong is
 // read without this module (cli/project-quick.ts); this one words the problems.
 import { closest, distance } from 'fastest-levenshtein';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import type { Document, Node } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from '../vendor/yaml.js';
+import type { Document, Node } from '../vendor/yaml.js';
 import { z } from 'zod';
 import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import { interpolate } from '../pipelines/env.js';

@@ -45,14 +45,14 @@ interface Found {
 
 /** The files the project's globs match, with their `name:` and `destination.database` (as written). */
 export async function projectPipelines(project: Project): Promise<Found[]> {
-  const { glob } = await import('tinyglobby');
+  const { glob } = await import('../vendor/tinyglobby.js');
   const files = await glob(project.pipelines, { cwd: project.root, absolute: true, ignore: ['**/node_modules/**', PROJECT_FILE] });
   return readPipelineHeads(files.sort());
 }
 
 /** The `name:` and `destination.database` of pipeline files, read as YAML only (no schema check). */
 async function readPipelineHeads(files: string[]): Promise<Found[]> {
-  const { parse } = await import('yaml');
+  const { parse } = await import('../vendor/yaml.js');
   const out: Found[] = [];
   for (const file of files) {
     let doc: unknown;

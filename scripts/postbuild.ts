@@ -4,8 +4,11 @@
 //     relative to its own module (`import.meta.url`) finds them from dist/ exactly as from the sources, and an
 //     asset added later is copied without a change here;
 //  2. bundles the workflow code from the compiled dist/workflows/index.js into dist/workflow-bundle.js, which
-//     compiled workers load instead of bundling at every start.
+//     compiled workers load instead of bundling at every start;
+//  3. replaces each compiled re-export of vendor/ by one bundle of its package (vendor/README.md), so a quick
+//     command loads one file for yaml, tinyglobby or commander instead of their dozens of CommonJS modules.
 import fs from 'node:fs';
+import { bundleVendorModules } from './vendor-bundles.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PREBUILT_BUNDLE_PATH, RUNNING_FROM_SOURCE, WORKFLOWS_PATH, bundleWorkflows } from '../temporal/workflow-bundle.js';
@@ -33,6 +36,8 @@ for (const entry of fs.readdirSync(dist, { withFileTypes: true })) {
   });
 }
 
+const vendor = await bundleVendorModules(path.join(dist, 'vendor'));
+
 const started = Date.now();
 const { code } = await bundleWorkflows(WORKFLOWS_PATH);
 // Written under another name and renamed, so a worker never reads a half-written bundle.
@@ -41,5 +46,5 @@ fs.writeFileSync(tmp, code);
 fs.renameSync(tmp, PREBUILT_BUNDLE_PATH);
 process.stdout.write(
   `postbuild: ${copied} asset file(s) copied into ${path.relative(root, dist)}/; workflow bundle ${path.relative(root, PREBUILT_BUNDLE_PATH)} ` +
-    `(${Math.round(code.length / 1024)} KiB) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    `(${Math.round(code.length / 1024)} KiB) in ${((Date.now() - started) / 1000).toFixed(1)} s; vendor bundles: ${vendor.map((v) => `${v.name} ${Math.round(v.bytes / 1024)} KiB`).join(', ')}\n`,
 );

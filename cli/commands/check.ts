@@ -2,7 +2,7 @@
 // (row_count with scope run needs one and is reported skipped). `--freshness` evaluates only the freshness checks:
 // what a cron job, `scrape-etl up`'s scheduler or a Temporal schedule runs to catch a pipeline that stopped.
 // Results land in check_results like a run's; exit code 3 when an error check failed, 2 for a bad file.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 
 export function register(program: Command): void {

@@ -1,5 +1,5 @@
 // `scrape-etl console`: the local web console (console/server.ts) over a destination database, read-only.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 
 interface ConsoleFlags {

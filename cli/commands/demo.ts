@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
 import { exportLines, filesOfRun } from './run.js';

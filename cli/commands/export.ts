@@ -1,7 +1,7 @@
 // `scrape-etl export`: writes tables of a database to CSV, Parquet, JSON Lines or XLSX files, all rows or
 // (--since-last) the rows loaded since the pipeline's previous export. Files appear only when complete; see
 // docs/csv-and-compose.md.
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 import type { ExportOptions } from '../../export/export.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../export/formats/index.js';

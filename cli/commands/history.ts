@@ -1,7 +1,7 @@
 // `scrape-etl history <pipeline>`: the last N runs of one pipeline from its destination's pipeline_runs, with what
 // an operator compares run to run: status, rows (and per table), duration, tokens (cost), exports, error. It
 // reads the table only (no Temporal, no server started), so it answers at once.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 
 export function register(program: Command): void {

@@ -3,7 +3,7 @@
 // before anything is written.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { PROJECT_FILE } from '../../lib/project-root.js';
 
 export const INIT_PIPELINE = 'marketplace-products';

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { toIssues } from '../../client/validate.js';
 import type { FlattenInput } from '../../db/flatten/index.js';
 import { LOAD_KINDS, type LoadKind } from '../../db/flatten/load-kinds.js';

@@ -1,7 +1,7 @@
 // `scrape-etl prune <files...>`: applies each pipeline file's `retention` section now, as runs do when they end:
 // raw responses older than `retention.raw_responses` (keeping those current rows were loaded from, bodies other
 // rows reference and runs in progress), and export files beyond the newest `retention.exports` per table.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { PipelineFileError } from '../../pipelines/errors.js';
 
 export function register(program: Command): void {

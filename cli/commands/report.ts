@@ -1,5 +1,5 @@
 // `scrape-etl report <pipeline> --out report.html`: one self-contained HTML file (console/report.ts).
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 
 export function register(program: Command): void {

@@ -2,7 +2,7 @@
 // An interrupted run (Ctrl-C, crash, reboot) is remembered in the data folder and picked up by the same command.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { processIO, type CommandIO } from '../io.js';
 import type { PipelineWorkflowResult } from '../../workflows/pipeline.js';

@@ -1,5 +1,5 @@
 // `scrape-etl schedule ...`: Temporal Schedules from pipeline files (apply) and their day-to-day handling.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import type { ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
 import { PipelineFileError } from '../../pipelines/errors.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';

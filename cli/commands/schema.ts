@@ -2,7 +2,7 @@
 // their columns and types, and the change history (schema_history); `scrape-etl rebuild <pipeline file>`:
 // re-derives those tables from the landed raw responses without calling the service (db/rebuild.ts).
 import fs from 'node:fs';
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 
 interface Target {

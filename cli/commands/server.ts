@@ -2,7 +2,7 @@
 // and leave it running so an interrupted run can be resumed; these say whether it runs (pid, address, UI, state
 // file) and stop it. Its state is a SQLite file under the data folder, so stopping loses nothing: the next
 // command that needs it starts it again on the same file, and open runs continue then.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 
 export function register(program: Command): void {
   const server = program

@@ -1,6 +1,6 @@
 // `scrape-etl simulate`: serves the local simulator of the scraping service until SIGINT/SIGTERM.
 // The first stdout line is the base URL, so scripts and tests can start it with --port 0 and read where it is.
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { DEFAULT_RUN_DURATION_MS, DEFAULT_SEED, DEV_TOKEN } from '../../simulator/defaults.js';
 import { DEFAULT_FAULTS, type FaultConfig } from '../../simulator/faults.js';
 

@@ -6,7 +6,7 @@
 // the output says Temporal was not asked) and never creates a database. The pipeline, by file or by name
 // (cli/resolve-pipeline.ts), names the database too.
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import type { PipelineRef } from '../resolve-pipeline.js';

@@ -3,7 +3,7 @@
 // the metrics endpoint and any extra service asked for (cli/up/services.ts); `--detach` leaves it running in the
 // background with a pid file and a log in the data folder, `down` stops it. `--print-systemd` prints a unit that
 // runs it under systemd instead.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { portNumber, positiveInt } from '../worker-options.js';
 import { UP_SERVICES } from '../up/services.js';
 

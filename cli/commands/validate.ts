@@ -1,6 +1,6 @@
 // `scrape-etl validate <files...>`: checks pipeline files without running anything. Every file is checked and
 // every problem printed, so one invocation shows all there is to fix; exit code 2 when any file is wrong.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import { PipelineFileError, type PipelineIssue } from '../../pipelines/errors.js';
 
 export interface ValidateOutcome {

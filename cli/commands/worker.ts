@@ -1,6 +1,6 @@
 // `scrape-etl worker`: a long-running worker process for the pipeline task queue. Several can run against the
 // same Temporal cluster; the API token is read here, from this process's environment, and nowhere else.
-import type { Command } from 'commander';
+import type { Command } from '../../vendor/commander.js';
 import type { LogLevel } from '@temporalio/worker';
 import { temporalSettings } from '../../temporal/settings.js';
 import { portNumber, positiveInt, sdkMetricsPort } from '../worker-options.js';

@@ -15,6 +15,34 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-build-'));
 
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+/**
+ * Runs the built command (or, with `cli` false, bare node with `args`) under a preload that reports, at exit, every
+ * CommonJS module the process loaded: the heavy packages (Temporal SDK, pg, better-sqlite3, pino) and yaml,
+ * tinyglobby and commander are CommonJS, so importing them from ESM goes through require's cache too.
+ */
+async function runWithModuleReport(args: string[], cwd: string, cli = true): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
+  const preload = path.join(tmp, 'report-modules.cjs');
+  fs.writeFileSync(preload, "process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n");
+  const env = { ...process.env };
+  delete env['DATABASE_URL'];
+  delete env['SCRAPE_ETL_DATA_DIR'];
+  const res = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', preload, ...(cli ? [CLI] : []), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  const line = res.stderr.split('\n').find((l) => l.startsWith('MODULES '));
+  expect(line, res.stderr).toBeDefined();
+  const loaded = JSON.parse(line!.slice('MODULES '.length)) as string[];
+  // The preload itself is there, so the probe works.
+  expect(loaded).toContain(preload);
+  return { ...res, stderr: res.stderr.split('\n').filter((l) => !l.startsWith('MODULES ')).join('\n'), loaded };
+}
+
 describe('the built command', () => {
   it('bin/scrape-etl.js runs the compiled dist/, not TypeScript', () => {
     const bin = fs.readFileSync(CLI, 'utf8');
@@ -33,31 +61,42 @@ describe('the built command', () => {
   });
 
   it('--help lists every command and loads none of Temporal, the database drivers or pino', async () => {
-    // A preload that reports, at exit, every CommonJS module the process loaded (the Temporal SDK, pg,
-    // better-sqlite3 and pino are CommonJS, so importing them from ESM goes through require's cache too).
-    const preload = path.join(tmp, 'report-modules.cjs');
-    fs.writeFileSync(preload, "process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n");
-    const res = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--require', preload, CLI, '--help'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const res = await runWithModuleReport(['--help'], REPO_ROOT);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^Usage: scrape-etl \[options\] \[command\]/);
     for (const command of ['demo', 'status', 'schedule', 'run', 'export', 'load', 'validate', 'simulate', 'worker']) {
       expect(res.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
-    const line = res.stderr.split('\n').find((l) => l.startsWith('MODULES '));
-    expect(line).toBeDefined();
-    const loaded = JSON.parse(line!.slice('MODULES '.length)) as string[];
-    // The preload itself is there, so the probe works; none of the heavy packages is.
-    expect(loaded).toContain(preload);
-    const heavy = loaded.filter((m) => /node_modules\/(@temporalio|pg|better-sqlite3|pino|drizzle-orm)\//.test(m));
+    const heavy = res.loaded.filter((m) => /node_modules\/(@temporalio|pg|better-sqlite3|pino|drizzle-orm)\//.test(m));
     expect(heavy).toEqual([]);
+  });
+
+  it('`status <name>` in a project takes yaml, tinyglobby and commander from the vendor bundles, no file of their packages', async () => {
+    const project = path.join(tmp, 'project');
+    fs.mkdirSync(path.join(project, 'pipelines'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'scrape-etl.yaml'), 'destination: sqlite:./data/shop.sqlite\n');
+    const example = fs.readFileSync(path.join(REPO_ROOT, 'pipelines', 'examples', 'job-board.yaml'), 'utf8');
+    fs.writeFileSync(path.join(project, 'pipelines', 'shop.yaml'), example.replace(/^name: .*$/m, 'name: shop'));
+    const res = await runWithModuleReport(['status', 'shop'], project);
+    // The name was looked up in the project (yaml and the glob at work): its database is the project's.
+    expect(res.stdout + res.stderr).toContain(`no runs of 'shop' yet: its database sqlite:${path.join(project, 'data', 'shop.sqlite')} does not exist`);
+    const packages = res.loaded.filter((m) => /node_modules\/(yaml|tinyglobby|fdir|picomatch|commander)\//.test(m));
+    expect(packages).toEqual([]);
+    // Whereas the same command from the sources would load them: the probe sees the packages' CommonJS files.
+    const direct = await runWithModuleReport(['-e', "require('yaml'); require('tinyglobby'); require('commander')"], REPO_ROOT, false);
+    expect(direct.loaded.filter((m) => /node_modules\/(yaml|tinyglobby|fdir|picomatch|commander)\//.test(m)).length).toBeGreaterThan(20);
+  });
+
+  it('each vendor bundle exports the names its source re-exports, as the package does', async () => {
+    for (const name of ['yaml', 'tinyglobby', 'commander']) {
+      const source = (await import(`../../../vendor/${name}.ts`)) as Record<string, unknown>;
+      const bundle = (await import(path.join(REPO_ROOT, 'dist', 'vendor', `${name}.js`))) as Record<string, unknown>;
+      expect(Object.keys(bundle).sort(), name).toEqual(Object.keys(source).sort());
+      const text = fs.readFileSync(path.join(REPO_ROOT, 'dist', 'vendor', `${name}.js`), 'utf8');
+      expect(text, `${name}: still imports its package`).not.toMatch(new RegExp(`from\\s*["']${name}["']`));
+    }
+    const { parse } = (await import(path.join(REPO_ROOT, 'dist', 'vendor', 'yaml.js'))) as { parse: (s: string) => unknown };
+    expect(parse('a: [1, two]\nb: {c: true}\n')).toEqual({ a: [1, 'two'], b: { c: true } });
   });
 
   it('a subcommand still describes its options', async () => {
