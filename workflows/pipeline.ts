@@ -249,11 +249,16 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     progress.phase = 'failed';
     // An undelivered alert of a failed run is said in the failure `run` prints (the run's result for a failure).
     const undelivered = alertOutcome?.status === 'failed' ? ` (and its alert was not delivered: ${alertOutcome.error})` : '';
-    if (err instanceof ApplicationFailure && !undelivered) throw err;
+    // The workflow's own failures (thrown above and by the run modes) already say what failed. One that came from an
+    // activity is said as the pipeline's: a regular activity's arrives as an ActivityFailure, a local one's (the plan,
+    // a short URL list since LEAN_PATCH) as its ApplicationFailure itself, which then carries the failure it was
+    // decoded from; before that was told apart, a list of 1-3 URLs failed without the pipeline's name.
+    const own = err instanceof ApplicationFailure && err.failure === undefined;
+    if (own && !undelivered) throw err;
     // An activity's own classification (ResultsPagingStuck, ApiValidationError, ...) stays the failure's type.
     const cause = err instanceof ActivityFailure ? err.cause : err instanceof ApplicationFailure ? err : undefined;
     const type = cause instanceof ApplicationFailure && cause.type ? cause.type : WORKFLOW_FAILURE_TYPES.pipelineFailed;
-    const text = err instanceof ApplicationFailure ? err.message : `pipeline '${spec.name}' failed: ${message}`;
+    const text = own ? err.message : `pipeline '${spec.name}' failed: ${message}`;
     throw ApplicationFailure.nonRetryable(`${text}${undelivered}`, type);
   }
 }
@@ -299,6 +304,21 @@ async function planRun(
     });
     return input.resume ? { ...plan, tuning: input.resume.tuning } : plan;
   } catch (err) {
+    // A cancel while the plan runs ends the workflow CANCELLED, as one later does (CANCEL_PATCH), not as a failed
+    // plan; the row the plan may have begun is finished 'cancelled'. Asked only on a cancellation, as there.
+    if (isCancellation(err) && patched(CANCEL_PATCH)) {
+      if (begin !== undefined) {
+        const { scheduledAt: _scheduledAt, ...ref } = begin;
+        await CancellationScope.nonCancellable(async () => {
+          try {
+            await local.finishPipelineRun({ ...ref, status: 'cancelled', error: 'the run was cancelled before it started (a cancel from the Temporal Web UI or CLI, or a schedule\'s overlap policy cancel_other)' });
+          } catch (finishErr) {
+            log.warn('the cancelled run could not be recorded in pipeline_runs', { error: causeMessage(finishErr) });
+          }
+        });
+      }
+      throw err;
+    }
     // The activity names the failure (UnknownPipelineKind, BadWorkerTuning); keep its type, never retry it.
     const cause = err instanceof ActivityFailure ? err.cause : err;
     const type = cause instanceof ApplicationFailure && cause.type ? cause.type : 'PlanFailed';

@@ -156,6 +156,21 @@ describe('url-list mode (marketplace, job-board)', () => {
     });
   });
 
+  it('a short list (a local activity) fails with the pipeline named too, its type kept', async () => {
+    // Lists of 1-3 URLs are loaded by a local activity, whose failure reaches the workflow as the activity's own
+    // ApplicationFailure, not as an ActivityFailure: it was once passed on as it came, without the pipeline's name.
+    const spec = marketplaceSpec('wf-broken-short', DB, urls(2));
+    const loadUrlChunk = async () => {
+      throw ApplicationFailure.nonRetryable("table 'products' is locked by another writer", 'DestinationLocked');
+    };
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
+      const out = await outcome(handle);
+      expect(out).toEqual({ failure: { type: 'DestinationLocked', message: "pipeline 'wf-broken-short' failed: table 'products' is locked by another writer" } });
+      expect(run.infoOf('loadUrlChunk').every((i) => i.isLocal)).toBe(true);
+      expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed', error: "table 'products' is locked by another writer" })]);
+    });
+  });
+
   it('a long list continues as new after activitiesPerRun chunks, carrying offset, failures and counts', async () => {
     const spec = marketplaceSpec('wf-can', DB, urls(5));
     const tuning = { ...TUNING, urlChunkSize: 1, activitiesPerRun: 2 };
@@ -558,6 +573,29 @@ describe('refusals and cancellation', () => {
       expect(run.names()).not.toContain('notifyPipelineRun');
       expect(run.names()).not.toContain('recordAlertFailure');
       expect(await handle.query<PipelineProgress>('progress')).toMatchObject({ phase: 'cancelled', error: 'cancelled while loading' });
+    });
+  });
+
+  it('a run cancelled while its plan runs ends CANCELLED, not as a failed plan, and its row is finished as cancelled', async () => {
+    const spec = marketplaceSpec('wf-cancel-plan', DB, urls(2));
+    let release!: () => void;
+    const planning = new Promise<void>((resolve) => (release = resolve));
+    // A plan that takes its time (a slow destination probe); the cancel reaches the local activity through its context.
+    const planPipelineRun = async () => {
+      release();
+      const ctx = Context.current();
+      await Promise.race([ctx.sleep(60_000), ctx.cancelled]);
+      throw new Error('the plan was expected to be cancelled');
+    };
+    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), planPipelineRun } }, async (handle, run) => {
+      await planning;
+      await handle.cancel();
+      await expect(handle.result()).rejects.toThrow(/cancel/i);
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+      expect(run.names()).not.toContain('loadUrlChunk');
+      expect(run.inputsOf('finishPipelineRun')).toEqual([
+        { workflowId: 'wf-cancel-plan--test', pipeline: 'wf-cancel-plan', kind: 'marketplace', database: DB, status: 'cancelled', error: expect.stringMatching(/^the run was cancelled before it started/) },
+      ]);
     });
   });
 
