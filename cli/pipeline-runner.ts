@@ -135,6 +135,10 @@ const FINAL_PHASES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'fail
 /** Execution states after which a workflow does nothing more (CONTINUED_AS_NEW is never the latest run's). */
 const CLOSED = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT']);
 
+/** What `run` says of a run that was cancelled while it waited (docs/cancelling-runs.md). */
+export const CANCELLED_REASON =
+  "the run was cancelled (a cancel from the Temporal Web UI or CLI, or a schedule's overlap policy cancel_other); what it loaded before stays, and its row in pipeline_runs says 'cancelled'";
+
 /**
  * Waits for a run by short calls only (describe, now and then the progress query), each cancelled when `signal` aborts, and
  * fetches the outcome once the workflow is closed. No long poll (`handle.result()` from the start) stays in flight:
@@ -192,7 +196,9 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
           return settle({ status: 'completed', workflowId: run.workflowId, result });
         } catch (err) {
           if (opts.signal?.aborted) return interrupted();
-          return settle({ status: 'failed', workflowId: run.workflowId, reason: failureReason(err) });
+          // A cancel's own failure says only "Workflow cancelled" (or nothing); who can cancel and what stays is the news.
+          const reason = state === 'CANCELLED' ? CANCELLED_REASON : failureReason(err);
+          return settle({ status: 'failed', workflowId: run.workflowId, reason });
         }
       }
       const now = Date.now();

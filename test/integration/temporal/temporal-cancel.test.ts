@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CommandIO } from '../../../cli/io.js';
+import { createLogger } from '../../../cli/logger.js';
+import { CANCELLED_REASON, waitForRun } from '../../../cli/pipeline-runner.js';
 import { getPipelineRun } from '../../../db/pipeline-runs.js';
 import type { PipelineSpec } from '../../../pipelines/spec.js';
 import { startPipelineRun } from '../../../temporal/start.js';
@@ -79,9 +82,16 @@ async function cancelAndCheck(handle: Handle, during: string): Promise<void> {
 
 describe('a cancelled run', () => {
   it('waiting for its scraping runs (pdf): its row is finished cancelled with what it created, and it ends CANCELLED', async () => {
-    const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue }, pdfSpec('cancel-pdf', bed.dbUrl, 1, 3), 'r1');
+    const spec = pdfSpec('cancel-pdf', bed.dbUrl, 1, 3);
+    const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue }, spec, 'r1');
+    // A foreground `run` waits for it meanwhile, as cli/pipeline-runner.ts does.
+    const log = createLogger({ env: {} });
+    const io = { stdout: { write: () => true }, stderr: { write: () => true } } as unknown as CommandIO;
+    const waited = waitForRun({ handle, workflowId: handle.workflowId, runKey: 'r1', attached: false }, { mode: 'lines', log, io });
     await progressUntil(handle, (p) => p.phase === 'waiting', "the 'waiting' phase");
     await cancelAndCheck(handle, 'waiting');
+    // The waiting `run` says it was cancelled, by whom it can be and what stays, not the SDK's bare "Workflow canceled".
+    expect(await waited).toEqual({ status: 'failed', workflowId: handle.workflowId, reason: CANCELLED_REASON });
     // What the run wrote before the cancel (its scraper) is counted in its row, not lost.
     expect((await getPipelineRun(bed.db, handle.workflowId))?.rowsByTable).toMatchObject({ scrapers: 1 });
   }, 240_000);
