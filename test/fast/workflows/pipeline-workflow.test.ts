@@ -142,31 +142,22 @@ describe('url-list mode (marketplace, job-board)', () => {
     });
   });
 
-  it('any other activity failure fails the run at once with its type kept, after its retries', async () => {
-    // A list longer than 3: its chunks are regular activities, whose failure the workflow names the pipeline in.
-    const spec = marketplaceSpec('wf-broken', DB, urls(5));
+  // A list longer than 3 has its chunks loaded by regular activities, whose failure arrives as an ActivityFailure; one
+  // of 1-3 URLs by a local activity, whose failure reaches the workflow as the activity's own ApplicationFailure (it
+  // was once passed on as it came, without the pipeline's name). Either way the pipeline is named and the type kept.
+  it.each([
+    { what: 'regular', name: 'wf-broken', count: 5, local: false },
+    { what: 'local', name: 'wf-broken-short', count: 2, local: true },
+  ])('any other activity failure ($what activity) fails the run at once with its type kept, after its retries', async ({ name, count, local }) => {
+    const spec = marketplaceSpec(name, DB, urls(count));
     const loadUrlChunk = async () => {
       throw ApplicationFailure.nonRetryable("table 'products' is locked by another writer", 'DestinationLocked');
     };
     await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
       const out = await outcome(handle);
-      expect(out).toEqual({ failure: { type: 'DestinationLocked', message: "pipeline 'wf-broken' failed: table 'products' is locked by another writer" } });
+      expect(out).toEqual({ failure: { type: 'DestinationLocked', message: `pipeline '${name}' failed: table 'products' is locked by another writer` } });
       expect(run.inputsOf('loadUrlChunk')).toHaveLength(1);
-      expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed', error: "table 'products' is locked by another writer" })]);
-    });
-  });
-
-  it('a short list (a local activity) fails with the pipeline named too, its type kept', async () => {
-    // Lists of 1-3 URLs are loaded by a local activity, whose failure reaches the workflow as the activity's own
-    // ApplicationFailure, not as an ActivityFailure: it was once passed on as it came, without the pipeline's name.
-    const spec = marketplaceSpec('wf-broken-short', DB, urls(2));
-    const loadUrlChunk = async () => {
-      throw ApplicationFailure.nonRetryable("table 'products' is locked by another writer", 'DestinationLocked');
-    };
-    await withPipelineRun(env, { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk } }, async (handle, run) => {
-      const out = await outcome(handle);
-      expect(out).toEqual({ failure: { type: 'DestinationLocked', message: "pipeline 'wf-broken-short' failed: table 'products' is locked by another writer" } });
-      expect(run.infoOf('loadUrlChunk').every((i) => i.isLocal)).toBe(true);
+      expect(run.infoOf('loadUrlChunk').map((i) => i.isLocal)).toEqual([local]);
       expect(run.inputsOf('finishPipelineRun')).toEqual([expect.objectContaining({ status: 'failed', error: "table 'products' is locked by another writer" })]);
     });
   });
