@@ -46,5 +46,5 @@ fs.writeFileSync(tmp, code);
 fs.renameSync(tmp, PREBUILT_BUNDLE_PATH);
 process.stdout.write(
   `postbuild: ${copied} asset file(s) copied into ${path.relative(root, dist)}/; workflow bundle ${path.relative(root, PREBUILT_BUNDLE_PATH)} ` +
-    `(${Math.round(code.length / 1024)} KiB) in ${((Date.now() - started) / 1000).toFixed(1)} s; vendor bundles: ${vendor.map((v) => `${v.name} ${Math.round(v.bytes / 1024)} KiB`).join(', ')}\n`,
+    `(${Math.round(code.length / 1024)} KiB) in ${((Date.now() - started) / 1000).toFixed(1)} s; vendor bundles: ${vendor.map((v) => `${v.name} ${Math.round(v.bytes / 1024)} KiB (code cache ${Math.round(v.cacheBytes / 1024)} KiB)`).join(', ')}\n`,
 );
