@@ -6,7 +6,7 @@
 // threads (csv-thread.ts) are the others: a thread's own isolate costs about 20 MB at its peak, and this thread
 // only copied bytes while a whole core's worth of its time went unused (2 readers, 395,680 x 16 rows: peak RSS
 // 112 -> 97 MB, CPU 1.6-1.8 -> 1.4-1.5 s). Memory stays flat: a thread hands over at most CREDITS chunks of about
-// 1 MB before this thread has written them.
+// 256 KB before this thread has written them.
 //
 // One snapshot for all threads: each opens its own read transaction while this thread holds the database's
 // write lock (BEGIN IMMEDIATE on a connection of its own), so no write can commit between the first thread's

@@ -46,8 +46,12 @@ export type FromThread =
   | { type: 'begun'; lo: bigint | null; hi: bigint | null }
   | { type: 'chunk'; page: number; last: boolean; bytes: Uint8Array; rows: number; maxLoadId: bigint | null };
 
-/** A chunk is handed over when its buffer of this many bytes is full or its page ends. */
-const CHUNK_BYTES = 1 << 20;
+/**
+ * A chunk is handed over when its buffer of this many bytes is full or its page ends. A page of a narrow table is
+ * about 500 KB of CSV; 256 KB chunks (with the calling thread's 256 KB flushes) left 1.5 MB less peak RSS than 1 MB
+ * ones on 2 threads (95.0-95.7 MB against 96.0-97.4, 395,680 x 16 rows), same speed.
+ */
+const CHUNK_BYTES = 256 << 10;
 
 const data = workerData as CsvThreadData;
 const port = parentPort!;
