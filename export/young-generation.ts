@@ -4,18 +4,24 @@
 // young generation find next to nothing alive). The maximum can only be set when the process starts
 // (`--max-semi-space-size`), but the growth factor is read each time the young generation grows, so an export
 // holds it at 1 (no growth) while it runs: peak RSS 99 -> 74 MB, CPU the same (1.28 s against 1.29 s), measured by
-// bench/csv-export.ts. Exports on threads (csv-parallel.ts) do not hold it: their calling thread only copies bytes
-// and stays small (114 MB with or without it), and held, the threads' own young generations (4 MB at most) stayed
-// at their first size and cost CPU. The flag is process-wide; it goes back to V8's default (2) when the last export holding it
-// ends, so a worker's loads between exports grow their young generation as usual.
+// bench/csv-export.ts. Exports on threads (csv-parallel.ts) hold it too, since their calling thread encodes a share
+// of the pages. Starting a worker thread sets V8's flags back to the process's (Node 20: a growth factor set to 1,
+// then a Worker started, and the young generation grew from 2 to 32 MB under the same load), so every hold sets
+// the flag again, and a threaded export takes its hold once its threads are up. The flag is process-wide; it goes
+// back to V8's default (2) when the last export holding it ends, so a worker's loads between exports grow their
+// young generation as usual.
 import v8 from 'node:v8';
 
 const DEFAULT_GROWTH_FACTOR = 2;
 let holders = 0;
 
-/** Keeps the young generation from growing until the returned function is called (idempotent). */
+/**
+ * Keeps the young generation from growing until the returned function is called (idempotent). Sets the flag even
+ * when another export holds it already: a worker thread started since may have set it back.
+ */
 export function holdYoungGeneration(): () => void {
-  if (holders++ === 0) v8.setFlagsFromString('--semi-space-growth-factor=1');
+  holders++;
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
   let released = false;
   return () => {
     if (released) return;

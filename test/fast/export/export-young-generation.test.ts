@@ -1,10 +1,13 @@
-// A CSV export in the calling thread holds V8's young generation at its size (export/young-generation.ts) only
-// while it runs: real exports of a real SQLite file, finished and aborted, each set the growth factor to 1 once and
-// back to V8's default after, also when two exports overlap; an export on threads leaves it alone. (Peak memory itself is measured
-// by bench/csv-export.ts, never in a test.)
+// A CSV export holds V8's young generation at its size (export/young-generation.ts) only while it runs: real
+// exports of a real SQLite file, in the calling thread and on threads (whose calling thread encodes a share too),
+// finished and aborted, each set the growth factor to 1 and back to V8's default after, also when two exports
+// overlap. Every hold sets the flag again, because starting a worker thread sets V8's flags back (checked here on
+// V8 itself). (Peak memory itself is measured by bench/csv-export.ts, never in a test.)
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
@@ -43,28 +46,28 @@ const HOLD = '--semi-space-growth-factor=1';
 const RELEASE = '--semi-space-growth-factor=2';
 
 describe('CSV export and the young generation', () => {
-  it('an export in the calling thread holds it while it runs, one on threads does not; both write the whole table', async () => {
+  it('an export holds it while it runs, in the calling thread and on threads; both write the whole table', async () => {
     const [one] = await exportTables(db, { tables: ['events'], outDir: join(dir, 'a'), threads: 1 });
     expect(flags).toEqual([HOLD, RELEASE]);
     const [threaded] = await exportTables(db, { tables: ['wide'], outDir: join(dir, 'b'), threads: 2 });
     expect(threaded!.threads).toBe(2);
-    expect(flags).toEqual([HOLD, RELEASE]);
+    expect(flags).toEqual([HOLD, RELEASE, HOLD, RELEASE]);
     const rows = readCsvWithPython(one!.file);
     expect(rows.length).toBe(60_001);
     expect(rows[60_000]).toEqual(['p', '5', 'row 59999, "quoted"', '59999']);
     expect(readCsvWithPython(threaded!.file).length).toBe(60_001);
   }, 120_000);
 
-  it('two overlapping exports hold it once; an aborted export lets go of it too', async () => {
+  it('two overlapping exports each set it and let go of it once; an aborted export lets go of it too', async () => {
     // Two exports started together overlap only if the first is still writing when the second opens its file,
     // which a fast machine does not promise (CI once finished the first before the second began). So the overlap
     // is made certain: a hold taken as another export would take it spans a whole real export.
     const other = holdYoungGeneration();
     const [inside] = await exportTables(db, { tables: ['events'], outDir: join(dir, 'c'), threads: 1 });
-    expect(flags).toEqual([HOLD]);
+    expect(flags).toEqual([HOLD, HOLD]);
     other();
     other();
-    expect(flags).toEqual([HOLD, RELEASE]);
+    expect(flags).toEqual([HOLD, HOLD, RELEASE]);
     expect(readCsvWithPython(inside!.file).length).toBe(60_001);
     // Two real exports started together: however they interleave, every hold is let go and V8's default is back.
     flags = [];
@@ -72,12 +75,39 @@ describe('CSV export and the young generation', () => {
       exportTables(db, { tables: ['events'], outDir: join(dir, 'd1'), threads: 1 }),
       exportTables(db, { tables: ['events'], outDir: join(dir, 'd2'), threads: 1 }),
     ]);
-    expect([[HOLD, RELEASE], [HOLD, RELEASE, HOLD, RELEASE]]).toContainEqual(flags);
+    expect([[HOLD, HOLD, RELEASE], [HOLD, RELEASE, HOLD, RELEASE]]).toContainEqual(flags);
     // Aborted mid-write, once some rows are out.
     flags = [];
     const abort = new AbortController();
     const out = exportTables(db, { tables: ['events'], outDir: join(dir, 'e'), threads: 1, signal: abort.signal, onProgress: (p) => p.rows > 0 && abort.abort() });
     await expect(out).rejects.toThrow();
     expect(flags).toEqual([HOLD, RELEASE]);
+  }, 120_000);
+
+  it('a hold taken after a worker thread started holds, though the thread set the V8 flags back', () => {
+    // In a process of its own (the flag is process-wide, and this one's young generation has grown already):
+    // an export holds, a threaded export starts its thread and holds too (as csv-parallel.ts does once its
+    // threads are up), then the calling thread allocates as an export does. Before every hold set the flag again,
+    // the second hold changed nothing and the young generation grew to its maximum.
+    const module = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'export', 'young-generation.ts');
+    const script = `
+      import v8 from 'node:v8';
+      import { Worker } from 'node:worker_threads';
+      const { holdYoungGeneration } = await import(${JSON.stringify(module)});
+      const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size;
+      const allocate = () => { let keep = []; for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 20000) keep = []; } };
+      const first = holdYoungGeneration();
+      const before = newSpace();
+      const w = new Worker('setTimeout(() => {}, 50)', { eval: true, execArgv: [] });
+      await new Promise((r) => w.on('online', r));
+      const second = holdYoungGeneration();
+      allocate();
+      console.log(JSON.stringify({ before, after: newSpace() }));
+      second(); first();
+      await w.terminate();`;
+    const res = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(res.stderr).toBe('');
+    const { before, after } = JSON.parse(res.stdout) as { before: number; after: number };
+    expect(after).toBe(before);
   }, 120_000);
 });
