@@ -94,8 +94,11 @@ async function priceChanges(tx: Tx, pipeline: string, rows: RowsByTable, divisor
   return history;
 }
 
-/** One response's writes inside the caller's transaction: raw landing, schema evolution, upserts, content tables. */
-async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadBatchResult> {
+/**
+ * One response's writes inside the caller's transaction: raw landing, schema evolution, upserts, content tables.
+ * The per-response path, and the reference the group writer is tested against (test/integration/db/db-load-group.test.ts).
+ */
+export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadBatchResult> {
   const { opts, divisor, contentRoots, contentRejected, loadedAt } = prepared;
   // Copies: the price history is added to them, and a retried transaction writes the same prepared batch again.
   const rows: RowsByTable = { ...prepared.rows };
@@ -186,6 +189,12 @@ async function recordRejected(
 /** Loads one response in a transaction of its own. */
 export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<LoadBatchResult> {
   const prepared = prepareBatch(opts);
+  if (destinationOf(db).loneLoadsAsLists) {
+    // Still one response in one transaction (writeBatches), written however the adapter writes lists.
+    const out = await loadBatches(db, [{ opts, prepared }]);
+    if (out.failed) throw out.failed.error;
+    return out.results[0]!;
+  }
   return withTransaction(db, (tx) => writeBatch(tx, prepared));
 }
 
@@ -237,7 +246,7 @@ export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOpt
   // Transactions, savepoints and group writes are the destination's strategy (destinations/<name>/index.ts).
   return destinationOf(db).writeBatches(db, {
     one: (tx, index) => writeBatch(tx, preparedOf(loads[index]!)),
-    inGroups: (one, group) => loadInGroups(loads, one, group),
+    inGroups: (one, group, opts) => loadInGroups(loads, one, group, opts?.alone === true),
   });
 }
 
@@ -255,6 +264,7 @@ async function loadInGroups(
   loads: readonly PreparedLoad[],
   one: (index: number) => Promise<Attempt<LoadBatchResult>>,
   group: ((preps: PreparedBatch[]) => Promise<Attempt<LoadBatchResult[]>>) | undefined,
+  alone: boolean,
 ): Promise<LoadBatchesResult> {
   const results: LoadBatchResult[] = [];
   let start = 0;
@@ -276,7 +286,10 @@ async function loadInGroups(
     if (out.ok) results.push(out.ok);
     return out.ok ? undefined : { index, error: out.error };
   };
-  while (group && loads.length - start > 1) {
+  // A lone response goes as a group of one when the destination asks for it (`alone`), unless it has content
+  // tables, which the group writer never takes (load-group.ts): no attempt that is bound to be rolled back.
+  const groupable = () => loads.length - start > 1 || (alone && loads.length - start === 1 && loads[start]!.opts.content === undefined);
+  while (group && groupable()) {
     const error = await tryGroup(start, loads.length);
     if (error === undefined) return { results };
     if (!(error instanceof GroupChangesSchemaAt)) break;

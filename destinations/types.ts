@@ -71,10 +71,15 @@ export interface DestinationCapabilities {
 export interface BatchWriter {
   /** Writes response `index` alone inside `tx`. */
   one(tx: Tx, index: number): Promise<LoadBatchResult>;
-  /** Writes the list as groups where `group` can, one by one with `one` otherwise (db/load.ts loadInGroups). */
+  /**
+   * Writes the list as groups where `group` can, one by one with `one` otherwise (db/load.ts loadInGroups). With
+   * `alone`, a lone response (a list of one, or the last one left) goes through `group` too: for a destination whose
+   * statements cost more than the group writer's planning (DuckDB), a group of one is the cheaper write.
+   */
   inGroups(
     one: (index: number) => Promise<LoadAttempt<LoadBatchResult>>,
     group: ((preps: PreparedBatch[]) => Promise<LoadAttempt<LoadBatchResult[]>>) | undefined,
+    opts?: { alone?: boolean },
   ): Promise<LoadBatchesResult>;
 }
 
@@ -119,6 +124,11 @@ export interface DestinationAdapter<D extends DestinationName> {
   readTransaction<T>(db: DatabaseOf<D>, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** The group-write strategy of loadBatches. */
   writeBatches(db: DatabaseOf<D>, writer: BatchWriter): Promise<LoadBatchesResult>;
+  /**
+   * loadBatch (one response, one transaction) goes through writeBatches as a list of one, so that the adapter's
+   * group writer can take it (BatchWriter.inGroups `alone`); else it is written by the per-response path.
+   */
+  readonly loneLoadsAsLists?: boolean;
   /** An upsert path of its own before the generic chunked ON CONFLICT (undefined: always the generic one). */
   upsertRows?: (
     tx: Tx,

@@ -11,11 +11,15 @@ import { duckListType, duckUnnest, type DuckTx } from './tx.js';
  */
 export async function insertRawResponsesDuckdb(tx: DuckTx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
   const shas = list.map((r) => sha256Of(r.body));
-  const found = await tx.allWith(
-    `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 IN (SELECT unnest(${tx.ph(1)}::VARCHAR[])) AND body_ref IS NULL GROUP BY body_sha256`,
-    [{ list: [...new Set(shas)], type: 'VARCHAR' }],
+  // One statement (each costs DuckDB 1-3 ms whatever its size): the stored bodies equal to these (rows with their
+  // sha), and the ids drawn from the sequence (rows without).
+  const both = await tx.allWith(
+    `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 IN (SELECT unnest(${tx.ph(1)}::VARCHAR[])) AND body_ref IS NULL GROUP BY body_sha256
+      UNION ALL SELECT NULL, nextval('${sequenceName('raw_responses')}') FROM range(${tx.ph(2)})`,
+    [{ list: [...new Set(shas)], type: 'VARCHAR' }, list.length],
   );
-  const allotted = await tx.all(`SELECT nextval('${sequenceName('raw_responses')}') AS id FROM range(${tx.ph(1)})`, [list.length]);
+  const found = both.filter((r) => r['body_sha256'] !== null);
+  const allotted = both.filter((r) => r['body_sha256'] === null);
   const { ids, rows } = rawRowsInOrder(list, shas, found, allotted);
   const columns = ['id', ...RAW_COLUMNS];
   const landed = await tx.runWith(

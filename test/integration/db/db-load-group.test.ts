@@ -5,6 +5,8 @@
 // counts per response. The group is built to hit every rule that depends on order: a product changing twice, a
 // model dropped and brought back, children vanishing, identical bodies stored earlier and within the group, ids
 // beyond 2^53. A group that brings a new column goes one by one, so schema_history names the right load.
+// The reference is the per-response writer itself (writeBatch, one transaction each): loadBatch into DuckDB writes a
+// lone response as a group of one, so it is checked against the same reference (`alone`).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../db/connect.js';
-import { loadBatch, loadBatches, loadGroups, type LoadBatchesResult, type LoadBatchOptions } from '../../../db/load.js';
+import { loadBatch, loadBatches, loadGroups, writeBatch, type LoadBatchesResult, type LoadBatchOptions } from '../../../db/load.js';
 import { GroupChangesSchemaAt } from '../../../db/load-group.js';
 import { writeGroupDuckdb } from '../../../destinations/duckdb/load-group.js';
 import { writeGroupPostgres } from '../../../destinations/postgres/load-group.js';
@@ -55,6 +57,9 @@ const GROUP = [
   product(9007199254740993n),
 ];
 
+/** The per-response path: one transaction per response, written by writeBatch (what loadBatch was before DuckDB wrote lone responses as groups). */
+const loadOne = (db: Database, b: LoadBatchOptions) => withTransaction(db, (tx) => writeBatch(tx, prepareBatch(b)));
+
 let tmp: string;
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'db-load-group-'));
@@ -75,20 +80,22 @@ const DIALECTS: Array<{ name: string; open: () => Promise<Database>; writeGroup:
 describe.each(DIALECTS)('$name group writer', ({ open, writeGroup }) => {
   let seq: Database;
   let grp: Database;
+  let alone: Database;
 
   async function fresh(): Promise<Database> {
     const db = await open();
-    for (const b of BASE) await loadBatch(db, b);
+    for (const b of BASE) await loadOne(db, b);
     return db;
   }
 
   beforeAll(async () => {
-    [seq, grp] = await Promise.all([fresh(), fresh()]);
+    [seq, grp, alone] = await Promise.all([fresh(), fresh(), fresh()]);
   });
 
   afterAll(async () => {
     await seq?.close();
     await grp?.close();
+    await alone?.close();
   });
 
   it('the generated products have several models, so dropping one is a real change', () => {
@@ -97,7 +104,12 @@ describe.each(DIALECTS)('$name group writer', ({ open, writeGroup }) => {
 
   it('leaves the same tables and reports the same counts as loading the responses one by one', async () => {
     const one: Awaited<ReturnType<typeof loadBatch>>[] = [];
-    for (const b of GROUP) one.push(await loadBatch(seq, b));
+    for (const b of GROUP) one.push(await loadOne(seq, b));
+    // loadBatch, one response at a time (DuckDB: each a group of one), leaves what the per-response path leaves.
+    const lone: typeof one = [];
+    for (const b of GROUP) lone.push(await loadBatch(alone, b));
+    expect(await dumpDatabase(alone)).toEqual(await dumpDatabase(seq));
+    expect(lone.map((r) => [r.loadId, r.rowsByTable, r.changedByTable, r.deletedByTable])).toEqual(one.map((r) => [r.loadId, r.rowsByTable, r.changedByTable, r.deletedByTable]));
     // Called directly (not through loadBatches, which would fall back silently) so the group path is what runs.
     const all = await withTransaction(grp, (tx) => writeGroup(tx, GROUP.map(prepareBatch)));
 
@@ -123,10 +135,14 @@ describe.each(DIALECTS)('$name group writer', ({ open, writeGroup }) => {
     // The same group again, onto what it wrote: product 1 changes back and forth, everything else stays.
     const again = await withTransaction(grp, (tx) => writeGroup(tx, GROUP.map(prepareBatch)));
     const oneAgain: typeof one = [];
-    for (const b of GROUP) oneAgain.push(await loadBatch(seq, b));
+    for (const b of GROUP) oneAgain.push(await loadOne(seq, b));
     expect(again.map((r) => [r.changedByTable, r.deletedByTable])).toEqual(oneAgain.map((r) => [r.changedByTable, r.deletedByTable]));
     expect(oneAgain[1]!.changedByTable.marketplace_products).toBe(0);
     expect(await dumpDatabase(grp)).toEqual(await dumpDatabase(seq));
+    const loneAgain: typeof one = [];
+    for (const b of GROUP) loneAgain.push(await loadBatch(alone, b));
+    expect(loneAgain.map((r) => [r.changedByTable, r.deletedByTable])).toEqual(oneAgain.map((r) => [r.changedByTable, r.deletedByTable]));
+    expect(await dumpDatabase(alone)).toEqual(await dumpDatabase(seq));
   });
 
   it('names the response of a group that adds a column; loadBatches writes it alone, so schema_history names its load', async () => {
@@ -146,10 +162,16 @@ describe.each(DIALECTS)('$name group writer', ({ open, writeGroup }) => {
     expect(out.failed).toBeUndefined();
     expect(out.results).toHaveLength(withFields.length);
     const one = [];
-    for (const b of withFields) one.push(await loadBatch(seq, b));
+    for (const b of withFields) one.push(await loadOne(seq, b));
     // Refused before drawing load ids: the ids are the same as one by one.
     expect(await dumpDatabase(grp)).toEqual(await dumpDatabase(seq));
     expect(out.results.map((r) => [r.loadId, r.changedByTable, r.schemaChanges.map((c) => c.column)])).toEqual(one.map((r) => [r.loadId, r.changedByTable, r.schemaChanges.map((c) => c.column)]));
+    // loadBatch of a lone response that adds a column: its group of one is refused, and it is written alone (the
+    // per-response path), so schema_history names its load here too.
+    const lone = [];
+    for (const b of withFields) lone.push(await loadBatch(alone, b));
+    expect(await dumpDatabase(alone)).toEqual(await dumpDatabase(seq));
+    expect(lone.map((r) => [r.loadId, r.changedByTable, r.schemaChanges.map((c) => c.column)])).toEqual(one.map((r) => [r.loadId, r.changedByTable, r.schemaChanges.map((c) => c.column)]));
     const added = await withTransaction(grp, (tx) => tx.all(`SELECT column_name, load_id FROM schema_history WHERE column_name IN ('brand_story', 'eco_label') ORDER BY column_name`, []));
     expect(added.map((r) => [r['column_name'], Number(r['load_id'])])).toEqual([['brand_story', out.results[1]!.loadId], ['eco_label', out.results[4]!.loadId]]);
   });
