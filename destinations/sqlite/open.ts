@@ -30,12 +30,6 @@ export function openSqlite(file: string, url: string): SqliteDatabase {
     sqlite.pragma('busy_timeout = 15000');
     if (file !== ':memory:') sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    // A checkpoint every 10,000 WAL pages (~40 MB) rather than SQLite's 1,000: the COMMIT that crosses the mark
-    // copies the WAL into the file and syncs both while its process's event loop waits (50-180 ms each, measured
-    // in bench/many-runs.ts: two dozen per 2,500 URLs), and loads rewrite the same index and parent pages commit
-    // after commit, which a longer interval copies once. Workers' CPU per URL 7.36 -> 7.24 and 7.16 -> 6.49 ms in two
-    // interleaved pairs. The last connection to close still checkpoints and removes the WAL.
-    sqlite.pragma('wal_autocheckpoint = 10000');
     migrateSqlite(sqlite);
   } catch (err) {
     sqlite.close();
