@@ -290,6 +290,9 @@ async function batch(
 async function main(): Promise<void> {
   if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js'))) throw new Error('run `npm run build` first (the workers are the compiled command)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-many-'));
+  // The workers run in `dir` (their ./data is not this process's): without one key file shared by this process's
+  // client and the workers, every run was refused as encrypted with another key.
+  process.env['SCRAPE_ETL_KEY_FILE'] ??= path.join(dir, 'secret.key');
   const sim = await simulatorProcess();
   const temporal = await startTestTemporal();
   try {
