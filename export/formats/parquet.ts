@@ -15,11 +15,11 @@
 // timestamp_utc -> TIMESTAMP(MICROS, isAdjustedToUTC), timestamp_local -> TIMESTAMP(MICROS), json -> BYTE_ARRAY with
 // the JSON logical type, text -> STRING, blob -> BYTE_ARRAY. Every column is OPTIONAL: SQL NULL is a Parquet null.
 import { mkdir, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import type { DuckDBType } from '@duckdb/node-api';
 import { boolOf, bytesOf, doubleOf, int64Of, textOf, typeColumns, type TypedColumn, type ValueType } from '../typed.js';
 import type { FormatWriter } from './index.js';
 import { parquetCopySql, parquetSelectList, sqlLiteral } from './parquet-sql.js';
+import { spillFolderFor } from './parquet-spill.js';
 
 export { ROW_GROUP_ROWS } from './parquet-sql.js';
 
@@ -87,17 +87,6 @@ export const parquetWriter: FormatWriter = {
     }
   },
 };
-
-/**
- * The folder DuckDB may spill the staging table to: beside the output, named like a partial file of the same export
- * (`.<name>.spill~host~pid~random.partial`), so an export killed mid-write leaves nothing that the next export's
- * removeAbandonedPartials (atomic-file.ts) does not remove.
- */
-function spillFolderFor(path: string): string {
-  const name = basename(path);
-  const m = /^\.(.+?)(~.*\.partial)$/.exec(name);
-  return join(dirname(path), m ? `.${m[1]}.spill${m[2]}` : `.${name}.spill`);
-}
 
 /**
  * What a staging column holds: the final type where JavaScript has the value at hand (numbers, booleans, bytes),
