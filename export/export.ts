@@ -299,7 +299,12 @@ async function exportOne(
       // Postgres's CSV into DuckDB (formats/parquet-postgres.ts), which declines (null) a table it cannot carry.
       const copyParquet = await dest.parquetCopy();
       const typed = typeColumns(table, columns, valueDialect(db));
-      const out = await copyParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental, ...signal });
+      const onRows = (rows: number) => {
+        stats.rows = rows;
+        progress?.();
+      };
+      const out = await copyParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental, onRows, ...signal });
+      stats.rows = 0;
       if (out !== null) {
         stats.rows = out.rows;
         stats.maxLoadId = out.maxLoadId;

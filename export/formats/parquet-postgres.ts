@@ -1,35 +1,15 @@
-// Parquet from a Postgres destination: Postgres writes the rows as CSV (`COPY (select …) TO STDOUT`), the bytes go
-// unparsed through a named pipe into DuckDB's CSV reader, and DuckDB's COPY writes the Parquet file with the casts
-// of parquet-sql.ts, the ones every destination's export uses (same schema, same encoder). No value is turned into a
-// JavaScript object on the way: the rows streamed through a cursor (pg-query-stream, one array and a string per cell)
-// and DuckDB's appender (formats/parquet.ts) ran at 0.46x pyarrow streaming the same rows; this path does none of
-// that work (bench/export-parquet.ts: see the commit that made it).
-//
-// Memory is flat in rows: the pipe holds what neither side has consumed yet, DuckDB's COPY keeps a row group or two,
-// and nothing is staged. Where no named pipe can be made (mkfifo missing), the CSV goes to a file beside the output
-// first, and DuckDB reads it after.
-import { execFile } from 'node:child_process';
-import { constants, createWriteStream } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
+// Parquet from a Postgres destination: Postgres writes the rows as CSV (`COPY (select …) TO STDOUT`) and the bytes
+// go unparsed into DuckDB's CSV reader and Parquet writer (parquet-csv-pipe.ts). No value becomes a JavaScript object
+// on the way: the rows streamed through a cursor (pg-query-stream, an array and a string per cell) and DuckDB's
+// appender (formats/parquet.ts) ran at 0.46x pyarrow streaming the same rows, this at 1.00x (bench/export-parquet.ts,
+// 494,600 rows on a loaded 2-core machine).
+import { mkdir, rm } from 'node:fs/promises';
 import type pg from 'pg';
 import { quoteIdent, type ExportDatabase } from '../database.js';
 import { poolOf } from '../../destinations/postgres/handle.js';
 import type { DuckParquetJob } from './parquet-duckdb.js';
-import { parquetCopySql, parquetSelectList, sqlLiteral } from './parquet-sql.js';
+import { CsvDeclined, csvToParquet } from './parquet-csv-pipe.js';
 import { spillFolderFor } from './parquet-spill.js';
-
-/** DuckDB's buffer pool while it converts: it holds row groups being encoded, not the table. */
-const DUCK_MEMORY = '192MB';
-/**
- * The longest CSV record DuckDB accepts (its default is 2 MB; a raw_responses row holds a whole web page), and the
- * size of the buffers it reads in (at least as large; they count against DUCK_MEMORY). A table with a longer row
- * is exported through the cursor and DuckDB's appender instead (formats/parquet.ts): see copyPostgresParquet.
- */
-const MAX_RECORD_BYTES = 32 * 1024 * 1024;
 
 /** A parameter as a Postgres literal: COPY takes no bind parameters. */
 function literal(client: pg.PoolClient, v: unknown): string {
@@ -40,10 +20,9 @@ function literal(client: pg.PoolClient, v: unknown): string {
 
 /**
  * The rows of `job` written to `job.path`; null when a row is longer than DuckDB's CSV reader takes
- * (MAX_RECORD_BYTES): the caller then streams the rows through the cursor reader instead.
+ * (parquet-csv-pipe.ts): the caller then streams the rows through the cursor reader instead.
  */
 export async function copyPostgresParquet(db: ExportDatabase, job: DuckParquetJob): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
-  const duck = await import('@duckdb/node-api');
   const { to: copyTo } = await import('pg-copy-streams');
   const scratch = spillFolderFor(job.path);
   await mkdir(scratch);
@@ -70,50 +49,31 @@ export async function copyPostgresParquet(db: ExportDatabase, job: DuckParquetJo
     }
     const csvSql = `copy (select ${job.columns.map((c, i) => `${c.expr} as c${i}`).join(', ')} ${from}) to stdout (format csv)`;
 
-    const instance = await duck.DuckDBInstance.create(':memory:', { memory_limit: DUCK_MEMORY, temp_directory: scratch, threads: String(Math.max(1, availableParallelism())) });
-    const con = await instance.connect();
+    const source = client.query(copyTo(csvSql));
+    const abort = () => source.destroy(job.signal?.reason instanceof Error ? job.signal.reason : new Error('export aborted'));
+    job.signal?.addEventListener('abort', abort, { once: true });
     try {
-      const csvPath = join(scratch, 'rows.csv');
-      const piped = await makeFifo(csvPath);
-      // Every column read as text; unquoted empty is NULL, Postgres's "" an empty string. bytea arrives in its hex
-      // output (\x0102).
-      const columns = `{${job.columns.map((_c, i) => `'c${i}': 'varchar'`).join(', ')}}`;
-      const reader =
-        `read_csv(${sqlLiteral(csvPath)}, columns = ${columns}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', ` +
-        `allow_quoted_nulls = false, new_line = '\\n', max_line_size = ${MAX_RECORD_BYTES}, buffer_size = ${MAX_RECORD_BYTES})`;
-      const copySql = parquetCopySql(
-        `select ${parquetSelectList(
-          job.columns.map((c) => c.typed),
-          (c, i) => (c.type === 'blob' ? `unhex(substr(c${i}, 3))` : `c${i}`),
-        )} from ${reader}`,
-        job.path,
-      );
-      const source = client.query(copyTo(csvSql));
-      const abort = () => source.destroy(job.signal?.reason instanceof Error ? job.signal.reason : new Error('export aborted'));
-      job.signal?.addEventListener('abort', abort, { once: true });
-      try {
-        let written: number;
-        copying = true;
-        if (piped) written = await bothEnds(csvPath, source, con.runAndReadAll(copySql));
-        else {
-          await pipeline(source, createWriteStream(csvPath));
-          written = await countOf(con.runAndReadAll(copySql));
-        }
-        copying = false;
-        if (connectionError) throw connectionError;
-        job.signal?.throwIfAborted();
-        await client.query('COMMIT');
-        finished = true;
-        return { rows: written, maxLoadId };
-      } catch (err) {
-        if (/maximum line size/i.test((err as Error).message)) return null;
-        throw err;
-      } finally {
-        job.signal?.removeEventListener('abort', abort);
-      }
+      copying = true;
+      const rows = await csvToParquet({
+        path: job.path,
+        scratch,
+        columns: job.columns.map((c) => c.typed),
+        // bytea in Postgres's hex output: \x0102
+        blobBytes: (field) => `unhex(substr(${field}, 3))`,
+        source: job.onRows ? countingRecords(source, job.onRows) : source,
+        stop: () => source.destroy(),
+      });
+      copying = false;
+      if (connectionError) throw connectionError;
+      job.signal?.throwIfAborted();
+      await client.query('COMMIT');
+      finished = true;
+      return { rows, maxLoadId };
+    } catch (err) {
+      if (err instanceof CsvDeclined) return null;
+      throw err;
     } finally {
-      con.closeSync();
-      instance.closeSync();
+      job.signal?.removeEventListener('abort', abort);
     }
   } finally {
     if (!finished && !connectionError && copying) connectionError = new Error('export: the COPY of the rows did not end');
@@ -130,60 +90,19 @@ export async function copyPostgresParquet(db: ExportDatabase, job: DuckParquetJo
   }
 }
 
-async function countOf(copy: Promise<import('@duckdb/node-api').DuckDBResultReader>): Promise<number> {
-  return Number((await copy).getRows()[0]?.[0] ?? 0);
-}
-
-/** A named pipe at `path`; false when the system cannot make one (the CSV then goes through a file). */
-async function makeFifo(path: string): Promise<boolean> {
-  if (process.platform === 'win32') return false;
-  try {
-    await promisify(execFile)('mkfifo', ['-m', '600', path]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Postgres's CSV into the pipe while DuckDB's COPY reads it. Each side's failure releases the other: DuckDB failing
- * before it opened the pipe would leave our open waiting for a reader forever, so the pipe is then opened for
- * reading here; our stream failing closes the pipe (DuckDB reads an end and finishes a file that is thrown away).
+ * The CSV passed on unchanged, its records counted (line ends, so a quoted line break counts too: this is progress,
+ * not the count reported) for the export's progress at most twice a second. Iterating the stream carries its error.
  */
-async function bothEnds(fifo: string, source: NodeJS.ReadableStream, copy: Promise<import('@duckdb/node-api').DuckDBResultReader>): Promise<number> {
-  const copied = countOf(copy);
-  copied.catch(() => {});
-  const opening = open(fifo, 'w');
-  opening.catch(() => {});
-  const first = await Promise.race([opening.then(() => 'open' as const), copied.then(
-    () => 'copied' as const,
-    () => 'copied' as const,
-  )]);
-  if (first === 'copied') {
-    // DuckDB is done without reading: unblock our pending open, then report its error.
-    const unblock = await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    await (await opening).close();
-    await unblock.close();
-    (source as NodeJS.ReadableStream & { destroy(): void }).destroy();
-    await copied;
-    throw new Error('export: DuckDB finished the Parquet file without reading the rows');
+async function* countingRecords(source: AsyncIterable<Buffer>, onRows: (rows: number) => void): AsyncGenerator<Buffer> {
+  let rows = 0;
+  let told = Date.now();
+  for await (const chunk of source) {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) rows++;
+    if (Date.now() - told >= 500) {
+      told = Date.now();
+      onRows(rows);
+    }
+    yield chunk;
   }
-  const fd = await opening;
-  let streamError: (Error & { code?: string }) | undefined;
-  try {
-    await pipeline(source, fd.createWriteStream());
-  } catch (err) {
-    streamError = err as Error;
-  } finally {
-    await fd.close().catch(() => {});
-  }
-  const result = await copied.then(
-    (rows) => ({ rows }),
-    (err: unknown) => ({ err }),
-  );
-  // Postgres's own error (or an abort) comes first; a broken pipe is DuckDB's error, which explains it better.
-  if (streamError !== undefined && streamError.code !== 'EPIPE') throw streamError;
-  if ('err' in result) throw result.err;
-  if (streamError !== undefined) throw streamError;
-  return result.rows;
 }

@@ -1,0 +1,140 @@
+// Parquet from an SQLite destination: SQLite itself writes each row as a CSV record (one string per row, built by
+// the SELECT), pages of records go into DuckDB's CSV reader and Parquet writer (parquet-csv-pipe.ts). Reading the
+// cells as JavaScript values (a bigint per integer) and copying them into DuckDB's appender (formats/parquet.ts)
+// took 2.5 s of CPU for 494,600 rows x 16 columns, 0.87-0.92x pyarrow streaming the same rows; SQLite's records
+// cost about a quarter of that, and DuckDB parses them on its own threads.
+//
+// The common values are written by SQL: integers as their decimal text, reals with 17 significant digits (exact
+// round trip), text quoted, blobs as hex. Anything else (a real in an integer column, a number in a timestamp
+// column, text in a blob column …) goes to one JavaScript function that converts it as the row path does
+// (typed.ts), so it is written the same way or refused with the same error naming the column.
+import { mkdir, rm } from 'node:fs/promises';
+import type { ExportDatabase } from '../database.js';
+import { hasRowids } from '../../destinations/sqlite/rowids.js';
+import { sqliteOf } from '../../destinations/sqlite/handle.js';
+import { readerOf } from '../../destinations/sqlite/export-reader.js';
+import { sqliteRowidPages } from '../sqlite-pages.js';
+import { boolOf, bytesOf, doubleOf, int64Of, textOf, type TypedColumn } from '../typed.js';
+import type { DuckParquetJob } from './parquet-duckdb.js';
+import { CsvDeclined, csvToParquet } from './parquet-csv-pipe.js';
+import { spillFolderFor } from './parquet-spill.js';
+
+/** The SQL function that writes a value SQL does not: a row path conversion (typed.ts) into a CSV field. */
+const CELL = 'scrape_etl_parquet_cell';
+/** Cells per page of records: one statement call each, and the page's records live until written. */
+const PAGE_CELLS = 65_536;
+
+const quoted = (s: string) => `"${s.replaceAll('"', '""')}"`;
+const quotedSql = (x: string) => `'"' || replace(${x}, '"', '""') || '"'`;
+
+/** A column's CSV field, as SQL over its expression `x`; `i` is its index for CELL. */
+function fieldSql(c: TypedColumn, x: string, i: number): string {
+  const other = `else ${CELL}(${i}, ${x}) end`;
+  switch (c.type) {
+    case 'int64':
+      return `case typeof(${x}) when 'integer' then ${x} when 'null' then '' ${other}`;
+    case 'double':
+      return `case typeof(${x}) when 'real' then printf('%.17g', ${x}) when 'integer' then ${x} when 'null' then '' ${other}`;
+    case 'bool':
+      return `case when typeof(${x}) = 'integer' and ${x} = 1 then 'true' when typeof(${x}) = 'integer' and ${x} = 0 then 'false' when ${x} is null then '' ${other}`;
+    case 'blob':
+      return `case typeof(${x}) when 'blob' then '"' || hex(${x}) || '"' when 'null' then '' ${other}`;
+    case 'timestamp_utc':
+    case 'timestamp_local':
+      // Epoch seconds or milliseconds (timestamp_s / timestamp_ms hints) go to CELL, which writes them as ISO text.
+      return `case typeof(${x}) when 'text' then ${quotedSql(x)} when 'null' then '' ${other}`;
+    default:
+      return `case typeof(${x}) when 'text' then ${quotedSql(x)} when 'integer' then ${x} when 'null' then '' ${other}`;
+  }
+}
+
+/** What CELL writes for a value of column `c` that fieldSql leaves to it: the row path's conversion, as a field. */
+function cellOf(c: TypedColumn): (v: unknown) => string {
+  switch (c.type) {
+    case 'int64': {
+      const f = int64Of(c);
+      return (v) => f(v).toString();
+    }
+    case 'double': {
+      const f = doubleOf(c);
+      return (v) => String(f(v));
+    }
+    case 'bool': {
+      const f = boolOf(c);
+      return (v) => String(f(v));
+    }
+    case 'blob': {
+      const f = bytesOf(c);
+      return (v) => `"${Buffer.from(f(v)).toString('hex')}"`;
+    }
+    case 'timestamp_utc':
+    case 'timestamp_local': {
+      const scale = c.kind === 'timestamp_s' ? 1000 : c.kind === 'timestamp_ms' ? 1 : 0;
+      const text = textOf(c);
+      return (v) => quoted(scale !== 0 && typeof v !== 'string' ? new Date(Number(v) * scale).toISOString() : text(v));
+    }
+    default: {
+      const f = textOf(c);
+      return (v) => quoted(f(v));
+    }
+  }
+}
+
+/**
+ * The rows of `job` written to `job.path`; null when this path cannot take the table (an in-memory database, a
+ * table without rowids, a record longer than DuckDB's CSV reader takes, a value DuckDB's casts refuse): the caller
+ * then streams the rows through the row path, which also names the column of a refused value.
+ */
+export async function copySqliteParquet(db: ExportDatabase, job: DuckParquetJob): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
+  if (sqliteOf(db).memory || !hasRowids(sqliteOf(db), job.table)) return null;
+  const typed = job.columns.map((c) => c.typed);
+  const cells = typed.map(cellOf);
+  const record = job.columns.map((c, i) => fieldSql(c.typed, c.expr, i)).join(` || ',' || `);
+  const pageRows = Math.max(64, Math.min(4096, Math.floor(PAGE_CELLS / Math.max(1, typed.length))));
+  const scratch = spillFolderFor(job.path);
+  await mkdir(scratch);
+  const { reader, own } = readerOf(db);
+  let maxLoadId: bigint | null = null;
+  let read = 0;
+  try {
+    reader.function(CELL, { safeIntegers: true, deterministic: true }, (i: unknown, v: unknown) => cells[Number(i)]!(v));
+    // The pages are read in one read transaction: one snapshot, as one statement would see.
+    reader.exec('BEGIN');
+    try {
+      const query = { table: job.table, columns: [`${record} as r`, ...(job.maxLoadId ? ['load_id'] : [])], where: job.where, params: job.params };
+      const pages = sqliteRowidPages(reader, query, pageRows, null, null);
+      let told = Date.now();
+      async function* records(): AsyncGenerator<string> {
+        for (const page of pages) {
+          job.signal?.throwIfAborted();
+          let text = '';
+          for (const row of page) {
+            text += `${row[0] as string}\n`;
+            if (job.maxLoadId) {
+              const id = row[1] as bigint;
+              if (maxLoadId === null || id > maxLoadId) maxLoadId = id;
+            }
+          }
+          read += page.length;
+          if (job.onRows && Date.now() - told >= 500) {
+            told = Date.now();
+            job.onRows(read);
+          }
+          yield text;
+        }
+      }
+      const source = records();
+      const rows = await csvToParquet({ path: job.path, scratch, columns: typed, blobBytes: (field) => `unhex(${field})`, source, stop: () => void source.return(undefined) });
+      job.signal?.throwIfAborted();
+      return { rows, maxLoadId };
+    } finally {
+      if (reader.inTransaction) reader.exec('COMMIT');
+    }
+  } catch (err) {
+    if (err instanceof CsvDeclined) return null;
+    throw err;
+  } finally {
+    if (own) reader.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
