@@ -5,7 +5,8 @@
 // cost about a quarter of that, and DuckDB parses them on its own threads.
 //
 // The common values are written by SQL: integers as their decimal text, reals with 17 significant digits (exact
-// round trip), text quoted, blobs as hex. Anything else (a real in an integer column, a number in a timestamp
+// round trip: `%!.17g`; without `!` SQLite's printf stops at 16 digits, and 36% of 200,000 random doubles came back
+// different; with it none did), text quoted, blobs as hex. Anything else (a real in an integer column, a number in a timestamp
 // column, text in a blob column …) goes to one JavaScript function that converts it as the row path does
 // (typed.ts), so it is written the same way or refused with the same error naming the column.
 import { mkdir, rm } from 'node:fs/promises';
@@ -34,7 +35,7 @@ function fieldSql(c: TypedColumn, x: string, i: number): string {
     case 'int64':
       return `case typeof(${x}) when 'integer' then ${x} when 'null' then '' ${other}`;
     case 'double':
-      return `case typeof(${x}) when 'real' then printf('%.17g', ${x}) when 'integer' then ${x} when 'null' then '' ${other}`;
+      return `case typeof(${x}) when 'real' then printf('%!.17g', ${x}) when 'integer' then ${x} when 'null' then '' ${other}`;
     case 'bool':
       return `case when typeof(${x}) = 'integer' and ${x} = 1 then 'true' when typeof(${x}) = 'integer' and ${x} = 0 then 'false' when ${x} is null then '' ${other}`;
     case 'blob':
