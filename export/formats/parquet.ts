@@ -1,9 +1,12 @@
-// Parquet written by DuckDB, the same engine for every destination. From SQLite and Postgres the rows stream into a
-// private in-memory DuckDB table through its appender (2,048-row data chunks, fixed-width columns copied as typed
-// arrays), and DuckDB's own `COPY … TO (FORMAT parquet)` writes the file; from a DuckDB destination the export is
-// that COPY alone, on the destination's file (parquet-duckdb.ts). One engine means one set of Parquet types, one
-// encoder (dictionary and RLE where they pay, snappy, row groups of 122,880 rows) and the same file from every
-// destination. Measured (bench/export-parquet.ts, 1M rows): the earlier pure-JavaScript writer (hyparquet-writer) ran at
+// Parquet written by DuckDB, the same engine for every destination. Most exports do not come here: a destination
+// with parquetCopy hands DuckDB the rows without JavaScript values (DuckDB: its own COPY, parquet-duckdb.ts;
+// Postgres: COPY … TO STDOUT as CSV, parquet-postgres.ts; an SQLite file: CSV records SQLite writes,
+// parquet-sqlite.ts). This is the row path, for what those decline (an in-memory SQLite database, a table without
+// rowid, a row longer than DuckDB's CSV record limit, a value DuckDB's casts refuse, which this path names): the rows
+// stream into a private in-memory DuckDB table through its appender (2,048-row data chunks, fixed-width columns
+// copied as typed arrays), and DuckDB's own `COPY … TO (FORMAT parquet)` writes the file. One engine means one set
+// of Parquet types, one encoder (dictionary and RLE where they pay, snappy, row groups of 122,880 rows) and the same
+// file from every destination and path. Measured (bench/export-parquet.ts, 1M rows): the earlier pure-JavaScript writer (hyparquet-writer) ran at
 // 0.66x (SQLite), 0.24x (Postgres) and 0.05x (DuckDB) pyarrow streaming the same rows and wrote 3.44x DuckDB's bytes.
 //
 // Memory: the staging table lives in DuckDB's buffer pool, capped at STAGING_MEMORY; beyond it DuckDB spills blocks
