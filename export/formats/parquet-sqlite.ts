@@ -104,7 +104,6 @@ export async function copySqliteParquet(db: ExportDatabase, job: DuckParquetJob)
     try {
       const query = { table: job.table, columns: [`${record} as r`, ...(job.maxLoadId ? ['load_id'] : [])], where: job.where, params: job.params };
       const pages = sqliteRowidPages(reader, query, pageRows, null, null);
-      let told = Date.now();
       async function* records(): AsyncGenerator<string> {
         for (const page of pages) {
           job.signal?.throwIfAborted();
@@ -117,10 +116,8 @@ export async function copySqliteParquet(db: ExportDatabase, job: DuckParquetJob)
             }
           }
           read += page.length;
-          if (job.onRows && Date.now() - told >= 500) {
-            told = Date.now();
-            job.onRows(read);
-          }
+          // After every page, as the row path reports every batch: a caller may heartbeat, or stop the export.
+          job.onRows?.(read);
           yield text;
         }
       }

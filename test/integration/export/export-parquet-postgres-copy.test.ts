@@ -3,7 +3,7 @@
 // commas and line breaks, the empty string apart from NULL, a pipeline name with a quote inlined into COPY's query
 // (COPY takes no bind parameters), the watermark of an incremental export; a row longer than DuckDB reads as one CSV
 // record (the cursor path takes the table); and a connection the pool can still use afterwards.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,5 +61,22 @@ describe('Parquet from Postgres through COPY', () => {
     // The abandoned COPY's connection was dropped, not handed back mid-output: every pooled connection answers.
     const answers = await Promise.all(Array.from({ length: 4 }, () => db.pool.query<{ one: number }>('select 1 as one')));
     expect(answers.map((a) => a.rows[0]!.one)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('stops mid-stream when aborted: no file, and the pool is usable', async () => {
+    await db.pool.query(`create table many_rows (id bigint, t text)`);
+    await db.pool.query(`insert into many_rows select i, 'row ' || i from generate_series(1, 300000) i`);
+    const out = join(dir, 'd');
+    const ac = new AbortController();
+    let seen = 0;
+    const running = exportTables(db, { tables: ['many_rows'], outDir: out, format: 'parquet', signal: ac.signal, onProgress: ({ rows }) => ((seen = rows), rows > 10_000 && ac.abort()) });
+    await expect(running).rejects.toThrow(/abort/i);
+    expect(seen).toBeGreaterThan(10_000);
+    expect(seen).toBeLessThan(300_000);
+    expect(await readdir(out)).toEqual([]);
+    const answers = await Promise.all(Array.from({ length: 4 }, () => db.pool.query<{ one: number }>('select 1 as one')));
+    expect(answers.map((a) => a.rows[0]!.one)).toEqual([1, 1, 1, 1]);
+    const [f] = await exportTables(db, { tables: ['many_rows'], outDir: out, format: 'parquet' });
+    expect(f!.rows).toBe(300_000);
   });
 });
