@@ -49,7 +49,7 @@ export interface CsvPipeJob {
 /** Why the CSV path cannot write a table: the caller then takes the row path (formats/parquet.ts). */
 export class CsvDeclined extends Error {}
 
-/** Rows written. Throws CsvDeclined for a record longer than DuckDB takes, or a value DuckDB's casts refuse. */
+/** Rows written. Throws CsvDeclined for a record DuckDB's CSV reader refuses (too long, not CSV) or a value its casts refuse. */
 export async function csvToParquet(job: CsvPipeJob): Promise<number> {
   const duck = await import('@duckdb/node-api');
   const instance = await duck.DuckDBInstance.create(':memory:', { memory_limit: DUCK_MEMORY, temp_directory: job.scratch, threads: DUCK_THREADS });
@@ -60,7 +60,7 @@ export async function csvToParquet(job: CsvPipeJob): Promise<number> {
     const fields = `{${job.columns.map((_c, i) => `'c${i}': 'varchar'`).join(', ')}}`;
     const reader =
       `read_csv(${sqlLiteral(csvPath)}, columns = ${fields}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', ` +
-      `allow_quoted_nulls = false, new_line = '\\n', max_line_size = ${MAX_RECORD_BYTES}, buffer_size = ${MAX_RECORD_BYTES})`;
+      `allow_quoted_nulls = false, strict_mode = true, new_line = '\\n', max_line_size = ${MAX_RECORD_BYTES}, buffer_size = ${MAX_RECORD_BYTES})`;
     const copySql = parquetCopySql(`select ${parquetSelectList(job.columns, (c, i) => (c.type === 'blob' ? job.blobBytes(`c${i}`) : `c${i}`))} from ${reader}`, job.path);
     try {
       if (piped) return await bothEnds(csvPath, job, () => con.runAndReadAll(copySql));
@@ -69,7 +69,8 @@ export async function csvToParquet(job: CsvPipeJob): Promise<number> {
     } catch (err) {
       const message = (err as Error).message;
       // DuckDB's cast error names the value, not the column; the row path names the column (explainCastFailure).
-      if (/maximum line size/i.test(message)) throw new CsvDeclined(message, { cause: err });
+      // A record longer than MAX_RECORD_BYTES, or one the database wrote as not CSV on purpose (parquet-sqlite.ts ODD).
+      if (/maximum line size|CSV Error/i.test(message)) throw new CsvDeclined(message, { cause: err });
       if (/conver|cast|malformed|json/i.test(message) && !(err as { code?: string }).code) throw new CsvDeclined(message, { cause: err });
       throw err;
     }
