@@ -157,8 +157,11 @@ export interface DestinationAdapter<D extends DestinationName> {
     primaryKeySql(ph1: string): string;
   };
   readonly exportReader: ExportReader;
-  /** DuckDB writes Parquet itself (COPY … TO): loaded only when present and asked for. */
-  readonly parquetCopy?: () => Promise<typeof import('../export/formats/parquet-duckdb.js')['copyDuckdbParquet']>;
+  /**
+   * Parquet without rows through JavaScript: DuckDB writes it itself (COPY … TO), Postgres hands DuckDB its CSV
+   * (export/formats/parquet-postgres.ts). Loaded only when present and asked for.
+   */
+  readonly parquetCopy?: () => Promise<import('../export/formats/parquet-duckdb.js').ParquetCopy>;
   /** The bounded read-only `sql:` check (checks/sql-readonly.ts). */
   readOnlyQuery(db: DatabaseOf<D>, sql: string, o: { timeoutMs: number }): Promise<{ rows: Array<Record<string, unknown>> }>;
   /** Opens an existing destination so that the database itself refuses writes (console, report). */

@@ -295,14 +295,22 @@ async function exportOne(
       }
     }
     if (settings.format === 'parquet' && dest.parquetCopy) {
-      // The database writes its own rows to Parquet (DuckDB: formats/parquet-duckdb.ts): nothing streams through JavaScript.
-      const copyDuckdbParquet = await dest.parquetCopy();
+      // Rows go to Parquet without passing through JavaScript: DuckDB's own COPY (formats/parquet-duckdb.ts), or
+      // Postgres's CSV into DuckDB (formats/parquet-postgres.ts), which declines (null) a table it cannot carry.
+      const copyParquet = await dest.parquetCopy();
       const typed = typeColumns(table, columns, valueDialect(db));
-      const out = await copyDuckdbParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental });
-      stats.rows = out.rows;
-      stats.maxLoadId = out.maxLoadId;
-      progress?.();
-      return;
+      const onRows = (rows: number) => {
+        stats.rows = rows;
+        progress?.();
+      };
+      const out = await copyParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental, onRows, ...signal });
+      stats.rows = 0;
+      if (out !== null) {
+        stats.rows = out.rows;
+        stats.maxLoadId = out.maxLoadId;
+        progress?.();
+        return;
+      }
     }
     const batches = tracked(rowBatches(db, query, params, batchRows(selected.length)), loadIdIndex, stats, progress);
     await writer.write({ path: tempPath, table, columns, dialect: valueDialect(db), batches, settings, ...signal });

@@ -79,6 +79,8 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
         WHERE i.indrelid = to_regclass(quote_ident(${ph1})) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
   },
   exportReader: lazyExportReader(exportReader, { valueForms: 'postgres', columnKind: (type) => ({ declared: type, kind: postgresKind(type) }) }),
+  // Postgres's COPY … TO STDOUT (CSV) straight into DuckDB's CSV reader and Parquet writer: no row in JavaScript.
+  parquetCopy: async () => (await import('../../export/formats/parquet-postgres.js')).copyPostgresParquet,
   async readOnlyQuery(db, query, o) {
     const { readOnlyQuery } = await import('./read-only-query.js');
     return readOnlyQuery(db, query, o);

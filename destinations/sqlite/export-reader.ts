@@ -50,7 +50,7 @@ export async function advanceWatermark(db: ExportDatabase, pipeline: string, tab
 }
 
 /** A read-only connection of its own for an export, and whether it is one (an in-memory database has only `main`). */
-function readerOf(db: ExportDatabase): { reader: BetterSqlite3.Database; own: boolean } {
+export function readerOf(db: ExportDatabase): { reader: BetterSqlite3.Database; own: boolean } {
   const main = sqliteOf(db);
   // A separate read-only connection: better-sqlite3 refuses other statements on a connection while an iterator
   // is open, and an export pausing for disk back-pressure must not block the loads that share `main`.

@@ -63,6 +63,8 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     primaryKeySql: (ph1) => `SELECT name FROM pragma_table_info(${ph1}) WHERE pk > 0 ORDER BY pk`,
   },
   exportReader: lazyExportReader(exportReader, { valueForms: 'sqlite', columnKind: (type) => ({ declared: type, kind: sqliteKind(type) }) }),
+  // SQLite writes each row as a CSV record for DuckDB's CSV reader and Parquet writer: no cell as a JavaScript value.
+  parquetCopy: async () => (await import('../../export/formats/parquet-sqlite.js')).copySqliteParquet,
   async readOnlyQuery(db, query, o) {
     const { readOnlyQuery } = await import('./read-only-query.js');
     return readOnlyQuery(db, query, o);

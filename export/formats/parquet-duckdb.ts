@@ -19,7 +19,14 @@ export interface DuckParquetJob {
   params: unknown[];
   /** Also read the highest load_id of the rows written. */
   maxLoadId: boolean;
+  /** Stops an export that streams rows (parquet-postgres.ts, parquet-sqlite.ts); DuckDB's own COPY runs to its end. */
+  signal?: AbortSignal;
+  /** Progress of an export that streams rows: about how many are read so far. */
+  onRows?: (rows: number) => void;
 }
+
+/** Writes a table's rows to Parquet without them passing through JavaScript; null: it cannot for this table. */
+export type ParquetCopy = (db: ExportDatabase, job: DuckParquetJob) => Promise<{ rows: number; maxLoadId: bigint | null } | null>;
 
 /** A parameter as a SQL literal: COPY takes no prepared parameters. */
 function literal(v: unknown): string {

@@ -1,9 +1,12 @@
-// Parquet written by DuckDB, the same engine for every destination. From SQLite and Postgres the rows stream into a
-// private in-memory DuckDB table through its appender (2,048-row data chunks, fixed-width columns copied as typed
-// arrays), and DuckDB's own `COPY … TO (FORMAT parquet)` writes the file; from a DuckDB destination the export is
-// that COPY alone, on the destination's file (parquet-duckdb.ts). One engine means one set of Parquet types, one
-// encoder (dictionary and RLE where they pay, snappy, row groups of 122,880 rows) and the same file from every
-// destination. Measured (bench/export-parquet.ts, 1M rows): the earlier pure-JavaScript writer (hyparquet-writer) ran at
+// Parquet written by DuckDB, the same engine for every destination. Most exports do not come here: a destination
+// with parquetCopy hands DuckDB the rows without JavaScript values (DuckDB: its own COPY, parquet-duckdb.ts;
+// Postgres: COPY … TO STDOUT as CSV, parquet-postgres.ts; an SQLite file: CSV records SQLite writes,
+// parquet-sqlite.ts). This is the row path, for what those decline (an in-memory SQLite database, a table without
+// rowid, a row longer than DuckDB's CSV record limit, a value DuckDB's casts refuse, which this path names): the rows
+// stream into a private in-memory DuckDB table through its appender (2,048-row data chunks, fixed-width columns
+// copied as typed arrays), and DuckDB's own `COPY … TO (FORMAT parquet)` writes the file. One engine means one set
+// of Parquet types, one encoder (dictionary and RLE where they pay, snappy, row groups of 122,880 rows) and the same
+// file from every destination and path. Measured (bench/export-parquet.ts, 1M rows): the earlier pure-JavaScript writer (hyparquet-writer) ran at
 // 0.66x (SQLite), 0.24x (Postgres) and 0.05x (DuckDB) pyarrow streaming the same rows and wrote 3.44x DuckDB's bytes.
 //
 // Memory: the staging table lives in DuckDB's buffer pool, capped at STAGING_MEMORY; beyond it DuckDB spills blocks
@@ -15,11 +18,11 @@
 // timestamp_utc -> TIMESTAMP(MICROS, isAdjustedToUTC), timestamp_local -> TIMESTAMP(MICROS), json -> BYTE_ARRAY with
 // the JSON logical type, text -> STRING, blob -> BYTE_ARRAY. Every column is OPTIONAL: SQL NULL is a Parquet null.
 import { mkdir, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import type { DuckDBType } from '@duckdb/node-api';
 import { boolOf, bytesOf, doubleOf, int64Of, textOf, typeColumns, type TypedColumn, type ValueType } from '../typed.js';
 import type { FormatWriter } from './index.js';
 import { parquetCopySql, parquetSelectList, sqlLiteral } from './parquet-sql.js';
+import { spillFolderFor } from './parquet-spill.js';
 
 export { ROW_GROUP_ROWS } from './parquet-sql.js';
 
@@ -87,17 +90,6 @@ export const parquetWriter: FormatWriter = {
     }
   },
 };
-
-/**
- * The folder DuckDB may spill the staging table to: beside the output, named like a partial file of the same export
- * (`.<name>.spill~host~pid~random.partial`), so an export killed mid-write leaves nothing that the next export's
- * removeAbandonedPartials (atomic-file.ts) does not remove.
- */
-function spillFolderFor(path: string): string {
-  const name = basename(path);
-  const m = /^\.(.+?)(~.*\.partial)$/.exec(name);
-  return join(dirname(path), m ? `.${m[1]}.spill${m[2]}` : `.${name}.spill`);
-}
 
 /**
  * What a staging column holds: the final type where JavaScript has the value at hand (numbers, booleans, bytes),

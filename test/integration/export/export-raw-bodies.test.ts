@@ -1,6 +1,7 @@
 // raw_responses exported by name, on SQLite and Postgres: a response landed twice with the same body stores the
 // body once (the second row points at the first, db/raw-responses.ts), yet both rows of the export carry the whole
-// body, read back by Python's csv module (strict), byte for byte what the service sent.
+// body, read back by Python's csv module (strict) and by pyarrow from Parquet (whose SQLite and Postgres exports
+// read the body's expression as CSV the database writes), byte for byte what the service sent.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,8 @@ import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../db/connect.js';
 import { loadBatch } from '../../../db/load.js';
 import { exportTables } from '../../../export/csv.js';
+import { exportTables as exportAnyFormat } from '../../../export/export.js';
+import { readParquetWithPyarrow } from '../../support/python-readers.js';
 import { REAL_FIXTURES } from '../../support/fixtures.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
@@ -47,5 +50,12 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     expect(byId.get(String(second.loadId))![ref]).toBe(String(first.loadId));
     expect(byId.get(String(first.loadId))![body]).toBe(RAW);
     expect(byId.get(String(second.loadId))![body]).toBe(RAW);
+
+    const [parquet] = await exportAnyFormat(db, { tables: ['raw_responses'], outDir: path.join(dir, `${dialect}-parquet`), format: 'parquet' });
+    const read = readParquetWithPyarrow(parquet!.file).rows;
+    const parquetById = new Map(read.map((r) => [(r['id'] as { int: string }).int, r]));
+    expect(parquetById.get(String(first.loadId))!['body']).toBe(RAW);
+    expect(parquetById.get(String(second.loadId))!['body']).toBe(RAW);
+    expect(parquetById.get(String(second.loadId))!['body_ref']).toEqual({ int: String(first.loadId) });
   });
 });
