@@ -4,6 +4,7 @@ import QueryStream from 'pg-query-stream';
 import type { ExportDatabase } from '../../export/database.js';
 import { selectSql, type RawRow, type TableQuery } from '../../export/rows.js';
 import { poolOf } from './handle.js';
+import { openExportSnapshot } from './export-snapshot.js';
 
 // Every Postgres value stays the server's text: int8 and numeric exact, json/jsonb as written, timestamps with
 // their microseconds. cells.ts formats that text per column kind.
@@ -55,37 +56,20 @@ export async function advanceWatermark(db: ExportDatabase, pipeline: string, tab
 }
 
 async function* postgresBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
-  const client = await poolOf(db).connect();
-  // The pool only listens for errors on idle clients. While this one is checked out, a dropped connection is an
-  // 'error' event here, and the stream may never end on its own, so the read loop races it.
-  let connectionError: Error | undefined;
-  let connectionLost!: (err: Error) => void;
-  const lost = new Promise<never>((_resolve, reject) => (connectionLost = reject));
-  lost.catch(() => {});
-  const onError = (err: Error) => {
-    connectionError ??= err;
-    connectionLost(err);
-  };
-  client.on('error', onError);
-  let finished = false;
+  const session = await openExportSnapshot(db);
   try {
-    // One snapshot for the whole table, and session settings that make the server's text ISO 8601 in UTC.
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await client.query(`SET LOCAL TIME ZONE 'UTC'`);
-    await client.query(`SET LOCAL datestyle = 'ISO, YMD'`);
-    await client.query(`SET LOCAL intervalstyle = 'iso_8601'`);
     // The cursor fetches at least PG_FETCH_ROWS rows per round trip, however small the batches handed to the writer
     // (export.ts sizes those by cells, 72 rows for a 57-column table): a round trip per batch would cost more than
     // the rows.
     const fetchRows = Math.max(batchSize, PG_FETCH_ROWS);
-    const stream = client.query(new QueryStream(sql, params, { rowMode: 'array', batchSize: fetchRows, highWaterMark: fetchRows, types: SERVER_TEXT }));
+    const stream = session.client.query(new QueryStream(sql, params, { rowMode: 'array', batchSize: fetchRows, highWaterMark: fetchRows, types: SERVER_TEXT }));
     const rows = (stream as AsyncIterable<RawRow>)[Symbol.asyncIterator]();
     try {
       let batch: RawRow[] = [];
       for (;;) {
         const next = rows.next();
         next.catch(() => {}); // when the connection is lost first, this one settles later and unobserved
-        const r = await Promise.race([next, lost]);
+        const r = await Promise.race([next, session.lost]);
         if (r.done) break;
         batch.push(r.value);
         if (batch.length >= batchSize) {
@@ -96,20 +80,10 @@ async function* postgresBatches(db: ExportDatabase, sql: string, params: unknown
       if (batch.length > 0) yield batch;
     } finally {
       // Closing the cursor waits for the server's answer, which a lost connection never gives.
-      if (!connectionError) stream.destroy();
+      if (!session.error()) stream.destroy();
     }
-    await client.query('COMMIT');
-    finished = true;
+    await session.commit();
   } finally {
-    if (!finished && !connectionError) {
-      // Stopped early (error or abort): end the transaction, or drop the connection if even that fails.
-      try {
-        await client.query('ROLLBACK');
-      } catch (err) {
-        connectionError = err as Error;
-      }
-    }
-    if (!connectionError) client.off('error', onError);
-    client.release(connectionError);
+    await session.release();
   }
 }

@@ -6,7 +6,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import type pg from 'pg';
 import { quoteIdent, type ExportDatabase } from '../database.js';
-import { poolOf } from '../../destinations/postgres/handle.js';
+import { openExportSnapshot } from '../../destinations/postgres/export-snapshot.js';
 import type { DuckParquetJob } from './parquet-duckdb.js';
 import { CsvDeclined, csvToParquet } from './parquet-csv-pipe.js';
 import { spillFolderFor } from './parquet-spill.js';
@@ -26,66 +26,52 @@ export async function copyPostgresParquet(db: ExportDatabase, job: DuckParquetJo
   const { to: copyTo } = await import('pg-copy-streams');
   const scratch = spillFolderFor(job.path);
   await mkdir(scratch);
-  const client = await poolOf(db).connect();
-  let connectionError: Error | undefined;
-  const onError = (err: Error) => (connectionError ??= err);
-  client.on('error', onError);
-  let finished = false;
-  // A COPY that did not end leaves the connection in the middle of its output: it is dropped, not reused.
-  let copying = false;
   try {
-    // One snapshot for the count of load ids and the rows; session settings that make the server's text ISO 8601
-    // in UTC, as the cursor reader (destinations/postgres/export-reader.ts) sets them.
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    await client.query(`SET LOCAL TIME ZONE 'UTC'`);
-    await client.query(`SET LOCAL datestyle = 'ISO, YMD'`);
-    await client.query(`SET LOCAL intervalstyle = 'iso_8601'`);
-    const where = job.where.map((w) => w.replace(/\$(\d+)/g, (_m, n: string) => literal(client, job.params[Number(n) - 1])));
-    const from = `from ${quoteIdent(job.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''}`;
-    let maxLoadId: bigint | null = null;
-    if (job.maxLoadId) {
-      const max = (await client.query<{ m: string | null }>(`select max(load_id)::text as m ${from}`)).rows[0]?.m;
-      maxLoadId = max === null || max === undefined ? null : BigInt(max);
-    }
-    const csvSql = `copy (select ${job.columns.map((c, i) => `${c.expr} as c${i}`).join(', ')} ${from}) to stdout (format csv)`;
-
-    const source = client.query(copyTo(csvSql));
-    const abort = () => source.destroy(job.signal?.reason instanceof Error ? job.signal.reason : new Error('export aborted'));
-    job.signal?.addEventListener('abort', abort, { once: true });
+    // One snapshot for the count of load ids and the rows, the server's text as the cursor reader has it.
+    const session = await openExportSnapshot(db);
+    const { client } = session;
     try {
-      copying = true;
-      const rows = await csvToParquet({
-        path: job.path,
-        scratch,
-        columns: job.columns.map((c) => c.typed),
-        // bytea in Postgres's hex output: \x0102
-        blobBytes: (field) => `unhex(substr(${field}, 3))`,
-        source: job.onRows ? countingRecords(source, job.onRows) : source,
-        stop: () => source.destroy(),
-      });
-      copying = false;
-      if (connectionError) throw connectionError;
-      job.signal?.throwIfAborted();
-      await client.query('COMMIT');
-      finished = true;
-      return { rows, maxLoadId };
-    } catch (err) {
-      if (err instanceof CsvDeclined) return null;
-      throw err;
+      const where = job.where.map((w) => w.replace(/\$(\d+)/g, (_m, n: string) => literal(client, job.params[Number(n) - 1])));
+      const from = `from ${quoteIdent(job.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''}`;
+      let maxLoadId: bigint | null = null;
+      if (job.maxLoadId) {
+        const max = (await client.query<{ m: string | null }>(`select max(load_id)::text as m ${from}`)).rows[0]?.m;
+        maxLoadId = max === null || max === undefined ? null : BigInt(max);
+      }
+      const csvSql = `copy (select ${job.columns.map((c, i) => `${c.expr} as c${i}`).join(', ')} ${from}) to stdout (format csv)`;
+
+      const source = client.query(copyTo(csvSql));
+      const abort = () => source.destroy(job.signal?.reason instanceof Error ? job.signal.reason : new Error('export aborted'));
+      job.signal?.addEventListener('abort', abort, { once: true });
+      // A COPY that did not end leaves the connection in the middle of its output: it is dropped, not reused.
+      let copying = true;
+      try {
+        const rows = await csvToParquet({
+          path: job.path,
+          scratch,
+          columns: job.columns.map((c) => c.typed),
+          // bytea in Postgres's hex output: \x0102
+          blobBytes: (field) => `unhex(substr(${field}, 3))`,
+          source: job.onRows ? countingRecords(source, job.onRows) : source,
+          stop: () => source.destroy(),
+        });
+        copying = false;
+        const lostOnTheWay = session.error();
+        if (lostOnTheWay) throw lostOnTheWay;
+        job.signal?.throwIfAborted();
+        await session.commit();
+        return { rows, maxLoadId };
+      } catch (err) {
+        if (err instanceof CsvDeclined) return null;
+        throw err;
+      } finally {
+        if (copying) session.poison(new Error('export: the COPY of the rows did not end'));
+        job.signal?.removeEventListener('abort', abort);
+      }
     } finally {
-      job.signal?.removeEventListener('abort', abort);
+      await session.release();
     }
   } finally {
-    if (!finished && !connectionError && copying) connectionError = new Error('export: the COPY of the rows did not end');
-    if (!finished && !connectionError) {
-      try {
-        await client.query('ROLLBACK');
-      } catch (err) {
-        connectionError = err as Error;
-      }
-    }
-    if (!connectionError) client.off('error', onError);
-    client.release(connectionError);
     await rm(scratch, { recursive: true, force: true });
   }
 }
