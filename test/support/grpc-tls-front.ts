@@ -2,10 +2,9 @@
 // throwaway CA and a leaf for `temporal.test`, forwarding every call to the server as it is, as a cluster behind a
 // TLS proxy or Temporal Cloud's endpoint looks to a client. With `apiKey`, a call without `authorization: Bearer
 // <key>` is answered UNAUTHENTICATED, as Temporal Cloud answers it. Records each call's path and headers.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http2 from 'node:http2';
-import path from 'node:path';
+import { listenOnLoopback, makeTestCertificates } from './tls-test-server.js';
 
 export interface TlsFront {
   address: string;
@@ -18,15 +17,7 @@ export interface TlsFront {
 }
 
 export async function startTlsFront(opts: { upstream: string; dir: string; apiKey?: string }): Promise<TlsFront> {
-  fs.mkdirSync(opts.dir, { recursive: true });
-  const ca = path.join(opts.dir, 'ca.crt');
-  const cert = path.join(opts.dir, 'server.crt');
-  const key = path.join(opts.dir, 'server.key');
-  const ossl = (...args: string[]) => execFileSync('openssl', args, { cwd: opts.dir, stdio: 'ignore' });
-  ossl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', ca, '-days', '1', '-subj', '/CN=scrape-etl test CA');
-  ossl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', 'server.csr', '-subj', '/CN=temporal.test');
-  fs.writeFileSync(path.join(opts.dir, 'ext.cnf'), 'subjectAltName=DNS:temporal.test\nbasicConstraints=CA:FALSE\n');
-  ossl('x509', '-req', '-in', 'server.csr', '-CA', ca, '-CAkey', 'ca.key', '-CAcreateserial', '-out', cert, '-days', '1', '-extfile', 'ext.cnf');
+  const { ca, cert, key, serverName } = makeTestCertificates(opts.dir);
 
   const upstream = http2.connect(`http://${opts.upstream}`);
   upstream.on('error', () => {});
@@ -58,23 +49,15 @@ export async function startTlsFront(opts: { upstream: string; dir: string; apiKe
     });
     up.on('error', () => stream.destroy());
   });
-  const sessions = new Set<http2.Http2Session>();
-  server.on('session', (s) => {
-    sessions.add(s);
-    s.once('close', () => sessions.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
+  const listening = await listenOnLoopback(server);
   return {
-    address: `127.0.0.1:${port}`,
+    address: listening.address,
     caFile: ca,
-    serverName: 'temporal.test',
+    serverName,
     calls,
-    close: () =>
-      new Promise((r) => {
-        for (const s of sessions) s.destroy();
-        upstream.destroy();
-        server.close(() => r());
-      }),
+    close: async () => {
+      upstream.destroy();
+      await listening.close();
+    },
   };
 }

@@ -2,13 +2,13 @@
 // SDK's environment-configuration names, and what reaches the wire: a stand-in gRPC endpoint (node:http2, over
 // TLS with a throwaway certificate, or plain) records the handshake and the Authorization header that the CLI's
 // connection and the worker's connection send.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http2 from 'node:http2';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTemporal } from '../../../temporal/connect.js';
+import { listenOnLoopback, makeTestCertificates } from '../../support/tls-test-server.js';
 import { temporalConnectionSecurity, temporalSettings } from '../../../temporal/settings.js';
 import { connectWorker } from '../../../temporal/worker.js';
 
@@ -19,15 +19,7 @@ let key: string;
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-tls-'));
-  ca = path.join(dir, 'ca.crt');
-  cert = path.join(dir, 'server.crt');
-  key = path.join(dir, 'server.key');
-  // A CA and a leaf it signs: the worker's TLS (rustls) refuses a self-signed CA certificate used as the server's.
-  const ossl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  ossl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', ca, '-days', '1', '-subj', '/CN=scrape-etl test CA');
-  ossl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', 'server.csr', '-subj', '/CN=temporal.test');
-  fs.writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=DNS:temporal.test\nbasicConstraints=CA:FALSE\n');
-  ossl('x509', '-req', '-in', 'server.csr', '-CA', ca, '-CAkey', 'ca.key', '-CAcreateserial', '-out', cert, '-days', '1', '-extfile', 'ext.cnf');
+  ({ ca, cert, key } = makeTestCertificates(dir));
 });
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -40,22 +32,8 @@ async function standIn(tls: boolean): Promise<{ address: string; seen: string[];
     seen.push(String(headers['authorization'] ?? ''));
     stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'stand-in' }, { endStream: true });
   });
-  const sessions = new Set<http2.Http2Session>();
-  server.on('session', (s) => {
-    sessions.add(s);
-    s.once('close', () => sessions.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const port = (server.address() as { port: number }).port;
-  return {
-    address: `127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise((r) => {
-        for (const s of sessions) s.destroy();
-        server.close(() => r());
-      }),
-  };
+  const listening = await listenOnLoopback(server);
+  return { address: listening.address, seen, close: listening.close };
 }
 
 describe('Temporal connection settings (TLS, API key)', () => {
