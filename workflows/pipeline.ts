@@ -13,7 +13,7 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, defineQuery, isCancellation, log, patched, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_DELIVER_WITHIN } from '../pipelines/spec.js';
 import type { Activities } from '../activities/index.js';
-import type { BeginPipelineRunInput } from '../activities/types.js';
+import type { BeginPipelineRunInput, FinishPipelineRunInput } from '../activities/types.js';
 import {
   PROGRESS_QUERY,
   WORKFLOW_FAILURE_TYPES,
@@ -219,14 +219,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       progress.phase = 'cancelled';
       progress.error = `cancelled while ${during}`;
       await CancellationScope.nonCancellable(async () => {
-        if (!rowFinished) {
-          try {
-            await control.finishPipelineRun({ ...ref, status: 'cancelled', error: `the run was cancelled while ${during} (a cancel from the Temporal Web UI or CLI, or a schedule's overlap policy cancel_other); what it loaded before stays` });
-          } catch (finishErr) {
-            // The destination itself may be unreachable: logged, and the workflow still ends CANCELLED.
-            log.warn('the cancelled run could not be recorded in pipeline_runs', { error: causeMessage(finishErr) });
-          }
-        }
+        if (!rowFinished) await finishCancelledRow(control, ref, `the run was cancelled while ${during} (${CANCEL_SOURCES}); what it loaded before stays`);
         markRunStatus('cancelled', lean);
       });
       throw err;
@@ -261,6 +254,23 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     const text = own ? err.message : `pipeline '${spec.name}' failed: ${message}`;
     throw ApplicationFailure.nonRetryable(`${text}${undelivered}`, type);
   }
+}
+
+/** Who can cancel a run, said in the row of every cancelled run. */
+const CANCEL_SOURCES = "a cancel from the Temporal Web UI or CLI, or a schedule's overlap policy cancel_other";
+
+/**
+ * Finishes a cancelled run's pipeline_runs row as 'cancelled', outside the cancelled scope (CANCEL_PATCH). The
+ * destination itself may be unreachable: that is logged, and the workflow still ends CANCELLED.
+ */
+async function finishCancelledRow(activities: { finishPipelineRun: Activities['finishPipelineRun'] }, ref: Omit<FinishPipelineRunInput, 'status' | 'error'>, error: string): Promise<void> {
+  await CancellationScope.nonCancellable(async () => {
+    try {
+      await activities.finishPipelineRun({ ...ref, status: 'cancelled', error });
+    } catch (finishErr) {
+      log.warn('the cancelled run could not be recorded in pipeline_runs', { error: causeMessage(finishErr) });
+    }
+  });
 }
 
 /** Runs started before the plan checked the alerts' webhooks replay without the check. Keep the id. */
@@ -309,13 +319,7 @@ async function planRun(
     if (isCancellation(err) && patched(CANCEL_PATCH)) {
       if (begin !== undefined) {
         const { scheduledAt: _scheduledAt, ...ref } = begin;
-        await CancellationScope.nonCancellable(async () => {
-          try {
-            await local.finishPipelineRun({ ...ref, status: 'cancelled', error: 'the run was cancelled before it started (a cancel from the Temporal Web UI or CLI, or a schedule\'s overlap policy cancel_other)' });
-          } catch (finishErr) {
-            log.warn('the cancelled run could not be recorded in pipeline_runs', { error: causeMessage(finishErr) });
-          }
-        });
+        await finishCancelledRow(local, ref, `the run was cancelled before it started (${CANCEL_SOURCES})`);
       }
       throw err;
     }
