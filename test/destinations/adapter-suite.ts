@@ -8,9 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../client/json.js';
-import { marketplaceResponseSchema, resultsListResponseSchema, type ResultRecord } from '../../client/schemas.js';
+import { marketplaceResponseSchema, type ResultRecord } from '../../client/schemas.js';
 import { openDatabase, probeDatabase, type Database } from '../../db/connect.js';
 import { loadBatch, loadBatches, type LoadBatchOptions } from '../../db/load.js';
+import { resultsPage } from '../support/results-page.js';
 import { pruneRawResponses } from '../../db/retention.js';
 import { quoteIdent, withReadTransaction, withTransaction, type Param, type Tx } from '../../db/sql.js';
 import { commitSyncWatermark, readSyncWatermark } from '../../db/sync-watermarks.js';
@@ -32,18 +33,7 @@ function result(content: unknown, id = nextResultId++): ResultRecord {
 }
 
 function resultsBatch(pipeline: string, records: ResultRecord[], mergeKey?: string[]): LoadBatchOptions {
-  const raw = stringifyJson({ data: records });
-  return {
-    pipeline,
-    kind: 'results',
-    endpoint: 'GET /api/results',
-    requestKey: `page-${records[0]?.id ?? 0}`,
-    resultTable: 'leads_results',
-    raw,
-    data: resultsListResponseSchema.parse(parseJson(raw)),
-    content: { table: `${pipeline}_items`, mergeKey, mode: 'evolve' },
-    schemaMode: 'evolve',
-  };
+  return resultsPage({ pipeline, raw: stringifyJson({ data: records }), table: `${pipeline}_items`, requestKey: `page-${records[0]?.id ?? 0}`, mergeKey });
 }
 
 /** A generated marketplace product (the simulator's generator) as a batch of pipeline `shop`. */

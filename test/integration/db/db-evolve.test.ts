@@ -8,11 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
-import { jobBoardResponseSchema, marketplaceResponseSchema, resultsListResponseSchema, type ResultRecord } from '../../../client/schemas.js';
+import { jobBoardResponseSchema, marketplaceResponseSchema, type ResultRecord } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../db/connect.js';
 import { SchemaContractError } from '../../../db/evolve/errors.js';
 import type { SchemaMode } from '../../../db/evolve/registry.js';
 import { loadBatch } from '../../../db/load.js';
+import { resultsPage } from '../../support/results-page.js';
 import { dumpDatabase, dumpTable } from '../../support/db-dump.js';
 import { REAL_FIXTURES } from '../../support/fixtures.js';
 import { testPostgresUrl } from '../../support/postgres.js';
@@ -31,17 +32,7 @@ function result(content: unknown, id = nextId++, url = `https://x.example/${id}`
 
 async function loadResults(db: Database, pipeline: string, records: ResultRecord[], opts: { mergeKey?: string[]; mode?: SchemaMode } = {}) {
   const raw = stringifyJson({ data: records });
-  return loadBatch(db, {
-    pipeline,
-    kind: 'results',
-    endpoint: 'GET /api/results',
-    requestKey: `page-${records[0]?.id ?? 0}`,
-    resultTable: 'leads_results',
-    raw,
-    data: resultsListResponseSchema.parse(parseJson(raw)),
-    content: { table: `${pipeline.replace(/-/g, '_')}_items`, mergeKey: opts.mergeKey, mode: opts.mode ?? 'evolve' },
-    schemaMode: opts.mode ?? 'evolve',
-  });
+  return loadBatch(db, resultsPage({ pipeline, raw, table: `${pipeline.replace(/-/g, '_')}_items`, requestKey: `page-${records[0]?.id ?? 0}`, mergeKey: opts.mergeKey, ...(opts.mode ? { mode: opts.mode } : {}) }));
 }
 
 async function select(db: Database, sql: string): Promise<Array<Record<string, unknown>>> {

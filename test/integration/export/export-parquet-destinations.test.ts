@@ -7,9 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
-import { marketplaceResponseSchema, resultsListResponseSchema, type ResultRecord } from '../../../client/schemas.js';
+import { marketplaceResponseSchema, type ResultRecord } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../db/connect.js';
 import { loadBatch } from '../../../db/load.js';
+import { resultsPage } from '../../support/results-page.js';
 import { exportTables } from '../../../export/export.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { testDatabaseUrl, type TestDialect } from '../../support/destinations.js';
@@ -51,10 +52,7 @@ async function loadPipeline(db: Database): Promise<void> {
     await loadBatch(db, { pipeline: 'p', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: `u${i}`, raw, data: marketplaceResponseSchema.parse(parseJson(raw)) });
   }
   const raw = leads();
-  await loadBatch(db, {
-    pipeline: 'p', kind: 'results', endpoint: 'GET /api/results', requestKey: 'page-1', resultTable: 'leads_results', raw,
-    data: resultsListResponseSchema.parse(parseJson(raw)), content: { table: 'p_items', mode: 'evolve' }, schemaMode: 'evolve',
-  });
+  await loadBatch(db, resultsPage({ pipeline: 'p', raw, table: 'p_items', requestKey: 'page-1' }));
 }
 
 /** Per table (by file name), the schema pyarrow reads. */

@@ -13,11 +13,11 @@ import { promisify } from 'node:util';
 import { isLosslessNumber } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
-import { resultsListResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../db/connect.js';
 import { contentTableName } from '../../../db/evolve/names.js';
 import { PermanentLoadError } from '../../../db/evolve/errors.js';
 import { loadBatch } from '../../../db/load.js';
+import { resultsPage } from '../../support/results-page.js';
 import { rebuildContentTables } from '../../../db/rebuild.js';
 import { isPermanentDatabaseError } from '../../../db/permanent-errors.js';
 import { withTransaction } from '../../../db/sql.js';
@@ -116,18 +116,7 @@ const CASES: Crafted[] = [
 
 async function loadPage(db: Database, pipeline: string, page: Array<[number, string]>, mergeKey?: string[]) {
   const raw = `{"data":[${page.map(([id, c]) => resultJson(id, c)).join(',')}]}`;
-  return loadBatch(db, {
-    pipeline,
-    kind: 'results',
-    endpoint: 'GET /api/results',
-    requestKey: `page-${page[0]![0]}`,
-    resultTable: 'scraper_results',
-    raw,
-    data: resultsListResponseSchema.parse(parseJson(raw)),
-    content: { table: contentTableName(pipeline), mergeKey, mode: 'evolve' },
-    schemaMode: 'evolve',
-    workflowId: `wf-${pipeline}`,
-  });
+  return loadBatch(db, resultsPage({ pipeline, raw, table: contentTableName(pipeline), resultTable: 'scraper_results', requestKey: `page-${page[0]![0]}`, mergeKey, workflowId: `wf-${pipeline}` }));
 }
 
 // ---- the independent readers -----------------------------------------------------------------------------
