@@ -246,7 +246,7 @@ export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOpt
   // Transactions, savepoints and group writes are the destination's strategy (destinations/<name>/index.ts).
   return destinationOf(db).writeBatches(db, {
     one: (tx, index) => writeBatch(tx, preparedOf(loads[index]!)),
-    inGroups: (one, group, opts) => loadInGroups(loads, one, group, opts?.alone === true),
+    inGroups: (one, group) => loadInGroups(loads, one, group, destinationOf(db).loneLoadsAsLists === true),
   });
 }
 
@@ -286,7 +286,7 @@ async function loadInGroups(
     if (out.ok) results.push(out.ok);
     return out.ok ? undefined : { index, error: out.error };
   };
-  // A lone response goes as a group of one when the destination asks for it (`alone`), unless it has content
+  // A lone response goes as a group of one when the destination asks for it (loneLoadsAsLists), unless it has content
   // tables, which the group writer never takes (load-group.ts): no attempt that is bound to be rolled back.
   const groupable = () => loads.length - start > 1 || (alone && loads.length - start === 1 && loads[start]!.opts.content === undefined);
   while (group && groupable()) {

@@ -72,14 +72,12 @@ export interface BatchWriter {
   /** Writes response `index` alone inside `tx`. */
   one(tx: Tx, index: number): Promise<LoadBatchResult>;
   /**
-   * Writes the list as groups where `group` can, one by one with `one` otherwise (db/load.ts loadInGroups). With
-   * `alone`, a lone response (a list of one, or the last one left) goes through `group` too: for a destination whose
-   * statements cost more than the group writer's planning (DuckDB), a group of one is the cheaper write.
+   * Writes the list as groups where `group` can, one by one with `one` otherwise (db/load.ts loadInGroups); a lone
+   * response too when the adapter sets `loneLoadsAsLists`.
    */
   inGroups(
     one: (index: number) => Promise<LoadAttempt<LoadBatchResult>>,
     group: ((preps: PreparedBatch[]) => Promise<LoadAttempt<LoadBatchResult[]>>) | undefined,
-    opts?: { alone?: boolean },
   ): Promise<LoadBatchesResult>;
 }
 
@@ -125,8 +123,9 @@ export interface DestinationAdapter<D extends DestinationName> {
   /** The group-write strategy of loadBatches. */
   writeBatches(db: DatabaseOf<D>, writer: BatchWriter): Promise<LoadBatchesResult>;
   /**
-   * loadBatch (one response, one transaction) goes through writeBatches as a list of one, so that the adapter's
-   * group writer can take it (BatchWriter.inGroups `alone`); else it is written by the per-response path.
+   * A lone response (loadBatch's one response, or the last one a list leaves) goes through the adapter's group writer
+   * as a group of one: for a destination whose statements cost more than the group writer's planning (DuckDB), that
+   * is the cheaper write. Else a lone response is written by the per-response path.
    */
   readonly loneLoadsAsLists?: boolean;
   /** An upsert path of its own before the generic chunked ON CONFLICT (undefined: always the generic one). */

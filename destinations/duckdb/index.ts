@@ -60,10 +60,9 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
           const { writeGroupDuckdb } = await import('./load-group.js');
           return attempt((tx) => writeGroupDuckdb(tx, preps));
         },
-        // A response alone as a group of one too: about a dozen statements instead of ~27 (~1-3 ms each).
-        { alone: true },
       );
     }),
+  // A response alone as a group of one too: about a dozen statements instead of ~27 (~1-3 ms each).
   loneLoadsAsLists: true,
   // Only the changed rows need ON CONFLICT, which DuckDB charges dearly for (upsert.ts).
   upsertRows: (tx, t, rows, chunks) => upsertDuckdb(tx, t, rows, chunks),
