@@ -6,7 +6,7 @@ import { isProcessAlive } from '../../lib/process-alive.js';
 import { readJsonFile } from '../../lib/state-file.js';
 
 export interface UpPaths {
-  /** JSON: pid, started, address, task queue, workers, metrics URL (written once `up` is ready). */
+  /** JSON: pid, started, address, task queue, workers, metrics URL (written as `up` starts; `ready` once its banner is out). */
   stateFile: string;
   /** The pid alone, one line (for systemd's PIDFile= and shell scripts); written with the state file. */
   pidFile: string;

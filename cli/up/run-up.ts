@@ -145,8 +145,11 @@ export async function runUp(opts: UpOptions): Promise<number> {
     taskQueue: settings.taskQueue,
     workers: opts.workers,
     metricsUrl: metricsServer?.url ?? null,
-    ready: true,
+    ready: false,
   };
+  // The state and pid file first (`down` and `server status` find this process as soon as its banner shows), and
+  // `ready` only once the banner is out: `up --detach` (cli/commands/up.ts) prints the log when the state is ready,
+  // and a state written ready before the banner's await left it an empty screen (a CI run).
   writeJsonAtomic(paths.stateFile, state);
   fs.writeFileSync(paths.pidFile, `${process.pid}\n`);
   out(
@@ -162,6 +165,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
       'Ctrl-C, SIGTERM or `scrape-etl down` stops it: the workers drain, then the embedded server stops.',
     ].join('\n'),
   );
+  state.ready = true;
+  writeJsonAtomic(paths.stateFile, state);
   opts.onReady?.(state);
 
   let failed = false;
