@@ -20,7 +20,12 @@ export function readWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTu
     // each heartbeat that reaches the server is a billed action on Temporal Cloud (docs/temporal-actions.md).
     waitHeartbeatTimeout: duration(env, 'SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT', '5m'),
     activityTimeout: duration(env, 'SCRAPE_ETL_ACTIVITY_TIMEOUT', '30m'),
-    urlChunkSize: positiveIntFromEnv(env, 'SCRAPE_ETL_URL_CHUNK_SIZE', 25),
+    // 100: a list of up to 100 URLs is one activity (chunks run one after another, each with the pipeline's
+    // concurrency inside, so a longer chunk costs no parallelism). With 25, a 100-URL run was 4 activities: 35
+    // history events and 12 billable actions against 17 and 6, and the Temporal server spent 1.2 ms of CPU a URL
+    // against 0.5-0.8 in bench/many-runs.ts. What a chunk costs instead: progress moves by whole chunks, and a
+    // worker killed mid-chunk hands the rest of it over after the heartbeat timeout (it resumes from its heartbeat).
+    urlChunkSize: positiveIntFromEnv(env, 'SCRAPE_ETL_URL_CHUNK_SIZE', 100),
     // Set by the operator: that size exactly; else the workflow grows chunks with the list (workflows/url-lists.ts).
     ...(env['SCRAPE_ETL_URL_CHUNK_SIZE']?.trim() ? { urlChunkFixed: true } : {}),
     urlLoadGroup: positiveIntFromEnv(env, 'SCRAPE_ETL_URL_LOAD_GROUP', 25),

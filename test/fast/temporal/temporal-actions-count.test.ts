@@ -8,6 +8,7 @@ import proto from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { countActions } from '../../../temporal/actions.js';
 import { chunkSizeFor } from '../../../workflows/url-lists.js';
+import { readWorkerTuning } from '../../../activities/tuning.js';
 
 const { temporal } = proto;
 const T = temporal.api.enums.v1.EventType;
@@ -62,5 +63,14 @@ describe('URL chunk size', () => {
     expect(chunkSizeFor(100_000, { urlChunkSize: 25 }, true)).toBe(250);
     expect(chunkSizeFor(1000, { urlChunkSize: 25, urlChunkFixed: true }, true)).toBe(25);
     expect(chunkSizeFor(1000, { urlChunkSize: 25 }, false)).toBe(25);
+  });
+
+  it('is one activity for a list of up to 100 URLs on a worker with the default tuning, and about 8 beyond 800', () => {
+    const tuning = readWorkerTuning({});
+    expect(chunkSizeFor(4, tuning, true)).toBeGreaterThanOrEqual(4);
+    expect(chunkSizeFor(100, tuning, true)).toBe(100);
+    expect(Math.ceil(250 / chunkSizeFor(250, tuning, true))).toBe(3);
+    expect(Math.ceil(1000 / chunkSizeFor(1000, tuning, true))).toBe(8);
+    expect(chunkSizeFor(1000, readWorkerTuning({ SCRAPE_ETL_URL_CHUNK_SIZE: '25' }), true)).toBe(25);
   });
 });
