@@ -1,5 +1,6 @@
 // Throughput of many runs (issue 12): BENCH_MANY_PIPELINES (50) marketplace pipelines of BENCH_MANY_URLS (100) URLs
-// each, started at once on an embedded Temporal dev server with 2 worker processes of the compiled command
+// each, started at once on an embedded Temporal dev server with 2 worker processes of the compiled command, warmed
+// up off the clock by a few 4-URL runs (a service's workers run for days; the ceiling's client is warmed up too)
 // (`node bin/scrape-etl.js worker`, one task queue), loading into one SQLite file, against the simulator (default
 // settings: no added latency) in a process of its own (`scrape-etl simulate`: this process starts the runs, and
 // a start that waits for the SQLite write lock blocks its thread, which must not be the simulator's). URLs/s of
@@ -215,6 +216,18 @@ interface BatchResult {
   bound: { rows: number; urls: number; seconds: number; groupedSeconds: number };
   /** Mean history events and billable actions a run (temporal/actions.ts), off the clock. */
   perRun: { events: number; actions: number; by: Record<string, number> };
+  /** Each worker's peak resident memory (VmHWM, MB), read before it stops: what the CPU was bought with. */
+  workerPeakMb: number[];
+}
+
+/** A process's own peak resident set (VmHWM) in MB, or NaN once it is gone. */
+function peakRssMb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
 }
 
 /**
@@ -239,6 +252,20 @@ async function batch(
   try {
     workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env, cwd: dir, ...(bin ? { bin } : {}) })))));
     const first = FIRST_ITEM + round * PIPELINES * URLS;
+    // Warm-up, off the clock, as the ceiling's client has one: a few short runs (4 URLs: a regular activity, as the
+    // batch's are) through every worker, so the batch measures workers as a service runs them (`up` lives for
+    // days), not the first minute of a process: its lazy imports, its first JIT tiers, the destination's
+    // migrations and first statements, the workflow bundle's first load.
+    const warmFirst = FIRST_ITEM - 2_000_000 + round * 1000;
+    const warm = Array.from({ length: WORKERS * 3 }, (_, w) =>
+      marketplaceSpec(`warm-${w}`, `sqlite:${dbFile}`, Array.from({ length: 4 }, (_, u) => productUrl(warmFirst + w * 4 + u))),
+    );
+    const warmInputs: PipelineWorkflowInput[] = [];
+    for (const s of warm) warmInputs.push(await pipelineWorkflowInput(s, `warm-${round}`));
+    const warmResults = await Promise.all(
+      (await Promise.all(warm.map((s, i) => startPipelineRun({ client: temporal.client, taskQueue }, s, `warm-${round}`, warmInputs[i])))).map((h) => h.result()),
+    );
+    if (warmResults.some((r) => r.status !== 'succeeded')) throw new Error(`a warm-up run did not succeed: ${JSON.stringify(warmResults).slice(0, 500)}`);
     const specs = Array.from({ length: PIPELINES }, (_, p) =>
       marketplaceSpec(`many-${p}`, `sqlite:${dbFile}`, Array.from({ length: URLS }, (_, u) => productUrl(first + p * URLS + u))),
     );
@@ -281,7 +308,7 @@ async function batch(
     const by: Record<string, number> = {};
     for (const c of counts) for (const [k, v] of Object.entries(c.by)) by[k] = (by[k] ?? 0) + v / counts.length;
     const perRun = { events: counts.reduce((s, c) => s + c.events, 0) / counts.length, actions: counts.reduce((s, c) => s + c.actions, 0) / counts.length, by };
-    return { cpu, seconds, startSeconds, served, products, stocks, bound: sqliteBound(dbFile, dir), perRun };
+    return { cpu, seconds, startSeconds, served, products, stocks, bound: sqliteBound(dbFile, dir), perRun, workerPeakMb: workers.map((w) => peakRssMb(w.pid)) };
   } finally {
     await Promise.all(workers.map((w) => w.kill('SIGTERM')));
   }
@@ -343,6 +370,7 @@ async function main(): Promise<void> {
         const perUrl = (sec: number) => `${((sec * 1000) / (PIPELINES * URLS)).toFixed(2)} ms`;
         console.log(
           `  CPU per URL: simulator ${perUrl(b.cpu.simulator)}, workers ${perUrl(b.cpu.workers)}, Temporal server ${perUrl(b.cpu.temporal)}; ` +
+            `workers' peak RSS ${b.workerPeakMb.map((mb) => mb.toFixed(0)).join(' and ')} MB; ` +
             `machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
         );
         console.log(
