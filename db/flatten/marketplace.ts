@@ -57,11 +57,15 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
   const item = data.item;
   const shop_id = item.shop_id;
   const item_id = item.item_id;
-  const parent = { shop_id, item_id };
+  // Every row names its product's keys as plain properties, never by spreading a shared `{ shop_id, item_id }`:
+  // V8 (Node 20) builds a literal that starts with a spread slowly, property by property, and it was most of this
+  // function's time (0.44 ms a product against 0.08 without, on the simulator's products), in a worker that
+  // flattens hundreds of products a second.
   const review = data.product_review;
 
   push(out, 'marketplace_products', {
-    ...parent,
+    shop_id,
+    item_id,
     item_status: item.item_status,
     status: asInt(item.status),
     item_type: asInt(item.item_type),
@@ -120,7 +124,8 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
   item.models.forEach((m, list_index) => {
     const model_id = m.model_id;
     push(out, 'marketplace_product_models', {
-      ...parent,
+      shop_id,
+      item_id,
       model_id,
       list_index,
       name: m.name,
@@ -141,23 +146,24 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
       [OPEN_FIELDS]: openFields(m, MODEL_TYPED, MODEL_COLUMNS),
     });
     m.price_stocks.forEach((ps, price_stock_index) => {
-      const base: Row = {
-        ...parent,
-        model_id,
-        price_stock_index,
-        allocated_stock: asInt(ps.allocated_stock),
-        promotion_type: asInt(ps.promotion_type),
-      };
+      const allocated_stock = asInt(ps.allocated_stock);
+      const promotion_type = asInt(ps.promotion_type);
       const locations = ps.stock_breakdown_by_location;
       if (locations.length === 0) {
         push(out, 'marketplace_model_stocks', {
-          ...base, location_index: -1, location_id: null, available_stock: null, fulfilment_type: null, address_id: null,
+          shop_id, item_id, model_id, price_stock_index, allocated_stock, promotion_type,
+          location_index: -1, location_id: null, available_stock: null, fulfilment_type: null, address_id: null,
           location_allocated_stock: null,
         });
       }
       locations.forEach((loc, location_index) => {
         push(out, 'marketplace_model_stocks', {
-          ...base,
+          shop_id,
+          item_id,
+          model_id,
+          price_stock_index,
+          allocated_stock,
+          promotion_type,
           location_index,
           location_id: loc.location_id,
           available_stock: asInt(loc.available_stock),
@@ -176,7 +182,8 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
   for (const [source, attrs] of attributeLists) {
     attrs.forEach((a, list_index) => {
       push(out, 'marketplace_product_attributes', {
-        ...parent,
+        shop_id,
+        item_id,
         source,
         list_index,
         name: a.name,
@@ -201,7 +208,8 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
   for (const [source, cats] of categoryLists) {
     cats.forEach((c, list_index) => {
       push(out, 'marketplace_product_categories', {
-        ...parent,
+        shop_id,
+        item_id,
         source,
         list_index,
         catid: c.catid,
@@ -214,7 +222,8 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
 
   item.tier_variations.forEach((tv, tier_index) => {
     push(out, 'marketplace_product_tier_variations', {
-      ...parent,
+      shop_id,
+      item_id,
       tier_index,
       name: tv.name,
       type: asInt(tv.type),
@@ -227,7 +236,8 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
     const images = Array.isArray(tv.images) ? (tv.images as unknown[]) : [];
     tv.options.forEach((option, option_index) => {
       push(out, 'marketplace_product_tier_variation_options', {
-        ...parent,
+        shop_id,
+        item_id,
         tier_index,
         option_index,
         option,
@@ -237,7 +247,8 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
   });
 
   data.product_images.images.forEach((image, list_index) => {
-    push(out, 'marketplace_product_images', { ...parent, list_index, image });
+    push(out, 'marketplace_product_images', { shop_id,
+    item_id, list_index, image });
   });
 
   const shop = data.shop_detailed;
