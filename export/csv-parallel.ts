@@ -30,8 +30,13 @@ import { EXPORT_READER_CACHE } from './sqlite-pages.js';
 import type { FormatSettings } from './formats/index.js';
 import { hasRowids, type TableQuery } from './rows.js';
 
-/** Below this many cells (estimated from the rowid span) starting threads costs more than it saves. */
-const MIN_CELLS = 500_000;
+/**
+ * Below this many cells (estimated from the rowid span) starting threads costs more than it saves. Measured on 2
+ * cores (bench/csv-export.ts, quiet machine): 2 threads took 1.15x less time than one on a 6.3M-cell table but ran
+ * 0.91x as fast, with more CPU (0.70 s against 0.45 s) and about 25 MB more memory, on a 1.58M-cell one; the old
+ * 500,000 sent both to threads. A machine with more cores breaks even sooner: SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS.
+ */
+const DEFAULT_MIN_CELLS = 4_000_000;
 /**
  * How long the export waits for the write lock it needs to start the threads' snapshot. A writer that holds it
  * longer (or writers that keep taking it) make the export run in the calling thread instead, which needs no lock.
@@ -60,18 +65,23 @@ export function exportThreads(env: NodeJS.ProcessEnv = process.env): number {
   return positiveIntFromEnv(env, 'SCRAPE_ETL_EXPORT_THREADS', Math.min(4, os.availableParallelism()));
 }
 
+/** SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS: the fewest cells (rows x columns) a table needs to be exported on threads. */
+export function exportThreadMinCells(env: NodeJS.ProcessEnv = process.env): number {
+  return positiveIntFromEnv(env, 'SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS', DEFAULT_MIN_CELLS);
+}
+
 /**
  * How many threads should export this table: 0 when it is exported in the calling thread. Threads need a SQLite
  * file (an in-memory database has one connection), one they may lock for writing (the snapshot), a table with
  * rowids, and enough cells to pay for starting them.
  */
-export function csvThreadsFor(db: ExportDatabase, query: TableQuery, width: number, threads: number): number {
+export function csvThreadsFor(db: ExportDatabase, query: TableQuery, width: number, threads: number, minCells = exportThreadMinCells()): number {
   if (threads < 2 || !destinationOf(db).capabilities.parallelExportReaders) return 0;
   const sqlite = sqliteOf(db);
   if (sqlite.memory || sqlite.readonly || !hasRowids(sqlite, query.table)) return 0;
   // The span in JavaScript: max - min can overflow SQLite's int64 (rowids from -2^63 to 2^63-1).
   const { lo, hi } = sqlite.prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(query.table)}`).safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
-  return lo !== null && hi !== null && (hi - lo + 1n) * BigInt(width) >= BigInt(MIN_CELLS) ? threads : 0;
+  return lo !== null && hi !== null && (hi - lo + 1n) * BigInt(width) >= BigInt(minCells) ? threads : 0;
 }
 
 export interface ThreadedCsvJob {

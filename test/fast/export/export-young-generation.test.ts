@@ -24,7 +24,9 @@ beforeEach(async () => {
   db = (await openDatabase(`sqlite:${join(dir, 'db.sqlite')}`)) as SqliteDatabase;
   db.sqlite.exec('create table events (pipeline text not null, load_id integer not null, label text, n integer)');
   const insert = db.sqlite.prepare('insert into events values (?, ?, ?, ?)');
-  // 60,000 rows x 4 columns (240,000 cells) stay in the calling thread; the wide copy goes to threads.
+  // 60,000 rows x 4 columns (240,000 cells) stay in the calling thread; the wide copy (780,000 cells) goes to threads
+  // with the threshold this file sets (SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS, below the 4M default).
+  process.env['SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS'] = '500000';
   db.sqlite.transaction(() => {
     for (let i = 0; i < 60_000; i++) insert.run('p', 1 + (i % 5), `row ${i}, "quoted"`, i);
   })();

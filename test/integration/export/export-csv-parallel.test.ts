@@ -12,13 +12,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
 import { exportTables, type ExportOptions } from '../../../export/csv.js';
 import type { ColumnHints } from '../../../export/columns.js';
-import { csvThreadsFor } from '../../../export/csv-parallel.js';
+import { csvThreadsFor, exportThreadMinCells } from '../../../export/csv-parallel.js';
 import { readWatermark } from '../../../export/watermarks.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
 
 const TEXTS = ['plain', '', 'a,b', 'say "hi"', 'line\nbreak', 'crlf\r\n', '=1+1', '-x', '@sum', 'Zürich', '東京', '😀,"', 'NULL'];
-// 60,000 rows x 11 columns: above csv-parallel.ts's 500,000-cell threshold, so the threads are used.
+// 60,000 rows x 11 columns: under the default threshold (4M cells, csv-parallel.ts), so this file lowers it to
+// 500,000 (SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS, read at each export) and the threads are used; the default is checked
+// on its own below.
 const ROWS = 60_000;
+process.env['SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS'] = '500000';
 const HINTS: ColumnHints = { events: { flag: 'boolean', at: 'timestamp_s', doc: 'json' } };
 
 let dir: string;
@@ -72,6 +75,10 @@ describe('CSV export on threads (SQLite)', () => {
     fill(ROWS);
     expect(csvThreadsFor(db, QUERY, 11, 2)).toBe(2);
     expect(csvThreadsFor(db, QUERY, 11, 1)).toBe(0);
+    // The default: 660,000 cells is too few; 400 columns' worth (24M cells) is enough.
+    expect(csvThreadsFor(db, QUERY, 11, 2, exportThreadMinCells({}))).toBe(0);
+    expect(csvThreadsFor(db, QUERY, 400, 2, exportThreadMinCells({}))).toBe(2);
+    expect(() => exportThreadMinCells({ SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS: 'many' })).toThrow(/SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS/);
     // Too few cells: 60,000 rows of one column.
     expect(csvThreadsFor(db, QUERY, 1, 2)).toBe(0);
     db.sqlite.exec('create table keyed (k text primary key, v text) without rowid');
