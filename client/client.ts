@@ -241,6 +241,32 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * dispatcher.request, settled by an abort at once even while the request still waits for a connection: undici
+ * itself only cancels a queued request when it reaches a socket (a busy pool, a slow connect), which would hold
+ * a timeout or a cancelled activity until then. A response that arrives after the abort is dropped.
+ */
+function requestUntilAborted(dispatcher: Dispatcher, options: Dispatcher.RequestOptions, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const onAbort = (): void => {
+      settled = true;
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    dispatcher.request({ ...options, signal }, (err, data) => {
+      signal.removeEventListener('abort', onAbort);
+      if (settled) {
+        if (err === null) discardBody(data.body);
+        return;
+      }
+      settled = true;
+      if (err !== null) reject(err);
+      else resolve(data);
+    });
+  });
+}
+
 /** A response header as fetch's Headers.get gave it: repeated fields joined with ', ', null when absent. */
 function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
   const value = headers[name];
@@ -563,7 +589,7 @@ export class ScraperClient {
       throw new ApiConfigError(`call option maxAttempts must be a positive integer, got ${maxAttempts}`);
     }
     const dispatcher = this.#dispatcher ?? (await this.#openPool());
-    const requestOptions = { origin: url.origin, path: `${url.pathname}${url.search}`, method: spec.method, headers, body: payload ?? null };
+    const requestOptions: Dispatcher.RequestOptions = { origin: url.origin, path: `${url.pathname}${url.search}`, method: spec.method, headers, body: payload ?? null };
 
     for (let attempt = 1; ; attempt++) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -592,7 +618,7 @@ export class ScraperClient {
         let body: ResponseBody | undefined;
         try {
           // `request` never follows redirects (no redirect interceptor): a 3xx comes back as it is.
-          const res = await dispatcher.request({ ...requestOptions, signal: abort.signal });
+          const res = await requestUntilAborted(dispatcher, requestOptions, abort.signal);
           body = res.body;
           progress.headers = true;
           status = res.statusCode;

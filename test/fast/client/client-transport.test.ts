@@ -171,8 +171,9 @@ describe('every body is read to its end or destroyed (a pool of one connection)'
         keepDripping(res);
       };
       const earlyExits: Array<[string, (res: ServerResponse) => void, () => Promise<unknown>]> = [
-        ['redirect', (res) => send(res, 'moved '.repeat(5000), { Location: 'https://elsewhere.test/x' }, 302), () => failure(make().getScrapingRun(5), ApiRedirectError)],
-        ['declared too large', (res) => send(res, 'y'.repeat(9000)), () => failure(make({ maxResponseBytes: 4096 }).getScrapingRun(5), ApiResponseTooLargeError)],
+        // Bodies well past undici's 64 kB buffer: one left unread would stall its response, and the connection.
+        ['redirect', (res) => send(res, 'moved '.repeat(400_000), { Location: 'https://elsewhere.test/x' }, 302), () => failure(make().getScrapingRun(5), ApiRedirectError)],
+        ['declared too large', (res) => send(res, 'y'.repeat(2_000_000)), () => failure(make({ maxResponseBytes: 4096 }).getScrapingRun(5), ApiResponseTooLargeError)],
         [
           'streamed too large',
           (res) => {
@@ -206,7 +207,38 @@ describe('every body is read to its end or destroyed (a pool of one connection)'
       }
     } finally {
       for (const t of drips) clearInterval(t);
-      await pool.close();
+      // destroy, not close: close() would wait for a request pinned by a leaked body.
+      await pool.destroy();
+    }
+  });
+
+  it('a request still queued for the connection ends at its timeout, or at once when the caller cancels', async () => {
+    const pool = new Pool(server.base, { connections: 1 });
+    const held: ServerResponse[] = [];
+    // The first request takes the only connection and is not answered until the end.
+    server.respond = (req, res) => (req.url.endsWith('/5') ? held.push(res) : send(res, runBody('2')));
+    const make = (extra: Partial<ScraperClientOptions> = {}) => client({ dispatcher: pool, retry: { maxAttempts: 1 }, ...extra });
+    try {
+      const first = make({ timeoutMs: 60_000 }).getScrapingRun(5);
+      first.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+      await expect.poll(() => held.length).toBe(1);
+      // undici cancels a queued request only once it reaches a socket; the client must not wait for that.
+      const queued = await failure(make({ timeoutMs: 300 }).getScrapingRun(6), ApiTimeoutError);
+      expect(queued.message).toBe('GET /api/scraping-runs/6: no complete response within 300 ms (gave up after 1 attempt)');
+      const reason = new Error('activity cancelled');
+      const abort = new AbortController();
+      const cancelled = make({ timeoutMs: 60_000 }).getScrapingRun(6, { signal: abort.signal });
+      setTimeout(() => abort.abort(reason), 100);
+      await expect(cancelled).rejects.toBe(reason);
+      expect(server.seen).toHaveLength(1);
+      // Once the connection is free the abandoned requests are dropped, never sent, and the pool serves again.
+      send(held[0]!, runBody('1'));
+      expect((await first).data.data.id).toBe(5);
+      expect((await make().getScrapingRun(7)).status).toBe(200);
+      expect(server.seen.map((s) => s.url)).toEqual(['/api/scraping-runs/5', '/api/scraping-runs/7']);
+    } finally {
+      for (const res of held) if (!res.writableEnded) res.destroy();
+      await pool.destroy();
     }
   });
 
