@@ -11,6 +11,7 @@
 // The two plain clients bound what any client pays for the HTTP exchange alone; each line's ratios are to the
 // others of the same round set. Every answer is checked (status 200, the product asked for).
 //   npm run build && npx tsx bench/client-cpu.ts
+//   BENCH_CLIENT_ONLY=client,compare: only the clients named.
 //   npx tsx bench/client-cpu.ts --child <kind> <module> <baseUrl> <token> <requests> <inflight> <firstItem>   (internal)
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -25,6 +26,7 @@ const REQUESTS = Number(process.env['BENCH_CLIENT_REQUESTS'] ?? 3000);
 const INFLIGHT = (process.env['BENCH_CLIENT_INFLIGHT'] ?? '16,64').split(',').map(Number);
 const ROUNDS = Number(process.env['BENCH_CLIENT_ROUNDS'] ?? 3);
 const COMPARE = process.env['BENCH_CLIENT_COMPARE'];
+const ONLY = process.env['BENCH_CLIENT_ONLY']?.split(',');
 const WARMUP = 300;
 const TOKEN = `bench-client-${crypto.randomBytes(6).toString('hex')}`;
 // Item ids no other bench uses; each child run gets a range of its own, so no answer repeats a product.
@@ -131,6 +133,7 @@ async function main(): Promise<void> {
     if (!fs.existsSync(compare)) throw new Error(`BENCH_CLIENT_COMPARE: ${compare} does not exist (the path of another build's dist/client/index.js)`);
     modules.compare = compare;
   }
+  if (ONLY !== undefined) for (const k of Object.keys(modules) as Kind[]) if (!ONLY.includes(k)) delete modules[k];
   const kinds = Object.keys(modules) as Kind[];
   const sim = await simulatorProcess();
   process.stdout.write(
@@ -160,8 +163,11 @@ async function main(): Promise<void> {
         );
       }
       const m = (k: Kind) => median(cpu[k]!);
-      const ratios = [`client / fetch ${(m('client') / m('fetch')).toFixed(2)}x`, `client / request ${(m('client') / m('request')).toFixed(2)}x`, `request / fetch ${(m('request') / m('fetch')).toFixed(2)}x`];
-      if (modules.compare) ratios.unshift(`client / compare ${(m('client') / m('compare')).toFixed(2)}x (compare - client: ${(m('compare') - m('client')).toFixed(3)} ms saved a request)`);
+      const ratios: string[] = [];
+      if (modules.client && modules.fetch) ratios.push(`client / fetch ${(m('client') / m('fetch')).toFixed(2)}x`);
+      if (modules.client && modules.request) ratios.push(`client / request ${(m('client') / m('request')).toFixed(2)}x`);
+      if (modules.request && modules.fetch) ratios.push(`request / fetch ${(m('request') / m('fetch')).toFixed(2)}x`);
+      if (modules.client && modules.compare) ratios.unshift(`client / compare ${(m('client') / m('compare')).toFixed(2)}x (compare - client: ${(m('compare') - m('client')).toFixed(3)} ms saved a request)`);
       process.stdout.write(`  ratios: ${ratios.join('; ')}\n`);
     }
   } finally {
