@@ -4,13 +4,19 @@
 // each followed by a call that must still get through.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
-import { Pool } from 'undici';
+import { Agent, Pool } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ApiHttpError,
   ApiMalformedBodyError,
+  ApiNetworkError,
   ApiRedirectError,
   ApiResponseTooLargeError,
   ApiTimeoutError,
@@ -20,6 +26,7 @@ import {
   type ScraperClientOptions,
 } from '../../../client/index.js';
 import { startLocalServer, type LocalServer } from '../../support/local-server.js';
+import { makeTestCertificates } from '../../support/tls-test-server.js';
 
 const TOKEN = `tok_${randomBytes(12).toString('hex')}`;
 const TS = '2026-01-02T03:04:05.123456Z';
@@ -258,5 +265,36 @@ describe('every body is read to its end or destroyed (a pool of one connection)'
     expect(pool.closed).toBe(false);
     expect((await lent.getScrapingRun(5)).status).toBe(200);
     await pool.close();
+  });
+});
+
+describe('https', () => {
+  it('verifies the certificate by default; a dispatcher with a private CA gets through, asked for br as fetch asked over https', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'client-tls-'));
+    const certs = makeTestCertificates(dir);
+    const seen: Array<string | undefined> = [];
+    const text = runBody('4');
+    const tls = https.createServer({ key: fs.readFileSync(certs.key), cert: fs.readFileSync(certs.cert) }, (req, res) => {
+      seen.push(req.headers['accept-encoding']);
+      req.resume();
+      req.on('end', () => send(res, zlib.brotliCompressSync(text), { 'Content-Encoding': 'br' }));
+    });
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    const base = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    const agent = new Agent({ connect: { ca: fs.readFileSync(certs.ca), servername: certs.serverName } });
+    try {
+      const untrusted = await failure(client({ baseUrl: base, retry: { maxAttempts: 1 } }).getScrapingRun(5), ApiNetworkError);
+      expect(untrusted.message).toMatch(/certificate/i);
+      expect(seen).toHaveLength(0);
+
+      const res = await client({ baseUrl: base, dispatcher: agent }).getScrapingRun(5);
+      expect(res.raw).toBe(text);
+      expect(seen).toEqual(['br, gzip, deflate']);
+    } finally {
+      await agent.close();
+      tls.closeAllConnections();
+      await new Promise<void>((r) => tls.close(() => r()));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
