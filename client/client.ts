@@ -593,6 +593,8 @@ export class ScraperClient {
       authorization: `Bearer ${this.#token}`,
       accept: 'application/json',
       'accept-encoding': this.#acceptEncoding,
+      // fetch sent `user-agent: node`; `request` sends none, and some gateways refuse a request without one.
+      'user-agent': 'scrape-etl',
     };
     let payload: string | undefined;
     if (spec.body !== undefined) {

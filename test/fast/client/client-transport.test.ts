@@ -90,6 +90,8 @@ describe('content decoding: what fetch asked for, undone by the client', () => {
     };
     const res = await client().getScrapingRun(5);
     expect(server.seen[0]!.headers['accept-encoding']).toBe('gzip, deflate');
+    // fetch sent one (`node`); a gateway may refuse a request without a User-Agent.
+    expect(server.seen[0]!.headers['user-agent']).toBe('scrape-etl');
     expect(res.raw).toBe(text);
     expect(res.data.data.results[0]!.content).toBe('é ü 日本 '.repeat(500));
   });
