@@ -297,7 +297,10 @@ function causeText(err: unknown): string {
     const code = (cause as { code?: unknown }).code;
     return `${err.message} (${typeof code === 'string' ? `${code}: ` : ''}${cause.message})`;
   }
-  return err.message;
+  // undici's own errors (UND_ERR_SOCKET 'other side closed') do not say their code, which fetch's 'fetch failed
+  // (CODE: …)' did: the code stays in the message, where `run`'s waiting line (cli/waiting.ts) finds it.
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
 }
 
 /** Pulls the human part out of an error body: Laravel-style `{message, errors: {field: [..]}}` or plain text. */

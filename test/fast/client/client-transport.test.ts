@@ -27,6 +27,7 @@ import {
 } from '../../../client/index.js';
 import { startLocalServer, type LocalServer } from '../../support/local-server.js';
 import { makeTestCertificates } from '../../support/tls-test-server.js';
+import { oneLineReason } from '../../../cli/waiting.js';
 
 const TOKEN = `tok_${randomBytes(12).toString('hex')}`;
 const TS = '2026-01-02T03:04:05.123456Z';
@@ -267,6 +268,20 @@ describe('every body is read to its end or destroyed (a pool of one connection)'
     expect(pool.closed).toBe(false);
     expect((await lent.getScrapingRun(5)).status).toBe(200);
     await pool.close();
+  });
+});
+
+describe('network errors', () => {
+  it("a connection dropped mid-body names undici's code, as fetch's message did, for run's waiting line", async () => {
+    server.respond = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '5000' });
+      res.write('{"data":');
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    const err = await failure(client({ retry: { maxAttempts: 1 } }).getScrapingRun(5), ApiNetworkError);
+    expect(err.code).toBe('UND_ERR_SOCKET');
+    expect(err.message).toMatch(new RegExp(`^GET ${RUN}: network error: UND_ERR_SOCKET: `));
+    expect(oneLineReason(err.message)).toBe('service unreachable (UND_ERR_SOCKET)');
   });
 });
 
