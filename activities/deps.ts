@@ -107,8 +107,10 @@ export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivit
     async close() {
       const open = [...databases.values()];
       databases.clear();
+      const api = client;
       client = undefined;
-      await Promise.all(open.map(async (p) => (await p.catch(() => undefined))?.close()));
+      // The client's pooled keep-alive sockets are closed with it, after any request still in flight.
+      await Promise.all([api?.close(), ...open.map(async (p) => (await p.catch(() => undefined))?.close())]);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { z } from 'zod';
 import {
   ApiAmbiguousError,
@@ -47,6 +48,16 @@ import {
   type ScrapingRunResponse,
 } from './schemas.js';
 import { validateWith } from './validate.js';
+import type { Dispatcher } from 'undici';
+import {
+  ContentDecodingError,
+  acceptEncodingFor,
+  collectBody,
+  decodeContent,
+  discardBody,
+  utf8Text,
+  type ResponseBody,
+} from './response-body.js';
 
 export interface ApiResult<T> {
   data: T;
@@ -101,8 +112,12 @@ export interface ScraperClientOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Called once per HTTP attempt that ended (status null: no status arrived, e.g. a timeout or dropped connection); for metrics. */
   onAttempt?: (info: AttemptInfo) => void;
-  /** For tests and custom agents; default globalThis.fetch (undici, keep-alive). */
-  fetch?: typeof fetch;
+  /**
+   * The undici Dispatcher every request goes through (an Agent, a ProxyAgent, a Pool with TLS `connect` options,
+   * a MockAgent). Default: a keep-alive Pool of this client's own for the base URL's origin, opened at the first
+   * request. A dispatcher given here is the caller's: close() leaves it open.
+   */
+  dispatcher?: Dispatcher;
   /** Default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -227,6 +242,54 @@ function causeCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The abort of one attempt. undici takes an EventEmitter with `aborted` and `reason` as a signal just as it takes
+ * an AbortSignal; this one costs a fraction of an AbortController (an EventTarget), made on every request.
+ */
+class AttemptAbort extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
+/**
+ * dispatcher.request, settled by an abort at once even while the request still waits for a connection: undici
+ * itself only cancels a queued request when it reaches a socket (a busy pool, a slow connect), which would hold
+ * a timeout or a cancelled activity until then. A response that arrives after the abort is dropped.
+ */
+function requestUntilAborted(dispatcher: Dispatcher, options: Dispatcher.RequestOptions, signal: AttemptAbort): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const onAbort = (): void => {
+      settled = true;
+      reject(signal.reason);
+    };
+    signal.once('abort', onAbort);
+    dispatcher.request({ ...options, signal }, (err, data) => {
+      signal.off('abort', onAbort);
+      if (settled) {
+        if (err === null) discardBody(data.body);
+        return;
+      }
+      settled = true;
+      if (err !== null) reject(err);
+      else resolve(data);
+    });
+  });
+}
+
+/** A response header as fetch's Headers.get gave it: repeated fields joined with ', ', null when absent. */
+function headerOf(headers: Dispatcher.ResponseData['headers'], name: string): string | null {
+  const value = headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 function causeText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = (err as { cause?: unknown }).cause;
@@ -234,7 +297,10 @@ function causeText(err: unknown): string {
     const code = (cause as { code?: unknown }).code;
     return `${err.message} (${typeof code === 'string' ? `${code}: ` : ''}${cause.message})`;
   }
-  return err.message;
+  // undici's own errors (UND_ERR_SOCKET 'other side closed') do not say their code, which fetch's 'fetch failed
+  // (CODE: …)' did: the code stays in the message, where `run`'s waiting line (cli/waiting.ts) finds it.
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && !err.message.includes(code) ? `${code}: ${err.message}` : err.message;
 }
 
 /** Pulls the human part out of an error body: Laravel-style `{message, errors: {field: [..]}}` or plain text. */
@@ -282,7 +348,10 @@ export class ScraperClient {
   readonly #logger: ScraperClientOptions['logger'];
   readonly #onRetry: ScraperClientOptions['onRetry'];
   readonly #onAttempt: ScraperClientOptions['onAttempt'];
-  readonly #fetch: typeof fetch;
+  /** The caller's dispatcher, or this client's own Pool once the first request opened it. */
+  #dispatcher: Dispatcher | undefined;
+  readonly #ownsDispatcher: boolean;
+  readonly #acceptEncoding: string;
 
   constructor(opts: ScraperClientOptions = {}) {
     const env = opts.env ?? process.env;
@@ -323,7 +392,21 @@ export class ScraperClient {
     this.#logger = opts.logger;
     this.#onRetry = opts.onRetry;
     this.#onAttempt = opts.onAttempt;
-    this.#fetch = opts.fetch ?? globalThis.fetch;
+    this.#dispatcher = opts.dispatcher;
+    this.#ownsDispatcher = opts.dispatcher === undefined;
+    this.#acceptEncoding = acceptEncodingFor(url.protocol);
+  }
+
+  /**
+   * Closes the client's own connection pool once its requests in flight are done (a dispatcher passed in the
+   * options is left open). Idle pooled sockets do not keep a process alive, so this is for owners that end
+   * cleanly (worker shutdown, tests); a call after close() opens a new pool.
+   */
+  async close(): Promise<void> {
+    if (!this.#ownsDispatcher) return;
+    const pool = this.#dispatcher;
+    this.#dispatcher = undefined;
+    await pool?.close();
   }
 
   // Keeps util.inspect / console.log output free of private state, and explicit about it.
@@ -510,12 +593,15 @@ export class ScraperClient {
     const url = new URL(this.baseUrl + spec.path);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = {
-      Authorization: `Bearer ${this.#token}`,
-      Accept: 'application/json',
+      authorization: `Bearer ${this.#token}`,
+      accept: 'application/json',
+      'accept-encoding': this.#acceptEncoding,
+      // fetch sent `user-agent: node`; `request` sends none, and some gateways refuse a request without one.
+      'user-agent': 'scrape-etl',
     };
     let payload: string | undefined;
     if (spec.body !== undefined) {
-      headers['Content-Type'] = 'application/json';
+      headers['content-type'] = 'application/json';
       payload = stringifyJson(spec.body);
     }
     const callerSignal = o.signal;
@@ -523,12 +609,23 @@ export class ScraperClient {
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
       throw new ApiConfigError(`call option maxAttempts must be a positive integer, got ${maxAttempts}`);
     }
+    const dispatcher = this.#dispatcher ?? (await this.#openPool());
+    const requestOptions: Dispatcher.RequestOptions = { origin: url.origin, path: `${url.pathname}${url.search}`, method: spec.method, headers, body: payload ?? null };
 
     for (let attempt = 1; ; attempt++) {
       if (callerSignal?.aborted) throw callerSignal.reason;
       const started = Date.now();
-      const timeout = AbortSignal.timeout(this.timeoutMs);
-      const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
+      // One abort per attempt, fired by its own timer or by the caller's signal (cheaper than AbortSignal.timeout
+      // + AbortSignal.any); undici destroys the request (or its body, once the headers are in) with the reason, so a
+      // cancelled activity's request ends at once.
+      const abort = new AttemptAbort();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        abort.abort(new Error(`attempt timeout of ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+      const relayCancel = (): void => abort.abort(callerSignal?.reason);
+      callerSignal?.addEventListener('abort', relayCancel, { once: true });
 
       let failure: ScraperApiError;
       let retryAfterMs: number | undefined;
@@ -539,24 +636,28 @@ export class ScraperClient {
         let status: number;
         let text: string;
         let retryAfterHeader: string | null;
+        let body: ResponseBody | undefined;
         try {
-          // Redirects are never followed (see ApiRedirectError): 'manual' hands the 3xx itself back.
-          const res = await this.#fetch(url, { method: spec.method, headers, body: payload ?? null, signal, redirect: 'manual' });
+          // `request` never follows redirects (no redirect interceptor): a 3xx comes back as it is.
+          const res = await requestUntilAborted(dispatcher, requestOptions, abort);
+          body = res.body;
           progress.headers = true;
-          status = res.status;
+          status = res.statusCode;
           if (status >= 300 && status < 400) {
             // The body of a redirect is of no use; dropping it closes the socket rather than reading an unbounded body.
-            await res.body?.cancel().catch(() => undefined);
-            throw this.#redirectError(endpoint, status, res.headers.get('location'), url);
+            discardBody(res.body);
+            throw this.#redirectError(endpoint, status, headerOf(res.headers, 'location'), url);
           }
-          retryAfterHeader = res.headers.get('retry-after');
+          retryAfterHeader = headerOf(res.headers, 'retry-after');
           // Always read the body to the end (an unread body pins the keep-alive socket), but never past the cap.
           text = await this.#readBody(res, endpoint, status, progress);
         } catch (err) {
+          // Whatever ended the attempt, a body not read to its end is destroyed: undici would keep its socket.
+          if (body !== undefined && !body.readableEnded) discardBody(body);
           this.#onAttempt?.({ endpoint, attempt, status: progress.headers && err instanceof ScraperApiError ? (err.status ?? null) : null, durationMs: Date.now() - started });
           if (err instanceof ScraperApiError) throw err;
           if (callerSignal?.aborted) throw callerSignal.reason;
-          if (timeout.aborted) {
+          if (timedOut) {
             const where = progress.headers
               ? ` (headers received, ${progress.bytes} body bytes so far: the body arrived too slowly)`
               : '';
@@ -574,6 +675,9 @@ export class ScraperClient {
             ...(code !== undefined ? { code } : {}),
             beforeRequestSent: !progress.headers && code !== undefined && NOT_SENT_CODES.has(code),
           });
+        } finally {
+          clearTimeout(timer);
+          callerSignal?.removeEventListener('abort', relayCancel);
         }
         this.#logger?.debug({ endpoint, attempt, status, durationMs: Date.now() - started, bytes: progress.bytes }, 'scraper api response');
         this.#onAttempt?.({ endpoint, attempt, status, durationMs: Date.now() - started });
@@ -615,14 +719,30 @@ export class ScraperClient {
     }
   }
 
-  /** Reads the body as UTF-8 text, streaming, and stops reading as soon as it passes maxResponseBytes. */
-  async #readBody(res: Response, endpoint: string, status: number, progress: { bytes: number }): Promise<string> {
+  /**
+   * The client's own keep-alive Pool for the base URL's origin. undici is imported here, at the first request,
+   * not with this module: commands that only build a client to check its settings (`validate`, `run`'s preflight)
+   * do not load it.
+   */
+  async #openPool(): Promise<Dispatcher> {
+    const { Pool } = await import('undici');
+    // headersTimeout/bodyTimeout off: the per-attempt timer above covers headers and the whole body (undici's
+    // own are idle timers, 300 s, which would cut a longer timeoutMs short and cost a timer per request).
+    this.#dispatcher ??= new Pool(new URL(this.baseUrl).origin, { headersTimeout: 0, bodyTimeout: 0 });
+    return this.#dispatcher;
+  }
+
+  /**
+   * Reads the body, streaming, and stops reading as soon as it passes maxResponseBytes; undoes its
+   * Content-Encoding (the decoded size is capped too), then decodes it as UTF-8.
+   */
+  async #readBody(res: Dispatcher.ResponseData, endpoint: string, status: number, progress: { bytes: number }): Promise<string> {
     const limit = this.maxResponseBytes;
-    const declaredText = res.headers.get('content-length');
+    const declaredText = headerOf(res.headers, 'content-length');
     const declared = declaredText !== null && /^\d+$/.test(declaredText.trim()) ? Number(declaredText.trim()) : undefined;
-    const tooLarge = (received: number, declaredBytes: number | undefined) =>
+    const tooLarge = (received: number, declaredBytes: number | undefined, what = 'response body') =>
       new ApiResponseTooLargeError(
-        `${endpoint}: response body ${declaredBytes !== undefined && received === declaredBytes ? 'declared as' : 'is more than'} ` +
+        `${endpoint}: ${what} ${declaredBytes !== undefined && received === declaredBytes ? 'declared as' : 'is more than'} ` +
           `${received} bytes, over the limit of ${limit} bytes (status ${status}); not read further. Raise maxResponseBytes ` +
           '(SCRAPER_MAX_RESPONSE_BYTES) if such bodies are expected, or ask for smaller pages.',
         {
@@ -635,24 +755,28 @@ export class ScraperClient {
         },
       );
     if (declared !== undefined && declared > limit) {
-      await res.body?.cancel().catch(() => undefined);
+      discardBody(res.body);
       throw tooLarge(declared, declared);
     }
-    if (res.body === null) return '';
-    const reader = res.body.getReader();
-    const chunks: Uint8Array[] = [];
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      progress.bytes += value.byteLength;
-      if (progress.bytes > limit) {
-        await reader.cancel().catch(() => undefined);
-        throw tooLarge(progress.bytes, declared);
-      }
-      chunks.push(value);
+    const bytes = await collectBody(res.body, limit, progress, (received) => tooLarge(received, declared));
+    const encoding = headerOf(res.headers, 'content-encoding') ?? undefined;
+    try {
+      return utf8Text(await decodeContent(bytes, encoding, limit));
+    } catch (err) {
+      if (!(err instanceof ContentDecodingError)) throw err;
+      if (err.problem === 'too-large') throw tooLarge(limit + 1, undefined, `response body decoded from ${err.encoding}`);
+      // An error status keeps its own meaning (a 503 is still retried); only its text is lost.
+      if (status < 200 || status >= 300) return `(body not readable: ${err.message})`;
+      const excerpt = `${bytes.length} bytes with Content-Encoding: ${encoding}`;
+      throw new ApiMalformedBodyError(`${endpoint}: response body is not usable: ${err.message}`, {
+        endpoint,
+        status,
+        // A body cut short or mangled in transit may come whole next time; an encoding the client cannot undo will not.
+        retryable: err.problem !== 'unsupported',
+        problem: err.problem === 'truncated' ? 'truncated' : 'syntax',
+        bodyExcerpt: excerpt,
+      });
     }
-    // TextDecoder, like Response.text(): invalid sequences become U+FFFD and a leading BOM is dropped.
-    return new TextDecoder('utf-8').decode(Buffer.concat(chunks, progress.bytes));
   }
 
   #redirectError(endpoint: string, status: number, location: string | null, requestUrl: URL): ApiRedirectError {

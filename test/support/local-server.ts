@@ -8,6 +8,8 @@ export interface SeenRequest {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The client's port: requests on one kept-alive connection share it. */
+  remotePort: number;
 }
 
 export interface LocalServer {
@@ -32,7 +34,7 @@ export async function startLocalServer(): Promise<LocalServer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort ?? -1 };
       state.seen.push(seen);
       state.respond(seen, res);
     });
