@@ -10,6 +10,8 @@
 // (row counts and row hashes per table), so a faster load that writes something else fails the bench.
 //   npm run build && node --expose-gc --import tsx bench/load-groups.ts
 //   BENCH_LOAD_GROUPS_URLS (1000), BENCH_LOAD_GROUPS_PIPELINES (10), BENCH_LOAD_GROUPS_ROUNDS (3)
+//   BENCH_LOAD_GROUPS_CONNECTIONS=2: two connections write the groups in turn (as many-runs' two worker processes:
+//   each finds its page cache stale after the other's commit); BENCH_LOAD_GROUPS_PRAGMAS='k=v,…' set on each.
 //   BENCH_LOAD_GROUPS_COMPARE=<checkout>: also times that checkout's built dist/db/load.js, round by round
 //   interleaved with this one's: a before/after pair that sees the same machine load.
 import fs from 'node:fs';
@@ -24,12 +26,15 @@ const PIPELINES = Number(process.env['BENCH_LOAD_GROUPS_PIPELINES'] ?? 10);
 const ROUNDS = Number(process.env['BENCH_LOAD_GROUPS_ROUNDS'] ?? 3);
 const GROUP = Number(process.env['SCRAPE_ETL_URL_LOAD_GROUP'] ?? 25);
 const COMPARE = process.env['BENCH_LOAD_GROUPS_COMPARE'];
+/** Connections writing the file in turn, a group each (2: as many-runs' two worker processes, each of which finds its page cache stale after the other's commit). */
+const CONNECTIONS = Number(process.env['BENCH_LOAD_GROUPS_CONNECTIONS'] ?? 1);
+const PRAGMAS = (process.env['BENCH_LOAD_GROUPS_PRAGMAS'] ?? '').split(',').filter((p) => p.trim() !== '');
 const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The two functions of a checkout the activity's load path is made of. */
 interface Impl {
   label: string;
-  openDatabase: (url: string) => Promise<{ close(): Promise<void> }>;
+  openDatabase: (url: string) => Promise<{ close(): Promise<void>; sqlite?: { pragma(sql: string): unknown } }>;
   prepareLoad: (opts: unknown) => unknown;
   loadBatches: (db: unknown, list: readonly unknown[]) => Promise<{ failed?: { error: unknown }; results: unknown[] }>;
 }
@@ -75,19 +80,24 @@ interface Timing {
 }
 
 async function ours(impl: Impl, list: readonly Product[], file: string): Promise<Timing> {
-  const db = await impl.openDatabase(`sqlite:${file}`);
+  const dbs = [];
+  for (let i = 0; i < CONNECTIONS; i++) {
+    const db = await impl.openDatabase(`sqlite:${file}`);
+    for (const p of PRAGMAS) db.sqlite?.pragma(p);
+    dbs.push(db);
+  }
   const groups = groupsOf(list);
   global.gc?.();
   let c = process.cpuUsage();
   const prepared = groups.map((g) => g.map((o) => impl.prepareLoad(o)));
   const prepareMs = cpuMs(c);
   c = process.cpuUsage();
-  for (const g of prepared) {
-    const out = await impl.loadBatches(db, g);
+  for (const [i, g] of prepared.entries()) {
+    const out = await impl.loadBatches(dbs[i % dbs.length], g);
     if (out.failed) throw out.failed.error;
   }
   const writeMs = cpuMs(c);
-  await db.close();
+  for (const db of dbs) await db.close();
   return { prepareMs, writeMs };
 }
 
@@ -148,7 +158,10 @@ const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.flo
 async function main(): Promise<void> {
   const impls = [await implOf(here, 'ours (this checkout)')];
   if (COMPARE) impls.unshift(await implOf(path.resolve(COMPARE), `ours (${COMPARE})`));
-  console.log(`# load groups: ${URLS} marketplace responses of ${PIPELINES} pipelines, groups of ${GROUP} (loadBatches), one SQLite file; CPU ms a URL, median of ${ROUNDS} rounds`);
+  console.log(
+    `# load groups: ${URLS} marketplace responses of ${PIPELINES} pipelines, groups of ${GROUP} (loadBatches), one SQLite file written by ${CONNECTIONS} connection(s) in turn` +
+      `${PRAGMAS.length > 0 ? ` (${PRAGMAS.join(', ')})` : ''}; CPU ms a URL, median of ${ROUNDS} rounds`,
+  );
   const list = [...products(URLS)];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-groups-'));
   try {
