@@ -22,6 +22,24 @@ export interface Tx {
    * DuckDB has no savepoints: there it only runs `fn`, and loadBatches gives each response its own transaction.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Destinations whose schema registry reads may be kept per connection between transactions (SQLite: other
+   * processes write the same file, so a kept read is used only while `registryVersion` is unchanged). Absent
+   * elsewhere: every read goes to the database (evolve/registry-reads.ts).
+   */
+  readonly registryKeeping?: RegistryKeeping;
+}
+
+export interface RegistryKeeping {
+  /** What a kept read belongs to: the connection (one per process and file). */
+  readonly connection: object;
+  /**
+   * A version of the schema_history rows matching `where` (its parameters `params`), read in this transaction:
+   * equal versions mean equal rows, given that those rows change only with DDL in the same transaction or by a
+   * NULL source_key / root_table being set (evolve/registry.ts applyChanges). Undefined when this transaction has
+   * itself changed the schema (DDL since its BEGIN): a read then may hold uncommitted changes, and is not kept.
+   */
+  registryVersion(where: string, params: readonly Param[]): Promise<string | undefined>;
 }
 
 export async function inSavepoint<T>(exec: (sql: string) => Promise<unknown>, fn: () => Promise<T>): Promise<T> {

@@ -18,6 +18,27 @@ export class FixedTableChangesRefused extends SchemaChangesRefused {
   }
 }
 
+/** Each model table's fixed columns, which inferred columns never take: built once, not once a response. */
+const FIXED_COLUMNS = new Map<string, ReadonlySet<string>>(EVOLVING_TABLES.map((t) => [t, new Set(TABLE_META[t].columns)]));
+
+/**
+ * A table's inferred columns sorted, with their types, per registry map: a kept registry state (SQLite,
+ * registry.ts) hands out the same maps until a column is added, so the list is not rebuilt for every response.
+ */
+const sortedColumns = new WeakMap<ReadonlyMap<string, LogicalType>, { columns: string[]; types: LogicalType[] }>();
+const NO_COLUMNS = { columns: [] as string[], types: [] as LogicalType[] };
+
+function columnsOf(registered: ReadonlyMap<string, LogicalType> | undefined): { columns: string[]; types: LogicalType[] } {
+  if (!registered) return NO_COLUMNS;
+  let out = sortedColumns.get(registered);
+  if (!out) {
+    const columns = [...registered.keys()].sort();
+    out = { columns, types: columns.map((c) => registered.get(c)!) };
+    sortedColumns.set(registered, out);
+  }
+  return out;
+}
+
 /**
  * Brings the inferred columns of the model's evolving tables (job_records, marketplace_*) up to this batch and
  * resolves each row's unknown fields to them. Run for every such table the batch writes, with or without unknown
@@ -38,7 +59,7 @@ export async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTa
       scope: { tables, prefixes: [] },
       rows: evolving,
       templateOf: () => undefined,
-      fixedColumnsOf: (t) => (tables as readonly string[]).includes(t) ? new Set(TABLE_META[t as DataTableName].columns) : undefined,
+      fixedColumnsOf: (t) => ((tables as readonly string[]).includes(t) ? FIXED_COLUMNS.get(t) : undefined),
       describeBatch,
       loadId,
       changedAt,
@@ -52,9 +73,8 @@ export async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTa
   let offset = 0;
   for (const table of tables) {
     const n = rows[table]!.length;
-    const registered = out.registry.get(table) ?? new Map<string, LogicalType>();
-    const columns = [...registered.keys()].sort();
-    inferred.set(table, { columns, types: columns.map((c) => registered.get(c)!), open: out.resolved.slice(offset, offset + n) });
+    // Shared lists (columnsOf): the callers only read them.
+    inferred.set(table, { ...columnsOf(out.registry.get(table)), open: out.resolved.slice(offset, offset + n) });
     offset += n;
   }
   return { inferred, changes: out.changes };

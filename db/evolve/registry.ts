@@ -72,8 +72,8 @@ export async function readRegistry(tx: Tx, scope: RegistryScope): Promise<Regist
   return (await readRegistryState(tx, scope)).columns;
 }
 
-export async function readRegistryState(tx: Tx, scope: RegistryScope): Promise<RegistryState> {
-  const state: RegistryState = { columns: new Map(), sources: new Map(), legacy: new Map(), tableOf: new Map(), legacyTables: new Set(), owners: new Map() };
+/** The WHERE clause (and its parameters) selecting a scope's schema_history rows; undefined for an empty scope. */
+function scopeWhere(tx: Tx, scope: RegistryScope): { where: string; params: Param[] } | undefined {
   const conds: string[] = [];
   const params: Param[] = [];
   for (const t of scope.tables) {
@@ -88,10 +88,19 @@ export async function readRegistryState(tx: Tx, scope: RegistryScope): Promise<R
     params.push(r);
     conds.push(`root_table = ${tx.ph(params.length)}`);
   }
-  if (conds.length === 0) return state;
+  return conds.length === 0 ? undefined : { where: conds.join(' OR '), params };
+}
+
+export async function readRegistryState(tx: Tx, scope: RegistryScope): Promise<RegistryState> {
+  return stateOfScope(tx, scopeWhere(tx, scope));
+}
+
+async function stateOfScope(tx: Tx, sel: { where: string; params: Param[] } | undefined): Promise<RegistryState> {
+  const state: RegistryState = { columns: new Map(), sources: new Map(), legacy: new Map(), tableOf: new Map(), legacyTables: new Set(), owners: new Map() };
+  if (!sel) return state;
   const rows = await tx.all(
-    `SELECT table_name, column_name, data_type, change, source_key, pipeline FROM schema_history WHERE ${conds.join(' OR ')} ORDER BY table_name, column_name`,
-    params,
+    `SELECT table_name, column_name, data_type, change, source_key, pipeline FROM schema_history WHERE ${sel.where} ORDER BY table_name, column_name`,
+    sel.params,
   );
   const tablesWithSource = new Set<string>();
   for (const r of rows) {
@@ -114,6 +123,43 @@ export async function readRegistryState(tx: Tx, scope: RegistryScope): Promise<R
   }
   for (const t of state.columns.keys()) if (!tablesWithSource.has(t)) state.legacyTables.add(t);
   return state;
+}
+
+/**
+ * Registry states kept per connection (destinations with Tx.registryKeeping: SQLite), by scope, with the version
+ * they were read at. A marketplace load read and mapped its tables' ~60 registry rows for every response although
+ * they change only when a column is added. A kept state is used while the version read in the current transaction
+ * is the same; a transaction that changed the schema gets no version (no read of it is kept, none is used), and one
+ * that changes the registry through evolveSchema stops using kept states for the rest of it (changedIn). Kept
+ * states are never mutated: evolveSchema copies before it records its changes, and states with legacy names (which
+ * plan() adopts by mutating them) are not kept.
+ */
+const keptStates = new WeakMap<object, Map<string, { version: string; state: RegistryState }>>();
+/** Transactions that changed the registry (applyChanges): their later reads may hold uncommitted rows. */
+const changedIn = new WeakSet<Tx>();
+const KEPT_SCOPES = 64;
+
+async function readRegistryStateKept(tx: Tx, scope: RegistryScope): Promise<RegistryState> {
+  const sel = scopeWhere(tx, scope);
+  const keeping = tx.registryKeeping;
+  if (!keeping || !sel || changedIn.has(tx)) return stateOfScope(tx, sel);
+  const version = await keeping.registryVersion(sel.where, sel.params);
+  if (version === undefined) return stateOfScope(tx, sel);
+  let kept = keptStates.get(keeping.connection);
+  if (!kept) keptStates.set(keeping.connection, (kept = new Map()));
+  const key = `${scope.tables.join('\u0001')}\u0002${scope.prefixes.join('\u0001')}\u0002${(scope.roots ?? []).join('\u0001')}`;
+  const hit = kept.get(key);
+  if (hit && hit.version === version) return hit.state;
+  const state = await stateOfScope(tx, sel);
+  if ([...state.legacy.values()].some((s) => s.size > 0)) return state;
+  kept.delete(key);
+  if (kept.size >= KEPT_SCOPES) kept.delete(kept.keys().next().value as string);
+  kept.set(key, { version, state });
+  return state;
+}
+
+function copyRegistry(reg: Registry): Registry {
+  return new Map([...reg].map(([t, cols]) => [t, new Map(cols)]));
 }
 
 function mapOf<V>(m: Map<string, Map<string, V>>, k: string): Map<string, V> {
@@ -247,13 +293,16 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
   const reservedOf = (table: string): ReadonlySet<string> => systemOf.get(table) ?? new Set();
   const columnOf = new Map<string, Map<string, string>>();
   const newSources = new Map<string, Map<string, string>>();
+  /** Whether a field of a new source holds a value (a NULL one creates no column). */
+  let newValues = false;
   input.rows.forEach((row, i) => {
     const t = tables[i]!;
     const known = state.sources.get(t);
-    for (const [candidate, , source = candidate] of row.fields) {
+    for (const [candidate, value, source = candidate] of row.fields) {
       if (known?.has(source)) continue;
       const m = mapOf(newSources, t);
       if (!m.has(source)) m.set(source, candidate);
+      if (value !== null && value !== undefined) newValues = true;
     }
   });
   const taken = new Map<string, Set<string>>();
@@ -264,18 +313,30 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
     if (state.legacy.get(t)?.delete(n)) return true;
     return false;
   };
-  for (const t of [...newSources.keys()].sort()) {
-    const m = newSources.get(t)!;
-    const reserved = reservedOf(t);
-    for (const source of byExactness(m)) {
-      const name = nameFor(cap, { kind: 'column', candidate: m.get(source)!, taken: (n) => isTaken(t, n) || reserved.has(n), reserved });
-      if (claim(t, name)) adoptions.push({ table: t, column: name, source });
-      mapOf(columnOf, t).set(source, name);
+  let named = false;
+  const nameNewSources = () => {
+    if (named) return;
+    named = true;
+    for (const t of [...newSources.keys()].sort()) {
+      const m = newSources.get(t)!;
+      const reserved = reservedOf(t);
+      for (const source of byExactness(m)) {
+        const name = nameFor(cap, { kind: 'column', candidate: m.get(source)!, taken: (n) => isTaken(t, n) || reserved.has(n), reserved });
+        if (claim(t, name)) adoptions.push({ table: t, column: name, source });
+        mapOf(columnOf, t).set(source, name);
+      }
     }
-  }
-  const resolveColumn = (t: string, source: string): string => state.sources.get(t)?.get(source) ?? columnOf.get(t)!.get(source)!;
+  };
+  // New sources whose every value is NULL (a marketplace response's many always-null fields, which never get a
+  // column) are named only when something needs their names: a legacy column to adopt, or a variant or overflow
+  // column named below, whose name must avoid theirs. Otherwise their names would be thrown away (each NULL field
+  // of a column that does not exist is dropped), and naming them was a tenth of a marketplace load's registry work.
+  if (newValues || [...state.legacy.values()].some((s) => s.size > 0)) nameNewSources();
+  /** A field's column; undefined for a NULL field of a new source not named (it would get no column). */
+  const resolveColumn = (t: string, source: string): string | undefined => state.sources.get(t)?.get(source) ?? columnOf.get(t)?.get(source);
   /** A variant's or the overflow's column: recorded, or named now (first come in row order). */
   const derivedColumn = (t: string, source: string, candidate: string): string => {
+    if (state.sources.get(t)?.get(source) === undefined) nameNewSources();
     const known = state.sources.get(t)?.get(source) ?? columnOf.get(t)?.get(source);
     if (known !== undefined) return known;
     const reserved = reservedOf(t);
@@ -335,13 +396,15 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
       });
     };
     for (const [candidate, value, source = candidate] of row.fields) {
-      const column = resolveColumn(t, source);
+      const resolved = resolveColumn(t, source);
       const vt = typeOfValue(value);
       if (vt === undefined) {
         // NULL creates no column; it is written as NULL where the column exists (or is planned).
-        if (typeIn(t, column) !== undefined) out.push([column, null]);
+        if (resolved !== undefined && typeIn(t, resolved) !== undefined) out.push([resolved, null]);
         continue;
       }
+      // A value of a new source: nameNewSources ran (newValues).
+      const column = resolved!;
       const existing = reg.get(t)?.get(column);
       if (existing !== undefined && accepts(existing, vt, value)) {
         out.push([column, value]);
@@ -498,7 +561,7 @@ async function applyChanges(
  */
 export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOutput> {
   const cap = capabilityOf(tx.dialect);
-  let state = await readRegistryState(tx, input.scope);
+  let state = await readRegistryStateKept(tx, input.scope);
   checkOwner(input, state);
   let p = plan(input, state, cap);
   const dest = destinationOf(tx);
@@ -522,7 +585,9 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
       throw Object.assign(new Error(`table '${unlocked.table}' changed while this load was preparing; retrying`), { code: '40001' });
     }
   }
-  const reg = state.columns;
+  // A kept state (readRegistryStateKept) is shared with later transactions: the changes are recorded in a copy.
+  const changing = p.changes.length > 0 || p.adoptions.length > 0;
+  const reg = changing ? copyRegistry(state.columns) : state.columns;
   if (input.refuseChanges && (p.changes.length > 0 || p.adoptions.length > 0)) {
     throw new SchemaChangesRefused(`${input.describeBatch} changes the schema (${p.changes.length} change(s))`, p.changeRows);
   }
@@ -550,6 +615,7 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
     const t = p.tables[i]!;
     if (newTables.has(t) && !templates.has(t)) templates.set(t, input.templateOf(row.table)!);
   });
+  if (changes.length > 0 || p.adoptions.length > 0) changedIn.add(tx);
   await applyChanges(tx, input, cap, reg, changes, newTables, p.adoptions, templates);
   const resolved = p.assigned.map((fields, i) =>
     fields.map(([col, value]) => [col, toParam(reg.get(p.tables[i]!)!.get(col)!, value)] as const),

@@ -23,13 +23,49 @@ function sqliteParams(params: readonly Param[]): Array<string | number | bigint 
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
 }
 
-export function sqliteTx(db: BetterSqlite3.Database): Tx {
+const schemaVersionOf = (db: BetterSqlite3.Database) => String((sqliteStatement(db, 'PRAGMA schema_version').get() as Record<string, unknown>)['schema_version']);
+
+/**
+ * `schemaVersion`: PRAGMA schema_version when the transaction began (read at BEGIN, under its lock). Every DDL
+ * statement of any connection changes it, and a rollback restores it: a registry version is only given while it is
+ * unchanged, so no read holding this transaction's own (perhaps later rolled back) schema changes is ever kept.
+ */
+export function sqliteTx(db: BetterSqlite3.Database, schemaVersion?: string): Tx {
+  /**
+   * Versions read in this transaction, by scope: no other connection writes while it holds the write lock, so a
+   * scope's version changes only with this transaction's own registry changes, which move schema_version (DDL) or
+   * stop the registry's use of kept states for the rest of the transaction (evolve/registry.ts changedIn).
+   */
+  const versions = new Map<string, string>();
   return {
     dialect: 'sqlite',
     ph: () => '?',
     run: async (sql, params) => sqliteStatement(db, sql).run(...sqliteParams(params)).changes,
     all: async (sql, params) => sqliteStatement(db, sql).all(...sqliteParams(params)) as Array<Record<string, unknown>>,
     savepoint: (fn) => inSavepoint(async (sql) => db.exec(sql), fn),
+    ...(schemaVersion === undefined
+      ? {}
+      : {
+          registryKeeping: {
+            connection: db,
+            registryVersion: async (where, params) => {
+              if (schemaVersionOf(db) !== schemaVersion) return undefined;
+              const key = `${where}\u0002${params.map(String).join('\u0001')}`;
+              const known = versions.get(key);
+              if (known !== undefined) return known;
+              // One row, computed in SQLite: far cheaper than reading the rows into maps (a marketplace response's
+              // ~60 inferred columns were read and mapped for every response). count(source_key) and
+              // count(root_table) see the only updates the registry makes (a NULL set); max(rowid) and count(*)
+              // see inserts; deletes come with DROP TABLE (rebuild), which moves schema_version.
+              const [v] = sqliteStatement(db, `SELECT (SELECT schema_version FROM pragma_schema_version) AS sv, count(*) AS n, max(rowid) AS m, count(source_key) AS s, count(root_table) AS r FROM schema_history WHERE ${where}`)
+                .all(...sqliteParams(params)) as Array<Record<string, unknown>>;
+              if (!v || String(v['sv']) !== schemaVersion) return undefined;
+              const version = `${String(v['sv'])}:${String(v['n'])}:${String(v['m'])}:${String(v['s'])}:${String(v['r'])}`;
+              versions.set(key, version);
+              return version;
+            },
+          },
+        }),
   };
 }
 
@@ -60,12 +96,12 @@ export async function beginImmediate(sqlite: BetterSqlite3.Database): Promise<vo
 
 
 /** `fn` in a transaction begun by `begin`, queued behind this connection's other transactions. */
-export function sqliteTransaction<T>(sqlite: BetterSqlite3.Database, begin: () => Promise<void> | void, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export function sqliteTransaction<T>(sqlite: BetterSqlite3.Database, begin: () => Promise<void> | void, fn: (tx: Tx) => Promise<T>, keepsRegistry = false): Promise<T> {
   const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
   const current = previous.catch(() => {}).then(async () => {
     await begin();
     try {
-      const result = await fn(sqliteTx(sqlite));
+      const result = await fn(sqliteTx(sqlite, keepsRegistry ? schemaVersionOf(sqlite) : undefined));
       sqlite.exec('COMMIT');
       return result;
     } catch (err) {
@@ -84,5 +120,6 @@ export function sqliteReadTransaction<T>(sqlite: BetterSqlite3.Database, fn: (tx
 
 /** BEGIN IMMEDIATE (waiting for other connections without blocking the thread), queued behind this connection's transactions. */
 export function sqliteWriteTransaction<T>(sqlite: BetterSqlite3.Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return sqliteTransaction(sqlite, () => beginImmediate(sqlite), fn);
+  // The write lock is held from BEGIN: what is read in it is what the file holds until COMMIT (registry reads may be kept).
+  return sqliteTransaction(sqlite, () => beginImmediate(sqlite), fn, true);
 }
