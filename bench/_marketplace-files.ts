@@ -141,3 +141,44 @@ export function bareInsert(file: string, units: Iterable<BareUnit>): { seconds: 
   db.close();
   return { seconds, rows };
 }
+
+/**
+ * What a loaded SQLite file holds, as bare-write units: its schema (tables and indexes, to create a fresh file
+ * like it) and, per load (one URL or file: raw_responses.id, else load_id) in load order, every row of
+ * raw_responses and of the tables with a load_id, read outside any clock. The rows a machine floor writes again.
+ */
+export function loadedUnits(file: string): { schema: string[]; perLoad: Array<Array<readonly [string, readonly string[], Cell[][]]>> } {
+  const src = new BetterSqlite3(file, { readonly: true });
+  const schema = src.prepare(`select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by type desc`).pluck().all() as string[];
+  const tables = (src.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[]).filter(
+    (t) => t === 'raw_responses' || (src.prepare(`select name from pragma_table_info(?)`).pluck().all(t) as string[]).includes('load_id'),
+  );
+  const byLoad = new Map<number, Array<readonly [string, readonly string[], Cell[][]]>>();
+  for (const t of tables) {
+    const stmt = src.prepare(`select * from "${t}"`).raw(true).safeIntegers(true);
+    const cols = stmt.columns().map((c) => c.name);
+    const at = cols.indexOf(t === 'raw_responses' ? 'id' : 'load_id');
+    const perLoad = new Map<number, Cell[][]>();
+    for (const row of stmt.iterate() as Iterable<Cell[]>) {
+      const id = Number(row[at]);
+      let list = perLoad.get(id);
+      if (!list) perLoad.set(id, (list = []));
+      list.push(row);
+    }
+    for (const [id, list] of perLoad) {
+      let unit = byLoad.get(id);
+      if (!unit) byLoad.set(id, (unit = []));
+      unit.push([t, cols, list]);
+    }
+  }
+  src.close();
+  return { schema, perLoad: [...byLoad.keys()].sort((a, b) => a - b).map((id) => byLoad.get(id)!) };
+}
+
+/** A new SQLite file at `file` (WAL, as the loader's) with `schema`'s tables and indexes and no rows. */
+export function emptyCopy(file: string, schema: readonly string[]): void {
+  const dst = new BetterSqlite3(file);
+  dst.pragma('journal_mode = WAL');
+  for (const sql of schema) dst.exec(sql);
+  dst.close();
+}

@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { productUrl } from '../test/support/pipeline-specs.js';
+import { simulatorProcess } from './_simulator-process.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const self = fileURLToPath(import.meta.url);
@@ -95,29 +96,6 @@ function runChild(args: string[]): Promise<ChildResult> {
   });
 }
 
-/** `scrape-etl simulate` (default settings) as a child process. */
-async function simulatorProcess(): Promise<{ baseUrl: string; close(): Promise<void> }> {
-  const c = spawn(process.execPath, [path.join(root, 'bin', 'scrape-etl.js'), 'simulate', '--port', '0', '--token', TOKEN, '--seed', '12'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  c.stderr.on('data', (b: Buffer) => (err += b.toString()));
-  const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    c.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]!.trim());
-    });
-    void exited.then(() => reject(new Error(`simulator exited before listening:\n${err}`)));
-  });
-  return {
-    baseUrl,
-    close: async () => {
-      if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
@@ -135,7 +113,7 @@ async function main(): Promise<void> {
   }
   if (ONLY !== undefined) for (const k of Object.keys(modules) as Kind[]) if (!ONLY.includes(k)) delete modules[k];
   const kinds = Object.keys(modules) as Kind[];
-  const sim = await simulatorProcess();
+  const sim = await simulatorProcess(TOKEN);
   process.stdout.write(
     `client CPU a request: ${REQUESTS} marketplace sync calls per client run against \`scrape-etl simulate\`, ${ROUNDS} rounds, ` +
       `clients ${kinds.join(', ')}${COMPARE ? ` (compare = ${COMPARE})` : ''}\n`,

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { bareInsert, productUrl, products, type BareUnit, type Cell, type Product } from './_marketplace-files.js';
+import { bareInsert, emptyCopy, loadedUnits, productUrl, products, type BareUnit, type Product } from './_marketplace-files.js';
 
 const URLS = Number(process.env['BENCH_LOAD_GROUPS_URLS'] ?? 1000);
 const PIPELINES = Number(process.env['BENCH_LOAD_GROUPS_PIPELINES'] ?? 10);
@@ -103,34 +103,11 @@ async function ours(impl: Impl, list: readonly Product[], file: string): Promise
 
 /** bareInsert of every row `file` holds, grouped as they were loaded; CPU ms. */
 function bare(file: string, dir: string): number {
-  const src = new BetterSqlite3(file, { readonly: true });
-  const schema = src.prepare(`select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by type desc`).pluck().all() as string[];
-  const tables = (src.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[]).filter(
-    (t) => t === 'raw_responses' || (src.prepare(`select name from pragma_table_info(?)`).pluck().all(t) as string[]).includes('load_id'),
-  );
-  const byLoad = new Map<number, Array<readonly [string, readonly string[], Cell[][]]>>();
-  for (const t of tables) {
-    const stmt = src.prepare(`select * from "${t}"`).raw(true).safeIntegers(true);
-    const cols = stmt.columns().map((c) => c.name);
-    const at = cols.indexOf(t === 'raw_responses' ? 'id' : 'load_id');
-    for (const row of stmt.iterate() as Iterable<Cell[]>) {
-      const id = Number(row[at]);
-      let unit = byLoad.get(id);
-      if (!unit) byLoad.set(id, (unit = []));
-      const last = unit[unit.length - 1];
-      if (last?.[0] === t) last[2].push(row);
-      else unit.push([t, cols, [row]]);
-    }
-  }
-  src.close();
-  const perUrl = [...byLoad.keys()].sort((a, b) => a - b).map((id) => byLoad.get(id)!);
+  const { schema, perLoad: perUrl } = loadedUnits(file);
   const grouped: BareUnit[] = [];
   for (let i = 0; i < perUrl.length; i += GROUP) grouped.push(perUrl.slice(i, i + GROUP).flat());
   const target = path.join(dir, 'bare.sqlite');
-  const dst = new BetterSqlite3(target);
-  dst.pragma('journal_mode = WAL');
-  for (const sql of schema) dst.exec(sql);
-  dst.close();
+  emptyCopy(target, schema);
   global.gc?.();
   const c = process.cpuUsage();
   bareInsert(target, grouped);

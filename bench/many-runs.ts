@@ -29,7 +29,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import BetterSqlite3 from 'better-sqlite3';
 import type { PipelineWorkflowInput } from '../temporal/contract.js';
 import { pipelineWorkflowInput, startPipelineRun } from '../temporal/start.js';
-import { bareInsert, type BareUnit, type Cell } from './_marketplace-files.js';
+import { bareInsert, emptyCopy, loadedUnits, type BareUnit } from './_marketplace-files.js';
+import { simulatorProcess, type SimulatorProcess } from './_simulator-process.js';
 import { marketplaceSpec, productUrl } from '../test/support/pipeline-specs.js';
 import { spawnWorkerProcess, startTestTemporal, type WorkerProcess } from '../test/support/temporal.js';
 import { pipelineDataConverter } from '../temporal/payload-codec.js';
@@ -74,33 +75,6 @@ async function ceilingClient(baseUrl: string, token: string, requests: number, i
   process.stdout.write(`${JSON.stringify({ requestsPerSecond: requests / seconds, meanBytes: bytes / requests, clientCpuMs })}\n`);
 }
 
-/** `scrape-etl simulate` (default settings) as a child process: its base URL, request count and stop. */
-async function simulatorProcess(): Promise<{ baseUrl: string; pid: number; served(): Promise<number>; resetStats(): Promise<void>; close(): Promise<void> }> {
-  const c = spawn(process.execPath, [path.join(root, 'bin', 'scrape-etl.js'), 'simulate', '--port', '0', '--token', TOKEN, '--seed', '12'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  c.stderr.on('data', (b: Buffer) => (err += b.toString()));
-  const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    c.stdout.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]!.trim());
-    });
-    void exited.then(() => reject(new Error(`simulator exited before listening:\n${err}`)));
-  });
-  const admin = (method: string) => fetch(`${baseUrl}/_sim/stats`, { method, headers: { authorization: `Bearer ${TOKEN}` } });
-  return {
-    baseUrl,
-    pid: c.pid!,
-    served: async () => ((await (await admin('GET')).json()) as { total: number }).total,
-    resetStats: async () => void (await admin('DELETE')).body?.cancel(),
-    close: async () => {
-      if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 elsewhere. */
 function cpuSeconds(pid: number | undefined): number {
   try {
@@ -132,41 +106,14 @@ function child(args: string[]): Promise<string> {
  */
 const GROUPED_URLS = 25;
 function sqliteBound(dbFile: string, dir: string): { rows: number; urls: number; seconds: number; groupedSeconds: number } {
-  const src = new BetterSqlite3(dbFile, { readonly: true });
-  const schema = src.prepare(`select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by type desc`).pluck().all() as string[];
-  const tables = (src.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[]).filter(
-    (t) => t === 'raw_responses' || (src.prepare(`select name from pragma_table_info(?)`).pluck().all(t) as string[]).includes('load_id'),
-  );
-  const byLoad = new Map<number, Array<readonly [string, readonly string[], Cell[][]]>>();
-  for (const t of tables) {
-    const stmt = src.prepare(`select * from "${t}"`).raw(true).safeIntegers(true);
-    const cols = stmt.columns().map((c) => c.name);
-    const at = cols.indexOf(t === 'raw_responses' ? 'id' : 'load_id');
-    const perLoad = new Map<number, Cell[][]>();
-    for (const row of stmt.iterate() as Iterable<Cell[]>) {
-      const id = Number(row[at]);
-      let list = perLoad.get(id);
-      if (!list) perLoad.set(id, (list = []));
-      list.push(row);
-    }
-    for (const [id, list] of perLoad) {
-      let unit = byLoad.get(id);
-      if (!unit) byLoad.set(id, (unit = []));
-      unit.push([t, cols, list]);
-    }
-  }
-  src.close();
+  const { schema, perLoad: perUrl } = loadedUnits(dbFile);
   const insertInto = (units: BareUnit[]) => {
     const file = path.join(dir, `bound-${crypto.randomBytes(4).toString('hex')}.sqlite`);
-    const dst = new BetterSqlite3(file);
-    dst.pragma('journal_mode = WAL');
-    for (const sql of schema) dst.exec(sql);
-    dst.close();
+    emptyCopy(file, schema);
     const out = bareInsert(file, units);
     for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
     return out;
   };
-  const perUrl = [...byLoad.keys()].sort((a, b) => a - b).map((id) => byLoad.get(id)!);
   const out = insertInto(perUrl);
   const grouped: BareUnit[] = [];
   for (let i = 0; i < perUrl.length; i += GROUPED_URLS) grouped.push(perUrl.slice(i, i + GROUPED_URLS).flat());
@@ -236,7 +183,7 @@ function peakRssMb(pid: number): number {
  */
 async function batch(
   temporal: Awaited<ReturnType<typeof startTestTemporal>>,
-  sim: Awaited<ReturnType<typeof simulatorProcess>>,
+  sim: SimulatorProcess,
   dir: string,
   round: number,
   workerEnv: Record<string, string>,
@@ -320,7 +267,7 @@ async function main(): Promise<void> {
   // The workers run in `dir` (their ./data is not this process's): without one key file shared by this process's
   // client and the workers, every run was refused as encrypted with another key.
   process.env['SCRAPE_ETL_KEY_FILE'] ??= path.join(dir, 'secret.key');
-  const sim = await simulatorProcess();
+  const sim = await simulatorProcess(TOKEN);
   const temporal = await startTestTemporal();
   try {
     console.log(`# many runs: ${PIPELINES} marketplace pipelines x ${URLS} URLs, started at once; ${WORKERS} worker processes (compiled), embedded dev server, one SQLite file`);
