@@ -87,8 +87,8 @@ async function main(): Promise<void> {
       const taskQueue = `bench-topo-${n}-${Date.now()}`;
       // The bench's own SCRAPE_ETL_* settings reach the workers (e.g. SCRAPE_ETL_URL_LOAD_GROUP=1 for a transaction per URL).
       const tuning = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('SCRAPE_ETL_') && e[1] !== undefined));
-      // Chunks of 25 (the default before a list of up to 100 URLs became one activity), so a run's URLs spread over
-      // the workers and the figures stay comparable with docs/production.md's table.
+      // Chunks of 25 (the default before a list of up to 100 URLs became one activity): a run's next chunk may go to
+      // another worker, as in the runs docs/production.md's table measured, so its figures stay comparable.
       const env = { SCRAPE_ETL_PG_POOL_SIZE: '10', SCRAPE_ETL_URL_CHUNK_SIZE: '25', ...tuning, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN };
       const workers: WorkerProcess[] = await Promise.all(Array.from({ length: n }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env })));
       try {
