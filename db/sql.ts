@@ -24,8 +24,9 @@ export interface Tx {
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * Destinations whose schema registry reads may be kept per connection between transactions (SQLite: other
-   * processes write the same file, so a kept read is used only while `registryVersion` is unchanged). Absent
-   * elsewhere: every read goes to the database (evolve/registry-reads.ts).
+   * processes write the same file, so a kept read is used only while `registryVersion` is unchanged; DuckDB: one
+   * process holds the file, and the version counts this connection's changes). Absent (Postgres): every read goes
+   * to the database (evolve/registry.ts readRegistryStateKept).
    */
   readonly registryKeeping?: RegistryKeeping;
 }

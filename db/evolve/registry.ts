@@ -68,8 +68,9 @@ export interface RegistryState {
   owners: Map<string, string>;
 }
 
+/** The inferred columns of a scope, as a load sees them (kept reads where the destination keeps them); read only. */
 export async function readRegistry(tx: Tx, scope: RegistryScope): Promise<Registry> {
-  return (await readRegistryState(tx, scope)).columns;
+  return (await readRegistryStateKept(tx, scope)).columns;
 }
 
 /** The WHERE clause (and its parameters) selecting a scope's schema_history rows; undefined for an empty scope. */
@@ -126,7 +127,7 @@ async function stateOfScope(tx: Tx, sel: { where: string; params: Param[] } | un
 }
 
 /**
- * Registry states kept per connection (destinations with Tx.registryKeeping: SQLite), by scope, with the version
+ * Registry states kept per connection (destinations with Tx.registryKeeping: SQLite, DuckDB), by scope, with the version
  * they were read at. A marketplace load read and mapped its tables' ~60 registry rows for every response although
  * they change only when a column is added. A kept state is used while the version read in the current transaction
  * is the same; a transaction that changed the schema gets no version (no read of it is kept, none is used), and one

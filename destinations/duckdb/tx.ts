@@ -51,22 +51,21 @@ async function prepared(conn: DuckDBConnection, sql: string): Promise<DuckDBPrep
 }
 
 /**
- * Reads of the schema registry (db/evolve/registry.ts) kept per connection. Every load reads schema_history for the
- * tables it writes (~2 ms of CPU per statement, a tenth of a one-product load), and it changes only through this
- * connection while the file is open: one process holds the file (database.ts), and the connection is dropped when
- * the file is closed. A statement that writes schema_history, any DDL and any rollback forget what was kept.
+ * The version of the schema registry that db/evolve/registry.ts keeps its reads by (Tx.registryKeeping): a counter
+ * per connection. Every load reads schema_history for the tables it writes (~2 ms of CPU per statement, a tenth of
+ * a one-product load), and it changes only through this connection while the file is open: one process holds the
+ * file (database.ts), and the connection is dropped when the file is closed. A statement that writes
+ * schema_history, any DDL and any rollback move the counter, so nothing read before them is used after.
  */
-const registryReads = new WeakMap<DuckDBConnection, Map<string, Array<Record<string, unknown>>>>();
-/** A SELECT of schema_history alone: one FROM naming only it, no join, no subquery. */
-const REGISTRY_READ = /^\s*SELECT\s(?:(?!\bFROM\b|\bJOIN\b|\bSELECT\b)[\s\S])*\bFROM\s+schema_history(?:\s+(?:WHERE|ORDER|LIMIT)\b(?:(?!\bFROM\b|\bJOIN\b|\bSELECT\b)[\s\S])*)?\s*$/i;
-/** Statements after which kept registry reads may be stale. */
-const CHANGES_REGISTRY = /schema_history|^\s*(ALTER|CREATE|DROP)\b/i;
+const registryGenerations = new WeakMap<DuckDBConnection, number>();
+/** Statements after which registry reads may be stale: DDL, and any statement but a SELECT that names schema_history. */
+const CHANGES_REGISTRY = /^\s*(ALTER|CREATE|DROP)\b/i;
+const changesRegistry = (sql: string) => CHANGES_REGISTRY.test(sql) || (sql.includes('schema_history') && !/^\s*SELECT\b/i.test(sql));
 
+const generationOf = (conn: DuckDBConnection) => registryGenerations.get(conn) ?? 0;
 function forgetRegistry(conn: DuckDBConnection): void {
-  registryReads.delete(conn);
+  registryGenerations.set(conn, generationOf(conn) + 1);
 }
-
-const paramKey = (params: readonly DuckParam[]) => params.map((p) => (p === null ? 'n' : typeof p === 'object' ? 'l' : `${typeof p}:${String(p)}`)).join('\u0001');
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -138,35 +137,31 @@ function bindAll(stmt: DuckDBPreparedStatement, params: readonly DuckParam[]): v
 
 /** The statements of one connection's transaction. DuckDB has no savepoints, so `savepoint` only runs `fn`. */
 export function duckTx(conn: DuckDBConnection): DuckTx {
+  const began = generationOf(conn);
   const run = async (sql: string, params: readonly DuckParam[]) => {
-    if (CHANGES_REGISTRY.test(sql)) forgetRegistry(conn);
+    if (changesRegistry(sql)) forgetRegistry(conn);
     const stmt = await prepared(conn, sql);
     bindAll(stmt, params);
     return (await stmt.run()).rowsChanged;
   };
-  const read = async (sql: string, params: readonly DuckParam[]) => {
+  const all = async (sql: string, params: readonly DuckParam[]) => {
+    if (changesRegistry(sql)) forgetRegistry(conn);
     const stmt = await prepared(conn, sql);
     bindAll(stmt, params);
     return (await stmt.runAndReadAll()).getRowObjectsJS() as Array<Record<string, unknown>>;
   };
-  const all = async (sql: string, params: readonly DuckParam[]) => {
-    if (!REGISTRY_READ.test(sql) || params.some((p) => p !== null && typeof p === 'object')) {
-      if (CHANGES_REGISTRY.test(sql)) forgetRegistry(conn);
-      return read(sql, params);
-    }
-    let kept = registryReads.get(conn);
-    if (!kept) registryReads.set(conn, (kept = new Map()));
-    const key = `${sql}\u0000${paramKey(params)}`;
-    let rows = kept.get(key);
-    if (!rows) {
-      rows = await read(sql, params);
-      // Kept only if nothing forgot the registry meanwhile (a statement is awaited, but the connection is one).
-      if (registryReads.get(conn) === kept) kept.set(key, rows);
-    }
-    // Copies: a caller may change the rows it is given.
-    return rows.map((r) => ({ ...r }));
+  return {
+    dialect: 'duckdb',
+    ph: (n) => `$${n}`,
+    run,
+    all,
+    runWith: run,
+    allWith: all,
+    savepoint: (fn) => fn(),
+    // Unchanged since this transaction began: what the registry reads is what was committed (no change of this
+    // transaction's own, which a rollback could undo), so a kept read may be used and this one kept.
+    registryKeeping: { connection: conn, registryVersion: async () => (generationOf(conn) === began ? String(began) : undefined) },
   };
-  return { dialect: 'duckdb', ph: (n) => `$${n}`, run, all, runWith: run, allWith: all, savepoint: (fn) => fn() };
 }
 
 /** Drops the statements prepared on a connection that is about to close. */

@@ -1,7 +1,7 @@
-// The DuckDB transaction keeps its reads of schema_history (the registry of inferred columns) per connection
-// (destinations/duckdb/tx.ts): every load reads it, and only this process writes the file while it is open. What is
-// kept must never outlive a change: a write to schema_history, DDL, or a rollback that undoes either. Each case reads
-// the registry (so it is kept), changes it one way, and reads it again through db/evolve/registry.ts.
+// Registry reads on DuckDB are kept per connection (db/evolve/registry.ts readRegistryStateKept, by the version
+// destinations/duckdb/tx.ts gives): every load reads it, and only this process writes the file while it is open.
+// What is kept must never outlive a change: a write to schema_history, DDL, or a rollback that undoes either. Each
+// case reads the registry (so it is kept), changes it one way, and reads it again through db/evolve/registry.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
