@@ -29,14 +29,28 @@ export function temporalTestServerPath(): string {
 
 let runtimeInstalled = false;
 
-/** A time-skipping environment of its own (one per test file: time is global to the server). */
-export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
+/** Starts of the test server tried before giving up (see startTimeSkipping). */
+export const TEST_SERVER_STARTS = 3;
+
+/**
+ * A time-skipping environment of its own (one per test file: time is global to the server). The SDK gives the
+ * test server a fixed 5 s to answer and then kills it; on a loaded 2-core machine (the fast tier runs files in
+ * parallel) a start can take longer, which failed a whole test file in a clean-clone CI run. Such a start is tried
+ * again, on a new port; any other failure is thrown at once. `executable`: another server binary (tests of this).
+ */
+export async function startTimeSkipping(executable = temporalTestServerPath()): Promise<TestWorkflowEnvironment> {
   if (!runtimeInstalled) {
     runtimeInstalled = true;
     // The failures these tests provoke on purpose would otherwise flood the output.
     Runtime.install({ logger: new DefaultLogger('ERROR') });
   }
-  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: temporalTestServerPath() } } });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: executable } } });
+    } catch (err) {
+      if (attempt >= TEST_SERVER_STARTS || !/did not start within/.test(String((err as Error)?.message))) throw err;
+    }
+  }
 }
 
 /** Every activity the workflow may call: the compiler names one added to activities/ and missing here. */
