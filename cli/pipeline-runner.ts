@@ -11,7 +11,7 @@ import { isBookkeepingTable, orderedRows, splitRows } from '../db/table-names.js
 import type { CommandIO } from './io.js';
 import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';
-import { oneLineReason, waitingOf, type WaitingNote } from './waiting.js';
+import { localWaitNote, oneLineReason, waitingOf, type WaitingNote } from './waiting.js';
 import type { ProgressMode } from './progress.js';
 import { forgetRun, forgetRunByWorkflowId, newRunKey, recallRun, rememberRun, runIdentity, withRunStartLock } from './run-state.js';
 
@@ -117,6 +117,8 @@ export interface WaitOptions {
   io?: CommandIO;
   /** Counts the progress queries made (each is a billable action on Temporal Cloud): benchmarks and tests read it. */
   stats?: { queries: number };
+  /** Why the worker waits inside its attempt (a destination file another process holds), when no retry says why. */
+  localWait?: () => string | undefined;
 }
 
 /**
@@ -179,7 +181,8 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
         const d = await cancellable(run, opts.signal, () => run.handle.describe());
         state = d.status.name;
         // Why it does not move, when an activity is being retried: from this same answer, no extra call.
-        waiting = waitingOf(d.raw.pendingActivities);
+        // Else a wait inside a running attempt (a local activity's too, which describe does not list).
+        waiting = waitingOf(d.raw.pendingActivities) ?? localWaitNote(opts.localWait?.());
         const key = (d.raw.pendingActivities ?? []).map((a) => a.activityId ?? '').sort().join(',');
         if (moved !== undefined && key !== moved) movedSinceQuery = true;
         moved = key;

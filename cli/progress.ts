@@ -53,7 +53,7 @@ export function describeProgress(p: ProgressSnapshot, opts: { countdown?: boolea
   const rows = totalRows(p);
   if (rows !== undefined) parts.push(`${rows} rows`);
   const w = waitingNote(p);
-  if (w) parts.push(`| ${now === undefined ? `${w.reason} #${w.attempt}` : describeWaiting(w, now)}`);
+  if (w) parts.push(`| ${now === undefined ? `${w.reason}${w.attempt > 0 ? ` #${w.attempt}` : ''}` : describeWaiting(w, now)}`);
   return parts.join(' ');
 }
 

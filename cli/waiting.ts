@@ -6,9 +6,9 @@
 import type { temporal } from '@temporalio/proto';
 
 export interface WaitingNote {
-  /** One line: why the last attempt failed. */
+  /** One line: why the last attempt failed, or (attempt 0) why the attempt running now does not move. */
   reason: string;
-  /** The attempt Temporal makes next. */
+  /** The attempt Temporal makes next; 0 for a wait inside the attempt running now (localWaitNote). */
   attempt: number;
   /** When it makes it (null: now, or unknown). */
   nextAttemptAt: number | null;
@@ -71,8 +71,17 @@ export function waitingOf(pending: readonly temporal.api.workflow.v1.IPendingAct
   return best;
 }
 
-/** `waiting: <reason>, retry <n> in <s>s` (or `next look` for an expected wait). */
+/**
+ * A wait the worker is in right now, seen beside the destination rather than in Temporal (a DuckDB file another
+ * process holds: destinations/index.ts destinationWaitNote). No attempt failed, so it carries no retry.
+ */
+export function localWaitNote(reason: string | undefined): WaitingNote | undefined {
+  return reason === undefined ? undefined : { reason, attempt: 0, nextAttemptAt: null, expected: false };
+}
+
+/** `waiting: <reason>, retry <n> in <s>s` (or `next look` for an expected wait; `waiting: <reason>` for a local one). */
 export function describeWaiting(w: WaitingNote, now = Date.now()): string {
+  if (w.attempt === 0) return `waiting: ${w.reason}`;
   const inS = w.nextAttemptAt === null ? null : Math.max(0, Math.round((w.nextAttemptAt - now) / 1000));
   const when = inS === null || inS === 0 ? 'now' : `in ${inS}s`;
   return w.expected ? `${w.reason}, next look ${when}` : `waiting: ${w.reason}, retry ${w.attempt} ${when}`;

@@ -18,8 +18,20 @@ const SQLITE_PERMANENT_MESSAGE = /too many columns|no such column|has no column 
 // DuckDB names the class at the start of its message.
 const DUCKDB_PERMANENT = /^(Conversion|Constraint|Binder|Parser|Out of Range|Invalid Input|Not implemented) Error:/;
 
+/**
+ * A destination this process has stopped using (an engine error of an embedded database: destinations/duckdb/
+ * engine-errors.ts). Its message names the file and the fix; it stays retryable, so a run resumes once the worker
+ * is restarted or the file replaced.
+ */
+export class DestinationUnusableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DestinationUnusableError';
+  }
+}
+
 export function isPermanentDatabaseError(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
+  if (!(err instanceof Error) || err instanceof DestinationUnusableError) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && (err as { severity?: unknown }).severity !== undefined) {
     return PG_PERMANENT_CLASSES.includes(code.slice(0, 2)) && !PG_RETRYABLE.has(code);

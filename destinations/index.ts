@@ -38,3 +38,13 @@ export function destinationOfUrl(url: string): { adapter: DestinationAdapter<Des
   }
   return undefined;
 }
+
+/** Why a worker waits for the destination at `url` now (destinations one process writes at a time), or undefined. */
+export function destinationWaitNote(url: string): string | undefined {
+  try {
+    const found = destinationOfUrl(url);
+    return found?.adapter.waitNote?.(found.parsed as never);
+  } catch {
+    return undefined; // a malformed URL was reported where it was read
+  }
+}

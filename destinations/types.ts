@@ -167,4 +167,10 @@ export interface DestinationAdapter<D extends DestinationName> {
   openReadOnly(parsed: ParsedUrlOf<D>, url: string): Promise<ReadOnlySource>;
   /** schema_history's columns of `tables`, read without opening for writing; undefined when that cannot be done cheaply. */
   schemaHistoryColumns(parsed: ParsedUrlOf<D>, tables: readonly string[]): Promise<Map<string, Set<string>> | undefined>;
+  /**
+   * For a destination one process writes at a time: why a worker of this host waits for it right now (who holds
+   * it, since when), in one line, or undefined. `run` shows it while its run does not move. Read from files beside
+   * the destination, without opening it.
+   */
+  waitNote?(parsed: ParsedUrlOf<D>): string | undefined;
 }

@@ -27,6 +27,44 @@ export function processStartTime(pid: number): string | undefined {
   }
 }
 
+/** A process's command line as one line (Linux: /proc/<pid>/cmdline), shortened; undefined where it cannot be read. */
+export function processCommand(pid: number): string | undefined {
+  try {
+    const raw = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const line = raw.split('\0').filter(Boolean).join(' ').trim();
+    if (!line) return undefined;
+    return line.length > 100 ? `${line.slice(0, 100)}…` : line;
+  } catch {
+    return undefined;
+  }
+}
+
+/** When a process started (Linux: its start tick after boot, /proc/stat's btime and the clock's 100 ticks a second). */
+export function processStartedAt(pid: number): Date | undefined {
+  const ticks = processStartTime(pid);
+  if (ticks === undefined) return undefined;
+  try {
+    const btime = /^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))?.[1];
+    if (!btime) return undefined;
+    // USER_HZ is 100 on every Linux ABI Node runs on.
+    return new Date((Number(btime) + Number(ticks) / 100) * 1000);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a command line is a scrape-etl process (the command, or node running its entry point or a test of it). */
+export function isScrapeEtlCommand(command: string): boolean {
+  return /scrape-etl|[/\\]dist[/\\]cli[/\\]main\.js|vitest/.test(command);
+}
+
+/** `python3 -c … (pid 123, running since 2026-11-29T04:00:00Z)`: a process as a person can find it with ps. */
+export function describeProcess(pid: number): string {
+  const command = processCommand(pid);
+  const started = processStartedAt(pid);
+  return `${command ?? 'a process'} (pid ${pid}${started ? `, running since ${started.toISOString().slice(0, 19)}Z` : ''})`;
+}
+
 export function ownRecord(): LockOwner {
   const started = processStartTime(process.pid);
   return { pid: process.pid, host: os.hostname(), since: new Date().toISOString(), ...(started ? { started } : {}) };
@@ -62,13 +100,20 @@ export function ownerState(o: LockOwner): 'alive' | 'gone' | 'foreign' {
   if (o.started !== undefined) {
     const now = processStartTime(o.pid);
     if (now !== undefined && now !== o.started) return 'gone'; // the pid now belongs to another process
+    return 'alive';
   }
+  // No start time (the bare pid older versions wrote, or a record without it): the pid alone proves nothing after a
+  // reboot or a long uptime. The holder is taken for alive only while its pid runs scrape-etl.
+  const command = processCommand(o.pid);
+  if (command !== undefined && !isScrapeEtlCommand(command)) return 'gone';
   return 'alive';
 }
 
+/** The holder in words: its pid, host, since when, and on this host its command line, as `ps` would show it. */
 export function describeOwner(o: LockOwner | undefined): string {
   if (!o) return 'another scrape-etl process';
-  return `another scrape-etl process (pid ${o.pid} on ${o.host}, since ${o.since})`;
+  const command = o.host === os.hostname() ? processCommand(o.pid) : undefined;
+  return `another scrape-etl process (pid ${o.pid} on ${o.host}, since ${o.since}${command ? `: ${command}` : ''})`;
 }
 
 /**

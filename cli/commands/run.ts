@@ -182,7 +182,9 @@ export async function waitWithInterrupt(
 ): Promise<RunOutcome> {
   const { settleRun, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
-  const outcome = await waitForRun(run, { mode: progressMode({ json }, io.stderr), signal, log, io });
+  const { destinationWaitNote } = await import('../../destinations/index.js');
+  const localWait = () => destinationWaitNote(spec.destination.database);
+  const outcome = await waitForRun(run, { mode: progressMode({ json }, io.stderr), signal, log, io, localWait });
   settleRun(session.settings.dataDir, spec, outcome);
   return outcome;
 }

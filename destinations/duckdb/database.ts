@@ -6,7 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { acquireFileLock, otherProcessesWaiting, reportWait, WAIT_REPORT_MS, waitMessage } from './file-lock.js';
+import { acquireFileLock, markWaiting, otherProcessesWaiting, reportWait, unmarkWaiting, WAIT_REPORT_MS, waitMessage } from './file-lock.js';
+import { describeProcess } from '../../lib/lock-owner.js';
+import { awaitNoInstance, closeInstance } from './instances.js';
+import { DuckDBEngineError, engineErrorKind } from './engine-errors.js';
 import { baselineDdl, DUCKDB_SCHEMA_STEPS, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
 import { olderFormat, rewriteFormat } from './rewrite-format.js';
@@ -24,6 +27,14 @@ interface FileState {
   open?: OpenFile | undefined;
   /** Closes the idle file after LINGER_MS unless a session comes first. */
   linger?: NodeJS.Timeout | undefined;
+  /** Set by an engine error (engine-errors.ts): sessions fail with it at once instead of using the file. */
+  unusable?: Unusable | undefined;
+}
+
+interface Unusable {
+  error: DuckDBEngineError;
+  /** The file as it was then (a damaged file is used again once it is replaced); undefined: never again here. */
+  identity: string | undefined;
 }
 
 /**
@@ -63,6 +74,9 @@ export const STORAGE_VERSION = 'v1.2.0';
 export const BLOCK_SIZE = String(64 * 1024);
 
 const files = new Map<string, FileState>();
+
+/** How long closing a database waits for a session still running in DuckDB. */
+const CLOSE_WAIT_MS = 10_000;
 let exitHook = false;
 
 /** A process that ends normally with a lingering file closes it and removes its lock file on the way out. */
@@ -70,9 +84,9 @@ function closeAllOnExit(): void {
   if (exitHook) return;
   exitHook = true;
   process.once('exit', () => {
-    for (const s of files.values()) {
+    for (const [file, s] of files) {
       try {
-        closeNow(s);
+        closeNow(file, s);
       } catch {
         // exiting anyway; a lock file left behind names a pid that no longer runs and is taken over
       }
@@ -95,18 +109,31 @@ const LOCKED_BY_OTHER = /Could not set lock on file/i;
  */
 async function openInstance(file: string): Promise<DuckDBInstance> {
   const { DuckDBInstance } = await import('@duckdb/node-api');
+  // Never a second instance of the file in this process (instances.ts).
+  await awaitNoInstance(file);
   let reportedAt = 0;
-  for (;;) {
-    try {
-      return await DuckDBInstance.create(file, { threads: '1', checkpoint_threshold: CHECKPOINT_THRESHOLD, storage_compatibility_version: STORAGE_VERSION, default_block_size: BLOCK_SIZE });
-    } catch (err) {
-      if (!LOCKED_BY_OTHER.test((err as Error).message)) throw err;
-      if (Date.now() - reportedAt >= WAIT_REPORT_MS) {
-        reportedAt = Date.now();
-        reportWait(`${waitMessage(file, 'another program')} (${(err as Error).message.split('\n')[0]})`);
+  let waitingSince: number | undefined;
+  try {
+    for (;;) {
+      try {
+        return await DuckDBInstance.create(file, { threads: '1', checkpoint_threshold: CHECKPOINT_THRESHOLD, storage_compatibility_version: STORAGE_VERSION, default_block_size: BLOCK_SIZE });
+      } catch (err) {
+        const message = (err as Error).message;
+        if (!LOCKED_BY_OTHER.test(message)) throw err;
+        if (Date.now() - reportedAt >= WAIT_REPORT_MS) {
+          reportedAt = Date.now();
+          waitingSince ??= reportedAt;
+          // DuckDB names the holder: "Conflicting lock is held in /usr/bin/python3 (PID 1234)".
+          const pid = Number(/\(PID (\d+)\)/.exec(message)?.[1]);
+          const holder = Number.isInteger(pid) && pid > 0 ? `${describeProcess(pid)}, another program (not scrape-etl),` : 'another program (not scrape-etl)';
+          markWaiting(file, holder, waitingSince);
+          reportWait(waitMessage(file, holder));
+        }
+        await new Promise((r) => setTimeout(r, 100));
       }
-      await new Promise((r) => setTimeout(r, 100));
     }
+  } finally {
+    if (waitingSince !== undefined) unmarkWaiting(file);
   }
 }
 
@@ -139,35 +166,36 @@ async function ensureSchema(conn: DuckDBConnection): Promise<void> {
 
 async function openFile(file: string): Promise<OpenFile> {
   const release = await acquireFileLock(file);
+  // Also where a damaged file is first met: a checksum or deserialization error while the schema is read.
   let instance: DuckDBInstance | undefined;
+  let connection: DuckDBConnection | undefined;
   try {
     instance = await openInstance(file);
-    let connection = await instance.connect();
-    try {
-      await ensureSchema(connection);
-      if (await inOlderFormat(connection)) {
-        // Rewritten once in the current format (rewrite-format.ts): closed after a checkpoint, so no WAL is left.
-        await connection.run('CHECKPOINT');
-        forgetStatements(connection);
-        connection.closeSync();
-        instance.closeSync();
-        instance = undefined;
-        await rewriteOnce(file);
-        instance = await openInstance(file);
-        connection = await instance.connect();
-      }
-    } catch (err) {
-      try {
-        connection.closeSync();
-      } catch {
-        // closed already (the rewrite closed it before failing to open the file again)
-      }
-      throw err;
+    connection = await instance.connect();
+    await ensureSchema(connection);
+    if (await inOlderFormat(connection)) {
+      // Rewritten once in the current format (rewrite-format.ts): closed after a checkpoint, so no WAL is left.
+      await connection.run('CHECKPOINT');
+      forgetStatements(connection);
+      const closing = closeInstance(file, instance, connection, reportWait);
+      instance = undefined;
+      connection = undefined;
+      if (closing) await closing;
+      await rewriteOnce(file);
+      instance = await openInstance(file);
+      connection = await instance.connect();
     }
     return { instance, connection, release };
   } catch (err) {
-    instance?.closeSync();
-    release();
+    if (!instance || engineErrorKind(err) === 'instance') {
+      // Not opened, or an instance DuckDB has invalidated: its lock is kept (by this process) until it ends.
+      if (!instance) release();
+      throw err;
+    }
+    if (connection) forgetStatements(connection);
+    const closing = closeInstance(file, instance, connection, reportWait);
+    if (closing) void closing.then(release);
+    else release();
     throw err;
   }
 }
@@ -194,22 +222,67 @@ async function rewriteOnce(file: string): Promise<void> {
   }
 }
 
-function closeFile(o: OpenFile): void {
+/**
+ * Closes the file; its cross-process lock is released once DuckDB has let go of it (instances.ts), so no process,
+ * this one or another, opens it while an instance of this one still holds it.
+ */
+function closeFile(file: string, o: OpenFile): void {
+  forgetStatements(o.connection);
+  let closing: Promise<void> | undefined;
   try {
-    forgetStatements(o.connection);
-    o.connection.closeSync();
-    o.instance.closeSync();
-  } finally {
+    closing = closeInstance(file, o.instance, o.connection, reportWait);
+  } catch (err) {
     o.release();
+    throw err;
   }
+  if (closing) void closing.then(o.release);
+  else o.release();
 }
 
-function closeNow(s: FileState): void {
+function closeNow(file: string, s: FileState): void {
   clearTimeout(s.linger);
   s.linger = undefined;
   const o = s.open;
   s.open = undefined;
-  if (o) closeFile(o);
+  if (o) closeFile(file, o);
+}
+
+/**
+ * After an engine error: the file is not used by this process again (see engine-errors.ts). An instance DuckDB has
+ * invalidated is abandoned with the file's lock held, so no other process opens the file under it; one that met a
+ * damaged file is closed, and the file is tried again once it was replaced.
+ */
+function markUnusable(file: string, s: FileState, err: unknown): DuckDBEngineError {
+  const kind = engineErrorKind(err)!;
+  const error = err instanceof DuckDBEngineError ? err : new DuckDBEngineError(file, kind, err);
+  clearTimeout(s.linger);
+  s.linger = undefined;
+  const o = s.open;
+  s.open = undefined;
+  if (o && kind === 'file') closeFile(file, o);
+  s.unusable = { error, identity: kind === 'file' ? identityOf(file) : undefined };
+  reportWait(error.message);
+  return error;
+}
+
+function identityOf(file: string): string | undefined {
+  try {
+    const st = fs.statSync(file);
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+/** Throws the engine error that made the file unusable, unless the file has been replaced since. */
+function checkUsable(file: string, s: FileState): void {
+  const u = s.unusable;
+  if (!u) return;
+  if (u.identity !== undefined && identityOf(file) !== u.identity) {
+    s.unusable = undefined;
+    return;
+  }
+  throw u.error;
 }
 
 function lingerThenClose(file: string, s: FileState, until: number): void {
@@ -217,7 +290,7 @@ function lingerThenClose(file: string, s: FileState, until: number): void {
   s.linger = setTimeout(() => {
     s.linger = undefined;
     if (s.pending > 0 || !s.open) return;
-    if (Date.now() >= until || otherProcessesWaiting(file)) closeNow(s);
+    if (Date.now() >= until || otherProcessesWaiting(file)) closeNow(file, s);
     else lingerThenClose(file, s, until);
   }, LINGER_POLL_MS);
   s.linger.unref();
@@ -236,11 +309,15 @@ export function duckSession<T>(file: string, fn: (conn: DuckDBConnection) => Pro
       clearTimeout(s.linger);
       s.linger = undefined;
       try {
+        checkUsable(file, s);
         s.open ??= await openFile(file);
         return await fn(s.open.connection);
+      } catch (err) {
+        if (engineErrorKind(err) !== undefined && err !== s.unusable?.error) throw markUnusable(file, s, err);
+        throw err;
       } finally {
         s.pending--;
-        if (s.open && otherProcessesWaiting(file)) closeNow(s);
+        if (s.open && otherProcessesWaiting(file)) closeNow(file, s);
         else if (s.open && s.pending === 0) lingerThenClose(file, s, Date.now() + LINGER_MS);
       }
     });
@@ -283,11 +360,22 @@ export async function openDuckDatabase(file: string, url: string): Promise<DuckD
     url: url.trim(),
     file: full,
     session: (fn) => duckSession(full, fn),
-    // Waits for queued sessions, then closes the file (and releases its lock) rather than let it linger.
+    // Waits for queued sessions, then closes the file (and releases its lock) rather than let it linger. A session
+    // stuck in DuckDB is not waited for past CLOSE_WAIT_MS: a worker must stop within its grace period, and the
+    // file's WAL is replayed by the next open.
     close: async () => {
       const s = stateOf(full);
-      await s.queue.catch(() => {});
-      if (s.pending === 0) closeNow(s);
+      let timer: NodeJS.Timeout | undefined;
+      const settled = await Promise.race([
+        s.queue.then(() => true, () => true),
+        new Promise<false>((r) => (timer = setTimeout(() => r(false), CLOSE_WAIT_MS).unref())),
+      ]);
+      clearTimeout(timer);
+      if (!settled) {
+        reportWait(`${full}: a DuckDB statement did not finish within ${CLOSE_WAIT_MS / 1000} s of closing; not waiting for it (DuckDB replays the file's WAL when it is next opened)`);
+        return;
+      }
+      if (s.pending === 0) closeNow(full, s);
     },
   };
 }

@@ -2,7 +2,7 @@
 // same data (int8 as decimal text, booleans t/f, timestamptz as `YYYY-MM-DD HH:MM:SS.ffffff+00`, bytea as \x…), and
 // column types as Postgres names, so every format writer treats a DuckDB table exactly as a Postgres one (see
 // valueDialect in database.ts) and the two destinations write byte-identical files for the same rows.
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { ExportDatabase } from '../../export/database.js';
 import type { RawRow } from '../../export/rows.js';
 
@@ -63,8 +63,10 @@ function converterFor(typeId: number): Converter {
  */
 export async function* duckBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
   const { conn, end } = await holdSession(duckOf(db));
+  let result: DuckDBResult | undefined;
+  let exhausted = false;
   try {
-    const result = await conn.stream(sql, params as never);
+    result = await conn.stream(sql, params as never);
     const convert = result.columnTypes().map((t) => converterFor(t.typeId));
     let batch: RawRow[] = [];
     for (;;) {
@@ -78,9 +80,29 @@ export async function* duckBatches(db: ExportDatabase, sql: string, params: unkn
         }
       }
     }
+    exhausted = true;
     if (batch.length > 0) yield batch;
   } finally {
+    if (result && !exhausted) await closeStream(conn, result);
     await end();
+  }
+}
+
+/**
+ * Ends a streaming result its reader stopped taking (an export stopped, a look for one row). A streaming result
+ * holds the database's client context: left to the garbage collector, it kept the instance, and the file, open
+ * after the session closed them (instances.ts, issue #41). Interrupting the query and fetching until DuckDB says
+ * it is over closes it now.
+ */
+async function closeStream(conn: DuckDBConnection, result: DuckDBResult): Promise<void> {
+  conn.interrupt();
+  try {
+    for (let i = 0; i < 1_000; i++) {
+      const chunk = await result.fetchChunk();
+      if (!chunk || chunk.rowCount === 0) return;
+    }
+  } catch {
+    // INTERRUPT: the result is closed
   }
 }
 

@@ -61,6 +61,54 @@ function markerPath(dbFile: string): string {
   return `${lockPathOf(dbFile)}.waiting-${os.hostname()}-${process.pid}`;
 }
 
+/** What a waiting marker holds: who the waiting process found holding the file, and since when it waits. */
+interface WaitNote {
+  holder: string;
+  waitingSince: string;
+}
+
+/**
+ * Writes (or rewrites) this process's waiting marker with who holds the file. The marker tells the holder to hand
+ * the file over; its content tells a `run` watching the pipeline why its run does not move (fileWaitNote).
+ */
+export function markWaiting(dbFile: string, holder: string, since: number): void {
+  const note: WaitNote = { holder, waitingSince: new Date(since).toISOString() };
+  fs.writeFileSync(markerPath(dbFile), JSON.stringify(note), { mode: 0o600 });
+}
+
+export function unmarkWaiting(dbFile: string): void {
+  fs.rmSync(markerPath(dbFile), { force: true });
+}
+
+/**
+ * Why a process of this host waits for the file, in one line, from the waiting markers of live processes (what a
+ * `run` shows while its worker waits): undefined when nobody waits.
+ */
+export function fileWaitNote(dbFile: string): string | undefined {
+  const lockPath = lockPathOf(dbFile);
+  const prefix = `${path.basename(lockPath)}.waiting-${os.hostname()}-`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(lockPath));
+  } catch {
+    return undefined;
+  }
+  for (const f of names) {
+    if (!f.startsWith(prefix)) continue;
+    const pid = Number(f.slice(prefix.length));
+    if (!Number.isInteger(pid) || !isProcessAlive(pid)) continue;
+    try {
+      const note = JSON.parse(fs.readFileSync(path.join(path.dirname(lockPath), f), 'utf8')) as Partial<WaitNote>;
+      if (typeof note.holder !== 'string' || typeof note.waitingSince !== 'string') continue;
+      // Stable while the wait lasts (no running count): a progress line that is not a terminal prints it once.
+      return `the worker (pid ${pid}) waits since ${note.waitingSince.slice(11, 19)}Z for ${path.resolve(dbFile)}: ${note.holder} is using it (DuckDB allows one process per file)`;
+    } catch {
+      // written right now, or removed: the next look reads it
+    }
+  }
+  return undefined;
+}
+
 /**
  * Whether another process has left a waiting marker for this file. A marker of a process of this host that is
  * gone (killed while it waited) is removed here: one left behind made every holder close the file after each
@@ -100,6 +148,7 @@ export async function acquireFileLock(dbFile: string, opts: { signal?: AbortSign
   let marked = false;
   const watch = signalWatch(`the DuckDB file ${path.resolve(dbFile)}`, opts.signal);
   let unreadable: { text: string; since: number } | undefined;
+  const waitingSince = Date.now();
   try {
     // Just closed the file for a waiting process: give it the first chance at the lock, or this process (whose next
     // session is already queued) would win the race every time and starve it.
@@ -115,10 +164,6 @@ export async function acquireFileLock(dbFile: string, opts: { signal?: AbortSign
         break;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      }
-      if (!marked) {
-        fs.writeFileSync(markerPath(dbFile), '', { mode: 0o600 });
-        marked = true;
       }
       let text: string;
       try {
@@ -144,14 +189,19 @@ export async function acquireFileLock(dbFile: string, opts: { signal?: AbortSign
           continue;
         }
       } else unreadable = undefined;
-      if (now - reportedAt >= WAIT_REPORT_MS) {
-        reportedAt = now;
-        reporter(waitMessage(dbFile, owner ? describeOwner(owner) : `a lock file nobody has written yet (${lockPath})`));
+      if (!marked || now - reportedAt >= WAIT_REPORT_MS) {
+        const holder = owner ? describeOwner(owner) : `a lock file nobody has written yet (${lockPath})`;
+        markWaiting(dbFile, holder, waitingSince);
+        marked = true;
+        if (now - reportedAt >= WAIT_REPORT_MS) {
+          reportedAt = now;
+          reporter(waitMessage(dbFile, holder));
+        }
       }
       await Promise.race([new Promise((r) => setTimeout(r, POLL_MS + Math.random() * POLL_MS)), watch.promise]);
     }
   } finally {
-    if (marked) fs.rmSync(markerPath(dbFile), { force: true });
+    if (marked) unmarkWaiting(dbFile);
     watch.dispose();
   }
   let released = false;

@@ -9,6 +9,8 @@ import { duckdbCapabilities } from './capabilities.js';
 import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
 import { DatabaseConfigError } from '../../db/config-error.js';
 import { duckTransaction } from './tx.js';
+import { engineErrorKind } from './engine-errors.js';
+import { fileWaitNote } from './file-lock.js';
 import { upsertDuckdb } from './upsert.js';
 import { duckBatches, duckQuery } from './export-reader.js';
 import { postgresTypeName } from './type-names.js';
@@ -51,6 +53,8 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
         try {
           return { ok: await duckTransaction(conn, write) };
         } catch (error) {
+          // An engine error ends the session (database.ts): no response is tried on that instance again.
+          if (engineErrorKind(error) !== undefined) throw error;
           return { error };
         }
       };
@@ -110,4 +114,5 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
   },
   // Opening the file takes its lock from a running worker; not worth it for a validation.
   schemaHistoryColumns: async () => undefined,
+  waitNote: (parsed) => fileWaitNote(parsed.file),
 };

@@ -12,8 +12,10 @@ const DUCK_LINGER_MS = 1000;
 export async function openDuckReadOnly(file: string, url: string): Promise<ReadOnlySource> {
   const full = mustExist(file, 'duckdb');
   const { DuckDBInstance } = await import('@duckdb/node-api');
-  const { acquireFileLock } = await import('./file-lock.js');
-  const { otherProcessesWaiting } = await import('./file-lock.js');
+  const { acquireFileLock, otherProcessesWaiting, reportWait } = await import('./file-lock.js');
+  // Opened and closed as the destination's own sessions are: never beside another instance of the file in this
+  // process (`up --console` reads the file its workers write; instances.ts).
+  const { awaitNoInstance, closeInstance } = await import('./instances.js');
   let queue: Promise<unknown> = Promise.resolve();
   let open: { instance: DuckDBInstance; conn: DuckDBConnection; release: () => void } | undefined;
   let linger: NodeJS.Timeout | undefined;
@@ -23,12 +25,15 @@ export async function openDuckReadOnly(file: string, url: string): Promise<ReadO
     const o = open;
     open = undefined;
     if (!o) return;
+    let closing: Promise<void> | undefined;
     try {
-      o.conn.closeSync();
-      o.instance.closeSync();
-    } finally {
+      closing = closeInstance(full, o.instance, o.conn, reportWait);
+    } catch (err) {
       o.release();
+      throw err;
     }
+    if (closing) void closing.then(o.release);
+    else o.release();
   };
   // Opening costs tens of milliseconds, and a page's requests (and the next click) come in bursts: the file stays
   // open for LINGER_MS after a read, unless a worker is waiting for it (it leaves a marker): then it is closed at
@@ -39,6 +44,7 @@ export async function openDuckReadOnly(file: string, url: string): Promise<ReadO
       if (!open) {
         const release = await acquireFileLock(full);
         try {
+          await awaitNoInstance(full);
           const instance = await DuckDBInstance.create(full, { access_mode: 'READ_ONLY', threads: '2' });
           open = { instance, conn: await instance.connect(), release };
         } catch (err) {

@@ -6,6 +6,7 @@
 import type { DuckDBConnection, DuckDBListType, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Scalar } from '../../db/flatten/values.js';
 import type { Param, Tx } from '../../db/sql.js';
+import { engineErrorKind } from './engine-errors.js';
 
 /** Element types a list parameter is bound as. */
 export type DuckListType = 'BIGINT' | 'DOUBLE' | 'BOOLEAN' | 'VARCHAR';
@@ -183,7 +184,8 @@ export async function duckTransaction<T>(conn: DuckDBConnection, fn: (tx: DuckTx
   } catch (err) {
     // What the transaction wrote to schema_history is undone with it.
     forgetRegistry(conn);
-    await conn.run('ROLLBACK').catch(() => {});
+    // After an engine error the instance is abandoned (database.ts): its rollback is where one was seen to spin.
+    if (engineErrorKind(err) === undefined) await conn.run('ROLLBACK').catch(() => {});
     throw err;
   }
 }

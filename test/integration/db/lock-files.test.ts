@@ -61,6 +61,47 @@ describe('a DuckDB lock file nobody holds', () => {
     expect(fs.existsSync(lockPathOf(file))).toBe(false);
   }, 60_000);
 
+  // Issue #37: a lock without a start time (the bare pid earlier versions wrote, or a record without `started`)
+  // naming a live process that is not scrape-etl was honoured for ever, and described as "another scrape-etl process".
+  for (const [what, text] of [
+    ['the bare pid of a live process that is not scrape-etl', (pid: number) => String(pid)],
+    ['a record without a start time naming a live process that is not scrape-etl', (pid: number) => JSON.stringify({ pid, host: os.hostname(), since: new Date().toISOString() })],
+  ] as const) {
+    it(`${what}: taken over at once`, async () => {
+      const file = path.join(tmp, `unrelated-${what.length}.duckdb`);
+      const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' });
+      try {
+        fs.writeFileSync(lockPathOf(file), text(sleeper.pid!));
+        const r = await openAndClose(file);
+        expect(r.messages).toEqual([]);
+        expect(fs.existsSync(lockPathOf(file))).toBe(false);
+      } finally {
+        sleeper.kill('SIGKILL');
+      }
+    }, 60_000);
+  }
+
+  it('a record without a start time naming a live scrape-etl process is honoured, and the wait names its command', async () => {
+    const file = path.join(tmp, 'legacy-holder.duckdb');
+    // A live process whose command line says scrape-etl, as a worker of an earlier version.
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'scrape-etl', 'worker'], { stdio: 'ignore' });
+    const messages: string[] = [];
+    const previous = setWaitReporter((m) => messages.push(m));
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      fs.writeFileSync(lockPathOf(file), JSON.stringify({ pid: holder.pid, host: os.hostname(), since: '2026-11-29T04:00:00.000Z' }));
+      const opening = openDatabase(`duckdb:${file}`);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(messages[0]).toMatch(new RegExp(`waiting for \\S+legacy-holder\\.duckdb: another scrape-etl process \\(pid ${holder.pid} on [^,]+, since 2026-11-29T04:00:00.000Z: \\S*node -e setTimeout.* scrape-etl worker\\) is using it`));
+      holder.kill('SIGKILL');
+      const db = await opening;
+      await db.close();
+    } finally {
+      setWaitReporter(previous);
+      holder.kill('SIGKILL');
+    }
+  }, 60_000);
+
   it("a waiting marker of a process that is gone is swept, and does not count as a waiter", () => {
     const file = path.join(tmp, 'marker.duckdb');
     const marker = `${lockPathOf(file)}.waiting-${os.hostname()}-2147483646`;
