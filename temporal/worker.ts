@@ -3,6 +3,7 @@
 // TypeScript sources (see workflow-bundle.ts).
 import { NativeConnection, Worker, type WorkflowBundleOption, type WorkerOptions } from '@temporalio/worker';
 import type { Duration } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time.js';
 import { createActivities, createActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from '../activities/index.js';
 import { ensureDevServer } from './dev-server.js';
 import { pipelineDataConverter } from './payload-codec.js';
@@ -12,6 +13,9 @@ import { resolveWorkflowBundle } from './workflow-bundle.js';
 import { MAX_HEARTBEAT_THROTTLE_MS } from './contract.js';
 
 export { WORKFLOWS_PATH } from './workflow-bundle.js';
+
+/** How long after the shutdown grace a worker still waits for activities that did not end before it gives up on them. */
+export const SHUTDOWN_FORCE_MARGIN_MS = 15_000;
 
 export interface PipelineWorkerOptions {
   connection: NativeConnection;
@@ -64,6 +68,9 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     // each a billable action on Temporal Cloud. Loads (30 s timeouts) and alerts (20 s) are not affected.
     maxHeartbeatThrottleInterval: MAX_HEARTBEAT_THROTTLE_MS,
     shutdownGraceTime: opts.shutdownGraceTime ?? '30s',
+    // An activity that ignores its cancel (a statement stuck inside an embedded database's native code) must not keep
+    // the worker, and `down`, waiting for ever: past the grace and this margin the worker gives up on it.
+    shutdownForceTime: msToNumber(opts.shutdownGraceTime ?? '30s') + SHUTDOWN_FORCE_MARGIN_MS,
     stickyQueueScheduleToStartTimeout:
       opts.stickyQueueScheduleToStartTimeout ?? (process.env['SCRAPE_ETL_STICKY_QUEUE_TIMEOUT']?.trim() || '10s'),
   };
