@@ -3,7 +3,7 @@
 // are SIGKILLed at random and the dev server is SIGKILLed and restarted once. Then it checks, against the
 // simulator's ground truth, that nothing was lost, nothing duplicated, nothing paid twice and nothing leaked.
 // `soak/run.ts` is the command (`npm run soak`); `test/integration/soak/soak-short.test.ts` runs the same code for about a minute.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,10 +25,12 @@ import { contentTableName } from '../db/evolve/names.js';
 import { expectedContentRows, expectedRows, loadedContentRows, loadedRows, mergeRows } from '../test/support/pipeline-truth.js';
 import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../test/support/pipeline-specs.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
+import { pythonReadersEnv } from '../test/support/python-readers.js';
 import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
 import { destinationNamed, destinationOf } from '../destinations/index.js';
 
-export type SoakDestination = 'sqlite' | 'postgres';
+export type SoakDestination = 'sqlite' | 'postgres' | 'duckdb';
+export const SOAK_DESTINATIONS: readonly SoakDestination[] = ['sqlite', 'postgres', 'duckdb'];
 
 export interface SoakOptions {
   destination: SoakDestination;
@@ -46,6 +48,12 @@ export interface SoakOptions {
   log?: (line: string) => void;
   /** Keep the work directory (logs, database, exports, history dumps) for inspection. */
   keepDir?: boolean;
+  /**
+   * A file destination only: every this many ms a read-only reader of another program (Python's duckdb or sqlite3,
+   * not scrape-etl) opens the file, reads every table's row count and holds it for a moment, as an analyst's
+   * session or dbt does. Default: on for DuckDB (whose lock it takes, so the workers wait for it), off otherwise.
+   */
+  readerEveryMs?: number;
 }
 
 export interface Invariant {
@@ -61,7 +69,7 @@ export interface SoakReport {
   seed: number;
   dir: string;
   elapsedMs: number;
-  chaos: { workerKills: number; unexpectedWorkerExits: number; serverKills: number; faultsInjected: number; apiRequests: number };
+  chaos: { workerKills: number; unexpectedWorkerExits: number; serverKills: number; faultsInjected: number; apiRequests: number; readerSessions: number; readerFailures: string[] };
   invariants: Invariant[];
   pass: boolean;
 }
@@ -138,7 +146,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const sim = await startSimulator({ port: 0, token, seed, runDurationMs: 1500, faults: FAULTS });
   let temporal: TestTemporal | undefined;
   let db: Database | undefined;
-  const chaos = { workerKills: 0, unexpectedWorkerExits: 0, serverKills: 0, faultsInjected: 0, apiRequests: 0 };
+  const chaos: SoakReport['chaos'] = { workerKills: 0, unexpectedWorkerExits: 0, serverKills: 0, faultsInjected: 0, apiRequests: 0, readerSessions: 0, readerFailures: [] };
   let stopChaos = false;
   const chaosTasks: Array<Promise<void>> = [];
   const live = new Set<WorkerProcess>();
@@ -207,6 +215,23 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     };
     const workerCount = opts.workers ?? 2;
     for (let slot = 0; slot < workerCount; slot++) chaosTasks.push(superviseWorker(slot));
+
+    // An analyst's read-only session on a DuckDB file, from another program: it holds DuckDB's own lock, which the
+    // workers must wait out (destinations/duckdb/database.ts openInstance), and must always find a readable file.
+    const foreign = FOREIGN_READERS[opts.destination];
+    const readerEvery = opts.readerEveryMs ?? (foreign?.during ? 4_000 : 0);
+    const readerFile = databaseFileOf(parseDatabaseUrl(dbUrl));
+    if (readerEvery > 0 && readerFile !== undefined && foreign?.during) {
+      chaosTasks.push((async () => {
+        while (!stopChaos) {
+          await sleep(between(Math.round(readerEvery / 2), readerEvery));
+          if (stopChaos) break;
+          const r = await foreignDuckdbRead(readerFile, 500 + Math.floor(rand() * 1000));
+          if (r.ok) chaos.readerSessions += 1;
+          else if (!/Could not set lock/.test(r.error)) chaos.readerFailures.push(r.error);
+        }
+      })());
+    }
 
     // The 429s' Retry-After moves between 0 and 1 s.
     chaosTasks.push((async () => {
@@ -343,7 +368,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     chaos.apiRequests = stats.total;
     chaos.faultsInjected = Object.entries(stats.byStatus).filter(([code]) => code !== '200').reduce((n, [, c]) => n + c, 0);
 
-    const invariants = await check({ sim, db, dbUrl, client, temporal, started, lastResults: last, exportsDir, logsDir, token, dir });
+    const invariants = await check({ destination: opts.destination, readerSessions: chaos.readerSessions, readerFailures: chaos.readerFailures, sim, db, dbUrl, client, temporal, started, lastResults: last, exportsDir, logsDir, token, dir });
     const report: SoakReport = {
       destination: opts.destination,
       seed,
@@ -373,6 +398,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 }
 
 interface CheckInput {
+  destination: SoakDestination;
+  readerSessions: number;
+  readerFailures: string[];
   sim: RunningSimulator;
   db: Database;
   dbUrl: string;
@@ -546,6 +574,23 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     out.push({ name: 'duplicate natural keys', pass: dups === 0, figures: `${dups} duplicates [${figures.join(', ')}]`, details });
   }
 
+  // Every run's own row in pipeline_runs, once, with the status its workflow returned: the row a run writes at its
+  // start is the one issue #41 saw vanish from a DuckDB file.
+  {
+    const details: string[] = [];
+    const rows = await selectAll(db, 'SELECT workflow_id, status FROM pipeline_runs', []);
+    const byId = new Map<string, string[]>();
+    for (const r of rows) byId.set(String(r['workflow_id']), [...(byId.get(String(r['workflow_id'])) ?? []), String(r['status'])]);
+    let present = 0;
+    const finished = started.filter((s) => s.result !== undefined);
+    for (const s of finished) {
+      const got = byId.get(s.workflowId) ?? [];
+      if (got.length === 1 && got[0] === s.result!.status) present += 1;
+      else details.push(`${s.workflowId}: ${got.length === 0 ? 'no pipeline_runs row' : `rows ${JSON.stringify(got)}`}, workflow returned ${s.result!.status}`);
+    }
+    out.push({ name: 'pipeline_runs rows', pass: present === finished.length && finished.length > 0, figures: `${present}/${finished.length} runs with exactly one row of their status`, details });
+  }
+
   // 4. Exactly one scraper per asynchronous workflow, counted at the service by its unique name.
   {
     const scrapers = sim.truth.scrapers();
@@ -617,7 +662,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     let dbHits: number;
     const file = databaseFileOf(parseDatabaseUrl(c.dbUrl));
     if (file !== undefined) {
-      dbHits = scanFiles([file, `${file}-wal`].filter((f) => fs.existsSync(f)), 'database file');
+      dbHits = scanFiles([file, `${file}-wal`, `${file}.wal`].filter((f) => fs.existsSync(f)), 'database file');
     } else {
       const pgBin = process.env['TEST_POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';
       const dump = execFileSync(path.join(pgBin, 'pg_dump'), ['--dbname', c.dbUrl, '--no-owner'], { maxBuffer: 2 * 1024 * 1024 * 1024 });
@@ -682,7 +727,97 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       details,
     });
   }
+
+  // 8. A file destination opens in another program and reads whole; DuckDB's also had analyst sessions meanwhile.
+  const file = databaseFileOf(parseDatabaseUrl(c.dbUrl));
+  if (file !== undefined) {
+    await db.close();
+    const opens = fileOpensIndependently(c.destination, file);
+    if (opens) out.push(opens);
+  }
+  if (FOREIGN_READERS[c.destination]?.during) {
+    out.push({
+      name: 'foreign read-only sessions during the soak',
+      pass: c.readerFailures.length === 0 && c.readerSessions > 0,
+      figures: `${c.readerSessions} Python duckdb sessions read the file while the workers loaded it; ${c.readerFailures.length} failed other than by finding it in use`,
+      details: c.readerFailures.slice(0, 20),
+    });
+  }
   return out;
+}
+
+// Another program's read-only session on a DuckDB file (Python's duckdb, an independent reader): opens it, counts
+// every table's rows, holds it for `holdMs`, closes. A refusal because a worker holds the file is the normal case.
+const PY_DUCKDB_READ = `
+import duckdb, json, sys, time
+c = duckdb.connect(sys.argv[1], read_only=True)
+tables = [r[0] for r in c.execute("select table_name from information_schema.tables where table_schema = 'main'").fetchall()]
+counts = {t: c.execute('select count(*) from "%s"' % t.replace('"', '""')).fetchone()[0] for t in tables}
+time.sleep(float(sys.argv[2]) / 1000)
+c.close()
+print(json.dumps(counts))
+`;
+
+function foreignDuckdbRead(file: string, holdMs: number): Promise<{ ok: true } | { ok: false; error: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('python3', ['-c', PY_DUCKDB_READ, file, String(holdMs)], { env: pythonReadersEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) => resolve(code === 0 ? { ok: true } : { ok: false, error: err.trim().split('\n').slice(-1)[0] ?? `exit ${code}` }));
+  });
+}
+
+// The whole file read by an independent reader: every row of every table (DuckDB deserializes each block it reads,
+// so a damaged one fails here), or SQLite's integrity check.
+const PY_DUCKDB_READ_ALL = `
+import duckdb, json, sys
+c = duckdb.connect(sys.argv[1], read_only=True)
+tables = [r[0] for r in c.execute("select table_name from information_schema.tables where table_schema = 'main'").fetchall()]
+rows = 0
+for t in tables:
+    cur = c.execute('select * from "%s"' % t.replace('"', '""'))
+    while True:
+        batch = cur.fetchmany(10000)
+        if not batch:
+            break
+        rows += len(batch)
+print(json.dumps({'tables': len(tables), 'rows': rows}))
+`;
+const PY_SQLITE_CHECK = `
+import json, sqlite3, sys
+c = sqlite3.connect('file:%s?mode=ro' % sys.argv[1], uri=True)
+print(json.dumps({'integrity': c.execute('pragma integrity_check').fetchone()[0], 'tables': c.execute("select count(*) from sqlite_master where type = 'table'").fetchone()[0]}))
+`;
+
+interface ForeignReader {
+  /** Who reads: named in the figures. */
+  reader: string;
+  /** Reads the whole file after the soak; prints JSON { tables, rows?, integrity? }. */
+  script: string;
+  /** Also holds the file now and then during the soak (foreignDuckdbRead): the engine's own lock, not scrape-etl's. */
+  during: boolean;
+}
+
+/** Another program reading each file destination (none for a server). */
+const FOREIGN_READERS: Record<SoakDestination, ForeignReader | undefined> = {
+  sqlite: { reader: 'Python sqlite3', script: PY_SQLITE_CHECK, during: false },
+  postgres: undefined,
+  duckdb: { reader: 'Python duckdb', script: PY_DUCKDB_READ_ALL, during: true },
+};
+
+function fileOpensIndependently(destination: SoakDestination, file: string): Invariant | undefined {
+  const foreign = FOREIGN_READERS[destination];
+  if (!foreign) return undefined;
+  const name = 'the file opens (independent reader)';
+  const r = spawnSync('python3', ['-c', foreign.script, file], { env: pythonReadersEnv(), encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (r.status !== 0) return { name, pass: false, figures: `${foreign.reader} could not read ${file}`, details: [r.stderr.trim().split('\n').slice(-3).join(' ')] };
+  const out = JSON.parse(r.stdout) as { tables: number; rows?: number; integrity?: string };
+  return {
+    name,
+    pass: out.tables > 0 && (out.integrity === undefined || out.integrity === 'ok'),
+    figures: `${foreign.reader} read ${out.tables} tables${out.rows === undefined ? '' : `, all ${out.rows} rows`}${out.integrity === undefined ? '' : `; integrity_check ${out.integrity}`}`,
+    details: [],
+  };
 }
 
 async function selectAll(db: Database, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
