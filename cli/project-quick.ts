@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseDocument } from '../vendor/yaml.js';
 import { anchorDatabaseUrl } from '../lib/project-root.js';
 import { interpolate } from '../pipelines/env.js';
+import { aliasExpansionProblem } from '../pipelines/yaml-limits.js';
 import { isDatabaseUrl } from '../destinations/url-forms.js';
 import { DEFAULT_PIPELINE_GLOBS, PROJECT_SETTINGS, type Project } from './project.js';
 import type { ProjectFile } from './project-schema.js';
@@ -57,7 +58,14 @@ const TOP: Record<string, Check> = {
 export function readProjectQuickly(source: string, file: string, env: NodeJS.ProcessEnv): Project | undefined {
   const doc = parseDocument(source, { prettyErrors: false, uniqueKeys: true, merge: false });
   if (doc.errors.length > 0) return undefined;
-  const data: unknown = doc.contents === null ? {} : (doc.toJS() ?? {});
+  // Aliases of aliases ("billion laughs"): the schema's reading says where, with pipeline files' limit.
+  if (aliasExpansionProblem(doc) !== undefined) return undefined;
+  let data: unknown;
+  try {
+    data = doc.contents === null ? {} : (doc.toJS() ?? {});
+  } catch {
+    return undefined;
+  }
   if (!isMapping(data)) return undefined;
   let unset = false;
   const expand = (value: unknown): unknown => {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import { interpolate } from '../pipelines/env.js';
 import { formatPath, PipelineFileError, type PipelineIssue } from '../pipelines/errors.js';
+import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from '../pipelines/yaml-limits.js';
 import type { Project } from './project.js';
 import { projectOf } from './project-quick.js';
 
@@ -92,8 +93,21 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
     for (const err of doc.errors) add(err.pos[0], '<yaml>', `YAML syntax error: ${err.message.replace(/\s+/g, ' ').trim()}`);
     throw new PipelineFileError(file, issues);
   }
+  // The limits and words of pipeline files (pipelines/yaml-limits.ts): a "billion laughs" or a file nested thousands
+  // deep is a problem at its place, not a crash of the library.
+  const deep = nestingBeyond(text, MAX_NESTING);
+  if (deep !== undefined) add(deep, '<yaml>', `nested deeper than ${MAX_NESTING} levels here; a project file needs two levels`);
+  const aliases = deep === undefined ? aliasExpansionProblem(doc) : undefined;
+  if (aliases !== undefined) add(aliases.offset, '<yaml>', `${aliases.message}; write the settings out`);
+  if (issues.length > 0) throw new PipelineFileError(file, issues);
   // An empty file is a project with every default: a marker of the project's root, as an empty dagster.yaml is.
-  let data: unknown = doc.contents === null ? {} : doc.toJS();
+  let data: unknown;
+  try {
+    data = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    add(0, '<yaml>', `cannot expand the document: ${(err as Error).message}`);
+    throw new PipelineFileError(file, issues);
+  }
   if (data === null) data = {};
   if (typeof data !== 'object' || Array.isArray(data)) {
     add(0, '<root>', `expected a mapping of settings (pipelines, destination, data_dir, temporal, worker); see README, "The project file"`);
