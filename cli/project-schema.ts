@@ -11,6 +11,8 @@ import { formatPath, PipelineFileError, type PipelineIssue } from '../pipelines/
 import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from '../pipelines/yaml-limits.js';
 import type { Project } from './project.js';
 import { projectOf } from './project-quick.js';
+import { globLeavesRoot } from '../lib/project-root.js';
+import path from 'node:path';
 
 const duration = z.string().regex(/^[0-9]+(ms|s|m|h|d)$/, "expected a duration like '500ms', '30s', '10m'");
 const positive = z.number().int().positive('expected a positive whole number');
@@ -26,6 +28,7 @@ export const projectSchema = z.strictObject({
   pipelines: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   destination: database.optional(),
   data_dir: z.string().min(1).optional(),
+  exports_root: z.string().min(1).optional(),
   temporal: z
     .strictObject({
       address: address.optional(),
@@ -141,6 +144,18 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
       add(nodeAt(doc, at)?.range?.[0], formatPath(at), iss.message);
     }
   }
+  // Globs stay inside the project: checked here, not in the schema, as the message names the project's folder.
+  const globs = parsed.success ? parsed.data.pipelines : undefined;
+  const listed: Array<{ glob: string; at: Array<string | number> }> =
+    typeof globs === 'string' ? [{ glob: globs, at: ['pipelines'] }] : (globs ?? []).map((glob, i) => ({ glob, at: ['pipelines', i] }));
+  for (const { glob, at } of listed) {
+    if (globLeavesRoot(glob)) add(nodeAt(doc, at)?.range?.[0], formatPath(at), leavingGlobMessage(glob, path.dirname(file)));
+  }
   if (issues.length > 0) throw new PipelineFileError(file, [...issues].sort((a, b) => a.line - b.line || a.col - b.col));
   return projectOf((parsed.data ?? {}) as ProjectFile, file);
+}
+
+/** A glob of `pipelines:` that could match outside the project: what to write instead. */
+export function leavingGlobMessage(glob: string, root: string): string {
+  return `'${glob}' leaves the project (${root}): write it relative to the project's folder, without '..' or a leading '/' (e.g. pipelines/**/*.yaml); a pipeline file elsewhere is given by its path on the command line`;
 }

@@ -54,6 +54,7 @@ export function findProjectFile(cwd: string = process.cwd(), env: NodeJS.Process
 export const PROJECT_SETTINGS = {
   destination: 'DATABASE_URL',
   data_dir: 'SCRAPE_ETL_DATA_DIR',
+  exports_root: 'SCRAPE_ETL_EXPORTS_ROOT',
   'temporal.address': 'TEMPORAL_ADDRESS',
   'temporal.namespace': 'TEMPORAL_NAMESPACE',
   'temporal.task_queue': 'TEMPORAL_TASK_QUEUE',

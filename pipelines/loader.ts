@@ -5,7 +5,7 @@
  */
 import path, { dirname, resolve } from 'node:path';
 import { InputFileError, INPUT_KINDS, inputLines, readInputText } from '../lib/input-file.js';
-import { anchorDatabaseUrl, projectRootAbove } from '../lib/project-root.js';
+import { anchorDatabaseUrl, isInsideFolder, projectRootAbove } from '../lib/project-root.js';
 import { closest, distance } from 'fastest-levenshtein';
 import { isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parse as parseYaml, parseDocument, visit, Scalar } from '../vendor/yaml.js';
 import type { Document, Node, Pair } from '../vendor/yaml.js';
@@ -71,6 +71,7 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
   // In a project (a scrape-etl.yaml above the file), relative paths of the file are the project root's: the same
   // database and export folder from any subfolder. Outside a project they stay relative to the current folder.
   const root = projectRootAbove(dirname(resolve(file)));
+  await confineExports(file, spec, root, opts.env ?? process.env);
   if (root === undefined) return spec;
   // A destination the file does not name comes from DATABASE_URL (or the default), whose relative path, like any
   // environment variable's, stays the current folder's.
@@ -80,6 +81,37 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
     exports: spec.exports.map((e) => ({ ...e, dir: resolve(root, e.dir) })),
   };
+}
+
+/** Where exports may be written: the variable (or the project file's `exports_root:`) beside the default folders. */
+export const EXPORTS_ROOT_ENV = 'SCRAPE_ETL_EXPORTS_ROOT';
+
+/**
+ * An export folder written in a pipeline file stays inside the project's folder (without a project: the current
+ * folder or the pipeline file's), or inside `exports_root` when the project file (or SCRAPE_ETL_EXPORTS_ROOT) allows
+ * one: a file is not to write wherever its author likes (`dir: ../../etc/x` wrote there). Symbolic links are resolved.
+ * `scrape-etl export --out`, given on the command line, is the user's own choice and not confined.
+ */
+async function confineExports(file: string, spec: PipelineSpec, root: string | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  const allowed = env[EXPORTS_ROOT_ENV]?.trim();
+  const roots = [...(root !== undefined ? [root] : [process.cwd(), dirname(resolve(file))]), ...(allowed ? [resolve(allowed)] : [])];
+  const issues: PipelineIssue[] = [];
+  for (const [i, e] of spec.exports.entries()) {
+    const dir = resolve(root ?? process.cwd(), e.dir);
+    if (roots.some((r) => isInsideFolder(dir, r))) continue;
+    const pos = await positionInPipelineFile(file, ['exports', i, 'dir']);
+    const where = root !== undefined ? `the project (${root})` : `the current folder (${roots[0]}) and the pipeline file's folder (${roots[1]})`;
+    const allow = allowed ? `, nor in ${EXPORTS_ROOT_ENV}'s ${resolve(allowed)}` : '';
+    const fix = root !== undefined ? 'or allow a folder outside the project with exports_root: <folder> in scrape-etl.yaml' : `or allow another folder with ${EXPORTS_ROOT_ENV}=<folder> (in a project: exports_root: in scrape-etl.yaml)`;
+    issues.push({
+      file,
+      line: pos?.line ?? 1,
+      col: pos?.col ?? 1,
+      path: `exports[${i}].dir`,
+      message: `the export folder ${dir} is not in ${where}${allow}; write inside ${root !== undefined ? 'it' : 'one of them'} (e.g. dir: exports), ${fix}`,
+    });
+  }
+  if (issues.length > 0) throw new PipelineFileError(file, issues);
 }
 
 /** `request.urls_file` of a pipeline's text when it is a string (the full parse reports everything else). */
