@@ -5,6 +5,7 @@
 // anything is read or loaded.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileTypeOf, InputFileError, readInputTextSync } from '../lib/input-file.js';
 import { glob, isDynamicPattern } from '../vendor/tinyglobby.js';
 
 export class LoadInputsError extends Error {
@@ -55,9 +56,9 @@ export async function expandInputs(sources: InputSources): Promise<string[]> {
   for (const list of sources.from ?? []) {
     let text: string;
     try {
-      text = fs.readFileSync(list, 'utf8');
+      text = readInputTextSync(list, 'list');
     } catch (err) {
-      problems.push(`--from ${list}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      problems.push(err instanceof InputFileError ? `--from ${err.message}` : `--from ${list}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       continue;
     }
     // Relative paths in a list are relative to the current directory, as on the command line (`find > list.txt`).
@@ -89,8 +90,11 @@ export async function expandInputs(sources: InputSources): Promise<string[]> {
       const found = await glob('**/*.json', { cwd: input, onlyFiles: true, followSymbolicLinks: true, expandDirectories: false });
       if (found.length === 0) problems.push(`${input}${origin}: directory holds no .json file`);
       for (const f of found.sort()) add(path.join(input, f));
-    } else if (stat) {
+    } else if (stat?.isFile()) {
       add(input);
+    } else if (stat) {
+      // Refused before anything is loaded, as lib/input-file.ts would refuse it when read.
+      problems.push(`${input}${origin}: is ${fileTypeOf(stat)}, not a regular file; give a regular file, a folder or a quoted glob pattern`);
     } else if (isDynamicPattern(input)) {
       const found = await glob(input, { onlyFiles: true, followSymbolicLinks: true, expandDirectories: false, absolute: path.isAbsolute(input) });
       if (found.length === 0) problems.push(`${input}${origin}: no file matches this pattern`);

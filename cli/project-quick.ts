@@ -5,8 +5,9 @@
 // and column. test/fast/cli/project-quick.test.ts holds the two to the same verdict.
 import path from 'node:path';
 import { parseDocument } from '../vendor/yaml.js';
-import { anchorDatabaseUrl } from '../lib/project-root.js';
+import { anchorDatabaseUrl, globLeavesRoot } from '../lib/project-root.js';
 import { interpolate } from '../pipelines/env.js';
+import { aliasExpansionProblem } from '../pipelines/yaml-limits.js';
 import { isDatabaseUrl } from '../destinations/url-forms.js';
 import { DEFAULT_PIPELINE_GLOBS, PROJECT_SETTINGS, type Project } from './project.js';
 import type { ProjectFile } from './project-schema.js';
@@ -21,6 +22,8 @@ const POSITIVE_KEYS = ['url_chunk_size', 'url_load_group', 'pages_per_activity',
 type Check = (v: unknown) => boolean;
 const text: Check = (v) => typeof v === 'string' && v.length > 0;
 const matches = (re: RegExp): Check => (v) => typeof v === 'string' && re.test(v);
+/** A glob that stays inside the project (the schema's reading says why another does not). */
+const inside: Check = (v) => typeof v === 'string' && v.length > 0 && !globLeavesRoot(v);
 const integer = (min: number, max = Infinity): Check => (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 
 const TEMPORAL: Record<string, Check> = { address: matches(ADDRESS), namespace: text, task_queue: text };
@@ -46,7 +49,8 @@ function section(v: unknown, checks: Record<string, Check>): boolean {
 
 /** The file's top level: every key known and its value valid, as section() judges each of them. */
 const TOP: Record<string, Check> = {
-  pipelines: (v) => text(v) || (Array.isArray(v) && v.length > 0 && v.every(text)),
+  pipelines: (v) => inside(v) || (Array.isArray(v) && v.length > 0 && v.every(inside)),
+  exports_root: text,
   destination: (v) => typeof v === 'string' && isDatabaseUrl(v),
   data_dir: text,
   temporal: (v) => section(v, TEMPORAL),
@@ -57,7 +61,14 @@ const TOP: Record<string, Check> = {
 export function readProjectQuickly(source: string, file: string, env: NodeJS.ProcessEnv): Project | undefined {
   const doc = parseDocument(source, { prettyErrors: false, uniqueKeys: true, merge: false });
   if (doc.errors.length > 0) return undefined;
-  const data: unknown = doc.contents === null ? {} : (doc.toJS() ?? {});
+  // Aliases of aliases ("billion laughs"): the schema's reading says where, with pipeline files' limit.
+  if (aliasExpansionProblem(doc) !== undefined) return undefined;
+  let data: unknown;
+  try {
+    data = doc.contents === null ? {} : (doc.toJS() ?? {});
+  } catch {
+    return undefined;
+  }
   if (!isMapping(data)) return undefined;
   let unset = false;
   const expand = (value: unknown): unknown => {
@@ -81,6 +92,7 @@ export function projectOf(p: ProjectFile, file: string): Project {
   const values: Record<keyof typeof PROJECT_SETTINGS, string | number | undefined> = {
     destination: p.destination === undefined ? undefined : anchorDatabaseUrl(p.destination.trim(), root),
     data_dir: p.data_dir === undefined ? undefined : path.resolve(root, p.data_dir),
+    exports_root: p.exports_root === undefined ? undefined : path.resolve(root, p.exports_root),
     'temporal.address': p.temporal?.address,
     'temporal.namespace': p.temporal?.namespace,
     'temporal.task_queue': p.temporal?.task_queue,

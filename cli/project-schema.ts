@@ -8,8 +8,11 @@ import { z } from 'zod';
 import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import { interpolate } from '../pipelines/env.js';
 import { formatPath, PipelineFileError, type PipelineIssue } from '../pipelines/errors.js';
+import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from '../pipelines/yaml-limits.js';
 import type { Project } from './project.js';
 import { projectOf } from './project-quick.js';
+import { globLeavesRoot } from '../lib/project-root.js';
+import path from 'node:path';
 
 const duration = z.string().regex(/^[0-9]+(ms|s|m|h|d)$/, "expected a duration like '500ms', '30s', '10m'");
 const positive = z.number().int().positive('expected a positive whole number');
@@ -25,6 +28,7 @@ export const projectSchema = z.strictObject({
   pipelines: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   destination: database.optional(),
   data_dir: z.string().min(1).optional(),
+  exports_root: z.string().min(1).optional(),
   temporal: z
     .strictObject({
       address: address.optional(),
@@ -92,8 +96,21 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
     for (const err of doc.errors) add(err.pos[0], '<yaml>', `YAML syntax error: ${err.message.replace(/\s+/g, ' ').trim()}`);
     throw new PipelineFileError(file, issues);
   }
+  // The limits and words of pipeline files (pipelines/yaml-limits.ts): a "billion laughs" or a file nested thousands
+  // deep is a problem at its place, not a crash of the library.
+  const deep = nestingBeyond(text, MAX_NESTING);
+  if (deep !== undefined) add(deep, '<yaml>', `nested deeper than ${MAX_NESTING} levels here; a project file needs two levels`);
+  const aliases = deep === undefined ? aliasExpansionProblem(doc) : undefined;
+  if (aliases !== undefined) add(aliases.offset, '<yaml>', `${aliases.message}; write the settings out`);
+  if (issues.length > 0) throw new PipelineFileError(file, issues);
   // An empty file is a project with every default: a marker of the project's root, as an empty dagster.yaml is.
-  let data: unknown = doc.contents === null ? {} : doc.toJS();
+  let data: unknown;
+  try {
+    data = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    add(0, '<yaml>', `cannot expand the document: ${(err as Error).message}`);
+    throw new PipelineFileError(file, issues);
+  }
   if (data === null) data = {};
   if (typeof data !== 'object' || Array.isArray(data)) {
     add(0, '<root>', `expected a mapping of settings (pipelines, destination, data_dir, temporal, worker); see README, "The project file"`);
@@ -127,6 +144,18 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
       add(nodeAt(doc, at)?.range?.[0], formatPath(at), iss.message);
     }
   }
+  // Globs stay inside the project: checked here, not in the schema, as the message names the project's folder.
+  const globs = parsed.success ? parsed.data.pipelines : undefined;
+  const listed: Array<{ glob: string; at: Array<string | number> }> =
+    typeof globs === 'string' ? [{ glob: globs, at: ['pipelines'] }] : (globs ?? []).map((glob, i) => ({ glob, at: ['pipelines', i] }));
+  for (const { glob, at } of listed) {
+    if (globLeavesRoot(glob)) add(nodeAt(doc, at)?.range?.[0], formatPath(at), leavingGlobMessage(glob, path.dirname(file)));
+  }
   if (issues.length > 0) throw new PipelineFileError(file, [...issues].sort((a, b) => a.line - b.line || a.col - b.col));
   return projectOf((parsed.data ?? {}) as ProjectFile, file);
+}
+
+/** A glob of `pipelines:` that could match outside the project: what to write instead. */
+export function leavingGlobMessage(glob: string, root: string): string {
+  return `'${glob}' leaves the project (${root}): write it relative to the project's folder, without '..' or a leading '/' (e.g. pipelines/**/*.yaml); a pipeline file elsewhere is given by its path on the command line`;
 }

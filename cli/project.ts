@@ -6,6 +6,7 @@
 // Light at the top (node:fs, node:path): every command looks for the file; yaml and zod load only when one exists.
 import fs from 'node:fs';
 import path from 'node:path';
+import { InputFileError, readInputTextSync } from '../lib/input-file.js';
 import { PROJECT_FILE } from '../lib/project-root.js';
 
 export { PROJECT_FILE };
@@ -53,6 +54,7 @@ export function findProjectFile(cwd: string = process.cwd(), env: NodeJS.Process
 export const PROJECT_SETTINGS = {
   destination: 'DATABASE_URL',
   data_dir: 'SCRAPE_ETL_DATA_DIR',
+  exports_root: 'SCRAPE_ETL_EXPORTS_ROOT',
   'temporal.address': 'TEMPORAL_ADDRESS',
   'temporal.namespace': 'TEMPORAL_NAMESPACE',
   'temporal.task_queue': 'TEMPORAL_TASK_QUEUE',
@@ -77,8 +79,14 @@ export const PROJECT_SETTINGS = {
 export async function loadProject(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Project> {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readInputTextSync(file, 'project', env);
   } catch (err) {
+    if (err instanceof InputFileError) {
+      // The file itself is wrong: reported as its other problems are, at its first line (exit 2).
+      const { PipelineFileError } = await import('../pipelines/errors.js');
+      const full = path.resolve(file);
+      throw new PipelineFileError(full, [{ file: full, line: 1, col: 1, path: '<file>', message: `the file ${err.reason}; ${err.fix}` }]);
+    }
     throw usage(`cannot read the project file ${file}: ${(err as Error).message}`);
   }
   // A file with nothing wrong is read without zod; the schema words what is wrong in any other.

@@ -5,6 +5,7 @@
 // callers load it themselves); a name is found by reading the files' YAML only.
 import fs from 'node:fs';
 import path from 'node:path';
+import { readInputTextSync } from '../lib/input-file.js';
 import { anchorDatabaseUrl } from '../lib/project-root.js';
 import { interpolate } from '../pipelines/env.js';
 import { currentProject, PROJECT_FILE, type Project } from './project.js';
@@ -57,9 +58,9 @@ async function readPipelineHeads(files: string[]): Promise<Found[]> {
   for (const file of files) {
     let doc: unknown;
     try {
-      doc = parse(fs.readFileSync(file, 'utf8'));
+      doc = parse(readInputTextSync(file, 'pipeline'));
     } catch {
-      // A file that does not parse is no pipeline to find by name; `validate` reports it.
+      // A file that does not parse, or is no regular file within the limit, is no pipeline to find by name; `validate` reports it.
       out.push({ file, name: undefined, database: undefined });
       continue;
     }

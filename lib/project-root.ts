@@ -21,3 +21,30 @@ export function anchorDatabaseUrl(url: string, root: string): string {
   if (!m || m.rest === ':memory:' || m.rest === '' || path.isAbsolute(m.rest)) return url;
   return `${m.scheme}:${path.resolve(root, m.rest)}`;
 }
+
+/**
+ * Whether a glob of the project file could match outside the project's folder: absolute, or a `..` segment anywhere
+ * (also inside braces and extglobs, `{pipelines,..}/*.yaml`). Such a glob walked the whole disk (`/**\/*.yaml`).
+ */
+export function globLeavesRoot(glob: string): boolean {
+  return path.posix.isAbsolute(glob) || path.win32.isAbsolute(glob) || glob.startsWith('~') || /(^|[/\\{,(|@!?*+])\.\.($|[/\\},)|])/.test(glob);
+}
+
+/** `p` with symbolic links resolved as far as it exists (a folder not yet created is taken as written below that). */
+function realPathOf(p: string): string {
+  const rest: string[] = [];
+  for (let d = path.resolve(p); ; d = path.dirname(d)) {
+    try {
+      return path.join(fs.realpathSync(d), ...rest.reverse());
+    } catch {
+      if (path.dirname(d) === d) return path.resolve(p);
+      rest.push(path.basename(d));
+    }
+  }
+}
+
+/** Whether `target` is `folder` or lies below it, symbolic links resolved (a link inside to a folder outside is outside). */
+export function isInsideFolder(target: string, folder: string): boolean {
+  const rel = path.relative(realPathOf(folder), realPathOf(target));
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
+}

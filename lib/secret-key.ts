@@ -5,6 +5,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { readInputTextSync } from './input-file.js';
 
 export const KEY_FILE_NAME = 'secret.key';
 const KEY_BYTES = 32;
@@ -60,7 +61,7 @@ function readKeyFile(file: string): Buffer {
   if ((st.mode & 0o077) !== 0) {
     throw new Error(`${file}: the secret key file can be read by other users (mode ${(st.mode & 0o777).toString(8)}); make it the owner's only: chmod 600 ${file}`);
   }
-  const text = fs.readFileSync(file, 'utf8').trim();
+  const text = readInputTextSync(file, 'key').trim();
   const secret = Buffer.from(text, 'base64');
   if (secret.length !== KEY_BYTES) {
     // A key file being written by another process right now is not yet whole: read it again once.

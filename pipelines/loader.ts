@@ -3,11 +3,9 @@
  * Every problem of the file is collected before failing: YAML syntax, environment references, secrets written
  * into the file, and schema violations, each mapped back to the line and column of the offending node.
  */
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import path, { dirname, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { anchorDatabaseUrl, projectRootAbove } from '../lib/project-root.js';
+import { InputFileError, INPUT_KINDS, inputLines, readInputText } from '../lib/input-file.js';
+import { anchorDatabaseUrl, isInsideFolder, projectRootAbove } from '../lib/project-root.js';
 import { closest, distance } from 'fastest-levenshtein';
 import { isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parse as parseYaml, parseDocument, visit, Scalar } from '../vendor/yaml.js';
 import type { Document, Node, Pair } from '../vendor/yaml.js';
@@ -18,6 +16,9 @@ import { interpolate } from './env.js';
 import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema.js';
 import type { PipelineSpec } from './spec.js';
 import { URLS_FILE_KEY, urlsFileField } from './urls-file.js';
+import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from './yaml-limits.js';
+
+export { MAX_ALIAS_EXPANSION, MAX_NESTING } from './yaml-limits.js';
 
 export interface LoadOptions {
   /** Environment for `${VAR}` references and the token check; default process.env. */
@@ -35,55 +36,18 @@ export interface UrlsFileList {
   lines: number[];
 }
 
-/**
- * The largest pipeline file read (SCRAPE_ETL_MAX_PIPELINE_BYTES, default 5 MB). A pipeline is a few lines of settings;
- * a 50 MB file (a URL list pasted in) took 591 s and 1.37 GB to validate, deaf to signals the whole time. Long URL
- * lists go in a file of their own, named by `request.urls_file`, read line by line.
- */
-export function maxPipelineBytes(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env['SCRAPE_ETL_MAX_PIPELINE_BYTES']?.trim() || NaN);
-  return Number.isInteger(n) && n > 0 ? n : 5 * 1024 * 1024;
-}
-
 const TOKEN_ENV = 'SCRAPER_API_TOKEN';
 
-/**
- * Deepest nesting accepted (collections inside collections, as the YAML parser counts them). The example
- * pipelines use under 10; the library composes documents recursively and a few thousand levels overflow the
- * stack, which used to surface as "YAML syntax error: Maximum call stack size exceeded" at a random place.
- */
-export const MAX_NESTING = 64;
-/**
- * Most nodes that aliases may add when the document is expanded. Anchors and aliases are legitimate YAML (a
- * shared block reused twice), but nine aliases of nine aliases of ... ("billion laughs") turn 1 kB into
- * gigabytes; the library's own guard threw a bare ReferenceError that the CLI reported without a place.
- */
-export const MAX_ALIAS_EXPANSION = 10_000;
 const SECRET_KEY = /token|api[_-]?key|secret|passw(or)?d/i;
 const SECRET_ADVICE = `set ${TOKEN_ENV} in the worker's environment instead`;
 
 export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Promise<PipelineSpec> {
   let text: string;
   try {
-    const { size } = await stat(file);
-    const max = maxPipelineBytes(opts.env ?? process.env);
-    if (size > max) {
-      throw new PipelineFileError(file, [
-        {
-          file,
-          line: 1,
-          col: 1,
-          path: '<file>',
-          message:
-            `the file is ${(size / 1024 / 1024).toFixed(1)} MB, over the ${(max / 1024 / 1024).toFixed(1)} MB a pipeline file may have (SCRAPE_ETL_MAX_PIPELINE_BYTES); ` +
-            `put a long URL list in a file of its own, one URL a line, and name it in the pipeline: request.urls_file: urls.txt (relative to the pipeline file)`,
-        },
-      ]);
-    }
-    text = await readFile(file, 'utf8');
+    text = await readInputText(file, 'pipeline', opts.env ?? process.env);
   } catch (err) {
-    if (err instanceof PipelineFileError) throw err;
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+    const reason =
+      err instanceof InputFileError ? `the file ${err.reason}; ${err.fix}` : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
     throw new PipelineFileError(file, [{ file, line: 1, col: 1, path: '<file>', message: reason }]);
   }
   const named = urlsFileNamed(text);
@@ -93,17 +57,21 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     const resolved = path.resolve(path.dirname(file), named);
     let list: UrlsFileList;
     try {
-      list = await readUrlsFile(resolved);
+      list = await readUrlsFile(resolved, opts.env ?? process.env);
     } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+      const message =
+        err instanceof InputFileError
+          ? `${resolved} ${err.reason}; ${err.fix === INPUT_KINDS.urls.tooBig ? err.fix : 'name a regular file with one URL a line'}`
+          : `cannot read ${resolved}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}`;
       const pos = await positionInPipelineFile(file, ['request', 'urls_file']);
-      throw new PipelineFileError(file, [{ file, line: pos?.line ?? 1, col: pos?.col ?? 1, path: 'request.urls_file', message: `cannot read ${resolved}: ${reason}` }]);
+      throw new PipelineFileError(file, [{ file, line: pos?.line ?? 1, col: pos?.col ?? 1, path: 'request.urls_file', message }]);
     }
     spec = parsePipelineText(text, file, { ...opts, urlsFile: list });
   }
   // In a project (a scrape-etl.yaml above the file), relative paths of the file are the project root's: the same
   // database and export folder from any subfolder. Outside a project they stay relative to the current folder.
   const root = projectRootAbove(dirname(resolve(file)));
+  await confineExports(file, spec, root, opts.env ?? process.env);
   if (root === undefined) return spec;
   // A destination the file does not name comes from DATABASE_URL (or the default), whose relative path, like any
   // environment variable's, stays the current folder's.
@@ -113,6 +81,37 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
     exports: spec.exports.map((e) => ({ ...e, dir: resolve(root, e.dir) })),
   };
+}
+
+/** Where exports may be written: the variable (or the project file's `exports_root:`) beside the default folders. */
+export const EXPORTS_ROOT_ENV = 'SCRAPE_ETL_EXPORTS_ROOT';
+
+/**
+ * An export folder written in a pipeline file stays inside the project's folder (without a project: the current
+ * folder or the pipeline file's), or inside `exports_root` when the project file (or SCRAPE_ETL_EXPORTS_ROOT) allows
+ * one: a file is not to write wherever its author likes (`dir: ../../etc/x` wrote there). Symbolic links are resolved.
+ * `scrape-etl export --out`, given on the command line, is the user's own choice and not confined.
+ */
+async function confineExports(file: string, spec: PipelineSpec, root: string | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  const allowed = env[EXPORTS_ROOT_ENV]?.trim();
+  const roots = [...(root !== undefined ? [root] : [process.cwd(), dirname(resolve(file))]), ...(allowed ? [resolve(allowed)] : [])];
+  const issues: PipelineIssue[] = [];
+  for (const [i, e] of spec.exports.entries()) {
+    const dir = resolve(root ?? process.cwd(), e.dir);
+    if (roots.some((r) => isInsideFolder(dir, r))) continue;
+    const pos = await positionInPipelineFile(file, ['exports', i, 'dir']);
+    const where = root !== undefined ? `the project (${root})` : `the current folder (${roots[0]}) and the pipeline file's folder (${roots[1]})`;
+    const allow = allowed ? `, nor in ${EXPORTS_ROOT_ENV}'s ${resolve(allowed)}` : '';
+    const fix = root !== undefined ? 'or allow a folder outside the project with exports_root: <folder> in scrape-etl.yaml' : `or allow another folder with ${EXPORTS_ROOT_ENV}=<folder> (in a project: exports_root: in scrape-etl.yaml)`;
+    issues.push({
+      file,
+      line: pos?.line ?? 1,
+      col: pos?.col ?? 1,
+      path: `exports[${i}].dir`,
+      message: `the export folder ${dir} is not in ${where}${allow}; write inside ${root !== undefined ? 'it' : 'one of them'} (e.g. dir: exports), ${fix}`,
+    });
+  }
+  if (issues.length > 0) throw new PipelineFileError(file, issues);
 }
 
 /** `request.urls_file` of a pipeline's text when it is a string (the full parse reports everything else). */
@@ -127,24 +126,20 @@ function urlsFileNamed(text: string): string | undefined {
   }
 }
 
-/** One URL a line, read as a stream (a list of any length never becomes one string); blank lines and # comments skipped. */
-export async function readUrlsFile(file: string): Promise<UrlsFileList> {
+/**
+ * One URL a line, read as a stream (a list of any length never becomes one string) from a regular file of at most
+ * SCRAPE_ETL_MAX_URLS_FILE_BYTES (lib/input-file.ts); blank lines and # comments skipped.
+ */
+export async function readUrlsFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<UrlsFileList> {
   const urls: string[] = [];
   const lines: number[] = [];
-  const input = createReadStream(file, { encoding: 'utf8' });
-  const rl = createInterface({ input, crlfDelay: Infinity });
   let n = 0;
-  try {
-    for await (const raw of rl) {
-      n++;
-      const line = raw.trim();
-      if (line === '' || line.startsWith('#')) continue;
-      urls.push(line);
-      lines.push(n);
-    }
-  } finally {
-    rl.close();
-    input.destroy();
+  for await (const raw of inputLines(file, 'urls', env)) {
+    n++;
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    urls.push(line);
+    lines.push(n);
   }
   return { path: file, urls, lines };
 }
@@ -159,7 +154,7 @@ type Path = Array<string | number>;
 export async function positionInPipelineFile(file: string, path: Path): Promise<{ line: number; col: number } | undefined> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readInputText(file, 'pipeline');
   } catch {
     return undefined;
   }
@@ -324,75 +319,6 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
 
 // ---------------------------------------------------------------------------------------------------------
 // Resource limits
-
-/** Offset of the first token at which the parser's collection stack passes `max`, or undefined. */
-function nestingBeyond(text: string, max: number): number | undefined {
-  const parser = new Parser();
-  // parser.stack holds the document, then one entry per open collection (and the scalar being read).
-  const limit = max + 1;
-  for (const lexeme of new Lexer().lex(text)) {
-    const start = parser.offset;
-    for (const _token of parser.next(lexeme)) {
-      // Tokens of finished documents: not needed, only the depth reached while reading them.
-    }
-    if (parser.stack.length > limit) return start;
-  }
-  return undefined;
-}
-
-/**
- * Walks the document in order, adding up how many nodes each alias stands for, and returns the alias at which
- * the total passes MAX_ALIAS_EXPANSION (or that refers to a node containing it). Sizes are memoised per node,
- * so the walk itself stays linear in the file however large the expansion is; depth is bounded by MAX_NESTING.
- */
-function aliasExpansionProblem(doc: Document): { offset: number | undefined; message: string } | undefined {
-  const sizes = new Map<unknown, number>();
-  const open = new Set<unknown>();
-  let cycle: { offset: number | undefined; name: string } | undefined;
-  const sizeOf = (node: unknown): number => {
-    if (isAlias(node)) {
-      const target = node.resolve(doc);
-      if (target === undefined) return 1;
-      if (open.has(target)) {
-        cycle ??= { offset: nodeStart(node), name: node.source };
-        return 1;
-      }
-      return sizeOf(target);
-    }
-    const known = sizes.get(node);
-    if (known !== undefined) return known;
-    open.add(node);
-    let size = 1;
-    if (isMap(node)) for (const pair of node.items) size += sizeOf(pair.key) + sizeOf(pair.value);
-    else if (isSeq(node)) for (const item of node.items) size += sizeOf(item);
-    open.delete(node);
-    sizes.set(node, size);
-    return size;
-  };
-  let expanded = 0;
-  let found: { offset: number | undefined; name: string } | undefined;
-  visit(doc, {
-    Alias(_key, node) {
-      expanded += sizeOf(node);
-      if (cycle !== undefined) return visit.BREAK;
-      if (expanded > MAX_ALIAS_EXPANSION) {
-        found = { offset: nodeStart(node), name: node.source };
-        return visit.BREAK;
-      }
-      return undefined;
-    },
-  });
-  if (cycle !== undefined) {
-    return { offset: cycle.offset, message: `alias *${cycle.name} refers to a node that contains it; a pipeline file cannot hold cyclic data` };
-  }
-  if (found !== undefined) {
-    return {
-      offset: found.offset,
-      message: `aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes at alias *${found.name}; a pipeline file has no use for such expansion (a "billion laughs" file?)`,
-    };
-  }
-  return undefined;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Messages

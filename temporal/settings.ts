@@ -1,7 +1,7 @@
 // Where the worker and the CLI find Temporal, read from the environment in one place so the `run`, `schedule`
 // and `worker` commands always agree on namespace and task queue.
-import fs from 'node:fs';
 import path from 'node:path';
+import { readInputFileSync } from '../lib/input-file.js';
 
 export interface TemporalSettings {
   /** host:port of a Temporal frontend; undefined means "start or reuse the embedded dev server". */
@@ -90,7 +90,7 @@ export function temporalConnectionSecurity(settings: Pick<TemporalSettings, 'tls
 } {
   const read = (what: string, file: string): Buffer => {
     try {
-      return fs.readFileSync(file);
+      return readInputFileSync(file, 'tls');
     } catch (err) {
       throw new Error(`cannot read ${what} ${file}: ${(err as Error).message}`, { cause: err });
     }

@@ -4,7 +4,6 @@
 // are read again and loaded one by one, so memory does not grow with their number. Inputs may be files,
 // directories, glob patterns and path lists (cli/load-inputs.ts).
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { toIssues } from '../../client/validate.js';
@@ -12,6 +11,7 @@ import type { FlattenInput } from '../../db/flatten/index.js';
 import { LOAD_KINDS, type LoadKind } from '../../db/flatten/load-kinds.js';
 import type { LoadBatchResult } from '../../db/load.js';
 import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
+import { InputFileError, readInputTextSync } from '../../lib/input-file.js';
 import { addDatabaseOption } from '../options.js';
 
 /**
@@ -57,8 +57,9 @@ async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
   const { parseJson } = await import('../../client/json.js');
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readInputTextSync(file, 'load');
   } catch (err) {
+    if (err instanceof InputFileError) throw new LoadInputError(err.message);
     throw new LoadInputError(`${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   let doc: unknown;
