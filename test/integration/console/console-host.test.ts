@@ -11,11 +11,13 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConsole } from '../../../console/server.js';
 import { openDatabase } from '../../../db/connect.js';
 import { launchBrowser, withScreenshotOnFailure } from '../../support/browser.js';
 import { CLI, REPO_ROOT } from '../../support/cli.js';
 
 let dir: string;
+let dbFile: string;
 let child: ChildProcess;
 let stderr = '';
 let port: number;
@@ -28,8 +30,8 @@ interface CurlAnswer {
 }
 
 /** One request with curl (an independent HTTP client): `host` is sent as the Host header when given. */
-function curl(p: string, o: { host?: string; extra?: string[] } = {}): Promise<CurlAnswer> {
-  const args = ['-s', '-i', '--max-time', '20', ...(o.host !== undefined ? ['-H', `Host: ${o.host}`] : []), ...(o.extra ?? []), `http://127.0.0.1:${port}${p}`];
+function curl(p: string, o: { host?: string; extra?: string[]; port?: number } = {}): Promise<CurlAnswer> {
+  const args = ['-s', '-i', '--max-time', '20', ...(o.host !== undefined ? ['-H', `Host: ${o.host}`] : []), ...(o.extra ?? []), `http://127.0.0.1:${o.port ?? port}${p}`];
   return new Promise((resolve, reject) => {
     execFile('curl', args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
       if (err) return reject(new Error(`curl ${args.join(' ')}: ${err.message}`));
@@ -54,6 +56,7 @@ function expectSecurityHeaders(a: CurlAnswer, what: string): void {
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-host-'));
   const file = path.join(dir, 'etl.sqlite');
+  dbFile = file;
   const db = await openDatabase(`sqlite:${file}`);
   await db.close();
   // A database the console cannot read whole (raw_responses gone): a raw page then fails inside the console, which
@@ -148,6 +151,24 @@ describe('console Host check, with curl against `scrape-etl console`', () => {
     await expect.poll(() => stderr, { timeout: 10_000 }).toContain(id!);
     const logged = stderr.split('\n').find((l) => l.includes(id!))!;
     expect(logged).toMatch(/no such table: raw_responses/);
+  });
+});
+
+describe('console Host check beyond loopback', () => {
+  it('--host 0.0.0.0: this machine\'s addresses and host name and --allow-host names pass to the token check; other names are refused', async () => {
+    const con = await startConsole({ databases: [{ url: `sqlite:${dbFile}` }], host: '0.0.0.0', allowHosts: ['Proxy.Example'], temporal: false });
+    try {
+      const p = con.port;
+      for (const host of [`127.0.0.1:${p}`, `${os.hostname()}:${p}`, 'proxy.example', 'proxy.example:8443']) {
+        // Past the Host check: the access token is asked for.
+        expect((await curl('/', { host, port: p })).status, host).toBe(401);
+      }
+      for (const host of [`attacker.example:${p}`, `proxy.example.attacker.example:${p}`, `0.0.0.0.attacker.example:${p}`]) {
+        expect((await curl('/', { host, port: p })).status, host).toBe(421);
+      }
+    } finally {
+      await con.close();
+    }
   });
 });
 
