@@ -2,6 +2,7 @@
 // and a Slack incoming-webhook message (text plus blocks, which Slack-compatible receivers such as Mattermost and
 // Discord's /slack endpoint also accept). Pure functions of the run's facts, so tests can check them exactly.
 import type { NotifyEventName } from '../pipelines/spec.js';
+import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
 
 export interface RunFacts {
   event: NotifyEventName;
@@ -27,7 +28,7 @@ export interface RunFacts {
 
 /** scrape-etl's generic JSON body (field names are the documented contract: README "Alerts"). */
 export function jsonMessage(f: RunFacts): Record<string, unknown> {
-  return {
+  return cappedJsonBody({
     source: 'scrape-etl',
     event: f.event,
     detail: f.detail,
@@ -47,7 +48,7 @@ export function jsonMessage(f: RunFacts): Record<string, unknown> {
     token_usage: f.tokenUsage,
     web_ui_url: f.webUiUrl,
     idempotency_key: f.idempotencyKey,
-  };
+  });
 }
 
 const HEADLINE: Record<NotifyEventName, string> = {
@@ -66,11 +67,6 @@ const HEADLINE: Record<NotifyEventName, string> = {
   new_rows: ':sparkles: new rows',
 };
 
-/** Slack's mrkdwn needs &, < and > escaped; everything else is literal. */
-function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 export function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s < 60) return `${s}s`;
@@ -86,17 +82,17 @@ export function slackMessage(f: RunFacts): Record<string, unknown> {
   const lines = [
     `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · rows ${rows.reduce((a, [, n]) => a + n, 0)}` +
       (f.tokenUsage !== null ? ` · tokens ${f.tokenUsage}` : ''),
-    ...(rows.length > 0 ? [rows.map(([t, n]) => `${esc(t)}=${n}`).join(', ')] : []),
-    ...(f.error ? [`error: \`${esc(f.error.slice(0, 1500))}\``] : []),
-    ...(f.exportError ? [`export error: \`${esc(f.exportError.slice(0, 500))}\``] : []),
-    ...(f.detail ? [esc(f.detail.slice(0, 1500))] : []),
+    ...(rows.length > 0 ? [esc(rows.map(([t, n]) => `${t}=${n}`).join(', '), 400)] : []),
+    ...(f.error ? [`error: \`${esc(f.error, 900)}\``] : []),
+    ...(f.exportError ? [`export error: \`${esc(f.exportError, 400)}\``] : []),
+    ...(f.detail ? [esc(f.detail, 900)] : []),
   ];
-  const link = f.webUiUrl ? `<${f.webUiUrl}|${esc(f.workflowId)}>` : esc(f.workflowId);
+  const link = slackLink(f.webUiUrl, f.workflowId);
   return {
-    text: `${title}: ${f.status}${f.error ? ` (${f.error.slice(0, 200)})` : ''}`,
+    text: `${title}: ${esc(f.status)}${f.error ? ` (${esc(f.error, 200)})` : ''}`,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: `${title}\n${lines.join('\n')}` } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `${esc(f.kind)} · ${link} · ${f.finishedAt}` }] },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `${esc(f.kind)} · ${link} · ${esc(f.finishedAt)}` }] },
     ],
   };
 }

@@ -5,9 +5,12 @@
 //
 // Exposure: it listens on 127.0.0.1 unless told otherwise. Any other address needs --host and an access token,
 // which the printed URL carries once; the browser keeps it in an HttpOnly cookie. Every response carries a
-// Content-Security-Policy that allows nothing but this origin.
+// Content-Security-Policy that allows nothing but this origin, and is refused unless its Host header names the
+// console's own address (host-check.ts): a web page whose name an attacker re-points at 127.0.0.1 (DNS rebinding)
+// is the same origin as the console to the browser, so only the Host header tells the two apart.
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { hostChecker } from './host-check.js';
 import { Hono, type Context } from 'hono';
 import { serve, type ServerType } from '@hono/node-server';
 import { STYLE, html, type Html } from './html.js';
@@ -54,6 +57,10 @@ export interface ConsoleOptions {
   temporalUiUrl?: string;
   /** Where Temporal settings are read (TEMPORAL_ADDRESS, SCRAPE_ETL_DATA_DIR, ...); default process.env. */
   temporalEnv?: NodeJS.ProcessEnv;
+  /** More names the Host header may carry (any port), e.g. a reverse proxy's; host-check.ts lists the others. */
+  allowHosts?: readonly string[];
+  /** Where the details of a failed page go, with the id the page shows; default stderr. */
+  logError?: (line: string) => void;
 }
 
 export interface RunningConsole {
@@ -113,6 +120,24 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   const app = new Hono();
 
   const cookieName = 'scrape_etl_console';
+  // On every answer, refusals and error pages included: this middleware runs first and sets them last.
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cache-Control', 'no-store');
+  });
+  // Set once the server listens (the port is known then); no request arrives before.
+  let hostAllowed: (host: string | undefined) => boolean = () => false;
+  let ownUrl = '';
+  app.use('*', async (c, next) => {
+    if (!hostAllowed(c.req.header('host'))) {
+      return c.text(`this console answers only at its own address (open ${ownUrl}); the request named another host\n`, 421);
+    }
+    await next();
+  });
   app.use('*', async (c, next) => {
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       return c.text('the console is read-only: only GET and HEAD are answered\n', 405, { Allow: 'GET, HEAD' });
@@ -131,10 +156,6 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
       if (!ok(cookie)) return c.text('this console needs its access token: open the URL it printed (…?token=…)\n', 401);
     }
     await next();
-    c.header('Content-Security-Policy', CSP);
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
-    c.header('Cache-Control', 'no-store');
   });
 
   app.get('/assets/uplot.js', (c) => c.body(assets.uplotJs, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
@@ -313,8 +334,11 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   app.onError((err, c) => {
     if (err instanceof NotFound) return page(c, 'Not found', html`<h1>Not found</h1><p>${err.message}</p>`, 404);
     if (err instanceof ViewError) return page(c, 'Bad request', html`<h1>Bad request</h1><p>${err.message}</p>`, 400);
-    process.stderr.write(`console: ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}\n`);
-    return c.html(consolePage('Error', html`<h1>Error</h1><pre class="body bad">${err.message}</pre>`, nav, footer), 500);
+    // The page says that it failed and under which id; what failed (messages, stacks, paths) is for the owner's
+    // terminal only, as the page may be read by whoever can reach the console.
+    const id = crypto.randomBytes(6).toString('hex');
+    (opts.logError ?? ((l: string) => process.stderr.write(`${l}\n`)))(`console: error ${id}: ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`);
+    return c.html(consolePage('Error', html`<h1>Error</h1><p class="bad">This page could not be shown (error id ${id}; the console's output has the details).</p>`, nav, footer), 500);
   });
 
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -323,7 +347,9 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   });
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  const url = `http://${shownHost}:${port}/${token ? `?token=${token}` : ''}`;
+  hostAllowed = hostChecker({ listen: host, port, allowHosts: opts.allowHosts ?? [] });
+  ownUrl = `http://${shownHost}:${port}/`;
+  const url = `${ownUrl}${token ? `?token=${token}` : ''}`;
   let closed = false;
   return {
     url,

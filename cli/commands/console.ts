@@ -8,6 +8,7 @@ interface ConsoleFlags {
   host?: string;
   temporal: boolean;
   temporalUi?: string;
+  allowHost: string[];
 }
 
 function port(v: string): number {
@@ -24,6 +25,7 @@ export function register(program: Command): void {
   addDatabaseOption(cmd, 'destination database to show (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .option('--port <n>', 'port to listen on (default: a free one)', port)
     .option('--host <address>', 'listen on this address instead of 127.0.0.1 (then an access token is required; printed with the URL)')
+    .option('--allow-host <name>', 'also answer requests naming this host (e.g. a reverse proxy\'s public name); repeatable. Others are refused (DNS rebinding)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--no-temporal', 'do not ask a running Temporal for the next scheduled times')
     .option('--temporal-ui <url>', 'Temporal Web UI address for run links (default: TEMPORAL_UI_URL, or the embedded server\'s)')
     .action(async (files: string[], flags: ConsoleFlags) => {
@@ -41,6 +43,7 @@ export function register(program: Command): void {
         ...(flags.port !== undefined ? { port: flags.port } : {}),
         host,
         temporal: flags.temporal,
+        allowHosts: flags.allowHost,
         ...(flags.temporalUi ? { temporalUiUrl: flags.temporalUi } : {}),
       });
       process.stdout.write(`console: ${c.url}\n`);

@@ -21,8 +21,9 @@ export function chromiumPath(): string {
   throw new Error("no Chromium found for the console's browser tests: install Debian's package (`apt-get install chromium`, as .ci/run does) or set CHROMIUM_PATH");
 }
 
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+/** `extraArgs`: more Chromium switches (e.g. `--host-resolver-rules` to reach loopback through another name). */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', ...extraArgs] });
 }
 
 /** Where screenshots of failed browser tests go (kept as CI artefacts). */
