@@ -6,6 +6,7 @@
 // Light at the top (node:fs, node:path): every command looks for the file; yaml and zod load only when one exists.
 import fs from 'node:fs';
 import path from 'node:path';
+import { noteDataDirOrigin } from '../lib/owned-path.js';
 import { PROJECT_FILE } from '../lib/project-root.js';
 
 export { PROJECT_FILE };
@@ -99,6 +100,8 @@ export function applyProject(project: Project, env: NodeJS.ProcessEnv = process.
     if (env[name] !== undefined) continue;
     env[name] = value;
     set.push(name);
+    // A data folder refused later (lib/owned-path.ts) names the project file that chose it.
+    if (name === 'SCRAPE_ETL_DATA_DIR') noteDataDirOrigin(value, `data_dir in ${project.file}`);
   }
   env[PROJECT_ENV] = project.file;
   return set;
