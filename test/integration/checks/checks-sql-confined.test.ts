@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateChecks, listCheckResults, recordCheckResults, MAX_FAILING_KEYS_BYTES } from '../../../checks/evaluate.js';
 import { openDatabase, type Database } from '../../../db/connect.js';
@@ -145,6 +146,42 @@ describe('sql: checks read only the destination', () => {
       await expectConfined(db, 'postgres');
     } finally {
       await db.close();
+    }
+  }, 180_000);
+
+  it('Postgres: an ordinary destination user is denied by the server itself; one that may read files but cannot make the reader role is refused with what to do', async () => {
+    // Each role owns a fresh database of its own, as a destination user does.
+    const as = async (role: string, extra: string): Promise<string> => {
+      const url = new URL(await testPostgresUrl());
+      const admin = new pg.Client({ connectionString: url.toString() });
+      await admin.connect();
+      try {
+        await admin.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN PASSWORD 'pw'; END IF; END $$`);
+        await admin.query(`ALTER DATABASE ${url.pathname.slice(1)} OWNER TO ${role}`);
+        await admin.query(`ALTER SCHEMA public OWNER TO ${role}`);
+        if (extra) await admin.query(extra);
+      } finally {
+        await admin.end();
+      }
+      url.username = role;
+      url.password = 'pw';
+      return url.toString();
+    };
+    const plain = await openDatabase(await as('checks_plain', ''));
+    try {
+      await expectConfined(plain, 'postgres');
+    } finally {
+      await plain.close();
+    }
+    const files = await openDatabase(await as('checks_files', 'GRANT pg_read_server_files TO checks_files'));
+    try {
+      await seed(files);
+      const [r] = await evaluateChecks(files, { pipeline: 'p', workflowId: 'w-files', checks: [sqlCheck('pg_read_file', "SELECT pg_read_file('PG_VERSION') AS c")] });
+      expect(r!.status).toBe('error');
+      expect(r!.message).toContain("refused: the destination user checks_files can read the server's files (member of pg_read_server_files), so sql: checks run as the role scrape_etl_check_reader");
+      expect(r!.message).toContain('connect as a user without those rights');
+    } finally {
+      await files.close();
     }
   }, 180_000);
 });
