@@ -10,7 +10,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { assertOwned, assertOwnedDataDir, NotOwnedError } from '../../../lib/owned-path.js';
 import { secretKeys } from '../../../lib/secret-key.js';
 import { wantedUmask } from '../../../lib/private-files.js';
-import { readDevServerState } from '../../../temporal/dev-server.js';
 import { liveUp } from '../../../cli/up/paths.js';
 import { recallRun, rememberRun, runIdentity } from '../../../cli/run-state.js';
 import { applyProject } from '../../../cli/project.js';
@@ -90,7 +89,7 @@ describe('the check (lib/owned-path.ts) on real folders and files', () => {
 });
 
 describe('every place that opens them refuses', () => {
-  it('a world-writable shared data folder holding a key file of another user: the key, the server state, up and remembered runs', () => {
+  it('a world-writable shared data folder holding a key file of another user: the key, up and remembered runs', () => {
     const shared = path.join(root, 'shared');
     fs.mkdirSync(shared);
     fs.chmodSync(shared, 0o777);
@@ -99,7 +98,6 @@ describe('every place that opens them refuses', () => {
     if (isRoot) fs.chownSync(key, OTHER_UID, OTHER_UID);
 
     expect(refusal(() => secretKeys(key)).message).toContain(`the folder of the secret key file ${shared} can be written by every user`);
-    expect(refusal(() => readDevServerState(shared)).message).toContain(`the data folder ${shared} can be written by every user`);
     expect(refusal(() => liveUp(shared)).message).toContain(`the data folder ${shared}`);
     const id = runIdentity({ name: 'p', destination: { database: 'sqlite:/x.sqlite' } }, path.join(root, 'p.yaml'));
     expect(refusal(() => recallRun(shared, id)).message).toContain(`the data folder ${shared}`);
@@ -115,17 +113,13 @@ describe('every place that opens them refuses', () => {
     // The user's own files in the user's own folder: read as before.
     fs.chownSync(key, process.getuid!(), process.getgid!());
     expect(secretKeys(key).id).toMatch(/^[0-9a-f]{16}$/);
-    expect(readDevServerState(shared)).toBeUndefined();
+    expect(liveUp(shared)).toBeUndefined();
   });
 
-  it("a state file in the user's folder written by another user is refused (the server's, up's, a remembered run)", () => {
+  it("a state file in the user's folder others can write is refused (up's, a remembered run; the server's: security-neighbours.test.ts)", () => {
     const data = path.join(root, 'data');
     fs.mkdirSync(path.join(data, 'temporal'), { recursive: true, mode: 0o700 });
     fs.mkdirSync(path.join(data, 'runs'), { recursive: true, mode: 0o700 });
-    const state = path.join(data, 'temporal', 'dev-server.json');
-    fs.writeFileSync(state, JSON.stringify({ pid: 1, port: 1, uiPort: 2, dbFile: 'x', logFile: 'y', startedAt: 'z' }), { mode: 0o600 });
-    fs.chmodSync(state, 0o666);
-    expect(refusal(() => readDevServerState(data)).message).toContain(`the embedded Temporal server's file ${state} can be written by every user`);
     const up = path.join(data, 'up.json');
     fs.writeFileSync(up, '{}', { mode: 0o600 });
     fs.chmodSync(up, 0o646);
@@ -142,7 +136,7 @@ describe('every place that opens them refuses', () => {
     const projectFile = path.join(root, 'scrape-etl.yaml');
     const env: NodeJS.ProcessEnv = {};
     applyProject({ file: projectFile, root, pipelines: [], settings: { SCRAPE_ETL_DATA_DIR: shared } }, env);
-    expect(refusal(() => readDevServerState(env['SCRAPE_ETL_DATA_DIR']!)).message).toContain(`the data folder ${shared} (data_dir in ${projectFile}) can be written by every user`);
+    expect(refusal(() => liveUp(env['SCRAPE_ETL_DATA_DIR']!)).message).toContain(`the data folder ${shared} (data_dir in ${projectFile}) can be written by every user`);
   });
 
   it('SCRAPE_ETL_UMASK may share reading, never writing', () => {
