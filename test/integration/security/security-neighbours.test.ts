@@ -245,6 +245,16 @@ describe('a second local user', () => {
       expect(key.stderr).toMatch(new RegExp(`^scrape-etl: the secret key file ${shared}/secret.key belongs to another user \\(uid \\d+, you are 0\\)`));
       // Nothing was started or written there: no server, no up, no remembered run.
       expect(fs.readdirSync(shared).sort()).toEqual(['secret.key']);
+
+      // The owner's own private data folder with the embedded server's state file left writable by all: refused.
+      const own = path.join(root, 'own-data');
+      fs.mkdirSync(path.join(own, 'temporal'), { recursive: true, mode: 0o700 });
+      const stateFile = path.join(own, 'temporal', 'dev-server.json');
+      fs.writeFileSync(stateFile, JSON.stringify({ pid: null, port: 1, uiPort: 2, dbFile: 'x', logFile: 'y', startedAt: 'z' }));
+      fs.chmodSync(stateFile, 0o666);
+      const server = await runCli(['server', 'status'], { cwd: root, env: { ...env, SCRAPE_ETL_DATA_DIR: own }, timeoutMs: 60_000 });
+      expect(server.code, server.stdout + server.stderr).toBe(2);
+      expect(server.stderr.trim()).toBe(`scrape-etl: the embedded Temporal server's file ${stateFile} can be written by every user (mode 666), who could replace what scrape-etl trusts in it; make it yours alone: chmod go-w ${stateFile}`);
     } finally {
       fs.rmSync(shared, { recursive: true, force: true });
     }
