@@ -79,7 +79,6 @@ describe('run resumes an unfinished run that was sealed with another key', () =>
     expect(out).toContain(`sealed with the key ${a.id}, but this process's key is ${b.id}`);
     expect(out).toMatch(/SCRAPE_ETL_KEY_FILE/);
     expect(out).toContain('scrape-etl run --new');
-    fs.writeFileSync(path.join(os.tmpdir(), 'h3-key-lost-out.txt'), `${seconds} s\n${out}`);
 
     // The run itself ended (not RUNNING for ever): terminated by the worker, which cannot fail it from its code (the
     // refusal would not match the run's history), with the same reason.
