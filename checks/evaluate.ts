@@ -39,6 +39,41 @@ export interface EvaluateOptions {
 }
 
 export const SAMPLE_SIZE = 10;
+/** The most a check's stored failing keys take as JSON (check_results.failing_keys), whatever the rows hold. */
+export const MAX_FAILING_KEYS_BYTES = 4096;
+/** The longest text value kept in a failing key; longer ones end in '…'. */
+export const MAX_FAILING_KEY_VALUE_CHARS = 200;
+
+/**
+ * Failing keys within MAX_FAILING_KEYS_BYTES: long text values cut, then rows dropped from the end. A key is there
+ * to find the row again, not to carry its content (a `sql:` check selects whatever it likes).
+ */
+function capFailingKeys(keys: Array<Record<string, unknown>>): { keys: Array<Record<string, unknown>>; cut: boolean } {
+  let cut = false;
+  const short = keys.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).map(([k, v]) => {
+        if (typeof v === 'string' && v.length > MAX_FAILING_KEY_VALUE_CHARS) {
+          cut = true;
+          return [k, `${v.slice(0, MAX_FAILING_KEY_VALUE_CHARS)}…`];
+        }
+        return [k, v];
+      }),
+    ),
+  );
+  const out: Array<Record<string, unknown>> = [];
+  let size = 2;
+  for (const row of short) {
+    const more = JSON.stringify(row).length + (out.length > 0 ? 1 : 0);
+    if (size + more > MAX_FAILING_KEYS_BYTES) {
+      cut = true;
+      break;
+    }
+    out.push(row);
+    size += more;
+  }
+  return { keys: out, cut };
+}
 
 /** `pass`, or the message of a failure; each result says what was observed and against what. */
 export async function evaluateChecks(db: Database, o: EvaluateOptions): Promise<CheckResult[]> {
@@ -55,6 +90,15 @@ export async function evaluateChecks(db: Database, o: EvaluateOptions): Promise<
 }
 
 function result(c: CheckSpec, status: CheckStatus, r: Partial<Omit<CheckResult, 'name' | 'type' | 'severity' | 'status'>> & { message: string }): CheckResult {
+  let failingKeys = r.failingKeys ?? null;
+  let message = r.message;
+  if (failingKeys) {
+    const capped = capFailingKeys(failingKeys);
+    if (capped.cut) {
+      failingKeys = capped.keys;
+      message += ` (failing keys cut to ${capped.keys.length} row${capped.keys.length === 1 ? '' : 's'}, text values to ${MAX_FAILING_KEY_VALUE_CHARS} characters, ${MAX_FAILING_KEYS_BYTES} bytes in all)`;
+    }
+  }
   return {
     name: c.name,
     type: c.type,
@@ -63,8 +107,8 @@ function result(c: CheckSpec, status: CheckStatus, r: Partial<Omit<CheckResult, 
     observed: r.observed ?? null,
     observedValue: r.observedValue ?? null,
     threshold: r.threshold ?? null,
-    failingKeys: r.failingKeys ?? null,
-    message: r.message,
+    failingKeys,
+    message,
   };
 }
 

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { InputFileError, readInputTextSync } from '../lib/input-file.js';
+import { noteDataDirOrigin } from '../lib/owned-path.js';
 import { PROJECT_FILE } from '../lib/project-root.js';
 
 export { PROJECT_FILE };
@@ -107,6 +108,8 @@ export function applyProject(project: Project, env: NodeJS.ProcessEnv = process.
     if (env[name] !== undefined) continue;
     env[name] = value;
     set.push(name);
+    // A data folder refused later (lib/owned-path.ts) names the project file that chose it.
+    if (name === 'SCRAPE_ETL_DATA_DIR') noteDataDirOrigin(value, `data_dir in ${project.file}`);
   }
   env[PROJECT_ENV] = project.file;
   return set;

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
+import { assertOwned, assertOwnedDataDir } from '../lib/owned-path.js';
 import { writeJsonAtomic } from '../lib/state-file.js';
 import { withFileLock } from '../lib/file-lock.js';
 
@@ -44,7 +45,19 @@ function legacyStateFile(dataDir: string, pipeline: string): string {
   return path.join(dataDir, 'runs', `${pipeline}.json`);
 }
 
+/**
+ * A remembered run names the workflow a `run` attaches to and reports on: its folders and file are this user's
+ * alone (lib/owned-path.ts), or another user could make `run` report their workflow as this pipeline's.
+ */
+function assertOwnedRunFile(file: string): void {
+  const runs = path.dirname(path.resolve(file));
+  assertOwnedDataDir(path.dirname(runs));
+  assertOwned(runs, { what: 'the folder of remembered runs' });
+  assertOwned(file, { what: 'the remembered run' });
+}
+
 function readRemembered(file: string): RememberedRun | undefined {
+  assertOwnedRunFile(file);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -77,6 +90,7 @@ export function recallRun(dataDir: string, id: RunIdentity): RememberedRun | und
 
 export function rememberRun(dataDir: string, id: RunIdentity, run: RememberedRun): void {
   const file = runStateFile(dataDir, id);
+  assertOwnedRunFile(file);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   // Write-then-rename: a crash mid-write must not leave a half file that hides the unfinished run.
   writeJsonAtomic(file, { ...run, file: path.resolve(run.file) });
@@ -129,6 +143,7 @@ function dropLegacy(dataDir: string, id: RunIdentity): void {
  */
 export async function withRunStartLock<T>(dataDir: string, id: RunIdentity, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   const file = runStateFile(dataDir, id);
+  assertOwnedRunFile(file);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     return await withFileLock(`${file.slice(0, -'.json'.length)}.start.lock`, `the start of pipeline ${id.pipeline}`, fn, { signal, timeoutMs: 10 * 60_000 });

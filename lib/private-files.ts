@@ -6,10 +6,13 @@ import fs from 'node:fs';
 
 export const PRIVATE_UMASK = 0o077;
 
-/** The umask the commands run under: SCRAPE_ETL_UMASK when set and valid octal, else 077. */
+/**
+ * The umask the commands run under: SCRAPE_ETL_UMASK when set and valid octal, else 077. It may share reading,
+ * never writing: a folder the group could write would be refused at the next command (lib/owned-path.ts).
+ */
 export function wantedUmask(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env['SCRAPE_ETL_UMASK']?.trim();
-  if (raw && /^0?[0-7]{1,3}$/.test(raw)) return parseInt(raw, 8);
+  if (raw && /^0?[0-7]{1,3}$/.test(raw)) return parseInt(raw, 8) | 0o022;
   return PRIVATE_UMASK;
 }
 

@@ -6,6 +6,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readInputTextSync } from './input-file.js';
+import { assertOwned, assertOwnedDataDir } from './owned-path.js';
 
 export const KEY_FILE_NAME = 'secret.key';
 const KEY_BYTES = 32;
@@ -17,7 +18,11 @@ const KEY_BYTES = 32;
 export function secretKeyFile(env: NodeJS.ProcessEnv = process.env): string {
   const explicit = env['SCRAPE_ETL_KEY_FILE']?.trim();
   if (explicit) return path.resolve(explicit);
-  return path.resolve(env['SCRAPE_ETL_DATA_DIR']?.trim() || './data', KEY_FILE_NAME);
+  return path.resolve(dataDirOf(env), KEY_FILE_NAME);
+}
+
+function dataDirOf(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env['SCRAPE_ETL_DATA_DIR']?.trim() || './data');
 }
 
 export interface SecretKeys {
@@ -34,10 +39,16 @@ function derive(secret: Buffer): SecretKeys {
   return { id: sub('scrape-etl key id').subarray(0, 8).toString('hex'), encryption: sub('scrape-etl payload encryption'), signing: sub('scrape-etl input signature') };
 }
 
-/** The keys of `file` (created 0600 with a fresh secret when missing). Refuses a key file others can read. */
+/**
+ * The keys of `file` (created 0600 with a fresh secret when missing). Refuses a key file others can read, and one
+ * (or a folder of it) another user owns or others can write (lib/owned-path.ts).
+ */
 export function secretKeys(file: string = secretKeyFile()): SecretKeys {
   const cached = cache.get(file);
   if (cached) return cached;
+  // A folder others can write lets them swap the file for a key of their own: refused before the file is read.
+  if (file === path.resolve(dataDirOf(), KEY_FILE_NAME)) assertOwnedDataDir(path.dirname(file));
+  else assertOwned(path.dirname(file), { what: 'the folder of the secret key file', stickyRootOk: true });
   let secret: Buffer;
   try {
     secret = readKeyFile(file);
@@ -57,6 +68,7 @@ export function secretKeys(file: string = secretKeyFile()): SecretKeys {
 }
 
 function readKeyFile(file: string): Buffer {
+  assertOwned(file, { what: 'the secret key file' });
   const st = fs.statSync(file);
   if ((st.mode & 0o077) !== 0) {
     throw new Error(`${file}: the secret key file can be read by other users (mode ${(st.mode & 0o777).toString(8)}); make it the owner's only: chmod 600 ${file}`);

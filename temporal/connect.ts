@@ -1,6 +1,7 @@
 // One way for every command to reach Temporal: TEMPORAL_ADDRESS when set, else the embedded dev server under the
 // data folder (started or reused).
 import { Client, Connection } from '@temporalio/client';
+import { secretKeys } from '../lib/secret-key.js';
 import { pipelineDataConverter } from './payload-codec.js';
 import { canConnect, ensureDevServer, isProcessAlive, readDevServerState } from './dev-server.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
@@ -23,6 +24,9 @@ export interface ConnectOptions {
 
 export async function connectTemporal(opts: ConnectOptions = {}): Promise<TemporalConnection> {
   const settings = opts.settings ?? temporalSettings();
+  // Every client and worker encrypts with the key file: one another user controls is refused (lib/owned-path.ts)
+  // before a server is started in a data folder it would not be used with.
+  secretKeys();
   let address = settings.address;
   let uiUrl: string | undefined;
   // A dev server this command has just started accepts TCP before it serves gRPC (it registers its namespace and
@@ -69,6 +73,7 @@ function connectionTo(settings: TemporalSettings, connection: Connection, addres
  * Otherwise `notAsked` says why Temporal was not asked, and nothing was started or written.
  */
 export async function connectRunningTemporal(settings: TemporalSettings = temporalSettings()): Promise<{ conn: TemporalConnection } | { notAsked: string }> {
+  secretKeys(); // as in connectTemporal
   let address = settings.address;
   let uiUrl: string | undefined;
   if (address === undefined) {

@@ -1,6 +1,7 @@
 // The one Temporal contract between the pipeline workflow and everything that starts, schedules, queries or
 // lists it: the workflow type, the query, workflow ids and run keys, and the input/progress/result shapes.
 // Pure TypeScript with no imports of Node or the SDK, so the workflow bundle, the CLI and the tests all use it.
+import type { Sinks } from '@temporalio/workflow';
 import type { NotifyEventName, PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 
 /** Registered name of the workflow function (workflows/pipeline.ts exports a function of this name). */
@@ -256,6 +257,21 @@ export const WORKFLOW_FAILURE_TYPES = {
   pipelineFailed: 'PipelineFailed',
   unsignedInput: 'UnsignedWorkflowInput',
 } as const;
+
+/**
+ * How every message about a payload sealed with another key than the reader's starts (temporal/payload-codec.ts
+ * sealedWithAnotherKey): the workflow and the worker recognise such a run by it.
+ */
+export const ANOTHER_KEY = 'sealed with the key ';
+
+/**
+ * The worker-side sink a workflow calls when, replaying a run it cannot decrypt, it cannot fail the run itself (its
+ * refusal would not match the run's history, so its workflow task would fail for ever): the worker ends the run
+ * with the reason (temporal/worker.ts).
+ */
+export interface SealSinks extends Sinks {
+  sealedWithAnotherKey: { endRun(reason: string): void };
+}
 
 /** The key of the wrapper that marks a payload the Temporal Web UI must be able to read (see visibleInUi). */
 export const VISIBLE_IN_UI_KEY = '__scrapeEtlVisibleInUi';

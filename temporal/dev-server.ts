@@ -10,6 +10,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { describeSource, locateTemporalCli } from './cli-binary.js';
 import { withFileLock } from '../lib/file-lock.js';
+import { assertOwned, assertOwnedDataDir } from '../lib/owned-path.js';
 import { ensurePrivateDir, narrowToOwner, withPrivateUmask } from '../lib/private-files.js';
 import { isProcessAlive, stopProcess } from '../lib/process-alive.js';
 import { fileTail, readJsonFile, writeJsonAtomic } from '../lib/state-file.js';
@@ -60,7 +61,21 @@ export function devServerPaths(dataDir: string): { dir: string; dbFile: string; 
 }
 
 export function readDevServerState(dataDir: string): DevServerState | undefined {
+  assertOwnedServerFiles(dataDir);
   return readJsonFile<DevServerState>(devServerPaths(dataDir).stateFile);
+}
+
+/**
+ * The data folder, the server's folder and its files belong to this user and nobody else can write them: a state
+ * file another user wrote could send this user's commands and worker to a server of theirs (lib/owned-path.ts).
+ */
+function assertOwnedServerFiles(dataDir: string): void {
+  const paths = devServerPaths(dataDir);
+  assertOwnedDataDir(path.resolve(dataDir));
+  assertOwned(paths.dir, { what: "the embedded Temporal server's folder" });
+  for (const f of [paths.stateFile, paths.dbFile, `${paths.dbFile}-wal`, `${paths.dbFile}-shm`, paths.logFile, paths.lockFile]) {
+    assertOwned(f, { what: "the embedded Temporal server's file" });
+  }
 }
 
 function writeState(dataDir: string, state: DevServerState): void {
@@ -127,6 +142,7 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
   const paths = devServerPaths(opts.dataDir);
   // The server's state holds every run's history: its folder and files are the user's alone (docs/security.md),
   // also those an older version created readable by all.
+  assertOwnedServerFiles(opts.dataDir);
   ensurePrivateDir(opts.dataDir);
   ensurePrivateDir(paths.dir);
   for (const f of [paths.dbFile, `${paths.dbFile}-wal`, `${paths.dbFile}-shm`, paths.logFile]) narrowToOwner(f);

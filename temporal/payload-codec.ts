@@ -11,7 +11,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { secretKeys, type SecretKeys } from '../lib/secret-key.js';
-import { VISIBLE_IN_UI_KEY } from './contract.js';
+import { ANOTHER_KEY, VISIBLE_IN_UI_KEY } from './contract.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 const CIPHER = 'AES-256-GCM';
@@ -54,6 +54,18 @@ function deserialize(b: Buffer): Payload {
     at += vl;
   }
   return { metadata, data: new Uint8Array(b.subarray(at)) };
+}
+
+/**
+ * Why a payload of another key cannot be read, naming both keys' ids and the fix; the same sentence from the
+ * worker (the run fails), the `run` that resumes it (temporal/start.ts) and the workflow's refusal.
+ */
+export function sealedWithAnotherKey(payloadKeyId: string, ownKeyId: string): string {
+  return (
+    `${ANOTHER_KEY}${payloadKeyId}, but this process's key is ${ownKeyId}: the key file it was started with is not this one ` +
+    `(lost, replaced, or another SCRAPE_ETL_KEY_FILE / data folder); give the worker and the command that key file again ` +
+    `(SCRAPE_ETL_KEY_FILE), or start the run anew with \`scrape-etl run --new <file>\``
+  );
 }
 
 /** What a payload we cannot open decodes to: JSON the workflow's seal check names in its refusal. */
@@ -103,7 +115,7 @@ export class EncryptionCodec implements PayloadCodec {
       const encoding = p.metadata?.['encoding'];
       if (!encoding || td.decode(encoding) !== ENCRYPTED_ENCODING) return p; // not encrypted: the seal check judges it
       const keyId = p.metadata?.['encryption-key-id'] ? td.decode(p.metadata['encryption-key-id']) : '?';
-      if (keyId !== this.keys.id) return unreadable(`encrypted with another key (${keyId}) than this process's (${this.keys.id})`);
+      if (keyId !== this.keys.id) return unreadable(sealedWithAnotherKey(keyId, this.keys.id));
       try {
         const data = Buffer.from(p.data ?? new Uint8Array());
         const decipher = createDecipheriv('aes-256-gcm', this.keys.encryption, data.subarray(0, IV_BYTES));

@@ -1,7 +1,8 @@
 // The worker that runs pipeline workflows and their activities. The workflow code is the bundle prebuilt by
 // `npm run build` when this runs compiled, or bundled in-process from workflows/index.ts when it runs from the
 // TypeScript sources (see workflow-bundle.ts).
-import { NativeConnection, Worker, type WorkflowBundleOption, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type InjectedSinks, type WorkflowBundleOption, type WorkerOptions } from '@temporalio/worker';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import { createActivities, createActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from '../activities/index.js';
@@ -10,7 +11,7 @@ import { pipelineDataConverter } from './payload-codec.js';
 import { limitHeapGrowth } from './heap-growth.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 import { resolveWorkflowBundle } from './workflow-bundle.js';
-import { MAX_HEARTBEAT_THROTTLE_MS } from './contract.js';
+import { ANOTHER_KEY, MAX_HEARTBEAT_THROTTLE_MS, WORKFLOW_FAILURE_TYPES, type SealSinks } from './contract.js';
 
 export { WORKFLOWS_PATH } from './workflow-bundle.js';
 
@@ -74,12 +75,33 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     stickyQueueScheduleToStartTimeout:
       opts.stickyQueueScheduleToStartTimeout ?? (process.env['SCRAPE_ETL_STICKY_QUEUE_TIMEOUT']?.trim() || '10s'),
   };
+  // A run this worker cannot decrypt (started with another key: the key file lost or replaced since) is ended at
+  // once with the reason, naming both keys: its workflow's own refusal cannot fail a run whose history goes on
+  // (workflows/pipeline.ts), so it asks here, and an activity of it fails for good (below), which brings its
+  // workflow here at once instead of after the activity's timeouts and retries.
+  const sinks: InjectedSinks<SealSinks> = {
+    sealedWithAnotherKey: {
+      endRun: {
+        callDuringReplay: true,
+        fn: (info, reason) => {
+          void opts.connection.workflowService
+            .terminateWorkflowExecution({ namespace: opts.namespace, workflowExecution: { workflowId: info.workflowId, runId: info.runId }, reason, identity: `scrape-etl worker ${process.pid}` })
+            .catch(() => undefined); // ended already (by this worker's earlier attempt, or otherwise)
+        },
+      },
+    },
+  };
+  options.sinks = sinks;
   // Times every activity attempt for the load and export histograms (activities/metrics.ts picks which).
   options.interceptors = {
     activity: [
       (ctx) => ({
         inbound: {
           async execute(input, next) {
+            const unreadable = input.args.map((a) => (a as { unreadablePayload?: unknown } | null)?.unreadablePayload).find((u) => typeof u === 'string' && u.startsWith(ANOTHER_KEY));
+            if (unreadable !== undefined) {
+              throw ApplicationFailure.nonRetryable(`refused: this activity's input could not be decrypted: ${String(unreadable)}`, WORKFLOW_FAILURE_TYPES.unsignedInput);
+            }
             const started = performance.now();
             const arg = input.args[0] as { spec?: { name?: unknown }; pipeline?: unknown } | undefined;
             const pipeline = String(arg?.spec?.name ?? arg?.pipeline ?? '');

@@ -10,7 +10,7 @@
 //   results-sync (results)           results-sync.ts
 // then exports, and the pipeline_runs row is finished with counts read from the database.
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, defineQuery, isCancellation, log, patched, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, defineQuery, isCancellation, log, patched, proxyActivities, proxyLocalActivities, proxySinks, setHandler, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_DELIVER_WITHIN } from '../pipelines/spec.js';
 import type { Activities } from '../activities/index.js';
 import type { BeginPipelineRunInput, FinishPipelineRunInput } from '../activities/types.js';
@@ -27,6 +27,8 @@ import {
   type RunMode,
   type WorkerTuning,
   PLAN_ATTEMPTS,
+  ANOTHER_KEY,
+  type SealSinks,
 } from '../temporal/contract.js';
 import { applyRunRetention, sendRunAlerts } from './alerts.js';
 import { markRunStatus } from './visibility.js';
@@ -55,6 +57,11 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   const shape = input as unknown as { spec?: { name?: unknown; kind?: unknown }; runKey?: unknown; unreadablePayload?: unknown } | null;
   if (typeof shape?.spec?.name !== 'string' || typeof shape.spec.kind !== 'string' || typeof shape.runKey !== 'string') {
     const why = shape?.unreadablePayload !== undefined ? `its input could not be decrypted: ${String(shape.unreadablePayload)}` : 'its input is not a pipeline run\'s';
+    // Replaying a run started with another key (the key file lost or replaced since): the refusal below cannot
+    // fail a run whose history goes on, so the worker ends it (SealSinks), at once and with the same sentence.
+    if (workflowInfo().unsafe.isReplaying && String(shape?.unreadablePayload ?? '').startsWith(ANOTHER_KEY)) {
+      proxySinks<SealSinks>().sealedWithAnotherKey.endRun(`refused: ${why}`);
+    }
     throw ApplicationFailure.nonRetryable(`refused: ${why}; runs are started by scrape-etl commands that share the worker's secret key (see docs/security.md)`, WORKFLOW_FAILURE_TYPES.unsignedInput);
   }
   const { spec, runKey } = input;

@@ -114,6 +114,12 @@ async function detach(): Promise<number> {
   const paths = upPaths(dataDir);
   const other = liveUp(dataDir);
   if (other) throw new Error(`scrape-etl up already runs for ${dataDir} (pid ${other.pid}, since ${other.startedAt}); \`scrape-etl down\` stops it`);
+  // A data folder, key or server files another user controls are refused here, in the command the user sees, not
+  // in the background process's log (lib/owned-path.ts).
+  const { secretKeys } = await import('../../lib/secret-key.js');
+  const { readDevServerState } = await import('../../temporal/dev-server.js');
+  secretKeys();
+  readDevServerState(dataDir);
   fs.mkdirSync(dataDir, { recursive: true });
   const logFd = fs.openSync(paths.logFile, 'a');
   const args = process.argv.slice(2).filter((a) => a !== '--detach');

@@ -2,6 +2,7 @@
 // `up` of the same data folder is refused and `down` finds it), and for `up --detach` the log it writes. Light
 // (node built-ins only): `down` reads them without loading anything else.
 import path from 'node:path';
+import { assertOwned, assertOwnedDataDir } from '../../lib/owned-path.js';
 import { isProcessAlive } from '../../lib/process-alive.js';
 import { readJsonFile } from '../../lib/state-file.js';
 
@@ -35,6 +36,10 @@ export interface UpState {
 
 /** The `up` of this data folder that runs now, if any (a state file left by a killed one is ignored). */
 export function liveUp(dataDir: string): UpState | undefined {
+  // A state file another user could write would let them name the process `down` signals (lib/owned-path.ts).
+  assertOwnedDataDir(path.resolve(dataDir));
+  const paths = upPaths(dataDir);
+  for (const f of [paths.stateFile, paths.pidFile, paths.logFile]) assertOwned(f, { what: "scrape-etl up's file" });
   const state = readJsonFile<UpState>(upPaths(dataDir).stateFile);
   return state && Number.isInteger(state.pid) && isProcessAlive(state.pid) ? state : undefined;
 }

@@ -3,7 +3,8 @@
 // sealed with the owner's key (non-retryably, at once, nothing scraped or written), and none of the owner's files
 // (key, the server's state, logs, remembered runs, exports) may be readable by the neighbour. And the Postgres
 // password of the destination appears nowhere: not in the server's state (temporal.db), not in a log, not in the
-// destination's own tables. Needs root (CI runs as root) to create the second user; as anyone else it fails, saying so.
+// destination's own tables. And a shared data folder the neighbour made (0777, their key file in it) is refused by
+// every command of the owner, before anything is started in it (issue 37). Needs root (CI runs as root) to create the second user; as anyone else it fails, saying so.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -207,4 +208,55 @@ describe('a second local user', () => {
     expect(dump.stdout).toContain('owner-pdf'); // the dump has the run's rows...
     expect(dump.stdout).not.toContain(PASSWORD); // ...and no password
   }, 420_000);
+
+  it("a world-writable shared data folder holding the neighbour's key file is refused by every owner's command, with one sentence and exit 2", async () => {
+    // The neighbour makes the shared folder (0777) with a key of their own in it, as in issue 37.
+    const shared = path.join(os.tmpdir(), `scrape-etl-shared-${process.pid}`);
+    const made = asNeighbour(['sh', '-c', `mkdir ${shared} && chmod 777 ${shared} && head -c 32 /dev/urandom | base64 > ${shared}/secret.key && chmod 600 ${shared}/secret.key`]);
+    expect(made.code, made.out).toBe(0);
+    try {
+      const ownerEnv = { ...env, SCRAPE_ETL_DATA_DIR: shared };
+      const uid = spawnSync('id', ['-u', NEIGHBOUR], { encoding: 'utf8' }).stdout.trim();
+      const sentence = `the data folder ${shared} belongs to another user (uid ${uid}, you are 0), who could replace what scrape-etl trusts in it; use a folder you own (SCRAPE_ETL_DATA_DIR or the project file's data_dir)`;
+      for (const args of [['server', 'status'], ['up', '--detach'], ['run', path.join(root, 'owner.yaml')], ['worker']]) {
+        const r = await runCli(args, { cwd: root, env: ownerEnv, timeoutMs: 60_000 });
+        expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(2);
+        expect(r.stderr.trim(), args.join(' ')).toBe(`scrape-etl: ${sentence}`);
+      }
+      // A project file's data_dir: the same, naming the file that chose the folder.
+      const project = path.join(root, 'project');
+      fs.mkdirSync(project);
+      fs.writeFileSync(path.join(project, 'scrape-etl.yaml'), `data_dir: ${shared}\n`);
+      const { SCRAPE_ETL_DATA_DIR: _unset, ...noDataDir } = env;
+      const viaProject = await runCli(['up', '--detach'], { cwd: project, env: { ...noDataDir, SCRAPE_ETL_DATA_DIR: undefined }, timeoutMs: 60_000 });
+      expect(viaProject.code, viaProject.stdout + viaProject.stderr).toBe(2);
+      expect(viaProject.stderr).toContain(`the data folder ${shared} (data_dir in ${path.join(project, 'scrape-etl.yaml')}) belongs to another user`);
+
+      // The owner takes the folder over but leaves it open to all (0777): refused, naming the chmod.
+      fs.chownSync(shared, 0, 0);
+      const open = await runCli(['run', path.join(root, 'owner.yaml')], { cwd: root, env: ownerEnv, timeoutMs: 60_000 });
+      expect(open.code, open.stdout + open.stderr).toBe(2);
+      expect(open.stderr.trim()).toBe(`scrape-etl: the data folder ${shared} can be written by every user (mode 777), who could replace what scrape-etl trusts in it; make it yours alone: chmod go-w ${shared}`);
+
+      // The folder made the owner's own and private, the key file still the neighbour's: refused by name.
+      fs.chmodSync(shared, 0o700);
+      const key = await runCli(['run', path.join(root, 'owner.yaml')], { cwd: root, env: ownerEnv, timeoutMs: 60_000 });
+      expect(key.code, key.stdout + key.stderr).toBe(2);
+      expect(key.stderr).toMatch(new RegExp(`^scrape-etl: the secret key file ${shared}/secret.key belongs to another user \\(uid \\d+, you are 0\\)`));
+      // Nothing was started or written there: no server, no up, no remembered run.
+      expect(fs.readdirSync(shared).sort()).toEqual(['secret.key']);
+
+      // The owner's own private data folder with the embedded server's state file left writable by all: refused.
+      const own = path.join(root, 'own-data');
+      fs.mkdirSync(path.join(own, 'temporal'), { recursive: true, mode: 0o700 });
+      const stateFile = path.join(own, 'temporal', 'dev-server.json');
+      fs.writeFileSync(stateFile, JSON.stringify({ pid: null, port: 1, uiPort: 2, dbFile: 'x', logFile: 'y', startedAt: 'z' }));
+      fs.chmodSync(stateFile, 0o666);
+      const server = await runCli(['server', 'status'], { cwd: root, env: { ...env, SCRAPE_ETL_DATA_DIR: own }, timeoutMs: 60_000 });
+      expect(server.code, server.stdout + server.stderr).toBe(2);
+      expect(server.stderr.trim()).toBe(`scrape-etl: the embedded Temporal server's file ${stateFile} can be written by every user (mode 666), who could replace what scrape-etl trusts in it; make it yours alone: chmod go-w ${stateFile}`);
+    } finally {
+      fs.rmSync(shared, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
