@@ -172,6 +172,13 @@ async function openFile(file: string): Promise<OpenFile> {
   try {
     instance = await openInstance(file);
     connection = await instance.connect();
+    // DuckDB 1.4-1.5 defect (duckdb/duckdb#23788): opening replays a WAL left by a process that did not close the file
+    // (killed, a power cut); the replayed index entries wait in indexes not used yet, and the checkpoint DuckDB makes
+    // when the instance closes writes those indexes without them, so later lookups by those keys find nothing (a
+    // run's own pipeline_runs row, by workflow id). A CHECKPOINT statement applies them first; on a file without a
+    // WAL it costs well under a millisecond, so it is made on every open rather than guessed from the files.
+    // Reproduced with DuckDB alone in test/fast/db/db-duckdb-wal-replay.test.ts.
+    await connection.run('CHECKPOINT');
     await ensureSchema(connection);
     if (await inOlderFormat(connection)) {
       // Rewritten once in the current format (rewrite-format.ts): closed after a checkpoint, so no WAL is left.

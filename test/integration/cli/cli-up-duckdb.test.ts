@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stopDevServer } from '../../../temporal/dev-server.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { REPO_ROOT, runCli } from '../../support/cli.js';
 import { pythonReadersEnv } from '../../support/python-readers.js';
@@ -20,6 +21,8 @@ const EXAMPLES = ['leads-search-engine', 'leads-social', 'marketplace'] as const
 const ROUNDS = 4;
 let bed: CliBed;
 const ups: UpProcess[] = [];
+/** Data folders of the cases: the embedded server `up` started there is stopped after each case. */
+const dataDirs: string[] = [];
 
 beforeAll(async () => {
   bed = await startCliBed({ name: 'up-duckdb', token: TOKEN, seed: 41 });
@@ -32,6 +35,7 @@ afterEach(async () => {
       await up.exited;
     }
   }
+  for (const dataDir of dataDirs.splice(0)) await stopDevServer({ dataDir });
 });
 
 afterAll(async () => {
@@ -110,6 +114,7 @@ describe('DuckDB under a long-lived `up` worker (issue #41)', () => {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'r.duckdb');
     const env: NodeJS.ProcessEnv = { ...bed.env, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'), SCRAPE_ETL_PROJECT: 'none', DATABASE_URL: `duckdb:${file}` };
+    dataDirs.push(path.join(dir, 'data'));
     const up = startUp([], { cwd: dir, env });
     ups.push(up);
     await up.ready();
