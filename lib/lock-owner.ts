@@ -31,7 +31,8 @@ export function processStartTime(pid: number): string | undefined {
 export function processCommand(pid: number): string | undefined {
   try {
     const raw = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    const line = raw.split('\0').filter(Boolean).join(' ').trim();
+    // One line whatever the arguments hold (a `-e` script has newlines).
+    const line = raw.split('\0').filter(Boolean).join(' ').replace(/\s+/g, ' ').trim();
     if (!line) return undefined;
     return line.length > 100 ? `${line.slice(0, 100)}…` : line;
   } catch {

@@ -196,7 +196,8 @@ describe('DuckDB destination', () => {
       const res = await loadBatch(db, batch('after-foreign'));
       expect(res.changedByTable.marketplace_products).toBe(1);
       expect((await foreign.done).code).toBe(0);
-      expect(messages.some((m) => m.startsWith(`waiting for ${file}: another program is using it`) && /Could not set lock on file/.test(m))).toBe(true);
+      // The holder named as the system sees it (issue #41): command line, pid and since when, not scrape-etl.
+      expect(messages.some((m) => m.startsWith(`waiting for ${file}: `) && /node\S* .*\(pid \d+, running since \d{4}-\d\d-\d\dT[\d:]+Z\), another program \(not scrape-etl\), is using it/.test(m)), messages.join('\n')).toBe(true);
     } finally {
       setWaitReporter(previous);
       await db.close();
