@@ -55,3 +55,13 @@ export async function until<T>(what: string, check: () => T | undefined | Promis
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** SIGKILLs every `up` of the list still running (a case that failed before stopping its own), and empties the list. */
+export async function killUps(ups: UpProcess[]): Promise<void> {
+  for (const up of ups.splice(0)) {
+    if (up.child.exitCode === null && up.child.signalCode === null) {
+      up.child.kill('SIGKILL');
+      await up.exited;
+    }
+  }
+}

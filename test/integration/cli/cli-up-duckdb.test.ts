@@ -14,7 +14,7 @@ import { stopDevServer } from '../../../temporal/dev-server.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { REPO_ROOT, runCli } from '../../support/cli.js';
 import { pythonReadersEnv } from '../../support/python-readers.js';
-import { startUp, type UpProcess } from '../../support/up-process.js';
+import { killUps, startUp, type UpProcess } from '../../support/up-process.js';
 
 const TOKEN = 'cli-up-duckdb-token';
 const EXAMPLES = ['leads-search-engine', 'leads-social', 'marketplace'] as const;
@@ -29,12 +29,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const up of ups.splice(0)) {
-    if (up.child.exitCode === null && up.child.signalCode === null) {
-      up.child.kill('SIGKILL');
-      await up.exited;
-    }
-  }
+  await killUps(ups);
   for (const dataDir of dataDirs.splice(0)) await stopDevServer({ dataDir });
 });
 

@@ -8,7 +8,7 @@ import { readDevServerState, isProcessAlive, stopDevServer } from '../../../temp
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { REPO_ROOT, runCli } from '../../support/cli.js';
 import { startTestTemporal } from '../../support/temporal.js';
-import { startUp, until, type UpProcess } from '../../support/up-process.js';
+import { killUps, startUp, until, type UpProcess } from '../../support/up-process.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { REAL_FIXTURES } from '../../support/fixtures.js';
@@ -22,12 +22,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const up of ups.splice(0)) {
-    if (up.child.exitCode === null && up.child.signalCode === null) {
-      up.child.kill('SIGKILL');
-      await up.exited;
-    }
-  }
+  await killUps(ups);
 });
 
 afterAll(async () => {
