@@ -15,6 +15,7 @@ export interface RunFlags {
   json?: boolean;
   detach?: boolean;
   new?: boolean;
+  attach?: boolean;
   verbose?: boolean;
 }
 
@@ -226,6 +227,7 @@ export function register(program: Command): void {
     .option('--json', 'progress and the summary as JSON lines on stdout')
     .option('--detach', 'start the run and print its workflow id without waiting')
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
+    .option('--attach', 'when the remembered run already completed, report its outcome and files instead of starting a new run')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (file: string, flags: RunFlags) => {
       // First, so that a signal at any moment ends the command: at once while it starts, cleanly later (see trapSignals).
@@ -298,13 +300,15 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
       spec,
       file,
       fresh: flags.new ?? false,
+      attach: flags.attach ?? false,
       log,
       signal: trap.signal,
       onWorkflowId: (id) => trap.starting?.(id, `scrape-etl run ${file}`),
     });
+    if (run.endedEarlier) io.stderr.write(`${(await import('../pipeline-runner.js')).endedEarlierLine(run.endedEarlier)}\n`);
     if (run.completedAt) {
-      // The remembered run completed while nobody waited (a detached run, or one finished after Ctrl-C): say so
-      // with its outcome and files, start nothing, and forget it so that the next `run` starts a new one.
+      // --attach, and the remembered run completed while nobody waited (a detached run, or one finished after
+      // Ctrl-C): say so with its outcome and files, start nothing, and forget it so that the next `run` starts anew.
       const { settleRun } = await import('../pipeline-runner.js');
       const result = (await run.handle.result()) as PipelineWorkflowResult;
       const outcome: RunOutcome = { status: 'completed', workflowId: run.workflowId, result };
