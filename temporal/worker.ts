@@ -10,10 +10,13 @@ import { limitHeapGrowth } from './heap-growth.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 import { resolveWorkflowBundle } from './workflow-bundle.js';
 import { MAX_HEARTBEAT_THROTTLE_MS } from './contract.js';
+import { workerIdentity, type WorkerRole } from './pollers.js';
 
 export { WORKFLOWS_PATH } from './workflow-bundle.js';
 
 export interface PipelineWorkerOptions {
+  /** Said in the worker's identity: whether `run` may count on it staying (temporal/pollers.ts). */
+  role: WorkerRole;
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
@@ -53,6 +56,7 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
+    identity: workerIdentity(opts.role),
     workflowBundle: opts.workflowBundle ?? (await pipelineWorkflowBundle()),
     activities: createActivities(deps),
     // Payloads encrypted with the data folder's key (temporal/payload-codec.ts), as every client here writes them.

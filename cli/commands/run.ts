@@ -266,9 +266,13 @@ async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags,
   const found = settings.address === undefined ? await connectRunningTemporal(settings) : { conn: await connectTemporal({ settings, log: (m) => log.info(m) }) };
   const conn = 'conn' in found ? found.conn : undefined;
   let polling = false;
+  let othersOnly = false;
   if (conn) {
     try {
-      polling = (await livePollers(conn.client, conn.namespace, conn.taskQueue)).length > 0;
+      // Only a worker that says it is long-lived counts: another run's own worker leaves when that run ends.
+      const pollers = await livePollers(conn.client, conn.namespace, conn.taskQueue);
+      polling = pollers.some((p) => p.longLived);
+      othersOnly = !polling && pollers.length > 0;
     } catch (err) {
       log.debug({ err }, 'could not describe the task queue');
     }
@@ -286,9 +290,53 @@ async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags,
   }
   if (!inProcess) return clientSession(conn ?? (await connectTemporal({ settings, log: (m) => log.info(m) })), settings);
   await conn?.connection.close();
-  io.stderr.write(`no worker polls task queue '${settings.taskQueue}' now: running one in this process for this run only (start a long-lived one with ${startWorkerHint(true)})\n`);
+  const who = othersOnly
+    ? `only another run's worker polls task queue '${settings.taskQueue}' (it stops when that run ends)`
+    : `no worker polls task queue '${settings.taskQueue}' now`;
+  io.stderr.write(`${who}: running one in this process for this run only (start a long-lived one with ${startWorkerHint(true)})\n`);
   const { openSession } = await import('../session.js');
   return openSession({ log, worker: true });
+}
+
+/**
+ * For a `run` that waits as a client only: when its task queue has had no poller for 30 s (the worker it counted on
+ * left), says so in one line and, on the embedded server, runs a worker in this process that takes the run over.
+ */
+async function watchForTakeover(session: Session, spec: PipelineSpec, log: Logger, io: CommandIO): Promise<{ stop(): Promise<void> }> {
+  const { watchQueue, IDLE_MS } = await import('../queue-watch.js');
+  const { startWorkerHint } = await import('../../temporal/pollers.js');
+  const { conn, settings } = session;
+  let worker: Promise<{ stop(): Promise<void> }> | undefined;
+  const idle = `no worker has polled task queue '${conn.taskQueue}' for ${IDLE_MS / 1000} s (the worker that worked on this run stopped)`;
+  const watch = watchQueue({
+    client: conn.client,
+    namespace: conn.namespace,
+    taskQueue: conn.taskQueue,
+    onError: (err) => log.debug({ err }, 'could not describe the task queue'),
+    onIdle: async () => {
+      if (!conn.embedded) {
+        io.stderr.write(`${idle}: the run waits until one polls; start one with ${startWorkerHint(false)}\n`);
+        return;
+      }
+      // This process's environment is the worker's now: what it needs from it is checked first.
+      const { serviceSettingsProblem } = await import('../../pipelines/preflight.js');
+      const problem = await serviceSettingsProblem(spec);
+      if (problem !== undefined) {
+        io.stderr.write(`${idle}; this process cannot take the run over: ${problem}\n`);
+        return;
+      }
+      io.stderr.write(`${idle}: running one in this process to take the run over\n`);
+      const { startCommandWorker } = await import('../session.js');
+      worker = startCommandWorker(conn, settings, log);
+      await worker;
+    },
+  });
+  return {
+    async stop() {
+      watch.stop();
+      await (await worker?.catch(() => undefined))?.stop();
+    },
+  };
 }
 
 export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap, io: CommandIO = processIO): Promise<number> {
@@ -338,7 +386,13 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
     if (run.attached) io.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
     else if (!flags.json) io.stderr.write(`started ${run.workflowId}${session.hasWorker ? '' : ' (worked on by the worker polling the task queue)'}\n`);
     const startedAt = (await run.handle.describe()).startTime;
-    const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal, io);
+    const takeover = session.hasWorker ? undefined : await watchForTakeover(session, spec, log, io);
+    let outcome: RunOutcome;
+    try {
+      outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal, io);
+    } finally {
+      await takeover?.stop();
+    }
     const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode(), undefined, io);
     if (session.conn.embedded && session.hasWorker && !flags.json && outcome.status !== 'interrupted') {
       io.stderr.write(

@@ -55,6 +55,7 @@ export function register(program: Command): void {
       const metrics = createMetrics();
       const webUiUrl = process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || uiUrl;
       const worker = await createPipelineWorker({
+        role: 'worker',
         connection,
         namespace: settings.namespace,
         taskQueue,

@@ -91,6 +91,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
   for (let i = 0; i < opts.workers; i++) {
     workers.push(
       await createPipelineWorker({
+        role: 'up',
         connection: connections[i]!,
         namespace: settings.namespace,
         taskQueue: settings.taskQueue,
