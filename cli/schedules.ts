@@ -1,3 +1,4 @@
+import { EXIT } from '../lib/exit-codes.js';
 /**
  * Temporal Schedules built from pipeline files. The schedule id is the pipeline name; the action starts
  * `pipelineWorkflow` with the workflow id `<name>--scheduled`, to which Temporal appends the scheduled time
@@ -65,7 +66,7 @@ export function scheduleSourceFile(d: ScheduleDescription): string | undefined {
  * apply silently undoing the other's: applying from a second file is refused unless forced.
  */
 export class ScheduleSourceConflict extends Error {
-  readonly exitCode = 2;
+  readonly exitCode = EXIT.usage;
   constructor(id: string, current: string, file: string) {
     super(
       `${file}: schedule '${id}' was applied from ${current}, another file with the same pipeline name; rename one pipeline (\`name:\`), ` +

@@ -1,4 +1,5 @@
 // `scrape-etl console`: the local web console (console/server.ts) over a destination database, read-only.
+import { EXIT, signalExitCode } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 
@@ -12,7 +13,7 @@ interface ConsoleFlags {
 
 function port(v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw Object.assign(new Error(`--port ${v}: expected a port number from 0 to 65535`), { exitCode: 2 });
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw Object.assign(new Error(`--port ${v}: expected a port number from 0 to 65535`), { exitCode: EXIT.usage });
   return n;
 }
 
@@ -46,11 +47,12 @@ export function register(program: Command): void {
       process.stdout.write(`console: ${c.url}\n`);
       if (c.token) process.stdout.write(`access token: ${c.token}\n`);
       process.stdout.write(`read-only over ${databases.map((d) => d.url.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@')).join(', ')}; Ctrl-C stops it\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
       });
       await c.close();
+      // Ended by a signal: its code, as every command (README, "Exit codes").
+      process.exitCode = signalExitCode(signal);
     });
 }

@@ -99,7 +99,7 @@ export async function printOutcome(
   startedAt: Date,
   json: boolean,
   resumeHint: string,
-  interruptedExitCode = 130,
+  interruptedExitCode: number = EXIT.sigint,
   newRunHint = `${resumeHint} --new`,
   io: CommandIO = processIO,
 ): Promise<number> {
@@ -114,7 +114,7 @@ export async function printOutcome(
   if (outcome.status === 'failed') {
     if (json) io.stdout.write(`${JSON.stringify({ type: 'failed', workflowId: run.workflowId, pipeline: spec.name, reason: outcome.reason })}\n`);
     io.stderr.write(`pipeline ${spec.name} failed (${run.workflowId}): ${outcome.reason}\n`);
-    return 1;
+    return EXIT.failed;
   }
   const result: PipelineWorkflowResult = outcome.result;
   const exported = filesOfRun(spec, result, startedAt, run.completedAt);
@@ -167,9 +167,9 @@ export async function printOutcome(
   for (const line of alertLines(spec, result.alerts)) io.stderr.write(`${line}\n`);
   if (result.exportStatus === 'failed') {
     io.stderr.write(`${exportFailureLines(spec, result.exportError).join('\n')}\n`);
-    return 4;
+    return EXIT.exportFailed;
   }
-  return result.status === 'succeeded' ? 0 : 3;
+  return result.status === 'succeeded' ? EXIT.ok : EXIT.partial;
 }
 
 /** Waits for a started run; `signal` (Ctrl-C, SIGTERM) turns into "leave it running" rather than killing anything. */
@@ -381,7 +381,7 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
     if (flags.detach) {
       if (flags.json) io.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
       else io.stdout.write(`${run.workflowId}\n`);
-      return 0;
+      return EXIT.ok;
     }
     if (run.attached) io.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
     else if (!flags.json) io.stderr.write(`started ${run.workflowId}${session.hasWorker ? '' : ' (worked on by the worker polling the task queue)'}\n`);

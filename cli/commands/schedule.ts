@@ -1,4 +1,5 @@
 // `scrape-etl schedule ...`: Temporal Schedules from pipeline files (apply) and their day-to-day handling.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 import type { ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
 import { PipelineFileError } from '../../pipelines/errors.js';
@@ -52,7 +53,7 @@ function out(flags: CommonFlags, text: string, json: unknown): void {
 }
 
 function notFound(id: string): Error & { exitCode: number } {
-  return Object.assign(new Error(`no schedule '${id}' (see \`scrape-etl schedule list\`)`), { exitCode: 1 });
+  return Object.assign(new Error(`no schedule '${id}' (see \`scrape-etl schedule list\`)`), { exitCode: EXIT.failed });
 }
 
 async function describeOrFail(session: Session, id: string): Promise<ScheduleDescription> {
@@ -117,7 +118,7 @@ export function register(program: Command): void {
       }
       if (problems.length > 0) {
         process.stderr.write(`${problems.join('\n')}\n`);
-        process.exitCode = 2;
+        process.exitCode = EXIT.usage;
         return;
       }
       await withSession(flags, false, async (session) => {
@@ -200,7 +201,7 @@ export function register(program: Command): void {
       const { scheduledWorkflowIdPrefix } = await import('../schedules.js');
       const overlap = flags.overlap.toUpperCase() as ScheduleOverlapPolicy;
       if (!['SKIP', 'BUFFER_ONE', 'BUFFER_ALL', 'CANCEL_OTHER', 'TERMINATE_OTHER', 'ALLOW_ALL'].includes(overlap as string)) {
-        throw Object.assign(new Error(`--overlap: expected one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all`), { exitCode: 2 });
+        throw Object.assign(new Error(`--overlap: expected one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all`), { exitCode: EXIT.usage });
       }
       await withSession(flags, flags.wait ?? false, async (session, log) => {
         const before = await describeOrFail(session, id);
@@ -236,10 +237,10 @@ export function register(program: Command): void {
           });
           // An alert given up on is said here too, as `run` says it (stderr).
           if (outcome.result.alerts?.status === 'failed') process.stderr.write(`${id}: alert not delivered: ${outcome.result.alerts.error ?? 'unknown reason'}\n`);
-          if (outcome.result.status !== 'succeeded') process.exitCode = 3;
+          if (outcome.result.status !== 'succeeded') process.exitCode = EXIT.partial;
         } else if (outcome.status === 'failed') {
           out(flags, `${id} failed (${workflowId}): ${outcome.reason}`, { type: 'failed', scheduleId: id, workflowId, reason: outcome.reason });
-          process.exitCode = 1;
+          process.exitCode = EXIT.failed;
         }
       });
     });
@@ -257,7 +258,7 @@ export function register(program: Command): void {
       const start = new Date(flags.start);
       const end = new Date(flags.end);
       if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end) {
-        throw Object.assign(new Error('--start and --end must be ISO 8601 times with start before end'), { exitCode: 2 });
+        throw Object.assign(new Error('--start and --end must be ISO 8601 times with start before end'), { exitCode: EXIT.usage });
       }
       await withSession(flags, false, async (session) => {
         await describeOrFail(session, id);
