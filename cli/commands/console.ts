@@ -21,13 +21,16 @@ export function register(program: Command): void {
   const cmd = program
     .command('console')
     .description('a local web console over your pipelines: runs, data, price history, leads and cost (read-only; 127.0.0.1, a free port)')
-    .argument('[files...]', 'pipeline files: show their pipelines, read from their destinations');
+    .argument('[pipelines...]', 'pipeline files or pipeline names of the project: show their pipelines, read from their destinations');
   addDatabaseOption(cmd, 'destination database to show (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
     .option('--port <n>', 'port to listen on (default: a free one)', port)
     .option('--host <address>', 'listen on this address instead of 127.0.0.1 (then an access token is required; printed with the URL)')
     .option('--no-temporal', 'do not ask a running Temporal for the next scheduled times')
     .option('--temporal-ui <url>', 'Temporal Web UI address for run links (default: TEMPORAL_UI_URL, or the embedded server\'s)')
-    .action(async (files: string[], flags: ConsoleFlags) => {
+    .action(async (args: string[], flags: ConsoleFlags) => {
+      // By file or by name, as every command that takes a pipeline (cli/resolve-pipeline.ts); none: the database.
+      const { resolvePipelineFile } = await import('../resolve-pipeline.js');
+      const files = await Promise.all(args.map(resolvePipelineFile));
       const { consoleDatabases } = await import('../../console/targets.js');
       const { startConsole, isLoopback } = await import('../../console/server.js');
       const databases = await consoleDatabases({ database: flags.database, files });

@@ -90,6 +90,11 @@ function summarize(d: ScheduleDescription) {
   };
 }
 
+/** A schedule's id is its pipeline's name: given by name, or by the pipeline's file (cli/resolve-pipeline.ts). */
+async function scheduleIdOf(arg: string): Promise<string> {
+  return (await import('../resolve-pipeline.js')).pipelineNameOf(arg);
+}
+
 export function register(program: Command): void {
   const schedule = program.command('schedule').description('Temporal Schedules for pipelines (schedule id = pipeline name)');
 
@@ -149,10 +154,11 @@ export function register(program: Command): void {
   schedule
     .command('describe')
     .description('show one schedule: spec, policies, state, recent and next runs')
-    .argument('<id>', 'schedule id (the pipeline name)')
+    .argument('<id>', 'schedule id: the pipeline name, or its file')
     .option('--json', 'as JSON')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (id: string, flags: CommonFlags) => {
+    .action(async (arg: string, flags: CommonFlags) => {
+      const id = await scheduleIdOf(arg);
       await withSession(flags, false, async (session) => {
         const s = summarize(await describeOrFail(session, id));
         const text = Object.entries(s)
@@ -170,11 +176,12 @@ export function register(program: Command): void {
     schedule
       .command(name)
       .description(`${verb} a schedule`)
-      .argument('<id>', 'schedule id (the pipeline name)')
+      .argument('<id>', 'schedule id: the pipeline name, or its file')
       .option('--note <text>', 'why (shown by describe)')
       .option('--json', 'as JSON')
       .option('-v, --verbose', 'more logs (stderr)')
-      .action(async (id: string, flags: CommonFlags & { note?: string }) => {
+      .action(async (arg: string, flags: CommonFlags & { note?: string }) => {
+        const id = await scheduleIdOf(arg);
         await withSession(flags, false, async (session) => {
           await describeOrFail(session, id);
           const handle = session.conn.client.schedule.getHandle(id);
@@ -189,13 +196,13 @@ export function register(program: Command): void {
   schedule
     .command('trigger')
     .description('start a run of the schedule now (with --wait: and wait for it, running a worker when local)')
-    .argument('<id>', 'schedule id (the pipeline name)')
+    .argument('<id>', 'schedule id: the pipeline name, or its file')
     .option('--wait', 'wait for the triggered run and print its summary')
     .option('--overlap <policy>', 'overlap policy for this run (skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all)', 'allow_all')
     .option('--json', 'as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (arg: string, flags: CommonFlags & { wait?: boolean; overlap: string }) => {
-      const id = await (await import('../resolve-pipeline.js')).pipelineNameOf(arg);
+      const id = await scheduleIdOf(arg);
       const { formatRowsByTable, waitForRun } = await import('../pipeline-runner.js');
       const { progressMode } = await import('../progress.js');
       const { scheduledWorkflowIdPrefix } = await import('../schedules.js');
@@ -248,13 +255,14 @@ export function register(program: Command): void {
   schedule
     .command('backfill')
     .description('take the actions the schedule would have taken between two times')
-    .argument('<id>', 'schedule id (the pipeline name)')
+    .argument('<id>', 'schedule id: the pipeline name, or its file')
     .requiredOption('--start <time>', 'start, ISO 8601 (e.g. 2025-01-01T00:00:00Z)')
     .requiredOption('--end <time>', 'end, ISO 8601')
     .option('--overlap <policy>', 'overlap policy for the backfilled runs', 'buffer_all')
     .option('--json', 'as JSON')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (id: string, flags: CommonFlags & { start: string; end: string; overlap: string }) => {
+    .action(async (arg: string, flags: CommonFlags & { start: string; end: string; overlap: string }) => {
+      const id = await scheduleIdOf(arg);
       const start = new Date(flags.start);
       const end = new Date(flags.end);
       if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end) {
@@ -275,10 +283,11 @@ export function register(program: Command): void {
   schedule
     .command('delete')
     .description('delete a schedule (runs it already started are not affected)')
-    .argument('<id>', 'schedule id (the pipeline name)')
+    .argument('<id>', 'schedule id: the pipeline name, or its file')
     .option('--json', 'as JSON')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (id: string, flags: CommonFlags) => {
+    .action(async (arg: string, flags: CommonFlags) => {
+      const id = await scheduleIdOf(arg);
       await withSession(flags, false, async (session) => {
         await describeOrFail(session, id);
         await session.conn.client.schedule.getHandle(id).delete();
