@@ -109,7 +109,7 @@ export function register(program: Command): void {
     .action(async (args: string[], flags: CommonFlags & { prune?: boolean; force?: boolean }) => {
       const files = await (await import('../resolve-pipeline.js')).resolvePipelineFiles(args);
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
-      const { applySchedule } = await import('../schedules.js');
+      const { applyLine, applyScheduleChanges } = await import('../schedules.js');
       // Every file is validated before any schedule changes, so a typo in one file does not half-apply a set.
       const specs: Array<{ file: string; spec: PipelineSpec }> = [];
       const problems: string[] = [];
@@ -129,11 +129,16 @@ export function register(program: Command): void {
       await withSession(flags, false, async (session) => {
         let scheduled = false;
         for (const { file, spec } of specs) {
-          const outcome = await applySchedule(session.conn.client, spec, file, session.conn.taskQueue, flags.prune ?? false, flags.force ?? false);
-          const text =
-            outcome === 'absent' ? `${spec.name}: no schedule section (nothing to apply)` : `${spec.name}: ${outcome}`;
-          out(flags, text, { file, scheduleId: spec.name, outcome });
-          if (outcome !== 'absent' && outcome !== 'deleted' && !spec.schedule?.paused) scheduled = true;
+          const r = await applyScheduleChanges(session.conn.client, spec, file, session.conn.taskQueue, flags.prune ?? false, flags.force ?? false);
+          const { outcome } = r;
+          // What changed is said (fields, paused → active), and a pause made by hand that the apply kept.
+          out(flags, applyLine(spec.name, r), {
+            file,
+            scheduleId: spec.name,
+            outcome,
+            ...(outcome === 'updated' ? { changes: r.changes ?? [], paused: r.paused, ...(r.kept ? { kept: r.kept } : {}) } : {}),
+          });
+          if (outcome !== 'absent' && outcome !== 'deleted' && !(r.paused ?? spec.schedule?.paused)) scheduled = true;
         }
         // A schedule only starts workflows: with no worker polling, every run it starts waits in RUNNING.
         if (scheduled) await warnIfNoWorker(session, 'the schedule starts runs that wait in RUNNING until one does');
