@@ -6,13 +6,10 @@ export function commandFailure(err: unknown): { message: string; exitCode: numbe
   return { message: `scrape-etl: ${message}\n`, exitCode: typeof code === 'number' ? code : exitCodeOf(err) };
 }
 
-/**
- * The README's exit-code table (one for every command): 0 done; 1 failed (a run failed, the service rejected the
- * token, what was named is not there, Temporal or the service unreachable); 2 usage or configuration error, nothing
- * started (arguments, pipeline or project file, a malformed setting or database URL); 3 a partial run; 4 the data
- * loaded but the exports failed; 130 / 143 interrupted by SIGINT / SIGTERM.
- */
-export const EXIT = { ok: 0, failed: 1, usage: 2, partial: 3, exportFailed: 4, sigint: 130, sigterm: 143 } as const;
+import { EXIT } from '../lib/exit-codes.js';
+
+/** The README's exit-code table, defined once in lib/exit-codes.ts. */
+export { EXIT };
 
 /** Errors without an exit code of their own: configuration no retry fixes is a usage error (2), the rest fail (1). */
 function exitCodeOf(err: unknown): number {

@@ -3,13 +3,14 @@
 // hits the kernel's argument limit, `spawn E2BIG` through npx), and lists of paths read from stdin (`-`) or from
 // files (`--from list.txt`), one per line. The whole list is known, and every problem with it reported, before
 // anything is read or loaded.
+import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileTypeOf, InputFileError, readInputTextSync } from '../lib/input-file.js';
 import { glob, isDynamicPattern } from '../vendor/tinyglobby.js';
 
 export class LoadInputsError extends Error {
-  readonly exitCode = 2;
+  readonly exitCode = EXIT.usage;
 }
 
 export interface InputSources {

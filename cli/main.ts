@@ -4,6 +4,7 @@
 // list them), and a command module imports only light modules at its top (commander, constants, types);
 // Temporal, drizzle, pg, zod, pino and the like are loaded with `await import(...)` inside the action that needs
 // them. bench/startup.ts measures it.
+import { EXIT } from '../lib/exit-codes.js';
 import { Command, CommanderError } from '../vendor/commander.js';
 import { limitHeapGrowth } from '../temporal/heap-growth.js';
 import { commandFailure } from './command-error.js';
@@ -57,7 +58,7 @@ export async function buildProgram(command?: string): Promise<Command> {
       limitHeapGrowth();
     } catch (err) {
       // A malformed setting is the caller's to fix, like a wrong option: exit 2, before anything started.
-      throw Object.assign(new Error(`${(err as Error).message}; nothing was started`), { exitCode: 2 });
+      throw Object.assign(new Error(`${(err as Error).message}; nothing was started`), { exitCode: EXIT.usage });
     }
   });
   // Subcommands register themselves (one module each).
@@ -71,7 +72,7 @@ export async function buildProgram(command?: string): Promise<Command> {
 // which is not an error of the command. Exit quietly like other Unix tools instead of dying with an EPIPE stack.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
+    if (err.code === 'EPIPE') process.exit(EXIT.ok);
     throw err;
   });
 }
@@ -100,7 +101,7 @@ async function main(argv: string[]): Promise<void> {
   // usage error like `scrape-etl <unknown>`.
   if (first === 'help' && second !== undefined && !second.startsWith('-') && !program.commands.some((c) => c.name() === second || c.aliases().includes(second))) {
     process.stderr.write(`scrape-etl: unknown command '${second}' (run with --help for usage)\n`);
-    process.exit(2);
+    process.exit(EXIT.usage);
   }
   try {
     await program.parseAsync(argv);
@@ -108,9 +109,9 @@ async function main(argv: string[]): Promise<void> {
     if (err instanceof CommanderError) {
       // --help and --version end through exitOverride too; they are successes.
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
-        process.exit(0);
+        process.exit(EXIT.ok);
       }
-      process.exit(2);
+      process.exit(EXIT.usage);
     }
     const failure = commandFailure(err);
     process.stderr.write(failure.message);

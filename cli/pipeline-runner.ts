@@ -28,6 +28,15 @@ export interface StartedRun {
    * finished, or one that finished after Ctrl-C): there is nothing to resume, only its outcome to report.
    */
   completedAt?: Date;
+  /** The remembered run this command found already ended and did not report (a new run was started instead). */
+  endedEarlier?: EndedRun;
+}
+
+export interface EndedRun {
+  workflowId: string;
+  closedAt: Date;
+  /** Its outcome: the result's status for a completed run, else Temporal's state (failed, terminated, …), lower case. */
+  outcome: string;
 }
 
 export interface StartOptions {
@@ -38,6 +47,11 @@ export interface StartOptions {
   file: string;
   /** Ignore a remembered unfinished run and start a new one. */
   fresh?: boolean;
+  /**
+   * A remembered run that already completed is returned (with completedAt) for its outcome to be reported, and
+   * nothing is started; without it such a run is named in `endedEarlier` and a new run starts.
+   */
+  attach?: boolean;
   log: Logger;
   /** Ends a wait for another command's start of this pipeline (nothing is started then). */
   signal?: AbortSignal;
@@ -60,6 +74,7 @@ async function startOrAttachLocked(opts: StartOptions): Promise<StartedRun> {
   const { client, spec, dataDir, log } = opts;
   const id = runIdentity(spec, opts.file);
   const remembered = opts.fresh ? undefined : recallRun(dataDir, id);
+  let endedEarlier: EndedRun | undefined;
   if (remembered) {
     const handle = client.workflow.getHandle(remembered.workflowId);
     try {
@@ -68,13 +83,15 @@ async function startOrAttachLocked(opts: StartOptions): Promise<StartedRun> {
         log.debug({ workflowId: remembered.workflowId }, 'attaching to remembered run');
         return { handle, workflowId: remembered.workflowId, runKey: remembered.runKey, attached: true };
       }
-      // A run that finished while nobody waited is not resumed: the caller reports it as what it is, a run that
-      // completed earlier, and starts nothing.
-      if (d.status.name === 'COMPLETED') {
+      // A run that finished while nobody waited is not resumed. With `attach` the caller reports it as what it is (a
+      // run that completed earlier) and starts nothing; otherwise it is named and a new run starts, so that `run`
+      // always resumes or starts a run.
+      if (d.status.name === 'COMPLETED' && opts.attach) {
         log.debug({ workflowId: remembered.workflowId }, 'remembered run completed earlier');
         return { handle, workflowId: remembered.workflowId, runKey: remembered.runKey, attached: true, completedAt: d.closeTime ?? new Date() };
       }
-      log.info({ workflowId: remembered.workflowId, status: d.status.name }, 'remembered run ended without success; starting a new run');
+      endedEarlier = { workflowId: remembered.workflowId, closedAt: d.closeTime ?? new Date(), outcome: await endedOutcome(handle, d.status.name) };
+      log.debug({ workflowId: remembered.workflowId, status: d.status.name }, 'remembered run already ended; starting a new run');
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       log.info({ workflowId: remembered.workflowId }, 'remembered run is unknown to Temporal; starting a new run');
@@ -87,7 +104,24 @@ async function startOrAttachLocked(opts: StartOptions): Promise<StartedRun> {
   rememberRun(dataDir, id, { pipeline: spec.name, runKey, workflowId, file: opts.file, startedAt: new Date().toISOString() });
   opts.onWorkflowId?.(workflowId);
   const { handle, attached } = await startOrGetPipelineRun({ client, taskQueue: opts.taskQueue, file: opts.file }, spec, runKey);
-  return { handle, workflowId, runKey, attached };
+  return { handle, workflowId, runKey, attached, ...(endedEarlier ? { endedEarlier } : {}) };
+}
+
+/** A closed run's outcome in the words `run` uses: the result's status when it completed, else Temporal's state. */
+async function endedOutcome(handle: WorkflowHandle, state: string): Promise<string> {
+  if (state === 'COMPLETED') {
+    try {
+      return ((await handle.result()) as PipelineWorkflowResult).status;
+    } catch {
+      return 'completed';
+    }
+  }
+  return state.toLowerCase().replace(/_/g, ' ');
+}
+
+/** The one line that says a remembered run had ended and a new one starts instead. */
+export function endedEarlierLine(ended: EndedRun): string {
+  return `the remembered run ${ended.workflowId} already ended at ${ended.closedAt.toISOString()} (${ended.outcome}); starting a new run (--attach reports such a run instead of starting one)`;
 }
 
 export type RunOutcome =

@@ -4,6 +4,7 @@
 // environment variables of the same meaning, filled in only where the variable is unset, so that precedence is
 // one rule everywhere: command flag > environment variable > project file > built-in default.
 // Light at the top (node:fs, node:path): every command looks for the file; yaml and zod load only when one exists.
+import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { InputFileError, readInputTextSync } from '../lib/input-file.js';
@@ -28,7 +29,7 @@ export interface Project {
 }
 
 function usage(message: string): Error {
-  return Object.assign(new Error(message), { exitCode: 2 });
+  return Object.assign(new Error(message), { exitCode: EXIT.usage });
 }
 
 /** The project file that applies in `cwd`: SCRAPE_ETL_PROJECT, else the nearest scrape-etl.yaml upwards; else none. */

@@ -1,6 +1,7 @@
 // How the commands that only read a destination (status, history, schema show) open it: never creating it (a
 // mistyped path is an error, not a new empty file), and cheaply (db/read-only.ts: a current SQLite file is read
 // with better-sqlite3 alone; anything else through db/connect.ts, which also brings an older schema up to date).
+import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
 import type { Reader } from '../db/read-only.js';
 import { destinationNameOfUrl, fileUrlParts } from '../destinations/url-forms.js';
@@ -18,7 +19,7 @@ export function databaseFile(url: string): string | undefined {
 
 /** Exit code 1 (see README, "Exit codes"): the database named is not there. */
 export class MissingDatabaseError extends Error {
-  readonly exitCode = 1;
+  readonly exitCode = EXIT.failed;
 }
 
 export async function readDestination<T>(url: string, fn: (r: Reader) => Promise<T>, hint = 'check --database, DATABASE_URL or the pipeline\'s destination'): Promise<T> {

@@ -3,6 +3,7 @@
 // destination is read from the pipeline, so the commands that read a database need no --database.
 // Light: the full loader (zod) is loaded only by the commands that need the whole pipeline (resolvePipelineFile's
 // callers load it themselves); a name is found by reading the files' YAML only.
+import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readInputTextSync } from '../lib/input-file.js';
@@ -22,7 +23,7 @@ export interface PipelineRef {
 }
 
 function usage(message: string): Error {
-  return Object.assign(new Error(message), { exitCode: 2 });
+  return Object.assign(new Error(message), { exitCode: EXIT.usage });
 }
 
 /** Whether an argument names a file rather than a pipeline: a path, a pipeline file extension, or an existing file. */

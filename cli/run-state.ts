@@ -2,6 +2,7 @@
 // interruption (Ctrl-C, crash, reboot) attaches to that workflow instead of starting over. A run is remembered under
 // its pipeline's name AND destination AND file (data/runs/<pipeline>--<hash>.json): two files that share a `name:`
 // but write elsewhere are two pipelines, and one must never "resume" (and report as succeeded) the other's run.
+import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
@@ -150,7 +151,7 @@ export async function withRunStartLock<T>(dataDir: string, id: RunIdentity, fn: 
   } catch (err) {
     // Stopped while another command held the start: this one started nothing, and says so.
     if (signal?.aborted && (err as Error).name === 'AbortError') {
-      throw Object.assign(new Error(`interrupted while another \`run\` of pipeline ${id.pipeline} was starting its run: no run was started by this command`), { exitCode: 130 });
+      throw Object.assign(new Error(`interrupted while another \`run\` of pipeline ${id.pipeline} was starting its run: no run was started by this command`), { exitCode: EXIT.sigint });
     }
     throw err;
   }

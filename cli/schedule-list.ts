@@ -2,6 +2,7 @@
 // to TEMPORAL_ADDRESS (TLS and API key as configured) or the embedded dev server (started when not running, as
 // every Temporal command does). The output and the exit codes are those of the SDK path it replaced: 1 when
 // Temporal cannot be reached or the namespace does not exist, 2 for a malformed setting (README, "Exit codes").
+import { EXIT } from '../lib/exit-codes.js';
 import type { Logger } from './logger.js';
 import { logsAt } from './log-level.js';
 
@@ -12,7 +13,7 @@ export interface ListFlags {
 
 /** An error of this command with the README's exit code (1: Temporal unreachable, a namespace not there). */
 function failed(message: string, cause: unknown): Error & { exitCode: number } {
-  return Object.assign(new Error(message, { cause }), { exitCode: 1 });
+  return Object.assign(new Error(message, { cause }), { exitCode: EXIT.failed });
 }
 
 export async function listSchedulesCommand(flags: ListFlags): Promise<void> {

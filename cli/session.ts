@@ -25,10 +25,29 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   const settings = temporalSettings(opts.env);
   const conn = await connectTemporal({ settings, log: (m) => opts.log.info(m) });
   if (!conn.embedded || opts.worker === false) return clientSession(conn, settings);
-  routeSdkLogs(opts.log);
+  const worker = await startCommandWorker(conn, settings, opts.log);
+  return {
+    conn,
+    settings,
+    hasWorker: true,
+    async close() {
+      await worker.stop();
+      await conn.connection.close();
+    },
+  };
+}
+
+/**
+ * A worker in this process for this command only (it says so in its identity: another `run` does not count on it),
+ * on the command's connection to the embedded server: the session's own, or one a waiting `run` adds to take its run
+ * over when no worker polls any more.
+ */
+export async function startCommandWorker(conn: TemporalConnection, settings: TemporalSettings, log: Logger): Promise<{ stop(): Promise<void> }> {
+  routeSdkLogs(log);
   const { connection } = await connectWorker(settings);
   // A short grace on Ctrl-C: loads are idempotent, so an activity cut off here is simply retried later.
   const pipelineWorker = await createPipelineWorker({
+    role: 'run',
     connection,
     namespace: conn.namespace,
     taskQueue: conn.taskQueue,
@@ -38,15 +57,11 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
   });
   const { worker } = pipelineWorker;
   const running = runPipelineWorker(pipelineWorker, connection);
-  running.catch((err: unknown) => opts.log.error({ err }, 'the in-process worker stopped'));
+  running.catch((err: unknown) => log.error({ err }, 'the in-process worker stopped'));
   return {
-    conn,
-    settings,
-    hasWorker: true,
-    async close() {
+    async stop() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
-      await conn.connection.close();
     },
   };
 }

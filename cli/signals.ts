@@ -1,8 +1,9 @@
 // Ctrl-C (SIGINT) and SIGTERM in the commands that start things: `run` traps them for its whole life, `worker`
 // while it starts. Light on purpose (no imports): command modules load it at registration (see cli/main.ts).
+import { EXIT } from '../lib/exit-codes.js';
 
 /** Exit codes of a command ended by a signal, as a shell reports them (128 + the signal's number). */
-export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
+export const SIGNAL_EXIT_CODES = { SIGINT: EXIT.sigint, SIGTERM: EXIT.sigterm } as const;
 export type TrappedSignal = keyof typeof SIGNAL_EXIT_CODES;
 const SIGNALS = Object.keys(SIGNAL_EXIT_CODES) as TrappedSignal[];
 

@@ -37,7 +37,11 @@ function deepest(f: temporal.api.failure.v1.IFailure | null | undefined): { mess
 export function oneLineReason(message: string, type?: string, subject = 'service'): string {
   if (type === 'RunStillRunning') return message.split('\n')[0]!.slice(0, 120);
   const code = NETWORK_CODES.exec(message)?.[1];
-  if (code) return `${subject} unreachable (${code})`;
+  if (code) {
+    // The client names the address it used (client/client.ts): the wrong address is the usual cause, so it is said.
+    const at = subject === 'service' ? /\(service at (\S+), SCRAPER_BASE_URL\)/.exec(message)?.[1] : undefined;
+    return `${subject} unreachable (${code})${at ? ` at ${at} (SCRAPER_BASE_URL)` : ''}`;
+  }
   if (/no answer within|timed out|timeout/i.test(message) && (subject !== 'service' || /\b(GET|POST) \//.test(message))) return `${subject} did not answer in time`;
   const status = /\b(?:HTTP|status) (\d{3})\b/.exec(message)?.[1];
   if (status) return `${subject} answered HTTP ${status}`;

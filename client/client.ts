@@ -668,7 +668,8 @@ export class ScraperClient {
             });
           }
           const code = causeCode(err);
-          throw new ApiNetworkError(`${endpoint}: network error: ${redactToken(causeText(err), this.#token)}`, {
+          // The address is named: a wrong one is the usual cause, and the waiting line says where it looked (cli/waiting.ts).
+          throw new ApiNetworkError(`${endpoint}: network error: ${redactToken(causeText(err), this.#token)} (service at ${this.baseUrl}, SCRAPER_BASE_URL)`, {
             endpoint,
             retryable: true,
             cause: err,

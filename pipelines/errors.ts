@@ -1,4 +1,5 @@
 // Problems found in pipeline files, each with its place in the file, formatted `file:line:col: path: message`.
+import { EXIT } from '../lib/exit-codes.js';
 
 export interface PipelineIssue {
   file: string;
@@ -27,7 +28,7 @@ export function formatIssue(issue: PipelineIssue): string {
 
 /** Every problem of one pipeline file. The CLI exits with `exitCode` (2: the input is wrong, not the program). */
 export class PipelineFileError extends Error {
-  readonly exitCode = 2;
+  readonly exitCode = EXIT.usage;
   constructor(
     readonly file: string,
     readonly issues: PipelineIssue[],

@@ -15,6 +15,7 @@
 //   6. `go install github.com/temporalio/cli/cmd/temporal@v1.5.1` into <cache>/temporal-1.5.1/ (minutes; later
 //      tags carry a `replace` directive that `go install` refuses)
 // The source used is reported with the path (dev-server.ts logs it); obtaining one is logged as it happens.
+import { EXIT } from '../lib/exit-codes.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -271,6 +272,6 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
     process.stdout.write(`${await sdkDownload(dir, (m) => process.stderr.write(`${m}\n`))}\n`);
   } catch (err) {
     process.stderr.write(`${(err as Error).message.split('\n')[0]}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.failed;
   }
 }

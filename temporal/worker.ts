@@ -12,6 +12,7 @@ import { limitHeapGrowth } from './heap-growth.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 import { resolveWorkflowBundle } from './workflow-bundle.js';
 import { ANOTHER_KEY, MAX_HEARTBEAT_THROTTLE_MS, WORKFLOW_FAILURE_TYPES, type SealSinks } from './contract.js';
+import { workerIdentity, type WorkerRole } from './pollers.js';
 
 export { WORKFLOWS_PATH } from './workflow-bundle.js';
 
@@ -19,6 +20,8 @@ export { WORKFLOWS_PATH } from './workflow-bundle.js';
 export const SHUTDOWN_FORCE_MARGIN_MS = 15_000;
 
 export interface PipelineWorkerOptions {
+  /** Said in the worker's identity: whether `run` may count on it staying (temporal/pollers.ts). */
+  role: WorkerRole;
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
@@ -58,6 +61,7 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
+    identity: workerIdentity(opts.role),
     workflowBundle: opts.workflowBundle ?? (await pipelineWorkflowBundle()),
     activities: createActivities(deps),
     // Payloads encrypted with the data folder's key (temporal/payload-codec.ts), as every client here writes them.

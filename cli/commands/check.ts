@@ -1,4 +1,4 @@
-// `scrape-etl check <files...>`: a pipeline's data checks evaluated now against its destination, without a run
+// `scrape-etl check [pipelines...]`: a pipeline's data checks evaluated now against its destination, without a run
 // (row_count with scope run needs one and is reported skipped). `--freshness` evaluates only the freshness checks:
 // what a cron job, `scrape-etl up`'s scheduler or a Temporal schedule runs to catch a pipeline that stopped.
 // Results land in check_results like a run's; exit code 3 when an error check failed, 2 for a bad file.
@@ -9,12 +9,14 @@ export function register(program: Command): void {
   const cmd = program
     .command('check')
     .description("evaluate a pipeline's data checks against its destination now (results in check_results); exit code 3 when an error check fails")
-    .argument('<files...>', 'pipeline files (.yaml, .yml or .json)')
+    .argument('[pipelines...]', 'pipeline files, or pipeline names of the project (default: every pipeline of the project)')
     .option('--freshness', 'only the freshness checks (for a periodic job: catches a pipeline that stopped running)')
     .option('--notify', "send check_failed to the pipeline's webhooks subscribed to it when a check fails")
     .option('--json', 'one JSON object per check result');
   addDatabaseOption(cmd, "destination database (default: the pipeline file's destination)").action(
-    async (files: string[], flags: { freshness?: boolean; json?: boolean; database?: string; notify?: boolean }) => {
+    async (args: string[], flags: { freshness?: boolean; json?: boolean; database?: string; notify?: boolean }) => {
+      // By file or by name, as every command that takes a pipeline (cli/resolve-pipeline.ts).
+      const files = await (await import('../resolve-pipeline.js')).resolvePipelineFiles(args);
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { PipelineFileError, formatIssue } = await import('../../pipelines/errors.js');

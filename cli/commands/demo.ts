@@ -1,6 +1,7 @@
 // `scrape-etl demo`: the first command of the README. With no token and no server it starts the simulator
 // in-process (seeded), the embedded Temporal dev server and an in-process worker, runs every example pipeline
 // against the simulator, and says where the database, the CSV files and the Temporal Web UI are.
+import { EXIT } from '../../lib/exit-codes.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,7 +166,7 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
       ].join('\n'),
     );
   }
-  if (failures > 0) process.exitCode = 1;
+  if (failures > 0) process.exitCode = EXIT.failed;
 }
 
 /** Finishes the run's pipeline_runs row as 'interrupted' when the workflow had written one and left it running. */

@@ -1,6 +1,7 @@
 // `scrape-etl export`: writes tables of a database to CSV, Parquet, JSON Lines or XLSX files, all rows or
 // (--since-last) the rows loaded since the pipeline's previous export. Files appear only when complete; see
 // docs/csv-and-compose.md.
+import { EXIT } from '../../lib/exit-codes.js';
 import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 import type { ExportOptions } from '../../export/export.js';
@@ -79,7 +80,7 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON object per file written')
     .action(async (opts: ExportCliOptions) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-      if (opts.writeEmpty && !opts.sinceLast) throw Object.assign(new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'), { exitCode: 2 });
+      if (opts.writeEmpty && !opts.sinceLast) throw Object.assign(new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'), { exitCode: EXIT.usage });
       const { readTarget } = await import('./status.js');
       const { databaseUrl, ref } = await readTarget(opts.pipeline, opts.database);
       if (ref) opts.pipeline = ref.name;
@@ -113,7 +114,7 @@ export function register(program: Command): void {
           // A folder that cannot be written: one sentence (which path, what is wrong, the fix), exit 2.
           const { describeExportFsError } = await import('../../export/fs-errors.js');
           const sentence = describeExportFsError(err, opts.out, 'this command');
-          throw sentence === undefined ? err : Object.assign(new Error(sentence.replace(', or set exports[].dir in the pipeline file to another folder', ', or give --out another folder')), { exitCode: 2 });
+          throw sentence === undefined ? err : Object.assign(new Error(sentence.replace(', or set exports[].dir in the pipeline file to another folder', ', or give --out another folder')), { exitCode: EXIT.usage });
         });
         if (files.length === 0 && unchanged.length === 0) process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
         for (const f of files) {

@@ -1,6 +1,7 @@
 // `scrape-etl history <pipeline>`: the last N runs of one pipeline from its destination's pipeline_runs, with what
 // an operator compares run to run: status, rows (and per table), duration, tokens (cost), exports, error. It
 // reads the table only (no Temporal, no server started), so it answers at once.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 
@@ -18,7 +19,7 @@ export function register(program: Command): void {
       const { redactDatabaseUrl } = await import('../../db/url.js');
       const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, tableRuns } = await import('./status.js');
       const { orderedRows } = await import('../../db/table-names.js');
-      if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
+      if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
       const pipeline = ref!.name;
       const { databaseFile } = await import('../read-destination.js');

@@ -1,6 +1,7 @@
 // `scrape-etl init [dir]`: a new project: scrape-etl.yaml (cli/project.ts) and one example pipeline, a marketplace
 // pipeline whose next steps run against the local simulator. Never overwrites: an existing file stops it (exit 2)
 // before anything is written.
+import { EXIT } from '../../lib/exit-codes.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from '../../vendor/commander.js';
@@ -66,7 +67,7 @@ export function register(program: Command): void {
       ];
       const existing = files.filter((f) => fs.existsSync(f.file));
       if (existing.length > 0) {
-        throw Object.assign(new Error(`${existing.map((f) => f.file).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written (init never overwrites: choose another folder, or remove ${existing.length === 1 ? 'it' : 'them'} first)`), { exitCode: 2 });
+        throw Object.assign(new Error(`${existing.map((f) => f.file).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written (init never overwrites: choose another folder, or remove ${existing.length === 1 ? 'it' : 'them'} first)`), { exitCode: EXIT.usage });
       }
       for (const f of files) {
         fs.mkdirSync(path.dirname(f.file), { recursive: true });

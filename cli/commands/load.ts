@@ -3,6 +3,7 @@
 // validated before anything is written, so a bad file stops the command with nothing half-loaded; then the files
 // are read again and loaded one by one, so memory does not grow with their number. Inputs may be files,
 // directories, glob patterns and path lists (cli/load-inputs.ts).
+import { EXIT } from '../../lib/exit-codes.js';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
@@ -22,7 +23,7 @@ const GROUP_FILES = 64;
 const GROUP_BYTES = 16 * 1024 * 1024;
 
 export class LoadInputError extends Error {
-  readonly exitCode = 2;
+  readonly exitCode = EXIT.usage;
 }
 
 export interface PreparedFile {

@@ -1,6 +1,7 @@
 // `scrape-etl prune <files...>`: applies each pipeline file's `retention` section now, as runs do when they end:
 // raw responses older than `retention.raw_responses` (keeping those current rows were loaded from, bodies other
 // rows reference and runs in progress), and export files beyond the newest `retention.exports` per table.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 import { PipelineFileError } from '../../pipelines/errors.js';
 
@@ -22,7 +23,7 @@ export function register(program: Command): void {
         try {
           spec = await loadPipelineFile(file);
         } catch (err) {
-          if (err instanceof PipelineFileError) throw Object.assign(err, { exitCode: 2 });
+          if (err instanceof PipelineFileError) throw Object.assign(err, { exitCode: EXIT.usage });
           throw err;
         }
         if (!spec.retention) {

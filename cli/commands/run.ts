@@ -10,11 +10,13 @@ import type { Logger } from '../logger.js';
 import type { RunOutcome, StartedRun } from '../pipeline-runner.js';
 import type { Session } from '../client-session.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
+import { EXIT } from '../command-error.js';
 
 export interface RunFlags {
   json?: boolean;
   detach?: boolean;
   new?: boolean;
+  attach?: boolean;
   verbose?: boolean;
 }
 
@@ -97,7 +99,7 @@ export async function printOutcome(
   startedAt: Date,
   json: boolean,
   resumeHint: string,
-  interruptedExitCode = 130,
+  interruptedExitCode: number = EXIT.sigint,
   newRunHint = `${resumeHint} --new`,
   io: CommandIO = processIO,
 ): Promise<number> {
@@ -112,7 +114,7 @@ export async function printOutcome(
   if (outcome.status === 'failed') {
     if (json) io.stdout.write(`${JSON.stringify({ type: 'failed', workflowId: run.workflowId, pipeline: spec.name, reason: outcome.reason })}\n`);
     io.stderr.write(`pipeline ${spec.name} failed (${run.workflowId}): ${outcome.reason}\n`);
-    return 1;
+    return EXIT.failed;
   }
   const result: PipelineWorkflowResult = outcome.result;
   const exported = filesOfRun(spec, result, startedAt, run.completedAt);
@@ -165,9 +167,9 @@ export async function printOutcome(
   for (const line of alertLines(spec, result.alerts)) io.stderr.write(`${line}\n`);
   if (result.exportStatus === 'failed') {
     io.stderr.write(`${exportFailureLines(spec, result.exportError).join('\n')}\n`);
-    return 4;
+    return EXIT.exportFailed;
   }
-  return result.status === 'succeeded' ? 0 : 3;
+  return result.status === 'succeeded' ? EXIT.ok : EXIT.partial;
 }
 
 /** Waits for a started run; `signal` (Ctrl-C, SIGTERM) turns into "leave it running" rather than killing anything. */
@@ -212,7 +214,14 @@ async function preflight(file: string, spec: PipelineSpec, inProcessWorker: bool
     problems.push(...(await notifyIssues(file, spec)).map(formatIssue));
   }
   if (problems.length > 0) {
-    throw Object.assign(new Error(`${problems.join('\n')}\nnothing was started`), { exitCode: 2 });
+    throw Object.assign(new Error(`${problems.join('\n')}\nnothing was started`), { exitCode: EXIT.usage });
+  }
+  // Settings in order, the address itself: one that refuses connections or names no host is wrong, not down, and
+  // would otherwise be retried until polling.deadline. An outage after the start is still waited out.
+  const baseUrl = process.env['SCRAPER_BASE_URL']?.trim();
+  if (inProcessWorker && baseUrl && (await import('../../kinds/index.js')).kindOf(spec.kind).endpoints.length > 0) {
+    const unreachable = await (await import('../service-check.js')).serviceUnreachableProblem(baseUrl);
+    if (unreachable !== undefined) throw Object.assign(new Error(unreachable), { exitCode: EXIT.failed });
   }
 }
 
@@ -228,6 +237,7 @@ export function register(program: Command): void {
     .option('--json', 'progress and the summary as JSON lines on stdout')
     .option('--detach', 'start the run and print its workflow id without waiting')
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
+    .option('--attach', 'when the remembered run already completed, report its outcome and files instead of starting a new run')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (file: string, flags: RunFlags) => {
       // First, so that a signal at any moment ends the command: at once while it starts, cleanly later (see trapSignals).
@@ -258,9 +268,13 @@ async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags,
   const found = settings.address === undefined ? await connectRunningTemporal(settings) : { conn: await connectTemporal({ settings, log: (m) => log.info(m) }) };
   const conn = 'conn' in found ? found.conn : undefined;
   let polling = false;
+  let othersOnly = false;
   if (conn) {
     try {
-      polling = (await livePollers(conn.client, conn.namespace, conn.taskQueue)).length > 0;
+      // Only a worker that says it is long-lived counts: another run's own worker leaves when that run ends.
+      const pollers = await livePollers(conn.client, conn.namespace, conn.taskQueue);
+      polling = pollers.some((p) => p.longLived);
+      othersOnly = !polling && pollers.length > 0;
     } catch (err) {
       log.debug({ err }, 'could not describe the task queue');
     }
@@ -278,9 +292,53 @@ async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags,
   }
   if (!inProcess) return clientSession(conn ?? (await connectTemporal({ settings, log: (m) => log.info(m) })), settings);
   await conn?.connection.close();
-  io.stderr.write(`no worker polls task queue '${settings.taskQueue}' now: running one in this process for this run only (start a long-lived one with ${startWorkerHint(true)})\n`);
+  const who = othersOnly
+    ? `only another run's worker polls task queue '${settings.taskQueue}' (it stops when that run ends)`
+    : `no worker polls task queue '${settings.taskQueue}' now`;
+  io.stderr.write(`${who}: running one in this process for this run only (start a long-lived one with ${startWorkerHint(true)})\n`);
   const { openSession } = await import('../session.js');
   return openSession({ log, worker: true });
+}
+
+/**
+ * For a `run` that waits as a client only: when its task queue has had no poller for 30 s (the worker it counted on
+ * left), says so in one line and, on the embedded server, runs a worker in this process that takes the run over.
+ */
+async function watchForTakeover(session: Session, spec: PipelineSpec, log: Logger, io: CommandIO): Promise<{ stop(): Promise<void> }> {
+  const { watchQueue, IDLE_MS } = await import('../queue-watch.js');
+  const { startWorkerHint } = await import('../../temporal/pollers.js');
+  const { conn, settings } = session;
+  let worker: Promise<{ stop(): Promise<void> }> | undefined;
+  const idle = `no worker has polled task queue '${conn.taskQueue}' for ${IDLE_MS / 1000} s (the worker that worked on this run stopped)`;
+  const watch = watchQueue({
+    client: conn.client,
+    namespace: conn.namespace,
+    taskQueue: conn.taskQueue,
+    onError: (err) => log.debug({ err }, 'could not describe the task queue'),
+    onIdle: async () => {
+      if (!conn.embedded) {
+        io.stderr.write(`${idle}: the run waits until one polls; start one with ${startWorkerHint(false)}\n`);
+        return;
+      }
+      // This process's environment is the worker's now: what it needs from it is checked first.
+      const { serviceSettingsProblem } = await import('../../pipelines/preflight.js');
+      const problem = await serviceSettingsProblem(spec);
+      if (problem !== undefined) {
+        io.stderr.write(`${idle}; this process cannot take the run over: ${problem}\n`);
+        return;
+      }
+      io.stderr.write(`${idle}: running one in this process to take the run over\n`);
+      const { startCommandWorker } = await import('../session.js');
+      worker = startCommandWorker(conn, settings, log);
+      await worker;
+    },
+  });
+  return {
+    async stop() {
+      watch.stop();
+      await (await worker?.catch(() => undefined))?.stop();
+    },
+  };
 }
 
 export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap, io: CommandIO = processIO): Promise<number> {
@@ -300,13 +358,15 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
       spec,
       file,
       fresh: flags.new ?? false,
+      attach: flags.attach ?? false,
       log,
       signal: trap.signal,
       onWorkflowId: (id) => trap.starting?.(id, `scrape-etl run ${file}`),
     });
+    if (run.endedEarlier) io.stderr.write(`${(await import('../pipeline-runner.js')).endedEarlierLine(run.endedEarlier)}\n`);
     if (run.completedAt) {
-      // The remembered run completed while nobody waited (a detached run, or one finished after Ctrl-C): say so
-      // with its outcome and files, start nothing, and forget it so that the next `run` starts a new one.
+      // --attach, and the remembered run completed while nobody waited (a detached run, or one finished after
+      // Ctrl-C): say so with its outcome and files, start nothing, and forget it so that the next `run` starts anew.
       const { settleRun } = await import('../pipeline-runner.js');
       const result = (await run.handle.result()) as PipelineWorkflowResult;
       const outcome: RunOutcome = { status: 'completed', workflowId: run.workflowId, result };
@@ -323,12 +383,18 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
     if (flags.detach) {
       if (flags.json) io.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
       else io.stdout.write(`${run.workflowId}\n`);
-      return 0;
+      return EXIT.ok;
     }
     if (run.attached) io.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
     else if (!flags.json) io.stderr.write(`started ${run.workflowId}${session.hasWorker ? '' : ' (worked on by the worker polling the task queue)'}\n`);
     const startedAt = (await run.handle.describe()).startTime;
-    const outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal, io);
+    const takeover = session.hasWorker ? undefined : await watchForTakeover(session, spec, log, io);
+    let outcome: RunOutcome;
+    try {
+      outcome = await waitWithInterrupt(session, run, spec, flags.json ?? false, log, trap.signal, io);
+    } finally {
+      await takeover?.stop();
+    }
     const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode(), undefined, io);
     if (session.conn.embedded && session.hasWorker && !flags.json && outcome.status !== 'interrupted') {
       io.stderr.write(

@@ -1,4 +1,5 @@
 // `scrape-etl schedule ...`: Temporal Schedules from pipeline files (apply) and their day-to-day handling.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 import type { ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
 import { PipelineFileError } from '../../pipelines/errors.js';
@@ -52,7 +53,7 @@ function out(flags: CommonFlags, text: string, json: unknown): void {
 }
 
 function notFound(id: string): Error & { exitCode: number } {
-  return Object.assign(new Error(`no schedule '${id}' (see \`scrape-etl schedule list\`)`), { exitCode: 1 });
+  return Object.assign(new Error(`no schedule '${id}' (see \`scrape-etl schedule list\`)`), { exitCode: EXIT.failed });
 }
 
 async function describeOrFail(session: Session, id: string): Promise<ScheduleDescription> {
@@ -89,6 +90,11 @@ function summarize(d: ScheduleDescription) {
   };
 }
 
+/** A schedule's id is its pipeline's name: given by name, or by the pipeline's file (cli/resolve-pipeline.ts). */
+async function scheduleIdOf(arg: string): Promise<string> {
+  return (await import('../resolve-pipeline.js')).pipelineNameOf(arg);
+}
+
 export function register(program: Command): void {
   const schedule = program.command('schedule').description('Temporal Schedules for pipelines (schedule id = pipeline name)');
 
@@ -103,7 +109,7 @@ export function register(program: Command): void {
     .action(async (args: string[], flags: CommonFlags & { prune?: boolean; force?: boolean }) => {
       const files = await (await import('../resolve-pipeline.js')).resolvePipelineFiles(args);
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
-      const { applySchedule } = await import('../schedules.js');
+      const { applyLine, applyScheduleChanges } = await import('../schedules.js');
       // Every file is validated before any schedule changes, so a typo in one file does not half-apply a set.
       const specs: Array<{ file: string; spec: PipelineSpec }> = [];
       const problems: string[] = [];
@@ -117,17 +123,22 @@ export function register(program: Command): void {
       }
       if (problems.length > 0) {
         process.stderr.write(`${problems.join('\n')}\n`);
-        process.exitCode = 2;
+        process.exitCode = EXIT.usage;
         return;
       }
       await withSession(flags, false, async (session) => {
         let scheduled = false;
         for (const { file, spec } of specs) {
-          const outcome = await applySchedule(session.conn.client, spec, file, session.conn.taskQueue, flags.prune ?? false, flags.force ?? false);
-          const text =
-            outcome === 'absent' ? `${spec.name}: no schedule section (nothing to apply)` : `${spec.name}: ${outcome}`;
-          out(flags, text, { file, scheduleId: spec.name, outcome });
-          if (outcome !== 'absent' && outcome !== 'deleted' && !spec.schedule?.paused) scheduled = true;
+          const r = await applyScheduleChanges(session.conn.client, spec, file, session.conn.taskQueue, flags.prune ?? false, flags.force ?? false);
+          const { outcome } = r;
+          // What changed is said (fields, paused → active), and a pause made by hand that the apply kept.
+          out(flags, applyLine(spec.name, r), {
+            file,
+            scheduleId: spec.name,
+            outcome,
+            ...(outcome === 'updated' ? { changes: r.changes ?? [], paused: r.paused, ...(r.kept ? { kept: r.kept } : {}) } : {}),
+          });
+          if (outcome !== 'absent' && outcome !== 'deleted' && !(r.paused ?? spec.schedule?.paused)) scheduled = true;
         }
         // A schedule only starts workflows: with no worker polling, every run it starts waits in RUNNING.
         if (scheduled) await warnIfNoWorker(session, 'the schedule starts runs that wait in RUNNING until one does');
@@ -148,10 +159,11 @@ export function register(program: Command): void {
   schedule
     .command('describe')
     .description('show one schedule: spec, policies, state, recent and next runs')
-    .argument('<id>', 'schedule id (the pipeline name)')
+    .argument('<id>', 'schedule id: the pipeline name, or its file')
     .option('--json', 'as JSON')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (id: string, flags: CommonFlags) => {
+    .action(async (arg: string, flags: CommonFlags) => {
+      const id = await scheduleIdOf(arg);
       await withSession(flags, false, async (session) => {
         const s = summarize(await describeOrFail(session, id));
         const text = Object.entries(s)
@@ -169,11 +181,12 @@ export function register(program: Command): void {
     schedule
       .command(name)
       .description(`${verb} a schedule`)
-      .argument('<id>', 'schedule id (the pipeline name)')
+      .argument('<id>', 'schedule id: the pipeline name, or its file')
       .option('--note <text>', 'why (shown by describe)')
       .option('--json', 'as JSON')
       .option('-v, --verbose', 'more logs (stderr)')
-      .action(async (id: string, flags: CommonFlags & { note?: string }) => {
+      .action(async (arg: string, flags: CommonFlags & { note?: string }) => {
+        const id = await scheduleIdOf(arg);
         await withSession(flags, false, async (session) => {
           await describeOrFail(session, id);
           const handle = session.conn.client.schedule.getHandle(id);
@@ -188,19 +201,19 @@ export function register(program: Command): void {
   schedule
     .command('trigger')
     .description('start a run of the schedule now (with --wait: and wait for it, running a worker when local)')
-    .argument('<id>', 'schedule id (the pipeline name)')
+    .argument('<id>', 'schedule id: the pipeline name, or its file')
     .option('--wait', 'wait for the triggered run and print its summary')
     .option('--overlap <policy>', 'overlap policy for this run (skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all)', 'allow_all')
     .option('--json', 'as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (arg: string, flags: CommonFlags & { wait?: boolean; overlap: string }) => {
-      const id = await (await import('../resolve-pipeline.js')).pipelineNameOf(arg);
+      const id = await scheduleIdOf(arg);
       const { formatRowsByTable, waitForRun } = await import('../pipeline-runner.js');
       const { progressMode } = await import('../progress.js');
       const { scheduledWorkflowIdPrefix } = await import('../schedules.js');
       const overlap = flags.overlap.toUpperCase() as ScheduleOverlapPolicy;
       if (!['SKIP', 'BUFFER_ONE', 'BUFFER_ALL', 'CANCEL_OTHER', 'TERMINATE_OTHER', 'ALLOW_ALL'].includes(overlap as string)) {
-        throw Object.assign(new Error(`--overlap: expected one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all`), { exitCode: 2 });
+        throw Object.assign(new Error(`--overlap: expected one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all`), { exitCode: EXIT.usage });
       }
       await withSession(flags, flags.wait ?? false, async (session, log) => {
         const before = await describeOrFail(session, id);
@@ -236,10 +249,10 @@ export function register(program: Command): void {
           });
           // An alert given up on is said here too, as `run` says it (stderr).
           if (outcome.result.alerts?.status === 'failed') process.stderr.write(`${id}: alert not delivered: ${outcome.result.alerts.error ?? 'unknown reason'}\n`);
-          if (outcome.result.status !== 'succeeded') process.exitCode = 3;
+          if (outcome.result.status !== 'succeeded') process.exitCode = EXIT.partial;
         } else if (outcome.status === 'failed') {
           out(flags, `${id} failed (${workflowId}): ${outcome.reason}`, { type: 'failed', scheduleId: id, workflowId, reason: outcome.reason });
-          process.exitCode = 1;
+          process.exitCode = EXIT.failed;
         }
       });
     });
@@ -247,17 +260,18 @@ export function register(program: Command): void {
   schedule
     .command('backfill')
     .description('take the actions the schedule would have taken between two times')
-    .argument('<id>', 'schedule id (the pipeline name)')
+    .argument('<id>', 'schedule id: the pipeline name, or its file')
     .requiredOption('--start <time>', 'start, ISO 8601 (e.g. 2025-01-01T00:00:00Z)')
     .requiredOption('--end <time>', 'end, ISO 8601')
     .option('--overlap <policy>', 'overlap policy for the backfilled runs', 'buffer_all')
     .option('--json', 'as JSON')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (id: string, flags: CommonFlags & { start: string; end: string; overlap: string }) => {
+    .action(async (arg: string, flags: CommonFlags & { start: string; end: string; overlap: string }) => {
+      const id = await scheduleIdOf(arg);
       const start = new Date(flags.start);
       const end = new Date(flags.end);
       if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end) {
-        throw Object.assign(new Error('--start and --end must be ISO 8601 times with start before end'), { exitCode: 2 });
+        throw Object.assign(new Error('--start and --end must be ISO 8601 times with start before end'), { exitCode: EXIT.usage });
       }
       await withSession(flags, false, async (session) => {
         await describeOrFail(session, id);
@@ -274,10 +288,11 @@ export function register(program: Command): void {
   schedule
     .command('delete')
     .description('delete a schedule (runs it already started are not affected)')
-    .argument('<id>', 'schedule id (the pipeline name)')
+    .argument('<id>', 'schedule id: the pipeline name, or its file')
     .option('--json', 'as JSON')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (id: string, flags: CommonFlags) => {
+    .action(async (arg: string, flags: CommonFlags) => {
+      const id = await scheduleIdOf(arg);
       await withSession(flags, false, async (session) => {
         await describeOrFail(session, id);
         await session.conn.client.schedule.getHandle(id).delete();

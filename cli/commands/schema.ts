@@ -1,6 +1,7 @@
 // `scrape-etl schema show <pipeline>`: the inferred tables of a pipeline (<pipeline>_items and its child tables),
 // their columns and types, and the change history (schema_history); `scrape-etl rebuild <pipeline file>`:
 // re-derives those tables from the landed raw responses without calling the service (db/rebuild.ts).
+import { EXIT } from '../../lib/exit-codes.js';
 import fs from 'node:fs';
 import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
@@ -12,7 +13,7 @@ interface Target {
 }
 
 function usageError(message: string): Error {
-  return Object.assign(new Error(message), { exitCode: 2 });
+  return Object.assign(new Error(message), { exitCode: EXIT.usage });
 }
 
 /** A pipeline file, or a pipeline name (through the project); --database wins over its destination. */

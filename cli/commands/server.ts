@@ -2,6 +2,7 @@
 // and leave it running so an interrupted run can be resumed; these say whether it runs (pid, address, UI, state
 // file) and stop it. Its state is a SQLite file under the data folder, so stopping loses nothing: the next
 // command that needs it starts it again on the same file, and open runs continue then.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 
 export function register(program: Command): void {
@@ -11,7 +12,7 @@ export function register(program: Command): void {
 
   server
     .command('status')
-    .description('whether the embedded server runs: pid, address, Web UI, state file; exit 0 when it runs, 3 when it does not')
+    .description('whether the embedded server runs: pid, address, Web UI, state file; exit 0 when it runs, 1 when it does not')
     .option('--json', 'one JSON object')
     .action(async (flags: { json?: boolean }) => {
       const { temporalSettings } = await import('../../temporal/settings.js');
@@ -44,7 +45,7 @@ export function register(program: Command): void {
         process.stdout.write(`scrape-etl up running: pid ${up.pid}, ${up.workers} worker(s), since ${up.startedAt}, in ${up.cwd}; \`scrape-etl down\` stops it\n`);
       }
       // Not running: 1, as every command's "what you asked about is not there" (README, "Exit codes"; 3 is a partial run).
-      if (!running) process.exitCode = 1;
+      if (!running) process.exitCode = EXIT.failed;
     });
 
   server
@@ -60,6 +61,11 @@ export function register(program: Command): void {
       if (up) throw new Error(`scrape-etl up (pid ${up.pid}) runs on this embedded server; \`scrape-etl down\` stops both`);
       const pid = readDevServerState(dataDir)?.pid;
       const stopped = await stopDevServer({ dataDir });
-      process.stdout.write(stopped ? `stopped the embedded Temporal server (pid ${pid}); its state stays in ${dataDir}\n` : `the embedded Temporal server was not running (${dataDir})\n`);
+      if (stopped) process.stdout.write(`stopped the embedded Temporal server (pid ${pid}); its state stays in ${dataDir}\n`);
+      else {
+        // What was named is not there: 1, as `server status` says of it (README, "Exit codes").
+        process.stderr.write(`the embedded Temporal server was not running (${dataDir}); nothing to stop\n`);
+        process.exitCode = EXIT.failed;
+      }
     });
 }

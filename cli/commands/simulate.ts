@@ -1,5 +1,6 @@
 // `scrape-etl simulate`: serves the local simulator of the scraping service until SIGINT/SIGTERM.
 // The first stdout line is the base URL, so scripts and tests can start it with --port 0 and read where it is.
+import { EXIT, signalExitCode } from '../../lib/exit-codes.js';
 import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { DEFAULT_RUN_DURATION_MS, DEFAULT_SEED, DEV_TOKEN } from '../../simulator/defaults.js';
 import { DEFAULT_FAULTS, type FaultConfig } from '../../simulator/faults.js';
@@ -62,7 +63,7 @@ export function register(program: Command): void {
         if (opts.priceDrift === true) priceDrift = true;
         else {
           const { isDuration, parseDurationMs } = await import('../../pipelines/duration.js');
-          if (!isDuration(opts.priceDrift)) throw Object.assign(new Error(`--price-drift: expected a duration such as '1m' or '30s', got '${opts.priceDrift}'`), { exitCode: 2 });
+          if (!isDuration(opts.priceDrift)) throw Object.assign(new Error(`--price-drift: expected a duration such as '1m' or '30s', got '${opts.priceDrift}'`), { exitCode: EXIT.usage });
           priceDrift = { everyMs: parseDurationMs(opts.priceDrift) };
         }
       }
@@ -70,11 +71,11 @@ export function register(program: Command): void {
       const envToken = process.env['SCRAPER_API_TOKEN'];
       const token = opts.token ?? (envToken !== undefined && envToken !== '' ? envToken : DEV_TOKEN);
       // Handlers go in before the URL is printed: a supervisor may signal as soon as it has read that line.
-      const stopped = new Promise<void>((resolve) => {
-        const stop = (): void => {
+      const stopped = new Promise<NodeJS.Signals>((resolve) => {
+        const stop = (sig: NodeJS.Signals): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
-          resolve();
+          resolve(sig);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
@@ -94,7 +95,9 @@ export function register(program: Command): void {
       // The token itself is never printed; only where it came from.
       const tokenSource = opts.token !== undefined ? '--token' : token === DEV_TOKEN ? `the dev token '${DEV_TOKEN}'` : 'SCRAPER_API_TOKEN';
       process.stderr.write(`simulator listening on ${sim.baseUrl} (seed ${opts.seed}, runs take ${opts.runDurationMs} ms, token from ${tokenSource}${priceDrift === false ? '' : `, price drift ${priceDrift === true ? 'on POST /_sim/drift {"advance": true}' : `every ${String(opts.priceDrift)}`}`}); Ctrl-C stops it\n`);
-      await stopped;
+      const signal = await stopped;
       await sim.close();
+      // Ended by a signal: its code, as every command (README, "Exit codes").
+      process.exitCode = signalExitCode(signal);
     });
 }

@@ -5,6 +5,7 @@
 // Read-only: it never starts the embedded Temporal server (when that is not running, the table alone answers and
 // the output says Temporal was not asked) and never creates a database. The pipeline, by file or by name
 // (cli/resolve-pipeline.ts), names the database too.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
@@ -139,7 +140,7 @@ function recordedDestination(w: WorkflowExecutionInfo, attribute: string | undef
 export function sinceDate(text: string | undefined, now = Date.now()): Date | undefined {
   if (text === undefined) return undefined;
   const m = /^([0-9]+)(m|h|d|w)$/.exec(text.trim());
-  if (!m) throw Object.assign(new Error(`--since '${text}' is not a duration like '30m', '12h', '7d' or '2w'`), { exitCode: 2 });
+  if (!m) throw Object.assign(new Error(`--since '${text}' is not a duration like '30m', '12h', '7d' or '2w'`), { exitCode: EXIT.usage });
   const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 'm' | 'h' | 'd' | 'w'];
   return new Date(now - Number(m[1]) * unit);
 }
@@ -184,10 +185,10 @@ export function register(program: Command): void {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { redactDatabaseUrl } = await import('../../db/url.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) {
-        throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: 2 });
+        throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
       }
       if (arg !== undefined && flags.pipeline !== undefined && arg !== flags.pipeline) {
-        throw Object.assign(new Error(`two pipelines named: '${arg}' and --pipeline '${flags.pipeline}'; name one`), { exitCode: 2 });
+        throw Object.assign(new Error(`two pipelines named: '${arg}' and --pipeline '${flags.pipeline}'; name one`), { exitCode: EXIT.usage });
       }
       const { databaseUrl, ref } = await readTarget(arg ?? flags.pipeline, flags.database);
       const pipelineName = ref?.name;

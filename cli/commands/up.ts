@@ -3,6 +3,7 @@
 // the metrics endpoint and any extra service asked for (cli/up/services.ts); `--detach` leaves it running in the
 // background with a pid file and a log in the data folder, `down` stops it. `--print-systemd` prints a unit that
 // runs it under systemd instead.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 import { portNumber, positiveInt } from '../worker-options.js';
 import { UP_SERVICES } from '../up/services.js';
@@ -81,7 +82,9 @@ export function register(program: Command): void {
       const { dataDir } = temporalSettings();
       const state = liveUp(dataDir);
       if (!state) {
-        process.stdout.write(`no scrape-etl up runs for ${dataDir}; nothing to stop\n`);
+        // What was named is not there: 1, as `server status` and `server stop` (README, "Exit codes").
+        process.stderr.write(`no scrape-etl up runs for ${dataDir}; nothing to stop\n`);
+        process.exitCode = EXIT.failed;
         return;
       }
       const started = Date.now();
@@ -95,7 +98,7 @@ export function register(program: Command): void {
           `scrape-etl up (pid ${state.pid}) did not stop within ${flags.timeout} s of SIGTERM and was killed (SIGKILL); open runs go on at the next start ` +
             `(the embedded server may still run: \`scrape-etl server stop\`); its log: ${upPaths(dataDir).logFile}\n`,
         );
-        process.exitCode = 1;
+        process.exitCode = EXIT.failed;
         return;
       }
       process.stdout.write(`stopped scrape-etl up (pid ${state.pid}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
@@ -140,16 +143,16 @@ async function detach(): Promise<number> {
           `running in the background: pid ${pid}\n  pid file: ${paths.pidFile}\n  log:      ${paths.logFile}   (tail -f ${paths.logFile})\n` +
           'stop it with: scrape-etl down\n',
       );
-      return 0;
+      return EXIT.ok;
     }
     if (!isProcessAlive(pid)) {
       process.stderr.write(`scrape-etl up (pid ${pid}) exited while starting; its log ${paths.logFile}:\n${fileTail(paths.logFile)}\n`);
-      return 1;
+      return EXIT.failed;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   process.stderr.write(`scrape-etl up (pid ${pid}) did not poll within ${DETACH_READY_TIMEOUT_MS / 1000} s; it goes on starting; its log: ${paths.logFile}\n`);
-  return 1;
+  return EXIT.failed;
 }
 
 async function systemdText(flags: UpFlags): Promise<string> {

@@ -1,5 +1,6 @@
 // `scrape-etl validate <files...>`: checks pipeline files without running anything. Every file is checked and
 // every problem printed, so one invocation shows all there is to fix; exit code 2 when any file is wrong.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 import { PipelineFileError, type PipelineIssue } from '../../pipelines/errors.js';
 
@@ -93,7 +94,7 @@ export function register(program: Command): void {
       const failed = outcomes.filter((o) => !o.ok).length;
       if (failed > 0) {
         if (!opts.json) process.stderr.write(`${failed} of ${outcomes.length} file${outcomes.length === 1 ? '' : 's'} invalid\n`);
-        process.exitCode = 2;
+        process.exitCode = EXIT.usage;
       }
     });
 }

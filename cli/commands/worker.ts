@@ -55,6 +55,7 @@ export function register(program: Command): void {
       const metrics = createMetrics();
       const webUiUrl = process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || uiUrl;
       const worker = await createPipelineWorker({
+        role: 'worker',
         connection,
         namespace: settings.namespace,
         taskQueue,
@@ -76,8 +77,11 @@ export function register(program: Command): void {
       }
       log(describeWorkflowBundle((await resolveWorkflowBundle()).source));
       log(`worker ${process.pid} polling task queue '${taskQueue}' on ${address} (namespace '${settings.namespace}'); Ctrl-C to stop`);
-      // From here the SDK's handler drains the worker on SIGINT/SIGTERM (in-flight activities get --shutdown-grace).
+      // From here the SDK's handler drains the worker on SIGINT/SIGTERM (in-flight activities get --shutdown-grace);
+      // the signal that ended it is its exit code (README, "Exit codes").
       startedUp();
+      let ended: NodeJS.Signals | undefined;
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => (ended ??= sig));
       try {
         await runPipelineWorker(worker, connection);
       } finally {
@@ -85,5 +89,7 @@ export function register(program: Command): void {
         await metricsServer?.close();
       }
       log(`worker ${process.pid} stopped`);
+      const { signalExitCode } = await import('../../lib/exit-codes.js');
+      if (ended) process.exitCode = signalExitCode(ended);
     });
 }

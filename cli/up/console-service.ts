@@ -1,5 +1,6 @@
 // `scrape-etl up --console`: the local read-only console (console/server.ts) beside up's workers, over the
 // destinations of the project's pipelines (or the default database outside a project), on 127.0.0.1 and a free port.
+import { EXIT } from '../../lib/exit-codes.js';
 import type { UpService } from './services.js';
 
 export const consoleService: UpService = {
@@ -20,7 +21,7 @@ export const consoleService: UpService = {
       ctx.log(`console: ${file} does not exist yet (no run has loaded into it); restart up with --console after the first run to see it`);
       return false;
     });
-    if (databases.length === 0) throw Object.assign(new Error('--console: no destination database exists yet; run a pipeline first (scrape-etl run <pipeline>), then start up --console'), { exitCode: 1 });
+    if (databases.length === 0) throw Object.assign(new Error('--console: no destination database exists yet; run a pipeline first (scrape-etl run <pipeline>), then start up --console'), { exitCode: EXIT.failed });
     const running = await startConsole({ databases, ...(ctx.uiUrl ? { temporalUiUrl: ctx.uiUrl } : {}) });
     return { describe: `console: ${running.url}`, close: () => running.close() };
   },

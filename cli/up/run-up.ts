@@ -3,6 +3,7 @@
 // drain (in-flight activities get the shutdown grace; loads are idempotent, so one cut off is retried later), the
 // extra services stop, and the embedded server it ran stops (its SQLite state stays: open runs go on at the next
 // start). Loaded only by the `up` action (heavy: the worker SDK, the activities, the databases).
+import { EXIT, signalExitCode } from '../../lib/exit-codes.js';
 import fs from 'node:fs';
 import type { LogLevel } from '@temporalio/worker';
 import { writeJsonAtomic } from '../../lib/state-file.js';
@@ -36,10 +37,10 @@ export async function runUp(opts: UpOptions): Promise<number> {
   // could stop only one of them.
   const other = liveUp(settings.dataDir);
   if (other && other.pid !== process.pid) {
-    throw Object.assign(new Error(`scrape-etl up already runs for ${settings.dataDir} (pid ${other.pid}, since ${other.startedAt}); \`scrape-etl down\` stops it`), { exitCode: 1 });
+    throw Object.assign(new Error(`scrape-etl up already runs for ${settings.dataDir} (pid ${other.pid}, since ${other.startedAt}); \`scrape-etl down\` stops it`), { exitCode: EXIT.failed });
   }
   for (const name of opts.services) {
-    if (!UP_SERVICES[name]?.load) throw Object.assign(new Error(`--${name}: not available in this version of scrape-etl; nothing was started`), { exitCode: 2 });
+    if (!UP_SERVICES[name]?.load) throw Object.assign(new Error(`--${name}: not available in this version of scrape-etl; nothing was started`), { exitCode: EXIT.usage });
   }
 
   // Until the workers poll, a signal exits at once (starting the embedded server can take a minute).
@@ -48,11 +49,11 @@ export async function runUp(opts: UpOptions): Promise<number> {
   const onSignal = (sig: NodeJS.Signals) => {
     if (!stopWorkers) {
       process.stderr.write(`${sig === 'SIGINT' ? 'interrupted' : 'terminated'} while starting: no worker polled; an embedded Temporal server that was starting goes on in the background (\`scrape-etl server stop\` stops it)\n`);
-      process.exit(sig === 'SIGINT' ? 130 : 143);
+      process.exit(signalExitCode(sig));
     }
     if (stopping) {
       process.stderr.write(`${sig} again: exiting now (open runs go on at the next start)\n`);
-      process.exit(sig === 'SIGINT' ? 130 : 143);
+      process.exit(signalExitCode(sig));
     }
     stopping = sig;
     log(`${sig}: stopping: the workers drain (up to ${opts.shutdownGrace} for activities in flight)`);
@@ -66,8 +67,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
   const { readWorkerTuning } = await import('../../activities/tuning.js');
   const { createMetrics } = await import('../../activities/metrics.js');
   const level = opts.logLevel.toUpperCase();
-  if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw Object.assign(new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`), { exitCode: 2 });
-  if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw Object.assign(new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`), { exitCode: 2 });
+  if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw Object.assign(new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`), { exitCode: EXIT.usage });
+  if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw Object.assign(new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`), { exitCode: EXIT.usage });
   readWorkerTuning();
   const sdkPort = opts.metricsPort === undefined ? undefined : await sdkMetricsPort(opts.metricsPort);
   Runtime.install({
@@ -91,6 +92,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
   for (let i = 0; i < opts.workers; i++) {
     workers.push(
       await createPipelineWorker({
+        role: 'up',
         connection: connections[i]!,
         namespace: settings.namespace,
         taskQueue: settings.taskQueue,
@@ -195,6 +197,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
   }
   for (const sig of SIGNALS) process.off(sig, onSignal);
   log(`scrape-etl up (pid ${process.pid}) stopped${stopping ? ` on ${stopping}` : ''}`);
-  if (failed) return 1;
-  return 0;
+  if (failed) return EXIT.failed;
+  // Stopped by a signal: its code, as every command ended that way (README, "Exit codes").
+  return stopping ? signalExitCode(stopping) : EXIT.ok;
 }

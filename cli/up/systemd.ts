@@ -50,6 +50,8 @@ export function systemdUnit(o: SystemdUnitOptions): string {
     ...(o.keyFile ? [`Environment=SCRAPE_ETL_KEY_FILE=${quoteWord(o.keyFile)}`] : []),
     ...(o.user ? [`User=${o.user}`] : []),
     'Restart=on-failure',
+    // up ends with 143 on SIGTERM (130 on SIGINT), as every command ended by a signal: a clean stop, not a failure.
+    'SuccessExitStatus=130 143',
     'RestartSec=5',
     // SIGTERM to up alone: it drains its workers and stops the embedded server it runs itself (its own process group).
     'KillSignal=SIGTERM',

@@ -80,6 +80,7 @@ export async function startInProcessWorker(opts: {
   quietRuntime();
   const connection = await NativeConnection.connect({ address: opts.address });
   const pipelineWorker = await createPipelineWorker({
+    role: 'worker',
     connection,
     namespace: 'default',
     taskQueue: opts.taskQueue,

@@ -281,7 +281,9 @@ describe('network errors', () => {
     const err = await failure(client({ retry: { maxAttempts: 1 } }).getScrapingRun(5), ApiNetworkError);
     expect(err.code).toBe('UND_ERR_SOCKET');
     expect(err.message).toMatch(new RegExp(`^GET ${RUN}: network error: UND_ERR_SOCKET: `));
-    expect(oneLineReason(err.message)).toBe('service unreachable (UND_ERR_SOCKET)');
+    // The address it used and the variable that sets it (issue 36: a wrong SCRAPER_BASE_URL waited unnamed).
+    expect(err.message).toContain(`(service at ${server.base}, SCRAPER_BASE_URL)`);
+    expect(oneLineReason(err.message)).toBe(`service unreachable (UND_ERR_SOCKET) at ${server.base} (SCRAPER_BASE_URL)`);
   });
 });
 

@@ -3,15 +3,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../../simulator/server.js';
-import { readDevServerState } from '../../../temporal/dev-server.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from '../../support/cli.js';
-import { spawnWorkerProcess } from '../../support/temporal.js';
 import { runFilesOf } from '../../support/run-state.js';
-import { pipelineDataConverter } from '../../../temporal/payload-codec.js';
 
 const TOKEN = 'cli-run-test-token';
 const EXAMPLES = path.join(REPO_ROOT, 'pipelines', 'examples');
@@ -90,61 +86,7 @@ describe('scrape-etl run', () => {
     expect(done.stdout).toContain(`(${fresh.stdout.trim()}, resumed)`);
   });
 
-  it('a remembered run that completed while nobody waited is reported as completed with its files; nothing is resumed or started', async () => {
-    const file = path.join(EXAMPLES, 'job-board.yaml');
-    const started = await runCli(['run', '--detach', file], { cwd: dir, env });
-    expect(started.code, started.stderr).toBe(0);
-    const workflowId = started.stdout.trim();
-    // A worker of its own (as on a cluster) finishes the detached run; no `run` command waits for it.
-    const server = readDevServerState(path.join(dir, 'data'));
-    const address = `127.0.0.1:${server!.port}`;
-    const worker = await spawnWorkerProcess({ address, taskQueue: 'scrape-etl', cwd: dir, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data') } });
-    const connection = await Connection.connect({ address });
-    const client = new Client({ connection, dataConverter: pipelineDataConverter() });
-    const runsOfPipeline = async () => {
-      const ids: string[] = [];
-      for await (const w of client.workflow.list({ query: `WorkflowType = 'pipelineWorkflow'` })) if (w.workflowId.startsWith('jobs-remote-typescript--')) ids.push(w.workflowId);
-      return ids.sort();
-    };
-    let closedAt: Date;
-    try {
-      const handle = client.workflow.getHandle(workflowId);
-      await handle.result();
-      closedAt = (await handle.describe()).closeTime!;
-    } finally {
-      await worker.kill('SIGTERM');
-    }
-    expect(runFilesOf(path.join(dir, 'data'), 'jobs-remote-typescript').length > 0).toBe(true);
-    const before = await runsOfPipeline();
-    expect(before).toContain(workflowId);
-
-    const r = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).not.toContain(', resumed)');
-    expect(r.stderr).not.toContain('resuming');
-    expect(r.stdout).toContain(
-      `pipeline jobs-remote-typescript: the remembered run ${workflowId} already completed at ${closedAt.toISOString()} (succeeded); nothing was resumed or started`,
-    );
-    expect(r.stdout).toContain(`start a new run with: scrape-etl run ${file} --new`);
-    const listed = r.stdout.split('exported files:\n')[1]!.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim());
-    expect(listed.length).toBeGreaterThan(0);
-    for (const f of listed) {
-      expect(f).toContain(path.join(dir, 'data', 'exports', 'jobs-remote-typescript_'));
-      expect(fs.existsSync(f)).toBe(true);
-    }
-    // Nothing was started in Temporal, and the run is forgotten: the next `run` starts a new one.
-    try {
-      expect(await runsOfPipeline()).toEqual(before);
-    } finally {
-      await connection.close();
-    }
-    expect(runFilesOf(path.join(dir, 'data'), 'jobs-remote-typescript').length > 0).toBe(false);
-    const next = await runCli(['run', '--json', file], { cwd: dir, env, timeoutMs: 90_000 });
-    expect(next.code, next.stderr).toBe(0);
-    const result = jsonLines(next.stdout).at(-1)!;
-    expect(result).toMatchObject({ type: 'result', status: 'succeeded', attached: false, alreadyCompleted: false });
-    expect(result['workflowId']).not.toBe(workflowId);
-  });
+  // A remembered run that already ended: cli-run-ended.test.ts (a new run starts; --attach reports the ended one).
 
   it('Ctrl-C leaves the run resumable and says how to resume; the same command then finishes it', async () => {
     const file = path.join(EXAMPLES, 'pdf.yaml');

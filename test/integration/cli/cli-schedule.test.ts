@@ -112,7 +112,8 @@ describe('scrape-etl schedule', () => {
     // The printed command, run verbatim, replaces it.
     const forced = await runCli(['schedule', 'apply', '--force', other], { cwd: dir, env });
     expect(forced.code, forced.stderr).toBe(0);
-    expect(forced.stdout).toBe('leads-ai-sentiment: updated\n');
+    // What changed is said (issue 36: it printed only `updated`).
+    expect(forced.stdout).toBe(`leads-ai-sentiment: updated: cron "15 4 * * 1" → "45 5 * * 2", file ${pipelineFile} → ${other}\n`);
     const d = await runCli(['schedule', 'describe', '--json', 'leads-ai-sentiment'], { cwd: dir, env });
     expect(JSON.parse(d.stdout)).toMatchObject({ cron: '45 5 * * 2' });
     // Now the first file is the second one, and the same rule holds; forced back for the next test.

@@ -111,7 +111,8 @@ describe('scrape-etl up', () => {
       expect(serverPid).toBeTruthy();
       up.child.kill('SIGTERM');
       const exit = await up.exited;
-      expect(exit.code, up.stderr()).toBe(0);
+      // Ended by SIGTERM: 143, as every command (README, "Exit codes"; issue 36: it was 0).
+      expect(exit.code, up.stderr()).toBe(143);
       expect(up.stderr()).toMatch(/stopped the embedded Temporal server/);
       expect(isProcessAlive(serverPid!)).toBe(false);
 
@@ -216,7 +217,9 @@ describe('scrape-etl up', () => {
       expect(isProcessAlive(serverPid!)).toBe(false);
       expect(fs.existsSync(pidFile!)).toBe(false);
       const downAgain = await runCli(['down'], { cwd: dir, env });
-      expect(downAgain.stdout).toContain('nothing to stop');
+      // Nothing runs: 1, as `server status` (issue 36: it was 0, on stdout).
+      expect(downAgain.code).toBe(1);
+      expect(downAgain.stderr).toContain('nothing to stop');
 
       // No worker now: `run` says so on one line, with the command that starts one, and works on the run itself.
       const { file } = pipeline(dir, 'up-alone', 1);
@@ -254,7 +257,7 @@ describe('scrape-etl up', () => {
       expect(r.stderr).toMatch(/started up-cluster--\S+ \(worked on by the worker polling the task queue\)/);
       expect(sqlite(db, 'SELECT count(*) FROM marketplace_products')[0]).toEqual([2]);
       up.child.kill('SIGINT');
-      expect((await up.exited).code, up.stderr()).toBe(0);
+      expect((await up.exited).code, up.stderr()).toBe(130);
       // Its cluster goes on: up stops only an embedded server.
       expect(await temporal.client.workflowService.getSystemInfo({})).toBeDefined();
     } finally {
@@ -303,7 +306,7 @@ describe('scrape-etl up', () => {
       };
       expect(Number(await until('the failure metric', failures, 30_000))).toBeGreaterThanOrEqual(1);
       up.child.kill('SIGTERM');
-      expect((await up.exited).code, up.stderr()).toBe(0);
+      expect((await up.exited).code, up.stderr()).toBe(143);
       const stoppedAt = Date.now();
       const before = ok().length;
 
@@ -319,7 +322,7 @@ describe('scrape-etl up', () => {
       await until('a fire missed while up was down alerted after its restart', () => (ok().some(downtime) ? true : undefined), 180_000);
       await new Promise((r) => setTimeout(r, 6000));
       again.child.kill('SIGTERM');
-      expect((await again.exited).code, again.stderr()).toBe(0);
+      expect((await again.exited).code, again.stderr()).toBe(143);
       expect(ok().length).toBeGreaterThan(before);
 
       // Exactly one POST per missed fire and webhook, none for the fire that started the run.

@@ -1,5 +1,6 @@
 // Waiting that explains itself (issue 26), as a user sees it with `scrape-etl run` (embedded dev server, in-process
-// worker, SQLite): the scraping service is down when the run starts and comes back later, on the same port.
+// worker, SQLite): the scraping service goes down once the run has started and comes back later, on the same port.
+// (A service that cannot be reached when `run` starts is a wrong address: `run` fails at once, cli-service-check.test.ts.)
 // - A sync kind (marketplace) rides out the outage for its polling.deadline: before, every URL failed after ~15 s
 //   and the run failed (AllUrlsFailed); now it succeeds once the service is back, having said why it waited.
 // - An async kind (pdf) whose create call Temporal retries says the activity's last failure and next attempt:
@@ -43,16 +44,23 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `scrape-etl run` while the service is down, brings the service back after OUTAGE_MS, returns the output. */
+/**
+ * Runs `scrape-etl run` with the service up, takes it down once `run` has looked at it and goes on to run its worker,
+ * brings it back after OUTAGE_MS; returns the output.
+ */
 async function runThroughOutage(file: string): Promise<{ code: number | null; stdout: string; stderr: string; waitedLines: string[] }> {
+  sim = await startSimulator({ token: TOKEN, seed: 4, runDurationMs: 500, port });
   const child = spawn(process.execPath, [CLI, 'run', file], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  // The service comes back once `run` has started the run and waited a while without it.
+  // Down once `run` checked the service and starts its worker (the first call comes after the worker polls).
   const deadline = Date.now() + 120_000;
+  while (!/no worker polls/.test(stderr) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await sim.close();
+  // The service comes back once `run` has started the run and waited a while without it.
   while (!/started /.test(stderr) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   await new Promise((r) => setTimeout(r, OUTAGE_MS));
   const waitedLines = stderr.split('\n').filter((l) => l.includes('waiting:'));
@@ -85,7 +93,7 @@ describe('run while the service is down', () => {
     expect(r.stdout).toMatch(/pipeline shop-outage succeeded/);
     // While it waited, the reason and the next attempt, one line each time they changed.
     expect(r.waitedLines.length, r.stderr).toBeGreaterThan(0);
-    expect(r.waitedLines.some((l) => /waiting: service unreachable \(ECONNREFUSED\), retry \d+ (in \d+s|now)/.test(l)), r.waitedLines.join('\n')).toBe(true);
+    expect(r.waitedLines.some((l) => new RegExp(`waiting: service unreachable \\(ECONNREFUSED\\) at http://127\\.0\\.0\\.1:${port} \\(SCRAPER_BASE_URL\\), retry \\d+ (in \\d+s|now)`).test(l)), r.waitedLines.join('\n')).toBe(true);
     expect(r.stdout).toMatch(/marketplace_products\s+1/);
   }, 300_000);
 
@@ -105,7 +113,7 @@ describe('run while the service is down', () => {
       ].join('\n'),
     );
     const r = await runThroughOutage(file);
-    expect(r.waitedLines.some((l) => /waiting: service unreachable \(ECONNREFUSED\), retry \d+ (in \d+s|now)/.test(l)), r.stderr).toBe(true);
+    expect(r.waitedLines.some((l) => new RegExp(`waiting: service unreachable \\(ECONNREFUSED\\) at http://127\\.0\\.0\\.1:${port} \\(SCRAPER_BASE_URL\\), retry \\d+ (in \\d+s|now)`).test(l)), r.stderr).toBe(true);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/pipeline pdf-outage succeeded/);
     // One final line: the outcome is said once, by the summary.

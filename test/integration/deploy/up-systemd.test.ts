@@ -40,6 +40,8 @@ describe('scrape-etl up --print-systemd', () => {
     expect(lines).toContain(`Environment=SCRAPE_ETL_KEY_FILE=${path.join(dataDir, 'secret.key')}`);
     expect(lines).toContain('Restart=on-failure');
     expect(lines).toContain('KillSignal=SIGTERM');
+    // up exits 143 on SIGTERM (README, "Exit codes"): a clean stop for systemd.
+    expect(lines).toContain('SuccessExitStatus=130 143');
     const unitFile = path.join(dir, 'scrape-etl.service');
     fs.writeFileSync(unitFile, unit);
     const ok = verify(unitFile);

@@ -589,7 +589,8 @@ describe('scrape-etl simulate', () => {
       child.kill('SIGTERM');
     }
     const [code] = (await once(child, 'exit')) as [number | null];
-    expect(code, stderr).toBe(0);
+    // Ended by SIGTERM: 143, as every command (README, "Exit codes").
+    expect(code, stderr).toBe(143);
   });
 
   it('answers every curl of simulator/README.md as written, with the spec\'s shapes and content types', async () => {
@@ -649,7 +650,7 @@ describe('scrape-etl simulate', () => {
     await once(child, 'exit');
   });
 
-  it('exits 0 on SIGINT sent as soon as the URL is printed', async () => {
+  it('exits 130 on SIGINT sent as soon as the URL is printed (handled, not killed by the signal)', async () => {
     const child = spawn(process.execPath, ['bin/scrape-etl.js', 'simulate', '--port', '0'], {
       cwd: new URL('../../..', import.meta.url).pathname,
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -658,7 +659,8 @@ describe('scrape-etl simulate', () => {
     expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     child.kill('SIGINT');
     const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
-    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    // 130 as every command ended by Ctrl-C (README, "Exit codes"), from its own handler: no signal death.
+    expect({ code, signal }).toEqual({ code: 130, signal: null });
   });
 
   it('exits 2 on a bad flag', async () => {

@@ -88,7 +88,7 @@ exec "${real}" "$@"
     expect(temporalSettings({})).toMatchObject({ address: undefined, namespace: 'default', taskQueue: 'scrape-etl' });
   });
 
-  it('a worker process drains and exits 0 on SIGTERM', async () => {
+  it('a worker process drains and exits 143 on SIGTERM (README, "Exit codes")', async () => {
     const server = await ensureDevServer({ dataDir, headless: true });
     const w = await spawnWorkerProcess({
       address: server.address,
@@ -96,7 +96,7 @@ exec "${real}" "$@"
       env: { SCRAPER_BASE_URL: 'http://127.0.0.1:9', SCRAPER_API_TOKEN: 'unused-token' },
     });
     const code = await w.kill('SIGTERM');
-    expect(code).toBe(0);
+    expect(code).toBe(143);
     expect(w.output()).toContain('stopped');
   });
 });
