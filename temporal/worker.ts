@@ -13,6 +13,7 @@ import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } f
 import { resolveWorkflowBundle } from './workflow-bundle.js';
 import { ANOTHER_KEY, MAX_HEARTBEAT_THROTTLE_MS, WORKFLOW_FAILURE_TYPES, type SealSinks } from './contract.js';
 import { workerIdentity, type WorkerRole } from './pollers.js';
+import { clearAttemptFailure, recordAttemptFailure } from './attempt-notes.js';
 
 export { WORKFLOWS_PATH } from './workflow-bundle.js';
 
@@ -20,6 +21,8 @@ export { WORKFLOWS_PATH } from './workflow-bundle.js';
 export const SHUTDOWN_FORCE_MARGIN_MS = 15_000;
 
 export interface PipelineWorkerOptions {
+  /** The data folder, where a local activity's failed attempts are noted for `run` (default: the settings'). */
+  dataDir?: string;
   /** Said in the worker's identity: whether `run` may count on it staying (temporal/pollers.ts). */
   role: WorkerRole;
   connection: NativeConnection;
@@ -96,6 +99,7 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     },
   };
   options.sinks = sinks;
+  const attemptsDataDir = opts.dataDir ?? temporalSettings().dataDir;
   // Times every activity attempt for the load and export histograms (activities/metrics.ts picks which).
   options.interceptors = {
     activity: [
@@ -110,10 +114,20 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
             const arg = input.args[0] as { spec?: { name?: unknown }; pipeline?: unknown } | undefined;
             const pipeline = String(arg?.spec?.name ?? arg?.pipeline ?? '');
             let outcome: 'ok' | 'error' = 'error';
+            const { info } = ctx;
+            const workflowId = info.workflowExecution?.workflowId;
             try {
               const out = await next(input);
               outcome = 'ok';
+              if (info.isLocal && info.attempt > 1 && workflowId) clearAttemptFailure(attemptsDataDir, workflowId);
               return out;
+            } catch (err) {
+              // Temporal records no attempt of a local activity: `run` reads this note instead (attempt-notes.ts).
+              if (info.isLocal && workflowId) {
+                const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
+                recordAttemptFailure(attemptsDataDir, workflowId, { activity: info.activityType, attempt: info.attempt, reason, at: new Date().toISOString() });
+              }
+              throw err;
             } finally {
               deps.metrics.activityFinished({ activity: ctx.info.activityType, pipeline, seconds: (performance.now() - started) / 1000, outcome });
             }

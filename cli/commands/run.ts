@@ -185,7 +185,12 @@ export async function waitWithInterrupt(
   const { settleRun, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
   const { destinationWaitNote } = await import('../../destinations/index.js');
-  const localWait = () => destinationWaitNote(spec.destination.database);
+  const { describeAttemptFailure, readAttemptFailure } = await import('../../temporal/attempt-notes.js');
+  // What Temporal does not show: a wait for the destination file, or the run's local activity failing attempt after attempt.
+  const localWait = () => {
+    const failed = readAttemptFailure(session.settings.dataDir, run.workflowId);
+    return destinationWaitNote(spec.destination.database) ?? (failed ? describeAttemptFailure(failed) : undefined);
+  };
   const outcome = await waitForRun(run, { mode: progressMode({ json }, io.stderr), signal, log, io, localWait });
   settleRun(session.settings.dataDir, spec, outcome);
   return outcome;
