@@ -16,7 +16,7 @@ const MAIN = path.join(ROOT, 'cli', 'main.ts');
 const TSX = pathToFileURL(createRequire(path.join(ROOT, 'package.json')).resolve('tsx')).href;
 
 function help(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = {}): string {
-  const clean = { ...process.env, NO_COLOR: '1', ...env };
+  const clean: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
   for (const name of ['DATABASE_URL', 'SCRAPE_ETL_PROJECT']) if (!(name in env)) delete clean[name];
   return execFileSync(process.execPath, ['--import', TSX, MAIN, ...args, '--help'], { cwd, env: clean, encoding: 'utf8' });
 }
