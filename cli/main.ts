@@ -32,6 +32,7 @@ const COMMAND_MODULES: Array<{ names: string[]; load: () => Promise<{ register(p
   { names: ['console'], load: () => import('./commands/console.js') },
   { names: ['report'], load: () => import('./commands/report.js') },
   { names: ['pipelines'], load: () => import('./commands/pipelines.js') },
+  { names: ['cancel'], load: () => import('./commands/cancel.js') },
 ];
 
 /** How the help names each destination; typed over every destination so a new one cannot be left out of it. */
