@@ -33,6 +33,7 @@ const COMMAND_MODULES: Array<{ names: string[]; load: () => Promise<{ register(p
   { names: ['report'], load: () => import('./commands/report.js') },
   { names: ['pipelines'], load: () => import('./commands/pipelines.js') },
   { names: ['cancel'], load: () => import('./commands/cancel.js') },
+  { names: ['doctor'], load: () => import('./commands/doctor.js') },
 ];
 
 /** How the help names each destination; typed over every destination so a new one cannot be left out of it. */
