@@ -80,6 +80,8 @@ export function register(program: Command): void {
           throw Object.assign(new Error(`nothing to cancel: pipeline '${name}' has no open run ${where}`), { exitCode: 1 });
         }
 
+        const { toolCommand } = await import('../next-steps.js');
+        const tool = toolCommand();
         const outcomes: CancelOutcome[] = [];
         for (const t of targets) {
           const handle = client.workflow.getHandle(t.workflowId, t.runId);
@@ -92,6 +94,7 @@ export function register(program: Command): void {
           }
           const pipeline = typeof d.memo?.['pipeline'] === 'string' ? (d.memo['pipeline'] as string) : t.workflowId.split('--')[0]!;
           const outcome: CancelOutcome = { workflowId: t.workflowId, pipeline, status: d.status.name, pipelineRun: null };
+          const queue = d.taskQueue;
           // The row is read from the pipeline's destination: the project's (with its password), else the one the
           // run recorded (a Postgres URL recorded without its password may not open).
           const recorded = typeof d.memo?.['destination'] === 'string' ? (d.memo['destination'] as string) : undefined;
@@ -109,7 +112,7 @@ export function register(program: Command): void {
           }
           outcomes.push(outcome);
           if (flags.json) process.stdout.write(`${JSON.stringify(outcome)}\n`);
-          else process.stdout.write(`${describeOutcome(outcome, flags.wait, found.conn.taskQueue)}\n`);
+          else process.stdout.write(`${describeOutcome(outcome, flags.wait, queue, tool)}\n`);
         }
       } finally {
         await connection.close();
@@ -117,12 +120,12 @@ export function register(program: Command): void {
     });
 }
 
-function describeOutcome(o: CancelOutcome, waitSeconds: number, taskQueue: string): string {
+function describeOutcome(o: CancelOutcome, waitSeconds: number, taskQueue: string, tool: string): string {
   const row = o.pipelineRun ? `pipeline_runs says ${o.pipelineRun.status}${o.pipelineRun.error ? ` (${o.pipelineRun.error})` : ''}` : o.pipelineRunNote ?? '';
   if (o.status === 'RUNNING') {
     return (
       `cancel requested for ${o.workflowId} (pipeline ${o.pipeline}); it has not ended within ${waitSeconds}s: the run ends CANCELLED when a worker ` +
-      `of task queue ${taskQueue} works on it (none may be polling: \`scrape-etl up\` runs one). ${SCRAPING_RUNS_NOTE}`
+      `of task queue ${taskQueue} works on it (none may be polling: \`${tool} up\` runs one). ${SCRAPING_RUNS_NOTE}`
     );
   }
   return `cancelled ${o.workflowId} (pipeline ${o.pipeline}): the workflow ended ${o.status}; ${row}. ${SCRAPING_RUNS_NOTE}`;

@@ -82,6 +82,24 @@ describe('scrape-etl cancel', () => {
     await expectCancelled(handle);
   }, 240_000);
 
+  it('with no worker polling: the cancel is requested (status RUNNING, exit 0), and the run ends CANCELLED when a worker comes', async () => {
+    const idleQueue = `${taskQueue}-idle`;
+    const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue: idleQueue }, pdfSpec('cancel-reports', bed.dbUrl, 1, 3), 'q1');
+    const r = await runCli(['cancel', handle.workflowId, '--wait', '1'], { cwd: proj, env, timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`cancel requested for ${handle.workflowId} (pipeline cancel-reports); it has not ended within 1s`);
+    expect(r.stdout).toContain(`task queue ${idleQueue}`);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    // A worker arrives: the run never starts its work and ends as docs/cancelling-runs.md says.
+    const late = await startInProcessWorker({ address: bed.temporal.address, taskQueue: idleQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+    try {
+      await handle.result().catch(() => undefined);
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
+    } finally {
+      await late.stop();
+    }
+  }, 240_000);
+
   it('nothing to cancel is exit 1 and says so; an unknown name is exit 2; no running Temporal is nothing to cancel', async () => {
     const none = await runCli(['cancel', 'cancel-reports'], { cwd: proj, env });
     expect(none.code, none.stderr).toBe(1);
