@@ -72,9 +72,20 @@ async function temporalCheck(): Promise<DoctorCheck> {
       socket.once('connect', () => done(undefined));
       socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
     });
-    return answered === undefined
-      ? check('temporal', 'ok', `TEMPORAL_ADDRESS ${settings.address} answers`)
-      : check('temporal', 'fail', `TEMPORAL_ADDRESS ${settings.address} does not answer (${answered})`, 'start that Temporal server, or fix TEMPORAL_ADDRESS (unset: the embedded dev server)');
+    if (answered !== undefined) {
+      return check('temporal', 'fail', `TEMPORAL_ADDRESS ${settings.address} does not answer (${answered})`, 'start that Temporal server, or fix TEMPORAL_ADDRESS (unset: the embedded dev server)');
+    }
+    // The port answers: a gRPC connection with the TLS and API key settings says whether Temporal itself does (a
+    // bare Connection: no client, so no payload codec and no key file is involved in this check).
+    const { Connection } = await import('@temporalio/client');
+    const { temporalConnectionSecurity } = await import('../../temporal/settings.js');
+    try {
+      const connection = await Connection.connect({ address: settings.address, connectTimeout: '10s', ...temporalConnectionSecurity(settings) });
+      await connection.close();
+    } catch (err) {
+      return check('temporal', 'fail', `TEMPORAL_ADDRESS ${settings.address} accepts connections, but not Temporal's: ${firstLine(err)}`, 'check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* / TEMPORAL_API_KEY settings (docs/production.md)');
+    }
+    return check('temporal', 'ok', `TEMPORAL_ADDRESS ${settings.address} answers (namespace ${settings.namespace})`);
   }
   const { locateTemporalCli, describeSource } = await import('../../temporal/cli-binary.js');
   try {
@@ -247,12 +258,27 @@ export function register(program: Command): void {
         dataDir = path.resolve(process.env['SCRAPE_ETL_DATA_DIR']?.trim() || 'data');
       }
       const tool = toolCommand();
-      const checks: DoctorCheck[] = [nodeCheck(), await sqliteCheck(), await temporalCheck()];
+      // A check that throws is its own fail line: one broken part never hides the others' answers.
+      const guarded = async (name: string, run: () => Promise<DoctorCheck | DoctorCheck[]>): Promise<DoctorCheck[]> => {
+        try {
+          const r = await run();
+          return Array.isArray(r) ? r : [r];
+        } catch (err) {
+          return [check(name, 'fail', firstLine(err))];
+        }
+      };
+      const checks: DoctorCheck[] = [nodeCheck(), ...(await guarded('sqlite native module', sqliteCheck)), ...(await guarded('temporal', temporalCheck))];
       for (const f of files.filter((x) => x.error !== undefined)) {
         checks.push(check(`pipeline ${path.relative(process.cwd(), f.file) || f.file}`, 'fail', f.error!, `${tool} validate ${path.relative(process.cwd(), f.file) || f.file}`));
       }
-      checks.push(...(await destinationChecks(files)));
-      checks.push(await serviceCheck(process.env), await webhookCheck(files, process.env), await keyFileCheck(), await diskCheck(dataDir), await upCheck(dataDir, tool));
+      checks.push(...(await guarded('destination', () => destinationChecks(files))));
+      checks.push(
+        ...(await guarded('scraping service', () => serviceCheck(process.env))),
+        ...(await guarded('webhooks', () => webhookCheck(files, process.env))),
+        ...(await guarded('key file', keyFileCheck)),
+        ...(await guarded('disk space', () => diskCheck(dataDir))),
+        ...(await guarded('up', () => upCheck(dataDir, tool))),
+      );
       const failed = checks.filter((c) => c.status === 'fail').length;
       const warned = checks.filter((c) => c.status === 'warn').length;
       if (flags.json) {

@@ -127,6 +127,18 @@ describe('scrape-etl doctor', () => {
     expect(`${c.detail} ${c.fix}`).toContain('SCRAPER_BASE_URL');
   }, 120_000);
 
+  it('a TEMPORAL_ADDRESS where nothing listens: the temporal check fails naming it (exit 1)', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const s = http.createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const r = await doctor({ TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` });
+    expect(r.code).toBe(1);
+    expect(byName(r.checks, 'temporal')).toMatchObject({ status: 'fail', detail: expect.stringContaining(`TEMPORAL_ADDRESS 127.0.0.1:${closedPort} does not answer (ECONNREFUSED)`) });
+  }, 120_000);
+
   it('a key file others can read (0644): the key check fails with the chmod that fixes it (exit 1)', async () => {
     fs.chmodSync(keyFile, 0o644);
     try {
