@@ -7,7 +7,7 @@ export function register(program: Command): void {
     .command('report')
     .description("one self-contained HTML file of a pipeline: its runs, each run's page and its price history (opens with no network)")
     .argument('<pipeline>', 'pipeline name');
-  addDatabaseOption(cmd, 'destination database (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+  addDatabaseOption(cmd, "destination database (default: DATABASE_URL, else the project's destination, else sqlite:./data/scrape-etl.sqlite)")
     .requiredOption('--out <file>', 'the HTML file to write')
     .option('--since <duration>', "only runs started in this span back from now: '12h', '30d', '2w' (default: the last 50 runs)")
     .action(async (pipeline: string, flags: { database?: string; out: string; since?: string }) => {

@@ -49,6 +49,24 @@ describe('help that must stay true', () => {
     }
   }, 30_000);
 
+  it("every --database help that falls back to DATABASE_URL names the project's destination too (the project fills DATABASE_URL)", async () => {
+    const { Command } = await import('../../../vendor/commander.js');
+    const program = new Command();
+    const dir = path.join(ROOT, 'cli', 'commands');
+    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.ts')).sort()) {
+      const m = (await import(path.join(dir, f))) as { register?: (p: unknown) => void };
+      m.register?.(program);
+    }
+    const walk = (c: InstanceType<typeof Command>, name: string): Array<[string, string]> => [
+      ...c.options.filter((o) => o.long === '--database').map((o): [string, string] => [name, o.description]),
+      ...c.commands.flatMap((sub) => walk(sub, `${name} ${sub.name()}`.trim())),
+    ];
+    const found = walk(program, '');
+    expect(found.length).toBeGreaterThan(5);
+    // A default that falls back to DATABASE_URL or the built-in file passes through the project's destination first.
+    for (const [name, description] of found.filter(([, d]) => /DATABASE_URL|sqlite:\.\/data/.test(d))) expect(`${name}: ${description}`).toMatch(/project's destination/);
+  }, 30_000);
+
   it("simulator/README.md's flag table lists every option of `simulate`, and nothing else", async () => {
     const { Command } = await import('../../../vendor/commander.js');
     const { register } = await import('../../../cli/commands/simulate.js');
