@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopDevServer } from '../../../temporal/dev-server.js';
-import { runCli } from '../../support/cli.js';
+import { REPO_ROOT, runCli } from '../../support/cli.js';
 
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-pipelines-')));
 const env: NodeJS.ProcessEnv = {};
@@ -61,8 +61,16 @@ describe('scrape-etl pipelines', () => {
     const ran = await runCli(['demo', 'shop'], { cwd: proj, env, timeoutMs: 240_000 });
     expect(ran.code, ran.stderr).toBe(0);
 
-    const r = await runCli(['pipelines', '--json'], { cwd: path.join(proj, 'pipelines'), env });
+    // Traced: a read-only command loads no Temporal SDK module (test/support/module-trace.mjs).
+    const trace = path.join(dir, 'trace.txt');
+    const r = await runCli(['pipelines', '--json'], {
+      cwd: path.join(proj, 'pipelines'),
+      env: { ...env, SCRAPE_ETL_MODULE_TRACE: trace, NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}` },
+    });
     expect(r.code, r.stderr).toBe(0);
+    const modules = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    expect(modules.some((m) => m.includes('/dist/cli/commands/pipelines.js'))).toBe(true);
+    expect(modules.filter((m) => m.includes('@temporalio'))).toEqual([]);
     const rows = pythonJsonLines(r.stdout);
     expect(rows).toHaveLength(2);
     const shop = rows.find((x) => x['name'] === 'shop')!;
