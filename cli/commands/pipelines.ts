@@ -85,9 +85,12 @@ export function register(program: Command): void {
             }
             return out;
           });
+          const { goneLoadOwner } = await import('../../db/orphaned-runs.js');
           for (const l of group) {
             const row = last.get(l.name!);
-            if (row) l.lastRun = { status: row.status, workflowId: row.workflowId, startedAt: row.startedAt || null, finishedAt: row.finishedAt };
+            // A `load` whose process is gone left its row `running`: shown as `status` shows it, interrupted.
+            const status = row && goneLoadOwner(row.workflowId, row.status) !== undefined ? 'interrupted' : row?.status;
+            if (row) l.lastRun = { status: status!, workflowId: row.workflowId, startedAt: row.startedAt || null, finishedAt: row.finishedAt };
           }
         } catch (err) {
           unreadable++;
