@@ -10,6 +10,7 @@ import { limitHeapGrowth } from '../temporal/heap-growth.js';
 import { commandFailure } from './command-error.js';
 import { applyUmask } from '../lib/private-files.js';
 import { packageInfo } from './package-info.js';
+import { DESTINATION_NAMES, type DestinationName } from '../destinations/types.js';
 
 /** The command modules, in the order of the help's list, with the top-level commands each registers. */
 const COMMAND_MODULES: Array<{ names: string[]; load: () => Promise<{ register(program: Command): void }> }> = [
@@ -31,7 +32,19 @@ const COMMAND_MODULES: Array<{ names: string[]; load: () => Promise<{ register(p
   { names: ['check'], load: () => import('./commands/check.js') },
   { names: ['console'], load: () => import('./commands/console.js') },
   { names: ['report'], load: () => import('./commands/report.js') },
+  { names: ['pipelines'], load: () => import('./commands/pipelines.js') },
+  { names: ['cancel'], load: () => import('./commands/cancel.js') },
+  { names: ['doctor'], load: () => import('./commands/doctor.js') },
 ];
+
+/** How the help names each destination; typed over every destination so a new one cannot be left out of it. */
+const DESTINATION_PROSE: Record<DestinationName, string> = { sqlite: 'SQLite', duckdb: 'DuckDB', postgres: 'Postgres' };
+
+/** The help's first line, listing the destinations of the registry (destinations/). */
+function programDescription(): string {
+  const names = DESTINATION_NAMES.map((n) => DESTINATION_PROSE[n]);
+  return `Durable ETL from a web scraping service into ${names.slice(0, -1).join(', ')} or ${names[names.length - 1]} tables, on Temporal`;
+}
 
 /** Commands that can run a worker in their own process. */
 const HOSTS_ACTIVITIES = new Set(['run', 'demo', 'worker', 'trigger', 'up']);
@@ -45,7 +58,7 @@ export async function buildProgram(command?: string): Promise<Command> {
   const program = new Command();
   program
     .name('scrape-etl')
-    .description('Durable ETL from a web scraping service into SQLite or Postgres tables, on Temporal')
+    .description(programDescription())
     .version(packageInfo().version, '-V, --version', 'print the version of scrape-etl')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

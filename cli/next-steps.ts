@@ -1,5 +1,6 @@
 // The "do this next" lines `run` prints after a run: complete commands a person can paste as they are (a test runs
 // them verbatim), and the lines about the run's alerts. Light module: no SDK, no database driver.
+import fs from 'node:fs';
 import path from 'node:path';
 import { destinationKey, redactDatabaseUrl } from '../db/url.js';
 import type { ExportSpec, PipelineSpec } from '../pipelines/spec.js';
@@ -9,6 +10,45 @@ import type { AlertOutcome } from '../temporal/contract.js';
 export function shellWord(word: string): string {
   if (word !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Whether `dir` is `root` or inside it. */
+function within(dir: string, root: string): boolean {
+  const rel = path.relative(path.resolve(root), path.resolve(dir));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function realpath(p: string): string | undefined {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How to type this tool in a printed command, as the user invoked it, for a command run in `runsIn`:
+ * - launched by npm (npx, `npm exec`, an npm script: npm sets npm_command) and `runsIn` inside the npm project it
+ *   ran in (npm_config_local_prefix): `npx scrape-etl`, which finds the tool again from there (a bare `scrape-etl`
+ *   worked only on the PATH npm gave its child);
+ * - `scrape-etl` when the user's PATH finds this very file first (a global install, a link on PATH);
+ * - else `node <this script>`, which works from any folder (`node bin/scrape-etl.js`, npx with the next command in
+ *   a folder outside its project).
+ */
+export function toolCommand(runsIn: string = process.cwd(), env: NodeJS.ProcessEnv = process.env, script: string | undefined = process.argv[1]): string {
+  const prefix = env['npm_config_local_prefix'];
+  if (env['npm_command'] !== undefined && prefix && within(runsIn, prefix)) return 'npx scrape-etl';
+  const self = script === undefined ? undefined : realpath(script);
+  if (self === undefined) return 'scrape-etl';
+  for (const dir of (env['PATH'] ?? '').split(path.delimiter)) {
+    if (dir === '' || !path.isAbsolute(dir)) continue;
+    const found = realpath(path.join(dir, 'scrape-etl'));
+    if (found === undefined) continue;
+    // The first `scrape-etl` on PATH is what a shell runs: this tool, or another one (then not the bare word).
+    if (found === self) return 'scrape-etl';
+    break;
+  }
+  return `node ${shellWord(self)}`;
 }
 
 /**
@@ -27,7 +67,7 @@ function databaseArgument(url: string, env: NodeJS.ProcessEnv): { arg: string; p
 export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: NodeJS.ProcessEnv = process.env): { command: string; passwordLeftOut: boolean } {
   const db = databaseArgument(spec.destination.database, env);
   const words = [
-    'scrape-etl',
+    toolCommand(process.cwd(), env),
     'export',
     '--database',
     db.arg,

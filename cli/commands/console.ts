@@ -23,7 +23,7 @@ export function register(program: Command): void {
     .command('console')
     .description('a local web console over your pipelines: runs, data, price history, leads and cost (read-only; 127.0.0.1, a free port)')
     .argument('[pipelines...]', 'pipeline files or pipeline names of the project: show their pipelines, read from their destinations');
-  addDatabaseOption(cmd, 'destination database to show (default: DATABASE_URL or sqlite:./data/scrape-etl.sqlite)')
+  addDatabaseOption(cmd, "destination database to show (default: DATABASE_URL, else the project's destination, else sqlite:./data/scrape-etl.sqlite; pipelines given show their own destinations instead)")
     .option('--port <n>', 'port to listen on (default: a free one)', port)
     .option('--host <address>', 'listen on this address instead of 127.0.0.1 (then an access token is required; printed with the URL)')
     .option('--allow-host <name>', 'also answer requests naming this host (e.g. a reverse proxy\'s public name); repeatable. Others are refused (DNS rebinding)', (v: string, acc: string[]) => [...acc, v], [] as string[])

@@ -28,13 +28,14 @@ export function register(program: Command): void {
       'run every example pipeline against a local simulator of the scraping service, on an embedded Temporal server; ' +
         "no token or server needed (data goes to $SCRAPE_ETL_DATA_DIR, the project's data_dir, or ./data)",
     )
+    .argument('[pipelines...]', "pipelines of the project (names or files) to run against the simulator instead of the examples, into their own destinations and export folders")
     .option('--seed <n>', 'seed of the simulated data', (v) => Number.parseInt(v, 10), 1)
     .option('--json', 'progress and results as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (flags: DemoFlags) => {
+    .action(async (pipelines: string[], flags: DemoFlags) => {
       const trap = trapSignals({ whileStarting: 'the demo started no run; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)' });
       try {
-        await demo(flags, trap);
+        await demo(pipelines, flags, trap);
       } finally {
         trap.dispose();
       }
@@ -45,16 +46,43 @@ export function register(program: Command): void {
  * The `status` command that shows the demo's runs, run verbatim from this folder: bare when the demo's database is
  * the one `status` reads by default here (the project's, or ./data's), else with --database.
  */
-export async function nextStatusCommand(database: string): Promise<string> {
+export async function nextStatusCommand(database: string, tool?: string): Promise<string> {
   const { defaultDatabaseUrl } = await import('../resolve-pipeline.js');
   const { destinationKey } = await import('../../db/url.js');
-  const { shellWord } = await import('./init.js');
-  return destinationKey(defaultDatabaseUrl()) === destinationKey(database) ? 'scrape-etl status' : `scrape-etl status --database ${shellWord(database)}`;
+  const { shellWord, toolCommand } = await import('../next-steps.js');
+  const cmd = tool ?? toolCommand();
+  return destinationKey(defaultDatabaseUrl()) === destinationKey(database) ? `${cmd} status` : `${cmd} status --database ${shellWord(database)}`;
 }
 
-async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
-  // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+/** One pipeline the demo runs: its file and its spec as run (examples redirected to the demo's database and folder). */
+interface DemoPipeline {
+  file: string;
+  spec: PipelineSpec;
+}
+
+/**
+ * The examples (into the demo's own database and export folder), or the pipelines named (the project's, by name or
+ * file), as their files say: their destinations, their exports.
+ */
+async function demoPipelines(named: string[], database: string, exportDir: string): Promise<DemoPipeline[]> {
   const { loadPipelineFile } = await import('../../pipelines/loader.js');
+  if (named.length > 0) {
+    const { resolvePipelineFiles } = await import('../resolve-pipeline.js');
+    const files = await resolvePipelineFiles(named);
+    return Promise.all(files.map(async (file) => ({ file, spec: await loadPipelineFile(file) })));
+  }
+  const files = fs.readdirSync(EXAMPLES_DIR).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
+  const out: DemoPipeline[] = [];
+  for (const name of files) {
+    const file = path.join(EXAMPLES_DIR, name);
+    const loaded = await loadPipelineFile(file, { env: { ...process.env, DATABASE_URL: database } });
+    out.push({ file, spec: { ...loaded, destination: { database }, exports: loaded.exports.map((e) => ({ ...e, dir: exportDir })) } });
+  }
+  return out;
+}
+
+async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promise<void> {
+  // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
   const { startSimulator } = await import('../../simulator/server.js');
   const { readDevServerState } = await import('../../temporal/dev-server.js');
   const { createLogger } = await import('../logger.js');
@@ -80,16 +108,21 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
   const dataDir = session.settings.dataDir;
   const database = `sqlite:${path.join(dataDir, 'scrape-etl.sqlite')}`;
   const exportDir = path.join(dataDir, 'exports');
+  // Read before anything runs: a wrong name or a broken file stops the demo with its message, nothing started.
+  let pipelines: DemoPipeline[];
+  try {
+    pipelines = await demoPipelines(named, database, exportDir);
+  } catch (err) {
+    await session.close();
+    await sim.close();
+    throw err;
+  }
   let failures = 0;
   let interrupted = false;
-  let stoppedRun: string | undefined;
+  let stoppedRun: { database: string; workflowId: string } | undefined;
   try {
     trap.started();
-    const files = fs.readdirSync(EXAMPLES_DIR).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
-    for (const name of files) {
-      const file = path.join(EXAMPLES_DIR, name);
-      const loaded = await loadPipelineFile(file, { env: { ...process.env, DATABASE_URL: database } });
-      const spec: PipelineSpec = { ...loaded, destination: { database }, exports: loaded.exports.map((e) => ({ ...e, dir: exportDir })) };
+    for (const { file, spec } of pipelines) {
       const run = await startOrAttach({
         client: session.conn.client,
         taskQueue: session.conn.taskQueue,
@@ -107,7 +140,7 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
         // A demo run is not resumed (the next demo starts afresh, and this process's simulator is going away):
         // stopped here, so nothing is left running in Temporal.
         await run.handle.terminate('scrape-etl demo was interrupted').catch((err: unknown) => log.warn({ err }, 'could not stop the demo run'));
-        stoppedRun = run.workflowId;
+        stoppedRun = { database: spec.destination.database, workflowId: run.workflowId };
         forgetRunByWorkflowId(dataDir, spec.name, run.workflowId);
         process.stderr.write(`interrupted: the demo's run ${run.workflowId} was stopped\n`);
         if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', pipeline: spec.name, workflowId: run.workflowId })}\n`);
@@ -143,26 +176,38 @@ async function demo(flags: DemoFlags, trap: SignalTrap): Promise<void> {
   // A terminated workflow never finishes its pipeline_runs row: the demo does, so it does not stay 'running'. Only
   // now, with the in-process worker stopped: the run's plan (a local activity) may still have been starting the row
   // when the workflow was terminated, and would have written 'running' after an earlier look.
-  if (stoppedRun !== undefined) await markInterrupted(database, stoppedRun).catch((err: unknown) => log.warn({ err }, 'could not mark the demo run interrupted'));
+  if (stoppedRun !== undefined) await markInterrupted(stoppedRun.database, stoppedRun.workflowId).catch((err: unknown) => log.warn({ err }, 'could not mark the demo run interrupted'));
   if (interrupted) {
     process.exitCode = trap.exitCode();
     return;
   }
   const server = readDevServerState(dataDir);
   const ui = session.conn.uiUrl ?? (server ? `http://127.0.0.1:${server.uiPort}` : undefined);
+  const { redactDatabaseUrl } = await import('../../db/url.js');
+  const { shellWord, toolCommand } = await import('../next-steps.js');
+  const tool = toolCommand();
+  // Named pipelines keep their own destinations and export folders; the examples share the demo's.
+  const databases = named.length > 0 ? [...new Set(pipelines.map((p) => p.spec.destination.database))] : [database];
+  const exportDirs = named.length > 0 ? [...new Set(pipelines.flatMap((p) => p.spec.exports.map((e) => path.resolve(e.dir))))] : [exportDir];
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ type: 'summary', database, exportDir, temporalUi: ui ?? null, failures })}\n`);
+    process.stdout.write(`${JSON.stringify({ type: 'summary', database: redactDatabaseUrl(databases[0]!), databases: databases.map(redactDatabaseUrl), exportDir: exportDirs[0] ?? null, exportDirs, temporalUi: ui ?? null, failures })}\n`);
   } else {
+    const next =
+      named.length > 0
+        ? pipelines.map((p) => `  ${tool} status ${shellWord(p.spec.name)}`)
+        : [
+            `  ${await nextStatusCommand(database, tool)}`,
+            // A project of one's own, rather than the examples inside the installed package (its build output).
+            `  ${tool} init my-project`,
+          ];
     say(
       [
         '',
-        `database:     ${database}`,
-        `CSV exports:  ${exportDir}`,
-        `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`scrape-etl server stop\` stops it)` : ''}`,
+        `database:     ${databases.map(redactDatabaseUrl).join(', ')}`,
+        `exports:      ${exportDirs.length > 0 ? exportDirs.join(', ') : '(none)'}`,
+        `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`${tool} server stop\` stops it)` : ''}`,
         'next:',
-        `  ${await nextStatusCommand(database)}`,
-        // A project of one's own, rather than the examples inside the installed package (its build output).
-        '  scrape-etl init my-project',
+        ...[...new Set(next)],
       ].join('\n'),
     );
   }

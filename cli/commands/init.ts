@@ -75,10 +75,16 @@ export function register(program: Command): void {
         fs.writeFileSync(f.file, f.text, { flag: 'wx' });
       }
       const rel = path.relative(process.cwd(), root);
+      // The tool as the user typed it (npx, a PATH install, node and a path): each line below is run verbatim.
+      const { toolCommand } = await import('../next-steps.js');
+      const tool = toolCommand(root);
       const lines = [`created ${files.map((f) => path.relative(process.cwd(), f.file) || f.file).join(' and ')}`, 'next:'];
       if (rel !== '') lines.push(`  cd ${shellWord(rel)}`);
-      lines.push('  scrape-etl validate', `  scrape-etl demo`, `  scrape-etl status ${INIT_PIPELINE}`);
-      lines.push(`then run it on the service, with SCRAPER_API_TOKEN set: scrape-etl run ${INIT_PIPELINE}`);
+      // The project's own pipeline, against a local simulator of the service (no token): not the bundled examples,
+      // which would load pipelines of their own into the project's database.
+      lines.push(`  ${tool} validate`, `  ${tool} demo ${INIT_PIPELINE}`, `  ${tool} status ${INIT_PIPELINE}`);
+      lines.push(`(demo ${INIT_PIPELINE} runs the project's pipeline against a local simulator of the service: no token, nothing paid)`);
+      lines.push(`then run it on the service, with SCRAPER_API_TOKEN set: ${tool} run ${INIT_PIPELINE}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     });
 }

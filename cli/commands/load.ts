@@ -127,7 +127,7 @@ export function register(program: Command): void {
         "quoted glob patterns ('saved/**/*.json', expanded by the command); - to read a list of paths from stdin",
     )
     .option('--from <list>', 'read inputs from a file, one path, directory or pattern per line (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[]);
-  addDatabaseOption(cmd, "destination: 'sqlite:<path>', 'duckdb:<path>' or 'postgres://...' (default DATABASE_URL or sqlite:./data/scrape-etl.sqlite)")
+  addDatabaseOption(cmd, "destination: 'sqlite:<path>', 'duckdb:<path>' or 'postgres://...' (default: DATABASE_URL, else the project's destination, else sqlite:./data/scrape-etl.sqlite)")
     .option('--pipeline <name>', 'pipeline name recorded as lineage on every row', 'cli-load')
     .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)

@@ -22,7 +22,7 @@ const COMMANDS = [
   ['demo'], ['status'], ['history'], ['prune'], ['server', 'status'], ['server', 'stop'], ['schedule', 'apply'], ['schedule', 'list'],
   ['schedule', 'describe'], ['schedule', 'pause'], ['schedule', 'unpause'], ['schedule', 'trigger'], ['schedule', 'backfill'],
   ['schedule', 'delete'], ['run'], ['export'], ['load'], ['validate'], ['simulate'], ['worker'], ['schema', 'show'], ['rebuild'], ['init'],
-  ['console'], ['report'], ['up'], ['down'], ['check'],
+  ['console'], ['report'], ['up'], ['down'], ['check'], ['pipelines'], ['cancel'], ['doctor'],
 ];
 /** The commands that read or write a destination database. */
 const WITH_DATABASE = ['status', 'history', 'export', 'load', 'schema show', 'rebuild', 'console', 'report', 'check'];
