@@ -50,6 +50,8 @@ export interface ActivityDepsOptions {
   client?: ScraperClientOptions;
   /** Tuning over the environment's. */
   tuning?: Partial<WorkerTuning>;
+  /** The worker polls the embedded dev server: defaults fit a server where nothing is billed (activities/tuning.ts). */
+  embeddedServer?: boolean;
   /** Metrics registry to record into; default a new one (the worker command serves it). */
   metrics?: Metrics;
   /** Base URL of the Temporal Web UI for links in alerts; default env SCRAPE_ETL_WEB_UI_URL. */
@@ -63,7 +65,7 @@ export interface ActivityDepsOptions {
 
 export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivityDeps {
   const env = opts.env ?? process.env;
-  const tuning = { ...readWorkerTuning(env), ...opts.tuning };
+  const tuning = { ...readWorkerTuning(env, { embeddedServer: opts.embeddedServer === true }), ...opts.tuning };
   const metrics = opts.metrics ?? createMetrics();
   const notify = readNotifyConfig(env, opts.webUiUrl !== undefined ? { webUiUrl: opts.webUiUrl } : {});
   let client: ScraperClient | undefined;

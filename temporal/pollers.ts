@@ -4,11 +4,10 @@
 // the last few minutes, including workers that have exited since, so two filters make "now" mean now: the poller's
 // last poll is recent (a live idle worker long-polls again at least every minute), and a poller of this machine
 // (the SDK's identity is `<pid>@<hostname>`) whose process is gone does not count.
-import os from 'node:os';
 import type { Client } from '@temporalio/client';
 // A CommonJS module: named ESM imports of it fail in Node, so the namespace comes from its default export.
 import proto from '@temporalio/proto';
-import { isProcessAlive } from '../lib/process-alive.js';
+import { isDeadLocalWorker } from '../lib/process-alive.js';
 
 const { TaskQueueKind, TaskQueueType } = proto.temporal.api.enums.v1;
 
@@ -20,12 +19,6 @@ export interface LivePoller {
   lastAccess: Date;
 }
 
-/** Whether `identity` names a process of this machine that no longer exists. */
-function deadLocalProcess(identity: string, hostname = os.hostname()): boolean {
-  const m = /^(\d+)@(.+)$/.exec(identity);
-  if (!m || m[2] !== hostname) return false;
-  return !isProcessAlive(Number(m[1]));
-}
 
 /** The workers polling the queue's workflow tasks now (see the file's comment for what "now" means). */
 export async function livePollers(client: Client, namespace: string, taskQueue: string, now = Date.now()): Promise<LivePoller[]> {
@@ -39,7 +32,7 @@ export async function livePollers(client: Client, namespace: string, taskQueue: 
     const seconds = Number(p.lastAccessTime?.seconds ?? 0);
     const lastAccess = new Date(seconds * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6));
     const identity = p.identity ?? '';
-    if (now - lastAccess.getTime() > POLLED_WITHIN_MS || deadLocalProcess(identity)) continue;
+    if (now - lastAccess.getTime() > POLLED_WITHIN_MS || isDeadLocalWorker(identity)) continue;
     live.push({ identity, lastAccess });
   }
   return live;

@@ -97,7 +97,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
         maxConcurrentActivityTaskExecutions: opts.maxActivities,
         shutdownGraceTime: opts.shutdownGrace,
         // One registry for all: /metrics counts every run this process finished, whichever worker took it.
-        activities: { metrics, ...(webUiUrl ? { webUiUrl } : {}) },
+        // On the embedded server nothing is billed: a dead worker's wait is taken over sooner (activities/tuning.ts).
+        activities: { metrics, embeddedServer: settings.address === undefined, ...(webUiUrl ? { webUiUrl } : {}) },
       }),
     );
   }
