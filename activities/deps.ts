@@ -29,7 +29,14 @@ export interface ActivityDeps {
    * is sent again: the service may still be processing the first one (SCRAPE_ETL_CREATE_LOOKUP_SECONDS, default 120).
    */
   createLookupMs: number;
+  /** Told when this worker starts or finishes a run's pipeline_runs row: `up`'s one line per run (cli/up/up-log.ts). */
+  onRunEvent?: (e: RunEvent) => void;
 }
+
+/** A run's start (its row created) and end (its row finished), as the worker that did it saw them. */
+export type RunEvent =
+  | { event: 'started'; pipeline: string; workflowId: string }
+  | { event: 'ended'; pipeline: string; workflowId: string; status: string; rowsByTable: Record<string, number>; durationMs: number | null; error: string | null };
 
 export interface OwnedActivityDeps extends ActivityDeps {
   /** Closes every database opened through `destination` (worker shutdown). */
@@ -61,6 +68,8 @@ export interface ActivityDepsOptions {
    * the same process-wide setting the payload codec and the starters use, never the activities' `env`.
    */
   keyFile?: string;
+  /** See ActivityDeps.onRunEvent. */
+  onRunEvent?: (e: RunEvent) => void;
 }
 
 export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivityDeps {
@@ -76,6 +85,7 @@ export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivit
     notify,
     secretKeys: () => secretKeys(opts.keyFile),
     createLookupMs: positiveIntFromEnv(env, 'SCRAPE_ETL_CREATE_LOOKUP_SECONDS', 120) * 1000,
+    ...(opts.onRunEvent ? { onRunEvent: opts.onRunEvent } : {}),
     client() {
       client ??= new ScraperClient({
         env,

@@ -38,8 +38,10 @@ export function register(program: Command): void {
       const metricsPort = opts.metricsPort === undefined ? undefined : portNumber('--metrics-port', opts.metricsPort);
       // The SDK's exporter binds its own server; it listens on loopback and /metrics below appends its text.
       const sdkPort = metricsPort === undefined ? undefined : await sdkMetricsPort(metricsPort);
+      const { sdkLogLine } = await import('../up/up-log.js');
       Runtime.install({
-        logger: new DefaultLogger(level as LogLevel),
+        // One line per entry, as `up`'s log: the SDK's default prints each entry's context as an object, task token in it.
+        logger: new DefaultLogger(level as LogLevel, (entry) => process.stderr.write(`${new Date().toISOString()} ${sdkLogLine(entry.level, entry.message, entry.meta)}\n`)),
         telemetryOptions: {
           // The native core's log lines go through the worker's logger (stderr, its level and format), not on
           // stdout in a format of their own.
