@@ -60,7 +60,7 @@ export function clockTime(ms: number): string {
 // PendingActivityState STARTED, and TimeoutType HEARTBEAT (temporal/api/enums/v1), by value: this module loads no SDK.
 const STARTED = 2;
 const HEARTBEAT_TIMEOUT = 4;
-/** Past 80% of its heartbeat timeout (the SDK's throttle) and this margin, a worker that heartbeats has said nothing. */
+/** Past 80% of its heartbeat timeout (the SDK's throttle) and this margin (or a tenth of the timeout), a live worker has heartbeated. */
 const SILENCE_MARGIN_MS = 5_000;
 
 /**
@@ -80,7 +80,8 @@ export function deadWorkerOf(p: temporal.api.workflow.v1.IPendingActivityInfo, n
   if (identity && isDeadLocalWorker(identity)) {
     return { reason: `the previous worker (pid ${identity.split('@')[0]}) stopped; ${until}`, attempt: 0, nextAttemptAt: takeoverAt, expected: false };
   }
-  if (takeoverAt === null || since === null || now - since <= 0.8 * (takeoverAt - since) + SILENCE_MARGIN_MS) return undefined;
+  const timeout = takeoverAt === null || since === null ? 0 : takeoverAt - since;
+  if (takeoverAt === null || since === null || now - since <= 0.8 * timeout + Math.max(SILENCE_MARGIN_MS, 0.1 * timeout)) return undefined;
   return {
     reason: `no heartbeat from worker ${identity || '(unknown)'} since ${clockTime(since)}; ${until} if it stays silent`,
     attempt: 0,
