@@ -13,12 +13,13 @@ export function controlActivities(deps: ActivityDeps) {
   return {
     async beginPipelineRun(input: BeginPipelineRunInput): Promise<void> {
       const db = await deps.destination(input.database);
-      await startPipelineRun(db, {
+      const { created } = await startPipelineRun(db, {
         workflowId: input.workflowId,
         pipeline: input.pipeline,
         kind: input.kind,
         ...(input.scheduledAt ? { scheduledAt: new Date(input.scheduledAt) } : {}),
       });
+      if (created) deps.onRunEvent?.({ event: 'started', pipeline: input.pipeline, workflowId: input.workflowId });
     },
 
     async finishPipelineRun(input: FinishPipelineRunInput): Promise<FinishPipelineRunOutput> {
@@ -50,6 +51,7 @@ export function controlActivities(deps: ActivityDeps) {
       const row = await getPipelineRun(db, input.workflowId);
       const durationMs = row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
       deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status, rowsByTable, tokenUsage, durationMs });
+      deps.onRunEvent?.({ event: 'ended', pipeline: input.pipeline, workflowId: input.workflowId, status, rowsByTable, durationMs, error });
       // A cancelled run's quarantined results are not counted (above): only a finished run's status is said back.
       return { rowsByTable, tokenUsage, ...(rejected.count > 0 && status !== 'cancelled' ? { status, error, rejectedResults: rejected.count } : {}) };
     },

@@ -29,7 +29,14 @@ export interface ActivityDeps {
    * is sent again: the service may still be processing the first one (SCRAPE_ETL_CREATE_LOOKUP_SECONDS, default 120).
    */
   createLookupMs: number;
+  /** Told when this worker starts or finishes a run's pipeline_runs row: `up`'s one line per run (cli/up/up-log.ts). */
+  onRunEvent?: (e: RunEvent) => void;
 }
+
+/** A run's start (its row created) and end (its row finished), as the worker that did it saw them. */
+export type RunEvent =
+  | { event: 'started'; pipeline: string; workflowId: string }
+  | { event: 'ended'; pipeline: string; workflowId: string; status: string; rowsByTable: Record<string, number>; durationMs: number | null; error: string | null };
 
 export interface OwnedActivityDeps extends ActivityDeps {
   /** Closes every database opened through `destination` (worker shutdown). */
@@ -50,6 +57,8 @@ export interface ActivityDepsOptions {
   client?: ScraperClientOptions;
   /** Tuning over the environment's. */
   tuning?: Partial<WorkerTuning>;
+  /** The worker polls the embedded dev server: defaults fit a server where nothing is billed (activities/tuning.ts). */
+  embeddedServer?: boolean;
   /** Metrics registry to record into; default a new one (the worker command serves it). */
   metrics?: Metrics;
   /** Base URL of the Temporal Web UI for links in alerts; default env SCRAPE_ETL_WEB_UI_URL. */
@@ -59,11 +68,13 @@ export interface ActivityDepsOptions {
    * the same process-wide setting the payload codec and the starters use, never the activities' `env`.
    */
   keyFile?: string;
+  /** See ActivityDeps.onRunEvent. */
+  onRunEvent?: (e: RunEvent) => void;
 }
 
 export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivityDeps {
   const env = opts.env ?? process.env;
-  const tuning = { ...readWorkerTuning(env), ...opts.tuning };
+  const tuning = { ...readWorkerTuning(env, { embeddedServer: opts.embeddedServer === true }), ...opts.tuning };
   const metrics = opts.metrics ?? createMetrics();
   const notify = readNotifyConfig(env, opts.webUiUrl !== undefined ? { webUiUrl: opts.webUiUrl } : {});
   let client: ScraperClient | undefined;
@@ -74,6 +85,7 @@ export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivit
     notify,
     secretKeys: () => secretKeys(opts.keyFile),
     createLookupMs: positiveIntFromEnv(env, 'SCRAPE_ETL_CREATE_LOOKUP_SECONDS', 120) * 1000,
+    ...(opts.onRunEvent ? { onRunEvent: opts.onRunEvent } : {}),
     client() {
       client ??= new ScraperClient({
         env,

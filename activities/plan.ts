@@ -83,7 +83,8 @@ export function planActivities(deps: ActivityDeps) {
         const b = input.begin;
         try {
           const db = await deps.destination(b.database);
-          await startPipelineRun(db, { workflowId: b.workflowId, pipeline: b.pipeline, kind: b.kind, ...(b.scheduledAt ? { scheduledAt: new Date(b.scheduledAt) } : {}) });
+          const { created } = await startPipelineRun(db, { workflowId: b.workflowId, pipeline: b.pipeline, kind: b.kind, ...(b.scheduledAt ? { scheduledAt: new Date(b.scheduledAt) } : {}) });
+          if (created) deps.onRunEvent?.({ event: 'started', pipeline: b.pipeline, workflowId: b.workflowId });
         } catch (err) {
           const failure = asActivityFailure(err);
           const final = failure instanceof ApplicationFailure && failure.nonRetryable;

@@ -13,12 +13,21 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: string): strin
   return v;
 }
 
-export function readWorkerTuning(env: NodeJS.ProcessEnv = process.env): WorkerTuning {
+/** The wait's heartbeat timeout on the embedded dev server, where no heartbeat is billed. */
+export const EMBEDDED_WAIT_HEARTBEAT_TIMEOUT = '20s';
+
+export interface WorkerTuningContext {
+  /** The worker polls the embedded dev server this tool started (no TEMPORAL_ADDRESS): nothing there is billed. */
+  embeddedServer?: boolean;
+}
+
+export function readWorkerTuning(env: NodeJS.ProcessEnv = process.env, context: WorkerTuningContext = {}): WorkerTuning {
   return {
     heartbeatTimeout: duration(env, 'SCRAPE_ETL_HEARTBEAT_TIMEOUT', '30s'),
     // A scraping run waited for takes minutes; a dead worker's wait noticed within 5 minutes costs little of it, and
-    // each heartbeat that reaches the server is a billed action on Temporal Cloud (docs/temporal-actions.md).
-    waitHeartbeatTimeout: duration(env, 'SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT', '5m'),
+    // each heartbeat that reaches the server is a billed action on Temporal Cloud (docs/temporal-actions.md). The
+    // embedded dev server bills nothing, so there a `run` killed mid-wait is taken over by the next one in seconds.
+    waitHeartbeatTimeout: duration(env, 'SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT', context.embeddedServer ? EMBEDDED_WAIT_HEARTBEAT_TIMEOUT : '5m'),
     activityTimeout: duration(env, 'SCRAPE_ETL_ACTIVITY_TIMEOUT', '30m'),
     // 100: a list of up to 100 URLs is one activity (chunks run one after another, each with the pipeline's
     // concurrency inside, so a longer chunk costs no parallelism). With 25, a 100-URL run was 4 activities: 35

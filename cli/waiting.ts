@@ -4,6 +4,7 @@
 // lastFailure, attempt and nextAttemptScheduleTime), so it costs no extra call. Before, an async run whose
 // service was down showed `creating 0 rows` for minutes while Temporal held ECONNREFUSED.
 import type { temporal } from '@temporalio/proto';
+import { isDeadLocalWorker } from '../lib/process-alive.js';
 
 export interface WaitingNote {
   /** One line: why the last attempt failed, or (attempt 0) why the attempt running now does not move. */
@@ -55,13 +56,62 @@ function tsMs(ts: { seconds?: unknown; nanos?: number | null } | null | undefine
   return (typeof s === 'object' ? s.toNumber() : Number(s)) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
 }
 
-/** The pending activity worth saying something about: one being retried after a failure (the latest to retry next). */
-export function waitingOf(pending: readonly temporal.api.workflow.v1.IPendingActivityInfo[] | null | undefined): WaitingNote | undefined {
+/** A clock time as the line shows it: local, to the second (`12:04:10`). */
+export function clockTime(ms: number): string {
+  return new Date(ms).toTimeString().slice(0, 8);
+}
+
+// PendingActivityState STARTED, and TimeoutType HEARTBEAT (temporal/api/enums/v1), by value: this module loads no SDK.
+const STARTED = 2;
+const HEARTBEAT_TIMEOUT = 4;
+/** Past 80% of its heartbeat timeout (the SDK's throttle) and this margin (or a tenth of the timeout), a live worker has heartbeated. */
+const SILENCE_MARGIN_MS = 5_000;
+
+/**
+ * An attempt running on a worker that is gone: the server hands it to another worker only once its heartbeat
+ * timeout passes since the last heartbeat, so the line says so and when (`the previous worker (pid 4242) stopped;
+ * taken over by 12:04:10`). A worker of this machine whose process is gone is known dead; any other worker is
+ * suspected once it has been silent past the SDK's heartbeat throttle.
+ */
+export function deadWorkerOf(p: temporal.api.workflow.v1.IPendingActivityInfo, now = Date.now()): WaitingNote | undefined {
+  if (p.state !== STARTED) return undefined;
+  const identity = p.lastWorkerIdentity ?? '';
+  // A Duration has a Timestamp's shape.
+  const timeoutMs = tsMs(p.activityOptions?.heartbeatTimeout as never);
+  const since = tsMs(p.lastHeartbeatTime as never) ?? tsMs(p.lastStartedTime as never);
+  const takeoverAt = timeoutMs !== null && timeoutMs > 0 && since !== null ? since + timeoutMs : null;
+  const until = takeoverAt === null ? 'taken over once its heartbeat timeout passes' : `taken over by ${clockTime(takeoverAt)}`;
+  if (identity && isDeadLocalWorker(identity)) {
+    return { reason: `the previous worker (pid ${identity.split('@')[0]}) stopped; ${until}`, attempt: 0, nextAttemptAt: takeoverAt, expected: false };
+  }
+  const timeout = takeoverAt === null || since === null ? 0 : takeoverAt - since;
+  if (takeoverAt === null || since === null || now - since <= 0.8 * timeout + Math.max(SILENCE_MARGIN_MS, 0.1 * timeout)) return undefined;
+  return {
+    reason: `no heartbeat from worker ${identity || '(unknown)'} since ${clockTime(since)}; ${until} if it stays silent`,
+    attempt: 0,
+    nextAttemptAt: takeoverAt,
+    expected: false,
+  };
+}
+
+/**
+ * The pending activity worth saying something about: one whose worker is gone (deadWorkerOf), else one being
+ * retried after a failure (the latest to retry next).
+ */
+export function waitingOf(pending: readonly temporal.api.workflow.v1.IPendingActivityInfo[] | null | undefined, now = Date.now()): WaitingNote | undefined {
   let best: WaitingNote | undefined;
+  for (const p of pending ?? []) {
+    const dead = deadWorkerOf(p, now);
+    if (dead) return dead;
+  }
   for (const p of pending ?? []) {
     const attempt = p.attempt ?? 1;
     const failure = deepest(p.lastFailure);
     if (attempt < 2 || !failure || !failure.message) continue;
+    const workerLost = p.lastFailure?.timeoutFailureInfo?.timeoutType === HEARTBEAT_TIMEOUT;
+    // A lost worker's attempt that another worker runs now: taken over, nothing to wait for.
+    if (workerLost && p.state === STARTED) continue;
+    if (workerLost) failure.message = 'the previous worker stopped (no heartbeat within its timeout)';
     const subject = p.activityType?.name === 'notifyPipelineRun' ? 'alert webhook' : 'service';
     const note: WaitingNote = {
       reason: oneLineReason(failure.message, failure.type, subject),

@@ -7,6 +7,7 @@ import type { PriceMove, ProductHistory, ProductRef, StockChange } from './price
 import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
 import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
+import { isMissedFire } from '../db/pipeline-runs.js';
 
 export interface Links {
   home(): string | null;
@@ -37,7 +38,13 @@ function when(iso: string | null): Html {
   return iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>` : html`<span class="muted">—</span>`;
 }
 
+/** A missed fire's fire time (its scheduled_at): it started nothing and took no time. */
+function fireTime(run: RunInfo): string | null {
+  return run.scheduledAt ?? run.startedAt;
+}
+
 function runDuration(run: RunInfo): string {
+  if (isMissedFire(run.status)) return durationText(null);
   const a = timeMs(run.startedAt);
   const b = timeMs(run.finishedAt);
   return durationText(a !== null && b !== null ? b - a : null);
@@ -54,7 +61,7 @@ ${table(
     link(links.pipeline(db, s.pipeline), s.pipeline),
     ...(multi ? [dbLabel] : []),
     s.kind,
-    link(links.run(db, s.lastRun.workflowId), when(s.lastRun.startedAt)),
+    link(links.run(db, s.lastRun.workflowId), isMissedFire(s.lastRun.status) ? html`missed fire ${when(fireTime(s.lastRun))}` : when(s.lastRun.startedAt)),
     statusBadge(s.lastRun.status),
     s.checks ? html`${s.checks.failed > 0 ? statusBadge('failed') : statusBadge('passed')} <span class="muted">${s.checks.passed} passed, ${s.checks.failed} failed</span>` : html`<span class="muted">—</span>`,
     s.lastSuccessAt ? html`<span title="${s.lastSuccessAt}">${ageText(timeMs(s.lastSuccessAt), now)} ago</span>` : html`<span class="bad">never</span>`,
@@ -105,7 +112,7 @@ export function runsTable(db: number, runs: RunInfo[], links: Links): Html {
   return table(
     ['Started', 'Status', 'Rows', 'Duration', 'Tokens', 'Export', 'Workflow', 'Error'],
     runs.map((r) => [
-      when(r.startedAt),
+      isMissedFire(r.status) ? html`missed fire ${when(fireTime(r))}` : when(r.startedAt),
       statusBadge(r.status),
       intText(r.rows),
       runDuration(r),
@@ -118,7 +125,29 @@ export function runsTable(db: number, runs: RunInfo[], links: Links): Html {
   );
 }
 
+/**
+ * A schedule's fire with no run: an event with its fire time, why no run started and its alert, never a run's
+ * duration, timeline or Temporal link (no workflow exists for it).
+ */
+function missedFireView(db: number, d: RunDetail, links: Links, nav: Html): Html {
+  const r = d.run;
+  return html`<h1>Missed fire of ${r.pipeline}</h1>
+${nav}
+<table class="kv"><tbody>
+<tr><th>Pipeline</th><td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td></tr>
+<tr><th>Status</th><td>${statusBadge(r.status)} <span class="muted">the schedule fired and no run started</span></td></tr>
+<tr><th>Fire time</th><td class="fire-time">${when(fireTime(r))}</td></tr>
+<tr><th>Noticed</th><td>${when(r.finishedAt)} <span class="muted">by scrape-etl up</span></td></tr>
+<tr><th>Why</th><td class="why">${r.error ?? html`<span class="muted">not known</span>`}</td></tr>
+</tbody></table>
+<h2>Timeline</h2>
+${table(['Step', 'At', ''], d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']), { cls: 'timeline' })}
+<h2>Alerts</h2>
+${d.alerts.length === 0 ? html`<p class="muted">No did_not_run alert was delivered.</p>` : table(['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'], d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]), { cls: 'alerts' })}`;
+}
+
 export function runView(db: number, d: RunDetail, links: Links, nav: Html): Html {
+  if (isMissedFire(d.run.status)) return missedFireView(db, d, links, nav);
   const r = d.run;
   const temporal = links.temporal(r.workflowId);
   return html`<h1>Run ${r.workflowId}</h1>

@@ -1,6 +1,7 @@
 // Pipelines and runs as pipeline_runs, raw_responses, notify_deliveries, schema_history, export_watermarks and (when
 // the checks feature made it) check_results hold them. Every query is bounded: by a run's workflow id (indexed),
 // by a pipeline (indexed) with a LIMIT, or by the small bookkeeping tables.
+import { isMissedFire } from '../db/pipeline-runs.js';
 import { quoteIdent } from '../db/sql.js';
 import { contentTables, describe, tableExists } from './catalog.js';
 import type { Reader, Row } from './source.js';
@@ -194,13 +195,19 @@ export async function runDetail(r: Reader, workflowId: string): Promise<RunDetai
     ? await r.all(`SELECT table_name, last_file, last_rows, exported_at FROM export_watermarks WHERE last_run = ${p} ORDER BY table_name`, [workflowId])
     : [];
   const lastExport = exports.map((x) => timeMs(x['exported_at'])).filter((x): x is number => x !== null);
-  const timeline = [
-    { step: 'started', at: run.startedAt, ...(run.scheduledAt ? { note: `scheduled for ${run.scheduledAt}` } : {}) },
-    { step: 'scraped', at: isoTime(span?.['last']), ...(span?.['first'] ? { note: `first response ${isoTime(span['first'])}` } : {}) },
-    { step: 'loaded', at: isoTime(span?.['loaded']) },
-    { step: 'exported', at: lastExport.length > 0 ? new Date(Math.max(...lastExport)).toISOString() : null, ...(run.exportStatus ? { note: run.exportStatus } : {}) },
-    { step: 'finished', at: run.finishedAt, note: run.status },
-  ];
+  // A missed fire started nothing: its fire time and when `up` noticed it are all there is.
+  const timeline = isMissedFire(run.status)
+    ? [
+        { step: 'fired', at: run.scheduledAt ?? run.startedAt, note: 'no run started' },
+        { step: 'noticed missed', at: run.finishedAt, note: 'by scrape-etl up' },
+      ]
+    : [
+        { step: 'started', at: run.startedAt, ...(run.scheduledAt ? { note: `scheduled for ${run.scheduledAt}` } : {}) },
+        { step: 'scraped', at: isoTime(span?.['last']), ...(span?.['first'] ? { note: `first response ${isoTime(span['first'])}` } : {}) },
+        { step: 'loaded', at: isoTime(span?.['loaded']) },
+        { step: 'exported', at: lastExport.length > 0 ? new Date(Math.max(...lastExport)).toISOString() : null, ...(run.exportStatus ? { note: run.exportStatus } : {}) },
+        { step: 'finished', at: run.finishedAt, note: run.status },
+      ];
 
   // Content tables: the open-content tables this pipeline's loads created, counted from the tables (rows_by_table
   // has the inferred ones too, in no set order; they are listed once, here, and skipped below).

@@ -59,6 +59,15 @@ export async function recordAlertOutcome(db: Database, workflowId: string, outco
   );
 }
 
+/**
+ * A schedule's fire with no run ('did_not_run'): an event at its fire time (scheduled_at), not a run. Its
+ * started_at is the fire time and its finished_at when `up` noticed, so every surface shows it without a start, a
+ * duration or a Temporal workflow (its id names no workflow).
+ */
+export function isMissedFire(status: string | null | undefined): boolean {
+  return status === 'did_not_run';
+}
+
 const MAX_ERROR_CHARS = 4000;
 
 /**

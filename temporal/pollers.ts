@@ -12,7 +12,7 @@ import os from 'node:os';
 import type { Client } from '@temporalio/client';
 // A CommonJS module: named ESM imports of it fail in Node, so the namespace comes from its default export.
 import proto from '@temporalio/proto';
-import { isProcessAlive } from '../lib/process-alive.js';
+import { isDeadLocalWorker } from '../lib/process-alive.js';
 
 const { TaskQueueKind, TaskQueueType } = proto.temporal.api.enums.v1;
 
@@ -41,12 +41,6 @@ function parseIdentity(identity: string): { pid: number; hostname: string; role:
   return m ? { pid: Number(m[1]), hostname: m[2]!, role: m[3] } : undefined;
 }
 
-/** Whether `identity` names a process of this machine that no longer exists. */
-function deadLocalProcess(identity: string, hostname = os.hostname()): boolean {
-  const id = parseIdentity(identity);
-  if (!id || id.hostname !== hostname) return false;
-  return !isProcessAlive(id.pid);
-}
 
 /** The workers polling the queue's workflow tasks now (see the file's comment for what "now" means). */
 export async function livePollers(client: Client, namespace: string, taskQueue: string, now = Date.now()): Promise<LivePoller[]> {
@@ -60,7 +54,7 @@ export async function livePollers(client: Client, namespace: string, taskQueue: 
     const seconds = Number(p.lastAccessTime?.seconds ?? 0);
     const lastAccess = new Date(seconds * 1000 + Math.floor((p.lastAccessTime?.nanos ?? 0) / 1e6));
     const identity = p.identity ?? '';
-    if (now - lastAccess.getTime() > POLLED_WITHIN_MS || deadLocalProcess(identity)) continue;
+    if (now - lastAccess.getTime() > POLLED_WITHIN_MS || isDeadLocalWorker(identity)) continue;
     const role = parseIdentity(identity)?.role;
     live.push({ identity, lastAccess, longLived: role !== undefined && LONG_LIVED.has(role) });
   }

@@ -17,7 +17,7 @@ export function register(program: Command): void {
     .action(async (arg: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { redactDatabaseUrl } = await import('../../db/url.js');
-      const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, tableRuns } = await import('./status.js');
+      const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, startedCell, tableRuns } = await import('./status.js');
       const { orderedRows } = await import('../../db/table-names.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
@@ -43,7 +43,7 @@ export function register(program: Command): void {
         // ROWS: data rows; the service's bookkeeping rows (scrapers, their runs) apart.
         ['STARTED', 'STATUS', 'ROWS', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
         ...runs.map((r) => [
-          r.startedAt ?? '-',
+          startedCell(r),
           r.tableStatus ?? '-',
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
@@ -64,13 +64,15 @@ export function register(program: Command): void {
       for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
       const done = runs.filter((r) => r.durationMs !== null);
       const tokens = runs.reduce((a, r) => a + (r.tokenUsage ?? 0), 0);
+      // A schedule's fire with no run (`scrape-etl up`'s did_not_run) is an event, counted apart from the runs.
+      const missed = runs.filter((r) => r.missedFire).length;
       process.stdout.write(
-        `${runs.length} run(s): ${runs.filter((r) => r.tableStatus === 'succeeded').length} succeeded, ${runs.filter((r) => r.tableStatus === 'partial').length} partial, ` +
+        `${runs.length - missed} run(s): ${runs.filter((r) => r.tableStatus === 'succeeded').length} succeeded, ${runs.filter((r) => r.tableStatus === 'partial').length} partial, ` +
           // Said only when there are some: pipelines without checks keep the line they had.
           (runs.some((r) => r.tableStatus === 'failed_checks') ? `${runs.filter((r) => r.tableStatus === 'failed_checks').length} failed_checks, ` : '') +
-          // A schedule's fire with no run (`scrape-etl up`'s did_not_run) is said apart from the runs' outcomes.
-          (runs.some((r) => r.tableStatus === 'did_not_run') ? `${runs.filter((r) => r.tableStatus === 'did_not_run').length} did_not_run, ` : '') +
-          `${runs.filter((r) => r.tableStatus === 'failed').length} failed; median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokens} tokens\n`,
+          `${runs.filter((r) => r.tableStatus === 'failed').length} failed; ` +
+          (missed > 0 ? `${missed} missed fire${missed === 1 ? '' : 's'}; ` : '') +
+          `median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokens} tokens\n`,
       );
     });
 }

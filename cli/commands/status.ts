@@ -25,6 +25,9 @@ export interface StatusRow {
   rowsByTable: Record<string, number> | null;
   startedAt: string | null;
   durationMs: number | null;
+  /** A schedule's fire with no run (did_not_run): an event at firedAt, with no start, duration or workflow. */
+  missedFire?: true;
+  firedAt?: string | null;
   error: string | null;
   /**
    * The exports' own outcome ('succeeded', 'failed', or 'no_new_rows': incremental exports found nothing new and
@@ -63,7 +66,7 @@ export interface RunFilter {
 }
 
 export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
-  const { selectPipelineRuns } = await import('../../db/pipeline-runs.js');
+  const { isMissedFire, selectPipelineRuns } = await import('../../db/pipeline-runs.js');
   const { selectChecksOfRuns } = await import('../../checks/read.js');
   const { readDestination } = await import('../read-destination.js');
   const { runs, checks } = await readDestination(databaseUrl, async (r) => {
@@ -77,6 +80,7 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
     // (this command only reads; the row itself is finalised by the next load into this database).
     const gone = goneLoadOwner(row.workflowId, row.status);
     const r = gone === undefined ? row : { ...row, status: 'interrupted' as const, error: interruptedLoadError(gone) };
+    const missed = isMissedFire(r.status);
     out.set(r.workflowId, {
       workflowId: r.workflowId,
       pipeline: r.pipeline,
@@ -84,9 +88,10 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
       rows: r.rowsByTable ? splitRows(r.rowsByTable).data : null,
       bookkeepingRows: r.rowsByTable ? splitRows(r.rowsByTable).bookkeeping : null,
       rowsByTable: r.rowsByTable,
-      startedAt: r.startedAt || null,
+      startedAt: missed ? null : r.startedAt || null,
       finishedAt: r.finishedAt,
-      durationMs: r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null,
+      durationMs: !missed && r.startedAt && r.finishedAt ? Date.parse(r.finishedAt) - Date.parse(r.startedAt) : null,
+      ...(missed ? { missedFire: true as const, firedAt: r.scheduledAt ?? r.startedAt ?? null } : {}),
       // The data's status stays the state; a failed export and an undelivered alert are said beside it.
       error: runErrorText(r),
       exportStatus: r.exportStatus,
@@ -97,6 +102,12 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
     });
   }
   return out;
+}
+
+/** The STARTED cell: a run's start, or a missed fire's fire time said as such (it started nothing). */
+export function startedCell(r: Pick<StatusRow, 'startedAt' | 'missedFire' | 'firedAt'>): string {
+  if (r.missedFire) return `missed fire ${(r.firedAt ?? '-').replace(/\.000Z$/, 'Z')}`;
+  return r.startedAt ?? '-';
 }
 
 /** The ERROR cell of a table row: each problem (data, export, alert) shortened, so that none hides the next. */
@@ -270,7 +281,8 @@ export function register(program: Command): void {
       const note = notAsked === undefined ? undefined : `Temporal was not asked: ${notAsked}; the states shown are those pipeline_runs recorded`;
 
       // Newest first. ISO times compare as plain strings; localeCompare would start ICU's collator (~7 ms) for it.
-      const byStart = (a: StatusRow, b: StatusRow) => ((b.startedAt ?? '') < (a.startedAt ?? '') ? -1 : (b.startedAt ?? '') > (a.startedAt ?? '') ? 1 : 0);
+      const at = (r: StatusRow) => r.startedAt ?? r.firedAt ?? '';
+      const byStart = (a: StatusRow, b: StatusRow) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : 0);
       const list = [...rows.values()].sort(byStart).slice(0, flags.limit);
       if (flags.json) {
         for (const r of list) process.stdout.write(`${JSON.stringify(r)}\n`);
@@ -294,7 +306,7 @@ export function register(program: Command): void {
           formatDuration(r.durationMs),
           r.tokenUsage === null ? '-' : String(r.tokenUsage),
           formatExportStatus(r.exportStatus),
-          r.startedAt ?? '-',
+          startedCell(r),
           r.workflowId,
           r.error ? errorCell(r.error) : r.checks && r.checks.failed.length > 0 ? `checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120) : '',
         ]),

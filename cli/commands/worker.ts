@@ -34,12 +34,14 @@ export function register(program: Command): void {
       if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`);
       // Fail at start, not in the first activity, when the worker's knobs are malformed.
       const { readWorkerTuning } = await import('../../activities/tuning.js');
-      readWorkerTuning();
+      readWorkerTuning(process.env, { embeddedServer: temporalSettings().address === undefined });
       const metricsPort = opts.metricsPort === undefined ? undefined : portNumber('--metrics-port', opts.metricsPort);
       // The SDK's exporter binds its own server; it listens on loopback and /metrics below appends its text.
       const sdkPort = metricsPort === undefined ? undefined : await sdkMetricsPort(metricsPort);
+      const { sdkLogLine } = await import('../up/up-log.js');
       Runtime.install({
-        logger: new DefaultLogger(level as LogLevel),
+        // One line per entry, as `up`'s log: the SDK's default prints each entry's context as an object, task token in it.
+        logger: new DefaultLogger(level as LogLevel, (entry) => process.stderr.write(`${new Date().toISOString()} ${sdkLogLine(entry.level, entry.message, entry.meta)}\n`)),
         telemetryOptions: {
           // The native core's log lines go through the worker's logger (stderr, its level and format), not on
           // stdout in a format of their own.
@@ -61,7 +63,8 @@ export function register(program: Command): void {
         taskQueue,
         maxConcurrentActivityTaskExecutions: opts.maxActivities,
         shutdownGraceTime: opts.shutdownGrace,
-        activities: { metrics, ...(webUiUrl ? { webUiUrl } : {}) },
+        // On the embedded server (no TEMPORAL_ADDRESS) nothing is billed: a dead worker's wait is taken over sooner.
+        activities: { metrics, embeddedServer: settings.address === undefined, ...(webUiUrl ? { webUiUrl } : {}) },
       });
       let metricsServer: { close(): Promise<void> } | undefined;
       if (metricsPort !== undefined) {

@@ -11,6 +11,7 @@ import { temporalSettings } from '../../temporal/settings.js';
 import { sdkMetricsPort } from '../worker-options.js';
 import { liveUp, upPaths, type UpState } from './paths.js';
 import { UP_SERVICES, type RunningUpService } from './services.js';
+import { oneLine, runEventLine, sdkLogLine } from './up-log.js';
 
 export interface UpOptions {
   workers: number;
@@ -31,7 +32,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
   const settings = temporalSettings();
   const paths = upPaths(settings.dataDir);
   const out = (m: string) => process.stdout.write(`${m}\n`);
-  const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${m}\n`);
+  // One event, one line (an error's own newlines included): a tail of the log reads event by event.
+  const log = (m: string) => process.stderr.write(`${new Date().toISOString()} ${oneLine(m)}\n`);
 
   // One `up` per data folder: a second one would start a second set of workers for the same server, and `down`
   // could stop only one of them.
@@ -72,7 +74,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
   readWorkerTuning();
   const sdkPort = opts.metricsPort === undefined ? undefined : await sdkMetricsPort(opts.metricsPort);
   Runtime.install({
-    logger: new DefaultLogger(level as LogLevel),
+    // The SDK's default logger prints each entry's context as a multi-line object, an activity's task token in it.
+    logger: new DefaultLogger(level as LogLevel, (entry) => log(sdkLogLine(entry.level, entry.message, entry.meta))),
     // This process stops its workers itself (above), then the services and the embedded server.
     shutdownSignals: [],
     telemetryOptions: {
@@ -99,7 +102,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
         maxConcurrentActivityTaskExecutions: opts.maxActivities,
         shutdownGraceTime: opts.shutdownGrace,
         // One registry for all: /metrics counts every run this process finished, whichever worker took it.
-        activities: { metrics, ...(webUiUrl ? { webUiUrl } : {}) },
+        // On the embedded server nothing is billed: a dead worker's wait is taken over sooner (activities/tuning.ts).
+        activities: { metrics, embeddedServer: settings.address === undefined, onRunEvent: (e) => log(runEventLine(e)), ...(webUiUrl ? { webUiUrl } : {}) },
       }),
     );
   }

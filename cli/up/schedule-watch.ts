@@ -7,13 +7,14 @@
 //    did not (skipped by its overlap policy behind a run still open, missed while the server or `up` was down past
 //    the catch-up window) is said on up's output and sent as `did_not_run` to the pipeline's webhooks, once per
 //    missed fire, also across restarts (./missed-fires.ts);
-//  - the `freshness` checks of the scheduled pipelines (./freshness-watch.ts).
+//  - the `freshness` checks of the scheduled pipelines (./freshness-watch.ts);
+//  - each action a schedule took since the last look, said in one line with the run it started and the next fire.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Metrics } from '../../activities/metrics.js';
 import { positiveIntFromEnv } from '../../lib/env-int.js';
 import { FreshnessWatch } from './freshness-watch.js';
-import { MissedFires, missedCause, sendDidNotRun, type ScheduleView } from './missed-fires.js';
+import { MissedFires, fireTimeText, missedCause, sendDidNotRun, type ScheduleView } from './missed-fires.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import type { TemporalSettings } from '../../temporal/settings.js';
 import type { Database } from '../../db/connect.js';
@@ -28,7 +29,13 @@ interface Watched {
   id: string;
   spec: PipelineSpec | undefined;
   paused: boolean;
-  next: Date | undefined;
+  /** The fire times Temporal announced at the last look (the first may already have passed since). */
+  next: Date[];
+}
+
+/** The first of `times` still to come: Temporal lists a time until its action is taken, a moment after it passed. */
+export function nextFireAfter(times: readonly Date[], now = Date.now()): Date | undefined {
+  return times.find((t) => t.getTime() > now);
 }
 
 /** A duration of Temporal's policies (ms) as the pipeline file writes it. */
@@ -47,6 +54,8 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
   const graceMs = positiveIntFromEnv(env, 'SCRAPE_ETL_UP_MISSED_GRACE_SECONDS', 60) * 1000;
   const missed = new MissedFires({ file: path.join(o.settings.dataDir, 'up-missed-fires.json'), graceMs, startedAt });
   const freshness = new FreshnessWatch({ metrics: o.metrics, log: o.log, everyMs: positiveIntFromEnv(env, 'SCRAPE_ETL_UP_FRESHNESS_SECONDS', 300) * 1000 });
+  /** Per schedule, the workflow ids of the actions already seen (said once each). */
+  const fired = new Map<string, Set<string>>();
   const specsOf = (list: Watched[]) => list.flatMap((w) => (w.spec && !w.paused ? [w.spec] : []));
 
   async function pollersNow(): Promise<number | undefined> {
@@ -66,7 +75,23 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
       const d = await client.schedule.getHandle(s.scheduleId).describe();
       if (d.action.type !== 'startWorkflow' || d.action.taskQueue !== o.settings.taskQueue) continue;
       const arg = d.action.args?.[0] as { spec?: PipelineSpec } | undefined;
-      const watched: Watched = { id: s.scheduleId, spec: arg?.spec, paused: d.state.paused, next: d.info.nextActionTimes[0] };
+      const watched: Watched = { id: s.scheduleId, spec: arg?.spec, paused: d.state.paused, next: d.info.nextActionTimes };
+      // Actions taken since the last look (the first look only remembers what was there before this `up`).
+      // Of those before it, the runs still open are said too: this `up`'s workers are the ones to run them.
+      const known = fired.get(s.scheduleId);
+      const open = new Set(d.info.runningActions.map((a) => a.workflow.workflowId));
+      const taken = new Set<string>();
+      for (const a of d.info.recentActions) {
+        const key = a.action.workflow.workflowId;
+        taken.add(key);
+        if (known ? known.has(key) : !open.has(key)) continue;
+        const next = nextFireAfter(d.info.nextActionTimes);
+        o.log(
+          `schedule ${s.scheduleId} fired at ${fireTimeText(a.scheduledAt)}: run ${key}${known ? '' : ' (before this up started, still open)'}` +
+            `${next && !d.state.paused ? `; next fire at ${fireTimeText(next)}` : ''}`,
+        );
+      }
+      fired.set(s.scheduleId, taken);
       const view: ScheduleView = {
         id: s.scheduleId,
         spec: arg?.spec,
@@ -144,8 +169,12 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
     summary() {
       const active = schedules.filter((s) => !s.paused);
       if (schedules.length === 0) return `none on this task queue (\`scrape-etl schedule apply <file>\` adds one)`;
-      const next = active.filter((s) => s.next).sort((a, b) => a.next!.getTime() - b.next!.getTime())[0];
-      return `${schedules.length} on this task queue (${active.length} active)${next ? `; next: ${next.id} at ${next.next!.toISOString()}` : ''}`;
+      const now = Date.now();
+      const next = active
+        .map((s) => ({ id: s.id, at: nextFireAfter(s.next, now) }))
+        .filter((s): s is { id: string; at: Date } => s.at !== undefined)
+        .sort((a, b) => a.at.getTime() - b.at.getTime())[0];
+      return `${schedules.length} on this task queue (${active.length} active)${next ? `; next: ${next.id} at ${next.at.toISOString()}` : ''}`;
     },
     close() {
       clearInterval(timer);
