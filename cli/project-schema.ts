@@ -100,7 +100,7 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
   // deep is a problem at its place, not a crash of the library.
   const deep = nestingBeyond(text, MAX_NESTING);
   if (deep !== undefined) add(deep, '<yaml>', `nested deeper than ${MAX_NESTING} levels here; a project file needs two levels`);
-  const aliases = deep === undefined ? aliasExpansionProblem(doc) : undefined;
+  const aliases = deep === undefined ? aliasExpansionProblem(doc, 'a project file') : undefined;
   if (aliases !== undefined) add(aliases.offset, '<yaml>', `${aliases.message}; write the settings out`);
   if (issues.length > 0) throw new PipelineFileError(file, issues);
   // An empty file is a project with every default: a marker of the project's root, as an empty dagster.yaml is.

@@ -41,7 +41,8 @@ export function nestingBeyond(text: string, max: number): number | undefined {
  * the total passes MAX_ALIAS_EXPANSION (or that refers to a node containing it). Sizes are memoised per node,
  * so the walk itself stays linear in the file however large the expansion is; depth is bounded by MAX_NESTING.
  */
-export function aliasExpansionProblem(doc: Document): { offset: number | undefined; message: string } | undefined {
+/** `what`: the kind of file, named in the message (`a pipeline file`, `a project file`). */
+export function aliasExpansionProblem(doc: Document, what = 'a pipeline file'): { offset: number | undefined; message: string } | undefined {
   const sizes = new Map<unknown, number>();
   const open = new Set<unknown>();
   let cycle: { offset: number | undefined; name: string } | undefined;
@@ -79,12 +80,12 @@ export function aliasExpansionProblem(doc: Document): { offset: number | undefin
     },
   });
   if (cycle !== undefined) {
-    return { offset: cycle.offset, message: `alias *${cycle.name} refers to a node that contains it; a pipeline or project file cannot hold cyclic data` };
+    return { offset: cycle.offset, message: `alias *${cycle.name} refers to a node that contains it; ${what} cannot hold cyclic data` };
   }
   if (found !== undefined) {
     return {
       offset: found.offset,
-      message: `aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes at alias *${found.name}; such a file has no use for that expansion (a "billion laughs" file?)`,
+      message: `aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes at alias *${found.name}; ${what} has no use for such expansion (a "billion laughs" file?)`,
     };
   }
   return undefined;
