@@ -3,6 +3,7 @@
 // Discord's /slack endpoint also accept). Pure functions of the run's facts, so tests can check them exactly.
 import type { NotifyEventName } from '../pipelines/spec.js';
 import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
+import type { DataOutcome } from '../lib/run-states.js';
 
 export interface RunFacts {
   event: NotifyEventName;
@@ -12,7 +13,7 @@ export interface RunFacts {
   kind: string;
   workflowId: string;
   runId: string;
-  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'did_not_run';
+  status: DataOutcome | 'did_not_run';
   error: string | null;
   exportStatus: string | null;
   exportError: string | null;
