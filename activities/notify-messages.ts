@@ -4,6 +4,7 @@
 import type { NotifyEventName } from '../pipelines/spec.js';
 import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
 import type { DataOutcome } from '../lib/run-states.js';
+import { tokensText } from '../lib/run-figures.js';
 
 export interface RunFacts {
   event: NotifyEventName;
@@ -82,7 +83,7 @@ export function slackMessage(f: RunFacts): Record<string, unknown> {
   const rows = Object.entries(f.rowsByTable);
   const lines = [
     `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · rows ${rows.reduce((a, [, n]) => a + n, 0)}` +
-      (f.tokenUsage !== null ? ` · tokens ${f.tokenUsage}` : ''),
+      ` · tokens ${tokensText(f.tokenUsage)}`,
     ...(rows.length > 0 ? [esc(rows.map(([t, n]) => `${t}=${n}`).join(', '), 400)] : []),
     ...(f.error ? [`error: \`${esc(f.error, 900)}\``] : []),
     ...(f.exportError ? [`export error: \`${esc(f.exportError, 400)}\``] : []),

@@ -21,6 +21,7 @@ export function register(program: Command): void {
       const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, startedCell, tableRuns } = await import('./status.js');
       const { orderedRows } = await import('../../db/table-names.js');
       const { runStateName, runStateOf } = await import('../../lib/run-states.js');
+      const { tokensText, tokensTotalText } = await import('../../lib/run-figures.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
       const pipeline = ref!.name;
@@ -50,7 +51,7 @@ export function register(program: Command): void {
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),
-          r.tokenUsage === null ? '-' : String(r.tokenUsage),
+          tokensText(r.tokenUsage),
           formatExportStatus(r.exportStatus),
           r.workflowId,
           r.error
@@ -65,7 +66,6 @@ export function register(program: Command): void {
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
       for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
       const done = runs.filter((r) => r.durationMs !== null);
-      const tokens = runs.reduce((a, r) => a + (r.tokenUsage ?? 0), 0);
       // A schedule's fire with no run (`scrape-etl up`'s did_not_run) is an event, counted apart from the runs.
       const missed = runs.filter((r) => r.missedFire).length;
       const count = (state: string) => runs.filter((r) => r.tableStatus === state).length;
@@ -77,7 +77,7 @@ export function register(program: Command): void {
           (count('failed_checks') > 0 ? `${tally('failed_checks')}, ` : '') +
           `${tally('failed')}; ` +
           (missed > 0 ? `${missed} missed fire${missed === 1 ? '' : 's'}; ` : '') +
-          `median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokens} tokens\n`,
+          `median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokensTotalText(runs.filter((r) => !r.missedFire).map((r) => r.tokenUsage))}\n`,
       );
     });
 }

@@ -13,6 +13,7 @@ import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import type { PipelineRef } from '../resolve-pipeline.js';
 import { splitRows } from '../../db/table-names.js';
 import { runStateName, runStateOf } from '../../lib/run-states.js';
+import { tokensText } from '../../lib/run-figures.js';
 
 export interface StatusRow {
   workflowId: string;
@@ -307,7 +308,7 @@ export function register(program: Command): void {
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),
-          r.tokenUsage === null ? '-' : String(r.tokenUsage),
+          tokensText(r.tokenUsage),
           formatExportStatus(r.exportStatus),
           startedCell(r),
           r.workflowId,
