@@ -5,6 +5,7 @@ import type { NotifyEventName } from '../pipelines/spec.js';
 import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
 import type { DataOutcome } from '../lib/run-states.js';
 import { tokensText } from '../lib/run-figures.js';
+import type { FailedCheckData } from '../checks/read.js';
 
 export interface RunFacts {
   event: NotifyEventName;
@@ -26,11 +27,13 @@ export interface RunFacts {
   tokenUsage: number | null;
   webUiUrl: string | null;
   idempotencyKey: string;
+  /** check_failed: the failed checks as data (name, type, severity, observed, threshold, failing keys). */
+  failedChecks?: FailedCheckData[];
 }
 
 /** scrape-etl's generic JSON body (field names are the documented contract: README "Alerts"). */
 export function jsonMessage(f: RunFacts): Record<string, unknown> {
-  return cappedJsonBody({
+  const body = {
     source: 'scrape-etl',
     event: f.event,
     detail: f.detail,
@@ -50,7 +53,11 @@ export function jsonMessage(f: RunFacts): Record<string, unknown> {
     token_usage: f.tokenUsage,
     web_ui_url: f.webUiUrl,
     idempotency_key: f.idempotencyKey,
-  });
+  };
+  // The failed checks as data beside the sentence in `detail`; as many as fit in the body's cap, the others counted
+  // in rows_omitted (a check's failing keys are already bounded where they are stored).
+  if (f.failedChecks) return cappedJsonBody({ ...body, failed_checks: f.failedChecks }, { key: 'failed_checks', totalRows: f.failedChecks.length });
+  return cappedJsonBody(body);
 }
 
 const HEADLINE: Record<NotifyEventName, string> = {
