@@ -9,7 +9,6 @@ import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
 import { isMissedFire } from '../db/pipeline-runs.js';
 import { runStateOf } from '../lib/run-states.js';
-import { tokensText } from '../lib/run-figures.js';
 
 export interface Links {
   home(): string | null;
@@ -159,7 +158,7 @@ ${nav}
 <tr><th>Data status</th><td>${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}</td></tr>
 <tr><th>Rows</th><td>${intText(r.rows)}</td></tr>
 <tr><th>Duration</th><td>${runDuration(r)}</td></tr>
-<tr><th>Tokens</th><td>${r.tokens === null ? tokensText(null) : intText(r.tokens)}</td></tr>
+<tr><th>Tokens</th><td>${intText(r.tokens)}</td></tr>
 <tr><th>Exports</th><td>${r.exportStatus ?? '—'}${r.exportError ? html` <span class="bad">${r.exportError}</span>` : ''}</td></tr>
 <tr><th>Temporal</th><td>${temporal ? html`<a href="${temporal}" rel="noreferrer">open in the Temporal Web UI</a>` : html`<span class="muted">Web UI address not known (set TEMPORAL_UI_URL)</span>`}</td></tr>
 </tbody></table>

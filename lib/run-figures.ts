@@ -1,4 +1,4 @@
-// How a run's figures are said wherever they are shown (status, history, the console's run page, Slack messages).
+// How a run's figures are said wherever they are shown as text (status, history, Slack messages).
 // Pure, with no imports.
 
 /**
