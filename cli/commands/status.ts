@@ -308,7 +308,8 @@ export function register(program: Command): void {
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),
-          tokensText(r.tokenUsage),
+          // A missed fire ran nothing: no tokens to know.
+          r.missedFire ? '-' : tokensText(r.tokenUsage),
           formatExportStatus(r.exportStatus),
           startedCell(r),
           r.workflowId,
