@@ -101,6 +101,11 @@ export function register(program: Command): void {
         process.stdout.write(`pipeline '${target.name}' has no inferred tables or columns in ${target.database} yet, and no rows in the model's tables (they appear with its first load)\n`);
         return;
       }
+      // The database read comes first, as every reading command says it.
+      const inferred = [...tables.keys()].some((t) => fixedOf(t) === undefined);
+      process.stdout.write(
+        inferred ? `pipeline '${target.name}' in ${target.database}:\n` : `pipeline '${target.name}' has no inferred tables or columns in ${target.database}; the model's tables it uses:\n`,
+      );
       for (const [table, columns] of tables) {
         const created = columns.find((c) => c.change === 'create_table');
         const listPath = Array.isArray(created?.key) && created.key.length > 0 ? `  (list ${(created.key as string[][]).map((p) => p.join('.')).join(' > ')})` : '';
