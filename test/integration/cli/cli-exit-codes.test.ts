@@ -8,7 +8,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
-import { readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';
+import { readDevServerState, stopDevServer, ensureDevServer } from '../../../temporal/dev-server.js';
 import { CLI, runCli } from '../../support/cli.js';
 import { spawnWorkerProcess } from '../../support/temporal.js';
 import { startUp } from '../../support/up-process.js';
@@ -134,7 +134,7 @@ describe('exit codes (README, "Exit codes")', () => {
     } finally {
       sim.setRunDurationMs(500);
     }
-    const server = readDevServerState(path.join(root, 'data'));
+    const server = await ensureDevServer({ dataDir: path.join(root, 'data') });
     const worker = await spawnWorkerProcess({ address: `127.0.0.1:${server!.port}`, taskQueue: 'exit-codes', cwd: root, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
     expect(await worker.kill('SIGTERM'), worker.output()).toBe(EXIT.sigterm);
     expect(await signalled(['simulate', '--port', '0'], /simulator listening/, 'SIGTERM')).toBe(EXIT.sigterm);
