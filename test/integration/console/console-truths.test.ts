@@ -2,7 +2,7 @@
 // code: a run with no check results shows "no checks", not a green "passed"; check columns have headers a person
 // reads; an empty Cost page says no spend is recorded yet, with no empty tables or internal names; prices are drawn
 // as steps between observations; a chart of one run is its value said plainly, not a lone bar; a data table shows
-// its data columns first and the lineage columns last.
+// its data columns first and the lineage columns last, and a key of digit strings in numeric order (1, 2, 10).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,7 +54,8 @@ beforeAll(async () => {
     [950, 9.5, '2026-11-27T10:00:00Z'],
   ].forEach(([p, major, at], i) => insert.run(p, major, CHECKED, i + 1, at, `h${i}`));
   raw.exec(`CREATE TABLE shop_notes (pipeline TEXT NOT NULL, load_id INTEGER, loaded_at TEXT, row_hash TEXT, row_key TEXT NOT NULL, note TEXT, PRIMARY KEY (pipeline, row_key))`);
-  raw.prepare(`INSERT INTO shop_notes VALUES (?, NULL, '2026-11-27T10:00:00Z', 'x', 'a', 'first note')`).run(CHECKED);
+  const note = raw.prepare(`INSERT INTO shop_notes VALUES (?, NULL, '2026-11-27T10:00:00Z', 'x', ?, ?)`);
+  for (const k of ['10', '2', '1', '21', '3']) note.run(CHECKED, k, `note ${k}`);
   raw.close();
   con = await startConsole({ databases: [{ url: `sqlite:${dbFile}` }], temporal: false });
   browser = await launchBrowser();
@@ -132,13 +133,29 @@ describe('the console says only what is true', () => {
     });
   });
 
-  it('a data table shows its data columns first and the lineage columns last', async () => {
+  it('a data table shows its data columns first and the lineage columns last, and numeric keys in numeric order', async () => {
     await withScreenshotOnFailure(page, 'truths-data-columns', async () => {
       await visit(`/db/0/p/${CHECKED}/data/shop_notes`);
       const cols = await page.$$eval('#data-table thead th a', (as) => as.map((a) => a.getAttribute('data-column')));
       expect(cols).toEqual(['row_key', 'note', 'pipeline', 'load_id', 'loaded_at', 'row_hash']);
       const first = await page.$$eval('#data-table tbody tr:first-child td', (tds) => tds.map((td) => td.textContent!.trim()));
-      expect(first.slice(0, 2)).toEqual(['a', 'first note']);
+      expect(first.slice(0, 2)).toEqual(['1', 'note 1']);
+      // Every row once, in numeric order, across keyset pages of two rows, ascending and descending.
+      for (const [q, expected] of [
+        ['limit=2', ['1', '2', '3', '10', '21']],
+        ['limit=2&sort=row_key&desc=1', ['21', '10', '3', '2', '1']],
+      ] as const) {
+        const seen: string[] = [];
+        await visit(`/db/0/p/${CHECKED}/data/shop_notes?${q}`);
+        for (let i = 0; i < 5; i++) {
+          seen.push(...(await page.$$eval('#data-table tbody tr td:first-child', (tds) => tds.map((td) => td.textContent!.trim()))));
+          const next = await page.$('a[data-next]');
+          if (!next) break;
+          await Promise.all([page.waitForLoadState('load'), next.click()]);
+          await page.waitForSelector('#data-table');
+        }
+        expect(seen, q).toEqual(expected);
+      }
     });
   });
 });
