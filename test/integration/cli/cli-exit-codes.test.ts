@@ -154,8 +154,11 @@ describe('exit codes (README, "Exit codes")', () => {
     expect(await code(['down'])).toBe(EXIT.failed);
     expect(await code(['server', 'status'])).toBe(EXIT.failed);
     expect(await code(['server', 'stop'])).toBe(EXIT.failed);
-    // A server that runs is stopped: 0.
+    // `run` without `up` stops the server it started when it ends (issue 36): nothing runs after it.
     expect(await code(['run', 'shop'])).toBe(EXIT.ok);
+    expect(await code(['server', 'status'])).toBe(EXIT.failed);
+    // A server that runs (started as `up` and `worker` start it) is stopped: 0.
+    await ensureDevServer({ dataDir: path.join(root, 'data') });
     expect(await code(['server', 'stop'])).toBe(EXIT.ok);
     expect(await code(['server', 'stop'])).toBe(EXIT.failed);
   }, 300_000);
