@@ -92,7 +92,9 @@ describe('true counts', () => {
     expect(second['rows']).toBe(data);
     expect(second['bookkeepingRows']).toBe(bookkeeping);
 
-    // --live: the state Temporal gives (finished runs are otherwise read from pipeline_runs).
+    // --live: the state Temporal gives (finished runs are otherwise read from pipeline_runs). `run` stopped the
+    // server it started (issue 36), and status never starts one: it runs again here, as under `up`.
+    await ensureDevServer({ dataDir: path.join(bed.dir, 'data') });
     const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env });
     expect(status.stdout).toMatch(/^PIPELINE\s+STATE\s+DATA ROWS\s+BOOKKEEPING\s+DURATION/);
     expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^lead-counts\\s+COMPLETED\\s+${data}\\s+${bookkeeping}\\s`));
