@@ -14,5 +14,13 @@ export interface Session {
 
 /** A session of a client only (no worker in this process), for a connection already made. */
 export function clientSession(conn: TemporalConnection, settings: TemporalSettings): Session {
-  return { conn, settings, hasWorker: false, close: () => conn.connection.close() };
+  return {
+    conn,
+    settings,
+    hasWorker: false,
+    async close() {
+      await conn.connection.close();
+      await conn.releaseServer?.();
+    },
+  };
 }

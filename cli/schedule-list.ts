@@ -27,9 +27,12 @@ export async function listSchedulesCommand(flags: ListFlags): Promise<void> {
   // answers are retried within the server's start budget; an existing one gets one try within 10 s.
   let budgetMs = 10_000;
   let justStarted = false;
+  let release: (() => Promise<boolean>) | undefined;
   if (address === undefined) {
-    const { ensureDevServer } = await import('../temporal/dev-server.js');
-    const server = await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, ...(log ? { log: (m: string) => log.info(m) } : {}) });
+    const { ensureDevServer, releaseDevServer } = await import('../temporal/dev-server.js');
+    // Transient: a server started to list stops when the list is printed (temporal/dev-server.ts).
+    const server = await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, transient: true, ...(log ? { log: (m: string) => log.info(m) } : {}) });
+    release = () => releaseDevServer({ dataDir: settings.dataDir });
     address = server.address;
     if (server.started) {
       budgetMs = 60_000;
@@ -40,33 +43,37 @@ export async function listSchedulesCommand(flags: ListFlags): Promise<void> {
   const { listSchedules, GrpcConnectError, GrpcStatusError, NamespaceNotFoundError } = await import('../temporal/list-schedules.js');
   const deadline = Date.now() + budgetMs;
   log?.debug({ address: where, namespace: settings.namespace }, 'listing schedules');
-  for (;;) {
-    const lines: string[] = [];
-    try {
-      for await (const s of listSchedules({ settings, address, timeoutMs: Math.max(1000, deadline - Date.now()) })) {
-        const next = s.nextActionTime?.toISOString() ?? '-';
-        lines.push(
-          flags.json
-            ? JSON.stringify({ scheduleId: s.scheduleId, paused: s.paused, nextActionTime: next === '-' ? null : next })
-            : `${s.scheduleId}\t${s.paused ? 'paused' : 'active'}\tnext ${next}`,
-        );
+  try {
+    for (;;) {
+      const lines: string[] = [];
+      try {
+        for await (const s of listSchedules({ settings, address, timeoutMs: Math.max(1000, deadline - Date.now()) })) {
+          const next = s.nextActionTime?.toISOString() ?? '-';
+          lines.push(
+            flags.json
+              ? JSON.stringify({ scheduleId: s.scheduleId, paused: s.paused, nextActionTime: next === '-' ? null : next })
+              : `${s.scheduleId}\t${s.paused ? 'paused' : 'active'}\tnext ${next}`,
+          );
+        }
+      } catch (err) {
+        const transient = err instanceof GrpcConnectError || (err instanceof GrpcStatusError && err.code === 14) || err instanceof NamespaceNotFoundError;
+        if (justStarted && transient && Date.now() + 200 < deadline) {
+          await new Promise((r) => setTimeout(r, 200));
+          continue;
+        }
+        if (err instanceof NamespaceNotFoundError) throw failed(err.message, err);
+        // Unreachable, or a rejected certificate or API key: the connection, as the SDK path said it.
+        if (err instanceof GrpcConnectError || (err instanceof GrpcStatusError && [7, 14, 16].includes(err.code))) {
+          throw failed(`cannot connect to Temporal at ${where}: ${(err as Error).message}`, err);
+        }
+        throw failed(`Failed to list schedules: ${(err as Error).message}`, err);
       }
-    } catch (err) {
-      const transient = err instanceof GrpcConnectError || (err instanceof GrpcStatusError && err.code === 14) || err instanceof NamespaceNotFoundError;
-      if (justStarted && transient && Date.now() + 200 < deadline) {
-        await new Promise((r) => setTimeout(r, 200));
-        continue;
-      }
-      if (err instanceof NamespaceNotFoundError) throw failed(err.message, err);
-      // Unreachable, or a rejected certificate or API key: the connection, as the SDK path said it.
-      if (err instanceof GrpcConnectError || (err instanceof GrpcStatusError && [7, 14, 16].includes(err.code))) {
-        throw failed(`cannot connect to Temporal at ${where}: ${(err as Error).message}`, err);
-      }
-      throw failed(`Failed to list schedules: ${(err as Error).message}`, err);
+      // Printed once the whole list is read, so that a failure on a later page prints no partial list.
+      if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
+      else if (!flags.json) process.stdout.write('no schedules\n');
+      return;
     }
-    // Printed once the whole list is read, so that a failure on a later page prints no partial list.
-    if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);
-    else if (!flags.json) process.stdout.write('no schedules\n');
-    return;
+  } finally {
+    await release?.();
   }
 }

@@ -23,9 +23,16 @@ export interface SessionOptions {
 
 export async function openSession(opts: SessionOptions): Promise<Session> {
   const settings = temporalSettings(opts.env);
-  const conn = await connectTemporal({ settings, log: (m) => opts.log.info(m) });
+  // Transient: the embedded server this command starts stops when it ends (unless `up` has taken it over meanwhile).
+  const conn = await connectTemporal({ settings, log: (m) => opts.log.info(m), transient: true });
   if (!conn.embedded || opts.worker === false) return clientSession(conn, settings);
-  const worker = await startCommandWorker(conn, settings, opts.log);
+  let worker: { stop(): Promise<void> };
+  try {
+    worker = await startCommandWorker(conn, settings, opts.log);
+  } catch (err) {
+    await clientSession(conn, settings).close();
+    throw err;
+  }
   return {
     conn,
     settings,
@@ -33,6 +40,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
     async close() {
       await worker.stop();
       await conn.connection.close();
+      await conn.releaseServer?.();
     },
   };
 }

@@ -42,7 +42,7 @@ export class ViewError extends Error {
 }
 
 /** The validated parts of a view: its table's metadata, sort column and key. */
-export async function resolveView(r: Reader, v: ViewSpec): Promise<{ meta: TableMeta; key: string[]; sort: string | undefined; desc: boolean }> {
+export async function resolveView(r: Reader, v: ViewSpec): Promise<{ meta: TableMeta; key: string[]; sort: string | undefined; desc: boolean; numericKeys: string[] }> {
   const meta = await describe(r, v.table);
   if (!meta) throw new ViewError(`no table "${v.table}" in this database`);
   if (!meta.columns.some((c) => c.name === 'pipeline')) throw new ViewError(`table "${v.table}" has no pipeline column: it is not a pipeline's data`);
@@ -53,7 +53,27 @@ export async function resolveView(r: Reader, v: ViewSpec): Promise<{ meta: Table
   // A table without a primary key is ordered by all its columns: still a total order for distinct rows.
   if (key.length === 0) key = meta.columns.map((c) => c.name).filter((c) => c !== 'pipeline');
   const sort = v.sort !== undefined && !(key.length === 1 && key[0] === v.sort) ? v.sort : undefined;
-  return { meta, key, sort, desc: v.desc === true };
+  const numericKeys: string[] = [];
+  for (const k of key) {
+    const col = meta.columns.find((c) => c.name === k);
+    if (col && TEXT_TYPES.test(col.type.trim()) && (await digitsOnly(r, v.table, v.pipeline, k))) numericKeys.push(k);
+  }
+  return { meta, key, sort, desc: v.desc === true, numericKeys };
+}
+
+/**
+ * Whether a text key column of the pipeline holds only digit strings (row_key '1', '2', '10'): such keys are ordered
+ * as numbers (by length, then text), not as text (1, 10, 2). Looked at in the first COUNT_CAP rows; a later row
+ * that is not digits only makes that order still a total one.
+ */
+async function digitsOnly(r: Reader, table: string, pipeline: string, column: string): Promise<boolean> {
+  const c = quoteIdent(column);
+  const [row] = await r.all(
+    `SELECT count(*) AS n FROM (SELECT ${c} AS k FROM ${quoteIdent(table)} WHERE pipeline = ${r.ph(1)} LIMIT ${COUNT_CAP}) sample
+      WHERE k IS NULL OR k = '' OR ltrim(k, '0123456789') <> ''`,
+    [pipeline],
+  );
+  return Number(row?.['n'] ?? 1) === 0;
 }
 
 interface Cursor {
@@ -90,19 +110,23 @@ function decodeCursor(s: string, keyLength: number, withSort: boolean): Cursor {
 /** SELECT ... FROM table WHERE pipeline = ? [AND after cursor] ORDER BY ...: the statement of a view (LIMIT aside). */
 export function viewSql(
   r: Pick<Reader, 'ph'>,
-  v: { table: string; pipeline: string; key: string[]; sort: string | undefined; desc: boolean; after?: string | undefined; notNullSort?: boolean },
+  v: { table: string; pipeline: string; key: string[]; sort: string | undefined; desc: boolean; after?: string | undefined; notNullSort?: boolean; numericKeys?: string[] },
   select = '*',
 ): { sql: string; params: unknown[] } {
   const params: unknown[] = [v.pipeline];
   const ph = () => r.ph(params.length);
   const dir = v.desc ? 'DESC' : 'ASC';
   const op = v.desc ? '<' : '>';
-  const keyTuple = `(${v.key.map(quoteIdent).join(', ')})`;
+  // A key of digit strings is ordered by (length, text): 2 before 10, as numbers.
+  const numeric = new Set(v.numericKeys ?? []);
+  const keyExprs = v.key.flatMap((k) => (numeric.has(k) ? [`length(${quoteIdent(k)})`, quoteIdent(k)] : [quoteIdent(k)]));
+  const keyTuple = `(${keyExprs.join(', ')})`;
   const where = [`pipeline = ${r.ph(1)}`];
   if (v.after !== undefined) {
     const c = decodeCursor(v.after, v.key.length, v.sort !== undefined);
     const keyParams = () =>
       `(${c.k
+        .flatMap((x, i) => (numeric.has(v.key[i]!) ? [x === null ? null : String(x).length, x] : [x]))
         .map((x) => {
           params.push(x);
           return ph();
@@ -125,7 +149,7 @@ export function viewSql(
   }
   const order = [
     ...(v.sort !== undefined ? [...(v.notNullSort ? [] : [`(${quoteIdent(v.sort)} IS NULL)`]), `${quoteIdent(v.sort)} ${dir}`] : []),
-    ...v.key.map((k) => `${quoteIdent(k)} ${dir}`),
+    ...keyExprs.map((k) => `${k} ${dir}`),
   ];
   return { sql: `SELECT ${select} FROM ${quoteIdent(v.table)} WHERE ${where.join(' AND ')} ORDER BY ${order.join(', ')}`, params };
 }
@@ -136,7 +160,7 @@ export const CELL_CHARS = 2000;
 const TEXT_TYPES = /^(text|json|jsonb|varchar|character varying|character|char|clob|)$/i;
 
 export async function dataPage(r: Reader, v: ViewSpec): Promise<DataPage> {
-  const { meta, key, sort, desc } = await resolveView(r, v);
+  const { meta, key, sort, desc, numericKeys } = await resolveView(r, v);
   const limit = Math.min(MAX_PAGE_ROWS, Math.max(1, Math.floor(v.limit ?? DEFAULT_PAGE_ROWS)));
   const notNullSort = sort !== undefined && meta.columns.find((c) => c.name === sort)!.notNull;
   // Text columns are cut in the query (not after reading them), except the key and sort columns the cursor is made of.
@@ -147,7 +171,7 @@ export async function dataPage(r: Reader, v: ViewSpec): Promise<DataPage> {
       return whole ? q : `substr(CAST(${q} AS ${destinationOf(r).sql.textType}), 1, ${CELL_CHARS}) AS ${q}`;
     })
     .join(', ');
-  const { sql, params } = viewSql(r, { table: v.table, pipeline: v.pipeline, key, sort, desc, after: v.after, notNullSort }, select);
+  const { sql, params } = viewSql(r, { table: v.table, pipeline: v.pipeline, key, sort, desc, after: v.after, notNullSort, numericKeys }, select);
   // One row more than the page tells whether there is a next page without counting.
   const rows = await r.all(`${sql} LIMIT ${limit + 1}`, params);
   let next: string | null = null;

@@ -27,7 +27,7 @@ export async function downloadView(source: ReadOnlySource, view: ViewSpec, forma
   const columns = await describeTable(db, view.table, dest.capabilities.typedColumns ? undefined : projectSqliteHints());
   const { sql, params } = viewSql(
     { ph: dest.sql.ph },
-    { table: view.table, pipeline: view.pipeline, key: resolved.key, sort: resolved.sort, desc: resolved.desc, notNullSort },
+    { table: view.table, pipeline: view.pipeline, key: resolved.key, sort: resolved.sort, desc: resolved.desc, notNullSort, numericKeys: resolved.numericKeys },
     columns.map((c) => quoteIdent(c.name)).join(', '),
   );
   const settings: FormatSettings = { format, delimiter: ',', bom: false, nullText: '', lineEnding: 'crlf', neutralizeFormulas: true };

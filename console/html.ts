@@ -37,7 +37,8 @@ export function jsonForScript(value: unknown): string {
 }
 
 export interface ChartSpec {
-  kind: 'line' | 'bars';
+  /** `steps`: a value that holds until the next observation (a price), drawn as a step, never a slope. */
+  kind: 'line' | 'bars' | 'steps';
   /** x values (seconds since the epoch for time axes, else 0..n-1), then one array per series. */
   data: Array<Array<number | null>>;
   series: string[];
@@ -51,6 +52,14 @@ let chartCounter = 0;
 
 /** A chart drawn by uPlot in the browser from data embedded in the page (read back by the tests as plotted). */
 export function chart(id: string, spec: ChartSpec, title: string): Html {
+  // One x value (one run, one observation) makes no chart, only a lone bar or dot: its value is said plainly.
+  if ((spec.data[0]?.length ?? 0) === 1) {
+    const label = spec.xLabels?.[0] ?? (spec.time ? new Date((spec.data[0]![0] ?? 0) * 1000).toISOString().replace('T', ' ').slice(0, 19) + 'Z' : '');
+    const values = spec.series.map((name, i) => ({ name, v: spec.data[i + 1]?.[0] }));
+    return html`<figure class="chart single-value" data-chart-name="${id}"><figcaption>${title}</figcaption><p>${values
+      .filter((x) => x.v !== null && x.v !== undefined)
+      .map((x, i) => html`${i > 0 ? '; ' : ''}${spec.series.length > 1 ? `${x.name}: ` : ''}<strong>${Number(x.v).toLocaleString('en-US')}</strong> ${spec.yLabel}`)}${label ? html` <span class="muted">(${label}; one ${spec.time ? 'observation' : 'run'} so far)</span>` : ''}</p></figure>`;
+  }
   const elId = `chart-${id.replace(/[^a-zA-Z0-9_-]/g, '_')}-${++chartCounter}`;
   return html`<figure class="chart"><figcaption>${title}</figcaption><div class="chart-box" data-chart="${elId}" data-chart-name="${id}"></div><script type="application/json" id="${elId}">${raw(jsonForScript(spec))}</script></figure>`;
 }

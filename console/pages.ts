@@ -5,6 +5,7 @@ import type { DataPage } from './data.js';
 import type { LeadsPage } from './leads.js';
 import type { PriceMove, ProductHistory, ProductRef, StockChange } from './prices.js';
 import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
+import { LINEAGE_COLUMNS } from '../db/tables.js';
 import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
 import { isMissedFire } from '../db/pipeline-runs.js';
@@ -64,7 +65,10 @@ ${table(
     s.kind,
     link(links.run(db, s.lastRun.workflowId), isMissedFire(s.lastRun.status) ? html`missed fire ${when(fireTime(s.lastRun))}` : when(s.lastRun.startedAt)),
     statusBadge(s.lastRun.status),
-    s.checks ? html`${s.checks.failed > 0 ? statusBadge('failed') : statusBadge('passed')} <span class="muted">${s.checks.passed} passed, ${s.checks.failed} failed</span>` : html`<span class="muted">—</span>`,
+    // A run with no check results has passed nothing: "no checks", never a green pill.
+    s.checks && s.checks.passed + s.checks.failed + s.checks.other > 0
+      ? html`${s.checks.failed > 0 ? statusBadge('failed') : statusBadge('passed')} <span class="muted">${s.checks.passed} passed, ${s.checks.failed} failed</span>`
+      : html`<span class="muted no-checks">no checks</span>`,
     s.lastSuccessAt ? html`<span title="${s.lastSuccessAt}">${ageText(timeMs(s.lastSuccessAt), now)} ago</span>` : html`<span class="bad">never</span>`,
     'unknown' in next
       ? html`<span class="muted" title="${next.unknown}">unknown</span>`
@@ -178,7 +182,11 @@ ${d.alerts.length === 0 ? html`<p class="muted">No alert was delivered for this 
 ${d.schemaChanges.length === 0 ? html`<p class="muted">None.</p>` : table(['Table', 'Column', 'Type', 'Change', 'Variant of', 'At'], d.schemaChanges.map((c) => [c['table_name'], c['column_name'], c['data_type'], c['change'], cell(c['variant_of']), cell(c['changed_at'])]), { cls: 'schema-changes' })}
 <h2>Exported files</h2>
 ${d.exports.length === 0 ? html`<p class="muted">None recorded for this run (export_watermarks keeps the last file per table).</p>` : table(['Table', 'File', 'Rows', 'At'], d.exports.map((e) => [e['table_name'], cell(e['last_file'], 200), cell(e['last_rows']), cell(e['exported_at'])]), { cls: 'exports' })}
-${d.checks ? html`<h2>Checks</h2>${table(d.checks.columns, d.checks.rows.map((x) => d.checks!.columns.map((c) => (c === 'status' ? statusBadge(String(x[c])) : cell(x[c])))), { cls: 'checks' })}` : ''}`;
+${d.checks
+  ? html`<h2>Checks</h2>${d.checks.rows.length === 0
+      ? html`<p class="muted">No checks ran for this run.</p>`
+      : table(d.checks.columns.map(columnHeader), d.checks.rows.map((x) => d.checks!.columns.map((c) => (c === 'status' ? statusBadge(String(x[c])) : cell(x[c])))), { cls: 'checks' })}`
+  : ''}`;
 }
 
 export function dataIndexView(db: number, pipeline: string, tables: Array<{ table: string; count: number; capped: boolean }>, links: Links, nav: Html): Html {
@@ -196,6 +204,9 @@ export function dataTableView(
 ): Html {
   const t = page.meta.name;
   const hasLoad = page.meta.columns.some((c) => c.name === 'load_id');
+  // The data first: lineage (which pipeline, load and hash a row came with) is read after it, so it comes last.
+  const lineage = LINEAGE_COLUMNS as readonly string[];
+  const columns = [...page.meta.columns.filter((c) => !lineage.includes(c.name)), ...page.meta.columns.filter((c) => lineage.includes(c.name))];
   const sortLink = (col: string) => {
     const desc = page.sort === col || (page.sort === undefined && col === page.key[0]) ? !page.desc : false;
     return links.data(db, pipeline, t, { sort: col, ...(desc ? { desc: '1' } : {}), ...limitQ });
@@ -206,11 +217,11 @@ export function dataTableView(
   return html`<h1>${t} <span class="muted">of ${pipeline}</span></h1>${nav}
 <p>${intText(page.count)}${page.capped ? '+' : ''} rows; sorted by ${page.sort ?? page.key.join(', ')} ${page.desc ? 'descending' : 'ascending'}.
 Download this view: ${link(links.download(db, pipeline, t, 'csv', viewQ), 'CSV')} · ${link(links.download(db, pipeline, t, 'parquet', viewQ), 'Parquet')}</p>
-<table class="data" id="data-table"><thead><tr>${hasLoad ? html`<th>raw</th>` : ''}${page.meta.columns.map(
+<table class="data" id="data-table"><thead><tr>${columns.map(
     (c) => html`<th><a href="${sortLink(c.name) ?? '#'}" data-column="${c.name}">${c.name}${page.sort === c.name ? (page.desc ? ' ▼' : ' ▲') : ''}</a><span class="col-type">${c.type}</span></th>`,
-  )}</tr></thead><tbody>${page.rows.map(
+  )}${hasLoad ? html`<th>raw</th>` : ''}</tr></thead><tbody>${page.rows.map(
     (row) =>
-      html`<tr>${hasLoad ? html`<td>${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}</td>` : ''}${page.meta.columns.map((c) => html`<td>${cell(row[c.name])}</td>`)}</tr>`,
+      html`<tr>${columns.map((c) => html`<td>${cell(row[c.name])}</td>`)}${hasLoad ? html`<td>${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}</td>` : ''}</tr>`,
   )}</tbody></table>
 <p class="pager">${q.after ? link(links.data(db, pipeline, t, pageQ), '« first page') : ''}${page.next ? html`<a data-next href="${links.data(db, pipeline, t, { ...pageQ, after: page.next }) ?? '#'}">next page »</a>` : html`<span class="muted">last page</span>`}</p>`;
 }
@@ -252,7 +263,7 @@ export function pricesView(
     ms.map((m) => [link(links.prices(db, pipeline, m), m.title ?? `${m.shopId}/${m.itemId}`), m.model ?? (m.modelId === null ? 'product' : m.modelId), money(m.previousMajor, m.currency), money(m.priceMajor, m.currency), pct(m.change)]);
   const historyBlock = (h: ProductHistory) => html`${chart(
     `price-${h.product.shopId}-${h.product.itemId}`,
-    { kind: 'line', time: true, data: h.chart, series: h.series.map((s) => s.label), yLabel: h.currency ?? 'price' },
+    { kind: 'steps', time: true, data: h.chart, series: h.series.map((s) => s.label), yLabel: h.currency ?? 'price' },
     `${h.product.title ?? `${h.product.shopId}/${h.product.itemId}`} — price${h.currency ? ` in ${h.currency}` : ''}`,
   )}${table(
     ['Series', 'Loaded at', `Price${h.currency ? ` (${h.currency})` : ''}`],
@@ -290,6 +301,22 @@ ${chart(
 <p class="pager">${after ? link(links.leads(db, pipeline), '« first page') : ''}${l.page.next ? link(links.leads(db, pipeline, l.page.next), 'next page »') : ''}</p>`;
 }
 
+/** Headers a person reads for the bookkeeping columns the console shows (a data table keeps its own names). */
+const COLUMN_HEADERS: Record<string, string> = {
+  check_name: 'Check',
+  check_type: 'Type',
+  severity: 'Severity',
+  status: 'Status',
+  observed: 'Observed',
+  threshold: 'Threshold',
+  message: 'Message',
+  checked_at: 'Checked at',
+};
+
+function columnHeader(name: string): string {
+  return COLUMN_HEADERS[name] ?? name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+}
+
 export function costView(points: Array<CostPoint & { db: number }>, links: Links): Html {
   const pipelines = [...new Set(points.map((p) => p.pipeline))].sort();
   // One bar series per pipeline over the runs in time order: a run's tokens in its pipeline's series.
@@ -302,11 +329,13 @@ export function costView(points: Array<CostPoint & { db: number }>, links: Links
     byDay.set(day, m);
   }
   const days = [...byDay.keys()].sort().reverse();
+  if (points.length === 0) {
+    return html`<h1>Cost</h1>
+<p class="no-spend">No spend recorded yet: no run has reported service tokens. Each run's tokens show here once the scraping service reports them.</p>`;
+  }
   return html`<h1>Cost</h1>
-<p class="muted">Service tokens per run (pipeline_runs.token_usage: the sum of the tokenUsage the service reported for the run's responses). Runs whose responses reported none are left out.</p>
-${points.length === 0
-  ? html`<p class="muted">No run reported token usage.</p>`
-  : chart('tokens-per-run', { kind: 'bars', time: false, data, series: pipelines, yLabel: 'tokens', xLabels: points.map((p) => (p.startedAt ?? '').slice(5, 16).replace('T', ' ')) }, 'Tokens per run')}
+<p class="muted">Service tokens per run: the sum of the tokens the scraping service reported for the run's responses. Runs whose responses reported none are left out.</p>
+${chart('tokens-per-run', { kind: 'bars', time: false, data, series: pipelines, yLabel: 'tokens', xLabels: points.map((p) => (p.startedAt ?? '').slice(5, 16).replace('T', ' ')) }, 'Tokens per run')}
 <h2>Tokens per pipeline and day</h2>
 ${table(['Day', ...pipelines, 'Total'], days.map((d) => [d, ...pipelines.map((p) => intText(byDay.get(d)!.get(p) ?? 0)), intText([...byDay.get(d)!.values()].reduce((a, b) => a + b, 0))]), { cls: 'cost-days' })}
 <h2>Runs</h2>

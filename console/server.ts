@@ -205,7 +205,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
         }
         return out;
       });
-      const next = await temporal.nextRuns(summaries.map((s) => s.pipeline));
+      const next = await temporal.nextRuns(summaries.map((s) => s.pipeline), opts.databases[db]!.url);
       for (const s of summaries) rows.push({ db, dbLabel: source.url, summary: s, next: next.get(s.pipeline) ?? { unknown: 'not asked' } });
     }
     return page(c, 'Pipelines', pipelinesView(rows, links, Date.now(), problems));

@@ -12,7 +12,8 @@ const DESCRIBE_TIMEOUT_MS = 3_000;
 const CONNECT_WAIT_MS = 2_000;
 
 export interface TemporalView {
-  nextRuns(pipelines: string[]): Promise<Map<string, NextRun>>;
+  /** `database`: the destination the pipelines' runs are read from; a schedule of a same-named pipeline that writes elsewhere is not theirs. */
+  nextRuns(pipelines: string[], database?: string): Promise<Map<string, NextRun>>;
   workflowUrl(workflowId: string): string | null;
   close(): Promise<void>;
 }
@@ -72,10 +73,13 @@ export async function temporalView(opts: { enabled: boolean; uiUrl?: string | un
   }
 
   return {
-    async nextRuns(pipelines) {
+    async nextRuns(pipelines, database) {
       const out = new Map<string, NextRun>();
+      const { destinationKey } = await import('../db/url.js');
+      const here = database === undefined ? undefined : destinationKey(database);
+      const cacheKey = (p: string) => `${here ?? ''}\u0000${p}`;
       const todo = pipelines.filter((p) => {
-        const hit = cache.get(p);
+        const hit = cache.get(cacheKey(p));
         if (hit && Date.now() - hit.at < CACHE_MS) out.set(p, hit.value);
         return !out.has(p);
       });
@@ -92,12 +96,17 @@ export async function temporalView(opts: { enabled: boolean; uiUrl?: string | un
                 c.client.schedule.getHandle(p).describe(),
                 new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Temporal did not answer in ${DESCRIBE_TIMEOUT_MS} ms`)), DESCRIBE_TIMEOUT_MS).unref()),
               ]);
-              value = d.state.paused ? { paused: true } : { at: d.info.nextActionTimes[0]?.toISOString() ?? null };
+              // The schedule id is only the pipeline's name, which another project may use too: the schedule is
+              // this pipeline's only when the run it starts writes to this database.
+              const spec = d.action.type === 'startWorkflow' ? (d.action.args?.[0] as { spec?: { destination?: { database?: unknown } } } | undefined)?.spec : undefined;
+              const target = spec?.destination?.database;
+              const elsewhere = here !== undefined && typeof target === 'string' && destinationKey(target) !== here;
+              value = elsewhere ? { at: null } : d.state.paused ? { paused: true } : { at: d.info.nextActionTimes[0]?.toISOString() ?? null };
             } catch (err) {
               value = err instanceof ScheduleNotFoundError ? { at: null } : { unknown: (err as Error).message };
             }
           }
-          cache.set(p, { at: Date.now(), value });
+          cache.set(cacheKey(p), { at: Date.now(), value });
           out.set(p, value);
         }),
       );

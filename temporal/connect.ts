@@ -1,9 +1,10 @@
 // One way for every command to reach Temporal: TEMPORAL_ADDRESS when set, else the embedded dev server under the
 // data folder (started or reused).
 import { Client, Connection } from '@temporalio/client';
+import { liveUp } from '../cli/up/paths.js';
 import { secretKeys } from '../lib/secret-key.js';
 import { pipelineDataConverter } from './payload-codec.js';
-import { canConnect, ensureDevServer, isProcessAlive, readDevServerState } from './dev-server.js';
+import { canConnect, ensureDevServer, isProcessAlive, readDevServerState, releaseDevServer } from './dev-server.js';
 import { temporalConnectionSecurity, temporalSettings, type TemporalSettings } from './settings.js';
 
 export interface TemporalConnection {
@@ -15,11 +16,18 @@ export interface TemporalConnection {
   uiUrl: string | undefined;
   embedded: boolean;
   address: string;
+  /**
+   * Called by the command when it ends (after closing the connection): stops the embedded server when this command
+   * asked for it `transient` and it is the last to use a server such a command started (temporal/dev-server.ts).
+   */
+  releaseServer?: () => Promise<boolean>;
 }
 
 export interface ConnectOptions {
   settings?: TemporalSettings;
   log?: (message: string) => void;
+  /** The command needs the embedded server only while it runs: see DevServerOptions.transient. */
+  transient?: boolean;
 }
 
 export async function connectTemporal(opts: ConnectOptions = {}): Promise<TemporalConnection> {
@@ -38,21 +46,27 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
       dataDir: settings.dataDir,
       namespace: settings.namespace,
       ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.transient ? { transient: true } : {}),
     });
     address = server.address;
     uiUrl = server.uiUrl;
     if (server.started) connectTimeout = '60s';
   }
+  // A server an `up` of the data folder works on (it may have started meanwhile, on the server a command started) is
+  // left to `up`, which stops it when it stops.
+  const releaseServer =
+    settings.address === undefined && opts.transient ? () => releaseDevServer({ dataDir: settings.dataDir, inUse: () => liveUp(settings.dataDir) !== undefined }) : undefined;
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout, ...temporalConnectionSecurity(settings) });
   } catch (err) {
+    await releaseServer?.().catch(() => false);
     throw new Error(
       `cannot connect to Temporal at ${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ' (embedded dev server)'}: ${(err as Error).message}`,
       { cause: err },
     );
   }
-  return connectionTo(settings, connection, address, uiUrl);
+  return { ...connectionTo(settings, connection, address, uiUrl), ...(releaseServer ? { releaseServer } : {}) };
 }
 
 function connectionTo(settings: TemporalSettings, connection: Connection, address: string, uiUrl: string | undefined): TemporalConnection {

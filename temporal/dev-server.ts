@@ -1,6 +1,7 @@
 // The embedded Temporal dev server (`temporal server start-dev`) used when TEMPORAL_ADDRESS is unset. It runs
-// DETACHED from the process that started it, with its state in SQLite under the data folder, so a `run` that is
-// interrupted leaves the server (and the workflow it started) alive for the next command. A small JSON state
+// DETACHED from the process that started it, with its state in SQLite under the data folder. A command that needs
+// it only for its own life (run, demo, schedule without `up`) stops it when it ends (releaseDevServer): the workflows
+// and schedules stay in the SQLite file and go on when the next command or `up` starts it again. A small JSON state
 // file beside the database records pid and ports; the next caller reuses a live server or restarts a dead one on
 // the same SQLite file and, when it is free, the same port, so workers reconnect to the address they knew.
 import { SEARCH_ATTRIBUTE_NAMES } from './contract.js';
@@ -22,6 +23,11 @@ export interface DevServerState {
   dbFile: string;
   logFile: string;
   startedAt: string;
+  /**
+   * true while the server was started by a command that needs it only for its own life (run, demo, schedule ...
+   * without `up`): the last such command to end stops it. A server started or reused by `up` or a `worker` is kept.
+   */
+  transient?: boolean;
 }
 
 export interface DevServerInfo {
@@ -47,9 +53,15 @@ export interface DevServerOptions {
   startTimeoutMs?: number;
   log?: (message: string) => void;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The caller needs the server only until it ends and then calls releaseDevServer: a server it starts is stopped
+   * when the last such caller releases it, so no process outlives the command that started it. Without it (`up`,
+   * `worker`), a server started or reused is kept running.
+   */
+  transient?: boolean;
 }
 
-export function devServerPaths(dataDir: string): { dir: string; dbFile: string; stateFile: string; logFile: string; lockFile: string } {
+export function devServerPaths(dataDir: string): { dir: string; dbFile: string; stateFile: string; logFile: string; lockFile: string; holdersDir: string } {
   const dir = path.join(path.resolve(dataDir), 'temporal');
   return {
     dir,
@@ -57,6 +69,7 @@ export function devServerPaths(dataDir: string): { dir: string; dbFile: string; 
     stateFile: path.join(dir, 'dev-server.json'),
     logFile: path.join(dir, 'dev-server.log'),
     lockFile: path.join(dir, 'dev-server.lock'),
+    holdersDir: path.join(dir, 'holders'),
   };
 }
 
@@ -150,6 +163,7 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     const previous = readDevServerState(opts.dataDir);
     if (previous?.pid && isProcessAlive(previous.pid)) {
       await waitUntilServing(previous.port, previous.pid, opts.startTimeoutMs ?? 60_000, paths.logFile);
+      if (opts.transient) addHolder(paths.holdersDir);
       return info(previous, previous.pid, false);
     }
     const log = opts.log ?? (() => {});
@@ -168,6 +182,7 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     for (let attempt = 1; ; attempt++) {
       const logStart = fs.existsSync(paths.logFile) ? fs.statSync(paths.logFile).size : 0;
       const state = startDevServerProcess({ binary, cliSource, port, paths, opts });
+      if (opts.transient) addHolder(paths.holdersDir);
       log(`started the embedded Temporal dev server (pid ${state.pid}) on 127.0.0.1:${port}, UI http://127.0.0.1:${state.uiPort}, state ${paths.dbFile}; Temporal CLI ${cliSource}`);
       try {
         await waitUntilServing(port, state.pid!, opts.startTimeoutMs ?? 60_000, paths.logFile);
@@ -206,7 +221,7 @@ function startDevServerProcess(a: { binary: string; cliSource: string; port: num
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start the Temporal dev server (${binary})`);
   child.unref();
-  const state: DevServerState = { pid, port, uiPort, dbFile: paths.dbFile, logFile: paths.logFile, startedAt: new Date().toISOString() };
+  const state: DevServerState = { pid, port, uiPort, dbFile: paths.dbFile, logFile: paths.logFile, startedAt: new Date().toISOString(), ...(opts.transient ? { transient: true } : {}) };
   writeState(opts.dataDir, state);
   return state;
 }
@@ -238,5 +253,45 @@ export async function stopDevServer(opts: { dataDir: string; graceMs?: number; s
     }
     writeState(opts.dataDir, { ...state, pid: null });
     return stopped;
+  });
+}
+
+/**
+ * Notes that this process uses the server for its whole life, so that a command that started it does not stop it
+ * under this one when it ends (`scrape-etl worker` on a server a `run` started).
+ */
+export function holdDevServer(dataDir: string): void {
+  addHolder(devServerPaths(dataDir).holdersDir);
+}
+
+/** Notes that this process uses the server (a file named by its pid: one left by a killed command is ignored). */
+function addHolder(holdersDir: string): void {
+  ensurePrivateDir(holdersDir);
+  fs.writeFileSync(path.join(holdersDir, String(process.pid)), '', { mode: 0o600 });
+}
+
+/**
+ * Called when a command that asked for the server with `transient` ends: it no longer uses it, and when the server
+ * was started by such a command and no other live one uses it (nor `inUse` says so), it is stopped (its SQLite file, and so every run and
+ * schedule, stays: the next command or `up` starts it again on it). Returns true when it stopped the server.
+ */
+export async function releaseDevServer(opts: { dataDir: string; graceMs?: number; inUse?: () => boolean }): Promise<boolean> {
+  const paths = devServerPaths(opts.dataDir);
+  if (!fs.existsSync(paths.dir)) return false;
+  return withFileLock(paths.lockFile, 'the dev server lock', async () => {
+    fs.rmSync(path.join(paths.holdersDir, String(process.pid)), { force: true });
+    const others = fs.existsSync(paths.holdersDir)
+      ? fs.readdirSync(paths.holdersDir).filter((name) => {
+          const pid = Number(name);
+          if (Number.isInteger(pid) && pid > 0 && isProcessAlive(pid)) return true;
+          fs.rmSync(path.join(paths.holdersDir, name), { force: true });
+          return false;
+        })
+      : [];
+    const state = readDevServerState(opts.dataDir);
+    if (!state?.pid || !state.transient || others.length > 0 || !isProcessAlive(state.pid) || opts.inUse?.()) return false;
+    await stopProcess(state.pid, { graceMs: opts.graceMs ?? 10_000 });
+    writeState(opts.dataDir, { ...state, pid: null });
+    return true;
   });
 }

@@ -84,7 +84,7 @@ async function demoPipelines(named: string[], database: string, exportDir: strin
 async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promise<void> {
   // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
   const { startSimulator } = await import('../../simulator/server.js');
-  const { readDevServerState } = await import('../../temporal/dev-server.js');
+  const { isProcessAlive, readDevServerState } = await import('../../temporal/dev-server.js');
   const { createLogger } = await import('../logger.js');
   const { formatRowsByTable, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
@@ -205,7 +205,8 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
         '',
         `database:     ${databases.map(redactDatabaseUrl).join(', ')}`,
         `exports:      ${exportDirs.length > 0 ? exportDirs.join(', ') : '(none)'}`,
-        `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid ? `  (embedded server pid ${server.pid} keeps running; \`${tool} server stop\` stops it)` : ''}`,
+        // The embedded server stopped with the demo (no process outlives it); its runs stay in its database.
+        `Temporal UI:  ${ui ?? '(external cluster)'}${server?.pid && isProcessAlive(server.pid) ? '' : `  (while \`${tool} up\` runs: the demo stopped the embedded server it started)`}`,
         'next:',
         ...[...new Set(next)],
       ].join('\n'),

@@ -296,7 +296,7 @@ async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags,
     await conn?.connection.close();
     throw err;
   }
-  if (!inProcess) return clientSession(conn ?? (await connectTemporal({ settings, log: (m) => log.info(m) })), settings);
+  if (!inProcess) return clientSession(conn ?? (await connectTemporal({ settings, log: (m) => log.info(m), transient: true })), settings);
   await conn?.connection.close();
   const who = othersOnly
     ? `only another run's worker polls task queue '${settings.taskQueue}' (it stops when that run ends)`
@@ -402,11 +402,6 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
       await takeover?.stop();
     }
     const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode(), undefined, io);
-    if (session.conn.embedded && session.hasWorker && !flags.json && outcome.status !== 'interrupted') {
-      io.stderr.write(
-        `the embedded Temporal server keeps running${session.conn.uiUrl ? ` (Web UI ${session.conn.uiUrl})` : ''}; \`scrape-etl server stop\` stops it\n`,
-      );
-    }
     if (outcome.status === 'interrupted') {
       // The worker's shutdown grace can keep the process alive a little; the run is safe in Temporal already.
       setTimeout(() => process.exit(exitCode), 5000).unref();

@@ -23,15 +23,19 @@ async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Sessi
   const { temporalSettings } = await import('../../temporal/settings.js');
   const { clientSession } = await import('../client-session.js');
   const settings = temporalSettings();
-  let session = clientSession(await connectTemporal({ settings, log: (m) => log.info(m) }), settings);
+  // Transient: an embedded server this command starts stops when it ends; schedules live in its database and fire
+  // again once `up` starts it.
+  let session = clientSession(await connectTemporal({ settings, log: (m) => log.info(m), transient: true }), settings);
   if (worker && session.conn.embedded) {
     // A worker that polls now (`scrape-etl up`) works on the run; only without one does this command run its own.
     const { livePollers } = await import('../../temporal/pollers.js');
     const polled = await livePollers(session.conn.client, session.conn.namespace, session.conn.taskQueue).catch(() => []);
     if (polled.length === 0) {
-      await session.close();
+      // Opened before the first closes, so that the server is not stopped in between.
       const { openSession } = await import('../session.js');
+      const first = session;
       session = await openSession({ log, worker });
+      await first.close();
     }
   }
   try {
@@ -46,6 +50,12 @@ async function warnIfNoWorker(session: Session, what: string): Promise<void> {
   const { namespace, taskQueue, embedded, client } = session.conn;
   const warning = await noWorkerWarning(client, namespace, taskQueue, { embedded, what });
   if (warning) process.stderr.write(`${warning}\n`);
+}
+
+async function longLivedPoller(session: Session): Promise<boolean> {
+  const { livePollers } = await import('../../temporal/pollers.js');
+  const { client, namespace, taskQueue } = session.conn;
+  return (await livePollers(client, namespace, taskQueue).catch(() => [])).some((p) => p.longLived);
 }
 
 function out(flags: CommonFlags, text: string, json: unknown): void {
@@ -140,8 +150,13 @@ export function register(program: Command): void {
           });
           if (outcome !== 'absent' && outcome !== 'deleted' && !(r.paused ?? spec.schedule?.paused)) scheduled = true;
         }
-        // A schedule only starts workflows: with no worker polling, every run it starts waits in RUNNING.
-        if (scheduled) await warnIfNoWorker(session, 'the schedule starts runs that wait in RUNNING until one does');
+        // A schedule only starts workflows: with no worker polling, every run it starts waits in RUNNING. On the
+        // embedded server, the server itself runs only while `up` does (this command stops one it started).
+        if (scheduled) {
+          if (session.conn.embedded && !(await longLivedPoller(session))) {
+            process.stderr.write('schedules fire only while `scrape-etl up` runs (in this data folder); start it with `scrape-etl up --detach`\n');
+          } else await warnIfNoWorker(session, 'the schedule starts runs that wait in RUNNING until one does');
+        }
       });
     });
 

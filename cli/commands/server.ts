@@ -1,6 +1,6 @@
-// `scrape-etl server status|stop`: the embedded Temporal dev server in the open. `run` and `demo` start it detached
-// and leave it running so an interrupted run can be resumed; these say whether it runs (pid, address, UI, state
-// file) and stop it. Its state is a SQLite file under the data folder, so stopping loses nothing: the next
+// `scrape-etl server status|stop`: the embedded Temporal dev server in the open. `up` runs it for its life; `run`,
+// `demo` and `schedule` without `up` stop one they started when they end. These say whether it runs (pid, address,
+// UI, state file) and stop it. Its state is a SQLite file under the data folder, so stopping loses nothing: the next
 // command that needs it starts it again on the same file, and open runs continue then.
 import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
@@ -8,7 +8,7 @@ import type { Command } from '../../vendor/commander.js';
 export function register(program: Command): void {
   const server = program
     .command('server')
-    .description('the embedded Temporal dev server that run and demo leave running (in $SCRAPE_ETL_DATA_DIR or ./data): status, stop');
+    .description('the embedded Temporal dev server (in $SCRAPE_ETL_DATA_DIR or ./data) that `up` runs: status, stop');
 
   server
     .command('status')

@@ -53,6 +53,8 @@ export function register(program: Command): void {
       const taskQueue = opts.taskQueue ?? settings.taskQueue;
       const log = (m: string) => process.stderr.write(`${m}\n`);
       const { connection, address, uiUrl } = await connectWorker(settings, log);
+      // A server a `run` started stops when that run ends, unless a long-lived process such as this one holds it.
+      if (settings.address === undefined) (await import('../../temporal/dev-server.js')).holdDevServer(settings.dataDir);
       const { createMetrics } = await import('../../activities/metrics.js');
       const metrics = createMetrics();
       const webUiUrl = process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || uiUrl;

@@ -15,6 +15,8 @@
     spec.series.forEach(function (label, i) {
       var color = palette[i % palette.length];
       var s = { label: label, stroke: color, width: 2, spanGaps: true, points: { show: true, size: 6 } };
+      // A price holds until the next observation: a step at each change, never a slope between two observations.
+      if (spec.kind === 'steps') s.paths = uPlot.paths.stepped({ align: 1 });
       if (bars) {
         s.fill = color + '99';
         s.paths = uPlot.paths.bars({ size: [0.6, 60] });

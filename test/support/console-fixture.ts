@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { startCliBed, type CliBed } from './cli-bed.js';
 import { runCli } from './cli.js';
 import { productUrl } from './pipeline-specs.js';
+import { ensureDevServer } from '../../temporal/dev-server.js';
 
 export interface ConsoleFixture {
   bed: CliBed;
@@ -59,6 +60,9 @@ export async function buildConsoleFixture(name: string): Promise<ConsoleFixture>
     expect(`${run.stdout}${run.stderr}`).toMatch(/partial/);
     const applied = await runCli(['schedule', 'apply', file], { cwd: bed.dir, env: bed.env, timeoutMs: 120_000 });
     expect(applied.code, applied.stderr).toBe(0);
+    // `schedule apply` without `up` stops the server it started (issue 36); the console asks a server that runs
+    // (it never starts one): it runs here as under `up`.
+    await ensureDevServer({ dataDir });
 
     // A job-board answer carrying HTML and script in its texts, as a hostile page would make the service return.
     const hostile = {

@@ -41,6 +41,23 @@ describe('README and docs', () => {
     expect(long).toEqual([]);
   });
 
+  it("'What a machine needs' names what building each native dependency from source needs (issue 36)", () => {
+    // A dependency with a binding.gyp is compiled by npm when its prebuilt binary cannot be downloaded.
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const native = Object.keys(pkg.dependencies).filter((d) => fs.existsSync(path.join(REPO_ROOT, 'node_modules', d, 'binding.gyp')));
+    expect(native).toContain('better-sqlite3');
+    const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const table = /What a machine needs:\n\n((?:\|.*\|\n)+)/.exec(readme)?.[1] ?? '';
+    for (const dep of native) {
+      const row = table.split('\n').find((l) => l.includes(dep));
+      expect(row, `a row of the table naming ${dep}`).toBeDefined();
+      expect(row).toMatch(/python3/);
+      expect(row).toMatch(/\bmake\b/);
+      expect(row).toMatch(/C\+\+ compiler/);
+      expect(row).toMatch(/build-essential/);
+    }
+  });
+
   it('every relative link of README.md and docs/*.md resolves, anchors included', () => {
     const broken: string[] = [];
     for (const file of docs) {

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_TASK_QUEUE } from '../../../cli/commands/demo.js';
-import { readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';
+import { readDevServerState, stopDevServer, ensureDevServer } from '../../../temporal/dev-server.js';
 import { CLI, runCli } from '../../support/cli.js';
 import { pipelineDataConverter } from '../../../temporal/payload-codec.js';
 import { spawnSync } from 'node:child_process';
@@ -50,8 +50,12 @@ describe('scrape-etl demo', () => {
     expect(String(summary['temporalUi'])).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(fs.existsSync(path.join(dataDir, 'scrape-etl.sqlite'))).toBe(true);
     expect(fs.readdirSync(path.join(dataDir, 'exports')).filter((f) => f.endsWith('.csv')).length).toBeGreaterThanOrEqual(6);
-    // The Web UI answers.
-    const ui = await fetch(String(summary['temporalUi']));
+    // No process outlives the demo (issue 36): the embedded server it started is stopped, its state kept; the Web UI
+    // is served again on the same port whenever the server runs (`up`).
+    const state = readDevServerState(dataDir);
+    expect(state?.pid ?? null).toBeNull();
+    expect(String(summary['temporalUi'])).toBe(`http://127.0.0.1:${state!.uiPort}`);
+    const ui = await fetch(String((await ensureDevServer({ dataDir })).uiUrl));
     expect(ui.status).toBe(200);
   });
 
@@ -108,7 +112,7 @@ describe('scrape-etl demo', () => {
     expect(stopped, stdout).toBeDefined();
     expect(stderr).toContain(`interrupted: the demo's run ${String(stopped!['workflowId'])} was stopped`);
 
-    const state = readDevServerState(path.join(fs.realpathSync(stopDir), 'data'));
+    const state = await ensureDevServer({ dataDir: path.join(fs.realpathSync(stopDir), 'data') });
     const connection = await Connection.connect({ address: `127.0.0.1:${state!.port}` });
     try {
       const client = new Client({ connection, dataConverter: pipelineDataConverter() });

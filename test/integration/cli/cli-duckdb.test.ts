@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../db/connect.js';
 import { DATA_TABLES } from '../../../db/tables.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
+import { ensureDevServer } from '../../../temporal/dev-server.js';
 import { REPO_ROOT, jsonLines, runCli } from '../../support/cli.js';
 import { dumpDatabase } from '../../support/db-dump.js';
 import { readCsv } from '../../support/export-data.js';
@@ -83,6 +84,8 @@ describe('scrape-etl on a DuckDB destination', () => {
   });
 
   it('status shows both runs from the DuckDB file', async () => {
+    // `run` stopped the server it started (issue 36) and status never starts one: it runs here as under `up`.
+    await ensureDevServer({ dataDir: bed.env['SCRAPE_ETL_DATA_DIR']! });
     const r = await runCli(['status', '--live', '--database', dbUrl, '--json'], { cwd: dir, env });
     expect(r.code, r.stderr).toBe(0);
     const runs = jsonLines(r.stdout);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
-import { readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';
+import { readDevServerState, stopDevServer, ensureDevServer } from '../../../temporal/dev-server.js';
 import { CLI, runCli } from '../../support/cli.js';
 import { spawnWorkerProcess } from '../../support/temporal.js';
 import { startUp } from '../../support/up-process.js';
@@ -109,7 +109,8 @@ describe('exit codes (README, "Exit codes")', () => {
   it('0 done, 3 failed_checks, 4 exports failed, 1 a failed run or an unreachable service', async () => {
     expect(await code(['run', 'shop'])).toBe(EXIT.ok);
     expect(await code(['validate', 'shop'])).toBe(EXIT.ok);
-    expect(await code(['server', 'status'])).toBe(EXIT.ok);
+    // `run` stopped the server it started (issue 36): nothing runs, 1 (`server status` exits 0 once `up` runs it, below).
+    expect(await code(['server', 'status'])).toBe(EXIT.failed);
     expect(await code(['run', 'checked'])).toBe(EXIT.partial);
     expect(await code(['run', 'no-exports'])).toBe(EXIT.exportFailed);
     sim.setFaults({ runFailureRate: 1 });
@@ -134,7 +135,7 @@ describe('exit codes (README, "Exit codes")', () => {
     } finally {
       sim.setRunDurationMs(500);
     }
-    const server = readDevServerState(path.join(root, 'data'));
+    const server = await ensureDevServer({ dataDir: path.join(root, 'data') });
     const worker = await spawnWorkerProcess({ address: `127.0.0.1:${server!.port}`, taskQueue: 'exit-codes', cwd: root, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
     expect(await worker.kill('SIGTERM'), worker.output()).toBe(EXIT.sigterm);
     expect(await signalled(['simulate', '--port', '0'], /simulator listening/, 'SIGTERM')).toBe(EXIT.sigterm);
@@ -150,12 +151,16 @@ describe('exit codes (README, "Exit codes")', () => {
   it('0 when `down` / `server stop` stopped what runs; 1 when nothing runs, as `server status`', async () => {
     const up = await runCli(['up', '--detach'], { cwd: root, env, timeoutMs: 180_000 });
     expect(up.code, up.stderr).toBe(EXIT.ok);
+    expect(await code(['server', 'status'])).toBe(EXIT.ok);
     expect(await code(['down'])).toBe(EXIT.ok);
     expect(await code(['down'])).toBe(EXIT.failed);
     expect(await code(['server', 'status'])).toBe(EXIT.failed);
     expect(await code(['server', 'stop'])).toBe(EXIT.failed);
-    // A server that runs is stopped: 0.
+    // `run` without `up` stops the server it started when it ends (issue 36): nothing runs after it.
     expect(await code(['run', 'shop'])).toBe(EXIT.ok);
+    expect(await code(['server', 'status'])).toBe(EXIT.failed);
+    // A server that runs (started as `up` and `worker` start it) is stopped: 0.
+    await ensureDevServer({ dataDir: path.join(root, 'data') });
     expect(await code(['server', 'stop'])).toBe(EXIT.ok);
     expect(await code(['server', 'stop'])).toBe(EXIT.failed);
   }, 300_000);

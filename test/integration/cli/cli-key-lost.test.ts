@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secretKeys } from '../../../lib/secret-key.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
-import { readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';
+import { readDevServerState, stopDevServer, ensureDevServer } from '../../../temporal/dev-server.js';
 import { pipelineDataConverter } from '../../../temporal/payload-codec.js';
 import { CLI, REPO_ROOT, runCli } from '../../support/cli.js';
 
@@ -82,7 +82,7 @@ describe('run resumes an unfinished run that was sealed with another key', () =>
 
     // The run itself ended (not RUNNING for ever): terminated by the worker, which cannot fail it from its code (the
     // refusal would not match the run's history), with the same reason.
-    const state = readDevServerState(dataDir)!;
+    const state = await ensureDevServer({ dataDir });
     const connection = await Connection.connect({ address: `127.0.0.1:${state.port}` });
     try {
       const client = new Client({ connection, dataConverter: pipelineDataConverter(b) });

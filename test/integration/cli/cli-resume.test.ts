@@ -85,8 +85,10 @@ describe('scrape-etl run after the command and its embedded dev server were SIGK
     const restarted = readDevServerState(dataDir);
     expect(restarted?.pid).not.toBe(serverPid);
     expect(restarted?.dbFile).toBe(server!.dbFile);
-    // The restarted server outlives the command (it is detached), on the same SQLite file.
-    expect(isProcessAlive(restarted!.pid!)).toBe(true);
+    // The server the resuming command started again, on the same SQLite file, stopped with it (issue 36: no
+    // process outlives the command that started it).
+    expect(restarted?.pid ?? null).toBeNull();
+    expect(isProcessAlive(serverPid)).toBe(false);
     const result = jsonLines(resumed.stdout).at(-1)!;
     expect(result).toMatchObject({ type: 'result', status: 'succeeded', workflowId });
     expect(resumed.stderr + resumed.stdout).not.toContain(TOKEN);

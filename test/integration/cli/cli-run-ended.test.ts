@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../../simulator/server.js';
-import { readDevServerState } from '../../../temporal/dev-server.js';
+import { readDevServerState, ensureDevServer } from '../../../temporal/dev-server.js';
 import { pipelineDataConverter } from '../../../temporal/payload-codec.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from '../../support/cli.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   // The first run starts the embedded server; the tests below then reach it directly.
   const first = await runCli(['run', path.join(EXAMPLES, 'leads-social.yaml')], { cwd: dir, env, timeoutMs: 120_000 });
   expect(first.code, first.stderr).toBe(0);
-  const server = readDevServerState(path.join(dir, 'data'));
+  const server = await ensureDevServer({ dataDir: path.join(dir, 'data') });
   connection = await Connection.connect({ address: `127.0.0.1:${server!.port}` });
   client = new Client({ connection, dataConverter: pipelineDataConverter() });
 }, 180_000);
@@ -47,7 +47,7 @@ async function runsOf(prefix: string): Promise<string[]> {
 
 /** A worker of its own (as `up` or a cluster's worker) finishes the run while no `run` command waits for it. */
 async function finishElsewhere(workflowId: string): Promise<Date> {
-  const server = readDevServerState(path.join(dir, 'data'));
+  const server = await ensureDevServer({ dataDir: path.join(dir, 'data') });
   const worker = await spawnWorkerProcess({
     address: `127.0.0.1:${server!.port}`,
     taskQueue: 'scrape-etl',

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
-import { readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';
+import { readDevServerState, stopDevServer, ensureDevServer } from '../../../temporal/dev-server.js';
 import { CLI } from '../../support/cli.js';
 import { spawnWorkerProcess } from '../../support/temporal.js';
 
@@ -109,7 +109,7 @@ describe('run and the workers that poll its task queue', () => {
   }, 420_000);
 
   it('a waiting run whose queue has had no poller for 30 s says so in one line and takes the run over', async () => {
-    const server = readDevServerState(path.join(dir, 'data'));
+    const server = await ensureDevServer({ dataDir: path.join(dir, 'data') });
     const worker = await spawnWorkerProcess({
       address: `127.0.0.1:${server!.port}`,
       taskQueue: 'scrape-etl',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
+import { ensureDevServer } from '../../../temporal/dev-server.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from '../../support/cli.js';
 import { runFilesOf } from '../../support/run-state.js';
 
@@ -51,6 +52,8 @@ describe('scrape-etl run', () => {
     }
     expect(fs.existsSync(path.join(dir, 'data', 'scrape-etl.sqlite'))).toBe(true);
 
+    // `run` stopped the server it started (issue 36) and status never starts one: it runs here as under `up`.
+    await ensureDevServer({ dataDir: bed.env['SCRAPE_ETL_DATA_DIR']! });
     const status = await runCli(['status', '--live', '--json'], { cwd: dir, env });
     expect(status.code, status.stderr).toBe(0);
     const runs = jsonLines(status.stdout);
@@ -143,6 +146,8 @@ describe('scrape-etl run', () => {
     const workflowId = /^pipeline results-sync succeeded \((\S+)\)$/m.exec(r.stdout)?.[1];
     expect(workflowId, r.stdout).toBeDefined();
 
+    // `run` stopped the server it started (issue 36) and status never starts one: it runs here as under `up`.
+    await ensureDevServer({ dataDir: bed.env['SCRAPE_ETL_DATA_DIR']! });
     const json = await runCli(['status', '--live', '--pipeline', 'results-sync', '--json'], { cwd: dir, env });
     expect(jsonLines(json.stdout).find((s) => s['workflowId'] === workflowId)).toMatchObject({ state: 'SUCCEEDED', exportStatus: 'no_new_rows' });
     const text = await runCli(['status', '--live', '--pipeline', 'results-sync'], { cwd: dir, env });

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTemporalCli } from '../../../temporal/cli-binary.js';
-import { readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';
+import { readDevServerState, stopDevServer, ensureDevServer } from '../../../temporal/dev-server.js';
 import { REPO_ROOT, runCli } from '../../support/cli.js';
 
 const ID = 'leads-ai-sentiment';
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 /** Whether Temporal holds the schedule paused, and its cron, as Temporal's CLI reports them. */
 async function temporalState(): Promise<{ paused: boolean; cron: string }> {
-  const server = readDevServerState(path.join(dir, 'data'));
+  const server = await ensureDevServer({ dataDir: path.join(dir, 'data') });
   const binary = await findTemporalCli({ obtain: false });
   const r = spawnSync(binary, ['schedule', 'describe', '--schedule-id', ID, '--address', `127.0.0.1:${server!.port}`, '-o', 'json'], { encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);

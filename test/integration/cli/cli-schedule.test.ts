@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../../simulator/server.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { findTemporalCli } from '../../../temporal/cli-binary.js';
-import { readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';
+import { ensureDevServer, stopDevServer } from '../../../temporal/dev-server.js';
 import { jsonLines, REPO_ROOT, runCli } from '../../support/cli.js';
 import { startTlsFront } from '../../support/grpc-tls-front.js';
 
@@ -37,7 +37,8 @@ afterAll(async () => {
 });
 
 async function describeWithTemporalCli(id: string): Promise<Record<string, unknown>> {
-  const server = readDevServerState(path.join(dir, 'data'));
+  // The commands stop the server they started (issue 36): Temporal's own CLI reads it as it runs under `up`.
+  const server = await ensureDevServer({ dataDir: path.join(dir, 'data') });
   expect(server).toBeDefined();
   const binary = await findTemporalCli({ obtain: false });
   const r = spawnSync(binary, ['schedule', 'describe', '--schedule-id', id, '--address', `127.0.0.1:${server!.port}`, '-o', 'json'], { encoding: 'utf8' });
@@ -93,6 +94,8 @@ describe('scrape-etl schedule', () => {
     expect(result).toMatchObject({ type: 'result', scheduleId: 'leads-ai-sentiment', status: 'succeeded' });
     expect(String(result['workflowId'])).toMatch(/^leads-ai-sentiment--scheduled-\d{4}-\d{2}-\d{2}T/);
 
+    // status never starts the server, which trigger stopped with it (issue 36): it runs here as under `up`.
+    await ensureDevServer({ dataDir: path.join(dir, 'data') });
     const status = await runCli(['status', '--live', '--json'], { cwd: dir, env });
     const runs = status.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(runs.find((r) => r['workflowId'] === result['workflowId'])).toMatchObject({ state: 'SUCCEEDED', tableStatus: 'succeeded' });
@@ -142,7 +145,7 @@ describe('scrape-etl schedule', () => {
       const applied = await runCli(['schedule', 'apply', file], { cwd: dir, env });
       expect(applied.code, applied.stderr).toBe(0);
     }
-    const server = readDevServerState(path.join(dir, 'data'))!;
+    const server = await ensureDevServer({ dataDir: path.join(dir, 'data') });
     const address = `127.0.0.1:${server.port}`;
     // Temporal's CLI, the independent reader: id, paused and the next action time of each schedule.
     const binary = await findTemporalCli({ obtain: false });

@@ -1,11 +1,12 @@
 // The embedded server in the open, with the real command (compiled: `npm run build` first): `run --detach`
-// starts it with no worker and warns that none polls the task queue; `server status` shows it (exit 0) and
-// `server stop` stops it (then status exits 1); a finished `run` says the server keeps running and how to stop it,
-// and its progress ends in the run's final state.
+// warns that no worker polls the task queue and stops the server it started with it (issue 36); a server started
+// otherwise: `server status` shows it (exit 0), a `run` leaves it running, `server stop` stops it (then status exits
+// 1); the run's progress ends in the run's final state.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
+import { ensureDevServer } from '../../../temporal/dev-server.js';
 
 const TOKEN = 'tok-server-0123456789';
 let bed: CliBed;
@@ -31,6 +32,13 @@ describe('scrape-etl server', () => {
     expect(detached.code, detached.stderr).toBe(0);
     expect(detached.stderr).toContain("warning: no worker polls task queue 'scrape-etl' (namespace 'default')");
     expect(detached.stderr).toContain(`or run \`scrape-etl run ${example}\` to attach to this run`);
+    // No process outlives the command that started it (issue 36): the server the detached run started stopped with
+    // it; the run waits in its database.
+    const after = await runCli(['server', 'status'], { env });
+    expect(after.code).toBe(1);
+    expect(after.stdout).toContain('embedded Temporal server not running');
+    // A server started by hand (here as `up` and `worker` do: not for one command) is kept by the commands that use it.
+    await ensureDevServer({ dataDir: path.join(bed.dir, 'data') });
 
     const up = await runCli(['server', 'status', '--json'], { env });
     expect(up.code).toBe(0);
@@ -39,11 +47,10 @@ describe('scrape-etl server', () => {
     expect(info.pid).toBeGreaterThan(0);
     expect(info.address).toMatch(/^127\.0\.0\.1:\d+$/);
 
-    // Attaching finishes the run, and the command says the server stays and how to stop it.
+    // Attaching finishes the run and leaves the server it did not start running.
     const attached = await runCli(['run', example], { env, timeoutMs: 120_000 });
     expect(attached.code, attached.stderr).toBe(0);
-    expect(attached.stderr).toContain('the embedded Temporal server keeps running (Web UI http://127.0.0.1:');
-    expect(attached.stderr).toContain('`scrape-etl server stop` stops it');
+    expect(attached.stderr).not.toContain('keeps running');
     // The outcome is said once, by the summary (not also by a last progress line); progress never goes down and
     // never shows more rows than the run wrote.
     const rows = /rows by table:\n((?:  .+\n)+)/.exec(attached.stdout)?.[1]?.trim().split('\n').reduce((a, l) => a + Number(/(\d+)\s*$/.exec(l)?.[1] ?? 0), 0);

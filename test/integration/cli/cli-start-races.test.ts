@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDevServerState } from '../../../temporal/dev-server.js';
+import { ensureDevServer, readDevServerState } from '../../../temporal/dev-server.js';
 import { pipelineDataConverter } from '../../../temporal/payload-codec.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { CLI, REPO_ROOT, jsonLines } from '../../support/cli.js';
@@ -38,7 +38,8 @@ function spawnRun(args: string[]) {
 }
 
 async function withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const state = readDevServerState(path.join(bed.dir, 'data'))!;
+  // The commands stop the server they started (issue 36): it is read as it runs under `up`.
+  const state = await ensureDevServer({ dataDir: path.join(bed.dir, 'data') });
   const connection = await Connection.connect({ address: `127.0.0.1:${state.port}` });
   try {
     return await fn(new Client({ connection, dataConverter: pipelineDataConverter() }));

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessAlive, readDevServerState } from '../../../temporal/dev-server.js';
+import { ensureDevServer, isProcessAlive, readDevServerState } from '../../../temporal/dev-server.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { REPO_ROOT, jsonLines, runCli } from '../../support/cli.js';
 
@@ -43,6 +43,8 @@ beforeAll(async () => {
   const detached = await runCli(['run', '--detach', '--new', path.join(EXAMPLES, 'job-board.yaml')], { cwd: dir, env });
   expect(detached.code, detached.stderr).toBe(0);
   ids.detachedA = detached.stdout.trim();
+  // Each command stopped the server it started (issue 36), and status never starts one: it runs as under `up`.
+  await ensureDevServer({ dataDir: path.join(dir, 'data') });
 }, 240_000);
 
 afterAll(async () => {

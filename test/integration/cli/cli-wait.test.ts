@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../db/connect.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
+import { ensureDevServer } from '../../../temporal/dev-server.js';
 import { CLI, REPO_ROOT, jsonLines, runCli } from '../../support/cli.js';
 import { runFilesOf } from '../../support/run-state.js';
 
@@ -138,6 +139,8 @@ describe('scrape-etl status', () => {
     } finally {
       await db.close();
     }
+    // `run` stopped the server it started (issue 36) and status never starts one: it runs here as under `up`.
+    await ensureDevServer({ dataDir: bed.env['SCRAPE_ETL_DATA_DIR']! });
     const json = await runCli(['status', '--live', '--json', '--database', database], { cwd: dir, env });
     expect(json.code, json.stderr).toBe(0);
     const row = jsonLines(json.stdout).find((x) => x['workflowId'] === workflowId);

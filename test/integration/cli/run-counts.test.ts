@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProgressReporter } from '../../../cli/progress.js';
 import { pipelineWorkflowInput } from '../../../temporal/start.js';
 import { PIPELINE_WORKFLOW_TYPE, pipelineWorkflowId } from '../../../temporal/contract.js';
-import { readDevServerState } from '../../../temporal/dev-server.js';
+import { readDevServerState, ensureDevServer } from '../../../temporal/dev-server.js';
 import { pipelineDataConverter } from '../../../temporal/payload-codec.js';
 import { secretKeyFile, secretKeys } from '../../../lib/secret-key.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
@@ -55,7 +55,7 @@ function writePipeline(name: string, body: string[]): string {
 
 /** A client of the CLI's embedded server; `keyFile` that of the worker whose payloads it reads (the CLI's by default). */
 async function embeddedClient(keyFile = secretKeyFile(env)): Promise<{ client: Client; close(): Promise<void>; address: string }> {
-  const server = readDevServerState(path.join(bed.dir, 'data'));
+  const server = await ensureDevServer({ dataDir: path.join(bed.dir, 'data') });
   const address = `127.0.0.1:${server!.port}`;
   const connection = await Connection.connect({ address });
   // The CLI encrypts payloads under the data folder's key (temporal/payload-codec.ts): read them with it.
@@ -93,6 +93,8 @@ describe('true counts', () => {
     expect(second['bookkeepingRows']).toBe(bookkeeping);
 
     // --live: the same state word as without it (lib/run-states.ts: the recorded outcome wins).
+    // `run` stopped the server it started (issue 36), and status never starts one: it runs again here, as under `up`.
+    await ensureDevServer({ dataDir: path.join(bed.dir, 'data') });
     const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env });
     expect(status.stdout).toMatch(/^PIPELINE\s+STATE\s+DATA ROWS\s+BOOKKEEPING\s+DURATION/);
     expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^lead-counts\\s+SUCCEEDED\\s+${data}\\s+${bookkeeping}\\s`));

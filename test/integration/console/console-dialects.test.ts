@@ -18,6 +18,8 @@ import { testDatabaseUrl, type TestDialect } from '../../support/destinations.js
 import { JOB_SCHEMA } from '../../support/job-schema.js';
 import { productUrl } from '../../support/pipeline-specs.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
+import { openDatabase } from '../../../db/connect.js';
+import { withTransaction } from '../../../db/sql.js';
 
 const TOKEN = 'console-dialects-token';
 const DIALECTS: TestDialect[] = ['sqlite', 'postgres', 'duckdb'];
@@ -74,6 +76,16 @@ beforeAll(async () => {
       const j = await runCli(['load', 'job-board', path.join(dir, `jobs-${i}.json`), '--database', url, '--pipeline', 'jobs'], { timeoutMs: 120_000 });
       expect(j.code, j.stderr).toBe(0);
     }
+    // A text key of digit strings (issue 36: row_key sorted as text read 1, 10, 2).
+    const db = await openDatabase(url);
+    try {
+      await withTransaction(db, async (tx) => {
+        await tx.run('CREATE TABLE shop_notes (pipeline TEXT NOT NULL, row_key TEXT NOT NULL, note TEXT, PRIMARY KEY (pipeline, row_key))', []);
+        for (const k of ['10', '2', '1', '21', '3']) await tx.run(`INSERT INTO shop_notes VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)})`, ['shop', k, `note ${k}`]);
+      });
+    } finally {
+      await db.close();
+    }
   }
 }, 600_000);
 
@@ -114,11 +126,28 @@ describe.each(DIALECTS)('console on %s', (dialect) => {
         const header = [...page.matchAll(/data-column="([^"]+)"/g)].map((m) => m[1]!);
         const row = /<tbody>([\s\S]*?)<\/tbody>/.exec(page)![1]!;
         const cells = cellsOf(row);
-        walk.push(`${cells[header.indexOf('item_id') + 1]}@${cells[header.indexOf('price') + 1]}`);
+        // The raw column comes after the data columns (issue 36): a cell's index is its header's.
+        walk.push(`${cells[header.indexOf('item_id')]}@${cells[header.indexOf('price')]}`);
         const n = /<a data-next href="([^"]+)"/.exec(page)?.[1];
         next = n ? unescape(n) : null;
       }
       expect(walk).toHaveLength(PRODUCTS.length);
+      // A key of digit strings walks in numeric order, both ways, in keyset pages of two rows.
+      for (const [q, expected] of [
+        ['limit=2', ['1', '2', '3', '10', '21']],
+        ['limit=2&sort=row_key&desc=1', ['21', '10', '3', '2', '1']],
+      ] as const) {
+        const keys: string[] = [];
+        let at: string | null = `/db/0/p/shop/data/shop_notes?${q}`;
+        while (at) {
+          const page = await get(at);
+          const header = [...page.matchAll(/data-column="([^"]+)"/g)].map((m) => m[1]!);
+          for (const row of page.split('<tbody>')[1]!.split('</tbody>')[0]!.split('</tr>').filter((r) => r.includes('<td>'))) keys.push(cellsOf(row)[header.indexOf('row_key')]!);
+          const n = /<a data-next href="([^"]+)"/.exec(page)?.[1];
+          at = n ? unescape(n).replace(/&amp;/g, '&') : null;
+        }
+        expect(keys, `${dialect} ${q}`).toEqual(expected);
+      }
       const prices = walk.map((w) => Number(w.split('@')[1]));
       expect([...prices].sort((a, b) => b - a)).toEqual(prices);
 
