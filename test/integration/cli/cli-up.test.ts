@@ -362,7 +362,7 @@ describe('scrape-etl up', () => {
       expect(sqlite(db, "SELECT count(*) FROM notify_deliveries WHERE event = 'did_not_run' AND http_status = 200")[0]![0]).toBe(fires.length);
       const history = await runCli(['history', file, '--limit', '100'], { cwd: dir, env });
       expect(history.code, history.stderr).toBe(0);
-      expect(history.stdout).toMatch(/did_not_run .*up-missed--did-not-run-\S+ +schedule up-missed of pipeline up-missed did not run at/);
+      expect(history.stdout).toMatch(/DID_NOT_RUN .*up-missed--did-not-run-\S+ +schedule up-missed of pipeline up-missed did not run at/);
       expect(history.stdout).toContain('alert not delivered: 1 of 2 alert(s) not delivered');
       // Missed fires are events counted apart from the runs (issue 36), not runs of status did_not_run.
       expect(history.stdout).toContain(`${fires.length} missed fire${fires.length === 1 ? '' : 's'}; `);
