@@ -17,6 +17,8 @@ import type { RunCheckSummary } from '../temporal/contract.js';
 import type { ActivityDeps } from './deps.js';
 import type { Metrics } from './metrics.js';
 import { webhookTarget } from './notify.js';
+import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
+import { withReadTransaction } from '../db/sql.js';
 import { expandWebhookUrl, readNotifyConfig, type NotifyConfig } from './notify-config.js';
 import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
 import { watchJsonMessage, watchSlackMessage } from './watch-messages.js';
@@ -99,6 +101,13 @@ export async function sendCheckAlert(
   if (!out.detail) return { sent: 0, alreadySent: 0, problems };
   const cfg = readNotifyConfig(o.env ?? process.env);
   const now = (o.now ?? new Date()).toISOString();
+  // The failed checks as data: from check_results with their failing keys when the database is given, else from the
+  // evaluation's own summary.
+  const failedChecks: FailedCheckData[] = o.db
+    ? await withReadTransaction(o.db, (tx) => selectFailedChecks(tx, out.workflowId))
+    : out.results
+        .filter((r) => r.status === 'fail' || r.status === 'error')
+        .map((r) => ({ name: r.name, type: r.type, severity: r.severity, status: r.status, observed: r.observed, threshold: r.threshold, failing_keys: null, message: r.message }));
   let sent = 0;
   let alreadySent = 0;
   for (const { w, origin } of webhooksOf(spec.notify, cfg)) {
@@ -132,6 +141,7 @@ export async function sendCheckAlert(
       tokenUsage: null,
       webUiUrl: null,
       idempotencyKey: `scrape-etl:${out.workflowId}:check_failed`,
+      failedChecks,
     };
     const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
     const got = await deliverWebhook({ url: expanded.url, event: 'check_failed', idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs });

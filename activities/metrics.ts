@@ -4,12 +4,13 @@
 // the Temporal SDK's own metrics, by temporal/metrics-server.ts. Names and labels are documented in the README
 // ("Metrics"); labels are bounded sets (pipelines, tables, endpoint templates, statuses), never ids or URLs.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { FinishedRunState } from '../lib/run-states.js';
 
 export interface Metrics {
   registry: Registry;
   apiAttempt(endpoint: string, status: number | null): void;
   apiRetry(endpoint: string): void;
-  runFinished(r: { pipeline: string; kind: string; status: string; rowsByTable: Record<string, number>; tokenUsage: number | null; durationMs: number | null }): void;
+  runFinished(r: { pipeline: string; kind: string; status: FinishedRunState; rowsByTable: Record<string, number>; tokenUsage: number | null; durationMs: number | null }): void;
   activityFinished(a: { activity: string; pipeline: string; seconds: number; outcome: 'ok' | 'error' }): void;
   webhook(event: string, status: string): void;
   /**

@@ -3,6 +3,9 @@
 // Discord's /slack endpoint also accept). Pure functions of the run's facts, so tests can check them exactly.
 import type { NotifyEventName } from '../pipelines/spec.js';
 import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
+import type { DataOutcome } from '../lib/run-states.js';
+import { tokensText } from '../lib/run-figures.js';
+import type { FailedCheckData } from '../checks/read.js';
 
 export interface RunFacts {
   event: NotifyEventName;
@@ -12,7 +15,7 @@ export interface RunFacts {
   kind: string;
   workflowId: string;
   runId: string;
-  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'did_not_run';
+  status: DataOutcome | 'did_not_run';
   error: string | null;
   exportStatus: string | null;
   exportError: string | null;
@@ -24,11 +27,13 @@ export interface RunFacts {
   tokenUsage: number | null;
   webUiUrl: string | null;
   idempotencyKey: string;
+  /** check_failed: the failed checks as data (name, type, severity, observed, threshold, failing keys). */
+  failedChecks?: FailedCheckData[];
 }
 
 /** scrape-etl's generic JSON body (field names are the documented contract: README "Alerts"). */
 export function jsonMessage(f: RunFacts): Record<string, unknown> {
-  return cappedJsonBody({
+  const body = {
     source: 'scrape-etl',
     event: f.event,
     detail: f.detail,
@@ -48,7 +53,11 @@ export function jsonMessage(f: RunFacts): Record<string, unknown> {
     token_usage: f.tokenUsage,
     web_ui_url: f.webUiUrl,
     idempotency_key: f.idempotencyKey,
-  });
+  };
+  // The failed checks as data beside the sentence in `detail`; as many as fit in the body's cap, the others counted
+  // in rows_omitted (a check's failing keys are already bounded where they are stored).
+  if (f.failedChecks) return cappedJsonBody({ ...body, failed_checks: f.failedChecks }, { key: 'failed_checks', totalRows: f.failedChecks.length });
+  return cappedJsonBody(body);
 }
 
 const HEADLINE: Record<NotifyEventName, string> = {
@@ -81,7 +90,7 @@ export function slackMessage(f: RunFacts): Record<string, unknown> {
   const rows = Object.entries(f.rowsByTable);
   const lines = [
     `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · rows ${rows.reduce((a, [, n]) => a + n, 0)}` +
-      (f.tokenUsage !== null ? ` · tokens ${f.tokenUsage}` : ''),
+      ` · tokens ${tokensText(f.tokenUsage)}`,
     ...(rows.length > 0 ? [esc(rows.map(([t, n]) => `${t}=${n}`).join(', '), 400)] : []),
     ...(f.error ? [`error: \`${esc(f.error, 900)}\``] : []),
     ...(f.exportError ? [`export error: \`${esc(f.exportError, 400)}\``] : []),

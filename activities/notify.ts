@@ -23,6 +23,8 @@ import { expandWebhookUrl } from './notify-config.js';
 import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
 import type { NotifyRunInput, NotifyRunOutput } from './types.js';
 import { hexDigest } from '../db/hash.js';
+import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
+import { withReadTransaction } from '../db/sql.js';
 
 /** Identifies a webhook without its URL's value: a hash of its template and format. */
 export function webhookTarget(w: NotifyWebhookSpec, origin: 'pipeline' | 'worker'): string {
@@ -103,6 +105,14 @@ export function notifyActivities(deps: ActivityDeps) {
     if (wanted.length === 0) return out;
 
     const run = db ? await getPipelineRun(db, input.workflowId).catch(() => undefined) : undefined;
+    // check_failed carries the failed checks as data, read from check_results (the sentence alone before).
+    const failedChecks: FailedCheckData[] | undefined =
+      db && events.some((e) => e.event === 'check_failed')
+        ? await withReadTransaction(db, (tx) => selectFailedChecks(tx, input.workflowId)).catch((err: unknown) => {
+            log.warn('alerts: failed checks not read', { error: (err as Error).message });
+            return undefined;
+          })
+        : undefined;
     const info = Context.current().info;
     // Bounded deliveries (workflows/alerts.ts gives deliverWithinMs): the whole of them, retries included, ends by
     // this time, when the activity records what was not delivered and returns instead of asking for another attempt.
@@ -153,6 +163,7 @@ export function notifyActivities(deps: ActivityDeps) {
         tokenUsage: run?.tokenUsage ?? null,
         webUiUrl,
         idempotencyKey: idempotencyKey(input.workflowId, input.runId, e.event),
+        ...(e.event === 'check_failed' && failedChecks ? { failedChecks } : {}),
       };
       const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
       const timeoutMs = Math.max(1, Math.min(cfg.timeoutMs, left));

@@ -5,6 +5,7 @@ import type { NotifyEventName, NotifySpec, PipelineKind, PipelineSpec } from '..
 
 export type { FailedUrl, RowCounts, WorkerTuning } from '../temporal/contract.js';
 import type { ExportStatus, FailedUrl, NotifyEvent, RowCounts } from '../temporal/contract.js';
+import type { DataOutcome } from '../lib/run-states.js';
 
 export interface RunTarget {
   /** Decimal string: ids may exceed 2^53. */
@@ -31,7 +32,7 @@ export interface FinishPipelineRunInput extends PipelineRunRef {
    * 'partial': some URLs failed for good (listed in `error`) and the others loaded; 'failed_checks': an error check
    * failed; 'cancelled': the workflow was cancelled (workflows/pipeline.ts CANCEL_PATCH).
    */
-  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'cancelled';
+  status: DataOutcome | 'cancelled';
   error: string | null;
   /** The exports' own outcome; absent when the run failed before them. */
   exportStatus?: ExportStatus;
@@ -47,7 +48,7 @@ export interface FinishPipelineRunOutput {
    * The status and error recorded, when they differ from the ones asked for: a run whose loads quarantined
    * results (rejected_results) is `partial`, its error naming them. Absent from workers before issue 30.
    */
-  status?: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
+  status?: DataOutcome;
   error?: string | null;
   /** Results of the run its loads could not write (rejected_results). */
   rejectedResults?: number;
@@ -237,7 +238,7 @@ export interface NotifyRunInput extends PipelineRunRef {
   /** The pipeline file's `notify` section (webhook URLs still as `${VAR}` templates); absent: the worker's default. */
   notify?: NotifySpec;
   events: NotifyEvent[];
-  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
+  status: DataOutcome;
   error: string | null;
   exportStatus?: ExportStatus;
   exportError?: string | null;

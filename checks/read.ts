@@ -24,3 +24,44 @@ export async function selectChecksOfRuns(tx: ReadTx, workflowIds: readonly strin
   }
   return out;
 }
+
+/** The most failing keys a check_failed alert carries per check (the stored sample may hold fewer: SAMPLE_SIZE). */
+export const MAX_ALERT_FAILING_KEYS = 20;
+
+/** One failed (or not evaluable) check as a check_failed webhook carries it: data, beside the sentence. */
+export interface FailedCheckData {
+  name: string;
+  type: string;
+  severity: string;
+  /** 'fail', or 'error' when the check could not be evaluated. */
+  status: string;
+  observed: string | null;
+  threshold: string | null;
+  /** A sample of the failing rows' keys (at most MAX_ALERT_FAILING_KEYS), null when the check has none. */
+  failing_keys: Array<Record<string, unknown>> | null;
+  message: string | null;
+}
+
+/** The failed checks of one run (or evaluation), in check order, from check_results. */
+export async function selectFailedChecks(tx: ReadTx, workflowId: string): Promise<FailedCheckData[]> {
+  const rows = await tx.all(
+    `SELECT check_name, check_type, severity, status, observed, threshold, failing_keys, message FROM check_results
+     WHERE workflow_id = ${tx.ph(1)} AND status IN ('fail', 'error') ORDER BY id`,
+    [workflowId],
+  );
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  return rows.map((r) => {
+    const raw = r['failing_keys'];
+    const keys = raw === null || raw === undefined ? null : ((typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<Record<string, unknown>>);
+    return {
+      name: String(r['check_name']),
+      type: String(r['check_type']),
+      severity: String(r['severity']),
+      status: String(r['status']),
+      observed: text(r['observed']),
+      threshold: text(r['threshold']),
+      failing_keys: Array.isArray(keys) ? keys.slice(0, MAX_ALERT_FAILING_KEYS) : null,
+      message: text(r['message']),
+    };
+  });
+}

@@ -186,6 +186,8 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
   const interrupted = (): RunOutcome => ({ status: 'interrupted', workflowId: run.workflowId });
   let last: ReturnType<typeof toSnapshot> | undefined;
   let waiting: WaitingNote | undefined;
+  let workflowNote: WaitingNote | undefined;
+  let local: WaitingNote | undefined;
   // The bar ends full where the run ended; the outcome itself (status, final counts) is said once, by the summary
   // that follows, not also by a last progress line with other figures.
   const settle = (outcome: RunOutcome): RunOutcome => {
@@ -215,8 +217,10 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
         const d = await cancellable(run, opts.signal, () => run.handle.describe());
         state = d.status.name;
         // Why it does not move, when an activity is being retried: from this same answer, no extra call.
-        // Else a wait inside a running attempt (a local activity's too, which describe does not list).
-        waiting = waitingOf(d.raw.pendingActivities) ?? localWaitNote(opts.localWait?.());
+        waiting = waitingOf(d.raw.pendingActivities);
+        // A wait inside a running attempt (a local activity's too, which describe does not list): said only when
+        // neither Temporal nor the workflow says why.
+        local = localWaitNote(opts.localWait?.());
         const key = (d.raw.pendingActivities ?? []).map((a) => a.activityId ?? '').sort().join(',');
         if (moved !== undefined && key !== moved) movedSinceQuery = true;
         moved = key;
@@ -242,7 +246,8 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
       const due = now >= nextQueryAt || (movedSinceQuery && now - lastQueryAt >= QUERY_FIRST_MS);
       if (!due) {
         // Why it waits, from describe (free), between two queries: shown with the figures of the last query.
-        if (last && waiting) reporter.update({ ...last, waiting: waitingJson(waiting) });
+        const note = waiting ?? workflowNote ?? local;
+        if (last && note) reporter.update({ ...last, waiting: waitingJson(note) });
       } else {
         lastQueryAt = now;
         movedSinceQuery = false;
@@ -253,8 +258,10 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
           const p = await cancellable(run, opts.signal, () => run.handle.query<PipelineProgress>(PROGRESS_QUERY));
           queryPause = Math.min(QUERY_MAX_MS, queryPause * 2);
           last = toSnapshot(p);
-          // An activity Temporal retries (describe), else a wait the workflow itself makes (a service outage).
-          const note = waiting ?? (p.waiting ? { reason: oneLineReason(p.waiting.reason), attempt: p.waiting.attempt, nextAttemptAt: Date.parse(p.waiting.nextAttemptAt), expected: false } : undefined);
+          // An activity Temporal retries (describe), else a wait the workflow itself makes (a service outage), else
+          // one seen beside the run (a destination file held, a local activity's failed attempt).
+          workflowNote = p.waiting ? { reason: oneLineReason(p.waiting.reason), attempt: p.waiting.attempt, nextAttemptAt: Date.parse(p.waiting.nextAttemptAt), expected: false } : undefined;
+          const note = waiting ?? workflowNote ?? local;
           // The final phase (succeeded, partial, failed) is said once, by the summary after the run closes.
           if (!FINAL_PHASES.has(p.phase)) reporter.update({ ...last, ...(note ? { waiting: waitingJson(note) } : {}) });
         } catch (err) {

@@ -8,6 +8,7 @@ import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
 import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
 import { isMissedFire } from '../db/pipeline-runs.js';
+import { runStateOf } from '../lib/run-states.js';
 
 export interface Links {
   home(): string | null;
@@ -154,7 +155,7 @@ export function runView(db: number, d: RunDetail, links: Links, nav: Html): Html
 ${nav}
 <table class="kv"><tbody>
 <tr><th>Pipeline</th><td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td></tr>
-<tr><th>Data status</th><td>${statusBadge(r.status)}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}</td></tr>
+<tr><th>Data status</th><td>${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}</td></tr>
 <tr><th>Rows</th><td>${intText(r.rows)}</td></tr>
 <tr><th>Duration</th><td>${runDuration(r)}</td></tr>
 <tr><th>Tokens</th><td>${intText(r.tokens)}</td></tr>

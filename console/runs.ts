@@ -6,6 +6,7 @@ import { quoteIdent } from '../db/sql.js';
 import { contentTables, describe, tableExists } from './catalog.js';
 import type { Reader, Row } from './source.js';
 import { isoTime, num, text, timeMs } from './values.js';
+import { runStateOf, type RunState } from '../lib/run-states.js';
 
 export interface RunInfo {
   id: number;
@@ -109,8 +110,8 @@ export async function runByWorkflowId(r: Reader, workflowId: string): Promise<Ru
 }
 
 /** Data status of a run as people read it: a partial run is not a success. */
-export function dataStatus(run: RunInfo): 'succeeded' | 'partial' | 'failed' | 'running' | 'cancelled' | string {
-  return run.status;
+export function dataStatus(run: RunInfo): RunState {
+  return runStateOf(run.status);
 }
 
 // ---- checks (the check_results table, when the checks feature made one) ---------------------------------------

@@ -2,6 +2,7 @@
 // starting or finishing the same execution twice leaves one row.
 import type { Database } from './connect.js';
 import { quoteIdent, withReadTransaction, withTransaction, type Tx } from './sql.js';
+import { RECORDED_RUN_STATES, type RecordedRunState } from '../lib/run-states.js';
 
 /**
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
@@ -11,10 +12,10 @@ import { quoteIdent, withReadTransaction, withTransaction, type Tx } from './sql
  * 'interrupted': its process ended without finishing it (db/orphaned-runs.ts). 'did_not_run': a schedule's fire
  * time that passed with no run started, recorded by `scrape-etl up` (recordDidNotRun) with its alert's outcome.
  */
-export type PipelineRunStatus = 'running' | 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'cancelled' | 'interrupted' | 'did_not_run';
+export type PipelineRunStatus = RecordedRunState;
 
 /** `failed_checks`: the data loaded and is kept, and an `error` data check failed (check_results has which). */
-const FINISHED_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed_checks', 'failed', 'cancelled', 'interrupted']);
+const FINISHED_STATUSES: ReadonlySet<string> = new Set(RECORDED_RUN_STATES.filter((s) => s !== 'running' && s !== 'did_not_run'));
 
 /** What pipeline_runs.export_status holds (NULL: no exports, or the run did not reach them). */
 export const RECORDED_EXPORT_STATUSES = ['succeeded', 'no_new_rows', 'failed'] as const;

@@ -114,6 +114,12 @@ export function postgresKind(dataType: string): ColumnKind {
 }
 
 /** True when `table` holds at least one row of `pipeline` (cheap: stops at the first match). */
+/** Whether `table` holds any row (of any pipeline). */
+export async function tableHasRows(db: ExportDatabase, table: string): Promise<boolean> {
+  const dest = destinationOf(db);
+  return (await dest.exportReader.query(db, `select 1 as one from ${quoteIdent(table)} limit 1`, [])).length > 0;
+}
+
 export async function tableHasPipelineRows(db: ExportDatabase, table: string, pipeline: string): Promise<boolean> {
   const dest = destinationOf(db);
   return (await dest.exportReader.query(db, `select 1 as one from ${quoteIdent(table)} where pipeline = ${dest.sql.ph(1)} limit 1`, [pipeline])).length > 0;

@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeAtomically, removeAbandonedPartials } from './atomic-file.js';
-import { describeTable, isInternalTable, listTables, tableHasPipelineRows, type ColumnHints, type ColumnInfo } from './columns.js';
+import { describeTable, isInternalTable, listTables, tableHasPipelineRows, tableHasRows, type ColumnHints, type ColumnInfo } from './columns.js';
 import { quoteIdent, valueDialect, type ExportDatabase } from './database.js';
 import { destinationOf } from '../destinations/index.js';
 import { wholeBodySql } from '../db/raw-responses.js';
@@ -198,16 +198,20 @@ async function chooseTables(
     return Promise.all(unique.map(async (name) => ({ name, columns: await describeTable(db, name, hints) })));
   }
   const chosen: Array<{ name: string; columns: ColumnInfo[] }> = [];
+  let dataTables = 0;
   for (const name of await listTables(db)) {
     if (isInternalTable(name)) continue;
     const columns = await describeTable(db, name, hints);
     const names = new Set(columns.map((c) => c.name));
     // Data tables carry lineage; control tables (raw responses, run bookkeeping) do not have both columns.
     if (!names.has('pipeline') || !names.has('load_id')) continue;
-    if (options.pipeline !== undefined && !(await tableHasPipelineRows(db, name, options.pipeline))) continue;
+    dataTables++;
+    // Every engine creates every table of the model: without a pipeline, the tables no pipeline wrote to are left
+    // out, as with one its tables without its rows are (a file of no rows for a table never used says nothing true).
+    if (options.pipeline !== undefined ? !(await tableHasPipelineRows(db, name, options.pipeline)) : !(await tableHasRows(db, name))) continue;
     chosen.push({ name, columns });
   }
-  if (chosen.length === 0 && options.pipeline === undefined) {
+  if (dataTables === 0 && options.pipeline === undefined) {
     throw new Error('export: no tables to export: the database has no table with pipeline and load_id columns (is it a scrape-etl database?)');
   }
   return chosen;

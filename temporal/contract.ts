@@ -3,6 +3,7 @@
 // Pure TypeScript with no imports of Node or the SDK, so the workflow bundle, the CLI and the tests all use it.
 import type { Sinks } from '@temporalio/workflow';
 import type { NotifyEventName, PipelineKind, PipelineSpec } from '../pipelines/spec.js';
+import type { DataOutcome } from '../lib/run-states.js';
 
 /** Registered name of the workflow function (workflows/pipeline.ts exports a function of this name). */
 export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
@@ -220,7 +221,7 @@ export interface PipelineWorkflowResult {
   pipeline: string;
   kind: PipelineKind;
   /** 'failed_checks': the data loaded (and is kept), and an `error` check failed (see `checks`). */
-  status: 'succeeded' | 'partial' | 'failed_checks';
+  status: Exclude<DataOutcome, 'failed'>;
   scrapingRunIds: string[];
   /** Rows written by this run per table, counted in the destination database at the end. */
   rowsByTable: RowCounts;

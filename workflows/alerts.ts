@@ -13,6 +13,7 @@ import type { AlertOutcome, ExportStatus, NotifyEvent, RowCounts } from '../temp
 import { DEFAULT_DELIVER_WITHIN, type PipelineSpec } from '../pipelines/spec.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import { causeMessage, withoutUrls } from './shared.js';
+import type { DataOutcome } from '../lib/run-states.js';
 
 /**
  * Runs started before alerts existed replay without the activity: `patched` is false in their histories. Keep
@@ -33,7 +34,7 @@ const notifier = proxyActivities<Activities>({
 export interface RunEnd {
   spec: PipelineSpec;
   workflowId: string;
-  status: 'succeeded' | 'partial' | 'failed_checks' | 'failed';
+  status: DataOutcome;
   error: string | null;
   exportStatus?: ExportStatus;
   exportError?: string | null;

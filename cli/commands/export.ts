@@ -116,9 +116,11 @@ export function register(program: Command): void {
           const sentence = describeExportFsError(err, opts.out, 'this command');
           throw sentence === undefined ? err : Object.assign(new Error(sentence.replace(', or set exports[].dir in the pipeline file to another folder', ', or give --out another folder')), { exitCode: EXIT.usage });
         });
-        if (files.length === 0 && unchanged.length === 0) process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
+        if (files.length === 0 && unchanged.length === 0) {
+          process.stderr.write(`nothing to export: ${opts.pipeline === undefined ? 'no table holds rows' : `no table holds rows of pipeline "${opts.pipeline}"`}\n`);
+        }
         for (const f of files) {
-          process.stdout.write(opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} rows -> ${f.file}\n`);
+          process.stdout.write(opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} row${f.rows === 1 ? '' : 's'} -> ${f.file}\n`);
         }
         // A table with nothing new since the last --since-last export: said, with no file (its watermark stays).
         for (const table of unchanged) {

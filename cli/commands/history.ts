@@ -4,6 +4,7 @@
 import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
+import type { DataOutcome } from '../../lib/run-states.js';
 
 export function register(program: Command): void {
   const cmd = program
@@ -19,6 +20,8 @@ export function register(program: Command): void {
       const { redactDatabaseUrl } = await import('../../db/url.js');
       const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, startedCell, tableRuns } = await import('./status.js');
       const { orderedRows } = await import('../../db/table-names.js');
+      const { runStateName, runStateOf } = await import('../../lib/run-states.js');
+      const { tokensText, tokensTotalText } = await import('../../lib/run-figures.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
       const pipeline = ref!.name;
@@ -44,11 +47,12 @@ export function register(program: Command): void {
         ['STARTED', 'STATUS', 'ROWS', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
         ...runs.map((r) => [
           startedCell(r),
-          r.tableStatus ?? '-',
+          runStateName(runStateOf(r.tableStatus)),
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),
-          r.tokenUsage === null ? '-' : String(r.tokenUsage),
+          // A missed fire ran nothing: no tokens to know.
+          r.missedFire ? '-' : tokensText(r.tokenUsage),
           formatExportStatus(r.exportStatus),
           r.workflowId,
           r.error
@@ -63,16 +67,18 @@ export function register(program: Command): void {
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
       for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
       const done = runs.filter((r) => r.durationMs !== null);
-      const tokens = runs.reduce((a, r) => a + (r.tokenUsage ?? 0), 0);
       // A schedule's fire with no run (`scrape-etl up`'s did_not_run) is an event, counted apart from the runs.
       const missed = runs.filter((r) => r.missedFire).length;
+      const count = (state: string) => runs.filter((r) => r.tableStatus === state).length;
+      // The states' ids (lib/run-states.ts), as webhooks and metrics say them; the STATUS column prints their names.
+      const tally = (state: DataOutcome) => `${count(state)} ${state}`;
       process.stdout.write(
-        `${runs.length - missed} run(s): ${runs.filter((r) => r.tableStatus === 'succeeded').length} succeeded, ${runs.filter((r) => r.tableStatus === 'partial').length} partial, ` +
+        `${runs.length - missed} run(s): ${tally('succeeded')}, ${tally('partial')}, ` +
           // Said only when there are some: pipelines without checks keep the line they had.
-          (runs.some((r) => r.tableStatus === 'failed_checks') ? `${runs.filter((r) => r.tableStatus === 'failed_checks').length} failed_checks, ` : '') +
-          `${runs.filter((r) => r.tableStatus === 'failed').length} failed; ` +
+          (count('failed_checks') > 0 ? `${tally('failed_checks')}, ` : '') +
+          `${tally('failed')}; ` +
           (missed > 0 ? `${missed} missed fire${missed === 1 ? '' : 's'}; ` : '') +
-          `median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokens} tokens\n`,
+          `median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokensTotalText(runs.filter((r) => !r.missedFire).map((r) => r.tokenUsage))}\n`,
       );
     });
 }

@@ -186,10 +186,11 @@ export async function waitWithInterrupt(
   const { progressMode } = await import('../progress.js');
   const { destinationWaitNote } = await import('../../destinations/index.js');
   const { describeAttemptFailure, readAttemptFailure } = await import('../../temporal/attempt-notes.js');
+  const { oneLineReason } = await import('../waiting.js');
   // What Temporal does not show: a wait for the destination file, or the run's local activity failing attempt after attempt.
   const localWait = () => {
     const failed = readAttemptFailure(session.settings.dataDir, run.workflowId);
-    return destinationWaitNote(spec.destination.database) ?? (failed ? describeAttemptFailure(failed) : undefined);
+    return destinationWaitNote(spec.destination.database) ?? (failed ? describeAttemptFailure({ ...failed, reason: oneLineReason(failed.reason) }) : undefined);
   };
   const outcome = await waitForRun(run, { mode: progressMode({ json }, io.stderr), signal, log, io, localWait });
   settleRun(session.settings.dataDir, spec, outcome);

@@ -1,5 +1,6 @@
-// `scrape-etl schema show <pipeline>`: the inferred tables of a pipeline (<pipeline>_items and its child tables),
-// their columns and types, and the change history (schema_history); `scrape-etl rebuild <pipeline file>`:
+// `scrape-etl schema show <pipeline>`: the tables of a pipeline, the model's (their fixed columns and natural key,
+// then the columns its loads added) and the inferred ones (<pipeline>_items and its child tables), their columns and
+// types, and the change history (schema_history); `scrape-etl rebuild <pipeline file>`:
 // re-derives those tables from the landed raw responses without calling the service (db/rebuild.ts).
 import { EXIT } from '../../lib/exit-codes.js';
 import fs from 'node:fs';
@@ -42,46 +43,76 @@ function keyText(c: { change: string; key: unknown }): string {
 }
 
 export function register(program: Command): void {
-  const schema = program.command('schema').description("inspect the tables a pipeline's loads inferred and how they changed");
+  const schema = program.command('schema').description("inspect a pipeline's tables: the model's fixed columns and natural keys, the columns its loads inferred, and how they changed");
   const show = schema
     .command('show')
     .description("tables, columns, types and the change history of a pipeline (a pipeline file, or a name found through the project; its destination is read)")
     .argument('<pipeline>', 'pipeline file, or pipeline name');
   addDatabaseOption(show, "database URL (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
-    .option('--json', 'print JSON: { pipeline, tables: [{ table, columns: [{ column, key, type, change, variant_of, load_id, changed_at }] }] } (key: the original JSON key path the column holds)')
+    .option('--json', 'print JSON: { pipeline, tables: [{ table, fixed, natural_key, fixed_columns: [{ column, type, natural_key }], columns: [{ column, key, type, change, variant_of, load_id, changed_at }] }] } (fixed: a table of the model; columns: those loads added; key: the original JSON key path the column holds)')
     .action(async (arg: string, opts: { database?: string; json?: boolean }) => {
       const target = await resolveTarget(arg, opts.database);
       const { contentTableName } = await import('../../db/evolve/names.js');
       const { selectSchemaHistory } = await import('../../db/evolve/history.js');
       const { readDestination } = await import('../read-destination.js');
-      {
-        const cols = await readDestination(target.database, (r) => selectSchemaHistory(r, target.name, contentTableName(target.name)));
-        const tables = new Map<string, typeof cols>();
-        for (const c of cols) tables.set(c.table, [...(tables.get(c.table) ?? []), c]);
-        if (opts.json) {
-          const out = {
-            pipeline: target.name,
-            tables: [...tables].map(([table, columns]) => ({
+      const { DATA_TABLES } = await import('../../db/table-names.js');
+      const { TABLES } = await import('../../db/schema/definition.js');
+      const { quoteIdent } = await import('../../db/sql.js');
+      const { cols, fixedTables } = await readDestination(target.database, async (r) => {
+        const cols = await selectSchemaHistory(r, target.name, contentTableName(target.name));
+        // The model's tables this pipeline uses: those holding its rows, and those its loads evolved.
+        const used: string[] = [];
+        for (const t of DATA_TABLES) {
+          if (cols.some((c) => c.table === t)) used.push(t);
+          else if ((await r.all(`SELECT 1 AS one FROM ${quoteIdent(t)} WHERE pipeline = ${r.ph(1)} LIMIT 1`, [target.name]).catch(() => [])).length > 0) used.push(t);
+        }
+        return { cols, fixedTables: used };
+      });
+      // A fixed table's columns are the model's (db/schema/definition.ts), listed before the columns loads added to
+      // it; its natural key is said (the key rows are upserted on).
+      const fixedOf = (table: string) => {
+        const def = (TABLES as unknown as Record<string, { columns: Record<string, { type: string; identity?: true }>; primaryKey?: readonly string[] }>)[table];
+        if (!def) return undefined;
+        const identity = Object.entries(def.columns).find(([, c]) => c.identity)?.[0];
+        const naturalKey = (def.primaryKey ?? (identity ? [identity] : [])).filter((c) => c !== 'pipeline');
+        return { naturalKey, columns: Object.entries(def.columns).map(([column, c]) => ({ column, type: c.type, natural_key: naturalKey.includes(column) })) };
+      };
+      // Which pipeline and load wrote each row (every data table has them).
+      const LINEAGE = new Set(['pipeline', 'load_id', 'loaded_at', 'row_hash']);
+      const tables = new Map<string, typeof cols>();
+      for (const t of fixedTables) tables.set(t, []);
+      for (const c of cols) tables.set(c.table, [...(tables.get(c.table) ?? []), c]);
+      if (opts.json) {
+        const out = {
+          pipeline: target.name,
+          tables: [...tables].map(([table, columns]) => {
+            const fixed = fixedOf(table);
+            return {
               table,
+              ...(fixed ? { fixed: true, natural_key: fixed.naturalKey, fixed_columns: fixed.columns } : { fixed: false }),
               columns: columns.map((c) => ({ column: c.column, key: c.key, type: c.type, change: c.change, variant_of: c.variantOf, pipeline: c.pipeline, load_id: c.loadId, changed_at: c.changedAt })),
-            })),
-          };
-          process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
-          return;
+            };
+          }),
+        };
+        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        return;
+      }
+      if (tables.size === 0) {
+        process.stdout.write(`pipeline '${target.name}' has no inferred tables or columns in ${target.database} yet, and no rows in the model's tables (they appear with its first load)\n`);
+        return;
+      }
+      for (const [table, columns] of tables) {
+        const created = columns.find((c) => c.change === 'create_table');
+        const listPath = Array.isArray(created?.key) && created.key.length > 0 ? `  (list ${(created.key as string[][]).map((p) => p.join('.')).join(' > ')})` : '';
+        const fixed = fixedOf(table);
+        process.stdout.write(`${table}${listPath}${fixed ? `  (model table; natural key: ${fixed.naturalKey.join(', ') || 'none'})` : ''}\n`);
+        const width = Math.max(...columns.map((c) => c.column.length), ...(fixed?.columns.map((c) => c.column.length) ?? []));
+        for (const c of fixed?.columns ?? []) {
+          process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  fixed${c.natural_key ? ', natural key' : LINEAGE.has(c.column) ? ', lineage' : ''}\n`);
         }
-        if (tables.size === 0) {
-          process.stdout.write(`pipeline '${target.name}' has no inferred tables or columns in ${target.database} yet (they appear with its first load)\n`);
-          return;
-        }
-        for (const [table, columns] of tables) {
-          const created = columns.find((c) => c.change === 'create_table');
-          const listPath = Array.isArray(created?.key) && created.key.length > 0 ? `  (list ${(created.key as string[][]).map((p) => p.join('.')).join(' > ')})` : '';
-          process.stdout.write(`${table}${listPath}\n`);
-          const width = Math.max(...columns.map((c) => c.column.length));
-          for (const c of columns) {
-            const why = c.change === 'add_variant' ? `variant of ${c.variantOf}` : c.change === 'create_table' ? 'table created' : 'column added';
-            process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  ${keyText(c)}${why}, load ${c.loadId}, ${c.changedAt}${c.pipeline === target.name ? '' : ` (pipeline ${c.pipeline})`}\n`);
-          }
+        for (const c of columns) {
+          const why = c.change === 'add_variant' ? `variant of ${c.variantOf}` : c.change === 'create_table' ? 'table created' : 'column added';
+          process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  ${keyText(c)}${why}, load ${c.loadId}, ${c.changedAt}${c.pipeline === target.name ? '' : ` (pipeline ${c.pipeline})`}\n`);
         }
       }
     });

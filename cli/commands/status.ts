@@ -12,11 +12,16 @@ import { addDatabaseOption } from '../options.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import type { PipelineRef } from '../resolve-pipeline.js';
 import { splitRows } from '../../db/table-names.js';
+import { runStateName, runStateOf } from '../../lib/run-states.js';
+import { tokensText } from '../../lib/run-figures.js';
 
 export interface StatusRow {
   workflowId: string;
   pipeline: string;
-  /** Temporal's execution status (RUNNING, COMPLETED, FAILED, ...) or the table's status when Temporal is not asked. */
+  /**
+   * The run's state as every surface names it (lib/run-states.ts): the outcome pipeline_runs recorded, else what
+   * Temporal says of a run in progress or without a row; the same word whether Temporal was asked or not.
+   */
   state: string;
   tableStatus: string | null;
   /** Data rows the run wrote (content and model tables), bookkeeping rows (scrapers, runs of the service) apart. */
@@ -220,7 +225,7 @@ export function register(program: Command): void {
       const fromTable = await tableRuns(databaseUrl, filter);
       log?.debug({ database: redactDatabaseUrl(databaseUrl), runs: fromTable.size }, 'read pipeline_runs');
       const rows = new Map<string, StatusRow>();
-      for (const [id, r] of fromTable) rows.set(id, { ...r, state: r.tableStatus?.toUpperCase() ?? 'UNKNOWN' });
+      for (const [id, r] of fromTable) rows.set(id, { ...r, state: runStateName(runStateOf(r.tableStatus)) });
       // Temporal is asked (and its SDK loaded) only when its answer can change what is shown: a run in progress.
       const inProgress = [...fromTable.values()].some((r) => r.tableStatus === 'running');
       const askTemporal = flags.temporal && (flags.live === true || inProgress);
@@ -260,7 +265,7 @@ export function register(program: Command): void {
               rows.set(w.workflowId, {
                 workflowId: w.workflowId,
                 pipeline: known?.pipeline ?? w.workflowId.split('--')[0] ?? w.workflowId,
-                state: w.status.name,
+                state: runStateName(runStateOf(known?.tableStatus, w.status.name)),
                 tableStatus: known?.tableStatus ?? null,
                 rows: known?.rows ?? null,
                 rowsByTable: known?.rowsByTable ?? null,
@@ -299,12 +304,12 @@ export function register(program: Command): void {
         ['PIPELINE', 'STATE', 'DATA ROWS', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'STARTED', 'WORKFLOW ID', 'ERROR'],
         ...list.map((r) => [
           r.pipeline,
-          // A partial run is a COMPLETED workflow: the table's outcome is said with it.
-          r.state === 'COMPLETED' && r.tableStatus && r.tableStatus !== 'succeeded' ? `COMPLETED (${r.tableStatus})` : r.state,
+          r.state,
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),
-          r.tokenUsage === null ? '-' : String(r.tokenUsage),
+          // A missed fire ran nothing: no tokens to know.
+          r.missedFire ? '-' : tokensText(r.tokenUsage),
           formatExportStatus(r.exportStatus),
           startedCell(r),
           r.workflowId,

@@ -3,7 +3,7 @@
 // Every expectation is computed from the simulator's truth (truth.productAt), not from what scrape-etl wrote.
 // The SIGKILL case runs the compiled worker (bin/scrape-etl.js): `npm run build` first.
 import crypto from 'node:crypto';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +33,8 @@ interface Received {
   key: string;
   event: string;
   body: Record<string, unknown>;
+  /** The body as sent, for an independent reader (Python's json). */
+  raw: string;
   answered: boolean;
 }
 const received: Received[] = [];
@@ -51,6 +53,7 @@ function startReceiver(): Promise<void> {
         key: String(req.headers['idempotency-key']),
         event: String(req.headers['x-scrape-etl-event']),
         body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+        raw: Buffer.concat(chunks).toString('utf8'),
         answered: mode === 'ok',
       };
       received.push(r);
@@ -189,6 +192,26 @@ exports:
     expect(alerts).toHaveLength(1);
     expect(alerts[0]?.event).toBe('check_failed');
     expect(String(alerts[0]?.body['detail'])).toContain(`${rate}%`);
+    // Besides the sentence, the failed checks as data with a sample of failing keys (issue 36), read by Python.
+    const read = JSON.parse(
+      execFileSync('python3', ['-c', [
+        'import json, sys',
+        'd = json.load(sys.stdin)',
+        "print(json.dumps([{k: c[k] for k in ('name', 'type', 'severity', 'status', 'observed', 'threshold')} | {'keys': len(c['failing_keys']), 'keyed': all(isinstance(k, dict) and len(k) > 0 for k in c['failing_keys'])} for c in d['failed_checks']]))",
+      ].join('\n')], { input: alerts[0]!.raw }).toString(),
+    ) as unknown;
+    expect(read).toEqual([
+      {
+        name: 'null_rate:marketplace_products.historical_sold',
+        type: 'null_rate',
+        severity: 'error',
+        status: 'fail',
+        observed: `${rate}% (${nulled} of ${urls.length} rows)`,
+        threshold: storedNull?.threshold,
+        keys: Math.min(nulled, 10),
+        keyed: true,
+      },
+    ]);
   });
 
   it('a max_drop row_count check catches half the products vanishing', async () => {

@@ -87,7 +87,7 @@ describe('scrape-etl on a DuckDB destination', () => {
     expect(r.code, r.stderr).toBe(0);
     const runs = jsonLines(r.stdout);
     expect(runs.map((x) => x['workflowId']).sort()).toEqual([...ids].sort());
-    for (const run of runs) expect(run).toMatchObject({ state: 'COMPLETED', tableStatus: 'succeeded' });
+    for (const run of runs) expect(run).toMatchObject({ state: 'SUCCEEDED', tableStatus: 'succeeded' });
     const missing = await runCli(['status', '--database', `duckdb:${path.join(dir, 'typo.duckdb')}`], { cwd: dir, env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no database at duckdb:');

@@ -39,7 +39,7 @@ describe('a missed fire in status and history', () => {
     const missed = lineOf(out.stdout, MISSED_ID);
     expect(missed.startsWith('missed fire 2026-11-26T12:00:00Z')).toBe(true);
     expect(missed).not.toMatch(/97\.3s|1m ?37/);
-    expect(missed).toMatch(/did_not_run +- +- +- +- +-/);
+    expect(missed).toMatch(/DID_NOT_RUN +- +- +- +- +-/);
     expect(out.stdout).toContain('1 run(s): 1 succeeded, 0 partial, 0 failed; 1 missed fire; median duration 4.0s');
   });
 });

@@ -56,7 +56,7 @@ describe('scrape-etl run', () => {
     const runs = jsonLines(status.stdout);
     expect(runs).toHaveLength(6);
     for (const run of runs) {
-      expect(run['state']).toBe('COMPLETED');
+      expect(run['state']).toBe('SUCCEEDED');
       expect(run['tableStatus']).toBe('succeeded');
       expect(run['rows']).toBeGreaterThan(0);
     }
@@ -144,7 +144,7 @@ describe('scrape-etl run', () => {
     expect(workflowId, r.stdout).toBeDefined();
 
     const json = await runCli(['status', '--live', '--pipeline', 'results-sync', '--json'], { cwd: dir, env });
-    expect(jsonLines(json.stdout).find((s) => s['workflowId'] === workflowId)).toMatchObject({ state: 'COMPLETED', exportStatus: 'no_new_rows' });
+    expect(jsonLines(json.stdout).find((s) => s['workflowId'] === workflowId)).toMatchObject({ state: 'SUCCEEDED', exportStatus: 'no_new_rows' });
     const text = await runCli(['status', '--live', '--pipeline', 'results-sync'], { cwd: dir, env });
     expect(text.stdout.split('\n')[0]).toMatch(/\bEXPORT\b/);
     expect(text.stdout.split('\n').find((l) => l.includes(workflowId!))).toContain('no new rows');

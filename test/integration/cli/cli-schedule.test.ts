@@ -95,7 +95,7 @@ describe('scrape-etl schedule', () => {
 
     const status = await runCli(['status', '--live', '--json'], { cwd: dir, env });
     const runs = status.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(runs.find((r) => r['workflowId'] === result['workflowId'])).toMatchObject({ state: 'COMPLETED', tableStatus: 'succeeded' });
+    expect(runs.find((r) => r['workflowId'] === result['workflowId'])).toMatchObject({ state: 'SUCCEEDED', tableStatus: 'succeeded' });
   });
 
   it('apply from a second file whose pipeline has the same name is refused, changing nothing; --force replaces it', async () => {

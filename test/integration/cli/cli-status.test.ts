@@ -59,18 +59,33 @@ describe('scrape-etl status', () => {
   it("shows this database's runs only, including a run Temporal records for it that has no row yet", async () => {
     const a = await statusOf(dbA);
     expect(a.runs.map((r) => r['workflowId']).sort()).toEqual([ids.a, ids.detachedA].sort());
-    expect(a.runs.find((r) => r['workflowId'] === ids.a)).toMatchObject({ state: 'COMPLETED', tableStatus: 'succeeded' });
+    expect(a.runs.find((r) => r['workflowId'] === ids.a)).toMatchObject({ state: 'SUCCEEDED', tableStatus: 'succeeded' });
     expect(a.runs.find((r) => r['workflowId'] === ids.detachedA)).toMatchObject({ state: 'RUNNING', tableStatus: null });
     expect(a.stderr).not.toContain('Temporal was not asked');
 
     const b = await statusOf(dbB);
     expect(b.runs.map((r) => r['workflowId'])).toEqual([ids.b]);
-    expect(b.runs[0]).toMatchObject({ state: 'COMPLETED', tableStatus: 'succeeded' });
+    expect(b.runs[0]).toMatchObject({ state: 'SUCCEEDED', tableStatus: 'succeeded' });
 
     // The same database named from another folder, by another spelling (sqlite:/// and an absolute path).
     const elsewhere = fs.mkdtempSync(path.join(dir, 'elsewhere-'));
     const again = await statusOf(`sqlite://${path.join(dir, 'data', 'scrape-etl.sqlite')}`, elsewhere);
     expect(again.runs.map((r) => r['workflowId']).sort()).toEqual([ids.a, ids.detachedA].sort());
+  });
+
+  it('a run reads the same state word with an open run beside it (Temporal asked) and without (issue 36)', async () => {
+    // Without --live the table answers alone; with it, Temporal is asked because the detached run is open.
+    const alone = await runCli(['status', '--no-temporal', '--database', dbA], { cwd: dir, env });
+    const beside = await runCli(['status', '--live', '--database', dbA], { cwd: dir, env });
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(beside.code, beside.stderr).toBe(0);
+    const stateOf = (out: string) => out.split('\n').find((l) => l.includes(ids.a))?.split(/\s{2,}/)[1];
+    expect(stateOf(alone.stdout)).toBe('SUCCEEDED');
+    expect(stateOf(beside.stdout)).toBe('SUCCEEDED');
+    expect(beside.stdout.split('\n').find((l) => l.includes(ids.detachedA))?.split(/\s{2,}/)[1]).toBe('RUNNING');
+    const json = await runCli(['status', '--no-temporal', '--database', dbA, '--json'], { cwd: dir, env });
+    expect(jsonLines(json.stdout).find((r) => r['workflowId'] === ids.a)).toMatchObject({ state: 'SUCCEEDED' });
+    expect((await statusOf(dbA)).runs.find((r) => r['workflowId'] === ids.a)).toMatchObject({ state: 'SUCCEEDED' });
   });
 
   it('-v says on stderr what it read: the database, how many rows, and what it asked Temporal; without it, nothing', async () => {

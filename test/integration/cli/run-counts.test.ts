@@ -92,13 +92,13 @@ describe('true counts', () => {
     expect(second['rows']).toBe(data);
     expect(second['bookkeepingRows']).toBe(bookkeeping);
 
-    // --live: the state Temporal gives (finished runs are otherwise read from pipeline_runs).
+    // --live: the same state word as without it (lib/run-states.ts: the recorded outcome wins).
     const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env });
     expect(status.stdout).toMatch(/^PIPELINE\s+STATE\s+DATA ROWS\s+BOOKKEEPING\s+DURATION/);
-    expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^lead-counts\\s+COMPLETED\\s+${data}\\s+${bookkeeping}\\s`));
+    expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^lead-counts\\s+SUCCEEDED\\s+${data}\\s+${bookkeeping}\\s`));
   }, 300_000);
 
-  it('a partial run carries ScrapeEtlStatus=partial and the memo status; status shows COMPLETED (partial)', async () => {
+  it('a partial run carries ScrapeEtlStatus=partial and the memo status; status shows PARTIAL, as without --live', async () => {
     const file = writePipeline('shop-partial', [
       'kind: marketplace',
       'request:',
@@ -124,7 +124,7 @@ describe('true counts', () => {
       await close();
     }
     const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-partial'], { cwd: bed.dir, env });
-    expect(status.stdout).toMatch(/shop-partial\s+COMPLETED \(partial\)/);
+    expect(status.stdout).toMatch(/shop-partial\s+PARTIAL\s/);
   }, 300_000);
 
   it('a run started without the attribute (a namespace where it is not registered) records the memo only and completes', async () => {

@@ -46,7 +46,7 @@ describe('a load row left running by a process that is gone', () => {
     expect(table.stdout.split('\n').find((l) => l.includes(stale))).toMatch(/^orphan +INTERRUPTED /);
     const history = await runCli(['history', 'orphan', '--database', `sqlite:${db}`], { cwd: dir });
     expect(history.code, history.stderr).toBe(0);
-    expect(history.stdout.split('\n').find((l) => l.includes(stale))).toMatch(/ interrupted .*the load process \(pid \d+\) ended without finishing/);
+    expect(history.stdout.split('\n').find((l) => l.includes(stale))).toMatch(/ INTERRUPTED .*the load process \(pid \d+\) ended without finishing/);
     // Read-only: the row is as the killed load left it.
     expect(sqlite(db, 'SELECT status FROM pipeline_runs WHERE workflow_id = ?', [stale])).toEqual([['running']]);
   }, 180_000);

@@ -613,7 +613,7 @@ describe('scrape-etl simulate', () => {
       const answers = stdout.split(/\n@@ (\d+) ([^\n]*)\n/);
       const parsed: Array<{ body: unknown; status: string; type: string }> = [];
       for (let i = 0; i + 2 < answers.length; i += 3) parsed.push({ body: parseJson(answers[i]!), status: answers[i + 1]!, type: answers[i + 2]! });
-      expect(parsed).toHaveLength(13);
+      expect(parsed).toHaveLength(15);
       for (const a of parsed) expect(a.status).toBe('200');
       const schemas = [jobBoardResponseSchema, createAndRunResponseSchema, createAndRunResponseSchema, createAndRunResponseSchema,
         marketplaceResponseSchema, resultsListResponseSchema, scrapersListResponseSchema, scrapingRunResponseSchema];
@@ -625,6 +625,9 @@ describe('scrape-etl simulate', () => {
       expect((parsed[3]!.body as { scraper: { name: string } }).scraper.name).toBe('Social');
       expect((parsed[7]!.body as { data: { id: number } }).data.id).toBe(5001);
       expect(parsed[9]!.body).toMatchObject({ scripted_pending: 2 });
+      // The drift lines (README, with the token as every /_sim route): its state, then the next epoch asked for.
+      expect(parsed[13]!.body).toMatchObject({ epoch: 0 });
+      expect(parsed[14]!.body).toMatchObject({ epoch: 1 });
     } finally {
       child.kill('SIGTERM');
     }

@@ -101,7 +101,10 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('inferred content table
     // `schema show` lists the tables, columns and types from the history.
     const show = await runCli(['schema', 'show', 'crm-leads', '--db', dbUrl, '--json']);
     expect(show.code, show.stderr).toBe(0);
-    const shown = JSON.parse(show.stdout) as { tables: Array<{ table: string; columns: Array<{ column: string; type: string; change: string }> }> };
+    const all = JSON.parse(show.stdout) as { tables: Array<{ table: string; fixed: boolean; columns: Array<{ column: string; type: string; change: string }> }> };
+    // The model's tables the run wrote (bookkeeping, results) come first, marked fixed; then the inferred ones.
+    const shown = { tables: all.tables.filter((t) => !t.fixed) };
+    expect(all.tables.filter((t) => t.fixed).length).toBeGreaterThan(0);
     expect(shown.tables.map((t) => t.table)).toEqual(['crm_leads_items', 'crm_leads_items__social_profiles']);
     expect(shown.tables[0]!.columns).toEqual(expect.arrayContaining([
       expect.objectContaining({ column: 'email', type: 'text', change: 'add_column' }),
