@@ -118,7 +118,22 @@ describe('DuckDB under a long-lived `up` worker (issue #41)', () => {
     const first = await runCli(['run', example], { cwd: dir, env, timeoutMs: 150_000 });
     expect(first.code, first.stderr).toBe(0);
     // Python's duckdb holds DuckDB's own lock for 8 s, as an analyst's notebook or dbt does (not scrape-etl's lock).
-    const reader = spawn('python3', ['-c', 'import duckdb,sys,time; c=duckdb.connect(sys.argv[1], read_only=True); print("open", flush=True); time.sleep(8); c.close()', file], {
+    // It opens the file as soon as up's worker lets go of it after the first run (retrying while the worker holds it).
+    const script = [
+      'import duckdb, sys, time',
+      'deadline = time.time() + 60',
+      'while True:',
+      '    try:',
+      '        c = duckdb.connect(sys.argv[1], read_only=True)',
+      '        break',
+      '    except duckdb.IOException:',
+      '        if time.time() > deadline: raise',
+      '        time.sleep(0.1)',
+      'print("open", flush=True)',
+      'time.sleep(8)',
+      'c.close()',
+    ].join('\n');
+    const reader = spawn('python3', ['-c', script, file], {
       env: pythonReadersEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
