@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { acquireFileLock, markWaiting, otherProcessesWaiting, reportWait, unmarkWaiting, WAIT_REPORT_MS, waitMessage } from './file-lock.js';
 import { describeProcess } from '../../lib/lock-owner.js';
-import { awaitNoInstance, closeInstance } from './instances.js';
+import { awaitNoInstance, closeInstance, closeThenRelease } from './instances.js';
 import { DuckDBEngineError, engineErrorKind } from './engine-errors.js';
 import { baselineDdl, DUCKDB_SCHEMA_STEPS, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
@@ -200,9 +200,7 @@ async function openFile(file: string): Promise<OpenFile> {
       throw err;
     }
     if (connection) forgetStatements(connection);
-    const closing = closeInstance(file, instance, connection, reportWait);
-    if (closing) void closing.then(release);
-    else release();
+    closeThenRelease(file, instance, connection, reportWait, release);
     throw err;
   }
 }
@@ -235,15 +233,7 @@ async function rewriteOnce(file: string): Promise<void> {
  */
 function closeFile(file: string, o: OpenFile): void {
   forgetStatements(o.connection);
-  let closing: Promise<void> | undefined;
-  try {
-    closing = closeInstance(file, o.instance, o.connection, reportWait);
-  } catch (err) {
-    o.release();
-    throw err;
-  }
-  if (closing) void closing.then(o.release);
-  else o.release();
+  closeThenRelease(file, o.instance, o.connection, reportWait, o.release);
 }
 
 function closeNow(file: string, s: FileState): void {

@@ -112,6 +112,22 @@ export function closeInstance(file: string, instance: DuckDBInstance, connection
   return wait;
 }
 
+/**
+ * closeInstance, then `release` (the file's cross-process lock) once DuckDB has let go of the file: at once when it
+ * has, so a process closing its files on exit releases their locks before it ends; also when closing throws.
+ */
+export function closeThenRelease(file: string, instance: DuckDBInstance, connection: DuckDBConnection | undefined, report: (message: string) => void, release: () => void): void {
+  let closing: Promise<void> | undefined;
+  try {
+    closing = closeInstance(file, instance, connection, report);
+  } catch (err) {
+    release();
+    throw err;
+  }
+  if (closing) void closing.then(release);
+  else release();
+}
+
 /** How long opening waits for a file this process holds by means it did not close here (then it refuses). */
 export const FOREIGN_HOLD_MS = 10_000;
 

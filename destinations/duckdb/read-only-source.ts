@@ -15,7 +15,7 @@ export async function openDuckReadOnly(file: string, url: string): Promise<ReadO
   const { acquireFileLock, otherProcessesWaiting, reportWait } = await import('./file-lock.js');
   // Opened and closed as the destination's own sessions are: never beside another instance of the file in this
   // process (`up --console` reads the file its workers write; instances.ts).
-  const { awaitNoInstance, closeInstance } = await import('./instances.js');
+  const { awaitNoInstance, closeThenRelease } = await import('./instances.js');
   let queue: Promise<unknown> = Promise.resolve();
   let open: { instance: DuckDBInstance; conn: DuckDBConnection; release: () => void } | undefined;
   let linger: NodeJS.Timeout | undefined;
@@ -25,15 +25,7 @@ export async function openDuckReadOnly(file: string, url: string): Promise<ReadO
     const o = open;
     open = undefined;
     if (!o) return;
-    let closing: Promise<void> | undefined;
-    try {
-      closing = closeInstance(full, o.instance, o.conn, reportWait);
-    } catch (err) {
-      o.release();
-      throw err;
-    }
-    if (closing) void closing.then(o.release);
-    else o.release();
+    closeThenRelease(full, o.instance, o.conn, reportWait, o.release);
   };
   // Opening costs tens of milliseconds, and a page's requests (and the next click) come in bursts: the file stays
   // open for LINGER_MS after a read, unless a worker is waiting for it (it leaves a marker): then it is closed at
