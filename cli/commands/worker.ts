@@ -27,8 +27,8 @@ export function register(program: Command): void {
       const { Runtime, DefaultLogger } = await import('@temporalio/worker');
       const { connectWorker, createPipelineWorker, runPipelineWorker } = await import('../../temporal/worker.js');
       const { describeWorkflowBundle, resolveWorkflowBundle } = await import('../../temporal/workflow-bundle.js');
-      const level = config.workerLogLevel;
       const shutdownGrace = config.shutdownGrace;
+      const level = config.workerLogLevel;
       // Fail at start, not in the first activity, when the worker's knobs are malformed.
       const { readWorkerTuning } = await import('../../activities/tuning.js');
       readWorkerTuning(config, { embeddedServer: temporalSettings(config).address === undefined });
