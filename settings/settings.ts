@@ -72,7 +72,7 @@ function rawOf(def: SettingDefinition<unknown>, key: SettingKey, sources: Settin
 }
 
 /** The message for a malformed value: what is wrong, where it was set, and how to fix it. */
-function problemMessage(key: SettingKey, def: SettingDefinition<unknown>, raw: Raw, issue: string, sources: SettingSources): string {
+function problemMessage(def: SettingDefinition<unknown>, raw: Raw, issue: string, sources: SettingSources): string {
   const shown = def.secret ? '<hidden>' : raw.text!;
   switch (raw.origin) {
     case 'flag':
@@ -95,7 +95,7 @@ function parseSetting<K extends SettingKey>(key: K, sources: SettingSources): { 
     return { value: (typeof d === 'function' ? (d as () => unknown)() : d) as SettingValue<K>, origin: 'default' };
   }
   const parsed = def.schema.safeParse(text);
-  if (!parsed.success) throw new SettingError(key, problemMessage(key, def, raw, parsed.error.issues[0]?.message ?? 'is not valid', sources));
+  if (!parsed.success) throw new SettingError(key, problemMessage(def, raw, parsed.error.issues[0]?.message ?? 'is not valid', sources));
   return { value: parsed.data as SettingValue<K>, origin: raw.origin };
 }
 
