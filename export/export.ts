@@ -191,6 +191,16 @@ export async function exportTablesReport(db: ExportDatabase, options: ExportOpti
   return report;
 }
 
+/**
+ * The tables an export of these options writes, with their columns: the ones named, or every data table holding
+ * rows (of the pipeline, when given). The lake (targets/lake.ts) exports them one at a time.
+ */
+export async function exportableTables(db: ExportDatabase, options: Pick<ExportOptions, 'pipeline' | 'tables' | 'columnHints'>): Promise<Array<{ name: string; columns: ColumnInfo[] }>> {
+  const inferred = await inferredColumnHints(db);
+  const hints = destinationOf(db).capabilities.typedColumns ? inferred : mergeHints(mergeHints(projectSqliteHints(), inferred), options.columnHints);
+  return chooseTables(db, options as ExportOptions, hints);
+}
+
 function mergeHints(a: ColumnHints, b: ColumnHints | undefined): ColumnHints {
   if (!b) return a;
   const out: ColumnHints = { ...a };
