@@ -12,6 +12,7 @@ interface ExportCliOptions {
   out?: string;
   to?: string;
   partitionBy?: string[];
+  runId?: string;
   tables?: string[];
   columns?: Record<string, string[]>;
   sinceLast?: boolean;
@@ -69,6 +70,7 @@ export function register(program: Command): void {
     .option('--out <dir>', 'directory for the files (created if missing)')
     .option('--to <target>', "the lake: s3://bucket/prefix or a folder, in hive partitions with a manifest per table (needs --pipeline; the rows new since this target's last export; docs/lake.md)")
     .option('--partition-by <a,b>', 'with --to: columns whose values make hive partitions below load_date', list)
+    .option('--run-id <id>', 'with --to: names the files and manifests (default export-<time>); the same id again after an interrupted export replaces its objects instead of adding more')
     .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, format, 'csv')
     .option('--tables <a,b>', 'tables to export (default: every data table)', list)
     .option('--columns <t.c,...>', 'write only these columns of the tables named (table.column, in file order)', columnList)
@@ -86,7 +88,7 @@ export function register(program: Command): void {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const usage = (message: string) => Object.assign(new Error(message), { exitCode: EXIT.usage });
       if ((opts.out === undefined) === (opts.to === undefined)) throw usage(opts.out === undefined ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)' : 'give --out or --to, not both');
-      if (opts.partitionBy && opts.to === undefined) throw usage('--partition-by applies to --to (the lake) only');
+      if ((opts.partitionBy || opts.runId !== undefined) && opts.to === undefined) throw usage(`${opts.partitionBy ? '--partition-by' : '--run-id'} applies to --to (the lake) only`);
       if (opts.to !== undefined) {
         const { targetProblem } = await import('../../export/targets/index.js');
         const problem = targetProblem(opts.to);
@@ -164,7 +166,7 @@ async function exportToLakeCommand(db: import('../../export/database.js').Export
     format: opts.format,
     partitionBy: opts.partitionBy ?? [],
     // A run of its own: the command's time names its files and manifests (a workflow's id does for a pipeline run).
-    runId: `export-${fileTimestamp(now)}`,
+    runId: opts.runId ?? `export-${fileTimestamp(now)}`,
     timestamp: now,
     ...(opts.tables ? { tables: opts.tables } : {}),
   });

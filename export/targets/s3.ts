@@ -29,6 +29,9 @@ export function openS3Target(url: string, env: NodeJS.ProcessEnv): ObjectTarget 
     ...(settings.endpoint !== undefined ? { endpoint: settings.endpoint } : {}),
     ...(settings.region !== undefined ? { region: settings.region } : {}),
   };
+  // The SDK warns on stderr that its releases after January 2027 need Node 22; the version package-lock.json pins
+  // runs on Node 20, which scrape-etl supports, so the warning would only be noise in every command's output.
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   const client = new S3Client(config);
   const described = (err: unknown, what: string): Error => {
     const e = err as Error & { $metadata?: { httpStatusCode?: number }; Code?: string };
