@@ -43,9 +43,12 @@ async function main(): Promise<void> {
   const env = { ...process.env, ...s3.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   const rows: Array<{ size: number; ours: Measured; sdk: Measured }> = [];
   try {
-    const file = path.join(dir, 'dest.sqlite');
-    await loadProducts(file, PRODUCTS);
+    const base = path.join(dir, 'base.sqlite');
+    await loadProducts(base, PRODUCTS);
     for (const size of SIZES) {
+      // Each size from the loaded products anew: repeatRows repeats every row the table holds.
+      const file = path.join(dir, `dest-${size}.sqlite`);
+      fs.copyFileSync(base, file);
       const have = repeatRows(file, TABLE, size);
       const to = `s3://bench/size-${size}`;
       const ours = child(['ours', DIST, `sqlite:${file}`, 'bench', TABLE, to, `run-${size}`], env);
@@ -63,6 +66,7 @@ async function main(): Promise<void> {
       walk(local);
       const sdk = child(['sdk', 'bench', `sdk-${size}/`, ...files], env);
       fs.rmSync(local, { recursive: true, force: true });
+      fs.rmSync(file, { force: true });
       rows.push({ size: have, ours, sdk });
       print(rows[rows.length - 1]!);
     }
