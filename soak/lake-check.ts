@@ -18,6 +18,8 @@ export interface LakeInvariant {
   pass: boolean;
   figures: string;
   details: string[];
+  /** Manifests on the store: what the runs reported as exported files of their lake entries. */
+  manifests: number;
 }
 
 export async function checkLake(s3: S3Server, db: Database, pipelines: string[]): Promise<LakeInvariant> {
@@ -89,6 +91,7 @@ export async function checkLake(s3: S3Server, db: Database, pipelines: string[])
       pass: manifests.length > 0 && partial === 0 && unlisted.length === 0 && open.length === 0 && duplicates === 0 && missing === 0,
       figures: `${manifests.length} manifests, ${listed.size} files listed: ${partial} missing or partial, ${unlisted.length} objects outside a manifest, ${open.length} uploads left open; ${tablesChecked} tables read by pyarrow: ${duplicates} duplicates, ${missing} destination rows missing or stale`,
       details,
+      manifests: manifests.length,
     };
   } finally {
     client.destroy();
