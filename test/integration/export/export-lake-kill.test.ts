@@ -131,4 +131,21 @@ describe('a lake export killed mid multipart upload', () => {
     expect(third.stdout).toContain('marketplace_products: no rows new since the last export to s3://lake/k, nothing written');
     expect(await list('k/big/marketplace_products/')).toEqual(objects);
   }, 400_000);
+
+  it('names the fix for a target it cannot use', async () => {
+    const db = ['export', '--database', `sqlite:${path.join(dir, 'dest.sqlite')}`];
+    const env = { ...process.env, ...s3.env };
+    const noPipeline = await runCli([...db, '--to', 's3://lake/k'], { env });
+    expect({ code: noPipeline.code, stderr: noPipeline.stderr.trim() }).toEqual({ code: 2, stderr: expect.stringContaining('--to needs --pipeline') });
+    const gs = await runCli([...db, '--pipeline', 'big', '--to', 'gs://lake/k'], { env });
+    expect({ code: gs.code, stderr: gs.stderr.trim() }).toEqual({ code: 2, stderr: expect.stringContaining('gs:// is not supported); write s3://<bucket>/<prefix> or a folder') });
+    const both = await runCli([...db, '--pipeline', 'big', '--to', 's3://lake/k', '--out', dir], { env });
+    expect(both.code).toBe(2);
+    const noBucket = await runCli([...db, '--pipeline', 'big', '--to', 's3://no-such-bucket/k', '--format', 'parquet'], { env, timeoutMs: 120_000 });
+    expect(noBucket.code).not.toBe(0);
+    expect(noBucket.stderr).toMatch(/the bucket no-such-bucket does not exist; create it or name another/);
+    const badKey = await runCli([...db, '--pipeline', 'big', '--to', 's3://lake/other', '--format', 'parquet'], { env: { ...env, AWS_SECRET_ACCESS_KEY: 'wrong' }, timeoutMs: 120_000 });
+    expect(badKey.code).not.toBe(0);
+    expect(badKey.stderr).toMatch(/s3:\/\/lake\/other failed \((SignatureDoesNotMatch|AccessDenied|InvalidAccessKeyId)/);
+  }, 300_000);
 });
