@@ -3,27 +3,11 @@
 // declared types alone cannot tell (booleans are INTEGER, timestamps and JSON are TEXT there). The project's
 // neutral table definition (db/schema/definition.ts) says it for the project's tables; any other table is typed
 // from what the database declares.
-import { SQL_TYPES, TABLES, type ColumnType, type ListElement } from '../db/schema/definition.js';
+import { SQL_TYPES, TABLES, type ColumnType } from '../db/schema/definition.js';
 import type { ColumnInfo } from './columns.js';
 
-/**
- * What a column holds, independent of dialect:
- * - int64: exact signed 64-bit integers (bigint in JavaScript, never a double);
- * - double: IEEE doubles (the `*_major` prices are stored this way, so they stay DOUBLE);
- * - timestamp_utc / timestamp_local: instants (with a zone, or SQLite text the project writes in UTC) and Postgres
- *   `timestamp without time zone`, as microseconds since the epoch;
- * - json: JSON text as stored; text: any other text; blob: bytes.
- */
-export type ValueType = 'int64' | 'double' | 'bool' | 'timestamp_utc' | 'timestamp_local' | 'json' | 'text' | 'blob';
-
-export interface TypedColumn extends ColumnInfo {
-  type: ValueType;
-  /**
-   * A json column the model declares as an array of this element type: Parquet writes it as a list; the other
-   * formats, which have no list type of their own, keep its JSON text.
-   */
-  list?: ListElement;
-}
+export type { ListElement, TypedColumn, ValueType } from '../destinations/contract.js';
+import type { ListElement, TypedColumn, ValueType } from '../destinations/contract.js';
 
 const FROM_NEUTRAL: Record<ColumnType, ValueType> = {
   int64: 'int64',
