@@ -22,11 +22,32 @@ export function exportActivities(deps: ActivityDeps) {
       const timestamp = new Date(input.startedAt);
       for (const [index, e] of spec.exports.entries()) {
         if (done.has(index)) continue;
-        const written = await exportOrClassify(e.dir, () => exportTablesReport(db, {
+        if (e.to !== undefined) {
+          const to = e.to;
+          // The lake (export/targets/lake.ts): its file names, manifest and watermark make a retry write the same
+          // objects again, so nothing here needs to remember more than that the entry is done.
+          const { exportToLake } = await import('../export/targets/lake.js');
+          const lake = await exportOrClassify(to, () => exportToLake(db, {
+            to,
+            pipeline: spec.name,
+            tables: e.tables,
+            format: e.format ?? 'parquet',
+            partitionBy: e.partition_by ?? [],
+            runId: workflowId,
+            timestamp,
+            signal: ctx.cancellationSignal,
+            onProgress: beat,
+          }));
+          done.set(index, { files: lake.files.map((f) => ({ table: f.table, file: f.file, rows: f.rows })), unchanged: lake.unchanged });
+          beat();
+          continue;
+        }
+        const dir = e.dir ?? '.';
+        const written = await exportOrClassify(dir, () => exportTablesReport(db, {
           pipeline: spec.name,
           // [] means every table holding this pipeline's rows, which is what the kind writes.
           tables: e.tables,
-          outDir: e.dir,
+          outDir: dir,
           // A run started before exports had a format (its spec is in the workflow's history) wrote CSV.
           format: e.format ?? 'csv',
           mode: e.mode,

@@ -19,10 +19,21 @@ export async function applyRetention(db: Database, spec: PipelineSpec, now: Date
   const rawResponses = r?.raw_responses
     ? await pruneRawResponses(db, { pipeline: spec.name, olderThan: new Date(now.getTime() - parseDurationMs(r.raw_responses)) })
     : null;
-  const exports =
-    r?.exports !== undefined && spec.exports.length > 0
-      ? await pruneExportFiles({ pipeline: spec.name, exports: spec.exports, allTables: DATA_TABLES, keep: r.exports })
-      : null;
+  const folders = spec.exports.flatMap((e) => (e.dir !== undefined ? [{ ...e, dir: e.dir }] : []));
+  const lakes = spec.exports.flatMap((e) => (e.to !== undefined ? [e.to] : []));
+  let exports: ExportRetentionResult | null = null;
+  if (r?.exports !== undefined && spec.exports.length > 0) {
+    exports = await pruneExportFiles({ pipeline: spec.name, exports: folders, allTables: DATA_TABLES, keep: r.exports });
+    // The lake keeps the newest runs by manifest: a run's files go with its manifest (export/targets/lake-retention.ts).
+    if (lakes.length > 0) {
+      const { pruneLake } = await import('../export/targets/lake-retention.js');
+      for (const to of lakes) {
+        const pruned = await pruneLake({ to, pipeline: spec.name, keep: r.exports });
+        exports.deleted.push(...pruned.deleted);
+        exports.kept += pruned.kept;
+      }
+    }
+  }
   return { rawResponses, exports };
 }
 

@@ -77,10 +77,9 @@ export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: Env = pr
     shellWord(spec.name),
     '--format',
     shellWord(e.format ?? 'csv'),
-    '--out',
-    shellWord(path.resolve(e.dir)),
-    '--file-name',
-    shellWord(e.file_name),
+    ...(e.to !== undefined
+      ? ['--to', shellWord(e.to), ...(e.partition_by?.length ? ['--partition-by', shellWord(e.partition_by.join(','))] : [])]
+      : ['--out', shellWord(path.resolve(e.dir ?? '.')), '--file-name', shellWord(e.file_name)]),
   ];
   if (e.tables.length > 0) words.push('--tables', shellWord(e.tables.join(',')));
   if (e.mode === 'incremental') {

@@ -176,8 +176,16 @@ export interface ColumnInfo {
  */
 export type ValueType = 'int64' | 'double' | 'bool' | 'timestamp_utc' | 'timestamp_local' | 'json' | 'text' | 'blob';
 
+/** Element types of the JSON arrays the model declares (db/schema/definition.ts `list`), written as Parquet lists. */
+export type ListElement = 'int64' | 'double' | 'text';
+
 export interface TypedColumn extends ColumnInfo {
   type: ValueType;
+  /**
+   * A json column the model declares as an array of this element type: Parquet writes it as a list; the other
+   * formats, which have no list type of their own, keep its JSON text.
+   */
+  list?: ListElement;
 }
 
 export type RawRow = unknown[];

@@ -74,6 +74,14 @@ export interface ExportOptions {
    * Default exportThreads(): SCRAPE_ETL_EXPORT_THREADS, or the machine's cores up to 4; 1 uses none.
    */
   threads?: number;
+  /**
+   * Only rows whose load_id is above this (null: every row), as an incremental export reads them, but the caller
+   * keeps the watermark: no export_watermarks row is read or moved, and the file reports the highest load id it
+   * holds (ExportedFile.maxLoadId). The lake (targets/lake.ts) moves its own watermark once its manifest is written.
+   */
+  loadIdsAbove?: bigint | null;
+  /** Only rows whose columns equal these values (null: IS NULL): one hive partition of the lake. */
+  equal?: Array<{ column: string; value: string | number | bigint | boolean | null }>;
 }
 
 export interface ExportedFile {
@@ -83,6 +91,8 @@ export interface ExportedFile {
   rows: number;
   /** Threads that read and encoded the rows, when more than the calling thread did (csv-parallel.ts). */
   threads?: number;
+  /** With ExportOptions.loadIdsAbove: the highest load_id written (null: no row). */
+  maxLoadId?: bigint | null;
 }
 
 /** What an export did: the files it wrote, and the tables an incremental export found nothing new in. */
@@ -181,6 +191,16 @@ export async function exportTablesReport(db: ExportDatabase, options: ExportOpti
   return report;
 }
 
+/**
+ * The tables an export of these options writes, with their columns: the ones named, or every data table holding
+ * rows (of the pipeline, when given). The lake (targets/lake.ts) exports them one at a time.
+ */
+export async function exportableTables(db: ExportDatabase, options: Pick<ExportOptions, 'pipeline' | 'tables' | 'columnHints'>): Promise<Array<{ name: string; columns: ColumnInfo[] }>> {
+  const inferred = await inferredColumnHints(db);
+  const hints = destinationOf(db).capabilities.typedColumns ? inferred : mergeHints(mergeHints(projectSqliteHints(), inferred), options.columnHints);
+  return chooseTables(db, options as ExportOptions, hints);
+}
+
 function mergeHints(a: ColumnHints, b: ColumnHints | undefined): ColumnHints {
   if (!b) return a;
   const out: ColumnHints = { ...a };
@@ -251,10 +271,31 @@ async function exportOne(
     where.push(`pipeline = ${param()}`);
   }
 
+  for (const { column, value } of options.equal ?? []) {
+    if (!has(column)) throw new Error(`export: table "${table}" has no column "${column}" to select rows by`);
+    if (value === null) where.push(`${quoteIdent(column)} is null`);
+    else {
+      params.push(value);
+      where.push(`${quoteIdent(column)} = ${param()}`);
+    }
+  }
+
   const incremental = settings.mode === 'incremental';
+  // Read like an incremental export (rows above a load id, the highest one tracked), the watermark kept by the caller.
+  const callerWatermark = options.loadIdsAbove !== undefined;
+  if (callerWatermark && incremental) throw new Error('export: loadIdsAbove keeps its own watermark; it cannot be combined with mode incremental');
   const watermarkKey = options.pipeline ?? ALL_PIPELINES;
   const selected = columns.map((c) => c.name);
   let loadIdIndex = -1;
+  if (callerWatermark) {
+    if (!has('load_id')) throw new Error(`export: table "${table}" has no load_id column, so its new rows cannot be told from the old`);
+    if (options.loadIdsAbove !== null) {
+      params.push(options.loadIdsAbove);
+      where.push(`load_id > ${param()}`);
+    }
+    loadIdIndex = selected.indexOf('load_id');
+    if (loadIdIndex < 0) loadIdIndex = selected.push('load_id') - 1;
+  }
   if (incremental) {
     if (!has('load_id')) throw new Error(`export: table "${table}" has no load_id column, so it cannot be exported incrementally; use a full export`);
     // This very file already moved the watermark (a retried export of the same run, after a crash between the
@@ -307,7 +348,7 @@ async function exportOne(
         stats.rows = rows;
         progress?.();
       };
-      const out = await copyParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental, onRows, ...signal });
+      const out = await copyParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental || callerWatermark, onRows, ...signal });
       stats.rows = 0;
       if (out !== null) {
         stats.rows = out.rows;
@@ -325,7 +366,7 @@ async function exportOne(
   if (incremental && stats.maxLoadId !== null) {
     await advanceWatermark(db, watermarkKey, table, stats.maxLoadId, options.runId === undefined ? undefined : { run: options.runId, file: finalPath, rows: stats.rows });
   }
-  return { table, file: finalPath, rows: stats.rows, ...(threadsUsed > 0 ? { threads: threadsUsed } : {}) };
+  return { table, file: finalPath, rows: stats.rows, ...(threadsUsed > 0 ? { threads: threadsUsed } : {}), ...(callerWatermark ? { maxLoadId: stats.maxLoadId } : {}) };
 }
 
 async function hasRows(db: ExportDatabase, sql: string, params: unknown[]): Promise<boolean> {

@@ -6,8 +6,8 @@
 import { SQL_TYPES, TABLES, type ColumnType } from '../db/schema/definition.js';
 import type { ColumnInfo } from './columns.js';
 
-export type { TypedColumn, ValueType } from '../destinations/contract.js';
-import type { TypedColumn, ValueType } from '../destinations/contract.js';
+export type { ListElement, TypedColumn, ValueType } from '../destinations/contract.js';
+import type { ListElement, TypedColumn, ValueType } from '../destinations/contract.js';
 
 const FROM_NEUTRAL: Record<ColumnType, ValueType> = {
   int64: 'int64',
@@ -30,16 +30,23 @@ const PLAIN_TIMESTAMP = { sqlite: 'timestamp_utc', postgres: 'timestamp_local' }
  * it as the project's migrations do (a user's own table that happens to share a name is typed by its declaration).
  */
 function neutralType(table: string, col: ColumnInfo, dialect: 'sqlite' | 'postgres'): ColumnType | undefined {
-  const def = (TABLES as Record<string, { columns: Record<string, { type: ColumnType }> }>)[table]?.columns[col.name];
+  const def = modelColumn(table, col.name);
   if (!def) return undefined;
   const expected = SQL_TYPES[def.type][TYPE_NAMES_OF_FORMS[dialect]];
   return col.declared.toLowerCase() === expected ? def.type : undefined;
 }
 
+function modelColumn(table: string, column: string): { type: ColumnType; list?: ListElement } | undefined {
+  return (TABLES as Record<string, { columns: Record<string, { type: ColumnType; list?: ListElement }> }>)[table]?.columns[column];
+}
+
 export function typeColumns(table: string, columns: ColumnInfo[], dialect: 'sqlite' | 'postgres'): TypedColumn[] {
   return columns.map((c) => {
     const neutral = neutralType(table, c, dialect);
-    return { ...c, type: neutral !== undefined ? FROM_NEUTRAL[neutral] : typeOfKind(c, dialect) };
+    const type = neutral !== undefined ? FROM_NEUTRAL[neutral] : typeOfKind(c, dialect);
+    // Every destination types these columns json (a test holds them to it), so the list is the same from each.
+    const list = type === 'json' ? modelColumn(table, c.name)?.list : undefined;
+    return { ...c, type, ...(list !== undefined ? { list } : {}) };
   });
 }
 

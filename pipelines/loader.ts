@@ -15,6 +15,7 @@ import type { PipelineIssue } from './errors.js';
 import { interpolate } from './env.js';
 import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema.js';
 import type { PipelineSpec } from './spec.js';
+import { isLocalTarget, localTargetPath } from '../export/targets/index.js';
 import { URLS_FILE_KEY, urlsFileField } from './urls-file.js';
 import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from './yaml-limits.js';
 import { SETTINGS } from '../settings/definition.js';
@@ -82,7 +83,7 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
   return {
     ...spec,
     destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
-    exports: spec.exports.map((e) => ({ ...e, dir: resolve(root, e.dir) })),
+    exports: spec.exports.map((e) => ({ ...e, ...(e.dir !== undefined ? { dir: resolve(root, e.dir) } : {}), ...(e.to !== undefined && isLocalTarget(e.to) ? { to: resolve(root, localTargetPath(e.to)) } : {}) })),
   };
 }
 
@@ -100,9 +101,13 @@ async function confineExports(file: string, spec: PipelineSpec, root: string | u
   const roots = [...(root !== undefined ? [root] : [process.cwd(), dirname(resolve(file))]), ...(allowed ? [resolve(allowed)] : [])];
   const issues: PipelineIssue[] = [];
   for (const [i, e] of spec.exports.entries()) {
-    const dir = resolve(root ?? process.cwd(), e.dir);
+    // A lake in a local folder is a folder the file writes to, as dir: is; s3:// is the store's own.
+    const key = e.dir !== undefined ? 'dir' : 'to';
+    const named = e.dir ?? (e.to !== undefined && isLocalTarget(e.to) ? localTargetPath(e.to) : undefined);
+    if (named === undefined) continue;
+    const dir = resolve(root ?? process.cwd(), named);
     if (roots.some((r) => isInsideFolder(dir, r))) continue;
-    const pos = await positionInPipelineFile(file, ['exports', i, 'dir']);
+    const pos = await positionInPipelineFile(file, ['exports', i, key]);
     const where = root !== undefined ? `the project (${root})` : `the current folder (${roots[0]}) and the pipeline file's folder (${roots[1]})`;
     const allow = allowed ? `, nor in ${EXPORTS_ROOT_ENV}'s ${resolve(allowed)}` : '';
     const fix = root !== undefined ? 'or allow a folder outside the project with exports_root: <folder> in scrape-etl.yaml' : `or allow another folder with ${EXPORTS_ROOT_ENV}=<folder> (in a project: exports_root: in scrape-etl.yaml)`;
@@ -110,7 +115,7 @@ async function confineExports(file: string, spec: PipelineSpec, root: string | u
       file,
       line: pos?.line ?? 1,
       col: pos?.col ?? 1,
-      path: `exports[${i}].dir`,
+      path: `exports[${i}].${key}`,
       message: `the export folder ${dir} is not in ${where}${allow}; write inside ${root !== undefined ? 'it' : 'one of them'} (e.g. dir: exports), ${fix}`,
     });
   }

@@ -19,6 +19,7 @@ import { nonEmpty, positiveInt, whenObject } from './fields.js';
 import { defaultDatabaseUrl } from '../settings/process.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
+import { targetProblem } from '../export/targets/index.js';
 import { checkCheckAndWatchNames, checksSection, watchSection, withCheckNames, withWatchNames } from './checks-schema.js';
 import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS, NOTIFY_FORMATS, PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
 
@@ -48,7 +49,18 @@ const FILE_NAME_PLACEHOLDERS = ['{pipeline}', '{table}', '{timestamp}'];
 
 const exportSpec = z
   .strictObject({
-    dir: nonEmpty.describe('folder the files are written to'),
+    dir: nonEmpty.optional().describe('folder the files are written to (or to: for the lake layout)'),
+    to: nonEmpty
+      .superRefine((t, ctx) => {
+        const problem = targetProblem(t);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional()
+      .describe('the lake: s3://bucket/prefix or a folder, written as hive partitions <pipeline>/<table>/load_date=YYYY-MM-DD/ with a manifest per run and table (docs/lake.md)'),
+    partition_by: z
+      .array(nonEmpty)
+      .optional()
+      .describe('with to: columns whose values make hive partitions below load_date (left out of the files)'),
     format: z.enum(EXPORT_FORMATS).default('csv').describe('file format: csv, parquet, jsonl (JSON Lines) or xlsx'),
     tables: z.array(nonEmpty).default([]).describe('tables to export; empty means every table of the kind'),
     mode: z.enum(['full', 'incremental']).default('full'),
@@ -73,6 +85,20 @@ const exportSpec = z
   })
   .superRefine(
     (e, ctx) => {
+      if ((e.dir === undefined) === (e.to === undefined)) {
+        ctx.addIssue({ code: 'custom', path: e.dir === undefined ? ['to'] : ['dir'], message: e.dir === undefined ? 'an export needs dir: (a folder of files) or to: (the lake: s3://bucket/prefix or a folder)' : 'give dir: or to:, not both (to: writes the lake layout, dir: plain files)' });
+      }
+      if (e.partition_by !== undefined && e.to === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['partition_by'], message: 'applies to lake exports (to: s3://bucket/prefix or a folder) only; remove it or write to: instead of dir:' });
+      }
+      if (e.to !== undefined) {
+        if (e.file_name !== undefined) ctx.addIssue({ code: 'custom', path: ['file_name'], message: 'a lake export names its files part-<run>-<part> so a retry replaces them; remove file_name' });
+        if (e.mode === 'incremental' || e.write_empty === true) {
+          ctx.addIssue({ code: 'custom', path: [e.mode === 'incremental' ? 'mode' : 'write_empty'], message: "a lake export always writes each run's new and changed rows (its own watermark per target); remove it" });
+        }
+        if (e.partition_by !== undefined && new Set(e.partition_by).size !== e.partition_by.length) ctx.addIssue({ code: 'custom', path: ['partition_by'], message: 'names a column twice' });
+        if (e.partition_by?.includes('load_date')) ctx.addIssue({ code: 'custom', path: ['partition_by'], message: 'load_date is always the first partition; remove it' });
+      }
       if (typeof e.file_name === 'string' && !e.file_name.includes('{table}') && (!Array.isArray(e.tables) || e.tables.length !== 1)) {
         ctx.addIssue({ code: 'custom', path: ['file_name'], message: 'must contain {table} unless exactly one table is exported, or every table would write the same file' });
       }

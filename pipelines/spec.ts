@@ -58,7 +58,12 @@ export type RequestSpecByKind = {
 };
 
 export interface ExportSpec {
-  dir: string;
+  /** A folder of plain files; an export has this or `to`. */
+  dir?: string;
+  /** The lake (export/targets/): s3://bucket/prefix or a folder, in hive partitions with manifests. */
+  to?: string;
+  /** With `to`: columns whose values make hive partitions below load_date. */
+  partition_by?: string[];
   /** File format (export/formats/); the CSV-only keys keep their defaults for the others. */
   format: ExportFormat;
   /** Table names; empty means every table the pipeline's kind writes. */

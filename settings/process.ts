@@ -31,3 +31,12 @@ export function settingsFor(env?: Env): Settings {
 export function defaultDatabaseUrl(env?: Env): string {
   return settingsFor(env).databaseUrl;
 }
+
+/**
+ * The AWS SDK warns on stderr that its releases after January 2027 need Node 22; the version package-lock.json pins
+ * runs on Node 20, which scrape-etl supports, so the warning would only be noise in every command's output. The SDK
+ * reads its switch from the environment, which is this module's to touch.
+ */
+export function quietAwsSdkNodeNotice(): void {
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+}

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { formatInvariant, runSoak, SOAK_DESTINATIONS, type SoakDestination, type SoakReport } from './soak.js';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run soak -- [--minutes 10] [--destination sqlite|postgres|duckdb|both|all] [--seed N] [--keep]\n`);
+  process.stderr.write(`${message}\nusage: npm run soak -- [--minutes 10] [--destination sqlite|postgres|duckdb|both|all] [--seed N] [--keep] [--s3]\n`);
   process.exit(2);
 }
 
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     destination: { type: 'string', default: 'all' },
     seed: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    s3: { type: 'boolean', default: false },
   },
 });
 const minutes = Number(values.minutes);
@@ -39,6 +40,7 @@ for (const destination of destinations) {
     durationMs: Math.round((minutes * 60_000) / destinations.length),
     ...(seed !== undefined ? { seed } : {}),
     keepDir: values.keep,
+    s3: values.s3,
     log,
   });
   reports.push(report);

@@ -28,6 +28,8 @@ import { testPostgresUrl } from '../test/support/postgres.js';
 import { pythonReadersEnv } from '../test/support/python-readers.js';
 import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
 import { destinationNamed, destinationOf } from '../destinations/index.js';
+import { startS3Server } from '../test/support/s3-server.js';
+import { checkLake, SOAK_LAKE } from './lake-check.js';
 
 export type SoakDestination = 'sqlite' | 'postgres' | 'duckdb';
 export const SOAK_DESTINATIONS: readonly SoakDestination[] = ['sqlite', 'postgres', 'duckdb'];
@@ -54,6 +56,8 @@ export interface SoakOptions {
    * session or dbt does. Default: on for DuckDB (whose lock it takes, so the workers wait for it), off otherwise.
    */
   readerEveryMs?: number;
+  /** Every pipeline also exports to the lake on a SeaweedFS the soak starts (soak/lake-check.ts checks it). */
+  s3?: boolean;
 }
 
 export interface Invariant {
@@ -144,6 +148,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   log(`soak ${opts.destination}: seed ${seed}, ${Math.round(opts.durationMs / 1000)} s of starts, work dir ${dir}`);
 
   const sim = await startSimulator({ port: 0, token, seed, runDurationMs: 1500, faults: FAULTS });
+  const s3 = opts.s3 ? await startS3Server({ buckets: [SOAK_LAKE.bucket] }) : undefined;
   let temporal: TestTemporal | undefined;
   let db: Database | undefined;
   const chaos: SoakReport['chaos'] = { workerKills: 0, unexpectedWorkerExits: 0, serverKills: 0, faultsInjected: 0, apiRequests: 0, readerSessions: 0, readerFailures: [] };
@@ -175,6 +180,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       SCRAPE_ETL_ACTIVITIES_PER_RUN: '3',
       // INFO rather than the tests' ERROR: more of what a worker writes is searched for the token.
       SCRAPE_ETL_WORKER_LOG_LEVEL: 'INFO',
+      ...(s3 ? { ...s3.env, SCRAPE_ETL_S3_PART_MB: '5' } : {}),
     };
     let incarnation = 0;
     const temporalNow = temporal;
@@ -270,7 +276,10 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       exports: [{
         dir: exportsDir, tables: [], format: 'csv', mode: rand() < 0.5 ? 'full' : 'incremental', write_empty: false, delimiter: ',', bom: rand() < 0.3,
         null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true,
-      }],
+      }, ...(s3 ? [{
+        to: `s3://${SOAK_LAKE.bucket}/${SOAK_LAKE.prefix}`, tables: [], format: 'parquet' as const, mode: 'full' as const, write_empty: false, delimiter: ',', bom: false,
+        null_text: '', file_name: '{pipeline}_{table}_{timestamp}.parquet', neutralize_formulas: true,
+      }] : [])],
     });
     const specFor = (kind: PipelineKind, n: number): PipelineSpec => {
       const name = `soak-${kind}-${String(n).padStart(4, '0')}`;
@@ -368,15 +377,17 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     chaos.apiRequests = stats.total;
     chaos.faultsInjected = Object.entries(stats.byStatus).filter(([code]) => code !== '200').reduce((n, [, c]) => n + c, 0);
 
-    const invariants = await check({ destination: opts.destination, readerSessions: chaos.readerSessions, readerFailures: chaos.readerFailures, sim, db, dbUrl, client, temporal, started, lastResults: last, exportsDir, logsDir, token, dir });
+    // Before check(), which closes a file destination to let another program open it.
+    const lake = s3 ? await checkLake(s3, db, [...new Set(started.map((s) => s.spec.name))]) : undefined;
+    const invariants = await check({ destination: opts.destination, readerSessions: chaos.readerSessions, readerFailures: chaos.readerFailures, sim, db, dbUrl, client, temporal, started, lastResults: last, exportsDir, lakeManifests: lake?.manifests ?? 0, logsDir, token, dir });
     const report: SoakReport = {
       destination: opts.destination,
       seed,
       dir,
       elapsedMs: Date.now() - t0,
       chaos,
-      invariants,
-      pass: invariants.every((i) => i.pass),
+      invariants: [...invariants, ...(lake ? [{ name: lake.name, pass: lake.pass, figures: lake.figures, details: lake.details }] : [])],
+      pass: invariants.every((i) => i.pass) && (lake?.pass ?? true),
     };
     return report;
   } finally {
@@ -385,6 +396,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     await Promise.allSettled([...live].map((w) => w.kill('SIGKILL')));
     await db?.close().catch(() => {});
     await sim.close();
+    await s3?.stop();
     if (temporal) {
       // Keep the dev server's files when the work dir is kept (history evidence); stop() would delete them.
       if (opts.keepDir) {
@@ -409,6 +421,8 @@ interface CheckInput {
   started: Started[];
   lastResults: Started | undefined;
   exportsDir: string;
+  /** Files the runs reported that are lake manifests (soak/lake-check.ts), not CSV files in exportsDir. */
+  lakeManifests: number;
   logsDir: string;
   token: string;
   dir: string;
@@ -747,7 +761,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
         details.push(`${pipeline}: ${times.size} export sets for ${runsOf} run(s): ${[...times].join(', ')}`);
       }
     }
-    const reported = started.reduce((n, s) => n + (s.result?.exportedFiles ?? 0), 0);
+    const reported = started.reduce((n, s) => n + (s.result?.exportedFiles ?? 0), 0) - c.lakeManifests;
     out.push({
       name: 'export files',
       pass: bad.length === 0 && leftovers.length === 0 && extraSets === 0 && strangeFiles === 0 && csvFiles.length > 0 && csvFiles.length === reported,

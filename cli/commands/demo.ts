@@ -190,7 +190,7 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
   const tool = toolCommand();
   // Named pipelines keep their own destinations and export folders; the examples share the demo's.
   const databases = named.length > 0 ? [...new Set(pipelines.map((p) => p.spec.destination.database))] : [database];
-  const exportDirs = named.length > 0 ? [...new Set(pipelines.flatMap((p) => p.spec.exports.map((e) => path.resolve(e.dir))))] : [exportDir];
+  const exportDirs = named.length > 0 ? [...new Set(pipelines.flatMap((p) => p.spec.exports.flatMap((e) => (e.dir !== undefined ? [path.resolve(e.dir)] : []))))] : [exportDir];
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ type: 'summary', database: redactDatabaseUrl(databases[0]!), databases: databases.map(redactDatabaseUrl), exportDir: exportDirs[0] ?? null, exportDirs, temporalUi: ui ?? null, failures })}\n`);
   } else {

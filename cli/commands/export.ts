@@ -9,7 +9,10 @@ import { EXPORT_FORMATS, type ExportFormat } from '../../export/formats/index.js
 
 interface ExportCliOptions {
   database?: string;
-  out: string;
+  out?: string;
+  to?: string;
+  partitionBy?: string[];
+  runId?: string;
   tables?: string[];
   columns?: Record<string, string[]>;
   sinceLast?: boolean;
@@ -64,7 +67,10 @@ export function register(program: Command): void {
     .command('export')
     .description('write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)');
   addDatabaseOption(cmd, "database URL (default: the --pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
-    .requiredOption('--out <dir>', 'directory for the files (created if missing)')
+    .option('--out <dir>', 'directory for the files (created if missing)')
+    .option('--to <target>', "the lake: s3://bucket/prefix or a folder, in hive partitions with a manifest per table (needs --pipeline; the rows new since this target's last export; docs/lake.md)")
+    .option('--partition-by <a,b>', 'with --to: columns whose values make hive partitions below load_date', list)
+    .option('--run-id <id>', 'with --to: names the files and manifests (default export-<time>); the same id again after an interrupted export replaces its objects instead of adding more')
     .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, format, 'csv')
     .option('--tables <a,b>', 'tables to export (default: every data table)', list)
     .option('--columns <t.c,...>', 'write only these columns of the tables named (table.column, in file order)', columnList)
@@ -80,6 +86,18 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON object per file written')
     .action(async (opts: ExportCliOptions) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+      const usage = (message: string) => Object.assign(new Error(message), { exitCode: EXIT.usage });
+      if ((opts.out === undefined) === (opts.to === undefined)) throw usage(opts.out === undefined ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)' : 'give --out or --to, not both');
+      if ((opts.partitionBy || opts.runId !== undefined) && opts.to === undefined) throw usage(`${opts.partitionBy ? '--partition-by' : '--run-id'} applies to --to (the lake) only`);
+      if (opts.to !== undefined) {
+        const { targetProblem } = await import('../../export/targets/index.js');
+        const problem = targetProblem(opts.to);
+        if (problem !== undefined) throw usage(`--to: ${problem}`);
+        if (opts.pipeline === undefined) throw usage('--to needs --pipeline: the lake keeps each pipeline under <prefix>/<pipeline>/');
+        for (const [flag, set] of [['--since-last', opts.sinceLast], ['--file-name', opts.fileName !== undefined], ['--columns', opts.columns !== undefined]] as const) {
+          if (set) throw usage(`${flag} does not apply to --to: the lake writes the rows new since its last export, all columns, in files named part-<run>-<part>`);
+        }
+      }
       if (opts.writeEmpty && !opts.sinceLast) throw Object.assign(new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'), { exitCode: EXIT.usage });
       const { readTarget } = await import('./status.js');
       const { databaseUrl, ref } = await readTarget(opts.pipeline, opts.database);
@@ -95,8 +113,13 @@ export function register(program: Command): void {
       const { exportTablesReport } = await import('../../export/export.js');
       const db = await openDatabase(databaseUrl);
       try {
+        if (opts.to !== undefined) {
+          await exportToLakeCommand(db, opts as ExportCliOptions & { to: string; pipeline: string });
+          return;
+        }
+        const out = opts.out!;
         const options: ExportOptions = {
-          outDir: opts.out,
+          outDir: out,
           format: opts.format,
           mode: opts.sinceLast ? 'incremental' : 'full',
           ...(opts.sinceLast ? { writeEmpty: opts.writeEmpty ?? false } : {}),
@@ -113,7 +136,7 @@ export function register(program: Command): void {
         const { files, unchanged } = await exportTablesReport(db, options).catch(async (err: unknown) => {
           // A folder that cannot be written: one sentence (which path, what is wrong, the fix), exit 2.
           const { describeExportFsError } = await import('../../export/fs-errors.js');
-          const sentence = describeExportFsError(err, opts.out, 'this command');
+          const sentence = describeExportFsError(err, out, 'this command');
           throw sentence === undefined ? err : Object.assign(new Error(sentence.replace(', or set exports[].dir in the pipeline file to another folder', ', or give --out another folder')), { exitCode: EXIT.usage });
         });
         if (files.length === 0 && unchanged.length === 0) {
@@ -130,4 +153,26 @@ export function register(program: Command): void {
         await db.close();
       }
     });
+}
+
+/** `export --to`: the lake (export/targets/lake.ts), one line per table with its manifest. */
+async function exportToLakeCommand(db: import('../../export/database.js').ExportDatabase, opts: ExportCliOptions & { to: string; pipeline: string }): Promise<void> {
+  const { exportToLake } = await import('../../export/targets/lake.js');
+  const { fileTimestamp } = await import('../../export/file-name.js');
+  const now = new Date();
+  const { files, unchanged } = await exportToLake(db, {
+    to: opts.to,
+    pipeline: opts.pipeline,
+    format: opts.format,
+    partitionBy: opts.partitionBy ?? [],
+    // A run of its own: the command's time names its files and manifests (a workflow's id does for a pipeline run).
+    runId: opts.runId ?? `export-${fileTimestamp(now)}`,
+    timestamp: now,
+    ...(opts.tables ? { tables: opts.tables } : {}),
+  });
+  if (files.length === 0 && unchanged.length === 0) process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
+  for (const f of files) process.stdout.write(opts.json ? `${JSON.stringify({ ...f, manifest: f.file })}\n` : `${f.table}: ${f.rows} row${f.rows === 1 ? '' : 's'} -> ${f.file}\n`);
+  for (const table of unchanged) {
+    process.stdout.write(opts.json ? `${JSON.stringify({ table, file: null, rows: 0, noNewRows: true })}\n` : `${table}: no rows new since the last export to ${opts.to}, nothing written\n`);
+  }
 }

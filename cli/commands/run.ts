@@ -28,6 +28,8 @@ export interface RunFlags {
 export function exportedFilesSince(spec: PipelineSpec, since: Date, until?: Date): string[] {
   const files = new Set<string>();
   for (const e of spec.exports) {
+    // A lake export's files are listed by its manifests, not found in a folder.
+    if (e.dir === undefined) continue;
     const dir = path.resolve(e.dir);
     let names: string[];
     try {

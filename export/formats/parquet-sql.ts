@@ -2,7 +2,7 @@
 // destination): one cast per column to the type the file holds, and the COPY that writes it. Both paths share
 // this, so a table has the same Parquet schema whichever destination it is exported from.
 import { quoteIdent } from '../database.js';
-import type { TypedColumn, ValueType } from '../typed.js';
+import type { ListElement, TypedColumn, ValueType } from '../typed.js';
 
 /** The DuckDB type each value type is written as; DuckDB maps it to the Parquet type (see parquet.ts). */
 const DUCKDB_TYPE: Record<ValueType, string> = {
@@ -23,9 +23,21 @@ export function sqlLiteral(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
-/** `cast(<expr> as <type>) as "<name>"` for every column, in order. */
+/** The DuckDB list type of a JSON array column's elements (typed.ts `list`). */
+const LIST_TYPE: Record<ListElement, string> = { int64: 'bigint[]', double: 'double[]', text: 'varchar[]' };
+
+/**
+ * `cast(<expr> as <type>) as "<name>"` for every column, in order. A JSON array column is parsed as JSON first and
+ * then cast to its list type (DuckDB's JSON-to-list cast), so `["a,b"]` stays one element and a value that is not
+ * an array of that type is refused by the cast, as any other refused value is.
+ */
 export function parquetSelectList(columns: TypedColumn[], expr: (c: TypedColumn, i: number) => string): string {
-  return columns.map((c, i) => `cast(${expr(c, i)} as ${DUCKDB_TYPE[c.type]}) as ${quoteIdent(c.name)}`).join(', ');
+  return columns
+    .map((c, i) => {
+      const value = c.list !== undefined ? `cast(cast(${expr(c, i)} as json) as ${LIST_TYPE[c.list]})` : `cast(${expr(c, i)} as ${DUCKDB_TYPE[c.type]})`;
+      return `${value} as ${quoteIdent(c.name)}`;
+    })
+    .join(', ');
 }
 
 /**

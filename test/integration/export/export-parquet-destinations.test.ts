@@ -1,7 +1,8 @@
 // One pipeline's Parquet from each destination (a real SQLite file, a real Postgres server, a real DuckDB file),
 // read by pyarrow: the same tables with the same schema, names and types, whichever destination wrote them, and
 // the exact types the model means: BOOLEAN for booleans (also those the loader inferred, stored 0/1 in SQLite),
-// INT64 for 64-bit ids, JSON for JSON arrays (label_ids, rating_count), TIMESTAMP with zone for instants.
+// INT64 for 64-bit ids, lists for the JSON arrays the service's schema types (label_ids, rating_count: issue #38),
+// JSON for the other JSON values, TIMESTAMP with zone for instants.
 import { basename, join } from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { resultsPage } from '../../support/results-page.js';
 import { exportTables } from '../../../export/export.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { testDatabaseUrl, type TestDialect } from '../../support/destinations.js';
-import { readParquetWithPyarrow } from '../../support/python-readers.js';
+import { readParquetWithPyarrow, type PyValue } from '../../support/python-readers.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -26,9 +27,10 @@ afterAll(async () => {
 
 const JSON_TYPE = 'extension<arrow.json>';
 const UTC = 'timestamp[us, tz=UTC]';
+const INT64_LIST = 'list<element: int64>';
 
 /** Two generated products, one with a field the model does not know (an inferred boolean column). */
-function products(): string[] {
+function generatedProducts(): string[] {
   return [0, 1].map((i) => {
     const doc = generateProduct(42, { url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${9_000_000_000_000 + i}&shopid=7`, itemId: 9_000_000_000_000 + i, shopId: 7 }) as {
       data: { data: { item: Record<string, unknown> } };
@@ -48,12 +50,15 @@ function leads(): string {
 }
 
 async function loadPipeline(db: Database): Promise<void> {
-  for (const [i, raw] of products().entries()) {
+  for (const [i, raw] of generatedProducts().entries()) {
     await loadBatch(db, { pipeline: 'p', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: `u${i}`, raw, data: marketplaceResponseSchema.parse(parseJson(raw)) });
   }
   const raw = leads();
   await loadBatch(db, resultsPage({ pipeline: 'p', raw, table: 'p_items', requestKey: 'page-1' }));
 }
+
+/** Per destination, the label_ids lists pyarrow reads from marketplace_products, in item order. */
+const labelLists: Record<string, PyValue[]> = {};
 
 /** Per table (by file name), the schema pyarrow reads. */
 async function exportSchemas(dialect: TestDialect): Promise<Record<string, Array<[string, string]>>> {
@@ -61,7 +66,10 @@ async function exportSchemas(dialect: TestDialect): Promise<Record<string, Array
   try {
     await loadPipeline(db);
     const files = await exportTables(db, { pipeline: 'p', outDir: join(dir, `out-${dialect}`), format: 'parquet', fileName: '{table}.parquet' });
-    return Object.fromEntries(files.map((f) => [basename(f.file, '.parquet'), readParquetWithPyarrow(f.file).schema]));
+    const read = Object.fromEntries(files.map((f) => [basename(f.file, '.parquet'), readParquetWithPyarrow(f.file)]));
+    const products = [...read['marketplace_products']!.rows].sort((a, b) => String(JSON.stringify(a['item_id'])).localeCompare(JSON.stringify(b['item_id'])));
+    labelLists[dialect] = products.map((r) => r['label_ids']!);
+    return Object.fromEntries(Object.entries(read).map(([t, r]) => [t, r.schema]));
   } finally {
     await db.close();
   }
@@ -75,6 +83,11 @@ describe('Parquet from every destination', () => {
     expect(Object.keys(sqlite).sort()).toEqual(expect.arrayContaining(['marketplace_products', 'marketplace_shops', 'p_items']));
     expect(postgres).toEqual(sqlite);
     expect(duckdb).toEqual(sqlite);
+    // The lists hold the very integers the service sent (beyond 2^53 too), the same from each destination.
+    const expected = generatedProducts().map((p) => (parseJson(p) as { data: { data: { item: { label_ids: bigint[] } } } }).data.data.item.label_ids);
+    expect(labelLists['sqlite']).toEqual(expected.map((ids) => ({ list: ids.map((id) => ({ int: String(id) })) })));
+    expect(labelLists['postgres']).toEqual(labelLists['sqlite']);
+    expect(labelLists['duckdb']).toEqual(labelLists['sqlite']);
 
     const products = Object.fromEntries(sqlite['marketplace_products']!);
     expect(products).toMatchObject({
@@ -82,14 +95,14 @@ describe('Parquet from every destination', () => {
       is_adult: 'bool', is_free_shipping: 'bool',
       // A field the model does not know: the loader inferred a boolean column (0/1 in SQLite).
       is_hot_deal: 'bool',
-      label_ids: JSON_TYPE, rating_count: JSON_TYPE,
+      label_ids: INT64_LIST, rating_count: INT64_LIST,
       loaded_at: UTC,
     });
     const items = Object.fromEntries(sqlite['p_items']!);
     expect(items).toMatchObject({ verified: 'bool', score: 'double', seen_at: UTC, load_id: 'int64' });
     // Every column of every table is one of the exact types: no BIGINT 0/1 standing in for a boolean.
     for (const [table, schema] of Object.entries(sqlite)) {
-      for (const [name, type] of schema) expect({ table, name, type: ['int64', 'double', 'bool', 'string', 'binary', JSON_TYPE, UTC, 'timestamp[us]'].includes(type) }).toEqual({ table, name, type: true });
+      for (const [name, type] of schema) expect({ table, name, type: ['int64', 'double', 'bool', 'string', 'binary', JSON_TYPE, INT64_LIST, UTC, 'timestamp[us]'].includes(type) }).toEqual({ table, name, type: true });
     }
   }, 240_000);
 });
