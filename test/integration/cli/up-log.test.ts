@@ -77,7 +77,7 @@ describe("up's log", () => {
     const log = up.stderr();
     const lines = log.split('\n').filter((l) => l.length > 0);
     for (const l of ended) {
-      expect(l).toMatch(new RegExp(`^${ISO} run ended: up-log run up-log--scheduled-\\S+ failed_checks, \\d+ rows? written, \\d+\\.\\ds`));
+      expect(l).toMatch(new RegExp(`^${ISO} run ended: up-log run up-log--scheduled-\\S+ failed_checks, \\d+ rows? seen, \\d+ changed, \\d+\\.\\ds`));
       const id = / run (up-log--scheduled-\S+?) /.exec(l)![1]!;
       expect(lines.some((s) => s.includes(`run started: up-log run ${id}`)), log).toBe(true);
       const fire = /scheduled-(\S+)$/.exec(id)![1]!;
