@@ -1,6 +1,6 @@
 // How the commands that only read a destination (status, history, schema show) open it: never creating it (a
 // mistyped path is an error, not a new empty file), and cheaply (destinations/sqlite/read-only.ts: a current SQLite file is read
-// with better-sqlite3 alone; anything else through db/connect.ts, which also brings an older schema up to date).
+// with better-sqlite3 alone; anything else through destinations/open.ts, which also brings an older schema up to date).
 import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
 import type { Reader } from '../destinations/sqlite/read-only.js';
@@ -34,7 +34,7 @@ export async function readDestination<T>(url: string, fn: (r: Reader) => Promise
     const read = await readSqlite(file, fn);
     if (read) return read.value;
   }
-  const { openDatabase } = await import('../db/connect.js');
+  const { openDatabase } = await import('../destinations/open.js');
   const { withReadTransaction } = await import('../db/sql.js');
   const db = await openDatabase(url);
   try {

@@ -7,7 +7,6 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { quoteIdent } from '../db/sql.js';
 import { describeTable } from '../export/columns.js';
-import { destinationOf } from '../destinations/index.js';
 import { loadFormatWriter, type FormatSettings } from '../export/formats/index.js';
 import { rowBatches } from '../export/rows.js';
 import { projectSqliteHints } from '../export/schema-hints.js';
@@ -22,7 +21,7 @@ export async function downloadView(source: ReadOnlySource, view: ViewSpec, forma
   const resolved = await source.read((r) => resolveView(r, view));
   const notNullSort = resolved.sort !== undefined && resolved.meta.columns.find((c) => c.name === resolved.sort)!.notNull;
   const db = source.exportDatabase();
-  const dest = destinationOf(db);
+  const dest = db.adapter;
   // Declared types that are only affinities (SQLite) take the kinds the project's schema gives its columns.
   const columns = await describeTable(db, view.table, dest.capabilities.typedColumns ? undefined : projectSqliteHints());
   const { sql, params } = viewSql(

@@ -5,7 +5,6 @@ import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as sqliteSchema from '../destinations/sqlite/schema.js';
 import type { ColumnHints, ColumnKind } from './columns.js';
 import type { ExportDatabase } from './database.js';
-import { destinationOf } from '../destinations/index.js';
 
 function kindFromDrizzle(columnType: string, mode: unknown): ColumnKind | undefined {
   if (columnType === 'SQLiteBoolean') return 'boolean';
@@ -43,13 +42,13 @@ export async function inferredColumnHints(db: ExportDatabase): Promise<ColumnHin
   const sql = 'select table_name, column_name, data_type from schema_history';
   let rows: Array<{ table_name: string; column_name: string; data_type: string }>;
   try {
-    rows = (await destinationOf(db).exportReader.query(db, sql)) as typeof rows;
+    rows = (await db.adapter.exportReader.query(db, sql)) as typeof rows;
   } catch (err) {
     if (/no such table|does not exist/i.test((err as Error).message)) return {};
     throw err;
   }
   const hints: ColumnHints = {};
-  const typed = destinationOf(db).capabilities.typedColumns;
+  const typed = db.adapter.capabilities.typedColumns;
   for (const r of rows) {
     const kind = INFERRED_KINDS[r.data_type]?.[typed ? 'typed' : 'sqlite'];
     if (kind) (hints[r.table_name] ??= {})[r.column_name] = kind;

@@ -23,7 +23,7 @@ import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS, NOTIFY_FORMATS, PIPELINE_KINDS, type 
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/scrape-etl.sqlite';
 
-/** DATABASE_URL when set, else the SQLite file under ./data (same rule as db/connect.ts defaultDatabaseUrl). */
+/** DATABASE_URL when set, else the SQLite file under ./data (same rule as destinations/open.ts defaultDatabaseUrl). */
 export function defaultDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
   const url = env['DATABASE_URL'];
   return url !== undefined && url !== '' ? url : DEFAULT_SQLITE_URL;

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { scraperNameFor } from '../activities/scraping-runs.js';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../client/index.js';
-import { databaseFileOf, openDatabase, parseDatabaseUrl, type Database } from '../db/connect.js';
+import { databaseFileOf, openDatabase, parseDatabaseUrl, type Database } from '../destinations/open.js';
 import { flattenJobBoard, flattenMarketplace, flattenResultRecords, type RowsByTable } from '../db/flatten/index.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
 import { hasContentTables } from '../kinds/content.js';

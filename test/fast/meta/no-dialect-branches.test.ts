@@ -1,5 +1,5 @@
 // Everything that differs between destinations lives in destinations/<name>/ behind the adapter interface
-// (destinations/types.ts): product code outside destinations/ asks the adapter or a capability and never compares a
+// (destinations/contract.ts): product code outside destinations/ asks the adapter or a capability and never compares a
 // destination's name. This scans the source (pure, fast): a `dialect === 'sqlite'`, a `case 'duckdb':` or a
 // `=== 'postgres'` outside destinations/ fails it, with file and line. Tests may compare names (they pick the
 // database to check against).

@@ -2,11 +2,11 @@
 // and how it is opened, migrated and probed is its adapter's (destinations/<name>/); this module is the entry point
 // the rest of the product calls, and holds the database types. SQLite and Postgres apply the committed drizzle-kit
 // migrations (destinations/<engine>/migrations) and record them in drizzle's own `__drizzle_migrations` table.
-import { redactDatabaseUrl } from './url.js';
-import { DESTINATION_NAMES, DESTINATIONS, destinationNamed, destinationOfUrl } from '../destinations/index.js';
-import type { Database, DestinationName, OpenDatabaseOptions, ParsedDatabaseUrl, ProbeDatabaseOptions } from '../destinations/contract.js';
+import { redactDatabaseUrl } from '../db/url.js';
+import { DESTINATION_NAMES, DESTINATIONS, destinationNamed, destinationOfUrl } from './index.js';
+import type { Database, DestinationName, OpenDatabaseOptions, ParsedDatabaseUrl, ProbeDatabaseOptions } from './contract.js';
 
-export type { Database, DuckDatabase, OpenDatabaseOptions, ParsedDatabaseUrl, PostgresDatabase, ProbeDatabaseOptions, SqliteDatabase } from '../destinations/contract.js';
+export type { Database, DuckDatabase, OpenDatabaseOptions, ParsedDatabaseUrl, PostgresDatabase, ProbeDatabaseOptions, SqliteDatabase } from './contract.js';
 
 export type Dialect = DestinationName;
 
@@ -18,7 +18,7 @@ export function defaultDatabaseUrl(): string {
 }
 
 /** The URL with any password replaced, for messages and logs. */
-export { redactDatabaseUrl } from './url.js';
+export { redactDatabaseUrl } from '../db/url.js';
 
 /** A malformed URL is a DatabaseConfigError: no retry fixes it, and the command line exits 2 (a usage error). */
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
@@ -34,26 +34,11 @@ export function databaseFileOf(parsed: ParsedDatabaseUrl): string | undefined {
   return destinationNamed(parsed.dialect).fileOf(parsed as never);
 }
 
-/**
- * Connections per Postgres pool. A worker opens one pool per destination URL and shares it between all its
- * activities (activities/resources.ts); loads queue for a connection rather than open more, so several workers
- * stay within the server's max_connections (workers x pool size). Ten matches node-postgres's default and keeps
- * a worker's 20 concurrent activities busy, since each transaction holds its connection only while it writes.
- */
-export const DEFAULT_PG_POOL_SIZE = 10;
+/** Connections per Postgres pool: the Postgres engine's (destinations/postgres/pool-size.ts). */
+export { DEFAULT_PG_POOL_SIZE, pgPoolSize } from './postgres/pool-size.js';
 
-export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
-  const v = env['SCRAPE_ETL_PG_POOL_SIZE']?.trim();
-  if (!v) return DEFAULT_PG_POOL_SIZE;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) {
-    throw new Error(`SCRAPE_ETL_PG_POOL_SIZE='${v}' must be an integer from 1 to 1000 (connections per Postgres pool)`);
-  }
-  return n;
-}
-
-export { DatabaseConfigError } from '../destinations/config-error.js';
-import { DatabaseConfigError } from '../destinations/config-error.js';
+export { DatabaseConfigError } from './config-error.js';
+import { DatabaseConfigError } from './config-error.js';
 
 const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
 const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);
