@@ -9,7 +9,7 @@ import { quoteIdent } from '../db/sql.js';
 import { describeTable } from '../export/columns.js';
 import { loadFormatWriter, type FormatSettings } from '../export/formats/index.js';
 import { rowBatches } from '../export/rows.js';
-import { projectSqliteHints } from '../export/schema-hints.js';
+import { modelColumnHints } from '../export/schema-hints.js';
 import { resolveView, viewSql, type ViewSpec } from './data.js';
 import type { ReadOnlySource } from './source.js';
 
@@ -23,7 +23,7 @@ export async function downloadView(source: ReadOnlySource, view: ViewSpec, forma
   const db = source.exportDatabase();
   const dest = db.adapter;
   // Declared types that are only affinities (SQLite) take the kinds the project's schema gives its columns.
-  const columns = await describeTable(db, view.table, dest.capabilities.typedColumns ? undefined : projectSqliteHints());
+  const columns = await describeTable(db, view.table, dest.capabilities.typedColumns ? undefined : modelColumnHints());
   const { sql, params } = viewSql(
     { ph: dest.sql.ph },
     { table: view.table, pipeline: view.pipeline, key: resolved.key, sort: resolved.sort, desc: resolved.desc, notNullSort, numericKeys: resolved.numericKeys },

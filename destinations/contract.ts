@@ -65,6 +65,13 @@ export interface ProbeDatabaseOptions {
 
 export type Param = string | number | bigint | boolean | null;
 
+/** Statements that only read, as a transaction offers them (a Tx is one): the readers of the run-state tables take it. */
+export interface QueryReader {
+  readonly dialect: DestinationName;
+  ph(n: number): string;
+  all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
+}
+
 export interface Tx {
   readonly dialect: DestinationName;
   /** Its destination's adapter: what code below the registry asks, instead of looking one up by name. */
@@ -451,6 +458,12 @@ export interface DestinationAdapter<out D extends DestinationName> {
   readonly parquetCopy?: () => Promise<ParquetCopy>;
   /** The bounded read-only `sql:` check (checks/sql-readonly.ts). */
   readOnlyQuery(db: DatabaseOf<D>, sql: string, o: { timeoutMs: number }): Promise<{ rows: Array<Record<string, unknown>> }>;
+  /**
+   * Reads an existing, current destination for the commands that answer at once (status, history, schema show)
+   * without opening it for writing or loading its heavier modules; undefined when it cannot (an older schema), and
+   * the caller opens it in full. Absent: always opened in full.
+   */
+  readCurrent?<T>(parsed: ParsedUrlOf<D>, fn: (r: QueryReader) => Promise<T>): Promise<{ value: T } | undefined>;
   /** Opens an existing destination so that the database itself refuses writes (console, report). */
   openReadOnly(parsed: ParsedUrlOf<D>, url: string): Promise<ReadOnlySource>;
   /** schema_history's columns of `tables`, read without opening for writing; undefined when that cannot be done cheaply. */

@@ -12,7 +12,7 @@ import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
 import { rowBatches, type RawRow, type TableQuery } from './rows.js';
-import { inferredColumnHints, projectSqliteHints } from './schema-hints.js';
+import { inferredColumnHints, modelColumnHints } from './schema-hints.js';
 import { typeColumns } from './typed.js';
 import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
 
@@ -147,7 +147,7 @@ export async function exportTablesReport(db: ExportDatabase, options: ExportOpti
   const settings = settingsOf(options);
   const inferred = await inferredColumnHints(db);
   // Declared types that are only affinities (SQLite) take the kinds the project's schema and the caller give.
-  const hints = db.adapter.capabilities.typedColumns ? inferred : mergeHints(mergeHints(projectSqliteHints(), inferred), options.columnHints);
+  const hints = db.adapter.capabilities.typedColumns ? inferred : mergeHints(mergeHints(modelColumnHints(), inferred), options.columnHints);
   const tables = await chooseTables(db, options, hints);
   // A run that loaded nothing has nothing to export; that is not an error for the run.
   if (tables.length === 0) return { files: [], unchanged: [] };

@@ -27,6 +27,10 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     const { openSqlite } = await import('./open.js');
     return openSqlite(parsed.file, url);
   },
+  async readCurrent(parsed, fn) {
+    const { readSqlite } = await import('./read-only.js');
+    return readSqlite(parsed.file, fn);
+  },
   async probe(parsed) {
     const { probeSqlite } = await import('./open.js');
     probeSqlite(parsed.file);

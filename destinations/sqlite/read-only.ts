@@ -5,15 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Param } from '../../db/sql.js';
-import type { DestinationName } from '../contract.js';
+import type { QueryReader } from '../contract.js';
 
-/** What the readers need of a transaction (db/sql.ts Tx): placeholders and queries. */
-export interface Reader {
-  readonly dialect: DestinationName;
-  ph(n: number): string;
-  all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
-}
+/** What the readers need of a transaction: placeholders and queries. */
+export type Reader = QueryReader;
 
 const JOURNAL = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations', 'meta', '_journal.json');
 
