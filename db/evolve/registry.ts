@@ -560,7 +560,7 @@ async function applyChanges(
  * touches these tables.
  */
 export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOutput> {
-  const cap = capabilityOf(tx.dialect);
+  const cap = capabilityOf(tx);
   let state = await readRegistryStateKept(tx, input.scope);
   checkOwner(input, state);
   let p = plan(input, state, cap);
