@@ -41,6 +41,4 @@ export async function withReadTransaction<T>(db: Database, fn: (tx: Tx) => Promi
   return db.adapter.readTransaction(db, fn);
 }
 
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+export { quoteIdent } from '../lib/quote-ident.js';

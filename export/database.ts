@@ -12,7 +12,4 @@ export function valueDialect(db: ExportDatabase): 'sqlite' | 'postgres' {
   return db.adapter.exportReader.valueForms;
 }
 
-/** Double-quotes an identifier for any dialect (all three follow the SQL standard here). */
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+export { quoteIdent } from '../lib/quote-ident.js';

@@ -14,7 +14,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { csvEncoder } from '../../export/formats/csv.js';
-import { quoteIdent } from '../../export/database.js';
+import { quoteIdent } from '../../lib/quote-ident.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 import { csvPageBatches } from './csv-pages.js';
 import type { ColumnInfo, CsvSettings, TableQuery } from '../contract.js';
