@@ -14,6 +14,11 @@ function layerPath(i) {
   return { path: anyOf(LAYERS[i].paths), ...(before.length > 0 ? { pathNot: anyOf(before) } : {}) };
 }
 
+/** The index of the layer a module path belongs to (the first whose patterns match), or -1. */
+function layerIndexOf(file) {
+  return LAYERS.findIndex((l) => l.paths.some((p) => new RegExp(p).test(file)));
+}
+
 function escape(p) {
   return `^${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
 }
@@ -23,7 +28,7 @@ function layerRules() {
   const rules = [];
   LAYERS.forEach((low, i) => {
     const from = layerPath(i);
-    const allowedFrom = LOWER_TO_HIGHER.map((a) => a.from);
+    const allowedFrom = LOWER_TO_HIGHER.map((a) => a.from).filter((f) => layerIndexOf(f) === i);
     LAYERS.forEach((high, j) => {
       if (j <= i) return;
       const to = layerPath(j);

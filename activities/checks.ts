@@ -8,7 +8,7 @@
 // schedule or `scrape-etl check --freshness`: a pipeline that silently stopped running is caught by it.
 import { deliverWebhook } from './webhook-post.js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../destinations/contract.js';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
 import { describeFailures, evaluateChecks, recordCheckResults, type CheckResult } from '../checks/evaluate.js';
 import { evaluateWatches, type WatchEvent } from '../checks/watch.js';

@@ -5,7 +5,7 @@
 import { secretKeys, type SecretKeys } from '../lib/secret-key.js';
 import { ScraperClient, type ScraperClientOptions } from '../client/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
-import { DatabaseConfigError, openDatabase, type Database } from '../db/connect.js';
+import { DatabaseConfigError, openDatabase, type Database } from '../destinations/open.js';
 import type { WorkerTuning } from '../temporal/contract.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { readNotifyConfig, type NotifyConfig } from './notify-config.js';

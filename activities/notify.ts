@@ -15,7 +15,7 @@ import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
 import { getPipelineRun, recordAlertOutcome } from '../db/pipeline-runs.js';
 import { schemaChangesOfRun, type SchemaColumn } from '../db/evolve/registry.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../destinations/contract.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import type { NotifyEventName, NotifyWebhookSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';

@@ -1,7 +1,7 @@
 // Retention after each run (the applyPipelineRetention activity) and on demand (`scrape-etl prune`): the
 // pipeline's `retention` section applied to its raw responses (db/retention.ts says what is always kept) and its
 // export files (export/retention.ts). Both are idempotent, so a retried attempt just finds less to delete.
-import type { Database } from '../db/connect.js';
+import type { Database } from '../destinations/contract.js';
 import { pruneRawResponses, type RawRetentionResult } from '../db/retention.js';
 import { DATA_TABLES } from '../db/tables.js';
 import { pruneExportFiles, type ExportRetentionResult } from '../export/retention.js';

@@ -4,7 +4,7 @@
 // How one URL is fetched is the kind's (kinds/).
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import pLimit from 'p-limit';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../destinations/contract.js';
 import { loadBatch, loadBatches, type LoadBatchOptions, type LoadBatchResult } from '../db/load.js';
 import { readUrlSlice } from '../db/url-lists.js';
 import { landedRequestKeys } from '../db/raw-responses.js';

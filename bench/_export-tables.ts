@@ -4,7 +4,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema } from '../client/schemas.js';
-import { openDatabase } from '../db/connect.js';
+import { openDatabase } from '../destinations/open.js';
 import { loadBatch } from '../db/load.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';
 import { SEED, productUrl } from './_marketplace-files.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { parseJson, stringifyJson } from '../client/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../destinations/contract.js';
 import { flattenMarketplace } from '../db/flatten/marketplace.js';
 import { loadBatch, loadGroups } from '../db/load.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase, type Database } from '../db/connect.js';
+import { openDatabase, type Database } from '../destinations/open.js';
 import { withTransaction } from '../db/sql.js';
 import { destinationNamed, type DestinationName } from '../destinations/index.js';
 import { startConsole } from '../console/server.js';

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { openDatabase } from '../db/connect.js';
+import { openDatabase } from '../destinations/open.js';
 import { BLOCK_SIZE, STORAGE_VERSION } from '../destinations/duckdb/database.js';
 import { baselineDdl, tableDdl } from '../destinations/duckdb/ddl.js';
 import { TABLES, type AnyTableDef } from '../db/schema/definition.js';

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../db/connect.js';
+import { openDatabase } from '../destinations/open.js';
 import { products, timeProductLoads, type Product } from './_marketplace-files.js';
 
 const PRODUCTS = Number(process.env['BENCH_LOAD_PRODUCTS'] ?? 1000);

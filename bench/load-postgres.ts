@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { openDatabase } from '../db/connect.js';
+import { openDatabase } from '../destinations/open.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
 import { baselineRows, products, timeProductLoads, type Cell, type Product } from './_marketplace-files.js';

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../db/connect.js';
+import { openDatabase } from '../destinations/open.js';
 import { loadBatch } from '../db/load.js';
 import { TABLE_META } from '../db/tables.js';
 import { bareInsert, baselineRows, products, timeProductLoads, type Product } from './_marketplace-files.js';

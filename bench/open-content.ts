@@ -14,7 +14,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { stringifyJson } from '../client/json.js';
 import type { ResultRecord, ScrapingRunResponse } from '../client/schemas.js';
-import { openDatabase } from '../db/connect.js';
+import { openDatabase } from '../destinations/open.js';
 import { contentTableName } from '../db/evolve/names.js';
 import { flattenContentRows } from '../db/flatten/content.js';
 import { flattenScrapingRun } from '../db/flatten/runs.js';

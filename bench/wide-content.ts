@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseJson } from '../client/json.js';
 import { resultsListResponseSchema } from '../client/schemas.js';
-import { openDatabase } from '../db/connect.js';
+import { openDatabase } from '../destinations/open.js';
 import { contentTableName } from '../db/evolve/names.js';
 import { loadBatch } from '../db/load.js';
 import { memoryInChild, printPeaks } from './_memory.js';

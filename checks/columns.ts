@@ -1,7 +1,6 @@
 // The columns a table has in a destination, with logical types: what `schema` checks compare, and what the other
 // checks test names against before they build SQL (a name that is not a column is never sent to the database).
 import type { Tx } from '../db/sql.js';
-import { destinationOf } from '../destinations/index.js';
 import { TABLES, type ColumnType } from '../db/schema/definition.js';
 
 /** Logical type names of checks (checks-schema.ts LOGICAL_TYPES), from the model's and the registry's names. */
@@ -19,7 +18,7 @@ function fromSql(sqlType: string): string {
 
 /** Columns of `table` in the destination, name -> logical type; an empty map when the table does not exist. */
 export async function tableColumns(tx: Tx, table: string): Promise<Map<string, string>> {
-  const r = await tx.all(destinationOf(tx).catalog.columnsSql(tx.ph(1)), [table]);
+  const r = await tx.all(tx.adapter.catalog.columnsSql(tx.ph(1)), [table]);
   const rows = r.map((x) => ({ name: String(x['name']), type: String(x['type'] ?? '') }));
   const out = new Map<string, string>();
   if (rows.length === 0) return out;

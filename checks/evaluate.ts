@@ -1,7 +1,7 @@
 // Evaluates a pipeline's `checks:` against its destination and records each outcome in check_results. Every
 // query reads only the pipeline's own rows (`pipeline = ?`); table and column names come from the file, are
 // checked against the destination's columns first, and reach SQL only quoted as identifiers; values are bound.
-import type { Database } from '../db/connect.js';
+import type { Database } from '../destinations/contract.js';
 import { quoteIdent, withReadTransaction, withTransaction, type Param, type Tx } from '../db/sql.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import type { CheckSpec, RowCountCheck } from '../pipelines/spec.js';

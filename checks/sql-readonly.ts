@@ -3,8 +3,7 @@
 // thread terminated at the timeout, Postgres a READ ONLY transaction with a statement_timeout, DuckDB a rolled-back
 // transaction interrupted at the timeout.
 // The query is wrapped as a subquery with LIMIT, so at most `limit` rows come back whatever it selects.
-import type { Database } from '../db/connect.js';
-import { destinationOf } from '../destinations/index.js';
+import type { Database } from '../destinations/contract.js';
 
 export interface ReadOnlyResult {
   rows: Array<Record<string, unknown>>;
@@ -17,5 +16,5 @@ function wrapped(sql: string, limit: number): string {
 }
 
 export async function runReadOnlyQuery(db: Database, sql: string, o: { limit: number; timeoutMs: number }): Promise<ReadOnlyResult> {
-  return destinationOf(db).readOnlyQuery(db, wrapped(sql, o.limit), o);
+  return db.adapter.readOnlyQuery(db, wrapped(sql, o.limit), o);
 }

@@ -7,7 +7,7 @@
 // Stock watches compare each item's stock with what the watch saw last (watch_state); an item seen for the first
 // time only records its state. new_rows: rows whose key the watch has not seen; the first evaluation of a watch
 // counts only the rows this run loaded, not the table's older rows.
-import type { Database } from '../db/connect.js';
+import type { Database } from '../destinations/contract.js';
 import { quoteIdent, withTransaction, type Param, type Tx } from '../db/sql.js';
 import type { WatchSpec } from '../pipelines/spec.js';
 import { columnsOf, parseExpression, toSql } from './expression.js';

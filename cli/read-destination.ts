@@ -1,14 +1,11 @@
 // How the commands that only read a destination (status, history, schema show) open it: never creating it (a
-// mistyped path is an error, not a new empty file), and cheaply (destinations/sqlite/read-only.ts: a current SQLite file is read
-// with better-sqlite3 alone; anything else through db/connect.ts, which also brings an older schema up to date).
+// mistyped path is an error, not a new empty file), and cheaply where its adapter can (readCurrent: a current SQLite
+// file is read with better-sqlite3 alone); anything else through destinations/open.ts, which also brings an older
+// schema up to date.
 import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
-import type { Reader } from '../destinations/sqlite/read-only.js';
-import { destinationNameOfUrl, fileUrlParts } from '../destinations/url-forms.js';
-import type { DestinationName } from '../destinations/contract.js';
-
-/** The destination destinations/sqlite/read-only.ts reads without its adapter (only the migrations' check and better-sqlite3). */
-const SQLITE_READ_ONLY: DestinationName = 'sqlite';
+import { fileUrlParts } from '../destinations/url-forms.js';
+import type { QueryReader as Reader } from '../destinations/contract.js';
 
 /** The file of a file destination's URL (sqlite:, duckdb:; undefined for a server and :memory:). */
 export function databaseFile(url: string): string | undefined {
@@ -28,13 +25,15 @@ export async function readDestination<T>(url: string, fn: (r: Reader) => Promise
     const { redactDatabaseUrl } = await import('../db/url.js');
     throw new MissingDatabaseError(`no database at ${redactDatabaseUrl(url)} (the file does not exist; ${hint})`);
   }
-  // A current SQLite file is read with better-sqlite3 alone (destinations/sqlite/read-only.ts); anything else is opened in full.
-  if (destinationNameOfUrl(url) === SQLITE_READ_ONLY && file !== undefined) {
-    const { readSqlite } = await import('../destinations/sqlite/read-only.js');
-    const read = await readSqlite(file, fn);
+  // A current database its adapter can read cheaply is read so (an SQLite file: better-sqlite3 alone); anything else
+  // is opened in full.
+  if (file !== undefined) {
+    const { destinationOfUrl } = await import('../destinations/index.js');
+    const found = destinationOfUrl(url);
+    const read = found ? await found.adapter.readCurrent?.(found.parsed as never, fn) : undefined;
     if (read) return read.value;
   }
-  const { openDatabase } = await import('../db/connect.js');
+  const { openDatabase } = await import('../destinations/open.js');
   const { withReadTransaction } = await import('../db/sql.js');
   const db = await openDatabase(url);
   try {

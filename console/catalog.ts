@@ -1,7 +1,6 @@
 // What tables and columns a destination has, in its own catalog (the adapter's catalog statements). Every statement here reads the
 // catalog only; none touches a data table.
 import { quoteIdent } from '../db/sql.js';
-import { destinationOf } from '../destinations/index.js';
 import type { Reader, Row } from './source.js';
 import { num, text } from './values.js';
 
@@ -23,7 +22,7 @@ export interface TableMeta {
 const INTERNAL = new Set(['__drizzle_migrations', 'url_lists', 'scrape_etl_duckdb_schema']);
 
 export async function listTables(r: Reader): Promise<string[]> {
-  const rows = await r.all(destinationOf(r).catalog.tablesSql);
+  const rows = await r.all(r.adapter.catalog.tablesSql);
   return rows.map((x) => String(x['name'])).filter((t) => !INTERNAL.has(t));
 }
 
@@ -37,7 +36,7 @@ function flag(v: unknown): boolean {
 }
 
 export async function describe(r: Reader, table: string): Promise<TableMeta | undefined> {
-  const dest = destinationOf(r);
+  const dest = r.adapter;
   const rows = await r.all(dest.catalog.columnsSql(r.ph(1)), [table]);
   if (rows.length === 0) return undefined;
   // Declared types are shown as declared; typed catalogs' names in lower case (DuckDB says VARCHAR, Postgres text).

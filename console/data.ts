@@ -4,7 +4,6 @@
 // `pipeline`. Sorting by another column orders the pipeline's rows (a sort per page on a large table unless that
 // column is indexed); NULLs sort last in every dialect, so the keyset condition is the same in all three.
 import { quoteIdent } from '../db/sql.js';
-import { destinationOf } from '../destinations/index.js';
 import { describe, type TableMeta } from './catalog.js';
 import type { Reader, Row } from './source.js';
 
@@ -168,7 +167,7 @@ export async function dataPage(r: Reader, v: ViewSpec): Promise<DataPage> {
     .map((c) => {
       const q = quoteIdent(c.name);
       const whole = key.includes(c.name) || c.name === sort || !TEXT_TYPES.test(c.type.trim());
-      return whole ? q : `substr(CAST(${q} AS ${destinationOf(r).sql.textType}), 1, ${CELL_CHARS}) AS ${q}`;
+      return whole ? q : `substr(CAST(${q} AS ${r.adapter.sql.textType}), 1, ${CELL_CHARS}) AS ${q}`;
     })
     .join(', ');
   const { sql, params } = viewSql(r, { table: v.table, pipeline: v.pipeline, key, sort, desc, after: v.after, notNullSort, numericKeys }, select);

@@ -7,10 +7,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { quoteIdent } from '../db/sql.js';
 import { describeTable } from '../export/columns.js';
-import { destinationOf } from '../destinations/index.js';
 import { loadFormatWriter, type FormatSettings } from '../export/formats/index.js';
 import { rowBatches } from '../export/rows.js';
-import { projectSqliteHints } from '../export/schema-hints.js';
+import { modelColumnHints } from '../export/schema-hints.js';
 import { resolveView, viewSql, type ViewSpec } from './data.js';
 import type { ReadOnlySource } from './source.js';
 
@@ -22,9 +21,9 @@ export async function downloadView(source: ReadOnlySource, view: ViewSpec, forma
   const resolved = await source.read((r) => resolveView(r, view));
   const notNullSort = resolved.sort !== undefined && resolved.meta.columns.find((c) => c.name === resolved.sort)!.notNull;
   const db = source.exportDatabase();
-  const dest = destinationOf(db);
+  const dest = db.adapter;
   // Declared types that are only affinities (SQLite) take the kinds the project's schema gives its columns.
-  const columns = await describeTable(db, view.table, dest.capabilities.typedColumns ? undefined : projectSqliteHints());
+  const columns = await describeTable(db, view.table, dest.capabilities.typedColumns ? undefined : modelColumnHints());
   const { sql, params } = viewSql(
     { ph: dest.sql.ph },
     { table: view.table, pipeline: view.pipeline, key: resolved.key, sort: resolved.sort, desc: resolved.desc, notNullSort, numericKeys: resolved.numericKeys },

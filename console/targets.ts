@@ -9,7 +9,7 @@ export async function consoleDatabases(o: { database?: string | undefined; files
     throw Object.assign(new Error('pass either --database or pipeline files, not both (the files name their own destinations)'), { exitCode: 2 });
   }
   if (files.length === 0) {
-    const { defaultDatabaseUrl } = await import('../db/connect.js');
+    const { defaultDatabaseUrl } = await import('../destinations/open.js');
     return [{ url: o.database ?? defaultDatabaseUrl() }];
   }
   const { loadPipelineFile } = await import('../pipelines/loader.js');

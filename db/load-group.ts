@@ -17,7 +17,7 @@ import {
   CHILD_GROUPS, completeRow, keyString, priceChangesOf, rawResponseOf, WRITE_ORDER,
   type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
 } from './load-rows.js';
-import { pgColumnType } from '../destinations/postgres/arrays.js';
+import { SQL_TYPES, TABLES } from './schema/definition.js';
 import type { RawResponse } from './raw-responses.js';
 import type { Param, Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
@@ -52,7 +52,12 @@ export interface UpsertEntry {
 }
 
 /** SQL type (Postgres names, which DuckDB takes too) of a column of one of the model's tables. */
-export const columnType = (table: DataTableName, column: string) => pgColumnType(table, column)!;
+/** The SQL type (Postgres's names, which DuckDB shares) of a model table's column, as the model defines it. */
+export const columnType = (table: DataTableName, column: string): string => {
+  const def = (TABLES[table].columns as Readonly<Record<string, { type: keyof typeof SQL_TYPES }>>)[column];
+  if (!def) throw new Error(`group writer: table ${table} has no column ${column}`);
+  return SQL_TYPES[def.type].pg;
+};
 
 /** The statements of one dialect: everything the group writer sends to the database goes through these. */
 export interface GroupDialect {
@@ -378,7 +383,7 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
     if (list.length === 0) continue;
     const inferred = fixed.inferred.get(table);
     const columns = [...meta.columns, ...(inferred?.columns ?? [])];
-    const types = [...meta.columns.map((c) => columnType(table, c)), ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, 'postgres'))];
+    const types = [...meta.columns.map((c) => columnType(table, c)), ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, 'pg'))];
     await send(() =>
       d.upsert(table, columns, types, list, w?.counted ?? new Set(), sortedKeys(w?.replace ?? [])).then((changed) => {
         for (const [i, n] of changed) changedBy[i]![table] = (changedBy[i]![table] ?? 0) + n;

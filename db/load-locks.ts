@@ -4,7 +4,6 @@ import { hexDigest } from './hash.js';
 import type { RowsByTable } from './flatten/values.js';
 import { keyString } from './load-rows.js';
 import type { Tx } from './sql.js';
-import { destinationOf } from '../destinations/index.js';
 import { TABLE_META, type DataTableName } from './tables.js';
 
 /** A 64-bit advisory lock key for one parent row; a collision only makes two unrelated loads wait. */
@@ -29,7 +28,7 @@ const LOCKED_PARENTS: readonly DataTableName[] = ['marketplace_products'];
  */
 export async function lockParents(tx: Tx, pipeline: string, rows: RowsByTable): Promise<void> {
   // Writers serialised by the destination (BEGIN IMMEDIATE, one writer per file) need no lock order.
-  const dest = destinationOf(tx);
+  const dest = tx.adapter;
   if (!dest.capabilities.concurrentWriters) return;
   const keys = new Set<bigint>();
   for (const table of LOCKED_PARENTS) {

@@ -3,7 +3,7 @@
 // rows that vanished from a product or result are deleted, and price changes are appended to the history.
 // Upserts change a row only when its row_hash differs, so loading the same data again changes no table but
 // raw_responses. What the rows are is decided in load-rows.ts; this module writes them.
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import type { Row, RowsByTable } from './flatten/values.js';
 import type { RejectedResult } from './flatten/content.js';
 import { loadContent } from './evolve/content-load.js';
@@ -18,7 +18,6 @@ import {
 import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
 import { upsertRows } from './upsert.js';
-import { destinationOf } from '../destinations/index.js';
 
 export type { LoadKind } from './flatten/index.js';
 export type { LoadBatchOptions, LoadBatchResult, TableCounts } from './load-rows.js';
@@ -180,7 +179,7 @@ async function recordRejected(
 /** Loads one response in a transaction of its own. */
 export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<LoadBatchResult> {
   const prepared = prepareBatch(opts);
-  if (destinationOf(db).loneLoadsAsLists) {
+  if (db.adapter.loneLoadsAsLists) {
     // Still one response in one transaction (writeBatches), written however the adapter writes lists.
     const out = await loadBatches(db, [{ opts, prepared }]);
     if (out.failed) throw out.failed.error;
@@ -231,9 +230,9 @@ function preparedOf(load: PreparedLoad): PreparedBatch {
 export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOptions | PreparedLoad>): Promise<LoadBatchesResult> {
   const loads = list.map((l): PreparedLoad => ('opts' in l ? l : { opts: l }));
   // Transactions, savepoints and group writes are the destination's strategy (destinations/<name>/index.ts).
-  return destinationOf(db).writeBatches(db, {
+  return db.adapter.writeBatches(db, {
     one: (tx, index) => writeBatch(tx, preparedOf(loads[index]!)),
-    inGroups: (one, group) => loadInGroups(loads, one, group, destinationOf(db).loneLoadsAsLists === true),
+    inGroups: (one, group) => loadInGroups(loads, one, group, db.adapter.loneLoadsAsLists === true),
   });
 }
 

@@ -2,7 +2,7 @@
 // activity checks here before it sends and records here after a 2xx, so an activity retried after a worker
 // crash does not send a delivery it already made. What this cannot cover: a crash after the receiver answered
 // 2xx and before this row committed; that delivery is sent again, with the same Idempotency-Key header.
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import { withTransaction } from './sql.js';
 
 export interface DeliveryKey {

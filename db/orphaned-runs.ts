@@ -3,7 +3,7 @@
 // into the same database sees that the process is gone and finalises the row as `interrupted`, instead of the row
 // claiming for ever that a load is running.
 import os from 'node:os';
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import { finishPipelineRun } from './pipeline-runs.js';
 import { withReadTransaction } from './sql.js';
 import { isProcessAlive } from '../lib/process-alive.js';

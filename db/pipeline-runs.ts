@@ -1,6 +1,6 @@
 // One pipeline_runs row per pipeline execution, keyed by its Temporal workflow id so that a retried activity
 // starting or finishing the same execution twice leaves one row.
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import { quoteIdent, withReadTransaction, withTransaction, type Tx } from './sql.js';
 import { RECORDED_RUN_STATES, type RecordedRunState } from '../lib/run-states.js';
 

@@ -2,7 +2,7 @@
 // id of the rows it produced. A body identical to one already stored (same SHA-256: a product that did not change,
 // a page served again) is stored once: the new row keeps its own lineage and points at the row holding the bytes.
 import { hexDigest } from './hash.js';
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import { withReadTransaction, withTransaction, type Tx } from './sql.js';
 
 export interface RawResponse {
@@ -80,10 +80,6 @@ export function rawRowsInOrder(list: readonly RawResponse[], shas: readonly stri
   });
   return { ids, rows };
 }
-
-/** The group writers' landings of several responses at once (destinations/<name>/raw-responses.ts). */
-export { insertRawResponsesPostgres } from '../destinations/postgres/raw-responses.js';
-export { insertRawResponsesDuckdb } from '../destinations/duckdb/raw-responses.js';
 
 /** The body of a landed row, following its reference when it shares an earlier row's bytes. */
 const BODY = `CASE WHEN r.body_ref IS NULL THEN r.body ELSE b.body END`;

@@ -4,7 +4,7 @@
 // only then is anything visible, so a failed rebuild leaves the old tables in place.
 import { parseJson } from '../client/json.js';
 import { resultsListResponseSchema, scrapingRunResponseSchema, type ResultRecord } from '../client/schemas.js';
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import { loadContent, type ContentTarget } from './evolve/content-load.js';
 import { PATH_SEPARATOR } from './evolve/names.js';
 import { PermanentLoadError } from './evolve/errors.js';

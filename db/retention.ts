@@ -8,7 +8,7 @@
 //   answers, possibly of another pipeline): deleting it would empty that row's body.
 // - the responses of a run still in progress (pipeline_runs.status 'running'): a retried step reads the answer its
 //   earlier attempt recorded (findRecordedBody) instead of paying for the call again.
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import { quoteIdent, withTransaction } from './sql.js';
 import { DATA_TABLES } from './tables.js';
 

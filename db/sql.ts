@@ -3,7 +3,6 @@
 // builder is not used on this path because bulk upserts need multi-row VALUES with a fixed shape per chunk and
 // statements prepared once per shape.
 import type { Database, Tx } from '../destinations/contract.js';
-import { destinationOf } from '../destinations/index.js';
 
 export type { Param, RegistryKeeping, Tx } from '../destinations/contract.js';
 
@@ -20,10 +19,6 @@ export async function inSavepoint<T>(exec: (sql: string) => Promise<unknown>, fn
   }
 }
 
-/** Postgres's retry of deadlock victims and its advisory locks (destinations/postgres/tx.ts), for callers and tests. */
-export { isRetryableTxError, lockAdvisory, MAX_TRANSACTION_ATTEMPTS } from '../destinations/postgres/tx.js';
-/** BEGIN IMMEDIATE waiting on the event loop (destinations/sqlite/tx.ts); export/csv-parallel.ts takes its snapshot lock with it. */
-export { beginImmediate } from '../destinations/sqlite/tx.js';
 
 /**
  * Runs `fn` in one transaction: all of it commits or none of it does. SQLite takes the write lock up front
@@ -35,7 +30,7 @@ export { beginImmediate } from '../destinations/sqlite/tx.js';
  * (destinations/duckdb/database.ts).
  */
 export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return destinationOf(db).transaction(db, fn);
+  return db.adapter.transaction(db, fn);
 }
 
 /**
@@ -43,7 +38,7 @@ export async function withTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T
  * other workers' loads) go on meanwhile in WAL mode; `fn` must only read. Elsewhere the same as withTransaction.
  */
 export async function withReadTransaction<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return destinationOf(db).readTransaction(db, fn);
+  return db.adapter.readTransaction(db, fn);
 }
 
 export { quoteIdent } from '../lib/quote-ident.js';

@@ -1,9 +1,8 @@
 // Where incremental syncs of /api/results resume: the highest result id of the last COMPLETE sync, per pipeline,
 // kept in the destination database next to the data it describes (so a new machine or worker resumes correctly).
 // The table (sync_watermarks) is part of the Drizzle schema and created by the migrations.
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import { withTransaction } from './sql.js';
-import { destinationOf } from '../destinations/index.js';
 
 export async function readSyncWatermark(db: Database, pipeline: string, stream: string): Promise<string | null> {
   const rows = await withTransaction(db, (tx) =>
@@ -19,7 +18,7 @@ export async function commitSyncWatermark(db: Database, pipeline: string, stream
   await withTransaction(db, async (tx) => {
     // One statement, compared where the conflicting row is locked: two workers committing at once cannot move
     // the watermark back (a read-then-write would let the lower one land last).
-    const num = destinationOf(tx).sql.exactInteger;
+    const num = tx.adapter.sql.exactInteger;
     await tx.run(
       `INSERT INTO sync_watermarks (pipeline, stream, watermark, updated_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, ${tx.ph(4)})
        ON CONFLICT (pipeline, stream) DO UPDATE SET watermark = excluded.watermark, updated_at = excluded.updated_at

@@ -1,7 +1,7 @@
-// What the loader needs to know about each data table (column order, natural key, column kinds), read from
-// the Drizzle schema so the SQL the loader writes can never drift from the migrations.
-import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
-import * as schema from '../destinations/sqlite/schema.js';
+// What the loader needs to know about each data table (column order, natural key, column kinds), read from the
+// model's one definition (db/schema/definition.ts), which the engines' tables and migrations are built from, so the
+// SQL the loader writes can never drift from the migrations.
+import { TABLES, type AnyTableDef, type ColumnType } from './schema/definition.js';
 
 import { DATA_TABLES, type DataTableName } from './table-names.js';
 
@@ -32,22 +32,26 @@ export interface TableMeta {
   kinds: Readonly<Record<string, ColumnKind>>;
 }
 
-function kindOf(sqlType: string, columnType: string): ColumnKind {
-  if (columnType === 'SQLiteBoolean') return 'bool';
-  const t = sqlType.toLowerCase();
-  if (t.startsWith('integer')) return 'int';
-  if (t.startsWith('real')) return 'double';
-  return 'text';
-}
+/** The loader's kind of each neutral column type (db/schema/definition.ts): how a value is checked before it is bound. */
+const KIND_OF: Readonly<Record<ColumnType, ColumnKind>> = {
+  int64: 'int',
+  int32: 'int',
+  double: 'double',
+  bool: 'bool',
+  text: 'text',
+  json: 'text',
+  timestamp: 'text',
+};
 
 function describe(name: DataTableName): TableMeta {
-  const cfg = getTableConfig(schema[name] as SQLiteTable);
-  const columns = cfg.columns.map((c) => c.name);
+  const def = TABLES[name] as AnyTableDef;
+  const entries = Object.entries(def.columns);
+  const columns = entries.map(([c]) => c);
   const kinds: Record<string, ColumnKind> = {};
-  for (const c of cfg.columns) kinds[c.name] = kindOf(c.getSQLType(), c.columnType);
-  const pk = cfg.primaryKeys[0];
-  const key = pk ? pk.columns.map((c) => c.name) : [];
-  const generated = cfg.columns.filter((c) => c.primary && c.name === 'id' && key.length === 0).map((c) => c.name);
+  for (const [c, d] of entries) kinds[c] = KIND_OF[d.type];
+  const key: readonly string[] = def.primaryKey ?? [];
+  // A generated id (identity) is the key of a table without a natural one; the database fills it in.
+  const generated = entries.filter(([c, d]) => d.type === 'int64' && d.identity === true && c === 'id' && key.length === 0).map(([c]) => c);
   const dataColumns = columns.filter((c) => !(LINEAGE_COLUMNS as readonly string[]).includes(c) && !generated.includes(c));
   return { name, columns: columns.filter((c) => !generated.includes(c)), dataColumns, key, kinds };
 }

@@ -2,7 +2,6 @@
 // (evolve/content-load.ts). Chunks of 256, then 128, 64, … for the remainder, so each column list needs at most
 // nine statement shapes however many rows and batches pass through; statements are prepared once per shape.
 import { quoteIdent, type Param, type Tx } from './sql.js';
-import { destinationOf } from '../destinations/index.js';
 
 export type { UpsertTarget } from '../destinations/contract.js';
 import type { UpsertTarget } from '../destinations/contract.js';
@@ -13,7 +12,7 @@ const SQL_CACHE_LIMIT = 2_000;
 
 /** Rows per statement: a power of two, at most 256, within the destination's bound-parameter limit. */
 function maxChunk(tx: Tx, columns: number): number {
-  const limit = Math.min(256, Math.floor(destinationOf(tx).capabilities.maxParams / columns));
+  const limit = Math.min(256, Math.floor(tx.adapter.capabilities.maxParams / columns));
   let n = 1;
   while (n * 2 <= limit) n *= 2;
   return n;
@@ -47,7 +46,7 @@ function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
  */
 export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
   // A destination's own path first (DuckDB: only the changed rows need ON CONFLICT, destinations/duckdb/upsert.ts).
-  const own = destinationOf(tx).upsertRows;
+  const own = tx.adapter.upsertRows;
   if (own) {
     const done = await own(tx, t, rows, upsertChunks);
     if (done) return done;
@@ -58,7 +57,7 @@ export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[]
 /** The statements of upsertRows: multi-row INSERT (… ON CONFLICT when `t.key` is set) in chunks. */
 async function upsertChunks(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
   const max = maxChunk(tx, t.columns.length);
-  const exact = destinationOf(tx).capabilities.exactChunks;
+  const exact = tx.adapter.capabilities.exactChunks;
   let changed = 0;
   const returned: unknown[] = [];
   let i = 0;

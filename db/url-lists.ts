@@ -2,7 +2,7 @@
 // activities a slice at a time. A list is identified by the SHA-256 of its JSON text, so storing it again (a
 // second run of the same pipeline file, a schedule re-applied) writes nothing new.
 import { hexDigest } from './hash.js';
-import type { Database } from './connect.js';
+import type { Database } from '../destinations/contract.js';
 import { withTransaction } from './sql.js';
 
 /** URLs per stored row: small enough for any statement, large enough that 100,000 URLs are 100 rows. */

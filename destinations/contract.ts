@@ -17,6 +17,8 @@ export type DestinationName = 'sqlite' | 'postgres' | 'duckdb';
 // --- The engine handles: what an open database holds, per destination.
 
 interface DatabaseBase {
+  /** Its destination's adapter: what code below the registry asks, instead of looking one up by name. */
+  readonly adapter: AnyAdapter;
   /** The URL it was opened with, password removed (safe to log). */
   url: string;
   close(): Promise<void>;
@@ -47,7 +49,7 @@ export interface DuckDatabase extends DatabaseBase {
 }
 export type Database = SqliteDatabase | PostgresDatabase | DuckDatabase;
 
-export type ParsedDatabaseUrl = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string } | { dialect: 'duckdb'; file: string };
+export type ParsedDatabaseUrl = ParsedUrls[DestinationName];
 
 export interface OpenDatabaseOptions {
   /** Postgres: most connections this Database holds at once. Default SCRAPE_ETL_PG_POOL_SIZE or 10. */
@@ -63,8 +65,17 @@ export interface ProbeDatabaseOptions {
 
 export type Param = string | number | bigint | boolean | null;
 
+/** Statements that only read, as a transaction offers them (a Tx is one): the readers of the run-state tables take it. */
+export interface QueryReader {
+  readonly dialect: DestinationName;
+  ph(n: number): string;
+  all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
+}
+
 export interface Tx {
   readonly dialect: DestinationName;
+  /** Its destination's adapter: what code below the registry asks, instead of looking one up by name. */
+  readonly adapter: AnyAdapter;
   /** `$1`-style placeholder in Postgres and DuckDB, `?` in SQLite (n is 1-based). */
   ph(n: number): string;
   /** Runs a statement; resolves to the number of rows it inserted, updated or deleted. */
@@ -139,6 +150,8 @@ export interface LoadBatchesResult {
 /** The raw handles of an opened database that the exporter reads (any object shaped like an open Database). */
 export interface ExportDatabase {
   dialect: DestinationName;
+  /** Its destination's adapter: what code below the registry asks, instead of looking one up by name. */
+  readonly adapter: AnyAdapter;
   sqlite?: BetterSqlite3.Database;
   pool?: pg.Pool;
   /** DuckDB: runs `fn` with the file open and locked (destinations/duckdb/database.ts). */
@@ -223,6 +236,47 @@ export interface DuckParquetJob {
 /** Writes a table's rows to Parquet without them passing through JavaScript; null: it cannot for this table. */
 export type ParquetCopy = (db: ExportDatabase, job: DuckParquetJob) => Promise<{ rows: number; maxLoadId: bigint | null } | null>;
 
+/** The settings of a CSV file (export/formats/index.ts FormatSettings adds the format). */
+export interface CsvSettings {
+  delimiter: string;
+  bom: boolean;
+  nullText: string;
+  lineEnding: 'crlf' | 'lf';
+  /** CSV and XLSX. */
+  neutralizeFormulas: boolean;
+}
+
+/** One table written as CSV by several threads reading one snapshot (destinations whose `parallelExportReaders`). */
+export interface ThreadedCsvJob {
+  path: string;
+  db: ExportDatabase;
+  query: TableQuery;
+  columns: ColumnInfo[];
+  settings: CsvSettings;
+  threads: number;
+  batchRows: number;
+  loadIdIndex: number;
+  /** After each chunk written: its rows, and the highest load_id among them (null without load_id). */
+  onChunk: (rows: number, maxLoadId: bigint | null) => void;
+  /**
+   * Called every ALIVE_MS while the threads work, as long as one of them sent something in the last STALL_MS:
+   * before the first chunk (threads starting, the lock, the count) and between chunks, a pipeline run's export
+   * heartbeats from here. A thread silent for longer stops the calls, so the activity's heartbeat timeout ends it.
+   */
+  onAlive?: () => void;
+  signal?: AbortSignal;
+}
+
+/** The CSV export's threads of a destination that has them (destinations/sqlite/csv-threads.ts). */
+export interface CsvThreads {
+  /** Threads an export may use by default (SCRAPE_ETL_EXPORT_THREADS). */
+  exportThreads(): number;
+  /** How many threads should export this table: 0 when it is exported in the calling thread. */
+  csvThreadsFor(db: ExportDatabase, query: TableQuery, width: number, threads: number): number;
+  /** Writes the file on `job.threads` threads; false, having written nothing, when the snapshot was not to be had. */
+  writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean>;
+}
+
 // --- The read-only source: a destination opened so that the database itself refuses writes (console, report).
 
 export type Row = Record<string, unknown>;
@@ -230,6 +284,8 @@ export type Row = Record<string, unknown>;
 /** One consistent read (a page's queries): placeholders and queries in the source's dialect. */
 export interface Reader {
   readonly dialect: DestinationName;
+  /** Its destination's adapter: what code below the registry asks, instead of looking one up by name. */
+  readonly adapter: AnyAdapter;
   /** `?` in SQLite, `$n` elsewhere (n is 1-based). */
   ph(n: number): string;
   all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
@@ -237,6 +293,8 @@ export interface Reader {
 
 export interface ReadOnlySource {
   readonly dialect: DestinationName;
+  /** Its destination's adapter: what code below the registry asks, instead of looking one up by name. */
+  readonly adapter: AnyAdapter;
   /** The URL, password removed. */
   readonly url: string;
   /** Runs `fn` with a reader; DuckDB holds the file (read-only) for exactly this long. */
@@ -246,8 +304,20 @@ export interface ReadOnlySource {
   close(): Promise<void>;
 }
 
-export type DatabaseOf<D extends DestinationName> = Extract<Database, { dialect: D }>;
-export type ParsedUrlOf<D extends DestinationName> = Extract<ParsedDatabaseUrl, { dialect: D }>;
+// Indexed rather than Extract<…>: the adapter's type stays covariant in its destination, so an engine's adapter is an
+// AnyAdapter (what a handle carries) without a cast.
+interface Handles {
+  sqlite: SqliteDatabase;
+  postgres: PostgresDatabase;
+  duckdb: DuckDatabase;
+}
+interface ParsedUrls {
+  sqlite: { dialect: 'sqlite'; file: string };
+  postgres: { dialect: 'postgres'; url: string };
+  duckdb: { dialect: 'duckdb'; file: string };
+}
+export type DatabaseOf<D extends DestinationName> = Handles[D];
+export type ParsedUrlOf<D extends DestinationName> = ParsedUrls[D];
 
 /**
  * What a destination can do, as dlt's destination capabilities say it. Code paths read these (naming, chunking,
@@ -289,7 +359,7 @@ export interface DestinationCapabilities {
   readonly typedColumns: boolean;
   /** A statement costs a fixed price large enough that the last chunk of a multi-row write is sent at its exact size. */
   readonly exactChunks: boolean;
-  /** Several threads may read one snapshot of the file (the CSV export's threads, export/csv-parallel.ts). */
+  /** Several threads may read one snapshot of the file (the CSV export's threads, destinations/sqlite/csv-threads.ts). */
   readonly parallelExportReaders: boolean;
 }
 
@@ -309,6 +379,8 @@ export interface BatchWriter {
 
 /** A reader of one consistent snapshot (the console's pages, checks): placeholders and queries of its destination. */
 export interface CatalogReader {
+  /** Its destination's adapter: what code below the registry asks, instead of looking one up by name. */
+  readonly adapter: AnyAdapter;
   ph(n: number): string;
   all(sql: string, params?: readonly Param[]): Promise<Array<Record<string, unknown>>>;
 }
@@ -321,6 +393,8 @@ export interface ExportReader {
   rowBatches(db: ExportDatabase, query: TableQuery | string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]>;
   /** The values the format writers receive: SQLite's own, or Postgres's text (DuckDB's are converted to it). */
   readonly valueForms: 'sqlite' | 'postgres';
+  /** The CSV export's threads, loaded when asked for (present where `capabilities.parallelExportReaders`). */
+  readonly csvThreads?: () => Promise<CsvThreads>;
   /** A catalog type as the export declares it, with its kind. */
   columnKind(catalogType: string): { declared: string; kind: ColumnKind };
   readWatermark(db: ExportDatabase, pipeline: string, table: string): Promise<bigint | null>;
@@ -328,7 +402,10 @@ export interface ExportReader {
   advanceWatermark(db: ExportDatabase, pipeline: string, table: string, lastLoadId: bigint, written: { run: string | null; file: string | null; rows: number | null }): Promise<void>;
 }
 
-export interface DestinationAdapter<D extends DestinationName> {
+/** The adapter an open handle carries: any destination's, its methods taking any destination's handle. */
+export type AnyAdapter = DestinationAdapter<DestinationName>;
+
+export interface DestinationAdapter<out D extends DestinationName> {
   readonly name: D;
   readonly capabilities: DestinationCapabilities;
   /** How a URL of this destination is written, for messages ('sqlite:<path>'). */
@@ -389,6 +466,12 @@ export interface DestinationAdapter<D extends DestinationName> {
   readonly parquetCopy?: () => Promise<ParquetCopy>;
   /** The bounded read-only `sql:` check (checks/sql-readonly.ts). */
   readOnlyQuery(db: DatabaseOf<D>, sql: string, o: { timeoutMs: number }): Promise<{ rows: Array<Record<string, unknown>> }>;
+  /**
+   * Reads an existing, current destination for the commands that answer at once (status, history, schema show)
+   * without opening it for writing or loading its heavier modules; undefined when it cannot (an older schema), and
+   * the caller opens it in full. Absent: always opened in full.
+   */
+  readCurrent?<T>(parsed: ParsedUrlOf<D>, fn: (r: QueryReader) => Promise<T>): Promise<{ value: T } | undefined>;
   /** Opens an existing destination so that the database itself refuses writes (console, report). */
   openReadOnly(parsed: ParsedUrlOf<D>, url: string): Promise<ReadOnlySource>;
   /** schema_history's columns of `tables`, read without opening for writing; undefined when that cannot be done cheaply. */

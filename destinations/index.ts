@@ -1,4 +1,4 @@
-// The destination registry: every destination database and its adapter (destinations/types.ts). The mapped type
+// The destination registry: every destination database and its adapter (destinations/contract.ts). The mapped type
 // makes the compiler name a name added to DestinationName without an entry here, and an entry that lacks a member of
 // the interface. Code outside destinations/ reaches a destination only through destinationOf / destinationNamed.
 import { duckdbDestination } from './duckdb/index.js';

@@ -4,7 +4,7 @@ import type { ExportReader } from './contract.js';
 
 type ReaderModule = Pick<ExportReader, 'query' | 'rowBatches' | 'readWatermark' | 'readLastExportedFile' | 'advanceWatermark'>;
 
-export function lazyExportReader(load: () => Promise<ReaderModule>, fixed: Pick<ExportReader, 'valueForms' | 'columnKind'>): ExportReader {
+export function lazyExportReader(load: () => Promise<ReaderModule>, fixed: Pick<ExportReader, 'valueForms' | 'columnKind' | 'csvThreads'>): ExportReader {
   return {
     ...fixed,
     query: async (db, sql, params) => (await load()).query(db, sql, params),

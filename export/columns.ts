@@ -1,7 +1,6 @@
 // What the exporter knows about a column: enough to format its cells, nothing about the table's meaning.
 import type { ExportDatabase } from './database.js';
 import { quoteIdent } from './database.js';
-import { destinationOf } from '../destinations/index.js';
 
 /**
  * How a column's values are written. SQLite stores any value in any column, so for SQLite the kind only refines
@@ -19,7 +18,7 @@ export type ColumnHints = Record<string, Record<string, ColumnKind>>;
 const INTERNAL_TABLES = new Set(['export_watermarks', '__drizzle_migrations', 'schema_history', 'notify_deliveries', 'rejected_results']);
 
 export async function listTables(db: ExportDatabase): Promise<string[]> {
-  const dest = destinationOf(db);
+  const dest = db.adapter;
   return (await dest.exportReader.query(db, dest.catalog.tablesSql)).map((r) => String(r['name']));
 }
 
@@ -29,7 +28,7 @@ export function isInternalTable(name: string): boolean {
 
 /** Columns of `table` in declaration order; throws a clear error when the table does not exist. */
 export async function describeTable(db: ExportDatabase, table: string, hints?: ColumnHints): Promise<ColumnInfo[]> {
-  const dest = destinationOf(db);
+  const dest = db.adapter;
   const rows = await dest.exportReader.query(db, dest.catalog.columnsSql(dest.sql.ph(1)), [table]);
   const cols: ColumnInfo[] = rows.map((r) => ({ name: String(r['name']), ...dest.exportReader.columnKind(String(r['type'] ?? '')) }));
   if (cols.length === 0) {
@@ -98,11 +97,11 @@ export function postgresKind(dataType: string): ColumnKind {
 /** True when `table` holds at least one row of `pipeline` (cheap: stops at the first match). */
 /** Whether `table` holds any row (of any pipeline). */
 export async function tableHasRows(db: ExportDatabase, table: string): Promise<boolean> {
-  const dest = destinationOf(db);
+  const dest = db.adapter;
   return (await dest.exportReader.query(db, `select 1 as one from ${quoteIdent(table)} limit 1`, [])).length > 0;
 }
 
 export async function tableHasPipelineRows(db: ExportDatabase, table: string, pipeline: string): Promise<boolean> {
-  const dest = destinationOf(db);
+  const dest = db.adapter;
   return (await dest.exportReader.query(db, `select 1 as one from ${quoteIdent(table)} where pipeline = ${dest.sql.ph(1)} limit 1`, [pipeline])).length > 0;
 }

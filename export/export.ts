@@ -8,12 +8,11 @@ import { resolve } from 'node:path';
 import { writeAtomically, removeAbandonedPartials } from './atomic-file.js';
 import { describeTable, isInternalTable, listTables, tableHasPipelineRows, tableHasRows, type ColumnHints, type ColumnInfo } from './columns.js';
 import { quoteIdent, valueDialect, type ExportDatabase } from './database.js';
-import { destinationOf } from '../destinations/index.js';
 import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
 import { rowBatches, type RawRow, type TableQuery } from './rows.js';
-import { inferredColumnHints, projectSqliteHints } from './schema-hints.js';
+import { inferredColumnHints, modelColumnHints } from './schema-hints.js';
 import { typeColumns } from './typed.js';
 import { ALL_PIPELINES, advanceWatermark, readLastExportedFile, readWatermark } from './watermarks.js';
 
@@ -70,7 +69,7 @@ export interface ExportOptions {
    */
   runId?: string;
   /**
-   * CSV from a SQLite file: threads that read and encode a large table's rows side by side (csv-parallel.ts).
+   * CSV from a SQLite file: threads that read and encode a large table's rows side by side (destinations/sqlite/csv-threads.ts).
    * Default exportThreads(): SCRAPE_ETL_EXPORT_THREADS, or the machine's cores up to 4; 1 uses none.
    */
   threads?: number;
@@ -89,7 +88,7 @@ export interface ExportedFile {
   /** Absolute path of the written file. */
   file: string;
   rows: number;
-  /** Threads that read and encoded the rows, when more than the calling thread did (csv-parallel.ts). */
+  /** Threads that read and encoded the rows, when more than the calling thread did (destinations/sqlite/csv-threads.ts). */
   threads?: number;
   /** With ExportOptions.loadIdsAbove: the highest load_id written (null: no row). */
   maxLoadId?: bigint | null;
@@ -158,7 +157,7 @@ export async function exportTablesReport(db: ExportDatabase, options: ExportOpti
   const settings = settingsOf(options);
   const inferred = await inferredColumnHints(db);
   // Declared types that are only affinities (SQLite) take the kinds the project's schema and the caller give.
-  const hints = destinationOf(db).capabilities.typedColumns ? inferred : mergeHints(mergeHints(projectSqliteHints(), inferred), options.columnHints);
+  const hints = db.adapter.capabilities.typedColumns ? inferred : mergeHints(mergeHints(modelColumnHints(), inferred), options.columnHints);
   const tables = await chooseTables(db, options, hints);
   // A run that loaded nothing has nothing to export; that is not an error for the run.
   if (tables.length === 0) return { files: [], unchanged: [] };
@@ -197,7 +196,7 @@ export async function exportTablesReport(db: ExportDatabase, options: ExportOpti
  */
 export async function exportableTables(db: ExportDatabase, options: Pick<ExportOptions, 'pipeline' | 'tables' | 'columnHints'>): Promise<Array<{ name: string; columns: ColumnInfo[] }>> {
   const inferred = await inferredColumnHints(db);
-  const hints = destinationOf(db).capabilities.typedColumns ? inferred : mergeHints(mergeHints(projectSqliteHints(), inferred), options.columnHints);
+  const hints = db.adapter.capabilities.typedColumns ? inferred : mergeHints(mergeHints(modelColumnHints(), inferred), options.columnHints);
   return chooseTables(db, options as ExportOptions, hints);
 }
 
@@ -260,7 +259,7 @@ async function exportOne(
   const has = (name: string) => allColumns.some((c) => c.name === name);
   const where: string[] = [];
   const params: unknown[] = [];
-  const dest = destinationOf(db);
+  const dest = db.adapter;
   const param = () => dest.sql.ph(params.length);
 
   if (options.pipeline !== undefined) {
@@ -323,7 +322,7 @@ async function exportOne(
   let threadsUsed = 0;
 
   // Loaded only for what it serves, as the format writers are: a Parquet export or a Postgres one never needs it.
-  const parallel = settings.format === 'csv' && dest.capabilities.parallelExportReaders ? await import('./csv-parallel.js') : undefined;
+  const parallel = settings.format === 'csv' && dest.capabilities.parallelExportReaders ? await dest.exportReader.csvThreads?.() : undefined;
   const threads = parallel ? parallel.csvThreadsFor(db, query, selected.length, options.threads ?? parallel.exportThreads()) : 0;
   await writeAtomically(finalPath, async (tempPath) => {
     const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;

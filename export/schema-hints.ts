@@ -1,36 +1,20 @@
-// SQLite declares Drizzle's boolean columns as plain INTEGER, so the database alone cannot tell a flag from a
-// count. The Drizzle schema can: this reads it generically (no table names here) so booleans are written
-// true/false in both dialects.
-import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import * as sqliteSchema from '../destinations/sqlite/schema.js';
-import type { ColumnHints, ColumnKind } from './columns.js';
-import type { ExportDatabase } from './database.js';
-import { destinationOf } from '../destinations/index.js';
-
-function kindFromDrizzle(columnType: string, mode: unknown): ColumnKind | undefined {
-  if (columnType === 'SQLiteBoolean') return 'boolean';
-  if (columnType === 'SQLiteTimestamp') return mode === 'timestamp_ms' ? 'timestamp_ms' : 'timestamp_s';
-  if (columnType === 'SQLiteTextJson' || columnType === 'SQLiteBlobJson') return 'json';
-  return undefined;
-}
-
-export function hintsFromSqliteSchema(schema: Record<string, unknown>): ColumnHints {
-  const hints: ColumnHints = {};
-  for (const value of Object.values(schema)) {
-    if (!(value instanceof SQLiteTable)) continue;
-    const cfg = getTableConfig(value);
-    for (const col of cfg.columns) {
-      const kind = kindFromDrizzle(col.columnType, (col as { mode?: unknown }).mode);
-      if (kind) (hints[cfg.name] ??= {})[col.name] = kind;
-    }
-  }
-  return hints;
-}
+// A destination without typed columns (SQLite) declares the model's boolean columns as plain INTEGER, so the database
+// alone cannot tell a flag from a count. The model's one definition can: this reads it generically (no table names
+// here) so booleans are written true/false from every destination.
+import { TABLES, type AnyTableDef } from '../db/schema/definition.js';
+import type { ColumnHints } from './columns.js';
+import type { ColumnKind, ExportDatabase } from '../destinations/contract.js';
 
 let cached: ColumnHints | undefined;
-export function projectSqliteHints(): ColumnHints {
-  cached ??= hintsFromSqliteSchema(sqliteSchema);
-  return cached;
+/** The kinds the model's tables declare that a destination without typed columns loses: its booleans. */
+export function modelColumnHints(): ColumnHints {
+  if (cached) return cached;
+  const hints: ColumnHints = {};
+  for (const [table, def] of Object.entries(TABLES as Record<string, AnyTableDef>)) {
+    for (const [column, c] of Object.entries(def.columns)) if (c.type === 'bool') (hints[table] ??= {})[column] = 'boolean';
+  }
+  cached = hints;
+  return hints;
 }
 
 /**
@@ -43,13 +27,13 @@ export async function inferredColumnHints(db: ExportDatabase): Promise<ColumnHin
   const sql = 'select table_name, column_name, data_type from schema_history';
   let rows: Array<{ table_name: string; column_name: string; data_type: string }>;
   try {
-    rows = (await destinationOf(db).exportReader.query(db, sql)) as typeof rows;
+    rows = (await db.adapter.exportReader.query(db, sql)) as typeof rows;
   } catch (err) {
     if (/no such table|does not exist/i.test((err as Error).message)) return {};
     throw err;
   }
   const hints: ColumnHints = {};
-  const typed = destinationOf(db).capabilities.typedColumns;
+  const typed = db.adapter.capabilities.typedColumns;
   for (const r of rows) {
     const kind = INFERRED_KINDS[r.data_type]?.[typed ? 'typed' : 'sqlite'];
     if (kind) (hints[r.table_name] ??= {})[r.column_name] = kind;

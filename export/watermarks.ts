@@ -2,13 +2,12 @@
 // The table is defined in db/schema/{sqlite,pg}.ts (export_watermarks) and created by the migrations; each
 // destination's statements are its export reader's (destinations/<name>/).
 import type { ExportDatabase } from './database.js';
-import { destinationOf } from '../destinations/index.js';
 
 /** Watermark key for exports that are not limited to one pipeline; pipeline names cannot contain '*'. */
 export const ALL_PIPELINES = '*';
 
 export async function readWatermark(db: ExportDatabase, pipeline: string, table: string): Promise<bigint | null> {
-  return destinationOf(db).exportReader.readWatermark(db, pipeline, table);
+  return db.adapter.exportReader.readWatermark(db, pipeline, table);
 }
 
 /** The run and file that last moved a watermark, and how many rows the file holds. */
@@ -19,7 +18,7 @@ export interface LastExportedFile {
 }
 
 export async function readLastExportedFile(db: ExportDatabase, pipeline: string, table: string): Promise<LastExportedFile | null> {
-  return destinationOf(db).exportReader.readLastExportedFile(db, pipeline, table);
+  return db.adapter.exportReader.readLastExportedFile(db, pipeline, table);
 }
 
 /**
@@ -27,5 +26,5 @@ export async function readLastExportedFile(db: ExportDatabase, pipeline: string,
  * never moves backwards, so two exports racing each other cannot re-open a range the other already wrote.
  */
 export async function advanceWatermark(db: ExportDatabase, pipeline: string, table: string, lastLoadId: bigint, written?: LastExportedFile): Promise<void> {
-  await destinationOf(db).exportReader.advanceWatermark(db, pipeline, table, lastLoadId, { run: written?.run ?? null, file: written?.file ?? null, rows: written?.rows ?? null });
+  await db.adapter.exportReader.advanceWatermark(db, pipeline, table, lastLoadId, { run: written?.run ?? null, file: written?.file ?? null, rows: written?.rows ?? null });
 }

@@ -4,7 +4,7 @@
 // young generation find next to nothing alive). The maximum can only be set when the process starts
 // (`--max-semi-space-size`), but the growth factor is read each time the young generation grows, so an export
 // holds it at 1 (no growth) while it runs: peak RSS 99 -> 74 MB, CPU the same (1.28 s against 1.29 s), measured by
-// bench/csv-export.ts. Exports on threads (csv-parallel.ts) hold it too, since their calling thread encodes a share
+// bench/csv-export.ts. Exports on threads (destinations/sqlite/csv-threads.ts) hold it too, since their calling thread encodes a share
 // of the pages. Starting a worker thread sets V8's flags back to the process's (Node 20: a growth factor set to 1,
 // then a Worker started, and the young generation grew from 2 to 32 MB under the same load), so every hold sets
 // the flag again, and a threaded export takes its hold once its threads are up. The flag is process-wide; it goes

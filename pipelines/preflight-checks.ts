@@ -3,7 +3,7 @@
 // SELECT); a destination that does not hold the table yet gets a warning that the names cannot be verified, not
 // an error. Fixed tables are checked by the schema itself (pipelines/checks-schema.ts).
 import fs from 'node:fs';
-import { parseDatabaseUrl } from '../db/connect.js';
+import { parseDatabaseUrl } from '../destinations/open.js';
 import { destinationOf } from '../destinations/index.js';
 import { columnsOf, parseExpression } from '../checks/expression.js';
 import { fixedColumns } from './checks-schema.js';

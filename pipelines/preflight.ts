@@ -4,7 +4,7 @@
  * is not configured) should fail in seconds at the command line, not after a workflow has started and retried.
  * The schema already checked everything the file alone decides (kinds, export table names, durations).
  */
-import { probeDatabase, redactDatabaseUrl } from '../db/connect.js';
+import { probeDatabase, redactDatabaseUrl } from '../destinations/open.js';
 import { destinationNameOfUrl, URL_FORMS } from '../destinations/url-forms.js';
 import { kindOf } from '../kinds/index.js';
 import type { PipelineIssue } from './errors.js';

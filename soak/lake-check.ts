@@ -4,7 +4,7 @@
 // attempt's leftover), no multipart upload is left open, and pyarrow (its own S3 filesystem) reads each pipeline's
 // tables with no (natural key, load id) twice and the newest row of every key equal to the destination's rows.
 import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import type { Database } from '../db/connect.js';
+import type { Database } from '../destinations/contract.js';
 import { TABLES } from '../db/schema/definition.js';
 import { destinationOf } from '../destinations/index.js';
 import type { LakeManifest } from '../export/targets/lake.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { scraperNameFor } from '../activities/scraping-runs.js';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../client/index.js';
-import { databaseFileOf, openDatabase, parseDatabaseUrl, type Database } from '../db/connect.js';
+import { databaseFileOf, openDatabase, parseDatabaseUrl, type Database } from '../destinations/open.js';
 import { flattenJobBoard, flattenMarketplace, flattenResultRecords, type RowsByTable } from '../db/flatten/index.js';
 import { TABLE_META, type DataTableName } from '../db/tables.js';
 import { hasContentTables } from '../kinds/content.js';
@@ -27,7 +27,7 @@ import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplace
 import { testPostgresUrl } from '../test/support/postgres.js';
 import { pythonReadersEnv } from '../test/support/python-readers.js';
 import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
-import { destinationNamed, destinationOf } from '../destinations/index.js';
+import { destinationNamed } from '../destinations/index.js';
 import { startS3Server } from '../test/support/s3-server.js';
 import { checkLake, SOAK_LAKE } from './lake-check.js';
 
@@ -506,7 +506,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
   };
   // Key-level comparison for the control tables, whose status and timestamp columns depend on when they were read.
   const compareKeys = async (pipeline: string, table: DataTableName, column: string, want: string[], workflowId: string) => {
-    const rows = await selectAll(db, `SELECT "${column}" AS k FROM "${table}" WHERE pipeline = ${destinationOf(db).sql.ph(1)}`, [pipeline]);
+    const rows = await selectAll(db, `SELECT "${column}" AS k FROM "${table}" WHERE pipeline = ${db.adapter.sql.ph(1)}`, [pipeline]);
     await compareLists(table, rows.map((r) => String(r['k'])).sort(), [...want].sort(), workflowId, 'keys');
   };
   // Multiset difference of what a table holds and what the simulator's truth says it should.
@@ -546,7 +546,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       // answer, and the API lists them nowhere (its runs are in scraping_runs). Counted apart, not as missing.
       const adopted = await selectAll(
         db,
-        `SELECT 1 AS x FROM raw_responses WHERE workflow_id = ${destinationOf(db).sql.ph(1)} AND request_key = 'create-and-run:adopted'`,
+        `SELECT 1 AS x FROM raw_responses WHERE workflow_id = ${db.adapter.sql.ph(1)} AND request_key = 'create-and-run:adopted'`,
         [s.workflowId],
       );
       if (adopted.length > 0) adoptedWorkflows += 1;
@@ -626,7 +626,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     const finished = started.filter((s) => s.result !== undefined);
     for (const s of finished) {
       const got = byId.get(s.workflowId) ?? [];
-      const byKey = (await selectAll(db, `SELECT status FROM pipeline_runs WHERE workflow_id = ${destinationOf(db).sql.ph(1)}`, [s.workflowId])).map((r) => String(r['status']));
+      const byKey = (await selectAll(db, `SELECT status FROM pipeline_runs WHERE workflow_id = ${db.adapter.sql.ph(1)}`, [s.workflowId])).map((r) => String(r['status']));
       if (got.length === 1 && got[0] === s.result!.status && byKey.length === 1) present += 1;
       else details.push(`${s.workflowId}: ${got.length === 0 ? 'no pipeline_runs row' : `rows ${JSON.stringify(got)}`}, ${byKey.length} found by its workflow id, workflow returned ${s.result!.status}`);
     }
@@ -863,7 +863,7 @@ function fileOpensIndependently(destination: SoakDestination, file: string): Inv
 }
 
 async function selectAll(db: Database, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  return destinationOf(db).exportReader.query(db, sql, params);
+  return db.adapter.exportReader.query(db, sql, params);
 }
 
 // One Python process reads every file with csv.reader(strict=True): an independent reader, not the writer's own.

@@ -86,7 +86,7 @@ async function unsealedInput(spec: PipelineSpec, runKey: string): Promise<Pipeli
   const urls = urlsOf(spec);
   if (urls.length === 0) return { spec, runKey };
   if (urls.length <= INLINE_URL_LIST_MAX.urls && Buffer.byteLength(JSON.stringify(urls)) <= INLINE_URL_LIST_MAX.bytes) return { spec, runKey };
-  const { openDatabase } = await import('../db/connect.js');
+  const { openDatabase } = await import('../destinations/open.js');
   const { storeUrlList } = await import('../db/url-lists.js');
   const db = await openDatabase(spec.destination.database);
   try {

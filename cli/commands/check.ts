@@ -20,7 +20,7 @@ export function register(program: Command): void {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { PipelineFileError, formatIssue } = await import('../../pipelines/errors.js');
-      const { openDatabase, redactDatabaseUrl } = await import('../../db/connect.js');
+      const { openDatabase, redactDatabaseUrl } = await import('../../destinations/open.js');
       const { evaluateAndRecord, evaluateFreshness, sendCheckAlert } = await import('../../activities/checks.js');
       let worst = 0;
       for (const file of files) {

@@ -219,7 +219,7 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
 
 /** Finishes the run's pipeline_runs row as 'interrupted' when the workflow had written one and left it running. */
 async function markInterrupted(database: string, workflowId: string): Promise<void> {
-  const { openDatabase } = await import('../../db/connect.js');
+  const { openDatabase } = await import('../../destinations/open.js');
   const { finishPipelineRun, getPipelineRun } = await import('../../db/pipeline-runs.js');
   const db = await openDatabase(database);
   try {

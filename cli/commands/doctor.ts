@@ -105,7 +105,7 @@ async function temporalCheck(): Promise<DoctorCheck> {
 
 /** The destinations to check: each project pipeline's, else DATABASE_URL (the project's destination) or the default. */
 async function destinationChecks(files: Array<{ file: string; spec?: { name: string; destination: { database: string } }; error?: string }>): Promise<DoctorCheck[]> {
-  const { probeDatabase } = await import('../../db/connect.js');
+  const { probeDatabase } = await import('../../destinations/open.js');
   const { destinationKey, redactDatabaseUrl } = await import('../../db/url.js');
   const { defaultDatabaseUrl } = await import('../resolve-pipeline.js');
   const urls = new Map<string, { url: string; pipelines: string[] }>();

@@ -109,7 +109,7 @@ export function register(program: Command): void {
       if (file !== undefined && !fs.existsSync(file)) {
         throw new MissingDatabaseError(`no database at ${databaseUrl} (the file does not exist; check --database, DATABASE_URL or the pipeline's destination)`);
       }
-      const { openDatabase } = await import('../../db/connect.js');
+      const { openDatabase } = await import('../../destinations/open.js');
       const { exportTablesReport } = await import('../../export/export.js');
       const db = await openDatabase(databaseUrl);
       try {

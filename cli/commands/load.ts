@@ -132,7 +132,7 @@ export function register(program: Command): void {
     .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
     .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
     .action(async (kindArg: string, inputs: string[], opts: { database?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
-      const { databaseFileOf, defaultDatabaseUrl, openDatabase, parseDatabaseUrl } = await import('../../db/connect.js');
+      const { databaseFileOf, defaultDatabaseUrl, openDatabase, parseDatabaseUrl } = await import('../../destinations/open.js');
       const { loadGroups } = await import('../../db/load.js');
       const { KINDS } = await import('../../kinds/index.js');
       const { addCounts, finishPipelineRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } = await import('../../db/pipeline-runs.js');

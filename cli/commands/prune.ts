@@ -16,7 +16,7 @@ export function register(program: Command): void {
       const { resolvePipelineFiles } = await import('../resolve-pipeline.js');
       const files = await resolvePipelineFiles(args);
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
-      const { openDatabase } = await import('../../db/connect.js');
+      const { openDatabase } = await import('../../destinations/open.js');
       const { applyRetention } = await import('../../activities/retention.js');
       for (const file of files) {
         let spec;

@@ -26,7 +26,7 @@ async function resolveTarget(arg: string, db: string | undefined): Promise<Targe
 
 /** rebuild writes, so it opens the database the ordinary way; but never creates one (a mistyped path is an error). */
 async function openExisting(url: string) {
-  const { openDatabase } = await import('../../db/connect.js');
+  const { openDatabase } = await import('../../destinations/open.js');
   const { databaseFile, MissingDatabaseError } = await import('../read-destination.js');
   const file = databaseFile(url);
   if (file !== undefined && !fs.existsSync(file)) throw new MissingDatabaseError(`no database at ${file} (the file does not exist; check --database or the pipeline's destination)`);

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import type { Metrics } from '../../activities/metrics.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
-import type { Database } from '../../db/connect.js';
+import type { Database } from '../../destinations/contract.js';
 
 export class FreshnessWatch {
   /** `<pipeline>\u0001<check>` of the checks failing at the last evaluation: alerted already. */
@@ -43,7 +43,7 @@ export class FreshnessWatch {
   }
 
   private async evaluate(spec: PipelineSpec, open?: Database): Promise<void> {
-    const { databaseFileOf, openDatabase, parseDatabaseUrl } = await import('../../db/connect.js');
+    const { databaseFileOf, openDatabase, parseDatabaseUrl } = await import('../../destinations/open.js');
     const { evaluateFreshness, sendCheckAlert } = await import('../../activities/checks.js');
     const file = databaseFileOf(parseDatabaseUrl(spec.destination.database));
     // A destination no run has written yet: nothing is fresh, and that is what the check says; it needs the tables.

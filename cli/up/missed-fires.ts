@@ -176,7 +176,7 @@ export async function sendDidNotRun(
   const { webhookTarget } = await import('../../activities/notify.js');
   const { deliverWebhook } = await import('../../activities/webhook-post.js');
   const { jsonMessage, slackMessage } = await import('../../activities/notify-messages.js');
-  const { openDatabase, redactDatabaseUrl } = await import('../../db/connect.js');
+  const { openDatabase, redactDatabaseUrl } = await import('../../destinations/open.js');
   const { getPipelineRun, recordAlertOutcome, recordDidNotRun } = await import('../../db/pipeline-runs.js');
   const { recordDelivery, wasDelivered } = await import('../../db/notify-deliveries.js');
 

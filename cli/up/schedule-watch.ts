@@ -18,7 +18,7 @@ import { FreshnessWatch } from './freshness-watch.js';
 import { MissedFires, fireTimeText, missedCause, sendDidNotRun, type ScheduleView } from './missed-fires.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import type { TemporalSettings } from '../../temporal/settings.js';
-import type { Database } from '../../db/connect.js';
+import type { Database } from '../../destinations/contract.js';
 
 export interface ScheduleWatch {
   /** One line for up's screen: how many schedules on this task queue, and the next fire time. */
@@ -188,7 +188,7 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
  * At start, each scheduled pipeline's destination opened once (never created: one no run has written holds no
  * success, and the freshness watch says so without it): the gauge's start value (paused schedules too: their
  * pipelines' last success is still a fact), and the first freshness evaluation (active schedules only).
- * `open` is for tests (counting the openings); the default is db/connect.ts openDatabase.
+ * `open` is for tests (counting the openings); the default is destinations/open.ts openDatabase.
  */
 export async function atStart(
   scheduled: ReadonlyArray<{ spec: PipelineSpec; paused: boolean }>,
@@ -197,7 +197,7 @@ export async function atStart(
   freshness: Pick<FreshnessWatch, 'evaluateOne' | 'markEvaluated'>,
   open?: (url: string) => Promise<Database>,
 ): Promise<void> {
-  const { databaseFileOf, openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../db/connect.js');
+  const { databaseFileOf, openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../destinations/open.js');
   const opener = open ?? openDatabase;
   // Pipelines sharing a destination share its one opening.
   const byUrl = new Map<string, Array<{ spec: PipelineSpec; paused: boolean }>>();

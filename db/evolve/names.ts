@@ -5,7 +5,6 @@
 // keep their names), so they change with a rebuild in mind.
 import { fitName, normalizeKey, PATH_SEPARATOR } from './naming.js';
 import { CAPABILITIES } from '../../destinations/capabilities.js';
-import { DESTINATION_NAMES } from '../../destinations/names.js';
 
 export { normalizeKey, PATH_SEPARATOR };
 
@@ -14,7 +13,7 @@ export { normalizeKey, PATH_SEPARATOR };
  * pipeline's table has the same name wherever it is loaded.
  */
 export function portableIdentifierBytes(): number {
-  return Math.min(...DESTINATION_NAMES.map((n) => CAPABILITIES[n].maxIdentifierBytes));
+  return Math.min(...Object.values(CAPABILITIES).map((c) => c.maxIdentifierBytes));
 }
 
 /** A name within portableIdentifierBytes(): long names keep a readable head and end with 8 hex digits of their hash. */

@@ -5,8 +5,7 @@
 // before any candidate is considered (registry.ts), so the same key keeps its column across runs and workers.
 import { hexDigest } from '../hash.js';
 import type { LogicalType } from './types.js';
-import { CAPABILITIES } from '../../destinations/capabilities.js';
-import type { DestinationName } from '../../destinations/contract.js';
+import type { DestinationCapabilities, DestinationName } from '../../destinations/contract.js';
 
 export type Dialect = DestinationName;
 
@@ -25,11 +24,11 @@ export interface NameCapability {
   maxRowBytes?: number;
 }
 
-/** The naming capability of a destination: its adapter's capabilities (destinations/<name>/index.ts). */
-export function capabilityOf(dialect: Dialect): NameCapability {
-  const c = CAPABILITIES[dialect];
+/** The naming capability of a destination: the capabilities of the adapter a handle carries (destinations/<name>/). */
+export function capabilityOf(of: { readonly dialect: Dialect; readonly adapter: { readonly capabilities: DestinationCapabilities } }): NameCapability {
+  const c = of.adapter.capabilities;
   return {
-    dialect,
+    dialect: of.dialect,
     maxIdentifierBytes: c.maxIdentifierBytes,
     reserved: c.reservedNames,
     maxColumns: c.maxColumns,

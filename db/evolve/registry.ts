@@ -9,9 +9,8 @@
 // did not lock for (another load added a column in between) restarts its transaction as a serialization failure
 // instead of waiting while holding locks: no lock upgrade, no deadlock between two evolving loads.
 import { hexDigest } from '../hash.js';
-import type { Database } from '../connect.js';
+import type { Database } from '../../destinations/contract.js';
 import { quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
-import { destinationOf } from '../../destinations/index.js';
 import { PermanentLoadError, SchemaContractError } from './errors.js';
 import { PATH_SEPARATOR, variantColumn } from './names.js';
 import { HISTORY_SELECT, schemaColumnOf, selectSchemaHistory, type SchemaColumn } from './history.js';
@@ -507,19 +506,19 @@ async function applyChanges(
   adoptions: readonly Adoption[],
   templates: ReadonlyMap<string, TableTemplate>,
 ): Promise<void> {
-  const ifNotExists = destinationOf(tx).capabilities.addColumnIfNotExists ? ' IF NOT EXISTS' : '';
+  const ifNotExists = tx.adapter.capabilities.addColumnIfNotExists ? ' IF NOT EXISTS' : '';
   // A new table is created with all its columns in one statement: a thousand ALTER TABLEs of a table created in
   // the same transaction cost DuckDB gigabytes (issue 30).
   for (const table of newTables) {
     const tpl = templates.get(table)!;
-    const cols = tpl.systemColumns.map(([c, t]) => `${quoteIdent(c)} ${sqlTypeOf(t, tx.dialect)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`);
-    for (const c of changes) if (c.table === table && c.change !== 'create_table') cols.push(`${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.dialect)}`);
+    const cols = tpl.systemColumns.map(([c, t]) => `${quoteIdent(c)} ${sqlTypeOf(t, tx.adapter.sql.typeNames)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`);
+    for (const c of changes) if (c.table === table && c.change !== 'create_table') cols.push(`${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.typeNames)}`);
     await tx.run(`CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (${cols.join(', ')}, PRIMARY KEY (${tpl.key.map(quoteIdent).join(', ')}))`, []);
     await tx.run(`CREATE INDEX IF NOT EXISTS ${quoteIdent(indexNameFor(cap, table, tpl.index))} ON ${quoteIdent(table)} (${tpl.index.map(quoteIdent).join(', ')})`, []);
   }
   for (const c of changes) {
     if (c.change === 'create_table' || newTables.has(c.table)) continue;
-    await tx.run(`ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.dialect)}`, []);
+    await tx.run(`ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.typeNames)}`, []);
   }
   // History rows in multi-row statements (a wide first batch records a thousand columns).
   const PER = 50;
@@ -561,11 +560,11 @@ async function applyChanges(
  * touches these tables.
  */
 export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOutput> {
-  const cap = capabilityOf(tx.dialect);
+  const cap = capabilityOf(tx);
   let state = await readRegistryStateKept(tx, input.scope);
   checkOwner(input, state);
   let p = plan(input, state, cap);
-  const dest = destinationOf(tx);
+  const dest = tx.adapter;
   // Concurrent writers (Postgres): one lock order for every load.
   if (dest.capabilities.concurrentWriters) {
     // Evolvers take the tables' advisory locks before any other lock on them: a load holding ROW EXCLUSIVE that

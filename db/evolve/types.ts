@@ -5,7 +5,7 @@ import { isLosslessNumber } from 'lossless-json';
 import { stringifyJson } from '../../client/json.js';
 import { SQL_TYPES, type ColumnType } from '../schema/definition.js';
 import type { Param } from '../sql.js';
-import { destinationNamed, type DestinationName } from '../../destinations/index.js';
+import type { DestinationAdapter, DestinationName } from '../../destinations/contract.js';
 
 export const LOGICAL_TYPES = ['bigint', 'double', 'bool', 'text', 'timestamp', 'json', 'number_text'] as const;
 export type LogicalType = (typeof LOGICAL_TYPES)[number];
@@ -24,10 +24,9 @@ const NEUTRAL_OF: Readonly<Record<LogicalType, ColumnType>> = {
   number_text: 'text',
 };
 
-/** The SQL type of an inferred column in a dialect. */
-export function sqlTypeOf(type: LogicalType, dialect: DestinationName): string {
-  // Which column of SQL_TYPES is the destination's (DuckDB takes the Postgres type names).
-  return SQL_TYPES[NEUTRAL_OF[type]][destinationNamed(dialect).sql.typeNames];
+/** The SQL type of an inferred column in a destination (its adapter's `sql.typeNames` says which column of SQL_TYPES). */
+export function sqlTypeOf(type: LogicalType, typeNames: DestinationAdapter<DestinationName>['sql']['typeNames']): string {
+  return SQL_TYPES[NEUTRAL_OF[type]][typeNames];
 }
 
 // ISO 8601 date-time in UTC (`Z`) with seconds: the one form SQLite (text), Postgres and DuckDB (timestamptz)

@@ -14,6 +14,8 @@ import { DuckDBEngineError, engineErrorKind } from './engine-errors.js';
 import { baselineDdl, DUCKDB_SCHEMA_STEPS, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
 import { olderFormat, rewriteFormat } from './rewrite-format.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { duckdbDestination } from './index.js';
 import { blockCounts, needsCompaction } from './compact.js';
 
 interface OpenFile {
@@ -387,6 +389,7 @@ export async function openDuckDatabase(file: string, url: string): Promise<DuckD
   }
   return {
     dialect: 'duckdb',
+    adapter: duckdbDestination,
     url: url.trim(),
     file: full,
     session: (fn) => duckSession(full, fn),

@@ -10,7 +10,10 @@ export interface DuckSessionHolder {
   session<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
 }
 
-export function duckOf(db: ExportDatabase): DuckSessionHolder {
+/** What DuckDB's readers need of a handle: its session (the adapter is not asked here). */
+type DuckHandle = Pick<ExportDatabase, 'dialect' | 'session'>;
+
+export function duckOf(db: DuckHandle): DuckSessionHolder {
   if (db.dialect !== 'duckdb' || !db.session) throw new Error('export: database says dialect "duckdb" but has no DuckDB session');
   return { session: db.session };
 }
@@ -61,7 +64,7 @@ function converterFor(typeId: number): Converter {
  * Streams a query's rows in batches. The session (and with it the file's lock) is held until the last batch is
  * taken or the consumer stops; memory holds one DuckDB chunk (2,048 rows) and one batch.
  */
-export async function* duckBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+export async function* duckBatches(db: DuckHandle, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
   const { conn, end } = await holdSession(duckOf(db));
   let result: DuckDBResult | undefined;
   let exhausted = false;

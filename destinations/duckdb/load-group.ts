@@ -15,7 +15,7 @@
 import type { Scalar } from '../../db/flatten/values.js';
 import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect } from '../../db/load-group.js';
 import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/load-rows.js';
-import { insertRawResponsesDuckdb } from '../../db/raw-responses.js';
+import { insertRawResponsesDuckdb } from './raw-responses.js';
 import { quoteIdent, type Tx } from '../../db/sql.js';
 import { TABLE_META, type DataTableName } from '../../db/tables.js';
 import { asDuckTx, duckListType, duckUnnest, loadListTypes, type DuckParam, type DuckTx } from './tx.js';

@@ -1,4 +1,4 @@
-// Probing a DuckDB destination file without opening it (moved from db/connect.ts).
+// Probing a DuckDB destination file without opening it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { existingDatabaseFile } from '../file-probe.js';

@@ -1,9 +1,11 @@
 // DuckDB opened for reading only (the console, the report): `access_mode: READ_ONLY`, and the project's cross-process
 // file lock (file-lock.ts) taken like a worker's load does; a worker waiting for the file gets it after the page is
-// read (moved from console/source.ts).
+// read.
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { ReadOnlySource, Reader, Row } from '../../console/source.js';
-import { mustExist, SourceError } from '../../console/source.js';
+import type { ReadOnlySource, Reader, Row } from '../contract.js';
+import { mustExist, SourceError } from '../read-only-errors.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { duckdbDestination } from './index.js';
 
 
 /** How long a DuckDB file stays open after a read (unless a worker waits for it). */
@@ -62,16 +64,18 @@ export async function openDuckReadOnly(file: string, url: string): Promise<ReadO
   }
   return {
     dialect: 'duckdb',
+    adapter: duckdbDestination,
     url: url.trim(),
     read: (fn) =>
       session((conn) =>
         fn({
           dialect: 'duckdb',
+          adapter: duckdbDestination,
           ph: (n) => `$${n}`,
           all: async (sql, params = []) => (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Row[],
         }),
       ),
-    exportDatabase: () => ({ dialect: 'duckdb', session }),
+    exportDatabase: () => ({ dialect: 'duckdb', adapter: duckdbDestination, session }),
     close: async () => {
       await queue.catch(() => {});
       closeNow();

@@ -7,6 +7,8 @@ import type { DuckDBConnection, DuckDBListType, DuckDBPreparedStatement } from '
 import type { Scalar } from '../../db/flatten/values.js';
 import type { Param, Tx } from '../../db/sql.js';
 import { engineErrorKind } from './engine-errors.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { duckdbDestination } from './index.js';
 
 /** Element types a list parameter is bound as. */
 export type DuckListType = 'BIGINT' | 'DOUBLE' | 'BOOLEAN' | 'VARCHAR';
@@ -153,6 +155,7 @@ export function duckTx(conn: DuckDBConnection): DuckTx {
   };
   return {
     dialect: 'duckdb',
+    adapter: duckdbDestination,
     ph: (n) => `$${n}`,
     run,
     all,

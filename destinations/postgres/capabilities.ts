@@ -1,4 +1,4 @@
-// What the postgres destination can do (destinations/types.ts DestinationCapabilities): a module of its own, light, so
+// What the postgres destination can do (destinations/contract.ts DestinationCapabilities): a module of its own, light, so
 // that naming and validation read it without loading the adapter.
 import type { DestinationCapabilities } from '../contract.js';
 

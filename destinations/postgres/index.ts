@@ -28,7 +28,7 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
   fileOf: () => undefined,
   async open(parsed, _url, opts) {
     const { openPostgres } = await import('./open.js');
-    const { pgPoolSize } = await import('../../db/connect.js');
+    const { pgPoolSize } = await import('./pool-size.js');
     return openPostgres(parsed.url, opts.poolSize ?? pgPoolSize());
   },
   async probe(parsed, opts) {

@@ -7,7 +7,7 @@ import type { Scalar } from '../../db/flatten/values.js';
 import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect, type UpsertEntry } from '../../db/load-group.js';
 import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/load-rows.js';
 import { unnestRows, unnestRowsInOrder } from './arrays.js';
-import { insertRawResponsesPostgres } from '../../db/raw-responses.js';
+import { insertRawResponsesPostgres } from './raw-responses.js';
 import { quoteIdent, type Tx } from '../../db/sql.js';
 import { TABLE_META, type DataTableName } from '../../db/tables.js';
 

@@ -1,12 +1,14 @@
-// Opening, migrating and probing a Postgres destination (moved from db/connect.ts).
+// Opening, migrating and probing a Postgres destination.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import * as pgSchema from './schema.js';
-import type { PostgresDatabase } from '../../db/connect.js';
+import type { PostgresDatabase } from '../contract.js';
 import { redactDatabaseUrl } from '../../db/url.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { postgresDestination } from './index.js';
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -44,6 +46,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Postg
   let closed = false;
   return {
     dialect: 'postgres',
+    adapter: postgresDestination,
     url: safeUrl,
     drizzle: drizzlePg({ client: pool, schema: pgSchema }),
     pool,

@@ -9,7 +9,7 @@
 //   its search path and nothing else; the destination user creates it on the first such check (a superuser or a
 //   CREATEROLE user can). A privileged user that cannot make it gets the check refused with what to do.
 import type { PoolClient } from 'pg';
-import type { PostgresDatabase } from '../../db/connect.js';
+import type { PostgresDatabase } from '../contract.js';
 
 export const CHECK_READER_ROLE = 'scrape_etl_check_reader';
 

@@ -1,9 +1,11 @@
 // Postgres opened for reading only (the console, the report): every session starts with
-// `default_transaction_read_only = on`, so even a statement sent by mistake fails (moved from console/source.ts).
+// `default_transaction_read_only = on`, so even a statement sent by mistake fails.
 import type pg from 'pg';
 import { redactDatabaseUrl } from '../../db/url.js';
-import type { ReadOnlySource, Reader, Row } from '../../console/source.js';
-import { mustExist, SourceError } from '../../console/source.js';
+import type { ReadOnlySource, Reader, Row } from '../contract.js';
+import { mustExist, SourceError } from '../read-only-errors.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { postgresDestination } from './index.js';
 
 export async function openPostgresReadOnly(url: string): Promise<ReadOnlySource> {
   const { default: pgModule } = await import('pg');
@@ -27,13 +29,14 @@ export async function openPostgresReadOnly(url: string): Promise<ReadOnlySource>
   }
   return {
     dialect: 'postgres',
+    adapter: postgresDestination,
     url: safe,
     read: async (fn) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN READ ONLY');
         try {
-          return await fn({ dialect: 'postgres', ph: (n) => `$${n}`, all: async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[] });
+          return await fn({ dialect: 'postgres', adapter: postgresDestination, ph: (n) => `$${n}`, all: async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[] });
         } finally {
           await client.query('ROLLBACK').catch(() => {});
         }
@@ -41,7 +44,7 @@ export async function openPostgresReadOnly(url: string): Promise<ReadOnlySource>
         client.release();
       }
     },
-    exportDatabase: () => ({ dialect: 'postgres', pool }),
+    exportDatabase: () => ({ dialect: 'postgres', adapter: postgresDestination, pool }),
     close: async () => {
       await pool.end();
     },

@@ -3,6 +3,8 @@
 import type pg from 'pg';
 import { hexDigest } from '../../db/hash.js';
 import { inSavepoint, type Param, type Tx } from '../../db/sql.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { postgresDestination } from './index.js';
 
 function pgParams(params: readonly Param[]): Array<string | number | boolean | null> {
   return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
@@ -23,6 +25,7 @@ function pgTx(client: pg.PoolClient): Tx {
   const query = (sql: string, params: readonly Param[]) => inTurn(() => client.query({ name: named(sql), text: sql, values: pgParams(params) }));
   return {
     dialect: 'postgres',
+    adapter: postgresDestination,
     ph: (n) => `$${n}`,
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
     all: async (sql, params) => (await query(sql, params)).rows,

@@ -27,6 +27,10 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     const { openSqlite } = await import('./open.js');
     return openSqlite(parsed.file, url);
   },
+  async readCurrent(parsed, fn) {
+    const { readSqlite } = await import('./read-only.js');
+    return readSqlite(parsed.file, fn);
+  },
   async probe(parsed) {
     const { probeSqlite } = await import('./open.js');
     probeSqlite(parsed.file);
@@ -62,7 +66,11 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     columnsSql: (ph1) => `SELECT name, type, ("notnull" = 1 OR pk > 0) AS not_null FROM pragma_table_info(${ph1}) ORDER BY cid`,
     primaryKeySql: (ph1) => `SELECT name FROM pragma_table_info(${ph1}) WHERE pk > 0 ORDER BY pk`,
   },
-  exportReader: lazyExportReader(exportReader, { valueForms: 'sqlite', columnKind: (type) => ({ declared: type, kind: sqliteKind(type) }) }),
+  exportReader: lazyExportReader(exportReader, {
+    valueForms: 'sqlite',
+    columnKind: (type) => ({ declared: type, kind: sqliteKind(type) }),
+    csvThreads: () => import('./csv-threads.js'),
+  }),
   // SQLite writes each row as a CSV record for DuckDB's CSV reader and Parquet writer: no cell as a JavaScript value.
   parquetCopy: async () => (await import('./parquet.js')).copySqliteParquet,
   async readOnlyQuery(db, query, o) {

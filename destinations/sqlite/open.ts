@@ -1,4 +1,4 @@
-// Opening, migrating and probing an SQLite destination file (moved from db/connect.ts).
+// Opening, migrating and probing an SQLite destination file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,8 +6,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import * as sqliteSchema from './schema.js';
-import type { SqliteDatabase } from '../../db/connect.js';
+import type { SqliteDatabase } from '../contract.js';
 import { existingDatabaseFile } from '../file-probe.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { sqliteDestination } from './index.js';
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -38,6 +40,7 @@ export function openSqlite(file: string, url: string): SqliteDatabase {
   const db = drizzleSqlite({ client: sqlite, schema: sqliteSchema });
   return {
     dialect: 'sqlite',
+    adapter: sqliteDestination,
     url: url.trim(),
     drizzle: db,
     sqlite,

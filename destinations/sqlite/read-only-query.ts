@@ -2,7 +2,7 @@
 // worker thread, terminated at the timeout (better-sqlite3 is synchronous and has no interrupt, so a runaway query
 // would otherwise freeze the worker's event loop).
 import { Worker } from 'node:worker_threads';
-import type { SqliteDatabase } from '../../db/connect.js';
+import type { SqliteDatabase } from '../contract.js';
 
 const SQLITE_WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');

@@ -1,8 +1,10 @@
 // SQLite opened for reading only (the console, the report): better-sqlite3 `readonly: true` (the file is opened
-// O_RDONLY) and `PRAGMA query_only = ON` (moved from console/source.ts).
+// O_RDONLY) and `PRAGMA query_only = ON`.
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ReadOnlySource, Reader, Row } from '../../console/source.js';
-import { mustExist, SourceError } from '../../console/source.js';
+import type { ReadOnlySource, Reader, Row } from '../contract.js';
+import { mustExist, SourceError } from '../read-only-errors.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { sqliteDestination } from './index.js';
 
 export async function openSqliteReadOnly(file: string, url: string): Promise<ReadOnlySource> {
   const full = mustExist(file, 'sqlite');
@@ -20,6 +22,7 @@ export async function openSqliteReadOnly(file: string, url: string): Promise<Rea
   let queue: Promise<unknown> = Promise.resolve();
   const reader: Reader = {
     dialect: 'sqlite',
+    adapter: sqliteDestination,
     ph: () => '?',
     all: async (sql, params = []) => {
       let stmt = statements.get(sql);
@@ -39,6 +42,7 @@ export async function openSqliteReadOnly(file: string, url: string): Promise<Rea
   };
   return {
     dialect: 'sqlite',
+    adapter: sqliteDestination,
     url: url.trim(),
     // One snapshot for the page's queries: a deferred BEGIN takes no write lock (loads go on in WAL mode).
     // Pages are read one after another: one connection holds one transaction, and two requests interleaving
@@ -55,7 +59,7 @@ export async function openSqliteReadOnly(file: string, url: string): Promise<Rea
       queue = run;
       return run;
     },
-    exportDatabase: () => ({ dialect: 'sqlite', sqlite: db }),
+    exportDatabase: () => ({ dialect: 'sqlite', adapter: sqliteDestination, sqlite: db }),
     close: async () => {
       if (db.open) db.close();
     },

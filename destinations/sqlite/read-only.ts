@@ -1,19 +1,14 @@
 // A destination opened only to read it, for the commands that answer from it at once (status, history, schema
 // show): a SQLite file opened read-only with better-sqlite3 alone, neither drizzle nor its migrator nor pg loaded,
 // and nothing written (no WAL switch, no migration). Only a database whose migrations are all applied is read this
-// way; an older one (or another dialect) goes through db/connect.ts openDatabase, which brings it up to date.
+// way; an older one (or another dialect) goes through destinations/open.ts openDatabase, which brings it up to date.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Param } from '../../db/sql.js';
-import type { DestinationName } from '../contract.js';
+import type { QueryReader } from '../contract.js';
 
-/** What the readers need of a transaction (db/sql.ts Tx): placeholders and queries. */
-export interface Reader {
-  readonly dialect: DestinationName;
-  ph(n: number): string;
-  all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
-}
+/** What the readers need of a transaction: placeholders and queries. */
+export type Reader = QueryReader;
 
 const JOURNAL = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations', 'meta', '_journal.json');
 

@@ -2,6 +2,8 @@
 // waiting on the event loop, and savepoints (moved from db/sql.ts).
 import type BetterSqlite3 from 'better-sqlite3';
 import { inSavepoint, type Param, type Tx } from '../../db/sql.js';
+// The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
+import { sqliteDestination } from './index.js';
 
 const sqliteStatements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
 const sqliteLocks = new WeakMap<BetterSqlite3.Database, Promise<unknown>>();
@@ -39,6 +41,7 @@ export function sqliteTx(db: BetterSqlite3.Database, schemaVersion?: string): Tx
   const versions = new Map<string, string>();
   return {
     dialect: 'sqlite',
+    adapter: sqliteDestination,
     ph: () => '?',
     run: async (sql, params) => sqliteStatement(db, sql).run(...sqliteParams(params)).changes,
     all: async (sql, params) => sqliteStatement(db, sql).all(...sqliteParams(params)) as Array<Record<string, unknown>>,

@@ -16,6 +16,7 @@ import { cellFormatter, numbersAsIs } from '../cells.js';
 import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
+import type { CsvSettings } from '../../destinations/contract.js';
 import { holdYoungGeneration } from '../young-generation.js';
 
 export const csvWriter: FormatWriter = {
@@ -69,7 +70,7 @@ export class DoubleBufferedFile {
     if (this.used >= FLUSH_BYTES) await this.flush();
   }
 
-  /** Bytes already encoded (by an export thread, see export/csv-parallel.ts), copied in like text. */
+  /** Bytes already encoded (by an export thread, see destinations/sqlite/csv-threads.ts), copied in like text. */
   async appendBytes(bytes: Uint8Array): Promise<void> {
     if (this.used + bytes.length > this.buffers[this.current]!.length) {
       if (this.used > 0) await this.flush();
@@ -141,7 +142,7 @@ const FORMATTED_NUMBER_CHARS = /[0-9A-Za-z.:+\-]/;
 /**
  * The CSV text of a table's header and of its batches of rows, for these columns and settings: the per-column
  * choices are made once here, and `rows` is called once per batch (in this thread, or in an export thread of
- * export/csv-parallel.ts; both write the same bytes).
+ * destinations/sqlite/csv-threads.ts; both write the same bytes).
  */
 export interface CsvEncoder {
   /** The header record, after the byte order mark when asked for. */
@@ -150,7 +151,7 @@ export interface CsvEncoder {
   rows(batch: RawRow[]): string;
 }
 
-export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: FormatSettings): CsvEncoder {
+export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: CsvSettings): CsvEncoder {
   const opts = stringifyOptions(settings);
   const recordDelimiter = opts.record_delimiter as string;
   const delimiter = settings.delimiter;

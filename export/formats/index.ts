@@ -3,6 +3,7 @@
 // the Parquet or XLSX libraries.
 import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
+import type { CsvSettings } from '../../destinations/contract.js';
 
 export const EXPORT_FORMATS = ['csv', 'parquet', 'jsonl', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -10,15 +11,9 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 /** The file name extension of each format, used by the default file name template. */
 export const FORMAT_EXTENSIONS: Record<ExportFormat, string> = { csv: 'csv', parquet: 'parquet', jsonl: 'jsonl', xlsx: 'xlsx' };
 
-export interface FormatSettings {
+/** A file's settings: the format, and the CSV settings (destinations/contract.ts CsvSettings; XLSX reads neutralizeFormulas). */
+export interface FormatSettings extends CsvSettings {
   format: ExportFormat;
-  /** CSV only. */
-  delimiter: string;
-  bom: boolean;
-  nullText: string;
-  lineEnding: 'crlf' | 'lf';
-  /** CSV and XLSX. */
-  neutralizeFormulas: boolean;
 }
 
 export interface WriteJob {

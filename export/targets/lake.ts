@@ -25,7 +25,6 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quoteIdent, valueDialect, type ExportDatabase } from '../database.js';
-import { destinationOf } from '../../destinations/index.js';
 import { exportableTables, exportTablesReport, type ExportReport } from '../export.js';
 import { FORMAT_EXTENSIONS, type ExportFormat } from '../formats/index.js';
 import { typeColumns } from '../typed.js';
@@ -172,7 +171,7 @@ async function exportTable(
   if (last !== null && last.run === o.runId && last.file === manifestUrl) return { table, file: manifestUrl, rows: last.rows };
   const after = await readWatermark(db, wkey, table);
 
-  const dest = destinationOf(db);
+  const dest = db.adapter;
   const params: unknown[] = [o.pipeline];
   let filter = `pipeline = ${dest.sql.ph(1)}`;
   if (after !== null) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../client/json.js';
 import { marketplaceResponseSchema, type ResultRecord } from '../../client/schemas.js';
-import { openDatabase, probeDatabase, type Database } from '../../db/connect.js';
+import { openDatabase, probeDatabase, type Database } from '../../destinations/open.js';
 import { loadBatch, loadBatches, type LoadBatchOptions } from '../../db/load.js';
 import { resultsPage } from '../support/results-page.js';
 import { pruneRawResponses } from '../../db/retention.js';

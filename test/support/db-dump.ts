@@ -1,7 +1,7 @@
 // Reads every table of a scrape-etl database into a dialect-neutral form, so SQLite, Postgres and DuckDB contents
 // can be compared value for value: integers as decimal strings (exact beyond 2^53), booleans as booleans,
 // rows sorted. `loaded_at` and other wall-clock columns are left out.
-import type { Database } from '../../db/connect.js';
+import type { Database } from '../../destinations/contract.js';
 import { duckQuery } from '../../destinations/duckdb/export-reader.js';
 import { DATA_TABLES, TABLE_META, type DataTableName } from '../../db/tables.js';
 

@@ -1,5 +1,5 @@
 // Reads from a DuckDB destination in tests, through its session (the file is only open, and locked, inside one).
-import type { Database } from '../../db/connect.js';
+import type { Database } from '../../destinations/contract.js';
 import { duckQuery } from '../../destinations/duckdb/export-reader.js';
 
 /** Rows as JavaScript values (BIGINT as bigint, TIMESTAMPTZ as Date); `$1` placeholders. */

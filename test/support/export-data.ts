@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import Papa from 'papaparse';
 import { expect } from 'vitest';
 import { exportTables, exportTablesReport } from '../../export/csv.js';
-import type { Database } from '../../db/connect.js';
+import type { Database } from '../../destinations/contract.js';
 import { duckSelect, pgPool } from './duckdb.js';
 import { withTransaction } from '../../db/sql.js';
 

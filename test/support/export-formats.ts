@@ -3,7 +3,7 @@
 // compared with what was inserted, written out here independently of export/.
 import { basename } from 'node:path';
 import { expect } from 'vitest';
-import type { Database } from '../../db/connect.js';
+import type { Database } from '../../destinations/contract.js';
 import { exportTables } from '../../export/export.js';
 import { BIG_ID, exportWatermarks, insertScrapers, scraperRows, type ScraperRow } from './export-data.js';
 import { readJsonlWithPython, readParquetWithPyarrow, readXlsxWithOpenpyxl, type PyValue } from './python-readers.js';

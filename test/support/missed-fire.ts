@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase } from '../../db/connect.js';
+import { openDatabase } from '../../destinations/open.js';
 import { finishPipelineRun, recordDidNotRun, startPipelineRun } from '../../db/pipeline-runs.js';
 
 export const MISSED_PIPELINE = 'missed-shop';

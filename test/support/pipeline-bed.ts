@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDatabase, type Database } from '../../db/connect.js';
+import { openDatabase, type Database } from '../../destinations/open.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { testPostgresUrl } from './postgres.js';
 import { startInProcessWorker, startTestTemporal, type InProcessWorker, type TestTemporal } from './temporal.js';

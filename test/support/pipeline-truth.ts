@@ -1,7 +1,7 @@
 // Expected table contents for pipeline tests, computed from the simulator's ground truth through the pure
 // flatteners, and compared with what a workflow loaded: same rows, no missing and no duplicate, lineage aside.
 import { expect } from 'vitest';
-import type { Database } from '../../db/connect.js';
+import type { Database } from '../../destinations/contract.js';
 import { stringifyJson } from '../../client/json.js';
 import type { ResultRecord } from '../../client/schemas.js';
 import { contentTableName } from '../../db/evolve/names.js';

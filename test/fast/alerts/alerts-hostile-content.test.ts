@@ -14,7 +14,7 @@ import { createMetrics } from '../../../activities/metrics.js';
 import { readNotifyConfig } from '../../../activities/notify-config.js';
 import { jsonMessage, slackMessage, type RunFacts } from '../../../activities/notify-messages.js';
 import { evaluateWatches } from '../../../checks/watch.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { withTransaction } from '../../../db/sql.js';
 import type { PipelineSpec } from '../../../pipelines/spec.js';
 import { startLocalServer, type LocalServer } from '../../support/local-server.js';

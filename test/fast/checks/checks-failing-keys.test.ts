@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateChecks, recordCheckResults } from '../../../checks/evaluate.js';
 import { MAX_ALERT_FAILING_KEYS, selectFailedChecks } from '../../../checks/read.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { withReadTransaction, withTransaction } from '../../../db/sql.js';
 import type { CheckSpec } from '../../../pipelines/spec.js';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateChecks } from '../../../checks/evaluate.js';
 import { ExpressionError, columnsOf, parseExpression, toSql } from '../../../checks/expression.js';
 import { runReadOnlyQuery } from '../../../checks/sql-readonly.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { withTransaction } from '../../../db/sql.js';
 import { PipelineFileError } from '../../../pipelines/errors.js';
 import { parsePipelineText } from '../../../pipelines/loader.js';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { duckBatches } from '../../../destinations/duckdb/export-reader.js';
 import { DuckDBEngineError } from '../../../destinations/duckdb/engine-errors.js';
 import { awaitNoInstance, closeInstance, collectGarbage, heldByThisProcess } from '../../../destinations/duckdb/instances.js';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { readRegistry } from '../../../db/evolve/registry.js';
 import { withTransaction, type Tx } from '../../../db/sql.js';
 

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { countRowsOfRun, sumTokenUsageOfRun } from '../../../db/pipeline-runs.js';
 import { landedRequestKeys } from '../../../db/raw-responses.js';
 

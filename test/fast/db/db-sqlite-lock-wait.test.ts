@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { countRowsOfRun, sumTokenUsageOfRun } from '../../../db/pipeline-runs.js';
 import { withTransaction } from '../../../db/sql.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
-import { openDatabase, type Database, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type Database, type SqliteDatabase } from '../../../destinations/open.js';
 import { evolveFixedTables } from '../../../db/evolve/fixed-tables.js';
 import { OPEN_FIELDS, type RowsByTable } from '../../../db/flatten/values.js';
 import { loadBatch, loadBatches } from '../../../db/load.js';

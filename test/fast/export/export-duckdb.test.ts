@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { openDatabase, type DuckDatabase } from '../../../db/connect.js';
+import { openDatabase, type DuckDatabase } from '../../../destinations/open.js';
 import { withTransaction } from '../../../db/sql.js';
 import { checkIncrementalExports } from '../../support/export-data.js';
 import { checkDeclaredTypesParquet, checkTypedFormats } from '../../support/export-formats.js';

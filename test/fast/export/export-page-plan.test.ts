@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { rowidPageSql, sqliteRowidPages } from '../../../destinations/sqlite/pages.js';
 import type { TableQuery } from '../../../export/rows.js';

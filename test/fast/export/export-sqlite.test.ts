@@ -3,7 +3,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { exportTables } from '../../../export/csv.js';
 import { BIG_ID, byId, expectedById, insertScrapers, readCsv, scraperRows, waitForPartialFile, TRICKY_TEXT, checkIncrementalExports, exportWatermarks } from '../../support/export-data.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { exportTables } from '../../../export/csv.js';
 import { holdYoungGeneration } from '../../../export/young-generation.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
@@ -88,7 +88,7 @@ describe('CSV export and the young generation', () => {
 
   it('a hold taken after a worker thread started holds, though the thread set the V8 flags back', () => {
     // In a process of its own (the flag is process-wide, and this one's young generation has grown already):
-    // an export holds, a threaded export starts its thread and holds too (as csv-parallel.ts does once its
+    // an export holds, a threaded export starts its thread and holds too (as destinations/sqlite/csv-threads.ts does once its
     // threads are up), then the calling thread allocates as an export does. Before every hold set the flag again,
     // the second hold changed nothing and the young generation grew to its maximum.
     const module = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'export', 'young-generation.ts');

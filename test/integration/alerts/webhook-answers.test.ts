@@ -15,7 +15,7 @@ import { readNotifyConfig } from '../../../activities/notify-config.js';
 import { deliverWebhook } from '../../../activities/webhook-post.js';
 import { FreshnessWatch } from '../../../cli/up/freshness-watch.js';
 import { atStart } from '../../../cli/up/schedule-watch.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
 import { parsePipelineText } from '../../../pipelines/loader.js';
 import { runCli } from '../../support/cli.js';

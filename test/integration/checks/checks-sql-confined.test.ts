@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateChecks, listCheckResults, recordCheckResults, MAX_FAILING_KEYS_BYTES } from '../../../checks/evaluate.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { withTransaction } from '../../../db/sql.js';
 import type { CheckSpec } from '../../../pipelines/spec.js';
 import { testPostgresUrl } from '../../support/postgres.js';

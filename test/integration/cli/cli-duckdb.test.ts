@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { DATA_TABLES } from '../../../db/tables.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { ensureDevServer } from '../../../temporal/dev-server.js';

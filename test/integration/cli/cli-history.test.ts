@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScraperClient } from '../../../client/index.js';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { runCli } from '../../support/cli.js';
 import { JOB_SCHEMA } from '../../support/job-schema.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
 import { CLI } from '../../support/cli.js';
 

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { probeDatabase } from '../../../db/connect.js';
+import { probeDatabase } from '../../../destinations/open.js';
 import { stopDevServer } from '../../../temporal/dev-server.js';
 import { runCli } from '../../support/cli.js';
 import { testPostgresUrl } from '../../support/postgres.js';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { ensureDevServer } from '../../../temporal/dev-server.js';

@@ -18,7 +18,7 @@ import { testDatabaseUrl, type TestDialect } from '../../support/destinations.js
 import { JOB_SCHEMA } from '../../support/job-schema.js';
 import { productUrl } from '../../support/pipeline-specs.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { withTransaction } from '../../../db/sql.js';
 
 const TOKEN = 'console-dialects-token';

@@ -12,7 +12,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../../console/server.js';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { launchBrowser, withScreenshotOnFailure } from '../../support/browser.js';
 import { CLI, REPO_ROOT } from '../../support/cli.js';
 

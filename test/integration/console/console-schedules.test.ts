@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type RunningConsole } from '../../../console/server.js';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
 import { loadPipelineFile } from '../../../pipelines/loader.js';
 import { applyScheduleChanges } from '../../../cli/schedules.js';

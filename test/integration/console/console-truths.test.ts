@@ -11,7 +11,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type RunningConsole } from '../../../console/server.js';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
 import { recordCheckResults } from '../../../checks/evaluate.js';
 import { launchBrowser, withScreenshotOnFailure } from '../../support/browser.js';

@@ -394,7 +394,7 @@ describe('degrading and optional tables', () => {
     await db.backup(copy);
     const run = lastRun('jobs-remote-typescript');
     // The table the checks feature made (db/schema/definition.ts), written by its own writer, as a run leaves it.
-    const { openDatabase } = await import('../../../db/connect.js');
+    const { openDatabase } = await import('../../../destinations/open.js');
     const { recordCheckResults } = await import('../../../checks/evaluate.js');
     const w = await openDatabase(`sqlite:${copy}`);
     try {

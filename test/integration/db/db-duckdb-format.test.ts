@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { SCHEMA_VERSION_TABLE } from '../../../destinations/duckdb/ddl.js';
 import { loadBatch, loadBatches } from '../../../db/load.js';
 import { TABLES, type AnyTableDef } from '../../../db/schema/definition.js';

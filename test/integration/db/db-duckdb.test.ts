@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../../client/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
-import { DatabaseConfigError, openDatabase, probeDatabase, type DuckDatabase } from '../../../db/connect.js';
+import { DatabaseConfigError, openDatabase, probeDatabase, type DuckDatabase } from '../../../destinations/open.js';
 import { duckdbDatabaseShapes } from '../../../destinations/duckdb/schema-shapes.js';
 import { lockPathOf, setWaitReporter } from '../../../destinations/duckdb/file-lock.js';
 import { loadBatch } from '../../../db/load.js';
@@ -42,7 +42,7 @@ const batch = (pipeline: string) => ({
 function child(mode: 'load' | 'crash' | 'hold' | 'foreign', url: string, arg: string): { started: Promise<void>; done: Promise<{ code: number | null; signal: string | null; out: string }>; output: () => string } {
   const root = (p: string) => JSON.stringify(path.join(REPO_ROOT, p));
   const script = `import fs from 'node:fs';
-import { openDatabase } from ${root('db/connect.ts')};
+import { openDatabase } from ${root('destinations/open.ts')};
 import { loadBatch } from ${root('db/load.ts')};
 import { parseJson } from ${root('client/json.ts')};
 import { marketplaceResponseSchema } from ${root('client/schemas.ts')};

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
 import { jobBoardResponseSchema, marketplaceResponseSchema, type ResultRecord } from '../../../client/schemas.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { SchemaContractError } from '../../../db/evolve/errors.js';
 import type { SchemaMode } from '../../../db/evolve/registry.js';
 import { loadBatch } from '../../../db/load.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { startSimulator } from '../../../simulator/server.js';
 import { runCli } from '../../support/cli.js';
 import { countRows, dumpDatabase, dumpTable } from '../../support/db-dump.js';

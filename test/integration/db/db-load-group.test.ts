@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { loadBatch, loadBatches, loadGroups, writeBatch, type LoadBatchesResult, type LoadBatchOptions } from '../../../db/load.js';
 import { GroupChangesSchemaAt } from '../../../db/load-group.js';
 import { writeGroupDuckdb } from '../../../destinations/duckdb/load-group.js';

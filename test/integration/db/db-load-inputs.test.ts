@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { runCli } from '../../support/cli.js';
 import { countRows } from '../../support/db-dump.js';
 import { REAL_FIXTURES } from '../../support/fixtures.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScraperClient } from '../../../client/client.js';
 import { parseJson, stringifyJson } from '../../../client/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../../../client/schemas.js';
-import { openDatabase, type DuckDatabase, type PostgresDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type DuckDatabase, type PostgresDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { loadBatch, loadBatches, type LoadBatchOptions } from '../../../db/load.js';
 import { readRawBody } from '../../../db/raw-responses.js';
 import { withTransaction } from '../../../db/sql.js';

@@ -8,9 +8,10 @@ import pg from 'pg';
 import { createActivityDeps } from '../../../activities/index.js';
 import { parseJson } from '../../../client/json.js';
 import { jobBoardResponseSchema, marketplaceResponseSchema } from '../../../client/schemas.js';
-import { DEFAULT_PG_POOL_SIZE, openDatabase, pgPoolSize, type PostgresDatabase } from '../../../db/connect.js';
+import { DEFAULT_PG_POOL_SIZE, openDatabase, pgPoolSize, type PostgresDatabase } from '../../../destinations/open.js';
 import { loadBatch } from '../../../db/load.js';
-import { MAX_TRANSACTION_ATTEMPTS, withTransaction } from '../../../db/sql.js';
+import { withTransaction } from '../../../db/sql.js';
+import { MAX_TRANSACTION_ATTEMPTS } from '../../../destinations/postgres/tx.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 import { REAL_FIXTURES } from '../../support/fixtures.js';
 

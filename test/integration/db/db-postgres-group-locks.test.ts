@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { stringifyJson } from '../../../client/json.js';
 import { jobBoardResponseSchema, marketplaceResponseSchema } from '../../../client/schemas.js';
-import { openDatabase, type PostgresDatabase } from '../../../db/connect.js';
+import { openDatabase, type PostgresDatabase } from '../../../destinations/open.js';
 import { flattenJobBoard, flattenMarketplace } from '../../../db/flatten/index.js';
 import { loadBatches, type LoadBatchOptions } from '../../../db/load.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';

@@ -3,7 +3,7 @@
 // worker process with an unhandled 'error' event on the pg client; the pool then serves new connections. Found by
 // the production-topology test (test/integration/temporal/topology-postgres.test.ts), where a worker died when the warehouse restarted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { startPostgresCluster, type PostgresCluster } from '../../support/postgres.js';
 
 let cluster: PostgresCluster;

@@ -12,7 +12,7 @@ import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson, gene
 import { getTableConfig as pgConfig, type PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteConfig, sqliteTable, integer, text, unique, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { openDatabase, parseDatabaseUrl, redactDatabaseUrl, type Database } from '../../../db/connect.js';
+import { openDatabase, parseDatabaseUrl, redactDatabaseUrl, type Database } from '../../../destinations/open.js';
 import { finishPipelineRun, getPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
 import { pgTableFrom, sqliteTableFrom } from '../../../db/schema/build.js';
 import { SQL_TYPES, TABLE_NAMES, TABLES, type AnyTableDef, type ColumnsDef } from '../../../db/schema/definition.js';
@@ -301,7 +301,7 @@ const DRIFTED_WATERMARKS = altered('sync_watermarks', {
 
 /** Opens the same database from `n` separate node processes at the same moment. */
 function openFromProcesses(url: string, n: number): Promise<string[]> {
-  const script = `import { openDatabase } from ${JSON.stringify(path.join(REPO_ROOT, 'db', 'connect.ts'))};
+  const script = `import { openDatabase } from ${JSON.stringify(path.join(REPO_ROOT, 'destinations', 'open.ts'))};
 const db = await openDatabase(process.argv[1]); await db.close(); process.stdout.write('ok');`;
   return Promise.all(
     Array.from({ length: n }, () =>

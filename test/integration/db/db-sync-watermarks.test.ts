@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitSyncWatermark, readSyncWatermark } from '../../../db/sync-watermarks.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 import { duckSelect } from '../../support/duckdb.js';
 import { testDatabaseUrl } from '../../support/destinations.js';

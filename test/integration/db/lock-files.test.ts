@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import { lockPathOf, otherProcessesWaiting, setWaitReporter } from '../../../destinations/duckdb/file-lock.js';
 import { acquireLockFile } from '../../../lib/file-lock.js';
 import { ownRecord } from '../../../lib/lock-owner.js';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyRetention } from '../../../activities/retention.js';
 import type { JobBoardResponse } from '../../../client/index.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { loadBatch } from '../../../db/load.js';
 import { startPipelineRun as startRunRow } from '../../../db/pipeline-runs.js';
 import { readRawBody } from '../../../db/raw-responses.js';

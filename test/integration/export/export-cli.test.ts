@@ -5,7 +5,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { exportTables } from '../../../export/csv.js';
 import { CLI, REPO_ROOT, runCli } from '../../support/cli.js';
 import { BIG_ID, byId, expectedById, insertScrapers, readCsv, scraperRows, waitForPartialFile } from '../../support/export-data.js';
@@ -130,7 +130,7 @@ describe('scrape-etl export', () => {
     expect(await withDb((db) => db.sqlite.prepare('select count(*) as n from export_watermarks').get())).toEqual({ n: 0 });
 
     const [f] = await withDb((db) => exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'bulk.csv' }));
-    // How many threads wrote it depends on the cores and the table's cells (export/csv-parallel.ts), not on this test.
+    // How many threads wrote it depends on the cores and the table's cells (destinations/sqlite/csv-threads.ts), not on this test.
     const { threads: _threads, ...written } = f!;
     expect(written).toEqual({ table: 'scrapers', file: final, rows: 400000 });
     expect(await readdir(out)).toEqual(['bulk.csv']);

@@ -1,4 +1,4 @@
-// CSV export of a large SQLite table on several threads (export/csv-parallel.ts): the file must be byte for byte the
+// CSV export of a large SQLite table on several threads (destinations/sqlite/csv-threads.ts): the file must be byte for byte the
 // single-threaded export's, whatever the rowids look like, for every CSV setting; incremental exports must move the
 // watermark the same way; all threads must read one snapshot, even while another process rewrites the table; and an
 // abort or a thread's error must leave no file and no thread behind.
@@ -9,15 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
+import { destinationNamed } from '../../../destinations/index.js';
 import { exportTables, type ExportOptions } from '../../../export/csv.js';
 import type { ColumnHints } from '../../../export/columns.js';
-import { csvThreadsFor, exportThreadMinCells } from '../../../export/csv-parallel.js';
+import { csvThreadsFor, exportThreadMinCells } from '../../../destinations/sqlite/csv-threads.js';
 import { readWatermark } from '../../../export/watermarks.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
 
 const TEXTS = ['plain', '', 'a,b', 'say "hi"', 'line\nbreak', 'crlf\r\n', '=1+1', '-x', '@sum', 'Zürich', '東京', '😀,"', 'NULL'];
-// 60,000 rows x 11 columns: under the default threshold (4M cells, csv-parallel.ts), so this file lowers it to
+// 60,000 rows x 11 columns: under the default threshold (4M cells, destinations/sqlite/csv-threads.ts), so this file lowers it to
 // 500,000 (SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS, read at each export) and the threads are used; the default is checked
 // on its own below.
 const ROWS = 60_000;
@@ -86,7 +87,7 @@ describe('CSV export on threads (SQLite)', () => {
     const memory = new BetterSqlite3(':memory:');
     memory.exec('create table events (label text)');
     memory.exec(`insert into events with recursive n(i) as (select 1 union all select i + 1 from n where i < 60000) select 'x' from n`);
-    expect(csvThreadsFor({ dialect: 'sqlite', sqlite: memory }, QUERY, 11, 2)).toBe(0);
+    expect(csvThreadsFor({ dialect: 'sqlite', adapter: destinationNamed('sqlite'), sqlite: memory }, QUERY, 11, 2)).toBe(0);
     memory.close();
   });
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { openDatabase, type PostgresDatabase } from '../../../db/connect.js';
+import { openDatabase, type PostgresDatabase } from '../../../destinations/open.js';
 import { checkDeclaredTypesParquet, checkTypedFormats } from '../../support/export-formats.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 

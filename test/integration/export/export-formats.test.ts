@@ -5,7 +5,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
+import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { exportTables, exportTablesReport } from '../../../export/export.js';
 import { EXPORT_FORMATS, loadFormatWriter, type FormatSettings } from '../../../export/formats/index.js';
 import { EXCEL_MAX_DATA_ROWS } from '../../../export/formats/xlsx.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, ListPartsCommand, S3Client } from '@aws-sdk/client-s3';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../db/connect.js';
+import { openDatabase } from '../../../destinations/open.js';
 import type { LakeManifest } from '../../../export/targets/lake.js';
 import { CLI, runCli } from '../../support/cli.js';
 import { readLakeWithPyarrow } from '../../support/lake-readers.js';

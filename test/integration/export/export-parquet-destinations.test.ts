@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
 import { marketplaceResponseSchema, type ResultRecord } from '../../../client/schemas.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { loadBatch } from '../../../db/load.js';
 import { resultsPage } from '../../support/results-page.js';
 import { exportTables } from '../../../export/export.js';

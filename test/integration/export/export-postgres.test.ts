@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type PostgresDatabase } from '../../../db/connect.js';
+import { openDatabase, type PostgresDatabase } from '../../../destinations/open.js';
 import { exportTables } from '../../../export/csv.js';
 import { checkIncrementalExports, readCsv } from '../../support/export-data.js';
 import { testPostgresUrl } from '../../support/postgres.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../../client/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { loadBatch } from '../../../db/load.js';
 import { exportTables } from '../../../export/csv.js';
 import { exportTables as exportAnyFormat } from '../../../export/export.js';

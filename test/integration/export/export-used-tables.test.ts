@@ -53,7 +53,7 @@ describe('export without --pipeline', () => {
     // A load creates every table of the model; its rows are then deleted, leaving every data table empty.
     const made = await runCli(['load', 'marketplace', path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'), '--db', empty, '--pipeline', 'gone']);
     expect(made.code, made.stderr).toBe(0);
-    const { openDatabase } = await import('../../../db/connect.js');
+    const { openDatabase } = await import('../../../destinations/open.js');
     const db = await openDatabase(empty);
     try {
       if (db.dialect !== 'sqlite') throw new Error('sqlite expected');

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { isLosslessNumber } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { contentTableName } from '../../../db/evolve/names.js';
 import { PermanentLoadError } from '../../../db/evolve/errors.js';
 import { loadBatch } from '../../../db/load.js';

@@ -12,7 +12,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../client/json.js';
 import { resultsListResponseSchema, type ResultRecord } from '../../../client/index.js';
-import type { Database } from '../../../db/connect.js';
+import type { Database } from '../../../destinations/contract.js';
 import { loadBatch } from '../../../db/load.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startPipelineRun } from '../../../temporal/start.js';

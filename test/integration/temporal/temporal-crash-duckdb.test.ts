@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../../../client/index.js';
-import type { Database } from '../../../db/connect.js';
+import type { Database } from '../../../destinations/contract.js';
 import { lockPathOf } from '../../../destinations/duckdb/file-lock.js';
 import { flattenResultRecords } from '../../../db/flatten/index.js';
 import type { RunningSimulator } from '../../../simulator/server.js';

@@ -5,7 +5,7 @@ import { scraperNameFor } from '../../../activities/scraping-runs.js';
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../../../client/index.js';
-import type { Database } from '../../../db/connect.js';
+import type { Database } from '../../../destinations/contract.js';
 import { flattenResultRecords } from '../../../db/flatten/index.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startPipelineRun } from '../../../temporal/start.js';

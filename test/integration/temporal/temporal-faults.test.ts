@@ -9,7 +9,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketplaceResponseSchema, type ResultRecord } from '../../../client/index.js';
-import type { Database } from '../../../db/connect.js';
+import type { Database } from '../../../destinations/contract.js';
 import { flattenMarketplace, flattenResultRecords } from '../../../db/flatten/index.js';
 import { getPipelineRun } from '../../../db/pipeline-runs.js';
 import { withTransaction } from '../../../db/sql.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../../../client/index.js';
-import type { Database } from '../../../db/connect.js';
+import type { Database } from '../../../destinations/contract.js';
 import { flattenJobBoard, flattenMarketplace, flattenResultRecords } from '../../../db/flatten/index.js';
 import { getPipelineRun } from '../../../db/pipeline-runs.js';
 import type { RunningSimulator } from '../../../simulator/server.js';

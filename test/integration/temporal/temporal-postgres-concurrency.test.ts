@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { marketplaceResponseSchema, type ResultRecord } from '../../../client/index.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { flattenMarketplace, flattenResultRecords } from '../../../db/flatten/index.js';
 import { getPipelineRun } from '../../../db/pipeline-runs.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';

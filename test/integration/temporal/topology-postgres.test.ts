@@ -19,7 +19,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { scraperNameFor } from '../../../activities/scraping-runs.js';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../../../client/index.js';
-import { openDatabase, type Database } from '../../../db/connect.js';
+import { openDatabase, type Database } from '../../../destinations/open.js';
 import { flattenJobBoard, flattenMarketplace, flattenResultRecords } from '../../../db/flatten/index.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { PROGRESS_QUERY, type PipelineProgress } from '../../../temporal/contract.js';

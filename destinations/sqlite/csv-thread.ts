@@ -1,4 +1,4 @@
-// One export thread of export/csv-parallel.ts: reads its share of a SQLite table's rowid pages on a connection of
+// One export thread of destinations/sqlite/csv-threads.ts: reads its share of a SQLite table's rowid pages on a connection of
 // its own, turns them into CSV bytes with the same encoder as a single-threaded export (formats/csv.ts, through
 // csv-pages.ts as the calling thread does for its own share), and hands them to the calling thread, which writes
 // them in rowid order. The protocol, step by step:
@@ -13,13 +13,11 @@
 // connection is closed with it, read transaction and all (test/integration/export/export-csv-parallel.test.ts checkpoints after one).
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { csvEncoder } from './formats/csv.js';
-import { quoteIdent } from '../lib/quote-ident.js';
-import { EXPORT_READER_CACHE } from '../destinations/sqlite/pages.js';
+import { csvEncoder } from '../../export/formats/csv.js';
+import { quoteIdent } from '../../lib/quote-ident.js';
+import { EXPORT_READER_CACHE } from './pages.js';
 import { csvPageBatches } from './csv-pages.js';
-import type { TableQuery } from './rows.js';
-import type { ColumnInfo } from './columns.js';
-import type { FormatSettings } from './formats/index.js';
+import type { ColumnInfo, CsvSettings, TableQuery } from '../contract.js';
 
 export interface CsvThreadData {
   file: string;
@@ -28,7 +26,7 @@ export interface CsvThreadData {
   query: TableQuery;
   /** The columns written; rows may hold one more value (load_id, read for the watermark only). */
   columns: ColumnInfo[];
-  settings: FormatSettings;
+  settings: CsvSettings;
   batchRows: number;
   /** Where load_id is in each row, or -1. */
   loadIdIndex: number;

@@ -15,20 +15,19 @@
 import { open } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { beginImmediate } from '../db/sql.js';
-import { settingsFor } from '../settings/process.js';
-import type { Env } from '../settings/settings.js';
-import { siblingModule, startModuleWorker } from '../lib/module-worker.js';
-import type { ColumnInfo } from './columns.js';
+import { beginImmediate } from './tx.js';
+import { settingsFor } from '../../settings/process.js';
+import type { Env } from '../../settings/settings.js';
+import { siblingModule, startModuleWorker } from '../../lib/module-worker.js';
 import type { CsvThreadData, FromThread, ToThread } from './csv-thread.js';
-import { quoteIdent, sqliteOf, type ExportDatabase } from './database.js';
-import { destinationOf } from '../destinations/index.js';
-import { DoubleBufferedFile, csvEncoder } from './formats/csv.js';
+import { quoteIdent } from '../../export/database.js';
+import type { ColumnInfo, CsvSettings, ExportDatabase, TableQuery, ThreadedCsvJob } from '../contract.js';
+import { sqliteOf } from './handle.js';
+import { hasRowids } from './rowids.js';
+import { DoubleBufferedFile, csvEncoder } from '../../export/formats/csv.js';
 import { csvPageBatches } from './csv-pages.js';
-import { holdYoungGeneration } from './young-generation.js';
-import { EXPORT_READER_CACHE } from '../destinations/sqlite/pages.js';
-import type { FormatSettings } from './formats/index.js';
-import { hasRowids, type TableQuery } from './rows.js';
+import { holdYoungGeneration } from '../../export/young-generation.js';
+import { EXPORT_READER_CACHE } from './pages.js';
 
 /**
  * How long the export waits for the write lock it needs to start the threads' snapshot. A writer that holds it
@@ -69,32 +68,12 @@ export function exportThreadMinCells(env?: Env): number {
  * rowids, and enough cells to pay for starting them.
  */
 export function csvThreadsFor(db: ExportDatabase, query: TableQuery, width: number, threads: number, minCells = exportThreadMinCells()): number {
-  if (threads < 2 || !destinationOf(db).capabilities.parallelExportReaders) return 0;
+  if (threads < 2 || !db.adapter.capabilities.parallelExportReaders) return 0;
   const sqlite = sqliteOf(db);
   if (sqlite.memory || sqlite.readonly || !hasRowids(sqlite, query.table)) return 0;
   // The span in JavaScript: max - min can overflow SQLite's int64 (rowids from -2^63 to 2^63-1).
   const { lo, hi } = sqlite.prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(query.table)}`).safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
   return lo !== null && hi !== null && (hi - lo + 1n) * BigInt(width) >= BigInt(minCells) ? threads : 0;
-}
-
-export interface ThreadedCsvJob {
-  path: string;
-  db: ExportDatabase;
-  query: TableQuery;
-  columns: ColumnInfo[];
-  settings: FormatSettings;
-  threads: number;
-  batchRows: number;
-  loadIdIndex: number;
-  /** After each chunk written: its rows, and the highest load_id among them (null without load_id). */
-  onChunk: (rows: number, maxLoadId: bigint | null) => void;
-  /**
-   * Called every ALIVE_MS while the threads work, as long as one of them sent something in the last STALL_MS:
-   * before the first chunk (threads starting, the lock, the count) and between chunks, a pipeline run's export
-   * heartbeats from here. A thread silent for longer stops the calls, so the activity's heartbeat timeout ends it.
-   */
-  onAlive?: () => void;
-  signal?: AbortSignal;
 }
 
 /**

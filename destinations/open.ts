@@ -2,11 +2,11 @@
 // and how it is opened, migrated and probed is its adapter's (destinations/<name>/); this module is the entry point
 // the rest of the product calls, and holds the database types. SQLite and Postgres apply the committed drizzle-kit
 // migrations (destinations/<engine>/migrations) and record them in drizzle's own `__drizzle_migrations` table.
-import { redactDatabaseUrl } from './url.js';
-import { DESTINATION_NAMES, DESTINATIONS, destinationNamed, destinationOfUrl } from '../destinations/index.js';
-import type { Database, DestinationName, OpenDatabaseOptions, ParsedDatabaseUrl, ProbeDatabaseOptions } from '../destinations/contract.js';
+import { redactDatabaseUrl } from '../db/url.js';
+import { DESTINATION_NAMES, DESTINATIONS, destinationNamed, destinationOfUrl } from './index.js';
+import type { Database, DestinationName, OpenDatabaseOptions, ParsedDatabaseUrl, ProbeDatabaseOptions } from './contract.js';
 
-export type { Database, DuckDatabase, OpenDatabaseOptions, ParsedDatabaseUrl, PostgresDatabase, ProbeDatabaseOptions, SqliteDatabase } from '../destinations/contract.js';
+export type { Database, DuckDatabase, OpenDatabaseOptions, ParsedDatabaseUrl, PostgresDatabase, ProbeDatabaseOptions, SqliteDatabase } from './contract.js';
 
 export type Dialect = DestinationName;
 
@@ -14,7 +14,7 @@ export type Dialect = DestinationName;
 export { defaultDatabaseUrl } from '../settings/process.js';
 
 /** The URL with any password replaced, for messages and logs. */
-export { redactDatabaseUrl } from './url.js';
+export { redactDatabaseUrl } from '../db/url.js';
 
 /** A malformed URL is a DatabaseConfigError: no retry fixes it, and the command line exits 2 (a usage error). */
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
@@ -30,24 +30,11 @@ export function databaseFileOf(parsed: ParsedDatabaseUrl): string | undefined {
   return destinationNamed(parsed.dialect).fileOf(parsed as never);
 }
 
-/**
- * Connections per Postgres pool. A worker opens one pool per destination URL and shares it between all its
- * activities (activities/resources.ts); loads queue for a connection rather than open more, so several workers
- * stay within the server's max_connections (workers x pool size). Ten matches node-postgres's default and keeps
- * a worker's 20 concurrent activities busy, since each transaction holds its connection only while it writes.
- */
-export const DEFAULT_PG_POOL_SIZE: number = defaultOf('pgPoolSize');
+/** Connections per Postgres pool: the Postgres engine's (destinations/postgres/pool-size.ts). */
+export { DEFAULT_PG_POOL_SIZE, pgPoolSize } from './postgres/pool-size.js';
 
-/** SCRAPE_ETL_PG_POOL_SIZE of these settings (an environment's, a test's; default: this process's). */
-export function pgPoolSize(env?: Env): number {
-  return settingsFor(env).pgPoolSize;
-}
-
-export { DatabaseConfigError } from '../destinations/config-error.js';
-import { DatabaseConfigError } from '../destinations/config-error.js';
-import { defaultOf } from '../settings/definition.js';
-import { settingsFor } from '../settings/process.js';
-import type { Env } from '../settings/settings.js';
+export { DatabaseConfigError } from './config-error.js';
+import { DatabaseConfigError } from './config-error.js';
 
 const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
 const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);

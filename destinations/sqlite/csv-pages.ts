@@ -1,9 +1,9 @@
-// One rowid page of a threaded CSV export (export/csv-parallel.ts) as CSV text, batch by batch: the same steps
+// One rowid page of a threaded CSV export (destinations/sqlite/csv-threads.ts) as CSV text, batch by batch: the same steps
 // in an export thread (csv-thread.ts) and in the calling thread, which encodes its own share of the pages too.
 import type BetterSqlite3 from 'better-sqlite3';
-import type { CsvEncoder } from './formats/csv.js';
-import type { TableQuery } from './rows.js';
-import { sqliteRowidPages } from '../destinations/sqlite/pages.js';
+import type { CsvEncoder } from '../../export/formats/csv.js';
+import type { TableQuery } from '../contract.js';
+import { sqliteRowidPages } from './pages.js';
 
 /** One batch of a page: its CSV records, how many rows, and their highest load_id (null without load_id). */
 export interface CsvBatchText {
