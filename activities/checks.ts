@@ -6,7 +6,7 @@
 //
 // `evaluateFreshness` is the same evaluation without a run, for `scrape-etl up`'s scheduler side, a Temporal
 // schedule or `scrape-etl check --freshness`: a pipeline that silently stopped running is caught by it.
-import { deliverWebhook } from './webhook-post.js';
+import { deliverWebhook } from '../alerts/webhook-post.js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Database } from '../db/connect.js';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
@@ -15,13 +15,13 @@ import { evaluateWatches, type WatchEvent } from '../checks/watch.js';
 import type { CheckSpec, NotifySpec, NotifyWebhookSpec, PipelineSpec } from '../pipelines/spec.js';
 import type { RunCheckSummary } from '../temporal/contract.js';
 import type { ActivityDeps } from './deps.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../temporal/metrics.js';
 import { webhookTarget } from './notify.js';
 import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
 import { withReadTransaction } from '../db/sql.js';
-import { expandWebhookUrl, readNotifyConfig, type NotifyConfig } from './notify-config.js';
-import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
-import { watchJsonMessage, watchSlackMessage } from './watch-messages.js';
+import { expandWebhookUrl, readNotifyConfig, type NotifyConfig } from '../alerts/notify-config.js';
+import { jsonMessage, slackMessage, type RunFacts } from '../alerts/notify-messages.js';
+import { watchJsonMessage, watchSlackMessage } from '../alerts/watch-messages.js';
 
 /** A check's outcome as the workflow result and history carry it (the full sample stays in check_results). */
 export type CheckSummary = RunCheckSummary;

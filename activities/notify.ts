@@ -10,7 +10,7 @@
 // dedupe on it. Where the destination database cannot be used (the run failed because of it), the deliveries
 // are not recorded and the guarantee is at-least-once with that key. Nothing here can be exactly-once against
 // a receiver that ignores the key: that needs the receiver's cooperation.
-import { deliverWebhook, type DeliveryFailureReason } from './webhook-post.js';
+import { deliverWebhook, type DeliveryFailureReason } from '../alerts/webhook-post.js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
 import { getPipelineRun, recordAlertOutcome } from '../db/pipeline-runs.js';
@@ -19,8 +19,8 @@ import type { Database } from '../db/connect.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import type { NotifyEventName, NotifyWebhookSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
-import { expandWebhookUrl } from './notify-config.js';
-import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
+import { expandWebhookUrl } from '../alerts/notify-config.js';
+import { jsonMessage, slackMessage, type RunFacts } from '../alerts/notify-messages.js';
 import type { NotifyRunInput, NotifyRunOutput } from './types.js';
 import { hexDigest } from '../db/hash.js';
 import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';

@@ -1,5 +1,5 @@
 // A positive integer setting from the environment, with a default when unset or blank: the worker's tuning
-// (activities/tuning.ts) and the export's threads (export/csv-parallel.ts) read theirs this way.
+// (temporal/tuning.ts) and the export's threads (export/csv-parallel.ts) read theirs this way.
 export function positiveIntFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const v = env[name]?.trim();
   if (!v) return fallback;

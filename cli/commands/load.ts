@@ -55,7 +55,7 @@ interface ValidFile {
  * gives the request key (the URL) for lineage.
  */
 async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
-  const { parseJson } = await import('../../client/json.js');
+  const { parseJson } = await import('../../lib/json.js');
   let text: string;
   try {
     text = readInputTextSync(file, 'load');
@@ -94,7 +94,7 @@ export async function validateFile(kind: LoadKind, file: string): Promise<void> 
 
 /** Reads and validates one file, and returns what loadBatch needs. */
 export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
-  const { stringifyJson } = await import('../../client/json.js');
+  const { stringifyJson } = await import('../../lib/json.js');
   const { RESPONSE_KINDS } = await import('../../kinds/responses.js');
   const { text, wrapped, request, response, data } = await readValid(kind, file);
   const url = isObject(request) && typeof request['url'] === 'string' ? request['url'] : undefined;

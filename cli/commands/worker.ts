@@ -33,7 +33,7 @@ export function register(program: Command): void {
       if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`);
       if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`);
       // Fail at start, not in the first activity, when the worker's knobs are malformed.
-      const { readWorkerTuning } = await import('../../activities/tuning.js');
+      const { readWorkerTuning } = await import('../../temporal/tuning.js');
       readWorkerTuning(process.env, { embeddedServer: temporalSettings().address === undefined });
       const metricsPort = opts.metricsPort === undefined ? undefined : portNumber('--metrics-port', opts.metricsPort);
       // The SDK's exporter binds its own server; it listens on loopback and /metrics below appends its text.
@@ -55,7 +55,7 @@ export function register(program: Command): void {
       const { connection, address, uiUrl } = await connectWorker(settings, log);
       // A server a `run` started stops when that run ends, unless a long-lived process such as this one holds it.
       if (settings.address === undefined) (await import('../../temporal/dev-server.js')).holdDevServer(settings.dataDir);
-      const { createMetrics } = await import('../../activities/metrics.js');
+      const { createMetrics } = await import('../../temporal/metrics.js');
       const metrics = createMetrics();
       const webUiUrl = process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || uiUrl;
       const worker = await createPipelineWorker({

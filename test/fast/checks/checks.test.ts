@@ -227,7 +227,7 @@ describe('evaluation on a real destination', () => {
 
   it('failures are counted in scrape_etl_check_failures_total and recorded in check_results', async () => {
     const { evaluateAndRecord } = await import('../../../activities/checks.js');
-    const { createMetrics } = await import('../../../activities/metrics.js');
+    const { createMetrics } = await import('../../../temporal/metrics.js');
     const metrics = createMetrics();
     const out = await evaluateAndRecord(db, {
       pipeline: 'p',

@@ -1,7 +1,7 @@
 // Worker-side knobs, read from the worker's environment when its activities are built (activities/deps.ts). The
 // workflow asks for them once per run (the planPipelineRun local activity, so the values are recorded in history
 // and replay sees the same ones). SCRAPE_ETL_HEARTBEAT_TIMEOUT short: a killed worker's activity is retried soon.
-import type { WorkerTuning } from '../temporal/contract.js';
+import type { WorkerTuning } from './contract.js';
 import { positiveIntFromEnv } from '../lib/env-int.js';
 
 const DURATION = /^[0-9]+(ms|s|m|h|d)$/;

@@ -13,9 +13,9 @@
 // <data>/up-missed-fires.json (written whole or not at all), and each missed fire is a pipeline_runs row of its own
 // (status did_not_run, created once) in the pipeline's destination, whose webhook deliveries are recorded in
 // notify_deliveries as run alerts' are. A fire whose row and deliveries exist is not sent again, whatever the file says.
-import type { Metrics } from '../../activities/metrics.js';
-import { readJsonFile, writeJsonAtomic } from '../../lib/state-file.js';
-import type { NotifyWebhookSpec, PipelineSpec } from '../../pipelines/spec.js';
+import type { Metrics } from '../temporal/metrics.js';
+import { readJsonFile, writeJsonAtomic } from '../lib/state-file.js';
+import type { NotifyWebhookSpec, PipelineSpec } from '../pipelines/spec.js';
 
 /** What the watch saw of one schedule at one look. */
 export interface ScheduleView {
@@ -172,13 +172,13 @@ export async function sendDidNotRun(
 ): Promise<DidNotRunOutcome> {
   const spec = fire.spec;
   if (!spec) return { status: 'none', error: null, recorded: false };
-  const { readNotifyConfig, expandWebhookUrl } = await import('../../activities/notify-config.js');
-  const { webhookTarget } = await import('../../activities/notify.js');
-  const { deliverWebhook } = await import('../../activities/webhook-post.js');
-  const { jsonMessage, slackMessage } = await import('../../activities/notify-messages.js');
-  const { openDatabase, redactDatabaseUrl } = await import('../../db/connect.js');
-  const { getPipelineRun, recordAlertOutcome, recordDidNotRun } = await import('../../db/pipeline-runs.js');
-  const { recordDelivery, wasDelivered } = await import('../../db/notify-deliveries.js');
+  const { readNotifyConfig, expandWebhookUrl } = await import('../alerts/notify-config.js');
+  const { webhookTarget } = await import('../activities/notify.js');
+  const { deliverWebhook } = await import('../alerts/webhook-post.js');
+  const { jsonMessage, slackMessage } = await import('../alerts/notify-messages.js');
+  const { openDatabase, redactDatabaseUrl } = await import('../db/connect.js');
+  const { getPipelineRun, recordAlertOutcome, recordDidNotRun } = await import('../db/pipeline-runs.js');
+  const { recordDelivery, wasDelivered } = await import('../db/notify-deliveries.js');
 
   const cfg = readNotifyConfig(o.env);
   const fromPipeline = (spec.notify?.webhooks ?? []).length > 0;
