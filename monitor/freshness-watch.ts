@@ -44,7 +44,8 @@ export class FreshnessWatch {
 
   private async evaluate(spec: PipelineSpec, open?: Database): Promise<void> {
     const { databaseFileOf, openDatabase, parseDatabaseUrl } = await import('../db/connect.js');
-    const { evaluateFreshness, sendCheckAlert } = await import('../activities/checks.js');
+    const { evaluateFreshness } = await import('../checks/run-checks.js');
+    const { sendCheckAlert } = await import('../alerts/check-alert.js');
     const file = databaseFileOf(parseDatabaseUrl(spec.destination.database));
     // A destination no run has written yet: nothing is fresh, and that is what the check says; it needs the tables.
     if (!open && file !== undefined && !fs.existsSync(file)) {
