@@ -150,7 +150,7 @@ export function register(program: Command): void {
       const files = await expandInputs({ args: inputs, from: opts.from });
 
       // Pass 1: every file is read and validated before anything is written, as always, but nothing of it is kept
-      // (only the problems): holding every parsed body until the load grows memory with the input (docs/measurements.md).
+      // (only the problems): holding every parsed body until the load would grow memory with the input.
       const problems: string[] = [];
       for (const file of files) {
         try {
