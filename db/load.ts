@@ -12,7 +12,7 @@ import { insertRawResponse } from './raw-responses.js';
 import { lockParents } from './load-locks.js';
 import { GroupChangesSchemaAt } from './load-group.js';
 import {
-  CHILD_GROUPS, completeRow, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
+  CHILD_GROUPS, completeRow, rawResponseOf, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
   type ChildGroup, type Lineage, type LoadBatchOptions, type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
 } from './load-rows.js';
 import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
@@ -105,19 +105,8 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
   const rowsByTable: TableCounts = { ...prepared.rowsByTable };
   const pipeline = opts.pipeline;
   const content = opts.content;
-  const body = opts.raw;
   await lockParents(tx, pipeline, rows);
-  const loadId = await insertRawResponse(tx, {
-    pipeline,
-    kind: opts.kind,
-    endpoint: opts.endpoint,
-    requestKey: opts.requestKey ?? null,
-    workflowId: opts.workflowId ?? null,
-    scrapingRunId: opts.scrapingRunId ?? null,
-    receivedAt: opts.receivedAt ?? new Date(),
-    loadedAt,
-    body,
-  });
+  const loadId = await insertRawResponse(tx, rawResponseOf(prepared));
   const lineage: Lineage = { pipeline, load_id: loadId, loaded_at: loadedAt };
   const changedByTable: TableCounts = {};
   const deletedByTable: TableCounts = {};
@@ -162,6 +151,8 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
     const out = await loadContent(tx, content, contentRoots, { pipeline, loadId, loadedAt, describeBatch });
     schemaChanges.push(...out.changes);
     for (const [t, n] of Object.entries(out.rowsByTable)) rowsByTable[t] = n;
+    // Content rows are known only now, flattened against the registry: the landing's rows seen gain them.
+    await tx.run(`UPDATE raw_responses SET rows_seen = ${tx.ph(1)} WHERE id = ${tx.ph(2)}`, [JSON.stringify({ ...prepared.rowsByTable, ...out.rowsByTable }), loadId]);
     for (const [t, n] of Object.entries(out.changedByTable)) {
       changedByTable[t] = n;
       await opts.onTableWritten?.(t, n);
