@@ -27,6 +27,26 @@ export default tseslint.config(
     },
   },
   {
+    // activities/ holds activities only; what other rooms share lives in them (alerts/, checks/, temporal/,
+    // retention/). The worker composes the activities; tests, benches and the soak may reach into them.
+    files: ['**/*.ts'],
+    ignores: ['activities/**', 'temporal/worker.ts', 'test/**', 'bench/**', 'soak/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)activities/',
+              allowTypeImports: true,
+              message: 'activities/ holds activities only: import what you need from the room that holds it (alerts/, checks/, temporal/, retention/), or move it there',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

@@ -37,6 +37,13 @@ describe('lint', () => {
     expect(await ruleIdsOf('lib/exit-codes.ts', code.replace('  later();', '  void later();'))).toEqual([]);
   }, LINT_TIMEOUT_MS);
 
+  it('lets no module outside activities/ import a value from it (types may be imported)', async () => {
+    const code = `import { retentionActivities } from '../activities/retention.js';\nimport type { RunEvent } from '../activities/deps.js';\nexport const used = retentionActivities;\nexport type Used = RunEvent;\n`;
+    expect(await ruleIdsOf('lib/exit-codes.ts', code)).toEqual([
+      expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: '\.\.\/activities\/retention\.js' import is restricted/),
+    ]);
+  });
+
   it('lets workflow code import values only from the workflow SDK and workflow-safe modules', async () => {
     const lines = [
       `import { proxyActivities } from '@temporalio/workflow';`,
