@@ -57,13 +57,34 @@ export interface CheckEnv {
   previousObserved(checkName: string): Promise<number | undefined>;
 }
 
+type Path = Array<string | number>;
+
+/** What a check names in the destination, for `validate` to check before any run (pipelines/checks-schema.ts). */
+export interface CheckReferences {
+  /** The table the check reads; undefined: none (a `sql:` query, the freshness of runs). */
+  table: string | undefined;
+  /** Columns of `table` it names, each with its path under the check ('column', 'columns', 0). */
+  columns: Array<{ column: string; path: Path }>;
+  /** Expressions over `table`'s columns. */
+  expressions: Array<{ text: string; path: Path }>;
+  /** What is wrong with its values together. */
+  problems: Array<{ message: string; path: Path }>;
+}
+
 export interface CheckDefinition<T extends CheckType> {
   readonly type: T;
   /** One sentence for people: the pipeline file's JSON Schema and docs/checks.md say it. */
   readonly description: string;
   /** The check's entry in the file's `checks:` list; its output must fit the check's type in pipelines/spec.ts. */
   readonly schema: z.ZodType<CheckFileOutput<T>>;
+  /** The table, columns and expressions the check names, as the file gives them. */
+  references(check: CheckFileOutput<T>): CheckReferences;
   evaluate(check: CheckOf<T>, env: CheckEnv): Promise<CheckOutcome>;
+}
+
+/** References of a check that names a table and nothing else to check. */
+export function tableOnly(table: string | undefined): CheckReferences {
+  return { table, columns: [], expressions: [], problems: [] };
 }
 
 export type WatchOf<T extends WatchType> = Extract<WatchSpec, { type: T }>;

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { closest, distance } from 'fastest-levenshtein';
 import { columnsOf, parseExpression } from '../checks/expression.js';
-import type { CheckFileOutput, WatchDefinition, WatchFileOutput } from '../checks/definition.js';
+import type { CheckDefinition, CheckFileOutput, WatchDefinition, WatchFileOutput } from '../checks/definition.js';
 import { CHECKS, WATCHES } from '../checks/registry.js';
 import { TABLES } from '../db/schema/definition.js';
 import { CHECK_TYPES, WATCH_TYPES, type CheckSpec, type CheckType, type PipelineKind, type WatchSpec, type WatchType } from './spec.js';
@@ -96,16 +96,13 @@ export function checkCheckAndWatchNames(
     const n = checkName(c);
     if (names.has(n)) ctx.addIssue({ code: 'custom', path: c.name ? [...at, 'name'] : at, message: `a second check named '${n}': give each check its own name` });
     names.add(n);
-    if (!('table' in c) || c.table === undefined) continue;
-    if (!tableOk(c.table, [...at, 'table'])) continue;
-    if ('column' in c && c.column !== undefined) columnOk(c.table, c.column, [...at, 'column']);
-    if ((c.type === 'not_null' || c.type === 'unique') && Array.isArray(c.columns)) {
-      for (const [j, col] of c.columns.entries()) columnOk(c.table, col, [...at, 'columns', j]);
-    }
-    if (c.type === 'range') exprOk(c.table, c.expression, [...at, 'expression']);
-    if (c.type === 'row_count' && c.min !== undefined && c.max !== undefined && c.min > c.max) {
-      ctx.addIssue({ code: 'custom', path: [...at, 'min'], message: `min (${c.min}) is above max (${c.max})` });
-    }
+    // What the check names, as its type says (checks/check-types/).
+    const refs = (CHECKS[c.type] as unknown as CheckDefinition<CheckType>).references(c as CheckFileOutput<CheckType>);
+    if (refs.table === undefined) continue;
+    if (!tableOk(refs.table, [...at, 'table'])) continue;
+    for (const r of refs.columns) columnOk(refs.table, r.column, [...at, ...r.path]);
+    for (const r of refs.expressions) exprOk(refs.table, r.text, [...at, ...r.path]);
+    for (const r of refs.problems) ctx.addIssue({ code: 'custom', path: [...at, ...r.path], message: r.message });
   }
   const watchNames = new Set<string>();
   for (const [i, w] of (p.watch ?? []).entries()) {

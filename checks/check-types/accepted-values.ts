@@ -1,7 +1,7 @@
 // accepted_values: every non-NULL value of the column is one of `values`.
 import { z } from 'zod';
 import type { Param } from '../../db/sql.js';
-import type { CheckDefinition } from '../definition.js';
+import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, name, severity, table } from '../fields.js';
 
 export const acceptedValuesCheck: CheckDefinition<'accepted_values'> = {
@@ -15,6 +15,7 @@ export const acceptedValuesCheck: CheckDefinition<'accepted_values'> = {
     column,
     values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1),
   }),
+  references: (c) => ({ ...tableOnly(c.table), columns: [{ column: c.column, path: ['column'] }] }),
   evaluate: (c, env) =>
     env.read(async (t) => {
       const cols = await t.columnsOrThrow(c.table, [c.column]);

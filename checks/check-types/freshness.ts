@@ -2,7 +2,7 @@
 // successful run, is no older than max_age. `up` evaluates it for scheduled pipelines between runs too.
 import { z } from 'zod';
 import { parseDurationMs } from '../../pipelines/duration.js';
-import type { CheckDefinition } from '../definition.js';
+import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, duration, name, severity, table } from '../fields.js';
 import { formatAge, toDate } from '../values.js';
 
@@ -17,6 +17,7 @@ export const freshnessCheck: CheckDefinition<'freshness'> = {
     column: column.optional().describe('time column of the table; default loaded_at'),
     max_age: duration,
   }),
+  references: (c) => ({ ...tableOnly(c.table), columns: c.column !== undefined ? [{ column: c.column, path: ['column'] }] : [] }),
   async evaluate(c, env) {
     // Evaluated after a run's load, "the last successful run" is this one: what it guards is runs that stop.
     if (c.table === undefined && env.rowsLoaded) return { status: 'pass', observed: 'this run', observedValue: 0, threshold: `<= ${c.max_age}`, message: 'the pipeline is running now' };

@@ -1,12 +1,13 @@
 // not_null: no row of the pipeline has NULL in any of the columns.
 import { z } from 'zod';
-import type { CheckDefinition } from '../definition.js';
+import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, name, severity, table } from '../fields.js';
 
 export const notNullCheck: CheckDefinition<'not_null'> = {
   type: 'not_null',
   description: 'no row has NULL in any of the columns',
   schema: z.strictObject({ type: z.literal('not_null'), name, severity, table, columns: z.array(column).min(1) }),
+  references: (c) => ({ ...tableOnly(c.table), columns: c.columns.map((column, j) => ({ column, path: ['columns', j] })) }),
   evaluate: (c, env) =>
     env.read(async (t) => {
       const cols = await t.columnsOrThrow(c.table, c.columns);

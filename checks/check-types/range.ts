@@ -1,7 +1,7 @@
 // range: every row of the pipeline satisfies the expression (checks/expression.ts), e.g. `price_major > 0`.
 import { z } from 'zod';
 import type { Param } from '../../db/sql.js';
-import type { CheckDefinition } from '../definition.js';
+import { tableOnly, type CheckDefinition } from '../definition.js';
 import { columnsOf, parseExpression, toSql } from '../expression.js';
 import { expression, name, severity, table } from '../fields.js';
 
@@ -9,6 +9,7 @@ export const rangeCheck: CheckDefinition<'range'> = {
   type: 'range',
   description: "every row satisfies the expression, e.g. 'price_major > 0'",
   schema: z.strictObject({ type: z.literal('range'), name, severity, table, expression: expression.describe("every row must satisfy it, e.g. 'price_major > 0'") }),
+  references: (c) => ({ ...tableOnly(c.table), expressions: [{ text: c.expression, path: ['expression'] }] }),
   evaluate: (c, env) =>
     env.read(async (t) => {
       const expr = parseExpression(c.expression);

@@ -1,7 +1,7 @@
 // row_count: rows of a table, the run's (scope: run) or all of the pipeline's (scope: table), within min/max and
 // dropping at most max_drop against the previous successful run.
 import { z } from 'zod';
-import type { CheckDefinition } from '../definition.js';
+import { tableOnly, type CheckDefinition } from '../definition.js';
 import { name, percent, severity, table } from '../fields.js';
 import { fmtPct, pct } from '../values.js';
 
@@ -17,6 +17,10 @@ export const rowCountCheck: CheckDefinition<'row_count'> = {
     min: z.int().nonnegative().optional(),
     max: z.int().nonnegative().optional(),
     max_drop: percent.optional().describe('largest allowed drop against the previous successful run, e.g. 50%'),
+  }),
+  references: (c) => ({
+    ...tableOnly(c.table),
+    problems: c.min !== undefined && c.max !== undefined && c.min > c.max ? [{ message: `min (${c.min}) is above max (${c.max})`, path: ['min'] }] : [],
   }),
   async evaluate(c, env) {
     let observed: number;

@@ -1,6 +1,6 @@
 // sql: a read-only query of the pipeline file (run bounded, checks/sql-readonly.ts) that must return no rows.
 import { z } from 'zod';
-import type { CheckDefinition } from '../definition.js';
+import { tableOnly, type CheckDefinition } from '../definition.js';
 import { name, nonEmpty, severity } from '../fields.js';
 import { plainRow } from '../values.js';
 
@@ -8,6 +8,7 @@ export const sqlCheck: CheckDefinition<'sql'> = {
   type: 'sql',
   description: 'a read-only query that must return no rows',
   schema: z.strictObject({ type: z.literal('sql'), name, severity, sql: nonEmpty.describe('a read-only query that must return no rows') }),
+  references: () => tableOnly(undefined),
   async evaluate(c, env) {
     const rows = await env.readOnlyQuery(c.sql, env.sampleSize + 1);
     const n = rows.length;

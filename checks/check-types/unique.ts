@@ -1,6 +1,6 @@
 // unique: no value of the columns (together) occurs in more than one of the pipeline's rows.
 import { z } from 'zod';
-import type { CheckDefinition } from '../definition.js';
+import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, name, severity, table } from '../fields.js';
 import { num, plainRow } from '../values.js';
 
@@ -8,6 +8,7 @@ export const uniqueCheck: CheckDefinition<'unique'> = {
   type: 'unique',
   description: 'no value of the columns (together) occurs in more than one row',
   schema: z.strictObject({ type: z.literal('unique'), name, severity, table, columns: z.array(column).min(1) }),
+  references: (c) => ({ ...tableOnly(c.table), columns: c.columns.map((column, j) => ({ column, path: ['columns', j] })) }),
   evaluate: (c, env) =>
     env.read(async ({ tx, quote, columnsOrThrow }) => {
       await columnsOrThrow(c.table, c.columns);

@@ -23,6 +23,7 @@ export const unique: CheckDefinition<'unique'> = {
   type: 'unique',
   description: 'd',
   schema: z.strictObject({ type: z.literal('unique'), name: z.string().optional(), severity: z.enum(['warn', 'error']), table: z.string(), columns: z.array(z.string()) }),
+  references: (c) => ({ table: c.table, columns: [], expressions: [], problems: [] }),
   evaluate: async () => ({ status: 'pass', message: 'm' }),
 };
 `,
@@ -31,6 +32,7 @@ export const unique: CheckDefinition<'unique'> = {
   type: 'unique',
   description: 'd',
   schema: z.strictObject({ type: z.literal('unique'), name: z.string().optional(), severity: z.enum(['warn', 'error']), table: z.string(), columns: z.array(z.string()) }),
+  references: (c) => ({ table: c.table, columns: [], expressions: [], problems: [] }),
 };
 `,
   'missing-check-entry': `
@@ -50,6 +52,7 @@ export const unique: CheckDefinition<'unique'> = {
   type: 'unique',
   description: 'd',
   schema: z.strictObject({ type: z.literal('unique'), name: z.string().optional(), severity: z.enum(['warn', 'error']), table: z.string() }),
+  references: (c) => ({ table: c.table, columns: [], expressions: [], problems: [] }),
   evaluate: async () => ({ status: 'pass', message: 'm' }),
 };
 `,
