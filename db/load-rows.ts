@@ -310,6 +310,17 @@ export function rawResponseOf(p: PreparedBatch): RawResponse {
   };
 }
 
+// What the destination contract passes between loadBatches and an engine's group writer (destinations/contract.ts).
+// (Inside the block, names resolve in the contract first: hence the aliases.)
+type StorePreparedBatch = PreparedBatch;
+type StoreLoadBatchResult = LoadBatchResult;
+declare module '../destinations/contract.js' {
+  interface LoadTypes {
+    prepared: StorePreparedBatch;
+    result: StoreLoadBatchResult;
+  }
+}
+
 export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
   if (!opts.pipeline) throw new Error('loadBatch: pipeline name is required');
   const divisor = checkPriceDivisor(opts.priceDivisor ?? DEFAULT_PRICE_DIVISOR);

@@ -189,12 +189,8 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
   return withTransaction(db, (tx) => writeBatch(tx, prepared));
 }
 
-export interface LoadBatchesResult {
-  /** One result per response loaded, in order: all of them, or those before `failed`. */
-  results: LoadBatchResult[];
-  /** The response that could not be loaded (nothing of it written); the ones before it are committed. */
-  failed?: { index: number; error: unknown };
-}
+export type { LoadAttempt, LoadBatchesResult } from '../destinations/contract.js';
+import type { LoadAttempt, LoadBatchesResult } from '../destinations/contract.js';
 
 /** A response prepared for loading ahead of its transaction (flattened), or the error preparing it raised. */
 export interface PreparedLoad {
@@ -242,7 +238,6 @@ export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOpt
 }
 
 /** What writing a response or a group came to: its result, or the error that rolled it back. */
-export type LoadAttempt<T> = { ok: T; error?: undefined } | { ok?: undefined; error: unknown };
 type Attempt<T> = LoadAttempt<T>;
 
 /**

@@ -258,7 +258,7 @@ export async function listPipelineRuns(db: Database, opts: { limit: number; pipe
   return withTransaction(db, (tx) => selectPipelineRuns(tx, opts));
 }
 
-/** listPipelineRuns inside a transaction of the caller's, or on a read-only connection (db/read-only.ts). */
+/** listPipelineRuns inside a transaction of the caller's, or on a read-only connection (destinations/sqlite/read-only.ts). */
 export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { limit: number; pipeline?: string; since?: Date }): Promise<PipelineRunRow[]> {
   const where: string[] = [];
   const params: Array<string | number> = [];

@@ -1,4 +1,4 @@
-// The relational model, written once as plain data for both dialects. db/schema/sqlite.ts and db/schema/pg.ts
+// The relational model, written once as plain data for both dialects. destinations/sqlite/schema.ts and destinations/postgres/schema.ts
 // instantiate every table below with drizzle's sqlite-core and pg-core builders (db/schema/build.ts), so the two
 // dialects cannot drift apart by hand editing.
 //
