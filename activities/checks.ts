@@ -3,160 +3,23 @@
 // check failed; `deliverRunWatches` sends each watch's event of the run (checks/watch.ts computes it once) to the
 // webhooks subscribed to its type, with the same exactly-once bookkeeping as alerts (notify_deliveries: a retry
 // after a worker was killed mid-delivery sends only what was not accepted yet).
-//
-// `evaluateFreshness` is the same evaluation without a run, for `scrape-etl up`'s scheduler side, a Temporal
-// schedule or `scrape-etl check --freshness`: a pipeline that silently stopped running is caught by it.
-import { deliverWebhook } from './webhook-post.js';
+// The evaluation itself is checks/run-checks.ts; the delivery is the one of every alert (alerts/deliver.ts).
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { Database } from '../destinations/contract.js';
-import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
-import { describeFailures, evaluateChecks, recordCheckResults, type CheckResult } from '../checks/evaluate.js';
+import { alertWebhooks, deliverAlerts, webhookTarget, type Alert } from '../alerts/deliver.js';
+import { watchJsonMessage, watchSlackMessage } from '../alerts/watch-messages.js';
+import { evaluateAndRecord, type RunChecksOutput } from '../checks/run-checks.js';
 import { evaluateWatches, type WatchEvent } from '../checks/watch.js';
-import type { CheckSpec, NotifySpec, NotifyWebhookSpec, PipelineSpec } from '../pipelines/spec.js';
-import type { RunCheckSummary } from '../temporal/contract.js';
+import type { Database } from '../destinations/contract.js';
+import type { PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
-import type { Metrics } from './metrics.js';
-import { webhookTarget } from './notify.js';
-import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
-import { withReadTransaction } from '../db/sql.js';
-import { expandWebhookUrl, readNotifyConfig, type NotifyConfig } from './notify-config.js';
-import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
-import { watchJsonMessage, watchSlackMessage } from './watch-messages.js';
-import type { Env } from '../settings/settings.js';
 
-/** A check's outcome as the workflow result and history carry it (the full sample stays in check_results). */
-export type CheckSummary = RunCheckSummary;
+export type { CheckSummary, RunChecksOutput } from '../checks/run-checks.js';
 
 export interface RunChecksInput {
   workflowId: string;
   spec: PipelineSpec;
   /** Rows the run delivered per table (row_count, scope run). */
   rowsLoaded: Record<string, number>;
-}
-
-export interface RunChecksOutput {
-  results: CheckSummary[];
-  /** `error` checks that failed or could not be evaluated: the run ends failed_checks. */
-  errorsFailed: number;
-  warnsFailed: number;
-  /** The failures in a few lines, for the run's error and the check_failed alert; null when none failed. */
-  detail: string | null;
-}
-
-export function summarize(results: readonly CheckResult[]): RunChecksOutput {
-  const bad = results.filter((r) => r.status === 'fail' || r.status === 'error');
-  return {
-    results: results.map((r) => ({ name: r.name, type: r.type, severity: r.severity, status: r.status, observed: r.observed, threshold: r.threshold, message: r.message.slice(0, 500) })),
-    errorsFailed: bad.filter((r) => r.severity === 'error').length,
-    warnsFailed: bad.filter((r) => r.severity === 'warn').length,
-    detail: bad.length > 0 ? describeFailures(results).slice(0, 4000) : null,
-  };
-}
-
-/** Evaluates checks, records them and counts failures in the metrics: what a run, `check` and freshness share. */
-export async function evaluateAndRecord(
-  db: Database,
-  o: { pipeline: string; workflowId: string; checks: readonly CheckSpec[]; rowsLoaded?: Record<string, number>; metrics?: Metrics; now?: Date },
-): Promise<RunChecksOutput & { full: CheckResult[] }> {
-  const results = await evaluateChecks(db, {
-    pipeline: o.pipeline,
-    workflowId: o.workflowId,
-    checks: o.checks,
-    ...(o.rowsLoaded ? { rowsLoaded: o.rowsLoaded } : {}),
-    ...(o.now ? { now: o.now } : {}),
-  });
-  await recordCheckResults(db, o.pipeline, o.workflowId, results, o.now);
-  for (const r of results) if (r.status === 'fail' || r.status === 'error') o.metrics?.checkFailed({ pipeline: o.pipeline, check: r.name, severity: r.severity });
-  return { ...summarize(results), full: results };
-}
-
-/**
- * Freshness checks of a pipeline evaluated now, without a run: for a scheduler to call periodically (`up`), a
- * Temporal schedule, or `scrape-etl check --freshness`. Results land in check_results under the id
- * `freshness:<ISO time>`; failures are counted in `metrics` when given. Returns the summary (no alerts are sent
- * here: the caller decides, e.g. with sendCheckAlert).
- */
-export async function evaluateFreshness(db: Database, spec: PipelineSpec, o: { now?: Date; metrics?: Metrics } = {}): Promise<RunChecksOutput & { workflowId: string }> {
-  const now = o.now ?? new Date();
-  const checks = (spec.checks ?? []).filter((c) => c.type === 'freshness');
-  const workflowId = `freshness:${now.toISOString()}`;
-  const out = await evaluateAndRecord(db, { pipeline: spec.name, workflowId, checks, now, ...(o.metrics ? { metrics: o.metrics } : {}) });
-  const { full: _full, ...summary } = out;
-  return { ...summary, workflowId };
-}
-
-/**
- * Sends `check_failed` for checks evaluated without a run (freshness from a scheduler, `scrape-etl check
- * --notify`) to the pipeline's webhooks subscribed to it (else the environment's default webhook). One attempt per
- * webhook, with the Idempotency-Key `scrape-etl:<evaluation id>:check_failed`, under the shared answer policy
- * (webhook-post.ts: a 3xx is reported with its Location). With `db`, each accepted delivery is recorded in
- * notify_deliveries (keyed by the evaluation id) and one already recorded is not sent again, as run alerts do; with
- * `metrics`, attempts and failures are counted as run alerts' are. Returns what could not be sent.
- */
-export async function sendCheckAlert(
-  spec: PipelineSpec,
-  out: RunChecksOutput & { workflowId: string },
-  o: { env?: Env; now?: Date; db?: Database; metrics?: Pick<Metrics, 'webhook' | 'alertUndelivered'> } = {},
-): Promise<{ sent: number; alreadySent: number; problems: string[] }> {
-  const problems: string[] = [];
-  if (!out.detail) return { sent: 0, alreadySent: 0, problems };
-  const cfg = readNotifyConfig(o.env);
-  const now = (o.now ?? new Date()).toISOString();
-  // The failed checks as data: from check_results with their failing keys when the database is given, else from the
-  // evaluation's own summary.
-  const failedChecks: FailedCheckData[] = o.db
-    ? await withReadTransaction(o.db, (tx) => selectFailedChecks(tx, out.workflowId))
-    : out.results
-        .filter((r) => r.status === 'fail' || r.status === 'error')
-        .map((r) => ({ name: r.name, type: r.type, severity: r.severity, status: r.status, observed: r.observed, threshold: r.threshold, failing_keys: null, message: r.message }));
-  let sent = 0;
-  let alreadySent = 0;
-  for (const { w, origin } of webhooksOf(spec.notify, cfg)) {
-    if (!w.on.includes('check_failed')) continue;
-    const key: DeliveryKey = { workflowId: out.workflowId, runId: out.workflowId, event: 'check_failed', target: webhookTarget(w, origin) };
-    if (o.db && (await wasDelivered(o.db, key))) {
-      alreadySent++;
-      continue;
-    }
-    const expanded = expandWebhookUrl(w.url, cfg.env);
-    if ('problem' in expanded) {
-      problems.push(expanded.problem);
-      o.metrics?.alertUndelivered('check_failed', 'config');
-      continue;
-    }
-    const facts: RunFacts = {
-      event: 'check_failed',
-      detail: out.detail,
-      pipeline: spec.name,
-      kind: spec.kind,
-      workflowId: out.workflowId,
-      runId: out.workflowId,
-      status: out.errorsFailed > 0 ? 'failed_checks' : 'succeeded',
-      error: null,
-      exportStatus: null,
-      exportError: null,
-      rowsByTable: {},
-      seenByTable: null,
-      startedAt: now,
-      finishedAt: now,
-      durationMs: 0,
-      tokenUsage: null,
-      webUiUrl: null,
-      idempotencyKey: `scrape-etl:${out.workflowId}:check_failed`,
-      failedChecks,
-    };
-    const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
-    const got = await deliverWebhook({ url: expanded.url, event: 'check_failed', idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs });
-    o.metrics?.webhook('check_failed', got.ok ? String(got.status) : got.status);
-    if (got.ok) {
-      sent++;
-      if (o.db) await recordDelivery(o.db, { ...key, httpStatus: got.status });
-      continue;
-    }
-    problems.push(`webhook ${expanded.url.host}: ${got.text}`);
-    o.metrics?.alertUndelivered('check_failed', got.reason);
-  }
-  return { sent, alreadySent, problems };
 }
 
 export interface RunWatchesInput {
@@ -176,11 +39,6 @@ export function watchIdempotencyKey(workflowId: string, runId: string, watch: st
   return `scrape-etl:${workflowId}:${runId}:watch:${watch}`;
 }
 
-function webhooksOf(notify: NotifySpec | undefined, cfg: NotifyConfig): Array<{ w: NotifyWebhookSpec; origin: 'pipeline' | 'worker' }> {
-  const fromPipeline = (notify?.webhooks ?? []).length > 0;
-  return fromPipeline ? notify!.webhooks.map((w) => ({ w, origin: 'pipeline' as const })) : cfg.defaultWebhooks.map((w) => ({ w, origin: 'worker' as const }));
-}
-
 /** Sends events to the webhooks subscribed to their type; what an earlier attempt delivered is skipped. */
 export async function deliverWatchEvents(
   deps: Pick<ActivityDeps, 'notify' | 'metrics'>,
@@ -191,29 +49,14 @@ export async function deliverWatchEvents(
   signal?: AbortSignal,
 ): Promise<RunWatchesOutput> {
   const cfg = deps.notify;
-  const hooks = webhooksOf(input.spec.notify, cfg);
-  const out: RunWatchesOutput = { events: events.map((e) => ({ watch: e.watch, event: e.event, rows: e.rowCount })), sent: 0, alreadySent: 0 };
-  const retryable: string[] = [];
-  const permanent: string[] = [];
-  let i = 0;
+  const hooks = alertWebhooks(input.spec.notify, cfg);
+  const alerts: Alert[] = [];
   for (const e of events) {
     if (e.rowCount === 0) continue;
     const spec = input.spec.watch?.find((w) => w.name === e.watch);
-    for (const { w, origin } of hooks) {
+    for (const hook of hooks) {
+      const { w, origin } = hook;
       if (!w.on.includes(e.event)) continue;
-      // notify_deliveries' event column names the watch: two watches of one type are two deliveries.
-      const key: DeliveryKey = { workflowId: input.workflowId, runId: input.runId, event: `watch:${e.watch}`, target: webhookTarget(w, origin) };
-      const where = `webhook (${origin}, ${w.format}) for watch ${e.watch}`;
-      if (await wasDelivered(db, key)) {
-        out.alreadySent++;
-        continue;
-      }
-      heartbeat(i++);
-      const expanded = expandWebhookUrl(w.url, cfg.env);
-      if ('problem' in expanded) {
-        permanent.push(`${where}: ${expanded.problem}`);
-        continue;
-      }
       const facts = {
         pipeline: input.spec.name,
         kind: input.spec.kind,
@@ -226,18 +69,21 @@ export async function deliverWatchEvents(
         top: spec?.top ?? 10,
         idempotencyKey: watchIdempotencyKey(input.workflowId, input.runId, e.watch),
       };
-      const body = JSON.stringify(w.format === 'slack' ? watchSlackMessage(facts) : watchJsonMessage(facts));
-      // The shared policy (webhook-post.ts): a 3xx is reported with its Location, never followed nor retried.
-      const got = await deliverWebhook({ url: expanded.url, event: e.event, idempotencyKey: facts.idempotencyKey, body, timeoutMs: cfg.timeoutMs, signal });
-      deps.metrics.webhook(e.event, got.ok ? String(got.status) : got.status);
-      if (got.ok) {
-        out.sent++;
-        await recordDelivery(db, { ...key, httpStatus: got.status });
-        continue;
-      }
-      (got.retryable ? retryable : permanent).push(`${where} to ${expanded.url.host}: ${got.text}`);
+      alerts.push({
+        hook,
+        // notify_deliveries' event column names the watch: two watches of one type are two deliveries.
+        key: { workflowId: input.workflowId, runId: input.runId, event: `watch:${e.watch}`, target: webhookTarget(w, origin) },
+        event: e.event,
+        idempotencyKey: facts.idempotencyKey,
+        where: `webhook (${origin}, ${w.format}) for watch ${e.watch}`,
+        body: () => JSON.stringify(w.format === 'slack' ? watchSlackMessage(facts) : watchJsonMessage(facts)),
+      });
     }
   }
+  const got = await deliverAlerts(alerts, { db, cfg, metrics: deps.metrics, heartbeat, ...(signal ? { signal } : {}) });
+  const out: RunWatchesOutput = { events: events.map((e) => ({ watch: e.watch, event: e.event, rows: e.rowCount })), sent: got.sent, alreadySent: got.alreadySent };
+  const retryable = got.failures.filter((f) => f.retryable).map((f) => f.text);
+  const permanent = got.failures.filter((f) => !f.retryable).map((f) => f.text);
   if (retryable.length > 0) throw ApplicationFailure.retryable(`watch events not delivered yet: ${[...retryable, ...permanent].join('; ')}`, 'NotifyFailed');
   if (permanent.length > 0) throw ApplicationFailure.nonRetryable(`watch events not delivered: ${permanent.join('; ')}`, 'NotifyConfigError');
   return out;

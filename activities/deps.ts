@@ -7,9 +7,9 @@ import { ScraperClient, type ScraperClientOptions } from '../client/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { DatabaseConfigError, openDatabase, type Database } from '../destinations/open.js';
 import type { WorkerTuning } from '../temporal/contract.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { readNotifyConfig, type NotifyConfig } from './notify-config.js';
-import { readWorkerTuning } from './tuning.js';
+import { createMetrics, type Metrics } from '../temporal/metrics.js';
+import { readNotifyConfig, type NotifyConfig } from '../alerts/notify-config.js';
+import { readWorkerTuning } from '../temporal/tuning.js';
 import { settingsFor } from '../settings/process.js';
 import type { Env, Settings } from '../settings/settings.js';
 
@@ -21,9 +21,9 @@ export interface ActivityDeps {
   /** The open database of a destination URL (opened once per URL and worker). */
   destination(url: string): Promise<Database>;
   tuning: WorkerTuning;
-  /** The product's Prometheus metrics of this worker (activities/metrics.ts). */
+  /** The product's Prometheus metrics of this worker (temporal/metrics.ts). */
   metrics: Metrics;
-  /** Alerts: the worker's environment for webhook URLs, its default webhook, the Web UI base (activities/notify-config.ts). */
+  /** Alerts: the worker's environment for webhook URLs, its default webhook, the Web UI base (alerts/notify-config.ts). */
   notify: NotifyConfig;
   /** The keys whose seal a workflow input must carry (lib/secret-key.ts; read when the first run is planned). */
   secretKeys(): SecretKeys;
@@ -71,7 +71,7 @@ export interface ActivityDepsOptions {
   client?: ScraperClientOptions;
   /** Tuning over the environment's. */
   tuning?: Partial<WorkerTuning>;
-  /** The worker polls the embedded dev server: defaults fit a server where nothing is billed (activities/tuning.ts). */
+  /** The worker polls the embedded dev server: defaults fit a server where nothing is billed (temporal/tuning.ts). */
   embeddedServer?: boolean;
   /** Metrics registry to record into; default a new one (the worker command serves it). */
   metrics?: Metrics;

@@ -10,44 +10,27 @@
 // dedupe on it. Where the destination database cannot be used (the run failed because of it), the deliveries
 // are not recorded and the guarantee is at-least-once with that key. Nothing here can be exactly-once against
 // a receiver that ignores the key: that needs the receiver's cooperation.
-import { deliverWebhook, type DeliveryFailureReason } from './webhook-post.js';
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
+import { alertWebhooks, deliverAlerts, delayAfterAttempt, webhookTarget, type Alert } from '../alerts/deliver.js';
 import { getPipelineRun, recordAlertOutcome } from '../db/pipeline-runs.js';
 import { schemaChangesOfRun, type SchemaColumn } from '../db/evolve/registry.js';
 import type { Database } from '../destinations/contract.js';
 import { parseDurationMs } from '../pipelines/duration.js';
-import type { NotifyEventName, NotifyWebhookSpec } from '../pipelines/spec.js';
+import type { NotifyEventName } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
-import { expandWebhookUrl } from './notify-config.js';
-import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
+import { jsonMessage, slackMessage, type RunFacts } from '../alerts/notify-messages.js';
 import type { NotifyRunInput, NotifyRunOutput } from './types.js';
-import { hexDigest } from '../db/hash.js';
 import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
 import { withReadTransaction } from '../db/sql.js';
 
-/** Identifies a webhook without its URL's value: a hash of its template and format. */
-export function webhookTarget(w: NotifyWebhookSpec, origin: 'pipeline' | 'worker'): string {
-  return hexDigest('sha256', `${origin}\n${w.format}\n${w.url}`).slice(0, 16);
-}
+export { NOTIFY_RETRY, webhookTarget } from '../alerts/deliver.js';
 
 export function idempotencyKey(workflowId: string, runId: string, event: NotifyEventName): string {
   return `scrape-etl:${workflowId}:${runId}:${event}`;
 }
 
-/** Backoff of the bounded notify activity's retries (workflows/alerts.ts uses the same figures in its policy). */
-export const NOTIFY_RETRY = { initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 30_000 } as const;
-
-/** The pause Temporal makes after attempt `attempt` fails (NOTIFY_RETRY). */
-function delayAfterAttempt(attempt: number): number {
-  return Math.min(NOTIFY_RETRY.maximumIntervalMs, NOTIFY_RETRY.initialIntervalMs * NOTIFY_RETRY.backoffCoefficient ** Math.max(0, attempt - 1));
-}
-
 /** The part of a time budget the activity keeps for itself to record the outcome before the workflow's timeout. */
 const RECORD_MARGIN_MS = 3000;
-
-/** Why a delivery failed, as a metric label (bounded set). */
-type FailureReason = DeliveryFailureReason;
 
 /** One line for the alert: tables created, then columns added and variants, the first few of each named. */
 export function describeSchemaChanges(changes: readonly SchemaColumn[], max = 10): string {
@@ -76,11 +59,7 @@ export function notifyActivities(deps: ActivityDeps) {
 
   async function notifyPipelineRun(input: NotifyRunInput): Promise<NotifyRunOutput> {
     const cfg = deps.notify;
-    const fromPipeline = (input.notify?.webhooks ?? []).length > 0;
-    // `n`: the webhook's place in its list (notify.webhooks[n - 1]), as messages name it.
-    const webhooks = fromPipeline
-      ? input.notify!.webhooks.map((w, i) => ({ w, n: i + 1, origin: 'pipeline' as const }))
-      : cfg.defaultWebhooks.map((w, i) => ({ w, n: i + 1, origin: 'worker' as const }));
+    const webhooks = alertWebhooks(input.notify, cfg);
     const events = [...input.events];
     const limit = input.notify?.duration_over ?? cfg.defaultDurationOver;
     if (limit !== undefined && input.durationMs > parseDurationMs(limit) && !events.some((e) => e.event === 'duration_over')) {
@@ -124,27 +103,7 @@ export function notifyActivities(deps: ActivityDeps) {
       ? `${cfg.webUiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(info.namespace)}/workflows/${encodeURIComponent(input.workflowId)}/${encodeURIComponent(lastRunId)}/history`
       : null;
 
-    const retryable: Array<{ text: string; event: NotifyEventName; reason: FailureReason }> = [];
-    const permanent: Array<{ text: string; event: NotifyEventName; reason: FailureReason }> = [];
-    for (const [i, { w, n, origin, e }] of wanted.entries()) {
-      const key: DeliveryKey = { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) };
-      const where = `webhook #${n} (${origin}, ${w.format}, event ${e.event})`;
-      if (db && (await wasDelivered(db, key).catch(() => false))) {
-        out.alreadySent++;
-        continue;
-      }
-      // Keeps the heartbeat timeout (workflows/alerts.ts) short: a worker killed mid-delivery is noticed in seconds.
-      Context.current().heartbeat(i);
-      const expanded = expandWebhookUrl(w.url, cfg.env);
-      if ('problem' in expanded) {
-        permanent.push({ text: `${where}: ${expanded.problem}`, event: e.event, reason: 'config' });
-        continue;
-      }
-      const left = deadline === undefined ? Infinity : deadline - Date.now();
-      if (left < 500) {
-        retryable.push({ text: `${where} to ${expanded.url.host}: not attempted, the time for alerts ran out`, event: e.event, reason: 'timeout' });
-        continue;
-      }
+    const alerts: Alert[] = wanted.map(({ w, n, origin, e }) => {
       const facts: RunFacts = {
         event: e.event,
         detail: e.detail ?? null,
@@ -166,25 +125,31 @@ export function notifyActivities(deps: ActivityDeps) {
         idempotencyKey: idempotencyKey(input.workflowId, input.runId, e.event),
         ...(e.event === 'check_failed' && failedChecks ? { failedChecks } : {}),
       };
-      const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
-      const timeoutMs = Math.max(1, Math.min(cfg.timeoutMs, left));
-      // The shared policy (webhook-post.ts): a 3xx is reported with its Location, never followed nor retried.
-      const got = await deliverWebhook({
-        url: expanded.url,
+      return {
+        hook: { w, n, origin },
+        key: { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) },
         event: e.event,
         idempotencyKey: facts.idempotencyKey,
-        body,
-        timeoutMs,
-        signal: Context.current().cancellationSignal,
-      });
-      deps.metrics.webhook(e.event, got.ok ? String(got.status) : got.status);
-      if (got.ok) {
-        out.sent++;
-        if (db) await recordDelivery(db, { ...key, httpStatus: got.status }).catch((err: unknown) => log.warn('alerts: delivery not recorded', { error: (err as Error).message }));
-        continue;
-      }
-      (got.retryable ? retryable : permanent).push({ text: `${where} to ${expanded.url.host}: ${got.text}`, event: e.event, reason: got.reason });
-    }
+        where: `webhook #${n} (${origin}, ${w.format}, event ${e.event})`,
+        body: () => JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts)),
+      };
+    });
+    const ctx = Context.current();
+    const got = await deliverAlerts(alerts, {
+      db,
+      cfg,
+      metrics: deps.metrics,
+      ...(deadline !== undefined ? { deadline } : {}),
+      // Keeps the heartbeat timeout (workflows/alerts.ts) short: a worker killed mid-delivery is noticed in seconds.
+      heartbeat: (i) => ctx.heartbeat(i),
+      signal: ctx.cancellationSignal,
+      onBookkeepingError: (what, err) =>
+        log.warn(what === 'read' ? 'alerts: earlier deliveries not read' : 'alerts: delivery not recorded', { error: err.message }),
+    });
+    out.sent = got.sent;
+    out.alreadySent = got.alreadySent;
+    const retryable = got.failures.filter((f) => f.retryable).map((f) => ({ text: f.text, event: f.alert.event as NotifyEventName, reason: f.reason }));
+    const permanent = got.failures.filter((f) => !f.retryable).map((f) => ({ text: f.text, event: f.alert.event as NotifyEventName, reason: f.reason }));
     const failed = [...retryable, ...permanent];
     if (deadline === undefined) {
       // A run started by an older workflow (no bound): its policy retries; the old rule stands.

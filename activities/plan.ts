@@ -7,7 +7,7 @@ import type { NotifySpec } from '../pipelines/spec.js';
 import { secretKeyFile } from '../lib/secret-key.js';
 import { sealProblem } from '../lib/seal.js';
 import type { ActivityDeps } from './deps.js';
-import { expandWebhookUrl } from './notify-config.js';
+import { expandWebhookUrl } from '../alerts/notify-config.js';
 import { asActivityFailure } from './failures.js';
 import { startPipelineRun } from '../db/pipeline-runs.js';
 import type { BeginPipelineRunInput } from './types.js';

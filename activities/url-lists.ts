@@ -146,8 +146,8 @@ export function urlListActivities(deps: ActivityDeps) {
  * A chunk's progress heartbeats, at most one per tenth of the heartbeat timeout (3 s by default; 1 s without a
  * timeout): the first at once, later ones carrying the newest state at the end of the pause. One heartbeat per URL
  * cost every URL the details' conversion (the done list), encryption and hand-over to the SDK's core (rxjs, the
- * codec, protobuf: 3-4% of a worker's busy time in bench/many-runs.ts profiles), while the core sends the server
- * only the newest details once per 0.8 heartbeat timeout anyway: the pause adds at most an eighth of that to what
+ * codec, protobuf: a visible share of a worker's busy time in bench/many-runs.ts profiles), while the core sends the
+ * server only the newest details once per 0.8 heartbeat timeout anyway: the pause adds at most an eighth of that to what
  * a retry would find, and a retry also finds the responses landed after its last heartbeat (landedRequestKeys).
  * With many chunks running at once each chunk loads a URL every second or so, so a 1 s pause saved nothing.
  * Before the activity ends, the newest state is handed over at once (`flush`, `flushPending`), as the per-URL

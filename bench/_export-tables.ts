@@ -2,7 +2,7 @@
 // loaded into a new SQLite file through db/load.ts (the project's own tables and types), then one table's rows
 // repeated under other item ids to reach the row count a benchmark needs without loading millions of products.
 import BetterSqlite3 from 'better-sqlite3';
-import { parseJson, stringifyJson } from '../client/json.js';
+import { parseJson, stringifyJson } from '../lib/json.js';
 import { marketplaceResponseSchema } from '../client/schemas.js';
 import { openDatabase } from '../destinations/open.js';
 import { loadBatch } from '../db/load.js';

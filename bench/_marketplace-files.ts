@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { parseJson, stringifyJson } from '../client/json.js';
+import { parseJson, stringifyJson } from '../lib/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
 import type { Database } from '../destinations/contract.js';
 import { flattenMarketplace } from '../db/flatten/marketplace.js';

@@ -43,7 +43,7 @@ function csvCell(v: Cell): string {
  */
 async function baseline(list: readonly Product[]): Promise<Timing> {
   const url = await testPostgresUrl();
-  (await openDatabase(url)).close(); // migrated: the same tables, keys and indexes as ours
+  await (await openDatabase(url)).close(); // migrated: the same tables, keys and indexes as ours
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const loadedAt = new Date().toISOString();

@@ -39,7 +39,7 @@ async function ours(list: readonly Product[], grouped: boolean): Promise<{ secon
  */
 async function baseline(list: readonly Product[]): Promise<{ seconds: number; rows: number }> {
   const file = tmpFile('baseline.sqlite');
-  (await openDatabase(`sqlite:${file}`)).close(); // same schema and pragmas as ours
+  await (await openDatabase(`sqlite:${file}`)).close(); // same schema and pragmas as ours
   const loadedAt = new Date().toISOString();
   // Flattened lazily, as bareInsert asks for each product: flattening is on its clock.
   const units = function* () {

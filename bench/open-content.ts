@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { stringifyJson } from '../client/json.js';
+import { stringifyJson } from '../lib/json.js';
 import type { ResultRecord, ScrapingRunResponse } from '../client/schemas.js';
 import { openDatabase } from '../destinations/open.js';
 import { contentTableName } from '../db/evolve/names.js';

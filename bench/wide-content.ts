@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseJson } from '../client/json.js';
+import { parseJson } from '../lib/json.js';
 import { resultsListResponseSchema } from '../client/schemas.js';
 import { openDatabase } from '../destinations/open.js';
 import { contentTableName } from '../db/evolve/names.js';

@@ -3,14 +3,16 @@
 // checked against the destination's columns first, and reach SQL only quoted as identifiers; values are bound.
 import type { Database } from '../destinations/contract.js';
 import { quoteIdent, withReadTransaction, withTransaction, type Param, type Tx } from '../db/sql.js';
-import { parseDurationMs } from '../pipelines/duration.js';
-import type { CheckSpec, RowCountCheck } from '../pipelines/spec.js';
-import { columnsOf, parseExpression, toSql } from './expression.js';
+import type { CheckSpec } from '../pipelines/spec.js';
 import { sampleKey, tableColumns } from './columns.js';
+import type { CheckEnv, CheckOutcome, CheckStatus, CheckTables } from './definition.js';
+import { checkDefinitionOf } from './registry.js';
 import { runReadOnlyQuery } from './sql-readonly.js';
 import { MAX_ALERT_FAILING_KEYS, selectChecksOfRuns } from './read.js';
+import { num, plainRow } from './values.js';
 
-export type CheckStatus = 'pass' | 'fail' | 'error' | 'skipped';
+export type { CheckStatus } from './definition.js';
+export { formatAge } from './values.js';
 
 export interface CheckResult {
   name: string;
@@ -90,7 +92,7 @@ export async function evaluateChecks(db: Database, o: EvaluateOptions): Promise<
   return out;
 }
 
-function result(c: CheckSpec, status: CheckStatus, r: Partial<Omit<CheckResult, 'name' | 'type' | 'severity' | 'status'>> & { message: string }): CheckResult {
+function result(c: CheckSpec, status: CheckStatus, r: Omit<CheckOutcome, 'status'>): CheckResult {
   let failingKeys = r.failingKeys ?? null;
   let message = r.message;
   if (failingKeys) {
@@ -111,23 +113,6 @@ function result(c: CheckSpec, status: CheckStatus, r: Partial<Omit<CheckResult, 
     failingKeys,
     message,
   };
-}
-
-const pct = (s: string) => Number(s.replace('%', ''));
-const fmtPct = (n: number) => `${Math.round(n * 100) / 100}%`;
-
-function num(v: unknown): number {
-  return typeof v === 'bigint' ? Number(v) : Number(v ?? 0);
-}
-
-function plain(v: unknown): unknown {
-  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
-  if (v instanceof Date) return v.toISOString();
-  return v;
-}
-
-function plainRow(r: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)]));
 }
 
 async function columnsOrThrow(tx: Tx, table: string, wanted: readonly string[]): Promise<Map<string, string>> {
@@ -157,166 +142,29 @@ async function totalRows(tx: Tx, table: string, pipeline: string): Promise<numbe
   return num(r?.['n']);
 }
 
+/** The check's type evaluates it (checks/registry.ts) with what CheckEnv lends it of the destination. */
 async function evaluateOne(db: Database, c: CheckSpec, o: EvaluateOptions): Promise<CheckResult> {
-  const now = o.now ?? new Date();
   const pipeline = o.pipeline;
-  switch (c.type) {
-    case 'row_count':
-      return rowCount(db, c, o);
-    case 'sql': {
-      const { rows } = await runReadOnlyQuery(db, c.sql, { limit: SAMPLE_SIZE + 1, timeoutMs: o.sqlTimeoutMs ?? 30_000 });
-      const n = rows.length;
-      const shown = n > SAMPLE_SIZE ? `more than ${SAMPLE_SIZE} rows` : `${n} row${n === 1 ? '' : 's'}`;
-      return result(c, n === 0 ? 'pass' : 'fail', {
-        observed: shown,
-        observedValue: n,
-        threshold: '0 rows',
-        failingKeys: n > 0 ? rows.slice(0, SAMPLE_SIZE).map(plainRow) : null,
-        message: n === 0 ? 'the query returned no rows' : `the query returned ${shown}`,
-      });
-    }
-    case 'freshness':
-      // Evaluated after a run's load, "the last successful run" is this one: what it guards is runs that stop.
-      if (c.table === undefined && o.rowsLoaded) return result(c, 'pass', { observed: 'this run', observedValue: 0, threshold: `<= ${c.max_age}`, message: 'the pipeline is running now' });
-      return freshness(db, c, pipeline, now);
-    default:
-      break;
-  }
-  return withReadTransaction(db, async (tx) => {
-    switch (c.type) {
-      case 'not_null': {
-        const cols = await columnsOrThrow(tx, c.table, c.columns);
-        const where = c.columns.map((col) => `${quoteIdent(col)} IS NULL`).join(' OR ');
-        const { n, keys } = await failing(tx, c.table, cols, where, [], pipeline);
-        return result(c, n === 0 ? 'pass' : 'fail', {
-          observed: `${n} row${n === 1 ? '' : 's'} with NULL`,
-          observedValue: n,
-          threshold: '0 rows',
-          failingKeys: n > 0 ? keys : null,
-          message: n === 0 ? `no NULL in ${c.columns.join(', ')}` : `${n} rows of ${c.table} have NULL in ${c.columns.join(' or ')}`,
-        });
-      }
-      case 'null_rate': {
-        const cols = await columnsOrThrow(tx, c.table, [c.column]);
-        const total = await totalRows(tx, c.table, pipeline);
-        const { n, keys } = await failing(tx, c.table, cols, `${quoteIdent(c.column)} IS NULL`, [], pipeline);
-        const rate = total === 0 ? 0 : (n / total) * 100;
-        const ok = rate <= pct(c.max);
-        return result(c, ok ? 'pass' : 'fail', {
-          observed: `${fmtPct(rate)} (${n} of ${total} rows)`,
-          observedValue: rate,
-          threshold: `<= ${c.max}`,
-          failingKeys: ok ? null : keys,
-          message: `${c.table}.${c.column} is NULL in ${fmtPct(rate)} of rows (${n} of ${total}); at most ${c.max} allowed`,
-        });
-      }
-      case 'unique': {
-        await columnsOrThrow(tx, c.table, c.columns);
-        const list = c.columns.map(quoteIdent).join(', ');
-        const t = quoteIdent(c.table);
-        const [dup] = await tx.all(
-          `SELECT count(*) AS n FROM (SELECT ${list} FROM ${t} WHERE pipeline = ${tx.ph(1)} GROUP BY ${list} HAVING count(*) > 1) AS d`,
-          [pipeline],
-        );
-        const n = num(dup?.['n']);
-        const sample = n > 0 ? await tx.all(`SELECT ${list}, count(*) AS copies FROM ${t} WHERE pipeline = ${tx.ph(1)} GROUP BY ${list} HAVING count(*) > 1 ORDER BY ${list} LIMIT ${SAMPLE_SIZE}`, [pipeline]) : [];
-        return result(c, n === 0 ? 'pass' : 'fail', {
-          observed: `${n} duplicated value${n === 1 ? '' : 's'}`,
-          observedValue: n,
-          threshold: '0',
-          failingKeys: n > 0 ? sample.map(plainRow) : null,
-          message: n === 0 ? `${c.columns.join(', ')} unique` : `${n} values of (${c.columns.join(', ')}) occur more than once in ${c.table}`,
-        });
-      }
-      case 'accepted_values': {
-        const cols = await columnsOrThrow(tx, c.table, [c.column]);
-        const where = `${quoteIdent(c.column)} IS NOT NULL AND ${quoteIdent(c.column)} NOT IN (${c.values.map((_, i) => tx.ph(i + 2)).join(', ')})`;
-        const { n, keys } = await failing(tx, c.table, cols, where, c.values as Param[], pipeline);
-        return result(c, n === 0 ? 'pass' : 'fail', {
-          observed: `${n} row${n === 1 ? '' : 's'} with other values`,
-          observedValue: n,
-          threshold: `one of ${c.values.map(String).join(', ')}`,
-          failingKeys: n > 0 ? keys : null,
-          message: n === 0 ? `${c.column} takes accepted values only` : `${n} rows of ${c.table} have a ${c.column} not in (${c.values.map(String).join(', ')})`,
-        });
-      }
-      case 'range': {
-        const expr = parseExpression(c.expression);
-        const cols = await columnsOrThrow(tx, c.table, columnsOf(expr));
-        const params: Param[] = [];
-        const cond = toSql(expr, quoteIdent, (v) => {
-          params.push(v);
-          return tx.ph(params.length + 1);
-        });
-        // NULL where the expression needs a value is a failure: "every row satisfies" means true, not unknown.
-        const { n, keys } = await failing(tx, c.table, cols, `(${cond}) IS NOT TRUE`, params, pipeline);
-        const total = await totalRows(tx, c.table, pipeline);
-        return result(c, n === 0 ? 'pass' : 'fail', {
-          observed: `${n} of ${total} rows outside`,
-          observedValue: n,
-          threshold: c.expression,
-          failingKeys: n > 0 ? keys : null,
-          message: n === 0 ? `every row satisfies ${c.expression}` : `${n} of ${total} rows of ${c.table} do not satisfy ${c.expression}`,
-        });
-      }
-      case 'schema': {
-        const cols = await tableColumns(tx, c.table);
-        if (cols.size === 0) return result(c, 'fail', { observed: 'no such table', threshold: JSON.stringify(c.columns), message: `table '${c.table}' does not exist in the destination` });
-        const problems: string[] = [];
-        for (const [col, want] of Object.entries(c.columns)) {
-          const got = cols.get(col);
-          if (got === undefined) problems.push(`${col} is missing`);
-          else if (want !== 'any' && got !== want) problems.push(`${col} is ${got}, expected ${want}`);
-        }
-        return result(c, problems.length === 0 ? 'pass' : 'fail', {
-          observed: problems.length === 0 ? 'as expected' : problems.join('; '),
-          observedValue: problems.length,
-          threshold: Object.entries(c.columns).map(([k, v]) => `${k}: ${v}`).join(', '),
-          message: problems.length === 0 ? `${c.table} has every expected column` : `${c.table}: ${problems.join('; ')}`,
-        });
-      }
-    }
-    throw new Error(`unknown check type '${(c as { type: string }).type}'`);
+  const tables = (tx: Tx): CheckTables => ({
+    tx,
+    quote: quoteIdent,
+    columns: (table) => tableColumns(tx, table),
+    columnsOrThrow: (table, wanted) => columnsOrThrow(tx, table, wanted),
+    failing: (table, cols, where, params) => failing(tx, table, cols, where, params, pipeline),
+    totalRows: (table) => totalRows(tx, table, pipeline),
   });
-}
-
-async function rowCount(db: Database, c: RowCountCheck, o: EvaluateOptions): Promise<CheckResult> {
-  let observed: number;
-  if (c.scope === 'run') {
-    if (!o.rowsLoaded) return result(c, 'skipped', { message: 'counts the rows of a run: evaluated after each run, not on demand' });
-    observed = o.rowsLoaded[c.table] ?? 0;
-  } else {
-    observed = await withReadTransaction(db, async (tx) => {
-      await columnsOrThrow(tx, c.table, []);
-      return totalRows(tx, c.table, o.pipeline);
-    });
-  }
-  const problems: string[] = [];
-  const limits: string[] = [];
-  if (c.min !== undefined) {
-    limits.push(`>= ${c.min}`);
-    if (observed < c.min) problems.push(`${observed} rows, fewer than ${c.min}`);
-  }
-  if (c.max !== undefined) {
-    limits.push(`<= ${c.max}`);
-    if (observed > c.max) problems.push(`${observed} rows, more than ${c.max}`);
-  }
-  let shown = `${observed} rows`;
-  if (c.max_drop !== undefined) {
-    limits.push(`drop <= ${c.max_drop}`);
-    const prev = await previousObserved(db, o.pipeline, c.name, o.workflowId);
-    if (prev !== undefined && prev > 0) {
-      const drop = ((prev - observed) / prev) * 100;
-      shown += ` (previous successful run ${prev}, ${drop >= 0 ? `-${fmtPct(drop)}` : `+${fmtPct(-drop)}`})`;
-      if (drop > pct(c.max_drop)) problems.push(`dropped ${fmtPct(drop)} from ${prev} to ${observed}, more than ${c.max_drop}`);
-    }
-  }
-  return result(c, problems.length === 0 ? 'pass' : 'fail', {
-    observed: shown,
-    observedValue: observed,
-    threshold: limits.join(', ') || null,
-    message: problems.length === 0 ? `${c.table}: ${shown}` : `${c.table}: ${problems.join('; ')}`,
-  });
+  const env: CheckEnv = {
+    pipeline,
+    workflowId: o.workflowId,
+    rowsLoaded: o.rowsLoaded,
+    now: o.now ?? new Date(),
+    sampleSize: SAMPLE_SIZE,
+    read: (fn) => withReadTransaction(db, (tx) => fn(tables(tx))),
+    readOnlyQuery: async (sql, limit) => (await runReadOnlyQuery(db, sql, { limit, timeoutMs: o.sqlTimeoutMs ?? 30_000 })).rows,
+    previousObserved: (checkName) => previousObserved(db, pipeline, checkName, o.workflowId),
+  };
+  const { status, ...outcome } = await checkDefinitionOf(c).evaluate(c, env);
+  return result(c, status, outcome);
 }
 
 /** What the same check observed in the last run that succeeded before this one (row_count's max_drop). */
@@ -329,46 +177,6 @@ export async function previousObserved(db: Database, pipeline: string, checkName
       [pipeline, checkName, notWorkflowId],
     );
     return r ? num(r['v']) : undefined;
-  });
-}
-
-function toDate(v: unknown): Date | undefined {
-  if (v === null || v === undefined) return undefined;
-  if (v instanceof Date) return v;
-  const d = new Date(typeof v === 'bigint' ? Number(v) * 1000 : typeof v === 'number' ? v * 1000 : String(v));
-  return Number.isNaN(d.getTime()) ? undefined : d;
-}
-
-export function formatAge(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 120) return `${m}m`;
-  const h = Math.floor(m / 60);
-  return h < 48 ? `${h}h ${m % 60}m` : `${Math.floor(h / 24)}d ${h % 24}h`;
-}
-
-async function freshness(db: Database, c: Extract<CheckSpec, { type: 'freshness' }>, pipeline: string, now: Date): Promise<CheckResult> {
-  const limitMs = parseDurationMs(c.max_age);
-  const newest = await withReadTransaction(db, async (tx) => {
-    if (c.table === undefined) {
-      const [r] = await tx.all(`SELECT max(finished_at) AS t FROM pipeline_runs WHERE pipeline = ${tx.ph(1)} AND status = 'succeeded'`, [pipeline]);
-      return toDate(r?.['t']);
-    }
-    const column = c.column ?? 'loaded_at';
-    await columnsOrThrow(tx, c.table, [column]);
-    const [r] = await tx.all(`SELECT max(${quoteIdent(column)}) AS t FROM ${quoteIdent(c.table)} WHERE pipeline = ${tx.ph(1)}`, [pipeline]);
-    return toDate(r?.['t']);
-  });
-  const what = c.table === undefined ? 'the last successful run' : `the newest row of ${c.table}`;
-  if (!newest) return result(c, 'fail', { observed: 'never', threshold: `<= ${c.max_age}`, message: `${what}: none yet` });
-  const age = now.getTime() - newest.getTime();
-  const ok = age <= limitMs;
-  return result(c, ok ? 'pass' : 'fail', {
-    observed: `${formatAge(age)} old (${newest.toISOString()})`,
-    observedValue: Math.round(age / 1000),
-    threshold: `<= ${c.max_age}`,
-    message: `${what} is ${formatAge(age)} old${ok ? '' : `, older than ${c.max_age}`}`,
   });
 }
 

@@ -52,8 +52,8 @@ const HOSTS_ACTIVITIES = new Set(['run', 'demo', 'worker', 'trigger', 'up']);
 
 /**
  * The program with every command, or with only the module of `command` when it names one: a command's run then
- * loads its own module alone, not the other ~40 modules every command's registration pulls in (Node 20's ESM
- * loader pays ~1 ms each; bench/startup.ts). Help, the version and an unknown command get them all.
+ * loads its own module alone, not the other modules every command's registration pulls in (Node 20's ESM loader
+ * pays for each; bench/startup.ts prints what). Help, the version and an unknown command get them all.
  */
 export async function buildProgram(command?: string): Promise<Command> {
   const program = new Command();
@@ -65,7 +65,7 @@ export async function buildProgram(command?: string): Promise<Command> {
     .exitOverride();
   // Commands whose process runs pipeline activities collect garbage sooner (temporal/heap-growth.ts). Set before the
   // action imports anything heavy: V8 sizes the heap from its first collections on, and set later (as the worker
-  // itself does for other hosts) the same run peaked about 35 MB higher.
+  // itself does for other hosts) the same run peaks higher (docs/measurements.md).
   program.hook('preAction', (_program, action) => {
     if (!HOSTS_ACTIVITIES.has(action.name())) return;
     try {

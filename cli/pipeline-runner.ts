@@ -195,9 +195,10 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
     if (outcome.status === 'completed') reporter.finish();
     return outcome;
   };
-  // The first looks come quickly and the pause then grows to pollMs: a short run (one URL takes about 0.5 s on a
-  // warm server) is reported as soon as it ends instead of at the next half-second tick, which was up to half the
-  // time of such a run; a long one is described every pollMs (not billed), and queried as paced above.
+  // The first looks come quickly and the pause then grows to pollMs: a short run (one URL on a warm server, well
+  // under a second) is reported as soon as it ends instead of at the next half-second tick, a large share of the
+  // time of such a run (docs/measurements.md); a long one is described every pollMs (not billed), and queried as
+  // paced above.
   const maxPause = opts.pollMs ?? 500;
   let pause = Math.min(maxPause, 40);
   const began = Date.now();

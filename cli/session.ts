@@ -65,7 +65,7 @@ export async function startCommandWorker(conn: TemporalConnection, settings: Tem
     taskQueue: conn.taskQueue,
     shutdownGraceTime: '3s',
     // Alerts sent by this in-process worker link to the embedded server's Web UI; nothing is billed there, so a dead
-    // worker's wait is taken over sooner (activities/tuning.ts).
+    // worker's wait is taken over sooner (temporal/tuning.ts).
     activities: { settings: config, embeddedServer: true, ...(conn.uiUrl ? { webUiUrl: config.webUiUrl || conn.uiUrl } : {}) },
   });
   const { worker } = pipelineWorker;

@@ -17,7 +17,7 @@ import {
   redactToken,
 } from './errors.js';
 import { parse as losslessParse } from 'lossless-json';
-import { JsonDepthError, parseJson, stringifyJson } from './json.js';
+import { JsonDepthError, parseJson, stringifyJson } from '../lib/json.js';
 import {
   createAndRunResponseSchema,
   int64,

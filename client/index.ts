@@ -1,6 +1,6 @@
 export * from './schemas.js';
 export * from './errors.js';
-export { JsonDepthError, MAX_JSON_DEPTH, parseJson, stringifyJson, type ParseJsonOptions } from './json.js';
+export { JsonDepthError, MAX_JSON_DEPTH, parseJson, stringifyJson, type ParseJsonOptions } from '../lib/json.js';
 export { formatJsonPath, validateWith } from './validate.js';
 export {
   ScraperClient,

@@ -2,7 +2,7 @@
 // (model_id NULL) or a model's price differs from the previous load, so its rows are exactly the points of the
 // price line. Stock is not historised in a table; out-of-stock changes compare the stock in the last run's raw
 // responses with the previous response for the same URL (raw_responses keeps every body as received).
-import { parseJson } from '../client/json.js';
+import { parseJson } from '../lib/json.js';
 import { tableExists } from './catalog.js';
 import type { Reader } from './source.js';
 import { isoTime, num, text, timeMs } from './values.js';

@@ -2,7 +2,7 @@
 // merge key changed, or a flattening fix. One transaction: the tables and their schema_history rows are dropped,
 // every landed response that carried result records is replayed in landing order through the same loader, and
 // only then is anything visible, so a failed rebuild leaves the old tables in place.
-import { parseJson } from '../client/json.js';
+import { parseJson } from '../lib/json.js';
 import { resultsListResponseSchema, scrapingRunResponseSchema, type ResultRecord } from '../client/schemas.js';
 import type { Database } from '../destinations/contract.js';
 import { loadContent, type ContentTarget } from './evolve/content-load.js';

@@ -7,7 +7,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 export function startModuleWorker(moduleUrl: URL, workerData: unknown, resourceLimits: ResourceLimits = {}): Worker {
   // A compiled module needs no loader: the thread does not inherit the process's (a bench or test that runs the
-  // command's JavaScript under tsx would otherwise start tsx again in every thread, about 0.2 s of CPU each).
+  // command's JavaScript under tsx would otherwise start tsx again in every thread, paying its start-up each time).
   if (!moduleUrl.pathname.endsWith('.ts')) return new Worker(moduleUrl, { workerData, execArgv: [], resourceLimits });
   const tsx = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(moduleUrl.href)}); })`;

@@ -3,90 +3,31 @@
 // before any run. Inferred tables (<pipeline>_items...) are known only from the destination (checks/columns.ts).
 import { z } from 'zod';
 import { closest, distance } from 'fastest-levenshtein';
-import { DURATION_PATTERN } from './duration.js';
-import { nonEmpty, positiveInt } from './fields.js';
-import { ExpressionError, columnsOf, parseExpression } from '../checks/expression.js';
+import { columnsOf, parseExpression } from '../checks/expression.js';
+import type { CheckDefinition, CheckFileOutput, WatchDefinition, WatchFileOutput } from '../checks/definition.js';
+import { CHECKS, WATCHES } from '../checks/registry.js';
 import { TABLES } from '../db/schema/definition.js';
-import type { CheckSpec, WatchSpec } from './spec.js';
+import { CHECK_TYPES, WATCH_TYPES, type CheckSpec, type CheckType, type PipelineKind, type WatchSpec, type WatchType } from './spec.js';
 
-const PERCENT = /^[0-9]+(\.[0-9]+)?%$/;
-const percent = z.string().regex(PERCENT, "expected a percentage such as '5%' or '50%'");
-const severity = z.enum(['warn', 'error']).default('error').describe('error: the run ends failed_checks; warn: an alert only');
-const name = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'expected letters, digits and _ . : -').max(200).optional();
-const table = nonEmpty.describe('a table the pipeline writes');
-const column = nonEmpty;
+export { LOGICAL_TYPES } from '../checks/fields.js';
 
-const expression = z.string().superRefine((s, ctx) => {
-  try {
-    parseExpression(s);
-  } catch (err) {
-    if (err instanceof ExpressionError) ctx.addIssue({ code: 'custom', message: `${err.message} (at character ${err.offset + 1} of '${s}')` });
-    else throw err;
-  }
-});
+type RawCheck = { [T in CheckType]: CheckFileOutput<T> }[CheckType];
+type RawWatch = { [T in WatchType]: WatchFileOutput<T> }[WatchType];
+type Member = z.ZodObject<{ type: z.ZodLiteral<string> }>;
 
-export const LOGICAL_TYPES = ['int', 'double', 'text', 'bool', 'json', 'timestamp', 'any'] as const;
-
-const check = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.literal('row_count'),
-    name,
-    severity,
-    table,
-    scope: z.enum(['run', 'table']).default('run').describe("run: rows this run delivered; table: all of the pipeline's rows"),
-    min: z.int().nonnegative().optional(),
-    max: z.int().nonnegative().optional(),
-    max_drop: percent.optional().describe('largest allowed drop against the previous successful run, e.g. 50%'),
-  }),
-  z.strictObject({ type: z.literal('not_null'), name, severity, table, columns: z.array(column).min(1) }),
-  z.strictObject({ type: z.literal('null_rate'), name, severity, table, column, max: percent }),
-  z.strictObject({ type: z.literal('unique'), name, severity, table, columns: z.array(column).min(1) }),
-  z.strictObject({
-    type: z.literal('accepted_values'),
-    name,
-    severity,
-    table,
-    column,
-    values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1),
-  }),
-  z.strictObject({ type: z.literal('range'), name, severity, table, expression: expression.describe("every row must satisfy it, e.g. 'price_major > 0'") }),
-  z.strictObject({ type: z.literal('sql'), name, severity, sql: nonEmpty.describe('a read-only query that must return no rows') }),
-  z.strictObject({
-    type: z.literal('freshness'),
-    name,
-    severity,
-    table: table.optional().describe('without a table: the last successful run'),
-    column: column.optional().describe('time column of the table; default loaded_at'),
-    max_age: z.string().regex(new RegExp(DURATION_PATTERN), "expected a duration such as '26h' or '30m'"),
-  }),
-  z.strictObject({ type: z.literal('schema'), name, severity, table, columns: z.record(z.string(), z.enum(LOGICAL_TYPES)) }),
-]);
-
-const watchBase = {
-  name,
-  filter: expression.optional().describe('only rows satisfying this expression trigger the event'),
-  top: positiveInt.max(100).default(10).describe('rows listed in a Slack message'),
-};
-const level = z.enum(['product', 'model']).default('product');
-const watch = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.enum(['price_drop', 'price_rise']),
-    ...watchBase,
-    by: z
-      .union([z.number().positive(), z.string().regex(/^[0-9]+(\.[0-9]+)?%?$/, "expected a percentage ('10%') or an amount in major units ('5')")])
-      .transform(String)
-      .describe("a percentage ('10%') or an amount in major units ('5')"),
-    level,
-  }),
-  z.strictObject({ type: z.enum(['back_in_stock', 'out_of_stock']), ...watchBase, level }),
-  z.strictObject({ type: z.literal('new_rows'), ...watchBase, table }),
-]);
+// Each member is a strict object whose `type` is a literal (checks/check-types/, checks/watch-types/); the
+// registry's types say what each yields, which the union cannot carry through zod's member list.
+const check = z.discriminatedUnion(
+  'type',
+  CHECK_TYPES.map((t) => CHECKS[t].schema.describe(`${t}: ${CHECKS[t].description}`)) as unknown as [Member, ...Member[]],
+) as unknown as z.ZodType<RawCheck>;
+const watch = z.discriminatedUnion(
+  'type',
+  WATCH_TYPES.map((t) => WATCHES[t].schema.describe(`${t}: ${WATCHES[t].description}`)) as unknown as [Member, ...Member[]],
+) as unknown as z.ZodType<RawWatch>;
 
 export const checksSection = z.array(check).optional();
 export const watchSection = z.array(watch).optional();
-
-type RawCheck = z.output<typeof check>;
-type RawWatch = z.output<typeof watch>;
 
 export function checkName(c: RawCheck): string {
   if (c.name) return c.name;
@@ -155,16 +96,13 @@ export function checkCheckAndWatchNames(
     const n = checkName(c);
     if (names.has(n)) ctx.addIssue({ code: 'custom', path: c.name ? [...at, 'name'] : at, message: `a second check named '${n}': give each check its own name` });
     names.add(n);
-    if (!('table' in c) || c.table === undefined) continue;
-    if (!tableOk(c.table, [...at, 'table'])) continue;
-    if ('column' in c && c.column !== undefined) columnOk(c.table, c.column, [...at, 'column']);
-    if ((c.type === 'not_null' || c.type === 'unique') && Array.isArray(c.columns)) {
-      for (const [j, col] of c.columns.entries()) columnOk(c.table, col, [...at, 'columns', j]);
-    }
-    if (c.type === 'range') exprOk(c.table, c.expression, [...at, 'expression']);
-    if (c.type === 'row_count' && c.min !== undefined && c.max !== undefined && c.min > c.max) {
-      ctx.addIssue({ code: 'custom', path: [...at, 'min'], message: `min (${c.min}) is above max (${c.max})` });
-    }
+    // What the check names, as its type says (checks/check-types/).
+    const refs = (CHECKS[c.type] as unknown as CheckDefinition<CheckType>).references(c as CheckFileOutput<CheckType>);
+    if (refs.table === undefined) continue;
+    if (!tableOk(refs.table, [...at, 'table'])) continue;
+    for (const r of refs.columns) columnOk(refs.table, r.column, [...at, ...r.path]);
+    for (const r of refs.expressions) exprOk(refs.table, r.text, [...at, ...r.path]);
+    for (const r of refs.problems) ctx.addIssue({ code: 'custom', path: [...at, ...r.path], message: r.message });
   }
   const watchNames = new Set<string>();
   for (const [i, w] of (p.watch ?? []).entries()) {
@@ -172,17 +110,15 @@ export function checkCheckAndWatchNames(
     const n = watchName(w);
     if (watchNames.has(n)) ctx.addIssue({ code: 'custom', path: w.name ? [...at, 'name'] : at, message: `a second watch named '${n}': give each watch its own name` });
     watchNames.add(n);
-    if (w.type === 'new_rows') {
-      if (tableOk(w.table, [...at, 'table']) && w.filter) exprOk(w.table, w.filter, [...at, 'filter']);
-    } else {
-      if (p.kind !== 'marketplace') {
-        ctx.addIssue({ code: 'custom', path: [...at, 'type'], message: `${w.type} watches marketplace prices and stock; this pipeline is kind '${p.kind}' (use new_rows)` });
-        continue;
-      }
-      // Price watches filter the price history; stock watches the models (or products) they compare.
-      const t = w.type === 'price_drop' || w.type === 'price_rise' ? 'marketplace_price_history' : w.level === 'model' ? 'marketplace_product_models' : 'marketplace_products';
-      if (w.filter) exprOk(t, w.filter, [...at, 'filter']);
+    const def = WATCHES[w.type] as unknown as WatchDefinition<WatchType>;
+    const only = def.onlyKinds;
+    if (only && !only.kinds.includes(p.kind as PipelineKind)) {
+      ctx.addIssue({ code: 'custom', path: [...at, 'type'], message: `${w.type} ${only.watches}; this pipeline is kind '${p.kind}' (use new_rows)` });
+      continue;
     }
+    // A filter over an unknown table cannot have its columns checked.
+    const tableKnown = !('table' in w) || tableOk(w.table, [...at, 'table']);
+    if (tableKnown && w.filter) exprOk(def.filterTable({ ...w, name: n } as WatchSpec), w.filter, [...at, 'filter']);
     // A watch that no webhook of the file subscribes to would be evaluated and never heard of.
     const hooks = p.notify?.webhooks ?? [];
     if (hooks.length > 0 && !hooks.some((h) => h.on.includes(w.type))) {

@@ -79,7 +79,7 @@ export async function serviceSettingsProblem(spec: PipelineSpec, env: Env = proc
  * The messages name variables and the scheme, never a URL's value (a Slack webhook URL is a credential).
  */
 export async function notifyIssues(file: string, spec: PipelineSpec, env: Env = processSettings().env): Promise<PipelineIssue[]> {
-  const { expandWebhookUrl } = await import('../activities/notify-config.js');
+  const { expandWebhookUrl } = await import('../alerts/notify-config.js');
   const issues: PipelineIssue[] = [];
   for (const [i, w] of (spec.notify?.webhooks ?? []).entries()) {
     const expanded = expandWebhookUrl(w.url, env);

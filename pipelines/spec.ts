@@ -108,13 +108,13 @@ export interface SchemaContractSpec {
  * Events a webhook can subscribe to. `schema_changed` is emitted by schema evolution (a table gained or changed
  * columns); `duration_over` when a run took longer than `notify.duration_over`; `export_failed` when the data loaded
  * but the exports could not be written (the status event then says `succeeded` or `partial`, the data's outcome);
- * `did_not_run` when a schedule's fire time passed with no run started (sent by `scrape-etl up`, cli/up/missed-fires.ts).
+ * `did_not_run` when a schedule's fire time passed with no run started (sent by `scrape-etl up`, monitor/missed-fires.ts).
  */
 export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'did_not_run', 'price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
 /**
  * Events a webhook gets when its `on` is not given: what needs a person's attention. One list for the pipeline
- * file's default (pipelines/schema.ts) and the worker-wide SCRAPE_ETL_NOTIFY_URL's (activities/notify-config.ts).
+ * file's default (pipelines/schema.ts) and the worker-wide SCRAPE_ETL_NOTIFY_URL's (alerts/notify-config.ts).
  */
 export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'did_not_run'] as const;
 export const NOTIFY_FORMATS = ['json', 'slack'] as const;

@@ -35,7 +35,7 @@ const withoutFdirPicomatchProbe: Plugin = {
 };
 
 /** What each package's use looks like on a command's path: run once at build time so the cache holds it compiled. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each package's own API, typed in its package
+// `any`: each package's own API, typed in its package.
 type Exercise = (m: Record<string, any>) => void;
 
 const PROJECT_SAMPLE = 'pipelines: pipelines/**/*.yaml\ndestination: sqlite:./data/shop.sqlite\ntemporal:\n  address: localhost:7233\n  task_queue: scrape-etl\nworker:\n  url_chunk_size: 50\n';

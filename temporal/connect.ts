@@ -38,8 +38,8 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
   let address = settings.address;
   let uiUrl: string | undefined;
   // A dev server this command has just started accepts TCP before it serves gRPC (it registers its namespace and
-  // search attributes first), which took over 10 s in one CI run with the soak test on both cores: the connection
-  // to it gets the server's own start budget instead of the usual 10 s.
+  // search attributes first), which can outlast the usual 10 s on a loaded machine (docs/measurements.md): the
+  // connection to it gets the server's own start budget instead.
   let connectTimeout = '10s';
   if (address === undefined) {
     const server = await ensureDevServer({

@@ -1,6 +1,6 @@
 // One unary gRPC call to a Temporal frontend over node:http2, for the read-only commands whose whole cost is start-up
-// (`schedule list`): loading @temporalio/client with grpc-js and the generated protos took ~0.35 s of a command whose
-// call takes milliseconds (bench/startup.ts). gRPC over HTTP/2 is one POST: a 5-byte frame header and the protobuf
+// (`schedule list`): loading @temporalio/client with grpc-js and the generated protos costs many times the call
+// itself (bench/startup.ts prints it). gRPC over HTTP/2 is one POST: a 5-byte frame header and the protobuf
 // message, the status in the trailers. Plain h2c to the embedded server or TEMPORAL_ADDRESS; TLS (server CA,
 // client certificate pair, server name) and an API key as the SDK sends them (`authorization: Bearer`, and the
 // `temporal-namespace` header Temporal Cloud routes by), from the same settings (temporal/settings.ts).

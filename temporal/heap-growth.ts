@@ -1,9 +1,8 @@
 // How fast a process that runs pipeline activities lets its JavaScript heap grow. A worker's live heap stays small
 // and flat (responses are loaded as they arrive), but it makes garbage fast: every response is parsed, validated,
-// flattened and hashed. V8 then grows the heap up to 4x the live size between full collections, so a `run` of
-// 2,000 URLs peaked at 310-410 MB of RSS although its live heap after a collection was 20-60 MB. A smaller growth
-// factor makes V8 collect sooner instead: measured on a 600-URL `run`, peak RSS 322 MB -> 234-254 MB with growth
-// capped at 30-60%, for 0-10% more CPU (the machine was noisy; bench/run-overhead.ts prints the figures). Unlike
+// flattened and hashed. V8 then grows the heap up to 4x the live size between full collections, so a `run` peaks
+// at several times its live heap. A smaller growth factor makes V8 collect sooner instead: a lower peak RSS for a
+// little more CPU (bench/run-overhead.ts prints the figures; docs/measurements.md has those behind this). Unlike
 // --max-old-space-size this is no ceiling: a run that truly needs more heap still gets it, one step at a time.
 import v8 from 'node:v8';
 import { settingsFor } from '../settings/process.js';

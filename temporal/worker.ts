@@ -102,7 +102,7 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
   };
   options.sinks = sinks;
   const attemptsDataDir = opts.dataDir ?? temporalSettings(settings).dataDir;
-  // Times every activity attempt for the load and export histograms (activities/metrics.ts picks which).
+  // Times every activity attempt for the load and export histograms (temporal/metrics.ts picks which).
   options.interceptors = {
     activity: [
       (ctx) => ({

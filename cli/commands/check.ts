@@ -21,7 +21,8 @@ export function register(program: Command): void {
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { PipelineFileError, formatIssue } = await import('../../pipelines/errors.js');
       const { openDatabase, redactDatabaseUrl } = await import('../../destinations/open.js');
-      const { evaluateAndRecord, evaluateFreshness, sendCheckAlert } = await import('../../activities/checks.js');
+      const { evaluateAndRecord, evaluateFreshness } = await import('../../checks/run-checks.js');
+      const { sendCheckAlert } = await import('../../alerts/check-alert.js');
       let worst = 0;
       for (const file of files) {
         let spec;

@@ -55,7 +55,7 @@ interface ValidFile {
  * gives the request key (the URL) for lineage.
  */
 async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
-  const { parseJson } = await import('../../client/json.js');
+  const { parseJson } = await import('../../lib/json.js');
   let text: string;
   try {
     text = readInputTextSync(file, 'load');
@@ -94,7 +94,7 @@ export async function validateFile(kind: LoadKind, file: string): Promise<void> 
 
 /** Reads and validates one file, and returns what loadBatch needs. */
 export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
-  const { stringifyJson } = await import('../../client/json.js');
+  const { stringifyJson } = await import('../../lib/json.js');
   const { RESPONSE_KINDS } = await import('../../kinds/responses.js');
   const { text, wrapped, request, response, data } = await readValid(kind, file);
   const url = isObject(request) && typeof request['url'] === 'string' ? request['url'] : undefined;
@@ -150,7 +150,7 @@ export function register(program: Command): void {
       const files = await expandInputs({ args: inputs, from: opts.from });
 
       // Pass 1: every file is read and validated before anything is written, as always, but nothing of it is kept
-      // (only the problems): holding every parsed body until the load took 2.8 GB for 20,000 products.
+      // (only the problems): holding every parsed body until the load would grow memory with the input.
       const problems: string[] = [];
       for (const file of files) {
         try {

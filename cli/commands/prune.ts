@@ -17,7 +17,7 @@ export function register(program: Command): void {
       const files = await resolvePipelineFiles(args);
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { openDatabase } = await import('../../destinations/open.js');
-      const { applyRetention } = await import('../../activities/retention.js');
+      const { applyRetention } = await import('../../retention/apply-retention.js');
       for (const file of files) {
         let spec;
         try {

@@ -294,7 +294,7 @@ export function register(program: Command): void {
       }
       const note = notAsked === undefined ? undefined : `Temporal was not asked: ${notAsked}; the states shown are those pipeline_runs recorded`;
 
-      // Newest first. ISO times compare as plain strings; localeCompare would start ICU's collator (~7 ms) for it.
+      // Newest first. ISO times compare as plain strings; localeCompare would start ICU's collator for it, a start-up cost.
       const at = (r: StatusRow) => r.startedAt ?? r.firedAt ?? '';
       const byStart = (a: StatusRow, b: StatusRow) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : 0);
       const list = [...rows.values()].sort(byStart).slice(0, flags.limit);

@@ -30,7 +30,7 @@ export function register(program: Command): void {
       const shutdownGrace = config.shutdownGrace;
       const level = config.workerLogLevel;
       // Fail at start, not in the first activity, when the worker's knobs are malformed.
-      const { readWorkerTuning } = await import('../../activities/tuning.js');
+      const { readWorkerTuning } = await import('../../temporal/tuning.js');
       readWorkerTuning(config, { embeddedServer: temporalSettings(config).address === undefined });
       const metricsPort = config.metricsPort;
       // The SDK's exporter binds its own server; it listens on loopback and /metrics below appends its text.
@@ -52,7 +52,7 @@ export function register(program: Command): void {
       const { connection, address, uiUrl } = await connectWorker(settings, log);
       // A server a `run` started stops when that run ends, unless a long-lived process such as this one holds it.
       if (settings.address === undefined) (await import('../../temporal/dev-server.js')).holdDevServer(settings.dataDir);
-      const { createMetrics } = await import('../../activities/metrics.js');
+      const { createMetrics } = await import('../../temporal/metrics.js');
       const metrics = createMetrics();
       const webUiUrl = config.webUiUrl || uiUrl;
       const worker = await createPipelineWorker({

@@ -69,8 +69,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
   const { Runtime, DefaultLogger } = await import('@temporalio/worker');
   const { connectWorker, createPipelineWorker, runPipelineWorker } = await import('../../temporal/worker.js');
   const { describeWorkflowBundle, resolveWorkflowBundle } = await import('../../temporal/workflow-bundle.js');
-  const { readWorkerTuning } = await import('../../activities/tuning.js');
-  const { createMetrics } = await import('../../activities/metrics.js');
+  const { readWorkerTuning } = await import('../../temporal/tuning.js');
+  const { createMetrics } = await import('../../temporal/metrics.js');
   const level = opts.logLevel.toUpperCase();
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw Object.assign(new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`), { exitCode: EXIT.usage });
   if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw Object.assign(new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`), { exitCode: EXIT.usage });
@@ -105,7 +105,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
         maxConcurrentActivityTaskExecutions: opts.maxActivities,
         shutdownGraceTime: opts.shutdownGrace,
         // One registry for all: /metrics counts every run this process finished, whichever worker took it.
-        // On the embedded server nothing is billed: a dead worker's wait is taken over sooner (activities/tuning.ts).
+        // On the embedded server nothing is billed: a dead worker's wait is taken over sooner (temporal/tuning.ts).
         activities: { settings: opts.settings, metrics, embeddedServer: settings.address === undefined, onRunEvent: (e) => log(runEventLine(e)), ...(webUiUrl ? { webUiUrl } : {}) },
       }),
     );
@@ -140,7 +140,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
   stopWorkers = () => {
     for (const { worker } of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
   };
-  const { watchSchedules } = await import('./schedule-watch.js');
+  const { watchSchedules } = await import('../../monitor/schedule-watch.js');
   const watch = await watchSchedules({ settings, metrics, log });
 
   const state: UpState = {

@@ -2,7 +2,7 @@
 // and the SQL each becomes. Finer than SQL: timestamp and json are text in SQLite, so the registry
 // (schema_history.data_type) keeps the logical type.
 import { isLosslessNumber } from 'lossless-json';
-import { stringifyJson } from '../../client/json.js';
+import { stringifyJson } from '../../lib/json.js';
 import { SQL_TYPES, type ColumnType } from '../schema/definition.js';
 import type { Param } from '../sql.js';
 import type { DestinationAdapter, DestinationName } from '../../destinations/contract.js';
@@ -53,7 +53,7 @@ const INT64_MAX = 2n ** 63n - 1n;
  * The type a value would get as a new column; undefined for null (a null creates no column). Chosen by value:
  * an integer is `bigint` only when int64 holds it (a number only when it is a safe integer: 1e19 or 2^60 written
  * as a float literal are doubles); a bigint beyond int64, a literal no double holds (1e400, parsed losslessly by
- * client/json.ts) and -0 (SQLite's REAL drops the sign) are `number_text`, their exact decimal text.
+ * lib/json.ts) and -0 (SQLite's REAL drops the sign) are `number_text`, their exact decimal text.
  */
 export function typeOfValue(v: unknown): LogicalType | undefined {
   if (v === null || v === undefined) return undefined;

@@ -4,7 +4,7 @@
 // of scalars give one `value` column). Which column and SQL type each value finally lands in is decided by the
 // loader against the table's registry (db/evolve/), so a type change never fails here.
 import { hexDigest } from '../hash.js';
-import { parseJson, stringifyJson } from '../../client/json.js';
+import { parseJson, stringifyJson } from '../../lib/json.js';
 import type { ResultRecord } from '../../client/schemas.js';
 import { MergeKeyError } from '../evolve/errors.js';
 import { childTableName, columnPath } from '../evolve/names.js';

@@ -1,7 +1,7 @@
 // Job-board response -> job_records. The record shape follows the request's schema: the six spec properties
 // get typed columns; anything else the schema asked for becomes an inferred column of job_records (db/evolve/).
 import { hexDigest } from '../hash.js';
-import { stringifyJson } from '../../client/json.js';
+import { stringifyJson } from '../../lib/json.js';
 import type { JobBoardResponse, JobRecord } from '../../client/schemas.js';
 import { TABLE_META } from '../tables.js';
 import { asDouble, asText, isRecord, OPEN_FIELDS, openFields, push, type RowsByTable } from './values.js';

@@ -2,7 +2,7 @@
 // many fields are typed only as "null observed" there; these helpers keep such a value when it has the
 // column's type and otherwise land NULL in the typed column (the whole value is still in raw_responses).
 import { isLosslessNumber } from 'lossless-json';
-import { stringifyJson } from '../../client/json.js';
+import { stringifyJson } from '../../lib/json.js';
 import { columnPath } from '../evolve/names.js';
 import { columnSource } from '../evolve/naming.js';
 import type { DataTableName } from '../tables.js';

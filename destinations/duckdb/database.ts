@@ -92,7 +92,9 @@ function closeAllOnExit(): void {
   process.once('exit', () => {
     for (const [file, s] of files) {
       try {
-        closeNow(file, s, false);
+        // Without compaction the close is synchronous (closeFile) and its promise already settled; an exit handler
+        // could not wait for one anyway.
+        void closeNow(file, s, false);
       } catch {
         // exiting anyway; a lock file left behind names a pid that no longer runs and is taken over
       }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../client/json.js';
+import { parseJson, stringifyJson } from '../../lib/json.js';
 import { marketplaceResponseSchema, type ResultRecord } from '../../client/schemas.js';
 import { openDatabase, probeDatabase, type Database } from '../../destinations/open.js';
 import { loadBatch, loadBatches, type LoadBatchOptions } from '../../db/load.js';

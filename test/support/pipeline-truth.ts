@@ -2,7 +2,7 @@
 // flatteners, and compared with what a workflow loaded: same rows, no missing and no duplicate, lineage aside.
 import { expect } from 'vitest';
 import type { Database } from '../../destinations/contract.js';
-import { stringifyJson } from '../../client/json.js';
+import { stringifyJson } from '../../lib/json.js';
 import type { ResultRecord } from '../../client/schemas.js';
 import { contentTableName } from '../../db/evolve/names.js';
 import { readRegistry } from '../../db/evolve/registry.js';

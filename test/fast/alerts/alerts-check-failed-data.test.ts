@@ -2,8 +2,8 @@
 // failing keys are cut to what fits, the rest counted in rows_omitted, and the body stays valid JSON (Python reads it).
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { MAX_WEBHOOK_JSON_BYTES } from '../../../activities/alert-content.js';
-import { jsonMessage, type RunFacts } from '../../../activities/notify-messages.js';
+import { MAX_WEBHOOK_JSON_BYTES } from '../../../alerts/alert-content.js';
+import { jsonMessage, type RunFacts } from '../../../alerts/notify-messages.js';
 import type { FailedCheckData } from '../../../checks/read.js';
 
 const check = (i: number): FailedCheckData => ({

@@ -3,7 +3,7 @@
 // Python's json; Slack's line says both; a run recorded before rows seen were counted says rows changed only.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { jsonMessage, slackMessage, type RunFacts } from '../../../activities/notify-messages.js';
+import { jsonMessage, slackMessage, type RunFacts } from '../../../alerts/notify-messages.js';
 
 const facts = (seenByTable: Record<string, number> | null): RunFacts => ({
   event: 'succeeded',

@@ -2,7 +2,7 @@
 // its JSON body carries token_usage null (read back with Python's json), never 0.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { jsonMessage, slackMessage, type RunFacts } from '../../../activities/notify-messages.js';
+import { jsonMessage, slackMessage, type RunFacts } from '../../../alerts/notify-messages.js';
 
 const facts = (tokenUsage: number | null): RunFacts => ({
   event: 'succeeded',

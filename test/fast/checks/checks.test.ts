@@ -226,8 +226,8 @@ describe('evaluation on a real destination', () => {
   });
 
   it('failures are counted in scrape_etl_check_failures_total and recorded in check_results', async () => {
-    const { evaluateAndRecord } = await import('../../../activities/checks.js');
-    const { createMetrics } = await import('../../../activities/metrics.js');
+    const { evaluateAndRecord } = await import('../../../checks/run-checks.js');
+    const { createMetrics } = await import('../../../temporal/metrics.js');
     const metrics = createMetrics();
     const out = await evaluateAndRecord(db, {
       pipeline: 'p',

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { clockTime, describeWaiting, waitingOf } from '../../../cli/waiting.js';
-import { readWorkerTuning } from '../../../activities/tuning.js';
+import { readWorkerTuning } from '../../../temporal/tuning.js';
 
 // describe()'s answer as protobufjs decodes it, seconds as plain numbers (tsMs reads both those and Longs).
 type Pending = Parameters<typeof waitingOf>[0];

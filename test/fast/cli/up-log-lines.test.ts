@@ -2,7 +2,7 @@
 // token; a run's end says its outcome, rows and duration; the next fire named is one still to come.
 import { describe, expect, it } from 'vitest';
 import { runEventLine, sdkLogLine } from '../../../cli/up/up-log.js';
-import { nextFireAfter } from '../../../cli/up/schedule-watch.js';
+import { nextFireAfter } from '../../../monitor/schedule-watch.js';
 
 describe("up's log lines", () => {
   it('an SDK warning with its activity context: one line, the facts and where, never the task token', () => {

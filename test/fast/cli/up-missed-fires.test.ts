@@ -1,11 +1,11 @@
-// The bookkeeping of `up`'s missed schedule fires (cli/up/missed-fires.ts), without Temporal: which announced fire
+// The bookkeeping of `up`'s missed schedule fires (monitor/missed-fires.ts), without Temporal: which announced fire
 // times are judged missed, when, and that the state file makes a restarted `up` go on where the last one stopped.
 // The end-to-end behaviour (a real `up`, a real schedule, webhooks) is in cli-up.test.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MissedFires, didNotRunWorkflowId, missedCause, type ScheduleView } from '../../../cli/up/missed-fires.js';
+import { MissedFires, didNotRunWorkflowId, missedCause, type ScheduleView } from '../../../monitor/missed-fires.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'missed-fires-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
 // hand-made responses for each other kind.
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseJson } from '../../../client/json.js';
+import { parseJson } from '../../../lib/json.js';
 import {
   createAndRunResponseSchema,
   fullScraperSchema,

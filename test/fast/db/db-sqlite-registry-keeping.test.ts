@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../client/json.js';
+import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type Database, type SqliteDatabase } from '../../../destinations/open.js';
 import { evolveFixedTables } from '../../../db/evolve/fixed-tables.js';

@@ -8,7 +8,7 @@ import proto from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { countActions } from '../../../temporal/actions.js';
 import { chunkSizeFor } from '../../../workflows/url-lists.js';
-import { readWorkerTuning } from '../../../activities/tuning.js';
+import { readWorkerTuning } from '../../../temporal/tuning.js';
 
 const { temporal } = proto;
 const T = temporal.api.enums.v1.EventType;

@@ -1,4 +1,4 @@
-// One answer policy for every webhook delivery (activities/webhook-post.ts): watch events and check alerts report a
+// One answer policy for every webhook delivery (alerts/webhook-post.ts): watch events and check alerts report a
 // 3xx with its Location as run alerts do (they used to fail on fetch's redirect 'error' with a bare TypeError, taken
 // for a network error and retried); `check --notify` records its deliveries in notify_deliveries; `up` opens each
 // scheduled destination once at start. Real HTTP receivers, real SQLite files read back with Python's sqlite3.
@@ -9,12 +9,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverWatchEvents, sendCheckAlert } from '../../../activities/checks.js';
-import { createMetrics } from '../../../activities/metrics.js';
-import { readNotifyConfig } from '../../../activities/notify-config.js';
-import { deliverWebhook } from '../../../activities/webhook-post.js';
-import { FreshnessWatch } from '../../../cli/up/freshness-watch.js';
-import { atStart } from '../../../cli/up/schedule-watch.js';
+import { deliverWatchEvents } from '../../../activities/checks.js';
+import { sendCheckAlert } from '../../../alerts/check-alert.js';
+import { createMetrics } from '../../../temporal/metrics.js';
+import { readNotifyConfig } from '../../../alerts/notify-config.js';
+import { deliverWebhook } from '../../../alerts/webhook-post.js';
+import { FreshnessWatch } from '../../../monitor/freshness-watch.js';
+import { atStart } from '../../../monitor/schedule-watch.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
 import { parsePipelineText } from '../../../pipelines/loader.js';

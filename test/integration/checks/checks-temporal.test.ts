@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateFreshness } from '../../../activities/checks.js';
+import { evaluateFreshness } from '../../../checks/run-checks.js';
 import { listCheckResults } from '../../../checks/evaluate.js';
 import { getPipelineRun } from '../../../db/pipeline-runs.js';
 import { withTransaction } from '../../../db/sql.js';

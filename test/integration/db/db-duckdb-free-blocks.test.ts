@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringifyJson } from '../../../client/json.js';
+import { stringifyJson } from '../../../lib/json.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { runCli } from '../../support/cli.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson } from '../../../client/json.js';
+import { parseJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { DatabaseConfigError, openDatabase, probeDatabase, type DuckDatabase } from '../../../destinations/open.js';
 import { duckdbDatabaseShapes } from '../../../destinations/duckdb/schema-shapes.js';
@@ -44,7 +44,7 @@ function child(mode: 'load' | 'crash' | 'hold' | 'foreign', url: string, arg: st
   const script = `import fs from 'node:fs';
 import { openDatabase } from ${root('destinations/open.ts')};
 import { loadBatch } from ${root('db/load.ts')};
-import { parseJson } from ${root('client/json.ts')};
+import { parseJson } from ${root('lib/json.ts')};
 import { marketplaceResponseSchema } from ${root('client/schemas.ts')};
 const [url, mode, arg, fixture] = process.argv.slice(1);
 const raw = fs.readFileSync(fixture, 'utf8');

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../client/json.js';
+import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { jobBoardResponseSchema, marketplaceResponseSchema, type ResultRecord } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { SchemaContractError } from '../../../db/evolve/errors.js';

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../client/json.js';
+import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { loadBatch, loadBatches, loadGroups, writeBatch, type LoadBatchesResult, type LoadBatchOptions } from '../../../db/load.js';

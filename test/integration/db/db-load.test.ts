@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScraperClient } from '../../../client/client.js';
-import { parseJson, stringifyJson } from '../../../client/json.js';
+import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../../../client/schemas.js';
 import { openDatabase, type DuckDatabase, type PostgresDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { loadBatch, loadBatches, type LoadBatchOptions } from '../../../db/load.js';

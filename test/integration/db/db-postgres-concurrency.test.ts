@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createActivityDeps } from '../../../activities/index.js';
-import { parseJson } from '../../../client/json.js';
+import { parseJson } from '../../../lib/json.js';
 import { jobBoardResponseSchema, marketplaceResponseSchema } from '../../../client/schemas.js';
 import { DEFAULT_PG_POOL_SIZE, openDatabase, pgPoolSize, type PostgresDatabase } from '../../../destinations/open.js';
 import { loadBatch } from '../../../db/load.js';

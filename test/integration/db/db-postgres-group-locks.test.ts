@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { stringifyJson } from '../../../client/json.js';
+import { stringifyJson } from '../../../lib/json.js';
 import { jobBoardResponseSchema, marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type PostgresDatabase } from '../../../destinations/open.js';
 import { flattenJobBoard, flattenMarketplace } from '../../../db/flatten/index.js';

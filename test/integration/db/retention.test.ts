@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyRetention } from '../../../activities/retention.js';
+import { applyRetention } from '../../../retention/apply-retention.js';
 import type { JobBoardResponse } from '../../../client/index.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { loadBatch } from '../../../db/load.js';

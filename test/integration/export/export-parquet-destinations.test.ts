@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../client/json.js';
+import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema, type ResultRecord } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { loadBatch } from '../../../db/load.js';

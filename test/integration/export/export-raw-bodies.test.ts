@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson } from '../../../client/json.js';
+import { parseJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { loadBatch } from '../../../db/load.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { isLosslessNumber } from 'lossless-json';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../client/json.js';
+import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { contentTableName } from '../../../db/evolve/names.js';
 import { PermanentLoadError } from '../../../db/evolve/errors.js';

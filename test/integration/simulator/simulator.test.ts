@@ -15,7 +15,7 @@ import {
   scrapersListResponseSchema,
   scrapingRunResponseSchema,
 } from '../../../client/schemas.js';
-import { parseJson } from '../../../client/json.js';
+import { parseJson } from '../../../lib/json.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../simulator/server.js';
 import { jobSchemaWith } from '../../support/job-schema.js';
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../client/json.js';
+import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { resultsListResponseSchema, type ResultRecord } from '../../../client/index.js';
 import type { Database } from '../../../destinations/contract.js';
 import { loadBatch } from '../../../db/load.js';

@@ -13,9 +13,9 @@
 // <data>/up-missed-fires.json (written whole or not at all), and each missed fire is a pipeline_runs row of its own
 // (status did_not_run, created once) in the pipeline's destination, whose webhook deliveries are recorded in
 // notify_deliveries as run alerts' are. A fire whose row and deliveries exist is not sent again, whatever the file says.
-import type { Metrics } from '../../activities/metrics.js';
-import { readJsonFile, writeJsonAtomic } from '../../lib/state-file.js';
-import type { NotifyWebhookSpec, PipelineSpec } from '../../pipelines/spec.js';
+import type { Metrics } from '../temporal/metrics.js';
+import { readJsonFile, writeJsonAtomic } from '../lib/state-file.js';
+import type { PipelineSpec } from '../pipelines/spec.js';
 
 /** What the watch saw of one schedule at one look. */
 export interface ScheduleView {
@@ -41,6 +41,8 @@ export interface MissedFire {
   cause: string;
 }
 
+/** Attempts of each did_not_run delivery when the receiver may answer differently later (a 5xx, a timeout). */
+const DID_NOT_RUN_ATTEMPTS = 3;
 /** Temporal's schedules keep this many recent actions (server default). */
 const RECENT_ACTIONS = 10;
 /** Fires already handled, remembered at most (oldest dropped): enough for days of a busy schedule's misses. */
@@ -161,9 +163,9 @@ export interface DidNotRunOutcome {
 
 /**
  * Records a missed fire in its pipeline's destination (pipeline_runs, status did_not_run) and sends `did_not_run` to
- * the pipeline's webhooks subscribed to it (else the worker-wide SCRAPE_ETL_NOTIFY_URL of up's environment), each
- * accepted delivery recorded in notify_deliveries; a retryable failure is tried again (3 attempts, 1 s then 2 s
- * apart). The outcome lands in the row's alert_status / alert_error, where `status` and `history` show it, and
+ * the pipeline's webhooks subscribed to it (else the worker-wide SCRAPE_ETL_NOTIFY_URL of up's environment) through
+ * the one alert delivery (alerts/deliver.ts), each accepted delivery recorded in notify_deliveries; a retryable
+ * failure is tried again (DID_NOT_RUN_ATTEMPTS, NOTIFY_RETRY apart). The outcome lands in the row's alert_status / alert_error, where `status` and `history` show it, and
  * failures in scrape_etl_alert_delivery_failures_total{event="did_not_run"}.
  */
 export async function sendDidNotRun(
@@ -172,20 +174,14 @@ export async function sendDidNotRun(
 ): Promise<DidNotRunOutcome> {
   const spec = fire.spec;
   if (!spec) return { status: 'none', error: null, recorded: false };
-  const { readNotifyConfig, expandWebhookUrl } = await import('../../activities/notify-config.js');
-  const { webhookTarget } = await import('../../activities/notify.js');
-  const { deliverWebhook } = await import('../../activities/webhook-post.js');
-  const { jsonMessage, slackMessage } = await import('../../activities/notify-messages.js');
-  const { openDatabase, redactDatabaseUrl } = await import('../../destinations/open.js');
-  const { getPipelineRun, recordAlertOutcome, recordDidNotRun } = await import('../../db/pipeline-runs.js');
-  const { recordDelivery, wasDelivered } = await import('../../db/notify-deliveries.js');
+  const { readNotifyConfig } = await import('../alerts/notify-config.js');
+  const { alertWebhooks, deliverAlerts, webhookTarget } = await import('../alerts/deliver.js');
+  const { jsonMessage, slackMessage } = await import('../alerts/notify-messages.js');
+  const { openDatabase, redactDatabaseUrl } = await import('../destinations/open.js');
+  const { getPipelineRun, recordAlertOutcome, recordDidNotRun } = await import('../db/pipeline-runs.js');
 
   const cfg = readNotifyConfig(o.env);
-  const fromPipeline = (spec.notify?.webhooks ?? []).length > 0;
-  const hooks: Array<{ w: NotifyWebhookSpec; n: number; origin: 'pipeline' | 'worker' }> = (fromPipeline
-    ? spec.notify!.webhooks.map((w, i) => ({ w, n: i + 1, origin: 'pipeline' as const }))
-    : cfg.defaultWebhooks.map((w, i) => ({ w, n: i + 1, origin: 'worker' as const }))
-  ).filter(({ w }) => w.on.includes('did_not_run'));
+  const hooks = alertWebhooks(spec.notify, cfg).filter(({ w }) => w.on.includes('did_not_run'));
 
   const workflowId = didNotRunWorkflowId(spec.name, fire.at);
   const runId = fireTimeText(fire.at);
@@ -203,58 +199,47 @@ export async function sendDidNotRun(
       if (!created && (await getPipelineRun(db, workflowId))?.alertStatus) return { status: 'already', error: null, recorded: true };
     }
     if (hooks.length === 0) return { status: 'none', error: null, recorded: db !== undefined };
-    const failures: Array<{ text: string; reason: string }> = [];
-    let attemptsMax = 1;
-    for (const { w, n, origin } of hooks) {
-      const where = `webhook #${n} (${origin}, ${w.format}, event did_not_run)`;
-      const key = { workflowId, runId, event: 'did_not_run', target: webhookTarget(w, origin) };
-      if (db && (await wasDelivered(db, key))) continue;
-      const expanded = expandWebhookUrl(w.url, cfg.env);
-      if ('problem' in expanded) {
-        failures.push({ text: `${where}: ${expanded.problem}`, reason: 'config' });
-        continue;
-      }
-      const idempotencyKey = `scrape-etl:${workflowId}:did_not_run`;
-      const facts = {
-        event: 'did_not_run' as const,
-        detail: o.message,
-        pipeline: spec.name,
-        kind: spec.kind,
-        workflowId,
-        runId,
-        status: 'did_not_run' as const,
-        error: null,
-        exportStatus: null,
-        exportError: null,
-        rowsByTable: {},
-        seenByTable: null,
-        startedAt: fire.at.toISOString(),
-        finishedAt: now.toISOString(),
-        durationMs: 0,
-        tokenUsage: null,
-        webUiUrl: null,
+    const idempotencyKey = `scrape-etl:${workflowId}:did_not_run`;
+    const facts = {
+      event: 'did_not_run' as const,
+      detail: o.message,
+      pipeline: spec.name,
+      kind: spec.kind,
+      workflowId,
+      runId,
+      status: 'did_not_run' as const,
+      error: null,
+      exportStatus: null,
+      exportError: null,
+      rowsByTable: {},
+      seenByTable: null,
+      startedAt: fire.at.toISOString(),
+      finishedAt: now.toISOString(),
+      durationMs: 0,
+      tokenUsage: null,
+      webUiUrl: null,
+      idempotencyKey,
+    };
+    // The one delivery of every alert (alerts/deliver.ts), with its bookkeeping in notify_deliveries; `up` has no
+    // Temporal retries around it, so the delivery makes its attempts itself, NOTIFY_RETRY apart.
+    const got = await deliverAlerts(
+      hooks.map((hook) => ({
+        hook,
+        key: { workflowId, runId, event: 'did_not_run', target: webhookTarget(hook.w, hook.origin) },
+        event: 'did_not_run',
         idempotencyKey,
-      };
-      const body = JSON.stringify(
-        w.format === 'slack'
-          ? slackMessage(facts)
-          : { ...jsonMessage(facts), schedule_id: fire.scheduleId, scheduled_at: fire.at.toISOString(), cause: fire.cause },
-      );
-      for (let attempt = 1; ; attempt++) {
-        const got = await deliverWebhook({ url: expanded.url, event: 'did_not_run', idempotencyKey, body, timeoutMs: cfg.timeoutMs });
-        o.metrics.webhook('did_not_run', got.ok ? String(got.status) : got.status);
-        if (got.ok) {
-          if (db) await recordDelivery(db, { ...key, httpStatus: got.status });
-          break;
-        }
-        if (!got.retryable || attempt >= 3) {
-          attemptsMax = Math.max(attemptsMax, attempt);
-          failures.push({ text: `${where} to ${expanded.url.host}: ${got.text}`, reason: got.reason });
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 1000 * 2 ** (attempt - 1)));
-      }
-    }
+        where: `webhook #${hook.n} (${hook.origin}, ${hook.w.format}, event did_not_run)`,
+        body: () =>
+          JSON.stringify(
+            hook.w.format === 'slack'
+              ? slackMessage(facts)
+              : { ...jsonMessage(facts), schedule_id: fire.scheduleId, scheduled_at: fire.at.toISOString(), cause: fire.cause },
+          ),
+      })),
+      { db, cfg, metrics: o.metrics, attempts: DID_NOT_RUN_ATTEMPTS },
+    );
+    const failures = got.failures;
+    const attemptsMax = got.attemptsMax;
     for (const f of failures) o.metrics.alertUndelivered('did_not_run', f.reason);
     const error =
       failures.length > 0

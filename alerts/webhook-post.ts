@@ -1,5 +1,5 @@
 // The one webhook delivery, shared by run alerts (notify.ts), watch events and check alerts (checks.ts) and up's
-// did_not_run (cli/up/missed-fires.ts): the same headers, body cancelled once read, a per-request timeout joined
+// did_not_run (monitor/missed-fires.ts): the same headers, body cancelled once read, a per-request timeout joined
 // with the caller's signal, and ONE policy for what an answer means, so that a receiver answering a redirect or a
 // 503 is reported the same way whichever event it was sent:
 //  - 2xx: delivered;

@@ -4,9 +4,9 @@
 // check --freshness` does), and on a check that turns from passing to failing says so on up's output and sends
 // `check_failed` to the pipeline's webhooks once, not at every evaluation. A check that passes again re-arms it.
 import fs from 'node:fs';
-import type { Metrics } from '../../activities/metrics.js';
-import type { PipelineSpec } from '../../pipelines/spec.js';
-import type { Database } from '../../destinations/contract.js';
+import type { Metrics } from '../temporal/metrics.js';
+import type { PipelineSpec } from '../pipelines/spec.js';
+import type { Database } from '../destinations/contract.js';
 
 export class FreshnessWatch {
   /** `<pipeline>\u0001<check>` of the checks failing at the last evaluation: alerted already. */
@@ -43,8 +43,9 @@ export class FreshnessWatch {
   }
 
   private async evaluate(spec: PipelineSpec, open?: Database): Promise<void> {
-    const { databaseFileOf, openDatabase, parseDatabaseUrl } = await import('../../destinations/open.js');
-    const { evaluateFreshness, sendCheckAlert } = await import('../../activities/checks.js');
+    const { databaseFileOf, openDatabase, parseDatabaseUrl } = await import('../destinations/open.js');
+    const { evaluateFreshness } = await import('../checks/run-checks.js');
+    const { sendCheckAlert } = await import('../alerts/check-alert.js');
     const file = databaseFileOf(parseDatabaseUrl(spec.destination.database));
     // A destination no run has written yet: nothing is fresh, and that is what the check says; it needs the tables.
     if (!open && file !== undefined && !fs.existsSync(file)) {

@@ -11,14 +11,14 @@
 //  - each action a schedule took since the last look, said in one line with the run it started and the next fire.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Metrics } from '../../activities/metrics.js';
-import { settingsFor } from '../../settings/process.js';
-import type { Env } from '../../settings/settings.js';
+import type { Metrics } from '../temporal/metrics.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 import { FreshnessWatch } from './freshness-watch.js';
 import { MissedFires, fireTimeText, missedCause, sendDidNotRun, type ScheduleView } from './missed-fires.js';
-import type { PipelineSpec } from '../../pipelines/spec.js';
-import type { TemporalSettings } from '../../temporal/settings.js';
-import type { Database } from '../../destinations/contract.js';
+import type { PipelineSpec } from '../pipelines/spec.js';
+import type { TemporalSettings } from '../temporal/settings.js';
+import type { Database } from '../destinations/contract.js';
 
 export interface ScheduleWatch {
   /** One line for up's screen: how many schedules on this task queue, and the next fire time. */
@@ -45,7 +45,7 @@ function msText(ms: number): string {
 }
 
 export async function watchSchedules(o: { settings: TemporalSettings; metrics: Metrics; log(m: string): void; env?: Env }): Promise<ScheduleWatch> {
-  const { connectTemporal } = await import('../../temporal/connect.js');
+  const { connectTemporal } = await import('../temporal/connect.js');
   const conn = await connectTemporal({ settings: o.settings });
   const client = conn.client;
   const s = settingsFor(o.env);
@@ -61,7 +61,7 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
 
   async function pollersNow(): Promise<number | undefined> {
     try {
-      const { livePollers } = await import('../../temporal/pollers.js');
+      const { livePollers } = await import('../temporal/pollers.js');
       return (await livePollers(client, o.settings.namespace, o.settings.taskQueue)).length;
     } catch {
       return undefined;
@@ -197,7 +197,7 @@ export async function atStart(
   freshness: Pick<FreshnessWatch, 'evaluateOne' | 'markEvaluated'>,
   open?: (url: string) => Promise<Database>,
 ): Promise<void> {
-  const { databaseFileOf, openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../../destinations/open.js');
+  const { databaseFileOf, openDatabase, parseDatabaseUrl, redactDatabaseUrl } = await import('../destinations/open.js');
   const opener = open ?? openDatabase;
   // Pipelines sharing a destination share its one opening.
   const byUrl = new Map<string, Array<{ spec: PipelineSpec; paused: boolean }>>();
@@ -225,7 +225,7 @@ export async function atStart(
 
 /** The gauge's start value: the pipeline's last succeeded run in its destination. */
 async function seedLastSuccess(spec: PipelineSpec, db: Database, metrics: Pick<Metrics, 'lastSuccess'>, log: (m: string) => void): Promise<void> {
-  const { listPipelineRuns } = await import('../../db/pipeline-runs.js');
+  const { listPipelineRuns } = await import('../db/pipeline-runs.js');
   try {
     const runs = await listPipelineRuns(db, { limit: 200, pipeline: spec.name });
     const last = runs.find((r) => r.status === 'succeeded' && r.finishedAt);

@@ -1,7 +1,7 @@
 // Worker-side knobs, taken from the worker's settings (settings/) when its activities are built (activities/deps.ts). The
 // workflow asks for them once per run (the planPipelineRun local activity, so the values are recorded in history
 // and replay sees the same ones). SCRAPE_ETL_HEARTBEAT_TIMEOUT short: a killed worker's activity is retried soon.
-import type { WorkerTuning } from '../temporal/contract.js';
+import type { WorkerTuning } from './contract.js';
 import { settingsFor } from '../settings/process.js';
 import { isSettings, type Env, type Settings } from '../settings/settings.js';
 
