@@ -1,22 +1,23 @@
--- One row per lead (person at a company) of the leads-coffee-roasters pipeline, however many runs found them and
--- although the results sync landed each of its results a second time: every result is counted once by its id
--- (the `results` sync's copy carries the same result_id), and sightings counts the distinct results that named
--- the lead.
-with results as (
-    select result_id, name, job_title, company, email, website
+-- One row per lead (person at a company) of the leads-coffee-roasters pipeline, however many runs found them, and
+-- although the `results` sync landed each of its results a second time (results_sync_items, under pipeline
+-- results-sync, with the same result_id): every result counts once, by its id, the pipeline's own row preferred.
+-- sightings is the number of distinct results that named the lead.
+with landed as (
+    select result_id, 1 as own, name, job_title, company, email, website
     from {{ source('scrape_etl', 'leads_coffee_roasters_items') }}
     union all
-    select s.result_id, s.name, s.job_title, s.company, s.email, s.website
+    select s.result_id, 0 as own, s.name, s.job_title, s.company, s.email, s.website
     from {{ source('scrape_etl', 'results_sync_items') }} as s
-    inner join {{ source('scrape_etl', 'results_landed') }} as l
-        on l.id = s.result_id and l.pipeline = 'results-sync' and l.is_copy
-    inner join {{ source('scrape_etl', 'leads_results') }} as r
-        on r.id = s.result_id and r.pipeline = 'leads-coffee-roasters'
+    where s.result_id in (
+        select r.id from {{ source('scrape_etl', 'leads_results') }} as r where r.pipeline = 'leads-coffee-roasters'
+    )
 ),
 
 per_result as (
-    select distinct result_id, name, job_title, company, email, website
-    from results
+    select
+        landed.*,
+        row_number() over (partition by result_id order by own desc) as pick
+    from landed
 ),
 
 keyed as (
@@ -24,6 +25,7 @@ keyed as (
         lower(coalesce(email, website, company, name)) as lead_key,
         per_result.*
     from per_result
+    where pick = 1
 )
 
 select
