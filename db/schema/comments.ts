@@ -87,13 +87,12 @@ export function commentStatements(comments: readonly Comment[], commentOnSupport
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const dialect = process.argv[2];
-  const lines =
-    dialect === 'sqlite'
-      ? [...Object.values(VIEW_SQL), SQLITE_COMMENTS_DDL, ...modelComments().map(sqliteCommentUpsert)]
-      : dialect === 'pg'
-        ? [...Object.values(VIEW_SQL), ...modelComments().map(commentOn)]
-        : undefined;
-  if (!lines) throw new Error('usage: npx tsx db/schema/comments.ts pg|sqlite');
-  process.stdout.write(`${lines.join(';\n--> statement-breakpoint\n')};\n`);
+  // The migration folder's name (db/migrations/<folder>) says which form: comments in the catalog, or the catalog table.
+  const forms: Record<string, () => string[]> = {
+    pg: () => [...Object.values(VIEW_SQL), ...modelComments().map(commentOn)],
+    sqlite: () => [...Object.values(VIEW_SQL), SQLITE_COMMENTS_DDL, ...modelComments().map(sqliteCommentUpsert)],
+  };
+  const form = forms[process.argv[2] ?? ''];
+  if (!form) throw new Error('usage: npx tsx db/schema/comments.ts pg|sqlite');
+  process.stdout.write(`${form().join(';\n--> statement-breakpoint\n')};\n`);
 }
