@@ -49,7 +49,7 @@ export function register(program: Command): void {
     .description("tables, columns, types and the change history of a pipeline (a pipeline file, or a name found through the project; its destination is read)")
     .argument('<pipeline>', 'pipeline file, or pipeline name');
   addDatabaseOption(show, "database URL (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
-    .option('--json', 'print JSON: { pipeline, tables: [{ table, fixed, natural_key, fixed_columns: [{ column, type, natural_key, description }], columns: [{ column, key, type, change, variant_of, load_id, changed_at }] }] } (fixed: a table of the model; columns: those loads added; key: the original JSON key path the column holds)')
+    .option('--json', 'print JSON: { pipeline, tables: [{ table, fixed, natural_key, fixed_columns: [{ column, type, natural_key }], columns: [{ column, key, type, change, variant_of, load_id, changed_at }] }] } (fixed: a table of the model; columns: those loads added; key: the original JSON key path the column holds)')
     .action(async (arg: string, opts: { database?: string; json?: boolean }) => {
       const target = await resolveTarget(arg, opts.database);
       const { contentTableName } = await import('../../db/evolve/names.js');
@@ -57,7 +57,6 @@ export function register(program: Command): void {
       const { readDestination } = await import('../read-destination.js');
       const { DATA_TABLES } = await import('../../db/table-names.js');
       const { TABLES } = await import('../../db/schema/definition.js');
-      const { TABLE_DOCS } = await import('../../db/schema/descriptions.js');
       const { quoteIdent } = await import('../../db/sql.js');
       const { cols, fixedTables } = await readDestination(target.database, async (r) => {
         const cols = await selectSchemaHistory(r, target.name, contentTableName(target.name));
@@ -76,11 +75,7 @@ export function register(program: Command): void {
         if (!def) return undefined;
         const identity = Object.entries(def.columns).find(([, c]) => c.identity)?.[0];
         const naturalKey = (def.primaryKey ?? (identity ? [identity] : [])).filter((c) => c !== 'pipeline');
-        const described = (TABLE_DOCS as unknown as Record<string, { columns: Record<string, string> }>)[table]!.columns;
-        return {
-          naturalKey,
-          columns: Object.entries(def.columns).map(([column, c]) => ({ column, type: c.type, natural_key: naturalKey.includes(column), description: described[column] })),
-        };
+        return { naturalKey, columns: Object.entries(def.columns).map(([column, c]) => ({ column, type: c.type, natural_key: naturalKey.includes(column) })) };
       };
       // Which pipeline and load wrote each row (every data table has them).
       const LINEAGE = new Set(['pipeline', 'load_id', 'loaded_at', 'row_hash']);
