@@ -4,7 +4,7 @@ import { quoteIdent } from '../db/sql.js';
 import { destinationOf } from '../destinations/index.js';
 import type { Reader, Row } from './source.js';
 import { num, text } from './values.js';
-import { SQLITE_COMMENTS_TABLE } from '../db/schema/comments.js';
+import { SQLITE_COMMENTS_TABLE } from '../db/schema/comments-table.js';
 
 export interface ColumnMeta {
   name: string;

@@ -12,7 +12,7 @@ import { readRegistryState } from './evolve/registry.js';
 import { flattenContent } from './flatten/content.js';
 import { quoteIdent, withTransaction } from './sql.js';
 import { destinationOf } from '../destinations/index.js';
-import { SQLITE_COMMENTS_TABLE } from './schema/comments.js';
+import { SQLITE_COMMENTS_TABLE } from './schema/comments-table.js';
 
 export interface RebuildResult {
   /** Raw responses replayed. */

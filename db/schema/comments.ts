@@ -2,15 +2,16 @@
 // has no comments) rows of the catalog table scrape_etl_comments. The migrations write them (SQLite and Postgres:
 // the custom migration `warehouse_docs`, whose statements are this module's output; DuckDB: ddl.ts), and schema
 // evolution writes the comment of every column and table it adds (db/evolve/registry.ts).
-// `npx tsx db/schema/comments.ts pg|sqlite` prints the statements of such a migration (views, then comments) after
+// `npx tsx db/schema/comments.ts postgres|sqlite` prints the statements of such a migration (views, then comments) after
 // the descriptions change;
 // test/integration/db/db-comments.test.ts fails while a database's comments differ from the descriptions.
 import { quoteIdent } from '../sql.js';
 import { TABLE_DOCS, VIEW_DOCS } from './descriptions.js';
 import { VIEW_SQL } from './views.js';
+import { SQLITE_COMMENTS_TABLE } from './comments-table.js';
 
 /** SQLite's catalog of comments: column_name '' holds the table's own comment. */
-export const SQLITE_COMMENTS_TABLE = 'scrape_etl_comments';
+export { SQLITE_COMMENTS_TABLE };
 
 export interface Comment {
   table: string;
@@ -87,12 +88,13 @@ export function commentStatements(comments: readonly Comment[], commentOnSupport
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  // The migration folder's name (db/migrations/<folder>) says which form: comments in the catalog, or the catalog table.
+  // By the destination whose migrations (destinations/<engine>/migrations) take them: comments in the catalog, or the
+  // catalog table.
   const forms: Record<string, () => string[]> = {
-    pg: () => [...Object.values(VIEW_SQL), ...modelComments().map(commentOn)],
+    postgres: () => [...Object.values(VIEW_SQL), ...modelComments().map(commentOn)],
     sqlite: () => [...Object.values(VIEW_SQL), SQLITE_COMMENTS_DDL, ...modelComments().map(sqliteCommentUpsert)],
   };
   const form = forms[process.argv[2] ?? ''];
-  if (!form) throw new Error('usage: npx tsx db/schema/comments.ts pg|sqlite');
+  if (!form) throw new Error('usage: npx tsx db/schema/comments.ts postgres|sqlite');
   process.stdout.write(`${form().join(';\n--> statement-breakpoint\n')};\n`);
 }

@@ -39,7 +39,7 @@ type DocsOf = { readonly [T in TableName]: TableDoc<keyof (typeof TABLES)[T]['co
 export const LINEAGE_DOCS = {
   pipeline: 'The pipeline (its `name:`) whose run wrote the row; every natural key starts with it, so pipelines never overwrite each other.',
   load_id: 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).',
-  loaded_at: 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.',
+  loaded_at: 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).',
   row_hash: 'SHA-1 of the row\'s data columns; a load rewrites the row only when it differs.',
 } as const;
 
@@ -93,6 +93,7 @@ export const TABLE_DOCS: DocsOf = {
       token_usage: "Sum of the service's `tokenUsage` over the run's responses: the run's cost; NULL when no answer reported one.",
       alert_status: "The run's alerts once their deliveries ended: 'delivered' or 'failed'; NULL when there was nothing to send.",
       alert_error: 'Which alerts were not delivered, and why.',
+      seen_by_table: `Rows the run's responses held (fetched), by table, changed or not, as${JSON_TEXT} NULL for runs finished before it was recorded.`,
     },
     acceptedValues: {
       status: { values: RECORDED_RUN_STATES, source: 'ours' },
@@ -117,6 +118,7 @@ export const TABLE_DOCS: DocsOf = {
       body: "The body as received; '' when body_ref names the earlier row holding the same bytes.",
       body_ref: 'An identical body is stored once: the id of the row that holds it.',
       token_usage: 'The `tokenUsage` the service reported for this call (job-board answers carry it), else NULL.',
+      rows_seen: `Rows this response held, by table (changed or not), as${JSON_TEXT} NULL before it was recorded.`,
     },
     relations: [{ parent: 'pipeline_runs', columns: ['workflow_id'], parentColumns: ['workflow_id'], note: 'NULL for responses `scrape-etl load` landed' }],
   },

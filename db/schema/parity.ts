@@ -7,7 +7,7 @@ import { is } from 'drizzle-orm';
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { COLUMN_TYPES, SQL_TYPES, type AnyTableDef, type ColumnDef, type ColumnType } from './definition.js';
-import { SQLITE_COMMENTS_TABLE } from './comments.js';
+import { SQLITE_COMMENTS_TABLE } from './comments-table.js';
 
 export type SchemaDialect = keyof (typeof SQL_TYPES)[ColumnType];
 

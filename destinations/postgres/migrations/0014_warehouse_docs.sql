@@ -1,5 +1,5 @@
--- Views for analysts (db/schema/views.ts) and the comments of every table and column (db/schema/descriptions.ts, as
--- db/schema/comments.ts prints them).
+-- Views for analysts (db/schema/views.ts) and the descriptions of every table and column (db/schema/descriptions.ts)
+-- as the database keeps them, printed by `npx tsx db/schema/comments.ts postgres`.
 CREATE VIEW pipeline_freshness AS
 SELECT pipeline, max(finished_at) AS last_seen_at, count(*) AS loaded_runs
 FROM pipeline_runs
@@ -47,6 +47,8 @@ COMMENT ON COLUMN "pipeline_runs"."alert_status" IS 'The run''s alerts once thei
 --> statement-breakpoint
 COMMENT ON COLUMN "pipeline_runs"."alert_error" IS 'Which alerts were not delivered, and why.';
 --> statement-breakpoint
+COMMENT ON COLUMN "pipeline_runs"."seen_by_table" IS 'Rows the run''s responses held (fetched), by table, changed or not, as JSON text (bigint-safe, byte-identical on every destination; cast to jsonb / JSON to query). NULL for runs finished before it was recorded.';
+--> statement-breakpoint
 COMMENT ON TABLE "raw_responses" IS 'Every data-carrying response of the service, exactly as received; its id is the load_id of the rows it produced.';
 --> statement-breakpoint
 COMMENT ON COLUMN "raw_responses"."id" IS 'Generated id: the load id of the rows this response wrote.';
@@ -77,6 +79,8 @@ COMMENT ON COLUMN "raw_responses"."body_ref" IS 'An identical body is stored onc
 --> statement-breakpoint
 COMMENT ON COLUMN "raw_responses"."token_usage" IS 'The `tokenUsage` the service reported for this call (job-board answers carry it), else NULL.';
 --> statement-breakpoint
+COMMENT ON COLUMN "raw_responses"."rows_seen" IS 'Rows this response held, by table (changed or not), as JSON text (bigint-safe, byte-identical on every destination; cast to jsonb / JSON to query). NULL before it was recorded.';
+--> statement-breakpoint
 COMMENT ON TABLE "scrapers" IS 'The scrapers a create-and-run call created at the service (pdf and leads pipelines), as its answer described them.';
 --> statement-breakpoint
 COMMENT ON COLUMN "scrapers"."id" IS 'The service''s scraper id.';
@@ -101,7 +105,7 @@ COMMENT ON COLUMN "scrapers"."pipeline" IS 'The pipeline (its `name:`) whose run
 --> statement-breakpoint
 COMMENT ON COLUMN "scrapers"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "scrapers"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "scrapers"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "scrapers"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -119,7 +123,7 @@ COMMENT ON COLUMN "scraping_runs"."pipeline" IS 'The pipeline (its `name:`) whos
 --> statement-breakpoint
 COMMENT ON COLUMN "scraping_runs"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "scraping_runs"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "scraping_runs"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "scraping_runs"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -151,7 +155,7 @@ COMMENT ON COLUMN "run_records"."pipeline" IS 'The pipeline (its `name:`) whose 
 --> statement-breakpoint
 COMMENT ON COLUMN "run_records"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "run_records"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "run_records"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "run_records"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -177,7 +181,7 @@ COMMENT ON COLUMN "job_records"."pipeline" IS 'The pipeline (its `name:`) whose 
 --> statement-breakpoint
 COMMENT ON COLUMN "job_records"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "job_records"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "job_records"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "job_records"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -209,7 +213,7 @@ COMMENT ON COLUMN "scraper_results"."pipeline" IS 'The pipeline (its `name:`) wh
 --> statement-breakpoint
 COMMENT ON COLUMN "scraper_results"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "scraper_results"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "scraper_results"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "scraper_results"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -241,7 +245,7 @@ COMMENT ON COLUMN "pdf_results"."pipeline" IS 'The pipeline (its `name:`) whose 
 --> statement-breakpoint
 COMMENT ON COLUMN "pdf_results"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "pdf_results"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "pdf_results"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "pdf_results"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -273,7 +277,7 @@ COMMENT ON COLUMN "leads_results"."pipeline" IS 'The pipeline (its `name:`) whos
 --> statement-breakpoint
 COMMENT ON COLUMN "leads_results"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "leads_results"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "leads_results"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "leads_results"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -387,7 +391,7 @@ COMMENT ON COLUMN "marketplace_products"."pipeline" IS 'The pipeline (its `name:
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_products"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_products"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_products"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_products"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -437,7 +441,7 @@ COMMENT ON COLUMN "marketplace_product_models"."pipeline" IS 'The pipeline (its 
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_models"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_product_models"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_product_models"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_models"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -471,7 +475,7 @@ COMMENT ON COLUMN "marketplace_model_stocks"."pipeline" IS 'The pipeline (its `n
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_model_stocks"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_model_stocks"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_model_stocks"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_model_stocks"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -509,7 +513,7 @@ COMMENT ON COLUMN "marketplace_product_attributes"."pipeline" IS 'The pipeline (
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_attributes"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_product_attributes"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_product_attributes"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_attributes"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -535,7 +539,7 @@ COMMENT ON COLUMN "marketplace_product_categories"."pipeline" IS 'The pipeline (
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_categories"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_product_categories"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_product_categories"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_categories"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -565,7 +569,7 @@ COMMENT ON COLUMN "marketplace_product_tier_variations"."pipeline" IS 'The pipel
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_tier_variations"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_product_tier_variations"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_product_tier_variations"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_tier_variations"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -587,7 +591,7 @@ COMMENT ON COLUMN "marketplace_product_tier_variation_options"."pipeline" IS 'Th
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_tier_variation_options"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_product_tier_variation_options"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_product_tier_variation_options"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_tier_variation_options"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -605,7 +609,7 @@ COMMENT ON COLUMN "marketplace_product_images"."pipeline" IS 'The pipeline (its 
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_images"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_product_images"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_product_images"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_product_images"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -663,7 +667,7 @@ COMMENT ON COLUMN "marketplace_shops"."pipeline" IS 'The pipeline (its `name:`) 
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_shops"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_shops"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_shops"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_shops"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
@@ -699,7 +703,7 @@ COMMENT ON COLUMN "marketplace_price_history"."pipeline" IS 'The pipeline (its `
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_price_history"."load_id" IS 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_price_history"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.';
+COMMENT ON COLUMN "marketplace_price_history"."loaded_at" IS 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_price_history"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint

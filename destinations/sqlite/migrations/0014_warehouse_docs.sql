@@ -1,5 +1,5 @@
--- Views for analysts (db/schema/views.ts) and the catalog of comments SQLite has no COMMENT ON for
--- (db/schema/descriptions.ts, as db/schema/comments.ts prints them).
+-- Views for analysts (db/schema/views.ts) and the descriptions of every table and column (db/schema/descriptions.ts)
+-- as the database keeps them, printed by `npx tsx db/schema/comments.ts sqlite`.
 CREATE VIEW pipeline_freshness AS
 SELECT pipeline, max(finished_at) AS last_seen_at, count(*) AS loaded_runs
 FROM pipeline_runs
@@ -49,6 +49,8 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('pi
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('pipeline_runs', 'alert_error', 'Which alerts were not delivered, and why.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('pipeline_runs', 'seen_by_table', 'Rows the run''s responses held (fetched), by table, changed or not, as JSON text (bigint-safe, byte-identical on every destination; cast to jsonb / JSON to query). NULL for runs finished before it was recorded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+--> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('raw_responses', '', 'Every data-carrying response of the service, exactly as received; its id is the load_id of the rows it produced.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('raw_responses', 'id', 'Generated id: the load id of the rows this response wrote.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
@@ -79,6 +81,8 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ra
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('raw_responses', 'token_usage', 'The `tokenUsage` the service reported for this call (job-board answers carry it), else NULL.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('raw_responses', 'rows_seen', 'Rows this response held, by table (changed or not), as JSON text (bigint-safe, byte-identical on every destination; cast to jsonb / JSON to query). NULL before it was recorded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+--> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scrapers', '', 'The scrapers a create-and-run call created at the service (pdf and leads pipelines), as its answer described them.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scrapers', 'id', 'The service''s scraper id.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
@@ -103,7 +107,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('sc
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scrapers', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scrapers', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scrapers', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scrapers', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -121,7 +125,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('sc
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scraping_runs', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scraping_runs', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scraping_runs', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scraping_runs', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -153,7 +157,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ru
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('run_records', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('run_records', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('run_records', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('run_records', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -179,7 +183,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('jo
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('job_records', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('job_records', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('job_records', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('job_records', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -211,7 +215,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('sc
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scraper_results', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scraper_results', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scraper_results', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('scraper_results', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -243,7 +247,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('pd
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('pdf_results', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('pdf_results', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('pdf_results', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('pdf_results', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -275,7 +279,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('le
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('leads_results', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('leads_results', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('leads_results', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('leads_results', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -389,7 +393,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_products', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_products', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_products', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_products', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -439,7 +443,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_models', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_models', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_models', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_models', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -473,7 +477,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_model_stocks', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_model_stocks', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_model_stocks', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_model_stocks', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -511,7 +515,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_attributes', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_attributes', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_attributes', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_attributes', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -537,7 +541,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_categories', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_categories', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_categories', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_categories', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -567,7 +571,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_tier_variations', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_tier_variations', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_tier_variations', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_tier_variations', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -589,7 +593,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_tier_variation_options', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_tier_variation_options', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_tier_variation_options', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_tier_variation_options', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -607,7 +611,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_images', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_images', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_images', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_images', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -665,7 +669,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -701,7 +705,7 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_price_history', 'load_id', 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_price_history', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_price_history', 'loaded_at', 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_price_history', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
