@@ -5,7 +5,7 @@
 // `npx tsx db/schema/comments.ts postgres|sqlite` prints the statements of such a migration (views, then comments) after
 // the descriptions change;
 // test/integration/db/db-comments.test.ts fails while a database's comments differ from the descriptions.
-import { quoteIdent } from '../sql.js';
+import { quoteIdent } from '../../lib/quote-ident.js';
 import { TABLE_DOCS, VIEW_DOCS } from './descriptions.js';
 import { VIEW_SQL } from './views.js';
 import { SQLITE_COMMENTS_TABLE } from './comments-table.js';
