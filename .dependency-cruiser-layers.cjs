@@ -16,7 +16,7 @@ const LAYERS = [
       '^destinations/[^/]+/capabilities\\.ts$',
     ],
   },
-  { name: 'foundation', paths: ['^lib/', '^client/', '^vendor/', '^simulator/'] },
+  { name: 'foundation', paths: ['^settings/', '^lib/', '^client/', '^vendor/', '^simulator/'] },
   { name: 'model', paths: ['^db/model/'] },
   { name: 'store', paths: ['^db/'] },
   { name: 'export', paths: ['^export/'] },
@@ -42,6 +42,6 @@ const LOWER_TO_HIGHER = [];
 const ENGINE_FOLDER = '^destinations/(?!contract/)[^/]+/';
 
 /** The product's source folders, which the rules cover (tests, benchmarks and the soak use the product from outside). */
-const PRODUCT_FOLDERS = ['activities', 'checks', 'cli', 'client', 'console', 'db', 'destinations', 'export', 'kinds', 'lib', 'pipelines', 'simulator', 'temporal', 'vendor', 'workflows', 'scripts'];
+const PRODUCT_FOLDERS = ['activities', 'checks', 'cli', 'client', 'console', 'db', 'destinations', 'export', 'kinds', 'lib', 'pipelines', 'settings', 'simulator', 'temporal', 'vendor', 'workflows', 'scripts'];
 
 module.exports = { LAYERS, LOWER_TO_HIGHER, ENGINE_FOLDER, PRODUCT_FOLDERS };

@@ -22,6 +22,7 @@ import { withReadTransaction } from '../db/sql.js';
 import { expandWebhookUrl, readNotifyConfig, type NotifyConfig } from './notify-config.js';
 import { jsonMessage, slackMessage, type RunFacts } from './notify-messages.js';
 import { watchJsonMessage, watchSlackMessage } from './watch-messages.js';
+import type { Env } from '../settings/settings.js';
 
 /** A check's outcome as the workflow result and history carry it (the full sample stays in check_results). */
 export type CheckSummary = RunCheckSummary;
@@ -95,11 +96,11 @@ export async function evaluateFreshness(db: Database, spec: PipelineSpec, o: { n
 export async function sendCheckAlert(
   spec: PipelineSpec,
   out: RunChecksOutput & { workflowId: string },
-  o: { env?: NodeJS.ProcessEnv; now?: Date; db?: Database; metrics?: Pick<Metrics, 'webhook' | 'alertUndelivered'> } = {},
+  o: { env?: Env; now?: Date; db?: Database; metrics?: Pick<Metrics, 'webhook' | 'alertUndelivered'> } = {},
 ): Promise<{ sent: number; alreadySent: number; problems: string[] }> {
   const problems: string[] = [];
   if (!out.detail) return { sent: 0, alreadySent: 0, problems };
-  const cfg = readNotifyConfig(o.env ?? process.env);
+  const cfg = readNotifyConfig(o.env);
   const now = (o.now ?? new Date()).toISOString();
   // The failed checks as data: from check_results with their failing keys when the database is given, else from the
   // evaluation's own summary.

@@ -1,8 +1,7 @@
 // What the activities of one worker share, handed to createActivities(deps) so tests and embedders pass real
-// parts explicitly instead of through process.env: the scraping-service client (configured from the worker's
-// environment by default, so the token never travels through Temporal), one open database per destination
+// parts explicitly: the worker's settings (settings/, built by its entry point), the scraping-service client
+// (configured from those settings, so the token never travels through Temporal), one open database per destination
 // URL, and the worker's tuning.
-import { positiveIntFromEnv } from '../lib/env-int.js';
 import { secretKeys, type SecretKeys } from '../lib/secret-key.js';
 import { ScraperClient, type ScraperClientOptions } from '../client/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
@@ -11,8 +10,12 @@ import type { WorkerTuning } from '../temporal/contract.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { readNotifyConfig, type NotifyConfig } from './notify-config.js';
 import { readWorkerTuning } from './tuning.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env, Settings } from '../settings/settings.js';
 
 export interface ActivityDeps {
+  /** The worker's settings, as its entry point built them. */
+  settings: Settings;
   /** The service client; called when first needed, so a worker serving only result-free kinds starts without a token. */
   client(): ScraperClient;
   /** The open database of a destination URL (opened once per URL and worker). */
@@ -60,8 +63,10 @@ export interface OwnedActivityDeps extends ActivityDeps {
 export const CLIENT_ATTEMPTS_IN_ACTIVITIES = 2;
 
 export interface ActivityDepsOptions {
-  /** Where SCRAPER_BASE_URL, SCRAPER_API_TOKEN and the SCRAPE_ETL_* tuning variables are read; default process.env. */
-  env?: NodeJS.ProcessEnv;
+  /** The worker's settings (service address and token, tuning, alerts); default: this process's. */
+  settings?: Settings;
+  /** An environment to read the settings from instead (tests): SCRAPER_BASE_URL, SCRAPER_API_TOKEN, SCRAPE_ETL_*. */
+  env?: Env;
   /** Client options over the environment's (tests pass baseUrl and token here). */
   client?: ScraperClientOptions;
   /** Tuning over the environment's. */
@@ -70,7 +75,7 @@ export interface ActivityDepsOptions {
   embeddedServer?: boolean;
   /** Metrics registry to record into; default a new one (the worker command serves it). */
   metrics?: Metrics;
-  /** Base URL of the Temporal Web UI for links in alerts; default env SCRAPE_ETL_WEB_UI_URL. */
+  /** Base URL of the Temporal Web UI for links in alerts; default the setting SCRAPE_ETL_WEB_UI_URL. */
   webUiUrl?: string;
   /**
    * The key file whose seal inputs must carry; default this process's (SCRAPE_ETL_KEY_FILE, else the data folder's):
@@ -82,22 +87,23 @@ export interface ActivityDepsOptions {
 }
 
 export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivityDeps {
-  const env = opts.env ?? process.env;
-  const tuning = { ...readWorkerTuning(env, { embeddedServer: opts.embeddedServer === true }), ...opts.tuning };
+  const settings = opts.settings ?? settingsFor(opts.env);
+  const tuning = { ...readWorkerTuning(settings, { embeddedServer: opts.embeddedServer === true }), ...opts.tuning };
   const metrics = opts.metrics ?? createMetrics();
-  const notify = readNotifyConfig(env, opts.webUiUrl !== undefined ? { webUiUrl: opts.webUiUrl } : {});
+  const notify = readNotifyConfig(settings, opts.webUiUrl !== undefined ? { webUiUrl: opts.webUiUrl } : {});
   let client: ScraperClient | undefined;
   const databases = new Map<string, Promise<Database>>();
   return {
+    settings,
     tuning,
     metrics,
     notify,
     secretKeys: () => secretKeys(opts.keyFile),
-    createLookupMs: positiveIntFromEnv(env, 'SCRAPE_ETL_CREATE_LOOKUP_SECONDS', 120) * 1000,
+    createLookupMs: settings.createLookupSeconds * 1000,
     ...(opts.onRunEvent ? { onRunEvent: opts.onRunEvent } : {}),
     client() {
       client ??= new ScraperClient({
-        env,
+        settings,
         ...opts.client,
         onAttempt: (a) => {
           metrics.apiAttempt(a.endpoint, a.status);

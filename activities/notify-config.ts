@@ -1,16 +1,18 @@
 // The worker's side of alerts: its environment, against which webhook URL templates are expanded when a webhook
-// is sent, and the worker-wide default webhook for pipelines whose file names none. Read once when the worker's
-// activities are built, so a malformed default fails the worker's start rather than the first alert.
+// is sent, and the worker-wide default webhook for pipelines whose file names none (its settings). Read once when
+// the worker's activities are built, so a malformed default fails the worker's start rather than the first alert.
 import { interpolate } from '../pipelines/env.js';
 import { isDuration } from '../pipelines/duration.js';
 import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS, NOTIFY_FORMATS, type NotifyEventName, type NotifyFormat, type NotifyWebhookSpec } from '../pipelines/spec.js';
+import { settingsFor } from '../settings/process.js';
+import { isSettings, type Env, type Settings } from '../settings/settings.js';
 
 /** The same default as a pipeline file's webhook `on`. */
 const DEFAULT_ON: NotifyEventName[] = [...DEFAULT_NOTIFY_ON];
 
 export interface NotifyConfig {
   /** Where `${VAR}` in webhook URLs is looked up: the worker's environment. */
-  env: NodeJS.ProcessEnv;
+  env: Env;
   /** SCRAPE_ETL_NOTIFY_URL & co: used for pipelines whose file has no `notify.webhooks`. */
   defaultWebhooks: NotifyWebhookSpec[];
   /** SCRAPE_ETL_NOTIFY_DURATION_OVER: duration_over for pipelines whose file sets none. */
@@ -21,23 +23,22 @@ export interface NotifyConfig {
   timeoutMs: number;
 }
 
-function list(v: string | undefined): string[] {
-  return (v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-}
-
-export function readNotifyConfig(env: NodeJS.ProcessEnv, overrides: { webUiUrl?: string } = {}): NotifyConfig {
-  const url = env['SCRAPE_ETL_NOTIFY_URL']?.trim();
-  const format = (env['SCRAPE_ETL_NOTIFY_FORMAT']?.trim() || 'json') as NotifyFormat;
+/** The alert settings of `from` (an environment is read as settings; default: this process's). */
+export function readNotifyConfig(from?: Settings | Env, overrides: { webUiUrl?: string } = {}): NotifyConfig {
+  const s = from !== undefined && isSettings(from) ? from : settingsFor(from);
+  const env = s.env;
+  const url = s.notifyUrl;
+  const format: NotifyFormat = s.notifyFormat;
   if (!NOTIFY_FORMATS.includes(format)) throw new Error(`SCRAPE_ETL_NOTIFY_FORMAT='${format}' is not one of ${NOTIFY_FORMATS.join(', ')}`);
-  const on = list(env['SCRAPE_ETL_NOTIFY_ON']);
+  const on = s.notifyOn ?? [];
   for (const e of on) {
     if (!(NOTIFY_EVENTS as readonly string[]).includes(e)) throw new Error(`SCRAPE_ETL_NOTIFY_ON: '${e}' is not one of ${NOTIFY_EVENTS.join(', ')}`);
   }
-  const durationOver = env['SCRAPE_ETL_NOTIFY_DURATION_OVER']?.trim() || undefined;
+  const durationOver = s.notifyDurationOver;
   if (durationOver !== undefined && !isDuration(durationOver)) throw new Error(`SCRAPE_ETL_NOTIFY_DURATION_OVER='${durationOver}' is not a duration like '30m'`);
-  const timeout = Number(env['SCRAPE_ETL_NOTIFY_TIMEOUT_MS']?.trim() || 10_000);
-  // Below the notify activity's 20 s heartbeat timeout (workflows/alerts.ts), or a slow receiver would look like a dead worker.
-  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 15_000) throw new Error(`SCRAPE_ETL_NOTIFY_TIMEOUT_MS must be an integer from 1 to 15000`);
+  // At most 15 s (the setting's check): below the notify activity's 20 s heartbeat timeout (workflows/alerts.ts), or
+  // a slow receiver would look like a dead worker.
+  const timeout = s.notifyTimeoutMs;
   if (url) {
     const expanded = expandWebhookUrl(url, env);
     // The message names no part of the URL: it may be a secret.
@@ -47,7 +48,7 @@ export function readNotifyConfig(env: NodeJS.ProcessEnv, overrides: { webUiUrl?:
     env,
     defaultWebhooks: url ? [{ url, format, on: on.length > 0 ? (on as NotifyEventName[]) : [...DEFAULT_ON] }] : [],
     defaultDurationOver: durationOver,
-    webUiUrl: (overrides.webUiUrl ?? env['SCRAPE_ETL_WEB_UI_URL']?.trim()) || undefined,
+    webUiUrl: (overrides.webUiUrl ?? s.webUiUrl) || undefined,
     timeoutMs: timeout,
   };
 }
@@ -56,7 +57,7 @@ export function readNotifyConfig(env: NodeJS.ProcessEnv, overrides: { webUiUrl?:
  * A webhook URL template expanded against the worker's environment. Problems are described without the URL's
  * value (a Slack webhook URL is itself a credential): only variable names and the scheme are named.
  */
-export function expandWebhookUrl(template: string, env: NodeJS.ProcessEnv): { url: URL } | { problem: string } {
+export function expandWebhookUrl(template: string, env: Env): { url: URL } | { problem: string } {
   const { value, missing } = interpolate(template, env);
   if (missing.length > 0) return { problem: `environment variable ${missing.join(', ')} is not set on this worker` };
   if (!URL.canParse(value)) return { problem: `the webhook URL${template.includes('${') ? ` from ${template}` : ''} is not a URL` };

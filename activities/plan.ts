@@ -36,7 +36,7 @@ export interface PlanOutput {
   tuning: WorkerTuning;
   /**
    * Whether any webhook would hear this run's alerts: the pipeline's own, or this worker's default ones
-   * (SCRAPE_ETL_ALERT_WEBHOOK...). false: the workflow skips the alerts step (an activity, 3 history events and a
+   * (SCRAPE_ETL_NOTIFY_URL...). false: the workflow skips the alerts step (an activity, 3 history events and a
    * billable action for nothing). Recorded in history, so a replay takes the same branch whatever the worker's env.
    */
   alerts?: boolean;

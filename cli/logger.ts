@@ -6,6 +6,8 @@
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { logLevel } from './log-level.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 export type { Logger };
 
@@ -26,8 +28,9 @@ const SECRET_PATHS = [
 
 export const REDACTED = '[redacted]';
 
-function secretValues(env: NodeJS.ProcessEnv): string[] {
-  const token = env['SCRAPER_API_TOKEN'];
+/** The secrets of these settings (read at each line: `demo` replaces the token after the logger exists). */
+function secretValues(env: Env | undefined): string[] {
+  const token = settingsFor(env).scraperApiToken;
   return token !== undefined && token.length >= 4 ? [token] : [];
 }
 
@@ -47,13 +50,13 @@ export function redactValue(value: unknown, secrets: readonly string[], seen = n
 
 export interface LoggerOptions {
   verbose?: boolean;
-  env?: NodeJS.ProcessEnv;
+  env?: Env;
   /** Where lines go; default stderr. */
   destination?: NodeJS.WritableStream;
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  const env = opts.env ?? process.env;
+  const env = opts.env;
   const level = logLevel(opts.verbose ? { verbose: true, env } : { env });
   return pino(
     {

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { destinationKey, redactDatabaseUrl } from '../db/url.js';
 import type { ExportSpec, PipelineSpec } from '../pipelines/spec.js';
 import type { AlertOutcome } from '../temporal/contract.js';
+import { processSettings } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 /** A word for a POSIX shell: as it is when it holds only safe characters, else in single quotes. */
 export function shellWord(word: string): string {
@@ -35,7 +37,7 @@ function realpath(p: string): string | undefined {
  * - else `node <this script>`, which works from any folder (`node bin/scrape-etl.js`, npx with the next command in
  *   a folder outside its project).
  */
-export function toolCommand(runsIn: string = process.cwd(), env: NodeJS.ProcessEnv = process.env, script: string | undefined = process.argv[1]): string {
+export function toolCommand(runsIn: string = process.cwd(), env: Env = processSettings().env, script: string | undefined = process.argv[1]): string {
   const prefix = env['npm_config_local_prefix'];
   if (env['npm_command'] !== undefined && prefix && within(runsIn, prefix)) return 'npx scrape-etl';
   const self = script === undefined ? undefined : realpath(script);
@@ -56,7 +58,7 @@ export function toolCommand(runsIn: string = process.cwd(), env: NodeJS.ProcessE
  * A Postgres URL with a password is not printed: "$DATABASE_URL" when that is where it came from, else the URL with
  * the password as *** and `passwordLeftOut` set, so the caller says to put it back.
  */
-function databaseArgument(url: string, env: NodeJS.ProcessEnv): { arg: string; passwordLeftOut: boolean } {
+function databaseArgument(url: string, env: Env): { arg: string; passwordLeftOut: boolean } {
   const key = destinationKey(url);
   if (redactDatabaseUrl(url) === url) return { arg: shellWord(key), passwordLeftOut: false };
   if (env['DATABASE_URL']?.trim() === url.trim()) return { arg: '"$DATABASE_URL"', passwordLeftOut: false };
@@ -64,7 +66,7 @@ function databaseArgument(url: string, env: NodeJS.ProcessEnv): { arg: string; p
 }
 
 /** The `scrape-etl export` command that writes one of the pipeline's export entries as the run would have. */
-export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: NodeJS.ProcessEnv = process.env): { command: string; passwordLeftOut: boolean } {
+export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: Env = processSettings().env): { command: string; passwordLeftOut: boolean } {
   const db = databaseArgument(spec.destination.database, env);
   const words = [
     toolCommand(process.cwd(), env),
@@ -95,7 +97,7 @@ export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: NodeJS.P
 }
 
 /** What `run` prints when the data loaded but the exports failed: the reason, then one complete command per entry. */
-export function exportFailureLines(spec: PipelineSpec, exportError: string | null, env: NodeJS.ProcessEnv = process.env): string[] {
+export function exportFailureLines(spec: PipelineSpec, exportError: string | null, env: Env = processSettings().env): string[] {
   const commands = spec.exports.map((e) => reexportCommand(spec, e, env));
   const lines = [
     `pipeline ${spec.name}: the data loaded, but the exports failed: ${exportError ?? 'unknown error'}`,

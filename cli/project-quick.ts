@@ -11,6 +11,7 @@ import { aliasExpansionProblem } from '../pipelines/yaml-limits.js';
 import { isDatabaseUrl } from '../destinations/url-forms.js';
 import { DEFAULT_PIPELINE_GLOBS, PROJECT_SETTINGS, type Project } from './project.js';
 import type { ProjectFile } from './project-schema.js';
+import { SETTINGS, sqliteUrlIn } from '../settings/definition.js';
 
 // The same patterns as the schema's.
 const DURATION = /^[0-9]+(ms|s|m|h|d)$/;
@@ -86,41 +87,20 @@ export function readProjectQuickly(source: string, file: string, env: NodeJS.Pro
   return projectOf(expanded as ProjectFile, file);
 }
 
-/** What a checked project file sets: the environment variables of its keys, paths anchored at its folder. */
+/** What a checked project file sets: the settings of its keys (by environment variable), paths anchored at its folder. */
 export function projectOf(p: ProjectFile, file: string): Project {
   const root = path.dirname(file);
-  const values: Record<keyof typeof PROJECT_SETTINGS, string | number | undefined> = {
-    destination: p.destination === undefined ? undefined : anchorDatabaseUrl(p.destination.trim(), root),
-    data_dir: p.data_dir === undefined ? undefined : path.resolve(root, p.data_dir),
-    exports_root: p.exports_root === undefined ? undefined : path.resolve(root, p.exports_root),
-    'temporal.address': p.temporal?.address,
-    'temporal.namespace': p.temporal?.namespace,
-    'temporal.task_queue': p.temporal?.task_queue,
-    'temporal.web_ui_url': p.temporal?.web_ui_url,
-    'worker.shutdown_grace': p.worker?.shutdown_grace,
-    'worker.log_level': p.worker?.log_level,
-    'worker.metrics_port': p.worker?.metrics_port,
-    'worker.metrics_host': p.worker?.metrics_host,
-    'worker.heartbeat_timeout': p.worker?.heartbeat_timeout,
-    'worker.wait_heartbeat_timeout': p.worker?.wait_heartbeat_timeout,
-    'worker.activity_timeout': p.worker?.activity_timeout,
-    'worker.url_chunk_size': p.worker?.url_chunk_size,
-    'worker.url_load_group': p.worker?.url_load_group,
-    'worker.pages_per_activity': p.worker?.pages_per_activity,
-    'worker.activities_per_run': p.worker?.activities_per_run,
-    'worker.load_batch_size': p.worker?.load_batch_size,
-    'worker.export_threads': p.worker?.export_threads,
-    'worker.pg_pool_size': p.worker?.pg_pool_size,
-  };
   const settings: Record<string, string> = {};
-  for (const [key, name] of Object.entries(PROJECT_SETTINGS)) {
-    const v = values[key as keyof typeof PROJECT_SETTINGS];
-    if (v !== undefined) settings[name] = String(v);
+  for (const d of PROJECT_SETTINGS) {
+    const v = d.project.split('.').reduce<unknown>((at, k) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[k] : undefined), p);
+    if (v === undefined) continue;
+    const text = String(v);
+    settings[d.env] = d.path === 'database' ? anchorDatabaseUrl(text.trim(), root) : d.path === 'file' ? path.resolve(root, text) : text;
   }
   // The data folder defaults to <root>/data, not ./data of whichever subfolder a command runs in.
-  settings['SCRAPE_ETL_DATA_DIR'] ??= path.join(root, 'data');
+  const dataDir = (settings[SETTINGS.dataDir.env] ??= path.join(root, 'data'));
   // Likewise the default destination: the SQLite file in the project's data folder.
-  settings['DATABASE_URL'] ??= `sqlite:${path.join(settings['SCRAPE_ETL_DATA_DIR'], 'scrape-etl.sqlite')}`;
+  settings[SETTINGS.databaseUrl.env] ??= sqliteUrlIn(dataDir);
   const globs = p.pipelines === undefined ? DEFAULT_PIPELINE_GLOBS : typeof p.pipelines === 'string' ? [p.pipelines] : p.pipelines;
   return { file, root, pipelines: globs, settings };
 }

@@ -1,8 +1,8 @@
 // The project file, `scrape-etl.yaml` at the root of a project (found upwards from the current folder, as dbt
 // finds dbt_project.yml): where the pipelines live, the default destination, the data folder, Temporal's address,
-// namespace and task queue, and worker defaults. Its settings reach the code that reads them through the
-// environment variables of the same meaning, filled in only where the variable is unset, so that precedence is
-// one rule everywhere: command flag > environment variable > project file > built-in default.
+// namespace and task queue, and worker defaults. Its keys are settings of settings/definition.ts (each means what
+// its environment variable means); the entry point builds the process's settings with them as the project layer,
+// so that precedence is one rule everywhere: command flag > environment variable > project file > built-in default.
 // Light at the top (node:fs, node:path): every command looks for the file; yaml and zod load only when one exists.
 import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
@@ -10,10 +10,13 @@ import path from 'node:path';
 import { InputFileError, readInputTextSync } from '../lib/input-file.js';
 import { noteDataDirOrigin } from '../lib/owned-path.js';
 import { PROJECT_FILE } from '../lib/project-root.js';
+import { SETTINGS, type SettingDefinition } from '../settings/definition.js';
+import { enterSettings, processSettings, settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 export { PROJECT_FILE };
 /** Names the project file (or its folder) explicitly; `none` ignores any project file. */
-export const PROJECT_ENV = 'SCRAPE_ETL_PROJECT';
+export const PROJECT_ENV = SETTINGS.project.env;
 /** Where pipelines are looked for when the project file does not say. */
 export const DEFAULT_PIPELINE_GLOBS = ['pipelines/**/*.yaml', 'pipelines/**/*.yml', 'pipelines/**/*.json'];
 
@@ -24,7 +27,7 @@ export interface Project {
   root: string;
   /** Globs of pipeline files, relative to root. */
   pipelines: string[];
-  /** The environment variables the file sets (before any environment variable overrides them). */
+  /** What the file sets, by the settings' environment variables (before any environment variable overrides them). */
   settings: Record<string, string>;
 }
 
@@ -33,8 +36,8 @@ function usage(message: string): Error {
 }
 
 /** The project file that applies in `cwd`: SCRAPE_ETL_PROJECT, else the nearest scrape-etl.yaml upwards; else none. */
-export function findProjectFile(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const named = env[PROJECT_ENV]?.trim();
+export function findProjectFile(cwd: string = process.cwd(), env?: Env): string | undefined {
+  const named = settingsFor(env).project;
   if (named === 'none') return undefined;
   if (named) {
     const full = path.resolve(cwd, named);
@@ -50,35 +53,15 @@ export function findProjectFile(cwd: string = process.cwd(), env: NodeJS.Process
 }
 
 /**
- * What a project file's keys set, as environment variables: its settings mean exactly what those variables mean
- * (README, "Configuration"). Paths relative to the project's folder are made absolute, so every subfolder agrees.
+ * The settings a project file may set, by key (`worker.heartbeat_timeout`): each means exactly what its environment
+ * variable means (README, "Configuration"), as settings/definition.ts declares.
  */
-export const PROJECT_SETTINGS = {
-  destination: 'DATABASE_URL',
-  data_dir: 'SCRAPE_ETL_DATA_DIR',
-  exports_root: 'SCRAPE_ETL_EXPORTS_ROOT',
-  'temporal.address': 'TEMPORAL_ADDRESS',
-  'temporal.namespace': 'TEMPORAL_NAMESPACE',
-  'temporal.task_queue': 'TEMPORAL_TASK_QUEUE',
-  'temporal.web_ui_url': 'SCRAPE_ETL_WEB_UI_URL',
-  'worker.shutdown_grace': 'SCRAPE_ETL_SHUTDOWN_GRACE',
-  'worker.log_level': 'SCRAPE_ETL_WORKER_LOG_LEVEL',
-  'worker.metrics_port': 'SCRAPE_ETL_METRICS_PORT',
-  'worker.metrics_host': 'SCRAPE_ETL_METRICS_HOST',
-  'worker.heartbeat_timeout': 'SCRAPE_ETL_HEARTBEAT_TIMEOUT',
-  'worker.wait_heartbeat_timeout': 'SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT',
-  'worker.activity_timeout': 'SCRAPE_ETL_ACTIVITY_TIMEOUT',
-  'worker.url_chunk_size': 'SCRAPE_ETL_URL_CHUNK_SIZE',
-  'worker.url_load_group': 'SCRAPE_ETL_URL_LOAD_GROUP',
-  'worker.pages_per_activity': 'SCRAPE_ETL_PAGES_PER_ACTIVITY',
-  'worker.activities_per_run': 'SCRAPE_ETL_ACTIVITIES_PER_RUN',
-  'worker.load_batch_size': 'SCRAPE_ETL_LOAD_BATCH_SIZE',
-  'worker.export_threads': 'SCRAPE_ETL_EXPORT_THREADS',
-  'worker.pg_pool_size': 'SCRAPE_ETL_PG_POOL_SIZE',
-} as const;
+export const PROJECT_SETTINGS: ReadonlyArray<SettingDefinition<unknown> & { project: string }> = Object.values(
+  SETTINGS as Record<string, SettingDefinition<unknown>>,
+).filter((d): d is SettingDefinition<unknown> & { project: string } => d.project !== undefined);
 
 /** Reads and checks a project file; every problem at once as `file:line:col: path: message` (exit 2). */
-export async function loadProject(file: string, env: NodeJS.ProcessEnv = process.env): Promise<Project> {
+export async function loadProject(file: string, env: Env = processSettings().env): Promise<Project> {
   let text: string;
   try {
     text = readInputTextSync(file, 'project', env);
@@ -101,9 +84,10 @@ export async function loadProject(file: string, env: NodeJS.ProcessEnv = process
 
 /**
  * Sets, in `env`, the variables the project file sets and `env` does not (a variable set, even empty, wins: it is
- * how one command overrides the file). Returns the names it set.
+ * how one command overrides the file): the environment a process of the project that reads no project file gets,
+ * as settings/settings.ts makes `Settings.env`. Returns the names it set.
  */
-export function applyProject(project: Project, env: NodeJS.ProcessEnv = process.env): string[] {
+export function applyProject(project: Project, env: NodeJS.ProcessEnv): string[] {
   const set: string[] = [];
   for (const [name, value] of Object.entries(project.settings)) {
     if (env[name] !== undefined) continue;
@@ -127,9 +111,14 @@ export async function currentProject(): Promise<Project | undefined> {
   return current ?? undefined;
 }
 
-/** Finds the project of the current folder and fills the environment from it (once per process). */
-export async function enterProject(env: NodeJS.ProcessEnv = process.env): Promise<Project | undefined> {
+/**
+ * Finds the project of the current folder and builds this process's settings with it (once per process: the entry
+ * point calls it). The environment is left as it is: the settings hold the project's values as their own layer.
+ */
+export async function enterProject(): Promise<Project | undefined> {
   const project = await currentProject();
-  if (project) applyProject(project, env);
+  const settings = enterSettings(project ? { file: project.file, settings: project.settings } : undefined);
+  // A data folder refused later (lib/owned-path.ts) names the project file that chose it.
+  if (project && settings.originOf('dataDir') === 'project') noteDataDirOrigin(settings.dataDir, `data_dir in ${project.file}`);
   return project;
 }

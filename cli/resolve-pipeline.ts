@@ -10,6 +10,8 @@ import { readInputTextSync } from '../lib/input-file.js';
 import { anchorDatabaseUrl } from '../lib/project-root.js';
 import { interpolate } from '../pipelines/env.js';
 import { currentProject, PROJECT_FILE, type Project } from './project.js';
+import { defaultDatabaseUrl, processSettings } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 export interface PipelineRef {
   /** The pipeline's name (its `name:`, or the argument itself when it names no file of the project). */
@@ -130,7 +132,7 @@ export async function resolvePipelineFiles(args: string[]): Promise<string[]> {
  * export). A file is read for both; a name is looked up in the project; a name the project does not hold is taken
  * as it is, with the default database (a pipeline loaded with `scrape-etl load --pipeline`, a file elsewhere).
  */
-export async function resolvePipelineRef(arg: string, env: NodeJS.ProcessEnv = process.env): Promise<PipelineRef> {
+export async function resolvePipelineRef(arg: string, env: Env = processSettings().env): Promise<PipelineRef> {
   if (looksLikeFile(arg)) {
     if (!fs.existsSync(arg)) throw usage(`no pipeline file ${arg} (file not found)`);
     const [found] = await readPipelineHeads([path.resolve(arg)]);
@@ -151,14 +153,11 @@ export async function resolvePipelineRef(arg: string, env: NodeJS.ProcessEnv = p
   return { name: arg, file: undefined, database: defaultDatabaseUrl(env), ...(project ? { note: await notFoundMessage(arg, project) } : {}) };
 }
 
-/** DATABASE_URL when set (the project's destination fills it), else the built-in default; as the loader does. */
-export function defaultDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const url = env['DATABASE_URL']?.trim();
-  return url ? url : 'sqlite:./data/scrape-etl.sqlite';
-}
+/** DATABASE_URL when set (or the project's destination), else the built-in default; as the loader does. */
+export { defaultDatabaseUrl };
 
 /** A pipeline's database as the loader makes it: ${VAR}s expanded, a relative file the project root's. */
-function destinationOf(found: Found, root: string | undefined, file: string, env: NodeJS.ProcessEnv): string {
+function destinationOf(found: Found, root: string | undefined, file: string, env: Env): string {
   if (found.database === undefined) return defaultDatabaseUrl(env);
   const written = interpolate(found.database, env);
   if (written.missing.length > 0) {

@@ -11,6 +11,8 @@ import type { TemporalSettings } from '../temporal/settings.js';
 import { connectWorker, createPipelineWorker, runPipelineWorker } from '../temporal/worker.js';
 import type { Logger } from './logger.js';
 import { clientSession, type Session } from './client-session.js';
+import { processSettings } from '../settings/process.js';
+import type { Settings } from '../settings/settings.js';
 
 export type { Session };
 
@@ -18,17 +20,19 @@ export interface SessionOptions {
   log: Logger;
   /** Run an in-process worker when the embedded server is used (default true). */
   worker?: boolean;
-  env?: NodeJS.ProcessEnv;
+  /** The settings the session and its worker use; default this process's. */
+  settings?: Settings;
 }
 
 export async function openSession(opts: SessionOptions): Promise<Session> {
-  const settings = temporalSettings(opts.env);
+  const config = opts.settings ?? processSettings();
+  const settings = temporalSettings(config);
   // Transient: the embedded server this command starts stops when it ends (unless `up` has taken it over meanwhile).
   const conn = await connectTemporal({ settings, log: (m) => opts.log.info(m), transient: true });
   if (!conn.embedded || opts.worker === false) return clientSession(conn, settings);
   let worker: { stop(): Promise<void> };
   try {
-    worker = await startCommandWorker(conn, settings, opts.log);
+    worker = await startCommandWorker(conn, settings, opts.log, config);
   } catch (err) {
     await clientSession(conn, settings).close();
     throw err;
@@ -50,7 +54,7 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
  * on the command's connection to the embedded server: the session's own, or one a waiting `run` adds to take its run
  * over when no worker polls any more.
  */
-export async function startCommandWorker(conn: TemporalConnection, settings: TemporalSettings, log: Logger): Promise<{ stop(): Promise<void> }> {
+export async function startCommandWorker(conn: TemporalConnection, settings: TemporalSettings, log: Logger, config: Settings = processSettings()): Promise<{ stop(): Promise<void> }> {
   routeSdkLogs(log);
   const { connection } = await connectWorker(settings);
   // A short grace on Ctrl-C: loads are idempotent, so an activity cut off here is simply retried later.
@@ -62,7 +66,7 @@ export async function startCommandWorker(conn: TemporalConnection, settings: Tem
     shutdownGraceTime: '3s',
     // Alerts sent by this in-process worker link to the embedded server's Web UI; nothing is billed there, so a dead
     // worker's wait is taken over sooner (activities/tuning.ts).
-    activities: { embeddedServer: true, ...(conn.uiUrl ? { webUiUrl: process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || conn.uiUrl } : {}) },
+    activities: { settings: config, embeddedServer: true, ...(conn.uiUrl ? { webUiUrl: config.webUiUrl || conn.uiUrl } : {}) },
   });
   const { worker } = pipelineWorker;
   const running = runPipelineWorker(pipelineWorker, connection);

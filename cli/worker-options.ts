@@ -1,5 +1,7 @@
-// Options shared by the commands that run pipeline workers (`worker`, `up`): parsers and the SDK metrics port.
-// Light (node built-ins only), like everything a command module loads at registration.
+// Options shared by the commands that run pipeline workers (`worker`, `up`): parsers, their settings with the
+// flags over them, and the SDK metrics port. Light, like everything a command module loads at registration.
+import { processSettings } from '../settings/process.js';
+import type { Settings } from '../settings/settings.js';
 
 export function positiveInt(name: string) {
   return (value: string): number => {
@@ -15,13 +17,18 @@ export function portNumber(name: string, value: string): number {
   return n;
 }
 
+/** The settings of a command that runs workers (`up`, `worker`): its flags over the process's settings. */
+export function workerSettings(flags: { shutdownGrace?: string | undefined; logLevel?: string | undefined; metricsPort?: string | undefined; metricsHost?: string | undefined }): Settings {
+  return processSettings().withFlags({ shutdownGrace: flags.shutdownGrace, workerLogLevel: flags.logLevel, metricsPort: flags.metricsPort, metricsHost: flags.metricsHost });
+}
+
 /**
  * Where the SDK's own exporter listens: SCRAPE_ETL_SDK_METRICS_PORT, else the metrics port + 1, else (metrics port
  * 0, or + 1 out of range) a free port found now. It is bound on loopback only and read through --metrics-port.
  */
-export async function sdkMetricsPort(metricsPort: number): Promise<number> {
-  const set = process.env['SCRAPE_ETL_SDK_METRICS_PORT']?.trim();
-  if (set) return portNumber('SCRAPE_ETL_SDK_METRICS_PORT', set);
+export async function sdkMetricsPort(metricsPort: number, settings: Settings = processSettings()): Promise<number> {
+  const set = settings.sdkMetricsPort;
+  if (set !== undefined) return set;
   if (metricsPort > 0 && metricsPort < 65535) return metricsPort + 1;
   const net = await import('node:net');
   return new Promise<number>((resolve, reject) => {

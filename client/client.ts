@@ -49,6 +49,8 @@ import {
 } from './schemas.js';
 import { validateWith } from './validate.js';
 import type { Dispatcher } from 'undici';
+import { settingsFor } from '../settings/process.js';
+import { SettingError, type Settings } from '../settings/settings.js';
 import {
   ContentDecodingError,
   acceptEncodingFor,
@@ -118,7 +120,9 @@ export interface ScraperClientOptions {
    * request. A dispatcher given here is the caller's: close() leaves it open.
    */
   dispatcher?: Dispatcher;
-  /** Default process.env. */
+  /** The settings SCRAPER_BASE_URL, SCRAPER_API_TOKEN and SCRAPER_MAX_RESPONSE_BYTES come from; default this process's. */
+  settings?: Settings;
+  /** An environment to read those settings from instead (tests). */
   env?: Record<string, string | undefined>;
 }
 
@@ -166,7 +170,6 @@ const DEFAULTS = {
   maxDelayMs: 30_000,
   maxRetryAfterMs: 60_000,
   perPage: 100,
-  maxResponseBytes: 64 * 1024 * 1024,
 };
 
 /**
@@ -354,15 +357,24 @@ export class ScraperClient {
   readonly #acceptEncoding: string;
 
   constructor(opts: ScraperClientOptions = {}) {
-    const env = opts.env ?? process.env;
-    const base = opts.baseUrl ?? env.SCRAPER_BASE_URL;
+    const settings = opts.settings ?? settingsFor(opts.env);
+    const setting = <T>(get: () => T): T => {
+      try {
+        return get();
+      } catch (err) {
+        // A malformed setting is configuration, as a missing one: no retry fixes it.
+        if (err instanceof SettingError) throw new ApiConfigError(err.message);
+        throw err;
+      }
+    };
+    const base = opts.baseUrl ?? setting(() => settings.scraperBaseUrl);
     if (!base) {
       throw new ApiConfigError('no scraping-service base URL: set SCRAPER_BASE_URL (e.g. https://api.example.com) or pass baseUrl');
     }
     const url = checkBaseUrl(base);
     this.baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 
-    const token = opts.token ?? env.SCRAPER_API_TOKEN;
+    const token = opts.token ?? settings.scraperApiToken;
     if (token === undefined || token.trim() === '') {
       throw new ApiConfigError(
         'no API token: set SCRAPER_API_TOKEN (copy it from the API Tokens section of the console profile page) or pass token',
@@ -374,7 +386,7 @@ export class ScraperClient {
     this.#token = token;
 
     this.timeoutMs = opts.timeoutMs ?? DEFAULTS.timeoutMs;
-    this.maxResponseBytes = opts.maxResponseBytes ?? maxResponseBytesFromEnv(env.SCRAPER_MAX_RESPONSE_BYTES);
+    this.maxResponseBytes = opts.maxResponseBytes ?? setting(() => settings.scraperMaxResponseBytes);
     if (!Number.isSafeInteger(this.maxResponseBytes) || this.maxResponseBytes < 1) {
       throw new ApiConfigError(`client option maxResponseBytes must be a positive integer (bytes), got ${this.maxResponseBytes}`);
     }
@@ -913,15 +925,6 @@ function mayHaveBeenProcessed(failure: ScraperApiError): boolean {
   if (failure instanceof ApiNetworkError) return !failure.beforeRequestSent;
   if (failure instanceof ApiHttpError) return !(failure.status === 408 || failure.status === 429);
   return true;
-}
-
-function maxResponseBytesFromEnv(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return DEFAULTS.maxResponseBytes;
-  const text = value.trim();
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1) {
-    throw new ApiConfigError(`SCRAPER_MAX_RESPONSE_BYTES must be a positive whole number of bytes, got '${value}'`);
-  }
-  return Number(text);
 }
 
 /** Newer = later created_at (as an instant), then the higher id when the instants are equal or unreadable. */

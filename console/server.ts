@@ -10,6 +10,7 @@
 // is the same origin as the console to the browser, so only the Host header tells the two apart.
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { Env, Settings } from '../settings/settings.js';
 import { hostChecker } from './host-check.js';
 import { Hono, type Context } from 'hono';
 import { serve, type ServerType } from '@hono/node-server';
@@ -55,8 +56,10 @@ export interface ConsoleOptions {
   /** Ask a running Temporal for schedules (default true). */
   temporal?: boolean;
   temporalUiUrl?: string;
-  /** Where Temporal settings are read (TEMPORAL_ADDRESS, SCRAPE_ETL_DATA_DIR, ...); default process.env. */
-  temporalEnv?: NodeJS.ProcessEnv;
+  /** The settings Temporal's are taken from (TEMPORAL_ADDRESS, SCRAPE_ETL_DATA_DIR, ...); default this process's. */
+  settings?: Settings;
+  /** An environment to read them from instead (tests). */
+  temporalEnv?: Env;
   /** More names the Host header may carry (any port), e.g. a reverse proxy's; host-check.ts lists the others. */
   allowHosts?: readonly string[];
   /** Where the details of a failed page go, with the id the page shows; default stderr. */
@@ -114,7 +117,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     await Promise.all(sources.map((s) => s.close().catch(() => {})));
     throw err;
   }
-  const temporal = await temporalView({ enabled: opts.temporal !== false, uiUrl: opts.temporalUiUrl, env: opts.temporalEnv });
+  const temporal = await temporalView({ enabled: opts.temporal !== false, uiUrl: opts.temporalUiUrl, settings: opts.settings, env: opts.temporalEnv });
   const links = makeLinks(temporal);
   const assets = loadAssets();
   const app = new Hono();

@@ -3,6 +3,8 @@
 // dev server of the data folder), never started, and an unreachable Temporal leaves "unknown" in the page, with
 // the reason, rather than failing or slowing it (answers and failures are kept for CACHE_MS).
 import type { TemporalConnection } from '../temporal/connect.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env, Settings } from '../settings/settings.js';
 
 /** `at` null: the pipeline has no schedule. */
 export type NextRun = { at: string | null } | { paused: true } | { unknown: string };
@@ -18,17 +20,17 @@ export interface TemporalView {
   close(): Promise<void>;
 }
 
-export async function temporalView(opts: { enabled: boolean; uiUrl?: string | undefined; env?: NodeJS.ProcessEnv | undefined }): Promise<TemporalView> {
-  const env = opts.env ?? process.env;
+export async function temporalView(opts: { enabled: boolean; uiUrl?: string | undefined; settings?: Settings | undefined; env?: Env | undefined }): Promise<TemporalView> {
+  const s = opts.settings ?? settingsFor(opts.env);
   const { temporalSettings } = await import('../temporal/settings.js');
   let settings: ReturnType<typeof temporalSettings> | undefined;
   let settingsError: string | undefined;
   try {
-    settings = temporalSettings(env);
+    settings = temporalSettings(s);
   } catch (err) {
     settingsError = (err as Error).message;
   }
-  let uiUrl = opts.uiUrl ?? (env['TEMPORAL_UI_URL']?.trim() || undefined);
+  let uiUrl = opts.uiUrl ?? s.temporalUiUrl;
   if (!uiUrl && settings && settings.address === undefined) {
     const { readDevServerState } = await import('../temporal/dev-server.js');
     const state = readDevServerState(settings.dataDir);

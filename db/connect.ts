@@ -10,12 +10,8 @@ export type { Database, DuckDatabase, OpenDatabaseOptions, ParsedDatabaseUrl, Po
 
 export type Dialect = DestinationName;
 
-export const DEFAULT_DATABASE_URL = 'sqlite:./data/scrape-etl.sqlite';
-
-export function defaultDatabaseUrl(): string {
-  const fromEnv = process.env['DATABASE_URL'];
-  return fromEnv && fromEnv.trim() !== '' ? fromEnv.trim() : DEFAULT_DATABASE_URL;
-}
+/** DATABASE_URL (or the project's `destination`), else the default: one rule, settings/definition.ts's. */
+export { defaultDatabaseUrl } from '../settings/process.js';
 
 /** The URL with any password replaced, for messages and logs. */
 export { redactDatabaseUrl } from './url.js';
@@ -40,20 +36,18 @@ export function databaseFileOf(parsed: ParsedDatabaseUrl): string | undefined {
  * stay within the server's max_connections (workers x pool size). Ten matches node-postgres's default and keeps
  * a worker's 20 concurrent activities busy, since each transaction holds its connection only while it writes.
  */
-export const DEFAULT_PG_POOL_SIZE = 10;
+export const DEFAULT_PG_POOL_SIZE: number = defaultOf('pgPoolSize');
 
-export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
-  const v = env['SCRAPE_ETL_PG_POOL_SIZE']?.trim();
-  if (!v) return DEFAULT_PG_POOL_SIZE;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) {
-    throw new Error(`SCRAPE_ETL_PG_POOL_SIZE='${v}' must be an integer from 1 to 1000 (connections per Postgres pool)`);
-  }
-  return n;
+/** SCRAPE_ETL_PG_POOL_SIZE of these settings (an environment's, a test's; default: this process's). */
+export function pgPoolSize(env?: Env): number {
+  return settingsFor(env).pgPoolSize;
 }
 
 export { DatabaseConfigError } from '../destinations/config-error.js';
 import { DatabaseConfigError } from '../destinations/config-error.js';
+import { defaultOf } from '../settings/definition.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
 const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);

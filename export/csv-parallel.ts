@@ -12,12 +12,12 @@
 // write lock (BEGIN IMMEDIATE on a connection of its own), so no write can commit between the first thread's
 // snapshot and the last one's. The lock is held for the few milliseconds the threads take to start their
 // transactions; a writer waiting for it meanwhile waits as it would for any other writer.
-import os from 'node:os';
 import { open } from 'node:fs/promises';
 import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { beginImmediate } from '../db/sql.js';
-import { positiveIntFromEnv } from '../lib/env-int.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 import { siblingModule, startModuleWorker } from '../lib/module-worker.js';
 import type { ColumnInfo } from './columns.js';
 import type { CsvThreadData, FromThread, ToThread } from './csv-thread.js';
@@ -30,13 +30,6 @@ import { EXPORT_READER_CACHE } from '../destinations/sqlite/pages.js';
 import type { FormatSettings } from './formats/index.js';
 import { hasRowids, type TableQuery } from './rows.js';
 
-/**
- * Below this many cells (estimated from the rowid span) starting threads costs more than it saves. Measured on 2
- * cores (bench/csv-export.ts, quiet machine): 2 threads took 1.15x less time than one on a 6.3M-cell table but ran
- * 0.91x as fast, with more CPU (0.70 s against 0.45 s) and about 25 MB more memory, on a 1.58M-cell one; the old
- * 500,000 sent both to threads. A machine with more cores breaks even sooner: SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS.
- */
-const DEFAULT_MIN_CELLS = 4_000_000;
 /**
  * How long the export waits for the write lock it needs to start the threads' snapshot. A writer that holds it
  * longer (or writers that keep taking it) make the export run in the calling thread instead, which needs no lock.
@@ -61,13 +54,13 @@ const BATCHES_PER_PAGE = 16;
  * Threads for one CSV export of a SQLite table: SCRAPE_ETL_EXPORT_THREADS, by default the machine's cores, at
  * most 4 (reading is shared; the single writing thread is the next limit). 1 exports in the calling thread.
  */
-export function exportThreads(env: NodeJS.ProcessEnv = process.env): number {
-  return positiveIntFromEnv(env, 'SCRAPE_ETL_EXPORT_THREADS', Math.min(4, os.availableParallelism()));
+export function exportThreads(env?: Env): number {
+  return settingsFor(env).exportThreads;
 }
 
 /** SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS: the fewest cells (rows x columns) a table needs to be exported on threads. */
-export function exportThreadMinCells(env: NodeJS.ProcessEnv = process.env): number {
-  return positiveIntFromEnv(env, 'SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS', DEFAULT_MIN_CELLS);
+export function exportThreadMinCells(env?: Env): number {
+  return settingsFor(env).exportThreadMinCells;
 }
 
 /**

@@ -8,6 +8,9 @@
 // Light (node:fs alone): every command reads its project file through it.
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { defaultOf, SETTINGS } from '../settings/definition.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 const MiB = 1024 * 1024;
 
@@ -16,7 +19,8 @@ export interface InputKind {
   what: string;
   /** The most bytes read. */
   max: number;
-  /** The variable that raises the limit, when there is one. */
+  /** The setting that raises the limit, when there is one (settings/definition.ts), and its variable. */
+  setting?: 'maxPipelineBytes' | 'maxUrlsFileBytes' | 'maxLoadFileBytes';
   env?: string;
   /** What to do about a file over the limit. */
   tooBig: string;
@@ -27,24 +31,24 @@ export const INPUT_KINDS = {
   project: { what: 'project file', max: 1 * MiB, tooBig: 'a project file holds a few settings: is it the right file?' },
   pipeline: {
     what: 'pipeline file',
-    max: 5 * MiB,
-    env: 'SCRAPE_ETL_MAX_PIPELINE_BYTES',
+    max: defaultOf('maxPipelineBytes'),
+    setting: 'maxPipelineBytes',
+    env: SETTINGS.maxPipelineBytes.env,
     tooBig: 'put a long URL list in a file of its own, one URL a line, and name it in the pipeline: request.urls_file: urls.txt (relative to the pipeline file)',
   },
-  urls: { what: 'URL list', max: 64 * MiB, env: 'SCRAPE_ETL_MAX_URLS_FILE_BYTES', tooBig: 'split the list over several pipelines' },
+  urls: { what: 'URL list', max: defaultOf('maxUrlsFileBytes'), setting: 'maxUrlsFileBytes', env: SETTINGS.maxUrlsFileBytes.env, tooBig: 'split the list over several pipelines' },
   key: { what: 'secret key file', max: 4096, tooBig: 'a key file holds 44 characters of base64: restore it from its copy' },
-  load: { what: 'response file', max: 128 * MiB, env: 'SCRAPE_ETL_MAX_LOAD_FILE_BYTES', tooBig: 'a response file holds one answer of the service' },
+  load: { what: 'response file', max: defaultOf('maxLoadFileBytes'), setting: 'maxLoadFileBytes', env: SETTINGS.maxLoadFileBytes.env, tooBig: 'a response file holds one answer of the service' },
   list: { what: 'list of paths', max: 64 * MiB, tooBig: 'split the list, or give a folder or a quoted glob pattern instead' },
   tls: { what: 'TLS certificate or key file', max: 1 * MiB, tooBig: 'give the PEM file itself' },
 } as const satisfies Record<string, InputKind>;
 
 export type InputKindName = keyof typeof INPUT_KINDS;
 
-/** The limit of a kind in this environment: its variable (a positive whole number of bytes) or the default. */
-export function inputLimit(kind: InputKindName, env: NodeJS.ProcessEnv = process.env): number {
+/** The limit of a kind in these settings (default: this process's): its setting, or the fixed limit of a kind without one. */
+export function inputLimit(kind: InputKindName, env?: Env): number {
   const k: InputKind = INPUT_KINDS[kind];
-  const n = k.env === undefined ? NaN : Number(env[k.env]?.trim() || NaN);
-  return Number.isInteger(n) && n > 0 ? n : k.max;
+  return k.setting === undefined ? k.max : settingsFor(env)[k.setting];
 }
 
 /** A file that is not a regular file, or is over its limit. `reason` follows the file's name: "is a FIFO …". */
@@ -99,7 +103,7 @@ const CHUNK = 64 * 1024;
  * The bytes of a regular file of at most the kind's limit. An error of the file system (ENOENT, EACCES) is thrown as
  * it is, with its code; a file of another type or over the limit is an InputFileError.
  */
-export function readInputFileSync(file: string, kind: InputKindName, env: NodeJS.ProcessEnv = process.env): Buffer {
+export function readInputFileSync(file: string, kind: InputKindName, env?: Env): Buffer {
   const max = inputLimit(kind, env);
   check(file, kind, fs.statSync(file), max);
   const fd = fs.openSync(file, OPEN_FLAGS);
@@ -123,12 +127,12 @@ export function readInputFileSync(file: string, kind: InputKindName, env: NodeJS
   }
 }
 
-export function readInputTextSync(file: string, kind: InputKindName, env: NodeJS.ProcessEnv = process.env): string {
+export function readInputTextSync(file: string, kind: InputKindName, env?: Env): string {
   return readInputFileSync(file, kind, env).toString('utf8');
 }
 
 /** An open regular file within its limit, for a caller that streams it (close the handle when done). */
-export async function openInputFile(file: string, kind: InputKindName, env: NodeJS.ProcessEnv = process.env): Promise<{ handle: FileHandle; max: number }> {
+export async function openInputFile(file: string, kind: InputKindName, env?: Env): Promise<{ handle: FileHandle; max: number }> {
   const max = inputLimit(kind, env);
   check(file, kind, await fs.promises.stat(file), max);
   const handle = await fs.promises.open(file, OPEN_FLAGS);
@@ -142,7 +146,7 @@ export async function openInputFile(file: string, kind: InputKindName, env: Node
 }
 
 /** The text of a regular file of at most the kind's limit, read without blocking the event loop. */
-export async function readInputText(file: string, kind: InputKindName, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function readInputText(file: string, kind: InputKindName, env?: Env): Promise<string> {
   const { handle, max } = await openInputFile(file, kind, env);
   try {
     const chunks: Buffer[] = [];
@@ -165,7 +169,7 @@ export async function readInputText(file: string, kind: InputKindName, env: Node
  * The lines of a regular file of at most the kind's limit, streamed (a long list never becomes one string). Throws
  * InputFileError at the end when the file held more than the limit.
  */
-export async function* inputLines(file: string, kind: InputKindName, env: NodeJS.ProcessEnv = process.env): AsyncGenerator<string> {
+export async function* inputLines(file: string, kind: InputKindName, env?: Env): AsyncGenerator<string> {
   const { handle, max } = await openInputFile(file, kind, env);
   const { createInterface } = await import('node:readline');
   // `end` is inclusive: one byte past the limit is read, which tells a file at the limit from one over it.

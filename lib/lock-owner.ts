@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { isProcessAlive } from './process-alive.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 export interface LockOwner {
   pid: number;
@@ -122,10 +124,8 @@ export function describeOwner(o: LockOwner | undefined): string {
  * after creating the file, so a file that stays empty this long was left by a process that died in between (or by
  * a full disk). SCRAPE_ETL_LOCK_UNREADABLE_MS, default 10 s.
  */
-export function unreadableLockGraceMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env['SCRAPE_ETL_LOCK_UNREADABLE_MS']?.trim();
-  const n = raw ? Number(raw) : NaN;
-  return Number.isFinite(n) && n >= 0 ? n : 10_000;
+export function unreadableLockGraceMs(env?: Env): number {
+  return settingsFor(env).lockUnreadableMs;
 }
 
 /**

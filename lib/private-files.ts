@@ -3,26 +3,27 @@
 // the processes it spawns create; files from older versions are narrowed where the tool meets them (the embedded
 // server's folder at its start). SCRAPE_ETL_UMASK (octal, e.g. 027) widens it for folders shared on purpose.
 import fs from 'node:fs';
+import { defaultOf } from '../settings/definition.js';
+import { settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
-export const PRIVATE_UMASK = 0o077;
+export const PRIVATE_UMASK: number = defaultOf('umask');
 
 /**
  * The umask the commands run under: SCRAPE_ETL_UMASK when set and valid octal, else 077. It may share reading,
  * never writing: a folder the group could write would be refused at the next command (lib/owned-path.ts).
  */
-export function wantedUmask(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env['SCRAPE_ETL_UMASK']?.trim();
-  if (raw && /^0?[0-7]{1,3}$/.test(raw)) return parseInt(raw, 8) | 0o022;
-  return PRIVATE_UMASK;
+export function wantedUmask(env?: Env): number {
+  return settingsFor(env).umask;
 }
 
 /** Sets the process's umask (main thread only; worker threads share it). */
-export function applyUmask(env: NodeJS.ProcessEnv = process.env): void {
+export function applyUmask(env?: Env): void {
   process.umask(wantedUmask(env));
 }
 
 /** Runs `fn` (a spawn) under the private umask, so the child's files are private whatever this process's is. */
-export function withPrivateUmask<T>(fn: () => T, env: NodeJS.ProcessEnv = process.env): T {
+export function withPrivateUmask<T>(fn: () => T, env?: Env): T {
   const previous = process.umask(wantedUmask(env));
   try {
     return fn();

@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readInputTextSync } from './input-file.js';
 import { assertOwned, assertOwnedDataDir } from './owned-path.js';
+import { processSettings, settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 export const KEY_FILE_NAME = 'secret.key';
 const KEY_BYTES = 32;
@@ -15,14 +17,11 @@ const KEY_BYTES = 32;
  * SCRAPE_ETL_KEY_FILE, else `<data folder>/secret.key` (SCRAPE_ETL_DATA_DIR, default ./data). A worker on another
  * machine than the commands that start runs needs a copy of the same file (SCRAPE_ETL_KEY_FILE names it).
  */
-export function secretKeyFile(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env['SCRAPE_ETL_KEY_FILE']?.trim();
+export function secretKeyFile(env?: Env): string {
+  const settings = settingsFor(env);
+  const explicit = settings.keyFile;
   if (explicit) return path.resolve(explicit);
-  return path.resolve(dataDirOf(env), KEY_FILE_NAME);
-}
-
-function dataDirOf(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env['SCRAPE_ETL_DATA_DIR']?.trim() || './data');
+  return path.resolve(settings.dataDir, KEY_FILE_NAME);
 }
 
 export interface SecretKeys {
@@ -47,7 +46,7 @@ export function secretKeys(file: string = secretKeyFile()): SecretKeys {
   const cached = cache.get(file);
   if (cached) return cached;
   // A folder others can write lets them swap the file for a key of their own: refused before the file is read.
-  if (file === path.resolve(dataDirOf(), KEY_FILE_NAME)) assertOwnedDataDir(path.dirname(file));
+  if (file === path.resolve(processSettings().dataDir, KEY_FILE_NAME)) assertOwnedDataDir(path.dirname(file));
   else assertOwned(path.dirname(file), { what: 'the folder of the secret key file', stickyRootOk: true });
   let secret: Buffer;
   try {

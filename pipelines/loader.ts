@@ -17,12 +17,15 @@ import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema
 import type { PipelineSpec } from './spec.js';
 import { URLS_FILE_KEY, urlsFileField } from './urls-file.js';
 import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from './yaml-limits.js';
+import { SETTINGS } from '../settings/definition.js';
+import { processSettings, settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 export { MAX_ALIAS_EXPANSION, MAX_NESTING } from './yaml-limits.js';
 
 export interface LoadOptions {
-  /** Environment for `${VAR}` references and the token check; default process.env. */
-  env?: NodeJS.ProcessEnv;
+  /** Environment for `${VAR}` references and the token check; default this process's settings' (settings/). */
+  env?: Env;
   /** The list `request.urls_file` names, read by loadPipelineFile (parsePipelineText alone cannot read files). */
   urlsFile?: UrlsFileList;
 }
@@ -44,7 +47,7 @@ const SECRET_ADVICE = `set ${TOKEN_ENV} in the worker's environment instead`;
 export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Promise<PipelineSpec> {
   let text: string;
   try {
-    text = await readInputText(file, 'pipeline', opts.env ?? process.env);
+    text = await readInputText(file, 'pipeline', opts.env ?? processSettings().env);
   } catch (err) {
     const reason =
       err instanceof InputFileError ? `the file ${err.reason}; ${err.fix}` : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
@@ -57,7 +60,7 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     const resolved = path.resolve(path.dirname(file), named);
     let list: UrlsFileList;
     try {
-      list = await readUrlsFile(resolved, opts.env ?? process.env);
+      list = await readUrlsFile(resolved, opts.env ?? processSettings().env);
     } catch (err) {
       const message =
         err instanceof InputFileError
@@ -71,11 +74,11 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
   // In a project (a scrape-etl.yaml above the file), relative paths of the file are the project root's: the same
   // database and export folder from any subfolder. Outside a project they stay relative to the current folder.
   const root = projectRootAbove(dirname(resolve(file)));
-  await confineExports(file, spec, root, opts.env ?? process.env);
+  await confineExports(file, spec, root, opts.env ?? processSettings().env);
   if (root === undefined) return spec;
   // A destination the file does not name comes from DATABASE_URL (or the default), whose relative path, like any
   // environment variable's, stays the current folder's.
-  const fromFile = spec.destination.database !== defaultDatabaseUrl(opts.env ?? process.env);
+  const fromFile = spec.destination.database !== defaultDatabaseUrl(opts.env ?? processSettings().env);
   return {
     ...spec,
     destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
@@ -84,7 +87,7 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
 }
 
 /** Where exports may be written: the variable (or the project file's `exports_root:`) beside the default folders. */
-export const EXPORTS_ROOT_ENV = 'SCRAPE_ETL_EXPORTS_ROOT';
+export const EXPORTS_ROOT_ENV = SETTINGS.exportsRoot.env;
 
 /**
  * An export folder written in a pipeline file stays inside the project's folder (without a project: the current
@@ -92,8 +95,8 @@ export const EXPORTS_ROOT_ENV = 'SCRAPE_ETL_EXPORTS_ROOT';
  * one: a file is not to write wherever its author likes (`dir: ../../etc/x` wrote there). Symbolic links are resolved.
  * `scrape-etl export --out`, given on the command line, is the user's own choice and not confined.
  */
-async function confineExports(file: string, spec: PipelineSpec, root: string | undefined, env: NodeJS.ProcessEnv): Promise<void> {
-  const allowed = env[EXPORTS_ROOT_ENV]?.trim();
+async function confineExports(file: string, spec: PipelineSpec, root: string | undefined, env: Env): Promise<void> {
+  const allowed = settingsFor(env).exportsRoot;
   const roots = [...(root !== undefined ? [root] : [process.cwd(), dirname(resolve(file))]), ...(allowed ? [resolve(allowed)] : [])];
   const issues: PipelineIssue[] = [];
   for (const [i, e] of spec.exports.entries()) {
@@ -130,7 +133,7 @@ function urlsFileNamed(text: string): string | undefined {
  * One URL a line, read as a stream (a list of any length never becomes one string) from a regular file of at most
  * SCRAPE_ETL_MAX_URLS_FILE_BYTES (lib/input-file.ts); blank lines and # comments skipped.
  */
-export async function readUrlsFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<UrlsFileList> {
+export async function readUrlsFile(file: string, env: Env = processSettings().env): Promise<UrlsFileList> {
   const urls: string[] = [];
   const lines: number[] = [];
   let n = 0;
@@ -171,7 +174,7 @@ function isWebhookUrl(path: ReadonlyArray<string | number>): boolean {
 }
 
 export function parsePipelineText(text: string, file: string, opts: LoadOptions = {}): PipelineSpec {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? processSettings().env;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: false });
   const at = (offset: number | undefined) => {
@@ -482,7 +485,7 @@ function urlsFileInto(js: unknown, list: UrlsFileList | undefined, problem: (mes
   return list;
 }
 
-function withDefaultDestination(data: unknown, env: NodeJS.ProcessEnv): unknown {
+function withDefaultDestination(data: unknown, env: Env): unknown {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return data;
   const d = data as Record<string, unknown>;
   const dest = d['destination'];

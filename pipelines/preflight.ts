@@ -10,6 +10,8 @@ import { kindOf } from '../kinds/index.js';
 import type { PipelineIssue } from './errors.js';
 import { positionInPipelineFile } from './loader.js';
 import type { PipelineSpec } from './spec.js';
+import { processSettings } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 export interface PreflightOptions {
   /** Skip checks that need the network (a Postgres destination), e.g. on a CI machine that cannot reach it. */
@@ -48,7 +50,7 @@ export async function destinationIssues(file: string, spec: PipelineSpec, opts: 
  * service's address and token from this environment, so a missing one would only show as failing activities.
  * Returns what to set, or undefined when nothing is missing (or the kind never calls the service).
  */
-export async function serviceSettingsProblem(spec: PipelineSpec, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+export async function serviceSettingsProblem(spec: PipelineSpec, env: Env = processSettings().env): Promise<string | undefined> {
   if (kindOf(spec.kind).endpoints.length === 0) return undefined;
   const missing = ['SCRAPER_BASE_URL', 'SCRAPER_API_TOKEN'].filter((name) => !env[name]?.trim());
   if (missing.length > 0) {
@@ -76,7 +78,7 @@ export async function serviceSettingsProblem(spec: PipelineSpec, env: NodeJS.Pro
  * the run, so an alert that could never be sent is said at once instead of after the run, in history only.
  * The messages name variables and the scheme, never a URL's value (a Slack webhook URL is a credential).
  */
-export async function notifyIssues(file: string, spec: PipelineSpec, env: NodeJS.ProcessEnv = process.env): Promise<PipelineIssue[]> {
+export async function notifyIssues(file: string, spec: PipelineSpec, env: Env = processSettings().env): Promise<PipelineIssue[]> {
   const { expandWebhookUrl } = await import('../activities/notify-config.js');
   const issues: PipelineIssue[] = [];
   for (const [i, w] of (spec.notify?.webhooks ?? []).entries()) {

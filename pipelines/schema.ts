@@ -16,18 +16,14 @@ import { contentTableName } from '../db/evolve/names.js';
 import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';
+import { defaultDatabaseUrl } from '../settings/process.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
 import { checkCheckAndWatchNames, checksSection, watchSection, withCheckNames, withWatchNames } from './checks-schema.js';
 import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS, NOTIFY_FORMATS, PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
 
-export const DEFAULT_SQLITE_URL = 'sqlite:./data/scrape-etl.sqlite';
-
-/** DATABASE_URL when set, else the SQLite file under ./data (same rule as db/connect.ts defaultDatabaseUrl). */
-export function defaultDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const url = env['DATABASE_URL'];
-  return url !== undefined && url !== '' ? url : DEFAULT_SQLITE_URL;
-}
+/** DATABASE_URL when set, else the SQLite file under ./data: the one rule of settings/. */
+export { defaultDatabaseUrl };
 
 const duration = (fallback: string) =>
   z

@@ -81,6 +81,15 @@ const PACKAGES: Record<string, Exercise> = {
     program.parse(['node', 'scrape-etl', 'status', 'shop', '--database', 'sqlite:x', '--format', 'a']);
     program.helpInformation();
   },
+  // What settings/definition.ts builds at its load and what reading a few settings runs.
+  'zod-mini': (m) => {
+    const z = m['z'];
+    const whole = z.pipe(z.string().check(z.regex(/^[0-9]+$/, 'a number')), z.transform(Number)).check(z.refine((n: number) => n > 0, 'positive'));
+    whole.safeParse('25');
+    whole.safeParse('x');
+    z.enum(['json', 'slack']).safeParse('json');
+    z.pipe(z.string(), z.transform((s: string) => s.split(','))).safeParse('a,b');
+  },
 };
 
 export interface VendorBundle {

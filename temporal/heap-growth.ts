@@ -6,20 +6,15 @@
 // capped at 30-60%, for 0-10% more CPU (the machine was noisy; bench/run-overhead.ts prints the figures). Unlike
 // --max-old-space-size this is no ceiling: a run that truly needs more heap still gets it, one step at a time.
 import v8 from 'node:v8';
+import { settingsFor } from '../settings/process.js';
+import { isSettings, type Env, type Settings } from '../settings/settings.js';
 
-export const HEAP_GROWTH_ENV = 'SCRAPE_ETL_HEAP_GROWTH_PERCENT';
-/** V8's factor becomes 1 + percent/100; 0 leaves V8's own heuristic (up to 4x). */
-export const DEFAULT_HEAP_GROWTH_PERCENT = 30;
-
-/** The growth percent this environment asks for; a malformed value is an error that names the variable. */
-export function heapGrowthPercent(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env[HEAP_GROWTH_ENV]?.trim();
-  if (!raw) return DEFAULT_HEAP_GROWTH_PERCENT;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 300) {
-    throw new Error(`${HEAP_GROWTH_ENV}='${raw}' must be a whole number of percent from 0 (V8's default growth) to 300`);
-  }
-  return n;
+/**
+ * The growth percent of these settings (default: this process's): V8's factor becomes 1 + percent/100; 0 leaves
+ * V8's own heuristic (up to 4x). A malformed value is an error that names the variable (SettingError).
+ */
+export function heapGrowthPercent(from?: Settings | Env): number {
+  return (from !== undefined && isSettings(from) ? from : settingsFor(from)).heapGrowthPercent;
 }
 
 let applied: number | undefined;
@@ -29,9 +24,9 @@ let applied: number | undefined;
  * start-up takes effect from the next one). The first caller's value stays: two workers in one process (tests)
  * must not flip it back and forth.
  */
-export function limitHeapGrowth(env: NodeJS.ProcessEnv = process.env): void {
+export function limitHeapGrowth(from?: Settings | Env): void {
   if (applied !== undefined) return;
-  const percent = heapGrowthPercent(env);
+  const percent = heapGrowthPercent(from);
   applied = percent;
   if (percent > 0) v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }

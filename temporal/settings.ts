@@ -1,7 +1,11 @@
-// Where the worker and the CLI find Temporal, read from the environment in one place so the `run`, `schedule`
-// and `worker` commands always agree on namespace and task queue.
+// Where the worker and the CLI find Temporal, from the settings object (settings/) in one place so the `run`,
+// `schedule` and `worker` commands always agree on namespace and task queue; the settings that go together are
+// checked together here.
 import path from 'node:path';
 import { readInputFileSync } from '../lib/input-file.js';
+import { defaultOf } from '../settings/definition.js';
+import { processSettings } from '../settings/process.js';
+import { isSettings, SettingError, settingsOf, type Env, type Settings } from '../settings/settings.js';
 
 export interface TemporalSettings {
   /** host:port of a Temporal frontend; undefined means "start or reuse the embedded dev server". */
@@ -27,34 +31,36 @@ export interface TemporalTlsSettings {
   serverName?: string;
 }
 
-export const DEFAULT_NAMESPACE = 'default';
-export const DEFAULT_TASK_QUEUE = 'scrape-etl';
-export const DEFAULT_DATA_DIR = './data';
+export const DEFAULT_NAMESPACE: string = defaultOf('temporalNamespace');
+export const DEFAULT_TASK_QUEUE: string = defaultOf('temporalTaskQueue');
+export const DEFAULT_DATA_DIR: string = defaultOf('dataDir');
 
 /** A malformed Temporal setting: the caller's to fix (exit 2, cli/command-error.ts), not a failure to retry. */
 export class TemporalSettingsError extends Error {
   override readonly name = 'TemporalSettingsError';
 }
 
-export function temporalSettings(env: NodeJS.ProcessEnv = process.env): TemporalSettings {
-  const nonEmpty = (name: string): string | undefined => {
-    const v = env[name]?.trim();
-    return v ? v : undefined;
+/** The Temporal part of `settings` (an environment, for a test or a child, is read as settings too; default: this process's). */
+export function temporalSettings(from?: Settings | Env): TemporalSettings {
+  const s = from === undefined ? processSettings() : isSettings(from) ? from : settingsOf(from);
+  // A malformed value is the caller's to fix (exit 2), as every setting's: TemporalSettingsError says so to callers.
+  const read = <T>(get: () => T): T => {
+    try {
+      return get();
+    } catch (err) {
+      if (err instanceof SettingError) throw new TemporalSettingsError(err.message);
+      throw err;
+    }
   };
-  const address = nonEmpty('TEMPORAL_ADDRESS');
-  if (address !== undefined && !/^[^\s:/]+:\d{1,5}$/.test(address) && !/^\[[0-9a-f:]+\]:\d{1,5}$/i.test(address)) {
-    throw new TemporalSettingsError(`TEMPORAL_ADDRESS must be host:port (e.g. 127.0.0.1:7233), got '${address}'`);
-  }
-  const apiKey = nonEmpty('TEMPORAL_API_KEY');
-  const tlsFlag = nonEmpty('TEMPORAL_TLS')?.toLowerCase();
-  if (tlsFlag !== undefined && !['true', 'false', '1', '0'].includes(tlsFlag)) {
-    throw new TemporalSettingsError(`TEMPORAL_TLS must be true or false, got '${env['TEMPORAL_TLS']}'`);
-  }
+  const address = read(() => s.temporalAddress);
+  const apiKey = read(() => s.temporalApiKey);
+  const tlsSetting = read(() => s.temporalTls);
+  const tlsFlag = tlsSetting === undefined ? undefined : String(tlsSetting);
   const tlsFiles: TemporalTlsSettings = {};
-  const certPath = nonEmpty('TEMPORAL_TLS_CLIENT_CERT_PATH');
-  const keyPath = nonEmpty('TEMPORAL_TLS_CLIENT_KEY_PATH');
-  const caPath = nonEmpty('TEMPORAL_TLS_SERVER_CA_CERT_PATH');
-  const serverName = nonEmpty('TEMPORAL_TLS_SERVER_NAME');
+  const certPath = s.temporalTlsClientCertPath;
+  const keyPath = s.temporalTlsClientKeyPath;
+  const caPath = s.temporalTlsServerCaCertPath;
+  const serverName = s.temporalTlsServerName;
   if ((certPath === undefined) !== (keyPath === undefined)) {
     throw new TemporalSettingsError('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together (mTLS needs both)');
   }
@@ -62,8 +68,8 @@ export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Temporal
   if (keyPath) tlsFiles.clientKeyPath = path.resolve(keyPath);
   if (caPath) tlsFiles.serverCaCertPath = path.resolve(caPath);
   if (serverName) tlsFiles.serverName = serverName;
-  const explicitOff = tlsFlag === 'false' || tlsFlag === '0';
-  const wanted = tlsFlag === 'true' || tlsFlag === '1' || Object.keys(tlsFiles).length > 0 || (apiKey !== undefined && !explicitOff);
+  const explicitOff = tlsFlag === 'false';
+  const wanted = tlsFlag === 'true' || Object.keys(tlsFiles).length > 0 || (apiKey !== undefined && !explicitOff);
   if (explicitOff && Object.keys(tlsFiles).length > 0) throw new TemporalSettingsError('TEMPORAL_TLS=false contradicts the TEMPORAL_TLS_* files given');
   const tls = wanted ? tlsFiles : undefined;
   if ((tls || apiKey) && address === undefined) {
@@ -71,9 +77,9 @@ export function temporalSettings(env: NodeJS.ProcessEnv = process.env): Temporal
   }
   return {
     address,
-    namespace: nonEmpty('TEMPORAL_NAMESPACE') ?? DEFAULT_NAMESPACE,
-    taskQueue: nonEmpty('TEMPORAL_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
-    dataDir: path.resolve(nonEmpty('SCRAPE_ETL_DATA_DIR') ?? DEFAULT_DATA_DIR),
+    namespace: s.temporalNamespace,
+    taskQueue: s.temporalTaskQueue,
+    dataDir: path.resolve(s.dataDir),
     tls,
     apiKey,
   };

@@ -14,6 +14,7 @@ import { resolveWorkflowBundle } from './workflow-bundle.js';
 import { ANOTHER_KEY, MAX_HEARTBEAT_THROTTLE_MS, WORKFLOW_FAILURE_TYPES, type SealSinks } from './contract.js';
 import { workerIdentity, type WorkerRole } from './pollers.js';
 import { clearAttemptFailure, recordAttemptFailure } from './attempt-notes.js';
+import { settingsFor } from '../settings/process.js';
 
 export { WORKFLOWS_PATH } from './workflow-bundle.js';
 
@@ -35,12 +36,12 @@ export interface PipelineWorkerOptions {
   shutdownGraceTime?: Duration;
   /**
    * How long a workflow task waits on this worker's sticky queue before any worker may take it. A worker that
-   * died holds its workflows' next tasks this long. Default: SCRAPE_ETL_STICKY_QUEUE_TIMEOUT or 10s.
+   * died holds its workflows' next tasks this long. Default: the setting SCRAPE_ETL_STICKY_QUEUE_TIMEOUT.
    */
   stickyQueueScheduleToStartTimeout?: Duration;
   /** The workflow code; default: pipelineWorkflowBundle(). */
   workflowBundle?: WorkflowBundleOption;
-  /** What the activities are built from (client options, tuning, environment); default: this process's environment. */
+  /** What the activities are built from (settings, client options, tuning); default: this process's settings. */
   activities?: ActivityDepsOptions;
 }
 
@@ -57,9 +58,10 @@ export async function pipelineWorkflowBundle(): Promise<WorkflowBundleOption> {
 
 export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise<PipelineWorker> {
   // Every process that runs activities (`run`, `demo`, `worker`) collects its garbage sooner (see heap-growth.ts).
-  limitHeapGrowth(opts.activities?.env);
+  const settings = opts.activities?.settings ?? settingsFor(opts.activities?.env);
+  limitHeapGrowth(settings);
   // Reads and checks the tuning now: a malformed knob fails the worker's start, not its first activity.
-  const deps = createActivityDeps(opts.activities);
+  const deps = createActivityDeps({ ...opts.activities, settings });
   const options: WorkerOptions = {
     connection: opts.connection,
     namespace: opts.namespace,
@@ -80,7 +82,7 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     // the worker, and `down`, waiting for ever: past the grace and this margin the worker gives up on it.
     shutdownForceTime: msToNumber(opts.shutdownGraceTime ?? '30s') + SHUTDOWN_FORCE_MARGIN_MS,
     stickyQueueScheduleToStartTimeout:
-      opts.stickyQueueScheduleToStartTimeout ?? (process.env['SCRAPE_ETL_STICKY_QUEUE_TIMEOUT']?.trim() || '10s'),
+      opts.stickyQueueScheduleToStartTimeout ?? settings.stickyQueueTimeout,
   };
   // A run this worker cannot decrypt (started with another key: the key file lost or replaced since) is ended at
   // once with the reason, naming both keys: its workflow's own refusal cannot fail a run whose history goes on
@@ -99,7 +101,7 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     },
   };
   options.sinks = sinks;
-  const attemptsDataDir = opts.dataDir ?? temporalSettings().dataDir;
+  const attemptsDataDir = opts.dataDir ?? temporalSettings(settings).dataDir;
   // Times every activity attempt for the load and export histograms (activities/metrics.ts picks which).
   options.interceptors = {
     activity: [

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from '../../vendor/commander.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
+import { sqliteUrlIn } from '../../settings/definition.js';
+import { pinSettings, processSettings } from '../../settings/process.js';
 import { exportLines, filesOfRun } from './run.js';
 
 export const EXAMPLES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'pipelines', 'examples');
@@ -75,7 +77,7 @@ async function demoPipelines(named: string[], database: string, exportDir: strin
   const out: DemoPipeline[] = [];
   for (const name of files) {
     const file = path.join(EXAMPLES_DIR, name);
-    const loaded = await loadPipelineFile(file, { env: { ...process.env, DATABASE_URL: database } });
+    const loaded = await loadPipelineFile(file, { env: { ...processSettings().env, DATABASE_URL: database } });
     out.push({ file, spec: { ...loaded, destination: { database }, exports: loaded.exports.map((e) => ({ ...e, dir: exportDir })) } });
   }
   return out;
@@ -95,18 +97,17 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
     if (!flags.json) process.stdout.write(`${text}\n`);
   };
   const sim = await startSimulator({ token: DEMO_TOKEN, seed: flags.seed, runDurationMs: 1000 });
-  // The in-process worker's activities read the service address and token from this process's environment;
+  // The in-process worker's activities read the service address and token from this process's settings;
   // the demo never uses a real account, whatever the shell has set.
-  process.env['SCRAPER_BASE_URL'] = sim.baseUrl;
-  process.env['SCRAPER_API_TOKEN'] = DEMO_TOKEN;
+  pinSettings(processSettings().withEnv({ SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: DEMO_TOKEN }));
   say(`simulator of the scraping service on ${sim.baseUrl} (seed ${flags.seed})`);
 
   // Always the embedded server: a remote cluster's workers would not reach this process's simulator.
   // Its own task queue: a demo run left behind (the demo killed with -9) is picked up only by a later demo,
   // never by the in-process worker of a `run` holding a real token, which would scrape it at the user's cost.
-  const session = await openSession({ log, env: { ...process.env, TEMPORAL_ADDRESS: '', TEMPORAL_TASK_QUEUE: DEMO_TASK_QUEUE } });
+  const session = await openSession({ log, settings: processSettings().withEnv({ TEMPORAL_ADDRESS: '', TEMPORAL_TASK_QUEUE: DEMO_TASK_QUEUE }) });
   const dataDir = session.settings.dataDir;
-  const database = `sqlite:${path.join(dataDir, 'scrape-etl.sqlite')}`;
+  const database = sqliteUrlIn(dataDir);
   const exportDir = path.join(dataDir, 'exports');
   // Read before anything runs: a wrong name or a broken file stops the demo with its message, nothing started.
   let pipelines: DemoPipeline[];

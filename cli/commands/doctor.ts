@@ -4,6 +4,8 @@
 // free disk space in the data folder, and whether `up` runs. Starts nothing (no Temporal server, no database file).
 // Exit 0 without a fail, 1 with one.
 import type { Command } from '../../vendor/commander.js';
+import { processSettings } from '../../settings/process.js';
+import type { Env } from '../../settings/settings.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -129,7 +131,7 @@ async function destinationChecks(files: Array<{ file: string; spec?: { name: str
   return out;
 }
 
-async function serviceCheck(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+async function serviceCheck(env: Env): Promise<DoctorCheck> {
   const base = env['SCRAPER_BASE_URL']?.trim();
   const token = env['SCRAPER_API_TOKEN']?.trim();
   if (!base || !token) {
@@ -163,7 +165,7 @@ async function serviceCheck(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
 }
 
 /** Every `${VAR}` of the pipelines' webhook URLs set, and SCRAPE_ETL_NOTIFY_URL an http(s) URL when set. */
-async function webhookCheck(files: Array<{ file: string; spec?: { notify?: { webhooks: Array<{ url: string }> } } }>, env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+async function webhookCheck(files: Array<{ file: string; spec?: { notify?: { webhooks: Array<{ url: string }> } } }>, env: Env): Promise<DoctorCheck> {
   const { interpolate } = await import('../../pipelines/env.js');
   const path = await import('node:path');
   const problems: string[] = [];
@@ -255,7 +257,7 @@ export function register(program: Command): void {
       try {
         dataDir = temporalSettings().dataDir;
       } catch {
-        dataDir = path.resolve(process.env['SCRAPE_ETL_DATA_DIR']?.trim() || 'data');
+        dataDir = path.resolve(processSettings().dataDir);
       }
       const tool = toolCommand();
       // A check that throws is its own fail line: one broken part never hides the others' answers.
@@ -273,8 +275,8 @@ export function register(program: Command): void {
       }
       checks.push(...(await guarded('destination', () => destinationChecks(files))));
       checks.push(
-        ...(await guarded('scraping service', () => serviceCheck(process.env))),
-        ...(await guarded('webhooks', () => webhookCheck(files, process.env))),
+        ...(await guarded('scraping service', () => serviceCheck(processSettings().env))),
+        ...(await guarded('webhooks', () => webhookCheck(files, processSettings().env))),
         ...(await guarded('key file', keyFileCheck)),
         ...(await guarded('disk space', () => diskCheck(dataDir))),
         ...(await guarded('up', () => upCheck(dataDir, tool))),

@@ -11,6 +11,7 @@ import type { RunOutcome, StartedRun } from '../pipeline-runner.js';
 import type { Session } from '../client-session.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
 import { EXIT } from '../command-error.js';
+import { processSettings } from '../../settings/process.js';
 
 export interface RunFlags {
   json?: boolean;
@@ -229,7 +230,7 @@ async function preflight(file: string, spec: PipelineSpec, inProcessWorker: bool
   }
   // Settings in order, the address itself: one that refuses connections or names no host is wrong, not down, and
   // would otherwise be retried until polling.deadline. An outage after the start is still waited out.
-  const baseUrl = process.env['SCRAPER_BASE_URL']?.trim();
+  const baseUrl = processSettings().scraperBaseUrl;
   if (inProcessWorker && baseUrl && (await import('../../kinds/index.js')).kindOf(spec.kind).endpoints.length > 0) {
     const unreachable = await (await import('../service-check.js')).serviceUnreachableProblem(baseUrl);
     if (unreachable !== undefined) throw Object.assign(new Error(unreachable), { exitCode: EXIT.failed });

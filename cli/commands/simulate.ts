@@ -4,6 +4,7 @@ import { EXIT, signalExitCode } from '../../lib/exit-codes.js';
 import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { DEFAULT_RUN_DURATION_MS, DEFAULT_SEED, DEV_TOKEN } from '../../simulator/defaults.js';
 import { DEFAULT_FAULTS, type FaultConfig } from '../../simulator/faults.js';
+import { processSettings } from '../../settings/process.js';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (raw: string): number => {
@@ -68,7 +69,7 @@ export function register(program: Command): void {
         }
       }
       const faults = Object.fromEntries(Object.keys(DEFAULT_FAULTS).map((k) => [k, opts[k as keyof FaultConfig]])) as unknown as FaultConfig;
-      const envToken = process.env['SCRAPER_API_TOKEN'];
+      const envToken = processSettings().scraperApiToken;
       const token = opts.token ?? (envToken !== undefined && envToken !== '' ? envToken : DEV_TOKEN);
       // Handlers go in before the URL is printed: a supervisor may signal as soon as it has read that line.
       const stopped = new Promise<NodeJS.Signals>((resolve) => {

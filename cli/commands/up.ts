@@ -5,16 +5,18 @@
 // runs it under systemd instead.
 import { EXIT } from '../../lib/exit-codes.js';
 import type { Command } from '../../vendor/commander.js';
-import { portNumber, positiveInt } from '../worker-options.js';
+import { positiveInt, workerSettings } from '../worker-options.js';
 import { UP_SERVICES } from '../up/services.js';
+import { processSettings } from '../../settings/process.js';
+import type { Settings } from '../../settings/settings.js';
 
 interface UpFlags {
   workers: number;
   maxActivities: number;
-  shutdownGrace: string;
-  logLevel: string;
+  shutdownGrace?: string;
+  logLevel?: string;
   metricsPort?: string;
-  metricsHost: string;
+  metricsHost?: string;
   detach?: boolean;
   printSystemd?: boolean;
   environmentFile: string;
@@ -34,14 +36,10 @@ export function register(program: Command): void {
     )
     .option('--workers <n>', 'pipeline workers in this process', positiveInt('--workers'), 1)
     .option('--max-activities <n>', 'activities running at once in each worker', positiveInt('--max-activities'), 20)
-    .option('--shutdown-grace <duration>', 'on Ctrl-C/SIGTERM, time for in-flight activities to finish', process.env['SCRAPE_ETL_SHUTDOWN_GRACE'] ?? '30s')
-    .option('--log-level <level>', 'Temporal SDK log level (TRACE, DEBUG, INFO, WARN, ERROR)', process.env['SCRAPE_ETL_WORKER_LOG_LEVEL'] ?? 'WARN')
-    .option(
-      '--metrics-port <port>',
-      'serve Prometheus metrics at http://<host>:<port>/metrics (default SCRAPE_ETL_METRICS_PORT; none when unset; 0 = any free port)',
-      process.env['SCRAPE_ETL_METRICS_PORT']?.trim() || undefined,
-    )
-    .option('--metrics-host <address>', 'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1)', process.env['SCRAPE_ETL_METRICS_HOST']?.trim() || '127.0.0.1')
+    .option('--shutdown-grace <duration>', 'on Ctrl-C/SIGTERM, time for in-flight activities to finish (default SCRAPE_ETL_SHUTDOWN_GRACE or 30s)')
+    .option('--log-level <level>', 'Temporal SDK log level (TRACE, DEBUG, INFO, WARN, ERROR; default SCRAPE_ETL_WORKER_LOG_LEVEL or WARN)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics at http://<host>:<port>/metrics (default SCRAPE_ETL_METRICS_PORT; none when unset; 0 = any free port)')
+    .option('--metrics-host <address>', 'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1)')
     .option('--detach', 'start it in the background: prints its pid, pid file and log file; `scrape-etl down` stops it')
     .option('--print-systemd', 'print a systemd unit that runs `scrape-etl up` with these options, and exit')
     // Not --env-file: Node 20 takes that option for itself wherever it stands on the command line.
@@ -49,10 +47,14 @@ export function register(program: Command): void {
     .option('--user <name>', 'with --print-systemd: the User= the service runs as');
   for (const [name, s] of Object.entries(UP_SERVICES)) up.option(`--${name}`, s.description);
   up.action(async (flags: UpFlags) => {
-    const metricsPort = flags.metricsPort === undefined ? undefined : portNumber('--metrics-port', flags.metricsPort);
+    // The flags over the environment, the project file and the defaults: one settings object for all of `up`.
+    const settings = workerSettings(flags);
+    const metricsPort = settings.metricsPort;
+    const shutdownGrace = settings.shutdownGrace;
+    const logLevel = settings.workerLogLevel;
     const services = Object.keys(UP_SERVICES).filter((name) => flags[name] === true);
     if (flags.printSystemd) {
-      process.stdout.write(await systemdText(flags));
+      process.stdout.write(await systemdText(flags, settings));
       return;
     }
     if (flags.detach) {
@@ -63,11 +65,12 @@ export function register(program: Command): void {
     process.exitCode = await runUp({
       workers: flags.workers,
       maxActivities: flags.maxActivities,
-      shutdownGrace: flags.shutdownGrace,
-      logLevel: flags.logLevel,
+      shutdownGrace,
+      logLevel,
       metricsPort,
-      metricsHost: flags.metricsHost,
+      metricsHost: settings.metricsHost,
       services,
+      settings,
     });
   });
 
@@ -128,7 +131,7 @@ async function detach(): Promise<number> {
   const args = process.argv.slice(2).filter((a) => a !== '--detach');
   fs.writeSync(logFd, `--- ${new Date().toISOString()} scrape-etl ${args.join(' ')} (detached) in ${process.cwd()}\n`);
   const logStart = fs.fstatSync(logFd).size;
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { detached: true, stdio: ['ignore', logFd, logFd], env: process.env });
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { detached: true, stdio: ['ignore', logFd, logFd], env: { ...processSettings().env } });
   fs.closeSync(logFd);
   if (child.pid === undefined) throw new Error('could not start scrape-etl up in the background');
   child.unref();
@@ -155,7 +158,7 @@ async function detach(): Promise<number> {
   return EXIT.failed;
 }
 
-async function systemdText(flags: UpFlags): Promise<string> {
+async function systemdText(flags: UpFlags, settings: Settings): Promise<string> {
   const fs = await import('node:fs');
   const path = await import('node:path');
   const { systemdUnit } = await import('../up/systemd.js');
@@ -173,7 +176,7 @@ async function systemdText(flags: UpFlags): Promise<string> {
     if (a.startsWith('--environment-file=') || a.startsWith('--user=')) continue;
     args.push(a);
   }
-  const dataDir = process.env['SCRAPE_ETL_DATA_DIR']?.trim();
+  const dataDir = settings.originOf('dataDir') === 'default' ? undefined : settings.dataDir;
   return systemdUnit({
     node: process.execPath,
     bin: fs.realpathSync(process.argv[1]!),

@@ -3,7 +3,7 @@
 import type { Command } from '../../vendor/commander.js';
 import type { LogLevel } from '@temporalio/worker';
 import { temporalSettings } from '../../temporal/settings.js';
-import { portNumber, positiveInt, sdkMetricsPort } from '../worker-options.js';
+import { positiveInt, sdkMetricsPort, workerSettings } from '../worker-options.js';
 
 export function register(program: Command): void {
   program
@@ -11,15 +11,13 @@ export function register(program: Command): void {
     .description('Run a Temporal worker for pipeline workflows (TEMPORAL_ADDRESS, or the embedded dev server)')
     .option('--task-queue <name>', 'task queue to poll (default TEMPORAL_TASK_QUEUE or scrape-etl)')
     .option('--max-activities <n>', 'activities running at once in this worker', positiveInt('--max-activities'), 20)
-    .option('--shutdown-grace <duration>', 'on SIGINT/SIGTERM, time for in-flight activities to finish', process.env['SCRAPE_ETL_SHUTDOWN_GRACE'] ?? '30s')
-    .option('--log-level <level>', 'Temporal SDK log level (TRACE, DEBUG, INFO, WARN, ERROR)', process.env['SCRAPE_ETL_WORKER_LOG_LEVEL'] ?? 'WARN')
-    .option(
-      '--metrics-port <port>',
-      'serve Prometheus metrics (product and Temporal SDK) at http://<host>:<port>/metrics (default SCRAPE_ETL_METRICS_PORT; none when unset; 0 = any free port)',
-      process.env['SCRAPE_ETL_METRICS_PORT']?.trim() || undefined,
-    )
-    .option('--metrics-host <address>', 'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1; 0.0.0.0 for a scraper on another host)', process.env['SCRAPE_ETL_METRICS_HOST']?.trim() || '127.0.0.1')
-    .action(async (opts: { taskQueue?: string; maxActivities: number; shutdownGrace: string; logLevel: string; metricsPort?: string; metricsHost: string }) => {
+    .option('--shutdown-grace <duration>', 'on SIGINT/SIGTERM, time for in-flight activities to finish (default SCRAPE_ETL_SHUTDOWN_GRACE or 30s)')
+    .option('--log-level <level>', 'Temporal SDK log level (TRACE, DEBUG, INFO, WARN, ERROR; default SCRAPE_ETL_WORKER_LOG_LEVEL or WARN)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics (product and Temporal SDK) at http://<host>:<port>/metrics (default SCRAPE_ETL_METRICS_PORT; none when unset; 0 = any free port)')
+    .option('--metrics-host <address>', 'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1; 0.0.0.0 for a scraper on another host)')
+    .action(async (opts: { taskQueue?: string; maxActivities: number; shutdownGrace?: string; logLevel?: string; metricsPort?: string; metricsHost?: string }) => {
+      // The flags over the environment, the project file and the defaults: one settings object for this worker.
+      const config = workerSettings(opts).withFlags({ temporalTaskQueue: opts.taskQueue });
       // Until the worker polls, Ctrl-C or SIGTERM exits at once: the SDK's own handler only drains workers that
       // already run, so a signal while the embedded server or the worker was starting was noted and honoured a
       // minute later, when the worker came up and stopped again.
@@ -29,15 +27,14 @@ export function register(program: Command): void {
       const { Runtime, DefaultLogger } = await import('@temporalio/worker');
       const { connectWorker, createPipelineWorker, runPipelineWorker } = await import('../../temporal/worker.js');
       const { describeWorkflowBundle, resolveWorkflowBundle } = await import('../../temporal/workflow-bundle.js');
-      const level = opts.logLevel.toUpperCase();
-      if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`);
-      if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`);
+      const shutdownGrace = config.shutdownGrace;
+      const level = config.workerLogLevel;
       // Fail at start, not in the first activity, when the worker's knobs are malformed.
       const { readWorkerTuning } = await import('../../activities/tuning.js');
-      readWorkerTuning(process.env, { embeddedServer: temporalSettings().address === undefined });
-      const metricsPort = opts.metricsPort === undefined ? undefined : portNumber('--metrics-port', opts.metricsPort);
+      readWorkerTuning(config, { embeddedServer: temporalSettings(config).address === undefined });
+      const metricsPort = config.metricsPort;
       // The SDK's exporter binds its own server; it listens on loopback and /metrics below appends its text.
-      const sdkPort = metricsPort === undefined ? undefined : await sdkMetricsPort(metricsPort);
+      const sdkPort = metricsPort === undefined ? undefined : await sdkMetricsPort(metricsPort, config);
       const { sdkLogLine } = await import('../up/up-log.js');
       Runtime.install({
         // One line per entry, as `up`'s log: the SDK's default prints each entry's context as an object, task token in it.
@@ -49,30 +46,30 @@ export function register(program: Command): void {
           ...(sdkPort !== undefined ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${sdkPort}` } } } : {}),
         },
       });
-      const settings = temporalSettings();
-      const taskQueue = opts.taskQueue ?? settings.taskQueue;
+      const settings = temporalSettings(config);
+      const taskQueue = settings.taskQueue;
       const log = (m: string) => process.stderr.write(`${m}\n`);
       const { connection, address, uiUrl } = await connectWorker(settings, log);
       // A server a `run` started stops when that run ends, unless a long-lived process such as this one holds it.
       if (settings.address === undefined) (await import('../../temporal/dev-server.js')).holdDevServer(settings.dataDir);
       const { createMetrics } = await import('../../activities/metrics.js');
       const metrics = createMetrics();
-      const webUiUrl = process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || uiUrl;
+      const webUiUrl = config.webUiUrl || uiUrl;
       const worker = await createPipelineWorker({
         role: 'worker',
         connection,
         namespace: settings.namespace,
         taskQueue,
         maxConcurrentActivityTaskExecutions: opts.maxActivities,
-        shutdownGraceTime: opts.shutdownGrace,
+        shutdownGraceTime: shutdownGrace,
         // On the embedded server (no TEMPORAL_ADDRESS) nothing is billed: a dead worker's wait is taken over sooner.
-        activities: { metrics, embeddedServer: settings.address === undefined, ...(webUiUrl ? { webUiUrl } : {}) },
+        activities: { settings: config, metrics, embeddedServer: settings.address === undefined, ...(webUiUrl ? { webUiUrl } : {}) },
       });
       let metricsServer: { close(): Promise<void> } | undefined;
       if (metricsPort !== undefined) {
         const { startMetricsServer } = await import('../../temporal/metrics-server.js');
         const server = await startMetricsServer({
-          host: opts.metricsHost,
+          host: config.metricsHost,
           port: metricsPort,
           registry: metrics.registry,
           ...(sdkPort !== undefined ? { sdkMetricsUrl: `http://127.0.0.1:${sdkPort}/metrics` } : {}),

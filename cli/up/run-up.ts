@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type { LogLevel } from '@temporalio/worker';
 import { writeJsonAtomic } from '../../lib/state-file.js';
 import { temporalSettings } from '../../temporal/settings.js';
+import type { Settings } from '../../settings/settings.js';
 import { sdkMetricsPort } from '../worker-options.js';
 import { liveUp, upPaths, type UpState } from './paths.js';
 import { UP_SERVICES, type RunningUpService } from './services.js';
@@ -22,6 +23,8 @@ export interface UpOptions {
   metricsHost: string;
   /** Names of the extra services asked for (keys of UP_SERVICES). */
   services: string[];
+  /** The settings of this `up` (its flags over the process's): what its workers, watches and services read. */
+  settings: Settings;
   /** Called once every worker polls, with the state written (the detached parent waits for the state file). */
   onReady?: (state: UpState) => void;
 }
@@ -29,7 +32,7 @@ export interface UpOptions {
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 export async function runUp(opts: UpOptions): Promise<number> {
-  const settings = temporalSettings();
+  const settings = temporalSettings(opts.settings);
   const paths = upPaths(settings.dataDir);
   const out = (m: string) => process.stdout.write(`${m}\n`);
   // One event, one line (an error's own newlines included): a tail of the log reads event by event.
@@ -71,8 +74,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
   const level = opts.logLevel.toUpperCase();
   if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw Object.assign(new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`), { exitCode: EXIT.usage });
   if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw Object.assign(new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`), { exitCode: EXIT.usage });
-  readWorkerTuning();
-  const sdkPort = opts.metricsPort === undefined ? undefined : await sdkMetricsPort(opts.metricsPort);
+  readWorkerTuning(opts.settings);
+  const sdkPort = opts.metricsPort === undefined ? undefined : await sdkMetricsPort(opts.metricsPort, opts.settings);
   Runtime.install({
     // The SDK's default logger prints each entry's context as a multi-line object, an activity's task token in it.
     logger: new DefaultLogger(level as LogLevel, (entry) => log(sdkLogLine(entry.level, entry.message, entry.meta))),
@@ -87,7 +90,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
   fs.mkdirSync(settings.dataDir, { recursive: true });
   const { connection, address, uiUrl } = await connectWorker(settings, log);
   const metrics = createMetrics();
-  const webUiUrl = process.env['SCRAPE_ETL_WEB_UI_URL']?.trim() || uiUrl;
+  const webUiUrl = opts.settings.webUiUrl || uiUrl;
   const workers: Awaited<ReturnType<typeof createPipelineWorker>>[] = [];
   // One connection each: the SDK refuses two workers of one task queue on one connection.
   const connections = [connection];
@@ -103,7 +106,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
         shutdownGraceTime: opts.shutdownGrace,
         // One registry for all: /metrics counts every run this process finished, whichever worker took it.
         // On the embedded server nothing is billed: a dead worker's wait is taken over sooner (activities/tuning.ts).
-        activities: { metrics, embeddedServer: settings.address === undefined, onRunEvent: (e) => log(runEventLine(e)), ...(webUiUrl ? { webUiUrl } : {}) },
+        activities: { settings: opts.settings, metrics, embeddedServer: settings.address === undefined, onRunEvent: (e) => log(runEventLine(e)), ...(webUiUrl ? { webUiUrl } : {}) },
       }),
     );
   }

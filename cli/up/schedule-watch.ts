@@ -12,7 +12,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Metrics } from '../../activities/metrics.js';
-import { positiveIntFromEnv } from '../../lib/env-int.js';
+import { settingsFor } from '../../settings/process.js';
+import type { Env } from '../../settings/settings.js';
 import { FreshnessWatch } from './freshness-watch.js';
 import { MissedFires, fireTimeText, missedCause, sendDidNotRun, type ScheduleView } from './missed-fires.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
@@ -43,17 +44,17 @@ function msText(ms: number): string {
   return ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`;
 }
 
-export async function watchSchedules(o: { settings: TemporalSettings; metrics: Metrics; log(m: string): void; env?: NodeJS.ProcessEnv }): Promise<ScheduleWatch> {
+export async function watchSchedules(o: { settings: TemporalSettings; metrics: Metrics; log(m: string): void; env?: Env }): Promise<ScheduleWatch> {
   const { connectTemporal } = await import('../../temporal/connect.js');
   const conn = await connectTemporal({ settings: o.settings });
   const client = conn.client;
-  const env = o.env ?? process.env;
+  const s = settingsFor(o.env);
   const startedAt = new Date();
-  const intervalMs = positiveIntFromEnv(env, 'SCRAPE_ETL_UP_WATCH_SECONDS', 30) * 1000;
+  const intervalMs = s.upWatchSeconds * 1000;
   // A late action is not a missing one: the server takes an action within seconds of its time.
-  const graceMs = positiveIntFromEnv(env, 'SCRAPE_ETL_UP_MISSED_GRACE_SECONDS', 60) * 1000;
+  const graceMs = s.upMissedGraceSeconds * 1000;
   const missed = new MissedFires({ file: path.join(o.settings.dataDir, 'up-missed-fires.json'), graceMs, startedAt });
-  const freshness = new FreshnessWatch({ metrics: o.metrics, log: o.log, everyMs: positiveIntFromEnv(env, 'SCRAPE_ETL_UP_FRESHNESS_SECONDS', 300) * 1000 });
+  const freshness = new FreshnessWatch({ metrics: o.metrics, log: o.log, everyMs: s.upFreshnessSeconds * 1000 });
   /** Per schedule, the workflow ids of the actions already seen (said once each). */
   const fired = new Map<string, Set<string>>();
   const specsOf = (list: Watched[]) => list.flatMap((w) => (w.spec && !w.paused ? [w.spec] : []));
@@ -119,7 +120,7 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
         `\`scrape-etl schedule describe ${fire.scheduleId}\` shows its recent actions`;
       let said = '';
       try {
-        const sent = await sendDidNotRun(fire, { metrics: o.metrics, env, message, log: o.log });
+        const sent = await sendDidNotRun(fire, { metrics: o.metrics, env: s.env, message, log: o.log });
         said =
           sent.status === 'delivered'
             ? ' (did_not_run alert delivered)'

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'test', 'bench', 'soak', 'scripts', 'vendor', 'data']);
-const VENDORED = ['yaml', 'tinyglobby', 'commander'];
+const VENDORED = ['yaml', 'tinyglobby', 'commander', 'zod/mini'];
 // Static imports and re-exports (type-only ones load nothing and are allowed), and dynamic imports.
 const IMPORT = new RegExp(`(?:^\\s*(?:import|export)\\s+(?!type\\b)[^'"]*from\\s*|\\bimport\\(\\s*)['"](${VENDORED.join('|')})(?:/[^'"]*)?['"]`);
 
