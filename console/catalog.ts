@@ -3,6 +3,7 @@
 import { quoteIdent } from '../db/sql.js';
 import type { Reader, Row } from './source.js';
 import { num, text } from './values.js';
+import { SQLITE_COMMENTS_TABLE } from '../db/schema/comments-table.js';
 
 export interface ColumnMeta {
   name: string;
@@ -18,8 +19,8 @@ export interface TableMeta {
   primaryKey: string[];
 }
 
-/** Bookkeeping that is never a pipeline's data. */
-const INTERNAL = new Set(['__drizzle_migrations', 'url_lists', 'scrape_etl_duckdb_schema']);
+/** Bookkeeping that is never a pipeline's data (SQLite's catalog of comments included: Postgres keeps its in pg_description). */
+const INTERNAL = new Set(['__drizzle_migrations', 'url_lists', 'scrape_etl_duckdb_schema', SQLITE_COMMENTS_TABLE]);
 
 export async function listTables(r: Reader): Promise<string[]> {
   const rows = await r.all(r.adapter.catalog.tablesSql);

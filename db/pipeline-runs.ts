@@ -2,7 +2,7 @@
 // starting or finishing the same execution twice leaves one row.
 import type { Database } from '../destinations/contract.js';
 import { quoteIdent, withReadTransaction, withTransaction, type Tx } from './sql.js';
-import { RECORDED_RUN_STATES, type RecordedRunState } from '../lib/run-states.js';
+import { ALERT_STATUSES, RECORDED_EXPORT_STATUSES, RECORDED_RUN_STATES, type RecordedRunState } from '../lib/run-states.js';
 
 /**
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
@@ -17,8 +17,7 @@ export type PipelineRunStatus = RecordedRunState;
 /** `failed_checks`: the data loaded and is kept, and an `error` data check failed (check_results has which). */
 const FINISHED_STATUSES: ReadonlySet<string> = new Set(RECORDED_RUN_STATES.filter((s) => s !== 'running' && s !== 'did_not_run'));
 
-/** What pipeline_runs.export_status holds (NULL: no exports, or the run did not reach them). */
-export const RECORDED_EXPORT_STATUSES = ['succeeded', 'no_new_rows', 'failed'] as const;
+export { ALERT_STATUSES, RECORDED_EXPORT_STATUSES };
 export type RecordedExportStatus = (typeof RECORDED_EXPORT_STATUSES)[number];
 
 /** The columns a PipelineRunRow is read from. */
@@ -53,7 +52,6 @@ export interface PipelineRunRow {
   alertError: string | null;
 }
 
-export const ALERT_STATUSES = ['delivered', 'failed'] as const;
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 /** Records how the run's alert deliveries ended (after its finishPipelineRun): what `status` and `history` show. */

@@ -11,6 +11,7 @@ import { PermanentLoadError } from './evolve/errors.js';
 import { readRegistryState } from './evolve/registry.js';
 import { flattenContent } from './flatten/content.js';
 import { quoteIdent, withTransaction } from './sql.js';
+import { SQLITE_COMMENTS_TABLE } from './schema/comments-table.js';
 
 export interface RebuildResult {
   /** Raw responses replayed. */
@@ -50,6 +51,8 @@ export async function rebuildContentTables(db: Database, pipeline: string, targe
     for (const table of [...reg.keys()].sort().reverse()) {
       await tx.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`, []);
       await tx.run(`DELETE FROM schema_history WHERE table_name = ${tx.ph(1)}`, [table]);
+      // Comments in the catalog go with the table; a catalog table of them (SQLite) forgets its rows here.
+      if (!tx.adapter.capabilities.commentOn) await tx.run(`DELETE FROM ${quoteIdent(SQLITE_COMMENTS_TABLE)} WHERE table_name = ${tx.ph(1)}`, [table]);
     }
     const landed = await tx.all(
       `SELECT r.id, r.kind, r.request_key, CASE WHEN r.body_ref IS NULL THEN r.body ELSE b.body END AS body

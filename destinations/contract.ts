@@ -361,6 +361,11 @@ export interface DestinationCapabilities {
   readonly exactChunks: boolean;
   /** Several threads may read one snapshot of the file (the CSV export's threads, destinations/sqlite/csv-threads.ts). */
   readonly parallelExportReaders: boolean;
+  /**
+   * COMMENT ON TABLE / COLUMN: the descriptions of tables and columns live in the database's catalog (else in the
+   * rows of scrape_etl_comments, db/schema/comments.ts).
+   */
+  readonly commentOn: boolean;
 }
 
 /** How loadBatches writes a list of responses; the adapter chooses transactions, savepoints and group writes. */

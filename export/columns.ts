@@ -1,6 +1,7 @@
 // What the exporter knows about a column: enough to format its cells, nothing about the table's meaning.
 import type { ExportDatabase } from './database.js';
 import { quoteIdent } from './database.js';
+import { SQLITE_COMMENTS_TABLE } from '../db/schema/comments-table.js';
 
 /**
  * How a column's values are written. SQLite stores any value in any column, so for SQLite the kind only refines
@@ -15,7 +16,8 @@ export type ColumnHints = Record<string, Record<string, ColumnKind>>;
 
 /** Tables that are bookkeeping, never data to export unless named explicitly. */
 // schema_history has pipeline and load_id columns but is the registry of inferred columns, not data.
-const INTERNAL_TABLES = new Set(['export_watermarks', '__drizzle_migrations', 'schema_history', 'notify_deliveries', 'rejected_results']);
+// SQLite's catalog of comments is the database's description of the others, as pg_description is Postgres's.
+const INTERNAL_TABLES = new Set(['export_watermarks', '__drizzle_migrations', 'schema_history', 'notify_deliveries', 'rejected_results', SQLITE_COMMENTS_TABLE]);
 
 export async function listTables(db: ExportDatabase): Promise<string[]> {
   const dest = db.adapter;

@@ -40,6 +40,11 @@ export type FinishedRunState = Exclude<RecordedRunState, 'running'>;
 /** What a run's data ends as (the workflow's result, its alerts and the search attribute). */
 export type DataOutcome = 'succeeded' | 'partial' | 'failed_checks' | 'failed';
 
+/** What pipeline_runs.export_status holds (NULL: no exports, or the run did not reach them). */
+export const RECORDED_EXPORT_STATUSES = ['succeeded', 'no_new_rows', 'failed'] as const;
+/** What pipeline_runs.alert_status holds once a run's alert deliveries ended (NULL: nothing to send). */
+export const ALERT_STATUSES = ['delivered', 'failed'] as const;
+
 export function isRunState(s: string): s is RunState {
   return Object.prototype.hasOwnProperty.call(RUN_STATES, s);
 }

@@ -122,6 +122,23 @@ export function register(program: Command): void {
       }
     });
 
+  const exp = schema
+    .command('export')
+    .description(
+      "every table of a pipeline (or of every pipeline of the project) with its columns, types, descriptions, natural key, lineage columns and relations, for dbt (sources.yml), JSON, DBML or Mermaid",
+    )
+    .argument('[pipeline]', 'pipeline file, or pipeline name (default: every pipeline of the project)')
+    .option('--format <format>', 'json | dbt | dbml | mermaid', 'json')
+    .option('--out <file>', 'write to this file instead of stdout')
+    .option('--source-name <name>', "dbt: the source's name (source('<name>', '<table>'))", 'scrape_etl')
+    .option('--schema <schema>', "dbt: the database schema of the tables (default: the dbt target's schema)");
+  addDatabaseOption(exp, "database URL whose inferred tables are read (default: the pipelines' destination)").action(
+    async (arg: string | undefined, opts: { format: string; out?: string; sourceName?: string; schema?: string; database?: string }) => {
+      const { schemaExport } = await import('../schema-export.js');
+      await schemaExport(arg, opts);
+    },
+  );
+
   const rebuild = program
     .command('rebuild')
     .description("re-derive a pipeline's inferred tables (<pipeline>_items …) from its landed raw responses, without calling the service (after changing merge_key, or a fix)")

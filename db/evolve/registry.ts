@@ -17,6 +17,9 @@ import { HISTORY_SELECT, schemaColumnOf, selectSchemaHistory, type SchemaColumn 
 import { capabilityOf, columnBytes, indexNameFor, nameFor, OVERFLOW_CANDIDATE, OVERFLOW_SOURCE, pathOfSource, variantSource, type NameCapability } from './naming.js';
 import { accepts, sqlTypeOf, toParam, typeOfValue, widen, type LogicalType } from './types.js';
 import type { Field } from '../flatten/values.js';
+import { commentStatements, contentTableComment, evolvedColumnComment, type Comment } from '../schema/comments.js';
+import { CHILD_SYSTEM_COLUMNS } from '../flatten/content.js';
+import { CONTENT_CHILD_DOCS, CONTENT_ROOT_DOCS } from '../schema/descriptions.js';
 
 export const SCHEMA_MODES = ['evolve', 'freeze', 'discard_columns'] as const;
 /** evolve: add what is new; freeze: fail the batch on anything new; discard_columns: drop the new values, load the rest. */
@@ -496,6 +499,34 @@ function lockKey(table: string): bigint {
   return BigInt.asIntN(64, BigInt(`0x${digest.slice(0, 16)}`));
 }
 
+function sourceOf(source: string | undefined): unknown {
+  if (source === undefined) return undefined;
+  try {
+    return JSON.parse(source) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The comments of the tables a batch created and of every column it added (db/schema/comments.ts). */
+function evolvedComments(input: EvolveInput, changes: readonly SchemaChange[], newTables: ReadonlySet<string>): Comment[] {
+  const out: Comment[] = [];
+  const childSystem = new Set(CHILD_SYSTEM_COLUMNS.map(([c]) => c));
+  for (const c of changes) {
+    if (c.change === 'create_table') {
+      if (newTables.has(c.table) && !out.some((x) => x.table === c.table && x.column === undefined)) {
+        out.push({ table: c.table, comment: contentTableComment(input.pipeline, sourceOf(c.source)) });
+      }
+      const isChild = c.table !== input.rootTable && childSystem.has(c.column) && c.column !== 'row_hash';
+      const system = (isChild ? CONTENT_CHILD_DOCS : CONTENT_ROOT_DOCS)[c.column];
+      if (system !== undefined) out.push({ table: c.table, column: c.column, comment: system });
+      continue;
+    }
+    out.push({ table: c.table, column: c.column, comment: evolvedColumnComment({ column: c.column, type: c.type, change: c.change, variantOf: c.variantOf, key: sourceOf(c.source) }) });
+  }
+  return out;
+}
+
 async function applyChanges(
   tx: Tx,
   input: EvolveInput,
@@ -536,6 +567,8 @@ async function applyChanges(
       params,
     );
   }
+  // What each new table and column holds, where `dbt docs`, psql's \d+ and the console read it.
+  for (const sql of commentStatements(evolvedComments(input, changes, newTables), tx.adapter.capabilities.commentOn)) await tx.run(sql, []);
   for (const c of changes) {
     let cols = reg.get(c.table);
     if (!cols) reg.set(c.table, (cols = new Map()));

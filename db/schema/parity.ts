@@ -7,6 +7,7 @@ import { is } from 'drizzle-orm';
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { COLUMN_TYPES, SQL_TYPES, type AnyTableDef, type ColumnDef, type ColumnType } from './definition.js';
+import { SQLITE_COMMENTS_TABLE } from './comments-table.js';
 
 export type SchemaDialect = keyof (typeof SQL_TYPES)[ColumnType];
 
@@ -154,8 +155,11 @@ export interface SqliteReader {
 
 /** Every user table of a SQLite database, read from its pragmas (drizzle's bookkeeping table left out). */
 export function sqliteDatabaseShapes(db: SqliteReader): TableShape[] {
+  // Besides drizzle's bookkeeping, the catalog of comments (comments.ts) is SQLite's pg_description, not a table of the model.
   const tables = db
-    .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '__drizzle_migrations' ORDER BY name`)
+    .prepare(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT IN ('__drizzle_migrations', '${SQLITE_COMMENTS_TABLE}') ORDER BY name`,
+    )
     .all() as { name: string; sql: string }[];
   return tables.map(({ name, sql }) => {
     const info = db.prepare('SELECT name, type, "notnull" AS nn, dflt_value, pk FROM pragma_table_info(?) ORDER BY cid').all(name) as {

@@ -25,4 +25,5 @@ export const duckdbCapabilities: DestinationCapabilities = {
   // A fixed cost per ON CONFLICT statement (milliseconds) dwarfs preparing one more statement shape.
   exactChunks: true,
   parallelExportReaders: false,
+  commentOn: true,
 };

@@ -4,12 +4,14 @@
 // gets the same tables, columns, types and keys as a fresh Postgres database (test/integration/db/db-duckdb.test.ts).
 import { SQL_TYPES, TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../../db/schema/definition.js';
 import { quoteIdent } from '../../db/sql.js';
+import { commentOn, modelComments } from '../../db/schema/comments.js';
+import { VIEW_SQL } from '../../db/schema/views.js';
 
 /**
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 6;
+export const DUCKDB_SCHEMA_VERSION = 7;
 
 /**
  * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
@@ -51,7 +53,15 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
     version: 6,
     sql: () => ['ALTER TABLE raw_responses ADD COLUMN IF NOT EXISTS rows_seen text', 'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS seen_by_table text'],
   },
+  // The analyst's views and the comments of every table, view and column (issue 40), as the Postgres migration
+  // 0014_warehouse_docs writes them.
+  { version: 7, sql: () => warehouseDocsDdl() },
 ];
+
+/** The views (replaced, so the step is a no-op on a new file) and every comment of the model. */
+export function warehouseDocsDdl(): string[] {
+  return [...Object.values(VIEW_SQL).map((sql) => sql.replace(/^CREATE VIEW /, 'CREATE OR REPLACE VIEW ')), ...modelComments().map(commentOn)];
+}
 
 /**
  * Whether the DuckDB schema has the model's index `i`. DuckDB answers a query through an ART index only for a
@@ -112,7 +122,7 @@ export function tableDdl(name: string, def: AnyTableDef): string[] {
 
 /** Every statement of the baseline schema, table by table in definition order. */
 export function baselineDdl(): string[] {
-  return Object.entries(TABLES).flatMap(([name, def]) => tableDdl(name, def as AnyTableDef));
+  return [...Object.entries(TABLES).flatMap(([name, def]) => tableDdl(name, def as AnyTableDef)), ...warehouseDocsDdl()];
 }
 
 export const SCHEMA_VERSION_TABLE = 'scrape_etl_duckdb_schema';

@@ -22,4 +22,5 @@ export const postgresCapabilities: DestinationCapabilities = {
   typedColumns: true,
   exactChunks: false,
   parallelExportReaders: false,
+  commentOn: true,
 };

@@ -22,4 +22,5 @@ export const sqliteCapabilities: DestinationCapabilities = {
   typedColumns: false,
   exactChunks: false,
   parallelExportReaders: true,
+  commentOn: false,
 };

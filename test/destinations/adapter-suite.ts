@@ -286,7 +286,7 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       expect(await readSyncWatermark(db, 'w', 'first')).toBe('1');
     }, 120_000);
 
-    it('capabilities match the database: bound parameters, identifier length, ADD COLUMN IF NOT EXISTS', async () => {
+    it('capabilities match the database: bound parameters, identifier length, ADD COLUMN IF NOT EXISTS, COMMENT ON', async () => {
       const { db } = await fresh();
       const ph = adapter.sql.ph;
       const list = Array.from({ length: caps.maxParams - 1 }, (_, i) => ph(i + 2)).join(', ');
@@ -305,6 +305,11 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       } else {
         await expect(add()).rejects.toThrow();
       }
+      // Comments: in the catalog with COMMENT ON, or (SQLite) refused there and kept in scrape_etl_comments.
+      const comment = () => withTransaction(db, (tx) => tx.run(`COMMENT ON COLUMN ident_probe.extra2 IS 'x'`, []));
+      await withTransaction(db, (tx) => tx.run(`ALTER TABLE ident_probe ADD COLUMN extra2 INTEGER`, []));
+      if (caps.commentOn) await comment();
+      else await expect(comment()).rejects.toThrow();
     }, 120_000);
   });
 }

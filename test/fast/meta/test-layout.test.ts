@@ -29,7 +29,7 @@ const PLACES: Array<{ what: string; re: RegExp }> = [
 ];
 
 /** Support modules that start servers or need the build: the integration tier's. */
-const SERVER_SUPPORT = ['temporal', 'temporal-server', 'postgres', 's3-server', 'destinations', 'browser', 'cli', 'cli-bed', 'pipeline-bed', 'up-process', 'console-fixture', 'docker-compose'];
+const SERVER_SUPPORT = ['temporal', 'temporal-server', 'postgres', 's3-server', 'destinations', 'browser', 'cli', 'cli-bed', 'pipeline-bed', 'up-process', 'console-fixture', 'docker-compose', 'dbt'];
 
 describe('test/ layout and tiers', () => {
   it('finds the test files (the globs are relative to the repository root)', () => {
