@@ -25,6 +25,11 @@ import type { NotifyRunInput, NotifyRunOutput } from './types.js';
 import { hexDigest } from '../db/hash.js';
 import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
 import { withReadTransaction } from '../db/sql.js';
+import { budgetAlertsOf, type BudgetAlertData } from '../budget/alerts.js';
+import type { NotifyEvent } from '../temporal/contract.js';
+
+/** An event the activity sends: the run's, or a budget alert delivered once per limit and period (`once`). */
+type SentEvent = NotifyEvent & { once?: string; budget?: BudgetAlertData };
 
 /** Identifies a webhook without its URL's value: a hash of its template and format. */
 export function webhookTarget(w: NotifyWebhookSpec, origin: 'pipeline' | 'worker'): string {
@@ -81,7 +86,7 @@ export function notifyActivities(deps: ActivityDeps) {
     const webhooks = fromPipeline
       ? input.notify!.webhooks.map((w, i) => ({ w, n: i + 1, origin: 'pipeline' as const }))
       : cfg.defaultWebhooks.map((w, i) => ({ w, n: i + 1, origin: 'worker' as const }));
-    const events = [...input.events];
+    const events: SentEvent[] = [...input.events];
     const limit = input.notify?.duration_over ?? cfg.defaultDurationOver;
     if (limit !== undefined && input.durationMs > parseDurationMs(limit) && !events.some((e) => e.event === 'duration_over')) {
       events.push({ event: 'duration_over', detail: `ran ${Math.round(input.durationMs / 1000)} s, over the limit of ${limit}` });
@@ -99,6 +104,14 @@ export function notifyActivities(deps: ActivityDeps) {
         return [];
       });
       if (changes.length > 0) events.push({ event: 'schema_changed', detail: describeSchemaChanges(changes) });
+    }
+    if (db && input.budgets && (subscribed('budget_warning') || subscribed('budget_exhausted'))) {
+      const spec = { name: input.pipeline, ...input.budgets };
+      const found = await budgetAlertsOf(db, spec, input.workflowId).catch((err: unknown) => {
+        log.warn('alerts: budgets not read', { error: (err as Error).message });
+        return [];
+      });
+      for (const b of found) events.push({ event: b.event, detail: b.detail, once: b.once, budget: b.budget });
     }
     const wanted = events.flatMap((e) => webhooks.filter(({ w }) => w.on.includes(e.event)).map((t) => ({ ...t, e })));
     const out: NotifyRunOutput = { sent: 0, alreadySent: 0, events: events.map((e) => e.event), undelivered: [] };
@@ -127,7 +140,10 @@ export function notifyActivities(deps: ActivityDeps) {
     const retryable: Array<{ text: string; event: NotifyEventName; reason: FailureReason }> = [];
     const permanent: Array<{ text: string; event: NotifyEventName; reason: FailureReason }> = [];
     for (const [i, { w, n, origin, e }] of wanted.entries()) {
-      const key: DeliveryKey = { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) };
+      // A budget alert is recorded under its limit and period, so whichever run sees it first sends it, once.
+      const key: DeliveryKey = e.once
+        ? { workflowId: e.once, runId: 'budget', event: e.event, target: webhookTarget(w, origin) }
+        : { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) };
       const where = `webhook #${n} (${origin}, ${w.format}, event ${e.event})`;
       if (db && (await wasDelivered(db, key).catch(() => false))) {
         out.alreadySent++;
@@ -162,8 +178,9 @@ export function notifyActivities(deps: ActivityDeps) {
         durationMs: input.durationMs,
         tokenUsage: run?.tokenUsage ?? null,
         webUiUrl,
-        idempotencyKey: idempotencyKey(input.workflowId, input.runId, e.event),
+        idempotencyKey: e.once ? `scrape-etl:${e.once}:${e.event}` : idempotencyKey(input.workflowId, input.runId, e.event),
         ...(e.event === 'check_failed' && failedChecks ? { failedChecks } : {}),
+        ...(e.budget ? { budget: e.budget } : {}),
       };
       const body = JSON.stringify(w.format === 'slack' ? slackMessage(facts) : jsonMessage(facts));
       const timeoutMs = Math.max(1, Math.min(cfg.timeoutMs, left));

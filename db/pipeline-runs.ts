@@ -44,6 +44,8 @@ export interface PipelineRunRow {
   /** The run's alerts once delivered or given up on ('delivered' | 'failed'); null when it had none to send. */
   alertStatus: AlertStatus | null;
   alertError: string | null;
+  /** Why the run ended as it did (lib/run-states.ts RUN_STATE_REASONS: 'budget'); null when its status says it all. */
+  statusReason: string | null;
 }
 
 export const ALERT_STATUSES = ['delivered', 'failed'] as const;
@@ -119,6 +121,8 @@ export async function finishPipelineRun(
     exportStatus?: RecordedExportStatus;
     exportError?: string | null;
     tokenUsage?: number | null;
+    /** Why it ended so (lib/run-states.ts RUN_STATE_REASONS); NULL when its status says it all. */
+    statusReason?: string | null;
   },
 ): Promise<void> {
   if (!FINISHED_STATUSES.has(run.status)) {
@@ -128,12 +132,13 @@ export async function finishPipelineRun(
   const updated = await withTransaction(db, (tx) =>
     tx.run(
       `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)},
-       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}
+       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, status_reason = ${tx.ph(9)}
        WHERE workflow_id = ${tx.ph(8)}`,
       [
         run.status, (run.finishedAt ?? new Date()).toISOString(),
         run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error,
         run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.tokenUsage ?? null, run.workflowId,
+        run.statusReason ?? null,
       ],
     ),
   );
@@ -143,7 +148,7 @@ export async function finishPipelineRun(
 export async function getPipelineRun(db: Database, workflowId: string): Promise<PipelineRunRow | undefined> {
   const [row] = await withTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
+      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error, status_reason FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
       [workflowId],
     ),
   );
@@ -168,6 +173,7 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     tokenUsage: row['token_usage'] === null || row['token_usage'] === undefined ? null : Number(row['token_usage']),
     alertStatus: (ALERT_STATUSES as readonly unknown[]).includes(row['alert_status']) ? (row['alert_status'] as AlertStatus) : null,
     alertError: row['alert_error'] === null || row['alert_error'] === undefined ? null : String(row['alert_error']),
+    statusReason: row['status_reason'] === null || row['status_reason'] === undefined ? null : String(row['status_reason']),
   };
 }
 
@@ -245,7 +251,7 @@ export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { lim
   }
   params.push(opts.limit);
   const rows = await tx.all(
-    `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error
+    `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error, status_reason
      FROM pipeline_runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC LIMIT ${tx.ph(params.length)}`,
     params,
   );

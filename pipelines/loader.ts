@@ -16,6 +16,7 @@ import { interpolate } from './env.js';
 import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema.js';
 import type { PipelineSpec } from './spec.js';
 import { URLS_FILE_KEY, urlsFileField } from './urls-file.js';
+import { projectBudgetOf } from './project-budget.js';
 import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from './yaml-limits.js';
 
 export { MAX_ALIAS_EXPANSION, MAX_NESTING } from './yaml-limits.js';
@@ -73,6 +74,7 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
   const root = projectRootAbove(dirname(resolve(file)));
   await confineExports(file, spec, root, opts.env ?? process.env);
   if (root === undefined) return spec;
+  const projectBudget = await projectBudgetOf(root);
   // A destination the file does not name comes from DATABASE_URL (or the default), whose relative path, like any
   // environment variable's, stays the current folder's.
   const fromFile = spec.destination.database !== defaultDatabaseUrl(opts.env ?? process.env);
@@ -80,6 +82,7 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     ...spec,
     destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
     exports: spec.exports.map((e) => ({ ...e, dir: resolve(root, e.dir) })),
+    ...(projectBudget ? { project_budget: projectBudget } : {}),
   };
 }
 

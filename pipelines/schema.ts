@@ -16,6 +16,7 @@ import { contentTableName } from '../db/evolve/names.js';
 import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';
+import { budgetSchema } from '../budget/schema.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
 import { checkCheckAndWatchNames, checksSection, watchSection, withCheckNames, withWatchNames } from './checks-schema.js';
@@ -240,6 +241,7 @@ const common = {
   merge_key: mergeKey.optional(),
   notify: notify.optional(),
   retention: retention.optional(),
+  budget: budgetSchema.optional(),
   checks: checksSection.describe('data checks evaluated after the load of every run (docs/checks.md)'),
   watch: watchSection.describe('data events (price_drop, back_in_stock, new_rows, ...) delivered through notify.webhooks (docs/checks.md)'),
 };

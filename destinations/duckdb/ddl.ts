@@ -9,7 +9,7 @@ import { quoteIdent } from '../../db/sql.js';
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 5;
+export const DUCKDB_SCHEMA_VERSION = 6;
 
 /**
  * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
@@ -45,6 +45,11 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
       Object.values(TABLES).flatMap((def) =>
         ((def as AnyTableDef).indexes ?? []).filter((i) => !duckdbBuildsIndex(i)).map((i) => `DROP INDEX IF EXISTS ${quoteIdent(i.name)}`),
       ),
+  },
+  {
+    // Spend control (budget/): the billable calls, and the reason a run ended as it did ('budget').
+    version: 6,
+    sql: () => ['ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS status_reason text', ...tableDdl('spend_calls', TABLES.spend_calls as AnyTableDef)],
   },
 ];
 
