@@ -132,13 +132,13 @@ export async function finishPipelineRun(
   const updated = await withTransaction(db, (tx) =>
     tx.run(
       `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)},
-       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, status_reason = ${tx.ph(9)}
-       WHERE workflow_id = ${tx.ph(8)}`,
+       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, status_reason = ${tx.ph(8)}
+       WHERE workflow_id = ${tx.ph(9)}`,
       [
         run.status, (run.finishedAt ?? new Date()).toISOString(),
         run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error,
-        run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.tokenUsage ?? null, run.workflowId,
-        run.statusReason ?? null,
+        run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.tokenUsage ?? null,
+        run.statusReason ?? null, run.workflowId,
       ],
     ),
   );

@@ -217,7 +217,9 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
       const path = pathOf(ancestry, pair);
       const keyName = isScalar(pair.key) ? String(pair.key.value) : undefined;
       const inDataSchema = path.length >= 2 && path[0] === 'request' && path[1] === 'schema';
-      if (keyName !== undefined && !inDataSchema && SECRET_KEY.test(keyName)) {
+      // `budget.tokens` limits the service's tokenUsage (budget/): a count, not a credential.
+      const budgetTokens = path.length === 2 && path[0] === 'budget' && keyName === 'tokens';
+      if (keyName !== undefined && !inDataSchema && !budgetTokens && SECRET_KEY.test(keyName)) {
         add(nodeStart(pair.key as Node), formatPath(path), `secrets do not belong in a pipeline file; ${SECRET_ADVICE}`);
         reported.push(formatPath(path));
         return visit.SKIP;
