@@ -616,6 +616,33 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     });
   }
 
+  // 4b. Spend counted exactly (budget/, issue #40): every billable request the simulator received is one spend_calls
+  // row, per endpoint, whatever retries, dropped answers and killed workers did in between. The simulator counts each
+  // request it reads; a worker records each before sending it (db/spend.ts).
+  {
+    const billable = [...new Set(KINDS.flatMap((k) => kindOf(k).endpoints.filter((e) => e.startsWith('POST '))))];
+    const counted = sim.stats().byEndpoint;
+    const rows = await selectAll(db, 'SELECT endpoint, COUNT(*) AS n FROM spend_calls GROUP BY endpoint', []);
+    const recorded = new Map(rows.map((r) => [String(r['endpoint']), Number(r['n'])]));
+    const details: string[] = [];
+    let simTotal = 0;
+    let recTotal = 0;
+    for (const e of billable) {
+      const sent = counted[e] ?? 0;
+      const got = recorded.get(e) ?? 0;
+      simTotal += sent;
+      recTotal += got;
+      if (sent !== got) details.push(`${e}: the simulator counted ${sent}, spend_calls holds ${got}`);
+    }
+    for (const [e, n] of recorded) if (!billable.includes(e)) details.push(`${e}: ${n} spend_calls rows for an endpoint that is not billable`);
+    out.push({
+      name: 'spend recorded = calls the simulator counted',
+      pass: details.length === 0 && simTotal > 0,
+      figures: `${recTotal} recorded / ${simTotal} counted (${billable.map((e) => `${e.replace(/^POST \/api\//, '')} ${recorded.get(e) ?? 0}/${counted[e] ?? 0}`).join(', ')})`,
+      details,
+    });
+  }
+
   // 5. raw_responses rows per distinct body: every landing has its own row (its lineage), while an identical body is
   // stored once and referenced (body_ref, db/raw-responses.ts); the figure is printed.
   {
