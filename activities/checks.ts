@@ -135,6 +135,7 @@ export async function sendCheckAlert(
       exportStatus: null,
       exportError: null,
       rowsByTable: {},
+      seenByTable: null,
       startedAt: now,
       finishedAt: now,
       durationMs: 0,

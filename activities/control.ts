@@ -1,6 +1,6 @@
 // Bookkeeping activities: the pipeline_runs row (started first, finished last with counts read back from the
 // database) and the results-sync watermark.
-import { countRowsOfRun, finishPipelineRun, getPipelineRun, inferredTablesOf, rejectedResultsOfRun, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
+import { countRowsOfRun, finishPipelineRun, getPipelineRun, inferredTablesOf, rejectedResultsOfRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
 import { commitSyncWatermark, readSyncWatermark } from '../db/sync-watermarks.js';
 import { DATA_TABLES } from '../db/tables.js';
 import { budgetStatusOf } from '../budget/alerts.js';
@@ -29,6 +29,8 @@ export function controlActivities(deps: ActivityDeps) {
       // `<pipeline>_items` family, which hold the content of pdf, leads and results pipelines).
       const inferred = await inferredTablesOf(db, input.pipeline);
       const rowsByTable = await countRowsOfRun(db, { pipeline: input.pipeline, workflowId: input.workflowId, tables: [...inferred, ...DATA_TABLES] });
+      // Rows seen beside rows changed: a run that fetched unchanged rows changed 0 but saw them.
+      const seenByTable = await seenRowsOfRun(db, input.workflowId, rowsByTable);
       const tokenUsage = await sumTokenUsageOfRun(db, input.workflowId);
       // Results its loads quarantined make a run that otherwise succeeded `partial`, with them named in its error.
       const rejected = input.status === 'failed' || input.status === 'cancelled' ? { count: 0, first: [] } : await rejectedResultsOfRun(db, input.workflowId);
@@ -46,20 +48,21 @@ export function controlActivities(deps: ActivityDeps) {
         workflowId: input.workflowId,
         status,
         rowsByTable,
+        seenByTable,
         error,
         ...(input.statusReason ? { statusReason: input.statusReason } : {}),
         ...(input.exportStatus && input.exportStatus !== 'none' ? { exportStatus: input.exportStatus, exportError: input.exportError ?? null } : {}),
       });
       const row = await getPipelineRun(db, input.workflowId);
       const durationMs = row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
-      deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status, rowsByTable, tokenUsage, durationMs });
+      deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status, rowsByTable, seenByTable, tokenUsage, durationMs });
       if (input.budgets) {
         const status = await budgetStatusOf(db, { name: input.pipeline, ...input.budgets }, input.workflowId);
         for (const b of status) deps.metrics.budget({ pipeline: input.pipeline, scope: b.limit.scope, limit: b.limit.key.replace(/^budget\./, ''), value: b.limit.limit, spent: b.spent });
       }
-      deps.onRunEvent?.({ event: 'ended', pipeline: input.pipeline, workflowId: input.workflowId, status, rowsByTable, durationMs, error });
+      deps.onRunEvent?.({ event: 'ended', pipeline: input.pipeline, workflowId: input.workflowId, status, rowsByTable, seenByTable, durationMs, error });
       // A cancelled run's quarantined results are not counted (above): only a finished run's status is said back.
-      return { rowsByTable, tokenUsage, ...(rejected.count > 0 && status !== 'cancelled' ? { status, error, rejectedResults: rejected.count } : {}) };
+      return { rowsByTable, seenByTable, tokenUsage, ...(rejected.count > 0 && status !== 'cancelled' ? { status, error, rejectedResults: rejected.count } : {}) };
     },
 
     async readResultsWatermark(input: WatermarkInput): Promise<string | null> {

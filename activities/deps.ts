@@ -36,7 +36,16 @@ export interface ActivityDeps {
 /** A run's start (its row created) and end (its row finished), as the worker that did it saw them. */
 export type RunEvent =
   | { event: 'started'; pipeline: string; workflowId: string }
-  | { event: 'ended'; pipeline: string; workflowId: string; status: string; rowsByTable: Record<string, number>; durationMs: number | null; error: string | null };
+  | {
+      event: 'ended';
+      pipeline: string;
+      workflowId: string;
+      status: string;
+      rowsByTable: Record<string, number>;
+      seenByTable?: Record<string, number>;
+      durationMs: number | null;
+      error: string | null;
+    };
 
 export interface OwnedActivityDeps extends ActivityDeps {
   /** Closes every database opened through `destination` (worker shutdown). */

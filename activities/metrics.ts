@@ -10,7 +10,15 @@ export interface Metrics {
   registry: Registry;
   apiAttempt(endpoint: string, status: number | null): void;
   apiRetry(endpoint: string): void;
-  runFinished(r: { pipeline: string; kind: string; status: FinishedRunState; rowsByTable: Record<string, number>; tokenUsage: number | null; durationMs: number | null }): void;
+  runFinished(r: {
+    pipeline: string;
+    kind: string;
+    status: FinishedRunState;
+    rowsByTable: Record<string, number>;
+    seenByTable?: Record<string, number>;
+    tokenUsage: number | null;
+    durationMs: number | null;
+  }): void;
   activityFinished(a: { activity: string; pipeline: string; seconds: number; outcome: 'ok' | 'error' }): void;
   webhook(event: string, status: string): void;
   /**
@@ -61,6 +69,12 @@ export function createMetrics(): Metrics {
   const rows = new Counter({
     name: 'scrape_etl_rows_loaded_total',
     help: "Rows written by finished runs, by pipeline and table (each run's pipeline_runs.rows_by_table, counted once when it finishes)",
+    labelNames: ['pipeline', 'table'] as const,
+    registers: [registry],
+  });
+  const seen = new Counter({
+    name: 'scrape_etl_rows_seen_total',
+    help: "Rows the responses of finished runs held, changed or not, by pipeline and table (pipeline_runs.seen_by_table)",
     labelNames: ['pipeline', 'table'] as const,
     registers: [registry],
   });
@@ -151,6 +165,7 @@ export function createMetrics(): Metrics {
       runs.inc({ pipeline: r.pipeline, kind: r.kind, status: r.status });
       if (r.status === 'succeeded') noteSuccess(r.pipeline, new Date());
       for (const [table, n] of Object.entries(r.rowsByTable)) rows.inc({ pipeline: r.pipeline, table }, n);
+      for (const [table, n] of Object.entries(r.seenByTable ?? {})) seen.inc({ pipeline: r.pipeline, table }, n);
       // Zero-valued series are created too, so a rate() over a pipeline that paid nothing reads 0, not "no data".
       tokens.inc({ pipeline: r.pipeline }, r.tokenUsage ?? 0);
       if (r.durationMs !== null) runDuration.observe({ pipeline: r.pipeline, status: r.status }, r.durationMs / 1000);

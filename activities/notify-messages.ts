@@ -4,7 +4,7 @@
 import type { NotifyEventName } from '../pipelines/spec.js';
 import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
 import type { DataOutcome } from '../lib/run-states.js';
-import { tokensText } from '../lib/run-figures.js';
+import { rowsSeenChangedText, tokensText } from '../lib/run-figures.js';
 import type { FailedCheckData } from '../checks/read.js';
 import type { BudgetAlertData } from '../budget/alerts.js';
 
@@ -20,7 +20,10 @@ export interface RunFacts {
   error: string | null;
   exportStatus: string | null;
   exportError: string | null;
+  /** Rows the run changed (inserted or updated), by table. */
   rowsByTable: Record<string, number>;
+  /** Rows its responses held (fetched, changed or not), by table; null when not counted (runs before issue 36). */
+  seenByTable: Record<string, number> | null;
   startedAt: string;
   finishedAt: string;
   durationMs: number;
@@ -33,6 +36,8 @@ export interface RunFacts {
   /** budget_warning / budget_exhausted: the limit, its period and what it counted (budget/alerts.ts). */
   budget?: BudgetAlertData;
 }
+
+const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 /** scrape-etl's generic JSON body (field names are the documented contract: README "Alerts"). */
 export function jsonMessage(f: RunFacts): Record<string, unknown> {
@@ -49,7 +54,10 @@ export function jsonMessage(f: RunFacts): Record<string, unknown> {
     export_status: f.exportStatus,
     export_error: f.exportError,
     rows_by_table: f.rowsByTable,
-    rows_total: Object.values(f.rowsByTable).reduce((a, b) => a + b, 0),
+    rows_total: sum(f.rowsByTable),
+    // Rows seen beside rows changed: an unchanged re-fetch reads rows_total 0 and rows_seen_total 2.
+    rows_seen_by_table: f.seenByTable,
+    rows_seen_total: f.seenByTable ? sum(f.seenByTable) : null,
     started_at: f.startedAt,
     finished_at: f.finishedAt,
     duration_ms: f.durationMs,
@@ -95,7 +103,7 @@ export function slackMessage(f: RunFacts): Record<string, unknown> {
   const title = `Pipeline *${esc(f.pipeline)}* ${HEADLINE[f.event]}`;
   const rows = Object.entries(f.rowsByTable);
   const lines = [
-    `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · rows ${rows.reduce((a, [, n]) => a + n, 0)}` +
+    `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · ${rowsSeenChangedText(sum(f.rowsByTable), f.seenByTable ? sum(f.seenByTable) : null)}` +
       ` · tokens ${tokensText(f.tokenUsage)}`,
     ...(rows.length > 0 ? [esc(rows.map(([t, n]) => `${t}=${n}`).join(', '), 400)] : []),
     ...(f.error ? [`error: \`${esc(f.error, 900)}\``] : []),

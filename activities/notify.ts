@@ -173,6 +173,7 @@ export function notifyActivities(deps: ActivityDeps) {
         exportStatus: input.exportStatus ?? run?.exportStatus ?? null,
         exportError: input.exportError ?? run?.exportError ?? null,
         rowsByTable: input.rowsByTable ?? run?.rowsByTable ?? {},
+        seenByTable: input.seenByTable ?? run?.seenByTable ?? null,
         startedAt: input.startedAt,
         finishedAt: input.finishedAt,
         durationMs: input.durationMs,

@@ -47,6 +47,8 @@ export interface FinishPipelineRunInput extends PipelineRunRef {
 export interface FinishPipelineRunOutput {
   /** Rows whose load belongs to this run, per table (rows unchanged by a re-load keep their older load id). */
   rowsByTable: RowCounts;
+  /** Rows the run's responses held per table, changed or not (absent from workers before issue 36). */
+  seenByTable?: RowCounts;
   /** Sum of the service's tokenUsage over the run's responses; null when none carried one. */
   tokenUsage: number | null;
   /**
@@ -263,6 +265,8 @@ export interface NotifyRunInput extends PipelineRunRef {
   exportError?: string | null;
   /** Rows by table when the workflow knows them (else read from pipeline_runs). */
   rowsByTable?: RowCounts;
+  /** Rows seen by table, likewise. */
+  seenByTable?: RowCounts;
   startedAt: string;
   finishedAt: string;
   durationMs: number;

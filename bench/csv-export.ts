@@ -161,7 +161,7 @@ export async function run(): Promise<void> {
     }
 
     // The long table as a pipeline run exports it: only its pipeline's rows (here all of them). Pages must stay
-    // rowid seeks under that filter (export/sqlite-pages.ts); a plan through the natural-key index made this 25x slower.
+    // rowid seeks under that filter (destinations/sqlite/pages.ts); a plan through the natural-key index made this 25x slower.
     {
       const times: Record<'ours' | 'one' | 'shell', number[]> = { ours: [], one: [], shell: [] };
       for (let r = 0; r < ROUNDS; r++) {

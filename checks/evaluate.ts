@@ -8,7 +8,7 @@ import type { CheckSpec, RowCountCheck } from '../pipelines/spec.js';
 import { columnsOf, parseExpression, toSql } from './expression.js';
 import { sampleKey, tableColumns } from './columns.js';
 import { runReadOnlyQuery } from './sql-readonly.js';
-import { selectChecksOfRuns } from './read.js';
+import { MAX_ALERT_FAILING_KEYS, selectChecksOfRuns } from './read.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'error' | 'skipped';
 
@@ -38,7 +38,8 @@ export interface EvaluateOptions {
   sqlTimeoutMs?: number;
 }
 
-export const SAMPLE_SIZE = 10;
+/** Failing keys kept per check: as many as a check_failed alert carries (read.ts). */
+export const SAMPLE_SIZE = MAX_ALERT_FAILING_KEYS;
 /** The most a check's stored failing keys take as JSON (check_results.failing_keys), whatever the rows hold. */
 export const MAX_FAILING_KEYS_BYTES = 4096;
 /** The longest text value kept in a failing key; longer ones end in '…'. */

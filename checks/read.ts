@@ -25,7 +25,10 @@ export async function selectChecksOfRuns(tx: ReadTx, workflowIds: readonly strin
   return out;
 }
 
-/** The most failing keys a check_failed alert carries per check (the stored sample may hold fewer: SAMPLE_SIZE). */
+/**
+ * The failing rows' keys a check stores (check_results.failing_keys, evaluate.ts) and a check_failed alert carries
+ * per check: one figure, so the alert never promises more than was kept.
+ */
 export const MAX_ALERT_FAILING_KEYS = 20;
 
 /** One failed (or not evaluable) check as a check_failed webhook carries it: data, beside the sentence. */

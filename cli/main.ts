@@ -10,7 +10,8 @@ import { limitHeapGrowth } from '../temporal/heap-growth.js';
 import { commandFailure } from './command-error.js';
 import { applyUmask } from '../lib/private-files.js';
 import { packageInfo } from './package-info.js';
-import { DESTINATION_NAMES, type DestinationName } from '../destinations/types.js';
+import type { DestinationName } from '../destinations/contract.js';
+import { DESTINATION_NAMES } from '../destinations/names.js';
 
 /** The command modules, in the order of the help's list, with the top-level commands each registers. */
 const COMMAND_MODULES: Array<{ names: string[]; load: () => Promise<{ register(program: Command): void }> }> = [

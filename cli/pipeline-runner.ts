@@ -2,6 +2,7 @@
  * Starting a pipeline run on Temporal, or attaching to the unfinished one remembered in the data folder, and
  * waiting for it while showing its `progress` query. Shared by `run`, `demo` and `schedule trigger --wait`.
  */
+import { rowsSeenChangedText } from '../lib/run-figures.js';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { PipelineSpec } from '../pipelines/spec.js';
@@ -344,6 +345,15 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * Rows by table as `run` prints them: content tables first, then the model's data tables, bookkeeping last and
  * marked, then one line with data rows and bookkeeping rows apart.
  */
+/**
+ * The line after "rows by table" (rows changed): the data rows the run's responses held, changed or not, so that
+ * an unchanged re-fetch is not read as "0 rows". Nothing for results of runs before rows seen were counted.
+ */
+export function rowsSeenLines(result: { rowsByTable: Record<string, number>; seenByTable?: Record<string, number> }): string[] {
+  if (!result.seenByTable) return [];
+  return [`data rows: ${rowsSeenChangedText(splitRows(result.rowsByTable).data, splitRows(result.seenByTable).data)}`];
+}
+
 export function formatRowsByTable(rows: Record<string, number>): string[] {
   // The count ends each table's line (scripts read it there); a bookkeeping table is marked after its name.
   const entries = orderedRows(rows).map(([t, n]) => [isBookkeepingTable(t) ? `${t} (bookkeeping)` : t, n] as const);

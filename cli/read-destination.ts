@@ -1,13 +1,13 @@
 // How the commands that only read a destination (status, history, schema show) open it: never creating it (a
-// mistyped path is an error, not a new empty file), and cheaply (db/read-only.ts: a current SQLite file is read
+// mistyped path is an error, not a new empty file), and cheaply (destinations/sqlite/read-only.ts: a current SQLite file is read
 // with better-sqlite3 alone; anything else through db/connect.ts, which also brings an older schema up to date).
 import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
-import type { Reader } from '../db/read-only.js';
+import type { Reader } from '../destinations/sqlite/read-only.js';
 import { destinationNameOfUrl, fileUrlParts } from '../destinations/url-forms.js';
-import type { DestinationName } from '../destinations/types.js';
+import type { DestinationName } from '../destinations/contract.js';
 
-/** The destination db/read-only.ts reads without its adapter (only the migrations' check and better-sqlite3). */
+/** The destination destinations/sqlite/read-only.ts reads without its adapter (only the migrations' check and better-sqlite3). */
 const SQLITE_READ_ONLY: DestinationName = 'sqlite';
 
 /** The file of a file destination's URL (sqlite:, duckdb:; undefined for a server and :memory:). */
@@ -28,9 +28,9 @@ export async function readDestination<T>(url: string, fn: (r: Reader) => Promise
     const { redactDatabaseUrl } = await import('../db/url.js');
     throw new MissingDatabaseError(`no database at ${redactDatabaseUrl(url)} (the file does not exist; ${hint})`);
   }
-  // A current SQLite file is read with better-sqlite3 alone (db/read-only.ts); anything else is opened in full.
+  // A current SQLite file is read with better-sqlite3 alone (destinations/sqlite/read-only.ts); anything else is opened in full.
   if (destinationNameOfUrl(url) === SQLITE_READ_ONLY && file !== undefined) {
-    const { readSqlite } = await import('../db/read-only.js');
+    const { readSqlite } = await import('../destinations/sqlite/read-only.js');
     const read = await readSqlite(file, fn);
     if (read) return read.value;
   }

@@ -1,5 +1,6 @@
 // The console's pages as HTML, from what the query modules read. The same functions render the live console
 // (links between pages) and the report (one file: links become anchors inside it, or plain text).
+import { tokensText } from '../lib/run-figures.js';
 import { chart, cell, html, link, raw, sparkline, statusBadge, table, type Html } from './html.js';
 import type { DataPage } from './data.js';
 import type { LeadsPage } from './leads.js';
@@ -46,6 +47,11 @@ function fireTime(run: RunInfo): string | null {
   return run.scheduledAt ?? run.startedAt;
 }
 
+/** A run's tokens as every surface says them (lib/run-figures.ts): `unknown` when the service reported none; a missed fire ran nothing. */
+function runTokens(run: RunInfo): string {
+  return isMissedFire(run.status) ? '—' : tokensText(run.tokens);
+}
+
 function runDuration(run: RunInfo): string {
   if (isMissedFire(run.status)) return durationText(null);
   const a = timeMs(run.startedAt);
@@ -59,7 +65,7 @@ export function pipelinesView(rows: PipelineRow[], links: Links, now: number, pr
 ${problems.map((p) => html`<p class="warn">${p}</p>`)}
 ${rows.length === 0 ? html`<p class="muted">No pipeline has run into this database yet.</p>` : ''}
 ${table(
-  ['Pipeline', ...(multi ? ['Database'] : []), 'Kind', 'Last run', 'Data', 'Checks', 'Fresh (last success)', 'Next scheduled', 'Rows', 'Tokens', 'Rows per run'],
+  ['Pipeline', ...(multi ? ['Database'] : []), 'Kind', 'Last run', 'Data', 'Checks', 'Fresh (last success)', 'Next scheduled', 'Rows seen', 'Rows changed', 'Tokens', 'Rows per run'],
   rows.map(({ db, dbLabel, summary: s, next }) => [
     link(links.pipeline(db, s.pipeline), s.pipeline),
     ...(multi ? [dbLabel] : []),
@@ -78,8 +84,9 @@ ${table(
         : next.at
           ? html`<span class="next-run">${when(next.at)}</span>`
           : html`<span class="muted">not scheduled</span>`,
+    intText(s.lastRun.rowsSeen),
     intText(s.lastRun.rows),
-    intText(s.lastRun.tokens),
+    runTokens(s.lastRun),
     sparkline(
       [...s.recent].reverse().map((r) => r.rows),
       `rows per run, last ${s.recent.length} runs`,
@@ -116,13 +123,14 @@ export function pipelineNav(db: number, pipeline: string, kind: string, links: L
 
 export function runsTable(db: number, runs: RunInfo[], links: Links): Html {
   return table(
-    ['Started', 'Status', 'Rows', 'Duration', 'Tokens', 'Export', 'Workflow', 'Error'],
+    ['Started', 'Status', 'Rows seen', 'Rows changed', 'Duration', 'Tokens', 'Export', 'Workflow', 'Error'],
     runs.map((r) => [
       isMissedFire(r.status) ? html`missed fire ${when(fireTime(r))}` : when(r.startedAt),
       statusBadge(r.status),
+      intText(r.rowsSeen),
       intText(r.rows),
       runDuration(r),
-      intText(r.tokens),
+      runTokens(r),
       r.exportStatus ?? '—',
       link(links.run(db, r.workflowId), r.workflowId),
       r.error ? cell(r.error, 100) : '',
@@ -161,9 +169,10 @@ ${nav}
 <table class="kv"><tbody>
 <tr><th>Pipeline</th><td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td></tr>
 <tr><th>Data status</th><td>${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}</td></tr>
-<tr><th>Rows</th><td>${intText(r.rows)}</td></tr>
+<tr><th>Rows seen</th><td class="rows-seen">${intText(r.rowsSeen)} <span class="muted">fetched, changed or not</span></td></tr>
+<tr><th>Rows changed</th><td class="rows-changed">${intText(r.rows)} <span class="muted">inserted or updated</span></td></tr>
 <tr><th>Duration</th><td>${runDuration(r)}</td></tr>
-<tr><th>Tokens</th><td>${intText(r.tokens)}</td></tr>
+<tr><th>Tokens</th><td class="tokens">${runTokens(r)}</td></tr>
 <tr><th>Exports</th><td>${r.exportStatus ?? '—'}${r.exportError ? html` <span class="bad">${r.exportError}</span>` : ''}</td></tr>
 <tr><th>Temporal</th><td>${temporal ? html`<a href="${temporal}" rel="noreferrer">open in the Temporal Web UI</a>` : html`<span class="muted">Web UI address not known (set TEMPORAL_UI_URL)</span>`}</td></tr>
 </tbody></table>
@@ -176,7 +185,7 @@ ${d.failed.listed.length > 0 || r.status === 'partial'
   ? html`<h2>Failed URLs</h2>${table(['URL', 'Reason'], d.failed.listed.map((f) => [f.url, f.reason]), { cls: 'failed-urls', id: 'failed-urls' })}${d.failed.count !== null && d.failed.count > d.failed.listed.length ? html`<p class="muted">${d.failed.count - d.failed.listed.length} more not listed (the list is cut at 4,000 characters).</p>` : ''}`
   : ''}
 <h2>Tokens</h2>
-${d.tokensByEndpoint.length === 0 ? html`<p class="muted">No responses recorded.</p>` : table(['Endpoint', 'Responses', 'Tokens'], d.tokensByEndpoint.map((t) => [t.endpoint, intText(t.responses), intText(t.tokens)]))}
+${d.tokensByEndpoint.length === 0 ? html`<p class="muted">No responses recorded.</p>` : table(['Endpoint', 'Responses', 'Tokens'], d.tokensByEndpoint.map((t) => [t.endpoint, intText(t.responses), tokensText(t.tokens)]))}
 <h2>Alerts</h2>
 ${d.alerts.length === 0 ? html`<p class="muted">No alert was delivered for this run.</p>` : table(['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'], d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]), { cls: 'alerts' })}
 <h2>Schema changes</h2>

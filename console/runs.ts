@@ -3,6 +3,7 @@
 // by a pipeline (indexed) with a LIMIT, or by the small bookkeeping tables.
 import { isMissedFire } from '../db/pipeline-runs.js';
 import { quoteIdent } from '../db/sql.js';
+import { splitRows } from '../db/table-names.js';
 import { contentTables, describe, tableExists } from './catalog.js';
 import type { Reader, Row } from './source.js';
 import { isoTime, num, text, timeMs } from './values.js';
@@ -16,8 +17,12 @@ export interface RunInfo {
   status: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** Rows the run changed (inserted or updated), by table. */
   rowsByTable: Record<string, number>;
+  /** Data rows changed (bookkeeping tables apart), as `status` counts them; null when not recorded. */
   rows: number | null;
+  /** Data rows the run's responses held, changed or not; null for runs before it was counted (or still going). */
+  rowsSeen: number | null;
   error: string | null;
   exportStatus: string | null;
   exportError: string | null;
@@ -25,17 +30,27 @@ export interface RunInfo {
   tokens: number | null;
 }
 
-const RUN_COLUMNS = 'id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage';
+// Every column: a database written by an older version lacks the newer ones (seen_by_table), which read as absent.
+const RUN_COLUMNS = '*';
+
+/** A counts-by-table JSON cell, or null when absent or not an object of numbers. */
+function countsOf(cell: unknown): Record<string, number> | null {
+  if (cell === null || cell === undefined) return null;
+  try {
+    const parsed = JSON.parse(String(cell)) as unknown;
+    if (!parsed || typeof parsed !== 'object') return null;
+    const out: Record<string, number> = {};
+    for (const [k, v] of Object.entries(parsed)) if (typeof v === 'number') out[k] = v;
+    return out;
+  } catch {
+    return null;
+  }
+}
 
 function toRun(x: Row): RunInfo {
-  let rowsByTable: Record<string, number> = {};
-  try {
-    const parsed = x['rows_by_table'] ? (JSON.parse(String(x['rows_by_table'])) as unknown) : {};
-    if (parsed && typeof parsed === 'object') for (const [k, v] of Object.entries(parsed)) if (typeof v === 'number') rowsByTable[k] = v;
-  } catch {
-    rowsByTable = {};
-  }
-  const values = Object.values(rowsByTable);
+  const changed = countsOf(x['rows_by_table']);
+  const seen = countsOf(x['seen_by_table']);
+  const rowsByTable = changed ?? {};
   return {
     id: num(x['id'])!,
     workflowId: String(x['workflow_id']),
@@ -45,7 +60,8 @@ function toRun(x: Row): RunInfo {
     startedAt: isoTime(x['started_at']),
     finishedAt: isoTime(x['finished_at']),
     rowsByTable,
-    rows: x['rows_by_table'] === null || x['rows_by_table'] === undefined ? null : values.reduce((a, b) => a + b, 0),
+    rows: changed ? splitRows(changed).data : null,
+    rowsSeen: seen ? splitRows(seen).data : null,
     error: text(x['error']),
     exportStatus: text(x['export_status']),
     exportError: text(x['export_error']),

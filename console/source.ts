@@ -11,30 +11,11 @@
 // destination for loading).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseDatabaseUrl, type Dialect } from '../db/connect.js';
-import type { ExportDatabase } from '../export/database.js';
+import { parseDatabaseUrl } from '../db/connect.js';
 import { destinationOf } from '../destinations/index.js';
 
-export type Row = Record<string, unknown>;
-
-/** One consistent read (a page's queries): placeholders and queries in the source's dialect. */
-export interface Reader {
-  readonly dialect: Dialect;
-  /** `?` in SQLite, `$n` elsewhere (n is 1-based). */
-  ph(n: number): string;
-  all(sql: string, params?: readonly unknown[]): Promise<Row[]>;
-}
-
-export interface ReadOnlySource {
-  readonly dialect: Dialect;
-  /** The URL, password removed. */
-  readonly url: string;
-  /** Runs `fn` with a reader; DuckDB holds the file (read-only) for exactly this long. */
-  read<T>(fn: (r: Reader) => Promise<T>): Promise<T>;
-  /** The same connection in the shape export/ reads (for the download through the export writers). */
-  exportDatabase(): ExportDatabase;
-  close(): Promise<void>;
-}
+export type { ReadOnlySource, Reader, Row } from '../destinations/contract.js';
+import type { ReadOnlySource } from '../destinations/contract.js';
 
 export class SourceError extends Error {
   override readonly name = 'SourceError';

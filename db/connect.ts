@@ -1,41 +1,14 @@
 // Opens the destination database named by a URL and brings its schema up to date. Which destination a URL names
 // and how it is opened, migrated and probed is its adapter's (destinations/<name>/); this module is the entry point
 // the rest of the product calls, and holds the database types. SQLite and Postgres apply the committed drizzle-kit
-// migrations (db/migrations/<dialect>) and record them in drizzle's own `__drizzle_migrations` table.
+// migrations (destinations/<engine>/migrations) and record them in drizzle's own `__drizzle_migrations` table.
 import { redactDatabaseUrl } from './url.js';
-import type BetterSqlite3 from 'better-sqlite3';
-import type pg from 'pg';
-import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import type * as sqliteSchema from './schema/sqlite.js';
-import type * as pgSchema from './schema/pg.js';
-import type { DuckDatabase } from '../destinations/duckdb/database.js';
 import { DESTINATION_NAMES, DESTINATIONS, destinationNamed, destinationOfUrl } from '../destinations/index.js';
-import type { DestinationName } from '../destinations/types.js';
+import type { Database, DestinationName, OpenDatabaseOptions, ParsedDatabaseUrl, ProbeDatabaseOptions } from '../destinations/contract.js';
+
+export type { Database, DuckDatabase, OpenDatabaseOptions, ParsedDatabaseUrl, PostgresDatabase, ProbeDatabaseOptions, SqliteDatabase } from '../destinations/contract.js';
 
 export type Dialect = DestinationName;
-
-interface DatabaseBase {
-  /** The URL it was opened with, password removed (safe to log). */
-  url: string;
-  close(): Promise<void>;
-}
-export interface SqliteDatabase extends DatabaseBase {
-  dialect: 'sqlite';
-  drizzle: BetterSQLite3Database<typeof sqliteSchema>;
-  /** The raw driver, for streaming reads (use `stmt.safeIntegers(true)` to read ids beyond 2^53 exactly). */
-  sqlite: BetterSqlite3.Database;
-  pool?: undefined;
-}
-export interface PostgresDatabase extends DatabaseBase {
-  dialect: 'postgres';
-  drizzle: NodePgDatabase<typeof pgSchema>;
-  sqlite?: undefined;
-  /** The raw pool (int8 columns come back as decimal strings: exact). */
-  pool: pg.Pool;
-}
-export type { DuckDatabase };
-export type Database = SqliteDatabase | PostgresDatabase | DuckDatabase;
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/scrape-etl.sqlite';
 
@@ -46,8 +19,6 @@ export function defaultDatabaseUrl(): string {
 
 /** The URL with any password replaced, for messages and logs. */
 export { redactDatabaseUrl } from './url.js';
-
-export type ParsedDatabaseUrl = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string } | { dialect: 'duckdb'; file: string };
 
 /** A malformed URL is a DatabaseConfigError: no retry fixes it, and the command line exits 2 (a usage error). */
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
@@ -61,11 +32,6 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
 /** The file a URL names, for a file destination (SQLite, DuckDB); undefined for a server. */
 export function databaseFileOf(parsed: ParsedDatabaseUrl): string | undefined {
   return destinationNamed(parsed.dialect).fileOf(parsed as never);
-}
-
-export interface OpenDatabaseOptions {
-  /** Postgres: most connections this Database holds at once. Default SCRAPE_ETL_PG_POOL_SIZE or 10. */
-  poolSize?: number;
 }
 
 /**
@@ -86,8 +52,8 @@ export function pgPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   return n;
 }
 
-export { DatabaseConfigError } from './config-error.js';
-import { DatabaseConfigError } from './config-error.js';
+export { DatabaseConfigError } from '../destinations/config-error.js';
+import { DatabaseConfigError } from '../destinations/config-error.js';
 
 const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
 const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);
@@ -110,11 +76,6 @@ export async function openDatabase(url: string, opts: OpenDatabaseOptions = {}):
     if (err instanceof Error && isPermanentOpenError(err.cause ?? err)) throw new DatabaseConfigError(err.message, { cause: err.cause ?? err });
     throw err;
   }
-}
-
-export interface ProbeDatabaseOptions {
-  /** Postgres: how long to wait for a connection and for `SELECT 1` (default 5 s). */
-  timeoutMs?: number;
 }
 
 /**

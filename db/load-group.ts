@@ -14,7 +14,7 @@ import { evolveFixedTables, FixedTableChangesRefused } from './evolve/fixed-tabl
 import { sqlTypeOf } from './evolve/types.js';
 import { lockParents } from './load-locks.js';
 import {
-  CHILD_GROUPS, completeRow, keyString, priceChangesOf, WRITE_ORDER,
+  CHILD_GROUPS, completeRow, keyString, priceChangesOf, rawResponseOf, WRITE_ORDER,
   type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
 } from './load-rows.js';
 import { pgColumnType } from '../destinations/postgres/arrays.js';
@@ -349,17 +349,7 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
   }
   const stored = await readStored(d, pipeline, merged);
   // The bodies are sent now and (Postgres) stored by the server while the group is planned below (JS work).
-  const raw = await d.landRaw(preps.map((p) => ({
-    pipeline,
-    kind: p.opts.kind,
-    endpoint: p.opts.endpoint,
-    requestKey: p.opts.requestKey ?? null,
-    workflowId: p.opts.workflowId ?? null,
-    scrapingRunId: p.opts.scrapingRunId ?? null,
-    receivedAt: p.opts.receivedAt ?? new Date(),
-    loadedAt: p.loadedAt,
-    body: p.opts.raw,
-  })));
+  const raw = await d.landRaw(preps.map(rawResponseOf));
   const loadIds = raw.ids;
   const plan = planGroup(preps, loadIds, fixed, stored, pipeline);
 

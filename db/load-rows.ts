@@ -9,6 +9,7 @@ import { OPEN_FIELDS, type Row, type RowsByTable, type Scalar } from './flatten/
 import { flattenContent, type ContentRootRow, type RejectedResult } from './flatten/content.js';
 import type { ContentTarget } from './evolve/content-load.js';
 import type { SchemaChange, SchemaMode } from './evolve/registry.js';
+import type { RawResponse } from './raw-responses.js';
 import type { Param } from './sql.js';
 import { TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from './tables.js';
 
@@ -288,6 +289,36 @@ export interface PreparedBatch {
   loadedAt: string;
   /** Per table and row (same order as `rows`): its checked values and hash, when they need no registry. */
   checked: Partial<Record<DataTableName, Array<CheckedRow | undefined>>>;
+}
+
+/**
+ * The raw_responses row of a prepared response. Its rows seen are the flattened rows it holds; a response with
+ * content tables has those counted once they are flattened in the transaction (writeBatch).
+ */
+export function rawResponseOf(p: PreparedBatch): RawResponse {
+  return {
+    pipeline: p.opts.pipeline,
+    kind: p.opts.kind,
+    endpoint: p.opts.endpoint,
+    requestKey: p.opts.requestKey ?? null,
+    workflowId: p.opts.workflowId ?? null,
+    scrapingRunId: p.opts.scrapingRunId ?? null,
+    receivedAt: p.opts.receivedAt ?? new Date(),
+    loadedAt: p.loadedAt,
+    body: p.opts.raw,
+    rowsSeen: p.rowsByTable,
+  };
+}
+
+// What the destination contract passes between loadBatches and an engine's group writer (destinations/contract.ts).
+// (Inside the block, names resolve in the contract first: hence the aliases.)
+type StorePreparedBatch = PreparedBatch;
+type StoreLoadBatchResult = LoadBatchResult;
+declare module '../destinations/contract.js' {
+  interface LoadTypes {
+    prepared: StorePreparedBatch;
+    result: StoreLoadBatchResult;
+  }
 }
 
 export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {

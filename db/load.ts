@@ -12,7 +12,7 @@ import { insertRawResponse } from './raw-responses.js';
 import { lockParents } from './load-locks.js';
 import { GroupChangesSchemaAt } from './load-group.js';
 import {
-  CHILD_GROUPS, completeRow, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
+  CHILD_GROUPS, completeRow, rawResponseOf, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
   type ChildGroup, type Lineage, type LoadBatchOptions, type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
 } from './load-rows.js';
 import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
@@ -105,19 +105,8 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
   const rowsByTable: TableCounts = { ...prepared.rowsByTable };
   const pipeline = opts.pipeline;
   const content = opts.content;
-  const body = opts.raw;
   await lockParents(tx, pipeline, rows);
-  const loadId = await insertRawResponse(tx, {
-    pipeline,
-    kind: opts.kind,
-    endpoint: opts.endpoint,
-    requestKey: opts.requestKey ?? null,
-    workflowId: opts.workflowId ?? null,
-    scrapingRunId: opts.scrapingRunId ?? null,
-    receivedAt: opts.receivedAt ?? new Date(),
-    loadedAt,
-    body,
-  });
+  const loadId = await insertRawResponse(tx, rawResponseOf(prepared));
   const lineage: Lineage = { pipeline, load_id: loadId, loaded_at: loadedAt };
   const changedByTable: TableCounts = {};
   const deletedByTable: TableCounts = {};
@@ -162,6 +151,8 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
     const out = await loadContent(tx, content, contentRoots, { pipeline, loadId, loadedAt, describeBatch });
     schemaChanges.push(...out.changes);
     for (const [t, n] of Object.entries(out.rowsByTable)) rowsByTable[t] = n;
+    // Content rows are known only now, flattened against the registry: the landing's rows seen gain them.
+    await tx.run(`UPDATE raw_responses SET rows_seen = ${tx.ph(1)} WHERE id = ${tx.ph(2)}`, [JSON.stringify({ ...prepared.rowsByTable, ...out.rowsByTable }), loadId]);
     for (const [t, n] of Object.entries(out.changedByTable)) {
       changedByTable[t] = n;
       await opts.onTableWritten?.(t, n);
@@ -198,12 +189,8 @@ export async function loadBatch(db: Database, opts: LoadBatchOptions): Promise<L
   return withTransaction(db, (tx) => writeBatch(tx, prepared));
 }
 
-export interface LoadBatchesResult {
-  /** One result per response loaded, in order: all of them, or those before `failed`. */
-  results: LoadBatchResult[];
-  /** The response that could not be loaded (nothing of it written); the ones before it are committed. */
-  failed?: { index: number; error: unknown };
-}
+export type { LoadAttempt, LoadBatchesResult } from '../destinations/contract.js';
+import type { LoadAttempt, LoadBatchesResult } from '../destinations/contract.js';
 
 /** A response prepared for loading ahead of its transaction (flattened), or the error preparing it raised. */
 export interface PreparedLoad {
@@ -251,7 +238,6 @@ export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOpt
 }
 
 /** What writing a response or a group came to: its result, or the error that rolled it back. */
-export type LoadAttempt<T> = { ok: T; error?: undefined } | { ok?: undefined; error: unknown };
 type Attempt<T> = LoadAttempt<T>;
 
 /**

@@ -21,6 +21,10 @@ const FINISHED_STATUSES: ReadonlySet<string> = new Set(RECORDED_RUN_STATES.filte
 export const RECORDED_EXPORT_STATUSES = ['succeeded', 'no_new_rows', 'failed'] as const;
 export type RecordedExportStatus = (typeof RECORDED_EXPORT_STATUSES)[number];
 
+/** The columns a PipelineRunRow is read from. */
+const RUN_COLUMNS =
+  'id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, seen_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error, status_reason';
+
 export interface PipelineRunRow {
   id: number;
   workflowId: string;
@@ -29,7 +33,10 @@ export interface PipelineRunRow {
   status: PipelineRunStatus;
   startedAt: string;
   finishedAt: string | null;
+  /** Rows the run changed (inserted or updated), by table. */
   rowsByTable: Record<string, number> | null;
+  /** Rows its responses held (fetched, changed or not), by table; null for runs recorded before it was counted. */
+  seenByTable: Record<string, number> | null;
   error: string | null;
   /**
    * The exports' own outcome, null when the run had none or did not reach them: 'succeeded', 'failed', or
@@ -116,6 +123,7 @@ export async function finishPipelineRun(
     workflowId: string;
     status: Exclude<PipelineRunStatus, 'running'>;
     rowsByTable?: Record<string, number>;
+    seenByTable?: Record<string, number>;
     error?: string | null;
     finishedAt?: Date;
     exportStatus?: RecordedExportStatus;
@@ -132,13 +140,13 @@ export async function finishPipelineRun(
   const updated = await withTransaction(db, (tx) =>
     tx.run(
       `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)},
-       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, status_reason = ${tx.ph(8)}
-       WHERE workflow_id = ${tx.ph(9)}`,
+       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, seen_by_table = ${tx.ph(8)}, status_reason = ${tx.ph(9)}
+       WHERE workflow_id = ${tx.ph(10)}`,
       [
         run.status, (run.finishedAt ?? new Date()).toISOString(),
         run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error,
         run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.tokenUsage ?? null,
-        run.statusReason ?? null, run.workflowId,
+        run.seenByTable ? JSON.stringify(run.seenByTable) : null, run.statusReason ?? null, run.workflowId,
       ],
     ),
   );
@@ -148,7 +156,7 @@ export async function finishPipelineRun(
 export async function getPipelineRun(db: Database, workflowId: string): Promise<PipelineRunRow | undefined> {
   const [row] = await withTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error, status_reason FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
+      `SELECT ${RUN_COLUMNS} FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
       [workflowId],
     ),
   );
@@ -166,6 +174,7 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     startedAt: time(row['started_at']) ?? '',
     finishedAt: time(row['finished_at']),
     rowsByTable: row['rows_by_table'] ? (JSON.parse(String(row['rows_by_table'])) as Record<string, number>) : null,
+    seenByTable: row['seen_by_table'] ? (JSON.parse(String(row['seen_by_table'])) as Record<string, number>) : null,
     error: row['error'] === null || row['error'] === undefined ? null : String(row['error']),
     exportStatus: (RECORDED_EXPORT_STATUSES as readonly unknown[]).includes(row['export_status']) ? (row['export_status'] as RecordedExportStatus) : null,
     exportError: row['export_error'] === null || row['export_error'] === undefined ? null : String(row['export_error']),
@@ -220,6 +229,23 @@ export async function countRowsOfRun(
 }
 
 /**
+ * Rows the responses of one workflow held, by table, changed or not: the sum of their rows_seen. Each response is
+ * landed once per run (a retried attempt skips the URLs and pages already landed), in the transaction that loaded
+ * its rows, so a retry or a crash neither adds nor loses a response's count. Responses landed before rows_seen
+ * was recorded count nothing. A row the run changed is one it saw: rows derived in the load rather than held by a
+ * response (the price history) count as seen where they were written, so seen is never below changed.
+ */
+export async function seenRowsOfRun(db: Database, workflowId: string, changed: Readonly<Record<string, number>>): Promise<Record<string, number>> {
+  const rows = await withReadTransaction(db, (tx) =>
+    tx.all(`SELECT rows_seen FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND rows_seen IS NOT NULL`, [workflowId]),
+  );
+  const total: Record<string, number> = {};
+  for (const r of rows) addCounts(total, JSON.parse(String(r['rows_seen'])) as Record<string, number>);
+  for (const [t, n] of Object.entries(changed)) if (n > (total[t] ?? 0)) total[t] = n;
+  return total;
+}
+
+/**
  * Sum of `tokenUsage` over the responses one workflow landed (null when none carried one). Summed from
  * raw_responses rather than from activity results, like the row counts: what was landed is what was paid for,
  * including a call repeated by a retried activity.
@@ -237,7 +263,7 @@ export async function listPipelineRuns(db: Database, opts: { limit: number; pipe
   return withTransaction(db, (tx) => selectPipelineRuns(tx, opts));
 }
 
-/** listPipelineRuns inside a transaction of the caller's, or on a read-only connection (db/read-only.ts). */
+/** listPipelineRuns inside a transaction of the caller's, or on a read-only connection (destinations/sqlite/read-only.ts). */
 export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { limit: number; pipeline?: string; since?: Date }): Promise<PipelineRunRow[]> {
   const where: string[] = [];
   const params: Array<string | number> = [];
@@ -251,7 +277,7 @@ export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { lim
   }
   params.push(opts.limit);
   const rows = await tx.all(
-    `SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error, status_reason
+    `SELECT ${RUN_COLUMNS}
      FROM pipeline_runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY started_at DESC LIMIT ${tx.ph(params.length)}`,
     params,
   );

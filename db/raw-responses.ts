@@ -17,6 +17,8 @@ export interface RawResponse {
   receivedAt: Date;
   loadedAt: string;
   body: string;
+  /** Rows the response held, by table (changed or not); recorded with it so a run's rows seen are counted once. */
+  rowsSeen?: Readonly<Partial<Record<string, number>>> | null;
 }
 
 /**
@@ -36,13 +38,14 @@ export function tokenUsageOf(kind: string, body: string): number | null {
 
 export const RAW_COLUMNS = [
   'pipeline', 'kind', 'endpoint', 'request_key', 'workflow_id', 'scraping_run_id', 'received_at', 'loaded_at',
-  'body_sha256', 'body_bytes', 'body', 'body_ref', 'token_usage',
+  'body_sha256', 'body_bytes', 'body', 'body_ref', 'token_usage', 'rows_seen',
 ] as const;
 
 function rawValues(r: RawResponse, sha256: string, bodyRef: number | null) {
   return [
     r.pipeline, r.kind, r.endpoint, r.requestKey, r.workflowId, r.scrapingRunId, r.receivedAt.toISOString(), r.loadedAt,
     sha256, Buffer.byteLength(r.body), bodyRef === null ? r.body : '', bodyRef, tokenUsageOf(r.kind, r.body),
+    r.rowsSeen ? JSON.stringify(r.rowsSeen) : null,
   ];
 }
 

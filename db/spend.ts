@@ -6,7 +6,7 @@ import { periodStart } from '../budget/limits.js';
 import { destinationOf } from '../destinations/index.js';
 import type { Database } from './connect.js';
 import { hexDigest } from './hash.js';
-import { lockAdvisory, withTransaction, type Param, type Tx } from './sql.js';
+import { withTransaction, type Param, type Tx } from './sql.js';
 
 /** What the reading functions need: placeholders and queries (a transaction, or a read-only reader). */
 export interface SpendReader {
@@ -106,9 +106,8 @@ export function callFits(l: BudgetLimit, spent: number, createsScraper: boolean)
  */
 export async function reserveCall(db: Database, call: SpendCall, limits: readonly BudgetLimit[]): Promise<Refusal | undefined> {
   return withTransaction(db, async (tx) => {
-    if (destinationOf(db).capabilities.concurrentWriters) {
-      await lockAdvisory(tx, [lockKey(`pipeline\u0001${call.pipeline}`), ...(call.project ? [lockKey(`project\u0001${call.project}`)] : [])]);
-    }
+    // A no-op where writers are serialised anyway (SQLite, DuckDB); Postgres's advisory locks.
+    await destinationOf(db).lockKeys(tx, [lockKey(`pipeline\u0001${call.pipeline}`), ...(call.project ? [lockKey(`project\u0001${call.project}`)] : [])]);
     const [seen] = await tx.all(`SELECT 1 AS one FROM spend_calls WHERE call_key = ${tx.ph(1)}`, [call.callKey]);
     if (seen) return undefined;
     for (const l of limits) {

@@ -2,46 +2,10 @@
 // binding, statement cache and transaction rules are its adapter's (destinations/<name>/tx.ts). Drizzle's query
 // builder is not used on this path because bulk upserts need multi-row VALUES with a fixed shape per chunk and
 // statements prepared once per shape.
-import type { Database, Dialect } from './connect.js';
+import type { Database, Tx } from '../destinations/contract.js';
 import { destinationOf } from '../destinations/index.js';
 
-export type Param = string | number | bigint | boolean | null;
-
-export interface Tx {
-  readonly dialect: Dialect;
-  /** `$1`-style placeholder in Postgres and DuckDB, `?` in SQLite (n is 1-based). */
-  ph(n: number): string;
-  /** Runs a statement; resolves to the number of rows it inserted, updated or deleted. */
-  run(sql: string, params: readonly Param[]): Promise<number>;
-  /** Runs a query; integers come back as bigint (SQLite, DuckDB BIGINT) or decimal strings (Postgres int8): all exact. */
-  all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
-  /**
-   * Runs `fn` inside a savepoint: when it throws, what it wrote is rolled back and the error passed on, while
-   * the enclosing transaction (and what earlier savepoints wrote) stays usable. Lets several responses share
-   * one transaction, its BEGIN/COMMIT and fsync, while each stays atomic on its own (db/load.ts loadBatches).
-   * DuckDB has no savepoints: there it only runs `fn`, and loadBatches gives each response its own transaction.
-   */
-  savepoint<T>(fn: () => Promise<T>): Promise<T>;
-  /**
-   * Destinations whose schema registry reads may be kept per connection between transactions (SQLite: other
-   * processes write the same file, so a kept read is used only while `registryVersion` is unchanged; DuckDB: one
-   * process holds the file, and the version counts this connection's changes). Absent (Postgres): every read goes
-   * to the database (evolve/registry.ts readRegistryStateKept).
-   */
-  readonly registryKeeping?: RegistryKeeping;
-}
-
-export interface RegistryKeeping {
-  /** What a kept read belongs to: the connection (one per process and file). */
-  readonly connection: object;
-  /**
-   * A version of the schema_history rows matching `where` (its parameters `params`), read in this transaction:
-   * equal versions mean equal rows, given that those rows change only with DDL in the same transaction or by a
-   * NULL source_key / root_table being set (evolve/registry.ts applyChanges). Undefined when this transaction has
-   * itself changed the schema (DDL since its BEGIN): a read then may hold uncommitted changes, and is not kept.
-   */
-  registryVersion(where: string, params: readonly Param[]): Promise<string | undefined>;
-}
+export type { Param, RegistryKeeping, Tx } from '../destinations/contract.js';
 
 export async function inSavepoint<T>(exec: (sql: string) => Promise<unknown>, fn: () => Promise<T>): Promise<T> {
   await exec('SAVEPOINT se_item');

@@ -1,7 +1,7 @@
 // What the loader needs to know about each data table (column order, natural key, column kinds), read from
 // the Drizzle schema so the SQL the loader writes can never drift from the migrations.
 import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
-import * as schema from './schema/sqlite.js';
+import * as schema from '../destinations/sqlite/schema.js';
 
 import { DATA_TABLES, type DataTableName } from './table-names.js';
 

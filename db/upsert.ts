@@ -4,17 +4,8 @@
 import { quoteIdent, type Param, type Tx } from './sql.js';
 import { destinationOf } from '../destinations/index.js';
 
-export interface UpsertTarget {
-  table: string;
-  /** Columns in the order of each row's values. */
-  columns: readonly string[];
-  /** Conflict target (the natural key); empty: plain inserts. */
-  key: readonly string[];
-  /** Extra condition ANDed to `row_hash <> excluded.row_hash` for the update (e.g. newest wins). */
-  updateWhere?: string;
-  /** Column to return for every inserted or updated row (SQLite 3.35+ and Postgres both support RETURNING). */
-  returning?: string;
-}
+export type { UpsertTarget } from '../destinations/contract.js';
+import type { UpsertTarget } from '../destinations/contract.js';
 
 // Bounded: inferred tables add column lists as their schema evolves; the oldest shapes are dropped first.
 const sqlCache = new Map<string, string>();

@@ -4,7 +4,7 @@
 import { duckdbCapabilities } from './duckdb/capabilities.js';
 import { postgresCapabilities } from './postgres/capabilities.js';
 import { sqliteCapabilities } from './sqlite/capabilities.js';
-import type { DestinationCapabilities, DestinationName } from './types.js';
+import type { DestinationCapabilities, DestinationName } from './contract.js';
 
 export const CAPABILITIES: { readonly [D in DestinationName]: DestinationCapabilities } = {
   sqlite: sqliteCapabilities,

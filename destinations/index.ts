@@ -4,10 +4,11 @@
 import { duckdbDestination } from './duckdb/index.js';
 import { postgresDestination } from './postgres/index.js';
 import { sqliteDestination } from './sqlite/index.js';
-import { DESTINATION_NAMES, type DestinationAdapter, type DestinationName } from './types.js';
+import type { DestinationAdapter, DestinationName } from './contract.js';
+import { DESTINATION_NAMES } from './names.js';
 
-export type { DestinationAdapter, DestinationCapabilities, DestinationName } from './types.js';
-export { DESTINATION_NAMES } from './types.js';
+export type { DestinationAdapter, DestinationCapabilities, DestinationName } from './contract.js';
+export { DESTINATION_NAMES } from './names.js';
 
 export const DESTINATIONS: { readonly [D in DestinationName]: DestinationAdapter<D> } = {
   sqlite: sqliteDestination,

@@ -1,6 +1,6 @@
 // An adapter's export reader whose module is imported on first use: the registry is imported by light commands
 // (`run` as a client, `status`), which must not pay for a driver's reader code they never call.
-import type { ExportReader } from './types.js';
+import type { ExportReader } from './contract.js';
 
 type ReaderModule = Pick<ExportReader, 'query' | 'rowBatches' | 'readWatermark' | 'readLastExportedFile' | 'advanceWatermark'>;
 

@@ -2,8 +2,9 @@
 // file schemas, anchoring relative paths, the read-only commands, destination keys): no adapter and no driver is
 // loaded here, so `scrape-etl status` and `--help` stay fast. The mapped type makes the compiler name a destination
 // without its form; the adapters parse with the same prefixes (destinations/<name>/index.ts).
-import { DatabaseConfigError } from '../db/config-error.js';
-import { DESTINATION_NAMES, type DestinationName } from './types.js';
+import { DatabaseConfigError } from './config-error.js';
+import type { DestinationName } from './contract.js';
+import { DESTINATION_NAMES } from './names.js';
 
 export interface UrlForm {
   /** Matches the URL's scheme part (case-insensitive). */

@@ -8,26 +8,8 @@ import { destinationOf } from '../destinations/index.js';
  * formatting (0/1 in a boolean column, epoch numbers in a timestamp column); the runtime type of each value decides
  * the rest. Postgres values arrive as the server's text and are formatted by kind alone.
  */
-export type ColumnKind =
-  | 'integer'
-  | 'number'
-  | 'text'
-  | 'boolean'
-  | 'json'
-  | 'timestamptz'
-  | 'timestamp'
-  | 'timestamp_s'
-  | 'timestamp_ms'
-  | 'date'
-  | 'blob'
-  | 'other';
-
-export interface ColumnInfo {
-  name: string;
-  kind: ColumnKind;
-  /** The type as the database declares it, for error messages. */
-  declared: string;
-}
+export type { ColumnInfo, ColumnKind } from '../destinations/contract.js';
+import type { ColumnInfo, ColumnKind } from '../destinations/contract.js';
 
 /** Per table, per column: kinds that the database's own type information cannot reveal (from the Drizzle schema). */
 export type ColumnHints = Record<string, Record<string, ColumnKind>>;

@@ -3,7 +3,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CsvEncoder } from './formats/csv.js';
 import type { TableQuery } from './rows.js';
-import { sqliteRowidPages } from './sqlite-pages.js';
+import { sqliteRowidPages } from '../destinations/sqlite/pages.js';
 
 /** One batch of a page: its CSV records, how many rows, and their highest load_id (null without load_id). */
 export interface CsvBatchText {

@@ -26,7 +26,7 @@ import { destinationOf } from '../destinations/index.js';
 import { DoubleBufferedFile, csvEncoder } from './formats/csv.js';
 import { csvPageBatches } from './csv-pages.js';
 import { holdYoungGeneration } from './young-generation.js';
-import { EXPORT_READER_CACHE } from './sqlite-pages.js';
+import { EXPORT_READER_CACHE } from '../destinations/sqlite/pages.js';
 import type { FormatSettings } from './formats/index.js';
 import { hasRowids, type TableQuery } from './rows.js';
 

@@ -1,18 +1,9 @@
 // The exporter needs only the raw drivers of an opened database, so it accepts any object shaped like the one
 // `openDatabase()` in db/connect.ts returns; this keeps export/ independent of the table definitions.
-import type BetterSqlite3 from 'better-sqlite3';
-import type pg from 'pg';
-import type { DuckDBConnection } from '@duckdb/node-api';
 import { destinationOf } from '../destinations/index.js';
-import type { DestinationName } from '../destinations/types.js';
+import type { ExportDatabase } from '../destinations/contract.js';
 
-export interface ExportDatabase {
-  dialect: DestinationName;
-  sqlite?: BetterSqlite3.Database;
-  pool?: pg.Pool;
-  /** DuckDB: runs `fn` with the file open and locked (destinations/duckdb/database.ts). */
-  session?: <T>(fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>;
-}
+export type { ExportDatabase } from '../destinations/contract.js';
 
 /**
  * Which value forms the format writers receive: DuckDB rows are converted to Postgres's text forms

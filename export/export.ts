@@ -299,8 +299,8 @@ async function exportOne(
       }
     }
     if (settings.format === 'parquet' && dest.parquetCopy) {
-      // Rows go to Parquet without passing through JavaScript: DuckDB's own COPY (formats/parquet-duckdb.ts), or
-      // Postgres's CSV into DuckDB (formats/parquet-postgres.ts), which declines (null) a table it cannot carry.
+      // Rows go to Parquet without passing through JavaScript: DuckDB's own COPY (destinations/duckdb/parquet.ts), or
+      // Postgres's CSV into DuckDB (destinations/postgres/parquet.ts), which declines (null) a table it cannot carry.
       const copyParquet = await dest.parquetCopy();
       const typed = typeColumns(table, columns, valueDialect(db));
       const onRows = (rows: number) => {

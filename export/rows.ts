@@ -5,21 +5,9 @@ import { destinationOf } from '../destinations/index.js';
 import type { ExportDatabase } from './database.js';
 import { quoteIdent } from './database.js';
 
-export type RawRow = unknown[];
+export type { RawRow, TableQuery } from '../destinations/contract.js';
+import type { RawRow, TableQuery } from '../destinations/contract.js';
 
-/**
- * The rows of one table (or of a query over one table): `select <columns> from <table> [where <where>]`. From a
- * SQLite file whose table has rowids, the rows are read in pages (keyset on rowid, see sqliteTableBatches); otherwise in
- * one streamed statement.
- */
-export interface TableQuery {
-  table: string;
-  /** Select expressions, already quoted. */
-  columns: string[];
-  /** Conditions joined with `and`; the placeholders match `params`. */
-  where: string[];
-  params: unknown[];
-}
 export function rowBatches(db: ExportDatabase, query: TableQuery | string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
   return destinationOf(db).exportReader.rowBatches(db, query, params, batchSize);
 }

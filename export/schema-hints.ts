@@ -2,7 +2,7 @@
 // count. The Drizzle schema can: this reads it generically (no table names here) so booleans are written
 // true/false in both dialects.
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import * as sqliteSchema from '../db/schema/sqlite.js';
+import * as sqliteSchema from '../destinations/sqlite/schema.js';
 import type { ColumnHints, ColumnKind } from './columns.js';
 import type { ExportDatabase } from './database.js';
 import { destinationOf } from '../destinations/index.js';

@@ -6,19 +6,8 @@
 import { SQL_TYPES, TABLES, type ColumnType } from '../db/schema/definition.js';
 import type { ColumnInfo } from './columns.js';
 
-/**
- * What a column holds, independent of dialect:
- * - int64: exact signed 64-bit integers (bigint in JavaScript, never a double);
- * - double: IEEE doubles (the `*_major` prices are stored this way, so they stay DOUBLE);
- * - timestamp_utc / timestamp_local: instants (with a zone, or SQLite text the project writes in UTC) and Postgres
- *   `timestamp without time zone`, as microseconds since the epoch;
- * - json: JSON text as stored; text: any other text; blob: bytes.
- */
-export type ValueType = 'int64' | 'double' | 'bool' | 'timestamp_utc' | 'timestamp_local' | 'json' | 'text' | 'blob';
-
-export interface TypedColumn extends ColumnInfo {
-  type: ValueType;
-}
+export type { TypedColumn, ValueType } from '../destinations/contract.js';
+import type { TypedColumn, ValueType } from '../destinations/contract.js';
 
 const FROM_NEUTRAL: Record<ColumnType, ValueType> = {
   int64: 'int64',

@@ -20,3 +20,13 @@ export function tokensTotalText(values: ReadonlyArray<number | null | undefined>
   const sum = `${known.reduce((a, b) => a + b, 0)} tokens`;
   return unknown === 0 ? sum : `${sum} (${unknown} run${unknown === 1 ? '' : 's'} with tokens ${UNKNOWN_TOKENS})`;
 }
+
+/**
+ * A run's data rows in one phrase: seen (its responses held them, changed or not) beside changed (inserted or
+ * updated). A run that fetched two unchanged products saw 2 and changed 0; it did not load "0 rows". Runs recorded
+ * before rows seen were counted say rows changed only.
+ */
+export function rowsSeenChangedText(changed: number, seen: number | null | undefined): string {
+  if (seen === null || seen === undefined) return `${changed} row${changed === 1 ? '' : 's'} changed`;
+  return `${seen} row${seen === 1 ? '' : 's'} seen, ${changed} changed`;
+}

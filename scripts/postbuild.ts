@@ -1,5 +1,5 @@
 // Second half of `npm run build`, run as dist/scripts/postbuild.js once tsc has compiled the sources:
-//  1. copies every non-TypeScript file of the compiled folders (db/migrations/**, pipelines/examples/*,
+//  1. copies every non-TypeScript file of the compiled folders (destinations/<engine>/migrations/**, pipelines/examples/*,
 //     pipelines/pipeline.schema.json, ...) to the same place under dist/, so code that finds its files
 //     relative to its own module (`import.meta.url`) finds them from dist/ exactly as from the sources, and an
 //     asset added later is copied without a change here;

@@ -452,6 +452,31 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     });
   }
 
+  // Rows seen counted once: each marketplace URL's response is one product, landed once per run however often its
+  // activity was retried or its worker killed; and no run saw fewer rows of a table than it changed.
+  {
+    const details: string[] = [];
+    let checked = 0;
+    for (const s of started) {
+      const r = s.result;
+      if (!r) continue;
+      if (!r.seenByTable) {
+        details.push(`${s.workflowId}: its result has no rows seen`);
+        continue;
+      }
+      for (const [table, n] of Object.entries(r.rowsByTable)) {
+        if ((r.seenByTable[table] ?? 0) < n) details.push(`${s.workflowId} ${table}: seen ${r.seenByTable[table] ?? 0} < changed ${n}`);
+      }
+      if (s.spec.kind === 'marketplace') {
+        const want = s.spec.request.urls.length - r.failedUrlCount;
+        const seen = r.seenByTable['marketplace_products'] ?? 0;
+        if (seen !== want) details.push(`${s.workflowId}: ${seen} marketplace_products seen for ${want} URL(s) loaded`);
+      }
+      checked += 1;
+    }
+    out.push({ name: 'rows seen counted once', pass: details.length === 0 && checked > 0, figures: `${checked} runs, ${details.length} off`, details });
+  }
+
   // 2 and 3. Table contents against the simulator's ground truth, per table over all pipelines.
   const perTable = new Map<string, { expected: number; missing: number; extra: number }>();
   const tableDetails: string[] = [];

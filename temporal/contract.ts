@@ -223,8 +223,10 @@ export interface PipelineWorkflowResult {
   /** 'failed_checks': the data loaded (and is kept), and an `error` check failed (see `checks`). */
   status: Exclude<DataOutcome, 'failed'>;
   scrapingRunIds: string[];
-  /** Rows written by this run per table, counted in the destination database at the end. */
+  /** Rows written (inserted or updated) by this run per table, counted in the destination database at the end. */
   rowsByTable: RowCounts;
+  /** Rows its responses held per table, changed or not; absent from results of runs before it was counted. */
+  seenByTable?: RowCounts;
   failedUrls: FailedUrl[];
   failedUrlCount: number;
   pagesLoaded: number;

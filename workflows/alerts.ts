@@ -39,6 +39,7 @@ export interface RunEnd {
   exportStatus?: ExportStatus;
   exportError?: string | null;
   rowsByTable?: RowCounts;
+  seenByTable?: RowCounts;
   /** Events collected during the run (e.g. schema_changed), sent with the status event. */
   collected: NotifyEvent[];
   /** A run of LEAN_PATCH: bounded alerts without asking patched() (no marker events). */
@@ -74,6 +75,7 @@ export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefin
     error: end.error,
     ...(end.exportStatus && end.exportStatus !== 'none' ? { exportStatus: end.exportStatus, exportError: end.exportError ?? null } : {}),
     ...(end.rowsByTable ? { rowsByTable: end.rowsByTable } : {}),
+    ...(end.seenByTable ? { seenByTable: end.seenByTable } : {}),
     startedAt: info.startTime.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationMs: finishedAt.getTime() - info.startTime.getTime(),

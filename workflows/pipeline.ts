@@ -193,7 +193,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     if (alertsOn) {
       progress.phase = 'alerting';
       progress.alertsWithin = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;
-      alertOutcome = await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, collected: alerts, lean });
+      alertOutcome = await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, ...(finished.seenByTable ? { seenByTable: finished.seenByTable } : {}), collected: alerts, lean });
     }
     const watchEvents = await deliverWatches(spec, workflowId, lean);
     await applyRunRetention(spec, lean);
@@ -206,6 +206,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       status,
       scrapingRunIds,
       rowsByTable: finished.rowsByTable,
+      ...(finished.seenByTable ? { seenByTable: finished.seenByTable } : {}),
       failedUrls: failures.listed.slice(0, MAX_LISTED_FAILURES),
       failedUrlCount: failures.count,
       pagesLoaded: progress.pagesLoaded,

@@ -86,7 +86,7 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
   const { startSimulator } = await import('../../simulator/server.js');
   const { isProcessAlive, readDevServerState } = await import('../../temporal/dev-server.js');
   const { createLogger } = await import('../logger.js');
-  const { formatRowsByTable, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
+  const { formatRowsByTable, rowsSeenLines, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
   const { forgetRunByWorkflowId } = await import('../run-state.js');
   const { openSession } = await import('../session.js');
@@ -158,6 +158,7 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
           [
             `${outcome.result.status}; rows by table:`,
             ...formatRowsByTable(outcome.result.rowsByTable),
+            ...rowsSeenLines(outcome.result),
             ...exportLines(outcome.result, exported),
           ].join('\n'),
         );

@@ -43,11 +43,13 @@ export function register(program: Command): void {
         return;
       }
       const table = [
-        // ROWS: data rows; the service's bookkeeping rows (scrapers, their runs) apart.
-        ['STARTED', 'STATUS', 'ROWS', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
+        // Data rows seen (fetched) and changed (inserted, updated); the service's bookkeeping rows (scrapers, their
+        // runs) apart. ROWS BY TABLE: rows changed.
+        ['STARTED', 'STATUS', 'ROWS SEEN', 'ROWS CHANGED', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
         ...runs.map((r) => [
           startedCell(r),
           runStateWithReason(runStateOf(r.tableStatus), r.statusReason),
+          r.rowsSeen === null ? '-' : String(r.rowsSeen),
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),

@@ -135,7 +135,7 @@ export function register(program: Command): void {
       const { databaseFileOf, defaultDatabaseUrl, openDatabase, parseDatabaseUrl } = await import('../../db/connect.js');
       const { loadGroups } = await import('../../db/load.js');
       const { KINDS } = await import('../../kinds/index.js');
-      const { addCounts, finishPipelineRun, startPipelineRun, sumTokenUsageOfRun } = await import('../../db/pipeline-runs.js');
+      const { addCounts, finishPipelineRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } = await import('../../db/pipeline-runs.js');
       if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
         throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
       }
@@ -226,7 +226,7 @@ export function register(program: Command): void {
               throw err;
             }
           }
-          await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals, tokenUsage: await sumTokenUsageOfRun(db, workflowId) });
+          await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals, seenByTable: await seenRowsOfRun(db, workflowId, totals), tokenUsage: await sumTokenUsageOfRun(db, workflowId) });
         } catch (err) {
           // A full disk is one line naming the file, not a driver's stack; the row is finished (on a disk too full
           // even for that, the next load finalises it: its process is gone).

@@ -69,7 +69,10 @@ export interface RunReport {
   workflowId: string;
   pipeline: string;
   status: string;
+  /** Rows changed (inserted or updated) by table. */
   rowsByTable: Record<string, number>;
+  /** Rows the run's responses held by table, changed or not (absent from results of runs before it was counted). */
+  seenByTable?: Record<string, number>;
   exportedFiles: string[];
   /** The exports' own outcome: 'failed' means the data loaded (see status) but the files were not written. */
   exportStatus: PipelineWorkflowResult['exportStatus'];
@@ -107,7 +110,7 @@ export async function printOutcome(
   newRunHint = `${resumeHint} --new`,
   io: CommandIO = processIO,
 ): Promise<number> {
-  const { formatRowsByTable } = await import('../pipeline-runner.js');
+  const { formatRowsByTable, rowsSeenLines } = await import('../pipeline-runner.js');
   const { alertLines, exportFailureLines } = await import('../next-steps.js');
   if (outcome.status === 'interrupted') {
     const msg = `interrupted: run ${run.workflowId} keeps running in Temporal; resume with: ${resumeHint}`;
@@ -130,6 +133,7 @@ export async function printOutcome(
       pipeline: spec.name,
       status: result.status,
       rowsByTable: result.rowsByTable,
+      ...(result.seenByTable ? { seenByTable: result.seenByTable } : {}),
       exportedFiles: exported,
       exportStatus: result.exportStatus,
       exportError: result.exportError,
@@ -154,6 +158,7 @@ export async function printOutcome(
       ...(result.budget ? [`stopped by its budget: ${result.budget.detail}`] : []),
       'rows by table:',
       ...formatRowsByTable(result.rowsByTable),
+      ...rowsSeenLines(result),
     ];
     if (result.failedUrlCount > 0) {
       lines.push(`${result.failedUrlCount} URL(s) failed:`, ...result.failedUrls.map((f) => `  ${f.url}: ${f.error}`));

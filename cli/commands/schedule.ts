@@ -223,7 +223,7 @@ export function register(program: Command): void {
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (arg: string, flags: CommonFlags & { wait?: boolean; overlap: string }) => {
       const id = await scheduleIdOf(arg);
-      const { formatRowsByTable, waitForRun } = await import('../pipeline-runner.js');
+      const { formatRowsByTable, rowsSeenLines, waitForRun } = await import('../pipeline-runner.js');
       const { progressMode } = await import('../progress.js');
       const { scheduledWorkflowIdPrefix } = await import('../schedules.js');
       const overlap = flags.overlap.toUpperCase() as ScheduleOverlapPolicy;
@@ -254,12 +254,13 @@ export function register(program: Command): void {
         const handle = session.conn.client.workflow.getHandle(workflowId);
         const outcome = await waitForRun({ handle, workflowId, runKey: workflowId, attached: false }, { mode: progressMode(flags), log });
         if (outcome.status === 'completed') {
-          out(flags, [`${id} ${outcome.result.status} (${workflowId})`, 'rows by table:', ...formatRowsByTable(outcome.result.rowsByTable)].join('\n'), {
+          out(flags, [`${id} ${outcome.result.status} (${workflowId})`, 'rows by table:', ...formatRowsByTable(outcome.result.rowsByTable), ...rowsSeenLines(outcome.result)].join('\n'), {
             type: 'result',
             scheduleId: id,
             workflowId,
             status: outcome.result.status,
             rowsByTable: outcome.result.rowsByTable,
+            ...(outcome.result.seenByTable ? { seenByTable: outcome.result.seenByTable } : {}),
             ...(outcome.result.alerts ? { alerts: outcome.result.alerts } : {}),
           });
           // An alert given up on is said here too, as `run` says it (stderr).

@@ -24,8 +24,14 @@ export interface StatusRow {
    */
   state: string;
   tableStatus: string | null;
-  /** Data rows the run wrote (content and model tables), bookkeeping rows (scrapers, runs of the service) apart. */
+  /** Data rows the run changed (inserted or updated; content and model tables), bookkeeping rows apart. */
   rows: number | null;
+  /**
+   * Data rows the run's responses held, changed or not: a run that fetched two unchanged products saw 2 and
+   * changed 0. Null for runs recorded before it was counted, and for runs still going.
+   */
+  rowsSeen: number | null;
+  seenByTable?: Record<string, number> | null;
   bookkeepingRows?: number | null;
   rowsByTable: Record<string, number> | null;
   startedAt: string | null;
@@ -93,6 +99,8 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
       pipeline: r.pipeline,
       tableStatus: r.status,
       rows: r.rowsByTable ? splitRows(r.rowsByTable).data : null,
+      rowsSeen: r.seenByTable ? splitRows(r.seenByTable).data : null,
+      seenByTable: r.seenByTable,
       bookkeepingRows: r.rowsByTable ? splitRows(r.rowsByTable).bookkeeping : null,
       rowsByTable: r.rowsByTable,
       startedAt: missed ? null : r.startedAt || null,
@@ -271,6 +279,7 @@ export function register(program: Command): void {
                 state: runStateName(runStateOf(known?.tableStatus, w.status.name)),
                 tableStatus: known?.tableStatus ?? null,
                 rows: known?.rows ?? null,
+                rowsSeen: known?.rowsSeen ?? null,
                 rowsByTable: known?.rowsByTable ?? null,
                 startedAt: known?.startedAt ?? started,
                 durationMs: known?.durationMs ?? duration,
@@ -304,10 +313,12 @@ export function register(program: Command): void {
         return;
       }
       const table = [
-        ['PIPELINE', 'STATE', 'DATA ROWS', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'STARTED', 'WORKFLOW ID', 'ERROR'],
+        // Rows seen (fetched) beside rows changed (inserted, updated): unchanged data is not "0 rows".
+        ['PIPELINE', 'STATE', 'ROWS SEEN', 'ROWS CHANGED', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'STARTED', 'WORKFLOW ID', 'ERROR'],
         ...list.map((r) => [
           r.pipeline,
           r.state,
+          r.rowsSeen === null ? '-' : String(r.rowsSeen),
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
           formatDuration(r.durationMs),

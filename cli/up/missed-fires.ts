@@ -227,6 +227,7 @@ export async function sendDidNotRun(
         exportStatus: null,
         exportError: null,
         rowsByTable: {},
+        seenByTable: null,
         startedAt: fire.at.toISOString(),
         finishedAt: now.toISOString(),
         durationMs: 0,

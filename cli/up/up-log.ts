@@ -2,6 +2,7 @@
 // them to its log file). The Temporal SDK's own log entries (a warning an activity logs through Context.log, the
 // native core's) arrive with the activity's whole context as an object, task token included: here they become one
 // sentence with the facts that say what happened and where (pipeline, run, activity), never the token.
+import { rowsSeenChangedText } from '../../lib/run-figures.js';
 import type { RunEvent } from '../../activities/deps.js';
 import { splitRows } from '../../db/table-names.js';
 
@@ -47,10 +48,10 @@ function durationText(ms: number | null): string {
   return ms < 120_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 60_000)}m`;
 }
 
-/** `run started: shop run shop--<key>` / `run ended: shop run shop--<key> succeeded, 2 rows written, 3.1s`. */
+/** `run started: shop run shop--<key>` / `run ended: shop run shop--<key> succeeded, 2 rows seen, 0 changed, 3.1s`. */
 export function runEventLine(e: RunEvent): string {
   if (e.event === 'started') return `run started: ${e.pipeline} run ${e.workflowId}`;
-  const rows = splitRows(e.rowsByTable).data;
+  const rows = rowsSeenChangedText(splitRows(e.rowsByTable).data, e.seenByTable ? splitRows(e.seenByTable).data : null);
   const why = e.error ? `: ${e.error}` : '';
-  return oneLine(`run ended: ${e.pipeline} run ${e.workflowId} ${e.status}, ${rows} row${rows === 1 ? '' : 's'} written, ${durationText(e.durationMs)}${why}`);
+  return oneLine(`run ended: ${e.pipeline} run ${e.workflowId} ${e.status}, ${rows}, ${durationText(e.durationMs)}${why}`);
 }

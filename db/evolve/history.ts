@@ -18,7 +18,7 @@ export interface SchemaColumn {
 
 export const HISTORY_SELECT = 'SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at, source_key FROM schema_history';
 
-/** listSchemaHistory inside a transaction of the caller's, or on a read-only connection (db/read-only.ts). */
+/** listSchemaHistory inside a transaction of the caller's, or on a read-only connection (destinations/sqlite/read-only.ts). */
 export async function selectSchemaHistory(tx: Pick<Tx, 'ph' | 'all'>, pipeline: string, contentTable: string): Promise<SchemaColumn[]> {
   const rows = await tx.all(
     `${HISTORY_SELECT}

@@ -5,7 +5,7 @@
 // keep their names), so they change with a rebuild in mind.
 import { fitName, normalizeKey, PATH_SEPARATOR } from './naming.js';
 import { CAPABILITIES } from '../../destinations/capabilities.js';
-import { DESTINATION_NAMES } from '../../destinations/types.js';
+import { DESTINATION_NAMES } from '../../destinations/names.js';
 
 export { normalizeKey, PATH_SEPARATOR };
 

@@ -6,7 +6,7 @@
 import { hexDigest } from '../hash.js';
 import type { LogicalType } from './types.js';
 import { CAPABILITIES } from '../../destinations/capabilities.js';
-import type { DestinationName } from '../../destinations/types.js';
+import type { DestinationName } from '../../destinations/contract.js';
 
 export type Dialect = DestinationName;
 

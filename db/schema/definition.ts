@@ -1,4 +1,4 @@
-// The relational model, written once as plain data for both dialects. db/schema/sqlite.ts and db/schema/pg.ts
+// The relational model, written once as plain data for both dialects. destinations/sqlite/schema.ts and destinations/postgres/schema.ts
 // instantiate every table below with drizzle's sqlite-core and pg-core builders (db/schema/build.ts), so the two
 // dialects cannot drift apart by hand editing.
 //
@@ -145,6 +145,7 @@ export const TABLES = {
       status: req(txt),
       started_at: req(ts),
       finished_at: ts,
+      /** Rows the run changed (inserted or updated), by table: counted from the rows whose load_id is one of its loads. */
       rows_by_table: json,
       error: txt,
       /** The exports' own outcome ('succeeded', 'failed'; NULL when the pipeline has none): a failed export
@@ -161,6 +162,11 @@ export const TABLES = {
        */
       alert_status: txt,
       alert_error: txt,
+      /**
+       * Rows the run's responses held (fetched), by table, changed or not: the sum of its raw_responses' rows_seen,
+       * each response landed once per run. NULL for runs finished before it was recorded.
+       */
+      seen_by_table: json,
       /** Why a run ended as it did, when a reason of lib/run-states.ts says more than its status: 'budget'. */
       status_reason: txt,
     },
@@ -187,6 +193,8 @@ export const TABLES = {
       body_ref: loadId,
       /** The `tokenUsage` the service reported for this call (job-board answers carry it), else NULL. */
       token_usage: i64,
+      /** Rows this response held, by table (changed or not), written in its load's transaction; NULL before it was. */
+      rows_seen: json,
     },
     indexes: [
       index('raw_responses_pipeline_idx', 'pipeline', 'id'),

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDatabase } from '../contract.js';
 import { acquireFileLock, markWaiting, otherProcessesWaiting, reportWait, unmarkWaiting, WAIT_REPORT_MS, waitMessage } from './file-lock.js';
 import { describeProcess } from '../../lib/lock-owner.js';
 import { awaitNoInstance, closeInstance, closeThenRelease } from './instances.js';
@@ -320,20 +321,6 @@ export function duckSession<T>(file: string, fn: (conn: DuckDBConnection) => Pro
     });
   s.queue = current;
   return current;
-}
-
-export interface DuckDatabase {
-  dialect: 'duckdb';
-  /** The URL it was opened with (no secrets in a file path). */
-  url: string;
-  /** Absolute path of the database file. */
-  file: string;
-  drizzle?: undefined;
-  sqlite?: undefined;
-  pool?: undefined;
-  /** Runs `fn` with the file open (see duckSession); every read and write of this database goes through it. */
-  session<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
 }
 
 /**

@@ -9,7 +9,7 @@ import { quoteIdent } from '../../db/sql.js';
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 6;
+export const DUCKDB_SCHEMA_VERSION = 7;
 
 /**
  * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
@@ -47,8 +47,13 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
       ),
   },
   {
-    // Spend control (budget/): the billable calls, and the reason a run ended as it did ('budget').
+    // Rows seen beside rows changed (issue 36): each response's rows by table, and each run's sum of them.
     version: 6,
+    sql: () => ['ALTER TABLE raw_responses ADD COLUMN IF NOT EXISTS rows_seen text', 'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS seen_by_table text'],
+  },
+  {
+    // Spend control (budget/): the billable calls, and the reason a run ended as it did ('budget').
+    version: 7,
     sql: () => ['ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS status_reason text', ...tableDdl('spend_calls', TABLES.spend_calls as AnyTableDef)],
   },
 ];

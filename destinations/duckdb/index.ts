@@ -4,10 +4,10 @@
 import type { LoadAttempt } from '../../db/load.js';
 import { selectSql } from '../../export/rows.js';
 import { postgresKind } from '../../export/columns.js';
-import type { DestinationAdapter } from '../types.js';
+import type { DestinationAdapter } from '../contract.js';
 import { duckdbCapabilities } from './capabilities.js';
 import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
-import { DatabaseConfigError } from '../../db/config-error.js';
+import { DatabaseConfigError } from '../config-error.js';
 import { duckTransaction } from './tx.js';
 import { engineErrorKind } from './engine-errors.js';
 import { fileWaitNote } from './file-lock.js';
@@ -103,7 +103,7 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     advanceWatermark: async (db, p, t, id, w) => (await import('./export-watermarks.js')).advanceWatermark(db, p, t, id, w),
   },
   // DuckDB writes its own rows to Parquet (COPY … TO): nothing streams through JavaScript.
-  parquetCopy: async () => (await import('../../export/formats/parquet-duckdb.js')).copyDuckdbParquet,
+  parquetCopy: async () => (await import('./parquet.js')).copyDuckdbParquet,
   async readOnlyQuery(db, query, o) {
     const { readOnlyQuery } = await import('./read-only-query.js');
     return readOnlyQuery(db, query, o);

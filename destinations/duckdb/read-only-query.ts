@@ -8,7 +8,7 @@
 // rows out of their arguments: views and table macros are expanded in the plan, so a view over read_text is caught
 // as well as read_text itself.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DuckDatabase } from './database.js';
+import type { DuckDatabase } from '../contract.js';
 
 /** Table functions that read nothing: they make rows from their arguments. */
 const PURE_TABLE_FUNCTIONS = new Set(['RANGE', 'GENERATE_SERIES', 'UNNEST', 'UNNEST_TABLE_FUNCTION']);

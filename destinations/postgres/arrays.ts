@@ -4,7 +4,7 @@
 // Drizzle Postgres schema (the same one the migrations come from) or given for inferred columns.
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core';
 import type { Scalar } from '../../db/flatten/values.js';
-import * as pgSchema from '../../db/schema/pg.js';
+import * as pgSchema from './schema.js';
 import type { Tx } from '../../db/sql.js';
 
 const typesByTable = new Map<string, ReadonlyMap<string, string>>();

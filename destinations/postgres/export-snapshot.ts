@@ -1,7 +1,7 @@
 // The session an export reads a Postgres destination in: one pooled connection, one REPEATABLE READ READ ONLY
 // snapshot (the rows and the watermark's highest load id agree), and session settings that make the server's text
 // ISO 8601 in UTC, which export/cells.ts formats per column kind. Shared by the cursor reader (export-reader.ts)
-// and the COPY path of Parquet (export/formats/parquet-postgres.ts).
+// and the COPY path of Parquet (destinations/postgres/parquet.ts).
 //
 // The pool listens for errors only on idle clients: while this one is checked out, a dropped connection is an
 // 'error' event here, which `lost` rejects with, so a read loop can race it (a stream may never end on its own).

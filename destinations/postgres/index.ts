@@ -6,7 +6,7 @@ import type { LoadAttempt } from '../../db/load.js';
 import { quoteIdent } from '../../db/sql.js';
 import { postgresKind } from '../../export/columns.js';
 import { lazyExportReader } from '../lazy-export-reader.js';
-import type { DestinationAdapter } from '../types.js';
+import type { DestinationAdapter } from '../contract.js';
 import { postgresCapabilities } from './capabilities.js';
 import { URL_FORMS } from '../url-forms.js';
 import { lockAdvisory, pgTransactionWithRetries } from './tx.js';
@@ -80,7 +80,7 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
   },
   exportReader: lazyExportReader(exportReader, { valueForms: 'postgres', columnKind: (type) => ({ declared: type, kind: postgresKind(type) }) }),
   // Postgres's COPY … TO STDOUT (CSV) straight into DuckDB's CSV reader and Parquet writer: no row in JavaScript.
-  parquetCopy: async () => (await import('../../export/formats/parquet-postgres.js')).copyPostgresParquet,
+  parquetCopy: async () => (await import('./parquet.js')).copyPostgresParquet,
   async readOnlyQuery(db, query, o) {
     const { readOnlyQuery } = await import('./read-only-query.js');
     return readOnlyQuery(db, query, o);

@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import * as pgSchema from '../../db/schema/pg.js';
+import * as pgSchema from './schema.js';
 import type { PostgresDatabase } from '../../db/connect.js';
 import { redactDatabaseUrl } from '../../db/url.js';
 
-const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'db', 'migrations', 'pg');
+const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 // Any constant works; it only has to be the same in every process that migrates this schema.
 const PG_MIGRATION_LOCK_KEY = 7_238_451_907;

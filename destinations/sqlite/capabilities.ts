@@ -1,6 +1,6 @@
 // What the sqlite destination can do (destinations/types.ts DestinationCapabilities): a module of its own, light, so
 // that naming and validation read it without loading the adapter.
-import type { DestinationCapabilities } from '../types.js';
+import type { DestinationCapabilities } from '../contract.js';
 
 export const sqliteCapabilities: DestinationCapabilities = {
   server: false,

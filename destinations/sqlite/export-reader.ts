@@ -3,7 +3,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { ExportDatabase } from '../../export/database.js';
 import { selectSql, type RawRow, type TableQuery } from '../../export/rows.js';
-import { EXPORT_READER_CACHE, sqliteRowidPages } from '../../export/sqlite-pages.js';
+import { EXPORT_READER_CACHE, sqliteRowidPages } from './pages.js';
 import { sqliteOf } from './handle.js';
 import { hasRowids } from './rowids.js';
 

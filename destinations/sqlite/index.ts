@@ -3,7 +3,7 @@
 // the registry costs nothing.
 import fs from 'node:fs';
 import { lazyExportReader } from '../lazy-export-reader.js';
-import type { DestinationAdapter } from '../types.js';
+import type { DestinationAdapter } from '../contract.js';
 import { sqliteCapabilities } from './capabilities.js';
 import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
 import { sqliteReadTransaction, sqliteWriteTransaction } from './tx.js';
@@ -64,7 +64,7 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
   },
   exportReader: lazyExportReader(exportReader, { valueForms: 'sqlite', columnKind: (type) => ({ declared: type, kind: sqliteKind(type) }) }),
   // SQLite writes each row as a CSV record for DuckDB's CSV reader and Parquet writer: no cell as a JavaScript value.
-  parquetCopy: async () => (await import('../../export/formats/parquet-sqlite.js')).copySqliteParquet,
+  parquetCopy: async () => (await import('./parquet.js')).copySqliteParquet,
   async readOnlyQuery(db, query, o) {
     const { readOnlyQuery } = await import('./read-only-query.js');
     return readOnlyQuery(db, query, o);

@@ -5,11 +5,11 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
-import * as sqliteSchema from '../../db/schema/sqlite.js';
+import * as sqliteSchema from './schema.js';
 import type { SqliteDatabase } from '../../db/connect.js';
 import { existingDatabaseFile } from '../file-probe.js';
 
-const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'db', 'migrations', 'sqlite');
+const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 export function openSqlite(file: string, url: string): SqliteDatabase {
   if (file !== ':memory:') {

@@ -1,5 +1,5 @@
 // CSV text into DuckDB's CSV reader and out as Parquet (DuckDB's COPY with parquet-sql.ts's casts, the ones every
-// destination's export uses): the path of the Postgres and SQLite exports (parquet-postgres.ts, parquet-sqlite.ts).
+// destination's export uses): the path of the Postgres and SQLite exports (destinations/postgres/parquet.ts, destinations/sqlite/parquet.ts).
 // The database makes the text, DuckDB parses it on its own threads; no cell becomes a JavaScript value on the way.
 //
 // The text goes through a named pipe, so DuckDB writes row groups while the rows are still being read and memory
@@ -69,7 +69,7 @@ export async function csvToParquet(job: CsvPipeJob): Promise<number> {
     } catch (err) {
       const message = (err as Error).message;
       // DuckDB's cast error names the value, not the column; the row path names the column (explainCastFailure).
-      // A record longer than MAX_RECORD_BYTES, or one the database wrote as not CSV on purpose (parquet-sqlite.ts ODD).
+      // A record longer than MAX_RECORD_BYTES, or one the database wrote as not CSV on purpose (destinations/sqlite/parquet.ts ODD).
       if (/maximum line size|CSV Error/i.test(message)) throw new CsvDeclined(message, { cause: err });
       if (/conver|cast|malformed|json/i.test(message) && !(err as { code?: string }).code) throw new CsvDeclined(message, { cause: err });
       throw err;

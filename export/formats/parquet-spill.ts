@@ -1,4 +1,4 @@
-// Where a Parquet export's DuckDB may put its scratch files (spilled blocks, the pipe of parquet-postgres.ts).
+// Where a Parquet export's DuckDB may put its scratch files (spilled blocks, the pipe of destinations/postgres/parquet.ts).
 import { basename, dirname, join } from 'node:path';
 
 /**

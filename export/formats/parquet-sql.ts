@@ -1,4 +1,4 @@
-// The SQL both Parquet paths run in DuckDB (parquet.ts from its staging table, parquet-duckdb.ts on a DuckDB
+// The SQL both Parquet paths run in DuckDB (parquet.ts from its staging table, destinations/duckdb/parquet.ts on a DuckDB
 // destination): one cast per column to the type the file holds, and the COPY that writes it. Both paths share
 // this, so a table has the same Parquet schema whichever destination it is exported from.
 import { quoteIdent } from '../database.js';

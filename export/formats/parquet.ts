@@ -1,7 +1,7 @@
 // Parquet written by DuckDB, the same engine for every destination. Most exports do not come here: a destination
-// with parquetCopy hands DuckDB the rows without JavaScript values (DuckDB: its own COPY, parquet-duckdb.ts;
-// Postgres: COPY … TO STDOUT as CSV, parquet-postgres.ts; an SQLite file: CSV records SQLite writes,
-// parquet-sqlite.ts). This is the row path, for what those decline (an in-memory SQLite database, a table without
+// with parquetCopy hands DuckDB the rows without JavaScript values (DuckDB: its own COPY, destinations/duckdb/parquet.ts;
+// Postgres: COPY … TO STDOUT as CSV, destinations/postgres/parquet.ts; an SQLite file: CSV records SQLite writes,
+// destinations/sqlite/parquet.ts). This is the row path, for what those decline (an in-memory SQLite database, a table without
 // rowid, a row longer than DuckDB's CSV record limit, a value DuckDB's casts refuse, which this path names): the rows
 // stream into a private in-memory DuckDB table through its appender (2,048-row data chunks, fixed-width columns
 // copied as typed arrays), and DuckDB's own `COPY … TO (FORMAT parquet)` writes the file. One engine means one set

@@ -19,7 +19,7 @@ const check = (i: number): FailedCheckData => ({
 
 const facts = (checks: FailedCheckData[]): RunFacts => ({
   event: 'check_failed', detail: 'checks failed', pipeline: 'p', kind: 'marketplace', workflowId: 'p--k', runId: 'r', status: 'failed_checks',
-  error: null, exportStatus: null, exportError: null, rowsByTable: {}, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z',
+  error: null, exportStatus: null, exportError: null, rowsByTable: {}, seenByTable: null, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z',
   durationMs: 1000, tokenUsage: null, webUiUrl: null, idempotencyKey: 'k', failedChecks: checks,
 });
 

@@ -192,6 +192,7 @@ describe('run alerts built from hostile text', () => {
     exportStatus: 'failed',
     exportError: '<javascript:alert(1)|click>',
     rowsByTable: { '<!channel>': 1 },
+    seenByTable: null,
     startedAt: '2026-01-01T00:00:00.000Z',
     finishedAt: '2026-01-01T00:01:00.000Z',
     durationMs: 60_000,

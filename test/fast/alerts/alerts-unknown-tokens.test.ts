@@ -16,6 +16,7 @@ const facts = (tokenUsage: number | null): RunFacts => ({
   exportStatus: null,
   exportError: null,
   rowsByTable: { marketplace_products: 2 },
+  seenByTable: null,
   startedAt: '2026-01-01T00:00:00.000Z',
   finishedAt: '2026-01-01T00:01:00.000Z',
   durationMs: 60_000,

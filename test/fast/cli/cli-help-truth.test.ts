@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DESTINATION_NAMES } from '../../../destinations/types.js';
+import { DESTINATION_NAMES } from '../../../destinations/names.js';
 import { UP_SERVICES } from '../../../cli/up/services.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');

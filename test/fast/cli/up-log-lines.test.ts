@@ -15,10 +15,13 @@ describe("up's log lines", () => {
     expect(line).not.toMatch(/CiQw|token/i);
   });
 
-  it('a run that ended: outcome, rows written (bookkeeping apart), duration', () => {
+  it('a run that ended: outcome, rows seen beside rows changed (bookkeeping apart), duration', () => {
     expect(runEventLine({ event: 'ended', pipeline: 'shop', workflowId: 'shop--k', status: 'succeeded', rowsByTable: { marketplace_products: 2, scrapers: 1 }, durationMs: 3140, error: null })).toBe(
-      'run ended: shop run shop--k succeeded, 2 rows written, 3.1s',
+      'run ended: shop run shop--k succeeded, 2 rows changed, 3.1s',
     );
+    // Two unchanged products fetched again: seen 2, changed 0, never "0 rows".
+    const unchanged = { event: 'ended', pipeline: 'shop', workflowId: 'shop--k', status: 'succeeded', rowsByTable: {}, seenByTable: { marketplace_products: 2, scrapers: 1 }, durationMs: 3140, error: null } as const;
+    expect(runEventLine(unchanged)).toBe('run ended: shop run shop--k succeeded, 2 rows seen, 0 changed, 3.1s');
     expect(runEventLine({ event: 'started', pipeline: 'shop', workflowId: 'shop--k' })).toBe('run started: shop run shop--k');
   });
 

@@ -1,4 +1,4 @@
-// An export reads a SQLite table in pages of rowids (export/sqlite-pages.ts). Each page must be a seek on the rowid
+// An export reads a SQLite table in pages of rowids (destinations/sqlite/pages.ts). Each page must be a seek on the rowid
 // and a forward scan, whatever the export's filters: with `pipeline = ?` SQLite used to pick the natural-key index
 // (which starts with pipeline), read every row of the pipeline for every page and sort them, so exporting one
 // pipeline's 400,000 job records took 28 s instead of about 1. The plans are checked, in a real project database,
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
-import { rowidPageSql } from '../../../export/sqlite-pages.js';
+import { rowidPageSql } from '../../../destinations/sqlite/pages.js';
 import type { TableQuery } from '../../../export/rows.js';
 
 let dir: string;

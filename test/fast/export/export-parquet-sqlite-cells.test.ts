@@ -1,4 +1,4 @@
-// Parquet from SQLite takes the CSV path (export/formats/parquet-sqlite.ts: SQLite writes each row as a CSV record,
+// Parquet from SQLite takes the CSV path (destinations/sqlite/parquet.ts: SQLite writes each row as a CSV record,
 // DuckDB reads it): every kind of value SQLite's dynamic typing lets a column hold must arrive in the file with its
 // exact type and value, read back by pyarrow. Values of their column's storage class go the CSV path (checked by
 // calling it: it must not decline); any other (NaN text in a REAL column, epoch milliseconds, text in a BLOB column,
@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
 import { describeTable } from '../../../export/columns.js';
 import { exportTables } from '../../../export/export.js';
-import { copySqliteParquet } from '../../../export/formats/parquet-sqlite.js';
+import { copySqliteParquet } from '../../../destinations/sqlite/parquet.js';
 import { typeColumns } from '../../../export/typed.js';
 import { readParquetWithPyarrow } from '../../support/python-readers.js';
 

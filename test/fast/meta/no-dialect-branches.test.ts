@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DESTINATION_NAMES } from '../../../destinations/types.js';
+import { DESTINATION_NAMES } from '../../../destinations/names.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..');
 const SKIP_DIRS = new Set(['node_modules', 'dist', '.git', 'test', 'destinations']);

@@ -63,7 +63,7 @@ describe('cost and history', () => {
     const r = await runCli(['history', 'jobs', '--database', dbUrl, '--limit', '2']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^STARTED\s+STATUS\s+ROWS\s+BOOKKEEPING\s+DURATION\s+TOKENS\s+EXPORT\s+WORKFLOW ID/);
+    expect(lines[0]).toMatch(/^STARTED\s+STATUS\s+ROWS SEEN\s+ROWS CHANGED\s+BOOKKEEPING\s+DURATION\s+TOKENS\s+EXPORT\s+WORKFLOW ID/);
     expect(lines).toHaveLength(4); // header, two runs, summary
     // Newest first: the third and second loads.
     expect(lines[1]).toContain(String(usages[2]));

@@ -73,6 +73,8 @@ describe('true counts', () => {
     // Every table the run wrote, the inferred content tables too, each as the file holds it.
     expect(Object.keys(rows)).toContain('lead_counts_items');
     expect(rows).toEqual(sqliteCounts(Object.keys(rows), 'lead-counts'));
+    // Content rows are counted seen too (flattened in the load's transaction): on a first run, each one new.
+    expect((result['seenByTable'] as Record<string, number>)['lead_counts_items']).toBe(rows['lead_counts_items']);
 
     const text = await runCli(['run', file], { cwd: bed.dir, env, timeoutMs: 120_000 });
     expect(text.code, text.stderr).toBe(0);
@@ -96,8 +98,8 @@ describe('true counts', () => {
     // `run` stopped the server it started (issue 36), and status never starts one: it runs again here, as under `up`.
     await ensureDevServer({ dataDir: path.join(bed.dir, 'data') });
     const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env });
-    expect(status.stdout).toMatch(/^PIPELINE\s+STATE\s+DATA ROWS\s+BOOKKEEPING\s+DURATION/);
-    expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^lead-counts\\s+SUCCEEDED\\s+${data}\\s+${bookkeeping}\\s`));
+    expect(status.stdout).toMatch(/^PIPELINE\s+STATE\s+ROWS SEEN\s+ROWS CHANGED\s+BOOKKEEPING\s+DURATION/);
+    expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^lead-counts\\s+SUCCEEDED\\s+\\d+\\s+${data}\\s+${bookkeeping}\\s`));
   }, 300_000);
 
   it('a partial run carries ScrapeEtlStatus=partial and the memo status; status shows PARTIAL, as without --live', async () => {
@@ -152,6 +154,54 @@ describe('true counts', () => {
       await close();
     }
   }, 120_000);
+
+  it('rows seen beside rows changed: a re-run of unchanged products saw 2 and changed 0, in run, status, history and the table', async () => {
+    const file = writePipeline('shop-seen', ['kind: marketplace', 'request:', '  urls:', `    - ${productUrl(4420309814)}`, `    - ${productUrl(4420309815)}`]);
+    const first = jsonLines((await runCli(['run', '--json', file], { cwd: bed.dir, env, timeoutMs: 120_000 })).stdout).at(-1)!;
+    expect(first['status']).toBe('succeeded');
+    expect((first['seenByTable'] as Record<string, number>)['marketplace_products']).toBe(2);
+    expect((first['rowsByTable'] as Record<string, number>)['marketplace_products']).toBe(2);
+
+    const again = await runCli(['run', file], { cwd: bed.dir, env, timeoutMs: 120_000 });
+    expect(again.code, again.stderr).toBe(0);
+    // Before: "0 data rows" and nothing else, as if nothing had been fetched.
+    const seenLine = /^data rows: (\d+) rows? seen, 0 changed$/m.exec(again.stdout);
+    expect(seenLine, again.stdout).not.toBeNull();
+    const seen = Number(seenLine![1]);
+    expect(seen).toBeGreaterThanOrEqual(2);
+
+    // The table, read by Python's sqlite3: the run's seen_by_table is the sum of its responses' rows_seen (no
+    // price history was derived: no price changed), and nothing changed.
+    const script = [
+      'import sqlite3,sys,json',
+      'c=sqlite3.connect(sys.argv[1])',
+      "wf,seen,changed=c.execute(\"SELECT workflow_id, seen_by_table, rows_by_table FROM pipeline_runs WHERE pipeline='shop-seen' ORDER BY id DESC LIMIT 1\").fetchone()",
+      'total={}',
+      "for (r,) in c.execute('SELECT rows_seen FROM raw_responses WHERE workflow_id = ?', (wf,)):",
+      '  for t,n in json.loads(r).items(): total[t]=total.get(t,0)+n',
+      'print(json.dumps({"seen": json.loads(seen), "changed": json.loads(changed), "responses": total}))',
+    ].join('\n');
+    const read = JSON.parse(execFileSync('python3', ['-c', script, dbFile], { encoding: 'utf8' })) as Record<string, Record<string, number>>;
+    expect(read['seen']).toEqual(read['responses']);
+    expect(read['seen']!['marketplace_products']).toBe(2);
+    expect(Object.values(read['seen']!).reduce((a, b) => a + b, 0)).toBe(seen);
+    expect(Object.values(read['changed']!).reduce((a, b) => a + b, 0)).toBe(0);
+
+    const status = jsonLines((await runCli(['status', '--json', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-seen', '--limit', '1'], { cwd: bed.dir, env })).stdout)[0]!;
+    expect([status['rowsSeen'], status['rows']]).toEqual([seen, 0]);
+    const table = await runCli(['status', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-seen', '--limit', '1'], { cwd: bed.dir, env });
+    expect(table.stdout).toMatch(/^PIPELINE\s+STATE\s+ROWS SEEN\s+ROWS CHANGED\s+BOOKKEEPING/);
+    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^shop-seen\\s+SUCCEEDED\\s+${seen}\\s+0\\s`));
+    const history = await runCli(['history', file, '--database', `sqlite:${dbFile}`], { cwd: bed.dir, env });
+    const lines = history.stdout.split('\n');
+    expect(lines[0]).toMatch(/^STARTED\s+STATUS\s+ROWS SEEN\s+ROWS CHANGED\s+BOOKKEEPING/);
+    // Newest first: the re-run (seen, 0 changed), then the first run: every row new, its price history derived
+    // (seen where written), so seen is never below changed; a shop both products name is seen twice, changed once.
+    expect(lines[1]).toMatch(new RegExp(`\\sSUCCEEDED\\s+${seen}\\s+0\\s`));
+    const [, seen1, changed1] = /\sSUCCEEDED\s+(\d+)\s+(\d+)\s/.exec(lines[2]!) ?? [];
+    expect(Number(changed1)).toBeGreaterThan(0);
+    expect(Number(seen1)).toBeGreaterThanOrEqual(Number(changed1));
+  }, 300_000);
 
   it('progress shown never goes down', () => {
     const out: string[] = [];

@@ -1,5 +1,6 @@
 // What the console says is true (issue 36), in headless Chromium over a destination written by the product's own
-// code: a run with no check results shows "no checks", not a green "passed"; check columns have headers a person
+// code: a run with no check results shows "no checks", not a green "passed"; rows seen beside rows changed and
+// tokens the service never reported said as unknown, not a dash; check columns have headers a person
 // reads; an empty Cost page says no spend is recorded yet, with no empty tables or internal names; prices are drawn
 // as steps between observations; a chart of one run is its value said plainly, not a lone bar; a data table shows
 // its data columns first and the lineage columns last, and a key of digit strings in numeric order (1, 2, 10).
@@ -30,7 +31,14 @@ beforeAll(async () => {
   try {
     // One run of a pipeline without checks (and no token usage anywhere: nothing spent).
     await startPipelineRun(db, { workflowId: `${NO_CHECKS}--run1`, pipeline: NO_CHECKS, kind: 'marketplace', startedAt: new Date('2026-11-27T09:00:00Z') });
-    await finishPipelineRun(db, { workflowId: `${NO_CHECKS}--run1`, status: 'succeeded', rowsByTable: { marketplace_products: 2 }, finishedAt: new Date('2026-11-27T09:00:05Z') });
+    // It fetched 5 products and 2 of them changed: rows seen beside rows changed.
+    await finishPipelineRun(db, {
+      workflowId: `${NO_CHECKS}--run1`,
+      status: 'succeeded',
+      rowsByTable: { marketplace_products: 2 },
+      seenByTable: { marketplace_products: 5 },
+      finishedAt: new Date('2026-11-27T09:00:05Z'),
+    });
     for (const [i, at] of ['2026-11-26T10:00:00Z', '2026-11-27T10:00:00Z'].entries()) {
       const id = i === 1 ? checkedRun : `${CHECKED}--run${i}`;
       await startPipelineRun(db, { workflowId: id, pipeline: CHECKED, kind: 'marketplace', startedAt: new Date(at) });
@@ -87,6 +95,23 @@ describe('the console says only what is true', () => {
       expect(checked[checks]).toMatch(/^passed\s+1 passed, 0 failed$/);
       const pills = await page.$$eval('table tbody tr', (trs) => trs.map((tr) => [tr.querySelector('td')!.textContent!.trim(), tr.querySelectorAll('[data-status="passed"]').length]));
       expect(Object.fromEntries(pills)).toEqual({ [NO_CHECKS]: 0, [CHECKED]: 1 });
+    });
+  });
+
+  it('rows seen beside rows changed, and tokens unknown (never a dash) when the service reported none', async () => {
+    await withScreenshotOnFailure(page, 'truths-rows-seen', async () => {
+      await visit('/');
+      const rows = await page.$$eval('table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim())));
+      const head = await page.$$eval('table thead th', (ths) => ths.map((th) => th.textContent!.trim()));
+      const lonely = rows.find((r) => r[0] === NO_CHECKS)!;
+      const checked = rows.find((r) => r[0] === CHECKED)!;
+      expect([lonely[head.indexOf('Rows seen')], lonely[head.indexOf('Rows changed')], lonely[head.indexOf('Tokens')]]).toEqual(['5', '2', 'unknown']);
+      // A run recorded before rows seen were counted: not known, so not a number.
+      expect([checked[head.indexOf('Rows seen')], checked[head.indexOf('Rows changed')]]).toEqual(['—', '4']);
+      await visit(`/db/0/run/${encodeURIComponent(`${NO_CHECKS}--run1`)}`);
+      expect(await page.innerText('td.rows-seen')).toMatch(/^5\b/);
+      expect(await page.innerText('td.rows-changed')).toMatch(/^2\b/);
+      expect(await page.innerText('td.tokens')).toBe('unknown');
     });
   });
 

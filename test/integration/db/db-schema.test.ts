@@ -25,8 +25,8 @@ import {
   sqliteDatabaseShapes,
   type TableShape,
 } from '../../../db/schema/parity.js';
-import * as pgSchema from '../../../db/schema/pg.js';
-import * as sqliteSchema from '../../../db/schema/sqlite.js';
+import * as pgSchema from '../../../destinations/postgres/schema.js';
+import * as sqliteSchema from '../../../destinations/sqlite/schema.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 import { REPO_ROOT } from '../../support/cli.js';
 import { pgPool } from '../../support/duckdb.js';
@@ -90,7 +90,7 @@ describe('schema', () => {
       }
     }
     // Every column of every table went through the loop (392 is what drizzle-kit counts over the 29 tables).
-    expect(checked).toBe(392);
+    expect(checked).toBe(394);
   });
 
   it('SQLite and Postgres agree with each other and with the definition on every table', () => {
@@ -134,11 +134,11 @@ describe('schema', () => {
 
   it('the committed migrations are current: drizzle-kit finds nothing to generate from the definition', async () => {
     const lastSnapshot = (dir: 'sqlite' | 'pg') => {
-      const journal = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'db', 'migrations', dir, 'meta', '_journal.json'), 'utf8')) as {
+      const journal = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dir], 'meta', '_journal.json'), 'utf8')) as {
         entries: { idx: number }[];
       };
       const idx = String(journal.entries.at(-1)?.idx).padStart(4, '0');
-      return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'db', 'migrations', dir, 'meta', `${idx}_snapshot.json`), 'utf8'));
+      return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dir], 'meta', `${idx}_snapshot.json`), 'utf8'));
     };
     expect(await generateSQLiteMigration(lastSnapshot('sqlite'), await generateSQLiteDrizzleJson({ ...sqliteSchema }))).toEqual([]);
     expect(await generateMigration(lastSnapshot('pg'), generateDrizzleJson({ ...pgSchema }))).toEqual([]);
@@ -317,8 +317,11 @@ const db = await openDatabase(process.argv[1]); await db.close(); process.stdout
   );
 }
 
+/** Each engine's drizzle-kit migrations, beside its adapter. */
+const MIGRATION_FOLDERS = { sqlite: 'destinations/sqlite/migrations', pg: 'destinations/postgres/migrations' } as const;
+
 const journalEntries = (dialect: 'sqlite' | 'pg') =>
-  (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'db', 'migrations', dialect, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+  (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dialect], 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
 
 describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
   let url: string;

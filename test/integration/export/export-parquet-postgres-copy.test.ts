@@ -1,5 +1,5 @@
 // Parquet from Postgres goes through `COPY … TO STDOUT (csv)` into DuckDB's CSV reader (export/formats/
-// parquet-postgres.ts). What that path must carry exactly, read back by pyarrow: bytea (empty too), text with quotes,
+// destinations/postgres/parquet.ts). What that path must carry exactly, read back by pyarrow: bytea (empty too), text with quotes,
 // commas and line breaks, the empty string apart from NULL, a pipeline name with a quote inlined into COPY's query
 // (COPY takes no bind parameters), the watermark of an incremental export; a row longer than DuckDB reads as one CSV
 // record (the cursor path takes the table); and a connection the pool can still use afterwards.

@@ -96,6 +96,7 @@ describe('worker metrics', () => {
       ['scrape_etl_api_calls_total', 'counter'],
       ['scrape_etl_api_retries_total', 'counter'],
       ['scrape_etl_rows_loaded_total', 'counter'],
+      ['scrape_etl_rows_seen_total', 'counter'],
       ['scrape_etl_token_usage_total', 'counter'],
       ['scrape_etl_pipeline_runs_total', 'counter'],
       ['scrape_etl_pipeline_run_duration_seconds', 'histogram'],
@@ -117,6 +118,12 @@ describe('worker metrics', () => {
       const row = await getPipelineRun(bed.db, result.workflowId);
       expect(Object.keys(row!.rowsByTable!).length).toBeGreaterThan(0);
       for (const [table, n] of Object.entries(row!.rowsByTable!)) expect(value(samples, 'scrape_etl_rows_loaded_total', { pipeline, table }), `${pipeline}.${table}`).toBe(n);
+      // Rows seen: exactly each run's pipeline_runs.seen_by_table, never below the rows changed.
+      expect(Object.keys(row!.seenByTable!).length).toBeGreaterThan(0);
+      for (const [table, n] of Object.entries(row!.seenByTable!)) {
+        expect(value(samples, 'scrape_etl_rows_seen_total', { pipeline, table }), `seen ${pipeline}.${table}`).toBe(n);
+        expect(n).toBeGreaterThanOrEqual(row!.rowsByTable![table] ?? 0);
+      }
       expect(value(samples, 'scrape_etl_pipeline_runs_total', { pipeline, status: 'succeeded' })).toBe(1);
       expect(value(samples, 'scrape_etl_pipeline_run_duration_seconds_count', { pipeline, status: 'succeeded' })).toBe(1);
     }

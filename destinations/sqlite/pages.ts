@@ -1,8 +1,8 @@
 // Pages of a SQLite table in rowid order, in a module of its own: export threads (csv-thread.ts) load it without
 // the Postgres and DuckDB readers of rows.ts.
 import type BetterSqlite3 from 'better-sqlite3';
-import { quoteIdent } from './database.js';
-import type { RawRow, TableQuery } from './rows.js';
+import { quoteIdent } from '../../export/database.js';
+import type { RawRow, TableQuery } from '../../export/rows.js';
 
 /**
  * Page cache of an export's read connection (SQLite's cache_size: negative is KiB). better-sqlite3 builds SQLite

@@ -13,15 +13,15 @@
 // Checking in SQL is what it costs: a JavaScript function in the records' SQL, even one never called, added 0.4 s
 // of CPU to 494,600 rows x 16 columns, the type checks 0.3 s, over 0.5 s for the records alone.
 import { mkdir, rm } from 'node:fs/promises';
-import type { ExportDatabase } from '../database.js';
-import { hasRowids } from '../../destinations/sqlite/rowids.js';
-import { sqliteOf } from '../../destinations/sqlite/handle.js';
-import { readerOf } from '../../destinations/sqlite/export-reader.js';
-import { sqliteRowidPages } from '../sqlite-pages.js';
-import type { TypedColumn } from '../typed.js';
-import type { DuckParquetJob } from './parquet-duckdb.js';
-import { CsvDeclined, csvToParquet } from './parquet-csv-pipe.js';
-import { spillFolderFor } from './parquet-spill.js';
+import type { ExportDatabase } from '../../export/database.js';
+import { hasRowids } from './rowids.js';
+import { sqliteOf } from './handle.js';
+import { readerOf } from './export-reader.js';
+import { sqliteRowidPages } from './pages.js';
+import type { TypedColumn } from '../../export/typed.js';
+import type { DuckParquetJob } from '../duckdb/parquet.js';
+import { CsvDeclined, csvToParquet } from '../../export/formats/parquet-csv-pipe.js';
+import { spillFolderFor } from '../../export/formats/parquet-spill.js';
 
 /** A field DuckDB's CSV reader refuses (text after a closing quote; strict mode): the value is left to the row path. */
 const ODD = `'"odd"!'`;

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Param } from './sql.js';
-import type { DestinationName } from '../destinations/types.js';
+import type { Param } from '../../db/sql.js';
+import type { DestinationName } from '../contract.js';
 
 /** What the readers need of a transaction (db/sql.ts Tx): placeholders and queries. */
 export interface Reader {
@@ -15,7 +15,7 @@ export interface Reader {
   all(sql: string, params: readonly Param[]): Promise<Array<Record<string, unknown>>>;
 }
 
-const JOURNAL = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations', 'sqlite', 'meta', '_journal.json');
+const JOURNAL = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations', 'meta', '_journal.json');
 
 /** The time of the newest committed SQLite migration (drizzle records it as created_at). */
 function newestMigration(): number {

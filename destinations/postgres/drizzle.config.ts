@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './db/schema/pg.ts',
-  out: './db/migrations/pg',
+  schema: './destinations/postgres/schema.ts',
+  out: './destinations/postgres/migrations',
 });

@@ -4,29 +4,13 @@
 // the other destinations' exports use, so the file's schema is the same whichever destination wrote it.
 import { availableParallelism } from 'node:os';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { quoteIdent, type ExportDatabase } from '../database.js';
-import { duckOf } from '../../destinations/duckdb/export-reader.js';
-import type { TypedColumn } from '../typed.js';
-import { parquetCopySql, parquetSelectList, sqlLiteral } from './parquet-sql.js';
+import { quoteIdent, type ExportDatabase } from '../../export/database.js';
+import { duckOf } from './export-reader.js';
+import type { TypedColumn } from '../../export/typed.js';
+import { parquetCopySql, parquetSelectList, sqlLiteral } from '../../export/formats/parquet-sql.js';
 
-export interface DuckParquetJob {
-  path: string;
-  table: string;
-  /** The columns written, typed, with the expression each is read from (see export.ts selectExpression). */
-  columns: Array<{ typed: TypedColumn; expr: string }>;
-  /** Conditions with $n placeholders for `params`. */
-  where: string[];
-  params: unknown[];
-  /** Also read the highest load_id of the rows written. */
-  maxLoadId: boolean;
-  /** Stops an export that streams rows (parquet-postgres.ts, parquet-sqlite.ts); DuckDB's own COPY runs to its end. */
-  signal?: AbortSignal;
-  /** Progress of an export that streams rows: about how many are read so far. */
-  onRows?: (rows: number) => void;
-}
-
-/** Writes a table's rows to Parquet without them passing through JavaScript; null: it cannot for this table. */
-export type ParquetCopy = (db: ExportDatabase, job: DuckParquetJob) => Promise<{ rows: number; maxLoadId: bigint | null } | null>;
+export type { DuckParquetJob, ParquetCopy } from '../contract.js';
+import type { DuckParquetJob } from '../contract.js';
 
 /** A parameter as a SQL literal: COPY takes no prepared parameters. */
 function literal(v: unknown): string {

@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'sqlite',
-  schema: './db/schema/sqlite.ts',
-  out: './db/migrations/sqlite',
+  schema: './destinations/sqlite/schema.ts',
+  out: './destinations/sqlite/migrations',
 });

@@ -5,11 +5,11 @@
 // 494,600 rows on a loaded 2-core machine).
 import { mkdir, rm } from 'node:fs/promises';
 import type pg from 'pg';
-import { quoteIdent, type ExportDatabase } from '../database.js';
-import { openExportSnapshot } from '../../destinations/postgres/export-snapshot.js';
-import type { DuckParquetJob } from './parquet-duckdb.js';
-import { CsvDeclined, csvToParquet } from './parquet-csv-pipe.js';
-import { spillFolderFor } from './parquet-spill.js';
+import { quoteIdent, type ExportDatabase } from '../../export/database.js';
+import { openExportSnapshot } from './export-snapshot.js';
+import type { DuckParquetJob } from '../duckdb/parquet.js';
+import { CsvDeclined, csvToParquet } from '../../export/formats/parquet-csv-pipe.js';
+import { spillFolderFor } from '../../export/formats/parquet-spill.js';
 
 /** A parameter as a Postgres literal: COPY takes no bind parameters. */
 function literal(client: pg.PoolClient, v: unknown): string {

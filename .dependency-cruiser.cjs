@@ -1,0 +1,82 @@
+// The import rules of docs/architecture.md ("Layers"), checked by dependency-cruiser over the product's own imports
+// (type-only imports included: a type import ties two modules as firmly for a reader). test/fast/meta/import-rules.test.ts
+// runs them in the fast tier and prints the report; `npm run lint:deps` prints the same from the command line.
+//
+// The layers and the allowed exceptions are data of their own (.dependency-cruiser-layers.cjs), read by the test too.
+
+const { LAYERS, LOWER_TO_HIGHER, ENGINE_FOLDER, PRODUCT_FOLDERS } = require('./.dependency-cruiser-layers.cjs');
+
+const anyOf = (patterns) => `(${patterns.join('|')})`;
+
+/** The pattern of layer `i` alone: its own patterns, less those of the layers listed before it. */
+function layerPath(i) {
+  const before = LAYERS.slice(0, i).flatMap((l) => l.paths);
+  return { path: anyOf(LAYERS[i].paths), ...(before.length > 0 ? { pathNot: anyOf(before) } : {}) };
+}
+
+function escape(p) {
+  return `^${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+}
+
+/** One rule per (lower, higher) pair of layers, with the allowed imports cut out of it. */
+function layerRules() {
+  const rules = [];
+  LAYERS.forEach((low, i) => {
+    const from = layerPath(i);
+    const allowedFrom = LOWER_TO_HIGHER.map((a) => a.from);
+    LAYERS.forEach((high, j) => {
+      if (j <= i) return;
+      const to = layerPath(j);
+      const name = `layer-${low.name}-to-${high.name}`;
+      const comment = `${low.name} sits below ${high.name} (docs/architecture.md, Layers)`;
+      rules.push({
+        name,
+        comment,
+        severity: 'error',
+        from: { ...from, pathNot: anyOf([...(from.pathNot ? [from.pathNot] : []), ...allowedFrom.map(escape), '$^']) },
+        to,
+      });
+      for (const f of new Set(allowedFrom)) {
+        const allowedTo = LOWER_TO_HIGHER.filter((a) => a.from === f).map((a) => escape(a.to));
+        rules.push({
+          name,
+          comment,
+          severity: 'error',
+          from: { path: escape(f), pathNot: from.pathNot ?? '$^' },
+          to: { path: to.path, pathNot: anyOf([...(to.pathNot ? [to.pathNot] : []), ...allowedTo]) },
+        });
+      }
+    });
+  });
+  // A module of layer `from` that matches none of its patterns would escape the rules: every product module has a layer.
+  return rules;
+}
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle-across-folders',
+      comment: 'An import cycle whose modules sit in more than one top-level folder ties those folders into one.',
+      severity: 'error',
+      from: { path: '^([^/]+)/' },
+      to: { circular: true, viaSomeNot: '^$1/' },
+    },
+    {
+      name: 'no-engine-folder-from-outside',
+      comment: 'destinations/<engine>/ is reached through the adapter (destinations/contract.ts), never imported directly.',
+      severity: 'error',
+      from: { pathNot: '^destinations/' },
+      to: { path: ENGINE_FOLDER },
+    },
+    ...layerRules(),
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|test|bench|soak)/' },
+    includeOnly: `^(${PRODUCT_FOLDERS.join('|')})/`,
+  },
+};
+
