@@ -2,6 +2,7 @@
 // the transaction that checks the run's budgets (db/spend.ts reserveCall), and its tokens when its answer comes. A
 // request a limit refuses is not sent: the call ends with BudgetExhaustedError, which the run modes turn into a run
 // that starts no more calls and ends partial with the reason 'budget' (lib/run-states.ts).
+import { randomUUID } from 'node:crypto';
 import type { CallOptions } from '../client/index.js';
 import type { Database } from '../db/connect.js';
 import { recordCallTokens, reserveCall, spendCallKey, type Refusal } from '../db/spend.js';
@@ -48,6 +49,8 @@ export interface MeteredCall {
 /** Meters the billable calls of one activity attempt. */
 export function spendMeter(m: MeterContext) {
   const limits = budgetLimitsOf(m.spec);
+  // This execution of the activity attempt: a re-execution (a local activity after its worker died) is new requests.
+  const execution = randomUUID();
   const project = m.spec.project_budget?.project ?? null;
   const now = m.now ?? (() => new Date());
   return {
@@ -56,7 +59,7 @@ export function spendMeter(m: MeterContext) {
       return {
         options: {
           beforeAttempt: async (clientAttempt: number) => {
-            const callKey = spendCallKey({ workflowId: m.workflowId, activityId: m.activityId, activityAttempt: m.activityAttempt, requestKey, clientAttempt });
+            const callKey = spendCallKey({ workflowId: m.workflowId, activityId: m.activityId, activityAttempt: m.activityAttempt, execution, requestKey, clientAttempt });
             const refused = await reserveCall(
               m.db,
               { callKey, pipeline: m.spec.name, project, workflowId: m.workflowId, endpoint, requestKey, createsScraper, calledAt: now() },

@@ -43,11 +43,13 @@ export interface SpendWhere {
 }
 
 /**
- * The key of one request: the parts that make it unique (workflow, activity, its attempt, what is asked for, the
- * client's attempt within the call), hashed to a fixed length (a URL can be long).
+ * The key of one request: the parts that make it unique (workflow, activity, its attempt, the execution of that
+ * attempt, what is asked for, the client's attempt within the call), hashed to a fixed length (a URL can be long).
+ * The execution matters: a local activity whose worker died before its workflow task completed runs again with the
+ * same activity id and attempt (nothing of it was recorded in history), and sends its requests again.
  */
-export function spendCallKey(parts: { workflowId: string; activityId: string; activityAttempt: number; requestKey: string; clientAttempt: number }): string {
-  return hexDigest('sha256', [parts.workflowId, parts.activityId, parts.activityAttempt, parts.requestKey, parts.clientAttempt].join('\u0001')).slice(0, 40);
+export function spendCallKey(parts: { workflowId: string; activityId: string; activityAttempt: number; execution?: string; requestKey: string; clientAttempt: number }): string {
+  return hexDigest('sha256', [parts.workflowId, parts.activityId, parts.activityAttempt, parts.execution ?? '', parts.requestKey, parts.clientAttempt].join('\u0001')).slice(0, 40);
 }
 
 function num(v: unknown): number {
