@@ -15,6 +15,11 @@
 // which peaks at about 19 MB, reported 39 MB that way, and the goal (<= 2x Python) was judged against it.
 //   npx tsx bench/csv-export.ts                             full run
 //   BENCH_DIST=<dir> npx tsx bench/csv-export.ts           another build (e.g. the one before a change)
+//   BENCH_CSV_COMPARE=<dir> npx tsx bench/csv-export.ts    also that build's dist/, interleaved round by round
+//                                                          (before/after of a change in one run)
+// Peak RSS by thread count (BENCH_CSV_THREAD_COUNTS, default 1,2,3,4) at the long table's rows and at a quarter of
+// them (flat in rows: within 10%), against Node's own floor with the export's modules loaded (goal <= 90 MB and
+// <= 1.5x that floor). The load average is printed with the figures: the machine is shared.
 // Our exports run in plain Node on the compiled dist/ (bench/_export-child.mjs), as the command does.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +40,10 @@ const WIDE = 'marketplace_products';
 const self = fileURLToPath(import.meta.url);
 // BENCH_DIST=<dir>: measure another build (e.g. the one before a change) against the same baselines.
 const DIST = path.resolve(process.env['BENCH_DIST'] ?? path.join(path.dirname(self), '..', 'dist'));
+// BENCH_CSV_COMPARE=<dir>: another build's dist/ timed in the same rounds (before/after pairs).
+const COMPARE = process.env['BENCH_CSV_COMPARE'] ? path.resolve(process.env['BENCH_CSV_COMPARE']) : undefined;
+const THREAD_COUNTS = (process.env['BENCH_CSV_THREAD_COUNTS'] ?? '1,2,3,4').split(',').map(Number);
+const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 interface Timing {
   seconds: number;
@@ -48,10 +57,10 @@ type Ours = Timing & { rows: number; threads: number; cpuSeconds: number };
  * Our export in a process of its own; `threads` 1 forces the calling thread alone, undefined is the default;
  * `pipeline` limits it to that pipeline's rows, as a pipeline run's export is.
  */
-function ours(dbFile: string, table: string, outDir: string, threads?: number, pipeline?: string): Ours {
+function ours(dbFile: string, table: string, outDir: string, threads?: number, pipeline?: string, dist = DIST): Ours {
   fs.rmSync(outDir, { recursive: true, force: true });
   const t = threads ?? THREADS;
-  const res = spawnSync(process.execPath, [path.join(path.dirname(self), '_export-child.mjs'), DIST, `sqlite:${dbFile}`, table, outDir, 'csv', t === undefined ? '' : String(t), pipeline ?? ''], {
+  const res = spawnSync(process.execPath, [path.join(path.dirname(self), '_export-child.mjs'), dist, `sqlite:${dbFile}`, table, outDir, 'csv', t === undefined ? '' : String(t), pipeline ?? ''], {
     encoding: 'utf8',
     maxBuffer: 1 << 20,
   });
@@ -91,8 +100,8 @@ function python(dbFile: string, table: string, outFile: string): Timing {
  * Peak RSS of a process that only starts Node and loads the export modules (bare: loads nothing): the floor under any
  * export's figure.
  */
-function nodeFloorMb(bare = false): number {
-  const script = `${bare ? '' : `await import(${JSON.stringify(path.join(DIST, 'export', 'export.js'))}); await import(${JSON.stringify(path.join(DIST, 'export', 'formats', 'csv.js'))}); await import('better-sqlite3'); `}process.stdout.write(String(Number(/VmHWM:\\s+(\\d+) kB/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1]) / 1024));`;
+function nodeFloorMb(bare = false, dist = DIST): number {
+  const script = `${bare ? '' : `await import(${JSON.stringify(path.join(dist, 'export', 'export.js'))}); await import(${JSON.stringify(path.join(dist, 'export', 'formats', 'csv.js'))}); await import('better-sqlite3'); `}process.stdout.write(String(Number(/VmHWM:\\s+(\\d+) kB/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1]) / 1024));`;
   const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: path.dirname(self) });
   if (res.status !== 0) throw new Error(`node floor failed: ${res.stderr}`);
   return Number(res.stdout.trim());
@@ -131,11 +140,12 @@ export async function run(): Promise<void> {
     widths.close();
     console.log(
       `# CSV export benchmark: ${fmt(PRODUCTS)} generated products loaded, then ${LONG} ${fmt(longRows)} rows x ${longWidth} columns, ` +
-        `${WIDE} ${fmt(wideRows)} rows x ${wideWidth} columns (${((Date.now() - t0) / 1000).toFixed(1)} s to prepare); medians of ${ROUNDS} interleaved rounds`,
+        `${WIDE} ${fmt(wideRows)} rows x ${wideWidth} columns (${((Date.now() - t0) / 1000).toFixed(1)} s to prepare); medians of ${ROUNDS} interleaved rounds; ` +
+        `load average ${loadAverage()}${COMPARE ? `; before: ${COMPARE}` : ''}`,
     );
 
     for (const [table, rows] of [[LONG, longRows], [WIDE, wideRows]] as const) {
-      const times: Record<'ours' | 'one' | 'python' | 'shell' | 'oursCpu' | 'oneCpu', number[]> = { ours: [], one: [], python: [], shell: [], oursCpu: [], oneCpu: [] };
+      const times: Record<'ours' | 'one' | 'python' | 'shell' | 'oursCpu' | 'oneCpu' | 'before' | 'beforeCpu', number[]> = { ours: [], one: [], python: [], shell: [], oursCpu: [], oneCpu: [], before: [], beforeCpu: [] };
       let bytes = 0;
       let threads = 1;
       for (let r = 0; r < ROUNDS; r++) {
@@ -148,6 +158,11 @@ export async function run(): Promise<void> {
         const one = ours(db, table, path.join(dir, 'out'), 1);
         times.one.push(one.seconds);
         times.oneCpu.push(one.cpuSeconds);
+        if (COMPARE) {
+          const b = ours(db, table, path.join(dir, 'out'), undefined, undefined, COMPARE);
+          times.before.push(b.seconds);
+          times.beforeCpu.push(b.cpuSeconds);
+        }
         times.python.push(python(db, table, path.join(dir, 'python.csv')).seconds);
         times.shell.push(sqliteShell(db, table, path.join(dir, 'shell.csv')).seconds);
       }
@@ -157,7 +172,12 @@ export async function run(): Promise<void> {
       console.log(`  export/csv.ts (streamed, atomic, formula-neutralised), ${threads} thread(s): ${rate(o)}, CPU ${median(times.oursCpu).toFixed(2)} s`);
       console.log(`  the same in the calling thread alone (threads: 1):  ${rate(one)}, CPU ${median(times.oneCpu).toFixed(2)} s -> threads gain ${(one / o).toFixed(2)}x`);
       console.log(`  Python csv module (baseline):  ${rate(p)}  -> ratio ours/python ${(p / o).toFixed(2)} (goal >= 1.0; one thread ${(p / one).toFixed(2)})`);
-      console.log(`  sqlite3 -csv shell (baseline): ${rate(s)}  -> ratio ours/sqlite3 ${(s / o).toFixed(2)} (goal >= 0.5; one thread ${(s / one).toFixed(2)})`);
+      console.log(`  sqlite3 -csv shell (baseline): ${rate(s)}  -> ratio ours/sqlite3 ${(s / o).toFixed(2)} (goal >= 0.8; one thread ${(s / one).toFixed(2)})`);
+      if (COMPARE) {
+        const b = median(times.before);
+        console.log(`  before (${COMPARE}), ${threads} thread(s): ${rate(b)}, CPU ${median(times.beforeCpu).toFixed(2)} s -> ratio before/sqlite3 ${(s / b).toFixed(2)}`);
+      }
+      console.log(`  load average ${loadAverage()}`);
     }
 
     // The long table as a pipeline run exports it: only its pipeline's rows (here all of them). Pages must stay
@@ -174,6 +194,40 @@ export async function run(): Promise<void> {
       const [o, one, s] = [median(times.ours), median(times.one), median(times.shell)];
       console.log(`${LONG}, one pipeline's rows (where pipeline = 'bench', as a run's export):`);
       console.log(`  export/csv.ts: ${(o).toFixed(2)} s (one thread ${one.toFixed(2)} s); sqlite3 -csv with the same where: ${s.toFixed(2)} s -> ratio ${(s / o).toFixed(2)} (one thread ${(s / one).toFixed(2)})`);
+    }
+
+    // Peak RSS by thread count, at the long table's rows and at a quarter of them (a copy of the loaded file with
+    // its rows repeated to that count), this build and the compared one interleaved.
+    {
+      const quarter = path.join(dir, 'quarter.sqlite');
+      fs.copyFileSync(small, quarter);
+      const quarterRows = repeatRows(quarter, LONG, Math.round(longRows / 4));
+      const builds: Array<[string, string]> = [['this build', DIST], ...(COMPARE ? [['before', COMPARE] as [string, string]] : [])];
+      const peaks = new Map<string, number[]>();
+      for (let r = 0; r < ROUNDS; r++) {
+        for (const t of THREAD_COUNTS) {
+          for (const [name, dist] of builds) {
+            for (const [file, rows] of [[db, longRows], [quarter, quarterRows]] as const) {
+              const o = ours(file, LONG, path.join(dir, 'out'), t, undefined, dist);
+              if (o.rows !== rows) throw new Error(`export wrote ${o.rows} rows of ${LONG}, expected ${rows}`);
+              const key = `${name}|${t}|${rows}`;
+              peaks.set(key, [...(peaks.get(key) ?? []), o.peakRssMb]);
+            }
+          }
+        }
+      }
+      const floor = nodeFloorMb();
+      console.log(`peak RSS by threads (${LONG}, medians of ${ROUNDS}; Node with the export's modules loaded: ${floor.toFixed(1)} MB; goal <= 90 MB and <= 1.5x that, flat within 10%):`);
+      for (const [name] of builds) {
+        for (const t of THREAD_COUNTS) {
+          const [big, little] = [median(peaks.get(`${name}|${t}|${longRows}`)!), median(peaks.get(`${name}|${t}|${quarterRows}`)!)];
+          console.log(
+            `  ${name}, ${t} thread(s): ${big.toFixed(1)} MB for ${fmt(longRows)} rows (${(big / floor).toFixed(2)}x the floor), ${little.toFixed(1)} MB for ${fmt(quarterRows)} rows ` +
+              `(growth for ${(longRows / quarterRows).toFixed(1)}x rows: ${(big / little).toFixed(3)}x)`,
+          );
+        }
+      }
+      console.log(`  load average ${loadAverage()}`);
     }
 
     // Flat memory is the streaming's: one thread, 32x the rows. The threads' own memory is a constant on top.

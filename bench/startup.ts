@@ -10,6 +10,9 @@
 //   npm run build && npx tsx bench/startup.ts        (npm run bench builds first)
 //   BENCH_STARTUP_RUNS=n                              runs of the quick commands (default 15; workers: a third)
 //   BENCH_STARTUP_WORKER=0                            skip the worker-ready part
+//   BENCH_STARTUP_COMPARE=<built checkout>            also that checkout's bin/scrape-etl.js in the project part
+// The read-only commands in a project (`status`, `history`, `schema show` by pipeline name, and `pipelines`) are
+// also timed in CPU against `node -e 0` itself, interleaved (goal <= 2x, issue #39).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -192,6 +195,33 @@ try {
   }
   const cpuStatusQuery = median(cpu[0]!.query);
   process.stdout.write(`scrape-etl status shop, in a project ${fmt(median(cpuInProject))}   bare query ${fmt(cpuStatusQuery)}   ${(median(cpuInProject) / cpuStatusQuery).toFixed(2)}x\n`);
+
+  // The read-only commands in the project against `node -e 0` in CPU, interleaved, this build and a compared one.
+  {
+    const compare = process.env['BENCH_STARTUP_COMPARE']?.trim();
+    const bins: Array<[string, string]> = [['this build', bin], ...(compare ? [['before', path.join(path.resolve(compare), 'bin', 'scrape-etl.js')] as [string, string]] : [])];
+    const commands = [['status', 'shop'], ['history', 'shop'], ['schema', 'show', 'shop'], ['pipelines']];
+    const floor: number[] = [];
+    const cpuOf = new Map<string, number[]>();
+    for (let i = 0; i < RUNS; i++) {
+      floor.push(cpuOfCommand(['-e', '0']));
+      for (const [name, b] of bins) {
+        for (const c of commands) {
+          const key = `${name}|${c.join(' ')}`;
+          cpuOf.set(key, [...(cpuOf.get(key) ?? []), cpuOfCommand([b, ...c], projectEnv, process.execPath, projectDir)]);
+        }
+      }
+    }
+    const f = median(floor);
+    process.stdout.write(`read-only commands in a project, CPU (user + system, medians of ${RUNS}) against node -e 0 ${fmt(f)} (goal <= 2x); load average ${loadavg()}:
+`);
+    for (const [name] of bins) {
+      for (const c of commands) {
+        const m = median(cpuOf.get(`${name}|${c.join(' ')}`)!);
+        process.stdout.write(`  ${name}: scrape-etl ${c.join(' ').padEnd(16)} ${fmt(m)}   ${(m / f).toFixed(2)}x\n`);
+      }
+    }
+  }
 
   const server = await ensureDevServer({ dataDir, headless: true, startTimeoutMs: 90_000 });
   const temporalCli = (await locateTemporalCli()).path;

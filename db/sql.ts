@@ -46,6 +46,4 @@ export async function withReadTransaction<T>(db: Database, fn: (tx: Tx) => Promi
   return destinationOf(db).readTransaction(db, fn);
 }
 
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+export { quoteIdent } from '../lib/quote-ident.js';

@@ -14,7 +14,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { csvEncoder } from './formats/csv.js';
-import { quoteIdent } from './database.js';
+import { quoteIdent } from '../lib/quote-ident.js';
 import { EXPORT_READER_CACHE } from '../destinations/sqlite/pages.js';
 import { csvPageBatches } from './csv-pages.js';
 import type { TableQuery } from './rows.js';

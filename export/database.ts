@@ -17,7 +17,4 @@ export function valueDialect(db: ExportDatabase): 'sqlite' | 'postgres' {
 export { sqliteOf } from '../destinations/sqlite/handle.js';
 export { poolOf } from '../destinations/postgres/handle.js';
 
-/** Double-quotes an identifier for any dialect (all three follow the SQL standard here). */
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+export { quoteIdent } from '../lib/quote-ident.js';

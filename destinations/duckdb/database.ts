@@ -14,6 +14,7 @@ import { DuckDBEngineError, engineErrorKind } from './engine-errors.js';
 import { baselineDdl, DUCKDB_SCHEMA_STEPS, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
 import { olderFormat, rewriteFormat } from './rewrite-format.js';
+import { blockCounts, needsCompaction } from './compact.js';
 
 interface OpenFile {
   instance: DuckDBInstance;
@@ -30,6 +31,8 @@ interface FileState {
   linger?: NodeJS.Timeout | undefined;
   /** Set by an engine error (engine-errors.ts): sessions fail with it at once instead of using the file. */
   unusable?: Unusable | undefined;
+  /** A close that compacts the file (compact.ts): the next session opens the file once it is done. */
+  closing?: Promise<void> | undefined;
 }
 
 interface Unusable {
@@ -87,7 +90,7 @@ function closeAllOnExit(): void {
   process.once('exit', () => {
     for (const [file, s] of files) {
       try {
-        closeNow(file, s);
+        closeNow(file, s, false);
       } catch {
         // exiting anyway; a lock file left behind names a pid that no longer runs and is taken over
       }
@@ -237,12 +240,54 @@ function closeFile(file: string, o: OpenFile): void {
   closeThenRelease(file, o.instance, o.connection, reportWait, o.release);
 }
 
-function closeNow(file: string, s: FileState): void {
+/**
+ * Closes the open file; with `compact` (all but a process's exit, which cannot wait) it is first checkpointed and
+ * compacted when too many of its blocks are free (compact.ts). Never rejects: a compaction that fails is reported.
+ */
+function closeNow(file: string, s: FileState, compact = true): Promise<void> {
   clearTimeout(s.linger);
   s.linger = undefined;
   const o = s.open;
   s.open = undefined;
-  if (o) closeFile(file, o);
+  if (!o) return s.closing ?? Promise.resolve();
+  if (!compact) {
+    closeFile(file, o);
+    return Promise.resolve();
+  }
+  const closing = closeCompacting(file, o).finally(() => {
+    if (s.closing === closing) s.closing = undefined;
+  });
+  s.closing = closing;
+  return closing;
+}
+
+async function closeCompacting(file: string, o: OpenFile): Promise<void> {
+  let compact = false;
+  try {
+    await o.connection.run('CHECKPOINT');
+    compact = needsCompaction(await blockCounts(o.connection));
+  } catch {
+    // Closed as it is; an engine error meets the next session at open.
+  }
+  if (!compact) return closeFile(file, o);
+  forgetStatements(o.connection);
+  try {
+    const closing = closeInstance(file, o.instance, o.connection, reportWait);
+    if (closing) await closing;
+    await compactFile(file);
+  } finally {
+    o.release();
+  }
+}
+
+/** Rewrites the closed file without its free blocks; one that fails leaves the file as it was and says why. */
+async function compactFile(file: string): Promise<void> {
+  if (fs.existsSync(`${file}.wal`)) return;
+  try {
+    await rewriteFormat(file, STORAGE_VERSION, BLOCK_SIZE);
+  } catch (err) {
+    process.stderr.write(`scrape-etl: could not compact ${file} (${(err as Error).message.split('\n')[0]}); it is used as it is\n`);
+  }
 }
 
 /**
@@ -288,7 +333,7 @@ function lingerThenClose(file: string, s: FileState, until: number): void {
   s.linger = setTimeout(() => {
     s.linger = undefined;
     if (s.pending > 0 || !s.open) return;
-    if (Date.now() >= until || otherProcessesWaiting(file)) closeNow(file, s);
+    if (Date.now() >= until || otherProcessesWaiting(file)) void closeNow(file, s);
     else lingerThenClose(file, s, until);
   }, LINGER_POLL_MS);
   s.linger.unref();
@@ -308,6 +353,7 @@ export function duckSession<T>(file: string, fn: (conn: DuckDBConnection) => Pro
       s.linger = undefined;
       try {
         checkUsable(file, s);
+        if (s.closing) await s.closing;
         s.open ??= await openFile(file);
         return await fn(s.open.connection);
       } catch (err) {
@@ -315,7 +361,7 @@ export function duckSession<T>(file: string, fn: (conn: DuckDBConnection) => Pro
         throw err;
       } finally {
         s.pending--;
-        if (s.open && otherProcessesWaiting(file)) closeNow(file, s);
+        if (s.open && otherProcessesWaiting(file)) void closeNow(file, s);
         else if (s.open && s.pending === 0) lingerThenClose(file, s, Date.now() + LINGER_MS);
       }
     });
@@ -359,7 +405,7 @@ export async function openDuckDatabase(file: string, url: string): Promise<DuckD
         reportWait(`${full}: a DuckDB statement did not finish within ${CLOSE_WAIT_MS / 1000} s of closing; not waiting for it (DuckDB replays the file's WAL when it is next opened)`);
         return;
       }
-      if (s.pending === 0) closeNow(full, s);
+      if (s.pending === 0) await closeNow(full, s);
     },
   };
 }

@@ -1,7 +1,7 @@
 // Pages of a SQLite table in rowid order, in a module of its own: export threads (csv-thread.ts) load it without
 // the Postgres and DuckDB readers of rows.ts.
 import type BetterSqlite3 from 'better-sqlite3';
-import { quoteIdent } from '../../export/database.js';
+import { quoteIdent } from '../../lib/quote-ident.js';
 import type { RawRow, TableQuery } from '../../export/rows.js';
 
 /**
@@ -19,7 +19,7 @@ export const EXPORT_READER_CACHE = -1024;
  * snapshot: sqliteTableBatches here, or an export thread (export/csv-thread.ts) reading its share of the rowids.
  */
 export function* sqliteRowidPages(reader: BetterSqlite3.Database, q: TableQuery, batchSize: number, from: bigint | null, before: bigint | null): Generator<RawRow[]> {
-  const statement = (lower: '>=' | '>' | null) => reader.prepare(rowidPageSql(q, batchSize, lower, before !== null)).raw(true).safeIntegers(true);
+  const statement = (lower: '>=' | '>' | null) => pageStatement(reader, rowidPageSql(q, batchSize, lower, before !== null));
   const bound = (lower: bigint | null) => [...q.params, ...(lower === null ? [] : [lower]), ...(before === null ? [] : [before])];
   const rowidAt = q.columns.length;
   let rows = statement(from === null ? null : '>=').all(...bound(from)) as RawRow[];
@@ -32,6 +32,23 @@ export function* sqliteRowidPages(reader: BetterSqlite3.Database, q: TableQuery,
     if (rows.length < batchSize) return;
     rows = next.all(...bound(last)) as RawRow[];
   }
+}
+
+/**
+ * The reader's prepared statement for `sql`, prepared once per connection. A threaded export reads hundreds of rowid
+ * pages per connection, and a statement prepared per page lived on (its SQLite memory outside V8's heap, which the
+ * few small JavaScript objects never made V8 collect) until the connection closed: the export's peak RSS grew with
+ * the table's rows (bench/csv-export.ts). A page plan needs at most four statements (lower bound or not, upper
+ * bound or not), so they are kept with the connection and go when it does.
+ */
+const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
+
+function pageStatement(reader: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+  let mine = statements.get(reader);
+  if (!mine) statements.set(reader, (mine = new Map()));
+  let statement = mine.get(sql);
+  if (!statement) mine.set(sql, (statement = reader.prepare(sql).raw(true).safeIntegers(true)));
+  return statement;
 }
 
 /**

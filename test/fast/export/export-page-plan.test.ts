@@ -2,13 +2,16 @@
 // and a forward scan, whatever the export's filters: with `pipeline = ?` SQLite used to pick the natural-key index
 // (which starts with pipeline), read every row of the pipeline for every page and sort them, so exporting one
 // pipeline's 400,000 job records took 28 s instead of about 1. The plans are checked, in a real project database,
-// for the filters an export uses: its pipeline, an incremental watermark, both, and a thread's rowid range.
+// for the filters an export uses: its pipeline, an incremental watermark, both, and a thread's rowid range. A
+// connection reading many pages prepares their few statements once: a threaded export prepared two per page, and
+// their memory outside V8's heap made its peak RSS grow with the table's rows (issue #39).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../db/connect.js';
-import { rowidPageSql } from '../../../destinations/sqlite/pages.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { rowidPageSql, sqliteRowidPages } from '../../../destinations/sqlite/pages.js';
 import type { TableQuery } from '../../../export/rows.js';
 
 let dir: string;
@@ -54,4 +57,26 @@ describe('export pages of a SQLite table', () => {
       }
     });
   }
+
+  it('a connection reading many pages prepares each page statement once, and reads every row once in rowid order', () => {
+    const reader = new BetterSqlite3(db.sqlite.name, { readonly: true });
+    try {
+      const prepare = reader.prepare.bind(reader);
+      const prepared: string[] = [];
+      reader.prepare = ((sql: string) => (prepared.push(sql), prepare(sql))) as typeof reader.prepare;
+      const q: TableQuery = { table: 'job_records', columns: ['"job_key"'], where: ['pipeline = ?'], params: ['p1'] };
+      const keys: string[] = [];
+      // 40 pages of 500 rowids, the last one open above, as a thread reads its share (export/csv-pages.ts).
+      for (let page = 0; page < 40; page++) {
+        const from = 1n + BigInt(page) * 500n;
+        for (const rows of sqliteRowidPages(reader, q, 64, from, page === 39 ? null : from + 500n)) keys.push(...rows.map((r) => String(r[0])));
+      }
+      const expected = (db.sqlite.prepare(`select job_key from job_records where pipeline = 'p1' order by rowid`).pluck().all() as string[]);
+      expect(keys).toEqual(expected);
+      expect(prepared.length).toBeLessThanOrEqual(4);
+      expect(new Set(prepared).size).toBe(prepared.length);
+    } finally {
+      reader.close();
+    }
+  });
 });
