@@ -16,7 +16,9 @@ const LAYERS = [
       '^destinations/[^/]+/capabilities\\.ts$',
     ],
   },
-  { name: 'foundation', paths: ['^settings/', '^lib/', '^client/', '^vendor/', '^simulator/'] },
+  // budget/: its pure words and limits are foundation (db/spend.ts counts by them), its schema is the pipeline
+  // files' (spec), the rest (meter, forecast, alerts, the console's rows) works on the store like activities.
+  { name: 'foundation', paths: ['^settings/', '^lib/', '^client/', '^vendor/', '^simulator/', '^budget/(types|limits)\\.ts$'] },
   { name: 'model', paths: ['^db/model/'] },
   { name: 'store', paths: ['^db/'] },
   { name: 'export', paths: ['^export/'] },
@@ -30,6 +32,7 @@ const LAYERS = [
       '^temporal/(contract|metrics|tuning)\\.ts$',
       '^checks/(definition|registry|fields|values|expression)\\.ts$',
       '^checks/(check-types|watch-types)/',
+      '^budget/schema\\.ts$',
     ],
   },
   { name: 'checks', paths: ['^checks/'] },
@@ -37,7 +40,7 @@ const LAYERS = [
   { name: 'alerts', paths: ['^alerts/', '^retention/'] },
   { name: 'engines', paths: ['^destinations/[^/]+/', '^destinations/(?!registry\\.ts$|open\\.ts$|index\\.ts$)[^/]+\\.ts$'] },
   { name: 'registry', paths: ['^destinations/'] },
-  { name: 'activities', paths: ['^activities/', '^pipelines/preflight'] },
+  { name: 'activities', paths: ['^activities/', '^pipelines/preflight', '^budget/'] },
   { name: 'workflows', paths: ['^workflows/'] },
   { name: 'temporal', paths: ['^temporal/'] },
   // What `scrape-etl up` runs beside its workers: schedule watch, missed fires, freshness.
@@ -60,6 +63,6 @@ const LOWER_TO_HIGHER = [
 const ENGINE_FOLDER = '^destinations/(?!contract/)[^/]+/';
 
 /** The product's source folders, which the rules cover (tests, benchmarks and the soak use the product from outside). */
-const PRODUCT_FOLDERS = ['activities', 'alerts', 'checks', 'cli', 'client', 'console', 'db', 'destinations', 'export', 'kinds', 'lib', 'monitor', 'pipelines', 'retention', 'settings', 'simulator', 'temporal', 'vendor', 'workflows', 'scripts'];
+const PRODUCT_FOLDERS = ['activities', 'alerts', 'budget', 'checks', 'cli', 'client', 'console', 'db', 'destinations', 'export', 'kinds', 'lib', 'monitor', 'pipelines', 'retention', 'settings', 'simulator', 'temporal', 'vendor', 'workflows', 'scripts'];
 
 module.exports = { LAYERS, LOWER_TO_HIGHER, ENGINE_FOLDER, PRODUCT_FOLDERS };

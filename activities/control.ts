@@ -3,6 +3,7 @@
 import { countRowsOfRun, finishPipelineRun, getPipelineRun, inferredTablesOf, rejectedResultsOfRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
 import { commitSyncWatermark, readSyncWatermark } from '../db/sync-watermarks.js';
 import { DATA_TABLES } from '../db/tables.js';
+import { budgetStatusOf } from '../budget/alerts.js';
 import type { ActivityDeps } from './deps.js';
 import type { BeginPipelineRunInput, CommitWatermarkInput, FinishPipelineRunInput, FinishPipelineRunOutput, WatermarkInput } from './types.js';
 
@@ -49,11 +50,16 @@ export function controlActivities(deps: ActivityDeps) {
         rowsByTable,
         seenByTable,
         error,
+        ...(input.statusReason ? { statusReason: input.statusReason } : {}),
         ...(input.exportStatus && input.exportStatus !== 'none' ? { exportStatus: input.exportStatus, exportError: input.exportError ?? null } : {}),
       });
       const row = await getPipelineRun(db, input.workflowId);
       const durationMs = row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
       deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status, rowsByTable, seenByTable, tokenUsage, durationMs });
+      if (input.budgets) {
+        const status = await budgetStatusOf(db, { name: input.pipeline, ...input.budgets }, input.workflowId);
+        for (const b of status) deps.metrics.budget({ pipeline: input.pipeline, scope: b.limit.scope, limit: b.limit.key.replace(/^budget\./, ''), value: b.limit.limit, spent: b.spent });
+      }
       deps.onRunEvent?.({ event: 'ended', pipeline: input.pipeline, workflowId: input.workflowId, status, rowsByTable, seenByTable, durationMs, error });
       // A cancelled run's quarantined results are not counted (above): only a finished run's status is said back.
       return { rowsByTable, seenByTable, tokenUsage, ...(rejected.count > 0 && status !== 'cancelled' ? { status, error, rejectedResults: rejected.count } : {}) };

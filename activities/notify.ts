@@ -22,6 +22,11 @@ import { jsonMessage, slackMessage, type RunFacts } from '../alerts/notify-messa
 import type { NotifyRunInput, NotifyRunOutput } from './types.js';
 import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
 import { withReadTransaction } from '../db/sql.js';
+import { budgetAlertsOf, type BudgetAlertData } from '../budget/alerts.js';
+import type { NotifyEvent } from '../temporal/contract.js';
+
+/** An event the activity sends: the run's, or a budget alert delivered once per limit and period (`once`). */
+type SentEvent = NotifyEvent & { once?: string; budget?: BudgetAlertData };
 
 export { NOTIFY_RETRY, webhookTarget } from '../alerts/deliver.js';
 
@@ -60,7 +65,7 @@ export function notifyActivities(deps: ActivityDeps) {
   async function notifyPipelineRun(input: NotifyRunInput): Promise<NotifyRunOutput> {
     const cfg = deps.notify;
     const webhooks = alertWebhooks(input.notify, cfg);
-    const events = [...input.events];
+    const events: SentEvent[] = [...input.events];
     const limit = input.notify?.duration_over ?? cfg.defaultDurationOver;
     if (limit !== undefined && input.durationMs > parseDurationMs(limit) && !events.some((e) => e.event === 'duration_over')) {
       events.push({ event: 'duration_over', detail: `ran ${Math.round(input.durationMs / 1000)} s, over the limit of ${limit}` });
@@ -78,6 +83,14 @@ export function notifyActivities(deps: ActivityDeps) {
         return [];
       });
       if (changes.length > 0) events.push({ event: 'schema_changed', detail: describeSchemaChanges(changes) });
+    }
+    if (db && input.budgets && (subscribed('budget_warning') || subscribed('budget_exhausted'))) {
+      const spec = { name: input.pipeline, ...input.budgets };
+      const found = await budgetAlertsOf(db, spec, input.workflowId).catch((err: unknown) => {
+        log.warn('alerts: budgets not read', { error: (err as Error).message });
+        return [];
+      });
+      for (const b of found) events.push({ event: b.event, detail: b.detail, once: b.once, budget: b.budget });
     }
     const wanted = events.flatMap((e) => webhooks.filter(({ w }) => w.on.includes(e.event)).map((t) => ({ ...t, e })));
     const out: NotifyRunOutput = { sent: 0, alreadySent: 0, events: events.map((e) => e.event), undelivered: [] };
@@ -122,12 +135,16 @@ export function notifyActivities(deps: ActivityDeps) {
         durationMs: input.durationMs,
         tokenUsage: run?.tokenUsage ?? null,
         webUiUrl,
-        idempotencyKey: idempotencyKey(input.workflowId, input.runId, e.event),
+        idempotencyKey: e.once ? `scrape-etl:${e.once}:${e.event}` : idempotencyKey(input.workflowId, input.runId, e.event),
         ...(e.event === 'check_failed' && failedChecks ? { failedChecks } : {}),
+        ...(e.budget ? { budget: e.budget } : {}),
       };
       return {
         hook: { w, n, origin },
-        key: { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) },
+        // A budget alert is recorded under its limit and period, so whichever run sees it first sends it, once.
+        key: e.once
+          ? { workflowId: e.once, runId: 'budget', event: e.event, target: webhookTarget(w, origin) }
+          : { workflowId: input.workflowId, runId: input.runId, event: e.event, target: webhookTarget(w, origin) },
         event: e.event,
         idempotencyKey: facts.idempotencyKey,
         where: `webhook #${n} (${origin}, ${w.format}, event ${e.event})`,

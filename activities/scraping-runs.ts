@@ -4,7 +4,8 @@ import { contentTargetOf } from '../kinds/content.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiHttpError, ApiMalformedBodyError, ApiValidationError, ScraperApiError, parseJson, type ListScraper, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
 import { loadBatch } from '../db/load.js';
-import { findRecordedBody } from '../db/raw-responses.js';
+import { findRecordedBody, tokenUsageOf } from '../db/raw-responses.js';
+import { BudgetExhaustedError, spendMeter } from '../budget/meter.js';
 import type { CreateAndWaitKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
@@ -136,9 +137,14 @@ export function scrapingRunActivities(deps: ActivityDeps) {
         if (adopted) return adopted;
       }
       let res;
+      // The create is recorded (or refused by a budget) before it is sent: a refused one creates nothing.
+      const meter = spendMeter({ db, spec, workflowId, activityId: ctx.info.activityId, activityAttempt: ctx.info.attempt });
+      const metered = meter.call(kind.endpoints.find((e) => e.includes('create-and-run')) ?? kind.endpoints[0] ?? kind.kind, CREATE_REQUEST_KEY, true);
       try {
-        res = await kind.create(client, request, { signal: ctx.cancellationSignal });
+        res = await kind.create(client, request, { signal: ctx.cancellationSignal, ...metered.options });
+        await metered.answered(tokenUsageOf('create-run', res.raw));
       } catch (err) {
+        if (err instanceof BudgetExhaustedError) return { runs: [], reused: false, rows: {}, budget: { limit: err.refusal.limit.key, detail: err.message } };
         // The service may have created it although no usable answer came back: look before sending again, for as
         // long as the service may take to process a create.
         if (!(err instanceof ScraperApiError) || !err.ambiguous) throw err;

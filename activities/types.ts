@@ -5,7 +5,8 @@ import type { NotifyEventName, NotifySpec, PipelineKind, PipelineSpec } from '..
 
 export type { FailedUrl, RowCounts, WorkerTuning } from '../temporal/contract.js';
 import type { ExportStatus, FailedUrl, NotifyEvent, RowCounts } from '../temporal/contract.js';
-import type { DataOutcome } from '../lib/run-states.js';
+import type { DataOutcome, RunStateReason } from '../lib/run-states.js';
+import type { BudgetSpec, ProjectBudgetSpec } from '../budget/types.js';
 
 export interface RunTarget {
   /** Decimal string: ids may exceed 2^53. */
@@ -34,6 +35,10 @@ export interface FinishPipelineRunInput extends PipelineRunRef {
    */
   status: DataOutcome | 'cancelled';
   error: string | null;
+  /** Why it ended so, when a reason of lib/run-states.ts applies ('budget'). */
+  statusReason?: RunStateReason;
+  /** The pipeline's and its project's budgets, for the budget metrics (activities/metrics.ts). */
+  budgets?: { budget?: BudgetSpec; project_budget?: ProjectBudgetSpec };
   /** The exports' own outcome; absent when the run failed before them. */
   exportStatus?: ExportStatus;
   exportError?: string | null;
@@ -72,6 +77,8 @@ export interface CreateAndRunOutput {
    * scraper it made was found by its name: its runs are then found in /api/results (findAdoptedRuns).
    */
   adopted?: AdoptedScraper;
+  /** A budget refused the create: nothing was created and the run ends partial with the reason 'budget'. */
+  budget?: BudgetStop;
 }
 
 export interface AdoptedScraper {
@@ -154,6 +161,18 @@ export interface UrlChunkOutput {
   succeeded: number;
   failed: FailedUrl[];
   rows: RowCounts;
+  /** A budget refused a call: the chunk's URLs not called stay undone, and the run starts no more calls. */
+  budget?: BudgetStop;
+}
+
+/** Why a run stopped starting service calls: a limit of its budget was reached (budget/meter.ts). */
+export interface BudgetStop {
+  /** The limit's key, e.g. 'budget.calls.run'. */
+  limit: string;
+  /** The sentence the run's error carries: the limit, what was spent, the fix. */
+  detail: string;
+  /** URLs of the chunk not called because of it. */
+  notCalled?: number;
 }
 
 export interface UrlChunkHeartbeat {
@@ -256,6 +275,8 @@ export interface NotifyRunInput extends PipelineRunRef {
    * scheduled. Absent in runs of older workflows: their policy retried for up to ~15 minutes.
    */
   deliverWithinMs?: number;
+  /** The pipeline's and its project's budgets: the activity adds budget_warning / budget_exhausted (budget/alerts.ts). */
+  budgets?: { budget?: BudgetSpec; project_budget?: ProjectBudgetSpec };
 }
 
 export interface NotifyRunOutput {

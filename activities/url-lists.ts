@@ -13,7 +13,10 @@ import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, isScraperApiError, kindRunningIn } from './failures.js';
 import { ApiNetworkError, ApiTimeoutError, type ScraperApiError } from '../client/index.js';
-import type { FailedUrl, UrlChunkHeartbeat, UrlChunkInput, UrlChunkOutput } from './types.js';
+import type { BudgetStop, FailedUrl, UrlChunkHeartbeat, UrlChunkInput, UrlChunkOutput } from './types.js';
+import { tokenUsageOf } from '../db/raw-responses.js';
+import { BudgetExhaustedError, spendMeter, type SpendMeter } from '../budget/meter.js';
+import type { Refusal } from '../db/spend.js';
 
 /** Attempts of this activity during which transient (retryable) URL errors are retried rather than reported. */
 const TRANSIENT_RETRY_ATTEMPTS = 3;
@@ -31,8 +34,11 @@ function isOutageError(err: ScraperApiError): boolean {
 }
 
 export function urlListActivities(deps: ActivityDeps) {
-  async function fetchOne(spec: PipelineSpec, kind: UrlListKind<PipelineKind>, workflowId: string, url: string, signal: AbortSignal): Promise<LoadBatchOptions> {
-    const { api, load } = await kind.fetch(deps.client(), spec.request, url, { signal });
+  async function fetchOne(spec: PipelineSpec, kind: UrlListKind<PipelineKind>, workflowId: string, url: string, signal: AbortSignal, meter: SpendMeter): Promise<LoadBatchOptions> {
+    // Each HTTP attempt is recorded (or refused by a budget) before it is sent; its tokens when the answer came.
+    const metered = meter.call(kind.endpoints[0] ?? kind.kind, url, false);
+    const { api, load } = await kind.fetch(deps.client(), spec.request, url, { signal, ...metered.options });
+    await metered.answered(tokenUsageOf(load.kind, api.raw));
     return {
       ...load,
       pipeline: spec.name,
@@ -67,6 +73,10 @@ export function urlListActivities(deps: ActivityDeps) {
     const heartbeats = new HeartbeatThrottle(ctx.info.isLocal ? undefined : () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat), ctx.info.heartbeatTimeoutMs);
     const beat = () => heartbeats.beat();
     const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
+    const meter = spendMeter({ db, spec, workflowId, activityId: ctx.info.activityId, activityAttempt: ctx.info.attempt });
+    // The first refusal of a budget: the URLs it left uncalled stay undone, and the workflow starts no further chunk.
+    let budget: (BudgetStop & { refusal: Refusal }) | undefined;
+    let notCalled = 0;
     // A retried attempt: responses that an earlier attempt landed after its last recorded heartbeat (the worker
     // died in between; heartbeats are throttled) are loaded, since landing and loading are one transaction.
     // Fetching them again would pay for them twice, and an error the second time would report a loaded URL as failed.
@@ -84,9 +94,17 @@ export function urlListActivities(deps: ActivityDeps) {
         // The p-limit slot is the request's: the response then waits for its group's transaction without holding it.
         let load: LoadBatchOptions;
         try {
-          load = await limit(() => fetchOne(spec, kind, workflowId, url, ctx.cancellationSignal));
+          load = await limit(() => {
+            if (budget) throw new BudgetExhaustedError(budget.refusal, spec.name);
+            return fetchOne(spec, kind, workflowId, url, ctx.cancellationSignal, meter);
+          });
         } catch (err) {
           if (err instanceof CancelledFailure || ctx.cancellationSignal.aborted) throw err;
+          if (err instanceof BudgetExhaustedError) {
+            budget ??= { limit: err.refusal.limit.key, detail: err.message, refusal: err.refusal };
+            notCalled++;
+            return;
+          }
           // Only the service's answers are per-URL outcomes; anything else fails the activity (retried).
           if (!isScraperApiError(err)) throw err;
           if (err.retryable && ctx.info.attempt < TRANSIENT_RETRY_ATTEMPTS) {
@@ -129,12 +147,18 @@ export function urlListActivities(deps: ActivityDeps) {
         done.add(o.index);
       }
     }
-    if (transient.length > 0) {
+    if (transient.length > 0 && !budget) {
       heartbeats.flush();
       throw ApplicationFailure.retryable(
         `${transient.length} of ${urls.length} URLs (from #${input.offset + 1}) hit transient errors, retrying them; first: ${transient[0]?.url}: ${transient[0]?.error}`,
         'TransientUrlErrors',
       );
+    }
+    if (budget) {
+      // URLs whose transient errors would have been retried are not called again: the budget is spent.
+      heartbeats.flush();
+      const { refusal: _refusal, ...stop } = budget;
+      return { succeeded: urls.length - failed.length - notCalled - transient.length, failed, rows, budget: { ...stop, notCalled: notCalled + transient.length } };
     }
     return { succeeded: urls.length - failed.length, failed, rows };
   }

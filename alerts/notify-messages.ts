@@ -6,6 +6,7 @@ import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js'
 import type { DataOutcome } from '../lib/run-states.js';
 import { rowsSeenChangedText, tokensText } from '../lib/run-figures.js';
 import type { FailedCheckData } from '../checks/read.js';
+import type { BudgetAlertData } from '../budget/types.js';
 
 export interface RunFacts {
   event: NotifyEventName;
@@ -32,6 +33,8 @@ export interface RunFacts {
   idempotencyKey: string;
   /** check_failed: the failed checks as data (name, type, severity, observed, threshold, failing keys). */
   failedChecks?: FailedCheckData[];
+  /** budget_warning / budget_exhausted: the limit, its period and what it counted (budget/alerts.ts). */
+  budget?: BudgetAlertData;
 }
 
 const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
@@ -61,6 +64,7 @@ export function jsonMessage(f: RunFacts): Record<string, unknown> {
     token_usage: f.tokenUsage,
     web_ui_url: f.webUiUrl,
     idempotency_key: f.idempotencyKey,
+    ...(f.budget ? { budget: f.budget } : {}),
   };
   // The failed checks as data beside the sentence in `detail`; as many as fit in the body's cap, the others counted
   // in rows_omitted (a check's failing keys are already bounded where they are stored).
@@ -77,6 +81,8 @@ const HEADLINE: Record<NotifyEventName, string> = {
   export_failed: ':warning: exports not written',
   check_failed: ':warning: data checks failed',
   did_not_run: ':alarm_clock: did not run at its scheduled time',
+  budget_warning: ':money_with_wings: is close to a spend limit',
+  budget_exhausted: ':no_entry: reached a spend limit',
   price_drop: ':chart_with_downwards_trend: prices dropped',
   price_rise: ':chart_with_upwards_trend: prices rose',
   back_in_stock: ':package: back in stock',

@@ -12,6 +12,7 @@ import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from '../pipelines/
 import type { Project } from './project.js';
 import { projectOf } from './project-quick.js';
 import { globLeavesRoot } from '../lib/project-root.js';
+import { budgetSchema } from '../budget/schema.js';
 import path from 'node:path';
 
 const duration = z.string().regex(/^[0-9]+(ms|s|m|h|d)$/, "expected a duration like '500ms', '30s', '10m'");
@@ -55,6 +56,7 @@ export const projectSchema = z.strictObject({
       pg_pool_size: positive.optional(),
     })
     .optional(),
+  budget: budgetSchema.optional(),
 });
 
 export type ProjectFile = z.infer<typeof projectSchema>;
@@ -62,7 +64,7 @@ export type ProjectFile = z.infer<typeof projectSchema>;
 /** Keys allowed at each level, for "did you mean" on an unknown one. */
 function allowedKeys(at: string): string[] {
   if (at === '<root>') return Object.keys(projectSchema.shape);
-  const inner = projectSchema.shape[at as 'temporal' | 'worker']?.unwrap();
+  const inner = projectSchema.shape[at as 'temporal' | 'worker' | 'budget']?.unwrap();
   return inner ? Object.keys(inner.shape) : [];
 }
 

@@ -133,6 +133,11 @@ export interface CallOptions {
    * retry policy). Create-and-run calls are never re-sent after an ambiguous attempt whatever this says.
    */
   maxAttempts?: number;
+  /**
+   * Awaited before each HTTP attempt of the call, with the attempt's number (1-based): where a caller records a
+   * billable request before it is sent (budget/meter.ts). What it throws ends the call with that error, unsent.
+   */
+  beforeAttempt?: (attempt: number) => Promise<void>;
 }
 
 export interface FindScraperOptions {
@@ -626,6 +631,7 @@ export class ScraperClient {
 
     for (let attempt = 1; ; attempt++) {
       if (callerSignal?.aborted) throw callerSignal.reason;
+      if (o.beforeAttempt) await o.beforeAttempt(attempt);
       const started = Date.now();
       // One abort per attempt, fired by its own timer or by the caller's signal (cheaper than AbortSignal.timeout
       // + AbortSignal.any); undici destroys the request (or its body, once the headers are in) with the reason, so a

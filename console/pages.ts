@@ -6,6 +6,7 @@ import type { DataPage } from './data.js';
 import type { LeadsPage } from './leads.js';
 import type { PriceMove, ProductHistory, ProductRef, StockChange } from './prices.js';
 import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
+import type { BudgetRow } from '../budget/status.js';
 import { LINEAGE_COLUMNS } from '../db/tables.js';
 import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
@@ -326,7 +327,27 @@ function columnHeader(name: string): string {
   return COLUMN_HEADERS[name] ?? name.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
 }
 
-export function costView(points: Array<CostPoint & { db: number }>, links: Links): Html {
+/** Each budget limit against its current period's spend (budget/status.ts): the owner's brake, before the history. */
+function budgetsSection(rows: readonly BudgetRow[]): Html {
+  if (rows.length === 0) return html``;
+  const unit = (r: BudgetRow) => (r.limit.resource === 'calls' ? 'service calls' : r.limit.resource);
+  return html`<h2>Budgets</h2>
+<p class="muted">Spend against each limit of the pipelines' and projects' budget sections in its current period (UTC days and months). A run that would pass a limit is refused before any call; a run reaching one stops starting calls.</p>
+${table(
+    ['Pipeline', 'Budget', 'Period', 'Spent', 'Limit', 'Used'],
+    rows.map((r) => [
+      r.pipeline,
+      `${r.limit.scope === 'project' ? 'project ' : ''}${unit(r)} per ${r.limit.period}`,
+      r.period,
+      intText(r.spent),
+      intText(r.limit.limit),
+      `${r.limit.limit > 0 ? Math.round((r.spent / r.limit.limit) * 100) : 100}%${r.spent >= r.limit.limit ? ' (reached)' : r.spent >= r.limit.warnAt * r.limit.limit ? ' (warning)' : ''}`,
+    ]),
+    { cls: 'cost-budgets' },
+  )}`;
+}
+
+export function costView(points: Array<CostPoint & { db: number }>, links: Links, budgets: readonly BudgetRow[] = []): Html {
   const pipelines = [...new Set(points.map((p) => p.pipeline))].sort();
   // One bar series per pipeline over the runs in time order: a run's tokens in its pipeline's series.
   const data: Array<Array<number | null>> = [points.map((_, i) => i), ...pipelines.map((name) => points.map((p) => (p.pipeline === name ? p.tokens : null)))];
@@ -340,9 +361,11 @@ export function costView(points: Array<CostPoint & { db: number }>, links: Links
   const days = [...byDay.keys()].sort().reverse();
   if (points.length === 0) {
     return html`<h1>Cost</h1>
+${budgetsSection(budgets)}
 <p class="no-spend">No spend recorded yet: no run has reported service tokens. Each run's tokens show here once the scraping service reports them.</p>`;
   }
   return html`<h1>Cost</h1>
+${budgetsSection(budgets)}
 <p class="muted">Service tokens per run: the sum of the tokens the scraping service reported for the run's responses. Runs whose responses reported none are left out.</p>
 ${chart('tokens-per-run', { kind: 'bars', time: false, data, series: pipelines, yLabel: 'tokens', xLabels: points.map((p) => (p.startedAt ?? '').slice(5, 16).replace('T', ' ')) }, 'Tokens per run')}
 <h2>Tokens per pipeline and day</h2>

@@ -33,17 +33,21 @@ import {
 import { openReadOnly, type ReadOnlySource } from './source.js';
 import { temporalView, type TemporalView } from './temporal.js';
 import { COUNT_CAP, dataPage, rawResponse, ViewError } from './data.js';
-import { tablesOfPipeline } from './catalog.js';
+import { tableExists, tablesOfPipeline } from './catalog.js';
 import { costOfRuns, pipelineNames, pipelineSummary, runDetail, runsOfPipeline } from './runs.js';
 import { movesOfRun, productHistory, productsOf, stockChangesOfRun } from './prices.js';
 import { leadsPage } from './leads.js';
 import { quoteIdent } from '../db/sql.js';
 import { num } from './values.js';
+import type { BudgetedSpec } from '../budget/limits.js';
+import { budgetRows, type BudgetRow } from '../budget/status.js';
 
 export interface ConsoleDatabase {
   url: string;
   /** Only these pipelines (from pipeline files); all pipelines of the database when absent. */
   pipelines?: string[];
+  /** The budgets of those pipelines (their files' and their projects' budget: sections), for the Cost page. */
+  budgets?: BudgetedSpec[];
 }
 
 export interface ConsoleOptions {
@@ -216,13 +220,16 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
 
   app.get('/cost', async (c) => {
     const points = [];
+    const budgets: BudgetRow[] = [];
     for (const [db, source] of sources.entries()) {
       const only = opts.databases[db]!.pipelines;
       const pts = await source.read((r) => costOfRuns(r, { limit: 200 }));
       points.push(...pts.filter((p) => !only || only.includes(p.pipeline)).map((p) => ({ ...p, db })));
+      const specs = opts.databases[db]!.budgets ?? [];
+      if (specs.length > 0) budgets.push(...(await source.read(async (r) => ((await tableExists(r, 'spend_calls')) ? budgetRows(r, specs) : []))));
     }
     points.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? ''));
-    return page(c, 'Cost', costView(points, links));
+    return page(c, 'Cost', costView(points, links, budgets));
   });
 
   app.get('/db/:db/p/:pipeline', async (c) => {

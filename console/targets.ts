@@ -2,6 +2,7 @@
 // files (their destinations, each showing only the pipelines of the files that name it), or DATABASE_URL / the
 // default database when neither is given.
 import type { ConsoleDatabase } from './server.js';
+import type { BudgetedSpec } from '../budget/limits.js';
 
 export async function consoleDatabases(o: { database?: string | undefined; files?: string[] | undefined }): Promise<ConsoleDatabase[]> {
   const files = o.files ?? [];
@@ -14,13 +15,15 @@ export async function consoleDatabases(o: { database?: string | undefined; files
   }
   const { loadPipelineFile } = await import('../pipelines/loader.js');
   const { destinationKey } = await import('../db/url.js');
-  const byKey = new Map<string, { url: string; pipelines: string[] }>();
+  const byKey = new Map<string, { url: string; pipelines: string[]; budgets?: BudgetedSpec[] }>();
   for (const file of files) {
     const spec = await loadPipelineFile(file);
     const url = spec.destination.database;
     const key = destinationKey(url);
     const entry = byKey.get(key) ?? { url, pipelines: [] };
     if (!entry.pipelines.includes(spec.name)) entry.pipelines.push(spec.name);
+    // The Cost page shows spend against the budgets the files (and their project) set.
+    if (spec.budget || spec.project_budget) entry.budgets = [...(entry.budgets ?? []), { name: spec.name, ...(spec.budget ? { budget: spec.budget } : {}), ...(spec.project_budget ? { project_budget: spec.project_budget } : {}) }];
     byKey.set(key, entry);
   }
   return [...byKey.values()];

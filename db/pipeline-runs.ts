@@ -22,7 +22,7 @@ export type RecordedExportStatus = (typeof RECORDED_EXPORT_STATUSES)[number];
 
 /** The columns a PipelineRunRow is read from. */
 const RUN_COLUMNS =
-  'id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, seen_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error';
+  'id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, seen_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error, status_reason';
 
 export interface PipelineRunRow {
   id: number;
@@ -50,6 +50,8 @@ export interface PipelineRunRow {
   /** The run's alerts once delivered or given up on ('delivered' | 'failed'); null when it had none to send. */
   alertStatus: AlertStatus | null;
   alertError: string | null;
+  /** Why the run ended as it did (lib/run-states.ts RUN_STATE_REASONS: 'budget'); null when its status says it all. */
+  statusReason: string | null;
 }
 
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
@@ -125,6 +127,8 @@ export async function finishPipelineRun(
     exportStatus?: RecordedExportStatus;
     exportError?: string | null;
     tokenUsage?: number | null;
+    /** Why it ended so (lib/run-states.ts RUN_STATE_REASONS); NULL when its status says it all. */
+    statusReason?: string | null;
   },
 ): Promise<void> {
   if (!FINISHED_STATUSES.has(run.status)) {
@@ -134,13 +138,13 @@ export async function finishPipelineRun(
   const updated = await withTransaction(db, (tx) =>
     tx.run(
       `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)},
-       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, seen_by_table = ${tx.ph(8)}
-       WHERE workflow_id = ${tx.ph(9)}`,
+       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, seen_by_table = ${tx.ph(8)}, status_reason = ${tx.ph(9)}
+       WHERE workflow_id = ${tx.ph(10)}`,
       [
         run.status, (run.finishedAt ?? new Date()).toISOString(),
         run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error,
         run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.tokenUsage ?? null,
-        run.seenByTable ? JSON.stringify(run.seenByTable) : null, run.workflowId,
+        run.seenByTable ? JSON.stringify(run.seenByTable) : null, run.statusReason ?? null, run.workflowId,
       ],
     ),
   );
@@ -176,6 +180,7 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     tokenUsage: row['token_usage'] === null || row['token_usage'] === undefined ? null : Number(row['token_usage']),
     alertStatus: (ALERT_STATUSES as readonly unknown[]).includes(row['alert_status']) ? (row['alert_status'] as AlertStatus) : null,
     alertError: row['alert_error'] === null || row['alert_error'] === undefined ? null : String(row['alert_error']),
+    statusReason: row['status_reason'] === null || row['status_reason'] === undefined ? null : String(row['status_reason']),
   };
 }
 

@@ -30,6 +30,25 @@ export const RUN_STATES = {
 } as const;
 
 export type RunState = keyof typeof RUN_STATES;
+
+/**
+ * Why a run ended in its state, when its status alone does not say (pipeline_runs.status_reason, the workflow's
+ * result `reason`, webhooks' `status_reason`, status and history): the ids are stored and sent, the texts shown.
+ */
+export const RUN_STATE_REASONS = {
+  /** A spend limit (budget:) was reached: the run started no further service calls (budget/, docs/budgets.md). */
+  budget: 'a spend limit was reached: no further service calls were started',
+} as const;
+export type RunStateReason = keyof typeof RUN_STATE_REASONS;
+
+export function isRunStateReason(s: string | null | undefined): s is RunStateReason {
+  return typeof s === 'string' && Object.prototype.hasOwnProperty.call(RUN_STATE_REASONS, s);
+}
+
+/** A state with its reason as tables print it: 'PARTIAL (budget)'; the state alone without one. */
+export function runStateWithReason(state: string | null | undefined, reason: string | null | undefined): string {
+  return reason ? `${runStateName(state)} (${reason})` : runStateName(state);
+}
 export const RUN_STATE_IDS = Object.keys(RUN_STATES) as RunState[];
 
 /** The states a run's pipeline_runs row can hold, in the order they are listed to people. */

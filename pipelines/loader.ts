@@ -17,6 +17,7 @@ import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema
 import type { PipelineSpec } from './spec.js';
 import { isLocalTarget, localTargetPath } from '../export/targets/index.js';
 import { URLS_FILE_KEY, urlsFileField } from './urls-file.js';
+import { projectBudgetOf } from './project-budget.js';
 import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from './yaml-limits.js';
 import { SETTINGS } from '../settings/definition.js';
 import { processSettings, settingsFor } from '../settings/process.js';
@@ -77,6 +78,7 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
   const root = projectRootAbove(dirname(resolve(file)));
   await confineExports(file, spec, root, opts.env ?? processSettings().env);
   if (root === undefined) return spec;
+  const projectBudget = await projectBudgetOf(root);
   // A destination the file does not name comes from DATABASE_URL (or the default), whose relative path, like any
   // environment variable's, stays the current folder's.
   const fromFile = spec.destination.database !== defaultDatabaseUrl(opts.env ?? processSettings().env);
@@ -84,6 +86,7 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     ...spec,
     destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
     exports: spec.exports.map((e) => ({ ...e, ...(e.dir !== undefined ? { dir: resolve(root, e.dir) } : {}), ...(e.to !== undefined && isLocalTarget(e.to) ? { to: resolve(root, localTargetPath(e.to)) } : {}) })),
+    ...(projectBudget ? { project_budget: projectBudget } : {}),
   };
 }
 
@@ -222,7 +225,9 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
       const path = pathOf(ancestry, pair);
       const keyName = isScalar(pair.key) ? String(pair.key.value) : undefined;
       const inDataSchema = path.length >= 2 && path[0] === 'request' && path[1] === 'schema';
-      if (keyName !== undefined && !inDataSchema && SECRET_KEY.test(keyName)) {
+      // `budget.tokens` limits the service's tokenUsage (budget/): a count, not a credential.
+      const budgetTokens = path.length === 2 && path[0] === 'budget' && keyName === 'tokens';
+      if (keyName !== undefined && !inDataSchema && !budgetTokens && SECRET_KEY.test(keyName)) {
         add(nodeStart(pair.key as Node), formatPath(path), `secrets do not belong in a pipeline file; ${SECRET_ADVICE}`);
         reported.push(formatPath(path));
         return visit.SKIP;

@@ -17,6 +17,7 @@ import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';
 import { defaultDatabaseUrl } from '../settings/process.js';
+import { budgetSchema } from '../budget/schema.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
 import { targetProblem } from '../export/targets/index.js';
@@ -262,6 +263,7 @@ const common = {
   merge_key: mergeKey.optional(),
   notify: notify.optional(),
   retention: retention.optional(),
+  budget: budgetSchema.optional(),
   checks: checksSection.describe('data checks evaluated after the load of every run (docs/checks.md)'),
   watch: watchSection.describe('data events (price_drop, back_in_stock, new_rows, ...) delivered through notify.webhooks (docs/checks.md)'),
 };

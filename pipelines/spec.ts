@@ -3,6 +3,7 @@
 // in step); workflows and activities depend only on this file, so they never import zod or YAML code.
 
 import type { ExportFormat } from '../export/formats/index.js';
+import type { BudgetSpec, ProjectBudgetSpec } from '../budget/types.js';
 export const PIPELINE_KINDS = ['pdf', 'leads-search-engine', 'leads-social', 'job-board', 'marketplace', 'results'] as const;
 export type PipelineKind = (typeof PIPELINE_KINDS)[number];
 
@@ -108,15 +109,16 @@ export interface SchemaContractSpec {
  * Events a webhook can subscribe to. `schema_changed` is emitted by schema evolution (a table gained or changed
  * columns); `duration_over` when a run took longer than `notify.duration_over`; `export_failed` when the data loaded
  * but the exports could not be written (the status event then says `succeeded` or `partial`, the data's outcome);
- * `did_not_run` when a schedule's fire time passed with no run started (sent by `scrape-etl up`, monitor/missed-fires.ts).
+ * `did_not_run` when a schedule's fire time passed with no run started (sent by `scrape-etl up`, monitor/missed-fires.ts);
+ * `budget_warning` and `budget_exhausted` once per budget limit and period (budget/alerts.ts).
  */
-export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'did_not_run', 'price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'] as const;
+export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'did_not_run', 'budget_warning', 'budget_exhausted', 'price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
 /**
  * Events a webhook gets when its `on` is not given: what needs a person's attention. One list for the pipeline
  * file's default (pipelines/schema.ts) and the worker-wide SCRAPE_ETL_NOTIFY_URL's (alerts/notify-config.ts).
  */
-export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'did_not_run'] as const;
+export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'did_not_run', 'budget_warning', 'budget_exhausted'] as const;
 export const NOTIFY_FORMATS = ['json', 'slack'] as const;
 export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
 
@@ -168,6 +170,10 @@ interface PipelineSpecBase<K extends PipelineKind> {
   merge_key?: string[];
   notify?: NotifySpec;
   retention?: RetentionSpec;
+  /** Spend limits of this pipeline (budget/, docs/budgets.md). */
+  budget?: BudgetSpec;
+  /** The project file's budget, added by the loader for a pipeline in a project that has one (not a file key). */
+  project_budget?: ProjectBudgetSpec;
   /** Data checks evaluated after the load of every run (checks/). */
   checks?: CheckSpec[];
   /** Data events delivered through the webhooks (checks/watch*.ts). */

@@ -379,7 +379,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
     // Before check(), which closes a file destination to let another program open it.
     const lake = s3 ? await checkLake(s3, db, [...new Set(started.map((s) => s.spec.name))]) : undefined;
-    const invariants = await check({ destination: opts.destination, readerSessions: chaos.readerSessions, readerFailures: chaos.readerFailures, sim, db, dbUrl, client, temporal, started, lastResults: last, exportsDir, lakeManifests: lake?.manifests ?? 0, logsDir, token, dir });
+    const invariants = await check({ destination: opts.destination, workerKills: chaos.workerKills, readerSessions: chaos.readerSessions, readerFailures: chaos.readerFailures, sim, db, dbUrl, client, temporal, started, lastResults: last, exportsDir, lakeManifests: lake?.manifests ?? 0, logsDir, token, dir });
     const report: SoakReport = {
       destination: opts.destination,
       seed,
@@ -411,6 +411,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
 
 interface CheckInput {
   destination: SoakDestination;
+  /** Worker processes the chaos SIGKILLed. */
+  workerKills: number;
   readerSessions: number;
   readerFailures: string[];
   sim: RunningSimulator;
@@ -651,6 +653,39 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       name: 'scrapers created per async workflow',
       pass: exact === asyncRuns.length && asyncRuns.length > 0 && scrapers.length === asyncRuns.length,
       figures: `${exact}/${asyncRuns.length} workflows with exactly 1 (${[...histogram.entries()].sort().map(([k, v]) => `${v}x${k}`).join(', ')}); ${scrapers.length} scrapers at the service`,
+      details,
+    });
+  }
+
+  // 4b. Spend counted exactly (budget/, issue #40): every billable request the simulator received is one spend_calls
+  // row, per endpoint, whatever retries, dropped answers and killed workers did in between. The simulator counts each
+  // request it reads; a worker records each before sending it (db/spend.ts), so a call is never unrecorded. The one
+  // row without a request is a worker's SIGKILL between the record's commit and the request leaving the process (on
+  // DuckDB the commit's tail, handing the file over, widens that moment): at most one per kill, and said as such.
+  {
+    const billable = [...new Set(KINDS.flatMap((k) => kindOf(k).endpoints.filter((e) => e.startsWith('POST '))))];
+    const counted = sim.stats().byEndpoint;
+    const rows = await selectAll(db, 'SELECT endpoint, COUNT(*) AS n FROM spend_calls GROUP BY endpoint', []);
+    const recorded = new Map(rows.map((r) => [String(r['endpoint']), Number(r['n'])]));
+    const details: string[] = [];
+    const unsent: string[] = [];
+    let simTotal = 0;
+    let recTotal = 0;
+    for (const e of billable) {
+      const sent = counted[e] ?? 0;
+      const got = recorded.get(e) ?? 0;
+      simTotal += sent;
+      recTotal += got;
+      if (sent > got) details.push(`${e}: the simulator counted ${sent}, spend_calls holds ${got}: calls were sent unrecorded`);
+      else if (sent !== got) unsent.push(`${e}: ${got - sent} recorded and not received`);
+    }
+    // Rows without a request, beyond one per killed worker, are not a kill's: a defect.
+    if (recTotal - simTotal > c.workerKills) details.push(`${recTotal - simTotal} rows without a request, more than the ${c.workerKills} worker kills: ${unsent.join('; ')}`);
+    for (const [e, n] of recorded) if (!billable.includes(e)) details.push(`${e}: ${n} spend_calls rows for an endpoint that is not billable`);
+    out.push({
+      name: 'spend recorded = calls the simulator counted',
+      pass: details.length === 0 && simTotal > 0,
+      figures: `${recTotal} recorded / ${simTotal} counted${recTotal > simTotal ? ` (${recTotal - simTotal} recorded by a worker killed before its request left, of ${c.workerKills} kills)` : ''} (${billable.map((e) => `${e.replace(/^POST \/api\//, '')} ${recorded.get(e) ?? 0}/${counted[e] ?? 0}`).join(', ')})`,
       details,
     });
   }

@@ -3,7 +3,7 @@
 // Pure TypeScript with no imports of Node or the SDK, so the workflow bundle, the CLI and the tests all use it.
 import type { Sinks } from '@temporalio/workflow';
 import type { NotifyEventName, PipelineKind, PipelineSpec } from '../pipelines/spec.js';
-import type { DataOutcome } from '../lib/run-states.js';
+import type { DataOutcome, RunStateReason } from '../lib/run-states.js';
 
 /** Registered name of the workflow function (workflows/pipeline.ts exports a function of this name). */
 export const PIPELINE_WORKFLOW_TYPE = 'pipelineWorkflow';
@@ -247,8 +247,12 @@ export interface PipelineWorkflowResult {
   watchEvents?: Array<{ watch: string; event: string; rows: number }>;
   /** Results the run's loads could not write, quarantined in rejected_results (the run is then 'partial'). */
   rejectedResults?: number;
-  /** The run's error when it is 'partial': failed URLs, quarantined results. */
+  /** The run's error when it is 'partial': failed URLs, quarantined results, the budget that stopped it. */
   error?: string | null;
+  /** Why the run ended as it did, when a reason of lib/run-states.ts applies ('budget'). */
+  reason?: RunStateReason;
+  /** The limit that stopped the run's calls (reason 'budget'), and its sentence. */
+  budget?: { limit: string; detail: string };
 }
 
 /** Failure types the workflow raises itself (non-retryable). */

@@ -30,6 +30,8 @@ export interface Metrics {
   alertUndelivered(event: string, reason: string): void;
   /** A check that failed (or could not be evaluated) in a run or an evaluation without one. */
   checkFailed(c: { pipeline: string; check: string; severity: string }): void;
+  /** A budget limit and what it has counted in its current period, as a run of `pipeline` ended (budget/). */
+  budget(b: { pipeline: string; scope: string; limit: string; value: number; spent: number }): void;
 }
 
 /** `GET /api/scraping-runs/12` -> `GET /api/scraping-runs/:id`: one series per endpoint, not per id. */
@@ -136,9 +138,27 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  const budgetLimit = new Gauge({
+    name: 'scrape_etl_budget_limit',
+    help: "A budget limit (budget: of the pipeline or its project), by pipeline, scope (pipeline, project) and limit (calls.day, tokens.month, ...)",
+    labelNames: ['pipeline', 'scope', 'limit'] as const,
+    registers: [registry],
+  });
+  const budgetSpent = new Gauge({
+    name: 'scrape_etl_budget_spent',
+    help: "What a budget limit has counted in its current period (a run's own for .run limits), as the pipeline's last run on this worker ended",
+    labelNames: ['pipeline', 'scope', 'limit'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
     lastSuccess: noteSuccess,
+    budget(b) {
+      const labels = { pipeline: b.pipeline, scope: b.scope, limit: b.limit };
+      budgetLimit.set(labels, b.value);
+      budgetSpent.set(labels, b.spent);
+    },
     apiAttempt: (endpoint, status) => apiCalls.inc({ endpoint: endpointTemplate(endpoint), status: status === null ? 'none' : String(status) }),
     apiRetry: (endpoint) => apiRetries.inc({ endpoint: endpointTemplate(endpoint) }),
     runFinished(r) {

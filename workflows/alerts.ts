@@ -68,6 +68,7 @@ export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefin
     database: spec.destination.database,
     runId: info.firstExecutionRunId,
     ...(spec.notify ? { notify: spec.notify } : {}),
+    ...(spec.budget || spec.project_budget ? { budgets: { ...(spec.budget ? { budget: spec.budget } : {}), ...(spec.project_budget ? { project_budget: spec.project_budget } : {}) } } : {}),
     // A run that failed its checks is told by its check_failed event (collected), not by a status event.
     events: [...(end.status === 'failed_checks' ? [] : [{ event: end.status }]), ...end.collected],
     status: end.status,

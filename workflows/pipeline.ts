@@ -42,6 +42,12 @@ export type { PipelinePhase, PipelineProgress, PipelineResumeState, PipelineWork
 
 export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);
 
+/** The budgets a run's bookkeeping reports (metrics), when it has any. */
+function budgetsOf(spec: PipelineWorkflowInput['spec']): { budgets?: { budget?: NonNullable<typeof spec.budget>; project_budget?: NonNullable<typeof spec.project_budget> } } {
+  if (!spec.budget && !spec.project_budget) return {};
+  return { budgets: { ...(spec.budget ? { budget: spec.budget } : {}), ...(spec.project_budget ? { project_budget: spec.project_budget } : {}) } };
+}
+
 const SCHEDULED_START_TIME = defineSearchAttributeKey('TemporalScheduledStartTime', 'DATETIME');
 
 const RUNNERS: Record<RunMode, ModeRunner> = {
@@ -169,13 +175,15 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     }
 
     progress.phase = 'finishing';
-    const asked = failedChecks ? 'failed_checks' : failures.count > 0 ? 'partial' : 'succeeded';
+    const budgetStop = ctx.budgetStop;
+    const asked = failedChecks ? 'failed_checks' : failures.count > 0 || budgetStop ? 'partial' : 'succeeded';
     const errors = [
+      ...(budgetStop ? [`stopped by its budget: ${budgetStop.detail}`] : []),
       ...(failures.count > 0 ? [`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`] : []),
       ...(failedChecks && checks?.detail ? [checks.detail] : []),
     ];
     const askedError = errors.length > 0 ? shortText(errors.join('\n'), 4000) : null;
-    const finished = await control.finishPipelineRun({ ...ref, status: asked, error: askedError, exportStatus, exportError });
+    const finished = await control.finishPipelineRun({ ...ref, status: asked, error: askedError, exportStatus, exportError, ...(budgetStop ? { statusReason: 'budget' as const } : {}), ...budgetsOf(spec) });
     rowFinished = true;
     // Results the loads quarantined (rejected_results) make a succeeded run partial; the activity says so in its answer.
     const status = finished.status !== undefined && finished.status !== 'failed' ? finished.status : asked;
@@ -212,6 +220,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       ...(checks ? { checks: checks.results } : {}),
       ...(watchEvents ? { watchEvents } : {}),
       ...(finished.rejectedResults ? { rejectedResults: finished.rejectedResults, error } : {}),
+      ...(budgetStop ? { reason: 'budget' as const, budget: { limit: budgetStop.limit, detail: budgetStop.detail }, error } : {}),
     };
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.

@@ -24,6 +24,11 @@ export const runCreateAndWait: ModeRunner = async (ctx) => {
     retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
   });
   const created = await creating.createAndRun({ workflowId, spec });
+  if (created.budget) {
+    // A limit refused the create: nothing was created, nothing is waited for.
+    ctx.budgetStop = created.budget;
+    return { scrapingRunIds: [] };
+  }
   addRows(progress.rowsLoaded, created.rows);
   let runs = created.runs;
   progress.runs.total = runs.length;

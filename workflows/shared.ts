@@ -2,6 +2,7 @@
 // deterministic helpers. Workflow code only: no I/O, no Node modules.
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import type { BudgetStop } from '../activities/types.js';
 import type { FailedUrl, NotifyEvent, PipelineProgress, PipelineWorkflowInput, RowCounts, WorkerTuning } from '../temporal/contract.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 
@@ -24,6 +25,8 @@ export interface ModeContext {
   alerts: NotifyEvent[];
   /** The run takes the steps of LEAN_PATCH (workflows/pipeline.ts): decided once at its start. */
   lean: boolean;
+  /** Set when a budget refused a call: the run starts no more calls and ends partial with the reason 'budget'. */
+  budgetStop?: BudgetStop;
 }
 
 export interface ModeOutcome {

@@ -132,6 +132,16 @@ export const runUrlList: ModeRunner = async (ctx) => {
       loader,
     );
     activities += 1;
+    if (out.budget) {
+      // A limit was reached: no further chunk is started; the URLs it did not call are neither done nor failed.
+      ctx.budgetStop = out.budget;
+      progress.urls.done = offset + count - (out.budget.notCalled ?? 0);
+      progress.urls.failed += out.failed.length;
+      failures.count += out.failed.length;
+      addRows(progress.rowsLoaded, out.rows);
+      for (const f of out.failed.slice(0, Math.max(0, MAX_LISTED_FAILURES - failures.listed.length))) failures.listed.push({ url: f.url, error: shortText(f.error) });
+      break;
+    }
     offset += count;
     progress.urls.done = offset;
     progress.urls.failed += out.failed.length;

@@ -20,7 +20,7 @@ export function register(program: Command): void {
       const { redactDatabaseUrl } = await import('../../db/url.js');
       const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, startedCell, tableRuns } = await import('./status.js');
       const { orderedRows } = await import('../../db/table-names.js');
-      const { runStateName, runStateOf } = await import('../../lib/run-states.js');
+      const { runStateOf, runStateWithReason } = await import('../../lib/run-states.js');
       const { tokensText, tokensTotalText } = await import('../../lib/run-figures.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
@@ -48,7 +48,7 @@ export function register(program: Command): void {
         ['STARTED', 'STATUS', 'ROWS SEEN', 'ROWS CHANGED', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
         ...runs.map((r) => [
           startedCell(r),
-          runStateName(runStateOf(r.tableStatus)),
+          runStateWithReason(runStateOf(r.tableStatus), r.statusReason),
           r.rowsSeen === null ? '-' : String(r.rowsSeen),
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),

@@ -19,6 +19,7 @@ export interface RunFlags {
   new?: boolean;
   attach?: boolean;
   verbose?: boolean;
+  plan?: boolean;
 }
 
 /**
@@ -94,6 +95,9 @@ export interface RunReport {
   /** The run's data checks (status failed_checks when an error check failed). */
   checks?: PipelineWorkflowResult['checks'];
   watchEvents?: PipelineWorkflowResult['watchEvents'];
+  /** Why the run ended as it did ('budget'), and the limit that stopped its calls. */
+  reason?: PipelineWorkflowResult['reason'];
+  budget?: PipelineWorkflowResult['budget'];
 }
 
 // Heavy modules (Temporal client, zod, pino) are loaded in the functions and the action that use them, not
@@ -145,13 +149,16 @@ export async function printOutcome(
       ...(earlier ? { completedAt: earlier.toISOString() } : {}),
       ...(result.checks ? { checks: result.checks } : {}),
       ...(result.watchEvents ? { watchEvents: result.watchEvents } : {}),
+      ...(result.reason ? { reason: result.reason } : {}),
+      ...(result.budget ? { budget: result.budget } : {}),
     };
     io.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
     const lines = [
       earlier
         ? `pipeline ${spec.name}: the remembered run ${run.workflowId} already completed at ${earlier.toISOString()} (${result.status}); nothing was resumed or started`
-        : `pipeline ${spec.name} ${result.status} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
+        : `pipeline ${spec.name} ${result.status}${result.reason ? ` (${result.reason})` : ''} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
+      ...(result.budget ? [`stopped by its budget: ${result.budget.detail}`] : []),
       'rows by table:',
       ...formatRowsByTable(result.rowsByTable),
       ...rowsSeenLines(result),
@@ -252,6 +259,7 @@ export function register(program: Command): void {
     .option('--detach', 'start the run and print its workflow id without waiting')
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
     .option('--attach', 'when the remembered run already completed, report its outcome and files instead of starting a new run')
+    .option('--plan', "print the run's forecast spend (from the pipeline's own history) against its budgets and start nothing; exit 5 when a budget would refuse it")
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (file: string, flags: RunFlags) => {
       // First, so that a signal at any moment ends the command: at once while it starts, cleanly later (see trapSignals).
@@ -360,6 +368,18 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
   const { startOrAttach } = await import('../pipeline-runner.js');
   const log = createLogger({ verbose: flags.verbose ?? false, destination: io.stderr });
   const spec = await loadedPipeline(file);
+  // Budgets first: a run whose forecast exceeds a limit is refused before Temporal or the service is asked anything.
+  const { hasBudget } = await import('../../budget/limits.js');
+  if (flags.plan || hasBudget(spec)) {
+    const { planBudget, planLines } = await import('../budget-plan.js');
+    const plan = await planBudget(spec, file);
+    if (flags.plan) {
+      if (flags.json) io.stdout.write(`${JSON.stringify({ type: 'plan', pipeline: spec.name, forecast: plan.forecast, checks: plan.checks.map((c) => ({ limit: c.limit.key, scope: c.limit.scope, value: c.limit.limit, spent: c.spent, adds: c.adds, exceeds: c.exceeds })), refusal: plan.refusal ?? null })}\n`);
+      else io.stdout.write(`${planLines(spec, plan, file).join('\n')}\n`);
+      return plan.refusal ? EXIT.budget : EXIT.ok;
+    }
+    if (plan.refusal) throw Object.assign(new Error(plan.refusal), { exitCode: EXIT.budget });
+  }
   const session = await openRunSession(file, spec, flags, log, io);
   try {
     // Up to here a signal exited at once (nothing was started); from the start of the run on, it stops the command

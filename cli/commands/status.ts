@@ -12,7 +12,7 @@ import { addDatabaseOption } from '../options.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import type { PipelineRef } from '../resolve-pipeline.js';
 import { splitRows } from '../../db/table-names.js';
-import { runStateName, runStateOf } from '../../lib/run-states.js';
+import { runStateName, runStateOf, runStateWithReason } from '../../lib/run-states.js';
 import { tokensText } from '../../lib/run-figures.js';
 
 export interface StatusRow {
@@ -52,6 +52,8 @@ export interface StatusRow {
   alertError?: string | null;
   /** The run's data checks (check_results): how many, and the names of those that failed; absent without checks. */
   checks?: { total: number; failed: string[] };
+  /** Why it ended as it did ('budget': a spend limit stopped its calls; lib/run-states.ts), absent when its state says it all. */
+  statusReason?: string | null;
 }
 
 /** The error column: the data's error, then a failed export and an undelivered alert, each said beside it. */
@@ -111,6 +113,7 @@ export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise
       tokenUsage: r.tokenUsage,
       alertStatus: r.alertStatus,
       alertError: r.alertError,
+      ...(r.statusReason ? { statusReason: r.statusReason } : {}),
       ...(checks.has(r.workflowId) ? { checks: checks.get(r.workflowId)! } : {}),
     });
   }
@@ -233,7 +236,7 @@ export function register(program: Command): void {
       const fromTable = await tableRuns(databaseUrl, filter);
       log?.debug({ database: redactDatabaseUrl(databaseUrl), runs: fromTable.size }, 'read pipeline_runs');
       const rows = new Map<string, StatusRow>();
-      for (const [id, r] of fromTable) rows.set(id, { ...r, state: runStateName(runStateOf(r.tableStatus)) });
+      for (const [id, r] of fromTable) rows.set(id, { ...r, state: runStateWithReason(runStateOf(r.tableStatus), r.statusReason) });
       // Temporal is asked (and its SDK loaded) only when its answer can change what is shown: a run in progress.
       const inProgress = [...fromTable.values()].some((r) => r.tableStatus === 'running');
       const askTemporal = flags.temporal && (flags.live === true || inProgress);

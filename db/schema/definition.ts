@@ -178,6 +178,8 @@ export const TABLES = {
        * each response landed once per run. NULL for runs finished before it was recorded.
        */
       seen_by_table: json,
+      /** Why a run ended as it did, when a reason of lib/run-states.ts says more than its status: 'budget'. */
+      status_reason: txt,
     },
     indexes: [uniqueIndex('pipeline_runs_workflow_id_uq', 'workflow_id'), index('pipeline_runs_pipeline_idx', 'pipeline')],
   }),
@@ -724,6 +726,31 @@ export const TABLES = {
       updated_at: req(ts),
     },
     primaryKey: ['pipeline', 'watch', 'item_key'],
+  }),
+
+  /**
+   * Every billable request sent to the service (budget/, docs/budgets.md), recorded before it is sent, in the
+   * transaction that checked the budgets: a request a budget refused is never sent, one sent is always here.
+   * `call_key` is what makes a request unique (the workflow, the activity and its attempt, the URL or the create, the
+   * client's attempt), so a retried record of the same request is one row; a request sent again by a retry is
+   * another (the service bills it again). `tokens` is the service's tokenUsage for it, set when its answer came.
+   */
+  spend_calls: table({
+    columns: {
+      call_key: req(txt),
+      pipeline: req(txt),
+      /** The project file (its path) whose budget also counts this call; NULL outside a budgeted project. */
+      project: txt,
+      workflow_id: req(txt),
+      endpoint: req(txt),
+      /** The URL of a synchronous call, 'create-and-run' for a create. */
+      request_key: req(txt),
+      creates_scraper: req(bool),
+      called_at: req(ts),
+      tokens: i64,
+    },
+    primaryKey: ['call_key'],
+    indexes: [index('spend_calls_pipeline_idx', 'pipeline', 'called_at'), index('spend_calls_project_idx', 'project', 'called_at'), index('spend_calls_workflow_idx', 'workflow_id')],
   }),
 
   url_lists: table({

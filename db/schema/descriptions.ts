@@ -94,6 +94,7 @@ export const TABLE_DOCS: DocsOf = {
       alert_status: "The run's alerts once their deliveries ended: 'delivered' or 'failed'; NULL when there was nothing to send.",
       alert_error: 'Which alerts were not delivered, and why.',
       seen_by_table: `Rows the run's responses held (fetched), by table, changed or not, as${JSON_TEXT} NULL for runs finished before it was recorded.`,
+      status_reason: "Why the run ended as it did when its status alone does not say: 'budget' (a budget limit stopped its calls, docs/budgets.md); NULL otherwise.",
     },
     acceptedValues: {
       status: { values: RECORDED_RUN_STATES, source: 'ours' },
@@ -538,6 +539,20 @@ export const TABLE_DOCS: DocsOf = {
       item_key: "The item's key.",
       state: 'What was seen (in stock or not; present).',
       updated_at: 'When (UTC).',
+    },
+  },
+  spend_calls: {
+    description: "Every billable call to the scraping service, recorded before it is sent, in the transaction that checks the budget's limits (docs/budgets.md): what spend control counts.",
+    columns: {
+      call_key: 'What makes a call unique: workflow, activity, attempt and its execution, URL or create, and client attempt.',
+      pipeline: 'The pipeline whose run made the call.',
+      project: "The project file (its path) whose budget also counts this call; NULL outside a budgeted project.",
+      workflow_id: 'The Temporal workflow id of the run.',
+      endpoint: '`METHOD /path` of the call.',
+      request_key: "The URL of a synchronous call, 'create-and-run' for a create.",
+      creates_scraper: 'Whether the call creates a scraper (create-and-run).',
+      called_at: 'When the call was recorded (UTC), just before it was sent.',
+      tokens: "The `tokenUsage` its answer reported; NULL until it arrives or when the answer reports none.",
     },
   },
   url_lists: {

@@ -11,7 +11,7 @@ import { VIEW_SQL } from '../../db/schema/views.js';
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
  * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
  */
-export const DUCKDB_SCHEMA_VERSION = 7;
+export const DUCKDB_SCHEMA_VERSION = 8;
 
 /**
  * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
@@ -53,9 +53,14 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
     version: 6,
     sql: () => ['ALTER TABLE raw_responses ADD COLUMN IF NOT EXISTS rows_seen text', 'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS seen_by_table text'],
   },
+  {
+    // Spend control (budget/): the billable calls, and the reason a run ended as it did ('budget').
+    version: 7,
+    sql: () => ['ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS status_reason text', ...tableDdl('spend_calls', TABLES.spend_calls as AnyTableDef)],
+  },
   // The analyst's views and the comments of every table, view and column (issue 40), as the Postgres migration
-  // 0014_warehouse_docs writes them.
-  { version: 7, sql: () => warehouseDocsDdl() },
+  // 0014_warehouse_docs writes them; after every table exists, so spend_calls's too.
+  { version: 8, sql: () => warehouseDocsDdl() },
 ];
 
 /** The views (replaced, so the step is a no-op on a new file) and every comment of the model. */

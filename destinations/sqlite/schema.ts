@@ -28,6 +28,7 @@ export const export_watermarks = table('export_watermarks', TABLES.export_waterm
 export const sync_watermarks = table('sync_watermarks', TABLES.sync_watermarks);
 export const notify_deliveries = table('notify_deliveries', TABLES.notify_deliveries);
 export const url_lists = table('url_lists', TABLES.url_lists);
+export const spend_calls = table('spend_calls', TABLES.spend_calls);
 export const schema_history = table('schema_history', TABLES.schema_history);
 export const rejected_results = table('rejected_results', TABLES.rejected_results);
 export const check_results = table('check_results', TABLES.check_results);

@@ -318,10 +318,13 @@ describe('existing databases gain the price history columns and the new tables',
       const cols = await withTransaction(db, (tx) => tx.all(`SELECT column_name FROM information_schema.columns WHERE table_name = 'marketplace_price_history' ORDER BY ordinal_position`, []));
       expect(cols.map((c) => c['column_name']).slice(-2)).toEqual(['workflow_id', 'previous_price_major']);
       // Every step ran, in order, up to the current version: 2 (alerts), 3 (hostile content), 4 (checks), 5 (indexes
-      // DuckDB never reads dropped), 6 (rows seen), 7 (views and comments).
+      // DuckDB never reads dropped), 6 (rows seen), 7 (spend control: spend_calls, pipeline_runs.status_reason),
+      // 8 (views and comments).
       const versions = await withTransaction(db, (tx) => tx.all(`SELECT version FROM ${SCHEMA_VERSION_TABLE} ORDER BY version`, []));
-      expect(versions.map((r) => Number(r['version']))).toEqual([1, 2, 3, 4, 5, 6, 7]);
-      expect(DUCKDB_SCHEMA_VERSION).toBe(7);
+      expect(versions.map((r) => Number(r['version']))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(DUCKDB_SCHEMA_VERSION).toBe(8);
+      const spend = await withTransaction(db, (tx) => tx.all(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'spend_calls'`, []));
+      expect(Number(spend[0]?.['n'])).toBe(1);
       const stepColumns = await withTransaction(db, (tx) =>
         tx.all(`SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE column_name IN ('alert_status', 'alert_error', 'source_key', 'root_table') ORDER BY 1`, []),
       );
