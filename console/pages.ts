@@ -1,6 +1,6 @@
 // The console's pages as HTML, from what the query modules read. The same functions render the live console
 // (links between pages) and the report (one file: links become anchors inside it, or plain text).
-import { tokensText } from '../lib/run-figures.js';
+import { UNKNOWN_TOKENS } from '../lib/run-figures.js';
 import { chart, cell, html, link, raw, sparkline, statusBadge, table, type Html } from './html.js';
 import type { DataPage } from './data.js';
 import type { LeadsPage } from './leads.js';
@@ -47,9 +47,14 @@ function fireTime(run: RunInfo): string | null {
   return run.scheduledAt ?? run.startedAt;
 }
 
-/** A run's tokens as every surface says them (lib/run-figures.ts): `unknown` when the service reported none; a missed fire ran nothing. */
+/** Tokens as every surface says them (lib/run-figures.ts): `unknown` when the service reported none, else the number. */
+function tokensCell(n: number | null): string {
+  return n === null ? UNKNOWN_TOKENS : intText(n);
+}
+
+/** A run's tokens; a missed fire ran nothing. */
 function runTokens(run: RunInfo): string {
-  return isMissedFire(run.status) ? '—' : tokensText(run.tokens);
+  return isMissedFire(run.status) ? '—' : tokensCell(run.tokens);
 }
 
 function runDuration(run: RunInfo): string {
@@ -185,7 +190,7 @@ ${d.failed.listed.length > 0 || r.status === 'partial'
   ? html`<h2>Failed URLs</h2>${table(['URL', 'Reason'], d.failed.listed.map((f) => [f.url, f.reason]), { cls: 'failed-urls', id: 'failed-urls' })}${d.failed.count !== null && d.failed.count > d.failed.listed.length ? html`<p class="muted">${d.failed.count - d.failed.listed.length} more not listed (the list is cut at 4,000 characters).</p>` : ''}`
   : ''}
 <h2>Tokens</h2>
-${d.tokensByEndpoint.length === 0 ? html`<p class="muted">No responses recorded.</p>` : table(['Endpoint', 'Responses', 'Tokens'], d.tokensByEndpoint.map((t) => [t.endpoint, intText(t.responses), tokensText(t.tokens)]))}
+${d.tokensByEndpoint.length === 0 ? html`<p class="muted">No responses recorded.</p>` : table(['Endpoint', 'Responses', 'Tokens'], d.tokensByEndpoint.map((t) => [t.endpoint, intText(t.responses), tokensCell(t.tokens)]))}
 <h2>Alerts</h2>
 ${d.alerts.length === 0 ? html`<p class="muted">No alert was delivered for this run.</p>` : table(['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'], d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]), { cls: 'alerts' })}
 <h2>Schema changes</h2>
