@@ -49,7 +49,7 @@ describe('the built command', () => {
     expect(bin).toContain('../dist/cli/main.js');
     expect(fs.existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'main.js'))).toBe(true);
     // The assets the runtime reads beside its modules are in dist/ too.
-    expect(fs.readdirSync(path.join(REPO_ROOT, 'dist', 'db', 'migrations', 'sqlite')).some((f) => f.endsWith('.sql'))).toBe(true);
+    expect(fs.readdirSync(path.join(REPO_ROOT, 'dist', 'destinations', 'sqlite', 'migrations')).some((f) => f.endsWith('.sql'))).toBe(true);
     expect(fs.readdirSync(path.join(REPO_ROOT, 'dist', 'pipelines', 'examples'))).toEqual(fs.readdirSync(path.join(REPO_ROOT, 'pipelines', 'examples')));
   });
 

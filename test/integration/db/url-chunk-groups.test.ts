@@ -59,7 +59,10 @@ async function chunk(urls: string[], group: string, prepare?: (sqlite: import('b
     );
     const raw = dest.sqlite.prepare(`select request_key from raw_responses order by request_key`).pluck().all() as string[];
     const products = dest.sqlite.prepare(`select count(*) from marketplace_products`).pluck().get() as number;
-    return { out, begins, raw, products, lastBeat: beats.at(-1), beatsAt };
+    // Each billable call is recorded in a transaction of its own before it is sent (budget/meter.ts): the loads'
+    // transactions are the others.
+    const spendCalls = dest.sqlite.prepare(`select count(*) from spend_calls`).pluck().get() as number;
+    return { out, begins: begins - spendCalls, spendCalls, raw, products, lastBeat: beats.at(-1), beatsAt };
   } finally {
     await deps.close();
   }
@@ -75,6 +78,7 @@ describe('URL chunk loads in groups', () => {
         select count(*) from (with recursive c(x) as (select 1 union all select x + 1 from c where x < 400000) select x from c); end`);
     const grouped = await chunk(urls, '4', slow);
     expect(grouped.out.ok && grouped.out.o.succeeded).toBe(10);
+    expect(grouped.spendCalls).toBe(10);
     expect(grouped.begins).toBeGreaterThanOrEqual(3);
     expect(grouped.begins).toBeLessThan(10);
     expect(grouped.raw).toEqual([...urls].sort());
