@@ -40,9 +40,10 @@ describe('a missed fire in the console', () => {
       const run = rows.find((r) => r.some((c) => c.includes(RUN_ID)))!;
       expect(missed, JSON.stringify(rows)).toBeDefined();
       expect(missed[0]).toBe('missed fire 2026-11-26 12:00:00Z');
-      expect(missed[3]).toBe('—');
+      // Started, status, rows seen, rows changed, duration (issue 36's columns).
+      expect(missed[4]).toBe('—');
       expect(missed.join(' ')).not.toMatch(/97\.3|1m 37/);
-      expect(run[3]).toBe('4.0 s');
+      expect(run[4]).toBe('4.0 s');
     });
   });
 
