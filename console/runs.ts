@@ -1,7 +1,7 @@
 // Pipelines and runs as pipeline_runs, raw_responses, notify_deliveries, schema_history, export_watermarks and (when
 // the checks feature made it) check_results hold them. Every query is bounded: by a run's workflow id (indexed),
 // by a pipeline (indexed) with a LIMIT, or by the small bookkeeping tables.
-import { isMissedFire } from '../db/pipeline-runs.js';
+import { countsCell, isMissedFire } from '../db/pipeline-runs.js';
 import { quoteIdent } from '../db/sql.js';
 import { splitRows } from '../db/table-names.js';
 import { contentTables, describe, tableExists } from './catalog.js';
@@ -33,23 +33,9 @@ export interface RunInfo {
 // Every column: a database written by an older version lacks the newer ones (seen_by_table), which read as absent.
 const RUN_COLUMNS = '*';
 
-/** A counts-by-table JSON cell, or null when absent or not an object of numbers. */
-function countsOf(cell: unknown): Record<string, number> | null {
-  if (cell === null || cell === undefined) return null;
-  try {
-    const parsed = JSON.parse(String(cell)) as unknown;
-    if (!parsed || typeof parsed !== 'object') return null;
-    const out: Record<string, number> = {};
-    for (const [k, v] of Object.entries(parsed)) if (typeof v === 'number') out[k] = v;
-    return out;
-  } catch {
-    return null;
-  }
-}
-
 function toRun(x: Row): RunInfo {
-  const changed = countsOf(x['rows_by_table']);
-  const seen = countsOf(x['seen_by_table']);
+  const changed = countsCell(x['rows_by_table']);
+  const seen = countsCell(x['seen_by_table']);
   const rowsByTable = changed ?? {};
   return {
     id: num(x['id'])!,

@@ -161,6 +161,23 @@ export async function getPipelineRun(db: Database, workflowId: string): Promise<
   return row ? toPipelineRunRow(row) : undefined;
 }
 
+/**
+ * A counts-by-table cell (rows_by_table, seen_by_table, as stored): its numbers by table, or null when absent or
+ * not an object. Read by every surface that shows a run's rows (status, history, the console).
+ */
+export function countsCell(cell: unknown): Record<string, number> | null {
+  if (cell === null || cell === undefined || cell === '') return null;
+  try {
+    const parsed = JSON.parse(String(cell)) as unknown;
+    if (!parsed || typeof parsed !== 'object') return null;
+    const out: Record<string, number> = {};
+    for (const [k, v] of Object.entries(parsed)) if (typeof v === 'number') out[k] = v;
+    return out;
+  } catch {
+    return null;
+  }
+}
+
 function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
   const time = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString() : String(v));
   return {
@@ -171,8 +188,8 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     status: String(row['status']) as PipelineRunStatus,
     startedAt: time(row['started_at']) ?? '',
     finishedAt: time(row['finished_at']),
-    rowsByTable: row['rows_by_table'] ? (JSON.parse(String(row['rows_by_table'])) as Record<string, number>) : null,
-    seenByTable: row['seen_by_table'] ? (JSON.parse(String(row['seen_by_table'])) as Record<string, number>) : null,
+    rowsByTable: countsCell(row['rows_by_table']),
+    seenByTable: countsCell(row['seen_by_table']),
     error: row['error'] === null || row['error'] === undefined ? null : String(row['error']),
     exportStatus: (RECORDED_EXPORT_STATUSES as readonly unknown[]).includes(row['export_status']) ? (row['export_status'] as RecordedExportStatus) : null,
     exportError: row['export_error'] === null || row['export_error'] === undefined ? null : String(row['export_error']),
