@@ -18,7 +18,10 @@ const LAYERS = [
   },
   // budget/: its pure words and limits are foundation (db/spend.ts counts by them), its schema is the pipeline
   // files' (spec), the rest (meter, forecast, alerts, the console's rows) works on the store like activities.
-  { name: 'foundation', paths: ['^settings/', '^lib/', '^client/', '^vendor/', '^simulator/', '^budget/(types|limits)\\.ts$'] },
+  {
+    name: 'foundation',
+    paths: ['^settings/', '^lib/', '^client/', '^vendor/', '^simulator/', '^budget/(types|limits)\\.ts$'],
+  },
   { name: 'model', paths: ['^db/model/'] },
   { name: 'store', paths: ['^db/'] },
   { name: 'export', paths: ['^export/'] },
@@ -38,7 +41,10 @@ const LAYERS = [
   { name: 'checks', paths: ['^checks/'] },
   // The one alert delivery and what every sender of alerts shares; retention applied to a pipeline.
   { name: 'alerts', paths: ['^alerts/', '^retention/'] },
-  { name: 'engines', paths: ['^destinations/[^/]+/', '^destinations/(?!registry\\.ts$|open\\.ts$|index\\.ts$)[^/]+\\.ts$'] },
+  {
+    name: 'engines',
+    paths: ['^destinations/[^/]+/', '^destinations/(?!registry\\.ts$|open\\.ts$|index\\.ts$)[^/]+\\.ts$'],
+  },
   { name: 'registry', paths: ['^destinations/'] },
   { name: 'activities', paths: ['^activities/', '^pipelines/preflight', '^budget/'] },
   { name: 'workflows', paths: ['^workflows/'] },
@@ -63,6 +69,28 @@ const LOWER_TO_HIGHER = [
 const ENGINE_FOLDER = '^destinations/(?!contract/)[^/]+/';
 
 /** The product's source folders, which the rules cover (tests, benchmarks and the soak use the product from outside). */
-const PRODUCT_FOLDERS = ['activities', 'alerts', 'budget', 'checks', 'cli', 'client', 'console', 'db', 'destinations', 'export', 'kinds', 'lib', 'monitor', 'pipelines', 'retention', 'settings', 'simulator', 'temporal', 'vendor', 'workflows', 'scripts'];
+const PRODUCT_FOLDERS = [
+  'activities',
+  'alerts',
+  'budget',
+  'checks',
+  'cli',
+  'client',
+  'console',
+  'db',
+  'destinations',
+  'export',
+  'kinds',
+  'lib',
+  'monitor',
+  'pipelines',
+  'retention',
+  'settings',
+  'simulator',
+  'temporal',
+  'vendor',
+  'workflows',
+  'scripts',
+];
 
 module.exports = { LAYERS, LOWER_TO_HIGHER, ENGINE_FOLDER, PRODUCT_FOLDERS };

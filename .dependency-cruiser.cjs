@@ -69,7 +69,8 @@ module.exports = {
     },
     {
       name: 'no-engine-folder-from-outside',
-      comment: 'destinations/<engine>/ is reached through the adapter (destinations/contract.ts), never imported directly.',
+      comment:
+        'destinations/<engine>/ is reached through the adapter (destinations/contract.ts), never imported directly.',
       severity: 'error',
       from: { pathNot: '^destinations/' },
       to: { path: ENGINE_FOLDER },
@@ -84,4 +85,3 @@ module.exports = {
     includeOnly: `^(${PRODUCT_FOLDERS.join('|')})/`,
   },
 };
-

@@ -7,13 +7,31 @@ import tseslint from 'typescript-eslint';
 // (search attribute keys come from there), the workflow folder itself and the repo's modules that import nothing
 // but types, so the workflow bundle stays deterministic and free of Node, zod, database and client code. Type-only
 // imports are erased and allowed from anywhere (the activities' types, for example).
-const WORKFLOW_SAFE = ['@temporalio/workflow', '@temporalio/common', '../temporal/contract.js', '../pipelines/spec.js', '../pipelines/duration.js', '../lib/run-states.js'];
+const WORKFLOW_SAFE = [
+  '@temporalio/workflow',
+  '@temporalio/common',
+  '../temporal/contract.js',
+  '../pipelines/spec.js',
+  '../pipelines/duration.js',
+  '../lib/run-states.js',
+];
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 export default tseslint.config(
   {
     // drizzle-kit's configs are no module of the TypeScript project (tsconfig.json), which the type-aware rules need.
-    ignores: ['dist/**', 'node_modules/**', 'data/**', 'test-artifacts/**', '.tmp/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs', '**/drizzle.config.ts'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'test-artifacts/**',
+      '.tmp/**',
+      'coverage/**',
+      '**/*.js',
+      '**/*.cjs',
+      '**/*.mjs',
+      '**/drizzle.config.ts',
+    ],
   },
   {
     files: ['**/*.ts'],
@@ -43,7 +61,8 @@ export default tseslint.config(
             {
               regex: '(^|/)activities/',
               allowTypeImports: true,
-              message: 'activities/ holds activities only: import what you need from the room that holds it (alerts/, checks/, temporal/, retention/), or move it there',
+              message:
+                'activities/ holds activities only: import what you need from the room that holds it (alerts/, checks/, temporal/, retention/), or move it there',
             },
           ],
         },
@@ -74,7 +93,15 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '.', allowTypeImports: true, message: 'a workflow-safe module (eslint.config.js WORKFLOW_SAFE) imports types only' }] },
+        {
+          patterns: [
+            {
+              regex: '.',
+              allowTypeImports: true,
+              message: 'a workflow-safe module (eslint.config.js WORKFLOW_SAFE) imports types only',
+            },
+          ],
+        },
       ],
     },
   },

@@ -72,7 +72,12 @@ export async function deliverWatchEvents(
       alerts.push({
         hook,
         // notify_deliveries' event column names the watch: two watches of one type are two deliveries.
-        key: { workflowId: input.workflowId, runId: input.runId, event: `watch:${e.watch}`, target: webhookTarget(w, origin) },
+        key: {
+          workflowId: input.workflowId,
+          runId: input.runId,
+          event: `watch:${e.watch}`,
+          target: webhookTarget(w, origin),
+        },
         event: e.event,
         idempotencyKey: facts.idempotencyKey,
         where: `webhook (${origin}, ${w.format}) for watch ${e.watch}`,
@@ -81,11 +86,20 @@ export async function deliverWatchEvents(
     }
   }
   const got = await deliverAlerts(alerts, { db, cfg, metrics: deps.metrics, heartbeat, ...(signal ? { signal } : {}) });
-  const out: RunWatchesOutput = { events: events.map((e) => ({ watch: e.watch, event: e.event, rows: e.rowCount })), sent: got.sent, alreadySent: got.alreadySent };
+  const out: RunWatchesOutput = {
+    events: events.map((e) => ({ watch: e.watch, event: e.event, rows: e.rowCount })),
+    sent: got.sent,
+    alreadySent: got.alreadySent,
+  };
   const retryable = got.failures.filter((f) => f.retryable).map((f) => f.text);
   const permanent = got.failures.filter((f) => !f.retryable).map((f) => f.text);
-  if (retryable.length > 0) throw ApplicationFailure.retryable(`watch events not delivered yet: ${[...retryable, ...permanent].join('; ')}`, 'NotifyFailed');
-  if (permanent.length > 0) throw ApplicationFailure.nonRetryable(`watch events not delivered: ${permanent.join('; ')}`, 'NotifyConfigError');
+  if (retryable.length > 0)
+    throw ApplicationFailure.retryable(
+      `watch events not delivered yet: ${[...retryable, ...permanent].join('; ')}`,
+      'NotifyFailed',
+    );
+  if (permanent.length > 0)
+    throw ApplicationFailure.nonRetryable(`watch events not delivered: ${permanent.join('; ')}`, 'NotifyConfigError');
   return out;
 }
 
@@ -100,13 +114,18 @@ export function checkActivities(deps: ActivityDeps) {
         rowsLoaded: input.rowsLoaded,
         metrics: deps.metrics,
       });
-      if (out.detail) log.warn('checks failed', { pipeline: input.spec.name, workflowId: input.workflowId, detail: out.detail });
+      if (out.detail)
+        log.warn('checks failed', { pipeline: input.spec.name, workflowId: input.workflowId, detail: out.detail });
       return out;
     },
 
     async deliverRunWatches(input: RunWatchesInput): Promise<RunWatchesOutput> {
       const db = await deps.destination(input.spec.destination.database);
-      const events = await evaluateWatches(db, { pipeline: input.spec.name, workflowId: input.workflowId, watches: input.spec.watch ?? [] });
+      const events = await evaluateWatches(db, {
+        pipeline: input.spec.name,
+        workflowId: input.workflowId,
+        watches: input.spec.watch ?? [],
+      });
       const ctx = Context.current();
       return deliverWatchEvents(deps, db, input, events, (i) => ctx.heartbeat(i), ctx.cancellationSignal);
     },

@@ -1,11 +1,26 @@
 // Bookkeeping activities: the pipeline_runs row (started first, finished last with counts read back from the
 // database) and the results-sync watermark.
-import { countRowsOfRun, finishPipelineRun, getPipelineRun, inferredTablesOf, rejectedResultsOfRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } from '../db/pipeline-runs.js';
+import {
+  countRowsOfRun,
+  finishPipelineRun,
+  getPipelineRun,
+  inferredTablesOf,
+  rejectedResultsOfRun,
+  seenRowsOfRun,
+  startPipelineRun,
+  sumTokenUsageOfRun,
+} from '../db/pipeline-runs.js';
 import { commitSyncWatermark, readSyncWatermark } from '../db/sync-watermarks.js';
 import { DATA_TABLES } from '../db/tables.js';
 import { budgetStatusOf } from '../budget/alerts.js';
 import type { ActivityDeps } from './deps.js';
-import type { BeginPipelineRunInput, CommitWatermarkInput, FinishPipelineRunInput, FinishPipelineRunOutput, WatermarkInput } from './types.js';
+import type {
+  BeginPipelineRunInput,
+  CommitWatermarkInput,
+  FinishPipelineRunInput,
+  FinishPipelineRunOutput,
+  WatermarkInput,
+} from './types.js';
 
 /** The stream name of the results sync's watermark in sync_watermarks. */
 const RESULTS_STREAM = 'results';
@@ -28,12 +43,19 @@ export function controlActivities(deps: ActivityDeps) {
       // Every table the run can have written: the model's, and the pipeline's inferred content tables (the
       // `<pipeline>_items` family, which hold the content of pdf, leads and results pipelines).
       const inferred = await inferredTablesOf(db, input.pipeline);
-      const rowsByTable = await countRowsOfRun(db, { pipeline: input.pipeline, workflowId: input.workflowId, tables: [...inferred, ...DATA_TABLES] });
+      const rowsByTable = await countRowsOfRun(db, {
+        pipeline: input.pipeline,
+        workflowId: input.workflowId,
+        tables: [...inferred, ...DATA_TABLES],
+      });
       // Rows seen beside rows changed: a run that fetched unchanged rows changed 0 but saw them.
       const seenByTable = await seenRowsOfRun(db, input.workflowId, rowsByTable);
       const tokenUsage = await sumTokenUsageOfRun(db, input.workflowId);
       // Results its loads quarantined make a run that otherwise succeeded `partial`, with them named in its error.
-      const rejected = input.status === 'failed' || input.status === 'cancelled' ? { count: 0, first: [] } : await rejectedResultsOfRun(db, input.workflowId);
+      const rejected =
+        input.status === 'failed' || input.status === 'cancelled'
+          ? { count: 0, first: [] }
+          : await rejectedResultsOfRun(db, input.workflowId);
       let status = input.status;
       let error = input.error ?? null;
       if (rejected.count > 0) {
@@ -51,18 +73,50 @@ export function controlActivities(deps: ActivityDeps) {
         seenByTable,
         error,
         ...(input.statusReason ? { statusReason: input.statusReason } : {}),
-        ...(input.exportStatus && input.exportStatus !== 'none' ? { exportStatus: input.exportStatus, exportError: input.exportError ?? null } : {}),
+        ...(input.exportStatus && input.exportStatus !== 'none'
+          ? { exportStatus: input.exportStatus, exportError: input.exportError ?? null }
+          : {}),
       });
       const row = await getPipelineRun(db, input.workflowId);
-      const durationMs = row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
-      deps.metrics.runFinished({ pipeline: input.pipeline, kind: input.kind, status, rowsByTable, seenByTable, tokenUsage, durationMs });
+      const durationMs =
+        row?.finishedAt && row.startedAt ? Date.parse(row.finishedAt) - Date.parse(row.startedAt) : null;
+      deps.metrics.runFinished({
+        pipeline: input.pipeline,
+        kind: input.kind,
+        status,
+        rowsByTable,
+        seenByTable,
+        tokenUsage,
+        durationMs,
+      });
       if (input.budgets) {
         const status = await budgetStatusOf(db, { name: input.pipeline, ...input.budgets }, input.workflowId);
-        for (const b of status) deps.metrics.budget({ pipeline: input.pipeline, scope: b.limit.scope, limit: b.limit.key.replace(/^budget\./, ''), value: b.limit.limit, spent: b.spent });
+        for (const b of status)
+          deps.metrics.budget({
+            pipeline: input.pipeline,
+            scope: b.limit.scope,
+            limit: b.limit.key.replace(/^budget\./, ''),
+            value: b.limit.limit,
+            spent: b.spent,
+          });
       }
-      deps.onRunEvent?.({ event: 'ended', pipeline: input.pipeline, workflowId: input.workflowId, status, rowsByTable, seenByTable, durationMs, error });
+      deps.onRunEvent?.({
+        event: 'ended',
+        pipeline: input.pipeline,
+        workflowId: input.workflowId,
+        status,
+        rowsByTable,
+        seenByTable,
+        durationMs,
+        error,
+      });
       // A cancelled run's quarantined results are not counted (above): only a finished run's status is said back.
-      return { rowsByTable, seenByTable, tokenUsage, ...(rejected.count > 0 && status !== 'cancelled' ? { status, error, rejectedResults: rejected.count } : {}) };
+      return {
+        rowsByTable,
+        seenByTable,
+        tokenUsage,
+        ...(rejected.count > 0 && status !== 'cancelled' ? { status, error, rejectedResults: rejected.count } : {}),
+      };
     },
 
     async readResultsWatermark(input: WatermarkInput): Promise<string | null> {
@@ -70,7 +124,12 @@ export function controlActivities(deps: ActivityDeps) {
     },
 
     async commitResultsWatermark(input: CommitWatermarkInput): Promise<void> {
-      await commitSyncWatermark(await deps.destination(input.database), input.pipeline, RESULTS_STREAM, input.watermark);
+      await commitSyncWatermark(
+        await deps.destination(input.database),
+        input.pipeline,
+        RESULTS_STREAM,
+        input.watermark,
+      );
     },
   };
 }

@@ -113,7 +113,13 @@ export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivit
           metrics.apiRetry(r.endpoint);
           opts.client?.onRetry?.(r);
         },
-        retry: { ...opts.client?.retry, maxAttempts: Math.min(opts.client?.retry?.maxAttempts ?? CLIENT_ATTEMPTS_IN_ACTIVITIES, CLIENT_ATTEMPTS_IN_ACTIVITIES) },
+        retry: {
+          ...opts.client?.retry,
+          maxAttempts: Math.min(
+            opts.client?.retry?.maxAttempts ?? CLIENT_ATTEMPTS_IN_ACTIVITIES,
+            CLIENT_ATTEMPTS_IN_ACTIVITIES,
+          ),
+        },
       });
       return client;
     },
@@ -122,7 +128,8 @@ export function createActivityDeps(opts: ActivityDepsOptions = {}): OwnedActivit
       if (!db) {
         db = openDatabase(url).catch((err: unknown) => {
           // Not a database, no permission, a wrong password: the same answer on every attempt, so fail now.
-          if (err instanceof DatabaseConfigError) throw ApplicationFailure.nonRetryable(err.message, 'DestinationConfigError');
+          if (err instanceof DatabaseConfigError)
+            throw ApplicationFailure.nonRetryable(err.message, 'DestinationConfigError');
           throw err;
         });
         databases.set(url, db);

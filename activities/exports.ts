@@ -17,7 +17,10 @@ export function exportActivities(deps: ActivityDeps) {
       const done = new Map<number, { files: ExportsOutput['files']; unchanged: string[] }>(
         (previous?.done ?? []).map(([index, files, unchanged]) => [index, { files, unchanged: unchanged ?? [] }]),
       );
-      const beat = () => ctx.heartbeat({ done: [...done.entries()].map(([i, d]) => [i, d.files, d.unchanged]) } satisfies ExportsHeartbeat);
+      const beat = () =>
+        ctx.heartbeat({
+          done: [...done.entries()].map(([i, d]) => [i, d.files, d.unchanged]),
+        } satisfies ExportsHeartbeat);
       const db = await deps.destination(spec.destination.database);
       const timestamp = new Date(input.startedAt);
       for (const [index, e] of spec.exports.entries()) {
@@ -27,44 +30,54 @@ export function exportActivities(deps: ActivityDeps) {
           // The lake (export/targets/lake.ts): its file names, manifest and watermark make a retry write the same
           // objects again, so nothing here needs to remember more than that the entry is done.
           const { exportToLake } = await import('../export/targets/lake.js');
-          const lake = await exportOrClassify(to, () => exportToLake(db, {
-            to,
-            pipeline: spec.name,
-            tables: e.tables,
-            format: e.format ?? 'parquet',
-            partitionBy: e.partition_by ?? [],
-            runId: workflowId,
-            timestamp,
-            signal: ctx.cancellationSignal,
-            onProgress: beat,
-          }));
-          done.set(index, { files: lake.files.map((f) => ({ table: f.table, file: f.file, rows: f.rows })), unchanged: lake.unchanged });
+          const lake = await exportOrClassify(to, () =>
+            exportToLake(db, {
+              to,
+              pipeline: spec.name,
+              tables: e.tables,
+              format: e.format ?? 'parquet',
+              partitionBy: e.partition_by ?? [],
+              runId: workflowId,
+              timestamp,
+              signal: ctx.cancellationSignal,
+              onProgress: beat,
+            }),
+          );
+          done.set(index, {
+            files: lake.files.map((f) => ({ table: f.table, file: f.file, rows: f.rows })),
+            unchanged: lake.unchanged,
+          });
           beat();
           continue;
         }
         const dir = e.dir ?? '.';
-        const written = await exportOrClassify(dir, () => exportTablesReport(db, {
-          pipeline: spec.name,
-          // [] means every table holding this pipeline's rows, which is what the kind writes.
-          tables: e.tables,
-          outDir: dir,
-          // A run started before exports had a format (its spec is in the workflow's history) wrote CSV.
-          format: e.format ?? 'csv',
-          mode: e.mode,
-          // A run started before write_empty existed has none in its spec: no file when nothing is new.
-          ...(e.mode === 'incremental' ? { writeEmpty: e.write_empty ?? false } : {}),
-          delimiter: e.delimiter,
-          bom: e.bom,
-          nullText: e.null_text,
-          fileName: e.file_name,
-          neutralizeFormulas: e.neutralize_formulas,
-          timestamp,
-          runId: workflowId,
-          signal: ctx.cancellationSignal,
-          // The SDK throttles heartbeats, so one per batch costs nothing and keeps a long table alive.
-          onProgress: beat,
-        }));
-        done.set(index, { files: written.files.map((f) => ({ table: f.table, file: f.file, rows: f.rows })), unchanged: written.unchanged });
+        const written = await exportOrClassify(dir, () =>
+          exportTablesReport(db, {
+            pipeline: spec.name,
+            // [] means every table holding this pipeline's rows, which is what the kind writes.
+            tables: e.tables,
+            outDir: dir,
+            // A run started before exports had a format (its spec is in the workflow's history) wrote CSV.
+            format: e.format ?? 'csv',
+            mode: e.mode,
+            // A run started before write_empty existed has none in its spec: no file when nothing is new.
+            ...(e.mode === 'incremental' ? { writeEmpty: e.write_empty ?? false } : {}),
+            delimiter: e.delimiter,
+            bom: e.bom,
+            nullText: e.null_text,
+            fileName: e.file_name,
+            neutralizeFormulas: e.neutralize_formulas,
+            timestamp,
+            runId: workflowId,
+            signal: ctx.cancellationSignal,
+            // The SDK throttles heartbeats, so one per batch costs nothing and keeps a long table alive.
+            onProgress: beat,
+          }),
+        );
+        done.set(index, {
+          files: written.files.map((f) => ({ table: f.table, file: f.file, rows: f.rows })),
+          unchanged: written.unchanged,
+        });
         beat();
       }
       const entries = [...done.entries()].sort(([a], [b]) => a - b).map(([, d]) => d);
@@ -84,7 +97,8 @@ async function exportOrClassify<T>(dir: string, run: () => Promise<T>): Promise<
   } catch (err) {
     const sentence = describeExportFsError(err, dir);
     if (sentence !== undefined) throw ApplicationFailure.nonRetryable(sentence, 'ExportConfigError');
-    if (err instanceof Error && err.message.startsWith('export:')) throw ApplicationFailure.nonRetryable(err.message, 'ExportConfigError');
+    if (err instanceof Error && err.message.startsWith('export:'))
+      throw ApplicationFailure.nonRetryable(err.message, 'ExportConfigError');
     throw err;
   }
 }

@@ -17,7 +17,11 @@ export function asActivityFailure(err: unknown): unknown {
   if (err instanceof CancelledFailure || err instanceof ApplicationFailure) return err;
   if (err instanceof PermanentLoadError) return ApplicationFailure.nonRetryable(err.message, err.name);
   // A database refusing the data itself (a constraint, a value out of range, a limit): retrying cannot help.
-  if (isPermanentDatabaseError(err)) return ApplicationFailure.nonRetryable(`the destination refused the load: ${(err as Error).message}`, 'PermanentDatabaseError');
+  if (isPermanentDatabaseError(err))
+    return ApplicationFailure.nonRetryable(
+      `the destination refused the load: ${(err as Error).message}`,
+      'PermanentDatabaseError',
+    );
   if (err instanceof ScraperApiError) {
     return err.retryable
       ? ApplicationFailure.retryable(err.message, err.name)
@@ -44,10 +48,16 @@ export function addRows(into: Record<string, number>, rows: Partial<Record<strin
  * The registry entry of the spec's kind, which must run in `mode`: each mode's activities serve only their own
  * kinds, and anything else reaching them is a programming error, reported once and never retried.
  */
-export function kindRunningIn<M extends RunMode>(spec: PipelineSpec, mode: M): Extract<KindDefinition<PipelineKind>, { mode: M }> {
+export function kindRunningIn<M extends RunMode>(
+  spec: PipelineSpec,
+  mode: M,
+): Extract<KindDefinition<PipelineKind>, { mode: M }> {
   const def = kindOf(spec.kind);
   if (def.mode !== mode) {
-    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' runs in mode '${def.mode}', not '${mode}'`, 'BadKind');
+    throw ApplicationFailure.nonRetryable(
+      `pipeline kind '${spec.kind}' runs in mode '${def.mode}', not '${mode}'`,
+      'BadKind',
+    );
   }
   return def as Extract<KindDefinition<PipelineKind>, { mode: M }>;
 }

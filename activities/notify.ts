@@ -41,12 +41,15 @@ const RECORD_MARGIN_MS = 3000;
 export function describeSchemaChanges(changes: readonly SchemaColumn[], max = 10): string {
   const created = [...new Set(changes.filter((c) => c.change === 'create_table').map((c) => c.table))];
   const columns = changes.filter((c) => c.change !== 'create_table' && !created.includes(c.table));
-  const named = (items: string[]) => (items.length > max ? `${items.slice(0, max).join(', ')} and ${items.length - max} more` : items.join(', '));
+  const named = (items: string[]) =>
+    items.length > max ? `${items.slice(0, max).join(', ')} and ${items.length - max} more` : items.join(', ');
   const parts: string[] = [];
   if (created.length > 0) parts.push(`new table${created.length > 1 ? 's' : ''} ${named(created)}`);
   const added = columns.filter((c) => c.change === 'add_column').map((c) => `${c.table}.${c.column} (${c.type})`);
   if (added.length > 0) parts.push(`new column${added.length > 1 ? 's' : ''} ${named(added)}`);
-  const variants = columns.filter((c) => c.change === 'add_variant').map((c) => `${c.table}.${c.column} (${c.type}, variant of ${c.variantOf ?? '?'})`);
+  const variants = columns
+    .filter((c) => c.change === 'add_variant')
+    .map((c) => `${c.table}.${c.column} (${c.type}, variant of ${c.variantOf ?? '?'})`);
   if (variants.length > 0) parts.push(`type change${variants.length > 1 ? 's' : ''} ${named(variants)}`);
   return parts.join('; ');
 }
@@ -57,7 +60,9 @@ export function notifyActivities(deps: ActivityDeps) {
       return await deps.destination(url);
     } catch (err) {
       // The run may have failed because of its destination: the alert goes out anyway, unrecorded.
-      log.warn('alerts: destination database not usable, deliveries are not recorded (at-least-once)', { error: (err as Error).message });
+      log.warn('alerts: destination database not usable, deliveries are not recorded (at-least-once)', {
+        error: (err as Error).message,
+      });
       return undefined;
     }
   }
@@ -67,8 +72,15 @@ export function notifyActivities(deps: ActivityDeps) {
     const webhooks = alertWebhooks(input.notify, cfg);
     const events: SentEvent[] = [...input.events];
     const limit = input.notify?.duration_over ?? cfg.defaultDurationOver;
-    if (limit !== undefined && input.durationMs > parseDurationMs(limit) && !events.some((e) => e.event === 'duration_over')) {
-      events.push({ event: 'duration_over', detail: `ran ${Math.round(input.durationMs / 1000)} s, over the limit of ${limit}` });
+    if (
+      limit !== undefined &&
+      input.durationMs > parseDurationMs(limit) &&
+      !events.some((e) => e.event === 'duration_over')
+    ) {
+      events.push({
+        event: 'duration_over',
+        detail: `ran ${Math.round(input.durationMs / 1000)} s, over the limit of ${limit}`,
+      });
     }
     // The data loaded, the files did not: its own event, so that the default `on:` list reaches someone (the status
     // event says the data's outcome, often 'succeeded', which few subscribe to).
@@ -109,7 +121,9 @@ export function notifyActivities(deps: ActivityDeps) {
     // Bounded deliveries (workflows/alerts.ts gives deliverWithinMs): the whole of them, retries included, ends by
     // this time, when the activity records what was not delivered and returns instead of asking for another attempt.
     const deadline =
-      input.deliverWithinMs !== undefined ? info.scheduledTimestampMs + input.deliverWithinMs - RECORD_MARGIN_MS : undefined;
+      input.deliverWithinMs !== undefined
+        ? info.scheduledTimestampMs + input.deliverWithinMs - RECORD_MARGIN_MS
+        : undefined;
     // The link opens the run that ended (the last of a continue-as-new chain), where its failure is.
     const lastRunId = info.workflowExecution?.runId ?? input.runId;
     const webUiUrl = cfg.webUiUrl
@@ -135,7 +149,9 @@ export function notifyActivities(deps: ActivityDeps) {
         durationMs: input.durationMs,
         tokenUsage: run?.tokenUsage ?? null,
         webUiUrl,
-        idempotencyKey: e.once ? `scrape-etl:${e.once}:${e.event}` : idempotencyKey(input.workflowId, input.runId, e.event),
+        idempotencyKey: e.once
+          ? `scrape-etl:${e.once}:${e.event}`
+          : idempotencyKey(input.workflowId, input.runId, e.event),
         ...(e.event === 'check_failed' && failedChecks ? { failedChecks } : {}),
         ...(e.budget ? { budget: e.budget } : {}),
       };
@@ -161,34 +177,58 @@ export function notifyActivities(deps: ActivityDeps) {
       heartbeat: (i) => ctx.heartbeat(i),
       signal: ctx.cancellationSignal,
       onBookkeepingError: (what, err) =>
-        log.warn(what === 'read' ? 'alerts: earlier deliveries not read' : 'alerts: delivery not recorded', { error: err.message }),
+        log.warn(what === 'read' ? 'alerts: earlier deliveries not read' : 'alerts: delivery not recorded', {
+          error: err.message,
+        }),
     });
     out.sent = got.sent;
     out.alreadySent = got.alreadySent;
-    const retryable = got.failures.filter((f) => f.retryable).map((f) => ({ text: f.text, event: f.alert.event as NotifyEventName, reason: f.reason }));
-    const permanent = got.failures.filter((f) => !f.retryable).map((f) => ({ text: f.text, event: f.alert.event as NotifyEventName, reason: f.reason }));
+    const retryable = got.failures
+      .filter((f) => f.retryable)
+      .map((f) => ({ text: f.text, event: f.alert.event as NotifyEventName, reason: f.reason }));
+    const permanent = got.failures
+      .filter((f) => !f.retryable)
+      .map((f) => ({ text: f.text, event: f.alert.event as NotifyEventName, reason: f.reason }));
     const failed = [...retryable, ...permanent];
     if (deadline === undefined) {
       // A run started by an older workflow (no bound): its policy retries; the old rule stands.
-      if (retryable.length > 0) throw ApplicationFailure.retryable(`alerts not delivered yet: ${failed.map((f) => f.text).join('; ')}`, 'NotifyFailed');
-      if (permanent.length > 0) throw ApplicationFailure.nonRetryable(`alerts not delivered: ${permanent.map((f) => f.text).join('; ')}`, 'NotifyConfigError');
+      if (retryable.length > 0)
+        throw ApplicationFailure.retryable(
+          `alerts not delivered yet: ${failed.map((f) => f.text).join('; ')}`,
+          'NotifyFailed',
+        );
+      if (permanent.length > 0)
+        throw ApplicationFailure.nonRetryable(
+          `alerts not delivered: ${permanent.map((f) => f.text).join('; ')}`,
+          'NotifyConfigError',
+        );
       return out;
     }
     // Delivered ones are recorded: the next attempt sends only what is still missing. Another attempt only when a
     // retryable failure has time left for it after the policy's pause.
     const next = Date.now() + delayAfterAttempt(info.attempt) + 1000;
     if (retryable.length > 0 && next < deadline) {
-      throw ApplicationFailure.retryable(`alerts not delivered yet: ${failed.map((f) => f.text).join('; ')}`, 'NotifyFailed');
+      throw ApplicationFailure.retryable(
+        `alerts not delivered yet: ${failed.map((f) => f.text).join('; ')}`,
+        'NotifyFailed',
+      );
     }
     out.undelivered = failed.map((f) => f.text);
-    const attempts = info.attempt > 1 ? ` (after ${info.attempt} attempts in ${Math.round((Date.now() - info.scheduledTimestampMs) / 1000)} s)` : '';
-    const error = failed.length > 0 ? `${failed.length} of ${wanted.length} alert(s) not delivered${attempts}: ${out.undelivered.join('; ')}` : null;
+    const attempts =
+      info.attempt > 1
+        ? ` (after ${info.attempt} attempts in ${Math.round((Date.now() - info.scheduledTimestampMs) / 1000)} s)`
+        : '';
+    const error =
+      failed.length > 0
+        ? `${failed.length} of ${wanted.length} alert(s) not delivered${attempts}: ${out.undelivered.join('; ')}`
+        : null;
     for (const f of failed) deps.metrics.alertUndelivered(f.event, f.reason);
     out.error = error;
     if (db) {
-      await recordAlertOutcome(db, input.workflowId, { status: failed.length > 0 ? 'failed' : 'delivered', error }).catch((err: unknown) =>
-        log.warn('alerts: outcome not recorded', { error: (err as Error).message }),
-      );
+      await recordAlertOutcome(db, input.workflowId, {
+        status: failed.length > 0 ? 'failed' : 'delivered',
+        error,
+      }).catch((err: unknown) => log.warn('alerts: outcome not recorded', { error: (err as Error).message }));
     }
     return out;
   }

@@ -50,9 +50,13 @@ export function planActivities(deps: ActivityDeps) {
   return {
     async planPipelineRun(input: PlanInput): Promise<PlanOutput> {
       const keys = deps.secretKeys();
-      const problem = input.sealed ? sealProblem(input.sealed, keys.signing, keys.id) : 'the workflow passed no input to check';
+      const problem = input.sealed
+        ? sealProblem(input.sealed, keys.signing, keys.id)
+        : 'the workflow passed no input to check';
       if (problem !== undefined) {
-        const unreadable = (input.sealed?.spec as { unreadablePayload?: unknown } | undefined)?.unreadablePayload ?? (input.sealed as { unreadablePayload?: unknown } | undefined)?.unreadablePayload;
+        const unreadable =
+          (input.sealed?.spec as { unreadablePayload?: unknown } | undefined)?.unreadablePayload ??
+          (input.sealed as { unreadablePayload?: unknown } | undefined)?.unreadablePayload;
         throw ApplicationFailure.nonRetryable(
           `refused: this workflow's input was not started by a holder of this worker's secret key (${problem}${unreadable ? `; ${String(unreadable)}` : ''}). ` +
             `Runs are started by scrape-etl commands that read the same key file as the worker (${secretKeyFile()}, or SCRAPE_ETL_KEY_FILE); see docs/security.md`,
@@ -78,12 +82,18 @@ export function planActivities(deps: ActivityDeps) {
         throw err;
       }
       const out: PlanOutput = { mode, tuning: deps.tuning };
-      if (input.askAlerts) out.alerts = (input.notify?.webhooks ?? []).length > 0 || deps.notify.defaultWebhooks.length > 0;
+      if (input.askAlerts)
+        out.alerts = (input.notify?.webhooks ?? []).length > 0 || deps.notify.defaultWebhooks.length > 0;
       if (input.begin) {
         const b = input.begin;
         try {
           const db = await deps.destination(b.database);
-          const { created } = await startPipelineRun(db, { workflowId: b.workflowId, pipeline: b.pipeline, kind: b.kind, ...(b.scheduledAt ? { scheduledAt: new Date(b.scheduledAt) } : {}) });
+          const { created } = await startPipelineRun(db, {
+            workflowId: b.workflowId,
+            pipeline: b.pipeline,
+            kind: b.kind,
+            ...(b.scheduledAt ? { scheduledAt: new Date(b.scheduledAt) } : {}),
+          });
           if (created) deps.onRunEvent?.({ event: 'started', pipeline: b.pipeline, workflowId: b.workflowId });
         } catch (err) {
           const failure = asActivityFailure(err);

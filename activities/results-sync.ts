@@ -47,7 +47,10 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
       // page; new results above this pass's watermark are for the next sync). A service repeating one page serves
       // the same ids again and again: three repeats in a row end the sync instead of paging forever. Pages that add
       // nothing are not landed, so neither case grows raw_responses.
-      const pageLowest = items.reduce<bigint | null>((m, r) => (m === null || BigInt(r.id) < m ? BigInt(r.id) : m), null);
+      const pageLowest = items.reduce<bigint | null>(
+        (m, r) => (m === null || BigInt(r.id) < m ? BigInt(r.id) : m),
+        null,
+      );
       const pageKey = hexDigest('sha1', items.map((r) => r.id.toString()).join(','));
       if (lowestId !== null && pageLowest !== null && pageLowest >= BigInt(lowestId)) {
         stalledPages = pageKey === lastPageKey ? stalledPages + 1 : 0;
@@ -59,7 +62,16 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
           );
         }
         page += 1;
-        ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, lastPageKey, rows } satisfies ResultsPagesHeartbeat);
+        ctx.heartbeat({
+          nextPage: page,
+          pagesLoaded,
+          resultsLoaded,
+          highestId,
+          lowestId,
+          stalledPages,
+          lastPageKey,
+          rows,
+        } satisfies ResultsPagesHeartbeat);
         continue;
       }
       stalledPages = 0;
@@ -86,7 +98,16 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
       }
       pagesLoaded += 1;
       page += 1;
-      ctx.heartbeat({ nextPage: page, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, lastPageKey, rows } satisfies ResultsPagesHeartbeat);
+      ctx.heartbeat({
+        nextPage: page,
+        pagesLoaded,
+        resultsLoaded,
+        highestId,
+        lowestId,
+        stalledPages,
+        lastPageKey,
+        rows,
+      } satisfies ResultsPagesHeartbeat);
       if (fresh.length < items.length || items.length < perPage) {
         done = true;
         break;

@@ -2,7 +2,18 @@
 // endpoint creates, how many results a run should carry, which table they go to) come from the kind registry.
 import { contentTargetOf } from '../kinds/content.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ApiHttpError, ApiMalformedBodyError, ApiValidationError, ScraperApiError, parseJson, type ListScraper, stringifyJson, type CreateAndRunResponse, type ResultRecord, type ScrapingRunResponse } from '../client/index.js';
+import {
+  ApiHttpError,
+  ApiMalformedBodyError,
+  ApiValidationError,
+  ScraperApiError,
+  parseJson,
+  type ListScraper,
+  stringifyJson,
+  type CreateAndRunResponse,
+  type ResultRecord,
+  type ScrapingRunResponse,
+} from '../client/index.js';
 import { loadBatch } from '../db/load.js';
 import { findRecordedBody, tokenUsageOf } from '../db/raw-responses.js';
 import { BudgetExhaustedError, spendMeter } from '../budget/meter.js';
@@ -81,7 +92,8 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       createdAt: listed.created_at,
       expectedRuns: kind.expectedRuns(spec.request),
     });
-    if (adoptedBefore !== undefined) return { runs: [], reused: true, rows: {}, adopted: adoptedFrom(parseJson(adoptedBefore) as ListScraper) };
+    if (adoptedBefore !== undefined)
+      return { runs: [], reused: true, rows: {}, adopted: adoptedFrom(parseJson(adoptedBefore) as ListScraper) };
 
     const name = scraperNameFor(spec, workflowId);
     const request = { ...spec.request, name };
@@ -132,19 +144,34 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       // the name is unique to this workflow, so a scraper of that name is that attempt's. After an ambiguous
       // create, the earlier attempt's look-up window is finished first.
       if (ctx.info.attempt > 1) {
-        const pending = (ctx.info.heartbeatDetails as { ambiguousCreateUntil?: unknown } | undefined)?.ambiguousCreateUntil;
-        const adopted = typeof pending === 'number' && pending > Date.now() ? await lookUntil(pending, 'An earlier create got no usable answer.') : await adoptIfCreated();
+        const pending = (ctx.info.heartbeatDetails as { ambiguousCreateUntil?: unknown } | undefined)
+          ?.ambiguousCreateUntil;
+        const adopted =
+          typeof pending === 'number' && pending > Date.now()
+            ? await lookUntil(pending, 'An earlier create got no usable answer.')
+            : await adoptIfCreated();
         if (adopted) return adopted;
       }
       let res;
       // The create is recorded (or refused by a budget) before it is sent: a refused one creates nothing.
-      const meter = spendMeter({ db, spec, workflowId, activityId: ctx.info.activityId, activityAttempt: ctx.info.attempt });
-      const metered = meter.call(kind.endpoints.find((e) => e.includes('create-and-run')) ?? kind.endpoints[0] ?? kind.kind, CREATE_REQUEST_KEY, true);
+      const meter = spendMeter({
+        db,
+        spec,
+        workflowId,
+        activityId: ctx.info.activityId,
+        activityAttempt: ctx.info.attempt,
+      });
+      const metered = meter.call(
+        kind.endpoints.find((e) => e.includes('create-and-run')) ?? kind.endpoints[0] ?? kind.kind,
+        CREATE_REQUEST_KEY,
+        true,
+      );
       try {
         res = await kind.create(client, request, { signal: ctx.cancellationSignal, ...metered.options });
         await metered.answered(tokenUsageOf('create-run', res.raw));
       } catch (err) {
-        if (err instanceof BudgetExhaustedError) return { runs: [], reused: false, rows: {}, budget: { limit: err.refusal.limit.key, detail: err.message } };
+        if (err instanceof BudgetExhaustedError)
+          return { runs: [], reused: false, rows: {}, budget: { limit: err.refusal.limit.key, detail: err.message } };
         // The service may have created it although no usable answer came back: look before sending again, for as
         // long as the service may take to process a create.
         if (!(err instanceof ScraperApiError) || !err.ambiguous) throw err;
@@ -170,7 +197,10 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       addRows(rows, loaded.rowsByTable);
       const runs = runTargets(res.data);
       if (runs.length === 0) {
-        throw ApplicationFailure.nonRetryable(`${res.endpoint} answered without any run record for pipeline '${spec.name}'`, 'NoRuns');
+        throw ApplicationFailure.nonRetryable(
+          `${res.endpoint} answered without any run record for pipeline '${spec.name}'`,
+          'NoRuns',
+        );
       }
       return { runs, reused: false, rows };
     } catch (err) {
@@ -242,14 +272,19 @@ export function scrapingRunActivities(deps: ActivityDeps) {
         }
         throw ApplicationFailure.retryable(err.message, err.name);
       }
-      if (err instanceof ScraperApiError) ctx.heartbeat({ malformedInARow: 0, lastError: err.message } satisfies RunCheckHeartbeat);
+      if (err instanceof ScraperApiError)
+        ctx.heartbeat({ malformedInARow: 0, lastError: err.message } satisfies RunCheckHeartbeat);
       throw asActivityFailure(err);
     }
     if (status === 'succeeded') return { status };
     if (IN_PROGRESS.has(status.toLowerCase())) {
       ctx.heartbeat({ malformedInARow: 0, lastError: null } satisfies RunCheckHeartbeat);
       // Benign: the normal way to wait (Temporal retries the check), logged by the SDK at DEBUG, not as a warning.
-      throw ApplicationFailure.create({ message: `scraping run ${run.scrapingRunId} is still ${status}`, type: 'RunStillRunning', category: 'BENIGN' });
+      throw ApplicationFailure.create({
+        message: `scraping run ${run.scrapingRunId} is still ${status}`,
+        type: 'RunStillRunning',
+        category: 'BENIGN',
+      });
     }
     throw ApplicationFailure.nonRetryable(
       `scraping run ${run.scrapingRunId} of scraper '${run.scraperName}' (${run.label}) ended with status '${status}' instead of 'succeeded' (pipeline '${input.pipeline}')`,
@@ -365,7 +400,9 @@ export function scrapingRunActivities(deps: ActivityDeps) {
           resultTable: kind.resultTable,
           endpoint: res.endpoint,
           // One raw row per batch: the body as received when it is one batch, else the batch's slice of it.
-          requestKey: whole ? `scraping-run:${run.scrapingRunId}` : `scraping-run:${run.scrapingRunId}:results[${from}..${from + slice.length})`,
+          requestKey: whole
+            ? `scraping-run:${run.scrapingRunId}`
+            : `scraping-run:${run.scrapingRunId}:results[${from}..${from + slice.length})`,
           raw: whole ? res.raw : stringifyJson(data),
           receivedAt: res.receivedAt,
           workflowId,
@@ -421,7 +458,9 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     let pages = 0;
     for await (const page of deps.client().pages('results', { perPage: 100, signal: ctx.cancellationSignal })) {
       pages += 1;
-      const mine = (page.items as ResultRecord[]).filter((r) => BigInt(r.scraping_run_id) === runId && !seen.has(r.id.toString()));
+      const mine = (page.items as ResultRecord[]).filter(
+        (r) => BigInt(r.scraping_run_id) === runId && !seen.has(r.id.toString()),
+      );
       if (mine.length > 0) {
         for (const r of mine) seen.add(r.id.toString());
         const out = await loadBatch(db, {
@@ -442,7 +481,10 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       }
       ctx.heartbeat();
       if (expected !== undefined && inDetail.length + found >= expected) break;
-      const lowest = page.items.reduce<bigint | undefined>((m, r) => (m === undefined || BigInt(r.id) < m ? BigInt(r.id) : m), undefined);
+      const lowest = page.items.reduce<bigint | undefined>(
+        (m, r) => (m === undefined || BigInt(r.id) < m ? BigInt(r.id) : m),
+        undefined,
+      );
       // Newest first: once a page reaches below the detail's highest id, no missing (newer) result can follow.
       if (floor !== undefined && lowest !== undefined && lowest < floor) break;
       if (floor === undefined && pages >= maxPagesWithoutFloor) break;

@@ -34,7 +34,14 @@ function isOutageError(err: ScraperApiError): boolean {
 }
 
 export function urlListActivities(deps: ActivityDeps) {
-  async function fetchOne(spec: PipelineSpec, kind: UrlListKind<PipelineKind>, workflowId: string, url: string, signal: AbortSignal, meter: SpendMeter): Promise<LoadBatchOptions> {
+  async function fetchOne(
+    spec: PipelineSpec,
+    kind: UrlListKind<PipelineKind>,
+    workflowId: string,
+    url: string,
+    signal: AbortSignal,
+    meter: SpendMeter,
+  ): Promise<LoadBatchOptions> {
     // Each HTTP attempt is recorded (or refused by a budget) before it is sent; its tokens when the answer came.
     const metered = meter.call(kind.endpoints[0] ?? kind.kind, url, false);
     const { api, load } = await kind.fetch(deps.client(), spec.request, url, { signal, ...metered.options });
@@ -70,10 +77,19 @@ export function urlListActivities(deps: ActivityDeps) {
     let otherFailures = 0;
     const limit = pLimit(Math.max(1, spec.concurrency));
     // A local activity (a short list, workflows/url-lists.ts) has no heartbeat: a retry finds its landed responses.
-    const heartbeats = new HeartbeatThrottle(ctx.info.isLocal ? undefined : () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat), ctx.info.heartbeatTimeoutMs);
+    const heartbeats = new HeartbeatThrottle(
+      ctx.info.isLocal ? undefined : () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat),
+      ctx.info.heartbeatTimeoutMs,
+    );
     const beat = () => heartbeats.beat();
     const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
-    const meter = spendMeter({ db, spec, workflowId, activityId: ctx.info.activityId, activityAttempt: ctx.info.attempt });
+    const meter = spendMeter({
+      db,
+      spec,
+      workflowId,
+      activityId: ctx.info.activityId,
+      activityAttempt: ctx.info.attempt,
+    });
     // The first refusal of a budget: the URLs it left uncalled stay undone, and the workflow starts no further chunk.
     let budget: (BudgetStop & { refusal: Refusal }) | undefined;
     let notCalled = 0;
@@ -81,7 +97,11 @@ export function urlListActivities(deps: ActivityDeps) {
     // died in between; heartbeats are throttled) are loaded, since landing and loading are one transaction.
     // Fetching them again would pay for them twice, and an error the second time would report a loaded URL as failed.
     if (ctx.info.attempt > 1 || input.afterOutage) {
-      const landed = await landedRequestKeys(db, workflowId, urls.filter((_, i) => !done.has(i)));
+      const landed = await landedRequestKeys(
+        db,
+        workflowId,
+        urls.filter((_, i) => !done.has(i)),
+      );
       urls.forEach((url, i) => {
         if (landed.has(url)) done.add(i);
       });
@@ -139,7 +159,10 @@ export function urlListActivities(deps: ActivityDeps) {
       // Nothing got through: the service is down, not these URLs bad. The workflow waits and tries the chunk again,
       // up to polling.deadline; the URLs done so far stay done (heartbeat, landed responses).
       if (loadedNow === 0 && otherFailures === 0) {
-        throw ApplicationFailure.nonRetryable(`service unreachable for ${outage.length} URL(s) of this chunk; first: ${outage[0]?.url}: ${outage[0]?.error}`, SERVICE_UNAVAILABLE);
+        throw ApplicationFailure.nonRetryable(
+          `service unreachable for ${outage.length} URL(s) of this chunk; first: ${outage[0]?.url}: ${outage[0]?.error}`,
+          SERVICE_UNAVAILABLE,
+        );
       }
       // Others loaded: it is these URLs, after their retries; reported failed as before.
       for (const o of outage) {
@@ -158,7 +181,12 @@ export function urlListActivities(deps: ActivityDeps) {
       // URLs whose transient errors would have been retried are not called again: the budget is spent.
       heartbeats.flush();
       const { refusal: _refusal, ...stop } = budget;
-      return { succeeded: urls.length - failed.length - notCalled - transient.length, failed, rows, budget: { ...stop, notCalled: notCalled + transient.length } };
+      return {
+        succeeded: urls.length - failed.length - notCalled - transient.length,
+        failed,
+        rows,
+        budget: { ...stop, notCalled: notCalled + transient.length },
+      };
     }
     return { succeeded: urls.length - failed.length, failed, rows };
   }
@@ -231,7 +259,11 @@ class HeartbeatThrottle {
  * max = 1 loads each response in a transaction of its own.
  */
 class ChunkWriter {
-  private waiting: Array<{ load: LoadBatchOptions; resolve: (r: LoadBatchResult) => void; reject: (err: unknown) => void }> = [];
+  private waiting: Array<{
+    load: LoadBatchOptions;
+    resolve: (r: LoadBatchResult) => void;
+    reject: (err: unknown) => void;
+  }> = [];
   /** A write is scheduled or under way; its end writes what arrived meanwhile. */
   private writing = false;
 
@@ -257,7 +289,10 @@ class ChunkWriter {
   private async writeWaiting(): Promise<void> {
     const group = this.waiting.splice(0, this.max);
     try {
-      const out = await loadBatches(this.db, group.map((g) => g.load));
+      const out = await loadBatches(
+        this.db,
+        group.map((g) => g.load),
+      );
       out.results.forEach((r, i) => group[i]!.resolve(r));
       // The failed response and the ones after it (not tried) are not loaded; the activity fails with its error.
       if (out.failed) for (const g of group.slice(out.failed.index)) g.reject(out.failed.error);

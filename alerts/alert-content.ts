@@ -40,11 +40,13 @@ export function slackText(value: unknown, max = 1500): string {
 /** A link to `url` labelled `label` when `url` is an http(s) URL; otherwise the label and the URL as text. */
 export function slackLink(url: unknown, label: string): string {
   const text = slackText(label, 120);
-  if (typeof url !== 'string' || !URL.canParse(url)) return url === null || url === undefined ? text : `${text} (${slackText(url, 200)})`;
+  if (typeof url !== 'string' || !URL.canParse(url))
+    return url === null || url === undefined ? text : `${text} (${slackText(url, 200)})`;
   const u = new URL(url);
   // WHATWG URL serialisation percent-encodes spaces, quotes and angle brackets, not `|`, which would end the target.
   const href = u.href.replace(/\|/g, '%7C');
-  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || href.length > MAX_LINK_CHARS) return `${text} (${slackText(url, 200)})`;
+  if ((u.protocol !== 'https:' && u.protocol !== 'http:') || href.length > MAX_LINK_CHARS)
+    return `${text} (${slackText(url, 200)})`;
   return `<${href.replace(/&/g, '&amp;').replace(/</g, '%3C').replace(/>/g, '%3E')}|${text}>`;
 }
 
@@ -77,7 +79,8 @@ function cutValues(v: unknown, counter: { n: number }): unknown {
   }
   if (typeof v === 'bigint') return v.toString();
   if (Array.isArray(v)) return v.map((x) => cutValues(x, counter));
-  if (v !== null && typeof v === 'object' && !(v instanceof Date)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cutValues(x, counter)]));
+  if (v !== null && typeof v === 'object' && !(v instanceof Date))
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, cutValues(x, counter)]));
   return v;
 }
 
@@ -88,13 +91,23 @@ const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
  * MAX_WEBHOOK_JSON_BYTES. Adds `truncated` and `values_truncated`; with rows, `rows_omitted` (of `totalRows`, the
  * event's whole count) and `rows_truncated`.
  */
-export function cappedJsonBody(body: Record<string, unknown>, rows?: { key: string; totalRows: number }): Record<string, unknown> {
+export function cappedJsonBody(
+  body: Record<string, unknown>,
+  rows?: { key: string; totalRows: number },
+): Record<string, unknown> {
   const counter = { n: 0 };
   const all = rows ? ((body[rows.key] as unknown[] | undefined) ?? []) : [];
   const base = cutValues(rows ? { ...body, [rows.key]: [] } : body, counter) as Record<string, unknown>;
   if (!rows) return { ...base, truncated: counter.n > 0, values_truncated: counter.n };
   // Room for the counters added below: their largest forms.
-  let used = bytes(base) + bytes({ truncated: false, values_truncated: Number.MAX_SAFE_INTEGER, rows_omitted: Number.MAX_SAFE_INTEGER, rows_truncated: false });
+  let used =
+    bytes(base) +
+    bytes({
+      truncated: false,
+      values_truncated: Number.MAX_SAFE_INTEGER,
+      rows_omitted: Number.MAX_SAFE_INTEGER,
+      rows_truncated: false,
+    });
   const kept: unknown[] = [];
   for (const r of all) {
     const mine = { n: 0 };
@@ -106,5 +119,12 @@ export function cappedJsonBody(body: Record<string, unknown>, rows?: { key: stri
     used += size;
   }
   const omitted = Math.max(0, rows.totalRows - kept.length);
-  return { ...base, [rows.key]: kept, rows_truncated: omitted > 0, rows_omitted: omitted, truncated: omitted > 0 || counter.n > 0, values_truncated: counter.n };
+  return {
+    ...base,
+    [rows.key]: kept,
+    rows_truncated: omitted > 0,
+    rows_omitted: omitted,
+    truncated: omitted > 0 || counter.n > 0,
+    values_truncated: counter.n,
+  };
 }

@@ -34,7 +34,16 @@ export async function sendCheckAlert(
     ? await withReadTransaction(o.db, (tx) => selectFailedChecks(tx, out.workflowId))
     : out.results
         .filter((r) => r.status === 'fail' || r.status === 'error')
-        .map((r) => ({ name: r.name, type: r.type, severity: r.severity, status: r.status, observed: r.observed, threshold: r.threshold, failing_keys: null, message: r.message }));
+        .map((r) => ({
+          name: r.name,
+          type: r.type,
+          severity: r.severity,
+          status: r.status,
+          observed: r.observed,
+          threshold: r.threshold,
+          failing_keys: null,
+          message: r.message,
+        }));
   const alerts: Alert[] = alertWebhooks(spec.notify, cfg)
     .filter(({ w }) => w.on.includes('check_failed'))
     .map((hook) => {
@@ -61,7 +70,12 @@ export async function sendCheckAlert(
       };
       return {
         hook,
-        key: { workflowId: out.workflowId, runId: out.workflowId, event: 'check_failed', target: webhookTarget(hook.w, hook.origin) },
+        key: {
+          workflowId: out.workflowId,
+          runId: out.workflowId,
+          event: 'check_failed',
+          target: webhookTarget(hook.w, hook.origin),
+        },
         event: 'check_failed',
         idempotencyKey: facts.idempotencyKey,
         where: 'webhook',

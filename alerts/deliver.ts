@@ -29,7 +29,10 @@ export function webhookTarget(w: NotifyWebhookSpec, origin: WebhookOrigin): stri
 }
 
 /** The pipeline's webhooks, or when it names none the worker's default ones (SCRAPE_ETL_NOTIFY_URL). */
-export function alertWebhooks(notify: NotifySpec | undefined, cfg: Pick<NotifyConfig, 'defaultWebhooks'>): AlertWebhook[] {
+export function alertWebhooks(
+  notify: NotifySpec | undefined,
+  cfg: Pick<NotifyConfig, 'defaultWebhooks'>,
+): AlertWebhook[] {
   const fromPipeline = (notify?.webhooks ?? []).length > 0;
   return fromPipeline
     ? notify!.webhooks.map((w, i) => ({ w, n: i + 1, origin: 'pipeline' as const }))
@@ -41,7 +44,10 @@ export const NOTIFY_RETRY = { initialIntervalMs: 1000, backoffCoefficient: 2, ma
 
 /** The pause after attempt `attempt` fails (NOTIFY_RETRY). */
 export function delayAfterAttempt(attempt: number): number {
-  return Math.min(NOTIFY_RETRY.maximumIntervalMs, NOTIFY_RETRY.initialIntervalMs * NOTIFY_RETRY.backoffCoefficient ** Math.max(0, attempt - 1));
+  return Math.min(
+    NOTIFY_RETRY.maximumIntervalMs,
+    NOTIFY_RETRY.initialIntervalMs * NOTIFY_RETRY.backoffCoefficient ** Math.max(0, attempt - 1),
+  );
 }
 
 /** One alert for one webhook. */
@@ -118,7 +124,13 @@ export async function deliverAlerts(alerts: readonly Alert[], o: DeliverOptions)
     o.heartbeat?.(i);
     const expanded = expandWebhookUrl(a.hook.w.url, o.cfg.env);
     if ('problem' in expanded) {
-      out.failures.push({ alert: a, reason: 'config', retryable: false, problem: expanded.problem, text: `${a.where}: ${expanded.problem}` });
+      out.failures.push({
+        alert: a,
+        reason: 'config',
+        retryable: false,
+        problem: expanded.problem,
+        text: `${a.where}: ${expanded.problem}`,
+      });
       continue;
     }
     const host = expanded.url.host;
@@ -127,7 +139,14 @@ export async function deliverAlerts(alerts: readonly Alert[], o: DeliverOptions)
       const left = o.deadline === undefined ? Infinity : o.deadline - Date.now();
       if (left < 500) {
         const problem = 'not attempted, the time for alerts ran out';
-        out.failures.push({ alert: a, reason: 'timeout', retryable: true, host, problem, text: `${a.where} to ${host}: ${problem}` });
+        out.failures.push({
+          alert: a,
+          reason: 'timeout',
+          retryable: true,
+          host,
+          problem,
+          text: `${a.where} to ${host}: ${problem}`,
+        });
         break;
       }
       const got = await deliverWebhook({
@@ -146,7 +165,14 @@ export async function deliverAlerts(alerts: readonly Alert[], o: DeliverOptions)
       }
       if (!got.retryable || attempt >= maxAttempts) {
         out.attemptsMax = Math.max(out.attemptsMax, attempt);
-        out.failures.push({ alert: a, reason: got.reason, retryable: got.retryable, host, problem: got.text, text: `${a.where} to ${host}: ${got.text}` });
+        out.failures.push({
+          alert: a,
+          reason: got.reason,
+          retryable: got.retryable,
+          host,
+          problem: got.text,
+          text: `${a.where} to ${host}: ${got.text}`,
+        });
         break;
       }
       await sleep(delayAfterAttempt(attempt));

@@ -3,7 +3,14 @@
 // the worker's activities are built, so a malformed default fails the worker's start rather than the first alert.
 import { interpolate } from '../pipelines/env.js';
 import { isDuration } from '../pipelines/duration.js';
-import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS, NOTIFY_FORMATS, type NotifyEventName, type NotifyFormat, type NotifyWebhookSpec } from '../pipelines/spec.js';
+import {
+  DEFAULT_NOTIFY_ON,
+  NOTIFY_EVENTS,
+  NOTIFY_FORMATS,
+  type NotifyEventName,
+  type NotifyFormat,
+  type NotifyWebhookSpec,
+} from '../pipelines/spec.js';
 import { settingsFor } from '../settings/process.js';
 import { isSettings, type Env, type Settings } from '../settings/settings.js';
 
@@ -29,13 +36,16 @@ export function readNotifyConfig(from?: Settings | Env, overrides: { webUiUrl?: 
   const env = s.env;
   const url = s.notifyUrl;
   const format: NotifyFormat = s.notifyFormat;
-  if (!NOTIFY_FORMATS.includes(format)) throw new Error(`SCRAPE_ETL_NOTIFY_FORMAT='${format}' is not one of ${NOTIFY_FORMATS.join(', ')}`);
+  if (!NOTIFY_FORMATS.includes(format))
+    throw new Error(`SCRAPE_ETL_NOTIFY_FORMAT='${format}' is not one of ${NOTIFY_FORMATS.join(', ')}`);
   const on = s.notifyOn ?? [];
   for (const e of on) {
-    if (!(NOTIFY_EVENTS as readonly string[]).includes(e)) throw new Error(`SCRAPE_ETL_NOTIFY_ON: '${e}' is not one of ${NOTIFY_EVENTS.join(', ')}`);
+    if (!(NOTIFY_EVENTS as readonly string[]).includes(e))
+      throw new Error(`SCRAPE_ETL_NOTIFY_ON: '${e}' is not one of ${NOTIFY_EVENTS.join(', ')}`);
   }
   const durationOver = s.notifyDurationOver;
-  if (durationOver !== undefined && !isDuration(durationOver)) throw new Error(`SCRAPE_ETL_NOTIFY_DURATION_OVER='${durationOver}' is not a duration like '30m'`);
+  if (durationOver !== undefined && !isDuration(durationOver))
+    throw new Error(`SCRAPE_ETL_NOTIFY_DURATION_OVER='${durationOver}' is not a duration like '30m'`);
   // At most 15 s (the setting's check): below the notify activity's 20 s heartbeat timeout (workflows/alerts.ts), or
   // a slow receiver would look like a dead worker.
   const timeout = s.notifyTimeoutMs;
@@ -60,8 +70,10 @@ export function readNotifyConfig(from?: Settings | Env, overrides: { webUiUrl?: 
 export function expandWebhookUrl(template: string, env: Env): { url: URL } | { problem: string } {
   const { value, missing } = interpolate(template, env);
   if (missing.length > 0) return { problem: `environment variable ${missing.join(', ')} is not set on this worker` };
-  if (!URL.canParse(value)) return { problem: `the webhook URL${template.includes('${') ? ` from ${template}` : ''} is not a URL` };
+  if (!URL.canParse(value))
+    return { problem: `the webhook URL${template.includes('${') ? ` from ${template}` : ''} is not a URL` };
   const url = new URL(value);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { problem: `the webhook URL must be http(s), not ${url.protocol}` };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { problem: `the webhook URL must be http(s), not ${url.protocol}` };
   return { url };
 }

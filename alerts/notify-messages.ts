@@ -68,7 +68,11 @@ export function jsonMessage(f: RunFacts): Record<string, unknown> {
   };
   // The failed checks as data beside the sentence in `detail`; as many as fit in the body's cap, the others counted
   // in rows_omitted (a check's failing keys are already bounded where they are stored).
-  if (f.failedChecks) return cappedJsonBody({ ...body, failed_checks: f.failedChecks }, { key: 'failed_checks', totalRows: f.failedChecks.length });
+  if (f.failedChecks)
+    return cappedJsonBody(
+      { ...body, failed_checks: f.failedChecks },
+      { key: 'failed_checks', totalRows: f.failedChecks.length },
+    );
   return cappedJsonBody(body);
 }
 

@@ -45,7 +45,9 @@ const HEADLINE: Record<string, string> = {
 function label(r: Record<string, unknown>): string {
   const title = r['title'] ?? r['name'] ?? r['model_name'];
   if (typeof title === 'string' && title !== '') return title;
-  const ids = ['shop_id', 'item_id', 'model_id'].filter((k) => r[k] !== undefined && r[k] !== null).map((k) => String(r[k]));
+  const ids = ['shop_id', 'item_id', 'model_id']
+    .filter((k) => r[k] !== undefined && r[k] !== null)
+    .map((k) => String(r[k]));
   if (ids.length > 0) return ids.join('/');
   return JSON.stringify(r).slice(0, 120);
 }
@@ -65,7 +67,11 @@ export function watchSlackMessage(f: WatchFacts): Record<string, unknown> {
   const title = `Pipeline *${esc(f.pipeline)}*: ${HEADLINE[f.event] ?? esc(f.event)} (${f.rowCount}, watch ${esc(f.watch)})`;
   const shown = f.rows.slice(0, f.top);
   // Slack takes 3000 characters in a section: whole lines up to that, then how many more there are.
-  const body = slackLines(shown.map((r) => line(f.event, r)), 2900 - title.length - 1, f.rowCount - shown.length);
+  const body = slackLines(
+    shown.map((r) => line(f.event, r)),
+    2900 - title.length - 1,
+    f.rowCount - shown.length,
+  );
   return {
     text: `${esc(f.pipeline)}: ${f.rowCount} ${esc(f.event.replace(/_/g, ' '))}`,
     blocks: [

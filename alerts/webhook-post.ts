@@ -51,16 +51,33 @@ export async function deliverWebhook(p: WebhookPost): Promise<WebhookOutcome> {
   if (status >= 200 && status < 300) return { ok: true, status };
   if (status >= 300 && status < 400) {
     const to = location ? `redirect to ${shortLocation(location)}` : 'a redirect without a Location';
-    return { ok: false, retryable: false, reason: 'redirect', text: `HTTP ${status}, ${to} (not followed: put the final URL in the pipeline file)`, status: String(status) };
+    return {
+      ok: false,
+      retryable: false,
+      reason: 'redirect',
+      text: `HTTP ${status}, ${to} (not followed: put the final URL in the pipeline file)`,
+      status: String(status),
+    };
   }
-  return { ok: false, retryable: retryableStatus(status), reason: status >= 500 ? 'http_5xx' : 'http_4xx', text: `HTTP ${status}`, status: String(status) };
+  return {
+    ok: false,
+    retryable: retryableStatus(status),
+    reason: status >= 500 ? 'http_5xx' : 'http_4xx',
+    text: `HTTP ${status}`,
+    status: String(status),
+  };
 }
 
 /** The bare request: a 3xx comes back as an answer (never followed), its Location with it. */
 export async function postWebhook(p: WebhookPost): Promise<{ status: number; location: string | null }> {
   const res = await fetch(p.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': p.idempotencyKey, 'user-agent': 'scrape-etl', 'x-scrape-etl-event': p.event },
+    headers: {
+      'content-type': 'application/json',
+      'idempotency-key': p.idempotencyKey,
+      'user-agent': 'scrape-etl',
+      'x-scrape-etl-event': p.event,
+    },
     body: p.body,
     redirect: 'manual',
     signal: p.signal ? AbortSignal.any([AbortSignal.timeout(p.timeoutMs), p.signal]) : AbortSignal.timeout(p.timeoutMs),

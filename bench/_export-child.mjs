@@ -32,6 +32,7 @@ process.stdout.write(
 
 function ownPeakRssMb() {
   const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
-  if (hwm === undefined) throw new Error('no VmHWM in /proc/self/status: the export benchmarks measure peak memory on Linux only');
+  if (hwm === undefined)
+    throw new Error('no VmHWM in /proc/self/status: the export benchmarks measure peak memory on Linux only');
   return Number(hwm) / 1024;
 }

@@ -17,7 +17,14 @@ export async function loadProducts(file: string, products: number): Promise<void
       const input = productUrl(i);
       const raw = stringifyJson(generateProduct(SEED, input));
       const data = marketplaceResponseSchema.parse(parseJson(raw));
-      await loadBatch(db, { pipeline: 'bench', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: input.url, raw, data });
+      await loadBatch(db, {
+        pipeline: 'bench',
+        kind: 'marketplace',
+        endpoint: 'POST /api/marketplace/sync',
+        requestKey: input.url,
+        raw,
+        data,
+      });
     }
   } finally {
     await db.close();
@@ -35,11 +42,15 @@ export function repeatRows(file: string, table: string, target: number): number 
     db.pragma('journal_mode = DELETE');
     db.pragma('synchronous = OFF');
     db.pragma('cache_size = -262144');
-    const cols = (db.prepare('select name from pragma_table_info(?) order by cid').all(table) as Array<{ name: string }>).map((c) => `"${c.name}"`);
+    const cols = (
+      db.prepare('select name from pragma_table_info(?) order by cid').all(table) as Array<{ name: string }>
+    ).map((c) => `"${c.name}"`);
     const have = db.prepare(`select count(*) from "${table}"`).pluck().get() as number;
     const copies = Math.max(0, Math.round(target / have) - 1);
     const select = cols.map((c) => (c === '"item_id"' ? `item_id + ? * 1000000000` : c)).join(', ');
-    const insert = db.prepare(`insert into "${table}" (${cols.join(', ')}) select ${select} from "${table}" where item_id < 1000000000`);
+    const insert = db.prepare(
+      `insert into "${table}" (${cols.join(', ')}) select ${select} from "${table}" where item_id < 1000000000`,
+    );
     db.transaction(() => {
       for (let k = 1; k <= copies; k++) insert.run(k);
     })();

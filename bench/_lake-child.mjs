@@ -18,7 +18,14 @@ if (mode === 'ours') {
   const { exportToLake } = await import(path.join(dist, 'export', 'targets', 'lake.js'));
   const { openDatabase } = await import(path.join(dist, 'db', 'connect.js'));
   const db = await openDatabase(url);
-  const report = await exportToLake(db, { to, pipeline, tables: [table], format: 'parquet', runId, timestamp: new Date() });
+  const report = await exportToLake(db, {
+    to,
+    pipeline,
+    tables: [table],
+    format: 'parquet',
+    runId,
+    timestamp: new Date(),
+  });
   await db.close();
   rows = report.files.reduce((n, f) => n + f.rows, 0);
 } else {
@@ -26,11 +33,19 @@ if (mode === 'ours') {
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const { S3Client } = await import('@aws-sdk/client-s3');
   const { Upload } = await import('@aws-sdk/lib-storage');
-  const client = new S3Client({ endpoint: process.env['SCRAPE_ETL_S3_ENDPOINT'], region: process.env['AWS_REGION'], forcePathStyle: true });
+  const client = new S3Client({
+    endpoint: process.env['SCRAPE_ETL_S3_ENDPOINT'],
+    region: process.env['AWS_REGION'],
+    forcePathStyle: true,
+  });
   for (const file of files) {
     const upload = new Upload({
       client,
-      params: { Bucket: bucket, Key: `${prefix}${path.basename(file)}`, Body: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }) },
+      params: {
+        Bucket: bucket,
+        Key: `${prefix}${path.basename(file)}`,
+        Body: fs.createReadStream(file, { highWaterMark: 1024 * 1024 }),
+      },
       partSize: Number(process.env['SCRAPE_ETL_S3_PART_MB'] ?? 8) * 1024 * 1024,
       queueSize: Number(process.env['SCRAPE_ETL_S3_PARTS_IN_FLIGHT'] ?? 4),
     });
@@ -42,4 +57,6 @@ if (mode === 'ours') {
 const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
 const cpu = process.cpuUsage(cpu0);
 const hwm = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
-process.stdout.write(`${JSON.stringify({ rows, bytes, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssMb: Number(hwm) / 1024 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ rows, bytes, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssMb: Number(hwm) / 1024 })}\n`,
+);

@@ -54,9 +54,14 @@ export type Cell = string | number | bigint | null;
 export function baselineRows(p: Product, loadId: number, loadedAt: string): Array<[DataTableName, Cell[][]]> {
   const flat = flattenMarketplace(p.data);
   const history = [...(flat.marketplace_products ?? []), ...(flat.marketplace_product_models ?? [])].map((r) => ({
-    shop_id: r['shop_id'] ?? null, item_id: r['item_id'] ?? null, model_id: r['model_id'] ?? null, price: r['price'] ?? null,
+    shop_id: r['shop_id'] ?? null,
+    item_id: r['item_id'] ?? null,
+    model_id: r['model_id'] ?? null,
+    price: r['price'] ?? null,
   }));
-  const all = { ...flat, marketplace_price_history: history } as Partial<Record<DataTableName, Array<Record<string, unknown>>>>;
+  const all = { ...flat, marketplace_price_history: history } as Partial<
+    Record<DataTableName, Array<Record<string, unknown>>>
+  >;
   return (Object.entries(all) as Array<[DataTableName, Array<Record<string, unknown>>]>).map(([t, list]) => {
     const cols = TABLE_META[t].columns;
     return [
@@ -79,8 +84,18 @@ export function baselineRows(p: Product, loadId: number, loadedAt: string): Arra
  * Times loading `list` into `db` the way a pipeline or `scrape-etl load` does: one transaction per product, or
  * `group` products per transaction with a savepoint each. Rows are the flattened rows of every product.
  */
-export async function timeProductLoads(db: Database, list: readonly Product[], group?: number): Promise<{ seconds: number; rows: number }> {
-  const batch = (p: Product) => ({ pipeline: 'bench', kind: 'marketplace' as const, endpoint: 'POST /api/marketplace/sync', raw: p.raw, data: p.data });
+export async function timeProductLoads(
+  db: Database,
+  list: readonly Product[],
+  group?: number,
+): Promise<{ seconds: number; rows: number }> {
+  const batch = (p: Product) => ({
+    pipeline: 'bench',
+    kind: 'marketplace' as const,
+    endpoint: 'POST /api/marketplace/sync',
+    raw: p.raw,
+    data: p.data,
+  });
   let rows = 0;
   const count = (rowsByTable: Partial<Record<string, number>>) => {
     for (const n of Object.values(rowsByTable)) rows += n ?? 0;
@@ -119,7 +134,9 @@ export function bareInsert(file: string, units: Iterable<BareUnit>): { seconds: 
     const key = `${t}\u0001${cols.join(',')}`;
     let s = stmts.get(key);
     if (!s) {
-      s = db.prepare(`INSERT OR REPLACE INTO "${t}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+      s = db.prepare(
+        `INSERT OR REPLACE INTO "${t}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+      );
       stmts.set(key, s);
     }
     return s;
@@ -147,11 +164,24 @@ export function bareInsert(file: string, units: Iterable<BareUnit>): { seconds: 
  * like it) and, per load (one URL or file: raw_responses.id, else load_id) in load order, every row of
  * raw_responses and of the tables with a load_id, read outside any clock. The rows a machine floor writes again.
  */
-export function loadedUnits(file: string): { schema: string[]; perLoad: Array<Array<readonly [string, readonly string[], Cell[][]]>> } {
+export function loadedUnits(file: string): {
+  schema: string[];
+  perLoad: Array<Array<readonly [string, readonly string[], Cell[][]]>>;
+} {
   const src = new BetterSqlite3(file, { readonly: true });
-  const schema = src.prepare(`select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by type desc`).pluck().all() as string[];
-  const tables = (src.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`).pluck().all() as string[]).filter(
-    (t) => t === 'raw_responses' || (src.prepare(`select name from pragma_table_info(?)`).pluck().all(t) as string[]).includes('load_id'),
+  const schema = src
+    .prepare(`select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by type desc`)
+    .pluck()
+    .all() as string[];
+  const tables = (
+    src
+      .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`)
+      .pluck()
+      .all() as string[]
+  ).filter(
+    (t) =>
+      t === 'raw_responses' ||
+      (src.prepare(`select name from pragma_table_info(?)`).pluck().all(t) as string[]).includes('load_id'),
   );
   const byLoad = new Map<number, Array<readonly [string, readonly string[], Cell[][]]>>();
   for (const t of tables) {

@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
  * returns the JSON object it prints last (see printPeaks).
  */
 export function memoryInChild<T>(moduleUrl: string, n: number): T {
-  const res = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(moduleUrl), '--memory', String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const res = spawnSync(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', fileURLToPath(moduleUrl), '--memory', String(n)],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   if (res.status !== 0) throw new Error(`memory run failed: ${res.stderr}`);
   return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as T;
 }
@@ -20,5 +24,12 @@ export function memoryInChild<T>(moduleUrl: string, n: number): T {
 export function printPeaks(figures: Record<string, number>, peakHeap: number): void {
   (globalThis as { gc?: () => void }).gc?.();
   const liveHeapMb = process.memoryUsage().heapUsed / 1048576;
-  process.stdout.write(JSON.stringify({ ...figures, peakRssMb: process.resourceUsage().maxRSS / 1024, peakHeapMb: peakHeap / 1048576, liveHeapMb }));
+  process.stdout.write(
+    JSON.stringify({
+      ...figures,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      peakHeapMb: peakHeap / 1048576,
+      liveHeapMb,
+    }),
+  );
 }

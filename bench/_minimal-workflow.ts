@@ -3,7 +3,9 @@
 // such runs, the part of its floor that no design of the pipeline workflow can go below.
 import { proxyActivities } from '@temporalio/workflow';
 
-const { minimalActivity } = proxyActivities<{ minimalActivity(n: number): Promise<number> }>({ startToCloseTimeout: '1m' });
+const { minimalActivity } = proxyActivities<{ minimalActivity(n: number): Promise<number> }>({
+  startToCloseTimeout: '1m',
+});
 
 export async function minimalRun(n: number): Promise<number> {
   return minimalActivity(n);

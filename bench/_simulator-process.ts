@@ -16,7 +16,11 @@ export interface SimulatorProcess {
 }
 
 export async function simulatorProcess(token: string): Promise<SimulatorProcess> {
-  const c = spawn(process.execPath, [path.join(root, 'bin', 'scrape-etl.js'), 'simulate', '--port', '0', '--token', token, '--seed', '12'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const c = spawn(
+    process.execPath,
+    [path.join(root, 'bin', 'scrape-etl.js'), 'simulate', '--port', '0', '--token', token, '--seed', '12'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let err = '';
   c.stderr.on('data', (b: Buffer) => (err += b.toString()));
   const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
@@ -28,7 +32,8 @@ export async function simulatorProcess(token: string): Promise<SimulatorProcess>
     });
     void exited.then(() => reject(new Error(`simulator exited before listening:\n${err}`)));
   });
-  const admin = (method: string) => fetch(`${baseUrl}/_sim/stats`, { method, headers: { authorization: `Bearer ${token}` } });
+  const admin = (method: string) =>
+    fetch(`${baseUrl}/_sim/stats`, { method, headers: { authorization: `Bearer ${token}` } });
   return {
     baseUrl,
     pid: c.pid!,

@@ -32,34 +32,75 @@ const TOKEN = `bench-actions-${crypto.randomBytes(6).toString('hex')}`;
 type Runner = typeof afterRunner;
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(BEFORE, 'workflows', 'index.ts'))) throw new Error(`BENCH_ACTIONS_BEFORE=${BEFORE}: no checkout there (see the header)`);
+  if (!fs.existsSync(path.join(BEFORE, 'workflows', 'index.ts')))
+    throw new Error(`BENCH_ACTIONS_BEFORE=${BEFORE}: no checkout there (see the header)`);
   const beforeRunner = (await import(path.join(BEFORE, 'cli', 'pipeline-runner.ts'))) as Runner;
-  const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: (...a: unknown[]) => console.error(...a), log() {} };
-  const beforeBundle = await bundleWorkflowCode({ workflowsPath: path.join(BEFORE, 'workflows', 'index.ts'), logger: quiet as never });
+  const quiet = {
+    trace() {},
+    debug() {},
+    info() {},
+    warn() {},
+    error: (...a: unknown[]) => console.error(...a),
+    log() {},
+  };
+  const beforeBundle = await bundleWorkflowCode({
+    workflowsPath: path.join(BEFORE, 'workflows', 'index.ts'),
+    logger: quiet as never,
+  });
   const bundleFile = path.join(BEFORE, '.bench-actions-bundle.js');
   fs.writeFileSync(bundleFile, beforeBundle.code);
 
   const bed = await startPipelineBed({ name: 'bench-actions', token: TOKEN, seed: 29, runDurationMs: 200 });
   // The leads run's scraping run lasts LEADS_MS: a simulator of its own.
   const slow = await startSimulator({ port: 0, token: TOKEN, seed: 30, runDurationMs: LEADS_MS });
-  const queues = { before: `before-${crypto.randomBytes(3).toString('hex')}`, after: `after-${crypto.randomBytes(3).toString('hex')}` };
+  const queues = {
+    before: `before-${crypto.randomBytes(3).toString('hex')}`,
+    after: `after-${crypto.randomBytes(3).toString('hex')}`,
+  };
   const env = (base: string) => ({ SCRAPER_BASE_URL: base, SCRAPER_API_TOKEN: TOKEN });
   const workers = [
-    await startInProcessWorker({ address: bed.temporal.address, taskQueue: queues.before, env: env(bed.sim.baseUrl), workflowBundle: { codePath: bundleFile } }),
+    await startInProcessWorker({
+      address: bed.temporal.address,
+      taskQueue: queues.before,
+      env: env(bed.sim.baseUrl),
+      workflowBundle: { codePath: bundleFile },
+    }),
     await startInProcessWorker({ address: bed.temporal.address, taskQueue: queues.after, env: env(bed.sim.baseUrl) }),
-    await startInProcessWorker({ address: bed.temporal.address, taskQueue: `${queues.before}-slow`, env: env(slow.baseUrl), workflowBundle: { codePath: bundleFile } }),
-    await startInProcessWorker({ address: bed.temporal.address, taskQueue: `${queues.after}-slow`, env: env(slow.baseUrl) }),
+    await startInProcessWorker({
+      address: bed.temporal.address,
+      taskQueue: `${queues.before}-slow`,
+      env: env(slow.baseUrl),
+      workflowBundle: { codePath: bundleFile },
+    }),
+    await startInProcessWorker({
+      address: bed.temporal.address,
+      taskQueue: `${queues.after}-slow`,
+      env: env(slow.baseUrl),
+    }),
   ];
   const log = createLogger({ env: {} });
   let n = 0;
 
   /** Starts `spec` (as `run` does), waits as `run` does with the side's waitForRun, counts its queries and actions. */
-  async function measured(side: 'before' | 'after', spec: PipelineSpec, taskQueue: string, wait: boolean): Promise<{ count: ActionCount; queries: number; seconds: number; status: string }> {
+  async function measured(
+    side: 'before' | 'after',
+    spec: PipelineSpec,
+    taskQueue: string,
+    wait: boolean,
+  ): Promise<{ count: ActionCount; queries: number; seconds: number; status: string }> {
     const runner = side === 'before' ? beforeRunner : afterRunner;
     const file = path.join(bed.dir, `${spec.name}.yaml`);
     fs.writeFileSync(file, '# the spec is passed in; the file is only remembered\n');
     const t0 = performance.now();
-    const run = await runner.startOrAttach({ client: bed.temporal.client, taskQueue, dataDir: path.join(bed.dir, `data-${n++}`), spec, file, fresh: true, log });
+    const run = await runner.startOrAttach({
+      client: bed.temporal.client,
+      taskQueue,
+      dataDir: path.join(bed.dir, `data-${n++}`),
+      spec,
+      file,
+      fresh: true,
+      log,
+    });
     let queries = 0;
     const handle = run.handle as WorkflowHandle;
     const query = handle.query.bind(handle);
@@ -70,7 +111,11 @@ async function main(): Promise<void> {
     };
     let status: string;
     if (wait) {
-      const outcome = await runner.waitForRun(run, { mode: 'lines', log, io: { stdout: { write: () => true }, stderr: { write: () => true } } as never });
+      const outcome = await runner.waitForRun(run, {
+        mode: 'lines',
+        log,
+        io: { stdout: { write: () => true }, stderr: { write: () => true } } as never,
+      });
       status = outcome.status === 'completed' ? outcome.result.status : outcome.status;
     } else {
       status = ((await handle.result()) as { status: string }).status;
@@ -88,20 +133,52 @@ async function main(): Promise<void> {
     );
 
   try {
-    console.log(`# billable actions a run (temporal/actions.ts; heartbeats estimated), before = workflow code and waitForRun of ${BEFORE}, after = this checkout`);
+    console.log(
+      `# billable actions a run (temporal/actions.ts; heartbeats estimated), before = workflow code and waitForRun of ${BEFORE}, after = this checkout`,
+    );
     // The leads runs take LEADS_MS: started first, measured while the others run.
-    const leads = (side: 'before' | 'after') => measured(side, { ...leadsSearchSpec(`leads-${side}`, bed.dbUrl, 2), polling: { initial_interval: '1s', backoff_coefficient: 2, max_interval: '10s', deadline: '1h' } }, `${queues[side]}-slow`, true);
+    const leads = (side: 'before' | 'after') =>
+      measured(
+        side,
+        {
+          ...leadsSearchSpec(`leads-${side}`, bed.dbUrl, 2),
+          polling: { initial_interval: '1s', backoff_coefficient: 2, max_interval: '10s', deadline: '1h' },
+        },
+        `${queues[side]}-slow`,
+        true,
+      );
     const leadsRuns = Promise.all([leads('before'), leads('after')]);
     for (const side of ['before', 'after'] as const) {
       // Warm-up (the worker's first workflow task, the bundle's first run), not counted.
-      await measured(side, marketplaceSpec(`warm-${side}`, bed.dbUrl, [productUrl(29_900_000 + (side === 'before' ? 0 : 1))]), queues[side], false);
+      await measured(
+        side,
+        marketplaceSpec(`warm-${side}`, bed.dbUrl, [productUrl(29_900_000 + (side === 'before' ? 0 : 1))]),
+        queues[side],
+        false,
+      );
     }
-    const one = await Promise.all((['before', 'after'] as const).map((side, i) => measured(side, marketplaceSpec(`one-${side}`, bed.dbUrl, [productUrl(29_000_100 + i)]), queues[side], true)));
+    const one = await Promise.all(
+      (['before', 'after'] as const).map((side, i) =>
+        measured(side, marketplaceSpec(`one-${side}`, bed.dbUrl, [productUrl(29_000_100 + i)]), queues[side], true),
+      ),
+    );
     say('1 URL with a waiting run', 'before', one[0]!);
     say('1 URL with a waiting run', 'after', one[1]!);
     const many = await Promise.all(
       (['before', 'after'] as const).map((side, i) =>
-        measured(side, { ...marketplaceSpec(`many-${side}`, bed.dbUrl, Array.from({ length: THOUSAND }, (_, u) => productUrl(29_200_000 + i * THOUSAND + u))), concurrency: 16 }, queues[side], false),
+        measured(
+          side,
+          {
+            ...marketplaceSpec(
+              `many-${side}`,
+              bed.dbUrl,
+              Array.from({ length: THOUSAND }, (_, u) => productUrl(29_200_000 + i * THOUSAND + u)),
+            ),
+            concurrency: 16,
+          },
+          queues[side],
+          false,
+        ),
       ),
     );
     say(`${THOUSAND} URLs`, 'before', many[0]!, THOUSAND);

@@ -41,7 +41,15 @@ interface ChildResult {
 }
 
 /** The child: `requests` calls, `inflight` at a time, after a warm-up; prints its CPU a request. */
-async function childMain(kind: Kind, modulePath: string, baseUrl: string, token: string, requests: number, inflight: number, firstItem: number): Promise<void> {
+async function childMain(
+  kind: Kind,
+  modulePath: string,
+  baseUrl: string,
+  token: string,
+  requests: number,
+  inflight: number,
+  firstItem: number,
+): Promise<void> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' };
   let one: (item: number) => Promise<void>;
   if (kind === 'client' || kind === 'compare') {
@@ -49,21 +57,33 @@ async function childMain(kind: Kind, modulePath: string, baseUrl: string, token:
     const client = new mod.ScraperClient({ baseUrl, token });
     one = async (item) => {
       const res = await client.marketplaceSync({ url: productUrl(item) });
-      if (String(res.data.data?.data?.item?.item_id) !== String(item)) throw new Error(`${kind}: asked for item ${item}, got ${res.raw.slice(0, 200)}`);
+      if (String(res.data.data?.data?.item?.item_id) !== String(item))
+        throw new Error(`${kind}: asked for item ${item}, got ${res.raw.slice(0, 200)}`);
     };
   } else if (kind === 'fetch') {
     one = async (item) => {
-      const res = await fetch(`${baseUrl}/api/marketplace/sync`, { method: 'POST', headers, body: JSON.stringify({ url: productUrl(item) }) });
+      const res = await fetch(`${baseUrl}/api/marketplace/sync`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: productUrl(item) }),
+      });
       const text = await res.text();
-      if (res.status !== 200 || !text.includes(`${item}`)) throw new Error(`fetch: HTTP ${res.status}: ${text.slice(0, 200)}`);
+      if (res.status !== 200 || !text.includes(`${item}`))
+        throw new Error(`fetch: HTTP ${res.status}: ${text.slice(0, 200)}`);
     };
   } else {
     const { Pool } = await import('undici');
     const pool = new Pool(new URL(baseUrl).origin);
     one = async (item) => {
-      const res = await pool.request({ path: '/api/marketplace/sync', method: 'POST', headers, body: JSON.stringify({ url: productUrl(item) }) });
+      const res = await pool.request({
+        path: '/api/marketplace/sync',
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: productUrl(item) }),
+      });
       const text = await res.body.text();
-      if (res.statusCode !== 200 || !text.includes(`${item}`)) throw new Error(`request: HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+      if (res.statusCode !== 200 || !text.includes(`${item}`))
+        throw new Error(`request: HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
     };
   }
   let next = 0;
@@ -78,7 +98,10 @@ async function childMain(kind: Kind, modulePath: string, baseUrl: string, token:
   await Promise.all(Array.from({ length: inflight }, () => worker(requests, firstItem)));
   const cpu = process.cpuUsage(cpu0);
   const seconds = (performance.now() - t0) / 1000;
-  const result: ChildResult = { cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / requests, requestsPerSecond: requests / seconds };
+  const result: ChildResult = {
+    cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / requests,
+    requestsPerSecond: requests / seconds,
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   // Idle keep-alive sockets must not hold the child.
   process.exit(0);
@@ -86,13 +109,20 @@ async function childMain(kind: Kind, modulePath: string, baseUrl: string, token:
 
 function runChild(args: string[]): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', self, '--child', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, ['--import', 'tsx', self, '--child', ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     c.stdout.on('data', (b: Buffer) => (out += b.toString()));
     c.stderr.on('data', (b: Buffer) => (err += b.toString()));
     c.once('error', reject);
-    c.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as ChildResult) : reject(new Error(`${args[0]} child exited ${code}:\n${err}`))));
+    c.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').pop()!) as ChildResult)
+        : reject(new Error(`${args[0]} child exited ${code}:\n${err}`)),
+    );
   });
 }
 
@@ -108,7 +138,10 @@ async function main(): Promise<void> {
   const modules: Partial<Record<Kind, string>> = { client: built, fetch: '-', request: '-' };
   if (COMPARE !== undefined) {
     const compare = path.resolve(COMPARE);
-    if (!fs.existsSync(compare)) throw new Error(`BENCH_CLIENT_COMPARE: ${compare} does not exist (the path of another build's dist/client/index.js)`);
+    if (!fs.existsSync(compare))
+      throw new Error(
+        `BENCH_CLIENT_COMPARE: ${compare} does not exist (the path of another build's dist/client/index.js)`,
+      );
     modules.compare = compare;
   }
   if (ONLY !== undefined) for (const k of Object.keys(modules) as Kind[]) if (!ONLY.includes(k)) delete modules[k];
@@ -127,13 +160,23 @@ async function main(): Promise<void> {
         // Rotated order: none of the clients always runs first or last.
         const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!);
         for (const kind of order) {
-          const r = await runChild([kind, modules[kind]!, sim.baseUrl, TOKEN, String(REQUESTS), String(inflight), String(item)]);
+          const r = await runChild([
+            kind,
+            modules[kind]!,
+            sim.baseUrl,
+            TOKEN,
+            String(REQUESTS),
+            String(inflight),
+            String(item),
+          ]);
           item += REQUESTS + WARMUP;
           (cpu[kind] ??= []).push(r.cpuMsPerRequest);
           (rate[kind] ??= []).push(r.requestsPerSecond);
         }
       }
-      process.stdout.write(`\n${inflight} in flight (median of ${ROUNDS}; CPU ms a request, user+system, of the client process):\n`);
+      process.stdout.write(
+        `\n${inflight} in flight (median of ${ROUNDS}; CPU ms a request, user+system, of the client process):\n`,
+      );
       for (const kind of kinds) {
         process.stdout.write(
           `  ${kind.padEnd(8)} ${median(cpu[kind]!).toFixed(3)} ms CPU/request  (rounds ${cpu[kind]!.map((x) => x.toFixed(3)).join(', ')}; ` +
@@ -143,9 +186,13 @@ async function main(): Promise<void> {
       const m = (k: Kind) => median(cpu[k]!);
       const ratios: string[] = [];
       if (modules.client && modules.fetch) ratios.push(`client / fetch ${(m('client') / m('fetch')).toFixed(2)}x`);
-      if (modules.client && modules.request) ratios.push(`client / request ${(m('client') / m('request')).toFixed(2)}x`);
+      if (modules.client && modules.request)
+        ratios.push(`client / request ${(m('client') / m('request')).toFixed(2)}x`);
       if (modules.request && modules.fetch) ratios.push(`request / fetch ${(m('request') / m('fetch')).toFixed(2)}x`);
-      if (modules.client && modules.compare) ratios.unshift(`client / compare ${(m('client') / m('compare')).toFixed(2)}x (compare - client: ${(m('compare') - m('client')).toFixed(3)} ms saved a request)`);
+      if (modules.client && modules.compare)
+        ratios.unshift(
+          `client / compare ${(m('client') / m('compare')).toFixed(2)}x (compare - client: ${(m('compare') - m('client')).toFixed(3)} ms saved a request)`,
+        );
       process.stdout.write(`  ratios: ${ratios.join('; ')}\n`);
     }
   } finally {

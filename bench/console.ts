@@ -51,9 +51,21 @@ function jobKey(i: number): string {
 /** The rows, made by the database itself (a generator query): 1M rows in seconds, no client round trips. */
 /** Each destination's generator query, zero-padding and timestamp literal (a record: a new destination is named by the compiler). */
 const FILL_SQL: { readonly [D in Dialect]: { gen: string; pad: string; now: string } } = {
-  sqlite: { gen: `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${ROWS}) SELECT i FROM s`, pad: `printf('%08d', i)`, now: `'2026-01-01T00:00:00.000Z'` },
-  postgres: { gen: `SELECT i FROM generate_series(1, ${ROWS}) AS g(i)`, pad: `lpad(CAST(i AS VARCHAR), 8, '0')`, now: `TIMESTAMPTZ '2026-01-01 00:00:00+00'` },
-  duckdb: { gen: `SELECT range + 1 AS i FROM range(${ROWS})`, pad: `lpad(CAST(i AS VARCHAR), 8, '0')`, now: `TIMESTAMPTZ '2026-01-01 00:00:00+00'` },
+  sqlite: {
+    gen: `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ${ROWS}) SELECT i FROM s`,
+    pad: `printf('%08d', i)`,
+    now: `'2026-01-01T00:00:00.000Z'`,
+  },
+  postgres: {
+    gen: `SELECT i FROM generate_series(1, ${ROWS}) AS g(i)`,
+    pad: `lpad(CAST(i AS VARCHAR), 8, '0')`,
+    now: `TIMESTAMPTZ '2026-01-01 00:00:00+00'`,
+  },
+  duckdb: {
+    gen: `SELECT range + 1 AS i FROM range(${ROWS})`,
+    pad: `lpad(CAST(i AS VARCHAR), 8, '0')`,
+    now: `TIMESTAMPTZ '2026-01-01 00:00:00+00'`,
+  },
 };
 
 function fillSql(d: Dialect): string {
@@ -78,7 +90,9 @@ async function fill(db: Database, d: Dialect): Promise<void> {
 }
 
 async function bench(d: Dialect, dir: string): Promise<void> {
-  const url = destinationNamed(d).capabilities.server ? await testPostgresUrl() : `${d}:${path.join(dir, `console-bench.${d}`)}`;
+  const url = destinationNamed(d).capabilities.server
+    ? await testPostgresUrl()
+    : `${d}:${path.join(dir, `console-bench.${d}`)}`;
   const t0 = performance.now();
   const db = await openDatabase(url);
   try {
@@ -86,7 +100,9 @@ async function bench(d: Dialect, dir: string): Promise<void> {
   } finally {
     await db.close();
   }
-  process.stdout.write(`\n[${d}] ${ROWS.toLocaleString('en-US')} job_records rows and ${RUNS} runs made in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `\n[${d}] ${ROWS.toLocaleString('en-US')} job_records rows and ${RUNS} runs made in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+  );
 
   const deepCursor = Buffer.from(JSON.stringify({ k: [jobKey(Math.floor(ROWS * 0.9))] })).toString('base64url');
   const pages = {
@@ -101,16 +117,29 @@ async function bench(d: Dialect, dir: string): Promise<void> {
   try {
     const bareOf = (q: { sort?: string; desc?: boolean; after?: string }) => (s: ReadOnlySource) =>
       s.read(async (r) => {
-        const { sql, params } = viewSql(r, { table: 'job_records', pipeline: PIPELINE, key: ['job_key'], sort: q.sort, desc: q.desc ?? false, after: q.after });
+        const { sql, params } = viewSql(r, {
+          table: 'job_records',
+          pipeline: PIPELINE,
+          key: ['job_key'],
+          sort: q.sort,
+          desc: q.desc ?? false,
+          after: q.after,
+        });
         await r.all(`${sql} LIMIT 51`, params);
-        await r.all(`SELECT count(*) AS n FROM (SELECT 1 AS one FROM job_records WHERE pipeline = ${r.ph(1)} LIMIT 100001) capped`, [PIPELINE]);
+        await r.all(
+          `SELECT count(*) AS n FROM (SELECT 1 AS one FROM job_records WHERE pipeline = ${r.ph(1)} LIMIT 100001) capped`,
+          [PIPELINE],
+        );
       });
     // The pipelines list's own statements: the pipelines, then per pipeline its last 30 runs and last success.
     const bareRuns = (s: ReadOnlySource) =>
       s.read(async (r) => {
         await r.all('SELECT DISTINCT pipeline FROM pipeline_runs ORDER BY pipeline');
         await r.all(`SELECT * FROM pipeline_runs WHERE pipeline = ${r.ph(1)} ORDER BY id DESC LIMIT 30`, [PIPELINE]);
-        await r.all(`SELECT max(finished_at) AS t FROM pipeline_runs WHERE pipeline = ${r.ph(1)} AND status = 'succeeded'`, [PIPELINE]);
+        await r.all(
+          `SELECT max(finished_at) AS t FROM pipeline_runs WHERE pipeline = ${r.ph(1)} AND status = 'succeeded'`,
+          [PIPELINE],
+        );
       });
     const bareTimes: Record<string, number> = {
       'pipelines list (first page)': await timeIt(() => bareRuns(bare)),
@@ -136,7 +165,9 @@ async function bench(d: Dialect, dir: string): Promise<void> {
   }
 }
 
-const chosen = (process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['sqlite', 'postgres', 'duckdb']) as Dialect[];
+const chosen = (
+  process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['sqlite', 'postgres', 'duckdb']
+) as Dialect[];
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-bench-'));
 try {
   for (const d of chosen) await bench(d, dir);

@@ -43,7 +43,11 @@ const DIST = path.resolve(process.env['BENCH_DIST'] ?? path.join(path.dirname(se
 // BENCH_CSV_COMPARE=<dir>: another build's dist/ timed in the same rounds (before/after pairs).
 const COMPARE = process.env['BENCH_CSV_COMPARE'] ? path.resolve(process.env['BENCH_CSV_COMPARE']) : undefined;
 const THREAD_COUNTS = (process.env['BENCH_CSV_THREAD_COUNTS'] ?? '1,2,3,4').split(',').map(Number);
-const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 interface Timing {
   seconds: number;
@@ -60,10 +64,23 @@ type Ours = Timing & { rows: number; threads: number; cpuSeconds: number };
 function ours(dbFile: string, table: string, outDir: string, threads?: number, pipeline?: string, dist = DIST): Ours {
   fs.rmSync(outDir, { recursive: true, force: true });
   const t = threads ?? THREADS;
-  const res = spawnSync(process.execPath, [path.join(path.dirname(self), '_export-child.mjs'), dist, `sqlite:${dbFile}`, table, outDir, 'csv', t === undefined ? '' : String(t), pipeline ?? ''], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
+  const res = spawnSync(
+    process.execPath,
+    [
+      path.join(path.dirname(self), '_export-child.mjs'),
+      dist,
+      `sqlite:${dbFile}`,
+      table,
+      outDir,
+      'csv',
+      t === undefined ? '' : String(t),
+      pipeline ?? '',
+    ],
+    {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
   if (res.status !== 0) throw new Error(`export child failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
   return JSON.parse(res.stdout.trim().split('\n').pop() ?? '{}') as Ours;
 }
@@ -102,7 +119,10 @@ function python(dbFile: string, table: string, outFile: string): Timing {
  */
 function nodeFloorMb(bare = false, dist = DIST): number {
   const script = `${bare ? '' : `await import(${JSON.stringify(path.join(dist, 'export', 'export.js'))}); await import(${JSON.stringify(path.join(dist, 'export', 'formats', 'csv.js'))}); await import('better-sqlite3'); `}process.stdout.write(String(Number(/VmHWM:\\s+(\\d+) kB/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1]) / 1024));`;
-  const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: path.dirname(self) });
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    cwd: path.dirname(self),
+  });
   if (res.status !== 0) throw new Error(`node floor failed: ${res.stderr}`);
   return Number(res.stdout.trim());
 }
@@ -111,7 +131,9 @@ function sqliteShell(dbFile: string, table: string, outFile: string, pipeline?: 
   const fd = fs.openSync(outFile, 'w');
   const t0 = process.hrtime.bigint();
   const where = pipeline ? ` where pipeline = '${pipeline.replaceAll("'", "''")}'` : '';
-  const res = spawnSync('sqlite3', ['-csv', '-header', dbFile, `select * from "${table}"${where}`], { stdio: ['ignore', fd, 'pipe'] });
+  const res = spawnSync('sqlite3', ['-csv', '-header', dbFile, `select * from "${table}"${where}`], {
+    stdio: ['ignore', fd, 'pipe'],
+  });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   fs.closeSync(fd);
   if (res.status !== 0) throw new Error(`sqlite3 shell failed: ${res.stderr?.toString() ?? res.error?.message}`);
@@ -144,8 +166,14 @@ export async function run(): Promise<void> {
         `load average ${loadAverage()}${COMPARE ? `; before: ${COMPARE}` : ''}`,
     );
 
-    for (const [table, rows] of [[LONG, longRows], [WIDE, wideRows]] as const) {
-      const times: Record<'ours' | 'one' | 'python' | 'shell' | 'oursCpu' | 'oneCpu' | 'before' | 'beforeCpu', number[]> = { ours: [], one: [], python: [], shell: [], oursCpu: [], oneCpu: [], before: [], beforeCpu: [] };
+    for (const [table, rows] of [
+      [LONG, longRows],
+      [WIDE, wideRows],
+    ] as const) {
+      const times: Record<
+        'ours' | 'one' | 'python' | 'shell' | 'oursCpu' | 'oneCpu' | 'before' | 'beforeCpu',
+        number[]
+      > = { ours: [], one: [], python: [], shell: [], oursCpu: [], oneCpu: [], before: [], beforeCpu: [] };
       let bytes = 0;
       let threads = 1;
       for (let r = 0; r < ROUNDS; r++) {
@@ -168,14 +196,26 @@ export async function run(): Promise<void> {
       }
       const [o, one, p, s] = [median(times.ours), median(times.one), median(times.python), median(times.shell)];
       const rate = (sec: number) => `${fmt(rows / sec)} rows/s (${sec.toFixed(2)} s)`;
-      console.log(`${table} (${fmt(rows)} x ${table === LONG ? longWidth : wideWidth}, ${(bytes / 1048576).toFixed(0)} MB of CSV):`);
-      console.log(`  export/csv.ts (streamed, atomic, formula-neutralised), ${threads} thread(s): ${rate(o)}, CPU ${median(times.oursCpu).toFixed(2)} s`);
-      console.log(`  the same in the calling thread alone (threads: 1):  ${rate(one)}, CPU ${median(times.oneCpu).toFixed(2)} s -> threads gain ${(one / o).toFixed(2)}x`);
-      console.log(`  Python csv module (baseline):  ${rate(p)}  -> ratio ours/python ${(p / o).toFixed(2)} (goal >= 1.0; one thread ${(p / one).toFixed(2)})`);
-      console.log(`  sqlite3 -csv shell (baseline): ${rate(s)}  -> ratio ours/sqlite3 ${(s / o).toFixed(2)} (goal >= 0.8; one thread ${(s / one).toFixed(2)})`);
+      console.log(
+        `${table} (${fmt(rows)} x ${table === LONG ? longWidth : wideWidth}, ${(bytes / 1048576).toFixed(0)} MB of CSV):`,
+      );
+      console.log(
+        `  export/csv.ts (streamed, atomic, formula-neutralised), ${threads} thread(s): ${rate(o)}, CPU ${median(times.oursCpu).toFixed(2)} s`,
+      );
+      console.log(
+        `  the same in the calling thread alone (threads: 1):  ${rate(one)}, CPU ${median(times.oneCpu).toFixed(2)} s -> threads gain ${(one / o).toFixed(2)}x`,
+      );
+      console.log(
+        `  Python csv module (baseline):  ${rate(p)}  -> ratio ours/python ${(p / o).toFixed(2)} (goal >= 1.0; one thread ${(p / one).toFixed(2)})`,
+      );
+      console.log(
+        `  sqlite3 -csv shell (baseline): ${rate(s)}  -> ratio ours/sqlite3 ${(s / o).toFixed(2)} (goal >= 0.8; one thread ${(s / one).toFixed(2)})`,
+      );
       if (COMPARE) {
         const b = median(times.before);
-        console.log(`  before (${COMPARE}), ${threads} thread(s): ${rate(b)}, CPU ${median(times.beforeCpu).toFixed(2)} s -> ratio before/sqlite3 ${(s / b).toFixed(2)}`);
+        console.log(
+          `  before (${COMPARE}), ${threads} thread(s): ${rate(b)}, CPU ${median(times.beforeCpu).toFixed(2)} s -> ratio before/sqlite3 ${(s / b).toFixed(2)}`,
+        );
       }
       console.log(`  load average ${loadAverage()}`);
     }
@@ -186,14 +226,17 @@ export async function run(): Promise<void> {
       const times: Record<'ours' | 'one' | 'shell', number[]> = { ours: [], one: [], shell: [] };
       for (let r = 0; r < ROUNDS; r++) {
         const o = ours(db, LONG, path.join(dir, 'out'), undefined, 'bench');
-        if (o.rows !== longRows) throw new Error(`export of pipeline bench wrote ${o.rows} rows of ${LONG}, expected ${longRows}`);
+        if (o.rows !== longRows)
+          throw new Error(`export of pipeline bench wrote ${o.rows} rows of ${LONG}, expected ${longRows}`);
         times.ours.push(o.seconds);
         times.one.push(ours(db, LONG, path.join(dir, 'out'), 1, 'bench').seconds);
         times.shell.push(sqliteShell(db, LONG, path.join(dir, 'shell.csv'), 'bench').seconds);
       }
       const [o, one, s] = [median(times.ours), median(times.one), median(times.shell)];
       console.log(`${LONG}, one pipeline's rows (where pipeline = 'bench', as a run's export):`);
-      console.log(`  export/csv.ts: ${(o).toFixed(2)} s (one thread ${one.toFixed(2)} s); sqlite3 -csv with the same where: ${s.toFixed(2)} s -> ratio ${(s / o).toFixed(2)} (one thread ${(s / one).toFixed(2)})`);
+      console.log(
+        `  export/csv.ts: ${o.toFixed(2)} s (one thread ${one.toFixed(2)} s); sqlite3 -csv with the same where: ${s.toFixed(2)} s -> ratio ${(s / o).toFixed(2)} (one thread ${(s / one).toFixed(2)})`,
+      );
     }
 
     // Peak RSS by thread count, at the long table's rows and at a quarter of them (a copy of the loaded file with
@@ -202,12 +245,18 @@ export async function run(): Promise<void> {
       const quarter = path.join(dir, 'quarter.sqlite');
       fs.copyFileSync(small, quarter);
       const quarterRows = repeatRows(quarter, LONG, Math.round(longRows / 4));
-      const builds: Array<[string, string]> = [['this build', DIST], ...(COMPARE ? [['before', COMPARE] as [string, string]] : [])];
+      const builds: Array<[string, string]> = [
+        ['this build', DIST],
+        ...(COMPARE ? [['before', COMPARE] as [string, string]] : []),
+      ];
       const peaks = new Map<string, number[]>();
       for (let r = 0; r < ROUNDS; r++) {
         for (const t of THREAD_COUNTS) {
           for (const [name, dist] of builds) {
-            for (const [file, rows] of [[db, longRows], [quarter, quarterRows]] as const) {
+            for (const [file, rows] of [
+              [db, longRows],
+              [quarter, quarterRows],
+            ] as const) {
               const o = ours(file, LONG, path.join(dir, 'out'), t, undefined, dist);
               if (o.rows !== rows) throw new Error(`export wrote ${o.rows} rows of ${LONG}, expected ${rows}`);
               const key = `${name}|${t}|${rows}`;
@@ -217,10 +266,15 @@ export async function run(): Promise<void> {
         }
       }
       const floor = nodeFloorMb();
-      console.log(`peak RSS by threads (${LONG}, medians of ${ROUNDS}; Node with the export's modules loaded: ${floor.toFixed(1)} MB; goal <= 90 MB and <= 1.5x that, flat within 10%):`);
+      console.log(
+        `peak RSS by threads (${LONG}, medians of ${ROUNDS}; Node with the export's modules loaded: ${floor.toFixed(1)} MB; goal <= 90 MB and <= 1.5x that, flat within 10%):`,
+      );
       for (const [name] of builds) {
         for (const t of THREAD_COUNTS) {
-          const [big, little] = [median(peaks.get(`${name}|${t}|${longRows}`)!), median(peaks.get(`${name}|${t}|${quarterRows}`)!)];
+          const [big, little] = [
+            median(peaks.get(`${name}|${t}|${longRows}`)!),
+            median(peaks.get(`${name}|${t}|${quarterRows}`)!),
+          ];
           console.log(
             `  ${name}, ${t} thread(s): ${big.toFixed(1)} MB for ${fmt(longRows)} rows (${(big / floor).toFixed(2)}x the floor), ${little.toFixed(1)} MB for ${fmt(quarterRows)} rows ` +
               `(growth for ${(longRows / quarterRows).toFixed(1)}x rows: ${(big / little).toFixed(3)}x)`,

@@ -30,11 +30,17 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function sizeOf(file: string): number {
   let total = 0;
-  for (const f of [file, `${file}.wal`, `${file}-wal`, `${file}-shm`]) if (fs.existsSync(f)) total += fs.statSync(f).size;
+  for (const f of [file, `${file}.wal`, `${file}-wal`, `${file}-shm`])
+    if (fs.existsSync(f)) total += fs.statSync(f).size;
   return total;
 }
 
-async function load(dir: string, dialect: 'sqlite' | 'duckdb', list: readonly Product[], grouped: boolean): Promise<{ file: string; seconds: number; rows: number }> {
+async function load(
+  dir: string,
+  dialect: 'sqlite' | 'duckdb',
+  list: readonly Product[],
+  grouped: boolean,
+): Promise<{ file: string; seconds: number; rows: number }> {
   const file = path.join(dir, `${grouped ? 'grouped' : 'single'}.${dialect}`);
   const db = await openDatabase(`${dialect}:${file}`);
   try {
@@ -50,16 +56,30 @@ async function load(dir: string, dialect: 'sqlite' | 'duckdb', list: readonly Pr
  * destination's format; `legacy`: DuckDB's default format and every index of the model (the file before #29).
  */
 async function lowerBound(source: string, target: string, withSchema: boolean, legacy = false): Promise<number> {
-  const instance = await DuckDBInstance.create(target, legacy ? {} : { storage_compatibility_version: STORAGE_VERSION, default_block_size: BLOCK_SIZE });
+  const instance = await DuckDBInstance.create(
+    target,
+    legacy ? {} : { storage_compatibility_version: STORAGE_VERSION, default_block_size: BLOCK_SIZE },
+  );
   const con = await instance.connect();
   try {
     await con.run(`attach '${source}' as src (read_only)`);
-    const tables = (await con.runAndReadAll(`select table_name from duckdb_tables() where database_name = 'src' order by table_name`)).getRows().map((r) => String(r[0]));
+    const tables = (
+      await con.runAndReadAll(`select table_name from duckdb_tables() where database_name = 'src' order by table_name`)
+    )
+      .getRows()
+      .map((r) => String(r[0]));
     await con.run('begin');
-    const ddl = legacy ? Object.entries(TABLES).flatMap(([name, def]) => legacyTableDdl(name, def as AnyTableDef)) : baselineDdl();
+    const ddl = legacy
+      ? Object.entries(TABLES).flatMap(([name, def]) => legacyTableDdl(name, def as AnyTableDef))
+      : baselineDdl();
     if (withSchema) for (const sql of ddl) await con.run(sql);
     for (const t of tables) {
-      const exists = (await con.runAndReadAll(`select count(*) from duckdb_tables() where database_name = current_database() and table_name = $1`, [t])).getRows()[0]![0];
+      const exists = (
+        await con.runAndReadAll(
+          `select count(*) from duckdb_tables() where database_name = current_database() and table_name = $1`,
+          [t],
+        )
+      ).getRows()[0]![0];
       if (withSchema && Number(exists) > 0) {
         // Columns the loader added at run time (unknown fields) are added here too, with the loaded file's types.
         const extra = (
@@ -68,10 +88,10 @@ async function lowerBound(source: string, target: string, withSchema: boolean, l
             [t],
           )
         ).getRows();
-        for (const [c, type] of extra) await con.run(`alter table main."${t}" add column "${String(c)}" ${String(type)}`);
+        for (const [c, type] of extra)
+          await con.run(`alter table main."${t}" add column "${String(c)}" ${String(type)}`);
         await con.run(`insert into main."${t}" by name select * from src."${t}"`);
-      }
-      else await con.run(`create table main."${t}" as select * from src."${t}"`);
+      } else await con.run(`create table main."${t}" as select * from src."${t}"`);
     }
     await con.run('commit');
     await con.run('detach src');
@@ -86,7 +106,10 @@ async function lowerBound(source: string, target: string, withSchema: boolean, l
 /** tableDdl with every index of the model, as the baseline had them before multi-column non-unique ones were left out. */
 function legacyTableDdl(name: string, def: AnyTableDef): string[] {
   const out = tableDdl(name, { ...def, indexes: [] });
-  for (const i of def.indexes ?? []) out.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${i.name}" ON "${name}" (${i.columns.map((c) => `"${c}"`).join(', ')})`);
+  for (const i of def.indexes ?? [])
+    out.push(
+      `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${i.name}" ON "${name}" (${i.columns.map((c) => `"${c}"`).join(', ')})`,
+    );
   return out;
 }
 
@@ -111,13 +134,18 @@ function dltLoad(dir: string, list: readonly Product[]): { bytes: number; second
   const env = { ...process.env, PYTHONPATH: DLT_DIR, RUNTIME__LOG_LEVEL: 'WARNING' };
   if (spawnSync('python3', ['-c', 'import dlt, duckdb'], { env }).status !== 0) {
     console.log(`  (installing dlt[duckdb] from PyPI into ${DLT_DIR})`);
-    const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', DLT_DIR, 'dlt[duckdb]'], { encoding: 'utf8' });
+    const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', DLT_DIR, 'dlt[duckdb]'], {
+      encoding: 'utf8',
+    });
     if (pip.status !== 0) throw new Error(`pip install dlt[duckdb] failed: ${pip.stderr}`);
   }
   const jsonl = path.join(dir, 'products.jsonl');
   fs.writeFileSync(jsonl, list.map((p) => JSON.stringify(JSON.parse(p.raw))).join('\n') + '\n');
   const target = path.join(dir, 'dlt.duckdb');
-  const res = spawnSync('python3', ['-c', DLT_SCRIPT, jsonl, target, path.join(dir, 'dlt-work')], { encoding: 'utf8', env });
+  const res = spawnSync('python3', ['-c', DLT_SCRIPT, jsonl, target, path.join(dir, 'dlt-work')], {
+    encoding: 'utf8',
+    env,
+  });
   if (res.status !== 0) throw new Error(`dlt load failed: ${res.stderr}`);
   const [seconds, dltVersion, duckVersion] = res.stdout.trim().split('\n').pop()!.split(' ');
   return { bytes: sizeOf(target), seconds: Number(seconds), versions: `dlt ${dltVersion}, duckdb ${duckVersion}` };
@@ -128,18 +156,37 @@ async function breakdown(file: string): Promise<string[]> {
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   const con = await instance.connect();
   try {
-    const blockSize = Number((await con.runAndReadAll(`select block_size from pragma_database_size()`)).getRows()[0]![0]);
-    const total = (await con.runAndReadAll(`select total_blocks, used_blocks, free_blocks, wal_size from pragma_database_size()`)).getRowObjectsJS()[0]!;
-    const tables = (await con.runAndReadAll(`select table_name, estimated_size, index_count from duckdb_tables() order by table_name`)).getRows();
-    const format = (await con.runAndReadAll(`select tags['storage_version'] from duckdb_databases() where database_name = current_database()`)).getRows()[0]![0];
-    const lines: string[] = [`    format: storage ${String(format)}; blocks: total ${total['total_blocks']}, used ${total['used_blocks']}, free ${total['free_blocks']} (block ${blockSize / 1024} KB), wal ${total['wal_size']}`];
+    const blockSize = Number(
+      (await con.runAndReadAll(`select block_size from pragma_database_size()`)).getRows()[0]![0],
+    );
+    const total = (
+      await con.runAndReadAll(`select total_blocks, used_blocks, free_blocks, wal_size from pragma_database_size()`)
+    ).getRowObjectsJS()[0]!;
+    const tables = (
+      await con.runAndReadAll(`select table_name, estimated_size, index_count from duckdb_tables() order by table_name`)
+    ).getRows();
+    const format = (
+      await con.runAndReadAll(
+        `select tags['storage_version'] from duckdb_databases() where database_name = current_database()`,
+      )
+    ).getRows()[0]![0];
+    const lines: string[] = [
+      `    format: storage ${String(format)}; blocks: total ${total['total_blocks']}, used ${total['used_blocks']}, free ${total['free_blocks']} (block ${blockSize / 1024} KB), wal ${total['wal_size']}`,
+    ];
     const per: Array<[string, number, string]> = [];
     for (const [name, rows, indexes] of tables) {
-      const blocks = Number((await con.runAndReadAll(`select count(distinct block_id) from pragma_storage_info('${String(name)}') where block_id >= 0`)).getRows()[0]![0]);
+      const blocks = Number(
+        (
+          await con.runAndReadAll(
+            `select count(distinct block_id) from pragma_storage_info('${String(name)}') where block_id >= 0`,
+          )
+        ).getRows()[0]![0],
+      );
       per.push([String(name), blocks, `${fmt(Number(rows))} rows, ${String(indexes)} indexes`]);
     }
     per.sort((a, b) => b[1] - a[1]);
-    for (const [name, blocks, what] of per.slice(0, 8)) lines.push(`    ${name}: ${blocks} column blocks (${mb(blocks * blockSize)}), ${what}`);
+    for (const [name, blocks, what] of per.slice(0, 8))
+      lines.push(`    ${name}: ${blocks} column blocks (${mb(blocks * blockSize)}), ${what}`);
     return lines;
   } finally {
     con.closeSync();
@@ -150,7 +197,9 @@ async function breakdown(file: string): Promise<string[]> {
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-duckdb-size-'));
   try {
-    console.log(`# DuckDB destination size: ${fmt(PRODUCTS)} generated marketplace products, DuckDB file against SQLite file`);
+    console.log(
+      `# DuckDB destination size: ${fmt(PRODUCTS)} generated marketplace products, DuckDB file against SQLite file`,
+    );
     const list = [...products(PRODUCTS)];
     const warm = path.join(dir, 'warm');
     fs.mkdirSync(warm);
@@ -164,13 +213,21 @@ async function main(): Promise<void> {
       const lite = await load(dir, 'sqlite', list, grouped);
       const [d, s] = [sizeOf(duck.file), sizeOf(lite.file)];
       console.log(`${how}:`);
-      console.log(`  load: DuckDB ${duck.seconds.toFixed(1)} s, SQLite ${lite.seconds.toFixed(1)} s (${fmt(duck.rows)} rows) -> speed DuckDB/SQLite ${(lite.seconds / duck.seconds).toFixed(2)} (goal >= 0.5)`);
-      console.log(`  file: DuckDB ${mb(d)}, SQLite ${mb(s)}, dlt ${mb(dlt.bytes)} -> DuckDB/SQLite ${(d / s).toFixed(2)} (goal <= 3), DuckDB/dlt ${(d / dlt.bytes).toFixed(2)} (goal <= 2)`);
+      console.log(
+        `  load: DuckDB ${duck.seconds.toFixed(1)} s, SQLite ${lite.seconds.toFixed(1)} s (${fmt(duck.rows)} rows) -> speed DuckDB/SQLite ${(lite.seconds / duck.seconds).toFixed(2)} (goal >= 0.5)`,
+      );
+      console.log(
+        `  file: DuckDB ${mb(d)}, SQLite ${mb(s)}, dlt ${mb(dlt.bytes)} -> DuckDB/SQLite ${(d / s).toFixed(2)} (goal <= 3), DuckDB/dlt ${(d / dlt.bytes).toFixed(2)} (goal <= 2)`,
+      );
       const legacy = await lowerBound(duck.file, path.join(dir, `legacy-${grouped}.duckdb`), true, true);
-      console.log(`  the same rows in DuckDB's default format (v1.0 storage, 256 KB blocks) with every index of the model (the file before #29): ${mb(legacy)} -> /SQLite ${(legacy / s).toFixed(2)}, /dlt ${(legacy / dlt.bytes).toFixed(2)}`);
+      console.log(
+        `  the same rows in DuckDB's default format (v1.0 storage, 256 KB blocks) with every index of the model (the file before #29): ${mb(legacy)} -> /SQLite ${(legacy / s).toFixed(2)}, /dlt ${(legacy / dlt.bytes).toFixed(2)}`,
+      );
       const bare = await lowerBound(duck.file, path.join(dir, `bare-${grouped}.duckdb`), false);
       const keyed = await lowerBound(duck.file, path.join(dir, `keyed-${grouped}.duckdb`), true);
-      console.log(`  lower bounds (same rows, one INSERT … SELECT): no keys ${mb(bare)}, with the schema's keys and indexes ${mb(keyed)} -> ours/no-keys ${(d / bare).toFixed(2)}, ours/keyed ${(d / keyed).toFixed(2)}`);
+      console.log(
+        `  lower bounds (same rows, one INSERT … SELECT): no keys ${mb(bare)}, with the schema's keys and indexes ${mb(keyed)} -> ours/no-keys ${(d / bare).toFixed(2)}, ours/keyed ${(d / keyed).toFixed(2)}`,
+      );
       console.log(`  where the space goes in ours:`);
       for (const l of await breakdown(duck.file)) console.log(l);
       console.log(`  and in the keyed lower bound:`);

@@ -54,7 +54,12 @@ async function copyChild(file: string, table: string, out: string): Promise<void
   const rows = Number((await con.runAndReadAll(`select count(*) from read_parquet(${lit(out)})`)).getRows()[0]![0]);
   con.closeSync();
   instance.closeSync();
-  const result: Measured = { rows, seconds, bytes: fs.statSync(out).size, peakRssMb: process.resourceUsage().maxRSS / 1024 };
+  const result: Measured = {
+    rows,
+    seconds,
+    bytes: fs.statSync(out).size,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -116,13 +121,21 @@ function pyEnv(): NodeJS.ProcessEnv {
 function ensurePython(): void {
   const ok = spawnSync('python3', ['-c', 'import pyarrow, duckdb, psycopg2'], { env: pyEnv() });
   if (ok.status === 0) return;
-  const res = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', PY_BENCH_DIR, 'psycopg2-binary', 'duckdb', 'pyarrow'], { stdio: 'inherit' });
+  const res = spawnSync(
+    'python3',
+    ['-m', 'pip', 'install', '--quiet', '--target', PY_BENCH_DIR, 'psycopg2-binary', 'duckdb', 'pyarrow'],
+    { stdio: 'inherit' },
+  );
   if (res.status !== 0) throw new Error('cannot install the Python baselines (pyarrow, duckdb, psycopg2-binary)');
 }
 
 function pyarrow(kind: 'sqlite' | 'postgres' | 'duckdb', src: string, out: string): Measured {
   fs.rmSync(out, { force: true });
-  const res = spawnSync('python3', ['-c', PYARROW, kind, src, TABLE, out], { encoding: 'utf8', env: pyEnv(), maxBuffer: 1 << 20 });
+  const res = spawnSync('python3', ['-c', PYARROW, kind, src, TABLE, out], {
+    encoding: 'utf8',
+    env: pyEnv(),
+    maxBuffer: 1 << 20,
+  });
   if (res.status !== 0) throw new Error(`pyarrow baseline (${kind}) failed: ${res.stderr}`);
   return JSON.parse(res.stdout.trim().split('\n').pop()!) as Measured;
 }
@@ -136,20 +149,31 @@ function spawnChild(args: string[]): Measured {
 /** Our export in plain Node on the compiled build (bench/_export-child.mjs): its peak RSS is the command's. */
 function ours(url: string, outDir: string): Measured {
   fs.rmSync(outDir, { recursive: true, force: true });
-  const res = spawnSync(process.execPath, [path.join(path.dirname(self), '_export-child.mjs'), DIST, url, TABLE, outDir, 'parquet'], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const res = spawnSync(
+    process.execPath,
+    [path.join(path.dirname(self), '_export-child.mjs'), DIST, url, TABLE, outDir, 'parquet'],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   if (res.status !== 0) throw new Error(`our export failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
   return JSON.parse(res.stdout.trim().split('\n').pop()!) as Measured;
 }
 
 /** The SQLite table's rows into the same table of a migrated Postgres database, by COPY of sqlite3's CSV. */
 async function fillPostgres(sqliteFile: string, url: string, csv: string): Promise<void> {
-  const { openDatabase } = (await import(path.join(DIST, 'db', 'connect.js'))) as typeof import('../destinations/open.js');
+  const { openDatabase } = (await import(
+    path.join(DIST, 'db', 'connect.js')
+  )) as typeof import('../destinations/open.js');
   await (await openDatabase(url)).close();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const cols = columnsOf(sqliteFile);
-    await pipeline(fs.createReadStream(csv), client.query(copyFrom(`copy "${TABLE}" (${cols.map((c) => `"${c}"`).join(', ')}) from stdin (format csv, header true)`)));
+    await pipeline(
+      fs.createReadStream(csv),
+      client.query(
+        copyFrom(`copy "${TABLE}" (${cols.map((c) => `"${c}"`).join(', ')}) from stdin (format csv, header true)`),
+      ),
+    );
     await client.query(`analyze "${TABLE}"`);
   } finally {
     await client.end();
@@ -157,7 +181,9 @@ async function fillPostgres(sqliteFile: string, url: string, csv: string): Promi
 }
 
 async function fillDuckdb(file: string, csv: string): Promise<void> {
-  const { openDatabase } = (await import(path.join(DIST, 'db', 'connect.js'))) as typeof import('../destinations/open.js');
+  const { openDatabase } = (await import(
+    path.join(DIST, 'db', 'connect.js')
+  )) as typeof import('../destinations/open.js');
   await (await openDatabase(`duckdb:${file}`)).close();
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(file);
@@ -171,7 +197,9 @@ async function fillDuckdb(file: string, csv: string): Promise<void> {
 function columnsOf(sqliteFile: string): string[] {
   const s = new BetterSqlite3(sqliteFile, { readonly: true });
   try {
-    return (s.prepare('select name from pragma_table_info(?) order by cid').all(TABLE) as Array<{ name: string }>).map((r) => r.name);
+    return (s.prepare('select name from pragma_table_info(?) order by cid').all(TABLE) as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
   } finally {
     s.close();
   }
@@ -196,7 +224,9 @@ async function run(): Promise<void> {
     const rows = repeatRows(sqliteFile, TABLE, ROWS);
     const csv = path.join(dir, 'rows.csv');
     const fd = fs.openSync(csv, 'w');
-    const dump = spawnSync('sqlite3', ['-csv', '-header', sqliteFile, `select * from "${TABLE}"`], { stdio: ['ignore', fd, 'pipe'] });
+    const dump = spawnSync('sqlite3', ['-csv', '-header', sqliteFile, `select * from "${TABLE}"`], {
+      stdio: ['ignore', fd, 'pipe'],
+    });
     fs.closeSync(fd);
     if (dump.status !== 0) throw new Error(`sqlite3 -csv failed: ${dump.stderr}`);
     const pgUrl = await testPostgresUrl();
@@ -231,15 +261,20 @@ async function run(): Promise<void> {
       }
       note('copy-duckdb', spawnChild(['--copy', duckFile, TABLE, path.join(dir, 'copy.parquet')]));
     }
-    const rate = (key: string) => `${fmt(rows / median(times[key]!))} rows/s (${median(times[key]!).toFixed(2)} s, ${mb(bytes[key]!)}, peak RSS ${rss[key]!.toFixed(0)} MB)`;
+    const rate = (key: string) =>
+      `${fmt(rows / median(times[key]!))} rows/s (${median(times[key]!).toFixed(2)} s, ${mb(bytes[key]!)}, peak RSS ${rss[key]!.toFixed(0)} MB)`;
     const ratio = (a: string, b: string) => (median(times[b]!) / median(times[a]!)).toFixed(2);
     const size = (a: string, b: string) => (bytes[a]! / bytes[b]!).toFixed(2);
     for (const [kind] of sources) {
       console.log(`from ${kind}:`);
       console.log(`  ours:              ${rate(`ours-${kind}`)}`);
-      console.log(`  pyarrow streaming: ${rate(`pyarrow-${kind}`)}  -> speed ours/pyarrow ${ratio(`ours-${kind}`, `pyarrow-${kind}`)} (goal >= 1.0), size ours/pyarrow ${size(`ours-${kind}`, `pyarrow-${kind}`)}`);
+      console.log(
+        `  pyarrow streaming: ${rate(`pyarrow-${kind}`)}  -> speed ours/pyarrow ${ratio(`ours-${kind}`, `pyarrow-${kind}`)} (goal >= 1.0), size ours/pyarrow ${size(`ours-${kind}`, `pyarrow-${kind}`)}`,
+      );
     }
-    console.log(`  DuckDB COPY TO parquet: ${rate('copy-duckdb')}  -> speed ours/COPY ${ratio('ours-duckdb', 'copy-duckdb')} (goal >= 0.5)`);
+    console.log(
+      `  DuckDB COPY TO parquet: ${rate('copy-duckdb')}  -> speed ours/COPY ${ratio('ours-duckdb', 'copy-duckdb')} (goal >= 0.5)`,
+    );
     console.log(
       `file size ours/DuckDB COPY (goal <= 1.3): from sqlite ${size('ours-sqlite', 'copy-duckdb')}, postgres ${size('ours-postgres', 'copy-duckdb')}, duckdb ${size('ours-duckdb', 'copy-duckdb')}`,
     );

@@ -29,7 +29,11 @@ interface Measured {
 
 function ours(dbFile: string, outDir: string): Measured {
   fs.rmSync(outDir, { recursive: true, force: true });
-  const res = spawnSync(process.execPath, [path.join(path.dirname(self), '_export-child.mjs'), DIST, `sqlite:${dbFile}`, TABLE, outDir, 'xlsx'], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const res = spawnSync(
+    process.execPath,
+    [path.join(path.dirname(self), '_export-child.mjs'), DIST, `sqlite:${dbFile}`, TABLE, outDir, 'xlsx'],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   if (res.status !== 0) throw new Error(`our export failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
   return JSON.parse(res.stdout.trim().split('\n').pop()!) as Measured;
 }
@@ -58,7 +62,10 @@ print(json.dumps({"rows": rows, "seconds": time.perf_counter() - t0, "bytes": os
 `;
 
 function openpyxl(dbFile: string, out: string): Measured {
-  const res = spawnSync('python3', ['-c', OPENPYXL, dbFile, TABLE, out], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: PY_READERS_DIR } });
+  const res = spawnSync('python3', ['-c', OPENPYXL, dbFile, TABLE, out], {
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: PY_READERS_DIR },
+  });
   if (res.status !== 0) throw new Error(`openpyxl baseline failed: ${res.stderr}`);
   return JSON.parse(res.stdout.trim().split('\n').pop()!) as Measured;
 }
@@ -72,7 +79,9 @@ async function run(): Promise<void> {
     await loadProducts(base, PRODUCTS);
     console.log(`# XLSX export benchmark (${DIST}): ${TABLE} x 16 columns, peak RSS by row count`);
     const little = ours(base, path.join(dir, 'out'));
-    console.log(`  ${fmt(little.rows)} rows: ours ${little.peakRssMb.toFixed(0)} MB peak RSS, ${little.seconds.toFixed(1)} s`);
+    console.log(
+      `  ${fmt(little.rows)} rows: ours ${little.peakRssMb.toFixed(0)} MB peak RSS, ${little.seconds.toFixed(1)} s`,
+    );
     for (const n of SIZES) {
       const db = path.join(dir, `rows-${n}.sqlite`);
       fs.copyFileSync(base, db);

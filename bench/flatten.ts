@@ -37,7 +37,9 @@ function checked(raw: string): number {
 
 const base = cpuMsPerProduct((raw) => JSON.parse(raw));
 const rowsPerProduct = bodies.reduce((s, raw) => s + checked(raw), 0) / N;
-console.log(`# prework of a marketplace answer: ${N} products x ${ROUNDS} rounds, ${rowsPerProduct.toFixed(1)} rows a product; CPU a product, ratio to JSON.parse`);
+console.log(
+  `# prework of a marketplace answer: ${N} products x ${ROUNDS} rounds, ${rowsPerProduct.toFixed(1)} rows a product; CPU a product, ratio to JSON.parse`,
+);
 console.log(`JSON.parse (baseline)          ${base.toFixed(3)} ms`);
 for (const [label, fn] of [
   ['parseJson', parseJson],

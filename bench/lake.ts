@@ -56,7 +56,8 @@ async function main(): Promise<void> {
       // The same files, as our export left them on the store: fetched once (off the clock), uploaded by the SDK.
       const local = path.join(dir, `files-${size}`);
       const lakeLocal = child(['ours', DIST, `sqlite:${file}`, 'bench', TABLE, local, `run-${size}`], env);
-      if (lakeLocal.rows !== ours.rows) throw new Error(`the local export wrote ${lakeLocal.rows} rows, the S3 one ${ours.rows}`);
+      if (lakeLocal.rows !== ours.rows)
+        throw new Error(`the local export wrote ${lakeLocal.rows} rows, the S3 one ${ours.rows}`);
       const files = [] as string[];
       const walk = (d: string) => {
         for (const e of fs.readdirSync(d, { withFileTypes: true })) {
@@ -78,9 +79,16 @@ async function main(): Promise<void> {
   if (rows.length > 1) {
     const first = rows[0]!;
     const last = rows[rows.length - 1]!;
-    process.stdout.write(`peak RSS ${last.size.toLocaleString('en')} rows / ${first.size.toLocaleString('en')} rows: ours ${(last.ours.peakRssMb / first.ours.peakRssMb).toFixed(2)}x, SDK Upload ${(last.sdk.peakRssMb / first.sdk.peakRssMb).toFixed(2)}x\n`);
+    process.stdout.write(
+      `peak RSS ${last.size.toLocaleString('en')} rows / ${first.size.toLocaleString('en')} rows: ours ${(last.ours.peakRssMb / first.ours.peakRssMb).toFixed(2)}x, SDK Upload ${(last.sdk.peakRssMb / first.sdk.peakRssMb).toFixed(2)}x\n`,
+    );
   }
-  process.stdout.write(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.availableParallelism()} cores\n`);
+  process.stdout.write(
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} on ${os.availableParallelism()} cores\n`,
+  );
 }
 
 function print(r: { size: number; ours: Measured; local: Measured; sdk: Measured }): void {

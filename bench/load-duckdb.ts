@@ -45,13 +45,18 @@ async function main(): Promise<void> {
     sqliteSingle: await load('sqlite', list, false),
     sqliteGrouped: await load('sqlite', list, true),
   };
-  const line = (label: string, t: Timing) => console.log(`${label.padEnd(52)} ${fmt(PRODUCTS / t.seconds)} products/s, ${fmt(t.rows / t.seconds)} rows/s (${t.rows} rows, ${t.seconds.toFixed(2)} s)`);
+  const line = (label: string, t: Timing) =>
+    console.log(
+      `${label.padEnd(52)} ${fmt(PRODUCTS / t.seconds)} products/s, ${fmt(t.rows / t.seconds)} rows/s (${t.rows} rows, ${t.seconds.toFixed(2)} s)`,
+    );
   line('DuckDB, one call (session, transaction) per product:', r.duckSingle);
   line(`DuckDB, ${GROUP} products per call (one session):`, r.duckGrouped);
   line('SQLite, one transaction per product:', r.sqliteSingle);
   line(`SQLite, ${GROUP} products per transaction (savepoints):`, r.sqliteGrouped);
   const ratio = (a: Timing, b: Timing) => (a.rows / a.seconds / (b.rows / b.seconds)).toFixed(2);
-  console.log(`ratio DuckDB/SQLite (rows/s): per product ${ratio(r.duckSingle, r.sqliteSingle)}, grouped ${ratio(r.duckGrouped, r.sqliteGrouped)}`);
+  console.log(
+    `ratio DuckDB/SQLite (rows/s): per product ${ratio(r.duckSingle, r.sqliteSingle)}, grouped ${ratio(r.duckGrouped, r.sqliteGrouped)}`,
+  );
 }
 
 await main();

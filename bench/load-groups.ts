@@ -19,7 +19,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { bareInsert, emptyCopy, loadedUnits, productUrl, products, type BareUnit, type Product } from './_marketplace-files.js';
+import {
+  bareInsert,
+  emptyCopy,
+  loadedUnits,
+  productUrl,
+  products,
+  type BareUnit,
+  type Product,
+} from './_marketplace-files.js';
 
 const URLS = Number(process.env['BENCH_LOAD_GROUPS_URLS'] ?? 1000);
 const PIPELINES = Number(process.env['BENCH_LOAD_GROUPS_PIPELINES'] ?? 10);
@@ -42,9 +50,13 @@ interface Impl {
 /** A checkout's compiled db/ (dist/, what the workers run: `npm run build` first), not its sources through tsx. */
 async function implOf(root: string, label: string): Promise<Impl> {
   const dist = path.join(root, 'dist', 'db');
-  if (!fs.existsSync(path.join(dist, 'load.js'))) throw new Error(`${dist}/load.js is missing: run npm run build in ${root}`);
+  if (!fs.existsSync(path.join(dist, 'load.js')))
+    throw new Error(`${dist}/load.js is missing: run npm run build in ${root}`);
   const connect = (await import(pathToFileURL(path.join(dist, 'connect.js')).href)) as Pick<Impl, 'openDatabase'>;
-  const load = (await import(pathToFileURL(path.join(dist, 'load.js')).href)) as Pick<Impl, 'prepareLoad' | 'loadBatches'>;
+  const load = (await import(pathToFileURL(path.join(dist, 'load.js')).href)) as Pick<
+    Impl,
+    'prepareLoad' | 'loadBatches'
+  >;
   return { label, openDatabase: connect.openDatabase, prepareLoad: load.prepareLoad, loadBatches: load.loadBatches };
 }
 
@@ -56,16 +68,18 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 /** The groups of every pipeline, interleaved: pipeline 0's first group, pipeline 1's first group, … */
 function groupsOf(list: readonly Product[]) {
   const per = Math.ceil(list.length / PIPELINES);
-  const byPipeline = Array.from({ length: PIPELINES }, (_, p) => list.slice(p * per, (p + 1) * per).map((prod, i) => ({
-    pipeline: `bench-${p}`,
-    kind: 'marketplace' as const,
-    endpoint: 'POST /api/marketplace/sync',
-    requestKey: productUrl(p * per + i).url,
-    workflowId: `bench-${p}-run`,
-    raw: prod.raw,
-    data: prod.data,
-  })));
-  const groups: Array<typeof byPipeline[number]> = [];
+  const byPipeline = Array.from({ length: PIPELINES }, (_, p) =>
+    list.slice(p * per, (p + 1) * per).map((prod, i) => ({
+      pipeline: `bench-${p}`,
+      kind: 'marketplace' as const,
+      endpoint: 'POST /api/marketplace/sync',
+      requestKey: productUrl(p * per + i).url,
+      workflowId: `bench-${p}-run`,
+      raw: prod.raw,
+      data: prod.data,
+    })),
+  );
+  const groups: Array<(typeof byPipeline)[number]> = [];
   for (let g = 0; ; g++) {
     const round = byPipeline.map((l) => l.slice(g * GROUP, (g + 1) * GROUP)).filter((l) => l.length > 0);
     if (round.length === 0) break;
@@ -117,14 +131,22 @@ function bare(file: string, dir: string): number {
 /** Per data table: row count and the sorted row hashes (raw_responses: its digests), for comparing two loads. */
 function contentsOf(file: string): string {
   const db = new BetterSqlite3(file, { readonly: true });
-  const tables = db.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`).pluck().all() as string[];
+  const tables = db
+    .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`)
+    .pluck()
+    .all() as string[];
   const out: string[] = [];
   for (const t of tables) {
     const cols = db.prepare(`select name from pragma_table_info(?)`).pluck().all(t) as string[];
-    const col = cols.includes('row_hash') ? 'row_hash' : t === 'raw_responses' ? "body_sha256 || ':' || coalesce(body_ref, '') || ':' || request_key" : undefined;
+    const col = cols.includes('row_hash')
+      ? 'row_hash'
+      : t === 'raw_responses'
+        ? "body_sha256 || ':' || coalesce(body_ref, '') || ':' || request_key"
+        : undefined;
     const n = db.prepare(`select count(*) from "${t}"`).pluck().get() as number;
     const hashes = col ? (db.prepare(`select ${col} from "${t}" order by 1`).pluck().all() as string[]).join(',') : '';
-    if (t !== '__drizzle_migrations') out.push(`${t} ${n} ${hashes.length} ${hashes.slice(0, 64)}…${hashes.slice(-64)}`);
+    if (t !== '__drizzle_migrations')
+      out.push(`${t} ${n} ${hashes.length} ${hashes.slice(0, 64)}…${hashes.slice(-64)}`);
   }
   db.close();
   return out.join('\n');
@@ -143,7 +165,8 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-groups-'));
   try {
     // Warm-up, untimed: every implementation's loaders compiled before any is timed.
-    for (const impl of impls) await ours(impl, list.slice(0, Math.min(200, list.length)), path.join(dir, `warm-${impls.indexOf(impl)}.sqlite`));
+    for (const impl of impls)
+      await ours(impl, list.slice(0, Math.min(200, list.length)), path.join(dir, `warm-${impls.indexOf(impl)}.sqlite`));
     const figures = impls.map(() => ({ prepare: [] as number[], write: [] as number[] }));
     const bareMs: number[] = [];
     const contents: string[] = [];
@@ -168,12 +191,16 @@ async function main(): Promise<void> {
     for (const [k, impl] of impls.entries()) {
       const p = median(figures[k]!.prepare);
       const w = median(figures[k]!.write);
-      console.log(`${`${impl.label}: write`.padEnd(58)} ${w.toFixed(3)} ms a URL = ${(w / b).toFixed(2)}x bare; flatten ${p.toFixed(3)} ms; total ${(p + w).toFixed(3)} ms = ${((p + w) / b).toFixed(2)}x bare`);
+      console.log(
+        `${`${impl.label}: write`.padEnd(58)} ${w.toFixed(3)} ms a URL = ${(w / b).toFixed(2)}x bare; flatten ${p.toFixed(3)} ms; total ${(p + w).toFixed(3)} ms = ${((p + w) / b).toFixed(2)}x bare`,
+      );
       console.log(`${''.padEnd(58)} rounds: write ${figures[k]!.write.map((x) => x.toFixed(3)).join(' ')}`);
     }
     console.log(`bare rounds: ${bareMs.map((x) => x.toFixed(3)).join(' ')}`);
     if (contents.length > 1 && contents.some((c) => c !== contents[0])) {
-      console.error(`tables differ between implementations:\n${contents.map((c, i) => `--- ${impls[i]!.label}\n${c}`).join('\n')}`);
+      console.error(
+        `tables differ between implementations:\n${contents.map((c, i) => `--- ${impls[i]!.label}\n${c}`).join('\n')}`,
+      );
       process.exitCode = 1;
     } else if (contents.length > 1) {
       console.log('loaded tables identical across implementations (row counts and row hashes per table)');

@@ -23,10 +23,14 @@ await import(bin);
 
 function loadOnce(dir: string, db: string, rssFile: string): { seconds: number; peakRssMb: number; summary: string } {
   const t0 = process.hrtime.bigint();
-  const res = spawnSync(process.execPath, ['--input-type=module', '-e', WRAPPER, BIN, rssFile, 'load', 'marketplace', dir, '--db', `sqlite:${db}`], {
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const res = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', WRAPPER, BIN, rssFile, 'load', 'marketplace', dir, '--db', `sqlite:${db}`],
+    {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (res.status !== 0) throw new Error(`scrape-etl load failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
   const { maxRssKb } = JSON.parse(fs.readFileSync(rssFile, 'utf8')) as { maxRssKb: number };
@@ -34,20 +38,27 @@ function loadOnce(dir: string, db: string, rssFile: string): { seconds: number; 
 }
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.resolve(path.dirname(BIN), '..', 'dist'))) throw new Error('dist/ is missing: run npm run build (npm run bench does)');
+  if (!fs.existsSync(path.resolve(path.dirname(BIN), '..', 'dist')))
+    throw new Error('dist/ is missing: run npm run build (npm run bench does)');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-memory-'));
   try {
-    console.log(`# load memory benchmark: scrape-etl load marketplace <directory> of ${PRODUCTS.toLocaleString('en-US')} and ${(PRODUCTS * 10).toLocaleString('en-US')} generated products, new SQLite file`);
+    console.log(
+      `# load memory benchmark: scrape-etl load marketplace <directory> of ${PRODUCTS.toLocaleString('en-US')} and ${(PRODUCTS * 10).toLocaleString('en-US')} generated products, new SQLite file`,
+    );
     const results = [];
     for (const n of [PRODUCTS, PRODUCTS * 10]) {
       const dir = path.join(tmp, `files-${n}`);
       writeMarketplaceFiles(dir, n);
       const r = loadOnce(dir, path.join(tmp, `load-${n}.sqlite`), path.join(tmp, `rss-${n}.json`));
       fs.rmSync(dir, { recursive: true, force: true });
-      console.log(`${n.toLocaleString('en-US')} files: peak RSS ${r.peakRssMb.toFixed(0)} MB (goal <= 300 MB), ${r.seconds.toFixed(1)} s; ${r.summary}`);
+      console.log(
+        `${n.toLocaleString('en-US')} files: peak RSS ${r.peakRssMb.toFixed(0)} MB (goal <= 300 MB), ${r.seconds.toFixed(1)} s; ${r.summary}`,
+      );
       results.push(r);
     }
-    console.log(`peak RSS growth for 10x files: ${(results[1]!.peakRssMb / results[0]!.peakRssMb).toFixed(2)}x (goal <= 1.1x)`);
+    console.log(
+      `peak RSS growth for 10x files: ${(results[1]!.peakRssMb / results[0]!.peakRssMb).toFixed(2)}x (goal <= 1.1x)`,
+    );
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -86,12 +86,17 @@ function median(xs: readonly number[]): number {
 }
 
 async function main(): Promise<void> {
-  console.log(`# Postgres load benchmark: ${PRODUCTS} generated marketplace products, flattening timed on both sides; ${PAIRS} pairs, median ratio`);
+  console.log(
+    `# Postgres load benchmark: ${PRODUCTS} generated marketplace products, flattening timed on both sides; ${PAIRS} pairs, median ratio`,
+  );
   const list = [...products(PRODUCTS)];
   const warm = list.slice(0, Math.min(200, list.length));
   await ours(warm, true);
   await baseline(warm);
-  const line = (label: string, r: Timing) => console.log(`${label.padEnd(46)} ${fmt(PRODUCTS / r.seconds)} products/s, ${fmt(r.rows / r.seconds)} rows/s (${r.rows} rows, ${r.seconds.toFixed(2)} s)`);
+  const line = (label: string, r: Timing) =>
+    console.log(
+      `${label.padEnd(46)} ${fmt(PRODUCTS / r.seconds)} products/s, ${fmt(r.rows / r.seconds)} rows/s (${r.rows} rows, ${r.seconds.toFixed(2)} s)`,
+    );
   const rate = (r: Timing) => r.rows / r.seconds;
   const single = await ours(list, false);
   const singleCopy = await baseline(list);
@@ -102,12 +107,15 @@ async function main(): Promise<void> {
   for (let pair = 1; pair <= PAIRS; pair++) {
     const grouped = await ours(list, true);
     const copy = await baseline(list);
-    if (grouped.rows !== copy.rows || single.rows !== copy.rows) throw new Error(`row counts differ: ours ${single.rows}/${grouped.rows}, COPY ${copy.rows}`);
+    if (grouped.rows !== copy.rows || single.rows !== copy.rows)
+      throw new Error(`row counts differ: ours ${single.rows}/${grouped.rows}, COPY ${copy.rows}`);
     line(`pair ${pair}: load, ${GROUP} products per transaction (as load):`, grouped);
     line(`pair ${pair}: bare COPY per table (flatten included):`, copy);
     ratios.push(rate(grouped) / rate(copy));
   }
-  console.log(`ratio ours/COPY (rows/s): per product ${(rate(single) / rate(singleCopy)).toFixed(2)}, grouped ${ratios.map((r) => r.toFixed(2)).join(' / ')} -> median ${median(ratios).toFixed(2)}  (goal >= 0.5)`);
+  console.log(
+    `ratio ours/COPY (rows/s): per product ${(rate(single) / rate(singleCopy)).toFixed(2)}, grouped ${ratios.map((r) => r.toFixed(2)).join(' / ')} -> median ${median(ratios).toFixed(2)}  (goal >= 0.5)`,
+  );
 }
 
 await main();

@@ -43,7 +43,8 @@ async function baseline(list: readonly Product[]): Promise<{ seconds: number; ro
   const loadedAt = new Date().toISOString();
   // Flattened lazily, as bareInsert asks for each product: flattening is on its clock.
   const units = function* () {
-    for (const [i, p] of list.entries()) yield baselineRows(p, i + 1, loadedAt).map(([t, rows]) => [t, TABLE_META[t].columns, rows] as const);
+    for (const [i, p] of list.entries())
+      yield baselineRows(p, i + 1, loadedAt).map(([t, rows]) => [t, TABLE_META[t].columns, rows] as const);
   };
   const out = bareInsert(file, units());
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
@@ -58,7 +59,13 @@ async function memoryRun(n: number): Promise<void> {
   let i = 0;
   const t0 = Date.now();
   for (const p of products(n)) {
-    await loadBatch(db, { pipeline: 'bench', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', raw: p.raw, data: p.data });
+    await loadBatch(db, {
+      pipeline: 'bench',
+      kind: 'marketplace',
+      endpoint: 'POST /api/marketplace/sync',
+      raw: p.raw,
+      data: p.data,
+    });
     if (++i % 200 === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }
   const seconds = (Date.now() - t0) / 1000;
@@ -82,7 +89,9 @@ async function main(): Promise<void> {
   const memIdx = process.argv.indexOf('--memory');
   if (memIdx >= 0) return memoryRun(Number(process.argv[memIdx + 1]));
 
-  console.log(`# load benchmark: ${PRODUCTS} generated marketplace products (2-8 models each), SQLite file, one transaction per product`);
+  console.log(
+    `# load benchmark: ${PRODUCTS} generated marketplace products (2-8 models each), SQLite file, one transaction per product`,
+  );
   const list = [...products(PRODUCTS)];
   // Warm-up, untimed: the JIT has compiled the flatteners and loaders of both sides before either is timed (the
   // side timed first would otherwise pay for it alone).
@@ -93,7 +102,9 @@ async function main(): Promise<void> {
   const grouped = await ours(list, true);
   const b = await baseline(list);
   const line = (label: string, r: { seconds: number; rows: number }) =>
-    console.log(`${label.padEnd(44)} ${fmt(PRODUCTS / r.seconds)} products/s, ${fmt(r.rows / r.seconds)} rows/s (${r.rows} rows, ${r.seconds.toFixed(2)} s)`);
+    console.log(
+      `${label.padEnd(44)} ${fmt(PRODUCTS / r.seconds)} products/s, ${fmt(r.rows / r.seconds)} rows/s (${r.rows} rows, ${r.seconds.toFixed(2)} s)`,
+    );
   line('load, one transaction per product:', single);
   line(`load, ${GROUP} products per transaction (savepoints):`, grouped);
   line('bare prepared INSERT loop (flatten included):', b);
@@ -102,7 +113,9 @@ async function main(): Promise<void> {
   const small = memoryInChildOf(PRODUCTS);
   const large = memoryInChildOf(PRODUCTS * 10);
   for (const m of [small, large]) {
-    console.log(`memory, ${fmt(m.products)} products in a child process: peak RSS ${m.peakRssMb.toFixed(0)} MB, peak heap ${m.peakHeapMb.toFixed(0)} MB, live heap at the end ${m.liveHeapMb.toFixed(0)} MB (${m.seconds.toFixed(1)} s)`);
+    console.log(
+      `memory, ${fmt(m.products)} products in a child process: peak RSS ${m.peakRssMb.toFixed(0)} MB, peak heap ${m.peakHeapMb.toFixed(0)} MB, live heap at the end ${m.liveHeapMb.toFixed(0)} MB (${m.seconds.toFixed(1)} s)`,
+    );
   }
   console.log(`peak RSS growth for 10x products: ${(large.peakRssMb / small.peakRssMb).toFixed(2)}x`);
 }

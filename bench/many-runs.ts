@@ -56,7 +56,11 @@ async function ceilingClient(baseUrl: string, token: string, requests: number, i
   const one = async (limit = requests): Promise<void> => {
     for (let i = next++; i < limit; i = next++) {
       // Other products than the pipelines' (none is cached anywhere), the same request body as the client sends.
-      const res = await fetch(`${baseUrl}/api/marketplace/sync`, { method: 'POST', headers, body: JSON.stringify({ url: productUrl(FIRST_ITEM - 1_000_000 + i) }) });
+      const res = await fetch(`${baseUrl}/api/marketplace/sync`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: productUrl(FIRST_ITEM - 1_000_000 + i) }),
+      });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`ceiling client: HTTP ${res.status}: ${text.slice(0, 200)}`);
       bytes += text.length;
@@ -72,7 +76,9 @@ async function ceilingClient(baseUrl: string, token: string, requests: number, i
   const cpu = process.cpuUsage(cpu0);
   // Its own CPU a request: what fetching one product costs any client (the workers fetch the same way).
   const clientCpuMs = (cpu.user + cpu.system) / 1000 / requests;
-  process.stdout.write(`${JSON.stringify({ requestsPerSecond: requests / seconds, meanBytes: bytes / requests, clientCpuMs })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ requestsPerSecond: requests / seconds, meanBytes: bytes / requests, clientCpuMs })}\n`,
+  );
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); 0 elsewhere. */
@@ -88,13 +94,18 @@ function cpuSeconds(pid: number | undefined): number {
 /** Runs this module as a child (asynchronously: the simulator answers from this process's event loop). */
 function child(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, ['--import', 'tsx', self, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(process.execPath, ['--import', 'tsx', self, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     c.stdout.on('data', (b: Buffer) => (out += b.toString()));
     c.stderr.on('data', (b: Buffer) => (err += b.toString()));
     c.once('error', reject);
-    c.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args[0]} child exited ${code}:\n${err}`))));
+    c.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${args[0]} child exited ${code}:\n${err}`)),
+    );
   });
 }
 
@@ -105,7 +116,10 @@ function child(args: string[]): Promise<string> {
  * GROUPED_URLS URLs (the workers' default load group), the cheaper of the two shapes for the machine floor.
  */
 const GROUPED_URLS = 25;
-function sqliteBound(dbFile: string, dir: string): { rows: number; urls: number; seconds: number; groupedSeconds: number; groupedCpuSeconds: number } {
+function sqliteBound(
+  dbFile: string,
+  dir: string,
+): { rows: number; urls: number; seconds: number; groupedSeconds: number; groupedCpuSeconds: number } {
   const { schema, perLoad: perUrl } = loadedUnits(dbFile);
   const insertInto = (units: BareUnit[]) => {
     const file = path.join(dir, `bound-${crypto.randomBytes(4).toString('hex')}.sqlite`);
@@ -129,7 +143,9 @@ function sqliteBound(dbFile: string, dir: string): { rows: number; urls: number;
  * activity that does nothing, its result), started at once as the batch's runs are: the dev server's CPU, and this
  * process's (the client's starts and an in-process worker's tasks). Off the batch's clock, on its own task queue.
  */
-async function temporalFloor(temporal: Awaited<ReturnType<typeof startTestTemporal>>): Promise<{ server: number; sdk: number }> {
+async function temporalFloor(
+  temporal: Awaited<ReturnType<typeof startTestTemporal>>,
+): Promise<{ server: number; sdk: number }> {
   const taskQueue = `bench-minimal-${crypto.randomBytes(4).toString('hex')}`;
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address: temporal.address });
@@ -142,7 +158,8 @@ async function temporalFloor(temporal: Awaited<ReturnType<typeof startTestTempor
   });
   try {
     return await worker.runUntil(async () => {
-      const start = (i: number) => temporal.client.workflow.start('minimalRun', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [i] });
+      const start = (i: number) =>
+        temporal.client.workflow.start('minimalRun', { taskQueue, workflowId: `${taskQueue}-${i}`, args: [i] });
       await (await start(-1)).result(); // warm-up: the worker's first tasks, the bundle's first run
       const server0 = cpuSeconds(temporal.server.pid);
       const sdk0 = process.cpuUsage();
@@ -196,12 +213,31 @@ async function batch(
   const dbFile = path.join(dir, `many-${round}.sqlite`);
   const taskQueue = `bench-many-${crypto.randomBytes(4).toString('hex')}`;
   // The bench's own SCRAPE_ETL_* settings reach the workers too (a config's own settings win).
-  const tuning = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('SCRAPE_ETL_') && e[1] !== undefined));
-  const env: Record<string, string> = { ...tuning, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, ...workerEnv };
-  if (CPU_PROF) Object.assign(env, { NODE_OPTIONS: `--import=${path.join(root, 'bench', '_cpu-profile.mjs')}`, BENCH_CPU_PROF_DIR: CPU_PROF });
+  const tuning = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => e[0].startsWith('SCRAPE_ETL_') && e[1] !== undefined,
+    ),
+  );
+  const env: Record<string, string> = {
+    ...tuning,
+    SCRAPER_BASE_URL: sim.baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    ...workerEnv,
+  };
+  if (CPU_PROF)
+    Object.assign(env, {
+      NODE_OPTIONS: `--import=${path.join(root, 'bench', '_cpu-profile.mjs')}`,
+      BENCH_CPU_PROF_DIR: CPU_PROF,
+    });
   const workers: WorkerProcess[] = [];
   try {
-    workers.push(...(await Promise.all(Array.from({ length: WORKERS }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env, cwd: dir, ...(bin ? { bin } : {}) })))));
+    workers.push(
+      ...(await Promise.all(
+        Array.from({ length: WORKERS }, () =>
+          spawnWorkerProcess({ address: temporal.address, taskQueue, env, cwd: dir, ...(bin ? { bin } : {}) }),
+        ),
+      )),
+    );
     const first = FIRST_ITEM + round * PIPELINES * URLS;
     // Warm-up, off the clock, as the ceiling's client has one: a few short runs (4 URLs: a regular activity, as the
     // batch's are) through every worker, so the batch measures workers as a service runs them (`up` lives for
@@ -209,16 +245,31 @@ async function batch(
     // migrations and first statements, the workflow bundle's first load.
     const warmFirst = FIRST_ITEM - 2_000_000 + round * 1000;
     const warm = Array.from({ length: WORKERS * 3 }, (_, w) =>
-      marketplaceSpec(`warm-${w}`, `sqlite:${dbFile}`, Array.from({ length: 4 }, (_, u) => productUrl(warmFirst + w * 4 + u))),
+      marketplaceSpec(
+        `warm-${w}`,
+        `sqlite:${dbFile}`,
+        Array.from({ length: 4 }, (_, u) => productUrl(warmFirst + w * 4 + u)),
+      ),
     );
     const warmInputs: PipelineWorkflowInput[] = [];
     for (const s of warm) warmInputs.push(await pipelineWorkflowInput(s, `warm-${round}`));
     const warmResults = await Promise.all(
-      (await Promise.all(warm.map((s, i) => startPipelineRun({ client: temporal.client, taskQueue }, s, `warm-${round}`, warmInputs[i])))).map((h) => h.result()),
+      (
+        await Promise.all(
+          warm.map((s, i) =>
+            startPipelineRun({ client: temporal.client, taskQueue }, s, `warm-${round}`, warmInputs[i]),
+          ),
+        )
+      ).map((h) => h.result()),
     );
-    if (warmResults.some((r) => r.status !== 'succeeded')) throw new Error(`a warm-up run did not succeed: ${JSON.stringify(warmResults).slice(0, 500)}`);
+    if (warmResults.some((r) => r.status !== 'succeeded'))
+      throw new Error(`a warm-up run did not succeed: ${JSON.stringify(warmResults).slice(0, 500)}`);
     const specs = Array.from({ length: PIPELINES }, (_, p) =>
-      marketplaceSpec(`many-${p}`, `sqlite:${dbFile}`, Array.from({ length: URLS }, (_, u) => productUrl(first + p * URLS + u))),
+      marketplaceSpec(
+        `many-${p}`,
+        `sqlite:${dbFile}`,
+        Array.from({ length: URLS }, (_, u) => productUrl(first + p * URLS + u)),
+      ),
     );
     const conn = { client: temporal.client, taskQueue };
     // The URL lists are stored in the destination first, one start after another (pipelineWorkflowInput, what
@@ -238,35 +289,61 @@ async function batch(
     const results = await Promise.all(handles.map((h) => h.result()));
     const seconds = (performance.now() - t0) / 1000;
     const served = await sim.served();
-    const cpu = { simulator: cpuOf(pids.simulator) - cpu0.simulator, workers: cpuOf(pids.workers) - cpu0.workers, temporal: cpuOf(pids.temporal) - cpu0.temporal };
+    const cpu = {
+      simulator: cpuOf(pids.simulator) - cpu0.simulator,
+      workers: cpuOf(pids.workers) - cpu0.workers,
+      temporal: cpuOf(pids.temporal) - cpu0.temporal,
+    };
 
     // What was loaded: a bench that loaded nothing must not print a rate.
     const failed = results.filter((r) => r.status !== 'succeeded');
-    if (failed.length > 0) throw new Error(`${failed.length} of ${PIPELINES} runs did not succeed: ${JSON.stringify(failed[0]).slice(0, 500)}`);
+    if (failed.length > 0)
+      throw new Error(
+        `${failed.length} of ${PIPELINES} runs did not succeed: ${JSON.stringify(failed[0]).slice(0, 500)}`,
+      );
     const db = new BetterSqlite3(dbFile, { readonly: true });
     const count = (sql: string) => db.prepare(sql).pluck().get() as number;
     const raw = count(`select count(*) from raw_responses where pipeline like 'many-%'`);
     const products = count(`select count(*) from marketplace_products where pipeline like 'many-%'`);
-    const complete = count(`select count(*) from (select pipeline from marketplace_products group by pipeline having count(*) = ${URLS})`);
+    const complete = count(
+      `select count(*) from (select pipeline from marketplace_products group by pipeline having count(*) = ${URLS})`,
+    );
     const stocks = count(`select count(*) from marketplace_model_stocks`);
     db.close();
     const total = PIPELINES * URLS;
     if (raw !== total || products !== total || complete !== PIPELINES || stocks === 0) {
-      throw new Error(`loaded ${raw} raw responses and ${products} products (${complete} pipelines complete, ${stocks} stock rows), expected ${total} of each`);
+      throw new Error(
+        `loaded ${raw} raw responses and ${products} products (${complete} pipelines complete, ${stocks} stock rows), expected ${total} of each`,
+      );
     }
     // What each run cost in Temporal: its history's events and billable actions (heartbeats estimated).
     const counts = await Promise.all(handles.map(async (h) => countActions((await h.fetchHistory()).events ?? [])));
     const by: Record<string, number> = {};
     for (const c of counts) for (const [k, v] of Object.entries(c.by)) by[k] = (by[k] ?? 0) + v / counts.length;
-    const perRun = { events: counts.reduce((s, c) => s + c.events, 0) / counts.length, actions: counts.reduce((s, c) => s + c.actions, 0) / counts.length, by };
-    return { cpu, seconds, startSeconds, served, products, stocks, bound: sqliteBound(dbFile, dir), perRun, workerPeakMb: workers.map((w) => peakRssMb(w.pid)) };
+    const perRun = {
+      events: counts.reduce((s, c) => s + c.events, 0) / counts.length,
+      actions: counts.reduce((s, c) => s + c.actions, 0) / counts.length,
+      by,
+    };
+    return {
+      cpu,
+      seconds,
+      startSeconds,
+      served,
+      products,
+      stocks,
+      bound: sqliteBound(dbFile, dir),
+      perRun,
+      workerPeakMb: workers.map((w) => peakRssMb(w.pid)),
+    };
   } finally {
     await Promise.all(workers.map((w) => w.kill('SIGTERM')));
   }
 }
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js'))) throw new Error('run `npm run build` first (the workers are the compiled command)');
+  if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js')))
+    throw new Error('run `npm run build` first (the workers are the compiled command)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-many-'));
   // The workers run in `dir` (their ./data is not this process's): without one key file shared by this process's
   // client and the workers, every run was refused as encrypted with another key.
@@ -274,13 +351,20 @@ async function main(): Promise<void> {
   const sim = await simulatorProcess(TOKEN);
   const temporal = await startTestTemporal();
   try {
-    console.log(`# many runs: ${PIPELINES} marketplace pipelines x ${URLS} URLs, started at once; ${WORKERS} worker processes (compiled), embedded dev server, one SQLite file`);
+    console.log(
+      `# many runs: ${PIPELINES} marketplace pipelines x ${URLS} URLs, started at once; ${WORKERS} worker processes (compiled), embedded dev server, one SQLite file`,
+    );
     // The ceiling: what the simulator serves to a plain client, whatever the pipelines do.
     const ceilings: number[] = [];
     const perRequest = { simulator: Infinity, client: Infinity };
     for (const inflight of INFLIGHT) {
       const simCpu0 = cpuSeconds(sim.pid);
-      const r = JSON.parse((await child(['--ceiling', sim.baseUrl, TOKEN, String(CEILING_REQUESTS), String(inflight)])).trim().split('\n').pop()!) as {
+      const r = JSON.parse(
+        (await child(['--ceiling', sim.baseUrl, TOKEN, String(CEILING_REQUESTS), String(inflight)]))
+          .trim()
+          .split('\n')
+          .pop()!,
+      ) as {
         requestsPerSecond: number;
         meanBytes: number;
         clientCpuMs: number;
@@ -299,12 +383,31 @@ async function main(): Promise<void> {
     // The default workers, and (BENCH_MANY_BASELINE, default on) workers that load each URL in a transaction of its
     // own as before SCRAPE_ETL_URL_LOAD_GROUP, interleaved over BENCH_MANY_ROUNDS rounds.
     // BENCH_MANY_WORKER_ENV='K=V,K=V' adds a third configuration: the default workers with those variables.
-    const configs: Array<{ label: string; env: Record<string, string>; bin?: string }> = [{ label: 'default workers', env: {} }];
+    const configs: Array<{ label: string; env: Record<string, string>; bin?: string }> = [
+      { label: 'default workers', env: {} },
+    ];
     const compare = process.env['BENCH_MANY_COMPARE']?.trim();
-    if (compare) configs.unshift({ label: `workers of ${compare}`, env: {}, bin: path.join(path.resolve(compare), 'bin', 'scrape-etl.js') });
+    if (compare)
+      configs.unshift({
+        label: `workers of ${compare}`,
+        env: {},
+        bin: path.join(path.resolve(compare), 'bin', 'scrape-etl.js'),
+      });
     const extra = process.env['BENCH_MANY_WORKER_ENV']?.trim();
-    if (extra) configs.push({ label: `workers with ${extra}`, env: Object.fromEntries(extra.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string])) });
-    if (process.env['BENCH_MANY_BASELINE'] !== '0') configs.unshift({ label: 'a transaction per URL (SCRAPE_ETL_URL_LOAD_GROUP=1)', env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' } });
+    if (extra)
+      configs.push({
+        label: `workers with ${extra}`,
+        env: Object.fromEntries(
+          extra
+            .split(',')
+            .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as [string, string]),
+        ),
+      });
+    if (process.env['BENCH_MANY_BASELINE'] !== '0')
+      configs.unshift({
+        label: 'a transaction per URL (SCRAPE_ETL_URL_LOAD_GROUP=1)',
+        env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' },
+      });
     const rates = new Map<string, number[]>(configs.map((c) => [c.label, []]));
     // The CPU a URL of everything a batch ran (simulator, workers, Temporal server): the rate in CPU terms, which a
     // loaded machine does not decide as it decides the wall-clock rate.
@@ -317,7 +420,9 @@ async function main(): Promise<void> {
         const b = await batch(temporal, sim, dir, round++, c.env, c.bin);
         const rate = (PIPELINES * URLS) / b.seconds;
         rates.get(c.label)!.push(rate);
-        cpuMsPerUrl.get(c.label)!.push(((b.cpu.simulator + b.cpu.workers + b.cpu.temporal) * 1000) / (PIPELINES * URLS));
+        cpuMsPerUrl
+          .get(c.label)!
+          .push(((b.cpu.simulator + b.cpu.workers + b.cpu.temporal) * 1000) / (PIPELINES * URLS));
         console.log(
           `${c.label}: ${PIPELINES * URLS} URLs in ${b.seconds.toFixed(1)} s (starts ${b.startSeconds.toFixed(1)} s) = ${rate.toFixed(0)} URLs/s, ` +
             `ratio to the ceiling ${(rate / ceiling).toFixed(2)} (${b.served} requests served; ${b.products} products, ${b.stocks} stock rows loaded)`,
@@ -347,7 +452,9 @@ async function main(): Promise<void> {
       }
     }
     const bound = median(bounds);
-    console.log(`SQLite bound: median ${bound.toFixed(0)} URLs/s = ${(bound / ceiling).toFixed(2)}x the ceiling (a single writer's bare INSERT of the loaded rows)`);
+    console.log(
+      `SQLite bound: median ${bound.toFixed(0)} URLs/s = ${(bound / ceiling).toFixed(2)}x the ceiling (a single writer's bare INSERT of the loaded rows)`,
+    );
     // The machine's floor: the CPU a URL of the parts the goal itself names (the simulator answering, a client
     // fetching, one SQLite writer inserting the rows, Temporal running the runs in their smallest shape), each the
     // lowest measured in this run, as if the cores never idled and parsing, validation, flattening, lineage and
@@ -370,12 +477,17 @@ async function main(): Promise<void> {
     );
     for (const c of configs) {
       const rate = median(rates.get(c.label)!);
-      console.log(`${c.label}: median ${rate.toFixed(0)} URLs/s, ratio pipelines/ceiling ${(rate / ceiling).toFixed(2)}  (goal >= 0.5; ${(rate / floorRate).toFixed(2)}x the machine floor)`);
+      console.log(
+        `${c.label}: median ${rate.toFixed(0)} URLs/s, ratio pipelines/ceiling ${(rate / ceiling).toFixed(2)}  (goal >= 0.5; ${(rate / floorRate).toFixed(2)}x the machine floor)`,
+      );
       const cpuMs = median(cpuMsPerUrl.get(c.label)!);
       const cpuRate = (os.cpus().length * 1000) / cpuMs;
       console.log(
         `  in CPU terms: ${cpuMs.toFixed(2)} ms of CPU a URL (simulator, workers and Temporal server) = ${cpuRate.toFixed(0)} URLs/s on ${os.cpus().length} idle cores ` +
-          `= ${(floorMs / cpuMs).toFixed(2)}x the machine floor's ${floorMs.toFixed(2)} ms (goal >= 0.5; the load average does not decide this one: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`,
+          `= ${(floorMs / cpuMs).toFixed(2)}x the machine floor's ${floorMs.toFixed(2)} ms (goal >= 0.5; the load average does not decide this one: ${os
+            .loadavg()
+            .map((x) => x.toFixed(2))
+            .join(' ')})`,
       );
     }
   } catch (err) {

@@ -28,7 +28,12 @@ const BATCH = 500;
 const PIPELINE = 'bench-leads';
 const CONTENT_TABLE = contentTableName(PIPELINE);
 
-const CITIES = [['Berlin', 'DE', 52.52, 13.405], ['Lisbon', 'PT', 38.722, -9.139], ['Austin', 'US', 30.267, -97.743], ['Osaka', 'JP', 34.694, 135.502]] as const;
+const CITIES = [
+  ['Berlin', 'DE', 52.52, 13.405],
+  ['Lisbon', 'PT', 38.722, -9.139],
+  ['Austin', 'US', 30.267, -97.743],
+  ['Osaka', 'JP', 34.694, 135.502],
+] as const;
 const PLATFORMS = ['linkedin', 'x', 'github', 'instagram', 'facebook'] as const;
 
 /** A lead's content: 29 scalar columns once flattened (location and company nested), 0-3 social profiles. */
@@ -65,7 +70,12 @@ function leadContent(i: number): Record<string, unknown> {
       funding_stage: i % 2 === 0 ? 'seed' : 'series-a',
     },
     location: { city, country, lat, lng, postcode: String(10_000 + (i % 89_999)), timezone: 'UTC' },
-    social_profiles: PLATFORMS.slice(0, i % 4).map((platform) => ({ platform, handle: `${first}${last}${i % 99}`.toLowerCase(), url: `https://${platform}.example/${first}${i}`, followers: (i * 37) % 250_000 })),
+    social_profiles: PLATFORMS.slice(0, i % 4).map((platform) => ({
+      platform,
+      handle: `${first}${last}${i % 99}`.toLowerCase(),
+      url: `https://${platform}.example/${first}${i}`,
+      followers: (i * 37) % 250_000,
+    })),
   };
 }
 
@@ -93,7 +103,9 @@ interface Batch {
 function* batches(n: number): Generator<Batch> {
   for (let from = 0; from < n; from += BATCH) {
     const results = Array.from({ length: Math.min(BATCH, n - from) }, (_, j) => result(from + j));
-    const data = { data: { id: 5000, scraper_id: 77, status: 'succeeded', results, created_at: '2026-11-01T10:00:00.000Z' } } as ScrapingRunResponse;
+    const data = {
+      data: { id: 5000, scraper_id: 77, status: 'succeeded', results, created_at: '2026-11-01T10:00:00.000Z' },
+    } as ScrapingRunResponse;
     yield { from, data, raw: stringifyJson(data) };
   }
 }
@@ -149,9 +161,16 @@ function baseline(list: readonly Batch[], schemaFrom: string): { seconds: number
   const src = new BetterSqlite3(schemaFrom, { readonly: true });
   const tables = ['scraping_runs', 'leads_results', CONTENT_TABLE, `${CONTENT_TABLE}__social_profiles`];
   const ddl = src
-    .prepare(`SELECT sql FROM sqlite_master WHERE tbl_name IN (${tables.map(() => '?').join(', ')}) AND sql IS NOT NULL`)
+    .prepare(
+      `SELECT sql FROM sqlite_master WHERE tbl_name IN (${tables.map(() => '?').join(', ')}) AND sql IS NOT NULL`,
+    )
     .all(...tables) as Array<{ sql: string }>;
-  const columnsOf = new Map(tables.map((t) => [t, (src.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as Array<{ name: string }>).map((c) => c.name)]));
+  const columnsOf = new Map(
+    tables.map((t) => [
+      t,
+      (src.prepare(`SELECT name FROM pragma_table_info(?)`).all(t) as Array<{ name: string }>).map((c) => c.name),
+    ]),
+  );
   src.close();
   const db = new BetterSqlite3(file);
   db.pragma('journal_mode = WAL');
@@ -160,7 +179,15 @@ function baseline(list: readonly Batch[], schemaFrom: string): { seconds: number
   const insert = new Map(
     tables.map((t) => {
       const cols = columnsOf.get(t)!;
-      return [t, { cols, stmt: db.prepare(`INSERT OR REPLACE INTO "${t}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`) }];
+      return [
+        t,
+        {
+          cols,
+          stmt: db.prepare(
+            `INSERT OR REPLACE INTO "${t}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+          ),
+        },
+      ];
     }),
   );
   const loadedAt = new Date().toISOString();
@@ -174,23 +201,51 @@ function baseline(list: readonly Batch[], schemaFrom: string): { seconds: number
         const { cols, stmt } = insert.get(t)!;
         const known = new Set(TABLE_META[t].columns);
         for (const r of list) {
-          stmt.run(cols.map((c) => (c === 'pipeline' ? PIPELINE : c === 'load_id' ? loadId : c === 'loaded_at' ? loadedAt : c === 'row_hash' ? 'x' : known.has(c) ? bind(r[c]) : null)));
+          stmt.run(
+            cols.map((c) =>
+              c === 'pipeline'
+                ? PIPELINE
+                : c === 'load_id'
+                  ? loadId
+                  : c === 'loaded_at'
+                    ? loadedAt
+                    : c === 'row_hash'
+                      ? 'x'
+                      : known.has(c)
+                        ? bind(r[c])
+                        : null,
+            ),
+          );
           rows++;
         }
       }
       for (const root of flattenContentRows(b.data.data.results, { table: CONTENT_TABLE })) {
         const { cols, stmt } = insert.get(CONTENT_TABLE)!;
         const values = new Map<string, unknown>([
-          ['pipeline', PIPELINE], ['row_key', root.rowKey], ['result_id', root.resultId], ['scraping_run_id', root.scrapingRunId], ['scraped_url', root.scrapedUrl],
-          ['result_created_at', root.resultCreatedAt], ['load_id', loadId], ['loaded_at', loadedAt], ['row_hash', root.rowHash], ...root.fields.map(([c, v]) => [c, v] as const),
+          ['pipeline', PIPELINE],
+          ['row_key', root.rowKey],
+          ['result_id', root.resultId],
+          ['scraping_run_id', root.scrapingRunId],
+          ['scraped_url', root.scrapedUrl],
+          ['result_created_at', root.resultCreatedAt],
+          ['load_id', loadId],
+          ['loaded_at', loadedAt],
+          ['row_hash', root.rowHash],
+          ...root.fields.map(([c, v]) => [c, v] as const),
         ]);
         stmt.run(cols.map((c) => bind(values.get(c))));
         rows++;
         for (const child of root.children) {
           const target = insert.get(child.table)!;
           const cv = new Map<string, unknown>([
-            ['pipeline', PIPELINE], ['row_key', child.rowKey], ['root_key', child.rootKey], ['parent_key', child.parentKey], ['list_index', child.listIndex],
-            ['load_id', loadId], ['loaded_at', loadedAt], ...child.fields.map(([c, v]) => [c, v] as const),
+            ['pipeline', PIPELINE],
+            ['row_key', child.rowKey],
+            ['root_key', child.rootKey],
+            ['parent_key', child.parentKey],
+            ['list_index', child.listIndex],
+            ['load_id', loadId],
+            ['loaded_at', loadedAt],
+            ...child.fields.map(([c, v]) => [c, v] as const),
           ]);
           target.stmt.run(target.cols.map((c) => bind(cv.get(c))));
           rows++;
@@ -235,19 +290,27 @@ async function main(): Promise<void> {
   const memIdx = process.argv.indexOf('--memory');
   if (memIdx >= 0) return memoryRun(Number(process.argv[memIdx + 1]));
 
-  console.log(`# open-content benchmark: ${fmt(RESULTS)} leads results (29 content columns, 0-3 social profiles each), ${BATCH} per transaction, SQLite file; flattening timed on both sides`);
+  console.log(
+    `# open-content benchmark: ${fmt(RESULTS)} leads results (29 content columns, 0-3 social profiles each), ${BATCH} per transaction, SQLite file; flattening timed on both sides`,
+  );
   const list = [...batches(RESULTS)];
   const o = await ours(list);
   const b = baseline(list, o.file);
   fs.rmSync(path.dirname(o.file), { recursive: true, force: true });
   if (b.rows !== o.rows) throw new Error(`baseline wrote ${b.rows} rows, ours ${o.rows}: not the same rows`);
-  console.log(`load with inferred tables (db/load.ts): ${fmt(RESULTS / o.seconds)} results/s, ${fmt(o.rows / o.seconds)} rows/s (${fmt(o.rows)} rows, ${o.seconds.toFixed(2)} s)`);
-  console.log(`bare prepared INSERT loop:              ${fmt(RESULTS / b.seconds)} results/s, ${fmt(b.rows / b.seconds)} rows/s (${fmt(b.rows)} rows, ${b.seconds.toFixed(2)} s)`);
+  console.log(
+    `load with inferred tables (db/load.ts): ${fmt(RESULTS / o.seconds)} results/s, ${fmt(o.rows / o.seconds)} rows/s (${fmt(o.rows)} rows, ${o.seconds.toFixed(2)} s)`,
+  );
+  console.log(
+    `bare prepared INSERT loop:              ${fmt(RESULTS / b.seconds)} results/s, ${fmt(b.rows / b.seconds)} rows/s (${fmt(b.rows)} rows, ${b.seconds.toFixed(2)} s)`,
+  );
   console.log(`ratio ours/baseline (rows/s): ${(o.rows / o.seconds / (b.rows / b.seconds)).toFixed(2)}  (goal >= 0.5)`);
   const small = memoryInChild<MemoryFigures>(import.meta.url, RESULTS);
   const large = memoryInChild<MemoryFigures>(import.meta.url, RESULTS * 10);
   for (const m of [small, large]) {
-    console.log(`memory, ${fmt(m.results)} results in a child process: peak RSS ${m.peakRssMb.toFixed(0)} MB, peak heap ${m.peakHeapMb.toFixed(0)} MB, live heap at the end ${m.liveHeapMb.toFixed(0)} MB (${m.seconds.toFixed(1)} s)`);
+    console.log(
+      `memory, ${fmt(m.results)} results in a child process: peak RSS ${m.peakRssMb.toFixed(0)} MB, peak heap ${m.peakHeapMb.toFixed(0)} MB, live heap at the end ${m.liveHeapMb.toFixed(0)} MB (${m.seconds.toFixed(1)} s)`,
+    );
   }
   console.log(`peak RSS growth for 10x results: ${(large.peakRssMb / small.peakRssMb).toFixed(2)}x  (goal <= 1.2)`);
 }

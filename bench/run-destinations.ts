@@ -26,10 +26,18 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const productUrl = (i: number) => `https://shopee.tw/api/v2/item/get?itemid=${5_520_309_814 + i}&shopid=10115139`;
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(checkout, 'dist', 'workflow-bundle.js'))) throw new Error('run `npm run build` first (the compiled command is measured)');
+  if (!fs.existsSync(path.join(checkout, 'dist', 'workflow-bundle.js')))
+    throw new Error('run `npm run build` first (the compiled command is measured)');
   const sim = await startSimulator({ port: 0, token: TOKEN, seed: 9 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-run-destinations-'));
-  const env = { ...process.env, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  const env = {
+    ...process.env,
+    SCRAPER_BASE_URL: sim.baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'),
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
   // Spawned asynchronously: the simulator answers from this process's event loop, which spawnSync would block.
   const cli = (args: string[]): Promise<{ ms: number; stdout: string }> =>
     new Promise((resolve, reject) => {
@@ -51,9 +59,16 @@ async function main(): Promise<void> {
   const run = async (destination: (typeof DESTINATIONS)[number], urls: string[]): Promise<number> => {
     const name = `bench-${destination}-${++file}`;
     const spec = path.join(dir, `${name}.yaml`);
-    fs.writeFileSync(spec, `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${urls.map((u) => `    - ${u}`).join('\n')}\ndestination:\n  database: ${destination}:${path.join(dir, `${name}.${destination}`)}\n`);
+    fs.writeFileSync(
+      spec,
+      `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${urls.map((u) => `    - ${u}`).join('\n')}\ndestination:\n  database: ${destination}:${path.join(dir, `${name}.${destination}`)}\n`,
+    );
     const { ms, stdout } = await cli(['run', '--json', spec]);
-    const result = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type?: string; status?: string; rowsByTable?: Record<string, number> }).find((l) => l.type === 'result');
+    const result = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type?: string; status?: string; rowsByTable?: Record<string, number> })
+      .find((l) => l.type === 'result');
     if (result?.status !== 'succeeded' || result.rowsByTable?.['marketplace_products'] !== urls.length) {
       throw new Error(`${name}: expected a succeeded run with ${urls.length} products, got ${JSON.stringify(result)}`);
     }
@@ -64,18 +79,31 @@ async function main(): Promise<void> {
     await cli(['up', '--detach']);
     // Warms the worker on both destinations (its first workflow task, each driver's first open).
     for (const d of DESTINATIONS) await run(d, urls.slice(0, 1));
-    const times = { sqlite: { one: [] as number[], many: [] as number[] }, duckdb: { one: [] as number[], many: [] as number[] } };
+    const times = {
+      sqlite: { one: [] as number[], many: [] as number[] },
+      duckdb: { one: [] as number[], many: [] as number[] },
+    };
     for (let r = 0; r < ROUNDS; r++) {
       for (const d of DESTINATIONS) {
         times[d].many.push(await run(d, urls));
         times[d].one.push(await run(d, urls.slice(0, 1)));
       }
     }
-    console.log(`# runs into DuckDB vs SQLite: compiled command of ${checkout}, \`up --detach\` worker, simulator; medians of ${ROUNDS}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    for (const [label, key] of [[`${URLS} URLs`, 'many'], ['1 URL', 'one']] as const) {
+    console.log(
+      `# runs into DuckDB vs SQLite: compiled command of ${checkout}, \`up --detach\` worker, simulator; medians of ${ROUNDS}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
+    for (const [label, key] of [
+      [`${URLS} URLs`, 'many'],
+      ['1 URL', 'one'],
+    ] as const) {
       const s = median(times.sqlite[key]);
       const k = median(times.duckdb[key]);
-      console.log(`run of ${label.padEnd(9)} SQLite ${s.toFixed(0).padStart(6)} ms   DuckDB ${k.toFixed(0).padStart(6)} ms   speed DuckDB/SQLite ${(s / k).toFixed(2)} (goal >= 0.5)`);
+      console.log(
+        `run of ${label.padEnd(9)} SQLite ${s.toFixed(0).padStart(6)} ms   DuckDB ${k.toFixed(0).padStart(6)} ms   speed DuckDB/SQLite ${(s / k).toFixed(2)} (goal >= 0.5)`,
+      );
     }
   } finally {
     await cli(['down']).catch((err: Error) => console.error(`down: ${err.message}`));

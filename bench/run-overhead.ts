@@ -38,16 +38,28 @@ function median(xs: number[]): number {
 const productUrl = (i: number) => `https://shopee.tw/api/v2/item/get?itemid=${4_420_309_814 + i}&shopid=10115139`;
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js'))) throw new Error('run `npm run build` first (the compiled command is measured)');
+  if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js')))
+    throw new Error('run `npm run build` first (the compiled command is measured)');
   const sim = await startSimulator({ port: 0, token: TOKEN, seed: 5, runDurationMs: 200 });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-run-'));
   const dataDir = path.join(dir, 'data');
-  const env = { ...process.env, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: dataDir, TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  const env = {
+    ...process.env,
+    SCRAPER_BASE_URL: sim.baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    SCRAPE_ETL_DATA_DIR: dataDir,
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
   // Spawned asynchronously: the simulator answers from this process's event loop, which spawnSync would block.
   const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<number> =>
     new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
-      const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, [bin, ...args], {
+        cwd: dir,
+        env: { ...env, ...extraEnv },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
       child.once('error', reject);
@@ -64,7 +76,10 @@ async function main(): Promise<void> {
   };
   const pipeline = (name: string, urls: string[]) => {
     const file = path.join(dir, `${name}.yaml`);
-    fs.writeFileSync(file, `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${urls.map((u) => `    - ${u}`).join('\n')}\ndestination:\n  database: sqlite:${path.join(dir, `${name}.sqlite`)}\n`);
+    fs.writeFileSync(
+      file,
+      `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${urls.map((u) => `    - ${u}`).join('\n')}\ndestination:\n  database: sqlite:${path.join(dir, `${name}.sqlite`)}\n`,
+    );
     return file;
   };
   try {
@@ -95,16 +110,38 @@ async function main(): Promise<void> {
     const inProcess = {};
     const run1InProcess = await times(REPEATS, () => ['run', '--new', one], inProcess);
     const runNInProcess = await times(few, () => ['run', '--new', many], inProcess);
-    const load1 = await times(REPEATS, (i) => ['load', 'marketplace', oneFile, '--database', `sqlite:${path.join(dir, `load-one-${i}.sqlite`)}`]);
-    const loadN = await times(few, (i) => ['load', 'marketplace', saved, '--database', `sqlite:${path.join(dir, `load-many-${i}.sqlite`)}`]);
+    const load1 = await times(REPEATS, (i) => [
+      'load',
+      'marketplace',
+      oneFile,
+      '--database',
+      `sqlite:${path.join(dir, `load-one-${i}.sqlite`)}`,
+    ]);
+    const loadN = await times(few, (i) => [
+      'load',
+      'marketplace',
+      saved,
+      '--database',
+      `sqlite:${path.join(dir, `load-many-${i}.sqlite`)}`,
+    ]);
     const perUrlRun = (runN - run1) / (URLS - 1);
     const perUrlRunInProcess = (runNInProcess - run1InProcess) / (URLS - 1);
     const perUrlLoad = (loadN - load1) / (URLS - 1);
-    console.log(`run, 1 URL (client of a polling \`up\` worker): ${run1.toFixed(0)} ms   load, 1 file: ${load1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}  (goal <= 1.5)`);
-    console.log(`run, 1 URL, no worker polling (a worker in the run's process): ${run1InProcess.toFixed(0)} ms   ratio ${(run1InProcess / load1).toFixed(2)}`);
-    console.log(`run, ${URLS} URLs: ${runN.toFixed(0)} ms (in the run's process ${runNInProcess.toFixed(0)} ms)   load, ${URLS} files: ${loadN.toFixed(0)} ms`);
-    console.log(`per URL (client of a polling \`up\` worker): run ${perUrlRun.toFixed(2)} ms, load ${perUrlLoad.toFixed(2)} ms, ratio ${(perUrlRun / perUrlLoad).toFixed(2)}  (goal <= 2)`);
-    console.log(`per URL, worker in the run's process: run ${perUrlRunInProcess.toFixed(2)} ms, ratio ${(perUrlRunInProcess / perUrlLoad).toFixed(2)}`);
+    console.log(
+      `run, 1 URL (client of a polling \`up\` worker): ${run1.toFixed(0)} ms   load, 1 file: ${load1.toFixed(0)} ms   ratio ${(run1 / load1).toFixed(2)}  (goal <= 1.5)`,
+    );
+    console.log(
+      `run, 1 URL, no worker polling (a worker in the run's process): ${run1InProcess.toFixed(0)} ms   ratio ${(run1InProcess / load1).toFixed(2)}`,
+    );
+    console.log(
+      `run, ${URLS} URLs: ${runN.toFixed(0)} ms (in the run's process ${runNInProcess.toFixed(0)} ms)   load, ${URLS} files: ${loadN.toFixed(0)} ms`,
+    );
+    console.log(
+      `per URL (client of a polling \`up\` worker): run ${perUrlRun.toFixed(2)} ms, load ${perUrlLoad.toFixed(2)} ms, ratio ${(perUrlRun / perUrlLoad).toFixed(2)}  (goal <= 2)`,
+    );
+    console.log(
+      `per URL, worker in the run's process: run ${perUrlRunInProcess.toFixed(2)} ms, ratio ${(perUrlRunInProcess / perUrlLoad).toFixed(2)}`,
+    );
 
     // Peak RSS of a whole `run` (the command with its worker in its own process): an exit hook preloaded into that process
     // writes process.resourceUsage().maxRSS, so nothing samples from outside and misses the peak.
@@ -114,32 +151,53 @@ async function main(): Promise<void> {
       `process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeFileSync(process.env.BENCH_PEAK_FILE, JSON.stringify({ mb: u.maxRSS / 1024, cpu: (u.userCPUTime + u.systemCPUTime) / 1e6 })); });\n`,
     );
     const peakOfRun = async (n: number, extraEnv: NodeJS.ProcessEnv = {}) => {
-      const file = pipeline(`bench-memory-${n}`, Array.from({ length: n }, (_, i) => productUrl(i)));
+      const file = pipeline(
+        `bench-memory-${n}`,
+        Array.from({ length: n }, (_, i) => productUrl(i)),
+      );
       const out = path.join(dir, `peak-${n}.txt`);
-      const ms = await cli(['run', '--new', file], { NODE_OPTIONS: `--require ${hook}`, BENCH_PEAK_FILE: out, ...inProcess, ...extraEnv });
+      const ms = await cli(['run', '--new', file], {
+        NODE_OPTIONS: `--require ${hook}`,
+        BENCH_PEAK_FILE: out,
+        ...inProcess,
+        ...extraEnv,
+      });
       const { mb, cpu } = JSON.parse(fs.readFileSync(out, 'utf8')) as { mb: number; cpu: number };
       return { ms, mb, cpu };
     };
-    const line = (r: { ms: number; mb: number; cpu: number }) => `peak RSS ${r.mb.toFixed(0)} MB, CPU ${r.cpu.toFixed(1)} s, ${(r.ms / 1000).toFixed(1)} s`;
+    const line = (r: { ms: number; mb: number; cpu: number }) =>
+      `peak RSS ${r.mb.toFixed(0)} MB, CPU ${r.cpu.toFixed(1)} s, ${(r.ms / 1000).toFixed(1)} s`;
     // The baseline: the same run with V8's own heap growth (temporal/heap-growth.ts sets a smaller one by default).
     const v8Growth = await peakOfRun(MEMORY_URLS, { SCRAPE_ETL_HEAP_GROWTH_PERCENT: '0' });
     const small = await peakOfRun(MEMORY_URLS);
     const large = await peakOfRun(MEMORY_URLS * 10);
     console.log(`memory, run of ${MEMORY_URLS} URLs: ${line(small)}; with V8's default heap growth: ${line(v8Growth)}`);
     console.log(`memory, run of ${MEMORY_URLS * 10} URLs: ${line(large)}`);
-    console.log(`peak RSS growth for 10x URLs: ${(large.mb / small.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB); heap growth limit vs V8's default: RSS ${(small.mb / v8Growth.mb).toFixed(2)}x, CPU ${(small.cpu / v8Growth.cpu).toFixed(2)}x`);
+    console.log(
+      `peak RSS growth for 10x URLs: ${(large.mb / small.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB); heap growth limit vs V8's default: RSS ${(small.mb / v8Growth.mb).toFixed(2)}x, CPU ${(small.cpu / v8Growth.cpu).toFixed(2)}x`,
+    );
     // An `up` worker outlives its runs: its peak after the first and after both is what it holds.
     await cli(['up', '--detach']);
     const workerPeak = async (n: number) => {
-      const ms = await cli(['run', '--new', pipeline(`bench-memory-bg-${n}`, Array.from({ length: n }, (_, i) => productUrl(i)))]);
+      const ms = await cli([
+        'run',
+        '--new',
+        pipeline(
+          `bench-memory-bg-${n}`,
+          Array.from({ length: n }, (_, i) => productUrl(i)),
+        ),
+      ]);
       const pid = liveUp(dataDir)?.pid;
-      const hwm = pid === undefined ? undefined : /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      const hwm =
+        pid === undefined ? undefined : /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
       if (hwm === undefined) throw new Error('no `up` worker worked on the memory run');
       return { ms, mb: Number(hwm) / 1024 };
     };
     const bgSmall = await workerPeak(MEMORY_URLS);
     const bgLarge = await workerPeak(MEMORY_URLS * 10);
-    console.log(`memory, \`up\` worker: peak RSS ${bgSmall.mb.toFixed(0)} MB after a run of ${MEMORY_URLS} URLs (${(bgSmall.ms / 1000).toFixed(1)} s), ${bgLarge.mb.toFixed(0)} MB after one of ${MEMORY_URLS * 10} more (${(bgLarge.ms / 1000).toFixed(1)} s): growth ${(bgLarge.mb / bgSmall.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB)`);
+    console.log(
+      `memory, \`up\` worker: peak RSS ${bgSmall.mb.toFixed(0)} MB after a run of ${MEMORY_URLS} URLs (${(bgSmall.ms / 1000).toFixed(1)} s), ${bgLarge.mb.toFixed(0)} MB after one of ${MEMORY_URLS * 10} more (${(bgLarge.ms / 1000).toFixed(1)} s): growth ${(bgLarge.mb / bgSmall.mb).toFixed(2)}x  (goal <= 1.1, and <= 300 MB)`,
+    );
   } finally {
     await cli(['down']).catch(() => undefined);
     await stopDevServer({ dataDir });

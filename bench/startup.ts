@@ -35,12 +35,19 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-function timeCommand(args: string[], expectStdout?: RegExp, env?: NodeJS.ProcessEnv, exe = process.execPath, cwd = root): number {
+function timeCommand(
+  args: string[],
+  expectStdout?: RegExp,
+  env?: NodeJS.ProcessEnv,
+  exe = process.execPath,
+  cwd = root,
+): number {
   const t0 = process.hrtime.bigint();
   const res = spawnSync(exe, args, { cwd, encoding: 'utf8', ...(env ? { env } : {}) });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (res.status !== 0) throw new Error(`${exe} ${args.join(' ')} exited ${res.status ?? res.signal}: ${res.stderr}`);
-  if (expectStdout && !expectStdout.test(res.stdout)) throw new Error(`node ${args.join(' ')} printed ${JSON.stringify(res.stdout.slice(0, 200))}`);
+  if (expectStdout && !expectStdout.test(res.stdout))
+    throw new Error(`node ${args.join(' ')} printed ${JSON.stringify(res.stdout.slice(0, 200))}`);
   return ms;
 }
 
@@ -50,10 +57,18 @@ function timeCommand(args: string[], expectStdout?: RegExp, env?: NodeJS.Process
  * quiet one would: the ratios below are printed for both.
  */
 function cpuOfCommand(args: string[], env?: NodeJS.ProcessEnv, exe = process.execPath, cwd = root): number {
-  const res = spawnSync('bash', ['-c', '"$@" >/dev/null 2>&1; rc=$?; times >&3; exit $rc', 'bash', exe, ...args], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...(env ? { env } : {}) });
+  const res = spawnSync('bash', ['-c', '"$@" >/dev/null 2>&1; rc=$?; times >&3; exit $rc', 'bash', exe, ...args], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    ...(env ? { env } : {}),
+  });
   if (res.status !== 0) throw new Error(`${exe} ${args.join(' ')} exited ${res.status ?? res.signal}`);
   // Two lines: the shell's own times, then its children's ("0m0.112s 0m0.031s").
-  const children = String(res.output[3] ?? '').trim().split('\n')[1] ?? '';
+  const children =
+    String(res.output[3] ?? '')
+      .trim()
+      .split('\n')[1] ?? '';
   const secs = [...children.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
   if (secs.length !== 2) throw new Error(`bash times printed ${JSON.stringify(res.output[3])}`);
   return (secs[0]! + secs[1]!) * 1000;
@@ -70,7 +85,12 @@ async function timeWorker(args: string[], address: string, taskQueue: string): P
   const t0 = process.hrtime.bigint();
   const child = spawn(process.execPath, [...args, 'worker', '--shutdown-grace', '1s'], {
     cwd: root,
-    env: { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_TASK_QUEUE: taskQueue, SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR' },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -101,7 +121,10 @@ async function timeWorker(args: string[], address: string, taskQueue: string): P
 
 const fmt = (ms: number) => `${ms.toFixed(0).padStart(6)} ms`;
 
-if (!fs.existsSync(path.join(root, 'dist', 'cli', 'main.js')) || !fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js'))) {
+if (
+  !fs.existsSync(path.join(root, 'dist', 'cli', 'main.js')) ||
+  !fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js'))
+) {
   throw new Error('dist/ is not built: run `npm run build` first (`npm run bench` does)');
 }
 
@@ -109,7 +132,8 @@ if (!fs.existsSync(path.join(root, 'dist', 'cli', 'main.js')) || !fs.existsSync(
 const floor: number[] = [];
 const help: number[] = [];
 const version: number[] = [];
-const expectedVersion = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+const expectedVersion = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string })
+  .version;
 timeCommand(['-e', '0']); // warms the file system cache
 timeCommand([bin, '--help']);
 for (let i = 0; i < RUNS; i++) {
@@ -119,11 +143,21 @@ for (let i = 0; i < RUNS; i++) {
 }
 const f = median(floor);
 // The machine's load with the figures: the goals are for a quiet machine, and a busy one inflates every ratio.
-const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
-process.stdout.write(`runs: ${RUNS} each (medians); load average ${loadavg()} (1, 5, 15 min), ${os.cpus().length} cores\n`);
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+process.stdout.write(
+  `runs: ${RUNS} each (medians); load average ${loadavg()} (1, 5, 15 min), ${os.cpus().length} cores\n`,
+);
 process.stdout.write(`node -e 0                          ${fmt(f)}   (floor)\n`);
-process.stdout.write(`node bin/scrape-etl.js --help      ${fmt(median(help))}   ${(median(help) / f).toFixed(2)}x the floor (goal <= 3x)\n`);
-process.stdout.write(`node bin/scrape-etl.js --version   ${fmt(median(version))}   ${(median(version) / f).toFixed(2)}x the floor (goal <= 3x)\n`);
+process.stdout.write(
+  `node bin/scrape-etl.js --help      ${fmt(median(help))}   ${(median(help) / f).toFixed(2)}x the floor (goal <= 3x)\n`,
+);
+process.stdout.write(
+  `node bin/scrape-etl.js --version   ${fmt(median(version))}   ${(median(version) / f).toFixed(2)}x the floor (goal <= 3x)\n`,
+);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-bench-startup-'));
 try {
@@ -134,26 +168,65 @@ try {
   const sim = await startSimulator({ port: 0, token: 'bench-token', seed: 3 });
   try {
     const client = new ScraperClient({ baseUrl: sim.baseUrl, token: 'bench-token' });
-    const api = await client.jobBoardScrape({ urls: ['https://weworkremotely.com/remote-jobs/search?term=bench'], min: 2, max: 6, timeout: 60, schema: JOB_SCHEMA } as never);
+    const api = await client.jobBoardScrape({
+      urls: ['https://weworkremotely.com/remote-jobs/search?term=bench'],
+      min: 2,
+      max: 6,
+      timeout: 60,
+      schema: JOB_SCHEMA,
+    } as never);
     fs.writeFileSync(path.join(dataDir, 'jobs.json'), api.raw);
   } finally {
     await sim.close();
   }
-  for (let i = 0; i < 3; i++) timeCommand([bin, 'load', 'job-board', path.join(dataDir, 'jobs.json'), '--database', `sqlite:${dbFile}`, '--pipeline', 'shop'], undefined, dbEnv);
+  for (let i = 0; i < 3; i++)
+    timeCommand(
+      [
+        bin,
+        'load',
+        'job-board',
+        path.join(dataDir, 'jobs.json'),
+        '--database',
+        `sqlite:${dbFile}`,
+        '--pipeline',
+        'shop',
+      ],
+      undefined,
+      dbEnv,
+    );
   // The bare queries: a Node process that opens the file and runs the SELECT the command runs, nothing else.
-  const bare = (sql: string) => ['-e', `const D=require('better-sqlite3');const db=new D(${JSON.stringify(dbFile)},{readonly:true,fileMustExist:true});db.prepare(${JSON.stringify(sql)}).all();db.close()`];
-  const runsSql = 'SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage FROM pipeline_runs';
+  const bare = (sql: string) => [
+    '-e',
+    `const D=require('better-sqlite3');const db=new D(${JSON.stringify(dbFile)},{readonly:true,fileMustExist:true});db.prepare(${JSON.stringify(sql)}).all();db.close()`,
+  ];
+  const runsSql =
+    'SELECT id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, error, export_status, export_error, scheduled_at, token_usage FROM pipeline_runs';
   const readers: Array<{ label: string; args: string[]; query: string[] }> = [
     { label: 'status', args: ['status'], query: bare(`${runsSql} ORDER BY started_at DESC LIMIT 20`) },
-    { label: 'history shop', args: ['history', 'shop'], query: bare(`${runsSql} WHERE pipeline = 'shop' ORDER BY started_at DESC LIMIT 10`) },
-    { label: 'schema show shop', args: ['schema', 'show', 'shop'], query: bare("SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history WHERE pipeline = 'shop' OR table_name = 'shop_items' ORDER BY table_name, load_id, column_name") },
+    {
+      label: 'history shop',
+      args: ['history', 'shop'],
+      query: bare(`${runsSql} WHERE pipeline = 'shop' ORDER BY started_at DESC LIMIT 10`),
+    },
+    {
+      label: 'schema show shop',
+      args: ['schema', 'show', 'shop'],
+      query: bare(
+        "SELECT table_name, column_name, data_type, change, variant_of, pipeline, load_id, changed_at FROM schema_history WHERE pipeline = 'shop' OR table_name = 'shop_items' ORDER BY table_name, load_id, column_name",
+      ),
+    },
   ];
   // The same status by pipeline name in a project: scrape-etl.yaml found, read and checked (yaml, zod), the
   // pipeline's file found by its name (a glob), then the same query.
   const projectDir = path.join(dataDir, 'project');
   fs.mkdirSync(path.join(projectDir, 'pipelines'), { recursive: true });
   fs.writeFileSync(path.join(projectDir, 'scrape-etl.yaml'), `destination: sqlite:${dbFile}\n`);
-  fs.writeFileSync(path.join(projectDir, 'pipelines', 'shop.yaml'), fs.readFileSync(path.join(root, 'pipelines', 'examples', 'job-board.yaml'), 'utf8').replace('name: jobs-remote-typescript', 'name: shop'));
+  fs.writeFileSync(
+    path.join(projectDir, 'pipelines', 'shop.yaml'),
+    fs
+      .readFileSync(path.join(root, 'pipelines', 'examples', 'job-board.yaml'), 'utf8')
+      .replace('name: jobs-remote-typescript', 'name: shop'),
+  );
   const projectEnv: NodeJS.ProcessEnv = { ...process.env };
   delete projectEnv['DATABASE_URL'];
   delete projectEnv['SCRAPE_ETL_DATA_DIR'];
@@ -168,15 +241,21 @@ try {
     });
     inProject.push(timeCommand([bin, 'status', 'shop'], /shop/, projectEnv, process.execPath, projectDir));
   }
-  process.stdout.write(`\ncommands that read the database (${RUNS} runs each, medians; the baseline is node -e 0 + the bare query in one process):\n`);
+  process.stdout.write(
+    `\ncommands that read the database (${RUNS} runs each, medians; the baseline is node -e 0 + the bare query in one process):\n`,
+  );
   process.stdout.write(`node -e 0                                  ${fmt(median(nodeFloor))}\n`);
   for (const [k, r] of readers.entries()) {
     const c = median(times[k]!.cmd);
     const q = median(times[k]!.query);
-    process.stdout.write(`scrape-etl ${r.label.padEnd(18)} ${fmt(c)}   bare query ${fmt(q)}   ${(c / q).toFixed(2)}x (goal <= 2x)\n`);
+    process.stdout.write(
+      `scrape-etl ${r.label.padEnd(18)} ${fmt(c)}   bare query ${fmt(q)}   ${(c / q).toFixed(2)}x (goal <= 2x)\n`,
+    );
   }
   const statusQuery = median(times[0]!.query);
-  process.stdout.write(`scrape-etl status shop, in a project ${fmt(median(inProject))}   bare query ${fmt(statusQuery)}   ${(median(inProject) / statusQuery).toFixed(2)}x (goal <= 2x)\n`);
+  process.stdout.write(
+    `scrape-etl status shop, in a project ${fmt(median(inProject))}   bare query ${fmt(statusQuery)}   ${(median(inProject) / statusQuery).toFixed(2)}x (goal <= 2x)\n`,
+  );
   // The same ratios in CPU time, each command run alternately with its bare query.
   const cpu = readers.map(() => ({ cmd: [] as number[], query: [] as number[] }));
   const cpuInProject: number[] = [];
@@ -191,15 +270,22 @@ try {
   for (const [k, r] of readers.entries()) {
     const c = median(cpu[k]!.cmd);
     const q = median(cpu[k]!.query);
-    process.stdout.write(`scrape-etl ${r.label.padEnd(18)} ${fmt(c)}   bare query ${fmt(q)}   ${(c / q).toFixed(2)}x\n`);
+    process.stdout.write(
+      `scrape-etl ${r.label.padEnd(18)} ${fmt(c)}   bare query ${fmt(q)}   ${(c / q).toFixed(2)}x\n`,
+    );
   }
   const cpuStatusQuery = median(cpu[0]!.query);
-  process.stdout.write(`scrape-etl status shop, in a project ${fmt(median(cpuInProject))}   bare query ${fmt(cpuStatusQuery)}   ${(median(cpuInProject) / cpuStatusQuery).toFixed(2)}x\n`);
+  process.stdout.write(
+    `scrape-etl status shop, in a project ${fmt(median(cpuInProject))}   bare query ${fmt(cpuStatusQuery)}   ${(median(cpuInProject) / cpuStatusQuery).toFixed(2)}x\n`,
+  );
 
   // The read-only commands in the project against `node -e 0` in CPU, interleaved, this build and a compared one.
   {
     const compare = process.env['BENCH_STARTUP_COMPARE']?.trim();
-    const bins: Array<[string, string]> = [['this build', bin], ...(compare ? [['before', path.join(path.resolve(compare), 'bin', 'scrape-etl.js')] as [string, string]] : [])];
+    const bins: Array<[string, string]> = [
+      ['this build', bin],
+      ...(compare ? [['before', path.join(path.resolve(compare), 'bin', 'scrape-etl.js')] as [string, string]] : []),
+    ];
     const commands = [['status', 'shop'], ['history', 'shop'], ['schema', 'show', 'shop'], ['pipelines']];
     const floor: number[] = [];
     const cpuOf = new Map<string, number[]>();
@@ -208,12 +294,16 @@ try {
       for (const [name, b] of bins) {
         for (const c of commands) {
           const key = `${name}|${c.join(' ')}`;
-          cpuOf.set(key, [...(cpuOf.get(key) ?? []), cpuOfCommand([b, ...c], projectEnv, process.execPath, projectDir)]);
+          cpuOf.set(key, [
+            ...(cpuOf.get(key) ?? []),
+            cpuOfCommand([b, ...c], projectEnv, process.execPath, projectDir),
+          ]);
         }
       }
     }
     const f = median(floor);
-    process.stdout.write(`read-only commands in a project, CPU (user + system, medians of ${RUNS}) against node -e 0 ${fmt(f)} (goal <= 2x); load average ${loadavg()}:
+    process.stdout
+      .write(`read-only commands in a project, CPU (user + system, medians of ${RUNS}) against node -e 0 ${fmt(f)} (goal <= 2x); load average ${loadavg()}:
 `);
     for (const [name] of bins) {
       for (const c of commands) {
@@ -235,7 +325,9 @@ try {
   }
   process.stdout.write(`\nschedule list against a dev server (${RUNS} runs each, medians):\n`);
   process.stdout.write(`temporal schedule list                     ${fmt(median(theirs))}\n`);
-  process.stdout.write(`scrape-etl schedule list                   ${fmt(median(ours))}   ${(median(ours) / median(theirs)).toFixed(2)}x (goal <= 3x)\n`);
+  process.stdout.write(
+    `scrape-etl schedule list                   ${fmt(median(ours))}   ${(median(ours) / median(theirs)).toFixed(2)}x (goal <= 3x)\n`,
+  );
   process.stdout.write(`load average ${loadavg()} (1, 5, 15 min)\n`);
 
   if (process.env['BENCH_STARTUP_WORKER'] !== '0') {
@@ -244,15 +336,25 @@ try {
     for (let i = 0; i < WORKER_RUNS; i++) {
       compiled.push(await timeWorker([bin], server.address, `bench-startup-${i}`));
       // The old path: the TypeScript sources through tsx, bundling the workflow code at start.
-      fromSource.push(await timeWorker(['--import', 'tsx', path.join(root, 'cli', 'main.ts')], server.address, `bench-startup-src-${i}`));
+      fromSource.push(
+        await timeWorker(
+          ['--import', 'tsx', path.join(root, 'cli', 'main.ts')],
+          server.address,
+          `bench-startup-src-${i}`,
+        ),
+      );
     }
     const c = median(compiled.map((w) => w.ms));
     const s = median(fromSource.map((w) => w.ms));
     const bundledAtStart = compiled.some((w) => !w.bundleLine.includes('prebuilt'));
-    process.stdout.write(`\nworker ready (spawn until "polling task queue"), ${WORKER_RUNS} runs each against a dev server:\n`);
+    process.stdout.write(
+      `\nworker ready (spawn until "polling task queue"), ${WORKER_RUNS} runs each against a dev server:\n`,
+    );
     process.stdout.write(`compiled: node bin/scrape-etl.js worker          ${fmt(c)}   ${compiled[0]!.bundleLine}\n`);
     process.stdout.write(`old path: tsx sources, bundling at start         ${fmt(s)}   ${fromSource[0]!.bundleLine}\n`);
-    process.stdout.write(`compiled / old path: ${(c / s).toFixed(2)}x; a bundle was built at worker start: ${bundledAtStart ? 'YES (unexpected)' : 'no'}\n`);
+    process.stdout.write(
+      `compiled / old path: ${(c / s).toFixed(2)}x; a bundle was built at worker start: ${bundledAtStart ? 'YES (unexpected)' : 'no'}\n`,
+    );
     if (bundledAtStart) process.exitCode = 1;
   }
 } finally {

@@ -65,7 +65,8 @@ function postgresCpu(cluster: PostgresCluster): number {
 }
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js'))) throw new Error('run `npm run build` first (the workers run bin/scrape-etl.js)');
+  if (!fs.existsSync(path.join(root, 'dist', 'workflow-bundle.js')))
+    throw new Error('run `npm run build` first (the workers run bin/scrape-etl.js)');
   const [temporal, warehouse, sim] = await Promise.all([
     startRealTemporal(),
     startPostgresCluster(),
@@ -86,23 +87,47 @@ async function main(): Promise<void> {
     for (const n of WORKERS) {
       const taskQueue = `bench-topo-${n}-${Date.now()}`;
       // The bench's own SCRAPE_ETL_* settings reach the workers (e.g. SCRAPE_ETL_URL_LOAD_GROUP=1 for a transaction per URL).
-      const tuning = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('SCRAPE_ETL_') && e[1] !== undefined));
+      const tuning = Object.fromEntries(
+        Object.entries(process.env).filter(
+          (e): e is [string, string] => e[0].startsWith('SCRAPE_ETL_') && e[1] !== undefined,
+        ),
+      );
       // Chunks of 25 (the default before a list of up to 100 URLs became one activity): a run's next chunk may go to
       // another worker, as in the runs docs/production.md's table measured, so its figures stay comparable.
-      const env = { SCRAPE_ETL_PG_POOL_SIZE: '10', SCRAPE_ETL_URL_CHUNK_SIZE: '25', ...tuning, SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN };
-      const workers: WorkerProcess[] = await Promise.all(Array.from({ length: n }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env })));
+      const env = {
+        SCRAPE_ETL_PG_POOL_SIZE: '10',
+        SCRAPE_ETL_URL_CHUNK_SIZE: '25',
+        ...tuning,
+        SCRAPER_BASE_URL: sim.baseUrl,
+        SCRAPER_API_TOKEN: TOKEN,
+      };
+      const workers: WorkerProcess[] = await Promise.all(
+        Array.from({ length: n }, () => spawnWorkerProcess({ address: temporal.address, taskQueue, env })),
+      );
       try {
         const specs = Array.from({ length: RUNS }, (_, r) => {
-          const urls = Array.from({ length: URLS }, (_, i) => productUrl(base + r * URLS + i, [10115139, 42, 9001][i % 3]));
+          const urls = Array.from({ length: URLS }, (_, i) =>
+            productUrl(base + r * URLS + i, [10115139, 42, 9001][i % 3]),
+          );
           return { ...marketplaceSpec(`bench-topo-${n}`, dbUrl, urls), concurrency: CONCURRENCY };
         });
         base += RUNS * URLS;
         // Warm-up outside the clock: the warehouse's tables exist and every worker has run the code once.
         const warm = Array.from({ length: n * 2 }, (_, r) => ({
-          ...marketplaceSpec(`bench-topo-warm`, dbUrl, Array.from({ length: 8 }, (_, i) => productUrl(900_000 + n * 100 + r * 8 + i))),
+          ...marketplaceSpec(
+            `bench-topo-warm`,
+            dbUrl,
+            Array.from({ length: 8 }, (_, i) => productUrl(900_000 + n * 100 + r * 8 + i)),
+          ),
           concurrency: CONCURRENCY,
         }));
-        await Promise.all((await Promise.all(warm.map((s, r) => startPipelineRun({ client: temporal.client, taskQueue }, s, `warm${n}-${r}`)))).map((h) => h.result()));
+        await Promise.all(
+          (
+            await Promise.all(
+              warm.map((s, r) => startPipelineRun({ client: temporal.client, taskQueue }, s, `warm${n}-${r}`)),
+            )
+          ).map((h) => h.result()),
+        );
         const cpu0 = {
           workers: workers.reduce((s, w) => s + cpuOf(w.pid), 0),
           server: cpuOf(temporal.pid()!),
@@ -111,7 +136,9 @@ async function main(): Promise<void> {
           sim: process.cpuUsage(),
         };
         const t0 = process.hrtime.bigint();
-        const handles = await Promise.all(specs.map((s, r) => startPipelineRun({ client: temporal.client, taskQueue }, s, `r${r}`)));
+        const handles = await Promise.all(
+          specs.map((s, r) => startPipelineRun({ client: temporal.client, taskQueue }, s, `r${r}`)),
+        );
         const results = await Promise.all(handles.map((h) => h.result()));
         const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
         const simCpu = process.cpuUsage(cpu0.sim);
@@ -125,7 +152,14 @@ async function main(): Promise<void> {
         const bad = results.filter((r) => r.status !== 'succeeded');
         if (bad.length) throw new Error(`${bad.length} runs did not succeed: ${JSON.stringify(bad[0])}`);
         const urls = RUNS * URLS;
-        const written = results.reduce((s, r) => s + Object.entries(r.rowsByTable).filter(([t]) => t.startsWith('marketplace_')).reduce((a, [, v]) => a + v, 0), 0);
+        const written = results.reduce(
+          (s, r) =>
+            s +
+            Object.entries(r.rowsByTable)
+              .filter(([t]) => t.startsWith('marketplace_'))
+              .reduce((a, [, v]) => a + v, 0),
+          0,
+        );
         let events = 0;
         for (const h of handles) events += (await h.fetchHistory()).events?.length ?? 0;
         const per1k = (s: number) => ((s / urls) * 1000).toFixed(1);
@@ -143,7 +177,9 @@ async function main(): Promise<void> {
     await temporal.stop();
     warehouse.stop();
   }
-  console.log('\n| workers | URLs | wall s | URLs/s | URLs/s per worker | warehouse rows/s | Temporal events/s | CPU s per 1k URLs: workers | warehouse PG | Temporal server | Temporal PG | simulator |');
+  console.log(
+    '\n| workers | URLs | wall s | URLs/s | URLs/s per worker | warehouse rows/s | Temporal events/s | CPU s per 1k URLs: workers | warehouse PG | Temporal server | Temporal PG | simulator |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
 }

@@ -75,8 +75,11 @@ async function main(): Promise<void> {
   if (at >= 0) return child(Number(process.argv[at + 1]));
   const base = memoryInChild<Peaks>(import.meta.url, 50);
   const wide = memoryInChild<Peaks>(import.meta.url, 5000);
-  const line = (p: Peaks) => `${String(p.fieldsPerPage).padStart(5)} fields/page x ${PAGES} pages: peak RSS ${p.peakRssMb.toFixed(0)} MB, peak heap ${p.peakHeapMb.toFixed(0)} MB, ${p.seconds.toFixed(1)} s`;
-  process.stdout.write(`DuckDB, evolving content load\n  baseline ${line(base)}\n  wide     ${line(wide)}\n  ratio    ${(wide.peakRssMb / base.peakRssMb).toFixed(2)}x RSS\n`);
+  const line = (p: Peaks) =>
+    `${String(p.fieldsPerPage).padStart(5)} fields/page x ${PAGES} pages: peak RSS ${p.peakRssMb.toFixed(0)} MB, peak heap ${p.peakHeapMb.toFixed(0)} MB, ${p.seconds.toFixed(1)} s`;
+  process.stdout.write(
+    `DuckDB, evolving content load\n  baseline ${line(base)}\n  wide     ${line(wide)}\n  ratio    ${(wide.peakRssMb / base.peakRssMb).toFixed(2)}x RSS\n`,
+  );
   if (wide.peakRssMb > BUDGET_MB) {
     process.stdout.write(`FAIL: ${wide.peakRssMb.toFixed(0)} MB is over the ${BUDGET_MB} MB budget\n`);
     process.exitCode = 1;

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 const main = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
-  process.stderr.write(`scrape-etl: ${fileURLToPath(main)} is missing; build it with \`npm run build\` (npm ci does it too)\n`);
+  process.stderr.write(
+    `scrape-etl: ${fileURLToPath(main)} is missing; build it with \`npm run build\` (npm ci does it too)\n`,
+  );
   process.exit(1);
 }
 await import(main.href);

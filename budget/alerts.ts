@@ -26,23 +26,40 @@ export function budgetAlertKey(l: BudgetLimit, pipeline: string, workflowId: str
 }
 
 /** Each limit of the spec with what it has counted in its period at `now` (the run's own for a run limit). */
-export async function budgetStatusOf(db: Database, spec: BudgetedSpec, workflowId: string, now = new Date()): Promise<Array<{ limit: BudgetLimit; spent: number }>> {
+export async function budgetStatusOf(
+  db: Database,
+  spec: BudgetedSpec,
+  workflowId: string,
+  now = new Date(),
+): Promise<Array<{ limit: BudgetLimit; spent: number }>> {
   const limits = budgetLimitsOf(spec);
   if (limits.length === 0) return [];
   return withReadTransaction(db, async (tx) => {
     const out: Array<{ limit: BudgetLimit; spent: number }> = [];
-    for (const l of limits) out.push({ limit: l, spent: spentOf(l, await spendTotals(tx, spendWhereOf(l, spec.name, workflowId, now))) });
+    for (const l of limits)
+      out.push({ limit: l, spent: spentOf(l, await spendTotals(tx, spendWhereOf(l, spec.name, workflowId, now))) });
     return out;
   });
 }
 
-export async function budgetAlertsOf(db: Database, spec: BudgetedSpec, workflowId: string, now = new Date()): Promise<BudgetAlert[]> {
+export async function budgetAlertsOf(
+  db: Database,
+  spec: BudgetedSpec,
+  workflowId: string,
+  now = new Date(),
+): Promise<BudgetAlert[]> {
   const status = await budgetStatusOf(db, spec, workflowId, now);
   const out: BudgetAlert[] = [];
   for (const { limit: l, spent } of status) {
-    const event: BudgetEvent | undefined = spent >= l.limit ? 'budget_exhausted' : spent >= l.warnAt * l.limit ? 'budget_warning' : undefined;
+    const event: BudgetEvent | undefined =
+      spent >= l.limit ? 'budget_exhausted' : spent >= l.warnAt * l.limit ? 'budget_warning' : undefined;
     if (!event) continue;
-    const period = l.period === 'run' ? `in run ${workflowId}` : l.period === 'day' ? `on ${periodId('day', now, workflowId)} (UTC)` : `in ${periodId('month', now, workflowId)} (UTC)`;
+    const period =
+      l.period === 'run'
+        ? `in run ${workflowId}`
+        : l.period === 'day'
+          ? `on ${periodId('day', now, workflowId)} (UTC)`
+          : `in ${periodId('month', now, workflowId)} (UTC)`;
     const share = l.limit > 0 ? Math.round((spent / l.limit) * 100) : 100;
     const detail =
       event === 'budget_exhausted'
@@ -52,7 +69,15 @@ export async function budgetAlertsOf(db: Database, spec: BudgetedSpec, workflowI
       event,
       detail,
       once: budgetAlertKey(l, spec.name, workflowId, now),
-      budget: { limit: l.key, scope: l.scope, period: l.period, period_id: periodId(l.period, now, workflowId), value: l.limit, spent, warn_at: l.warnAt },
+      budget: {
+        limit: l.key,
+        scope: l.scope,
+        period: l.period,
+        period_id: periodId(l.period, now, workflowId),
+        value: l.limit,
+        spent,
+        warn_at: l.warnAt,
+      },
     });
   }
   return out;

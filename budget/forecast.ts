@@ -55,7 +55,11 @@ export interface LimitCheck {
   exceeds: boolean;
 }
 
-export function checkLimits(limits: readonly BudgetLimit[], spentOf: (l: BudgetLimit) => number, f: Forecast): LimitCheck[] {
+export function checkLimits(
+  limits: readonly BudgetLimit[],
+  spentOf: (l: BudgetLimit) => number,
+  f: Forecast,
+): LimitCheck[] {
   return limits.map((limit) => {
     const spent = limit.period === 'run' ? 0 : spentOf(limit);
     const adds = forecastOf(f, limit.resource);
@@ -74,7 +78,10 @@ export function forecastBasisText(f: Forecast, r: BudgetResource): string {
   const per = r === 'tokens' ? f.tokensPerUnit : f.callsPerUnit;
   const rate = per === null ? 'unknown' : Number.isInteger(per) ? String(per) : per.toFixed(2);
   const what = r === 'tokens' ? 'tokens' : r === 'scrapers' ? 'scrapers' : 'calls';
-  const from = f.basis === 'history' ? `the pipeline's last ${f.runs} run${f.runs === 1 ? '' : 's'}` : 'no history yet: one call each';
+  const from =
+    f.basis === 'history'
+      ? `the pipeline's last ${f.runs} run${f.runs === 1 ? '' : 's'}`
+      : 'no history yet: one call each';
   return `${f.units} ${f.unit}${f.units === 1 || f.unit !== 'URL' ? '' : 's'} x ${rate} ${what} per ${f.unit} (${from})`;
 }
 

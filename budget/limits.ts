@@ -1,6 +1,15 @@
 // The limits a run is held to: its pipeline's `budget:` and its project's, one entry per resource and period, and
 // the period each counts over. Pure, with no imports but the budget's own types: the workflow bundle uses it too.
-import { BUDGET_PERIODS, BUDGET_RESOURCES, DEFAULT_WARN_AT, type BudgetPeriod, type BudgetResource, type BudgetScope, type BudgetSpec, type ProjectBudgetSpec } from './types.js';
+import {
+  BUDGET_PERIODS,
+  BUDGET_RESOURCES,
+  DEFAULT_WARN_AT,
+  type BudgetPeriod,
+  type BudgetResource,
+  type BudgetScope,
+  type BudgetSpec,
+  type ProjectBudgetSpec,
+} from './types.js';
 
 export interface BudgetLimit {
   scope: BudgetScope;
@@ -38,7 +47,15 @@ function limitsOfSection(section: BudgetSpec | undefined, scope: BudgetScope, pr
     for (const period of BUDGET_PERIODS) {
       const limit = section[resource]?.[period];
       if (limit === undefined) continue;
-      out.push({ scope, resource, period, limit, warnAt, key: `budget.${resource}.${period}`, ...(project !== undefined ? { project } : {}) });
+      out.push({
+        scope,
+        resource,
+        period,
+        limit,
+        warnAt,
+        key: `budget.${resource}.${period}`,
+        ...(project !== undefined ? { project } : {}),
+      });
     }
   }
   return out;
@@ -46,7 +63,10 @@ function limitsOfSection(section: BudgetSpec | undefined, scope: BudgetScope, pr
 
 /** Every limit of the spec: the pipeline's first, then the project's. */
 export function budgetLimitsOf(spec: BudgetedSpec): BudgetLimit[] {
-  return [...limitsOfSection(spec.budget, 'pipeline'), ...limitsOfSection(spec.project_budget, 'project', spec.project_budget?.project)];
+  return [
+    ...limitsOfSection(spec.budget, 'pipeline'),
+    ...limitsOfSection(spec.project_budget, 'project', spec.project_budget?.project),
+  ];
 }
 
 export function hasBudget(spec: BudgetedSpec): boolean {
@@ -55,7 +75,9 @@ export function hasBudget(spec: BudgetedSpec): boolean {
 
 /** Where a limit is written, for messages: 'budget.calls.run of pipeline shop' or '… of the project (/p/scrape-etl.yaml)'. */
 export function limitWhere(l: BudgetLimit, pipeline: string, pipelineFile?: string): string {
-  return l.scope === 'project' ? `${l.key} in ${l.project}` : `${l.key} of pipeline ${pipeline}${pipelineFile ? ` (${pipelineFile})` : ''}`;
+  return l.scope === 'project'
+    ? `${l.key} in ${l.project}`
+    : `${l.key} of pipeline ${pipeline}${pipelineFile ? ` (${pipelineFile})` : ''}`;
 }
 
 /** The first instant of the period that `at` falls in (UTC), or undefined for 'run' (counted by workflow id). */

@@ -59,10 +59,26 @@ export function spendMeter(m: MeterContext) {
       return {
         options: {
           beforeAttempt: async (clientAttempt: number) => {
-            const callKey = spendCallKey({ workflowId: m.workflowId, activityId: m.activityId, activityAttempt: m.activityAttempt, execution, requestKey, clientAttempt });
+            const callKey = spendCallKey({
+              workflowId: m.workflowId,
+              activityId: m.activityId,
+              activityAttempt: m.activityAttempt,
+              execution,
+              requestKey,
+              clientAttempt,
+            });
             const refused = await reserveCall(
               m.db,
-              { callKey, pipeline: m.spec.name, project, workflowId: m.workflowId, endpoint, requestKey, createsScraper, calledAt: now() },
+              {
+                callKey,
+                pipeline: m.spec.name,
+                project,
+                workflowId: m.workflowId,
+                endpoint,
+                requestKey,
+                createsScraper,
+                calledAt: now(),
+              },
               limits,
             );
             if (refused) throw new BudgetExhaustedError(refused, m.spec.name);

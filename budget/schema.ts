@@ -20,7 +20,9 @@ const limits = (what: string) =>
 
 export const budgetSchema = z
   .strictObject({
-    calls: limits('service calls').describe('billable calls to the service: each create-and-run and each synchronous scrape (job-board, marketplace), retries included'),
+    calls: limits('service calls').describe(
+      'billable calls to the service: each create-and-run and each synchronous scrape (job-board, marketplace), retries included',
+    ),
     scrapers: limits('scrapers').describe('scrapers created (create-and-run calls of pdf and leads-* pipelines)'),
     tokens: limits('tokens').describe("the service's tokenUsage as its answers report it (job-board)"),
     warn_at: z
@@ -29,4 +31,6 @@ export const budgetSchema = z
       .optional()
       .describe("share of a limit at which budget_warning is sent (default '80%')"),
   })
-  .describe('spend limits (docs/budgets.md): a run that would exceed one is refused before any call; a run reaching one stops starting calls and ends partial');
+  .describe(
+    'spend limits (docs/budgets.md): a run that would exceed one is refused before any call; a run reaching one stops starting calls and ends partial',
+  );

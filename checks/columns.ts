@@ -4,8 +4,23 @@ import type { Tx } from '../db/sql.js';
 import { TABLES, type ColumnType } from '../db/schema/definition.js';
 
 /** Logical type names of checks (checks-schema.ts LOGICAL_TYPES), from the model's and the registry's names. */
-const FROM_MODEL: Record<ColumnType, string> = { int64: 'int', int32: 'int', double: 'double', text: 'text', json: 'json', bool: 'bool', timestamp: 'timestamp' };
-const FROM_REGISTRY: Record<string, string> = { bigint: 'int', double: 'double', bool: 'bool', text: 'text', timestamp: 'timestamp', json: 'json' };
+const FROM_MODEL: Record<ColumnType, string> = {
+  int64: 'int',
+  int32: 'int',
+  double: 'double',
+  text: 'text',
+  json: 'json',
+  bool: 'bool',
+  timestamp: 'timestamp',
+};
+const FROM_REGISTRY: Record<string, string> = {
+  bigint: 'int',
+  double: 'double',
+  bool: 'bool',
+  text: 'text',
+  timestamp: 'timestamp',
+  json: 'json',
+};
 
 function fromSql(sqlType: string): string {
   const t = sqlType.toLowerCase();
@@ -24,7 +39,9 @@ export async function tableColumns(tx: Tx, table: string): Promise<Map<string, s
   if (rows.length === 0) return out;
   const model = (TABLES as Record<string, { columns: Record<string, { type: ColumnType }> }>)[table];
   const registry = new Map<string, string>();
-  const hist = await tx.all(`SELECT column_name, data_type FROM schema_history WHERE table_name = ${tx.ph(1)}`, [table]);
+  const hist = await tx.all(`SELECT column_name, data_type FROM schema_history WHERE table_name = ${tx.ph(1)}`, [
+    table,
+  ]);
   for (const h of hist) registry.set(String(h['column_name']), String(h['data_type']));
   for (const { name, type } of rows) {
     const m = model?.columns[name];
@@ -35,7 +52,9 @@ export async function tableColumns(tx: Tx, table: string): Promise<Map<string, s
 
 /** The key columns that identify a failing row in a sample: the model's key without `pipeline`, else the load id. */
 export function sampleKey(table: string, columns: ReadonlyMap<string, string>): string[] {
-  const def = (TABLES as Record<string, { primaryKey?: readonly string[]; columns: Record<string, { identity?: boolean }> }>)[table];
+  const def = (
+    TABLES as Record<string, { primaryKey?: readonly string[]; columns: Record<string, { identity?: boolean }> }>
+  )[table];
   if (def?.primaryKey) return def.primaryKey.filter((c) => c !== 'pipeline');
   if (def) {
     const id = Object.entries(def.columns).find(([, c]) => c.identity)?.[0];

@@ -35,7 +35,12 @@ export interface CheckTables {
   /** Columns of a table, throwing when the table or one of `wanted` does not exist. */
   columnsOrThrow(table: string, wanted: readonly string[]): Promise<Map<string, string>>;
   /** Rows of the pipeline in `table` matching `where` (parameters numbered from 2) and a sample of their keys. */
-  failing(table: string, cols: Map<string, string>, where: string, params: Param[]): Promise<{ n: number; keys: Array<Record<string, unknown>> }>;
+  failing(
+    table: string,
+    cols: Map<string, string>,
+    where: string,
+    params: Param[],
+  ): Promise<{ n: number; keys: Array<Record<string, unknown>> }>;
   /** All of the pipeline's rows in `table`. */
   totalRows(table: string): Promise<number>;
 }
@@ -88,7 +93,10 @@ export function tableOnly(table: string | undefined): CheckReferences {
 }
 
 export type WatchOf<T extends WatchType> = Extract<WatchSpec, { type: T }>;
-export type WatchFileOutput<T extends WatchType> = Omit<WatchOf<T>, 'name' | 'type'> & { type: T; name?: string | undefined };
+export type WatchFileOutput<T extends WatchType> = Omit<WatchOf<T>, 'name' | 'type'> & {
+  type: T;
+  name?: string | undefined;
+};
 
 /** The transaction a watch's event is computed in (it also moves the watch's state), and what the watch reads. */
 export interface WatchEnv {

@@ -124,7 +124,14 @@ async function columnsOrThrow(tx: Tx, table: string, wanted: readonly string[]):
 }
 
 /** Counts rows of the pipeline in `table` matching `where` (SQL over quoted identifiers and bound values), and samples their keys. */
-async function failing(tx: Tx, table: string, cols: Map<string, string>, where: string, params: Param[], pipeline: string) {
+async function failing(
+  tx: Tx,
+  table: string,
+  cols: Map<string, string>,
+  where: string,
+  params: Param[],
+  pipeline: string,
+) {
   const t = quoteIdent(table);
   // The pipeline is parameter 1; `where` numbers its own parameters from 2.
   const all = [pipeline, ...params];
@@ -132,7 +139,10 @@ async function failing(tx: Tx, table: string, cols: Map<string, string>, where: 
   const key = sampleKey(table, cols).filter((k) => cols.has(k));
   const sample =
     num(count?.['n']) > 0 && key.length > 0
-      ? await tx.all(`SELECT ${key.map(quoteIdent).join(', ')} FROM ${t} WHERE pipeline = ${tx.ph(1)} AND (${where}) ORDER BY ${key.map(quoteIdent).join(', ')} LIMIT ${SAMPLE_SIZE}`, all)
+      ? await tx.all(
+          `SELECT ${key.map(quoteIdent).join(', ')} FROM ${t} WHERE pipeline = ${tx.ph(1)} AND (${where}) ORDER BY ${key.map(quoteIdent).join(', ')} LIMIT ${SAMPLE_SIZE}`,
+          all,
+        )
       : [];
   return { n: num(count?.['n']), keys: sample.map(plainRow) };
 }
@@ -160,7 +170,8 @@ async function evaluateOne(db: Database, c: CheckSpec, o: EvaluateOptions): Prom
     now: o.now ?? new Date(),
     sampleSize: SAMPLE_SIZE,
     read: (fn) => withReadTransaction(db, (tx) => fn(tables(tx))),
-    readOnlyQuery: async (sql, limit) => (await runReadOnlyQuery(db, sql, { limit, timeoutMs: o.sqlTimeoutMs ?? 30_000 })).rows,
+    readOnlyQuery: async (sql, limit) =>
+      (await runReadOnlyQuery(db, sql, { limit, timeoutMs: o.sqlTimeoutMs ?? 30_000 })).rows,
     previousObserved: (checkName) => previousObserved(db, pipeline, checkName, o.workflowId),
   };
   const { status, ...outcome } = await checkDefinitionOf(c).evaluate(c, env);
@@ -168,7 +179,12 @@ async function evaluateOne(db: Database, c: CheckSpec, o: EvaluateOptions): Prom
 }
 
 /** What the same check observed in the last run that succeeded before this one (row_count's max_drop). */
-export async function previousObserved(db: Database, pipeline: string, checkName: string, notWorkflowId: string): Promise<number | undefined> {
+export async function previousObserved(
+  db: Database,
+  pipeline: string,
+  checkName: string,
+  notWorkflowId: string,
+): Promise<number | undefined> {
   return withReadTransaction(db, async (tx) => {
     const [r] = await tx.all(
       `SELECT c.observed_value AS v FROM check_results c JOIN pipeline_runs r ON r.workflow_id = c.workflow_id
@@ -181,7 +197,13 @@ export async function previousObserved(db: Database, pipeline: string, checkName
 }
 
 /** Records results for (workflow id, check); an evaluation repeated by a retried activity replaces its rows. */
-export async function recordCheckResults(db: Database, pipeline: string, workflowId: string, results: readonly CheckResult[], at: Date = new Date()): Promise<void> {
+export async function recordCheckResults(
+  db: Database,
+  pipeline: string,
+  workflowId: string,
+  results: readonly CheckResult[],
+  at: Date = new Date(),
+): Promise<void> {
   if (results.length === 0) return;
   await withTransaction(db, async (tx) => {
     for (const r of results) {
@@ -217,7 +239,10 @@ export interface StoredCheckResult extends CheckResult {
 }
 
 /** Check results of a run, or the newest of a pipeline (status, history, the console). */
-export async function listCheckResults(db: Database, q: { workflowId?: string; pipeline?: string; limit?: number }): Promise<StoredCheckResult[]> {
+export async function listCheckResults(
+  db: Database,
+  q: { workflowId?: string; pipeline?: string; limit?: number },
+): Promise<StoredCheckResult[]> {
   return withReadTransaction(db, async (tx) => {
     const where: string[] = [];
     const params: Param[] = [];
@@ -235,7 +260,8 @@ export async function listCheckResults(db: Database, q: { workflowId?: string; p
       observed: r['observed'] === null ? null : String(r['observed']),
       observedValue: r['observed_value'] === null ? null : Number(r['observed_value']),
       threshold: r['threshold'] === null ? null : String(r['threshold']),
-      failingKeys: r['failing_keys'] === null ? null : (JSON.parse(String(r['failing_keys'])) as Array<Record<string, unknown>>),
+      failingKeys:
+        r['failing_keys'] === null ? null : (JSON.parse(String(r['failing_keys'])) as Array<Record<string, unknown>>),
       message: String(r['message'] ?? ''),
       workflowId: String(r['workflow_id']),
       checkedAt: r['checked_at'] instanceof Date ? r['checked_at'].toISOString() : String(r['checked_at']),
@@ -247,11 +273,17 @@ export async function listCheckResults(db: Database, q: { workflowId?: string; p
 export function describeFailures(results: readonly CheckResult[]): string {
   return results
     .filter((r) => r.status === 'fail' || r.status === 'error')
-    .map((r) => `${r.severity} check ${r.name} ${r.status === 'error' ? 'errored' : 'failed'}: ${r.message}${r.observed ? ` (observed ${r.observed}${r.threshold ? `, expected ${r.threshold}` : ''})` : ''}`)
+    .map(
+      (r) =>
+        `${r.severity} check ${r.name} ${r.status === 'error' ? 'errored' : 'failed'}: ${r.message}${r.observed ? ` (observed ${r.observed}${r.threshold ? `, expected ${r.threshold}` : ''})` : ''}`,
+    )
     .join('\n');
 }
 
 /** Per run: how many checks it evaluated and which failed (or errored); runs without checks are absent. */
-export async function checksOfRuns(db: Database, workflowIds: readonly string[]): Promise<Map<string, { total: number; failed: string[] }>> {
+export async function checksOfRuns(
+  db: Database,
+  workflowIds: readonly string[],
+): Promise<Map<string, { total: number; failed: string[] }>> {
   return withReadTransaction(db, (tx) => selectChecksOfRuns(tx, workflowIds));
 }

@@ -23,7 +23,12 @@ export class ExpressionError extends Error {
   }
 }
 
-type Token = { kind: 'ident' | 'number' | 'string' | 'op' | 'punct' | 'end'; text: string; value?: Literal; at: number };
+type Token = {
+  kind: 'ident' | 'number' | 'string' | 'op' | 'punct' | 'end';
+  text: string;
+  value?: Literal;
+  at: number;
+};
 
 const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'in', 'true', 'false']);
 
@@ -90,7 +95,8 @@ export function parseExpression(src: string): Expr {
   const isWord = (t: Token, w: string) => t.kind === 'ident' && t.text.toLowerCase() === w;
   const expect = (what: string, ok: (t: Token) => boolean): Token => {
     const t = next();
-    if (!ok(t)) throw new ExpressionError(`expected ${what}, found ${t.kind === 'end' ? 'the end' : `'${t.text}'`}`, t.at);
+    if (!ok(t))
+      throw new ExpressionError(`expected ${what}, found ${t.kind === 'end' ? 'the end' : `'${t.text}'`}`, t.at);
     return t;
   };
   const column = (): string => {
@@ -102,7 +108,10 @@ export function parseExpression(src: string): Expr {
     if (t.kind === 'number' || t.kind === 'string') return t.value as Literal;
     if (isWord(t, 'true')) return true;
     if (isWord(t, 'false')) return false;
-    throw new ExpressionError(`expected a value (a number, 'text', true or false), found ${t.kind === 'end' ? 'the end' : `'${t.text}'`}`, t.at);
+    throw new ExpressionError(
+      `expected a value (a number, 'text', true or false), found ${t.kind === 'end' ? 'the end' : `'${t.text}'`}`,
+      t.at,
+    );
   };
   const operand = (): Operand => {
     const t = peek();
@@ -147,7 +156,8 @@ export function parseExpression(src: string): Expr {
     }
     const op = expect('a comparison (=, !=, <, <=, >, >=, is null, in (...))', (x) => x.kind === 'op');
     const right = operand();
-    if (!('column' in left) && !('column' in right)) throw new ExpressionError('a comparison needs at least one column', op.at);
+    if (!('column' in left) && !('column' in right))
+      throw new ExpressionError('a comparison needs at least one column', op.at);
     return { op: 'cmp', cmp: op.text as '=', left, right };
   }
   function andExpr(): Expr {
@@ -168,7 +178,8 @@ export function parseExpression(src: string): Expr {
   }
   const e = orExpr();
   const rest = peek();
-  if (rest.kind !== 'end') throw new ExpressionError(`unexpected '${rest.text}' (join conditions with and / or)`, rest.at);
+  if (rest.kind !== 'end')
+    throw new ExpressionError(`unexpected '${rest.text}' (join conditions with and / or)`, rest.at);
   return e;
 }
 

@@ -7,8 +7,15 @@ import { ExpressionError, parseExpression } from './expression.js';
 
 const PERCENT = /^[0-9]+(\.[0-9]+)?%$/;
 export const percent = z.string().regex(PERCENT, "expected a percentage such as '5%' or '50%'");
-export const severity = z.enum(['warn', 'error']).default('error').describe('error: the run ends failed_checks; warn: an alert only');
-export const name = z.string().regex(/^[A-Za-z0-9_.:-]+$/, 'expected letters, digits and _ . : -').max(200).optional();
+export const severity = z
+  .enum(['warn', 'error'])
+  .default('error')
+  .describe('error: the run ends failed_checks; warn: an alert only');
+export const name = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'expected letters, digits and _ . : -')
+  .max(200)
+  .optional();
 export const table = nonEmpty.describe('a table the pipeline writes');
 export const column = nonEmpty;
 export const duration = z.string().regex(new RegExp(DURATION_PATTERN), "expected a duration such as '26h' or '30m'");
@@ -18,7 +25,8 @@ export const expression = z.string().superRefine((s, ctx) => {
   try {
     parseExpression(s);
   } catch (err) {
-    if (err instanceof ExpressionError) ctx.addIssue({ code: 'custom', message: `${err.message} (at character ${err.offset + 1} of '${s}')` });
+    if (err instanceof ExpressionError)
+      ctx.addIssue({ code: 'custom', message: `${err.message} (at character ${err.offset + 1} of '${s}')` });
     else throw err;
   }
 });

@@ -8,7 +8,10 @@ interface ReadTx {
 }
 
 /** Per workflow id: how many checks ran and the names of those that failed or could not be evaluated. */
-export async function selectChecksOfRuns(tx: ReadTx, workflowIds: readonly string[]): Promise<Map<string, { total: number; failed: string[] }>> {
+export async function selectChecksOfRuns(
+  tx: ReadTx,
+  workflowIds: readonly string[],
+): Promise<Map<string, { total: number; failed: string[] }>> {
   const out = new Map<string, { total: number; failed: string[] }>();
   if (workflowIds.length === 0) return out;
   const rows = await tx.all(
@@ -55,7 +58,10 @@ export async function selectFailedChecks(tx: ReadTx, workflowId: string): Promis
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   return rows.map((r) => {
     const raw = r['failing_keys'];
-    const keys = raw === null || raw === undefined ? null : ((typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<Record<string, unknown>>);
+    const keys =
+      raw === null || raw === undefined
+        ? null
+        : ((typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<Record<string, unknown>>);
     return {
       name: String(r['check_name']),
       type: String(r['check_type']),

@@ -3,7 +3,14 @@
 // definition (checks/definition.ts); test/fast/checks/registry-types.test.ts shows both. The pipeline file schema
 // (pipelines/checks-schema.ts) and its JSON Schema, the evaluation (checks/evaluate.ts, checks/watch.ts) and
 // docs/checks.md's lists read these.
-import { CHECK_TYPES, WATCH_TYPES, type CheckSpec, type CheckType, type WatchSpec, type WatchType } from '../pipelines/spec.js';
+import {
+  CHECK_TYPES,
+  WATCH_TYPES,
+  type CheckSpec,
+  type CheckType,
+  type WatchSpec,
+  type WatchType,
+} from '../pipelines/spec.js';
 import type { CheckDefinition, CheckOf, WatchDefinition, WatchOf } from './definition.js';
 import { acceptedValuesCheck } from './check-types/accepted-values.js';
 import { freshnessCheck } from './check-types/freshness.js';
@@ -47,12 +54,14 @@ export const WATCHES: WatchRegistry = {
  */
 export function checkDefinitionOf<T extends CheckType>(check: CheckOf<T>): CheckDefinition<T>;
 export function checkDefinitionOf(check: CheckSpec): CheckDefinition<CheckType> {
-  if (!Object.hasOwn(CHECKS, check.type)) throw new Error(`unknown check type '${String(check.type)}': expected one of ${CHECK_TYPES.join(', ')}`);
+  if (!Object.hasOwn(CHECKS, check.type))
+    throw new Error(`unknown check type '${String(check.type)}': expected one of ${CHECK_TYPES.join(', ')}`);
   return CHECKS[check.type] as CheckDefinition<CheckType>;
 }
 
 export function watchDefinitionOf<T extends WatchType>(watch: WatchOf<T>): WatchDefinition<T>;
 export function watchDefinitionOf(watch: WatchSpec): WatchDefinition<WatchType> {
-  if (!Object.hasOwn(WATCHES, watch.type)) throw new Error(`unknown watch type '${String(watch.type)}': expected one of ${WATCH_TYPES.join(', ')}`);
+  if (!Object.hasOwn(WATCHES, watch.type))
+    throw new Error(`unknown watch type '${String(watch.type)}': expected one of ${WATCH_TYPES.join(', ')}`);
   return WATCHES[watch.type] as WatchDefinition<WatchType>;
 }

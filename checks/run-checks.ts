@@ -23,7 +23,15 @@ export interface RunChecksOutput {
 export function summarize(results: readonly CheckResult[]): RunChecksOutput {
   const bad = results.filter((r) => r.status === 'fail' || r.status === 'error');
   return {
-    results: results.map((r) => ({ name: r.name, type: r.type, severity: r.severity, status: r.status, observed: r.observed, threshold: r.threshold, message: r.message.slice(0, 500) })),
+    results: results.map((r) => ({
+      name: r.name,
+      type: r.type,
+      severity: r.severity,
+      status: r.status,
+      observed: r.observed,
+      threshold: r.threshold,
+      message: r.message.slice(0, 500),
+    })),
     errorsFailed: bad.filter((r) => r.severity === 'error').length,
     warnsFailed: bad.filter((r) => r.severity === 'warn').length,
     detail: bad.length > 0 ? describeFailures(results).slice(0, 4000) : null,
@@ -33,7 +41,14 @@ export function summarize(results: readonly CheckResult[]): RunChecksOutput {
 /** Evaluates checks, records them and counts failures in the metrics: what a run, `check` and freshness share. */
 export async function evaluateAndRecord(
   db: Database,
-  o: { pipeline: string; workflowId: string; checks: readonly CheckSpec[]; rowsLoaded?: Record<string, number>; metrics?: Metrics; now?: Date },
+  o: {
+    pipeline: string;
+    workflowId: string;
+    checks: readonly CheckSpec[];
+    rowsLoaded?: Record<string, number>;
+    metrics?: Metrics;
+    now?: Date;
+  },
 ): Promise<RunChecksOutput & { full: CheckResult[] }> {
   const results = await evaluateChecks(db, {
     pipeline: o.pipeline,
@@ -43,7 +58,9 @@ export async function evaluateAndRecord(
     ...(o.now ? { now: o.now } : {}),
   });
   await recordCheckResults(db, o.pipeline, o.workflowId, results, o.now);
-  for (const r of results) if (r.status === 'fail' || r.status === 'error') o.metrics?.checkFailed({ pipeline: o.pipeline, check: r.name, severity: r.severity });
+  for (const r of results)
+    if (r.status === 'fail' || r.status === 'error')
+      o.metrics?.checkFailed({ pipeline: o.pipeline, check: r.name, severity: r.severity });
   return { ...summarize(results), full: results };
 }
 
@@ -53,11 +70,21 @@ export async function evaluateAndRecord(
  * `freshness:<ISO time>`; failures are counted in `metrics` when given. Returns the summary (no alerts are sent
  * here: the caller decides, e.g. with sendCheckAlert).
  */
-export async function evaluateFreshness(db: Database, spec: PipelineSpec, o: { now?: Date; metrics?: Metrics } = {}): Promise<RunChecksOutput & { workflowId: string }> {
+export async function evaluateFreshness(
+  db: Database,
+  spec: PipelineSpec,
+  o: { now?: Date; metrics?: Metrics } = {},
+): Promise<RunChecksOutput & { workflowId: string }> {
   const now = o.now ?? new Date();
   const checks = (spec.checks ?? []).filter((c) => c.type === 'freshness');
   const workflowId = `freshness:${now.toISOString()}`;
-  const out = await evaluateAndRecord(db, { pipeline: spec.name, workflowId, checks, now, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  const out = await evaluateAndRecord(db, {
+    pipeline: spec.name,
+    workflowId,
+    checks,
+    now,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+  });
   const { full: _full, ...summary } = out;
   return { ...summary, workflowId };
 }

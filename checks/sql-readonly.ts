@@ -15,6 +15,10 @@ function wrapped(sql: string, limit: number): string {
   return `SELECT * FROM (${body}) AS scrape_etl_check LIMIT ${Math.max(1, Math.floor(limit))}`;
 }
 
-export async function runReadOnlyQuery(db: Database, sql: string, o: { limit: number; timeoutMs: number }): Promise<ReadOnlyResult> {
+export async function runReadOnlyQuery(
+  db: Database,
+  sql: string,
+  o: { limit: number; timeoutMs: number },
+): Promise<ReadOnlyResult> {
   return db.adapter.readOnlyQuery(db, wrapped(sql, o.limit), o);
 }

@@ -24,7 +24,13 @@ export interface WatchEvent {
 }
 
 /** `filter` as SQL over `alias.column`, its values appended to `params` (numbered from params.length + 1). */
-function filterSql(tx: Tx, filter: string | undefined, alias: string, cols: ReadonlyMap<string, string>, params: Param[]): string {
+function filterSql(
+  tx: Tx,
+  filter: string | undefined,
+  alias: string,
+  cols: ReadonlyMap<string, string>,
+  params: Param[],
+): string {
   if (!filter) return '';
   const expr = parseExpression(filter);
   const missing = columnsOf(expr).filter((c) => !cols.has(c));
@@ -40,11 +46,20 @@ function filterSql(tx: Tx, filter: string | undefined, alias: string, cols: Read
 }
 
 async function readState(tx: Tx, pipeline: string, watch: string): Promise<Map<string, string>> {
-  const rows = await tx.all(`SELECT item_key, state FROM watch_state WHERE pipeline = ${tx.ph(1)} AND watch = ${tx.ph(2)}`, [pipeline, watch]);
+  const rows = await tx.all(
+    `SELECT item_key, state FROM watch_state WHERE pipeline = ${tx.ph(1)} AND watch = ${tx.ph(2)}`,
+    [pipeline, watch],
+  );
   return new Map(rows.map((r) => [String(r['item_key']), String(r['state'])]));
 }
 
-async function writeState(tx: Tx, pipeline: string, watch: string, changes: ReadonlyMap<string, string>, at: string): Promise<void> {
+async function writeState(
+  tx: Tx,
+  pipeline: string,
+  watch: string,
+  changes: ReadonlyMap<string, string>,
+  at: string,
+): Promise<void> {
   const sql = `INSERT INTO watch_state (pipeline, watch, item_key, state, updated_at) VALUES (${[1, 2, 3, 4, 5].map((i) => tx.ph(i)).join(', ')})
     ON CONFLICT (pipeline, watch, item_key) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`;
   for (const [key, state] of changes) await tx.run(sql, [pipeline, watch, key, state, at]);
@@ -70,15 +85,26 @@ function watchEnv(tx: Tx, pipeline: string, workflowId: string, at: string): Wat
  * stored, with the watch's state) for the others. Events with no rows are stored too, so a retry does not find
  * news the first evaluation had already absorbed into the state.
  */
-export async function evaluateWatches(db: Database, o: { pipeline: string; workflowId: string; watches: readonly WatchSpec[]; now?: Date }): Promise<WatchEvent[]> {
+export async function evaluateWatches(
+  db: Database,
+  o: { pipeline: string; workflowId: string; watches: readonly WatchSpec[]; now?: Date },
+): Promise<WatchEvent[]> {
   const at = (o.now ?? new Date()).toISOString();
   const out: WatchEvent[] = [];
   for (const w of o.watches) {
     out.push(
       await withTransaction(db, async (tx) => {
-        const [stored] = await tx.all(`SELECT event, row_count, rows FROM watch_events WHERE workflow_id = ${tx.ph(1)} AND watch = ${tx.ph(2)}`, [o.workflowId, w.name]);
+        const [stored] = await tx.all(
+          `SELECT event, row_count, rows FROM watch_events WHERE workflow_id = ${tx.ph(1)} AND watch = ${tx.ph(2)}`,
+          [o.workflowId, w.name],
+        );
         if (stored) {
-          return { watch: w.name, event: String(stored['event']) as WatchSpec['type'], rowCount: Number(stored['row_count']), rows: JSON.parse(String(stored['rows'])) as Array<Record<string, unknown>> };
+          return {
+            watch: w.name,
+            event: String(stored['event']) as WatchSpec['type'],
+            rowCount: Number(stored['row_count']),
+            rows: JSON.parse(String(stored['rows'])) as Array<Record<string, unknown>>,
+          };
         }
         const rows = await watchDefinitionOf(w).rows(w, watchEnv(tx, o.pipeline, o.workflowId, at));
         const kept = rows.slice(0, MAX_EVENT_ROWS);

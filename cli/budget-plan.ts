@@ -4,7 +4,14 @@
 import fs from 'node:fs';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import { budgetLimitsOf, limitWhere, unitsText } from '../budget/limits.js';
-import { checkLimits, forecastBasisText, forecastRun, refusalOfForecast, type Forecast, type LimitCheck } from '../budget/forecast.js';
+import {
+  checkLimits,
+  forecastBasisText,
+  forecastRun,
+  refusalOfForecast,
+  type Forecast,
+  type LimitCheck,
+} from '../budget/forecast.js';
 import { spendHistory, spendTotals, spendWhereOf, spentOf, type SpendHistory, type SpendTotals } from '../db/spend.js';
 import { kindOf } from '../kinds/index.js';
 import { urlsOf } from '../pipelines/spec.js';
@@ -27,11 +34,16 @@ export async function planBudget(spec: PipelineSpec, pipelineFile?: string, now 
     ? { history: EMPTY_HISTORY, spent: new Map<string, SpendTotals>() }
     : await readDestination(spec.destination.database, async (r) => {
         const spent = new Map<string, SpendTotals>();
-        for (const l of limits) if (l.period !== 'run') spent.set(keyOf(l), await spendTotals(r, spendWhereOf(l, spec.name, '', now)));
+        for (const l of limits)
+          if (l.period !== 'run') spent.set(keyOf(l), await spendTotals(r, spendWhereOf(l, spec.name, '', now)));
         return { history: await spendHistory(r, spec.name), spent };
       });
   const forecast = forecastRun(kindOf(spec.kind).mode, urlsOf(spec).length, history);
-  const checks = checkLimits(limits, (l) => spentOf(l, spent.get(keyOf(l)) ?? { calls: 0, scrapers: 0, tokens: 0 }), forecast);
+  const checks = checkLimits(
+    limits,
+    (l) => spentOf(l, spent.get(keyOf(l)) ?? { calls: 0, scrapers: 0, tokens: 0 }),
+    forecast,
+  );
   const over = checks.find((c) => c.exceeds);
   return { forecast, checks, ...(over ? { refusal: refusalOfForecast(over, spec.name, pipelineFile) } : {}) };
 }
@@ -47,15 +59,19 @@ export function planLines(spec: PipelineSpec, plan: BudgetPlan, pipelineFile?: s
     `pipeline ${spec.name}: forecast of this run`,
     `  service calls  ${f.calls}   ${forecastBasisText(f, 'calls')}`,
     `  scrapers       ${f.scrapers}`,
-    `  tokens         ${f.tokens === null ? 'unknown' : f.tokens}   ${f.tokens === null ? "(no earlier call of this pipeline reported tokenUsage)" : forecastBasisText(f, 'tokens')}`,
+    `  tokens         ${f.tokens === null ? 'unknown' : f.tokens}   ${f.tokens === null ? '(no earlier call of this pipeline reported tokenUsage)' : forecastBasisText(f, 'tokens')}`,
   ];
-  if (plan.checks.length === 0) lines.push('budget: none (add budget: to the pipeline or the project file; docs/budgets.md)');
+  if (plan.checks.length === 0)
+    lines.push('budget: none (add budget: to the pipeline or the project file; docs/budgets.md)');
   else {
     lines.push('budget:');
     for (const c of plan.checks) {
-      const period = c.limit.period === 'run' ? 'this run' : c.limit.period === 'day' ? 'today (UTC)' : 'this month (UTC)';
+      const period =
+        c.limit.period === 'run' ? 'this run' : c.limit.period === 'day' ? 'today (UTC)' : 'this month (UTC)';
       const adds = c.adds === null ? 'unknown' : unitsText(c.limit.resource, c.adds);
-      lines.push(`  ${c.exceeds ? 'OVER' : 'ok  '} ${limitWhere(c.limit, spec.name, pipelineFile)}: ${c.limit.limit}; spent ${period} ${c.spent}, this run adds ${adds}`);
+      lines.push(
+        `  ${c.exceeds ? 'OVER' : 'ok  '} ${limitWhere(c.limit, spec.name, pipelineFile)}: ${c.limit.limit}; spent ${period} ${c.spent}, this run adds ${adds}`,
+      );
     }
   }
   if (plan.refusal) lines.push(plan.refusal);

@@ -52,20 +52,28 @@ export async function expandInputs(sources: InputSources): Promise<string[]> {
       continue;
     }
     stdinUsed = true;
-    for (const line of listLines(await (sources.readStdin ?? readAllStdin)())) inputs.push({ input: line, origin: ' (listed on stdin)' });
+    for (const line of listLines(await (sources.readStdin ?? readAllStdin)()))
+      inputs.push({ input: line, origin: ' (listed on stdin)' });
   }
   for (const list of sources.from ?? []) {
     let text: string;
     try {
       text = readInputTextSync(list, 'list');
     } catch (err) {
-      problems.push(err instanceof InputFileError ? `--from ${err.message}` : `--from ${list}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      problems.push(
+        err instanceof InputFileError
+          ? `--from ${err.message}`
+          : `--from ${list}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
       continue;
     }
     // Relative paths in a list are relative to the current directory, as on the command line (`find > list.txt`).
     for (const line of listLines(text)) inputs.push({ input: line, origin: ` (listed in ${list})` });
   }
-  if (inputs.length === 0 && problems.length === 0) problems.push('no input files: give files, directories, quoted glob patterns, - (a list on stdin) or --from <list>');
+  if (inputs.length === 0 && problems.length === 0)
+    problems.push(
+      'no input files: give files, directories, quoted glob patterns, - (a list on stdin) or --from <list>',
+    );
 
   const files: string[] = [];
   const seen = new Set<string>();
@@ -88,16 +96,28 @@ export async function expandInputs(sources: InputSources): Promise<string[]> {
       }
     }
     if (stat?.isDirectory()) {
-      const found = await glob('**/*.json', { cwd: input, onlyFiles: true, followSymbolicLinks: true, expandDirectories: false });
+      const found = await glob('**/*.json', {
+        cwd: input,
+        onlyFiles: true,
+        followSymbolicLinks: true,
+        expandDirectories: false,
+      });
       if (found.length === 0) problems.push(`${input}${origin}: directory holds no .json file`);
       for (const f of found.sort()) add(path.join(input, f));
     } else if (stat?.isFile()) {
       add(input);
     } else if (stat) {
       // Refused before anything is loaded, as lib/input-file.ts would refuse it when read.
-      problems.push(`${input}${origin}: is ${fileTypeOf(stat)}, not a regular file; give a regular file, a folder or a quoted glob pattern`);
+      problems.push(
+        `${input}${origin}: is ${fileTypeOf(stat)}, not a regular file; give a regular file, a folder or a quoted glob pattern`,
+      );
     } else if (isDynamicPattern(input)) {
-      const found = await glob(input, { onlyFiles: true, followSymbolicLinks: true, expandDirectories: false, absolute: path.isAbsolute(input) });
+      const found = await glob(input, {
+        onlyFiles: true,
+        followSymbolicLinks: true,
+        expandDirectories: false,
+        absolute: path.isAbsolute(input),
+      });
       if (found.length === 0) problems.push(`${input}${origin}: no file matches this pattern`);
       for (const f of found.sort()) add(f);
     } else {

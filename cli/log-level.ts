@@ -3,7 +3,15 @@
 import { settingsFor } from '../settings/process.js';
 import type { Env } from '../settings/settings.js';
 
-const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+const LEVELS: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
 
 /** -v shows debug; else SCRAPE_ETL_LOG_LEVEL; else warnings and errors only. */
 export function logLevel(opts: { verbose?: boolean; env?: Env } = {}): string {
@@ -11,7 +19,10 @@ export function logLevel(opts: { verbose?: boolean; env?: Env } = {}): string {
 }
 
 /** Whether lines of `level` are written at the command's level (an unknown configured level: yes, pino decides). */
-export function logsAt(level: 'trace' | 'debug' | 'info' | 'warn' | 'error', opts: { verbose?: boolean; env?: Env } = {}): boolean {
+export function logsAt(
+  level: 'trace' | 'debug' | 'info' | 'warn' | 'error',
+  opts: { verbose?: boolean; env?: Env } = {},
+): boolean {
   const configured = LEVELS[logLevel(opts)];
   return configured === undefined || LEVELS[level]! >= configured;
 }

@@ -43,7 +43,11 @@ export function redactValue(value: unknown, secrets: readonly string[], seen = n
   seen.add(value);
   if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets, seen));
   if (value instanceof Error) {
-    return { type: value.name, message: redactValue(value.message, secrets, seen), stack: redactValue(value.stack, secrets, seen) };
+    return {
+      type: value.name,
+      message: redactValue(value.message, secrets, seen),
+      stack: redactValue(value.stack, secrets, seen),
+    };
   }
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, secrets, seen)]));
 }

@@ -98,7 +98,11 @@ async function main(argv: string[]): Promise<void> {
   // The project file (scrape-etl.yaml, here or above) fills the environment variables it sets and the environment
   // does not; before the commands register, as some take their defaults from the environment then. Help, the
   // version and `init` (which writes one) work even beside a broken project file.
-  if (!argv.slice(2).some((w) => ['-h', '--help', '-V', '--version'].includes(w)) && first !== 'init' && first !== 'help') {
+  if (
+    !argv.slice(2).some((w) => ['-h', '--help', '-V', '--version'].includes(w)) &&
+    first !== 'init' &&
+    first !== 'help'
+  ) {
     try {
       const { enterProject } = await import('./project.js');
       await enterProject();
@@ -113,7 +117,12 @@ async function main(argv: string[]): Promise<void> {
   const program = await buildProgram(helpOrVersion ? undefined : first);
   // Commander answers `help <anything>` with the general help and exit 0; a command that does not exist is a
   // usage error like `scrape-etl <unknown>`.
-  if (first === 'help' && second !== undefined && !second.startsWith('-') && !program.commands.some((c) => c.name() === second || c.aliases().includes(second))) {
+  if (
+    first === 'help' &&
+    second !== undefined &&
+    !second.startsWith('-') &&
+    !program.commands.some((c) => c.name() === second || c.aliases().includes(second))
+  ) {
     process.stderr.write(`scrape-etl: unknown command '${second}' (run with --help for usage)\n`);
     process.exit(EXIT.usage);
   }

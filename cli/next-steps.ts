@@ -37,7 +37,11 @@ function realpath(p: string): string | undefined {
  * - else `node <this script>`, which works from any folder (`node bin/scrape-etl.js`, npx with the next command in
  *   a folder outside its project).
  */
-export function toolCommand(runsIn: string = process.cwd(), env: Env = processSettings().env, script: string | undefined = process.argv[1]): string {
+export function toolCommand(
+  runsIn: string = process.cwd(),
+  env: Env = processSettings().env,
+  script: string | undefined = process.argv[1],
+): string {
   const prefix = env['npm_config_local_prefix'];
   if (env['npm_command'] !== undefined && prefix && within(runsIn, prefix)) return 'npx scrape-etl';
   const self = script === undefined ? undefined : realpath(script);
@@ -66,7 +70,11 @@ function databaseArgument(url: string, env: Env): { arg: string; passwordLeftOut
 }
 
 /** The `scrape-etl export` command that writes one of the pipeline's export entries as the run would have. */
-export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: Env = processSettings().env): { command: string; passwordLeftOut: boolean } {
+export function reexportCommand(
+  spec: PipelineSpec,
+  e: ExportSpec,
+  env: Env = processSettings().env,
+): { command: string; passwordLeftOut: boolean } {
   const db = databaseArgument(spec.destination.database, env);
   const words = [
     toolCommand(process.cwd(), env),
@@ -78,7 +86,11 @@ export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: Env = pr
     '--format',
     shellWord(e.format ?? 'csv'),
     ...(e.to !== undefined
-      ? ['--to', shellWord(e.to), ...(e.partition_by?.length ? ['--partition-by', shellWord(e.partition_by.join(','))] : [])]
+      ? [
+          '--to',
+          shellWord(e.to),
+          ...(e.partition_by?.length ? ['--partition-by', shellWord(e.partition_by.join(','))] : []),
+        ]
       : ['--out', shellWord(path.resolve(e.dir ?? '.')), '--file-name', shellWord(e.file_name)]),
   ];
   if (e.tables.length > 0) words.push('--tables', shellWord(e.tables.join(',')));
@@ -96,14 +108,19 @@ export function reexportCommand(spec: PipelineSpec, e: ExportSpec, env: Env = pr
 }
 
 /** What `run` prints when the data loaded but the exports failed: the reason, then one complete command per entry. */
-export function exportFailureLines(spec: PipelineSpec, exportError: string | null, env: Env = processSettings().env): string[] {
+export function exportFailureLines(
+  spec: PipelineSpec,
+  exportError: string | null,
+  env: Env = processSettings().env,
+): string[] {
   const commands = spec.exports.map((e) => reexportCommand(spec, e, env));
   const lines = [
     `pipeline ${spec.name}: the data loaded, but the exports failed: ${exportError ?? 'unknown error'}`,
     `once that is fixed, write them again with:`,
     ...commands.map((c) => `  ${c.command}`),
   ];
-  if (commands.some((c) => c.passwordLeftOut)) lines.push('  (the database password is shown as ***: put yours in its place)');
+  if (commands.some((c) => c.passwordLeftOut))
+    lines.push('  (the database password is shown as ***: put yours in its place)');
   return lines;
 }
 

@@ -6,7 +6,12 @@ import { rowsSeenChangedText } from '../lib/run-figures.js';
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { PipelineSpec } from '../pipelines/spec.js';
-import { PROGRESS_QUERY, pipelineWorkflowId, type PipelineProgress, type PipelineWorkflowResult } from '../temporal/contract.js';
+import {
+  PROGRESS_QUERY,
+  pipelineWorkflowId,
+  type PipelineProgress,
+  type PipelineWorkflowResult,
+} from '../temporal/contract.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
 import { isBookkeepingTable, orderedRows, splitRows } from '../db/table-names.js';
 import type { CommandIO } from './io.js';
@@ -14,7 +19,15 @@ import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';
 import { localWaitNote, oneLineReason, waitingOf, type WaitingNote } from './waiting.js';
 import type { ProgressMode } from './progress.js';
-import { forgetRun, forgetRunByWorkflowId, newRunKey, recallRun, rememberRun, runIdentity, withRunStartLock } from './run-state.js';
+import {
+  forgetRun,
+  forgetRunByWorkflowId,
+  newRunKey,
+  recallRun,
+  rememberRun,
+  runIdentity,
+  withRunStartLock,
+} from './run-state.js';
 
 export type PipelineHandle = WorkflowHandle;
 
@@ -89,10 +102,23 @@ async function startOrAttachLocked(opts: StartOptions): Promise<StartedRun> {
       // always resumes or starts a run.
       if (d.status.name === 'COMPLETED' && opts.attach) {
         log.debug({ workflowId: remembered.workflowId }, 'remembered run completed earlier');
-        return { handle, workflowId: remembered.workflowId, runKey: remembered.runKey, attached: true, completedAt: d.closeTime ?? new Date() };
+        return {
+          handle,
+          workflowId: remembered.workflowId,
+          runKey: remembered.runKey,
+          attached: true,
+          completedAt: d.closeTime ?? new Date(),
+        };
       }
-      endedEarlier = { workflowId: remembered.workflowId, closedAt: d.closeTime ?? new Date(), outcome: await endedOutcome(handle, d.status.name) };
-      log.debug({ workflowId: remembered.workflowId, status: d.status.name }, 'remembered run already ended; starting a new run');
+      endedEarlier = {
+        workflowId: remembered.workflowId,
+        closedAt: d.closeTime ?? new Date(),
+        outcome: await endedOutcome(handle, d.status.name),
+      };
+      log.debug(
+        { workflowId: remembered.workflowId, status: d.status.name },
+        'remembered run already ended; starting a new run',
+      );
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       log.info({ workflowId: remembered.workflowId }, 'remembered run is unknown to Temporal; starting a new run');
@@ -102,9 +128,19 @@ async function startOrAttachLocked(opts: StartOptions): Promise<StartedRun> {
   const workflowId = pipelineWorkflowId(spec.name, runKey);
   // Remembered before the start: a crash between the two leaves a key whose workflow does not exist, which the
   // next command detects (not found) and replaces; the other order could lose a started run.
-  rememberRun(dataDir, id, { pipeline: spec.name, runKey, workflowId, file: opts.file, startedAt: new Date().toISOString() });
+  rememberRun(dataDir, id, {
+    pipeline: spec.name,
+    runKey,
+    workflowId,
+    file: opts.file,
+    startedAt: new Date().toISOString(),
+  });
   opts.onWorkflowId?.(workflowId);
-  const { handle, attached } = await startOrGetPipelineRun({ client, taskQueue: opts.taskQueue, file: opts.file }, spec, runKey);
+  const { handle, attached } = await startOrGetPipelineRun(
+    { client, taskQueue: opts.taskQueue, file: opts.file },
+    spec,
+    runKey,
+  );
   return { handle, workflowId, runKey, attached, ...(endedEarlier ? { endedEarlier } : {}) };
 }
 
@@ -223,19 +259,27 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
         // A wait inside a running attempt (a local activity's too, which describe does not list): said only when
         // neither Temporal nor the workflow says why.
         local = localWaitNote(opts.localWait?.());
-        const key = (d.raw.pendingActivities ?? []).map((a) => a.activityId ?? '').sort().join(',');
+        const key = (d.raw.pendingActivities ?? [])
+          .map((a) => a.activityId ?? '')
+          .sort()
+          .join(',');
         if (moved !== undefined && key !== moved) movedSinceQuery = true;
         moved = key;
       } catch (err) {
         if (opts.signal?.aborted) return interrupted();
-        if (err instanceof WorkflowNotFoundError) return { status: 'failed', workflowId: run.workflowId, reason: failureReason(err) };
+        if (err instanceof WorkflowNotFoundError)
+          return { status: 'failed', workflowId: run.workflowId, reason: failureReason(err) };
         // The server restarting or a slow answer: look again at the next tick.
         opts.log.debug({ err: (err as Error).message }, 'describing the workflow failed');
       }
       if (state !== undefined && CLOSED.has(state)) {
         try {
           // Closed: the history ends with the close event, so this answers at once.
-          const result = await cancellable(run, opts.signal, () => run.handle.result() as Promise<PipelineWorkflowResult>);
+          const result = await cancellable(
+            run,
+            opts.signal,
+            () => run.handle.result() as Promise<PipelineWorkflowResult>,
+          );
           return settle({ status: 'completed', workflowId: run.workflowId, result });
         } catch (err) {
           if (opts.signal?.aborted) return interrupted();
@@ -262,7 +306,14 @@ export async function waitForRun(run: StartedRun, opts: WaitOptions): Promise<Ru
           last = toSnapshot(p);
           // An activity Temporal retries (describe), else a wait the workflow itself makes (a service outage), else
           // one seen beside the run (a destination file held, a local activity's failed attempt).
-          workflowNote = p.waiting ? { reason: oneLineReason(p.waiting.reason), attempt: p.waiting.attempt, nextAttemptAt: Date.parse(p.waiting.nextAttemptAt), expected: false } : undefined;
+          workflowNote = p.waiting
+            ? {
+                reason: oneLineReason(p.waiting.reason),
+                attempt: p.waiting.attempt,
+                nextAttemptAt: Date.parse(p.waiting.nextAttemptAt),
+                expected: false,
+              }
+            : undefined;
           const note = waiting ?? workflowNote ?? local;
           // The final phase (succeeded, partial, failed) is said once, by the summary after the run closes.
           if (!FINAL_PHASES.has(p.phase)) reporter.update({ ...last, ...(note ? { waiting: waitingJson(note) } : {}) });
@@ -303,8 +354,18 @@ export function settleRun(dataDir: string, spec: PipelineSpec, outcome: RunOutco
 }
 
 /** The waiting note as the progress snapshot carries it (JSON lines): stable between looks, so printed on change. */
-function waitingJson(w: WaitingNote): { reason: string; attempt: number; nextAttemptAt: string | null; expected: boolean } {
-  return { reason: w.reason, attempt: w.attempt, nextAttemptAt: w.nextAttemptAt === null ? null : new Date(w.nextAttemptAt).toISOString(), expected: w.expected };
+function waitingJson(w: WaitingNote): {
+  reason: string;
+  attempt: number;
+  nextAttemptAt: string | null;
+  expected: boolean;
+} {
+  return {
+    reason: w.reason,
+    attempt: w.attempt,
+    nextAttemptAt: w.nextAttemptAt === null ? null : new Date(w.nextAttemptAt).toISOString(),
+    expected: w.expected,
+  };
 }
 
 function toSnapshot(p: PipelineProgress) {
@@ -350,7 +411,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * The line after "rows by table" (rows changed): the data rows the run's responses held, changed or not, so that
  * an unchanged re-fetch is not read as "0 rows". Nothing for results of runs before rows seen were counted.
  */
-export function rowsSeenLines(result: { rowsByTable: Record<string, number>; seenByTable?: Record<string, number> }): string[] {
+export function rowsSeenLines(result: {
+  rowsByTable: Record<string, number>;
+  seenByTable?: Record<string, number>;
+}): string[] {
   if (!result.seenByTable) return [];
   return [`data rows: ${rowsSeenChangedText(splitRows(result.rowsByTable).data, splitRows(result.seenByTable).data)}`];
 }

@@ -33,16 +33,25 @@ function totalRows(p: ProgressSnapshot): number | undefined {
   if (typeof p.rows === 'number') return p.rows;
   const byTable = p['rowsByTable'] ?? p['rows_by_table'];
   if (byTable && typeof byTable === 'object') {
-    return Object.values(byTable as Record<string, unknown>).reduce<number>((s, v) => s + (typeof v === 'number' ? v : 0), 0);
+    return Object.values(byTable as Record<string, unknown>).reduce<number>(
+      (s, v) => s + (typeof v === 'number' ? v : 0),
+      0,
+    );
   }
   return undefined;
 }
 
 /** The snapshot's waiting note (cli/waiting.ts), as carried in JSON (nextAttemptAt an ISO time). */
 function waitingNote(p: ProgressSnapshot): WaitingNote | undefined {
-  const w = p['waiting'] as { reason?: unknown; attempt?: unknown; nextAttemptAt?: unknown; expected?: unknown } | undefined;
+  const w = p['waiting'] as
+    { reason?: unknown; attempt?: unknown; nextAttemptAt?: unknown; expected?: unknown } | undefined;
   if (!w || typeof w.reason !== 'string' || typeof w.attempt !== 'number') return undefined;
-  return { reason: w.reason, attempt: w.attempt, nextAttemptAt: typeof w.nextAttemptAt === 'string' ? Date.parse(w.nextAttemptAt) : null, expected: w.expected === true };
+  return {
+    reason: w.reason,
+    attempt: w.attempt,
+    nextAttemptAt: typeof w.nextAttemptAt === 'string' ? Date.parse(w.nextAttemptAt) : null,
+    expected: w.expected === true,
+  };
 }
 
 /** One line of progress; `countdown: false` leaves the retry's countdown out (what decides whether a line is new). */
@@ -53,7 +62,10 @@ export function describeProgress(p: ProgressSnapshot, opts: { countdown?: boolea
   const rows = totalRows(p);
   if (rows !== undefined) parts.push(`${rows} rows`);
   const w = waitingNote(p);
-  if (w) parts.push(`| ${now === undefined ? `${w.reason}${w.attempt > 0 ? ` #${w.attempt}` : ''}` : describeWaiting(w, now)}`);
+  if (w)
+    parts.push(
+      `| ${now === undefined ? `${w.reason}${w.attempt > 0 ? ` #${w.attempt}` : ''}` : describeWaiting(w, now)}`,
+    );
   return parts.join(' ');
 }
 
@@ -73,7 +85,11 @@ function monotonic(): (p: ProgressSnapshot) => ProgressSnapshot {
   };
 }
 
-export function createProgressReporter(mode: ProgressMode, workflowId: string, io: CommandIO = processIO): ProgressReporter {
+export function createProgressReporter(
+  mode: ProgressMode,
+  workflowId: string,
+  io: CommandIO = processIO,
+): ProgressReporter {
   let last = '';
   const steady = monotonic();
   if (mode === 'json') {
@@ -102,7 +118,12 @@ export function createProgressReporter(mode: ProgressMode, workflowId: string, i
     };
   }
   const bar = new cliProgress.SingleBar(
-    { format: ' {bar} {value}/{total} | {phase} | {rows} rows{waiting}', hideCursor: true, clearOnComplete: false, stream: io.stderr as NodeJS.WriteStream },
+    {
+      format: ' {bar} {value}/{total} | {phase} | {rows} rows{waiting}',
+      hideCursor: true,
+      clearOnComplete: false,
+      stream: io.stderr as NodeJS.WriteStream,
+    },
     cliProgress.Presets.shades_classic,
   );
   let started = false;
@@ -112,7 +133,11 @@ export function createProgressReporter(mode: ProgressMode, workflowId: string, i
     update(raw) {
       const p = steady(raw);
       const w = waitingNote(p);
-      const payload = { phase: p.phase ?? 'running', rows: totalRows(p) ?? 0, waiting: w ? ` | ${describeWaiting(w)}` : '' };
+      const payload = {
+        phase: p.phase ?? 'running',
+        rows: totalRows(p) ?? 0,
+        waiting: w ? ` | ${describeWaiting(w)}` : '',
+      };
       const total = typeof p.total === 'number' && p.total > 0 ? p.total : 1;
       const value = typeof p.done === 'number' ? p.done : 0;
       lastTotal = total;

@@ -18,14 +18,28 @@ const DURATION = /^[0-9]+(ms|s|m|h|d)$/;
 const GRACE = /^[0-9]+(ms|s|m|h)$/;
 const ADDRESS = /^([^\s:/]+|\[[0-9a-fA-F:]+\]):\d{1,5}$/;
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
-const POSITIVE_KEYS = ['url_chunk_size', 'url_load_group', 'pages_per_activity', 'activities_per_run', 'load_batch_size', 'export_threads', 'pg_pool_size'];
+const POSITIVE_KEYS = [
+  'url_chunk_size',
+  'url_load_group',
+  'pages_per_activity',
+  'activities_per_run',
+  'load_batch_size',
+  'export_threads',
+  'pg_pool_size',
+];
 
 type Check = (v: unknown) => boolean;
 const text: Check = (v) => typeof v === 'string' && v.length > 0;
-const matches = (re: RegExp): Check => (v) => typeof v === 'string' && re.test(v);
+const matches =
+  (re: RegExp): Check =>
+  (v) =>
+    typeof v === 'string' && re.test(v);
 /** A glob that stays inside the project (the schema's reading says why another does not). */
 const inside: Check = (v) => typeof v === 'string' && v.length > 0 && !globLeavesRoot(v);
-const integer = (min: number, max = Infinity): Check => (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+const integer =
+  (min: number, max = Infinity): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 
 const TEMPORAL: Record<string, Check> = { address: matches(ADDRESS), namespace: text, task_queue: text };
 const WORKER: Record<string, Check> = {
@@ -94,15 +108,26 @@ export function projectOf(p: ProjectFile, file: string): Project {
   const root = path.dirname(file);
   const settings: Record<string, string> = {};
   for (const d of PROJECT_SETTINGS) {
-    const v = d.project.split('.').reduce<unknown>((at, k) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[k] : undefined), p);
+    const v = d.project
+      .split('.')
+      .reduce<unknown>(
+        (at, k) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[k] : undefined),
+        p,
+      );
     if (v === undefined) continue;
     const text = String(v);
-    settings[d.env] = d.path === 'database' ? anchorDatabaseUrl(text.trim(), root) : d.path === 'file' ? path.resolve(root, text) : text;
+    settings[d.env] =
+      d.path === 'database'
+        ? anchorDatabaseUrl(text.trim(), root)
+        : d.path === 'file'
+          ? path.resolve(root, text)
+          : text;
   }
   // The data folder defaults to <root>/data, not ./data of whichever subfolder a command runs in.
   const dataDir = (settings[SETTINGS.dataDir.env] ??= path.join(root, 'data'));
   // Likewise the default destination: the SQLite file in the project's data folder.
   settings[SETTINGS.databaseUrl.env] ??= sqliteUrlIn(dataDir);
-  const globs = p.pipelines === undefined ? DEFAULT_PIPELINE_GLOBS : typeof p.pipelines === 'string' ? [p.pipelines] : p.pipelines;
+  const globs =
+    p.pipelines === undefined ? DEFAULT_PIPELINE_GLOBS : typeof p.pipelines === 'string' ? [p.pipelines] : p.pipelines;
   return { file, root, pipelines: globs, settings };
 }

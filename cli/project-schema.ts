@@ -20,10 +20,11 @@ const positive = z.number().int().positive('expected a positive whole number');
 const port = z.number().int().min(0, 'expected a port number 0-65535').max(65535, 'expected a port number 0-65535');
 const address = z
   .string()
-  .regex(/^([^\s:/]+|\[[0-9a-fA-F:]+\]):\d{1,5}$/, "expected host:port, e.g. 127.0.0.1:7233 (leave it out for the embedded dev server)");
-const database = z
-  .string()
-  .refine((s) => isDatabaseUrl(s), `expected a database URL: ${urlFormsText()}`);
+  .regex(
+    /^([^\s:/]+|\[[0-9a-fA-F:]+\]):\d{1,5}$/,
+    'expected host:port, e.g. 127.0.0.1:7233 (leave it out for the embedded dev server)',
+  );
+const database = z.string().refine((s) => isDatabaseUrl(s), `expected a database URL: ${urlFormsText()}`);
 
 export const projectSchema = z.strictObject({
   pipelines: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
@@ -40,7 +41,10 @@ export const projectSchema = z.strictObject({
     .optional(),
   worker: z
     .strictObject({
-      shutdown_grace: z.string().regex(/^[0-9]+(ms|s|m|h)$/, "expected a duration like '30s'").optional(),
+      shutdown_grace: z
+        .string()
+        .regex(/^[0-9]+(ms|s|m|h)$/, "expected a duration like '30s'")
+        .optional(),
       log_level: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).optional(),
       metrics_port: port.optional(),
       metrics_host: z.string().min(1).optional(),
@@ -85,7 +89,6 @@ function nodeAt(doc: Document, keys: Array<string | number>, key?: string): Node
   return node ?? undefined;
 }
 
-
 export function parseProjectText(text: string, file: string, env: NodeJS.ProcessEnv): Project {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: false });
@@ -95,13 +98,15 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
     issues.push({ file, line: pos.line, col: pos.col, path: where, message });
   };
   if (doc.errors.length > 0) {
-    for (const err of doc.errors) add(err.pos[0], '<yaml>', `YAML syntax error: ${err.message.replace(/\s+/g, ' ').trim()}`);
+    for (const err of doc.errors)
+      add(err.pos[0], '<yaml>', `YAML syntax error: ${err.message.replace(/\s+/g, ' ').trim()}`);
     throw new PipelineFileError(file, issues);
   }
   // The limits and words of pipeline files (pipelines/yaml-limits.ts): a "billion laughs" or a file nested thousands
   // deep is a problem at its place, not a crash of the library.
   const deep = nestingBeyond(text, MAX_NESTING);
-  if (deep !== undefined) add(deep, '<yaml>', `nested deeper than ${MAX_NESTING} levels here; a project file needs two levels`);
+  if (deep !== undefined)
+    add(deep, '<yaml>', `nested deeper than ${MAX_NESTING} levels here; a project file needs two levels`);
   const aliases = deep === undefined ? aliasExpansionProblem(doc, 'a project file') : undefined;
   if (aliases !== undefined) add(aliases.offset, '<yaml>', `${aliases.message}; write the settings out`);
   if (issues.length > 0) throw new PipelineFileError(file, issues);
@@ -115,18 +120,28 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
   }
   if (data === null) data = {};
   if (typeof data !== 'object' || Array.isArray(data)) {
-    add(0, '<root>', `expected a mapping of settings (pipelines, destination, data_dir, temporal, worker); see README, "The project file"`);
+    add(
+      0,
+      '<root>',
+      `expected a mapping of settings (pipelines, destination, data_dir, temporal, worker); see README, "The project file"`,
+    );
     throw new PipelineFileError(file, issues);
   }
   // ${VAR} and ${VAR:-default} in string values, as in pipeline files (a Postgres password stays out of the file).
   const expand = (value: unknown, at: Array<string | number>): unknown => {
     if (typeof value === 'string') {
       const r = interpolate(value, env);
-      for (const name of r.missing) add(nodeAt(doc, at)?.range?.[0], formatPath(at), `\${${name}} is not set; export ${name}, or give a default: \${${name}:-value}`);
+      for (const name of r.missing)
+        add(
+          nodeAt(doc, at)?.range?.[0],
+          formatPath(at),
+          `\${${name}} is not set; export ${name}, or give a default: \${${name}:-value}`,
+        );
       return r.value;
     }
     if (Array.isArray(value)) return value.map((v, i) => expand(v, [...at, i]));
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, [...at, k])]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, [...at, k])]));
     return value;
   };
   const expanded = expand(data, []);
@@ -138,8 +153,15 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
         const known = allowedKeys(formatPath(at));
         for (const key of iss.keys) {
           const near = known.length > 0 ? closest(key, known) : undefined;
-          const hint = near !== undefined && distance(key, near) <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean '${near}'?` : '';
-          add(nodeAt(doc, at, key)?.range?.[0], formatPath([...at, key]), `unknown setting${hint} (allowed here: ${known.join(', ')})`);
+          const hint =
+            near !== undefined && distance(key, near) <= Math.max(2, Math.floor(key.length / 3))
+              ? `; did you mean '${near}'?`
+              : '';
+          add(
+            nodeAt(doc, at, key)?.range?.[0],
+            formatPath([...at, key]),
+            `unknown setting${hint} (allowed here: ${known.join(', ')})`,
+          );
         }
         continue;
       }
@@ -149,11 +171,18 @@ export function parseProjectText(text: string, file: string, env: NodeJS.Process
   // Globs stay inside the project: checked here, not in the schema, as the message names the project's folder.
   const globs = parsed.success ? parsed.data.pipelines : undefined;
   const listed: Array<{ glob: string; at: Array<string | number> }> =
-    typeof globs === 'string' ? [{ glob: globs, at: ['pipelines'] }] : (globs ?? []).map((glob, i) => ({ glob, at: ['pipelines', i] }));
+    typeof globs === 'string'
+      ? [{ glob: globs, at: ['pipelines'] }]
+      : (globs ?? []).map((glob, i) => ({ glob, at: ['pipelines', i] }));
   for (const { glob, at } of listed) {
-    if (globLeavesRoot(glob)) add(nodeAt(doc, at)?.range?.[0], formatPath(at), leavingGlobMessage(glob, path.dirname(file)));
+    if (globLeavesRoot(glob))
+      add(nodeAt(doc, at)?.range?.[0], formatPath(at), leavingGlobMessage(glob, path.dirname(file)));
   }
-  if (issues.length > 0) throw new PipelineFileError(file, [...issues].sort((a, b) => a.line - b.line || a.col - b.col));
+  if (issues.length > 0)
+    throw new PipelineFileError(
+      file,
+      [...issues].sort((a, b) => a.line - b.line || a.col - b.col),
+    );
   return projectOf((parsed.data ?? {}) as ProjectFile, file);
 }
 

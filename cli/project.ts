@@ -42,7 +42,10 @@ export function findProjectFile(cwd: string = process.cwd(), env?: Env): string 
   if (named) {
     const full = path.resolve(cwd, named);
     const file = fs.existsSync(full) && fs.statSync(full).isDirectory() ? path.join(full, PROJECT_FILE) : full;
-    if (!fs.existsSync(file)) throw usage(`${PROJECT_ENV}=${named}: no project file at ${file} (fix the path, or unset ${PROJECT_ENV} to look upwards from the current folder)`);
+    if (!fs.existsSync(file))
+      throw usage(
+        `${PROJECT_ENV}=${named}: no project file at ${file} (fix the path, or unset ${PROJECT_ENV} to look upwards from the current folder)`,
+      );
     return file;
   }
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
@@ -70,7 +73,9 @@ export async function loadProject(file: string, env: Env = processSettings().env
       // The file itself is wrong: reported as its other problems are, at its first line (exit 2).
       const { PipelineFileError } = await import('../pipelines/errors.js');
       const full = path.resolve(file);
-      throw new PipelineFileError(full, [{ file: full, line: 1, col: 1, path: '<file>', message: `the file ${err.reason}; ${err.fix}` }]);
+      throw new PipelineFileError(full, [
+        { file: full, line: 1, col: 1, path: '<file>', message: `the file ${err.reason}; ${err.fix}` },
+      ]);
     }
     throw usage(`cannot read the project file ${file}: ${(err as Error).message}`);
   }
@@ -119,6 +124,7 @@ export async function enterProject(): Promise<Project | undefined> {
   const project = await currentProject();
   const settings = enterSettings(project ? { file: project.file, settings: project.settings } : undefined);
   // A data folder refused later (lib/owned-path.ts) names the project file that chose it.
-  if (project && settings.originOf('dataDir') === 'project') noteDataDirOrigin(settings.dataDir, `data_dir in ${project.file}`);
+  if (project && settings.originOf('dataDir') === 'project')
+    noteDataDirOrigin(settings.dataDir, `data_dir in ${project.file}`);
   return project;
 }

@@ -19,7 +19,11 @@ export class MissingDatabaseError extends Error {
   readonly exitCode = EXIT.failed;
 }
 
-export async function readDestination<T>(url: string, fn: (r: Reader) => Promise<T>, hint = 'check --database, DATABASE_URL or the pipeline\'s destination'): Promise<T> {
+export async function readDestination<T>(
+  url: string,
+  fn: (r: Reader) => Promise<T>,
+  hint = "check --database, DATABASE_URL or the pipeline's destination",
+): Promise<T> {
   const file = databaseFile(url);
   if (file !== undefined && !fs.existsSync(file)) {
     const { redactDatabaseUrl } = await import('../db/url.js');

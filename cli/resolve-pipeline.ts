@@ -50,7 +50,11 @@ interface Found {
 /** The files the project's globs match, with their `name:` and `destination.database` (as written). */
 export async function projectPipelines(project: Project): Promise<Found[]> {
   const { glob } = await import('../vendor/tinyglobby.js');
-  const files = await glob(project.pipelines, { cwd: project.root, absolute: true, ignore: ['**/node_modules/**', PROJECT_FILE] });
+  const files = await glob(project.pipelines, {
+    cwd: project.root,
+    absolute: true,
+    ignore: ['**/node_modules/**', PROJECT_FILE],
+  });
   return readPipelineHeads(files.sort());
 }
 
@@ -69,8 +73,13 @@ async function readPipelineHeads(files: string[]): Promise<Found[]> {
     }
     const d = doc !== null && typeof doc === 'object' ? (doc as Record<string, unknown>) : {};
     const dest = d['destination'];
-    const database = dest !== null && typeof dest === 'object' ? (dest as Record<string, unknown>)['database'] : undefined;
-    out.push({ file, name: typeof d['name'] === 'string' ? d['name'] : undefined, database: typeof database === 'string' ? database : undefined });
+    const database =
+      dest !== null && typeof dest === 'object' ? (dest as Record<string, unknown>)['database'] : undefined;
+    out.push({
+      file,
+      name: typeof d['name'] === 'string' ? d['name'] : undefined,
+      database: typeof database === 'string' ? database : undefined,
+    });
   }
   return out;
 }
@@ -85,7 +94,9 @@ async function pipelineOfName(project: Project, name: string): Promise<Found | u
   const matches = (await projectPipelines(project)).filter((f) => f.name === name);
   if (matches.length > 1) {
     const rel = (f: string) => path.relative(process.cwd(), f) || f;
-    throw usage(`pipeline name '${name}' is ambiguous: ${matches.length} files of the project hold it:\n  ${matches.map((m) => rel(m.file)).join('\n  ')}\nname the file instead, or rename one of them`);
+    throw usage(
+      `pipeline name '${name}' is ambiguous: ${matches.length} files of the project hold it:\n  ${matches.map((m) => rel(m.file)).join('\n  ')}\nname the file instead, or rename one of them`,
+    );
   }
   return matches[0];
 }
@@ -98,10 +109,13 @@ async function notFoundMessage(name: string, project: Project | undefined): Prom
   const names = (await projectPipelines(project)).map((f) => f.name).filter((n): n is string => n !== undefined);
   const { closest, distance } = await import('fastest-levenshtein');
   const nearest = names.length > 0 ? closest(name, names) : undefined;
-  const near = nearest !== undefined && distance(name, nearest) <= Math.max(2, Math.floor(name.length / 3)) ? nearest : undefined;
+  const near =
+    nearest !== undefined && distance(name, nearest) <= Math.max(2, Math.floor(name.length / 3)) ? nearest : undefined;
   return (
     `no pipeline named '${name}' among the files ${project.pipelines.join(', ')} of ${project.file}` +
-    (names.length > 0 ? ` (pipelines: ${[...new Set(names)].sort().join(', ')}${near ? `; did you mean '${near}'?` : ''})` : ' (none found)')
+    (names.length > 0
+      ? ` (pipelines: ${[...new Set(names)].sort().join(', ')}${near ? `; did you mean '${near}'?` : ''})`
+      : ' (none found)')
   );
 }
 
@@ -123,7 +137,10 @@ export async function resolvePipelineFiles(args: string[]): Promise<string[]> {
   const project = await currentProject();
   if (!project) throw usage(`name the pipeline files (or run in a project: no ${PROJECT_FILE} here or above)`);
   const files = (await projectPipelines(project)).map((f) => path.relative(process.cwd(), f.file) || f.file);
-  if (files.length === 0) throw usage(`no pipeline files match ${project.pipelines.join(', ')} in ${project.root} (the 'pipelines:' of ${project.file})`);
+  if (files.length === 0)
+    throw usage(
+      `no pipeline files match ${project.pipelines.join(', ')} in ${project.root} (the 'pipelines:' of ${project.file})`,
+    );
   return files;
 }
 
@@ -136,9 +153,16 @@ export async function resolvePipelineRef(arg: string, env: Env = processSettings
   if (looksLikeFile(arg)) {
     if (!fs.existsSync(arg)) throw usage(`no pipeline file ${arg} (file not found)`);
     const [found] = await readPipelineHeads([path.resolve(arg)]);
-    if (found?.name === undefined) throw usage(`${arg}: not a pipeline file (no top-level 'name:'); \`scrape-etl validate ${arg}\` says what is wrong`);
+    if (found?.name === undefined)
+      throw usage(
+        `${arg}: not a pipeline file (no top-level 'name:'); \`scrape-etl validate ${arg}\` says what is wrong`,
+      );
     const { projectRootAbove } = await import('../lib/project-root.js');
-    return { name: found.name, file: arg, database: destinationOf(found, projectRootAbove(path.dirname(path.resolve(arg))), arg, env) };
+    return {
+      name: found.name,
+      file: arg,
+      database: destinationOf(found, projectRootAbove(path.dirname(path.resolve(arg))), arg, env),
+    };
   }
   const project = await currentProject();
   if (project) {
@@ -150,7 +174,12 @@ export async function resolvePipelineRef(arg: string, env: Env = processSettings
       return { name: arg, file, database: destinationOf(found, projectRootAbove(path.dirname(file)), file, env) };
     }
   }
-  return { name: arg, file: undefined, database: defaultDatabaseUrl(env), ...(project ? { note: await notFoundMessage(arg, project) } : {}) };
+  return {
+    name: arg,
+    file: undefined,
+    database: defaultDatabaseUrl(env),
+    ...(project ? { note: await notFoundMessage(arg, project) } : {}),
+  };
 }
 
 /** DATABASE_URL when set (or the project's destination), else the built-in default; as the loader does. */
@@ -161,7 +190,9 @@ function destinationOf(found: Found, root: string | undefined, file: string, env
   if (found.database === undefined) return defaultDatabaseUrl(env);
   const written = interpolate(found.database, env);
   if (written.missing.length > 0) {
-    throw usage(`${path.relative(process.cwd(), file) || file}: destination.database needs ${written.missing.map((n) => `\${${n}}`).join(', ')}, which is not set; export it`);
+    throw usage(
+      `${path.relative(process.cwd(), file) || file}: destination.database needs ${written.missing.map((n) => `\${${n}}`).join(', ')}, which is not set; export it`,
+    );
   }
   return root === undefined ? written.value : anchorDatabaseUrl(written.value, root);
 }

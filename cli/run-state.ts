@@ -34,7 +34,10 @@ export function runIdentity(spec: { name: string; destination: { database: strin
  * named from two folders is one pipeline.
  */
 function identityHash(id: RunIdentity): string {
-  return createHash('sha256').update(JSON.stringify([id.pipeline, id.destination, path.resolve(id.file)])).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([id.pipeline, id.destination, path.resolve(id.file)]))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export function runStateFile(dataDir: string, id: RunIdentity): string {
@@ -74,7 +77,9 @@ function readRemembered(file: string): RememberedRun | undefined {
     parsed = undefined;
   }
   if (typeof parsed?.runKey !== 'string' || typeof parsed.workflowId !== 'string') {
-    throw new Error(`${file}: not a remembered run (expected JSON with runKey and workflowId); delete it, or run with --new to start a fresh run`);
+    throw new Error(
+      `${file}: not a remembered run (expected JSON with runKey and workflowId); delete it, or run with --new to start a fresh run`,
+    );
   }
   return parsed as RememberedRun;
 }
@@ -134,7 +139,8 @@ function dropLegacy(dataDir: string, id: RunIdentity): void {
   } catch {
     return; // not ours to judge: recallRun reports it when its pipeline's file asks
   }
-  if (run && typeof run.file === 'string' && path.resolve(run.file) === path.resolve(id.file)) fs.rmSync(legacy, { force: true });
+  if (run && typeof run.file === 'string' && path.resolve(run.file) === path.resolve(id.file))
+    fs.rmSync(legacy, { force: true });
 }
 
 /**
@@ -142,16 +148,31 @@ function dropLegacy(dataDir: string, id: RunIdentity): void {
  * pipeline started together (cold, within the same second) otherwise both found nothing remembered and started
  * (and paid for) two workflows. The second waits here, then finds the first one's run and attaches to it.
  */
-export async function withRunStartLock<T>(dataDir: string, id: RunIdentity, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+export async function withRunStartLock<T>(
+  dataDir: string,
+  id: RunIdentity,
+  fn: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
   const file = runStateFile(dataDir, id);
   assertOwnedRunFile(file);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
-    return await withFileLock(`${file.slice(0, -'.json'.length)}.start.lock`, `the start of pipeline ${id.pipeline}`, fn, { signal, timeoutMs: 10 * 60_000 });
+    return await withFileLock(
+      `${file.slice(0, -'.json'.length)}.start.lock`,
+      `the start of pipeline ${id.pipeline}`,
+      fn,
+      { signal, timeoutMs: 10 * 60_000 },
+    );
   } catch (err) {
     // Stopped while another command held the start: this one started nothing, and says so.
     if (signal?.aborted && (err as Error).name === 'AbortError') {
-      throw Object.assign(new Error(`interrupted while another \`run\` of pipeline ${id.pipeline} was starting its run: no run was started by this command`), { exitCode: EXIT.sigint });
+      throw Object.assign(
+        new Error(
+          `interrupted while another \`run\` of pipeline ${id.pipeline} was starting its run: no run was started by this command`,
+        ),
+        { exitCode: EXIT.sigint },
+      );
     }
     throw err;
   }
@@ -159,6 +180,9 @@ export async function withRunStartLock<T>(dataDir: string, id: RunIdentity, fn: 
 
 /** Sortable and unique: UTC time to the second plus random hex (two runs in one second still differ). */
 export function newRunKey(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }

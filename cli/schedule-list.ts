@@ -31,7 +31,12 @@ export async function listSchedulesCommand(flags: ListFlags): Promise<void> {
   if (address === undefined) {
     const { ensureDevServer, releaseDevServer } = await import('../temporal/dev-server.js');
     // Transient: a server started to list stops when the list is printed (temporal/dev-server.ts).
-    const server = await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, transient: true, ...(log ? { log: (m: string) => log.info(m) } : {}) });
+    const server = await ensureDevServer({
+      dataDir: settings.dataDir,
+      namespace: settings.namespace,
+      transient: true,
+      ...(log ? { log: (m: string) => log.info(m) } : {}),
+    });
     release = () => releaseDevServer({ dataDir: settings.dataDir });
     address = server.address;
     if (server.started) {
@@ -40,7 +45,8 @@ export async function listSchedulesCommand(flags: ListFlags): Promise<void> {
     }
   }
   const where = `${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ' (embedded dev server)'}`;
-  const { listSchedules, GrpcConnectError, GrpcStatusError, NamespaceNotFoundError } = await import('../temporal/list-schedules.js');
+  const { listSchedules, GrpcConnectError, GrpcStatusError, NamespaceNotFoundError } =
+    await import('../temporal/list-schedules.js');
   const deadline = Date.now() + budgetMs;
   log?.debug({ address: where, namespace: settings.namespace }, 'listing schedules');
   try {
@@ -51,12 +57,19 @@ export async function listSchedulesCommand(flags: ListFlags): Promise<void> {
           const next = s.nextActionTime?.toISOString() ?? '-';
           lines.push(
             flags.json
-              ? JSON.stringify({ scheduleId: s.scheduleId, paused: s.paused, nextActionTime: next === '-' ? null : next })
+              ? JSON.stringify({
+                  scheduleId: s.scheduleId,
+                  paused: s.paused,
+                  nextActionTime: next === '-' ? null : next,
+                })
               : `${s.scheduleId}\t${s.paused ? 'paused' : 'active'}\tnext ${next}`,
           );
         }
       } catch (err) {
-        const transient = err instanceof GrpcConnectError || (err instanceof GrpcStatusError && err.code === 14) || err instanceof NamespaceNotFoundError;
+        const transient =
+          err instanceof GrpcConnectError ||
+          (err instanceof GrpcStatusError && err.code === 14) ||
+          err instanceof NamespaceNotFoundError;
         if (justStarted && transient && Date.now() + 200 < deadline) {
           await new Promise((r) => setTimeout(r, 200));
           continue;

@@ -7,7 +7,13 @@ import { EXIT } from '../lib/exit-codes.js';
  */
 import path from 'node:path';
 import { ScheduleNotFoundError } from '@temporalio/client';
-import type { Client, ScheduleDescription, ScheduleOptions, ScheduleOverlapPolicy, ScheduleUpdateOptions } from '@temporalio/client';
+import type {
+  Client,
+  ScheduleDescription,
+  ScheduleOptions,
+  ScheduleOverlapPolicy,
+  ScheduleUpdateOptions,
+} from '@temporalio/client';
 import type { OverlapPolicy, PipelineSpec } from '../pipelines/spec.js';
 import { PIPELINE_WORKFLOW_TYPE, scheduledWorkflowIdPrefix } from '../temporal/contract.js';
 import { pipelineScheduleAction } from '../temporal/start.js';
@@ -31,21 +37,35 @@ interface AppliedFields {
   pipeline: string;
 }
 
-function appliedFields(spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string): AppliedFields {
+function appliedFields(
+  spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> },
+  taskQueue: string,
+): AppliedFields {
   const { schedule: s, ...rest } = spec;
-  return { cron: s.cron, timezone: s.timezone, overlap: s.overlap, catchup_window: s.catchup_window, paused: s.paused, task_queue: taskQueue, pipeline: configHash(rest) };
+  return {
+    cron: s.cron,
+    timezone: s.timezone,
+    overlap: s.overlap,
+    catchup_window: s.catchup_window,
+    paused: s.paused,
+    task_queue: taskQueue,
+    pipeline: configHash(rest),
+  };
 }
 
 function readApplied(d: ScheduleDescription): AppliedFields | undefined {
   const v = d.action.type === 'startWorkflow' ? d.action.memo?.[APPLIED_MEMO_KEY] : undefined;
-  return v !== null && typeof v === 'object' && typeof (v as AppliedFields).cron === 'string' ? (v as AppliedFields) : undefined;
+  return v !== null && typeof v === 'object' && typeof (v as AppliedFields).cron === 'string'
+    ? (v as AppliedFields)
+    : undefined;
 }
 
 /** The fields that changed, as `apply` prints them (`cron "0 3 * * *" → "0 4 * * *"`); `paused` is said apart. */
 function fieldChanges(before: AppliedFields, after: AppliedFields): string[] {
   const out: string[] = [];
   if (before.cron !== after.cron) out.push(`cron "${before.cron}" → "${after.cron}"`);
-  for (const k of ['timezone', 'overlap', 'catchup_window'] as const) if (before[k] !== after[k]) out.push(`${k} ${before[k]} → ${after[k]}`);
+  for (const k of ['timezone', 'overlap', 'catchup_window'] as const)
+    if (before[k] !== after[k]) out.push(`${k} ${before[k]} → ${after[k]}`);
   if (before.task_queue !== after.task_queue) out.push(`task queue ${before.task_queue} → ${after.task_queue}`);
   if (before.pipeline !== after.pipeline) out.push('the pipeline (request, destination or exports)');
   return out;
@@ -73,7 +93,12 @@ function configHash(config: unknown): string {
   return hexDigest('sha256', JSON.stringify(config)).slice(0, 16);
 }
 
-async function scheduleOptions(client: Client, spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> }, taskQueue: string, file: string) {
+async function scheduleOptions(
+  client: Client,
+  spec: PipelineSpec & { schedule: NonNullable<PipelineSpec['schedule']> },
+  taskQueue: string,
+  file: string,
+) {
   const hash = configHash(desiredConfig(spec, taskQueue));
   const s = spec.schedule;
   return {
@@ -128,7 +153,14 @@ export class ScheduleSourceConflict extends Error {
   }
 }
 
-export async function applySchedule(client: Client, spec: PipelineSpec, file: string, taskQueue: string, prune: boolean, force = false): Promise<ApplyOutcome> {
+export async function applySchedule(
+  client: Client,
+  spec: PipelineSpec,
+  file: string,
+  taskQueue: string,
+  prune: boolean,
+  force = false,
+): Promise<ApplyOutcome> {
   return (await applyScheduleChanges(client, spec, file, taskQueue, prune, force)).outcome;
 }
 
@@ -136,7 +168,14 @@ export async function applySchedule(client: Client, spec: PipelineSpec, file: st
  * Creates or updates the pipeline's schedule and says what changed. A pause (or unpause) made with `schedule pause`
  * is kept unless the file itself changed `paused` since the last apply: the file decides only what it changed.
  */
-export async function applyScheduleChanges(client: Client, spec: PipelineSpec, file: string, taskQueue: string, prune: boolean, force = false): Promise<ApplyResult> {
+export async function applyScheduleChanges(
+  client: Client,
+  spec: PipelineSpec,
+  file: string,
+  taskQueue: string,
+  prune: boolean,
+  force = false,
+): Promise<ApplyResult> {
   const id = scheduleIdFor(spec);
   file = path.resolve(file);
   const handle = client.schedule.getHandle(id);
@@ -148,7 +187,8 @@ export async function applyScheduleChanges(client: Client, spec: PipelineSpec, f
   }
   const source = current ? scheduleSourceFile(current) : undefined;
   const otherSource = source !== undefined && path.resolve(source) !== file;
-  if (otherSource && !force && (spec.schedule !== undefined || (prune && current !== undefined))) throw new ScheduleSourceConflict(id, source, file);
+  if (otherSource && !force && (spec.schedule !== undefined || (prune && current !== undefined)))
+    throw new ScheduleSourceConflict(id, source, file);
   if (spec.schedule === undefined) {
     if (!prune || current === undefined) return { outcome: 'absent' };
     await handle.delete();
@@ -156,7 +196,11 @@ export async function applyScheduleChanges(client: Client, spec: PipelineSpec, f
   }
   const { hash, ...opts } = await scheduleOptions(client, { ...spec, schedule: spec.schedule }, taskQueue, file);
   if (current === undefined) {
-    const create: ScheduleOptions = { scheduleId: id, ...opts, memo: { pipeline: visibleInUi(spec.name), file: visibleInUi(file) } };
+    const create: ScheduleOptions = {
+      scheduleId: id,
+      ...opts,
+      memo: { pipeline: visibleInUi(spec.name), file: visibleInUi(file) },
+    };
     await client.schedule.create(create);
     return { outcome: 'created' };
   }
@@ -174,7 +218,11 @@ export async function applyScheduleChanges(client: Client, spec: PipelineSpec, f
   let kept: string | undefined;
   if (filePausedChanged) {
     paused = after.paused;
-    changes.push(after.paused ? "paused (the file's paused: true)" : `${nowPaused ? 'paused → active' : 'active'} (the file's paused: false)`);
+    changes.push(
+      after.paused
+        ? "paused (the file's paused: true)"
+        : `${nowPaused ? 'paused → active' : 'active'} (the file's paused: false)`,
+    );
   } else if (nowPaused && !after.paused) {
     kept = `stays paused (paused with \`schedule pause\`; \`scrape-etl schedule unpause ${id}\` resumes it)`;
   } else if (!nowPaused && after.paused) {

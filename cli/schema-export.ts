@@ -26,21 +26,28 @@ async function specsOf(arg: string | undefined): Promise<PipelineSpec[]> {
   if (arg !== undefined) {
     const { resolvePipelineRef } = await import('./resolve-pipeline.js');
     const ref = await resolvePipelineRef(arg);
-    if (ref.file === undefined) throw usageError(ref.note ?? `no pipeline file or project pipeline named '${arg}'; pass the pipeline's file`);
+    if (ref.file === undefined)
+      throw usageError(ref.note ?? `no pipeline file or project pipeline named '${arg}'; pass the pipeline's file`);
     return [await loadPipelineFile(ref.file)];
   }
   const { currentProject } = await import('./project.js');
   const project = await currentProject();
-  if (!project) throw usageError('schema export without a pipeline exports every pipeline of the project, and no scrape-etl.yaml was found here or above: name a pipeline file, or run it inside a project');
+  if (!project)
+    throw usageError(
+      'schema export without a pipeline exports every pipeline of the project, and no scrape-etl.yaml was found here or above: name a pipeline file, or run it inside a project',
+    );
   const { projectPipelines } = await import('./resolve-pipeline.js');
   const files = (await projectPipelines(project)).map((f) => f.file);
-  if (files.length === 0) throw usageError(`the project ${project.file} has no pipeline files (its pipelines: globs match none)`);
+  if (files.length === 0)
+    throw usageError(`the project ${project.file} has no pipeline files (its pipelines: globs match none)`);
   return Promise.all(files.map((f) => loadPipelineFile(f)));
 }
 
 export async function schemaExport(arg: string | undefined, o: SchemaExportOptions): Promise<void> {
-  const { EXPORT_FORMATS, renderDbml, renderDbt, renderJson, renderMermaid } = await import('../db/schema/export-formats.js');
-  if (!(EXPORT_FORMATS as readonly string[]).includes(o.format)) throw usageError(`--format ${o.format}: expected one of ${EXPORT_FORMATS.join(', ')}`);
+  const { EXPORT_FORMATS, renderDbml, renderDbt, renderJson, renderMermaid } =
+    await import('../db/schema/export-formats.js');
+  if (!(EXPORT_FORMATS as readonly string[]).includes(o.format))
+    throw usageError(`--format ${o.format}: expected one of ${EXPORT_FORMATS.join(', ')}`);
   const specs = await specsOf(arg);
   const databases = [...new Set(specs.map((s) => s.destination.database))];
   const database = o.database ?? databases[0]!;
@@ -52,7 +59,8 @@ export async function schemaExport(arg: string | undefined, o: SchemaExportOptio
   }
   const { destinationNameOfUrl } = await import('../destinations/url-forms.js');
   const dest = destinationNameOfUrl(database);
-  if (dest === undefined) throw usageError(`--database ${database}: not a database URL (sqlite:<file>, duckdb:<file> or postgres://…)`);
+  if (dest === undefined)
+    throw usageError(`--database ${database}: not a database URL (sqlite:<file>, duckdb:<file> or postgres://…)`);
   const { destinationNamed } = await import('../destinations/index.js');
   const typeNames = destinationNamed(dest).sql.typeNames;
   const { KINDS } = await import('../kinds/index.js');
@@ -63,7 +71,9 @@ export async function schemaExport(arg: string | undefined, o: SchemaExportOptio
       name: s.name,
       modelTables: KINDS[s.kind].tables,
       ...(content ? { contentTable: content.table } : {}),
-      ...(s.schedule ? { schedule: { cron: s.schedule.cron, timezone: s.schedule.timezone, paused: s.schedule.paused } } : {}),
+      ...(s.schedule
+        ? { schedule: { cron: s.schedule.cron, timezone: s.schedule.timezone, paused: s.schedule.paused } }
+        : {}),
     };
   });
   const { selectSchemaHistory } = await import('../db/evolve/history.js');
@@ -79,14 +89,19 @@ export async function schemaExport(arg: string | undefined, o: SchemaExportOptio
       // The schema the tables are in (dbt's source schema defaults to the source's name, not to the target's):
       // Postgres's and DuckDB's current schema; SQLite has no schemas and no current_schema(), its one is `main`.
       // Asked last: on Postgres a failed statement ends the read transaction.
-      const current = await r.all('SELECT current_schema() AS s', []).then((rows) => String(rows[0]?.['s']), () => 'main');
+      const current = await r.all('SELECT current_schema() AS s', []).then(
+        (rows) => String(rows[0]?.['s']),
+        () => 'main',
+      );
       return { out, current };
     });
     history = read.out;
     schema ??= read.current;
   } catch (err) {
     if (!(err instanceof MissingDatabaseError)) throw err;
-    process.stderr.write(`${err.message}: exporting the model's tables only; the tables loads infer appear after the first run\n`);
+    process.stderr.write(
+      `${err.message}: exporting the model's tables only; the tables loads infer appear after the first run\n`,
+    );
   }
   const { buildCatalog } = await import('../db/schema/catalog.js');
   const catalog = buildCatalog(pipelines, history, typeNames);
@@ -106,5 +121,7 @@ export async function schemaExport(arg: string | undefined, o: SchemaExportOptio
   const tmp = path.join(path.dirname(path.resolve(o.out)), `.${path.basename(o.out)}.${process.pid}.partial`);
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, o.out);
-  process.stderr.write(`wrote ${o.out}: ${catalog.tables.length} table(s) of ${catalog.pipelines.length} pipeline(s)\n`);
+  process.stderr.write(
+    `wrote ${o.out}: ${catalog.tables.length} table(s) of ${catalog.pipelines.length} pipeline(s)\n`,
+  );
 }

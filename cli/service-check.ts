@@ -24,7 +24,7 @@ export async function serviceUnreachableProblem(baseUrl: string): Promise<string
   if (code === undefined) return undefined;
   return (
     `cannot reach the scraping service at ${baseUrl} (SCRAPER_BASE_URL): ${WRONG_ADDRESS[code]} (${code}); nothing was started. ` +
-    'Fix: set SCRAPER_BASE_URL to the service\'s address (https://…, from your account), or start the service it names ' +
+    "Fix: set SCRAPER_BASE_URL to the service's address (https://…, from your account), or start the service it names " +
     '(`scrape-etl simulate` for the local simulator)'
   );
 }
@@ -40,15 +40,21 @@ function connectFailure(baseUrl: string): Promise<string | undefined> {
       return;
     }
     const get = url.protocol === 'https:' ? https.request : http.request;
-    const req = get(url, { method: 'HEAD', timeout: LOOK_MS, headers: { 'user-agent': 'scrape-etl (reachability check)' } }, (res) => {
-      res.resume();
-      resolve(undefined);
-    });
+    const req = get(
+      url,
+      { method: 'HEAD', timeout: LOOK_MS, headers: { 'user-agent': 'scrape-etl (reachability check)' } },
+      (res) => {
+        res.resume();
+        resolve(undefined);
+      },
+    );
     req.on('timeout', () => {
       req.destroy();
       resolve(undefined);
     });
-    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code !== undefined && err.code in WRONG_ADDRESS ? err.code : undefined));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      resolve(err.code !== undefined && err.code in WRONG_ADDRESS ? err.code : undefined),
+    );
     req.end();
   });
 }

@@ -54,7 +54,12 @@ export async function openSession(opts: SessionOptions): Promise<Session> {
  * on the command's connection to the embedded server: the session's own, or one a waiting `run` adds to take its run
  * over when no worker polls any more.
  */
-export async function startCommandWorker(conn: TemporalConnection, settings: TemporalSettings, log: Logger, config: Settings = processSettings()): Promise<{ stop(): Promise<void> }> {
+export async function startCommandWorker(
+  conn: TemporalConnection,
+  settings: TemporalSettings,
+  log: Logger,
+  config: Settings = processSettings(),
+): Promise<{ stop(): Promise<void> }> {
   routeSdkLogs(log);
   const { connection } = await connectWorker(settings);
   // A short grace on Ctrl-C: loads are idempotent, so an activity cut off here is simply retried later.
@@ -66,7 +71,11 @@ export async function startCommandWorker(conn: TemporalConnection, settings: Tem
     shutdownGraceTime: '3s',
     // Alerts sent by this in-process worker link to the embedded server's Web UI; nothing is billed there, so a dead
     // worker's wait is taken over sooner (temporal/tuning.ts).
-    activities: { settings: config, embeddedServer: true, ...(conn.uiUrl ? { webUiUrl: config.webUiUrl || conn.uiUrl } : {}) },
+    activities: {
+      settings: config,
+      embeddedServer: true,
+      ...(conn.uiUrl ? { webUiUrl: config.webUiUrl || conn.uiUrl } : {}),
+    },
   });
   const { worker } = pipelineWorker;
   const running = runPipelineWorker(pipelineWorker, connection);

@@ -50,7 +50,9 @@ export function trapSignals(opts: TrapOptions): SignalTrap {
   let run: { workflowId: string; resumeHint?: string | undefined } | undefined;
   const onSignal = (sig: TrappedSignal) => {
     if (starting) {
-      process.stderr.write(`${sig === 'SIGINT' ? 'interrupted' : 'terminated'} while starting: ${opts.whileStarting}\n`);
+      process.stderr.write(
+        `${sig === 'SIGINT' ? 'interrupted' : 'terminated'} while starting: ${opts.whileStarting}\n`,
+      );
       process.exit(SIGNAL_EXIT_CODES[sig]);
     }
     if (received !== undefined) {

@@ -17,10 +17,13 @@ export interface WaitingNote {
   expected: boolean;
 }
 
-const NETWORK_CODES = /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|EPIPE|UND_ERR_[A-Z_]+)\b/;
+const NETWORK_CODES =
+  /\b(ECONNREFUSED|ECONNRESET|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EAI_AGAIN|EPIPE|UND_ERR_[A-Z_]+)\b/;
 
 /** The innermost message of a failure chain (an activity's own error is the deepest cause). */
-function deepest(f: temporal.api.failure.v1.IFailure | null | undefined): { message: string; type: string | undefined } | undefined {
+function deepest(
+  f: temporal.api.failure.v1.IFailure | null | undefined,
+): { message: string; type: string | undefined } | undefined {
   if (!f) return undefined;
   let cur = f;
   let type = f.applicationFailureInfo?.type ?? undefined;
@@ -43,7 +46,8 @@ export function oneLineReason(message: string, type?: string, subject = 'service
     const at = subject === 'service' ? /\(service at (\S+), SCRAPER_BASE_URL\)/.exec(message)?.[1] : undefined;
     return `${subject} unreachable (${code})${at ? ` at ${at} (SCRAPER_BASE_URL)` : ''}`;
   }
-  if (/no answer within|timed out|timeout/i.test(message) && (subject !== 'service' || /\b(GET|POST) \//.test(message))) return `${subject} did not answer in time`;
+  if (/no answer within|timed out|timeout/i.test(message) && (subject !== 'service' || /\b(GET|POST) \//.test(message)))
+    return `${subject} did not answer in time`;
   const status = /\b(?:HTTP|status) (\d{3})\b/.exec(message)?.[1];
   if (status) return `${subject} answered HTTP ${status}`;
   const first = message.split('\n')[0]!.trim();
@@ -73,19 +77,33 @@ const SILENCE_MARGIN_MS = 5_000;
  * taken over by 12:04:10`). A worker of this machine whose process is gone is known dead; any other worker is
  * suspected once it has been silent past the SDK's heartbeat throttle.
  */
-export function deadWorkerOf(p: temporal.api.workflow.v1.IPendingActivityInfo, now = Date.now()): WaitingNote | undefined {
+export function deadWorkerOf(
+  p: temporal.api.workflow.v1.IPendingActivityInfo,
+  now = Date.now(),
+): WaitingNote | undefined {
   if (p.state !== STARTED) return undefined;
   const identity = p.lastWorkerIdentity ?? '';
   // A Duration has a Timestamp's shape.
   const timeoutMs = tsMs(p.activityOptions?.heartbeatTimeout as never);
   const since = tsMs(p.lastHeartbeatTime as never) ?? tsMs(p.lastStartedTime as never);
   const takeoverAt = timeoutMs !== null && timeoutMs > 0 && since !== null ? since + timeoutMs : null;
-  const until = takeoverAt === null ? 'taken over once its heartbeat timeout passes' : `taken over by ${clockTime(takeoverAt)}`;
+  const until =
+    takeoverAt === null ? 'taken over once its heartbeat timeout passes' : `taken over by ${clockTime(takeoverAt)}`;
   if (identity && isDeadLocalWorker(identity)) {
-    return { reason: `the previous worker (pid ${identity.split('@')[0]}) stopped; ${until}`, attempt: 0, nextAttemptAt: takeoverAt, expected: false };
+    return {
+      reason: `the previous worker (pid ${identity.split('@')[0]}) stopped; ${until}`,
+      attempt: 0,
+      nextAttemptAt: takeoverAt,
+      expected: false,
+    };
   }
   const timeout = takeoverAt === null || since === null ? 0 : takeoverAt - since;
-  if (takeoverAt === null || since === null || now - since <= 0.8 * timeout + Math.max(SILENCE_MARGIN_MS, 0.1 * timeout)) return undefined;
+  if (
+    takeoverAt === null ||
+    since === null ||
+    now - since <= 0.8 * timeout + Math.max(SILENCE_MARGIN_MS, 0.1 * timeout)
+  )
+    return undefined;
   return {
     reason: `no heartbeat from worker ${identity || '(unknown)'} since ${clockTime(since)}; ${until} if it stays silent`,
     attempt: 0,
@@ -98,7 +116,10 @@ export function deadWorkerOf(p: temporal.api.workflow.v1.IPendingActivityInfo, n
  * The pending activity worth saying something about: one whose worker is gone (deadWorkerOf), else one being
  * retried after a failure (the latest to retry next).
  */
-export function waitingOf(pending: readonly temporal.api.workflow.v1.IPendingActivityInfo[] | null | undefined, now = Date.now()): WaitingNote | undefined {
+export function waitingOf(
+  pending: readonly temporal.api.workflow.v1.IPendingActivityInfo[] | null | undefined,
+  now = Date.now(),
+): WaitingNote | undefined {
   let best: WaitingNote | undefined;
   for (const p of pending ?? []) {
     const dead = deadWorkerOf(p, now);
@@ -120,7 +141,12 @@ export function waitingOf(pending: readonly temporal.api.workflow.v1.IPendingAct
       expected: failure.type === 'RunStillRunning',
     };
     // A real failure is said before an expected wait; among equals, the one retrying first.
-    if (!best || (best.expected && !note.expected) || (best.expected === note.expected && (note.nextAttemptAt ?? 0) < (best.nextAttemptAt ?? 0))) best = note;
+    if (
+      !best ||
+      (best.expected && !note.expected) ||
+      (best.expected === note.expected && (note.nextAttemptAt ?? 0) < (best.nextAttemptAt ?? 0))
+    )
+      best = note;
   }
   return best;
 }

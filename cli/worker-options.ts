@@ -13,13 +13,24 @@ export function positiveInt(name: string) {
 
 export function portNumber(name: string, value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number (0-65535), got '${value}'`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`${name} must be a port number (0-65535), got '${value}'`);
   return n;
 }
 
 /** The settings of a command that runs workers (`up`, `worker`): its flags over the process's settings. */
-export function workerSettings(flags: { shutdownGrace?: string | undefined; logLevel?: string | undefined; metricsPort?: string | undefined; metricsHost?: string | undefined }): Settings {
-  return processSettings().withFlags({ shutdownGrace: flags.shutdownGrace, workerLogLevel: flags.logLevel, metricsPort: flags.metricsPort, metricsHost: flags.metricsHost });
+export function workerSettings(flags: {
+  shutdownGrace?: string | undefined;
+  logLevel?: string | undefined;
+  metricsPort?: string | undefined;
+  metricsHost?: string | undefined;
+}): Settings {
+  return processSettings().withFlags({
+    shutdownGrace: flags.shutdownGrace,
+    workerLogLevel: flags.logLevel,
+    metricsPort: flags.metricsPort,
+    metricsHost: flags.metricsHost,
+  });
 }
 
 /**

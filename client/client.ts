@@ -183,8 +183,17 @@ const DEFAULTS = {
  * happened after the service read the request, and is ambiguous for a create.
  */
 const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN',
-  'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_FAIL',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
 function isLoopbackHost(hostname: string): boolean {
@@ -199,7 +208,9 @@ export function checkBaseUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ApiConfigError(`SCRAPER_BASE_URL is not an absolute URL: '${raw}' (expected e.g. https://api.example.com)`);
+    throw new ApiConfigError(
+      `SCRAPER_BASE_URL is not an absolute URL: '${raw}' (expected e.g. https://api.example.com)`,
+    );
   }
   if (url.username || url.password) {
     throw new ApiConfigError('SCRAPER_BASE_URL must not carry credentials; the token goes in SCRAPER_API_TOKEN');
@@ -243,7 +254,11 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 function causeCode(err: unknown): string | undefined {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e instanceof Error && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') return code;
   }
@@ -270,7 +285,11 @@ class AttemptAbort extends EventEmitter {
  * itself only cancels a queued request when it reaches a socket (a busy pool, a slow connect), which would hold
  * a timeout or a cancelled activity until then. A response that arrives after the abort is dropped.
  */
-function requestUntilAborted(dispatcher: Dispatcher, options: Dispatcher.RequestOptions, signal: AttemptAbort): Promise<Dispatcher.ResponseData> {
+function requestUntilAborted(
+  dispatcher: Dispatcher,
+  options: Dispatcher.RequestOptions,
+  signal: AttemptAbort,
+): Promise<Dispatcher.ResponseData> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const onAbort = (): void => {
@@ -374,7 +393,9 @@ export class ScraperClient {
     };
     const base = opts.baseUrl ?? setting(() => settings.scraperBaseUrl);
     if (!base) {
-      throw new ApiConfigError('no scraping-service base URL: set SCRAPER_BASE_URL (e.g. https://api.example.com) or pass baseUrl');
+      throw new ApiConfigError(
+        'no scraping-service base URL: set SCRAPER_BASE_URL (e.g. https://api.example.com) or pass baseUrl',
+      );
     }
     const url = checkBaseUrl(base);
     this.baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
@@ -386,14 +407,18 @@ export class ScraperClient {
       );
     }
     if (/[\s\x00-\x1f\x7f]/.test(token)) {
-      throw new ApiConfigError('SCRAPER_API_TOKEN contains whitespace or control characters; copy the token again without them');
+      throw new ApiConfigError(
+        'SCRAPER_API_TOKEN contains whitespace or control characters; copy the token again without them',
+      );
     }
     this.#token = token;
 
     this.timeoutMs = opts.timeoutMs ?? DEFAULTS.timeoutMs;
     this.maxResponseBytes = opts.maxResponseBytes ?? setting(() => settings.scraperMaxResponseBytes);
     if (!Number.isSafeInteger(this.maxResponseBytes) || this.maxResponseBytes < 1) {
-      throw new ApiConfigError(`client option maxResponseBytes must be a positive integer (bytes), got ${this.maxResponseBytes}`);
+      throw new ApiConfigError(
+        `client option maxResponseBytes must be a positive integer (bytes), got ${this.maxResponseBytes}`,
+      );
     }
     this.retry = {
       maxAttempts: opts.retry?.maxAttempts ?? DEFAULTS.maxAttempts,
@@ -403,7 +428,9 @@ export class ScraperClient {
     };
     for (const [name, value] of Object.entries({ timeoutMs: this.timeoutMs, ...this.retry })) {
       if (!Number.isFinite(value) || value < 0 || (name === 'maxAttempts' && (value < 1 || !Number.isInteger(value)))) {
-        throw new ApiConfigError(`client option ${name} must be a ${name === 'maxAttempts' ? 'positive integer' : 'non-negative number'}, got ${value}`);
+        throw new ApiConfigError(
+          `client option ${name} must be a ${name === 'maxAttempts' ? 'positive integer' : 'non-negative number'}, got ${value}`,
+        );
       }
     }
     this.#logger = opts.logger;
@@ -428,7 +455,12 @@ export class ScraperClient {
 
   // Keeps util.inspect / console.log output free of private state, and explicit about it.
   toJSON(): object {
-    return { baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, retry: this.retry };
+    return {
+      baseUrl: this.baseUrl,
+      timeoutMs: this.timeoutMs,
+      maxResponseBytes: this.maxResponseBytes,
+      retry: this.retry,
+    };
   }
 
   // ----------------------------------------------------------------------------------------------- endpoints
@@ -439,7 +471,9 @@ export class ScraperClient {
     // The records follow the data schema this call sent, so they are checked against it, not a fixed shape.
     const schema = jobBoardResponseSchema.extend({ result: z.array(jobRecordSchemaFor(body.schema)) });
     // Synchronous: it creates nothing that a second call would duplicate, so it is retried like a read.
-    return this.#call({ method: 'POST', idempotent: true, path: '/api/job-board-scrape', body, schema }, o) as Promise<ApiResult<JobBoardResponse>>;
+    return this.#call({ method: 'POST', idempotent: true, path: '/api/job-board-scrape', body, schema }, o) as Promise<
+      ApiResult<JobBoardResponse>
+    >;
   }
 
   async createPdfScraper(req: PdfCreateRequest, o: CallOptions = {}): Promise<ApiResult<CreateAndRunResponse>> {
@@ -457,7 +491,10 @@ export class ScraperClient {
     return this.#call({ method: 'POST', idempotent: false, path, body, schema: createAndRunResponseSchema }, o);
   }
 
-  async createLeadsSocialScraper(req: LeadsSocialRequest, o: CallOptions = {}): Promise<ApiResult<CreateAndRunResponse>> {
+  async createLeadsSocialScraper(
+    req: LeadsSocialRequest,
+    o: CallOptions = {},
+  ): Promise<ApiResult<CreateAndRunResponse>> {
     const path = '/api/scrapers/leads-generator/social/create-and-run';
     const body = validateWith(leadsSocialRequestSchema, req, { endpoint: `POST ${path}`, side: 'request' });
     return this.#call({ method: 'POST', idempotent: false, path, body, schema: createAndRunResponseSchema }, o);
@@ -477,9 +514,15 @@ export class ScraperClient {
         schema: marketplaceResponseSchema,
         inspect: (parsed, endpoint) => {
           // A reported failure carries no product; say so instead of listing every missing product field.
-          const p = parsed as { success?: unknown; message?: unknown; data?: { error_msg?: unknown; error?: unknown } | null };
+          const p = parsed as {
+            success?: unknown;
+            message?: unknown;
+            data?: { error_msg?: unknown; error?: unknown } | null;
+          };
           if (p && typeof p === 'object' && p.success === false) {
-            const said = [p.message, p.data?.error_msg, p.data?.error].filter((x) => typeof x === 'string' && x !== '').join(' / ');
+            const said = [p.message, p.data?.error_msg, p.data?.error]
+              .filter((x) => typeof x === 'string' && x !== '')
+              .join(' / ');
             const serviceMessage = redactToken(said || '(no message)', token);
             throw new ApiScrapeFailedError(
               `${endpoint}: the service could not scrape ${req.url}: ${serviceMessage}. Check that the URL is the marketplace's product-detail API with itemid and shopid (or item_id and shop_id).`,
@@ -494,21 +537,36 @@ export class ScraperClient {
 
   async listResults(q: PageQuery = {}, o: CallOptions = {}): Promise<ApiResult<ResultsListResponse>> {
     const query = this.#pageQuery('GET /api/results', q);
-    return this.#call({ method: 'GET', idempotent: true, path: '/api/results', query, schema: resultsListResponseSchema }, o);
+    return this.#call(
+      { method: 'GET', idempotent: true, path: '/api/results', query, schema: resultsListResponseSchema },
+      o,
+    );
   }
 
   async listScrapers(q: PageQuery = {}, o: CallOptions = {}): Promise<ApiResult<ScrapersListResponse>> {
     const query = this.#pageQuery('GET /api/scrapers', q);
-    return this.#call({ method: 'GET', idempotent: true, path: '/api/scrapers', query, schema: scrapersListResponseSchema }, o);
+    return this.#call(
+      { method: 'GET', idempotent: true, path: '/api/scrapers', query, schema: scrapersListResponseSchema },
+      o,
+    );
   }
 
   async getScrapingRun(id: Int64, o: CallOptions = {}): Promise<ApiResult<ScrapingRunResponse>> {
-    const runId = validateWith(int64.refine((v) => v > 0, 'must be a positive integer'), id, {
-      endpoint: 'GET /api/scraping-runs/{scraping_run_id}',
-      side: 'request',
-    });
+    const runId = validateWith(
+      int64.refine((v) => v > 0, 'must be a positive integer'),
+      id,
+      {
+        endpoint: 'GET /api/scraping-runs/{scraping_run_id}',
+        side: 'request',
+      },
+    );
     return this.#call(
-      { method: 'GET', idempotent: true, path: `/api/scraping-runs/${runId.toString()}`, schema: scrapingRunResponseSchema },
+      {
+        method: 'GET',
+        idempotent: true,
+        path: `/api/scraping-runs/${runId.toString()}`,
+        schema: scrapingRunResponseSchema,
+      },
       o,
     );
   }
@@ -522,7 +580,10 @@ export class ScraperClient {
   pages(list: 'results', o?: PagesOptions): AsyncGenerator<Page<ResultRecord>>;
   pages(list: 'scrapers', o?: PagesOptions): AsyncGenerator<Page<ListScraper>>;
   pages(list: 'results' | 'scrapers', o?: PagesOptions): AsyncGenerator<Page<ResultRecord> | Page<ListScraper>>;
-  async *pages(list: 'results' | 'scrapers', o: PagesOptions = {}): AsyncGenerator<Page<ResultRecord> | Page<ListScraper>> {
+  async *pages(
+    list: 'results' | 'scrapers',
+    o: PagesOptions = {},
+  ): AsyncGenerator<Page<ResultRecord> | Page<ListScraper>> {
     const perPage = o.perPage ?? DEFAULTS.perPage;
     let page = o.startPage ?? 1;
     const call: CallOptions = {
@@ -563,7 +624,10 @@ export class ScraperClient {
    */
   async findScraperByName(name: string, o: FindScraperOptions = {}): Promise<ListScraper | undefined> {
     const endpoint = 'GET /api/scrapers';
-    validateWith(z.string().min(1, 'must be a non-empty string'), name, { endpoint: `${endpoint} (findScraperByName name)`, side: 'request' });
+    validateWith(z.string().min(1, 'must be a non-empty string'), name, {
+      endpoint: `${endpoint} (findScraperByName name)`,
+      side: 'request',
+    });
     const perPage = o.perPage ?? DEFAULTS.perPage;
     const seen = new Set<string>();
     let newest: ListScraper | undefined;
@@ -627,7 +691,13 @@ export class ScraperClient {
       throw new ApiConfigError(`call option maxAttempts must be a positive integer, got ${maxAttempts}`);
     }
     const dispatcher = this.#dispatcher ?? (await this.#openPool());
-    const requestOptions: Dispatcher.RequestOptions = { origin: url.origin, path: `${url.pathname}${url.search}`, method: spec.method, headers, body: payload ?? null };
+    const requestOptions: Dispatcher.RequestOptions = {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: spec.method,
+      headers,
+      body: payload ?? null,
+    };
 
     for (let attempt = 1; ; attempt++) {
       if (callerSignal?.aborted) throw callerSignal.reason;
@@ -672,7 +742,12 @@ export class ScraperClient {
         } catch (err) {
           // Whatever ended the attempt, a body not read to its end is destroyed: undici would keep its socket.
           if (body !== undefined && !body.readableEnded) discardBody(body);
-          this.#onAttempt?.({ endpoint, attempt, status: progress.headers && err instanceof ScraperApiError ? (err.status ?? null) : null, durationMs: Date.now() - started });
+          this.#onAttempt?.({
+            endpoint,
+            attempt,
+            status: progress.headers && err instanceof ScraperApiError ? (err.status ?? null) : null,
+            durationMs: Date.now() - started,
+          });
           if (err instanceof ScraperApiError) throw err;
           if (callerSignal?.aborted) throw callerSignal.reason;
           if (timedOut) {
@@ -687,18 +762,24 @@ export class ScraperClient {
           }
           const code = causeCode(err);
           // The address is named: a wrong one is the usual cause, and the waiting line says where it looked (cli/waiting.ts).
-          throw new ApiNetworkError(`${endpoint}: network error: ${redactToken(causeText(err), this.#token)} (service at ${this.baseUrl}, SCRAPER_BASE_URL)`, {
-            endpoint,
-            retryable: true,
-            cause: err,
-            ...(code !== undefined ? { code } : {}),
-            beforeRequestSent: !progress.headers && code !== undefined && NOT_SENT_CODES.has(code),
-          });
+          throw new ApiNetworkError(
+            `${endpoint}: network error: ${redactToken(causeText(err), this.#token)} (service at ${this.baseUrl}, SCRAPER_BASE_URL)`,
+            {
+              endpoint,
+              retryable: true,
+              cause: err,
+              ...(code !== undefined ? { code } : {}),
+              beforeRequestSent: !progress.headers && code !== undefined && NOT_SENT_CODES.has(code),
+            },
+          );
         } finally {
           clearTimeout(timer);
           callerSignal?.removeEventListener('abort', relayCancel);
         }
-        this.#logger?.debug({ endpoint, attempt, status, durationMs: Date.now() - started, bytes: progress.bytes }, 'scraper api response');
+        this.#logger?.debug(
+          { endpoint, attempt, status, durationMs: Date.now() - started, bytes: progress.bytes },
+          'scraper api response',
+        );
         this.#onAttempt?.({ endpoint, attempt, status, durationMs: Date.now() - started });
         if (status >= 200 && status < 300) {
           return this.#accept(spec, endpoint, status, text);
@@ -716,7 +797,12 @@ export class ScraperClient {
           `${endpoint}: outcome unknown, the service may have created the scraper (attempt ${attempt}: ${failure.message}). ` +
             'Not re-sent automatically, because every call creates a scraper: look it up by its name ' +
             '(findScraperByName) and adopt it, or send the create again if there is none.',
-          { endpoint, ...(failure.status !== undefined ? { status: failure.status } : {}), attempts: attempt, cause: failure },
+          {
+            endpoint,
+            ...(failure.status !== undefined ? { status: failure.status } : {}),
+            attempts: attempt,
+            cause: failure,
+          },
         );
       }
       if (attempt >= maxAttempts) {
@@ -755,10 +841,16 @@ export class ScraperClient {
    * Reads the body, streaming, and stops reading as soon as it passes maxResponseBytes; undoes its
    * Content-Encoding (the decoded size is capped too), then decodes it as UTF-8.
    */
-  async #readBody(res: Dispatcher.ResponseData, endpoint: string, status: number, progress: { bytes: number }): Promise<string> {
+  async #readBody(
+    res: Dispatcher.ResponseData,
+    endpoint: string,
+    status: number,
+    progress: { bytes: number },
+  ): Promise<string> {
     const limit = this.maxResponseBytes;
     const declaredText = headerOf(res.headers, 'content-length');
-    const declared = declaredText !== null && /^\d+$/.test(declaredText.trim()) ? Number(declaredText.trim()) : undefined;
+    const declared =
+      declaredText !== null && /^\d+$/.test(declaredText.trim()) ? Number(declaredText.trim()) : undefined;
     const tooLarge = (received: number, declaredBytes: number | undefined, what = 'response body') =>
       new ApiResponseTooLargeError(
         `${endpoint}: ${what} ${declaredBytes !== undefined && received === declaredBytes ? 'declared as' : 'is more than'} ` +
@@ -783,7 +875,8 @@ export class ScraperClient {
       return utf8Text(await decodeContent(bytes, encoding, limit));
     } catch (err) {
       if (!(err instanceof ContentDecodingError)) throw err;
-      if (err.problem === 'too-large') throw tooLarge(limit + 1, undefined, `response body decoded from ${err.encoding}`);
+      if (err.problem === 'too-large')
+        throw tooLarge(limit + 1, undefined, `response body decoded from ${err.encoding}`);
       // An error status keeps its own meaning (a 503 is still retried); only its text is lost.
       if (status < 200 || status >= 300) return `(body not readable: ${err.message})`;
       const excerpt = `${bytes.length} bytes with Content-Encoding: ${encoding}`;
@@ -822,7 +915,12 @@ export class ScraperClient {
     );
   }
 
-  #accept<S extends z.ZodType>(spec: RequestSpec<S>, endpoint: string, status: number, text: string): ApiResult<z.output<S>> {
+  #accept<S extends z.ZodType>(
+    spec: RequestSpec<S>,
+    endpoint: string,
+    status: number,
+    text: string,
+  ): ApiResult<z.output<S>> {
     const raw = redactToken(text, this.#token);
     let parsed: unknown;
     try {
@@ -914,7 +1012,10 @@ function jsonSyntaxProblem(text: string): { text: string; truncated: boolean } {
     const line = before.split('\n').length;
     const column = at - before.lastIndexOf('\n');
     const truncated = at >= text.length;
-    return { text: `${what} (line ${line}, column ${column}${truncated ? ', body ends early: truncated?' : ''})`, truncated };
+    return {
+      text: `${what} (line ${line}, column ${column}${truncated ? ', body ends early: truncated?' : ''})`,
+      truncated,
+    };
   }
   return { text: 'unexpected parse failure', truncated: false };
 }

@@ -112,7 +112,10 @@ export class ApiRedirectError extends ScraperApiError {
   readonly locationOrigin?: string;
   /** Whether the Location points at another origin than the request; undefined without a usable Location. */
   readonly crossOrigin?: boolean;
-  constructor(message: string, opts: ScraperApiErrorOptions & { status: number; locationOrigin?: string; crossOrigin?: boolean }) {
+  constructor(
+    message: string,
+    opts: ScraperApiErrorOptions & { status: number; locationOrigin?: string; crossOrigin?: boolean },
+  ) {
     super(message, opts);
     if (opts.locationOrigin !== undefined) this.locationOrigin = opts.locationOrigin;
     if (opts.crossOrigin !== undefined) this.crossOrigin = opts.crossOrigin;
@@ -126,7 +129,10 @@ export class ApiResponseTooLargeError extends ScraperApiError {
   readonly receivedBytes: number;
   /** The Content-Length the server declared, if any. */
   readonly declaredBytes?: number;
-  constructor(message: string, opts: ScraperApiErrorOptions & { limitBytes: number; receivedBytes: number; declaredBytes?: number }) {
+  constructor(
+    message: string,
+    opts: ScraperApiErrorOptions & { limitBytes: number; receivedBytes: number; declaredBytes?: number },
+  ) {
     super(message, opts);
     this.limitBytes = opts.limitBytes;
     this.receivedBytes = opts.receivedBytes;
@@ -146,7 +152,10 @@ export class ApiAmbiguousError extends ScraperApiError {
   override readonly ambiguous = true;
   /** Attempts made by this call, the ambiguous one included. */
   readonly attempts: number;
-  constructor(message: string, opts: Omit<ScraperApiErrorOptions, 'retryable' | 'cause'> & { attempts: number; cause: ScraperApiError }) {
+  constructor(
+    message: string,
+    opts: Omit<ScraperApiErrorOptions, 'retryable' | 'cause'> & { attempts: number; cause: ScraperApiError },
+  ) {
     super(message, { ...opts, retryable: true });
     this.attempts = opts.attempts;
   }

@@ -98,7 +98,11 @@ function hasZlibHeader(bytes: Buffer): boolean {
  * and br, with node:zlib off the main thread. No decoded stage may exceed `maxBytes` (zlib's maxOutputLength),
  * so a small compressed body cannot expand past the size cap.
  */
-export async function decodeContent(bytes: Buffer, contentEncoding: string | undefined, maxBytes: number): Promise<Buffer> {
+export async function decodeContent(
+  bytes: Buffer,
+  contentEncoding: string | undefined,
+  maxBytes: number,
+): Promise<Buffer> {
   if (contentEncoding === undefined) return bytes;
   const codings = contentEncoding
     .split(',')

@@ -19,7 +19,8 @@ function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing (field missing)';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : Number.isNaN(value) ? 'NaN' : 'non-integer number';
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? 'integer' : Number.isNaN(value) ? 'NaN' : 'non-integer number';
   return typeof value;
 }
 
@@ -93,7 +94,8 @@ export const jobDataSchemaSchema = z
   })
   .superRefine((schema, ctx) => {
     const props = Object.keys(schema.items.properties);
-    if (props.length === 0) ctx.addIssue({ code: 'custom', path: ['items', 'properties'], message: 'needs at least one property' });
+    if (props.length === 0)
+      ctx.addIssue({ code: 'custom', path: ['items', 'properties'], message: 'needs at least one property' });
     for (const [i, name] of (schema.items.required ?? []).entries()) {
       if (!props.includes(name)) {
         ctx.addIssue({
@@ -160,7 +162,11 @@ export type JobBoardResponse = z.infer<typeof jobBoardResponseSchema>;
 // ---------------------------------------------------------------------------------------------------------
 // Create-and-run requests (endpoints 2, 3, 4)
 
-const nonEmpty = (what: string) => z.string({ error: `expected ${what} (string)` }).trim().min(1, `${what} must not be empty`);
+const nonEmpty = (what: string) =>
+  z
+    .string({ error: `expected ${what} (string)` })
+    .trim()
+    .min(1, `${what} must not be empty`);
 
 export const pdfKeywordSchema = z.strictObject({
   keyword: nonEmpty('keyword'),
@@ -188,7 +194,11 @@ export const leadsSearchEngineRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['url'], message: "required when search_type is 'url'" });
     }
     if (req.search_type === 'keywords' && (req.keywords === undefined || req.keywords.trim() === '')) {
-      ctx.addIssue({ code: 'custom', path: ['keywords'], message: "required (non-empty) when search_type is 'keywords'" });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['keywords'],
+        message: "required (non-empty) when search_type is 'keywords'",
+      });
     }
   });
 export type LeadsSearchEngineRequest = z.infer<typeof leadsSearchEngineRequestSchema>;
@@ -269,14 +279,44 @@ export const fullScraperSchema = z.looseObject({
   created_at: timestamp,
   updated_at: timestamp,
   ...nullObserved([
-    'share_uuid', 'ai_prompt', 'ai_scope', 'headers', 'cookies', 'user_agent', 'disabled_resources', 'locale',
-    'screenshot_type', 'cron', 'pagination_type', 'infinite_pagination_type', 'infinite_pagination_seconds',
-    'infinite_pagination_text', 'infinite_pagination_css_selector', 'infinite_pagination_n_selector',
-    'load_more_selector', 'pagination_query_parameter', 'pagination_next_page_selector', 'pagination_limit_type',
-    'pagination_max_page', 'max_next_page', 'pagination_max_variable', 'cron_minutes_n_detail',
-    'cron_minutes_x_detail', 'cron_hours_n_detail', 'cron_hours_x_detail', 'cron_day_of_month_x_detail',
-    'cron_month_x_detail', 'cron_day_of_week_x_detail', 'click_action_selector', 'proxy_host', 'proxy_port',
-    'proxy_username', 'proxy_password', 'parsers', 'deleted_at', 'external_auth',
+    'share_uuid',
+    'ai_prompt',
+    'ai_scope',
+    'headers',
+    'cookies',
+    'user_agent',
+    'disabled_resources',
+    'locale',
+    'screenshot_type',
+    'cron',
+    'pagination_type',
+    'infinite_pagination_type',
+    'infinite_pagination_seconds',
+    'infinite_pagination_text',
+    'infinite_pagination_css_selector',
+    'infinite_pagination_n_selector',
+    'load_more_selector',
+    'pagination_query_parameter',
+    'pagination_next_page_selector',
+    'pagination_limit_type',
+    'pagination_max_page',
+    'max_next_page',
+    'pagination_max_variable',
+    'cron_minutes_n_detail',
+    'cron_minutes_x_detail',
+    'cron_hours_n_detail',
+    'cron_hours_x_detail',
+    'cron_day_of_month_x_detail',
+    'cron_month_x_detail',
+    'cron_day_of_week_x_detail',
+    'click_action_selector',
+    'proxy_host',
+    'proxy_port',
+    'proxy_username',
+    'proxy_password',
+    'parsers',
+    'deleted_at',
+    'external_auth',
   ]),
 });
 export type FullScraper = z.infer<typeof fullScraperSchema>;
@@ -392,8 +432,16 @@ export const marketplaceModelSchema = z.looseObject({
     estimated_days: int64,
   }),
   ...nullObserved([
-    'status', 'current_promotion_reserved_stock', 'promotion_id', 'current_promotion_has_reserve_stock',
-    'normal_stock', 'stock', 'has_gimmick_tag', 'key_measurement', 'sold', 'is_lowest_price_at_shopee',
+    'status',
+    'current_promotion_reserved_stock',
+    'promotion_id',
+    'current_promotion_has_reserve_stock',
+    'normal_stock',
+    'stock',
+    'has_gimmick_tag',
+    'key_measurement',
+    'sold',
+    'is_lowest_price_at_shopee',
   ]),
 });
 export type MarketplaceModel = z.infer<typeof marketplaceModelSchema>;
@@ -419,10 +467,33 @@ export const marketplaceShopSchema = z.looseObject({
   rating_star: z.number(),
   banner: z.looseObject({ ...nullObserved(['shopee_choice']) }),
   ...nullObserved([
-    'place', 'is_shopee_verified', 'is_preferred_plus_seller', 'is_official_shop', 'shop_location', 'item_count',
-    'response_rate', 'session_info', 'name', 'ctime', 'response_time', 'follower_count', 'show_official_shop_label',
-    'rating_bad', 'rating_good', 'rating_normal', 'session_infos', 'status', 'is_individual_seller', 'is_mart',
-    'favorite_shop_info', 'is_3pf', 'sold_total', 'is_shopee_choice', 'is_high_end', 'authorized_brand', 'is_scs',
+    'place',
+    'is_shopee_verified',
+    'is_preferred_plus_seller',
+    'is_official_shop',
+    'shop_location',
+    'item_count',
+    'response_rate',
+    'session_info',
+    'name',
+    'ctime',
+    'response_time',
+    'follower_count',
+    'show_official_shop_label',
+    'rating_bad',
+    'rating_good',
+    'rating_normal',
+    'session_infos',
+    'status',
+    'is_individual_seller',
+    'is_mart',
+    'favorite_shop_info',
+    'is_3pf',
+    'sold_total',
+    'is_shopee_choice',
+    'is_high_end',
+    'authorized_brand',
+    'is_scs',
   ]),
 });
 export type MarketplaceShop = z.infer<typeof marketplaceShopSchema>;
@@ -445,11 +516,28 @@ export const marketplaceItemSchema = z.looseObject({
   // Booleans
   ...typed(
     [
-      'is_adult', 'is_preview', 'is_service_by_shopee', 'has_low_fulfillment_rate',
-      'has_model_with_available_shopee_stock', 'is_prescription_item', 'show_prescription_feed',
-      'is_alcohol_product', 'is_infant_milk_formula_product', 'is_unavailable', 'is_partial_fulfilled', 'is_presale',
-      'item_has_video', 'is_free_gift', 'is_pre_order', 'is_free_shipping', 'is_hide_stock', 'can_use_wholesale',
-      'show_recycling_info', 'should_show_amp_tag', 'all_models_has_pre_order', 'is_item_inherited',
+      'is_adult',
+      'is_preview',
+      'is_service_by_shopee',
+      'has_low_fulfillment_rate',
+      'has_model_with_available_shopee_stock',
+      'is_prescription_item',
+      'show_prescription_feed',
+      'is_alcohol_product',
+      'is_infant_milk_formula_product',
+      'is_unavailable',
+      'is_partial_fulfilled',
+      'is_presale',
+      'item_has_video',
+      'is_free_gift',
+      'is_pre_order',
+      'is_free_shipping',
+      'is_hide_stock',
+      'can_use_wholesale',
+      'show_recycling_info',
+      'should_show_amp_tag',
+      'all_models_has_pre_order',
+      'is_item_inherited',
       'current_promotion_has_reserve_stock',
     ],
     z.boolean(),
@@ -468,10 +556,26 @@ export const marketplaceItemSchema = z.looseObject({
   badge_icon_type: int64,
   // Null observed
   ...nullObserved([
-    'is_live_streaming_price', 'rich_text_description', 'invoice_option', 'is_category_failed', 'preview_info',
-    'is_presale_deposit_item', 'is_presale_deposit_made', 'presale_dday_start_time', 'is_lowest_price_at_shopee',
-    'size_chart', 'size_chart_info', 'deep_discount', 'is_low_price_eligible', 'bundle_deal_info',
-    'add_on_deal_info', 'overall_purchase_limit', 'stock', 'normal_stock', 'hidden_price_display', 'other_stock',
+    'is_live_streaming_price',
+    'rich_text_description',
+    'invoice_option',
+    'is_category_failed',
+    'preview_info',
+    'is_presale_deposit_item',
+    'is_presale_deposit_made',
+    'presale_dday_start_time',
+    'is_lowest_price_at_shopee',
+    'size_chart',
+    'size_chart_info',
+    'deep_discount',
+    'is_low_price_eligible',
+    'bundle_deal_info',
+    'add_on_deal_info',
+    'overall_purchase_limit',
+    'stock',
+    'normal_stock',
+    'hidden_price_display',
+    'other_stock',
     'complaint_policy',
   ]),
   // Lists
@@ -483,11 +587,25 @@ export const marketplaceItemSchema = z.looseObject({
   wholesale_tier_list: z.array(anyValue),
   // Numbers: counts are any number; prices are integers (-1 = absent range / before-discount price)
   ...typed(
-    ['estimated_days', 'min_purchase_limit', 'current_promotion_reserved_stock', 'raw_discount', 'discount_stock', 'max_quantity'],
+    [
+      'estimated_days',
+      'min_purchase_limit',
+      'current_promotion_reserved_stock',
+      'raw_discount',
+      'discount_stock',
+      'max_quantity',
+    ],
     numeric,
   ),
   ...typed(
-    ['price', 'price_min', 'price_max', 'price_before_discount', 'price_min_before_discount', 'price_max_before_discount'],
+    [
+      'price',
+      'price_min',
+      'price_max',
+      'price_before_discount',
+      'price_min_before_discount',
+      'price_max_before_discount',
+    ],
     int64,
   ),
   spl_info: z.looseObject({
@@ -507,24 +625,50 @@ export const marketplaceProductDataSchema = z.looseObject({
   product_images: z.looseObject({
     images: z.array(z.string()),
     ...nullObserved([
-      'video', 'first_tier_variations', 'sorted_variation_image_index_list', 'overlay', 'makeup_preview',
-      'abnormal_status', 'promotion_images', 'long_images', 'shopee_video_info_list', 'shopee_video_rcmd_info',
-      'shopee_video_req_id', 'skincam', 'pdp_top_info_list', 'has_long_image',
+      'video',
+      'first_tier_variations',
+      'sorted_variation_image_index_list',
+      'overlay',
+      'makeup_preview',
+      'abnormal_status',
+      'promotion_images',
+      'long_images',
+      'shopee_video_info_list',
+      'shopee_video_rcmd_info',
+      'shopee_video_req_id',
+      'skincam',
+      'pdp_top_info_list',
+      'has_long_image',
     ]),
   }),
   product_price: z.looseObject({
     price: z.looseObject({ single_value: int64, range_min: int64, range_max: int64, price_mask: anyValue }),
     ...nullObserved([
-      'discount', 'installment_info', 'spl_installment_info', 'pack_size', 'hide_price', 'price_before_discount',
-      'presale_price', 'lowest_past_price', 'labels', 'hide_discount', 'discount_text', 'show_final_price_indicator',
+      'discount',
+      'installment_info',
+      'spl_installment_info',
+      'pack_size',
+      'hide_price',
+      'price_before_discount',
+      'presale_price',
+      'lowest_past_price',
+      'labels',
+      'hide_discount',
+      'discount_text',
+      'show_final_price_indicator',
     ]),
   }),
   product_meta: z.looseObject(
     typed(
       [
-        'show_lowest_price_guarantee', 'show_original_guarantee', 'show_best_price_guarantee',
-        'show_official_shop_label_in_title', 'show_shopee_verified_label', 'show_lowest_installment_guarantee',
-        'hide_sharing_button', 'hide_sold_count',
+        'show_lowest_price_guarantee',
+        'show_original_guarantee',
+        'show_best_price_guarantee',
+        'show_official_shop_label_in_title',
+        'show_shopee_verified_label',
+        'show_lowest_installment_guarantee',
+        'hide_sharing_button',
+        'hide_sold_count',
       ],
       z.boolean(),
     ),
@@ -532,9 +676,20 @@ export const marketplaceProductDataSchema = z.looseObject({
   product_review: z.looseObject({
     rating_count: z.array(int64),
     ...nullObserved([
-      'rating_star', 'total_rating_count', 'historical_sold', 'global_sold', 'liked', 'liked_count', 'cmt_count',
-      'should_move_ratings_above', 'review_rcmd_exp_group', 'display_global_sold', 'hide_rating',
-      'hide_buyer_gallery', 'hide_reviews', 'hide_other_product_reviews_in_shop',
+      'rating_star',
+      'total_rating_count',
+      'historical_sold',
+      'global_sold',
+      'liked',
+      'liked_count',
+      'cmt_count',
+      'should_move_ratings_above',
+      'review_rcmd_exp_group',
+      'display_global_sold',
+      'hide_rating',
+      'hide_buyer_gallery',
+      'hide_reviews',
+      'hide_other_product_reviews_in_shop',
     ]),
   }),
   promotion_info: z.looseObject({
@@ -551,10 +706,18 @@ export const marketplaceProductDataSchema = z.looseObject({
       warning: z.looseObject({ type: anyValue, warning_msg: anyValue }).nullish(),
     }),
     ...nullObserved([
-      'free_shipping', 'show_shipping_to', 'ungrouped_channel_infos', 'grouped_channel_infos_by_service_type',
-      'also_available_channel_name', 'pre_selected_shipping_channel', 'show_grouped_channel_first',
-      'is_item_with_price_range', 'also_available_channel_icon_type', 'pre_order_text',
-      'selected_late_delivery_compensation_for_drawer', 'shipping_info_text',
+      'free_shipping',
+      'show_shipping_to',
+      'ungrouped_channel_infos',
+      'grouped_channel_infos_by_service_type',
+      'also_available_channel_name',
+      'pre_selected_shipping_channel',
+      'show_grouped_channel_first',
+      'is_item_with_price_range',
+      'also_available_channel_icon_type',
+      'pre_order_text',
+      'selected_late_delivery_compensation_for_drawer',
+      'shipping_info_text',
     ]),
   }),
   shop_vouchers: z.array(anyValue),
@@ -575,24 +738,51 @@ export const marketplaceProductDataSchema = z.looseObject({
   design_control: z.looseObject({
     ...typed(
       [
-        'display_on_time_delivery_guarantee', 'disable_price_with_variation', 'display_direct_delivery',
-        'display_choice_customised_section', 'is_support_fbs_enabled',
+        'display_on_time_delivery_guarantee',
+        'disable_price_with_variation',
+        'display_direct_delivery',
+        'display_choice_customised_section',
+        'is_support_fbs_enabled',
       ],
       z.boolean(),
     ),
     ...nullObserved([
-      'use_new_revamp_first_screen', 'use_new_featured_video_revamp', 'first_screen_revamp_abtest_group',
-      'top_section_featured_video_ab_test_group', 'enable_ksp_config',
+      'use_new_revamp_first_screen',
+      'use_new_featured_video_revamp',
+      'first_screen_revamp_abtest_group',
+      'top_section_featured_video_ab_test_group',
+      'enable_ksp_config',
     ]),
   }),
   detail_level: int64,
   button_group: z.looseObject({ buy_with_voucher: anyValue }),
   ...nullObserved([
-    'flash_sale', 'flash_sale_preview', 'deep_discount', 'exclusive_price', 'exclusive_price_cta', 'shipping_meta',
-    'free_return', 'age_gate_control', 'abnormal_popup', 'return_on_spot', 'ineligible_ep', 'tax_disclaimer',
-    'alcohol_disclaimer', 'shopee_free_return', 'removed_fields', 'size_guide', 'designer_info', 'shipping_info',
-    'vehicle_compatibility_info', 'nea', 'installment_drawer', 'ongoing_banner', 'teaser_banner', 'price_breakdown',
-    'membership_exclusive', 'membership_exclusive_teaser',
+    'flash_sale',
+    'flash_sale_preview',
+    'deep_discount',
+    'exclusive_price',
+    'exclusive_price_cta',
+    'shipping_meta',
+    'free_return',
+    'age_gate_control',
+    'abnormal_popup',
+    'return_on_spot',
+    'ineligible_ep',
+    'tax_disclaimer',
+    'alcohol_disclaimer',
+    'shopee_free_return',
+    'removed_fields',
+    'size_guide',
+    'designer_info',
+    'shipping_info',
+    'vehicle_compatibility_info',
+    'nea',
+    'installment_drawer',
+    'ongoing_banner',
+    'teaser_banner',
+    'price_breakdown',
+    'membership_exclusive',
+    'membership_exclusive_teaser',
   ]),
 });
 export type MarketplaceProductData = z.infer<typeof marketplaceProductDataSchema>;

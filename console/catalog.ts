@@ -41,8 +41,13 @@ export async function describe(r: Reader, table: string): Promise<TableMeta | un
   const rows = await r.all(dest.catalog.columnsSql(r.ph(1)), [table]);
   if (rows.length === 0) return undefined;
   // Declared types are shown as declared; typed catalogs' names in lower case (DuckDB says VARCHAR, Postgres text).
-  const typeOf = (x: Row) => (dest.capabilities.typedColumns ? (text(x['type']) ?? '').toLowerCase() : text(x['type']) || '(any)');
-  const columns: ColumnMeta[] = rows.map((x) => ({ name: String(x['name']), type: typeOf(x), notNull: flag(x['not_null']) }));
+  const typeOf = (x: Row) =>
+    dest.capabilities.typedColumns ? (text(x['type']) ?? '').toLowerCase() : text(x['type']) || '(any)';
+  const columns: ColumnMeta[] = rows.map((x) => ({
+    name: String(x['name']),
+    type: typeOf(x),
+    notNull: flag(x['not_null']),
+  }));
   const primaryKey = (await r.all(dest.catalog.primaryKeySql(r.ph(1)), [table])).map((x) => String(x['name']));
   return { name: table, columns, primaryKey };
 }
@@ -51,7 +56,8 @@ export async function describe(r: Reader, table: string): Promise<TableMeta | un
 export async function tablesOfPipeline(r: Reader, pipeline: string): Promise<string[]> {
   const out: string[] = [];
   for (const t of await listTables(r)) {
-    if (t === 'pipeline_runs' || t === 'export_watermarks' || t === 'sync_watermarks' || t === 'schema_history') continue;
+    if (t === 'pipeline_runs' || t === 'export_watermarks' || t === 'sync_watermarks' || t === 'schema_history')
+      continue;
     const meta = await describe(r, t);
     if (!meta?.columns.some((c) => c.name === 'pipeline')) continue;
     const hit = await r.all(`SELECT 1 AS one FROM ${quoteIdent(t)} WHERE pipeline = ${r.ph(1)} LIMIT 1`, [pipeline]);

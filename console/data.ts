@@ -41,12 +41,18 @@ export class ViewError extends Error {
 }
 
 /** The validated parts of a view: its table's metadata, sort column and key. */
-export async function resolveView(r: Reader, v: ViewSpec): Promise<{ meta: TableMeta; key: string[]; sort: string | undefined; desc: boolean; numericKeys: string[] }> {
+export async function resolveView(
+  r: Reader,
+  v: ViewSpec,
+): Promise<{ meta: TableMeta; key: string[]; sort: string | undefined; desc: boolean; numericKeys: string[] }> {
   const meta = await describe(r, v.table);
   if (!meta) throw new ViewError(`no table "${v.table}" in this database`);
-  if (!meta.columns.some((c) => c.name === 'pipeline')) throw new ViewError(`table "${v.table}" has no pipeline column: it is not a pipeline's data`);
+  if (!meta.columns.some((c) => c.name === 'pipeline'))
+    throw new ViewError(`table "${v.table}" has no pipeline column: it is not a pipeline's data`);
   if (v.sort !== undefined && !meta.columns.some((c) => c.name === v.sort)) {
-    throw new ViewError(`table "${v.table}" has no column "${v.sort}" to sort by (columns: ${meta.columns.map((c) => c.name).join(', ')})`);
+    throw new ViewError(
+      `table "${v.table}" has no column "${v.sort}" to sort by (columns: ${meta.columns.map((c) => c.name).join(', ')})`,
+    );
   }
   let key = meta.primaryKey.filter((c) => c !== 'pipeline');
   // A table without a primary key is ordered by all its columns: still a total order for distinct rows.
@@ -83,7 +89,9 @@ interface Cursor {
 // 64-bit integers travel tagged, and come back as bigint: bound as text, DuckDB would refuse to compare a BIGINT
 // column with it, and a JS number would round ids beyond 2^53.
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify(c, (_k, x: unknown) => (typeof x === 'bigint' ? { $int: x.toString() } : x))).toString('base64url');
+  return Buffer.from(
+    JSON.stringify(c, (_k, x: unknown) => (typeof x === 'bigint' ? { $int: x.toString() } : x)),
+  ).toString('base64url');
 }
 
 function untag(x: unknown): unknown {
@@ -102,14 +110,24 @@ function decodeCursor(s: string, keyLength: number, withSort: boolean): Cursor {
   } catch {
     throw new ViewError('the page cursor is not valid (open the first page again)');
   }
-  if (!c || !Array.isArray(c.k) || c.k.length !== keyLength || (withSort && !('s' in c))) throw new ViewError('the page cursor does not fit this view (open the first page again)');
+  if (!c || !Array.isArray(c.k) || c.k.length !== keyLength || (withSort && !('s' in c)))
+    throw new ViewError('the page cursor does not fit this view (open the first page again)');
   return { ...(withSort ? { s: untag(c.s) } : {}), k: c.k.map(untag) };
 }
 
 /** SELECT ... FROM table WHERE pipeline = ? [AND after cursor] ORDER BY ...: the statement of a view (LIMIT aside). */
 export function viewSql(
   r: Pick<Reader, 'ph'>,
-  v: { table: string; pipeline: string; key: string[]; sort: string | undefined; desc: boolean; after?: string | undefined; notNullSort?: boolean; numericKeys?: string[] },
+  v: {
+    table: string;
+    pipeline: string;
+    key: string[];
+    sort: string | undefined;
+    desc: boolean;
+    after?: string | undefined;
+    notNullSort?: boolean;
+    numericKeys?: string[];
+  },
   select = '*',
 ): { sql: string; params: unknown[] } {
   const params: unknown[] = [v.pipeline];
@@ -118,7 +136,9 @@ export function viewSql(
   const op = v.desc ? '<' : '>';
   // A key of digit strings is ordered by (length, text): 2 before 10, as numbers.
   const numeric = new Set(v.numericKeys ?? []);
-  const keyExprs = v.key.flatMap((k) => (numeric.has(k) ? [`length(${quoteIdent(k)})`, quoteIdent(k)] : [quoteIdent(k)]));
+  const keyExprs = v.key.flatMap((k) =>
+    numeric.has(k) ? [`length(${quoteIdent(k)})`, quoteIdent(k)] : [quoteIdent(k)],
+  );
   const keyTuple = `(${keyExprs.join(', ')})`;
   const where = [`pipeline = ${r.ph(1)}`];
   if (v.after !== undefined) {
@@ -142,15 +162,22 @@ export function viewSql(
         const a = ph();
         params.push(c.s);
         const b = ph();
-        where.push(`(${s} ${op} ${a} OR (${s} = ${b} AND ${keyTuple} ${op} ${keyParams()})${v.notNullSort ? '' : ` OR ${s} IS NULL`})`);
+        where.push(
+          `(${s} ${op} ${a} OR (${s} = ${b} AND ${keyTuple} ${op} ${keyParams()})${v.notNullSort ? '' : ` OR ${s} IS NULL`})`,
+        );
       }
     }
   }
   const order = [
-    ...(v.sort !== undefined ? [...(v.notNullSort ? [] : [`(${quoteIdent(v.sort)} IS NULL)`]), `${quoteIdent(v.sort)} ${dir}`] : []),
+    ...(v.sort !== undefined
+      ? [...(v.notNullSort ? [] : [`(${quoteIdent(v.sort)} IS NULL)`]), `${quoteIdent(v.sort)} ${dir}`]
+      : []),
     ...keyExprs.map((k) => `${k} ${dir}`),
   ];
-  return { sql: `SELECT ${select} FROM ${quoteIdent(v.table)} WHERE ${where.join(' AND ')} ORDER BY ${order.join(', ')}`, params };
+  return {
+    sql: `SELECT ${select} FROM ${quoteIdent(v.table)} WHERE ${where.join(' AND ')} ORDER BY ${order.join(', ')}`,
+    params,
+  };
 }
 
 /** Text a page reads of one cell: a page shows 120 characters, and a raw body or JSON document can be megabytes. */
@@ -170,16 +197,26 @@ export async function dataPage(r: Reader, v: ViewSpec): Promise<DataPage> {
       return whole ? q : `substr(CAST(${q} AS ${r.adapter.sql.textType}), 1, ${CELL_CHARS}) AS ${q}`;
     })
     .join(', ');
-  const { sql, params } = viewSql(r, { table: v.table, pipeline: v.pipeline, key, sort, desc, after: v.after, notNullSort, numericKeys }, select);
+  const { sql, params } = viewSql(
+    r,
+    { table: v.table, pipeline: v.pipeline, key, sort, desc, after: v.after, notNullSort, numericKeys },
+    select,
+  );
   // One row more than the page tells whether there is a next page without counting.
   const rows = await r.all(`${sql} LIMIT ${limit + 1}`, params);
   let next: string | null = null;
   if (rows.length > limit) {
     rows.length = limit;
     const last = rows[limit - 1]!;
-    next = encodeCursor({ ...(sort !== undefined ? { s: last[sort] ?? null } : {}), k: key.map((k) => last[k] ?? null) });
+    next = encodeCursor({
+      ...(sort !== undefined ? { s: last[sort] ?? null } : {}),
+      k: key.map((k) => last[k] ?? null),
+    });
   }
-  const [c] = await r.all(`SELECT count(*) AS n FROM (SELECT 1 AS one FROM ${quoteIdent(v.table)} WHERE pipeline = ${r.ph(1)} LIMIT ${COUNT_CAP + 1}) capped`, [v.pipeline]);
+  const [c] = await r.all(
+    `SELECT count(*) AS n FROM (SELECT 1 AS one FROM ${quoteIdent(v.table)} WHERE pipeline = ${r.ph(1)} LIMIT ${COUNT_CAP + 1}) capped`,
+    [v.pipeline],
+  );
   const count = Number(c?.['n'] ?? 0);
   return { meta, key, rows, next, count: Math.min(count, COUNT_CAP), capped: count > COUNT_CAP, sort, desc };
 }
@@ -201,7 +238,10 @@ export async function rawResponse(r: Reader, id: number, maxChars: number): Prom
   );
   if (!row) return undefined;
   const holder = row['body_ref'] === null || row['body_ref'] === undefined ? id : Number(row['body_ref']);
-  const [b] = await r.all(`SELECT substr(body, 1, ${Math.floor(maxChars)}) AS body, length(body) AS n FROM raw_responses WHERE id = ${r.ph(1)}`, [holder]);
+  const [b] = await r.all(
+    `SELECT substr(body, 1, ${Math.floor(maxChars)}) AS body, length(body) AS n FROM raw_responses WHERE id = ${r.ph(1)}`,
+    [holder],
+  );
   const bodyChars = Number(b?.['n'] ?? 0);
   return { row, body: String(b?.['body'] ?? ''), bodyChars, truncated: bodyChars > maxChars };
 }

@@ -17,24 +17,51 @@ export type DownloadFormat = 'csv' | 'parquet';
 
 const BATCH_ROWS = 1000;
 
-export async function downloadView(source: ReadOnlySource, view: ViewSpec, format: DownloadFormat): Promise<{ stream: ReadableStream<Uint8Array>; fileName: string; bytes: number }> {
+export async function downloadView(
+  source: ReadOnlySource,
+  view: ViewSpec,
+  format: DownloadFormat,
+): Promise<{ stream: ReadableStream<Uint8Array>; fileName: string; bytes: number }> {
   const resolved = await source.read((r) => resolveView(r, view));
-  const notNullSort = resolved.sort !== undefined && resolved.meta.columns.find((c) => c.name === resolved.sort)!.notNull;
+  const notNullSort =
+    resolved.sort !== undefined && resolved.meta.columns.find((c) => c.name === resolved.sort)!.notNull;
   const db = source.exportDatabase();
   const dest = db.adapter;
   // Declared types that are only affinities (SQLite) take the kinds the project's schema gives its columns.
   const columns = await describeTable(db, view.table, dest.capabilities.typedColumns ? undefined : modelColumnHints());
   const { sql, params } = viewSql(
     { ph: dest.sql.ph },
-    { table: view.table, pipeline: view.pipeline, key: resolved.key, sort: resolved.sort, desc: resolved.desc, notNullSort, numericKeys: resolved.numericKeys },
+    {
+      table: view.table,
+      pipeline: view.pipeline,
+      key: resolved.key,
+      sort: resolved.sort,
+      desc: resolved.desc,
+      notNullSort,
+      numericKeys: resolved.numericKeys,
+    },
     columns.map((c) => quoteIdent(c.name)).join(', '),
   );
-  const settings: FormatSettings = { format, delimiter: ',', bom: false, nullText: '', lineEnding: 'crlf', neutralizeFormulas: true };
+  const settings: FormatSettings = {
+    format,
+    delimiter: ',',
+    bom: false,
+    nullText: '',
+    lineEnding: 'crlf',
+    neutralizeFormulas: true,
+  };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-console-'));
   const file = path.join(dir, `${view.table}.${format}`);
   try {
     const writer = await loadFormatWriter(format);
-    await writer.write({ path: file, table: view.table, columns, dialect: dest.exportReader.valueForms, batches: rowBatches(db, sql, params, BATCH_ROWS), settings });
+    await writer.write({
+      path: file,
+      table: view.table,
+      columns,
+      dialect: dest.exportReader.valueForms,
+      batches: rowBatches(db, sql, params, BATCH_ROWS),
+      settings,
+    });
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw err;

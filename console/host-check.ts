@@ -24,11 +24,16 @@ export function parseHostHeader(value: string): { name: string; port: number | u
   return { name: m[1]!, port: m[2] === undefined ? undefined : Number(m[2]) };
 }
 
-export function hostChecker(o: { listen: string; port: number; allowHosts: readonly string[] }): (header: string | undefined) => boolean {
+export function hostChecker(o: {
+  listen: string;
+  port: number;
+  allowHosts: readonly string[];
+}): (header: string | undefined) => boolean {
   const withPort = new Set(LOOPBACK_NAMES);
   const listen = hostForm(o.listen);
   if (WILDCARDS.has(listen)) {
-    for (const addrs of Object.values(os.networkInterfaces())) for (const a of addrs ?? []) withPort.add(hostForm(a.address.replace(/%.*$/, '')));
+    for (const addrs of Object.values(os.networkInterfaces()))
+      for (const a of addrs ?? []) withPort.add(hostForm(a.address.replace(/%.*$/, '')));
     withPort.add(hostForm(os.hostname()));
   } else {
     withPort.add(listen);

@@ -54,14 +54,33 @@ let chartCounter = 0;
 export function chart(id: string, spec: ChartSpec, title: string): Html {
   // One x value (one run, one observation) makes no chart, only a lone bar or dot: its value is said plainly.
   if ((spec.data[0]?.length ?? 0) === 1) {
-    const label = spec.xLabels?.[0] ?? (spec.time ? new Date((spec.data[0]![0] ?? 0) * 1000).toISOString().replace('T', ' ').slice(0, 19) + 'Z' : '');
+    const label =
+      spec.xLabels?.[0] ??
+      (spec.time ? new Date((spec.data[0]![0] ?? 0) * 1000).toISOString().replace('T', ' ').slice(0, 19) + 'Z' : '');
     const values = spec.series.map((name, i) => ({ name, v: spec.data[i + 1]?.[0] }));
-    return html`<figure class="chart single-value" data-chart-name="${id}"><figcaption>${title}</figcaption><p>${values
-      .filter((x) => x.v !== null && x.v !== undefined)
-      .map((x, i) => html`${i > 0 ? '; ' : ''}${spec.series.length > 1 ? `${x.name}: ` : ''}<strong>${Number(x.v).toLocaleString('en-US')}</strong> ${spec.yLabel}`)}${label ? html` <span class="muted">(${label}; one ${spec.time ? 'observation' : 'run'} so far)</span>` : ''}</p></figure>`;
+    return html`<figure class="chart single-value" data-chart-name="${id}">
+      <figcaption>${title}</figcaption>
+      <p>
+        ${values
+          .filter((x) => x.v !== null && x.v !== undefined)
+          .map(
+            (x, i) =>
+              html`${i > 0 ? '; ' : ''}${spec.series.length > 1 ? `${x.name}: ` : ''}<strong
+                  >${Number(x.v).toLocaleString('en-US')}</strong
+                >
+                ${spec.yLabel}`,
+          )}${label ? html` <span class="muted">(${label}; one ${spec.time ? 'observation' : 'run'} so far)</span>` : ''}
+      </p>
+    </figure>`;
   }
   const elId = `chart-${id.replace(/[^a-zA-Z0-9_-]/g, '_')}-${++chartCounter}`;
-  return html`<figure class="chart"><figcaption>${title}</figcaption><div class="chart-box" data-chart="${elId}" data-chart-name="${id}"></div><script type="application/json" id="${elId}">${raw(jsonForScript(spec))}</script></figure>`;
+  return html`<figure class="chart">
+    <figcaption>${title}</figcaption>
+    <div class="chart-box" data-chart="${elId}" data-chart-name="${id}"></div>
+    <script type="application/json" id="${elId}">
+      ${raw(jsonForScript(spec))}
+    </script>
+  </figure>`;
 }
 
 /** A small inline SVG line of values (no script needed): rows per run on the pipelines list. */
@@ -73,7 +92,18 @@ export function sparkline(values: Array<number | null>, title: string): Html {
   const max = Math.max(1, ...vs);
   const step = vs.length > 1 ? w / (vs.length - 1) : 0;
   const pts = vs.map((v, i) => `${(i * step).toFixed(1)},${(h - 2 - (v / max) * (h - 4)).toFixed(1)}`).join(' ');
-  return html`<svg class="spark" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="${title}" data-values="${vs.join(',')}"><title>${title}</title><polyline fill="none" stroke="currentColor" stroke-width="1.5" points="${pts}"/></svg>`;
+  return html`<svg
+    class="spark"
+    width="${w}"
+    height="${h}"
+    viewBox="0 0 ${w} ${h}"
+    role="img"
+    aria-label="${title}"
+    data-values="${vs.join(',')}"
+  >
+    <title>${title}</title>
+    <polyline fill="none" stroke="currentColor" stroke-width="1.5" points="${pts}" />
+  </svg>`;
 }
 
 export function statusBadge(status: string | null | undefined): Html {
@@ -81,9 +111,16 @@ export function statusBadge(status: string | null | undefined): Html {
   return html`<span class="status status-${s.replace(/[^a-z_]/g, '')}" data-status="${s}">${s}</span>`;
 }
 
-export function table(head: Array<string | Html>, rows: Array<Array<unknown>>, attrs: { cls?: string; id?: string } = {}): Html {
+export function table(
+  head: Array<string | Html>,
+  rows: Array<Array<unknown>>,
+  attrs: { cls?: string; id?: string } = {},
+): Html {
   return html`<table${attrs.cls ? raw(` class="${esc(attrs.cls)}"`) : ''}${attrs.id ? raw(` id="${esc(attrs.id)}"`) : ''}><thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows.map(
-    (r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`,
+    (r) =>
+      html`<tr>
+        ${r.map((c) => html`<td>${c}</td>`)}
+      </tr>`,
   )}</tbody></table>`;
 }
 
@@ -94,7 +131,14 @@ export function link(href: string | null | undefined, body: unknown): Html {
 /** A cell's text for a table of data: long values cut, the whole value in the title. */
 export function cell(v: unknown, max = 120): Html {
   if (v === null || v === undefined) return raw('<span class="null">NULL</span>');
-  const s = typeof v === 'bigint' ? v.toString() : v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) : String(v);
+  const s =
+    typeof v === 'bigint'
+      ? v.toString()
+      : v instanceof Date
+        ? v.toISOString()
+        : typeof v === 'object'
+          ? JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))
+          : String(v);
   return s.length > max ? html`<span title="${s.slice(0, 2000)}">${s.slice(0, max)}…</span>` : html`${s}`;
 }
 

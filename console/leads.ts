@@ -8,7 +8,16 @@ import type { Reader, Row } from './source.js';
 import { isoTime, num } from './values.js';
 
 /** Columns every content row carries for lineage and joins; not shown as the lead's own fields. */
-const SYSTEM = new Set(['pipeline', 'row_key', 'root_key', 'parent_key', 'list_index', 'load_id', 'loaded_at', 'row_hash']);
+const SYSTEM = new Set([
+  'pipeline',
+  'row_key',
+  'root_key',
+  'parent_key',
+  'list_index',
+  'load_id',
+  'loaded_at',
+  'row_hash',
+]);
 
 export interface LeadsPage {
   table: string;
@@ -19,20 +28,34 @@ export interface LeadsPage {
   perRun: Array<{ workflowId: string; startedAt: string | null; leads: number }>;
 }
 
-export async function leadsTables(r: Reader, pipeline: string): Promise<{ root: string; children: string[] } | undefined> {
+export async function leadsTables(
+  r: Reader,
+  pipeline: string,
+): Promise<{ root: string; children: string[] } | undefined> {
   const content = await contentTables(r, pipeline);
   const root = content.find((t) => !t.includes('__'));
-  if (root) return { root, children: content.filter((t) => t.startsWith(`${root}__`) && !t.slice(root.length + 2).includes('__')) };
+  if (root)
+    return {
+      root,
+      children: content.filter((t) => t.startsWith(`${root}__`) && !t.slice(root.length + 2).includes('__')),
+    };
   if (await tableExists(r, 'leads_results')) return { root: 'leads_results', children: [] };
   return undefined;
 }
 
-export async function leadsPage(r: Reader, pipeline: string, opts: { after?: string | undefined; limit?: number }): Promise<LeadsPage | undefined> {
+export async function leadsPage(
+  r: Reader,
+  pipeline: string,
+  opts: { after?: string | undefined; limit?: number },
+): Promise<LeadsPage | undefined> {
   const t = await leadsTables(r, pipeline);
   if (!t) return undefined;
   const page = await dataPage(r, { table: t.root, pipeline, after: opts.after, limit: opts.limit ?? 50 });
   const fields = page.meta.columns.map((c) => c.name).filter((c) => !SYSTEM.has(c));
-  const keys = page.rows.map((x) => x['row_key']).filter((k) => k !== null && k !== undefined).map(String);
+  const keys = page.rows
+    .map((x) => x['row_key'])
+    .filter((k) => k !== null && k !== undefined)
+    .map(String);
   const children: LeadsPage['children'] = [];
   for (const child of t.children) {
     const byParent = new Map<string, Row[]>();
@@ -51,7 +74,12 @@ export async function leadsPage(r: Reader, pipeline: string, opts: { after?: str
       }
       childFields = Object.keys(rows[0] ?? {}).filter((c) => !SYSTEM.has(c));
     }
-    children.push({ table: child, label: child.slice(t.root.length + 2).replace(/_/g, ' '), fields: childFields, byParent });
+    children.push({
+      table: child,
+      label: child.slice(t.root.length + 2).replace(/_/g, ' '),
+      fields: childFields,
+      byParent,
+    });
   }
   return { table: t.root, page, fields, children, perRun: await leadsPerRun(r, pipeline, t.root) };
 }
@@ -68,6 +96,15 @@ export async function leadsPerRun(r: Reader, pipeline: string, root: string): Pr
     [pipeline],
   );
   const counts = new Map(rows.map((x) => [String(x['workflow_id']), num(x['n']) ?? 0]));
-  const runs = await r.all(`SELECT workflow_id, started_at FROM pipeline_runs WHERE pipeline = ${r.ph(1)} ORDER BY id DESC LIMIT 100`, [pipeline]);
-  return runs.map((x) => ({ workflowId: String(x['workflow_id']), startedAt: isoTime(x['started_at']), leads: counts.get(String(x['workflow_id'])) ?? 0 })).reverse();
+  const runs = await r.all(
+    `SELECT workflow_id, started_at FROM pipeline_runs WHERE pipeline = ${r.ph(1)} ORDER BY id DESC LIMIT 100`,
+    [pipeline],
+  );
+  return runs
+    .map((x) => ({
+      workflowId: String(x['workflow_id']),
+      startedAt: isoTime(x['started_at']),
+      leads: counts.get(String(x['workflow_id'])) ?? 0,
+    }))
+    .reverse();
 }

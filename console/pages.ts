@@ -18,7 +18,13 @@ export interface Links {
   pipeline(db: number, pipeline: string): string | null;
   run(db: number, workflowId: string): string | null;
   data(db: number, pipeline: string, table?: string, q?: Record<string, string | undefined>): string | null;
-  download(db: number, pipeline: string, table: string, format: 'csv' | 'parquet', q: Record<string, string | undefined>): string | null;
+  download(
+    db: number,
+    pipeline: string,
+    table: string,
+    format: 'csv' | 'parquet',
+    q: Record<string, string | undefined>,
+  ): string | null;
   raw(db: number, loadId: string): string | null;
   prices(db: number, pipeline: string, product?: { shopId: string; itemId: string }): string | null;
   leads(db: number, pipeline: string, after?: string): string | null;
@@ -39,7 +45,9 @@ const MARKETPLACE = 'marketplace';
 const LEADS = new Set(['leads-search-engine', 'leads-social']);
 
 function when(iso: string | null): Html {
-  return iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>` : html`<span class="muted">—</span>`;
+  return iso
+    ? html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`
+    : html`<span class="muted">—</span>`;
 }
 
 /** A missed fire's fire time (its scheduled_at): it started nothing and took no time. */
@@ -67,52 +75,88 @@ function runDuration(run: RunInfo): string {
 export function pipelinesView(rows: PipelineRow[], links: Links, now: number, problems: string[]): Html {
   const multi = new Set(rows.map((r) => r.db)).size > 1;
   return html`<h1>Pipelines</h1>
-${problems.map((p) => html`<p class="warn">${p}</p>`)}
-${rows.length === 0 ? html`<p class="muted">No pipeline has run into this database yet.</p>` : ''}
-${table(
-  ['Pipeline', ...(multi ? ['Database'] : []), 'Kind', 'Last run', 'Data', 'Checks', 'Fresh (last success)', 'Next scheduled', 'Rows seen', 'Rows changed', 'Tokens', 'Rows per run'],
-  rows.map(({ db, dbLabel, summary: s, next }) => [
-    link(links.pipeline(db, s.pipeline), s.pipeline),
-    ...(multi ? [dbLabel] : []),
-    s.kind,
-    link(links.run(db, s.lastRun.workflowId), isMissedFire(s.lastRun.status) ? html`missed fire ${when(fireTime(s.lastRun))}` : when(s.lastRun.startedAt)),
-    statusBadge(s.lastRun.status),
-    // A run with no check results has passed nothing: "no checks", never a green pill.
-    s.checks && s.checks.passed + s.checks.failed + s.checks.other > 0
-      ? html`${s.checks.failed > 0 ? statusBadge('failed') : statusBadge('passed')} <span class="muted">${s.checks.passed} passed, ${s.checks.failed} failed</span>`
-      : html`<span class="muted no-checks">no checks</span>`,
-    s.lastSuccessAt ? html`<span title="${s.lastSuccessAt}">${ageText(timeMs(s.lastSuccessAt), now)} ago</span>` : html`<span class="bad">never</span>`,
-    'unknown' in next
-      ? html`<span class="muted" title="${next.unknown}">unknown</span>`
-      : 'paused' in next
-        ? html`<span class="muted">paused</span>`
-        : next.at
-          ? html`<span class="next-run">${when(next.at)}</span>`
-          : html`<span class="muted">not scheduled</span>`,
-    intText(s.lastRun.rowsSeen),
-    intText(s.lastRun.rows),
-    runTokens(s.lastRun),
-    sparkline(
-      [...s.recent].reverse().map((r) => r.rows),
-      `rows per run, last ${s.recent.length} runs`,
-    ),
-  ]),
-  { cls: 'pipelines', id: 'pipelines' },
-)}`;
+    ${problems.map((p) => html`<p class="warn">${p}</p>`)}
+    ${rows.length === 0 ? html`<p class="muted">No pipeline has run into this database yet.</p>` : ''}
+    ${table(
+      [
+        'Pipeline',
+        ...(multi ? ['Database'] : []),
+        'Kind',
+        'Last run',
+        'Data',
+        'Checks',
+        'Fresh (last success)',
+        'Next scheduled',
+        'Rows seen',
+        'Rows changed',
+        'Tokens',
+        'Rows per run',
+      ],
+      rows.map(({ db, dbLabel, summary: s, next }) => [
+        link(links.pipeline(db, s.pipeline), s.pipeline),
+        ...(multi ? [dbLabel] : []),
+        s.kind,
+        link(
+          links.run(db, s.lastRun.workflowId),
+          isMissedFire(s.lastRun.status) ? html`missed fire ${when(fireTime(s.lastRun))}` : when(s.lastRun.startedAt),
+        ),
+        statusBadge(s.lastRun.status),
+        // A run with no check results has passed nothing: "no checks", never a green pill.
+        s.checks && s.checks.passed + s.checks.failed + s.checks.other > 0
+          ? html`${s.checks.failed > 0 ? statusBadge('failed') : statusBadge('passed')}
+              <span class="muted">${s.checks.passed} passed, ${s.checks.failed} failed</span>`
+          : html`<span class="muted no-checks">no checks</span>`,
+        s.lastSuccessAt
+          ? html`<span title="${s.lastSuccessAt}">${ageText(timeMs(s.lastSuccessAt), now)} ago</span>`
+          : html`<span class="bad">never</span>`,
+        'unknown' in next
+          ? html`<span class="muted" title="${next.unknown}">unknown</span>`
+          : 'paused' in next
+            ? html`<span class="muted">paused</span>`
+            : next.at
+              ? html`<span class="next-run">${when(next.at)}</span>`
+              : html`<span class="muted">not scheduled</span>`,
+        intText(s.lastRun.rowsSeen),
+        intText(s.lastRun.rows),
+        runTokens(s.lastRun),
+        sparkline(
+          [...s.recent].reverse().map((r) => r.rows),
+          `rows per run, last ${s.recent.length} runs`,
+        ),
+      ]),
+      { cls: 'pipelines', id: 'pipelines' },
+    )}`;
 }
 
-export function pipelineView(db: number, s: PipelineSummary, runs: RunInfo[], links: Links, now: number, nav: Html): Html {
+export function pipelineView(
+  db: number,
+  s: PipelineSummary,
+  runs: RunInfo[],
+  links: Links,
+  now: number,
+  nav: Html,
+): Html {
   const ordered = [...runs].reverse();
   return html`<h1>${s.pipeline} <span class="muted">${s.kind}</span></h1>
-${nav}
-<p>Last run ${statusBadge(s.lastRun.status)} ${when(s.lastRun.startedAt)}; last success ${s.lastSuccessAt ? `${ageText(timeMs(s.lastSuccessAt), now)} ago` : 'never'}.</p>
-${chart(
-  `rows-per-run-${s.pipeline}`,
-  { kind: 'bars', time: false, data: [ordered.map((_, i) => i), ordered.map((r) => r.rows)], series: ['rows'], yLabel: 'rows', xLabels: ordered.map((r) => (r.startedAt ?? '').slice(5, 16).replace('T', ' ')) },
-  'Rows per run',
-)}
-<h2>Runs</h2>
-${runsTable(db, runs, links)}`;
+    ${nav}
+    <p>
+      Last run ${statusBadge(s.lastRun.status)} ${when(s.lastRun.startedAt)}; last success
+      ${s.lastSuccessAt ? `${ageText(timeMs(s.lastSuccessAt), now)} ago` : 'never'}.
+    </p>
+    ${chart(
+      `rows-per-run-${s.pipeline}`,
+      {
+        kind: 'bars',
+        time: false,
+        data: [ordered.map((_, i) => i), ordered.map((r) => r.rows)],
+        series: ['rows'],
+        yLabel: 'rows',
+        xLabels: ordered.map((r) => (r.startedAt ?? '').slice(5, 16).replace('T', ' ')),
+      },
+      'Rows per run',
+    )}
+    <h2>Runs</h2>
+    ${runsTable(db, runs, links)}`;
 }
 
 export function pipelineNav(db: number, pipeline: string, kind: string, links: Links): Html {
@@ -151,18 +195,47 @@ export function runsTable(db: number, runs: RunInfo[], links: Links): Html {
 function missedFireView(db: number, d: RunDetail, links: Links, nav: Html): Html {
   const r = d.run;
   return html`<h1>Missed fire of ${r.pipeline}</h1>
-${nav}
-<table class="kv"><tbody>
-<tr><th>Pipeline</th><td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td></tr>
-<tr><th>Status</th><td>${statusBadge(r.status)} <span class="muted">the schedule fired and no run started</span></td></tr>
-<tr><th>Fire time</th><td class="fire-time">${when(fireTime(r))}</td></tr>
-<tr><th>Noticed</th><td>${when(r.finishedAt)} <span class="muted">by scrape-etl up</span></td></tr>
-<tr><th>Why</th><td class="why">${r.error ?? html`<span class="muted">not known</span>`}</td></tr>
-</tbody></table>
-<h2>Timeline</h2>
-${table(['Step', 'At', ''], d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']), { cls: 'timeline' })}
-<h2>Alerts</h2>
-${d.alerts.length === 0 ? html`<p class="muted">No did_not_run alert was delivered.</p>` : table(['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'], d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]), { cls: 'alerts' })}`;
+    ${nav}
+    <table class="kv">
+      <tbody>
+        <tr>
+          <th>Pipeline</th>
+          <td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td>
+        </tr>
+        <tr>
+          <th>Status</th>
+          <td>${statusBadge(r.status)} <span class="muted">the schedule fired and no run started</span></td>
+        </tr>
+        <tr>
+          <th>Fire time</th>
+          <td class="fire-time">${when(fireTime(r))}</td>
+        </tr>
+        <tr>
+          <th>Noticed</th>
+          <td>${when(r.finishedAt)} <span class="muted">by scrape-etl up</span></td>
+        </tr>
+        <tr>
+          <th>Why</th>
+          <td class="why">${r.error ?? html`<span class="muted">not known</span>`}</td>
+        </tr>
+      </tbody>
+    </table>
+    <h2>Timeline</h2>
+    ${table(
+      ['Step', 'At', ''],
+      d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']),
+      { cls: 'timeline' },
+    )}
+    <h2>Alerts</h2>
+    ${
+      d.alerts.length === 0
+        ? html`<p class="muted">No did_not_run alert was delivered.</p>`
+        : table(
+            ['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'],
+            d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]),
+            { cls: 'alerts' },
+          )
+    }`;
 }
 
 export function runView(db: number, d: RunDetail, links: Links, nav: Html): Html {
@@ -170,43 +243,169 @@ export function runView(db: number, d: RunDetail, links: Links, nav: Html): Html
   const r = d.run;
   const temporal = links.temporal(r.workflowId);
   return html`<h1>Run ${r.workflowId}</h1>
-${nav}
-<table class="kv"><tbody>
-<tr><th>Pipeline</th><td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td></tr>
-<tr><th>Data status</th><td>${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}</td></tr>
-<tr><th>Rows seen</th><td class="rows-seen">${intText(r.rowsSeen)} <span class="muted">fetched, changed or not</span></td></tr>
-<tr><th>Rows changed</th><td class="rows-changed">${intText(r.rows)} <span class="muted">inserted or updated</span></td></tr>
-<tr><th>Duration</th><td>${runDuration(r)}</td></tr>
-<tr><th>Tokens</th><td class="tokens">${runTokens(r)}</td></tr>
-<tr><th>Exports</th><td>${r.exportStatus ?? '—'}${r.exportError ? html` <span class="bad">${r.exportError}</span>` : ''}</td></tr>
-<tr><th>Temporal</th><td>${temporal ? html`<a href="${temporal}" rel="noreferrer">open in the Temporal Web UI</a>` : html`<span class="muted">Web UI address not known (set TEMPORAL_UI_URL)</span>`}</td></tr>
-</tbody></table>
-${r.error && r.status !== 'partial' ? html`<h2>Error</h2><pre class="body bad">${r.error}</pre>` : ''}
-<h2>Timeline</h2>
-${table(['Step', 'At', ''], d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']), { cls: 'timeline' })}
-<h2>Rows per table</h2>
-${d.tables.length === 0 ? html`<p class="muted">No rows.</p>` : table(['Table', 'Rows', ''], d.tables.map((t) => [link(links.data(db, r.pipeline, t.table), t.table), intText(t.rows), t.content ? 'content' : '']), { cls: 'run-tables' })}
-${d.failed.listed.length > 0 || r.status === 'partial'
-  ? html`<h2>Failed URLs</h2>${table(['URL', 'Reason'], d.failed.listed.map((f) => [f.url, f.reason]), { cls: 'failed-urls', id: 'failed-urls' })}${d.failed.count !== null && d.failed.count > d.failed.listed.length ? html`<p class="muted">${d.failed.count - d.failed.listed.length} more not listed (the list is cut at 4,000 characters).</p>` : ''}`
-  : ''}
-<h2>Tokens</h2>
-${d.tokensByEndpoint.length === 0 ? html`<p class="muted">No responses recorded.</p>` : table(['Endpoint', 'Responses', 'Tokens'], d.tokensByEndpoint.map((t) => [t.endpoint, intText(t.responses), tokensCell(t.tokens)]))}
-<h2>Alerts</h2>
-${d.alerts.length === 0 ? html`<p class="muted">No alert was delivered for this run.</p>` : table(['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'], d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]), { cls: 'alerts' })}
-<h2>Schema changes</h2>
-${d.schemaChanges.length === 0 ? html`<p class="muted">None.</p>` : table(['Table', 'Column', 'Type', 'Change', 'Variant of', 'At'], d.schemaChanges.map((c) => [c['table_name'], c['column_name'], c['data_type'], c['change'], cell(c['variant_of']), cell(c['changed_at'])]), { cls: 'schema-changes' })}
-<h2>Exported files</h2>
-${d.exports.length === 0 ? html`<p class="muted">None recorded for this run (export_watermarks keeps the last file per table).</p>` : table(['Table', 'File', 'Rows', 'At'], d.exports.map((e) => [e['table_name'], cell(e['last_file'], 200), cell(e['last_rows']), cell(e['exported_at'])]), { cls: 'exports' })}
-${d.checks
-  ? html`<h2>Checks</h2>${d.checks.rows.length === 0
-      ? html`<p class="muted">No checks ran for this run.</p>`
-      : table(d.checks.columns.map(columnHeader), d.checks.rows.map((x) => d.checks!.columns.map((c) => (c === 'status' ? statusBadge(String(x[c])) : cell(x[c])))), { cls: 'checks' })}`
-  : ''}`;
+    ${nav}
+    <table class="kv">
+      <tbody>
+        <tr>
+          <th>Pipeline</th>
+          <td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td>
+        </tr>
+        <tr>
+          <th>Data status</th>
+          <td>
+            ${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}
+          </td>
+        </tr>
+        <tr>
+          <th>Rows seen</th>
+          <td class="rows-seen">${intText(r.rowsSeen)} <span class="muted">fetched, changed or not</span></td>
+        </tr>
+        <tr>
+          <th>Rows changed</th>
+          <td class="rows-changed">${intText(r.rows)} <span class="muted">inserted or updated</span></td>
+        </tr>
+        <tr>
+          <th>Duration</th>
+          <td>${runDuration(r)}</td>
+        </tr>
+        <tr>
+          <th>Tokens</th>
+          <td class="tokens">${runTokens(r)}</td>
+        </tr>
+        <tr>
+          <th>Exports</th>
+          <td>${r.exportStatus ?? '—'}${r.exportError ? html` <span class="bad">${r.exportError}</span>` : ''}</td>
+        </tr>
+        <tr>
+          <th>Temporal</th>
+          <td>
+            ${temporal ? html`<a href="${temporal}" rel="noreferrer">open in the Temporal Web UI</a>` : html`<span class="muted">Web UI address not known (set TEMPORAL_UI_URL)</span>`}
+          </td>
+        </tr>
+      </tbody>
+    </table>
+    ${
+      r.error && r.status !== 'partial'
+        ? html`<h2>Error</h2>
+            <pre class="body bad">${r.error}</pre>`
+        : ''
+    }
+    <h2>Timeline</h2>
+    ${table(
+      ['Step', 'At', ''],
+      d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']),
+      { cls: 'timeline' },
+    )}
+    <h2>Rows per table</h2>
+    ${
+      d.tables.length === 0
+        ? html`<p class="muted">No rows.</p>`
+        : table(
+            ['Table', 'Rows', ''],
+            d.tables.map((t) => [
+              link(links.data(db, r.pipeline, t.table), t.table),
+              intText(t.rows),
+              t.content ? 'content' : '',
+            ]),
+            { cls: 'run-tables' },
+          )
+    }
+    ${
+      d.failed.listed.length > 0 || r.status === 'partial'
+        ? html`<h2>Failed URLs</h2>
+            ${table(
+              ['URL', 'Reason'],
+              d.failed.listed.map((f) => [f.url, f.reason]),
+              { cls: 'failed-urls', id: 'failed-urls' },
+            )}${d.failed.count !== null && d.failed.count > d.failed.listed.length ? html`<p class="muted">${d.failed.count - d.failed.listed.length} more not listed (the list is cut at 4,000 characters).</p>` : ''}`
+        : ''
+    }
+    <h2>Tokens</h2>
+    ${
+      d.tokensByEndpoint.length === 0
+        ? html`<p class="muted">No responses recorded.</p>`
+        : table(
+            ['Endpoint', 'Responses', 'Tokens'],
+            d.tokensByEndpoint.map((t) => [t.endpoint, intText(t.responses), tokensCell(t.tokens)]),
+          )
+    }
+    <h2>Alerts</h2>
+    ${
+      d.alerts.length === 0
+        ? html`<p class="muted">No alert was delivered for this run.</p>`
+        : table(
+            ['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'],
+            d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]),
+            { cls: 'alerts' },
+          )
+    }
+    <h2>Schema changes</h2>
+    ${
+      d.schemaChanges.length === 0
+        ? html`<p class="muted">None.</p>`
+        : table(
+            ['Table', 'Column', 'Type', 'Change', 'Variant of', 'At'],
+            d.schemaChanges.map((c) => [
+              c['table_name'],
+              c['column_name'],
+              c['data_type'],
+              c['change'],
+              cell(c['variant_of']),
+              cell(c['changed_at']),
+            ]),
+            { cls: 'schema-changes' },
+          )
+    }
+    <h2>Exported files</h2>
+    ${
+      d.exports.length === 0
+        ? html`<p class="muted">None recorded for this run (export_watermarks keeps the last file per table).</p>`
+        : table(
+            ['Table', 'File', 'Rows', 'At'],
+            d.exports.map((e) => [
+              e['table_name'],
+              cell(e['last_file'], 200),
+              cell(e['last_rows']),
+              cell(e['exported_at']),
+            ]),
+            { cls: 'exports' },
+          )
+    }
+    ${
+      d.checks
+        ? html`<h2>Checks</h2>
+            ${
+              d.checks.rows.length === 0
+                ? html`<p class="muted">No checks ran for this run.</p>`
+                : table(
+                    d.checks.columns.map(columnHeader),
+                    d.checks.rows.map((x) =>
+                      d.checks!.columns.map((c) => (c === 'status' ? statusBadge(String(x[c])) : cell(x[c]))),
+                    ),
+                    { cls: 'checks' },
+                  )
+            }`
+        : ''
+    }`;
 }
 
-export function dataIndexView(db: number, pipeline: string, tables: Array<{ table: string; count: number; capped: boolean }>, links: Links, nav: Html): Html {
-  return html`<h1>Data of ${pipeline}</h1>${nav}
-${table(['Table', 'Rows of this pipeline'], tables.map((t) => [link(links.data(db, pipeline, t.table), t.table), `${intText(t.count)}${t.capped ? '+' : ''}`]), { cls: 'tables' })}`;
+export function dataIndexView(
+  db: number,
+  pipeline: string,
+  tables: Array<{ table: string; count: number; capped: boolean }>,
+  links: Links,
+  nav: Html,
+): Html {
+  return html`<h1>Data of ${pipeline}</h1>
+    ${nav}
+    ${table(
+      ['Table', 'Rows of this pipeline'],
+      tables.map((t) => [
+        link(links.data(db, pipeline, t.table), t.table),
+        `${intText(t.count)}${t.capped ? '+' : ''}`,
+      ]),
+      { cls: 'tables' },
+    )}`;
 }
 
 export function dataTableView(
@@ -221,7 +420,10 @@ export function dataTableView(
   const hasLoad = page.meta.columns.some((c) => c.name === 'load_id');
   // The data first: lineage (which pipeline, load and hash a row came with) is read after it, so it comes last.
   const lineage = LINEAGE_COLUMNS as readonly string[];
-  const columns = [...page.meta.columns.filter((c) => !lineage.includes(c.name)), ...page.meta.columns.filter((c) => lineage.includes(c.name))];
+  const columns = [
+    ...page.meta.columns.filter((c) => !lineage.includes(c.name)),
+    ...page.meta.columns.filter((c) => lineage.includes(c.name)),
+  ];
   const sortLink = (col: string) => {
     const desc = page.sort === col || (page.sort === undefined && col === page.key[0]) ? !page.desc : false;
     return links.data(db, pipeline, t, { sort: col, ...(desc ? { desc: '1' } : {}), ...limitQ });
@@ -229,19 +431,47 @@ export function dataTableView(
   const limitQ = q.limit !== undefined ? { limit: String(q.limit) } : {};
   const viewQ = { sort: page.sort, ...(page.desc ? { desc: '1' } : {}) };
   const pageQ = { ...viewQ, ...limitQ };
-  return html`<h1>${t} <span class="muted">of ${pipeline}</span></h1>${nav}
-<p>${intText(page.count)}${page.capped ? '+' : ''} rows; sorted by ${page.sort ?? page.key.join(', ')} ${page.desc ? 'descending' : 'ascending'}.
-Download this view: ${link(links.download(db, pipeline, t, 'csv', viewQ), 'CSV')} · ${link(links.download(db, pipeline, t, 'parquet', viewQ), 'Parquet')}</p>
-<table class="data" id="data-table"><thead><tr>${columns.map(
-    (c) => html`<th><a href="${sortLink(c.name) ?? '#'}" data-column="${c.name}">${c.name}${page.sort === c.name ? (page.desc ? ' ▼' : ' ▲') : ''}</a><span class="col-type">${c.type}</span></th>`,
-  )}${hasLoad ? html`<th>raw</th>` : ''}</tr></thead><tbody>${page.rows.map(
-    (row) =>
-      html`<tr>${columns.map((c) => html`<td>${cell(row[c.name])}</td>`)}${hasLoad ? html`<td>${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}</td>` : ''}</tr>`,
-  )}</tbody></table>
-<p class="pager">${q.after ? link(links.data(db, pipeline, t, pageQ), '« first page') : ''}${page.next ? html`<a data-next href="${links.data(db, pipeline, t, { ...pageQ, after: page.next }) ?? '#'}">next page »</a>` : html`<span class="muted">last page</span>`}</p>`;
+  return html`<h1>${t} <span class="muted">of ${pipeline}</span></h1>
+    ${nav}
+    <p>
+      ${intText(page.count)}${page.capped ? '+' : ''} rows; sorted by ${page.sort ?? page.key.join(', ')}
+      ${page.desc ? 'descending' : 'ascending'}. Download this view:
+      ${link(links.download(db, pipeline, t, 'csv', viewQ), 'CSV')} ·
+      ${link(links.download(db, pipeline, t, 'parquet', viewQ), 'Parquet')}
+    </p>
+    <table class="data" id="data-table">
+      <thead>
+        <tr>
+          ${columns.map(
+            (c) =>
+              html`<th>
+                <a href="${sortLink(c.name) ?? '#'}" data-column="${c.name}"
+                  >${c.name}${page.sort === c.name ? (page.desc ? ' ▼' : ' ▲') : ''}</a
+                ><span class="col-type">${c.type}</span>
+              </th>`,
+          )}${hasLoad ? html`<th>raw</th>` : ''}
+        </tr>
+      </thead>
+      <tbody>
+        ${page.rows.map(
+          (row) =>
+            html`<tr>
+              ${columns.map((c) => html`<td>${cell(row[c.name])}</td>`)}${hasLoad ? html`<td>${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}</td>` : ''}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="pager">
+      ${q.after ? link(links.data(db, pipeline, t, pageQ), '« first page') : ''}${page.next ? html`<a data-next href="${links.data(db, pipeline, t, { ...pageQ, after: page.next }) ?? '#'}">next page »</a>` : html`<span class="muted">last page</span>`}
+    </p>`;
 }
 
-export function rawView(db: number, raw: { row: Record<string, unknown>; body: string; bodyChars: number; truncated: boolean }, bodyHref: string | null, links: Links): Html {
+export function rawView(
+  db: number,
+  raw: { row: Record<string, unknown>; body: string; bodyChars: number; truncated: boolean },
+  bodyHref: string | null,
+  links: Links,
+): Html {
   const r = raw.row;
   let pretty = raw.body;
   if (!raw.truncated) {
@@ -252,13 +482,29 @@ export function rawView(db: number, raw: { row: Record<string, unknown>; body: s
     }
   }
   return html`<h1>Raw response ${String(r['id'])}</h1>
-<table class="kv"><tbody>${Object.entries(r).map(([k, v]) => html`<tr><th>${k}</th><td>${k === 'workflow_id' && v ? link(links.run(db, String(v)), String(v)) : cell(v, 400)}</td></tr>`)}</tbody></table>
-<h2>Body ${raw.truncated ? html`<span class="muted">(first ${intText(raw.body.length)} of ${intText(raw.bodyChars)} characters)</span>` : ''} ${bodyHref ? link(bodyHref, 'whole body as text') : ''}</h2>
-<pre class="body" id="raw-body">${pretty}</pre>`;
+    <table class="kv">
+      <tbody>
+        ${Object.entries(r).map(
+          ([k, v]) =>
+            html`<tr>
+              <th>${k}</th>
+              <td>${k === 'workflow_id' && v ? link(links.run(db, String(v)), String(v)) : cell(v, 400)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <h2>
+      Body
+      ${raw.truncated ? html`<span class="muted">(first ${intText(raw.body.length)} of ${intText(raw.bodyChars)} characters)</span>` : ''}
+      ${bodyHref ? link(bodyHref, 'whole body as text') : ''}
+    </h2>
+    <pre class="body" id="raw-body">${pretty}</pre>`;
 }
 
 function money(v: number | null, currency: string | null): string {
-  return v === null ? '—' : `${v.toLocaleString('en-US', { maximumFractionDigits: 2 })}${currency ? ` ${currency}` : ''}`;
+  return v === null
+    ? '—'
+    : `${v.toLocaleString('en-US', { maximumFractionDigits: 2 })}${currency ? ` ${currency}` : ''}`;
 }
 
 function pct(x: number): string {
@@ -268,52 +514,140 @@ function pct(x: number): string {
 export function pricesView(
   db: number,
   pipeline: string,
-  v: { products: ProductRef[]; history: ProductHistory | undefined; moves: { drops: PriceMove[]; rises: PriceMove[] }; stock: StockChange[]; lastRun: RunInfo | undefined },
+  v: {
+    products: ProductRef[];
+    history: ProductHistory | undefined;
+    moves: { drops: PriceMove[]; rises: PriceMove[] };
+    stock: StockChange[];
+    lastRun: RunInfo | undefined;
+  },
   links: Links,
   nav: Html,
   allCharts = false,
   histories: ProductHistory[] = [],
 ): Html {
   const moveRows = (ms: PriceMove[]) =>
-    ms.map((m) => [link(links.prices(db, pipeline, m), m.title ?? `${m.shopId}/${m.itemId}`), m.model ?? (m.modelId === null ? 'product' : m.modelId), money(m.previousMajor, m.currency), money(m.priceMajor, m.currency), pct(m.change)]);
-  const historyBlock = (h: ProductHistory) => html`${chart(
-    `price-${h.product.shopId}-${h.product.itemId}`,
-    { kind: 'steps', time: true, data: h.chart, series: h.series.map((s) => s.label), yLabel: h.currency ?? 'price' },
-    `${h.product.title ?? `${h.product.shopId}/${h.product.itemId}`} — price${h.currency ? ` in ${h.currency}` : ''}`,
-  )}${table(
-    ['Series', 'Loaded at', `Price${h.currency ? ` (${h.currency})` : ''}`],
-    h.series.flatMap((s) => s.points.map((p) => [s.label, when(p.loadedAt), money(p.priceMajor, null)])),
-    { cls: 'price-points' },
-  )}`;
-  return html`<h1>Price history of ${pipeline}</h1>${nav}
-<h2>Since the previous run ${v.lastRun ? html`<span class="muted">(${link(links.run(db, v.lastRun.workflowId), v.lastRun.workflowId)})</span>` : ''}</h2>
-<h2>Biggest drops</h2>
-${v.moves.drops.length === 0 ? html`<p class="muted">No price dropped in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], moveRows(v.moves.drops), { cls: 'drops' })}
-<h2>Biggest rises</h2>
-${v.moves.rises.length === 0 ? html`<p class="muted">No price rose in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], moveRows(v.moves.rises), { cls: 'rises' })}
-<h2>Stock changes</h2>
-${v.stock.length === 0 ? html`<p class="muted">No product or model went out of stock or came back in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], v.stock.map((s) => [s.title ?? s.requestKey, s.model ?? (s.modelId ?? 'product'), intText(s.previous), intText(s.current), html`<span class="${s.change === 'out of stock' ? 'bad' : ''}">${s.change}</span>`]), { cls: 'stock-changes' })}
-<h2>Products</h2>
-${allCharts
-  ? histories.map(historyBlock)
-  : html`${table(['Product', 'Currency'], v.products.map((p) => [link(links.prices(db, pipeline, p), p.title ?? `${p.shopId}/${p.itemId}`), p.currency ?? '']), { cls: 'products' })}${v.history ? historyBlock(v.history) : ''}`}`;
+    ms.map((m) => [
+      link(links.prices(db, pipeline, m), m.title ?? `${m.shopId}/${m.itemId}`),
+      m.model ?? (m.modelId === null ? 'product' : m.modelId),
+      money(m.previousMajor, m.currency),
+      money(m.priceMajor, m.currency),
+      pct(m.change),
+    ]);
+  const historyBlock = (h: ProductHistory) =>
+    html`${chart(
+      `price-${h.product.shopId}-${h.product.itemId}`,
+      { kind: 'steps', time: true, data: h.chart, series: h.series.map((s) => s.label), yLabel: h.currency ?? 'price' },
+      `${h.product.title ?? `${h.product.shopId}/${h.product.itemId}`} — price${h.currency ? ` in ${h.currency}` : ''}`,
+    )}${table(
+      ['Series', 'Loaded at', `Price${h.currency ? ` (${h.currency})` : ''}`],
+      h.series.flatMap((s) => s.points.map((p) => [s.label, when(p.loadedAt), money(p.priceMajor, null)])),
+      { cls: 'price-points' },
+    )}`;
+  return html`<h1>Price history of ${pipeline}</h1>
+    ${nav}
+    <h2>
+      Since the previous run
+      ${v.lastRun ? html`<span class="muted">(${link(links.run(db, v.lastRun.workflowId), v.lastRun.workflowId)})</span>` : ''}
+    </h2>
+    <h2>Biggest drops</h2>
+    ${v.moves.drops.length === 0 ? html`<p class="muted">No price dropped in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], moveRows(v.moves.drops), { cls: 'drops' })}
+    <h2>Biggest rises</h2>
+    ${v.moves.rises.length === 0 ? html`<p class="muted">No price rose in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], moveRows(v.moves.rises), { cls: 'rises' })}
+    <h2>Stock changes</h2>
+    ${
+      v.stock.length === 0
+        ? html`<p class="muted">No product or model went out of stock or came back in the last run.</p>`
+        : table(
+            ['Product', 'Model', 'Before', 'Now', 'Change'],
+            v.stock.map((s) => [
+              s.title ?? s.requestKey,
+              s.model ?? s.modelId ?? 'product',
+              intText(s.previous),
+              intText(s.current),
+              html`<span class="${s.change === 'out of stock' ? 'bad' : ''}">${s.change}</span>`,
+            ]),
+            { cls: 'stock-changes' },
+          )
+    }
+    <h2>Products</h2>
+    ${
+      allCharts
+        ? histories.map(historyBlock)
+        : html`${table(
+            ['Product', 'Currency'],
+            v.products.map((p) => [
+              link(links.prices(db, pipeline, p), p.title ?? `${p.shopId}/${p.itemId}`),
+              p.currency ?? '',
+            ]),
+            { cls: 'products' },
+          )}${v.history ? historyBlock(v.history) : ''}`
+    }`;
 }
 
-export function leadsView(db: number, pipeline: string, l: LeadsPage, after: string | undefined, links: Links, nav: Html): Html {
+export function leadsView(
+  db: number,
+  pipeline: string,
+  l: LeadsPage,
+  after: string | undefined,
+  links: Links,
+  nav: Html,
+): Html {
   const childCell = (rows: Array<Record<string, unknown>> | undefined, fields: string[]) =>
-    rows && rows.length > 0 ? html`<ul class="children">${rows.map((x) => html`<li>${fields.map((f) => x[f]).filter((v) => v !== null && v !== undefined).map(String).join(' · ')}</li>`)}</ul>` : html`<span class="muted">—</span>`;
-  return html`<h1>Leads of ${pipeline}</h1>${nav}
-${chart(
-  `leads-per-run-${pipeline}`,
-  { kind: 'bars', time: false, data: [l.perRun.map((_, i) => i), l.perRun.map((x) => x.leads)], series: ['leads added or changed'], yLabel: 'leads', xLabels: l.perRun.map((x) => (x.startedAt ?? '').slice(5, 16).replace('T', ' ')) },
-  'New or changed leads per run',
-)}
-<p>${intText(l.page.count)}${l.page.capped ? '+' : ''} leads in ${link(links.data(db, pipeline, l.table), l.table)}${l.children.length > 0 ? html` with ${l.children.map((c) => c.table).join(', ')}` : ''}.</p>
-<table class="data leads" id="leads-table"><thead><tr>${l.fields.map((f) => html`<th>${f}</th>`)}${l.children.map((c) => html`<th>${c.label}</th>`)}<th>raw</th></tr></thead><tbody>${l.page.rows.map(
-    (row) =>
-      html`<tr data-row-key="${String(row['row_key'] ?? '')}">${l.fields.map((f) => html`<td>${cell(row[f])}</td>`)}${l.children.map((c) => html`<td>${childCell(c.byParent.get(String(row['row_key'])), c.fields)}</td>`)}<td>${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}</td></tr>`,
-  )}</tbody></table>
-<p class="pager">${after ? link(links.leads(db, pipeline), '« first page') : ''}${l.page.next ? link(links.leads(db, pipeline, l.page.next), 'next page »') : ''}</p>`;
+    rows && rows.length > 0
+      ? html`<ul class="children">
+          ${rows.map(
+            (x) =>
+              html`<li>
+                ${fields
+                  .map((f) => x[f])
+                  .filter((v) => v !== null && v !== undefined)
+                  .map(String)
+                  .join(' · ')}
+              </li>`,
+          )}
+        </ul>`
+      : html`<span class="muted">—</span>`;
+  return html`<h1>Leads of ${pipeline}</h1>
+    ${nav}
+    ${chart(
+      `leads-per-run-${pipeline}`,
+      {
+        kind: 'bars',
+        time: false,
+        data: [l.perRun.map((_, i) => i), l.perRun.map((x) => x.leads)],
+        series: ['leads added or changed'],
+        yLabel: 'leads',
+        xLabels: l.perRun.map((x) => (x.startedAt ?? '').slice(5, 16).replace('T', ' ')),
+      },
+      'New or changed leads per run',
+    )}
+    <p>
+      ${intText(l.page.count)}${l.page.capped ? '+' : ''} leads in
+      ${link(links.data(db, pipeline, l.table), l.table)}${l.children.length > 0 ? html` with ${l.children.map((c) => c.table).join(', ')}` : ''}.
+    </p>
+    <table class="data leads" id="leads-table">
+      <thead>
+        <tr>
+          ${l.fields.map((f) => html`<th>${f}</th>`)}${l.children.map((c) => html`<th>${c.label}</th>`)}
+          <th>raw</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${l.page.rows.map(
+          (row) =>
+            html`<tr data-row-key="${String(row['row_key'] ?? '')}">
+              ${l.fields.map((f) => html`<td>${cell(row[f])}</td>`)}${l.children.map((c) => html`<td>${childCell(c.byParent.get(String(row['row_key'])), c.fields)}</td>`)}
+              <td>
+                ${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="pager">
+      ${after ? link(links.leads(db, pipeline), '« first page') : ''}${l.page.next ? link(links.leads(db, pipeline, l.page.next), 'next page »') : ''}
+    </p>`;
 }
 
 /** Headers a person reads for the bookkeeping columns the console shows (a data table keeps its own names). */
@@ -337,25 +671,35 @@ function budgetsSection(rows: readonly BudgetRow[]): Html {
   if (rows.length === 0) return html``;
   const unit = (r: BudgetRow) => (r.limit.resource === 'calls' ? 'service calls' : r.limit.resource);
   return html`<h2>Budgets</h2>
-<p class="muted">Spend against each limit of the pipelines' and projects' budget sections in its current period (UTC days and months). A run that would pass a limit is refused before any call; a run reaching one stops starting calls.</p>
-${table(
-    ['Pipeline', 'Budget', 'Period', 'Spent', 'Limit', 'Used'],
-    rows.map((r) => [
-      r.pipeline,
-      `${r.limit.scope === 'project' ? 'project ' : ''}${unit(r)} per ${r.limit.period}`,
-      r.period,
-      intText(r.spent),
-      intText(r.limit.limit),
-      `${r.limit.limit > 0 ? Math.round((r.spent / r.limit.limit) * 100) : 100}%${r.spent >= r.limit.limit ? ' (reached)' : r.spent >= r.limit.warnAt * r.limit.limit ? ' (warning)' : ''}`,
-    ]),
-    { cls: 'cost-budgets' },
-  )}`;
+    <p class="muted">
+      Spend against each limit of the pipelines' and projects' budget sections in its current period (UTC days and
+      months). A run that would pass a limit is refused before any call; a run reaching one stops starting calls.
+    </p>
+    ${table(
+      ['Pipeline', 'Budget', 'Period', 'Spent', 'Limit', 'Used'],
+      rows.map((r) => [
+        r.pipeline,
+        `${r.limit.scope === 'project' ? 'project ' : ''}${unit(r)} per ${r.limit.period}`,
+        r.period,
+        intText(r.spent),
+        intText(r.limit.limit),
+        `${r.limit.limit > 0 ? Math.round((r.spent / r.limit.limit) * 100) : 100}%${r.spent >= r.limit.limit ? ' (reached)' : r.spent >= r.limit.warnAt * r.limit.limit ? ' (warning)' : ''}`,
+      ]),
+      { cls: 'cost-budgets' },
+    )}`;
 }
 
-export function costView(points: Array<CostPoint & { db: number }>, links: Links, budgets: readonly BudgetRow[] = []): Html {
+export function costView(
+  points: Array<CostPoint & { db: number }>,
+  links: Links,
+  budgets: readonly BudgetRow[] = [],
+): Html {
   const pipelines = [...new Set(points.map((p) => p.pipeline))].sort();
   // One bar series per pipeline over the runs in time order: a run's tokens in its pipeline's series.
-  const data: Array<Array<number | null>> = [points.map((_, i) => i), ...pipelines.map((name) => points.map((p) => (p.pipeline === name ? p.tokens : null)))];
+  const data: Array<Array<number | null>> = [
+    points.map((_, i) => i),
+    ...pipelines.map((name) => points.map((p) => (p.pipeline === name ? p.tokens : null))),
+  ];
   const byDay = new Map<string, Map<string, number>>();
   for (const p of points) {
     const day = (p.startedAt ?? '').slice(0, 10);
@@ -366,15 +710,40 @@ export function costView(points: Array<CostPoint & { db: number }>, links: Links
   const days = [...byDay.keys()].sort().reverse();
   if (points.length === 0) {
     return html`<h1>Cost</h1>
-${budgetsSection(budgets)}
-<p class="no-spend">No spend recorded yet: no run has reported service tokens. Each run's tokens show here once the scraping service reports them.</p>`;
+      ${budgetsSection(budgets)}
+      <p class="no-spend">
+        No spend recorded yet: no run has reported service tokens. Each run's tokens show here once the scraping service
+        reports them.
+      </p>`;
   }
   return html`<h1>Cost</h1>
-${budgetsSection(budgets)}
-<p class="muted">Service tokens per run: the sum of the tokens the scraping service reported for the run's responses. Runs whose responses reported none are left out.</p>
-${chart('tokens-per-run', { kind: 'bars', time: false, data, series: pipelines, yLabel: 'tokens', xLabels: points.map((p) => (p.startedAt ?? '').slice(5, 16).replace('T', ' ')) }, 'Tokens per run')}
-<h2>Tokens per pipeline and day</h2>
-${table(['Day', ...pipelines, 'Total'], days.map((d) => [d, ...pipelines.map((p) => intText(byDay.get(d)!.get(p) ?? 0)), intText([...byDay.get(d)!.values()].reduce((a, b) => a + b, 0))]), { cls: 'cost-days' })}
-<h2>Runs</h2>
-${table(['Started', 'Pipeline', 'Run', 'Tokens'], [...points].reverse().map((p) => [when(p.startedAt), p.pipeline, link(links.run(p.db, p.workflowId), p.workflowId), intText(p.tokens)]), { cls: 'cost-runs' })}`;
+    ${budgetsSection(budgets)}
+    <p class="muted">
+      Service tokens per run: the sum of the tokens the scraping service reported for the run's responses. Runs whose
+      responses reported none are left out.
+    </p>
+    ${chart('tokens-per-run', { kind: 'bars', time: false, data, series: pipelines, yLabel: 'tokens', xLabels: points.map((p) => (p.startedAt ?? '').slice(5, 16).replace('T', ' ')) }, 'Tokens per run')}
+    <h2>Tokens per pipeline and day</h2>
+    ${table(
+      ['Day', ...pipelines, 'Total'],
+      days.map((d) => [
+        d,
+        ...pipelines.map((p) => intText(byDay.get(d)!.get(p) ?? 0)),
+        intText([...byDay.get(d)!.values()].reduce((a, b) => a + b, 0)),
+      ]),
+      { cls: 'cost-days' },
+    )}
+    <h2>Runs</h2>
+    ${table(
+      ['Started', 'Pipeline', 'Run', 'Tokens'],
+      [...points]
+        .reverse()
+        .map((p) => [
+          when(p.startedAt),
+          p.pipeline,
+          link(links.run(p.db, p.workflowId), p.workflowId),
+          intText(p.tokens),
+        ]),
+      { cls: 'cost-runs' },
+    )}`;
 }

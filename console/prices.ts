@@ -20,7 +20,12 @@ export async function productsOf(r: Reader, pipeline: string, limit = 500): Prom
     `SELECT shop_id, item_id, title, currency FROM marketplace_products WHERE pipeline = ${r.ph(1)} ORDER BY shop_id, item_id LIMIT ${limit}`,
     [pipeline],
   );
-  return rows.map((x) => ({ shopId: text(x['shop_id'])!, itemId: text(x['item_id'])!, title: text(x['title']), currency: text(x['currency']) }));
+  return rows.map((x) => ({
+    shopId: text(x['shop_id'])!,
+    itemId: text(x['item_id'])!,
+    title: text(x['title']),
+    currency: text(x['currency']),
+  }));
 }
 
 export interface HistoryPoint {
@@ -49,10 +54,18 @@ export interface ProductHistory {
 
 export const HISTORY_POINTS_LIMIT = 5000;
 
-export async function productHistory(r: Reader, pipeline: string, shopId: string, itemId: string): Promise<ProductHistory | undefined> {
+export async function productHistory(
+  r: Reader,
+  pipeline: string,
+  shopId: string,
+  itemId: string,
+): Promise<ProductHistory | undefined> {
   if (!(await tableExists(r, 'marketplace_price_history'))) return undefined;
   const [p] = (await tableExists(r, 'marketplace_products'))
-    ? await r.all(`SELECT title, currency FROM marketplace_products WHERE pipeline = ${r.ph(1)} AND shop_id = ${r.ph(2)} AND item_id = ${r.ph(3)}`, [pipeline, shopId, itemId])
+    ? await r.all(
+        `SELECT title, currency FROM marketplace_products WHERE pipeline = ${r.ph(1)} AND shop_id = ${r.ph(2)} AND item_id = ${r.ph(3)}`,
+        [pipeline, shopId, itemId],
+      )
     : [];
   const rows = await r.all(
     `SELECT id, model_id, price, price_major, currency, loaded_at FROM marketplace_price_history
@@ -74,11 +87,28 @@ export async function productHistory(r: Reader, pipeline: string, shopId: string
     const modelId = text(x['model_id']);
     const k = modelId ?? '';
     let s = bySeries.get(k);
-    if (!s) bySeries.set(k, (s = { label: modelId === null ? 'product' : `${names.get(modelId) ?? 'model'} (${modelId})`, modelId, points: [] }));
-    s.points.push({ id: num(x['id'])!, modelId, price: num(x['price']), priceMajor: num(x['price_major']), currency: text(x['currency']), loadedAt: isoTime(x['loaded_at']) });
+    if (!s)
+      bySeries.set(
+        k,
+        (s = {
+          label: modelId === null ? 'product' : `${names.get(modelId) ?? 'model'} (${modelId})`,
+          modelId,
+          points: [],
+        }),
+      );
+    s.points.push({
+      id: num(x['id'])!,
+      modelId,
+      price: num(x['price']),
+      priceMajor: num(x['price_major']),
+      currency: text(x['currency']),
+      loadedAt: isoTime(x['loaded_at']),
+    });
   }
   // The product's own line first, then the models in id order.
-  const series = [...bySeries.values()].sort((a, b) => (a.modelId === null ? -1 : b.modelId === null ? 1 : a.modelId.localeCompare(b.modelId, 'en', { numeric: true })));
+  const series = [...bySeries.values()].sort((a, b) =>
+    a.modelId === null ? -1 : b.modelId === null ? 1 : a.modelId.localeCompare(b.modelId, 'en', { numeric: true }),
+  );
   const product: ProductRef = { shopId, itemId, title: text(p?.['title']), currency: text(p?.['currency']) };
   const currency = product.currency ?? series.flatMap((s) => s.points).find((pt) => pt.currency)?.currency ?? null;
   return { product, series, currency, chart: alignSeries(series) };
@@ -86,7 +116,9 @@ export async function productHistory(r: Reader, pipeline: string, shopId: string
 
 /** uPlot wants one x array shared by every series: the union of the series' times, nulls where one has no point. */
 export function alignSeries(series: PriceSeries[]): Array<Array<number | null>> {
-  const xs = [...new Set(series.flatMap((s) => s.points.map((p) => (timeMs(p.loadedAt) ?? 0) / 1000)))].sort((a, b) => a - b);
+  const xs = [...new Set(series.flatMap((s) => s.points.map((p) => (timeMs(p.loadedAt) ?? 0) / 1000)))].sort(
+    (a, b) => a - b,
+  );
   const at = new Map(xs.map((x, i) => [x, i]));
   const data: Array<Array<number | null>> = [xs];
   for (const s of series) {
@@ -111,8 +143,14 @@ export interface PriceMove {
 }
 
 /** The price changes the pipeline's last run recorded, biggest drops and rises first. */
-export async function movesOfRun(r: Reader, pipeline: string, workflowId: string, limit = 10): Promise<{ drops: PriceMove[]; rises: PriceMove[] }> {
-  if (!(await tableExists(r, 'marketplace_price_history')) || !(await tableExists(r, 'raw_responses'))) return { drops: [], rises: [] };
+export async function movesOfRun(
+  r: Reader,
+  pipeline: string,
+  workflowId: string,
+  limit = 10,
+): Promise<{ drops: PriceMove[]; rises: PriceMove[] }> {
+  if (!(await tableExists(r, 'marketplace_price_history')) || !(await tableExists(r, 'raw_responses')))
+    return { drops: [], rises: [] };
   const joinProducts = await tableExists(r, 'marketplace_products');
   const joinModels = await tableExists(r, 'marketplace_product_models');
   const rows = await r.all(
@@ -144,8 +182,14 @@ export async function movesOfRun(r: Reader, pipeline: string, workflowId: string
       change: (price - prev) / prev,
     });
   }
-  const drops = moves.filter((m) => m.change < 0).sort((a, b) => a.change - b.change).slice(0, limit);
-  const rises = moves.filter((m) => m.change > 0).sort((a, b) => b.change - a.change).slice(0, limit);
+  const drops = moves
+    .filter((m) => m.change < 0)
+    .sort((a, b) => a.change - b.change)
+    .slice(0, limit);
+  const rises = moves
+    .filter((m) => m.change > 0)
+    .sort((a, b) => b.change - a.change)
+    .slice(0, limit);
   return { drops, rises };
 }
 
@@ -177,14 +221,20 @@ function stockOf(body: string): StockOf | undefined {
   const models = new Map<string, { name: string | null; stock: number | null }>();
   if (Array.isArray(item['models'])) {
     for (const m of item['models'] as Array<Record<string, unknown>>) {
-      if (m && m['model_id'] !== undefined && m['model_id'] !== null) models.set(String(m['model_id']), { name: text(m['name']), stock: num(m['stock']) });
+      if (m && m['model_id'] !== undefined && m['model_id'] !== null)
+        models.set(String(m['model_id']), { name: text(m['name']), stock: num(m['stock']) });
     }
   }
   return { title: text(item['title']), product: num(item['stock']), models };
 }
 
 /** Products and models whose stock went to 0 or from 0 between the previous response of a URL and the run's. */
-export async function stockChangesOfRun(r: Reader, pipeline: string, workflowId: string, limit = 200): Promise<StockChange[]> {
+export async function stockChangesOfRun(
+  r: Reader,
+  pipeline: string,
+  workflowId: string,
+  limit = 200,
+): Promise<StockChange[]> {
   if (!(await tableExists(r, 'raw_responses'))) return [];
   const body = async (x: Record<string, unknown>) => {
     if (x['body_ref'] === null || x['body_ref'] === undefined) return String(x['body']);
@@ -208,8 +258,26 @@ export async function stockChangesOfRun(r: Reader, pipeline: string, workflowId:
     if (!now || !before) continue;
     const push = (model: string | null, modelId: string | null, a: number | null, b: number | null) => {
       if (a === null || b === null) return;
-      if (a > 0 && b === 0) out.push({ requestKey: String(c['request_key']), title: now.title, model, modelId, previous: a, current: b, change: 'out of stock' });
-      if (a === 0 && b > 0) out.push({ requestKey: String(c['request_key']), title: now.title, model, modelId, previous: a, current: b, change: 'back in stock' });
+      if (a > 0 && b === 0)
+        out.push({
+          requestKey: String(c['request_key']),
+          title: now.title,
+          model,
+          modelId,
+          previous: a,
+          current: b,
+          change: 'out of stock',
+        });
+      if (a === 0 && b > 0)
+        out.push({
+          requestKey: String(c['request_key']),
+          title: now.title,
+          model,
+          modelId,
+          previous: a,
+          current: b,
+          change: 'back in stock',
+        });
     };
     push(null, null, before.product, now.product);
     for (const [id, m] of now.models) push(m.name, id, before.models.get(id)?.stock ?? null, m.stock);

@@ -49,9 +49,17 @@ export async function writeReport(o: ReportOptions): Promise<{ file: string; run
       const s = await pipelineSummary(r, o.pipeline);
       if (!s) {
         const known = await pipelineNames(r);
-        throw Object.assign(new Error(`no run of pipeline '${o.pipeline}' in ${source.url} (pipelines there: ${known.join(', ') || 'none'})`), { exitCode: 1 });
+        throw Object.assign(
+          new Error(
+            `no run of pipeline '${o.pipeline}' in ${source.url} (pipelines there: ${known.join(', ') || 'none'})`,
+          ),
+          { exitCode: 1 },
+        );
       }
-      const runs = await runsOfPipeline(r, o.pipeline, { limit: o.maxRuns ?? 50, ...(o.since ? { since: o.since } : {}) });
+      const runs = await runsOfPipeline(r, o.pipeline, {
+        limit: o.maxRuns ?? 50,
+        ...(o.since ? { since: o.since } : {}),
+      });
       runCount = runs.length;
       const details: RunDetail[] = [];
       for (const run of runs) {
@@ -73,16 +81,22 @@ export async function writeReport(o: ReportOptions): Promise<{ file: string; run
           stock: await stockChangesOfRun(r, o.pipeline, s.lastRun.workflowId),
           lastRun: s.lastRun,
         };
-        prices = html`<section id="prices">${pricesView(0, o.pipeline, v, reportLinks, html``, true, histories)}</section>`;
+        prices = html`<section id="prices">
+          ${pricesView(0, o.pipeline, v, reportLinks, html``, true, histories)}
+        </section>`;
       }
       return html`<section id="pipeline">${pipelineView(0, s, runs, reportLinks, now, html``)}</section>
-${prices}
-${details.map((d) => html`<section class="run" id="run-${anchor(d.run.workflowId)}">${runView(0, d, reportLinks, html``)}</section>`)}`;
+        ${prices}
+        ${details.map((d) => html`<section class="run" id="run-${anchor(d.run.workflowId)}">${runView(0, d, reportLinks, html``)}</section>`)}`;
     });
   } finally {
     await source.close();
   }
-  const text = reportPage(`${o.pipeline}${o.since ? ` since ${o.since.toISOString().slice(0, 10)}` : ''}`, body, `made ${new Date(now).toISOString()} from ${source.url} by scrape-etl report`);
+  const text = reportPage(
+    `${o.pipeline}${o.since ? ` since ${o.since.toISOString().slice(0, 10)}` : ''}`,
+    body,
+    `made ${new Date(now).toISOString()} from ${source.url} by scrape-etl report`,
+  );
   const file = path.resolve(o.out);
   const tmp = `${file}.${process.pid}.tmp`;
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -81,10 +81,18 @@ export async function pipelineNames(r: Reader): Promise<string[]> {
 }
 
 export async function pipelineSummary(r: Reader, pipeline: string): Promise<PipelineSummary | undefined> {
-  const recent = (await r.all(`SELECT ${RUN_COLUMNS} FROM pipeline_runs WHERE pipeline = ${r.ph(1)} ORDER BY id DESC LIMIT ${SPARK_RUNS}`, [pipeline])).map(toRun);
+  const recent = (
+    await r.all(
+      `SELECT ${RUN_COLUMNS} FROM pipeline_runs WHERE pipeline = ${r.ph(1)} ORDER BY id DESC LIMIT ${SPARK_RUNS}`,
+      [pipeline],
+    )
+  ).map(toRun);
   const lastRun = recent[0];
   if (!lastRun) return undefined;
-  const [ok] = await r.all(`SELECT max(finished_at) AS t FROM pipeline_runs WHERE pipeline = ${r.ph(1)} AND status = 'succeeded'`, [pipeline]);
+  const [ok] = await r.all(
+    `SELECT max(finished_at) AS t FROM pipeline_runs WHERE pipeline = ${r.ph(1)} AND status = 'succeeded'`,
+    [pipeline],
+  );
   return {
     pipeline,
     kind: lastRun.kind,
@@ -95,14 +103,21 @@ export async function pipelineSummary(r: Reader, pipeline: string): Promise<Pipe
   };
 }
 
-export async function runsOfPipeline(r: Reader, pipeline: string, opts: { limit: number; since?: Date }): Promise<RunInfo[]> {
+export async function runsOfPipeline(
+  r: Reader,
+  pipeline: string,
+  opts: { limit: number; since?: Date },
+): Promise<RunInfo[]> {
   const params: unknown[] = [pipeline];
   let where = `pipeline = ${r.ph(1)}`;
   if (opts.since) {
     params.push(opts.since.toISOString());
     where += ` AND started_at >= ${r.ph(2)}`;
   }
-  const rows = await r.all(`SELECT ${RUN_COLUMNS} FROM pipeline_runs WHERE ${where} ORDER BY id DESC LIMIT ${Math.max(1, Math.floor(opts.limit))}`, params);
+  const rows = await r.all(
+    `SELECT ${RUN_COLUMNS} FROM pipeline_runs WHERE ${where} ORDER BY id DESC LIMIT ${Math.max(1, Math.floor(opts.limit))}`,
+    params,
+  );
   return rows.map(toRun);
 }
 
@@ -129,13 +144,25 @@ function summarize(rows: Row[]): CheckSummary {
   return s;
 }
 
-const CHECK_COLUMNS = ['check_name', 'check_type', 'severity', 'status', 'observed', 'threshold', 'message', 'checked_at'];
+const CHECK_COLUMNS = [
+  'check_name',
+  'check_type',
+  'severity',
+  'status',
+  'observed',
+  'threshold',
+  'message',
+  'checked_at',
+];
 
 /**
  * The check_results rows of a run, whatever columns that table has; undefined when there is no such table or it
  * has no workflow_id column to tie a row to a run.
  */
-export async function checksOfRun(r: Reader, workflowId: string): Promise<{ columns: string[]; rows: Row[] } | undefined> {
+export async function checksOfRun(
+  r: Reader,
+  workflowId: string,
+): Promise<{ columns: string[]; rows: Row[] } | undefined> {
   if (!(await tableExists(r, 'check_results'))) return undefined;
   const meta = await describe(r, 'check_results');
   if (!meta?.columns.some((c) => c.name === 'workflow_id')) return undefined;
@@ -144,7 +171,10 @@ export async function checksOfRun(r: Reader, workflowId: string): Promise<{ colu
   const names = meta.columns.map((c) => c.name);
   const shown = CHECK_COLUMNS.filter((c) => names.includes(c));
   const columns = shown.length >= 2 ? shown : names;
-  const rows = await r.all(`SELECT ${columns.map(quoteIdent).join(', ')} FROM check_results WHERE workflow_id = ${r.ph(1)} ORDER BY ${quoteIdent(columns[0]!)} LIMIT 500`, [workflowId]);
+  const rows = await r.all(
+    `SELECT ${columns.map(quoteIdent).join(', ')} FROM check_results WHERE workflow_id = ${r.ph(1)} ORDER BY ${quoteIdent(columns[0]!)} LIMIT 500`,
+    [workflowId],
+  );
   return { columns, rows };
 }
 
@@ -192,10 +222,16 @@ export async function runDetail(r: Reader, workflowId: string): Promise<RunDetai
   const hasRaw = await tableExists(r, 'raw_responses');
   const p = r.ph(1);
   const [span] = hasRaw
-    ? await r.all(`SELECT min(received_at) AS first, max(received_at) AS last, max(loaded_at) AS loaded FROM raw_responses WHERE workflow_id = ${p}`, [workflowId])
+    ? await r.all(
+        `SELECT min(received_at) AS first, max(received_at) AS last, max(loaded_at) AS loaded FROM raw_responses WHERE workflow_id = ${p}`,
+        [workflowId],
+      )
     : [];
   const exports = (await tableExists(r, 'export_watermarks'))
-    ? await r.all(`SELECT table_name, last_file, last_rows, exported_at FROM export_watermarks WHERE last_run = ${p} ORDER BY table_name`, [workflowId])
+    ? await r.all(
+        `SELECT table_name, last_file, last_rows, exported_at FROM export_watermarks WHERE last_run = ${p} ORDER BY table_name`,
+        [workflowId],
+      )
     : [];
   const lastExport = exports.map((x) => timeMs(x['exported_at'])).filter((x): x is number => x !== null);
   // A missed fire started nothing: its fire time and when `up` noticed it are all there is.
@@ -205,10 +241,22 @@ export async function runDetail(r: Reader, workflowId: string): Promise<RunDetai
         { step: 'noticed missed', at: run.finishedAt, note: 'by scrape-etl up' },
       ]
     : [
-        { step: 'started', at: run.startedAt, ...(run.scheduledAt ? { note: `scheduled for ${run.scheduledAt}` } : {}) },
-        { step: 'scraped', at: isoTime(span?.['last']), ...(span?.['first'] ? { note: `first response ${isoTime(span['first'])}` } : {}) },
+        {
+          step: 'started',
+          at: run.startedAt,
+          ...(run.scheduledAt ? { note: `scheduled for ${run.scheduledAt}` } : {}),
+        },
+        {
+          step: 'scraped',
+          at: isoTime(span?.['last']),
+          ...(span?.['first'] ? { note: `first response ${isoTime(span['first'])}` } : {}),
+        },
         { step: 'loaded', at: isoTime(span?.['loaded']) },
-        { step: 'exported', at: lastExport.length > 0 ? new Date(Math.max(...lastExport)).toISOString() : null, ...(run.exportStatus ? { note: run.exportStatus } : {}) },
+        {
+          step: 'exported',
+          at: lastExport.length > 0 ? new Date(Math.max(...lastExport)).toISOString() : null,
+          ...(run.exportStatus ? { note: run.exportStatus } : {}),
+        },
         { step: 'finished', at: run.finishedAt, note: run.status },
       ];
 
@@ -226,15 +274,22 @@ export async function runDetail(r: Reader, workflowId: string): Promise<RunDetai
       if (n > 0) tables.push({ table: t, rows: n, content: true });
     }
   }
-  for (const [t, n] of Object.entries(run.rowsByTable)) if (!content.includes(t)) tables.push({ table: t, rows: n, content: false });
+  for (const [t, n] of Object.entries(run.rowsByTable))
+    if (!content.includes(t)) tables.push({ table: t, rows: n, content: false });
 
   const tokensByEndpoint = hasRaw
-    ? (await r.all(`SELECT endpoint, count(*) AS n, sum(token_usage) AS tokens FROM raw_responses WHERE workflow_id = ${p} GROUP BY endpoint ORDER BY endpoint`, [workflowId])).map(
-        (x) => ({ endpoint: String(x['endpoint']), responses: num(x['n']) ?? 0, tokens: num(x['tokens']) }),
-      )
+    ? (
+        await r.all(
+          `SELECT endpoint, count(*) AS n, sum(token_usage) AS tokens FROM raw_responses WHERE workflow_id = ${p} GROUP BY endpoint ORDER BY endpoint`,
+          [workflowId],
+        )
+      ).map((x) => ({ endpoint: String(x['endpoint']), responses: num(x['n']) ?? 0, tokens: num(x['tokens']) }))
     : [];
   const alerts = (await tableExists(r, 'notify_deliveries'))
-    ? await r.all(`SELECT event, target, http_status, sent_at FROM notify_deliveries WHERE workflow_id = ${p} ORDER BY sent_at`, [workflowId])
+    ? await r.all(
+        `SELECT event, target, http_status, sent_at FROM notify_deliveries WHERE workflow_id = ${p} ORDER BY sent_at`,
+        [workflowId],
+      )
     : [];
   const schemaChanges =
     hasRaw && (await tableExists(r, 'schema_history'))
@@ -244,7 +299,17 @@ export async function runDetail(r: Reader, workflowId: string): Promise<RunDetai
           [workflowId],
         )
       : [];
-  return { run, timeline, tables, failed: failedUrlsOf(run), tokensByEndpoint, alerts, schemaChanges, exports, checks: await checksOfRun(r, workflowId) };
+  return {
+    run,
+    timeline,
+    tables,
+    failed: failedUrlsOf(run),
+    tokensByEndpoint,
+    alerts,
+    schemaChanges,
+    exports,
+    checks: await checksOfRun(r, workflowId),
+  };
 }
 
 // ---- cost ------------------------------------------------------------------------------------------------------
@@ -257,7 +322,10 @@ export interface CostPoint {
 }
 
 /** Tokens of the most recent runs that reported any (pipeline_runs.token_usage: the run's sum over its responses). */
-export async function costOfRuns(r: Reader, opts: { limit: number; pipeline?: string; since?: Date }): Promise<CostPoint[]> {
+export async function costOfRuns(
+  r: Reader,
+  opts: { limit: number; pipeline?: string; since?: Date },
+): Promise<CostPoint[]> {
   if (!(await tableExists(r, 'pipeline_runs'))) return [];
   const where = ['token_usage IS NOT NULL'];
   const params: unknown[] = [];
@@ -274,6 +342,11 @@ export async function costOfRuns(r: Reader, opts: { limit: number; pipeline?: st
     params,
   );
   return rows
-    .map((x) => ({ pipeline: String(x['pipeline']), workflowId: String(x['workflow_id']), startedAt: isoTime(x['started_at']), tokens: num(x['token_usage']) ?? 0 }))
+    .map((x) => ({
+      pipeline: String(x['pipeline']),
+      workflowId: String(x['workflow_id']),
+      startedAt: isoTime(x['started_at']),
+      tokens: num(x['token_usage']) ?? 0,
+    }))
     .reverse();
 }

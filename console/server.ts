@@ -82,7 +82,8 @@ export interface RunningConsole {
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 const RAW_BODY_CHARS = 256 * 1024;
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export function isLoopback(host: string): boolean {
   return LOOPBACK.has(host);
@@ -90,7 +91,9 @@ export function isLoopback(host: string): boolean {
 
 export function makeLinks(temporal: Pick<TemporalView, 'workflowUrl'>): Links {
   const q = (params: Record<string, string | undefined> | undefined) => {
-    const entries = Object.entries(params ?? {}).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '');
+    const entries = Object.entries(params ?? {}).filter(
+      (e): e is [string, string] => e[1] !== undefined && e[1] !== '',
+    );
     return entries.length === 0 ? '' : `?${new URLSearchParams(entries).toString()}`;
   };
   const p = (db: number, pipeline: string) => `/db/${db}/p/${encodeURIComponent(pipeline)}`;
@@ -98,10 +101,13 @@ export function makeLinks(temporal: Pick<TemporalView, 'workflowUrl'>): Links {
     home: () => '/',
     pipeline: (db, pipeline) => p(db, pipeline),
     run: (db, wf) => `/db/${db}/run/${encodeURIComponent(wf)}`,
-    data: (db, pipeline, table, params) => `${p(db, pipeline)}/data${table ? `/${encodeURIComponent(table)}` : ''}${q(params)}`,
-    download: (db, pipeline, table, format, params) => `${p(db, pipeline)}/data/${encodeURIComponent(table)}/download.${format}${q(params)}`,
+    data: (db, pipeline, table, params) =>
+      `${p(db, pipeline)}/data${table ? `/${encodeURIComponent(table)}` : ''}${q(params)}`,
+    download: (db, pipeline, table, format, params) =>
+      `${p(db, pipeline)}/data/${encodeURIComponent(table)}/download.${format}${q(params)}`,
     raw: (db, id) => `/db/${db}/raw/${encodeURIComponent(id)}`,
-    prices: (db, pipeline, product) => `${p(db, pipeline)}/prices${product ? q({ item: `${product.shopId}:${product.itemId}` }) : ''}`,
+    prices: (db, pipeline, product) =>
+      `${p(db, pipeline)}/prices${product ? q({ item: `${product.shopId}:${product.itemId}` }) : ''}`,
     leads: (db, pipeline, after) => `${p(db, pipeline)}/leads${q({ after })}`,
     cost: () => '/cost',
     temporal: (wf) => temporal.workflowUrl(wf),
@@ -111,9 +117,10 @@ export function makeLinks(temporal: Pick<TemporalView, 'workflowUrl'>): Links {
 class NotFound extends Error {}
 
 export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole> {
-  if (opts.databases.length === 0) throw new Error('console: no database to show (pass --database URL or pipeline files)');
+  if (opts.databases.length === 0)
+    throw new Error('console: no database to show (pass --database URL or pipeline files)');
   const host = opts.host ?? '127.0.0.1';
-  const token = isLoopback(host) ? undefined : opts.token ?? crypto.randomBytes(18).toString('base64url');
+  const token = isLoopback(host) ? undefined : (opts.token ?? crypto.randomBytes(18).toString('base64url'));
   const sources: ReadOnlySource[] = [];
   try {
     for (const d of opts.databases) sources.push(await openReadOnly(d.url));
@@ -121,7 +128,12 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     await Promise.all(sources.map((s) => s.close().catch(() => {})));
     throw err;
   }
-  const temporal = await temporalView({ enabled: opts.temporal !== false, uiUrl: opts.temporalUiUrl, settings: opts.settings, env: opts.temporalEnv });
+  const temporal = await temporalView({
+    enabled: opts.temporal !== false,
+    uiUrl: opts.temporalUiUrl,
+    settings: opts.settings,
+    env: opts.temporalEnv,
+  });
   const links = makeLinks(temporal);
   const assets = loadAssets();
   const app = new Hono();
@@ -141,7 +153,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   let ownUrl = '';
   app.use('*', async (c, next) => {
     if (!hostAllowed(c.req.header('host'))) {
-      return c.text(`this console answers only at its own address (open ${ownUrl}); the request named another host\n`, 421);
+      return c.text(
+        `this console answers only at its own address (open ${ownUrl}); the request named another host\n`,
+        421,
+      );
     }
     await next();
   });
@@ -152,7 +167,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     if (token !== undefined) {
       const given = c.req.query('token');
       const cookie = /(?:^|;\s*)scrape_etl_console=([^;]+)/.exec(c.req.header('cookie') ?? '')?.[1];
-      const ok = (v: string | undefined) => v !== undefined && v.length === token.length && crypto.timingSafeEqual(Buffer.from(v), Buffer.from(token));
+      const ok = (v: string | undefined) =>
+        v !== undefined && v.length === token.length && crypto.timingSafeEqual(Buffer.from(v), Buffer.from(token));
       if (ok(given)) {
         // Moved into a cookie so the token does not stay in the address bar, the history or Referer headers.
         const url = new URL(c.req.url);
@@ -166,7 +182,9 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   });
 
   app.get('/assets/uplot.js', (c) => c.body(assets.uplotJs, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/assets/console.js', (c) => c.body(assets.consoleJs, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/assets/console.js', (c) =>
+    c.body(assets.consoleJs, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
+  );
   app.get('/assets/uplot.css', (c) => c.body(assets.uplotCss, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/assets/console.css', (c) => c.body(STYLE, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
 
@@ -175,7 +193,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     { href: '/cost', label: 'Cost' },
   ];
   const footer = `${sources.map((s) => s.url).join(' · ')} · opened read-only`;
-  const page = (c: Context, title: string, body: Html, status: 200 | 404 | 400 = 200) => c.html(consolePage(title, body, nav, footer), status);
+  const page = (c: Context, title: string, body: Html, status: 200 | 404 | 400 = 200) =>
+    c.html(consolePage(title, body, nav, footer), status);
 
   const sourceOf = (c: Context): { db: number; source: ReadOnlySource; allowed: (p: string) => boolean } => {
     const db = Number(c.req.param('db'));
@@ -202,7 +221,8 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     for (const [db, source] of sources.entries()) {
       const only = opts.databases[db]!.pipelines;
       const names = await source.read((r) => pipelineNames(r));
-      for (const p of only ?? []) if (!names.includes(p)) problems.push(`pipeline '${p}' has no run in ${source.url} yet`);
+      for (const p of only ?? [])
+        if (!names.includes(p)) problems.push(`pipeline '${p}' has no run in ${source.url} yet`);
       const shown = names.filter((n) => !only || only.includes(n));
       const summaries = await source.read(async (r) => {
         const out = [];
@@ -212,8 +232,12 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
         }
         return out;
       });
-      const next = await temporal.nextRuns(summaries.map((s) => s.pipeline), opts.databases[db]!.url);
-      for (const s of summaries) rows.push({ db, dbLabel: source.url, summary: s, next: next.get(s.pipeline) ?? { unknown: 'not asked' } });
+      const next = await temporal.nextRuns(
+        summaries.map((s) => s.pipeline),
+        opts.databases[db]!.url,
+      );
+      for (const s of summaries)
+        rows.push({ db, dbLabel: source.url, summary: s, next: next.get(s.pipeline) ?? { unknown: 'not asked' } });
     }
     return page(c, 'Pipelines', pipelinesView(rows, links, Date.now(), problems));
   });
@@ -226,7 +250,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
       const pts = await source.read((r) => costOfRuns(r, { limit: 200 }));
       points.push(...pts.filter((p) => !only || only.includes(p.pipeline)).map((p) => ({ ...p, db })));
       const specs = opts.databases[db]!.budgets ?? [];
-      if (specs.length > 0) budgets.push(...(await source.read(async (r) => ((await tableExists(r, 'spend_calls')) ? budgetRows(r, specs) : []))));
+      if (specs.length > 0)
+        budgets.push(
+          ...(await source.read(async (r) => ((await tableExists(r, 'spend_calls')) ? budgetRows(r, specs) : []))),
+        );
     }
     points.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? ''));
     return page(c, 'Cost', costView(points, links, budgets));
@@ -253,13 +280,20 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     const tables = await source.read(async (r) => {
       const out = [];
       for (const t of await tablesOfPipeline(r, pipeline)) {
-        const [x] = await r.all(`SELECT count(*) AS n FROM (SELECT 1 AS one FROM ${quoteIdent(t)} WHERE pipeline = ${r.ph(1)} LIMIT ${COUNT_CAP + 1}) capped`, [pipeline]);
+        const [x] = await r.all(
+          `SELECT count(*) AS n FROM (SELECT 1 AS one FROM ${quoteIdent(t)} WHERE pipeline = ${r.ph(1)} LIMIT ${COUNT_CAP + 1}) capped`,
+          [pipeline],
+        );
         const n = num(x?.['n']) ?? 0;
         out.push({ table: t, count: Math.min(n, COUNT_CAP), capped: n > COUNT_CAP });
       }
       return out;
     });
-    return page(c, `Data of ${pipeline}`, dataIndexView(db, pipeline, tables, links, pipelineNav(db, pipeline, s.kind, links)));
+    return page(
+      c,
+      `Data of ${pipeline}`,
+      dataIndexView(db, pipeline, tables, links, pipelineNav(db, pipeline, s.kind, links)),
+    );
   });
 
   const viewOf = (c: Context, pipeline: string) => ({
@@ -275,7 +309,11 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     const { db, source, pipeline } = pipelineOf(c);
     const v = viewOf(c, pipeline);
     const [s, p] = await source.read(async (r) => [await pipelineSummary(r, pipeline), await dataPage(r, v)] as const);
-    return page(c, `${v.table} of ${pipeline}`, dataTableView(db, pipeline, p, v, links, s ? pipelineNav(db, pipeline, s.kind, links) : html``));
+    return page(
+      c,
+      `${v.table} of ${pipeline}`,
+      dataTableView(db, pipeline, p, v, links, s ? pipelineNav(db, pipeline, s.kind, links) : html``),
+    );
   });
 
   for (const format of ['csv', 'parquet'] as const) {
@@ -328,7 +366,11 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
       };
     });
     if (item && !v.history) throw new NotFound(`no product '${item}' in pipeline '${pipeline}'`);
-    return page(c, `Prices of ${pipeline}`, pricesView(db, pipeline, v, links, pipelineNav(db, pipeline, s.kind, links)));
+    return page(
+      c,
+      `Prices of ${pipeline}`,
+      pricesView(db, pipeline, v, links, pipelineNav(db, pipeline, s.kind, links)),
+    );
   });
 
   app.get('/db/:db/p/:pipeline/leads', async (c) => {
@@ -337,18 +379,55 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     const after = c.req.query('after') || undefined;
     const l = await source.read((r) => leadsPage(r, pipeline, { after }));
     if (!l) throw new NotFound(`pipeline '${pipeline}' has no leads table`);
-    return page(c, `Leads of ${pipeline}`, leadsView(db, pipeline, l, after, links, pipelineNav(db, pipeline, s.kind, links)));
+    return page(
+      c,
+      `Leads of ${pipeline}`,
+      leadsView(db, pipeline, l, after, links, pipelineNav(db, pipeline, s.kind, links)),
+    );
   });
 
-  app.notFound((c) => page(c, 'Not found', html`<h1>Not found</h1><p>${c.req.path}</p>`, 404));
+  app.notFound((c) =>
+    page(
+      c,
+      'Not found',
+      html`<h1>Not found</h1>
+        <p>${c.req.path}</p>`,
+      404,
+    ),
+  );
   app.onError((err, c) => {
-    if (err instanceof NotFound) return page(c, 'Not found', html`<h1>Not found</h1><p>${err.message}</p>`, 404);
-    if (err instanceof ViewError) return page(c, 'Bad request', html`<h1>Bad request</h1><p>${err.message}</p>`, 400);
+    if (err instanceof NotFound)
+      return page(
+        c,
+        'Not found',
+        html`<h1>Not found</h1>
+          <p>${err.message}</p>`,
+        404,
+      );
+    if (err instanceof ViewError)
+      return page(
+        c,
+        'Bad request',
+        html`<h1>Bad request</h1>
+          <p>${err.message}</p>`,
+        400,
+      );
     // The page says that it failed and under which id; what failed (messages, stacks, paths) is for the owner's
     // terminal only, as the page may be read by whoever can reach the console.
     const id = crypto.randomBytes(6).toString('hex');
-    (opts.logError ?? ((l: string) => process.stderr.write(`${l}\n`)))(`console: error ${id}: ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`);
-    return c.html(consolePage('Error', html`<h1>Error</h1><p class="bad">This page could not be shown (error id ${id}; the console's output has the details).</p>`, nav, footer), 500);
+    (opts.logError ?? ((l: string) => process.stderr.write(`${l}\n`)))(
+      `console: error ${id}: ${c.req.method} ${c.req.path}: ${err.stack ?? err.message}`,
+    );
+    return c.html(
+      consolePage(
+        'Error',
+        html`<h1>Error</h1>
+          <p class="bad">This page could not be shown (error id ${id}; the console's output has the details).</p>`,
+        nav,
+        footer,
+      ),
+      500,
+    );
   });
 
   const server: ServerType = await new Promise((resolve, reject) => {

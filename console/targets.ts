@@ -4,10 +4,16 @@
 import type { ConsoleDatabase } from './server.js';
 import type { BudgetedSpec } from '../budget/limits.js';
 
-export async function consoleDatabases(o: { database?: string | undefined; files?: string[] | undefined }): Promise<ConsoleDatabase[]> {
+export async function consoleDatabases(o: {
+  database?: string | undefined;
+  files?: string[] | undefined;
+}): Promise<ConsoleDatabase[]> {
   const files = o.files ?? [];
   if (o.database !== undefined && files.length > 0) {
-    throw Object.assign(new Error('pass either --database or pipeline files, not both (the files name their own destinations)'), { exitCode: 2 });
+    throw Object.assign(
+      new Error('pass either --database or pipeline files, not both (the files name their own destinations)'),
+      { exitCode: 2 },
+    );
   }
   if (files.length === 0) {
     const { defaultDatabaseUrl } = await import('../destinations/open.js');
@@ -23,7 +29,15 @@ export async function consoleDatabases(o: { database?: string | undefined; files
     const entry = byKey.get(key) ?? { url, pipelines: [] };
     if (!entry.pipelines.includes(spec.name)) entry.pipelines.push(spec.name);
     // The Cost page shows spend against the budgets the files (and their project) set.
-    if (spec.budget || spec.project_budget) entry.budgets = [...(entry.budgets ?? []), { name: spec.name, ...(spec.budget ? { budget: spec.budget } : {}), ...(spec.project_budget ? { project_budget: spec.project_budget } : {}) }];
+    if (spec.budget || spec.project_budget)
+      entry.budgets = [
+        ...(entry.budgets ?? []),
+        {
+          name: spec.name,
+          ...(spec.budget ? { budget: spec.budget } : {}),
+          ...(spec.project_budget ? { project_budget: spec.project_budget } : {}),
+        },
+      ];
     byKey.set(key, entry);
   }
   return [...byKey.values()];

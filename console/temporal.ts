@@ -20,7 +20,12 @@ export interface TemporalView {
   close(): Promise<void>;
 }
 
-export async function temporalView(opts: { enabled: boolean; uiUrl?: string | undefined; settings?: Settings | undefined; env?: Env | undefined }): Promise<TemporalView> {
+export async function temporalView(opts: {
+  enabled: boolean;
+  uiUrl?: string | undefined;
+  settings?: Settings | undefined;
+  env?: Env | undefined;
+}): Promise<TemporalView> {
   const s = opts.settings ?? settingsFor(opts.env);
   const { temporalSettings } = await import('../temporal/settings.js');
   let settings: ReturnType<typeof temporalSettings> | undefined;
@@ -64,7 +69,10 @@ export async function temporalView(opts: { enabled: boolean; uiUrl?: string | un
     })();
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`Temporal did not answer within ${CONNECT_WAIT_MS / 1000} s (still trying)`), CONNECT_WAIT_MS);
+      timer = setTimeout(
+        () => resolve(`Temporal did not answer within ${CONNECT_WAIT_MS / 1000} s (still trying)`),
+        CONNECT_WAIT_MS,
+      );
       timer.unref();
     });
     try {
@@ -96,14 +104,26 @@ export async function temporalView(opts: { enabled: boolean; uiUrl?: string | un
             try {
               const d = await Promise.race([
                 c.client.schedule.getHandle(p).describe(),
-                new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`Temporal did not answer in ${DESCRIBE_TIMEOUT_MS} ms`)), DESCRIBE_TIMEOUT_MS).unref()),
+                new Promise<never>((_, reject) =>
+                  setTimeout(
+                    () => reject(new Error(`Temporal did not answer in ${DESCRIBE_TIMEOUT_MS} ms`)),
+                    DESCRIBE_TIMEOUT_MS,
+                  ).unref(),
+                ),
               ]);
               // The schedule id is only the pipeline's name, which another project may use too: the schedule is
               // this pipeline's only when the run it starts writes to this database.
-              const spec = d.action.type === 'startWorkflow' ? (d.action.args?.[0] as { spec?: { destination?: { database?: unknown } } } | undefined)?.spec : undefined;
+              const spec =
+                d.action.type === 'startWorkflow'
+                  ? (d.action.args?.[0] as { spec?: { destination?: { database?: unknown } } } | undefined)?.spec
+                  : undefined;
               const target = spec?.destination?.database;
               const elsewhere = here !== undefined && typeof target === 'string' && destinationKey(target) !== here;
-              value = elsewhere ? { at: null } : d.state.paused ? { paused: true } : { at: d.info.nextActionTimes[0]?.toISOString() ?? null };
+              value = elsewhere
+                ? { at: null }
+                : d.state.paused
+                  ? { paused: true }
+                  : { at: d.info.nextActionTimes[0]?.toISOString() ?? null };
             } catch (err) {
               value = err instanceof ScheduleNotFoundError ? { at: null } : { unknown: (err as Error).message };
             }
@@ -115,7 +135,9 @@ export async function temporalView(opts: { enabled: boolean; uiUrl?: string | un
       return out;
     },
     workflowUrl(workflowId) {
-      return uiUrl ? `${uiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}` : null;
+      return uiUrl
+        ? `${uiUrl.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`
+        : null;
     },
     async close() {
       await connecting;

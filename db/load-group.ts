@@ -14,8 +14,16 @@ import { evolveFixedTables, FixedTableChangesRefused } from './evolve/fixed-tabl
 import { sqlTypeOf } from './evolve/types.js';
 import { lockParents } from './load-locks.js';
 import {
-  CHILD_GROUPS, completeRow, keyString, priceChangesOf, rawResponseOf, WRITE_ORDER,
-  type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
+  CHILD_GROUPS,
+  completeRow,
+  keyString,
+  priceChangesOf,
+  rawResponseOf,
+  WRITE_ORDER,
+  type LoadBatchResult,
+  type PreparedBatch,
+  type StoredPrices,
+  type TableCounts,
 } from './load-rows.js';
 import { SQL_TYPES, TABLES } from './schema/definition.js';
 import type { RawResponse } from './raw-responses.js';
@@ -72,7 +80,12 @@ export interface GroupDialect {
    */
   readonly hashEveryKey: boolean;
   /** Rows of the parents named by `keys` (values of PARENT_COLUMNS), selected from `table`. */
-  selectByParents(table: DataTableName, columns: readonly string[], pipeline: string, keys: ReadonlyArray<readonly Scalar[]>): Promise<Array<Record<string, unknown>>>;
+  selectByParents(
+    table: DataTableName,
+    columns: readonly string[],
+    pipeline: string,
+    keys: ReadonlyArray<readonly Scalar[]>,
+  ): Promise<Array<Record<string, unknown>>>;
   /** keyString(key) -> row_hash of the stored rows among `keys` (values of the table's natural key). */
   storedHashes(table: DataTableName, keys: ReadonlyArray<readonly Scalar[]>): Promise<Map<string, string>>;
   /** Lands the raw bodies as insertRawResponse called for each in order would; `landed` must be awaited before the end. */
@@ -118,15 +131,28 @@ const ownKeyOf = (t: DataTableName) => TABLE_META[t].key.filter((k) => k !== 'pi
 
 async function readStored(d: GroupDialect, pipeline: string, merged: RowsByTable): Promise<Stored> {
   const parents = new Map<string, Scalar[]>();
-  for (const r of merged[PARENT] ?? []) parents.set(parentKeyOf(r), PARENT_COLUMNS.map((c) => r[c] ?? null));
+  for (const r of merged[PARENT] ?? [])
+    parents.set(
+      parentKeyOf(r),
+      PARENT_COLUMNS.map((c) => r[c] ?? null),
+    );
   const prices = new Map<string, StoredPrices & { models: Map<string, Record<string, unknown>> }>();
   const children = new Map<DataTableName, Map<string, Map<string, Scalar[]>>>();
-  const hashes = new Map<DataTableName, Map<string, string>>([PARENT, ...CHILDREN].map((t) => [t, new Map<string, string>()] as const));
+  const hashes = new Map<DataTableName, Map<string, string>>(
+    [PARENT, ...CHILDREN].map((t) => [t, new Map<string, string>()] as const),
+  );
   const stored = { parents, prices, children, hashes };
   const hashOf = (table: DataTableName, r: Record<string, unknown>) =>
-    hashes.get(table)!.set(keyString(TABLE_META[table].key.map((k) => (k === 'pipeline' ? pipeline : r[k]))), String(r['row_hash']));
+    hashes
+      .get(table)!
+      .set(keyString(TABLE_META[table].key.map((k) => (k === 'pipeline' ? pipeline : r[k]))), String(r['row_hash']));
   if (parents.size === 0) return stored;
-  for (const r of await d.selectByParents(PARENT, ['price', 'price_min', 'price_max', 'price_before_discount', 'row_hash'], pipeline, [...parents.values()])) {
+  for (const r of await d.selectByParents(
+    PARENT,
+    ['price', 'price_min', 'price_max', 'price_before_discount', 'row_hash'],
+    pipeline,
+    [...parents.values()],
+  )) {
     prices.set(parentKeyOf(r as Row), { product: r, models: new Map() });
     hashOf(PARENT, r);
   }
@@ -172,7 +198,13 @@ interface Plan {
   deleted: TableCounts[];
 }
 
-function planGroup(preps: readonly PreparedBatch[], loadIds: readonly number[], fixed: FixedTables, stored: Stored, pipeline: string): Plan {
+function planGroup(
+  preps: readonly PreparedBatch[],
+  loadIds: readonly number[],
+  fixed: FixedTables,
+  stored: Stored,
+  pipeline: string,
+): Plan {
   const deleted: TableCounts[] = preps.map(() => ({}));
   const keyed = new Map<DataTableName, Map<string, Touched>>();
   const history: UpsertEntry[] = [];
@@ -189,7 +221,15 @@ function planGroup(preps: readonly PreparedBatch[], loadIds: readonly number[], 
     for (const product of p.rows[PARENT] ?? []) {
       const parent = parentKeyOf(product);
       const models = (p.rows.marketplace_product_models ?? []).filter((m) => parentKeyOf(m) === parent);
-      historyOf[i]!.push(...priceChangesOf(product, models, prices.get(parent) ?? { product: undefined, models: new Map() }, p.divisor, p.opts.workflowId ?? null));
+      historyOf[i]!.push(
+        ...priceChangesOf(
+          product,
+          models,
+          prices.get(parent) ?? { product: undefined, models: new Map() },
+          p.divisor,
+          p.opts.workflowId ?? null,
+        ),
+      );
       prices.set(parent, { product, models: new Map(models.map((m) => [keyString([m['model_id']]), m] as const)) });
       for (const child of CHILDREN) {
         const now = new Map<string, Scalar[]>();
@@ -251,17 +291,29 @@ interface TableWrites {
  * after a deletion or a revert is replaced (overwritten whatever its hash) so it carries that write's load id, and
  * each response's changes are counted as one-by-one loads count them.
  */
-async function decideWrites(d: GroupDialect, table: DataTableName, touched: ReadonlyMap<string, Touched>, changedBy: TableCounts[], stored: Stored): Promise<TableWrites> {
+async function decideWrites(
+  d: GroupDialect,
+  table: DataTableName,
+  touched: ReadonlyMap<string, Touched>,
+  changedBy: TableCounts[],
+  stored: Stored,
+): Promise<TableWrites> {
   const meta = TABLE_META[table];
   const out: TableWrites = { remove: [], upsert: [], replace: [], counted: new Set() };
   const replayed = d.hashEveryKey ? [...touched] : [...touched].filter(([, t]) => t.touches.length > 1);
   // Hashes readStored already has (keys of the group's products and of their children); the others are read here.
   const known = stored.hashes.get(table);
   const parentAt = known ? PARENT_COLUMNS.map((c) => meta.key.indexOf(c)) : [];
-  const isKnown = (key: readonly Scalar[]) => known !== undefined && stored.parents.has(keyString(parentAt.map((i) => key[i])));
+  const isKnown = (key: readonly Scalar[]) =>
+    known !== undefined && stored.parents.has(keyString(parentAt.map((i) => key[i])));
   const unknown = replayed.filter(([, t]) => !isKnown(t.key));
   const storedHash = new Map(known ?? []);
-  if (unknown.length > 0) for (const [k, h] of await d.storedHashes(table, unknown.map(([, t]) => t.key))) storedHash.set(k, h);
+  if (unknown.length > 0)
+    for (const [k, h] of await d.storedHashes(
+      table,
+      unknown.map(([, t]) => t.key),
+    ))
+      storedHash.set(k, h);
   const hashAt = meta.columns.indexOf('row_hash');
   for (const [key, t] of touched) {
     if (t.touches.length === 1 && !d.hashEveryKey) {
@@ -308,7 +360,10 @@ function sortedByKey(table: DataTableName, list: readonly UpsertEntry[]): Upsert
 
 /** Natural keys in keyString order, the order every load locks a table's rows in. */
 function sortedKeys(keys: readonly Scalar[][]): Scalar[][] {
-  return keys.map((k) => [keyString(k), k] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k);
+  return keys
+    .map((k) => [keyString(k), k] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, k]) => k);
 }
 
 type FixedTables = Awaited<ReturnType<typeof evolveFixedTables>>;
@@ -322,7 +377,11 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
   if (!first) return [];
   const pipeline = first.opts.pipeline;
   const mode = first.opts.schemaMode ?? 'evolve';
-  if (preps.some((p) => p.opts.pipeline !== pipeline || (p.opts.schemaMode ?? 'evolve') !== mode || p.opts.content !== undefined)) {
+  if (
+    preps.some(
+      (p) => p.opts.pipeline !== pipeline || (p.opts.schemaMode ?? 'evolve') !== mode || p.opts.content !== undefined,
+    )
+  ) {
     throw new GroupNotWritable('responses of several pipelines or schema modes, or with content tables');
   }
   const merged: RowsByTable = {};
@@ -338,7 +397,16 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
   // drawn, so a refused group leaves no gap in them. (No change is made here, so no load id is needed yet.)
   let fixed: FixedTables;
   try {
-    fixed = await evolveFixedTables(tx, pipeline, merged, mode, `a group of ${preps.length} responses`, 0, first.loadedAt, true);
+    fixed = await evolveFixedTables(
+      tx,
+      pipeline,
+      merged,
+      mode,
+      `a group of ${preps.length} responses`,
+      0,
+      first.loadedAt,
+      true,
+    );
   } catch (err) {
     if (!(err instanceof FixedTableChangesRefused)) throw err;
     // merged[table] holds the responses' rows in order: the index of a row there names its response.
@@ -360,7 +428,8 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
 
   const changedBy: TableCounts[] = preps.map(() => ({}));
   const writes = new Map<DataTableName, TableWrites>();
-  for (const [table, touched] of plan.keyed) writes.set(table, await decideWrites(d, table, touched, changedBy, stored));
+  for (const [table, touched] of plan.keyed)
+    writes.set(table, await decideWrites(d, table, touched, changedBy, stored));
   // Lock order (Postgres), the same as a one-by-one load's, so that concurrent loads of overlapping data wait for
   // each other instead of deadlocking: the products' advisory locks, all at once and sorted (lockParents, above);
   // the schema locks (evolveFixedTables); then table by table in WRITE_ORDER, each table's rows in key order, in
@@ -383,7 +452,10 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
     if (list.length === 0) continue;
     const inferred = fixed.inferred.get(table);
     const columns = [...meta.columns, ...(inferred?.columns ?? [])];
-    const types = [...meta.columns.map((c) => columnType(table, c)), ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, 'pg'))];
+    const types = [
+      ...meta.columns.map((c) => columnType(table, c)),
+      ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, 'pg')),
+    ];
     await send(() =>
       d.upsert(table, columns, types, list, w?.counted ?? new Set(), sortedKeys(w?.replace ?? [])).then((changed) => {
         for (const [i, n] of changed) changedBy[i]![table] = (changedBy[i]![table] ?? 0) + n;
@@ -396,14 +468,23 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
   const results: LoadBatchResult[] = [];
   for (const [i, p] of preps.entries()) {
     const history = plan.historyOf[i]!;
-    const rowsByTable: TableCounts = { ...p.rowsByTable, ...(history.length > 0 ? { marketplace_price_history: history.length } : {}) };
+    const rowsByTable: TableCounts = {
+      ...p.rowsByTable,
+      ...(history.length > 0 ? { marketplace_price_history: history.length } : {}),
+    };
     const changedByTable: TableCounts = {};
     for (const table of WRITE_ORDER) {
       if (rowsByTable[table] === undefined) continue;
       changedByTable[table] = changedBy[i]![table] ?? 0;
       await p.opts.onTableWritten?.(table, changedByTable[table]);
     }
-    results.push({ loadId: loadIds[i]!, rowsByTable, changedByTable, deletedByTable: plan.deleted[i]!, schemaChanges: [] });
+    results.push({
+      loadId: loadIds[i]!,
+      rowsByTable,
+      changedByTable,
+      deletedByTable: plan.deleted[i]!,
+      schemaChanges: [],
+    });
   }
   return results;
 }

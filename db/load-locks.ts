@@ -33,7 +33,13 @@ export async function lockParents(tx: Tx, pipeline: string, rows: RowsByTable): 
   const keys = new Set<bigint>();
   for (const table of LOCKED_PARENTS) {
     const meta = TABLE_META[table];
-    for (const r of rows[table] ?? []) keys.add(parentLockKey(table, meta.key.map((k) => (k === 'pipeline' ? pipeline : r[k]))));
+    for (const r of rows[table] ?? [])
+      keys.add(
+        parentLockKey(
+          table,
+          meta.key.map((k) => (k === 'pipeline' ? pipeline : r[k])),
+        ),
+      );
   }
   await dest.lockKeys(tx, keys);
 }

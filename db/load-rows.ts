@@ -60,10 +60,23 @@ export interface LoadBatchResult {
 
 /** Upsert order: parents before children (there are no FK constraints; the order only keeps reads intuitive). */
 export const WRITE_ORDER: readonly DataTableName[] = [
-  'scrapers', 'run_records', 'scraping_runs', 'scraper_results', 'pdf_results', 'leads_results', 'job_records', 'marketplace_shops', 'marketplace_products',
-  'marketplace_product_models', 'marketplace_model_stocks', 'marketplace_product_attributes',
-  'marketplace_product_categories', 'marketplace_product_tier_variations',
-  'marketplace_product_tier_variation_options', 'marketplace_product_images', 'marketplace_price_history',
+  'scrapers',
+  'run_records',
+  'scraping_runs',
+  'scraper_results',
+  'pdf_results',
+  'leads_results',
+  'job_records',
+  'marketplace_shops',
+  'marketplace_products',
+  'marketplace_product_models',
+  'marketplace_model_stocks',
+  'marketplace_product_attributes',
+  'marketplace_product_categories',
+  'marketplace_product_tier_variations',
+  'marketplace_product_tier_variation_options',
+  'marketplace_product_images',
+  'marketplace_price_history',
 ];
 
 /**
@@ -80,9 +93,13 @@ export const CHILD_GROUPS: readonly ChildGroup[] = [
   {
     parents: ['marketplace_products'],
     children: [
-      'marketplace_product_models', 'marketplace_model_stocks', 'marketplace_product_attributes',
-      'marketplace_product_categories', 'marketplace_product_tier_variations',
-      'marketplace_product_tier_variation_options', 'marketplace_product_images',
+      'marketplace_product_models',
+      'marketplace_model_stocks',
+      'marketplace_product_attributes',
+      'marketplace_product_categories',
+      'marketplace_product_tier_variations',
+      'marketplace_product_tier_variation_options',
+      'marketplace_product_images',
     ],
     filter: (_t, p) => ({ shop_id: p['shop_id'] ?? null, item_id: p['item_id'] ?? null }),
   },
@@ -146,7 +163,9 @@ const columnSources = new WeakMap<TableMeta, Array<number | 'pipeline' | 'load_i
 function sourcesOf(meta: TableMeta) {
   let sources = columnSources.get(meta);
   if (!sources) {
-    sources = meta.columns.map((c) => (c === 'pipeline' || c === 'load_id' || c === 'loaded_at' || c === 'row_hash' ? c : meta.dataColumns.indexOf(c)));
+    sources = meta.columns.map((c) =>
+      c === 'pipeline' || c === 'load_id' || c === 'loaded_at' || c === 'row_hash' ? c : meta.dataColumns.indexOf(c),
+    );
     columnSources.set(meta, sources);
   }
   return sources;
@@ -231,7 +250,13 @@ const PRODUCT_PRICE_FIELDS = ['price', 'price_min', 'price_max', 'price_before_d
  * History rows for one product of a response and its models whose price differs from the stored ones: a product
  * or model seen for the first time always gets one. Integer columns come back as numbers or bigints.
  */
-export function priceChangesOf(product: Row, models: readonly Row[], before: StoredPrices, divisor: number, workflowId: string | null = null): Row[] {
+export function priceChangesOf(
+  product: Row,
+  models: readonly Row[],
+  before: StoredPrices,
+  divisor: number,
+  workflowId: string | null = null,
+): Row[] {
   const history: Row[] = [];
   const shop_id = product['shop_id'] ?? null;
   const item_id = product['item_id'] ?? null;
@@ -239,26 +264,44 @@ export function priceChangesOf(product: Row, models: readonly Row[], before: Sto
   const prev = before.product;
   if (!prev || PRODUCT_PRICE_FIELDS.some((f) => !same(prev[f], product[f]))) {
     history.push({
-      shop_id, item_id, model_id: null, price: product['price'] ?? null, price_min: product['price_min'] ?? null,
-      price_max: product['price_max'] ?? null, price_before_discount: product['price_before_discount'] ?? null,
-      price_major: toMajor(product['price'], divisor), previous_price: prev ? (prev['price'] as Param) : null, currency,
-      workflow_id: workflowId, previous_price_major: prev ? toMajor(toIntScalar((prev['price'] ?? null) as Scalar), divisor) : null,
+      shop_id,
+      item_id,
+      model_id: null,
+      price: product['price'] ?? null,
+      price_min: product['price_min'] ?? null,
+      price_max: product['price_max'] ?? null,
+      price_before_discount: product['price_before_discount'] ?? null,
+      price_major: toMajor(product['price'], divisor),
+      previous_price: prev ? (prev['price'] as Param) : null,
+      currency,
+      workflow_id: workflowId,
+      previous_price_major: prev ? toMajor(toIntScalar((prev['price'] ?? null) as Scalar), divisor) : null,
     });
   }
   for (const m of models) {
     if (!same(m['shop_id'], shop_id) || !same(m['item_id'], item_id)) continue;
     const old = before.models.get(keyString([m['model_id']]));
-    if (old && same(old['price'], m['price']) && same(old['price_before_discount'], m['price_before_discount'])) continue;
+    if (old && same(old['price'], m['price']) && same(old['price_before_discount'], m['price_before_discount']))
+      continue;
     history.push({
-      shop_id, item_id, model_id: m['model_id'] ?? null, price: m['price'] ?? null, price_min: null, price_max: null,
-      price_before_discount: m['price_before_discount'] ?? null, price_major: toMajor(m['price'], divisor),
-      previous_price: old ? (old['price'] as Param) : null, currency,
-      workflow_id: workflowId, previous_price_major: old ? toMajor(toIntScalar((old['price'] ?? null) as Scalar), divisor) : null,
+      shop_id,
+      item_id,
+      model_id: m['model_id'] ?? null,
+      price: m['price'] ?? null,
+      price_min: null,
+      price_max: null,
+      price_before_discount: m['price_before_discount'] ?? null,
+      price_major: toMajor(m['price'], divisor),
+      previous_price: old ? (old['price'] as Param) : null,
+      currency,
+      workflow_id: workflowId,
+      previous_price_major: old ? toMajor(toIntScalar((old['price'] ?? null) as Scalar), divisor) : null,
     });
   }
   return history.map((h) => {
     const out: Row = {};
-    for (const [k, v] of Object.entries(h)) out[k] = TABLE_META.marketplace_price_history.kinds[k] === 'int' ? toIntScalar(v ?? null) : (v ?? null);
+    for (const [k, v] of Object.entries(h))
+      out[k] = TABLE_META.marketplace_price_history.kinds[k] === 'int' ? toIntScalar(v ?? null) : (v ?? null);
     return out;
   });
 }
@@ -325,10 +368,10 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
   if (!opts.pipeline) throw new Error('loadBatch: pipeline name is required');
   const divisor = checkPriceDivisor(opts.priceDivisor ?? DEFAULT_PRICE_DIVISOR);
   // Pure and possibly slow: done before the transaction takes its locks.
-  const flat = flattenResponse(
-    { kind: opts.kind, data: opts.data } as FlattenInput,
-    { priceDivisor: divisor, ...(opts.resultTable ? { resultTable: opts.resultTable } : {}) },
-  );
+  const flat = flattenResponse({ kind: opts.kind, data: opts.data } as FlattenInput, {
+    priceDivisor: divisor,
+    ...(opts.resultTable ? { resultTable: opts.resultTable } : {}),
+  });
   const pipeline = opts.pipeline;
   const rows: RowsByTable = {};
   const rowsByTable: TableCounts = {};
@@ -339,13 +382,23 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
     rowsByTable[table] = rows[table].length;
   }
   const content = opts.content;
-  const { roots: contentRoots, rejected: contentRejected } = content ? flattenContent(contentRecordsOf(opts), content) : { roots: [], rejected: [] };
+  const { roots: contentRoots, rejected: contentRejected } = content
+    ? flattenContent(contentRecordsOf(opts), content)
+    : { roots: [], rejected: [] };
   // Rows without unknown fields are checked and hashed now, outside the transaction: a writer that prepares the
   // next group while one is being written (loadGroups) does this work while it waits for the database.
   const checked: PreparedBatch['checked'] = {};
   for (const [table, list] of Object.entries(rows) as Array<[DataTableName, Row[]]>) {
     checked[table] = list.map((r) => (r[OPEN_FIELDS]?.length ? undefined : checkRow(TABLE_META[table], r)));
   }
-  return { opts, divisor, rows, rowsByTable, contentRoots, contentRejected, loadedAt: new Date().toISOString(), checked };
+  return {
+    opts,
+    divisor,
+    rows,
+    rowsByTable,
+    contentRoots,
+    contentRejected,
+    loadedAt: new Date().toISOString(),
+    checked,
+  };
 }
-

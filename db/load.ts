@@ -12,8 +12,20 @@ import { insertRawResponse } from './raw-responses.js';
 import { lockParents } from './load-locks.js';
 import { GroupChangesSchemaAt } from './load-group.js';
 import {
-  CHILD_GROUPS, completeRow, rawResponseOf, keyString, prepareBatch, priceChangesOf, WRITE_ORDER,
-  type ChildGroup, type Lineage, type LoadBatchOptions, type LoadBatchResult, type PreparedBatch, type StoredPrices, type TableCounts,
+  CHILD_GROUPS,
+  completeRow,
+  rawResponseOf,
+  keyString,
+  prepareBatch,
+  priceChangesOf,
+  WRITE_ORDER,
+  type ChildGroup,
+  type Lineage,
+  type LoadBatchOptions,
+  type LoadBatchResult,
+  type PreparedBatch,
+  type StoredPrices,
+  type TableCounts,
 } from './load-rows.js';
 import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from './tables.js';
@@ -79,7 +91,13 @@ async function deleteVanishedChildren(
 }
 
 /** History rows for products and models whose price differs from what the tables hold before this load. */
-async function priceChanges(tx: Tx, pipeline: string, rows: RowsByTable, divisor: number, workflowId: string | null): Promise<Row[]> {
+async function priceChanges(
+  tx: Tx,
+  pipeline: string,
+  rows: RowsByTable,
+  divisor: number,
+  workflowId: string | null,
+): Promise<Row[]> {
   const history: Row[] = [];
   const productSql = `SELECT price, price_min, price_max, price_before_discount FROM marketplace_products WHERE ${whereEquals(tx, ['pipeline', 'shop_id', 'item_id'])}`;
   const modelSql = `SELECT model_id, price, price_before_discount FROM marketplace_product_models WHERE ${whereEquals(tx, ['pipeline', 'shop_id', 'item_id'])}`;
@@ -112,7 +130,15 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
   const describeBatch = `load ${loadId} (${opts.endpoint}${opts.requestKey ? `, ${opts.requestKey}` : ''}${opts.scrapingRunId != null ? `, scraping run ${opts.scrapingRunId}` : ''})`;
 
   // Schema changes first: DDL must precede every other statement on the tables it alters (evolve/registry.ts).
-  const fixed = await evolveFixedTables(tx, pipeline, rows, opts.schemaMode ?? 'evolve', describeBatch, loadId, loadedAt);
+  const fixed = await evolveFixedTables(
+    tx,
+    pipeline,
+    rows,
+    opts.schemaMode ?? 'evolve',
+    describeBatch,
+    loadId,
+    loadedAt,
+  );
   const schemaChanges = [...fixed.changes];
 
   if (rows.marketplace_products) {
@@ -140,8 +166,14 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
     const meta = TABLE_META[table];
     const inferred = fixed.inferred.get(table);
     const checked = prepared.checked[table];
-    const params = tableRows.map((r, i) => completeRow(meta, r, lineage, inferred?.columns, inferred?.open[i], checked?.[i]));
-    const { changed } = await upsertRows(tx, { table, columns: [...meta.columns, ...(inferred?.columns ?? [])], key: meta.key }, params);
+    const params = tableRows.map((r, i) =>
+      completeRow(meta, r, lineage, inferred?.columns, inferred?.open[i], checked?.[i]),
+    );
+    const { changed } = await upsertRows(
+      tx,
+      { table, columns: [...meta.columns, ...(inferred?.columns ?? [])], key: meta.key },
+      params,
+    );
     changedByTable[table] = changed;
     await opts.onTableWritten?.(table, changed);
   }
@@ -151,14 +183,28 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
     schemaChanges.push(...out.changes);
     for (const [t, n] of Object.entries(out.rowsByTable)) rowsByTable[t] = n;
     // Content rows are known only now, flattened against the registry: the landing's rows seen gain them.
-    await tx.run(`UPDATE raw_responses SET rows_seen = ${tx.ph(1)} WHERE id = ${tx.ph(2)}`, [JSON.stringify({ ...prepared.rowsByTable, ...out.rowsByTable }), loadId]);
+    await tx.run(`UPDATE raw_responses SET rows_seen = ${tx.ph(1)} WHERE id = ${tx.ph(2)}`, [
+      JSON.stringify({ ...prepared.rowsByTable, ...out.rowsByTable }),
+      loadId,
+    ]);
     for (const [t, n] of Object.entries(out.changedByTable)) {
       changedByTable[t] = n;
       await opts.onTableWritten?.(t, n);
     }
-    await recordRejected(tx, { pipeline, loadId, workflowId: opts.workflowId ?? null, table: content.table, rejectedAt: loadedAt }, contentRejected);
+    await recordRejected(
+      tx,
+      { pipeline, loadId, workflowId: opts.workflowId ?? null, table: content.table, rejectedAt: loadedAt },
+      contentRejected,
+    );
   }
-  return { loadId, rowsByTable, changedByTable, deletedByTable, schemaChanges, ...(contentRejected.length > 0 ? { rejected: contentRejected } : {}) };
+  return {
+    loadId,
+    rowsByTable,
+    changedByTable,
+    deletedByTable,
+    schemaChanges,
+    ...(contentRejected.length > 0 ? { rejected: contentRejected } : {}),
+  };
 }
 
 /** Quarantines the results of a batch that could not be loaded: one rejected_results row each, in its transaction. */
@@ -171,7 +217,16 @@ async function recordRejected(
     await tx.run(
       `INSERT INTO rejected_results (pipeline, load_id, workflow_id, result_id, scraping_run_id, table_name, reason, rejected_at) ` +
         `VALUES (${[1, 2, 3, 4, 5, 6, 7, 8].map((n) => tx.ph(n)).join(', ')}) ON CONFLICT (load_id, result_id) DO NOTHING`,
-      [at.pipeline, at.loadId, at.workflowId, r.resultId, r.scrapingRunId, at.table, r.reason.slice(0, 2000), at.rejectedAt],
+      [
+        at.pipeline,
+        at.loadId,
+        at.workflowId,
+        r.resultId,
+        r.scrapingRunId,
+        at.table,
+        r.reason.slice(0, 2000),
+        at.rejectedAt,
+      ],
     );
   }
 }
@@ -227,7 +282,10 @@ function preparedOf(load: PreparedLoad): PreparedBatch {
  * deadlocked (test/integration/db/db-postgres-group-locks.test.ts). A deadlock or serialization failure is retried with its
  * transaction (withTransaction); one that outlasts the retries fails the response like any other error.
  */
-export async function loadBatches(db: Database, list: ReadonlyArray<LoadBatchOptions | PreparedLoad>): Promise<LoadBatchesResult> {
+export async function loadBatches(
+  db: Database,
+  list: ReadonlyArray<LoadBatchOptions | PreparedLoad>,
+): Promise<LoadBatchesResult> {
   const loads = list.map((l): PreparedLoad => ('opts' in l ? l : { opts: l }));
   // Transactions, savepoints and group writes are the destination's strategy (destinations/<name>/index.ts).
   return db.adapter.writeBatches(db, {
@@ -273,7 +331,8 @@ async function loadInGroups(
   };
   // A lone response goes as a group of one when the destination asks for it (loneLoadsAsLists), unless it has content
   // tables, which the group writer never takes (load-group.ts): no attempt that is bound to be rolled back.
-  const groupable = () => loads.length - start > 1 || (alone && loads.length - start === 1 && loads[start]!.opts.content === undefined);
+  const groupable = () =>
+    loads.length - start > 1 || (alone && loads.length - start === 1 && loads[start]!.opts.content === undefined);
   while (group && groupable()) {
     const error = await tryGroup(start, loads.length);
     if (error === undefined) return { results };
@@ -299,7 +358,10 @@ async function loadInGroups(
  * (and, for a caller reading files, reading) what comes next. Yields each group's result in order and stops
  * after a group that failed; at most two groups are in memory.
  */
-export async function* loadGroups(db: Database, groups: AsyncIterable<readonly LoadBatchOptions[]> | Iterable<readonly LoadBatchOptions[]>): AsyncGenerator<LoadBatchesResult> {
+export async function* loadGroups(
+  db: Database,
+  groups: AsyncIterable<readonly LoadBatchOptions[]> | Iterable<readonly LoadBatchOptions[]>,
+): AsyncGenerator<LoadBatchesResult> {
   let writing: Promise<LoadBatchesResult> | undefined;
   try {
     for await (const group of groups) {

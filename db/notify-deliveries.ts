@@ -22,7 +22,10 @@ export async function wasDelivered(db: Database, k: DeliveryKey): Promise<boolea
   return rows.length > 0;
 }
 
-export async function recordDelivery(db: Database, k: DeliveryKey & { httpStatus: number; sentAt?: Date }): Promise<void> {
+export async function recordDelivery(
+  db: Database,
+  k: DeliveryKey & { httpStatus: number; sentAt?: Date },
+): Promise<void> {
   await withTransaction(db, (tx) =>
     tx.run(
       `INSERT INTO notify_deliveries (workflow_id, run_id, event, target, http_status, sent_at) VALUES (${[1, 2, 3, 4, 5, 6].map((n) => tx.ph(n)).join(', ')})
@@ -33,9 +36,15 @@ export async function recordDelivery(db: Database, k: DeliveryKey & { httpStatus
 }
 
 /** Deliveries of one workflow (for `status` and tests). */
-export async function listDeliveries(db: Database, workflowId: string): Promise<Array<DeliveryKey & { httpStatus: number; sentAt: string }>> {
+export async function listDeliveries(
+  db: Database,
+  workflowId: string,
+): Promise<Array<DeliveryKey & { httpStatus: number; sentAt: string }>> {
   const rows = await withTransaction(db, (tx) =>
-    tx.all(`SELECT workflow_id, run_id, event, target, http_status, sent_at FROM notify_deliveries WHERE workflow_id = ${tx.ph(1)} ORDER BY sent_at`, [workflowId]),
+    tx.all(
+      `SELECT workflow_id, run_id, event, target, http_status, sent_at FROM notify_deliveries WHERE workflow_id = ${tx.ph(1)} ORDER BY sent_at`,
+      [workflowId],
+    ),
   );
   return rows.map((r) => ({
     workflowId: String(r['workflow_id']),

@@ -34,7 +34,9 @@ export function interruptedLoadError(pid: number): string {
 
 /** Finalises the `running` load rows of processes of this host that are gone; returns their workflow ids. */
 export async function finaliseOrphanedLoads(db: Database): Promise<string[]> {
-  const rows = await withReadTransaction(db, (tx) => tx.all(`SELECT workflow_id FROM pipeline_runs WHERE status = 'running' AND workflow_id LIKE 'cli-load--%'`, []));
+  const rows = await withReadTransaction(db, (tx) =>
+    tx.all(`SELECT workflow_id FROM pipeline_runs WHERE status = 'running' AND workflow_id LIKE 'cli-load--%'`, []),
+  );
   const done: string[] = [];
   for (const row of rows) {
     const id = String(row['workflow_id']);
@@ -50,7 +52,12 @@ export async function finaliseOrphanedLoads(db: Database): Promise<string[]> {
 export function diskFullMessage(err: unknown, where: string): string | undefined {
   const e = err as { message?: unknown; code?: unknown } | undefined;
   const text = `${String(e?.code ?? '')} ${String(e?.message ?? '')}`;
-  if (!/SQLITE_FULL|disk is full|ENOSPC|No space left|could not extend file|\b53100\b|Could not write|out of disk/i.test(text)) return undefined;
+  if (
+    !/SQLITE_FULL|disk is full|ENOSPC|No space left|could not extend file|\b53100\b|Could not write|out of disk/i.test(
+      text,
+    )
+  )
+    return undefined;
   const first = String(e?.message ?? e?.code).split('\n')[0];
   return `${where}: the disk is full (${first}); free space there and run the command again (the file being loaded was rolled back, the ones before it stay loaded)`;
 }

@@ -13,7 +13,8 @@ const PG_RETRYABLE = new Set(['42501']);
 // SQLite result codes (better-sqlite3's `code`): constraint violations, a value or statement over a limit, a type
 // mismatch, a bad parameter index; plus SQLITE_ERROR for the schema errors named in its message.
 const SQLITE_PERMANENT = /^SQLITE_(CONSTRAINT\w*|TOOBIG|MISMATCH|RANGE)$/;
-const SQLITE_PERMANENT_MESSAGE = /too many columns|no such column|has no column named|duplicate column name|too many terms|string or blob too big/i;
+const SQLITE_PERMANENT_MESSAGE =
+  /too many columns|no such column|has no column named|duplicate column name|too many terms|string or blob too big/i;
 
 // DuckDB names the class at the start of its message.
 const DUCKDB_PERMANENT = /^(Conversion|Constraint|Binder|Parser|Out of Range|Invalid Input|Not implemented) Error:/;
@@ -33,7 +34,11 @@ export class DestinationUnusableError extends Error {
 export function isPermanentDatabaseError(err: unknown): boolean {
   if (!(err instanceof Error) || err instanceof DestinationUnusableError) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && (err as { severity?: unknown }).severity !== undefined) {
+  if (
+    typeof code === 'string' &&
+    /^[0-9A-Z]{5}$/.test(code) &&
+    (err as { severity?: unknown }).severity !== undefined
+  ) {
     return PG_PERMANENT_CLASSES.includes(code.slice(0, 2)) && !PG_RETRYABLE.has(code);
   }
   if (typeof code === 'string' && code.startsWith('SQLITE_')) {

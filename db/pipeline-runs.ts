@@ -2,7 +2,12 @@
 // starting or finishing the same execution twice leaves one row.
 import type { Database } from '../destinations/contract.js';
 import { quoteIdent, withReadTransaction, withTransaction, type Tx } from './sql.js';
-import { ALERT_STATUSES, RECORDED_EXPORT_STATUSES, RECORDED_RUN_STATES, type RecordedRunState } from '../lib/run-states.js';
+import {
+  ALERT_STATUSES,
+  RECORDED_EXPORT_STATUSES,
+  RECORDED_RUN_STATES,
+  type RecordedRunState,
+} from '../lib/run-states.js';
 
 /**
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
@@ -15,7 +20,9 @@ import { ALERT_STATUSES, RECORDED_EXPORT_STATUSES, RECORDED_RUN_STATES, type Rec
 export type PipelineRunStatus = RecordedRunState;
 
 /** `failed_checks`: the data loaded and is kept, and an `error` data check failed (check_results has which). */
-const FINISHED_STATUSES: ReadonlySet<string> = new Set(RECORDED_RUN_STATES.filter((s) => s !== 'running' && s !== 'did_not_run'));
+const FINISHED_STATUSES: ReadonlySet<string> = new Set(
+  RECORDED_RUN_STATES.filter((s) => s !== 'running' && s !== 'did_not_run'),
+);
 
 export { ALERT_STATUSES, RECORDED_EXPORT_STATUSES };
 export type RecordedExportStatus = (typeof RECORDED_EXPORT_STATUSES)[number];
@@ -57,13 +64,16 @@ export interface PipelineRunRow {
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 /** Records how the run's alert deliveries ended (after its finishPipelineRun): what `status` and `history` show. */
-export async function recordAlertOutcome(db: Database, workflowId: string, outcome: { status: AlertStatus; error: string | null }): Promise<void> {
+export async function recordAlertOutcome(
+  db: Database,
+  workflowId: string,
+  outcome: { status: AlertStatus; error: string | null },
+): Promise<void> {
   await withTransaction(db, (tx) =>
-    tx.run(`UPDATE pipeline_runs SET alert_status = ${tx.ph(1)}, alert_error = ${tx.ph(2)} WHERE workflow_id = ${tx.ph(3)}`, [
-      outcome.status,
-      outcome.error ? outcome.error.slice(0, MAX_ERROR_CHARS) : null,
-      workflowId,
-    ]),
+    tx.run(
+      `UPDATE pipeline_runs SET alert_status = ${tx.ph(1)}, alert_error = ${tx.ph(2)} WHERE workflow_id = ${tx.ph(3)}`,
+      [outcome.status, outcome.error ? outcome.error.slice(0, MAX_ERROR_CHARS) : null, workflowId],
+    ),
   );
 }
 
@@ -92,7 +102,15 @@ export async function recordDidNotRun(
       `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at, finished_at, scheduled_at, error)
        VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, 'did_not_run', ${tx.ph(4)}, ${tx.ph(5)}, ${tx.ph(6)}, ${tx.ph(7)})
        ON CONFLICT (workflow_id) DO NOTHING`,
-      [r.workflowId, r.pipeline, r.kind, r.scheduledAt.toISOString(), (r.now ?? new Date()).toISOString(), r.scheduledAt.toISOString(), r.error.slice(0, MAX_ERROR_CHARS)],
+      [
+        r.workflowId,
+        r.pipeline,
+        r.kind,
+        r.scheduledAt.toISOString(),
+        (r.now ?? new Date()).toISOString(),
+        r.scheduledAt.toISOString(),
+        r.error.slice(0, MAX_ERROR_CHARS),
+      ],
     );
     return inserted > 0;
   });
@@ -107,7 +125,13 @@ export async function startPipelineRun(
     const inserted = await tx.run(
       `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at, scheduled_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, 'running', ${tx.ph(4)}, ${tx.ph(5)})
        ON CONFLICT (workflow_id) DO NOTHING`,
-      [run.workflowId, run.pipeline, run.kind, (run.startedAt ?? new Date()).toISOString(), run.scheduledAt?.toISOString() ?? null],
+      [
+        run.workflowId,
+        run.pipeline,
+        run.kind,
+        (run.startedAt ?? new Date()).toISOString(),
+        run.scheduledAt?.toISOString() ?? null,
+      ],
     );
     const [row] = await tx.all(`SELECT id FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`, [run.workflowId]);
     return { id: Number(row?.['id']), created: inserted > 0 };
@@ -132,7 +156,9 @@ export async function finishPipelineRun(
   },
 ): Promise<void> {
   if (!FINISHED_STATUSES.has(run.status)) {
-    throw new Error(`cannot finish pipeline run '${run.workflowId}' with status '${String(run.status)}' (expected one of ${[...FINISHED_STATUSES].join(', ')})`);
+    throw new Error(
+      `cannot finish pipeline run '${run.workflowId}' with status '${String(run.status)}' (expected one of ${[...FINISHED_STATUSES].join(', ')})`,
+    );
   }
   const error = run.error ? run.error.slice(0, MAX_ERROR_CHARS) : null;
   const updated = await withTransaction(db, (tx) =>
@@ -141,10 +167,16 @@ export async function finishPipelineRun(
        export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, seen_by_table = ${tx.ph(8)}, status_reason = ${tx.ph(9)}
        WHERE workflow_id = ${tx.ph(10)}`,
       [
-        run.status, (run.finishedAt ?? new Date()).toISOString(),
-        run.rowsByTable ? JSON.stringify(run.rowsByTable) : null, error,
-        run.exportStatus ?? null, run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null, run.tokenUsage ?? null,
-        run.seenByTable ? JSON.stringify(run.seenByTable) : null, run.statusReason ?? null, run.workflowId,
+        run.status,
+        (run.finishedAt ?? new Date()).toISOString(),
+        run.rowsByTable ? JSON.stringify(run.rowsByTable) : null,
+        error,
+        run.exportStatus ?? null,
+        run.exportError ? run.exportError.slice(0, MAX_ERROR_CHARS) : null,
+        run.tokenUsage ?? null,
+        run.seenByTable ? JSON.stringify(run.seenByTable) : null,
+        run.statusReason ?? null,
+        run.workflowId,
       ],
     ),
   );
@@ -153,10 +185,7 @@ export async function finishPipelineRun(
 
 export async function getPipelineRun(db: Database, workflowId: string): Promise<PipelineRunRow | undefined> {
   const [row] = await withTransaction(db, (tx) =>
-    tx.all(
-      `SELECT ${RUN_COLUMNS} FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`,
-      [workflowId],
-    ),
+    tx.all(`SELECT ${RUN_COLUMNS} FROM pipeline_runs WHERE workflow_id = ${tx.ph(1)}`, [workflowId]),
   );
   return row ? toPipelineRunRow(row) : undefined;
 }
@@ -191,13 +220,18 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     rowsByTable: countsCell(row['rows_by_table']),
     seenByTable: countsCell(row['seen_by_table']),
     error: row['error'] === null || row['error'] === undefined ? null : String(row['error']),
-    exportStatus: (RECORDED_EXPORT_STATUSES as readonly unknown[]).includes(row['export_status']) ? (row['export_status'] as RecordedExportStatus) : null,
+    exportStatus: (RECORDED_EXPORT_STATUSES as readonly unknown[]).includes(row['export_status'])
+      ? (row['export_status'] as RecordedExportStatus)
+      : null,
     exportError: row['export_error'] === null || row['export_error'] === undefined ? null : String(row['export_error']),
     scheduledAt: time(row['scheduled_at']),
     tokenUsage: row['token_usage'] === null || row['token_usage'] === undefined ? null : Number(row['token_usage']),
-    alertStatus: (ALERT_STATUSES as readonly unknown[]).includes(row['alert_status']) ? (row['alert_status'] as AlertStatus) : null,
+    alertStatus: (ALERT_STATUSES as readonly unknown[]).includes(row['alert_status'])
+      ? (row['alert_status'] as AlertStatus)
+      : null,
     alertError: row['alert_error'] === null || row['alert_error'] === undefined ? null : String(row['alert_error']),
-    statusReason: row['status_reason'] === null || row['status_reason'] === undefined ? null : String(row['status_reason']),
+    statusReason:
+      row['status_reason'] === null || row['status_reason'] === undefined ? null : String(row['status_reason']),
   };
 }
 
@@ -213,7 +247,10 @@ export function addCounts(total: Record<string, number>, add: Partial<Record<str
  */
 export async function inferredTablesOf(db: Database, pipeline: string): Promise<string[]> {
   const rows = await withReadTransaction(db, (tx) =>
-    tx.all(`SELECT DISTINCT table_name FROM schema_history WHERE pipeline = ${tx.ph(1)} AND change = 'create_table' ORDER BY table_name`, [pipeline]),
+    tx.all(
+      `SELECT DISTINCT table_name FROM schema_history WHERE pipeline = ${tx.ph(1)} AND change = 'create_table' ORDER BY table_name`,
+      [pipeline],
+    ),
   );
   return rows.map((r) => String(r['table_name']));
 }
@@ -250,9 +287,15 @@ export async function countRowsOfRun(
  * was recorded count nothing. A row the run changed is one it saw: rows derived in the load rather than held by a
  * response (the price history) count as seen where they were written, so seen is never below changed.
  */
-export async function seenRowsOfRun(db: Database, workflowId: string, changed: Readonly<Record<string, number>>): Promise<Record<string, number>> {
+export async function seenRowsOfRun(
+  db: Database,
+  workflowId: string,
+  changed: Readonly<Record<string, number>>,
+): Promise<Record<string, number>> {
   const rows = await withReadTransaction(db, (tx) =>
-    tx.all(`SELECT rows_seen FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND rows_seen IS NOT NULL`, [workflowId]),
+    tx.all(`SELECT rows_seen FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND rows_seen IS NOT NULL`, [
+      workflowId,
+    ]),
   );
   const total: Record<string, number> = {};
   for (const r of rows) addCounts(total, JSON.parse(String(r['rows_seen'])) as Record<string, number>);
@@ -274,12 +317,18 @@ export async function sumTokenUsageOfRun(db: Database, workflowId: string): Prom
 }
 
 /** The most recent runs, newest first; optionally of one pipeline and started at or after `since`. */
-export async function listPipelineRuns(db: Database, opts: { limit: number; pipeline?: string; since?: Date }): Promise<PipelineRunRow[]> {
+export async function listPipelineRuns(
+  db: Database,
+  opts: { limit: number; pipeline?: string; since?: Date },
+): Promise<PipelineRunRow[]> {
   return withTransaction(db, (tx) => selectPipelineRuns(tx, opts));
 }
 
 /** listPipelineRuns inside a transaction of the caller's, or on a read-only connection (destinations/sqlite/read-only.ts). */
-export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { limit: number; pipeline?: string; since?: Date }): Promise<PipelineRunRow[]> {
+export async function selectPipelineRuns(
+  tx: Pick<Tx, 'ph' | 'all'>,
+  opts: { limit: number; pipeline?: string; since?: Date },
+): Promise<PipelineRunRow[]> {
   const where: string[] = [];
   const params: Array<string | number> = [];
   if (opts.pipeline !== undefined) {
@@ -303,12 +352,20 @@ export async function selectPipelineRuns(tx: Pick<Tx, 'ph' | 'all'>, opts: { lim
  * Results the loads of one workflow quarantined (rejected_results): how many, and the first few with their
  * reasons, for the run's status and error.
  */
-export async function rejectedResultsOfRun(db: Database, workflowId: string): Promise<{ count: number; first: Array<{ resultId: string; reason: string }> }> {
+export async function rejectedResultsOfRun(
+  db: Database,
+  workflowId: string,
+): Promise<{ count: number; first: Array<{ resultId: string; reason: string }> }> {
   return withTransaction(db, async (tx) => {
-    const [n] = await tx.all(`SELECT COUNT(*) AS n FROM rejected_results WHERE workflow_id = ${tx.ph(1)}`, [workflowId]);
+    const [n] = await tx.all(`SELECT COUNT(*) AS n FROM rejected_results WHERE workflow_id = ${tx.ph(1)}`, [
+      workflowId,
+    ]);
     const count = Number(n?.['n'] ?? 0);
     if (count === 0) return { count, first: [] };
-    const rows = await tx.all(`SELECT result_id, reason FROM rejected_results WHERE workflow_id = ${tx.ph(1)} ORDER BY id LIMIT 3`, [workflowId]);
+    const rows = await tx.all(
+      `SELECT result_id, reason FROM rejected_results WHERE workflow_id = ${tx.ph(1)} ORDER BY id LIMIT 3`,
+      [workflowId],
+    );
     return { count, first: rows.map((r) => ({ resultId: String(r['result_id']), reason: String(r['reason']) })) };
   });
 }

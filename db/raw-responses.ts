@@ -37,14 +37,37 @@ export function tokenUsageOf(kind: string, body: string): number | null {
 }
 
 export const RAW_COLUMNS = [
-  'pipeline', 'kind', 'endpoint', 'request_key', 'workflow_id', 'scraping_run_id', 'received_at', 'loaded_at',
-  'body_sha256', 'body_bytes', 'body', 'body_ref', 'token_usage', 'rows_seen',
+  'pipeline',
+  'kind',
+  'endpoint',
+  'request_key',
+  'workflow_id',
+  'scraping_run_id',
+  'received_at',
+  'loaded_at',
+  'body_sha256',
+  'body_bytes',
+  'body',
+  'body_ref',
+  'token_usage',
+  'rows_seen',
 ] as const;
 
 function rawValues(r: RawResponse, sha256: string, bodyRef: number | null) {
   return [
-    r.pipeline, r.kind, r.endpoint, r.requestKey, r.workflowId, r.scrapingRunId, r.receivedAt.toISOString(), r.loadedAt,
-    sha256, Buffer.byteLength(r.body), bodyRef === null ? r.body : '', bodyRef, tokenUsageOf(r.kind, r.body),
+    r.pipeline,
+    r.kind,
+    r.endpoint,
+    r.requestKey,
+    r.workflowId,
+    r.scrapingRunId,
+    r.receivedAt.toISOString(),
+    r.loadedAt,
+    sha256,
+    Buffer.byteLength(r.body),
+    bodyRef === null ? r.body : '',
+    bodyRef,
+    tokenUsageOf(r.kind, r.body),
     r.rowsSeen ? JSON.stringify(r.rowsSeen) : null,
   ];
 }
@@ -54,7 +77,10 @@ export const sha256Of = (body: string) => hexDigest('sha256', body);
 /** Lands one response inside the caller's transaction; returns its id (the load id). */
 export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number> {
   const sha256 = sha256Of(r.body);
-  const [same] = await tx.all(`SELECT id FROM raw_responses WHERE body_sha256 = ${tx.ph(1)} AND body_ref IS NULL ORDER BY id LIMIT 1`, [sha256]);
+  const [same] = await tx.all(
+    `SELECT id FROM raw_responses WHERE body_sha256 = ${tx.ph(1)} AND body_ref IS NULL ORDER BY id LIMIT 1`,
+    [sha256],
+  );
   const bodyRef = same ? Number(same['id']) : null;
   const [landed] = await tx.all(
     `INSERT INTO raw_responses (${RAW_COLUMNS.join(', ')}) VALUES (${RAW_COLUMNS.map((_, i) => tx.ph(i + 1)).join(', ')}) RETURNING id`,
@@ -68,7 +94,12 @@ export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number>
  * order from those `allotted`, and a body stored already (`found`: its first id by digest) or earlier in the list
  * kept once, the later rows referring to it.
  */
-export function rawRowsInOrder(list: readonly RawResponse[], shas: readonly string[], found: ReadonlyArray<Record<string, unknown>>, allotted: ReadonlyArray<Record<string, unknown>>) {
+export function rawRowsInOrder(
+  list: readonly RawResponse[],
+  shas: readonly string[],
+  found: ReadonlyArray<Record<string, unknown>>,
+  allotted: ReadonlyArray<Record<string, unknown>>,
+) {
   const stored = new Map<string, number>();
   for (const f of found) stored.set(String(f['body_sha256']), Number(f['id']));
   const ids = allotted.map((a) => Number(a['id'])).sort((a, b) => a - b);
@@ -97,12 +128,15 @@ const WITH_BODY = `raw_responses r LEFT JOIN raw_responses b ON b.id = r.body_re
  * Body of the first response landed for (workflow id, request key), or undefined when there is none: a response
  * recorded by an earlier attempt of the same workflow step, so a retried step reuses it instead of calling again.
  */
-export async function findRecordedBody(db: Database, ref: { workflowId: string; requestKey: string }): Promise<string | undefined> {
+export async function findRecordedBody(
+  db: Database,
+  ref: { workflowId: string; requestKey: string },
+): Promise<string | undefined> {
   const rows = await withTransaction(db, (tx) =>
-    tx.all(`SELECT ${BODY} AS body FROM ${WITH_BODY} WHERE r.workflow_id = ${tx.ph(1)} AND r.request_key = ${tx.ph(2)} ORDER BY r.id LIMIT 1`, [
-      ref.workflowId,
-      ref.requestKey,
-    ]),
+    tx.all(
+      `SELECT ${BODY} AS body FROM ${WITH_BODY} WHERE r.workflow_id = ${tx.ph(1)} AND r.request_key = ${tx.ph(2)} ORDER BY r.id LIMIT 1`,
+      [ref.workflowId, ref.requestKey],
+    ),
   );
   const body = rows[0]?.['body'];
   return typeof body === 'string' ? body : undefined;
@@ -113,7 +147,11 @@ export async function findRecordedBody(db: Database, ref: { workflowId: string; 
  * transaction that loads its rows, so each of these is loaded too: a retried step that finds its requests here
  * need not (and must not pay to) call again.
  */
-export async function landedRequestKeys(db: Database, workflowId: string, requestKeys: readonly string[]): Promise<Set<string>> {
+export async function landedRequestKeys(
+  db: Database,
+  workflowId: string,
+  requestKeys: readonly string[],
+): Promise<Set<string>> {
   if (requestKeys.length === 0) return new Set();
   const rows = await withReadTransaction(db, (tx) =>
     tx.all(
@@ -126,7 +164,9 @@ export async function landedRequestKeys(db: Database, workflowId: string, reques
 
 /** The body of one landed row by its id (the load id of rows), references followed. */
 export async function readRawBody(db: Database, id: number): Promise<string | undefined> {
-  const rows = await withTransaction(db, (tx) => tx.all(`SELECT ${BODY} AS body FROM ${WITH_BODY} WHERE r.id = ${tx.ph(1)}`, [id]));
+  const rows = await withTransaction(db, (tx) =>
+    tx.all(`SELECT ${BODY} AS body FROM ${WITH_BODY} WHERE r.id = ${tx.ph(1)}`, [id]),
+  );
   const body = rows[0]?.['body'];
   return typeof body === 'string' ? body : undefined;
 }

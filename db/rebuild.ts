@@ -30,18 +30,30 @@ function recordsOf(kind: string, requestKey: string | null, body: string): Resul
   return run === undefined ? records : records.filter((r) => BigInt(r.scraping_run_id) === BigInt(run));
 }
 
-export async function rebuildContentTables(db: Database, pipeline: string, target: ContentTarget): Promise<RebuildResult> {
+export async function rebuildContentTables(
+  db: Database,
+  pipeline: string,
+  target: ContentTarget,
+): Promise<RebuildResult> {
   return withTransaction(db, async (tx) => {
-    const state = await readRegistryState(tx, { tables: [target.table], prefixes: [`${target.table}${PATH_SEPARATOR}`], roots: [target.table] });
+    const state = await readRegistryState(tx, {
+      tables: [target.table],
+      prefixes: [`${target.table}${PATH_SEPARATOR}`],
+      roots: [target.table],
+    });
     const reg = state.columns;
     // Only this pipeline's tables, and only if they hold only its rows: a table another pipeline created (two names
     // giving one table name), or one such pipelines shared before that was refused, is not dropped.
     const owner = state.owners.get(target.table);
     if (owner !== undefined && owner !== pipeline) {
-      throw new PermanentLoadError(`table '${target.table}' was created by pipeline '${owner}', not '${pipeline}' (their names give one table name); rebuild refused, nothing changed`);
+      throw new PermanentLoadError(
+        `table '${target.table}' was created by pipeline '${owner}', not '${pipeline}' (their names give one table name); rebuild refused, nothing changed`,
+      );
     }
     for (const table of reg.keys()) {
-      const other = await tx.all(`SELECT pipeline FROM ${quoteIdent(table)} WHERE pipeline <> ${tx.ph(1)} LIMIT 1`, [pipeline]);
+      const other = await tx.all(`SELECT pipeline FROM ${quoteIdent(table)} WHERE pipeline <> ${tx.ph(1)} LIMIT 1`, [
+        pipeline,
+      ]);
       if (other.length > 0) {
         throw new PermanentLoadError(
           `table '${table}' also holds rows of pipeline '${String(other[0]!['pipeline'])}' (their names give one table name); rebuild would delete them, so it was refused and nothing changed. Rename one pipeline`,
@@ -52,7 +64,8 @@ export async function rebuildContentTables(db: Database, pipeline: string, targe
       await tx.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`, []);
       await tx.run(`DELETE FROM schema_history WHERE table_name = ${tx.ph(1)}`, [table]);
       // Comments in the catalog go with the table; a catalog table of them (SQLite) forgets its rows here.
-      if (!tx.adapter.capabilities.commentOn) await tx.run(`DELETE FROM ${quoteIdent(SQLITE_COMMENTS_TABLE)} WHERE table_name = ${tx.ph(1)}`, [table]);
+      if (!tx.adapter.capabilities.commentOn)
+        await tx.run(`DELETE FROM ${quoteIdent(SQLITE_COMMENTS_TABLE)} WHERE table_name = ${tx.ph(1)}`, [table]);
     }
     const landed = await tx.all(
       `SELECT r.id, r.kind, r.request_key, CASE WHEN r.body_ref IS NULL THEN r.body ELSE b.body END AS body
@@ -64,7 +77,11 @@ export async function rebuildContentTables(db: Database, pipeline: string, targe
     const loadedAt = new Date().toISOString();
     for (const r of landed) {
       const loadId = Number(r['id']);
-      const records = recordsOf(String(r['kind']), r['request_key'] === null ? null : String(r['request_key']), String(r['body']));
+      const records = recordsOf(
+        String(r['kind']),
+        r['request_key'] === null ? null : String(r['request_key']),
+        String(r['body']),
+      );
       // The raw row's id stays the load id: lineage points at the response the row came from.
       const flat = flattenContent(records, target);
       out.rejected += flat.rejected.length;

@@ -20,13 +20,21 @@ export interface RawRetentionResult {
   kept: number;
 }
 
-export async function pruneRawResponses(db: Database, opts: { pipeline: string; olderThan: Date }): Promise<RawRetentionResult> {
+export async function pruneRawResponses(
+  db: Database,
+  opts: { pipeline: string; olderThan: Date },
+): Promise<RawRetentionResult> {
   return withTransaction(db, async (tx) => {
     const cutoff = opts.olderThan.toISOString();
-    const [row] = await tx.all(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)} AND loaded_at < ${tx.ph(2)}`, [opts.pipeline, cutoff]);
+    const [row] = await tx.all(
+      `SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)} AND loaded_at < ${tx.ph(2)}`,
+      [opts.pipeline, cutoff],
+    );
     const old = Number(row?.['n'] ?? 0);
     if (old === 0) return { old, deleted: 0, kept: 0 };
-    const notCurrent = DATA_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${quoteIdent(t)} d WHERE d.pipeline = r.pipeline AND d.load_id = r.id)`).join('\n        AND ');
+    const notCurrent = DATA_TABLES.map(
+      (t) => `NOT EXISTS (SELECT 1 FROM ${quoteIdent(t)} d WHERE d.pipeline = r.pipeline AND d.load_id = r.id)`,
+    ).join('\n        AND ');
     // Postgres compares loaded_at (timestamptz) with the ISO text as a time; SQLite compares the ISO texts, which sort as times.
     const deleted = await tx.run(
       `WITH doomed AS (

@@ -47,8 +47,25 @@ export interface SpendWhere {
  * The execution matters: a local activity whose worker died before its workflow task completed runs again with the
  * same activity id and attempt (nothing of it was recorded in history), and sends its requests again.
  */
-export function spendCallKey(parts: { workflowId: string; activityId: string; activityAttempt: number; execution?: string; requestKey: string; clientAttempt: number }): string {
-  return hexDigest('sha256', [parts.workflowId, parts.activityId, parts.activityAttempt, parts.execution ?? '', parts.requestKey, parts.clientAttempt].join('\u0001')).slice(0, 40);
+export function spendCallKey(parts: {
+  workflowId: string;
+  activityId: string;
+  activityAttempt: number;
+  execution?: string;
+  requestKey: string;
+  clientAttempt: number;
+}): string {
+  return hexDigest(
+    'sha256',
+    [
+      parts.workflowId,
+      parts.activityId,
+      parts.activityAttempt,
+      parts.execution ?? '',
+      parts.requestKey,
+      parts.clientAttempt,
+    ].join('\u0001'),
+  ).slice(0, 40);
 }
 
 function num(v: unknown): number {
@@ -105,10 +122,17 @@ export function callFits(l: BudgetLimit, spent: number, createsScraper: boolean)
  * (SQLite and DuckDB have one writer; Postgres takes an advisory lock per pipeline and project). A call recorded
  * already (the same key) is let through and counted once.
  */
-export async function reserveCall(db: Database, call: SpendCall, limits: readonly BudgetLimit[]): Promise<Refusal | undefined> {
+export async function reserveCall(
+  db: Database,
+  call: SpendCall,
+  limits: readonly BudgetLimit[],
+): Promise<Refusal | undefined> {
   return withTransaction(db, async (tx) => {
     // A no-op where writers are serialised anyway (SQLite, DuckDB); Postgres's advisory locks.
-    await db.adapter.lockKeys(tx, [lockKey(`pipeline\u0001${call.pipeline}`), ...(call.project ? [lockKey(`project\u0001${call.project}`)] : [])]);
+    await db.adapter.lockKeys(tx, [
+      lockKey(`pipeline\u0001${call.pipeline}`),
+      ...(call.project ? [lockKey(`project\u0001${call.project}`)] : []),
+    ]);
     const [seen] = await tx.all(`SELECT 1 AS one FROM spend_calls WHERE call_key = ${tx.ph(1)}`, [call.callKey]);
     if (seen) return undefined;
     for (const l of limits) {
@@ -121,7 +145,16 @@ export async function reserveCall(db: Database, call: SpendCall, limits: readonl
 }
 
 async function insertCall(tx: Tx, call: SpendCall): Promise<void> {
-  const values = [call.callKey, call.pipeline, call.project, call.workflowId, call.endpoint, call.requestKey, call.createsScraper, call.calledAt.toISOString()];
+  const values = [
+    call.callKey,
+    call.pipeline,
+    call.project,
+    call.workflowId,
+    call.endpoint,
+    call.requestKey,
+    call.createsScraper,
+    call.calledAt.toISOString(),
+  ];
   await tx.run(
     `INSERT INTO spend_calls (call_key, pipeline, project, workflow_id, endpoint, request_key, creates_scraper, called_at)
      VALUES (${values.map((_, i) => tx.ph(i + 1)).join(', ')}) ON CONFLICT (call_key) DO NOTHING`,
@@ -131,7 +164,9 @@ async function insertCall(tx: Tx, call: SpendCall): Promise<void> {
 
 /** The service's tokenUsage for a recorded call, from its answer. */
 export async function recordCallTokens(db: Database, callKey: string, tokens: number): Promise<void> {
-  await withTransaction(db, (tx) => tx.run(`UPDATE spend_calls SET tokens = ${tx.ph(1)} WHERE call_key = ${tx.ph(2)}`, [tokens, callKey]));
+  await withTransaction(db, (tx) =>
+    tx.run(`UPDATE spend_calls SET tokens = ${tx.ph(1)} WHERE call_key = ${tx.ph(2)}`, [tokens, callKey]),
+  );
 }
 
 function lockKey(text: string): bigint {
@@ -159,5 +194,12 @@ export async function spendHistory(r: SpendReader, pipeline: string, lastRuns = 
     [pipeline, lastRuns],
   );
   const sum = (k: string) => rows.reduce((a, row) => a + num(row[k]), 0);
-  return { runs: rows.length, units: sum('units'), calls: sum('calls'), scrapers: sum('scrapers'), tokens: sum('tokens'), unitsWithTokens: sum('units_with_tokens') };
+  return {
+    runs: rows.length,
+    units: sum('units'),
+    calls: sum('calls'),
+    scrapers: sum('scrapers'),
+    tokens: sum('tokens'),
+    unitsWithTokens: sum('units_with_tokens'),
+  };
 }

@@ -19,7 +19,6 @@ export async function inSavepoint<T>(exec: (sql: string) => Promise<unknown>, fn
   }
 }
 
-
 /**
  * Runs `fn` in one transaction: all of it commits or none of it does. SQLite takes the write lock up front
  * (BEGIN IMMEDIATE, waiting up to busy_timeout for other connections without blocking the thread), and calls on the same connection are

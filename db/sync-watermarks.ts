@@ -6,14 +6,22 @@ import { withTransaction } from './sql.js';
 
 export async function readSyncWatermark(db: Database, pipeline: string, stream: string): Promise<string | null> {
   const rows = await withTransaction(db, (tx) =>
-    tx.all(`SELECT watermark FROM sync_watermarks WHERE pipeline = ${tx.ph(1)} AND stream = ${tx.ph(2)}`, [pipeline, stream]),
+    tx.all(`SELECT watermark FROM sync_watermarks WHERE pipeline = ${tx.ph(1)} AND stream = ${tx.ph(2)}`, [
+      pipeline,
+      stream,
+    ]),
   );
   const w = rows[0]?.['watermark'];
   return typeof w === 'string' ? w : null;
 }
 
 /** Moves the watermark forward only (ids are compared as integers; they may exceed 2^53). */
-export async function commitSyncWatermark(db: Database, pipeline: string, stream: string, watermark: string): Promise<void> {
+export async function commitSyncWatermark(
+  db: Database,
+  pipeline: string,
+  stream: string,
+  watermark: string,
+): Promise<void> {
   if (!/^\d+$/.test(watermark)) throw new Error(`sync watermark must be a non-negative integer, got '${watermark}'`);
   await withTransaction(db, async (tx) => {
     // One statement, compared where the conflicting row is locked: two workers committing at once cannot move

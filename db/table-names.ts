@@ -27,7 +27,11 @@ export type DataTableName = (typeof DATA_TABLES)[number];
  * The service's bookkeeping (the scrapers a run created, their run records and scraping runs), as opposed to the data a
  * pipeline is for: counted apart in `run`'s summary and `status`, so that "rows" means data.
  */
-export const BOOKKEEPING_TABLES = ['scrapers', 'run_records', 'scraping_runs'] as const satisfies readonly DataTableName[];
+export const BOOKKEEPING_TABLES = [
+  'scrapers',
+  'run_records',
+  'scraping_runs',
+] as const satisfies readonly DataTableName[];
 
 const BOOKKEEPING: ReadonlySet<string> = new Set(BOOKKEEPING_TABLES);
 const MODEL: ReadonlySet<string> = new Set(DATA_TABLES);

@@ -11,7 +11,12 @@ export { DATA_TABLES, type DataTableName };
  * Model tables whose unknown fields become inferred columns (db/evolve/) instead of being dropped: the job
  * records a request's schema shapes, and the marketplace levels that have a table of their own.
  */
-export const EVOLVING_TABLES = ['job_records', 'marketplace_products', 'marketplace_product_models', 'marketplace_shops'] as const satisfies readonly DataTableName[];
+export const EVOLVING_TABLES = [
+  'job_records',
+  'marketplace_products',
+  'marketplace_product_models',
+  'marketplace_shops',
+] as const satisfies readonly DataTableName[];
 
 export const RESULT_TABLES = ['scraper_results', 'pdf_results', 'leads_results'] as const;
 export type ResultTableName = (typeof RESULT_TABLES)[number];
@@ -51,8 +56,12 @@ function describe(name: DataTableName): TableMeta {
   for (const [c, d] of entries) kinds[c] = KIND_OF[d.type];
   const key: readonly string[] = def.primaryKey ?? [];
   // A generated id (identity) is the key of a table without a natural one; the database fills it in.
-  const generated = entries.filter(([c, d]) => d.type === 'int64' && d.identity === true && c === 'id' && key.length === 0).map(([c]) => c);
-  const dataColumns = columns.filter((c) => !(LINEAGE_COLUMNS as readonly string[]).includes(c) && !generated.includes(c));
+  const generated = entries
+    .filter(([c, d]) => d.type === 'int64' && d.identity === true && c === 'id' && key.length === 0)
+    .map(([c]) => c);
+  const dataColumns = columns.filter(
+    (c) => !(LINEAGE_COLUMNS as readonly string[]).includes(c) && !generated.includes(c),
+  );
   return { name, columns: columns.filter((c) => !generated.includes(c)), dataColumns, key, kinds };
 }
 

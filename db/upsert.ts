@@ -28,7 +28,9 @@ function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
   const table = quoteIdent(t.table);
   let sql = `INSERT INTO ${table} (${t.columns.map(quoteIdent).join(', ')}) VALUES ${tuples.join(', ')}`;
   if (t.key.length > 0) {
-    const updates = t.columns.filter((c) => !t.key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
+    const updates = t.columns
+      .filter((c) => !t.key.includes(c))
+      .map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
     sql +=
       ` ON CONFLICT (${t.key.map(quoteIdent).join(', ')}) DO UPDATE SET ${updates.join(', ')}` +
       ` WHERE ${table}.${quoteIdent('row_hash')} <> excluded.${quoteIdent('row_hash')}` +
@@ -44,7 +46,11 @@ function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
  * Writes `rows` (values in `t.columns` order). Resolves to the number of rows inserted or changed and, with
  * `returning`, the returned column of each of them.
  */
-export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
+export async function upsertRows(
+  tx: Tx,
+  t: UpsertTarget,
+  rows: readonly Param[][],
+): Promise<{ changed: number; returned: unknown[] }> {
   // A destination's own path first (DuckDB: only the changed rows need ON CONFLICT, destinations/duckdb/upsert.ts).
   const own = tx.adapter.upsertRows;
   if (own) {
@@ -55,7 +61,11 @@ export async function upsertRows(tx: Tx, t: UpsertTarget, rows: readonly Param[]
 }
 
 /** The statements of upsertRows: multi-row INSERT (… ON CONFLICT when `t.key` is set) in chunks. */
-async function upsertChunks(tx: Tx, t: UpsertTarget, rows: readonly Param[][]): Promise<{ changed: number; returned: unknown[] }> {
+async function upsertChunks(
+  tx: Tx,
+  t: UpsertTarget,
+  rows: readonly Param[][],
+): Promise<{ changed: number; returned: unknown[] }> {
   const max = maxChunk(tx, t.columns.length);
   const exact = tx.adapter.capabilities.exactChunks;
   let changed = 0;

@@ -234,7 +234,10 @@ export interface DuckParquetJob {
 }
 
 /** Writes a table's rows to Parquet without them passing through JavaScript; null: it cannot for this table. */
-export type ParquetCopy = (db: ExportDatabase, job: DuckParquetJob) => Promise<{ rows: number; maxLoadId: bigint | null } | null>;
+export type ParquetCopy = (
+  db: ExportDatabase,
+  job: DuckParquetJob,
+) => Promise<{ rows: number; maxLoadId: bigint | null } | null>;
 
 /** The settings of a CSV file (export/formats/index.ts FormatSettings adds the format). */
 export interface CsvSettings {
@@ -395,7 +398,12 @@ export interface ExportReader {
   /** Rows of a query (objects), integers exact (bigint, or decimal text from Postgres). */
   query(db: ExportDatabase, sql: string, params?: readonly unknown[]): Promise<Array<Record<string, unknown>>>;
   /** Streams a table query or SQL text in batches; memory holds one batch. */
-  rowBatches(db: ExportDatabase, query: TableQuery | string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]>;
+  rowBatches(
+    db: ExportDatabase,
+    query: TableQuery | string,
+    params: unknown[],
+    batchSize: number,
+  ): AsyncGenerator<RawRow[]>;
   /** The values the format writers receive: SQLite's own, or Postgres's text (DuckDB's are converted to it). */
   readonly valueForms: 'sqlite' | 'postgres';
   /** The CSV export's threads, loaded when asked for (present where `capabilities.parallelExportReaders`). */
@@ -403,8 +411,18 @@ export interface ExportReader {
   /** A catalog type as the export declares it, with its kind. */
   columnKind(catalogType: string): { declared: string; kind: ColumnKind };
   readWatermark(db: ExportDatabase, pipeline: string, table: string): Promise<bigint | null>;
-  readLastExportedFile(db: ExportDatabase, pipeline: string, table: string): Promise<{ run: string; file: string; rows: number } | null>;
-  advanceWatermark(db: ExportDatabase, pipeline: string, table: string, lastLoadId: bigint, written: { run: string | null; file: string | null; rows: number | null }): Promise<void>;
+  readLastExportedFile(
+    db: ExportDatabase,
+    pipeline: string,
+    table: string,
+  ): Promise<{ run: string; file: string; rows: number } | null>;
+  advanceWatermark(
+    db: ExportDatabase,
+    pipeline: string,
+    table: string,
+    lastLoadId: bigint,
+    written: { run: string | null; file: string | null; rows: number | null },
+  ): Promise<void>;
 }
 
 /** The adapter an open handle carries: any destination's, its methods taking any destination's handle. */
@@ -470,7 +488,11 @@ export interface DestinationAdapter<out D extends DestinationName> {
    */
   readonly parquetCopy?: () => Promise<ParquetCopy>;
   /** The bounded read-only `sql:` check (checks/sql-readonly.ts). */
-  readOnlyQuery(db: DatabaseOf<D>, sql: string, o: { timeoutMs: number }): Promise<{ rows: Array<Record<string, unknown>> }>;
+  readOnlyQuery(
+    db: DatabaseOf<D>,
+    sql: string,
+    o: { timeoutMs: number },
+  ): Promise<{ rows: Array<Record<string, unknown>> }>;
   /**
    * Reads an existing, current destination for the commands that answer at once (status, history, schema show)
    * without opening it for writing or loading its heavier modules; undefined when it cannot (an older schema), and
@@ -480,7 +502,10 @@ export interface DestinationAdapter<out D extends DestinationName> {
   /** Opens an existing destination so that the database itself refuses writes (console, report). */
   openReadOnly(parsed: ParsedUrlOf<D>, url: string): Promise<ReadOnlySource>;
   /** schema_history's columns of `tables`, read without opening for writing; undefined when that cannot be done cheaply. */
-  schemaHistoryColumns(parsed: ParsedUrlOf<D>, tables: readonly string[]): Promise<Map<string, Set<string>> | undefined>;
+  schemaHistoryColumns(
+    parsed: ParsedUrlOf<D>,
+    tables: readonly string[],
+  ): Promise<Map<string, Set<string>> | undefined>;
   /**
    * For a destination one process writes at a time: why a worker of this host waits for it right now (who holds
    * it, since when), in one line, or undefined. `run` shows it while its run does not move. Read from files beside

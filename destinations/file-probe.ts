@@ -13,13 +13,15 @@ export function existingDatabaseFile(full: string, scheme: string): fs.Stats | u
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     // ENOTDIR: some ancestor is a file; found and named by probeCreatableFolder's walk.
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`cannot read ${full}: ${(err as Error).message}`, { cause: err });
+    if (code !== 'ENOENT' && code !== 'ENOTDIR')
+      throw new Error(`cannot read ${full}: ${(err as Error).message}`, { cause: err });
   }
   if (stat === undefined) {
     probeCreatableFolder(full);
     return undefined;
   }
-  if (stat.isDirectory()) throw new Error(`${full} is a folder, not a database file (expected ${scheme}:<path to a file>)`);
+  if (stat.isDirectory())
+    throw new Error(`${full} is a folder, not a database file (expected ${scheme}:<path to a file>)`);
   return stat;
 }
 
@@ -32,7 +34,8 @@ function probeCreatableFolder(file: string): void {
       stat = fs.statSync(dir);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new Error(`cannot read ${dir}: ${(err as Error).message}`, { cause: err });
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        throw new Error(`cannot read ${dir}: ${(err as Error).message}`, { cause: err });
     }
     if (stat !== undefined) {
       if (!stat.isDirectory()) throw new Error(`cannot create the database ${file}: ${dir} is not a folder`);

@@ -26,12 +26,15 @@ export function destinationOf<D extends DestinationName>(of: { readonly dialect:
 
 export function destinationNamed<D extends DestinationName>(name: D): DestinationAdapter<D> {
   const adapter = (DESTINATIONS as Record<string, DestinationAdapter<DestinationName> | undefined>)[name];
-  if (!adapter || !Object.hasOwn(DESTINATIONS, name)) throw new Error(`unknown destination '${String(name)}': expected one of ${DESTINATION_NAMES.join(', ')}`);
+  if (!adapter || !Object.hasOwn(DESTINATIONS, name))
+    throw new Error(`unknown destination '${String(name)}': expected one of ${DESTINATION_NAMES.join(', ')}`);
   return adapter as unknown as DestinationAdapter<D>;
 }
 
 /** The adapter whose URL scheme `url` has, with the parsed URL; undefined when none claims it. */
-export function destinationOfUrl(url: string): { adapter: DestinationAdapter<DestinationName>; parsed: { dialect: DestinationName } } | undefined {
+export function destinationOfUrl(
+  url: string,
+): { adapter: DestinationAdapter<DestinationName>; parsed: { dialect: DestinationName } } | undefined {
   for (const name of DESTINATION_NAMES) {
     const adapter = DESTINATIONS[name] as DestinationAdapter<DestinationName>;
     const parsed = adapter.parseUrl(url);

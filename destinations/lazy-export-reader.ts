@@ -2,9 +2,15 @@
 // (`run` as a client, `status`), which must not pay for a driver's reader code they never call.
 import type { ExportReader } from './contract.js';
 
-type ReaderModule = Pick<ExportReader, 'query' | 'rowBatches' | 'readWatermark' | 'readLastExportedFile' | 'advanceWatermark'>;
+type ReaderModule = Pick<
+  ExportReader,
+  'query' | 'rowBatches' | 'readWatermark' | 'readLastExportedFile' | 'advanceWatermark'
+>;
 
-export function lazyExportReader(load: () => Promise<ReaderModule>, fixed: Pick<ExportReader, 'valueForms' | 'columnKind' | 'csvThreads'>): ExportReader {
+export function lazyExportReader(
+  load: () => Promise<ReaderModule>,
+  fixed: Pick<ExportReader, 'valueForms' | 'columnKind' | 'csvThreads'>,
+): ExportReader {
   return {
     ...fixed,
     query: async (db, sql, params) => (await load()).query(db, sql, params),

@@ -4,9 +4,23 @@
 // migrations (destinations/<engine>/migrations) and record them in drizzle's own `__drizzle_migrations` table.
 import { redactDatabaseUrl } from '../db/url.js';
 import { DESTINATION_NAMES, DESTINATIONS, destinationNamed, destinationOfUrl } from './index.js';
-import type { Database, DestinationName, OpenDatabaseOptions, ParsedDatabaseUrl, ProbeDatabaseOptions } from './contract.js';
+import type {
+  Database,
+  DestinationName,
+  OpenDatabaseOptions,
+  ParsedDatabaseUrl,
+  ProbeDatabaseOptions,
+} from './contract.js';
 
-export type { Database, DuckDatabase, OpenDatabaseOptions, ParsedDatabaseUrl, PostgresDatabase, ProbeDatabaseOptions, SqliteDatabase } from './contract.js';
+export type {
+  Database,
+  DuckDatabase,
+  OpenDatabaseOptions,
+  ParsedDatabaseUrl,
+  PostgresDatabase,
+  ProbeDatabaseOptions,
+  SqliteDatabase,
+} from './contract.js';
 
 export type Dialect = DestinationName;
 
@@ -22,7 +36,9 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   const found = destinationOfUrl(trimmed);
   if (found) return found.parsed as ParsedDatabaseUrl;
   const forms = DESTINATION_NAMES.map((n) => `'${DESTINATIONS[n].urlForm}'`);
-  throw new DatabaseConfigError(`unsupported database URL '${redactDatabaseUrl(trimmed)}': expected ${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}`);
+  throw new DatabaseConfigError(
+    `unsupported database URL '${redactDatabaseUrl(trimmed)}': expected ${forms.slice(0, -1).join(', ')} or ${forms[forms.length - 1]}`,
+  );
 }
 
 /** The file a URL names, for a file destination (SQLite, DuckDB); undefined for a server. */
@@ -36,7 +52,14 @@ export { DEFAULT_PG_POOL_SIZE, pgPoolSize } from './postgres/pool-size.js';
 export { DatabaseConfigError } from './config-error.js';
 import { DatabaseConfigError } from './config-error.js';
 
-const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
+const PERMANENT_SQLITE_CODES = new Set([
+  'SQLITE_NOTADB',
+  'SQLITE_CANTOPEN',
+  'SQLITE_READONLY',
+  'SQLITE_CORRUPT',
+  'SQLITE_PERM',
+  'SQLITE_AUTH',
+]);
 const PERMANENT_FS_CODES = new Set(['EACCES', 'EPERM', 'ENOTDIR', 'EROFS', 'EISDIR', 'ENAMETOOLONG', 'EINVAL']);
 
 /** A file-system answer that the same operation would get again (permissions, a file where a folder must be, ...). */
@@ -54,7 +77,8 @@ export async function openDatabase(url: string, opts: OpenDatabaseOptions = {}):
   try {
     return await destinationNamed(parsed.dialect).open(parsed as never, url, opts);
   } catch (err) {
-    if (err instanceof Error && isPermanentOpenError(err.cause ?? err)) throw new DatabaseConfigError(err.message, { cause: err.cause ?? err });
+    if (err instanceof Error && isPermanentOpenError(err.cause ?? err))
+      throw new DatabaseConfigError(err.message, { cause: err.cause ?? err });
     throw err;
   }
 }

@@ -10,7 +10,9 @@ export class SourceError extends Error {
 export function mustExist(file: string, scheme: string): string {
   const full = path.resolve(file);
   if (!fs.existsSync(full)) {
-    throw new SourceError(`${scheme} database ${full} does not exist; the console reads an existing destination (run a pipeline first, or pass --database ${scheme}:<path of your database file>)`);
+    throw new SourceError(
+      `${scheme} database ${full} does not exist; the console reads an existing destination (run a pipeline first, or pass --database ${scheme}:<path of your database file>)`,
+    );
   }
   return full;
 }

@@ -52,7 +52,8 @@ export function filePathOfUrl(name: DestinationName, url: string): string | unde
   if (scheme === null) return undefined;
   let file = trimmed.slice(scheme[0].length);
   if (file.startsWith('//')) file = file.slice(2);
-  if (file === '') throw new DatabaseConfigError(`database URL '${trimmed}' has no file path (expected ${URL_FORMS[name].form})`);
+  if (file === '')
+    throw new DatabaseConfigError(`database URL '${trimmed}' has no file path (expected ${URL_FORMS[name].form})`);
   return file;
 }
 

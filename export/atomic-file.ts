@@ -18,7 +18,10 @@ function safeHost(): string {
 }
 
 export function partialPathFor(finalPath: string): string {
-  return join(dirname(finalPath), `.${basename(finalPath)}~${safeHost()}~${process.pid}~${randomBytes(4).toString('hex')}.partial`);
+  return join(
+    dirname(finalPath),
+    `.${basename(finalPath)}~${safeHost()}~${process.pid}~${randomBytes(4).toString('hex')}.partial`,
+  );
 }
 
 export async function fsyncPath(path: string): Promise<void> {

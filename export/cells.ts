@@ -53,7 +53,8 @@ export function numbersAsIs(col: ColumnInfo, dialect: 'sqlite' | 'postgres'): bo
 
 /** How a SQLite column writes a number; String for "as it is" (a safe integer: the same text as a bigint or a number). */
 function sqliteNumberFormatter(col: ColumnInfo): (value: bigint | number) => string {
-  if (col.kind === 'boolean') return (value) => (value === 1n || value === 1 ? 'true' : value === 0n || value === 0 ? 'false' : String(value));
+  if (col.kind === 'boolean')
+    return (value) => (value === 1n || value === 1 ? 'true' : value === 0n || value === 0 ? 'false' : String(value));
   const epochScale = col.kind === 'timestamp_s' ? 1000 : col.kind === 'timestamp_ms' ? 1 : 0;
   if (epochScale !== 0) return (value) => isoFromEpochMs(Number(value) * epochScale, col);
   return String;
@@ -109,7 +110,8 @@ function postgresFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown)
       return (v) => (asText(v) === 't' ? 'true' : 'false');
     case 'timestamptz':
       // The export session runs with TimeZone UTC, so every value ends in +00; infinity stays as written.
-      return (v) => asText(v).replace(PG_TIMESTAMPTZ_UTC, (_all, date: string, time: string) => `${date}T${millisAtLeast(time)}Z`);
+      return (v) =>
+        asText(v).replace(PG_TIMESTAMPTZ_UTC, (_all, date: string, time: string) => `${date}T${millisAtLeast(time)}Z`);
     case 'timestamp':
       return (v) => asText(v).replace(' ', 'T');
     case 'text':

@@ -17,7 +17,14 @@ export type ColumnHints = Record<string, Record<string, ColumnKind>>;
 /** Tables that are bookkeeping, never data to export unless named explicitly. */
 // schema_history has pipeline and load_id columns but is the registry of inferred columns, not data.
 // SQLite's catalog of comments is the database's description of the others, as pg_description is Postgres's.
-const INTERNAL_TABLES = new Set(['export_watermarks', '__drizzle_migrations', 'schema_history', 'notify_deliveries', 'rejected_results', SQLITE_COMMENTS_TABLE]);
+const INTERNAL_TABLES = new Set([
+  'export_watermarks',
+  '__drizzle_migrations',
+  'schema_history',
+  'notify_deliveries',
+  'rejected_results',
+  SQLITE_COMMENTS_TABLE,
+]);
 
 export async function listTables(db: ExportDatabase): Promise<string[]> {
   const dest = db.adapter;
@@ -32,10 +39,15 @@ export function isInternalTable(name: string): boolean {
 export async function describeTable(db: ExportDatabase, table: string, hints?: ColumnHints): Promise<ColumnInfo[]> {
   const dest = db.adapter;
   const rows = await dest.exportReader.query(db, dest.catalog.columnsSql(dest.sql.ph(1)), [table]);
-  const cols: ColumnInfo[] = rows.map((r) => ({ name: String(r['name']), ...dest.exportReader.columnKind(String(r['type'] ?? '')) }));
+  const cols: ColumnInfo[] = rows.map((r) => ({
+    name: String(r['name']),
+    ...dest.exportReader.columnKind(String(r['type'] ?? '')),
+  }));
   if (cols.length === 0) {
     const known = (await listTables(db)).filter((t) => !isInternalTable(t));
-    throw new Error(`export: table "${table}" does not exist in the ${db.dialect} database (tables: ${known.join(', ') || 'none'})`);
+    throw new Error(
+      `export: table "${table}" does not exist in the ${db.dialect} database (tables: ${known.join(', ') || 'none'})`,
+    );
   }
   const tableHints = hints?.[table];
   if (tableHints) {
@@ -105,5 +117,13 @@ export async function tableHasRows(db: ExportDatabase, table: string): Promise<b
 
 export async function tableHasPipelineRows(db: ExportDatabase, table: string, pipeline: string): Promise<boolean> {
   const dest = db.adapter;
-  return (await dest.exportReader.query(db, `select 1 as one from ${quoteIdent(table)} where pipeline = ${dest.sql.ph(1)} limit 1`, [pipeline])).length > 0;
+  return (
+    (
+      await dest.exportReader.query(
+        db,
+        `select 1 as one from ${quoteIdent(table)} where pipeline = ${dest.sql.ph(1)} limit 1`,
+        [pipeline],
+      )
+    ).length > 0
+  );
 }

@@ -6,11 +6,25 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeAtomically, removeAbandonedPartials } from './atomic-file.js';
-import { describeTable, isInternalTable, listTables, tableHasPipelineRows, tableHasRows, type ColumnHints, type ColumnInfo } from './columns.js';
+import {
+  describeTable,
+  isInternalTable,
+  listTables,
+  tableHasPipelineRows,
+  tableHasRows,
+  type ColumnHints,
+  type ColumnInfo,
+} from './columns.js';
 import { quoteIdent, valueDialect, type ExportDatabase } from './database.js';
 import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
-import { EXPORT_FORMATS, loadFormatWriter, type ExportFormat, type FormatSettings, type FormatWriter } from './formats/index.js';
+import {
+  EXPORT_FORMATS,
+  loadFormatWriter,
+  type ExportFormat,
+  type FormatSettings,
+  type FormatWriter,
+} from './formats/index.js';
 import { rowBatches, type RawRow, type TableQuery } from './rows.js';
 import { inferredColumnHints, modelColumnHints } from './schema-hints.js';
 import { typeColumns } from './typed.js';
@@ -117,11 +131,13 @@ const CSV_DEFAULTS = { delimiter: ',', bom: false, nullText: '', lineEnding: 'cr
 
 function settingsOf(o: ExportOptions): Settings {
   const format = o.format ?? 'csv';
-  if (!EXPORT_FORMATS.includes(format)) throw new Error(`export: format "${String(format)}" is not one of ${EXPORT_FORMATS.join(', ')}`);
+  if (!EXPORT_FORMATS.includes(format))
+    throw new Error(`export: format "${String(format)}" is not one of ${EXPORT_FORMATS.join(', ')}`);
   if (format !== 'csv') {
     // Silently ignoring a CSV setting would leave the user wondering why the Parquet file has no BOM.
     for (const key of Object.keys(CSV_DEFAULTS) as Array<keyof typeof CSV_DEFAULTS>) {
-      if (o[key] !== undefined && o[key] !== CSV_DEFAULTS[key]) throw new Error(`export: ${key} applies to CSV only, not to format ${format}`);
+      if (o[key] !== undefined && o[key] !== CSV_DEFAULTS[key])
+        throw new Error(`export: ${key} applies to CSV only, not to format ${format}`);
     }
   }
   const s: Settings = {
@@ -135,13 +151,19 @@ function settingsOf(o: ExportOptions): Settings {
     neutralizeFormulas: o.neutralizeFormulas ?? true,
     lineEnding: o.lineEnding ?? CSV_DEFAULTS.lineEnding,
   };
-  if (s.mode !== 'full' && s.mode !== 'incremental') throw new Error(`export: mode "${String(s.mode)}" is not 'full' or 'incremental'`);
-  if (o.writeEmpty === true && s.mode !== 'incremental') throw new Error('export: writeEmpty applies to incremental exports only (a full export always writes its file)');
+  if (s.mode !== 'full' && s.mode !== 'incremental')
+    throw new Error(`export: mode "${String(s.mode)}" is not 'full' or 'incremental'`);
+  if (o.writeEmpty === true && s.mode !== 'incremental')
+    throw new Error('export: writeEmpty applies to incremental exports only (a full export always writes its file)');
   if (s.delimiter === '' || /["\r\n]/.test(s.delimiter)) {
-    throw new Error(`export: delimiter ${JSON.stringify(s.delimiter)} cannot be used; it must be non-empty and contain no quote or line break`);
+    throw new Error(
+      `export: delimiter ${JSON.stringify(s.delimiter)} cannot be used; it must be non-empty and contain no quote or line break`,
+    );
   }
-  if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1)) throw new Error(`export: threads ${String(o.threads)} is not a positive integer`);
-  if (s.lineEnding !== 'crlf' && s.lineEnding !== 'lf') throw new Error(`export: line ending "${String(s.lineEnding)}" is not 'crlf' or 'lf'`);
+  if (o.threads !== undefined && (!Number.isInteger(o.threads) || o.threads < 1))
+    throw new Error(`export: threads ${String(o.threads)} is not a positive integer`);
+  if (s.lineEnding !== 'crlf' && s.lineEnding !== 'lf')
+    throw new Error(`export: line ending "${String(s.lineEnding)}" is not 'crlf' or 'lf'`);
   if (o.pipeline !== undefined && (o.pipeline === '' || o.pipeline === ALL_PIPELINES)) {
     throw new Error(`export: pipeline name ${JSON.stringify(o.pipeline)} is not a pipeline name`);
   }
@@ -157,13 +179,16 @@ export async function exportTablesReport(db: ExportDatabase, options: ExportOpti
   const settings = settingsOf(options);
   const inferred = await inferredColumnHints(db);
   // Declared types that are only affinities (SQLite) take the kinds the project's schema and the caller give.
-  const hints = db.adapter.capabilities.typedColumns ? inferred : mergeHints(mergeHints(modelColumnHints(), inferred), options.columnHints);
+  const hints = db.adapter.capabilities.typedColumns
+    ? inferred
+    : mergeHints(mergeHints(modelColumnHints(), inferred), options.columnHints);
   const tables = await chooseTables(db, options, hints);
   // A run that loaded nothing has nothing to export; that is not an error for the run.
   if (tables.length === 0) return { files: [], unchanged: [] };
   validateFileNameTemplate(settings.fileName, tables.length);
   for (const t of Object.keys(options.columns ?? {})) {
-    if (!tables.some((x) => x.name === t)) throw new Error(`export: columns are given for table "${t}", which is not being exported`);
+    if (!tables.some((x) => x.name === t))
+      throw new Error(`export: columns are given for table "${t}", which is not being exported`);
   }
 
   const outDir = resolve(options.outDir);
@@ -172,7 +197,8 @@ export async function exportTablesReport(db: ExportDatabase, options: ExportOpti
   const names = new Set<string>();
   const targets = tables.map(({ name: table, columns }) => {
     const fileName = renderFileName(settings.fileName, { pipeline: options.pipeline ?? 'all', table, timestamp });
-    if (names.has(fileName)) throw new Error(`export: two tables would both be written to "${fileName}"; add {table} to the file name`);
+    if (names.has(fileName))
+      throw new Error(`export: two tables would both be written to "${fileName}"; add {table} to the file name`);
     names.add(fileName);
     return { table, columns, path: pathInside(outDir, fileName) };
   });
@@ -194,9 +220,14 @@ export async function exportTablesReport(db: ExportDatabase, options: ExportOpti
  * The tables an export of these options writes, with their columns: the ones named, or every data table holding
  * rows (of the pipeline, when given). The lake (targets/lake.ts) exports them one at a time.
  */
-export async function exportableTables(db: ExportDatabase, options: Pick<ExportOptions, 'pipeline' | 'tables' | 'columnHints'>): Promise<Array<{ name: string; columns: ColumnInfo[] }>> {
+export async function exportableTables(
+  db: ExportDatabase,
+  options: Pick<ExportOptions, 'pipeline' | 'tables' | 'columnHints'>,
+): Promise<Array<{ name: string; columns: ColumnInfo[] }>> {
   const inferred = await inferredColumnHints(db);
-  const hints = db.adapter.capabilities.typedColumns ? inferred : mergeHints(mergeHints(modelColumnHints(), inferred), options.columnHints);
+  const hints = db.adapter.capabilities.typedColumns
+    ? inferred
+    : mergeHints(mergeHints(modelColumnHints(), inferred), options.columnHints);
   return chooseTables(db, options as ExportOptions, hints);
 }
 
@@ -227,11 +258,18 @@ async function chooseTables(
     dataTables++;
     // Every engine creates every table of the model: without a pipeline, the tables no pipeline wrote to are left
     // out, as with one its tables without its rows are (a file of no rows for a table never used says nothing true).
-    if (options.pipeline !== undefined ? !(await tableHasPipelineRows(db, name, options.pipeline)) : !(await tableHasRows(db, name))) continue;
+    if (
+      options.pipeline !== undefined
+        ? !(await tableHasPipelineRows(db, name, options.pipeline))
+        : !(await tableHasRows(db, name))
+    )
+      continue;
     chosen.push({ name, columns });
   }
   if (dataTables === 0 && options.pipeline === undefined) {
-    throw new Error('export: no tables to export: the database has no table with pipeline and load_id columns (is it a scrape-etl database?)');
+    throw new Error(
+      'export: no tables to export: the database has no table with pipeline and load_id columns (is it a scrape-etl database?)',
+    );
   }
   return chosen;
 }
@@ -241,7 +279,10 @@ function pickColumns(table: string, all: ColumnInfo[], wanted: string[] | undefi
   if (wanted.length === 0) throw new Error(`export: the column list for table "${table}" is empty`);
   return wanted.map((name) => {
     const col = all.find((c) => c.name === name);
-    if (!col) throw new Error(`export: table "${table}" has no column "${name}" (columns: ${all.map((c) => c.name).join(', ')})`);
+    if (!col)
+      throw new Error(
+        `export: table "${table}" has no column "${name}" (columns: ${all.map((c) => c.name).join(', ')})`,
+      );
     return col;
   });
 }
@@ -264,7 +305,9 @@ async function exportOne(
 
   if (options.pipeline !== undefined) {
     if (!has('pipeline')) {
-      throw new Error(`export: table "${table}" has no pipeline column, so it cannot be limited to pipeline "${options.pipeline}"; export it without a pipeline`);
+      throw new Error(
+        `export: table "${table}" has no pipeline column, so it cannot be limited to pipeline "${options.pipeline}"; export it without a pipeline`,
+      );
     }
     params.push(options.pipeline);
     where.push(`pipeline = ${param()}`);
@@ -282,12 +325,14 @@ async function exportOne(
   const incremental = settings.mode === 'incremental';
   // Read like an incremental export (rows above a load id, the highest one tracked), the watermark kept by the caller.
   const callerWatermark = options.loadIdsAbove !== undefined;
-  if (callerWatermark && incremental) throw new Error('export: loadIdsAbove keeps its own watermark; it cannot be combined with mode incremental');
+  if (callerWatermark && incremental)
+    throw new Error('export: loadIdsAbove keeps its own watermark; it cannot be combined with mode incremental');
   const watermarkKey = options.pipeline ?? ALL_PIPELINES;
   const selected = columns.map((c) => c.name);
   let loadIdIndex = -1;
   if (callerWatermark) {
-    if (!has('load_id')) throw new Error(`export: table "${table}" has no load_id column, so its new rows cannot be told from the old`);
+    if (!has('load_id'))
+      throw new Error(`export: table "${table}" has no load_id column, so its new rows cannot be told from the old`);
     if (options.loadIdsAbove !== null) {
       params.push(options.loadIdsAbove);
       where.push(`load_id > ${param()}`);
@@ -296,12 +341,16 @@ async function exportOne(
     if (loadIdIndex < 0) loadIdIndex = selected.push('load_id') - 1;
   }
   if (incremental) {
-    if (!has('load_id')) throw new Error(`export: table "${table}" has no load_id column, so it cannot be exported incrementally; use a full export`);
+    if (!has('load_id'))
+      throw new Error(
+        `export: table "${table}" has no load_id column, so it cannot be exported incrementally; use a full export`,
+      );
     // This very file already moved the watermark (a retried export of the same run, after a crash between the
     // watermark and the caller's record of it): exporting again would replace it with the rows since, none.
     if (options.runId !== undefined) {
       const last = await readLastExportedFile(db, watermarkKey, table);
-      if (last !== null && last.run === options.runId && last.file === finalPath) return { table, file: finalPath, rows: last.rows };
+      if (last !== null && last.run === options.runId && last.file === finalPath)
+        return { table, file: finalPath, rows: last.rows };
     }
     const watermark = await readWatermark(db, watermarkKey, table);
     if (watermark !== null) {
@@ -316,24 +365,49 @@ async function exportOne(
   const filter = where.length > 0 ? ` where ${where.join(' and ')}` : '';
   // Nothing new since the last incremental export: no file (unless asked for), the watermark stays. Rows loaded
   // after this look are simply new for the next export.
-  if (incremental && !settings.writeEmpty && !(await hasRows(db, `select 1 as x from ${quoteIdent(table)}${filter} limit 1`, params))) return null;
+  if (
+    incremental &&
+    !settings.writeEmpty &&
+    !(await hasRows(db, `select 1 as x from ${quoteIdent(table)}${filter} limit 1`, params))
+  )
+    return null;
   const query: TableQuery = { table, columns: selected.map((c) => selectExpression(table, c)), where, params };
   const stats: { rows: number; maxLoadId: bigint | null } = { rows: 0, maxLoadId: null };
   let threadsUsed = 0;
 
   // Loaded only for what it serves, as the format writers are: a Parquet export or a Postgres one never needs it.
-  const parallel = settings.format === 'csv' && dest.capabilities.parallelExportReaders ? await dest.exportReader.csvThreads?.() : undefined;
-  const threads = parallel ? parallel.csvThreadsFor(db, query, selected.length, options.threads ?? parallel.exportThreads()) : 0;
+  const parallel =
+    settings.format === 'csv' && dest.capabilities.parallelExportReaders
+      ? await dest.exportReader.csvThreads?.()
+      : undefined;
+  const threads = parallel
+    ? parallel.csvThreadsFor(db, query, selected.length, options.threads ?? parallel.exportThreads())
+    : 0;
   await writeAtomically(finalPath, async (tempPath) => {
     const progress = options.onProgress ? () => options.onProgress!({ table, rows: stats.rows }) : undefined;
     const signal = options.signal ? { signal: options.signal } : {};
     if (parallel && threads > 0) {
       const onChunk = (rows: number, maxLoadId: bigint | null) => {
         stats.rows += rows;
-        if (maxLoadId !== null && (stats.maxLoadId === null || maxLoadId > stats.maxLoadId)) stats.maxLoadId = maxLoadId;
+        if (maxLoadId !== null && (stats.maxLoadId === null || maxLoadId > stats.maxLoadId))
+          stats.maxLoadId = maxLoadId;
         progress?.();
       };
-      if (await parallel.writeCsvInThreads({ path: tempPath, db, query, columns, settings, threads, batchRows: batchRows(selected.length), loadIdIndex, onChunk, ...(progress ? { onAlive: progress } : {}), ...signal })) {
+      if (
+        await parallel.writeCsvInThreads({
+          path: tempPath,
+          db,
+          query,
+          columns,
+          settings,
+          threads,
+          batchRows: batchRows(selected.length),
+          loadIdIndex,
+          onChunk,
+          ...(progress ? { onAlive: progress } : {}),
+          ...signal,
+        })
+      ) {
         threadsUsed = threads;
         return;
       }
@@ -347,7 +421,16 @@ async function exportOne(
         stats.rows = rows;
         progress?.();
       };
-      const out = await copyParquet(db, { path: tempPath, table, columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })), where, params, maxLoadId: incremental || callerWatermark, onRows, ...signal });
+      const out = await copyParquet(db, {
+        path: tempPath,
+        table,
+        columns: typed.map((t) => ({ typed: t, expr: valueExpression(table, t.name) })),
+        where,
+        params,
+        maxLoadId: incremental || callerWatermark,
+        onRows,
+        ...signal,
+      });
       stats.rows = 0;
       if (out !== null) {
         stats.rows = out.rows;
@@ -363,9 +446,21 @@ async function exportOne(
   // Only now that the file is durable under its final name: a crash before this line repeats these rows in the
   // next incremental export (at least once), it never skips them.
   if (incremental && stats.maxLoadId !== null) {
-    await advanceWatermark(db, watermarkKey, table, stats.maxLoadId, options.runId === undefined ? undefined : { run: options.runId, file: finalPath, rows: stats.rows });
+    await advanceWatermark(
+      db,
+      watermarkKey,
+      table,
+      stats.maxLoadId,
+      options.runId === undefined ? undefined : { run: options.runId, file: finalPath, rows: stats.rows },
+    );
   }
-  return { table, file: finalPath, rows: stats.rows, ...(threadsUsed > 0 ? { threads: threadsUsed } : {}), ...(callerWatermark ? { maxLoadId: stats.maxLoadId } : {}) };
+  return {
+    table,
+    file: finalPath,
+    rows: stats.rows,
+    ...(threadsUsed > 0 ? { threads: threadsUsed } : {}),
+    ...(callerWatermark ? { maxLoadId: stats.maxLoadId } : {}),
+  };
 }
 
 async function hasRows(db: ExportDatabase, sql: string, params: unknown[]): Promise<boolean> {

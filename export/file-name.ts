@@ -18,14 +18,19 @@ export function fileTimestamp(d: Date): string {
 
 /** Throws an error naming the template and the fix when it cannot name every file of this export uniquely. */
 export function validateFileNameTemplate(template: string, tableCount: number): void {
-  if (template.trim() === '') throw new Error('export: file name template is empty (example: "{pipeline}_{table}_{timestamp}.csv")');
+  if (template.trim() === '')
+    throw new Error('export: file name template is empty (example: "{pipeline}_{table}_{timestamp}.csv")');
   for (const m of template.matchAll(PLACEHOLDER)) {
     if (!KNOWN.has(m[1]!)) {
-      throw new Error(`export: file name template "${template}" has unknown placeholder {${m[1]}}; use {pipeline}, {table} or {timestamp}`);
+      throw new Error(
+        `export: file name template "${template}" has unknown placeholder {${m[1]}}; use {pipeline}, {table} or {timestamp}`,
+      );
     }
   }
   if (/[/\\\0]/.test(template)) {
-    throw new Error(`export: file name template "${template}" contains a path separator; put the folder in the output directory instead`);
+    throw new Error(
+      `export: file name template "${template}" contains a path separator; put the folder in the output directory instead`,
+    );
   }
   if (tableCount > 1 && !template.includes('{table}')) {
     throw new Error(
@@ -48,18 +53,25 @@ function namePartProblem(value: string): string | undefined {
   return undefined;
 }
 
-export function renderFileName(template: string, values: { pipeline: string; table: string; timestamp: string }): string {
+export function renderFileName(
+  template: string,
+  values: { pipeline: string; table: string; timestamp: string },
+): string {
   const name = template.replace(PLACEHOLDER, (_all, key: string) => {
     const value = values[key as keyof typeof values];
     const problem = namePartProblem(value);
     if (problem !== undefined) {
-      throw new Error(`export: ${key} ${JSON.stringify(value)} cannot be used in a file name: ${problem}; ${OUTSIDE_HINT}`);
+      throw new Error(
+        `export: ${key} ${JSON.stringify(value)} cannot be used in a file name: ${problem}; ${OUTSIDE_HINT}`,
+      );
     }
     return value;
   });
   const problem = namePartProblem(name);
   if (problem !== undefined) {
-    throw new Error(`export: file name ${JSON.stringify(name)} (from template "${template}") cannot be used: ${problem}; ${OUTSIDE_HINT}`);
+    throw new Error(
+      `export: file name ${JSON.stringify(name)} (from template "${template}") cannot be used: ${problem}; ${OUTSIDE_HINT}`,
+    );
   }
   if (name.endsWith('.partial')) {
     throw new Error(`export: file name "${name}" (from template "${template}") is reserved; choose another`);
@@ -75,7 +87,9 @@ export function pathInside(outDir: string, fileName: string): string {
   const dir = resolve(outDir);
   const target = resolve(dir, fileName);
   if (dirname(target) !== dir || basename(target) !== fileName) {
-    throw new Error(`export: file name ${JSON.stringify(fileName)} would be written to ${target}, outside ${dir}; ${OUTSIDE_HINT}`);
+    throw new Error(
+      `export: file name ${JSON.stringify(fileName)} would be written to ${target}, outside ${dir}; ${OUTSIDE_HINT}`,
+    );
   }
   return target;
 }

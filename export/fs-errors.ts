@@ -10,7 +10,17 @@ import path from 'node:path';
  * The codes treated as permanent for an export. ENOSPC is among them: a full disk is not freed by waiting a minute,
  * the run's data is loaded already, and `run` prints the command that writes the files once space is freed.
  */
-const EXPORT_FS_CODES = new Set(['EEXIST', 'ENOTDIR', 'EISDIR', 'EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENAMETOOLONG']);
+const EXPORT_FS_CODES = new Set([
+  'EEXIST',
+  'ENOTDIR',
+  'EISDIR',
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOSPC',
+  'EDQUOT',
+  'ENAMETOOLONG',
+]);
 
 export function isPermanentExportFsError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;

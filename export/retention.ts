@@ -29,7 +29,12 @@ export function templatePattern(template: string, pipeline: string, tables: read
   let last = 0;
   for (const m of template.matchAll(/\{(pipeline|table|timestamp)\}/g)) {
     source += escape(template.slice(last, m.index));
-    source += m[1] === 'pipeline' ? escape(pipeline) : m[1] === 'table' ? `(?<table>${tables.map(escape).join('|')})` : `(?<ts>${TIMESTAMP})`;
+    source +=
+      m[1] === 'pipeline'
+        ? escape(pipeline)
+        : m[1] === 'table'
+          ? `(?<table>${tables.map(escape).join('|')})`
+          : `(?<ts>${TIMESTAMP})`;
     last = m.index + m[0].length;
   }
   source += escape(template.slice(last));
@@ -46,7 +51,13 @@ export async function pruneExportFiles(opts: {
   const out: ExportRetentionResult = { deleted: [], kept: 0, skipped: [] };
   for (const e of opts.exports) {
     if (!e.file_name.includes('{timestamp}') || !e.file_name.includes('{pipeline}')) {
-      out.skipped.push({ dir: e.dir, fileName: e.file_name, reason: !e.file_name.includes('{timestamp}') ? 'no {timestamp}: one file per table, overwritten' : "no {pipeline}: other pipelines' files would match" });
+      out.skipped.push({
+        dir: e.dir,
+        fileName: e.file_name,
+        reason: !e.file_name.includes('{timestamp}')
+          ? 'no {timestamp}: one file per table, overwritten'
+          : "no {pipeline}: other pipelines' files would match",
+      });
       continue;
     }
     const pattern = templatePattern(e.file_name, opts.pipeline, e.tables.length > 0 ? e.tables : opts.allTables);

@@ -7,7 +7,12 @@ import { quoteIdent } from './database.js';
 export type { RawRow, TableQuery } from '../destinations/contract.js';
 import type { RawRow, TableQuery } from '../destinations/contract.js';
 
-export function rowBatches(db: ExportDatabase, query: TableQuery | string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+export function rowBatches(
+  db: ExportDatabase,
+  query: TableQuery | string,
+  params: unknown[],
+  batchSize: number,
+): AsyncGenerator<RawRow[]> {
   return db.adapter.exportReader.rowBatches(db, query, params, batchSize);
 }
 
@@ -15,4 +20,3 @@ export function selectSql(q: TableQuery, extraWhere?: string): string {
   const where = extraWhere ? [...q.where, extraWhere] : q.where;
   return `select ${q.columns.join(', ')} from ${quoteIdent(q.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''}`;
 }
-

@@ -11,7 +11,8 @@ export function modelColumnHints(): ColumnHints {
   if (cached) return cached;
   const hints: ColumnHints = {};
   for (const [table, def] of Object.entries(TABLES as Record<string, AnyTableDef>)) {
-    for (const [column, c] of Object.entries(def.columns)) if (c.type === 'bool') (hints[table] ??= {})[column] = 'boolean';
+    for (const [column, c] of Object.entries(def.columns))
+      if (c.type === 'bool') (hints[table] ??= {})[column] = 'boolean';
   }
   cached = hints;
   return hints;

@@ -20,10 +20,16 @@ const FROM_NEUTRAL: Record<ColumnType, ValueType> = {
 };
 
 /** Which SQL_TYPES names a destination's columns carry, by the value forms its export reader hands on. */
-const TYPE_NAMES_OF_FORMS = { sqlite: 'sqlite', postgres: 'pg' } as const satisfies Record<'sqlite' | 'postgres', 'sqlite' | 'pg'>;
+const TYPE_NAMES_OF_FORMS = { sqlite: 'sqlite', postgres: 'pg' } as const satisfies Record<
+  'sqlite' | 'postgres',
+  'sqlite' | 'pg'
+>;
 
 /** A `timestamp` column: SQLite's own datetime() writes UTC text without a zone; Postgres `timestamp` is a wall-clock time. */
-const PLAIN_TIMESTAMP = { sqlite: 'timestamp_utc', postgres: 'timestamp_local' } as const satisfies Record<'sqlite' | 'postgres', ValueType>;
+const PLAIN_TIMESTAMP = { sqlite: 'timestamp_utc', postgres: 'timestamp_local' } as const satisfies Record<
+  'sqlite' | 'postgres',
+  ValueType
+>;
 
 /**
  * The neutral type of a project column, when `table`.`column` is one of the project's and the database declares
@@ -37,7 +43,8 @@ function neutralType(table: string, col: ColumnInfo, dialect: 'sqlite' | 'postgr
 }
 
 function modelColumn(table: string, column: string): { type: ColumnType; list?: ListElement } | undefined {
-  return (TABLES as Record<string, { columns: Record<string, { type: ColumnType; list?: ListElement }> }>)[table]?.columns[column];
+  return (TABLES as Record<string, { columns: Record<string, { type: ColumnType; list?: ListElement }> }>)[table]
+    ?.columns[column];
 }
 
 export function typeColumns(table: string, columns: ColumnInfo[], dialect: 'sqlite' | 'postgres'): TypedColumn[] {
@@ -75,8 +82,11 @@ function typeOfKind(c: ColumnInfo, dialect: 'sqlite' | 'postgres'): ValueType {
 }
 
 function unexpected(col: ColumnInfo, value: unknown, wanted: string): Error {
-  const shown = typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : String(value);
-  return new Error(`export: column "${col.name}" (${col.declared || 'no declared type'}) holds ${typeof value} ${shown}, not ${wanted}; export it as CSV, which writes any value as text`);
+  const shown =
+    typeof value === 'string' ? JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value) : String(value);
+  return new Error(
+    `export: column "${col.name}" (${col.declared || 'no declared type'}) holds ${typeof value} ${shown}, not ${wanted}; export it as CSV, which writes any value as text`,
+  );
 }
 
 const INTEGER_TEXT = /^[+-]?\d+$/;
@@ -120,7 +130,8 @@ const ISO = /^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+
 export function timestampMicrosOf(col: ColumnInfo): (value: unknown) => bigint {
   const epochScale = col.kind === 'timestamp_s' ? 1_000_000n : col.kind === 'timestamp_ms' ? 1000n : 0n;
   return (v) => {
-    if (epochScale !== 0n && (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v)))) return BigInt(v) * epochScale;
+    if (epochScale !== 0n && (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))))
+      return BigInt(v) * epochScale;
     if (typeof v !== 'string') throw unexpected(col, v, 'a timestamp');
     const m = ISO.exec(v);
     if (!m) throw unexpected(col, v, 'an ISO 8601 timestamp');
@@ -143,7 +154,8 @@ export function textOf(col: ColumnInfo): (value: unknown) => string {
   return (v) => {
     if (typeof v === 'string') return v;
     if (typeof v === 'bigint' || typeof v === 'number') return String(v);
-    if (v instanceof Uint8Array) return col.kind === 'json' ? Buffer.from(v).toString('utf8') : `\\x${Buffer.from(v).toString('hex')}`;
+    if (v instanceof Uint8Array)
+      return col.kind === 'json' ? Buffer.from(v).toString('utf8') : `\\x${Buffer.from(v).toString('hex')}`;
     throw unexpected(col, v, 'text');
   };
 }

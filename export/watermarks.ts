@@ -17,7 +17,11 @@ export interface LastExportedFile {
   rows: number;
 }
 
-export async function readLastExportedFile(db: ExportDatabase, pipeline: string, table: string): Promise<LastExportedFile | null> {
+export async function readLastExportedFile(
+  db: ExportDatabase,
+  pipeline: string,
+  table: string,
+): Promise<LastExportedFile | null> {
   return db.adapter.exportReader.readLastExportedFile(db, pipeline, table);
 }
 
@@ -25,6 +29,16 @@ export async function readLastExportedFile(db: ExportDatabase, pipeline: string,
  * Moves the watermark to `lastLoadId` in one statement (its own transaction), recording the file written. It
  * never moves backwards, so two exports racing each other cannot re-open a range the other already wrote.
  */
-export async function advanceWatermark(db: ExportDatabase, pipeline: string, table: string, lastLoadId: bigint, written?: LastExportedFile): Promise<void> {
-  await db.adapter.exportReader.advanceWatermark(db, pipeline, table, lastLoadId, { run: written?.run ?? null, file: written?.file ?? null, rows: written?.rows ?? null });
+export async function advanceWatermark(
+  db: ExportDatabase,
+  pipeline: string,
+  table: string,
+  lastLoadId: bigint,
+  written?: LastExportedFile,
+): Promise<void> {
+  await db.adapter.exportReader.advanceWatermark(db, pipeline, table, lastLoadId, {
+    run: written?.run ?? null,
+    file: written?.file ?? null,
+    rows: written?.rows ?? null,
+  });
 }

@@ -30,7 +30,11 @@ const jobDataSchema = z
     const props = Object.keys(schema.items.properties);
     for (const [i, name] of (schema.items.required ?? []).entries()) {
       if (!props.includes(name)) {
-        ctx.addIssue({ code: 'custom', path: ['items', 'required', i], message: `'${name}' is not one of items.properties (${props.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['items', 'required', i],
+          message: `'${name}' is not one of items.properties (${props.join(', ')})`,
+        });
       }
     }
   })

@@ -19,7 +19,11 @@ const request = z
       ctx.addIssue({ code: 'custom', path: ['url'], message: "required when search_type is 'url'" });
     }
     if (r['search_type'] === 'keywords' && (typeof r['keywords'] !== 'string' || r['keywords'].trim() === '')) {
-      ctx.addIssue({ code: 'custom', path: ['keywords'], message: "required (non-empty) when search_type is 'keywords'" });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['keywords'],
+        message: "required (non-empty) when search_type is 'keywords'",
+      });
     }
   }, whenObject);
 
@@ -30,7 +34,11 @@ export const leadsSearchEngineKind: CreateAndWaitKind<'leads-search-engine'> = {
   request,
   defaultsRequestName: true,
   requestOptional: false,
-  endpoints: ['POST /api/scrapers/leads-generator/search-engine/create-and-run', 'GET /api/scraping-runs/{id}', 'GET /api/results'],
+  endpoints: [
+    'POST /api/scrapers/leads-generator/search-engine/create-and-run',
+    'GET /api/scraping-runs/{id}',
+    'GET /api/results',
+  ],
   tables: ['scrapers', 'run_records', 'scraping_runs', 'leads_results'],
   resultTable: 'leads_results',
   create: (client, req, o) => client.createLeadsSearchEngineScraper(req, o),

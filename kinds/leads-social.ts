@@ -18,7 +18,11 @@ export const leadsSocialKind: CreateAndWaitKind<'leads-social'> = {
   request,
   defaultsRequestName: true,
   requestOptional: false,
-  endpoints: ['POST /api/scrapers/leads-generator/social/create-and-run', 'GET /api/scraping-runs/{id}', 'GET /api/results'],
+  endpoints: [
+    'POST /api/scrapers/leads-generator/social/create-and-run',
+    'GET /api/scraping-runs/{id}',
+    'GET /api/results',
+  ],
   tables: ['scrapers', 'run_records', 'scraping_runs', 'leads_results'],
   resultTable: 'leads_results',
   create: (client, req, o) => client.createLeadsSocialScraper(req, o),

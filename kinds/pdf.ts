@@ -30,7 +30,8 @@ export const pdfKind: CreateAndWaitKind<'pdf'> = {
   resultTable: 'pdf_results',
   create: (client, req, o) => client.createPdfScraper(req, o),
   // The expected total is split over the keywords' runs, so each run gets at least the floor share.
-  expectedResultsPerRun: (req) => (req.expected_pdf === undefined ? undefined : Math.floor(req.expected_pdf / Math.max(1, req.keywords.length))),
+  expectedResultsPerRun: (req) =>
+    req.expected_pdf === undefined ? undefined : Math.floor(req.expected_pdf / Math.max(1, req.keywords.length)),
   // One run per keyword (the spec implies one run record per keyword).
   expectedRuns: (req) => req.keywords.length,
 };

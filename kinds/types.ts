@@ -37,7 +37,11 @@ interface KindBase<K extends PipelineKind> {
 /** Asynchronous kinds: one create-and-run call starts scraping runs, which are awaited and then loaded. */
 export interface CreateAndWaitKind<K extends PipelineKind> extends KindBase<K> {
   mode: 'create-and-wait';
-  create(client: ScraperClient, request: RequestSpecByKind[K], o: CallOptions): Promise<ApiResult<CreateAndRunResponse>>;
+  create(
+    client: ScraperClient,
+    request: RequestSpecByKind[K],
+    o: CallOptions,
+  ): Promise<ApiResult<CreateAndRunResponse>>;
   /**
    * Results one run should carry when the request says so; a run detail with fewer makes the loader page
    * /api/results for the rest. undefined: always look there too.

@@ -4,7 +4,16 @@
 // failed_checks; 4 the data loaded but the exports failed; 5 refused by a budget, nothing started (its forecast
 // exceeds a limit, budget/forecast.ts); 130 / 143 ended by SIGINT / SIGTERM, whatever the command
 // (a long-running one such as `up` or `worker` included: it drained, and the code says how it was ended).
-export const EXIT = { ok: 0, failed: 1, usage: 2, partial: 3, exportFailed: 4, budget: 5, sigint: 130, sigterm: 143 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  partial: 3,
+  exportFailed: 4,
+  budget: 5,
+  sigint: 130,
+  sigterm: 143,
+} as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

@@ -5,7 +5,15 @@
 // creating and writing it, or the disk was full) after a bounded grace, with a message. The wait ends at once on
 // SIGINT/SIGTERM or an abort signal.
 import fs from 'node:fs';
-import { describeOwner, isOwnRecord, ownerState, ownRecord, parseOwner, signalWatch, unreadableLockGraceMs } from './lock-owner.js';
+import {
+  describeOwner,
+  isOwnRecord,
+  ownerState,
+  ownRecord,
+  parseOwner,
+  signalWatch,
+  unreadableLockGraceMs,
+} from './lock-owner.js';
 
 export interface FileLockOptions {
   /** Gives up after this long with an error naming the holder (default 120 s). */
@@ -48,13 +56,16 @@ export async function acquireLockFile(lockFile: string, what: string, opts: File
       if (!owner) {
         if (unreadable?.text !== text) unreadable = { text, since: Date.now() };
         else if (Date.now() - unreadable.since >= unreadableLockGraceMs()) {
-          report(`${lockFile}: the lock file is ${text.length === 0 ? 'empty' : 'unreadable'} and nobody wrote it for ${Math.round(unreadableLockGraceMs() / 1000)} s (left by a process that died, or a full disk); taking it over`);
+          report(
+            `${lockFile}: the lock file is ${text.length === 0 ? 'empty' : 'unreadable'} and nobody wrote it for ${Math.round(unreadableLockGraceMs() / 1000)} s (left by a process that died, or a full disk); taking it over`,
+          );
           takeOver(lockFile, text);
           unreadable = undefined;
           continue;
         }
       } else unreadable = undefined;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} ${lockFile} (held by ${describeOwner(owner)})`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what} ${lockFile} (held by ${describeOwner(owner)})`);
       await Promise.race([new Promise((r) => setTimeout(r, 100)), watch.promise]);
     }
   } finally {
@@ -102,7 +113,12 @@ export function takeOver(lockFile: string, staleText: string): void {
 }
 
 /** Runs `fn` holding `lockFile`. */
-export async function withFileLock<T>(lockFile: string, what: string, fn: () => Promise<T>, opts: number | FileLockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  lockFile: string,
+  what: string,
+  fn: () => Promise<T>,
+  opts: number | FileLockOptions = {},
+): Promise<T> {
   const release = await acquireLockFile(lockFile, what, typeof opts === 'number' ? { timeoutMs: opts } : opts);
   try {
     return await fn();

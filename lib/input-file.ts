@@ -34,12 +34,33 @@ export const INPUT_KINDS = {
     max: defaultOf('maxPipelineBytes'),
     setting: 'maxPipelineBytes',
     env: SETTINGS.maxPipelineBytes.env,
-    tooBig: 'put a long URL list in a file of its own, one URL a line, and name it in the pipeline: request.urls_file: urls.txt (relative to the pipeline file)',
+    tooBig:
+      'put a long URL list in a file of its own, one URL a line, and name it in the pipeline: request.urls_file: urls.txt (relative to the pipeline file)',
   },
-  urls: { what: 'URL list', max: defaultOf('maxUrlsFileBytes'), setting: 'maxUrlsFileBytes', env: SETTINGS.maxUrlsFileBytes.env, tooBig: 'split the list over several pipelines' },
-  key: { what: 'secret key file', max: 4096, tooBig: 'a key file holds 44 characters of base64: restore it from its copy' },
-  load: { what: 'response file', max: defaultOf('maxLoadFileBytes'), setting: 'maxLoadFileBytes', env: SETTINGS.maxLoadFileBytes.env, tooBig: 'a response file holds one answer of the service' },
-  list: { what: 'list of paths', max: 64 * MiB, tooBig: 'split the list, or give a folder or a quoted glob pattern instead' },
+  urls: {
+    what: 'URL list',
+    max: defaultOf('maxUrlsFileBytes'),
+    setting: 'maxUrlsFileBytes',
+    env: SETTINGS.maxUrlsFileBytes.env,
+    tooBig: 'split the list over several pipelines',
+  },
+  key: {
+    what: 'secret key file',
+    max: 4096,
+    tooBig: 'a key file holds 44 characters of base64: restore it from its copy',
+  },
+  load: {
+    what: 'response file',
+    max: defaultOf('maxLoadFileBytes'),
+    setting: 'maxLoadFileBytes',
+    env: SETTINGS.maxLoadFileBytes.env,
+    tooBig: 'a response file holds one answer of the service',
+  },
+  list: {
+    what: 'list of paths',
+    max: 64 * MiB,
+    tooBig: 'split the list, or give a folder or a quoted glob pattern instead',
+  },
   tls: { what: 'TLS certificate or key file', max: 1 * MiB, tooBig: 'give the PEM file itself' },
 } as const satisfies Record<string, InputKind>;
 
@@ -81,13 +102,21 @@ function size(n: number): string {
 }
 
 function refuseType(file: string, kind: InputKindName, st: fs.Stats): InputFileError {
-  return new InputFileError(file, `is ${fileTypeOf(st)}, not a regular file`, `name a regular file (a ${INPUT_KINDS[kind].what} is read only from one)`);
+  return new InputFileError(
+    file,
+    `is ${fileTypeOf(st)}, not a regular file`,
+    `name a regular file (a ${INPUT_KINDS[kind].what} is read only from one)`,
+  );
 }
 
 function refuseSize(file: string, kind: InputKindName, bytes: number, max: number, exact: boolean): InputFileError {
   const k: InputKind = INPUT_KINDS[kind];
   const raise = k.env === undefined ? '' : ` (${k.env})`;
-  return new InputFileError(file, `is ${exact ? '' : 'more than '}${size(bytes)}, over the ${size(max)} a ${k.what} may have${raise}`, k.tooBig);
+  return new InputFileError(
+    file,
+    `is ${exact ? '' : 'more than '}${size(bytes)}, over the ${size(max)} a ${k.what} may have${raise}`,
+    k.tooBig,
+  );
 }
 
 function check(file: string, kind: InputKindName, st: fs.Stats, max: number): void {
@@ -132,7 +161,11 @@ export function readInputTextSync(file: string, kind: InputKindName, env?: Env):
 }
 
 /** An open regular file within its limit, for a caller that streams it (close the handle when done). */
-export async function openInputFile(file: string, kind: InputKindName, env?: Env): Promise<{ handle: FileHandle; max: number }> {
+export async function openInputFile(
+  file: string,
+  kind: InputKindName,
+  env?: Env,
+): Promise<{ handle: FileHandle; max: number }> {
   const max = inputLimit(kind, env);
   check(file, kind, await fs.promises.stat(file), max);
   const handle = await fs.promises.open(file, OPEN_FLAGS);

@@ -1,4 +1,9 @@
-import { isLosslessNumber, LosslessNumber, parse as losslessParse, stringify as losslessStringify } from 'lossless-json';
+import {
+  isLosslessNumber,
+  LosslessNumber,
+  parse as losslessParse,
+  stringify as losslessStringify,
+} from 'lossless-json';
 
 // Any integer above Number.MAX_SAFE_INTEGER (9007199254740991, 16 digits) needs at least 16 digits, so text
 // without a run of 16 digits outside its strings cannot hold one and takes the native (much faster) parser.
@@ -16,7 +21,8 @@ function parseNumberLiteral(literal: string): number | bigint {
   // service's contract has no fractional 64-bit fields. A literal no double holds at all (1e400 is not Infinity,
   // 1e-400 is not 0) stays its text, as a LosslessNumber that stringifyJson writes back unchanged.
   const n = Number(literal);
-  if (!Number.isFinite(n) || (n === 0 && /[1-9]/.test(literal.split(/[eE]/)[0]!))) return new LosslessNumber(literal) as unknown as number;
+  if (!Number.isFinite(n) || (n === 0 && /[1-9]/.test(literal.split(/[eE]/)[0]!)))
+    return new LosslessNumber(literal) as unknown as number;
   return n;
 }
 
@@ -61,7 +67,7 @@ function scan(text: string, maxDepth: number): boolean {
     }
     // An exponent (a digit before `e`/`E`): the literal may be beyond any double (1e400), which only the lossless
     // parser keeps.
-    if ((c === 101 /* e */ || c === 69 /* E */) && i > 0) {
+    if ((c === 101 /* e */ || c === 69) /* E */ && i > 0) {
       const p = text.charCodeAt(i - 1);
       if ((p >= 48 && p <= 57) || p === 46 /* . */) longRun = true;
     }

@@ -77,14 +77,26 @@ export function ownRecord(): LockOwner {
 export function parseOwner(text: string): LockOwner | undefined {
   try {
     const o = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof o.pid === 'number' && Number.isInteger(o.pid) && o.pid > 0 && typeof o.host === 'string' && typeof o.since === 'string') {
-      return { pid: o.pid, host: o.host, since: o.since, ...(typeof o.started === 'string' ? { started: o.started } : {}) };
+    if (
+      typeof o.pid === 'number' &&
+      Number.isInteger(o.pid) &&
+      o.pid > 0 &&
+      typeof o.host === 'string' &&
+      typeof o.since === 'string'
+    ) {
+      return {
+        pid: o.pid,
+        host: o.host,
+        since: o.since,
+        ...(typeof o.started === 'string' ? { started: o.started } : {}),
+      };
     }
   } catch {
     // not JSON
   }
   // Versions before the record wrote the bare pid: read it as a record without a start time.
-  if (/^\d+$/.test(text.trim())) return { pid: Number(text.trim()), host: os.hostname(), since: new Date(0).toISOString() };
+  if (/^\d+$/.test(text.trim()))
+    return { pid: Number(text.trim()), host: os.hostname(), since: new Date(0).toISOString() };
   return undefined;
 }
 
@@ -144,7 +156,10 @@ export class SignalDuringWait extends Error {
   }
 }
 
-export function signalWatch(what: string, extra?: AbortSignal): { aborted(): Error | undefined; promise: Promise<never>; dispose(): void } {
+export function signalWatch(
+  what: string,
+  extra?: AbortSignal,
+): { aborted(): Error | undefined; promise: Promise<never>; dispose(): void } {
   let caught: Error | undefined;
   let fail: (e: Error) => void = () => {};
   const promise = new Promise<never>((_, reject) => {
@@ -175,7 +190,11 @@ export function signalWatch(what: string, extra?: AbortSignal): { aborted(): Err
       for (const [sig, h] of handlers) process.off(sig, h);
       extra?.removeEventListener('abort', onAbort);
       // Nobody else would have handled it: end the process the way the signal would have without our listener.
-      if (caught instanceof SignalDuringWait && (others.get(caught.signal) ?? 0) === 0 && process.listenerCount(caught.signal) === 0) {
+      if (
+        caught instanceof SignalDuringWait &&
+        (others.get(caught.signal) ?? 0) === 0 &&
+        process.listenerCount(caught.signal) === 0
+      ) {
         process.kill(process.pid, caught.signal);
       }
     },

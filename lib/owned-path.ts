@@ -49,9 +49,11 @@ export function assertOwned(p: string, check: OwnedCheck): void {
   const where = `${check.what} ${p}${check.setBy ? ` (${check.setBy})` : ''}`;
   if (st.uid !== uid) {
     const fix = folder
-      ? 'use a folder you own (SCRAPE_ETL_DATA_DIR or the project file\'s data_dir)'
+      ? "use a folder you own (SCRAPE_ETL_DATA_DIR or the project file's data_dir)"
       : `use a file you own (copy it: cp ${p} <your folder>, chmod 600 it, and name the copy)`;
-    throw new NotOwnedError(`${where} belongs to another user (uid ${st.uid}, you are ${uid}), who could replace what scrape-etl trusts in it; ${fix}`);
+    throw new NotOwnedError(
+      `${where} belongs to another user (uid ${st.uid}, you are ${uid}), who could replace what scrape-etl trusts in it; ${fix}`,
+    );
   }
   if ((st.mode & 0o022) !== 0) {
     throw new NotOwnedError(

@@ -47,7 +47,7 @@ function narrow(p: string, mode: number): void {
   try {
     const st = fs.statSync(p);
     if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return;
-    if ((st.mode & 0o777 & ~mode) !== 0) fs.chmodSync(p, (st.mode & 0o777) & mode);
+    if ((st.mode & 0o777 & ~mode) !== 0) fs.chmodSync(p, st.mode & 0o777 & mode);
   } catch {
     // missing: created private later
   }

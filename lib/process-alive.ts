@@ -26,7 +26,10 @@ export function isDeadLocalWorker(identity: string, hostname = os.hostname()): b
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends `signal` (SIGTERM), waits up to `graceMs` for the process to exit, then SIGKILLs it; resolves once it is gone. */
-export async function stopProcess(pid: number, opts: { signal?: NodeJS.Signals; graceMs?: number } = {}): Promise<void> {
+export async function stopProcess(
+  pid: number,
+  opts: { signal?: NodeJS.Signals; graceMs?: number } = {},
+): Promise<void> {
   try {
     process.kill(pid, opts.signal ?? 'SIGTERM');
   } catch {

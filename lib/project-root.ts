@@ -27,7 +27,12 @@ export function anchorDatabaseUrl(url: string, root: string): string {
  * (also inside braces and extglobs, `{pipelines,..}/*.yaml`). Such a glob walked the whole disk (`/**\/*.yaml`).
  */
 export function globLeavesRoot(glob: string): boolean {
-  return path.posix.isAbsolute(glob) || path.win32.isAbsolute(glob) || glob.startsWith('~') || /(^|[/\\{,(|@!?*+])\.\.($|[/\\},)|])/.test(glob);
+  return (
+    path.posix.isAbsolute(glob) ||
+    path.win32.isAbsolute(glob) ||
+    glob.startsWith('~') ||
+    /(^|[/\\{,(|@!?*+])\.\.($|[/\\},)|])/.test(glob)
+  );
 }
 
 /** `p` with symbolic links resolved as far as it exists (a folder not yet created is taken as written below that). */

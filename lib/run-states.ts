@@ -52,7 +52,16 @@ export function runStateWithReason(state: string | null | undefined, reason: str
 export const RUN_STATE_IDS = Object.keys(RUN_STATES) as RunState[];
 
 /** The states a run's pipeline_runs row can hold, in the order they are listed to people. */
-export const RECORDED_RUN_STATES = ['running', 'succeeded', 'partial', 'failed_checks', 'failed', 'cancelled', 'interrupted', 'did_not_run'] as const satisfies readonly RunState[];
+export const RECORDED_RUN_STATES = [
+  'running',
+  'succeeded',
+  'partial',
+  'failed_checks',
+  'failed',
+  'cancelled',
+  'interrupted',
+  'did_not_run',
+] as const satisfies readonly RunState[];
 export type RecordedRunState = (typeof RECORDED_RUN_STATES)[number];
 /** The states a finished run ends in (pipeline_runs, webhooks, metrics, the search attribute). */
 export type FinishedRunState = Exclude<RecordedRunState, 'running'>;

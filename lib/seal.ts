@@ -32,7 +32,11 @@ export function sealOf(fields: SealedFields, signingKey: Buffer, keyId: string):
 }
 
 /** undefined when the seal is right, else why not (for the refusal's message). */
-export function sealProblem(fields: SealedFields & { seal?: unknown }, signingKey: Buffer, keyId: string): string | undefined {
+export function sealProblem(
+  fields: SealedFields & { seal?: unknown },
+  signingKey: Buffer,
+  keyId: string,
+): string | undefined {
   if (typeof fields.seal !== 'string' || fields.seal.length === 0) return 'it carries no signature';
   const [version, id] = fields.seal.split('.');
   if (version !== 'v1') return `its signature has an unknown format`;

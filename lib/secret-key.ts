@@ -35,7 +35,11 @@ const cache = new Map<string, SecretKeys>();
 
 function derive(secret: Buffer): SecretKeys {
   const sub = (info: string) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, KEY_BYTES));
-  return { id: sub('scrape-etl key id').subarray(0, 8).toString('hex'), encryption: sub('scrape-etl payload encryption'), signing: sub('scrape-etl input signature') };
+  return {
+    id: sub('scrape-etl key id').subarray(0, 8).toString('hex'),
+    encryption: sub('scrape-etl payload encryption'),
+    signing: sub('scrape-etl input signature'),
+  };
 }
 
 /**
@@ -70,13 +74,17 @@ function readKeyFile(file: string): Buffer {
   assertOwned(file, { what: 'the secret key file' });
   const st = fs.statSync(file);
   if ((st.mode & 0o077) !== 0) {
-    throw new Error(`${file}: the secret key file can be read by other users (mode ${(st.mode & 0o777).toString(8)}); make it the owner's only: chmod 600 ${file}`);
+    throw new Error(
+      `${file}: the secret key file can be read by other users (mode ${(st.mode & 0o777).toString(8)}); make it the owner's only: chmod 600 ${file}`,
+    );
   }
   const text = readInputTextSync(file, 'key').trim();
   const secret = Buffer.from(text, 'base64');
   if (secret.length !== KEY_BYTES) {
     // A key file being written by another process right now is not yet whole: read it again once.
-    throw new Error(`${file}: not a scrape-etl secret key (expected ${KEY_BYTES} bytes in base64); restore it from its copy, or delete it to create a new one (runs started with the old key then fail)`);
+    throw new Error(
+      `${file}: not a scrape-etl secret key (expected ${KEY_BYTES} bytes in base64); restore it from its copy, or delete it to create a new one (runs started with the old key then fail)`,
+    );
   }
   return secret;
 }

@@ -49,17 +49,31 @@ export class FreshnessWatch {
     const file = databaseFileOf(parseDatabaseUrl(spec.destination.database));
     // A destination no run has written yet: nothing is fresh, and that is what the check says; it needs the tables.
     if (!open && file !== undefined && !fs.existsSync(file)) {
-      this.note(spec, [{ name: 'freshness', failed: true, message: `its destination ${file} does not exist yet: no run has loaded anything` }]);
+      this.note(spec, [
+        {
+          name: 'freshness',
+          failed: true,
+          message: `its destination ${file} does not exist yet: no run has loaded anything`,
+        },
+      ]);
       return;
     }
     const db = open ?? (await openDatabase(spec.destination.database));
     try {
       const out = await evaluateFreshness(db, spec, { metrics: this.o.metrics });
-      const results = out.results.map((r) => ({ name: r.name, failed: r.status === 'fail' || r.status === 'error', message: r.message }));
+      const results = out.results.map((r) => ({
+        name: r.name,
+        failed: r.status === 'fail' || r.status === 'error',
+        message: r.message,
+      }));
       const fresh = this.note(spec, results);
       if (fresh && out.detail) {
         // Recorded in notify_deliveries and counted in the metrics as run alerts are.
-        const sent = await sendCheckAlert(spec, out, { ...(this.o.env ? { env: this.o.env } : {}), db, metrics: this.o.metrics });
+        const sent = await sendCheckAlert(spec, out, {
+          ...(this.o.env ? { env: this.o.env } : {}),
+          db,
+          metrics: this.o.metrics,
+        });
         for (const p of sent.problems) this.o.log(`warning: check_failed for ${spec.name} not delivered: ${p}`);
       }
     } finally {

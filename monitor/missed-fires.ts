@@ -67,11 +67,12 @@ export function didNotRunWorkflowId(pipeline: string, at: Date): string {
 export class MissedFires {
   private readonly state: StateFile;
 
-  constructor(
-    private readonly o: { file: string; graceMs: number; startedAt: Date },
-  ) {
+  constructor(private readonly o: { file: string; graceMs: number; startedAt: Date }) {
     const read = readJsonFile<StateFile>(o.file);
-    this.state = read && read.version === 1 && typeof read.schedules === 'object' && Array.isArray(read.handled) ? read : { version: 1, schedules: {}, handled: [] };
+    this.state =
+      read && read.version === 1 && typeof read.schedules === 'object' && Array.isArray(read.handled)
+        ? read
+        : { version: 1, schedules: {}, handled: [] };
   }
 
   /** The fires of `view` found missed at `now`; remembers its announced times. Call save() after a look. */
@@ -86,7 +87,8 @@ export class MissedFires {
     // Judged only once the server had the grace after this `up` started, to catch up on what passed while it was down.
     const judgeBefore = now - this.o.graceMs;
     const canJudge = this.o.startedAt.getTime() <= judgeBefore;
-    const oldestRecent = view.recent.length >= RECENT_ACTIONS ? Math.min(...view.recent.map((d) => d.getTime())) : -Infinity;
+    const oldestRecent =
+      view.recent.length >= RECENT_ACTIONS ? Math.min(...view.recent.map((d) => d.getTime())) : -Infinity;
     const missed: Array<Omit<MissedFire, 'cause'> & { running: string[] }> = [];
     const keep: string[] = [];
     for (const iso of entry.expected) {
@@ -99,7 +101,8 @@ export class MissedFires {
       const taken = view.recent.some((r) => Math.abs(r.getTime() - t) < 1000);
       // Older than every action of a full list: Temporal no longer says whether it was taken.
       if (taken || t < oldestRecent - 1000) continue;
-      if (!this.handled(view.id, iso)) missed.push({ scheduleId: view.id, spec: view.spec, at: new Date(t), running: view.running });
+      if (!this.handled(view.id, iso))
+        missed.push({ scheduleId: view.id, spec: view.spec, at: new Date(t), running: view.running });
     }
     const known = new Set(keep);
     for (const d of view.next) {
@@ -141,7 +144,10 @@ export function missedCause(o: {
   /** Workers polling the task queue now; undefined when that could not be asked. */
   pollers: number | undefined;
 }): string {
-  const upDown = o.at < o.upStartedAt ? `; \`scrape-etl up\` (the worker) was not running at that time: this one started at ${o.upStartedAt.toISOString()}` : '';
+  const upDown =
+    o.at < o.upStartedAt
+      ? `; \`scrape-etl up\` (the worker) was not running at that time: this one started at ${o.upStartedAt.toISOString()}`
+      : '';
   if (o.running.length > 0) {
     const worker =
       o.pollers === 0
@@ -170,7 +176,13 @@ export interface DidNotRunOutcome {
  */
 export async function sendDidNotRun(
   fire: MissedFire,
-  o: { metrics: Pick<Metrics, 'webhook' | 'alertUndelivered'>; env: NodeJS.ProcessEnv; message: string; log(m: string): void; now?: Date },
+  o: {
+    metrics: Pick<Metrics, 'webhook' | 'alertUndelivered'>;
+    env: NodeJS.ProcessEnv;
+    message: string;
+    log(m: string): void;
+    now?: Date;
+  },
 ): Promise<DidNotRunOutcome> {
   const spec = fire.spec;
   if (!spec) return { status: 'none', error: null, recorded: false };
@@ -190,13 +202,23 @@ export async function sendDidNotRun(
   try {
     db = await openDatabase(spec.destination.database);
   } catch (err) {
-    o.log(`warning: the missed fire of ${spec.name} is not recorded in ${redactDatabaseUrl(spec.destination.database)}: ${(err as Error).message}; its alert goes out unrecorded`);
+    o.log(
+      `warning: the missed fire of ${spec.name} is not recorded in ${redactDatabaseUrl(spec.destination.database)}: ${(err as Error).message}; its alert goes out unrecorded`,
+    );
   }
   try {
     if (db) {
-      const created = await recordDidNotRun(db, { workflowId, pipeline: spec.name, kind: spec.kind, scheduledAt: fire.at, error: o.message, now });
+      const created = await recordDidNotRun(db, {
+        workflowId,
+        pipeline: spec.name,
+        kind: spec.kind,
+        scheduledAt: fire.at,
+        error: o.message,
+        now,
+      });
       // Handled before (an earlier `up` recorded it and its alert's outcome): not sent again.
-      if (!created && (await getPipelineRun(db, workflowId))?.alertStatus) return { status: 'already', error: null, recorded: true };
+      if (!created && (await getPipelineRun(db, workflowId))?.alertStatus)
+        return { status: 'already', error: null, recorded: true };
     }
     if (hooks.length === 0) return { status: 'none', error: null, recorded: db !== undefined };
     const idempotencyKey = `scrape-etl:${workflowId}:did_not_run`;
@@ -233,7 +255,12 @@ export async function sendDidNotRun(
           JSON.stringify(
             hook.w.format === 'slack'
               ? slackMessage(facts)
-              : { ...jsonMessage(facts), schedule_id: fire.scheduleId, scheduled_at: fire.at.toISOString(), cause: fire.cause },
+              : {
+                  ...jsonMessage(facts),
+                  schedule_id: fire.scheduleId,
+                  scheduled_at: fire.at.toISOString(),
+                  cause: fire.cause,
+                },
           ),
       })),
       { db, cfg, metrics: o.metrics, attempts: DID_NOT_RUN_ATTEMPTS },

@@ -41,10 +41,19 @@ export function nextFireAfter(times: readonly Date[], now = Date.now()): Date | 
 
 /** A duration of Temporal's policies (ms) as the pipeline file writes it. */
 function msText(ms: number): string {
-  return ms % 3_600_000 === 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 ? `${ms / 60_000}m` : `${Math.round(ms / 1000)}s`;
+  return ms % 3_600_000 === 0
+    ? `${ms / 3_600_000}h`
+    : ms % 60_000 === 0
+      ? `${ms / 60_000}m`
+      : `${Math.round(ms / 1000)}s`;
 }
 
-export async function watchSchedules(o: { settings: TemporalSettings; metrics: Metrics; log(m: string): void; env?: Env }): Promise<ScheduleWatch> {
+export async function watchSchedules(o: {
+  settings: TemporalSettings;
+  metrics: Metrics;
+  log(m: string): void;
+  env?: Env;
+}): Promise<ScheduleWatch> {
   const { connectTemporal } = await import('../temporal/connect.js');
   const conn = await connectTemporal({ settings: o.settings });
   const client = conn.client;
@@ -76,7 +85,12 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
       const d = await client.schedule.getHandle(s.scheduleId).describe();
       if (d.action.type !== 'startWorkflow' || d.action.taskQueue !== o.settings.taskQueue) continue;
       const arg = d.action.args?.[0] as { spec?: PipelineSpec } | undefined;
-      const watched: Watched = { id: s.scheduleId, spec: arg?.spec, paused: d.state.paused, next: d.info.nextActionTimes };
+      const watched: Watched = {
+        id: s.scheduleId,
+        spec: arg?.spec,
+        paused: d.state.paused,
+        next: d.info.nextActionTimes,
+      };
       // Actions taken since the last look (the first look only remembers what was there before this `up`).
       // Of those before it, the runs still open are said too: this `up`'s workers are the ones to run them.
       const known = fired.get(s.scheduleId);
@@ -106,7 +120,15 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
       };
       for (const m of missed.observe(view)) {
         if (pollers === null) pollers = await pollersNow();
-        const cause = missedCause({ at: m.at, running: m.running, overlap: view.overlap, catchupWindow: view.catchupWindow, upStartedAt: startedAt, taskQueue: o.settings.taskQueue, pollers });
+        const cause = missedCause({
+          at: m.at,
+          running: m.running,
+          overlap: view.overlap,
+          catchupWindow: view.catchupWindow,
+          upStartedAt: startedAt,
+          taskQueue: o.settings.taskQueue,
+          pollers,
+        });
         found.push({ scheduleId: m.scheduleId, spec: m.spec, at: m.at, cause });
       }
       out.push(watched);
@@ -149,7 +171,12 @@ export async function watchSchedules(o: { settings: TemporalSettings; metrics: M
   try {
     schedules = await schedulesOfQueue();
     // One opening of each destination for the gauge's start value and the first freshness evaluation.
-    await atStart(schedules.flatMap((w) => (w.spec ? [{ spec: w.spec, paused: w.paused }] : [])), o.metrics, o.log, freshness);
+    await atStart(
+      schedules.flatMap((w) => (w.spec ? [{ spec: w.spec, paused: w.paused }] : [])),
+      o.metrics,
+      o.log,
+      freshness,
+    );
   } catch (err) {
     o.log(`warning: could not read the schedules: ${(err as Error).message}`);
   }
@@ -201,14 +228,17 @@ export async function atStart(
   const opener = open ?? openDatabase;
   // Pipelines sharing a destination share its one opening.
   const byUrl = new Map<string, Array<{ spec: PipelineSpec; paused: boolean }>>();
-  for (const s of scheduled) byUrl.set(s.spec.destination.database, [...(byUrl.get(s.spec.destination.database) ?? []), s]);
+  for (const s of scheduled)
+    byUrl.set(s.spec.destination.database, [...(byUrl.get(s.spec.destination.database) ?? []), s]);
   for (const [url, pipelines] of byUrl) {
     let db: Database | undefined;
     try {
       const file = databaseFileOf(parseDatabaseUrl(url));
       if (file === undefined || fs.existsSync(file)) db = await opener(url);
     } catch (err) {
-      log(`warning: the destination of ${pipelines.map((p) => p.spec.name).join(', ')} could not be opened (${redactDatabaseUrl(url)}): ${(err as Error).message}`);
+      log(
+        `warning: the destination of ${pipelines.map((p) => p.spec.name).join(', ')} could not be opened (${redactDatabaseUrl(url)}): ${(err as Error).message}`,
+      );
       continue;
     }
     try {
@@ -224,7 +254,12 @@ export async function atStart(
 }
 
 /** The gauge's start value: the pipeline's last succeeded run in its destination. */
-async function seedLastSuccess(spec: PipelineSpec, db: Database, metrics: Pick<Metrics, 'lastSuccess'>, log: (m: string) => void): Promise<void> {
+async function seedLastSuccess(
+  spec: PipelineSpec,
+  db: Database,
+  metrics: Pick<Metrics, 'lastSuccess'>,
+  log: (m: string) => void,
+): Promise<void> {
   const { listPipelineRuns } = await import('../db/pipeline-runs.js');
   try {
     const runs = await listPipelineRuns(db, { limit: 200, pipeline: spec.name });

@@ -7,7 +7,15 @@ import { columnsOf, parseExpression } from '../checks/expression.js';
 import type { CheckDefinition, CheckFileOutput, WatchDefinition, WatchFileOutput } from '../checks/definition.js';
 import { CHECKS, WATCHES } from '../checks/registry.js';
 import { TABLES } from '../db/schema/definition.js';
-import { CHECK_TYPES, WATCH_TYPES, type CheckSpec, type CheckType, type PipelineKind, type WatchSpec, type WatchType } from './spec.js';
+import {
+  CHECK_TYPES,
+  WATCH_TYPES,
+  type CheckSpec,
+  type CheckType,
+  type PipelineKind,
+  type WatchSpec,
+  type WatchType,
+} from './spec.js';
 
 export { LOGICAL_TYPES } from '../checks/fields.js';
 
@@ -19,11 +27,17 @@ type Member = z.ZodObject<{ type: z.ZodLiteral<string> }>;
 // registry's types say what each yields, which the union cannot carry through zod's member list.
 const check = z.discriminatedUnion(
   'type',
-  CHECK_TYPES.map((t) => CHECKS[t].schema.describe(`${t}: ${CHECKS[t].description}`)) as unknown as [Member, ...Member[]],
+  CHECK_TYPES.map((t) => CHECKS[t].schema.describe(`${t}: ${CHECKS[t].description}`)) as unknown as [
+    Member,
+    ...Member[],
+  ],
 ) as unknown as z.ZodType<RawCheck>;
 const watch = z.discriminatedUnion(
   'type',
-  WATCH_TYPES.map((t) => WATCHES[t].schema.describe(`${t}: ${WATCHES[t].description}`)) as unknown as [Member, ...Member[]],
+  WATCH_TYPES.map((t) => WATCHES[t].schema.describe(`${t}: ${WATCHES[t].description}`)) as unknown as [
+    Member,
+    ...Member[],
+  ],
 ) as unknown as z.ZodType<RawWatch>;
 
 export const checksSection = z.array(check).optional();
@@ -32,7 +46,12 @@ export const watchSection = z.array(watch).optional();
 export function checkName(c: RawCheck): string {
   if (c.name) return c.name;
   const t = 'table' in c && c.table ? `:${c.table}` : '';
-  const col = 'column' in c && c.column ? `.${c.column}` : 'columns' in c && Array.isArray(c.columns) ? `.${c.columns.join('+')}` : '';
+  const col =
+    'column' in c && c.column
+      ? `.${c.column}`
+      : 'columns' in c && Array.isArray(c.columns)
+        ? `.${c.columns.join('+')}`
+        : '';
   return `${c.type}${t}${col}`;
 }
 
@@ -60,7 +79,12 @@ type Ctx = z.RefinementCtx;
  * name (or undefined), whose columns cannot be known here.
  */
 export function checkCheckAndWatchNames(
-  p: { checks?: RawCheck[] | undefined; watch?: RawWatch[] | undefined; kind: string; notify?: { webhooks: Array<{ on: string[] }> } | undefined },
+  p: {
+    checks?: RawCheck[] | undefined;
+    watch?: RawWatch[] | undefined;
+    kind: string;
+    notify?: { webhooks: Array<{ on: string[] }> } | undefined;
+  },
   tables: readonly string[],
   content: string | undefined,
   ctx: Ctx,
@@ -69,15 +93,21 @@ export function checkCheckAndWatchNames(
   const tableOk = (t: string, path: Array<string | number>): boolean => {
     if (known.includes(t) || (content !== undefined && t.startsWith(`${content}__`))) return true;
     const nearest = closest(t, known);
-    const hint = distance(t, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
-    ctx.addIssue({ code: 'custom', path, message: `'${t}' is not a table of kind '${p.kind}'; ${hint}its tables: ${known.join(', ')}` });
+    const hint =
+      distance(t, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
+    ctx.addIssue({
+      code: 'custom',
+      path,
+      message: `'${t}' is not a table of kind '${p.kind}'; ${hint}its tables: ${known.join(', ')}`,
+    });
     return false;
   };
   const columnOk = (t: string, c: string, path: Array<string | number>) => {
     const cols = fixedColumns(t);
     if (!cols || cols.includes(c)) return;
     const nearest = closest(c, cols);
-    const hint = distance(c, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
+    const hint =
+      distance(c, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
     const listed = cols.length > 30 ? `${cols.slice(0, 30).join(', ')}, … (${cols.length} in all)` : cols.join(', ');
     ctx.addIssue({ code: 'custom', path, message: `table '${t}' has no column '${c}'; ${hint}its columns: ${listed}` });
   };
@@ -94,7 +124,12 @@ export function checkCheckAndWatchNames(
   for (const [i, c] of (p.checks ?? []).entries()) {
     const at = ['checks', i];
     const n = checkName(c);
-    if (names.has(n)) ctx.addIssue({ code: 'custom', path: c.name ? [...at, 'name'] : at, message: `a second check named '${n}': give each check its own name` });
+    if (names.has(n))
+      ctx.addIssue({
+        code: 'custom',
+        path: c.name ? [...at, 'name'] : at,
+        message: `a second check named '${n}': give each check its own name`,
+      });
     names.add(n);
     // What the check names, as its type says (checks/check-types/).
     const refs = (CHECKS[c.type] as unknown as CheckDefinition<CheckType>).references(c as CheckFileOutput<CheckType>);
@@ -108,12 +143,21 @@ export function checkCheckAndWatchNames(
   for (const [i, w] of (p.watch ?? []).entries()) {
     const at = ['watch', i];
     const n = watchName(w);
-    if (watchNames.has(n)) ctx.addIssue({ code: 'custom', path: w.name ? [...at, 'name'] : at, message: `a second watch named '${n}': give each watch its own name` });
+    if (watchNames.has(n))
+      ctx.addIssue({
+        code: 'custom',
+        path: w.name ? [...at, 'name'] : at,
+        message: `a second watch named '${n}': give each watch its own name`,
+      });
     watchNames.add(n);
     const def = WATCHES[w.type] as unknown as WatchDefinition<WatchType>;
     const only = def.onlyKinds;
     if (only && !only.kinds.includes(p.kind as PipelineKind)) {
-      ctx.addIssue({ code: 'custom', path: [...at, 'type'], message: `${w.type} ${only.watches}; this pipeline is kind '${p.kind}' (use new_rows)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [...at, 'type'],
+        message: `${w.type} ${only.watches}; this pipeline is kind '${p.kind}' (use new_rows)`,
+      });
       continue;
     }
     // A filter over an unknown table cannot have its columns checked.
@@ -122,7 +166,11 @@ export function checkCheckAndWatchNames(
     // A watch that no webhook of the file subscribes to would be evaluated and never heard of.
     const hooks = p.notify?.webhooks ?? [];
     if (hooks.length > 0 && !hooks.some((h) => h.on.includes(w.type))) {
-      ctx.addIssue({ code: 'custom', path: at, message: `no webhook of notify.webhooks subscribes to ${w.type}: add '${w.type}' to a webhook's 'on'` });
+      ctx.addIssue({
+        code: 'custom',
+        path: at,
+        message: `no webhook of notify.webhooks subscribes to ${w.type}: add '${w.type}' to a webhook's 'on'`,
+      });
     }
   }
 }

@@ -11,6 +11,9 @@ export function isDuration(text: string): boolean {
 /** Milliseconds of a duration string; throws on anything that is not `<integer><ms|s|m|h|d>`. */
 export function parseDurationMs(text: string): number {
   const m = /^([0-9]+)(ms|s|m|h|d)$/.exec(text);
-  if (!m) throw new Error(`invalid duration '${text}': expected a whole number followed by ms, s, m, h or d (e.g. '5s', '10m')`);
+  if (!m)
+    throw new Error(
+      `invalid duration '${text}': expected a whole number followed by ms, s, m, h or d (e.g. '5s', '10m')`,
+    );
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
 }

@@ -18,8 +18,22 @@ export function suggestionOf(message: string): string | undefined {
 }
 
 /** An issue as `validate --json` prints it: named fields, `column` spelled out, `suggestion` null when none. */
-export function issueJson(issue: PipelineIssue): { file: string; line: number; column: number; path: string; message: string; suggestion: string | null } {
-  return { file: issue.file, line: issue.line, column: issue.col, path: issue.path, message: issue.message, suggestion: issue.suggestion ?? suggestionOf(issue.message) ?? null };
+export function issueJson(issue: PipelineIssue): {
+  file: string;
+  line: number;
+  column: number;
+  path: string;
+  message: string;
+  suggestion: string | null;
+} {
+  return {
+    file: issue.file,
+    line: issue.line,
+    column: issue.col,
+    path: issue.path,
+    message: issue.message,
+    suggestion: issue.suggestion ?? suggestionOf(issue.message) ?? null,
+  };
 }
 
 export function formatIssue(issue: PipelineIssue): string {

@@ -10,4 +10,6 @@ export const absoluteUrl = z
   .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'expected an absolute http(s) URL');
 
 /** Runs a cross-field check only when the value is an object: zod calls refinements even after other fields failed. */
-export const whenObject = { when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null };
+export const whenObject = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+};

@@ -7,7 +7,20 @@ import path, { dirname, resolve } from 'node:path';
 import { InputFileError, INPUT_KINDS, inputLines, readInputText } from '../lib/input-file.js';
 import { anchorDatabaseUrl, isInsideFolder, projectRootAbove } from '../lib/project-root.js';
 import { closest, distance } from 'fastest-levenshtein';
-import { isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, parse as parseYaml, parseDocument, visit, Scalar } from '../vendor/yaml.js';
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  Lexer,
+  LineCounter,
+  Parser,
+  parse as parseYaml,
+  parseDocument,
+  visit,
+  Scalar,
+} from '../vendor/yaml.js';
 import type { Document, Node, Pair } from '../vendor/yaml.js';
 import type { z } from 'zod';
 import { formatPath, PipelineFileError, suggestionOf } from './errors.js';
@@ -52,7 +65,11 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
     text = await readInputText(file, 'pipeline', opts.env ?? processSettings().env);
   } catch (err) {
     const reason =
-      err instanceof InputFileError ? `the file ${err.reason}; ${err.fix}` : (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+      err instanceof InputFileError
+        ? `the file ${err.reason}; ${err.fix}`
+        : (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'file not found'
+          : (err as Error).message;
     throw new PipelineFileError(file, [{ file, line: 1, col: 1, path: '<file>', message: reason }]);
   }
   const named = urlsFileNamed(text);
@@ -69,7 +86,9 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
           ? `${resolved} ${err.reason}; ${err.fix === INPUT_KINDS.urls.tooBig ? err.fix : 'name a regular file with one URL a line'}`
           : `cannot read ${resolved}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message}`;
       const pos = await positionInPipelineFile(file, ['request', 'urls_file']);
-      throw new PipelineFileError(file, [{ file, line: pos?.line ?? 1, col: pos?.col ?? 1, path: 'request.urls_file', message }]);
+      throw new PipelineFileError(file, [
+        { file, line: pos?.line ?? 1, col: pos?.col ?? 1, path: 'request.urls_file', message },
+      ]);
     }
     spec = parsePipelineText(text, file, { ...opts, urlsFile: list });
   }
@@ -84,8 +103,15 @@ export async function loadPipelineFile(file: string, opts: LoadOptions = {}): Pr
   const fromFile = spec.destination.database !== defaultDatabaseUrl(opts.env ?? processSettings().env);
   return {
     ...spec,
-    destination: { ...spec.destination, database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database },
-    exports: spec.exports.map((e) => ({ ...e, ...(e.dir !== undefined ? { dir: resolve(root, e.dir) } : {}), ...(e.to !== undefined && isLocalTarget(e.to) ? { to: resolve(root, localTargetPath(e.to)) } : {}) })),
+    destination: {
+      ...spec.destination,
+      database: fromFile ? anchorDatabaseUrl(spec.destination.database, root) : spec.destination.database,
+    },
+    exports: spec.exports.map((e) => ({
+      ...e,
+      ...(e.dir !== undefined ? { dir: resolve(root, e.dir) } : {}),
+      ...(e.to !== undefined && isLocalTarget(e.to) ? { to: resolve(root, localTargetPath(e.to)) } : {}),
+    })),
     ...(projectBudget ? { project_budget: projectBudget } : {}),
   };
 }
@@ -101,7 +127,10 @@ export const EXPORTS_ROOT_ENV = SETTINGS.exportsRoot.env;
  */
 async function confineExports(file: string, spec: PipelineSpec, root: string | undefined, env: Env): Promise<void> {
   const allowed = settingsFor(env).exportsRoot;
-  const roots = [...(root !== undefined ? [root] : [process.cwd(), dirname(resolve(file))]), ...(allowed ? [resolve(allowed)] : [])];
+  const roots = [
+    ...(root !== undefined ? [root] : [process.cwd(), dirname(resolve(file))]),
+    ...(allowed ? [resolve(allowed)] : []),
+  ];
   const issues: PipelineIssue[] = [];
   for (const [i, e] of spec.exports.entries()) {
     // A lake in a local folder is a folder the file writes to, as dir: is; s3:// is the store's own.
@@ -111,9 +140,15 @@ async function confineExports(file: string, spec: PipelineSpec, root: string | u
     const dir = resolve(root ?? process.cwd(), named);
     if (roots.some((r) => isInsideFolder(dir, r))) continue;
     const pos = await positionInPipelineFile(file, ['exports', i, key]);
-    const where = root !== undefined ? `the project (${root})` : `the current folder (${roots[0]}) and the pipeline file's folder (${roots[1]})`;
+    const where =
+      root !== undefined
+        ? `the project (${root})`
+        : `the current folder (${roots[0]}) and the pipeline file's folder (${roots[1]})`;
     const allow = allowed ? `, nor in ${EXPORTS_ROOT_ENV}'s ${resolve(allowed)}` : '';
-    const fix = root !== undefined ? 'or allow a folder outside the project with exports_root: <folder> in scrape-etl.yaml' : `or allow another folder with ${EXPORTS_ROOT_ENV}=<folder> (in a project: exports_root: in scrape-etl.yaml)`;
+    const fix =
+      root !== undefined
+        ? 'or allow a folder outside the project with exports_root: <folder> in scrape-etl.yaml'
+        : `or allow another folder with ${EXPORTS_ROOT_ENV}=<folder> (in a project: exports_root: in scrape-etl.yaml)`;
     issues.push({
       file,
       line: pos?.line ?? 1,
@@ -162,7 +197,10 @@ type Path = Array<string | number>;
  * probes the destination): they are reported at the same place as the loader's own. Undefined when the file does
  * not hold that value (a default applied by the loader) or cannot be read again.
  */
-export async function positionInPipelineFile(file: string, path: Path): Promise<{ line: number; col: number } | undefined> {
+export async function positionInPipelineFile(
+  file: string,
+  path: Path,
+): Promise<{ line: number; col: number } | undefined> {
   let text: string;
   try {
     text = await readInputText(file, 'pipeline');
@@ -178,7 +216,13 @@ export async function positionInPipelineFile(file: string, path: Path): Promise<
 
 /** notify.webhooks[i].url: a template the worker expands, not the loader. */
 function isWebhookUrl(path: ReadonlyArray<string | number>): boolean {
-  return path.length === 4 && path[0] === 'notify' && path[1] === 'webhooks' && typeof path[2] === 'number' && path[3] === 'url';
+  return (
+    path.length === 4 &&
+    path[0] === 'notify' &&
+    path[1] === 'webhooks' &&
+    typeof path[2] === 'number' &&
+    path[3] === 'url'
+  );
 }
 
 export function parsePipelineText(text: string, file: string, opts: LoadOptions = {}): PipelineSpec {
@@ -198,7 +242,11 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
   // Before the document is composed (recursively): the CST parser keeps its own stack, so it measures depth safely.
   const tooDeep = nestingBeyond(text, MAX_NESTING);
   if (tooDeep !== undefined) {
-    add(tooDeep, '<yaml>', `nested deeper than ${MAX_NESTING} levels here; a pipeline file needs a few levels, not thousands`);
+    add(
+      tooDeep,
+      '<yaml>',
+      `nested deeper than ${MAX_NESTING} levels here; a pipeline file needs a few levels, not thousands`,
+    );
     throw new PipelineFileError(file, issues);
   }
   if (doc.errors.length > 0) {
@@ -228,7 +276,11 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
       // `budget.tokens` limits the service's tokenUsage (budget/): a count, not a credential.
       const budgetTokens = path.length === 2 && path[0] === 'budget' && keyName === 'tokens';
       if (keyName !== undefined && !inDataSchema && !budgetTokens && SECRET_KEY.test(keyName)) {
-        add(nodeStart(pair.key as Node), formatPath(path), `secrets do not belong in a pipeline file; ${SECRET_ADVICE}`);
+        add(
+          nodeStart(pair.key as Node),
+          formatPath(path),
+          `secrets do not belong in a pipeline file; ${SECRET_ADVICE}`,
+        );
         reported.push(formatPath(path));
         return visit.SKIP;
       }
@@ -241,7 +293,11 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
       const original = node.value;
       const { value, missing, referenced } = interpolate(original, env);
       if (referenced.includes(TOKEN_ENV)) {
-        add(nodeStart(node), where, `do not reference ${TOKEN_ENV} in a pipeline file: the worker reads it from its own environment`);
+        add(
+          nodeStart(node),
+          where,
+          `do not reference ${TOKEN_ENV} in a pipeline file: the worker reads it from its own environment`,
+        );
         reported.push(where);
         return undefined;
       }
@@ -255,7 +311,11 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
         return undefined;
       }
       for (const name of missing) {
-        add(nodeStart(node), where, `environment variable ${name} is not set (set it, or give a default: \${${name}:-value})`);
+        add(
+          nodeStart(node),
+          where,
+          `environment variable ${name} is not set (set it, or give a default: \${${name}:-value})`,
+        );
         reported.push(where);
       }
       if (token !== undefined && token.length >= 4 && value.includes(token)) {
@@ -305,7 +365,11 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
         const keyPath = formatPath([...path, k]);
         if (isReported(reported, keyPath)) continue;
         const { pair } = locate(doc, [...path, k]);
-        add(nodeStart(pair?.key as Node | undefined) ?? nodeStart(locate(doc, path).node), keyPath, unknownKeyMessage(k, known));
+        add(
+          nodeStart(pair?.key as Node | undefined) ?? nodeStart(locate(doc, path).node),
+          keyPath,
+          unknownKeyMessage(k, known),
+        );
       }
       continue;
     }
@@ -316,13 +380,20 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
       const i = typeof path[2] === 'number' ? path[2] : undefined;
       const line = i !== undefined ? fromFile.lines[i] : undefined;
       const found = locate(doc, ['request', 'urls_file']);
-      add(nodeStart(found.pair?.key as Node | undefined) ?? nodeStart(found.node), 'request.urls_file', `${fromFile.path}${line !== undefined ? `:${line}` : ''}: ${iss.message}`);
+      add(
+        nodeStart(found.pair?.key as Node | undefined) ?? nodeStart(found.node),
+        'request.urls_file',
+        `${fromFile.path}${line !== undefined ? `:${line}` : ''}: ${iss.message}`,
+      );
       continue;
     }
     const found = locate(doc, path);
-    const message = iss.code === 'invalid_union' && 'note' in iss ? discriminatorMessage(iss, valueAt(data, path)) : iss.message;
+    const message =
+      iss.code === 'invalid_union' && 'note' in iss ? discriminatorMessage(iss, valueAt(data, path)) : iss.message;
     // A missing value has no node: point at the key of its parent (or the start of the file's mapping).
-    const offset = found.complete ? nodeStart(found.node) : (nodeStart(found.pair?.key as Node | undefined) ?? nodeStart(found.node));
+    const offset = found.complete
+      ? nodeStart(found.node)
+      : (nodeStart(found.pair?.key as Node | undefined) ?? nodeStart(found.node));
     add(offset, where, message);
   }
 
@@ -337,7 +408,8 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
 // Messages
 
 function yamlMessage(message: string): string {
-  if (message.includes('multiple documents')) return 'a pipeline file holds one pipeline (one YAML document); found several';
+  if (message.includes('multiple documents'))
+    return 'a pipeline file holds one pipeline (one YAML document); found several';
   return `YAML syntax error: ${message.replace(/\s+/g, ' ').trim()}`;
 }
 
@@ -377,7 +449,8 @@ function rawMessage(iss: z.core.$ZodRawIssue, knownKeys: Map<string, string[]>):
         ? `expected '${String(iss.values[0])}', got ${describe(iss.input)}`
         : `expected one of ${quoteAll(iss.values)}, got ${describe(iss.input)}${nearestHint(iss.input, iss.values)}`;
     case 'unrecognized_keys': {
-      const shape = (iss.inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def?.shape;
+      const shape = (iss.inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def
+        ?.shape;
       const path = (iss.path ?? []).filter((p): p is string | number => typeof p !== 'symbol');
       if (shape) knownKeys.set(formatPath(path), Object.keys(shape));
       return `unknown key`;
@@ -387,7 +460,9 @@ function rawMessage(iss: z.core.$ZodRawIssue, knownKeys: Map<string, string[]>):
       if (iss.origin === 'array') return `needs at least ${min} item${min === '1' ? '' : 's'}`;
       if (iss.origin === 'string') return min === '1' ? 'must not be empty' : `must be at least ${min} characters`;
       if (iss.origin === 'number' || iss.origin === 'int') {
-        return iss.inclusive === false ? `must be greater than ${min}, got ${describe(iss.input)}` : `must be at least ${min}, got ${describe(iss.input)}`;
+        return iss.inclusive === false
+          ? `must be greater than ${min}, got ${describe(iss.input)}`
+          : `must be at least ${min}, got ${describe(iss.input)}`;
       }
       return undefined;
     }
@@ -405,7 +480,9 @@ function rawMessage(iss: z.core.$ZodRawIssue, knownKeys: Map<string, string[]>):
 
 function discriminatorMessage(iss: z.core.$ZodIssue, value: unknown): string {
   const options = (iss as { options?: unknown[] }).options ?? [];
-  return value === undefined ? `required: one of ${quoteAll(options)}` : `expected one of ${quoteAll(options)}, got ${describe(value)}${nearestHint(value, options)}`;
+  return value === undefined
+    ? `required: one of ${quoteAll(options)}`
+    : `expected one of ${quoteAll(options)}, got ${describe(value)}${nearestHint(value, options)}`;
 }
 
 /** "; did you mean 'x'?" for a mistyped enum value close to an allowed one (same closeness rule as unknown keys). */
@@ -420,7 +497,8 @@ function unknownKeyMessage(key: string, known: string[]): string {
   if (known.length === 0) return 'unknown key';
   const nearest = closest(key, known);
   // A far-off "suggestion" only misleads; list what is allowed instead.
-  if (distance(key, nearest) <= Math.max(2, Math.floor(nearest.length / 3))) return `unknown key; did you mean '${nearest}'?`;
+  if (distance(key, nearest) <= Math.max(2, Math.floor(nearest.length / 3)))
+    return `unknown key; did you mean '${nearest}'?`;
   return `unknown key; allowed keys: ${known.join(', ')}`;
 }
 
@@ -468,9 +546,14 @@ function locate(doc: Document, path: Path): { node: Node | null; pair?: Pair; co
  * Replaces `request.urls_file` by the list read from it (`request.urls`), in place. Returns the list when it did,
  * so schema errors of its URLs can name the list file's lines.
  */
-function urlsFileInto(js: unknown, list: UrlsFileList | undefined, problem: (message: string) => void): UrlsFileList | undefined {
+function urlsFileInto(
+  js: unknown,
+  list: UrlsFileList | undefined,
+  problem: (message: string) => void,
+): UrlsFileList | undefined {
   const request = (js as { request?: unknown } | null)?.request;
-  if (request === null || typeof request !== 'object' || Array.isArray(request) || !('urls_file' in request)) return undefined;
+  if (request === null || typeof request !== 'object' || Array.isArray(request) || !('urls_file' in request))
+    return undefined;
   const r = request as Record<string, unknown>;
   if ('urls' in r) {
     problem('give the URLs either in request.urls or in the file request.urls_file names, not both');

@@ -21,12 +21,23 @@ function namedByChecks(spec: PipelineSpec): Named[] {
   const out: Named[] = [];
   for (const [i, c] of (spec.checks ?? []).entries()) {
     if (!('table' in c) || c.table === undefined || fixedColumns(c.table)) continue;
-    const cols = c.type === 'range' ? columnsOf(parseExpression(c.expression)) : 'column' in c && c.column ? [c.column] : 'columns' in c && Array.isArray(c.columns) ? c.columns : [];
+    const cols =
+      c.type === 'range'
+        ? columnsOf(parseExpression(c.expression))
+        : 'column' in c && c.column
+          ? [c.column]
+          : 'columns' in c && Array.isArray(c.columns)
+            ? c.columns
+            : [];
     out.push({ table: c.table, columns: cols, path: ['checks', i, 'table'] });
   }
   for (const [i, w] of (spec.watch ?? []).entries()) {
     if (w.type !== 'new_rows' || fixedColumns(w.table)) continue;
-    out.push({ table: w.table, columns: w.filter ? columnsOf(parseExpression(w.filter)) : [], path: ['watch', i, 'table'] });
+    out.push({
+      table: w.table,
+      columns: w.filter ? columnsOf(parseExpression(w.filter)) : [],
+      path: ['watch', i, 'table'],
+    });
   }
   return out;
 }
@@ -47,28 +58,62 @@ async function registry(url: string, tables: string[]): Promise<Map<string, Set<
 }
 
 /** Columns every inferred table has besides its content (db/evolve/): lineage and keys. */
-const SYSTEM_COLUMNS = ['pipeline', 'load_id', 'loaded_at', 'row_hash', 'row_key', 'root_key', 'parent_key', 'list_index'];
+const SYSTEM_COLUMNS = [
+  'pipeline',
+  'load_id',
+  'loaded_at',
+  'row_hash',
+  'row_key',
+  'root_key',
+  'parent_key',
+  'list_index',
+];
 
 /**
  * Errors for inferred tables or columns the destination's schema_history does not have (once it has the table),
  * and warnings for names that cannot be verified yet.
  */
-export async function inferredNameIssues(file: string, spec: PipelineSpec, opts: { offline?: boolean } = {}): Promise<{ errors: PipelineIssue[]; warnings: PipelineIssue[] }> {
+export async function inferredNameIssues(
+  file: string,
+  spec: PipelineSpec,
+  opts: { offline?: boolean } = {},
+): Promise<{ errors: PipelineIssue[]; warnings: PipelineIssue[] }> {
   const named = namedByChecks(spec);
   const errors: PipelineIssue[] = [];
   const warnings: PipelineIssue[] = [];
   if (named.length === 0) return { errors, warnings };
-  const known = opts.offline && isServer(spec.destination.database) ? undefined : await registry(spec.destination.database, [...new Set(named.map((n) => n.table))]).catch(() => undefined);
+  const known =
+    opts.offline && isServer(spec.destination.database)
+      ? undefined
+      : await registry(spec.destination.database, [...new Set(named.map((n) => n.table))]).catch(() => undefined);
   for (const n of named) {
     const at = (await positionInPipelineFile(file, n.path)) ?? { line: 1, col: 1 };
-    const issue = (message: string): PipelineIssue => ({ file, line: at.line, col: at.col, path: n.path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '['), message });
+    const issue = (message: string): PipelineIssue => ({
+      file,
+      line: at.line,
+      col: at.col,
+      path: n.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+        .join('.')
+        .replace(/\.\[/g, '['),
+      message,
+    });
     const cols = known?.get(n.table);
     if (!cols) {
-      warnings.push(issue(`table '${n.table}' is inferred from the data and the destination does not hold it yet: its columns cannot be verified before the first run`));
+      warnings.push(
+        issue(
+          `table '${n.table}' is inferred from the data and the destination does not hold it yet: its columns cannot be verified before the first run`,
+        ),
+      );
       continue;
     }
     const missing = n.columns.filter((c) => !cols.has(c) && !SYSTEM_COLUMNS.includes(c));
-    if (missing.length > 0) errors.push(issue(`table '${n.table}' has no column ${missing.map((m) => `'${m}'`).join(', ')} in the destination; its columns: ${[...cols].sort().join(', ')}`));
+    if (missing.length > 0)
+      errors.push(
+        issue(
+          `table '${n.table}' has no column ${missing.map((m) => `'${m}'`).join(', ')} in the destination; its columns: ${[...cols].sort().join(', ')}`,
+        ),
+      );
   }
   return { errors, warnings };
 }

@@ -21,7 +21,11 @@ export interface PreflightOptions {
 }
 
 /** Problems of the pipeline's destination, as issues of its file at `destination.database`. */
-export async function destinationIssues(file: string, spec: PipelineSpec, opts: PreflightOptions = {}): Promise<PipelineIssue[]> {
+export async function destinationIssues(
+  file: string,
+  spec: PipelineSpec,
+  opts: PreflightOptions = {},
+): Promise<PipelineIssue[]> {
   const url = spec.destination.database;
   // Offline: a server destination is not contacted.
   const name = destinationNameOfUrl(url);
@@ -50,7 +54,10 @@ export async function destinationIssues(file: string, spec: PipelineSpec, opts: 
  * service's address and token from this environment, so a missing one would only show as failing activities.
  * Returns what to set, or undefined when nothing is missing (or the kind never calls the service).
  */
-export async function serviceSettingsProblem(spec: PipelineSpec, env: Env = processSettings().env): Promise<string | undefined> {
+export async function serviceSettingsProblem(
+  spec: PipelineSpec,
+  env: Env = processSettings().env,
+): Promise<string | undefined> {
   if (kindOf(spec.kind).endpoints.length === 0) return undefined;
   const missing = ['SCRAPER_BASE_URL', 'SCRAPER_API_TOKEN'].filter((name) => !env[name]?.trim());
   if (missing.length > 0) {
@@ -78,7 +85,11 @@ export async function serviceSettingsProblem(spec: PipelineSpec, env: Env = proc
  * the run, so an alert that could never be sent is said at once instead of after the run, in history only.
  * The messages name variables and the scheme, never a URL's value (a Slack webhook URL is a credential).
  */
-export async function notifyIssues(file: string, spec: PipelineSpec, env: Env = processSettings().env): Promise<PipelineIssue[]> {
+export async function notifyIssues(
+  file: string,
+  spec: PipelineSpec,
+  env: Env = processSettings().env,
+): Promise<PipelineIssue[]> {
   const { expandWebhookUrl } = await import('../alerts/notify-config.js');
   const issues: PipelineIssue[] = [];
   for (const [i, w] of (spec.notify?.webhooks ?? []).entries()) {

@@ -25,7 +25,13 @@ export async function projectBudgetOf(root: string): Promise<ProjectBudgetSpec |
   if (!parsed.success) {
     throw new PipelineFileError(
       file,
-      parsed.error.issues.map((i) => ({ file, line: 1, col: 1, path: ['budget', ...i.path.map(String)].join('.'), message: i.message })),
+      parsed.error.issues.map((i) => ({
+        file,
+        line: 1,
+        col: 1,
+        path: ['budget', ...i.path.map(String)].join('.'),
+        message: i.message,
+      })),
     );
   }
   return { ...parsed.data, project: file };

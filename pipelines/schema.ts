@@ -21,8 +21,21 @@ import { budgetSchema } from '../budget/schema.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
 import { targetProblem } from '../export/targets/index.js';
-import { checkCheckAndWatchNames, checksSection, watchSection, withCheckNames, withWatchNames } from './checks-schema.js';
-import { DEFAULT_NOTIFY_ON, NOTIFY_EVENTS, NOTIFY_FORMATS, PIPELINE_KINDS, type PipelineKind, type PipelineSpec } from './spec.js';
+import {
+  checkCheckAndWatchNames,
+  checksSection,
+  watchSection,
+  withCheckNames,
+  withWatchNames,
+} from './checks-schema.js';
+import {
+  DEFAULT_NOTIFY_ON,
+  NOTIFY_EVENTS,
+  NOTIFY_FORMATS,
+  PIPELINE_KINDS,
+  type PipelineKind,
+  type PipelineSpec,
+} from './spec.js';
 
 /** DATABASE_URL when set, else the SQLite file under ./data: the one rule of settings/. */
 export { defaultDatabaseUrl };
@@ -30,7 +43,10 @@ export { defaultDatabaseUrl };
 const duration = (fallback: string) =>
   z
     .string()
-    .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '500ms', '5s', '10m', '6h')")
+    .regex(
+      new RegExp(DURATION_PATTERN),
+      "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '500ms', '5s', '10m', '6h')",
+    )
     .default(fallback);
 
 // The `request` section of each kind is declared by the kind itself (kinds/<kind>.ts).
@@ -57,7 +73,9 @@ const exportSpec = z
         if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
       })
       .optional()
-      .describe('the lake: s3://bucket/prefix or a folder, written as hive partitions <pipeline>/<table>/load_date=YYYY-MM-DD/ with a manifest per run and table (docs/lake.md)'),
+      .describe(
+        'the lake: s3://bucket/prefix or a folder, written as hive partitions <pipeline>/<table>/load_date=YYYY-MM-DD/ with a manifest per run and table (docs/lake.md)',
+      ),
     partition_by: z
       .array(nonEmpty)
       .optional()
@@ -68,7 +86,9 @@ const exportSpec = z
     write_empty: z
       .boolean()
       .default(false)
-      .describe('incremental only: when no row of a table is new since the last export, write a file holding no rows (a CSV header) instead of none'),
+      .describe(
+        'incremental only: when no row of a table is new since the last export, write a file holding no rows (a CSV header) instead of none',
+      ),
     delimiter: z.string().length(1, 'must be exactly one character').default(',').describe('CSV only'),
     bom: z.boolean().default(false).describe('CSV only'),
     null_text: z.string().default('').describe('CSV only'),
@@ -81,30 +101,77 @@ const exportSpec = z
       .refine((s) => !/[\\/]/.test(s), 'must be a file name, not a path (use dir for the folder)')
       .optional()
       .describe('default: {pipeline}_{table}_{timestamp}.<format extension>'),
-    neutralize_formulas: z.boolean().default(true).describe('CSV and XLSX: prefix cells starting with = + - @ so spreadsheets do not run them'),
-    on_failed_checks: z.enum(['run', 'skip']).optional().describe("when an error check of the run failed: 'run' writes this export anyway (default), 'skip' does not"),
+    neutralize_formulas: z
+      .boolean()
+      .default(true)
+      .describe('CSV and XLSX: prefix cells starting with = + - @ so spreadsheets do not run them'),
+    on_failed_checks: z
+      .enum(['run', 'skip'])
+      .optional()
+      .describe("when an error check of the run failed: 'run' writes this export anyway (default), 'skip' does not"),
   })
   .superRefine(
     (e, ctx) => {
       if ((e.dir === undefined) === (e.to === undefined)) {
-        ctx.addIssue({ code: 'custom', path: e.dir === undefined ? ['to'] : ['dir'], message: e.dir === undefined ? 'an export needs dir: (a folder of files) or to: (the lake: s3://bucket/prefix or a folder)' : 'give dir: or to:, not both (to: writes the lake layout, dir: plain files)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: e.dir === undefined ? ['to'] : ['dir'],
+          message:
+            e.dir === undefined
+              ? 'an export needs dir: (a folder of files) or to: (the lake: s3://bucket/prefix or a folder)'
+              : 'give dir: or to:, not both (to: writes the lake layout, dir: plain files)',
+        });
       }
       if (e.partition_by !== undefined && e.to === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['partition_by'], message: 'applies to lake exports (to: s3://bucket/prefix or a folder) only; remove it or write to: instead of dir:' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['partition_by'],
+          message:
+            'applies to lake exports (to: s3://bucket/prefix or a folder) only; remove it or write to: instead of dir:',
+        });
       }
       if (e.to !== undefined) {
-        if (e.file_name !== undefined) ctx.addIssue({ code: 'custom', path: ['file_name'], message: 'a lake export names its files part-<run>-<part> so a retry replaces them; remove file_name' });
+        if (e.file_name !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['file_name'],
+            message: 'a lake export names its files part-<run>-<part> so a retry replaces them; remove file_name',
+          });
         if (e.mode === 'incremental' || e.write_empty === true) {
-          ctx.addIssue({ code: 'custom', path: [e.mode === 'incremental' ? 'mode' : 'write_empty'], message: "a lake export always writes each run's new and changed rows (its own watermark per target); remove it" });
+          ctx.addIssue({
+            code: 'custom',
+            path: [e.mode === 'incremental' ? 'mode' : 'write_empty'],
+            message:
+              "a lake export always writes each run's new and changed rows (its own watermark per target); remove it",
+          });
         }
-        if (e.partition_by !== undefined && new Set(e.partition_by).size !== e.partition_by.length) ctx.addIssue({ code: 'custom', path: ['partition_by'], message: 'names a column twice' });
-        if (e.partition_by?.includes('load_date')) ctx.addIssue({ code: 'custom', path: ['partition_by'], message: 'load_date is always the first partition; remove it' });
+        if (e.partition_by !== undefined && new Set(e.partition_by).size !== e.partition_by.length)
+          ctx.addIssue({ code: 'custom', path: ['partition_by'], message: 'names a column twice' });
+        if (e.partition_by?.includes('load_date'))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['partition_by'],
+            message: 'load_date is always the first partition; remove it',
+          });
       }
-      if (typeof e.file_name === 'string' && !e.file_name.includes('{table}') && (!Array.isArray(e.tables) || e.tables.length !== 1)) {
-        ctx.addIssue({ code: 'custom', path: ['file_name'], message: 'must contain {table} unless exactly one table is exported, or every table would write the same file' });
+      if (
+        typeof e.file_name === 'string' &&
+        !e.file_name.includes('{table}') &&
+        (!Array.isArray(e.tables) || e.tables.length !== 1)
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['file_name'],
+          message:
+            'must contain {table} unless exactly one table is exported, or every table would write the same file',
+        });
       }
       if (e.write_empty === true && e.mode !== 'incremental') {
-        ctx.addIssue({ code: 'custom', path: ['write_empty'], message: 'applies to mode incremental only (a full export always writes its files); remove it' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['write_empty'],
+          message: 'applies to mode incremental only (a full export always writes its files); remove it',
+        });
       }
       // A CSV setting on another format would be ignored; saying so beats a Parquet file without the asked-for BOM.
       if (e.format !== 'csv') {
@@ -114,7 +181,12 @@ const exportSpec = z
           ['null_text', e.null_text !== ''],
         ];
         for (const [key, set] of csvOnly) {
-          if (set) ctx.addIssue({ code: 'custom', path: [key], message: `applies to format csv only (this export is ${e.format}); remove it` });
+          if (set)
+            ctx.addIssue({
+              code: 'custom',
+              path: [key],
+              message: `applies to format csv only (this export is ${e.format}); remove it`,
+            });
         }
       }
     },
@@ -132,7 +204,11 @@ const polling = z
     (p, ctx) => {
       try {
         if (parseDurationMs(p.initial_interval) > parseDurationMs(p.max_interval)) {
-          ctx.addIssue({ code: 'custom', path: ['initial_interval'], message: `must not be longer than max_interval (${p.max_interval})` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['initial_interval'],
+            message: `must not be longer than max_interval (${p.max_interval})`,
+          });
         }
       } catch {
         // malformed durations are already reported by their own fields
@@ -141,7 +217,14 @@ const polling = z
     { when: (payload) => typeof payload.value === 'object' && payload.value !== null },
   );
 
-export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'buffer_all', 'cancel_other', 'terminate_other', 'allow_all'] as const;
+export const OVERLAP_POLICIES = [
+  'skip',
+  'buffer_one',
+  'buffer_all',
+  'cancel_other',
+  'terminate_other',
+  'allow_all',
+] as const;
 
 function cronProblem(expr: string): string | undefined {
   const text = expr.trim();
@@ -177,7 +260,10 @@ const schedule = z.strictObject({
     .string()
     .default('UTC')
     .refine(isIanaTimezone, "expected an IANA time zone name such as 'UTC', 'Europe/Paris' or 'America/New_York'"),
-  overlap: z.enum(OVERLAP_POLICIES).default('skip').describe('what happens when a run is due while the previous one still runs'),
+  overlap: z
+    .enum(OVERLAP_POLICIES)
+    .default('skip')
+    .describe('what happens when a run is due while the previous one still runs'),
   catchup_window: duration('1h').describe('how late a missed run may still start (e.g. after downtime)'),
   paused: z.boolean().default(false),
 });
@@ -190,7 +276,8 @@ export { DEFAULT_NOTIFY_ON };
 const webhookUrl = z
   .string()
   .refine(
-    (s) => /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}/.test(s) || (URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)),
+    (s) =>
+      /\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}/.test(s) || (URL.canParse(s) && /^https?:$/.test(new URL(s).protocol)),
     "expected an http(s) URL or a reference to the worker's environment such as '${SLACK_WEBHOOK_URL}'",
   )
   .describe("webhook URL; '${VAR}' is expanded by the worker from its environment when it sends");
@@ -200,31 +287,51 @@ const notify = z.strictObject({
     .array(
       z.strictObject({
         url: webhookUrl,
-        format: z.enum(NOTIFY_FORMATS).default('json').describe('json: scrape-etl\'s own body; slack: a Slack incoming-webhook message'),
-        on: z.array(z.enum(NOTIFY_EVENTS)).min(1, 'needs at least one event').default([...DEFAULT_NOTIFY_ON]).describe('events sent to this webhook'),
+        format: z
+          .enum(NOTIFY_FORMATS)
+          .default('json')
+          .describe("json: scrape-etl's own body; slack: a Slack incoming-webhook message"),
+        on: z
+          .array(z.enum(NOTIFY_EVENTS))
+          .min(1, 'needs at least one event')
+          .default([...DEFAULT_NOTIFY_ON])
+          .describe('events sent to this webhook'),
       }),
     )
     .default([]),
   duration_over: z
     .string()
-    .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '30m', '2h')")
+    .regex(
+      new RegExp(DURATION_PATTERN),
+      "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '30m', '2h')",
+    )
     .optional()
     .describe('a run longer than this also sends duration_over'),
   deliver_within: z
     .string()
     .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '2m')")
-    .refine((d) => parseDurationMs(d) >= 5_000 && parseDurationMs(d) <= 30 * 60_000, 'expected a duration from 5s to 30m')
+    .refine(
+      (d) => parseDurationMs(d) >= 5_000 && parseDurationMs(d) <= 30 * 60_000,
+      'expected a duration from 5s to 30m',
+    )
     .optional()
-    .describe("how long the run's alert deliveries may take in all, retries included (default 2m); the run then ends and reports what was not delivered"),
+    .describe(
+      "how long the run's alert deliveries may take in all, retries included (default 2m); the run then ends and reports what was not delivered",
+    ),
 });
 
 const retention = z.strictObject({
   raw_responses: z
     .string()
-    .regex(new RegExp(DURATION_PATTERN), "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '30d')")
+    .regex(
+      new RegExp(DURATION_PATTERN),
+      "expected a duration: a whole number followed by ms, s, m, h or d (e.g. '30d')",
+    )
     .optional()
     .describe('raw response bodies older than this are pruned (bodies that current rows were loaded from stay)'),
-  exports: positiveInt.optional().describe('export files kept per export entry and table (newest first); older ones are deleted'),
+  exports: positiveInt
+    .optional()
+    .describe('export files kept per export entry and table (newest first); older ones are deleted'),
 });
 
 const pipelineName = z
@@ -239,17 +346,23 @@ const schemaContract = z
     mode: z
       .enum(['evolve', 'freeze', 'discard_columns'])
       .default('evolve')
-      .describe('evolve: new fields add columns and tables, a type change adds a variant column; freeze: anything new fails the load, nothing of it is written; discard_columns: new fields are dropped, the rest loads'),
+      .describe(
+        'evolve: new fields add columns and tables, a type change adds a variant column; freeze: anything new fails the load, nothing of it is written; discard_columns: new fields are dropped, the rest loads',
+      ),
   })
   .describe('schema contract of the tables this pipeline writes');
 
 // A dot path into result content: `email`, `author.handle` (keys as the service sends them).
 const CONTENT_PATH = /^[^.\s][^.]*(\.[^.\s][^.]*)*$/;
 const mergeKey = z
-  .array(z.string().regex(CONTENT_PATH, "expected a content path such as 'email' or 'author.handle' (keys joined by '.')"))
+  .array(
+    z.string().regex(CONTENT_PATH, "expected a content path such as 'email' or 'author.handle' (keys joined by '.')"),
+  )
   .min(1, 'list at least one content path, or leave merge_key out to key rows by result id')
   .refine((a) => new Set(a).size === a.length, 'lists a path twice')
-  .describe("content paths whose values identify one row of <pipeline>_items (e.g. [email]); later runs update that row. Default: the service's result id");
+  .describe(
+    "content paths whose values identify one row of <pipeline>_items (e.g. [email]); later runs update that row. Default: the service's result id",
+  );
 
 const common = {
   name: pipelineName,
@@ -265,10 +378,14 @@ const common = {
   retention: retention.optional(),
   budget: budgetSchema.optional(),
   checks: checksSection.describe('data checks evaluated after the load of every run (docs/checks.md)'),
-  watch: watchSection.describe('data events (price_drop, back_in_stock, new_rows, ...) delivered through notify.webhooks (docs/checks.md)'),
+  watch: watchSection.describe(
+    'data events (price_drop, back_in_stock, new_rows, ...) delivered through notify.webhooks (docs/checks.md)',
+  ),
 };
 
-function withDefaults<T extends { name: string; destination?: { database?: string | undefined } | undefined; schedule?: unknown }>(s: T) {
+function withDefaults<
+  T extends { name: string; destination?: { database?: string | undefined } | undefined; schedule?: unknown },
+>(s: T) {
   const { destination: dest, schedule: sched, ...rest } = s;
   return {
     ...rest,
@@ -285,11 +402,16 @@ function withExportFileNames<T extends { exports: Array<{ format: ExportFormat; 
   s: T,
 ): Omit<T, 'exports'> & { exports: Array<Omit<T['exports'][number], 'file_name'> & { file_name: string }> } {
   type Export = T['exports'][number];
-  return { ...s, exports: s.exports.map((e: Export) => ({ ...e, file_name: e.file_name ?? defaultFileName(e.format) })) };
+  return {
+    ...s,
+    exports: s.exports.map((e: Export) => ({ ...e, file_name: e.file_name ?? defaultFileName(e.format) })),
+  };
 }
 
 /** Every check and watch gets its name (the default derived from its type, table and column). */
-function withCheckAndWatchNames<T extends { checks?: Parameters<typeof withCheckNames>[0]; watch?: Parameters<typeof withWatchNames>[0] }>(s: T) {
+function withCheckAndWatchNames<
+  T extends { checks?: Parameters<typeof withCheckNames>[0]; watch?: Parameters<typeof withWatchNames>[0] },
+>(s: T) {
   const { checks, watch, ...rest } = s;
   const c = withCheckNames(checks);
   const w = withWatchNames(watch);
@@ -316,11 +438,24 @@ function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
         });
       }
     })
-    .transform((s) => withCheckAndWatchNames(withExportFileNames(withDefaults(def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s))));
+    .transform((s) =>
+      withCheckAndWatchNames(
+        withExportFileNames(
+          withDefaults(
+            def.defaultsRequestName ? withRequestName(s as typeof s & { request: { name?: string | undefined } }) : s,
+          ),
+        ),
+      ),
+    );
 }
 
 /** Export table names must be tables the kind writes: a typo would otherwise export nothing, silently. */
-function checkExportTables(def: KindDefinition<PipelineKind>, pipeline: string, exports: ReadonlyArray<{ tables: string[] }>, ctx: z.RefinementCtx): void {
+function checkExportTables(
+  def: KindDefinition<PipelineKind>,
+  pipeline: string,
+  exports: ReadonlyArray<{ tables: string[] }>,
+  ctx: z.RefinementCtx,
+): void {
   // Content kinds also write <pipeline>_items and its child tables, whose names are known only once data came.
   const content = hasContentTables(def) ? contentTableName(pipeline) : undefined;
   const known = content ? [...def.tables, content] : [...def.tables];
@@ -328,7 +463,8 @@ function checkExportTables(def: KindDefinition<PipelineKind>, pipeline: string, 
     for (const [j, table] of e.tables.entries()) {
       if (known.includes(table) || (content !== undefined && table.startsWith(`${content}__`))) continue;
       const nearest = closest(table, known);
-      const hint = distance(table, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
+      const hint =
+        distance(table, nearest) <= Math.max(2, Math.floor(nearest.length / 3)) ? `did you mean '${nearest}'? ` : '';
       ctx.addIssue({
         code: 'custom',
         path: ['exports', i, 'tables', j],
@@ -347,7 +483,10 @@ type PipelineMember = ReturnType<typeof pipelineOf<PipelineKind>>;
  */
 const pipelineUnion = z.discriminatedUnion(
   'kind',
-  PIPELINE_KINDS.map((k) => pipelineOf(KINDS[k] as KindDefinition<PipelineKind>)) as [PipelineMember, ...PipelineMember[]],
+  PIPELINE_KINDS.map((k) => pipelineOf(KINDS[k] as KindDefinition<PipelineKind>)) as [
+    PipelineMember,
+    ...PipelineMember[],
+  ],
 );
 // Built from a list, the union's static output pairs any kind with any request; each pair is what its registry
 // entry declares, so the output is exactly PipelineSpec.

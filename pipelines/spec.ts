@@ -4,7 +4,14 @@
 
 import type { ExportFormat } from '../export/formats/index.js';
 import type { BudgetSpec, ProjectBudgetSpec } from '../budget/types.js';
-export const PIPELINE_KINDS = ['pdf', 'leads-search-engine', 'leads-social', 'job-board', 'marketplace', 'results'] as const;
+export const PIPELINE_KINDS = [
+  'pdf',
+  'leads-search-engine',
+  'leads-social',
+  'job-board',
+  'marketplace',
+  'results',
+] as const;
 export type PipelineKind = (typeof PIPELINE_KINDS)[number];
 
 export interface PdfRequestSpec {
@@ -112,13 +119,39 @@ export interface SchemaContractSpec {
  * `did_not_run` when a schedule's fire time passed with no run started (sent by `scrape-etl up`, monitor/missed-fires.ts);
  * `budget_warning` and `budget_exhausted` once per budget limit and period (budget/alerts.ts).
  */
-export const NOTIFY_EVENTS = ['failed', 'partial', 'succeeded', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'did_not_run', 'budget_warning', 'budget_exhausted', 'price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'] as const;
+export const NOTIFY_EVENTS = [
+  'failed',
+  'partial',
+  'succeeded',
+  'duration_over',
+  'schema_changed',
+  'export_failed',
+  'check_failed',
+  'did_not_run',
+  'budget_warning',
+  'budget_exhausted',
+  'price_drop',
+  'price_rise',
+  'back_in_stock',
+  'out_of_stock',
+  'new_rows',
+] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
 /**
  * Events a webhook gets when its `on` is not given: what needs a person's attention. One list for the pipeline
  * file's default (pipelines/schema.ts) and the worker-wide SCRAPE_ETL_NOTIFY_URL's (alerts/notify-config.ts).
  */
-export const DEFAULT_NOTIFY_ON = ['failed', 'partial', 'duration_over', 'schema_changed', 'export_failed', 'check_failed', 'did_not_run', 'budget_warning', 'budget_exhausted'] as const;
+export const DEFAULT_NOTIFY_ON = [
+  'failed',
+  'partial',
+  'duration_over',
+  'schema_changed',
+  'export_failed',
+  'check_failed',
+  'did_not_run',
+  'budget_warning',
+  'budget_exhausted',
+] as const;
 export const NOTIFY_FORMATS = ['json', 'slack'] as const;
 export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
 
@@ -198,7 +231,17 @@ export function withoutUrls(spec: PipelineSpec): PipelineSpec {
 // ---- checks and watches ----------------------------------------------------------------------------------
 
 export type CheckSeverity = 'warn' | 'error';
-export const CHECK_TYPES = ['row_count', 'not_null', 'null_rate', 'unique', 'accepted_values', 'range', 'sql', 'freshness', 'schema'] as const;
+export const CHECK_TYPES = [
+  'row_count',
+  'not_null',
+  'null_rate',
+  'unique',
+  'accepted_values',
+  'range',
+  'sql',
+  'freshness',
+  'schema',
+] as const;
 export type CheckType = (typeof CHECK_TYPES)[number];
 
 interface CheckBase {
@@ -207,21 +250,71 @@ interface CheckBase {
   severity: CheckSeverity;
 }
 /** Rows of a table: `scope: run` counts the rows this run delivered, `table` all of the pipeline's rows. */
-export interface RowCountCheck extends CheckBase { type: 'row_count'; table: string; scope: 'run' | 'table'; min?: number; max?: number; /** '50%' */ max_drop?: string }
-export interface NotNullCheck extends CheckBase { type: 'not_null'; table: string; columns: string[] }
-export interface NullRateCheck extends CheckBase { type: 'null_rate'; table: string; column: string; /** '5%' */ max: string }
-export interface UniqueCheck extends CheckBase { type: 'unique'; table: string; columns: string[] }
-export interface AcceptedValuesCheck extends CheckBase { type: 'accepted_values'; table: string; column: string; values: Array<string | number | boolean> }
+export interface RowCountCheck extends CheckBase {
+  type: 'row_count';
+  table: string;
+  scope: 'run' | 'table';
+  min?: number;
+  max?: number;
+  /** '50%' */ max_drop?: string;
+}
+export interface NotNullCheck extends CheckBase {
+  type: 'not_null';
+  table: string;
+  columns: string[];
+}
+export interface NullRateCheck extends CheckBase {
+  type: 'null_rate';
+  table: string;
+  column: string;
+  /** '5%' */ max: string;
+}
+export interface UniqueCheck extends CheckBase {
+  type: 'unique';
+  table: string;
+  columns: string[];
+}
+export interface AcceptedValuesCheck extends CheckBase {
+  type: 'accepted_values';
+  table: string;
+  column: string;
+  values: Array<string | number | boolean>;
+}
 /** Every row must satisfy `expression` (checks/expression.ts), e.g. `price_major > 0`. */
-export interface RangeCheck extends CheckBase { type: 'range'; table: string; expression: string }
+export interface RangeCheck extends CheckBase {
+  type: 'range';
+  table: string;
+  expression: string;
+}
 /** A read-only query that must return no rows. */
-export interface SqlCheck extends CheckBase { type: 'sql'; sql: string }
+export interface SqlCheck extends CheckBase {
+  type: 'sql';
+  sql: string;
+}
 /** The newest row of a table (by `column`, default loaded_at), or without a table the last successful run, no older than `max_age`. */
-export interface FreshnessCheck extends CheckBase { type: 'freshness'; table?: string; column?: string; max_age: string }
+export interface FreshnessCheck extends CheckBase {
+  type: 'freshness';
+  table?: string;
+  column?: string;
+  max_age: string;
+}
 /** Columns that must exist, with their logical type (int, double, text, bool, json, timestamp) or `any`. */
-export interface SchemaCheck extends CheckBase { type: 'schema'; table: string; columns: Record<string, string> }
+export interface SchemaCheck extends CheckBase {
+  type: 'schema';
+  table: string;
+  columns: Record<string, string>;
+}
 
-export type CheckSpec = RowCountCheck | NotNullCheck | NullRateCheck | UniqueCheck | AcceptedValuesCheck | RangeCheck | SqlCheck | FreshnessCheck | SchemaCheck;
+export type CheckSpec =
+  | RowCountCheck
+  | NotNullCheck
+  | NullRateCheck
+  | UniqueCheck
+  | AcceptedValuesCheck
+  | RangeCheck
+  | SqlCheck
+  | FreshnessCheck
+  | SchemaCheck;
 
 export const WATCH_TYPES = ['price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'] as const;
 export type WatchType = (typeof WATCH_TYPES)[number];
@@ -235,7 +328,17 @@ interface WatchBase {
   top: number;
 }
 /** A price change of at least `by`: a percentage ('10%') or an amount in major units ('5'). */
-export interface PriceWatch extends WatchBase { type: 'price_drop' | 'price_rise'; by: string; level: 'product' | 'model' }
-export interface StockWatch extends WatchBase { type: 'back_in_stock' | 'out_of_stock'; level: 'product' | 'model' }
-export interface NewRowsWatch extends WatchBase { type: 'new_rows'; table: string }
+export interface PriceWatch extends WatchBase {
+  type: 'price_drop' | 'price_rise';
+  by: string;
+  level: 'product' | 'model';
+}
+export interface StockWatch extends WatchBase {
+  type: 'back_in_stock' | 'out_of_stock';
+  level: 'product' | 'model';
+}
+export interface NewRowsWatch extends WatchBase {
+  type: 'new_rows';
+  table: string;
+}
 export type WatchSpec = PriceWatch | StockWatch | NewRowsWatch;

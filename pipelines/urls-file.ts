@@ -11,7 +11,9 @@ export const URLS_FILE_KEY = 'urls_file';
 export const urlsFileField = z
   .string()
   .regex(/\S/, 'expected the path of a file with one URL a line (relative to the pipeline file)')
-  .describe('a file with one URL a line (relative to the pipeline file; blank lines and # comments are skipped), in place of urls');
+  .describe(
+    'a file with one URL a line (relative to the pipeline file; blank lines and # comments are skipped), in place of urls',
+  );
 
 type JsonSchema = Record<string, unknown>;
 

@@ -42,7 +42,10 @@ export function nestingBeyond(text: string, max: number): number | undefined {
  * so the walk itself stays linear in the file however large the expansion is; depth is bounded by MAX_NESTING.
  */
 /** `what`: the kind of file, named in the message (`a pipeline file`, `a project file`). */
-export function aliasExpansionProblem(doc: Document, what = 'a pipeline file'): { offset: number | undefined; message: string } | undefined {
+export function aliasExpansionProblem(
+  doc: Document,
+  what = 'a pipeline file',
+): { offset: number | undefined; message: string } | undefined {
   const sizes = new Map<unknown, number>();
   const open = new Set<unknown>();
   let cycle: { offset: number | undefined; name: string } | undefined;
@@ -80,7 +83,10 @@ export function aliasExpansionProblem(doc: Document, what = 'a pipeline file'): 
     },
   });
   if (cycle !== undefined) {
-    return { offset: cycle.offset, message: `alias *${cycle.name} refers to a node that contains it; ${what} cannot hold cyclic data` };
+    return {
+      offset: cycle.offset,
+      message: `alias *${cycle.name} refers to a node that contains it; ${what} cannot hold cyclic data`,
+    };
   }
   if (found !== undefined) {
     return {

@@ -13,16 +13,28 @@ export interface RetentionOutput {
   exports: ExportRetentionResult | null;
 }
 
-export async function applyRetention(db: Database, spec: PipelineSpec, now: Date = new Date()): Promise<RetentionOutput> {
+export async function applyRetention(
+  db: Database,
+  spec: PipelineSpec,
+  now: Date = new Date(),
+): Promise<RetentionOutput> {
   const r = spec.retention;
   const rawResponses = r?.raw_responses
-    ? await pruneRawResponses(db, { pipeline: spec.name, olderThan: new Date(now.getTime() - parseDurationMs(r.raw_responses)) })
+    ? await pruneRawResponses(db, {
+        pipeline: spec.name,
+        olderThan: new Date(now.getTime() - parseDurationMs(r.raw_responses)),
+      })
     : null;
   const folders = spec.exports.flatMap((e) => (e.dir !== undefined ? [{ ...e, dir: e.dir }] : []));
   const lakes = spec.exports.flatMap((e) => (e.to !== undefined ? [e.to] : []));
   let exports: ExportRetentionResult | null = null;
   if (r?.exports !== undefined && spec.exports.length > 0) {
-    exports = await pruneExportFiles({ pipeline: spec.name, exports: folders, allTables: DATA_TABLES, keep: r.exports });
+    exports = await pruneExportFiles({
+      pipeline: spec.name,
+      exports: folders,
+      allTables: DATA_TABLES,
+      keep: r.exports,
+    });
     // The lake keeps the newest runs by manifest: a run's files go with its manifest (export/targets/lake-retention.ts).
     if (lakes.length > 0) {
       const { pruneLake } = await import('../export/targets/lake-retention.js');

@@ -11,7 +11,12 @@ import fs from 'node:fs';
 import { bundleVendorModules } from './vendor-bundles.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PREBUILT_BUNDLE_PATH, RUNNING_FROM_SOURCE, WORKFLOWS_PATH, bundleWorkflows } from '../temporal/workflow-bundle.js';
+import {
+  PREBUILT_BUNDLE_PATH,
+  RUNNING_FROM_SOURCE,
+  WORKFLOWS_PATH,
+  bundleWorkflows,
+} from '../temporal/workflow-bundle.js';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const root = path.resolve(dist, '..');

@@ -9,4 +9,6 @@ const file = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs
 const before = fs.readFileSync(file, 'utf8');
 const after = withSettingsTable(before, file);
 if (after !== before) fs.writeFileSync(file, after);
-process.stdout.write(`${path.relative(process.cwd(), file)}: ${after === before ? 'already current' : 'settings table written'}\n`);
+process.stdout.write(
+  `${path.relative(process.cwd(), file)}: ${after === before ? 'already current' : 'settings table written'}\n`,
+);

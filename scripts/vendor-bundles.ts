@@ -20,16 +20,22 @@ import { loadBundle } from '../vendor/load-bundle.js';
  * picomatch's six CommonJS files a second time from node_modules at every start; the plugin cuts the probe out of
  * the bundle, and fails the build when fdir's code no longer has it, so an update is looked at rather than ignored.
  */
-const FDIR_PICOMATCH_PROBE = /try \{\s*__require\.resolve\("picomatch"\);\s*pm = __require\("picomatch"\);\s*\} catch \{\}/;
+const FDIR_PICOMATCH_PROBE =
+  /try \{\s*__require\.resolve\("picomatch"\);\s*pm = __require\("picomatch"\);\s*\} catch \{\}/;
 const withoutFdirPicomatchProbe: Plugin = {
   name: 'without-fdir-picomatch-probe',
   setup(b) {
     b.onLoad({ filter: /[\\/]fdir[\\/]dist[\\/]index\.mjs$/ }, (args) => {
       const source = fs.readFileSync(args.path, 'utf8');
       if (!FDIR_PICOMATCH_PROBE.test(source)) {
-        throw new Error(`${args.path}: fdir's picomatch probe is not where scripts/vendor-bundles.ts expects it; look at the new fdir and update the plugin`);
+        throw new Error(
+          `${args.path}: fdir's picomatch probe is not where scripts/vendor-bundles.ts expects it; look at the new fdir and update the plugin`,
+        );
       }
-      return { contents: source.replace(FDIR_PICOMATCH_PROBE, '/* picomatch probe cut by scripts/vendor-bundles.ts */'), loader: 'js' };
+      return {
+        contents: source.replace(FDIR_PICOMATCH_PROBE, '/* picomatch probe cut by scripts/vendor-bundles.ts */'),
+        loader: 'js',
+      };
     });
   },
 };
@@ -38,7 +44,8 @@ const withoutFdirPicomatchProbe: Plugin = {
 // `any`: each package's own API, typed in its package.
 type Exercise = (m: Record<string, any>) => void;
 
-const PROJECT_SAMPLE = 'pipelines: pipelines/**/*.yaml\ndestination: sqlite:./data/shop.sqlite\ntemporal:\n  address: localhost:7233\n  task_queue: scrape-etl\nworker:\n  url_chunk_size: 50\n';
+const PROJECT_SAMPLE =
+  'pipelines: pipelines/**/*.yaml\ndestination: sqlite:./data/shop.sqlite\ntemporal:\n  address: localhost:7233\n  task_queue: scrape-etl\nworker:\n  url_chunk_size: 50\n';
 const PIPELINE_SAMPLE = [
   'name: shop',
   'kind: marketplace',
@@ -67,8 +74,13 @@ const PACKAGES: Record<string, Exercise> = {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-vendor-'));
     try {
       fs.mkdirSync(path.join(dir, 'pipelines', 'more'), { recursive: true });
-      for (const f of ['pipelines/a.yaml', 'pipelines/more/b.yml', 'scrape-etl.yaml']) fs.writeFileSync(path.join(dir, f), 'x: 1\n');
-      m['globSync'](['pipelines/**/*.{yaml,yml}'], { cwd: dir, absolute: true, ignore: ['**/node_modules/**', 'scrape-etl.yaml'] });
+      for (const f of ['pipelines/a.yaml', 'pipelines/more/b.yml', 'scrape-etl.yaml'])
+        fs.writeFileSync(path.join(dir, f), 'x: 1\n');
+      m['globSync'](['pipelines/**/*.{yaml,yml}'], {
+        cwd: dir,
+        absolute: true,
+        ignore: ['**/node_modules/**', 'scrape-etl.yaml'],
+      });
       m['isDynamicPattern']('pipelines/*.yaml');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -77,18 +89,28 @@ const PACKAGES: Record<string, Exercise> = {
   commander: (m) => {
     const program = new m['Command']();
     program.name('scrape-etl').exitOverride().option('--json', 'JSON').version('1.0.0', '-V, --version');
-    program.command('status').argument('[pipeline]').option('--database <url>', 'db').addOption(new m['Option']('--format <f>').choices(['a', 'b'])).action(() => undefined);
+    program
+      .command('status')
+      .argument('[pipeline]')
+      .option('--database <url>', 'db')
+      .addOption(new m['Option']('--format <f>').choices(['a', 'b']))
+      .action(() => undefined);
     program.parse(['node', 'scrape-etl', 'status', 'shop', '--database', 'sqlite:x', '--format', 'a']);
     program.helpInformation();
   },
   // What settings/definition.ts builds at its load and what reading a few settings runs.
   'zod-mini': (m) => {
     const z = m['z'];
-    const whole = z.pipe(z.string().check(z.regex(/^[0-9]+$/, 'a number')), z.transform(Number)).check(z.refine((n: number) => n > 0, 'positive'));
+    const whole = z
+      .pipe(z.string().check(z.regex(/^[0-9]+$/, 'a number')), z.transform(Number))
+      .check(z.refine((n: number) => n > 0, 'positive'));
     whole.safeParse('25');
     whole.safeParse('x');
     z.enum(['json', 'slack']).safeParse('json');
-    z.pipe(z.string(), z.transform((s: string) => s.split(','))).safeParse('a,b');
+    z.pipe(
+      z.string(),
+      z.transform((s: string) => s.split(',')),
+    ).safeParse('a,b');
   },
 };
 
@@ -103,7 +125,8 @@ export async function bundleVendorModules(dir: string): Promise<VendorBundle[]> 
   const out: VendorBundle[] = [];
   for (const [name, exercise] of Object.entries(PACKAGES)) {
     const reexport = path.join(dir, `${name}.js`);
-    if (!fs.existsSync(reexport)) throw new Error(`postbuild: no compiled vendor module ${reexport} (vendor/${name}.ts)`);
+    if (!fs.existsSync(reexport))
+      throw new Error(`postbuild: no compiled vendor module ${reexport} (vendor/${name}.ts)`);
     const names = Object.keys((await import(pathToFileURL(reexport).href)) as object).sort();
     const result = await build({
       entryPoints: [reexport],

@@ -76,7 +76,9 @@ const duration = (pattern = DURATION, example = "'500ms', '5s', '10m'") =>
   z.string().check(z.regex(pattern, `is not a duration like ${example}`));
 /** A whole number from `min` to `max`, with `problem` as the words of any other value. */
 const wholeNumber = (min: number, max: number, problem: string) =>
-  z.pipe(z.string().check(z.regex(/^[+-]?[0-9]+$/, problem)), z.transform(Number)).check(z.refine((n) => n >= min && n <= max, problem));
+  z
+    .pipe(z.string().check(z.regex(/^[+-]?[0-9]+$/, problem)), z.transform(Number))
+    .check(z.refine((n) => n >= min && n <= max, problem));
 const positive = (problem = 'must be a positive integer') => wholeNumber(1, Number.MAX_SAFE_INTEGER, problem);
 const port = (problem = 'must be a port number (0-65535)') => wholeNumber(0, 65535, problem);
 const url = () => z.string().check(z.refine((s) => URL.canParse(s), 'is not a URL'));
@@ -150,15 +152,19 @@ export const SETTINGS = {
     schema: text(),
     defaultText: '`<data folder>/secret.key`',
     description:
-      "the secret key file that encrypts Temporal payloads and seals workflow inputs; a worker on another machine needs a copy ([security](security.md))",
+      'the secret key file that encrypts Temporal payloads and seals workflow inputs; a worker on another machine needs a copy ([security](security.md))',
     group: 'files',
   }),
   umask: define<number>({
     env: 'SCRAPE_ETL_UMASK',
-    schema: z.pipe(z.string().check(z.regex(/^0?[0-7]{1,3}$/, 'must be an octal umask such as 027')), z.transform((s) => parseInt(s, 8) | 0o022)),
+    schema: z.pipe(
+      z.string().check(z.regex(/^0?[0-7]{1,3}$/, 'must be an octal umask such as 027')),
+      z.transform((s) => parseInt(s, 8) | 0o022),
+    ),
     default: 0o077,
     defaultText: '`077`',
-    description: 'the umask of everything scrape-etl creates (octal); it may share reading, never writing (022 is always added)',
+    description:
+      'the umask of everything scrape-etl creates (octal); it may share reading, never writing (022 is always added)',
     group: 'files',
   }),
   maxPipelineBytes: define<number>({
@@ -166,7 +172,8 @@ export const SETTINGS = {
     schema: positive('must be a positive whole number of bytes'),
     default: 5 * 1024 * 1024,
     defaultText: '5 MB',
-    description: 'the largest pipeline file read; a bigger one, or one that is not a regular file, is refused at once ([security.md](security.md#inputs-files-a-user-names))',
+    description:
+      'the largest pipeline file read; a bigger one, or one that is not a regular file, is refused at once ([security.md](security.md#inputs-files-a-user-names))',
     group: 'files',
   }),
   maxUrlsFileBytes: define<number>({
@@ -190,7 +197,8 @@ export const SETTINGS = {
     schema: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'must be a whole number of milliseconds'),
     default: 10_000,
     defaultText: '`10000`',
-    description: 'how long an empty or unreadable lock file (a holder that died before writing it) is left alone before it is taken over',
+    description:
+      'how long an empty or unreadable lock file (a holder that died before writing it) is left alone before it is taken over',
     group: 'files',
   }),
   pgPoolSize: define<number>({
@@ -199,7 +207,8 @@ export const SETTINGS = {
     schema: wholeNumber(1, 1000, 'must be an integer from 1 to 1000 (connections per Postgres pool)'),
     default: 10,
     defaultText: '`10`',
-    description: "connections of a process's pool per Postgres destination (workers × pool size stay within `max_connections`)",
+    description:
+      "connections of a process's pool per Postgres destination (workers × pool size stay within `max_connections`)",
     group: 'files',
   }),
   temporalAddress: define<string>({
@@ -245,20 +254,24 @@ export const SETTINGS = {
     flagOf: ['console'],
     schema: url(),
     defaultText: "the embedded server's UI",
-    description: "the Temporal Web UI the console links runs to",
+    description: 'the Temporal Web UI the console links runs to',
     group: 'temporal',
   }),
   temporalApiKey: define<string>({
     env: 'TEMPORAL_API_KEY',
     schema: text(),
     defaultText: '(none)',
-    description: 'Temporal Cloud API key, sent as a bearer token (turns TLS on unless `TEMPORAL_TLS=false`; see [production.md](production.md))',
+    description:
+      'Temporal Cloud API key, sent as a bearer token (turns TLS on unless `TEMPORAL_TLS=false`; see [production.md](production.md))',
     group: 'temporal',
     secret: true,
   }),
   temporalTls: define<boolean>({
     env: 'TEMPORAL_TLS',
-    schema: z.pipe(z.string().check(z.refine((s) => ['true', 'false', '1', '0'].includes(s.toLowerCase()), 'must be true or false')), z.transform((s) => ['true', '1'].includes(s.toLowerCase()))),
+    schema: z.pipe(
+      z.string().check(z.refine((s) => ['true', 'false', '1', '0'].includes(s.toLowerCase()), 'must be true or false')),
+      z.transform((s) => ['true', '1'].includes(s.toLowerCase())),
+    ),
     defaultText: '(plain gRPC; TLS with an API key or TLS files)',
     description: 'TLS toward `TEMPORAL_ADDRESS`',
     group: 'temporal',
@@ -312,7 +325,8 @@ export const SETTINGS = {
     schema: duration(),
     default: '10s',
     defaultText: '`10s`',
-    description: "how long a dead worker's sticky queue holds its workflows' next tasks before another worker takes them",
+    description:
+      "how long a dead worker's sticky queue holds its workflows' next tasks before another worker takes them",
     group: 'temporal',
   }),
   shutdownGrace: define<string>({
@@ -331,7 +345,14 @@ export const SETTINGS = {
     flag: '--log-level',
     flagOf: ['up', 'worker'],
     project: 'worker.log_level',
-    schema: z.pipe(z.string(), z.transform((s) => s.toUpperCase())).check(z.refine((s) => (LOG_LEVELS as readonly string[]).includes(s), `is not one of ${LOG_LEVELS.join(', ')}`)) as unknown as SettingSchema<(typeof LOG_LEVELS)[number]>,
+    schema: z
+      .pipe(
+        z.string(),
+        z.transform((s) => s.toUpperCase()),
+      )
+      .check(
+        z.refine((s) => (LOG_LEVELS as readonly string[]).includes(s), `is not one of ${LOG_LEVELS.join(', ')}`),
+      ) as unknown as SettingSchema<(typeof LOG_LEVELS)[number]>,
     default: 'WARN',
     defaultText: '`WARN`',
     description: "the Temporal SDK's log level in workers (TRACE, DEBUG, INFO, WARN, ERROR)",
@@ -379,7 +400,8 @@ export const SETTINGS = {
     project: 'worker.wait_heartbeat_timeout',
     schema: duration(),
     defaultText: '5m; 20s for workers on the embedded dev server',
-    description: "how soon a dead worker's wait for a scraping run is taken over (at least twice `polling.max_interval`)",
+    description:
+      "how soon a dead worker's wait for a scraping run is taken over (at least twice `polling.max_interval`)",
     group: 'worker',
   }),
   activityTimeout: define<string>({
@@ -441,7 +463,8 @@ export const SETTINGS = {
     schema: positive(),
     default: 120,
     defaultText: '`120`',
-    description: 'after an ambiguous create-and-run, how long the scraper is looked for by name before the create is sent again',
+    description:
+      'after an ambiguous create-and-run, how long the scraper is looked for by name before the create is sent again',
     group: 'worker',
   }),
   exportThreads: define<number>({
@@ -450,7 +473,8 @@ export const SETTINGS = {
     schema: positive(),
     default: () => Math.min(4, os.availableParallelism()),
     defaultText: 'the cores, at most 4',
-    description: 'threads that read and encode a large SQLite table for a CSV export (see Exports); `1` exports in the calling thread',
+    description:
+      'threads that read and encode a large SQLite table for a CSV export (see Exports); `1` exports in the calling thread',
     group: 'worker',
   }),
   exportThreadMinCells: define<number>({
@@ -458,7 +482,8 @@ export const SETTINGS = {
     schema: positive(),
     default: 4_000_000,
     defaultText: '`4000000`',
-    description: 'the fewest cells (rows × columns) a SQLite table needs for its CSV export to use those threads; a machine with more cores breaks even sooner',
+    description:
+      'the fewest cells (rows × columns) a SQLite table needs for its CSV export to use those threads; a machine with more cores breaks even sooner',
     group: 'worker',
   }),
   heapGrowthPercent: define<number>({
@@ -474,13 +499,16 @@ export const SETTINGS = {
     env: 'SCRAPE_ETL_NOTIFY_URL',
     schema: text(),
     defaultText: '(none)',
-    description: "the worker's default webhook, for pipelines whose file has no `notify.webhooks` (see Alerts; `${VAR}` expanded)",
+    description:
+      "the worker's default webhook, for pipelines whose file has no `notify.webhooks` (see Alerts; `${VAR}` expanded)",
     group: 'alerts',
     secret: true,
   }),
   notifyFormat: define<'json' | 'slack'>({
     env: 'SCRAPE_ETL_NOTIFY_FORMAT',
-    schema: z.enum(['json', 'slack'], { error: 'is not one of json, slack' }) as unknown as SettingSchema<'json' | 'slack'>,
+    schema: z.enum(['json', 'slack'], { error: 'is not one of json, slack' }) as unknown as SettingSchema<
+      'json' | 'slack'
+    >,
     default: 'json',
     defaultText: '`json`',
     description: "the default webhook's format",
@@ -488,9 +516,17 @@ export const SETTINGS = {
   }),
   notifyOn: define<string[]>({
     env: 'SCRAPE_ETL_NOTIFY_ON',
-    schema: z.pipe(z.string(), z.transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x !== ''))),
+    schema: z.pipe(
+      z.string(),
+      z.transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter((x) => x !== ''),
+      ),
+    ),
     defaultText: '`failed,partial,duration_over,schema_changed`',
-    description: "the events the default webhook hears (comma-separated)",
+    description: 'the events the default webhook hears (comma-separated)',
     group: 'alerts',
   }),
   notifyDurationOver: define<string>({
@@ -530,12 +566,14 @@ export const SETTINGS = {
     schema: positive(),
     default: 300,
     defaultText: '`300`',
-    description: "how often `up` evaluates the freshness checks of scheduled pipelines",
+    description: 'how often `up` evaluates the freshness checks of scheduled pipelines',
     group: 'up',
   }),
   logLevel: define<string>({
     env: 'SCRAPE_ETL_LOG_LEVEL',
-    schema: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], { error: 'is not one of trace, debug, info, warn, error, fatal, silent' }) as unknown as SettingSchema<string>,
+    schema: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'], {
+      error: 'is not one of trace, debug, info, warn, error, fatal, silent',
+    }) as unknown as SettingSchema<string>,
     default: 'warn',
     defaultText: '`warn`',
     description: "the level of a command's own log lines on stderr (`--verbose` is `debug`)",
@@ -543,7 +581,14 @@ export const SETTINGS = {
   }),
   s3Endpoint: define<string>({
     env: 'SCRAPE_ETL_S3_ENDPOINT',
-    schema: z.string().check(z.refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), 'is not an http(s) URL such as http://127.0.0.1:8333')),
+    schema: z
+      .string()
+      .check(
+        z.refine(
+          (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol),
+          'is not an http(s) URL such as http://127.0.0.1:8333',
+        ),
+      ),
     defaultText: "(none: the AWS SDK's `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, else AWS)",
     description: "the S3-compatible store of `to: s3://…` exports, when it is not AWS's (SeaweedFS, Ceph, R2, MinIO)",
     group: 'lake',
@@ -557,7 +602,10 @@ export const SETTINGS = {
   }),
   s3PathStyle: define<boolean>({
     env: 'SCRAPE_ETL_S3_PATH_STYLE',
-    schema: z.pipe(z.string().check(z.regex(/^(true|false)$/i, 'is not true or false')), z.transform((s) => s.toLowerCase() === 'true')),
+    schema: z.pipe(
+      z.string().check(z.regex(/^(true|false)$/i, 'is not true or false')),
+      z.transform((s) => s.toLowerCase() === 'true'),
+    ),
     defaultText: "`true` with an endpoint of one's own, else `false`",
     description: 'the bucket in the path rather than in the host name',
     group: 'lake',
@@ -582,7 +630,8 @@ export const SETTINGS = {
     env: 'AWS_REGION',
     schema: text(),
     defaultText: '(none)',
-    description: "the AWS SDK's own region variable; read here only to prefer it over `us-east-1` for a store of one's own",
+    description:
+      "the AWS SDK's own region variable; read here only to prefer it over `us-east-1` for a store of one's own",
     group: 'lake',
   }),
   awsDefaultRegion: define<string>({
@@ -596,7 +645,8 @@ export const SETTINGS = {
     env: 'AWS_ENDPOINT_URL_S3',
     schema: text(),
     defaultText: '(none)',
-    description: "the AWS SDK's own S3 endpoint variable: a store of one's own, as `SCRAPE_ETL_S3_ENDPOINT` (path style then defaults to true)",
+    description:
+      "the AWS SDK's own S3 endpoint variable: a store of one's own, as `SCRAPE_ETL_S3_ENDPOINT` (path style then defaults to true)",
     group: 'lake',
   }),
   awsEndpointUrl: define<string>({
@@ -611,9 +661,15 @@ export const SETTINGS = {
 export type SettingKey = keyof typeof SETTINGS;
 /** A setting's value: always there when it has a default, else possibly undefined (not set anywhere). */
 export type SettingValue<K extends SettingKey> =
-  (typeof SETTINGS)[K] extends DefaultedSetting<infer T> ? T : (typeof SETTINGS)[K] extends SettingDefinition<infer T> ? T | undefined : never;
+  (typeof SETTINGS)[K] extends DefaultedSetting<infer T>
+    ? T
+    : (typeof SETTINGS)[K] extends SettingDefinition<infer T>
+      ? T | undefined
+      : never;
 
-type DefaultedKey = { [K in SettingKey]: (typeof SETTINGS)[K] extends DefaultedSetting<unknown> ? K : never }[SettingKey];
+type DefaultedKey = {
+  [K in SettingKey]: (typeof SETTINGS)[K] extends DefaultedSetting<unknown> ? K : never;
+}[SettingKey];
 
 /** A setting's built-in default (for a constant elsewhere that must be the same number, e.g. a file kind's limit). */
 export function defaultOf<K extends DefaultedKey>(key: K): SettingValue<K> {

@@ -2,7 +2,8 @@
 // between the markers below, and test/fast/settings/settings-doc.test.ts fails when the file holds another.
 import { SETTING_GROUPS, SETTINGS, type SettingDefinition, type SettingGroup } from './definition.js';
 
-export const TABLE_BEGIN = '<!-- settings table: generated from settings/definition.ts by `npm run docs:settings`; do not edit -->';
+export const TABLE_BEGIN =
+  '<!-- settings table: generated from settings/definition.ts by `npm run docs:settings`; do not edit -->';
 export const TABLE_END = '<!-- end of the settings table -->';
 
 /** A table cell: a `|` inside it would end the cell. */
@@ -15,7 +16,12 @@ export function settingsTable(): string {
   const out: string[] = [];
   for (const [group, title] of Object.entries(SETTING_GROUPS) as Array<[SettingGroup, string]>) {
     const defs = Object.values(SETTINGS as Record<string, SettingDefinition<unknown>>).filter((d) => d.group === group);
-    out.push(`**${title}**`, '', '| variable | flag | project key | default | meaning |', '| --- | --- | --- | --- | --- |');
+    out.push(
+      `**${title}**`,
+      '',
+      '| variable | flag | project key | default | meaning |',
+      '| --- | --- | --- | --- | --- |',
+    );
     for (const d of defs) {
       const flag = d.flag ? `\`${d.flag}\` (${(d.flagOf ?? []).map((c) => `\`${c}\``).join(', ')})` : '';
       const project = d.project ? `\`${d.project}\`` : '';
@@ -30,6 +36,9 @@ export function settingsTable(): string {
 export function withSettingsTable(doc: string, file: string): string {
   const begin = doc.indexOf(TABLE_BEGIN);
   const end = doc.indexOf(TABLE_END);
-  if (begin < 0 || end < begin) throw new Error(`${file}: no settings table markers (${TABLE_BEGIN} … ${TABLE_END}); put them back where the table goes`);
+  if (begin < 0 || end < begin)
+    throw new Error(
+      `${file}: no settings table markers (${TABLE_BEGIN} … ${TABLE_END}); put them back where the table goes`,
+    );
   return `${doc.slice(0, begin + TABLE_BEGIN.length)}\n\n${settingsTable()}\n\n${doc.slice(end)}`;
 }

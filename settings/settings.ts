@@ -86,7 +86,10 @@ function problemMessage(def: SettingDefinition<unknown>, raw: Raw, issue: string
   }
 }
 
-function parseSetting<K extends SettingKey>(key: K, sources: SettingSources): { value: SettingValue<K>; origin: SettingOrigin } {
+function parseSetting<K extends SettingKey>(
+  key: K,
+  sources: SettingSources,
+): { value: SettingValue<K>; origin: SettingOrigin } {
   const def = SETTINGS[key] as SettingDefinition<unknown>;
   const raw = rawOf(def, key, sources);
   const text = raw.text === undefined ? undefined : def.untrimmed ? raw.text : raw.text.trim();
@@ -95,7 +98,8 @@ function parseSetting<K extends SettingKey>(key: K, sources: SettingSources): { 
     return { value: (typeof d === 'function' ? (d as () => unknown)() : d) as SettingValue<K>, origin: 'default' };
   }
   const parsed = def.schema.safeParse(text);
-  if (!parsed.success) throw new SettingError(key, problemMessage(def, raw, parsed.error.issues[0]?.message ?? 'is not valid', sources));
+  if (!parsed.success)
+    throw new SettingError(key, problemMessage(def, raw, parsed.error.issues[0]?.message ?? 'is not valid', sources));
   return { value: parsed.data as SettingValue<K>, origin: raw.origin };
 }
 
@@ -126,8 +130,10 @@ export function loadSettings(sources: SettingSources): Settings {
       return (env ??= effectiveEnv(sources));
     },
     originOf: (key: SettingKey) => read(key).origin,
-    withFlags: (flags: Partial<Record<SettingKey, string | undefined>>) => loadSettings({ ...sources, flags: { ...sources.flags, ...flags } }),
-    withEnv: (vars: Record<string, string | undefined>) => loadSettings({ ...sources, env: { ...sources.env, ...vars } }),
+    withFlags: (flags: Partial<Record<SettingKey, string | undefined>>) =>
+      loadSettings({ ...sources, flags: { ...sources.flags, ...flags } }),
+    withEnv: (vars: Record<string, string | undefined>) =>
+      loadSettings({ ...sources, env: { ...sources.env, ...vars } }),
   };
   for (const key of KEYS) Object.defineProperty(settings, key, { enumerable: true, get: () => read(key).value });
   return settings as unknown as Settings;

@@ -42,10 +42,20 @@ export const DEFAULT_FAULTS: FaultConfig = {
   runHangRate: 0,
 };
 
-const RATE_KEYS = ['errorRate', 'rateLimitRate', 'malformedRate', 'truncatedRate', 'droppedRate', 'runFailureRate', 'runHangRate'] as const;
+const RATE_KEYS = [
+  'errorRate',
+  'rateLimitRate',
+  'malformedRate',
+  'truncatedRate',
+  'droppedRate',
+  'runFailureRate',
+  'runHangRate',
+] as const;
 
 /** Checks a partial config (from code, a flag or POST /_sim/faults); returns error messages keyed by field. */
-export function checkFaults(partial: unknown): { ok: true; value: Partial<FaultConfig> } | { ok: false; errors: Record<string, string[]> } {
+export function checkFaults(
+  partial: unknown,
+): { ok: true; value: Partial<FaultConfig> } | { ok: false; errors: Record<string, string[]> } {
   if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) {
     return { ok: false, errors: { faults: ['must be a JSON object of fault settings'] } };
   }
@@ -60,7 +70,8 @@ export function checkFaults(partial: unknown): { ok: true; value: Partial<FaultC
       errors[key] = ['must be a finite number'];
       continue;
     }
-    if ((RATE_KEYS as readonly string[]).includes(key) && (raw < 0 || raw > 1)) errors[key] = ['must be between 0 and 1'];
+    if ((RATE_KEYS as readonly string[]).includes(key) && (raw < 0 || raw > 1))
+      errors[key] = ['must be between 0 and 1'];
     else if (raw < 0) errors[key] = ['must be 0 or more'];
     else value[key as keyof FaultConfig] = raw;
   }
@@ -98,7 +109,10 @@ export class FaultEngine {
   private readonly stream: Rng;
   private queue: Array<{ fault: ScriptedFault; match: ScriptedMatch }> = [];
 
-  constructor(private readonly seed: number, initial: Partial<FaultConfig> = {}) {
+  constructor(
+    private readonly seed: number,
+    initial: Partial<FaultConfig> = {},
+  ) {
     this.config = { ...DEFAULT_FAULTS, ...initial };
     this.stream = new Rng(hash32(keyOf(seed, ['fault-stream'])));
   }
@@ -110,7 +124,9 @@ export class FaultEngine {
   set(partial: Partial<FaultConfig>): void {
     const checked = checkFaults(partial);
     if (!checked.ok) {
-      const detail = Object.entries(checked.errors).map(([k, v]) => `${k}: ${v.join('; ')}`).join(', ');
+      const detail = Object.entries(checked.errors)
+        .map(([k, v]) => `${k}: ${v.join('; ')}`)
+        .join(', ');
       throw new Error(`invalid fault settings: ${detail}`);
     }
     this.config = { ...this.config, ...checked.value };
@@ -128,7 +144,9 @@ export class FaultEngine {
         throw new Error(`scripted fault status must be an HTTP status code (100-599), got ${String(fault.status)}`);
       }
       if (!('status' in fault) && !['truncated', 'dropped', 'malformed', 'reset', 'delay'].includes(fault.kind)) {
-        throw new Error(`scripted fault kind must be truncated, dropped, malformed, reset or delay, got ${String(fault.kind)}`);
+        throw new Error(
+          `scripted fault kind must be truncated, dropped, malformed, reset or delay, got ${String(fault.kind)}`,
+        );
       }
       this.queue.push({ fault, match: { ...match } });
     }
@@ -142,7 +160,9 @@ export class FaultEngine {
   decide(method: string, pathname: string): FaultDecision {
     const latency = this.config.latencyMs;
     const idx = this.queue.findIndex(
-      (q) => (q.match.path === undefined || pathMatches(q.match.path, pathname)) && (q.match.method === undefined || q.match.method.toUpperCase() === method),
+      (q) =>
+        (q.match.path === undefined || pathMatches(q.match.path, pathname)) &&
+        (q.match.method === undefined || q.match.method.toUpperCase() === method),
     );
     if (idx >= 0) {
       const { fault } = this.queue.splice(idx, 1)[0] as { fault: ScriptedFault };
@@ -158,10 +178,18 @@ export class FaultEngine {
       return { body: fault.kind, delayMs: latency, source: 'scripted' };
     }
     // One draw per knob per request keeps the stream aligned whatever the rates are.
-    const [e, r, m, t, pick] = [this.stream.next(), this.stream.next(), this.stream.next(), this.stream.next(), this.stream.next()];
+    const [e, r, m, t, pick] = [
+      this.stream.next(),
+      this.stream.next(),
+      this.stream.next(),
+      this.stream.next(),
+      this.stream.next(),
+    ];
     const c = this.config;
-    if (e < c.errorRate) return { status: { code: [500, 502, 503][Math.floor(pick * 3)] ?? 503 }, delayMs: latency, source: 'random' };
-    if (r < c.rateLimitRate) return { status: { code: 429, retryAfterSeconds: c.retryAfterSeconds }, delayMs: latency, source: 'random' };
+    if (e < c.errorRate)
+      return { status: { code: [500, 502, 503][Math.floor(pick * 3)] ?? 503 }, delayMs: latency, source: 'random' };
+    if (r < c.rateLimitRate)
+      return { status: { code: 429, retryAfterSeconds: c.retryAfterSeconds }, delayMs: latency, source: 'random' };
     if (m < c.malformedRate) return { body: 'malformed', delayMs: latency, source: 'random' };
     if (t < c.truncatedRate) return { body: 'truncated', delayMs: latency, source: 'random' };
     if (t < c.truncatedRate + c.droppedRate) return { body: 'dropped', delayMs: latency, source: 'random' };
@@ -211,7 +239,14 @@ export function malform(body: unknown, choose: (n: number) => number): string {
       path: `mistype ${path}`,
       apply: () => {
         const v = o[key];
-        o[key] = typeof v === 'string' ? 12345 : typeof v === 'number' || typeof v === 'boolean' ? `not-a-${typeof v}` : Array.isArray(v) ? { not: 'an array' } : 'not-an-object';
+        o[key] =
+          typeof v === 'string'
+            ? 12345
+            : typeof v === 'number' || typeof v === 'boolean'
+              ? `not-a-${typeof v}`
+              : Array.isArray(v)
+                ? { not: 'an array' }
+                : 'not-an-object';
       },
     });
   };

@@ -3,7 +3,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
-import { FaultEngine, ERROR_BODIES, checkFaults, malform, type FaultConfig, type ScriptedFault, type ScriptedMatch } from './faults.js';
+import {
+  FaultEngine,
+  ERROR_BODIES,
+  checkFaults,
+  malform,
+  type FaultConfig,
+  type ScriptedFault,
+  type ScriptedMatch,
+} from './faults.js';
 import { generateJobRecords, jobTokenUsage } from './generate/jobs.js';
 import { generateProduct } from './generate/marketplace.js';
 import { DEFAULT_DRIFT, driftProduct, vanished, type DriftSettings } from './generate/drift.js';
@@ -146,11 +154,15 @@ const ROUTES: Record<string, string> = {
 };
 
 export async function startSimulator(opts: SimulatorOptions): Promise<RunningSimulator> {
-  if (typeof opts.token !== 'string' || opts.token.length === 0) throw new Error('startSimulator: token must be a non-empty string');
+  if (typeof opts.token !== 'string' || opts.token.length === 0)
+    throw new Error('startSimulator: token must be a non-empty string');
   const seed = opts.seed ?? DEFAULT_SEED;
   if (!Number.isSafeInteger(seed)) throw new Error(`startSimulator: seed must be an integer, got ${String(seed)}`);
   let runDurationMs = checkNonNegative('runDurationMs', opts.runDurationMs ?? DEFAULT_RUN_DURATION_MS);
-  const detailLimit = opts.runDetailResultsLimit === undefined ? undefined : checkNonNegative('runDetailResultsLimit', opts.runDetailResultsLimit);
+  const detailLimit =
+    opts.runDetailResultsLimit === undefined
+      ? undefined
+      : checkNonNegative('runDetailResultsLimit', opts.runDetailResultsLimit);
   const clock = opts.clock ?? Date.now;
   const expectedAuth = Buffer.from(`Bearer ${opts.token}`);
   const faults = new FaultEngine(seed, {});
@@ -190,7 +202,11 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     if (!scraper) throw new Error('internal: create-and-run produced no run');
     return {
       status: 200,
-      body: { message: QUEUED_MESSAGE, scraper: shortScraper(seed, scraper), results: scraperRuns.map((r) => runRecord(seed, r, userId)) },
+      body: {
+        message: QUEUED_MESSAGE,
+        scraper: shortScraper(seed, scraper),
+        results: scraperRuns.map((r) => runRecord(seed, r, userId)),
+      },
     };
   }
 
@@ -204,8 +220,14 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     const base = Math.floor(expected_pdf / keywords.length);
     const extra = expected_pdf % keywords.length;
     const runs = keywords.map((k, i) =>
-      state.createRun(scraper, k.keyword, base + (i < extra ? 1 : 0), (idx) => pdfResult(seed, name, k.keyword, k.prompt, idx), now, runDurationMs, (id) =>
-        faults.runFate(id),
+      state.createRun(
+        scraper,
+        k.keyword,
+        base + (i < extra ? 1 : 0),
+        (idx) => pdfResult(seed, name, k.keyword, k.prompt, idx),
+        now,
+        runDurationMs,
+        (id) => faults.runFate(id),
       ),
     );
     return createdReply(runs);
@@ -217,9 +239,20 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     const input = v.value;
     const now = clock();
     const query = input.search_type === 'url' ? { url: input.url as string } : { keywords: input.keywords as string };
-    const scraper = state.createScraper('leads-search-engine', input.name, input.search_type === 'url' ? [input.url as string] : ['Default'], now);
-    const run = state.createRun(scraper, 'Default', input.limit_pages * 10, (idx) => leadsSearchEngineResult(seed, query, idx), now, runDurationMs, (id) =>
-      faults.runFate(id),
+    const scraper = state.createScraper(
+      'leads-search-engine',
+      input.name,
+      input.search_type === 'url' ? [input.url as string] : ['Default'],
+      now,
+    );
+    const run = state.createRun(
+      scraper,
+      'Default',
+      input.limit_pages * 10,
+      (idx) => leadsSearchEngineResult(seed, query, idx),
+      now,
+      runDurationMs,
+      (id) => faults.runFate(id),
     );
     return createdReply([run]);
   }
@@ -245,10 +278,17 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
   // Drift: with `everyMs`, the clock adds epochs on top of the ones advanced by hand.
   const driftEveryMs = typeof opts.priceDrift === 'object' ? opts.priceDrift.everyMs : undefined;
   const driftStart = (opts.clock ?? Date.now)();
-  let drift: DriftSettings = { ...DEFAULT_DRIFT, priceDrift: opts.priceDrift !== undefined && opts.priceDrift !== false };
-  const currentEpoch = () => drift.epoch + (driftEveryMs ? Math.floor(((opts.clock ?? Date.now)() - driftStart) / driftEveryMs) : 0);
+  let drift: DriftSettings = {
+    ...DEFAULT_DRIFT,
+    priceDrift: opts.priceDrift !== undefined && opts.priceDrift !== false,
+  };
+  const currentEpoch = () =>
+    drift.epoch + (driftEveryMs ? Math.floor(((opts.clock ?? Date.now)() - driftStart) / driftEveryMs) : 0);
 
-  function productAt(input: { itemId: number; shopId: number; url: string; models?: number }, epoch: number): JsonObject | null {
+  function productAt(
+    input: { itemId: number; shopId: number; url: string; models?: number },
+    epoch: number,
+  ): JsonObject | null {
     if (vanished(seed, input.shopId, input.itemId, drift, epoch)) return null;
     return driftProduct(generateProduct(seed, input), seed, input.shopId, input.itemId, drift, epoch);
   }
@@ -263,11 +303,14 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
 
   function setDrift(d: Partial<DriftSettings>): DriftSettings {
     const next = { ...drift, ...d };
-    if (!Number.isInteger(next.epoch) || next.epoch < 0) throw new Error(`drift epoch must be an integer >= 0, got ${String(next.epoch)}`);
+    if (!Number.isInteger(next.epoch) || next.epoch < 0)
+      throw new Error(`drift epoch must be an integer >= 0, got ${String(next.epoch)}`);
     for (const k of ['vanishRate', 'nullRate'] as const) {
-      if (!Number.isFinite(next[k]) || next[k] < 0 || next[k] > 1) throw new Error(`drift ${k} must be a number from 0 to 1, got ${String(next[k])}`);
+      if (!Number.isFinite(next[k]) || next[k] < 0 || next[k] > 1)
+        throw new Error(`drift ${k} must be a number from 0 to 1, got ${String(next[k])}`);
     }
-    if (!Array.isArray(next.nullFields) || !next.nullFields.every((f) => typeof f === 'string')) throw new Error('drift nullFields must be a list of item field names');
+    if (!Array.isArray(next.nullFields) || !next.nullFields.every((f) => typeof f === 'string'))
+      throw new Error('drift nullFields must be a list of item field names');
     drift = next;
     return { ...drift, epoch: currentEpoch() };
   }
@@ -282,7 +325,11 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
   function scrapers(query: URLSearchParams): Reply {
     const v = validatePageQuery(query);
     if (!v.ok) return validationReply(v) as Reply;
-    return { status: 200, textPlain: true, body: { data: state.scrapersPage(v.value.page, v.value.perPage).map((s) => listScraper(seed, s)) } };
+    return {
+      status: 200,
+      textPlain: true,
+      body: { data: state.scrapersPage(v.value.page, v.value.perPage).map((s) => listScraper(seed, s)) },
+    };
   }
 
   function scrapingRun(idText: string): Reply {
@@ -299,9 +346,16 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
   function route(method: string, path: string, query: URLSearchParams, body: unknown): Reply {
     const runMatch = /^\/api\/scraping-runs\/([^/]+)$/.exec(path);
     const allowed = runMatch ? 'GET' : ROUTES[path];
-    if (allowed === undefined) return { status: 404, body: { message: `The route ${path.slice(1)} could not be found.` } };
+    if (allowed === undefined)
+      return { status: 404, body: { message: `The route ${path.slice(1)} could not be found.` } };
     if (method !== allowed) {
-      return { status: 405, headers: { Allow: allowed }, body: { message: `The ${method} method is not supported for route ${path.slice(1)}. Supported methods: ${allowed}.` } };
+      return {
+        status: 405,
+        headers: { Allow: allowed },
+        body: {
+          message: `The ${method} method is not supported for route ${path.slice(1)}. Supported methods: ${allowed}.`,
+        },
+      };
     }
     if (runMatch) return scrapingRun(decodeURIComponent(runMatch[1] as string));
     switch (path) {
@@ -342,7 +396,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
   }
 
   function admin(method: string, path: string, body: unknown): Reply {
-    if (path === '/_sim/faults' && method === 'GET') return { status: 200, body: { faults: faults.current, scripted_pending: faults.pendingScripted() } };
+    if (path === '/_sim/faults' && method === 'GET')
+      return { status: 200, body: { faults: faults.current, scripted_pending: faults.pendingScripted() } };
     if (path === '/_sim/faults' && method === 'POST') {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         return { status: 422, body: validationErrorBody({ body: ['expected a JSON object of fault settings'] }) };
@@ -350,7 +405,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       const { queue, match, clear, ...settings } = body as Record<string, unknown>;
       const checked = checkFaults(settings);
       if (!checked.ok) return { status: 422, body: validationErrorBody(checked.errors) };
-      if (queue !== undefined && !Array.isArray(queue)) return { status: 422, body: validationErrorBody({ queue: ['must be an array of scripted faults'] }) };
+      if (queue !== undefined && !Array.isArray(queue))
+        return { status: 422, body: validationErrorBody({ queue: ['must be an array of scripted faults'] }) };
       if (clear === true) faults.clear();
       faults.set(checked.value);
       if (Array.isArray(queue)) {
@@ -383,12 +439,25 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     if (path === '/_sim/drift' && method === 'GET') return { status: 200, body: { ...drift, epoch: currentEpoch() } };
     if (path === '/_sim/drift' && method === 'POST') {
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        return { status: 422, body: validationErrorBody({ body: ['expected a JSON object: {"advance": true} or drift settings (price_drift, epoch, vanish_rate, null_rate, null_fields)'] }) };
+        return {
+          status: 422,
+          body: validationErrorBody({
+            body: [
+              'expected a JSON object: {"advance": true} or drift settings (price_drift, epoch, vanish_rate, null_rate, null_fields)',
+            ],
+          }),
+        };
       }
       const b = body as Record<string, unknown>;
       const known = ['advance', 'price_drift', 'epoch', 'vanish_rate', 'null_rate', 'null_fields'];
       const unknown = Object.keys(b).filter((k) => !known.includes(k));
-      if (unknown.length > 0) return { status: 422, body: validationErrorBody({ body: [`unknown drift settings: ${unknown.join(', ')} (known: ${known.join(', ')})`] }) };
+      if (unknown.length > 0)
+        return {
+          status: 422,
+          body: validationErrorBody({
+            body: [`unknown drift settings: ${unknown.join(', ')} (known: ${known.join(', ')})`],
+          }),
+        };
       try {
         const d: Partial<DriftSettings> = {};
         if (b['price_drift'] !== undefined) d.priceDrift = b['price_drift'] === true;
@@ -398,7 +467,16 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
         if (b['null_fields'] !== undefined) d.nullFields = b['null_fields'] as string[];
         if (b['advance'] === true) d.epoch = (d.epoch ?? drift.epoch) + 1;
         const now = setDrift(d);
-        return { status: 200, body: { price_drift: now.priceDrift, epoch: now.epoch, vanish_rate: now.vanishRate, null_rate: now.nullRate, null_fields: now.nullFields } };
+        return {
+          status: 200,
+          body: {
+            price_drift: now.priceDrift,
+            epoch: now.epoch,
+            vanish_rate: now.vanishRate,
+            null_rate: now.nullRate,
+            null_fields: now.nullFields,
+          },
+        };
       } catch (err) {
         return { status: 422, body: validationErrorBody({ body: [(err as Error).message] }) };
       }
@@ -455,7 +533,8 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       if (!isAdmin) countStatus(String(r.status));
       write(res, r, fault);
     };
-    if (raw === 'too-large') return reply({ status: 413, body: { message: `Request body larger than ${MAX_BODY_BYTES} bytes.` } });
+    if (raw === 'too-large')
+      return reply({ status: 413, body: { message: `Request body larger than ${MAX_BODY_BYTES} bytes.` } });
     if (!authorized(req)) return reply({ status: 401, body: { message: 'Unauthenticated.' } });
 
     let body: unknown;
@@ -463,7 +542,10 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch (err) {
-        return reply({ status: 400, body: { message: `The request body is not valid JSON: ${(err as Error).message}` } });
+        return reply({
+          status: 400,
+          body: { message: `The request body is not valid JSON: ${(err as Error).message}` },
+        });
       }
     }
     if (isAdmin) return reply(admin(method, path, body));
@@ -479,7 +561,11 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
       const { code, retryAfterSeconds } = decision.status;
       const headers: Record<string, string> = { 'X-Sim-Fault': `status ${code}` };
       if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
-      return reply({ status: code, headers, body: decision.status.body ?? ERROR_BODIES[code] ?? { message: `Simulated status ${code}` } });
+      return reply({
+        status: code,
+        headers,
+        body: decision.status.body ?? ERROR_BODIES[code] ?? { message: `Simulated status ${code}` },
+      });
     }
     const r = route(method, path, url.searchParams, body);
     // Body faults hit successful answers only: the request was processed (a run may exist) but the answer is broken.

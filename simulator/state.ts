@@ -70,7 +70,13 @@ export class SimState {
 
   constructor(private readonly seed: number) {}
 
-  createScraper(kind: ScraperKind, name: string, urls: string[], nowMs: number, keywords: PdfKeyword[] = []): ScraperState {
+  createScraper(
+    kind: ScraperKind,
+    name: string,
+    urls: string[],
+    nowMs: number,
+    keywords: PdfKeyword[] = [],
+  ): ScraperState {
     const scraper: ScraperState = { id: this.next.scraper++, name, kind, urls, createdAtMs: nowMs, keywords };
     this.scrapers.push(scraper);
     return scraper;

@@ -116,9 +116,14 @@ export function validateJobBoard(body: unknown): Validated<JobBoardInput> {
   const c = new Collector();
   if (!isObject(body)) return { ok: false, errors: { body: ['The request body must be a JSON object.'] } };
   const urls = body['urls'];
-  if (!Array.isArray(urls) || urls.length === 0) c.add('urls', 'The urls field is required and must be a non-empty array.');
-  else if (urls.length > LIMITS.maxJobUrls) c.add('urls', `The urls field must not have more than ${LIMITS.maxJobUrls} items.`);
-  else urls.forEach((u, i) => { if (!isHttpUrl(u)) c.add(`urls.${i}`, `The urls.${i} field must be a valid http(s) URL.`); });
+  if (!Array.isArray(urls) || urls.length === 0)
+    c.add('urls', 'The urls field is required and must be a non-empty array.');
+  else if (urls.length > LIMITS.maxJobUrls)
+    c.add('urls', `The urls field must not have more than ${LIMITS.maxJobUrls} items.`);
+  else
+    urls.forEach((u, i) => {
+      if (!isHttpUrl(u)) c.add(`urls.${i}`, `The urls.${i} field must be a valid http(s) URL.`);
+    });
   const min = optionalInteger(c, body, 'min', 0, LIMITS.maxJobRecordsPerUrl, false) ?? JOB_DEFAULTS.min;
   const max = optionalInteger(c, body, 'max', 0, LIMITS.maxJobRecordsPerUrl, false) ?? Math.max(JOB_DEFAULTS.max, min);
   if (min > max) c.add('max', 'The max field must be greater than or equal to min.');
@@ -130,10 +135,14 @@ export function validateJobBoard(body: unknown): Validated<JobBoardInput> {
     const items = schema['items'];
     const props = isObject(items) ? items['properties'] : undefined;
     if (!isObject(props) || Object.keys(props).length === 0) {
-      c.add('schema.items.properties', 'The schema.items.properties field must be an object with at least one property.');
+      c.add(
+        'schema.items.properties',
+        'The schema.items.properties field must be an object with at least one property.',
+      );
     } else {
       for (const [name, p] of Object.entries(props)) {
-        if (!isObject(p)) c.add(`schema.items.properties.${name}`, `The property ${name} must be an object with a type.`);
+        if (!isObject(p))
+          c.add(`schema.items.properties.${name}`, `The property ${name} must be an object with a type.`);
       }
       properties = props as Record<string, JobSchemaProperty>;
     }
@@ -162,8 +171,10 @@ export function validatePdf(body: unknown): Validated<PdfInput> {
   const name = requireString(c, body, 'name');
   const kws = body['keywords'];
   const keywords: PdfKeyword[] = [];
-  if (!Array.isArray(kws) || kws.length === 0) c.add('keywords', 'The keywords field is required and must be a non-empty array.');
-  else if (kws.length > LIMITS.maxPdfKeywords) c.add('keywords', `The keywords field must not have more than ${LIMITS.maxPdfKeywords} items.`);
+  if (!Array.isArray(kws) || kws.length === 0)
+    c.add('keywords', 'The keywords field is required and must be a non-empty array.');
+  else if (kws.length > LIMITS.maxPdfKeywords)
+    c.add('keywords', `The keywords field must not have more than ${LIMITS.maxPdfKeywords} items.`);
   else {
     kws.forEach((k, i) => {
       if (!isObject(k)) {
@@ -184,19 +195,27 @@ export function validatePdf(body: unknown): Validated<PdfInput> {
     });
   }
   const unique = body['unique'];
-  if (unique !== undefined && unique !== null && typeof unique !== 'boolean') c.add('unique', 'The unique field must be true or false.');
+  if (unique !== undefined && unique !== null && typeof unique !== 'boolean')
+    c.add('unique', 'The unique field must be true or false.');
   const ep = body['expected_pdf'];
   let expected: number | undefined;
   if (ep !== undefined && ep !== null) {
-    if (typeof ep !== 'number' || !Number.isFinite(ep)) c.add('expected_pdf', 'The expected_pdf field must be a number.');
+    if (typeof ep !== 'number' || !Number.isFinite(ep))
+      c.add('expected_pdf', 'The expected_pdf field must be a number.');
     else if (ep < 1) c.add('expected_pdf', 'The expected_pdf field must be at least 1.');
-    else if (ep > LIMITS.maxExpectedPdf) c.add('expected_pdf', `The expected_pdf field must not be greater than ${LIMITS.maxExpectedPdf}.`);
+    else if (ep > LIMITS.maxExpectedPdf)
+      c.add('expected_pdf', `The expected_pdf field must not be greater than ${LIMITS.maxExpectedPdf}.`);
     else expected = Math.floor(ep);
   }
   if (!c.ok || name === undefined) return { ok: false, errors: c.errors };
   return {
     ok: true,
-    value: { name, keywords, unique: unique === true, expected_pdf: expected ?? keywords.length * DEFAULT_PDF_PER_KEYWORD },
+    value: {
+      name,
+      keywords,
+      unique: unique === true,
+      expected_pdf: expected ?? keywords.length * DEFAULT_PDF_PER_KEYWORD,
+    },
   };
 }
 
@@ -214,7 +233,8 @@ export function validateLeadsSearchEngine(body: unknown): Validated<LeadsSearchE
   const name = requireString(c, body, 'name');
   const st = body['search_type'];
   if (st === undefined || st === null || st === '') c.add('search_type', 'The search_type field is required.');
-  else if (st !== 'url' && st !== 'keywords') c.add('search_type', 'The selected search_type is invalid (expected url or keywords).');
+  else if (st !== 'url' && st !== 'keywords')
+    c.add('search_type', 'The selected search_type is invalid (expected url or keywords).');
   const limitPages = optionalInteger(c, body, 'limit_pages', 1, LIMITS.maxLimitPages, true);
   let keywords: string | undefined;
   let url: string | undefined;
@@ -269,7 +289,8 @@ export function validateLeadsSocial(body: unknown): Validated<LeadsSocialInput> 
     c.add('sentiment_type', 'The selected sentiment_type is invalid (expected all, positive, neutral or negative).');
   }
   const expected = optionalInteger(c, body, 'expected_data', 1, LIMITS.maxExpectedData, true);
-  if (!c.ok || name === undefined || keywords === undefined || expected === undefined) return { ok: false, errors: c.errors };
+  if (!c.ok || name === undefined || keywords === undefined || expected === undefined)
+    return { ok: false, errors: c.errors };
   return { ok: true, value: { name, keywords, sentiment_type: st as Sentiment, expected_data: expected } };
 }
 
@@ -317,7 +338,8 @@ export function parseProductUrl(url: string): Validated<MarketplaceInput> {
   const sm = q.get('sim_models');
   if (sm !== null) {
     const n = Number(sm);
-    if (!/^\d+$/.test(sm) || n < 1 || n > LIMITS.maxSimModels) c.add('url', `sim_models must be an integer from 1 to ${LIMITS.maxSimModels}.`);
+    if (!/^\d+$/.test(sm) || n < 1 || n > LIMITS.maxSimModels)
+      c.add('url', `sim_models must be an integer from 1 to ${LIMITS.maxSimModels}.`);
     else models = n;
   }
   if (!c.ok || itemId === undefined || shopId === undefined) return { ok: false, errors: c.errors };

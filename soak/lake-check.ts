@@ -23,20 +23,37 @@ export interface LakeInvariant {
 }
 
 export async function checkLake(s3: S3Server, db: Database, pipelines: string[]): Promise<LakeInvariant> {
-  const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
   const details: string[] = [];
   try {
     const objects = new Map<string, number>();
     let token: string | undefined;
     do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: SOAK_LAKE.bucket, Prefix: `${SOAK_LAKE.prefix}/`, ...(token ? { ContinuationToken: token } : {}) }));
+      const page = await client.send(
+        new ListObjectsV2Command({
+          Bucket: SOAK_LAKE.bucket,
+          Prefix: `${SOAK_LAKE.prefix}/`,
+          ...(token ? { ContinuationToken: token } : {}),
+        }),
+      );
       for (const o of page.Contents ?? []) objects.set(o.Key!, Number(o.Size));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     const manifests: LakeManifest[] = [];
     for (const key of objects.keys()) {
       if (!key.includes('/_manifests/')) continue;
-      manifests.push(JSON.parse(await (await client.send(new GetObjectCommand({ Bucket: SOAK_LAKE.bucket, Key: key }))).Body!.transformToString()) as LakeManifest);
+      manifests.push(
+        JSON.parse(
+          await (
+            await client.send(new GetObjectCommand({ Bucket: SOAK_LAKE.bucket, Key: key }))
+          ).Body!.transformToString(),
+        ) as LakeManifest,
+      );
     }
     const listed = new Set<string>();
     let partial = 0;
@@ -45,13 +62,17 @@ export async function checkLake(s3: S3Server, db: Database, pipelines: string[])
         listed.add(f.key);
         if (objects.get(f.key) !== f.bytes) {
           partial += 1;
-          details.push(`${m.run} ${m.table}: ${f.key} is ${objects.has(f.key) ? `${objects.get(f.key)} bytes, the manifest says ${f.bytes}` : 'missing'}`);
+          details.push(
+            `${m.run} ${m.table}: ${f.key} is ${objects.has(f.key) ? `${objects.get(f.key)} bytes, the manifest says ${f.bytes}` : 'missing'}`,
+          );
         }
       }
     }
     const unlisted = [...objects.keys()].filter((k) => !k.includes('/_manifests/') && !listed.has(k));
     for (const k of unlisted) details.push(`not listed by any manifest: ${k}`);
-    const open = (await client.send(new ListMultipartUploadsCommand({ Bucket: SOAK_LAKE.bucket, Prefix: `${SOAK_LAKE.prefix}/` }))).Uploads ?? [];
+    const open =
+      (await client.send(new ListMultipartUploadsCommand({ Bucket: SOAK_LAKE.bucket, Prefix: `${SOAK_LAKE.prefix}/` })))
+        .Uploads ?? [];
     for (const u of open) details.push(`multipart upload left open: ${u.Key}`);
 
     let duplicates = 0;
@@ -59,10 +80,18 @@ export async function checkLake(s3: S3Server, db: Database, pipelines: string[])
     let tablesChecked = 0;
     const dest = destinationOf(db);
     for (const pipeline of pipelines) {
-      const tables = [...new Set(manifests.filter((m) => m.pipeline === pipeline).map((m) => m.table))].filter((t) => t in TABLES);
+      const tables = [...new Set(manifests.filter((m) => m.pipeline === pipeline).map((m) => m.table))].filter(
+        (t) => t in TABLES,
+      );
       if (tables.length === 0) continue;
-      const keyOf = (t: string) => ((TABLES as Record<string, { primaryKey?: readonly string[] }>)[t]?.primaryKey ?? ['id']).filter((c) => c !== 'pipeline');
-      const read = readLakeWithPyarrow(`${SOAK_LAKE.bucket}/${SOAK_LAKE.prefix}`, pipeline, { s3, keyColumns: Object.fromEntries(tables.map((t) => [t, [...keyOf(t), 'load_id']])) });
+      const keyOf = (t: string) =>
+        ((TABLES as Record<string, { primaryKey?: readonly string[] }>)[t]?.primaryKey ?? ['id']).filter(
+          (c) => c !== 'pipeline',
+        );
+      const read = readLakeWithPyarrow(`${SOAK_LAKE.bucket}/${SOAK_LAKE.prefix}`, pipeline, {
+        s3,
+        keyColumns: Object.fromEntries(tables.map((t) => [t, [...keyOf(t), 'load_id']])),
+      });
       for (const table of tables) {
         tablesChecked += 1;
         const keys = read[table]?.keys ?? [];
@@ -76,19 +105,42 @@ export async function checkLake(s3: S3Server, db: Database, pipelines: string[])
           if ((newest.get(k.slice(0, cut)) ?? -1n) < id) newest.set(k.slice(0, cut), id);
         }
         const cols = [...keyOf(table), 'load_id'];
-        const rows = await dest.exportReader.query(db, `select ${cols.map((c) => `"${c}"`).join(', ')} from "${table}" where pipeline = ${dest.sql.ph(1)}`, [pipeline]);
+        const rows = await dest.exportReader.query(
+          db,
+          `select ${cols.map((c) => `"${c}"`).join(', ')} from "${table}" where pipeline = ${dest.sql.ph(1)}`,
+          [pipeline],
+        );
         for (const r of rows) {
-          const key = keyOf(table).map((c) => (r[c] === null || r[c] === undefined ? 'None' : typeof r[c] === 'boolean' ? (r[c] ? 'True' : 'False') : String(r[c]))).join('|');
+          const key = keyOf(table)
+            .map((c) =>
+              r[c] === null || r[c] === undefined
+                ? 'None'
+                : typeof r[c] === 'boolean'
+                  ? r[c]
+                    ? 'True'
+                    : 'False'
+                  : String(r[c]),
+            )
+            .join('|');
           if (newest.get(key) !== BigInt(String(r['load_id']))) {
             missing += 1;
-            if (missing <= 20) details.push(`${pipeline} ${table}: destination row ${key} (load ${String(r['load_id'])}) is not the lake's newest (${newest.get(key) ?? 'absent'})`);
+            if (missing <= 20)
+              details.push(
+                `${pipeline} ${table}: destination row ${key} (load ${String(r['load_id'])}) is not the lake's newest (${newest.get(key) ?? 'absent'})`,
+              );
           }
         }
       }
     }
     return {
       name: 'lake on S3',
-      pass: manifests.length > 0 && partial === 0 && unlisted.length === 0 && open.length === 0 && duplicates === 0 && missing === 0,
+      pass:
+        manifests.length > 0 &&
+        partial === 0 &&
+        unlisted.length === 0 &&
+        open.length === 0 &&
+        duplicates === 0 &&
+        missing === 0,
       figures: `${manifests.length} manifests, ${listed.size} files listed: ${partial} missing or partial, ${unlisted.length} objects outside a manifest, ${open.length} uploads left open; ${tablesChecked} tables read by pyarrow: ${duplicates} duplicates, ${missing} destination rows missing or stale`,
       details,
       manifests: manifests.length,

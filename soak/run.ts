@@ -6,7 +6,9 @@ import { parseArgs } from 'node:util';
 import { formatInvariant, runSoak, SOAK_DESTINATIONS, type SoakDestination, type SoakReport } from './soak.js';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: npm run soak -- [--minutes 10] [--destination sqlite|postgres|duckdb|both|all] [--seed N] [--keep] [--s3]\n`);
+  process.stderr.write(
+    `${message}\nusage: npm run soak -- [--minutes 10] [--destination sqlite|postgres|duckdb|both|all] [--seed N] [--keep] [--s3]\n`,
+  );
   process.exit(2);
 }
 

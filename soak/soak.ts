@@ -22,11 +22,31 @@ import type { PipelineWorkflowResult } from '../temporal/contract.js';
 import { stopDevServer } from '../temporal/dev-server.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
 import { contentTableName } from '../db/evolve/names.js';
-import { expectedContentRows, expectedRows, loadedContentRows, loadedRows, mergeRows } from '../test/support/pipeline-truth.js';
-import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../test/support/pipeline-specs.js';
+import {
+  expectedContentRows,
+  expectedRows,
+  loadedContentRows,
+  loadedRows,
+  mergeRows,
+} from '../test/support/pipeline-truth.js';
+import {
+  JOB_SCHEMA,
+  jobBoardSpec,
+  leadsSearchSpec,
+  leadsSocialSpec,
+  marketplaceSpec,
+  pdfSpec,
+  productUrl,
+  resultsSpec,
+} from '../test/support/pipeline-specs.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
 import { pythonReadersEnv } from '../test/support/python-readers.js';
-import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../test/support/temporal.js';
+import {
+  spawnWorkerProcess,
+  startTestTemporal,
+  type TestTemporal,
+  type WorkerProcess,
+} from '../test/support/temporal.js';
 import { destinationNamed } from '../destinations/index.js';
 import { startS3Server } from '../test/support/s3-server.js';
 import { checkLake, SOAK_LAKE } from './lake-check.js';
@@ -73,12 +93,27 @@ export interface SoakReport {
   seed: number;
   dir: string;
   elapsedMs: number;
-  chaos: { workerKills: number; unexpectedWorkerExits: number; serverKills: number; faultsInjected: number; apiRequests: number; readerSessions: number; readerFailures: string[] };
+  chaos: {
+    workerKills: number;
+    unexpectedWorkerExits: number;
+    serverKills: number;
+    faultsInjected: number;
+    apiRequests: number;
+    readerSessions: number;
+    readerFailures: string[];
+  };
   invariants: Invariant[];
   pass: boolean;
 }
 
-const KINDS: readonly PipelineKind[] = ['pdf', 'leads-search-engine', 'leads-social', 'job-board', 'marketplace', 'results'];
+const KINDS: readonly PipelineKind[] = [
+  'pdf',
+  'leads-search-engine',
+  'leads-social',
+  'job-board',
+  'marketplace',
+  'results',
+];
 /** The results kind syncs incrementally under one pipeline name, one run at a time (as a schedule with overlap 'skip' would). */
 const RESULTS_PIPELINE = 'soak-results';
 const FAULTS = { errorRate: 0.1, rateLimitRate: 0.1, retryAfterSeconds: 1, truncatedRate: 0.05, droppedRate: 0.02 };
@@ -86,9 +121,15 @@ const JOB_MIN = 2;
 const JOB_MAX = 6;
 const PRICE_DIVISOR = 100000;
 const MARKET_TABLES: readonly DataTableName[] = [
-  'marketplace_products', 'marketplace_shops', 'marketplace_product_models', 'marketplace_model_stocks',
-  'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_images',
-  'marketplace_product_tier_variations', 'marketplace_product_tier_variation_options',
+  'marketplace_products',
+  'marketplace_shops',
+  'marketplace_product_models',
+  'marketplace_model_stocks',
+  'marketplace_product_attributes',
+  'marketplace_product_categories',
+  'marketplace_product_images',
+  'marketplace_product_tier_variations',
+  'marketplace_product_tier_variation_options',
 ];
 
 /** mulberry32: the soak's choices (kinds, sizes, kill times) come from its seed, printed so a run can be repeated closely. */
@@ -151,7 +192,15 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const s3 = opts.s3 ? await startS3Server({ buckets: [SOAK_LAKE.bucket] }) : undefined;
   let temporal: TestTemporal | undefined;
   let db: Database | undefined;
-  const chaos: SoakReport['chaos'] = { workerKills: 0, unexpectedWorkerExits: 0, serverKills: 0, faultsInjected: 0, apiRequests: 0, readerSessions: 0, readerFailures: [] };
+  const chaos: SoakReport['chaos'] = {
+    workerKills: 0,
+    unexpectedWorkerExits: 0,
+    serverKills: 0,
+    faultsInjected: 0,
+    apiRequests: 0,
+    readerSessions: 0,
+    readerFailures: [],
+  };
   let stopChaos = false;
   const chaosTasks: Array<Promise<void>> = [];
   const live = new Set<WorkerProcess>();
@@ -159,7 +208,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     temporal = await startTestTemporal();
     const client = temporal.client;
     // A file destination lives in the run's folder; the server one is the test Postgres.
-    const dbUrl = destinationNamed(opts.destination).capabilities.server ? await testPostgresUrl() : `${opts.destination}:${path.join(dir, `dest.${opts.destination}`)}`;
+    const dbUrl = destinationNamed(opts.destination).capabilities.server
+      ? await testPostgresUrl()
+      : `${opts.destination}:${path.join(dir, `dest.${opts.destination}`)}`;
     // Migrated once here, before the workers race to do it.
     db = await openDatabase(dbUrl);
 
@@ -167,7 +218,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       SCRAPER_BASE_URL: sim.baseUrl,
       SCRAPER_API_TOKEN: token,
       // Short, so a killed worker's activity is retried elsewhere within seconds rather than 30 s.
-      SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
+      SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+      SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
       SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
       // The simulator creates at once, so an ambiguous create (a 5xx or a cut answer) is settled by a short look-up;
       // the default 120 s window, meant for a service that may still be creating, would outlast the soak's budget.
@@ -228,35 +280,41 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const readerEvery = opts.readerEveryMs ?? (foreign?.during ? 4_000 : 0);
     const readerFile = databaseFileOf(parseDatabaseUrl(dbUrl));
     if (readerEvery > 0 && readerFile !== undefined && foreign?.during) {
-      chaosTasks.push((async () => {
-        while (!stopChaos) {
-          await sleep(between(Math.round(readerEvery / 2), readerEvery));
-          if (stopChaos) break;
-          const r = await foreignDuckdbRead(readerFile, 500 + Math.floor(rand() * 1000));
-          if (r.ok) chaos.readerSessions += 1;
-          else if (!/Could not set lock/.test(r.error)) chaos.readerFailures.push(r.error);
-        }
-      })());
+      chaosTasks.push(
+        (async () => {
+          while (!stopChaos) {
+            await sleep(between(Math.round(readerEvery / 2), readerEvery));
+            if (stopChaos) break;
+            const r = await foreignDuckdbRead(readerFile, 500 + Math.floor(rand() * 1000));
+            if (r.ok) chaos.readerSessions += 1;
+            else if (!/Could not set lock/.test(r.error)) chaos.readerFailures.push(r.error);
+          }
+        })(),
+      );
     }
 
     // The 429s' Retry-After moves between 0 and 1 s.
-    chaosTasks.push((async () => {
-      while (!stopChaos) {
-        sim.setFaults({ retryAfterSeconds: rand() < 0.5 ? 0 : 1 });
-        await sleep(3000);
-      }
-    })());
+    chaosTasks.push(
+      (async () => {
+        while (!stopChaos) {
+          sim.setFaults({ retryAfterSeconds: rand() < 0.5 ? 0 : 1 });
+          await sleep(3000);
+        }
+      })(),
+    );
 
     // The dev server is SIGKILLed once, between 30% and 60% of the start phase, and restarted on its SQLite file.
     const serverKillAt = t0 + Math.round(opts.durationMs * (0.3 + 0.3 * rand()));
-    chaosTasks.push((async () => {
-      while (!stopChaos && Date.now() < serverKillAt) await sleep(200);
-      if (stopChaos) return;
-      const at = Date.now();
-      await temporalNow.restart({ signal: 'SIGKILL', downMs: 2000 });
-      chaos.serverKills += 1;
-      log(`dev server SIGKILLed and restarted on its SQLite file in ${Date.now() - at} ms`);
-    })());
+    chaosTasks.push(
+      (async () => {
+        while (!stopChaos && Date.now() < serverKillAt) await sleep(200);
+        if (stopChaos) return;
+        const at = Date.now();
+        await temporalNow.restart({ signal: 'SIGKILL', downMs: 2000 });
+        chaos.serverKills += 1;
+        log(`dev server SIGKILLed and restarted on its SQLite file in ${Date.now() - at} ms`);
+      })(),
+    );
 
     // Pipelines, started continuously.
     const started: Started[] = [];
@@ -273,24 +331,56 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       ...spec,
       // Deadline well beyond any run here: a chaos run must never end for want of time.
       polling: { initial_interval: '200ms', backoff_coefficient: 1.5, max_interval: '1s', deadline: '15m' },
-      exports: [{
-        dir: exportsDir, tables: [], format: 'csv', mode: rand() < 0.5 ? 'full' : 'incremental', write_empty: false, delimiter: ',', bom: rand() < 0.3,
-        null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true,
-      }, ...(s3 ? [{
-        to: `s3://${SOAK_LAKE.bucket}/${SOAK_LAKE.prefix}`, tables: [], format: 'parquet' as const, mode: 'full' as const, write_empty: false, delimiter: ',', bom: false,
-        null_text: '', file_name: '{pipeline}_{table}_{timestamp}.parquet', neutralize_formulas: true,
-      }] : [])],
+      exports: [
+        {
+          dir: exportsDir,
+          tables: [],
+          format: 'csv',
+          mode: rand() < 0.5 ? 'full' : 'incremental',
+          write_empty: false,
+          delimiter: ',',
+          bom: rand() < 0.3,
+          null_text: '',
+          file_name: '{pipeline}_{table}_{timestamp}.csv',
+          neutralize_formulas: true,
+        },
+        ...(s3
+          ? [
+              {
+                to: `s3://${SOAK_LAKE.bucket}/${SOAK_LAKE.prefix}`,
+                tables: [],
+                format: 'parquet' as const,
+                mode: 'full' as const,
+                write_empty: false,
+                delimiter: ',',
+                bom: false,
+                null_text: '',
+                file_name: '{pipeline}_{table}_{timestamp}.parquet',
+                neutralize_formulas: true,
+              },
+            ]
+          : []),
+      ],
     });
     const specFor = (kind: PipelineKind, n: number): PipelineSpec => {
       const name = `soak-${kind}-${String(n).padStart(4, '0')}`;
       switch (kind) {
-        case 'pdf': return withExports(pdfSpec(name, dbUrl, between(1, 3), between(3, 30)));
-        case 'leads-search-engine': return withExports(leadsSearchSpec(name, dbUrl, between(1, 5)));
+        case 'pdf':
+          return withExports(pdfSpec(name, dbUrl, between(1, 3), between(3, 30)));
+        case 'leads-search-engine':
+          return withExports(leadsSearchSpec(name, dbUrl, between(1, 5)));
         // One in six is big enough that a kill lands mid-load.
-        case 'leads-social': return withExports(leadsSocialSpec(name, dbUrl, rand() < 1 / 6 ? 600 : between(5, 80)));
-        case 'job-board': return withExports(jobBoardSpec(name, dbUrl, pick(jobUrls, between(3, 12))));
-        case 'marketplace': return withExports({ ...marketplaceSpec(name, dbUrl, pick(productUrls, between(3, 12))), price_divisor: PRICE_DIVISOR });
-        case 'results': return withExports(resultsSpec(RESULTS_PIPELINE, dbUrl, 100));
+        case 'leads-social':
+          return withExports(leadsSocialSpec(name, dbUrl, rand() < 1 / 6 ? 600 : between(5, 80)));
+        case 'job-board':
+          return withExports(jobBoardSpec(name, dbUrl, pick(jobUrls, between(3, 12))));
+        case 'marketplace':
+          return withExports({
+            ...marketplaceSpec(name, dbUrl, pick(productUrls, between(3, 12))),
+            price_divisor: PRICE_DIVISOR,
+          });
+        case 'results':
+          return withExports(resultsSpec(RESULTS_PIPELINE, dbUrl, 100));
       }
     };
 
@@ -323,7 +413,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
         try {
           // Attaches when an earlier attempt's start went through but its answer was lost to the server kill.
           const { handle } = await startOrGetPipelineRun({ client, taskQueue }, spec, runKey);
-          const s: Started = { seq: n, spec, runKey, workflowId: handle.workflowId, startedAt: Date.now(), finished: false };
+          const s: Started = {
+            seq: n,
+            spec,
+            runKey,
+            workflowId: handle.workflowId,
+            startedAt: Date.now(),
+            finished: false,
+          };
           started.push(s);
           followers.push(follow(s));
           return s;
@@ -358,7 +455,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       if (Date.now() - lastReport > 30_000) {
         lastReport = Date.now();
         const done = started.filter((s) => s.finished).length;
-        log(`${Math.round((Date.now() - t0) / 1000)} s: ${started.length} started, ${done} finished, ${chaos.workerKills} worker kills, ${chaos.serverKills} server kills`);
+        log(
+          `${Math.round((Date.now() - t0) / 1000)} s: ${started.length} started, ${done} finished, ${chaos.workerKills} worker kills, ${chaos.serverKills} server kills`,
+        );
       }
     }
     log(`start phase over: ${started.length} pipelines started; waiting for them to finish`);
@@ -375,18 +474,40 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     await sleep(200);
     const stats = sim.stats();
     chaos.apiRequests = stats.total;
-    chaos.faultsInjected = Object.entries(stats.byStatus).filter(([code]) => code !== '200').reduce((n, [, c]) => n + c, 0);
+    chaos.faultsInjected = Object.entries(stats.byStatus)
+      .filter(([code]) => code !== '200')
+      .reduce((n, [, c]) => n + c, 0);
 
     // Before check(), which closes a file destination to let another program open it.
     const lake = s3 ? await checkLake(s3, db, [...new Set(started.map((s) => s.spec.name))]) : undefined;
-    const invariants = await check({ destination: opts.destination, workerKills: chaos.workerKills, readerSessions: chaos.readerSessions, readerFailures: chaos.readerFailures, sim, db, dbUrl, client, temporal, started, lastResults: last, exportsDir, lakeManifests: lake?.manifests ?? 0, logsDir, token, dir });
+    const invariants = await check({
+      destination: opts.destination,
+      workerKills: chaos.workerKills,
+      readerSessions: chaos.readerSessions,
+      readerFailures: chaos.readerFailures,
+      sim,
+      db,
+      dbUrl,
+      client,
+      temporal,
+      started,
+      lastResults: last,
+      exportsDir,
+      lakeManifests: lake?.manifests ?? 0,
+      logsDir,
+      token,
+      dir,
+    });
     const report: SoakReport = {
       destination: opts.destination,
       seed,
       dir,
       elapsedMs: Date.now() - t0,
       chaos,
-      invariants: [...invariants, ...(lake ? [{ name: lake.name, pass: lake.pass, figures: lake.figures, details: lake.details }] : [])],
+      invariants: [
+        ...invariants,
+        ...(lake ? [{ name: lake.name, pass: lake.pass, figures: lake.figures, details: lake.details }] : []),
+      ],
       pass: invariants.every((i) => i.pass) && (lake?.pass ?? true),
     };
     return report;
@@ -451,7 +572,9 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       }
       if (r.status === 'partial') {
         const listed = r.failedUrls.length === r.failedUrlCount && r.failedUrls.every((f) => f.error.length > 0);
-        details.push(`${s.workflowId}: partial, ${r.failedUrlCount} URL(s) failed for good: ${r.failedUrls.map((f) => `${f.url}: ${f.error}`).join('; ')}`);
+        details.push(
+          `${s.workflowId}: partial, ${r.failedUrlCount} URL(s) failed for good: ${r.failedUrls.map((f) => `${f.url}: ${f.error}`).join('; ')}`,
+        );
         if (!listed) continue;
         partial += 1;
       }
@@ -479,7 +602,8 @@ async function check(c: CheckInput): Promise<Invariant[]> {
         continue;
       }
       for (const [table, n] of Object.entries(r.rowsByTable)) {
-        if ((r.seenByTable[table] ?? 0) < n) details.push(`${s.workflowId} ${table}: seen ${r.seenByTable[table] ?? 0} < changed ${n}`);
+        if ((r.seenByTable[table] ?? 0) < n)
+          details.push(`${s.workflowId} ${table}: seen ${r.seenByTable[table] ?? 0} < changed ${n}`);
       }
       if (s.spec.kind === 'marketplace') {
         const want = s.spec.request.urls.length - r.failedUrlCount;
@@ -488,7 +612,12 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       }
       checked += 1;
     }
-    out.push({ name: 'rows seen counted once', pass: details.length === 0 && checked > 0, figures: `${checked} runs, ${details.length} off`, details });
+    out.push({
+      name: 'rows seen counted once',
+      pass: details.length === 0 && checked > 0,
+      figures: `${checked} runs, ${details.length} off`,
+      details,
+    });
   }
 
   // 2 and 3. Table contents against the simulator's ground truth, per table over all pipelines.
@@ -503,16 +632,38 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     const want = expectedContentRows(records, spec);
     const root = contentTableName(spec.name);
     for (const table of new Set([...got.keys(), ...want.keys()])) {
-      await compareLists(`<pipeline>_items${table.slice(root.length)}`, got.get(table) ?? [], want.get(table) ?? [], workflowId, 'rows');
+      await compareLists(
+        `<pipeline>_items${table.slice(root.length)}`,
+        got.get(table) ?? [],
+        want.get(table) ?? [],
+        workflowId,
+        'rows',
+      );
     }
   };
   // Key-level comparison for the control tables, whose status and timestamp columns depend on when they were read.
-  const compareKeys = async (pipeline: string, table: DataTableName, column: string, want: string[], workflowId: string) => {
-    const rows = await selectAll(db, `SELECT "${column}" AS k FROM "${table}" WHERE pipeline = ${db.adapter.sql.ph(1)}`, [pipeline]);
+  const compareKeys = async (
+    pipeline: string,
+    table: DataTableName,
+    column: string,
+    want: string[],
+    workflowId: string,
+  ) => {
+    const rows = await selectAll(
+      db,
+      `SELECT "${column}" AS k FROM "${table}" WHERE pipeline = ${db.adapter.sql.ph(1)}`,
+      [pipeline],
+    );
     await compareLists(table, rows.map((r) => String(r['k'])).sort(), [...want].sort(), workflowId, 'keys');
   };
   // Multiset difference of what a table holds and what the simulator's truth says it should.
-  const compareLists = async (table: string, got: string[], want: string[], workflowId: string, unit: 'rows' | 'keys') => {
+  const compareLists = async (
+    table: string,
+    got: string[],
+    want: string[],
+    workflowId: string,
+    unit: 'rows' | 'keys',
+  ) => {
     const counts = new Map<string, number>();
     for (const g of got) counts.set(g, (counts.get(g) ?? 0) + 1);
     let missing = 0;
@@ -527,7 +678,10 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     t.missing += missing;
     t.extra += extra;
     perTable.set(table, t);
-    if (missing || extra) tableDetails.push(`${workflowId} ${table}: ${missing} missing ${unit}, ${extra} unexpected ${unit} of ${want.length}`);
+    if (missing || extra)
+      tableDetails.push(
+        `${workflowId} ${table}: ${missing} missing ${unit}, ${extra} unexpected ${unit} of ${want.length}`,
+      );
   };
   const runs = sim.truth.runs();
   let adoptedWorkflows = 0;
@@ -543,7 +697,13 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       await compare(spec.name, kind.resultTable, expectedRows(expected, kind.resultTable), s.workflowId);
       await compareContent(spec, records, s.workflowId);
       const mine = runs.filter((x) => ids.includes(x.id));
-      await compareKeys(spec.name, 'scraping_runs', 'id', mine.map((x) => String(x.id)), s.workflowId);
+      await compareKeys(
+        spec.name,
+        'scraping_runs',
+        'id',
+        mine.map((x) => String(x.id)),
+        s.workflowId,
+      );
       // A scraper adopted after its create answer was lost has no run records to load: they were only in that
       // answer, and the API lists them nowhere (its runs are in scraping_runs). Counted apart, not as missing.
       const adopted = await selectAll(
@@ -552,19 +712,40 @@ async function check(c: CheckInput): Promise<Invariant[]> {
         [s.workflowId],
       );
       if (adopted.length > 0) adoptedWorkflows += 1;
-      else await compareKeys(spec.name, 'run_records', 'id', mine.map((x) => String(x.record_id)), s.workflowId);
+      else
+        await compareKeys(
+          spec.name,
+          'run_records',
+          'id',
+          mine.map((x) => String(x.record_id)),
+          s.workflowId,
+        );
       await compareKeys(spec.name, 'scrapers', 'id', [...new Set(mine.map((x) => String(x.scraper_id)))], s.workflowId);
     } else if (spec.kind === 'job-board') {
       const failed = new Set(r.failedUrls.map((f) => f.url));
       const req = spec.request;
       const expected = mergeRows(
-        req.urls.filter((u) => !failed.has(u)).map((u) => flattenJobBoard({ result: sim.truth.jobs(u, JOB_SCHEMA, req.min, req.max), tokenUsage: 0, totalDone: 0 } as unknown as JobBoardResponse)),
+        req.urls
+          .filter((u) => !failed.has(u))
+          .map((u) =>
+            flattenJobBoard({
+              result: sim.truth.jobs(u, JOB_SCHEMA, req.min, req.max),
+              tokenUsage: 0,
+              totalDone: 0,
+            } as unknown as JobBoardResponse),
+          ),
       );
       await compare(spec.name, 'job_records', expectedRows(expected, 'job_records'), s.workflowId);
     } else if (spec.kind === 'marketplace') {
       const failed = new Set(r.failedUrls.map((f) => f.url));
       const expected = mergeRows(
-        spec.request.urls.filter((u) => !failed.has(u)).map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)), { priceDivisor: spec.price_divisor })),
+        spec.request.urls
+          .filter((u) => !failed.has(u))
+          .map((u) =>
+            flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)), {
+              priceDivisor: spec.price_divisor,
+            }),
+          ),
       );
       for (const t of MARKET_TABLES) await compare(spec.name, t, expectedRows(expected, t), s.workflowId);
     }
@@ -573,10 +754,17 @@ async function check(c: CheckInput): Promise<Invariant[]> {
   if (c.lastResults?.result) {
     const all = sim.truth.allResults() as unknown as ResultRecord[];
     const expected: RowsByTable = flattenResultRecords(all, 'scraper_results');
-    await compare(RESULTS_PIPELINE, 'scraper_results', expectedRows(expected, 'scraper_results'), c.lastResults.workflowId);
+    await compare(
+      RESULTS_PIPELINE,
+      'scraper_results',
+      expectedRows(expected, 'scraper_results'),
+      c.lastResults.workflowId,
+    );
     await compareContent(c.lastResults.spec, all, c.lastResults.workflowId);
   } else {
-    tableDetails.push(`the final results sync did not complete, scraper_results: ${c.lastResults?.failure ?? 'not started'}`);
+    tableDetails.push(
+      `the final results sync did not complete, scraper_results: ${c.lastResults?.failure ?? 'not started'}`,
+    );
   }
   // Data tables are compared row for row; the control tables (scrapers, run_records, scraping_runs) by key only.
   // Two lines, so a gap in lineage rows is not mistaken for lost data, nor hidden by it.
@@ -588,11 +776,15 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     const extra = entries.reduce((n, [, t]) => n + t.extra, 0);
     const details = tableDetails.filter((d) => CONTROL.some((t) => d.includes(` ${t}: `)) === control);
     out.push({
-      name: control ? 'missing rows vs simulator truth, control tables (by key)' : 'missing rows vs simulator truth, data tables',
+      name: control
+        ? 'missing rows vs simulator truth, control tables (by key)'
+        : 'missing rows vs simulator truth, data tables',
       pass: missing === 0 && extra === 0 && expected > 0 && (control || c.lastResults?.result !== undefined),
       figures:
         `${missing} missing, ${extra} unexpected of ${expected} expected rows [${entries.map(([t, v]) => `${t} ${v.missing}/${v.expected}${v.extra ? ` +${v.extra}` : ''}`).join(', ')}]` +
-        (control ? `; ${adoptedWorkflows} workflow(s) adopted their scraper after a lost create answer (their run records exist only in that answer)` : ''),
+        (control
+          ? `; ${adoptedWorkflows} workflow(s) adopted their scraper after a lost create answer (their run records exist only in that answer)`
+          : ''),
       details,
     });
   }
@@ -605,14 +797,24 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       // Append-only tables have no natural key: two identical rows there are the duplicate a retried load would leave.
       const key = meta.key.length ? meta.key : ['pipeline', ...meta.dataColumns];
       const cols = key.map((k) => `"${k}"`).join(', ');
-      const rows = await selectAll(db, `SELECT ${cols}, COUNT(*) AS n FROM "${table}" GROUP BY ${cols} HAVING COUNT(*) > 1`, []);
+      const rows = await selectAll(
+        db,
+        `SELECT ${cols}, COUNT(*) AS n FROM "${table}" GROUP BY ${cols} HAVING COUNT(*) > 1`,
+        [],
+      );
       const [total] = await selectAll(db, `SELECT COUNT(*) AS n FROM "${table}"`, []);
       const n = rows.reduce((a, r) => a + Number(r['n']) - 1, 0);
       dups += n;
       figures.push(`${table} ${n}/${Number(total?.['n'] ?? 0)}`);
-      for (const r of rows.slice(0, 5)) details.push(`${table}: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+      for (const r of rows.slice(0, 5))
+        details.push(`${table}: ${JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
     }
-    out.push({ name: 'duplicate natural keys', pass: dups === 0, figures: `${dups} duplicates [${figures.join(', ')}]`, details });
+    out.push({
+      name: 'duplicate natural keys',
+      pass: dups === 0,
+      figures: `${dups} duplicates [${figures.join(', ')}]`,
+      details,
+    });
   }
 
   // Every run's own row in pipeline_runs, once, with the status its workflow returned: the row a run writes at its
@@ -623,16 +825,29 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     const details: string[] = [];
     const rows = await selectAll(db, 'SELECT workflow_id, status FROM pipeline_runs', []);
     const byId = new Map<string, string[]>();
-    for (const r of rows) byId.set(String(r['workflow_id']), [...(byId.get(String(r['workflow_id'])) ?? []), String(r['status'])]);
+    for (const r of rows)
+      byId.set(String(r['workflow_id']), [...(byId.get(String(r['workflow_id'])) ?? []), String(r['status'])]);
     let present = 0;
     const finished = started.filter((s) => s.result !== undefined);
     for (const s of finished) {
       const got = byId.get(s.workflowId) ?? [];
-      const byKey = (await selectAll(db, `SELECT status FROM pipeline_runs WHERE workflow_id = ${db.adapter.sql.ph(1)}`, [s.workflowId])).map((r) => String(r['status']));
+      const byKey = (
+        await selectAll(db, `SELECT status FROM pipeline_runs WHERE workflow_id = ${db.adapter.sql.ph(1)}`, [
+          s.workflowId,
+        ])
+      ).map((r) => String(r['status']));
       if (got.length === 1 && got[0] === s.result!.status && byKey.length === 1) present += 1;
-      else details.push(`${s.workflowId}: ${got.length === 0 ? 'no pipeline_runs row' : `rows ${JSON.stringify(got)}`}, ${byKey.length} found by its workflow id, workflow returned ${s.result!.status}`);
+      else
+        details.push(
+          `${s.workflowId}: ${got.length === 0 ? 'no pipeline_runs row' : `rows ${JSON.stringify(got)}`}, ${byKey.length} found by its workflow id, workflow returned ${s.result!.status}`,
+        );
     }
-    out.push({ name: 'pipeline_runs rows', pass: present === finished.length && finished.length > 0, figures: `${present}/${finished.length} runs with exactly one row of their status, found by full read and by workflow id`, details });
+    out.push({
+      name: 'pipeline_runs rows',
+      pass: present === finished.length && finished.length > 0,
+      figures: `${present}/${finished.length} runs with exactly one row of their status, found by full read and by workflow id`,
+      details,
+    });
   }
 
   // 4. Exactly one scraper per asynchronous workflow, counted at the service by its unique name.
@@ -647,12 +862,21 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       const n = scrapers.filter((x) => x['name'] === name).length;
       histogram.set(n, (histogram.get(n) ?? 0) + 1);
       if (n === 1) exact += 1;
-      else details.push(`${s.workflowId}: ${n} scrapers named '${name}' (${scrapers.filter((x) => x['name'] === name).map((x) => `id ${String(x['id'])}`).join(', ')})`);
+      else
+        details.push(
+          `${s.workflowId}: ${n} scrapers named '${name}' (${scrapers
+            .filter((x) => x['name'] === name)
+            .map((x) => `id ${String(x['id'])}`)
+            .join(', ')})`,
+        );
     }
     out.push({
       name: 'scrapers created per async workflow',
       pass: exact === asyncRuns.length && asyncRuns.length > 0 && scrapers.length === asyncRuns.length,
-      figures: `${exact}/${asyncRuns.length} workflows with exactly 1 (${[...histogram.entries()].sort().map(([k, v]) => `${v}x${k}`).join(', ')}); ${scrapers.length} scrapers at the service`,
+      figures: `${exact}/${asyncRuns.length} workflows with exactly 1 (${[...histogram.entries()]
+        .sort()
+        .map(([k, v]) => `${v}x${k}`)
+        .join(', ')}); ${scrapers.length} scrapers at the service`,
       details,
     });
   }
@@ -676,12 +900,17 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       const got = recorded.get(e) ?? 0;
       simTotal += sent;
       recTotal += got;
-      if (sent > got) details.push(`${e}: the simulator counted ${sent}, spend_calls holds ${got}: calls were sent unrecorded`);
+      if (sent > got)
+        details.push(`${e}: the simulator counted ${sent}, spend_calls holds ${got}: calls were sent unrecorded`);
       else if (sent !== got) unsent.push(`${e}: ${got - sent} recorded and not received`);
     }
     // Rows without a request, beyond one per killed worker, are not a kill's: a defect.
-    if (recTotal - simTotal > c.workerKills) details.push(`${recTotal - simTotal} rows without a request, more than the ${c.workerKills} worker kills: ${unsent.join('; ')}`);
-    for (const [e, n] of recorded) if (!billable.includes(e)) details.push(`${e}: ${n} spend_calls rows for an endpoint that is not billable`);
+    if (recTotal - simTotal > c.workerKills)
+      details.push(
+        `${recTotal - simTotal} rows without a request, more than the ${c.workerKills} worker kills: ${unsent.join('; ')}`,
+      );
+    for (const [e, n] of recorded)
+      if (!billable.includes(e)) details.push(`${e}: ${n} spend_calls rows for an endpoint that is not billable`);
     out.push({
       name: 'spend recorded = calls the simulator counted',
       pass: details.length === 0 && simTotal > 0,
@@ -696,17 +925,23 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     const [row] = await selectAll(db, 'SELECT COUNT(*) AS n, COUNT(DISTINCT body_sha256) AS d FROM raw_responses', []);
     const n = Number(row?.['n'] ?? 0);
     const d = Number(row?.['d'] ?? 0);
-    out.push({ name: 'raw bodies per distinct body', pass: true, figures: `${(n / Math.max(1, d)).toFixed(3)} (${n} raw_responses rows, ${d} distinct bodies; identical bodies are stored once, later rows reference them)`, details: [] });
+    out.push({
+      name: 'raw bodies per distinct body',
+      pass: true,
+      figures: `${(n / Math.max(1, d)).toFixed(3)} (${n} raw_responses rows, ${d} distinct bodies; identical bodies are stored once, later rows reference them)`,
+      details: [],
+    });
   }
 
   // 6. The API token: in history, the dev server's files, worker logs, the database and the exports.
   {
     const needles = [c.token, Buffer.from(c.token).toString('base64')].map((s) => Buffer.from(s));
-    const countIn = (buf: Buffer) => needles.reduce((n, needle) => {
-      let k = 0;
-      for (let i = buf.indexOf(needle); i >= 0; i = buf.indexOf(needle, i + 1)) k += 1;
-      return n + k;
-    }, 0);
+    const countIn = (buf: Buffer) =>
+      needles.reduce((n, needle) => {
+        let k = 0;
+        for (let i = buf.indexOf(needle); i >= 0; i = buf.indexOf(needle, i + 1)) k += 1;
+        return n + k;
+      }, 0);
     const details: string[] = [];
     const historyDir = path.join(c.dir, 'history');
     fs.mkdirSync(historyDir, { recursive: true });
@@ -716,14 +951,21 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       executions += 1;
       const history = await c.client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
       // Payloads (Uint8Array) decoded to text, so a token inside any payload, failure or header is found as written.
-      const decoded = JSON.stringify(history, (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
+      const decoded = JSON.stringify(history, (_k, v: unknown) =>
+        v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v,
+      );
       fs.writeFileSync(path.join(historyDir, `${wf.workflowId}--${wf.runId}.json`), decoded);
       const hits = countIn(Buffer.from(decoded));
       if (hits) details.push(`history of ${wf.workflowId} (run ${wf.runId}): ${hits}`);
       historyHits += hits;
     }
     const filesUnder = (root: string): string[] =>
-      fs.existsSync(root) ? fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)) : [];
+      fs.existsSync(root)
+        ? fs
+            .readdirSync(root, { recursive: true, withFileTypes: true })
+            .filter((e) => e.isFile())
+            .map((e) => path.join(e.parentPath, e.name))
+        : [];
     const scanFiles = (files: string[], what: string) => {
       let hits = 0;
       for (const f of files) {
@@ -739,10 +981,15 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     let dbHits: number;
     const file = databaseFileOf(parseDatabaseUrl(c.dbUrl));
     if (file !== undefined) {
-      dbHits = scanFiles([file, `${file}-wal`, `${file}.wal`].filter((f) => fs.existsSync(f)), 'database file');
+      dbHits = scanFiles(
+        [file, `${file}-wal`, `${file}.wal`].filter((f) => fs.existsSync(f)),
+        'database file',
+      );
     } else {
       const pgBin = process.env['TEST_POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';
-      const dump = execFileSync(path.join(pgBin, 'pg_dump'), ['--dbname', c.dbUrl, '--no-owner'], { maxBuffer: 2 * 1024 * 1024 * 1024 });
+      const dump = execFileSync(path.join(pgBin, 'pg_dump'), ['--dbname', c.dbUrl, '--no-owner'], {
+        maxBuffer: 2 * 1024 * 1024 * 1024,
+      });
       fs.writeFileSync(path.join(c.dir, 'pg_dump.sql'), dump);
       dbHits = countIn(dump);
       if (dbHits) details.push(`pg_dump: ${dbHits}`);
@@ -781,8 +1028,16 @@ async function check(c: CheckInput): Promise<Invariant[]> {
       const pipeline = names2.find((p) => f.startsWith(`${p}_`));
       const m = pipeline ? /^_(.+)_([0-9]{8}T[0-9.]+Z)\.csv$/.exec(f.slice(pipeline.length)) : null;
       // A content pipeline also exports its inferred tables (<pipeline>_items and child tables).
-      const inferred = pipeline !== undefined && m !== null && hasContentTables(kindOf(pipelines.get(pipeline)!.kind)) && (m[1] === contentTableName(pipeline) || m[1]!.startsWith(`${contentTableName(pipeline)}__`));
-      if (!pipeline || !m || !(inferred || (kindOf(pipelines.get(pipeline)!.kind).tables as readonly string[]).includes(m[1]!))) {
+      const inferred =
+        pipeline !== undefined &&
+        m !== null &&
+        hasContentTables(kindOf(pipelines.get(pipeline)!.kind)) &&
+        (m[1] === contentTableName(pipeline) || m[1]!.startsWith(`${contentTableName(pipeline)}__`));
+      if (
+        !pipeline ||
+        !m ||
+        !(inferred || (kindOf(pipelines.get(pipeline)!.kind).tables as readonly string[]).includes(m[1]!))
+      ) {
         strangeFiles += 1;
         details.push(`not a file any run should write: ${f}`);
         continue;
@@ -799,7 +1054,13 @@ async function check(c: CheckInput): Promise<Invariant[]> {
     const reported = started.reduce((n, s) => n + (s.result?.exportedFiles ?? 0), 0) - c.lakeManifests;
     out.push({
       name: 'export files',
-      pass: bad.length === 0 && leftovers.length === 0 && extraSets === 0 && strangeFiles === 0 && csvFiles.length > 0 && csvFiles.length === reported,
+      pass:
+        bad.length === 0 &&
+        leftovers.length === 0 &&
+        extraSets === 0 &&
+        strangeFiles === 0 &&
+        csvFiles.length > 0 &&
+        csvFiles.length === reported,
       figures: `${bad.length} of ${csvFiles.length} do not parse (Python csv, strict); ${leftovers.length} partial/temp files left; ${extraSets} extra sets from retried exports, ${strangeFiles} unexpected files (${reported} files reported by the runs)`,
       details,
     });
@@ -837,10 +1098,15 @@ print(json.dumps(counts))
 
 function foreignDuckdbRead(file: string, holdMs: number): Promise<{ ok: true } | { ok: false; error: string }> {
   return new Promise((resolve) => {
-    const child = spawn('python3', ['-c', PY_DUCKDB_READ, file, String(holdMs)], { env: pythonReadersEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('python3', ['-c', PY_DUCKDB_READ, file, String(holdMs)], {
+      env: pythonReadersEnv(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => resolve(code === 0 ? { ok: true } : { ok: false, error: err.trim().split('\n').slice(-1)[0] ?? `exit ${code}` }));
+    child.on('close', (code) =>
+      resolve(code === 0 ? { ok: true } : { ok: false, error: err.trim().split('\n').slice(-1)[0] ?? `exit ${code}` }),
+    );
   });
 }
 
@@ -886,8 +1152,18 @@ function fileOpensIndependently(destination: SoakDestination, file: string): Inv
   const foreign = FOREIGN_READERS[destination];
   if (!foreign) return undefined;
   const name = 'the file opens (independent reader)';
-  const r = spawnSync('python3', ['-c', foreign.script, file], { env: pythonReadersEnv(), encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
-  if (r.status !== 0) return { name, pass: false, figures: `${foreign.reader} could not read ${file}`, details: [r.stderr.trim().split('\n').slice(-3).join(' ')] };
+  const r = spawnSync('python3', ['-c', foreign.script, file], {
+    env: pythonReadersEnv(),
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (r.status !== 0)
+    return {
+      name,
+      pass: false,
+      figures: `${foreign.reader} could not read ${file}`,
+      details: [r.stderr.trim().split('\n').slice(-3).join(' ')],
+    };
   const out = JSON.parse(r.stdout) as { tables: number; rows?: number; integrity?: string };
   return {
     name,
@@ -916,7 +1192,11 @@ json.dump(bad, sys.stdout)
 `;
 
 function pythonStrictCsvFailures(files: string[]): Array<{ file: string; error: string }> {
-  const out = execFileSync('python3', ['-c', PY_CHECK], { input: JSON.stringify(files), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync('python3', ['-c', PY_CHECK], {
+    input: JSON.stringify(files),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return JSON.parse(out) as Array<{ file: string; error: string }>;
 }
 

@@ -40,9 +40,14 @@ export interface ActionCountOptions {
 }
 
 /** Our activities that heartbeat on every attempt as they work (activities/*.ts). */
-export const HEARTBEATING: readonly string[] = ['loadUrlChunk', 'loadRunResults', 'loadResultsPages', 'waitForScrapingRun', 'checkRunStatus', 'runExports'];
-
-
+export const HEARTBEATING: readonly string[] = [
+  'loadUrlChunk',
+  'loadRunResults',
+  'loadResultsPages',
+  'waitForScrapingRun',
+  'checkRunStatus',
+  'runExports',
+];
 
 function ms(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
   if (!ts) return 0;
@@ -85,14 +90,23 @@ export function countActions(events: readonly HistoryEvent[], opts: ActionCountO
         const s = scheduled.get(num(a?.scheduledEventId));
         const type = s?.type ?? '?';
         add(`retry:${type}`, (a?.attempt ?? 1) - 1);
-        started.set(num(a?.scheduledEventId), { type, at: ms(e.eventTime), attempt: a?.attempt ?? 1, heartbeatMs: s?.heartbeatMs ?? 0 });
+        started.set(num(a?.scheduledEventId), {
+          type,
+          at: ms(e.eventTime),
+          attempt: a?.attempt ?? 1,
+          heartbeatMs: s?.heartbeatMs ?? 0,
+        });
         break;
       }
       case T.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
       case T.EVENT_TYPE_ACTIVITY_TASK_FAILED:
       case T.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
       case T.EVENT_TYPE_ACTIVITY_TASK_CANCELED: {
-        const attrs = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+        const attrs =
+          e.activityTaskCompletedEventAttributes ??
+          e.activityTaskFailedEventAttributes ??
+          e.activityTaskTimedOutEventAttributes ??
+          e.activityTaskCanceledEventAttributes;
         const s = started.get(num(attrs?.scheduledEventId));
         if (s && s.heartbeatMs > 0 && opts.heartbeats !== false && HEARTBEATING.includes(s.type)) {
           const throttle = Math.min(0.8 * s.heartbeatMs, MAX_HEARTBEAT_THROTTLE_MS);
@@ -104,13 +118,18 @@ export function countActions(events: readonly HistoryEvent[], opts: ActionCountO
         markerTasks.add(num(e.markerRecordedEventAttributes?.workflowTaskCompletedEventId));
         break;
       case T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-        add('local-activity-retry', e.workflowTaskCompletedEventAttributes?.meteringMetadata?.nonfirstLocalActivityExecutionAttempts ?? 0);
+        add(
+          'local-activity-retry',
+          e.workflowTaskCompletedEventAttributes?.meteringMetadata?.nonfirstLocalActivityExecutionAttempts ?? 0,
+        );
         break;
       case T.EVENT_TYPE_TIMER_STARTED:
         add('timer');
         break;
       case T.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
-        const fields = Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {});
+        const fields = Object.keys(
+          e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {},
+        );
         if (fields.some((f) => f !== 'TemporalChangeVersion')) add('upsert');
         break;
       }

@@ -19,7 +19,8 @@ export interface AttemptNote {
 
 const attemptsDir = (dataDir: string) => path.join(dataDir, 'attempts');
 /** A workflow id as a file name: ids are the product's own (`<pipeline>--<time>-<hex>`), but a schedule's or a user's may hold anything. */
-const noteFile = (dataDir: string, workflowId: string) => path.join(attemptsDir(dataDir), `${encodeURIComponent(workflowId)}.json`);
+const noteFile = (dataDir: string, workflowId: string) =>
+  path.join(attemptsDir(dataDir), `${encodeURIComponent(workflowId)}.json`);
 
 /** Records a failed attempt. Never throws: a note that cannot be written only leaves `run` less informed. */
 export function recordAttemptFailure(dataDir: string, workflowId: string, note: AttemptNote): void {
@@ -44,10 +45,21 @@ export function clearAttemptFailure(dataDir: string, workflowId: string): void {
 }
 
 /** The last failed attempt of the run's local activity, if one failed within `maxAgeMs` and none succeeded since. */
-export function readAttemptFailure(dataDir: string, workflowId: string, maxAgeMs = 120_000, now = Date.now()): AttemptNote | undefined {
+export function readAttemptFailure(
+  dataDir: string,
+  workflowId: string,
+  maxAgeMs = 120_000,
+  now = Date.now(),
+): AttemptNote | undefined {
   try {
     const note = JSON.parse(fs.readFileSync(noteFile(dataDir, workflowId), 'utf8')) as Partial<AttemptNote>;
-    if (typeof note.activity !== 'string' || typeof note.attempt !== 'number' || typeof note.reason !== 'string' || typeof note.at !== 'string') return undefined;
+    if (
+      typeof note.activity !== 'string' ||
+      typeof note.attempt !== 'number' ||
+      typeof note.reason !== 'string' ||
+      typeof note.at !== 'string'
+    )
+      return undefined;
     if (now - Date.parse(note.at) > maxAgeMs) return undefined;
     return note as AttemptNote;
   } catch {

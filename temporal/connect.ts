@@ -55,7 +55,9 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
   // A server an `up` of the data folder works on (it may have started meanwhile, on the server a command started) is
   // left to `up`, which stops it when it stops.
   const releaseServer =
-    settings.address === undefined && opts.transient ? () => releaseDevServer({ dataDir: settings.dataDir, inUse: () => liveUp(settings.dataDir) !== undefined }) : undefined;
+    settings.address === undefined && opts.transient
+      ? () => releaseDevServer({ dataDir: settings.dataDir, inUse: () => liveUp(settings.dataDir) !== undefined })
+      : undefined;
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout, ...temporalConnectionSecurity(settings) });
@@ -69,7 +71,12 @@ export async function connectTemporal(opts: ConnectOptions = {}): Promise<Tempor
   return { ...connectionTo(settings, connection, address, uiUrl), ...(releaseServer ? { releaseServer } : {}) };
 }
 
-function connectionTo(settings: TemporalSettings, connection: Connection, address: string, uiUrl: string | undefined): TemporalConnection {
+function connectionTo(
+  settings: TemporalSettings,
+  connection: Connection,
+  address: string,
+  uiUrl: string | undefined,
+): TemporalConnection {
   return {
     client: new Client({ connection, namespace: settings.namespace, dataConverter: pipelineDataConverter() }),
     connection,
@@ -86,14 +93,18 @@ function connectionTo(settings: TemporalSettings, connection: Connection, addres
  * embedded dev server only when it already runs (its state file names a live pid whose port accepts connections).
  * Otherwise `notAsked` says why Temporal was not asked, and nothing was started or written.
  */
-export async function connectRunningTemporal(settings: TemporalSettings = temporalSettings()): Promise<{ conn: TemporalConnection } | { notAsked: string }> {
+export async function connectRunningTemporal(
+  settings: TemporalSettings = temporalSettings(),
+): Promise<{ conn: TemporalConnection } | { notAsked: string }> {
   secretKeys(); // as in connectTemporal
   let address = settings.address;
   let uiUrl: string | undefined;
   if (address === undefined) {
     const state = readDevServerState(settings.dataDir);
     if (!state?.pid || !isProcessAlive(state.pid) || !(await canConnect(state.port))) {
-      return { notAsked: `the embedded Temporal server in ${settings.dataDir} is not running (and is not started to answer)` };
+      return {
+        notAsked: `the embedded Temporal server in ${settings.dataDir} is not running (and is not started to answer)`,
+      };
     }
     address = `127.0.0.1:${state.port}`;
     uiUrl = `http://127.0.0.1:${state.uiPort}`;
@@ -102,7 +113,9 @@ export async function connectRunningTemporal(settings: TemporalSettings = tempor
   try {
     connection = await Connection.connect({ address, connectTimeout: '10s', ...temporalConnectionSecurity(settings) });
   } catch (err) {
-    return { notAsked: `cannot connect to Temporal at ${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ''}: ${(err as Error).message}` };
+    return {
+      notAsked: `cannot connect to Temporal at ${address}${settings.address ? ' (TEMPORAL_ADDRESS)' : ''}: ${(err as Error).message}`,
+    };
   }
   return { conn: connectionTo(settings, connection, address, uiUrl) };
 }

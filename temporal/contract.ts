@@ -157,7 +157,20 @@ export interface PipelineWorkflowInput {
   seal?: string;
 }
 
-export type PipelinePhase = 'starting' | 'creating' | 'waiting' | 'loading' | 'checking' | 'exporting' | 'finishing' | 'alerting' | 'succeeded' | 'partial' | 'failed_checks' | 'failed' | 'cancelled';
+export type PipelinePhase =
+  | 'starting'
+  | 'creating'
+  | 'waiting'
+  | 'loading'
+  | 'checking'
+  | 'exporting'
+  | 'finishing'
+  | 'alerting'
+  | 'succeeded'
+  | 'partial'
+  | 'failed_checks'
+  | 'failed'
+  | 'cancelled';
 
 export interface PipelineProgress {
   workflowId: string;

@@ -62,7 +62,14 @@ export interface DevServerOptions {
   transient?: boolean;
 }
 
-export function devServerPaths(dataDir: string): { dir: string; dbFile: string; stateFile: string; logFile: string; lockFile: string; holdersDir: string } {
+export function devServerPaths(dataDir: string): {
+  dir: string;
+  dbFile: string;
+  stateFile: string;
+  logFile: string;
+  lockFile: string;
+  holdersDir: string;
+} {
   const dir = path.join(path.resolve(dataDir), 'temporal');
   return {
     dir,
@@ -87,7 +94,14 @@ function assertOwnedServerFiles(dataDir: string): void {
   const paths = devServerPaths(dataDir);
   assertOwnedDataDir(path.resolve(dataDir));
   assertOwned(paths.dir, { what: "the embedded Temporal server's folder" });
-  for (const f of [paths.stateFile, paths.dbFile, `${paths.dbFile}-wal`, `${paths.dbFile}-shm`, paths.logFile, paths.lockFile]) {
+  for (const f of [
+    paths.stateFile,
+    paths.dbFile,
+    `${paths.dbFile}-wal`,
+    `${paths.dbFile}-shm`,
+    paths.logFile,
+    paths.lockFile,
+  ]) {
     assertOwned(f, { what: "the embedded Temporal server's file" });
   }
 }
@@ -184,7 +198,9 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
       const logStart = fs.existsSync(paths.logFile) ? fs.statSync(paths.logFile).size : 0;
       const state = startDevServerProcess({ binary, cliSource, port, paths, opts });
       if (opts.transient) addHolder(paths.holdersDir);
-      log(`started the embedded Temporal dev server (pid ${state.pid}) on 127.0.0.1:${port}, UI http://127.0.0.1:${state.uiPort}, state ${paths.dbFile}; Temporal CLI ${cliSource}`);
+      log(
+        `started the embedded Temporal dev server (pid ${state.pid}) on 127.0.0.1:${port}, UI http://127.0.0.1:${state.uiPort}, state ${paths.dbFile}; Temporal CLI ${cliSource}`,
+      );
       try {
         await waitUntilServing(port, state.pid!, opts.startTimeoutMs ?? 60_000, paths.logFile);
         return info(state, state.pid!, true);
@@ -199,30 +215,59 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
 }
 
 /** Spawns `temporal server start-dev` on `port` (UI on port + 1000), detached, and records its state. */
-function startDevServerProcess(a: { binary: string; cliSource: string; port: number; paths: ReturnType<typeof devServerPaths>; opts: DevServerOptions }): DevServerState {
+function startDevServerProcess(a: {
+  binary: string;
+  cliSource: string;
+  port: number;
+  paths: ReturnType<typeof devServerPaths>;
+  opts: DevServerOptions;
+}): DevServerState {
   const { binary, cliSource, port, paths, opts } = a;
   const uiPort = port + 1000;
   const args = [
-    'server', 'start-dev',
-    '--db-filename', paths.dbFile,
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--ui-port', String(uiPort),
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--db-filename',
+    paths.dbFile,
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--log-level',
+    'warn',
     // The run's search attributes (temporal/visibility.ts), so runs can be filtered by pipeline, kind, destination.
     ...Object.values(SEARCH_ATTRIBUTE_NAMES).flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
   ];
   if (opts.namespace && opts.namespace !== 'default') args.push('--namespace', opts.namespace);
   if (opts.headless) args.push('--headless');
   const logFd = fs.openSync(paths.logFile, 'a', 0o600);
-  fs.writeSync(logFd, `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')} (Temporal CLI ${cliSource})\n`);
+  fs.writeSync(
+    logFd,
+    `--- ${new Date().toISOString()} starting: temporal ${args.join(' ')} (Temporal CLI ${cliSource})\n`,
+  );
   // The server creates temporal.db (and its -wal, -shm) under this umask: 0600.
-  const child = withPrivateUmask(() => spawn(binary, args, { detached: true, stdio: ['ignore', logFd, logFd], env: { ...(opts.env ?? processSettings().env) } }));
+  const child = withPrivateUmask(() =>
+    spawn(binary, args, {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+      env: { ...(opts.env ?? processSettings().env) },
+    }),
+  );
   fs.closeSync(logFd);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not start the Temporal dev server (${binary})`);
   child.unref();
-  const state: DevServerState = { pid, port, uiPort, dbFile: paths.dbFile, logFile: paths.logFile, startedAt: new Date().toISOString(), ...(opts.transient ? { transient: true } : {}) };
+  const state: DevServerState = {
+    pid,
+    port,
+    uiPort,
+    dbFile: paths.dbFile,
+    logFile: paths.logFile,
+    startedAt: new Date().toISOString(),
+    ...(opts.transient ? { transient: true } : {}),
+  };
   writeState(opts.dataDir, state);
   return state;
 }
@@ -231,16 +276,24 @@ async function waitUntilServing(port: number, pid: number, timeoutMs: number, lo
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!isProcessAlive(pid)) {
-      throw new Error(`the Temporal dev server (pid ${pid}) exited during startup; see ${logFile}:\n${fileTail(logFile)}`);
+      throw new Error(
+        `the Temporal dev server (pid ${pid}) exited during startup; see ${logFile}:\n${fileTail(logFile)}`,
+      );
     }
     if (await canConnect(port)) return;
     await sleep(150);
   }
-  throw new Error(`the Temporal dev server did not accept connections on port ${port} within ${timeoutMs} ms; see ${logFile}`);
+  throw new Error(
+    `the Temporal dev server did not accept connections on port ${port} within ${timeoutMs} ms; see ${logFile}`,
+  );
 }
 
 /** Stops the embedded server (SIGTERM, then SIGKILL after `graceMs`). Its SQLite file, and so all state, stays. */
-export async function stopDevServer(opts: { dataDir: string; graceMs?: number; signal?: NodeJS.Signals }): Promise<boolean> {
+export async function stopDevServer(opts: {
+  dataDir: string;
+  graceMs?: number;
+  signal?: NodeJS.Signals;
+}): Promise<boolean> {
   const paths = devServerPaths(opts.dataDir);
   if (!fs.existsSync(paths.dir)) return false;
   return withFileLock(paths.lockFile, 'the dev server lock', async () => {
@@ -276,7 +329,11 @@ function addHolder(holdersDir: string): void {
  * was started by such a command and no other live one uses it (nor `inUse` says so), it is stopped (its SQLite file, and so every run and
  * schedule, stays: the next command or `up` starts it again on it). Returns true when it stopped the server.
  */
-export async function releaseDevServer(opts: { dataDir: string; graceMs?: number; inUse?: () => boolean }): Promise<boolean> {
+export async function releaseDevServer(opts: {
+  dataDir: string;
+  graceMs?: number;
+  inUse?: () => boolean;
+}): Promise<boolean> {
   const paths = devServerPaths(opts.dataDir);
   if (!fs.existsSync(paths.dir)) return false;
   return withFileLock(paths.lockFile, 'the dev server lock', async () => {
@@ -290,7 +347,8 @@ export async function releaseDevServer(opts: { dataDir: string; graceMs?: number
         })
       : [];
     const state = readDevServerState(opts.dataDir);
-    if (!state?.pid || !state.transient || others.length > 0 || !isProcessAlive(state.pid) || opts.inUse?.()) return false;
+    if (!state?.pid || !state.transient || others.length > 0 || !isProcessAlive(state.pid) || opts.inUse?.())
+      return false;
     await stopProcess(state.pid, { graceMs: opts.graceMs ?? 10_000 });
     writeState(opts.dataDir, { ...state, pid: null });
     return true;

@@ -69,7 +69,10 @@ export async function unaryCall(call: UnaryCall): Promise<Buffer> {
   );
   try {
     return await new Promise<Buffer>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new GrpcConnectError(`no answer within ${Math.round(call.timeoutMs / 1000)} s`)), call.timeoutMs);
+      const timer = setTimeout(
+        () => reject(new GrpcConnectError(`no answer within ${Math.round(call.timeoutMs / 1000)} s`)),
+        call.timeoutMs,
+      );
       const fail = (err: Error) => {
         clearTimeout(timer);
         reject(err);
@@ -136,7 +139,8 @@ function unframe(body: Buffer): Buffer {
   // No grpc-accept-encoding was sent, so the server does not compress.
   if (body.readUInt8(0) !== 0) throw new GrpcConnectError('a compressed gRPC answer, which was not asked for');
   const length = body.readUInt32BE(1);
-  if (body.length < 5 + length) throw new GrpcConnectError(`a truncated gRPC answer (${body.length - 5} of ${length} bytes)`);
+  if (body.length < 5 + length)
+    throw new GrpcConnectError(`a truncated gRPC answer (${body.length - 5} of ${length} bytes)`);
   return body.subarray(5, 5 + length);
 }
 

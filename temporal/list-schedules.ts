@@ -65,7 +65,10 @@ function readEntry(bytes: Uint8Array): ScheduleListItem {
   return item;
 }
 
-export function decodeListSchedulesResponse(bytes: Uint8Array): { schedules: ScheduleListItem[]; nextPageToken: Uint8Array | undefined } {
+export function decodeListSchedulesResponse(bytes: Uint8Array): {
+  schedules: ScheduleListItem[];
+  nextPageToken: Uint8Array | undefined;
+} {
   const schedules: ScheduleListItem[] = [];
   let nextPageToken: Uint8Array | undefined;
   readMessage(bytes, (r, no, wt) => {
@@ -103,7 +106,8 @@ export async function* listSchedules(opts: ListSchedulesOptions): AsyncGenerator
         timeoutMs: opts.timeoutMs,
       });
     } catch (err) {
-      if (err instanceof GrpcStatusError && err.code === 5) throw new NamespaceNotFoundError(`Namespace not found: '${opts.settings.namespace}'`);
+      if (err instanceof GrpcStatusError && err.code === 5)
+        throw new NamespaceNotFoundError(`Namespace not found: '${opts.settings.namespace}'`);
       throw err;
     }
     const page = decodeListSchedulesResponse(answer);

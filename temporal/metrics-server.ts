@@ -12,7 +12,12 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(opts: { host: string; port: number; registry: Registry; sdkMetricsUrl?: string }): Promise<MetricsServer> {
+export async function startMetricsServer(opts: {
+  host: string;
+  port: number;
+  registry: Registry;
+  sdkMetricsUrl?: string;
+}): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at /metrics\n');

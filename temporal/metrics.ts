@@ -74,7 +74,7 @@ export function createMetrics(): Metrics {
   });
   const seen = new Counter({
     name: 'scrape_etl_rows_seen_total',
-    help: "Rows the responses of finished runs held, changed or not, by pipeline and table (pipeline_runs.seen_by_table)",
+    help: 'Rows the responses of finished runs held, changed or not, by pipeline and table (pipeline_runs.seen_by_table)',
     labelNames: ['pipeline', 'table'] as const,
     registers: [registry],
   });
@@ -133,14 +133,14 @@ export function createMetrics(): Metrics {
   };
   const undelivered = new Counter({
     name: 'scrape_etl_alert_delivery_failures_total',
-    help: 'Alerts given up on when a run\'s deliveries ended (bounded by notify.deliver_within), by event and reason (config, redirect, http_4xx, http_5xx, timeout, network)',
+    help: "Alerts given up on when a run's deliveries ended (bounded by notify.deliver_within), by event and reason (config, redirect, http_4xx, http_5xx, timeout, network)",
     labelNames: ['event', 'reason'] as const,
     registers: [registry],
   });
 
   const budgetLimit = new Gauge({
     name: 'scrape_etl_budget_limit',
-    help: "A budget limit (budget: of the pipeline or its project), by pipeline, scope (pipeline, project) and limit (calls.day, tokens.month, ...)",
+    help: 'A budget limit (budget: of the pipeline or its project), by pipeline, scope (pipeline, project) and limit (calls.day, tokens.month, ...)',
     labelNames: ['pipeline', 'scope', 'limit'] as const,
     registers: [registry],
   });
@@ -159,7 +159,8 @@ export function createMetrics(): Metrics {
       budgetLimit.set(labels, b.value);
       budgetSpent.set(labels, b.spent);
     },
-    apiAttempt: (endpoint, status) => apiCalls.inc({ endpoint: endpointTemplate(endpoint), status: status === null ? 'none' : String(status) }),
+    apiAttempt: (endpoint, status) =>
+      apiCalls.inc({ endpoint: endpointTemplate(endpoint), status: status === null ? 'none' : String(status) }),
     apiRetry: (endpoint) => apiRetries.inc({ endpoint: endpointTemplate(endpoint) }),
     runFinished(r) {
       runs.inc({ pipeline: r.pipeline, kind: r.kind, status: r.status });
@@ -171,8 +172,10 @@ export function createMetrics(): Metrics {
       if (r.durationMs !== null) runDuration.observe({ pipeline: r.pipeline, status: r.status }, r.durationMs / 1000);
     },
     activityFinished(a) {
-      if (LOAD_ACTIVITIES.has(a.activity)) load.observe({ activity: a.activity, pipeline: a.pipeline, outcome: a.outcome }, a.seconds);
-      else if (EXPORT_ACTIVITIES.has(a.activity)) exportDuration.observe({ pipeline: a.pipeline, outcome: a.outcome }, a.seconds);
+      if (LOAD_ACTIVITIES.has(a.activity))
+        load.observe({ activity: a.activity, pipeline: a.pipeline, outcome: a.outcome }, a.seconds);
+      else if (EXPORT_ACTIVITIES.has(a.activity))
+        exportDuration.observe({ pipeline: a.pipeline, outcome: a.outcome }, a.seconds);
     },
     webhook: (event, status) => webhooks.inc({ event, status }),
     alertUndelivered: (event, reason) => undelivered.inc({ event, reason }),

@@ -70,7 +70,10 @@ export function sealedWithAnotherKey(payloadKeyId: string, ownKeyId: string): st
 
 /** What a payload we cannot open decodes to: JSON the workflow's seal check names in its refusal. */
 function unreadable(reason: string): Payload {
-  return { metadata: { encoding: te.encode('json/plain') }, data: te.encode(JSON.stringify({ unreadablePayload: reason })) };
+  return {
+    metadata: { encoding: te.encode('json/plain') },
+    data: te.encode(JSON.stringify({ unreadablePayload: reason })),
+  };
 }
 
 const VISIBLE_PREFIX = te.encode(`{"${VISIBLE_IN_UI_KEY}":`);
@@ -82,11 +85,15 @@ const VISIBLE_PREFIX = te.encode(`{"${VISIBLE_IN_UI_KEY}":`);
 function visibleInUiPayload(p: Payload): Payload | undefined {
   const encoding = p.metadata?.['encoding'];
   const data = p.data;
-  if (!encoding || td.decode(encoding) !== 'json/plain' || !data || data.length < VISIBLE_PREFIX.length) return undefined;
+  if (!encoding || td.decode(encoding) !== 'json/plain' || !data || data.length < VISIBLE_PREFIX.length)
+    return undefined;
   for (let i = 0; i < VISIBLE_PREFIX.length; i++) if (data[i] !== VISIBLE_PREFIX[i]) return undefined;
   const parsed = JSON.parse(td.decode(data)) as Record<string, unknown>;
   if (Object.keys(parsed).length !== 1) return undefined;
-  return { metadata: { encoding: te.encode('json/plain') }, data: te.encode(JSON.stringify(parsed[VISIBLE_IN_UI_KEY])) };
+  return {
+    metadata: { encoding: te.encode('json/plain') },
+    data: te.encode(JSON.stringify(parsed[VISIBLE_IN_UI_KEY])),
+  };
 }
 
 export class EncryptionCodec implements PayloadCodec {

@@ -41,9 +41,13 @@ function parseIdentity(identity: string): { pid: number; hostname: string; role:
   return m ? { pid: Number(m[1]), hostname: m[2]!, role: m[3] } : undefined;
 }
 
-
 /** The workers polling the queue's workflow tasks now (see the file's comment for what "now" means). */
-export async function livePollers(client: Client, namespace: string, taskQueue: string, now = Date.now()): Promise<LivePoller[]> {
+export async function livePollers(
+  client: Client,
+  namespace: string,
+  taskQueue: string,
+  now = Date.now(),
+): Promise<LivePoller[]> {
   const res = await client.workflowService.describeTaskQueue({
     namespace,
     taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },

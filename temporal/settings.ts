@@ -62,7 +62,9 @@ export function temporalSettings(from?: Settings | Env): TemporalSettings {
   const caPath = s.temporalTlsServerCaCertPath;
   const serverName = s.temporalTlsServerName;
   if ((certPath === undefined) !== (keyPath === undefined)) {
-    throw new TemporalSettingsError('TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together (mTLS needs both)');
+    throw new TemporalSettingsError(
+      'TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH go together (mTLS needs both)',
+    );
   }
   if (certPath) tlsFiles.clientCertPath = path.resolve(certPath);
   if (keyPath) tlsFiles.clientKeyPath = path.resolve(keyPath);
@@ -70,10 +72,13 @@ export function temporalSettings(from?: Settings | Env): TemporalSettings {
   if (serverName) tlsFiles.serverName = serverName;
   const explicitOff = tlsFlag === 'false';
   const wanted = tlsFlag === 'true' || Object.keys(tlsFiles).length > 0 || (apiKey !== undefined && !explicitOff);
-  if (explicitOff && Object.keys(tlsFiles).length > 0) throw new TemporalSettingsError('TEMPORAL_TLS=false contradicts the TEMPORAL_TLS_* files given');
+  if (explicitOff && Object.keys(tlsFiles).length > 0)
+    throw new TemporalSettingsError('TEMPORAL_TLS=false contradicts the TEMPORAL_TLS_* files given');
   const tls = wanted ? tlsFiles : undefined;
   if ((tls || apiKey) && address === undefined) {
-    throw new TemporalSettingsError('TEMPORAL_TLS* / TEMPORAL_API_KEY need TEMPORAL_ADDRESS (the embedded dev server speaks plain gRPC)');
+    throw new TemporalSettingsError(
+      'TEMPORAL_TLS* / TEMPORAL_API_KEY need TEMPORAL_ADDRESS (the embedded dev server speaks plain gRPC)',
+    );
   }
   return {
     address,
@@ -91,7 +96,9 @@ export function temporalSettings(from?: Settings | Env): TemporalSettings {
  * over plain gRPC (TEMPORAL_TLS=false), which the SDK would otherwise turn into TLS on its own.
  */
 export function temporalConnectionSecurity(settings: Pick<TemporalSettings, 'tls' | 'apiKey'>): {
-  tls?: { serverNameOverride?: string; serverRootCACertificate?: Buffer; clientCertPair?: { crt: Buffer; key: Buffer } } | false;
+  tls?:
+    | { serverNameOverride?: string; serverRootCACertificate?: Buffer; clientCertPair?: { crt: Buffer; key: Buffer } }
+    | false;
   apiKey?: string;
 } {
   const read = (what: string, file: string): Buffer => {
@@ -106,9 +113,16 @@ export function temporalConnectionSecurity(settings: Pick<TemporalSettings, 'tls
   if (t) {
     out.tls = {
       ...(t.serverName ? { serverNameOverride: t.serverName } : {}),
-      ...(t.serverCaCertPath ? { serverRootCACertificate: read('TEMPORAL_TLS_SERVER_CA_CERT_PATH', t.serverCaCertPath) } : {}),
+      ...(t.serverCaCertPath
+        ? { serverRootCACertificate: read('TEMPORAL_TLS_SERVER_CA_CERT_PATH', t.serverCaCertPath) }
+        : {}),
       ...(t.clientCertPath && t.clientKeyPath
-        ? { clientCertPair: { crt: read('TEMPORAL_TLS_CLIENT_CERT_PATH', t.clientCertPath), key: read('TEMPORAL_TLS_CLIENT_KEY_PATH', t.clientKeyPath) } }
+        ? {
+            clientCertPair: {
+              crt: read('TEMPORAL_TLS_CLIENT_CERT_PATH', t.clientCertPath),
+              key: read('TEMPORAL_TLS_CLIENT_KEY_PATH', t.clientKeyPath),
+            },
+          }
         : {}),
     };
   }

@@ -58,7 +58,10 @@ export async function startOrGetPipelineRun(
     return { handle: await startPipelineRun(conn, spec, runKey), attached: false };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    return { handle: conn.client.workflow.getHandle<typeof pipelineWorkflow>(pipelineWorkflowId(spec.name, runKey)), attached: true };
+    return {
+      handle: conn.client.workflow.getHandle<typeof pipelineWorkflow>(pipelineWorkflowId(spec.name, runKey)),
+      attached: true,
+    };
   }
 }
 
@@ -85,7 +88,8 @@ export function sealed(input: PipelineWorkflowInput): PipelineWorkflowInput {
 async function unsealedInput(spec: PipelineSpec, runKey: string): Promise<PipelineWorkflowInput> {
   const urls = urlsOf(spec);
   if (urls.length === 0) return { spec, runKey };
-  if (urls.length <= INLINE_URL_LIST_MAX.urls && Buffer.byteLength(JSON.stringify(urls)) <= INLINE_URL_LIST_MAX.bytes) return { spec, runKey };
+  if (urls.length <= INLINE_URL_LIST_MAX.urls && Buffer.byteLength(JSON.stringify(urls)) <= INLINE_URL_LIST_MAX.bytes)
+    return { spec, runKey };
   const { openDatabase } = await import('../destinations/open.js');
   const { storeUrlList } = await import('../db/url-lists.js');
   const db = await openDatabase(spec.destination.database);

@@ -21,7 +21,12 @@ export const SEARCH_ATTRIBUTES = {
  * no key to the encrypted payloads); the destination is redacted by destinationKey.
  */
 export function pipelineMemo(spec: PipelineSpec, file?: string): Record<string, unknown> {
-  const memo: Record<string, unknown> = { pipeline: spec.name, kind: spec.kind, destination: destinationKey(spec.destination.database), ...(file ? { file } : {}) };
+  const memo: Record<string, unknown> = {
+    pipeline: spec.name,
+    kind: spec.kind,
+    destination: destinationKey(spec.destination.database),
+    ...(file ? { file } : {}),
+  };
   return Object.fromEntries(Object.entries(memo).map(([k, v]) => [k, visibleInUi(v)]));
 }
 

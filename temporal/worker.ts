@@ -1,11 +1,22 @@
 // The worker that runs pipeline workflows and their activities. The workflow code is the bundle prebuilt by
 // `npm run build` when this runs compiled, or bundled in-process from workflows/index.ts when it runs from the
 // TypeScript sources (see workflow-bundle.ts).
-import { NativeConnection, Worker, type InjectedSinks, type WorkflowBundleOption, type WorkerOptions } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Worker,
+  type InjectedSinks,
+  type WorkflowBundleOption,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Duration } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time.js';
-import { createActivities, createActivityDeps, type ActivityDepsOptions, type OwnedActivityDeps } from '../activities/index.js';
+import {
+  createActivities,
+  createActivityDeps,
+  type ActivityDepsOptions,
+  type OwnedActivityDeps,
+} from '../activities/index.js';
 import { ensureDevServer } from './dev-server.js';
 import { pipelineDataConverter } from './payload-codec.js';
 import { limitHeapGrowth } from './heap-growth.js';
@@ -81,8 +92,7 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
     // An activity that ignores its cancel (a statement stuck inside an embedded database's native code) must not keep
     // the worker, and `down`, waiting for ever: past the grace and this margin the worker gives up on it.
     shutdownForceTime: msToNumber(opts.shutdownGraceTime ?? '30s') + SHUTDOWN_FORCE_MARGIN_MS,
-    stickyQueueScheduleToStartTimeout:
-      opts.stickyQueueScheduleToStartTimeout ?? settings.stickyQueueTimeout,
+    stickyQueueScheduleToStartTimeout: opts.stickyQueueScheduleToStartTimeout ?? settings.stickyQueueTimeout,
   };
   // A run this worker cannot decrypt (started with another key: the key file lost or replaced since) is ended at
   // once with the reason, naming both keys: its workflow's own refusal cannot fail a run whose history goes on
@@ -94,7 +104,12 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
         callDuringReplay: true,
         fn: (info, reason) => {
           void opts.connection.workflowService
-            .terminateWorkflowExecution({ namespace: opts.namespace, workflowExecution: { workflowId: info.workflowId, runId: info.runId }, reason, identity: `scrape-etl worker ${process.pid}` })
+            .terminateWorkflowExecution({
+              namespace: opts.namespace,
+              workflowExecution: { workflowId: info.workflowId, runId: info.runId },
+              reason,
+              identity: `scrape-etl worker ${process.pid}`,
+            })
             .catch(() => undefined); // ended already (by this worker's earlier attempt, or otherwise)
         },
       },
@@ -108,9 +123,14 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
       (ctx) => ({
         inbound: {
           async execute(input, next) {
-            const unreadable = input.args.map((a) => (a as { unreadablePayload?: unknown } | null)?.unreadablePayload).find((u) => typeof u === 'string' && u.startsWith(ANOTHER_KEY));
+            const unreadable = input.args
+              .map((a) => (a as { unreadablePayload?: unknown } | null)?.unreadablePayload)
+              .find((u) => typeof u === 'string' && u.startsWith(ANOTHER_KEY));
             if (unreadable !== undefined) {
-              throw ApplicationFailure.nonRetryable(`refused: this activity's input could not be decrypted: ${String(unreadable)}`, WORKFLOW_FAILURE_TYPES.unsignedInput);
+              throw ApplicationFailure.nonRetryable(
+                `refused: this activity's input could not be decrypted: ${String(unreadable)}`,
+                WORKFLOW_FAILURE_TYPES.unsignedInput,
+              );
             }
             const started = performance.now();
             const arg = input.args[0] as { spec?: { name?: unknown }; pipeline?: unknown } | undefined;
@@ -127,11 +147,21 @@ export async function createPipelineWorker(opts: PipelineWorkerOptions): Promise
               // Temporal records no attempt of a local activity: `run` reads this note instead (attempt-notes.ts).
               if (info.isLocal && workflowId) {
                 const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
-                recordAttemptFailure(attemptsDataDir, workflowId, { activity: info.activityType, attempt: info.attempt, reason, at: new Date().toISOString() });
+                recordAttemptFailure(attemptsDataDir, workflowId, {
+                  activity: info.activityType,
+                  attempt: info.attempt,
+                  reason,
+                  at: new Date().toISOString(),
+                });
               }
               throw err;
             } finally {
-              deps.metrics.activityFinished({ activity: ctx.info.activityType, pipeline, seconds: (performance.now() - started) / 1000, outcome });
+              deps.metrics.activityFinished({
+                activity: ctx.info.activityType,
+                pipeline,
+                seconds: (performance.now() - started) / 1000,
+                outcome,
+              });
             }
           },
         },
@@ -151,10 +181,16 @@ export async function connectWorker(
   settings: TemporalSettings = temporalSettings(),
   log?: (m: string) => void,
 ): Promise<{ connection: NativeConnection; address: string; uiUrl?: string }> {
-  const server = settings.address ? undefined : await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, ...(log ? { log } : {}) });
+  const server = settings.address
+    ? undefined
+    : await ensureDevServer({ dataDir: settings.dataDir, namespace: settings.namespace, ...(log ? { log } : {}) });
   const address = settings.address ?? server!.address;
   try {
-    return { connection: await NativeConnection.connect({ address, ...temporalConnectionSecurity(settings) }), address, ...(server ? { uiUrl: server.uiUrl } : {}) };
+    return {
+      connection: await NativeConnection.connect({ address, ...temporalConnectionSecurity(settings) }),
+      address,
+      ...(server ? { uiUrl: server.uiUrl } : {}),
+    };
   } catch (err) {
     throw new Error(`cannot connect the worker to Temporal at ${address}: ${(err as Error).message}`, { cause: err });
   }
@@ -165,7 +201,10 @@ export async function connectWorker(
  * in-flight activities get `shutdownGraceTime` to finish (their loads are idempotent, so an activity cut off
  * there is simply retried by another worker), then the connection and databases are closed.
  */
-export async function runPipelineWorker({ worker, deps }: PipelineWorker, connection?: NativeConnection): Promise<void> {
+export async function runPipelineWorker(
+  { worker, deps }: PipelineWorker,
+  connection?: NativeConnection,
+): Promise<void> {
   try {
     await worker.run();
   } finally {

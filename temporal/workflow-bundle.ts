@@ -18,10 +18,18 @@ export const WORKFLOWS_PATH = path.resolve(here, '..', 'workflows', RUNNING_FROM
 /** The bundle `npm run build` writes (dist/workflow-bundle.js); only compiled code reads it. */
 export const PREBUILT_BUNDLE_PATH = path.resolve(here, '..', 'workflow-bundle.js');
 
-export type WorkflowBundleSource = { kind: 'prebuilt'; path: string } | { kind: 'bundled-at-start'; from: string; ms: number };
+export type WorkflowBundleSource =
+  { kind: 'prebuilt'; path: string } | { kind: 'bundled-at-start'; from: string; ms: number };
 
 const noop = () => {};
-const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => process.stderr.write(`${m}\n`), log: noop };
+const quietBundlerLogger = {
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: noop,
+  error: (m: string) => process.stderr.write(`${m}\n`),
+  log: noop,
+};
 
 /** Runs the SDK's bundler (webpack) on the workflow code. Build time, or tests from source. */
 export async function bundleWorkflows(workflowsPath: string = WORKFLOWS_PATH): Promise<{ code: string }> {
@@ -37,14 +45,20 @@ export function resolveWorkflowBundle(): Promise<{ option: WorkflowBundleOption;
     if (RUNNING_FROM_SOURCE) {
       const started = Date.now();
       const bundle = await bundleWorkflows();
-      return { option: bundle, source: { kind: 'bundled-at-start' as const, from: WORKFLOWS_PATH, ms: Date.now() - started } };
+      return {
+        option: bundle,
+        source: { kind: 'bundled-at-start' as const, from: WORKFLOWS_PATH, ms: Date.now() - started },
+      };
     }
     // Compiled code never falls back to bundling: a missing file means the build did not finish, and a worker
     // that silently spent seconds bundling (from dist/, possibly half-written) would hide that.
     if (!fs.existsSync(PREBUILT_BUNDLE_PATH)) {
       throw new Error(`no prebuilt workflow bundle at ${PREBUILT_BUNDLE_PATH}; run \`npm run build\``);
     }
-    return { option: { codePath: PREBUILT_BUNDLE_PATH }, source: { kind: 'prebuilt' as const, path: PREBUILT_BUNDLE_PATH } };
+    return {
+      option: { codePath: PREBUILT_BUNDLE_PATH },
+      source: { kind: 'prebuilt' as const, path: PREBUILT_BUNDLE_PATH },
+    };
   })();
   // A failed attempt is not remembered: the next caller tries again.
   cached.catch(() => {

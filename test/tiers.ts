@@ -10,5 +10,11 @@
 export const FAST_DESTINATIONS = ['sqlite', 'duckdb'] as const;
 export const SERVER_DESTINATIONS = ['postgres'] as const;
 
-export const FAST_TIER: readonly string[] = ['test/fast/**/*.test.ts', ...FAST_DESTINATIONS.map((d) => `test/destinations/${d}.test.ts`)];
-export const INTEGRATION_TIER: readonly string[] = ['test/integration/**/*.test.ts', ...SERVER_DESTINATIONS.map((d) => `test/destinations/${d}.test.ts`)];
+export const FAST_TIER: readonly string[] = [
+  'test/fast/**/*.test.ts',
+  ...FAST_DESTINATIONS.map((d) => `test/destinations/${d}.test.ts`),
+];
+export const INTEGRATION_TIER: readonly string[] = [
+  'test/integration/**/*.test.ts',
+  ...SERVER_DESTINATIONS.map((d) => `test/destinations/${d}.test.ts`),
+];

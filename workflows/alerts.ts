@@ -53,7 +53,10 @@ export interface RunEnd {
 export const ALERTS_BOUNDED_PATCH = 'scrape-etl-alerts-bounded-1';
 
 /** Records what the notify activity could not (it timed out): the alert outcome in pipeline_runs and the metric. */
-const recorder = proxyActivities<Activities>({ startToCloseTimeout: '30s', retry: { initialInterval: '1s', maximumAttempts: 3 } });
+const recorder = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumAttempts: 3 },
+});
 
 /** How the run's alerts ended, or undefined for a run that replays without alerts at all. */
 export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefined> {
@@ -68,12 +71,21 @@ export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefin
     database: spec.destination.database,
     runId: info.firstExecutionRunId,
     ...(spec.notify ? { notify: spec.notify } : {}),
-    ...(spec.budget || spec.project_budget ? { budgets: { ...(spec.budget ? { budget: spec.budget } : {}), ...(spec.project_budget ? { project_budget: spec.project_budget } : {}) } } : {}),
+    ...(spec.budget || spec.project_budget
+      ? {
+          budgets: {
+            ...(spec.budget ? { budget: spec.budget } : {}),
+            ...(spec.project_budget ? { project_budget: spec.project_budget } : {}),
+          },
+        }
+      : {}),
     // A run that failed its checks is told by its check_failed event (collected), not by a status event.
     events: [...(end.status === 'failed_checks' ? [] : [{ event: end.status }]), ...end.collected],
     status: end.status,
     error: end.error,
-    ...(end.exportStatus && end.exportStatus !== 'none' ? { exportStatus: end.exportStatus, exportError: end.exportError ?? null } : {}),
+    ...(end.exportStatus && end.exportStatus !== 'none'
+      ? { exportStatus: end.exportStatus, exportError: end.exportError ?? null }
+      : {}),
     ...(end.rowsByTable ? { rowsByTable: end.rowsByTable } : {}),
     ...(end.seenByTable ? { seenByTable: end.seenByTable } : {}),
     startedAt: info.startTime.toISOString(),
@@ -92,7 +104,8 @@ export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefin
     });
     try {
       const out = await bounded.notifyPipelineRun({ ...input, deliverWithinMs: withinMs });
-      if ((out.undelivered ?? []).length > 0) return { status: 'failed', error: out.error ?? out.undelivered!.join('; ') };
+      if ((out.undelivered ?? []).length > 0)
+        return { status: 'failed', error: out.error ?? out.undelivered!.join('; ') };
       return { status: out.sent + out.alreadySent > 0 ? 'delivered' : 'none', error: null };
     } catch (err) {
       const error = `alerts not delivered within ${within}: ${causeMessage(err)}`;
@@ -117,7 +130,10 @@ export async function sendRunAlerts(end: RunEnd): Promise<AlertOutcome | undefin
 /** Same rule as ALERTS_PATCH: runs started before retention existed replay without it. */
 export const RETENTION_PATCH = 'scrape-etl-retention-1';
 
-const keeper = proxyActivities<Activities>({ startToCloseTimeout: '10m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 } });
+const keeper = proxyActivities<Activities>({
+  startToCloseTimeout: '10m',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 5 },
+});
 
 /** The pipeline's retention, after the run's bookkeeping; what it cannot do is logged, never the run's failure. */
 export async function applyRunRetention(spec: PipelineSpec, lean = false): Promise<void> {

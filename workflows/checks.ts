@@ -31,7 +31,12 @@ export interface RunChecksOutcome {
 }
 
 /** The run's checks, or undefined when it has none (or runs on a history from before checks). */
-export async function runChecks(spec: PipelineSpec, workflowId: string, rowsLoaded: Record<string, number>, lean = false): Promise<RunChecksOutcome | undefined> {
+export async function runChecks(
+  spec: PipelineSpec,
+  workflowId: string,
+  rowsLoaded: Record<string, number>,
+  lean = false,
+): Promise<RunChecksOutcome | undefined> {
   // A lean run (LEAN_PATCH) began after this step existed: no marker needed to know it.
   if ((spec.checks ?? []).length === 0 || !(lean || patched(CHECKS_PATCH))) return undefined;
   // A check that cannot be evaluated is a result of its own (status error); this fails only when the destination
@@ -40,10 +45,18 @@ export async function runChecks(spec: PipelineSpec, workflowId: string, rowsLoad
 }
 
 /** The run's watch events, delivered; undefined when it has none. Delivery problems are logged, never the run's failure. */
-export async function deliverWatches(spec: PipelineSpec, workflowId: string, lean = false): Promise<Array<{ watch: string; event: string; rows: number }> | undefined> {
+export async function deliverWatches(
+  spec: PipelineSpec,
+  workflowId: string,
+  lean = false,
+): Promise<Array<{ watch: string; event: string; rows: number }> | undefined> {
   if ((spec.watch ?? []).length === 0 || !(lean || patched(WATCH_PATCH))) return undefined;
   try {
-    const out = await watcher.deliverRunWatches({ workflowId, runId: workflowInfo().firstExecutionRunId, spec: withoutUrls(spec) });
+    const out = await watcher.deliverRunWatches({
+      workflowId,
+      runId: workflowInfo().firstExecutionRunId,
+      spec: withoutUrls(spec),
+    });
     return out.events;
   } catch (err) {
     log.warn('watch events of the run were not delivered', { error: causeMessage(err) });

@@ -10,7 +10,21 @@
 //   results-sync (results)           results-sync.ts
 // then exports, and the pipeline_runs row is finished with counts read from the database.
 import { defineSearchAttributeKey } from '@temporalio/common';
-import { ActivityFailure, ApplicationFailure, CancellationScope, ContinueAsNew, defineQuery, isCancellation, log, patched, proxyActivities, proxyLocalActivities, proxySinks, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  ContinueAsNew,
+  defineQuery,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  proxySinks,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { DEFAULT_DELIVER_WITHIN } from '../pipelines/spec.js';
 import type { Activities } from '../activities/index.js';
 import type { BeginPipelineRunInput, FinishPipelineRunInput } from '../activities/types.js';
@@ -35,17 +49,38 @@ import { markRunStatus } from './visibility.js';
 import { deliverWatches, runChecks } from './checks.js';
 import { runResultsSync } from './results-sync.js';
 import { runCreateAndWait } from './scraping-runs.js';
-import { causeMessage, shortText, withoutUrls, MAX_LISTED_FAILURES, type ModeContext, type ModeRunner } from './shared.js';
+import {
+  causeMessage,
+  shortText,
+  withoutUrls,
+  MAX_LISTED_FAILURES,
+  type ModeContext,
+  type ModeRunner,
+} from './shared.js';
 import { runUrlList } from './url-lists.js';
 
-export type { PipelinePhase, PipelineProgress, PipelineResumeState, PipelineWorkflowInput, PipelineWorkflowResult, ResultsCursor } from '../temporal/contract.js';
+export type {
+  PipelinePhase,
+  PipelineProgress,
+  PipelineResumeState,
+  PipelineWorkflowInput,
+  PipelineWorkflowResult,
+  ResultsCursor,
+} from '../temporal/contract.js';
 
 export const progressQuery = defineQuery<PipelineProgress>(PROGRESS_QUERY);
 
 /** The budgets a run's bookkeeping reports (metrics), when it has any. */
-function budgetsOf(spec: PipelineWorkflowInput['spec']): { budgets?: { budget?: NonNullable<typeof spec.budget>; project_budget?: NonNullable<typeof spec.project_budget> } } {
+function budgetsOf(spec: PipelineWorkflowInput['spec']): {
+  budgets?: { budget?: NonNullable<typeof spec.budget>; project_budget?: NonNullable<typeof spec.project_budget> };
+} {
   if (!spec.budget && !spec.project_budget) return {};
-  return { budgets: { ...(spec.budget ? { budget: spec.budget } : {}), ...(spec.project_budget ? { project_budget: spec.project_budget } : {}) } };
+  return {
+    budgets: {
+      ...(spec.budget ? { budget: spec.budget } : {}),
+      ...(spec.project_budget ? { project_budget: spec.project_budget } : {}),
+    },
+  };
 }
 
 const SCHEDULED_START_TIME = defineSearchAttributeKey('TemporalScheduledStartTime', 'DATETIME');
@@ -60,15 +95,29 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   // An input that is not a pipeline's (a payload encrypted with another key decodes to { unreadablePayload }, see
   // temporal/payload-codec.ts; or a neighbour's malformed JSON) fails the run here, once: a TypeError below would
   // fail the workflow task instead, retried for ever.
-  const shape = input as unknown as { spec?: { name?: unknown; kind?: unknown }; runKey?: unknown; unreadablePayload?: unknown } | null;
-  if (typeof shape?.spec?.name !== 'string' || typeof shape.spec.kind !== 'string' || typeof shape.runKey !== 'string') {
-    const why = shape?.unreadablePayload !== undefined ? `its input could not be decrypted: ${String(shape.unreadablePayload)}` : 'its input is not a pipeline run\'s';
+  const shape = input as unknown as {
+    spec?: { name?: unknown; kind?: unknown };
+    runKey?: unknown;
+    unreadablePayload?: unknown;
+  } | null;
+  if (
+    typeof shape?.spec?.name !== 'string' ||
+    typeof shape.spec.kind !== 'string' ||
+    typeof shape.runKey !== 'string'
+  ) {
+    const why =
+      shape?.unreadablePayload !== undefined
+        ? `its input could not be decrypted: ${String(shape.unreadablePayload)}`
+        : "its input is not a pipeline run's";
     // Replaying a run started with another key (the key file lost or replaced since): the refusal below cannot
     // fail a run whose history goes on, so the worker ends it (SealSinks), at once and with the same sentence.
     if (workflowInfo().unsafe.isReplaying && String(shape?.unreadablePayload ?? '').startsWith(ANOTHER_KEY)) {
       proxySinks<SealSinks>().sealedWithAnotherKey.endRun(`refused: ${why}`);
     }
-    throw ApplicationFailure.nonRetryable(`refused: ${why}; runs are started by scrape-etl commands that share the worker's secret key (see docs/security.md)`, WORKFLOW_FAILURE_TYPES.unsignedInput);
+    throw ApplicationFailure.nonRetryable(
+      `refused: ${why}; runs are started by scrape-etl commands that share the worker's secret key (see docs/security.md)`,
+      WORKFLOW_FAILURE_TYPES.unsignedInput,
+    );
   }
   const { spec, runKey } = input;
   const workflowId = workflowInfo().workflowId;
@@ -109,7 +158,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   const tuning: WorkerTuning = plan.tuning;
   const runMode = RUNNERS[plan.mode];
   if (!runMode) {
-    throw ApplicationFailure.nonRetryable(`pipeline kind '${spec.kind}' has run mode '${plan.mode}', which this workflow does not know`, WORKFLOW_FAILURE_TYPES.unknownKind);
+    throw ApplicationFailure.nonRetryable(
+      `pipeline kind '${spec.kind}' has run mode '${plan.mode}', which this workflow does not know`,
+      WORKFLOW_FAILURE_TYPES.unknownKind,
+    );
   }
 
   const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 };
@@ -117,8 +169,14 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   // activities, which run inside the workflow task that asks for them. Temporal Cloud bills all local activities of
   // one workflow task as one action and they add one marker event each, against an action and three events (plus
   // a workflow task of three more) for a regular activity.
-  const control = lean ? proxyLocalActivities<Activities>({ startToCloseTimeout: '1m', retry }) : proxyActivities<Activities>({ startToCloseTimeout: '1m', retry });
-  const loading = proxyActivities<Activities>({ startToCloseTimeout: tuning.activityTimeout, heartbeatTimeout: tuning.heartbeatTimeout, retry });
+  const control = lean
+    ? proxyLocalActivities<Activities>({ startToCloseTimeout: '1m', retry })
+    : proxyActivities<Activities>({ startToCloseTimeout: '1m', retry });
+  const loading = proxyActivities<Activities>({
+    startToCloseTimeout: tuning.activityTimeout,
+    heartbeatTimeout: tuning.heartbeatTimeout,
+    retry,
+  });
 
   const failures: ModeContext['failures'] = { count: 0, listed: [] };
   const alerts: ModeContext['alerts'] = [...(input.resume?.alerts ?? [])];
@@ -130,7 +188,11 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
   let rowFinished = false;
   try {
     if (lean) {
-      if (plan.beginError !== undefined) throw ApplicationFailure.nonRetryable(`pipeline '${spec.name}' failed: ${plan.beginError}`, plan.beginErrorType ?? WORKFLOW_FAILURE_TYPES.pipelineFailed);
+      if (plan.beginError !== undefined)
+        throw ApplicationFailure.nonRetryable(
+          `pipeline '${spec.name}' failed: ${plan.beginError}`,
+          plan.beginErrorType ?? WORKFLOW_FAILURE_TYPES.pipelineFailed,
+        );
     } else if (!input.resume) {
       await control.beginPipelineRun(beginInput);
     }
@@ -161,7 +223,11 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     if (exportsToRun.length > 0) {
       progress.phase = 'exporting';
       try {
-        const exported = await loading.runExports({ workflowId, spec: { ...withoutUrls(spec), exports: exportsToRun }, startedAt: workflowInfo().startTime.toISOString() });
+        const exported = await loading.runExports({
+          workflowId,
+          spec: { ...withoutUrls(spec), exports: exportsToRun },
+          startedAt: workflowInfo().startTime.toISOString(),
+        });
         exportFiles = exported.files;
         // A worker from before the list was returned answers without it.
         exportUnchanged = exported.unchanged ?? [];
@@ -179,11 +245,23 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     const asked = failedChecks ? 'failed_checks' : failures.count > 0 || budgetStop ? 'partial' : 'succeeded';
     const errors = [
       ...(budgetStop ? [`stopped by its budget: ${budgetStop.detail}`] : []),
-      ...(failures.count > 0 ? [`${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`] : []),
+      ...(failures.count > 0
+        ? [
+            `${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`,
+          ]
+        : []),
       ...(failedChecks && checks?.detail ? [checks.detail] : []),
     ];
     const askedError = errors.length > 0 ? shortText(errors.join('\n'), 4000) : null;
-    const finished = await control.finishPipelineRun({ ...ref, status: asked, error: askedError, exportStatus, exportError, ...(budgetStop ? { statusReason: 'budget' as const } : {}), ...budgetsOf(spec) });
+    const finished = await control.finishPipelineRun({
+      ...ref,
+      status: asked,
+      error: askedError,
+      exportStatus,
+      exportError,
+      ...(budgetStop ? { statusReason: 'budget' as const } : {}),
+      ...budgetsOf(spec),
+    });
     rowFinished = true;
     // Results the loads quarantined (rejected_results) make a succeeded run partial; the activity says so in its answer.
     const status = finished.status !== undefined && finished.status !== 'failed' ? finished.status : asked;
@@ -193,7 +271,18 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     if (alertsOn) {
       progress.phase = 'alerting';
       progress.alertsWithin = spec.notify?.deliver_within ?? DEFAULT_DELIVER_WITHIN;
-      alertOutcome = await sendRunAlerts({ spec, workflowId, status, error, exportStatus, exportError, rowsByTable: finished.rowsByTable, ...(finished.seenByTable ? { seenByTable: finished.seenByTable } : {}), collected: alerts, lean });
+      alertOutcome = await sendRunAlerts({
+        spec,
+        workflowId,
+        status,
+        error,
+        exportStatus,
+        exportError,
+        rowsByTable: finished.rowsByTable,
+        ...(finished.seenByTable ? { seenByTable: finished.seenByTable } : {}),
+        collected: alerts,
+        lean,
+      });
     }
     const watchEvents = await deliverWatches(spec, workflowId, lean);
     await applyRunRetention(spec, lean);
@@ -220,7 +309,9 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       ...(checks ? { checks: checks.results } : {}),
       ...(watchEvents ? { watchEvents } : {}),
       ...(finished.rejectedResults ? { rejectedResults: finished.rejectedResults, error } : {}),
-      ...(budgetStop ? { reason: 'budget' as const, budget: { limit: budgetStop.limit, detail: budgetStop.detail }, error } : {}),
+      ...(budgetStop
+        ? { reason: 'budget' as const, budget: { limit: budgetStop.limit, detail: budgetStop.detail }, error }
+        : {}),
     };
   } catch (err) {
     // continue-as-new is delivered as a thrown value; it is not a failure.
@@ -236,7 +327,12 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       progress.phase = 'cancelled';
       progress.error = `cancelled while ${during}`;
       await CancellationScope.nonCancellable(async () => {
-        if (!rowFinished) await finishCancelledRow(control, ref, `the run was cancelled while ${during} (${CANCEL_SOURCES}); what it loaded before stays`);
+        if (!rowFinished)
+          await finishCancelledRow(
+            control,
+            ref,
+            `the run was cancelled while ${during} (${CANCEL_SOURCES}); what it loaded before stays`,
+          );
         markRunStatus('cancelled', lean);
       });
       throw err;
@@ -252,13 +348,22 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     let alertOutcome: Awaited<ReturnType<typeof sendRunAlerts>>;
     if (alertsOn) {
       progress.phase = 'alerting';
-      alertOutcome = await sendRunAlerts({ spec, workflowId, status: 'failed', error: shortText(message, 4000), exportStatus: 'none', collected: alerts, lean });
+      alertOutcome = await sendRunAlerts({
+        spec,
+        workflowId,
+        status: 'failed',
+        error: shortText(message, 4000),
+        exportStatus: 'none',
+        collected: alerts,
+        lean,
+      });
     }
     await applyRunRetention(spec, lean);
     markRunStatus('failed', lean);
     progress.phase = 'failed';
     // An undelivered alert of a failed run is said in the failure `run` prints (the run's result for a failure).
-    const undelivered = alertOutcome?.status === 'failed' ? ` (and its alert was not delivered: ${alertOutcome.error})` : '';
+    const undelivered =
+      alertOutcome?.status === 'failed' ? ` (and its alert was not delivered: ${alertOutcome.error})` : '';
     // The workflow's own failures (thrown above and by the run modes) already say what failed. One that came from an
     // activity is said as the pipeline's: a regular activity's arrives as an ActivityFailure, a local one's (the plan,
     // a short URL list since LEAN_PATCH) as its ApplicationFailure itself, which then carries the failure it was
@@ -280,7 +385,11 @@ const CANCEL_SOURCES = "a cancel from the Temporal Web UI or CLI, or a schedule'
  * Finishes a cancelled run's pipeline_runs row as 'cancelled', outside the cancelled scope (CANCEL_PATCH). The
  * destination itself may be unreachable: that is logged, and the workflow still ends CANCELLED.
  */
-async function finishCancelledRow(activities: { finishPipelineRun: Activities['finishPipelineRun'] }, ref: Omit<FinishPipelineRunInput, 'status' | 'error'>, error: string): Promise<void> {
+async function finishCancelledRow(
+  activities: { finishPipelineRun: Activities['finishPipelineRun'] },
+  ref: Omit<FinishPipelineRunInput, 'status' | 'error'>,
+  error: string,
+): Promise<void> {
   await CancellationScope.nonCancellable(async () => {
     try {
       await activities.finishPipelineRun({ ...ref, status: 'cancelled', error });
@@ -315,7 +424,10 @@ async function planRun(
 ): Promise<{ mode: RunMode; tuning: WorkerTuning; alerts?: boolean; beginError?: string; beginErrorType?: string }> {
   const lean = begin !== undefined;
   const local = lean
-    ? proxyLocalActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: PLAN_ATTEMPTS } })
+    ? proxyLocalActivities<Activities>({
+        startToCloseTimeout: '1m',
+        retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s', maximumAttempts: PLAN_ATTEMPTS },
+      })
     : proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
   try {
     // The input goes along for its seal: a run a neighbour started on an unauthenticated server fails here.

@@ -5,7 +5,16 @@ import type { PipelineWorkflowInput, ResultsCursor } from '../temporal/contract.
 import type { ModeRunner } from './shared.js';
 import { addRows } from './shared.js';
 
-export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuning, progress, loading, control, alerts }) => {
+export const runResultsSync: ModeRunner = async ({
+  input,
+  spec,
+  workflowId,
+  tuning,
+  progress,
+  loading,
+  control,
+  alerts,
+}) => {
   progress.phase = 'loading';
   const cursor: ResultsCursor = input.resume?.cursor
     ? input.resume.cursor
@@ -67,7 +76,11 @@ export const runResultsSync: ModeRunner = async ({ input, spec, workflowId, tuni
   // The watermark moves only after a complete pass, so an interrupted sync never leaves a gap below it.
   // A pass cut short by max_pages is not complete: the next sync starts over from the newest page.
   if (reachedEnd && cursor.highestId !== null) {
-    await control.commitResultsWatermark({ database: spec.destination.database, pipeline: spec.name, watermark: cursor.highestId });
+    await control.commitResultsWatermark({
+      database: spec.destination.database,
+      pipeline: spec.name,
+      watermark: cursor.highestId,
+    });
   }
   return { scrapingRunIds: [] };
 };

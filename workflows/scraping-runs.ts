@@ -67,10 +67,18 @@ export const runCreateAndWait: ModeRunner = async (ctx) => {
   const waiting = ctx.lean
     ? proxyActivities<Activities>({
         scheduleToCloseTimeout: spec.polling.deadline,
-        heartbeatTimeout: Math.max(2 * maxIntervalMs, tuning.waitHeartbeatTimeout ? parseDurationMs(tuning.waitHeartbeatTimeout) : WAIT_HEARTBEAT_TIMEOUT_MS),
+        heartbeatTimeout: Math.max(
+          2 * maxIntervalMs,
+          tuning.waitHeartbeatTimeout ? parseDurationMs(tuning.waitHeartbeatTimeout) : WAIT_HEARTBEAT_TIMEOUT_MS,
+        ),
         // Retries are for a worker that died (heartbeat timeout) or an error of the worker itself; a policy's
         // maximum interval may not be below its initial one, whatever max_interval the pipeline has (100ms in tests).
-        retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: Math.max(1000, maxIntervalMs), nonRetryableErrorTypes: [...FINAL_CHECK_FAILURES, 'RunStillRunning'] },
+        retry: {
+          initialInterval: '1s',
+          backoffCoefficient: 2,
+          maximumInterval: Math.max(1000, maxIntervalMs),
+          nonRetryableErrorTypes: [...FINAL_CHECK_FAILURES, 'RunStillRunning'],
+        },
       })
     : undefined;
 
@@ -88,7 +96,12 @@ export const runCreateAndWait: ModeRunner = async (ctx) => {
   return { scrapingRunIds: runs.map((r) => r.scrapingRunId) };
 };
 
-async function waitForRun(polling: ActivityProxies, spec: PipelineSpec, run: RunTarget, waiting: ActivityProxies | undefined): Promise<void> {
+async function waitForRun(
+  polling: ActivityProxies,
+  spec: PipelineSpec,
+  run: RunTarget,
+  waiting: ActivityProxies | undefined,
+): Promise<void> {
   try {
     if (waiting) await waiting.waitForScrapingRun({ run, pipeline: spec.name, polling: spec.polling });
     else await polling.checkRunStatus({ run, pipeline: spec.name });

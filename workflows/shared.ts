@@ -3,7 +3,14 @@
 import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { BudgetStop } from '../activities/types.js';
-import type { FailedUrl, NotifyEvent, PipelineProgress, PipelineWorkflowInput, RowCounts, WorkerTuning } from '../temporal/contract.js';
+import type {
+  FailedUrl,
+  NotifyEvent,
+  PipelineProgress,
+  PipelineWorkflowInput,
+  RowCounts,
+  WorkerTuning,
+} from '../temporal/contract.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 
 export type ActivityProxies = ReturnType<typeof proxyActivities<Activities>>;
@@ -46,7 +53,11 @@ export function shortText(text: string, max = 300): string {
 }
 
 /** A few tasks at a time; deterministic because workflow code runs single-threaded. */
-export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
     while (next < items.length) {

@@ -2,7 +2,14 @@
 // p-limit inside; a URL that fails for good is collected (the run ends 'partial') without losing the others.
 // The list itself is read by reference (input.urlList, stored by the starter in the destination database), so a
 // list of any length fits Temporal's payload limits; long lists continue-as-new so history stays bounded.
-import { ActivityFailure, ApplicationFailure, continueAsNew, patched, proxyLocalActivities, sleep } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  continueAsNew,
+  patched,
+  proxyLocalActivities,
+  sleep,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import type { PipelineWorkflowInput, WorkerTuning } from '../temporal/contract.js';
@@ -20,7 +27,8 @@ const SERVICE_UNAVAILABLE = 'ServiceUnavailable';
 function isServiceUnavailable(err: unknown): boolean {
   // A regular activity's failure is an ActivityFailure caused by the activity's own; a local activity's (a short
   // list, LEAN_PATCH) reaches the workflow as the activity's ApplicationFailure itself.
-  if (err instanceof ActivityFailure) return err.cause instanceof ApplicationFailure && err.cause.type === SERVICE_UNAVAILABLE;
+  if (err instanceof ActivityFailure)
+    return err.cause instanceof ApplicationFailure && err.cause.type === SERVICE_UNAVAILABLE;
   return err instanceof ApplicationFailure && err.type === SERVICE_UNAVAILABLE;
 }
 
@@ -43,7 +51,11 @@ export const MAX_CHUNK_URLS = 250;
  * TARGET_CHUNKS of them (unless the operator set the size); a chunk resumes from its heartbeat after a crash, so a
  * longer one loses nothing more.
  */
-export function chunkSizeFor(total: number, tuning: Pick<WorkerTuning, 'urlChunkSize' | 'urlChunkFixed'>, lean: boolean): number {
+export function chunkSizeFor(
+  total: number,
+  tuning: Pick<WorkerTuning, 'urlChunkSize' | 'urlChunkFixed'>,
+  lean: boolean,
+): number {
   const floor = Math.max(1, tuning.urlChunkSize);
   if (!lean || tuning.urlChunkFixed) return floor;
   return Math.max(floor, Math.min(MAX_CHUNK_URLS, Math.ceil(total / TARGET_CHUNKS)));
@@ -62,7 +74,11 @@ async function loadChunkThroughOutages(ctx: ModeContext, call: ChunkCall, loader
   let attempt = 1;
   for (;;) {
     try {
-      const out = await loader.loadUrlChunk({ ...call, outageRetry: true, ...(since !== undefined ? { afterOutage: true } : {}) });
+      const out = await loader.loadUrlChunk({
+        ...call,
+        outageRetry: true,
+        ...(since !== undefined ? { afterOutage: true } : {}),
+      });
       delete ctx.progress.waiting;
       return out;
     } catch (err) {
@@ -71,10 +87,17 @@ async function loadChunkThroughOutages(ctx: ModeContext, call: ChunkCall, loader
       const reason = causeMessage(err);
       if (Date.now() - since + pause > deadlineMs) {
         delete ctx.progress.waiting;
-        throw ApplicationFailure.nonRetryable(`the scraping service stayed unreachable for polling.deadline (${polling.deadline}): ${reason}`, SERVICE_UNAVAILABLE);
+        throw ApplicationFailure.nonRetryable(
+          `the scraping service stayed unreachable for polling.deadline (${polling.deadline}): ${reason}`,
+          SERVICE_UNAVAILABLE,
+        );
       }
       attempt++;
-      ctx.progress.waiting = { reason: shortText(reason, 300), attempt, nextAttemptAt: new Date(Date.now() + pause).toISOString() };
+      ctx.progress.waiting = {
+        reason: shortText(reason, 300),
+        attempt,
+        nextAttemptAt: new Date(Date.now() + pause).toISOString(),
+      };
       await sleep(pause);
       pause = Math.min(Math.round(pause * polling.backoff_coefficient), parseDurationMs(polling.max_interval));
     }
@@ -89,7 +112,10 @@ export const runUrlList: ModeRunner = async (ctx) => {
   // The retry policy of the loading activities, without the heartbeat timeout local activities do not have.
   const loader =
     ctx.lean && total <= LOCAL_URL_LIST_MAX
-      ? proxyLocalActivities<Activities>({ startToCloseTimeout: '2m', retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 } })
+      ? proxyLocalActivities<Activities>({
+          startToCloseTimeout: '2m',
+          retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 10 },
+        })
       : ctx.loading;
   let offset = input.resume?.urlOffset ?? 0;
   failures.count = input.resume?.failedUrlCount ?? 0;
@@ -127,7 +153,9 @@ export const runUrlList: ModeRunner = async (ctx) => {
         workflowId,
         spec: bare,
         offset,
-        ...(input.urlList ? { urls: [], list: { listId: input.urlList.listId, count } } : { urls: inline.slice(offset, offset + count) }),
+        ...(input.urlList
+          ? { urls: [], list: { listId: input.urlList.listId, count } }
+          : { urls: inline.slice(offset, offset + count) }),
       },
       loader,
     );
@@ -139,7 +167,8 @@ export const runUrlList: ModeRunner = async (ctx) => {
       progress.urls.failed += out.failed.length;
       failures.count += out.failed.length;
       addRows(progress.rowsLoaded, out.rows);
-      for (const f of out.failed.slice(0, Math.max(0, MAX_LISTED_FAILURES - failures.listed.length))) failures.listed.push({ url: f.url, error: shortText(f.error) });
+      for (const f of out.failed.slice(0, Math.max(0, MAX_LISTED_FAILURES - failures.listed.length)))
+        failures.listed.push({ url: f.url, error: shortText(f.error) });
       break;
     }
     offset += count;

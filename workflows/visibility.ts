@@ -20,5 +20,6 @@ export function markRunStatus(status: DataOutcome | 'cancelled', lean = false): 
   if (!lean && !patched(STATUS_PATCH)) return;
   // In clear: the memo is for the Web UI, which cannot decrypt (temporal/payload-codec.ts).
   upsertMemo({ status: visibleInUi(status) });
-  if (workflowInfo().typedSearchAttributes.get(STATUS) !== undefined) upsertSearchAttributes([{ key: STATUS, value: status }]);
+  if (workflowInfo().typedSearchAttributes.get(STATUS) !== undefined)
+    upsertSearchAttributes([{ key: STATUS, value: status }]);
 }

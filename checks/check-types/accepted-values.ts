@@ -27,7 +27,10 @@ export const acceptedValuesCheck: CheckDefinition<'accepted_values'> = {
         observedValue: n,
         threshold: `one of ${c.values.map(String).join(', ')}`,
         failingKeys: n > 0 ? keys : null,
-        message: n === 0 ? `${c.column} takes accepted values only` : `${n} rows of ${c.table} have a ${c.column} not in (${c.values.map(String).join(', ')})`,
+        message:
+          n === 0
+            ? `${c.column} takes accepted values only`
+            : `${n} rows of ${c.table} have a ${c.column} not in (${c.values.map(String).join(', ')})`,
       };
     }),
 };

@@ -17,23 +17,39 @@ export const freshnessCheck: CheckDefinition<'freshness'> = {
     column: column.optional().describe('time column of the table; default loaded_at'),
     max_age: duration,
   }),
-  references: (c) => ({ ...tableOnly(c.table), columns: c.column !== undefined ? [{ column: c.column, path: ['column'] }] : [] }),
+  references: (c) => ({
+    ...tableOnly(c.table),
+    columns: c.column !== undefined ? [{ column: c.column, path: ['column'] }] : [],
+  }),
   async evaluate(c, env) {
     // Evaluated after a run's load, "the last successful run" is this one: what it guards is runs that stop.
-    if (c.table === undefined && env.rowsLoaded) return { status: 'pass', observed: 'this run', observedValue: 0, threshold: `<= ${c.max_age}`, message: 'the pipeline is running now' };
+    if (c.table === undefined && env.rowsLoaded)
+      return {
+        status: 'pass',
+        observed: 'this run',
+        observedValue: 0,
+        threshold: `<= ${c.max_age}`,
+        message: 'the pipeline is running now',
+      };
     const limitMs = parseDurationMs(c.max_age);
     const newest = await env.read(async ({ tx, quote, columnsOrThrow }) => {
       if (c.table === undefined) {
-        const [r] = await tx.all(`SELECT max(finished_at) AS t FROM pipeline_runs WHERE pipeline = ${tx.ph(1)} AND status = 'succeeded'`, [env.pipeline]);
+        const [r] = await tx.all(
+          `SELECT max(finished_at) AS t FROM pipeline_runs WHERE pipeline = ${tx.ph(1)} AND status = 'succeeded'`,
+          [env.pipeline],
+        );
         return toDate(r?.['t']);
       }
       const col = c.column ?? 'loaded_at';
       await columnsOrThrow(c.table, [col]);
-      const [r] = await tx.all(`SELECT max(${quote(col)}) AS t FROM ${quote(c.table)} WHERE pipeline = ${tx.ph(1)}`, [env.pipeline]);
+      const [r] = await tx.all(`SELECT max(${quote(col)}) AS t FROM ${quote(c.table)} WHERE pipeline = ${tx.ph(1)}`, [
+        env.pipeline,
+      ]);
       return toDate(r?.['t']);
     });
     const what = c.table === undefined ? 'the last successful run' : `the newest row of ${c.table}`;
-    if (!newest) return { status: 'fail', observed: 'never', threshold: `<= ${c.max_age}`, message: `${what}: none yet` };
+    if (!newest)
+      return { status: 'fail', observed: 'never', threshold: `<= ${c.max_age}`, message: `${what}: none yet` };
     const age = env.now.getTime() - newest.getTime();
     const ok = age <= limitMs;
     return {

@@ -7,7 +7,10 @@ export const notNullCheck: CheckDefinition<'not_null'> = {
   type: 'not_null',
   description: 'no row has NULL in any of the columns',
   schema: z.strictObject({ type: z.literal('not_null'), name, severity, table, columns: z.array(column).min(1) }),
-  references: (c) => ({ ...tableOnly(c.table), columns: c.columns.map((column, j) => ({ column, path: ['columns', j] })) }),
+  references: (c) => ({
+    ...tableOnly(c.table),
+    columns: c.columns.map((column, j) => ({ column, path: ['columns', j] })),
+  }),
   evaluate: (c, env) =>
     env.read(async (t) => {
       const cols = await t.columnsOrThrow(c.table, c.columns);
@@ -19,7 +22,10 @@ export const notNullCheck: CheckDefinition<'not_null'> = {
         observedValue: n,
         threshold: '0 rows',
         failingKeys: n > 0 ? keys : null,
-        message: n === 0 ? `no NULL in ${c.columns.join(', ')}` : `${n} rows of ${c.table} have NULL in ${c.columns.join(' or ')}`,
+        message:
+          n === 0
+            ? `no NULL in ${c.columns.join(', ')}`
+            : `${n} rows of ${c.table} have NULL in ${c.columns.join(' or ')}`,
       };
     }),
 };

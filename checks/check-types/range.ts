@@ -8,7 +8,13 @@ import { expression, name, severity, table } from '../fields.js';
 export const rangeCheck: CheckDefinition<'range'> = {
   type: 'range',
   description: "every row satisfies the expression, e.g. 'price_major > 0'",
-  schema: z.strictObject({ type: z.literal('range'), name, severity, table, expression: expression.describe("every row must satisfy it, e.g. 'price_major > 0'") }),
+  schema: z.strictObject({
+    type: z.literal('range'),
+    name,
+    severity,
+    table,
+    expression: expression.describe("every row must satisfy it, e.g. 'price_major > 0'"),
+  }),
   references: (c) => ({ ...tableOnly(c.table), expressions: [{ text: c.expression, path: ['expression'] }] }),
   evaluate: (c, env) =>
     env.read(async (t) => {
@@ -28,7 +34,10 @@ export const rangeCheck: CheckDefinition<'range'> = {
         observedValue: n,
         threshold: c.expression,
         failingKeys: n > 0 ? keys : null,
-        message: n === 0 ? `every row satisfies ${c.expression}` : `${n} of ${total} rows of ${c.table} do not satisfy ${c.expression}`,
+        message:
+          n === 0
+            ? `every row satisfies ${c.expression}`
+            : `${n} of ${total} rows of ${c.table} do not satisfy ${c.expression}`,
       };
     }),
 };

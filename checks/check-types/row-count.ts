@@ -13,19 +13,26 @@ export const rowCountCheck: CheckDefinition<'row_count'> = {
     name,
     severity,
     table,
-    scope: z.enum(['run', 'table']).default('run').describe("run: rows this run delivered; table: all of the pipeline's rows"),
+    scope: z
+      .enum(['run', 'table'])
+      .default('run')
+      .describe("run: rows this run delivered; table: all of the pipeline's rows"),
     min: z.int().nonnegative().optional(),
     max: z.int().nonnegative().optional(),
     max_drop: percent.optional().describe('largest allowed drop against the previous successful run, e.g. 50%'),
   }),
   references: (c) => ({
     ...tableOnly(c.table),
-    problems: c.min !== undefined && c.max !== undefined && c.min > c.max ? [{ message: `min (${c.min}) is above max (${c.max})`, path: ['min'] }] : [],
+    problems:
+      c.min !== undefined && c.max !== undefined && c.min > c.max
+        ? [{ message: `min (${c.min}) is above max (${c.max})`, path: ['min'] }]
+        : [],
   }),
   async evaluate(c, env) {
     let observed: number;
     if (c.scope === 'run') {
-      if (!env.rowsLoaded) return { status: 'skipped', message: 'counts the rows of a run: evaluated after each run, not on demand' };
+      if (!env.rowsLoaded)
+        return { status: 'skipped', message: 'counts the rows of a run: evaluated after each run, not on demand' };
       observed = env.rowsLoaded[c.table] ?? 0;
     } else {
       observed = await env.read(async (t) => {
@@ -50,7 +57,8 @@ export const rowCountCheck: CheckDefinition<'row_count'> = {
       if (prev !== undefined && prev > 0) {
         const drop = ((prev - observed) / prev) * 100;
         shown += ` (previous successful run ${prev}, ${drop >= 0 ? `-${fmtPct(drop)}` : `+${fmtPct(-drop)}`})`;
-        if (drop > pct(c.max_drop)) problems.push(`dropped ${fmtPct(drop)} from ${prev} to ${observed}, more than ${c.max_drop}`);
+        if (drop > pct(c.max_drop))
+          problems.push(`dropped ${fmtPct(drop)} from ${prev} to ${observed}, more than ${c.max_drop}`);
       }
     }
     return {

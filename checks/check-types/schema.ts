@@ -7,12 +7,24 @@ import { LOGICAL_TYPES, name, severity, table } from '../fields.js';
 export const schemaCheck: CheckDefinition<'schema'> = {
   type: 'schema',
   description: 'the columns exist, each with its logical type or any',
-  schema: z.strictObject({ type: z.literal('schema'), name, severity, table, columns: z.record(z.string(), z.enum(LOGICAL_TYPES)) }),
+  schema: z.strictObject({
+    type: z.literal('schema'),
+    name,
+    severity,
+    table,
+    columns: z.record(z.string(), z.enum(LOGICAL_TYPES)),
+  }),
   references: (c) => tableOnly(c.table),
   evaluate: (c, env) =>
     env.read(async (t) => {
       const cols = await t.columns(c.table);
-      if (cols.size === 0) return { status: 'fail', observed: 'no such table', threshold: JSON.stringify(c.columns), message: `table '${c.table}' does not exist in the destination` };
+      if (cols.size === 0)
+        return {
+          status: 'fail',
+          observed: 'no such table',
+          threshold: JSON.stringify(c.columns),
+          message: `table '${c.table}' does not exist in the destination`,
+        };
       const problems: string[] = [];
       for (const [col, want] of Object.entries(c.columns)) {
         const got = cols.get(col);
@@ -23,7 +35,9 @@ export const schemaCheck: CheckDefinition<'schema'> = {
         status: problems.length === 0 ? 'pass' : 'fail',
         observed: problems.length === 0 ? 'as expected' : problems.join('; '),
         observedValue: problems.length,
-        threshold: Object.entries(c.columns).map(([k, v]) => `${k}: ${v}`).join(', '),
+        threshold: Object.entries(c.columns)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', '),
         message: problems.length === 0 ? `${c.table} has every expected column` : `${c.table}: ${problems.join('; ')}`,
       };
     }),

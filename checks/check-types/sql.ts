@@ -7,7 +7,12 @@ import { plainRow } from '../values.js';
 export const sqlCheck: CheckDefinition<'sql'> = {
   type: 'sql',
   description: 'a read-only query that must return no rows',
-  schema: z.strictObject({ type: z.literal('sql'), name, severity, sql: nonEmpty.describe('a read-only query that must return no rows') }),
+  schema: z.strictObject({
+    type: z.literal('sql'),
+    name,
+    severity,
+    sql: nonEmpty.describe('a read-only query that must return no rows'),
+  }),
   references: () => tableOnly(undefined),
   async evaluate(c, env) {
     const rows = await env.readOnlyQuery(c.sql, env.sampleSize + 1);

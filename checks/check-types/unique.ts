@@ -8,7 +8,10 @@ export const uniqueCheck: CheckDefinition<'unique'> = {
   type: 'unique',
   description: 'no value of the columns (together) occurs in more than one row',
   schema: z.strictObject({ type: z.literal('unique'), name, severity, table, columns: z.array(column).min(1) }),
-  references: (c) => ({ ...tableOnly(c.table), columns: c.columns.map((column, j) => ({ column, path: ['columns', j] })) }),
+  references: (c) => ({
+    ...tableOnly(c.table),
+    columns: c.columns.map((column, j) => ({ column, path: ['columns', j] })),
+  }),
   evaluate: (c, env) =>
     env.read(async ({ tx, quote, columnsOrThrow }) => {
       await columnsOrThrow(c.table, c.columns);
@@ -19,14 +22,23 @@ export const uniqueCheck: CheckDefinition<'unique'> = {
         [env.pipeline],
       );
       const n = num(dup?.['n']);
-      const sample = n > 0 ? await tx.all(`SELECT ${list}, count(*) AS copies FROM ${t} WHERE pipeline = ${tx.ph(1)} GROUP BY ${list} HAVING count(*) > 1 ORDER BY ${list} LIMIT ${env.sampleSize}`, [env.pipeline]) : [];
+      const sample =
+        n > 0
+          ? await tx.all(
+              `SELECT ${list}, count(*) AS copies FROM ${t} WHERE pipeline = ${tx.ph(1)} GROUP BY ${list} HAVING count(*) > 1 ORDER BY ${list} LIMIT ${env.sampleSize}`,
+              [env.pipeline],
+            )
+          : [];
       return {
         status: n === 0 ? 'pass' : 'fail',
         observed: `${n} duplicated value${n === 1 ? '' : 's'}`,
         observedValue: n,
         threshold: '0',
         failingKeys: n > 0 ? sample.map(plainRow) : null,
-        message: n === 0 ? `${c.columns.join(', ')} unique` : `${n} values of (${c.columns.join(', ')}) occur more than once in ${c.table}`,
+        message:
+          n === 0
+            ? `${c.columns.join(', ')} unique`
+            : `${n} values of (${c.columns.join(', ')}) occur more than once in ${c.table}`,
       };
     }),
 };

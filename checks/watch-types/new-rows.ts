@@ -21,9 +21,14 @@ export const newRowsWatch: WatchDefinition<'new_rows'> = {
     const before = await env.readState(w.name);
     // The first evaluation: rows older than this run are the baseline, not news.
     const first = before.size === 0;
-    const runLoads = first ? await tx.all(`SELECT id FROM raw_responses WHERE workflow_id = ${tx.ph(1)}`, [env.workflowId]) : [];
+    const runLoads = first
+      ? await tx.all(`SELECT id FROM raw_responses WHERE workflow_id = ${tx.ph(1)}`, [env.workflowId])
+      : [];
     const ofRun = new Set(runLoads.map((r) => String(r['id'])));
-    const rows = await tx.all(`SELECT t.* FROM ${env.quote(w.table)} t WHERE t.pipeline = ${tx.ph(1)}${where} ORDER BY ${key.map((k) => `t.${env.quote(k)}`).join(', ')}`, params);
+    const rows = await tx.all(
+      `SELECT t.* FROM ${env.quote(w.table)} t WHERE t.pipeline = ${tx.ph(1)}${where} ORDER BY ${key.map((k) => `t.${env.quote(k)}`).join(', ')}`,
+      params,
+    );
     const changes = new Map<string, string>();
     const out: Array<Record<string, unknown>> = [];
     for (const r of rows) {

@@ -12,7 +12,10 @@ type PriceWatchType = 'price_drop' | 'price_rise';
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 const by = z
-  .union([z.number().positive(), z.string().regex(/^[0-9]+(\.[0-9]+)?%?$/, "expected a percentage ('10%') or an amount in major units ('5')")])
+  .union([
+    z.number().positive(),
+    z.string().regex(/^[0-9]+(\.[0-9]+)?%?$/, "expected a percentage ('10%') or an amount in major units ('5')"),
+  ])
   .transform(String)
   .describe("a percentage ('10%') or an amount in major units ('5')");
 
@@ -47,7 +50,13 @@ async function priceRows(w: WatchOf<PriceWatchType>, env: WatchEnv): Promise<Arr
     const hit = percent ? changePct >= amount - 1e-9 : changeMajor !== null && changeMajor >= amount - 1e-9;
     if (!hit) continue;
     out.push({
-      ...plainRow({ shop_id: r['shop_id'], item_id: r['item_id'], model_id: r['model_id'], title: r['title'] ?? null, currency: r['currency'] ?? null }),
+      ...plainRow({
+        shop_id: r['shop_id'],
+        item_id: r['item_id'],
+        model_id: r['model_id'],
+        title: r['title'] ?? null,
+        currency: r['currency'] ?? null,
+      }),
       price_major: major,
       previous_price_major: prevMajor,
       change_percent: Math.round(changePct * 100) / 100,
@@ -65,7 +74,12 @@ function priceWatch<T extends PriceWatchType>(type: T, description: string): Wat
     description,
     onlyKinds: { kinds: ['marketplace'], watches: 'watches marketplace prices and stock' },
     filterTable: () => 'marketplace_price_history',
-    schema: z.strictObject({ type: z.literal(type), ...watchBase, by, level }) as unknown as WatchDefinition<T>['schema'],
+    schema: z.strictObject({
+      type: z.literal(type),
+      ...watchBase,
+      by,
+      level,
+    }) as unknown as WatchDefinition<T>['schema'],
     rows: (w, env) => priceRows(w, env),
   };
 }

@@ -9,7 +9,8 @@ import { productLink } from './links.js';
 
 type StockWatchType = 'back_in_stock' | 'out_of_stock';
 
-const stockTable = (w: { level: 'product' | 'model' }) => (w.level === 'model' ? 'marketplace_product_models' : 'marketplace_products');
+const stockTable = (w: { level: 'product' | 'model' }) =>
+  w.level === 'model' ? 'marketplace_product_models' : 'marketplace_products';
 
 async function stockRows(w: WatchOf<StockWatchType>, env: WatchEnv): Promise<Array<Record<string, unknown>>> {
   const { tx } = env;
@@ -34,7 +35,9 @@ async function stockRows(w: WatchOf<StockWatchType>, env: WatchEnv): Promise<Arr
   const changes = new Map<string, string>();
   const out: Array<Record<string, unknown>> = [];
   for (const r of rows) {
-    const key = model ? `${String(r['shop_id'])}:${String(r['item_id'])}:${String(r['model_id'])}` : `${String(r['shop_id'])}:${String(r['item_id'])}`;
+    const key = model
+      ? `${String(r['shop_id'])}:${String(r['item_id'])}:${String(r['model_id'])}`
+      : `${String(r['shop_id'])}:${String(r['item_id'])}`;
     const s = r['stock'] === null || r['stock'] === undefined ? null : Number(r['stock']);
     if (s === null) continue; // stock unknown: neither in nor out
     const now = s > 0 ? 'in' : 'out';
@@ -62,5 +65,11 @@ function stockWatch<T extends StockWatchType>(type: T, description: string): Wat
   };
 }
 
-export const backInStockWatch = stockWatch('back_in_stock', 'marketplace items that were out of stock and are in stock again');
-export const outOfStockWatch = stockWatch('out_of_stock', 'marketplace items that were in stock and are out of stock now');
+export const backInStockWatch = stockWatch(
+  'back_in_stock',
+  'marketplace items that were out of stock and are in stock again',
+);
+export const outOfStockWatch = stockWatch(
+  'out_of_stock',
+  'marketplace items that were in stock and are out of stock now',
+);

@@ -27,16 +27,27 @@ export const SCRAPING_RUNS_NOTE =
 
 function seconds(v: string): number {
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw Object.assign(new Error(`--wait ${v}: expected a number of seconds (0 or more)`), { exitCode: 2 });
+  if (!Number.isFinite(n) || n < 0)
+    throw Object.assign(new Error(`--wait ${v}: expected a number of seconds (0 or more)`), { exitCode: 2 });
   return n;
 }
 
 export function register(program: Command): void {
   program
     .command('cancel')
-    .description("cancel a pipeline's open run (or one workflow by id) through Temporal: its row ends `cancelled`, the workflow CANCELLED; its scraping runs on the service are not stopped")
-    .argument('<pipeline|workflow-id>', 'a pipeline (name of the project, or file): every open run of it; or a workflow id (<pipeline>--<run key>)')
-    .option('--wait <seconds>', 'how long to wait for the workflow to end after the cancel (0: do not wait)', seconds, 30)
+    .description(
+      "cancel a pipeline's open run (or one workflow by id) through Temporal: its row ends `cancelled`, the workflow CANCELLED; its scraping runs on the service are not stopped",
+    )
+    .argument(
+      '<pipeline|workflow-id>',
+      'a pipeline (name of the project, or file): every open run of it; or a workflow id (<pipeline>--<run key>)',
+    )
+    .option(
+      '--wait <seconds>',
+      'how long to wait for the workflow to end after the cancel (0: do not wait)',
+      seconds,
+      30,
+    )
     .option('--json', 'one JSON object per cancelled workflow (workflowId, pipeline, status, pipelineRun)')
     .action(async (arg: string, flags: CancelFlags) => {
       const { looksLikeFile, resolvePipelineRef } = await import('../resolve-pipeline.js');
@@ -49,7 +60,10 @@ export function register(program: Command): void {
       const found = await connectRunningTemporal(settings);
       if ('notAsked' in found) {
         if (ref?.note) throw Object.assign(new Error(ref.note), { exitCode: 2 });
-        throw Object.assign(new Error(`nothing to cancel: ${found.notAsked}, so no run of '${ref?.name ?? arg}' is open`), { exitCode: 1 });
+        throw Object.assign(
+          new Error(`nothing to cancel: ${found.notAsked}, so no run of '${ref?.name ?? arg}' is open`),
+          { exitCode: 1 },
+        );
       }
       const { client, connection, address, namespace } = found.conn;
       try {
@@ -60,8 +74,15 @@ export function register(program: Command): void {
           // A workflow id (or a name no file of the project holds, which may still be a workflow's id).
           try {
             const d = await client.workflow.getHandle(arg).describe();
-            if (d.type !== PIPELINE_WORKFLOW_TYPE) throw Object.assign(new Error(`workflow ${arg} is no pipeline run (type ${d.type}); nothing was cancelled`), { exitCode: 2 });
-            if (d.status.name !== 'RUNNING') throw Object.assign(new Error(`nothing to cancel: workflow ${arg} already ended ${d.status.name}`), { exitCode: 1 });
+            if (d.type !== PIPELINE_WORKFLOW_TYPE)
+              throw Object.assign(
+                new Error(`workflow ${arg} is no pipeline run (type ${d.type}); nothing was cancelled`),
+                { exitCode: 2 },
+              );
+            if (d.status.name !== 'RUNNING')
+              throw Object.assign(new Error(`nothing to cancel: workflow ${arg} already ended ${d.status.name}`), {
+                exitCode: 1,
+              });
             targets = [{ workflowId: d.workflowId, runId: d.runId }];
           } catch (err) {
             if (!(err instanceof WorkflowNotFoundError)) throw err;
@@ -70,14 +91,22 @@ export function register(program: Command): void {
         const name = ref?.name ?? arg;
         if (targets.length === 0 && ref !== undefined) {
           // Every open run of the pipeline: its workflow ids are '<name>--<run key>' (temporal/contract.ts).
-          for await (const w of client.workflow.list({ query: `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'` })) {
+          for await (const w of client.workflow.list({
+            query: `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'`,
+          })) {
             if (w.workflowId.startsWith(`${name}--`)) targets.push({ workflowId: w.workflowId, runId: w.runId });
           }
         }
         if (targets.length === 0) {
-          if (ref?.note) throw Object.assign(new Error(`${ref.note}; and no workflow ${where} has the id '${arg}'`), { exitCode: 2 });
-          if (ref === undefined) throw Object.assign(new Error(`nothing to cancel: no workflow '${arg}' ${where}`), { exitCode: 1 });
-          throw Object.assign(new Error(`nothing to cancel: pipeline '${name}' has no open run ${where}`), { exitCode: 1 });
+          if (ref?.note)
+            throw Object.assign(new Error(`${ref.note}; and no workflow ${where} has the id '${arg}'`), {
+              exitCode: 2,
+            });
+          if (ref === undefined)
+            throw Object.assign(new Error(`nothing to cancel: no workflow '${arg}' ${where}`), { exitCode: 1 });
+          throw Object.assign(new Error(`nothing to cancel: pipeline '${name}' has no open run ${where}`), {
+            exitCode: 1,
+          });
         }
 
         const { toolCommand } = await import('../next-steps.js');
@@ -92,8 +121,14 @@ export function register(program: Command): void {
             await new Promise((r) => setTimeout(r, 250));
             d = await handle.describe();
           }
-          const pipeline = typeof d.memo?.['pipeline'] === 'string' ? (d.memo['pipeline'] as string) : t.workflowId.split('--')[0]!;
-          const outcome: CancelOutcome = { workflowId: t.workflowId, pipeline, status: d.status.name, pipelineRun: null };
+          const pipeline =
+            typeof d.memo?.['pipeline'] === 'string' ? (d.memo['pipeline'] as string) : t.workflowId.split('--')[0]!;
+          const outcome: CancelOutcome = {
+            workflowId: t.workflowId,
+            pipeline,
+            status: d.status.name,
+            pipelineRun: null,
+          };
           const queue = d.taskQueue;
           // The row is read from the pipeline's destination: the project's (with its password), else the one the
           // run recorded (a Postgres URL recorded without its password may not open).
@@ -103,8 +138,20 @@ export function register(program: Command): void {
           else {
             try {
               const { readDestination } = await import('../read-destination.js');
-              const row = await readDestination(url, async (r) => (await r.all(`SELECT status, error FROM pipeline_runs WHERE workflow_id = ${r.ph(1)}`, [t.workflowId]))[0]);
-              if (row) outcome.pipelineRun = { status: String(row['status']), error: row['error'] == null ? null : String(row['error']) };
+              const row = await readDestination(
+                url,
+                async (r) =>
+                  (
+                    await r.all(`SELECT status, error FROM pipeline_runs WHERE workflow_id = ${r.ph(1)}`, [
+                      t.workflowId,
+                    ])
+                  )[0],
+              );
+              if (row)
+                outcome.pipelineRun = {
+                  status: String(row['status']),
+                  error: row['error'] == null ? null : String(row['error']),
+                };
               else outcome.pipelineRunNote = 'the run had not written its pipeline_runs row';
             } catch (err) {
               outcome.pipelineRunNote = `pipeline_runs not read: ${(err as Error).message.split('\n')[0]}`;
@@ -121,7 +168,9 @@ export function register(program: Command): void {
 }
 
 function describeOutcome(o: CancelOutcome, waitSeconds: number, taskQueue: string, tool: string): string {
-  const row = o.pipelineRun ? `pipeline_runs says ${o.pipelineRun.status}${o.pipelineRun.error ? ` (${o.pipelineRun.error})` : ''}` : o.pipelineRunNote ?? '';
+  const row = o.pipelineRun
+    ? `pipeline_runs says ${o.pipelineRun.status}${o.pipelineRun.error ? ` (${o.pipelineRun.error})` : ''}`
+    : (o.pipelineRunNote ?? '');
   if (o.status === 'RUNNING') {
     return (
       `cancel requested for ${o.workflowId} (pipeline ${o.pipeline}); it has not ended within ${waitSeconds}s: the run ends CANCELLED when a worker ` +

@@ -8,8 +8,13 @@ import { addDatabaseOption } from '../options.js';
 export function register(program: Command): void {
   const cmd = program
     .command('check')
-    .description("evaluate a pipeline's data checks against its destination now (results in check_results); exit code 3 when an error check fails")
-    .argument('[pipelines...]', 'pipeline files, or pipeline names of the project (default: every pipeline of the project)')
+    .description(
+      "evaluate a pipeline's data checks against its destination now (results in check_results); exit code 3 when an error check fails",
+    )
+    .argument(
+      '[pipelines...]',
+      'pipeline files, or pipeline names of the project (default: every pipeline of the project)',
+    )
     .option('--freshness', 'only the freshness checks (for a periodic job: catches a pipeline that stopped running)')
     .option('--notify', "send check_failed to the pipeline's webhooks subscribed to it when a check fails")
     .option('--json', 'one JSON object per check result');
@@ -43,7 +48,9 @@ export function register(program: Command): void {
         const db = await openDatabase(url);
         try {
           const workflowId = `check:${new Date().toISOString()}`;
-          const out = flags.freshness ? await evaluateFreshness(db, spec) : { ...(await evaluateAndRecord(db, { pipeline: spec.name, workflowId, checks })), workflowId };
+          const out = flags.freshness
+            ? await evaluateFreshness(db, spec)
+            : { ...(await evaluateAndRecord(db, { pipeline: spec.name, workflowId, checks })), workflowId };
           if (flags.notify && out.detail) {
             // Each accepted delivery is recorded in notify_deliveries (keyed by this evaluation's id), as run alerts are.
             const alert = await sendCheckAlert(spec, out, { db });
@@ -53,7 +60,10 @@ export function register(program: Command): void {
           }
           for (const r of out.results) {
             if (flags.json) process.stdout.write(`${JSON.stringify({ file, pipeline: spec.name, ...r })}\n`);
-            else process.stdout.write(`${r.status.toUpperCase().padEnd(7)} ${r.severity.padEnd(5)} ${spec.name} ${r.name}: ${r.message}${r.observed && r.status !== 'pass' ? ` (observed ${r.observed}${r.threshold ? `, expected ${r.threshold}` : ''})` : ''}\n`);
+            else
+              process.stdout.write(
+                `${r.status.toUpperCase().padEnd(7)} ${r.severity.padEnd(5)} ${spec.name} ${r.name}: ${r.message}${r.observed && r.status !== 'pass' ? ` (observed ${r.observed}${r.threshold ? `, expected ${r.threshold}` : ''})` : ''}\n`,
+              );
           }
           if (!flags.json) {
             process.stdout.write(

@@ -12,7 +12,13 @@ import { sqliteUrlIn } from '../../settings/definition.js';
 import { pinSettings, processSettings } from '../../settings/process.js';
 import { exportLines, filesOfRun } from './run.js';
 
-export const EXAMPLES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'pipelines', 'examples');
+export const EXAMPLES_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'pipelines',
+  'examples',
+);
 /** Only the simulator accepts it; a real token never has this form. */
 const DEMO_TOKEN = 'demo-token-not-secret';
 export const DEMO_TASK_QUEUE = 'scrape-etl-demo';
@@ -30,12 +36,18 @@ export function register(program: Command): void {
       'run every example pipeline against a local simulator of the scraping service, on an embedded Temporal server; ' +
         "no token or server needed (data goes to $SCRAPE_ETL_DATA_DIR, the project's data_dir, or ./data)",
     )
-    .argument('[pipelines...]', "pipelines of the project (names or files) to run against the simulator instead of the examples, into their own destinations and export folders")
+    .argument(
+      '[pipelines...]',
+      'pipelines of the project (names or files) to run against the simulator instead of the examples, into their own destinations and export folders',
+    )
     .option('--seed <n>', 'seed of the simulated data', (v) => Number.parseInt(v, 10), 1)
     .option('--json', 'progress and results as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (pipelines: string[], flags: DemoFlags) => {
-      const trap = trapSignals({ whileStarting: 'the demo started no run; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)' });
+      const trap = trapSignals({
+        whileStarting:
+          'the demo started no run; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
+      });
       try {
         await demo(pipelines, flags, trap);
       } finally {
@@ -53,7 +65,9 @@ export async function nextStatusCommand(database: string, tool?: string): Promis
   const { destinationKey } = await import('../../db/url.js');
   const { shellWord, toolCommand } = await import('../next-steps.js');
   const cmd = tool ?? toolCommand();
-  return destinationKey(defaultDatabaseUrl()) === destinationKey(database) ? `${cmd} status` : `${cmd} status --database ${shellWord(database)}`;
+  return destinationKey(defaultDatabaseUrl()) === destinationKey(database)
+    ? `${cmd} status`
+    : `${cmd} status --database ${shellWord(database)}`;
 }
 
 /** One pipeline the demo runs: its file and its spec as run (examples redirected to the demo's database and folder). */
@@ -73,12 +87,18 @@ async function demoPipelines(named: string[], database: string, exportDir: strin
     const files = await resolvePipelineFiles(named);
     return Promise.all(files.map(async (file) => ({ file, spec: await loadPipelineFile(file) })));
   }
-  const files = fs.readdirSync(EXAMPLES_DIR).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
+  const files = fs
+    .readdirSync(EXAMPLES_DIR)
+    .filter((f) => /\.(ya?ml|json)$/.test(f))
+    .sort();
   const out: DemoPipeline[] = [];
   for (const name of files) {
     const file = path.join(EXAMPLES_DIR, name);
     const loaded = await loadPipelineFile(file, { env: { ...processSettings().env, DATABASE_URL: database } });
-    out.push({ file, spec: { ...loaded, destination: { database }, exports: loaded.exports.map((e) => ({ ...e, dir: exportDir })) } });
+    out.push({
+      file,
+      spec: { ...loaded, destination: { database }, exports: loaded.exports.map((e) => ({ ...e, dir: exportDir })) },
+    });
   }
   return out;
 }
@@ -88,7 +108,8 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
   const { startSimulator } = await import('../../simulator/server.js');
   const { isProcessAlive, readDevServerState } = await import('../../temporal/dev-server.js');
   const { createLogger } = await import('../logger.js');
-  const { formatRowsByTable, rowsSeenLines, settleRun, startOrAttach, waitForRun } = await import('../pipeline-runner.js');
+  const { formatRowsByTable, rowsSeenLines, settleRun, startOrAttach, waitForRun } =
+    await import('../pipeline-runner.js');
   const { progressMode } = await import('../progress.js');
   const { forgetRunByWorkflowId } = await import('../run-state.js');
   const { openSession } = await import('../session.js');
@@ -105,7 +126,10 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
   // Always the embedded server: a remote cluster's workers would not reach this process's simulator.
   // Its own task queue: a demo run left behind (the demo killed with -9) is picked up only by a later demo,
   // never by the in-process worker of a `run` holding a real token, which would scrape it at the user's cost.
-  const session = await openSession({ log, settings: processSettings().withEnv({ TEMPORAL_ADDRESS: '', TEMPORAL_TASK_QUEUE: DEMO_TASK_QUEUE }) });
+  const session = await openSession({
+    log,
+    settings: processSettings().withEnv({ TEMPORAL_ADDRESS: '', TEMPORAL_TASK_QUEUE: DEMO_TASK_QUEUE }),
+  });
   const dataDir = session.settings.dataDir;
   const database = sqliteUrlIn(dataDir);
   const exportDir = path.join(dataDir, 'exports');
@@ -140,11 +164,16 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
       if (outcome.status === 'interrupted') {
         // A demo run is not resumed (the next demo starts afresh, and this process's simulator is going away):
         // stopped here, so nothing is left running in Temporal.
-        await run.handle.terminate('scrape-etl demo was interrupted').catch((err: unknown) => log.warn({ err }, 'could not stop the demo run'));
+        await run.handle
+          .terminate('scrape-etl demo was interrupted')
+          .catch((err: unknown) => log.warn({ err }, 'could not stop the demo run'));
         stoppedRun = { database: spec.destination.database, workflowId: run.workflowId };
         forgetRunByWorkflowId(dataDir, spec.name, run.workflowId);
         process.stderr.write(`interrupted: the demo's run ${run.workflowId} was stopped\n`);
-        if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'interrupted', pipeline: spec.name, workflowId: run.workflowId })}\n`);
+        if (flags.json)
+          process.stdout.write(
+            `${JSON.stringify({ type: 'interrupted', pipeline: spec.name, workflowId: run.workflowId })}\n`,
+          );
         interrupted = true;
         break;
       }
@@ -167,7 +196,10 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
       } else {
         failures++;
         const reason = outcome.status === 'failed' ? outcome.reason : 'interrupted';
-        if (flags.json) process.stdout.write(`${JSON.stringify({ type: 'failed', pipeline: spec.name, workflowId: run.workflowId, reason })}\n`);
+        if (flags.json)
+          process.stdout.write(
+            `${JSON.stringify({ type: 'failed', pipeline: spec.name, workflowId: run.workflowId, reason })}\n`,
+          );
         process.stderr.write(`${spec.name} failed: ${reason}\n`);
       }
     }
@@ -178,7 +210,10 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
   // A terminated workflow never finishes its pipeline_runs row: the demo does, so it does not stay 'running'. Only
   // now, with the in-process worker stopped: the run's plan (a local activity) may still have been starting the row
   // when the workflow was terminated, and would have written 'running' after an earlier look.
-  if (stoppedRun !== undefined) await markInterrupted(stoppedRun.database, stoppedRun.workflowId).catch((err: unknown) => log.warn({ err }, 'could not mark the demo run interrupted'));
+  if (stoppedRun !== undefined)
+    await markInterrupted(stoppedRun.database, stoppedRun.workflowId).catch((err: unknown) =>
+      log.warn({ err }, 'could not mark the demo run interrupted'),
+    );
   if (interrupted) {
     process.exitCode = trap.exitCode();
     return;
@@ -190,9 +225,18 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
   const tool = toolCommand();
   // Named pipelines keep their own destinations and export folders; the examples share the demo's.
   const databases = named.length > 0 ? [...new Set(pipelines.map((p) => p.spec.destination.database))] : [database];
-  const exportDirs = named.length > 0 ? [...new Set(pipelines.flatMap((p) => p.spec.exports.flatMap((e) => (e.dir !== undefined ? [path.resolve(e.dir)] : []))))] : [exportDir];
+  const exportDirs =
+    named.length > 0
+      ? [
+          ...new Set(
+            pipelines.flatMap((p) => p.spec.exports.flatMap((e) => (e.dir !== undefined ? [path.resolve(e.dir)] : []))),
+          ),
+        ]
+      : [exportDir];
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ type: 'summary', database: redactDatabaseUrl(databases[0]!), databases: databases.map(redactDatabaseUrl), exportDir: exportDirs[0] ?? null, exportDirs, temporalUi: ui ?? null, failures })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ type: 'summary', database: redactDatabaseUrl(databases[0]!), databases: databases.map(redactDatabaseUrl), exportDir: exportDirs[0] ?? null, exportDirs, temporalUi: ui ?? null, failures })}\n`,
+    );
   } else {
     const next =
       named.length > 0
@@ -224,7 +268,12 @@ async function markInterrupted(database: string, workflowId: string): Promise<vo
   const db = await openDatabase(database);
   try {
     const row = await getPipelineRun(db, workflowId);
-    if (row?.status === 'running') await finishPipelineRun(db, { workflowId, status: 'interrupted', error: 'the demo was interrupted (Ctrl-C); its run was stopped' });
+    if (row?.status === 'running')
+      await finishPipelineRun(db, {
+        workflowId,
+        status: 'interrupted',
+        error: 'the demo was interrupted (Ctrl-C); its run was stopped',
+      });
   } finally {
     await db.close();
   }

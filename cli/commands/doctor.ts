@@ -33,7 +33,12 @@ function nodeCheck(): DoctorCheck {
   const ok = major > NODE_MIN[0] || (major === NODE_MIN[0] && minor >= NODE_MIN[1]);
   return ok
     ? check('node', 'ok', `Node ${process.versions.node}`)
-    : check('node', 'fail', `Node ${process.versions.node} is older than ${NODE_MIN.join('.')}`, `install Node ${NODE_MIN.join('.')} or later`);
+    : check(
+        'node',
+        'fail',
+        `Node ${process.versions.node} is older than ${NODE_MIN.join('.')}`,
+        `install Node ${NODE_MIN.join('.')} or later`,
+      );
 }
 
 async function sqliteCheck(): Promise<DoctorCheck> {
@@ -62,7 +67,10 @@ async function temporalCheck(): Promise<DoctorCheck> {
     return check('temporal', 'fail', firstLine(err), 'fix the Temporal setting named');
   }
   if (settings.address !== undefined) {
-    const [host, portText] = [settings.address.slice(0, settings.address.lastIndexOf(':')), settings.address.slice(settings.address.lastIndexOf(':') + 1)];
+    const [host, portText] = [
+      settings.address.slice(0, settings.address.lastIndexOf(':')),
+      settings.address.slice(settings.address.lastIndexOf(':') + 1),
+    ];
     const net = await import('node:net');
     const answered = await new Promise<string | undefined>((resolve) => {
       const socket = net.connect({ host: host.replace(/^\[|\]$/g, ''), port: Number(portText) });
@@ -75,17 +83,31 @@ async function temporalCheck(): Promise<DoctorCheck> {
       socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
     });
     if (answered !== undefined) {
-      return check('temporal', 'fail', `TEMPORAL_ADDRESS ${settings.address} does not answer (${answered})`, 'start that Temporal server, or fix TEMPORAL_ADDRESS (unset: the embedded dev server)');
+      return check(
+        'temporal',
+        'fail',
+        `TEMPORAL_ADDRESS ${settings.address} does not answer (${answered})`,
+        'start that Temporal server, or fix TEMPORAL_ADDRESS (unset: the embedded dev server)',
+      );
     }
     // The port answers: a gRPC connection with the TLS and API key settings says whether Temporal itself does (a
     // bare Connection: no client, so no payload codec and no key file is involved in this check).
     const { Connection } = await import('@temporalio/client');
     const { temporalConnectionSecurity } = await import('../../temporal/settings.js');
     try {
-      const connection = await Connection.connect({ address: settings.address, connectTimeout: '10s', ...temporalConnectionSecurity(settings) });
+      const connection = await Connection.connect({
+        address: settings.address,
+        connectTimeout: '10s',
+        ...temporalConnectionSecurity(settings),
+      });
       await connection.close();
     } catch (err) {
-      return check('temporal', 'fail', `TEMPORAL_ADDRESS ${settings.address} accepts connections, but not Temporal's: ${firstLine(err)}`, 'check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* / TEMPORAL_API_KEY settings (docs/production.md)');
+      return check(
+        'temporal',
+        'fail',
+        `TEMPORAL_ADDRESS ${settings.address} accepts connections, but not Temporal's: ${firstLine(err)}`,
+        'check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* / TEMPORAL_API_KEY settings (docs/production.md)',
+      );
     }
     return check('temporal', 'ok', `TEMPORAL_ADDRESS ${settings.address} answers (namespace ${settings.namespace})`);
   }
@@ -104,7 +126,9 @@ async function temporalCheck(): Promise<DoctorCheck> {
 }
 
 /** The destinations to check: each project pipeline's, else DATABASE_URL (the project's destination) or the default. */
-async function destinationChecks(files: Array<{ file: string; spec?: { name: string; destination: { database: string } }; error?: string }>): Promise<DoctorCheck[]> {
+async function destinationChecks(
+  files: Array<{ file: string; spec?: { name: string; destination: { database: string } }; error?: string }>,
+): Promise<DoctorCheck[]> {
   const { probeDatabase } = await import('../../destinations/open.js');
   const { destinationKey, redactDatabaseUrl } = await import('../../db/url.js');
   const { defaultDatabaseUrl } = await import('../resolve-pipeline.js');
@@ -125,7 +149,14 @@ async function destinationChecks(files: Array<{ file: string; spec?: { name: str
       await probeDatabase(url, { timeoutMs: 5000 });
       out.push(check(name, 'ok', `${redactDatabaseUrl(url)} is reachable and writable${of}`));
     } catch (err) {
-      out.push(check(name, 'fail', `${firstLine(err)}${of}`, "fix the pipeline's destination.database (or DATABASE_URL, the project's destination), or the database it names"));
+      out.push(
+        check(
+          name,
+          'fail',
+          `${firstLine(err)}${of}`,
+          "fix the pipeline's destination.database (or DATABASE_URL, the project's destination), or the database it names",
+        ),
+      );
     }
   }
   return out;
@@ -135,16 +166,29 @@ async function serviceCheck(env: Env): Promise<DoctorCheck> {
   const base = env['SCRAPER_BASE_URL']?.trim();
   const token = env['SCRAPER_API_TOKEN']?.trim();
   if (!base || !token) {
-    const missing = [!base ? 'SCRAPER_BASE_URL' : undefined, !token ? 'SCRAPER_API_TOKEN' : undefined].filter(Boolean).join(' and ');
-    return check('scraping service', 'warn', `${missing} not set: runs cannot reach the service (demo needs neither)`, `export ${missing} (the token is in the API Tokens section of your console profile)`);
+    const missing = [!base ? 'SCRAPER_BASE_URL' : undefined, !token ? 'SCRAPER_API_TOKEN' : undefined]
+      .filter(Boolean)
+      .join(' and ');
+    return check(
+      'scraping service',
+      'warn',
+      `${missing} not set: runs cannot reach the service (demo needs neither)`,
+      `export ${missing} (the token is in the API Tokens section of your console profile)`,
+    );
   }
   const { ScraperClient } = await import('../../client/client.js');
-  const { ApiUnauthorizedError, ApiNetworkError, ApiTimeoutError, ApiConfigError } = await import('../../client/errors.js');
+  const { ApiUnauthorizedError, ApiNetworkError, ApiTimeoutError, ApiConfigError } =
+    await import('../../client/errors.js');
   let client: InstanceType<typeof ScraperClient>;
   try {
     client = new ScraperClient({ env, timeoutMs: 10_000, retry: { maxAttempts: 1 } });
   } catch (err) {
-    return check('scraping service', 'fail', firstLine(err), err instanceof ApiConfigError ? 'fix the variable named' : undefined);
+    return check(
+      'scraping service',
+      'fail',
+      firstLine(err),
+      err instanceof ApiConfigError ? 'fix the variable named' : undefined,
+    );
   }
   try {
     // The cheapest authenticated call: one scraper of the list (spec, endpoint 7); it costs no tokens.
@@ -152,20 +196,38 @@ async function serviceCheck(env: Env): Promise<DoctorCheck> {
     return check('scraping service', 'ok', `${client.baseUrl} answers and accepts the token (GET /api/scrapers)`);
   } catch (err) {
     if (err instanceof ApiUnauthorizedError) {
-      return check('scraping service', 'fail', `${client.baseUrl} rejected the token (401)`, 'set SCRAPER_API_TOKEN to a valid token (copy it from the API Tokens section of your console profile)');
+      return check(
+        'scraping service',
+        'fail',
+        `${client.baseUrl} rejected the token (401)`,
+        'set SCRAPER_API_TOKEN to a valid token (copy it from the API Tokens section of your console profile)',
+      );
     }
     if (err instanceof ApiNetworkError || err instanceof ApiTimeoutError) {
       const code = err instanceof ApiNetworkError && err.code ? err.code : 'no answer';
-      return check('scraping service', 'fail', `${client.baseUrl} (SCRAPER_BASE_URL) is unreachable (${code})`, 'fix SCRAPER_BASE_URL (the service\'s address), or check the network to it');
+      return check(
+        'scraping service',
+        'fail',
+        `${client.baseUrl} (SCRAPER_BASE_URL) is unreachable (${code})`,
+        "fix SCRAPER_BASE_URL (the service's address), or check the network to it",
+      );
     }
-    return check('scraping service', 'fail', `${client.baseUrl} (SCRAPER_BASE_URL): ${firstLine(err)}`, 'check that SCRAPER_BASE_URL is the scraping service\'s address');
+    return check(
+      'scraping service',
+      'fail',
+      `${client.baseUrl} (SCRAPER_BASE_URL): ${firstLine(err)}`,
+      "check that SCRAPER_BASE_URL is the scraping service's address",
+    );
   } finally {
     await client.close();
   }
 }
 
 /** Every `${VAR}` of the pipelines' webhook URLs set, and SCRAPE_ETL_NOTIFY_URL an http(s) URL when set. */
-async function webhookCheck(files: Array<{ file: string; spec?: { notify?: { webhooks: Array<{ url: string }> } } }>, env: Env): Promise<DoctorCheck> {
+async function webhookCheck(
+  files: Array<{ file: string; spec?: { notify?: { webhooks: Array<{ url: string }> } } }>,
+  env: Env,
+): Promise<DoctorCheck> {
   const { interpolate } = await import('../../pipelines/env.js');
   const path = await import('node:path');
   const problems: string[] = [];
@@ -174,7 +236,10 @@ async function webhookCheck(files: Array<{ file: string; spec?: { notify?: { web
     (f.spec?.notify?.webhooks ?? []).forEach((w, i) => {
       hooks++;
       const { missing } = interpolate(w.url, env);
-      for (const name of missing) problems.push(`${name} is not set (${path.relative(process.cwd(), f.file) || f.file} notify.webhooks[${i}].url)`);
+      for (const name of missing)
+        problems.push(
+          `${name} is not set (${path.relative(process.cwd(), f.file) || f.file} notify.webhooks[${i}].url)`,
+        );
     });
   }
   const fallback = env['SCRAPE_ETL_NOTIFY_URL']?.trim();
@@ -182,8 +247,20 @@ async function webhookCheck(files: Array<{ file: string; spec?: { notify?: { web
     hooks++;
     if (!/^https?:\/\/[^\s]+$/i.test(fallback)) problems.push('SCRAPE_ETL_NOTIFY_URL is not an http(s) URL');
   }
-  if (problems.length > 0) return check('webhooks', 'fail', problems.join('; '), 'export the variables named in the environment of the workers (up, or run on the embedded server)');
-  if (hooks === 0) return check('webhooks', 'warn', 'no webhooks: no pipeline has notify.webhooks and SCRAPE_ETL_NOTIFY_URL is unset, so a failed run is seen only in status', 'add notify.webhooks to the pipelines, or set SCRAPE_ETL_NOTIFY_URL (docs/alerts.md)');
+  if (problems.length > 0)
+    return check(
+      'webhooks',
+      'fail',
+      problems.join('; '),
+      'export the variables named in the environment of the workers (up, or run on the embedded server)',
+    );
+  if (hooks === 0)
+    return check(
+      'webhooks',
+      'warn',
+      'no webhooks: no pipeline has notify.webhooks and SCRAPE_ETL_NOTIFY_URL is unset, so a failed run is seen only in status',
+      'add notify.webhooks to the pipelines, or set SCRAPE_ETL_NOTIFY_URL (docs/alerts.md)',
+    );
   return check('webhooks', 'ok', `${hooks} webhook${hooks === 1 ? '' : 's'}, every variable set`);
 }
 
@@ -195,15 +272,28 @@ async function keyFileCheck(): Promise<DoctorCheck> {
   try {
     st = fs.statSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return check('key file', 'ok', `${file} does not exist yet; the first run creates it (0600)`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return check('key file', 'ok', `${file} does not exist yet; the first run creates it (0600)`);
     return check('key file', 'fail', `${file}: ${firstLine(err)}`, `make ${file} readable by you`);
   }
-  if (!st.isFile()) return check('key file', 'fail', `${file} is not a regular file`, `remove it (a new key is created) or restore the key file there`);
+  if (!st.isFile())
+    return check(
+      'key file',
+      'fail',
+      `${file} is not a regular file`,
+      `remove it (a new key is created) or restore the key file there`,
+    );
   const mode = (st.mode & 0o777).toString(8);
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    return check('key file', 'fail', `${file} belongs to uid ${st.uid}, not to you (uid ${process.getuid()})`, `chown ${process.getuid()} ${file}`);
+    return check(
+      'key file',
+      'fail',
+      `${file} belongs to uid ${st.uid}, not to you (uid ${process.getuid()})`,
+      `chown ${process.getuid()} ${file}`,
+    );
   }
-  if ((st.mode & 0o077) !== 0) return check('key file', 'fail', `${file} can be read by other users (mode ${mode})`, `chmod 600 ${file}`);
+  if ((st.mode & 0o077) !== 0)
+    return check('key file', 'fail', `${file} can be read by other users (mode ${mode})`, `chmod 600 ${file}`);
   return check('key file', 'ok', `${file} is yours alone (mode ${mode})`);
 }
 
@@ -217,8 +307,10 @@ async function diskCheck(dataDir: string): Promise<DoctorCheck> {
     const s = await fs.promises.statfs(dir);
     const free = s.bavail * s.bsize;
     const text = `${(free / 1024 ** 3).toFixed(1)} GiB free in ${dir}`;
-    if (free < FAIL_BYTES) return check('disk space', 'fail', text, 'free space there, or point SCRAPE_ETL_DATA_DIR (data_dir) elsewhere');
-    if (free < WARN_BYTES) return check('disk space', 'warn', text, 'free space there: databases, exports and the Temporal server grow');
+    if (free < FAIL_BYTES)
+      return check('disk space', 'fail', text, 'free space there, or point SCRAPE_ETL_DATA_DIR (data_dir) elsewhere');
+    if (free < WARN_BYTES)
+      return check('disk space', 'warn', text, 'free space there: databases, exports and the Temporal server grow');
     return check('disk space', 'ok', text);
   } catch (err) {
     return check('disk space', 'warn', `${dir}: ${firstLine(err)}`);
@@ -228,14 +320,26 @@ async function diskCheck(dataDir: string): Promise<DoctorCheck> {
 async function upCheck(dataDir: string, tool: string): Promise<DoctorCheck> {
   const { liveUp } = await import('../up/paths.js');
   const up = liveUp(dataDir);
-  if (up) return check('up', 'ok', `up runs (pid ${up.pid} since ${up.startedAt}, ${up.workers} worker${up.workers === 1 ? '' : 's'} on ${up.address})`);
-  return check('up', 'warn', `up is not running for ${dataDir}: schedules fire only while it runs, and run starts a worker of its own`, `${tool} up --detach`);
+  if (up)
+    return check(
+      'up',
+      'ok',
+      `up runs (pid ${up.pid} since ${up.startedAt}, ${up.workers} worker${up.workers === 1 ? '' : 's'} on ${up.address})`,
+    );
+  return check(
+    'up',
+    'warn',
+    `up is not running for ${dataDir}: schedules fire only while it runs, and run starts a worker of its own`,
+    `${tool} up --detach`,
+  );
 }
 
 export function register(program: Command): void {
   program
     .command('doctor')
-    .description('check what runs need, one line each with the fix: Node, SQLite module, Temporal, destinations, the service and token, webhooks, key file, disk, up')
+    .description(
+      'check what runs need, one line each with the fix: Node, SQLite module, Temporal, destinations, the service and token, webhooks, key file, disk, up',
+    )
     .option('--json', 'one JSON object per check: check, status (ok, warn, fail), detail, fix')
     .action(async (flags: { json?: boolean }) => {
       const { currentProject } = await import('../project.js');
@@ -269,9 +373,20 @@ export function register(program: Command): void {
           return [check(name, 'fail', firstLine(err))];
         }
       };
-      const checks: DoctorCheck[] = [nodeCheck(), ...(await guarded('sqlite native module', sqliteCheck)), ...(await guarded('temporal', temporalCheck))];
+      const checks: DoctorCheck[] = [
+        nodeCheck(),
+        ...(await guarded('sqlite native module', sqliteCheck)),
+        ...(await guarded('temporal', temporalCheck)),
+      ];
       for (const f of files.filter((x) => x.error !== undefined)) {
-        checks.push(check(`pipeline ${path.relative(process.cwd(), f.file) || f.file}`, 'fail', f.error!, `${tool} validate ${path.relative(process.cwd(), f.file) || f.file}`));
+        checks.push(
+          check(
+            `pipeline ${path.relative(process.cwd(), f.file) || f.file}`,
+            'fail',
+            f.error!,
+            `${tool} validate ${path.relative(process.cwd(), f.file) || f.file}`,
+          ),
+        );
       }
       checks.push(...(await guarded('destination', () => destinationChecks(files))));
       checks.push(
@@ -286,8 +401,11 @@ export function register(program: Command): void {
       if (flags.json) {
         for (const c of checks) process.stdout.write(`${JSON.stringify(c)}\n`);
       } else {
-        for (const c of checks) process.stdout.write(`${c.status.padEnd(4)}  ${c.check}: ${c.detail}${c.fix ? `; fix: ${c.fix}` : ''}\n`);
-        process.stdout.write(`${failed === 0 ? 'no failures' : `${failed} failed`}${warned > 0 ? `, ${warned} warning${warned === 1 ? '' : 's'}` : ''}\n`);
+        for (const c of checks)
+          process.stdout.write(`${c.status.padEnd(4)}  ${c.check}: ${c.detail}${c.fix ? `; fix: ${c.fix}` : ''}\n`);
+        process.stdout.write(
+          `${failed === 0 ? 'no failures' : `${failed} failed`}${warned > 0 ? `, ${warned} warning${warned === 1 ? '' : 's'}` : ''}\n`,
+        );
       }
       if (failed > 0) process.exitCode = 1;
     });

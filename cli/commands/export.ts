@@ -29,7 +29,10 @@ interface ExportCliOptions {
 }
 
 function list(value: string): string[] {
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length === 0) throw new InvalidArgumentError('expected a comma-separated list');
   return items;
 }
@@ -47,7 +50,8 @@ function columnList(value: string): Record<string, string[]> {
 // Shells make a literal tab awkward to type, so the common spellings of one are accepted.
 function delimiter(value: string): string {
   if (value === '\\t' || value.toLowerCase() === 'tab') return '\t';
-  if (value === '' || /["\r\n]/.test(value)) throw new InvalidArgumentError('a delimiter must be non-empty and contain no quote or line break');
+  if (value === '' || /["\r\n]/.test(value))
+    throw new InvalidArgumentError('a delimiter must be non-empty and contain no quote or line break');
   return value;
 }
 
@@ -65,40 +69,92 @@ function lineEnding(value: string): 'crlf' | 'lf' {
 export function register(program: Command): void {
   const cmd = program
     .command('export')
-    .description('write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)');
-  addDatabaseOption(cmd, "database URL (default: the --pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
+    .description(
+      'write tables to CSV, Parquet, JSON Lines or XLSX files (streamed; each file appears only when complete)',
+    );
+  addDatabaseOption(
+    cmd,
+    "database URL (default: the --pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)",
+  )
     .option('--out <dir>', 'directory for the files (created if missing)')
-    .option('--to <target>', "the lake: s3://bucket/prefix or a folder, in hive partitions with a manifest per table (needs --pipeline; the rows new since this target's last export; docs/lake.md)")
+    .option(
+      '--to <target>',
+      "the lake: s3://bucket/prefix or a folder, in hive partitions with a manifest per table (needs --pipeline; the rows new since this target's last export; docs/lake.md)",
+    )
     .option('--partition-by <a,b>', 'with --to: columns whose values make hive partitions below load_date', list)
-    .option('--run-id <id>', 'with --to: names the files and manifests (default export-<time>); the same id again after an interrupted export replaces its objects instead of adding more')
+    .option(
+      '--run-id <id>',
+      'with --to: names the files and manifests (default export-<time>); the same id again after an interrupted export replaces its objects instead of adding more',
+    )
     .option('--format <format>', `file format: ${EXPORT_FORMATS.join(', ')}`, format, 'csv')
     .option('--tables <a,b>', 'tables to export (default: every data table)', list)
-    .option('--columns <t.c,...>', 'write only these columns of the tables named (table.column, in file order)', columnList)
-    .option('--since-last', "only rows loaded since this pipeline's last --since-last export (moves its watermark); a table with no new row gets no file")
-    .option('--write-empty', 'with --since-last: write a file holding no rows (a CSV header) for a table with no new row, instead of none')
-    .option('--pipeline <pipeline>', "only rows of this pipeline (a file, or a name found through the project: its destination is read); also names the watermark and {pipeline} in file names")
+    .option(
+      '--columns <t.c,...>',
+      'write only these columns of the tables named (table.column, in file order)',
+      columnList,
+    )
+    .option(
+      '--since-last',
+      "only rows loaded since this pipeline's last --since-last export (moves its watermark); a table with no new row gets no file",
+    )
+    .option(
+      '--write-empty',
+      'with --since-last: write a file holding no rows (a CSV header) for a table with no new row, instead of none',
+    )
+    .option(
+      '--pipeline <pipeline>',
+      'only rows of this pipeline (a file, or a name found through the project: its destination is read); also names the watermark and {pipeline} in file names',
+    )
     .option('--delimiter <char>', 'CSV field delimiter (\\t or "tab" for a tab)', delimiter, ',')
     .option('--bom', 'CSV: start files with a UTF-8 byte order mark (for Excel)')
-    .option('--null-text <text>', 'CSV: text written for NULL (default: empty cell; empty strings are written as "")', '')
-    .option('--no-neutralize-formulas', 'CSV and XLSX: do not prefix text cells starting with = + - @ tab or CR with a single quote')
-    .option('--file-name <template>', 'file name: a fixed name, or a template with {pipeline} {table} {timestamp} (default: {pipeline}_{table}_{timestamp}.<format>)')
+    .option(
+      '--null-text <text>',
+      'CSV: text written for NULL (default: empty cell; empty strings are written as "")',
+      '',
+    )
+    .option(
+      '--no-neutralize-formulas',
+      'CSV and XLSX: do not prefix text cells starting with = + - @ tab or CR with a single quote',
+    )
+    .option(
+      '--file-name <template>',
+      'file name: a fixed name, or a template with {pipeline} {table} {timestamp} (default: {pipeline}_{table}_{timestamp}.<format>)',
+    )
     .option('--line-ending <crlf|lf>', 'CSV record separator', lineEnding, 'crlf')
     .option('--json', 'print one JSON object per file written')
     .action(async (opts: ExportCliOptions) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const usage = (message: string) => Object.assign(new Error(message), { exitCode: EXIT.usage });
-      if ((opts.out === undefined) === (opts.to === undefined)) throw usage(opts.out === undefined ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)' : 'give --out or --to, not both');
-      if ((opts.partitionBy || opts.runId !== undefined) && opts.to === undefined) throw usage(`${opts.partitionBy ? '--partition-by' : '--run-id'} applies to --to (the lake) only`);
+      if ((opts.out === undefined) === (opts.to === undefined))
+        throw usage(
+          opts.out === undefined
+            ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)'
+            : 'give --out or --to, not both',
+        );
+      if ((opts.partitionBy || opts.runId !== undefined) && opts.to === undefined)
+        throw usage(`${opts.partitionBy ? '--partition-by' : '--run-id'} applies to --to (the lake) only`);
       if (opts.to !== undefined) {
         const { targetProblem } = await import('../../export/targets/index.js');
         const problem = targetProblem(opts.to);
         if (problem !== undefined) throw usage(`--to: ${problem}`);
-        if (opts.pipeline === undefined) throw usage('--to needs --pipeline: the lake keeps each pipeline under <prefix>/<pipeline>/');
-        for (const [flag, set] of [['--since-last', opts.sinceLast], ['--file-name', opts.fileName !== undefined], ['--columns', opts.columns !== undefined]] as const) {
-          if (set) throw usage(`${flag} does not apply to --to: the lake writes the rows new since its last export, all columns, in files named part-<run>-<part>`);
+        if (opts.pipeline === undefined)
+          throw usage('--to needs --pipeline: the lake keeps each pipeline under <prefix>/<pipeline>/');
+        for (const [flag, set] of [
+          ['--since-last', opts.sinceLast],
+          ['--file-name', opts.fileName !== undefined],
+          ['--columns', opts.columns !== undefined],
+        ] as const) {
+          if (set)
+            throw usage(
+              `${flag} does not apply to --to: the lake writes the rows new since its last export, all columns, in files named part-<run>-<part>`,
+            );
         }
       }
-      if (opts.writeEmpty && !opts.sinceLast) throw Object.assign(new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'), { exitCode: EXIT.usage });
+      if (opts.writeEmpty && !opts.sinceLast)
+        throw Object.assign(
+          new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'),
+          { exitCode: EXIT.usage },
+        );
       const { readTarget } = await import('./status.js');
       const { databaseUrl, ref } = await readTarget(opts.pipeline, opts.database);
       if (ref) opts.pipeline = ref.name;
@@ -107,7 +163,9 @@ export function register(program: Command): void {
       const file = databaseFile(databaseUrl);
       const fs = await import('node:fs');
       if (file !== undefined && !fs.existsSync(file)) {
-        throw new MissingDatabaseError(`no database at ${databaseUrl} (the file does not exist; check --database, DATABASE_URL or the pipeline's destination)`);
+        throw new MissingDatabaseError(
+          `no database at ${databaseUrl} (the file does not exist; check --database, DATABASE_URL or the pipeline's destination)`,
+        );
       }
       const { openDatabase } = await import('../../destinations/open.js');
       const { exportTablesReport } = await import('../../export/export.js');
@@ -137,17 +195,35 @@ export function register(program: Command): void {
           // A folder that cannot be written: one sentence (which path, what is wrong, the fix), exit 2.
           const { describeExportFsError } = await import('../../export/fs-errors.js');
           const sentence = describeExportFsError(err, out, 'this command');
-          throw sentence === undefined ? err : Object.assign(new Error(sentence.replace(', or set exports[].dir in the pipeline file to another folder', ', or give --out another folder')), { exitCode: EXIT.usage });
+          throw sentence === undefined
+            ? err
+            : Object.assign(
+                new Error(
+                  sentence.replace(
+                    ', or set exports[].dir in the pipeline file to another folder',
+                    ', or give --out another folder',
+                  ),
+                ),
+                { exitCode: EXIT.usage },
+              );
         });
         if (files.length === 0 && unchanged.length === 0) {
-          process.stderr.write(`nothing to export: ${opts.pipeline === undefined ? 'no table holds rows' : `no table holds rows of pipeline "${opts.pipeline}"`}\n`);
+          process.stderr.write(
+            `nothing to export: ${opts.pipeline === undefined ? 'no table holds rows' : `no table holds rows of pipeline "${opts.pipeline}"`}\n`,
+          );
         }
         for (const f of files) {
-          process.stdout.write(opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} row${f.rows === 1 ? '' : 's'} -> ${f.file}\n`);
+          process.stdout.write(
+            opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} row${f.rows === 1 ? '' : 's'} -> ${f.file}\n`,
+          );
         }
         // A table with nothing new since the last --since-last export: said, with no file (its watermark stays).
         for (const table of unchanged) {
-          process.stdout.write(opts.json ? `${JSON.stringify({ table, file: null, rows: 0, noNewRows: true })}\n` : `${table}: no rows new since the last export, no file written\n`);
+          process.stdout.write(
+            opts.json
+              ? `${JSON.stringify({ table, file: null, rows: 0, noNewRows: true })}\n`
+              : `${table}: no rows new since the last export, no file written\n`,
+          );
         }
       } finally {
         await db.close();
@@ -156,7 +232,10 @@ export function register(program: Command): void {
 }
 
 /** `export --to`: the lake (export/targets/lake.ts), one line per table with its manifest. */
-async function exportToLakeCommand(db: import('../../export/database.js').ExportDatabase, opts: ExportCliOptions & { to: string; pipeline: string }): Promise<void> {
+async function exportToLakeCommand(
+  db: import('../../export/database.js').ExportDatabase,
+  opts: ExportCliOptions & { to: string; pipeline: string },
+): Promise<void> {
   const { exportToLake } = await import('../../export/targets/lake.js');
   const { fileTimestamp } = await import('../../export/file-name.js');
   const now = new Date();
@@ -170,9 +249,19 @@ async function exportToLakeCommand(db: import('../../export/database.js').Export
     timestamp: now,
     ...(opts.tables ? { tables: opts.tables } : {}),
   });
-  if (files.length === 0 && unchanged.length === 0) process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
-  for (const f of files) process.stdout.write(opts.json ? `${JSON.stringify({ ...f, manifest: f.file })}\n` : `${f.table}: ${f.rows} row${f.rows === 1 ? '' : 's'} -> ${f.file}\n`);
+  if (files.length === 0 && unchanged.length === 0)
+    process.stderr.write(`nothing to export: no table holds rows of pipeline "${opts.pipeline}"\n`);
+  for (const f of files)
+    process.stdout.write(
+      opts.json
+        ? `${JSON.stringify({ ...f, manifest: f.file })}\n`
+        : `${f.table}: ${f.rows} row${f.rows === 1 ? '' : 's'} -> ${f.file}\n`,
+    );
   for (const table of unchanged) {
-    process.stdout.write(opts.json ? `${JSON.stringify({ table, file: null, rows: 0, noNewRows: true })}\n` : `${table}: no rows new since the last export to ${opts.to}, nothing written\n`);
+    process.stdout.write(
+      opts.json
+        ? `${JSON.stringify({ table, file: null, rows: 0, noNewRows: true })}\n`
+        : `${table}: no rows new since the last export to ${opts.to}, nothing written\n`,
+    );
   }
 }

@@ -9,43 +9,67 @@ import type { DataOutcome } from '../../lib/run-states.js';
 export function register(program: Command): void {
   const cmd = program
     .command('history')
-    .description("the last runs of one pipeline: status, rows per table, duration, tokens (cost), exports, error (from pipeline_runs)")
+    .description(
+      'the last runs of one pipeline: status, rows per table, duration, tokens (cost), exports, error (from pipeline_runs)',
+    )
     .argument('<pipeline>', 'a pipeline file, or a pipeline name (found through the project, scrape-etl.yaml)');
-  addDatabaseOption(cmd, "destination database (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
+  addDatabaseOption(
+    cmd,
+    "destination database (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)",
+  )
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 10)
     .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
     .option('--json', 'one JSON object per run')
     .action(async (arg: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { redactDatabaseUrl } = await import('../../db/url.js');
-      const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, startedCell, tableRuns } = await import('./status.js');
+      const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, startedCell, tableRuns } =
+        await import('./status.js');
       const { orderedRows } = await import('../../db/table-names.js');
       const { runStateOf, runStateWithReason } = await import('../../lib/run-states.js');
       const { tokensText, tokensTotalText } = await import('../../lib/run-figures.js');
-      if (!Number.isInteger(flags.limit) || flags.limit <= 0) throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
+      if (!Number.isInteger(flags.limit) || flags.limit <= 0)
+        throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
       const pipeline = ref!.name;
       const { databaseFile } = await import('../read-destination.js');
       const file = databaseFile(databaseUrl);
       const fs = await import('node:fs');
       if (ref?.file !== undefined && file !== undefined && !fs.existsSync(file)) {
-        process.stdout.write(`no runs of '${pipeline}' yet: its database ${redactDatabaseUrl(databaseUrl)} does not exist (its first run creates it)\n`);
+        process.stdout.write(
+          `no runs of '${pipeline}' yet: its database ${redactDatabaseUrl(databaseUrl)} does not exist (its first run creates it)\n`,
+        );
         return;
       }
       const since = sinceDate(flags.since);
-      const runs = [...(await tableRuns(databaseUrl, { limit: flags.limit, pipeline, ...(since ? { since } : {}) })).values()];
+      const runs = [
+        ...(await tableRuns(databaseUrl, { limit: flags.limit, pipeline, ...(since ? { since } : {}) })).values(),
+      ];
       if (flags.json) {
         for (const r of runs) process.stdout.write(`${JSON.stringify(r)}\n`);
         return;
       }
       if (runs.length === 0) {
-        process.stdout.write(`no runs of '${pipeline}'${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`);
+        process.stdout.write(
+          `no runs of '${pipeline}'${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`,
+        );
         return;
       }
       const table = [
         // Data rows seen (fetched) and changed (inserted, updated); the service's bookkeeping rows (scrapers, their
         // runs) apart. ROWS BY TABLE: rows changed.
-        ['STARTED', 'STATUS', 'ROWS SEEN', 'ROWS CHANGED', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'WORKFLOW ID', 'ROWS BY TABLE / ERROR'],
+        [
+          'STARTED',
+          'STATUS',
+          'ROWS SEEN',
+          'ROWS CHANGED',
+          'BOOKKEEPING',
+          'DURATION',
+          'TOKENS',
+          'EXPORT',
+          'WORKFLOW ID',
+          'ROWS BY TABLE / ERROR',
+        ],
         ...runs.map((r) => [
           startedCell(r),
           runStateWithReason(runStateOf(r.tableStatus), r.statusReason),
@@ -62,12 +86,18 @@ export function register(program: Command): void {
             : r.checks && r.checks.failed.length > 0
               ? `warn checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120)
               : orderedRows(r.rowsByTable ?? {})
-                .map(([t, n]) => `${t}=${n}`)
-                .join(' '),
+                  .map(([t, n]) => `${t}=${n}`)
+                  .join(' '),
         ]),
       ];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-      for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
+      for (const row of table)
+        process.stdout.write(
+          `${row
+            .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
+            .join('  ')
+            .trimEnd()}\n`,
+        );
       const done = runs.filter((r) => r.durationMs !== null);
       // A schedule's fire with no run (`scrape-etl up`'s did_not_run) is an event, counted apart from the runs.
       const missed = runs.filter((r) => r.missedFire).length;

@@ -57,7 +57,9 @@ export function shellWord(word: string): string {
 export function register(program: Command): void {
   program
     .command('init')
-    .description(`create a project: ${PROJECT_FILE} and an example pipeline (pipelines/${INIT_PIPELINE}.yaml); never overwrites`)
+    .description(
+      `create a project: ${PROJECT_FILE} and an example pipeline (pipelines/${INIT_PIPELINE}.yaml); never overwrites`,
+    )
     .argument('[dir]', 'the project folder (created if missing)', '.')
     .action(async (dir: string) => {
       const root = path.resolve(dir);
@@ -67,7 +69,12 @@ export function register(program: Command): void {
       ];
       const existing = files.filter((f) => fs.existsSync(f.file));
       if (existing.length > 0) {
-        throw Object.assign(new Error(`${existing.map((f) => f.file).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written (init never overwrites: choose another folder, or remove ${existing.length === 1 ? 'it' : 'them'} first)`), { exitCode: EXIT.usage });
+        throw Object.assign(
+          new Error(
+            `${existing.map((f) => f.file).join(' and ')} already exist${existing.length === 1 ? 's' : ''}; nothing was written (init never overwrites: choose another folder, or remove ${existing.length === 1 ? 'it' : 'them'} first)`,
+          ),
+          { exitCode: EXIT.usage },
+        );
       }
       for (const f of files) {
         fs.mkdirSync(path.dirname(f.file), { recursive: true });
@@ -78,12 +85,17 @@ export function register(program: Command): void {
       // The tool as the user typed it (npx, a PATH install, node and a path): each line below is run verbatim.
       const { toolCommand } = await import('../next-steps.js');
       const tool = toolCommand(root);
-      const lines = [`created ${files.map((f) => path.relative(process.cwd(), f.file) || f.file).join(' and ')}`, 'next:'];
+      const lines = [
+        `created ${files.map((f) => path.relative(process.cwd(), f.file) || f.file).join(' and ')}`,
+        'next:',
+      ];
       if (rel !== '') lines.push(`  cd ${shellWord(rel)}`);
       // The project's own pipeline, against a local simulator of the service (no token): not the bundled examples,
       // which would load pipelines of their own into the project's database.
       lines.push(`  ${tool} validate`, `  ${tool} demo ${INIT_PIPELINE}`, `  ${tool} status ${INIT_PIPELINE}`);
-      lines.push(`(demo ${INIT_PIPELINE} runs the project's pipeline against a local simulator of the service: no token, nothing paid)`);
+      lines.push(
+        `(demo ${INIT_PIPELINE} runs the project's pipeline against a local simulator of the service: no token, nothing paid)`,
+      );
       lines.push(`then run it on the service, with SCRAPER_API_TOKEN set: ${tool} run ${INIT_PIPELINE}`);
       process.stdout.write(`${lines.join('\n')}\n`);
     });

@@ -69,7 +69,8 @@ async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
   } catch (err) {
     throw new LoadInputError(`${file}: not valid JSON: ${(err as Error).message}`);
   }
-  const wrapped = isObject(doc) && 'response' in doc && Object.keys(doc).every((k) => k === 'request' || k === 'response');
+  const wrapped =
+    isObject(doc) && 'response' in doc && Object.keys(doc).every((k) => k === 'request' || k === 'response');
   const request = wrapped ? (doc as Record<string, unknown>)['request'] : undefined;
   const response = wrapped ? (doc as Record<string, unknown>)['response'] : doc;
   const prefix = wrapped ? 'response' : '';
@@ -80,7 +81,13 @@ async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
   if (!parsed.success) {
     const issues = toIssues(parsed.error, response);
     const first = issues[0] ?? { path: '', message: 'invalid' };
-    const where = !prefix ? first.path || '<root>' : !first.path ? prefix : first.path.startsWith('[') ? prefix + first.path : `${prefix}.${first.path}`;
+    const where = !prefix
+      ? first.path || '<root>'
+      : !first.path
+        ? prefix
+        : first.path.startsWith('[')
+          ? prefix + first.path
+          : `${prefix}.${first.path}`;
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
     throw new LoadInputError(`${file}: ${where}: ${first.message}${more} [not a valid ${kind} response]`);
   }
@@ -111,7 +118,8 @@ export async function prepareFile(kind: LoadKind, file: string): Promise<Prepare
 function parsePositive(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got '${value}'`);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${name} must be a positive number, got '${value}'`);
     return n;
   };
 }
@@ -126,119 +134,160 @@ export function register(program: Command): void {
       'JSON files, each a response body or {"request": ..., "response": ...}; directories (every *.json below them); ' +
         "quoted glob patterns ('saved/**/*.json', expanded by the command); - to read a list of paths from stdin",
     )
-    .option('--from <list>', 'read inputs from a file, one path, directory or pattern per line (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[]);
-  addDatabaseOption(cmd, "destination: 'sqlite:<path>', 'duckdb:<path>' or 'postgres://...' (default: DATABASE_URL, else the project's destination, else sqlite:./data/scrape-etl.sqlite)")
+    .option(
+      '--from <list>',
+      'read inputs from a file, one path, directory or pattern per line (repeatable)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    );
+  addDatabaseOption(
+    cmd,
+    "destination: 'sqlite:<path>', 'duckdb:<path>' or 'postgres://...' (default: DATABASE_URL, else the project's destination, else sqlite:./data/scrape-etl.sqlite)",
+  )
     .option('--pipeline <name>', 'pipeline name recorded as lineage on every row', 'cli-load')
     .option('--pipeline-kind <kind>', `which result table results go to (${PIPELINE_KINDS.join(', ')})`)
-    .option('--price-divisor <n>', 'integer price / divisor = major-unit price', parsePositive('--price-divisor'), 100_000)
-    .action(async (kindArg: string, inputs: string[], opts: { database?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number }) => {
-      const { databaseFileOf, defaultDatabaseUrl, openDatabase, parseDatabaseUrl } = await import('../../destinations/open.js');
-      const { loadGroups } = await import('../../db/load.js');
-      const { KINDS } = await import('../../kinds/index.js');
-      const { addCounts, finishPipelineRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } = await import('../../db/pipeline-runs.js');
-      if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
-        throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
-      }
-      const kind = kindArg as LoadKind;
-      if (opts.pipelineKind !== undefined && !(PIPELINE_KINDS as readonly string[]).includes(opts.pipelineKind)) {
-        throw new LoadInputError(`unknown --pipeline-kind '${opts.pipelineKind}': expected one of ${PIPELINE_KINDS.join(', ')}`);
-      }
-      if (!/^[a-z0-9][a-z0-9_-]*$/.test(opts.pipeline)) {
-        throw new LoadInputError(`--pipeline '${opts.pipeline}' must match ^[a-z0-9][a-z0-9_-]*$`);
-      }
-      const { expandInputs } = await import('../load-inputs.js');
-      const files = await expandInputs({ args: inputs, from: opts.from });
-
-      // Pass 1: every file is read and validated before anything is written, as always, but nothing of it is kept
-      // (only the problems): holding every parsed body until the load would grow memory with the input.
-      const problems: string[] = [];
-      for (const file of files) {
-        try {
-          await validateFile(kind, file);
-        } catch (err) {
-          if (!(err instanceof LoadInputError)) throw err;
-          problems.push(err.message);
+    .option(
+      '--price-divisor <n>',
+      'integer price / divisor = major-unit price',
+      parsePositive('--price-divisor'),
+      100_000,
+    )
+    .action(
+      async (
+        kindArg: string,
+        inputs: string[],
+        opts: { database?: string; from: string[]; pipeline: string; pipelineKind?: string; priceDivisor: number },
+      ) => {
+        const { databaseFileOf, defaultDatabaseUrl, openDatabase, parseDatabaseUrl } =
+          await import('../../destinations/open.js');
+        const { loadGroups } = await import('../../db/load.js');
+        const { KINDS } = await import('../../kinds/index.js');
+        const { addCounts, finishPipelineRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } =
+          await import('../../db/pipeline-runs.js');
+        if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
+          throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
         }
-      }
-      if (problems.length > 0) {
-        throw new LoadInputError(`${problems.join('\n')}\nnothing loaded (${problems.length} of ${files.length} file${files.length === 1 ? '' : 's'} invalid)`);
-      }
+        const kind = kindArg as LoadKind;
+        if (opts.pipelineKind !== undefined && !(PIPELINE_KINDS as readonly string[]).includes(opts.pipelineKind)) {
+          throw new LoadInputError(
+            `unknown --pipeline-kind '${opts.pipelineKind}': expected one of ${PIPELINE_KINDS.join(', ')}`,
+          );
+        }
+        if (!/^[a-z0-9][a-z0-9_-]*$/.test(opts.pipeline)) {
+          throw new LoadInputError(`--pipeline '${opts.pipeline}' must match ^[a-z0-9][a-z0-9_-]*$`);
+        }
+        const { expandInputs } = await import('../load-inputs.js');
+        const files = await expandInputs({ args: inputs, from: opts.from });
 
-      const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
-      const { diskFullMessage, finaliseOrphanedLoads, loadRunId } = await import('../../db/orphaned-runs.js');
-      const where = databaseFileOf(parseDatabaseUrl(db.url)) ?? db.url;
-      // Rows of earlier loads whose process is gone (Ctrl-C, killed, out of disk) say so instead of 'running'.
-      for (const id of await finaliseOrphanedLoads(db)) process.stderr.write(`scrape-etl: the load ${id} had ended without finishing; its run is now marked interrupted\n`);
-      const workflowId = loadRunId(new Date(), crypto.randomBytes(4).toString('hex'));
-      const totals: Record<string, number> = {};
-      try {
-        await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
+        // Pass 1: every file is read and validated before anything is written, as always, but nothing of it is kept
+        // (only the problems): holding every parsed body until the load would grow memory with the input.
+        const problems: string[] = [];
+        for (const file of files) {
+          try {
+            await validateFile(kind, file);
+          } catch (err) {
+            if (!(err instanceof LoadInputError)) throw err;
+            problems.push(err.message);
+          }
+        }
+        if (problems.length > 0) {
+          throw new LoadInputError(
+            `${problems.join('\n')}\nnothing loaded (${problems.length} of ${files.length} file${files.length === 1 ? '' : 's'} invalid)`,
+          );
+        }
+
+        const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
+        const { diskFullMessage, finaliseOrphanedLoads, loadRunId } = await import('../../db/orphaned-runs.js');
+        const where = databaseFileOf(parseDatabaseUrl(db.url)) ?? db.url;
+        // Rows of earlier loads whose process is gone (Ctrl-C, killed, out of disk) say so instead of 'running'.
+        for (const id of await finaliseOrphanedLoads(db))
+          process.stderr.write(
+            `scrape-etl: the load ${id} had ended without finishing; its run is now marked interrupted\n`,
+          );
+        const workflowId = loadRunId(new Date(), crypto.randomBytes(4).toString('hex'));
+        const totals: Record<string, number> = {};
         try {
-          // Pass 2: each file is read and validated again and loaded, a group at a time (db/load.ts loadBatches:
-          // one transaction per group, written as one on Postgres and DuckDB, a savepoint per file on SQLite), so each
-          // file is still atomic while BEGIN/COMMIT is paid once per group; memory holds two groups' raw bodies (one written, one prepared). A file changed since pass 1 so that it no longer
-          // validates, or that fails to load, stops the command there, with every file before it loaded.
-          const report = (p: PreparedFile, res: LoadBatchResult) => {
-            addCounts(totals, res.changedByTable);
-            const summary = Object.entries(res.rowsByTable)
-              .map(([t, n]) => `${t}=${n}${res.changedByTable[t] ? ` (${res.changedByTable[t]} changed)` : ''}`)
-              .join(', ');
-            process.stdout.write(`loaded ${p.file}: load_id=${res.loadId} ${summary || '(no rows)'}\n`);
-          };
-          // Files are read, validated and flattened for the next group while the current one is written
-          // (db/load.ts loadGroups); `pending` holds the files of the groups handed over, in order.
-          const pending: PreparedFile[][] = [];
-          const toOptions = (p: PreparedFile) => ({
-            ...p.input,
-            pipeline: opts.pipeline,
-            endpoint: p.endpoint,
-            requestKey: p.requestKey,
-            raw: p.raw,
-            priceDivisor: opts.priceDivisor,
-            workflowId,
-            ...(opts.pipelineKind ? { resultTable: KINDS[opts.pipelineKind as PipelineKind].resultTable } : {}),
-          });
-          async function* groupsOfFiles() {
-            let group: PreparedFile[] = [];
-            let groupBytes = 0;
-            for (const file of files) {
-              const p = await prepareFile(kind, file);
-              group.push(p);
-              groupBytes += p.raw.length;
-              if (group.length >= GROUP_FILES || groupBytes >= GROUP_BYTES) {
+          await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
+          try {
+            // Pass 2: each file is read and validated again and loaded, a group at a time (db/load.ts loadBatches:
+            // one transaction per group, written as one on Postgres and DuckDB, a savepoint per file on SQLite), so each
+            // file is still atomic while BEGIN/COMMIT is paid once per group; memory holds two groups' raw bodies (one written, one prepared). A file changed since pass 1 so that it no longer
+            // validates, or that fails to load, stops the command there, with every file before it loaded.
+            const report = (p: PreparedFile, res: LoadBatchResult) => {
+              addCounts(totals, res.changedByTable);
+              const summary = Object.entries(res.rowsByTable)
+                .map(([t, n]) => `${t}=${n}${res.changedByTable[t] ? ` (${res.changedByTable[t]} changed)` : ''}`)
+                .join(', ');
+              process.stdout.write(`loaded ${p.file}: load_id=${res.loadId} ${summary || '(no rows)'}\n`);
+            };
+            // Files are read, validated and flattened for the next group while the current one is written
+            // (db/load.ts loadGroups); `pending` holds the files of the groups handed over, in order.
+            const pending: PreparedFile[][] = [];
+            const toOptions = (p: PreparedFile) => ({
+              ...p.input,
+              pipeline: opts.pipeline,
+              endpoint: p.endpoint,
+              requestKey: p.requestKey,
+              raw: p.raw,
+              priceDivisor: opts.priceDivisor,
+              workflowId,
+              ...(opts.pipelineKind ? { resultTable: KINDS[opts.pipelineKind as PipelineKind].resultTable } : {}),
+            });
+            async function* groupsOfFiles() {
+              let group: PreparedFile[] = [];
+              let groupBytes = 0;
+              for (const file of files) {
+                const p = await prepareFile(kind, file);
+                group.push(p);
+                groupBytes += p.raw.length;
+                if (group.length >= GROUP_FILES || groupBytes >= GROUP_BYTES) {
+                  pending.push(group);
+                  yield group.map(toOptions);
+                  group = [];
+                  groupBytes = 0;
+                }
+              }
+              if (group.length > 0) {
                 pending.push(group);
                 yield group.map(toOptions);
-                group = [];
-                groupBytes = 0;
               }
             }
-            if (group.length > 0) {
-              pending.push(group);
-              yield group.map(toOptions);
+            for await (const out of loadGroups(db, groupsOfFiles())) {
+              const group = pending.shift()!;
+              out.results.forEach((res, i) => report(group[i]!, res));
+              if (out.failed) {
+                const err = out.failed.error instanceof Error ? out.failed.error : new Error(String(out.failed.error));
+                err.message = `${group[out.failed.index]!.file}: ${err.message}`;
+                throw err;
+              }
             }
+            await finishPipelineRun(db, {
+              workflowId,
+              status: 'succeeded',
+              rowsByTable: totals,
+              seenByTable: await seenRowsOfRun(db, workflowId, totals),
+              tokenUsage: await sumTokenUsageOfRun(db, workflowId),
+            });
+          } catch (err) {
+            // A full disk is one line naming the file, not a driver's stack; the row is finished (on a disk too full
+            // even for that, the next load finalises it: its process is gone).
+            const full = diskFullMessage(err, where);
+            await finishPipelineRun(db, {
+              workflowId,
+              status: 'failed',
+              rowsByTable: totals,
+              error: full ?? (err as Error).message,
+            }).catch(() => {});
+            if (full) throw new Error(full);
+            throw err;
           }
-          for await (const out of loadGroups(db, groupsOfFiles())) {
-            const group = pending.shift()!;
-            out.results.forEach((res, i) => report(group[i]!, res));
-            if (out.failed) {
-              const err = out.failed.error instanceof Error ? out.failed.error : new Error(String(out.failed.error));
-              err.message = `${group[out.failed.index]!.file}: ${err.message}`;
-              throw err;
-            }
-          }
-          await finishPipelineRun(db, { workflowId, status: 'succeeded', rowsByTable: totals, seenByTable: await seenRowsOfRun(db, workflowId, totals), tokenUsage: await sumTokenUsageOfRun(db, workflowId) });
-        } catch (err) {
-          // A full disk is one line naming the file, not a driver's stack; the row is finished (on a disk too full
-          // even for that, the next load finalises it: its process is gone).
-          const full = diskFullMessage(err, where);
-          await finishPipelineRun(db, { workflowId, status: 'failed', rowsByTable: totals, error: full ?? (err as Error).message }).catch(() => {});
-          if (full) throw new Error(full);
-          throw err;
+          const changed = Object.values(totals).reduce((a, b) => a + b, 0);
+          process.stdout.write(
+            `${files.length} file${files.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed\n`,
+          );
+        } finally {
+          await db.close();
         }
-        const changed = Object.values(totals).reduce((a, b) => a + b, 0);
-        process.stdout.write(`${files.length} file${files.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed\n`);
-      } finally {
-        await db.close();
-      }
-    });
+      },
+    );
 }

@@ -26,15 +26,25 @@ export interface PipelineListing {
 export function register(program: Command): void {
   program
     .command('pipelines')
-    .description("the project's pipelines: name, kind, file, destination, schedule and last run (read-only; starts nothing)")
-    .option('--json', 'one JSON object per pipeline (name, kind, file, destination, schedule, lastRun, lastRunNote, error)')
+    .description(
+      "the project's pipelines: name, kind, file, destination, schedule and last run (read-only; starts nothing)",
+    )
+    .option(
+      '--json',
+      'one JSON object per pipeline (name, kind, file, destination, schedule, lastRun, lastRunNote, error)',
+    )
     .action(async (flags: PipelinesFlags) => {
       const path = await import('node:path');
       const fs = await import('node:fs');
       const { currentProject, PROJECT_FILE } = await import('../project.js');
       const project = await currentProject();
       if (!project) {
-        throw Object.assign(new Error(`no project file (${PROJECT_FILE}) here or above: \`pipelines\` lists a project's pipelines; create one with \`scrape-etl init\`, or run it in the project's folder`), { exitCode: 2 });
+        throw Object.assign(
+          new Error(
+            `no project file (${PROJECT_FILE}) here or above: \`pipelines\` lists a project's pipelines; create one with \`scrape-etl init\`, or run it in the project's folder`,
+          ),
+          { exitCode: 2 },
+        );
       }
       const { projectPipelines } = await import('../resolve-pipeline.js');
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
@@ -50,12 +60,22 @@ export function register(program: Command): void {
             kind: spec.kind,
             file,
             destination: redactDatabaseUrl(spec.destination.database),
-            schedule: spec.schedule ? { cron: spec.schedule.cron, timezone: spec.schedule.timezone, paused: spec.schedule.paused } : null,
+            schedule: spec.schedule
+              ? { cron: spec.schedule.cron, timezone: spec.schedule.timezone, paused: spec.schedule.paused }
+              : null,
             lastRun: null,
             databaseUrl: spec.destination.database,
           });
         } catch (err) {
-          listings.push({ name: f.name ?? null, kind: null, file, destination: null, schedule: null, lastRun: null, error: (err as Error).message.split('\n')[0]! });
+          listings.push({
+            name: f.name ?? null,
+            kind: null,
+            file,
+            destination: null,
+            schedule: null,
+            lastRun: null,
+            error: (err as Error).message.split('\n')[0]!,
+          });
         }
       }
 
@@ -90,7 +110,13 @@ export function register(program: Command): void {
             const row = last.get(l.name!);
             // A `load` whose process is gone left its row `running`: shown as `status` shows it, interrupted.
             const status = row && goneLoadOwner(row.workflowId, row.status) !== undefined ? 'interrupted' : row?.status;
-            if (row) l.lastRun = { status: status!, workflowId: row.workflowId, startedAt: row.startedAt || null, finishedAt: row.finishedAt };
+            if (row)
+              l.lastRun = {
+                status: status!,
+                workflowId: row.workflowId,
+                startedAt: row.startedAt || null,
+                finishedAt: row.finishedAt,
+              };
           }
         } catch (err) {
           unreadable++;
@@ -102,7 +128,9 @@ export function register(program: Command): void {
       if (flags.json) {
         for (const l of out) process.stdout.write(`${JSON.stringify(l)}\n`);
       } else if (out.length === 0) {
-        process.stdout.write(`no pipeline files match ${project.pipelines.join(', ')} in ${project.root} (the 'pipelines:' of ${project.file})\n`);
+        process.stdout.write(
+          `no pipeline files match ${project.pipelines.join(', ')} in ${project.root} (the 'pipelines:' of ${project.file})\n`,
+        );
       } else {
         const table = [
           ['NAME', 'KIND', 'FILE', 'DESTINATION', 'SCHEDULE', 'LAST RUN', 'LAST RUN STARTED'],
@@ -112,16 +140,32 @@ export function register(program: Command): void {
             l.file,
             l.destination ?? '-',
             l.schedule ? `${l.schedule.cron} ${l.schedule.timezone}${l.schedule.paused ? ' (paused)' : ''}` : '-',
-            l.error ? 'invalid file' : l.lastRun ? l.lastRun.status.toUpperCase() : l.lastRunNote?.startsWith('destination not readable') ? 'unknown' : 'never run',
+            l.error
+              ? 'invalid file'
+              : l.lastRun
+                ? l.lastRun.status.toUpperCase()
+                : l.lastRunNote?.startsWith('destination not readable')
+                  ? 'unknown'
+                  : 'never run',
             l.lastRun?.startedAt ?? '-',
           ]),
         ];
         const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-        for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
+        for (const row of table)
+          process.stdout.write(
+            `${row
+              .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
+              .join('  ')
+              .trimEnd()}\n`,
+          );
         const { shellWord, toolCommand } = await import('../next-steps.js');
         for (const l of out) {
-          if (l.error) process.stdout.write(`${l.file}: ${l.error} (\`${toolCommand()} validate ${shellWord(path.join(project.root, l.file))}\` says more)\n`);
-          else if (l.lastRunNote?.startsWith('destination not readable')) process.stdout.write(`${l.name}: ${l.lastRunNote}\n`);
+          if (l.error)
+            process.stdout.write(
+              `${l.file}: ${l.error} (\`${toolCommand()} validate ${shellWord(path.join(project.root, l.file))}\` says more)\n`,
+            );
+          else if (l.lastRunNote?.startsWith('destination not readable'))
+            process.stdout.write(`${l.name}: ${l.lastRunNote}\n`);
         }
       }
       // The list is printed whole; the code says what needs fixing: an invalid file (2), a destination unreadable (1).

@@ -8,8 +8,13 @@ import { PipelineFileError } from '../../pipelines/errors.js';
 export function register(program: Command): void {
   program
     .command('prune')
-    .description("apply the pipelines' retention sections now: old raw responses and old export files (what current rows need stays)")
-    .argument('[pipelines...]', "pipeline files, or pipeline names of the project (default: every pipeline of the project)")
+    .description(
+      "apply the pipelines' retention sections now: old raw responses and old export files (what current rows need stays)",
+    )
+    .argument(
+      '[pipelines...]',
+      'pipeline files, or pipeline names of the project (default: every pipeline of the project)',
+    )
     .option('--json', 'one JSON object per pipeline')
     .action(async (args: string[], opts: { json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
@@ -35,15 +40,21 @@ export function register(program: Command): void {
         try {
           const out = await applyRetention(db, spec);
           if (opts.json) {
-            process.stdout.write(`${JSON.stringify({ file, pipeline: spec.name, retention: spec.retention, ...out })}\n`);
+            process.stdout.write(
+              `${JSON.stringify({ file, pipeline: spec.name, retention: spec.retention, ...out })}\n`,
+            );
             continue;
           }
           const parts: string[] = [];
           if (out.rawResponses) {
-            parts.push(`raw responses older than ${spec.retention.raw_responses}: ${out.rawResponses.deleted} deleted, ${out.rawResponses.kept} kept (current rows' lineage, shared bodies, runs in progress)`);
+            parts.push(
+              `raw responses older than ${spec.retention.raw_responses}: ${out.rawResponses.deleted} deleted, ${out.rawResponses.kept} kept (current rows' lineage, shared bodies, runs in progress)`,
+            );
           }
           if (out.exports) {
-            parts.push(`export files: ${out.exports.deleted.length} deleted, ${out.exports.kept} kept (newest ${spec.retention.exports} per table)`);
+            parts.push(
+              `export files: ${out.exports.deleted.length} deleted, ${out.exports.kept} kept (newest ${spec.retention.exports} per table)`,
+            );
             for (const s of out.exports.skipped) parts.push(`export ${s.dir}/${s.fileName} not pruned: ${s.reason}`);
           }
           process.stdout.write(`${spec.name}: ${parts.join('; ') || 'nothing to do'}\n`);

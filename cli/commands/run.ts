@@ -53,16 +53,29 @@ export function exportedFilesSince(spec: PipelineSpec, since: Date, until?: Date
  * The lines that say what a finished run exported: its files one a line, and the tables an incremental export
  * found no new row in (no file written for them), or that nothing was new at all.
  */
-export function exportLines(result: PipelineWorkflowResult, files: string[], mark: (file: string) => string = () => ''): string[] {
+export function exportLines(
+  result: PipelineWorkflowResult,
+  files: string[],
+  mark: (file: string) => string = () => '',
+): string[] {
   const unchanged = result.exportUnchanged ?? [];
-  if (result.exportStatus === 'no_new_rows') return [`exported files: none, no rows were new since the last export (${unchanged.join(', ')})`];
-  const lines = [files.length > 0 ? 'exported files:' : 'exported files: none', ...files.map((f) => `  ${f}${mark(f)}`)];
+  if (result.exportStatus === 'no_new_rows')
+    return [`exported files: none, no rows were new since the last export (${unchanged.join(', ')})`];
+  const lines = [
+    files.length > 0 ? 'exported files:' : 'exported files: none',
+    ...files.map((f) => `  ${f}${mark(f)}`),
+  ];
   if (unchanged.length > 0) lines.push(`no rows new since the last export, so no file for: ${unchanged.join(', ')}`);
   return lines;
 }
 
 /** The files a finished run's exports wrote: listed in its result, or found by their times for an older result. */
-export function filesOfRun(spec: PipelineSpec, result: PipelineWorkflowResult, startedAt: Date, closedAt?: Date): string[] {
+export function filesOfRun(
+  spec: PipelineSpec,
+  result: PipelineWorkflowResult,
+  startedAt: Date,
+  closedAt?: Date,
+): string[] {
   if (result.exportFiles) return [...new Set(result.exportFiles.map((f) => f.file))].sort();
   return exportedFilesSince(spec, startedAt, closedAt);
 }
@@ -117,12 +130,16 @@ export async function printOutcome(
   const { alertLines, exportFailureLines } = await import('../next-steps.js');
   if (outcome.status === 'interrupted') {
     const msg = `interrupted: run ${run.workflowId} keeps running in Temporal; resume with: ${resumeHint}`;
-    if (json) io.stdout.write(`${JSON.stringify({ type: 'interrupted', workflowId: run.workflowId, resume: resumeHint })}\n`);
+    if (json)
+      io.stdout.write(`${JSON.stringify({ type: 'interrupted', workflowId: run.workflowId, resume: resumeHint })}\n`);
     io.stderr.write(`${msg}\n`);
     return interruptedExitCode;
   }
   if (outcome.status === 'failed') {
-    if (json) io.stdout.write(`${JSON.stringify({ type: 'failed', workflowId: run.workflowId, pipeline: spec.name, reason: outcome.reason })}\n`);
+    if (json)
+      io.stdout.write(
+        `${JSON.stringify({ type: 'failed', workflowId: run.workflowId, pipeline: spec.name, reason: outcome.reason })}\n`,
+      );
     io.stderr.write(`pipeline ${spec.name} failed (${run.workflowId}): ${outcome.reason}\n`);
     return EXIT.failed;
   }
@@ -167,11 +184,19 @@ export async function printOutcome(
       lines.push(`${result.failedUrlCount} URL(s) failed:`, ...result.failedUrls.map((f) => `  ${f.url}: ${f.error}`));
     }
     if (result.checks && result.checks.length > 0) {
-      lines.push('checks:', ...result.checks.map((c) => `  ${c.status.toUpperCase().padEnd(7)} ${c.severity.padEnd(5)} ${c.name}: ${c.message}`));
+      lines.push(
+        'checks:',
+        ...result.checks.map(
+          (c) => `  ${c.status.toUpperCase().padEnd(7)} ${c.severity.padEnd(5)} ${c.name}: ${c.message}`,
+        ),
+      );
     }
-    for (const w of result.watchEvents ?? []) lines.push(`watch ${w.watch}: ${w.rows} ${w.event.replace(/_/g, ' ')} row(s)`);
+    for (const w of result.watchEvents ?? [])
+      lines.push(`watch ${w.watch}: ${w.rows} ${w.event.replace(/_/g, ' ')} row(s)`);
     if (result.rejectedResults) {
-      lines.push(`${result.rejectedResults} result(s) could not be loaded and were quarantined (see rejected_results; docs/inferred-tables.md): ${result.error ?? ''}`);
+      lines.push(
+        `${result.rejectedResults} result(s) could not be loaded and were quarantined (see rejected_results; docs/inferred-tables.md): ${result.error ?? ''}`,
+      );
     }
     // A file of a run that completed earlier may have been removed since (retention.exports, or by hand).
     lines.push(...exportLines(result, exported, (f) => (earlier && !fs.existsSync(f) ? '  (removed since)' : '')));
@@ -205,7 +230,10 @@ export async function waitWithInterrupt(
   // What Temporal does not show: a wait for the destination file, or the run's local activity failing attempt after attempt.
   const localWait = () => {
     const failed = readAttemptFailure(session.settings.dataDir, run.workflowId);
-    return destinationWaitNote(spec.destination.database) ?? (failed ? describeAttemptFailure({ ...failed, reason: oneLineReason(failed.reason) }) : undefined);
+    return (
+      destinationWaitNote(spec.destination.database) ??
+      (failed ? describeAttemptFailure({ ...failed, reason: oneLineReason(failed.reason) }) : undefined)
+    );
   };
   const outcome = await waitForRun(run, { mode: progressMode({ json }, io.stderr), signal, log, io, localWait });
   settleRun(session.settings.dataDir, spec, outcome);
@@ -258,13 +286,20 @@ export function register(program: Command): void {
     .option('--json', 'progress and the summary as JSON lines on stdout')
     .option('--detach', 'start the run and print its workflow id without waiting')
     .option('--new', 'start a fresh run even if an unfinished one is remembered')
-    .option('--attach', 'when the remembered run already completed, report its outcome and files instead of starting a new run')
-    .option('--plan', "print the run's forecast spend (from the pipeline's own history) against its budgets and start nothing; exit 5 when a budget would refuse it")
+    .option(
+      '--attach',
+      'when the remembered run already completed, report its outcome and files instead of starting a new run',
+    )
+    .option(
+      '--plan',
+      "print the run's forecast spend (from the pipeline's own history) against its budgets and start nothing; exit 5 when a budget would refuse it",
+    )
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (file: string, flags: RunFlags) => {
       // First, so that a signal at any moment ends the command: at once while it starts, cleanly later (see trapSignals).
       const trap = trapSignals({
-        whileStarting: 'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
+        whileStarting:
+          'no run was started or attached; an embedded Temporal server that was starting goes on in the background (`scrape-etl server stop` stops it)',
       });
       try {
         file = await (await import('../resolve-pipeline.js')).resolvePipelineFile(file);
@@ -280,14 +315,23 @@ export function register(program: Command): void {
  * loads the Temporal client and nothing of the worker, the databases or the activities), else by a worker in this
  * process for this run only (embedded server), else (a cluster, or --detach) by whichever worker comes.
  */
-async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags, log: Logger, io: CommandIO): Promise<Session> {
+async function openRunSession(
+  file: string,
+  spec: PipelineSpec,
+  flags: RunFlags,
+  log: Logger,
+  io: CommandIO,
+): Promise<Session> {
   const { temporalSettings } = await import('../../temporal/settings.js');
   const { connectRunningTemporal, connectTemporal } = await import('../../temporal/connect.js');
   const { livePollers, startWorkerHint } = await import('../../temporal/pollers.js');
   const { clientSession } = await import('../client-session.js');
   const settings = temporalSettings();
   // The embedded server is not started just to ask: if it is not running, no worker can be polling it.
-  const found = settings.address === undefined ? await connectRunningTemporal(settings) : { conn: await connectTemporal({ settings, log: (m) => log.info(m) }) };
+  const found =
+    settings.address === undefined
+      ? await connectRunningTemporal(settings)
+      : { conn: await connectTemporal({ settings, log: (m) => log.info(m) }) };
   const conn = 'conn' in found ? found.conn : undefined;
   let polling = false;
   let othersOnly = false;
@@ -302,7 +346,10 @@ async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags,
     }
   }
   if (conn && polling) {
-    log.info({ taskQueue: conn.taskQueue }, 'a worker polls the task queue: this command only starts the run and waits');
+    log.info(
+      { taskQueue: conn.taskQueue },
+      'a worker polls the task queue: this command only starts the run and waits',
+    );
     return clientSession(conn, settings);
   }
   const inProcess = settings.address === undefined && !flags.detach;
@@ -312,12 +359,18 @@ async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags,
     await conn?.connection.close();
     throw err;
   }
-  if (!inProcess) return clientSession(conn ?? (await connectTemporal({ settings, log: (m) => log.info(m), transient: true })), settings);
+  if (!inProcess)
+    return clientSession(
+      conn ?? (await connectTemporal({ settings, log: (m) => log.info(m), transient: true })),
+      settings,
+    );
   await conn?.connection.close();
   const who = othersOnly
     ? `only another run's worker polls task queue '${settings.taskQueue}' (it stops when that run ends)`
     : `no worker polls task queue '${settings.taskQueue}' now`;
-  io.stderr.write(`${who}: running one in this process for this run only (start a long-lived one with ${startWorkerHint(true)})\n`);
+  io.stderr.write(
+    `${who}: running one in this process for this run only (start a long-lived one with ${startWorkerHint(true)})\n`,
+  );
   const { openSession } = await import('../session.js');
   return openSession({ log, worker: true });
 }
@@ -326,7 +379,12 @@ async function openRunSession(file: string, spec: PipelineSpec, flags: RunFlags,
  * For a `run` that waits as a client only: when its task queue has had no poller for 30 s (the worker it counted on
  * left), says so in one line and, on the embedded server, runs a worker in this process that takes the run over.
  */
-async function watchForTakeover(session: Session, spec: PipelineSpec, log: Logger, io: CommandIO): Promise<{ stop(): Promise<void> }> {
+async function watchForTakeover(
+  session: Session,
+  spec: PipelineSpec,
+  log: Logger,
+  io: CommandIO,
+): Promise<{ stop(): Promise<void> }> {
   const { watchQueue, IDLE_MS } = await import('../queue-watch.js');
   const { startWorkerHint } = await import('../../temporal/pollers.js');
   const { conn, settings } = session;
@@ -363,7 +421,12 @@ async function watchForTakeover(session: Session, spec: PipelineSpec, log: Logge
   };
 }
 
-export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap, io: CommandIO = processIO): Promise<number> {
+export async function runCommand(
+  file: string,
+  flags: RunFlags,
+  trap: SignalTrap,
+  io: CommandIO = processIO,
+): Promise<number> {
   const { createLogger } = await import('../logger.js');
   const { startOrAttach } = await import('../pipeline-runner.js');
   const log = createLogger({ verbose: flags.verbose ?? false, destination: io.stderr });
@@ -374,7 +437,10 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
     const { planBudget, planLines } = await import('../budget-plan.js');
     const plan = await planBudget(spec, file);
     if (flags.plan) {
-      if (flags.json) io.stdout.write(`${JSON.stringify({ type: 'plan', pipeline: spec.name, forecast: plan.forecast, checks: plan.checks.map((c) => ({ limit: c.limit.key, scope: c.limit.scope, value: c.limit.limit, spent: c.spent, adds: c.adds, exceeds: c.exceeds })), refusal: plan.refusal ?? null })}\n`);
+      if (flags.json)
+        io.stdout.write(
+          `${JSON.stringify({ type: 'plan', pipeline: spec.name, forecast: plan.forecast, checks: plan.checks.map((c) => ({ limit: c.limit.key, scope: c.limit.scope, value: c.limit.limit, spent: c.spent, adds: c.adds, exceeds: c.exceeds })), refusal: plan.refusal ?? null })}\n`,
+        );
       else io.stdout.write(`${planLines(spec, plan, file).join('\n')}\n`);
       return plan.refusal ? EXIT.budget : EXIT.ok;
     }
@@ -397,7 +463,8 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
       signal: trap.signal,
       onWorkflowId: (id) => trap.starting?.(id, `scrape-etl run ${file}`),
     });
-    if (run.endedEarlier) io.stderr.write(`${(await import('../pipeline-runner.js')).endedEarlierLine(run.endedEarlier)}\n`);
+    if (run.endedEarlier)
+      io.stderr.write(`${(await import('../pipeline-runner.js')).endedEarlierLine(run.endedEarlier)}\n`);
     if (run.completedAt) {
       // --attach, and the remembered run completed while nobody waited (a detached run, or one finished after
       // Ctrl-C): say so with its outcome and files, start nothing, and forget it so that the next `run` starts anew.
@@ -406,21 +473,40 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
       const outcome: RunOutcome = { status: 'completed', workflowId: run.workflowId, result };
       settleRun(session.settings.dataDir, spec, outcome);
       const startedAt = (await run.handle.describe()).startTime;
-      return await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode(), undefined, io);
+      return await printOutcome(
+        spec,
+        run,
+        outcome,
+        startedAt,
+        flags.json ?? false,
+        `scrape-etl run ${file}`,
+        trap.exitCode(),
+        undefined,
+        io,
+      );
     }
     if (flags.detach || !session.hasWorker) {
       // Nothing in this process works on the run: say so at once when no worker anywhere polls its queue.
       const { noWorkerWarning } = await import('../../temporal/pollers.js');
-      const warning = await noWorkerWarning(session.conn.client, session.conn.namespace, session.conn.taskQueue, { embedded: session.conn.embedded });
-      if (warning) io.stderr.write(`${warning}${session.conn.embedded ? `, or run \`scrape-etl run ${file}\` to attach to this run and work on it` : ''}\n`);
+      const warning = await noWorkerWarning(session.conn.client, session.conn.namespace, session.conn.taskQueue, {
+        embedded: session.conn.embedded,
+      });
+      if (warning)
+        io.stderr.write(
+          `${warning}${session.conn.embedded ? `, or run \`scrape-etl run ${file}\` to attach to this run and work on it` : ''}\n`,
+        );
     }
     if (flags.detach) {
-      if (flags.json) io.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
+      if (flags.json)
+        io.stdout.write(`${JSON.stringify({ type: 'started', workflowId: run.workflowId, attached: run.attached })}\n`);
       else io.stdout.write(`${run.workflowId}\n`);
       return EXIT.ok;
     }
     if (run.attached) io.stderr.write(`resuming unfinished run ${run.workflowId}\n`);
-    else if (!flags.json) io.stderr.write(`started ${run.workflowId}${session.hasWorker ? '' : ' (worked on by the worker polling the task queue)'}\n`);
+    else if (!flags.json)
+      io.stderr.write(
+        `started ${run.workflowId}${session.hasWorker ? '' : ' (worked on by the worker polling the task queue)'}\n`,
+      );
     const startedAt = (await run.handle.describe()).startTime;
     const takeover = session.hasWorker ? undefined : await watchForTakeover(session, spec, log, io);
     let outcome: RunOutcome;
@@ -429,7 +515,17 @@ export async function runCommand(file: string, flags: RunFlags, trap: SignalTrap
     } finally {
       await takeover?.stop();
     }
-    const exitCode = await printOutcome(spec, run, outcome, startedAt, flags.json ?? false, `scrape-etl run ${file}`, trap.exitCode(), undefined, io);
+    const exitCode = await printOutcome(
+      spec,
+      run,
+      outcome,
+      startedAt,
+      flags.json ?? false,
+      `scrape-etl run ${file}`,
+      trap.exitCode(),
+      undefined,
+      io,
+    );
     if (outcome.status === 'interrupted') {
       // The worker's shutdown grace can keep the process alive a little; the run is safe in Temporal already.
       setTimeout(() => process.exit(exitCode), 5000).unref();

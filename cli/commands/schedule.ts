@@ -16,7 +16,11 @@ interface CommonFlags {
 // top, so that registering the commands for --help stays cheap (see cli/main.ts).
 // `worker`: on the embedded server, run a worker in this process for the command (trigger --wait with no worker
 // polling); otherwise a client only, which loads none of the worker's code.
-async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Session, log: Logger) => Promise<T>): Promise<T> {
+async function withSession<T>(
+  flags: CommonFlags,
+  worker: boolean,
+  fn: (s: Session, log: Logger) => Promise<T>,
+): Promise<T> {
   const { createLogger } = await import('../logger.js');
   const log = createLogger({ verbose: flags.verbose ?? false });
   const { connectTemporal } = await import('../../temporal/connect.js');
@@ -29,7 +33,9 @@ async function withSession<T>(flags: CommonFlags, worker: boolean, fn: (s: Sessi
   if (worker && session.conn.embedded) {
     // A worker that polls now (`scrape-etl up`) works on the run; only without one does this command run its own.
     const { livePollers } = await import('../../temporal/pollers.js');
-    const polled = await livePollers(session.conn.client, session.conn.namespace, session.conn.taskQueue).catch(() => []);
+    const polled = await livePollers(session.conn.client, session.conn.namespace, session.conn.taskQueue).catch(
+      () => [],
+    );
     if (polled.length === 0) {
       // Opened before the first closes, so that the server is not stopped in between.
       const { openSession } = await import('../session.js');
@@ -80,7 +86,10 @@ async function describeOrFail(session: Session, id: string): Promise<ScheduleDes
 function appliedCron(d: ScheduleDescription): { cron: string | null; timezone: string | null } {
   if (d.action.type !== 'startWorkflow') return { cron: null, timezone: null };
   const arg = d.action.args?.[0] as { spec?: PipelineSpec } | undefined;
-  return { cron: arg?.spec?.schedule?.cron ?? null, timezone: arg?.spec?.schedule?.timezone ?? d.spec.timezone ?? null };
+  return {
+    cron: arg?.spec?.schedule?.cron ?? null,
+    timezone: arg?.spec?.schedule?.timezone ?? d.spec.timezone ?? null,
+  };
 }
 
 function summarize(d: ScheduleDescription) {
@@ -94,7 +103,10 @@ function summarize(d: ScheduleDescription) {
     workflowType: d.action.type === 'startWorkflow' ? d.action.workflowType : undefined,
     taskQueue: d.action.type === 'startWorkflow' ? d.action.taskQueue : undefined,
     nextActionTimes: d.info.nextActionTimes.slice(0, 5).map((t) => t.toISOString()),
-    recentActions: d.info.recentActions.map((a) => ({ scheduledAt: a.scheduledAt.toISOString(), workflowId: a.action.workflow.workflowId })),
+    recentActions: d.info.recentActions.map((a) => ({
+      scheduledAt: a.scheduledAt.toISOString(),
+      workflowId: a.action.workflow.workflowId,
+    })),
     runningWorkflowIds: d.info.runningActions.map((a) => a.workflow.workflowId),
     numActionsTaken: d.info.numActionsTaken,
   };
@@ -106,12 +118,17 @@ async function scheduleIdOf(arg: string): Promise<string> {
 }
 
 export function register(program: Command): void {
-  const schedule = program.command('schedule').description('Temporal Schedules for pipelines (schedule id = pipeline name)');
+  const schedule = program
+    .command('schedule')
+    .description('Temporal Schedules for pipelines (schedule id = pipeline name)');
 
   schedule
     .command('apply')
     .description('create or update the schedules of pipeline files; applying unchanged files changes nothing')
-    .argument('[pipelines...]', 'pipeline files, or pipeline names of the project (default: every pipeline of the project)')
+    .argument(
+      '[pipelines...]',
+      'pipeline files, or pipeline names of the project (default: every pipeline of the project)',
+    )
     .option('--prune', 'delete the schedule of a pipeline whose file no longer has a schedule section')
     .option('--force', 'replace a schedule applied from another file whose pipeline has the same name')
     .option('--json', 'one JSON object per file')
@@ -139,14 +156,23 @@ export function register(program: Command): void {
       await withSession(flags, false, async (session) => {
         let scheduled = false;
         for (const { file, spec } of specs) {
-          const r = await applyScheduleChanges(session.conn.client, spec, file, session.conn.taskQueue, flags.prune ?? false, flags.force ?? false);
+          const r = await applyScheduleChanges(
+            session.conn.client,
+            spec,
+            file,
+            session.conn.taskQueue,
+            flags.prune ?? false,
+            flags.force ?? false,
+          );
           const { outcome } = r;
           // What changed is said (fields, paused → active), and a pause made by hand that the apply kept.
           out(flags, applyLine(spec.name, r), {
             file,
             scheduleId: spec.name,
             outcome,
-            ...(outcome === 'updated' ? { changes: r.changes ?? [], paused: r.paused, ...(r.kept ? { kept: r.kept } : {}) } : {}),
+            ...(outcome === 'updated'
+              ? { changes: r.changes ?? [], paused: r.paused, ...(r.kept ? { kept: r.kept } : {}) }
+              : {}),
           });
           if (outcome !== 'absent' && outcome !== 'deleted' && !(r.paused ?? spec.schedule?.paused)) scheduled = true;
         }
@@ -154,7 +180,9 @@ export function register(program: Command): void {
         // embedded server, the server itself runs only while `up` does (this command stops one it started).
         if (scheduled) {
           if (session.conn.embedded && !(await longLivedPoller(session))) {
-            process.stderr.write('schedules fire only while `scrape-etl up` runs (in this data folder); start it with `scrape-etl up --detach`\n');
+            process.stderr.write(
+              'schedules fire only while `scrape-etl up` runs (in this data folder); start it with `scrape-etl up --detach`\n',
+            );
           } else await warnIfNoWorker(session, 'the schedule starts runs that wait in RUNNING until one does');
         }
       });
@@ -218,7 +246,11 @@ export function register(program: Command): void {
     .description('start a run of the schedule now (with --wait: and wait for it, running a worker when local)')
     .argument('<id>', 'schedule id: the pipeline name, or its file')
     .option('--wait', 'wait for the triggered run and print its summary')
-    .option('--overlap <policy>', 'overlap policy for this run (skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all)', 'allow_all')
+    .option(
+      '--overlap <policy>',
+      'overlap policy for this run (skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all)',
+      'allow_all',
+    )
     .option('--json', 'as JSON lines')
     .option('-v, --verbose', 'more logs (stderr)')
     .action(async (arg: string, flags: CommonFlags & { wait?: boolean; overlap: string }) => {
@@ -227,8 +259,17 @@ export function register(program: Command): void {
       const { progressMode } = await import('../progress.js');
       const { scheduledWorkflowIdPrefix } = await import('../schedules.js');
       const overlap = flags.overlap.toUpperCase() as ScheduleOverlapPolicy;
-      if (!['SKIP', 'BUFFER_ONE', 'BUFFER_ALL', 'CANCEL_OTHER', 'TERMINATE_OTHER', 'ALLOW_ALL'].includes(overlap as string)) {
-        throw Object.assign(new Error(`--overlap: expected one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all`), { exitCode: EXIT.usage });
+      if (
+        !['SKIP', 'BUFFER_ONE', 'BUFFER_ALL', 'CANCEL_OTHER', 'TERMINATE_OTHER', 'ALLOW_ALL'].includes(
+          overlap as string,
+        )
+      ) {
+        throw Object.assign(
+          new Error(
+            `--overlap: expected one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all`,
+          ),
+          { exitCode: EXIT.usage },
+        );
       }
       await withSession(flags, flags.wait ?? false, async (session, log) => {
         const before = await describeOrFail(session, id);
@@ -241,33 +282,55 @@ export function register(program: Command): void {
         const deadline = Date.now() + 30_000;
         while (workflowId === undefined && Date.now() < deadline) {
           const d = await describeOrFail(session, id);
-          const ids = [...d.info.runningActions.map((a) => a.workflow.workflowId), ...d.info.recentActions.map((a) => a.action.workflow.workflowId)];
+          const ids = [
+            ...d.info.runningActions.map((a) => a.workflow.workflowId),
+            ...d.info.recentActions.map((a) => a.action.workflow.workflowId),
+          ];
           workflowId = ids.find((w) => !seen.has(w) && w.startsWith(scheduledWorkflowIdPrefix(id)));
           if (workflowId === undefined) await new Promise((r) => setTimeout(r, 200));
         }
-        if (workflowId === undefined) throw new Error(`schedule '${id}' was triggered but no run appeared within 30 s (overlap policy ${overlap})`);
+        if (workflowId === undefined)
+          throw new Error(`schedule '${id}' was triggered but no run appeared within 30 s (overlap policy ${overlap})`);
         if (!flags.wait) {
           out(flags, workflowId, { type: 'started', scheduleId: id, workflowId });
           return;
         }
         if (!flags.json) process.stderr.write(`started ${workflowId}\n`);
         const handle = session.conn.client.workflow.getHandle(workflowId);
-        const outcome = await waitForRun({ handle, workflowId, runKey: workflowId, attached: false }, { mode: progressMode(flags), log });
+        const outcome = await waitForRun(
+          { handle, workflowId, runKey: workflowId, attached: false },
+          { mode: progressMode(flags), log },
+        );
         if (outcome.status === 'completed') {
-          out(flags, [`${id} ${outcome.result.status} (${workflowId})`, 'rows by table:', ...formatRowsByTable(outcome.result.rowsByTable), ...rowsSeenLines(outcome.result)].join('\n'), {
-            type: 'result',
-            scheduleId: id,
-            workflowId,
-            status: outcome.result.status,
-            rowsByTable: outcome.result.rowsByTable,
-            ...(outcome.result.seenByTable ? { seenByTable: outcome.result.seenByTable } : {}),
-            ...(outcome.result.alerts ? { alerts: outcome.result.alerts } : {}),
-          });
+          out(
+            flags,
+            [
+              `${id} ${outcome.result.status} (${workflowId})`,
+              'rows by table:',
+              ...formatRowsByTable(outcome.result.rowsByTable),
+              ...rowsSeenLines(outcome.result),
+            ].join('\n'),
+            {
+              type: 'result',
+              scheduleId: id,
+              workflowId,
+              status: outcome.result.status,
+              rowsByTable: outcome.result.rowsByTable,
+              ...(outcome.result.seenByTable ? { seenByTable: outcome.result.seenByTable } : {}),
+              ...(outcome.result.alerts ? { alerts: outcome.result.alerts } : {}),
+            },
+          );
           // An alert given up on is said here too, as `run` says it (stderr).
-          if (outcome.result.alerts?.status === 'failed') process.stderr.write(`${id}: alert not delivered: ${outcome.result.alerts.error ?? 'unknown reason'}\n`);
+          if (outcome.result.alerts?.status === 'failed')
+            process.stderr.write(`${id}: alert not delivered: ${outcome.result.alerts.error ?? 'unknown reason'}\n`);
           if (outcome.result.status !== 'succeeded') process.exitCode = EXIT.partial;
         } else if (outcome.status === 'failed') {
-          out(flags, `${id} failed (${workflowId}): ${outcome.reason}`, { type: 'failed', scheduleId: id, workflowId, reason: outcome.reason });
+          out(flags, `${id} failed (${workflowId}): ${outcome.reason}`, {
+            type: 'failed',
+            scheduleId: id,
+            workflowId,
+            reason: outcome.reason,
+          });
           process.exitCode = EXIT.failed;
         }
       });
@@ -287,7 +350,9 @@ export function register(program: Command): void {
       const start = new Date(flags.start);
       const end = new Date(flags.end);
       if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()) || start >= end) {
-        throw Object.assign(new Error('--start and --end must be ISO 8601 times with start before end'), { exitCode: EXIT.usage });
+        throw Object.assign(new Error('--start and --end must be ISO 8601 times with start before end'), {
+          exitCode: EXIT.usage,
+        });
       }
       await withSession(flags, false, async (session) => {
         await describeOrFail(session, id);

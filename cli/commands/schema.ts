@@ -21,7 +21,11 @@ function usageError(message: string): Error {
 async function resolveTarget(arg: string, db: string | undefined): Promise<Target & { file?: string }> {
   const { resolvePipelineRef, defaultDatabaseUrl } = await import('../resolve-pipeline.js');
   const ref = await resolvePipelineRef(arg);
-  return { name: ref.name, database: db ?? ref.database ?? defaultDatabaseUrl(), ...(ref.file !== undefined ? { file: ref.file } : {}) };
+  return {
+    name: ref.name,
+    database: db ?? ref.database ?? defaultDatabaseUrl(),
+    ...(ref.file !== undefined ? { file: ref.file } : {}),
+  };
 }
 
 /** rebuild writes, so it opens the database the ordinary way; but never creates one (a mistyped path is an error). */
@@ -29,7 +33,10 @@ async function openExisting(url: string) {
   const { openDatabase } = await import('../../destinations/open.js');
   const { databaseFile, MissingDatabaseError } = await import('../read-destination.js');
   const file = databaseFile(url);
-  if (file !== undefined && !fs.existsSync(file)) throw new MissingDatabaseError(`no database at ${file} (the file does not exist; check --database or the pipeline's destination)`);
+  if (file !== undefined && !fs.existsSync(file))
+    throw new MissingDatabaseError(
+      `no database at ${file} (the file does not exist; check --database or the pipeline's destination)`,
+    );
   return openDatabase(url);
 }
 
@@ -43,13 +50,25 @@ function keyText(c: { change: string; key: unknown }): string {
 }
 
 export function register(program: Command): void {
-  const schema = program.command('schema').description("inspect a pipeline's tables: the model's fixed columns and natural keys, the columns its loads inferred, and how they changed");
+  const schema = program
+    .command('schema')
+    .description(
+      "inspect a pipeline's tables: the model's fixed columns and natural keys, the columns its loads inferred, and how they changed",
+    );
   const show = schema
     .command('show')
-    .description("tables, columns, types and the change history of a pipeline (a pipeline file, or a name found through the project; its destination is read)")
+    .description(
+      'tables, columns, types and the change history of a pipeline (a pipeline file, or a name found through the project; its destination is read)',
+    )
     .argument('<pipeline>', 'pipeline file, or pipeline name');
-  addDatabaseOption(show, "database URL (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
-    .option('--json', 'print JSON: { pipeline, tables: [{ table, fixed, natural_key, fixed_columns: [{ column, type, natural_key }], columns: [{ column, key, type, change, variant_of, load_id, changed_at }] }] } (fixed: a table of the model; columns: those loads added; key: the original JSON key path the column holds)')
+  addDatabaseOption(
+    show,
+    "database URL (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)",
+  )
+    .option(
+      '--json',
+      'print JSON: { pipeline, tables: [{ table, fixed, natural_key, fixed_columns: [{ column, type, natural_key }], columns: [{ column, key, type, change, variant_of, load_id, changed_at }] }] } (fixed: a table of the model; columns: those loads added; key: the original JSON key path the column holds)',
+    )
     .action(async (arg: string, opts: { database?: string; json?: boolean }) => {
       const target = await resolveTarget(arg, opts.database);
       const { contentTableName } = await import('../../db/evolve/names.js');
@@ -64,18 +83,37 @@ export function register(program: Command): void {
         const used: string[] = [];
         for (const t of DATA_TABLES) {
           if (cols.some((c) => c.table === t)) used.push(t);
-          else if ((await r.all(`SELECT 1 AS one FROM ${quoteIdent(t)} WHERE pipeline = ${r.ph(1)} LIMIT 1`, [target.name]).catch(() => [])).length > 0) used.push(t);
+          else if (
+            (
+              await r
+                .all(`SELECT 1 AS one FROM ${quoteIdent(t)} WHERE pipeline = ${r.ph(1)} LIMIT 1`, [target.name])
+                .catch(() => [])
+            ).length > 0
+          )
+            used.push(t);
         }
         return { cols, fixedTables: used };
       });
       // A fixed table's columns are the model's (db/schema/definition.ts), listed before the columns loads added to
       // it; its natural key is said (the key rows are upserted on).
       const fixedOf = (table: string) => {
-        const def = (TABLES as unknown as Record<string, { columns: Record<string, { type: string; identity?: true }>; primaryKey?: readonly string[] }>)[table];
+        const def = (
+          TABLES as unknown as Record<
+            string,
+            { columns: Record<string, { type: string; identity?: true }>; primaryKey?: readonly string[] }
+          >
+        )[table];
         if (!def) return undefined;
         const identity = Object.entries(def.columns).find(([, c]) => c.identity)?.[0];
         const naturalKey = (def.primaryKey ?? (identity ? [identity] : [])).filter((c) => c !== 'pipeline');
-        return { naturalKey, columns: Object.entries(def.columns).map(([column, c]) => ({ column, type: c.type, natural_key: naturalKey.includes(column) })) };
+        return {
+          naturalKey,
+          columns: Object.entries(def.columns).map(([column, c]) => ({
+            column,
+            type: c.type,
+            natural_key: naturalKey.includes(column),
+          })),
+        };
       };
       // Which pipeline and load wrote each row (every data table has them).
       const LINEAGE = new Set(['pipeline', 'load_id', 'loaded_at', 'row_hash']);
@@ -89,8 +127,19 @@ export function register(program: Command): void {
             const fixed = fixedOf(table);
             return {
               table,
-              ...(fixed ? { fixed: true, natural_key: fixed.naturalKey, fixed_columns: fixed.columns } : { fixed: false }),
-              columns: columns.map((c) => ({ column: c.column, key: c.key, type: c.type, change: c.change, variant_of: c.variantOf, pipeline: c.pipeline, load_id: c.loadId, changed_at: c.changedAt })),
+              ...(fixed
+                ? { fixed: true, natural_key: fixed.naturalKey, fixed_columns: fixed.columns }
+                : { fixed: false }),
+              columns: columns.map((c) => ({
+                column: c.column,
+                key: c.key,
+                type: c.type,
+                change: c.change,
+                variant_of: c.variantOf,
+                pipeline: c.pipeline,
+                load_id: c.loadId,
+                changed_at: c.changedAt,
+              })),
             };
           }),
         };
@@ -98,26 +147,47 @@ export function register(program: Command): void {
         return;
       }
       if (tables.size === 0) {
-        process.stdout.write(`pipeline '${target.name}' has no inferred tables or columns in ${target.database} yet, and no rows in the model's tables (they appear with its first load)\n`);
+        process.stdout.write(
+          `pipeline '${target.name}' has no inferred tables or columns in ${target.database} yet, and no rows in the model's tables (they appear with its first load)\n`,
+        );
         return;
       }
       // The database read comes first, as every reading command says it.
       const inferred = [...tables.keys()].some((t) => fixedOf(t) === undefined);
       process.stdout.write(
-        inferred ? `pipeline '${target.name}' in ${target.database}:\n` : `pipeline '${target.name}' has no inferred tables or columns in ${target.database}; the model's tables it uses:\n`,
+        inferred
+          ? `pipeline '${target.name}' in ${target.database}:\n`
+          : `pipeline '${target.name}' has no inferred tables or columns in ${target.database}; the model's tables it uses:\n`,
       );
       for (const [table, columns] of tables) {
         const created = columns.find((c) => c.change === 'create_table');
-        const listPath = Array.isArray(created?.key) && created.key.length > 0 ? `  (list ${(created.key as string[][]).map((p) => p.join('.')).join(' > ')})` : '';
+        const listPath =
+          Array.isArray(created?.key) && created.key.length > 0
+            ? `  (list ${(created.key as string[][]).map((p) => p.join('.')).join(' > ')})`
+            : '';
         const fixed = fixedOf(table);
-        process.stdout.write(`${table}${listPath}${fixed ? `  (model table; natural key: ${fixed.naturalKey.join(', ') || 'none'})` : ''}\n`);
-        const width = Math.max(...columns.map((c) => c.column.length), ...(fixed?.columns.map((c) => c.column.length) ?? []));
+        process.stdout.write(
+          `${table}${listPath}${fixed ? `  (model table; natural key: ${fixed.naturalKey.join(', ') || 'none'})` : ''}\n`,
+        );
+        const width = Math.max(
+          ...columns.map((c) => c.column.length),
+          ...(fixed?.columns.map((c) => c.column.length) ?? []),
+        );
         for (const c of fixed?.columns ?? []) {
-          process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  fixed${c.natural_key ? ', natural key' : LINEAGE.has(c.column) ? ', lineage' : ''}\n`);
+          process.stdout.write(
+            `  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  fixed${c.natural_key ? ', natural key' : LINEAGE.has(c.column) ? ', lineage' : ''}\n`,
+          );
         }
         for (const c of columns) {
-          const why = c.change === 'add_variant' ? `variant of ${c.variantOf}` : c.change === 'create_table' ? 'table created' : 'column added';
-          process.stdout.write(`  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  ${keyText(c)}${why}, load ${c.loadId}, ${c.changedAt}${c.pipeline === target.name ? '' : ` (pipeline ${c.pipeline})`}\n`);
+          const why =
+            c.change === 'add_variant'
+              ? `variant of ${c.variantOf}`
+              : c.change === 'create_table'
+                ? 'table created'
+                : 'column added';
+          process.stdout.write(
+            `  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  ${keyText(c)}${why}, load ${c.loadId}, ${c.changedAt}${c.pipeline === target.name ? '' : ` (pipeline ${c.pipeline})`}\n`,
+          );
         }
       }
     });
@@ -125,7 +195,7 @@ export function register(program: Command): void {
   const exp = schema
     .command('export')
     .description(
-      "every table of a pipeline (or of every pipeline of the project) with its columns, types, descriptions, natural key, lineage columns and relations, for dbt (sources.yml), JSON, DBML or Mermaid",
+      'every table of a pipeline (or of every pipeline of the project) with its columns, types, descriptions, natural key, lineage columns and relations, for dbt (sources.yml), JSON, DBML or Mermaid',
     )
     .argument('[pipeline]', 'pipeline file, or pipeline name (default: every pipeline of the project)')
     .option('--format <format>', 'json | dbt | dbml | mermaid', 'json')
@@ -133,7 +203,10 @@ export function register(program: Command): void {
     .option('--source-name <name>', "dbt: the source's name (source('<name>', '<table>'))", 'scrape_etl')
     .option('--schema <schema>', "dbt: the database schema of the tables (default: the dbt target's schema)");
   addDatabaseOption(exp, "database URL whose inferred tables are read (default: the pipelines' destination)").action(
-    async (arg: string | undefined, opts: { format: string; out?: string; sourceName?: string; schema?: string; database?: string }) => {
+    async (
+      arg: string | undefined,
+      opts: { format: string; out?: string; sourceName?: string; schema?: string; database?: string },
+    ) => {
       const { schemaExport } = await import('../schema-export.js');
       await schemaExport(arg, opts);
     },
@@ -141,7 +214,9 @@ export function register(program: Command): void {
 
   const rebuild = program
     .command('rebuild')
-    .description("re-derive a pipeline's inferred tables (<pipeline>_items …) from its landed raw responses, without calling the service (after changing merge_key, or a fix)")
+    .description(
+      "re-derive a pipeline's inferred tables (<pipeline>_items …) from its landed raw responses, without calling the service (after changing merge_key, or a fix)",
+    )
     .argument('<pipeline>', 'the pipeline file, or its name in the project (its merge_key and schema mode apply)');
   addDatabaseOption(rebuild, "database URL (default: the pipeline's destination)")
     .option('--json', 'print the counts as JSON')
@@ -153,14 +228,19 @@ export function register(program: Command): void {
       const { KINDS } = await import('../../kinds/index.js');
       const { contentTargetOf } = await import('../../kinds/content.js');
       const content = contentTargetOf(target.spec, KINDS[target.spec.kind]);
-      if (!content) throw usageError(`pipeline '${target.name}' is of kind ${target.spec.kind}, which has no inferred content tables to rebuild`);
+      if (!content)
+        throw usageError(
+          `pipeline '${target.name}' is of kind ${target.spec.kind}, which has no inferred content tables to rebuild`,
+        );
       const { rebuildContentTables } = await import('../../db/rebuild.js');
       const db = await openExisting(target.database);
       try {
         const out = await rebuildContentTables(db, target.name, content);
         if (opts.json) process.stdout.write(`${JSON.stringify({ pipeline: target.name, ...out })}\n`);
         else {
-          process.stdout.write(`rebuilt ${content.table} from ${out.responses} raw response(s), ${out.results} result(s):\n`);
+          process.stdout.write(
+            `rebuilt ${content.table} from ${out.responses} raw response(s), ${out.results} result(s):\n`,
+          );
           for (const [t, n] of Object.entries(out.rowsByTable)) process.stdout.write(`  ${t}: ${n} row(s)\n`);
         }
       } finally {

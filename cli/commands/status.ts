@@ -58,7 +58,13 @@ export interface StatusRow {
 
 /** The error column: the data's error, then a failed export and an undelivered alert, each said beside it. */
 export function runErrorText(
-  r: { error: string | null; exportStatus?: string | null; exportError?: string | null; alertStatus?: string | null; alertError?: string | null },
+  r: {
+    error: string | null;
+    exportStatus?: string | null;
+    exportError?: string | null;
+    alertStatus?: string | null;
+    alertError?: string | null;
+  },
   maxPart = Infinity,
 ): string | null {
   const cut = (s: string) => (s.length > maxPart ? `${s.slice(0, maxPart - 1)}…` : s);
@@ -78,13 +84,22 @@ export interface RunFilter {
   since?: Date;
 }
 
-export async function tableRuns(databaseUrl: string, filter: RunFilter): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
+export async function tableRuns(
+  databaseUrl: string,
+  filter: RunFilter,
+): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
   const { isMissedFire, selectPipelineRuns } = await import('../../db/pipeline-runs.js');
   const { selectChecksOfRuns } = await import('../../checks/read.js');
   const { readDestination } = await import('../read-destination.js');
   const { runs, checks } = await readDestination(databaseUrl, async (r) => {
     const runs = await selectPipelineRuns(r, filter);
-    return { runs, checks: await selectChecksOfRuns(r, runs.map((x) => x.workflowId)) };
+    return {
+      runs,
+      checks: await selectChecksOfRuns(
+        r,
+        runs.map((x) => x.workflowId),
+      ),
+    };
   });
   const { goneLoadOwner, interruptedLoadError } = await import('../../db/orphaned-runs.js');
   const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
@@ -130,7 +145,10 @@ export function startedCell(r: Pick<StatusRow, 'startedAt' | 'missedFire' | 'fir
 export function errorCell(error: string | null): string {
   if (!error) return '';
   const parts = error.replace(/\s+/g, ' ').split(' | ');
-  return parts.map((p) => (p.length > 80 ? `${p.slice(0, 79)}…` : p)).join(' | ').slice(0, 260);
+  return parts
+    .map((p) => (p.length > 80 ? `${p.slice(0, 79)}…` : p))
+    .join(' | ')
+    .slice(0, 260);
 }
 
 /** Temporal states of a run that ended without its result; each has a failure (or a reason) in its close event. */
@@ -167,7 +185,10 @@ function recordedDestination(w: WorkflowExecutionInfo, attribute: string | undef
 export function sinceDate(text: string | undefined, now = Date.now()): Date | undefined {
   if (text === undefined) return undefined;
   const m = /^([0-9]+)(m|h|d|w)$/.exec(text.trim());
-  if (!m) throw Object.assign(new Error(`--since '${text}' is not a duration like '30m', '12h', '7d' or '2w'`), { exitCode: EXIT.usage });
+  if (!m)
+    throw Object.assign(new Error(`--since '${text}' is not a duration like '30m', '12h', '7d' or '2w'`), {
+      exitCode: EXIT.usage,
+    });
   const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2] as 'm' | 'h' | 'd' | 'w'];
   return new Date(now - Number(m[1]) * unit);
 }
@@ -189,7 +210,10 @@ export function formatDuration(ms: number | null): string {
  * The database and pipeline a reading command is about: --database wins; else the pipeline's destination (a file,
  * or a name found through the project); else DATABASE_URL (the project's destination), else the default file.
  */
-export async function readTarget(pipeline: string | undefined, database: string | undefined): Promise<{ databaseUrl: string; ref: PipelineRef | undefined }> {
+export async function readTarget(
+  pipeline: string | undefined,
+  database: string | undefined,
+): Promise<{ databaseUrl: string; ref: PipelineRef | undefined }> {
   const { defaultDatabaseUrl, resolvePipelineRef } = await import('../resolve-pipeline.js');
   const ref = pipeline === undefined ? undefined : await resolvePipelineRef(pipeline);
   return { databaseUrl: database ?? ref?.database ?? defaultDatabaseUrl(), ref };
@@ -198,140 +222,220 @@ export async function readTarget(pipeline: string | undefined, database: string 
 export function register(program: Command): void {
   const cmd = program
     .command('status')
-    .description('recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs, and Temporal for runs in progress)')
-    .argument('[pipeline]', "only this pipeline's runs, in its destination: a pipeline file, or a pipeline name of the project");
-  addDatabaseOption(cmd, "destination database to read pipeline_runs from (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)")
+    .description(
+      'recent pipeline runs: pipeline, state, rows, duration, tokens (cost), error (from pipeline_runs, and Temporal for runs in progress)',
+    )
+    .argument(
+      '[pipeline]',
+      "only this pipeline's runs, in its destination: a pipeline file, or a pipeline name of the project",
+    );
+  addDatabaseOption(
+    cmd,
+    "destination database to read pipeline_runs from (default: the pipeline's destination, else DATABASE_URL, the project's destination or sqlite:./data/scrape-etl.sqlite)",
+  )
     .option('--limit <n>', 'how many runs', (v) => Number.parseInt(v, 10), 20)
     .option('--pipeline <name>', 'the same as the [pipeline] argument')
     .option('--since <duration>', "only runs started in this span back from now: '30m', '12h', '7d', '2w'")
-    .option('--live', 'ask Temporal about every run, including those not in pipeline_runs yet (default: only when a run is in progress)')
+    .option(
+      '--live',
+      'ask Temporal about every run, including those not in pipeline_runs yet (default: only when a run is in progress)',
+    )
     .option('--no-temporal', 'read only the pipeline_runs table')
     .option('--json', 'one JSON object per run')
     .option('-v, --verbose', 'more logs (stderr)')
-    .action(async (arg: string | undefined, flags: { database?: string; limit: number; pipeline?: string; since?: string; live?: boolean; temporal: boolean; json?: boolean; verbose?: boolean }) => {
-      // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-      const { redactDatabaseUrl } = await import('../../db/url.js');
-      if (!Number.isInteger(flags.limit) || flags.limit <= 0) {
-        throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
-      }
-      if (arg !== undefined && flags.pipeline !== undefined && arg !== flags.pipeline) {
-        throw Object.assign(new Error(`two pipelines named: '${arg}' and --pipeline '${flags.pipeline}'; name one`), { exitCode: EXIT.usage });
-      }
-      const { databaseUrl, ref } = await readTarget(arg ?? flags.pipeline, flags.database);
-      const pipelineName = ref?.name;
-      const since = sinceDate(flags.since);
-      const filter: RunFilter = { limit: flags.limit, ...(pipelineName ? { pipeline: pipelineName } : {}), ...(since ? { since } : {}) };
-      // Debug lines only: pino is loaded when they show (-v, SCRAPE_ETL_LOG_LEVEL), not on every status.
-      const { logsAt } = await import('../log-level.js');
-      const log = logsAt('debug', flags) ? (await import('../logger.js')).createLogger({ verbose: flags.verbose ?? false }) : undefined;
-      const { databaseFile } = await import('../read-destination.js');
-      const file = databaseFile(databaseUrl);
-      const fs = await import('node:fs');
-      if (ref?.file !== undefined && file !== undefined && !fs.existsSync(file)) {
-        // A pipeline of the project that never ran: its database is created by its first run.
-        process.stdout.write(`no runs of '${ref.name}' yet: its database ${redactDatabaseUrl(databaseUrl)} does not exist (its first run creates it)\n`);
-        return;
-      }
-      if (ref?.note) log?.debug({ note: ref.note }, 'pipeline name not found in the project; reading the default database');
-      const fromTable = await tableRuns(databaseUrl, filter);
-      log?.debug({ database: redactDatabaseUrl(databaseUrl), runs: fromTable.size }, 'read pipeline_runs');
-      const rows = new Map<string, StatusRow>();
-      for (const [id, r] of fromTable) rows.set(id, { ...r, state: runStateWithReason(runStateOf(r.tableStatus), r.statusReason) });
-      // Temporal is asked (and its SDK loaded) only when its answer can change what is shown: a run in progress.
-      const inProgress = [...fromTable.values()].some((r) => r.tableStatus === 'running');
-      const askTemporal = flags.temporal && (flags.live === true || inProgress);
+    .action(
+      async (
+        arg: string | undefined,
+        flags: {
+          database?: string;
+          limit: number;
+          pipeline?: string;
+          since?: string;
+          live?: boolean;
+          temporal: boolean;
+          json?: boolean;
+          verbose?: boolean;
+        },
+      ) => {
+        // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+        const { redactDatabaseUrl } = await import('../../db/url.js');
+        if (!Number.isInteger(flags.limit) || flags.limit <= 0) {
+          throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
+        }
+        if (arg !== undefined && flags.pipeline !== undefined && arg !== flags.pipeline) {
+          throw Object.assign(new Error(`two pipelines named: '${arg}' and --pipeline '${flags.pipeline}'; name one`), {
+            exitCode: EXIT.usage,
+          });
+        }
+        const { databaseUrl, ref } = await readTarget(arg ?? flags.pipeline, flags.database);
+        const pipelineName = ref?.name;
+        const since = sinceDate(flags.since);
+        const filter: RunFilter = {
+          limit: flags.limit,
+          ...(pipelineName ? { pipeline: pipelineName } : {}),
+          ...(since ? { since } : {}),
+        };
+        // Debug lines only: pino is loaded when they show (-v, SCRAPE_ETL_LOG_LEVEL), not on every status.
+        const { logsAt } = await import('../log-level.js');
+        const log = logsAt('debug', flags)
+          ? (await import('../logger.js')).createLogger({ verbose: flags.verbose ?? false })
+          : undefined;
+        const { databaseFile } = await import('../read-destination.js');
+        const file = databaseFile(databaseUrl);
+        const fs = await import('node:fs');
+        if (ref?.file !== undefined && file !== undefined && !fs.existsSync(file)) {
+          // A pipeline of the project that never ran: its database is created by its first run.
+          process.stdout.write(
+            `no runs of '${ref.name}' yet: its database ${redactDatabaseUrl(databaseUrl)} does not exist (its first run creates it)\n`,
+          );
+          return;
+        }
+        if (ref?.note)
+          log?.debug({ note: ref.note }, 'pipeline name not found in the project; reading the default database');
+        const fromTable = await tableRuns(databaseUrl, filter);
+        log?.debug({ database: redactDatabaseUrl(databaseUrl), runs: fromTable.size }, 'read pipeline_runs');
+        const rows = new Map<string, StatusRow>();
+        for (const [id, r] of fromTable)
+          rows.set(id, { ...r, state: runStateWithReason(runStateOf(r.tableStatus), r.statusReason) });
+        // Temporal is asked (and its SDK loaded) only when its answer can change what is shown: a run in progress.
+        const inProgress = [...fromTable.values()].some((r) => r.tableStatus === 'running');
+        const askTemporal = flags.temporal && (flags.live === true || inProgress);
 
-      // Why Temporal's view is missing, when it is: said with the answer, so table states are not taken for live ones.
-      let notAsked: string | undefined;
-      if (askTemporal) {
-        const { destinationKey } = await import('../../db/url.js');
-        const { connectRunningTemporal } = await import('../../temporal/connect.js');
-        const { temporalSettings } = await import('../../temporal/settings.js');
-        const found = await connectRunningTemporal(temporalSettings());
-        if ('notAsked' in found) {
-          notAsked = found.notAsked;
-          log?.debug({ reason: notAsked }, 'Temporal not asked');
-        } else {
-          const { client, connection } = found.conn;
-          const { SEARCH_ATTRIBUTES } = await import('../../temporal/visibility.js');
-          const wanted = destinationKey(databaseUrl);
-          try {
-            let n = 0;
-            let listed = 0;
-            const query = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'${since ? ` AND StartTime >= '${since.toISOString()}'` : ''}`;
-            log?.debug({ address: found.conn.address, namespace: found.conn.namespace, query }, 'listing workflows in Temporal');
-            for await (const w of client.workflow.list({ query })) {
-              listed++;
-              // Workflow ids are '<pipeline>--<run key>' (temporal/contract.ts): the pipeline filter needs no search attribute.
-              if (pipelineName && !w.workflowId.startsWith(`${pipelineName}--`)) continue;
-              const known = rows.get(w.workflowId);
-              // Only this database's runs: those its pipeline_runs knows, and those Temporal records as writing to it
-              // (a run that has not written its row yet). A run recording no destination cannot be told apart: left out.
-              // Recorded relative SQLite paths (older runs) are resolved against this folder, as the user's --database is.
-              const recorded = recordedDestination(w, w.typedSearchAttributes.get(SEARCH_ATTRIBUTES.destination));
-              if (!known && (recorded === undefined || destinationKey(recorded) !== wanted)) continue;
-              if (n++ >= flags.limit) break;
-              const started = w.startTime.toISOString();
-              const duration = w.closeTime ? w.closeTime.getTime() - w.startTime.getTime() : Date.now() - w.startTime.getTime();
-              rows.set(w.workflowId, {
-                workflowId: w.workflowId,
-                pipeline: known?.pipeline ?? w.workflowId.split('--')[0] ?? w.workflowId,
-                state: runStateName(runStateOf(known?.tableStatus, w.status.name)),
-                tableStatus: known?.tableStatus ?? null,
-                rows: known?.rows ?? null,
-                rowsSeen: known?.rowsSeen ?? null,
-                rowsByTable: known?.rowsByTable ?? null,
-                startedAt: known?.startedAt ?? started,
-                durationMs: known?.durationMs ?? duration,
-                tokenUsage: known?.tokenUsage ?? null,
-                ...(known?.exportStatus !== undefined ? { exportStatus: known.exportStatus } : {}),
-                ...(known ? { bookkeepingRows: known.bookkeepingRows, alertStatus: known.alertStatus ?? null, alertError: known.alertError ?? null } : {}),
-                error: known?.error || (FAILED_STATES.has(w.status.name) ? await temporalFailure(client, w.workflowId, w.runId) : null),
-              });
+        // Why Temporal's view is missing, when it is: said with the answer, so table states are not taken for live ones.
+        let notAsked: string | undefined;
+        if (askTemporal) {
+          const { destinationKey } = await import('../../db/url.js');
+          const { connectRunningTemporal } = await import('../../temporal/connect.js');
+          const { temporalSettings } = await import('../../temporal/settings.js');
+          const found = await connectRunningTemporal(temporalSettings());
+          if ('notAsked' in found) {
+            notAsked = found.notAsked;
+            log?.debug({ reason: notAsked }, 'Temporal not asked');
+          } else {
+            const { client, connection } = found.conn;
+            const { SEARCH_ATTRIBUTES } = await import('../../temporal/visibility.js');
+            const wanted = destinationKey(databaseUrl);
+            try {
+              let n = 0;
+              let listed = 0;
+              const query = `WorkflowType = '${PIPELINE_WORKFLOW_TYPE}'${since ? ` AND StartTime >= '${since.toISOString()}'` : ''}`;
+              log?.debug(
+                { address: found.conn.address, namespace: found.conn.namespace, query },
+                'listing workflows in Temporal',
+              );
+              for await (const w of client.workflow.list({ query })) {
+                listed++;
+                // Workflow ids are '<pipeline>--<run key>' (temporal/contract.ts): the pipeline filter needs no search attribute.
+                if (pipelineName && !w.workflowId.startsWith(`${pipelineName}--`)) continue;
+                const known = rows.get(w.workflowId);
+                // Only this database's runs: those its pipeline_runs knows, and those Temporal records as writing to it
+                // (a run that has not written its row yet). A run recording no destination cannot be told apart: left out.
+                // Recorded relative SQLite paths (older runs) are resolved against this folder, as the user's --database is.
+                const recorded = recordedDestination(w, w.typedSearchAttributes.get(SEARCH_ATTRIBUTES.destination));
+                if (!known && (recorded === undefined || destinationKey(recorded) !== wanted)) continue;
+                if (n++ >= flags.limit) break;
+                const started = w.startTime.toISOString();
+                const duration = w.closeTime
+                  ? w.closeTime.getTime() - w.startTime.getTime()
+                  : Date.now() - w.startTime.getTime();
+                rows.set(w.workflowId, {
+                  workflowId: w.workflowId,
+                  pipeline: known?.pipeline ?? w.workflowId.split('--')[0] ?? w.workflowId,
+                  state: runStateName(runStateOf(known?.tableStatus, w.status.name)),
+                  tableStatus: known?.tableStatus ?? null,
+                  rows: known?.rows ?? null,
+                  rowsSeen: known?.rowsSeen ?? null,
+                  rowsByTable: known?.rowsByTable ?? null,
+                  startedAt: known?.startedAt ?? started,
+                  durationMs: known?.durationMs ?? duration,
+                  tokenUsage: known?.tokenUsage ?? null,
+                  ...(known?.exportStatus !== undefined ? { exportStatus: known.exportStatus } : {}),
+                  ...(known
+                    ? {
+                        bookkeepingRows: known.bookkeepingRows,
+                        alertStatus: known.alertStatus ?? null,
+                        alertError: known.alertError ?? null,
+                      }
+                    : {}),
+                  error:
+                    known?.error ||
+                    (FAILED_STATES.has(w.status.name) ? await temporalFailure(client, w.workflowId, w.runId) : null),
+                });
+              }
+              log?.debug(
+                { listed, shown: Math.min(n, flags.limit) },
+                'workflows listed; those of other destinations are left out',
+              );
+            } finally {
+              await connection.close();
             }
-            log?.debug({ listed, shown: Math.min(n, flags.limit) }, 'workflows listed; those of other destinations are left out');
-          } finally {
-            await connection.close();
           }
         }
-      }
-      const note = notAsked === undefined ? undefined : `Temporal was not asked: ${notAsked}; the states shown are those pipeline_runs recorded`;
+        const note =
+          notAsked === undefined
+            ? undefined
+            : `Temporal was not asked: ${notAsked}; the states shown are those pipeline_runs recorded`;
 
-      // Newest first. ISO times compare as plain strings; localeCompare would start ICU's collator for it, a start-up cost.
-      const at = (r: StatusRow) => r.startedAt ?? r.firedAt ?? '';
-      const byStart = (a: StatusRow, b: StatusRow) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : 0);
-      const list = [...rows.values()].sort(byStart).slice(0, flags.limit);
-      if (flags.json) {
-        for (const r of list) process.stdout.write(`${JSON.stringify(r)}\n`);
-        // stdout stays one run per line; the note goes beside it.
-        if (note) process.stderr.write(`${note}\n`);
-        return;
-      }
-      if (list.length === 0) {
-        process.stdout.write(`no pipeline runs${pipelineName ? ` of '${pipelineName}'` : ''}${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`);
+        // Newest first. ISO times compare as plain strings; localeCompare would start ICU's collator for it, a start-up cost.
+        const at = (r: StatusRow) => r.startedAt ?? r.firedAt ?? '';
+        const byStart = (a: StatusRow, b: StatusRow) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : 0);
+        const list = [...rows.values()].sort(byStart).slice(0, flags.limit);
+        if (flags.json) {
+          for (const r of list) process.stdout.write(`${JSON.stringify(r)}\n`);
+          // stdout stays one run per line; the note goes beside it.
+          if (note) process.stderr.write(`${note}\n`);
+          return;
+        }
+        if (list.length === 0) {
+          process.stdout.write(
+            `no pipeline runs${pipelineName ? ` of '${pipelineName}'` : ''}${flags.since ? ` in the last ${flags.since}` : ''} in ${redactDatabaseUrl(databaseUrl)}\n`,
+          );
+          if (note) process.stdout.write(`${note}\n`);
+          return;
+        }
+        const table = [
+          // Rows seen (fetched) beside rows changed (inserted, updated): unchanged data is not "0 rows".
+          [
+            'PIPELINE',
+            'STATE',
+            'ROWS SEEN',
+            'ROWS CHANGED',
+            'BOOKKEEPING',
+            'DURATION',
+            'TOKENS',
+            'EXPORT',
+            'STARTED',
+            'WORKFLOW ID',
+            'ERROR',
+          ],
+          ...list.map((r) => [
+            r.pipeline,
+            r.state,
+            r.rowsSeen === null ? '-' : String(r.rowsSeen),
+            r.rows === null ? '-' : String(r.rows),
+            r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
+            formatDuration(r.durationMs),
+            // A missed fire ran nothing: no tokens to know.
+            r.missedFire ? '-' : tokensText(r.tokenUsage),
+            formatExportStatus(r.exportStatus),
+            startedCell(r),
+            r.workflowId,
+            r.error
+              ? errorCell(r.error)
+              : r.checks && r.checks.failed.length > 0
+                ? `checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120)
+                : '',
+          ]),
+        ];
+        const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+        for (const row of table)
+          process.stdout.write(
+            `${row
+              .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
+              .join('  ')
+              .trimEnd()}\n`,
+          );
         if (note) process.stdout.write(`${note}\n`);
-        return;
-      }
-      const table = [
-        // Rows seen (fetched) beside rows changed (inserted, updated): unchanged data is not "0 rows".
-        ['PIPELINE', 'STATE', 'ROWS SEEN', 'ROWS CHANGED', 'BOOKKEEPING', 'DURATION', 'TOKENS', 'EXPORT', 'STARTED', 'WORKFLOW ID', 'ERROR'],
-        ...list.map((r) => [
-          r.pipeline,
-          r.state,
-          r.rowsSeen === null ? '-' : String(r.rowsSeen),
-          r.rows === null ? '-' : String(r.rows),
-          r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
-          formatDuration(r.durationMs),
-          // A missed fire ran nothing: no tokens to know.
-          r.missedFire ? '-' : tokensText(r.tokenUsage),
-          formatExportStatus(r.exportStatus),
-          startedCell(r),
-          r.workflowId,
-          r.error ? errorCell(r.error) : r.checks && r.checks.failed.length > 0 ? `checks failed: ${r.checks.failed.join(', ')}`.slice(0, 120) : '',
-        ]),
-      ];
-      const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-      for (const row of table) process.stdout.write(`${row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()}\n`);
-      if (note) process.stdout.write(`${note}\n`);
-    });
+      },
+    );
 }

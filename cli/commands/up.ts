@@ -36,14 +36,30 @@ export function register(program: Command): void {
     )
     .option('--workers <n>', 'pipeline workers in this process', positiveInt('--workers'), 1)
     .option('--max-activities <n>', 'activities running at once in each worker', positiveInt('--max-activities'), 20)
-    .option('--shutdown-grace <duration>', 'on Ctrl-C/SIGTERM, time for in-flight activities to finish (default SCRAPE_ETL_SHUTDOWN_GRACE or 30s)')
-    .option('--log-level <level>', 'Temporal SDK log level (TRACE, DEBUG, INFO, WARN, ERROR; default SCRAPE_ETL_WORKER_LOG_LEVEL or WARN)')
-    .option('--metrics-port <port>', 'serve Prometheus metrics at http://<host>:<port>/metrics (default SCRAPE_ETL_METRICS_PORT; none when unset; 0 = any free port)')
-    .option('--metrics-host <address>', 'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1)')
+    .option(
+      '--shutdown-grace <duration>',
+      'on Ctrl-C/SIGTERM, time for in-flight activities to finish (default SCRAPE_ETL_SHUTDOWN_GRACE or 30s)',
+    )
+    .option(
+      '--log-level <level>',
+      'Temporal SDK log level (TRACE, DEBUG, INFO, WARN, ERROR; default SCRAPE_ETL_WORKER_LOG_LEVEL or WARN)',
+    )
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics at http://<host>:<port>/metrics (default SCRAPE_ETL_METRICS_PORT; none when unset; 0 = any free port)',
+    )
+    .option(
+      '--metrics-host <address>',
+      'address the metrics endpoint binds (default SCRAPE_ETL_METRICS_HOST or 127.0.0.1)',
+    )
     .option('--detach', 'start it in the background: prints its pid, pid file and log file; `scrape-etl down` stops it')
     .option('--print-systemd', 'print a systemd unit that runs `scrape-etl up` with these options, and exit')
     // Not --env-file: Node 20 takes that option for itself wherever it stands on the command line.
-    .option('--environment-file <file>', 'with --print-systemd: the EnvironmentFile holding SCRAPER_API_TOKEN and the like', '/etc/scrape-etl/env')
+    .option(
+      '--environment-file <file>',
+      'with --print-systemd: the EnvironmentFile holding SCRAPER_API_TOKEN and the like',
+      '/etc/scrape-etl/env',
+    )
     .option('--user <name>', 'with --print-systemd: the User= the service runs as');
   for (const [name, s] of Object.entries(UP_SERVICES)) up.option(`--${name}`, s.description);
   up.action(async (flags: UpFlags) => {
@@ -76,7 +92,9 @@ export function register(program: Command): void {
 
   program
     .command('down')
-    .description('stop the `scrape-etl up` of this data folder (SIGTERM: its workers drain, its embedded server stops), and wait for it')
+    .description(
+      'stop the `scrape-etl up` of this data folder (SIGTERM: its workers drain, its embedded server stops), and wait for it',
+    )
     .option('--timeout <seconds>', 'how long to wait before killing it (SIGKILL)', positiveInt('--timeout'), 90)
     .action(async (flags: { timeout: number }) => {
       const { temporalSettings } = await import('../../temporal/settings.js');
@@ -104,7 +122,9 @@ export function register(program: Command): void {
         process.exitCode = EXIT.failed;
         return;
       }
-      process.stdout.write(`stopped scrape-etl up (pid ${state.pid}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+      process.stdout.write(
+        `stopped scrape-etl up (pid ${state.pid}) in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      );
     });
 }
 
@@ -119,7 +139,10 @@ async function detach(): Promise<number> {
   const { dataDir } = temporalSettings();
   const paths = upPaths(dataDir);
   const other = liveUp(dataDir);
-  if (other) throw new Error(`scrape-etl up already runs for ${dataDir} (pid ${other.pid}, since ${other.startedAt}); \`scrape-etl down\` stops it`);
+  if (other)
+    throw new Error(
+      `scrape-etl up already runs for ${dataDir} (pid ${other.pid}, since ${other.startedAt}); \`scrape-etl down\` stops it`,
+    );
   // A data folder, key or server files another user controls are refused here, in the command the user sees, not
   // in the background process's log (lib/owned-path.ts).
   const { secretKeys } = await import('../../lib/secret-key.js');
@@ -131,7 +154,11 @@ async function detach(): Promise<number> {
   const args = process.argv.slice(2).filter((a) => a !== '--detach');
   fs.writeSync(logFd, `--- ${new Date().toISOString()} scrape-etl ${args.join(' ')} (detached) in ${process.cwd()}\n`);
   const logStart = fs.fstatSync(logFd).size;
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], { detached: true, stdio: ['ignore', logFd, logFd], env: { ...processSettings().env } });
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], {
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+    env: { ...processSettings().env },
+  });
   fs.closeSync(logFd);
   if (child.pid === undefined) throw new Error('could not start scrape-etl up in the background');
   child.unref();
@@ -142,19 +169,27 @@ async function detach(): Promise<number> {
     if (state?.pid === pid && state.ready) {
       const screen = fs.readFileSync(paths.logFile, 'utf8').slice(logStart);
       process.stdout.write(
-        `${screen.split('\n').filter((l) => !/^\d{4}-\d\d-\d\dT/.test(l) && !l.startsWith('Ctrl-C')).join('\n').trimEnd()}\n` +
+        `${screen
+          .split('\n')
+          .filter((l) => !/^\d{4}-\d\d-\d\dT/.test(l) && !l.startsWith('Ctrl-C'))
+          .join('\n')
+          .trimEnd()}\n` +
           `running in the background: pid ${pid}\n  pid file: ${paths.pidFile}\n  log:      ${paths.logFile}   (tail -f ${paths.logFile})\n` +
           'stop it with: scrape-etl down\n',
       );
       return EXIT.ok;
     }
     if (!isProcessAlive(pid)) {
-      process.stderr.write(`scrape-etl up (pid ${pid}) exited while starting; its log ${paths.logFile}:\n${fileTail(paths.logFile)}\n`);
+      process.stderr.write(
+        `scrape-etl up (pid ${pid}) exited while starting; its log ${paths.logFile}:\n${fileTail(paths.logFile)}\n`,
+      );
       return EXIT.failed;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  process.stderr.write(`scrape-etl up (pid ${pid}) did not poll within ${DETACH_READY_TIMEOUT_MS / 1000} s; it goes on starting; its log: ${paths.logFile}\n`);
+  process.stderr.write(
+    `scrape-etl up (pid ${pid}) did not poll within ${DETACH_READY_TIMEOUT_MS / 1000} s; it goes on starting; its log: ${paths.logFile}\n`,
+  );
   return EXIT.failed;
 }
 

@@ -40,7 +40,10 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
     try {
       const spec = await loadPipelineFile(file);
       // Only a file that loads has a destination to probe; its problems are the file's, at destination.database.
-      const issues = [...(await destinationIssues(file, spec, { offline: opts.offline ?? false })), ...(localWorker ? await notifyIssues(file, spec) : [])];
+      const issues = [
+        ...(await destinationIssues(file, spec, { offline: opts.offline ?? false })),
+        ...(localWorker ? await notifyIssues(file, spec) : []),
+      ];
       const table = contentTableName(spec.name);
       const key = `${spec.destination.database}\u0001${table}`;
       const owner = tableOwners.get(key);
@@ -54,14 +57,19 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
           message: `pipeline name '${spec.name}' gives the table name '${table}', as '${owner.name}' (${owner.file}) does in the same destination; their rows would share one table. Rename one of them`,
         });
       } else if (!owner) tableOwners.set(key, { name: spec.name, file });
-      const inferred = issues.length === 0 ? await inferredNameIssues(file, spec, { offline: opts.offline ?? false }) : { errors: [], warnings: [] };
+      const inferred =
+        issues.length === 0
+          ? await inferredNameIssues(file, spec, { offline: opts.offline ?? false })
+          : { errors: [], warnings: [] };
       const all = [...issues, ...inferred.errors];
       outcomes.push({
         file,
         ok: all.length === 0,
         issues: all.map(formatIssue),
         details: all,
-        ...(inferred.warnings.length > 0 ? { warnings: inferred.warnings.map((w) => `${formatIssue(w)} (warning)`) } : {}),
+        ...(inferred.warnings.length > 0
+          ? { warnings: inferred.warnings.map((w) => `${formatIssue(w)} (warning)`) }
+          : {}),
       });
     } catch (err) {
       if (!(err instanceof PipelineFileError)) throw err;
@@ -78,8 +86,14 @@ export function register(program: Command): void {
       'check pipeline files: prints OK per file, or every error as file:line:col: path: message; ' +
         'the destination database is probed read-only (nothing is created)',
     )
-    .argument('[pipelines...]', 'pipeline files (.yaml, .yml or .json), or pipeline names of the project (default: every pipeline of the project)')
-    .option('--json', 'print one JSON object per file instead of text: {file, ok, issues: [{file, line, column, path, message, suggestion}]}')
+    .argument(
+      '[pipelines...]',
+      'pipeline files (.yaml, .yml or .json), or pipeline names of the project (default: every pipeline of the project)',
+    )
+    .option(
+      '--json',
+      'print one JSON object per file instead of text: {file, ok, issues: [{file, line, column, path, message, suggestion}]}',
+    )
     .option('--offline', 'skip the checks that need the network (connecting to a Postgres destination), e.g. in CI')
     .action(async (args: string[], opts: { json?: boolean; offline?: boolean }) => {
       const files = await (await import('../resolve-pipeline.js')).resolvePipelineFiles(args);
@@ -87,13 +101,17 @@ export function register(program: Command): void {
       const { issueJson } = await import('../../pipelines/errors.js');
       for (const o of outcomes) {
         if (!opts.json && o.warnings) process.stderr.write(`${o.warnings.join('\n')}\n`);
-        if (opts.json) process.stdout.write(`${JSON.stringify({ file: o.file, ok: o.ok, issues: o.details.map(issueJson), ...(o.warnings ? { warnings: o.warnings } : {}) })}\n`);
+        if (opts.json)
+          process.stdout.write(
+            `${JSON.stringify({ file: o.file, ok: o.ok, issues: o.details.map(issueJson), ...(o.warnings ? { warnings: o.warnings } : {}) })}\n`,
+          );
         else if (o.ok) process.stdout.write(`OK ${o.file}\n`);
         else process.stderr.write(`${o.issues.join('\n')}\n`);
       }
       const failed = outcomes.filter((o) => !o.ok).length;
       if (failed > 0) {
-        if (!opts.json) process.stderr.write(`${failed} of ${outcomes.length} file${outcomes.length === 1 ? '' : 's'} invalid\n`);
+        if (!opts.json)
+          process.stderr.write(`${failed} of ${outcomes.length} file${outcomes.length === 1 ? '' : 's'} invalid\n`);
         process.exitCode = EXIT.usage;
       }
     });

@@ -18,10 +18,18 @@ export const consoleService: UpService = {
     const databases = (await consoleDatabases({ files })).filter((d) => {
       const file = databaseFile(d.url);
       if (file === undefined || fs.existsSync(file)) return true;
-      ctx.log(`console: ${file} does not exist yet (no run has loaded into it); restart up with --console after the first run to see it`);
+      ctx.log(
+        `console: ${file} does not exist yet (no run has loaded into it); restart up with --console after the first run to see it`,
+      );
       return false;
     });
-    if (databases.length === 0) throw Object.assign(new Error('--console: no destination database exists yet; run a pipeline first (scrape-etl run <pipeline>), then start up --console'), { exitCode: EXIT.failed });
+    if (databases.length === 0)
+      throw Object.assign(
+        new Error(
+          '--console: no destination database exists yet; run a pipeline first (scrape-etl run <pipeline>), then start up --console',
+        ),
+        { exitCode: EXIT.failed },
+      );
     const running = await startConsole({ databases, ...(ctx.uiUrl ? { temporalUiUrl: ctx.uiUrl } : {}) });
     return { describe: `console: ${running.url}`, close: () => running.close() };
   },

@@ -16,7 +16,11 @@ export interface UpPaths {
 }
 
 export function upPaths(dataDir: string): UpPaths {
-  return { stateFile: path.join(dataDir, 'up.json'), pidFile: path.join(dataDir, 'up.pid'), logFile: path.join(dataDir, 'up.log') };
+  return {
+    stateFile: path.join(dataDir, 'up.json'),
+    pidFile: path.join(dataDir, 'up.pid'),
+    logFile: path.join(dataDir, 'up.log'),
+  };
 }
 
 export interface UpState {

@@ -42,10 +42,18 @@ export async function runUp(opts: UpOptions): Promise<number> {
   // could stop only one of them.
   const other = liveUp(settings.dataDir);
   if (other && other.pid !== process.pid) {
-    throw Object.assign(new Error(`scrape-etl up already runs for ${settings.dataDir} (pid ${other.pid}, since ${other.startedAt}); \`scrape-etl down\` stops it`), { exitCode: EXIT.failed });
+    throw Object.assign(
+      new Error(
+        `scrape-etl up already runs for ${settings.dataDir} (pid ${other.pid}, since ${other.startedAt}); \`scrape-etl down\` stops it`,
+      ),
+      { exitCode: EXIT.failed },
+    );
   }
   for (const name of opts.services) {
-    if (!UP_SERVICES[name]?.load) throw Object.assign(new Error(`--${name}: not available in this version of scrape-etl; nothing was started`), { exitCode: EXIT.usage });
+    if (!UP_SERVICES[name]?.load)
+      throw Object.assign(new Error(`--${name}: not available in this version of scrape-etl; nothing was started`), {
+        exitCode: EXIT.usage,
+      });
   }
 
   // Until the workers poll, a signal exits at once (starting the embedded server can take a minute).
@@ -53,7 +61,9 @@ export async function runUp(opts: UpOptions): Promise<number> {
   let stopWorkers: (() => void) | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     if (!stopWorkers) {
-      process.stderr.write(`${sig === 'SIGINT' ? 'interrupted' : 'terminated'} while starting: no worker polled; an embedded Temporal server that was starting goes on in the background (\`scrape-etl server stop\` stops it)\n`);
+      process.stderr.write(
+        `${sig === 'SIGINT' ? 'interrupted' : 'terminated'} while starting: no worker polled; an embedded Temporal server that was starting goes on in the background (\`scrape-etl server stop\` stops it)\n`,
+      );
       process.exit(signalExitCode(sig));
     }
     if (stopping) {
@@ -72,8 +82,14 @@ export async function runUp(opts: UpOptions): Promise<number> {
   const { readWorkerTuning } = await import('../../temporal/tuning.js');
   const { createMetrics } = await import('../../temporal/metrics.js');
   const level = opts.logLevel.toUpperCase();
-  if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw Object.assign(new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`), { exitCode: EXIT.usage });
-  if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace)) throw Object.assign(new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`), { exitCode: EXIT.usage });
+  if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
+    throw Object.assign(new Error(`--log-level '${opts.logLevel}' is not one of TRACE, DEBUG, INFO, WARN, ERROR`), {
+      exitCode: EXIT.usage,
+    });
+  if (!/^[0-9]+(ms|s|m|h)$/.test(opts.shutdownGrace))
+    throw Object.assign(new Error(`--shutdown-grace '${opts.shutdownGrace}' is not a duration like '30s'`), {
+      exitCode: EXIT.usage,
+    });
   readWorkerTuning(opts.settings);
   const sdkPort = opts.metricsPort === undefined ? undefined : await sdkMetricsPort(opts.metricsPort, opts.settings);
   Runtime.install({
@@ -106,7 +122,13 @@ export async function runUp(opts: UpOptions): Promise<number> {
         shutdownGraceTime: opts.shutdownGrace,
         // One registry for all: /metrics counts every run this process finished, whichever worker took it.
         // On the embedded server nothing is billed: a dead worker's wait is taken over sooner (temporal/tuning.ts).
-        activities: { settings: opts.settings, metrics, embeddedServer: settings.address === undefined, onRunEvent: (e) => log(runEventLine(e)), ...(webUiUrl ? { webUiUrl } : {}) },
+        activities: {
+          settings: opts.settings,
+          metrics,
+          embeddedServer: settings.address === undefined,
+          onRunEvent: (e) => log(runEventLine(e)),
+          ...(webUiUrl ? { webUiUrl } : {}),
+        },
       }),
     );
   }
@@ -165,7 +187,7 @@ export async function runUp(opts: UpOptions): Promise<number> {
     [
       `scrape-etl up (pid ${process.pid}) in ${process.cwd()}`,
       `  Temporal:   ${address} (${state.embedded ? `embedded dev server, state in ${settings.dataDir}/temporal` : 'TEMPORAL_ADDRESS'}), namespace '${settings.namespace}'`,
-      `  Web UI:     ${uiUrl ?? '(the cluster\'s own; SCRAPE_ETL_WEB_UI_URL for alert links)'}`,
+      `  Web UI:     ${uiUrl ?? "(the cluster's own; SCRAPE_ETL_WEB_UI_URL for alert links)"}`,
       `  workers:    ${opts.workers} polling task queue '${settings.taskQueue}', up to ${opts.maxActivities} activities each; ${describeWorkflowBundle((await resolveWorkflowBundle()).source)}`,
       `  metrics:    ${metricsServer ? `${metricsServer.url}${sdkPort !== undefined ? ` (Temporal SDK metrics from 127.0.0.1:${sdkPort} included)` : ''}` : 'off (--metrics-port <port> serves them)'}`,
       `  schedules:  ${watch.summary()}`,
@@ -195,7 +217,8 @@ export async function runUp(opts: UpOptions): Promise<number> {
   for (const c of connections) await c.close().catch(() => undefined);
   if (state.embedded) {
     const { stopDevServer } = await import('../../temporal/dev-server.js');
-    if (await stopDevServer({ dataDir: settings.dataDir })) log(`stopped the embedded Temporal server; its state stays in ${settings.dataDir}/temporal`);
+    if (await stopDevServer({ dataDir: settings.dataDir }))
+      log(`stopped the embedded Temporal server; its state stays in ${settings.dataDir}/temporal`);
   }
   const mine = liveUp(settings.dataDir);
   if (!mine || mine.pid === process.pid) {

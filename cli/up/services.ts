@@ -27,5 +27,8 @@ export interface UpService {
  * An option given for a service listed with `undefined` is refused with a clear message.
  */
 export const UP_SERVICES: Record<string, { description: string; load: (() => Promise<UpService>) | undefined }> = {
-  console: { description: 'also serve the local console (read-only, 127.0.0.1, a free port)', load: async () => (await import('./console-service.js')).consoleService },
+  console: {
+    description: 'also serve the local console (read-only, 127.0.0.1, a free port)',
+    load: async () => (await import('./console-service.js')).consoleService,
+  },
 };

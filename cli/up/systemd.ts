@@ -23,7 +23,12 @@ function quoteWord(word: string): string {
 }
 
 export function systemdUnit(o: SystemdUnitOptions): string {
-  for (const [what, p] of [['node', o.node], ['scrape-etl', o.bin], ['working directory', o.cwd], ['EnvironmentFile', o.envFile]] as const) {
+  for (const [what, p] of [
+    ['node', o.node],
+    ['scrape-etl', o.bin],
+    ['working directory', o.cwd],
+    ['EnvironmentFile', o.envFile],
+  ] as const) {
     if (!path.isAbsolute(p)) throw new Error(`the systemd unit needs an absolute path for the ${what}, got '${p}'`);
     if (/[\n\r]/.test(p)) throw new Error(`the ${what} path holds a line break: ${JSON.stringify(p)}`);
   }

@@ -7,7 +7,20 @@ import type { RunEvent } from '../../activities/deps.js';
 import { splitRows } from '../../db/table-names.js';
 
 /** Meta keys the SDK adds to every entry of an activity or workflow: said as "where", or not at all. */
-const SDK_CONTEXT = new Set(['sdkComponent', 'taskQueue', 'isLocal', 'attempt', 'namespace', 'activityId', 'activityType', 'workflowId', 'workflowRunId', 'runId', 'workflowType', 'pipeline']);
+const SDK_CONTEXT = new Set([
+  'sdkComponent',
+  'taskQueue',
+  'isLocal',
+  'attempt',
+  'namespace',
+  'activityId',
+  'activityType',
+  'workflowId',
+  'workflowRunId',
+  'runId',
+  'workflowType',
+  'pipeline',
+]);
 const MAX_LINE = 1000;
 
 /** Text on one line: newlines and runs of blanks become one space; a very long text is cut with an ellipsis. */
@@ -38,9 +51,15 @@ export function sdkLogLine(level: string, message: string, meta: Record<string, 
   const where = [
     typeof m['pipeline'] === 'string' ? `pipeline ${m['pipeline']}` : undefined,
     typeof m['workflowId'] === 'string' ? `run ${m['workflowId']}` : undefined,
-    typeof m['activityType'] === 'string' ? `activity ${m['activityType']}${attempt}` : typeof m['workflowType'] === 'string' ? `workflow ${m['workflowType']}` : undefined,
+    typeof m['activityType'] === 'string'
+      ? `activity ${m['activityType']}${attempt}`
+      : typeof m['workflowType'] === 'string'
+        ? `workflow ${m['workflowType']}`
+        : undefined,
   ].filter((x): x is string => x !== undefined);
-  return oneLine(`${word}: ${message}${facts.length > 0 ? `: ${facts.join('; ')}` : ''}${where.length > 0 ? ` (${where.join(', ')})` : ''}`);
+  return oneLine(
+    `${word}: ${message}${facts.length > 0 ? `: ${facts.join('; ')}` : ''}${where.length > 0 ? ` (${where.join(', ')})` : ''}`,
+  );
 }
 
 function durationText(ms: number | null): string {
@@ -53,5 +72,7 @@ export function runEventLine(e: RunEvent): string {
   if (e.event === 'started') return `run started: ${e.pipeline} run ${e.workflowId}`;
   const rows = rowsSeenChangedText(splitRows(e.rowsByTable).data, e.seenByTable ? splitRows(e.seenByTable).data : null);
   const why = e.error ? `: ${e.error}` : '';
-  return oneLine(`run ended: ${e.pipeline} run ${e.workflowId} ${e.status}, ${rows}, ${durationText(e.durationMs)}${why}`);
+  return oneLine(
+    `run ended: ${e.pipeline} run ${e.workflowId} ${e.status}, ${rows}, ${durationText(e.durationMs)}${why}`,
+  );
 }

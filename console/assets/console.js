@@ -11,7 +11,20 @@
     var spec = JSON.parse(script.textContent);
     var width = Math.max(320, Math.min(box.clientWidth || 900, 1300));
     var bars = spec.kind === 'bars';
-    var series = [{ label: spec.time ? 'time' : 'run', value: function (u, v) { return v == null ? '' : spec.xLabels ? spec.xLabels[v] || '' : spec.time ? new Date(v * 1000).toISOString().replace('T', ' ').slice(0, 19) : v; } }];
+    var series = [
+      {
+        label: spec.time ? 'time' : 'run',
+        value: function (u, v) {
+          return v == null
+            ? ''
+            : spec.xLabels
+              ? spec.xLabels[v] || ''
+              : spec.time
+                ? new Date(v * 1000).toISOString().replace('T', ' ').slice(0, 19)
+                : v;
+        },
+      },
+    ];
     spec.series.forEach(function (label, i) {
       var color = palette[i % palette.length];
       var s = { label: label, stroke: color, width: 2, spanGaps: true, points: { show: true, size: 6 } };
@@ -26,7 +39,14 @@
     });
     var axes = [
       spec.xLabels
-        ? { values: function (u, splits) { return splits.map(function (v) { return spec.xLabels[v] || ''; }); }, space: 60 }
+        ? {
+            values: function (u, splits) {
+              return splits.map(function (v) {
+                return spec.xLabels[v] || '';
+              });
+            },
+            space: 60,
+          }
         : {},
       { label: spec.yLabel, size: 70 },
     ];
@@ -35,7 +55,16 @@
       height: 260,
       series: series,
       axes: axes,
-      scales: { x: { time: !!spec.time, range: bars ? function (u, min, max) { return [min - 0.5, max + 0.5]; } : undefined } },
+      scales: {
+        x: {
+          time: !!spec.time,
+          range: bars
+            ? function (u, min, max) {
+                return [min - 0.5, max + 0.5];
+              }
+            : undefined,
+        },
+      },
       legend: { live: true },
     };
     charts[box.getAttribute('data-chart-name') || id] = new uPlot(opts, spec.data, box);

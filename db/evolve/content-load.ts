@@ -2,14 +2,27 @@
 // evolve the schema, upsert the root rows on (pipeline, row_key) with "newest result wins", and replace the
 // child rows of every root that changed. An unchanged root (same content hash) keeps its row and children, so
 // loading the same results again changes nothing, as for the model's fixed tables.
-import { CHILD_SYSTEM_COLUMNS, ROOT_SYSTEM_COLUMNS, type ContentChildRow, type ContentRootRow } from '../flatten/content.js';
+import {
+  CHILD_SYSTEM_COLUMNS,
+  ROOT_SYSTEM_COLUMNS,
+  type ContentChildRow,
+  type ContentRootRow,
+} from '../flatten/content.js';
 import { quoteIdent, type Param, type Tx } from '../sql.js';
 import { upsertRows } from '../upsert.js';
 import { PATH_SEPARATOR } from './names.js';
 import { evolveSchema, type SchemaChange, type SchemaMode, type TableTemplate } from './registry.js';
 
-export const ROOT_TEMPLATE: TableTemplate = { systemColumns: ROOT_SYSTEM_COLUMNS, key: ['pipeline', 'row_key'], index: ['pipeline', 'load_id'] };
-export const CHILD_TEMPLATE: TableTemplate = { systemColumns: CHILD_SYSTEM_COLUMNS, key: ['pipeline', 'row_key'], index: ['pipeline', 'root_key'] };
+export const ROOT_TEMPLATE: TableTemplate = {
+  systemColumns: ROOT_SYSTEM_COLUMNS,
+  key: ['pipeline', 'row_key'],
+  index: ['pipeline', 'load_id'],
+};
+export const CHILD_TEMPLATE: TableTemplate = {
+  systemColumns: CHILD_SYSTEM_COLUMNS,
+  key: ['pipeline', 'row_key'],
+  index: ['pipeline', 'root_key'],
+};
 
 export interface ContentTarget {
   /** Root table (`<pipeline>_items`). */
@@ -41,7 +54,11 @@ function dataColumns(cols: ReadonlyMap<string, unknown> | undefined, system: Rea
   return [...(cols?.keys() ?? [])].filter((c) => !system.has(c)).sort();
 }
 
-function rowParams(system: Param[], data: readonly string[], resolved: ReadonlyArray<readonly [string, Param]>): Param[] {
+function rowParams(
+  system: Param[],
+  data: readonly string[],
+  resolved: ReadonlyArray<readonly [string, Param]>,
+): Param[] {
   const byCol = new Map(resolved);
   return [...system, ...data.map((c) => byCol.get(c) ?? null)];
 }
@@ -61,7 +78,12 @@ async function deleteChildren(tx: Tx, table: string, pipeline: string, rootKeys:
   return deleted;
 }
 
-export async function loadContent(tx: Tx, target: ContentTarget, roots: readonly ContentRootRow[], ctx: ContentLoadContext): Promise<ContentLoadResult> {
+export async function loadContent(
+  tx: Tx,
+  target: ContentTarget,
+  roots: readonly ContentRootRow[],
+  ctx: ContentLoadContext,
+): Promise<ContentLoadResult> {
   // No results, nothing to evolve or write (a run detail still running, an empty page): no registry read either.
   if (roots.length === 0) return { rowsByTable: {}, changedByTable: {}, changes: [] };
   const root = target.table;
@@ -93,14 +115,30 @@ export async function loadContent(tx: Tx, target: ContentTarget, roots: readonly
   const q = quoteIdent(root);
   const rootParams = roots.map((r, i) =>
     rowParams(
-      [ctx.pipeline, r.rowKey, r.resultId, r.scrapingRunId, r.scrapedUrl, r.resultCreatedAt, ctx.loadId, ctx.loadedAt, r.rowHash],
+      [
+        ctx.pipeline,
+        r.rowKey,
+        r.resultId,
+        r.scrapingRunId,
+        r.scrapedUrl,
+        r.resultCreatedAt,
+        ctx.loadId,
+        ctx.loadedAt,
+        r.rowHash,
+      ],
       rootData,
       evolved.resolved[i]!,
     ),
   );
   const written = await upsertRows(
     tx,
-    { table: root, columns: rootColumns, key: ['pipeline', 'row_key'], updateWhere: `${q}.result_id IS NULL OR excluded.result_id >= ${q}.result_id`, returning: 'row_key' },
+    {
+      table: root,
+      columns: rootColumns,
+      key: ['pipeline', 'row_key'],
+      updateWhere: `${q}.result_id IS NULL OR excluded.result_id >= ${q}.result_id`,
+      returning: 'row_key',
+    },
     rootParams,
   );
   rowsByTable[root] = roots.length;
@@ -125,7 +163,13 @@ export async function loadContent(tx: Tx, target: ContentTarget, roots: readonly
     const data = dataColumns(reg.get(table), CHILD_SYSTEM);
     let list = byTable.get(table);
     if (!list) byTable.set(table, (list = []));
-    list.push(rowParams([ctx.pipeline, c.rowKey, c.rootKey, c.parentKey, c.listIndex, ctx.loadId, ctx.loadedAt], data, evolved.resolved[i]!));
+    list.push(
+      rowParams(
+        [ctx.pipeline, c.rowKey, c.rootKey, c.parentKey, c.listIndex, ctx.loadId, ctx.loadedAt],
+        data,
+        evolved.resolved[i]!,
+      ),
+    );
   });
   for (const [t, params] of [...byTable.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const columns = [...CHILD_SYSTEM_COLUMNS.map(([c]) => c), ...dataColumns(reg.get(t), CHILD_SYSTEM)];

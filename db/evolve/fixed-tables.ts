@@ -19,7 +19,9 @@ export class FixedTableChangesRefused extends SchemaChangesRefused {
 }
 
 /** Each model table's fixed columns, which inferred columns never take: built once, not once a response. */
-const FIXED_COLUMNS = new Map<string, ReadonlySet<string>>(EVOLVING_TABLES.map((t) => [t, new Set(TABLE_META[t].columns)]));
+const FIXED_COLUMNS = new Map<string, ReadonlySet<string>>(
+  EVOLVING_TABLES.map((t) => [t, new Set(TABLE_META[t].columns)]),
+);
 
 /**
  * A table's inferred columns sorted, with their types, per registry map: a kept registry state (SQLite,
@@ -28,7 +30,10 @@ const FIXED_COLUMNS = new Map<string, ReadonlySet<string>>(EVOLVING_TABLES.map((
 const sortedColumns = new WeakMap<ReadonlyMap<string, LogicalType>, { columns: string[]; types: LogicalType[] }>();
 const NO_COLUMNS = { columns: [] as string[], types: [] as LogicalType[] };
 
-function columnsOf(registered: ReadonlyMap<string, LogicalType> | undefined): { columns: string[]; types: LogicalType[] } {
+function columnsOf(registered: ReadonlyMap<string, LogicalType> | undefined): {
+  columns: string[];
+  types: LogicalType[];
+} {
   if (!registered) return NO_COLUMNS;
   let out = sortedColumns.get(registered);
   if (!out) {
@@ -45,9 +50,21 @@ function columnsOf(registered: ReadonlyMap<string, LogicalType> | undefined): { 
  * fields: the upsert then sets every inferred column, so a field that disappeared from the newest answer reads
  * NULL instead of its old value.
  */
-export async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTable, mode: SchemaMode, describeBatch: string, loadId: number, changedAt: string, refuseChanges = false) {
+export async function evolveFixedTables(
+  tx: Tx,
+  pipeline: string,
+  rows: RowsByTable,
+  mode: SchemaMode,
+  describeBatch: string,
+  loadId: number,
+  changedAt: string,
+  refuseChanges = false,
+) {
   const tables = EVOLVING_TABLES.filter((t) => rows[t] !== undefined);
-  const inferred = new Map<DataTableName, { columns: string[]; types: LogicalType[]; open: Array<Array<readonly [string, Param]>> }>();
+  const inferred = new Map<
+    DataTableName,
+    { columns: string[]; types: LogicalType[]; open: Array<Array<readonly [string, Param]>> }
+  >();
   if (tables.length === 0) return { inferred, changes: [] as SchemaChange[] };
   // One registry read (and, in Postgres, one round of locks) for every evolving table of the batch.
   const evolving = tables.flatMap((table) => rows[table]!.map((r) => ({ table, fields: r[OPEN_FIELDS] ?? [] })));
@@ -68,7 +85,11 @@ export async function evolveFixedTables(tx: Tx, pipeline: string, rows: RowsByTa
   } catch (err) {
     if (!(err instanceof SchemaChangesRefused)) throw err;
     const positions = tables.flatMap((table) => rows[table]!.map((_, index) => ({ table, index })));
-    throw new FixedTableChangesRefused(err.message, err.rows, err.rows.map((i) => positions[i]!));
+    throw new FixedTableChangesRefused(
+      err.message,
+      err.rows,
+      err.rows.map((i) => positions[i]!),
+    );
   }
   let offset = 0;
   for (const table of tables) {

@@ -25,7 +25,10 @@ export interface NameCapability {
 }
 
 /** The naming capability of a destination: the capabilities of the adapter a handle carries (destinations/<name>/). */
-export function capabilityOf(of: { readonly dialect: Dialect; readonly adapter: { readonly capabilities: DestinationCapabilities } }): NameCapability {
+export function capabilityOf(of: {
+  readonly dialect: Dialect;
+  readonly adapter: { readonly capabilities: DestinationCapabilities };
+}): NameCapability {
   const c = of.adapter.capabilities;
   return {
     dialect: of.dialect,

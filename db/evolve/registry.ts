@@ -14,7 +14,17 @@ import { quoteIdent, withTransaction, type Param, type Tx } from '../sql.js';
 import { PermanentLoadError, SchemaContractError } from './errors.js';
 import { PATH_SEPARATOR, variantColumn } from './names.js';
 import { HISTORY_SELECT, schemaColumnOf, selectSchemaHistory, type SchemaColumn } from './history.js';
-import { capabilityOf, columnBytes, indexNameFor, nameFor, OVERFLOW_CANDIDATE, OVERFLOW_SOURCE, pathOfSource, variantSource, type NameCapability } from './naming.js';
+import {
+  capabilityOf,
+  columnBytes,
+  indexNameFor,
+  nameFor,
+  OVERFLOW_CANDIDATE,
+  OVERFLOW_SOURCE,
+  pathOfSource,
+  variantSource,
+  type NameCapability,
+} from './naming.js';
 import { accepts, sqlTypeOf, toParam, typeOfValue, widen, type LogicalType } from './types.js';
 import type { Field } from '../flatten/values.js';
 import { commentStatements, contentTableComment, evolvedColumnComment, type Comment } from '../schema/comments.js';
@@ -99,7 +109,14 @@ export async function readRegistryState(tx: Tx, scope: RegistryScope): Promise<R
 }
 
 async function stateOfScope(tx: Tx, sel: { where: string; params: Param[] } | undefined): Promise<RegistryState> {
-  const state: RegistryState = { columns: new Map(), sources: new Map(), legacy: new Map(), tableOf: new Map(), legacyTables: new Set(), owners: new Map() };
+  const state: RegistryState = {
+    columns: new Map(),
+    sources: new Map(),
+    legacy: new Map(),
+    tableOf: new Map(),
+    legacyTables: new Set(),
+    owners: new Map(),
+  };
   if (!sel) return state;
   const rows = await tx.all(
     `SELECT table_name, column_name, data_type, change, source_key, pipeline FROM schema_history WHERE ${sel.where} ORDER BY table_name, column_name`,
@@ -253,7 +270,8 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
   const changeRows = new Set<number>();
   const adoptions: Adoption[] = [];
   let current = 0;
-  const typeIn = (table: string, column: string): LogicalType | undefined => reg.get(table)?.get(column) ?? planned.get(table)?.get(column)?.type;
+  const typeIn = (table: string, column: string): LogicalType | undefined =>
+    reg.get(table)?.get(column) ?? planned.get(table)?.get(column)?.type;
   const addPlanned = (c: SchemaChange) => {
     let m = planned.get(c.table);
     if (!m) planned.set(c.table, (m = new Map()));
@@ -274,7 +292,11 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
   const tableOf = new Map(state.tableOf);
   for (const source of byExactness(newTableSources)) {
     const candidate = newTableSources.get(source)!;
-    const name = nameFor(cap, { kind: 'table', candidate, taken: (n) => batchTables.has(n) || (reg.has(n) && !state.legacyTables.has(n)) || n === input.rootTable });
+    const name = nameFor(cap, {
+      kind: 'table',
+      candidate,
+      taken: (n) => batchTables.has(n) || (reg.has(n) && !state.legacyTables.has(n)) || n === input.rootTable,
+    });
     batchTables.add(name);
     tableOf.set(source, name);
     if (state.legacyTables.has(name)) adoptions.push({ table: name, column: null, source });
@@ -309,7 +331,8 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
     }
   });
   const taken = new Map<string, Set<string>>();
-  const isTaken = (t: string, n: string) => taken.get(t)?.has(n) || ((reg.get(t)?.has(n) ?? false) && !state.legacy.get(t)?.has(n));
+  const isTaken = (t: string, n: string) =>
+    taken.get(t)?.has(n) || ((reg.get(t)?.has(n) ?? false) && !state.legacy.get(t)?.has(n));
   const claim = (t: string, n: string) => {
     setOf(taken, t).add(n);
     // A legacy column is claimed once: the first key (in sorted order) whose name it is.
@@ -324,7 +347,12 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
       const m = newSources.get(t)!;
       const reserved = reservedOf(t);
       for (const source of byExactness(m)) {
-        const name = nameFor(cap, { kind: 'column', candidate: m.get(source)!, taken: (n) => isTaken(t, n) || reserved.has(n), reserved });
+        const name = nameFor(cap, {
+          kind: 'column',
+          candidate: m.get(source)!,
+          taken: (n) => isTaken(t, n) || reserved.has(n),
+          reserved,
+        });
         if (claim(t, name)) adoptions.push({ table: t, column: name, source });
         mapOf(columnOf, t).set(source, name);
       }
@@ -336,7 +364,8 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
   // of a column that does not exist is dropped), and naming them was a tenth of a marketplace load's registry work.
   if (newValues || [...state.legacy.values()].some((s) => s.size > 0)) nameNewSources();
   /** A field's column; undefined for a NULL field of a new source not named (it would get no column). */
-  const resolveColumn = (t: string, source: string): string | undefined => state.sources.get(t)?.get(source) ?? columnOf.get(t)?.get(source);
+  const resolveColumn = (t: string, source: string): string | undefined =>
+    state.sources.get(t)?.get(source) ?? columnOf.get(t)?.get(source);
   /** A variant's or the overflow's column: recorded, or named now (first come in row order). */
   const derivedColumn = (t: string, source: string, candidate: string): string => {
     if (state.sources.get(t)?.get(source) === undefined) nameNewSources();
@@ -357,7 +386,10 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
       const cols = [...(reg.get(t)?.values() ?? [])];
       const fixed = input.fixedColumnsOf(t);
       // Model tables: their fixed columns count too (as text, the widest).
-      w = { columns: cols.length + (fixed?.size ?? 0), bytes: cols.reduce((n, ty) => n + columnBytes(ty), 0) + (fixed?.size ?? 0) * columnBytes('text') };
+      w = {
+        columns: cols.length + (fixed?.size ?? 0),
+        bytes: cols.reduce((n, ty) => n + columnBytes(ty), 0) + (fixed?.size ?? 0) * columnBytes('text'),
+      };
       width.set(t, w);
     }
     return w;
@@ -365,7 +397,10 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
   // One column of room is kept for the overflow column itself.
   const fits = (t: string, type: LogicalType) => {
     const w = widthOf(t);
-    return w.columns + 2 <= cap.maxColumns && (cap.maxRowBytes === undefined || w.bytes + columnBytes(type) + columnBytes('json') <= cap.maxRowBytes);
+    return (
+      w.columns + 2 <= cap.maxColumns &&
+      (cap.maxRowBytes === undefined || w.bytes + columnBytes(type) + columnBytes('json') <= cap.maxRowBytes)
+    );
   };
   const grow = (t: string, type: LogicalType) => {
     const w = widthOf(t);
@@ -383,7 +418,8 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
     if (!reg.has(t) && input.templateOf(row.table) !== undefined && !newTables.has(t)) {
       newTables.add(t);
       const tpl = input.templateOf(row.table)!;
-      for (const [column, type] of tpl.systemColumns) addPlanned({ table: t, column, type, change: 'create_table', source: row.tableSource });
+      for (const [column, type] of tpl.systemColumns)
+        addPlanned({ table: t, column, type, change: 'create_table', source: row.tableSource });
       const w = widthOf(t);
       w.columns += tpl.systemColumns.length;
       w.bytes += tpl.systemColumns.reduce((n, [, ty]) => n + columnBytes(ty), 0);
@@ -454,7 +490,8 @@ function plan(input: EvolveInput, state: RegistryState, cap: NameCapability) {
     }
     if (overflow !== undefined) {
       const column = derivedColumn(t, OVERFLOW_SOURCE, OVERFLOW_CANDIDATE);
-      if (typeIn(t, column) === undefined) addPlanned({ table: t, column, type: 'json', change: 'add_column', source: OVERFLOW_SOURCE });
+      if (typeIn(t, column) === undefined)
+        addPlanned({ table: t, column, type: 'json', change: 'add_column', source: OVERFLOW_SOURCE });
       out.push([column, overflow]);
     }
   });
@@ -509,7 +546,11 @@ function sourceOf(source: string | undefined): unknown {
 }
 
 /** The comments of the tables a batch created and of every column it added (db/schema/comments.ts). */
-function evolvedComments(input: EvolveInput, changes: readonly SchemaChange[], newTables: ReadonlySet<string>): Comment[] {
+function evolvedComments(
+  input: EvolveInput,
+  changes: readonly SchemaChange[],
+  newTables: ReadonlySet<string>,
+): Comment[] {
   const out: Comment[] = [];
   const childSystem = new Set(CHILD_SYSTEM_COLUMNS.map(([c]) => c));
   for (const c of changes) {
@@ -522,7 +563,17 @@ function evolvedComments(input: EvolveInput, changes: readonly SchemaChange[], n
       if (system !== undefined) out.push({ table: c.table, column: c.column, comment: system });
       continue;
     }
-    out.push({ table: c.table, column: c.column, comment: evolvedColumnComment({ column: c.column, type: c.type, change: c.change, variantOf: c.variantOf, key: sourceOf(c.source) }) });
+    out.push({
+      table: c.table,
+      column: c.column,
+      comment: evolvedColumnComment({
+        column: c.column,
+        type: c.type,
+        change: c.change,
+        variantOf: c.variantOf,
+        key: sourceOf(c.source),
+      }),
+    });
   }
   return out;
 }
@@ -542,14 +593,27 @@ async function applyChanges(
   // the same transaction cost DuckDB gigabytes (issue 30).
   for (const table of newTables) {
     const tpl = templates.get(table)!;
-    const cols = tpl.systemColumns.map(([c, t]) => `${quoteIdent(c)} ${sqlTypeOf(t, tx.adapter.sql.typeNames)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`);
-    for (const c of changes) if (c.table === table && c.change !== 'create_table') cols.push(`${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.typeNames)}`);
-    await tx.run(`CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (${cols.join(', ')}, PRIMARY KEY (${tpl.key.map(quoteIdent).join(', ')}))`, []);
-    await tx.run(`CREATE INDEX IF NOT EXISTS ${quoteIdent(indexNameFor(cap, table, tpl.index))} ON ${quoteIdent(table)} (${tpl.index.map(quoteIdent).join(', ')})`, []);
+    const cols = tpl.systemColumns.map(
+      ([c, t]) => `${quoteIdent(c)} ${sqlTypeOf(t, tx.adapter.sql.typeNames)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`,
+    );
+    for (const c of changes)
+      if (c.table === table && c.change !== 'create_table')
+        cols.push(`${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.typeNames)}`);
+    await tx.run(
+      `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (${cols.join(', ')}, PRIMARY KEY (${tpl.key.map(quoteIdent).join(', ')}))`,
+      [],
+    );
+    await tx.run(
+      `CREATE INDEX IF NOT EXISTS ${quoteIdent(indexNameFor(cap, table, tpl.index))} ON ${quoteIdent(table)} (${tpl.index.map(quoteIdent).join(', ')})`,
+      [],
+    );
   }
   for (const c of changes) {
     if (c.change === 'create_table' || newTables.has(c.table)) continue;
-    await tx.run(`ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.typeNames)}`, []);
+    await tx.run(
+      `ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.typeNames)}`,
+      [],
+    );
   }
   // History rows in multi-row statements (a wide first batch records a thousand columns).
   const PER = 50;
@@ -557,7 +621,18 @@ async function applyChanges(
     const part = changes.slice(i, i + PER);
     const params: Param[] = [];
     const tuples = part.map((c) => {
-      params.push(c.table, c.column, c.type, c.change, c.variantOf ?? null, input.pipeline, input.loadId, input.changedAt, c.source ?? null, input.rootTable ?? null);
+      params.push(
+        c.table,
+        c.column,
+        c.type,
+        c.change,
+        c.variantOf ?? null,
+        input.pipeline,
+        input.loadId,
+        input.changedAt,
+        c.source ?? null,
+        input.rootTable ?? null,
+      );
       const base = params.length - 10;
       return `(${Array.from({ length: 10 }, (_, j) => tx.ph(base + j + 1)).join(', ')})`;
     });
@@ -568,7 +643,8 @@ async function applyChanges(
     );
   }
   // What each new table and column holds, where `dbt docs`, psql's \d+ and the console read it.
-  for (const sql of commentStatements(evolvedComments(input, changes, newTables), tx.adapter.capabilities.commentOn)) await tx.run(sql, []);
+  for (const sql of commentStatements(evolvedComments(input, changes, newTables), tx.adapter.capabilities.commentOn))
+    await tx.run(sql, []);
   for (const c of changes) {
     let cols = reg.get(c.table);
     if (!cols) reg.set(c.table, (cols = new Map()));
@@ -576,13 +652,22 @@ async function applyChanges(
   }
   for (const a of adoptions) {
     if (a.column === null) {
-      await tx.run(`UPDATE schema_history SET source_key = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND change = 'create_table' AND source_key IS NULL`, [a.source, a.table]);
+      await tx.run(
+        `UPDATE schema_history SET source_key = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND change = 'create_table' AND source_key IS NULL`,
+        [a.source, a.table],
+      );
     } else {
-      await tx.run(`UPDATE schema_history SET source_key = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND column_name = ${tx.ph(3)} AND source_key IS NULL`, [a.source, a.table, a.column]);
+      await tx.run(
+        `UPDATE schema_history SET source_key = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND column_name = ${tx.ph(3)} AND source_key IS NULL`,
+        [a.source, a.table, a.column],
+      );
     }
     // The table is this root's from now on, for every reader (schema show, the registry's root scope).
     if (input.rootTable !== undefined) {
-      await tx.run(`UPDATE schema_history SET root_table = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND root_table IS NULL`, [input.rootTable, a.table]);
+      await tx.run(
+        `UPDATE schema_history SET root_table = ${tx.ph(1)} WHERE table_name = ${tx.ph(2)} AND root_table IS NULL`,
+        [input.rootTable, a.table],
+      );
     }
   }
 }
@@ -604,7 +689,9 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
     // then waited for ACCESS EXCLUSIVE would deadlock with another doing the same.
     const evolving = new Set([...p.changes.map((c) => c.table), ...p.adoptions.map((a) => a.table)]);
     await dest.lockKeys(tx, [...evolving].map(lockKey));
-    const existing = [...new Set([...p.tables, ...state.columns.keys()])].filter((t) => state.columns.has(t) || input.fixedColumnsOf(t));
+    const existing = [...new Set([...p.tables, ...state.columns.keys()])].filter(
+      (t) => state.columns.has(t) || input.fixedColumnsOf(t),
+    );
     // One statement for all of them (a round trip each cost ~7% of a marketplace load); the locks are taken in the
     // order listed, sorted like every other load's.
     await dest.lockTablesForWrite(tx, [...new Set(existing)].sort());
@@ -615,14 +702,19 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
     if (unlocked) {
       // Another load added a column to this table between the first read and the lock: start the transaction
       // over (withTransaction retries serialization failures) rather than wait for its lock while holding ours.
-      throw Object.assign(new Error(`table '${unlocked.table}' changed while this load was preparing; retrying`), { code: '40001' });
+      throw Object.assign(new Error(`table '${unlocked.table}' changed while this load was preparing; retrying`), {
+        code: '40001',
+      });
     }
   }
   // A kept state (readRegistryStateKept) is shared with later transactions: the changes are recorded in a copy.
   const changing = p.changes.length > 0 || p.adoptions.length > 0;
   const reg = changing ? copyRegistry(state.columns) : state.columns;
   if (input.refuseChanges && (p.changes.length > 0 || p.adoptions.length > 0)) {
-    throw new SchemaChangesRefused(`${input.describeBatch} changes the schema (${p.changes.length} change(s))`, p.changeRows);
+    throw new SchemaChangesRefused(
+      `${input.describeBatch} changes the schema (${p.changes.length} change(s))`,
+      p.changeRows,
+    );
   }
   let changes = p.changes;
   const discardedRows = new Set<number>();
@@ -630,7 +722,8 @@ export async function evolveSchema(tx: Tx, input: EvolveInput): Promise<EvolveOu
   // An inferred table's first batch defines it under every mode; the contract governs what comes after.
   const firstBatch = input.scope.tables.every((t) => !reg.has(t) && input.templateOf(t) !== undefined);
   const governed = firstBatch ? [] : changes;
-  if (governed.length > 0 && input.mode === 'freeze') throw new SchemaContractError(contractMessage(input, governed[0]!));
+  if (governed.length > 0 && input.mode === 'freeze')
+    throw new SchemaContractError(contractMessage(input, governed[0]!));
   if (governed.length > 0 && input.mode === 'discard_columns') {
     const dropped = new Set(governed.map((c) => `${c.table}\u0001${c.column}`));
     const droppedTables = new Set(governed.filter((c) => c.change === 'create_table').map((c) => c.table));

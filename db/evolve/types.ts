@@ -25,7 +25,10 @@ const NEUTRAL_OF: Readonly<Record<LogicalType, ColumnType>> = {
 };
 
 /** The SQL type of an inferred column in a destination (its adapter's `sql.typeNames` says which column of SQL_TYPES). */
-export function sqlTypeOf(type: LogicalType, typeNames: DestinationAdapter<DestinationName>['sql']['typeNames']): string {
+export function sqlTypeOf(
+  type: LogicalType,
+  typeNames: DestinationAdapter<DestinationName>['sql']['typeNames'],
+): string {
   return SQL_TYPES[NEUTRAL_OF[type]][typeNames];
 }
 
@@ -43,7 +46,15 @@ function isIsoTimestamp(s: string): boolean {
   const month = Number(mo);
   const day = Number(d);
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && Number(h) <= 23 && Number(mi) <= 59 && Number(sec) <= 59;
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    Number(h) <= 23 &&
+    Number(mi) <= 59 &&
+    Number(sec) <= 59
+  );
 }
 
 const INT64_MIN = -(2n ** 63n);

@@ -110,7 +110,8 @@ function walkObject(
     const col = columnPath(prefix, key);
     const at = [...path, key];
     if (isRecord(v)) walkObject(v, col, at, row, lists, rootKey, children, depth + 1);
-    else if (Array.isArray(v)) walkArray(v, childTableName(row.table, col), [...lists, at], row.rowKey, rootKey, children, depth + 1);
+    else if (Array.isArray(v))
+      walkArray(v, childTableName(row.table, col), [...lists, at], row.rowKey, rootKey, children, depth + 1);
     else row.fields.push([col, v, columnSource(at)]);
   }
 }
@@ -131,7 +132,15 @@ function walkArray(
   if (depth > MAX_CONTENT_DEPTH) throw new ContentRejected(`content nested deeper than ${MAX_CONTENT_DEPTH} levels`);
   const source = tableSource(lists);
   items.forEach((el, listIndex) => {
-    const child: ContentChildRow = { table, tableSource: source, rowKey: `${parentKey}#${listIndex}`, rootKey, parentKey, listIndex, fields: [] };
+    const child: ContentChildRow = {
+      table,
+      tableSource: source,
+      rowKey: `${parentKey}#${listIndex}`,
+      rootKey,
+      parentKey,
+      listIndex,
+      fields: [],
+    };
     children.push(child);
     if (isRecord(el)) walkObject(el, '', [], child, lists, rootKey, children, depth + 1);
     else if (Array.isArray(el)) {
@@ -162,11 +171,18 @@ function rowKeyOf(r: ResultRecord, content: unknown, mergeKey: readonly string[]
   for (const path of mergeKey) {
     const v = valueAt(content, path);
     if (v === undefined) {
-      const keys = isRecord(content) ? Object.keys(content).slice(0, 20).join(', ') : `content is ${content === null ? 'null' : typeof content}`;
-      throw new MergeKeyError(`merge_key path '${path}' is not in the content of result ${id} (its fields: ${keys}); fix merge_key in the pipeline file`);
+      const keys = isRecord(content)
+        ? Object.keys(content).slice(0, 20).join(', ')
+        : `content is ${content === null ? 'null' : typeof content}`;
+      throw new MergeKeyError(
+        `merge_key path '${path}' is not in the content of result ${id} (its fields: ${keys}); fix merge_key in the pipeline file`,
+      );
     }
     if (v === null) return id;
-    if (typeof v === 'object') throw new MergeKeyError(`merge_key path '${path}' holds ${Array.isArray(v) ? 'a list' : 'an object'} in result ${id}; a merge key must name scalar fields`);
+    if (typeof v === 'object')
+      throw new MergeKeyError(
+        `merge_key path '${path}' holds ${Array.isArray(v) ? 'a list' : 'an object'} in result ${id}; a merge key must name scalar fields`,
+      );
     values.push(v);
   }
   return stringifyJson(values);
@@ -178,7 +194,10 @@ function rowKeyOf(r: ResultRecord, content: unknown, mergeKey: readonly string[]
  * repeats collapse to the one with the highest result id (the newest); roots come out sorted by key so concurrent
  * loads lock shared keys in one order.
  */
-export function flattenContent(records: readonly ResultRecord[], opts: ContentOptions): { roots: ContentRootRow[]; rejected: RejectedResult[] } {
+export function flattenContent(
+  records: readonly ResultRecord[],
+  opts: ContentOptions,
+): { roots: ContentRootRow[]; rejected: RejectedResult[] } {
   const byKey = new Map<string, ContentRootRow>();
   const rejected: RejectedResult[] = [];
   for (const r of records) {
@@ -207,7 +226,11 @@ export function flattenContent(records: readonly ResultRecord[], opts: ContentOp
       walkObject(obj, '', [], root, [], rowKey, root.children, 1);
     } catch (err) {
       if (!(err instanceof ContentRejected) && !(err instanceof MergeKeyError)) throw err;
-      rejected.push({ resultId: r.id.toString(), scrapingRunId: r.scraping_run_id == null ? null : String(r.scraping_run_id), reason: err.message });
+      rejected.push({
+        resultId: r.id.toString(),
+        scrapingRunId: r.scraping_run_id == null ? null : String(r.scraping_run_id),
+        reason: err.message,
+      });
       continue;
     }
     byKey.set(rowKey, root);
@@ -221,6 +244,7 @@ const ROOT_SOURCE = tableSource([]);
 /** flattenContent for callers that take no rejection: the first rejected record throws its error. */
 export function flattenContentRows(records: readonly ResultRecord[], opts: ContentOptions): ContentRootRow[] {
   const { roots, rejected } = flattenContent(records, opts);
-  if (rejected.length > 0) throw new (rejected[0]!.reason.startsWith('merge_key') ? MergeKeyError : Error)(rejected[0]!.reason);
+  if (rejected.length > 0)
+    throw new (rejected[0]!.reason.startsWith('merge_key') ? MergeKeyError : Error)(rejected[0]!.reason);
   return roots;
 }

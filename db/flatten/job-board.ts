@@ -12,7 +12,11 @@ const JOB_TYPED = new Set(['job_title', 'job_url', 'job_location', 'job_salary',
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (isRecord(value)) {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical(value[k])]),
+    );
   }
   return value;
 }

@@ -2,7 +2,20 @@
 // sends; `*_major` columns divide by the pipeline's price divisor (see db/README.md for why 100000).
 import type { MarketplaceResponse } from '../../client/schemas.js';
 import { TABLE_META } from '../tables.js';
-import { asBool, asDouble, asInt, asJson, asText, epochSecondsToIso, isRecord, OPEN_FIELDS, openFields, push, type Row, type RowsByTable } from './values.js';
+import {
+  asBool,
+  asDouble,
+  asInt,
+  asJson,
+  asText,
+  epochSecondsToIso,
+  isRecord,
+  OPEN_FIELDS,
+  openFields,
+  push,
+  type Row,
+  type RowsByTable,
+} from './values.js';
 
 export const DEFAULT_PRICE_DIVISOR = 100_000;
 
@@ -26,22 +39,93 @@ export function checkPriceDivisor(divisor: number): number {
 
 // Item fields that have their own column or child table; every other field becomes an inferred column.
 const ITEM_TYPED = new Set([
-  'item_id', 'shop_id', 'item_status', 'status', 'item_type', 'reference_item_id', 'title', 'image', 'brand',
-  'brand_id', 'cat_id', 'condition', 'flag', 'currency', 'description', 'shop_location', 'ctime', 'price',
-  'price_min', 'price_max', 'price_before_discount', 'price_min_before_discount', 'price_max_before_discount',
-  'show_discount', 'raw_discount', 'stock', 'normal_stock', 'discount_stock', 'estimated_days', 'min_purchase_limit',
-  'max_quantity', 'is_adult', 'is_preview', 'is_unavailable', 'is_pre_order', 'is_free_shipping', 'is_hide_stock',
-  'item_has_video', 'can_use_wholesale', 'label_ids', 'attributes', 'categories', 'fe_categories', 'models',
-  'tier_variations', 'item_rating',
+  'item_id',
+  'shop_id',
+  'item_status',
+  'status',
+  'item_type',
+  'reference_item_id',
+  'title',
+  'image',
+  'brand',
+  'brand_id',
+  'cat_id',
+  'condition',
+  'flag',
+  'currency',
+  'description',
+  'shop_location',
+  'ctime',
+  'price',
+  'price_min',
+  'price_max',
+  'price_before_discount',
+  'price_min_before_discount',
+  'price_max_before_discount',
+  'show_discount',
+  'raw_discount',
+  'stock',
+  'normal_stock',
+  'discount_stock',
+  'estimated_days',
+  'min_purchase_limit',
+  'max_quantity',
+  'is_adult',
+  'is_preview',
+  'is_unavailable',
+  'is_pre_order',
+  'is_free_shipping',
+  'is_hide_stock',
+  'item_has_video',
+  'can_use_wholesale',
+  'label_ids',
+  'attributes',
+  'categories',
+  'fe_categories',
+  'models',
+  'tier_variations',
+  'item_rating',
 ]);
 const MODEL_TYPED = new Set([
-  'item_id', 'model_id', 'name', 'status', 'price', 'price_before_discount', 'promotion_id', 'stock', 'normal_stock',
-  'sold', 'current_promotion_reserved_stock', 'extinfo', 'has_gimmick_tag', 'price_stocks',
+  'item_id',
+  'model_id',
+  'name',
+  'status',
+  'price',
+  'price_before_discount',
+  'promotion_id',
+  'stock',
+  'normal_stock',
+  'sold',
+  'current_promotion_reserved_stock',
+  'extinfo',
+  'has_gimmick_tag',
+  'price_stocks',
 ]);
 const SHOP_TYPED = new Set([
-  'shopid', 'userid', 'name', 'account', 'place', 'shop_location', 'last_active_time', 'ctime', 'vacation', 'status',
-  'is_shopee_verified', 'is_preferred_plus_seller', 'is_official_shop', 'is_individual_seller', 'is_mart', 'item_count',
-  'rating_star', 'rating_bad', 'rating_good', 'rating_normal', 'response_rate', 'response_time', 'follower_count',
+  'shopid',
+  'userid',
+  'name',
+  'account',
+  'place',
+  'shop_location',
+  'last_active_time',
+  'ctime',
+  'vacation',
+  'status',
+  'is_shopee_verified',
+  'is_preferred_plus_seller',
+  'is_official_shop',
+  'is_individual_seller',
+  'is_mart',
+  'item_count',
+  'rating_star',
+  'rating_bad',
+  'rating_good',
+  'rating_normal',
+  'response_rate',
+  'response_time',
+  'follower_count',
   'sold_total',
 ]);
 
@@ -93,7 +177,8 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
     price_min_major: toMajor(item.price_min, divisor),
     price_max_major: toMajor(item.price_max, divisor),
     // 0 is what the service sends for "no before-discount price" on the item (the ranges use -1).
-    price_before_discount_major: asInt(item.price_before_discount) === 0 ? null : toMajor(item.price_before_discount, divisor),
+    price_before_discount_major:
+      asInt(item.price_before_discount) === 0 ? null : toMajor(item.price_before_discount, divisor),
     show_discount: asInt(item.show_discount),
     raw_discount: asDouble(item.raw_discount),
     rating_star: asDouble(review.rating_star) ?? asDouble(item.item_rating.rating_star),
@@ -133,7 +218,8 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
       price: asInt(m.price),
       price_before_discount: asInt(m.price_before_discount),
       price_major: toMajor(m.price, divisor),
-      price_before_discount_major: asInt(m.price_before_discount) === 0 ? null : toMajor(m.price_before_discount, divisor),
+      price_before_discount_major:
+        asInt(m.price_before_discount) === 0 ? null : toMajor(m.price_before_discount, divisor),
       promotion_id: asInt(m.promotion_id),
       stock: asInt(m.stock),
       normal_stock: asInt(m.normal_stock),
@@ -151,8 +237,17 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
       const locations = ps.stock_breakdown_by_location;
       if (locations.length === 0) {
         push(out, 'marketplace_model_stocks', {
-          shop_id, item_id, model_id, price_stock_index, allocated_stock, promotion_type,
-          location_index: -1, location_id: null, available_stock: null, fulfilment_type: null, address_id: null,
+          shop_id,
+          item_id,
+          model_id,
+          price_stock_index,
+          allocated_stock,
+          promotion_type,
+          location_index: -1,
+          location_id: null,
+          available_stock: null,
+          fulfilment_type: null,
+          address_id: null,
           location_allocated_stock: null,
         });
       }
@@ -247,8 +342,7 @@ export function flattenMarketplace(response: MarketplaceResponse, opts: Marketpl
   });
 
   data.product_images.images.forEach((image, list_index) => {
-    push(out, 'marketplace_product_images', { shop_id,
-    item_id, list_index, image });
+    push(out, 'marketplace_product_images', { shop_id, item_id, list_index, image });
   });
 
   const shop = data.shop_detailed;

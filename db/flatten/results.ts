@@ -7,7 +7,15 @@ import { decodeContent } from './content.js';
 import { asJson, extraJson, isRecord, push, type RowsByTable } from './values.js';
 
 const RESULT_TYPED = new Set([
-  'id', 'scraper_id', 'scraping_run_id', 'scraper_name', 'scraped_url', 'status', 'content', 'created_at', 'updated_at',
+  'id',
+  'scraper_id',
+  'scraping_run_id',
+  'scraper_name',
+  'scraped_url',
+  'status',
+  'content',
+  'created_at',
+  'updated_at',
 ]);
 
 export type ContentType = 'null' | 'string' | 'json-string' | 'object' | 'array' | 'number' | 'boolean';
@@ -15,7 +23,8 @@ export type ContentType = 'null' | 'string' | 'json-string' | 'object' | 'array'
 /** How `content` is kept in the result table: its text as received, and what it held (see content.ts decodeContent). */
 function contentColumns(content: unknown): { type: ContentType; text: string | null } {
   if (content === null || content === undefined) return { type: 'null', text: null };
-  if (typeof content === 'string') return { type: decodeContent(content) === content ? 'string' : 'json-string', text: content };
+  if (typeof content === 'string')
+    return { type: decodeContent(content) === content ? 'string' : 'json-string', text: content };
   if (Array.isArray(content)) return { type: 'array', text: asJson(content) };
   if (isRecord(content)) return { type: 'object', text: asJson(content) };
   return { type: typeof content === 'boolean' ? 'boolean' : 'number', text: asJson(content) };

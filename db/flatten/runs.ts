@@ -42,7 +42,12 @@ export function flattenCreateRun(response: CreateAndRunResponse): RowsByTable {
 export function flattenScrapingRun(response: ScrapingRunResponse, resultTable: ResultTableName): RowsByTable {
   const run = response.data;
   const out = flattenResultRecords(run.results, resultTable);
-  push(out, 'scraping_runs', { id: run.id, scraper_id: run.scraper_id, status: run.status, created_at: run.created_at });
+  push(out, 'scraping_runs', {
+    id: run.id,
+    scraper_id: run.scraper_id,
+    status: run.status,
+    created_at: run.created_at,
+  });
   return out;
 }
 

@@ -89,7 +89,11 @@ export function extraJson(obj: Record<string, unknown>, known: ReadonlySet<strin
  * paths, lists kept whole (a JSON column; the model's own child tables already hold the lists it knows). A key
  * whose column name is one of the table's fixed columns gets a leading `_`.
  */
-export function openFields(obj: Record<string, unknown>, known: ReadonlySet<string>, _fixedColumns?: ReadonlySet<string>): Field[] {
+export function openFields(
+  obj: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  _fixedColumns?: ReadonlySet<string>,
+): Field[] {
   // A key whose name is a fixed column gets another name from the registry (naming.ts nameFor), which knows them.
   const out: Field[] = [];
   const walk = (o: Record<string, unknown>, prefix: string, path: string[]) => {

@@ -25,7 +25,9 @@ function builderKind(c: ColumnDef): BuilderKindName {
  * SQLite INTEGER is a signed 64-bit value, so ids beyond 2^53 are stored exactly. Reading them exactly needs
  * better-sqlite3's `safeIntegers(true)` on the statement; values are written as number or bigint.
  */
-const sqliteInt64 = sqlite.customType<{ data: number | bigint; driverData: number | bigint }>({ dataType: () => 'integer' });
+const sqliteInt64 = sqlite.customType<{ data: number | bigint; driverData: number | bigint }>({
+  dataType: () => 'integer',
+});
 
 /** bigint (int8): ids beyond 2^53 stay exact; node-postgres returns int8 as a decimal string. */
 const pgInt64 = pg.customType<{ data: number | bigint; driverData: string | number | bigint }>({
@@ -93,7 +95,10 @@ interface ChainableBuilder {
   default(value: unknown): ChainableBuilder;
 }
 
-function instantiateColumns<B extends ColumnBuilderBase>(columns: ColumnsDef, builders: Record<BuilderKindName, () => B>): Record<string, B> {
+function instantiateColumns<B extends ColumnBuilderBase>(
+  columns: ColumnsDef,
+  builders: Record<BuilderKindName, () => B>,
+): Record<string, B> {
   return Object.fromEntries(
     Object.entries(columns).map(([name, c]) => {
       let b = builders[builderKind(c)]() as unknown as ChainableBuilder;
@@ -116,20 +121,30 @@ function pick<T>(table: Record<string, T>, names: readonly [string, ...string[]]
 
 const isUnique = (i: IndexDef) => i.unique;
 
-export function sqliteTableFrom<const N extends string, const C extends ColumnsDef>(name: N, def: TableDef<C>): SqliteTableOf<N, C> {
+export function sqliteTableFrom<const N extends string, const C extends ColumnsDef>(
+  name: N,
+  def: TableDef<C>,
+): SqliteTableOf<N, C> {
   const columns = instantiateColumns<sqlite.SQLiteColumnBuilderBase>(def.columns, SQLITE_BUILDERS);
   const table = sqlite.sqliteTable(name, columns, (t) => [
     ...(def.primaryKey ? [sqlite.primaryKey({ columns: pick(t, def.primaryKey) })] : []),
-    ...(def.indexes ?? []).map((i) => (isUnique(i) ? sqlite.uniqueIndex(i.name) : sqlite.index(i.name)).on(...pick(t, i.columns))),
+    ...(def.indexes ?? []).map((i) =>
+      (isUnique(i) ? sqlite.uniqueIndex(i.name) : sqlite.index(i.name)).on(...pick(t, i.columns)),
+    ),
   ]);
   return table as unknown as SqliteTableOf<N, C>;
 }
 
-export function pgTableFrom<const N extends string, const C extends ColumnsDef>(name: N, def: TableDef<C>): PgTableOf<N, C> {
+export function pgTableFrom<const N extends string, const C extends ColumnsDef>(
+  name: N,
+  def: TableDef<C>,
+): PgTableOf<N, C> {
   const columns = instantiateColumns<pg.PgColumnBuilderBase>(def.columns, PG_BUILDERS);
   const table = pg.pgTable(name, columns, (t) => [
     ...(def.primaryKey ? [pg.primaryKey({ columns: pick(t, def.primaryKey) })] : []),
-    ...(def.indexes ?? []).map((i) => (isUnique(i) ? pg.uniqueIndex(i.name) : pg.index(i.name)).on(...pick(t, i.columns))),
+    ...(def.indexes ?? []).map((i) =>
+      (isUnique(i) ? pg.uniqueIndex(i.name) : pg.index(i.name)).on(...pick(t, i.columns)),
+    ),
   ]);
   return table as unknown as PgTableOf<N, C>;
 }

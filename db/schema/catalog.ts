@@ -5,7 +5,16 @@
 // rows, read by the caller), so nothing here is written twice.
 import { CronExpressionParser } from 'cron-parser';
 import { SQL_TYPES, TABLES, type AnyTableDef } from './definition.js';
-import { CONTENT_CHILD_DOCS, CONTENT_ROOT_DOCS, LINEAGE_COLUMNS, TABLE_DOCS, VIEW_DOCS, type AcceptedValuesDoc, type RelationDoc, type TableDoc } from './descriptions.js';
+import {
+  CONTENT_CHILD_DOCS,
+  CONTENT_ROOT_DOCS,
+  LINEAGE_COLUMNS,
+  TABLE_DOCS,
+  VIEW_DOCS,
+  type AcceptedValuesDoc,
+  type RelationDoc,
+  type TableDoc,
+} from './descriptions.js';
 import { evolvedColumnComment } from './comments.js';
 import type { SchemaColumn } from '../evolve/history.js';
 import type { LogicalType } from '../evolve/types.js';
@@ -112,7 +121,13 @@ function evolvedColumn(c: SchemaColumn, typeNames: TypeNames): CatalogColumn {
     name: c.column,
     type: c.type,
     sqlType: sqlTypeOfLogical(c.type, typeNames),
-    description: evolvedColumnComment({ column: c.column, type: c.type, change: c.change, variantOf: c.variantOf, key: c.key }),
+    description: evolvedColumnComment({
+      column: c.column,
+      type: c.type,
+      change: c.change,
+      variantOf: c.variantOf,
+      key: c.key,
+    }),
     notNull: false,
     naturalKey: false,
     lineage: false,
@@ -136,7 +151,14 @@ function sqlTypeOfLogical(type: string, typeNames: TypeNames): string {
 }
 
 /** An inferred content table from its schema_history rows: system columns first, then content columns in load order. */
-function inferredTable(name: string, rows: SchemaColumn[], all: SchemaColumn[], root: string, typeNames: TypeNames, pipeline: string): CatalogTable {
+function inferredTable(
+  name: string,
+  rows: SchemaColumn[],
+  all: SchemaColumn[],
+  root: string,
+  typeNames: TypeNames,
+  pipeline: string,
+): CatalogTable {
   const isRoot = name === root;
   const system = isRoot ? ROOT_SYSTEM_COLUMNS : CHILD_SYSTEM_COLUMNS;
   const systemDocs = isRoot ? CONTENT_ROOT_DOCS : CONTENT_CHILD_DOCS;
@@ -158,12 +180,42 @@ function inferredTable(name: string, rows: SchemaColumn[], all: SchemaColumn[], 
   const relations: RelationDoc[] = [];
   if (!isRoot) {
     const path = listPathOf(rows);
-    const parent = path.length <= 1 ? root : all.find((c) => c.change === 'create_table' && c.column === 'row_key' && sameList(listPathOf([c]), path.slice(0, -1)) && rootOf(c, root))?.table;
-    relations.push({ parent: root, columns: ['pipeline', 'root_key'], parentColumns: ['pipeline', 'row_key'], note: 'the root row the list belongs to' });
-    if (parent !== undefined && parent !== root) relations.push({ parent, columns: ['pipeline', 'parent_key'], parentColumns: ['pipeline', 'row_key'], note: 'the row one level up' });
-    else relations.push({ parent: root, columns: ['pipeline', 'parent_key'], parentColumns: ['pipeline', 'row_key'], note: 'the row holding the list' });
+    const parent =
+      path.length <= 1
+        ? root
+        : all.find(
+            (c) =>
+              c.change === 'create_table' &&
+              c.column === 'row_key' &&
+              sameList(listPathOf([c]), path.slice(0, -1)) &&
+              rootOf(c, root),
+          )?.table;
+    relations.push({
+      parent: root,
+      columns: ['pipeline', 'root_key'],
+      parentColumns: ['pipeline', 'row_key'],
+      note: 'the root row the list belongs to',
+    });
+    if (parent !== undefined && parent !== root)
+      relations.push({
+        parent,
+        columns: ['pipeline', 'parent_key'],
+        parentColumns: ['pipeline', 'row_key'],
+        note: 'the row one level up',
+      });
+    else
+      relations.push({
+        parent: root,
+        columns: ['pipeline', 'parent_key'],
+        parentColumns: ['pipeline', 'row_key'],
+        note: 'the row holding the list',
+      });
   }
-  const listText = isRoot ? '' : ` One row per element of the list ${listPathOf(rows).map((p) => p.join('.')).join(' > ')}.`;
+  const listText = isRoot
+    ? ''
+    : ` One row per element of the list ${listPathOf(rows)
+        .map((p) => p.join('.'))
+        .join(' > ')}.`;
   return {
     name,
     kind: 'inferred',
@@ -188,19 +240,35 @@ const rootOf = (c: SchemaColumn, root: string) => c.table === root || c.table.st
 
 function viewTable(name: keyof typeof VIEW_DOCS & string, pipelines: string[], typeNames: TypeNames): CatalogTable {
   const doc = VIEW_DOCS[name]!;
-  const types: Record<string, keyof typeof SQL_TYPES> = { last_seen_at: 'timestamp', loaded_runs: 'int64', id: 'int64', scraping_run_id: 'int64', is_copy: 'bool' };
+  const types: Record<string, keyof typeof SQL_TYPES> = {
+    last_seen_at: 'timestamp',
+    loaded_runs: 'int64',
+    id: 'int64',
+    scraping_run_id: 'int64',
+    is_copy: 'bool',
+  };
   return {
     name,
     kind: 'view',
     description: doc.description,
     columns: Object.entries(doc.columns).map(([column, description]) => {
       const type = types[column] ?? 'text';
-      return { name: column, type, sqlType: SQL_TYPES[type][typeNames], description, notNull: false, naturalKey: false, lineage: false, evolved: false };
+      return {
+        name: column,
+        type,
+        sqlType: SQL_TYPES[type][typeNames],
+        description,
+        notNull: false,
+        naturalKey: false,
+        lineage: false,
+        evolved: false,
+      };
     }),
     naturalKey: name === 'pipeline_freshness' ? ['pipeline'] : ['result_table', 'pipeline', 'id'],
     lineageColumns: [],
     relations: [],
-    acceptedValues: name === 'results_landed' ? { result_table: { values: [...RESULT_TABLES].sort(), source: 'ours' } } : {},
+    acceptedValues:
+      name === 'results_landed' ? { result_table: { values: [...RESULT_TABLES].sort(), source: 'ours' } } : {},
     pipelines,
   };
 }
@@ -209,7 +277,11 @@ function viewTable(name: keyof typeof VIEW_DOCS & string, pipelines: string[], t
  * The longest gap between consecutive fires of a cron schedule over its next fires (a weekday schedule's weekend
  * included), in minutes: how stale its data may be when the schedule runs as it should.
  */
-export function scheduleIntervalMinutes(cron: string, timezone: string, from = new Date('2026-01-05T00:00:00Z')): number {
+export function scheduleIntervalMinutes(
+  cron: string,
+  timezone: string,
+  from = new Date('2026-01-05T00:00:00Z'),
+): number {
   const it = CronExpressionParser.parse(cron, { tz: timezone, currentDate: from });
   let prev = it.next().getTime();
   let longest = 0;
@@ -226,14 +298,25 @@ export function freshnessOf(p: CatalogPipeline): PipelineFreshness | undefined {
   if (!p.schedule || p.schedule.paused) return undefined;
   const interval = scheduleIntervalMinutes(p.schedule.cron, p.schedule.timezone);
   const warn = interval + Math.max(60, Math.ceil(interval / 12));
-  return { pipeline: p.name, cron: p.schedule.cron, timezone: p.schedule.timezone, intervalMinutes: interval, warnAfterMinutes: warn, errorAfterMinutes: 2 * warn };
+  return {
+    pipeline: p.name,
+    cron: p.schedule.cron,
+    timezone: p.schedule.timezone,
+    intervalMinutes: interval,
+    warnAfterMinutes: warn,
+    errorAfterMinutes: 2 * warn,
+  };
 }
 
 /**
  * The catalog of the pipelines given, from the schema registry rows of their tables (selectSchemaHistory's, per
  * pipeline). Tables come in a stable order: run tables, views, model tables in definition order, inferred tables.
  */
-export function buildCatalog(pipelines: readonly CatalogPipeline[], history: ReadonlyMap<string, SchemaColumn[]>, typeNames: TypeNames): Catalog {
+export function buildCatalog(
+  pipelines: readonly CatalogPipeline[],
+  history: ReadonlyMap<string, SchemaColumn[]>,
+  typeNames: TypeNames,
+): Catalog {
   const users = new Map<string, string[]>();
   const use = (table: string, pipeline: string) => {
     const list = users.get(table) ?? [];
@@ -252,18 +335,25 @@ export function buildCatalog(pipelines: readonly CatalogPipeline[], history: Rea
   }
   const names = pipelines.map((p) => p.name);
   tables.push(viewTable('pipeline_freshness', names, typeNames));
-  if (pipelines.some((p) => p.modelTables.some((t) => RESULT_TABLES.has(t)))) tables.push(viewTable('results_landed', names, typeNames));
+  if (pipelines.some((p) => p.modelTables.some((t) => RESULT_TABLES.has(t))))
+    tables.push(viewTable('results_landed', names, typeNames));
   for (const p of pipelines) {
     if (p.contentTable === undefined) continue;
     const rows = (history.get(p.name) ?? []).filter((c) => rootOf(c, p.contentTable!));
     const byTable = new Map<string, SchemaColumn[]>();
     for (const c of rows) byTable.set(c.table, [...(byTable.get(c.table) ?? []), c]);
-    for (const [name, cols] of [...byTable].sort(([a], [b]) => (a === p.contentTable ? -1 : b === p.contentTable ? 1 : a.localeCompare(b)))) {
+    for (const [name, cols] of [...byTable].sort(([a], [b]) =>
+      a === p.contentTable ? -1 : b === p.contentTable ? 1 : a.localeCompare(b),
+    )) {
       tables.push(inferredTable(name, cols, rows, p.contentTable, typeNames, p.name));
     }
   }
   // A relation to a table outside the export (scrapers for a results sync) is not one this export can state.
   const present = new Set(tables.map((t) => t.name));
   for (const t of tables) t.relations = t.relations.filter((r) => present.has(r.parent));
-  return { pipelines: names, tables, freshness: pipelines.map(freshnessOf).filter((f): f is PipelineFreshness => f !== undefined) };
+  return {
+    pipelines: names,
+    tables,
+    freshness: pipelines.map(freshnessOf).filter((f): f is PipelineFreshness => f !== undefined),
+  };
 }

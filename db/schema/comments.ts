@@ -26,7 +26,8 @@ export function modelComments(): Comment[] {
   const out: Comment[] = [];
   for (const [table, doc] of Object.entries(TABLE_DOCS)) {
     out.push({ table, comment: doc.description });
-    for (const [column, comment] of Object.entries(doc.columns as Record<string, string>)) out.push({ table, column, comment });
+    for (const [column, comment] of Object.entries(doc.columns as Record<string, string>))
+      out.push({ table, column, comment });
   }
   for (const [table, doc] of Object.entries(VIEW_DOCS)) {
     out.push({ table, comment: doc.description, view: true });
@@ -39,7 +40,8 @@ export const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** `COMMENT ON` of one table, view or column, as Postgres and DuckDB both take it. */
 export function commentOn(c: Comment): string {
-  if (c.column === undefined) return `COMMENT ON ${c.view ? 'VIEW' : 'TABLE'} ${quoteIdent(c.table)} IS ${sqlString(c.comment)}`;
+  if (c.column === undefined)
+    return `COMMENT ON ${c.view ? 'VIEW' : 'TABLE'} ${quoteIdent(c.table)} IS ${sqlString(c.comment)}`;
   return `COMMENT ON COLUMN ${quoteIdent(c.table)}.${quoteIdent(c.column)} IS ${sqlString(c.comment)}`;
 }
 
@@ -51,10 +53,18 @@ export function sqliteCommentUpsert(c: Comment): string {
 export const SQLITE_COMMENTS_DDL = `CREATE TABLE IF NOT EXISTS ${quoteIdent(SQLITE_COMMENTS_TABLE)} (table_name text NOT NULL, column_name text NOT NULL, comment text NOT NULL, PRIMARY KEY (table_name, column_name))`;
 
 /** A column schema evolution added: the content key it holds (or what it is) and its logical type. */
-export function evolvedColumnComment(o: { column: string; type: string; change: string; variantOf?: string | null | undefined; key?: unknown }): string {
+export function evolvedColumnComment(o: {
+  column: string;
+  type: string;
+  change: string;
+  variantOf?: string | null | undefined;
+  key?: unknown;
+}): string {
   const k = o.key as unknown;
-  if (o.change === 'add_variant') return `Values of ${o.variantOf ?? 'another column'} that did not fit its type, as ${o.type}. Added by schema evolution.`;
-  if (Array.isArray(k) && k.length > 0) return `Content key ${k.map((p) => JSON.stringify(p)).join('.')} (${o.type}). Added by schema evolution.`;
+  if (o.change === 'add_variant')
+    return `Values of ${o.variantOf ?? 'another column'} that did not fit its type, as ${o.type}. Added by schema evolution.`;
+  if (Array.isArray(k) && k.length > 0)
+    return `Content key ${k.map((p) => JSON.stringify(p)).join('.')} (${o.type}). Added by schema evolution.`;
   if (Array.isArray(k)) return `The list element itself (${o.type}). Added by schema evolution.`;
   if (k !== null && typeof k === 'object' && (k as { overflow?: unknown }).overflow === true) {
     return "JSON of the fields past the table's column budget. Added by schema evolution.";

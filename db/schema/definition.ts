@@ -100,8 +100,16 @@ export interface AnyTableDef {
 const col = <const T extends ColumnType>(type: T) => ({ type }) as const;
 const req = <const C extends ColumnDef>(c: C) => ({ ...c, notNull: true }) as const;
 const table = <const C extends ColumnsDef>(def: TableDef<C>): TableDef<C> => def;
-const index = <const K extends string>(name: string, ...columns: [K, ...K[]]): IndexDef<K> => ({ name, columns, unique: false });
-const uniqueIndex = <const K extends string>(name: string, ...columns: [K, ...K[]]): IndexDef<K> => ({ name, columns, unique: true });
+const index = <const K extends string>(name: string, ...columns: [K, ...K[]]): IndexDef<K> => ({
+  name,
+  columns,
+  unique: false,
+});
+const uniqueIndex = <const K extends string>(name: string, ...columns: [K, ...K[]]): IndexDef<K> => ({
+  name,
+  columns,
+  unique: true,
+});
 
 /** Ids and counts from the service: 64-bit, exact. */
 const i64 = col('int64');
@@ -181,7 +189,10 @@ export const TABLES = {
       /** Why a run ended as it did, when a reason of lib/run-states.ts says more than its status: 'budget'. */
       status_reason: txt,
     },
-    indexes: [uniqueIndex('pipeline_runs_workflow_id_uq', 'workflow_id'), index('pipeline_runs_pipeline_idx', 'pipeline')],
+    indexes: [
+      uniqueIndex('pipeline_runs_workflow_id_uq', 'workflow_id'),
+      index('pipeline_runs_pipeline_idx', 'pipeline'),
+    ],
   }),
 
   /** Every data-carrying response, exactly as received; its id is the load id of the rows it produced. */
@@ -289,7 +300,10 @@ export const TABLES = {
   scraper_results: table({
     columns: resultColumns,
     primaryKey: ['pipeline', 'id'],
-    indexes: [index('scraper_results_load_idx', 'pipeline', 'load_id'), index('scraper_results_run_idx', 'scraping_run_id')],
+    indexes: [
+      index('scraper_results_load_idx', 'pipeline', 'load_id'),
+      index('scraper_results_run_idx', 'scraping_run_id'),
+    ],
   }),
   pdf_results: table({
     columns: resultColumns,
@@ -299,7 +313,10 @@ export const TABLES = {
   leads_results: table({
     columns: resultColumns,
     primaryKey: ['pipeline', 'id'],
-    indexes: [index('leads_results_load_idx', 'pipeline', 'load_id'), index('leads_results_run_idx', 'scraping_run_id')],
+    indexes: [
+      index('leads_results_load_idx', 'pipeline', 'load_id'),
+      index('leads_results_run_idx', 'scraping_run_id'),
+    ],
   }),
 
   // ---------------------------------------------------------------------------------------------------------
@@ -612,7 +629,11 @@ export const TABLES = {
       reason: req(txt),
       rejected_at: req(ts),
     },
-    indexes: [uniqueIndex('rejected_results_load_result_uq', 'load_id', 'result_id'), index('rejected_results_pipeline_idx', 'pipeline'), index('rejected_results_workflow_idx', 'workflow_id')],
+    indexes: [
+      uniqueIndex('rejected_results_load_result_uq', 'load_id', 'result_id'),
+      index('rejected_results_pipeline_idx', 'pipeline'),
+      index('rejected_results_workflow_idx', 'workflow_id'),
+    ],
   }),
 
   /** Highest load id each pipeline has exported per table; an incremental CSV export takes the rows above it. */
@@ -750,7 +771,11 @@ export const TABLES = {
       tokens: i64,
     },
     primaryKey: ['call_key'],
-    indexes: [index('spend_calls_pipeline_idx', 'pipeline', 'called_at'), index('spend_calls_project_idx', 'project', 'called_at'), index('spend_calls_workflow_idx', 'workflow_id')],
+    indexes: [
+      index('spend_calls_pipeline_idx', 'pipeline', 'called_at'),
+      index('spend_calls_project_idx', 'project', 'called_at'),
+      index('spend_calls_workflow_idx', 'workflow_id'),
+    ],
   }),
 
   url_lists: table({

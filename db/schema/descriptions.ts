@@ -37,10 +37,12 @@ type DocsOf = { readonly [T in TableName]: TableDoc<keyof (typeof TABLES)[T]['co
 
 /** Columns every data row carries; `pipeline` starts every natural key. */
 export const LINEAGE_DOCS = {
-  pipeline: 'The pipeline (its `name:`) whose run wrote the row; every natural key starts with it, so pipelines never overwrite each other.',
+  pipeline:
+    'The pipeline (its `name:`) whose run wrote the row; every natural key starts with it, so pipelines never overwrite each other.',
   load_id: 'raw_responses.id of the response whose load last CHANGED the row (an identical reload keeps it).',
-  loaded_at: 'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).',
-  row_hash: 'SHA-1 of the row\'s data columns; a load rewrites the row only when it differs.',
+  loaded_at:
+    'When the load that last changed the row ran (UTC). It does not move when a run sees the row unchanged: pipeline_freshness.last_seen_at says when a pipeline last loaded (pipeline_runs.seen_by_table what its runs saw).',
+  row_hash: "SHA-1 of the row's data columns; a load rewrites the row only when it differs.",
 } as const;
 
 /** The lineage columns, in the order the model declares them. */
@@ -58,7 +60,8 @@ const resultColumns = (what: string) =>
     scraper_name: "The scraper's name at the service (a pipeline's `request.name`, by default the pipeline's name).",
     scraped_url: 'The URL (or keyword text) the result is for.',
     status: "The result's status as the service reported it ('succeeded' observed).",
-    content_type: "What `content` held: 'object', 'array', 'json-string' (a string holding JSON, flattened as JSON), 'string' (plain text), 'number', 'boolean' or 'null'.",
+    content_type:
+      "What `content` held: 'object', 'array', 'json-string' (a string holding JSON, flattened as JSON), 'string' (plain text), 'number', 'boolean' or 'null'.",
     content: `The extracted data as received: plain text for content_type 'string', otherwise${JSON_TEXT} Flattened into <pipeline>_items.`,
     created_at: `When the service created the result.${SERVICE_TS}`,
     updated_at: `When the service last updated the result.${SERVICE_TS}`,
@@ -68,15 +71,28 @@ const resultColumns = (what: string) =>
 
 const RESULT_STATUS: AcceptedValuesDoc = { values: ['succeeded'], source: 'service' };
 const resultRelations = (table: string): RelationDoc[] => [
-  { parent: 'scraping_runs', columns: ['pipeline', 'scraping_run_id'], parentColumns: ['pipeline', 'id'], note: `a ${table} row is loaded from its scraping run's detail, which lands the run too` },
+  {
+    parent: 'scraping_runs',
+    columns: ['pipeline', 'scraping_run_id'],
+    parentColumns: ['pipeline', 'id'],
+    note: `a ${table} row is loaded from its scraping run's detail, which lands the run too`,
+  },
 ];
 
-const shopItem = { shop_id: 'The shop (marketplace_shops.shop_id; `shopid` in the API).', item_id: 'The product (the `itemid` of its URL).' } as const;
-const productKey = { parent: 'marketplace_products', columns: ['pipeline', 'shop_id', 'item_id'], parentColumns: ['pipeline', 'shop_id', 'item_id'] } as const;
+const shopItem = {
+  shop_id: 'The shop (marketplace_shops.shop_id; `shopid` in the API).',
+  item_id: 'The product (the `itemid` of its URL).',
+} as const;
+const productKey = {
+  parent: 'marketplace_products',
+  columns: ['pipeline', 'shop_id', 'item_id'],
+  parentColumns: ['pipeline', 'shop_id', 'item_id'],
+} as const;
 
 export const TABLE_DOCS: DocsOf = {
   pipeline_runs: {
-    description: "One row per run (Temporal workflow execution) of a pipeline, idempotent on workflow_id: what it loaded, how it ended, what it cost.",
+    description:
+      'One row per run (Temporal workflow execution) of a pipeline, idempotent on workflow_id: what it loaded, how it ended, what it cost.',
     columns: {
       id: 'Generated row id.',
       workflow_id: 'The Temporal workflow id of the run (unique).',
@@ -90,11 +106,14 @@ export const TABLE_DOCS: DocsOf = {
       export_status: `The exports' own outcome: ${RECORDED_EXPORT_STATUSES.join(', ')} (no_new_rows: an incremental export found nothing new); NULL when the pipeline has no exports. A failed export leaves \`status\` (the data's) as it is.`,
       export_error: 'Why the exports failed.',
       scheduled_at: 'For a run a schedule started: the time it was scheduled for (UTC).',
-      token_usage: "Sum of the service's `tokenUsage` over the run's responses: the run's cost; NULL when no answer reported one.",
-      alert_status: "The run's alerts once their deliveries ended: 'delivered' or 'failed'; NULL when there was nothing to send.",
+      token_usage:
+        "Sum of the service's `tokenUsage` over the run's responses: the run's cost; NULL when no answer reported one.",
+      alert_status:
+        "The run's alerts once their deliveries ended: 'delivered' or 'failed'; NULL when there was nothing to send.",
       alert_error: 'Which alerts were not delivered, and why.',
       seen_by_table: `Rows the run's responses held (fetched), by table, changed or not, as${JSON_TEXT} NULL for runs finished before it was recorded.`,
-      status_reason: "Why the run ended as it did when its status alone does not say: 'budget' (a budget limit stopped its calls, docs/budgets.md); NULL otherwise.",
+      status_reason:
+        "Why the run ended as it did when its status alone does not say: 'budget' (a budget limit stopped its calls, docs/budgets.md); NULL otherwise.",
     },
     acceptedValues: {
       status: { values: RECORDED_RUN_STATES, source: 'ours' },
@@ -103,13 +122,15 @@ export const TABLE_DOCS: DocsOf = {
     },
   },
   raw_responses: {
-    description: 'Every data-carrying response of the service, exactly as received; its id is the load_id of the rows it produced.',
+    description:
+      'Every data-carrying response of the service, exactly as received; its id is the load_id of the rows it produced.',
     columns: {
       id: 'Generated id: the load id of the rows this response wrote.',
       pipeline: 'The pipeline whose run received it.',
       kind: 'What the body is (marketplace, job-board, create-run, scraping-run, results).',
       endpoint: 'The service endpoint called (METHOD /path).',
-      request_key: 'What was asked for: the URL of a synchronous call, the scraping run id, the page of a results list.',
+      request_key:
+        'What was asked for: the URL of a synchronous call, the scraping run id, the page of a results list.',
       workflow_id: 'The run (pipeline_runs.workflow_id); NULL for `scrape-etl load`.',
       scraping_run_id: 'The scraping run the body belongs to, when there is one.',
       received_at: 'When the body arrived (UTC).',
@@ -121,10 +142,18 @@ export const TABLE_DOCS: DocsOf = {
       token_usage: 'The `tokenUsage` the service reported for this call (job-board answers carry it), else NULL.',
       rows_seen: `Rows this response held, by table (changed or not), as${JSON_TEXT} NULL before it was recorded.`,
     },
-    relations: [{ parent: 'pipeline_runs', columns: ['workflow_id'], parentColumns: ['workflow_id'], note: 'NULL for responses `scrape-etl load` landed' }],
+    relations: [
+      {
+        parent: 'pipeline_runs',
+        columns: ['workflow_id'],
+        parentColumns: ['workflow_id'],
+        note: 'NULL for responses `scrape-etl load` landed',
+      },
+    ],
   },
   scrapers: {
-    description: 'The scrapers a create-and-run call created at the service (pdf and leads pipelines), as its answer described them.',
+    description:
+      'The scrapers a create-and-run call created at the service (pdf and leads pipelines), as its answer described them.',
     columns: {
       id: "The service's scraper id.",
       name: "The scraper's name at the service.",
@@ -139,11 +168,13 @@ export const TABLE_DOCS: DocsOf = {
     },
   },
   scraping_runs: {
-    description: 'The scraping runs a create-and-run started, as their detail read when loading their results (only a run that succeeded is loaded).',
+    description:
+      'The scraping runs a create-and-run started, as their detail read when loading their results (only a run that succeeded is loaded).',
     columns: {
       id: "The service's scraping run id.",
       scraper_id: 'The scraper it ran (scrapers.id).',
-      status: "The run's status at the service when its results were loaded: 'succeeded' (a run ending otherwise fails the pipeline run and lands nothing).",
+      status:
+        "The run's status at the service when its results were loaded: 'succeeded' (a run ending otherwise fails the pipeline run and lands nothing).",
       created_at: `When the service created the run.${SERVICE_TS}`,
       ...LINEAGE_DOCS,
     },
@@ -159,9 +190,11 @@ export const TABLE_DOCS: DocsOf = {
       user_id: 'The account that created it.',
       scraper_id: 'The scraper (scrapers.id).',
       scraper_name: "The scraper's name at the service.",
-      scrapped_url: "The URL or keyword text as the service spells this field (misspelled in the service's contract); 'Default' for leads scrapers.",
+      scrapped_url:
+        "The URL or keyword text as the service spells this field (misspelled in the service's contract); 'Default' for leads scrapers.",
       scraped_url: "The URL or keyword text; 'Default' for leads scrapers.",
-      status: "The record's status in the create-and-run answer: always 'running' (queued). It records the queueing, not the outcome: see scraping_runs.status.",
+      status:
+        "The record's status in the create-and-run answer: always 'running' (queued). It records the queueing, not the outcome: see scraping_runs.status.",
       created_at: `When the service created the record.${SERVICE_TS}`,
       updated_at: `When the service last updated the record.${SERVICE_TS}`,
       scraper: `The full-form scraper nested in the record (pdf scrapers), as${JSON_TEXT}`,
@@ -171,7 +204,8 @@ export const TABLE_DOCS: DocsOf = {
     acceptedValues: { status: { values: ['running'], source: 'service' } },
   },
   job_records: {
-    description: "Records of job-board pipelines: one per job, the six typed properties of the pipeline's schema (others as added columns).",
+    description:
+      "Records of job-board pipelines: one per job, the six typed properties of the pipeline's schema (others as added columns).",
     columns: {
       job_key: "The job's key: job_url when non-empty, else `sha256:` + the hash of the record with sorted keys.",
       job_title: 'Job title.',
@@ -186,7 +220,7 @@ export const TABLE_DOCS: DocsOf = {
   },
   scraper_results: {
     description:
-      "Result records of the `results` sync (every result of the account) and of kinds without a table of their own. The sync lands results a pdf or leads pipeline may already hold in pdf_results / leads_results (same id): see results_landed for a union that counts each once.",
+      'Result records of the `results` sync (every result of the account) and of kinds without a table of their own. The sync lands results a pdf or leads pipeline may already hold in pdf_results / leads_results (same id): see results_landed for a union that counts each once.',
     columns: resultColumns(' The same result may be in pdf_results or leads_results under another pipeline.'),
     acceptedValues: { status: RESULT_STATUS },
   },
@@ -197,13 +231,15 @@ export const TABLE_DOCS: DocsOf = {
     acceptedValues: { status: RESULT_STATUS },
   },
   leads_results: {
-    description: 'Result records of leads pipelines (leads-search-engine, leads-social); their content is flattened into <pipeline>_items.',
+    description:
+      'Result records of leads pipelines (leads-search-engine, leads-social); their content is flattened into <pipeline>_items.',
     columns: resultColumns(''),
     relations: resultRelations('leads_results'),
     acceptedValues: { status: RESULT_STATUS },
   },
   marketplace_products: {
-    description: 'One row per product of marketplace pipelines (the newest answer wins); prices in minor units and in major units (*_major).',
+    description:
+      'One row per product of marketplace pipelines (the newest answer wins); prices in minor units and in major units (*_major).',
     columns: {
       ...shopItem,
       item_status: "The product's status text ('normal' observed).",
@@ -228,7 +264,7 @@ export const TABLE_DOCS: DocsOf = {
       price_min_before_discount: `Lowest model price before discount.${PRICE_INT}`,
       price_max_before_discount: `Highest model price before discount.${PRICE_INT}`,
       price_divisor: "The pipeline's divisor from minor to major units (`price_divisor:`, default 100000).",
-      price_major: 'price / price_divisor: the price in the currency\'s units; NULL when price is -1 or absent.',
+      price_major: "price / price_divisor: the price in the currency's units; NULL when price is -1 or absent.",
       price_min_major: 'price_min / price_divisor; NULL when absent.',
       price_max_major: 'price_max / price_divisor; NULL when absent.',
       price_before_discount_major: 'price_before_discount / price_divisor; NULL when absent or 0 (no discount).',
@@ -259,10 +295,18 @@ export const TABLE_DOCS: DocsOf = {
       ...LINEAGE_DOCS,
       ctime_at: 'ctime as a timestamp (UTC): the same instant, queryable as a date.',
     },
-    relations: [{ parent: 'marketplace_shops', columns: ['pipeline', 'shop_id'], parentColumns: ['pipeline', 'shop_id'], note: 'every product answer carries its shop' }],
+    relations: [
+      {
+        parent: 'marketplace_shops',
+        columns: ['pipeline', 'shop_id'],
+        parentColumns: ['pipeline', 'shop_id'],
+        note: 'every product answer carries its shop',
+      },
+    ],
   },
   marketplace_product_models: {
-    description: "A product's models (variants: size, colour, …), replaced as a set by each answer: a model that vanished is deleted (its price history stays).",
+    description:
+      "A product's models (variants: size, colour, …), replaced as a set by each answer: a model that vanished is deleted (its price history stays).",
     columns: {
       ...shopItem,
       model_id: 'The model id.',
@@ -287,7 +331,8 @@ export const TABLE_DOCS: DocsOf = {
     relations: [productKey],
   },
   marketplace_model_stocks: {
-    description: "A model's stock by price-stock entry and location (price_stocks × stock_breakdown_by_location); location_index -1 is a price-stock entry without locations.",
+    description:
+      "A model's stock by price-stock entry and location (price_stocks × stock_breakdown_by_location); location_index -1 is a price-stock entry without locations.",
     columns: {
       ...shopItem,
       model_id: 'The model (marketplace_product_models.model_id).',
@@ -303,7 +348,11 @@ export const TABLE_DOCS: DocsOf = {
       ...LINEAGE_DOCS,
     },
     relations: [
-      { parent: 'marketplace_product_models', columns: ['pipeline', 'shop_id', 'item_id', 'model_id'], parentColumns: ['pipeline', 'shop_id', 'item_id', 'model_id'] },
+      {
+        parent: 'marketplace_product_models',
+        columns: ['pipeline', 'shop_id', 'item_id', 'model_id'],
+        parentColumns: ['pipeline', 'shop_id', 'item_id', 'model_id'],
+      },
     ],
   },
   marketplace_product_attributes: {
@@ -340,10 +389,13 @@ export const TABLE_DOCS: DocsOf = {
       ...LINEAGE_DOCS,
     },
     relations: [productKey],
-    acceptedValues: { source: { values: ['item.categories', 'item.fe_categories', 'product_attributes.categories'], source: 'ours' } },
+    acceptedValues: {
+      source: { values: ['item.categories', 'item.fe_categories', 'product_attributes.categories'], source: 'ours' },
+    },
   },
   marketplace_product_tier_variations: {
-    description: "A product's tier variations (e.g. colour, size): one row per tier, its options in marketplace_product_tier_variation_options.",
+    description:
+      "A product's tier variations (e.g. colour, size): one row per tier, its options in marketplace_product_tier_variation_options.",
     columns: {
       ...shopItem,
       tier_index: 'Position of the tier.',
@@ -428,30 +480,35 @@ export const TABLE_DOCS: DocsOf = {
       previous_price: `The price before this change; NULL for the first price seen.${PRICE_INT}`,
       currency: 'Currency code.',
       ...LINEAGE_DOCS,
-      workflow_id: 'The run whose load found the change (pipeline_runs.workflow_id); NULL on rows older than the column.',
-      previous_price_major: 'previous_price in major units; NULL for the first price and on rows older than the column.',
+      workflow_id:
+        'The run whose load found the change (pipeline_runs.workflow_id); NULL on rows older than the column.',
+      previous_price_major:
+        'previous_price in major units; NULL for the first price and on rows older than the column.',
     },
     relations: [productKey],
   },
   schema_history: {
     description:
-      "Every table and column the loader created at run time (inferred <pipeline>_items tables and columns added to model tables): the change history, and the registry mapping a content key to its column.",
+      'Every table and column the loader created at run time (inferred <pipeline>_items tables and columns added to model tables): the change history, and the registry mapping a content key to its column.',
     columns: {
       table_name: 'The table.',
       column_name: 'The column.',
-      data_type: 'Logical type: bigint, double, bool, text, timestamp, json or number_text (a number no SQL type holds exactly, as text).',
-      change: "'create_table' (the columns a new table starts with), 'add_column' (a new field) or 'add_variant' (a value that did not fit the column's type).",
+      data_type:
+        'Logical type: bigint, double, bool, text, timestamp, json or number_text (a number no SQL type holds exactly, as text).',
+      change:
+        "'create_table' (the columns a new table starts with), 'add_column' (a new field) or 'add_variant' (a value that did not fit the column's type).",
       variant_of: 'For a variant column: the column whose type the values did not fit.',
       pipeline: 'The pipeline whose load made the change.',
       load_id: 'The load that made it (raw_responses.id).',
       changed_at: 'When (UTC).',
-      source_key: 'The original key path the column holds (JSON array), or a table\'s list path.',
+      source_key: "The original key path the column holds (JSON array), or a table's list path.",
       root_table: 'The content root table (<pipeline>_items) a content table belongs to; NULL for model tables.',
     },
     acceptedValues: { change: { values: ['create_table', 'add_column', 'add_variant'], source: 'ours' } },
   },
   rejected_results: {
-    description: 'Results a load could not write (nested too deep, merge key missing, over a limit): the rest of their response loaded and the run ended partial. The result itself is in raw_responses.',
+    description:
+      'Results a load could not write (nested too deep, merge key missing, over a limit): the rest of their response loaded and the run ended partial. The result itself is in raw_responses.',
     columns: {
       id: 'Generated id.',
       pipeline: 'The pipeline.',
@@ -486,7 +543,8 @@ export const TABLE_DOCS: DocsOf = {
     },
   },
   notify_deliveries: {
-    description: 'Webhook deliveries the receiver accepted (2xx), one per run, event and webhook, so a retried alert is not sent twice.',
+    description:
+      'Webhook deliveries the receiver accepted (2xx), one per run, event and webhook, so a retried alert is not sent twice.',
     columns: {
       workflow_id: 'The run.',
       run_id: 'First run id of the workflow execution chain.',
@@ -497,7 +555,8 @@ export const TABLE_DOCS: DocsOf = {
     },
   },
   check_results: {
-    description: 'The outcome of every data check (`checks:`) per run, or per `scrape-etl check` / freshness evaluation.',
+    description:
+      'The outcome of every data check (`checks:`) per run, or per `scrape-etl check` / freshness evaluation.',
     columns: {
       id: 'Generated id.',
       pipeline: 'The pipeline.',
@@ -529,7 +588,9 @@ export const TABLE_DOCS: DocsOf = {
       rows: `The triggering rows, as${JSON_TEXT}`,
       created_at: 'When (UTC).',
     },
-    acceptedValues: { event: { values: ['price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'], source: 'ours' } },
+    acceptedValues: {
+      event: { values: ['price_drop', 'price_rise', 'back_in_stock', 'out_of_stock', 'new_rows'], source: 'ours' },
+    },
   },
   watch_state: {
     description: 'What each watch last saw of each item.',
@@ -542,17 +603,19 @@ export const TABLE_DOCS: DocsOf = {
     },
   },
   spend_calls: {
-    description: "Every billable call to the scraping service, recorded before it is sent, in the transaction that checks the budget's limits (docs/budgets.md): what spend control counts.",
+    description:
+      "Every billable call to the scraping service, recorded before it is sent, in the transaction that checks the budget's limits (docs/budgets.md): what spend control counts.",
     columns: {
-      call_key: 'What makes a call unique: workflow, activity, attempt and its execution, URL or create, and client attempt.',
+      call_key:
+        'What makes a call unique: workflow, activity, attempt and its execution, URL or create, and client attempt.',
       pipeline: 'The pipeline whose run made the call.',
-      project: "The project file (its path) whose budget also counts this call; NULL outside a budgeted project.",
+      project: 'The project file (its path) whose budget also counts this call; NULL outside a budgeted project.',
       workflow_id: 'The Temporal workflow id of the run.',
       endpoint: '`METHOD /path` of the call.',
       request_key: "The URL of a synchronous call, 'create-and-run' for a create.",
       creates_scraper: 'Whether the call creates a scraper (create-and-run).',
       called_at: 'When the call was recorded (UTC), just before it was sent.',
-      tokens: "The `tokenUsage` its answer reported; NULL until it arrives or when the answer reports none.",
+      tokens: 'The `tokenUsage` its answer reported; NULL until it arrives or when the answer reports none.',
     },
   },
   url_lists: {
@@ -569,7 +632,7 @@ export const TABLE_DOCS: DocsOf = {
 /** The system columns of inferred content tables (db/flatten/content.ts), for every surface that shows them. */
 export const CONTENT_ROOT_DOCS: Readonly<Record<string, string>> = {
   pipeline: LINEAGE_DOCS.pipeline,
-  row_key: "The row's key: the merge key's values as a JSON array (e.g. [\"ada@example.com\"]), else the result id.",
+  row_key: 'The row\'s key: the merge key\'s values as a JSON array (e.g. ["ada@example.com"]), else the result id.',
   result_id: 'The result the row came from (the newest one when a merge key joins several).',
   scraping_run_id: "The result's scraping run.",
   scraped_url: "The result's URL or keyword text.",
@@ -583,7 +646,7 @@ export const CONTENT_CHILD_DOCS: Readonly<Record<string, string>> = {
   row_key: "The row's key: parent_key#list_index.",
   root_key: 'The row_key of the root (<pipeline>_items) row it belongs to.',
   parent_key: 'The row_key of the parent row (the root, or the child table one level up).',
-  list_index: 'Position in the parent\'s list.',
+  list_index: "Position in the parent's list.",
   load_id: LINEAGE_DOCS.load_id,
   loaded_at: LINEAGE_DOCS.loaded_at,
 };

@@ -32,7 +32,8 @@ function pipelineFilter(t: CatalogTable, all: readonly string[], prefix = ''): s
 
 function dbtTable(t: CatalogTable, catalog: Catalog, sourceName: string): Record<string, unknown> {
   const where = pipelineFilter(t, catalog.pipelines);
-  const scoped = (test: Record<string, unknown>) => (where ? { ...test, config: { ...(test['config'] as object | undefined), where } } : test);
+  const scoped = (test: Record<string, unknown>) =>
+    where ? { ...test, config: { ...(test['config'] as object | undefined), where } } : test;
   const columns = t.columns.map((c) => {
     const tests: unknown[] = [];
     if (c.naturalKey) tests.push(where ? { not_null: { config: { where } } } : 'not_null');
@@ -47,18 +48,33 @@ function dbtTable(t: CatalogTable, catalog: Catalog, sourceName: string): Record
         }),
       });
     }
-    return { name: c.name, description: c.description, data_type: c.sqlType, ...(tests.length > 0 ? { data_tests: tests } : {}) };
+    return {
+      name: c.name,
+      description: c.description,
+      data_type: c.sqlType,
+      ...(tests.length > 0 ? { data_tests: tests } : {}),
+    };
   });
   const tableTests: unknown[] = [];
-  if (t.naturalKey.length > 1) tableTests.push({ unique: scoped({ arguments: { column_name: keyExpression(t.naturalKey) } }) });
+  if (t.naturalKey.length > 1)
+    tableTests.push({ unique: scoped({ arguments: { column_name: keyExpression(t.naturalKey) } }) });
   for (const r of t.relations) {
     tableTests.push({
       relationships: scoped({
-        arguments: { column_name: keyExpression(r.columns), to: `source('${sourceName}', '${r.parent}')`, field: keyExpression(r.parentColumns) },
+        arguments: {
+          column_name: keyExpression(r.columns),
+          to: `source('${sourceName}', '${r.parent}')`,
+          field: keyExpression(r.parentColumns),
+        },
       }),
     });
   }
-  const meta: Record<string, unknown> = { kind: t.kind, natural_key: t.naturalKey, lineage_columns: t.lineageColumns, pipelines: t.pipelines };
+  const meta: Record<string, unknown> = {
+    kind: t.kind,
+    natural_key: t.naturalKey,
+    lineage_columns: t.lineageColumns,
+    pipelines: t.pipelines,
+  };
   return {
     name: t.name,
     description: t.description,
@@ -117,7 +133,9 @@ export function renderDbml(catalog: Catalog): string {
   }
   for (const t of catalog.tables) {
     for (const r of t.relations) {
-      out.push(`Ref: ${dbmlName(t.name)}.(${r.columns.map(dbmlName).join(', ')}) > ${dbmlName(r.parent)}.(${r.parentColumns.map(dbmlName).join(', ')})`);
+      out.push(
+        `Ref: ${dbmlName(t.name)}.(${r.columns.map(dbmlName).join(', ')}) > ${dbmlName(r.parent)}.(${r.parentColumns.map(dbmlName).join(', ')})`,
+      );
     }
   }
   return `${out.join('\n')}\n`;
@@ -132,14 +150,21 @@ export function renderMermaid(catalog: Catalog): string {
   for (const t of catalog.tables) {
     out.push(`  ${mermaidName(t.name)} {`);
     for (const c of t.columns) {
-      const keys = [...(c.naturalKey ? ['PK'] : []), ...(t.relations.some((r) => r.columns.includes(c.name) && c.name !== 'pipeline') ? ['FK'] : [])];
-      out.push(`    ${mermaidName(c.type)} ${mermaidName(c.name)}${keys.length ? ` ${keys.join(', ')}` : ''} "${mermaidComment(c.description)}"`);
+      const keys = [
+        ...(c.naturalKey ? ['PK'] : []),
+        ...(t.relations.some((r) => r.columns.includes(c.name) && c.name !== 'pipeline') ? ['FK'] : []),
+      ];
+      out.push(
+        `    ${mermaidName(c.type)} ${mermaidName(c.name)}${keys.length ? ` ${keys.join(', ')}` : ''} "${mermaidComment(c.description)}"`,
+      );
     }
     out.push('  }');
   }
   for (const t of catalog.tables) {
     for (const r of t.relations) {
-      out.push(`  ${mermaidName(r.parent)} ||--o{ ${mermaidName(t.name)} : "${mermaidComment(r.columns.filter((c) => c !== 'pipeline').join(', '))}"`);
+      out.push(
+        `  ${mermaidName(r.parent)} ||--o{ ${mermaidName(t.name)} : "${mermaidComment(r.columns.filter((c) => c !== 'pipeline').join(', '))}"`,
+      );
     }
   }
   return `${out.join('\n')}\n`;

@@ -71,7 +71,8 @@ export function normalizeDatabaseDefault(raw: string | null, types: readonly Col
   let v = raw.trim();
   while (v.startsWith('(') && v.endsWith(')')) v = v.slice(1, -1).trim();
   v = v.replace(/::[a-z ]+(\[\])?$/i, '');
-  const numeric = types.length > 0 && types.every((t) => t === 'int64' || t === 'int32' || t === 'double' || t === 'bool');
+  const numeric =
+    types.length > 0 && types.every((t) => t === 'int64' || t === 'int32' || t === 'double' || t === 'bool');
   const quoted = /^'(.*)'$/s.exec(v);
   if (quoted && numeric) v = quoted[1]!.replace(/''/g, "'");
   if (types.length === 1 && types[0] === 'bool') {
@@ -99,13 +100,17 @@ export function definitionShape(name: string, def: AnyTableDef): TableShape {
     columns,
     primaryKey: def.primaryKey ? [...def.primaryKey] : identityKey,
     uniques: [],
-    indexes: (def.indexes ?? []).map((i) => ({ name: i.name, columns: [...i.columns], unique: i.unique, partial: false })).sort(byName),
+    indexes: (def.indexes ?? [])
+      .map((i) => ({ name: i.name, columns: [...i.columns], unique: i.unique, partial: false }))
+      .sort(byName),
   };
 }
 
 /** Index and constraint columns are drizzle columns, or SQL expressions (shown as such, never matching a name). */
 const columnName = (c: unknown): string =>
-  typeof c === 'object' && c !== null && typeof (c as { name?: unknown }).name === 'string' ? (c as { name: string }).name : '<expression>';
+  typeof c === 'object' && c !== null && typeof (c as { name?: unknown }).name === 'string'
+    ? (c as { name: string }).name
+    : '<expression>';
 
 /** The shape of a drizzle table of either dialect, read through drizzle's own table config. */
 export function drizzleShape(table: SQLiteTable | PgTable): TableShape {
@@ -116,15 +121,31 @@ export function drizzleShape(table: SQLiteTable | PgTable): TableShape {
       const isBool = c.columnType === 'SQLiteBoolean';
       const types = neutralTypes('sqlite', c.getSQLType()).filter((t) => (t === 'bool') === isBool);
       const identity = c.primary && (c as { autoIncrement?: unknown }).autoIncrement === true;
-      return { name: c.name, sqlType: c.getSQLType(), types, notNull: c.notNull, default: c.default === undefined ? null : literal(c.default), identity };
+      return {
+        name: c.name,
+        sqlType: c.getSQLType(),
+        types,
+        notNull: c.notNull,
+        default: c.default === undefined ? null : literal(c.default),
+        identity,
+      };
     });
     return {
       name: cfg.name,
       columns,
-      primaryKey: cfg.primaryKeys[0]?.columns.map((c) => c.name) ?? cfg.columns.filter((c) => c.primary).map((c) => c.name),
-      uniques: [...cfg.uniqueConstraints.map((u) => u.columns.map((c) => c.name)), ...cfg.columns.filter((c) => c.isUnique).map((c) => [c.name])],
+      primaryKey:
+        cfg.primaryKeys[0]?.columns.map((c) => c.name) ?? cfg.columns.filter((c) => c.primary).map((c) => c.name),
+      uniques: [
+        ...cfg.uniqueConstraints.map((u) => u.columns.map((c) => c.name)),
+        ...cfg.columns.filter((c) => c.isUnique).map((c) => [c.name]),
+      ],
       indexes: cfg.indexes
-        .map((i) => ({ name: i.config.name, columns: i.config.columns.map(columnName), unique: i.config.unique, partial: i.config.where !== undefined }))
+        .map((i) => ({
+          name: i.config.name,
+          columns: i.config.columns.map(columnName),
+          unique: i.config.unique,
+          partial: i.config.where !== undefined,
+        }))
         .sort(byName),
     };
   }
@@ -140,10 +161,19 @@ export function drizzleShape(table: SQLiteTable | PgTable): TableShape {
   return {
     name: cfg.name,
     columns,
-    primaryKey: cfg.primaryKeys[0]?.columns.map((c) => c.name) ?? cfg.columns.filter((c) => c.primary).map((c) => c.name),
-    uniques: [...cfg.uniqueConstraints.map((u) => u.columns.map((c) => c.name)), ...cfg.columns.filter((c) => c.isUnique).map((c) => [c.name])],
+    primaryKey:
+      cfg.primaryKeys[0]?.columns.map((c) => c.name) ?? cfg.columns.filter((c) => c.primary).map((c) => c.name),
+    uniques: [
+      ...cfg.uniqueConstraints.map((u) => u.columns.map((c) => c.name)),
+      ...cfg.columns.filter((c) => c.isUnique).map((c) => [c.name]),
+    ],
     indexes: cfg.indexes
-      .map((i) => ({ name: i.config.name ?? '<unnamed>', columns: i.config.columns.map(columnName), unique: i.config.unique, partial: i.config.where !== undefined }))
+      .map((i) => ({
+        name: i.config.name ?? '<unnamed>',
+        columns: i.config.columns.map(columnName),
+        unique: i.config.unique,
+        partial: i.config.where !== undefined,
+      }))
       .sort(byName),
   };
 }
@@ -162,7 +192,9 @@ export function sqliteDatabaseShapes(db: SqliteReader): TableShape[] {
     )
     .all() as { name: string; sql: string }[];
   return tables.map(({ name, sql }) => {
-    const info = db.prepare('SELECT name, type, "notnull" AS nn, dflt_value, pk FROM pragma_table_info(?) ORDER BY cid').all(name) as {
+    const info = db
+      .prepare('SELECT name, type, "notnull" AS nn, dflt_value, pk FROM pragma_table_info(?) ORDER BY cid')
+      .all(name) as {
       name: string;
       type: string;
       nn: number;
@@ -173,21 +205,36 @@ export function sqliteDatabaseShapes(db: SqliteReader): TableShape[] {
       const types = neutralTypes('sqlite', c.type);
       // pragma table_info does not report AUTOINCREMENT; the table's CREATE statement does.
       const quotedName = `[\`"]?${c.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`"]?`;
-      const identity = c.pk > 0 && new RegExp(`${quotedName}\\s+integer\\s+primary\\s+key\\s+autoincrement`, 'i').test(sql);
-      return { name: c.name, sqlType: c.type.toLowerCase(), types, notNull: c.nn === 1, default: normalizeDatabaseDefault(c.dflt_value, types), identity };
+      const identity =
+        c.pk > 0 && new RegExp(`${quotedName}\\s+integer\\s+primary\\s+key\\s+autoincrement`, 'i').test(sql);
+      return {
+        name: c.name,
+        sqlType: c.type.toLowerCase(),
+        types,
+        notNull: c.nn === 1,
+        default: normalizeDatabaseDefault(c.dflt_value, types),
+        identity,
+      };
     });
-    const indexList = db.prepare('SELECT name, "unique" AS uq, origin, partial FROM pragma_index_list(?)').all(name) as {
+    const indexList = db
+      .prepare('SELECT name, "unique" AS uq, origin, partial FROM pragma_index_list(?)')
+      .all(name) as {
       name: string;
       uq: number;
       origin: string;
       partial: number;
     }[];
     const indexColumns = (index: string) =>
-      (db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').all(index) as { name: string | null }[]).map((r) => r.name ?? '<expression>');
+      (db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').all(index) as { name: string | null }[]).map(
+        (r) => r.name ?? '<expression>',
+      );
     return {
       name,
       columns,
-      primaryKey: info.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name),
+      primaryKey: info
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => c.name),
       uniques: indexList.filter((i) => i.origin === 'u').map((i) => indexColumns(i.name)),
       indexes: indexList
         .filter((i) => i.origin === 'c')
@@ -229,7 +276,10 @@ export async function pgDatabaseShapes(db: PgReader, schema = 'public'): Promise
       WHERE n.nspname = $1`,
     [schema],
   );
-  const tables = new Map<string, TableShape & { columns: ColumnShape[]; uniques: string[][]; indexes: IndexShape[]; primaryKey: string[] }>();
+  const tables = new Map<
+    string,
+    TableShape & { columns: ColumnShape[]; uniques: string[][]; indexes: IndexShape[]; primaryKey: string[] }
+  >();
   const get = (name: string) => {
     let t = tables.get(name);
     if (!t) tables.set(name, (t = { name, columns: [], primaryKey: [], uniques: [], indexes: [] }));
@@ -252,7 +302,13 @@ export async function pgDatabaseShapes(db: PgReader, schema = 'public'): Promise
     const columns = r['columns'] as string[];
     if (r['is_primary'] === true) t.primaryKey = columns;
     else if (r['contype'] === 'u') t.uniques.push(columns);
-    else t.indexes.push({ name: String(r['index_name']), columns, unique: r['is_unique'] === true, partial: r['is_partial'] === true });
+    else
+      t.indexes.push({
+        name: String(r['index_name']),
+        columns,
+        unique: r['is_unique'] === true,
+        partial: r['is_partial'] === true,
+      });
   }
   for (const t of tables.values()) t.indexes.sort(byName);
   return [...tables.values()].sort((a, b) => a.name.localeCompare(b.name));
@@ -264,13 +320,17 @@ export async function pgDatabaseShapes(db: PgReader, schema = 'public'): Promise
  */
 function sameDefault(a: ColumnShape, b: ColumnShape): boolean {
   if (a.default === b.default) return true;
-  if (a.default === null || b.default === null || !a.types.includes('timestamp') || !b.types.includes('timestamp')) return false;
+  if (a.default === null || b.default === null || !a.types.includes('timestamp') || !b.types.includes('timestamp'))
+    return false;
   const instant = (v: string) => (/^'.*'$/s.test(v) ? Date.parse(v.slice(1, -1)) : NaN);
   const [x, y] = [instant(a.default), instant(b.default)];
   return !Number.isNaN(x) && x === y;
 }
 
-const typeLabel = (c: ColumnShape) => (c.types.length === 1 && c.types[0] === c.sqlType ? c.sqlType : `${c.sqlType} (${c.types.join('|') || 'not in SQL_TYPES'})`);
+const typeLabel = (c: ColumnShape) =>
+  c.types.length === 1 && c.types[0] === c.sqlType
+    ? c.sqlType
+    : `${c.sqlType} (${c.types.join('|') || 'not in SQL_TYPES'})`;
 const list = (xs: readonly string[]) => `(${xs.join(', ')})`;
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
@@ -295,10 +355,13 @@ export function compareTables(a: TableShape, b: TableShape): string[] {
     if (!sameDefault(ca, cb)) out.push(`${at}: default: ${ca.default ?? 'none'} vs ${cb.default ?? 'none'}`);
     if (ca.identity !== cb.identity) out.push(`${at}: identity: ${ca.identity} vs ${cb.identity}`);
   }
-  if (!sameList(a.primaryKey, b.primaryKey)) out.push(`${t}: primary key: ${list(a.primaryKey)} vs ${list(b.primaryKey)}`);
+  if (!sameList(a.primaryKey, b.primaryKey))
+    out.push(`${t}: primary key: ${list(a.primaryKey)} vs ${list(b.primaryKey)}`);
   const uniq = (s: TableShape) => s.uniques.map(list).sort();
-  if (!sameList(uniq(a), uniq(b))) out.push(`${t}: unique constraints: [${uniq(a).join(', ')}] vs [${uniq(b).join(', ')}]`);
-  const idx = (i: IndexShape) => `${i.unique ? 'unique ' : ''}${i.partial ? 'partial ' : ''}${i.name} ${list(i.columns)}`;
+  if (!sameList(uniq(a), uniq(b)))
+    out.push(`${t}: unique constraints: [${uniq(a).join(', ')}] vs [${uniq(b).join(', ')}]`);
+  const idx = (i: IndexShape) =>
+    `${i.unique ? 'unique ' : ''}${i.partial ? 'partial ' : ''}${i.name} ${list(i.columns)}`;
   const aIdx = a.indexes.map(idx);
   const bIdx = b.indexes.map(idx);
   for (const i of aIdx) if (!bIdx.includes(i)) out.push(`${t}: index only on the left: ${i}`);

@@ -16,7 +16,11 @@ export interface BlockCounts {
 
 /** The file's blocks, total and free, as DuckDB counts them (`pragma_database_size`). */
 export async function blockCounts(conn: DuckDBConnection): Promise<BlockCounts> {
-  const row = (await conn.runAndReadAll('SELECT total_blocks, free_blocks FROM pragma_database_size() WHERE database_name = current_database()')).getRows()[0];
+  const row = (
+    await conn.runAndReadAll(
+      'SELECT total_blocks, free_blocks FROM pragma_database_size() WHERE database_name = current_database()',
+    )
+  ).getRows()[0];
   return { total: Number(row?.[0] ?? 0), free: Number(row?.[1] ?? 0) };
 }
 

@@ -7,7 +7,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDatabase } from '../contract.js';
-import { acquireFileLock, markWaiting, otherProcessesWaiting, reportWait, unmarkWaiting, WAIT_REPORT_MS, waitMessage } from './file-lock.js';
+import {
+  acquireFileLock,
+  markWaiting,
+  otherProcessesWaiting,
+  reportWait,
+  unmarkWaiting,
+  WAIT_REPORT_MS,
+  waitMessage,
+} from './file-lock.js';
 import { describeProcess } from '../../lib/lock-owner.js';
 import { awaitNoInstance, closeInstance, closeThenRelease } from './instances.js';
 import { DuckDBEngineError, engineErrorKind } from './engine-errors.js';
@@ -124,7 +132,12 @@ async function openInstance(file: string): Promise<DuckDBInstance> {
   try {
     for (;;) {
       try {
-        return await DuckDBInstance.create(file, { threads: '1', checkpoint_threshold: CHECKPOINT_THRESHOLD, storage_compatibility_version: STORAGE_VERSION, default_block_size: BLOCK_SIZE });
+        return await DuckDBInstance.create(file, {
+          threads: '1',
+          checkpoint_threshold: CHECKPOINT_THRESHOLD,
+          storage_compatibility_version: STORAGE_VERSION,
+          default_block_size: BLOCK_SIZE,
+        });
       } catch (err) {
         const message = (err as Error).message;
         if (!LOCKED_BY_OTHER.test(message)) throw err;
@@ -133,7 +146,10 @@ async function openInstance(file: string): Promise<DuckDBInstance> {
           waitingSince ??= reportedAt;
           // DuckDB names the holder: "Conflicting lock is held in /usr/bin/python3 (PID 1234)".
           const pid = Number(/\(PID (\d+)\)/.exec(message)?.[1]);
-          const holder = Number.isInteger(pid) && pid > 0 ? `${describeProcess(pid)}, another program (not scrape-etl),` : 'another program (not scrape-etl)';
+          const holder =
+            Number.isInteger(pid) && pid > 0
+              ? `${describeProcess(pid)}, another program (not scrape-etl),`
+              : 'another program (not scrape-etl)';
           markWaiting(file, holder, waitingSince);
           reportWait(waitMessage(file, holder));
         }
@@ -158,7 +174,10 @@ async function ensureSchema(conn: DuckDBConnection): Promise<void> {
   if (version >= DUCKDB_SCHEMA_VERSION) return;
   await duckTransaction(conn, async (tx) => {
     if (version === 0) {
-      await tx.run(`CREATE TABLE IF NOT EXISTS ${SCHEMA_VERSION_TABLE} (version integer PRIMARY KEY, applied_at timestamp with time zone NOT NULL)`, []);
+      await tx.run(
+        `CREATE TABLE IF NOT EXISTS ${SCHEMA_VERSION_TABLE} (version integer PRIMARY KEY, applied_at timestamp with time zone NOT NULL)`,
+        [],
+      );
       for (const sql of baselineDdl()) await tx.run(sql, []);
       // The baseline is the current definition: the steps below are for files made by older versions.
       await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${DUCKDB_SCHEMA_VERSION}, now())`, []);
@@ -214,7 +233,11 @@ async function openFile(file: string): Promise<OpenFile> {
 }
 
 async function inOlderFormat(conn: DuckDBConnection): Promise<boolean> {
-  const tag = (await conn.runAndReadAll(`SELECT tags['storage_version'] AS v FROM duckdb_databases() WHERE database_name = current_database()`)).getRowObjectsJS()[0]?.['v'];
+  const tag = (
+    await conn.runAndReadAll(
+      `SELECT tags['storage_version'] AS v FROM duckdb_databases() WHERE database_name = current_database()`,
+    )
+  ).getRowObjectsJS()[0]?.['v'];
   return typeof tag === 'string' && olderFormat(tag, STORAGE_VERSION);
 }
 
@@ -229,9 +252,13 @@ async function rewriteOnce(file: string): Promise<void> {
   try {
     const { before, after } = await rewriteFormat(file, STORAGE_VERSION, BLOCK_SIZE);
     const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
-    process.stderr.write(`scrape-etl: rewrote ${file} in DuckDB's ${STORAGE_VERSION} storage format with ${Number(BLOCK_SIZE) / 1024} KB blocks (once, ${((Date.now() - t0) / 1000).toFixed(1)} s): ${mb(before)} -> ${mb(after)}; DuckDB 1.2 or later reads it\n`);
+    process.stderr.write(
+      `scrape-etl: rewrote ${file} in DuckDB's ${STORAGE_VERSION} storage format with ${Number(BLOCK_SIZE) / 1024} KB blocks (once, ${((Date.now() - t0) / 1000).toFixed(1)} s): ${mb(before)} -> ${mb(after)}; DuckDB 1.2 or later reads it\n`,
+    );
   } catch (err) {
-    process.stderr.write(`scrape-etl: could not rewrite ${file} in DuckDB's ${STORAGE_VERSION} storage format (${(err as Error).message.split('\n')[0]}); it is used as it is\n`);
+    process.stderr.write(
+      `scrape-etl: could not rewrite ${file} in DuckDB's ${STORAGE_VERSION} storage format (${(err as Error).message.split('\n')[0]}); it is used as it is\n`,
+    );
   }
 }
 
@@ -290,7 +317,9 @@ async function compactFile(file: string): Promise<void> {
   try {
     await rewriteFormat(file, STORAGE_VERSION, BLOCK_SIZE);
   } catch (err) {
-    process.stderr.write(`scrape-etl: could not compact ${file} (${(err as Error).message.split('\n')[0]}); it is used as it is\n`);
+    process.stderr.write(
+      `scrape-etl: could not compact ${file} (${(err as Error).message.split('\n')[0]}); it is used as it is\n`,
+    );
   }
 }
 
@@ -402,12 +431,17 @@ export async function openDuckDatabase(file: string, url: string): Promise<DuckD
       const s = stateOf(full);
       let timer: NodeJS.Timeout | undefined;
       const settled = await Promise.race([
-        s.queue.then(() => true, () => true),
+        s.queue.then(
+          () => true,
+          () => true,
+        ),
         new Promise<false>((r) => (timer = setTimeout(() => r(false), CLOSE_WAIT_MS).unref())),
       ]);
       clearTimeout(timer);
       if (!settled) {
-        reportWait(`${full}: a DuckDB statement did not finish within ${CLOSE_WAIT_MS / 1000} s of closing; not waiting for it (DuckDB replays the file's WAL when it is next opened)`);
+        reportWait(
+          `${full}: a DuckDB statement did not finish within ${CLOSE_WAIT_MS / 1000} s of closing; not waiting for it (DuckDB replays the file's WAL when it is next opened)`,
+        );
         return;
       }
       if (s.pending === 0) await closeNow(full, s);

@@ -19,7 +19,13 @@ export const DUCKDB_SCHEMA_VERSION = 8;
  */
 export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => readonly string[] }> = [
   // pipeline_runs.alert_status / alert_error: the outcome of the run's alert deliveries.
-  { version: 2, sql: () => ['ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_status text', 'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_error text'] },
+  {
+    version: 2,
+    sql: () => [
+      'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_status text',
+      'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS alert_error text',
+    ],
+  },
   {
     // Hostile content (issue 30): the registry's source keys and root tables, and the quarantine table.
     version: 3,
@@ -36,7 +42,9 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
     sql: () => [
       'ALTER TABLE "marketplace_price_history" ADD COLUMN IF NOT EXISTS "workflow_id" text',
       'ALTER TABLE "marketplace_price_history" ADD COLUMN IF NOT EXISTS "previous_price_major" double precision',
-      ...(['check_results', 'watch_events', 'watch_state'] as const).flatMap((t) => tableDdl(t, TABLES[t] as AnyTableDef)),
+      ...(['check_results', 'watch_events', 'watch_state'] as const).flatMap((t) =>
+        tableDdl(t, TABLES[t] as AnyTableDef),
+      ),
     ],
   },
   {
@@ -45,18 +53,26 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
     version: 5,
     sql: () =>
       Object.values(TABLES).flatMap((def) =>
-        ((def as AnyTableDef).indexes ?? []).filter((i) => !duckdbBuildsIndex(i)).map((i) => `DROP INDEX IF EXISTS ${quoteIdent(i.name)}`),
+        ((def as AnyTableDef).indexes ?? [])
+          .filter((i) => !duckdbBuildsIndex(i))
+          .map((i) => `DROP INDEX IF EXISTS ${quoteIdent(i.name)}`),
       ),
   },
   {
     // Rows seen beside rows changed (issue 36): each response's rows by table, and each run's sum of them.
     version: 6,
-    sql: () => ['ALTER TABLE raw_responses ADD COLUMN IF NOT EXISTS rows_seen text', 'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS seen_by_table text'],
+    sql: () => [
+      'ALTER TABLE raw_responses ADD COLUMN IF NOT EXISTS rows_seen text',
+      'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS seen_by_table text',
+    ],
   },
   {
     // Spend control (budget/): the billable calls, and the reason a run ended as it did ('budget').
     version: 7,
-    sql: () => ['ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS status_reason text', ...tableDdl('spend_calls', TABLES.spend_calls as AnyTableDef)],
+    sql: () => [
+      'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS status_reason text',
+      ...tableDdl('spend_calls', TABLES.spend_calls as AnyTableDef),
+    ],
   },
   // The analyst's views and the comments of every table, view and column (issue 40), as the Postgres migration
   // 0014_warehouse_docs writes them; after every table exists, so spend_calls's too.
@@ -65,7 +81,10 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
 
 /** The views (replaced, so the step is a no-op on a new file) and every comment of the model. */
 export function warehouseDocsDdl(): string[] {
-  return [...Object.values(VIEW_SQL).map((sql) => sql.replace(/^CREATE VIEW /, 'CREATE OR REPLACE VIEW ')), ...modelComments().map(commentOn)];
+  return [
+    ...Object.values(VIEW_SQL).map((sql) => sql.replace(/^CREATE VIEW /, 'CREATE OR REPLACE VIEW ')),
+    ...modelComments().map(commentOn),
+  ];
 }
 
 /**
@@ -81,7 +100,6 @@ export function warehouseDocsDdl(): string[] {
 export function duckdbBuildsIndex(i: IndexDef): boolean {
   return i.unique || i.columns.length === 1;
 }
-
 
 function literal(value: unknown): string {
   if (typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
@@ -120,14 +138,19 @@ export function tableDdl(name: string, def: AnyTableDef): string[] {
   // No `USING btree`: DuckDB builds ART indexes and refuses the Postgres method name.
   for (const i of def.indexes ?? []) {
     if (!duckdbBuildsIndex(i)) continue;
-    out.push(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(i.name)} ON ${quoteIdent(name)} (${i.columns.map(quoteIdent).join(', ')})`);
+    out.push(
+      `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdent(i.name)} ON ${quoteIdent(name)} (${i.columns.map(quoteIdent).join(', ')})`,
+    );
   }
   return out;
 }
 
 /** Every statement of the baseline schema, table by table in definition order. */
 export function baselineDdl(): string[] {
-  return [...Object.entries(TABLES).flatMap(([name, def]) => tableDdl(name, def as AnyTableDef)), ...warehouseDocsDdl()];
+  return [
+    ...Object.entries(TABLES).flatMap(([name, def]) => tableDdl(name, def as AnyTableDef)),
+    ...warehouseDocsDdl(),
+  ];
 }
 
 export const SCHEMA_VERSION_TABLE = 'scrape_etl_duckdb_schema';

@@ -14,13 +14,21 @@ export interface DuckSessionHolder {
 type DuckHandle = Pick<ExportDatabase, 'dialect' | 'session'>;
 
 export function duckOf(db: DuckHandle): DuckSessionHolder {
-  if (db.dialect !== 'duckdb' || !db.session) throw new Error('export: database says dialect "duckdb" but has no DuckDB session');
+  if (db.dialect !== 'duckdb' || !db.session)
+    throw new Error('export: database says dialect "duckdb" but has no DuckDB session');
   return { session: db.session };
 }
 
 /** Rows of a query as JavaScript values, in one session. */
-export async function duckQuery(db: ExportDatabase, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
-  return duckOf(db).session(async (conn) => (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Array<Record<string, unknown>>);
+export async function duckQuery(
+  db: ExportDatabase,
+  sql: string,
+  params: unknown[] = [],
+): Promise<Array<Record<string, unknown>>> {
+  return duckOf(db).session(
+    async (conn) =>
+      (await conn.runAndReadAll(sql, params as never)).getRowObjectsJS() as Array<Record<string, unknown>>,
+  );
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -64,7 +72,12 @@ function converterFor(typeId: number): Converter {
  * Streams a query's rows in batches. The session (and with it the file's lock) is held until the last batch is
  * taken or the consumer stops; memory holds one DuckDB chunk (2,048 rows) and one batch.
  */
-export async function* duckBatches(db: DuckHandle, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+export async function* duckBatches(
+  db: DuckHandle,
+  sql: string,
+  params: unknown[],
+  batchSize: number,
+): AsyncGenerator<RawRow[]> {
   const { conn, end } = await holdSession(duckOf(db));
   let result: DuckDBResult | undefined;
   let exhausted = false;
@@ -119,7 +132,10 @@ async function holdSession(holder: DuckSessionHolder): Promise<{ conn: DuckDBCon
     opened(c);
     await finished;
   });
-  const conn = await Promise.race([connection, session.then(() => Promise.reject(new Error('export: DuckDB session ended before it opened')))]);
+  const conn = await Promise.race([
+    connection,
+    session.then(() => Promise.reject(new Error('export: DuckDB session ended before it opened'))),
+  ]);
   return {
     conn,
     end: async () => {

@@ -11,7 +11,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { takeOver } from '../../lib/file-lock.js';
-import { describeOwner, ownerState, ownRecord, parseOwner, signalWatch, unreadableLockGraceMs, type LockOwner } from '../../lib/lock-owner.js';
+import {
+  describeOwner,
+  ownerState,
+  ownRecord,
+  parseOwner,
+  signalWatch,
+  unreadableLockGraceMs,
+  type LockOwner,
+} from '../../lib/lock-owner.js';
 import { isProcessAlive } from '../../lib/process-alive.js';
 
 export type { LockOwner };
@@ -154,7 +162,8 @@ export async function acquireFileLock(dbFile: string, opts: { signal?: AbortSign
     // session is already queued) would win the race every time and starve it.
     if (otherProcessesWaiting(dbFile)) {
       const until = Date.now() + HAND_OVER_MS;
-      while (Date.now() < until && !fs.existsSync(lockPath) && !watch.aborted()) await new Promise((r) => setTimeout(r, 10));
+      while (Date.now() < until && !fs.existsSync(lockPath) && !watch.aborted())
+        await new Promise((r) => setTimeout(r, 10));
     }
     for (;;) {
       const stop = watch.aborted();

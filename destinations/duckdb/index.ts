@@ -18,7 +18,6 @@ import { postgresTypeName } from './type-names.js';
 // DuckDB's errors carry no code: a file that is not a DuckDB database, or one this user may not open.
 const PERMANENT_DUCKDB_MESSAGES = /not a valid DuckDB database file|Permission denied|Read-only file system/i;
 
-
 export const duckdbDestination: DestinationAdapter<'duckdb'> = {
   name: 'duckdb',
   capabilities: duckdbCapabilities,
@@ -27,7 +26,10 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     const file = filePathOfUrl('duckdb', url);
     if (file === undefined) return undefined;
     // In memory, each process (and each session) would see a database of its own: nothing a load could share.
-    if (file === ':memory:') throw new DatabaseConfigError(`database URL '${url.trim()}': a DuckDB destination must be a file (duckdb:<path>)`);
+    if (file === ':memory:')
+      throw new DatabaseConfigError(
+        `database URL '${url.trim()}': a DuckDB destination must be a file (duckdb:<path>)`,
+      );
     return { dialect: 'duckdb', file };
   },
   fileOf: (parsed) => parsed.file,
@@ -39,7 +41,8 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     const { probeDuckdb } = await import('./probe.js');
     probeDuckdb(parsed.file);
   },
-  isPermanentOpenError: (err) => err instanceof Error && !('code' in err) && PERMANENT_DUCKDB_MESSAGES.test(err.message),
+  isPermanentOpenError: (err) =>
+    err instanceof Error && !('code' in err) && PERMANENT_DUCKDB_MESSAGES.test(err.message),
   // The session holds the file's lock (one process at a time) and queues this process's transactions.
   transaction: (db, fn) => db.session((conn) => duckTransaction(conn, fn)),
   readTransaction: (db, fn) => db.session((conn) => duckTransaction(conn, fn)),
@@ -90,7 +93,8 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
   },
   exportReader: {
     query: (db, sql, params) => duckQuery(db, sql, params === undefined ? [] : [...params]),
-    rowBatches: (db, query, params, batchSize) => duckBatches(db, typeof query === 'string' ? query : selectSql(query), params, batchSize),
+    rowBatches: (db, query, params, batchSize) =>
+      duckBatches(db, typeof query === 'string' ? query : selectSql(query), params, batchSize),
     // Converted to Postgres's text forms (export-reader.ts), so a DuckDB table is written exactly as a Postgres one.
     valueForms: 'postgres',
     columnKind(type) {
@@ -100,7 +104,8 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     },
     readWatermark: async (db, p, t) => (await import('./export-watermarks.js')).readWatermark(db, p, t),
     readLastExportedFile: async (db, p, t) => (await import('./export-watermarks.js')).readLastExportedFile(db, p, t),
-    advanceWatermark: async (db, p, t, id, w) => (await import('./export-watermarks.js')).advanceWatermark(db, p, t, id, w),
+    advanceWatermark: async (db, p, t, id, w) =>
+      (await import('./export-watermarks.js')).advanceWatermark(db, p, t, id, w),
   },
   // DuckDB writes its own rows to Parquet (COPY … TO): nothing streams through JavaScript.
   parquetCopy: async () => (await import('./parquet.js')).copyDuckdbParquet,

@@ -83,7 +83,12 @@ const RELEASE_POLL_MS = 50;
  * and the caller keeps its cross-process lock, so another process does not find DuckDB's own lock in its way
  * either. `report` hears once, after RELEASE_REPORT_MS, that the file is still held.
  */
-export function closeInstance(file: string, instance: DuckDBInstance, connection: DuckDBConnection | undefined, report: (message: string) => void): Promise<void> | undefined {
+export function closeInstance(
+  file: string,
+  instance: DuckDBInstance,
+  connection: DuckDBConnection | undefined,
+  report: (message: string) => void,
+): Promise<void> | undefined {
   try {
     connection?.closeSync();
   } finally {
@@ -101,7 +106,9 @@ export function closeInstance(file: string, instance: DuckDBInstance, connection
       if (heldByThisProcess(file) !== true) return;
       if (!reported && Date.now() - started >= RELEASE_REPORT_MS) {
         reported = true;
-        report(`${file}: DuckDB still holds the file ${Math.round((Date.now() - started) / 1000)} s after this process closed it (a result of an earlier statement was not freed); it is not opened again, by this process or another, until DuckDB lets it go`);
+        report(
+          `${file}: DuckDB still holds the file ${Math.round((Date.now() - started) / 1000)} s after this process closed it (a result of an earlier statement was not freed); it is not opened again, by this process or another, until DuckDB lets it go`,
+        );
       }
     }
   })();
@@ -116,7 +123,13 @@ export function closeInstance(file: string, instance: DuckDBInstance, connection
  * closeInstance, then `release` (the file's cross-process lock) once DuckDB has let go of the file: at once when it
  * has, so a process closing its files on exit releases their locks before it ends; also when closing throws.
  */
-export function closeThenRelease(file: string, instance: DuckDBInstance, connection: DuckDBConnection | undefined, report: (message: string) => void, release: () => void): void {
+export function closeThenRelease(
+  file: string,
+  instance: DuckDBInstance,
+  connection: DuckDBConnection | undefined,
+  report: (message: string) => void,
+  release: () => void,
+): void {
   let closing: Promise<void> | undefined;
   try {
     closing = closeInstance(file, instance, connection, report);

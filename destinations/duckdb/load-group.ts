@@ -24,7 +24,14 @@ import { asDuckTx, duckListType, duckUnnest, loadListTypes, type DuckParam, type
  * `(SELECT unnest($first::T0[]) AS k0, …) AS k` over the columns `columns` of `table`, with its parameters for
  * `keys` (values in `columns` order), and the join condition of `alias`'s columns with it.
  */
-function keySet(tx: DuckTx, table: DataTableName, columns: readonly string[], keys: ReadonlyArray<readonly Scalar[]>, alias: string, first = 1) {
+function keySet(
+  tx: DuckTx,
+  table: DataTableName,
+  columns: readonly string[],
+  keys: ReadonlyArray<readonly Scalar[]>,
+  alias: string,
+  first = 1,
+) {
   const types = columns.map((c) => columnType(table, c));
   const sql = `(SELECT ${types.map((t, i) => `${duckUnnest(tx, first + i, t)} AS k${i}`).join(', ')}) AS k`;
   const on = columns.map((c, i) => `${alias}.${quoteIdent(c)} = k.k${i}`).join(' AND ');
@@ -53,7 +60,10 @@ export function duckdbGroupDialect(tx: DuckTx): GroupDialect {
       const key = TABLE_META[table].key;
       const set = keySet(tx, table, key, keys, 't');
       const out = new Map<string, string>();
-      const rows = await tx.allWith(`SELECT ${key.map((c) => `t.${quoteIdent(c)}`).join(', ')}, t.row_hash FROM ${quoteIdent(table)} AS t JOIN ${set.sql} ON ${set.on}`, set.params);
+      const rows = await tx.allWith(
+        `SELECT ${key.map((c) => `t.${quoteIdent(c)}`).join(', ')}, t.row_hash FROM ${quoteIdent(table)} AS t JOIN ${set.sql} ON ${set.on}`,
+        set.params,
+      );
       for (const r of rows) out.set(keyString(key.map((k) => r[k])), String(r['row_hash']));
       return out;
     },
@@ -69,7 +79,8 @@ export function duckdbGroupDialect(tx: DuckTx): GroupDialect {
       );
       // Keyed rows were counted by the planner; rows without a key (price history) are all new.
       const changed = new Map<number, number>();
-      for (const e of entries) if (e.key === undefined || !counted.has(e.key)) changed.set(e.from, (changed.get(e.from) ?? 0) + 1);
+      for (const e of entries)
+        if (e.key === undefined || !counted.has(e.key)) changed.set(e.from, (changed.get(e.from) ?? 0) + 1);
       return changed;
     },
   };

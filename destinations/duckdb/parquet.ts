@@ -19,7 +19,10 @@ function literal(v: unknown): string {
   throw new Error(`export: cannot write ${typeof v} as a SQL literal`);
 }
 
-export async function copyDuckdbParquet(db: ExportDatabase, job: DuckParquetJob): Promise<{ rows: number; maxLoadId: bigint | null }> {
+export async function copyDuckdbParquet(
+  db: ExportDatabase,
+  job: DuckParquetJob,
+): Promise<{ rows: number; maxLoadId: bigint | null }> {
   const where = job.where.map((w) => w.replace(/\$(\d+)/g, (_m, n: string) => literal(job.params[Number(n) - 1])));
   const from = `from ${quoteIdent(job.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''}`;
   return duckOf(db).session(async (conn: DuckDBConnection) => {
@@ -28,8 +31,18 @@ export async function copyDuckdbParquet(db: ExportDatabase, job: DuckParquetJob)
     await conn.run(`set threads = ${Math.max(1, availableParallelism())}`);
     await conn.run('begin transaction');
     try {
-      const counted = (await conn.runAndReadAll(`select count(*), ${job.maxLoadId ? 'max(load_id)' : 'null'} ${from}`)).getRows()[0]!;
-      await conn.run(parquetCopySql(`select ${parquetSelectList(job.columns.map((c) => c.typed), (_c, i) => job.columns[i]!.expr)} ${from}`, job.path));
+      const counted = (
+        await conn.runAndReadAll(`select count(*), ${job.maxLoadId ? 'max(load_id)' : 'null'} ${from}`)
+      ).getRows()[0]!;
+      await conn.run(
+        parquetCopySql(
+          `select ${parquetSelectList(
+            job.columns.map((c) => c.typed),
+            (_c, i) => job.columns[i]!.expr,
+          )} ${from}`,
+          job.path,
+        ),
+      );
       await conn.run('commit');
       const max = counted[1];
       return { rows: Number(counted[0]), maxLoadId: max === null || max === undefined ? null : BigInt(max as bigint) };

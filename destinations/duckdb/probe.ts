@@ -21,10 +21,15 @@ export function probeDuckdb(file: string): void {
       fs.closeSync(fd);
     }
     if (head.subarray(8, 12).toString('latin1') !== 'DUCK') {
-      throw new Error(`${full} is not a DuckDB database; point destination.database at a DuckDB file, or at a path that does not exist yet`);
+      throw new Error(
+        `${full} is not a DuckDB database; point destination.database at a DuckDB file, or at a path that does not exist yet`,
+      );
     }
   }
-  for (const [target, what] of [[full, 'the database file'], [path.dirname(full), 'its folder (scrape-etl writes a .lock file there)']] as const) {
+  for (const [target, what] of [
+    [full, 'the database file'],
+    [path.dirname(full), 'its folder (scrape-etl writes a .lock file there)'],
+  ] as const) {
     try {
       fs.accessSync(target, fs.constants.W_OK);
     } catch {

@@ -9,7 +9,10 @@ import { duckListType, duckUnnest, type DuckTx } from './tx.js';
  * order (ids drawn in order from the table's sequence, a body equal to an earlier one kept once), the rows bound as
  * one typed list per column (tx.ts). `landed` is settled: DuckDB statements are awaited one by one.
  */
-export async function insertRawResponsesDuckdb(tx: DuckTx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
+export async function insertRawResponsesDuckdb(
+  tx: DuckTx,
+  list: readonly RawResponse[],
+): Promise<{ ids: number[]; landed: Promise<number> }> {
   const shas = list.map((r) => sha256Of(r.body));
   // One statement (each costs DuckDB 1-3 ms whatever its size): the stored bodies equal to these (rows with their
   // sha), and the ids drawn from the sequence (rows without).
@@ -28,4 +31,3 @@ export async function insertRawResponsesDuckdb(tx: DuckTx, list: readonly RawRes
   );
   return { ids, landed: Promise.resolve(landed) };
 }
-

@@ -29,9 +29,11 @@ async function outsideReads(conn: DuckDBConnection, query: string): Promise<stri
   const problems: string[] = [];
   const walk = (n: PlanNode): void => {
     const fn = n.extra_info?.['Function'];
-    if (typeof fn === 'string' && !PURE_TABLE_FUNCTIONS.has(fn.toUpperCase())) problems.push(`the table function ${fn.toLowerCase()}()`);
+    if (typeof fn === 'string' && !PURE_TABLE_FUNCTIONS.has(fn.toUpperCase()))
+      problems.push(`the table function ${fn.toLowerCase()}()`);
     const table = n.extra_info?.['Table'];
-    if (typeof table === 'string' && !table.startsWith(`${catalog}.`)) problems.push(`the table ${table} of another database`);
+    if (typeof table === 'string' && !table.startsWith(`${catalog}.`))
+      problems.push(`the table ${table} of another database`);
     for (const c of n.children ?? []) walk(c);
   };
   for (const n of plan) walk(n);
@@ -39,7 +41,11 @@ async function outsideReads(conn: DuckDBConnection, query: string): Promise<stri
   return `a sql: check reads only this database's tables; this one uses ${[...new Set(problems)].join(', ')}, which may read files or other databases`;
 }
 
-export async function readOnlyQuery(db: DuckDatabase, query: string, o: { timeoutMs: number }): Promise<{ rows: Array<Record<string, unknown>> }> {
+export async function readOnlyQuery(
+  db: DuckDatabase,
+  query: string,
+  o: { timeoutMs: number },
+): Promise<{ rows: Array<Record<string, unknown>> }> {
   return db.session(async (conn) => {
     await conn.run('BEGIN TRANSACTION');
     const timer = setTimeout(() => conn.interrupt(), o.timeoutMs);
@@ -49,7 +55,11 @@ export async function readOnlyQuery(db: DuckDatabase, query: string, o: { timeou
       const reader = await conn.runAndReadAll(query);
       return { rows: reader.getRowObjectsJS() as Array<Record<string, unknown>> };
     } catch (err) {
-      throw new Error((err as Error).message.includes('INTERRUPT') ? `the query ran longer than ${o.timeoutMs} ms and was stopped` : (err as Error).message);
+      throw new Error(
+        (err as Error).message.includes('INTERRUPT')
+          ? `the query ran longer than ${o.timeoutMs} ms and was stopped`
+          : (err as Error).message,
+      );
     } finally {
       clearTimeout(timer);
       await conn.run('ROLLBACK').catch(() => {});

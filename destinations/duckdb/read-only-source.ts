@@ -7,7 +7,6 @@ import { mustExist, SourceError } from '../read-only-errors.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { duckdbDestination } from './index.js';
 
-
 /** How long a DuckDB file stays open after a read (unless a worker waits for it). */
 const DUCK_LINGER_MS = 1000;
 
@@ -33,26 +32,28 @@ export async function openDuckReadOnly(file: string, url: string): Promise<ReadO
   // open for LINGER_MS after a read, unless a worker is waiting for it (it leaves a marker): then it is closed at
   // once, and the worker's load goes first.
   const session = <T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> => {
-    const run = queue.catch(() => {}).then(async () => {
-      clearTimeout(linger);
-      if (!open) {
-        const release = await acquireFileLock(full);
-        try {
-          await awaitNoInstance(full);
-          const instance = await DuckDBInstance.create(full, { access_mode: 'READ_ONLY', threads: '2' });
-          open = { instance, conn: await instance.connect(), release };
-        } catch (err) {
-          release();
-          throw err;
+    const run = queue
+      .catch(() => {})
+      .then(async () => {
+        clearTimeout(linger);
+        if (!open) {
+          const release = await acquireFileLock(full);
+          try {
+            await awaitNoInstance(full);
+            const instance = await DuckDBInstance.create(full, { access_mode: 'READ_ONLY', threads: '2' });
+            open = { instance, conn: await instance.connect(), release };
+          } catch (err) {
+            release();
+            throw err;
+          }
         }
-      }
-      try {
-        return await fn(open.conn);
-      } finally {
-        if (otherProcessesWaiting(full)) closeNow();
-        else linger = setTimeout(closeNow, DUCK_LINGER_MS).unref();
-      }
-    });
+        try {
+          return await fn(open.conn);
+        } finally {
+          if (otherProcessesWaiting(full)) closeNow();
+          else linger = setTimeout(closeNow, DUCK_LINGER_MS).unref();
+        }
+      });
     queue = run;
     return run;
   };

@@ -28,7 +28,11 @@ const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
  * Rewrites the closed file `file` in `storageVersion` with `blockSize`-byte blocks, keeping every row, sequence
  * value, key and index; returns the sizes before and after. Throws (leaving `file` as it was) when the copy fails.
  */
-export async function rewriteFormat(file: string, storageVersion: string, blockSize: string): Promise<{ before: number; after: number }> {
+export async function rewriteFormat(
+  file: string,
+  storageVersion: string,
+  blockSize: string,
+): Promise<{ before: number; after: number }> {
   const { DuckDBInstance } = await import('@duckdb/node-api');
   const target = rewritePathOf(file);
   fs.rmSync(target, { force: true });
@@ -38,7 +42,9 @@ export async function rewriteFormat(file: string, storageVersion: string, blockS
   const conn = await instance.connect();
   try {
     await conn.run(`ATTACH ${quote(file)} AS old_file (READ_ONLY)`);
-    await conn.run(`ATTACH ${quote(target)} AS new_file (STORAGE_VERSION ${quote(storageVersion)}, BLOCK_SIZE ${Number(blockSize)})`);
+    await conn.run(
+      `ATTACH ${quote(target)} AS new_file (STORAGE_VERSION ${quote(storageVersion)}, BLOCK_SIZE ${Number(blockSize)})`,
+    );
     await conn.run('COPY FROM DATABASE old_file TO new_file');
     await conn.run('DETACH old_file');
     // Detaching checkpoints the copy: every row is in the new file itself, none in a WAL.
@@ -52,7 +58,8 @@ export async function rewriteFormat(file: string, storageVersion: string, blockS
   }
   conn.closeSync();
   instance.closeSync();
-  if (fs.existsSync(`${target}.wal`)) throw new Error(`the rewritten copy ${target} kept a WAL; ${file} is left as it was`);
+  if (fs.existsSync(`${target}.wal`))
+    throw new Error(`the rewritten copy ${target} kept a WAL; ${file} is left as it was`);
   const fd = fs.openSync(target, 'r');
   try {
     fs.fsyncSync(fd);

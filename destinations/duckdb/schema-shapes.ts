@@ -1,7 +1,13 @@
 // The tables of a DuckDB file in the comparable form of db/schema/parity.ts, so a test can hold the generated
 // DuckDB schema (db/duckdb/ddl.ts) against the definition and against a database the Postgres migrations built.
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { neutralTypes, normalizeDatabaseDefault, type ColumnShape, type IndexShape, type TableShape } from '../../db/schema/parity.js';
+import {
+  neutralTypes,
+  normalizeDatabaseDefault,
+  type ColumnShape,
+  type IndexShape,
+  type TableShape,
+} from '../../db/schema/parity.js';
 import { postgresTypeName } from './type-names.js';
 import { SCHEMA_VERSION_TABLE } from './ddl.js';
 
@@ -10,7 +16,12 @@ function indexColumns(expressions: string): string[] {
   return expressions
     .replace(/^\[|\]$/g, '')
     .split(',')
-    .map((c) => c.trim().replace(/^"(.*)"$/, '$1').replace(/""/g, '"'))
+    .map((c) =>
+      c
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .replace(/""/g, '"'),
+    )
     .filter((c) => c !== '');
 }
 
@@ -24,9 +35,16 @@ export async function duckdbDatabaseShapes(conn: DuckDBConnection): Promise<Tabl
       WHERE c.table_schema = 'main' AND t.table_type = 'BASE TABLE' AND c.table_name <> '${SCHEMA_VERSION_TABLE}'
       ORDER BY c.table_name, c.ordinal_position`,
   );
-  const keys = await read(`SELECT table_name, constraint_type, constraint_column_names FROM duckdb_constraints() WHERE schema_name = 'main' AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')`);
-  const idx = await read(`SELECT table_name, index_name, is_unique, expressions FROM duckdb_indexes() WHERE schema_name = 'main'`);
-  const tables = new Map<string, TableShape & { columns: ColumnShape[]; uniques: string[][]; indexes: IndexShape[]; primaryKey: string[] }>();
+  const keys = await read(
+    `SELECT table_name, constraint_type, constraint_column_names FROM duckdb_constraints() WHERE schema_name = 'main' AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')`,
+  );
+  const idx = await read(
+    `SELECT table_name, index_name, is_unique, expressions FROM duckdb_indexes() WHERE schema_name = 'main'`,
+  );
+  const tables = new Map<
+    string,
+    TableShape & { columns: ColumnShape[]; uniques: string[][]; indexes: IndexShape[]; primaryKey: string[] }
+  >();
   const get = (name: string) => {
     let t = tables.get(name);
     if (!t) tables.set(name, (t = { name, columns: [], primaryKey: [], uniques: [], indexes: [] }));
@@ -57,7 +75,12 @@ export async function duckdbDatabaseShapes(conn: DuckDBConnection): Promise<Tabl
   for (const r of idx) {
     const t = tables.get(String(r['table_name']));
     if (!t) continue;
-    t.indexes.push({ name: String(r['index_name']), columns: indexColumns(String(r['expressions'])), unique: r['is_unique'] === true, partial: false });
+    t.indexes.push({
+      name: String(r['index_name']),
+      columns: indexColumns(String(r['expressions'])),
+      unique: r['is_unique'] === true,
+      partial: false,
+    });
   }
   for (const t of tables.values()) t.indexes.sort((a, b) => a.name.localeCompare(b.name));
   return [...tables.values()].sort((a, b) => a.name.localeCompare(b.name));

@@ -63,7 +63,8 @@ async function prepared(conn: DuckDBConnection, sql: string): Promise<DuckDBPrep
 const registryGenerations = new WeakMap<DuckDBConnection, number>();
 /** Statements after which registry reads may be stale: DDL, and any statement but a SELECT that names schema_history. */
 const CHANGES_REGISTRY = /^\s*(ALTER|CREATE|DROP)\b/i;
-const changesRegistry = (sql: string) => CHANGES_REGISTRY.test(sql) || (sql.includes('schema_history') && !/^\s*SELECT\b/i.test(sql));
+const changesRegistry = (sql: string) =>
+  CHANGES_REGISTRY.test(sql) || (sql.includes('schema_history') && !/^\s*SELECT\b/i.test(sql));
 
 const generationOf = (conn: DuckDBConnection) => registryGenerations.get(conn) ?? 0;
 function forgetRegistry(conn: DuckDBConnection): void {
@@ -126,9 +127,12 @@ function bindAll(stmt: DuckDBPreparedStatement, params: readonly DuckParam[]): v
     else if (typeof p === 'object') {
       if (!listTypes) throw new Error('loadListTypes() must run before a list is bound');
       const type = p.type;
-      stmt.bindList(n, p.list.map((v) => element(type, v)), listTypes[type]);
-    }
-    else if (typeof p === 'string') stmt.bindVarchar(n, p);
+      stmt.bindList(
+        n,
+        p.list.map((v) => element(type, v)),
+        listTypes[type],
+      );
+    } else if (typeof p === 'string') stmt.bindVarchar(n, p);
     else if (typeof p === 'boolean') stmt.bindBoolean(n, p);
     else if (typeof p === 'bigint') {
       if (p >= INT64_MIN && p <= INT64_MAX) stmt.bindBigInt(n, p);
@@ -164,7 +168,10 @@ export function duckTx(conn: DuckDBConnection): DuckTx {
     savepoint: (fn) => fn(),
     // Unchanged since this transaction began: what the registry reads is what was committed (no change of this
     // transaction's own, which a rollback could undo), so a kept read may be used and this one kept.
-    registryKeeping: { connection: conn, registryVersion: async () => (generationOf(conn) === began ? String(began) : undefined) },
+    registryKeeping: {
+      connection: conn,
+      registryVersion: async () => (generationOf(conn) === began ? String(began) : undefined),
+    },
   };
 }
 

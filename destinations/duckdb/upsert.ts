@@ -14,13 +14,21 @@ type Upsert = (tx: Tx, t: UpsertTarget, rows: readonly Param[][]) => Promise<Ups
 /** Keys per SELECT: keeps the IN lists (one per key column) and their parameters bounded. */
 const LOOKUP_ROWS = 256;
 
-const keyText = (values: readonly unknown[]) => values.map((v) => (typeof v === 'bigint' || typeof v === 'number' ? `n${String(v)}` : `s${String(v)}`)).join('\u0001');
+const keyText = (values: readonly unknown[]) =>
+  values
+    .map((v) => (typeof v === 'bigint' || typeof v === 'number' ? `n${String(v)}` : `s${String(v)}`))
+    .join('\u0001');
 
 /**
  * Writes `rows` as upsertRows would, or returns undefined when the generic path should (plain inserts, a target
  * without a row_hash column, a list with a key twice). `upsert` writes statements only (never comes back here).
  */
-export async function upsertDuckdb(tx: Tx, t: UpsertTarget, rows: readonly Param[][], upsert: Upsert): Promise<UpsertResult | undefined> {
+export async function upsertDuckdb(
+  tx: Tx,
+  t: UpsertTarget,
+  rows: readonly Param[][],
+  upsert: Upsert,
+): Promise<UpsertResult | undefined> {
   const hashAt = t.columns.indexOf('row_hash');
   if (t.key.length === 0 || hashAt < 0) return undefined;
   const keyAt = t.key.map((k) => t.columns.indexOf(k));

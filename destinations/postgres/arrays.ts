@@ -39,7 +39,12 @@ export function pgArrayLiteral(values: readonly Scalar[]): string {
  * `SELECT * FROM unnest($first::t1[], …)` over `types` (one placeholder each, numbered from `first`), and the
  * parameters for `rows` (values in the same column order): one array literal per column.
  */
-export function unnestRows(tx: Tx, types: readonly string[], rows: ReadonlyArray<readonly Scalar[]>, first = 1): { sql: string; params: string[] } {
+export function unnestRows(
+  tx: Tx,
+  types: readonly string[],
+  rows: ReadonlyArray<readonly Scalar[]>,
+  first = 1,
+): { sql: string; params: string[] } {
   const sql = `SELECT * FROM unnest(${types.map((t, i) => `${tx.ph(first + i)}::${t}[]`).join(', ')})`;
   return { sql, params: arrayParams(types, rows) };
 }
@@ -50,7 +55,13 @@ export function unnestRows(tx: Tx, types: readonly string[], rows: ReadonlyArray
  * SELECT … FOR UPDATE) then locks them in this order, which the caller chose to be every load's; the planner knows
  * the function scan is already in ordinality order, so no sort is run. `alias` names the set and prefixes `c0, …`.
  */
-export function unnestRowsInOrder(tx: Tx, types: readonly string[], rows: ReadonlyArray<readonly Scalar[]>, first = 1, alias = 'u'): { sql: string; from: string; columns: string[]; params: string[] } {
+export function unnestRowsInOrder(
+  tx: Tx,
+  types: readonly string[],
+  rows: ReadonlyArray<readonly Scalar[]>,
+  first = 1,
+  alias = 'u',
+): { sql: string; from: string; columns: string[]; params: string[] } {
   const columns = types.map((_, i) => `c${i}`);
   const from = `unnest(${types.map((t, i) => `${tx.ph(first + i)}::${t}[]`).join(', ')}) WITH ORDINALITY AS ${alias}(${columns.join(', ')}, ord)`;
   const sql = `SELECT ${columns.map((c) => `${alias}.${c}`).join(', ')} FROM ${from} ORDER BY ${alias}.ord`;

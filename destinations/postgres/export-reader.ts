@@ -17,11 +17,20 @@ function pgValues(params: readonly unknown[]): unknown[] {
   return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
 }
 
-export function rowBatches(db: ExportDatabase, query: TableQuery | string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+export function rowBatches(
+  db: ExportDatabase,
+  query: TableQuery | string,
+  params: unknown[],
+  batchSize: number,
+): AsyncGenerator<RawRow[]> {
   return postgresBatches(db, typeof query === 'string' ? query : selectSql(query), pgValues(params), batchSize);
 }
 
-export async function query(db: ExportDatabase, sql: string, params: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
+export async function query(
+  db: ExportDatabase,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<Array<Record<string, unknown>>> {
   return (await poolOf(db).query(sql, pgValues(params))).rows as Array<Record<string, unknown>>;
 }
 
@@ -34,7 +43,11 @@ export async function readWatermark(db: ExportDatabase, pipeline: string, table:
   return row ? BigInt(row.last_load_id) : null;
 }
 
-export async function readLastExportedFile(db: ExportDatabase, pipeline: string, table: string): Promise<{ run: string; file: string; rows: number } | null> {
+export async function readLastExportedFile(
+  db: ExportDatabase,
+  pipeline: string,
+  table: string,
+): Promise<{ run: string; file: string; rows: number } | null> {
   const row = (
     await poolOf(db).query<{ last_run: string | null; last_file: string | null; last_rows: string | null }>(
       'select last_run, last_file, last_rows::text as last_rows from export_watermarks where pipeline = $1 and table_name = $2',
@@ -45,7 +58,13 @@ export async function readLastExportedFile(db: ExportDatabase, pipeline: string,
   return { run: row.last_run, file: row.last_file, rows: Number(row.last_rows ?? 0) };
 }
 
-export async function advanceWatermark(db: ExportDatabase, pipeline: string, table: string, lastLoadId: bigint, w: { run: string | null; file: string | null; rows: number | null }): Promise<void> {
+export async function advanceWatermark(
+  db: ExportDatabase,
+  pipeline: string,
+  table: string,
+  lastLoadId: bigint,
+  w: { run: string | null; file: string | null; rows: number | null },
+): Promise<void> {
   await poolOf(db).query(
     `insert into export_watermarks (pipeline, table_name, last_load_id, exported_at, last_run, last_file, last_rows) values ($1, $2, $3, now(), $4, $5, $6)
      on conflict (pipeline, table_name) do update
@@ -55,14 +74,26 @@ export async function advanceWatermark(db: ExportDatabase, pipeline: string, tab
   );
 }
 
-async function* postgresBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+async function* postgresBatches(
+  db: ExportDatabase,
+  sql: string,
+  params: unknown[],
+  batchSize: number,
+): AsyncGenerator<RawRow[]> {
   const session = await openExportSnapshot(db);
   try {
     // The cursor fetches at least PG_FETCH_ROWS rows per round trip, however small the batches handed to the writer
     // (export.ts sizes those by cells, 72 rows for a 57-column table): a round trip per batch would cost more than
     // the rows.
     const fetchRows = Math.max(batchSize, PG_FETCH_ROWS);
-    const stream = session.client.query(new QueryStream(sql, params, { rowMode: 'array', batchSize: fetchRows, highWaterMark: fetchRows, types: SERVER_TEXT }));
+    const stream = session.client.query(
+      new QueryStream(sql, params, {
+        rowMode: 'array',
+        batchSize: fetchRows,
+        highWaterMark: fetchRows,
+        types: SERVER_TEXT,
+      }),
+    );
     const rows = (stream as AsyncIterable<RawRow>)[Symbol.asyncIterator]();
     try {
       let batch: RawRow[] = [];

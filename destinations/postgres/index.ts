@@ -14,7 +14,6 @@ import { lockAdvisory, pgTransactionWithRetries } from './tx.js';
 // 28000/28P01: authentication; 3D000: no such database; 42501: insufficient privilege; 3F000: no such schema.
 const PERMANENT_PG_CODES = new Set(['28000', '28P01', '3D000', '42501', '3F000']);
 
-
 const exportReader = () => import('./export-reader.js');
 
 export const postgresDestination: DestinationAdapter<'postgres'> = {
@@ -78,7 +77,10 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
       `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
         WHERE i.indrelid = to_regclass(quote_ident(${ph1})) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
   },
-  exportReader: lazyExportReader(exportReader, { valueForms: 'postgres', columnKind: (type) => ({ declared: type, kind: postgresKind(type) }) }),
+  exportReader: lazyExportReader(exportReader, {
+    valueForms: 'postgres',
+    columnKind: (type) => ({ declared: type, kind: postgresKind(type) }),
+  }),
   // Postgres's COPY … TO STDOUT (CSV) straight into DuckDB's CSV reader and Parquet writer: no row in JavaScript.
   parquetCopy: async () => (await import('./parquet.js')).copyPostgresParquet,
   async readOnlyQuery(db, query, o) {
@@ -96,7 +98,9 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
     try {
       const has = await client.query(`SELECT to_regclass('schema_history') AS t`);
       if (!has.rows[0]?.t) return undefined;
-      const r = await client.query(`SELECT table_name, column_name FROM schema_history WHERE table_name = ANY($1)`, [tables]);
+      const r = await client.query(`SELECT table_name, column_name FROM schema_history WHERE table_name = ANY($1)`, [
+        tables,
+      ]);
       const out = new Map<string, Set<string>>();
       for (const row of r.rows as Array<Record<string, unknown>>) {
         const set = out.get(String(row['table_name'])) ?? new Set<string>();

@@ -17,9 +17,16 @@ import { TABLE_META, type DataTableName } from '../../db/tables.js';
  * key is in `replace`; returns how many rows each response changed, leaving out the keys in `counted` (the caller
  * counts those).
  */
-async function upsertGroup(tx: Tx, ...[table, columns, types, entries, counted, replace]: Parameters<GroupDialect['upsert']>): Promise<Map<number, number>> {
+async function upsertGroup(
+  tx: Tx,
+  ...[table, columns, types, entries, counted, replace]: Parameters<GroupDialect['upsert']>
+): Promise<Map<number, number>> {
   const meta = TABLE_META[table];
-  const select = unnestRowsInOrder(tx, types, entries.map((e) => e.values));
+  const select = unnestRowsInOrder(
+    tx,
+    types,
+    entries.map((e) => e.values),
+  );
   const name = quoteIdent(table);
   let sql = `INSERT INTO ${name} (${columns.map(quoteIdent).join(', ')}) ${select.sql}`;
   const changed = new Map<number, number>();
@@ -29,7 +36,9 @@ async function upsertGroup(tx: Tx, ...[table, columns, types, entries, counted, 
     for (const e of entries) add(e.from);
     return changed;
   }
-  const updates = columns.filter((c) => !meta.key.includes(c)).map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
+  const updates = columns
+    .filter((c) => !meta.key.includes(c))
+    .map((c) => `${quoteIdent(c)} = excluded.${quoteIdent(c)}`);
   const keyList = meta.key.map((k) => `${name}.${quoteIdent(k)}`).join(', ');
   sql += ` ON CONFLICT (${meta.key.map(quoteIdent).join(', ')}) DO UPDATE SET ${updates.join(', ')} WHERE ${name}.row_hash <> excluded.row_hash`;
   const params = [...select.params];
@@ -37,7 +46,12 @@ async function upsertGroup(tx: Tx, ...[table, columns, types, entries, counted, 
     // A replaced row is overwritten in this same pass, where its key falls in the order, whatever its hash: the
     // table then holds it with this write's lineage, as deleting and inserting it would, without a DELETE that
     // locked it ahead of the rest.
-    const set = unnestRows(tx, meta.key.map((k) => columnType(table, k)), replace, params.length + 1);
+    const set = unnestRows(
+      tx,
+      meta.key.map((k) => columnType(table, k)),
+      replace,
+      params.length + 1,
+    );
     sql += ` OR (${keyList}) IN (${set.sql})`;
     params.push(...set.params);
   }
@@ -56,8 +70,18 @@ async function upsertGroup(tx: Tx, ...[table, columns, types, entries, counted, 
 }
 
 export function postgresGroupDialect(tx: Tx): GroupDialect {
-  const keySet = (table: DataTableName, columns: readonly string[], keys: ReadonlyArray<readonly Scalar[]>, first = 1) =>
-    unnestRows(tx, columns.map((c) => columnType(table, c)), keys, first);
+  const keySet = (
+    table: DataTableName,
+    columns: readonly string[],
+    keys: ReadonlyArray<readonly Scalar[]>,
+    first = 1,
+  ) =>
+    unnestRows(
+      tx,
+      columns.map((c) => columnType(table, c)),
+      keys,
+      first,
+    );
   return {
     pipelined: true,
     hashEveryKey: false,
@@ -74,7 +98,10 @@ export function postgresGroupDialect(tx: Tx): GroupDialect {
       const set = keySet(table, key, keys);
       const keyList = key.map(quoteIdent).join(', ');
       const out = new Map<string, string>();
-      for (const r of await tx.all(`SELECT ${keyList}, row_hash FROM ${quoteIdent(table)} WHERE (${keyList}) IN (${set.sql})`, set.params)) {
+      for (const r of await tx.all(
+        `SELECT ${keyList}, row_hash FROM ${quoteIdent(table)} WHERE (${keyList}) IN (${set.sql})`,
+        set.params,
+      )) {
         out.set(keyString(key.map((k) => r[k])), String(r['row_hash']));
       }
       return out;
@@ -86,7 +113,13 @@ export function postgresGroupDialect(tx: Tx): GroupDialect {
       // holds, so no other load should ever wait for them; the order costs nothing and holds if that changes.)
       const key = TABLE_META[table].key;
       const name = quoteIdent(table);
-      const set = unnestRowsInOrder(tx, key.map((c) => columnType(table, c)), keys, 1, 'k');
+      const set = unnestRowsInOrder(
+        tx,
+        key.map((c) => columnType(table, c)),
+        keys,
+        1,
+        'k',
+      );
       const cols = key.map(quoteIdent);
       return tx.run(
         `WITH locked AS (SELECT ${cols.map((c) => `r.${c}`).join(', ')} FROM ${set.from} JOIN ${name} AS r ON ${cols.map((c, i) => `r.${c} = k.${set.columns[i]}`).join(' AND ')}
@@ -95,7 +128,8 @@ export function postgresGroupDialect(tx: Tx): GroupDialect {
         set.params,
       );
     },
-    upsert: (table, columns, types, entries, counted, replace) => upsertGroup(tx, table, columns, types, entries, counted, replace),
+    upsert: (table, columns, types, entries, counted, replace) =>
+      upsertGroup(tx, table, columns, types, entries, counted, replace),
   };
 }
 

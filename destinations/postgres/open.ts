@@ -17,7 +17,8 @@ const PG_MIGRATION_LOCK_KEY = 7_238_451_907;
 
 export async function openPostgres(url: string, poolSize: number): Promise<PostgresDatabase> {
   const safeUrl = redactDatabaseUrl(url);
-  if (!Number.isInteger(poolSize) || poolSize < 1) throw new Error(`Postgres pool size must be a positive integer, got ${poolSize}`);
+  if (!Number.isInteger(poolSize) || poolSize < 1)
+    throw new Error(`Postgres pool size must be a positive integer, got ${poolSize}`);
   // application_name makes a worker's connections recognisable in pg_stat_activity.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, application_name: 'scrape-etl' });
   // An idle client losing its connection must not crash the process; the next query reports the failure.
@@ -69,10 +70,23 @@ function postgresEndpoint(url: string): string {
   }
 }
 
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ECONNRESET',
+]);
 export async function probePostgres(url: string, timeoutMs: number): Promise<void> {
   const endpoint = postgresEndpoint(url);
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, application_name: 'scrape-etl-probe' });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    application_name: 'scrape-etl-probe',
+  });
   // A connection dropped after the probe must not crash the process; the probe's own awaits report failures.
   client.on('error', () => {});
   try {
@@ -83,8 +97,14 @@ export async function probePostgres(url: string, timeoutMs: number): Promise<voi
     const code = typeof e.code === 'string' ? e.code : undefined;
     // pg's own messages name the role or database ("password authentication failed for user …", "database … does
     // not exist") and never the password; network errors say little, so say where we tried.
-    if ((code !== undefined && UNREACHABLE_CODES.has(code)) || /timeout|timed out|terminated unexpectedly/i.test(e.message)) {
-      throw new Error(`cannot reach Postgres at ${endpoint} (${code ?? e.message}); is the server running and the host and port right?`, { cause: err });
+    if (
+      (code !== undefined && UNREACHABLE_CODES.has(code)) ||
+      /timeout|timed out|terminated unexpectedly/i.test(e.message)
+    ) {
+      throw new Error(
+        `cannot reach Postgres at ${endpoint} (${code ?? e.message}); is the server running and the host and port right?`,
+        { cause: err },
+      );
     }
     throw new Error(`Postgres at ${endpoint}: ${e.message}`, { cause: err });
   } finally {

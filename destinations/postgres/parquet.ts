@@ -22,7 +22,10 @@ function literal(client: pg.PoolClient, v: unknown): string {
  * The rows of `job` written to `job.path`; null when a row is longer than DuckDB's CSV reader takes
  * (parquet-csv-pipe.ts): the caller then streams the rows through the cursor reader instead.
  */
-export async function copyPostgresParquet(db: ExportDatabase, job: DuckParquetJob): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
+export async function copyPostgresParquet(
+  db: ExportDatabase,
+  job: DuckParquetJob,
+): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
   const { to: copyTo } = await import('pg-copy-streams');
   const scratch = spillFolderFor(job.path);
   await mkdir(scratch);
@@ -31,7 +34,9 @@ export async function copyPostgresParquet(db: ExportDatabase, job: DuckParquetJo
     const session = await openExportSnapshot(db);
     const { client } = session;
     try {
-      const where = job.where.map((w) => w.replace(/\$(\d+)/g, (_m, n: string) => literal(client, job.params[Number(n) - 1])));
+      const where = job.where.map((w) =>
+        w.replace(/\$(\d+)/g, (_m, n: string) => literal(client, job.params[Number(n) - 1])),
+      );
       const from = `from ${quoteIdent(job.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''}`;
       let maxLoadId: bigint | null = null;
       if (job.maxLoadId) {
@@ -41,7 +46,8 @@ export async function copyPostgresParquet(db: ExportDatabase, job: DuckParquetJo
       const csvSql = `copy (select ${job.columns.map((c, i) => `${c.expr} as c${i}`).join(', ')} ${from}) to stdout (format csv)`;
 
       const source = client.query(copyTo(csvSql));
-      const abort = () => source.destroy(job.signal?.reason instanceof Error ? job.signal.reason : new Error('export aborted'));
+      const abort = () =>
+        source.destroy(job.signal?.reason instanceof Error ? job.signal.reason : new Error('export aborted'));
       job.signal?.addEventListener('abort', abort, { once: true });
       // A COPY that did not end leaves the connection in the middle of its output: it is dropped, not reused.
       let copying = true;

@@ -9,13 +9,19 @@ import type { Tx } from '../../db/sql.js';
  * as soon as they are allotted, and `landed`, the insert itself: sent, not awaited, so that the caller prepares its
  * rows while the server stores the bodies. The caller must await `landed` before its transaction ends.
  */
-export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawResponse[]): Promise<{ ids: number[]; landed: Promise<number> }> {
+export async function insertRawResponsesPostgres(
+  tx: Tx,
+  list: readonly RawResponse[],
+): Promise<{ ids: number[]; landed: Promise<number> }> {
   const shas = list.map((r) => sha256Of(r.body));
   const found = await tx.all(
     `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 = ANY(${tx.ph(1)}::text[]) AND body_ref IS NULL GROUP BY body_sha256`,
     [`{${[...new Set(shas)].join(',')}}`],
   );
-  const allotted = await tx.all(`SELECT nextval(pg_get_serial_sequence('raw_responses', 'id')) AS id FROM generate_series(1, ${tx.ph(1)}::int)`, [list.length]);
+  const allotted = await tx.all(
+    `SELECT nextval(pg_get_serial_sequence('raw_responses', 'id')) AS id FROM generate_series(1, ${tx.ph(1)}::int)`,
+    [list.length],
+  );
   const { ids, rows } = rawRowsInOrder(list, shas, found, allotted);
   // Multi-row VALUES rather than arrays: a body inside an array literal would have every quote escaped and
   // unescaped again (a JSON body is full of them), which made this insert cost as much as all the tables' upserts.
@@ -25,4 +31,3 @@ export async function insertRawResponsesPostgres(tx: Tx, list: readonly RawRespo
   landed.catch(() => {}); // handled where the caller awaits it; this only keeps Node from calling it unhandled meanwhile
   return { ids, landed };
 }
-

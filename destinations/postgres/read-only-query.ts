@@ -56,7 +56,11 @@ async function prepareReader(client: PoolClient, user: string, rights: string[])
   }
 }
 
-export async function readOnlyQuery(db: PostgresDatabase, query: string, o: { timeoutMs: number }): Promise<{ rows: Array<Record<string, unknown>> }> {
+export async function readOnlyQuery(
+  db: PostgresDatabase,
+  query: string,
+  o: { timeoutMs: number },
+): Promise<{ rows: Array<Record<string, unknown>> }> {
   const client = await db.pool.connect();
   try {
     const rights = await fileRights(client);
@@ -69,7 +73,9 @@ export async function readOnlyQuery(db: PostgresDatabase, query: string, o: { ti
       await client.query(`SET LOCAL ROLE ${CHECK_READER_ROLE}`);
       const left = await fileRights(client);
       if (left.length > 0) {
-        throw new Error(`refused: the role ${CHECK_READER_ROLE} that sql: checks run as can read the server's files (${left.join(', ')}); revoke that from it`);
+        throw new Error(
+          `refused: the role ${CHECK_READER_ROLE} that sql: checks run as can read the server's files (${left.join(', ')}); revoke that from it`,
+        );
       }
     }
     // queryMode is pg's (8.9+), not yet in its type definitions.

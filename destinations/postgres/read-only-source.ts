@@ -36,7 +36,12 @@ export async function openPostgresReadOnly(url: string): Promise<ReadOnlySource>
       try {
         await client.query('BEGIN READ ONLY');
         try {
-          return await fn({ dialect: 'postgres', adapter: postgresDestination, ph: (n) => `$${n}`, all: async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[] });
+          return await fn({
+            dialect: 'postgres',
+            adapter: postgresDestination,
+            ph: (n) => `$${n}`,
+            all: async (sql, params = []) => (await client.query(sql, params as unknown[])).rows as Row[],
+          });
         } finally {
           await client.query('ROLLBACK').catch(() => {});
         }

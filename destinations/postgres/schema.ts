@@ -17,10 +17,22 @@ export const leads_results = table('leads_results', TABLES.leads_results);
 export const marketplace_products = table('marketplace_products', TABLES.marketplace_products);
 export const marketplace_product_models = table('marketplace_product_models', TABLES.marketplace_product_models);
 export const marketplace_model_stocks = table('marketplace_model_stocks', TABLES.marketplace_model_stocks);
-export const marketplace_product_attributes = table('marketplace_product_attributes', TABLES.marketplace_product_attributes);
-export const marketplace_product_categories = table('marketplace_product_categories', TABLES.marketplace_product_categories);
-export const marketplace_product_tier_variations = table('marketplace_product_tier_variations', TABLES.marketplace_product_tier_variations);
-export const marketplace_product_tier_variation_options = table('marketplace_product_tier_variation_options', TABLES.marketplace_product_tier_variation_options);
+export const marketplace_product_attributes = table(
+  'marketplace_product_attributes',
+  TABLES.marketplace_product_attributes,
+);
+export const marketplace_product_categories = table(
+  'marketplace_product_categories',
+  TABLES.marketplace_product_categories,
+);
+export const marketplace_product_tier_variations = table(
+  'marketplace_product_tier_variations',
+  TABLES.marketplace_product_tier_variations,
+);
+export const marketplace_product_tier_variation_options = table(
+  'marketplace_product_tier_variation_options',
+  TABLES.marketplace_product_tier_variation_options,
+);
 export const marketplace_product_images = table('marketplace_product_images', TABLES.marketplace_product_images);
 export const marketplace_shops = table('marketplace_shops', TABLES.marketplace_shops);
 export const marketplace_price_history = table('marketplace_price_history', TABLES.marketplace_price_history);

@@ -22,7 +22,8 @@ function pgTx(client: pg.PoolClient): Tx {
     last = next.catch(() => {});
     return next;
   };
-  const query = (sql: string, params: readonly Param[]) => inTurn(() => client.query({ name: named(sql), text: sql, values: pgParams(params) }));
+  const query = (sql: string, params: readonly Param[]) =>
+    inTurn(() => client.query({ name: named(sql), text: sql, values: pgParams(params) }));
   return {
     dialect: 'postgres',
     adapter: postgresDestination,
@@ -91,4 +92,3 @@ export async function lockAdvisory(tx: Tx, keys: Iterable<bigint>): Promise<void
   if (sorted.length === 0) return;
   await tx.all(`SELECT pg_advisory_xact_lock(k) FROM unnest(${tx.ph(1)}::bigint[]) AS k`, [`{${sorted.join(',')}}`]);
 }
-

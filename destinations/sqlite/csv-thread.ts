@@ -105,7 +105,10 @@ async function exportShare(reader: BetterSqlite3.Database): Promise<void> {
   // The first read takes the snapshot, while the main thread holds the write lock: every thread sees the same one.
   // Only the rowid span is read then (two index seeks), so other writers wait a few milliseconds at most.
   const table = quoteIdent(data.query.table);
-  const span = reader.prepare(`select min(rowid) as lo, max(rowid) as hi from ${table}`).safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
+  const span = reader.prepare(`select min(rowid) as lo, max(rowid) as hi from ${table}`).safeIntegers(true).get() as {
+    lo: bigint | null;
+    hi: bigint | null;
+  };
   send({ type: 'begun', lo: span.lo, hi: span.hi });
 
   const plan = await receive('pages');

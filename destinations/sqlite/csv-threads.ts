@@ -67,12 +67,21 @@ export function exportThreadMinCells(env?: Env): number {
  * file (an in-memory database has one connection), one they may lock for writing (the snapshot), a table with
  * rowids, and enough cells to pay for starting them.
  */
-export function csvThreadsFor(db: ExportDatabase, query: TableQuery, width: number, threads: number, minCells = exportThreadMinCells()): number {
+export function csvThreadsFor(
+  db: ExportDatabase,
+  query: TableQuery,
+  width: number,
+  threads: number,
+  minCells = exportThreadMinCells(),
+): number {
   if (threads < 2 || !db.adapter.capabilities.parallelExportReaders) return 0;
   const sqlite = sqliteOf(db);
   if (sqlite.memory || sqlite.readonly || !hasRowids(sqlite, query.table)) return 0;
   // The span in JavaScript: max - min can overflow SQLite's int64 (rowids from -2^63 to 2^63-1).
-  const { lo, hi } = sqlite.prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(query.table)}`).safeIntegers(true).get() as { lo: bigint | null; hi: bigint | null };
+  const { lo, hi } = sqlite
+    .prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(query.table)}`)
+    .safeIntegers(true)
+    .get() as { lo: bigint | null; hi: bigint | null };
   return lo !== null && hi !== null && (hi - lo + 1n) * BigInt(width) >= BigInt(minCells) ? threads : 0;
 }
 
@@ -109,7 +118,12 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
         busyTimeoutMs,
         credits: CREDITS,
       };
-      channels.push(new ThreadChannel(startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }), heard));
+      channels.push(
+        new ThreadChannel(
+          startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }),
+          heard,
+        ),
+      );
     }
     await Promise.all(channels.map((c) => c.receive('ready')));
     // This thread encodes its share of the pages, as an export in the calling thread does, so it holds the young
@@ -117,7 +131,13 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
     // 121 MB against 97 MB, 2 threads, 395,680 x 16 rows). Taken once the threads are up: a thread's start set
     // V8's flags back, and a hold taken before had no effect.
     release = holdYoungGeneration();
-    const span = await snapshotTogether(sqlite.name, job.query.table, Math.min(busyTimeoutMs, LOCK_WAIT_MS), channels, reader);
+    const span = await snapshotTogether(
+      sqlite.name,
+      job.query.table,
+      Math.min(busyTimeoutMs, LOCK_WAIT_MS),
+      channels,
+      reader,
+    );
     if (span === null) return false;
     const table = quoteIdent(job.query.table);
     const count = reader.prepare(`select count(*) from ${table}`).pluck().safeIntegers(true).get() as bigint;
@@ -153,7 +173,9 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
             const chunk = await owner.receive('chunk');
             if (chunk.page !== page) throw new Error(`export thread sent page ${chunk.page}, expected ${page}`);
             await out.appendBytes(chunk.bytes);
-            owner.send({ type: 'credit', buffer: chunk.bytes.buffer as ArrayBuffer }, [chunk.bytes.buffer as ArrayBuffer]);
+            owner.send({ type: 'credit', buffer: chunk.bytes.buffer as ArrayBuffer }, [
+              chunk.bytes.buffer as ArrayBuffer,
+            ]);
             job.onChunk(chunk.rows, chunk.maxLoadId);
             job.signal?.throwIfAborted();
             if (chunk.last) break;
@@ -181,7 +203,13 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
  * Starts every thread's read transaction, and `reader`'s in this thread, while holding the write lock; returns the
  * snapshot's rowid span of `table`, or null when the lock was busy for `waitMs`.
  */
-async function snapshotTogether(file: string, table: string, waitMs: number, channels: ThreadChannel[], reader: BetterSqlite3.Database): Promise<RowidSpan | null> {
+async function snapshotTogether(
+  file: string,
+  table: string,
+  waitMs: number,
+  channels: ThreadChannel[],
+  reader: BetterSqlite3.Database,
+): Promise<RowidSpan | null> {
   const lock = new BetterSqlite3(file, { fileMustExist: true });
   try {
     lock.pragma(`busy_timeout = ${waitMs}`);
@@ -194,7 +222,10 @@ async function snapshotTogether(file: string, table: string, waitMs: number, cha
     for (const c of channels) c.send({ type: 'begin' });
     // The first read takes the snapshot; only the rowid span is read under the lock (two index seeks).
     reader.exec('BEGIN');
-    const span = reader.prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(table)}`).safeIntegers(true).get() as RowidSpan;
+    const span = reader
+      .prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(table)}`)
+      .safeIntegers(true)
+      .get() as RowidSpan;
     await Promise.all(channels.map((c) => c.receive('begun')));
     return span;
   } finally {

@@ -7,13 +7,22 @@ import { EXPORT_READER_CACHE, sqliteRowidPages } from './pages.js';
 import { sqliteOf } from './handle.js';
 import { hasRowids } from './rowids.js';
 
-export function rowBatches(db: ExportDatabase, query: TableQuery | string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+export function rowBatches(
+  db: ExportDatabase,
+  query: TableQuery | string,
+  params: unknown[],
+  batchSize: number,
+): AsyncGenerator<RawRow[]> {
   if (typeof query !== 'string') return sqliteTableBatches(db, query, batchSize);
   return sqliteBatches(db, query, params, batchSize);
 }
 
 /** Rows as objects, integers as bigint (exact). */
-export async function query(db: ExportDatabase, sql: string, params: readonly unknown[] = []): Promise<Array<Record<string, unknown>>> {
+export async function query(
+  db: ExportDatabase,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<Array<Record<string, unknown>>> {
   const stmt = sqliteOf(db).prepare(sql);
   if (!stmt.reader) {
     stmt.run(...(params as unknown[]));
@@ -30,15 +39,26 @@ export async function readWatermark(db: ExportDatabase, pipeline: string, table:
   return row ? row.last_load_id : null;
 }
 
-export async function readLastExportedFile(db: ExportDatabase, pipeline: string, table: string): Promise<{ run: string; file: string; rows: number } | null> {
-  const row = sqliteOf(db).prepare('select last_run, last_file, last_rows from export_watermarks where pipeline = ? and table_name = ?').get(pipeline, table) as
-    | { last_run: string | null; last_file: string | null; last_rows: number | null }
-    | undefined;
+export async function readLastExportedFile(
+  db: ExportDatabase,
+  pipeline: string,
+  table: string,
+): Promise<{ run: string; file: string; rows: number } | null> {
+  const row = sqliteOf(db)
+    .prepare('select last_run, last_file, last_rows from export_watermarks where pipeline = ? and table_name = ?')
+    .get(pipeline, table) as
+    { last_run: string | null; last_file: string | null; last_rows: number | null } | undefined;
   if (!row || row.last_run === null || row.last_file === null) return null;
   return { run: row.last_run, file: row.last_file, rows: Number(row.last_rows ?? 0) };
 }
 
-export async function advanceWatermark(db: ExportDatabase, pipeline: string, table: string, lastLoadId: bigint, w: { run: string | null; file: string | null; rows: number | null }): Promise<void> {
+export async function advanceWatermark(
+  db: ExportDatabase,
+  pipeline: string,
+  table: string,
+  lastLoadId: bigint,
+  w: { run: string | null; file: string | null; rows: number | null },
+): Promise<void> {
   sqliteOf(db)
     .prepare(
       `insert into export_watermarks (pipeline, table_name, last_load_id, exported_at, last_run, last_file, last_rows) values (?, ?, ?, ?, ?, ?, ?)
@@ -61,7 +81,12 @@ export function readerOf(db: ExportDatabase): { reader: BetterSqlite3.Database; 
   return { reader, own: true };
 }
 
-async function* sqliteBatches(db: ExportDatabase, sql: string, params: unknown[], batchSize: number): AsyncGenerator<RawRow[]> {
+async function* sqliteBatches(
+  db: ExportDatabase,
+  sql: string,
+  params: unknown[],
+  batchSize: number,
+): AsyncGenerator<RawRow[]> {
   const { reader, own } = readerOf(db);
   try {
     // The one SELECT reads a single consistent snapshot (WAL) for its whole run.
@@ -105,4 +130,3 @@ async function* sqliteTableBatches(db: ExportDatabase, q: TableQuery, batchSize:
     if (own) reader.close();
   }
 }
-

@@ -9,8 +9,14 @@ import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
 import { sqliteReadTransaction, sqliteWriteTransaction } from './tx.js';
 import { sqliteKind } from '../../export/columns.js';
 
-const PERMANENT_SQLITE_CODES = new Set(['SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_CORRUPT', 'SQLITE_PERM', 'SQLITE_AUTH']);
-
+const PERMANENT_SQLITE_CODES = new Set([
+  'SQLITE_NOTADB',
+  'SQLITE_CANTOPEN',
+  'SQLITE_READONLY',
+  'SQLITE_CORRUPT',
+  'SQLITE_PERM',
+  'SQLITE_AUTH',
+]);
 
 const exportReader = () => import('./export-reader.js');
 
@@ -63,7 +69,8 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
   },
   catalog: {
     tablesSql: `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`,
-    columnsSql: (ph1) => `SELECT name, type, ("notnull" = 1 OR pk > 0) AS not_null FROM pragma_table_info(${ph1}) ORDER BY cid`,
+    columnsSql: (ph1) =>
+      `SELECT name, type, ("notnull" = 1 OR pk > 0) AS not_null FROM pragma_table_info(${ph1}) ORDER BY cid`,
     primaryKeySql: (ph1) => `SELECT name FROM pragma_table_info(${ph1}) WHERE pk > 0 ORDER BY pk`,
   },
   exportReader: lazyExportReader(exportReader, {
@@ -89,7 +96,11 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
       const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_history'`).get();
       if (!has) return undefined;
       const out = new Map<string, Set<string>>();
-      for (const r of db.prepare(`SELECT table_name, column_name FROM schema_history WHERE table_name IN (${tables.map(() => '?').join(', ')})`).all(...tables) as Array<Record<string, unknown>>) {
+      for (const r of db
+        .prepare(
+          `SELECT table_name, column_name FROM schema_history WHERE table_name IN (${tables.map(() => '?').join(', ')})`,
+        )
+        .all(...tables) as Array<Record<string, unknown>>) {
         const set = out.get(String(r['table_name'])) ?? new Set<string>();
         set.add(String(r['column_name']));
         out.set(String(r['table_name']), set);

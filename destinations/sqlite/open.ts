@@ -18,7 +18,9 @@ export function openSqlite(file: string, url: string): SqliteDatabase {
     try {
       fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     } catch (err) {
-      throw new Error(`cannot create the folder of SQLite database '${file}': ${(err as Error).message}`, { cause: err });
+      throw new Error(`cannot create the folder of SQLite database '${file}': ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
   let sqlite: BetterSqlite3.Database;
@@ -63,9 +65,9 @@ function migrateSqlite(sqlite: BetterSqlite3.Database): void {
     sqlite.exec(
       'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id INTEGER PRIMARY KEY AUTOINCREMENT, hash text NOT NULL, created_at numeric)',
     );
-    const last = sqlite.prepare('SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1').get() as
-      | { created_at: number | string }
-      | undefined;
+    const last = sqlite
+      .prepare('SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at DESC LIMIT 1')
+      .get() as { created_at: number | string } | undefined;
     const lastMillis = last ? Number(last.created_at) : -Infinity;
     const record = sqlite.prepare('INSERT INTO "__drizzle_migrations" (hash, created_at) VALUES (?, ?)');
     for (const m of migrations) {
@@ -92,14 +94,20 @@ export function probeSqlite(file: string): void {
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-      throw new Error(`${full} is not an SQLite database (${(err as Error).message}); point destination.database at an SQLite database file, or at a path that does not exist yet`, { cause: err });
+      throw new Error(
+        `${full} is not an SQLite database (${(err as Error).message}); point destination.database at an SQLite database file, or at a path that does not exist yet`,
+        { cause: err },
+      );
     }
     throw new Error(`cannot open SQLite database ${full}: ${(err as Error).message}`, { cause: err });
   } finally {
     sqlite?.close();
   }
   // A load writes the file and creates its -wal and -shm files beside it.
-  for (const [target, what] of [[full, 'the database file'], [path.dirname(full), 'its folder (SQLite writes a -wal file there)']] as const) {
+  for (const [target, what] of [
+    [full, 'the database file'],
+    [path.dirname(full), 'its folder (SQLite writes a -wal file there)'],
+  ] as const) {
     try {
       fs.accessSync(target, fs.constants.W_OK);
     } catch {

@@ -18,9 +18,20 @@ export const EXPORT_READER_CACHE = -1024;
  * load_id of incremental exports, and dropped). The caller holds the read transaction that makes the pages one
  * snapshot: sqliteTableBatches here, or an export thread (export/csv-thread.ts) reading its share of the rowids.
  */
-export function* sqliteRowidPages(reader: BetterSqlite3.Database, q: TableQuery, batchSize: number, from: bigint | null, before: bigint | null): Generator<RawRow[]> {
-  const statement = (lower: '>=' | '>' | null) => pageStatement(reader, rowidPageSql(q, batchSize, lower, before !== null));
-  const bound = (lower: bigint | null) => [...q.params, ...(lower === null ? [] : [lower]), ...(before === null ? [] : [before])];
+export function* sqliteRowidPages(
+  reader: BetterSqlite3.Database,
+  q: TableQuery,
+  batchSize: number,
+  from: bigint | null,
+  before: bigint | null,
+): Generator<RawRow[]> {
+  const statement = (lower: '>=' | '>' | null) =>
+    pageStatement(reader, rowidPageSql(q, batchSize, lower, before !== null));
+  const bound = (lower: bigint | null) => [
+    ...q.params,
+    ...(lower === null ? [] : [lower]),
+    ...(before === null ? [] : [before]),
+  ];
   const rowidAt = q.columns.length;
   let rows = statement(from === null ? null : '>=').all(...bound(from)) as RawRow[];
   const next = statement('>');

@@ -57,7 +57,10 @@ function fieldSql(c: TypedColumn, x: string): string {
  * reader takes, a value DuckDB's casts refuse): the caller then streams the rows through the row path, which also
  * names the column of a refused value.
  */
-export async function copySqliteParquet(db: ExportDatabase, job: DuckParquetJob): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
+export async function copySqliteParquet(
+  db: ExportDatabase,
+  job: DuckParquetJob,
+): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
   if (sqliteOf(db).memory || !hasRowids(sqliteOf(db), job.table)) return null;
   const typed = job.columns.map((c) => c.typed);
   // concat_ws builds the record in one pass; `||` copied it once per field (0.25 s more for 494,600 x 16).
@@ -72,7 +75,12 @@ export async function copySqliteParquet(db: ExportDatabase, job: DuckParquetJob)
     // The pages are read in one read transaction: one snapshot, as one statement would see.
     reader.exec('BEGIN');
     try {
-      const query = { table: job.table, columns: [`${record} as r`, ...(job.maxLoadId ? ['load_id'] : [])], where: job.where, params: job.params };
+      const query = {
+        table: job.table,
+        columns: [`${record} as r`, ...(job.maxLoadId ? ['load_id'] : [])],
+        where: job.where,
+        params: job.params,
+      };
       const pages = sqliteRowidPages(reader, query, pageRows, null, null);
       async function* records(): AsyncGenerator<string> {
         for (const page of pages) {
@@ -92,7 +100,14 @@ export async function copySqliteParquet(db: ExportDatabase, job: DuckParquetJob)
         }
       }
       const source = records();
-      const rows = await csvToParquet({ path: job.path, scratch, columns: typed, blobBytes: (field) => `unhex(${field})`, source, stop: () => void source.return(undefined) });
+      const rows = await csvToParquet({
+        path: job.path,
+        scratch,
+        columns: typed,
+        blobBytes: (field) => `unhex(${field})`,
+        source,
+        stop: () => void source.return(undefined),
+      });
       job.signal?.throwIfAborted();
       return { rows, maxLoadId };
     } finally {

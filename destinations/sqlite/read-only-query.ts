@@ -21,7 +21,11 @@ try {
 }
 `;
 
-export async function readOnlyQuery(db: SqliteDatabase, query: string, o: { timeoutMs: number }): Promise<{ rows: Array<Record<string, unknown>> }> {
+export async function readOnlyQuery(
+  db: SqliteDatabase,
+  query: string,
+  o: { timeoutMs: number },
+): Promise<{ rows: Array<Record<string, unknown>> }> {
   const { createRequire } = await import('node:module');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(SQLITE_WORKER, { eval: true, workerData: { driver, file: db.sqlite.name, sql: query } });

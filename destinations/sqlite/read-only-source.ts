@@ -48,14 +48,16 @@ export async function openSqliteReadOnly(file: string, url: string): Promise<Rea
     // Pages are read one after another: one connection holds one transaction, and two requests interleaving
     // their awaits would otherwise nest BEGINs.
     read: (fn) => {
-      const run = queue.catch(() => {}).then(async () => {
-        db.exec('BEGIN');
-        try {
-          return await fn(reader);
-        } finally {
-          if (db.inTransaction) db.exec('COMMIT');
-        }
-      });
+      const run = queue
+        .catch(() => {})
+        .then(async () => {
+          db.exec('BEGIN');
+          try {
+            return await fn(reader);
+          } finally {
+            if (db.inTransaction) db.exec('COMMIT');
+          }
+        });
       queue = run;
       return run;
     },

@@ -29,7 +29,8 @@ export async function readSqlite<T>(file: string, fn: (r: Reader) => Promise<T>)
     sqlite.pragma('busy_timeout = 15000');
     let applied: number;
     try {
-      const row = sqlite.prepare('SELECT max(created_at) AS m FROM "__drizzle_migrations"').get() as { m: number | string | null } | undefined;
+      const row = sqlite.prepare('SELECT max(created_at) AS m FROM "__drizzle_migrations"').get() as
+        { m: number | string | null } | undefined;
       applied = Number(row?.m ?? -Infinity);
     } catch {
       return undefined;
@@ -38,7 +39,11 @@ export async function readSqlite<T>(file: string, fn: (r: Reader) => Promise<T>)
     const reader: Reader = {
       dialect: 'sqlite',
       ph: () => '?',
-      all: async (sql, params) => sqlite.prepare(sql).safeIntegers(true).all(...params.map((p) => (typeof p === 'boolean' ? Number(p) : p))) as Array<Record<string, unknown>>,
+      all: async (sql, params) =>
+        sqlite
+          .prepare(sql)
+          .safeIntegers(true)
+          .all(...params.map((p) => (typeof p === 'boolean' ? Number(p) : p))) as Array<Record<string, unknown>>,
     };
     sqlite.exec('BEGIN');
     try {

@@ -3,6 +3,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
 export function hasRowids(db: BetterSqlite3.Database, table: string): boolean {
-  const info = db.prepare('select type, wr from pragma_table_list where name = ?').get(table) as { type: string; wr: number } | undefined;
+  const info = db.prepare('select type, wr from pragma_table_list where name = ?').get(table) as
+    { type: string; wr: number } | undefined;
   return info !== undefined && info.type === 'table' && info.wr === 0;
 }

@@ -25,7 +25,8 @@ function sqliteParams(params: readonly Param[]): Array<string | number | bigint 
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
 }
 
-const schemaVersionOf = (db: BetterSqlite3.Database) => String((sqliteStatement(db, 'PRAGMA schema_version').get() as Record<string, unknown>)['schema_version']);
+const schemaVersionOf = (db: BetterSqlite3.Database) =>
+  String((sqliteStatement(db, 'PRAGMA schema_version').get() as Record<string, unknown>)['schema_version']);
 
 /**
  * `schemaVersion`: PRAGMA schema_version when the transaction began (read at BEGIN, under its lock). Every DDL
@@ -60,8 +61,10 @@ export function sqliteTx(db: BetterSqlite3.Database, schemaVersion?: string): Tx
               // ~60 inferred columns were read and mapped for every response). count(source_key) and
               // count(root_table) see the only updates the registry makes (a NULL set); max(rowid) and count(*)
               // see inserts; deletes come with DROP TABLE (rebuild), which moves schema_version.
-              const [v] = sqliteStatement(db, `SELECT (SELECT schema_version FROM pragma_schema_version) AS sv, count(*) AS n, max(rowid) AS m, count(source_key) AS s, count(root_table) AS r FROM schema_history WHERE ${where}`)
-                .all(...sqliteParams(params)) as Array<Record<string, unknown>>;
+              const [v] = sqliteStatement(
+                db,
+                `SELECT (SELECT schema_version FROM pragma_schema_version) AS sv, count(*) AS n, max(rowid) AS m, count(source_key) AS s, count(root_table) AS r FROM schema_history WHERE ${where}`,
+              ).all(...sqliteParams(params)) as Array<Record<string, unknown>>;
               if (!v || String(v['sv']) !== schemaVersion) return undefined;
               const version = `${String(v['sv'])}:${String(v['n'])}:${String(v['m'])}:${String(v['s'])}:${String(v['r'])}`;
               versions.set(key, version);
@@ -97,21 +100,27 @@ export async function beginImmediate(sqlite: BetterSqlite3.Database): Promise<vo
   }
 }
 
-
 /** `fn` in a transaction begun by `begin`, queued behind this connection's other transactions. */
-export function sqliteTransaction<T>(sqlite: BetterSqlite3.Database, begin: () => Promise<void> | void, fn: (tx: Tx) => Promise<T>, keepsRegistry = false): Promise<T> {
+export function sqliteTransaction<T>(
+  sqlite: BetterSqlite3.Database,
+  begin: () => Promise<void> | void,
+  fn: (tx: Tx) => Promise<T>,
+  keepsRegistry = false,
+): Promise<T> {
   const previous = sqliteLocks.get(sqlite) ?? Promise.resolve();
-  const current = previous.catch(() => {}).then(async () => {
-    await begin();
-    try {
-      const result = await fn(sqliteTx(sqlite, keepsRegistry ? schemaVersionOf(sqlite) : undefined));
-      sqlite.exec('COMMIT');
-      return result;
-    } catch (err) {
-      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-      throw err;
-    }
-  });
+  const current = previous
+    .catch(() => {})
+    .then(async () => {
+      await begin();
+      try {
+        const result = await fn(sqliteTx(sqlite, keepsRegistry ? schemaVersionOf(sqlite) : undefined));
+        sqlite.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw err;
+      }
+    });
   sqliteLocks.set(sqlite, current);
   return current;
 }

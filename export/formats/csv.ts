@@ -74,7 +74,8 @@ export class DoubleBufferedFile {
   async appendBytes(bytes: Uint8Array): Promise<void> {
     if (this.used + bytes.length > this.buffers[this.current]!.length) {
       if (this.used > 0) await this.flush();
-      if (bytes.length > this.buffers[this.current]!.length) this.buffers[this.current] = Buffer.allocUnsafe(bytes.length);
+      if (bytes.length > this.buffers[this.current]!.length)
+        this.buffers[this.current] = Buffer.allocUnsafe(bytes.length);
     }
     this.buffers[this.current]!.set(bytes, this.used);
     this.used += bytes.length;
@@ -198,7 +199,12 @@ export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres'
   return { header, rows };
 }
 
-async function* csvText(batches: AsyncIterable<RawRow[]>, columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: FormatSettings): AsyncGenerator<string> {
+async function* csvText(
+  batches: AsyncIterable<RawRow[]>,
+  columns: ColumnInfo[],
+  dialect: 'sqlite' | 'postgres',
+  settings: FormatSettings,
+): AsyncGenerator<string> {
   const encoder = csvEncoder(columns, dialect, settings);
   yield encoder.header;
   for await (const batch of batches) yield encoder.rows(batch);

@@ -9,7 +9,12 @@ export const EXPORT_FORMATS = ['csv', 'parquet', 'jsonl', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The file name extension of each format, used by the default file name template. */
-export const FORMAT_EXTENSIONS: Record<ExportFormat, string> = { csv: 'csv', parquet: 'parquet', jsonl: 'jsonl', xlsx: 'xlsx' };
+export const FORMAT_EXTENSIONS: Record<ExportFormat, string> = {
+  csv: 'csv',
+  parquet: 'parquet',
+  jsonl: 'jsonl',
+  xlsx: 'xlsx',
+};
 
 /** A file's settings: the format, and the CSV settings (destinations/contract.ts CsvSettings; XLSX reads neutralizeFormulas). */
 export interface FormatSettings extends CsvSettings {

@@ -41,7 +41,9 @@ function encoder(col: TypedColumn, dialect: 'sqlite' | 'postgres'): Encoder {
         try {
           JSON.parse(s);
         } catch {
-          throw new Error(`export: column "${col.name}" holds text that is not JSON (${JSON.stringify(s.slice(0, 40))}); JSON Lines embeds JSON columns as values`);
+          throw new Error(
+            `export: column "${col.name}" holds text that is not JSON (${JSON.stringify(s.slice(0, 40))}); JSON Lines embeds JSON columns as values`,
+          );
         }
         return s.replace(LINE_BREAK, ' ');
       };
@@ -76,7 +78,13 @@ export const jsonlWriter: FormatWriter = {
     const typed = typeColumns(table, columns, dialect);
     // "name": prefixes, with the separating comma, computed once per column.
     const keys = typed.map((c, i) => `${i === 0 ? '' : ','}${JSON.stringify(c.name)}:`);
-    const text = lines(batches, keys, typed.map((c) => encoder(c, dialect)));
-    await pipeline(Readable.from(text, { objectMode: false }), createWriteStream(path, { flags: 'wx' }), { ...(signal ? { signal } : {}) });
+    const text = lines(
+      batches,
+      keys,
+      typed.map((c) => encoder(c, dialect)),
+    );
+    await pipeline(Readable.from(text, { objectMode: false }), createWriteStream(path, { flags: 'wx' }), {
+      ...(signal ? { signal } : {}),
+    });
   },
 };

@@ -52,7 +52,11 @@ export class CsvDeclined extends Error {}
 /** Rows written. Throws CsvDeclined for a record DuckDB's CSV reader refuses (too long, not CSV) or a value its casts refuse. */
 export async function csvToParquet(job: CsvPipeJob): Promise<number> {
   const duck = await import('@duckdb/node-api');
-  const instance = await duck.DuckDBInstance.create(':memory:', { memory_limit: DUCK_MEMORY, temp_directory: job.scratch, threads: DUCK_THREADS });
+  const instance = await duck.DuckDBInstance.create(':memory:', {
+    memory_limit: DUCK_MEMORY,
+    temp_directory: job.scratch,
+    threads: DUCK_THREADS,
+  });
   const con = await instance.connect();
   try {
     const csvPath = join(job.scratch, 'rows.csv');
@@ -61,7 +65,10 @@ export async function csvToParquet(job: CsvPipeJob): Promise<number> {
     const reader =
       `read_csv(${sqlLiteral(csvPath)}, columns = ${fields}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', ` +
       `allow_quoted_nulls = false, strict_mode = true, new_line = '\\n', max_line_size = ${MAX_RECORD_BYTES}, buffer_size = ${MAX_RECORD_BYTES})`;
-    const copySql = parquetCopySql(`select ${parquetSelectList(job.columns, (c, i) => (c.type === 'blob' ? job.blobBytes(`c${i}`) : `c${i}`))} from ${reader}`, job.path);
+    const copySql = parquetCopySql(
+      `select ${parquetSelectList(job.columns, (c, i) => (c.type === 'blob' ? job.blobBytes(`c${i}`) : `c${i}`))} from ${reader}`,
+      job.path,
+    );
     try {
       if (piped) return await bothEnds(csvPath, job, () => con.runAndReadAll(copySql));
       await pipeline(job.source, createWriteStream(csvPath));
@@ -71,7 +78,8 @@ export async function csvToParquet(job: CsvPipeJob): Promise<number> {
       // DuckDB's cast error names the value, not the column; the row path names the column (explainCastFailure).
       // A record longer than MAX_RECORD_BYTES, or one the database wrote as not CSV on purpose (destinations/sqlite/parquet.ts ODD).
       if (/maximum line size|CSV Error/i.test(message)) throw new CsvDeclined(message, { cause: err });
-      if (/conver|cast|malformed|json/i.test(message) && !(err as { code?: string }).code) throw new CsvDeclined(message, { cause: err });
+      if (/conver|cast|malformed|json/i.test(message) && !(err as { code?: string }).code)
+        throw new CsvDeclined(message, { cause: err });
       throw err;
     }
   } finally {

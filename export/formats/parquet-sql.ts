@@ -34,7 +34,10 @@ const LIST_TYPE: Record<ListElement, string> = { int64: 'bigint[]', double: 'dou
 export function parquetSelectList(columns: TypedColumn[], expr: (c: TypedColumn, i: number) => string): string {
   return columns
     .map((c, i) => {
-      const value = c.list !== undefined ? `cast(cast(${expr(c, i)} as json) as ${LIST_TYPE[c.list]})` : `cast(${expr(c, i)} as ${DUCKDB_TYPE[c.type]})`;
+      const value =
+        c.list !== undefined
+          ? `cast(cast(${expr(c, i)} as json) as ${LIST_TYPE[c.list]})`
+          : `cast(${expr(c, i)} as ${DUCKDB_TYPE[c.type]})`;
       return `${value} as ${quoteIdent(c.name)}`;
     })
     .join(', ');

@@ -46,13 +46,19 @@ export const parquetWriter: FormatWriter = {
     const width = typed.length;
     const scratch = spillFolderFor(path);
     await mkdir(scratch);
-    const instance = await duck.DuckDBInstance.create(':memory:', { memory_limit: STAGING_MEMORY, temp_directory: scratch });
+    const instance = await duck.DuckDBInstance.create(':memory:', {
+      memory_limit: STAGING_MEMORY,
+      temp_directory: scratch,
+    });
     const con = await instance.connect();
     try {
       // Staging columns are named by position: any column name (quotes, spaces, 63+ characters) is only an alias in COPY.
       await con.run(`create table staging (${typed.map((c, i) => `c${i} ${stagingSql(c.type)}`).join(', ')})`);
       const appender = await con.createAppender('staging');
-      const chunk = duck.DuckDBDataChunk.create(staged.map((s) => s.type), CHUNK_ROWS);
+      const chunk = duck.DuckDBDataChunk.create(
+        staged.map((s) => s.type),
+        CHUNK_ROWS,
+      );
       const vectors = typed.map((_c, i) => chunk.getColumnVector(i));
       let filled = 0;
       const flushChunk = () => {
@@ -128,7 +134,10 @@ function stagedColumn(duck: typeof import('@duckdb/node-api'), col: TypedColumn)
       // SQLite columns hinted as epoch seconds or milliseconds hold numbers: written as the instant's ISO text.
       const scale = col.kind === 'timestamp_s' ? 1000 : col.kind === 'timestamp_ms' ? 1 : 0;
       const text = textOf(col);
-      return { type: duck.VARCHAR, convert: scale === 0 ? text : (v) => (typeof v === 'string' ? v : new Date(Number(v) * scale).toISOString()) };
+      return {
+        type: duck.VARCHAR,
+        convert: scale === 0 ? text : (v) => (typeof v === 'string' ? v : new Date(Number(v) * scale).toISOString()),
+      };
     }
     default:
       return { type: duck.VARCHAR, convert: textOf(col) };
@@ -136,16 +145,34 @@ function stagedColumn(duck: typeof import('@duckdb/node-api'), col: TypedColumn)
 }
 
 /** DuckDB's cast error names the value, not the column: find the column whose values did not convert. */
-async function explainCastFailure(con: import('@duckdb/node-api').DuckDBConnection, typed: TypedColumn[], err: Error): Promise<Error> {
+async function explainCastFailure(
+  con: import('@duckdb/node-api').DuckDBConnection,
+  typed: TypedColumn[],
+  err: Error,
+): Promise<Error> {
   if (!/conver|cast|malformed|json/i.test(err.message)) return err;
   for (const [i, c] of typed.entries()) {
-    const target = c.type === 'timestamp_utc' ? 'timestamptz' : c.type === 'timestamp_local' ? 'timestamp' : c.type === 'json' ? 'json' : undefined;
+    const target =
+      c.type === 'timestamp_utc'
+        ? 'timestamptz'
+        : c.type === 'timestamp_local'
+          ? 'timestamp'
+          : c.type === 'json'
+            ? 'json'
+            : undefined;
     if (!target) continue;
-    const bad = (await con.runAndReadAll(`select c${i} from staging where c${i} is not null and try_cast(c${i} as ${target}) is null limit 1`)).getRows()[0]?.[0];
+    const bad = (
+      await con.runAndReadAll(
+        `select c${i} from staging where c${i} is not null and try_cast(c${i} as ${target}) is null limit 1`,
+      )
+    ).getRows()[0]?.[0];
     if (bad !== undefined) {
       const shown = String(bad).length > 40 ? `${String(bad).slice(0, 40)}…` : String(bad);
       const wanted = target === 'json' ? 'JSON' : 'an ISO 8601 timestamp';
-      return new Error(`export: column "${c.name}" (${c.declared || 'no declared type'}) holds ${sqlLiteral(shown)}, not ${wanted}; export it as CSV, which writes any value as text`, { cause: err });
+      return new Error(
+        `export: column "${c.name}" (${c.declared || 'no declared type'}) holds ${sqlLiteral(shown)}, not ${wanted}; export it as CSV, which writes any value as text`,
+        { cause: err },
+      );
     }
   }
   return err;

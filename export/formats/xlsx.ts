@@ -71,7 +71,9 @@ function numberCell(n: number | string): string {
 function cellXml(col: TypedColumn, neutralize: boolean): CellXml {
   const checked = (s: string): string => {
     if (s.length > EXCEL_MAX_CELL_CHARS) {
-      throw new Error(`export: column "${col.name}" holds a text of ${s.length} characters; Excel cells hold at most ${EXCEL_MAX_CELL_CHARS}. Export this table as CSV, JSON Lines or Parquet`);
+      throw new Error(
+        `export: column "${col.name}" holds a text of ${s.length} characters; Excel cells hold at most ${EXCEL_MAX_CELL_CHARS}. Export this table as CSV, JSON Lines or Parquet`,
+      );
     }
     return s;
   };
@@ -108,7 +110,9 @@ function cellXml(col: TypedColumn, neutralize: boolean): CellXml {
     }
     default: {
       const text = textOf(col);
-      return neutralize && col.type === 'text' ? (v) => stringCell(checked(neutralizeFormula(text(v)))) : (v) => stringCell(checked(text(v)));
+      return neutralize && col.type === 'text'
+        ? (v) => stringCell(checked(neutralizeFormula(text(v))))
+        : (v) => stringCell(checked(text(v)));
     }
   }
 }
@@ -131,7 +135,9 @@ function sheetStart(typed: TypedColumn[]): string {
       return `<col min="${i + 1}" max="${i + 1}" width="${width}" customWidth="1"/>`;
     })
     .join('');
-  const header = typed.map((c) => `<c s="${HEADER_STYLE}" t="inlineStr"><is><t xml:space="preserve">${xmlText(c.name)}</t></is></c>`).join('');
+  const header = typed
+    .map((c) => `<c s="${HEADER_STYLE}" t="inlineStr"><is><t xml:space="preserve">${xmlText(c.name)}</t></is></c>`)
+    .join('');
   return (
     `${XML_HEAD}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}">` +
     `<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>` +
@@ -162,7 +168,12 @@ function workbookParts(names: string[]): Array<[string, string]> {
       `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
         `<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>` +
         `<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>` +
-        names.map((_n, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('') +
+        names
+          .map(
+            (_n, i) =>
+              `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+          )
+          .join('') +
         `<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/></Types>`,
     ],
     [
@@ -179,7 +190,12 @@ function workbookParts(names: string[]): Array<[string, string]> {
     [
       'xl/_rels/workbook.xml.rels',
       `${XML_HEAD}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-        names.map((_n, i) => `<Relationship Id="rId${i + 1}" Type="${REL_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('') +
+        names
+          .map(
+            (_n, i) =>
+              `<Relationship Id="rId${i + 1}" Type="${REL_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`,
+          )
+          .join('') +
         `<Relationship Id="rId${names.length + 1}" Type="${REL_NS}/styles" Target="styles.xml"/></Relationships>`,
     ],
     ['xl/styles.xml', STYLES],

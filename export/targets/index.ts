@@ -19,7 +19,8 @@ export const TARGETS: { readonly [K in TargetKindName]: TargetKind } = {
     problem(url) {
       const m = S3_URL.exec(url);
       if (!m) return `${url} is not an S3 URL; write s3://<bucket>/<prefix>`;
-      if (!BUCKET.test(m[1]!)) return `${m[1]} is not an S3 bucket name (3-63 lowercase letters, digits, '.' and '-'); write s3://<bucket>/<prefix>`;
+      if (!BUCKET.test(m[1]!))
+        return `${m[1]} is not an S3 bucket name (3-63 lowercase letters, digits, '.' and '-'); write s3://<bucket>/<prefix>`;
       if ((m[2] ?? '').split('/').some((p, i, all) => p === '..' || p === '.' || (p === '' && i < all.length - 1))) {
         return `${url}: the prefix must not hold empty, '.' or '..' parts`;
       }
@@ -31,7 +32,8 @@ export const TARGETS: { readonly [K in TargetKindName]: TargetKind } = {
   },
   local: {
     matches: (url) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^file:\/\//i.test(url),
-    problem: (url) => (url.trim() === '' ? 'the target folder is empty; name a folder or s3://<bucket>/<prefix>' : undefined),
+    problem: (url) =>
+      url.trim() === '' ? 'the target folder is empty; name a folder or s3://<bucket>/<prefix>' : undefined,
     async open(url) {
       return (await import('./local.js')).openLocalTarget(url);
     },
@@ -42,7 +44,9 @@ export const TARGETS: { readonly [K in TargetKindName]: TargetKind } = {
 export function targetKindOf(url: string): TargetKindName {
   for (const name of TARGET_KINDS) if (TARGETS[name].matches(url)) return name;
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
-  throw new Error(`export: ${url} is not a target scrape-etl writes to (${scheme}:// is not supported); write s3://<bucket>/<prefix> or a folder`);
+  throw new Error(
+    `export: ${url} is not a target scrape-etl writes to (${scheme}:// is not supported); write s3://<bucket>/<prefix> or a folder`,
+  );
 }
 
 /** A clear sentence for a target URL that cannot be used, or undefined when it can. */

@@ -14,7 +14,12 @@ export interface LakeRetentionResult {
 
 const MANIFEST = /^(.*\/)_manifests\/([^/]+)\.json$/;
 
-export async function pruneLake(opts: { to: string; pipeline: string; keep: number; env?: Env }): Promise<LakeRetentionResult> {
+export async function pruneLake(opts: {
+  to: string;
+  pipeline: string;
+  keep: number;
+  env?: Env;
+}): Promise<LakeRetentionResult> {
   const target = await openTarget(opts.to, opts.env);
   const out: LakeRetentionResult = { deleted: [], kept: 0 };
   try {
@@ -35,7 +40,10 @@ export async function pruneLake(opts: { to: string; pipeline: string; keep: numb
         await target.remove([key]);
         out.deleted.push(target.locate(key));
         const partOf = `/part-${runSlug(manifest.run)}-`;
-        const files = new Set([...manifest.files.map((f) => f.key), ...objects.filter((o) => o.key.startsWith(tablePrefix) && o.key.includes(partOf)).map((o) => o.key)]);
+        const files = new Set([
+          ...manifest.files.map((f) => f.key),
+          ...objects.filter((o) => o.key.startsWith(tablePrefix) && o.key.includes(partOf)).map((o) => o.key),
+        ]);
         await target.remove([...files]);
         for (const f of files) out.deleted.push(target.locate(f));
       }

@@ -128,13 +128,20 @@ function partitionText(v: unknown, kind: string): string | null {
 export async function exportToLake(db: ExportDatabase, o: LakeExportOptions): Promise<ExportReport> {
   const format = o.format ?? 'parquet';
   const partitionBy = o.partitionBy ?? [];
-  if (new Set(partitionBy).size !== partitionBy.length) throw new Error(`export: partition_by names a column twice (${partitionBy.join(', ')})`);
-  if (partitionBy.includes('load_date')) throw new Error('export: partition_by must not name load_date: every lake file is already under load_date=YYYY-MM-DD');
+  if (new Set(partitionBy).size !== partitionBy.length)
+    throw new Error(`export: partition_by names a column twice (${partitionBy.join(', ')})`);
+  if (partitionBy.includes('load_date'))
+    throw new Error(
+      'export: partition_by must not name load_date: every lake file is already under load_date=YYYY-MM-DD',
+    );
   const tables = await exportableTables(db, { pipeline: o.pipeline, ...(o.tables ? { tables: o.tables } : {}) });
   if (tables.length === 0) return { files: [], unchanged: [] };
   for (const { name, columns } of tables) {
     const missing = partitionBy.filter((c) => !columns.some((x) => x.name === c));
-    if (missing.length > 0) throw new Error(`export: partition_by column ${missing.map((m) => `"${m}"`).join(', ')} is not a column of table "${name}" (columns: ${columns.map((c) => c.name).join(', ')})`);
+    if (missing.length > 0)
+      throw new Error(
+        `export: partition_by column ${missing.map((m) => `"${m}"`).join(', ')} is not a column of table "${name}" (columns: ${columns.map((c) => c.name).join(', ')})`,
+      );
   }
   const target = await openTarget(o.to, o.env);
   const scratch = await mkdtemp(join(tmpdir(), 'scrape-etl-lake-'));
@@ -168,7 +175,8 @@ async function exportTable(
   const manifestUrl = target.locate(mkey);
   // This run already wrote this table's manifest and moved the watermark (a retry after a crash past that point).
   const last = await readLastExportedFile(db, wkey, table);
-  if (last !== null && last.run === o.runId && last.file === manifestUrl) return { table, file: manifestUrl, rows: last.rows };
+  if (last !== null && last.run === o.runId && last.file === manifestUrl)
+    return { table, file: manifestUrl, rows: last.rows };
   const after = await readWatermark(db, wkey, table);
 
   const dest = db.adapter;
@@ -182,13 +190,27 @@ async function exportTable(
   // The partitions of the new rows, in a fixed order: the part numbers, hence the keys, are the same on a retry.
   let partitions: Array<Array<{ column: string; raw: unknown; text: string | null }>>;
   if (partitionBy.length === 0) {
-    const any = await dest.exportReader.query(db, `select 1 as one from ${quoteIdent(table)} where ${filter} limit 1`, params);
+    const any = await dest.exportReader.query(
+      db,
+      `select 1 as one from ${quoteIdent(table)} where ${filter} limit 1`,
+      params,
+    );
     partitions = any.length > 0 ? [[]] : [];
   } else {
     const list = partitionBy.map(quoteIdent).join(', ');
-    const rows = await dest.exportReader.query(db, `select distinct ${list} from ${quoteIdent(table)} where ${filter}`, params);
+    const rows = await dest.exportReader.query(
+      db,
+      `select distinct ${list} from ${quoteIdent(table)} where ${filter}`,
+      params,
+    );
     partitions = rows
-      .map((r) => partitionBy.map((column) => ({ column, raw: r[column] ?? null, text: partitionText(r[column], kinds.get(column) ?? 'other') })))
+      .map((r) =>
+        partitionBy.map((column) => ({
+          column,
+          raw: r[column] ?? null,
+          text: partitionText(r[column], kinds.get(column) ?? 'other'),
+        })),
+      )
       .sort((a, b) => JSON.stringify(a.map((p) => p.text)).localeCompare(JSON.stringify(b.map((p) => p.text))));
   }
   if (partitions.length === 0) return null;
@@ -200,7 +222,12 @@ async function exportTable(
   // A killed attempt of this run (or any dead worker long ago) may have left a multipart upload's parts behind.
   const now = Date.now();
   for (const u of await target.incompleteUploads(prefix)) {
-    if (u.key.includes(partOf) || u.key.includes(`_manifests/${slug}.json`) || u.key.includes(`.part-${slug}-`) || now - u.started.getTime() > STALE_UPLOAD_MS) {
+    if (
+      u.key.includes(partOf) ||
+      u.key.includes(`_manifests/${slug}.json`) ||
+      u.key.includes(`.part-${slug}-`) ||
+      now - u.started.getTime() > STALE_UPLOAD_MS
+    ) {
       await target.abortIncomplete(u);
     }
   }
@@ -224,26 +251,43 @@ async function exportTable(
       equal: partition.map((p) => ({ column: p.column, value: p.raw as string | number | bigint | boolean | null })),
       timestamp: o.timestamp,
       ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.onProgress ? { onProgress: (p: { table: string; rows: number }) => o.onProgress!({ table, rows: rows + p.rows }) } : {}),
+      ...(o.onProgress
+        ? { onProgress: (p: { table: string; rows: number }) => o.onProgress!({ table, rows: rows + p.rows }) }
+        : {}),
     });
     const file = local.files[0];
     if (file === undefined) continue;
     const digest = await fileDigest(file.file);
-    await target.upload(key, file.file, { ...(o.signal ? { signal: o.signal } : {}), ...(o.onProgress ? { onProgress: () => o.onProgress!({ table, rows: rows + file.rows }) } : {}) });
+    await target.upload(key, file.file, {
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.onProgress ? { onProgress: () => o.onProgress!({ table, rows: rows + file.rows }) } : {}),
+    });
     await rm(file.file, { force: true });
     rows += file.rows;
-    if (file.maxLoadId !== undefined && file.maxLoadId !== null && (through === null || file.maxLoadId > through)) through = file.maxLoadId;
-    files.push({ key, partition: Object.fromEntries(partition.map((p) => [p.column, p.text])), rows: file.rows, ...digest });
+    if (file.maxLoadId !== undefined && file.maxLoadId !== null && (through === null || file.maxLoadId > through))
+      through = file.maxLoadId;
+    files.push({
+      key,
+      partition: Object.fromEntries(partition.map((p) => [p.column, p.text])),
+      rows: file.rows,
+      ...digest,
+    });
   }
   if (through === null) return null;
 
   // Objects of this run that this attempt did not write (an earlier attempt's part under a partition that no longer
   // has new rows) would be read by a reader of the folders, though no manifest lists them.
   const kept = new Set(files.map((f) => f.key));
-  const stale = (await target.list(prefix)).filter((obj) => obj.key.includes(partOf) && !kept.has(obj.key)).map((obj) => obj.key);
+  const stale = (await target.list(prefix))
+    .filter((obj) => obj.key.includes(partOf) && !kept.has(obj.key))
+    .map((obj) => obj.key);
   if (stale.length > 0) await target.remove(stale);
 
-  const typed = typeColumns(table, columns.filter((c) => !partitionBy.includes(c.name)), valueDialect(db));
+  const typed = typeColumns(
+    table,
+    columns.filter((c) => !partitionBy.includes(c.name)),
+    valueDialect(db),
+  );
   const manifest: LakeManifest = {
     version: 1,
     pipeline: o.pipeline,

@@ -37,7 +37,8 @@ export function openLocalTarget(url: string): ObjectTarget {
           const key = relative(root, full).split(sep).join('/');
           const info = await stat(full);
           if (PARTIAL.test(e.name)) {
-            if (key.startsWith(keyPrefix.slice(0, keyPrefix.lastIndexOf('/') + 1))) partials.push({ key, started: info.mtime });
+            if (key.startsWith(keyPrefix.slice(0, keyPrefix.lastIndexOf('/') + 1)))
+              partials.push({ key, started: info.mtime });
           } else if (key.startsWith(keyPrefix)) files.push({ key, size: info.size });
         }
       }
@@ -74,7 +75,8 @@ export function openLocalTarget(url: string): ObjectTarget {
     async remove(keys) {
       for (const key of keys) await rm(pathOf(key), { force: true });
     },
-    incompleteUploads: async (keyPrefix) => (await walk(keyPrefix)).partials.sort((a, b) => a.started.getTime() - b.started.getTime()),
+    incompleteUploads: async (keyPrefix) =>
+      (await walk(keyPrefix)).partials.sort((a, b) => a.started.getTime() - b.started.getTime()),
     async abortIncomplete(upload) {
       await rm(pathOf(upload.key), { force: true });
     },

@@ -22,7 +22,8 @@ export function s3Settings(s: Settings): S3Settings {
   const endpoint = s.s3Endpoint?.trim() || undefined;
   const sdkEndpoint = s.awsEndpointUrlS3 ?? s.awsEndpointUrl;
   const ownStore = endpoint !== undefined || (sdkEndpoint !== undefined && sdkEndpoint !== '');
-  const region = s.s3Region?.trim() || s.awsRegion?.trim() || s.awsDefaultRegion?.trim() || (ownStore ? 'us-east-1' : undefined);
+  const region =
+    s.s3Region?.trim() || s.awsRegion?.trim() || s.awsDefaultRegion?.trim() || (ownStore ? 'us-east-1' : undefined);
   return {
     endpoint,
     region,

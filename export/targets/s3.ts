@@ -38,14 +38,21 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
     const status = e.$metadata?.httpStatusCode;
     const name = e.name ?? 'Error';
     const hint =
-      name === 'NoSuchBucket' ? `: the bucket ${bucket} does not exist; create it or name another in the export's to:` :
-      name === 'AccessDenied' || status === 403 ? ': access denied; the credentials (AWS_ACCESS_KEY_ID, AWS_PROFILE, a role) need s3:PutObject, s3:GetObject, s3:ListBucket, s3:DeleteObject, s3:ListBucketMultipartUploads and s3:AbortMultipartUpload on it (docs/lake.md)' :
-      name === 'CredentialsProviderError' ? ': no AWS credentials found (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a role)' :
-      '';
+      name === 'NoSuchBucket'
+        ? `: the bucket ${bucket} does not exist; create it or name another in the export's to:`
+        : name === 'AccessDenied' || status === 403
+          ? ': access denied; the credentials (AWS_ACCESS_KEY_ID, AWS_PROFILE, a role) need s3:PutObject, s3:GetObject, s3:ListBucket, s3:DeleteObject, s3:ListBucketMultipartUploads and s3:AbortMultipartUpload on it (docs/lake.md)'
+          : name === 'CredentialsProviderError'
+            ? ': no AWS credentials found (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a role)'
+            : '';
     // 'export:' marks an error no retry fixes (activities/exports.ts fails the run at once); a network error, a 5xx, a
     // throttled request is said the same way but left to Temporal's retries.
-    const permanent = hint !== '' || (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429);
-    return new Error(`${permanent ? 'export: ' : ''}${what} ${url} failed (${name}${status ? ` ${status}` : ''}: ${e.message})${hint}`, { cause: err });
+    const permanent =
+      hint !== '' || (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429);
+    return new Error(
+      `${permanent ? 'export: ' : ''}${what} ${url} failed (${name}${status ? ` ${status}` : ''}: ${e.message})${hint}`,
+      { cause: err },
+    );
   };
   return {
     url,
@@ -66,7 +73,8 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
         opts.signal?.throwIfAborted();
         await upload.done();
       } catch (err) {
-        if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('export aborted');
+        if (opts.signal?.aborted)
+          throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('export aborted');
         throw described(err, `uploading ${key} to`);
       } finally {
         opts.signal?.removeEventListener('abort', abort);
@@ -74,7 +82,9 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
     },
     async putText(key, text) {
       try {
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: text, ContentType: 'application/json' }));
+        await client.send(
+          new PutObjectCommand({ Bucket: bucket, Key: key, Body: text, ContentType: 'application/json' }),
+        );
       } catch (err) {
         throw described(err, `writing ${key} to`);
       }
@@ -84,7 +94,11 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
         const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
         return (await out.Body?.transformToString('utf8')) ?? '';
       } catch (err) {
-        if ((err as Error).name === 'NoSuchKey' || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return null;
+        if (
+          (err as Error).name === 'NoSuchKey' ||
+          (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+        )
+          return null;
         throw described(err, `reading ${key} from`);
       }
     },
@@ -93,8 +107,15 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
       let token: string | undefined;
       try {
         do {
-          const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: keyPrefix, ...(token ? { ContinuationToken: token } : {}) }));
-          for (const o of page.Contents ?? []) if (o.Key !== undefined) out.push({ key: o.Key, size: Number(o.Size ?? 0) });
+          const page = await client.send(
+            new ListObjectsV2Command({
+              Bucket: bucket,
+              Prefix: keyPrefix,
+              ...(token ? { ContinuationToken: token } : {}),
+            }),
+          );
+          for (const o of page.Contents ?? [])
+            if (o.Key !== undefined) out.push({ key: o.Key, size: Number(o.Size ?? 0) });
           token = page.IsTruncated ? page.NextContinuationToken : undefined;
         } while (token);
       } catch (err) {
@@ -106,9 +127,17 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
       for (let i = 0; i < keys.length; i += DELETE_BATCH) {
         const batch = keys.slice(i, i + DELETE_BATCH);
         try {
-          const out = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+          const out = await client.send(
+            new DeleteObjectsCommand({
+              Bucket: bucket,
+              Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+            }),
+          );
           const failed = out.Errors ?? [];
-          if (failed.length > 0) throw new Error(`${failed.length} of ${batch.length} not deleted, first ${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message}`);
+          if (failed.length > 0)
+            throw new Error(
+              `${failed.length} of ${batch.length} not deleted, first ${failed[0]!.Key}: ${failed[0]!.Code} ${failed[0]!.Message}`,
+            );
         } catch (err) {
           throw described(err, `deleting ${batch.length} objects from`);
         }
@@ -120,7 +149,14 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
       let idMarker: string | undefined;
       try {
         do {
-          const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: keyPrefix, ...(keyMarker ? { KeyMarker: keyMarker } : {}), ...(idMarker ? { UploadIdMarker: idMarker } : {}) }));
+          const page = await client.send(
+            new ListMultipartUploadsCommand({
+              Bucket: bucket,
+              Prefix: keyPrefix,
+              ...(keyMarker ? { KeyMarker: keyMarker } : {}),
+              ...(idMarker ? { UploadIdMarker: idMarker } : {}),
+            }),
+          );
           for (const u of page.Uploads ?? []) {
             if (u.Key === undefined || u.UploadId === undefined) continue;
             out.push({ key: u.Key, started: u.Initiated ?? new Date(0), id: u.UploadId });

@@ -28,7 +28,11 @@ export interface ObjectTarget {
    * visible only once complete; a failed or aborted write leaves nothing under the key (an interrupted multipart
    * upload is aborted, a partial file removed).
    */
-  upload(key: string, file: string, opts?: { signal?: AbortSignal; onProgress?: (bytes: number) => void }): Promise<void>;
+  upload(
+    key: string,
+    file: string,
+    opts?: { signal?: AbortSignal; onProgress?: (bytes: number) => void },
+  ): Promise<void>;
   /** Writes a small text object whole (a manifest). */
   putText(key: string, text: string): Promise<void>;
   /** The text of an object, or null when there is none. */

@@ -43,10 +43,18 @@ export function stockFlipped(seed: number, shopId: number, itemId: number, i: nu
   return epoch > 0 && rngFor(seed, 'drift-stock', shopId, itemId, i, epoch).chance(STOCK_FLIP_SHARE);
 }
 
-const scaled = (price: number, factor: number) => (factor === 1 ? price : Math.max(1000, Math.round((price * factor) / 1000) * 1000));
+const scaled = (price: number, factor: number) =>
+  factor === 1 ? price : Math.max(1000, Math.round((price * factor) / 1000) * 1000);
 
 /** The epoch-0 product body changed as `d` says for `epoch` (a new object; the body given is not changed). */
-export function driftProduct(body: JsonObject, seed: number, shopId: number, itemId: number, d: DriftSettings, epoch = d.epoch): JsonObject {
+export function driftProduct(
+  body: JsonObject,
+  seed: number,
+  shopId: number,
+  itemId: number,
+  d: DriftSettings,
+  epoch = d.epoch,
+): JsonObject {
   if (epoch <= 0) return body;
   const out = structuredClone(body) as { data: { data: { item: JsonObject } } };
   const item = out.data.data.item as Record<string, unknown>;
@@ -59,13 +67,19 @@ export function driftProduct(body: JsonObject, seed: number, shopId: number, ite
     let pbdHi = -Infinity;
     for (const [i, m] of models.entries()) {
       m['price'] = scaled(Number(m['price']), factor);
-      if (Number(m['price_before_discount']) > 0) m['price_before_discount'] = scaled(Number(m['price_before_discount']), factor);
+      if (Number(m['price_before_discount']) > 0)
+        m['price_before_discount'] = scaled(Number(m['price_before_discount']), factor);
       if (stockFlipped(seed, shopId, itemId, i, epoch)) {
         const stock = Number(m['stock']) > 0 ? 0 : rngFor(seed, 'drift-restock', shopId, itemId, i, epoch).int(1, 500);
         m['stock'] = stock;
         m['normal_stock'] = stock;
-        const ps = (m['price_stocks'] as Array<{ stock_breakdown_by_location: Array<Record<string, unknown>> }> | undefined)?.[0];
-        if (ps) ps.stock_breakdown_by_location = ps.stock_breakdown_by_location.slice(0, 1).map((b) => ({ ...b, available_stock: stock }));
+        const ps = (
+          m['price_stocks'] as Array<{ stock_breakdown_by_location: Array<Record<string, unknown>> }> | undefined
+        )?.[0];
+        if (ps)
+          ps.stock_breakdown_by_location = ps.stock_breakdown_by_location
+            .slice(0, 1)
+            .map((b) => ({ ...b, available_stock: stock }));
       }
       lo = Math.min(lo, Number(m['price']));
       hi = Math.max(hi, Number(m['price']));
@@ -84,14 +98,21 @@ export function driftProduct(body: JsonObject, seed: number, shopId: number, ite
         item['price_max_before_discount'] = pbdHi;
       }
       const pp = (out.data.data as Record<string, unknown>)['product_price'] as Record<string, unknown> | undefined;
-      if (pp && pp['price']) pp['price'] = { single_value: lo === hi ? lo : -1, range_min: lo === hi ? -1 : lo, range_max: lo === hi ? -1 : hi, price_mask: null };
+      if (pp && pp['price'])
+        pp['price'] = {
+          single_value: lo === hi ? lo : -1,
+          range_min: lo === hi ? -1 : lo,
+          range_max: lo === hi ? -1 : hi,
+          price_mask: null,
+        };
     }
   }
   if (d.nullRate > 0 && d.nullFields.length > 0 && unitFor(seed, 'drift-null', shopId, itemId, epoch) < d.nullRate) {
     for (const f of d.nullFields) {
       const parts = f.split('.');
       let at = out.data.data as Record<string, unknown> | undefined;
-      for (const p of parts.slice(0, -1)) at = at && typeof at[p] === 'object' && at[p] !== null ? (at[p] as Record<string, unknown>) : undefined;
+      for (const p of parts.slice(0, -1))
+        at = at && typeof at[p] === 'object' && at[p] !== null ? (at[p] as Record<string, unknown>) : undefined;
       if (at) at[parts[parts.length - 1] as string] = null;
     }
   }

@@ -36,7 +36,12 @@ export function generateJobRecords(
       location: place.city === 'Remote' ? 'Remote' : `${place.city}, ${place.country}`,
       currency: place.currency,
       url: `${origin}/jobs/${rng.hex(12)}-${i + 1}`,
-      salary: place.currency === 'IDR' ? rng.int(8, 60) * 1_000_000 : place.currency === 'JPY' ? rng.int(40, 150) * 100_000 : rng.int(60, 360) * 500,
+      salary:
+        place.currency === 'IDR'
+          ? rng.int(8, 60) * 1_000_000
+          : place.currency === 'JPY'
+            ? rng.int(40, 150) * 100_000
+            : rng.int(60, 360) * 500,
       hasSalary: rng.chance(0.8),
     };
     const record: GeneratedJobRecord = {};
@@ -96,7 +101,8 @@ function valueFor(name: string, prop: JobSchemaProperty, ctx: JobContext, depth:
     case 'null':
       return null;
     case 'array': {
-      const items = typeof prop.items === 'object' && prop.items !== null ? (prop.items as JobSchemaProperty) : { type: 'string' };
+      const items =
+        typeof prop.items === 'object' && prop.items !== null ? (prop.items as JobSchemaProperty) : { type: 'string' };
       const n = depth > 2 ? 0 : rng.int(0, 3);
       const arr: JobRecordValue[] = [];
       for (let k = 0; k < n; k++) arr.push(valueFor(`${name}_${k}`, items, ctx, depth + 1));

@@ -22,9 +22,39 @@ interface Region {
 }
 
 const REGIONS: readonly Region[] = [
-  { code: 'tw', currency: 'TWD', location: 'TWZ', domain: 'shopee.tw', priceMin: 49, priceMax: 2990, step: 1, lang: 'zh', places: ['高雄市大樹區', '臺北市中正區', '新北市板橋區', '台中市西屯區', '台南市東區'] },
-  { code: 'id', currency: 'IDR', location: 'IDZ', domain: 'shopee.co.id', priceMin: 15_000, priceMax: 900_000, step: 500, lang: 'en', places: ['KOTA JAKARTA BARAT', 'KOTA SURABAYA', 'KAB. BANDUNG', 'KOTA MEDAN'] },
-  { code: 'sg', currency: 'SGD', location: 'SGZ', domain: 'shopee.sg', priceMin: 2, priceMax: 400, step: 0.1, lang: 'en', places: ['Singapore', 'Mainland China', 'Johor Bahru'] },
+  {
+    code: 'tw',
+    currency: 'TWD',
+    location: 'TWZ',
+    domain: 'shopee.tw',
+    priceMin: 49,
+    priceMax: 2990,
+    step: 1,
+    lang: 'zh',
+    places: ['高雄市大樹區', '臺北市中正區', '新北市板橋區', '台中市西屯區', '台南市東區'],
+  },
+  {
+    code: 'id',
+    currency: 'IDR',
+    location: 'IDZ',
+    domain: 'shopee.co.id',
+    priceMin: 15_000,
+    priceMax: 900_000,
+    step: 500,
+    lang: 'en',
+    places: ['KOTA JAKARTA BARAT', 'KOTA SURABAYA', 'KAB. BANDUNG', 'KOTA MEDAN'],
+  },
+  {
+    code: 'sg',
+    currency: 'SGD',
+    location: 'SGZ',
+    domain: 'shopee.sg',
+    priceMin: 2,
+    priceMax: 400,
+    step: 0.1,
+    lang: 'en',
+    places: ['Singapore', 'Mainland China', 'Johor Bahru'],
+  },
 ];
 
 interface Vocab {
@@ -50,7 +80,12 @@ const VOCAB: Record<'zh' | 'en', Vocab> = {
     tierNames: ['顏色', '規格'],
     colors: ['白色', '黑色', '粉紅色', '天空藍', '薄荷綠', '奶茶色', '灰色', '紅色', '洋梨與小蒼蘭', '蘋果玫瑰'],
     sizes: ['250ml', '500ml', '1000ml', '補充包', '組合包', 'S', 'M', 'L', 'XL'],
-    attrs: [['質地', ['液', '乳霜', '凝膠']], ['產地', ['台灣', '日本', '韓國']], ['保存期限', ['24個月', '36個月']], ['容量', ['500ml', '1000ml']]],
+    attrs: [
+      ['質地', ['液', '乳霜', '凝膠']],
+      ['產地', ['台灣', '日本', '韓國']],
+      ['保存期限', ['24個月', '36個月']],
+      ['容量', ['500ml', '1000ml']],
+    ],
     categories: [
       ['美妝保養', '身體清潔、保養', '沐浴乳、香皂、手工皂'],
       ['居家生活', '清潔用品', '洗衣用品'],
@@ -61,15 +96,34 @@ const VOCAB: Record<'zh' | 'en', Vocab> = {
     shipFrom: '出貨地',
     shopSuffix: ['柑仔店', '生活館', '小舖', '百貨'],
     warning: '沒有適用的物流選項, 請與賣家聯繫確認',
-    description: ['溫和潔淨肌膚，洗後清新舒服', '溫和抗菌，保護肌膚健康', '綻放的花香,清新優雅溫暖迷人', '台灣製造 品質保證', '現貨供應 快速出貨'],
+    description: [
+      '溫和潔淨肌膚，洗後清新舒服',
+      '溫和抗菌，保護肌膚健康',
+      '綻放的花香,清新優雅溫暖迷人',
+      '台灣製造 品質保證',
+      '現貨供應 快速出貨',
+    ],
   },
   en: {
     brands: ['Nusantara Home', 'Crème Belle', 'Ōkami Gear', 'Zenbu', 'Kopi Kenangan', 'Bright&Co'],
-    nouns: ['Anti-bacterial Body Wash', 'Cotton T-Shirt', 'Wireless Earbuds', 'Café Latte Sachets', 'Ceramic Mug', 'Shampoo Refill', 'Phone Case'],
+    nouns: [
+      'Anti-bacterial Body Wash',
+      'Cotton T-Shirt',
+      'Wireless Earbuds',
+      'Café Latte Sachets',
+      'Ceramic Mug',
+      'Shampoo Refill',
+      'Phone Case',
+    ],
     tierNames: ['Color', 'Size'],
     colors: ['White', 'Black', 'Rosé', 'Sky Blue', 'Mint', 'Café', 'Grey', 'Red', 'Navy', 'Olive'],
     sizes: ['S', 'M', 'L', 'XL', 'XXL', '250ml', '500ml', '1L', 'Pack of 3'],
-    attrs: [['Material', ['Cotton', 'Ceramic', 'Plastic']], ['Country of Origin', ['Indonesia', 'China', 'Japan']], ['Shelf Life', ['24 Months', '36 Months']], ['Volume', ['500ml', '1L']]],
+    attrs: [
+      ['Material', ['Cotton', 'Ceramic', 'Plastic']],
+      ['Country of Origin', ['Indonesia', 'China', 'Japan']],
+      ['Shelf Life', ['24 Months', '36 Months']],
+      ['Volume', ['500ml', '1L']],
+    ],
     categories: [
       ['Health & Beauty', 'Bath & Body', 'Body Wash'],
       ['Fashion', 'Tops', 'T-Shirts'],
@@ -80,7 +134,13 @@ const VOCAB: Record<'zh' | 'en', Vocab> = {
     shipFrom: 'Ships From',
     shopSuffix: ['Official Store', 'Mart', 'Shop', 'Outlet'],
     warning: 'No shipping channel available, please contact the seller',
-    description: ['Gentle on skin ✨', 'Ready stock, ships in 24h', 'Original product, 100% authentic', 'Crème de la crème quality', 'Best seller 🔥'],
+    description: [
+      'Gentle on skin ✨',
+      'Ready stock, ships in 24h',
+      'Original product, 100% authentic',
+      'Crème de la crème quality',
+      'Best seller 🔥',
+    ],
   },
 };
 
@@ -140,7 +200,10 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
   const brand = rng.pick(v.brands);
   const noun = rng.pick(v.nouns);
   const volume = rng.pick(v.sizes);
-  const title = region.lang === 'zh' ? `${brand}-${noun}（${rng.pick(v.colors)}）${volume}` : `${brand} ${noun} – ${rng.pick(v.colors)} ${volume}`;
+  const title =
+    region.lang === 'zh'
+      ? `${brand}-${noun}（${rng.pick(v.colors)}）${volume}`
+      : `${brand} ${noun} – ${rng.pick(v.colors)} ${volume}`;
   const images = Array.from({ length: rng.int(1, 9) }, () => imageKey(rng));
   const ctime = rng.int(1_450_000_000, 1_760_000_000);
   const estimatedDays = rng.int(2, 7);
@@ -192,15 +255,29 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
     const tierIndex = layout.indexOf(i);
     const name = n <= 1 ? '' : tierIndex.map((ti, t) => optionLabel(tierVocab[t] ?? v.sizes, ti)).join(',');
     const listPrice = toScaled(baseMajor * (1 + 0.05 * mr.int(0, 6)), region.step);
-    const price = hasDiscount ? toScaled(((listPrice / PRICE_SCALE) * (100 - discountPct)) / 100, region.step) : listPrice;
+    const price = hasDiscount
+      ? toScaled(((listPrice / PRICE_SCALE) * (100 - discountPct)) / 100, region.step)
+      : listPrice;
     const pbd = hasDiscount ? listPrice : 0;
     const stock = mr.chance(0.1) ? 0 : mr.int(1, 500);
     const split = mr.chance(0.3) ? mr.int(0, stock) : stock;
     const breakdown: JsonObject[] = [
-      { location_id: locations[0] as string, available_stock: split, fulfilment_type: 2, address_id: shopId % 100_000, allocated_stock: null },
+      {
+        location_id: locations[0] as string,
+        available_stock: split,
+        fulfilment_type: 2,
+        address_id: shopId % 100_000,
+        allocated_stock: null,
+      },
     ];
     if (split !== stock) {
-      breakdown.push({ location_id: locations[1] as string, available_stock: stock - split, fulfilment_type: 1, address_id: 0, allocated_stock: null });
+      breakdown.push({
+        location_id: locations[1] as string,
+        available_stock: stock - split,
+        fulfilment_type: 1,
+        address_id: 0,
+        allocated_stock: null,
+      });
     }
     const sold = mr.int(0, 2000);
     const preOrder = mr.chance(0.05);
@@ -214,7 +291,11 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
       price_stocks: [{ allocated_stock: 0, stock_breakdown_by_location: breakdown, promotion_type: 0 }],
       current_promotion_has_reserve_stock: false,
       normal_stock: stock,
-      extinfo: { tier_index: tierIndex, is_pre_order: preOrder, estimated_days: preOrder ? estimatedDays + 7 : estimatedDays },
+      extinfo: {
+        tier_index: tierIndex,
+        is_pre_order: preOrder,
+        estimated_days: preOrder ? estimatedDays + 7 : estimatedDays,
+      },
       price_before_discount: pbd,
       model_id: modelIdBase + i * 7 + 1,
       stock,
@@ -246,7 +327,11 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
     full_url: null,
     type: null,
   }));
-  const attr = (name: string, value: string, extra: Partial<Record<'id' | 'url' | 'brand_id' | 'full_url' | 'type', JsonValue>>): JsonObject => ({
+  const attr = (
+    name: string,
+    value: string,
+    extra: Partial<Record<'id' | 'url' | 'brand_id' | 'full_url' | 'type', JsonValue>>,
+  ): JsonObject => ({
     name,
     value,
     id: null,
@@ -261,7 +346,12 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
   });
   const attrs: JsonObject[] = [
     attr(v.quantity, String(totalStock), { type: 7 }),
-    attr(v.brand, brand, { url: `/search?brands=${brandId}`, brand_id: brandId, full_url: `https://${region.domain}/search?brands=${brandId}`, type: 1 }),
+    attr(v.brand, brand, {
+      url: `/search?brands=${brandId}`,
+      brand_id: brandId,
+      full_url: `https://${region.domain}/search?brands=${brandId}`,
+      type: 1,
+    }),
     ...attributes.map((a) => attr(a['name'] as string, a['value'] as string, { id: a['id'] ?? null, type: 5 })),
     attr(v.shipFrom, place, { type: 6 }),
   ];
@@ -280,9 +370,17 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
   const labelIds: number[] = [];
   for (let k = rng.int(3, 9); k > 0; k--) {
     // Real label ids mix small integers with ~8.4e14 ones (still below 2^53).
-    labelIds.push(rng.chance(0.4) ? 820_000_000_000_000 + rng.int(0, 30_000_000) * 1_000_000 + rng.int(0, 999_999) : rng.int(1_000_000, 2_000_000_000));
+    labelIds.push(
+      rng.chance(0.4)
+        ? 820_000_000_000_000 + rng.int(0, 30_000_000) * 1_000_000 + rng.int(0, 999_999)
+        : rng.int(1_000_000, 2_000_000_000),
+    );
   }
-  const descriptionLines = [title, ...rng.sample(v.description, rng.int(2, v.description.length)).map((l) => `*${l}`), `#${brand.replace(/\s+/g, '')} #${noun.replace(/\s+/g, '')}`];
+  const descriptionLines = [
+    title,
+    ...rng.sample(v.description, rng.int(2, v.description.length)).map((l) => `*${l}`),
+    `#${brand.replace(/\s+/g, '')} #${noun.replace(/\s+/g, '')}`,
+  ];
 
   const item: JsonObject = {
     item_id: itemId,
@@ -343,7 +441,14 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
     add_on_deal_info: null,
     shipping_icon_type: 0,
     badge_icon_type: 0,
-    spl_info: { installment_info: null, user_credit_info: null, channel_id: null, show_spl: false, show_spl_lite: null, spl_xtra: null },
+    spl_info: {
+      installment_info: null,
+      user_credit_info: null,
+      channel_id: null,
+      show_spl: false,
+      show_spl_lite: null,
+      spl_xtra: null,
+    },
     estimated_days: estimatedDays,
     is_pre_order: false,
     is_free_shipping: false,
@@ -379,7 +484,17 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
     account: {
       user_id: null,
       is_new_user: null,
-      default_address: { state: region.lang === 'zh' ? '臺北市' : null, city: region.lang === 'zh' ? '中正區' : null, district: '', town: '', zip_code: '', address: null, region: null, longitude: null, latitude: null },
+      default_address: {
+        state: region.lang === 'zh' ? '臺北市' : null,
+        city: region.lang === 'zh' ? '中正區' : null,
+        district: '',
+        town: '',
+        zip_code: '',
+        address: null,
+        region: null,
+        longitude: null,
+        latitude: null,
+      },
       adult_consent: null,
       birth_timestamp: null,
     },
@@ -453,7 +568,10 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
       installment: null,
       wholesale: null,
       insurance: null,
-      item_installment_eligibility: { is_cc_installment_payment_eligible: false, is_non_cc_installment_payment_eligible: false },
+      item_installment_eligibility: {
+        is_cc_installment_payment_eligible: false,
+        is_non_cc_installment_payment_eligible: false,
+      },
     },
     age_gate: { kyc: null },
     shipping_meta: null,
@@ -461,7 +579,9 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
       free_shipping: null,
       shipping_fee_info: {
         ship_from_location: noShipping ? null : place,
-        price: noShipping ? null : priceBlock(toScaled(region.priceMin, region.step), toScaled(region.priceMin, region.step)),
+        price: noShipping
+          ? null
+          : priceBlock(toScaled(region.priceMin, region.step), toScaled(region.priceMin, region.step)),
         shipping_icon_type: 0,
         warning: noShipping ? { type: 'no_shipping_channel', warning_msg: v.warning } : null,
       },
@@ -485,7 +605,14 @@ export function generateProduct(seed: number, input: MarketplaceInput): JsonObje
     age_gate_control: null,
     abnormal_popup: null,
     return_on_spot: null,
-    display_sections: { add_on_deal: null, bundle_deal: null, exclusive_price_label: null, free_return: null, coin: null, wholesale: null },
+    display_sections: {
+      add_on_deal: null,
+      bundle_deal: null,
+      exclusive_price_label: null,
+      free_return: null,
+      coin: null,
+      wholesale: null,
+    },
     ineligible_ep: null,
     tax_disclaimer: null,
     alcohol_disclaimer: null,

@@ -2,7 +2,19 @@
 // (seed, scraper name, keyword or query, index within the run), so ground truth needs no state.
 import { rngFor } from '../random.js';
 import type { Sentiment } from '../validate.js';
-import { COMPANIES, EMOJI, FIRST_NAMES, LANGUAGES, LAST_NAMES, LOREM, PDF_TOPICS, POST_PHRASES, SOCIAL_PLATFORMS, CITIES, words } from './words.js';
+import {
+  COMPANIES,
+  EMOJI,
+  FIRST_NAMES,
+  LANGUAGES,
+  LAST_NAMES,
+  LOREM,
+  PDF_TOPICS,
+  POST_PHRASES,
+  SOCIAL_PLATFORMS,
+  CITIES,
+  words,
+} from './words.js';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
 export type JsonObject = { [k: string]: JsonValue };
@@ -13,16 +25,24 @@ export interface GeneratedResult {
 }
 
 function slug(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[^\w\s-]/g, '')
-    .trim()
-    .toLowerCase()
-    .replace(/[\s_]+/g, '-')
-    .slice(0, 60) || 'item';
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/[^\w\s-]/g, '')
+      .trim()
+      .toLowerCase()
+      .replace(/[\s_]+/g, '-')
+      .slice(0, 60) || 'item'
+  );
 }
 
-export function pdfResult(seed: number, scraperName: string, keyword: string, prompt: string, index: number): GeneratedResult {
+export function pdfResult(
+  seed: number,
+  scraperName: string,
+  keyword: string,
+  prompt: string,
+  index: number,
+): GeneratedResult {
   const rng = rngFor(seed, 'pdf', scraperName, keyword, index);
   const company = rng.pick(COMPANIES);
   const year = rng.int(2015, 2026);
@@ -74,7 +94,10 @@ export function leadsSearchEngineResult(
   const domain = `${slug(company)}.example`;
   const place = rng.pick(CITIES);
   const page = Math.floor(index / 10) + 1;
-  const sourceUrl = query.url !== undefined ? new URL(`/contact/${rng.hex(6)}`, query.url).toString() : `https://${domain}/about?ref=${rng.hex(6)}`;
+  const sourceUrl =
+    query.url !== undefined
+      ? new URL(`/contact/${rng.hex(6)}`, query.url).toString()
+      : `https://${domain}/about?ref=${rng.hex(6)}`;
   const profiles: JsonObject[] = rng.sample(SOCIAL_PLATFORMS, rng.int(0, 3)).map((platform) => {
     const handle = `${slug(first)}${slug(last)}${rng.int(1, 99)}`;
     return { platform, handle, url: `https://${platform}.example/${handle}` };
@@ -83,12 +106,25 @@ export function leadsSearchEngineResult(
     scraped_url: sourceUrl,
     content: {
       name: `${first} ${last}`,
-      job_title: rng.pick(['CEO', 'CTO', 'Head of Sales', 'Marketing Manager', 'Founder', 'Procurement Lead', 'Data Lead']),
+      job_title: rng.pick([
+        'CEO',
+        'CTO',
+        'Head of Sales',
+        'Marketing Manager',
+        'Founder',
+        'Procurement Lead',
+        'Data Lead',
+      ]),
       company,
       email: rng.chance(0.85) ? `${slug(first)}.${slug(last)}@${domain}` : null,
-      phone: rng.chance(0.6) ? `+${rng.int(1, 99)} ${rng.int(100, 999)} ${rng.int(1000, 9999)} ${rng.int(100, 999)}` : null,
+      phone: rng.chance(0.6)
+        ? `+${rng.int(1, 99)} ${rng.int(100, 999)} ${rng.int(1000, 9999)} ${rng.int(100, 999)}`
+        : null,
       website: `https://${domain}`,
-      address: place.city === 'Remote' ? null : `${rng.int(1, 250)} ${rng.pick(LAST_NAMES)} Street, ${place.city}, ${place.country}`,
+      address:
+        place.city === 'Remote'
+          ? null
+          : `${rng.int(1, 250)} ${rng.pick(LAST_NAMES)} Street, ${place.city}, ${place.country}`,
       source_url: sourceUrl,
       search_query: queryKey,
       search_page: page,
@@ -99,7 +135,13 @@ export function leadsSearchEngineResult(
 
 const SENTIMENT_CYCLE: ReadonlyArray<Exclude<Sentiment, 'all'>> = ['positive', 'neutral', 'negative'];
 
-export function socialResult(seed: number, scraperName: string, keywords: string, sentimentType: Sentiment, index: number): GeneratedResult {
+export function socialResult(
+  seed: number,
+  scraperName: string,
+  keywords: string,
+  sentimentType: Sentiment,
+  index: number,
+): GeneratedResult {
   const rng = rngFor(seed, 'social', scraperName, keywords, sentimentType, index);
   const sentiment = sentimentType === 'all' ? rng.pick(SENTIMENT_CYCLE) : sentimentType;
   const topic = keywords.split(',')[rng.int(0, Math.max(0, keywords.split(',').length - 1))]?.trim() || keywords;
@@ -107,7 +149,12 @@ export function socialResult(seed: number, scraperName: string, keywords: string
   // Built as text: post ids are 19 digits, beyond what a double holds exactly.
   const postId = `17${String(rng.int(0, 99_999_999)).padStart(8, '0')}${String(index).padStart(9, '0')}`;
   const postUrl = `https://social.example/${handle}/status/${postId}`;
-  const score = sentiment === 'positive' ? rng.float(0.3, 1, 3) : sentiment === 'negative' ? rng.float(-1, -0.3, 3) : rng.float(-0.29, 0.29, 3);
+  const score =
+    sentiment === 'positive'
+      ? rng.float(0.3, 1, 3)
+      : sentiment === 'negative'
+        ? rng.float(-1, -0.3, 3)
+        : rng.float(-0.29, 0.29, 3);
   const hashtags = rng.sample(['#AI', '#ML', '#data', '#tech', '#startup', '#news', '#opensource'], rng.int(0, 3));
   return {
     scraped_url: postUrl,

@@ -11,7 +11,16 @@ export function scraperTimestamp(seed: number, s: ScraperState): string {
 
 export function shortScraper(seed: number, s: ScraperState): JsonObject {
   const ts = scraperTimestamp(seed, s);
-  return { id: s.id, name: s.name, url: [...s.urls], urls: [...s.urls], scheduled: false, schedule: null, created_at: ts, updated_at: ts };
+  return {
+    id: s.id,
+    name: s.name,
+    url: [...s.urls],
+    urls: [...s.urls],
+    scheduled: false,
+    schedule: null,
+    created_at: ts,
+    updated_at: ts,
+  };
 }
 
 export function listScraper(seed: number, s: ScraperState): JsonObject {
@@ -86,7 +95,9 @@ export function fullScraper(seed: number, s: ScraperState, userId: number): Json
     workflow: [
       {
         type: 'options',
-        data: { keywords: s.keywords.map((k) => ({ type: 'keyword', data: { keyword: k.keyword, prompt: k.prompt } })) },
+        data: {
+          keywords: s.keywords.map((k) => ({ type: 'keyword', data: { keyword: k.keyword, prompt: k.prompt } })),
+        },
       },
     ],
     version: 2,

@@ -27,22 +27,44 @@ let nextResultId = 5000;
 
 function result(content: unknown, id = nextResultId++): ResultRecord {
   return {
-    id, scraper_id: 1, scraping_run_id: 77, scraper_name: 'suite', scraped_url: `https://x.example/${id}`, status: 'succeeded',
-    content, created_at: '2026-01-01T00:00:00.000000Z', updated_at: '2026-01-01T00:00:00.000000Z',
+    id,
+    scraper_id: 1,
+    scraping_run_id: 77,
+    scraper_name: 'suite',
+    scraped_url: `https://x.example/${id}`,
+    status: 'succeeded',
+    content,
+    created_at: '2026-01-01T00:00:00.000000Z',
+    updated_at: '2026-01-01T00:00:00.000000Z',
   } as unknown as ResultRecord;
 }
 
 function resultsBatch(pipeline: string, records: ResultRecord[], mergeKey?: string[]): LoadBatchOptions {
-  return resultsPage({ pipeline, raw: stringifyJson({ data: records }), table: `${pipeline}_items`, requestKey: `page-${records[0]?.id ?? 0}`, mergeKey });
+  return resultsPage({
+    pipeline,
+    raw: stringifyJson({ data: records }),
+    table: `${pipeline}_items`,
+    requestKey: `page-${records[0]?.id ?? 0}`,
+    mergeKey,
+  });
 }
 
 /** A generated marketplace product (the simulator's generator) as a batch of pipeline `shop`. */
 function product(itemId: number, priceBump = 0): LoadBatchOptions {
   const url = `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${itemId}&shopid=77`;
-  const doc = parseJson(stringifyJson(generateProduct(5, { url, itemId, shopId: 77 }))) as { data: { data: { item: Record<string, unknown> } } };
+  const doc = parseJson(stringifyJson(generateProduct(5, { url, itemId, shopId: 77 }))) as {
+    data: { data: { item: Record<string, unknown> } };
+  };
   if (priceBump) doc.data.data.item['price'] = Number(doc.data.data.item['price']) + priceBump;
   const raw = stringifyJson(doc);
-  return { pipeline: 'shop', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: url, raw, data: marketplaceResponseSchema.parse(parseJson(raw)) };
+  return {
+    pipeline: 'shop',
+    kind: 'marketplace',
+    endpoint: 'POST /api/marketplace/sync',
+    requestKey: url,
+    raw,
+    data: marketplaceResponseSchema.parse(parseJson(raw)),
+  };
 }
 
 async function rows(db: Database, sql: string, params: Param[] = []): Promise<Array<Record<string, unknown>>> {
@@ -93,14 +115,16 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       expect(destinationOf(db)).toBe(adapter);
       expect(adapter.parseUrl(url)?.dialect).toBe(name);
       // No other adapter claims the URL.
-      for (const other of Object.values(DESTINATIONS)) if (other !== adapter) expect(other.parseUrl(url)).toBeUndefined();
+      for (const other of Object.values(DESTINATIONS))
+        if (other !== adapter) expect(other.parseUrl(url)).toBeUndefined();
       expect(adapter.fileOf(adapter.parseUrl(url) as never) === undefined).toBe(caps.server);
     });
 
     it('opens and migrates idempotently; the probe passes on what it opened', async () => {
       const { db, url } = await fresh();
       const before = await tables(db);
-      for (const t of ['pipeline_runs', 'raw_responses', 'schema_history', 'export_watermarks', 'sync_watermarks']) expect(before).toContain(t);
+      for (const t of ['pipeline_runs', 'raw_responses', 'schema_history', 'export_watermarks', 'sync_watermarks'])
+        expect(before).toContain(t);
       await db.close();
       const again = await openDatabase(url);
       open.push(again);
@@ -112,7 +136,10 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       const { db } = await fresh();
       await expect(
         withTransaction(db, async (tx) => {
-          await tx.run(`INSERT INTO sync_watermarks (pipeline, stream, watermark, updated_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, ${tx.ph(4)})`, ['p', 's', '1', new Date().toISOString()]);
+          await tx.run(
+            `INSERT INTO sync_watermarks (pipeline, stream, watermark, updated_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, ${tx.ph(4)})`,
+            ['p', 's', '1', new Date().toISOString()],
+          );
           throw new Error('injected');
         }),
       ).rejects.toThrow('injected');
@@ -126,14 +153,19 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
     it(`savepoints: ${caps.savepoints ? 'a failed savepoint rolls back alone' : 'refused, as claimed'}`, async () => {
       const { db } = await fresh();
       const insert = (tx: Tx, stream: string) =>
-        tx.run(`INSERT INTO sync_watermarks (pipeline, stream, watermark, updated_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, ${tx.ph(4)})`, ['p', stream, '1', new Date().toISOString()]);
+        tx.run(
+          `INSERT INTO sync_watermarks (pipeline, stream, watermark, updated_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, ${tx.ph(4)})`,
+          ['p', stream, '1', new Date().toISOString()],
+        );
       if (caps.savepoints) {
         await withTransaction(db, async (tx) => {
           await insert(tx, 'kept');
-          await expect(tx.savepoint(async () => {
-            await insert(tx, 'dropped');
-            throw new Error('injected');
-          })).rejects.toThrow('injected');
+          await expect(
+            tx.savepoint(async () => {
+              await insert(tx, 'dropped');
+              throw new Error('injected');
+            }),
+          ).rejects.toThrow('injected');
         });
         expect(await readSyncWatermark(db, 'p', 'kept')).toBe('1');
         expect(await readSyncWatermark(db, 'p', 'dropped')).toBeNull();
@@ -144,20 +176,37 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
 
     it('upserts by merge key: one row per key, the newer result wins', async () => {
       const { db } = await fresh();
-      await loadBatch(db, resultsBatch('merge', [result({ email: 'a@x', name: 'old' }, 100), result({ email: 'b@x', name: 'b' }, 101)], ['email']));
+      await loadBatch(
+        db,
+        resultsBatch(
+          'merge',
+          [result({ email: 'a@x', name: 'old' }, 100), result({ email: 'b@x', name: 'b' }, 101)],
+          ['email'],
+        ),
+      );
       await loadBatch(db, resultsBatch('merge', [result({ email: 'a@x', name: 'new' }, 102)], ['email']));
       // An older result of the same key does not overwrite the newer one.
       await loadBatch(db, resultsBatch('merge', [result({ email: 'a@x', name: 'stale' }, 99)], ['email']));
       const ph = adapter.sql.ph(1);
       expect(await count(db, 'merge_items')).toBe(2);
-      expect((await rows(db, `SELECT name FROM merge_items WHERE email = ${ph}`, ['a@x'])).map((r) => r['name'])).toEqual(['new']);
+      expect(
+        (await rows(db, `SELECT name FROM merge_items WHERE email = ${ph}`, ['a@x'])).map((r) => r['name']),
+      ).toEqual(['new']);
     });
 
     it('schema evolution adds columns and child tables, hostile names within the identifier capability', async () => {
       const { db } = await fresh();
       const long = `k${'é'.repeat(120)}`; // 241 bytes: past every destination's limit
       const reserved = [...caps.reservedNames];
-      const content = { id: 'r1', [long]: 'long-value', 'quote"d': 'q', 'ключ данных': 'u', '🙂': 'emoji', tags: [{ t: 'a' }, { t: 'b' }], ...Object.fromEntries(reserved.map((r) => [r, `sys-${r}`])) };
+      const content = {
+        id: 'r1',
+        [long]: 'long-value',
+        'quote"d': 'q',
+        'ключ данных': 'u',
+        '🙂': 'emoji',
+        tags: [{ t: 'a' }, { t: 'b' }],
+        ...Object.fromEntries(reserved.map((r) => [r, `sys-${r}`])),
+      };
       const out = await loadBatch(db, resultsBatch('evo', [result(content)]));
       expect(out.schemaChanges.length).toBeGreaterThan(0);
       const cols = await columns(db, 'evo_items');
@@ -168,7 +217,8 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       expect(cols).toContain('ключ_данных');
       const [row] = await rows(db, 'SELECT * FROM evo_items');
       const values = Object.values(row ?? {}).map(String);
-      for (const v of ['long-value', 'q', 'u', 'emoji', ...reserved.map((r) => `sys-${r}`)]) expect(values).toContain(v);
+      for (const v of ['long-value', 'q', 'u', 'emoji', ...reserved.map((r) => `sys-${r}`)])
+        expect(values).toContain(v);
       const children = (await tables(db)).filter((t) => t.startsWith('evo_items__'));
       expect(children.length).toBe(1);
       expect(await count(db, children[0]!)).toBe(2);
@@ -198,10 +248,16 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       expect(models).toBeGreaterThan(40);
       const again = await loadBatches(db, list);
       expect(again.failed).toBeUndefined();
-      for (const r of again.results) for (const [t, c] of Object.entries(r.changedByTable)) if (t !== 'raw_responses') expect(c, t).toBe(0);
+      for (const r of again.results)
+        for (const [t, c] of Object.entries(r.changedByTable)) if (t !== 'raw_responses') expect(c, t).toBe(0);
       expect(await count(db, 'marketplace_product_models')).toBe(models);
       // A failing response in the middle: the ones before it commit, it and the rest do not.
-      const broken: LoadBatchOptions = { ...product(999), onTableWritten: () => { throw new Error('injected'); } };
+      const broken: LoadBatchOptions = {
+        ...product(999),
+        onTableWritten: () => {
+          throw new Error('injected');
+        },
+      };
       const mixed = await loadBatches(db, [product(41), broken, product(42)]);
       expect(mixed.failed?.index).toBe(1);
       expect(await count(db, 'marketplace_products')).toBe(41);
@@ -214,10 +270,18 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       const table = 'marketplace_products';
       expect(await reader.readWatermark(db, 'shop', table)).toBeNull();
       const read = async (after: bigint | null) => {
-        const where = after === null ? [`pipeline = ${adapter.sql.ph(1)}`] : [`pipeline = ${adapter.sql.ph(1)}`, `load_id > ${adapter.sql.ph(2)}`];
+        const where =
+          after === null
+            ? [`pipeline = ${adapter.sql.ph(1)}`]
+            : [`pipeline = ${adapter.sql.ph(1)}`, `load_id > ${adapter.sql.ph(2)}`];
         const params = after === null ? ['shop'] : ['shop', after];
         const out: Array<[string, bigint]> = [];
-        for await (const batch of reader.rowBatches(db, { table, columns: ['item_id', 'load_id'].map(quoteIdent), where, params }, params, 2)) {
+        for await (const batch of reader.rowBatches(
+          db,
+          { table, columns: ['item_id', 'load_id'].map(quoteIdent), where, params },
+          params,
+          2,
+        )) {
           for (const r of batch) out.push([String(r[0]), BigInt(r[1] as bigint | string | number)]);
         }
         return out;
@@ -245,14 +309,20 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       expect(pruned.old).toBe(before);
       expect(pruned.deleted).toBeGreaterThanOrEqual(1);
       expect(await count(db, 'raw_responses')).toBe(before - pruned.deleted);
-      const orphans = await rows(db, 'SELECT count(*) AS n FROM marketplace_products p WHERE NOT EXISTS (SELECT 1 FROM raw_responses r WHERE r.id = p.load_id)');
+      const orphans = await rows(
+        db,
+        'SELECT count(*) AS n FROM marketplace_products p WHERE NOT EXISTS (SELECT 1 FROM raw_responses r WHERE r.id = p.load_id)',
+      );
       expect(Number(orphans[0]?.['n'])).toBe(0);
     });
 
     it(`writers: ${caps.oneWriterPerFile ? 'one process holds the file' : caps.concurrentWriters ? 'concurrent transactions write at once' : 'serialised across connections'}`, async () => {
       const { db, url } = await fresh();
       const insert = (tx: Tx, stream: string) =>
-        tx.run(`INSERT INTO sync_watermarks (pipeline, stream, watermark, updated_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, ${tx.ph(4)})`, ['w', stream, '1', new Date().toISOString()]);
+        tx.run(
+          `INSERT INTO sync_watermarks (pipeline, stream, watermark, updated_at) VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)}, ${tx.ph(4)})`,
+          ['w', stream, '1', new Date().toISOString()],
+        );
       // A second connection of this process, opened (and migrated) before the first one starts writing.
       const other = caps.oneWriterPerFile ? undefined : await openDatabase(url);
       if (other) open.push(other);
@@ -269,7 +339,15 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       if (caps.oneWriterPerFile) {
         // Another process cannot open the file while this one writes it.
         const file = adapter.fileOf(adapter.parseUrl(url) as never)!;
-        const child = spawnSync(process.execPath, ['--input-type=module', '-e', `import { DuckDBInstance } from '@duckdb/node-api'; try { await DuckDBInstance.create(${JSON.stringify(file)}); console.log('opened'); } catch (e) { console.log('refused: ' + e.message); }`], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+        const child = spawnSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            `import { DuckDBInstance } from '@duckdb/node-api'; try { await DuckDBInstance.create(${JSON.stringify(file)}); console.log('opened'); } catch (e) { console.log('refused: ' + e.message); }`,
+          ],
+          { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 },
+        );
         expect(child.stdout).toMatch(/^refused: .*lock/i);
         release();
         await first;
@@ -291,13 +369,23 @@ export function adapterSuite(name: DestinationName, factory: DestinationFactory)
       const ph = adapter.sql.ph;
       const list = Array.from({ length: caps.maxParams - 1 }, (_, i) => ph(i + 2)).join(', ');
       const params: Param[] = Array.from({ length: caps.maxParams }, () => 1);
-      const [hit] = await rows(db, `SELECT count(*) AS n FROM sync_watermarks WHERE ${ph(1)} IN (${list}) OR 1 = 1`, params);
+      const [hit] = await rows(
+        db,
+        `SELECT count(*) AS n FROM sync_watermarks WHERE ${ph(1)} IN (${list}) OR 1 = 1`,
+        params,
+      );
       expect(Number(hit?.['n'])).toBe(0);
       // The longest identifier claimed round-trips, and so do quotes and other scripts in a quoted identifier.
       const longest = 'c'.repeat(caps.maxIdentifierBytes);
-      await withTransaction(db, (tx) => tx.run(`CREATE TABLE ident_probe (${quoteIdent(longest)} INTEGER, ${quoteIdent('a"b')} INTEGER, ${quoteIdent('ключ 🙂')} INTEGER)`, []));
+      await withTransaction(db, (tx) =>
+        tx.run(
+          `CREATE TABLE ident_probe (${quoteIdent(longest)} INTEGER, ${quoteIdent('a"b')} INTEGER, ${quoteIdent('ключ 🙂')} INTEGER)`,
+          [],
+        ),
+      );
       expect(await columns(db, 'ident_probe')).toEqual([longest, 'a"b', 'ключ 🙂']);
-      const add = () => withTransaction(db, (tx) => tx.run(`ALTER TABLE ident_probe ADD COLUMN IF NOT EXISTS extra INTEGER`, []));
+      const add = () =>
+        withTransaction(db, (tx) => tx.run(`ALTER TABLE ident_probe ADD COLUMN IF NOT EXISTS extra INTEGER`, []));
       if (caps.addColumnIfNotExists) {
         await add();
         await add();

@@ -44,7 +44,8 @@ const repoRoot = path.resolve(here, '..', '..');
  */
 function scrubbed<T>(value: T): T {
   if (typeof value === 'string') return value.split(repoRoot).join('<repo>') as T;
-  if (value instanceof Uint8Array) return Buffer.from(Buffer.from(value).toString('latin1').split(repoRoot).join('<repo>'), 'latin1') as T;
+  if (value instanceof Uint8Array)
+    return Buffer.from(Buffer.from(value).toString('latin1').split(repoRoot).join('<repo>'), 'latin1') as T;
   if (Array.isArray(value)) return value.map(scrubbed) as T;
   if (value === null || typeof value !== 'object' || value.constructor?.name === 'Long') return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === 'stackTrace' ? '' : scrubbed(v)])) as T;
@@ -62,10 +63,13 @@ export interface ReplayEntry {
 }
 fs.mkdirSync(path.join(here, 'histories'), { recursive: true });
 const manifestFile = path.join(here, 'histories', 'histories.json');
-let manifest: ReplayEntry[] = fs.existsSync(manifestFile) ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as ReplayEntry[]) : [];
+let manifest: ReplayEntry[] = fs.existsSync(manifestFile)
+  ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as ReplayEntry[])
+  : [];
 
 const bundle = process.env['CAPTURE_BUNDLE']?.trim();
-if (bundle && !fs.existsSync(bundle)) throw new Error(`CAPTURE_BUNDLE=${bundle}: no such file (build that checkout first)`);
+if (bundle && !fs.existsSync(bundle))
+  throw new Error(`CAPTURE_BUNDLE=${bundle}: no such file (build that checkout first)`);
 // The webhook of the 'hooks' run: answers 200 to every alert and watch event.
 const receiver = http.createServer((req, res) => {
   req.resume();
@@ -73,7 +77,10 @@ const receiver = http.createServer((req, res) => {
 });
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const hookBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-const only = process.env['CAPTURE_ONLY']?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = process.env['CAPTURE_ONLY']
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const wanted = (mode: string, variant?: string) => !only || only.includes(variant ? `${mode}-${variant}` : mode);
 // An address nothing listens on: the service of the 'cancelled' run's worker, down for the whole run.
 const closedPort = await new Promise<number>((resolve) => {
@@ -86,7 +93,12 @@ const bed = await startPipelineBed({ name: 'capture', token: TOKEN, seed: 5, run
 const worker = await startInProcessWorker({
   address: bed.temporal.address,
   taskQueue,
-  env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_CHUNK_SIZE: '2', HOOK_BASE: hookBase },
+  env: {
+    SCRAPER_BASE_URL: bed.sim.baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    SCRAPE_ETL_URL_CHUNK_SIZE: '2',
+    HOOK_BASE: hookBase,
+  },
   ...(bundle ? { workflowBundle: { codePath: path.resolve(bundle) } } : {}),
 });
 const downQueue = `${taskQueue}-down`;
@@ -100,7 +112,12 @@ const downWorker = wanted('url-list', 'cancelled')
   : undefined;
 
 /** Writes a finished run's history (in clear, scrubbed) and lists it in the manifest. */
-async function record(handle: Awaited<ReturnType<typeof startPipelineRun>>, mode: ReplayEntry['mode'], variant: string | undefined, status: string): Promise<void> {
+async function record(
+  handle: Awaited<ReturnType<typeof startPipelineRun>>,
+  mode: ReplayEntry['mode'],
+  variant: string | undefined,
+  status: string,
+): Promise<void> {
   // Protobuf's binary form, as the server sends it: the SDK's JSON reader (historyFromJSON) fails in this
   // install ("type must be a Type": @temporalio/common and @temporalio/proto each have their own protobufjs).
   // In clear: the payloads are encrypted with this machine's key, and a replay elsewhere has another one.
@@ -109,18 +126,39 @@ async function record(handle: Awaited<ReturnType<typeof startPipelineRun>>, mode
   const history = temporal.api.history.v1.History.create(scrubbed(fetched));
   const bytes = temporal.api.history.v1.History.encode(history).finish();
   if (Buffer.from(bytes).includes(TOKEN)) throw new Error(`the history of ${handle.workflowId} holds the API token`);
-  if (Buffer.from(bytes).includes(repoRoot)) throw new Error(`the history of ${handle.workflowId} holds this checkout's path`);
+  if (Buffer.from(bytes).includes(repoRoot))
+    throw new Error(`the history of ${handle.workflowId} holds this checkout's path`);
   const file = `${label}-${mode}${variant ? `-${variant}` : ''}.binpb`;
   fs.writeFileSync(path.join(here, 'histories', file), bytes);
   // The workflow reads its own id (it must match the pipeline's name), and a history does not hold it.
-  const entry: ReplayEntry = { file, mode, ...(variant ? { variant } : {}), workflowId: handle.workflowId, status, events: history.events.length };
+  const entry: ReplayEntry = {
+    file,
+    mode,
+    ...(variant ? { variant } : {}),
+    workflowId: handle.workflowId,
+    status,
+    events: history.events.length,
+  };
   manifest = [...manifest.filter((e) => e.file !== file), entry];
   console.log(`${file}: ${status}, ${history.events.length} events`);
 }
 
 try {
   const csv = (dir: string) =>
-    [{ dir, format: 'csv', tables: [], mode: 'full', write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }] as PipelineSpec['exports'];
+    [
+      {
+        dir,
+        format: 'csv',
+        tables: [],
+        mode: 'full',
+        write_empty: false,
+        delimiter: ',',
+        bom: false,
+        null_text: '',
+        file_name: '{pipeline}_{table}_{timestamp}.csv',
+        neutralize_formulas: true,
+      },
+    ] as PipelineSpec['exports'];
   const hooks = parsePipelineText(
     [
       'name: replay-hooks',
@@ -145,7 +183,18 @@ try {
   );
   const runs: Array<[ReplayEntry['mode'], PipelineSpec, string?]> = [
     // url-list: two chunks, one URL that fails for good (a partial run), CSV exports, retention.
-    ['url-list', { ...marketplaceSpec('replay-marketplace', bed.dbUrl, [productUrl(7_000_001), productUrl(7_000_002), 'https://example.com/not-a-marketplace']), exports: csv(path.join(bed.dir, 'out')), retention: { exports: 2 } }],
+    [
+      'url-list',
+      {
+        ...marketplaceSpec('replay-marketplace', bed.dbUrl, [
+          productUrl(7_000_001),
+          productUrl(7_000_002),
+          'https://example.com/not-a-marketplace',
+        ]),
+        exports: csv(path.join(bed.dir, 'out')),
+        retention: { exports: 2 },
+      },
+    ],
     // create-and-wait: a scraper created, its runs polled until they succeed, their results paged.
     ['create-and-wait', pdfSpec('replay-pdf', bed.dbUrl, 1, 3)],
     // results-sync: the service's results paged by cursor.
@@ -169,7 +218,8 @@ try {
     const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue: downQueue }, spec, 'replay');
     const waitingBy = Date.now() + 180_000;
     while (!(await handle.query<PipelineProgress>('progress')).waiting) {
-      if (Date.now() > waitingBy) throw new Error(`${handle.workflowId} did not start waiting out the outage within 3 minutes`);
+      if (Date.now() > waitingBy)
+        throw new Error(`${handle.workflowId} did not start waiting out the outage within 3 minutes`);
       await new Promise((r) => setTimeout(r, 250));
     }
     await handle.cancel();
@@ -180,7 +230,9 @@ try {
     const { status } = await handle.describe();
     const row = await getPipelineRun(bed.db, handle.workflowId);
     if (status.name !== 'CANCELLED' || row?.status !== 'cancelled') {
-      throw new Error(`${handle.workflowId}: cancelled, it ended ${status.name} (${ended}) with its pipeline_runs row '${row?.status}' (expected CANCELLED, 'cancelled')`);
+      throw new Error(
+        `${handle.workflowId}: cancelled, it ended ${status.name} (${ended}) with its pipeline_runs row '${row?.status}' (expected CANCELLED, 'cancelled')`,
+      );
     }
     await record(handle, 'url-list', 'cancelled', 'cancelled');
   }

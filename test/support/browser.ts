@@ -18,12 +18,18 @@ export function chromiumPath(): string {
     }
   }
   if (fs.existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
-  throw new Error("no Chromium found for the console's browser tests: install Debian's package (`apt-get install chromium`, as .ci/run does) or set CHROMIUM_PATH");
+  throw new Error(
+    "no Chromium found for the console's browser tests: install Debian's package (`apt-get install chromium`, as .ci/run does) or set CHROMIUM_PATH",
+  );
 }
 
 /** `extraArgs`: more Chromium switches (e.g. `--host-resolver-rules` to reach loopback through another name). */
 export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', ...extraArgs] });
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', ...extraArgs],
+  });
 }
 
 /** Where screenshots of failed browser tests go (kept as CI artefacts). */

@@ -47,5 +47,9 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
 
 /** The JSON lines a `--json` command printed on stdout. */
 export function jsonLines(stdout: string): Array<Record<string, unknown>> {
-  return stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

@@ -68,16 +68,33 @@ export async function buildConsoleFixture(name: string): Promise<ConsoleFixture>
     const hostile = {
       success: true,
       result: [
-        { job_title: HOSTILE_TITLE, job_url: 'javascript:alert(1)', job_location: '</td></tr></table><h1>injected</h1>', job_type: 'full-time' },
+        {
+          job_title: HOSTILE_TITLE,
+          job_url: 'javascript:alert(1)',
+          job_location: '</td></tr></table><h1>injected</h1>',
+          job_type: 'full-time',
+        },
       ],
       tokenUsage: 7,
       totalDone: 1,
     };
     const hostileFile = path.join(bed.dir, 'hostile.json');
     fs.writeFileSync(hostileFile, JSON.stringify(hostile));
-    const load = await runCli(['load', 'job-board', hostileFile, '--database', dbUrl, '--pipeline', 'hostile-jobs'], { cwd: bed.dir, env: bed.env });
+    const load = await runCli(['load', 'job-board', hostileFile, '--database', dbUrl, '--pipeline', 'hostile-jobs'], {
+      cwd: bed.dir,
+      env: bed.env,
+    });
     expect(load.code, load.stderr).toBe(0);
-    return { bed, dataDir, dbFile, dbUrl, partialPipeline, badUrl, hostileTitle: HOSTILE_TITLE, close: () => bed.close() };
+    return {
+      bed,
+      dataDir,
+      dbFile,
+      dbUrl,
+      partialPipeline,
+      badUrl,
+      hostileTitle: HOSTILE_TITLE,
+      close: () => bed.close(),
+    };
   } catch (err) {
     await bed.close();
     throw err;

@@ -7,7 +7,18 @@ import { DATA_TABLES, TABLE_META, type DataTableName } from '../../db/tables.js'
 
 export type Dump = Record<string, Array<Record<string, unknown>>>;
 
-const RAW_COLUMNS = ['id', 'pipeline', 'kind', 'endpoint', 'request_key', 'workflow_id', 'scraping_run_id', 'body_sha256', 'body_bytes', 'body'];
+const RAW_COLUMNS = [
+  'id',
+  'pipeline',
+  'kind',
+  'endpoint',
+  'request_key',
+  'workflow_id',
+  'scraping_run_id',
+  'body_sha256',
+  'body_bytes',
+  'body',
+];
 
 async function select(db: Database, sql: string): Promise<Array<Record<string, unknown>>> {
   if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all() as Array<Record<string, unknown>>;
@@ -28,7 +39,10 @@ function normalise(kind: string | undefined, v: unknown): unknown {
 /** Inferred columns (schema_history) by table, with their logical types. */
 async function inferredColumns(db: Database): Promise<Map<string, Map<string, string>>> {
   const out = new Map<string, Map<string, string>>();
-  for (const r of await select(db, 'SELECT table_name, column_name, data_type FROM schema_history ORDER BY table_name, column_name')) {
+  for (const r of await select(
+    db,
+    'SELECT table_name, column_name, data_type FROM schema_history ORDER BY table_name, column_name',
+  )) {
     const t = String(r['table_name']);
     if (!out.has(t)) out.set(t, new Map());
     out.get(t)!.set(String(r['column_name']), String(r['data_type']));
@@ -43,24 +57,44 @@ function sortRows(rows: Array<Record<string, unknown>>): Array<Record<string, un
 }
 
 /** A model table with its inferred columns, or an inferred table (`<pipeline>_items`, …) by name. */
-export async function dumpTable(db: Database, table: string, opts: { keepLoadedAt?: boolean } = {}): Promise<Array<Record<string, unknown>>> {
+export async function dumpTable(
+  db: Database,
+  table: string,
+  opts: { keepLoadedAt?: boolean } = {},
+): Promise<Array<Record<string, unknown>>> {
   const inferred = (await inferredColumns(db)).get(table) ?? new Map<string, string>();
   const meta = (TABLE_META as Record<string, (typeof TABLE_META)[DataTableName] | undefined>)[table];
   const kinds = new Map<string, string>([...Object.entries(meta?.kinds ?? {}), ...inferred]);
-  const cols = [...(meta?.columns ?? []), ...[...inferred.keys()].filter((c) => !meta?.columns.includes(c))].filter((c) => opts.keepLoadedAt || c !== 'loaded_at');
+  const cols = [...(meta?.columns ?? []), ...[...inferred.keys()].filter((c) => !meta?.columns.includes(c))].filter(
+    (c) => opts.keepLoadedAt || c !== 'loaded_at',
+  );
   const rows = await select(db, `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}"`);
-  return sortRows(rows.map((r) => Object.fromEntries(cols.map((c) => [c, c === 'loaded_at' ? String(r[c]) : normalise(kinds.get(c), r[c])]))));
+  return sortRows(
+    rows.map((r) =>
+      Object.fromEntries(cols.map((c) => [c, c === 'loaded_at' ? String(r[c]) : normalise(kinds.get(c), r[c])])),
+    ),
+  );
 }
 
 export async function dumpDatabase(db: Database, opts: { keepLoadedAt?: boolean } = {}): Promise<Dump> {
   const out: Dump = {};
   for (const t of DATA_TABLES) out[t] = await dumpTable(db, t, opts);
-  for (const t of (await inferredColumns(db)).keys()) if (!(DATA_TABLES as readonly string[]).includes(t)) out[t] = await dumpTable(db, t, opts);
-  out['schema_history'] = (await select(db, 'SELECT table_name, column_name, data_type, change, variant_of, pipeline FROM schema_history')).map((r) => ({ ...r }));
+  for (const t of (await inferredColumns(db)).keys())
+    if (!(DATA_TABLES as readonly string[]).includes(t)) out[t] = await dumpTable(db, t, opts);
+  out['schema_history'] = (
+    await select(db, 'SELECT table_name, column_name, data_type, change, variant_of, pipeline FROM schema_history')
+  ).map((r) => ({ ...r }));
   out['schema_history'] = sortRows(out['schema_history']);
   const raw = await select(db, `SELECT ${RAW_COLUMNS.join(', ')} FROM raw_responses`);
   out['raw_responses'] = sortRows(
-    raw.map((r) => Object.fromEntries(RAW_COLUMNS.map((c) => [c, ['id', 'scraping_run_id', 'body_bytes'].includes(c) ? normalise('int', r[c]) : r[c]]))),
+    raw.map((r) =>
+      Object.fromEntries(
+        RAW_COLUMNS.map((c) => [
+          c,
+          ['id', 'scraping_run_id', 'body_bytes'].includes(c) ? normalise('int', r[c]) : r[c],
+        ]),
+      ),
+    ),
   );
   return out;
 }

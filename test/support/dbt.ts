@@ -9,7 +9,10 @@ let dbtPath: string | undefined;
 
 /** The dbt executable, installed into ~/.cache/scrape-etl/dbt-1.11 on first use (minutes once). */
 export function ensureDbt(): string {
-  dbtPath ??= execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'ensure-dbt.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  dbtPath ??= execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'ensure-dbt.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
   return dbtPath;
 }
 

@@ -3,7 +3,11 @@ import type { Database } from '../../destinations/contract.js';
 import { duckQuery } from '../../destinations/duckdb/export-reader.js';
 
 /** Rows as JavaScript values (BIGINT as bigint, TIMESTAMPTZ as Date); `$1` placeholders. */
-export async function duckSelect(db: Database, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+export async function duckSelect(
+  db: Database,
+  sql: string,
+  params: unknown[] = [],
+): Promise<Array<Record<string, unknown>>> {
   if (db.dialect !== 'duckdb') throw new Error(`duckSelect: not a DuckDB database (${db.dialect})`);
   return duckQuery(db, sql, params);
 }

@@ -60,14 +60,37 @@ export function scraperRows(pipeline: string, loadId: bigint, firstId: bigint): 
   }));
 }
 
-const SCRAPER_COLUMNS = ['id', 'name', 'urls', 'scheduled', 'schedule', 'pipeline', 'load_id', 'loaded_at', 'row_hash'] as const;
+const SCRAPER_COLUMNS = [
+  'id',
+  'name',
+  'urls',
+  'scheduled',
+  'schedule',
+  'pipeline',
+  'load_id',
+  'loaded_at',
+  'row_hash',
+] as const;
 
 export async function insertScrapers(db: Database, rows: ScraperRow[]): Promise<void> {
   const cols = SCRAPER_COLUMNS.join(', ');
   if (db.dialect === 'sqlite') {
-    const stmt = db.sqlite.prepare(`insert or replace into scrapers (${cols}) values (${SCRAPER_COLUMNS.map(() => '?').join(', ')})`);
+    const stmt = db.sqlite.prepare(
+      `insert or replace into scrapers (${cols}) values (${SCRAPER_COLUMNS.map(() => '?').join(', ')})`,
+    );
     db.sqlite.transaction(() => {
-      for (const r of rows) stmt.run(r.id, r.name, r.urls, r.scheduled === null ? null : r.scheduled ? 1 : 0, r.schedule, r.pipeline, r.load_id, r.loaded_at, r.row_hash);
+      for (const r of rows)
+        stmt.run(
+          r.id,
+          r.name,
+          r.urls,
+          r.scheduled === null ? null : r.scheduled ? 1 : 0,
+          r.schedule,
+          r.pipeline,
+          r.load_id,
+          r.loaded_at,
+          r.row_hash,
+        );
     })();
     return;
   }
@@ -86,14 +109,25 @@ export async function insertScrapers(db: Database, rows: ScraperRow[]): Promise<
     await pgPool(db).query(
       `insert into scrapers (${cols}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        on conflict (pipeline, id) do update set name = excluded.name, load_id = excluded.load_id, row_hash = excluded.row_hash`,
-      [r.id.toString(), r.name, r.urls, r.scheduled, r.schedule, r.pipeline, r.load_id.toString(), r.loaded_at, r.row_hash],
+      [
+        r.id.toString(),
+        r.name,
+        r.urls,
+        r.scheduled,
+        r.schedule,
+        r.pipeline,
+        r.load_id.toString(),
+        r.loaded_at,
+        r.row_hash,
+      ],
     );
   }
 }
 
 /** The text each cell of a scrapers row must have in the CSV, written independently of export/cells.ts. */
 export function expectedScraperCells(r: ScraperRow, nullText: string): string[] {
-  const cell = (v: string | bigint | boolean | null) => (v === null ? nullText : typeof v === 'boolean' ? String(v) : v.toString());
+  const cell = (v: string | bigint | boolean | null) =>
+    v === null ? nullText : typeof v === 'boolean' ? String(v) : v.toString();
   return SCRAPER_COLUMNS.map((c) => cell(r[c]));
 }
 
@@ -104,7 +138,10 @@ export interface ParsedCsv {
 }
 
 /** Parses an exported file with papaparse, checking the framing (BOM, record separator at the end) on the way. */
-export async function readCsv(file: string, o: { newline?: '\r\n' | '\n'; delimiter?: string; bom?: boolean } = {}): Promise<ParsedCsv> {
+export async function readCsv(
+  file: string,
+  o: { newline?: '\r\n' | '\n'; delimiter?: string; bom?: boolean } = {},
+): Promise<ParsedCsv> {
   let raw = await readFile(file, 'utf8');
   const newline = o.newline ?? '\r\n';
   if (o.bom) {
@@ -114,7 +151,11 @@ export async function readCsv(file: string, o: { newline?: '\r\n' | '\n'; delimi
     throw new Error(`${file} starts with a BOM that was not asked for`);
   }
   if (!raw.endsWith(newline)) throw new Error(`${file} does not end with ${JSON.stringify(newline)}`);
-  const parsed = Papa.parse<string[]>(raw.slice(0, -newline.length), { newline, delimiter: o.delimiter ?? ',', quoteChar: '"' });
+  const parsed = Papa.parse<string[]>(raw.slice(0, -newline.length), {
+    newline,
+    delimiter: o.delimiter ?? ',',
+    quoteChar: '"',
+  });
   if (parsed.errors.length > 0) throw new Error(`${file}: ${JSON.stringify(parsed.errors.slice(0, 3))}`);
   const [header, ...rows] = parsed.data;
   return { raw, header: header ?? [], rows };
@@ -123,7 +164,8 @@ export async function readCsv(file: string, o: { newline?: '\r\n' | '\n'; delimi
 /** Only the scrapers columns the fixtures fill, keyed by id, so the comparison does not depend on row order. */
 export function byId(csv: ParsedCsv): Map<string, string[]> {
   const idx = SCRAPER_COLUMNS.map((c) => csv.header.indexOf(c));
-  if (idx.some((i) => i < 0)) throw new Error(`header lacks some of ${SCRAPER_COLUMNS.join(', ')}: ${csv.header.join(', ')}`);
+  if (idx.some((i) => i < 0))
+    throw new Error(`header lacks some of ${SCRAPER_COLUMNS.join(', ')}: ${csv.header.join(', ')}`);
   return new Map(csv.rows.map((row) => [row[idx[0]!]!, idx.map((i) => row[i]!)]));
 }
 
@@ -145,15 +187,23 @@ export async function waitForPartialFile(dir: string, timeoutMs = 60_000): Promi
   }
 }
 
-export async function exportWatermarks(db: Database): Promise<Array<{ pipeline: string; table_name: string; last_load_id: bigint }>> {
+export async function exportWatermarks(
+  db: Database,
+): Promise<Array<{ pipeline: string; table_name: string; last_load_id: bigint }>> {
   const sql = 'select pipeline, table_name, last_load_id from export_watermarks order by pipeline, table_name';
   const rows =
     db.dialect === 'sqlite'
       ? (db.sqlite.prepare(sql).safeIntegers(true).all() as Array<Record<string, unknown>>)
       : db.dialect === 'duckdb'
         ? await duckSelect(db, sql)
-        : ((await pgPool(db).query(sql.replace('last_load_id', 'last_load_id::text as last_load_id'))).rows as Array<Record<string, unknown>>);
-  return rows.map((r) => ({ pipeline: String(r['pipeline']), table_name: String(r['table_name']), last_load_id: BigInt(r['last_load_id'] as bigint | string) }));
+        : ((await pgPool(db).query(sql.replace('last_load_id', 'last_load_id::text as last_load_id'))).rows as Array<
+            Record<string, unknown>
+          >);
+  return rows.map((r) => ({
+    pipeline: String(r['pipeline']),
+    table_name: String(r['table_name']),
+    last_load_id: BigInt(r['last_load_id'] as bigint | string),
+  }));
 }
 
 /**
@@ -166,7 +216,14 @@ export async function checkIncrementalExports(db: Database, out: string): Promis
   const first = scraperRows('p1', 10n, 0n);
   await insertScrapers(db, first);
   await insertScrapers(db, scraperRows('other', 11n, 1000n));
-  const incremental = { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental' as const, nullText: '\\N', neutralizeFormulas: false };
+  const incremental = {
+    pipeline: 'p1',
+    tables: ['scrapers'],
+    outDir: out,
+    mode: 'incremental' as const,
+    nullText: '\\N',
+    neutralizeFormulas: false,
+  };
   const [a] = await exportTables(db, { ...incremental, fileName: 'a.csv' });
   expect(a!.rows).toBe(first.length);
   expect(byId(await readCsv(a!.file))).toEqual(expectedById(first, '\\N'));
@@ -182,11 +239,24 @@ export async function checkIncrementalExports(db: Database, out: string): Promis
 
   const [full] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, fileName: 'full.csv' });
   expect(full!.rows).toBe(first.length + 2);
-  const nothingNew = await exportTablesReport(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'c.csv' });
+  const nothingNew = await exportTablesReport(db, {
+    pipeline: 'p1',
+    tables: ['scrapers'],
+    outDir: out,
+    mode: 'incremental',
+    fileName: 'c.csv',
+  });
   expect(nothingNew).toEqual({ files: [], unchanged: ['scrapers'] });
   expect(existsSync(join(out, 'c.csv'))).toBe(false);
   expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
-  const [c] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'c.csv', writeEmpty: true });
+  const [c] = await exportTables(db, {
+    pipeline: 'p1',
+    tables: ['scrapers'],
+    outDir: out,
+    mode: 'incremental',
+    fileName: 'c.csv',
+    writeEmpty: true,
+  });
   expect(c!.rows).toBe(0);
   expect((await readCsv(c!.file)).rows).toEqual([]);
   expect((await readCsv(c!.file)).header[0]).toBe('id');

@@ -22,16 +22,33 @@ export async function startTlsFront(opts: { upstream: string; dir: string; apiKe
   const upstream = http2.connect(`http://${opts.upstream}`);
   upstream.on('error', () => {});
   const calls: TlsFront['calls'] = [];
-  const server = http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key), allowHTTP1: false });
+  const server = http2.createSecureServer({
+    cert: fs.readFileSync(cert),
+    key: fs.readFileSync(key),
+    allowHTTP1: false,
+  });
   server.on('stream', (stream, headers) => {
     const authorization = headers['authorization'] as string | undefined;
-    calls.push({ path: String(headers[':path']), authorization, namespace: headers['temporal-namespace'] as string | undefined });
+    calls.push({
+      path: String(headers[':path']),
+      authorization,
+      namespace: headers['temporal-namespace'] as string | undefined,
+    });
     if (opts.apiKey !== undefined && authorization !== `Bearer ${opts.apiKey}`) {
-      stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'API key missing or wrong' }, { endStream: true });
+      stream.respond(
+        {
+          ':status': 200,
+          'content-type': 'application/grpc',
+          'grpc-status': '16',
+          'grpc-message': 'API key missing or wrong',
+        },
+        { endStream: true },
+      );
       return;
     }
     const forwarded: http2.OutgoingHttpHeaders = {};
-    for (const [k, v] of Object.entries(headers)) if (k !== ':authority' && k !== ':scheme' && v !== undefined) forwarded[k] = v;
+    for (const [k, v] of Object.entries(headers))
+      if (k !== ':authority' && k !== ':scheme' && v !== undefined) forwarded[k] = v;
     const up = upstream.request(forwarded);
     stream.pipe(up);
     let trailers: http2.IncomingHttpHeaders | undefined;

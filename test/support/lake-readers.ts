@@ -22,14 +22,22 @@ export interface S3Access {
 }
 
 function run(script: string, args: string[]): string {
-  return execFileSync('python3', ['-c', script, ...args], { env: pythonReadersEnv(), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  return execFileSync('python3', ['-c', script, ...args], {
+    env: pythonReadersEnv(),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
 }
 
 /**
  * Every table folder under `<root>/<pipeline>/`, read as one pyarrow dataset each (files ending in the format's
  * extension, hive partitioning with load_date as a string). `root` is a folder, or `bucket/prefix` with `s3`.
  */
-export function readLakeWithPyarrow(root: string, pipeline: string, opts: { s3?: S3Access; keyColumns?: Record<string, string[]> } = {}): Record<string, LakeTableRead> {
+export function readLakeWithPyarrow(
+  root: string,
+  pipeline: string,
+  opts: { s3?: S3Access; keyColumns?: Record<string, string[]> } = {},
+): Record<string, LakeTableRead> {
   const script = `
 import json, sys
 import pyarrow as pa, pyarrow.dataset as ds, pyarrow.fs as pafs
@@ -56,11 +64,17 @@ for info in fs.get_file_info(pafs.FileSelector(base)):
     out[table] = r
 json.dump(out, sys.stdout)
 `;
-  return JSON.parse(run(script, [root, pipeline, JSON.stringify(opts.s3 ?? null), JSON.stringify(opts.keyColumns ?? {})])) as Record<string, LakeTableRead>;
+  return JSON.parse(
+    run(script, [root, pipeline, JSON.stringify(opts.s3 ?? null), JSON.stringify(opts.keyColumns ?? {})]),
+  ) as Record<string, LakeTableRead>;
 }
 
 /** Rows per table that DuckDB reads with read_parquet('<root>/<pipeline>/<table>/**\/*.parquet', hive_partitioning = true). */
-export function readLakeWithDuckdb(root: string, pipeline: string, tables: string[]): Record<string, { rows: number; columns: Array<[string, string]> }> {
+export function readLakeWithDuckdb(
+  root: string,
+  pipeline: string,
+  tables: string[],
+): Record<string, { rows: number; columns: Array<[string, string]> }> {
   const script = `
 import json, sys, duckdb
 root, pipeline, tables = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
@@ -73,5 +87,8 @@ for t in tables:
     out[t] = {"rows": n, "columns": cols}
 json.dump(out, sys.stdout)
 `;
-  return JSON.parse(run(script, [root, pipeline, JSON.stringify(tables)])) as Record<string, { rows: number; columns: Array<[string, string]> }>;
+  return JSON.parse(run(script, [root, pipeline, JSON.stringify(tables)])) as Record<
+    string,
+    { rows: number; columns: Array<[string, string]> }
+  >;
 }

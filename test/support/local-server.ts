@@ -34,7 +34,13 @@ export async function startLocalServer(): Promise<LocalServer> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), remotePort: req.socket.remotePort ?? -1 };
+      const seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort ?? -1,
+      };
       state.seen.push(seen);
       state.respond(seen, res);
     });

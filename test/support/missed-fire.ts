@@ -14,14 +14,28 @@ export const FOUND_AT = new Date('2026-11-26T12:01:37.300Z');
 export const MISSED_ID = `${MISSED_PIPELINE}--did-not-run-2026-11-26T12:00:00Z`;
 export const RUN_ID = `${MISSED_PIPELINE}--scheduled-2026-11-26T11:00:00Z`;
 
-export async function seedMissedFire(name: string): Promise<{ dir: string; dbFile: string; dbUrl: string; close(): void }> {
+export async function seedMissedFire(
+  name: string,
+): Promise<{ dir: string; dbFile: string; dbUrl: string; close(): void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `scrape-etl-${name}-`));
   const dbFile = path.join(dir, 'runs.sqlite');
   const dbUrl = `sqlite:${dbFile}`;
   const db = await openDatabase(dbUrl);
   try {
-    await startPipelineRun(db, { workflowId: RUN_ID, pipeline: MISSED_PIPELINE, kind: 'marketplace', startedAt: new Date('2026-11-26T11:00:00.000Z'), scheduledAt: new Date('2026-11-26T11:00:00.000Z') });
-    await finishPipelineRun(db, { workflowId: RUN_ID, status: 'succeeded', rowsByTable: { marketplace_products: 2 }, finishedAt: new Date('2026-11-26T11:00:04.000Z'), tokenUsage: 3 });
+    await startPipelineRun(db, {
+      workflowId: RUN_ID,
+      pipeline: MISSED_PIPELINE,
+      kind: 'marketplace',
+      startedAt: new Date('2026-11-26T11:00:00.000Z'),
+      scheduledAt: new Date('2026-11-26T11:00:00.000Z'),
+    });
+    await finishPipelineRun(db, {
+      workflowId: RUN_ID,
+      status: 'succeeded',
+      rowsByTable: { marketplace_products: 2 },
+      finishedAt: new Date('2026-11-26T11:00:04.000Z'),
+      tokenUsage: 3,
+    });
     await recordDidNotRun(db, {
       workflowId: MISSED_ID,
       pipeline: MISSED_PIPELINE,

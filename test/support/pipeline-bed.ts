@@ -17,9 +17,16 @@ export interface PipelineBed {
   close(): Promise<void>;
 }
 
-export async function startPipelineBed(o: { name: string; token: string; seed: number; runDurationMs: number; destination?: 'sqlite' | 'duckdb' }): Promise<PipelineBed> {
+export async function startPipelineBed(o: {
+  name: string;
+  token: string;
+  seed: number;
+  runDurationMs: number;
+  destination?: 'sqlite' | 'duckdb';
+}): Promise<PipelineBed> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `scrape-etl-${o.name}-`));
-  const dbUrl = o.destination === 'duckdb' ? `duckdb:${path.join(dir, 'dest.duckdb')}` : `sqlite:${path.join(dir, 'dest.sqlite')}`;
+  const dbUrl =
+    o.destination === 'duckdb' ? `duckdb:${path.join(dir, 'dest.duckdb')}` : `sqlite:${path.join(dir, 'dest.sqlite')}`;
   const [temporal, sim] = await Promise.all([
     startTestTemporal(),
     startSimulator({ port: 0, token: o.token, seed: o.seed, runDurationMs: o.runDurationMs }),

@@ -22,22 +22,37 @@ export function pdfSpec(name: string, database: string, keywords = 2, expected =
     kind: 'pdf',
     request: {
       name,
-      keywords: Array.from({ length: keywords }, (_, i) => ({ keyword: `annual report ${i}`, prompt: 'Is this an annual report?' })),
+      keywords: Array.from({ length: keywords }, (_, i) => ({
+        keyword: `annual report ${i}`,
+        prompt: 'Is this an annual report?',
+      })),
       expected_pdf: expected,
     },
   };
 }
 
 export function leadsSearchSpec(name: string, database: string, limitPages = 3): PipelineSpecOf<'leads-search-engine'> {
-  return { ...base(name, database), kind: 'leads-search-engine', request: { name, search_type: 'keywords', keywords: 'solar installers', limit_pages: limitPages } };
+  return {
+    ...base(name, database),
+    kind: 'leads-search-engine',
+    request: { name, search_type: 'keywords', keywords: 'solar installers', limit_pages: limitPages },
+  };
 }
 
 export function leadsSocialSpec(name: string, database: string, expected = 25): PipelineSpecOf<'leads-social'> {
-  return { ...base(name, database), kind: 'leads-social', request: { name, keywords: 'heat pumps', sentiment_type: 'all', expected_data: expected } };
+  return {
+    ...base(name, database),
+    kind: 'leads-social',
+    request: { name, keywords: 'heat pumps', sentiment_type: 'all', expected_data: expected },
+  };
 }
 
 export function jobBoardSpec(name: string, database: string, urls: string[]): PipelineSpecOf<'job-board'> {
-  return { ...base(name, database), kind: 'job-board', request: { urls, min: 2, max: 6, timeout: 60, schema: JOB_SCHEMA } };
+  return {
+    ...base(name, database),
+    kind: 'job-board',
+    request: { urls, min: 2, max: 6, timeout: 60, schema: JOB_SCHEMA },
+  };
 }
 
 export function marketplaceSpec(name: string, database: string, urls: string[]): PipelineSpecOf<'marketplace'> {

@@ -27,7 +27,11 @@ function sorted(rows: Array<Record<string, unknown>>): string[] {
 }
 
 async function select(db: Database, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  if (db.dialect === 'sqlite') return db.sqlite.prepare(sql).safeIntegers(true).all(...params) as Array<Record<string, unknown>>;
+  if (db.dialect === 'sqlite')
+    return db.sqlite
+      .prepare(sql)
+      .safeIntegers(true)
+      .all(...params) as Array<Record<string, unknown>>;
   if (db.dialect === 'duckdb') return duckSelect(db, sql, params);
   return (await db.pool.query(sql, params)).rows as Array<Record<string, unknown>>;
 }
@@ -36,7 +40,11 @@ async function select(db: Database, sql: string, params: unknown[]): Promise<Arr
 export async function loadedRows(db: Database, table: DataTableName, pipeline: string): Promise<string[]> {
   const meta = TABLE_META[table];
   const cols = meta.dataColumns;
-  const rows = await select(db, `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`, [pipeline]);
+  const rows = await select(
+    db,
+    `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`,
+    [pipeline],
+  );
   return sorted(rows.map((r) => Object.fromEntries(cols.map((c) => [c, norm(meta.kinds[c], r[c])]))));
 }
 
@@ -46,21 +54,32 @@ export function expectedRows(rows: RowsByTable, table: DataTableName): string[] 
   const byKey = new Map<string, Record<string, unknown>>();
   for (const r of rows[table] ?? []) {
     const row = Object.fromEntries(meta.dataColumns.map((c) => [c, norm(meta.kinds[c], r[c])]));
-    byKey.set(meta.key.length ? JSON.stringify(meta.key.filter((k) => k !== 'pipeline').map((k) => row[k])) : JSON.stringify(row), row);
+    byKey.set(
+      meta.key.length
+        ? JSON.stringify(meta.key.filter((k) => k !== 'pipeline').map((k) => row[k]))
+        : JSON.stringify(row),
+      row,
+    );
   }
   return sorted([...byKey.values()]);
 }
 
 export function mergeRows(parts: RowsByTable[]): RowsByTable {
   const out: RowsByTable = {};
-  for (const p of parts) for (const [t, rows] of Object.entries(p) as Array<[DataTableName, RowsByTable[DataTableName]]>) {
-    (out[t] ??= []).push(...(rows ?? []));
-  }
+  for (const p of parts)
+    for (const [t, rows] of Object.entries(p) as Array<[DataTableName, RowsByTable[DataTableName]]>) {
+      (out[t] ??= []).push(...(rows ?? []));
+    }
   return out;
 }
 
 /** Every listed table holds exactly the expected rows for the pipeline. */
-export async function expectTablesEqual(db: Database, spec: PipelineSpec, expected: RowsByTable, tables: readonly DataTableName[]): Promise<void> {
+export async function expectTablesEqual(
+  db: Database,
+  spec: PipelineSpec,
+  expected: RowsByTable,
+  tables: readonly DataTableName[],
+): Promise<void> {
   for (const table of tables) {
     const got = await loadedRows(db, table, spec.name);
     const want = expectedRows(expected, table);
@@ -75,7 +94,11 @@ export async function expectTablesEqual(db: Database, spec: PipelineSpec, expect
 function canonicalNumber(v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString();
   const n = Number(v);
-  return Number.isInteger(n) ? (typeof v === 'string' && /^-?\d+$/.test(v) ? BigInt(v).toString() : BigInt(n).toString()) : n;
+  return Number.isInteger(n)
+    ? typeof v === 'string' && /^-?\d+$/.test(v)
+      ? BigInt(v).toString()
+      : BigInt(n).toString()
+    : n;
 }
 
 function normContent(type: string | undefined, v: unknown): unknown {
@@ -100,7 +123,16 @@ function compact(entries: Array<[string, unknown]>): string {
   return JSON.stringify(Object.fromEntries(entries.filter(([, v]) => v !== null).sort(([a], [b]) => (a < b ? -1 : 1))));
 }
 
-const CONTENT_LINEAGE = new Set(['pipeline', 'load_id', 'loaded_at', 'row_hash', 'result_created_at', 'scraped_url', 'scraping_run_id', 'result_id']);
+const CONTENT_LINEAGE = new Set([
+  'pipeline',
+  'load_id',
+  'loaded_at',
+  'row_hash',
+  'result_created_at',
+  'scraped_url',
+  'scraping_run_id',
+  'result_id',
+]);
 
 /** Rows of every inferred table of the pipeline, lineage aside, normalised by each column's logical type. */
 export async function loadedContentRows(db: Database, spec: PipelineSpec): Promise<Map<string, string[]>> {
@@ -109,7 +141,11 @@ export async function loadedContentRows(db: Database, spec: PipelineSpec): Promi
   const out = new Map<string, string[]>();
   for (const [table, cols] of reg) {
     const names = [...cols.keys()].filter((c) => !CONTENT_LINEAGE.has(c));
-    const rows = await select(db, `SELECT ${names.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`, [spec.name]);
+    const rows = await select(
+      db,
+      `SELECT ${names.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`,
+      [spec.name],
+    );
     out.set(table, rows.map((r) => compact(names.map((c) => [c, normContent(cols.get(c), r[c])]))).sort());
   }
   return out;
@@ -123,11 +159,35 @@ export function expectedContentRows(records: readonly ResultRecord[], spec: Pipe
     if (!out.has(table)) out.set(table, []);
     out.get(table)!.push(row);
   };
-  const valueType = (v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? 'double' : typeof v === 'number' || typeof v === 'bigint' ? 'bigint' : typeof v === 'boolean' ? 'bool' : typeof v === 'object' ? 'json' : 'text');
+  const valueType = (v: unknown) =>
+    typeof v === 'number' && !Number.isInteger(v)
+      ? 'double'
+      : typeof v === 'number' || typeof v === 'bigint'
+        ? 'bigint'
+        : typeof v === 'boolean'
+          ? 'bool'
+          : typeof v === 'object'
+            ? 'json'
+            : 'text';
   for (const r of flattenContentRows(records, { table: root, mergeKey: spec.merge_key })) {
-    add(root, compact([['row_key', r.rowKey], ...r.fields.map(([c, v]) => [c, normContent(valueType(v), v)] as [string, unknown])]));
+    add(
+      root,
+      compact([
+        ['row_key', r.rowKey],
+        ...r.fields.map(([c, v]) => [c, normContent(valueType(v), v)] as [string, unknown]),
+      ]),
+    );
     for (const c of r.children) {
-      add(c.table, compact([['row_key', c.rowKey], ['root_key', c.rootKey], ['parent_key', c.parentKey], ['list_index', String(c.listIndex)], ...c.fields.map(([k, v]) => [k, normContent(valueType(v), v)] as [string, unknown])]));
+      add(
+        c.table,
+        compact([
+          ['row_key', c.rowKey],
+          ['root_key', c.rootKey],
+          ['parent_key', c.parentKey],
+          ['list_index', String(c.listIndex)],
+          ...c.fields.map(([k, v]) => [k, normContent(valueType(v), v)] as [string, unknown]),
+        ]),
+      );
     }
   }
   for (const rows of out.values()) rows.sort();
@@ -135,7 +195,11 @@ export function expectedContentRows(records: readonly ResultRecord[], spec: Pipe
 }
 
 /** Every inferred table of the pipeline holds exactly the rows its content flattens to. */
-export async function expectContentEqual(db: Database, spec: PipelineSpec, records: readonly ResultRecord[]): Promise<void> {
+export async function expectContentEqual(
+  db: Database,
+  spec: PipelineSpec,
+  records: readonly ResultRecord[],
+): Promise<void> {
   const got = await loadedContentRows(db, spec);
   const want = expectedContentRows(records, spec);
   expect([...got.keys()].sort(), 'inferred tables').toEqual([...want.keys()].sort());

@@ -64,7 +64,9 @@ export interface PostgresCluster {
 export async function startPostgresCluster(opts: { crashSafe?: boolean } = {}): Promise<PostgresCluster> {
   for (const bin of ['initdb', 'pg_ctl']) {
     if (!fs.existsSync(path.join(PG_BIN, bin))) {
-      throw new Error(`Postgres binaries not found: ${path.join(PG_BIN, bin)} is missing (install postgresql-15 or set TEST_POSTGRES_URL)`);
+      throw new Error(
+        `Postgres binaries not found: ${path.join(PG_BIN, bin)} is missing (install postgresql-15 or set TEST_POSTGRES_URL)`,
+      );
     }
   }
   const asRoot = process.getuid?.() === 0;
@@ -86,8 +88,16 @@ export async function startPostgresCluster(opts: { crashSafe?: boolean } = {}): 
     }
   };
   const startArgs = [
-    'start', '-D', dataDir, '-l', logFile, '-w', '-t', '60',
-    '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${opts.crashSafe ? 'on' : 'off'} -c full_page_writes=off -c max_connections=200`,
+    'start',
+    '-D',
+    dataDir,
+    '-l',
+    logFile,
+    '-w',
+    '-t',
+    '60',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${opts.crashSafe ? 'on' : 'off'} -c full_page_writes=off -c max_connections=200`,
   ];
   run('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   run('pg_ctl', startArgs);

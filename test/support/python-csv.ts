@@ -11,6 +11,9 @@ json.dump(rows, sys.stdout, ensure_ascii=True)
 
 /** Every record of the file, header first, as Python's csv.reader (strict, default dialect) sees them. */
 export function readCsvWithPython(file: string, delimiter = ','): string[][] {
-  const out = execFileSync('python3', ['-c', READER, file, delimiter], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const out = execFileSync('python3', ['-c', READER, file, delimiter], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return JSON.parse(out) as string[][];
 }

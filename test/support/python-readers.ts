@@ -6,7 +6,11 @@ import { execFileSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export const PY_READERS_DIR = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'scrape-etl', 'py-readers');
+export const PY_READERS_DIR = join(
+  process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'),
+  'scrape-etl',
+  'py-readers',
+);
 const REQUIREMENTS = ['pyarrow', 'openpyxl', 'jsonschema', 'duckdb'];
 
 let installed = false;
@@ -19,7 +23,9 @@ export function pythonReadersEnv(): NodeJS.ProcessEnv {
       execFileSync('python3', ['-c', `import ${REQUIREMENTS.join(', ')}`], { env, stdio: 'ignore' });
     } catch {
       // The same command as .ci/run: a developer running one test file needs no separate setup step.
-      execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', PY_READERS_DIR, ...REQUIREMENTS], { stdio: 'inherit' });
+      execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', PY_READERS_DIR, ...REQUIREMENTS], {
+        stdio: 'inherit',
+      });
     }
     installed = true;
   }
@@ -27,7 +33,11 @@ export function pythonReadersEnv(): NodeJS.ProcessEnv {
 }
 
 function python(script: string, args: string[]): string {
-  return execFileSync('python3', ['-c', script, ...args], { env: pythonReadersEnv(), encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  return execFileSync('python3', ['-c', script, ...args], {
+    env: pythonReadersEnv(),
+    encoding: 'utf8',
+    maxBuffer: 512 * 1024 * 1024,
+  });
 }
 
 // Python values as JSON: ints as {"int": "<digits>"}, datetimes as {"datetime": iso, "tz": name or null}.

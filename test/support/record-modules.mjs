@@ -10,6 +10,11 @@ if (file) {
   register('./record-modules-hooks.mjs', import.meta.url);
   const require = createRequire(import.meta.url);
   process.on('exit', () => {
-    fs.appendFileSync(file, `${Object.keys(require.cache).map((p) => `cjs:${p}`).join('\n')}\n`);
+    fs.appendFileSync(
+      file,
+      `${Object.keys(require.cache)
+        .map((p) => `cjs:${p}`)
+        .join('\n')}\n`,
+    );
   });
 }

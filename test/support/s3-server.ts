@@ -30,8 +30,15 @@ let binary: string | undefined;
 /** The `weed` binary: $SEAWEEDFS_BIN, else scripts/ensure-seaweedfs.sh (builds once into the cache). */
 export function seaweedfsBinary(): string {
   if (binary) return binary;
-  const res = spawnSync('bash', [path.join(repoRoot, 'scripts', 'ensure-seaweedfs.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 40 * 60_000 });
-  if (res.status !== 0) throw new Error(`scripts/ensure-seaweedfs.sh failed (exit ${res.status}): install Go, or set SEAWEEDFS_BIN to a weed binary`);
+  const res = spawnSync('bash', [path.join(repoRoot, 'scripts', 'ensure-seaweedfs.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 40 * 60_000,
+  });
+  if (res.status !== 0)
+    throw new Error(
+      `scripts/ensure-seaweedfs.sh failed (exit ${res.status}): install Go, or set SEAWEEDFS_BIN to a weed binary`,
+    );
   binary = res.stdout.trim().split('\n').pop()!;
   return binary;
 }
@@ -69,21 +76,54 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
   const accessKeyId = `k${crypto.randomBytes(6).toString('hex')}`;
   const secretAccessKey = crypto.randomBytes(18).toString('hex');
   const config = path.join(dir, 's3.json');
-  fs.writeFileSync(config, JSON.stringify({ identities: [{ name: 'tests', credentials: [{ accessKey: accessKeyId, secretKey: secretAccessKey }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] }] }));
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      identities: [
+        {
+          name: 'tests',
+          credentials: [{ accessKey: accessKeyId, secretKey: secretAccessKey }],
+          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+        },
+      ],
+    }),
+  );
   const taken = new Set<number>();
-  const [master, volume, filer, s3] = [await freePortPair(taken), await freePortPair(taken), await freePortPair(taken), await freePortPair(taken)];
+  const [master, volume, filer, s3] = [
+    await freePortPair(taken),
+    await freePortPair(taken),
+    await freePortPair(taken),
+    await freePortPair(taken),
+  ];
   const args = [
-    'server', '-ip=127.0.0.1', '-ip.bind=127.0.0.1', `-dir=${dir}`,
-    `-master.port=${master}`, `-volume.port=${volume}`, `-filer.port=${filer}`,
-    '-s3', `-s3.port=${s3}`, `-s3.config=${config}`, '-s3.port.iceberg=0', '-s3.port.lance=0',
+    'server',
+    '-ip=127.0.0.1',
+    '-ip.bind=127.0.0.1',
+    `-dir=${dir}`,
+    `-master.port=${master}`,
+    `-volume.port=${volume}`,
+    `-filer.port=${filer}`,
+    '-s3',
+    `-s3.port=${s3}`,
+    `-s3.config=${config}`,
+    '-s3.port.iceberg=0',
+    '-s3.port.lance=0',
     // Small volumes: a test store holds megabytes, not the default 30 GB volumes' preallocation.
-    '-master.volumeSizeLimitMB=64', '-volume.max=50',
+    '-master.volumeSizeLimitMB=64',
+    '-volume.max=50',
   ];
   const logFile = path.join(dir, 'weed.log');
   const log = fs.openSync(logFile, 'a');
   const child = spawn(weed, args, { stdio: ['ignore', log, log] });
   fs.closeSync(log);
-  const watchdog = spawn('sh', ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${child.pid} 2>/dev/null; rm -rf '${dir}'`], { detached: true, stdio: 'ignore' });
+  const watchdog = spawn(
+    'sh',
+    [
+      '-c',
+      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 ${child.pid} 2>/dev/null; rm -rf '${dir}'`,
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
   watchdog.unref();
   const endpoint = `http://127.0.0.1:${s3}`;
   const region = 'us-east-1';
@@ -103,10 +143,16 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
     fs.rmSync(dir, { recursive: true, force: true });
   });
   const { S3Client, CreateBucketCommand, ListBucketsCommand } = await import('@aws-sdk/client-s3');
-  const client = new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const client = new S3Client({
+    endpoint,
+    region,
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+  });
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`weed server exited (${child.exitCode}): ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+    if (child.exitCode !== null)
+      throw new Error(`weed server exited (${child.exitCode}): ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
     try {
       await client.send(new ListBucketsCommand({}));
       // The filer answers before a volume is ready: a bucket and an object write prove the whole path.
@@ -126,7 +172,12 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
     accessKeyId,
     secretAccessKey,
     region,
-    env: { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_REGION: region, SCRAPE_ETL_S3_ENDPOINT: endpoint },
+    env: {
+      AWS_ACCESS_KEY_ID: accessKeyId,
+      AWS_SECRET_ACCESS_KEY: secretAccessKey,
+      AWS_REGION: region,
+      SCRAPE_ETL_S3_ENDPOINT: endpoint,
+    },
     process: child,
     stop,
   };

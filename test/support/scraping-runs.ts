@@ -1,7 +1,11 @@
 // Waits, through the client over real HTTP, for a simulator run to leave 'running'.
 import type { ApiResult, ScraperClient, ScrapingRunResponse } from '../../client/index.js';
 
-export async function waitForRun(client: ScraperClient, runId: number | bigint, timeoutMs = 5000): Promise<ApiResult<ScrapingRunResponse>> {
+export async function waitForRun(
+  client: ScraperClient,
+  runId: number | bigint,
+  timeoutMs = 5000,
+): Promise<ApiResult<ScrapingRunResponse>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await client.getScrapingRun(runId);

@@ -21,15 +21,22 @@ import { pipelineDataConverter } from '../../temporal/payload-codec.js';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The one pinned server version (also docker-compose.yml's temporalio/auto-setup tag; test/integration/deploy/compose.test.ts). */
-export const TEMPORAL_SERVER_VERSION = fs.readFileSync(path.join(repoRoot, 'scripts', 'temporal-server.version'), 'utf8').trim();
+export const TEMPORAL_SERVER_VERSION = fs
+  .readFileSync(path.join(repoRoot, 'scripts', 'temporal-server.version'), 'utf8')
+  .trim();
 
 /** The folder holding `server` and `sql`: $TEMPORAL_SERVER_BIN_DIR, else scripts/ensure-temporal-server.sh (builds once). */
 export function temporalServerBinDir(): string {
   const fromEnv = process.env['TEMPORAL_SERVER_BIN_DIR']?.trim();
   if (fromEnv) return fromEnv;
   const started = Date.now();
-  const res = spawnSync('bash', [path.join(repoRoot, 'scripts', 'ensure-temporal-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 30 * 60_000 });
-  if (res.status !== 0) throw new Error(`scripts/ensure-temporal-server.sh failed (exit ${res.status}) after ${Date.now() - started} ms`);
+  const res = spawnSync('bash', [path.join(repoRoot, 'scripts', 'ensure-temporal-server.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: 30 * 60_000,
+  });
+  if (res.status !== 0)
+    throw new Error(`scripts/ensure-temporal-server.sh failed (exit ${res.status}) after ${Date.now() - started} ms`);
   const dir = res.stdout.trim().split('\n').pop()!;
   process.env['TEMPORAL_SERVER_BIN_DIR'] = dir;
   return dir;
@@ -67,11 +74,28 @@ const SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;
 function sqlTool(bin: string, port: number, database: string, args: string[], logFile: string): void {
   const res = spawnSync(
     path.join(bin, 'sql'),
-    ['--plugin', 'postgres12', '--endpoint', '127.0.0.1', '--port', String(port), '--user', 'postgres', '--password', '', '--database', database, ...args],
+    [
+      '--plugin',
+      'postgres12',
+      '--endpoint',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--user',
+      'postgres',
+      '--password',
+      '',
+      '--database',
+      database,
+      ...args,
+    ],
     { encoding: 'utf8' },
   );
   fs.appendFileSync(logFile, `$ sql --database ${database} ${args.join(' ')}\n${res.stdout}${res.stderr}\n`);
-  if (res.status !== 0) throw new Error(`temporal sql tool failed (${database} ${args.join(' ')}, exit ${res.status}):\n${res.stdout}${res.stderr}`);
+  if (res.status !== 0)
+    throw new Error(
+      `temporal sql tool failed (${database} ${args.join(' ')}, exit ${res.status}):\n${res.stdout}${res.stderr}`,
+    );
 }
 
 /**
@@ -117,7 +141,10 @@ export async function waitFor<T>(
       if (err instanceof Fatal) throw new Error(`${err.message} while waiting for ${what}\n${onTimeout()}`);
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${(last as Error | undefined)?.message ?? ''}\n${onTimeout()}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}: ${(last as Error | undefined)?.message ?? ''}\n${onTimeout()}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -133,15 +160,22 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
 
   // Schemas, exactly as an operator sets them up: create the database, the version table, then every versioned step.
   const schemaRoot = path.join(moduleDir, 'schema', 'postgresql', 'v12');
-  for (const [db, sub] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']] as const) {
+  for (const [db, sub] of [
+    ['temporal', 'temporal'],
+    ['temporal_visibility', 'visibility'],
+  ] as const) {
     sqlTool(bin, postgres.port, db, ['create-database'], logFile);
     sqlTool(bin, postgres.port, db, ['setup-schema', '-v', '0.0'], logFile);
     sqlTool(bin, postgres.port, db, ['update-schema', '-d', path.join(schemaRoot, sub, 'versioned')], logFile);
   }
 
   // The module's development-postgres12.yaml with this cluster's address and free ports (all on 127.0.0.1).
-  const config = YAML.parse(fs.readFileSync(path.join(moduleDir, 'config', 'development-postgres12.yaml'), 'utf8')) as Record<string, any>;
-  for (const store of Object.values(config['persistence'].datastores as Record<string, { sql: Record<string, unknown> }>)) {
+  const config = YAML.parse(
+    fs.readFileSync(path.join(moduleDir, 'config', 'development-postgres12.yaml'), 'utf8'),
+  ) as Record<string, any>;
+  for (const store of Object.values(
+    config['persistence'].datastores as Record<string, { sql: Record<string, unknown> }>,
+  )) {
     Object.assign(store.sql, { connectAddr: `127.0.0.1:${postgres.port}`, user: 'postgres', password: '' });
   }
   const ports: Record<string, number> = {};
@@ -161,7 +195,8 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
   config['archival'] = { history: { state: 'disabled' }, visibility: { state: 'disabled' } };
   delete config['namespaceDefaults'];
   // The module's SQL dynamic config, as it is.
-  const dynamic = YAML.parse(fs.readFileSync(path.join(moduleDir, 'config', 'dynamicconfig', 'development-sql.yaml'), 'utf8')) ?? {};
+  const dynamic =
+    YAML.parse(fs.readFileSync(path.join(moduleDir, 'config', 'dynamicconfig', 'development-sql.yaml'), 'utf8')) ?? {};
   const dynamicFile = path.join(dir, 'dynamicconfig.yaml');
   fs.writeFileSync(dynamicFile, YAML.stringify(dynamic));
   config['dynamicConfigClient'] = { filepath: dynamicFile, pollInterval: '10s' };
@@ -173,20 +208,39 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
   // A watchdog kills the server (whichever pid it has after restarts) once this process is gone, even after a
   // SIGKILL of the test process, when no exit handler runs.
   const pidFile = path.join(dir, 'server.pid');
-  spawn('sh', ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 $(cat '${pidFile}' 2>/dev/null) 2>/dev/null`], {
-    detached: true,
-    stdio: 'ignore',
-  }).unref();
+  spawn(
+    'sh',
+    [
+      '-c',
+      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; kill -9 $(cat '${pidFile}' 2>/dev/null) 2>/dev/null`,
+    ],
+    {
+      detached: true,
+      stdio: 'ignore',
+    },
+  ).unref();
   let exited: Promise<void> = Promise.resolve();
   // Its last lines, each cut to 600 characters (the server logs JSON with whole stack traces).
   const logTail = (lines = 25) =>
-    fs.existsSync(logFile) ? `--- ${logFile} (tail) ---\n` + fs.readFileSync(logFile, 'utf8').split('\n').slice(-lines).map((l) => l.slice(0, 600)).join('\n') : '';
+    fs.existsSync(logFile)
+      ? `--- ${logFile} (tail) ---\n` +
+        fs
+          .readFileSync(logFile, 'utf8')
+          .split('\n')
+          .slice(-lines)
+          .map((l) => l.slice(0, 600))
+          .join('\n')
+      : '';
   const launch = () => {
     const out = fs.openSync(logFile, 'a');
-    child = spawn(path.join(bin, 'server'), ['--root', dir, '--config', 'config', '--env', 'scrape-etl-test', '--allow-no-auth', 'start'], {
-      cwd: dir,
-      stdio: ['ignore', out, out],
-    });
+    child = spawn(
+      path.join(bin, 'server'),
+      ['--root', dir, '--config', 'config', '--env', 'scrape-etl-test', '--allow-no-auth', 'start'],
+      {
+        cwd: dir,
+        stdio: ['ignore', out, out],
+      },
+    );
     fs.closeSync(out);
     fs.writeFileSync(pidFile, String(child.pid));
     const c = child;
@@ -195,41 +249,62 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
 
   const connection = await (async () => {
     launch();
-    return waitFor('the Temporal frontend to accept connections', 90_000, async () => {
-      if (child?.exitCode !== null && child?.exitCode !== undefined) throw new Fatal(`the server exited with ${child.exitCode}`);
-      const c = await Connection.connect({ address, connectTimeout: '2s' });
-      try {
-        await c.workflowService.getSystemInfo({});
-      } catch (err) {
-        await c.close().catch(() => {});
-        throw err;
-      }
-      return c;
-    }, logTail);
+    return waitFor(
+      'the Temporal frontend to accept connections',
+      90_000,
+      async () => {
+        if (child?.exitCode !== null && child?.exitCode !== undefined)
+          throw new Fatal(`the server exited with ${child.exitCode}`);
+        const c = await Connection.connect({ address, connectTimeout: '2s' });
+        try {
+          await c.workflowService.getSystemInfo({});
+        } catch (err) {
+          await c.close().catch(() => {});
+          throw err;
+        }
+        return c;
+      },
+      logTail,
+    );
   })();
 
   // What an operator does once: the namespace, then the search attributes scrape-etl sets on its runs.
   const register = async () => {
-    await waitFor(`namespace ${namespace}`, 60_000, async () => {
-      try {
-        await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
-      } catch (err) {
-        if (!/already exists|AlreadyExists/i.test((err as Error).message)) throw err;
-      }
-      // Usable once the frontend's namespace registry knows it.
-      await connection.workflowService.countWorkflowExecutions({ namespace, query: '' });
-      return true;
-    }, logTail);
-    await waitFor('search attributes', 60_000, async () => {
-      const have = await connection.operatorService.listSearchAttributes({ namespace });
-      const missing = Object.values(SEARCH_ATTRIBUTE_NAMES).filter((n) => !(n in (have.customAttributes ?? {})));
-      if (missing.length === 0) return true;
-      await connection.operatorService.addSearchAttributes({
-        namespace,
-        searchAttributes: Object.fromEntries(missing.map((n) => [n, protoPkg.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-      });
-      return undefined;
-    }, logTail);
+    await waitFor(
+      `namespace ${namespace}`,
+      60_000,
+      async () => {
+        try {
+          await connection.workflowService.registerNamespace({
+            namespace,
+            workflowExecutionRetentionPeriod: msToTs('1 day'),
+          });
+        } catch (err) {
+          if (!/already exists|AlreadyExists/i.test((err as Error).message)) throw err;
+        }
+        // Usable once the frontend's namespace registry knows it.
+        await connection.workflowService.countWorkflowExecutions({ namespace, query: '' });
+        return true;
+      },
+      logTail,
+    );
+    await waitFor(
+      'search attributes',
+      60_000,
+      async () => {
+        const have = await connection.operatorService.listSearchAttributes({ namespace });
+        const missing = Object.values(SEARCH_ATTRIBUTE_NAMES).filter((n) => !(n in (have.customAttributes ?? {})));
+        if (missing.length === 0) return true;
+        await connection.operatorService.addSearchAttributes({
+          namespace,
+          searchAttributes: Object.fromEntries(
+            missing.map((n) => [n, protoPkg.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+          ),
+        });
+        return undefined;
+      },
+      logTail,
+    );
   };
   await register();
 
@@ -251,12 +326,18 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
       if (o.downMs) await new Promise((r) => setTimeout(r, o.downMs));
       const t1 = Date.now();
       launch();
-      await waitFor('the restarted Temporal frontend', 90_000, async () => {
-        if (child?.exitCode !== null && child?.exitCode !== undefined) throw new Fatal(`the server exited with ${child.exitCode}`);
-        await connection.workflowService.getSystemInfo({});
-        await connection.workflowService.countWorkflowExecutions({ namespace, query: '' });
-        return true;
-      }, logTail);
+      await waitFor(
+        'the restarted Temporal frontend',
+        90_000,
+        async () => {
+          if (child?.exitCode !== null && child?.exitCode !== undefined)
+            throw new Fatal(`the server exited with ${child.exitCode}`);
+          await connection.workflowService.getSystemInfo({});
+          await connection.workflowService.countWorkflowExecutions({ namespace, query: '' });
+          return true;
+        },
+        logTail,
+      );
       return { downMs: Date.now() - t0, readyMs: Date.now() - t1 };
     },
     async stop(o = {}) {

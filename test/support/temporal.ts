@@ -48,7 +48,8 @@ export async function startTestTemporal(): Promise<TestTemporal> {
       await stopDevServer({ dataDir, ...(opts.signal ? { signal: opts.signal } : {}) });
       if (opts.downMs) await new Promise((r) => setTimeout(r, opts.downMs));
       server = await ensureDevServer({ dataDir, headless: true, startTimeoutMs: 90_000 });
-      if (server.address !== t.address) throw new Error(`restarted dev server moved from ${t.address} to ${server.address}`);
+      if (server.address !== t.address)
+        throw new Error(`restarted dev server moved from ${t.address} to ${server.address}`);
       t.server = server;
     },
     async stop() {
@@ -121,20 +122,24 @@ export async function spawnWorkerProcess(opts: {
   /** The command to run (default this checkout's bin/scrape-etl.js): a benchmark compares another build's. */
   bin?: string;
 }): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [opts.bin ?? path.join(repoRoot, 'bin', 'scrape-etl.js'), 'worker', '--shutdown-grace', '1s'], {
-    cwd: opts.cwd ?? repoRoot,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? os.homedir(),
-      TEMPORAL_ADDRESS: opts.address,
-      TEMPORAL_TASK_QUEUE: opts.taskQueue,
-      SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR',
-      // The key the test process seals its runs with (vitest.config.ts), as a deployment's workers get a copy of it.
-      ...(process.env['SCRAPE_ETL_KEY_FILE'] ? { SCRAPE_ETL_KEY_FILE: process.env['SCRAPE_ETL_KEY_FILE'] } : {}),
-      ...opts.env,
+  const child = spawn(
+    process.execPath,
+    [opts.bin ?? path.join(repoRoot, 'bin', 'scrape-etl.js'), 'worker', '--shutdown-grace', '1s'],
+    {
+      cwd: opts.cwd ?? repoRoot,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: process.env['HOME'] ?? os.homedir(),
+        TEMPORAL_ADDRESS: opts.address,
+        TEMPORAL_TASK_QUEUE: opts.taskQueue,
+        SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR',
+        // The key the test process seals its runs with (vitest.config.ts), as a deployment's workers get a copy of it.
+        ...(process.env['SCRAPE_ETL_KEY_FILE'] ? { SCRAPE_ETL_KEY_FILE: process.env['SCRAPE_ETL_KEY_FILE'] } : {}),
+        ...opts.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
@@ -173,7 +178,8 @@ export async function spawnWorkerProcess(opts: {
 export function historyText(history: proto.api.history.v1.IHistory): string {
   return JSON.stringify(history, (k, v: unknown) => {
     if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
-    if (typeof v === 'string' && (k === 'data' || k === 'encoding' || k === 'type') && /^[A-Za-z0-9+/]+={0,2}$/.test(v)) return Buffer.from(v, 'base64').toString('utf8');
+    if (typeof v === 'string' && (k === 'data' || k === 'encoding' || k === 'type') && /^[A-Za-z0-9+/]+={0,2}$/.test(v))
+      return Buffer.from(v, 'base64').toString('utf8');
     return v;
   });
 }
@@ -192,7 +198,10 @@ export async function decodedHistoryText(history: proto.api.history.v1.IHistory,
  * Replaces every encrypted payload of `history` by its clear form (test/replay/capture.ts: a recorded history must
  * replay with any machine's key, and the codec passes clear payloads through).
  */
-export async function decryptHistoryInPlace(history: proto.api.history.v1.IHistory, keys = secretKeys()): Promise<void> {
+export async function decryptHistoryInPlace(
+  history: proto.api.history.v1.IHistory,
+  keys = secretKeys(),
+): Promise<void> {
   const codec = new EncryptionCodec(keys);
   const copy = history as unknown;
   const visit = async (node: unknown): Promise<void> => {

@@ -23,15 +23,47 @@ export function makeTestCertificates(dir: string): TestCertificates {
   const cert = path.join(dir, 'server.crt');
   const key = path.join(dir, 'server.key');
   const ossl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  ossl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', ca, '-days', '1', '-subj', '/CN=scrape-etl test CA');
+  ossl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    ca,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=scrape-etl test CA',
+  );
   ossl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', 'server.csr', '-subj', `/CN=${serverName}`);
   fs.writeFileSync(path.join(dir, 'ext.cnf'), `subjectAltName=DNS:${serverName}\nbasicConstraints=CA:FALSE\n`);
-  ossl('x509', '-req', '-in', 'server.csr', '-CA', ca, '-CAkey', 'ca.key', '-CAcreateserial', '-out', cert, '-days', '1', '-extfile', 'ext.cnf');
+  ossl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    ca,
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-extfile',
+    'ext.cnf',
+  );
   return { ca, cert, key, serverName };
 }
 
 /** Listens on a loopback port; close() destroys the open sessions, then closes the server. */
-export async function listenOnLoopback(server: http2.Http2Server | http2.Http2SecureServer): Promise<{ address: string; close(): Promise<void> }> {
+export async function listenOnLoopback(
+  server: http2.Http2Server | http2.Http2SecureServer,
+): Promise<{ address: string; close(): Promise<void> }> {
   const sessions = new Set<http2.Http2Session>();
   server.on('session', (s: http2.Http2Session) => {
     sessions.add(s);

@@ -25,7 +25,9 @@ export function startUp(args: string[], opts: { cwd?: string; env: NodeJS.Proces
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  );
   let done = false;
   void exited.then(() => (done = true));
   return {
@@ -38,7 +40,8 @@ export function startUp(args: string[], opts: { cwd?: string; env: NodeJS.Proces
       const deadline = Date.now() + timeoutMs;
       while (!/stops it: the workers drain/.test(out)) {
         if (done) throw new Error(`scrape-etl up exited while starting\nstdout:\n${out}\nstderr:\n${err}`);
-        if (Date.now() > deadline) throw new Error(`scrape-etl up not ready within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
+        if (Date.now() > deadline)
+          throw new Error(`scrape-etl up not ready within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },
@@ -46,7 +49,12 @@ export function startUp(args: string[], opts: { cwd?: string; env: NodeJS.Proces
 }
 
 /** Polls `check` until it returns a value other than undefined (or throws after `timeoutMs`, naming `what`). */
-export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 120_000, everyMs = 250): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 120_000,
+  everyMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

@@ -12,7 +12,13 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities/index.js';
 import { pipelineWorkflowBundle } from '../../temporal/worker.js';
-import { PIPELINE_WORKFLOW_TYPE, pipelineWorkflowId, type PipelineWorkflowInput, type PipelineWorkflowResult, type WorkerTuning } from '../../temporal/contract.js';
+import {
+  PIPELINE_WORKFLOW_TYPE,
+  pipelineWorkflowId,
+  type PipelineWorkflowInput,
+  type PipelineWorkflowResult,
+  type WorkerTuning,
+} from '../../temporal/contract.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -22,8 +28,13 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
  * SDK's test server from Maven Central, copied once into the cache; the SDK's own download host is unreachable here).
  */
 export function temporalTestServerPath(): string {
-  const res = spawnSync('bash', [path.join(repoRoot, 'scripts', 'ensure-temporal-test-server.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10 * 60_000 });
-  if (res.status !== 0) throw new Error(`scripts/ensure-temporal-test-server.sh failed (exit ${res.status}):\n${res.stderr}`);
+  const res = spawnSync('bash', [path.join(repoRoot, 'scripts', 'ensure-temporal-test-server.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 10 * 60_000,
+  });
+  if (res.status !== 0)
+    throw new Error(`scripts/ensure-temporal-test-server.sh failed (exit ${res.status}):\n${res.stderr}`);
   return res.stdout.trim();
 }
 
@@ -46,7 +57,9 @@ export async function startTimeSkipping(executable = temporalTestServerPath()): 
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: executable } } });
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: executable } },
+      });
     } catch (err) {
       if (attempt >= TEST_SERVER_STARTS || !/did not start within/.test(String((err as Error)?.message))) throw err;
     }
@@ -76,12 +89,19 @@ const ACTIVITY_NAMES = {
 } satisfies Record<keyof Activities, true>;
 
 export type ActivityName = keyof Activities;
-export type MockActivities = { [K in ActivityName]?: (input: Parameters<Activities[K]>[0]) => Promise<Awaited<ReturnType<Activities[K]>>> };
+export type MockActivities = {
+  [K in ActivityName]?: (input: Parameters<Activities[K]>[0]) => Promise<Awaited<ReturnType<Activities[K]>>>;
+};
 export interface ActivityCall {
   name: ActivityName;
   input: any;
   /** How the workflow scheduled it: a local activity or not, its attempt and its timeouts (ms; 0 or undefined: none). */
-  info: { isLocal: boolean; attempt: number; heartbeatTimeoutMs: number | undefined; scheduleToCloseTimeoutMs: number | undefined };
+  info: {
+    isLocal: boolean;
+    attempt: number;
+    heartbeatTimeoutMs: number | undefined;
+    scheduleToCloseTimeoutMs: number | undefined;
+  };
 }
 
 export const TUNING: WorkerTuning = {
@@ -100,11 +120,24 @@ export const TUNING: WorkerTuning = {
  * has webhooks. beginPipelineRun is not among them: since LEAN_PATCH the plan begins the row, and a call of it
  * fails the run as unexpected.
  */
-export function defaultMocks(mode: 'create-and-wait' | 'url-list' | 'results-sync', tuning: WorkerTuning = TUNING): MockActivities {
+export function defaultMocks(
+  mode: 'create-and-wait' | 'url-list' | 'results-sync',
+  tuning: WorkerTuning = TUNING,
+): MockActivities {
   return {
-    planPipelineRun: async (input) => ({ mode, tuning, ...(input.askAlerts ? { alerts: (input.notify?.webhooks ?? []).length > 0 } : {}) }),
+    planPipelineRun: async (input) => ({
+      mode,
+      tuning,
+      ...(input.askAlerts ? { alerts: (input.notify?.webhooks ?? []).length > 0 } : {}),
+    }),
     finishPipelineRun: async () => ({ rowsByTable: { scrapers: 1 }, tokenUsage: null }),
-    notifyPipelineRun: async (input) => ({ sent: input.notify ? input.notify.webhooks.length : 0, alreadySent: 0, events: input.events.map((e) => e.event), undelivered: [], error: null }),
+    notifyPipelineRun: async (input) => ({
+      sent: input.notify ? input.notify.webhooks.length : 0,
+      alreadySent: 0,
+      events: input.events.map((e) => e.event),
+      undelivered: [],
+      error: null,
+    }),
   };
 }
 
@@ -125,8 +158,17 @@ export interface PipelineRun {
  */
 export async function withPipelineRun<T>(
   env: TestWorkflowEnvironment,
-  o: { spec: PipelineSpec; mocks: MockActivities; runKey?: string; input?: Partial<PipelineWorkflowInput>; workflowId?: string },
-  body: (handle: Awaited<ReturnType<TestWorkflowEnvironment['client']['workflow']['start']>>, run: PipelineRun) => Promise<T>,
+  o: {
+    spec: PipelineSpec;
+    mocks: MockActivities;
+    runKey?: string;
+    input?: Partial<PipelineWorkflowInput>;
+    workflowId?: string;
+  },
+  body: (
+    handle: Awaited<ReturnType<TestWorkflowEnvironment['client']['workflow']['start']>>,
+    run: PipelineRun,
+  ) => Promise<T>,
 ): Promise<T> {
   const calls: ActivityCall[] = [];
   const activities: Record<string, (input: unknown) => Promise<unknown>> = {};
@@ -137,9 +179,15 @@ export async function withPipelineRun<T>(
       calls.push({
         name,
         input: structuredClone(input),
-        info: { isLocal: info.isLocal, attempt: info.attempt, heartbeatTimeoutMs: info.heartbeatTimeoutMs, scheduleToCloseTimeoutMs: info.scheduleToCloseTimeoutMs },
+        info: {
+          isLocal: info.isLocal,
+          attempt: info.attempt,
+          heartbeatTimeoutMs: info.heartbeatTimeoutMs,
+          scheduleToCloseTimeoutMs: info.scheduleToCloseTimeoutMs,
+        },
       });
-      if (!mock) throw ApplicationFailure.nonRetryable(`the test did not expect a call of ${name}`, 'UnexpectedActivity');
+      if (!mock)
+        throw ApplicationFailure.nonRetryable(`the test did not expect a call of ${name}`, 'UnexpectedActivity');
       return mock(input);
     };
   }
@@ -169,7 +217,9 @@ export async function withPipelineRun<T>(
 }
 
 /** The run's result, or its failure as { failure } (the workflow's own ApplicationFailure: message and type). */
-export async function outcome(handle: { result(): Promise<unknown> }): Promise<{ result: PipelineWorkflowResult } | { failure: { message: string; type: string | undefined | null } }> {
+export async function outcome(handle: {
+  result(): Promise<unknown>;
+}): Promise<{ result: PipelineWorkflowResult } | { failure: { message: string; type: string | undefined | null } }> {
   try {
     return { result: (await handle.result()) as PipelineWorkflowResult };
   } catch (err) {

@@ -37,11 +37,21 @@ async function chunk(name: string, urls: string[], prepare?: (sqlite: import('be
   env.on('heartbeat', (d: unknown) => beats.push(d as UrlChunkHeartbeat));
   const { loadUrlChunk } = createActivities(deps);
   try {
-    const out = await env.run(loadUrlChunk, { workflowId: `${name}--r1`, spec: { ...marketplaceSpec(name, db, urls), concurrency: 4 }, offset: 0, urls }).then(
-      (o) => ({ ok: true as const, o: o as UrlChunkOutput }),
-      (err: unknown) => ({ ok: false as const, err }),
-    );
-    const raw = dest.sqlite.prepare(`select request_key from raw_responses order by request_key`).pluck().all() as string[];
+    const out = await env
+      .run(loadUrlChunk, {
+        workflowId: `${name}--r1`,
+        spec: { ...marketplaceSpec(name, db, urls), concurrency: 4 },
+        offset: 0,
+        urls,
+      })
+      .then(
+        (o) => ({ ok: true as const, o: o as UrlChunkOutput }),
+        (err: unknown) => ({ ok: false as const, err }),
+      );
+    const raw = dest.sqlite
+      .prepare(`select request_key from raw_responses order by request_key`)
+      .pluck()
+      .all() as string[];
     return { out, beats, raw };
   } finally {
     await deps.close();
@@ -63,7 +73,9 @@ it('a chunk that fails hands over the newest state first: its last heartbeat nam
   const urls = Array.from({ length: 12 }, (_, i) => productUrl(6_700_000 + i));
   const bad = 6_700_009;
   const res = await chunk('fails', urls, (sqlite) =>
-    sqlite.exec(`create trigger refuse before insert on marketplace_products when new.item_id = ${bad} begin select raise(abort, 'refused by test'); end`),
+    sqlite.exec(
+      `create trigger refuse before insert on marketplace_products when new.item_id = ${bad} begin select raise(abort, 'refused by test'); end`,
+    ),
   );
   expect(res.out.ok).toBe(false);
   expect(res.beats.length).toBeLessThanOrEqual(2);

@@ -35,19 +35,27 @@ it('a retried attempt that lost the heartbeat of landed responses does not fetch
     const { loadUrlChunk } = createActivities(deps);
     const input = { workflowId: 'retry--r1', spec, offset: 0, urls };
     // Attempt 1 lands four of the six URLs (its answers for the other two are lost), then "dies".
-    const first = (await new MockActivityEnvironment({ attempt: 1 }).run(loadUrlChunk, { ...input, urls: urls.slice(0, 4) })) as UrlChunkOutput;
+    const first = (await new MockActivityEnvironment({ attempt: 1 }).run(loadUrlChunk, {
+      ...input,
+      urls: urls.slice(0, 4),
+    })) as UrlChunkOutput;
     expect(first.succeeded).toBe(4);
 
     // Attempt 2 starts with no heartbeat details: the dead attempt's last one was never recorded.
     sim.resetStats();
-    const second = (await new MockActivityEnvironment({ attempt: 2 }).run(loadUrlChunk, { ...input, urls })) as UrlChunkOutput;
+    const second = (await new MockActivityEnvironment({ attempt: 2 }).run(loadUrlChunk, {
+      ...input,
+      urls,
+    })) as UrlChunkOutput;
     expect(second.failed).toEqual([]);
     expect(second.succeeded).toBe(6);
     // Only the two URLs the first attempt never landed were fetched.
     expect(sim.stats().byEndpoint).toEqual({ 'POST /api/marketplace/sync': 2 });
     const dest = await deps.destination(db);
     if (dest.dialect !== 'sqlite') throw new Error('expected SQLite');
-    expect(dest.sqlite.prepare('select request_key from raw_responses order by request_key').pluck().all()).toEqual([...urls].sort());
+    expect(dest.sqlite.prepare('select request_key from raw_responses order by request_key').pluck().all()).toEqual(
+      [...urls].sort(),
+    );
   } finally {
     await deps.close();
   }

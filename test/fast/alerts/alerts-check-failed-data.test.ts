@@ -18,17 +18,45 @@ const check = (i: number): FailedCheckData => ({
 });
 
 const facts = (checks: FailedCheckData[]): RunFacts => ({
-  event: 'check_failed', detail: 'checks failed', pipeline: 'p', kind: 'marketplace', workflowId: 'p--k', runId: 'r', status: 'failed_checks',
-  error: null, exportStatus: null, exportError: null, rowsByTable: {}, seenByTable: null, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z',
-  durationMs: 1000, tokenUsage: null, webUiUrl: null, idempotencyKey: 'k', failedChecks: checks,
+  event: 'check_failed',
+  detail: 'checks failed',
+  pipeline: 'p',
+  kind: 'marketplace',
+  workflowId: 'p--k',
+  runId: 'r',
+  status: 'failed_checks',
+  error: null,
+  exportStatus: null,
+  exportError: null,
+  rowsByTable: {},
+  seenByTable: null,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:00:01.000Z',
+  durationMs: 1000,
+  tokenUsage: null,
+  webUiUrl: null,
+  idempotencyKey: 'k',
+  failedChecks: checks,
 });
 
-const py = (body: string, expr: string) => execFileSync('python3', ['-c', `import json,sys; d=json.load(sys.stdin); print(json.dumps(${expr}))`], { input: body }).toString().trim();
+const py = (body: string, expr: string) =>
+  execFileSync('python3', ['-c', `import json,sys; d=json.load(sys.stdin); print(json.dumps(${expr}))`], {
+    input: body,
+  })
+    .toString()
+    .trim();
 
 describe('check_failed data', () => {
   it('carries each failed check with name, type, severity, observed, threshold and failing keys', () => {
     const body = JSON.stringify(jsonMessage(facts([check(1), check(2)])));
-    expect(JSON.parse(py(body, "[[c['name'], c['type'], c['severity'], c['observed'], c['threshold'], len(c['failing_keys'])] for c in d['failed_checks']]"))).toEqual([
+    expect(
+      JSON.parse(
+        py(
+          body,
+          "[[c['name'], c['type'], c['severity'], c['observed'], c['threshold'], len(c['failing_keys'])] for c in d['failed_checks']]",
+        ),
+      ),
+    ).toEqual([
       ['not_null:t.c1', 'not_null', 'error', '1 rows', '0 rows', 20],
       ['not_null:t.c2', 'not_null', 'error', '2 rows', '0 rows', 20],
     ]);
@@ -39,7 +67,9 @@ describe('check_failed data', () => {
     const many = Array.from({ length: 400 }, (_, i) => check(i));
     const body = JSON.stringify(jsonMessage(facts(many)));
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_WEBHOOK_JSON_BYTES);
-    const [kept, omitted, truncated] = JSON.parse(py(body, "[len(d['failed_checks']), d['rows_omitted'], d['truncated']]")) as [number, number, boolean];
+    const [kept, omitted, truncated] = JSON.parse(
+      py(body, "[len(d['failed_checks']), d['rows_omitted'], d['truncated']]"),
+    ) as [number, number, boolean];
     expect(kept).toBeGreaterThan(0);
     expect(kept + omitted).toBe(400);
     expect(truncated).toBe(true);

@@ -49,22 +49,34 @@ function alertTo(hook: AlertWebhook, workflowId: string, event = 'did_not_run'):
 }
 
 async function counted(m: Metrics, name: string): Promise<string> {
-  return (await m.registry.getSingleMetricAsString(name)).split('\n').filter((l) => !l.startsWith('#')).join('\n');
+  return (await m.registry.getSingleMetricAsString(name))
+    .split('\n')
+    .filter((l) => !l.startsWith('#'))
+    .join('\n');
 }
 
 describe('the one alert delivery', () => {
   it("sends to the pipeline's webhooks, records the accepted delivery, and a second call sends nothing", async () => {
     receiver.respond = (_req, res) => res.writeHead(204).end();
     const cfg = readNotifyConfig({ SCRAPE_ETL_NOTIFY_URL: 'http://127.0.0.1:9/unused' });
-    const hooks = alertWebhooks({ webhooks: [{ url: `${receiver.base}/a`, format: 'json', on: ['did_not_run'] }] }, cfg);
+    const hooks = alertWebhooks(
+      { webhooks: [{ url: `${receiver.base}/a`, format: 'json', on: ['did_not_run'] }] },
+      cfg,
+    );
     expect(hooks.map((h) => [h.origin, h.n])).toEqual([['pipeline', 1]]);
     const alerts = hooks.map((h) => alertTo(h, 'shop--did-not-run-1'));
     const first = await deliverAlerts(alerts, { db, cfg, metrics });
     expect(first).toMatchObject({ sent: 1, alreadySent: 0, failures: [] });
     expect(receiver.seen.map((r) => [r.url, r.headers['idempotency-key'], JSON.parse(r.body)])).toEqual([
-      ['/a', 'scrape-etl:shop--did-not-run-1:did_not_run', { event: 'did_not_run', workflow_id: 'shop--did-not-run-1' }],
+      [
+        '/a',
+        'scrape-etl:shop--did-not-run-1:did_not_run',
+        { event: 'did_not_run', workflow_id: 'shop--did-not-run-1' },
+      ],
     ]);
-    expect((await listDeliveries(db, 'shop--did-not-run-1')).map((d) => [d.event, d.httpStatus])).toEqual([['did_not_run', 204]]);
+    expect((await listDeliveries(db, 'shop--did-not-run-1')).map((d) => [d.event, d.httpStatus])).toEqual([
+      ['did_not_run', 204],
+    ]);
     const again = await deliverAlerts(alerts, { db, cfg, metrics });
     expect(again).toMatchObject({ sent: 0, alreadySent: 1, failures: [] });
     expect(receiver.seen).toHaveLength(1);
@@ -72,20 +84,35 @@ describe('the one alert delivery', () => {
   });
 
   it("without webhooks of the pipeline, the worker's default one hears the alert", () => {
-    const cfg = readNotifyConfig({ SCRAPE_ETL_NOTIFY_URL: 'https://hooks.example/x', SCRAPE_ETL_NOTIFY_FORMAT: 'slack' });
-    expect(alertWebhooks(undefined, cfg).map((h) => [h.origin, h.n, h.w.format, h.w.url])).toEqual([['worker', 1, 'slack', 'https://hooks.example/x']]);
+    const cfg = readNotifyConfig({
+      SCRAPE_ETL_NOTIFY_URL: 'https://hooks.example/x',
+      SCRAPE_ETL_NOTIFY_FORMAT: 'slack',
+    });
+    expect(alertWebhooks(undefined, cfg).map((h) => [h.origin, h.n, h.w.format, h.w.url])).toEqual([
+      ['worker', 1, 'slack', 'https://hooks.example/x'],
+    ]);
   });
 
   it('tries a retryable answer again as many times as asked, then reports it with the attempts', async () => {
     receiver.respond = (_req, res) => res.writeHead(503).end('busy');
     const cfg = readNotifyConfig({});
-    const hook: AlertWebhook = { w: { url: `${receiver.base}/busy`, format: 'json', on: ['did_not_run'] }, n: 2, origin: 'pipeline' };
+    const hook: AlertWebhook = {
+      w: { url: `${receiver.base}/busy`, format: 'json', on: ['did_not_run'] },
+      n: 2,
+      origin: 'pipeline',
+    };
     const got = await deliverAlerts([alertTo(hook, 'shop--did-not-run-2')], { db, cfg, metrics, attempts: 2 });
     expect(receiver.seen).toHaveLength(2);
     expect(got.sent).toBe(0);
     expect(got.attemptsMax).toBe(2);
     expect(got.failures.map((f) => [f.retryable, f.reason, f.text])).toEqual([
-      [true, 'http_5xx', expect.stringMatching(new RegExp(`^webhook #2 \\(pipeline, json, event did_not_run\\) to ${receiver.base.slice(7)}: .*503`))],
+      [
+        true,
+        'http_5xx',
+        expect.stringMatching(
+          new RegExp(`^webhook #2 \\(pipeline, json, event did_not_run\\) to ${receiver.base.slice(7)}: .*503`),
+        ),
+      ],
     ]);
     expect(await listDeliveries(db, 'shop--did-not-run-2')).toEqual([]);
   });
@@ -93,9 +120,22 @@ describe('the one alert delivery', () => {
   it('reports a 4xx and a URL that cannot be expanded at once, without another attempt', async () => {
     receiver.respond = (_req, res) => res.writeHead(404).end();
     const cfg = readNotifyConfig({});
-    const gone: AlertWebhook = { w: { url: `${receiver.base}/gone`, format: 'json', on: ['failed'] }, n: 1, origin: 'pipeline' };
-    const unset: AlertWebhook = { w: { url: '${NOT_SET_ANYWHERE_HOOK}', format: 'json', on: ['failed'] }, n: 2, origin: 'pipeline' };
-    const got = await deliverAlerts([alertTo(gone, 'shop--3', 'failed'), alertTo(unset, 'shop--3', 'failed')], { db, cfg, metrics, attempts: 3 });
+    const gone: AlertWebhook = {
+      w: { url: `${receiver.base}/gone`, format: 'json', on: ['failed'] },
+      n: 1,
+      origin: 'pipeline',
+    };
+    const unset: AlertWebhook = {
+      w: { url: '${NOT_SET_ANYWHERE_HOOK}', format: 'json', on: ['failed'] },
+      n: 2,
+      origin: 'pipeline',
+    };
+    const got = await deliverAlerts([alertTo(gone, 'shop--3', 'failed'), alertTo(unset, 'shop--3', 'failed')], {
+      db,
+      cfg,
+      metrics,
+      attempts: 3,
+    });
     expect(receiver.seen).toHaveLength(1);
     expect(got.failures.map((f) => [f.retryable, f.reason, f.host === undefined])).toEqual([
       [false, 'http_4xx', false],
@@ -107,9 +147,20 @@ describe('the one alert delivery', () => {
   it('a delivery that cannot start before the deadline is reported, not sent', async () => {
     receiver.respond = (_req, res) => res.writeHead(200).end();
     const cfg = readNotifyConfig({});
-    const hook: AlertWebhook = { w: { url: `${receiver.base}/late`, format: 'json', on: ['failed'] }, n: 1, origin: 'pipeline' };
-    const got = await deliverAlerts([alertTo(hook, 'shop--4', 'failed')], { db, cfg, metrics, deadline: Date.now() + 100 });
+    const hook: AlertWebhook = {
+      w: { url: `${receiver.base}/late`, format: 'json', on: ['failed'] },
+      n: 1,
+      origin: 'pipeline',
+    };
+    const got = await deliverAlerts([alertTo(hook, 'shop--4', 'failed')], {
+      db,
+      cfg,
+      metrics,
+      deadline: Date.now() + 100,
+    });
     expect(receiver.seen).toHaveLength(0);
-    expect(got.failures.map((f) => [f.retryable, f.reason, f.problem])).toEqual([[true, 'timeout', 'not attempted, the time for alerts ran out']]);
+    expect(got.failures.map((f) => [f.retryable, f.reason, f.problem])).toEqual([
+      [true, 'timeout', 'not attempted, the time for alerts ran out'],
+    ]);
   });
 });

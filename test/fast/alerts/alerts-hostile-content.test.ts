@@ -70,7 +70,9 @@ interface Read {
 }
 
 function readWithPython(body: string): Read {
-  return JSON.parse(execFileSync('python3', ['-c', READER], { input: body, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })) as Read;
+  return JSON.parse(
+    execFileSync('python3', ['-c', READER], { input: body, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }),
+  ) as Read;
 }
 
 /** Slack's link markup `<target|label>` as scrape-etl builds it. */
@@ -107,7 +109,10 @@ beforeAll(async () => {
     );
     const [load] = await tx.all(`SELECT id FROM raw_responses WHERE workflow_id = 'wf-1'`, []);
     // An open-content table as the loader makes them: row_key and lineage, then the scraped fields.
-    await tx.run(`CREATE TABLE hostile_items (row_key TEXT PRIMARY KEY, title TEXT, link TEXT, body TEXT, pipeline TEXT NOT NULL, load_id INTEGER NOT NULL, loaded_at TEXT NOT NULL, row_hash TEXT NOT NULL)`, []);
+    await tx.run(
+      `CREATE TABLE hostile_items (row_key TEXT PRIMARY KEY, title TEXT, link TEXT, body TEXT, pipeline TEXT NOT NULL, load_id INTEGER NOT NULL, loaded_at TEXT NOT NULL, row_hash TEXT NOT NULL)`,
+      [],
+    );
     const rows: Array<[string, string, string | null, string]> = [
       ['a1', 'Great mug', HOSTILE_LINK, ''],
       ['a2', 'click me', 'javascript:alert(1)', ''],
@@ -117,7 +122,13 @@ beforeAll(async () => {
     // More rows than fit under the cap, each with a value just under the per-value limit.
     for (let i = 0; i < 300; i++) rows.push([`b${String(i).padStart(3, '0')}`, `filler ${i}`, null, 'y'.repeat(3000)]);
     for (const [k, title, link, body] of rows) {
-      await tx.run(`INSERT INTO hostile_items VALUES (?, ?, ?, ?, 'hostile', ?, '2026-01-01T00:00:00.000Z', 'h')`, [k, title, link, body, load!['id'] as number]);
+      await tx.run(`INSERT INTO hostile_items VALUES (?, ?, ?, ?, 'hostile', ?, '2026-01-01T00:00:00.000Z', 'h')`, [
+        k,
+        title,
+        link,
+        body,
+        load!['id'] as number,
+      ]);
     }
   });
   receiver = await startLocalServer();
@@ -149,14 +160,23 @@ describe('a watch event from hostile rows, delivered to a real receiver', () => 
     } as unknown as PipelineSpec;
     const events = await evaluateWatches(db, { pipeline: 'hostile', workflowId: 'wf-1', watches: spec.watch! });
     expect(events[0]!.rowCount).toBe(304);
-    const out = await deliverWatchEvents({ notify: readNotifyConfig({}), metrics: createMetrics() }, db, { workflowId: 'wf-1', runId: 'r-1', spec }, events);
+    const out = await deliverWatchEvents(
+      { notify: readNotifyConfig({}), metrics: createMetrics() },
+      db,
+      { workflowId: 'wf-1', runId: 'r-1', spec },
+      events,
+    );
     expect(out.sent).toBe(2);
 
     const slack = receiver.seen.find((r) => r.url === '/slack')!;
     const s = readWithPython(slack.body);
     const links = s.texts.flatMap((t) => expectQuietSlackText(t));
     // The three http(s) rows among the top 10 are links, to the URL given (its `|`, spaces and brackets encoded).
-    expect(links.map((l) => l.target)).toEqual(['https://x.example/%7CReset%20your%20password%3E%20%3C!channel', 'https://ok.example/p?a=1&amp;b=%3C2%3E', 'https://ok.example/plain']);
+    expect(links.map((l) => l.target)).toEqual([
+      'https://x.example/%7CReset%20your%20password%3E%20%3C!channel',
+      'https://ok.example/p?a=1&amp;b=%3C2%3E',
+      'https://ok.example/plain',
+    ]);
     const all = s.texts.join('\n');
     // javascript: is shown as text, never a target; the mentions are shown, not sent.
     expect(all).toContain('javascript:alert(1)');

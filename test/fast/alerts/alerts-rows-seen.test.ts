@@ -27,12 +27,18 @@ const facts = (seenByTable: Record<string, number> | null): RunFacts => ({
 });
 
 const py = (body: string, expr: string) =>
-  execFileSync('python3', ['-c', `import json,sys; d=json.load(sys.stdin); print(json.dumps(${expr}))`], { input: body }).toString().trim();
+  execFileSync('python3', ['-c', `import json,sys; d=json.load(sys.stdin); print(json.dumps(${expr}))`], {
+    input: body,
+  })
+    .toString()
+    .trim();
 
 describe('rows seen beside rows changed in alerts', () => {
   it('the JSON body: rows_total 0 (changed), rows_seen_total 2 and rows_seen_by_table', () => {
     const body = JSON.stringify(jsonMessage(facts({ marketplace_products: 2 })));
-    expect(py(body, '[d["rows_total"], d["rows_seen_total"], d["rows_seen_by_table"]]')).toBe('[0, 2, {"marketplace_products": 2}]');
+    expect(py(body, '[d["rows_total"], d["rows_seen_total"], d["rows_seen_by_table"]]')).toBe(
+      '[0, 2, {"marketplace_products": 2}]',
+    );
   });
 
   it('unknown rows seen are null, not 0', () => {
@@ -41,7 +47,9 @@ describe('rows seen beside rows changed in alerts', () => {
   });
 
   it("Slack's line says both, or rows changed only when seen is unknown", () => {
-    expect(JSON.stringify(slackMessage(facts({ marketplace_products: 2 }))['blocks'])).toContain('· 2 rows seen, 0 changed');
+    expect(JSON.stringify(slackMessage(facts({ marketplace_products: 2 }))['blocks'])).toContain(
+      '· 2 rows seen, 0 changed',
+    );
     expect(JSON.stringify(slackMessage(facts(null))['blocks'])).toContain('· 0 rows changed');
   });
 });

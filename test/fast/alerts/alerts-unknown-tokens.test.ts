@@ -36,7 +36,13 @@ describe('unknown tokens in alerts', () => {
 
   it('the JSON body carries token_usage null, not 0', () => {
     const body = JSON.stringify(jsonMessage(facts(null)));
-    const read = execFileSync('python3', ['-c', 'import json,sys; d=json.load(sys.stdin); print(repr(d["token_usage"]))'], { input: body }).toString().trim();
+    const read = execFileSync(
+      'python3',
+      ['-c', 'import json,sys; d=json.load(sys.stdin); print(repr(d["token_usage"]))'],
+      { input: body },
+    )
+      .toString()
+      .trim();
     expect(read).toBe('None');
   });
 });

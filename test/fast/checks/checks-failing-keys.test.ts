@@ -36,7 +36,13 @@ describe('failing keys of a check', () => {
   it('25 failing rows: 20 keys stored and carried by the alert; 1 failing row: its key', async () => {
     expect(MAX_ALERT_FAILING_KEYS).toBe(20);
     const checks = [
-      { name: 'positive', type: 'range', severity: 'error', table: 'marketplace_products', expression: 'price_major > 0' },
+      {
+        name: 'positive',
+        type: 'range',
+        severity: 'error',
+        table: 'marketplace_products',
+        expression: 'price_major > 0',
+      },
       { name: 'titled', type: 'not_null', severity: 'error', table: 'marketplace_products', columns: ['title'] },
     ] as CheckSpec[];
     const results = await evaluateChecks(db, { pipeline: 'p', workflowId: 'w1', checks });

@@ -20,7 +20,8 @@ import { startSimulator } from '../../../simulator/server.js';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-checks-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const check = (c: Partial<CheckSpec> & Pick<CheckSpec, 'type'>): CheckSpec => ({ name: c.type, severity: 'error', ...c }) as CheckSpec;
+const check = (c: Partial<CheckSpec> & Pick<CheckSpec, 'type'>): CheckSpec =>
+  ({ name: c.type, severity: 'error', ...c }) as CheckSpec;
 
 function problems(text: string): string[] {
   try {
@@ -43,9 +44,13 @@ describe('the expression grammar', () => {
     const e = parseExpression("price_major > 0 and (currency in ('TWD', 'SGD') or not brand is null) and stock <> -1");
     expect(columnsOf(e).sort()).toEqual(['brand', 'currency', 'price_major', 'stock']);
     const params: unknown[] = [];
-    expect(toSql(e, (c) => `"${c}"`, (v) => (params.push(v), `$${params.length}`))).toBe(
-      '((("price_major" > $1) AND (("currency" IN ($2, $3)) OR (NOT ("brand" IS NULL)))) AND ("stock" <> $4))',
-    );
+    expect(
+      toSql(
+        e,
+        (c) => `"${c}"`,
+        (v) => (params.push(v), `$${params.length}`),
+      ),
+    ).toBe('((("price_major" > $1) AND (("currency" IN ($2, $3)) OR (NOT ("brand" IS NULL)))) AND ("stock" <> $4))');
     expect(params).toEqual([0, 'TWD', 'SGD', -1]);
   });
 
@@ -91,11 +96,19 @@ watch:
     filter: currensy = 'TWD'
 `);
     expect(out).toEqual([
-      expect.stringMatching(/^p\.yaml:8:17: checks\[0\]\.expression: table 'marketplace_products' has no column 'price_majr'; did you mean 'price_major'\?/),
-      expect.stringMatching(/^p\.yaml:10:12: checks\[1\]\.table: 'marketplace_prodcts' is not a table of kind 'marketplace'; did you mean 'marketplace_products'\?/),
-      expect.stringMatching(/^p\.yaml:14:24: checks\[2\]\.columns\[1\]: table 'marketplace_products' has no column 'itme_id'; did you mean 'item_id'\?/),
+      expect.stringMatching(
+        /^p\.yaml:8:17: checks\[0\]\.expression: table 'marketplace_products' has no column 'price_majr'; did you mean 'price_major'\?/,
+      ),
+      expect.stringMatching(
+        /^p\.yaml:10:12: checks\[1\]\.table: 'marketplace_prodcts' is not a table of kind 'marketplace'; did you mean 'marketplace_products'\?/,
+      ),
+      expect.stringMatching(
+        /^p\.yaml:14:24: checks\[2\]\.columns\[1\]: table 'marketplace_products' has no column 'itme_id'; did you mean 'item_id'\?/,
+      ),
       expect.stringMatching(/^p\.yaml:17:12: watch\[0\]\.table: 'job_records' is not a table of kind 'marketplace'/),
-      expect.stringMatching(/^p\.yaml:20:13: watch\[1\]\.filter: table 'marketplace_price_history' has no column 'currensy'; did you mean 'currency'\?/),
+      expect.stringMatching(
+        /^p\.yaml:20:13: watch\[1\]\.filter: table 'marketplace_price_history' has no column 'currensy'; did you mean 'currency'\?/,
+      ),
     ]);
   });
 
@@ -113,8 +126,10 @@ notify:
   webhooks: [{url: 'https://hooks.example.com/x', on: [failed]}]
 `);
     expect(out.join('\n')).toContain("p.yaml:6:5: checks[1]: a second check named 'not_null:leads_results.id'");
-    expect(out.join('\n')).toContain("watch[0].type: price_drop watches marketplace prices and stock; this pipeline is kind 'leads-social'");
-    expect(out.join('\n')).toContain("p.yaml:9:5: watch[1]: no webhook of notify.webhooks subscribes to new_rows");
+    expect(out.join('\n')).toContain(
+      "watch[0].type: price_drop watches marketplace prices and stock; this pipeline is kind 'leads-social'",
+    );
+    expect(out.join('\n')).toContain('p.yaml:9:5: watch[1]: no webhook of notify.webhooks subscribes to new_rows');
   });
 
   it('a valid file gets default names and severities; v4 product URLs are accepted', () => {
@@ -153,12 +168,20 @@ checks:
 `;
     fs.writeFileSync(file, yaml('email'));
     const before = await validateFiles([file]);
-    expect(before[0]).toMatchObject({ ok: true, warnings: [`${file}:8:12: checks[0].table: table 'leads_items' is inferred from the data and the destination does not hold it yet: its columns cannot be verified before the first run (warning)`] });
+    expect(before[0]).toMatchObject({
+      ok: true,
+      warnings: [
+        `${file}:8:12: checks[0].table: table 'leads_items' is inferred from the data and the destination does not hold it yet: its columns cannot be verified before the first run (warning)`,
+      ],
+    });
 
     const db = await openDatabase(`sqlite:${dbFile}`);
     await withTransaction(db, async (tx) => {
       for (const c of ['email', 'name']) {
-        await tx.run(`INSERT INTO schema_history (table_name, column_name, data_type, change, pipeline, load_id, changed_at) VALUES ('leads_items', ?, 'text', 'create_table', 'leads', 1, '2026-01-01T00:00:00Z')`, [c]);
+        await tx.run(
+          `INSERT INTO schema_history (table_name, column_name, data_type, change, pipeline, load_id, changed_at) VALUES ('leads_items', ?, 'text', 'create_table', 'leads', 1, '2026-01-01T00:00:00Z')`,
+          [c],
+        );
       }
     });
     await db.close();
@@ -166,7 +189,9 @@ checks:
     fs.writeFileSync(file, yaml('emial'));
     const after = await validateFiles([file]);
     expect(after[0]?.ok).toBe(false);
-    expect(after[0]?.issues).toEqual([`${file}:8:12: checks[0].table: table 'leads_items' has no column 'emial' in the destination; its columns: email, name`]);
+    expect(after[0]?.issues).toEqual([
+      `${file}:8:12: checks[0].table: table 'leads_items' has no column 'emial' in the destination; its columns: email, name`,
+    ]);
   });
 });
 
@@ -188,7 +213,10 @@ describe('evaluation on a real destination', () => {
         );
       }
       // Another pipeline's rows are never counted.
-      await tx.run(`INSERT INTO marketplace_products (shop_id, item_id, title, price_major, price_divisor, pipeline, load_id, loaded_at, row_hash) VALUES (7, 9, NULL, -1, 1, 'other', 1, '2026-01-01T00:00:00.000Z', 'h')`, []);
+      await tx.run(
+        `INSERT INTO marketplace_products (shop_id, item_id, title, price_major, price_divisor, pipeline, load_id, loaded_at, row_hash) VALUES (7, 9, NULL, -1, 1, 'other', 1, '2026-01-01T00:00:00.000Z', 'h')`,
+        [],
+      );
     });
   });
   afterAll(async () => db?.close());
@@ -205,18 +233,50 @@ describe('evaluation on a real destination', () => {
         check({ type: 'unique', table: 'marketplace_products', columns: ['shop_id'] }),
         check({ type: 'accepted_values', table: 'marketplace_products', column: 'currency', values: ['TWD', 'SGD'] }),
         check({ type: 'row_count', table: 'marketplace_products', scope: 'table', min: 5 }),
-        check({ type: 'schema', table: 'marketplace_products', columns: { price_major: 'double', title: 'text', item_id: 'int', gone: 'text', currency: 'int' } }),
-        check({ type: 'sql', sql: "SELECT item_id FROM marketplace_products WHERE pipeline = 'p' AND title LIKE 'Robert%'" }),
-        check({ type: 'range', table: 'marketplace_products', expression: "title = 'x''); DELETE FROM marketplace_products; --' or price_major > 100" }),
+        check({
+          type: 'schema',
+          table: 'marketplace_products',
+          columns: { price_major: 'double', title: 'text', item_id: 'int', gone: 'text', currency: 'int' },
+        }),
+        check({
+          type: 'sql',
+          sql: "SELECT item_id FROM marketplace_products WHERE pipeline = 'p' AND title LIKE 'Robert%'",
+        }),
+        check({
+          type: 'range',
+          table: 'marketplace_products',
+          expression: "title = 'x''); DELETE FROM marketplace_products; --' or price_major > 100",
+        }),
       ],
     });
     const by = (i: number) => results[i]!;
-    expect(by(0)).toMatchObject({ status: 'fail', observed: '2 of 4 rows outside', failingKeys: [{ shop_id: 7, item_id: 2 }, { shop_id: 7, item_id: 4 }] });
-    expect(by(1)).toMatchObject({ status: 'fail', observed: '25% (1 of 4 rows)', observedValue: 25, threshold: '<= 20%', failingKeys: [{ shop_id: 7, item_id: 3 }] });
+    expect(by(0)).toMatchObject({
+      status: 'fail',
+      observed: '2 of 4 rows outside',
+      failingKeys: [
+        { shop_id: 7, item_id: 2 },
+        { shop_id: 7, item_id: 4 },
+      ],
+    });
+    expect(by(1)).toMatchObject({
+      status: 'fail',
+      observed: '25% (1 of 4 rows)',
+      observedValue: 25,
+      threshold: '<= 20%',
+      failingKeys: [{ shop_id: 7, item_id: 3 }],
+    });
     expect(by(2)).toMatchObject({ status: 'pass', observed: '0 rows with NULL' });
-    expect(by(3)).toMatchObject({ status: 'fail', observed: '1 duplicated value', failingKeys: [{ shop_id: 7, copies: 4 }] });
+    expect(by(3)).toMatchObject({
+      status: 'fail',
+      observed: '1 duplicated value',
+      failingKeys: [{ shop_id: 7, copies: 4 }],
+    });
     expect(by(4)).toMatchObject({ status: 'fail', failingKeys: [{ shop_id: 7, item_id: 3 }] });
-    expect(by(5)).toMatchObject({ status: 'fail', observed: '4 rows', message: 'marketplace_products: 4 rows, fewer than 5' });
+    expect(by(5)).toMatchObject({
+      status: 'fail',
+      observed: '4 rows',
+      message: 'marketplace_products: 4 rows, fewer than 5',
+    });
     expect(by(6)).toMatchObject({ status: 'fail', observed: 'gone is missing; currency is text, expected int' });
     expect(by(7)).toMatchObject({ status: 'fail', observed: '1 row', failingKeys: [{ item_id: 4 }] });
     // The hostile text was a value compared with title: nothing deleted, one row (169) satisfies the expression.
@@ -233,7 +293,13 @@ describe('evaluation on a real destination', () => {
       pipeline: 'p',
       workflowId: 'w-metrics',
       metrics,
-      checks: [check({ type: 'range', table: 'marketplace_products', expression: 'price_major > 0' }), { ...check({ type: 'not_null', table: 'marketplace_products', columns: ['title'] }), severity: 'warn' } as CheckSpec],
+      checks: [
+        check({ type: 'range', table: 'marketplace_products', expression: 'price_major > 0' }),
+        {
+          ...check({ type: 'not_null', table: 'marketplace_products', columns: ['title'] }),
+          severity: 'warn',
+        } as CheckSpec,
+      ],
     });
     expect([out.errorsFailed, out.warnsFailed]).toEqual([1, 1]);
     const text = await metrics.registry.metrics();
@@ -247,16 +313,32 @@ describe('evaluation on a real destination', () => {
   });
 
   it('a check on a column that does not exist is an error of that check, not a pass', async () => {
-    const [r] = await evaluateChecks(db, { pipeline: 'p', workflowId: 'w2', checks: [check({ type: 'not_null', table: 'marketplace_products', columns: ['nope'] })] });
-    expect(r).toMatchObject({ status: 'error', message: "could not be evaluated: table 'marketplace_products' has no column 'nope'" });
+    const [r] = await evaluateChecks(db, {
+      pipeline: 'p',
+      workflowId: 'w2',
+      checks: [check({ type: 'not_null', table: 'marketplace_products', columns: ['nope'] })],
+    });
+    expect(r).toMatchObject({
+      status: 'error',
+      message: "could not be evaluated: table 'marketplace_products' has no column 'nope'",
+    });
   });
 
   it('sql: a write is refused by the read-only connection, a runaway query is stopped at the timeout', async () => {
-    await expect(runReadOnlyQuery(db, 'DELETE FROM marketplace_products RETURNING item_id', { limit: 5, timeoutMs: 5000 })).rejects.toThrow();
     await expect(
-      runReadOnlyQuery(db, 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0', { limit: 5, timeoutMs: 300 }),
+      runReadOnlyQuery(db, 'DELETE FROM marketplace_products RETURNING item_id', { limit: 5, timeoutMs: 5000 }),
+    ).rejects.toThrow();
+    await expect(
+      runReadOnlyQuery(
+        db,
+        'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0',
+        { limit: 5, timeoutMs: 300 },
+      ),
     ).rejects.toThrow('ran longer than 300 ms');
-    const { rows } = await runReadOnlyQuery(db, 'SELECT item_id FROM marketplace_products ORDER BY item_id;', { limit: 2, timeoutMs: 5000 });
+    const { rows } = await runReadOnlyQuery(db, 'SELECT item_id FROM marketplace_products ORDER BY item_id;', {
+      limit: 2,
+      timeoutMs: 5000,
+    });
     expect(rows).toEqual([{ item_id: 1 }, { item_id: 2 }]);
     const [n] = await withTransaction(db, (tx) => tx.all('SELECT count(*) AS n FROM marketplace_products', []));
     expect(Number(n?.['n'])).toBe(5);
@@ -266,16 +348,30 @@ describe('evaluation on a real destination', () => {
     const duck = await openDatabase(`duckdb:${path.join(dir, 'eval.duckdb')}`);
     try {
       await withTransaction(duck, (tx) =>
-        tx.run(`INSERT INTO marketplace_products (shop_id, item_id, title, price_major, price_divisor, pipeline, load_id, loaded_at, row_hash) VALUES (7, 1, NULL, 0, 1, 'p', 1, now(), 'h')`, []),
+        tx.run(
+          `INSERT INTO marketplace_products (shop_id, item_id, title, price_major, price_divisor, pipeline, load_id, loaded_at, row_hash) VALUES (7, 1, NULL, 0, 1, 'p', 1, now(), 'h')`,
+          [],
+        ),
       );
       const results = await evaluateChecks(duck, {
         pipeline: 'p',
         workflowId: 'w',
-        checks: [check({ type: 'range', table: 'marketplace_products', expression: 'price_major > 0' }), check({ type: 'null_rate', table: 'marketplace_products', column: 'title', max: '5%' })],
+        checks: [
+          check({ type: 'range', table: 'marketplace_products', expression: 'price_major > 0' }),
+          check({ type: 'null_rate', table: 'marketplace_products', column: 'title', max: '5%' }),
+        ],
       });
       expect(results.map((r) => r.observed)).toEqual(['1 of 1 rows outside', '100% (1 of 1 rows)']);
-      await runReadOnlyQuery(duck, "SELECT * FROM (SELECT 1 AS one) t, (SELECT 1) u WHERE one = 1", { limit: 5, timeoutMs: 5000 });
-      const cols = await withTransaction(duck, (tx) => tx.all(`SELECT column_name FROM information_schema.columns WHERE table_name = 'marketplace_price_history' ORDER BY ordinal_position`, []));
+      await runReadOnlyQuery(duck, 'SELECT * FROM (SELECT 1 AS one) t, (SELECT 1) u WHERE one = 1', {
+        limit: 5,
+        timeoutMs: 5000,
+      });
+      const cols = await withTransaction(duck, (tx) =>
+        tx.all(
+          `SELECT column_name FROM information_schema.columns WHERE table_name = 'marketplace_price_history' ORDER BY ordinal_position`,
+          [],
+        ),
+      );
       expect(cols.map((c) => c['column_name']).slice(-2)).toEqual(['workflow_id', 'previous_price_major']);
     } finally {
       await duck.close();
@@ -289,15 +385,23 @@ describe('existing databases gain the price history columns and the new tables',
     // Make a version-1 file: the current baseline, then the price history as version 1 had it and no check tables.
     await (await openDatabase(`duckdb:${file}`)).close();
     const { DuckDBInstance } = await import('@duckdb/node-api');
-    const { tableDdl, SCHEMA_VERSION_TABLE, DUCKDB_SCHEMA_VERSION } = await import('../../../destinations/duckdb/ddl.js');
+    const { tableDdl, SCHEMA_VERSION_TABLE, DUCKDB_SCHEMA_VERSION } =
+      await import('../../../destinations/duckdb/ddl.js');
     const { TABLES } = await import('../../../db/schema/definition.js');
     const { workflow_id: _w, previous_price_major: _p, ...oldColumns } = TABLES.marketplace_price_history.columns;
     const instance = await DuckDBInstance.create(file);
     const conn = await instance.connect();
-    for (const t of ['check_results', 'watch_events', 'watch_state', 'marketplace_price_history']) await conn.run(`DROP TABLE ${t}`);
+    for (const t of ['check_results', 'watch_events', 'watch_state', 'marketplace_price_history'])
+      await conn.run(`DROP TABLE ${t}`);
     await conn.run('DROP SEQUENCE IF EXISTS check_results_id_seq');
-    for (const sql of tableDdl('marketplace_price_history', { ...TABLES.marketplace_price_history, columns: oldColumns } as never)) await conn.run(sql);
-    await conn.run(`INSERT INTO marketplace_price_history (shop_id, item_id, price, pipeline, load_id, loaded_at, row_hash) VALUES (1, 2, 300, 'p', 1, now(), 'h')`);
+    for (const sql of tableDdl('marketplace_price_history', {
+      ...TABLES.marketplace_price_history,
+      columns: oldColumns,
+    } as never))
+      await conn.run(sql);
+    await conn.run(
+      `INSERT INTO marketplace_price_history (shop_id, item_id, price, pipeline, load_id, loaded_at, row_hash) VALUES (1, 2, 300, 'p', 1, now(), 'h')`,
+    );
     // Hostile content's step-3 parts too. (Alerts' step-2 columns stay: DuckDB refuses to drop a column of
     // pipeline_runs, which other entries depend on; that step is IF NOT EXISTS, and its version row is checked below.)
     for (const sql of [
@@ -306,7 +410,8 @@ describe('existing databases gain the price history columns and the new tables',
       'DROP INDEX schema_history_root_table_idx',
       'ALTER TABLE schema_history DROP COLUMN root_table',
       'ALTER TABLE schema_history DROP COLUMN source_key',
-    ]) await conn.run(sql);
+    ])
+      await conn.run(sql);
     // A new file records only the version its baseline is (the current one), so the version table is rewritten.
     await conn.run(`DELETE FROM ${SCHEMA_VERSION_TABLE}`);
     await conn.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (1, now())`);
@@ -315,27 +420,58 @@ describe('existing databases gain the price history columns and the new tables',
 
     const db = await openDatabase(`duckdb:${file}`);
     try {
-      const cols = await withTransaction(db, (tx) => tx.all(`SELECT column_name FROM information_schema.columns WHERE table_name = 'marketplace_price_history' ORDER BY ordinal_position`, []));
+      const cols = await withTransaction(db, (tx) =>
+        tx.all(
+          `SELECT column_name FROM information_schema.columns WHERE table_name = 'marketplace_price_history' ORDER BY ordinal_position`,
+          [],
+        ),
+      );
       expect(cols.map((c) => c['column_name']).slice(-2)).toEqual(['workflow_id', 'previous_price_major']);
       // Every step ran, in order, up to the current version: 2 (alerts), 3 (hostile content), 4 (checks), 5 (indexes
       // DuckDB never reads dropped), 6 (rows seen), 7 (spend control: spend_calls, pipeline_runs.status_reason),
       // 8 (views and comments).
-      const versions = await withTransaction(db, (tx) => tx.all(`SELECT version FROM ${SCHEMA_VERSION_TABLE} ORDER BY version`, []));
+      const versions = await withTransaction(db, (tx) =>
+        tx.all(`SELECT version FROM ${SCHEMA_VERSION_TABLE} ORDER BY version`, []),
+      );
       expect(versions.map((r) => Number(r['version']))).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(DUCKDB_SCHEMA_VERSION).toBe(8);
-      const spend = await withTransaction(db, (tx) => tx.all(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'spend_calls'`, []));
+      const spend = await withTransaction(db, (tx) =>
+        tx.all(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'spend_calls'`, []),
+      );
       expect(Number(spend[0]?.['n'])).toBe(1);
       const stepColumns = await withTransaction(db, (tx) =>
-        tx.all(`SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE column_name IN ('alert_status', 'alert_error', 'source_key', 'root_table') ORDER BY 1`, []),
+        tx.all(
+          `SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE column_name IN ('alert_status', 'alert_error', 'source_key', 'root_table') ORDER BY 1`,
+          [],
+        ),
       );
-      expect(stepColumns.map((r) => r['c'])).toEqual(['pipeline_runs.alert_error', 'pipeline_runs.alert_status', 'schema_history.root_table', 'schema_history.source_key']);
+      expect(stepColumns.map((r) => r['c'])).toEqual([
+        'pipeline_runs.alert_error',
+        'pipeline_runs.alert_status',
+        'schema_history.root_table',
+        'schema_history.source_key',
+      ]);
       const newTables = await withTransaction(db, (tx) =>
-        tx.all(`SELECT table_name FROM information_schema.tables WHERE table_name IN ('rejected_results', 'check_results', 'watch_events', 'watch_state') ORDER BY 1`, []),
+        tx.all(
+          `SELECT table_name FROM information_schema.tables WHERE table_name IN ('rejected_results', 'check_results', 'watch_events', 'watch_state') ORDER BY 1`,
+          [],
+        ),
       );
-      expect(newTables.map((r) => r['table_name'])).toEqual(['check_results', 'rejected_results', 'watch_events', 'watch_state']);
-      const kept = await withTransaction(db, (tx) => tx.all('SELECT item_id, price, workflow_id FROM marketplace_price_history', []));
+      expect(newTables.map((r) => r['table_name'])).toEqual([
+        'check_results',
+        'rejected_results',
+        'watch_events',
+        'watch_state',
+      ]);
+      const kept = await withTransaction(db, (tx) =>
+        tx.all('SELECT item_id, price, workflow_id FROM marketplace_price_history', []),
+      );
       expect(kept).toEqual([{ item_id: 2n, price: 300n, workflow_id: null }]);
-      const results = await evaluateChecks(db, { pipeline: 'p', workflowId: 'w', checks: [check({ type: 'not_null', table: 'marketplace_price_history', columns: ['price'] })] });
+      const results = await evaluateChecks(db, {
+        pipeline: 'p',
+        workflowId: 'w',
+        checks: [check({ type: 'not_null', table: 'marketplace_price_history', columns: ['price'] })],
+      });
       expect(results[0]?.status).toBe('pass');
       const { recordCheckResults } = await import('../../../checks/evaluate.js');
       await recordCheckResults(db, 'p', 'w', results);
@@ -354,17 +490,24 @@ describe('simulator drift and v4 URLs', () => {
     try {
       const v2 = 'https://shopee.tw/api/v2/item/get?itemid=4420309814&shopid=10115139';
       const v4 = 'https://shopee.tw/api/v4/pdp/get_pc?item_id=4420309814&shop_id=10115139';
-      const price = (s: typeof sim, url: string, epoch: number) => (s.truth.productAt(url, epoch) as { data: { data: { item: { price: number } } } }).data.data.item.price;
+      const price = (s: typeof sim, url: string, epoch: number) =>
+        (s.truth.productAt(url, epoch) as { data: { data: { item: { price: number } } } }).data.data.item.price;
       expect(price(sim, v4, 0)).toBe(price(sim, v2, 0));
       const byEpoch = [0, 1, 2, 3, 4, 5].map((e) => price(sim, v2, e));
       expect(new Set(byEpoch).size).toBeGreaterThan(1);
       expect([0, 1, 2, 3, 4, 5].map((e) => price(other, v2, e))).toEqual(byEpoch);
       // Over HTTP: the admin call advances the epoch, and the endpoint answers the truth of that epoch.
       const post = (p: string, body: unknown) =>
-        fetch(`${sim.baseUrl}${p}`, { method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${sim.baseUrl}${p}`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const drift = (await (await post('/_sim/drift', { advance: true })).json()) as { epoch: number };
       expect(drift.epoch).toBe(1);
-      const got = (await (await post('/api/marketplace/sync', { url: v4 })).json()) as { data: { data: { item: { price: number } } } };
+      const got = (await (await post('/api/marketplace/sync', { url: v4 })).json()) as {
+        data: { data: { item: { price: number } } };
+      };
       expect(got.data.data.item.price).toBe(byEpoch[1]);
       expect((await post('/_sim/drift', { vanish_rate: 2 })).status).toBe(422);
       expect((await post('/_sim/drift', { bogus: 1 })).status).toBe(422);

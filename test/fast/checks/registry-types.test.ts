@@ -61,7 +61,9 @@ export const unique: CheckDefinition<'unique'> = {
 function compileProbes(): Map<string, string[]> {
   const configFile = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), (f) => ts.sys.readFile(f));
   const { options } = ts.parseJsonConfigFileContent(configFile.config, ts.sys, ROOT);
-  const files = new Map(Object.entries(PROBES).map(([name, body]) => [path.join(HERE, `probe-${name}.ts`), `${HEADER}${body}`]));
+  const files = new Map(
+    Object.entries(PROBES).map(([name, body]) => [path.join(HERE, `probe-${name}.ts`), `${HEADER}${body}`]),
+  );
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (file, lang, ...rest) => {
@@ -86,20 +88,26 @@ function compileProbes(): Map<string, string[]> {
 describe('check and watch registries are named by the compiler', () => {
   const results = compileProbes();
 
-  it('the complete probe compiles (the errors below are the probes\' own)', () => {
+  it("the complete probe compiles (the errors below are the probes' own)", () => {
     expect(results.get('control')).toEqual([]);
   });
 
   it('a check definition without its evaluation does not compile', () => {
-    expect(results.get('missing-evaluator')).toEqual([expect.stringMatching(/^TS2741: Property 'evaluate' is missing in type/)]);
+    expect(results.get('missing-evaluator')).toEqual([
+      expect.stringMatching(/^TS2741: Property 'evaluate' is missing in type/),
+    ]);
   });
 
   it('a check registry without an entry for a check type does not compile, naming the type', () => {
-    expect(results.get('missing-check-entry')).toEqual([expect.stringMatching(/^TS2741: Property 'range' is missing in type/)]);
+    expect(results.get('missing-check-entry')).toEqual([
+      expect.stringMatching(/^TS2741: Property 'range' is missing in type/),
+    ]);
   });
 
   it('a watch definition without its rows does not compile', () => {
-    expect(results.get('missing-watch-rows')).toEqual([expect.stringMatching(/^TS2741: Property 'rows' is missing in type/)]);
+    expect(results.get('missing-watch-rows')).toEqual([
+      expect.stringMatching(/^TS2741: Property 'rows' is missing in type/),
+    ]);
   });
 
   it("a schema whose output does not fit the check's type does not compile", () => {

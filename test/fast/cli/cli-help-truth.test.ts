@@ -18,7 +18,11 @@ const TSX = pathToFileURL(createRequire(path.join(ROOT, 'package.json')).resolve
 function help(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = {}): string {
   const clean: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
   for (const name of ['DATABASE_URL', 'SCRAPE_ETL_PROJECT']) if (!(name in env)) delete clean[name];
-  return execFileSync(process.execPath, ['--import', TSX, MAIN, ...args, '--help'], { cwd, env: clean, encoding: 'utf8' });
+  return execFileSync(process.execPath, ['--import', TSX, MAIN, ...args, '--help'], {
+    cwd,
+    env: clean,
+    encoding: 'utf8',
+  });
 }
 
 /** How a destination is named in prose; a destination missing here fails the test that reads the help. */
@@ -37,7 +41,10 @@ describe('help that must stay true', () => {
   it("console --help names the database the console shows by default: in a project, the project's destination", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'help-truth-'));
     try {
-      fs.writeFileSync(path.join(dir, 'scrape-etl.yaml'), 'pipelines: [pipelines/*.yaml]\ndestination: sqlite:state/own.sqlite\n');
+      fs.writeFileSync(
+        path.join(dir, 'scrape-etl.yaml'),
+        'pipelines: [pipelines/*.yaml]\ndestination: sqlite:state/own.sqlite\n',
+      );
       const text = help(['console'], dir).replace(/\s+/g, ' ');
       const m = /--database <url>\s+(.*?)(?= --port)/.exec(text);
       expect(m, text).not.toBeNull();
@@ -53,7 +60,10 @@ describe('help that must stay true', () => {
     const { Command } = await import('../../../vendor/commander.js');
     const program = new Command();
     const dir = path.join(ROOT, 'cli', 'commands');
-    for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.ts')).sort()) {
+    for (const f of fs
+      .readdirSync(dir)
+      .filter((x) => x.endsWith('.ts'))
+      .sort()) {
       const m = (await import(path.join(dir, f))) as { register?: (p: unknown) => void };
       m.register?.(program);
     }
@@ -64,7 +74,8 @@ describe('help that must stay true', () => {
     const found = walk(program, '');
     expect(found.length).toBeGreaterThan(5);
     // A default that falls back to DATABASE_URL or the built-in file passes through the project's destination first.
-    for (const [name, description] of found.filter(([, d]) => /DATABASE_URL|sqlite:\.\/data/.test(d))) expect(`${name}: ${description}`).toMatch(/project's destination/);
+    for (const [name, description] of found.filter(([, d]) => /DATABASE_URL|sqlite:\.\/data/.test(d)))
+      expect(`${name}: ${description}`).toMatch(/project's destination/);
   }, 30_000);
 
   it("simulator/README.md's flag table lists every option of `simulate`, and nothing else", async () => {
@@ -73,7 +84,10 @@ describe('help that must stay true', () => {
     const program = new Command();
     register(program);
     const simulate = program.commands.find((c) => c.name() === 'simulate')!;
-    const options = simulate.options.map((o) => o.long!).filter((l) => l !== '--help').sort();
+    const options = simulate.options
+      .map((o) => o.long!)
+      .filter((l) => l !== '--help')
+      .sort();
     const readme = fs.readFileSync(path.join(ROOT, 'simulator', 'README.md'), 'utf8');
     const table = [...readme.matchAll(/^\| `(--[a-z-]+)[^`]*` \|/gm)].map((m) => m[1]!).sort();
     expect(table).toEqual(options);
@@ -84,7 +98,8 @@ describe('help that must stay true', () => {
     const drift = readme.split('\n').filter((l) => l.includes('/_sim/drift'));
     expect(drift.length).toBeGreaterThan(0);
     // Every curl of a /_sim route in the README sends the token header.
-    for (const line of readme.split('\n').filter((l) => /curl .*\/_sim\//.test(l))) expect(line, line).toMatch(/-H "\$T"|Authorization: Bearer/);
+    for (const line of readme.split('\n').filter((l) => /curl .*\/_sim\//.test(l)))
+      expect(line, line).toMatch(/-H "\$T"|Authorization: Bearer/);
     expect(drift.some((l) => /curl .*\/_sim\/drift/.test(l))).toBe(true);
   });
 
@@ -93,7 +108,11 @@ describe('help that must stay true', () => {
     for (const [name, s] of Object.entries(UP_SERVICES)) {
       expect(s.load, `${name} has a module`).toBeDefined();
       expect(doc).toContain(`up --${name}`);
-      const said = doc.split(/\n\n/).filter((p) => p.includes(`--${name}`)).join(' ').replace(/\s+/g, ' ');
+      const said = doc
+        .split(/\n\n/)
+        .filter((p) => p.includes(`--${name}`))
+        .join(' ')
+        .replace(/\s+/g, ' ');
       expect(said, `docs/up.md on --${name}`).not.toMatch(/not available|until it is built|reserved for/);
     }
   });

@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { RECORDED_RUN_STATES, RUN_STATES, RUN_STATE_IDS, runStateName, runStateOf } from '../../../lib/run-states.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const TEMPORAL_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'TIMED_OUT', 'CONTINUED_AS_NEW'];
+const TEMPORAL_STATUSES = [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TERMINATED',
+  'TIMED_OUT',
+  'CONTINUED_AS_NEW',
+];
 
 /** The files where a run's state is named for someone to read or a machine to receive. */
 const SURFACES = [
@@ -30,7 +38,8 @@ describe('run states: one definition', () => {
     for (const recorded of RECORDED_RUN_STATES.filter((s) => s !== 'running')) {
       const alone = runStateName(runStateOf(recorded));
       expect(alone).toBe(RUN_STATES[recorded]);
-      for (const t of TEMPORAL_STATUSES) expect(runStateName(runStateOf(recorded, t)), `${recorded} beside Temporal ${t}`).toBe(alone);
+      for (const t of TEMPORAL_STATUSES)
+        expect(runStateName(runStateOf(recorded, t)), `${recorded} beside Temporal ${t}`).toBe(alone);
     }
   });
 

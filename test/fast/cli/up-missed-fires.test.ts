@@ -52,7 +52,10 @@ describe('missed fires', () => {
     // Stopped at 9 s, started again at 30 s: 10 and 15 passed meanwhile. Not judged before the grace after the start.
     const second = new MissedFires({ file, graceMs: 3000, startedAt: at(30) });
     expect(second.observe(view({ next: [at(35)] }), T0 + 31_000)).toEqual([]);
-    expect(second.observe(view({ next: [at(35)] }), T0 + 34_000).map((f) => f.at.getTime())).toEqual([at(10).getTime(), at(15).getTime()]);
+    expect(second.observe(view({ next: [at(35)] }), T0 + 34_000).map((f) => f.at.getTime())).toEqual([
+      at(10).getTime(),
+      at(15).getTime(),
+    ]);
   });
 
   it('not judged: a time older than a full list of recent actions, a paused schedule, a schedule changed since', () => {

@@ -36,14 +36,25 @@ beforeEach(() => {
 });
 
 function client(extra: Partial<ScraperClientOptions> = {}): ScraperClient {
-  return new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN, timeoutMs: 2000, retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 2 }, ...extra });
+  return new ScraperClient({
+    baseUrl: sim.baseUrl,
+    token: TOKEN,
+    timeoutMs: 2000,
+    retry: { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  });
 }
 
 let n = 0;
 const uniqueName = (what: string) => `i10-${what}-${++n}`;
-const create = (c: ScraperClient, name: string) => c.createLeadsSocialScraper({ name, keywords: 'k', sentiment_type: 'all', expected_data: 2 });
+const create = (c: ScraperClient, name: string) =>
+  c.createLeadsSocialScraper({ name, keywords: 'k', sentiment_type: 'all', expected_data: 2 });
 const created = (name: string) => sim.truth.scrapers().filter((s) => s.name === name);
-const outcome = (p: Promise<unknown>) => p.then((v) => v, (e: unknown) => e);
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    (v) => v,
+    (e: unknown) => e,
+  );
 
 describe('a create-and-run is never re-sent after an ambiguous attempt', () => {
   it('a truncated 2xx: ApiAmbiguousError, one scraper, found by name', async () => {
@@ -63,7 +74,11 @@ describe('a create-and-run is never re-sent after an ambiguous attempt', () => {
     expect(a.underlying).toBeInstanceOf(ApiMalformedBodyError);
     expect((a.underlying as ApiMalformedBodyError).problem).toBe('truncated');
     expect(a.cause).toBe(a.underlying);
-    expect(a.message).toMatch(new RegExp(`^${ENDPOINT}: outcome unknown, the service may have created the scraper \\(attempt 1: ${ENDPOINT}: response body is not valid JSON`));
+    expect(a.message).toMatch(
+      new RegExp(
+        `^${ENDPOINT}: outcome unknown, the service may have created the scraper \\(attempt 1: ${ENDPOINT}: response body is not valid JSON`,
+      ),
+    );
     expect(a.message).toContain('findScraperByName');
     expect(JSON.stringify(a)).not.toContain(TOKEN);
 
@@ -73,7 +88,11 @@ describe('a create-and-run is never re-sent after an ambiguous attempt', () => {
   });
 
   it('a 5xx, a reset connection and a per-attempt timeout are ambiguous too: one request each', async () => {
-    const cases: Array<{ fault: Parameters<RunningSimulator['queueFaults']>[0][number]; cls: new (...a: never[]) => unknown; createdAfter: number }> = [
+    const cases: Array<{
+      fault: Parameters<RunningSimulator['queueFaults']>[0][number];
+      cls: new (...a: never[]) => unknown;
+      createdAfter: number;
+    }> = [
       // The spec names no failure statuses; a 5xx may follow the creation (see mayHaveBeenProcessed).
       { fault: { status: 503 }, cls: ApiHttpError, createdAfter: 0 },
       { fault: { kind: 'reset' }, cls: ApiNetworkError, createdAfter: 0 },
@@ -109,7 +128,12 @@ describe('a create-and-run is never re-sent after an ambiguous attempt', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const retries: number[] = [];
-    const c = new ScraperClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 }, onRetry: (i) => retries.push(i.attempt) });
+    const c = new ScraperClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: TOKEN,
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1 },
+      onRetry: (i) => retries.push(i.attempt),
+    });
     const err = await outcome(create(c, uniqueName('refused')));
     expect(err).toBeInstanceOf(ApiNetworkError);
     expect(err).not.toBeInstanceOf(ApiAmbiguousError);
@@ -160,7 +184,16 @@ describe('findScraperByName', () => {
   it('newest means latest created_at, then highest id; a list that does not advance is an ApiPagingError', async () => {
     const server = await startLocalServer();
     try {
-      const item = (id: number, name: string, at: string) => ({ id, name, urls: [], scheduled: false, schedule: null, schedule_explanation: null, created_at: at, updated_at: at });
+      const item = (id: number, name: string, at: string) => ({
+        id,
+        name,
+        urls: [],
+        scheduled: false,
+        schedule: null,
+        schedule_explanation: null,
+        created_at: at,
+        updated_at: at,
+      });
       server.respond = (req, res) => {
         const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
         const items =
@@ -185,7 +218,9 @@ describe('findScraperByName', () => {
       expect(err).toBeInstanceOf(ApiPagingError);
       expect((err as ApiPagingError).page).toBe(2);
       expect((err as ApiPagingError).retryable).toBe(false);
-      expect((err as Error).message).toMatch(/^GET \/api\/scrapers: page 2 \(per_page 2\) holds only scrapers already listed on earlier pages/);
+      expect((err as Error).message).toMatch(
+        /^GET \/api\/scrapers: page 2 \(per_page 2\) holds only scrapers already listed on earlier pages/,
+      );
       expect(server.seen).toHaveLength(2);
     } finally {
       await server.close();

@@ -41,7 +41,13 @@ beforeEach(() => {
 });
 
 function client(extra: Partial<ScraperClientOptions> = {}): ScraperClient {
-  return new ScraperClient({ baseUrl: server.base, token: TOKEN, timeoutMs: 3000, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }, ...extra });
+  return new ScraperClient({
+    baseUrl: server.base,
+    token: TOKEN,
+    timeoutMs: 3000,
+    retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  });
 }
 
 function json(res: ServerResponse, body: string, status = 200): void {
@@ -61,7 +67,8 @@ async function failure<T>(p: Promise<unknown>, cls: abstract new (...args: never
   return err as T;
 }
 
-const create = (c: ScraperClient) => c.createLeadsSocialScraper({ name: 'n', keywords: 'k', sentiment_type: 'all', expected_data: 1 });
+const create = (c: ScraperClient) =>
+  c.createLeadsSocialScraper({ name: 'n', keywords: 'k', sentiment_type: 'all', expected_data: 1 });
 
 describe('integers beyond the signed 64-bit range (defect 3)', () => {
   it('are a non-retryable contract error naming endpoint and JSON path, at once', async () => {
@@ -101,10 +108,15 @@ describe('integers beyond the signed 64-bit range (defect 3)', () => {
 describe('garbage 2xx bodies (defect 4)', () => {
   it('an empty 200 is a malformed answer (problem "empty") naming the endpoint', async () => {
     server.respond = (_req, res) => json(res, '');
-    const err = await failure(client({ retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).getScrapingRun(5), ApiMalformedBodyError);
+    const err = await failure(
+      client({ retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).getScrapingRun(5),
+      ApiMalformedBodyError,
+    );
     expect(err.problem).toBe('empty');
     expect(err.status).toBe(200);
-    expect(err.message).toMatch(new RegExp(`^GET ${RUN}: response body is not valid JSON \\(empty body with status 200\\)`));
+    expect(err.message).toMatch(
+      new RegExp(`^GET ${RUN}: response body is not valid JSON \\(empty body with status 200\\)`),
+    );
     // A read may be asked again: an empty body is usually a transfer accident.
     expect(err.retryable).toBe(true);
     expect(server.seen).toHaveLength(2);
@@ -113,9 +125,13 @@ describe('garbage 2xx bodies (defect 4)', () => {
   it('a truncated body says so (problem "truncated"); a broken one is "syntax"', async () => {
     const whole = runBody('1');
     server.respond = (_req, res) => json(res, whole.slice(0, 60));
-    expect((await failure(client({ retry: { maxAttempts: 1 } }).getScrapingRun(5), ApiMalformedBodyError)).problem).toBe('truncated');
+    expect(
+      (await failure(client({ retry: { maxAttempts: 1 } }).getScrapingRun(5), ApiMalformedBodyError)).problem,
+    ).toBe('truncated');
     server.respond = (_req, res) => json(res, '<html>proxy error</html>');
-    expect((await failure(client({ retry: { maxAttempts: 1 } }).getScrapingRun(5), ApiMalformedBodyError)).problem).toBe('syntax');
+    expect(
+      (await failure(client({ retry: { maxAttempts: 1 } }).getScrapingRun(5), ApiMalformedBodyError)).problem,
+    ).toBe('syntax');
   });
 
   it('5,000-level nested JSON is rejected by the parse (problem "too-deep"), not retried, with the place', async () => {
@@ -125,7 +141,9 @@ describe('garbage 2xx bodies (defect 4)', () => {
     expect(err.problem).toBe('too-deep');
     expect(err.retryable).toBe(false);
     expect(err.message).toMatch(
-      new RegExp(`^GET ${RUN}: response body is not usable JSON: JSON nested deeper than ${MAX_JSON_DEPTH} levels at position \\d+ \\(line 1, column \\d+\\)$`),
+      new RegExp(
+        `^GET ${RUN}: response body is not usable JSON: JSON nested deeper than ${MAX_JSON_DEPTH} levels at position \\d+ \\(line 1, column \\d+\\)$`,
+      ),
     );
     expect(server.seen).toHaveLength(1);
     // Brackets inside strings are text, not nesting.
@@ -149,7 +167,9 @@ describe('garbage 2xx bodies (defect 4)', () => {
     const elapsed = performance.now() - t0;
     for (const t of timers) clearInterval(t);
     expect(err.message).toMatch(
-      new RegExp(`^GET ${RUN}: no complete response within 400 ms \\(headers received, \\d+ body bytes so far: the body arrived too slowly\\)`),
+      new RegExp(
+        `^GET ${RUN}: no complete response within 400 ms \\(headers received, \\d+ body bytes so far: the body arrived too slowly\\)`,
+      ),
     );
     expect(err.retryable).toBe(true);
     expect(server.seen).toHaveLength(2);
@@ -195,7 +215,9 @@ describe('response size cap (defect 6)', () => {
     expect(err.declaredBytes).toBeUndefined();
     expect(err.receivedBytes).toBeGreaterThan(64 * 1024);
     expect(err.receivedBytes).toBeLessThan(2 * 1024 * 1024);
-    expect(err.message).toMatch(/^POST \/api\/scrapers\/leads-generator\/social\/create-and-run: response body is more than \d+ bytes, over the limit of 65536 bytes/);
+    expect(err.message).toMatch(
+      /^POST \/api\/scrapers\/leads-generator\/social\/create-and-run: response body is more than \d+ bytes, over the limit of 65536 bytes/,
+    );
     // Not an ambiguous create and not retried: the client made one request and the server saw the reader go away.
     expect(err).not.toBeInstanceOf(ApiAmbiguousError);
     expect(server.seen).toHaveLength(1);
@@ -206,9 +228,14 @@ describe('response size cap (defect 6)', () => {
     const base = { baseUrl: server.base, token: TOKEN };
     expect(new ScraperClient({ ...base, env: {} }).maxResponseBytes).toBe(64 * 1024 * 1024);
     expect(new ScraperClient({ ...base, env: { SCRAPER_MAX_RESPONSE_BYTES: '2048' } }).maxResponseBytes).toBe(2048);
-    expect(new ScraperClient({ ...base, maxResponseBytes: 10, env: { SCRAPER_MAX_RESPONSE_BYTES: '2048' } }).maxResponseBytes).toBe(10);
+    expect(
+      new ScraperClient({ ...base, maxResponseBytes: 10, env: { SCRAPER_MAX_RESPONSE_BYTES: '2048' } })
+        .maxResponseBytes,
+    ).toBe(10);
     expect(() => new ScraperClient({ ...base, env: { SCRAPER_MAX_RESPONSE_BYTES: '10MB' } })).toThrow(ApiConfigError);
-    expect(() => new ScraperClient({ ...base, env: { SCRAPER_MAX_RESPONSE_BYTES: '10MB' } })).toThrow(/SCRAPER_MAX_RESPONSE_BYTES must be a positive whole number of bytes, got '10MB'/);
+    expect(() => new ScraperClient({ ...base, env: { SCRAPER_MAX_RESPONSE_BYTES: '10MB' } })).toThrow(
+      /SCRAPER_MAX_RESPONSE_BYTES must be a positive whole number of bytes, got '10MB'/,
+    );
     expect(() => new ScraperClient({ ...base, maxResponseBytes: 0 })).toThrow(/maxResponseBytes/);
   });
 

@@ -10,7 +10,16 @@ const TOKEN = `tok_${randomBytes(12).toString('hex')}`;
 const TS = '2026-01-02T03:04:05.123456Z';
 const CREATED = JSON.stringify({
   message: 'Scraper created and queued successfully.',
-  scraper: { id: 1, name: 'evil', url: ['Default'], urls: ['Default'], scheduled: false, schedule: null, created_at: TS, updated_at: TS },
+  scraper: {
+    id: 1,
+    name: 'evil',
+    url: ['Default'],
+    urls: ['Default'],
+    scheduled: false,
+    schedule: null,
+    created_at: TS,
+    updated_at: TS,
+  },
   results: [],
 });
 const LISTED = JSON.stringify({ data: [] });
@@ -37,7 +46,11 @@ beforeEach(() => {
 });
 
 function client(): ScraperClient {
-  return new ScraperClient({ baseUrl: service.base, token: TOKEN, retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 } });
+  return new ScraperClient({
+    baseUrl: service.base,
+    token: TOKEN,
+    retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 },
+  });
 }
 
 async function failure(p: Promise<unknown>): Promise<ApiRedirectError> {
@@ -59,7 +72,10 @@ describe('redirects are never followed', () => {
     it(`a ${status} to another origin on a create POST is a non-retryable error naming endpoint and origin`, async () => {
       // The Location carries the token in its query: a message may name the origin only.
       service.respond = (_req, res) => {
-        res.writeHead(status, { Location: `${elsewhere.base}/steal/api/scrapers?token=${TOKEN}`, 'Content-Type': 'text/html' });
+        res.writeHead(status, {
+          Location: `${elsewhere.base}/steal/api/scrapers?token=${TOKEN}`,
+          'Content-Type': 'text/html',
+        });
         res.end('<a href="elsewhere">moved</a>');
       };
       const err = await failure(create(client()));
@@ -70,7 +86,9 @@ describe('redirects are never followed', () => {
       expect(err.endpoint).toBe('POST /api/scrapers/leads-generator/social/create-and-run');
       expect(err.locationOrigin).toBe(elsewhere.base);
       expect(err.crossOrigin).toBe(true);
-      expect(err.message).toContain(`POST /api/scrapers/leads-generator/social/create-and-run: ${status} redirect to ${elsewhere.base}`);
+      expect(err.message).toContain(
+        `POST /api/scrapers/leads-generator/social/create-and-run: ${status} redirect to ${elsewhere.base}`,
+      );
       expect(err.message).toMatch(/SCRAPER_BASE_URL/);
       expect(err.message).not.toContain(TOKEN);
       expect(JSON.stringify(err)).not.toContain(TOKEN);

@@ -36,14 +36,19 @@ function expectValidationError(fn: () => unknown): ApiValidationError {
 
 describe('parseJson / stringifyJson', () => {
   it('keeps safe integers as numbers and turns larger ones into bigint', () => {
-    const v = parseJson('{"a": 9007199254740991, "b": 9007199254740993, "c": -12345678901234567890, "d": 1.5, "e": "12345678901234567"}') as Record<string, unknown>;
+    const v = parseJson(
+      '{"a": 9007199254740991, "b": 9007199254740993, "c": -12345678901234567890, "d": 1.5, "e": "12345678901234567"}',
+    ) as Record<string, unknown>;
     expect(v.a).toBe(9007199254740991);
     expect(v.b).toBe(9007199254740993n);
     expect(v.c).toBe(-12345678901234567890n);
     expect(v.d).toBe(1.5);
     expect(v.e).toBe('12345678901234567');
     // Only digits outside strings count: in a key or a string they do not make a number big, next to one they do.
-    const w = parseJson('{"k12345678901234567": 9007199254740993, "s": "id 12345678901234567", "n": 12}') as Record<string, unknown>;
+    const w = parseJson('{"k12345678901234567": 9007199254740993, "s": "id 12345678901234567", "n": 12}') as Record<
+      string,
+      unknown
+    >;
     expect(w).toEqual({ k12345678901234567: 9007199254740993n, s: 'id 12345678901234567', n: 12 });
     expect(parseJson('["x\\"", 12345678901234567890]')).toEqual(['x"', 12345678901234567890n]);
   });
@@ -125,12 +130,20 @@ describe('response schemas on the real fixtures', () => {
   });
 
   it('accepts 64-bit ids beyond the safe range as bigint, up to 2^63-1 (the database columns are signed 64-bit)', () => {
-    const text = fixture('shopee-sync-response-1.json').replace('"item_id": 4420309814', '"item_id": 9223372036854775807');
+    const text = fixture('shopee-sync-response-1.json').replace(
+      '"item_id": 4420309814',
+      '"item_id": 9223372036854775807',
+    );
     const data = validateWith(marketplaceResponseSchema, parseJson(text), { endpoint: MARKET, side: 'response' });
     expect(data.data.data.item.item_id).toBe(9223372036854775807n);
     // Unsigned 64-bit (2^64 - 59) fits no bigint column: a contract error naming endpoint and path, not a DB error later.
-    const unsigned = fixture('shopee-sync-response-1.json').replace('"item_id": 4420309814', '"item_id": 18446744073709551557');
-    const err = expectValidationError(() => validateWith(marketplaceResponseSchema, parseJson(unsigned), { endpoint: MARKET, side: 'response' }));
+    const unsigned = fixture('shopee-sync-response-1.json').replace(
+      '"item_id": 4420309814',
+      '"item_id": 18446744073709551557',
+    );
+    const err = expectValidationError(() =>
+      validateWith(marketplaceResponseSchema, parseJson(unsigned), { endpoint: MARKET, side: 'response' }),
+    );
     expect(err.path).toBe('data.data.item.item_id');
     expect(err.retryable).toBe(false);
   });
@@ -143,7 +156,9 @@ describe('response schemas on the real fixtures', () => {
     expect(marketplaceResponseSchema.safeParse(body).success).toBe(true);
 
     body.data.data.item.models[0].price = '16900000';
-    const err = expectValidationError(() => validateWith(marketplaceResponseSchema, body, { endpoint: MARKET, side: 'response' }));
+    const err = expectValidationError(() =>
+      validateWith(marketplaceResponseSchema, body, { endpoint: MARKET, side: 'response' }),
+    );
     expect(err.message).toBe(`${MARKET}: data.data.item.models[0].price: expected integer, got string`);
     expect(err.path).toBe('data.data.item.models[0].price');
     expect(err.endpoint).toBe(MARKET);
@@ -155,8 +170,12 @@ describe('response schemas on the real fixtures', () => {
     delete body.data.data.item.title;
     body.data.data.item.attributes[1].name = 5;
     body.data.data.shop_detailed.vacation = 'no';
-    const err = expectValidationError(() => validateWith(marketplaceResponseSchema, body, { endpoint: MARKET, side: 'response' }));
-    expect(err.message).toBe(`${MARKET}: data.data.item.title: expected string, got nothing (field missing) (and 2 more issues)`);
+    const err = expectValidationError(() =>
+      validateWith(marketplaceResponseSchema, body, { endpoint: MARKET, side: 'response' }),
+    );
+    expect(err.message).toBe(
+      `${MARKET}: data.data.item.title: expected string, got nothing (field missing) (and 2 more issues)`,
+    );
     expect(err.issues.map((i) => i.path)).toEqual([
       'data.data.item.title',
       'data.data.item.attributes[1].name',
@@ -176,26 +195,41 @@ describe('request schemas', () => {
   const opts = { endpoint: 'POST /x', side: 'request' as const };
 
   it('accepts the real leads-generator requests', () => {
-    expect(leadsSearchEngineRequestSchema.parse(parseJson(fixture('leads-generator-google-request-1.json')))).toMatchObject({
+    expect(
+      leadsSearchEngineRequestSchema.parse(parseJson(fixture('leads-generator-google-request-1.json'))),
+    ).toMatchObject({
       search_type: 'url',
       limit_pages: 1,
     });
     expect(leadsSocialRequestSchema.parse(parseJson(fixture('leads-generator-twitter-request-1.json')))).toMatchObject({
       sentiment_type: 'positive',
     });
-    expect(marketplaceSyncRequestSchema.parse(parseJson(fixture('shopee-sync-request-1.json'))).url).toContain('itemid=');
+    expect(marketplaceSyncRequestSchema.parse(parseJson(fixture('shopee-sync-request-1.json'))).url).toContain(
+      'itemid=',
+    );
   });
 
   it('enforces the conditional url / keywords rule of the search-engine variant', () => {
     const urlErr = expectValidationError(() =>
-      validateWith(leadsSearchEngineRequestSchema, { name: 'a', search_type: 'url', limit_pages: 1, keywords: 'x' }, opts),
+      validateWith(
+        leadsSearchEngineRequestSchema,
+        { name: 'a', search_type: 'url', limit_pages: 1, keywords: 'x' },
+        opts,
+      ),
     );
     expect(urlErr.message).toContain("url: required when search_type is 'url'");
     const kwErr = expectValidationError(() =>
-      validateWith(leadsSearchEngineRequestSchema, { name: 'a', search_type: 'keywords', limit_pages: 1, url: 'https://a.b/' }, opts),
+      validateWith(
+        leadsSearchEngineRequestSchema,
+        { name: 'a', search_type: 'keywords', limit_pages: 1, url: 'https://a.b/' },
+        opts,
+      ),
     );
     expect(kwErr.path).toBe('keywords');
-    expect(leadsSearchEngineRequestSchema.safeParse({ name: 'a', search_type: 'keywords', limit_pages: 2, keywords: 'k' }).success).toBe(true);
+    expect(
+      leadsSearchEngineRequestSchema.safeParse({ name: 'a', search_type: 'keywords', limit_pages: 2, keywords: 'k' })
+        .success,
+    ).toBe(true);
     const enumErr = expectValidationError(() =>
       validateWith(leadsSearchEngineRequestSchema, { name: 'a', search_type: 'site', limit_pages: 1 }, opts),
     );
@@ -207,12 +241,20 @@ describe('request schemas', () => {
     for (const s of ['all', 'positive', 'neutral', 'negative']) {
       expect(leadsSocialRequestSchema.safeParse({ ...base, sentiment_type: s }).success).toBe(true);
     }
-    const err = expectValidationError(() => validateWith(leadsSocialRequestSchema, { ...base, sentiment_type: 'happy' }, opts));
+    const err = expectValidationError(() =>
+      validateWith(leadsSocialRequestSchema, { ...base, sentiment_type: 'happy' }, opts),
+    );
     expect(err.message).toContain('sentiment_type');
     const typo = expectValidationError(() =>
-      validateWith(pdfCreateRequestSchema, { name: 'p', keywords: [{ keyword: 'k', prompt: 'p' }], expected_pdfs: 3 }, opts),
+      validateWith(
+        pdfCreateRequestSchema,
+        { name: 'p', keywords: [{ keyword: 'k', prompt: 'p' }], expected_pdfs: 3 },
+        opts,
+      ),
     );
-    expect(typo.message).toBe("POST /x: expected_pdfs: unknown field 'expected_pdfs' (check the spelling) [invalid request, not sent]");
+    expect(typo.message).toBe(
+      "POST /x: expected_pdfs: unknown field 'expected_pdfs' (check the spelling) [invalid request, not sent]",
+    );
   });
 
   it('checks job records against the data schema the request sent', () => {
@@ -227,7 +269,10 @@ describe('request schemas', () => {
         items: {
           type: 'object',
           description: 'a job',
-          properties: { job_title: { type: 'string', description: 't' }, job_salary: { type: 'number', description: 's' } },
+          properties: {
+            job_title: { type: 'string', description: 't' },
+            job_salary: { type: 'number', description: 's' },
+          },
           required: ['job_title', 'job_salary'],
         },
         required: ['items'],
@@ -244,6 +289,8 @@ describe('request schemas', () => {
         opts,
       ),
     );
-    expect(bad.message).toContain("schema.items.required[1]: 'job_url' is required but not defined in items.properties");
+    expect(bad.message).toContain(
+      "schema.items.required[1]: 'job_url' is required but not defined in items.properties",
+    );
   });
 });

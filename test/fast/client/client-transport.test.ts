@@ -64,7 +64,13 @@ beforeEach(() => {
 });
 
 function client(extra: Partial<ScraperClientOptions> = {}): ScraperClient {
-  return new ScraperClient({ baseUrl: server.base, token: TOKEN, timeoutMs: 5000, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 }, ...extra });
+  return new ScraperClient({
+    baseUrl: server.base,
+    token: TOKEN,
+    timeoutMs: 5000,
+    retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    ...extra,
+  });
 }
 
 async function failure<T>(p: Promise<unknown>, cls: abstract new (...args: never[]) => T): Promise<T> {
@@ -119,8 +125,20 @@ describe('content decoding: what fetch asked for, undone by the client', () => {
     let n = 0;
     server.respond = (_req, res) => {
       n++;
-      if (n === 1) send(res, systemGzip('{"message":"maintenance window"}'), { 'Content-Encoding': 'gzip', 'Retry-After': '0' }, 503);
-      else send(res, systemGzip('{"message":"The given data was invalid.","errors":{"per_page":["too big"]}}'), { 'Content-Encoding': 'gzip' }, 422);
+      if (n === 1)
+        send(
+          res,
+          systemGzip('{"message":"maintenance window"}'),
+          { 'Content-Encoding': 'gzip', 'Retry-After': '0' },
+          503,
+        );
+      else
+        send(
+          res,
+          systemGzip('{"message":"The given data was invalid.","errors":{"per_page":["too big"]}}'),
+          { 'Content-Encoding': 'gzip' },
+          422,
+        );
     };
     const retries: RetryInfo[] = [];
     const err = await failure(client({ onRetry: (r) => retries.push(r) }).listResults({ per_page: 5 }), ApiHttpError);
@@ -134,7 +152,9 @@ describe('content decoding: what fetch asked for, undone by the client', () => {
     expect(bomb.length).toBeLessThan(16 * 1024);
     server.respond = (_req, res) => send(res, bomb, { 'Content-Encoding': 'gzip' });
     const err = await failure(client({ maxResponseBytes: 64 * 1024 }).listResults(), ApiResponseTooLargeError);
-    expect(err.message).toMatch(/^GET \/api\/results: response body decoded from gzip is more than 65537 bytes, over the limit of 65536 bytes \(status 200\)/);
+    expect(err.message).toMatch(
+      /^GET \/api\/results: response body decoded from gzip is more than 65537 bytes, over the limit of 65536 bytes \(status 200\)/,
+    );
     expect(err.retryable).toBe(false);
     expect(server.seen).toHaveLength(1);
   });
@@ -145,7 +165,9 @@ describe('content decoding: what fetch asked for, undone by the client', () => {
     const cut = await failure(client().getScrapingRun(5), ApiMalformedBodyError);
     expect(cut.problem).toBe('truncated');
     expect(cut.retryable).toBe(true);
-    expect(cut.message).toMatch(new RegExp(`^GET ${RUN}: response body is not usable: gzip body could not be decoded: .*truncated\\?`));
+    expect(cut.message).toMatch(
+      new RegExp(`^GET ${RUN}: response body is not usable: gzip body could not be decoded: .*truncated\\?`),
+    );
     expect(server.seen).toHaveLength(2);
 
     server.seen.length = 0;
@@ -160,12 +182,14 @@ describe('content decoding: what fetch asked for, undone by the client', () => {
 describe('every body is read to its end or destroyed (a pool of one connection)', () => {
   it('error answers reuse the one socket, and after every early exit the next call still gets through', async () => {
     const pool = new Pool(server.base, { connections: 1 });
-    const make = (extra: Partial<ScraperClientOptions> = {}) => client({ dispatcher: pool, retry: { maxAttempts: 1 }, ...extra });
+    const make = (extra: Partial<ScraperClientOptions> = {}) =>
+      client({ dispatcher: pool, retry: { maxAttempts: 1 }, ...extra });
     const drips = new Set<NodeJS.Timeout>();
     const ok = runBody('1');
     try {
       // 30 error answers with bodies of 20 kB, each read to its end: one connection serves them all.
-      server.respond = (_req, res) => send(res, `<html>${'x'.repeat(20_000)}</html>`, { 'Content-Type': 'text/html' }, 500);
+      server.respond = (_req, res) =>
+        send(res, `<html>${'x'.repeat(20_000)}</html>`, { 'Content-Type': 'text/html' }, 500);
       for (let i = 0; i < 30; i++) await failure(make().getScrapingRun(5), ApiHttpError);
       const ports = new Set(server.seen.map((s) => s.remotePort));
       expect(ports.size, JSON.stringify([...ports])).toBe(1);
@@ -182,8 +206,16 @@ describe('every body is read to its end or destroyed (a pool of one connection)'
       };
       const earlyExits: Array<[string, (res: ServerResponse) => void, () => Promise<unknown>]> = [
         // Bodies well past undici's 64 kB buffer: one left unread would stall its response, and the connection.
-        ['redirect', (res) => send(res, 'moved '.repeat(400_000), { Location: 'https://elsewhere.test/x' }, 302), () => failure(make().getScrapingRun(5), ApiRedirectError)],
-        ['declared too large', (res) => send(res, 'y'.repeat(2_000_000)), () => failure(make({ maxResponseBytes: 4096 }).getScrapingRun(5), ApiResponseTooLargeError)],
+        [
+          'redirect',
+          (res) => send(res, 'moved '.repeat(400_000), { Location: 'https://elsewhere.test/x' }, 302),
+          () => failure(make().getScrapingRun(5), ApiRedirectError),
+        ],
+        [
+          'declared too large',
+          (res) => send(res, 'y'.repeat(2_000_000)),
+          () => failure(make({ maxResponseBytes: 4096 }).getScrapingRun(5), ApiResponseTooLargeError),
+        ],
         [
           'streamed too large',
           (res) => {
@@ -193,7 +225,11 @@ describe('every body is read to its end or destroyed (a pool of one connection)'
           },
           () => failure(make({ maxResponseBytes: 4096 }).getScrapingRun(5), ApiResponseTooLargeError),
         ],
-        ['per-attempt timeout mid-body', drip, () => failure(make({ timeoutMs: 300 }).getScrapingRun(5), ApiTimeoutError)],
+        [
+          'per-attempt timeout mid-body',
+          drip,
+          () => failure(make({ timeoutMs: 300 }).getScrapingRun(5), ApiTimeoutError),
+        ],
         [
           "the caller's cancel mid-body",
           drip,
@@ -204,15 +240,25 @@ describe('every body is read to its end or destroyed (a pool of one connection)'
             await expect(make().getScrapingRun(5, { signal: abort.signal })).rejects.toBe(reason);
           },
         ],
-        ['schema violation', (res) => send(res, '{"data":{"id":"five"}}'), () => failure(make().getScrapingRun(5), ApiValidationError)],
-        ['unusable encoding', (res) => send(res, 'q'.repeat(3000), { 'Content-Encoding': 'gzip' }), () => failure(make().getScrapingRun(5), ApiMalformedBodyError)],
+        [
+          'schema violation',
+          (res) => send(res, '{"data":{"id":"five"}}'),
+          () => failure(make().getScrapingRun(5), ApiValidationError),
+        ],
+        [
+          'unusable encoding',
+          (res) => send(res, 'q'.repeat(3000), { 'Content-Encoding': 'gzip' }),
+          () => failure(make().getScrapingRun(5), ApiMalformedBodyError),
+        ],
       ];
       for (const [what, answer, call] of earlyExits) {
         server.respond = (_req, res) => answer(res);
         await call();
         // Were the body left unread, the pool's only connection would stay busy and this call would time out.
         server.respond = (_req, res) => send(res, ok);
-        const next = await make({ timeoutMs: 10_000 }).getScrapingRun(5).catch((e: unknown) => e);
+        const next = await make({ timeoutMs: 10_000 })
+          .getScrapingRun(5)
+          .catch((e: unknown) => e);
         expect(next, what).not.toBeInstanceOf(Error);
       }
     } finally {
@@ -227,14 +273,17 @@ describe('every body is read to its end or destroyed (a pool of one connection)'
     const held: ServerResponse[] = [];
     // The first request takes the only connection and is not answered until the end.
     server.respond = (req, res) => (req.url.endsWith('/5') ? held.push(res) : send(res, runBody('2')));
-    const make = (extra: Partial<ScraperClientOptions> = {}) => client({ dispatcher: pool, retry: { maxAttempts: 1 }, ...extra });
+    const make = (extra: Partial<ScraperClientOptions> = {}) =>
+      client({ dispatcher: pool, retry: { maxAttempts: 1 }, ...extra });
     try {
       const first = make({ timeoutMs: 60_000 }).getScrapingRun(5);
       first.catch(() => undefined); // awaited below; a failure before that must not go unhandled
       await expect.poll(() => held.length).toBe(1);
       // undici cancels a queued request only once it reaches a socket; the client must not wait for that.
       const queued = await failure(make({ timeoutMs: 300 }).getScrapingRun(6), ApiTimeoutError);
-      expect(queued.message).toBe('GET /api/scraping-runs/6: no complete response within 300 ms (gave up after 1 attempt)');
+      expect(queued.message).toBe(
+        'GET /api/scraping-runs/6: no complete response within 300 ms (gave up after 1 attempt)',
+      );
       const reason = new Error('activity cancelled');
       const abort = new AbortController();
       const cancelled = make({ timeoutMs: 60_000 }).getScrapingRun(6, { signal: abort.signal });
@@ -283,7 +332,9 @@ describe('network errors', () => {
     expect(err.message).toMatch(new RegExp(`^GET ${RUN}: network error: UND_ERR_SOCKET: `));
     // The address it used and the variable that sets it (issue 36: a wrong SCRAPER_BASE_URL waited unnamed).
     expect(err.message).toContain(`(service at ${server.base}, SCRAPER_BASE_URL)`);
-    expect(oneLineReason(err.message)).toBe(`service unreachable (UND_ERR_SOCKET) at ${server.base} (SCRAPER_BASE_URL)`);
+    expect(oneLineReason(err.message)).toBe(
+      `service unreachable (UND_ERR_SOCKET) at ${server.base} (SCRAPER_BASE_URL)`,
+    );
   });
 });
 
@@ -293,16 +344,22 @@ describe('https', () => {
     const certs = makeTestCertificates(dir);
     const seen: Array<string | undefined> = [];
     const text = runBody('4');
-    const tls = https.createServer({ key: fs.readFileSync(certs.key), cert: fs.readFileSync(certs.cert) }, (req, res) => {
-      seen.push(req.headers['accept-encoding']);
-      req.resume();
-      req.on('end', () => send(res, zlib.brotliCompressSync(text), { 'Content-Encoding': 'br' }));
-    });
+    const tls = https.createServer(
+      { key: fs.readFileSync(certs.key), cert: fs.readFileSync(certs.cert) },
+      (req, res) => {
+        seen.push(req.headers['accept-encoding']);
+        req.resume();
+        req.on('end', () => send(res, zlib.brotliCompressSync(text), { 'Content-Encoding': 'br' }));
+      },
+    );
     await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
     const base = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
     const agent = new Agent({ connect: { ca: fs.readFileSync(certs.ca), servername: certs.serverName } });
     try {
-      const untrusted = await failure(client({ baseUrl: base, retry: { maxAttempts: 1 } }).getScrapingRun(5), ApiNetworkError);
+      const untrusted = await failure(
+        client({ baseUrl: base, retry: { maxAttempts: 1 } }).getScrapingRun(5),
+        ApiNetworkError,
+      );
       expect(untrusted.message).toMatch(/certificate/i);
       expect(seen).toHaveLength(0);
 

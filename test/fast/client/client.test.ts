@@ -80,7 +80,9 @@ function client(extra: Partial<ScraperClientOptions> = {}): ScraperClient {
  * them later, and on the shared simulator that answer was counted in whichever test ran by then (the 404 test's
  * exact status counts, on a loaded machine). Closing it drops the abandoned requests with their connections.
  */
-async function withOwnSimulator<T>(fn: (own: RunningSimulator, make: (extra?: Partial<ScraperClientOptions>) => ScraperClient) => Promise<T>): Promise<T> {
+async function withOwnSimulator<T>(
+  fn: (own: RunningSimulator, make: (extra?: Partial<ScraperClientOptions>) => ScraperClient) => Promise<T>,
+): Promise<T> {
   const own = await startSimulator({ port: 0, token: TOKEN, seed: 7, runDurationMs: RUN_MS });
   try {
     return await fn(own, (extra = {}) => client({ baseUrl: own.baseUrl, ...extra }));
@@ -117,20 +119,36 @@ describe('configuration', () => {
     const err = errorOf(() => new ScraperClient({ baseUrl: 'http://api.example.com', token: TOKEN }));
     expect(err).toBeInstanceOf(ApiConfigError);
     expect(err.message).toMatch(/must use https.*loopback/);
-    for (const ok of ['https://api.example.com/', 'http://127.0.0.1:9', 'http://127.8.9.10', 'http://localhost:3000', 'http://[::1]:8080']) {
+    for (const ok of [
+      'https://api.example.com/',
+      'http://127.0.0.1:9',
+      'http://127.8.9.10',
+      'http://localhost:3000',
+      'http://[::1]:8080',
+    ]) {
       expect(new ScraperClient({ baseUrl: ok, token: TOKEN }).baseUrl).toBe(ok.replace(/\/$/, ''));
     }
-    expect(errorOf(() => new ScraperClient({ baseUrl: 'http://128.0.0.1', token: TOKEN }))).toBeInstanceOf(ApiConfigError);
+    expect(errorOf(() => new ScraperClient({ baseUrl: 'http://128.0.0.1', token: TOKEN }))).toBeInstanceOf(
+      ApiConfigError,
+    );
     expect(errorOf(() => new ScraperClient({ baseUrl: 'ftp://example.com', token: TOKEN })).message).toMatch(/https/);
-    expect(errorOf(() => new ScraperClient({ baseUrl: 'not a url', token: TOKEN })).message).toMatch(/not an absolute URL/);
+    expect(errorOf(() => new ScraperClient({ baseUrl: 'not a url', token: TOKEN })).message).toMatch(
+      /not an absolute URL/,
+    );
   });
 
   it('reads env and names SCRAPER_API_TOKEN / SCRAPER_BASE_URL when missing', () => {
-    const fromEnv = new ScraperClient({ env: { SCRAPER_BASE_URL: 'https://svc.example.com/base/', SCRAPER_API_TOKEN: TOKEN } });
+    const fromEnv = new ScraperClient({
+      env: { SCRAPER_BASE_URL: 'https://svc.example.com/base/', SCRAPER_API_TOKEN: TOKEN },
+    });
     expect(fromEnv.baseUrl).toBe('https://svc.example.com/base');
-    expect(errorOf(() => new ScraperClient({ env: { SCRAPER_BASE_URL: 'https://svc.example.com' } })).message).toMatch(/SCRAPER_API_TOKEN/);
+    expect(errorOf(() => new ScraperClient({ env: { SCRAPER_BASE_URL: 'https://svc.example.com' } })).message).toMatch(
+      /SCRAPER_API_TOKEN/,
+    );
     expect(errorOf(() => new ScraperClient({ env: { SCRAPER_API_TOKEN: TOKEN } })).message).toMatch(/SCRAPER_BASE_URL/);
-    expect(errorOf(() => new ScraperClient({ baseUrl: 'https://a.example.com', token: `${TOKEN}\n` }))).toBeInstanceOf(ApiConfigError);
+    expect(errorOf(() => new ScraperClient({ baseUrl: 'https://a.example.com', token: `${TOKEN}\n` }))).toBeInstanceOf(
+      ApiConfigError,
+    );
     // The client itself never serialises or prints the token.
     expect(JSON.stringify(fromEnv)).not.toContain(TOKEN);
     expect(inspect(fromEnv, { depth: 5, showHidden: true })).not.toContain(TOKEN);
@@ -190,24 +208,44 @@ describe('happy paths against the simulator', () => {
     expect(first.status).toBe('running');
     expect(first.scrapped_url).toBe('annual report 2023');
     expect(first.scraper?.type).toBe('pdf');
-    expect(first.scraper?.workflow[0]?.data.keywords.map((k) => k.data.keyword)).toEqual(['annual report 2023', 'energy outlook']);
+    expect(first.scraper?.workflow[0]?.data.keywords.map((k) => k.data.keyword)).toEqual([
+      'annual report 2023',
+      'energy outlook',
+    ]);
     await waitForRun(c, first.scraping_run_id);
     const run = await c.getScrapingRun(first.scraping_run_id);
     expect(run.endpoint).toBe(`GET /api/scraping-runs/${first.scraping_run_id}`);
     expect(run.data.data.status).toBe('succeeded');
-    expect(run.data.data.results.map((r) => r.id)).toEqual(sim.truth.runResults(Number(first.scraping_run_id)).map((r) => r.id));
+    expect(run.data.data.results.map((r) => r.id)).toEqual(
+      sim.truth.runResults(Number(first.scraping_run_id)).map((r) => r.id),
+    );
     expect(run.data.data.results).toHaveLength(3); // 5 split over 2 keywords: 3 + 2
   });
 
   it('leads-generator search-engine (url and keywords) and social', async () => {
     const c = client();
-    const byUrl = await c.createLeadsSearchEngineScraper({ name: 'apple', search_type: 'url', url: 'https://www.apple.com/', limit_pages: 1 });
+    const byUrl = await c.createLeadsSearchEngineScraper({
+      name: 'apple',
+      search_type: 'url',
+      url: 'https://www.apple.com/',
+      limit_pages: 1,
+    });
     expect(byUrl.data.scraper.urls).toEqual(['https://www.apple.com/']);
     expect(byUrl.data.results[0]?.scraper).toBeUndefined();
     expect(byUrl.data.results[0]?.scrapped_url).toBe('Default');
-    const byKw = await c.createLeadsSearchEngineScraper({ name: 'kw', search_type: 'keywords', keywords: 'coffee roasters', limit_pages: 2 });
+    const byKw = await c.createLeadsSearchEngineScraper({
+      name: 'kw',
+      search_type: 'keywords',
+      keywords: 'coffee roasters',
+      limit_pages: 2,
+    });
     expect(byKw.data.results).toHaveLength(1);
-    const social = await c.createLeadsSocialScraper({ name: 'soc', keywords: 'AI, ML', sentiment_type: 'neutral', expected_data: 4 });
+    const social = await c.createLeadsSocialScraper({
+      name: 'soc',
+      keywords: 'AI, ML',
+      sentiment_type: 'neutral',
+      expected_data: 4,
+    });
     expect(social.data.message).toBe(byUrl.data.message);
     const runId = social.data.results[0]!.scraping_run_id;
     await waitForRun(c, runId);
@@ -230,17 +268,32 @@ describe('happy paths against the simulator', () => {
     const c = client();
     const results = await c.listResults({ page: 1, per_page: 5 });
     expect(results.data.data.length).toBeGreaterThan(0);
-    expect(results.data.data.map((r) => r.id)).toEqual(sim.truth.allResults().slice(0, 5).map((r) => r.id));
+    expect(results.data.data.map((r) => r.id)).toEqual(
+      sim.truth
+        .allResults()
+        .slice(0, 5)
+        .map((r) => r.id),
+    );
     const scrapers = await c.listScrapers({ page: 1, per_page: 100 });
     expect(scrapers.endpoint).toBe('GET /api/scrapers');
-    expect(scrapers.data.data.map((s) => s.id).sort()).toEqual(sim.truth.scrapers().map((s) => s['id']).sort());
+    expect(scrapers.data.data.map((s) => s.id).sort()).toEqual(
+      sim.truth
+        .scrapers()
+        .map((s) => s['id'])
+        .sort(),
+    );
   });
 });
 
 describe('paging', () => {
   it('yields every result exactly once, even when new results arrive mid-iteration', async () => {
     const c = client();
-    const created = await c.createLeadsSocialScraper({ name: 'paging', keywords: 'k', sentiment_type: 'all', expected_data: 23 });
+    const created = await c.createLeadsSocialScraper({
+      name: 'paging',
+      keywords: 'k',
+      sentiment_type: 'all',
+      expected_data: 23,
+    });
     await waitForRun(c, created.data.results[0]!.scraping_run_id);
     const before = sim.truth.allResults().map((r) => r.id);
     expect(before.length).toBeGreaterThan(23);
@@ -252,7 +305,12 @@ describe('paging', () => {
       if (seen.length === 10 && !injected) {
         // 6 new results land at the top of the newest-first list: every later page shifts by 6.
         injected = true;
-        const more = await c.createLeadsSocialScraper({ name: 'late', keywords: 'k', sentiment_type: 'all', expected_data: 6 });
+        const more = await c.createLeadsSocialScraper({
+          name: 'late',
+          keywords: 'k',
+          sentiment_type: 'all',
+          expected_data: 6,
+        });
         await waitForRun(c, more.data.results[0]!.scraping_run_id);
       }
     }
@@ -272,7 +330,8 @@ describe('paging', () => {
     // Exactly divisible: one extra (empty) request, which is not yielded.
     sim.resetStats();
     const exact: number[] = [];
-    for await (const p of c.pages('results', { perPage: total / (total % 2 === 0 ? 2 : 1) })) exact.push(p.items.length);
+    for await (const p of c.pages('results', { perPage: total / (total % 2 === 0 ? 2 : 1) }))
+      exact.push(p.items.length);
     expect(exact.every((n) => n > 0)).toBe(true);
     expect(sim.stats().byEndpoint['GET /api/results']).toBe(exact.length + 1);
 
@@ -301,7 +360,9 @@ describe('retries', () => {
   it('gives up after maxAttempts with a retryable ApiHttpError', async () => {
     sim.setFaults({ errorRate: 1 });
     const { retries, onRetry } = retryCounter();
-    const err = await rejectionOf(client({ onRetry, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 } }).listScrapers());
+    const err = await rejectionOf(
+      client({ onRetry, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 } }).listScrapers(),
+    );
     expect(err).toBeInstanceOf(ApiHttpError);
     expect((err as ApiHttpError).retryable).toBe(true);
     expect((err as ApiHttpError).status).toBeGreaterThanOrEqual(500);
@@ -324,7 +385,10 @@ describe('retries', () => {
     sim.queueFaults([{ status: 429, retryAfterSeconds: 120 }]);
     const capped = retryCounter();
     const t1 = performance.now();
-    await client({ onRetry: capped.onRetry, retry: { maxRetryAfterMs: 50, baseDelayMs: 1, maxDelayMs: 2 } }).listResults({ per_page: 1 });
+    await client({
+      onRetry: capped.onRetry,
+      retry: { maxRetryAfterMs: 50, baseDelayMs: 1, maxDelayMs: 2 },
+    }).listResults({ per_page: 1 });
     expect(capped.retries[0]?.delayMs).toBe(50);
     expect(performance.now() - t1).toBeLessThan(1000);
   });
@@ -332,7 +396,9 @@ describe('retries', () => {
   it('retries truncated bodies (ApiMalformedBodyError) and connection resets', async () => {
     sim.queueFaults([{ kind: 'truncated' }, { kind: 'reset' }]);
     const { retries, onRetry } = retryCounter();
-    const res = await client({ onRetry }).marketplaceSync({ url: 'https://shopee.tw/api/v2/item/get?itemid=1&shopid=2' });
+    const res = await client({ onRetry }).marketplaceSync({
+      url: 'https://shopee.tw/api/v2/item/get?itemid=1&shopid=2',
+    });
     expect(res.data.data.data.item.item_id).toBe(1);
     expect(retries).toHaveLength(2);
     expect(retries[0]?.reason).toMatch(/^POST \/api\/marketplace\/sync: response body is not valid JSON/);
@@ -355,7 +421,9 @@ describe('retries', () => {
       expect(retries[0]?.reason).toBe('GET /api/scrapers: no complete response within 100 ms');
 
       own.setFaults({ latencyMs: 300 });
-      const err = await rejectionOf(make({ timeoutMs: 50, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).listScrapers());
+      const err = await rejectionOf(
+        make({ timeoutMs: 50, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).listScrapers(),
+      );
       expect(err).toBeInstanceOf(ApiTimeoutError);
       expect((err as ApiTimeoutError).retryable).toBe(true);
     });
@@ -366,10 +434,13 @@ describe('retries', () => {
       own.setFaults({ errorRate: 1 });
       const ac = new AbortController();
       const retries: RetryInfo[] = [];
-      const slow = make({ retry: { maxAttempts: 10, baseDelayMs: 5000, maxDelayMs: 5000 }, onRetry: (i) => {
-        retries.push(i);
-        setTimeout(() => ac.abort(new Error('caller gave up')), 20);
-      } });
+      const slow = make({
+        retry: { maxAttempts: 10, baseDelayMs: 5000, maxDelayMs: 5000 },
+        onRetry: (i) => {
+          retries.push(i);
+          setTimeout(() => ac.abort(new Error('caller gave up')), 20);
+        },
+      });
       const t0 = performance.now();
       const err = await rejectionOf(slow.listResults({}, { signal: ac.signal }));
       expect((err as Error).message).toBe('caller gave up');
@@ -405,11 +476,18 @@ describe('errors that are not retried', () => {
     const { retries, onRetry } = retryCounter();
     // Passes the client's own schema (the spec gives no bound) but the service caps limit_pages.
     const err = await rejectionOf(
-      client({ onRetry }).createLeadsSearchEngineScraper({ name: 'big', search_type: 'keywords', keywords: 'x', limit_pages: 100_000 }),
+      client({ onRetry }).createLeadsSearchEngineScraper({
+        name: 'big',
+        search_type: 'keywords',
+        keywords: 'x',
+        limit_pages: 100_000,
+      }),
     );
     expect(err).toBeInstanceOf(ApiHttpError);
     expect((err as ApiHttpError).status).toBe(422);
-    expect((err as Error).message).toMatch(/^POST \/api\/scrapers\/leads-generator\/search-engine\/create-and-run: 422 .*limit_pages.*must not be greater than/);
+    expect((err as Error).message).toMatch(
+      /^POST \/api\/scrapers\/leads-generator\/search-engine\/create-and-run: 422 .*limit_pages.*must not be greater than/,
+    );
     expect(retries).toHaveLength(0);
     expect(sim.stats().byStatus).toEqual({ '422': 1 });
   });
@@ -430,7 +508,9 @@ describe('errors that are not retried', () => {
     const seenPaths = new Set<string>();
     for (let i = 0; i < 6; i++) {
       sim.queueFaults([{ kind: 'malformed' }]);
-      const err = await rejectionOf(c.marketplaceSync({ url: `https://shopee.tw/api/v2/item/get?itemid=${10 + i}&shopid=99` }));
+      const err = await rejectionOf(
+        c.marketplaceSync({ url: `https://shopee.tw/api/v2/item/get?itemid=${10 + i}&shopid=99` }),
+      );
       expect(err).toBeInstanceOf(ApiValidationError);
       const v = err as ApiValidationError;
       expect(v.endpoint).toBe('POST /api/marketplace/sync');
@@ -469,7 +549,13 @@ describe('against a local server (shapes the simulator cannot produce)', () => {
   });
 
   const local = (extra: Partial<ScraperClientOptions> = {}): ScraperClient =>
-    new ScraperClient({ baseUrl: base, token: TOKEN, logger, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 }, ...extra });
+    new ScraperClient({
+      baseUrl: base,
+      token: TOKEN,
+      logger,
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+      ...extra,
+    });
 
   it('the verbatim documentation example with a trailing comma is a typed error, not silently repaired', async () => {
     const rawText = readFileSync(`${REAL_FIXTURES}/scrapers-response-1.raw.txt`, 'utf8');
@@ -482,7 +568,9 @@ describe('against a local server (shapes the simulator cannot produce)', () => {
     expect(err).toBeInstanceOf(ApiMalformedBodyError);
     const commaLine = rawText.split('\n').findIndex((l) => l.trim() === ']') + 1;
     expect((err as Error).message).toMatch(
-      new RegExp(`^GET /api/scrapers: response body is not valid JSON \\(.*got '\\]' at position \\d+ \\(line ${commaLine}, column \\d+\\)\\); starts with: .*gave up after 3 attempts\\)$`),
+      new RegExp(
+        `^GET /api/scrapers: response body is not valid JSON \\(.*got '\\]' at position \\d+ \\(line ${commaLine}, column \\d+\\)\\); starts with: .*gave up after 3 attempts\\)$`,
+      ),
     );
     expect(retries).toHaveLength(2);
 
@@ -522,10 +610,14 @@ describe('against a local server (shapes the simulator cannot produce)', () => {
 
     respond = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{"success":false,"message":"URL not scraped","data":{"bff_meta":null,"error":4,"error_msg":"item not found","data":null}}');
+      res.end(
+        '{"success":false,"message":"URL not scraped","data":{"bff_meta":null,"error":4,"error_msg":"item not found","data":null}}',
+      );
     };
     seen.length = 0;
-    const err = await rejectionOf(local().marketplaceSync({ url: 'https://shopee.tw/api/v2/item/get?itemid=1&shopid=2' }));
+    const err = await rejectionOf(
+      local().marketplaceSync({ url: 'https://shopee.tw/api/v2/item/get?itemid=1&shopid=2' }),
+    );
     expect(seen[0]?.['content-type']).toBe('application/json');
     expect(err).toBeInstanceOf(ApiScrapeFailedError);
     expect((err as Error).message).toContain('URL not scraped / item not found');
@@ -566,7 +658,22 @@ describe('against a local server (shapes the simulator cannot produce)', () => {
         res.end(JSON.stringify({ message: `token ${TOKEN} lacks scope` }));
       } else {
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ data: [{ id: 1, name: `echo ${TOKEN}`, urls: [], scheduled: false, schedule: null, schedule_explanation: null, created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z' }] }));
+        res.end(
+          JSON.stringify({
+            data: [
+              {
+                id: 1,
+                name: `echo ${TOKEN}`,
+                urls: [],
+                scheduled: false,
+                schedule: null,
+                schedule_explanation: null,
+                created_at: '2024-01-01T00:00:00Z',
+                updated_at: '2024-01-01T00:00:00Z',
+              },
+            ],
+          }),
+        );
       }
     };
     const { retries, onRetry } = retryCounter();

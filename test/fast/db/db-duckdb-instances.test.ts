@@ -11,7 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { duckBatches } from '../../../destinations/duckdb/export-reader.js';
 import { DuckDBEngineError } from '../../../destinations/duckdb/engine-errors.js';
-import { awaitNoInstance, closeInstance, collectGarbage, heldByThisProcess } from '../../../destinations/duckdb/instances.js';
+import {
+  awaitNoInstance,
+  closeInstance,
+  collectGarbage,
+  heldByThisProcess,
+} from '../../../destinations/duckdb/instances.js';
 import { duckSelect } from '../../support/duckdb.js';
 
 let dir: string;
@@ -103,7 +108,9 @@ describe('the guard (instances.ts)', () => {
     const file = path.join(dir, 'foreign.duckdb');
     const inst = await DuckDBInstance.create(file, { threads: '1' });
     try {
-      await expect(awaitNoInstance(file, 300)).rejects.toThrow(/already open in this process .* can overwrite committed rows/);
+      await expect(awaitNoInstance(file, 300)).rejects.toThrow(
+        /already open in this process .* can overwrite committed rows/,
+      );
     } finally {
       inst.closeSync();
     }
@@ -158,7 +165,10 @@ describe('the destination (database.ts, export-reader.ts)', () => {
     const fd = fs.openSync(damaged, 'r+');
     fs.writeSync(fd, Buffer.alloc(65536, 0x5a), 0, 65536, Math.floor(size / 2 / 65536) * 65536);
     fs.closeSync(fd);
-    const read = () => first.session(async (conn) => (await conn.runAndReadAll('SELECT count(*), sum(length(b)) FROM filler')).getRows());
+    const read = () =>
+      first.session(async (conn) =>
+        (await conn.runAndReadAll('SELECT count(*), sum(length(b)) FROM filler')).getRows(),
+      );
     const err = await read().then(
       () => undefined,
       (e: unknown) => e,
@@ -166,7 +176,9 @@ describe('the destination (database.ts, export-reader.ts)', () => {
     expect(err).toBeInstanceOf(DuckDBEngineError);
     expect((err as Error).message).toContain(damaged);
     expect((err as Error).message).toMatch(/Corrupt database file|checksum/);
-    expect((err as Error).message).toMatch(/This process stops using the file; .*restore it from a backup or move it aside/);
+    expect((err as Error).message).toMatch(
+      /This process stops using the file; .*restore it from a backup or move it aside/,
+    );
     // At once, the same error, and the file is not opened again.
     await expect(read()).rejects.toBe(err);
     await awaitNoInstance(damaged);

@@ -54,7 +54,9 @@ describe('DuckDB: kept reads of schema_history', () => {
 
   it('a delete and an update are seen', async () => {
     expect(await read()).toEqual(['a']);
-    await withTransaction(db, (tx) => tx.run(`UPDATE schema_history SET column_name = 'c' WHERE table_name = 'items' AND column_name = 'a'`, []));
+    await withTransaction(db, (tx) =>
+      tx.run(`UPDATE schema_history SET column_name = 'c' WHERE table_name = 'items' AND column_name = 'a'`, []),
+    );
     expect(await read()).toEqual(['c']);
     await withTransaction(db, (tx) => tx.run(`DELETE FROM schema_history WHERE table_name = 'items'`, []));
     expect(await read()).toEqual([]);
@@ -75,7 +77,9 @@ describe('DuckDB: kept reads of schema_history', () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const other = await DuckDBInstance.create(path.join(dir, 'r.duckdb'));
     const conn = await other.connect();
-    await conn.run(`INSERT INTO schema_history (table_name, column_name, data_type, change, pipeline, load_id, changed_at) VALUES ('items', 'e', 'text', 'add_column', 'p', 2, '2026-11-26T00:00:00Z')`);
+    await conn.run(
+      `INSERT INTO schema_history (table_name, column_name, data_type, change, pipeline, load_id, changed_at) VALUES ('items', 'e', 'text', 'add_column', 'p', 2, '2026-11-26T00:00:00Z')`,
+    );
     conn.closeSync();
     other.closeSync();
     db = await openDatabase(`duckdb:${path.join(dir, 'r.duckdb')}`);

@@ -28,7 +28,11 @@ afterAll(() => {
 function inProcess(file: string, code: string, opts: { kill?: boolean } = {}): string {
   const script = `import { DuckDBInstance } from '@duckdb/node-api'; const i = await DuckDBInstance.create(${JSON.stringify(file)}); const c = await i.connect(); ${code}${opts.kill ? "; process.kill(process.pid, 'SIGKILL');" : '; c.closeSync(); i.closeSync();'}`;
   try {
-    return execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: REPO,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
     if (opts.kill && (err as { signal?: string }).signal === 'SIGKILL') return '';
     throw err;
@@ -39,7 +43,12 @@ function inProcess(file: string, code: string, opts: { kill?: boolean } = {}): s
 function lookups(file: string, table: string, column: string, key: string): { byIndex: number; rows: number } {
   const out = execFileSync(
     'python3',
-    ['-c', `import duckdb,json,sys; c=duckdb.connect(sys.argv[1], read_only=True); print(json.dumps([c.execute('select count(*) from ${table} where ${column} = ?', [sys.argv[2]]).fetchone()[0], c.execute('select count(*) from ${table}').fetchone()[0]]))`, file, key],
+    [
+      '-c',
+      `import duckdb,json,sys; c=duckdb.connect(sys.argv[1], read_only=True); print(json.dumps([c.execute('select count(*) from ${table} where ${column} = ?', [sys.argv[2]]).fetchone()[0], c.execute('select count(*) from ${table}').fetchone()[0]]))`,
+      file,
+      key,
+    ],
     { env: pythonReadersEnv(), encoding: 'utf8' },
   );
   const [byIndex, rows] = JSON.parse(out) as [number, number];
@@ -49,7 +58,11 @@ function lookups(file: string, table: string, column: string, key: string): { by
 describe('a WAL replayed, then a close without a CHECKPOINT statement', () => {
   it('DuckDB alone: the replayed rows are missing from the unique index', () => {
     const file = path.join(dir, 'alone.duckdb');
-    inProcess(file, `await c.run("CREATE TABLE t (id BIGINT PRIMARY KEY, wid VARCHAR NOT NULL); CREATE UNIQUE INDEX t_wid ON t (wid); CHECKPOINT;"); await c.run("INSERT INTO t VALUES (1, 'a'), (2, 'b')")`, { kill: true });
+    inProcess(
+      file,
+      `await c.run("CREATE TABLE t (id BIGINT PRIMARY KEY, wid VARCHAR NOT NULL); CREATE UNIQUE INDEX t_wid ON t (wid); CHECKPOINT;"); await c.run("INSERT INTO t VALUES (1, 'a'), (2, 'b')")`,
+      { kill: true },
+    );
     expect(fs.existsSync(`${file}.wal`)).toBe(true);
     // Opens (replaying the WAL), does not use the index, closes.
     inProcess(file, "await c.run('SELECT 1')");
@@ -62,7 +75,11 @@ describe('a WAL replayed, then a close without a CHECKPOINT statement', () => {
     const first = await openDatabase(`duckdb:${file}`);
     await first.close();
     // A worker that committed its run's row and was killed before it closed the file.
-    inProcess(file, `await c.run("INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES ('wf-killed', 'p', 'pdf', 'running', now())")`, { kill: true });
+    inProcess(
+      file,
+      `await c.run("INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES ('wf-killed', 'p', 'pdf', 'running', now())")`,
+      { kill: true },
+    );
     expect(fs.existsSync(`${file}.wal`)).toBe(true);
     // The next process's session, as a load into another table would be: it never touches pipeline_runs.
     const db = await openDatabase(`duckdb:${file}`);

@@ -7,7 +7,16 @@ import { TABLE_META } from '../../../db/tables.js';
 
 describe('stored digests', () => {
   it('a row hash is the same as the rows already stored carry', () => {
-    const row = { shop_id: 9_007_199_254_740_993n, userid: 42, name: 'Shöp \u{1F600}', username: '', place: null, vacation: true, is_official_shop: false, status: 1 };
+    const row = {
+      shop_id: 9_007_199_254_740_993n,
+      userid: 42,
+      name: 'Shöp \u{1F600}',
+      username: '',
+      place: null,
+      vacation: true,
+      is_official_shop: false,
+      status: 1,
+    };
     expect(checkRow(TABLE_META.marketplace_shops, row).hash).toBe('92b2632bb81c8f1e5620f32f1df3759e304a40e5');
   });
 

@@ -42,19 +42,30 @@ afterAll(async () => {
 
 function plan(sql: string): string {
   const params = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => 'x');
-  return (db.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+  return (db.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
+    .map((r) => r.detail)
+    .join(' | ');
 }
 
 describe("a run's questions about its own responses", () => {
   it('answer right, searching raw_responses by workflow id', async () => {
-    expect(await countRowsOfRun(db, { pipeline: 'p', workflowId: 'wf-7', tables: ['job_records'] })).toEqual({ job_records: 100 });
-    expect(await sumTokenUsageOfRun(db, 'wf-7')).toBe(Array.from({ length: 100 }, (_, k) => 700 + k).reduce((a, b) => a + b, 0));
-    expect([...(await landedRequestKeys(db, 'wf-7', ['url:700', 'url:799', 'url:800']))].sort()).toEqual(['url:700', 'url:799']);
+    expect(await countRowsOfRun(db, { pipeline: 'p', workflowId: 'wf-7', tables: ['job_records'] })).toEqual({
+      job_records: 100,
+    });
+    expect(await sumTokenUsageOfRun(db, 'wf-7')).toBe(
+      Array.from({ length: 100 }, (_, k) => 700 + k).reduce((a, b) => a + b, 0),
+    );
+    expect([...(await landedRequestKeys(db, 'wf-7', ['url:700', 'url:799', 'url:800']))].sort()).toEqual([
+      'url:700',
+      'url:799',
+    ]);
     const reads = prepared.filter((sql) => sql.includes('raw_responses'));
     expect(reads).toHaveLength(3);
     for (const sql of reads) {
       const p = plan(sql);
-      expect(p, sql).toMatch(/SEARCH raw_responses USING (COVERING )?INDEX raw_responses_workflow_idx \(workflow_id=\?/);
+      expect(p, sql).toMatch(
+        /SEARCH raw_responses USING (COVERING )?INDEX raw_responses_workflow_idx \(workflow_id=\?/,
+      );
       expect(p, sql).not.toMatch(/SCAN raw_responses/);
     }
   });

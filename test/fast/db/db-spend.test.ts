@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { recordCallTokens, reserveCall, spendCallKey, spendHistory, spendTotals, type SpendCall } from '../../../db/spend.js';
+import {
+  recordCallTokens,
+  reserveCall,
+  spendCallKey,
+  spendHistory,
+  spendTotals,
+  type SpendCall,
+} from '../../../db/spend.js';
 import { withReadTransaction } from '../../../db/sql.js';
 import { budgetLimitsOf, periodStart } from '../../../budget/limits.js';
 import { checkLimits, forecastRun, refusalOfForecast } from '../../../budget/forecast.js';
@@ -18,7 +25,8 @@ import { PipelineFileError } from '../../../pipelines/errors.js';
 import { parsePipelineText } from '../../../pipelines/loader.js';
 import { parseProjectText } from '../../../cli/project-schema.js';
 
-const PIPELINE = (budget: string) => `name: shop\nkind: marketplace\nrequest: { urls: ['https://s.example/api?itemid=1&shopid=2'] }\n${budget}`;
+const PIPELINE = (budget: string) =>
+  `name: shop\nkind: marketplace\nrequest: { urls: ['https://s.example/api?itemid=1&shopid=2'] }\n${budget}`;
 
 function errorsOf(f: () => unknown): string[] {
   try {
@@ -32,25 +40,59 @@ function errorsOf(f: () => unknown): string[] {
 
 describe('budget section', () => {
   it('reads limits per resource and period, warn_at as a share, from the pipeline file', () => {
-    const spec = parsePipelineText(PIPELINE("budget:\n  calls: { run: 10, day: 100 }\n  tokens: { month: 5000 }\n  warn_at: '90%'\n"), 'p.yaml', { env: {} });
+    const spec = parsePipelineText(
+      PIPELINE("budget:\n  calls: { run: 10, day: 100 }\n  tokens: { month: 5000 }\n  warn_at: '90%'\n"),
+      'p.yaml',
+      { env: {} },
+    );
     expect(spec.budget).toEqual({ calls: { run: 10, day: 100 }, tokens: { month: 5000 }, warn_at: '90%' });
-    expect(budgetLimitsOf(spec).map((l) => `${l.key}=${l.limit}@${l.warnAt}`)).toEqual(['budget.calls.run=10@0.9', 'budget.calls.day=100@0.9', 'budget.tokens.month=5000@0.9']);
+    expect(budgetLimitsOf(spec).map((l) => `${l.key}=${l.limit}@${l.warnAt}`)).toEqual([
+      'budget.calls.run=10@0.9',
+      'budget.calls.day=100@0.9',
+      'budget.tokens.month=5000@0.9',
+    ]);
   });
 
   it('names the file, the path and the fix of a wrong budget', () => {
-    const errors = errorsOf(() => parsePipelineText(PIPELINE("budget:\n  calls: { run: -1, week: 3 }\n  tokens: { day: 2.5 }\n  warn_at: 80\n"), 'p.yaml', { env: {} }));
-    expect(errors.some((e) => /^p\.yaml:5:\d+: budget\.calls\.run: expected 0 or more service calls; leave the key out for no limit$/.test(e)), errors.join('\n')).toBe(true);
-    expect(errors.some((e) => /^p\.yaml:5:\d+: budget\.calls\.week: unknown key/.test(e)), errors.join('\n')).toBe(true);
-    expect(errors.some((e) => /^p\.yaml:6:\d+: budget\.tokens\.day: expected a whole number of tokens/.test(e)), errors.join('\n')).toBe(true);
-    expect(errors.some((e) => /^p\.yaml:7:\d+: budget\.warn_at: /.test(e)), errors.join('\n')).toBe(true);
+    const errors = errorsOf(() =>
+      parsePipelineText(
+        PIPELINE('budget:\n  calls: { run: -1, week: 3 }\n  tokens: { day: 2.5 }\n  warn_at: 80\n'),
+        'p.yaml',
+        { env: {} },
+      ),
+    );
+    expect(
+      errors.some((e) =>
+        /^p\.yaml:5:\d+: budget\.calls\.run: expected 0 or more service calls; leave the key out for no limit$/.test(e),
+      ),
+      errors.join('\n'),
+    ).toBe(true);
+    expect(
+      errors.some((e) => /^p\.yaml:5:\d+: budget\.calls\.week: unknown key/.test(e)),
+      errors.join('\n'),
+    ).toBe(true);
+    expect(
+      errors.some((e) => /^p\.yaml:6:\d+: budget\.tokens\.day: expected a whole number of tokens/.test(e)),
+      errors.join('\n'),
+    ).toBe(true);
+    expect(
+      errors.some((e) => /^p\.yaml:7:\d+: budget\.warn_at: /.test(e)),
+      errors.join('\n'),
+    ).toBe(true);
   });
 
   it('the project file takes the same section, and says where a mistake is', () => {
     const project = parseProjectText('budget:\n  scrapers: { day: 3 }\n', '/p/scrape-etl.yaml', {});
     expect(project.file).toBe('/p/scrape-etl.yaml');
-    const errors = errorsOf(() => parseProjectText("budget:\n  scrapers: { day: many }\n  warn_at: '150%'\n", '/p/scrape-etl.yaml', {}));
-    expect(errors).toContain('/p/scrape-etl.yaml:2:20: budget.scrapers.day: expected a whole number of scrapers (e.g. 100); leave the key out for no limit');
-    expect(errors).toContain("/p/scrape-etl.yaml:3:12: budget.warn_at: expected a share of the limit such as '80%' (from 1% to 100%)");
+    const errors = errorsOf(() =>
+      parseProjectText("budget:\n  scrapers: { day: many }\n  warn_at: '150%'\n", '/p/scrape-etl.yaml', {}),
+    );
+    expect(errors).toContain(
+      '/p/scrape-etl.yaml:2:20: budget.scrapers.day: expected a whole number of scrapers (e.g. 100); leave the key out for no limit',
+    );
+    expect(errors).toContain(
+      "/p/scrape-etl.yaml:3:12: budget.warn_at: expected a share of the limit such as '80%' (from 1% to 100%)",
+    );
   });
 });
 
@@ -63,7 +105,14 @@ describe('forecast', () => {
   });
 
   it("from history: the rates of the pipeline's runs, retries included", () => {
-    const f = forecastRun('url-list', 10, { runs: 2, units: 8, calls: 10, scrapers: 0, tokens: 4000, unitsWithTokens: 4 });
+    const f = forecastRun('url-list', 10, {
+      runs: 2,
+      units: 8,
+      calls: 10,
+      scrapers: 0,
+      tokens: 4000,
+      unitsWithTokens: 4,
+    });
     expect(f).toMatchObject({ calls: 13, tokens: 10_000, callsPerUnit: 1.25, tokensPerUnit: 1000, basis: 'history' });
   });
 
@@ -105,7 +154,13 @@ for (const engine of ['sqlite', 'duckdb'] as const) {
     });
 
     const call = (n: number, o: Partial<SpendCall> = {}): SpendCall => ({
-      callKey: spendCallKey({ workflowId: o.workflowId ?? 'wf-1', activityId: '1', activityAttempt: 1, requestKey: `u${n}`, clientAttempt: 1 }),
+      callKey: spendCallKey({
+        workflowId: o.workflowId ?? 'wf-1',
+        activityId: '1',
+        activityAttempt: 1,
+        requestKey: `u${n}`,
+        clientAttempt: 1,
+      }),
       pipeline: 'shop',
       project: null,
       workflowId: 'wf-1',
@@ -124,14 +179,24 @@ for (const engine of ['sqlite', 'duckdb'] as const) {
       expect(await reserveCall(db, call(3), limits)).toBeUndefined();
       const refused = await reserveCall(db, call(4), limits);
       expect(refused).toMatchObject({ spent: 3, limit: { key: 'budget.calls.run', limit: 3 } });
-      expect(await withReadTransaction(db, (tx) => spendTotals(tx, { workflowId: 'wf-1' }))).toEqual({ calls: 3, scrapers: 0, tokens: 0 });
+      expect(await withReadTransaction(db, (tx) => spendTotals(tx, { workflowId: 'wf-1' }))).toEqual({
+        calls: 3,
+        scrapers: 0,
+        tokens: 0,
+      });
       // Another run has its own run limit.
       expect(await reserveCall(db, call(4, { workflowId: 'wf-2' }), limits)).toBeUndefined();
     });
 
     it('a token limit lets calls start while tokens are left, and stops them once spent', async () => {
       const limits = budgetLimitsOf({ name: 'jobs', budget: { tokens: { day: 1000 } } });
-      const meter = spendMeter({ db, spec: { name: 'jobs', budget: { tokens: { day: 1000 } } }, workflowId: 'wf-3', activityId: '7', activityAttempt: 1 });
+      const meter = spendMeter({
+        db,
+        spec: { name: 'jobs', budget: { tokens: { day: 1000 } } },
+        workflowId: 'wf-3',
+        activityId: '7',
+        activityAttempt: 1,
+      });
       const first = meter.call('POST /api/job-board-scrape', 'https://j.example/1', false);
       await first.options.beforeAttempt!(1);
       await first.answered(999);
@@ -150,7 +215,11 @@ for (const engine of ['sqlite', 'duckdb'] as const) {
 
     it('concurrent calls of one budget are counted one after another: never more than the limit', async () => {
       const limits = budgetLimitsOf({ name: 'race', budget: { calls: { day: 5 } } });
-      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => reserveCall(db, call(i, { pipeline: 'race', workflowId: `race-${i % 4}` }), limits)));
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          reserveCall(db, call(i, { pipeline: 'race', workflowId: `race-${i % 4}` }), limits),
+        ),
+      );
       expect(outcomes.filter((o) => o === undefined)).toHaveLength(5);
       expect(await withReadTransaction(db, (tx) => spendTotals(tx, { pipeline: 'race' }))).toMatchObject({ calls: 5 });
       await recordCallTokens(db, call(0, { pipeline: 'race', workflowId: 'race-0' }).callKey, 7);

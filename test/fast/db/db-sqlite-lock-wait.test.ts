@@ -39,7 +39,10 @@ describe('SQLite write lock held by another connection', () => {
     const ticker = setInterval(() => ticks++, 5);
     try {
       const holder = withTransaction(a, async (tx) => {
-        await tx.run(`INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES (?, 'p', 'marketplace', 'running', ?)`, ['wf-a', new Date().toISOString()]);
+        await tx.run(
+          `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES (?, 'p', 'marketplace', 'running', ?)`,
+          ['wf-a', new Date().toISOString()],
+        );
         await new Promise((r) => setTimeout(r, 300)); // holds the write lock across turns of the event loop
         order.push('a');
       });
@@ -48,7 +51,10 @@ describe('SQLite write lock held by another connection', () => {
       const ticksBefore = ticks;
       const waiter = withTransaction(b, async (tx) => {
         order.push(`b after ${ticks - ticksBefore} ticks`);
-        await tx.run(`INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES (?, 'p', 'marketplace', 'running', ?)`, ['wf-b', new Date().toISOString()]);
+        await tx.run(
+          `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES (?, 'p', 'marketplace', 'running', ?)`,
+          ['wf-b', new Date().toISOString()],
+        );
       });
       await Promise.all([holder, waiter]);
       expect(order[0]).toBe('a');
@@ -68,7 +74,13 @@ describe('SQLite write lock held by another connection', () => {
     a.sqlite.exec('BEGIN IMMEDIATE');
     try {
       // Through the write lock these would fail with SQLITE_BUSY: the lock is held for the whole test.
-      expect(await countRowsOfRun(b, { pipeline: 'p', workflowId: 'wf', tables: ['marketplace_products', 'marketplace_shops'] })).toEqual({});
+      expect(
+        await countRowsOfRun(b, {
+          pipeline: 'p',
+          workflowId: 'wf',
+          tables: ['marketplace_products', 'marketplace_shops'],
+        }),
+      ).toEqual({});
       expect(await sumTokenUsageOfRun(b, 'wf')).toBeNull();
     } finally {
       a.sqlite.exec('ROLLBACK');

@@ -40,19 +40,39 @@ afterEach(async () => {
 
 /** A generated marketplace response for item `i`, with `extra` added to its item (unknown fields: inferred columns). */
 function response(i: number, extra: Record<string, unknown> = {}) {
-  const doc = generateProduct(7, { url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${i}&shopid=9`, itemId: i, shopId: 9 }) as {
+  const doc = generateProduct(7, {
+    url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${i}&shopid=9`,
+    itemId: i,
+    shopId: 9,
+  }) as {
     data: { data: { item: Record<string, unknown> } };
   };
   Object.assign(doc.data.data.item, extra);
   const raw = stringifyJson(doc);
-  return { pipeline: 'p', kind: 'marketplace' as const, endpoint: 'POST /api/marketplace/sync', requestKey: `u${i}`, raw, data: marketplaceResponseSchema.parse(parseJson(raw)) };
+  return {
+    pipeline: 'p',
+    kind: 'marketplace' as const,
+    endpoint: 'POST /api/marketplace/sync',
+    requestKey: `u${i}`,
+    raw,
+    data: marketplaceResponseSchema.parse(parseJson(raw)),
+  };
 }
 
-const productColumns = (db: SqliteDatabase) => (db.sqlite.prepare(`SELECT name FROM pragma_table_info('marketplace_products')`).pluck().all() as string[]);
+const productColumns = (db: SqliteDatabase) =>
+  db.sqlite.prepare(`SELECT name FROM pragma_table_info('marketplace_products')`).pluck().all() as string[];
 const recorded = (db: SqliteDatabase, column: string) =>
-  db.sqlite.prepare(`SELECT load_id FROM schema_history WHERE table_name = 'marketplace_products' AND column_name = ?`).pluck().safeIntegers(false).all(column) as number[];
+  db.sqlite
+    .prepare(`SELECT load_id FROM schema_history WHERE table_name = 'marketplace_products' AND column_name = ?`)
+    .pluck()
+    .safeIntegers(false)
+    .all(column) as number[];
 const valueOf = (db: SqliteDatabase, item: number, column: string) =>
-  db.sqlite.prepare(`SELECT "${column}" AS v FROM marketplace_products WHERE pipeline = 'p' AND item_id = ?`).pluck().safeIntegers(false).get(item);
+  db.sqlite
+    .prepare(`SELECT "${column}" AS v FROM marketplace_products WHERE pipeline = 'p' AND item_id = ?`)
+    .pluck()
+    .safeIntegers(false)
+    .get(item);
 
 describe('SQLite: registry reads kept per connection', () => {
   it('a column another connection added between two loads is seen by the next load', async () => {
@@ -74,7 +94,12 @@ describe('SQLite: registry reads kept per connection', () => {
   it('a column whose adding was rolled back is added by the next load', async () => {
     await loadBatch(first, response(1));
     // The load adds the column (ALTER TABLE, schema_history), then fails: all of it is rolled back.
-    const failing = { ...response(2, { kept_probe_c: 'x' }), onTableWritten: () => { throw new Error('undone'); } };
+    const failing = {
+      ...response(2, { kept_probe_c: 'x' }),
+      onTableWritten: () => {
+        throw new Error('undone');
+      },
+    };
     await expect(loadBatch(first, failing)).rejects.toThrow('undone');
     expect(productColumns(first)).not.toContain('kept_probe_c');
     // A kept read holding the rolled back column would skip the ALTER and the INSERT would name a missing column.
@@ -84,9 +109,13 @@ describe('SQLite: registry reads kept per connection', () => {
   });
 
   it('a rolled back transaction that read the registry after changing it leaves nothing kept', async () => {
-    const rowWith = (column: string): RowsByTable => ({ marketplace_products: [{ shop_id: 9, item_id: 1, [OPEN_FIELDS]: [[column, 'v', JSON.stringify([column])]] }] });
+    const rowWith = (column: string): RowsByTable => ({
+      marketplace_products: [{ shop_id: 9, item_id: 1, [OPEN_FIELDS]: [[column, 'v', JSON.stringify([column])]] }],
+    });
     const evolve = (db: SqliteDatabase, column: string) =>
-      withTransaction(db, (tx) => evolveFixedTables(tx, 'p', rowWith(column), 'evolve', 'test', 1, '2026-11-26T00:00:00Z'));
+      withTransaction(db, (tx) =>
+        evolveFixedTables(tx, 'p', rowWith(column), 'evolve', 'test', 1, '2026-11-26T00:00:00Z'),
+      );
     await evolve(first, 'kept_probe_base');
     // Adds X, reads the registry again in the same transaction (X uncommitted), then rolls back.
     await expect(

@@ -6,7 +6,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../support/fixtures.js';
 
-const docs = [path.join(REPO_ROOT, 'README.md'), ...fs.readdirSync(path.join(REPO_ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(REPO_ROOT, 'docs', f))];
+const docs = [
+  path.join(REPO_ROOT, 'README.md'),
+  ...fs
+    .readdirSync(path.join(REPO_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(REPO_ROOT, 'docs', f)),
+];
 
 /** Text outside fenced code blocks (links and tables in code are not links or tables). */
 function prose(text: string): string {
@@ -36,15 +42,20 @@ describe('README and docs', () => {
       if (!line.startsWith('|')) continue;
       // Cells split on | outside backticks (a `a\|b` in code is one cell).
       const cells = line.replace(/\\\|/g, '  ').split('|').slice(1, -1);
-      for (const c of cells) if (c.trim().length > 300) long.push(`${c.trim().slice(0, 80)}… (${c.trim().length} characters)`);
+      for (const c of cells)
+        if (c.trim().length > 300) long.push(`${c.trim().slice(0, 80)}… (${c.trim().length} characters)`);
     }
     expect(long).toEqual([]);
   });
 
   it("'What a machine needs' names what building each native dependency from source needs (issue 36)", () => {
     // A dependency with a binding.gyp is compiled by npm when its prebuilt binary cannot be downloaded.
-    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    const native = Object.keys(pkg.dependencies).filter((d) => fs.existsSync(path.join(REPO_ROOT, 'node_modules', d, 'binding.gyp')));
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const native = Object.keys(pkg.dependencies).filter((d) =>
+      fs.existsSync(path.join(REPO_ROOT, 'node_modules', d, 'binding.gyp')),
+    );
     expect(native).toContain('better-sqlite3');
     const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const table = /What a machine needs:\n\n((?:\|.*\|\n)+)/.exec(readme)?.[1] ?? '';
@@ -71,7 +82,8 @@ describe('README and docs', () => {
           broken.push(`${where} (no such file)`);
           continue;
         }
-        if (frag !== undefined && dest.endsWith('.md') && !anchorsOf(dest).has(frag)) broken.push(`${where} (no heading #${frag})`);
+        if (frag !== undefined && dest.endsWith('.md') && !anchorsOf(dest).has(frag))
+          broken.push(`${where} (no heading #${frag})`);
       }
     }
     expect(broken).toEqual([]);

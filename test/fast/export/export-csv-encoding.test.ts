@@ -25,15 +25,53 @@ const COLUMNS: ColumnInfo[] = [
 ];
 
 const TEXTS = [
-  '', ' ', 'plain', 'a,b', 'a;b', 'a|b', 'a\tb', 'a::b', 'a:', ':a', 'say "hi"', '"', '""', 'line\nbreak', 'cr\rhere', 'crlf\r\n',
-  '=1+1', '+1', '-1', '-x', '@sum', '\t=x', '\r=x', '\uFF1Dx', 'Zürich', '東京', '😀,"', 'NULL', '\\N', 'a', 'NaN', '1e21', 'x'.repeat(3000) + ',"',
+  '',
+  ' ',
+  'plain',
+  'a,b',
+  'a;b',
+  'a|b',
+  'a\tb',
+  'a::b',
+  'a:',
+  ':a',
+  'say "hi"',
+  '"',
+  '""',
+  'line\nbreak',
+  'cr\rhere',
+  'crlf\r\n',
+  '=1+1',
+  '+1',
+  '-1',
+  '-x',
+  '@sum',
+  '\t=x',
+  '\r=x',
+  '\uFF1Dx',
+  'Zürich',
+  '東京',
+  '😀,"',
+  'NULL',
+  '\\N',
+  'a',
+  'NaN',
+  '1e21',
+  'x'.repeat(3000) + ',"',
 ];
 
 function rows(): RawRow[] {
   const out: RawRow[] = [];
   TEXTS.forEach((t, i) => {
     const numbers = [0, -1, 1.5, -0.25, 1e21, Number.NaN, Number.POSITIVE_INFINITY, 9007199254740993n, -5n];
-    out.push([BigInt(i), t, numbers[i % numbers.length]!, i % 3 === 2 ? null : BigInt(i % 2), `{"t":${JSON.stringify(t)}}`, i % 4 === 0 ? null : i % 4 === 1 ? t : 7n]);
+    out.push([
+      BigInt(i),
+      t,
+      numbers[i % numbers.length]!,
+      i % 3 === 2 ? null : BigInt(i % 2),
+      `{"t":${JSON.stringify(t)}}`,
+      i % 4 === 0 ? null : i % 4 === 1 ? t : 7n,
+    ]);
     out.push([null, null, null, null, null, t]);
   });
   return out;
@@ -47,7 +85,9 @@ async function* batchesOf(all: RawRow[], size: number): AsyncGenerator<RawRow[]>
 function reference(all: RawRow[], settings: FormatSettings): string {
   const formatters = COLUMNS.map((c) => cellFormatter(c, 'sqlite', settings));
   const opts = stringifyOptions(settings);
-  const records = all.map((raw) => formatters.map((f, c) => f(raw[c]) ?? (settings.nullText === '' ? null : settings.nullText)));
+  const records = all.map((raw) =>
+    formatters.map((f, c) => f(raw[c]) ?? (settings.nullText === '' ? null : settings.nullText)),
+  );
   return (settings.bom ? '\uFEFF' : '') + stringify([COLUMNS.map((c) => c.name), ...records], opts);
 }
 
@@ -65,10 +105,24 @@ describe('CSV encoding: the same bytes as csv-stringify encoding every cell', ()
     for (const nullText of ['', '\\N', 'NULL', ' ', ',', 'a']) {
       for (const lineEnding of ['crlf', 'lf'] as const) {
         it(`delimiter ${JSON.stringify(delimiter)}, null ${JSON.stringify(nullText)}, ${lineEnding}`, async () => {
-          const settings: FormatSettings = { format: 'csv', delimiter, nullText, lineEnding, bom: n % 2 === 0, neutralizeFormulas: n % 3 !== 0 };
+          const settings: FormatSettings = {
+            format: 'csv',
+            delimiter,
+            nullText,
+            lineEnding,
+            bom: n % 2 === 0,
+            neutralizeFormulas: n % 3 !== 0,
+          };
           const file = join(dir, `f${n++}.csv`);
           const all = rows();
-          await csvWriter.write({ path: file, table: 't', columns: COLUMNS, dialect: 'sqlite', batches: batchesOf(all, 7), settings });
+          await csvWriter.write({
+            path: file,
+            table: 't',
+            columns: COLUMNS,
+            dialect: 'sqlite',
+            batches: batchesOf(all, 7),
+            settings,
+          });
           const written = await readFile(file, 'utf8');
           expect(written).toBe(reference(all, settings));
           // Python's csv module takes one-character delimiters only.
@@ -84,14 +138,28 @@ describe('CSV encoding: the same bytes as csv-stringify encoding every cell', ()
 });
 
 it('writes a file of many megabytes (several buffers in flight) byte for byte, in order', async () => {
-  const settings: FormatSettings = { format: 'csv', delimiter: ',', nullText: '', lineEnding: 'crlf', bom: false, neutralizeFormulas: true };
+  const settings: FormatSettings = {
+    format: 'csv',
+    delimiter: ',',
+    nullText: '',
+    lineEnding: 'crlf',
+    bom: false,
+    neutralizeFormulas: true,
+  };
   const all: RawRow[] = [];
   for (let i = 0; i < 4000; i++) {
     const t = `${String(i).padStart(6, '0')}:${'x'.repeat(1500 + (i % 7) * 100)}${i % 3 === 0 ? ',"quoted"' : ''}`;
     all.push([BigInt(i), t, i / 3, BigInt(i % 2), `{"i":${i}}`, i % 5 === 0 ? null : t]);
   }
   const file = join(dir, 'big.csv');
-  await csvWriter.write({ path: file, table: 't', columns: COLUMNS, dialect: 'sqlite', batches: batchesOf(all, 50), settings });
+  await csvWriter.write({
+    path: file,
+    table: 't',
+    columns: COLUMNS,
+    dialect: 'sqlite',
+    batches: batchesOf(all, 50),
+    settings,
+  });
   const written = await readFile(file, 'utf8');
   expect(written.length).toBeGreaterThan(8_000_000);
   expect(written === reference(all, settings)).toBe(true);

@@ -33,8 +33,14 @@ describe('exports from DuckDB', () => {
   it('types columns DuckDB declares: microseconds, timestamps without zone, NaN, and moves the watermark', async () => {
     const db = await freshDb();
     await withTransaction(db, async (tx) => {
-      await tx.run(`create table custom_duck (id bigint, "at" timestamptz, wall timestamp, ratio double, flag boolean, doc json, pipeline text, load_id bigint)`, []);
-      await tx.run(`insert into custom_duck values (9223372036854775807, '2025-06-07 08:09:10.123456+02', '2025-06-07 08:09:10.5', 'NaN', false, '{"a": [1, 2]}', 'p', 3)`, []);
+      await tx.run(
+        `create table custom_duck (id bigint, "at" timestamptz, wall timestamp, ratio double, flag boolean, doc json, pipeline text, load_id bigint)`,
+        [],
+      );
+      await tx.run(
+        `insert into custom_duck values (9223372036854775807, '2025-06-07 08:09:10.123456+02', '2025-06-07 08:09:10.5', 'NaN', false, '{"a": [1, 2]}', 'p', 3)`,
+        [],
+      );
     });
     await checkDeclaredTypesParquet(db, 'custom_duck', join(dir, 'custom'));
   });

@@ -30,12 +30,28 @@ afterAll(async () => {
 
 async function loadProduct(i: number, shopId: number): Promise<void> {
   const itemId = 9_000_000_000_000 + i;
-  const raw = stringifyJson(generateProduct(42, { url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${itemId}&shopid=${shopId}`, itemId, shopId }));
-  await loadBatch(db, { pipeline: 'p', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: `u${i}`, raw, data: marketplaceResponseSchema.parse(parseJson(raw)) });
+  const raw = stringifyJson(
+    generateProduct(42, {
+      url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${itemId}&shopid=${shopId}`,
+      itemId,
+      shopId,
+    }),
+  );
+  await loadBatch(db, {
+    pipeline: 'p',
+    kind: 'marketplace',
+    endpoint: 'POST /api/marketplace/sync',
+    requestKey: `u${i}`,
+    raw,
+    data: marketplaceResponseSchema.parse(parseJson(raw)),
+  });
 }
 
 async function count(table: string): Promise<number> {
-  const row = db.dialect === 'sqlite' ? db.sqlite.prepare(`select count(*) as n from "${table}" where pipeline = 'p'`).get() as { n: number | bigint } : undefined;
+  const row =
+    db.dialect === 'sqlite'
+      ? (db.sqlite.prepare(`select count(*) as n from "${table}" where pipeline = 'p'`).get() as { n: number | bigint })
+      : undefined;
   return Number(row!.n);
 }
 
@@ -59,34 +75,72 @@ describe('the lake on a local folder', () => {
   it('writes hive partitions and a manifest per table that pyarrow and DuckDB read with one schema', async () => {
     await loadProduct(0, 7);
     await loadProduct(1, 8);
-    const report = await exportToLake(db, { to: lake(), pipeline: 'p', format: 'parquet', runId: 'p--run-1', timestamp: day1 });
+    const report = await exportToLake(db, {
+      to: lake(),
+      pipeline: 'p',
+      format: 'parquet',
+      runId: 'p--run-1',
+      timestamp: day1,
+    });
     expect(report.files.map((f) => f.table)).toContain('marketplace_products');
     const files = await filesUnder(lake());
     expect(files).toContain('p/marketplace_products/load_date=2026-11-01/part-p--run-1-00000.parquet');
     expect(files).toContain('p/marketplace_products/_manifests/p--run-1.json');
 
-    const manifest = JSON.parse(await readFile(join(lake(), 'p/marketplace_products/_manifests/p--run-1.json'), 'utf8')) as LakeManifest;
-    expect(manifest).toMatchObject({ pipeline: 'p', table: 'marketplace_products', run: 'p--run-1', load_date: '2026-11-01', rows: 2, format: 'parquet' });
+    const manifest = JSON.parse(
+      await readFile(join(lake(), 'p/marketplace_products/_manifests/p--run-1.json'), 'utf8'),
+    ) as LakeManifest;
+    expect(manifest).toMatchObject({
+      pipeline: 'p',
+      table: 'marketplace_products',
+      run: 'p--run-1',
+      load_date: '2026-11-01',
+      rows: 2,
+      format: 'parquet',
+    });
     const file = manifest.files[0]!;
     const bytes = await readFile(join(lake(), file.key));
-    expect({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual({ bytes: file.bytes, sha256: file.sha256 });
-    expect(manifest.schema.find((c) => c.name === 'label_ids')).toEqual({ name: 'label_ids', type: 'json', list: 'int64' });
+    expect({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual({
+      bytes: file.bytes,
+      sha256: file.sha256,
+    });
+    expect(manifest.schema.find((c) => c.name === 'label_ids')).toEqual({
+      name: 'label_ids',
+      type: 'json',
+      list: 'int64',
+    });
 
     const read = readLakeWithPyarrow(lake(), 'p');
-    for (const f of report.files) expect({ table: f.table, rows: read[f.table]?.rows }).toEqual({ table: f.table, rows: await count(f.table) });
+    for (const f of report.files)
+      expect({ table: f.table, rows: read[f.table]?.rows }).toEqual({ table: f.table, rows: await count(f.table) });
     const schema = Object.fromEntries(read['marketplace_products']!.schema);
     expect(schema).toMatchObject({ item_id: 'int64', label_ids: 'list<element: int64>', load_date: 'string' });
     const duck = readLakeWithDuckdb(lake(), 'p', ['marketplace_products']);
     expect(duck['marketplace_products']!.rows).toBe(2);
-    expect(Object.fromEntries(duck['marketplace_products']!.columns)).toMatchObject({ label_ids: 'BIGINT[]', load_date: 'DATE' });
+    expect(Object.fromEntries(duck['marketplace_products']!.columns)).toMatchObject({
+      label_ids: 'BIGINT[]',
+      load_date: 'DATE',
+    });
   });
 
   it('adds only the new rows on the next run; a run with none writes nothing', async () => {
-    const none = await exportToLake(db, { to: lake(), pipeline: 'p', format: 'parquet', runId: 'p--run-2', timestamp: day2 });
+    const none = await exportToLake(db, {
+      to: lake(),
+      pipeline: 'p',
+      format: 'parquet',
+      runId: 'p--run-2',
+      timestamp: day2,
+    });
     expect(none.files).toEqual([]);
     expect(none.unchanged).toContain('marketplace_products');
     await loadProduct(2, 7);
-    const report = await exportToLake(db, { to: lake(), pipeline: 'p', format: 'parquet', runId: 'p--run-3', timestamp: day2 });
+    const report = await exportToLake(db, {
+      to: lake(),
+      pipeline: 'p',
+      format: 'parquet',
+      runId: 'p--run-3',
+      timestamp: day2,
+    });
     expect(report.files.find((f) => f.table === 'marketplace_products')?.rows).toBe(1);
     const read = readLakeWithPyarrow(lake(), 'p', { keyColumns: { marketplace_products: ['shop_id', 'item_id'] } });
     expect(read['marketplace_products']!.rows).toBe(await count('marketplace_products'));
@@ -97,13 +151,22 @@ describe('the lake on a local folder', () => {
 
   it('a retried run writes the same keys again and removes what its killed attempt left', async () => {
     const before = await filesUnder(lake());
-    const again = await exportToLake(db, { to: lake(), pipeline: 'p', format: 'parquet', runId: 'p--run-3', timestamp: day2 });
+    const again = await exportToLake(db, {
+      to: lake(),
+      pipeline: 'p',
+      format: 'parquet',
+      runId: 'p--run-3',
+      timestamp: day2,
+    });
     expect(again.files.find((f) => f.table === 'marketplace_products')?.rows).toBe(1);
     expect(await filesUnder(lake())).toEqual(before);
 
     // A new run killed in the middle of writing a file: its hidden partial file, then the retry of that run.
     await loadProduct(3, 9);
-    const partial = join(lake(), 'p/marketplace_products/load_date=2026-11-02/.part-p--run-4-00000.parquet~host~1~abcd.partial');
+    const partial = join(
+      lake(),
+      'p/marketplace_products/load_date=2026-11-02/.part-p--run-4-00000.parquet~host~1~abcd.partial',
+    );
     await writeFile(partial, 'half a file');
     await exportToLake(db, { to: lake(), pipeline: 'p', format: 'parquet', runId: 'p--run-4', timestamp: day2 });
     const after = await filesUnder(lake());
@@ -114,7 +177,15 @@ describe('the lake on a local folder', () => {
   it('partition_by puts the columns in the path, not in the files', async () => {
     const to = join(dir, 'by-shop');
     await mkdir(to);
-    await exportToLake(db, { to, pipeline: 'p', format: 'parquet', tables: ['marketplace_products'], partitionBy: ['shop_id'], runId: 'p--run-5', timestamp: day2 });
+    await exportToLake(db, {
+      to,
+      pipeline: 'p',
+      format: 'parquet',
+      tables: ['marketplace_products'],
+      partitionBy: ['shop_id'],
+      runId: 'p--run-5',
+      timestamp: day2,
+    });
     const files = await filesUnder(to);
     expect(files.filter((f) => f.endsWith('.parquet'))).toEqual([
       'p/marketplace_products/load_date=2026-11-02/shop_id=7/part-p--run-5-00000.parquet',
@@ -124,9 +195,16 @@ describe('the lake on a local folder', () => {
     const duck = readLakeWithDuckdb(to, 'p', ['marketplace_products']);
     expect(duck['marketplace_products']!.rows).toBe(await count('marketplace_products'));
     expect(duck['marketplace_products']!.columns.filter(([n]) => n === 'shop_id')).toHaveLength(1);
-    await expect(exportToLake(db, { to, pipeline: 'p', tables: ['marketplace_products'], partitionBy: ['nope'], runId: 'x', timestamp: day2 })).rejects.toThrow(
-      /partition_by column "nope" is not a column of table "marketplace_products"/,
-    );
+    await expect(
+      exportToLake(db, {
+        to,
+        pipeline: 'p',
+        tables: ['marketplace_products'],
+        partitionBy: ['nope'],
+        runId: 'x',
+        timestamp: day2,
+      }),
+    ).rejects.toThrow(/partition_by column "nope" is not a column of table "marketplace_products"/);
   });
 
   it('retention keeps the newest runs by manifest, deleting the manifest before its files', async () => {

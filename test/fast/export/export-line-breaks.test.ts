@@ -55,7 +55,13 @@ describe('CSV cells with line breaks, read by Python', () => {
     it(`quotes every cell holding CR or LF with ${lineEnding} records, values exact`, async () => {
       const rows = rowsWith(LINE_BREAK_TEXT);
       await insertScrapers(db, rows);
-      const [f] = await exportTables(db, { tables: ['scrapers'], outDir: join(dir, lineEnding), lineEnding, neutralizeFormulas: false, columns: { scrapers: ['id', 'name'] } });
+      const [f] = await exportTables(db, {
+        tables: ['scrapers'],
+        outDir: join(dir, lineEnding),
+        lineEnding,
+        neutralizeFormulas: false,
+        columns: { scrapers: ['id', 'name'] },
+      });
       const [header, ...records] = readCsvWithPython(f!.file);
       expect(header).toEqual(['id', 'name']);
       expect(records).toEqual(rows.map((r) => [r.id.toString(), r.name]));
@@ -64,7 +70,12 @@ describe('CSV cells with line breaks, read by Python', () => {
     it(`neutralises formulas behind leading CR, LF or tab with ${lineEnding} records`, async () => {
       const rows = rowsWith(LINE_BREAK_TEXT);
       await insertScrapers(db, rows);
-      const [f] = await exportTables(db, { tables: ['scrapers'], outDir: join(dir, lineEnding), lineEnding, columns: { scrapers: ['id', 'name'] } });
+      const [f] = await exportTables(db, {
+        tables: ['scrapers'],
+        outDir: join(dir, lineEnding),
+        lineEnding,
+        columns: { scrapers: ['id', 'name'] },
+      });
       const records = readCsvWithPython(f!.file).slice(1);
       expect(records).toHaveLength(rows.length);
       const names = records.map((r) => r[1]!);

@@ -33,7 +33,9 @@ afterAll(async () => {
 });
 
 function plan(sql: string, params: unknown[]): string {
-  return (db.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((r) => r.detail).join(' | ');
+  return (db.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>)
+    .map((r) => r.detail)
+    .join(' | ');
 }
 
 describe('export pages of a SQLite table', () => {
@@ -53,7 +55,9 @@ describe('export pages of a SQLite table', () => {
       ] as const) {
         const detail = plan(rowidPageSql(q, 256, lower, bounded), [...q.params, ...bounds]);
         expect(detail).not.toMatch(/INDEX|TEMP B-TREE/);
-        expect(detail).toMatch(lower === null ? /^SCAN job_records$/ : /^SEARCH job_records USING INTEGER PRIMARY KEY \(rowid>/);
+        expect(detail).toMatch(
+          lower === null ? /^SCAN job_records$/ : /^SEARCH job_records USING INTEGER PRIMARY KEY \(rowid>/,
+        );
       }
     });
   }
@@ -69,9 +73,13 @@ describe('export pages of a SQLite table', () => {
       // 40 pages of 500 rowids, the last one open above, as a thread reads its share (export/csv-pages.ts).
       for (let page = 0; page < 40; page++) {
         const from = 1n + BigInt(page) * 500n;
-        for (const rows of sqliteRowidPages(reader, q, 64, from, page === 39 ? null : from + 500n)) keys.push(...rows.map((r) => String(r[0])));
+        for (const rows of sqliteRowidPages(reader, q, 64, from, page === 39 ? null : from + 500n))
+          keys.push(...rows.map((r) => String(r[0])));
       }
-      const expected = (db.sqlite.prepare(`select job_key from job_records where pipeline = 'p1' order by rowid`).pluck().all() as string[]);
+      const expected = db.sqlite
+        .prepare(`select job_key from job_records where pipeline = 'p1' order by rowid`)
+        .pluck()
+        .all() as string[];
       expect(keys).toEqual(expected);
       expect(prepared.length).toBeLessThanOrEqual(4);
       expect(new Set(prepared).size).toBe(prepared.length);

@@ -26,26 +26,64 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const CREATE = 'create table odd (id integer, i integer, d real, b boolean, ts timestamp, tsm integer, j json, t text, bl blob, u)';
+const CREATE =
+  'create table odd (id integer, i integer, d real, b boolean, ts timestamp, tsm integer, j json, t text, bl blob, u)';
 
 /** The CSV path alone on table `table` (as export.ts calls it): its result, null when it declines the table. */
-async function csvPath(table: string, path = join(dir, 'probe.parquet')): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
+async function csvPath(
+  table: string,
+  path = join(dir, 'probe.parquet'),
+): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
   const typed = typeColumns(table, await describeTable(db, table, undefined), 'sqlite');
-  return copySqliteParquet(db, { path, table, columns: typed.map((t) => ({ typed: t, expr: `"${t.name}"` })), where: [], params: [], maxLoadId: false });
+  return copySqliteParquet(db, {
+    path,
+    table,
+    columns: typed.map((t) => ({ typed: t, expr: `"${t.name}"` })),
+    where: [],
+    params: [],
+    maxLoadId: false,
+  });
 }
 
 describe('Parquet from SQLite, value by value', () => {
   it('writes every value SQLite can hold in a typed column with its exact type and value', async () => {
     db.sqlite.exec(CREATE);
     const insert = db.sqlite.prepare('insert into odd values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    insert.run(1, 9223372036854775807n, 0.1, 1, '2025-01-02T03:04:05.678Z', 1735787045678, '{"a":[1,2]}', 'a "quoted", text\nwith a line, żółć 😀', Buffer.from([0, 255]), 'x');
+    insert.run(
+      1,
+      9223372036854775807n,
+      0.1,
+      1,
+      '2025-01-02T03:04:05.678Z',
+      1735787045678,
+      '{"a":[1,2]}',
+      'a "quoted", text\nwith a line, żółć 😀',
+      Buffer.from([0, 255]),
+      'x',
+    );
     insert.run(2, 3.0, 5, 0, '2025-01-02 03:04:05', null, '[]', '', Buffer.alloc(0), 42);
-    insert.run(3, -9223372036854775808n, 0.30000000000000004, null, null, '2025-01-02T03:04:05Z', null, null, 'text in a blob', 1.5);
+    insert.run(
+      3,
+      -9223372036854775808n,
+      0.30000000000000004,
+      null,
+      null,
+      '2025-01-02T03:04:05Z',
+      null,
+      null,
+      'text in a blob',
+      1.5,
+    );
     insert.run(4, null, 'NaN', null, null, null, null, '"', null, Buffer.from([1]));
     db.sqlite.exec(`insert into odd (id, d) values (5, 9e999), (6, -1.7976931348623157e308)`);
 
     expect(await csvPath('odd')).toBeNull();
-    const [f] = await exportTables(db, { tables: ['odd'], outDir: join(dir, 'out'), format: 'parquet', columnHints: { odd: { tsm: 'timestamp_ms' } } });
+    const [f] = await exportTables(db, {
+      tables: ['odd'],
+      outDir: join(dir, 'out'),
+      format: 'parquet',
+      columnHints: { odd: { tsm: 'timestamp_ms' } },
+    });
     expect(f!.rows).toBe(6);
     const read = readParquetWithPyarrow(f!.file);
     expect(read.schema).toEqual([
@@ -97,24 +135,90 @@ describe('Parquet from SQLite, value by value', () => {
         bl: { bytes: Buffer.from('text in a blob').toString('hex') },
         u: '1.5',
       },
-      { id: { int: '4' }, i: null, d: { float: 'nan' }, b: null, ts: null, tsm: null, j: null, t: '"', bl: null, u: '\\x01' },
-      { id: { int: '5' }, i: null, d: { float: 'inf' }, b: null, ts: null, tsm: null, j: null, t: null, bl: null, u: null },
-      { id: { int: '6' }, i: null, d: { float: '-1.7976931348623157e+308' }, b: null, ts: null, tsm: null, j: null, t: null, bl: null, u: null },
+      {
+        id: { int: '4' },
+        i: null,
+        d: { float: 'nan' },
+        b: null,
+        ts: null,
+        tsm: null,
+        j: null,
+        t: '"',
+        bl: null,
+        u: '\\x01',
+      },
+      {
+        id: { int: '5' },
+        i: null,
+        d: { float: 'inf' },
+        b: null,
+        ts: null,
+        tsm: null,
+        j: null,
+        t: null,
+        bl: null,
+        u: null,
+      },
+      {
+        id: { int: '6' },
+        i: null,
+        d: { float: '-1.7976931348623157e+308' },
+        b: null,
+        ts: null,
+        tsm: null,
+        j: null,
+        t: null,
+        bl: null,
+        u: null,
+      },
     ]);
   });
 
   it('writes the values of each column storage class on the CSV path, exactly', async () => {
     db.sqlite.exec(CREATE);
     const insert = db.sqlite.prepare('insert into odd values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    insert.run(1, 9223372036854775807n, 0.1, 1, '2025-01-02T03:04:05.678Z', null, '{"a":[1,2]}', 'a "quoted", text\nwith a line, żółć 😀', Buffer.from([0, 255]), 'x');
-    insert.run(2, -9223372036854775808n, 0.30000000000000004, 0, '2025-01-02 03:04:05', null, '[]', '', Buffer.alloc(0), '');
+    insert.run(
+      1,
+      9223372036854775807n,
+      0.1,
+      1,
+      '2025-01-02T03:04:05.678Z',
+      null,
+      '{"a":[1,2]}',
+      'a "quoted", text\nwith a line, żółć 😀',
+      Buffer.from([0, 255]),
+      'x',
+    );
+    insert.run(
+      2,
+      -9223372036854775808n,
+      0.30000000000000004,
+      0,
+      '2025-01-02 03:04:05',
+      null,
+      '[]',
+      '',
+      Buffer.alloc(0),
+      '',
+    );
     insert.run(3, null, -1.7976931348623157e308, null, null, null, null, null, null, null);
     insert.run(4, 0, 5, null, null, null, null, '""', null, null);
     db.sqlite.exec(`insert into odd (id, d) values (5, 9e999)`);
     const out = join(dir, 'csv.parquet');
     expect(await csvPath('odd', out)).toEqual({ rows: 5, maxLoadId: null });
     const read = readParquetWithPyarrow(out);
-    expect(read.schema.map((s) => s[1])).toEqual(['int64', 'int64', 'double', 'bool', 'timestamp[us, tz=UTC]', 'int64', expect.stringMatching(/json|string/), 'string', 'binary', 'string']);
+    expect(read.schema.map((s) => s[1])).toEqual([
+      'int64',
+      'int64',
+      'double',
+      'bool',
+      'timestamp[us, tz=UTC]',
+      'int64',
+      expect.stringMatching(/json|string/),
+      'string',
+      'binary',
+      'string',
+    ]);
     const nulls = { id: null, i: null, d: null, b: null, ts: null, tsm: null, j: null, t: null, bl: null, u: null };
     expect(read.rows).toEqual([
       {
@@ -150,13 +254,19 @@ describe('Parquet from SQLite, value by value', () => {
   it('refuses a value the column cannot hold with the column named, and a boolean other than 0 or 1', async () => {
     db.sqlite.exec(CREATE);
     db.sqlite.prepare('insert into odd (id, i) values (1, ?)').run(2.5);
-    await expect(exportTables(db, { tables: ['odd'], outDir: join(dir, 'out'), format: 'parquet' })).rejects.toThrow(/column "i" \(integer\) holds number 2\.5, not an integer; export it as CSV/i);
+    await expect(exportTables(db, { tables: ['odd'], outDir: join(dir, 'out'), format: 'parquet' })).rejects.toThrow(
+      /column "i" \(integer\) holds number 2\.5, not an integer; export it as CSV/i,
+    );
     db.sqlite.exec('delete from odd');
     db.sqlite.prepare('insert into odd (id, b) values (1, 2)').run();
-    await expect(exportTables(db, { tables: ['odd'], outDir: join(dir, 'out'), format: 'parquet' })).rejects.toThrow(/column "b" \(boolean\) holds bigint 2, not a boolean \(0\/1\); export it as CSV/i);
+    await expect(exportTables(db, { tables: ['odd'], outDir: join(dir, 'out'), format: 'parquet' })).rejects.toThrow(
+      /column "b" \(boolean\) holds bigint 2, not a boolean \(0\/1\); export it as CSV/i,
+    );
     db.sqlite.exec('delete from odd');
     db.sqlite.prepare('insert into odd (id, ts) values (1, ?)').run('yesterday');
-    await expect(exportTables(db, { tables: ['odd'], outDir: join(dir, 'out'), format: 'parquet' })).rejects.toThrow(/column "ts" \(timestamp\) holds 'yesterday', not an ISO 8601 timestamp/i);
+    await expect(exportTables(db, { tables: ['odd'], outDir: join(dir, 'out'), format: 'parquet' })).rejects.toThrow(
+      /column "ts" \(timestamp\) holds 'yesterday', not an ISO 8601 timestamp/i,
+    );
   });
 
   it('writes a row longer than DuckDB reads as one CSV record (the row path takes the table)', async () => {

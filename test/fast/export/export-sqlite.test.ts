@@ -5,7 +5,18 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { exportTables } from '../../../export/csv.js';
-import { BIG_ID, byId, expectedById, insertScrapers, readCsv, scraperRows, waitForPartialFile, TRICKY_TEXT, checkIncrementalExports, exportWatermarks } from '../../support/export-data.js';
+import {
+  BIG_ID,
+  byId,
+  expectedById,
+  insertScrapers,
+  readCsv,
+  scraperRows,
+  waitForPartialFile,
+  TRICKY_TEXT,
+  checkIncrementalExports,
+  exportWatermarks,
+} from '../../support/export-data.js';
 
 let dir: string;
 let db: SqliteDatabase;
@@ -23,7 +34,12 @@ describe('CSV export from SQLite', () => {
   it('writes every value exactly as stored when formulas are not neutralised', async () => {
     const rows = scraperRows('p1', 7n, 100n);
     await insertScrapers(db, rows);
-    const [file, ...more] = await exportTables(db, { tables: ['scrapers'], outDir: join(dir, 'out'), nullText: '\\N', neutralizeFormulas: false });
+    const [file, ...more] = await exportTables(db, {
+      tables: ['scrapers'],
+      outDir: join(dir, 'out'),
+      nullText: '\\N',
+      neutralizeFormulas: false,
+    });
     expect(more).toEqual([]);
     expect(file!.rows).toBe(rows.length);
     const csv = await readCsv(file!.file);
@@ -37,7 +53,11 @@ describe('CSV export from SQLite', () => {
   it('by default neutralises formula cells, keeps numbers, and tells NULL from an empty string', async () => {
     const rows = scraperRows('p1', 7n, 0n);
     await insertScrapers(db, rows);
-    db.sqlite.prepare(`insert into job_records (job_key, job_title, job_salary_number, pipeline, load_id, loaded_at, row_hash) values (?, ?, ?, 'p1', 7, '2025-01-01T00:00:00.000Z', 'h')`).run('neg', '-1', -1);
+    db.sqlite
+      .prepare(
+        `insert into job_records (job_key, job_title, job_salary_number, pipeline, load_id, loaded_at, row_hash) values (?, ?, ?, 'p1', 7, '2025-01-01T00:00:00.000Z', 'h')`,
+      )
+      .run('neg', '-1', -1);
     const files = await exportTables(db, { tables: ['scrapers', 'job_records'], outDir: join(dir, 'out') });
     const scrapers = await readCsv(files[0]!.file);
     const nameIdx = scrapers.header.indexOf('name');
@@ -87,7 +107,11 @@ describe('CSV export from SQLite', () => {
     expect(csv.rows).toEqual(rows.map((r) => [r.name ?? 'NULL', r.id.toString()]));
     expect(csv.raw).toContain('";semicolon; inside"');
 
-    const [fixed] = await exportTables(db, { tables: ['scrapers'], outDir: join(dir, 'out'), fileName: 'scrapers.csv' });
+    const [fixed] = await exportTables(db, {
+      tables: ['scrapers'],
+      outDir: join(dir, 'out'),
+      fileName: 'scrapers.csv',
+    });
     expect(fixed!.file).toBe(join(dir, 'out', 'scrapers.csv'));
   });
 
@@ -97,12 +121,19 @@ describe('CSV export from SQLite', () => {
 
   it('picks the data tables holding the pipeline when no table is named', async () => {
     await insertScrapers(db, scraperRows('p1', 1n, 0n));
-    db.sqlite.prepare(`insert into job_records (job_key, pipeline, load_id, loaded_at, row_hash) values ('j', 'p9', 2, 'x', 'h')`).run();
+    db.sqlite
+      .prepare(
+        `insert into job_records (job_key, pipeline, load_id, loaded_at, row_hash) values ('j', 'p9', 2, 'x', 'h')`,
+      )
+      .run();
     const files = await exportTables(db, { pipeline: 'p1', outDir: join(dir, 'out') });
     expect(files.map((f) => f.table)).toEqual(['scrapers']);
     expect(await exportTables(db, { pipeline: 'never-ran', outDir: join(dir, 'none') })).toEqual([]);
     const progress: number[] = [];
-    const all = await exportTables(db, { outDir: join(dir, 'all'), onProgress: (p) => p.table === 'scrapers' && progress.push(p.rows) });
+    const all = await exportTables(db, {
+      outDir: join(dir, 'all'),
+      onProgress: (p) => p.table === 'scrapers' && progress.push(p.rows),
+    });
     expect(progress).toEqual([18]);
     expect(all.map((f) => f.table)).toContain('job_records');
     expect(all.map((f) => f.table)).not.toContain('raw_responses');
@@ -110,7 +141,9 @@ describe('CSV export from SQLite', () => {
   });
 
   it('exports any table by introspection, including ones it has never seen', async () => {
-    db.sqlite.exec(`create table custom_things (id integer, flag BOOLEAN, payload JSON, data BLOB, ratio REAL, note TEXT, pipeline text, load_id integer)`);
+    db.sqlite.exec(
+      `create table custom_things (id integer, flag BOOLEAN, payload JSON, data BLOB, ratio REAL, note TEXT, pipeline text, load_id integer)`,
+    );
     db.sqlite
       .prepare('insert into custom_things values (?, ?, ?, ?, ?, ?, ?, ?)')
       .run(-9223372036854775808n, 1, '{"a":[1,2]}', Buffer.from([0, 255, 16]), -0.25, '@x', 'p', 1);
@@ -126,11 +159,14 @@ describe('CSV export from SQLite', () => {
     const first = 2n ** 53n - 1200n;
     const ids = Array.from({ length: 2500 }, (_, i) => first + BigInt(i));
     for (const table of ['paged_rowid', 'paged_no_rowid']) {
-      db.sqlite.exec(`create table ${table} (id integer primary key, n integer, ratio real, pipeline text, load_id integer)${table === 'paged_no_rowid' ? ' without rowid' : ''}`);
+      db.sqlite.exec(
+        `create table ${table} (id integer primary key, n integer, ratio real, pipeline text, load_id integer)${table === 'paged_no_rowid' ? ' without rowid' : ''}`,
+      );
       const insert = db.sqlite.prepare(`insert into ${table} values (?, ?, ?, 'p', 1)`);
       db.sqlite.transaction(() => {
         // Inserted backwards: the file is in id (rowid) order all the same.
-        for (const id of [...ids].reverse()) insert.run(id, id === first + 5n ? 2n ** 63n - 1n : id - first, id === first + 7n ? 1e300 : 0.5);
+        for (const id of [...ids].reverse())
+          insert.run(id, id === first + 5n ? 2n ** 63n - 1n : id - first, id === first + 7n ? 1e300 : 0.5);
       })();
       const [f] = await exportTables(db, { tables: [table], outDir: join(dir, table) });
       const csv = await readCsv(f!.file);
@@ -167,19 +203,33 @@ describe('CSV export from SQLite', () => {
       ].join('\r\n'),
     );
     // The same cells with ';' between them: only the text cell holding ';' is quoted.
-    const [g] = await exportTables(db, { tables: ['mixed'], outDir: join(dir, 'semi'), columnHints, delimiter: ';', neutralizeFormulas: false });
+    const [g] = await exportTables(db, {
+      tables: ['mixed'],
+      outDir: join(dir, 'semi'),
+      columnHints,
+      delimiter: ';',
+      neutralizeFormulas: false,
+    });
     expect((await readFile(g!.file, 'utf8')).split('\r\n')[5]).toBe('7;-0.25;true;1969-12-31T00:00:00.000Z;"x;y"');
   });
 
   it('rejects bad requests with errors that say what to fix', async () => {
     const out = join(dir, 'out');
-    await expect(exportTables(db, { tables: ['nope'], outDir: out })).rejects.toThrow(/table "nope" does not exist.*scrapers/);
-    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, columns: { scrapers: ['id', 'nope'] } })).rejects.toThrow(
-      /table "scrapers" has no column "nope" \(columns: id, name/,
+    await expect(exportTables(db, { tables: ['nope'], outDir: out })).rejects.toThrow(
+      /table "nope" does not exist.*scrapers/,
     );
-    await expect(exportTables(db, { tables: ['scrapers', 'job_records'], outDir: out, fileName: 'same.csv' })).rejects.toThrow(/add \{table\}/);
-    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, fileName: '{tabel}.csv' })).rejects.toThrow(/unknown placeholder \{tabel\}/);
-    await expect(exportTables(db, { tables: ['raw_responses'], outDir: out, mode: 'incremental' })).rejects.toThrow(/no load_id column/);
+    await expect(
+      exportTables(db, { tables: ['scrapers'], outDir: out, columns: { scrapers: ['id', 'nope'] } }),
+    ).rejects.toThrow(/table "scrapers" has no column "nope" \(columns: id, name/);
+    await expect(
+      exportTables(db, { tables: ['scrapers', 'job_records'], outDir: out, fileName: 'same.csv' }),
+    ).rejects.toThrow(/add \{table\}/);
+    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, fileName: '{tabel}.csv' })).rejects.toThrow(
+      /unknown placeholder \{tabel\}/,
+    );
+    await expect(exportTables(db, { tables: ['raw_responses'], outDir: out, mode: 'incremental' })).rejects.toThrow(
+      /no load_id column/,
+    );
     await expect(exportTables(db, { tables: ['scrapers'], outDir: out, delimiter: '"' })).rejects.toThrow(/delimiter/);
     expect(await readdir(out).catch(() => [])).toEqual([]);
   });
@@ -192,7 +242,14 @@ describe('CSV export from SQLite', () => {
       select i, 'name ' || i || ', "quoted"', '{"i":' || i || '}', i % 2, 'bulk', 5, '2025-01-01T00:00:00.000Z', 'h' from n`);
     const out = join(dir, 'out');
     const ac = new AbortController();
-    const running = exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv', signal: ac.signal });
+    const running = exportTables(db, {
+      pipeline: 'bulk',
+      tables: ['scrapers'],
+      outDir: out,
+      mode: 'incremental',
+      fileName: 'big.csv',
+      signal: ac.signal,
+    });
     // Abort once the partial file has data in it: the stream is demonstrably mid-way.
     await waitForPartialFile(out);
     ac.abort();
@@ -200,7 +257,13 @@ describe('CSV export from SQLite', () => {
     expect(await readdir(out)).toEqual([]);
     expect(await exportWatermarks(db)).toEqual([]);
     // The same export completes afterwards.
-    const [f] = await exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv' });
+    const [f] = await exportTables(db, {
+      pipeline: 'bulk',
+      tables: ['scrapers'],
+      outDir: out,
+      mode: 'incremental',
+      fileName: 'big.csv',
+    });
     expect(f!.rows).toBe(200000);
     expect(await readdir(out)).toEqual(['big.csv']);
   });

@@ -30,7 +30,9 @@ beforeEach(async () => {
   db.sqlite.transaction(() => {
     for (let i = 0; i < 60_000; i++) insert.run('p', 1 + (i % 5), `row ${i}, "quoted"`, i);
   })();
-  db.sqlite.exec('create table wide as select e.*, e.label as l2, e.label as l3, e.n as n2, e.n as n3, e.label as l4, e.n as n4, e.label as l5, e.n as n5 from events e');
+  db.sqlite.exec(
+    'create table wide as select e.*, e.label as l2, e.label as l3, e.n as n2, e.n as n3, e.label as l4, e.n as n4, e.label as l5, e.n as n5 from events e',
+  );
   flags = [];
   const real = v8.setFlagsFromString.bind(v8);
   vi.spyOn(v8, 'setFlagsFromString').mockImplementation((f: string) => {
@@ -77,11 +79,20 @@ describe('CSV export and the young generation', () => {
       exportTables(db, { tables: ['events'], outDir: join(dir, 'd1'), threads: 1 }),
       exportTables(db, { tables: ['events'], outDir: join(dir, 'd2'), threads: 1 }),
     ]);
-    expect([[HOLD, HOLD, RELEASE], [HOLD, RELEASE, HOLD, RELEASE]]).toContainEqual(flags);
+    expect([
+      [HOLD, HOLD, RELEASE],
+      [HOLD, RELEASE, HOLD, RELEASE],
+    ]).toContainEqual(flags);
     // Aborted mid-write, once some rows are out.
     flags = [];
     const abort = new AbortController();
-    const out = exportTables(db, { tables: ['events'], outDir: join(dir, 'e'), threads: 1, signal: abort.signal, onProgress: (p) => p.rows > 0 && abort.abort() });
+    const out = exportTables(db, {
+      tables: ['events'],
+      outDir: join(dir, 'e'),
+      threads: 1,
+      signal: abort.signal,
+      onProgress: (p) => p.rows > 0 && abort.abort(),
+    });
     await expect(out).rejects.toThrow();
     expect(flags).toEqual([HOLD, RELEASE]);
   }, 120_000);
@@ -91,7 +102,14 @@ describe('CSV export and the young generation', () => {
     // an export holds, a threaded export starts its thread and holds too (as destinations/sqlite/csv-threads.ts does once its
     // threads are up), then the calling thread allocates as an export does. Before every hold set the flag again,
     // the second hold changed nothing and the young generation grew to its maximum.
-    const module = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'export', 'young-generation.ts');
+    const module = join(
+      fileURLToPath(new URL('.', import.meta.url)),
+      '..',
+      '..',
+      '..',
+      'export',
+      'young-generation.ts',
+    );
     const script = `
       import v8 from 'node:v8';
       import { Worker } from 'node:worker_threads';
@@ -107,7 +125,10 @@ describe('CSV export and the young generation', () => {
       console.log(JSON.stringify({ before, after: newSpace() }));
       second(); first();
       await w.terminate();`;
-    const res = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    const res = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(res.stderr).toBe('');
     const { before, after } = JSON.parse(res.stdout) as { before: number; after: number };
     expect(after).toBe(before);

@@ -28,16 +28,23 @@ interface Violation {
   cycle?: Array<{ name: string }>;
 }
 interface Cruise {
-  modules: Array<{ source: string; dependencies: Array<{ resolved: string; coreModule?: boolean; couldNotResolve?: boolean }> }>;
+  modules: Array<{
+    source: string;
+    dependencies: Array<{ resolved: string; coreModule?: boolean; couldNotResolve?: boolean }>;
+  }>;
   summary: { violations: Violation[] };
 }
 
 /** dependency-cruiser with the project's rules over `folders` (relative to `cwd`), as its JSON result. */
 async function cruise(cwd: string, folders: readonly string[], config: string): Promise<Cruise> {
-  const { stdout } = await promisify(execFile)(process.execPath, [DEPCRUISE, '--config', config, '--output-type', 'json', ...folders], {
-    cwd,
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [DEPCRUISE, '--config', config, '--output-type', 'json', ...folders],
+    {
+      cwd,
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   return JSON.parse(stdout) as Cruise;
 }
 
@@ -46,7 +53,11 @@ const top = (p: string) => p.split('/')[0]!;
 /** The strongly connected components (Tarjan) of the module graph whose modules sit in more than one top-level folder. */
 function crossFolderCycles(result: Cruise): string[][] {
   const graph = new Map<string, string[]>();
-  for (const m of result.modules) graph.set(m.source, m.dependencies.filter((d) => !d.coreModule && !d.couldNotResolve).map((d) => d.resolved));
+  for (const m of result.modules)
+    graph.set(
+      m.source,
+      m.dependencies.filter((d) => !d.coreModule && !d.couldNotResolve).map((d) => d.resolved),
+    );
   let index = 0;
   const idx = new Map<string, number>();
   const low = new Map<string, number>();
@@ -97,7 +108,8 @@ function report(result: Cruise, cycles: string[][]): string {
     `  imports from a lower layer to a higher one: ${(byRule.get('lower-to-higher-layer')?.length ?? 0) + LOWER_TO_HIGHER.length} (${LOWER_TO_HIGHER.length} allowed, docs/architecture.md)`,
     ...LOWER_TO_HIGHER.map((a) => `    allowed: ${a.from} → ${a.to} (${layerOf(a.from)} → ${layerOf(a.to)})`),
   ];
-  for (const [rule, vs] of byRule) for (const v of vs) lines.push(`  ${rule}: ${v.from} → ${v.cycle ? v.cycle.map((c) => c.name).join(' → ') : v.to}`);
+  for (const [rule, vs] of byRule)
+    for (const v of vs) lines.push(`  ${rule}: ${v.from} → ${v.cycle ? v.cycle.map((c) => c.name).join(' → ') : v.to}`);
   return lines.join('\n');
 }
 
@@ -111,7 +123,9 @@ describe('import rules', () => {
     console.log(report(result, cycles));
 
     // Every product module belongs to a layer, so none escapes the layer rules.
-    expect(result.modules.map((m) => m.source).filter((s) => PRODUCT_FOLDERS.includes(top(s)) && !layerOf(s))).toEqual([]);
+    expect(result.modules.map((m) => m.source).filter((s) => PRODUCT_FOLDERS.includes(top(s)) && !layerOf(s))).toEqual(
+      [],
+    );
     expect(cycles).toEqual([]);
     expect(result.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
 
@@ -121,11 +135,15 @@ describe('import rules', () => {
     const rank = (f: string) => LAYERS.findIndex((l) => l.name === layerOf(f));
     for (const a of LOWER_TO_HIGHER) {
       const m = result.modules.find((x) => x.source === a.from);
-      expect(m?.dependencies.some((d) => d.resolved === a.to), `${a.from} imports ${a.to}`).toBe(true);
+      expect(
+        m?.dependencies.some((d) => d.resolved === a.to),
+        `${a.from} imports ${a.to}`,
+      ).toBe(true);
       expect(rank(a.from), `${a.from} → ${a.to} goes up`).toBeLessThan(rank(a.to));
       expect(doc, `docs/architecture.md names ${a.from} → ${a.to}`).toContain(`\`${a.from}\` → \`${a.to}\``);
     }
-    for (const l of LAYERS) expect(doc, `docs/architecture.md lists the layer ${l.name}`).toContain(`| \`${l.name}\` |`);
+    for (const l of LAYERS)
+      expect(doc, `docs/architecture.md lists the layer ${l.name}`).toContain(`| \`${l.name}\` |`);
   });
 
   it('each rule fails on a tree that breaks it', async () => {
@@ -134,7 +152,8 @@ describe('import rules', () => {
       'db/a.ts': "import { b } from '../export/b.js';\nexport const a = (): number => b;\n",
       'export/b.ts': "import { a } from '../db/a.js';\nexport const b = 1;\nexport const c = a;\n",
       // An engine folder imported from outside destinations/, and a lower layer (store) importing a higher one (registry).
-      'db/c.ts': "import { e } from '../destinations/sqlite/e.js';\nimport { r } from '../destinations/index.js';\nexport const c = e + r;\n",
+      'db/c.ts':
+        "import { e } from '../destinations/sqlite/e.js';\nimport { r } from '../destinations/index.js';\nexport const c = e + r;\n",
       'destinations/sqlite/e.ts': 'export const e = 1;\n',
       'destinations/index.ts': 'export const r = 2;\n',
     };
@@ -143,7 +162,8 @@ describe('import rules', () => {
       fs.writeFileSync(path.join(scratch, f), text);
     }
     fs.writeFileSync(path.join(scratch, 'tsconfig.json'), fs.readFileSync(path.join(ROOT, 'tsconfig.json')));
-    for (const f of ['.dependency-cruiser.cjs', '.dependency-cruiser-layers.cjs']) fs.copyFileSync(path.join(ROOT, f), path.join(scratch, f));
+    for (const f of ['.dependency-cruiser.cjs', '.dependency-cruiser-layers.cjs'])
+      fs.copyFileSync(path.join(ROOT, f), path.join(scratch, f));
     const result = await cruise(scratch, ['db', 'export', 'destinations'], '.dependency-cruiser.cjs');
     const found = result.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
     expect(crossFolderCycles(result)).toEqual([['db/a.ts', 'export/b.ts']]);

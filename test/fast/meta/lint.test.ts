@@ -22,25 +22,41 @@ async function ruleIdsOf(file: string, code: string): Promise<string[]> {
 }
 
 describe('lint', () => {
-  it('npm run lint passes on the whole repository', () => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/eslint/bin/eslint.js'), '--max-warnings', '0', '.'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    expect(`${r.stdout}${r.stderr}`.trim()).toBe('');
-    expect(r.status).toBe(0);
-  }, LINT_TIMEOUT_MS);
+  it(
+    'npm run lint passes on the whole repository',
+    () => {
+      const r = spawnSync(
+        process.execPath,
+        [path.join(ROOT, 'node_modules/eslint/bin/eslint.js'), '--max-warnings', '0', '.'],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+        },
+      );
+      expect(`${r.stdout}${r.stderr}`.trim()).toBe('');
+      expect(r.status).toBe(0);
+    },
+    LINT_TIMEOUT_MS,
+  );
 
-  it('flags a promise nobody awaits', async () => {
-    const code = `async function later(): Promise<void> {}\nexport function start(): void {\n  later();\n}\n`;
-    expect(await ruleIdsOf('lib/exit-codes.ts', code)).toEqual([expect.stringMatching(/^@typescript-eslint\/no-floating-promises: /)]);
-    expect(await ruleIdsOf('lib/exit-codes.ts', code.replace('  later();', '  void later();'))).toEqual([]);
-  }, LINT_TIMEOUT_MS);
+  it(
+    'flags a promise nobody awaits',
+    async () => {
+      const code = `async function later(): Promise<void> {}\nexport function start(): void {\n  later();\n}\n`;
+      expect(await ruleIdsOf('lib/exit-codes.ts', code)).toEqual([
+        expect.stringMatching(/^@typescript-eslint\/no-floating-promises: /),
+      ]);
+      expect(await ruleIdsOf('lib/exit-codes.ts', code.replace('  later();', '  void later();'))).toEqual([]);
+    },
+    LINT_TIMEOUT_MS,
+  );
 
   it('lets no module outside activities/ import a value from it (types may be imported)', async () => {
     const code = `import { retentionActivities } from '../activities/retention.js';\nimport type { RunEvent } from '../activities/deps.js';\nexport const used = retentionActivities;\nexport type Used = RunEvent;\n`;
     expect(await ruleIdsOf('lib/exit-codes.ts', code)).toEqual([
-      expect.stringMatching(/^@typescript-eslint\/no-restricted-imports: '\.\.\/activities\/retention\.js' import is restricted/),
+      expect.stringMatching(
+        /^@typescript-eslint\/no-restricted-imports: '\.\.\/activities\/retention\.js' import is restricted/,
+      ),
     ]);
   });
 

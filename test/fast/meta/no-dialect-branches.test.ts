@@ -41,7 +41,8 @@ const LOOKUP_PATTERNS: RegExp[] = [
  * command line, the console's sources, preflight, the activities' dependencies; and the benchmarks and the soak,
  * which pick the database they measure as tests do.
  */
-const WIRING = /^(cli\/|bench\/|soak\/|console\/(source|targets)\.ts$|pipelines\/preflight(-checks)?\.ts$|activities\/deps\.ts$)/;
+const WIRING =
+  /^(cli\/|bench\/|soak\/|console\/(source|targets)\.ts$|pipelines\/preflight(-checks)?\.ts$|activities\/deps\.ts$)/;
 
 /** `file:line: text` of every branch on (or lookup by) a destination name in the TypeScript under `root` outside destinations/ and test/. */
 export function dialectBranches(root: string): string[] {
@@ -57,7 +58,8 @@ export function dialectBranches(root: string): string[] {
           .forEach((line, i) => {
             const code = line.replace(/\/\/.*$/, '');
             const lookup = !WIRING.test(path.relative(root, file)) && LOOKUP_PATTERNS.some((p) => p.test(code));
-            if (lookup || BRANCH_PATTERNS.some((p) => p.test(code))) found.push(`${path.relative(root, file)}:${i + 1}: ${line.trim()}`);
+            if (lookup || BRANCH_PATTERNS.some((p) => p.test(code)))
+              found.push(`${path.relative(root, file)}:${i + 1}: ${line.trim()}`);
           });
       }
     }
@@ -72,19 +74,32 @@ describe('destination branches', () => {
       "if (db.dialect === 'sqlite') {",
       "return tx.dialect !== 'postgres' ? a : b;",
       "if ('duckdb' === parsed.dialect) x();",
-      "switch (db.dialect) {",
+      'switch (db.dialect) {',
       "  case 'duckdb':",
       "const url = d === 'postgres' ? a : b;",
-      "const m = /^(sqlite|duckdb):(.*)$/.exec(url);",
-      "if (/^postgres(ql)?:\\/\\//i.test(url)) return;",
+      'const m = /^(sqlite|duckdb):(.*)$/.exec(url);',
+      'if (/^postgres(ql)?:\\/\\//i.test(url)) return;',
       "if (url.trim().startsWith('sqlite:')) {",
     ];
-    for (const b of branches) expect(BRANCH_PATTERNS.some((p) => p.test(b)), b).toBe(true);
-    const neutral = ["const dest = destinationOf(db);", "if (dest.capabilities.savepoints) {", "sqlite: sqliteDestination,", "`sqlite:${file}`"];
-    for (const c of neutral) expect(BRANCH_PATTERNS.some((p) => p.test(c)), c).toBe(false);
+    for (const b of branches)
+      expect(
+        BRANCH_PATTERNS.some((p) => p.test(b)),
+        b,
+      ).toBe(true);
+    const neutral = [
+      'const dest = destinationOf(db);',
+      'if (dest.capabilities.savepoints) {',
+      'sqlite: sqliteDestination,',
+      '`sqlite:${file}`',
+    ];
+    for (const c of neutral)
+      expect(
+        BRANCH_PATTERNS.some((p) => p.test(c)),
+        c,
+      ).toBe(false);
   });
 
-  it('the lookup patterns catch an adapter or a record looked up by a destination name (and leave the handle\'s adapter alone)', () => {
+  it("the lookup patterns catch an adapter or a record looked up by a destination name (and leave the handle's adapter alone)", () => {
     const lookups = [
       'const dest = destinationOf(db);',
       "const a = destinationNamed('sqlite');",
@@ -92,14 +107,32 @@ describe('destination branches', () => {
       'const adapter = DESTINATIONS[name];',
       'const f = FORMATTERS[db.dialect](col);',
     ];
-    for (const l of lookups) expect(LOOKUP_PATTERNS.some((p) => p.test(l)), l).toBe(true);
-    const neutral = ['const dest = db.adapter;', 'if (tx.adapter.capabilities.savepoints) {', 'const n = db.dialect;', 'sqlite: sqliteDestination,'];
-    for (const c of neutral) expect(LOOKUP_PATTERNS.some((p) => p.test(c)), c).toBe(false);
+    for (const l of lookups)
+      expect(
+        LOOKUP_PATTERNS.some((p) => p.test(l)),
+        l,
+      ).toBe(true);
+    const neutral = [
+      'const dest = db.adapter;',
+      'if (tx.adapter.capabilities.savepoints) {',
+      'const n = db.dialect;',
+      'sqlite: sqliteDestination,',
+    ];
+    for (const c of neutral)
+      expect(
+        LOOKUP_PATTERNS.some((p) => p.test(c)),
+        c,
+      ).toBe(false);
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'dialect-lookups-'));
     try {
       fs.mkdirSync(path.join(scratch, 'export'));
-      fs.writeFileSync(path.join(scratch, 'export', 'x.ts'), "import { destinationNamed } from '../destinations/index.js';\nexport const t = destinationNamed('sqlite').sql.textType;\n");
-      expect(dialectBranches(scratch)).toEqual(["export/x.ts:2: export const t = destinationNamed('sqlite').sql.textType;"]);
+      fs.writeFileSync(
+        path.join(scratch, 'export', 'x.ts'),
+        "import { destinationNamed } from '../destinations/index.js';\nexport const t = destinationNamed('sqlite').sql.textType;\n",
+      );
+      expect(dialectBranches(scratch)).toEqual([
+        "export/x.ts:2: export const t = destinationNamed('sqlite').sql.textType;",
+      ]);
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
     }

@@ -29,7 +29,21 @@ const PLACES: Array<{ what: string; re: RegExp }> = [
 ];
 
 /** Support modules that start servers or need the build: the integration tier's. */
-const SERVER_SUPPORT = ['temporal', 'temporal-server', 'postgres', 's3-server', 'destinations', 'browser', 'cli', 'cli-bed', 'pipeline-bed', 'up-process', 'console-fixture', 'docker-compose', 'dbt'];
+const SERVER_SUPPORT = [
+  'temporal',
+  'temporal-server',
+  'postgres',
+  's3-server',
+  'destinations',
+  'browser',
+  'cli',
+  'cli-bed',
+  'pipeline-bed',
+  'up-process',
+  'console-fixture',
+  'docker-compose',
+  'dbt',
+];
 
 describe('test/ layout and tiers', () => {
   it('finds the test files (the globs are relative to the repository root)', () => {
@@ -40,25 +54,39 @@ describe('test/ layout and tiers', () => {
 
   it('every file under test/ is in its place', () => {
     const misplaced = allFiles.filter((f) => !PLACES.some((p) => p.re.test(f)));
-    expect(misplaced, `files outside the layout of test/README.md; move each where it belongs (${PLACES.map((p) => `${p.what}: ${p.re.source}`).join('; ')})`).toEqual([]);
+    expect(
+      misplaced,
+      `files outside the layout of test/README.md; move each where it belongs (${PLACES.map((p) => `${p.what}: ${p.re.source}`).join('; ')})`,
+    ).toEqual([]);
   });
 
   it('every test file is in exactly one tier', () => {
     const tests = allFiles.filter((f) => /\.(test|spec)\.[cm]?[jt]sx?$/.test(f));
     const neither = tests.filter((f) => !fast.has(f) && !integration.has(f));
     const both = tests.filter((f) => fast.has(f) && integration.has(f));
-    expect(neither, 'test files in neither tier: they never run. Put each under test/fast/<area>/ or test/integration/<area>/ as a .test.ts, or name it in test/tiers.ts').toEqual([]);
+    expect(
+      neither,
+      'test files in neither tier: they never run. Put each under test/fast/<area>/ or test/integration/<area>/ as a .test.ts, or name it in test/tiers.ts',
+    ).toEqual([]);
     expect(both, 'test files in both tiers (test/tiers.ts): they would run twice').toEqual([]);
   });
 
   it('every test file the sources and docs name by path exists (a moved or renamed test leaves no stale reference)', () => {
-    const tracked = globSync(['**/*.{md,ts,mjs,js,sh,yml,yaml}', '.ci/run'], { cwd: repoRoot, dot: true, ignore: ['node_modules/**', 'dist/**', 'data/**', 'test-artifacts/**'] }).map(rel);
+    const tracked = globSync(['**/*.{md,ts,mjs,js,sh,yml,yaml}', '.ci/run'], {
+      cwd: repoRoot,
+      dot: true,
+      ignore: ['node_modules/**', 'dist/**', 'data/**', 'test-artifacts/**'],
+    }).map(rel);
     const stale: string[] = [];
     for (const f of tracked) {
       const text = fs.readFileSync(path.join(repoRoot, f), 'utf8');
-      for (const m of text.matchAll(/(?<![\w.-])test\/[\w/-]+\.test\.ts/g)) if (!fs.existsSync(path.join(repoRoot, m[0]))) stale.push(`${f}: ${m[0]}`);
+      for (const m of text.matchAll(/(?<![\w.-])test\/[\w/-]+\.test\.ts/g))
+        if (!fs.existsSync(path.join(repoRoot, m[0]))) stale.push(`${f}: ${m[0]}`);
     }
-    expect(stale, 'references to test files that do not exist: point them at the file\'s place under test/fast/ or test/integration/').toEqual([]);
+    expect(
+      stale,
+      "references to test files that do not exist: point them at the file's place under test/fast/ or test/integration/",
+    ).toEqual([]);
   });
 
   it('a fast test imports no support that starts a server or spawns the built command', () => {
@@ -69,10 +97,19 @@ describe('test/ layout and tiers', () => {
         const spec = m[1]!;
         const target = path.resolve(path.dirname(path.join(repoRoot, f)), spec);
         const name = path.basename(spec).replace(/\.js$/, '');
-        if (spec.startsWith('.') && path.dirname(target) === path.join(repoRoot, 'test', 'support') && SERVER_SUPPORT.includes(name)) offending.push(`${f} imports ${spec}`);
-        if (spec.startsWith('.') && rel(path.relative(repoRoot, target)) === 'temporal/dev-server.js') offending.push(`${f} imports ${spec}`);
+        if (
+          spec.startsWith('.') &&
+          path.dirname(target) === path.join(repoRoot, 'test', 'support') &&
+          SERVER_SUPPORT.includes(name)
+        )
+          offending.push(`${f} imports ${spec}`);
+        if (spec.startsWith('.') && rel(path.relative(repoRoot, target)) === 'temporal/dev-server.js')
+          offending.push(`${f} imports ${spec}`);
       }
     }
-    expect(offending, 'fast tests run in-process (test/README.md); a test that needs these belongs under test/integration/').toEqual([]);
+    expect(
+      offending,
+      'fast tests run in-process (test/README.md); a test that needs these belongs under test/integration/',
+    ).toEqual([]);
   });
 });

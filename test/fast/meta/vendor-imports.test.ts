@@ -10,7 +10,9 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..',
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'test', 'bench', 'soak', 'scripts', 'vendor', 'data']);
 const VENDORED = ['yaml', 'tinyglobby', 'commander', 'zod/mini'];
 // Static imports and re-exports (type-only ones load nothing and are allowed), and dynamic imports.
-const IMPORT = new RegExp(`(?:^\\s*(?:import|export)\\s+(?!type\\b)[^'"]*from\\s*|\\bimport\\(\\s*)['"](${VENDORED.join('|')})(?:/[^'"]*)?['"]`);
+const IMPORT = new RegExp(
+  `(?:^\\s*(?:import|export)\\s+(?!type\\b)[^'"]*from\\s*|\\bimport\\(\\s*)['"](${VENDORED.join('|')})(?:/[^'"]*)?['"]`,
+);
 
 /** `file:line: text` of every runtime import of a vendored package outside vendor/. */
 function directImports(root: string): string[] {
@@ -44,7 +46,13 @@ describe('vendored packages', () => {
       fs.mkdirSync(path.join(dir, 'cli'));
       fs.writeFileSync(
         path.join(dir, 'cli', 'a.ts'),
-        ["import { parse } from 'yaml';", "import type { Command } from 'commander';", "  const { glob } = await import('tinyglobby');", "export { Option } from 'commander';", "import x from '../vendor/yaml.js';"].join('\n'),
+        [
+          "import { parse } from 'yaml';",
+          "import type { Command } from 'commander';",
+          "  const { glob } = await import('tinyglobby');",
+          "export { Option } from 'commander';",
+          "import x from '../vendor/yaml.js';",
+        ].join('\n'),
       );
       expect(directImports(dir)).toEqual([
         "cli/a.ts:1: import { parse } from 'yaml';",

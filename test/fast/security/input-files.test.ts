@@ -24,9 +24,15 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('the reader', () => {
   it('refuses a FIFO, devices and a directory before reading, naming what they are', async () => {
-    expect(() => readInputFileSync(fifo, 'key')).toThrow(`${fifo} is a FIFO (named pipe), not a regular file; name a regular file`);
-    expect(() => readInputFileSync('/dev/zero', 'project')).toThrow('/dev/zero is a character device, not a regular file');
-    await expect(readInputText('/dev/urandom', 'pipeline')).rejects.toThrow('/dev/urandom is a character device, not a regular file');
+    expect(() => readInputFileSync(fifo, 'key')).toThrow(
+      `${fifo} is a FIFO (named pipe), not a regular file; name a regular file`,
+    );
+    expect(() => readInputFileSync('/dev/zero', 'project')).toThrow(
+      '/dev/zero is a character device, not a regular file',
+    );
+    await expect(readInputText('/dev/urandom', 'pipeline')).rejects.toThrow(
+      '/dev/urandom is a character device, not a regular file',
+    );
     await expect(readInputText(dir, 'pipeline')).rejects.toThrow(`${dir} is a directory, not a regular file`);
     await expect(readInputText(path.join(dir, 'missing'), 'pipeline')).rejects.toMatchObject({ code: 'ENOENT' });
   });
@@ -37,7 +43,9 @@ describe('the reader', () => {
     const env = { SCRAPE_ETL_MAX_URLS_FILE_BYTES: '4096' };
     expect(readInputFileSync(file, 'urls', env).length).toBe(4096);
     fs.appendFileSync(file, 'y');
-    expect(() => readInputFileSync(file, 'urls', env)).toThrow(/is 4097 bytes, over the 4096 bytes a URL list may have \(SCRAPE_ETL_MAX_URLS_FILE_BYTES\)/);
+    expect(() => readInputFileSync(file, 'urls', env)).toThrow(
+      /is 4097 bytes, over the 4096 bytes a URL list may have \(SCRAPE_ETL_MAX_URLS_FILE_BYTES\)/,
+    );
     // A file whose size says nothing of its content (procfs reports 0) is still read only up to the limit.
     const err = (() => {
       try {
@@ -67,11 +75,13 @@ describe('every input goes through it', () => {
     });
   });
 
-  it("`load`: a FIFO or device among the inputs, or as --from list, is named before anything is loaded", async () => {
+  it('`load`: a FIFO or device among the inputs, or as --from list, is named before anything is loaded', async () => {
     await expect(expandInputs({ args: [fifo, '/dev/zero'] })).rejects.toThrow(
       `${fifo}: is a FIFO (named pipe), not a regular file; give a regular file, a folder or a quoted glob pattern\n/dev/zero: is a character device, not a regular file`,
     );
-    await expect(expandInputs({ args: [], from: [fifo] })).rejects.toThrow(`--from ${fifo} is a FIFO (named pipe), not a regular file`);
+    await expect(expandInputs({ args: [], from: [fifo] })).rejects.toThrow(
+      `--from ${fifo} is a FIFO (named pipe), not a regular file`,
+    );
   });
 
   it('TLS files: a FIFO as the CA certificate is refused, not waited on', () => {

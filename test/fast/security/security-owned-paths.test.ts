@@ -50,7 +50,7 @@ function refusal(fn: () => unknown): { message: string; exitCode: number } {
 }
 
 describe('the check (lib/owned-path.ts) on real folders and files', () => {
-  it('passes a missing path and what is the user\'s alone; refuses world- and group-writable ones and one another user owns', () => {
+  it("passes a missing path and what is the user's alone; refuses world- and group-writable ones and one another user owns", () => {
     expect(() => assertOwnedDataDir(path.join(root, 'not-yet'))).not.toThrow();
     const mine = path.join(root, 'mine');
     fs.mkdirSync(mine);
@@ -71,14 +71,20 @@ describe('the check (lib/owned-path.ts) on real folders and files', () => {
 
     const foreign = foreignDir();
     const owned = refusal(() => assertOwnedDataDir(foreign));
-    expect(owned.message).toMatch(new RegExp(`the data folder ${foreign.replace(/[/.]/g, '\\$&')} belongs to another user \\(uid \\d+, you are \\d+\\)`));
+    expect(owned.message).toMatch(
+      new RegExp(
+        `the data folder ${foreign.replace(/[/.]/g, '\\$&')} belongs to another user \\(uid \\d+, you are \\d+\\)`,
+      ),
+    );
     expect(owned.message).toContain('use a folder you own');
     expect(owned.exitCode).toBe(2);
 
     const file = path.join(root, 'f');
     fs.writeFileSync(file, 'x', { mode: 0o600 });
     fs.chmodSync(file, 0o622);
-    expect(refusal(() => assertOwned(file, { what: 'the secret key file' })).message).toContain(`the secret key file ${file} can be written by every user`);
+    expect(refusal(() => assertOwned(file, { what: 'the secret key file' })).message).toContain(
+      `the secret key file ${file} can be written by every user`,
+    );
   });
 
   it('a symbolic link is judged by what it points to', () => {
@@ -97,13 +103,23 @@ describe('every place that opens them refuses', () => {
     fs.writeFileSync(key, Buffer.alloc(32, 7).toString('base64') + '\n', { mode: 0o600 });
     if (isRoot) fs.chownSync(key, OTHER_UID, OTHER_UID);
 
-    expect(refusal(() => secretKeys(key)).message).toContain(`the folder of the secret key file ${shared} can be written by every user`);
+    expect(refusal(() => secretKeys(key)).message).toContain(
+      `the folder of the secret key file ${shared} can be written by every user`,
+    );
     expect(refusal(() => liveUp(shared)).message).toContain(`the data folder ${shared}`);
     const id = runIdentity({ name: 'p', destination: { database: 'sqlite:/x.sqlite' } }, path.join(root, 'p.yaml'));
     expect(refusal(() => recallRun(shared, id)).message).toContain(`the data folder ${shared}`);
-    expect(refusal(() => rememberRun(shared, id, { pipeline: 'p', runKey: 'k', workflowId: 'p--k', file: 'p.yaml', startedAt: new Date().toISOString() })).message).toContain(
-      `the data folder ${shared}`,
-    );
+    expect(
+      refusal(() =>
+        rememberRun(shared, id, {
+          pipeline: 'p',
+          runKey: 'k',
+          workflowId: 'p--k',
+          file: 'p.yaml',
+          startedAt: new Date().toISOString(),
+        }),
+      ).message,
+    ).toContain(`the data folder ${shared}`);
 
     // The folder made private, the key file still another user's: refused by name.
     fs.chmodSync(shared, 0o700);
@@ -126,7 +142,9 @@ describe('every place that opens them refuses', () => {
     expect(refusal(() => liveUp(data)).message).toContain(`scrape-etl up's file ${up} can be written by every user`);
     fs.chmodSync(path.join(data, 'runs'), 0o777);
     const id = runIdentity({ name: 'p', destination: { database: 'sqlite:/x.sqlite' } }, path.join(root, 'p.yaml'));
-    expect(refusal(() => recallRun(data, id)).message).toContain(`the folder of remembered runs ${path.join(data, 'runs')}`);
+    expect(refusal(() => recallRun(data, id)).message).toContain(
+      `the folder of remembered runs ${path.join(data, 'runs')}`,
+    );
   });
 
   it("a project file's data_dir is named in the refusal", () => {
@@ -136,7 +154,9 @@ describe('every place that opens them refuses', () => {
     const projectFile = path.join(root, 'scrape-etl.yaml');
     const env: NodeJS.ProcessEnv = {};
     applyProject({ file: projectFile, root, pipelines: [], settings: { SCRAPE_ETL_DATA_DIR: shared } }, env);
-    expect(refusal(() => liveUp(env['SCRAPE_ETL_DATA_DIR']!)).message).toContain(`the data folder ${shared} (data_dir in ${projectFile}) can be written by every user`);
+    expect(refusal(() => liveUp(env['SCRAPE_ETL_DATA_DIR']!)).message).toContain(
+      `the data folder ${shared} (data_dir in ${projectFile}) can be written by every user`,
+    );
   });
 
   it('SCRAPE_ETL_UMASK may share reading, never writing', () => {
@@ -147,7 +167,7 @@ describe('every place that opens them refuses', () => {
 });
 
 describe('the key file in a sticky folder root owns (/tmp)', () => {
-  it('is read when it is the user\'s alone, refused when another user made it there first', () => {
+  it("is read when it is the user's alone, refused when another user made it there first", () => {
     const file = path.join(os.tmpdir(), `scrape-etl-owned-key-${process.pid}.key`);
     try {
       expect(secretKeys(file).id).toMatch(/^[0-9a-f]{16}$/);
@@ -156,7 +176,9 @@ describe('the key file in a sticky folder root owns (/tmp)', () => {
         fs.writeFileSync(planted, Buffer.alloc(32, 9).toString('base64') + '\n', { mode: 0o600 });
         fs.chownSync(planted, OTHER_UID, OTHER_UID);
         try {
-          expect(refusal(() => secretKeys(planted)).message).toContain(`the secret key file ${planted} belongs to another user`);
+          expect(refusal(() => secretKeys(planted)).message).toContain(
+            `the secret key file ${planted} belongs to another user`,
+          );
         } finally {
           fs.rmSync(planted, { force: true });
         }

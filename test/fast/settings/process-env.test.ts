@@ -15,7 +15,8 @@ const ALLOWED: Record<string, string> = {
 const TOOLING = new Set(['bench', 'soak', 'simulator', 'test', 'scripts']);
 const SKIP = new Set(['node_modules', 'dist', 'data', 'vendor']);
 /** process.env, process['env'], `const { env } = process`, and node:process's env. */
-const READS = /\bprocess\s*(?:\.\s*env\b|\[\s*['"`]env['"`]\s*\])|\{[^}]*\benv\b[^}]*\}\s*=\s*process\b|import\s*\{[^}]*\benv\b[^}]*\}\s*from\s*['"](?:node:)?process['"]/;
+const READS =
+  /\bprocess\s*(?:\.\s*env\b|\[\s*['"`]env['"`]\s*\])|\{[^}]*\benv\b[^}]*\}\s*=\s*process\b|import\s*\{[^}]*\benv\b[^}]*\}\s*from\s*['"](?:node:)?process['"]/;
 
 function readers(root: string): string[] {
   const found: string[] = [];
@@ -29,7 +30,8 @@ function readers(root: string): string[] {
         fs.readFileSync(full, 'utf8')
           .split('\n')
           .forEach((line, i) => {
-            if (!line.trim().startsWith('//') && !line.trim().startsWith('*') && READS.test(line)) found.push(`${rel}:${i + 1}: ${line.trim()}`);
+            if (!line.trim().startsWith('//') && !line.trim().startsWith('*') && READS.test(line))
+              found.push(`${rel}:${i + 1}: ${line.trim()}`);
           });
       }
     }
@@ -41,7 +43,9 @@ function readers(root: string): string[] {
 describe('process.env', () => {
   it('is read only by the allowed entry points and the settings loader', () => {
     const outside = readers(REPO_ROOT).filter((hit) => !Object.hasOwn(ALLOWED, hit.slice(0, hit.indexOf(':'))));
-    expect(outside, 'read settings through settings/ (processSettings(), or the Settings handed down) instead').toEqual([]);
+    expect(outside, 'read settings through settings/ (processSettings(), or the Settings handed down) instead').toEqual(
+      [],
+    );
   });
 
   it('each allowed file still reads it (a stale entry is removed)', () => {
@@ -56,7 +60,14 @@ describe('process.env', () => {
       fs.mkdirSync(path.join(dir, 'bench'));
       fs.writeFileSync(
         path.join(dir, 'lib', 'a.ts'),
-        ["const a = process.env['X'];", "const b = process['env'].Y;", 'const { env } = process;', "import { env as e } from 'node:process';", '// process.env in a comment', "const c = 'no';"].join('\n'),
+        [
+          "const a = process.env['X'];",
+          "const b = process['env'].Y;",
+          'const { env } = process;',
+          "import { env as e } from 'node:process';",
+          '// process.env in a comment',
+          "const c = 'no';",
+        ].join('\n'),
       );
       fs.writeFileSync(path.join(dir, 'bench', 'b.ts'), "const d = process.env['X'];\n");
       expect(readers(dir)).toEqual([

@@ -13,7 +13,10 @@ describe('the configuration table of docs/reference.md', () => {
   it('is the one the settings definition makes (run `npm run docs:settings` after changing either)', () => {
     const doc = fs.readFileSync(REFERENCE, 'utf8');
     expect(doc.includes(TABLE_BEGIN) && doc.includes(TABLE_END), 'the markers of the generated table').toBe(true);
-    expect(withSettingsTable(doc, REFERENCE), 'docs/reference.md differs from settings/definition.ts: run `npm run docs:settings`').toBe(doc);
+    expect(
+      withSettingsTable(doc, REFERENCE),
+      'docs/reference.md differs from settings/definition.ts: run `npm run docs:settings`',
+    ).toBe(doc);
   });
 
   it('has a row for every setting, with its flag and project key', () => {
@@ -35,16 +38,24 @@ describe('the configuration table of docs/reference.md', () => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
         const full = path.join(dir, e.name);
         if (e.isDirectory()) {
-          if (!['node_modules', 'dist', 'test', 'bench', 'soak', 'simulator', 'data', 'docs'].includes(e.name) && !e.name.startsWith('.')) walk(full);
+          if (
+            !['node_modules', 'dist', 'test', 'bench', 'soak', 'simulator', 'data', 'docs'].includes(e.name) &&
+            !e.name.startsWith('.')
+          )
+            walk(full);
         } else if (e.name.endsWith('.ts')) {
-          for (const m of fs.readFileSync(full, 'utf8').matchAll(/\b(SCRAPE_ETL_[A-Z0-9_]*[A-Z0-9]|SCRAPER_[A-Z_]*[A-Z]|TEMPORAL_[A-Z_]*[A-Z]|DATABASE_URL)\b/g)) {
+          for (const m of fs
+            .readFileSync(full, 'utf8')
+            .matchAll(/\b(SCRAPE_ETL_[A-Z0-9_]*[A-Z0-9]|SCRAPER_[A-Z_]*[A-Z]|TEMPORAL_[A-Z_]*[A-Z]|DATABASE_URL)\b/g)) {
             if (!found.has(m[1]!)) found.set(m[1]!, path.relative(REPO_ROOT, full));
           }
         }
       }
     };
     walk(REPO_ROOT);
-    const missing = [...found].filter(([name]) => !defined.has(name) && !notSettings.has(name)).map(([name, file]) => `${name} (${file})`);
+    const missing = [...found]
+      .filter(([name]) => !defined.has(name) && !notSettings.has(name))
+      .map(([name, file]) => `${name} (${file})`);
     expect(missing, 'variables named in the product but not defined in settings/definition.ts').toEqual([]);
   });
 });

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../../settings/definition.js';
 import { loadSettings, SettingError, settingsOf } from '../../../settings/settings.js';
 
-const project = { file: '/srv/shop/scrape-etl.yaml', settings: { SCRAPE_ETL_HEARTBEAT_TIMEOUT: '45s', TEMPORAL_TASK_QUEUE: 'from-file', SCRAPE_ETL_SHUTDOWN_GRACE: '10s' } };
+const project = {
+  file: '/srv/shop/scrape-etl.yaml',
+  settings: { SCRAPE_ETL_HEARTBEAT_TIMEOUT: '45s', TEMPORAL_TASK_QUEUE: 'from-file', SCRAPE_ETL_SHUTDOWN_GRACE: '10s' },
+};
 
 describe('settings precedence', () => {
   it('takes a flag over the environment, the environment over the project file, the file over the default', () => {
@@ -38,7 +41,12 @@ describe('settings precedence', () => {
   });
 
   it('types values by their definition', () => {
-    const s = settingsOf({ SCRAPE_ETL_URL_LOAD_GROUP: ' 12 ', SCRAPE_ETL_UMASK: '027', TEMPORAL_TLS: 'FALSE', SCRAPE_ETL_NOTIFY_ON: 'failed, partial,,' });
+    const s = settingsOf({
+      SCRAPE_ETL_URL_LOAD_GROUP: ' 12 ',
+      SCRAPE_ETL_UMASK: '027',
+      TEMPORAL_TLS: 'FALSE',
+      SCRAPE_ETL_NOTIFY_ON: 'failed, partial,,',
+    });
     expect(s.urlLoadGroup).toBe(12);
     expect(s.umask).toBe(0o027);
     expect(s.temporalTls).toBe(false);
@@ -70,21 +78,30 @@ describe('a wrong value', () => {
   });
 
   it('from the project file names the file, the key and the variable that overrides it', () => {
-    const s = loadSettings({ env: {}, project: { file: '/p/scrape-etl.yaml', settings: { SCRAPE_ETL_PG_POOL_SIZE: '0' } } });
+    const s = loadSettings({
+      env: {},
+      project: { file: '/p/scrape-etl.yaml', settings: { SCRAPE_ETL_PG_POOL_SIZE: '0' } },
+    });
     expect(failure(() => s.pgPoolSize).message).toBe(
       "/p/scrape-etl.yaml: worker.pg_pool_size: '0' must be an integer from 1 to 1000 (connections per Postgres pool); fix it in the project file, or set SCRAPE_ETL_PG_POOL_SIZE to override it",
     );
   });
 
   it('from a flag names the flag', () => {
-    expect(failure(() => loadSettings({ env: {}, flags: { shutdownGrace: 'soon' } }).shutdownGrace).message).toBe("--shutdown-grace 'soon' is not a duration like '30s'");
-    expect(failure(() => loadSettings({ env: {}, flags: { workerLogLevel: 'loud' } }).workerLogLevel).message).toBe("--log-level 'loud' is not one of TRACE, DEBUG, INFO, WARN, ERROR");
+    expect(failure(() => loadSettings({ env: {}, flags: { shutdownGrace: 'soon' } }).shutdownGrace).message).toBe(
+      "--shutdown-grace 'soon' is not a duration like '30s'",
+    );
+    expect(failure(() => loadSettings({ env: {}, flags: { workerLogLevel: 'loud' } }).workerLogLevel).message).toBe(
+      "--log-level 'loud' is not one of TRACE, DEBUG, INFO, WARN, ERROR",
+    );
   });
 
   it('fails only where it is read: the other settings of the same sources still read', () => {
     const s = settingsOf({ SCRAPE_ETL_HEAP_GROWTH_PERCENT: '301' });
     expect(s.dataDir).toBe('./data');
-    expect(failure(() => s.heapGrowthPercent).message).toContain("SCRAPE_ETL_HEAP_GROWTH_PERCENT='301' must be a whole number of percent from 0");
+    expect(failure(() => s.heapGrowthPercent).message).toContain(
+      "SCRAPE_ETL_HEAP_GROWTH_PERCENT='301' must be a whole number of percent from 0",
+    );
   });
 });
 
@@ -93,7 +110,10 @@ describe('the definition', () => {
     const defs = Object.values(SETTINGS) as Array<{ env: string; flag?: string; project?: string }>;
     for (const field of ['env', 'flag', 'project'] as const) {
       const names = defs.map((d) => d[field]).filter((x): x is string => x !== undefined);
-      expect(names.filter((n, i) => names.indexOf(n) !== i), `${field} names repeated`).toEqual([]);
+      expect(
+        names.filter((n, i) => names.indexOf(n) !== i),
+        `${field} names repeated`,
+      ).toEqual([]);
     }
   });
 

@@ -8,10 +8,16 @@ import { projectOf } from '../../../cli/project-quick.js';
 
 describe('project file keys', () => {
   it('are the settings that declare one, and no other', () => {
-    const declared = (Object.values(SETTINGS) as Array<{ project?: string }>).flatMap((d) => (d.project ? [d.project] : [])).sort();
+    const declared = (Object.values(SETTINGS) as Array<{ project?: string }>)
+      .flatMap((d) => (d.project ? [d.project] : []))
+      .sort();
     const shape = projectSchema.shape;
     const schemaKeys = Object.entries(shape)
-      .flatMap(([k, v]) => ('unwrap' in v && 'shape' in (v.unwrap() as object) ? Object.keys((v.unwrap() as { shape: object }).shape).map((inner) => `${k}.${inner}`) : [k]))
+      .flatMap(([k, v]) =>
+        'unwrap' in v && 'shape' in (v.unwrap() as object)
+          ? Object.keys((v.unwrap() as { shape: object }).shape).map((inner) => `${k}.${inner}`)
+          : [k],
+      )
       // `pipelines` and `budget` are the project's own sections, no settings.
       .filter((k) => k !== 'pipelines' && k !== 'budget' && !k.startsWith('budget.'))
       .sort();
@@ -19,13 +25,24 @@ describe('project file keys', () => {
   });
 
   it("give their settings the file's values, paths made the project folder's", () => {
-    const project = projectOf({ data_dir: 'state', destination: 'duckdb:w.duckdb', worker: { url_load_group: 7 }, temporal: { task_queue: 'q' } }, '/srv/p/scrape-etl.yaml');
+    const project = projectOf(
+      {
+        data_dir: 'state',
+        destination: 'duckdb:w.duckdb',
+        worker: { url_load_group: 7 },
+        temporal: { task_queue: 'q' },
+      },
+      '/srv/p/scrape-etl.yaml',
+    );
     expect(project.settings).toEqual({
       SCRAPE_ETL_DATA_DIR: '/srv/p/state',
       DATABASE_URL: 'duckdb:/srv/p/w.duckdb',
       SCRAPE_ETL_URL_LOAD_GROUP: '7',
       TEMPORAL_TASK_QUEUE: 'q',
     });
-    expect(projectOf({}, '/srv/p/scrape-etl.yaml').settings).toEqual({ SCRAPE_ETL_DATA_DIR: '/srv/p/data', DATABASE_URL: 'sqlite:/srv/p/data/scrape-etl.sqlite' });
+    expect(projectOf({}, '/srv/p/scrape-etl.yaml').settings).toEqual({
+      SCRAPE_ETL_DATA_DIR: '/srv/p/data',
+      DATABASE_URL: 'sqlite:/srv/p/data/scrape-etl.sqlite',
+    });
   });
 });

@@ -22,7 +22,11 @@ beforeEach(() => {
 });
 
 const post = (path: string, b: unknown) =>
-  fetch(`${sim.baseUrl}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
+  fetch(`${sim.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(b),
+  });
 
 describe('droppedRate', () => {
   it('1: every 200 announces its full length, sends half, and closes; the request was processed', async () => {
@@ -44,7 +48,9 @@ describe('droppedRate', () => {
       try {
         const got: string[] = [];
         for (let i = 0; i < 200; i++) {
-          const r = await fetch(`${s.baseUrl}/api/results?per_page=1`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+          const r = await fetch(`${s.baseUrl}/api/results?per_page=1`, {
+            headers: { Authorization: `Bearer ${TOKEN}` },
+          });
           got.push(r.headers.get('x-sim-fault') ?? String(r.status));
           await r.arrayBuffer().catch(() => undefined);
         }
@@ -66,7 +72,11 @@ describe('droppedRate', () => {
 
   it('scripted, on a create: the client reports it as ambiguous and one scraper exists', async () => {
     sim.queueFaults([{ kind: 'dropped' }], { path: SOCIAL });
-    const c = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN, retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 1 } });
+    const c = new ScraperClient({
+      baseUrl: sim.baseUrl,
+      token: TOKEN,
+      retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const err = await c.createLeadsSocialScraper(body('dropped-create')).then(
       () => undefined,
       (e: unknown) => e,

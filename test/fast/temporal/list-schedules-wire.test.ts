@@ -7,12 +7,15 @@ import { temporal } from '@temporalio/proto';
 import { decodeListSchedulesResponse, listSchedulesRequest } from '../../../temporal/list-schedules.js';
 
 const v1 = temporal.api.workflowservice.v1;
-const payload = (s: string) => ({ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(s)) });
+const payload = (s: string) => ({
+  metadata: { encoding: Buffer.from('json/plain') },
+  data: Buffer.from(JSON.stringify(s)),
+});
 
 describe('ListSchedules on the wire', () => {
   it('an answer with every field reads to id, paused and the first future time, in order; the page token too', () => {
     // int64 fields as plain numbers, which protobufjs encodes as it does Longs (its types only name Long).
-    const bytes = v1.ListSchedulesResponse.encode(({
+    const bytes = v1.ListSchedulesResponse.encode({
       schedules: [
         {
           scheduleId: 'jobs-ünïcode',
@@ -23,7 +26,9 @@ describe('ListSchedules on the wire', () => {
             workflowType: { name: 'pipelineWorkflow' },
             notes: 'managed by scrape-etl',
             paused: true,
-            recentActions: [{ scheduleTime: { seconds: 1_700_000_000, nanos: 0 }, actualTime: { seconds: 1_700_000_001, nanos: 5 } }],
+            recentActions: [
+              { scheduleTime: { seconds: 1_700_000_000, nanos: 0 }, actualTime: { seconds: 1_700_000_001, nanos: 5 } },
+            ],
             futureActionTimes: [
               { seconds: 4_102_444_800, nanos: 987_654_321 },
               { seconds: 4_102_531_200, nanos: 0 },
@@ -35,7 +40,7 @@ describe('ListSchedules on the wire', () => {
         { scheduleId: 'active', info: { paused: false, futureActionTimes: [{ seconds: 1_800_000_000 }] } },
       ],
       nextPageToken: Buffer.from([1, 2, 3, 250]),
-    }) as unknown as temporal.api.workflowservice.v1.IListSchedulesResponse).finish();
+    } as unknown as temporal.api.workflowservice.v1.IListSchedulesResponse).finish();
     const page = decodeListSchedulesResponse(bytes);
     expect(page.schedules).toEqual([
       { scheduleId: 'jobs-ünïcode', paused: true, nextActionTime: new Date('2100-01-01T00:00:00.987Z') },
@@ -43,7 +48,10 @@ describe('ListSchedules on the wire', () => {
       { scheduleId: 'active', paused: false, nextActionTime: new Date(1_800_000_000_000) },
     ]);
     expect([...page.nextPageToken!]).toEqual([1, 2, 3, 250]);
-    expect(decodeListSchedulesResponse(v1.ListSchedulesResponse.encode({ schedules: [] }).finish())).toEqual({ schedules: [], nextPageToken: undefined });
+    expect(decodeListSchedulesResponse(v1.ListSchedulesResponse.encode({ schedules: [] }).finish())).toEqual({
+      schedules: [],
+      nextPageToken: undefined,
+    });
   });
 
   it('the request reads back with the namespace and the page token; a truncated answer is an error, not a short list', () => {

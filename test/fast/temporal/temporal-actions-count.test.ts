@@ -20,32 +20,88 @@ describe('billable actions of a history', () => {
   it('counts a start, an activity and its retries, the markers of one workflow task once, timers and upserts', () => {
     const events = [
       { eventId: 1, eventType: T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED },
-      { eventId: 4, eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, workflowTaskCompletedEventAttributes: { meteringMetadata: { nonfirstLocalActivityExecutionAttempts: 2 } } },
+      {
+        eventId: 4,
+        eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+        workflowTaskCompletedEventAttributes: { meteringMetadata: { nonfirstLocalActivityExecutionAttempts: 2 } },
+      },
       // Two local activities and a patch marker in one workflow task: one action.
-      { eventId: 5, eventType: T.EVENT_TYPE_MARKER_RECORDED, markerRecordedEventAttributes: { markerName: 'core_patch', workflowTaskCompletedEventId: 4 } },
-      { eventId: 6, eventType: T.EVENT_TYPE_MARKER_RECORDED, markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: 4 } },
-      { eventId: 7, eventType: T.EVENT_TYPE_MARKER_RECORDED, markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: 4 } },
-      { eventId: 8, eventType: T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, activityTaskScheduledEventAttributes: { activityType: { name: 'loadUrlChunk' }, heartbeatTimeout: { seconds: 30 } } },
-      { eventId: 9, eventType: T.EVENT_TYPE_ACTIVITY_TASK_STARTED, eventTime: at(100), activityTaskStartedEventAttributes: { scheduledEventId: 8, attempt: 3 } },
+      {
+        eventId: 5,
+        eventType: T.EVENT_TYPE_MARKER_RECORDED,
+        markerRecordedEventAttributes: { markerName: 'core_patch', workflowTaskCompletedEventId: 4 },
+      },
+      {
+        eventId: 6,
+        eventType: T.EVENT_TYPE_MARKER_RECORDED,
+        markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: 4 },
+      },
+      {
+        eventId: 7,
+        eventType: T.EVENT_TYPE_MARKER_RECORDED,
+        markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: 4 },
+      },
+      {
+        eventId: 8,
+        eventType: T.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+        activityTaskScheduledEventAttributes: {
+          activityType: { name: 'loadUrlChunk' },
+          heartbeatTimeout: { seconds: 30 },
+        },
+      },
+      {
+        eventId: 9,
+        eventType: T.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+        eventTime: at(100),
+        activityTaskStartedEventAttributes: { scheduledEventId: 8, attempt: 3 },
+      },
       // 50 s of the last attempt: its first heartbeat, then one per 24 s (80% of 30 s): 2 more.
-      { eventId: 10, eventType: T.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, eventTime: at(150), activityTaskCompletedEventAttributes: { scheduledEventId: 8 } },
+      {
+        eventId: 10,
+        eventType: T.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+        eventTime: at(150),
+        activityTaskCompletedEventAttributes: { scheduledEventId: 8 },
+      },
       { eventId: 13, eventType: T.EVENT_TYPE_WORKFLOW_TASK_COMPLETED },
-      { eventId: 14, eventType: T.EVENT_TYPE_MARKER_RECORDED, markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: 13 } },
+      {
+        eventId: 14,
+        eventType: T.EVENT_TYPE_MARKER_RECORDED,
+        markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: 13 },
+      },
       { eventId: 15, eventType: T.EVENT_TYPE_TIMER_STARTED },
-      { eventId: 16, eventType: T.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, upsertWorkflowSearchAttributesEventAttributes: { searchAttributes: { indexedFields: { ScrapeEtlStatus: {} } } } },
+      {
+        eventId: 16,
+        eventType: T.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+        upsertWorkflowSearchAttributesEventAttributes: { searchAttributes: { indexedFields: { ScrapeEtlStatus: {} } } },
+      },
       // Versioning's own attribute is exempt; the memo is not billed.
-      { eventId: 17, eventType: T.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES, upsertWorkflowSearchAttributesEventAttributes: { searchAttributes: { indexedFields: { TemporalChangeVersion: {} } } } },
+      {
+        eventId: 17,
+        eventType: T.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+        upsertWorkflowSearchAttributesEventAttributes: {
+          searchAttributes: { indexedFields: { TemporalChangeVersion: {} } },
+        },
+      },
       { eventId: 18, eventType: T.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED },
       { eventId: 19, eventType: T.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED },
     ];
     const c = countActions(events as never);
     expect(c.events).toBe(events.length);
-    expect(c.by).toEqual({ start: 1, 'local-activity-retry': 2, 'activity:loadUrlChunk': 1, 'retry:loadUrlChunk': 2, 'heartbeat:loadUrlChunk': 3 + 2, markers: 2, timer: 1, upsert: 1 });
+    expect(c.by).toEqual({
+      start: 1,
+      'local-activity-retry': 2,
+      'activity:loadUrlChunk': 1,
+      'retry:loadUrlChunk': 2,
+      'heartbeat:loadUrlChunk': 3 + 2,
+      markers: 2,
+      timer: 1,
+      upsert: 1,
+    });
     expect(c.actions).toBe(1 + 2 + 1 + 2 + 5 + 2 + 1 + 1);
     expect(countActions(events as never, { heartbeats: false }).actions).toBe(c.actions - 5);
   });
 
-  it('the lean workflow code costs fewer actions than main\'s for the same runs (recorded histories)', () => {
+  it("the lean workflow code costs fewer actions than main's for the same runs (recorded histories)", () => {
     for (const mode of ['url-list', 'create-and-wait', 'results-sync', 'url-list-hooks']) {
       const before = countActions(history(`2a11d95-${mode}.binpb`));
       const after = countActions(history(`lean-e35cef9-${mode}.binpb`));

@@ -27,10 +27,15 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 /** A gRPC endpoint that answers every call UNAUTHENTICATED (not retried) and records the authorization header of each. */
 async function standIn(tls: boolean): Promise<{ address: string; seen: string[]; close(): Promise<void> }> {
   const seen: string[] = [];
-  const server = tls ? http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key), allowHTTP1: false }) : http2.createServer();
+  const server = tls
+    ? http2.createSecureServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key), allowHTTP1: false })
+    : http2.createServer();
   server.on('stream', (stream, headers) => {
     seen.push(String(headers['authorization'] ?? ''));
-    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'stand-in' }, { endStream: true });
+    stream.respond(
+      { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '16', 'grpc-message': 'stand-in' },
+      { endStream: true },
+    );
   });
   const listening = await listenOnLoopback(server);
   return { address: listening.address, seen, close: listening.close };
@@ -43,7 +48,11 @@ describe('Temporal connection settings (TLS, API key)', () => {
     expect(plain.apiKey).toBeUndefined();
     expect(temporalConnectionSecurity(plain)).toEqual({});
 
-    const cloud = temporalSettings({ TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233', TEMPORAL_NAMESPACE: 'acme.a1b2c', TEMPORAL_API_KEY: 'k-1' });
+    const cloud = temporalSettings({
+      TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233',
+      TEMPORAL_NAMESPACE: 'acme.a1b2c',
+      TEMPORAL_API_KEY: 'k-1',
+    });
     expect(cloud).toMatchObject({ namespace: 'acme.a1b2c', tls: {}, apiKey: 'k-1' });
     expect(temporalConnectionSecurity(cloud)).toEqual({ tls: {}, apiKey: 'k-1' });
     const plainKey = temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' });
@@ -57,7 +66,10 @@ describe('Temporal connection settings (TLS, API key)', () => {
       TEMPORAL_TLS_CLIENT_KEY_PATH: key,
       TEMPORAL_TLS_SERVER_NAME: 'temporal.test',
     });
-    const sec = temporalConnectionSecurity(mtls) as { tls?: { serverNameOverride?: string; clientCertPair?: { crt: Buffer; key: Buffer } }; apiKey?: string };
+    const sec = temporalConnectionSecurity(mtls) as {
+      tls?: { serverNameOverride?: string; clientCertPair?: { crt: Buffer; key: Buffer } };
+      apiKey?: string;
+    };
     expect(sec.tls?.serverNameOverride).toBe('temporal.test');
     expect(sec.tls?.clientCertPair?.crt.toString()).toBe(fs.readFileSync(cert, 'utf8'));
     expect(sec.tls?.clientCertPair?.key.toString()).toBe(fs.readFileSync(key, 'utf8'));
@@ -65,11 +77,20 @@ describe('Temporal connection settings (TLS, API key)', () => {
   });
 
   it('rejects incomplete or contradictory settings, naming the variables', () => {
-    expect(() => temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_TLS_CLIENT_CERT_PATH: cert })).toThrow(/TEMPORAL_TLS_CLIENT_KEY_PATH/);
+    expect(() => temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_TLS_CLIENT_CERT_PATH: cert })).toThrow(
+      /TEMPORAL_TLS_CLIENT_KEY_PATH/,
+    );
     expect(() => temporalSettings({ TEMPORAL_API_KEY: 'k' })).toThrow(/TEMPORAL_ADDRESS/);
-    expect(() => temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_TLS: 'yes' })).toThrow(/TEMPORAL_TLS must be true or false/);
-    expect(() => temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_CA_CERT_PATH: cert })).toThrow(/contradicts/);
-    const missing = temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'nope.pem') });
+    expect(() => temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_TLS: 'yes' })).toThrow(
+      /TEMPORAL_TLS must be true or false/,
+    );
+    expect(() =>
+      temporalSettings({ TEMPORAL_ADDRESS: 'h:1', TEMPORAL_TLS: 'false', TEMPORAL_TLS_SERVER_CA_CERT_PATH: cert }),
+    ).toThrow(/contradicts/);
+    const missing = temporalSettings({
+      TEMPORAL_ADDRESS: 'h:1',
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(dir, 'nope.pem'),
+    });
     expect(() => temporalConnectionSecurity(missing)).toThrow(/TEMPORAL_TLS_SERVER_CA_CERT_PATH .*nope\.pem/);
   });
 

@@ -19,7 +19,10 @@ function wrapper(name: string, slow: number): { path: string; starts(): number }
     `#!/bin/bash\necho x >> '${counter}'\nif [ "$(wc -l < '${counter}')" -le ${slow} ]; then sleep 7; exit 1; fi\nexec '${temporalTestServerPath()}' "$@"\n`,
     { mode: 0o755 },
   );
-  return { path: file, starts: () => (fs.existsSync(counter) ? fs.readFileSync(counter, 'utf8').split('\n').filter(Boolean).length : 0) };
+  return {
+    path: file,
+    starts: () => (fs.existsSync(counter) ? fs.readFileSync(counter, 'utf8').split('\n').filter(Boolean).length : 0),
+  };
 }
 
 describe('time-skipping test server start', () => {
@@ -34,7 +37,7 @@ describe('time-skipping test server start', () => {
     }
   }, 60_000);
 
-  it('a server that never answers fails after the last try, with the SDK\'s reason', async () => {
+  it("a server that never answers fails after the last try, with the SDK's reason", async () => {
     const server = wrapper('never', 99);
     await expect(startTimeSkipping(server.path)).rejects.toThrow(/did not start within/);
     expect(server.starts()).toBe(TEST_SERVER_STARTS);

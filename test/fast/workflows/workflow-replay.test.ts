@@ -15,7 +15,12 @@ import { pipelineDataConverter } from '../../../temporal/payload-codec.js';
 const { temporal } = proto;
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'replay', 'histories');
-const entries = JSON.parse(fs.readFileSync(path.join(dir, 'histories.json'), 'utf8')) as Array<{ file: string; mode: string; workflowId: string; status: string }>;
+const entries = JSON.parse(fs.readFileSync(path.join(dir, 'histories.json'), 'utf8')) as Array<{
+  file: string;
+  mode: string;
+  workflowId: string;
+  status: string;
+}>;
 
 describe('workflow replay of earlier releases', () => {
   it('has a history of each run mode, and every history file is listed with its workflow id', () => {
@@ -31,7 +36,11 @@ describe('workflow replay of earlier releases', () => {
     const declared = fs
       .readdirSync(workflowsDir)
       .filter((f) => f.endsWith('.ts'))
-      .flatMap((f) => [...fs.readFileSync(path.join(workflowsDir, f), 'utf8').matchAll(/_PATCH = '(scrape-etl-[\w-]+)'/g)].map((m) => m[1]!));
+      .flatMap((f) =>
+        [...fs.readFileSync(path.join(workflowsDir, f), 'utf8').matchAll(/_PATCH = '(scrape-etl-[\w-]+)'/g)].map(
+          (m) => m[1]!,
+        ),
+      );
     expect(declared.length).toBeGreaterThan(5);
     const recorded = new Set<string>();
     for (const { file } of entries) {
@@ -57,11 +66,17 @@ describe('workflow replay of earlier releases', () => {
       // The run went to its end: replay checks every command the workflow issued on the way. A cancelled run's
       // end is its cancellation (CANCEL_PATCH: it finished its row, then ended CANCELLED).
       expect(history.events.at(-1)?.eventType).toBe(
-        status === 'cancelled' ? EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED : EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+        status === 'cancelled'
+          ? EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED
+          : EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
       );
       // The id it ran under: the workflow checks it against the pipeline's name before anything else.
       // With the payload codec of every worker: recorded plain payloads pass through it unchanged.
-      await Worker.runReplayHistory({ workflowBundle: await pipelineWorkflowBundle(), replayName: file, dataConverter: pipelineDataConverter() }, history, workflowId);
+      await Worker.runReplayHistory(
+        { workflowBundle: await pipelineWorkflowBundle(), replayName: file, dataConverter: pipelineDataConverter() },
+        history,
+        workflowId,
+      );
     }, 60_000);
   }
 });

@@ -34,7 +34,11 @@ async function startReceiver(): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      received.push({ url: req.url ?? '', key: String(req.headers['idempotency-key']), event: String(req.headers['x-scrape-etl-event']) });
+      received.push({
+        url: req.url ?? '',
+        key: String(req.headers['idempotency-key']),
+        event: String(req.headers['x-scrape-etl-event']),
+      });
       res.writeHead(204).end();
     });
   });
@@ -56,7 +60,12 @@ const spawnWorker = async () => {
   const w = await spawnWorkerProcess({
     address: bed.temporal.address,
     taskQueue,
-    env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, HOOK_BASE: `http://127.0.0.1:${port}`, SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s' },
+    env: {
+      SCRAPER_BASE_URL: bed.sim.baseUrl,
+      SCRAPER_API_TOKEN: TOKEN,
+      HOOK_BASE: `http://127.0.0.1:${port}`,
+      SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
+    },
   });
   workers.push(w);
   return w;
@@ -72,20 +81,35 @@ afterAll(async () => {
   await bed?.close();
 });
 
-const notify = (path: string): NotifySpec => ({ webhooks: [{ url: `\${HOOK_BASE}${path}`, format: 'json', on: ['failed', 'partial', 'succeeded'] }] });
+const notify = (path: string): NotifySpec => ({
+  webhooks: [{ url: `\${HOOK_BASE}${path}`, format: 'json', on: ['failed', 'partial', 'succeeded'] }],
+});
 
 describe('alerts across a worker SIGKILL', () => {
   it('succeeded, partial and failed runs: the worker dies after the runs end and before delivery; each event arrives exactly once', async () => {
     const specs: Array<{ spec: PipelineSpec; status: string }> = [
-      { spec: { ...jobBoardSpec('kill-ok', bed.dbUrl, ['https://weworkremotely.com/remote-jobs/search?term=k1']), notify: notify('/ok') }, status: 'succeeded' },
       {
-        spec: { ...marketplaceSpec('kill-partial', bed.dbUrl, [productUrl(4420309814), 'https://shopee.tw/api/v2/item/get?shopid=1']), notify: notify('/partial') },
+        spec: {
+          ...jobBoardSpec('kill-ok', bed.dbUrl, ['https://weworkremotely.com/remote-jobs/search?term=k1']),
+          notify: notify('/ok'),
+        },
+        status: 'succeeded',
+      },
+      {
+        spec: {
+          ...marketplaceSpec('kill-partial', bed.dbUrl, [
+            productUrl(4420309814),
+            'https://shopee.tw/api/v2/item/get?shopid=1',
+          ]),
+          notify: notify('/partial'),
+        },
         status: 'partial',
       },
     ];
     const first = await spawnWorker();
     const handles = [];
-    for (const { spec } of specs) handles.push(await startPipelineRun({ client: bed.temporal.client, taskQueue }, spec, 'r1'));
+    for (const { spec } of specs)
+      handles.push(await startPipelineRun({ client: bed.temporal.client, taskQueue }, spec, 'r1'));
     // The failed run: its scraping run ends 'failed' at the service.
     bed.sim.setFaults({ runFailureRate: 1 });
     const failedSpec: PipelineSpec = { ...leadsSearchSpec('kill-failed', bed.dbUrl, 1), notify: notify('/failed') };
@@ -105,7 +129,14 @@ describe('alerts across a worker SIGKILL', () => {
     const receiver = await startReceiver();
     try {
       await spawnWorker();
-      const outcomes = await Promise.all(all.map((h) => h.result().then((r) => r.status as string, () => 'failed')));
+      const outcomes = await Promise.all(
+        all.map((h) =>
+          h.result().then(
+            (r) => r.status as string,
+            () => 'failed',
+          ),
+        ),
+      );
       expect(outcomes).toEqual(['succeeded', 'partial', 'failed']);
       // One request per run, each its run's event and key.
       expect(received.map((r) => r.url).sort()).toEqual(['/failed', '/ok', '/partial']);
@@ -116,7 +147,9 @@ describe('alerts across a worker SIGKILL', () => {
       }
       // The killed worker's attempts are in history as failures to connect, the new worker's as the success.
       const history = await failedHandle.fetchHistory();
-      const started = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'notifyPipelineRun');
+      const started = (history.events ?? []).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'notifyPipelineRun',
+      );
       expect(started).toHaveLength(1);
       console.log(`alerts after SIGKILL: ${received.length} requests received for 3 runs`);
     } finally {

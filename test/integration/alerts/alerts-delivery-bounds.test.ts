@@ -84,17 +84,25 @@ describe('alert deliveries are bounded and their failure is reported', () => {
     const alerts = result['alerts'] as { status: string; error: string };
     expect(alerts.status).toBe('failed');
     expect(alerts.error).toMatch(/no answer within/);
-    expect(r.stderr).toMatch(/pipeline hook-hangs: alert not delivered: .*webhook #1 \(pipeline, json, event succeeded\) to 127\.0\.0\.1:\d+: no answer within/);
+    expect(r.stderr).toMatch(
+      /pipeline hook-hangs: alert not delivered: .*webhook #1 \(pipeline, json, event succeeded\) to 127\.0\.0\.1:\d+: no answer within/,
+    );
     // The URL's value (a credential for Slack) is never printed, only its host.
     expect(r.stderr).not.toContain('/hang');
     expect(hook.seen.filter((s) => s.url === '/hang').length).toBeGreaterThanOrEqual(1);
 
-    const status = await runCli(['status', '--json', '--database', `sqlite:${path.join(bed.dir, 'alerts.sqlite')}`], { cwd: bed.dir, env });
+    const status = await runCli(['status', '--json', '--database', `sqlite:${path.join(bed.dir, 'alerts.sqlite')}`], {
+      cwd: bed.dir,
+      env,
+    });
     expect(status.code, status.stderr).toBe(0);
     const row = jsonLines(status.stdout).find((x) => x['workflowId'] === result['workflowId'])!;
     expect(row['alertStatus']).toBe('failed');
     expect(String(row['error'])).toMatch(/alert not delivered: .*no answer within/);
-    const history = await runCli(['history', 'hook-hangs', '--database', `sqlite:${path.join(bed.dir, 'alerts.sqlite')}`], { cwd: bed.dir, env });
+    const history = await runCli(
+      ['history', 'hook-hangs', '--database', `sqlite:${path.join(bed.dir, 'alerts.sqlite')}`],
+      { cwd: bed.dir, env },
+    );
     expect(history.code, history.stderr).toBe(0);
     expect(history.stdout).toMatch(/alert not delivered/);
   }, 300_000);

@@ -41,7 +41,12 @@ beforeAll(async () => {
     address: bed.temporal.address,
     taskQueue,
     // HOOK_BASE exists only in the worker's environment: the pipeline carries `${HOOK_BASE}`.
-    env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, HOOK_BASE: receiver.base, SCRAPE_ETL_WEB_UI_URL: 'http://ui.example:8233' },
+    env: {
+      SCRAPER_BASE_URL: bed.sim.baseUrl,
+      SCRAPER_API_TOKEN: TOKEN,
+      HOOK_BASE: receiver.base,
+      SCRAPE_ETL_WEB_UI_URL: 'http://ui.example:8233',
+    },
   });
 }, 120_000);
 
@@ -52,7 +57,7 @@ afterAll(async () => {
 });
 
 describe('alerts', () => {
-  it('succeeded run: one JSON webhook for succeeded, one for duration_over, none for an unsubscribed event; figures are the run\'s', async () => {
+  it("succeeded run: one JSON webhook for succeeded, one for duration_over, none for an unsubscribed event; figures are the run's", async () => {
     const urls = Array.from({ length: 3 }, (_, i) => `https://weworkremotely.com/remote-jobs/search?term=alert${i}`);
     const spec = withNotify(jobBoardSpec('alert-ok', bed.dbUrl, urls), {
       duration_over: '1ms',
@@ -86,10 +91,14 @@ describe('alerts', () => {
     });
     expect(body['rows_total']).toBe(Object.values(result.rowsByTable).reduce((a, b) => a + b, 0));
     expect(body['duration_ms']).toBeGreaterThan(0);
-    expect(String(body['web_ui_url'])).toMatch(new RegExp(`^http://ui\\.example:8233/namespaces/default/workflows/${handle.workflowId}/[0-9a-f-]+/history$`));
+    expect(String(body['web_ui_url'])).toMatch(
+      new RegExp(`^http://ui\\.example:8233/namespaces/default/workflows/${handle.workflowId}/[0-9a-f-]+/history$`),
+    );
     const runId = String(body['run_id']);
     expect(ok.headers['idempotency-key']).toBe(`scrape-etl:${handle.workflowId}:${runId}:succeeded`);
-    expect(hooks('/slow')[0]!.headers['idempotency-key']).toBe(`scrape-etl:${handle.workflowId}:${runId}:duration_over`);
+    expect(hooks('/slow')[0]!.headers['idempotency-key']).toBe(
+      `scrape-etl:${handle.workflowId}:${runId}:duration_over`,
+    );
     // Never the token, in any request.
     for (const r of receiver.seen) expect(JSON.stringify(r)).not.toContain(TOKEN);
     // The history holds the template, never the expanded URL.
@@ -97,7 +106,10 @@ describe('alerts', () => {
     const history = await decodedHistoryText(await handle.fetchHistory());
     expect(history).toContain('${HOOK_BASE}/ok');
     expect(history).not.toContain(receiver.base);
-    expect((await listDeliveries(bed.db, handle.workflowId)).map((d) => d.event).sort()).toEqual(['duration_over', 'succeeded']);
+    expect((await listDeliveries(bed.db, handle.workflowId)).map((d) => d.event).sort()).toEqual([
+      'duration_over',
+      'succeeded',
+    ]);
   });
 
   it('partial run: exactly one Slack-format webhook', async () => {
@@ -112,7 +124,11 @@ describe('alerts', () => {
     const body = json(hooks('/slack')[0]);
     expect(String(body['text'])).toContain('alert-partial');
     expect(String(body['text'])).toContain('partial');
-    const blocks = body['blocks'] as Array<{ type: string; text?: { text: string }; elements?: Array<{ text: string }> }>;
+    const blocks = body['blocks'] as Array<{
+      type: string;
+      text?: { text: string };
+      elements?: Array<{ text: string }>;
+    }>;
     expect(blocks[0]?.text?.text).toContain('1 of 3 URLs failed');
     expect(blocks[0]?.text?.text).toContain('marketplace_products=');
     expect(blocks[1]?.elements?.[0]?.text).toContain(handle.workflowId);
@@ -121,7 +137,9 @@ describe('alerts', () => {
   it('failed run: exactly one webhook with the failure', async () => {
     bed.sim.setFaults({ runFailureRate: 1 });
     try {
-      const spec = withNotify(leadsSearchSpec('alert-failed', bed.dbUrl, 1), { webhooks: [{ url: '${HOOK_BASE}/failed', format: 'json', on: ['failed'] }] });
+      const spec = withNotify(leadsSearchSpec('alert-failed', bed.dbUrl, 1), {
+        webhooks: [{ url: '${HOOK_BASE}/failed', format: 'json', on: ['failed'] }],
+      });
       const handle = await startPipelineRun(conn(), spec, 'r1');
       await expect(handle.result()).rejects.toThrow();
       expect(hooks('/failed')).toHaveLength(1);
@@ -144,7 +162,12 @@ describe('alerts', () => {
     expect((await first.result()).status).toBe('succeeded');
     expect(hooks('/schema')).toHaveLength(1);
     const body = json(hooks('/schema')[0]);
-    expect(body).toMatchObject({ event: 'schema_changed', pipeline: 'alert-schema', workflow_id: first.workflowId, status: 'succeeded' });
+    expect(body).toMatchObject({
+      event: 'schema_changed',
+      pipeline: 'alert-schema',
+      workflow_id: first.workflowId,
+      status: 'succeeded',
+    });
     expect(body['detail']).toBe('new tables alert_schema_items, alert_schema_items__social_profiles');
 
     // Same leads again: the tables already have every column, so only the status webhook goes out.
@@ -180,9 +203,15 @@ describe('alerts', () => {
       expect(second).toMatchObject({ sent: 0, alreadySent: 1 });
       expect(hooks('/retry')).toHaveLength(1);
 
-      const missing = { ...input, runId: 'run-2', notify: { webhooks: [{ url: '${NOT_SET_ANYWHERE}/x', format: 'json' as const, on: ['failed' as const] }] } };
+      const missing = {
+        ...input,
+        runId: 'run-2',
+        notify: { webhooks: [{ url: '${NOT_SET_ANYWHERE}/x', format: 'json' as const, on: ['failed' as const] }] },
+      };
       const err = await new MockActivityEnvironment().run(notifyPipelineRun, missing).catch((e: unknown) => e as Error);
-      expect(String((err as Error).message)).toContain('environment variable NOT_SET_ANYWHERE is not set on this worker');
+      expect(String((err as Error).message)).toContain(
+        'environment variable NOT_SET_ANYWHERE is not set on this worker',
+      );
     } finally {
       await deps.close();
     }
@@ -196,7 +225,9 @@ describe('alerts', () => {
     const err = await handle.result().catch((e: unknown) => e as Error);
     const cause = (err as { cause?: { type?: string; message?: string } }).cause;
     expect(cause?.type).toBe('NotifyConfigError');
-    expect(cause?.message).toContain('notify.webhooks[0].url: environment variable HOOK_NOT_ON_THIS_WORKER is not set on this worker');
+    expect(cause?.message).toContain(
+      'notify.webhooks[0].url: environment variable HOOK_NOT_ON_THIS_WORKER is not set on this worker',
+    );
     // Nothing ran: no pipeline_runs row, no request to the service for it.
     expect(await getPipelineRun(bed.db, handle.workflowId)).toBeUndefined();
   });
@@ -230,7 +261,10 @@ describe('alerts', () => {
         durationMs: 1000,
         deliverWithinMs: 20_000,
       };
-      const out: NotifyRunOutput = await new MockActivityEnvironment({ attempt: 1, scheduledTimestampMs: Date.now() }).run(notifyPipelineRun, input);
+      const out: NotifyRunOutput = await new MockActivityEnvironment({
+        attempt: 1,
+        scheduledTimestampMs: Date.now(),
+      }).run(notifyPipelineRun, input);
       expect(out.undelivered).toHaveLength(1);
       expect(out.error).toContain('HTTP 302, redirect to https://elsewhere.example/hook');
       expect(hooks('/moved')).toHaveLength(1);

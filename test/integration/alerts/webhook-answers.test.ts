@@ -48,7 +48,16 @@ afterAll(async () => {
 });
 
 function sqlite(file: string, sql: string): unknown[][] {
-  const r = spawnSync('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))', file, sql], { encoding: 'utf8' });
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))',
+      file,
+      sql,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout) as unknown[][];
 }
@@ -63,11 +72,20 @@ function pipelineYaml(name: string, db: string, hook: string, extra = ''): strin
 
 describe('one answer policy for run alerts, watch events and check alerts', () => {
   it('deliverWebhook: 2xx delivered; 3xx reported with its Location (no query), not followed; 503 retryable; 404 not', async () => {
-    const post = (p: string) => deliverWebhook({ url: new URL(`${base}${p}`), event: 'failed', idempotencyKey: 'k', body: '{}', timeoutMs: 5000 });
+    const post = (p: string) =>
+      deliverWebhook({
+        url: new URL(`${base}${p}`),
+        event: 'failed',
+        idempotencyKey: 'k',
+        body: '{}',
+        timeoutMs: 5000,
+      });
     expect(await post('/ok')).toEqual({ ok: true, status: 200 });
     const moved = await post('/moved');
     expect(moved).toMatchObject({ ok: false, retryable: false, reason: 'redirect', status: '301' });
-    expect(moved.ok ? '' : moved.text).toBe(`HTTP 301, redirect to ${base}/final (not followed: put the final URL in the pipeline file)`);
+    expect(moved.ok ? '' : moved.text).toBe(
+      `HTTP 301, redirect to ${base}/final (not followed: put the final URL in the pipeline file)`,
+    );
     expect(await post('/busy')).toMatchObject({ ok: false, retryable: true, reason: 'http_5xx', text: 'HTTP 503' });
     expect(await post('/gone')).toMatchObject({ ok: false, retryable: false, reason: 'http_4xx', text: 'HTTP 404' });
     expect(hits.filter((h) => h.path.startsWith('/final'))).toEqual([]);
@@ -75,7 +93,15 @@ describe('one answer policy for run alerts, watch events and check alerts', () =
 
   it('a watch event answered by a 3xx fails for good naming the Location (not retried as a network error)', async () => {
     const file = path.join(dir, 'watch.sqlite');
-    const spec = parsePipelineText(pipelineYaml('watch-moved', file, `${base}/moved-watch`, 'watch:\n  - type: new_rows\n    table: marketplace_products\n'), 'watch.yaml');
+    const spec = parsePipelineText(
+      pipelineYaml(
+        'watch-moved',
+        file,
+        `${base}/moved-watch`,
+        'watch:\n  - type: new_rows\n    table: marketplace_products\n',
+      ),
+      'watch.yaml',
+    );
     const db = await openDatabase(`sqlite:${file}`);
     try {
       const deps = { notify: readNotifyConfig({}), metrics: createMetrics() };
@@ -86,7 +112,9 @@ describe('one answer policy for run alerts, watch events and check alerts', () =
       );
       expect(err?.nonRetryable).toBe(true);
       expect(err?.type).toBe('NotifyConfigError');
-      expect(err?.message).toContain(`to 127.0.0.1:${new URL(base).port}: HTTP 301, redirect to ${base}/final (not followed`);
+      expect(err?.message).toContain(
+        `to 127.0.0.1:${new URL(base).port}: HTTP 301, redirect to ${base}/final (not followed`,
+      );
       expect(err?.message).not.toContain('secret-in-query');
       expect(hits.filter((h) => h.path.startsWith('/final'))).toEqual([]);
     } finally {
@@ -98,20 +126,38 @@ describe('one answer policy for run alerts, watch events and check alerts', () =
     const file = path.join(dir, 'check.sqlite');
     const db = await openDatabase(`sqlite:${file}`);
     try {
-      const out = { results: [], errorsFailed: 1, warnsFailed: 0, detail: 'error check freshness failed', workflowId: 'freshness:2026-11-26T00:00:00.000Z' };
+      const out = {
+        results: [],
+        errorsFailed: 1,
+        warnsFailed: 0,
+        detail: 'error check freshness failed',
+        workflowId: 'freshness:2026-11-26T00:00:00.000Z',
+      };
       const moved = parsePipelineText(pipelineYaml('check-moved', file, `${base}/moved-check`), 'c.yaml');
       const m = await sendCheckAlert(moved, out, { env: {}, db });
-      expect(m.problems).toEqual([`webhook 127.0.0.1:${new URL(base).port}: HTTP 301, redirect to ${base}/final (not followed: put the final URL in the pipeline file)`]);
+      expect(m.problems).toEqual([
+        `webhook 127.0.0.1:${new URL(base).port}: HTTP 301, redirect to ${base}/final (not followed: put the final URL in the pipeline file)`,
+      ]);
 
       const accepted = parsePipelineText(pipelineYaml('check-ok', file, `${base}/ok-check`), 'c.yaml');
-      expect(await sendCheckAlert(accepted, out, { env: {}, db })).toMatchObject({ sent: 1, alreadySent: 0, problems: [] });
+      expect(await sendCheckAlert(accepted, out, { env: {}, db })).toMatchObject({
+        sent: 1,
+        alreadySent: 0,
+        problems: [],
+      });
       // The same evaluation sent again (a retry): recorded, so not sent twice.
-      expect(await sendCheckAlert(accepted, out, { env: {}, db })).toMatchObject({ sent: 0, alreadySent: 1, problems: [] });
+      expect(await sendCheckAlert(accepted, out, { env: {}, db })).toMatchObject({
+        sent: 0,
+        alreadySent: 1,
+        problems: [],
+      });
     } finally {
       await db.close();
     }
     expect(hits.filter((h) => h.path === '/ok-check')).toHaveLength(1);
-    expect(sqlite(file, "SELECT workflow_id, event, http_status FROM notify_deliveries")).toEqual([['freshness:2026-11-26T00:00:00.000Z', 'check_failed', 200]]);
+    expect(sqlite(file, 'SELECT workflow_id, event, http_status FROM notify_deliveries')).toEqual([
+      ['freshness:2026-11-26T00:00:00.000Z', 'check_failed', 200],
+    ]);
   });
 });
 
@@ -125,23 +171,40 @@ describe('`check --notify`', () => {
     expect(hits.filter((h) => h.path === '/cli-check').map((h) => h.event)).toEqual(['check_failed']);
     const rows = sqlite(db, 'SELECT workflow_id, run_id, event, http_status FROM notify_deliveries');
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toEqual([expect.stringMatching(/^freshness:/), expect.stringMatching(/^freshness:/), 'check_failed', 200]);
+    expect(rows[0]).toEqual([
+      expect.stringMatching(/^freshness:/),
+      expect.stringMatching(/^freshness:/),
+      'check_failed',
+      200,
+    ]);
   }, 180_000);
 });
 
 describe("up's start", () => {
-  it('opens each scheduled pipeline\'s destination once for the last-success gauge and the first freshness evaluation', async () => {
+  it("opens each scheduled pipeline's destination once for the last-success gauge and the first freshness evaluation", async () => {
     const file = path.join(dir, 'start.sqlite');
     const url = `sqlite:${file}`;
     const seed = await openDatabase(url);
     for (const p of ['up-start', 'up-paused']) {
-      await startPipelineRun(seed, { workflowId: `${p}--1`, pipeline: p, kind: 'marketplace', startedAt: new Date(Date.now() - 7_200_000) });
-      await finishPipelineRun(seed, { workflowId: `${p}--1`, status: 'succeeded', finishedAt: new Date(Date.now() - 7_000_000) });
+      await startPipelineRun(seed, {
+        workflowId: `${p}--1`,
+        pipeline: p,
+        kind: 'marketplace',
+        startedAt: new Date(Date.now() - 7_200_000),
+      });
+      await finishPipelineRun(seed, {
+        workflowId: `${p}--1`,
+        status: 'succeeded',
+        finishedAt: new Date(Date.now() - 7_000_000),
+      });
     }
     await seed.close();
     const spec = parsePipelineText(pipelineYaml('up-start', file, `${base}/up-start`), 'start.yaml');
     // A pipeline that never ran: its destination is neither opened nor created.
-    const absent = parsePipelineText(pipelineYaml('up-absent', path.join(dir, 'absent.sqlite'), `${base}/up-absent`), 'absent.yaml');
+    const absent = parsePipelineText(
+      pipelineYaml('up-absent', path.join(dir, 'absent.sqlite'), `${base}/up-absent`),
+      'absent.yaml',
+    );
     const metrics = createMetrics();
     const logs: string[] = [];
     const opened: string[] = [];
@@ -170,12 +233,16 @@ describe("up's start", () => {
     expect(text).toMatch(/scrape_etl_pipeline_last_success_timestamp_seconds\{pipeline="up-start"\} \d+/);
     expect(text).toMatch(/scrape_etl_pipeline_last_success_timestamp_seconds\{pipeline="up-paused"\} \d+/);
     // The freshness evaluation ran on that one connection: recorded, said, alerted once.
-    expect(sqlite(file, "SELECT status FROM check_results WHERE pipeline = 'up-start' AND workflow_id LIKE 'freshness:%'")).toEqual([['fail']]);
+    expect(
+      sqlite(file, "SELECT status FROM check_results WHERE pipeline = 'up-start' AND workflow_id LIKE 'freshness:%'"),
+    ).toEqual([['fail']]);
     expect(logs.join('\n')).toMatch(/pipeline up-start: freshness check \S+ fails/);
-    expect(logs.join('\n')).toMatch(/pipeline up-absent: freshness check freshness fails: its destination .* does not exist yet/);
+    expect(logs.join('\n')).toMatch(
+      /pipeline up-absent: freshness check freshness fails: its destination .* does not exist yet/,
+    );
     expect(hits.filter((h) => h.path === '/up-start').map((h) => h.event)).toEqual(['check_failed']);
     expect(hits.filter((h) => h.path === '/up-paused')).toEqual([]);
     expect(logs.join('\n')).not.toContain('up-paused');
-    expect(sqlite(file, "SELECT event FROM notify_deliveries")).toEqual([['check_failed']]);
+    expect(sqlite(file, 'SELECT event FROM notify_deliveries')).toEqual([['check_failed']]);
   });
 });

@@ -25,7 +25,15 @@ let bed: DestinationBed;
 
 beforeAll(async () => {
   temporal = await startTestTemporal();
-  bed = await startDestinationBed({ destination: 'postgres', dir, temporal, taskQueue: `checks-pg-${crypto.randomBytes(4).toString('hex')}`, token: TOKEN, seed: 11, runDurationMs: 300 });
+  bed = await startDestinationBed({
+    destination: 'postgres',
+    dir,
+    temporal,
+    taskQueue: `checks-pg-${crypto.randomBytes(4).toString('hex')}`,
+    token: TOKEN,
+    seed: 11,
+    runDurationMs: 300,
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -36,8 +44,10 @@ afterAll(async () => {
 
 const urls = Array.from({ length: 12 }, (_, i) => productUrl(4_420_309_100 + i, 10_115_139 + (i % 3)));
 const soldAt = (url: string, epoch: number) =>
-  (bed.sim.truth.productAt(url, epoch) as { data: { data: { product_review: { historical_sold: unknown } } } }).data.data.product_review.historical_sold;
-const priceAt = (url: string, epoch: number) => (bed.sim.truth.productAt(url, epoch) as { data: { data: { item: { price: number } } } }).data.data.item.price;
+  (bed.sim.truth.productAt(url, epoch) as { data: { data: { product_review: { historical_sold: unknown } } } }).data
+    .data.product_review.historical_sold;
+const priceAt = (url: string, epoch: number) =>
+  (bed.sim.truth.productAt(url, epoch) as { data: { data: { item: { price: number } } } }).data.data.item.price;
 
 describe('checks on a Postgres destination', () => {
   it('a null-rate spike ends the run failed_checks with the observed rate; the price history names the run', async () => {
@@ -76,7 +86,11 @@ checks:
     expect(second.status).toBe('failed_checks');
     const rate = Math.round((nulled / urls.length) * 100 * 100) / 100;
     expect(second.checks).toEqual([
-      expect.objectContaining({ name: 'null_rate:marketplace_products.historical_sold', status: 'fail', observed: `${rate}% (${nulled} of ${urls.length} rows)` }),
+      expect.objectContaining({
+        name: 'null_rate:marketplace_products.historical_sold',
+        status: 'fail',
+        observed: `${rate}% (${nulled} of ${urls.length} rows)`,
+      }),
       expect.objectContaining({ name: 'no-free-products', status: 'pass' }),
     ]);
     expect((await getPipelineRun(bed.db, second.workflowId))?.status).toBe('failed_checks');
@@ -102,11 +116,20 @@ checks:
   it('sql: runs READ ONLY: a write is refused by the server and nothing changes', async () => {
     const before = await withTransaction(bed.db, (tx) => tx.all('SELECT count(*) AS n FROM marketplace_products', []));
     // A data-modifying query cannot even be wrapped; a function that writes is refused by the READ ONLY transaction.
-    await expect(runReadOnlyQuery(bed.db, 'WITH d AS (DELETE FROM marketplace_products RETURNING item_id) SELECT * FROM d', { limit: 5, timeoutMs: 5000 })).rejects.toThrow();
+    await expect(
+      runReadOnlyQuery(bed.db, 'WITH d AS (DELETE FROM marketplace_products RETURNING item_id) SELECT * FROM d', {
+        limit: 5,
+        timeoutMs: 5000,
+      }),
+    ).rejects.toThrow();
     // (The test's destination user is a superuser, so the check runs as scrape_etl_check_reader, which may not use
     // the sequence at all: refused by that before the READ ONLY transaction is asked.)
-    await expect(runReadOnlyQuery(bed.db, "SELECT nextval('check_results_id_seq')", { limit: 5, timeoutMs: 5000 })).rejects.toThrow(/read-only transaction|permission denied for sequence/);
-    await expect(runReadOnlyQuery(bed.db, 'SELECT pg_sleep(5)', { limit: 5, timeoutMs: 200 })).rejects.toThrow(/statement timeout/);
+    await expect(
+      runReadOnlyQuery(bed.db, "SELECT nextval('check_results_id_seq')", { limit: 5, timeoutMs: 5000 }),
+    ).rejects.toThrow(/read-only transaction|permission denied for sequence/);
+    await expect(runReadOnlyQuery(bed.db, 'SELECT pg_sleep(5)', { limit: 5, timeoutMs: 200 })).rejects.toThrow(
+      /statement timeout/,
+    );
     const after = await withTransaction(bed.db, (tx) => tx.all('SELECT count(*) AS n FROM marketplace_products', []));
     expect(after[0]?.['n']).toBe(before[0]?.['n']);
   });

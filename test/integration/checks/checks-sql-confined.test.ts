@@ -8,7 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { evaluateChecks, listCheckResults, recordCheckResults, MAX_FAILING_KEYS_BYTES } from '../../../checks/evaluate.js';
+import {
+  evaluateChecks,
+  listCheckResults,
+  recordCheckResults,
+  MAX_FAILING_KEYS_BYTES,
+} from '../../../checks/evaluate.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { withTransaction } from '../../../db/sql.js';
 import type { CheckSpec } from '../../../pipelines/spec.js';
@@ -48,8 +53,14 @@ function attempts(engine: 'sqlite' | 'duckdb' | 'postgres'): Array<[string, stri
     ['pg_ls_dir', "SELECT pg_ls_dir('.') AS c"],
     ['lo_import', `SELECT lo_import('${secretFile}') AS c`],
     ['ATTACH', `ATTACH '${other}' AS other_db`],
-    ['ATTACH smuggled after the wrapper', `SELECT 1 AS n) AS a; ATTACH '${other}' AS other_db; SELECT * FROM (SELECT 1 AS n`],
-    ['COPY smuggled after the wrapper', `SELECT 1 AS n) AS a; COPY (SELECT 1) TO '${path.join(dir, `copied-${engine}.csv`)}'; SELECT * FROM (SELECT 1 AS n`],
+    [
+      'ATTACH smuggled after the wrapper',
+      `SELECT 1 AS n) AS a; ATTACH '${other}' AS other_db; SELECT * FROM (SELECT 1 AS n`,
+    ],
+    [
+      'COPY smuggled after the wrapper',
+      `SELECT 1 AS n) AS a; COPY (SELECT 1) TO '${path.join(dir, `copied-${engine}.csv`)}'; SELECT * FROM (SELECT 1 AS n`,
+    ],
     ['COMMIT smuggled after the wrapper', 'SELECT 1 AS n) AS a; COMMIT; SELECT * FROM (SELECT 1 AS n'],
     ['COPY FROM a file', `COPY scrape_etl_probe FROM '${secretFile}'`],
   ];
@@ -66,7 +77,11 @@ async function seed(db: Database): Promise<void> {
 async function expectConfined(db: Database, engine: 'sqlite' | 'duckdb' | 'postgres'): Promise<void> {
   await seed(db);
   const list = attempts(engine);
-  const results = await evaluateChecks(db, { pipeline: 'p', workflowId: `w-${engine}`, checks: list.map(([name, sql]) => sqlCheck(name, sql)) });
+  const results = await evaluateChecks(db, {
+    pipeline: 'p',
+    workflowId: `w-${engine}`,
+    checks: list.map(([name, sql]) => sqlCheck(name, sql)),
+  });
   for (const r of results) {
     expect(r.status, `${engine}: ${r.name}: ${r.message}`).toBe('error');
     expect(r.failingKeys, `${engine}: ${r.name}`).toBeNull();
@@ -74,7 +89,10 @@ async function expectConfined(db: Database, engine: 'sqlite' | 'duckdb' | 'postg
     expect(r.message).not.toContain('root:x:0:0');
   }
   expect(fs.existsSync(path.join(dir, `copied-${engine}.csv`)), `${engine}: COPY wrote a file`).toBe(false);
-  expect(fs.existsSync(`${otherDb}.duckdb`) || fs.existsSync(`${otherDb}.sqlite`), `${engine}: ATTACH made a database`).toBe(false);
+  expect(
+    fs.existsSync(`${otherDb}.duckdb`) || fs.existsSync(`${otherDb}.sqlite`),
+    `${engine}: ATTACH made a database`,
+  ).toBe(false);
   await recordCheckResults(db, 'p', `w-${engine}`, results);
   const stored = JSON.stringify(await listCheckResults(db, { workflowId: `w-${engine}` }));
   expect(stored).not.toContain(SECRET);
@@ -82,8 +100,13 @@ async function expectConfined(db: Database, engine: 'sqlite' | 'duckdb' | 'postg
 
   // The refusals say why, in a sentence a user can act on.
   const byName = new Map(results.map((r) => [r.name, r.message]));
-  expect(byName.get('COMMIT smuggled after the wrapper')).toMatch(/one SELECT statement|more than one statement|multiple commands/i);
-  if (engine === 'duckdb') expect(byName.get('read_text')).toMatch(/reads only this database's tables; this one uses the table function read_text\(\)/);
+  expect(byName.get('COMMIT smuggled after the wrapper')).toMatch(
+    /one SELECT statement|more than one statement|multiple commands/i,
+  );
+  if (engine === 'duckdb')
+    expect(byName.get('read_text')).toMatch(
+      /reads only this database's tables; this one uses the table function read_text\(\)/,
+    );
   if (engine === 'postgres') expect(byName.get('pg_read_file')).toMatch(/permission denied for function pg_read_file/);
 
   // An ordinary check still works: its rows are the failing keys; a passing one passes.
@@ -93,7 +116,10 @@ async function expectConfined(db: Database, engine: 'sqlite' | 'duckdb' | 'postg
     checks: [
       sqlCheck('titles', "SELECT id, title FROM confined_items WHERE title <> 'alpha' ORDER BY id"),
       sqlCheck('none', 'SELECT id FROM confined_items WHERE id > 100'),
-      sqlCheck('cte and join', 'WITH t AS (SELECT id FROM confined_items) SELECT a.id FROM t a JOIN confined_items b ON a.id = b.id WHERE b.id = 3'),
+      sqlCheck(
+        'cte and join',
+        'WITH t AS (SELECT id FROM confined_items) SELECT a.id FROM t a JOIN confined_items b ON a.id = b.id WHERE b.id = 3',
+      ),
     ],
   });
   expect(failing!.status, failing!.message).toBe('fail');
@@ -109,7 +135,12 @@ async function expectConfined(db: Database, engine: 'sqlite' | 'duckdb' | 'postg
   const [big] = await evaluateChecks(db, {
     pipeline: 'p',
     workflowId: `w3-${engine}`,
-    checks: [sqlCheck('wide', `SELECT id, ${engine === 'sqlite' ? "printf('%.*c', 100000, 'x')" : "repeat('x', 100000)"} AS blob FROM confined_items`)],
+    checks: [
+      sqlCheck(
+        'wide',
+        `SELECT id, ${engine === 'sqlite' ? "printf('%.*c', 100000, 'x')" : "repeat('x', 100000)"} AS blob FROM confined_items`,
+      ),
+    ],
   });
   expect(big!.status).toBe('fail');
   expect(JSON.stringify(big!.failingKeys).length).toBeLessThanOrEqual(MAX_FAILING_KEYS_BYTES);
@@ -156,7 +187,9 @@ describe('sql: checks read only the destination', () => {
       const admin = new pg.Client({ connectionString: url.toString() });
       await admin.connect();
       try {
-        await admin.query(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN PASSWORD 'pw'; END IF; END $$`);
+        await admin.query(
+          `DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN CREATE ROLE ${role} LOGIN PASSWORD 'pw'; END IF; END $$`,
+        );
         await admin.query(`ALTER DATABASE ${url.pathname.slice(1)} OWNER TO ${role}`);
         await admin.query(`ALTER SCHEMA public OWNER TO ${role}`);
         if (extra) await admin.query(extra);
@@ -176,9 +209,15 @@ describe('sql: checks read only the destination', () => {
     const files = await openDatabase(await as('checks_files', 'GRANT pg_read_server_files TO checks_files'));
     try {
       await seed(files);
-      const [r] = await evaluateChecks(files, { pipeline: 'p', workflowId: 'w-files', checks: [sqlCheck('pg_read_file', "SELECT pg_read_file('PG_VERSION') AS c")] });
+      const [r] = await evaluateChecks(files, {
+        pipeline: 'p',
+        workflowId: 'w-files',
+        checks: [sqlCheck('pg_read_file', "SELECT pg_read_file('PG_VERSION') AS c")],
+      });
       expect(r!.status).toBe('error');
-      expect(r!.message).toContain("refused: the destination user checks_files can read the server's files (member of pg_read_server_files), so sql: checks run as the role scrape_etl_check_reader");
+      expect(r!.message).toContain(
+        "refused: the destination user checks_files can read the server's files (member of pg_read_server_files), so sql: checks run as the role scrape_etl_check_reader",
+      );
       expect(r!.message).toContain('connect as a user without those rights');
     } finally {
       await files.close();

@@ -19,7 +19,12 @@ import type { PipelineSpec } from '../../../pipelines/spec.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { startPipelineBed, type PipelineBed } from '../../support/pipeline-bed.js';
 import { FAST_POLLING, productUrl } from '../../support/pipeline-specs.js';
-import { startInProcessWorker, spawnWorkerProcess, type InProcessWorker, type WorkerProcess } from '../../support/temporal.js';
+import {
+  startInProcessWorker,
+  spawnWorkerProcess,
+  type InProcessWorker,
+  type WorkerProcess,
+} from '../../support/temporal.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const taskQueue = `checks-${crypto.randomBytes(4).toString('hex')}`;
@@ -95,7 +100,8 @@ function pipeline(yaml: string, database = bed.dbUrl): PipelineSpec {
 }
 
 const urlsYaml = (urls: string[]) => urls.map((u) => `    - ${u}`).join('\n');
-const items = (from: number, n: number) => Array.from({ length: n }, (_, i) => productUrl(4_420_309_000 + from + i, 10_115_139 + (i % 3)));
+const items = (from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => productUrl(4_420_309_000 + from + i, 10_115_139 + (i % 3)));
 
 type Item = { price: number; models: Array<{ model_id: number; stock: number }> };
 function itemAt(url: string, epoch: number): Item | null {
@@ -103,7 +109,9 @@ function itemAt(url: string, epoch: number): Item | null {
   return body ? body.data.data.item : null;
 }
 function soldAt(url: string, epoch: number): unknown {
-  const body = bed.sim.truth.productAt(url, epoch) as { data: { data: { product_review: { historical_sold: unknown } } } };
+  const body = bed.sim.truth.productAt(url, epoch) as {
+    data: { data: { product_review: { historical_sold: unknown } } };
+  };
   return body.data.data.product_review.historical_sold;
 }
 const idsOf = (url: string) => {
@@ -151,7 +159,10 @@ exports:
 `);
     const first = await run(spec, 'r1');
     expect(first.status).toBe('succeeded');
-    expect(first.exportFiles?.map((f) => path.basename(path.dirname(f.file))).sort()).toEqual(['nulls-always', 'nulls-gated']);
+    expect(first.exportFiles?.map((f) => path.basename(path.dirname(f.file))).sort()).toEqual([
+      'nulls-always',
+      'nulls-gated',
+    ]);
     expect(first.checks?.map((c) => [c.name, c.status])).toEqual([
       ['null_rate:marketplace_products.historical_sold', 'pass'],
       ['range:marketplace_products', 'pass'],
@@ -180,25 +191,56 @@ exports:
     expect(storedNull?.observedValue).toBeCloseTo((nulled / urls.length) * 100, 6);
     expect(storedNull?.failingKeys).toHaveLength(Math.min(nulled, 20));
     // The data is kept: every product of the run is in the table, its sold count NULL where the service sent none.
-    const [count] = await withTransaction(bed.db, (tx) => tx.all(`SELECT count(*) AS n, sum(CASE WHEN historical_sold IS NULL THEN 1 ELSE 0 END) AS nulls FROM marketplace_products WHERE pipeline = 'nulls'`, []));
+    const [count] = await withTransaction(bed.db, (tx) =>
+      tx.all(
+        `SELECT count(*) AS n, sum(CASE WHEN historical_sold IS NULL THEN 1 ELSE 0 END) AS nulls FROM marketplace_products WHERE pipeline = 'nulls'`,
+        [],
+      ),
+    );
     expect(Number(count?.['n'])).toBe(urls.length);
     expect(Number(count?.['nulls'])).toBe(nulled);
     // `history` (and `status`) carry them: the run's status, and which checks failed.
-    const history = await promisify(execFile)(process.execPath, [path.join(repo, 'bin', 'scrape-etl.js'), 'history', 'nulls', '--database', bed.dbUrl, '--json']);
-    const runs = history.stdout.trim().split('\n').map((l) => JSON.parse(l) as { workflowId: string; tableStatus: string; checks?: { total: number; failed: string[] } });
-    expect(runs.find((r) => r.workflowId === second.workflowId)).toMatchObject({ tableStatus: 'failed_checks', checks: { total: 2, failed: ['null_rate:marketplace_products.historical_sold'] } });
-    expect(runs.find((r) => r.workflowId === first.workflowId)).toMatchObject({ tableStatus: 'succeeded', checks: { total: 2, failed: [] } });
+    const history = await promisify(execFile)(process.execPath, [
+      path.join(repo, 'bin', 'scrape-etl.js'),
+      'history',
+      'nulls',
+      '--database',
+      bed.dbUrl,
+      '--json',
+    ]);
+    const runs = history.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as { workflowId: string; tableStatus: string; checks?: { total: number; failed: string[] } },
+      );
+    expect(runs.find((r) => r.workflowId === second.workflowId)).toMatchObject({
+      tableStatus: 'failed_checks',
+      checks: { total: 2, failed: ['null_rate:marketplace_products.historical_sold'] },
+    });
+    expect(runs.find((r) => r.workflowId === first.workflowId)).toMatchObject({
+      tableStatus: 'succeeded',
+      checks: { total: 2, failed: [] },
+    });
     const alerts = received.filter((r) => r.path === '/nulls');
     expect(alerts).toHaveLength(1);
     expect(alerts[0]?.event).toBe('check_failed');
     expect(String(alerts[0]?.body['detail'])).toContain(`${rate}%`);
     // Besides the sentence, the failed checks as data with a sample of failing keys (issue 36), read by Python.
     const read = JSON.parse(
-      execFileSync('python3', ['-c', [
-        'import json, sys',
-        'd = json.load(sys.stdin)',
-        "print(json.dumps([{k: c[k] for k in ('name', 'type', 'severity', 'status', 'observed', 'threshold')} | {'keys': len(c['failing_keys']), 'keyed': all(isinstance(k, dict) and len(k) > 0 for k in c['failing_keys'])} for c in d['failed_checks']]))",
-      ].join('\n')], { input: alerts[0]!.raw }).toString(),
+      execFileSync(
+        'python3',
+        [
+          '-c',
+          [
+            'import json, sys',
+            'd = json.load(sys.stdin)',
+            "print(json.dumps([{k: c[k] for k in ('name', 'type', 'severity', 'status', 'observed', 'threshold')} | {'keys': len(c['failing_keys']), 'keyed': all(isinstance(k, dict) and len(k) > 0 for k in c['failing_keys'])} for c in d['failed_checks']]))",
+          ].join('\n'),
+        ],
+        { input: alerts[0]!.raw },
+      ).toString(),
     ) as unknown;
     expect(read).toEqual([
       {
@@ -276,7 +318,10 @@ notify:
     const never = pipeline(yaml('never-ran'));
     const none = await evaluateFreshness(bed.db, never);
     expect(none.errorsFailed).toBe(2);
-    expect(none.results.map((r) => r.message)).toEqual(['the last successful run: none yet', 'the newest row of marketplace_products: none yet']);
+    expect(none.results.map((r) => r.message)).toEqual([
+      'the last successful run: none yet',
+      'the newest row of marketplace_products: none yet',
+    ]);
 
     const spec = pipeline(yaml('fresh'));
     expect((await run(spec, 'r1')).status).toBe('succeeded');
@@ -292,9 +337,13 @@ notify:
     // The CLI, as a cron job or `up` would run it: exit code 3 on a failed error check, 0 when fresh.
     const file = path.join(bed.dir, 'never.yaml');
     fs.writeFileSync(file, yaml('never-ran'));
-    const failed = await promisify(execFile)(process.execPath, [path.join(repo, 'bin', 'scrape-etl.js'), 'check', '--freshness', '--notify', file], {
-      env: { ...process.env, HOOK_BASE: hookBase },
-    }).then(
+    const failed = await promisify(execFile)(
+      process.execPath,
+      [path.join(repo, 'bin', 'scrape-etl.js'), 'check', '--freshness', '--notify', file],
+      {
+        env: { ...process.env, HOOK_BASE: hookBase },
+      },
+    ).then(
       () => ({ code: 0, stdout: '' }),
       (err: { code: number; stdout: string }) => ({ code: err.code, stdout: err.stdout }),
     );
@@ -303,10 +352,17 @@ notify:
     // --notify: the pipeline's webhook got check_failed, once, naming what is stale.
     const alerts = received.filter((r) => r.path === '/never-ran');
     expect(alerts.map((a) => a.event)).toEqual(['check_failed']);
-    expect(String(alerts[0]?.body['detail'])).toContain('error check freshness failed: the last successful run: none yet');
+    expect(String(alerts[0]?.body['detail'])).toContain(
+      'error check freshness failed: the last successful run: none yet',
+    );
     const freshFile = path.join(bed.dir, 'fresh.yaml');
     fs.writeFileSync(freshFile, yaml('fresh'));
-    const ok = await promisify(execFile)(process.execPath, [path.join(repo, 'bin', 'scrape-etl.js'), 'check', '--freshness', freshFile]);
+    const ok = await promisify(execFile)(process.execPath, [
+      path.join(repo, 'bin', 'scrape-etl.js'),
+      'check',
+      '--freshness',
+      freshFile,
+    ]);
     expect(ok.stdout).toContain('fresh (');
     expect(ok.stdout).toContain('2 passed, 0 error failure(s)');
   });
@@ -343,7 +399,8 @@ notify:
     for (const u of urls.slice(0, 24)) {
       const before = itemAt(u, 0)!.models;
       const after = itemAt(u, 1)!.models;
-      for (const [i, m] of after.entries()) if (before[i]!.stock === 0 && m.stock > 0) expected.push(`${idsOf(u)}:${m.model_id}`);
+      for (const [i, m] of after.entries())
+        if (before[i]!.stock === 0 && m.stock > 0) expected.push(`${idsOf(u)}:${m.model_id}`);
     }
     expect(expected.length).toBeGreaterThan(0);
     const second = await run(spec(urls), 'r2');
@@ -355,7 +412,10 @@ notify:
     expect(rows.map((r) => `${r.shop_id}:${r.item_id}:${r.model_id}`).sort()).toEqual(expected.sort());
     const fresh = got.filter((r) => r.event === 'new_rows');
     expect(fresh).toHaveLength(2);
-    const added = fresh.find((r) => r.key.includes('--r2:'))!.body['rows'] as Array<{ shop_id: number; item_id: number }>;
+    const added = fresh.find((r) => r.key.includes('--r2:'))!.body['rows'] as Array<{
+      shop_id: number;
+      item_id: number;
+    }>;
     expect(added.map((r) => `${r.shop_id}:${r.item_id}`).sort()).toEqual(urls.slice(24).map(idsOf).sort());
   });
 
@@ -384,7 +444,9 @@ notify:
     expect(got).toHaveLength(2);
     const keys = got.map((r) => (r.body['rows'] as Array<{ row_key: string }>).map((x) => x.row_key));
     // Each run's rows are its own results (the service gives every run new result ids): no row twice.
-    const all = await withTransaction(bed.db, (tx) => tx.all(`SELECT row_key FROM leads_items WHERE pipeline = 'leads' ORDER BY row_key`, []));
+    const all = await withTransaction(bed.db, (tx) =>
+      tx.all(`SELECT row_key FROM leads_items WHERE pipeline = 'leads' ORDER BY row_key`, []),
+    );
     expect([...keys[0]!, ...keys[1]!].sort()).toEqual(all.map((r) => String(r['row_key'])).sort());
     expect(new Set([...keys[0]!, ...keys[1]!]).size).toBe(8);
   });
@@ -411,7 +473,12 @@ notify:
       format: slack
       on: [price_drop]
 `);
-    const env = { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, HOOK_BASE: hookBase, SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s' };
+    const env = {
+      SCRAPER_BASE_URL: bed.sim.baseUrl,
+      SCRAPER_API_TOKEN: TOKEN,
+      HOOK_BASE: hookBase,
+      SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
+    };
     const w1 = await spawnWorkerProcess({ address: bed.temporal.address, taskQueue: queue, env });
     spawned.push(w1);
     const r1 = await (await startPipelineRun({ client: bed.temporal.client, taskQueue: queue }, spec, 'r1')).result();
@@ -447,7 +514,13 @@ notify:
     }
     expect(new Set(deliveries.map((r) => r.key)).size).toBe(1);
     const json = deliveries.find((r) => r.path === '/prices' && r.answered)!.body;
-    const rows = json['rows'] as Array<{ shop_id: number; item_id: number; price_major: number; previous_price_major: number; link: string }>;
+    const rows = json['rows'] as Array<{
+      shop_id: number;
+      item_id: number;
+      price_major: number;
+      previous_price_major: number;
+      link: string;
+    }>;
     expect(rows.map((r) => `${r.shop_id}:${r.item_id}`).sort()).toEqual(expected.map(idsOf).sort());
     for (const r of rows) {
       const u = urls.find((x) => idsOf(x) === `${r.shop_id}:${r.item_id}`)!;
@@ -456,14 +529,19 @@ notify:
       expect(r.link).toBe(`https://shopee.tw/product/${r.shop_id}/${r.item_id}`);
     }
     for (const u of fellLess) expect(rows.some((r) => `${r.shop_id}:${r.item_id}` === idsOf(u))).toBe(false);
-    const slack = deliveries.find((r) => r.path === '/prices-slack' && r.answered)!.body as { blocks: Array<{ text?: { text: string } }> };
+    const slack = deliveries.find((r) => r.path === '/prices-slack' && r.answered)!.body as {
+      blocks: Array<{ text?: { text: string } }>;
+    };
     const text = slack.blocks[0]!.text!.text;
     expect(text).toContain(`price drops (${expected.length}, watch price_drop)`);
     expect(text).toContain('<https://shopee.tw/product/');
 
     // The price history says what changed in the run, in one table.
     const hist = await withTransaction(bed.db, (tx) =>
-      tx.all(`SELECT count(*) AS n FROM marketplace_price_history WHERE pipeline = 'prices' AND workflow_id = 'prices--r2' AND model_id IS NULL AND previous_price_major IS NOT NULL`, []),
+      tx.all(
+        `SELECT count(*) AS n FROM marketplace_price_history WHERE pipeline = 'prices' AND workflow_id = 'prices--r2' AND model_id IS NULL AND previous_price_major IS NOT NULL`,
+        [],
+      ),
     );
     expect(Number(hist[0]?.['n'])).toBe(urls.filter((u) => itemAt(u, 1)!.price !== itemAt(u, 0)!.price).length);
   });

@@ -39,7 +39,12 @@ function productUrls(n: number, first: number): string[] {
 
 /** A marketplace pipeline file with the given budget section (YAML lines under `budget:`). */
 function pipelineFile(name: string, urls: string[], budget: string[], extra: string[] = []): string {
-  return writePipeline(name, ['kind: marketplace', 'request:', '  urls:', ...urls.map((u) => `    - ${u}`)], budget, extra);
+  return writePipeline(
+    name,
+    ['kind: marketplace', 'request:', '  urls:', ...urls.map((u) => `    - ${u}`)],
+    budget,
+    extra,
+  );
 }
 
 function writePipeline(name: string, kindLines: string[], budget: string[], extra: string[] = []): string {
@@ -64,7 +69,16 @@ function syncCalls(): number {
 
 /** Rows of the destination read by Python's sqlite3, not by the product's own code. */
 function pyQuery(sql: string): unknown[][] {
-  const out = execFileSync('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))', db, sql], { encoding: 'utf8' });
+  const out = execFileSync(
+    'python3',
+    [
+      '-c',
+      'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))',
+      db,
+      sql,
+    ],
+    { encoding: 'utf8' },
+  );
   return JSON.parse(out) as unknown[][];
 }
 
@@ -74,11 +88,16 @@ describe('budgets', () => {
     const plan = await runCli(['run', '--plan', file], { cwd: bed.dir, env: bed.env });
     expect(plan.code, plan.stderr).toBe(5);
     expect(plan.stdout).toContain('service calls  3   3 URLs x 1 calls per URL (no history yet: one call each)');
-    expect(plan.stdout).toMatch(/OVER budget\.calls\.run of pipeline shop-refused .*: 2; spent this run 0, this run adds 3 service calls/);
+    expect(plan.stdout).toMatch(
+      /OVER budget\.calls\.run of pipeline shop-refused .*: 2; spent this run 0, this run adds 3 service calls/,
+    );
 
     const r = await runCli(['run', file], { cwd: bed.dir, env: bed.env, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(5);
-    const sentence = r.stderr.trim().split('\n').filter((l) => l.includes('was not started'));
+    const sentence = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('was not started'));
     expect(sentence).toEqual([
       `scrape-etl: pipeline shop-refused was not started: its forecast of 3 service calls exceeds budget.calls.run of pipeline shop-refused (${file}), 2; raise budget.calls.run or give the run fewer URLs`,
     ]);
@@ -112,11 +131,15 @@ describe('budgets', () => {
     expect((result['budget'] as { limit: string }).limit).toBe('budget.tokens.run');
     expect((bed.sim.stats().byEndpoint[JOBS] ?? 0) - before).toBe(1);
     // Recorded once, with the tokens the service's answer reported; the run's row says why it is partial.
-    const [[calls, tokens]] = pyQuery("SELECT count(*), sum(tokens) FROM spend_calls WHERE pipeline = 'jobs-capped'") as [[number, number]];
+    const [[calls, tokens]] = pyQuery(
+      "SELECT count(*), sum(tokens) FROM spend_calls WHERE pipeline = 'jobs-capped'",
+    ) as [[number, number]];
     expect(calls).toBe(1);
     expect(pyQuery("SELECT sum(token_usage) FROM raw_responses WHERE pipeline = 'jobs-capped'")).toEqual([[tokens]]);
     expect(tokens).toBeGreaterThanOrEqual(800);
-    expect(pyQuery("SELECT status, status_reason FROM pipeline_runs WHERE pipeline = 'jobs-capped'")).toEqual([['partial', 'budget']]);
+    expect(pyQuery("SELECT status, status_reason FROM pipeline_runs WHERE pipeline = 'jobs-capped'")).toEqual([
+      ['partial', 'budget'],
+    ]);
 
     const history = await runCli(['history', file], { cwd: bed.dir, env: bed.env });
     expect(history.code, history.stderr).toBe(0);
@@ -125,18 +148,23 @@ describe('budgets', () => {
     // Now the history knows tokens per URL: the next run's forecast (3 URLs' worth) is refused before any call.
     const again = await runCli(['run', file], { cwd: bed.dir, env: bed.env, timeoutMs: 60_000 });
     expect(again.code, again.stderr).toBe(5);
-    expect(again.stderr).toContain(`its forecast of ${3 * tokens} tokens exceeds budget.tokens.run of pipeline jobs-capped`);
+    expect(again.stderr).toContain(
+      `its forecast of ${3 * tokens} tokens exceeds budget.tokens.run of pipeline jobs-capped`,
+    );
     expect((bed.sim.stats().byEndpoint[JOBS] ?? 0) - before).toBe(1);
   }, 240_000);
 
   it('sends budget_warning and budget_exhausted once per limit and period', async () => {
-    const file = pipelineFile('shop-alerts', productUrls(1, 3000), ['calls: { day: 4 }', "warn_at: '50%'"], [
-      'notify:',
-      '  webhooks:',
-      `    - url: ${hooks.base}/hook`,
-      '      on: [budget_warning, budget_exhausted]',
-    ]);
-    const events = () => hooks.seen.map((s) => JSON.parse(s.body) as { event: string; budget: { limit: string; spent: number; period_id: string } });
+    const file = pipelineFile(
+      'shop-alerts',
+      productUrls(1, 3000),
+      ['calls: { day: 4 }', "warn_at: '50%'"],
+      ['notify:', '  webhooks:', `    - url: ${hooks.base}/hook`, '      on: [budget_warning, budget_exhausted]'],
+    );
+    const events = () =>
+      hooks.seen.map(
+        (s) => JSON.parse(s.body) as { event: string; budget: { limit: string; spent: number; period_id: string } },
+      );
     const today = new Date().toISOString().slice(0, 10);
     const seenAfter: string[][] = [];
     const before = syncCalls();
@@ -147,7 +175,12 @@ describe('budgets', () => {
     }
     // 1 of 4: nothing; 2 of 4 (50%): the warning; 3 of 4: nothing new (sent this period); 4 of 4: exhausted.
     expect(syncCalls() - before).toBe(4);
-    expect(seenAfter).toEqual([[], ['budget_warning:2'], ['budget_warning:2'], ['budget_warning:2', 'budget_exhausted:4']]);
+    expect(seenAfter).toEqual([
+      [],
+      ['budget_warning:2'],
+      ['budget_warning:2'],
+      ['budget_warning:2', 'budget_exhausted:4'],
+    ]);
     expect(events().every((e) => e.budget.limit === 'budget.calls.day' && e.budget.period_id === today)).toBe(true);
     const keys = hooks.seen.map((s) => s.headers['idempotency-key']);
     expect(keys).toEqual([

@@ -20,14 +20,25 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
  * CommonJS module the process loaded: the heavy packages (Temporal SDK, pg, better-sqlite3, pino) and yaml,
  * tinyglobby and commander are CommonJS, so importing them from ESM goes through require's cache too.
  */
-async function runWithModuleReport(args: string[], cwd: string, cli = true): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
+async function runWithModuleReport(
+  args: string[],
+  cwd: string,
+  cli = true,
+): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
   const preload = path.join(tmp, 'report-modules.cjs');
-  fs.writeFileSync(preload, "process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n");
+  fs.writeFileSync(
+    preload,
+    "process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify(Object.keys(require.cache)) + '\\n'));\n",
+  );
   const env = { ...process.env };
   delete env['DATABASE_URL'];
   delete env['SCRAPE_ETL_DATA_DIR'];
   const res = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', preload, ...(cli ? [CLI] : []), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--require', preload, ...(cli ? [CLI] : []), ...args], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -40,7 +51,14 @@ async function runWithModuleReport(args: string[], cwd: string, cli = true): Pro
   const loaded = JSON.parse(line!.slice('MODULES '.length)) as string[];
   // The preload itself is there, so the probe works.
   expect(loaded).toContain(preload);
-  return { ...res, stderr: res.stderr.split('\n').filter((l) => !l.startsWith('MODULES ')).join('\n'), loaded };
+  return {
+    ...res,
+    stderr: res.stderr
+      .split('\n')
+      .filter((l) => !l.startsWith('MODULES '))
+      .join('\n'),
+    loaded,
+  };
 }
 
 describe('the built command', () => {
@@ -49,8 +67,14 @@ describe('the built command', () => {
     expect(bin).toContain('../dist/cli/main.js');
     expect(fs.existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'main.js'))).toBe(true);
     // The assets the runtime reads beside its modules are in dist/ too.
-    expect(fs.readdirSync(path.join(REPO_ROOT, 'dist', 'destinations', 'sqlite', 'migrations')).some((f) => f.endsWith('.sql'))).toBe(true);
-    expect(fs.readdirSync(path.join(REPO_ROOT, 'dist', 'pipelines', 'examples'))).toEqual(fs.readdirSync(path.join(REPO_ROOT, 'pipelines', 'examples')));
+    expect(
+      fs
+        .readdirSync(path.join(REPO_ROOT, 'dist', 'destinations', 'sqlite', 'migrations'))
+        .some((f) => f.endsWith('.sql')),
+    ).toBe(true);
+    expect(fs.readdirSync(path.join(REPO_ROOT, 'dist', 'pipelines', 'examples'))).toEqual(
+      fs.readdirSync(path.join(REPO_ROOT, 'pipelines', 'examples')),
+    );
   });
 
   it('--version and -V print the version from package.json', async () => {
@@ -79,12 +103,20 @@ describe('the built command', () => {
     fs.writeFileSync(path.join(project, 'pipelines', 'shop.yaml'), example.replace(/^name: .*$/m, 'name: shop'));
     const res = await runWithModuleReport(['status', 'shop'], project);
     // The name was looked up in the project (yaml and the glob at work): its database is the project's.
-    expect(res.stdout + res.stderr).toContain(`no runs of 'shop' yet: its database sqlite:${path.join(project, 'data', 'shop.sqlite')} does not exist`);
+    expect(res.stdout + res.stderr).toContain(
+      `no runs of 'shop' yet: its database sqlite:${path.join(project, 'data', 'shop.sqlite')} does not exist`,
+    );
     const packages = res.loaded.filter((m) => /node_modules\/(yaml|tinyglobby|fdir|picomatch|commander)\//.test(m));
     expect(packages).toEqual([]);
     // Whereas the same command from the sources would load them: the probe sees the packages' CommonJS files.
-    const direct = await runWithModuleReport(['-e', "require('yaml'); require('tinyglobby'); require('commander')"], REPO_ROOT, false);
-    expect(direct.loaded.filter((m) => /node_modules\/(yaml|tinyglobby|fdir|picomatch|commander)\//.test(m)).length).toBeGreaterThan(20);
+    const direct = await runWithModuleReport(
+      ['-e', "require('yaml'); require('tinyglobby'); require('commander')"],
+      REPO_ROOT,
+      false,
+    );
+    expect(
+      direct.loaded.filter((m) => /node_modules\/(yaml|tinyglobby|fdir|picomatch|commander)\//.test(m)).length,
+    ).toBeGreaterThan(20);
   });
 
   it('each vendor module exports the names its source re-exports, from its bundle, whose code cache V8 takes', async () => {
@@ -93,13 +125,24 @@ describe('the built command', () => {
       const source = (await import(`../../../vendor/${name}.ts`)) as Record<string, unknown>;
       const built = (await import(path.join(dir, `${name}.js`))) as Record<string, unknown>;
       expect(Object.keys(built).sort(), name).toEqual(Object.keys(source).sort());
-      expect(fs.readFileSync(path.join(dir, `${name}.bundle.cjs`), 'utf8'), `${name}: the bundle still requires its package`).not.toMatch(new RegExp(`require\\(["']${name}["']\\)`));
+      expect(
+        fs.readFileSync(path.join(dir, `${name}.bundle.cjs`), 'utf8'),
+        `${name}: the bundle still requires its package`,
+      ).not.toMatch(new RegExp(`require\\(["']${name}["']\\)`));
     }
     const { parse } = (await import(path.join(dir, 'yaml.js'))) as { parse: (s: string) => unknown };
     expect(parse('a: [1, two]\nb: {c: true}\n')).toEqual({ a: [1, 'two'], b: { c: true } });
     // In a plain node process, as the command runs: V8 accepts each cache the build wrote (a rejected one would only
     // cost time, silently, so it is checked here).
-    const res = await runWithModuleReport(['--input-type=module', '-e', `import { loadBundle } from ${JSON.stringify(path.join(dir, 'load-bundle.js'))}; console.log(JSON.stringify(['yaml', 'tinyglobby', 'commander'].map((n) => loadBundle(n).cached)));`], REPO_ROOT, false);
+    const res = await runWithModuleReport(
+      [
+        '--input-type=module',
+        '-e',
+        `import { loadBundle } from ${JSON.stringify(path.join(dir, 'load-bundle.js'))}; console.log(JSON.stringify(['yaml', 'tinyglobby', 'commander'].map((n) => loadBundle(n).cached)));`,
+      ],
+      REPO_ROOT,
+      false,
+    );
     expect(res.stdout.trim()).toBe('[true,true,true]');
   });
 
@@ -146,11 +189,21 @@ describe('a compiled worker and the prebuilt workflow bundle', () => {
 
   function runWorker(dir: string, taskQueue: string): Promise<{ code: number | null; output: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(dir, 'bin', 'scrape-etl.js'), 'worker', '--shutdown-grace', '1s'], {
-        cwd: dir,
-        env: { PATH: process.env['PATH'] ?? '', HOME: os.homedir(), TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: taskQueue, SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [path.join(dir, 'bin', 'scrape-etl.js'), 'worker', '--shutdown-grace', '1s'],
+        {
+          cwd: dir,
+          env: {
+            PATH: process.env['PATH'] ?? '',
+            HOME: os.homedir(),
+            TEMPORAL_ADDRESS: temporal.address,
+            TEMPORAL_TASK_QUEUE: taskQueue,
+            SCRAPE_ETL_WORKER_LOG_LEVEL: 'ERROR',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let output = '';
       const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
       const onData = (b: Buffer) => {
@@ -171,7 +224,9 @@ describe('a compiled worker and the prebuilt workflow bundle', () => {
   it('polls with the prebuilt dist/workflow-bundle.js', async () => {
     const worker = await spawnWorkerProcess({ address: temporal.address, taskQueue: 'build-prebuilt', env: {} });
     try {
-      expect(worker.output()).toContain(`workflow bundle: prebuilt ${path.join(REPO_ROOT, 'dist', 'workflow-bundle.js')}`);
+      expect(worker.output()).toContain(
+        `workflow bundle: prebuilt ${path.join(REPO_ROOT, 'dist', 'workflow-bundle.js')}`,
+      );
       expect(worker.output()).not.toContain('bundled at start');
     } finally {
       await worker.kill('SIGTERM');
@@ -188,7 +243,9 @@ describe('a compiled worker and the prebuilt workflow bundle', () => {
     fs.rmSync(path.join(missing, 'dist', 'workflow-bundle.js'));
     const none = await runWorker(missing, 'build-copy-missing');
     expect(none.code).toBe(1);
-    expect(none.output).toContain(`no prebuilt workflow bundle at ${path.join(missing, 'dist', 'workflow-bundle.js')}; run \`npm run build\``);
+    expect(none.output).toContain(
+      `no prebuilt workflow bundle at ${path.join(missing, 'dist', 'workflow-bundle.js')}; run \`npm run build\``,
+    );
     expect(none.output).not.toContain('polling task queue');
 
     const broken = copyOfBuiltPackage('broken');

@@ -25,15 +25,34 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   bed = await startPipelineBed({ name: 'cli-cancel', token: TOKEN, seed: 23, runDurationMs: 600_000 });
-  worker = await startInProcessWorker({ address: bed.temporal.address, taskQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+  worker = await startInProcessWorker({
+    address: bed.temporal.address,
+    taskQueue,
+    env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN },
+  });
   proj = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cancel-proj-')));
   fs.writeFileSync(path.join(proj, 'scrape-etl.yaml'), `pipelines: [pipelines/*.yaml]\ndestination: ${bed.dbUrl}\n`);
   fs.mkdirSync(path.join(proj, 'pipelines'));
   fs.writeFileSync(
     path.join(proj, 'pipelines', 'reports.yaml'),
-    ['name: cancel-reports', 'kind: pdf', 'request:', '  keywords:', '    - keyword: annual report', '      prompt: Is this an annual report?', '  expected_pdf: 3', ''].join('\n'),
+    [
+      'name: cancel-reports',
+      'kind: pdf',
+      'request:',
+      '  keywords:',
+      '    - keyword: annual report',
+      '      prompt: Is this an annual report?',
+      '  expected_pdf: 3',
+      '',
+    ].join('\n'),
   );
-  env = { TEMPORAL_ADDRESS: bed.temporal.address, TEMPORAL_TASK_QUEUE: taskQueue, SCRAPE_ETL_KEY_FILE: secretKeyFile(), DATABASE_URL: undefined, SCRAPE_ETL_PROJECT: undefined };
+  env = {
+    TEMPORAL_ADDRESS: bed.temporal.address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    SCRAPE_ETL_KEY_FILE: secretKeyFile(),
+    DATABASE_URL: undefined,
+    SCRAPE_ETL_PROJECT: undefined,
+  };
 }, 180_000);
 
 afterAll(async () => {
@@ -46,7 +65,11 @@ type Handle = Awaited<ReturnType<typeof startPipelineRun>>;
 
 /** A run of the project's pipeline, started as `run` would and waiting for its scraping runs. */
 async function waitingRun(runKey: string): Promise<Handle> {
-  const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue }, pdfSpec('cancel-reports', bed.dbUrl, 1, 3), runKey);
+  const handle = await startPipelineRun(
+    { client: bed.temporal.client, taskQueue },
+    pdfSpec('cancel-reports', bed.dbUrl, 1, 3),
+    runKey,
+  );
   const by = Date.now() + 120_000;
   for (;;) {
     const p = await handle.query<PipelineProgress>('progress');
@@ -59,7 +82,10 @@ async function waitingRun(runKey: string): Promise<Handle> {
 async function expectCancelled(handle: Handle): Promise<void> {
   expect((await handle.describe()).status.name).toBe('CANCELLED');
   const row = await getPipelineRun(bed.db, handle.workflowId);
-  expect(row).toMatchObject({ status: 'cancelled', error: expect.stringContaining('the run was cancelled while waiting') });
+  expect(row).toMatchObject({
+    status: 'cancelled',
+    error: expect.stringContaining('the run was cancelled while waiting'),
+  });
 }
 
 describe('scrape-etl cancel', () => {
@@ -67,7 +93,9 @@ describe('scrape-etl cancel', () => {
     const handle = await waitingRun('n1');
     const r = await runCli(['cancel', 'cancel-reports'], { cwd: path.join(proj, 'pipelines'), env, timeoutMs: 90_000 });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`cancelled ${handle.workflowId} (pipeline cancel-reports): the workflow ended CANCELLED; pipeline_runs says cancelled`);
+    expect(r.stdout).toContain(
+      `cancelled ${handle.workflowId} (pipeline cancel-reports): the workflow ended CANCELLED; pipeline_runs says cancelled`,
+    );
     expect(r.stdout).toContain('scraping runs it had already started on the service are not stopped');
     await expectCancelled(handle);
   }, 240_000);
@@ -77,21 +105,36 @@ describe('scrape-etl cancel', () => {
     const r = await runCli(['cancel', handle.workflowId, '--json'], { cwd: proj, env, timeoutMs: 90_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(jsonLines(r.stdout)).toEqual([
-      { workflowId: handle.workflowId, pipeline: 'cancel-reports', status: 'CANCELLED', pipelineRun: { status: 'cancelled', error: expect.stringContaining('cancelled while waiting') } },
+      {
+        workflowId: handle.workflowId,
+        pipeline: 'cancel-reports',
+        status: 'CANCELLED',
+        pipelineRun: { status: 'cancelled', error: expect.stringContaining('cancelled while waiting') },
+      },
     ]);
     await expectCancelled(handle);
   }, 240_000);
 
   it('with no worker polling: the cancel is requested (status RUNNING, exit 0), and the run ends CANCELLED when a worker comes', async () => {
     const idleQueue = `${taskQueue}-idle`;
-    const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue: idleQueue }, pdfSpec('cancel-reports', bed.dbUrl, 1, 3), 'q1');
+    const handle = await startPipelineRun(
+      { client: bed.temporal.client, taskQueue: idleQueue },
+      pdfSpec('cancel-reports', bed.dbUrl, 1, 3),
+      'q1',
+    );
     const r = await runCli(['cancel', handle.workflowId, '--wait', '1'], { cwd: proj, env, timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(`cancel requested for ${handle.workflowId} (pipeline cancel-reports); it has not ended within 1s`);
+    expect(r.stdout).toContain(
+      `cancel requested for ${handle.workflowId} (pipeline cancel-reports); it has not ended within 1s`,
+    );
     expect(r.stdout).toContain(`task queue ${idleQueue}`);
     expect((await handle.describe()).status.name).toBe('RUNNING');
     // A worker arrives: the run never starts its work and ends as docs/cancelling-runs.md says.
-    const late = await startInProcessWorker({ address: bed.temporal.address, taskQueue: idleQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+    const late = await startInProcessWorker({
+      address: bed.temporal.address,
+      taskQueue: idleQueue,
+      env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN },
+    });
     try {
       await handle.result().catch(() => undefined);
       expect((await handle.describe()).status.name).toBe('CANCELLED');
@@ -116,7 +159,10 @@ describe('scrape-etl cancel', () => {
 
     // The embedded server is not running in this data folder: not started to answer, nothing to cancel.
     const dataDir = path.join(proj, 'data');
-    const idle = await runCli(['cancel', 'cancel-reports'], { cwd: proj, env: { ...env, TEMPORAL_ADDRESS: undefined, SCRAPE_ETL_DATA_DIR: dataDir } });
+    const idle = await runCli(['cancel', 'cancel-reports'], {
+      cwd: proj,
+      env: { ...env, TEMPORAL_ADDRESS: undefined, SCRAPE_ETL_DATA_DIR: dataDir },
+    });
     expect(idle.code, idle.stderr).toBe(1);
     expect(idle.stderr).toContain('nothing to cancel: the embedded Temporal server');
     expect(fs.existsSync(path.join(dataDir, 'temporal'))).toBe(false);

@@ -26,10 +26,19 @@ afterAll(async () => {
 
 describe('scrape-etl demo', () => {
   it('runs every example against the in-process simulator and says where everything is', async () => {
-    const env = { SCRAPER_API_TOKEN: undefined, SCRAPER_BASE_URL: undefined, SCRAPE_ETL_DATA_DIR: undefined, TEMPORAL_ADDRESS: undefined, DATABASE_URL: undefined };
+    const env = {
+      SCRAPER_API_TOKEN: undefined,
+      SCRAPER_BASE_URL: undefined,
+      SCRAPE_ETL_DATA_DIR: undefined,
+      TEMPORAL_ADDRESS: undefined,
+      DATABASE_URL: undefined,
+    };
     const r = await runCli(['demo', '--json'], { cwd: dir, env, timeoutMs: 150_000 });
     expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const results = lines.filter((l) => l['type'] === 'result');
     expect(results.map((l) => l['pipeline']).sort()).toEqual([
       'jobs-remote-typescript',
@@ -49,7 +58,9 @@ describe('scrape-etl demo', () => {
     expect(summary['database']).toBe(`sqlite:${path.join(dataDir, 'scrape-etl.sqlite')}`);
     expect(String(summary['temporalUi'])).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(fs.existsSync(path.join(dataDir, 'scrape-etl.sqlite'))).toBe(true);
-    expect(fs.readdirSync(path.join(dataDir, 'exports')).filter((f) => f.endsWith('.csv')).length).toBeGreaterThanOrEqual(6);
+    expect(
+      fs.readdirSync(path.join(dataDir, 'exports')).filter((f) => f.endsWith('.csv')).length,
+    ).toBeGreaterThanOrEqual(6);
     // No process outlives the demo (issue 36): the embedded server it started is stopped, its state kept; the Web UI
     // is served again on the same port whenever the server runs (`up`).
     const state = readDevServerState(dataDir);
@@ -60,7 +71,13 @@ describe('scrape-etl demo', () => {
   });
 
   it('on a terminal, lists the paths of the files each pipeline exported, not a count', async () => {
-    const env = { SCRAPER_API_TOKEN: undefined, SCRAPER_BASE_URL: undefined, SCRAPE_ETL_DATA_DIR: undefined, TEMPORAL_ADDRESS: undefined, DATABASE_URL: undefined };
+    const env = {
+      SCRAPER_API_TOKEN: undefined,
+      SCRAPER_BASE_URL: undefined,
+      SCRAPE_ETL_DATA_DIR: undefined,
+      TEMPORAL_ADDRESS: undefined,
+      DATABASE_URL: undefined,
+    };
     const r = await runCli(['demo'], { cwd: textDir, env, timeoutMs: 150_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(/CSV file\(s\)/);
@@ -84,8 +101,20 @@ describe('scrape-etl demo', () => {
   });
 
   it('Ctrl-C stops the demo and its current run: exit 130, nothing left running in Temporal, on a queue of its own', async () => {
-    const env = { ...process.env, NO_COLOR: '1', SCRAPER_API_TOKEN: '', SCRAPER_BASE_URL: '', SCRAPE_ETL_DATA_DIR: '', TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
-    const child = spawn(process.execPath, [CLI, 'demo', '--json'], { cwd: stopDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      NO_COLOR: '1',
+      SCRAPER_API_TOKEN: '',
+      SCRAPER_BASE_URL: '',
+      SCRAPE_ETL_DATA_DIR: '',
+      TEMPORAL_ADDRESS: '',
+      DATABASE_URL: '',
+    };
+    const child = spawn(process.execPath, [CLI, 'demo', '--json'], {
+      cwd: stopDir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -101,13 +130,18 @@ describe('scrape-etl demo', () => {
     child.kill('SIGINT');
     expect(await exited, stderr).toBe(130);
     // --json: every line of stdout is a JSON object, the interrupted run's included.
-    const lines = stdout.trim().split('\n').map((l) => {
-      try {
-        return JSON.parse(l) as Record<string, unknown>;
-      } catch {
-        throw new Error(`a line of \`demo --json\` is not JSON: ${JSON.stringify(l)}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-      }
-    });
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          throw new Error(
+            `a line of \`demo --json\` is not JSON: ${JSON.stringify(l)}\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+          );
+        }
+      });
     const stopped = lines.find((l) => l['type'] === 'interrupted');
     expect(stopped, stdout).toBeDefined();
     expect(stderr).toContain(`interrupted: the demo's run ${String(stopped!['workflowId'])} was stopped`);
@@ -127,7 +161,14 @@ describe('scrape-etl demo', () => {
     }
     // Its pipeline_runs row (when the run had written one) is finished, not left 'running' for ever.
     const dbFile = path.join(fs.realpathSync(stopDir), 'data', 'scrape-etl.sqlite');
-    const py = spawnSync('python3', ['-c', `import sqlite3,json;c=sqlite3.connect(${JSON.stringify(dbFile)});print(json.dumps(c.execute("select workflow_id,status from pipeline_runs where status='running'").fetchall()))`], { encoding: 'utf8' });
+    const py = spawnSync(
+      'python3',
+      [
+        '-c',
+        `import sqlite3,json;c=sqlite3.connect(${JSON.stringify(dbFile)});print(json.dumps(c.execute("select workflow_id,status from pipeline_runs where status='running'").fetchall()))`,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(py.status, py.stderr).toBe(0);
     expect(JSON.parse(py.stdout)).toEqual([]);
   }, 150_000);

@@ -22,13 +22,28 @@ let keyFile: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
-  [sim, temporal] = await Promise.all([startSimulator({ port: 0, token: TOKEN, seed: 5, runDurationMs: 1000 }), startTestTemporal()]);
+  [sim, temporal] = await Promise.all([
+    startSimulator({ port: 0, token: TOKEN, seed: 5, runDurationMs: 1000 }),
+    startTestTemporal(),
+  ]);
   proj = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-doctor-')));
-  fs.writeFileSync(path.join(proj, 'scrape-etl.yaml'), 'pipelines: [pipelines/*.yaml]\ndestination: sqlite:data/main.sqlite\ndata_dir: data\n');
+  fs.writeFileSync(
+    path.join(proj, 'scrape-etl.yaml'),
+    'pipelines: [pipelines/*.yaml]\ndestination: sqlite:data/main.sqlite\ndata_dir: data\n',
+  );
   fs.mkdirSync(path.join(proj, 'pipelines'));
   fs.writeFileSync(
     path.join(proj, 'pipelines', 'shop.yaml'),
-    ['name: shop', 'kind: marketplace', 'request:', '  urls: [https://shopee.tw/api/v2/item/get?itemid=1&shopid=2]', 'notify:', '  webhooks:', '    - url: ${DOCTOR_HOOK_URL}', ''].join('\n'),
+    [
+      'name: shop',
+      'kind: marketplace',
+      'request:',
+      '  urls: [https://shopee.tw/api/v2/item/get?itemid=1&shopid=2]',
+      'notify:',
+      '  webhooks:',
+      '    - url: ${DOCTOR_HOOK_URL}',
+      '',
+    ].join('\n'),
   );
   fs.mkdirSync(path.join(proj, 'data'), { mode: 0o700 });
   keyFile = path.join(proj, 'data', 'secret.key');
@@ -60,12 +75,20 @@ interface Check {
 }
 
 function pythonJsonLines(text: string): Check[] {
-  const out = execFileSync('python3', ['-c', 'import json,sys\nprint(json.dumps([json.loads(l) for l in sys.stdin.read().splitlines() if l.strip()]))'], { input: text, encoding: 'utf8' });
+  const out = execFileSync(
+    'python3',
+    ['-c', 'import json,sys\nprint(json.dumps([json.loads(l) for l in sys.stdin.read().splitlines() if l.strip()]))'],
+    { input: text, encoding: 'utf8' },
+  );
   return JSON.parse(out) as Check[];
 }
 
 async function doctor(extra: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; checks: Check[]; text: string }> {
-  const json = await runCli(['doctor', '--json'], { cwd: path.join(proj, 'pipelines'), env: { ...env, ...extra }, timeoutMs: 90_000 });
+  const json = await runCli(['doctor', '--json'], {
+    cwd: path.join(proj, 'pipelines'),
+    env: { ...env, ...extra },
+    timeoutMs: 90_000,
+  });
   const text = await runCli(['doctor'], { cwd: proj, env: { ...env, ...extra }, timeoutMs: 90_000 });
   expect(text.code, text.stderr).toBe(json.code);
   return { code: json.code, checks: pythonJsonLines(json.stdout), text: text.stdout };
@@ -80,16 +103,41 @@ const byName = (checks: Check[], name: string): Check => {
 describe('scrape-etl doctor', () => {
   it('a healthy setup passes every check (exit 0), one line each', async () => {
     const r = await doctor();
-    expect(r.checks.filter((c) => c.status === 'fail'), r.text).toEqual([]);
+    expect(
+      r.checks.filter((c) => c.status === 'fail'),
+      r.text,
+    ).toEqual([]);
     expect(r.code, r.text).toBe(0);
     const names = r.checks.map((c) => c.check);
-    for (const n of ['node', 'sqlite native module', 'temporal', 'destination', 'scraping service', 'webhooks', 'key file', 'disk space', 'up']) {
-      expect(names.some((x) => x === n || x.startsWith(`${n} `)), `${n} in ${names.join(', ')}`).toBe(true);
+    for (const n of [
+      'node',
+      'sqlite native module',
+      'temporal',
+      'destination',
+      'scraping service',
+      'webhooks',
+      'key file',
+      'disk space',
+      'up',
+    ]) {
+      expect(
+        names.some((x) => x === n || x.startsWith(`${n} `)),
+        `${n} in ${names.join(', ')}`,
+      ).toBe(true);
     }
-    expect(byName(r.checks, 'scraping service')).toMatchObject({ status: 'ok', detail: expect.stringContaining(sim.baseUrl) });
-    expect(byName(r.checks, 'temporal')).toMatchObject({ status: 'ok', detail: expect.stringContaining(temporal.address) });
+    expect(byName(r.checks, 'scraping service')).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining(sim.baseUrl),
+    });
+    expect(byName(r.checks, 'temporal')).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining(temporal.address),
+    });
     expect(byName(r.checks, 'key file')).toMatchObject({ status: 'ok' });
-    expect(r.checks.find((c) => c.check.startsWith('destination'))).toMatchObject({ status: 'ok', detail: expect.stringContaining('main.sqlite') });
+    expect(r.checks.find((c) => c.check.startsWith('destination'))).toMatchObject({
+      status: 'ok',
+      detail: expect.stringContaining('main.sqlite'),
+    });
     expect(byName(r.checks, 'webhooks')).toMatchObject({ status: 'ok' });
     // Everything but `up` (not running here: a warning, not a failure) is ok.
     expect(r.checks.filter((c) => c.status !== 'ok').map((c) => c.check)).toEqual(['up']);
@@ -136,7 +184,10 @@ describe('scrape-etl doctor', () => {
     });
     const r = await doctor({ TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` });
     expect(r.code).toBe(1);
-    expect(byName(r.checks, 'temporal')).toMatchObject({ status: 'fail', detail: expect.stringContaining(`TEMPORAL_ADDRESS 127.0.0.1:${closedPort} does not answer (ECONNREFUSED)`) });
+    expect(byName(r.checks, 'temporal')).toMatchObject({
+      status: 'fail',
+      detail: expect.stringContaining(`TEMPORAL_ADDRESS 127.0.0.1:${closedPort} does not answer (ECONNREFUSED)`),
+    });
   }, 120_000);
 
   it('a key file others can read (0644): the key check fails with the chmod that fixes it (exit 1)', async () => {

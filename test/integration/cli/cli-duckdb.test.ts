@@ -43,14 +43,22 @@ afterAll(async () => {
 
 describe('scrape-etl on a DuckDB destination', () => {
   it('run loads the marketplace example; a second run of the same URLs changes no row but raw_responses', async () => {
-    const first = await runCli(['run', '--json', path.join(EXAMPLES, 'marketplace.yaml')], { cwd: dir, env, timeoutMs: 120_000 });
+    const first = await runCli(['run', '--json', path.join(EXAMPLES, 'marketplace.yaml')], {
+      cwd: dir,
+      env,
+      timeoutMs: 120_000,
+    });
     expect(first.code, first.stderr).toBe(0);
     ids.push(String(jsonLines(first.stdout).at(-1)!['workflowId']));
     const before = await dump();
     expect(before['marketplace_products']).toHaveLength(2);
     expect(before['marketplace_price_history']!.length).toBeGreaterThan(0);
 
-    const second = await runCli(['run', '--json', '--new', path.join(EXAMPLES, 'marketplace.yaml')], { cwd: dir, env, timeoutMs: 120_000 });
+    const second = await runCli(['run', '--json', '--new', path.join(EXAMPLES, 'marketplace.yaml')], {
+      cwd: dir,
+      env,
+      timeoutMs: 120_000,
+    });
     expect(second.code, second.stderr).toBe(0);
     ids.push(String(jsonLines(second.stdout).at(-1)!['workflowId']));
     expect(ids[1]).not.toBe(ids[0]);
@@ -60,11 +68,14 @@ describe('scrape-etl on a DuckDB destination', () => {
     expect(after['raw_responses']!.length).toBe(2 * before['raw_responses']!.length);
   }, 300_000);
 
-  it("the documented price-history queries (docs/exports.md) run on the file, opened by DuckDB itself (no scrape-etl code)", async () => {
+  it('the documented price-history queries (docs/exports.md) run on the file, opened by DuckDB itself (no scrape-etl code)', async () => {
     const readme = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'exports.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## DuckDB: embedded analytics'));
     const block = /```sql\n([\s\S]*?)```/.exec(section)![1]!;
-    const queries = block.split(';').map((q) => q.replace(/^\s*--.*$/gm, '').trim()).filter((q) => q !== '');
+    const queries = block
+      .split(';')
+      .map((q) => q.replace(/^\s*--.*$/gm, '').trim())
+      .filter((q) => q !== '');
     expect(queries).toHaveLength(2);
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const instance = await DuckDBInstance.create(path.join(dir, 'dest.duckdb'), { access_mode: 'READ_ONLY' });
@@ -74,9 +85,14 @@ describe('scrape-etl on a DuckDB destination', () => {
       // Two products, each with its own price and its models' prices: first loads only (the second run changed nothing).
       expect(changes.length).toBeGreaterThan(2);
       expect(new Set(changes.map((r) => String(r['item_id'])))).toEqual(new Set(['1234567890', '4420309814']));
-      expect(changes.every((r) => r['was'] === null && typeof r['now'] === 'number' && r['loaded_at'] instanceof Date)).toBe(true);
+      expect(
+        changes.every((r) => r['was'] === null && typeof r['now'] === 'number' && r['loaded_at'] instanceof Date),
+      ).toBe(true);
       const daily = (await conn.runAndReadAll(queries[1]!)).getRowObjectsJS();
-      expect(daily.map((r) => [String(r['item_id']), Number(r['changes'])])).toEqual([['1234567890', 1], ['4420309814', 1]]);
+      expect(daily.map((r) => [String(r['item_id']), Number(r['changes'])])).toEqual([
+        ['1234567890', 1],
+        ['4420309814', 1],
+      ]);
       conn.closeSync();
     } finally {
       instance.closeSync();
@@ -91,7 +107,10 @@ describe('scrape-etl on a DuckDB destination', () => {
     const runs = jsonLines(r.stdout);
     expect(runs.map((x) => x['workflowId']).sort()).toEqual([...ids].sort());
     for (const run of runs) expect(run).toMatchObject({ state: 'SUCCEEDED', tableStatus: 'succeeded' });
-    const missing = await runCli(['status', '--database', `duckdb:${path.join(dir, 'typo.duckdb')}`], { cwd: dir, env });
+    const missing = await runCli(['status', '--database', `duckdb:${path.join(dir, 'typo.duckdb')}`], {
+      cwd: dir,
+      env,
+    });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no database at duckdb:');
     expect(fs.existsSync(path.join(dir, 'typo.duckdb'))).toBe(false);
@@ -99,15 +118,53 @@ describe('scrape-etl on a DuckDB destination', () => {
 
   it('export --format csv and parquet read the DuckDB file', async () => {
     const out = path.join(dir, 'out');
-    const csv = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'marketplace_products,marketplace_price_history', '--file-name', '{table}.csv', '--json'], { cwd: dir, env });
+    const csv = await runCli(
+      [
+        'export',
+        '--db',
+        dbUrl,
+        '--out',
+        out,
+        '--tables',
+        'marketplace_products,marketplace_price_history',
+        '--file-name',
+        '{table}.csv',
+        '--json',
+      ],
+      { cwd: dir, env },
+    );
     expect(csv.code, csv.stderr).toBe(0);
     const products = await readCsv(path.join(out, 'marketplace_products.csv'));
     expect(products.rows).toHaveLength(2);
-    expect(products.rows.map((r) => r[products.header.indexOf('item_id')]).sort()).toEqual(['1234567890', '4420309814']);
-    const pq = await runCli(['export', '--db', dbUrl, '--out', out, '--format', 'parquet', '--tables', 'marketplace_price_history', '--file-name', '{table}.parquet'], { cwd: dir, env });
+    expect(products.rows.map((r) => r[products.header.indexOf('item_id')]).sort()).toEqual([
+      '1234567890',
+      '4420309814',
+    ]);
+    const pq = await runCli(
+      [
+        'export',
+        '--db',
+        dbUrl,
+        '--out',
+        out,
+        '--format',
+        'parquet',
+        '--tables',
+        'marketplace_price_history',
+        '--file-name',
+        '{table}.parquet',
+      ],
+      { cwd: dir, env },
+    );
     expect(pq.code, pq.stderr).toBe(0);
     const read = readParquetWithPyarrow(path.join(out, 'marketplace_price_history.parquet'));
-    expect(Object.fromEntries(read.schema)).toMatchObject({ shop_id: 'int64', item_id: 'int64', price: 'int64', price_major: 'double', loaded_at: 'timestamp[us, tz=UTC]' });
+    expect(Object.fromEntries(read.schema)).toMatchObject({
+      shop_id: 'int64',
+      item_id: 'int64',
+      price: 'int64',
+      price_major: 'double',
+      loaded_at: 'timestamp[us, tz=UTC]',
+    });
     const history = await readCsv(path.join(out, 'marketplace_price_history.csv'));
     expect(read.rows).toHaveLength(history.rows.length);
   });

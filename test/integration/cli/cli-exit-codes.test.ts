@@ -28,7 +28,15 @@ function write(file: string, text: string): string {
 const URL_OK = 'https://shopee.tw/api/v2/item/get?itemid=4420309814&shopid=10115139';
 
 function shop(name: string, extra: string[] = []): string[] {
-  return [`name: ${name}`, 'kind: marketplace', 'request:', '  urls:', `    - ${URL_OK}`, `destination: { database: "sqlite:data/${name}.sqlite" }`, ...extra];
+  return [
+    `name: ${name}`,
+    'kind: marketplace',
+    'request:',
+    '  urls:',
+    `    - ${URL_OK}`,
+    `destination: { database: "sqlite:data/${name}.sqlite" }`,
+    ...extra,
+  ];
 }
 
 beforeAll(async () => {
@@ -37,10 +45,16 @@ beforeAll(async () => {
   write(path.join(root, 'scrape-etl.yaml'), 'pipelines: [pipelines/*.yaml]\ndata_dir: data\n');
   write(path.join(root, 'pipelines', 'shop.yaml'), shop('shop', ['exports:', '  - dir: ./exports']).join('\n'));
   // An error check that fails: the run ends failed_checks, its data kept.
-  write(path.join(root, 'pipelines', 'checked.yaml'), shop('checked', ['checks:', '  - type: row_count', '    table: marketplace_products', '    min: 1000']).join('\n'));
+  write(
+    path.join(root, 'pipelines', 'checked.yaml'),
+    shop('checked', ['checks:', '  - type: row_count', '    table: marketplace_products', '    min: 1000']).join('\n'),
+  );
   // The export folder is a file: the data loads, the export fails.
   write(path.join(root, 'not-a-folder'), 'a file\n');
-  write(path.join(root, 'pipelines', 'no-exports.yaml'), shop('no-exports', ['exports:', '  - dir: ./not-a-folder/exports']).join('\n'));
+  write(
+    path.join(root, 'pipelines', 'no-exports.yaml'),
+    shop('no-exports', ['exports:', '  - dir: ./not-a-folder/exports']).join('\n'),
+  );
   write(
     path.join(root, 'pipelines', 'slow.yaml'),
     [
@@ -79,7 +93,11 @@ async function code(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<n
 
 /** Starts `args`, sends `signal` once stderr matches `when`, resolves with the exit code. */
 async function signalled(args: string[], when: RegExp, signal: NodeJS.Signals): Promise<number | null> {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
   await new Promise<void>((resolve, reject) => {
@@ -123,7 +141,9 @@ describe('exit codes (README, "Exit codes")', () => {
   }, 300_000);
 
   it('1: what was named is not there (a database file, a schedule)', async () => {
-    expect(await code(['status', '--database', `sqlite:${path.join(root, 'data', 'missing.sqlite')}`])).toBe(EXIT.failed);
+    expect(await code(['status', '--database', `sqlite:${path.join(root, 'data', 'missing.sqlite')}`])).toBe(
+      EXIT.failed,
+    );
     expect(await code(['schedule', 'pause', 'no-such-schedule'])).toBe(EXIT.failed);
   }, 120_000);
 
@@ -136,11 +156,19 @@ describe('exit codes (README, "Exit codes")', () => {
       sim.setRunDurationMs(500);
     }
     const server = await ensureDevServer({ dataDir: path.join(root, 'data') });
-    const worker = await spawnWorkerProcess({ address: `127.0.0.1:${server!.port}`, taskQueue: 'exit-codes', cwd: root, env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+    const worker = await spawnWorkerProcess({
+      address: `127.0.0.1:${server!.port}`,
+      taskQueue: 'exit-codes',
+      cwd: root,
+      env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN },
+    });
     expect(await worker.kill('SIGTERM'), worker.output()).toBe(EXIT.sigterm);
     expect(await signalled(['simulate', '--port', '0'], /simulator listening/, 'SIGTERM')).toBe(EXIT.sigterm);
     expect(await signalled(['simulate', '--port', '0'], /simulator listening/, 'SIGINT')).toBe(EXIT.sigint);
-    for (const [signal, expected] of [['SIGINT', EXIT.sigint], ['SIGTERM', EXIT.sigterm]] as const) {
+    for (const [signal, expected] of [
+      ['SIGINT', EXIT.sigint],
+      ['SIGTERM', EXIT.sigterm],
+    ] as const) {
       const up = startUp([], { cwd: root, env });
       await up.ready();
       up.child.kill(signal);

@@ -21,7 +21,9 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    throw new Error('test/integration/cli/cli-full-disk-run.test.ts must run as root: it mounts a 2 MB tmpfs to fill (mount -t tmpfs); CI runs as root');
+    throw new Error(
+      'test/integration/cli/cli-full-disk-run.test.ts must run as root: it mounts a 2 MB tmpfs to fill (mount -t tmpfs); CI runs as root',
+    );
   }
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-full-disk-run-'));
   mnt = path.join(dir, 'mnt');
@@ -29,7 +31,14 @@ beforeAll(async () => {
   const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=2m,mode=0700', 'tmpfs', mnt], { encoding: 'utf8' });
   if (m.status !== 0) throw new Error(`mount -t tmpfs failed: ${m.stderr}`);
   sim = await startSimulator({ token: TOKEN, seed: 37, runDurationMs: 500 });
-  env = { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'), SCRAPE_ETL_PROJECT: 'none', TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  env = {
+    SCRAPER_BASE_URL: sim.baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'),
+    SCRAPE_ETL_PROJECT: 'none',
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
 }, 60_000);
 
 afterAll(async () => {
@@ -42,24 +51,45 @@ afterAll(async () => {
 function pipeline(name: string, items: number[]): string {
   const file = path.join(dir, `${name}.yaml`);
   const urls = items.map((i) => `    - https://shopee.tw/api/v2/item/get?itemid=${i}&shopid=10115139`).join('\n');
-  fs.writeFileSync(file, `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${urls}\ndestination:\n  database: sqlite:${path.join(mnt, 'full.sqlite')}\n`);
+  fs.writeFileSync(
+    file,
+    `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${urls}\ndestination:\n  database: sqlite:${path.join(mnt, 'full.sqlite')}\n`,
+  );
   return file;
 }
 
 describe('run on a full disk', () => {
   it("says why the run does not start: the plan's failing attempts, with the database's own words", async () => {
     // A first run makes the database (it fits), then the disk is filled to the last few pages.
-    const first = await runCli(['run', pipeline('disk-a', [4420309814, 1234567890])], { cwd: dir, env, timeoutMs: 120_000 });
+    const first = await runCli(['run', pipeline('disk-a', [4420309814, 1234567890])], {
+      cwd: dir,
+      env,
+      timeoutMs: 120_000,
+    });
     expect(first.code, first.stderr).toBe(0);
-    const free = Number(spawnSync('df', ['--output=avail', '-B1', mnt], { encoding: 'utf8' }).stdout.trim().split('\n').pop());
+    const free = Number(
+      spawnSync('df', ['--output=avail', '-B1', mnt], { encoding: 'utf8' }).stdout.trim().split('\n').pop(),
+    );
     fs.writeFileSync(path.join(mnt, 'filler'), Buffer.alloc(Math.max(0, free - 48 * 1024)));
 
-    const child = spawn(process.execPath, [CLI, 'run', pipeline('disk-b', [4420309815, 1234567891])], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', pipeline('disk-b', [4420309815, 1234567891])], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((r) => child.on('close', r));
     try {
-      const line = await until('the waiting line naming the failed attempt', () => /waiting: planPipelineRun attempt \d+ failed \(\d\d:\d\d:\d\dZ\): .*(disk is full|database or disk is full)/.exec(err)?.[0], 90_000, 500);
+      const line = await until(
+        'the waiting line naming the failed attempt',
+        () =>
+          /waiting: planPipelineRun attempt \d+ failed \(\d\d:\d\d:\d\dZ\): .*(disk is full|database or disk is full)/.exec(
+            err,
+          )?.[0],
+        90_000,
+        500,
+      );
       expect(line).toMatch(/disk is full/);
     } finally {
       child.kill('SIGINT');

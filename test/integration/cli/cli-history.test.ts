@@ -26,16 +26,38 @@ beforeAll(async () => {
   dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
   const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
   for (let i = 0; i < 3; i++) {
-    const api = await client.jobBoardScrape({ urls: [`https://weworkremotely.com/remote-jobs/search?term=h${i}`], min: 2, max: 6, timeout: 60, schema: JOB_SCHEMA } as never);
+    const api = await client.jobBoardScrape({
+      urls: [`https://weworkremotely.com/remote-jobs/search?term=h${i}`],
+      min: 2,
+      max: 6,
+      timeout: 60,
+      schema: JOB_SCHEMA,
+    } as never);
     usages.push(Number(api.data.tokenUsage));
     fs.writeFileSync(path.join(dir, `jobs-${i}.json`), api.raw);
   }
   for (let i = 0; i < 3; i++) {
-    const r = await runCli(['load', 'job-board', path.join(dir, `jobs-${i}.json`), '--db', dbUrl, '--pipeline', 'jobs']);
+    const r = await runCli([
+      'load',
+      'job-board',
+      path.join(dir, `jobs-${i}.json`),
+      '--db',
+      dbUrl,
+      '--pipeline',
+      'jobs',
+    ]);
     expect(r.code, r.stderr).toBe(0);
   }
   // Another pipeline in the same database, which the filters must leave out.
-  const other = await runCli(['load', 'job-board', path.join(dir, 'jobs-0.json'), '--db', dbUrl, '--pipeline', 'other']);
+  const other = await runCli([
+    'load',
+    'job-board',
+    path.join(dir, 'jobs-0.json'),
+    '--db',
+    dbUrl,
+    '--pipeline',
+    'other',
+  ]);
   expect(other.code, other.stderr).toBe(0);
 }, 120_000);
 
@@ -50,9 +72,13 @@ describe('cost and history', () => {
     const db = await openDatabase(dbUrl);
     try {
       if (db.dialect !== 'sqlite') throw new Error('sqlite expected');
-      const runs = db.sqlite.prepare(`SELECT token_usage FROM pipeline_runs WHERE pipeline = 'jobs' ORDER BY id`).all() as Array<{ token_usage: number }>;
+      const runs = db.sqlite
+        .prepare(`SELECT token_usage FROM pipeline_runs WHERE pipeline = 'jobs' ORDER BY id`)
+        .all() as Array<{ token_usage: number }>;
       expect(runs.map((r) => r.token_usage)).toEqual(usages);
-      const raw = db.sqlite.prepare(`SELECT sum(token_usage) AS n FROM raw_responses WHERE pipeline = 'jobs'`).get() as { n: number };
+      const raw = db.sqlite
+        .prepare(`SELECT sum(token_usage) AS n FROM raw_responses WHERE pipeline = 'jobs'`)
+        .get() as { n: number };
       expect(raw.n).toBe(usages.reduce((a, b) => a + b, 0));
     } finally {
       await db.close();
@@ -63,25 +89,45 @@ describe('cost and history', () => {
     const r = await runCli(['history', 'jobs', '--database', dbUrl, '--limit', '2']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^STARTED\s+STATUS\s+ROWS SEEN\s+ROWS CHANGED\s+BOOKKEEPING\s+DURATION\s+TOKENS\s+EXPORT\s+WORKFLOW ID/);
+    expect(lines[0]).toMatch(
+      /^STARTED\s+STATUS\s+ROWS SEEN\s+ROWS CHANGED\s+BOOKKEEPING\s+DURATION\s+TOKENS\s+EXPORT\s+WORKFLOW ID/,
+    );
     expect(lines).toHaveLength(4); // header, two runs, summary
     // Newest first: the third and second loads.
     expect(lines[1]).toContain(String(usages[2]));
     expect(lines[2]).toContain(String(usages[1]));
     expect(lines[1]).toMatch(/job_records=\d+/);
-    expect(lines[3]).toBe(`2 run(s): 2 succeeded, 0 partial, 0 failed; median duration ${lines[3]!.match(/median duration (\S+);/)?.[1]}; ${usages[2]! + usages[1]!} tokens`);
+    expect(lines[3]).toBe(
+      `2 run(s): 2 succeeded, 0 partial, 0 failed; median duration ${lines[3]!.match(/median duration (\S+);/)?.[1]}; ${usages[2]! + usages[1]!} tokens`,
+    );
     expect(r.stdout).not.toContain('other');
 
     const json = await runCli(['history', 'jobs', '--database', dbUrl, '--json']);
-    const runs = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as { pipeline: string; tokenUsage: number; rows: number; durationMs: number });
+    const runs = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { pipeline: string; tokenUsage: number; rows: number; durationMs: number });
     expect(runs.map((x) => x.tokenUsage)).toEqual([...usages].reverse());
     expect(runs.every((x) => x.pipeline === 'jobs' && x.rows > 0 && x.durationMs >= 0)).toBe(true);
   });
 
   it('status --pipeline P --since 7d --json: that pipeline only, with tokens; --since 0m: none', async () => {
-    const r = await runCli(['status', '--database', dbUrl, '--pipeline', 'jobs', '--since', '7d', '--json', '--no-temporal']);
+    const r = await runCli([
+      'status',
+      '--database',
+      dbUrl,
+      '--pipeline',
+      'jobs',
+      '--since',
+      '7d',
+      '--json',
+      '--no-temporal',
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const runs = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { pipeline: string; tokenUsage: number; state: string });
+    const runs = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { pipeline: string; tokenUsage: number; state: string });
     expect(runs).toHaveLength(3);
     expect(runs.every((x) => x.pipeline === 'jobs' && x.state === 'SUCCEEDED')).toBe(true);
     expect(runs.map((x) => x.tokenUsage).sort()).toEqual([...usages].sort());
@@ -93,7 +139,10 @@ describe('cost and history', () => {
 
   it('status and history on a database file that does not exist: exit 1, nothing created', async () => {
     const missing = path.join(dir, 'typo.sqlite');
-    for (const args of [['status', '--database', `sqlite:${missing}`, '--no-temporal'], ['history', 'jobs', '--database', `sqlite:${missing}`]]) {
+    for (const args of [
+      ['status', '--database', `sqlite:${missing}`, '--no-temporal'],
+      ['history', 'jobs', '--database', `sqlite:${missing}`],
+    ]) {
       const r = await runCli(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('no database at');

@@ -53,7 +53,11 @@ describe('run resumes an unfinished run that was sealed with another key', () =>
     const b = secretKeys(keyB);
     expect(a.id).not.toBe(b.id);
 
-    const first = spawn(process.execPath, [CLI, 'run', FILE], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env, SCRAPE_ETL_KEY_FILE: keyA }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const first = spawn(process.execPath, [CLI, 'run', FILE], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', ...env, SCRAPE_ETL_KEY_FILE: keyA },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const closed = new Promise<void>((resolve) => first.on('close', () => resolve()));
     await new Promise<void>((resolve, reject) => {
@@ -70,7 +74,11 @@ describe('run resumes an unfinished run that was sealed with another key', () =>
 
     // The key is lost: the same command with another key file.
     const started = Date.now();
-    const second = await runCli(['run', FILE], { cwd: dir, env: { ...env, SCRAPE_ETL_KEY_FILE: keyB }, timeoutMs: 120_000 });
+    const second = await runCli(['run', FILE], {
+      cwd: dir,
+      env: { ...env, SCRAPE_ETL_KEY_FILE: keyB },
+      timeoutMs: 120_000,
+    });
     const seconds = (Date.now() - started) / 1000;
     const out = second.stdout + second.stderr;
     expect(out).toContain(`resuming unfinished run ${workflowId}`);

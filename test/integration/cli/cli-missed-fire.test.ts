@@ -30,8 +30,16 @@ describe('a missed fire in status and history', () => {
     // Rows seen (not recorded for this seeded run: '-'), rows changed, bookkeeping, duration.
     expect(lineOf(out.stdout, RUN_ID)).toMatch(/SUCCEEDED +- +2 +0 +4\.0s/);
     const json = await runCli(['status', '--json', '--database', seeded.dbUrl], { cwd: seeded.dir, env });
-    const rows = json.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rows.find((r) => r['workflowId'] === MISSED_ID)).toMatchObject({ missedFire: true, firedAt: '2026-11-26T12:00:00.000Z', durationMs: null, startedAt: null });
+    const rows = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.find((r) => r['workflowId'] === MISSED_ID)).toMatchObject({
+      missedFire: true,
+      firedAt: '2026-11-26T12:00:00.000Z',
+      durationMs: null,
+      startedAt: null,
+    });
   });
 
   it('history: the fire time, no duration, counted apart from the runs and out of the median', async () => {

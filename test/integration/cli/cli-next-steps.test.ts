@@ -23,7 +23,15 @@ const env: NodeJS.ProcessEnv = {
   NO_COLOR: '1',
   PATH: `${binDir}${path.delimiter}${process.env['PATH'] ?? ''}`,
 };
-for (const name of ['SCRAPER_API_TOKEN', 'SCRAPER_BASE_URL', 'SCRAPE_ETL_DATA_DIR', 'TEMPORAL_ADDRESS', 'DATABASE_URL', 'SCRAPE_ETL_PROJECT']) delete env[name];
+for (const name of [
+  'SCRAPER_API_TOKEN',
+  'SCRAPER_BASE_URL',
+  'SCRAPE_ETL_DATA_DIR',
+  'TEMPORAL_ADDRESS',
+  'DATABASE_URL',
+  'SCRAPE_ETL_PROJECT',
+])
+  delete env[name];
 // A user's shell, not the npm script or npx this test may run under (npm sets these for its children).
 for (const name of Object.keys(env)) if (/^npm_/i.test(name)) delete env[name];
 /** The same shell without `scrape-etl` on PATH: as after `npm ci` in a clone, where only npx finds it. */
@@ -48,7 +56,11 @@ export function nextSteps(output: string): string[] {
 }
 
 /** Runs lines in one bash (a `cd` holds for the lines after it); resolves with what the last line printed. */
-function bash(lines: string[], cwd: string, shellEnv: NodeJS.ProcessEnv = env): Promise<{ code: number | null; stdout: string; stderr: string; cwd: string }> {
+function bash(
+  lines: string[],
+  cwd: string,
+  shellEnv: NodeJS.ProcessEnv = env,
+): Promise<{ code: number | null; stdout: string; stderr: string; cwd: string }> {
   const marker = `__cwd_${process.pid}__`;
   const script = `set -e\n${lines.join('\n')}\necho "${marker}$PWD"\n`;
   return new Promise((resolve, reject) => {
@@ -70,7 +82,11 @@ function bash(lines: string[], cwd: string, shellEnv: NodeJS.ProcessEnv = env): 
 }
 
 /** Runs init's steps one by one, each verbatim in a new bash from where the last left off; demo's output kept. */
-async function runSteps(steps: string[], from: string, shellEnv: NodeJS.ProcessEnv): Promise<{ demoOut: string; cwd: string }> {
+async function runSteps(
+  steps: string[],
+  from: string,
+  shellEnv: NodeJS.ProcessEnv,
+): Promise<{ demoOut: string; cwd: string }> {
   let cwd = from;
   let demoOut = '';
   for (const step of steps) {
@@ -98,7 +114,10 @@ describe('printed next steps', () => {
     expect(fs.existsSync(path.join(dir, 'proj', 'data', 'scrape-etl.sqlite'))).toBe(true);
     const all = await bash(['scrape-etl status --json'], cwd);
     expect(all.code, all.stderr).toBe(0);
-    const pipelines = all.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { pipeline: string }).pipeline);
+    const pipelines = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { pipeline: string }).pipeline);
     expect(new Set(pipelines)).toEqual(new Set(['marketplace-products']));
     // The demo's own next steps work from where it ran.
     const demoSteps = nextSteps(demoOut);
@@ -116,14 +135,22 @@ describe('printed next steps', () => {
     fs.mkdirSync(path.join(pkg, 'node_modules', '.bin'), { recursive: true });
     fs.writeFileSync(path.join(pkg, 'package.json'), '{"name":"next-steps-user","private":true}\n');
     fs.symlinkSync(REPO_ROOT, path.join(pkg, 'node_modules', 'scrape-etl'));
-    fs.symlinkSync(path.join('..', 'scrape-etl', 'bin', 'scrape-etl.js'), path.join(pkg, 'node_modules', '.bin', 'scrape-etl'));
+    fs.symlinkSync(
+      path.join('..', 'scrape-etl', 'bin', 'scrape-etl.js'),
+      path.join(pkg, 'node_modules', '.bin', 'scrape-etl'),
+    );
     // The shell of the issue: a bare `scrape-etl` is not found there.
     expect((await bash(['scrape-etl --version'], pkg, bareEnv)).code).toBe(127);
 
     const init = await bash(['npx scrape-etl init proj'], pkg, bareEnv);
     expect(init.code, init.stderr).toBe(0);
     const steps = nextSteps(init.stdout);
-    expect(steps).toEqual(['cd proj', 'npx scrape-etl validate', 'npx scrape-etl demo marketplace-products', 'npx scrape-etl status marketplace-products']);
+    expect(steps).toEqual([
+      'cd proj',
+      'npx scrape-etl validate',
+      'npx scrape-etl demo marketplace-products',
+      'npx scrape-etl status marketplace-products',
+    ]);
     expect(init.stdout).toContain('SCRAPER_API_TOKEN set: npx scrape-etl run marketplace-products');
     const { demoOut, cwd } = await runSteps(steps, pkg, bareEnv);
     expect(cwd).toBe(path.join(pkg, 'proj'));
@@ -141,7 +168,12 @@ describe('printed next steps', () => {
     expect(init.code, init.stderr).toBe(0);
     const steps = nextSteps(init.stdout);
     const node = `node ${fs.realpathSync(CLI)}`;
-    expect(steps).toEqual(['cd proj', `${node} validate`, `${node} demo marketplace-products`, `${node} status marketplace-products`]);
+    expect(steps).toEqual([
+      'cd proj',
+      `${node} validate`,
+      `${node} demo marketplace-products`,
+      `${node} status marketplace-products`,
+    ]);
     const { cwd } = await runSteps(steps, where, bareEnv);
     expect(cwd).toBe(path.join(where, 'proj'));
   }, 400_000);
@@ -151,7 +183,11 @@ describe('printed next steps', () => {
     fs.mkdirSync(plain);
     const dataDir = path.join(dir, 'demo state');
     const demo = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, 'demo'], { cwd: plain, env: { ...env, SCRAPE_ETL_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'demo'], {
+        cwd: plain,
+        env: { ...env, SCRAPE_ETL_DATA_DIR: dataDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -168,7 +204,8 @@ describe('printed next steps', () => {
         // The shell that runs the steps has no SCRAPE_ETL_DATA_DIR: a new terminal, as a user's.
         const r = await bash([step], plain);
         expect({ step, code: r.code, stderr: r.code === 0 ? '' : r.stderr }).toEqual({ step, code: 0, stderr: '' });
-        if (step.startsWith('scrape-etl status')) expect(r.stdout.split('\n').filter((l) => /\bSUCCEEDED\b/.test(l))).toHaveLength(6);
+        if (step.startsWith('scrape-etl status'))
+          expect(r.stdout.split('\n').filter((l) => /\bSUCCEEDED\b/.test(l))).toHaveLength(6);
       }
     } finally {
       await stopDevServer({ dataDir });
@@ -179,8 +216,14 @@ describe('printed next steps', () => {
     delete process.env['DATABASE_URL'];
     const { nextStatusCommand } = await import('../../../cli/commands/demo.js');
     const elsewhere = path.join(dir, 'state', 'scrape-etl.sqlite');
-    expect(await nextStatusCommand(`sqlite:${elsewhere}`, 'scrape-etl')).toBe(`scrape-etl status --database sqlite:${elsewhere}`);
-    expect(await nextStatusCommand(`sqlite:${path.resolve('data', 'scrape-etl.sqlite')}`, 'scrape-etl')).toBe('scrape-etl status');
-    expect(await nextStatusCommand('sqlite:/tmp/with space/x.sqlite', 'npx scrape-etl')).toBe("npx scrape-etl status --database 'sqlite:/tmp/with space/x.sqlite'");
+    expect(await nextStatusCommand(`sqlite:${elsewhere}`, 'scrape-etl')).toBe(
+      `scrape-etl status --database sqlite:${elsewhere}`,
+    );
+    expect(await nextStatusCommand(`sqlite:${path.resolve('data', 'scrape-etl.sqlite')}`, 'scrape-etl')).toBe(
+      'scrape-etl status',
+    );
+    expect(await nextStatusCommand('sqlite:/tmp/with space/x.sqlite', 'npx scrape-etl')).toBe(
+      "npx scrape-etl status --database 'sqlite:/tmp/with space/x.sqlite'",
+    );
   });
 });

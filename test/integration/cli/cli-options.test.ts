@@ -19,10 +19,37 @@ let answer: string;
 
 /** Every command and subcommand of the program. */
 const COMMANDS = [
-  ['demo'], ['status'], ['history'], ['prune'], ['server', 'status'], ['server', 'stop'], ['schedule', 'apply'], ['schedule', 'list'],
-  ['schedule', 'describe'], ['schedule', 'pause'], ['schedule', 'unpause'], ['schedule', 'trigger'], ['schedule', 'backfill'],
-  ['schedule', 'delete'], ['run'], ['export'], ['load'], ['validate'], ['simulate'], ['worker'], ['schema', 'show'], ['rebuild'], ['init'],
-  ['console'], ['report'], ['up'], ['down'], ['check'], ['pipelines'], ['cancel'], ['doctor'],
+  ['demo'],
+  ['status'],
+  ['history'],
+  ['prune'],
+  ['server', 'status'],
+  ['server', 'stop'],
+  ['schedule', 'apply'],
+  ['schedule', 'list'],
+  ['schedule', 'describe'],
+  ['schedule', 'pause'],
+  ['schedule', 'unpause'],
+  ['schedule', 'trigger'],
+  ['schedule', 'backfill'],
+  ['schedule', 'delete'],
+  ['run'],
+  ['export'],
+  ['load'],
+  ['validate'],
+  ['simulate'],
+  ['worker'],
+  ['schema', 'show'],
+  ['rebuild'],
+  ['init'],
+  ['console'],
+  ['report'],
+  ['up'],
+  ['down'],
+  ['check'],
+  ['pipelines'],
+  ['cancel'],
+  ['doctor'],
 ];
 /** The commands that read or write a destination database. */
 const WITH_DATABASE = ['status', 'history', 'export', 'load', 'schema show', 'rebuild', 'console', 'report', 'check'];
@@ -31,7 +58,13 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0, token: TOKEN, seed: 4 });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-options-'));
   const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
-  const api = await client.jobBoardScrape({ urls: ['https://weworkremotely.com/remote-jobs/search?term=opt'], min: 3, max: 5, timeout: 60, schema: JOB_SCHEMA } as never);
+  const api = await client.jobBoardScrape({
+    urls: ['https://weworkremotely.com/remote-jobs/search?term=opt'],
+    min: 3,
+    max: 5,
+    timeout: 60,
+    schema: JOB_SCHEMA,
+  } as never);
   answer = path.join(dir, 'jobs.json');
   fs.writeFileSync(answer, api.raw);
 }, 60_000);
@@ -60,7 +93,10 @@ describe('option spelling', () => {
     for (const c of COMMANDS) byCommand.set(c.join(' '), await longOptions(c));
     for (const [command, options] of byCommand) {
       expect({ command, db: options.includes('--db') }).toEqual({ command, db: false });
-      expect({ command, database: options.includes('--database') }).toEqual({ command, database: WITH_DATABASE.includes(command) });
+      expect({ command, database: options.includes('--database') }).toEqual({
+        command,
+        database: WITH_DATABASE.includes(command),
+      });
     }
   }, 120_000);
 
@@ -102,14 +138,22 @@ describe('option spelling', () => {
 });
 
 describe('the heap growth setting of commands that run activities', () => {
-  it.each([['run', 'no-such-file.yaml'], ['worker'], ['demo'], ['up']])('`%s` refuses a malformed SCRAPE_ETL_HEAP_GROWTH_PERCENT before it starts anything', async (...args) => {
-    for (const value of ['lots', '-5', '2.5', '301']) {
-      const r = await runCli(args, { cwd: dir, env: { SCRAPE_ETL_HEAP_GROWTH_PERCENT: value, SCRAPE_ETL_DATA_DIR: path.join(dir, 'no-server') } });
-      expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain(`SCRAPE_ETL_HEAP_GROWTH_PERCENT='${value}' must be a whole number of percent from 0`);
-      expect(r.stderr).toContain('nothing was started');
-    }
-    // Nothing was started: no embedded Temporal server was brought up for the command.
-    expect(fs.existsSync(path.join(dir, 'no-server'))).toBe(false);
-  });
+  it.each([['run', 'no-such-file.yaml'], ['worker'], ['demo'], ['up']])(
+    '`%s` refuses a malformed SCRAPE_ETL_HEAP_GROWTH_PERCENT before it starts anything',
+    async (...args) => {
+      for (const value of ['lots', '-5', '2.5', '301']) {
+        const r = await runCli(args, {
+          cwd: dir,
+          env: { SCRAPE_ETL_HEAP_GROWTH_PERCENT: value, SCRAPE_ETL_DATA_DIR: path.join(dir, 'no-server') },
+        });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toContain(
+          `SCRAPE_ETL_HEAP_GROWTH_PERCENT='${value}' must be a whole number of percent from 0`,
+        );
+        expect(r.stderr).toContain('nothing was started');
+      }
+      // Nothing was started: no embedded Temporal server was brought up for the command.
+      expect(fs.existsSync(path.join(dir, 'no-server'))).toBe(false);
+    },
+  );
 });

@@ -34,7 +34,11 @@ afterAll(() => {
 
 describe('output into a pipe closed early', () => {
   it('status into a reader that takes one chunk and leaves: exit 0, no EPIPE trace', async () => {
-    const child = spawn(process.execPath, [CLI, 'status', '--database', database, '--no-temporal', '--json', '--limit', String(RUNS)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'status', '--database', database, '--no-temporal', '--json', '--limit', String(RUNS)],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     let first = '';

@@ -21,7 +21,12 @@ let root: string;
 let sub: string;
 let file: string;
 const NAME = 'jobs';
-const env: NodeJS.ProcessEnv = { DATABASE_URL: undefined, SCRAPE_ETL_DATA_DIR: undefined, SCRAPE_ETL_PROJECT: undefined, TEMPORAL_ADDRESS: undefined };
+const env: NodeJS.ProcessEnv = {
+  DATABASE_URL: undefined,
+  SCRAPE_ETL_DATA_DIR: undefined,
+  SCRAPE_ETL_PROJECT: undefined,
+  TEMPORAL_ADDRESS: undefined,
+};
 
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, token: TOKEN, seed: 5 });
@@ -39,10 +44,27 @@ beforeAll(async () => {
       'schedule: { cron: "0 3 * * *", timezone: UTC }\n',
   );
   const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
-  const api = await client.jobBoardScrape({ urls: ['https://weworkremotely.com/remote-jobs/search?term=p'], min: 2, max: 5, timeout: 60, schema: JOB_SCHEMA } as never);
+  const api = await client.jobBoardScrape({
+    urls: ['https://weworkremotely.com/remote-jobs/search?term=p'],
+    min: 2,
+    max: 5,
+    timeout: 60,
+    schema: JOB_SCHEMA,
+  } as never);
   const answer = path.join(root, 'answer.json');
   fs.writeFileSync(answer, api.raw);
-  const r = await runCli(['load', 'job-board', answer, '--pipeline', NAME, '--database', `sqlite:${path.join(root, 'warehouse', 'jobs.sqlite')}`], { cwd: sub, env });
+  const r = await runCli(
+    [
+      'load',
+      'job-board',
+      answer,
+      '--pipeline',
+      NAME,
+      '--database',
+      `sqlite:${path.join(root, 'warehouse', 'jobs.sqlite')}`,
+    ],
+    { cwd: sub, env },
+  );
   expect(r.code, r.stderr).toBe(0);
 }, 120_000);
 
@@ -53,7 +75,10 @@ afterAll(async () => {
 });
 
 /** The same command by name and by file (relative to the subfolder it runs in): both exit 0 and print alike. */
-async function both(args: (pipeline: string) => string[], same: (stdout: string) => unknown = (s) => s): Promise<string> {
+async function both(
+  args: (pipeline: string) => string[],
+  same: (stdout: string) => unknown = (s) => s,
+): Promise<string> {
   const byName = await runCli(args(NAME), { cwd: sub, env, timeoutMs: 120_000 });
   const byFile = await runCli(args(path.relative(sub, file)), { cwd: sub, env, timeoutMs: 120_000 });
   expect(byName.code, `${args(NAME).join(' ')}\n${byName.stderr}`).toBe(0);
@@ -64,8 +89,14 @@ async function both(args: (pipeline: string) => string[], same: (stdout: string)
 
 describe('every command that takes a pipeline takes it by name and by file', () => {
   it('validate, check, status, history, schema show, export --pipeline, report, prune', async () => {
-    await both((p) => ['validate', p], (s) => s.replace(/\S*jobs\.yaml/, 'FILE'));
-    const checked = await both((p) => ['check', '--json', p], (s) => jsonLines(s).map((l) => [l['name'], l['status']]));
+    await both(
+      (p) => ['validate', p],
+      (s) => s.replace(/\S*jobs\.yaml/, 'FILE'),
+    );
+    const checked = await both(
+      (p) => ['check', '--json', p],
+      (s) => jsonLines(s).map((l) => [l['name'], l['status']]),
+    );
     expect(jsonLines(checked).map((l) => [l['pipeline'], l['status']])).toEqual([[NAME, 'pass']]);
     const status = await both((p) => ['status', '--json', p]);
     expect(jsonLines(status)).toHaveLength(1);
@@ -77,7 +108,10 @@ describe('every command that takes a pipeline takes it by name and by file', () 
       (p) => ['export', '--pipeline', p, '--out', path.join(root, `out-${n++}`)],
       (s) => s.replace(/out-\d+/g, 'out').replace(/_\d{8}T[0-9.]*Z?\./g, '.'),
     );
-    const reported = await both((p) => ['report', p, '--out', path.join(root, `report-${n++}.html`)], (s) => s.replace(/report-\d+\.html/, 'R').replace(/\d+ bytes/, 'N bytes'));
+    const reported = await both(
+      (p) => ['report', p, '--out', path.join(root, `report-${n++}.html`)],
+      (s) => s.replace(/report-\d+\.html/, 'R').replace(/\d+ bytes/, 'N bytes'),
+    );
     // The pipeline's own database (not the default one): its one run.
     expect(reported).toMatch(/\(1 run\(s\), \d+ bytes\)/);
     await both((p) => ['prune', p]);
@@ -85,14 +119,19 @@ describe('every command that takes a pipeline takes it by name and by file', () 
 
   it('console', async () => {
     for (const p of [NAME, path.relative(sub, file)]) {
-      const child = spawn(process.execPath, [CLI, 'console', '--no-temporal', p], { cwd: sub, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'console', '--no-temporal', p], {
+        cwd: sub,
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       const closed = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
       const deadline = Date.now() + 30_000;
-      while (!/Ctrl-C stops it/.test(out) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while (!/Ctrl-C stops it/.test(out) && child.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       child.kill('SIGTERM');
       await closed;
       expect(out, `${p}\n${err}`).toContain(`read-only over sqlite:${path.join(root, 'warehouse', 'jobs.sqlite')}`);

@@ -13,7 +13,16 @@ import { REPO_ROOT, runCli } from '../../support/cli.js';
 
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-pipelines-')));
 const env: NodeJS.ProcessEnv = {};
-for (const name of ['SCRAPER_API_TOKEN', 'SCRAPER_BASE_URL', 'SCRAPE_ETL_DATA_DIR', 'TEMPORAL_ADDRESS', 'DATABASE_URL', 'SCRAPE_ETL_PROJECT', 'SCRAPE_ETL_KEY_FILE']) env[name] = undefined;
+for (const name of [
+  'SCRAPER_API_TOKEN',
+  'SCRAPER_BASE_URL',
+  'SCRAPE_ETL_DATA_DIR',
+  'TEMPORAL_ADDRESS',
+  'DATABASE_URL',
+  'SCRAPE_ETL_PROJECT',
+  'SCRAPE_ETL_KEY_FILE',
+])
+  env[name] = undefined;
 
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -22,14 +31,24 @@ function write(file: string, text: string): void {
 
 /** JSON lines parsed by Python's json module (strict: no NaN, no trailing text). */
 function pythonJsonLines(text: string): Array<Record<string, unknown>> {
-  const out = execFileSync('python3', ['-c', 'import json,sys\nprint(json.dumps([json.loads(l, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c))) for l in sys.stdin.read().splitlines() if l.strip()]))'], { input: text, encoding: 'utf8' });
+  const out = execFileSync(
+    'python3',
+    [
+      '-c',
+      'import json,sys\nprint(json.dumps([json.loads(l, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c))) for l in sys.stdin.read().splitlines() if l.strip()]))',
+    ],
+    { input: text, encoding: 'utf8' },
+  );
   return JSON.parse(out) as Array<Record<string, unknown>>;
 }
 
 const proj = path.join(dir, 'proj');
 
 beforeAll(() => {
-  write(path.join(proj, 'scrape-etl.yaml'), 'pipelines: [pipelines/*.yaml]\ndestination: sqlite:data/main.sqlite\ndata_dir: data\n');
+  write(
+    path.join(proj, 'scrape-etl.yaml'),
+    'pipelines: [pipelines/*.yaml]\ndestination: sqlite:data/main.sqlite\ndata_dir: data\n',
+  );
   write(
     path.join(proj, 'pipelines', 'shop.yaml'),
     [
@@ -47,7 +66,17 @@ beforeAll(() => {
   );
   write(
     path.join(proj, 'pipelines', 'sentiment.yaml'),
-    ['name: sentiment', 'kind: leads-social', 'request:', '  keywords: heat pumps', '  sentiment_type: all', '  expected_data: 5', 'destination:', '  database: duckdb:data/leads.duckdb', ''].join('\n'),
+    [
+      'name: sentiment',
+      'kind: leads-social',
+      'request:',
+      '  keywords: heat pumps',
+      '  sentiment_type: all',
+      '  expected_data: 5',
+      'destination:',
+      '  database: duckdb:data/leads.duckdb',
+      '',
+    ].join('\n'),
   );
 });
 
@@ -65,7 +94,11 @@ describe('scrape-etl pipelines', () => {
     const trace = path.join(dir, 'trace.txt');
     const r = await runCli(['pipelines', '--json'], {
       cwd: path.join(proj, 'pipelines'),
-      env: { ...env, SCRAPE_ETL_MODULE_TRACE: trace, NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}` },
+      env: {
+        ...env,
+        SCRAPE_ETL_MODULE_TRACE: trace,
+        NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}`,
+      },
     });
     expect(r.code, r.stderr).toBe(0);
     const modules = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
@@ -82,7 +115,9 @@ describe('scrape-etl pipelines', () => {
       schedule: { cron: '30 2 * * *', timezone: 'Europe/Berlin', paused: true },
       lastRun: { status: 'succeeded', workflowId: expect.stringMatching(/^shop--/) },
     });
-    expect(Date.parse(String((shop['lastRun'] as Record<string, unknown>)['startedAt']))).toBeGreaterThan(Date.now() - 600_000);
+    expect(Date.parse(String((shop['lastRun'] as Record<string, unknown>)['startedAt']))).toBeGreaterThan(
+      Date.now() - 600_000,
+    );
     expect(sentiment).toMatchObject({
       kind: 'leads-social',
       file: path.join('pipelines', 'sentiment.yaml'),
@@ -98,8 +133,12 @@ describe('scrape-etl pipelines', () => {
     expect(text.code, text.stderr).toBe(0);
     const lines = text.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+KIND\s+FILE\s+DESTINATION\s+SCHEDULE\s+LAST RUN\s+LAST RUN STARTED$/);
-    expect(lines.find((l) => l.startsWith('shop '))).toMatch(/marketplace\s+pipelines\/shop\.yaml\s+sqlite:.*main\.sqlite\s+30 2 \* \* \* Europe\/Berlin \(paused\)\s+SUCCEEDED\s+20\d\d-/);
-    expect(lines.find((l) => l.startsWith('sentiment '))).toMatch(/leads-social\s+pipelines\/sentiment\.yaml\s+duckdb:.*leads\.duckdb\s+-\s+never run\s+-$/);
+    expect(lines.find((l) => l.startsWith('shop '))).toMatch(
+      /marketplace\s+pipelines\/shop\.yaml\s+sqlite:.*main\.sqlite\s+30 2 \* \* \* Europe\/Berlin \(paused\)\s+SUCCEEDED\s+20\d\d-/,
+    );
+    expect(lines.find((l) => l.startsWith('sentiment '))).toMatch(
+      /leads-social\s+pipelines\/sentiment\.yaml\s+duckdb:.*leads\.duckdb\s+-\s+never run\s+-$/,
+    );
   }, 300_000);
 
   it('redacts a password, says a destination it cannot read (exit 1), lists an invalid file with its error (exit 2)', async () => {
@@ -113,13 +152,26 @@ describe('scrape-etl pipelines', () => {
     write(path.join(other, 'scrape-etl.yaml'), 'pipelines: [p/*.yaml]\n');
     write(
       path.join(other, 'p', 'wh.yaml'),
-      ['name: wh', 'kind: marketplace', 'request:', '  urls: [https://shopee.tw/api/v2/item/get?itemid=1&shopid=2]', 'destination:', `  database: postgres://etl:hunter2secret@127.0.0.1:${closedPort}/wh`, ''].join('\n'),
+      [
+        'name: wh',
+        'kind: marketplace',
+        'request:',
+        '  urls: [https://shopee.tw/api/v2/item/get?itemid=1&shopid=2]',
+        'destination:',
+        `  database: postgres://etl:hunter2secret@127.0.0.1:${closedPort}/wh`,
+        '',
+      ].join('\n'),
     );
     const r = await runCli(['pipelines', '--json'], { cwd: other, env });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout + r.stderr).not.toContain('hunter2secret');
     const [wh] = pythonJsonLines(r.stdout);
-    expect(wh).toMatchObject({ name: 'wh', destination: `postgres://etl:***@127.0.0.1:${closedPort}/wh`, lastRun: null, lastRunNote: expect.stringContaining('destination not readable') });
+    expect(wh).toMatchObject({
+      name: 'wh',
+      destination: `postgres://etl:***@127.0.0.1:${closedPort}/wh`,
+      lastRun: null,
+      lastRunNote: expect.stringContaining('destination not readable'),
+    });
 
     write(path.join(other, 'p', 'broken.yaml'), 'name: broken\nkind: nosuchkind\n');
     const b = await runCli(['pipelines'], { cwd: other, env });

@@ -41,7 +41,15 @@ function pipelineFile(name: string, database: string): string {
   const file = path.join(dir, `${name}.yaml`);
   fs.writeFileSync(
     file,
-    ['name: preflight-test', 'kind: results', 'request:', '  per_page: 10', 'destination:', `  database: "${database}"`, ''].join('\n'),
+    [
+      'name: preflight-test',
+      'kind: results',
+      'request:',
+      '  per_page: 10',
+      'destination:',
+      `  database: "${database}"`,
+      '',
+    ].join('\n'),
   );
   return file;
 }
@@ -79,7 +87,9 @@ describe('probeDatabase (read-only)', () => {
 
   it('a missing file under a regular file is an error naming that file', async () => {
     const blocker = textFile('blocker');
-    await expect(probeDatabase(`sqlite:${path.join(blocker, 'sub', 'db.sqlite')}`)).rejects.toThrow(`${blocker} is not a folder`);
+    await expect(probeDatabase(`sqlite:${path.join(blocker, 'sub', 'db.sqlite')}`)).rejects.toThrow(
+      `${blocker} is not a folder`,
+    );
   });
 
   it('a directory is not a database file', async () => {
@@ -88,7 +98,9 @@ describe('probeDatabase (read-only)', () => {
 
   it('an unreachable Postgres is an error naming host:port, never the password', async () => {
     const port = await closedPort();
-    const err = await probeDatabase(`postgres://etl:hunter2secret@127.0.0.1:${port}/warehouse`, { timeoutMs: 3000 }).then(
+    const err = await probeDatabase(`postgres://etl:hunter2secret@127.0.0.1:${port}/warehouse`, {
+      timeoutMs: 3000,
+    }).then(
       () => undefined,
       (e: unknown) => e as Error,
     );
@@ -115,7 +127,9 @@ describe('scrape-etl validate probes the destination', () => {
     const r = await runCli(['validate', file]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(`${file}:6:13: destination.database: sqlite:${notDb}: ${notDb} is not an SQLite database`);
+    expect(r.stderr).toContain(
+      `${file}:6:13: destination.database: sqlite:${notDb}: ${notDb} is not an SQLite database`,
+    );
   });
 
   it('an unreachable Postgres is reported with host:port; --offline skips the network probe', async () => {
@@ -140,11 +154,18 @@ describe('scrape-etl run checks before anything starts', () => {
     const dataDir = path.join(dir, 'run-data-1');
     const r = await runCli(['run', file], {
       cwd: dir,
-      env: { SCRAPE_ETL_DATA_DIR: dataDir, TEMPORAL_ADDRESS: '', SCRAPER_BASE_URL: 'http://127.0.0.1:9', SCRAPER_API_TOKEN: 'preflight-token' },
+      env: {
+        SCRAPE_ETL_DATA_DIR: dataDir,
+        TEMPORAL_ADDRESS: '',
+        SCRAPER_BASE_URL: 'http://127.0.0.1:9',
+        SCRAPER_API_TOKEN: 'preflight-token',
+      },
       timeoutMs: 30_000,
     });
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`${file}:6:13: destination.database: sqlite:${notDb}: ${notDb} is not an SQLite database`);
+    expect(r.stderr).toContain(
+      `${file}:6:13: destination.database: sqlite:${notDb}: ${notDb} is not an SQLite database`,
+    );
     // No embedded Temporal server, no remembered run: nothing was started.
     expect(fs.existsSync(dataDir)).toBe(false);
   });
@@ -154,7 +175,12 @@ describe('scrape-etl run checks before anything starts', () => {
     const dataDir = path.join(dir, 'run-data-2');
     const r = await runCli(['run', file], {
       cwd: dir,
-      env: { SCRAPE_ETL_DATA_DIR: dataDir, TEMPORAL_ADDRESS: '', SCRAPER_BASE_URL: undefined, SCRAPER_API_TOKEN: undefined },
+      env: {
+        SCRAPE_ETL_DATA_DIR: dataDir,
+        TEMPORAL_ADDRESS: '',
+        SCRAPER_BASE_URL: undefined,
+        SCRAPER_API_TOKEN: undefined,
+      },
       timeoutMs: 30_000,
     });
     expect(r.code, r.stderr).toBe(2);

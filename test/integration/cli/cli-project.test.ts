@@ -25,7 +25,12 @@ let root: string;
 let sub: string;
 let answer: string;
 /** Environment without anything that would name another database, data folder or project. */
-const env: NodeJS.ProcessEnv = { DATABASE_URL: undefined, SCRAPE_ETL_DATA_DIR: undefined, SCRAPE_ETL_PROJECT: undefined, TEMPORAL_ADDRESS: undefined };
+const env: NodeJS.ProcessEnv = {
+  DATABASE_URL: undefined,
+  SCRAPE_ETL_DATA_DIR: undefined,
+  SCRAPE_ETL_PROJECT: undefined,
+  TEMPORAL_ADDRESS: undefined,
+};
 
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -37,13 +42,25 @@ beforeAll(async () => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-project-')));
   sub = path.join(root, 'reports', 'weekly');
   fs.mkdirSync(sub, { recursive: true });
-  write(path.join(root, 'scrape-etl.yaml'), 'pipelines:\n  - jobs/**/*.yaml\ndestination: sqlite:warehouse/main.sqlite\n');
+  write(
+    path.join(root, 'scrape-etl.yaml'),
+    'pipelines:\n  - jobs/**/*.yaml\ndestination: sqlite:warehouse/main.sqlite\n',
+  );
   // `jobs` has no destination (the project's); `other` writes its own, relative to the project root.
   const example = fs.readFileSync(path.join(REPO_ROOT, 'pipelines', 'examples', 'job-board.yaml'), 'utf8');
   write(path.join(root, 'jobs', 'jobs.yaml'), example.replace('name: jobs-remote-typescript', 'name: jobs'));
-  write(path.join(root, 'jobs', 'nested', 'other.yaml'), example.replace('name: jobs-remote-typescript', 'name: other\ndestination:\n  database: sqlite:side/other.sqlite'));
+  write(
+    path.join(root, 'jobs', 'nested', 'other.yaml'),
+    example.replace('name: jobs-remote-typescript', 'name: other\ndestination:\n  database: sqlite:side/other.sqlite'),
+  );
   const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
-  const api = await client.jobBoardScrape({ urls: ['https://weworkremotely.com/remote-jobs/search?term=p'], min: 2, max: 5, timeout: 60, schema: JOB_SCHEMA } as never);
+  const api = await client.jobBoardScrape({
+    urls: ['https://weworkremotely.com/remote-jobs/search?term=p'],
+    min: 2,
+    max: 5,
+    timeout: 60,
+    schema: JOB_SCHEMA,
+  } as never);
   answer = path.join(root, 'answer.json');
   fs.writeFileSync(answer, api.raw);
   // Two runs of `jobs` into the project's destination (load reads DATABASE_URL, which the project fills), run
@@ -52,7 +69,18 @@ beforeAll(async () => {
     const r = await runCli(['load', 'job-board', answer, '--pipeline', 'jobs'], { cwd: sub, env });
     expect(r.code, r.stderr).toBe(0);
   }
-  const o = await runCli(['load', 'job-board', answer, '--pipeline', 'other', '--database', `sqlite:${path.join(root, 'side', 'other.sqlite')}`], { cwd: sub, env });
+  const o = await runCli(
+    [
+      'load',
+      'job-board',
+      answer,
+      '--pipeline',
+      'other',
+      '--database',
+      `sqlite:${path.join(root, 'side', 'other.sqlite')}`,
+    ],
+    { cwd: sub, env },
+  );
   expect(o.code, o.stderr).toBe(0);
 }, 120_000);
 
@@ -64,7 +92,15 @@ afterAll(async () => {
 /** The command run with every module it loads recorded; returns its result and the module URLs. */
 async function traced(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
   const trace = path.join(root, `trace-${crypto.randomBytes(4).toString('hex')}.txt`);
-  const r = await runCli(args, { cwd, env: { ...env, ...extra, SCRAPE_ETL_MODULE_TRACE: trace, NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}` } });
+  const r = await runCli(args, {
+    cwd,
+    env: {
+      ...env,
+      ...extra,
+      SCRAPE_ETL_MODULE_TRACE: trace,
+      NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}`,
+    },
+  });
   const modules = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
   return { ...r, modules };
 }
@@ -84,7 +120,9 @@ describe('a project: pipelines by name, from a subfolder, in a destination that 
     // job-board rows go to model tables: no inferred ones, said with the database that was read.
     const schema = await traced(['schema', 'show', 'jobs'], sub);
     expect(schema.code, schema.stderr).toBe(0);
-    expect(schema.stdout).toContain(`pipeline 'jobs' has no inferred tables or columns in sqlite:${path.join(root, 'warehouse', 'main.sqlite')}`);
+    expect(schema.stdout).toContain(
+      `pipeline 'jobs' has no inferred tables or columns in sqlite:${path.join(root, 'warehouse', 'main.sqlite')}`,
+    );
 
     const out = path.join(root, 'out');
     const exported = await traced(['export', '--pipeline', 'jobs', '--out', out, '--json'], sub);
@@ -106,7 +144,10 @@ describe('a project: pipelines by name, from a subfolder, in a destination that 
     expect(other.code, other.stderr).toBe(0);
     expect(jsonLines(other.stdout)).toHaveLength(1);
     // By file, from another folder: the same database.
-    const byFile = await runCli(['status', path.join(root, 'jobs', 'nested', 'other.yaml'), '--json'], { cwd: os.tmpdir(), env });
+    const byFile = await runCli(['status', path.join(root, 'jobs', 'nested', 'other.yaml'), '--json'], {
+      cwd: os.tmpdir(),
+      env,
+    });
     expect(byFile.code, byFile.stderr).toBe(0);
     expect(jsonLines(byFile.stdout).map((r) => r['pipeline'])).toEqual(['other']);
     // Not a pipeline of the project: the project's destination, which has no runs of it.
@@ -125,10 +166,14 @@ describe('a project: pipelines by name, from a subfolder, in a destination that 
     // The name reached the pipeline file: its kind is what rebuild refuses (job-board rows are in model tables).
     const rb = await runCli(['rebuild', 'jobs'], { cwd: sub, env });
     expect(rb.code).toBe(2);
-    expect(rb.stderr).toContain("pipeline 'jobs' is of kind job-board, which has no inferred content tables to rebuild");
+    expect(rb.stderr).toContain(
+      "pipeline 'jobs' is of kind job-board, which has no inferred content tables to rebuild",
+    );
     const run = await runCli(['run', 'jobz'], { cwd: sub, env: { ...env, SCRAPER_API_TOKEN: TOKEN } });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`no pipeline named 'jobz' among the files jobs/**/*.yaml of ${path.join(root, 'scrape-etl.yaml')}`);
+    expect(run.stderr).toContain(
+      `no pipeline named 'jobz' among the files jobs/**/*.yaml of ${path.join(root, 'scrape-etl.yaml')}`,
+    );
     expect(run.stderr).toContain("did you mean 'jobs'?");
   });
 
@@ -136,8 +181,14 @@ describe('a project: pipelines by name, from a subfolder, in a destination that 
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-project-twice-')));
     try {
       write(path.join(dir, 'scrape-etl.yaml'), '');
-      write(path.join(dir, 'pipelines', 'a.yaml'), 'name: same\nkind: job-board\nrequest:\n  urls: [https://weworkremotely.com/x]\n');
-      write(path.join(dir, 'pipelines', 'b.yaml'), 'name: same\nkind: job-board\nrequest:\n  urls: [https://weworkremotely.com/y]\n');
+      write(
+        path.join(dir, 'pipelines', 'a.yaml'),
+        'name: same\nkind: job-board\nrequest:\n  urls: [https://weworkremotely.com/x]\n',
+      );
+      write(
+        path.join(dir, 'pipelines', 'b.yaml'),
+        'name: same\nkind: job-board\nrequest:\n  urls: [https://weworkremotely.com/y]\n',
+      );
       const r = await runCli(['history', 'same'], { cwd: dir, env });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("pipeline name 'same' is ambiguous");
@@ -154,7 +205,10 @@ describe('the project file', () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-project-bad-')));
     try {
       const file = path.join(dir, 'scrape-etl.yaml');
-      write(file, 'pipelines: [pipelines/*.yaml]\ndestinaton: sqlite:x.sqlite\ntemporal:\n  address: localhost\nworker:\n  url_chunk_size: 0\n');
+      write(
+        file,
+        'pipelines: [pipelines/*.yaml]\ndestinaton: sqlite:x.sqlite\ntemporal:\n  address: localhost\nworker:\n  url_chunk_size: 0\n',
+      );
       const r = await runCli(['status'], { cwd: dir, env });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${file}:2:1: destinaton: unknown setting; did you mean 'destination'?`);
@@ -187,12 +241,18 @@ describe('the project file', () => {
       expect(file.stderr).toContain(`no database at sqlite:${fromFile}`);
       const envWins = await runCli(['status'], { cwd: dir, env: { ...env, DATABASE_URL: `sqlite:${fromEnv}` } });
       expect(envWins.stderr).toContain(`no database at sqlite:${fromEnv}`);
-      const flagWins = await runCli(['status', '--database', `sqlite:${fromFlag}`], { cwd: dir, env: { ...env, DATABASE_URL: `sqlite:${fromEnv}` } });
+      const flagWins = await runCli(['status', '--database', `sqlite:${fromFlag}`], {
+        cwd: dir,
+        env: { ...env, DATABASE_URL: `sqlite:${fromEnv}` },
+      });
       expect(flagWins.stderr).toContain(`no database at sqlite:${fromFlag}`);
       // A setting without a flag: the data folder (the embedded server's), file < environment.
       const dataFromFile = await runCli(['server', 'status'], { cwd: dir, env });
       expect(dataFromFile.stdout).toContain(`no embedded Temporal server in ${path.join(dir, 'state')}`);
-      const dataFromEnv = await runCli(['server', 'status'], { cwd: dir, env: { ...env, SCRAPE_ETL_DATA_DIR: path.join(dir, 'elsewhere') } });
+      const dataFromEnv = await runCli(['server', 'status'], {
+        cwd: dir,
+        env: { ...env, SCRAPE_ETL_DATA_DIR: path.join(dir, 'elsewhere') },
+      });
       expect(dataFromEnv.stdout).toContain(`no embedded Temporal server in ${path.join(dir, 'elsewhere')}`);
       // SCRAPE_ETL_PROJECT=none: the built-in defaults again.
       const ignored = await runCli(['status'], { cwd: dir, env: { ...env, SCRAPE_ETL_PROJECT: 'none' } });
@@ -220,7 +280,7 @@ describe('the project file', () => {
 });
 
 describe('a project on Postgres', () => {
-  it("status and history by name from a subfolder read the Postgres destination the project file names through ${VAR}", async () => {
+  it('status and history by name from a subfolder read the Postgres destination the project file names through ${VAR}', async () => {
     const url = await testPostgresUrl();
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-project-pg-')));
     try {
@@ -235,7 +295,9 @@ describe('a project on Postgres', () => {
       // Without the variable, the project file's reference is unset: an error at its place.
       const unset = await runCli(['status', 'pgjobs'], { cwd: deep, env });
       expect(unset.code).toBe(2);
-      expect(unset.stderr).toContain(`${path.join(dir, 'scrape-etl.yaml')}:1:14: destination: \${WAREHOUSE_URL} is not set`);
+      expect(unset.stderr).toContain(
+        `${path.join(dir, 'scrape-etl.yaml')}:1:14: destination: \${WAREHOUSE_URL} is not set`,
+      );
       const s = await traced(['status', 'pgjobs', '--json'], deep, pgEnv);
       expect(s.code, s.stderr).toBe(0);
       expect(s.modules.filter((m) => m.includes('@temporalio'))).toEqual([]);
@@ -259,15 +321,26 @@ describe('exit codes (README, "Exit codes"): the same for every command', () => 
       const unknownOption = await runCli(['history', 'x', '--nope'], { cwd: dir, env });
       expect(unknownOption.code).toBe(2);
       // A malformed setting: no retry or wait fixes it.
-      const address = await runCli(['schedule', 'list'], { cwd: dir, env: { ...env, TEMPORAL_ADDRESS: 'not an address' } });
+      const address = await runCli(['schedule', 'list'], {
+        cwd: dir,
+        env: { ...env, TEMPORAL_ADDRESS: 'not an address' },
+      });
       expect(address.code).toBe(2);
       expect(address.stderr).toContain('TEMPORAL_ADDRESS must be host:port');
       const url = await runCli(['status', '--database', 'mysql://u:pw@h/db'], { cwd: dir, env });
       expect(url.code).toBe(2);
       expect(url.stderr).toContain("unsupported database URL 'mysql://u:***@h/db'");
       // What was named is not there: 1, in every reading command alike.
-      for (const args of [['status'], ['history', 'x'], ['schema', 'show', 'x'], ['export', '--out', path.join(dir, 'out')]]) {
-        const missing = await runCli([...args, '--database', `sqlite:${path.join(dir, 'typo.sqlite')}`], { cwd: dir, env });
+      for (const args of [
+        ['status'],
+        ['history', 'x'],
+        ['schema', 'show', 'x'],
+        ['export', '--out', path.join(dir, 'out')],
+      ]) {
+        const missing = await runCli([...args, '--database', `sqlite:${path.join(dir, 'typo.sqlite')}`], {
+          cwd: dir,
+          env,
+        });
         expect({ args, code: missing.code }).toEqual({ args, code: 1 });
         expect(missing.stderr).toContain(`no database at sqlite:${path.join(dir, 'typo.sqlite')}`);
       }

@@ -35,7 +35,8 @@ beforeAll(async () => {
     SCRAPER_API_TOKEN: TOKEN,
     SCRAPE_ETL_DATA_DIR: dataDir,
     // An activity cut off by the SIGKILL is retried after this, not after the default minutes.
-    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
+    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+    SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
     TEMPORAL_ADDRESS: '',
     DATABASE_URL: '',
   };
@@ -57,9 +58,15 @@ async function waitForExit(pid: number): Promise<void> {
 
 describe('scrape-etl run after the command and its embedded dev server were SIGKILLed', () => {
   it('restarts the server on its SQLite file and finishes the same workflow with exact rows', async () => {
-    const child = spawn(process.execPath, [CLI, 'run', FILE], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', FILE], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
-    const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    const closed = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('close', (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve, reject) => {
       child.stderr.on('data', (d: Buffer) => {
         stderr += d.toString();
@@ -115,7 +122,13 @@ describe('the remembered unfinished run (data/runs/<pipeline>--<hash of name, de
     try {
       const id = { pipeline: 'p', destination: 'sqlite:/tmp/a.sqlite', file: 'p.yaml' };
       expect(recallRun(data, id)).toBeUndefined();
-      const run = { pipeline: 'p', runKey: '20250101T000000Z-abcdef', workflowId: 'p--20250101T000000Z-abcdef', file: path.resolve('p.yaml'), startedAt: '2025-01-01T00:00:00.000Z' };
+      const run = {
+        pipeline: 'p',
+        runKey: '20250101T000000Z-abcdef',
+        workflowId: 'p--20250101T000000Z-abcdef',
+        file: path.resolve('p.yaml'),
+        startedAt: '2025-01-01T00:00:00.000Z',
+      };
       rememberRun(data, id, run);
       expect(recallRun(data, id)).toEqual(run);
       forgetRun(data, id);
@@ -123,7 +136,9 @@ describe('the remembered unfinished run (data/runs/<pipeline>--<hash of name, de
       // A damaged file must not silently start (and pay for) a second run.
       const file = runStateFile(data, id);
       fs.writeFileSync(file, '{"runKey": "20250101T0');
-      expect(() => recallRun(data, id)).toThrow(`${file}: not a remembered run (expected JSON with runKey and workflowId); delete it, or run with --new to start a fresh run`);
+      expect(() => recallRun(data, id)).toThrow(
+        `${file}: not a remembered run (expected JSON with runKey and workflowId); delete it, or run with --new to start a fresh run`,
+      );
     } finally {
       fs.rmSync(data, { recursive: true, force: true });
     }
@@ -135,7 +150,13 @@ describe('the remembered unfinished run (data/runs/<pipeline>--<hash of name, de
       const a = { pipeline: 'p', destination: 'postgres://u:s3cret-pw@h/a', file: '/x/a.yaml' };
       const b = { ...a, destination: 'postgres://u:s3cret-pw@h/b' };
       const c = { ...a, file: '/x/c.yaml' };
-      const run = (k: string) => ({ pipeline: 'p', runKey: k, workflowId: `p--${k}`, file: a.file, startedAt: '2025-01-01T00:00:00.000Z' });
+      const run = (k: string) => ({
+        pipeline: 'p',
+        runKey: k,
+        workflowId: `p--${k}`,
+        file: a.file,
+        startedAt: '2025-01-01T00:00:00.000Z',
+      });
       rememberRun(data, a, run('a'));
       expect(recallRun(data, b)).toBeUndefined();
       expect(recallRun(data, c)).toBeUndefined();
@@ -145,7 +166,8 @@ describe('the remembered unfinished run (data/runs/<pipeline>--<hash of name, de
       forgetRunByWorkflowId(data, 'p', 'p--a');
       expect(recallRun(data, a)).toBeUndefined();
       expect(recallRun(data, b)?.runKey).toBe('b');
-      for (const f of fs.readdirSync(path.join(data, 'runs'))) expect(fs.readFileSync(path.join(data, 'runs', f), 'utf8')).not.toContain('s3cret-pw');
+      for (const f of fs.readdirSync(path.join(data, 'runs')))
+        expect(fs.readFileSync(path.join(data, 'runs', f), 'utf8')).not.toContain('s3cret-pw');
       // A run remembered by name alone (older versions) is taken up only by the file it names.
       fs.writeFileSync(path.join(data, 'runs', 'q.json'), JSON.stringify({ ...run('old'), pipeline: 'q' }));
       expect(recallRun(data, { pipeline: 'q', destination: 'sqlite:x', file: '/x/other.yaml' })).toBeUndefined();

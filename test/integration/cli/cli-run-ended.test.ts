@@ -41,7 +41,8 @@ afterAll(async () => {
 
 async function runsOf(prefix: string): Promise<string[]> {
   const ids: string[] = [];
-  for await (const w of client.workflow.list({ query: `WorkflowType = 'pipelineWorkflow'` })) if (w.workflowId.startsWith(`${prefix}--`)) ids.push(w.workflowId);
+  for await (const w of client.workflow.list({ query: `WorkflowType = 'pipelineWorkflow'` }))
+    if (w.workflowId.startsWith(`${prefix}--`)) ids.push(w.workflowId);
   return ids.sort();
 }
 
@@ -67,7 +68,11 @@ describe('run with a remembered run that already ended', () => {
   it('a run interrupted with Ctrl-C that then finished is reported in one line, and a new run starts and finishes', async () => {
     const file = path.join(EXAMPLES, 'pdf.yaml');
     sim.setRunDurationMs(6_000);
-    const child = spawn(process.execPath, [CLI, 'run', file], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', file], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     await new Promise<void>((resolve) => {
@@ -109,7 +114,9 @@ describe('run with a remembered run that already ended', () => {
 
     const r = await runCli(['run', '--json', file], { cwd: dir, env, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`the remembered run ${old} already ended at ${closedAt.toISOString()} (terminated); starting a new run`);
+    expect(r.stderr).toContain(
+      `the remembered run ${old} already ended at ${closedAt.toISOString()} (terminated); starting a new run`,
+    );
     const result = jsonLines(r.stdout).at(-1)!;
     expect(result).toMatchObject({ type: 'result', status: 'succeeded', attached: false, alreadyCompleted: false });
     expect(result['workflowId']).not.toBe(old);
@@ -133,7 +140,11 @@ describe('run with a remembered run that already ended', () => {
       `pipeline jobs-remote-typescript: the remembered run ${workflowId} already completed at ${closedAt.toISOString()} (succeeded); nothing was resumed or started`,
     );
     expect(r.stdout).toContain(`start a new run with: scrape-etl run ${file} --new`);
-    const listed = r.stdout.split('exported files:\n')[1]!.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim());
+    const listed = r.stdout
+      .split('exported files:\n')[1]!
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .map((l) => l.trim());
     expect(listed.length).toBeGreaterThan(0);
     for (const f of listed) {
       expect(f).toContain(path.join(dir, 'data', 'exports', 'jobs-remote-typescript_'));

@@ -64,12 +64,21 @@ interface Spawned {
 }
 
 function spawnRun(file: string): Spawned {
-  const child = spawn(process.execPath, [CLI, 'run', file], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'run', file], {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return { stderr: () => err, stdout: () => out, closed: new Promise((resolve) => child.on('close', (code) => resolve(code))), kill: () => child.kill('SIGKILL') };
+  return {
+    stderr: () => err,
+    stdout: () => out,
+    closed: new Promise((resolve) => child.on('close', (code) => resolve(code))),
+    kill: () => child.kill('SIGKILL'),
+  };
 }
 
 async function until(what: string, cond: () => boolean, ms: number): Promise<void> {
@@ -105,7 +114,9 @@ describe('run and the workers that poll its task queue', () => {
     const secondCode = await ended(second, 120_000);
     expect(secondCode, `${second.stderr()}\n${second.stdout()}`).toBe(0);
     expect(second.stdout()).toMatch(/^pipeline pdf-second succeeded/m);
-    expect(second.stderr()).toContain("only another run's worker polls task queue 'scrape-etl' (it stops when that run ends): running one in this process for this run only");
+    expect(second.stderr()).toContain(
+      "only another run's worker polls task queue 'scrape-etl' (it stops when that run ends): running one in this process for this run only",
+    );
   }, 420_000);
 
   it('a waiting run whose queue has had no poller for 30 s says so in one line and takes the run over', async () => {
@@ -132,7 +143,10 @@ describe('run and the workers that poll its task queue', () => {
     const code = await ended(run, 150_000);
     expect(code, `${run.stderr()}\n${run.stdout()}`).toBe(0);
     expect(run.stdout()).toMatch(/^pipeline pdf-taken-over succeeded/m);
-    const said = run.stderr().split('\n').filter((l) => l.includes('no worker has polled'));
+    const said = run
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('no worker has polled'));
     expect(said, run.stderr()).toEqual([
       "no worker has polled task queue 'scrape-etl' for 30 s (the worker that worked on this run stopped): running one in this process to take the run over",
     ]);

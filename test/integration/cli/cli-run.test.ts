@@ -73,7 +73,9 @@ describe('scrape-etl run', () => {
     expect(started.code, started.stderr).toBe(0);
     const workflowId = started.stdout.trim();
     expect(workflowId).toMatch(/^leads-ai-sentiment--\d{8}T\d{6}Z-[0-9a-f]{6}$/);
-    const remembered = JSON.parse(fs.readFileSync(runFilesOf(path.join(dir, 'data'), 'leads-ai-sentiment')[0]!, 'utf8')) as { workflowId: string };
+    const remembered = JSON.parse(
+      fs.readFileSync(runFilesOf(path.join(dir, 'data'), 'leads-ai-sentiment')[0]!, 'utf8'),
+    ) as { workflowId: string };
     expect(remembered.workflowId).toBe(workflowId);
 
     const resumed = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
@@ -94,7 +96,11 @@ describe('scrape-etl run', () => {
   it('Ctrl-C leaves the run resumable and says how to resume; the same command then finishes it', async () => {
     const file = path.join(EXAMPLES, 'pdf.yaml');
     sim.setRunDurationMs(6_000);
-    const child = spawn(process.execPath, [CLI, 'run', file], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', file], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     await new Promise<void>((resolve) => {
@@ -107,14 +113,20 @@ describe('scrape-etl run', () => {
     expect(await exited).toBe(130);
     const workflowId = /started (\S+)/.exec(stderr)?.[1];
     expect(workflowId).toBeDefined();
-    expect(stderr).toContain(`interrupted: run ${workflowId} keeps running in Temporal; resume with: scrape-etl run ${file}`);
+    expect(stderr).toContain(
+      `interrupted: run ${workflowId} keeps running in Temporal; resume with: scrape-etl run ${file}`,
+    );
     expect(runFilesOf(path.join(dir, 'data'), 'pdf-annual-reports').length > 0).toBe(true);
 
     sim.setRunDurationMs(300);
     const resumed = await runCli(['run', file], { cwd: dir, env, timeoutMs: 90_000 });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`pipeline pdf-annual-reports succeeded (${workflowId}, resumed)`);
-    const files = resumed.stdout.split('exported files:\n')[1]!.split('\n').filter((l) => l.startsWith('  ')).map((l) => l.trim());
+    const files = resumed.stdout
+      .split('exported files:\n')[1]!
+      .split('\n')
+      .filter((l) => l.startsWith('  '))
+      .map((l) => l.trim());
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) expect(fs.existsSync(f)).toBe(true);
   });
@@ -122,7 +134,11 @@ describe('scrape-etl run', () => {
   it('a failing run exits non-zero with the reason', async () => {
     sim.setFaults({ runFailureRate: 1 });
     try {
-      const r = await runCli(['run', path.join(EXAMPLES, 'leads-search-engine.yaml')], { cwd: dir, env, timeoutMs: 90_000 });
+      const r = await runCli(['run', path.join(EXAMPLES, 'leads-search-engine.yaml')], {
+        cwd: dir,
+        env,
+        timeoutMs: 90_000,
+      });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^pipeline leads-coffee-roasters failed \(leads-coffee-roasters--[^)]+\): .+/m);
       expect(r.stderr).toMatch(/fail/i);
@@ -149,7 +165,10 @@ describe('scrape-etl run', () => {
     // `run` stopped the server it started (issue 36) and status never starts one: it runs here as under `up`.
     await ensureDevServer({ dataDir: bed.env['SCRAPE_ETL_DATA_DIR']! });
     const json = await runCli(['status', '--live', '--pipeline', 'results-sync', '--json'], { cwd: dir, env });
-    expect(jsonLines(json.stdout).find((s) => s['workflowId'] === workflowId)).toMatchObject({ state: 'SUCCEEDED', exportStatus: 'no_new_rows' });
+    expect(jsonLines(json.stdout).find((s) => s['workflowId'] === workflowId)).toMatchObject({
+      state: 'SUCCEEDED',
+      exportStatus: 'no_new_rows',
+    });
     const text = await runCli(['status', '--live', '--pipeline', 'results-sync'], { cwd: dir, env });
     expect(text.stdout.split('\n')[0]).toMatch(/\bEXPORT\b/);
     expect(text.stdout.split('\n').find((l) => l.includes(workflowId!))).toContain('no new rows');
@@ -158,8 +177,13 @@ describe('scrape-etl run', () => {
   });
 
   it('an invalid pipeline file is refused before anything starts (exit 2)', async () => {
-    const r = await runCli(['run', path.join(REPO_ROOT, 'test', 'fixtures', 'pipelines-bad', 'bad-enum.yaml')], { cwd: dir, env });
+    const r = await runCli(['run', path.join(REPO_ROOT, 'test', 'fixtures', 'pipelines-bad', 'bad-enum.yaml')], {
+      cwd: dir,
+      env,
+    });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("request.sentiment_type: expected one of 'all', 'positive', 'neutral', 'negative', got string 'happy'");
+    expect(r.stderr).toContain(
+      "request.sentiment_type: expected one of 'all', 'positive', 'neutral', 'negative', got string 'happy'",
+    );
   });
 });

@@ -25,7 +25,13 @@ function writeSchedule(o: { cron: string; paused?: boolean; overlap?: string }):
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-schedule-changes-'));
-  env = { SCRAPER_BASE_URL: 'http://127.0.0.1:9', SCRAPER_API_TOKEN: 'unused', SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  env = {
+    SCRAPER_BASE_URL: 'http://127.0.0.1:9',
+    SCRAPER_API_TOKEN: 'unused',
+    SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'),
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
   file = path.join(dir, 'social.yaml');
 });
 
@@ -38,9 +44,15 @@ afterAll(async () => {
 async function temporalState(): Promise<{ paused: boolean; cron: string }> {
   const server = await ensureDevServer({ dataDir: path.join(dir, 'data') });
   const binary = await findTemporalCli({ obtain: false });
-  const r = spawnSync(binary, ['schedule', 'describe', '--schedule-id', ID, '--address', `127.0.0.1:${server!.port}`, '-o', 'json'], { encoding: 'utf8' });
+  const r = spawnSync(
+    binary,
+    ['schedule', 'describe', '--schedule-id', ID, '--address', `127.0.0.1:${server!.port}`, '-o', 'json'],
+    { encoding: 'utf8' },
+  );
   expect(r.status, r.stderr).toBe(0);
-  const d = JSON.parse(r.stdout) as { schedule: { state?: { paused?: boolean }; spec: { cronString?: string[]; structuredCalendar?: unknown[] } } };
+  const d = JSON.parse(r.stdout) as {
+    schedule: { state?: { paused?: boolean }; spec: { cronString?: string[]; structuredCalendar?: unknown[] } };
+  };
   return { paused: d.schedule.state?.paused ?? false, cron: JSON.stringify(d.schedule.spec) };
 }
 
@@ -86,6 +98,10 @@ describe('schedule apply', () => {
     // A change while active: the fields only.
     writeSchedule({ cron: '0 6 * * *', overlap: 'buffer_one', paused: false });
     const json = await runCli(['schedule', 'apply', '--json', file], { cwd: dir, env });
-    expect(JSON.parse(json.stdout)).toMatchObject({ outcome: 'updated', changes: ['cron "30 5 * * 2" → "0 6 * * *"'], paused: false });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      outcome: 'updated',
+      changes: ['cron "30 5 * * 2" → "0 6 * * *"'],
+      paused: false,
+    });
   }, 240_000);
 });

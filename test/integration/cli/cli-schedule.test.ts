@@ -21,7 +21,13 @@ let pipelineFile: string;
 beforeAll(async () => {
   sim = await startSimulator({ token: TOKEN, seed: 3, runDurationMs: 300 });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-schedule-'));
-  env = { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  env = {
+    SCRAPER_BASE_URL: sim.baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'),
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
   pipelineFile = path.join(dir, 'social.yaml');
   fs.writeFileSync(
     pipelineFile,
@@ -41,7 +47,11 @@ async function describeWithTemporalCli(id: string): Promise<Record<string, unkno
   const server = await ensureDevServer({ dataDir: path.join(dir, 'data') });
   expect(server).toBeDefined();
   const binary = await findTemporalCli({ obtain: false });
-  const r = spawnSync(binary, ['schedule', 'describe', '--schedule-id', id, '--address', `127.0.0.1:${server!.port}`, '-o', 'json'], { encoding: 'utf8' });
+  const r = spawnSync(
+    binary,
+    ['schedule', 'describe', '--schedule-id', id, '--address', `127.0.0.1:${server!.port}`, '-o', 'json'],
+    { encoding: 'utf8' },
+  );
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }
@@ -50,7 +60,11 @@ describe('scrape-etl schedule', () => {
   it('apply creates, re-apply changes nothing, and Temporal reports the schedule as written in the file', async () => {
     const first = await runCli(['schedule', 'apply', '--json', pipelineFile], { cwd: dir, env });
     expect(first.code, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ file: pipelineFile, scheduleId: 'leads-ai-sentiment', outcome: 'created' });
+    expect(JSON.parse(first.stdout)).toEqual({
+      file: pipelineFile,
+      scheduleId: 'leads-ai-sentiment',
+      outcome: 'created',
+    });
     const before = await describeWithTemporalCli('leads-ai-sentiment');
 
     const second = await runCli(['schedule', 'apply', '--json', pipelineFile], { cwd: dir, env });
@@ -74,7 +88,10 @@ describe('scrape-etl schedule', () => {
     expect(schedule.state.paused ?? false).toBe(false);
 
     // Changing the file updates the schedule.
-    fs.writeFileSync(pipelineFile, fs.readFileSync(pipelineFile, 'utf8').replace('overlap: buffer_one', 'overlap: skip'));
+    fs.writeFileSync(
+      pipelineFile,
+      fs.readFileSync(pipelineFile, 'utf8').replace('overlap: buffer_one', 'overlap: skip'),
+    );
     const third = await runCli(['schedule', 'apply', '--json', pipelineFile], { cwd: dir, env });
     expect(JSON.parse(third.stdout)).toMatchObject({ outcome: 'updated' });
     const updated = (await describeWithTemporalCli('leads-ai-sentiment'))['schedule'] as typeof schedule;
@@ -82,13 +99,25 @@ describe('scrape-etl schedule', () => {
   });
 
   it('pause shows in describe; trigger --wait produces a completed run', async () => {
-    const paused = await runCli(['schedule', 'pause', 'leads-ai-sentiment', '--note', 'maintenance'], { cwd: dir, env });
+    const paused = await runCli(['schedule', 'pause', 'leads-ai-sentiment', '--note', 'maintenance'], {
+      cwd: dir,
+      env,
+    });
     expect(paused.code, paused.stderr).toBe(0);
     const d = await runCli(['schedule', 'describe', '--json', 'leads-ai-sentiment'], { cwd: dir, env });
-    expect(JSON.parse(d.stdout)).toMatchObject({ scheduleId: 'leads-ai-sentiment', paused: true, note: 'maintenance', cron: '15 4 * * 1' });
+    expect(JSON.parse(d.stdout)).toMatchObject({
+      scheduleId: 'leads-ai-sentiment',
+      paused: true,
+      note: 'maintenance',
+      cron: '15 4 * * 1',
+    });
     await runCli(['schedule', 'unpause', 'leads-ai-sentiment'], { cwd: dir, env });
 
-    const t = await runCli(['schedule', 'trigger', '--wait', '--json', 'leads-ai-sentiment'], { cwd: dir, env, timeoutMs: 90_000 });
+    const t = await runCli(['schedule', 'trigger', '--wait', '--json', 'leads-ai-sentiment'], {
+      cwd: dir,
+      env,
+      timeoutMs: 90_000,
+    });
     expect(t.code, `${t.stdout}\n${t.stderr}`).toBe(0);
     const result = JSON.parse(t.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
     expect(result).toMatchObject({ type: 'result', scheduleId: 'leads-ai-sentiment', status: 'succeeded' });
@@ -97,8 +126,14 @@ describe('scrape-etl schedule', () => {
     // status never starts the server, which trigger stopped with it (issue 36): it runs here as under `up`.
     await ensureDevServer({ dataDir: path.join(dir, 'data') });
     const status = await runCli(['status', '--live', '--json'], { cwd: dir, env });
-    const runs = status.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(runs.find((r) => r['workflowId'] === result['workflowId'])).toMatchObject({ state: 'SUCCEEDED', tableStatus: 'succeeded' });
+    const runs = status.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(runs.find((r) => r['workflowId'] === result['workflowId'])).toMatchObject({
+      state: 'SUCCEEDED',
+      tableStatus: 'succeeded',
+    });
   });
 
   it('apply from a second file whose pipeline has the same name is refused, changing nothing; --force replaces it', async () => {
@@ -116,7 +151,9 @@ describe('scrape-etl schedule', () => {
     const forced = await runCli(['schedule', 'apply', '--force', other], { cwd: dir, env });
     expect(forced.code, forced.stderr).toBe(0);
     // What changed is said (issue 36: it printed only `updated`).
-    expect(forced.stdout).toBe(`leads-ai-sentiment: updated: cron "15 4 * * 1" → "45 5 * * 2", file ${pipelineFile} → ${other}\n`);
+    expect(forced.stdout).toBe(
+      `leads-ai-sentiment: updated: cron "15 4 * * 1" → "45 5 * * 2", file ${pipelineFile} → ${other}\n`,
+    );
     const d = await runCli(['schedule', 'describe', '--json', 'leads-ai-sentiment'], { cwd: dir, env });
     expect(JSON.parse(d.stdout)).toMatchObject({ cron: '45 5 * * 2' });
     // Now the first file is the second one, and the same rule holds; forced back for the next test.
@@ -139,9 +176,16 @@ describe('scrape-etl schedule', () => {
   });
 
   it("list shows what Temporal's own CLI lists, without loading the Temporal SDK; through TLS with an API key; failures as the exit-code table says", async () => {
-    for (const [name, extra] of [['list-active', ''], ['list-paused', '  paused: true\n']] as const) {
+    for (const [name, extra] of [
+      ['list-active', ''],
+      ['list-paused', '  paused: true\n'],
+    ] as const) {
       const file = path.join(dir, `${name}.yaml`);
-      fs.writeFileSync(file, fs.readFileSync(pipelineFile, 'utf8').replace(/^name: .*$/m, `name: ${name}`) + `schedule:\n  cron: "30 6 * * *"\n  timezone: Europe/Paris\n${extra}`);
+      fs.writeFileSync(
+        file,
+        fs.readFileSync(pipelineFile, 'utf8').replace(/^name: .*$/m, `name: ${name}`) +
+          `schedule:\n  cron: "30 6 * * *"\n  timezone: Europe/Paris\n${extra}`,
+      );
       const applied = await runCli(['schedule', 'apply', file], { cwd: dir, env });
       expect(applied.code, applied.stderr).toBe(0);
     }
@@ -151,18 +195,32 @@ describe('scrape-etl schedule', () => {
     const binary = await findTemporalCli({ obtain: false });
     const theirs = spawnSync(binary, ['schedule', 'list', '--address', address, '-o', 'json'], { encoding: 'utf8' });
     expect(theirs.status, theirs.stderr).toBe(0);
-    const expected = (JSON.parse(theirs.stdout) as Array<{ scheduleId: string; info?: { paused?: boolean; futureActionTimes?: string[] } }>)
-      .map((s) => ({ scheduleId: s.scheduleId, paused: s.info?.paused ?? false, nextActionTime: s.info?.futureActionTimes?.[0] ? new Date(s.info.futureActionTimes[0]).toISOString() : null }))
+    const expected = (
+      JSON.parse(theirs.stdout) as Array<{
+        scheduleId: string;
+        info?: { paused?: boolean; futureActionTimes?: string[] };
+      }>
+    )
+      .map((s) => ({
+        scheduleId: s.scheduleId,
+        paused: s.info?.paused ?? false,
+        nextActionTime: s.info?.futureActionTimes?.[0] ? new Date(s.info.futureActionTimes[0]).toISOString() : null,
+      }))
       .sort((a, b) => a.scheduleId.localeCompare(b.scheduleId));
     expect(expected.map((s) => s.scheduleId)).toEqual(['list-active', 'list-paused']);
     expect(expected.map((s) => s.paused)).toEqual([false, true]);
-    const byId = (rows: Array<Record<string, unknown>>) => [...rows].sort((a, b) => String(a['scheduleId']).localeCompare(String(b['scheduleId'])));
+    const byId = (rows: Array<Record<string, unknown>>) =>
+      [...rows].sort((a, b) => String(a['scheduleId']).localeCompare(String(b['scheduleId'])));
 
     // The embedded server, with every module the command loads recorded: none of the Temporal SDK.
     const trace = path.join(dir, 'schedule-list-modules.txt');
     const traced = await runCli(['schedule', 'list', '--json'], {
       cwd: dir,
-      env: { ...env, SCRAPE_ETL_MODULE_TRACE: trace, NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}` },
+      env: {
+        ...env,
+        SCRAPE_ETL_MODULE_TRACE: trace,
+        NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}`,
+      },
     });
     expect(traced.code, traced.stderr).toBe(0);
     expect(byId(jsonLines(traced.stdout))).toEqual(expected);
@@ -170,24 +228,53 @@ describe('scrape-etl schedule', () => {
     expect(modules.some((m) => m.includes('/dist/cli/schedule-list.js'))).toBe(true);
     expect(modules.filter((m) => /@temporalio|@grpc/.test(m))).toEqual([]);
     const text = await runCli(['schedule', 'list'], { cwd: dir, env });
-    expect(text.stdout.trim().split('\n').sort()).toEqual(expected.map((s) => `${s.scheduleId}\t${s.paused ? 'paused' : 'active'}\tnext ${s.nextActionTime}`));
+    expect(text.stdout.trim().split('\n').sort()).toEqual(
+      expected.map((s) => `${s.scheduleId}\t${s.paused ? 'paused' : 'active'}\tnext ${s.nextActionTime}`),
+    );
 
     // A cluster behind TLS that wants an API key (as Temporal Cloud): the same list; the key and namespace were sent.
     const front = await startTlsFront({ upstream: address, dir: path.join(dir, 'tls'), apiKey: 'k-list' });
     try {
-      const tlsEnv = { ...env, TEMPORAL_ADDRESS: front.address, TEMPORAL_TLS_SERVER_CA_CERT_PATH: front.caFile, TEMPORAL_TLS_SERVER_NAME: front.serverName };
-      const viaTls = await runCli(['schedule', 'list', '--json'], { cwd: dir, env: { ...tlsEnv, TEMPORAL_API_KEY: 'k-list' } });
+      const tlsEnv = {
+        ...env,
+        TEMPORAL_ADDRESS: front.address,
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: front.caFile,
+        TEMPORAL_TLS_SERVER_NAME: front.serverName,
+      };
+      const viaTls = await runCli(['schedule', 'list', '--json'], {
+        cwd: dir,
+        env: { ...tlsEnv, TEMPORAL_API_KEY: 'k-list' },
+      });
       expect(viaTls.code, viaTls.stderr).toBe(0);
       expect(byId(jsonLines(viaTls.stdout))).toEqual(expected);
-      expect(front.calls.at(-1)).toEqual({ path: '/temporal.api.workflowservice.v1.WorkflowService/ListSchedules', authorization: 'Bearer k-list', namespace: 'default' });
+      expect(front.calls.at(-1)).toEqual({
+        path: '/temporal.api.workflowservice.v1.WorkflowService/ListSchedules',
+        authorization: 'Bearer k-list',
+        namespace: 'default',
+      });
       // A rejected key, and a server certificate not trusted (no CA given): exit 1, said as a connection failure.
-      const wrongKey = await runCli(['schedule', 'list'], { cwd: dir, env: { ...tlsEnv, TEMPORAL_API_KEY: 'k-wrong' } });
+      const wrongKey = await runCli(['schedule', 'list'], {
+        cwd: dir,
+        env: { ...tlsEnv, TEMPORAL_API_KEY: 'k-wrong' },
+      });
       expect(wrongKey.code).toBe(1);
       expect(wrongKey.stdout).toBe('');
-      expect(wrongKey.stderr).toContain(`scrape-etl: cannot connect to Temporal at ${front.address} (TEMPORAL_ADDRESS): 16 UNAUTHENTICATED: API key missing or wrong`);
-      const untrusted = await runCli(['schedule', 'list'], { cwd: dir, env: { ...env, TEMPORAL_ADDRESS: front.address, TEMPORAL_TLS_SERVER_NAME: front.serverName, TEMPORAL_API_KEY: 'k-list' } });
+      expect(wrongKey.stderr).toContain(
+        `scrape-etl: cannot connect to Temporal at ${front.address} (TEMPORAL_ADDRESS): 16 UNAUTHENTICATED: API key missing or wrong`,
+      );
+      const untrusted = await runCli(['schedule', 'list'], {
+        cwd: dir,
+        env: {
+          ...env,
+          TEMPORAL_ADDRESS: front.address,
+          TEMPORAL_TLS_SERVER_NAME: front.serverName,
+          TEMPORAL_API_KEY: 'k-list',
+        },
+      });
       expect(untrusted.code).toBe(1);
-      expect(untrusted.stderr).toMatch(new RegExp(`cannot connect to Temporal at ${front.address} \\(TEMPORAL_ADDRESS\\): .*certificate`, 'i'));
+      expect(untrusted.stderr).toMatch(
+        new RegExp(`cannot connect to Temporal at ${front.address} \\(TEMPORAL_ADDRESS\\): .*certificate`, 'i'),
+      );
     } finally {
       await front.close();
     }
@@ -199,10 +286,18 @@ describe('scrape-etl schedule', () => {
         srv.close(() => resolve(port));
       });
     });
-    const down = await runCli(['schedule', 'list'], { cwd: dir, env: { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` } });
+    const down = await runCli(['schedule', 'list'], {
+      cwd: dir,
+      env: { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` },
+    });
     expect(down.code).toBe(1);
-    expect(down.stderr).toContain(`scrape-etl: cannot connect to Temporal at 127.0.0.1:${closedPort} (TEMPORAL_ADDRESS): connect ECONNREFUSED`);
-    const noNamespace = await runCli(['schedule', 'list'], { cwd: dir, env: { ...env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'no-such-namespace' } });
+    expect(down.stderr).toContain(
+      `scrape-etl: cannot connect to Temporal at 127.0.0.1:${closedPort} (TEMPORAL_ADDRESS): connect ECONNREFUSED`,
+    );
+    const noNamespace = await runCli(['schedule', 'list'], {
+      cwd: dir,
+      env: { ...env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'no-such-namespace' },
+    });
     expect(noNamespace.code).toBe(1);
     expect(noNamespace.stderr).toBe("scrape-etl: Namespace not found: 'no-such-namespace'\n");
   });

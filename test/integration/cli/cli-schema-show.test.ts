@@ -12,15 +12,30 @@ import { REAL_FIXTURES } from '../../support/fixtures.js';
 let dir: string;
 let dbUrl: string;
 const MARKETPLACE = [
-  'marketplace_shops', 'marketplace_products', 'marketplace_product_models', 'marketplace_model_stocks',
-  'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_tier_variations',
-  'marketplace_product_tier_variation_options', 'marketplace_product_images', 'marketplace_price_history',
+  'marketplace_shops',
+  'marketplace_products',
+  'marketplace_product_models',
+  'marketplace_model_stocks',
+  'marketplace_product_attributes',
+  'marketplace_product_categories',
+  'marketplace_product_tier_variations',
+  'marketplace_product_tier_variation_options',
+  'marketplace_product_images',
+  'marketplace_price_history',
 ];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schema-show-'));
   dbUrl = `sqlite:${path.join(dir, 'd.sqlite')}`;
-  const r = await runCli(['load', 'marketplace', path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'), '--db', dbUrl, '--pipeline', 'shop']);
+  const r = await runCli([
+    'load',
+    'marketplace',
+    path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'),
+    '--db',
+    dbUrl,
+    '--pipeline',
+    'shop',
+  ]);
   expect(r.code, r.stderr).toBe(0);
 }, 60_000);
 
@@ -29,7 +44,13 @@ afterAll(() => {
 });
 
 interface Shown {
-  tables: Array<{ table: string; fixed: boolean; natural_key?: string[]; fixed_columns?: Array<{ column: string; type: string; natural_key: boolean }>; columns: Array<{ column: string; change: string }> }>;
+  tables: Array<{
+    table: string;
+    fixed: boolean;
+    natural_key?: string[];
+    fixed_columns?: Array<{ column: string; type: string; natural_key: boolean }>;
+    columns: Array<{ column: string; change: string }>;
+  }>;
 }
 
 describe('schema show of a marketplace pipeline', () => {
@@ -42,12 +63,20 @@ describe('schema show of a marketplace pipeline', () => {
     expect(products.fixed).toBe(true);
     expect(products.natural_key).toEqual(['shop_id', 'item_id']);
     const def = TABLES.marketplace_products.columns as Record<string, { type: string }>;
-    expect(products.fixed_columns).toEqual(Object.entries(def).map(([column, c]) => ({ column, type: c.type, natural_key: column === 'shop_id' || column === 'item_id' })));
+    expect(products.fixed_columns).toEqual(
+      Object.entries(def).map(([column, c]) => ({
+        column,
+        type: c.type,
+        natural_key: column === 'shop_id' || column === 'item_id',
+      })),
+    );
     // The evolved columns stay listed, apart from the fixed ones.
     expect(products.columns.length).toBeGreaterThan(0);
     expect(products.columns.every((c) => !(c.column in def))).toBe(true);
     // A table whose loads added nothing is listed with its fixed columns.
-    expect(shown.tables.find((t) => t.table === 'marketplace_product_images')?.fixed_columns?.length).toBeGreaterThan(0);
+    expect(shown.tables.find((t) => t.table === 'marketplace_product_images')?.fixed_columns?.length).toBeGreaterThan(
+      0,
+    );
   });
 
   it('the text lists fixed columns marked as such, the natural key said on the table line and the key columns', async () => {

@@ -53,7 +53,11 @@ describe('scrape-etl server', () => {
     expect(attached.stderr).not.toContain('keeps running');
     // The outcome is said once, by the summary (not also by a last progress line); progress never goes down and
     // never shows more rows than the run wrote.
-    const rows = /rows by table:\n((?:  .+\n)+)/.exec(attached.stdout)?.[1]?.trim().split('\n').reduce((a, l) => a + Number(/(\d+)\s*$/.exec(l)?.[1] ?? 0), 0);
+    const rows = /rows by table:\n((?:  .+\n)+)/
+      .exec(attached.stdout)?.[1]
+      ?.trim()
+      .split('\n')
+      .reduce((a, l) => a + Number(/(\d+)\s*$/.exec(l)?.[1] ?? 0), 0);
     expect(attached.stdout).toMatch(/^pipeline leads-ai-sentiment succeeded \(/m);
     const progress = attached.stderr.split('\n').filter((l) => l.includes(': ') && / rows$/.test(l));
     expect(progress.length).toBeGreaterThan(0);

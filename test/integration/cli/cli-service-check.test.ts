@@ -27,17 +27,31 @@ afterAll(async () => {
 });
 
 function envWith(baseUrl: string): NodeJS.ProcessEnv {
-  return { SCRAPER_BASE_URL: baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  return {
+    SCRAPER_BASE_URL: baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'),
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
 }
 
 describe('run with a SCRAPER_BASE_URL that cannot be reached', () => {
   for (const [what, url, cause] of [
     ['a refused connection', () => `http://127.0.0.1:${closedPort}`, /connection refused \(ECONNREFUSED\)/],
-    ['a host name that does not resolve', () => 'https://scrape-etl-no-such-host.invalid', /no such host \((ENOTFOUND|EAI_AGAIN)\)/],
+    [
+      'a host name that does not resolve',
+      () => 'https://scrape-etl-no-such-host.invalid',
+      /no such host \((ENOTFOUND|EAI_AGAIN)\)/,
+    ],
   ] as const) {
     it(`${what} fails within 10 s with exit 1, naming the URL, SCRAPER_BASE_URL and the fix; nothing is started`, async () => {
       const began = Date.now();
-      const r = await runCli(['run', path.join(REPO_ROOT, 'pipelines', 'examples', 'marketplace.yaml')], { cwd: dir, env: envWith(url()), timeoutMs: 60_000 });
+      const r = await runCli(['run', path.join(REPO_ROOT, 'pipelines', 'examples', 'marketplace.yaml')], {
+        cwd: dir,
+        env: envWith(url()),
+        timeoutMs: 60_000,
+      });
       const took = Date.now() - began;
       expect(r.code, r.stderr).toBe(1);
       expect(took).toBeLessThan(10_000);
@@ -48,8 +62,9 @@ describe('run with a SCRAPER_BASE_URL that cannot be reached', () => {
       expect(r.stderr).not.toContain(TOKEN);
       // Nothing started: no embedded Temporal server, no remembered run.
       expect(readDevServerState(path.join(dir, 'data'))).toBeUndefined();
-      expect(fs.existsSync(path.join(dir, 'data', 'runs')) ? fs.readdirSync(path.join(dir, 'data', 'runs')) : []).toEqual([]);
+      expect(
+        fs.existsSync(path.join(dir, 'data', 'runs')) ? fs.readdirSync(path.join(dir, 'data', 'runs')) : [],
+      ).toEqual([]);
     }, 90_000);
   }
-
 });

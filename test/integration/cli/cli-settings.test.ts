@@ -24,7 +24,10 @@ const clean: NodeJS.ProcessEnv = {
 
 beforeAll(() => {
   root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-settings-')));
-  fs.writeFileSync(path.join(root, 'scrape-etl.yaml'), 'destination: sqlite:from-project.sqlite\ndata_dir: project-data\nworker:\n  shutdown_grace: 10s\n  log_level: INFO\n');
+  fs.writeFileSync(
+    path.join(root, 'scrape-etl.yaml'),
+    'destination: sqlite:from-project.sqlite\ndata_dir: project-data\nworker:\n  shutdown_grace: 10s\n  log_level: INFO\n',
+  );
   bare = path.join(root, 'outside');
   fs.mkdirSync(bare);
 });
@@ -46,7 +49,10 @@ describe('settings precedence through the command', () => {
     expect(lookedFor(byDefault.stderr)).toBe('sqlite:./data/scrape-etl.sqlite');
     const byProject = await runCli(['status'], { cwd: root, env: clean });
     expect(lookedFor(byProject.stderr)).toBe(`sqlite:${path.join(root, 'from-project.sqlite')}`);
-    const byEnv = await runCli(['status'], { cwd: root, env: { ...clean, DATABASE_URL: `sqlite:${path.join(root, 'from-env.sqlite')}` } });
+    const byEnv = await runCli(['status'], {
+      cwd: root,
+      env: { ...clean, DATABASE_URL: `sqlite:${path.join(root, 'from-env.sqlite')}` },
+    });
     expect(lookedFor(byEnv.stderr)).toBe(`sqlite:${path.join(root, 'from-env.sqlite')}`);
     const byFlag = await runCli(['status', '--database', `sqlite:${path.join(root, 'from-flag.sqlite')}`], {
       cwd: root,
@@ -62,15 +68,23 @@ describe('settings precedence through the command', () => {
     // The project's 10s is valid; a malformed variable over it is what the worker reads, and refuses.
     const env = await runCli(['worker'], { cwd: root, env: { ...clean, SCRAPE_ETL_SHUTDOWN_GRACE: 'soon' } });
     expect(env.code, env.stderr).toBe(2);
-    expect(env.stderr).toContain("SCRAPE_ETL_SHUTDOWN_GRACE='soon' is not a duration like '30s'; fix or unset the environment variable SCRAPE_ETL_SHUTDOWN_GRACE (or set worker.shutdown_grace in the project file)");
+    expect(env.stderr).toContain(
+      "SCRAPE_ETL_SHUTDOWN_GRACE='soon' is not a duration like '30s'; fix or unset the environment variable SCRAPE_ETL_SHUTDOWN_GRACE (or set worker.shutdown_grace in the project file)",
+    );
     // A malformed flag over the same variable: the flag is read, and named.
-    const flag = await runCli(['worker', '--shutdown-grace', 'later'], { cwd: root, env: { ...clean, SCRAPE_ETL_SHUTDOWN_GRACE: 'soon' } });
+    const flag = await runCli(['worker', '--shutdown-grace', 'later'], {
+      cwd: root,
+      env: { ...clean, SCRAPE_ETL_SHUTDOWN_GRACE: 'soon' },
+    });
     expect(flag.code, flag.stderr).toBe(2);
     expect(flag.stderr).toContain("--shutdown-grace 'later' is not a duration like '30s'");
     expect(flag.stderr).not.toContain('SCRAPE_ETL_SHUTDOWN_GRACE');
     // A valid flag over the malformed variable: the grace is fine, and the worker goes on to the next setting it
     // reads (a malformed log level from the environment over the project's INFO), which names its variable.
-    const next = await runCli(['worker', '--shutdown-grace', '5s'], { cwd: root, env: { ...clean, SCRAPE_ETL_SHUTDOWN_GRACE: 'soon', SCRAPE_ETL_WORKER_LOG_LEVEL: 'loud' } });
+    const next = await runCli(['worker', '--shutdown-grace', '5s'], {
+      cwd: root,
+      env: { ...clean, SCRAPE_ETL_SHUTDOWN_GRACE: 'soon', SCRAPE_ETL_WORKER_LOG_LEVEL: 'loud' },
+    });
     expect(next.code, next.stderr).toBe(2);
     expect(next.stderr).toContain("SCRAPE_ETL_WORKER_LOG_LEVEL='loud' is not one of TRACE, DEBUG, INFO, WARN, ERROR");
     expect(next.stderr).not.toContain('SHUTDOWN_GRACE');
@@ -83,7 +97,10 @@ describe('settings precedence through the command', () => {
     expect(unit.code, unit.stderr).toBe(0);
     expect(unit.stdout).toContain(`Environment=SCRAPE_ETL_DATA_DIR=${path.join(root, 'project-data')}`);
     const fromEnv = path.join(root, 'env-data');
-    const unitEnv = await runCli(['up', '--print-systemd'], { cwd: root, env: { ...clean, SCRAPE_ETL_DATA_DIR: fromEnv } });
+    const unitEnv = await runCli(['up', '--print-systemd'], {
+      cwd: root,
+      env: { ...clean, SCRAPE_ETL_DATA_DIR: fromEnv },
+    });
     expect(unitEnv.code, unitEnv.stderr).toBe(0);
     expect(unitEnv.stdout).toContain(`Environment=SCRAPE_ETL_DATA_DIR=${fromEnv}`);
   }, 120_000);
@@ -91,7 +108,15 @@ describe('settings precedence through the command', () => {
 
 describe('a wrong value', () => {
   it('from the environment names the variable and the fix, and starts nothing', async () => {
-    const r = await runCli(['worker'], { cwd: bare, env: { ...clean, SCRAPE_ETL_PROJECT: 'none', SCRAPE_ETL_URL_LOAD_GROUP: 'many', SCRAPE_ETL_DATA_DIR: path.join(bare, 'data') } });
+    const r = await runCli(['worker'], {
+      cwd: bare,
+      env: {
+        ...clean,
+        SCRAPE_ETL_PROJECT: 'none',
+        SCRAPE_ETL_URL_LOAD_GROUP: 'many',
+        SCRAPE_ETL_DATA_DIR: path.join(bare, 'data'),
+      },
+    });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(
       "scrape-etl: SCRAPE_ETL_URL_LOAD_GROUP='many' must be a positive integer; fix or unset the environment variable SCRAPE_ETL_URL_LOAD_GROUP (or set worker.url_load_group in the project file)",

@@ -45,7 +45,11 @@ function killServer(dataDir: string): void {
 }
 
 /** Spawns the command, waits until it is starting the embedded server, sends `signal`, and times the exit. */
-async function signalDuringStartup(args: string[], dataDir: string, signal: NodeJS.Signals): Promise<{ code: number | null; exitedWithin: boolean; ms: number; stderr: string }> {
+async function signalDuringStartup(
+  args: string[],
+  dataDir: string,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; exitedWithin: boolean; ms: number; stderr: string }> {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: bed.dir,
     env: { ...process.env, NO_COLOR: '1', ...bed.env, SCRAPE_ETL_DATA_DIR: dataDir, TEMPORAL_CLI_PATH: slowTemporal },
@@ -59,12 +63,16 @@ async function signalDuringStartup(args: string[], dataDir: string, signal: Node
     // The command has spawned the embedded server (its state file names the pid) and waits for it to serve.
     const deadline = Date.now() + 30_000;
     while (!readDevServerState(dataDir)?.pid) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the command did not start the embedded server:\n${stderr}`);
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`the command did not start the embedded server:\n${stderr}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     const sent = Date.now();
     child.kill(signal);
-    const code = await Promise.race([exited, new Promise<'still running'>((r) => setTimeout(() => r('still running'), PROMPT_MS))]);
+    const code = await Promise.race([
+      exited,
+      new Promise<'still running'>((r) => setTimeout(() => r('still running'), PROMPT_MS)),
+    ]);
     const ms = Date.now() - sent;
     if (code === 'still running') return { code: null, exitedWithin: false, ms, stderr };
     return { code, exitedWithin: true, ms, stderr };
@@ -77,7 +85,11 @@ async function signalDuringStartup(args: string[], dataDir: string, signal: Node
 describe('a signal while the command starts the embedded server', () => {
   it('run: Ctrl-C exits promptly with 130 and starts nothing', async () => {
     const dataDir = caseDir('run-sigint');
-    const r = await signalDuringStartup(['run', path.join(REPO_ROOT, 'pipelines', 'examples', 'pdf.yaml')], dataDir, 'SIGINT');
+    const r = await signalDuringStartup(
+      ['run', path.join(REPO_ROOT, 'pipelines', 'examples', 'pdf.yaml')],
+      dataDir,
+      'SIGINT',
+    );
     expect({ exitedWithin: r.exitedWithin, code: r.code }, r.stderr).toEqual({ exitedWithin: true, code: 130 });
     expect(r.stderr).toContain('interrupted while starting: no run was started or attached');
     expect(r.stderr).not.toMatch(/^\s+at /m);
@@ -86,7 +98,11 @@ describe('a signal while the command starts the embedded server', () => {
   }, 90_000);
 
   it('run: SIGTERM exits promptly with 143', async () => {
-    const r = await signalDuringStartup(['run', path.join(REPO_ROOT, 'pipelines', 'examples', 'pdf.yaml')], caseDir('run-sigterm'), 'SIGTERM');
+    const r = await signalDuringStartup(
+      ['run', path.join(REPO_ROOT, 'pipelines', 'examples', 'pdf.yaml')],
+      caseDir('run-sigterm'),
+      'SIGTERM',
+    );
     expect({ exitedWithin: r.exitedWithin, code: r.code }, r.stderr).toEqual({ exitedWithin: true, code: 143 });
     expect(r.stderr).toContain('terminated while starting');
   }, 90_000);

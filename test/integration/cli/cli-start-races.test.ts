@@ -28,12 +28,18 @@ afterAll(async () => {
 });
 
 function spawnRun(args: string[]) {
-  const child = spawn(process.execPath, [CLI, 'run', ...args], { cwd: bed.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'run', ...args], {
+    cwd: bed.dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
   return { child, done };
 }
 
@@ -55,7 +61,8 @@ async function workflowIds(): Promise<string[]> {
     let last = '';
     for (let i = 0; i < 20; i++) {
       const ids: string[] = [];
-      for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH "${PIPELINE}--"` })) ids.push(w.workflowId);
+      for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH "${PIPELINE}--"` }))
+        ids.push(w.workflowId);
       const now = ids.sort().join(',');
       if (now === last) return ids;
       last = now;
@@ -115,7 +122,12 @@ describe('Ctrl-C while `run` starts', () => {
         expect(out.stderr, `${delayMs} ms`).toContain(added[0]);
         expect(out.stderr, `${delayMs} ms`).not.toMatch(/no run was started/);
         findings.push(`${delayMs} ms: started ${added[0]}`);
-        await withClient((client) => client.workflow.getHandle(added[0]!).terminate('test cleanup').catch(() => undefined)); // may have completed already
+        await withClient((client) =>
+          client.workflow
+            .getHandle(added[0]!)
+            .terminate('test cleanup')
+            .catch(() => undefined),
+        ); // may have completed already
       } else {
         expect(out.stderr, `${delayMs} ms`).not.toMatch(new RegExp(`${PIPELINE}--\\d`));
         findings.push(`${delayMs} ms: none started (${out.stderr.trim().split('\n').at(-1)})`);
@@ -126,7 +138,13 @@ describe('Ctrl-C while `run` starts', () => {
     }
     // The delays cover both sides of the start: the first comes before it (node is still loading), the last after.
     process.stderr.write(`${findings.join('\n')}\n`);
-    expect(findings.some((f) => f.includes('none started')), findings.join('\n')).toBe(true);
-    expect(findings.some((f) => f.includes(': started ')), findings.join('\n')).toBe(true);
+    expect(
+      findings.some((f) => f.includes('none started')),
+      findings.join('\n'),
+    ).toBe(true);
+    expect(
+      findings.some((f) => f.includes(': started ')),
+      findings.join('\n'),
+    ).toBe(true);
   }, 600_000);
 });

@@ -33,10 +33,18 @@ beforeAll(async () => {
   // Database A is the default destination, a relative path (sqlite:./data/scrape-etl.sqlite) opened in `dir`.
   dbA = `sqlite:${path.join(dir, 'data', 'scrape-etl.sqlite')}`;
   dbB = `sqlite:${path.join(dir, 'b.sqlite')}`;
-  const a = await runCli(['run', '--json', path.join(EXAMPLES, 'leads-social.yaml')], { cwd: dir, env, timeoutMs: 90_000 });
+  const a = await runCli(['run', '--json', path.join(EXAMPLES, 'leads-social.yaml')], {
+    cwd: dir,
+    env,
+    timeoutMs: 90_000,
+  });
   expect(a.code, a.stderr).toBe(0);
   ids.a = String(jsonLines(a.stdout).at(-1)!['workflowId']);
-  const b = await runCli(['run', '--json', path.join(EXAMPLES, 'pdf.yaml')], { cwd: dir, env: { ...env, DATABASE_URL: dbB }, timeoutMs: 90_000 });
+  const b = await runCli(['run', '--json', path.join(EXAMPLES, 'pdf.yaml')], {
+    cwd: dir,
+    env: { ...env, DATABASE_URL: dbB },
+    timeoutMs: 90_000,
+  });
   expect(b.code, b.stderr).toBe(0);
   ids.b = String(jsonLines(b.stdout).at(-1)!['workflowId']);
   // Started, and no worker runs it: Temporal has it RUNNING, no pipeline_runs row has it yet.
@@ -61,8 +69,14 @@ describe('scrape-etl status', () => {
   it("shows this database's runs only, including a run Temporal records for it that has no row yet", async () => {
     const a = await statusOf(dbA);
     expect(a.runs.map((r) => r['workflowId']).sort()).toEqual([ids.a, ids.detachedA].sort());
-    expect(a.runs.find((r) => r['workflowId'] === ids.a)).toMatchObject({ state: 'SUCCEEDED', tableStatus: 'succeeded' });
-    expect(a.runs.find((r) => r['workflowId'] === ids.detachedA)).toMatchObject({ state: 'RUNNING', tableStatus: null });
+    expect(a.runs.find((r) => r['workflowId'] === ids.a)).toMatchObject({
+      state: 'SUCCEEDED',
+      tableStatus: 'succeeded',
+    });
+    expect(a.runs.find((r) => r['workflowId'] === ids.detachedA)).toMatchObject({
+      state: 'RUNNING',
+      tableStatus: null,
+    });
     expect(a.stderr).not.toContain('Temporal was not asked');
 
     const b = await statusOf(dbB);
@@ -81,10 +95,19 @@ describe('scrape-etl status', () => {
     const beside = await runCli(['status', '--live', '--database', dbA], { cwd: dir, env });
     expect(alone.code, alone.stderr).toBe(0);
     expect(beside.code, beside.stderr).toBe(0);
-    const stateOf = (out: string) => out.split('\n').find((l) => l.includes(ids.a))?.split(/\s{2,}/)[1];
+    const stateOf = (out: string) =>
+      out
+        .split('\n')
+        .find((l) => l.includes(ids.a))
+        ?.split(/\s{2,}/)[1];
     expect(stateOf(alone.stdout)).toBe('SUCCEEDED');
     expect(stateOf(beside.stdout)).toBe('SUCCEEDED');
-    expect(beside.stdout.split('\n').find((l) => l.includes(ids.detachedA))?.split(/\s{2,}/)[1]).toBe('RUNNING');
+    expect(
+      beside.stdout
+        .split('\n')
+        .find((l) => l.includes(ids.detachedA))
+        ?.split(/\s{2,}/)[1],
+    ).toBe('RUNNING');
     const json = await runCli(['status', '--no-temporal', '--database', dbA, '--json'], { cwd: dir, env });
     expect(jsonLines(json.stdout).find((r) => r['workflowId'] === ids.a)).toMatchObject({ state: 'SUCCEEDED' });
     expect((await statusOf(dbA)).runs.find((r) => r['workflowId'] === ids.a)).toMatchObject({ state: 'SUCCEEDED' });

@@ -28,9 +28,16 @@ afterAll(async () => {
 describe('run killed (process group, SIGKILL) while it waits for a scraping run, then run again', () => {
   it('takes the dead worker over on the embedded server and finishes within 60 s, saying so on its line', async () => {
     const env = { ...process.env, NO_COLOR: '1', ...bed.env };
-    const child = spawn(process.execPath, [CLI, 'run', FILE], { cwd: bed.dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [CLI, 'run', FILE], {
+      cwd: bed.dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stderr = '';
-    const closed = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    const closed = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('close', (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve, reject) => {
       child.stderr.on('data', (d: Buffer) => {
         stderr += d.toString();
@@ -62,6 +69,9 @@ describe('run killed (process group, SIGKILL) while it waits for a scraping run,
 c = sqlite3.connect(sys.argv[1])
 print(json.dumps([c.execute("SELECT status FROM pipeline_runs WHERE workflow_id = ?", (sys.argv[2],)).fetchone()[0], c.execute("SELECT COUNT(*) FROM pdf_results").fetchone()[0]]))`;
     const dbFile = path.join(bed.dir, 'data', 'scrape-etl.sqlite');
-    expect(JSON.parse(execFileSync('python3', ['-c', read, dbFile, workflowId!], { encoding: 'utf8' }))).toEqual(['succeeded', 6]);
+    expect(JSON.parse(execFileSync('python3', ['-c', read, dbFile, workflowId!], { encoding: 'utf8' }))).toEqual([
+      'succeeded',
+      6,
+    ]);
   }, 150_000);
 });

@@ -24,12 +24,20 @@ beforeAll(async () => {
   dbUrl = `sqlite:${path.join(dir, 'dest.sqlite')}`;
   const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
   // A job-board answer reports tokenUsage; a marketplace answer reports none (the spec documents it on job-board only).
-  const jobs = await client.jobBoardScrape({ urls: ['https://weworkremotely.com/remote-jobs/search?term=t'], min: 2, max: 4, timeout: 60, schema: JOB_SCHEMA } as never);
+  const jobs = await client.jobBoardScrape({
+    urls: ['https://weworkremotely.com/remote-jobs/search?term=t'],
+    min: 2,
+    max: 4,
+    timeout: 60,
+    schema: JOB_SCHEMA,
+  } as never);
   known = Number(jobs.data.tokenUsage);
   fs.writeFileSync(path.join(dir, 'jobs.json'), jobs.raw);
   const loads: string[][] = [['job-board', path.join(dir, 'jobs.json'), 'jobs']];
   for (const item of [101, 102]) {
-    const m = await client.marketplaceSync({ url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${item}&shopid=7` });
+    const m = await client.marketplaceSync({
+      url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${item}&shopid=7`,
+    });
     fs.writeFileSync(path.join(dir, `shop-${item}.json`), m.raw);
     loads.push(['marketplace', path.join(dir, `shop-${item}.json`), 'shop']);
   }
@@ -69,6 +77,11 @@ describe('unknown tokens', () => {
     // Newest first: the two marketplace loads, then the job-board one.
     expect(column(r.stdout, 'TOKENS')).toEqual(['unknown', 'unknown', String(known)]);
     const json = await runCli(['status', '--database', dbUrl, '--no-temporal', '--json']);
-    expect(json.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { tokenUsage: number | null }).tokenUsage)).toEqual([null, null, known]);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { tokenUsage: number | null }).tokenUsage),
+    ).toEqual([null, null, known]);
   });
 });

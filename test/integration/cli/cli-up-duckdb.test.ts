@@ -41,7 +41,12 @@ afterAll(async () => {
 function duckdbPython(file: string, sql: string): { rows?: unknown[][]; error?: string } {
   const r = spawnSync(
     'python3',
-    ['-c', 'import duckdb,json,sys; c=duckdb.connect(sys.argv[1], read_only=True); print(json.dumps(c.execute(sys.argv[2]).fetchall(), default=str))', file, sql],
+    [
+      '-c',
+      'import duckdb,json,sys; c=duckdb.connect(sys.argv[1], read_only=True); print(json.dumps(c.execute(sys.argv[2]).fetchall(), default=str))',
+      file,
+      sql,
+    ],
     { encoding: 'utf8', env: pythonReadersEnv() },
   );
   if (r.status !== 0) return { error: r.stderr.trim().split('\n').slice(-3).join('\n') };
@@ -61,7 +66,11 @@ describe('DuckDB under a long-lived `up` worker (issue #41)', () => {
     const workflowIds: Array<{ example: string; workflowId: string }> = [];
     for (let round = 1; round <= ROUNDS; round++) {
       for (const example of EXAMPLES) {
-        const r = await runCli(['run', path.join(REPO_ROOT, 'pipelines', 'examples', `${example}.yaml`), '--json'], { cwd: dir, env, timeoutMs: 150_000 }).catch((err: Error) => {
+        const r = await runCli(['run', path.join(REPO_ROOT, 'pipelines', 'examples', `${example}.yaml`), '--json'], {
+          cwd: dir,
+          env,
+          timeoutMs: 150_000,
+        }).catch((err: Error) => {
           throw new Error(`round ${round}, ${example}: ${err.message}\nup's log:\n${up.stderr().slice(-6000)}`);
         });
         const context = `round ${round}, ${example}: exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}\nup's log:\n${up.stderr().slice(-4000)}`;
@@ -76,40 +85,56 @@ describe('DuckDB under a long-lived `up` worker (issue #41)', () => {
     // Stopped by SIGTERM: 143, as every command (README, "Exit codes").
     expect(exit.code, up.stderr()).toBe(143);
     // No engine error was ever logged by the worker.
-    expect(up.stderr()).not.toMatch(/INTERNAL Error|Serialization Error|Failed to deserialize|database has been invalidated/);
+    expect(up.stderr()).not.toMatch(
+      /INTERNAL Error|Serialization Error|Failed to deserialize|database has been invalidated/,
+    );
 
     // An independent reader opens the file, and every run is in it.
     const runs = duckdbPython(file, 'SELECT workflow_id, status FROM pipeline_runs ORDER BY workflow_id');
     expect(runs.error, 'Python duckdb could not read the file').toBeUndefined();
     const byId = new Map((runs.rows ?? []).map((r) => [String(r[0]), String(r[1])]));
-    for (const { example, workflowId } of workflowIds) expect(byId.get(workflowId), `${example} ${workflowId}`).toBe('succeeded');
+    for (const { example, workflowId } of workflowIds)
+      expect(byId.get(workflowId), `${example} ${workflowId}`).toBe('succeeded');
     expect(byId.size).toBe(workflowIds.length);
 
     // Each create-and-wait run's scraper run record and results, and each marketplace run's products, are there.
     // A row's load id is the id of the raw response it came from, which names the run's workflow.
-    const records = duckdbPython(file, 'SELECT r.workflow_id, count(*) FROM run_records rr JOIN raw_responses r ON r.id = rr.load_id GROUP BY r.workflow_id');
+    const records = duckdbPython(
+      file,
+      'SELECT r.workflow_id, count(*) FROM run_records rr JOIN raw_responses r ON r.id = rr.load_id GROUP BY r.workflow_id',
+    );
     expect(records.error).toBeUndefined();
     const recordsBy = new Map((records.rows ?? []).map((r) => [String(r[0]), Number(r[1])]));
     const leads = duckdbPython(file, 'SELECT count(*) FROM leads_results');
     expect(leads.error).toBeUndefined();
     expect(Number(leads.rows?.[0]?.[0])).toBeGreaterThan(0);
-    const products = duckdbPython(file, `SELECT count(DISTINCT item_id) FROM marketplace_products WHERE pipeline = 'marketplace-products'`);
+    const products = duckdbPython(
+      file,
+      `SELECT count(DISTINCT item_id) FROM marketplace_products WHERE pipeline = 'marketplace-products'`,
+    );
     expect(products.error).toBeUndefined();
     expect(Number(products.rows?.[0]?.[0])).toBe(2);
     for (const { example, workflowId } of workflowIds) {
-      if (example !== 'marketplace') expect(recordsBy.get(workflowId) ?? 0, `${example} ${workflowId}: run records`).toBeGreaterThan(0);
+      if (example !== 'marketplace')
+        expect(recordsBy.get(workflowId) ?? 0, `${example} ${workflowId}: run records`).toBeGreaterThan(0);
     }
     const raw = duckdbPython(file, 'SELECT workflow_id, count(*) FROM raw_responses GROUP BY workflow_id');
     expect(raw.error).toBeUndefined();
     const rawBy = new Map((raw.rows ?? []).map((r) => [String(r[0]), Number(r[1])]));
-    for (const { example, workflowId } of workflowIds) expect(rawBy.get(workflowId) ?? 0, `${example} ${workflowId}: raw responses`).toBeGreaterThan(0);
+    for (const { example, workflowId } of workflowIds)
+      expect(rawBy.get(workflowId) ?? 0, `${example} ${workflowId}: raw responses`).toBeGreaterThan(0);
   }, 1_500_000);
 
-  it('a run that waits for an analyst\'s read-only session on the file says which program holds it and since when, then finishes', async () => {
+  it("a run that waits for an analyst's read-only session on the file says which program holds it and since when, then finishes", async () => {
     const dir = path.join(bed.dir, 'reader');
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'r.duckdb');
-    const env: NodeJS.ProcessEnv = { ...bed.env, SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'), SCRAPE_ETL_PROJECT: 'none', DATABASE_URL: `duckdb:${file}` };
+    const env: NodeJS.ProcessEnv = {
+      ...bed.env,
+      SCRAPE_ETL_DATA_DIR: path.join(dir, 'data'),
+      SCRAPE_ETL_PROJECT: 'none',
+      DATABASE_URL: `duckdb:${file}`,
+    };
     dataDirs.push(path.join(dir, 'data'));
     const up = startUp([], { cwd: dir, env });
     ups.push(up);
@@ -149,10 +174,20 @@ describe('DuckDB under a long-lived `up` worker (issue #41)', () => {
     expect(Date.now() - t0).toBeGreaterThan(4_000);
     // The run's own progress names the holder, its pid and start, and the file.
     expect(r.stderr).toMatch(
-      new RegExp(`waiting: the worker \\(pid \\d+\\) waits since \\d\\d:\\d\\d:\\d\\dZ for ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\S*python3[\\d.]* -c import duckdb.* \\(pid ${reader.pid}, running since \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\\), another program \\(not scrape-etl\\), is using it`),
+      new RegExp(
+        `waiting: the worker \\(pid \\d+\\) waits since \\d\\d:\\d\\d:\\d\\dZ for ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\S*python3[\\d.]* -c import duckdb.* \\(pid ${reader.pid}, running since \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\\), another program \\(not scrape-etl\\), is using it`,
+      ),
     );
     // And so does up's log.
-    expect(up.stderr()).toMatch(new RegExp(`waiting for .*r\\.duckdb: \\S*python3[\\d.]* -c import duckdb.* \\(pid ${reader.pid}, running since`));
-    console.log(`run's progress:\n${r.stderr}\nup's wait lines:\n${up.stderr().split('\n').filter((l) => l.includes('waiting for')).join('\n')}`);
+    expect(up.stderr()).toMatch(
+      new RegExp(`waiting for .*r\\.duckdb: \\S*python3[\\d.]* -c import duckdb.* \\(pid ${reader.pid}, running since`),
+    );
+    console.log(
+      `run's progress:\n${r.stderr}\nup's wait lines:\n${up
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('waiting for'))
+        .join('\n')}`,
+    );
   }, 600_000);
 });

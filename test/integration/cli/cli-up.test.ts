@@ -32,9 +32,18 @@ afterAll(async () => {
 /** Rows of a query on an SQLite file, read by Python's sqlite3. */
 function sqlite(file: string, sql: string): unknown[][] {
   if (!fs.existsSync(file)) return [];
-  const r = spawnSync('python3', ['-c', 'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))', file, sql], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute(sys.argv[2]).fetchall()))',
+      file,
+      sql,
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) {
     // A table the run has not created yet is "no rows yet", not a failure.
     if (/no such table/.test(r.stderr)) return [];
@@ -49,7 +58,10 @@ function pipeline(dir: string, name: string, urls: number, extra = ''): { file: 
   const db = path.join(dir, `${name}.sqlite`);
   const file = path.join(dir, `${name}.yaml`);
   const list = Array.from({ length: urls }, (_, i) => `    - ${productUrl(i)}`).join('\n');
-  fs.writeFileSync(file, `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${list}\ndestination:\n  database: sqlite:${db}\n${extra}`);
+  fs.writeFileSync(
+    file,
+    `name: ${name}\nkind: marketplace\nrequest:\n  urls:\n${list}\ndestination:\n  database: sqlite:${db}\n${extra}`,
+  );
   return { file, db };
 }
 
@@ -63,14 +75,21 @@ function caseEnv(name: string): { dir: string; env: NodeJS.ProcessEnv; dataDir: 
 describe('scrape-etl up', () => {
   it('works a schedule that fires twice with no other process; the last-success gauge is served, and right again after a restart', async () => {
     const { dir, env, dataDir } = caseEnv('schedule');
-    const { file, db } = pipeline(dir, 'up-every', 1, 'schedule:\n  cron: "@every 5s"\n  timezone: UTC\n  overlap: skip\n  catchup_window: 1m\n');
+    const { file, db } = pipeline(
+      dir,
+      'up-every',
+      1,
+      'schedule:\n  cron: "@every 5s"\n  timezone: UTC\n  overlap: skip\n  catchup_window: 1m\n',
+    );
     try {
       // Applied with no worker running: created, and a warning that says how to start one.
       const applied = await runCli(['schedule', 'apply', file], { cwd: dir, env, timeoutMs: 120_000 });
       expect(applied.code, applied.stderr).toBe(0);
       expect(applied.stdout).toContain('up-every: created');
       // On the embedded server, schedules fire only while `up` runs (issue 36: apply stops the server it started).
-      expect(applied.stderr).toMatch(/schedules fire only while `scrape-etl up` runs \(in this data folder\); start it with `scrape-etl up --detach`/);
+      expect(applied.stderr).toMatch(
+        /schedules fire only while `scrape-etl up` runs \(in this data folder\); start it with `scrape-etl up --detach`/,
+      );
 
       const up = startUp(['--metrics-port', '0'], { cwd: dir, env });
       ups.push(up);
@@ -84,7 +103,10 @@ describe('scrape-etl up', () => {
       const succeeded = await until(
         'two scheduled runs succeeded',
         () => {
-          const rows = sqlite(db, "SELECT workflow_id, finished_at FROM pipeline_runs WHERE status = 'succeeded' AND workflow_id LIKE 'up-every--scheduled-%' ORDER BY finished_at");
+          const rows = sqlite(
+            db,
+            "SELECT workflow_id, finished_at FROM pipeline_runs WHERE status = 'succeeded' AND workflow_id LIKE 'up-every--scheduled-%' ORDER BY finished_at",
+          );
           return rows.length >= 2 ? rows : undefined;
         },
         180_000,
@@ -118,7 +140,9 @@ describe('scrape-etl up', () => {
       expect(isProcessAlive(serverPid!)).toBe(false);
 
       // After a restart the gauge is there at once, from the destination's pipeline_runs (no run finished since).
-      const lastFinished = Date.parse(String(sqlite(db, "SELECT max(finished_at) FROM pipeline_runs WHERE status = 'succeeded'")[0]![0]));
+      const lastFinished = Date.parse(
+        String(sqlite(db, "SELECT max(finished_at) FROM pipeline_runs WHERE status = 'succeeded'")[0]![0]),
+      );
       const restarted = startUp(['--metrics-port', '0'], { cwd: dir, env });
       ups.push(restarted);
       await restarted.ready();
@@ -160,7 +184,11 @@ describe('scrape-etl up', () => {
       const modules = path.join(dir, 'modules.txt');
       const waited = await runCli(['run', file], {
         cwd: dir,
-        env: { ...env, NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'record-modules.mjs')}`, RECORD_MODULES_FILE: modules },
+        env: {
+          ...env,
+          NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'record-modules.mjs')}`,
+          RECORD_MODULES_FILE: modules,
+        },
         timeoutMs: 300_000,
       });
       expect(waited.code, waited.stderr).toBe(0);
@@ -172,7 +200,16 @@ describe('scrape-etl up', () => {
       // The recorder works: the Temporal client and the command's own modules are in the list.
       expect(loaded.some((m) => m.includes('/@temporalio/client/'))).toBe(true);
       expect(loaded.some((m) => m.includes('/dist/cli/commands/run.js'))).toBe(true);
-      const forbidden = ['/@temporalio/worker/', '/@temporalio/core-bridge/', '/drizzle-orm/', '/node_modules/pg/', '/better-sqlite3/', '/@duckdb/', '/dist/activities/', '/dist/destinations/open.js'];
+      const forbidden = [
+        '/@temporalio/worker/',
+        '/@temporalio/core-bridge/',
+        '/drizzle-orm/',
+        '/node_modules/pg/',
+        '/better-sqlite3/',
+        '/@duckdb/',
+        '/dist/activities/',
+        '/dist/destinations/open.js',
+      ];
       expect(loaded.filter((m) => forbidden.some((f) => m.includes(f)))).toEqual([]);
 
       // Every URL once: the rows loaded before the kill were not loaded again, and none is missing.
@@ -208,7 +245,9 @@ describe('scrape-etl up', () => {
       // The server is not stopped from under its workers.
       const stop = await runCli(['server', 'stop'], { cwd: dir, env });
       expect(stop.code).toBe(1);
-      expect(stop.stderr).toContain(`scrape-etl up (pid ${pid}) runs on this embedded server; \`scrape-etl down\` stops both`);
+      expect(stop.stderr).toContain(
+        `scrape-etl up (pid ${pid}) runs on this embedded server; \`scrape-etl down\` stops both`,
+      );
       expect(isProcessAlive(serverPid!)).toBe(true);
 
       const down = await runCli(['down'], { cwd: dir, env, timeoutMs: 120_000 });
@@ -236,7 +275,7 @@ describe('scrape-etl up', () => {
     }
   }, 400_000);
 
-  it('with TEMPORAL_ADDRESS starts no embedded server; a `run` beside it is worked on with the worker\'s environment (its token), not the caller\'s', async () => {
+  it("with TEMPORAL_ADDRESS starts no embedded server; a `run` beside it is worked on with the worker's environment (its token), not the caller's", async () => {
     const temporal = await startTestTemporal();
     const { dir, env, dataDir } = caseEnv('cluster');
     const clusterEnv = { ...env, TEMPORAL_ADDRESS: temporal.address };
@@ -266,18 +305,29 @@ describe('scrape-etl up', () => {
     }
   }, 400_000);
 
-  it('sends did_not_run once per missed fire (skipped behind a run that hangs) to the pipeline\'s webhooks, recorded and shown in history, also across a restart of up', async () => {
+  it("sends did_not_run once per missed fire (skipped behind a run that hangs) to the pipeline's webhooks, recorded and shown in history, also across a restart of up", async () => {
     const { dir, env, dataDir } = caseEnv('missed');
     const db = path.join(dir, 'missed.sqlite');
     const file = path.join(dir, 'up-missed.yaml');
     // Two receivers: one accepts; one answers a redirect, which is reported with its Location (never followed).
-    const posts: Array<{ path: string; event: string | undefined; key: string | undefined; body: Record<string, unknown> }> = [];
+    const posts: Array<{
+      path: string;
+      event: string | undefined;
+      key: string | undefined;
+      body: Record<string, unknown>;
+    }> = [];
     const receiver = http.createServer((req, res) => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
-        posts.push({ path: req.url ?? '', event: req.headers['x-scrape-etl-event'] as string | undefined, key: req.headers['idempotency-key'] as string | undefined, body: JSON.parse(body) as Record<string, unknown> });
-        if (req.url === '/moved') res.writeHead(302, { location: 'https://hooks.example.com/final?token=secret-in-query' }).end();
+        posts.push({
+          path: req.url ?? '',
+          event: req.headers['x-scrape-etl-event'] as string | undefined,
+          key: req.headers['idempotency-key'] as string | undefined,
+          body: JSON.parse(body) as Record<string, unknown>,
+        });
+        if (req.url === '/moved')
+          res.writeHead(302, { location: 'https://hooks.example.com/final?token=secret-in-query' }).end();
         else res.end('ok');
       });
     });
@@ -303,7 +353,9 @@ describe('scrape-etl up', () => {
       await until('two missed fires alerted', () => (ok().length >= 2 ? true : undefined), 180_000);
       const failures = async () => {
         const text = await (await fetch(up.metricsUrl()!)).text();
-        return /^scrape_etl_alert_delivery_failures_total\{event="did_not_run",reason="redirect"\} (\d+)$/m.exec(text)?.[1];
+        return /^scrape_etl_alert_delivery_failures_total\{event="did_not_run",reason="redirect"\} (\d+)$/m.exec(
+          text,
+        )?.[1];
       };
       expect(Number(await until('the failure metric', failures, 30_000))).toBeGreaterThanOrEqual(1);
       up.child.kill('SIGTERM');
@@ -320,7 +372,11 @@ describe('scrape-etl up', () => {
         const t = Date.parse(String(p.body['scheduled_at']));
         return t > stoppedAt && t < stoppedAt + 12_000;
       };
-      await until('a fire missed while up was down alerted after its restart', () => (ok().some(downtime) ? true : undefined), 180_000);
+      await until(
+        'a fire missed while up was down alerted after its restart',
+        () => (ok().some(downtime) ? true : undefined),
+        180_000,
+      );
       await new Promise((r) => setTimeout(r, 6000));
       again.child.kill('SIGTERM');
       expect((await again.exited).code, again.stderr()).toBe(143);
@@ -332,7 +388,10 @@ describe('scrape-etl up', () => {
       const moved = posts.filter((p) => p.path === '/moved').map((p) => String(p.body['scheduled_at']));
       expect(new Set(moved).size).toBe(moved.length);
       expect([...moved].sort()).toEqual([...fires].sort());
-      const started = sqlite(db, "SELECT scheduled_at FROM pipeline_runs WHERE workflow_id LIKE 'up-missed--scheduled-%'").map((r) => Date.parse(String(r[0])));
+      const started = sqlite(
+        db,
+        "SELECT scheduled_at FROM pipeline_runs WHERE workflow_id LIKE 'up-missed--scheduled-%'",
+      ).map((r) => Date.parse(String(r[0])));
       expect(started.length).toBeGreaterThanOrEqual(1);
       for (const f of fires) expect(started).not.toContain(Date.parse(f));
       for (const p of ok()) {
@@ -340,30 +399,54 @@ describe('scrape-etl up', () => {
         const workflowId = `up-missed--did-not-run-${at.replace(/\.\d{3}Z$/, 'Z')}`;
         expect(p.event).toBe('did_not_run');
         expect(p.key).toBe(`scrape-etl:${workflowId}:did_not_run`);
-        expect(p.body).toMatchObject({ source: 'scrape-etl', event: 'did_not_run', status: 'did_not_run', pipeline: 'up-missed', kind: 'leads-social', schedule_id: 'up-missed', workflow_id: workflowId, idempotency_key: p.key });
-        expect(String(p.body['detail'])).toContain(`schedule up-missed of pipeline up-missed did not run at ${at}: skipped by its overlap policy (skip) while the run up-missed--scheduled-`);
+        expect(p.body).toMatchObject({
+          source: 'scrape-etl',
+          event: 'did_not_run',
+          status: 'did_not_run',
+          pipeline: 'up-missed',
+          kind: 'leads-social',
+          schedule_id: 'up-missed',
+          workflow_id: workflowId,
+          idempotency_key: p.key,
+        });
+        expect(String(p.body['detail'])).toContain(
+          `schedule up-missed of pipeline up-missed did not run at ${at}: skipped by its overlap policy (skip) while the run up-missed--scheduled-`,
+        );
         expect(String(p.body['detail'])).toContain('`scrape-etl schedule describe up-missed` shows its recent actions');
       }
       // A fire that passed while up was down says so.
-      expect(String(ok().find(downtime)!.body['cause'])).toContain('`scrape-etl up` (the worker) was not running at that time');
+      expect(String(ok().find(downtime)!.body['cause'])).toContain(
+        '`scrape-etl up` (the worker) was not running at that time',
+      );
       // Said once per fire on up's output, across both processes.
-      const said = `${up.stderr()}${again.stderr()}`.match(/warning: schedule up-missed of pipeline up-missed did not run at/g) ?? [];
+      const said =
+        `${up.stderr()}${again.stderr()}`.match(/warning: schedule up-missed of pipeline up-missed did not run at/g) ??
+        [];
       expect(said).toHaveLength(fires.length);
 
       // Recorded: a did_not_run row per fire with the alert's outcome (the redirect, without the query), and the
       // accepted deliveries in notify_deliveries.
-      const rows = sqlite(db, "SELECT workflow_id, alert_status, alert_error FROM pipeline_runs WHERE status = 'did_not_run' ORDER BY workflow_id");
+      const rows = sqlite(
+        db,
+        "SELECT workflow_id, alert_status, alert_error FROM pipeline_runs WHERE status = 'did_not_run' ORDER BY workflow_id",
+      );
       expect(rows).toHaveLength(fires.length);
       for (const [, status, error] of rows) {
         expect(status).toBe('failed');
-        expect(String(error)).toContain('1 of 2 alert(s) not delivered: webhook #2 (pipeline, json, event did_not_run) to 127.0.0.1');
+        expect(String(error)).toContain(
+          '1 of 2 alert(s) not delivered: webhook #2 (pipeline, json, event did_not_run) to 127.0.0.1',
+        );
         expect(String(error)).toContain('HTTP 302, redirect to https://hooks.example.com/final (not followed');
         expect(String(error)).not.toContain('secret-in-query');
       }
-      expect(sqlite(db, "SELECT count(*) FROM notify_deliveries WHERE event = 'did_not_run' AND http_status = 200")[0]![0]).toBe(fires.length);
+      expect(
+        sqlite(db, "SELECT count(*) FROM notify_deliveries WHERE event = 'did_not_run' AND http_status = 200")[0]![0],
+      ).toBe(fires.length);
       const history = await runCli(['history', file, '--limit', '100'], { cwd: dir, env });
       expect(history.code, history.stderr).toBe(0);
-      expect(history.stdout).toMatch(/DID_NOT_RUN .*up-missed--did-not-run-\S+ +schedule up-missed of pipeline up-missed did not run at/);
+      expect(history.stdout).toMatch(
+        /DID_NOT_RUN .*up-missed--did-not-run-\S+ +schedule up-missed of pipeline up-missed did not run at/,
+      );
       expect(history.stdout).toContain('alert not delivered: 1 of 2 alert(s) not delivered');
       // Missed fires are events counted apart from the runs (issue 36), not runs of status did_not_run.
       expect(history.stdout).toContain(`${fires.length} missed fire${fires.length === 1 ? '' : 's'}; `);
@@ -428,15 +511,33 @@ describe('scrape-etl up', () => {
     );
     try {
       // The pipeline's last success: a load of a real response, recorded as a succeeded run of 'up-fresh'.
-      const loaded = await runCli(['load', 'marketplace', path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'), '--db', `sqlite:${db}`, '--pipeline', 'up-fresh'], { cwd: dir, env });
+      const loaded = await runCli(
+        [
+          'load',
+          'marketplace',
+          path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'),
+          '--db',
+          `sqlite:${db}`,
+          '--pipeline',
+          'up-fresh',
+        ],
+        { cwd: dir, env },
+      );
       expect(loaded.code, loaded.stderr).toBe(0);
       const applied = await runCli(['schedule', 'apply', file], { cwd: dir, env, timeoutMs: 120_000 });
       expect(applied.code, applied.stderr).toBe(0);
       await new Promise((r) => setTimeout(r, 3000));
-      const up = startUp([], { cwd: dir, env: { ...env, SCRAPE_ETL_UP_WATCH_SECONDS: '1', SCRAPE_ETL_UP_FRESHNESS_SECONDS: '2' } });
+      const up = startUp([], {
+        cwd: dir,
+        env: { ...env, SCRAPE_ETL_UP_WATCH_SECONDS: '1', SCRAPE_ETL_UP_FRESHNESS_SECONDS: '2' },
+      });
       ups.push(up);
       await up.ready();
-      await until('the stale pipeline said on up\'s output', () => (/pipeline up-fresh: freshness check \S+ fails/.test(up.stderr()) ? true : undefined), 120_000);
+      await until(
+        "the stale pipeline said on up's output",
+        () => (/pipeline up-fresh: freshness check \S+ fails/.test(up.stderr()) ? true : undefined),
+        120_000,
+      );
       await until('check_failed delivered', () => (hooks.length > 0 ? true : undefined), 60_000);
       // Several more evaluations (every 2 s): still failing, not alerted again.
       await new Promise((r) => setTimeout(r, 8000));
@@ -444,7 +545,12 @@ describe('scrape-etl up', () => {
       expect(hooks[0]!.body).toContain('up-fresh');
       expect(up.stderr().match(/freshness check \S+ fails/g)).toHaveLength(1);
       // Recorded as `scrape-etl check --freshness` records them.
-      expect(sqlite(db, "SELECT count(*) FROM check_results WHERE pipeline = 'up-fresh' AND workflow_id LIKE 'freshness:%' AND status = 'fail'")[0]![0]).toBeGreaterThanOrEqual(2);
+      expect(
+        sqlite(
+          db,
+          "SELECT count(*) FROM check_results WHERE pipeline = 'up-fresh' AND workflow_id LIKE 'freshness:%' AND status = 'fail'",
+        )[0]![0],
+      ).toBeGreaterThanOrEqual(2);
     } finally {
       await runCli(['schedule', 'delete', 'up-fresh'], { cwd: dir, env }).catch(() => undefined);
       await new Promise<void>((r) => receiver.close(() => r()));

@@ -26,7 +26,9 @@ const EXPECTED: Record<string, string[]> = {
     `${BAD}/bad-export-table.yaml:7:63: exports[0].tables[2]: 'job_records' is not a table of kind 'marketplace'; its tables: marketplace_shops, marketplace_products, marketplace_product_models, marketplace_model_stocks, marketplace_product_attributes, marketplace_product_categories, marketplace_product_tier_variations, marketplace_product_tier_variation_options, marketplace_product_images, marketplace_price_history`,
   ],
   'conditional.yaml': [`${BAD}/conditional.yaml:3:1: request.url: required when search_type is 'url'`],
-  'bad-cron.yaml': [`${BAD}/bad-cron.yaml:4:9: schedule.cron: invalid cron expression: Constraint error, got value 61 expected range 0-59`],
+  'bad-cron.yaml': [
+    `${BAD}/bad-cron.yaml:4:9: schedule.cron: invalid cron expression: Constraint error, got value 61 expected range 0-59`,
+  ],
   'bad-timezone.yaml': [
     `${BAD}/bad-timezone.yaml:5:13: schedule.timezone: expected an IANA time zone name such as 'UTC', 'Europe/Paris' or 'America/New_York'`,
   ],
@@ -82,21 +84,47 @@ describe('scrape-etl validate', () => {
     const kind = path.join(BAD, 'bad-kind.yaml');
     const r = await runCli(['validate', '--json', good, bad, kind]);
     expect(r.code).toBe(2);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     const message = (line: string) => line.split(': ').slice(2).join(': ');
     expect(out).toEqual([
       { file: good, ok: true, issues: [] },
       {
         file: bad,
         ok: false,
-        issues: [{ file: bad, line: 5, column: 19, path: 'request.sentiment_type', message: message(EXPECTED['bad-enum.yaml']![0]!), suggestion: null }],
+        issues: [
+          {
+            file: bad,
+            line: 5,
+            column: 19,
+            path: 'request.sentiment_type',
+            message: message(EXPECTED['bad-enum.yaml']![0]!),
+            suggestion: null,
+          },
+        ],
       },
       {
         file: kind,
         ok: false,
         issues: [
-          { file: kind, line: 2, column: 7, path: 'kind', message: message(EXPECTED['bad-kind.yaml']![0]!), suggestion: 'pdf' },
-          { file: kind, line: 5, column: 13, path: 'polling.deadline', message: message(EXPECTED['bad-kind.yaml']![1]!), suggestion: null },
+          {
+            file: kind,
+            line: 2,
+            column: 7,
+            path: 'kind',
+            message: message(EXPECTED['bad-kind.yaml']![0]!),
+            suggestion: 'pdf',
+          },
+          {
+            file: kind,
+            line: 5,
+            column: 13,
+            path: 'polling.deadline',
+            message: message(EXPECTED['bad-kind.yaml']![1]!),
+            suggestion: null,
+          },
         ],
       },
     ]);

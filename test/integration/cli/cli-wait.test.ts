@@ -28,8 +28,14 @@ afterAll(async () => {
 });
 
 /** `run <file>` as a child process, resolved once it prints that it is waiting on the scraping run. */
-async function startWaitingRun(file: string): Promise<{ child: ReturnType<typeof spawn>; stderr: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [CLI, 'run', file], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startWaitingRun(
+  file: string,
+): Promise<{ child: ReturnType<typeof spawn>; stderr: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [CLI, 'run', file], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
@@ -69,7 +75,9 @@ describe('a waiting `scrape-etl run`', () => {
       expect(workflowId, stderr).toBeDefined();
       expect(stderr).not.toContain('Channel has been shut down');
       expect(stderr).not.toMatch(/^\s+at /m);
-      expect(stderr).toContain(`interrupted: run ${workflowId} keeps running in Temporal; resume with: scrape-etl run ${file}`);
+      expect(stderr).toContain(
+        `interrupted: run ${workflowId} keeps running in Temporal; resume with: scrape-etl run ${file}`,
+      );
       expect(code).toBe(143);
       expect(runFilesOf(path.join(dir, 'data'), 'pdf-annual-reports').length > 0).toBe(true);
 
@@ -87,7 +95,11 @@ describe('a `scrape-etl run` between start and wait', () => {
     const file = path.join(EXAMPLES, 'leads-social.yaml');
     sim.setRunDurationMs(60_000);
     try {
-      const child = spawn(process.execPath, [CLI, 'run', '--new', file], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, 'run', '--new', file], {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: '1', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       // "started <id>" is printed between the start and the wait: the signal lands before the wait began.
@@ -104,7 +116,9 @@ describe('a `scrape-etl run` between start and wait', () => {
       clearTimeout(timer);
       const workflowId = /started (\S+)/.exec(stderr)?.[1];
       expect(stderr).not.toMatch(/^\s+at /m);
-      expect(stderr).toContain(`interrupted: run ${workflowId} keeps running in Temporal; resume with: scrape-etl run ${file}`);
+      expect(stderr).toContain(
+        `interrupted: run ${workflowId} keeps running in Temporal; resume with: scrape-etl run ${file}`,
+      );
       expect(code, stderr).toBe(143);
     } finally {
       sim.setRunDurationMs(500);
@@ -118,7 +132,11 @@ describe('scrape-etl status', () => {
     let reason: string;
     let workflowId: string;
     try {
-      const r = await runCli(['run', path.join(EXAMPLES, 'leads-search-engine.yaml')], { cwd: dir, env, timeoutMs: 90_000 });
+      const r = await runCli(['run', path.join(EXAMPLES, 'leads-search-engine.yaml')], {
+        cwd: dir,
+        env,
+        timeoutMs: 90_000,
+      });
       expect(r.code, r.stderr).toBe(1);
       const m = /^pipeline leads-coffee-roasters failed \((\S+)\): (.+)$/m.exec(r.stderr);
       expect(m, r.stderr).not.toBeNull();

@@ -48,9 +48,15 @@ afterAll(async () => {
  * Runs `scrape-etl run` with the service up, takes it down once `run` has looked at it and goes on to run its worker,
  * brings it back after OUTAGE_MS; returns the output.
  */
-async function runThroughOutage(file: string): Promise<{ code: number | null; stdout: string; stderr: string; waitedLines: string[] }> {
+async function runThroughOutage(
+  file: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; waitedLines: string[] }> {
   sim = await startSimulator({ token: TOKEN, seed: 4, runDurationMs: 500, port });
-  const child = spawn(process.execPath, [CLI, 'run', file], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'run', file], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -93,11 +99,18 @@ describe('run while the service is down', () => {
     expect(r.stdout).toMatch(/pipeline shop-outage succeeded/);
     // While it waited, the reason and the next attempt, one line each time they changed.
     expect(r.waitedLines.length, r.stderr).toBeGreaterThan(0);
-    expect(r.waitedLines.some((l) => new RegExp(`waiting: service unreachable \\(ECONNREFUSED\\) at http://127\\.0\\.0\\.1:${port} \\(SCRAPER_BASE_URL\\), retry \\d+ (in \\d+s|now)`).test(l)), r.waitedLines.join('\n')).toBe(true);
+    expect(
+      r.waitedLines.some((l) =>
+        new RegExp(
+          `waiting: service unreachable \\(ECONNREFUSED\\) at http://127\\.0\\.0\\.1:${port} \\(SCRAPER_BASE_URL\\), retry \\d+ (in \\d+s|now)`,
+        ).test(l),
+      ),
+      r.waitedLines.join('\n'),
+    ).toBe(true);
     expect(r.stdout).toMatch(/marketplace_products\s+1/);
   }, 300_000);
 
-  it('an async kind shows the retried activity\'s last failure and next attempt while the service is down', async () => {
+  it("an async kind shows the retried activity's last failure and next attempt while the service is down", async () => {
     const file = path.join(dir, 'pdf.yaml');
     fs.writeFileSync(
       file,
@@ -113,7 +126,14 @@ describe('run while the service is down', () => {
       ].join('\n'),
     );
     const r = await runThroughOutage(file);
-    expect(r.waitedLines.some((l) => new RegExp(`waiting: service unreachable \\(ECONNREFUSED\\) at http://127\\.0\\.0\\.1:${port} \\(SCRAPER_BASE_URL\\), retry \\d+ (in \\d+s|now)`).test(l)), r.stderr).toBe(true);
+    expect(
+      r.waitedLines.some((l) =>
+        new RegExp(
+          `waiting: service unreachable \\(ECONNREFUSED\\) at http://127\\.0\\.0\\.1:${port} \\(SCRAPER_BASE_URL\\), retry \\d+ (in \\d+s|now)`,
+        ).test(l),
+      ),
+      r.stderr,
+    ).toBe(true);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/pipeline pdf-outage succeeded/);
     // One final line: the outcome is said once, by the summary.
@@ -121,4 +141,3 @@ describe('run while the service is down', () => {
     expect(r.stdout.match(/succeeded/g)).toHaveLength(1);
   }, 300_000);
 });
-

@@ -43,8 +43,11 @@ afterAll(async () => {
 
 /** Rows of `pipeline` in each table, read by Python's sqlite3. */
 function sqliteCounts(tables: string[], pipeline: string): Record<string, number> {
-  const script = 'import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps({t: c.execute(f\'SELECT count(*) FROM "{t}" WHERE pipeline = ?\', (sys.argv[2],)).fetchone()[0] for t in sys.argv[3:]}))';
-  return JSON.parse(execFileSync('python3', ['-c', script, dbFile, pipeline, ...tables], { encoding: 'utf8' })) as Record<string, number>;
+  const script =
+    'import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nprint(json.dumps({t: c.execute(f\'SELECT count(*) FROM "{t}" WHERE pipeline = ?\', (sys.argv[2],)).fetchone()[0] for t in sys.argv[3:]}))';
+  return JSON.parse(
+    execFileSync('python3', ['-c', script, dbFile, pipeline, ...tables], { encoding: 'utf8' }),
+  ) as Record<string, number>;
 }
 
 function writePipeline(name: string, body: string[]): string {
@@ -54,7 +57,9 @@ function writePipeline(name: string, body: string[]): string {
 }
 
 /** A client of the CLI's embedded server; `keyFile` that of the worker whose payloads it reads (the CLI's by default). */
-async function embeddedClient(keyFile = secretKeyFile(env)): Promise<{ client: Client; close(): Promise<void>; address: string }> {
+async function embeddedClient(
+  keyFile = secretKeyFile(env),
+): Promise<{ client: Client; close(): Promise<void>; address: string }> {
   const server = await ensureDevServer({ dataDir: path.join(bed.dir, 'data') });
   const address = `127.0.0.1:${server!.port}`;
   const connection = await Connection.connect({ address });
@@ -65,7 +70,10 @@ async function embeddedClient(keyFile = secretKeyFile(env)): Promise<{ client: C
 
 describe('true counts', () => {
   it('rows by table: content tables first, bookkeeping last and marked, data and bookkeeping rows apart; status agrees', async () => {
-    const file = writePipeline('lead-counts', ['kind: leads-search-engine', 'request: { search_type: keywords, keywords: solar installers, limit_pages: 2 }']);
+    const file = writePipeline('lead-counts', [
+      'kind: leads-search-engine',
+      'request: { search_type: keywords, keywords: solar installers, limit_pages: 2 }',
+    ]);
     const json = await runCli(['run', '--json', file], { cwd: bed.dir, env, timeoutMs: 120_000 });
     expect(json.code, json.stderr).toBe(0);
     const result = jsonLines(json.stdout).at(-1)!;
@@ -85,7 +93,10 @@ describe('true counts', () => {
     const firstBookkeeping = block.findIndex((l) => l.includes('(bookkeeping)'));
     expect(firstBookkeeping).toBeGreaterThan(tables.indexOf('leads_results'));
     expect(block.slice(firstBookkeeping, -1).every((l) => l.includes('(bookkeeping)'))).toBe(true);
-    const second = jsonLines((await runCli(['status', '--json', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env })).stdout)[0]!;
+    const second = jsonLines(
+      (await runCli(['status', '--json', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env }))
+        .stdout,
+    )[0]!;
     const secondRows = second['rowsByTable'] as Record<string, number>;
     const bookkeeping = ['scrapers', 'run_records', 'scraping_runs'].reduce((a, t) => a + (secondRows[t] ?? 0), 0);
     const data = Object.values(secondRows).reduce((a, n) => a + n, 0) - bookkeeping;
@@ -97,9 +108,14 @@ describe('true counts', () => {
     // --live: the same state word as without it (lib/run-states.ts: the recorded outcome wins).
     // `run` stopped the server it started (issue 36), and status never starts one: it runs again here, as under `up`.
     await ensureDevServer({ dataDir: path.join(bed.dir, 'data') });
-    const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--limit', '1'], { cwd: bed.dir, env });
+    const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--limit', '1'], {
+      cwd: bed.dir,
+      env,
+    });
     expect(status.stdout).toMatch(/^PIPELINE\s+STATE\s+ROWS SEEN\s+ROWS CHANGED\s+BOOKKEEPING\s+DURATION/);
-    expect(status.stdout.split('\n')[1]).toMatch(new RegExp(`^lead-counts\\s+SUCCEEDED\\s+\\d+\\s+${data}\\s+${bookkeeping}\\s`));
+    expect(status.stdout.split('\n')[1]).toMatch(
+      new RegExp(`^lead-counts\\s+SUCCEEDED\\s+\\d+\\s+${data}\\s+${bookkeeping}\\s`),
+    );
   }, 300_000);
 
   it('a partial run carries ScrapeEtlStatus=partial and the memo status; status shows PARTIAL, as without --live', async () => {
@@ -127,7 +143,10 @@ describe('true counts', () => {
     } finally {
       await close();
     }
-    const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-partial'], { cwd: bed.dir, env });
+    const status = await runCli(['status', '--live', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-partial'], {
+      cwd: bed.dir,
+      env,
+    });
     expect(status.stdout).toMatch(/shop-partial\s+PARTIAL\s/);
   }, 300_000);
 
@@ -135,7 +154,11 @@ describe('true counts', () => {
     // The in-process worker encrypts under this test process's key, so the client uses that key too.
     const { client, close, address } = await embeddedClient(secretKeyFile());
     const taskQueue = `counts-${crypto.randomBytes(4).toString('hex')}`;
-    const worker = await startInProcessWorker({ address, taskQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+    const worker = await startInProcessWorker({
+      address,
+      taskQueue,
+      env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN },
+    });
     try {
       const spec = marketplaceSpec('shop-memo-only', `sqlite:${dbFile}`, [productUrl(4420309814)]);
       const handle = await client.workflow.start(PIPELINE_WORKFLOW_TYPE, {
@@ -156,8 +179,16 @@ describe('true counts', () => {
   }, 120_000);
 
   it('rows seen beside rows changed: a re-run of unchanged products saw 2 and changed 0, in run, status, history and the table', async () => {
-    const file = writePipeline('shop-seen', ['kind: marketplace', 'request:', '  urls:', `    - ${productUrl(4420309814)}`, `    - ${productUrl(4420309815)}`]);
-    const first = jsonLines((await runCli(['run', '--json', file], { cwd: bed.dir, env, timeoutMs: 120_000 })).stdout).at(-1)!;
+    const file = writePipeline('shop-seen', [
+      'kind: marketplace',
+      'request:',
+      '  urls:',
+      `    - ${productUrl(4420309814)}`,
+      `    - ${productUrl(4420309815)}`,
+    ]);
+    const first = jsonLines(
+      (await runCli(['run', '--json', file], { cwd: bed.dir, env, timeoutMs: 120_000 })).stdout,
+    ).at(-1)!;
     expect(first['status']).toBe('succeeded');
     expect((first['seenByTable'] as Record<string, number>)['marketplace_products']).toBe(2);
     expect((first['rowsByTable'] as Record<string, number>)['marketplace_products']).toBe(2);
@@ -175,21 +206,34 @@ describe('true counts', () => {
     const script = [
       'import sqlite3,sys,json',
       'c=sqlite3.connect(sys.argv[1])',
-      "wf,seen,changed=c.execute(\"SELECT workflow_id, seen_by_table, rows_by_table FROM pipeline_runs WHERE pipeline='shop-seen' ORDER BY id DESC LIMIT 1\").fetchone()",
+      'wf,seen,changed=c.execute("SELECT workflow_id, seen_by_table, rows_by_table FROM pipeline_runs WHERE pipeline=\'shop-seen\' ORDER BY id DESC LIMIT 1").fetchone()',
       'total={}',
       "for (r,) in c.execute('SELECT rows_seen FROM raw_responses WHERE workflow_id = ?', (wf,)):",
       '  for t,n in json.loads(r).items(): total[t]=total.get(t,0)+n',
       'print(json.dumps({"seen": json.loads(seen), "changed": json.loads(changed), "responses": total}))',
     ].join('\n');
-    const read = JSON.parse(execFileSync('python3', ['-c', script, dbFile], { encoding: 'utf8' })) as Record<string, Record<string, number>>;
+    const read = JSON.parse(execFileSync('python3', ['-c', script, dbFile], { encoding: 'utf8' })) as Record<
+      string,
+      Record<string, number>
+    >;
     expect(read['seen']).toEqual(read['responses']);
     expect(read['seen']!['marketplace_products']).toBe(2);
     expect(Object.values(read['seen']!).reduce((a, b) => a + b, 0)).toBe(seen);
     expect(Object.values(read['changed']!).reduce((a, b) => a + b, 0)).toBe(0);
 
-    const status = jsonLines((await runCli(['status', '--json', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-seen', '--limit', '1'], { cwd: bed.dir, env })).stdout)[0]!;
+    const status = jsonLines(
+      (
+        await runCli(
+          ['status', '--json', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-seen', '--limit', '1'],
+          { cwd: bed.dir, env },
+        )
+      ).stdout,
+    )[0]!;
     expect([status['rowsSeen'], status['rows']]).toEqual([seen, 0]);
-    const table = await runCli(['status', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-seen', '--limit', '1'], { cwd: bed.dir, env });
+    const table = await runCli(
+      ['status', '--database', `sqlite:${dbFile}`, '--pipeline', 'shop-seen', '--limit', '1'],
+      { cwd: bed.dir, env },
+    );
     expect(table.stdout).toMatch(/^PIPELINE\s+STATE\s+ROWS SEEN\s+ROWS CHANGED\s+BOOKKEEPING/);
     expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^shop-seen\\s+SUCCEEDED\\s+${seen}\\s+0\\s`));
     const history = await runCli(['history', file, '--database', `sqlite:${dbFile}`], { cwd: bed.dir, env });
@@ -205,7 +249,10 @@ describe('true counts', () => {
 
   it('progress shown never goes down', () => {
     const out: string[] = [];
-    const io = { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => out.push(s) } } as never;
+    const io = {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => out.push(s) },
+    } as never;
     const lines = createProgressReporter('lines', 'wf', io);
     lines.update({ phase: 'loading', done: 3, total: 5, rows: 110 });
     lines.update({ phase: 'loading', done: 2, total: 5, rows: 109 });

@@ -20,7 +20,11 @@ let worker: InProcessWorker;
 
 beforeAll(async () => {
   bed = await startPipelineBed({ name: 'run-wait', token: TOKEN, seed: 43, runDurationMs: 200 });
-  worker = await startInProcessWorker({ address: bed.temporal.address, taskQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+  worker = await startInProcessWorker({
+    address: bed.temporal.address,
+    taskQueue,
+    env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN },
+  });
 });
 
 afterAll(async () => {
@@ -34,7 +38,15 @@ describe('waiting for a run', () => {
     const file = path.join(bed.dir, 'run-wait-one.yaml');
     fs.writeFileSync(file, '# the spec is passed in; the file is only remembered\n');
     const log = createLogger({ env: {} });
-    const run = await startOrAttach({ client: bed.temporal.client, taskQueue, dataDir: bed.dir, spec, file, fresh: true, log });
+    const run = await startOrAttach({
+      client: bed.temporal.client,
+      taskQueue,
+      dataDir: bed.dir,
+      spec,
+      file,
+      fresh: true,
+      log,
+    });
     const outcome = await waitForRun(run, { mode: 'lines', pollMs: 10 * 60_000, log });
     expect(outcome.status).toBe('completed');
     expect(outcome.status === 'completed' && outcome.result.rowsByTable['marketplace_products']).toBe(1);

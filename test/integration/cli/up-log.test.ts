@@ -66,20 +66,33 @@ describe("up's log", () => {
     expect(Date.parse(next!)).toBeGreaterThan(bannerAt - 1000);
 
     // Two runs ended, and the schedule's line for each (the watch looks every 2 s here).
-    const ended = await until('two runs ended and their fires in up\'s log', () => {
-      const text = up!.stderr();
-      const lines = text.split('\n').filter((l) => / run ended: /.test(l));
-      const fires = lines.map((l) => /scheduled-(\S+?) /.exec(l)?.[1]).filter((f) => f && text.includes(`schedule up-log fired at ${f}`));
-      return lines.length >= 2 && fires.length >= 2 ? lines : undefined;
-    }, 150_000).catch((err: unknown) => {
+    const ended = await until(
+      "two runs ended and their fires in up's log",
+      () => {
+        const text = up!.stderr();
+        const lines = text.split('\n').filter((l) => / run ended: /.test(l));
+        const fires = lines
+          .map((l) => /scheduled-(\S+?) /.exec(l)?.[1])
+          .filter((f) => f && text.includes(`schedule up-log fired at ${f}`));
+        return lines.length >= 2 && fires.length >= 2 ? lines : undefined;
+      },
+      150_000,
+    ).catch((err: unknown) => {
       throw new Error(`${(err as Error).message}\nup's stderr:\n${up!.stderr()}`);
     });
     const log = up.stderr();
     const lines = log.split('\n').filter((l) => l.length > 0);
     for (const l of ended) {
-      expect(l).toMatch(new RegExp(`^${ISO} run ended: up-log run up-log--scheduled-\\S+ failed_checks, \\d+ rows? seen, \\d+ changed, \\d+\\.\\ds`));
+      expect(l).toMatch(
+        new RegExp(
+          `^${ISO} run ended: up-log run up-log--scheduled-\\S+ failed_checks, \\d+ rows? seen, \\d+ changed, \\d+\\.\\ds`,
+        ),
+      );
       const id = / run (up-log--scheduled-\S+?) /.exec(l)![1]!;
-      expect(lines.some((s) => s.includes(`run started: up-log run ${id}`)), log).toBe(true);
+      expect(
+        lines.some((s) => s.includes(`run started: up-log run ${id}`)),
+        log,
+      ).toBe(true);
       const fire = /scheduled-(\S+)$/.exec(id)![1]!;
       const fireLine = lines.find((s) => s.includes(`schedule up-log fired at ${fire}: run ${id}`));
       expect(fireLine, log).toBeDefined();

@@ -37,10 +37,25 @@ beforeAll(async () => {
   const db = await openDatabase(`sqlite:${dbFile}`);
   try {
     for (const i of [1, 2, 3]) {
-      const callKey = spendCallKey({ workflowId: 'shop--r1', activityId: '1', activityAttempt: 1, requestKey: `u${i}`, clientAttempt: 1 });
+      const callKey = spendCallKey({
+        workflowId: 'shop--r1',
+        activityId: '1',
+        activityAttempt: 1,
+        requestKey: `u${i}`,
+        clientAttempt: 1,
+      });
       const refused = await reserveCall(
         db,
-        { callKey, pipeline: 'shop', project: path.join(dir, 'scrape-etl.yaml'), workflowId: 'shop--r1', endpoint: 'POST /api/marketplace/sync', requestKey: `u${i}`, createsScraper: false, calledAt: new Date() },
+        {
+          callKey,
+          pipeline: 'shop',
+          project: path.join(dir, 'scrape-etl.yaml'),
+          workflowId: 'shop--r1',
+          endpoint: 'POST /api/marketplace/sync',
+          requestKey: `u${i}`,
+          createsScraper: false,
+          calledAt: new Date(),
+        },
         [],
       );
       expect(refused).toBeUndefined();
@@ -68,7 +83,9 @@ describe('Cost page: spend against each budget', () => {
       await page.waitForSelector('html[data-charts-ready]');
       const head = await page.$$eval('table.cost-budgets thead th', (ths) => ths.map((th) => th.textContent!.trim()));
       expect(head).toEqual(['Pipeline', 'Budget', 'Period', 'Spent', 'Limit', 'Used']);
-      const rows = await page.$$eval('table.cost-budgets tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim())));
+      const rows = await page.$$eval('table.cost-budgets tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim())),
+      );
       const now = new Date().toISOString();
       expect(rows).toEqual([
         ['shop', 'service calls per run', 'last run shop--r1', '3', '10', '30%'],

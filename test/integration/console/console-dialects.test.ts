@@ -39,14 +39,17 @@ const seen = new Map<TestDialect, Seen>();
 
 function chartsOf(htmlText: string): Record<string, { data: unknown; series: string[] }> {
   const out: Record<string, { data: unknown; series: string[] }> = {};
-  for (const m of htmlText.matchAll(/data-chart-name="([^"]+)"><\/div><script type="application\/json" id="[^"]+">([\s\S]*?)<\/script>/g)) {
+  for (const m of htmlText.matchAll(
+    /data-chart-name="([^"]+)"><\/div><script type="application\/json" id="[^"]+">([\s\S]*?)<\/script>/g,
+  )) {
     out[m[1]!] = JSON.parse(m[2]!) as { data: unknown; series: string[] };
   }
   return out;
 }
 
 const unescape = (s: string) => s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n)));
-const cellsOf = (row: string) => [...row.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((m) => unescape(m[1]!.replace(/<[^>]+>/g, '')));
+const cellsOf = (row: string) =>
+  [...row.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((m) => unescape(m[1]!.replace(/<[^>]+>/g, '')));
 
 function fileSha(file: string): string {
   return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
@@ -62,26 +65,49 @@ beforeAll(async () => {
     for (const [j, url] of PRODUCTS.entries()) {
       const api = await client.marketplaceSync({ url } as never);
       fs.mkdirSync(path.join(dir, `market-${i}`), { recursive: true });
-      fs.writeFileSync(path.join(dir, `market-${i}`, `p${j}.json`), JSON.stringify({ request: { url }, response: JSON.parse(api.raw) as unknown }));
+      fs.writeFileSync(
+        path.join(dir, `market-${i}`, `p${j}.json`),
+        JSON.stringify({ request: { url }, response: JSON.parse(api.raw) as unknown }),
+      );
     }
-    const jobs = await client.jobBoardScrape({ urls: [`https://weworkremotely.com/remote-jobs/search?term=c${i}`], min: 2, max: 6, timeout: 60, schema: JOB_SCHEMA } as never);
+    const jobs = await client.jobBoardScrape({
+      urls: [`https://weworkremotely.com/remote-jobs/search?term=c${i}`],
+      min: 2,
+      max: 6,
+      timeout: 60,
+      schema: JOB_SCHEMA,
+    } as never);
     fs.writeFileSync(path.join(dir, `jobs-${i}.json`), jobs.raw);
   }
   for (const d of DIALECTS) {
     const url = await testDatabaseUrl(d, dir, `console-${d}`);
     urls.set(d, url);
     for (const i of [0, 1]) {
-      const m = await runCli(['load', 'marketplace', path.join(dir, `market-${i}`), '--database', url, '--pipeline', 'shop'], { timeoutMs: 120_000 });
+      const m = await runCli(
+        ['load', 'marketplace', path.join(dir, `market-${i}`), '--database', url, '--pipeline', 'shop'],
+        { timeoutMs: 120_000 },
+      );
       expect(m.code, m.stderr).toBe(0);
-      const j = await runCli(['load', 'job-board', path.join(dir, `jobs-${i}.json`), '--database', url, '--pipeline', 'jobs'], { timeoutMs: 120_000 });
+      const j = await runCli(
+        ['load', 'job-board', path.join(dir, `jobs-${i}.json`), '--database', url, '--pipeline', 'jobs'],
+        { timeoutMs: 120_000 },
+      );
       expect(j.code, j.stderr).toBe(0);
     }
     // A text key of digit strings (issue 36: row_key sorted as text read 1, 10, 2).
     const db = await openDatabase(url);
     try {
       await withTransaction(db, async (tx) => {
-        await tx.run('CREATE TABLE shop_notes (pipeline TEXT NOT NULL, row_key TEXT NOT NULL, note TEXT, PRIMARY KEY (pipeline, row_key))', []);
-        for (const k of ['10', '2', '1', '21', '3']) await tx.run(`INSERT INTO shop_notes VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)})`, ['shop', k, `note ${k}`]);
+        await tx.run(
+          'CREATE TABLE shop_notes (pipeline TEXT NOT NULL, row_key TEXT NOT NULL, note TEXT, PRIMARY KEY (pipeline, row_key))',
+          [],
+        );
+        for (const k of ['10', '2', '1', '21', '3'])
+          await tx.run(`INSERT INTO shop_notes VALUES (${tx.ph(1)}, ${tx.ph(2)}, ${tx.ph(3)})`, [
+            'shop',
+            k,
+            `note ${k}`,
+          ]);
       });
     } finally {
       await db.close();
@@ -113,7 +139,14 @@ describe.each(DIALECTS)('console on %s', (dialect) => {
         return { name: m[1]!, status: /data-status="([^"]+)"/.exec(m[2]!)![1]!, rows: cells[7]! };
       });
       expect(pipelines.map((p) => p.name)).toEqual(['jobs', 'shop']);
-      for (const p of ['/db/0/p/shop', '/db/0/p/shop/data', '/db/0/p/jobs/data/job_records', '/db/0/raw/1', '/db/0/p/shop/data/marketplace_price_history?sort=price_major']) await get(p);
+      for (const p of [
+        '/db/0/p/shop',
+        '/db/0/p/shop/data',
+        '/db/0/p/jobs/data/job_records',
+        '/db/0/raw/1',
+        '/db/0/p/shop/data/marketplace_price_history?sort=price_major',
+      ])
+        await get(p);
       const runs = [...(await get('/db/0/p/shop')).matchAll(/href="(\/db\/0\/run\/[^"]+)"/g)].map((m) => m[1]!);
       expect(runs.length).toBeGreaterThanOrEqual(2);
       for (const r of new Set(runs)) expect(await get(r)).toContain('Rows per table');
@@ -142,7 +175,12 @@ describe.each(DIALECTS)('console on %s', (dialect) => {
         while (at) {
           const page = await get(at);
           const header = [...page.matchAll(/data-column="([^"]+)"/g)].map((m) => m[1]!);
-          for (const row of page.split('<tbody>')[1]!.split('</tbody>')[0]!.split('</tr>').filter((r) => r.includes('<td>'))) keys.push(cellsOf(row)[header.indexOf('row_key')]!);
+          for (const row of page
+            .split('<tbody>')[1]!
+            .split('</tbody>')[0]!
+            .split('</tr>')
+            .filter((r) => r.includes('<td>')))
+            keys.push(cellsOf(row)[header.indexOf('row_key')]!);
           const n = /<a data-next href="([^"]+)"/.exec(page)?.[1];
           at = n ? unescape(n).replace(/&amp;/g, '&') : null;
         }
@@ -157,7 +195,9 @@ describe.each(DIALECTS)('console on %s', (dialect) => {
       const cost = chartsOf(await get('/cost'))['tokens-per-run'];
       expect(cost).toBeDefined();
 
-      const csv = await fetch(new URL('/db/0/p/shop/data/marketplace_products/download.csv?sort=price&desc=1', con.url));
+      const csv = await fetch(
+        new URL('/db/0/p/shop/data/marketplace_products/download.csv?sort=price&desc=1', con.url),
+      );
       expect(csv.status).toBe(200);
       const csvFile = path.join(dir, `${dialect}.csv`);
       fs.writeFileSync(csvFile, Buffer.from(await csv.arrayBuffer()));
@@ -166,7 +206,13 @@ describe.each(DIALECTS)('console on %s', (dialect) => {
       expect(records.slice(1).map((r) => r[itemCol])).toEqual(walk.map((w) => w.split('@')[0]));
 
       // Chart x values are load times, which differ between the three loads; the plotted prices must not.
-      seen.set(dialect, { pipelines, walk, chart: (chart!.data as unknown[]).slice(1), cost: cost!.data, csvRows: records.length - 1 });
+      seen.set(dialect, {
+        pipelines,
+        walk,
+        chart: (chart!.data as unknown[]).slice(1),
+        cost: cost!.data,
+        csvRows: records.length - 1,
+      });
     } finally {
       await con.close();
     }
@@ -176,11 +222,17 @@ describe.each(DIALECTS)('console on %s', (dialect) => {
   it('refuses a write through its own connection', async () => {
     const source = await openReadOnly(urls.get(dialect)!);
     try {
-      await expect(source.read((r) => r.all('DELETE FROM pipeline_runs RETURNING id'))).rejects.toThrow(/read-only|readonly|read only/i);
-      await expect(source.read((r) => r.all('CREATE TABLE console_probe (x integer)'))).rejects.toThrow(/read-only|readonly|read only/i);
+      await expect(source.read((r) => r.all('DELETE FROM pipeline_runs RETURNING id'))).rejects.toThrow(
+        /read-only|readonly|read only/i,
+      );
+      await expect(source.read((r) => r.all('CREATE TABLE console_probe (x integer)'))).rejects.toThrow(
+        /read-only|readonly|read only/i,
+      );
       if (dialect === 'postgres') {
         // Outside the pages' READ ONLY transactions too: every session of the pool starts read-only.
-        await expect(source.exportDatabase().pool!.query('CREATE TABLE console_probe (x integer)')).rejects.toThrow(/read-only transaction/);
+        await expect(source.exportDatabase().pool!.query('CREATE TABLE console_probe (x integer)')).rejects.toThrow(
+          /read-only transaction/,
+        );
       }
     } finally {
       await source.close();

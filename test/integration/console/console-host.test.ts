@@ -31,14 +31,28 @@ interface CurlAnswer {
 
 /** One request with curl (an independent HTTP client): `host` is sent as the Host header when given. */
 function curl(p: string, o: { host?: string; extra?: string[]; port?: number } = {}): Promise<CurlAnswer> {
-  const args = ['-s', '-i', '--max-time', '20', ...(o.host !== undefined ? ['-H', `Host: ${o.host}`] : []), ...(o.extra ?? []), `http://127.0.0.1:${o.port ?? port}${p}`];
+  const args = [
+    '-s',
+    '-i',
+    '--max-time',
+    '20',
+    ...(o.host !== undefined ? ['-H', `Host: ${o.host}`] : []),
+    ...(o.extra ?? []),
+    `http://127.0.0.1:${o.port ?? port}${p}`,
+  ];
   return new Promise((resolve, reject) => {
     execFile('curl', args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
       if (err) return reject(new Error(`curl ${args.join(' ')}: ${err.message}`));
       const at = stdout.indexOf('\r\n\r\n');
       const head = stdout.slice(0, at).split('\r\n');
       const status = Number(/^HTTP\/[\d.]+ (\d{3})/.exec(head[0] ?? '')?.[1]);
-      const headers = new Map(head.slice(1).map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as [string, string]));
+      const headers = new Map(
+        head
+          .slice(1)
+          .map(
+            (l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()] as [string, string],
+          ),
+      );
       resolve({ status, headers, body: stdout.slice(at + 4) });
     });
   });
@@ -72,7 +86,10 @@ beforeAll(async () => {
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`console did not print its URL\nstdout: ${out}\nstderr: ${stderr}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`console did not print its URL\nstdout: ${out}\nstderr: ${stderr}`)),
+      60_000,
+    );
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /console: http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
@@ -96,8 +113,24 @@ afterAll(async () => {
 
 describe('console Host check, with curl against `scrape-etl console`', () => {
   it('a Host naming another site is refused (421, one sentence) on every kind of page; nothing of the data is in the answer', async () => {
-    for (const p of ['/', '/cost', '/db/0/p/x/data', '/db/0/p/x/data/pipeline_runs', '/db/0/p/x/data/pipeline_runs/download.csv', '/db/0/raw/1/body', '/assets/console.js', '/nowhere']) {
-      for (const host of [`attacker.example:${port}`, 'attacker.example', `127.0.0.1.attacker.example:${port}`, `localhost.attacker.example:${port}`, `127.0.0.1:${port + 1}`, `[::1]:${port + 1}`]) {
+    for (const p of [
+      '/',
+      '/cost',
+      '/db/0/p/x/data',
+      '/db/0/p/x/data/pipeline_runs',
+      '/db/0/p/x/data/pipeline_runs/download.csv',
+      '/db/0/raw/1/body',
+      '/assets/console.js',
+      '/nowhere',
+    ]) {
+      for (const host of [
+        `attacker.example:${port}`,
+        'attacker.example',
+        `127.0.0.1.attacker.example:${port}`,
+        `localhost.attacker.example:${port}`,
+        `127.0.0.1:${port + 1}`,
+        `[::1]:${port + 1}`,
+      ]) {
         const a = await curl(p, { host });
         expect(a.status, `${p} with Host ${host}: ${a.body}`).toBe(421);
         expect(a.headers.get('content-type'), p).toMatch(/^text\/plain/);
@@ -126,7 +159,13 @@ describe('console Host check, with curl against `scrape-etl console`', () => {
   });
 
   it('every answer carries the security headers: pages, assets, 404, 405, downloads refused', async () => {
-    for (const [p, status] of [['/', 200], ['/assets/console.js', 200], ['/assets/console.css', 200], ['/nowhere', 404], ['/db/0/p/x/data/nope', 400]] as const) {
+    for (const [p, status] of [
+      ['/', 200],
+      ['/assets/console.js', 200],
+      ['/assets/console.css', 200],
+      ['/nowhere', 404],
+      ['/db/0/p/x/data/nope', 400],
+    ] as const) {
       const a = await curl(p);
       expect(a.status, p).toBe(status);
       expectSecurityHeaders(a, p);
@@ -155,15 +194,24 @@ describe('console Host check, with curl against `scrape-etl console`', () => {
 });
 
 describe('console Host check beyond loopback', () => {
-  it('--host 0.0.0.0: this machine\'s addresses and host name and --allow-host names pass to the token check; other names are refused', async () => {
-    const con = await startConsole({ databases: [{ url: `sqlite:${dbFile}` }], host: '0.0.0.0', allowHosts: ['Proxy.Example'], temporal: false });
+  it("--host 0.0.0.0: this machine's addresses and host name and --allow-host names pass to the token check; other names are refused", async () => {
+    const con = await startConsole({
+      databases: [{ url: `sqlite:${dbFile}` }],
+      host: '0.0.0.0',
+      allowHosts: ['Proxy.Example'],
+      temporal: false,
+    });
     try {
       const p = con.port;
       for (const host of [`127.0.0.1:${p}`, `${os.hostname()}:${p}`, 'proxy.example', 'proxy.example:8443']) {
         // Past the Host check: the access token is asked for.
         expect((await curl('/', { host, port: p })).status, host).toBe(401);
       }
-      for (const host of [`attacker.example:${p}`, `proxy.example.attacker.example:${p}`, `0.0.0.0.attacker.example:${p}`]) {
+      for (const host of [
+        `attacker.example:${p}`,
+        `proxy.example.attacker.example:${p}`,
+        `0.0.0.0.attacker.example:${p}`,
+      ]) {
         expect((await curl('/', { host, port: p })).status, host).toBe(421);
       }
     } finally {
@@ -188,7 +236,9 @@ describe('console Host check in Chromium', () => {
       expect(await page.$('#pipelines')).toBeNull();
       // The rebinding itself: the attacker's page came from the attacker's server (played here by Playwright),
       // then its name points at 127.0.0.1 and its script reads "its own origin". Every read is refused.
-      await page.route(`http://attacker.example:${port}/attack.html`, (r) => r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>a page</title><p>hello</p>' }));
+      await page.route(`http://attacker.example:${port}/attack.html`, (r) =>
+        r.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>a page</title><p>hello</p>' }),
+      );
       await page.goto(`http://attacker.example:${port}/attack.html`);
       const fetched = await page.evaluate(async () => {
         const out: Array<[string, number, string]> = [];

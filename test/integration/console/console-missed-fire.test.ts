@@ -15,7 +15,11 @@ let page: Page;
 beforeAll(async () => {
   seeded = await seedMissedFire('console-missed-fire');
   // A Web UI address is known, so a real run's page links to it.
-  con = await startConsole({ databases: [{ url: seeded.dbUrl }], temporal: false, temporalUiUrl: 'http://127.0.0.1:8233' });
+  con = await startConsole({
+    databases: [{ url: seeded.dbUrl }],
+    temporal: false,
+    temporalUiUrl: 'http://127.0.0.1:8233',
+  });
   browser = await launchBrowser();
   page = await browser.newPage();
 }, 120_000);
@@ -35,7 +39,9 @@ describe('a missed fire in the console', () => {
   it("the pipeline's runs: the fire time said as a missed fire, no duration", async () => {
     await withScreenshotOnFailure(page, 'missed-fire-runs', async () => {
       await visit(`/db/0/p/${MISSED_PIPELINE}`);
-      const rows = await page.$$eval('table.runs tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+      const rows = await page.$$eval('table.runs tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
+      );
       const missed = rows.find((r) => r.some((c) => c.includes(MISSED_ID)))!;
       const run = rows.find((r) => r.some((c) => c.includes(RUN_ID)))!;
       expect(missed, JSON.stringify(rows)).toBeDefined();
@@ -55,7 +61,9 @@ describe('a missed fire in the console', () => {
       expect(body).toContain('2026-11-26 12:00:00Z');
       expect(body).toContain('skipped by its overlap policy (skip)');
       expect(body).not.toMatch(/Duration|97\.3|Temporal Web UI/);
-      expect(await page.$$eval('table.timeline tbody tr td:first-child', (tds) => tds.map((td) => td.textContent))).toEqual(['fired', 'noticed missed']);
+      expect(
+        await page.$$eval('table.timeline tbody tr td:first-child', (tds) => tds.map((td) => td.textContent)),
+      ).toEqual(['fired', 'noticed missed']);
       expect(await page.$$('a[href*="8233"]')).toHaveLength(0);
       // The run beside it keeps its link and its timeline.
       await visit(`/db/0/run/${encodeURIComponent(RUN_ID)}`);

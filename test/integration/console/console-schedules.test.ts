@@ -32,17 +32,36 @@ beforeAll(async () => {
   const file = path.join(REPO_ROOT, 'pipelines', 'examples', 'leads-search-engine.yaml');
   const spec = await loadPipelineFile(file, { env: { ...process.env, DATABASE_URL: scheduledDb } });
   pipeline = spec.name;
-  await applyScheduleChanges(temporal.client, { ...spec, schedule: { ...spec.schedule!, paused: false } }, file, 'console-schedules', false);
+  await applyScheduleChanges(
+    temporal.client,
+    { ...spec, schedule: { ...spec.schedule!, paused: false } },
+    file,
+    'console-schedules',
+    false,
+  );
   for (const url of [scheduledDb, otherDb]) {
     const db = await openDatabase(url);
     try {
-      await startPipelineRun(db, { workflowId: `${pipeline}--run`, pipeline, kind: spec.kind, startedAt: new Date('2026-11-27T09:00:00Z') });
-      await finishPipelineRun(db, { workflowId: `${pipeline}--run`, status: 'succeeded', rowsByTable: {}, finishedAt: new Date('2026-11-27T09:00:05Z') });
+      await startPipelineRun(db, {
+        workflowId: `${pipeline}--run`,
+        pipeline,
+        kind: spec.kind,
+        startedAt: new Date('2026-11-27T09:00:00Z'),
+      });
+      await finishPipelineRun(db, {
+        workflowId: `${pipeline}--run`,
+        status: 'succeeded',
+        rowsByTable: {},
+        finishedAt: new Date('2026-11-27T09:00:05Z'),
+      });
     } finally {
       await db.close();
     }
   }
-  con = await startConsole({ databases: [{ url: scheduledDb }, { url: otherDb }], temporalEnv: { ...process.env, TEMPORAL_ADDRESS: temporal.address } });
+  con = await startConsole({
+    databases: [{ url: scheduledDb }, { url: otherDb }],
+    temporalEnv: { ...process.env, TEMPORAL_ADDRESS: temporal.address },
+  });
   browser = await launchBrowser();
   page = await browser.newPage();
 }, 180_000);
@@ -64,7 +83,11 @@ describe("the console's next scheduled time", () => {
         const head = await page.$$eval('table thead th', (ths) => ths.map((th) => th.textContent!.trim()));
         const at = head.indexOf('Next scheduled');
         const db = head.indexOf('Database');
-        cells = await page.$$eval('table tbody tr', (trs, ix) => trs.map((tr) => ix.map((i) => tr.querySelectorAll('td')[i]!.textContent!.trim())), [db, at]);
+        cells = await page.$$eval(
+          'table tbody tr',
+          (trs, ix) => trs.map((tr) => ix.map((i) => tr.querySelectorAll('td')[i]!.textContent!.trim())),
+          [db, at],
+        );
         if (cells.length === 2 && cells.every((c) => c[1] !== 'unknown')) break;
         await new Promise((r) => setTimeout(r, 500));
       }

@@ -30,7 +30,12 @@ beforeAll(async () => {
   const db = await openDatabase(`sqlite:${dbFile}`);
   try {
     // One run of a pipeline without checks (and no token usage anywhere: nothing spent).
-    await startPipelineRun(db, { workflowId: `${NO_CHECKS}--run1`, pipeline: NO_CHECKS, kind: 'marketplace', startedAt: new Date('2026-11-27T09:00:00Z') });
+    await startPipelineRun(db, {
+      workflowId: `${NO_CHECKS}--run1`,
+      pipeline: NO_CHECKS,
+      kind: 'marketplace',
+      startedAt: new Date('2026-11-27T09:00:00Z'),
+    });
     // It fetched 5 products and 2 of them changed: rows seen beside rows changed.
     await finishPipelineRun(db, {
       workflowId: `${NO_CHECKS}--run1`,
@@ -42,10 +47,25 @@ beforeAll(async () => {
     for (const [i, at] of ['2026-11-26T10:00:00Z', '2026-11-27T10:00:00Z'].entries()) {
       const id = i === 1 ? checkedRun : `${CHECKED}--run${i}`;
       await startPipelineRun(db, { workflowId: id, pipeline: CHECKED, kind: 'marketplace', startedAt: new Date(at) });
-      await finishPipelineRun(db, { workflowId: id, status: 'succeeded', rowsByTable: { marketplace_products: 3 + i }, finishedAt: new Date(Date.parse(at) + 4000) });
+      await finishPipelineRun(db, {
+        workflowId: id,
+        status: 'succeeded',
+        rowsByTable: { marketplace_products: 3 + i },
+        finishedAt: new Date(Date.parse(at) + 4000),
+      });
     }
     await recordCheckResults(db, CHECKED, checkedRun, [
-      { name: 'enough_rows', type: 'row_count', severity: 'error', status: 'pass', observed: '4 rows', observedValue: 4, threshold: '>= 1', failingKeys: null, message: '4 rows' },
+      {
+        name: 'enough_rows',
+        type: 'row_count',
+        severity: 'error',
+        status: 'pass',
+        observed: '4 rows',
+        observedValue: 4,
+        threshold: '>= 1',
+        failingKeys: null,
+        message: '4 rows',
+      },
     ]);
   } finally {
     await db.close();
@@ -61,7 +81,9 @@ beforeAll(async () => {
     [1500, 15, '2026-11-26T10:00:00Z'],
     [950, 9.5, '2026-11-27T10:00:00Z'],
   ].forEach(([p, major, at], i) => insert.run(p, major, CHECKED, i + 1, at, `h${i}`));
-  raw.exec(`CREATE TABLE shop_notes (pipeline TEXT NOT NULL, load_id INTEGER, loaded_at TEXT, row_hash TEXT, row_key TEXT NOT NULL, note TEXT, PRIMARY KEY (pipeline, row_key))`);
+  raw.exec(
+    `CREATE TABLE shop_notes (pipeline TEXT NOT NULL, load_id INTEGER, loaded_at TEXT, row_hash TEXT, row_key TEXT NOT NULL, note TEXT, PRIMARY KEY (pipeline, row_key))`,
+  );
   const note = raw.prepare(`INSERT INTO shop_notes VALUES (?, NULL, '2026-11-27T10:00:00Z', 'x', ?, ?)`);
   for (const k of ['10', '2', '1', '21', '3']) note.run(CHECKED, k, `note ${k}`);
   raw.close();
@@ -86,14 +108,21 @@ describe('the console says only what is true', () => {
   it('a pipeline with no checks reads "no checks", not a green passed pill', async () => {
     await withScreenshotOnFailure(page, 'truths-no-checks', async () => {
       await visit('/');
-      const rows = await page.$$eval('table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim())));
+      const rows = await page.$$eval('table tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim())),
+      );
       const head = await page.$$eval('table thead th', (ths) => ths.map((th) => th.textContent!.trim()));
       const checks = head.indexOf('Checks');
       const lonely = rows.find((r) => r[0] === NO_CHECKS)!;
       const checked = rows.find((r) => r[0] === CHECKED)!;
       expect(lonely[checks]).toBe('no checks');
       expect(checked[checks]).toMatch(/^passed\s+1 passed, 0 failed$/);
-      const pills = await page.$$eval('table tbody tr', (trs) => trs.map((tr) => [tr.querySelector('td')!.textContent!.trim(), tr.querySelectorAll('[data-status="passed"]').length]));
+      const pills = await page.$$eval('table tbody tr', (trs) =>
+        trs.map((tr) => [
+          tr.querySelector('td')!.textContent!.trim(),
+          tr.querySelectorAll('[data-status="passed"]').length,
+        ]),
+      );
       expect(Object.fromEntries(pills)).toEqual({ [NO_CHECKS]: 0, [CHECKED]: 1 });
     });
   });
@@ -101,11 +130,17 @@ describe('the console says only what is true', () => {
   it('rows seen beside rows changed, and tokens unknown (never a dash) when the service reported none', async () => {
     await withScreenshotOnFailure(page, 'truths-rows-seen', async () => {
       await visit('/');
-      const rows = await page.$$eval('table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim())));
+      const rows = await page.$$eval('table tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim())),
+      );
       const head = await page.$$eval('table thead th', (ths) => ths.map((th) => th.textContent!.trim()));
       const lonely = rows.find((r) => r[0] === NO_CHECKS)!;
       const checked = rows.find((r) => r[0] === CHECKED)!;
-      expect([lonely[head.indexOf('Rows seen')], lonely[head.indexOf('Rows changed')], lonely[head.indexOf('Tokens')]]).toEqual(['5', '2', 'unknown']);
+      expect([
+        lonely[head.indexOf('Rows seen')],
+        lonely[head.indexOf('Rows changed')],
+        lonely[head.indexOf('Tokens')],
+      ]).toEqual(['5', '2', 'unknown']);
       // A run recorded before rows seen were counted: not known, so not a number.
       expect([checked[head.indexOf('Rows seen')], checked[head.indexOf('Rows changed')]]).toEqual(['—', '4']);
       await visit(`/db/0/run/${encodeURIComponent(`${NO_CHECKS}--run1`)}`);
@@ -138,9 +173,16 @@ describe('the console says only what is true', () => {
     await withScreenshotOnFailure(page, 'truths-price-steps', async () => {
       await visit(`/db/0/p/${CHECKED}/prices?item=1:7`);
       const paths = await page.evaluate(() => {
-        const w = globalThis as unknown as { __consoleCharts: Record<string, { series: Array<{ paths?: unknown }>; data: unknown[][] }>; uPlot: { paths: { stepped(o: { align: number }): unknown } } };
+        const w = globalThis as unknown as {
+          __consoleCharts: Record<string, { series: Array<{ paths?: unknown }>; data: unknown[][] }>;
+          uPlot: { paths: { stepped(o: { align: number }): unknown } };
+        };
         const c = w.__consoleCharts['price-1-7']!;
-        return { paths: String(c.series[1]!.paths), stepped: String(w.uPlot.paths.stepped({ align: 1 })), points: c.data[1] };
+        return {
+          paths: String(c.series[1]!.paths),
+          stepped: String(w.uPlot.paths.stepped({ align: 1 })),
+          points: c.data[1],
+        };
       });
       expect(paths.points).toEqual([12, 15, 9.5]);
       expect(paths.paths).toBe(paths.stepped);
@@ -151,7 +193,9 @@ describe('the console says only what is true', () => {
     await withScreenshotOnFailure(page, 'truths-one-run', async () => {
       await visit(`/db/0/p/${NO_CHECKS}`);
       expect(await page.$$('.chart-box')).toHaveLength(0);
-      expect(await page.innerText('figure.single-value')).toMatch(/Rows per run\s+2 rows \(11-27 09:00; one run so far\)/);
+      expect(await page.innerText('figure.single-value')).toMatch(
+        /Rows per run\s+2 rows \(11-27 09:00; one run so far\)/,
+      );
       // Two runs still make a chart.
       await visit(`/db/0/p/${CHECKED}`);
       expect(await page.$$('.chart-box canvas')).toHaveLength(1);
@@ -163,7 +207,9 @@ describe('the console says only what is true', () => {
       await visit(`/db/0/p/${CHECKED}/data/shop_notes`);
       const cols = await page.$$eval('#data-table thead th a', (as) => as.map((a) => a.getAttribute('data-column')));
       expect(cols).toEqual(['row_key', 'note', 'pipeline', 'load_id', 'loaded_at', 'row_hash']);
-      const first = await page.$$eval('#data-table tbody tr:first-child td', (tds) => tds.map((td) => td.textContent!.trim()));
+      const first = await page.$$eval('#data-table tbody tr:first-child td', (tds) =>
+        tds.map((td) => td.textContent!.trim()),
+      );
       expect(first.slice(0, 2)).toEqual(['1', 'note 1']);
       // Every row once, in numeric order, across keyset pages of two rows, ascending and descending.
       for (const [q, expected] of [
@@ -173,7 +219,11 @@ describe('the console says only what is true', () => {
         const seen: string[] = [];
         await visit(`/db/0/p/${CHECKED}/data/shop_notes?${q}`);
         for (let i = 0; i < 5; i++) {
-          seen.push(...(await page.$$eval('#data-table tbody tr td:first-child', (tds) => tds.map((td) => td.textContent!.trim()))));
+          seen.push(
+            ...(await page.$$eval('#data-table tbody tr td:first-child', (tds) =>
+              tds.map((td) => td.textContent!.trim()),
+            )),
+          );
           const next = await page.$('a[data-next]');
           if (!next) break;
           await Promise.all([page.waitForLoadState('load'), next.click()]);

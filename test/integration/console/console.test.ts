@@ -30,7 +30,11 @@ let before: { sha: string; mtimeMs: number; size: number };
 
 function fileState(file: string) {
   const st = fs.statSync(file);
-  return { sha: crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex'), mtimeMs: st.mtimeMs, size: st.size };
+  return {
+    sha: crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex'),
+    mtimeMs: st.mtimeMs,
+    size: st.size,
+  };
 }
 
 beforeAll(async () => {
@@ -59,8 +63,18 @@ async function visit(p: string): Promise<void> {
   await page.waitForSelector('html[data-charts-ready]');
 }
 
-function lastRun(pipeline: string): { workflow_id: string; status: string; rows_by_table: string; seen_by_table: string | null; token_usage: number | null } {
-  return db.prepare('SELECT workflow_id, status, rows_by_table, seen_by_table, token_usage FROM pipeline_runs WHERE pipeline = ? ORDER BY id DESC LIMIT 1').get(pipeline) as never;
+function lastRun(pipeline: string): {
+  workflow_id: string;
+  status: string;
+  rows_by_table: string;
+  seen_by_table: string | null;
+  token_usage: number | null;
+} {
+  return db
+    .prepare(
+      'SELECT workflow_id, status, rows_by_table, seen_by_table, token_usage FROM pipeline_runs WHERE pipeline = ? ORDER BY id DESC LIMIT 1',
+    )
+    .get(pipeline) as never;
 }
 
 describe('console pages in Chromium', () => {
@@ -73,7 +87,9 @@ describe('console pages in Chromium', () => {
         if ((await page.$('.next-run')) || i >= 30) break;
         await page.waitForTimeout(1000);
       }
-      const pipelines = (db.prepare('SELECT DISTINCT pipeline FROM pipeline_runs ORDER BY pipeline').all() as Array<{ pipeline: string }>).map((r) => r.pipeline);
+      const pipelines = (
+        db.prepare('SELECT DISTINCT pipeline FROM pipeline_runs ORDER BY pipeline').all() as Array<{ pipeline: string }>
+      ).map((r) => r.pipeline);
       const rows = await page.$$eval('#pipelines tbody tr', (trs) =>
         trs.map((tr) => ({
           name: tr.querySelector('td a')!.textContent,
@@ -90,12 +106,16 @@ describe('console pages in Chromium', () => {
         // Data rows seen and changed, as `status` counts them (bookkeeping tables apart); tokens never reported are
         // said as unknown (issue 36).
         const dataRows = (json: string | null) => splitRows(JSON.parse(json ?? '{}') as Record<string, number>).data;
-        expect(r.cells[7]).toBe(last.seen_by_table === null ? '—' : dataRows(last.seen_by_table).toLocaleString('en-US'));
+        expect(r.cells[7]).toBe(
+          last.seen_by_table === null ? '—' : dataRows(last.seen_by_table).toLocaleString('en-US'),
+        );
         expect(r.cells[8]).toBe(dataRows(last.rows_by_table).toLocaleString('en-US'));
         expect(r.cells[9]).toBe(last.token_usage === null ? 'unknown' : last.token_usage.toLocaleString('en-US'));
-        const perRun = (db.prepare('SELECT rows_by_table FROM pipeline_runs WHERE pipeline = ? ORDER BY id').all(r.name) as Array<{ rows_by_table: string | null }>).map((x) =>
-          dataRows(x.rows_by_table),
-        );
+        const perRun = (
+          db.prepare('SELECT rows_by_table FROM pipeline_runs WHERE pipeline = ? ORDER BY id').all(r.name) as Array<{
+            rows_by_table: string | null;
+          }>
+        ).map((x) => dataRows(x.rows_by_table));
         expect(r.spark).toBe(perRun.join(','));
       }
       const partial = rows.find((r) => r.name === fx.partialPipeline)!;
@@ -107,7 +127,8 @@ describe('console pages in Chromium', () => {
       // The screenshot for the docs (docs/console.png when UPDATE_DOCS_SCREENSHOT=1).
       fs.mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: path.join(ARTIFACTS, 'pipelines.png') });
-      if (process.env['UPDATE_DOCS_SCREENSHOT'] === '1') await page.screenshot({ path: path.join(REPO_ROOT, 'docs', 'console.png') });
+      if (process.env['UPDATE_DOCS_SCREENSHOT'] === '1')
+        await page.screenshot({ path: path.join(REPO_ROOT, 'docs', 'console.png') });
     });
   });
 
@@ -116,32 +137,64 @@ describe('console pages in Chromium', () => {
       const run = lastRun('leads-coffee-roasters');
       await visit(`/db/0/run/${encodeURIComponent(run.workflow_id)}`);
       expect(await page.textContent('h1')).toContain(run.workflow_id);
-      const steps = await page.$$eval('table.timeline tbody tr', (trs) => trs.map((tr) => [tr.children[0]!.textContent, tr.querySelector('time')?.getAttribute('datetime') ?? null]));
+      const steps = await page.$$eval('table.timeline tbody tr', (trs) =>
+        trs.map((tr) => [tr.children[0]!.textContent, tr.querySelector('time')?.getAttribute('datetime') ?? null]),
+      );
       expect(steps.map((s) => s[0])).toEqual(['started', 'scraped', 'loaded', 'exported', 'finished']);
       expect(steps.every((s) => s[1] !== null)).toBe(true);
-      const tables = await page.$$eval('table.run-tables tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent!.trim())));
+      const tables = await page.$$eval('table.run-tables tbody tr', (trs) =>
+        trs.map((tr) => [...tr.children].map((td) => td.textContent!.trim())),
+      );
       // Content tables (created by the loader for this pipeline) first, counted from the tables by the run's loads.
-      const content = (db.prepare(`SELECT DISTINCT table_name FROM schema_history WHERE pipeline = ? AND change = 'create_table' ORDER BY table_name`).all('leads-coffee-roasters') as Array<{ table_name: string }>).map((r) => r.table_name);
+      const content = (
+        db
+          .prepare(
+            `SELECT DISTINCT table_name FROM schema_history WHERE pipeline = ? AND change = 'create_table' ORDER BY table_name`,
+          )
+          .all('leads-coffee-roasters') as Array<{ table_name: string }>
+      ).map((r) => r.table_name);
       expect(content.length).toBeGreaterThan(0);
       const expectedContent = content
-        .map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM "${t}" WHERE pipeline = ? AND load_id IN (SELECT id FROM raw_responses WHERE workflow_id = ?)`).get('leads-coffee-roasters', run.workflow_id) as { n: number }).n])
+        .map((t) => [
+          t,
+          (
+            db
+              .prepare(
+                `SELECT count(*) AS n FROM "${t}" WHERE pipeline = ? AND load_id IN (SELECT id FROM raw_responses WHERE workflow_id = ?)`,
+              )
+              .get('leads-coffee-roasters', run.workflow_id) as { n: number }
+          ).n,
+        ])
         .filter(([, n]) => (n as number) > 0);
-      expect(tables.slice(0, expectedContent.length).map((t) => [t[0], Number(t[1]!.replace(/,/g, ''))])).toEqual(expectedContent);
+      expect(tables.slice(0, expectedContent.length).map((t) => [t[0], Number(t[1]!.replace(/,/g, ''))])).toEqual(
+        expectedContent,
+      );
       expect(tables.slice(0, expectedContent.length).every((t) => t[2] === 'content')).toBe(true);
       // rows_by_table counts the inferred (content) tables too since the merge (activities/control.ts): those are
       // shown once, among the content tables, with the same count; the rest follow, as rows_by_table has them.
       const byTable = JSON.parse(run.rows_by_table) as Record<string, number>;
-      for (const [t, n] of expectedContent) if (t as string in byTable) expect(byTable[t as string], t as string).toBe(n);
+      for (const [t, n] of expectedContent)
+        if ((t as string) in byTable) expect(byTable[t as string], t as string).toBe(n);
       const bookkeeping = Object.fromEntries(Object.entries(byTable).filter(([t]) => !content.includes(t)));
       expect(Object.keys(bookkeeping).length).toBeGreaterThan(0);
-      expect(Object.fromEntries(tables.slice(expectedContent.length).map((t) => [t[0], Number(t[1])]))).toEqual(bookkeeping);
+      expect(Object.fromEntries(tables.slice(expectedContent.length).map((t) => [t[0], Number(t[1])]))).toEqual(
+        bookkeeping,
+      );
       expect(tables.slice(expectedContent.length).every((t) => t[2] !== 'content')).toBe(true);
-      const exported = await page.$$eval('table.exports tbody tr td:nth-child(2)', (tds) => tds.map((td) => td.textContent));
-      const files = (db.prepare('SELECT last_file FROM export_watermarks WHERE last_run = ? ORDER BY table_name').all(run.workflow_id) as Array<{ last_file: string }>).map((r) => r.last_file);
+      const exported = await page.$$eval('table.exports tbody tr td:nth-child(2)', (tds) =>
+        tds.map((td) => td.textContent),
+      );
+      const files = (
+        db
+          .prepare('SELECT last_file FROM export_watermarks WHERE last_run = ? ORDER BY table_name')
+          .all(run.workflow_id) as Array<{ last_file: string }>
+      ).map((r) => r.last_file);
       expect(files.length).toBeGreaterThan(0);
       expect(exported.map((f) => f!.replace(/…$/, ''))).toEqual(files.map((f) => f.slice(0, 200)));
       const temporal = await page.getAttribute('a[href*="/namespaces/"]', 'href');
-      expect(temporal).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/namespaces/default/workflows/${encodeURIComponent(run.workflow_id)}$`));
+      expect(temporal).toMatch(
+        new RegExp(`^http://127\\.0\\.0\\.1:\\d+/namespaces/default/workflows/${encodeURIComponent(run.workflow_id)}$`),
+      );
     });
   });
 
@@ -152,7 +205,9 @@ describe('console pages in Chromium', () => {
       await visit(`/db/0/run/${encodeURIComponent(run.workflow_id)}`);
       expect(await page.getAttribute('.kv [data-status]', 'data-status')).toBe('partial');
       expect(await page.textContent('.kv')).toContain('1 of 3 URLs failed');
-      const failed = await page.$$eval('#failed-urls tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+      const failed = await page.$$eval('#failed-urls tbody tr', (trs) =>
+        trs.map((tr) => [...tr.children].map((td) => td.textContent)),
+      );
       expect(failed).toHaveLength(1);
       expect(failed[0]![0]).toBe(fx.badUrl);
       expect(failed[0]![1]).toMatch(/sim_models/);
@@ -164,23 +219,39 @@ describe('console pages in Chromium', () => {
       const [shop, item] = [10115139, 1234567890];
       await visit(`/db/0/p/marketplace-products/prices?item=${shop}:${item}`);
       const plotted = await page.evaluate(() => {
-        const charts = (globalThis as unknown as { __consoleCharts: Record<string, { data: Array<Array<number | null>>; series: Array<{ label: string }> }> }).__consoleCharts;
+        const charts = (
+          globalThis as unknown as {
+            __consoleCharts: Record<string, { data: Array<Array<number | null>>; series: Array<{ label: string }> }>;
+          }
+        ).__consoleCharts;
         const name = Object.keys(charts).find((k) => k.startsWith('price-'))!;
         return { name, data: charts[name]!.data.map((a) => [...a]), labels: charts[name]!.series.map((s) => s.label) };
       });
       expect(plotted.name).toBe(`price-${shop}-${item}`);
       const history = db
-        .prepare('SELECT model_id, price_major, loaded_at FROM marketplace_price_history WHERE pipeline = ? AND shop_id = ? AND item_id = ? ORDER BY id')
+        .prepare(
+          'SELECT model_id, price_major, loaded_at FROM marketplace_price_history WHERE pipeline = ? AND shop_id = ? AND item_id = ? ORDER BY id',
+        )
         .safeIntegers(true)
-        .all('marketplace-products', shop, item) as Array<{ model_id: bigint | null; price_major: number; loaded_at: string }>;
+        .all('marketplace-products', shop, item) as Array<{
+        model_id: bigint | null;
+        price_major: number;
+        loaded_at: string;
+      }>;
       expect(history.length).toBeGreaterThan(3);
       // Every non-null point of every series, as (series model id, time, price), against the rows.
       const [xs, ...ys] = plotted.data;
       const modelOf = (label: string) => (label === 'product' ? null : /\((\d+)\)$/.exec(label)![1]!);
       const points = ys.flatMap((series, i) =>
-        series.flatMap((y, j) => (y === null ? [] : [[modelOf(plotted.labels[i + 1]!), new Date(xs![j]! * 1000).toISOString(), y]])),
+        series.flatMap((y, j) =>
+          y === null ? [] : [[modelOf(plotted.labels[i + 1]!), new Date(xs![j]! * 1000).toISOString(), y]],
+        ),
       );
-      const rows = history.map((h) => [h.model_id === null ? null : h.model_id.toString(), new Date(h.loaded_at).toISOString(), h.price_major]);
+      const rows = history.map((h) => [
+        h.model_id === null ? null : h.model_id.toString(),
+        new Date(h.loaded_at).toISOString(),
+        h.price_major,
+      ]);
       const key = (p: unknown[]) => JSON.stringify(p);
       expect(points.map(key).sort()).toEqual(rows.map(key).sort());
       expect(await page.textContent('.chart figcaption')).toContain('TWD');
@@ -190,9 +261,17 @@ describe('console pages in Chromium', () => {
           `SELECT price, previous_price FROM marketplace_price_history WHERE pipeline = ? AND previous_price IS NOT NULL
              AND load_id IN (SELECT id FROM raw_responses WHERE workflow_id = ?)`,
         )
-        .all('marketplace-products', lastRun('marketplace-products').workflow_id) as Array<{ price: number; previous_price: number }>;
-      const shown = await page.$$eval('table.drops tbody tr, table.rises tbody tr', (trs) => trs.map((tr) => tr.children[4]!.textContent));
-      const expected = moves.map((m) => (m.price - m.previous_price) / m.previous_price).filter((x) => x !== 0).map((x) => `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
+        .all('marketplace-products', lastRun('marketplace-products').workflow_id) as Array<{
+        price: number;
+        previous_price: number;
+      }>;
+      const shown = await page.$$eval('table.drops tbody tr, table.rises tbody tr', (trs) =>
+        trs.map((tr) => tr.children[4]!.textContent),
+      );
+      const expected = moves
+        .map((m) => (m.price - m.previous_price) / m.previous_price)
+        .filter((x) => x !== 0)
+        .map((x) => `${x > 0 ? '+' : ''}${(x * 100).toFixed(1)}%`);
       expect([...shown].sort()).toEqual(expected.sort());
     });
   });
@@ -201,27 +280,49 @@ describe('console pages in Chromium', () => {
     await withScreenshotOnFailure(page, 'leads', async () => {
       await visit('/db/0/p/leads-coffee-roasters/leads');
       const root = 'leads_coffee_roasters_items';
-      const expectedLeads = db.prepare(`SELECT row_key, name, email FROM ${root} WHERE pipeline = ? ORDER BY length(row_key), row_key LIMIT 50`).all('leads-coffee-roasters') as Array<{ row_key: string; name: string; email: string }>;
-      const shown = await page.$$eval('#leads-table tbody tr', (trs) => trs.map((tr) => ({ key: tr.getAttribute('data-row-key'), text: tr.textContent })));
+      const expectedLeads = db
+        .prepare(
+          `SELECT row_key, name, email FROM ${root} WHERE pipeline = ? ORDER BY length(row_key), row_key LIMIT 50`,
+        )
+        .all('leads-coffee-roasters') as Array<{ row_key: string; name: string; email: string }>;
+      const shown = await page.$$eval('#leads-table tbody tr', (trs) =>
+        trs.map((tr) => ({ key: tr.getAttribute('data-row-key'), text: tr.textContent })),
+      );
       expect(shown.map((r) => r.key)).toEqual(expectedLeads.map((l) => l.row_key));
       const headers = await page.$$eval('#leads-table thead th', (ths) => ths.map((th) => th.textContent));
       expect(headers).toContain('social profiles');
       const col = headers.indexOf('social profiles');
-      const profiles = await page.$$eval(`#leads-table tbody tr td:nth-child(${col + 1})`, (tds) => tds.map((td) => [...td.querySelectorAll('li')].map((li) => li.textContent)));
+      const profiles = await page.$$eval(`#leads-table tbody tr td:nth-child(${col + 1})`, (tds) =>
+        tds.map((td) => [...td.querySelectorAll('li')].map((li) => li.textContent)),
+      );
       for (const [i, lead] of expectedLeads.entries()) {
         const children = db
-          .prepare(`SELECT platform, handle, url FROM ${root}__social_profiles WHERE pipeline = ? AND parent_key = ? ORDER BY list_index`)
+          .prepare(
+            `SELECT platform, handle, url FROM ${root}__social_profiles WHERE pipeline = ? AND parent_key = ? ORDER BY list_index`,
+          )
           .all('leads-coffee-roasters', lead.row_key) as Array<{ platform: string; handle: string; url: string }>;
         expect(profiles[i]).toEqual(children.map((c) => [c.platform, c.handle, c.url].join(' · ')));
         if (lead.email) expect(shown[i]!.text).toContain(lead.email);
         if (lead.name) expect(shown[i]!.text).toContain(lead.name);
       }
       const perRun = await page.evaluate(() => {
-        const charts = (globalThis as unknown as { __consoleCharts: Record<string, { data: number[][] }> }).__consoleCharts;
+        const charts = (globalThis as unknown as { __consoleCharts: Record<string, { data: number[][] }> })
+          .__consoleCharts;
         return [...charts['leads-per-run-leads-coffee-roasters']!.data[1]!];
       });
-      const runs = db.prepare(`SELECT workflow_id FROM pipeline_runs WHERE pipeline = ? ORDER BY id`).all('leads-coffee-roasters') as Array<{ workflow_id: string }>;
-      const counts = runs.map((r) => (db.prepare(`SELECT count(*) AS n FROM ${root} l JOIN raw_responses rr ON rr.id = l.load_id WHERE l.pipeline = ? AND rr.workflow_id = ?`).get('leads-coffee-roasters', r.workflow_id) as { n: number }).n);
+      const runs = db
+        .prepare(`SELECT workflow_id FROM pipeline_runs WHERE pipeline = ? ORDER BY id`)
+        .all('leads-coffee-roasters') as Array<{ workflow_id: string }>;
+      const counts = runs.map(
+        (r) =>
+          (
+            db
+              .prepare(
+                `SELECT count(*) AS n FROM ${root} l JOIN raw_responses rr ON rr.id = l.load_id WHERE l.pipeline = ? AND rr.workflow_id = ?`,
+              )
+              .get('leads-coffee-roasters', r.workflow_id) as { n: number }
+          ).n,
+      );
       expect(perRun).toEqual(counts);
     });
   });
@@ -230,9 +331,14 @@ describe('console pages in Chromium', () => {
     await withScreenshotOnFailure(page, 'data', async () => {
       const pipeline = 'marketplace-products';
       const table = 'marketplace_product_models';
-      const expected = (db.prepare(`SELECT item_id, model_id, stock FROM ${table} WHERE pipeline = ? ORDER BY stock IS NULL, stock DESC, shop_id DESC, item_id DESC, model_id DESC`).safeIntegers(true).all(pipeline) as Array<Record<string, bigint | null>>).map(
-        (r) => `${r['item_id']}/${r['model_id']}/${r['stock'] ?? 'NULL'}`,
-      );
+      const expected = (
+        db
+          .prepare(
+            `SELECT item_id, model_id, stock FROM ${table} WHERE pipeline = ? ORDER BY stock IS NULL, stock DESC, shop_id DESC, item_id DESC, model_id DESC`,
+          )
+          .safeIntegers(true)
+          .all(pipeline) as Array<Record<string, bigint | null>>
+      ).map((r) => `${r['item_id']}/${r['model_id']}/${r['stock'] ?? 'NULL'}`);
       expect(expected.length).toBeGreaterThan(10);
       let next: string | null = `/db/0/p/${pipeline}/data/${table}?sort=stock&desc=1&limit=4`;
       const seen: string[] = [];
@@ -243,7 +349,11 @@ describe('console pages in Chromium', () => {
         const cols = await page.$$eval('#data-table thead th a', (as) => as.map((a) => a.getAttribute('data-column')));
         const at = (c: string) => cols.indexOf(c) + 1; // +1 for nth-child (the raw column is last, issue 36)
         seen.push(
-          ...(await page.$$eval(`#data-table tbody tr`, (trs, idx) => trs.map((tr) => idx.map((i) => tr.children[i - 1]!.textContent).join('/')), [at('item_id'), at('model_id'), at('stock')])),
+          ...(await page.$$eval(
+            `#data-table tbody tr`,
+            (trs, idx) => trs.map((tr) => idx.map((i) => tr.children[i - 1]!.textContent).join('/')),
+            [at('item_id'), at('model_id'), at('stock')],
+          )),
         );
         next = await page.$eval('.pager', (p) => p.querySelector('a[data-next]')?.getAttribute('href') ?? null);
       }
@@ -253,11 +363,21 @@ describe('console pages in Chromium', () => {
       expect(await page.textContent('#data-table thead')).toContain('INTEGER');
       // Lineage: the first row's raw response is the body its load stored.
       await visit(`/db/0/p/${pipeline}/data/marketplace_products`);
-      const loadId = (db.prepare(`SELECT load_id FROM marketplace_products WHERE pipeline = ? ORDER BY shop_id, item_id LIMIT 1`).get(pipeline) as { load_id: number }).load_id;
+      const loadId = (
+        db
+          .prepare(`SELECT load_id FROM marketplace_products WHERE pipeline = ? ORDER BY shop_id, item_id LIMIT 1`)
+          .get(pipeline) as { load_id: number }
+      ).load_id;
       await page.click('#data-table tbody tr:first-child a:has-text("response")');
       await page.waitForSelector('#raw-body');
-      const rawRow = db.prepare('SELECT body, body_ref FROM raw_responses WHERE id = ?').get(loadId) as { body: string; body_ref: number | null };
-      const body = rawRow.body_ref === null ? rawRow.body : (db.prepare('SELECT body FROM raw_responses WHERE id = ?').get(rawRow.body_ref) as { body: string }).body;
+      const rawRow = db.prepare('SELECT body, body_ref FROM raw_responses WHERE id = ?').get(loadId) as {
+        body: string;
+        body_ref: number | null;
+      };
+      const body =
+        rawRow.body_ref === null
+          ? rawRow.body
+          : (db.prepare('SELECT body FROM raw_responses WHERE id = ?').get(rawRow.body_ref) as { body: string }).body;
       expect(JSON.parse((await page.textContent('#raw-body'))!)).toEqual(JSON.parse(body));
       expect(await page.textContent('h1')).toBe(`Raw response ${loadId}`);
     });
@@ -270,7 +390,9 @@ describe('console pages in Chromium', () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'console-dl-'));
       try {
         const expected = db
-          .prepare(`SELECT item_id, title, price FROM marketplace_products WHERE pipeline = ? ORDER BY price IS NULL, price DESC, shop_id DESC, item_id DESC`)
+          .prepare(
+            `SELECT item_id, title, price FROM marketplace_products WHERE pipeline = ? ORDER BY price IS NULL, price DESC, shop_id DESC, item_id DESC`,
+          )
           .safeIntegers(true)
           .all(pipeline) as Array<{ item_id: bigint; title: string; price: bigint }>;
         const [csvDl] = await Promise.all([page.waitForEvent('download'), page.click('a:has-text("CSV")')]);
@@ -280,16 +402,22 @@ describe('console pages in Chromium', () => {
         const header = records[0]!;
         expect(header).toContain('title');
         const pick = (r: string[], c: string) => r[header.indexOf(c)];
-        expect(records.slice(1).map((r) => [pick(r, 'item_id'), pick(r, 'title'), pick(r, 'price')])).toEqual(expected.map((e) => [e.item_id.toString(), e.title, e.price.toString()]));
+        expect(records.slice(1).map((r) => [pick(r, 'item_id'), pick(r, 'title'), pick(r, 'price')])).toEqual(
+          expected.map((e) => [e.item_id.toString(), e.title, e.price.toString()]),
+        );
 
         const [pqDl] = await Promise.all([page.waitForEvent('download'), page.click('a:has-text("Parquet")')]);
         const pqFile = path.join(dir, pqDl.suggestedFilename());
         await pqDl.saveAs(pqFile);
         const read = readParquetWithPyarrow(pqFile);
         expect(read.schema).toContainEqual(['item_id', 'int64']);
-        expect(read.rows.map((r) => [(r['item_id'] as { int: string }).int, r['title'], (r['price'] as { int: string }).int])).toEqual(
-          expected.map((e) => [e.item_id.toString(), e.title, e.price.toString()]),
-        );
+        expect(
+          read.rows.map((r) => [
+            (r['item_id'] as { int: string }).int,
+            r['title'],
+            (r['price'] as { int: string }).int,
+          ]),
+        ).toEqual(expected.map((e) => [e.item_id.toString(), e.title, e.price.toString()]));
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
@@ -318,10 +446,16 @@ describe('console pages in Chromium', () => {
     await withScreenshotOnFailure(page, 'cost', async () => {
       await visit('/cost');
       const chart = await page.evaluate(() => {
-        const c = (globalThis as unknown as { __consoleCharts: Record<string, { data: Array<Array<number | null>>; series: Array<{ label: string }> }> }).__consoleCharts['tokens-per-run']!;
+        const c = (
+          globalThis as unknown as {
+            __consoleCharts: Record<string, { data: Array<Array<number | null>>; series: Array<{ label: string }> }>;
+          }
+        ).__consoleCharts['tokens-per-run']!;
         return { data: c.data.map((a) => [...a]), labels: c.series.map((s) => s.label) };
       });
-      const runs = db.prepare('SELECT pipeline, token_usage FROM pipeline_runs WHERE token_usage IS NOT NULL ORDER BY started_at').all() as Array<{ pipeline: string; token_usage: number }>;
+      const runs = db
+        .prepare('SELECT pipeline, token_usage FROM pipeline_runs WHERE token_usage IS NOT NULL ORDER BY started_at')
+        .all() as Array<{ pipeline: string; token_usage: number }>;
       expect(runs.length).toBeGreaterThan(1);
       const plotted = chart.data[0]!.map((_, i) => {
         const s = chart.data.slice(1).findIndex((series) => series[i] !== null);
@@ -359,8 +493,16 @@ describe('read-only', () => {
     const source = await openReadOnly(fx.dbUrl);
     try {
       // Through the reader the pages use (a statement that returns rows, so it runs) and the raw handle beside it.
-      await expect(source.read((r) => r.all(`DELETE FROM pipeline_runs RETURNING id`))).rejects.toThrow(/readonly|read-only/i);
-      await expect(source.read((r) => r.all(`INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES ('x', 'x', 'x', 'x', 'x') RETURNING id`))).rejects.toThrow(/readonly|read-only/i);
+      await expect(source.read((r) => r.all(`DELETE FROM pipeline_runs RETURNING id`))).rejects.toThrow(
+        /readonly|read-only/i,
+      );
+      await expect(
+        source.read((r) =>
+          r.all(
+            `INSERT INTO pipeline_runs (workflow_id, pipeline, kind, status, started_at) VALUES ('x', 'x', 'x', 'x', 'x') RETURNING id`,
+          ),
+        ),
+      ).rejects.toThrow(/readonly|read-only/i);
       const handle = source.exportDatabase().sqlite!;
       expect(() => handle.exec('CREATE TABLE console_probe (x integer)')).toThrow(/readonly|read-only/i);
       expect(() => handle.exec('PRAGMA query_only = OFF; DELETE FROM pipeline_runs')).toThrow(/readonly|read-only/i);
@@ -380,14 +522,22 @@ describe('read-only', () => {
 
 describe('degrading and optional tables', () => {
   it('Temporal unreachable: the schedule column says unknown, with the reason, and the pages work', async () => {
-    const other = await startConsole({ databases: [{ url: fx.dbUrl }], temporalEnv: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    const other = await startConsole({
+      databases: [{ url: fx.dbUrl }],
+      temporalEnv: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' },
+    });
     try {
       const res = await fetch(new URL('/', other.url));
       const text = await res.text();
       expect(res.status).toBe(200);
       // Within the page's wait (the connection attempt itself may take the SDK's 10 s) or after it failed.
-      expect(text).toMatch(/<span class="muted" title="(cannot connect to Temporal at 127\.0\.0\.1:1|Temporal did not answer within 2 s)[^"]*">unknown<\/span>/);
-      expect((await fetch(new URL(`/db/0/run/${encodeURIComponent(lastRun(fx.partialPipeline).workflow_id)}`, other.url))).status).toBe(200);
+      expect(text).toMatch(
+        /<span class="muted" title="(cannot connect to Temporal at 127\.0\.0\.1:1|Temporal did not answer within 2 s)[^"]*">unknown<\/span>/,
+      );
+      expect(
+        (await fetch(new URL(`/db/0/run/${encodeURIComponent(lastRun(fx.partialPipeline).workflow_id)}`, other.url)))
+          .status,
+      ).toBe(200);
     } finally {
       await other.close();
     }
@@ -403,10 +553,27 @@ describe('degrading and optional tables', () => {
     const w = await openDatabase(`sqlite:${copy}`);
     try {
       await recordCheckResults(w, 'jobs-remote-typescript', run.workflow_id, [
-        { name: 'rows_min', type: 'row_count', severity: 'error', status: 'pass', observed: '15 rows', observedValue: 15, threshold: '>= 10', failingKeys: null, message: '15 rows' },
         {
-          name: 'salary_not_null', type: 'not_null', severity: 'error', status: 'fail', observed: '20% (3 of 15 rows)', observedValue: 20, threshold: '0%',
-          failingKeys: [{ row_key: 'k1' }], message: '3 of 15 rows have no salary <b>',
+          name: 'rows_min',
+          type: 'row_count',
+          severity: 'error',
+          status: 'pass',
+          observed: '15 rows',
+          observedValue: 15,
+          threshold: '>= 10',
+          failingKeys: null,
+          message: '15 rows',
+        },
+        {
+          name: 'salary_not_null',
+          type: 'not_null',
+          severity: 'error',
+          status: 'fail',
+          observed: '20% (3 of 15 rows)',
+          observedValue: 20,
+          threshold: '0%',
+          failingKeys: [{ row_key: 'k1' }],
+          message: '3 of 15 rows have no salary <b>',
         },
       ]);
     } finally {
@@ -424,7 +591,16 @@ describe('degrading and optional tables', () => {
       expect(page).toContain('3 of 15 rows have no salary &#60;b&#62;');
       expect(page).toContain('20% (3 of 15 rows)');
       const heads = /<table class="checks">[\s\S]*?<\/thead>/.exec(page)![0];
-      expect([...heads.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1])).toEqual(['Check', 'Type', 'Severity', 'Status', 'Observed', 'Threshold', 'Message', 'Checked at']);
+      expect([...heads.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1])).toEqual([
+        'Check',
+        'Type',
+        'Severity',
+        'Status',
+        'Observed',
+        'Threshold',
+        'Message',
+        'Checked at',
+      ]);
     } finally {
       await other.close();
     }
@@ -452,14 +628,32 @@ describe('report', () => {
         await p.goto(`file://${out}`);
         await p.waitForSelector('html[data-charts-ready]');
         expect(requests.filter((u) => u !== `file://${out}`)).toEqual([]);
-        const runs = db.prepare('SELECT workflow_id FROM pipeline_runs WHERE pipeline = ? ORDER BY id DESC').all('marketplace-products') as Array<{ workflow_id: string }>;
+        const runs = db
+          .prepare('SELECT workflow_id FROM pipeline_runs WHERE pipeline = ? ORDER BY id DESC')
+          .all('marketplace-products') as Array<{ workflow_id: string }>;
         const sections = await p.$$eval('section.run h1', (hs) => hs.map((h) => h.textContent));
         expect(sections).toEqual(runs.map((x) => `Run ${x.workflow_id}`));
         const plotted = await p.evaluate(() => {
-          const charts = (globalThis as unknown as { __consoleCharts: Record<string, { data: Array<Array<number | null>> }> }).__consoleCharts;
-          return Object.fromEntries(Object.entries(charts).filter(([k]) => k.startsWith('price-')).map(([k, c]) => [k, c.data.slice(1).flat().filter((v) => v !== null).length]));
+          const charts = (
+            globalThis as unknown as { __consoleCharts: Record<string, { data: Array<Array<number | null>> }> }
+          ).__consoleCharts;
+          return Object.fromEntries(
+            Object.entries(charts)
+              .filter(([k]) => k.startsWith('price-'))
+              .map(([k, c]) => [
+                k,
+                c.data
+                  .slice(1)
+                  .flat()
+                  .filter((v) => v !== null).length,
+              ]),
+          );
         });
-        const counts = db.prepare('SELECT shop_id, item_id, count(*) AS n FROM marketplace_price_history WHERE pipeline = ? GROUP BY shop_id, item_id').all('marketplace-products') as Array<{ shop_id: number; item_id: number; n: number }>;
+        const counts = db
+          .prepare(
+            'SELECT shop_id, item_id, count(*) AS n FROM marketplace_price_history WHERE pipeline = ? GROUP BY shop_id, item_id',
+          )
+          .all('marketplace-products') as Array<{ shop_id: number; item_id: number; n: number }>;
         expect(plotted).toEqual(Object.fromEntries(counts.map((c) => [`price-${c.shop_id}-${c.item_id}`, c.n])));
       });
     } finally {
@@ -473,13 +667,20 @@ describe('the command', () => {
     const { consoleDatabases } = await import('../../../console/targets.js');
     const dbs = await consoleDatabases({ files: [path.join(fx.bed.dir, 'market-watch.yaml')] });
     expect(dbs).toEqual([{ url: fx.dbUrl, pipelines: [fx.partialPipeline] }]);
-    await expect(consoleDatabases({ database: fx.dbUrl, files: [path.join(fx.bed.dir, 'market-watch.yaml')] })).rejects.toThrow(/either --database or pipeline files/);
+    await expect(
+      consoleDatabases({ database: fx.dbUrl, files: [path.join(fx.bed.dir, 'market-watch.yaml')] }),
+    ).rejects.toThrow(/either --database or pipeline files/);
     const only = await startConsole({ databases: dbs, temporal: false });
     try {
       const home = await (await fetch(new URL('/', only.url))).text();
-      expect([...home.matchAll(/<tr><td><a href="\/db\/0\/p\/([^"]+)">/g)].map((m) => m[1])).toEqual([fx.partialPipeline]);
+      expect([...home.matchAll(/<tr><td><a href="\/db\/0\/p\/([^"]+)">/g)].map((m) => m[1])).toEqual([
+        fx.partialPipeline,
+      ]);
       expect((await fetch(new URL('/db/0/p/marketplace-products', only.url))).status).toBe(404);
-      expect((await fetch(new URL(`/db/0/run/${encodeURIComponent(lastRun('marketplace-products').workflow_id)}`, only.url))).status).toBe(404);
+      expect(
+        (await fetch(new URL(`/db/0/run/${encodeURIComponent(lastRun('marketplace-products').workflow_id)}`, only.url)))
+          .status,
+      ).toBe(404);
     } finally {
       await only.close();
     }
@@ -488,7 +689,10 @@ describe('the command', () => {
   it('scrape-etl console listens on 127.0.0.1 on a free port; another address needs --host, warns, and requires the printed token', async () => {
     const start = (args: string[]) =>
       new Promise<{ child: ReturnType<typeof spawn>; out: string; err: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [CLI, 'console', '--database', fx.dbUrl, '--no-temporal', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [CLI, 'console', '--database', fx.dbUrl, '--no-temporal', ...args], {
+          cwd: REPO_ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let out = '';
         let err = '';
         child.stdout.on('data', (d: Buffer) => {

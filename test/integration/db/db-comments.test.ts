@@ -27,15 +27,24 @@ function comments(): Map<string, string> {
     FROM pg_description d JOIN pg_class c ON c.oid = d.objoid JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
     LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = d.objsubid AND d.objsubid > 0
     WHERE d.classoid = 'pg_class'::regclass`;
-  const csv = execFileSync(`${PG_BIN}/psql`, [url, '--csv', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' });
-  const rows = JSON.parse(execFileSync('python3', ['-c', 'import csv, json, sys\njson.dump(list(csv.reader(sys.stdin, strict=True)), sys.stdout)'], { input: csv, encoding: 'utf8' })) as string[][];
+  const csv = execFileSync(`${PG_BIN}/psql`, [url, '--csv', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], {
+    encoding: 'utf8',
+  });
+  const rows = JSON.parse(
+    execFileSync(
+      'python3',
+      ['-c', 'import csv, json, sys\njson.dump(list(csv.reader(sys.stdin, strict=True)), sys.stdout)'],
+      { input: csv, encoding: 'utf8' },
+    ),
+  ) as string[][];
   return new Map(rows.map(([t, c, d]) => [`${t}.${c}`, d!]));
 }
 
 describe('comments on Postgres', () => {
   it('the migrations write every description, exactly', () => {
     const got = comments();
-    for (const w of modelComments()) expect(got.get(`${w.table}.${w.column ?? ''}`), `${w.table}.${w.column ?? ''}`).toBe(w.comment);
+    for (const w of modelComments())
+      expect(got.get(`${w.table}.${w.column ?? ''}`), `${w.table}.${w.column ?? ''}`).toBe(w.comment);
   });
 
   it('schema evolution comments the tables and columns it adds, and results_landed marks the sync copies', async () => {
@@ -52,16 +61,40 @@ describe('comments on Postgres', () => {
         updated_at: '2026-01-01T00:00:00.000000Z',
       })),
     });
-    for (const [pipeline, resultTable, ids] of [['leads-pg', 'leads_results', [5, 6]], ['sync-pg', 'scraper_results', [5, 6, 7]]] as const) {
+    for (const [pipeline, resultTable, ids] of [
+      ['leads-pg', 'leads_results', [5, 6]],
+      ['sync-pg', 'scraper_results', [5, 6, 7]],
+    ] as const) {
       const data = page([...ids]);
-      await loadBatch(db, { pipeline, endpoint: 'GET /api/results', requestKey: '1', raw: JSON.stringify(data), kind: 'results', data: data as never, resultTable, content: { table: contentTableName(pipeline), mode: 'evolve' } });
+      await loadBatch(db, {
+        pipeline,
+        endpoint: 'GET /api/results',
+        requestKey: '1',
+        raw: JSON.stringify(data),
+        kind: 'results',
+        data: data as never,
+        resultTable,
+        content: { table: contentTableName(pipeline), mode: 'evolve' },
+      });
     }
     const got = comments();
     expect(got.get('leads_pg_items.')).toMatch(/^Result content of pipeline leads-pg/);
     expect(got.get('leads_pg_items.company')).toBe('Content key "company" (text). Added by schema evolution.');
     expect(got.get('leads_pg_items__social_profiles.root_key')).toMatch(/root/);
     expect(got.get('sync_pg_items__social_profiles.url')).toBe('Content key "url" (text). Added by schema evolution.');
-    const landed = execFileSync(`${PG_BIN}/psql`, [url, '-tA', '-c', `SELECT result_table || ':' || id || ':' || is_copy FROM results_landed ORDER BY 1`], { encoding: 'utf8' }).trim().split('\n');
-    expect(landed).toEqual(['leads_results:5:false', 'leads_results:6:false', 'scraper_results:5:true', 'scraper_results:6:true', 'scraper_results:7:false']);
+    const landed = execFileSync(
+      `${PG_BIN}/psql`,
+      [url, '-tA', '-c', `SELECT result_table || ':' || id || ':' || is_copy FROM results_landed ORDER BY 1`],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n');
+    expect(landed).toEqual([
+      'leads_results:5:false',
+      'leads_results:6:false',
+      'scraper_results:5:true',
+      'scraper_results:6:true',
+      'scraper_results:7:false',
+    ]);
   });
 });

@@ -27,14 +27,29 @@ const MODELS = {
 const PG_BIN = process.env['TEST_POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';
 
 let dir: string;
-const built = new Map<Target, { url: string; dbtDir: string; build: string; results: Array<{ unique_id: string; status: string }>; rows: Record<string, string[][]> }>();
+const built = new Map<
+  Target,
+  {
+    url: string;
+    dbtDir: string;
+    build: string;
+    results: Array<{ unique_id: string; status: string }>;
+    rows: Record<string, string[][]>;
+  }
+>();
 
 /** A project holding copies of the example pipelines, each writing to `url`. */
 function writeProject(root: string, url: string): string[] {
   fs.mkdirSync(path.join(root, 'pipelines'), { recursive: true });
-  fs.writeFileSync(path.join(root, 'scrape-etl.yaml'), `pipelines: [pipelines/*.yaml]\ndestination: ${url}\ndata_dir: data\n`);
+  fs.writeFileSync(
+    path.join(root, 'scrape-etl.yaml'),
+    `pipelines: [pipelines/*.yaml]\ndestination: ${url}\ndata_dir: data\n`,
+  );
   const names: string[] = [];
-  for (const f of fs.readdirSync(path.join(REPO_ROOT, 'pipelines', 'examples')).filter((x) => x.endsWith('.yaml')).sort()) {
+  for (const f of fs
+    .readdirSync(path.join(REPO_ROOT, 'pipelines', 'examples'))
+    .filter((x) => x.endsWith('.yaml'))
+    .sort()) {
     const text = fs.readFileSync(path.join(REPO_ROOT, 'pipelines', 'examples', f), 'utf8');
     // The examples' own destination (results-sync names one) gives way to the warehouse's.
     const own = text.replace(/^destination:\n(?: {2}.*\n)+/m, '').replace(/^# yaml-language-server.*\n/m, '');
@@ -71,13 +86,24 @@ function readModel(target: Target, url: string, model: string, orderBy: string):
   const sql = `SELECT * FROM analytics.${model} ORDER BY ${orderBy}`;
   const csv =
     target === 'postgres'
-      ? execFileSync(path.join(PG_BIN, 'psql'), [url, '--csv', '-v', 'ON_ERROR_STOP=1', '-c', sql], { encoding: 'utf8' })
+      ? execFileSync(path.join(PG_BIN, 'psql'), [url, '--csv', '-v', 'ON_ERROR_STOP=1', '-c', sql], {
+          encoding: 'utf8',
+        })
       : execFileSync(
           'python3',
-          ['-c', 'import csv, sys, duckdb\nc = duckdb.connect(sys.argv[1], read_only=True)\nr = c.execute(sys.argv[2])\nw = csv.writer(sys.stdout, lineterminator="\\n")\nw.writerow([d[0] for d in r.description])\nw.writerows(r.fetchall())', url.slice('duckdb:'.length), sql],
+          [
+            '-c',
+            'import csv, sys, duckdb\nc = duckdb.connect(sys.argv[1], read_only=True)\nr = c.execute(sys.argv[2])\nw = csv.writer(sys.stdout, lineterminator="\\n")\nw.writerow([d[0] for d in r.description])\nw.writerows(r.fetchall())',
+            url.slice('duckdb:'.length),
+            sql,
+          ],
           { encoding: 'utf8', env: pythonReadersEnv() },
         );
-  const rows = execFileSync('python3', ['-c', 'import csv, json, sys\njson.dump(list(csv.reader(sys.stdin, strict=True)), sys.stdout)'], { input: csv, encoding: 'utf8' });
+  const rows = execFileSync(
+    'python3',
+    ['-c', 'import csv, json, sys\njson.dump(list(csv.reader(sys.stdin, strict=True)), sys.stdout)'],
+    { input: csv, encoding: 'utf8' },
+  );
   return JSON.parse(rows) as string[][];
 }
 
@@ -110,13 +136,20 @@ beforeAll(async () => {
     const dbtDir = path.join(root, 'dbt');
     fs.cpSync(path.join(REPO_ROOT, 'examples', 'dbt'), dbtDir, { recursive: true });
     fs.writeFileSync(path.join(dbtDir, 'profiles.yml'), profile(target, url));
-    const exp = await runCli(['schema', 'export', '--format', 'dbt', '--out', path.join(dbtDir, 'models', 'sources.yml')], { cwd: root, env });
+    const exp = await runCli(
+      ['schema', 'export', '--format', 'dbt', '--out', path.join(dbtDir, 'models', 'sources.yml')],
+      { cwd: root, env },
+    );
     expect(exp.code, exp.stderr).toBe(0);
     const build = await runDbt(['build'], { cwd: dbtDir, timeoutMs: 600_000 });
     expect(build.code, `${target} dbt build:\n${build.output}`).toBe(0);
     const fresh = await runDbt(['source', 'freshness'], { cwd: dbtDir });
     expect(fresh.code, `${target} dbt source freshness:\n${fresh.output}`).toBe(0);
-    const results = (JSON.parse(fs.readFileSync(path.join(dbtDir, 'target', 'run_results.json'), 'utf8')) as { results: Array<{ unique_id: string; status: string }> }).results;
+    const results = (
+      JSON.parse(fs.readFileSync(path.join(dbtDir, 'target', 'run_results.json'), 'utf8')) as {
+        results: Array<{ unique_id: string; status: string }>;
+      }
+    ).results;
     const rows: Record<string, string[][]> = {};
     for (const [model, order] of Object.entries(MODELS)) rows[model] = readModel(target, url, model, order);
     built.set(target, { url, dbtDir, build: build.output, results, rows });
@@ -131,7 +164,10 @@ describe.each(TARGETS)('dbt build on %s', (target) => {
   it('passes every generated test and the three models, with the source freshness of the scheduled pipelines', () => {
     const b = built.get(target)!;
     const tests = b.results.filter((r) => r.unique_id.startsWith('test.'));
-    expect(b.results.filter((r) => !['pass', 'success'].includes(r.status)), b.build).toEqual([]);
+    expect(
+      b.results.filter((r) => !['pass', 'success'].includes(r.status)),
+      b.build,
+    ).toEqual([]);
     // The generated kinds of test are all there, on model and inferred tables alike.
     const named = (part: string) => tests.filter((t) => t.unique_id.includes(part));
     expect(named('source_unique_scrape_etl_marketplace_product_models').length).toBe(1);
@@ -141,7 +177,8 @@ describe.each(TARGETS)('dbt build on %s', (target) => {
     expect(named('source_accepted_values_scrape_etl_pipeline_runs_status').length).toBe(1);
     expect(named('source_unique_scrape_etl_results_sync_items_concat_ws_pipeline_row_key').length).toBe(1);
     expect(tests.length).toBeGreaterThan(100);
-    for (const model of Object.keys(MODELS)) expect(b.results.find((r) => r.unique_id === `model.scrape_etl_examples.${model}`)?.status).toBe('success');
+    for (const model of Object.keys(MODELS))
+      expect(b.results.find((r) => r.unique_id === `model.scrape_etl_examples.${model}`)?.status).toBe('success');
     for (const model of Object.keys(MODELS)) expect(b.rows[model]!.length, model).toBeGreaterThan(1);
   });
 });
@@ -157,16 +194,32 @@ describe('the models on both warehouses', () => {
 
   it('count each lead result once although the results sync landed it a second time', () => {
     const pg = built.get('postgres')!;
-    const q = (sql: string) => execFileSync(path.join(PG_BIN, 'psql'), [pg.url, '-tA', '-c', sql], { encoding: 'utf8' }).trim();
+    const q = (sql: string) =>
+      execFileSync(path.join(PG_BIN, 'psql'), [pg.url, '-tA', '-c', sql], { encoding: 'utf8' }).trim();
     const results = Number(q(`SELECT count(*) FROM leads_results WHERE pipeline = 'leads-coffee-roasters'`));
-    const copies = Number(q(`SELECT count(*) FROM results_landed l JOIN leads_results r ON r.id = l.id AND r.pipeline = 'leads-coffee-roasters' WHERE l.is_copy`));
+    const copies = Number(
+      q(
+        `SELECT count(*) FROM results_landed l JOIN leads_results r ON r.id = l.id AND r.pipeline = 'leads-coffee-roasters' WHERE l.is_copy`,
+      ),
+    );
     // The copies are there (the test would pass vacuously otherwise), and the sightings add up to the results, each
     // once: a union of the two tables without the rule would count the copies too.
     expect(copies).toBeGreaterThan(0);
-    expect(Number(q(`SELECT count(*) FROM results_sync_items s JOIN leads_results r ON r.id = s.result_id AND r.pipeline = 'leads-coffee-roasters'`))).toBeGreaterThan(0);
+    expect(
+      Number(
+        q(
+          `SELECT count(*) FROM results_sync_items s JOIN leads_results r ON r.id = s.result_id AND r.pipeline = 'leads-coffee-roasters'`,
+        ),
+      ),
+    ).toBeGreaterThan(0);
     const header = pg.rows['leads_deduplicated']![0]!;
-    const sightings = pg.rows['leads_deduplicated']!.slice(1).reduce((n, r) => n + Number(r[header.indexOf('sightings')]), 0);
+    const sightings = pg.rows['leads_deduplicated']!.slice(1).reduce(
+      (n, r) => n + Number(r[header.indexOf('sightings')]),
+      0,
+    );
     expect(sightings).toBe(results);
-    expect(Number(q(`SELECT count(*) FROM results_landed WHERE NOT is_copy`))).toBe(Number(q(`SELECT count(DISTINCT id) FROM results_landed`)));
+    expect(Number(q(`SELECT count(*) FROM results_landed WHERE NOT is_copy`))).toBe(
+      Number(q(`SELECT count(DISTINCT id) FROM results_landed`)),
+    );
   });
 });

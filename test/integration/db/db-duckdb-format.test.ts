@@ -25,8 +25,21 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const product = (i: number) => {
-  const raw = stringifyJson(generateProduct(7, { url: `https://shop.example.tw/p?itemid=${2_000_000 + i}&shopid=${600 + (i % 5)}`, itemId: 2_000_000 + i, shopId: 600 + (i % 5) }));
-  return { pipeline: 'fmt', kind: 'marketplace' as const, endpoint: 'POST /api/marketplace/sync', requestKey: `u${i}`, raw, data: marketplaceResponseSchema.parse(parseJson(raw)) };
+  const raw = stringifyJson(
+    generateProduct(7, {
+      url: `https://shop.example.tw/p?itemid=${2_000_000 + i}&shopid=${600 + (i % 5)}`,
+      itemId: 2_000_000 + i,
+      shopId: 600 + (i % 5),
+    }),
+  );
+  return {
+    pipeline: 'fmt',
+    kind: 'marketplace' as const,
+    endpoint: 'POST /api/marketplace/sync',
+    requestKey: `u${i}`,
+    raw,
+    data: marketplaceResponseSchema.parse(parseJson(raw)),
+  };
 };
 
 /** Runs a Python script with Python's duckdb package (installed into the readers' cache on first use). */
@@ -35,7 +48,9 @@ function python(script: string, args: string[]): string {
   try {
     execFileSync('python3', ['-c', 'import duckdb'], { env, stdio: 'ignore' });
   } catch {
-    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', PY_READERS_DIR, 'duckdb'], { stdio: 'inherit' });
+    execFileSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', PY_READERS_DIR, 'duckdb'], {
+      stdio: 'inherit',
+    });
   }
   return execFileSync('python3', ['-c', script, ...args], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 }
@@ -114,7 +129,10 @@ describe('DuckDB destination file format', () => {
     await conn.run('COPY FROM DATABASE f TO o');
     await conn.run('USE o');
     for (const [name, def] of Object.entries(TABLES)) {
-      for (const i of (def as AnyTableDef).indexes ?? []) await conn.run(`CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${i.name}" ON "${name}" (${i.columns.map((c) => `"${c}"`).join(', ')})`);
+      for (const i of (def as AnyTableDef).indexes ?? [])
+        await conn.run(
+          `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${i.name}" ON "${name}" (${i.columns.map((c) => `"${c}"`).join(', ')})`,
+        );
     }
     await conn.run(`DELETE FROM ${SCHEMA_VERSION_TABLE}`);
     await conn.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (4, now())`);
@@ -129,7 +147,10 @@ describe('DuckDB destination file format', () => {
 
     const said: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (said.push(String(chunk)), write(chunk, ...rest))) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => (
+      said.push(String(chunk)),
+      write(chunk, ...rest)
+    )) as typeof process.stderr.write;
     try {
       for (const file of [old, fresh]) {
         const d = await openDatabase(`duckdb:${file}`);
@@ -140,7 +161,11 @@ describe('DuckDB destination file format', () => {
     } finally {
       process.stderr.write = write;
     }
-    expect(said.filter((s) => s.includes(old))).toEqual([expect.stringMatching(/^scrape-etl: rewrote .*old\.duckdb in DuckDB's v1\.2\.0 storage format with 64 KB blocks \(once, .*\): [\d.]+ MB -> [\d.]+ MB/)]);
+    expect(said.filter((s) => s.includes(old))).toEqual([
+      expect.stringMatching(
+        /^scrape-etl: rewrote .*old\.duckdb in DuckDB's v1\.2\.0 storage format with 64 KB blocks \(once, .*\): [\d.]+ MB -> [\d.]+ MB/,
+      ),
+    ]);
     expect(fs.existsSync(`${old}.rewrite.tmp`)).toBe(false);
     expect(fs.existsSync(`${old}.wal`)).toBe(false);
     const [a, b] = [readWithPython(old), readWithPython(fresh)];

@@ -29,7 +29,9 @@ async function inspect(): Promise<{ total: number; free: number; products: numbe
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
   try {
     const conn = await instance.connect();
-    const [total, free] = (await conn.runAndReadAll('select total_blocks, free_blocks from pragma_database_size()')).getRows()[0]!.map(Number);
+    const [total, free] = (await conn.runAndReadAll('select total_blocks, free_blocks from pragma_database_size()'))
+      .getRows()[0]!
+      .map(Number);
     const products = Number((await conn.runAndReadAll('select count(*) from marketplace_products')).getRows()[0]![0]);
     const raw = Number((await conn.runAndReadAll('select count(*) from raw_responses')).getRows()[0]![0]);
     conn.closeSync();
@@ -44,9 +46,14 @@ function writeProducts(dir: string, from: number, to: number, price = 0): string
   fs.mkdirSync(dir, { recursive: true });
   const files: string[] = [];
   for (let i = from; i < to; i++) {
-    const input = { url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${2_000_000 + i}&shopid=${700 + (i % 13)}`, itemId: 2_000_000 + i, shopId: 700 + (i % 13) };
+    const input = {
+      url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${2_000_000 + i}&shopid=${700 + (i % 13)}`,
+      itemId: 2_000_000 + i,
+      shopId: 700 + (i % 13),
+    };
     const response = generateProduct(31, input) as { data?: { item?: { price?: number } } };
-    if (price !== 0 && response.data?.item && typeof response.data.item.price === 'number') response.data.item.price += price;
+    if (price !== 0 && response.data?.item && typeof response.data.item.price === 'number')
+      response.data.item.price += price;
     const f = path.join(dir, `product-${i}.json`);
     fs.writeFileSync(f, stringifyJson({ request: { url: input.url }, response }));
     files.push(f);
@@ -56,12 +63,21 @@ function writeProducts(dir: string, from: number, to: number, price = 0): string
 
 describe('DuckDB destination free blocks', () => {
   it('after each load, new and changed products, at most 10% of the file is free blocks', async () => {
-    const rounds: Array<[from: number, to: number, price: number]> = [[0, 600, 0], [600, 660, 0], [0, 80, 1], [660, 720, 0], [100, 180, 2]];
+    const rounds: Array<[from: number, to: number, price: number]> = [
+      [0, 600, 0],
+      [600, 660, 0],
+      [0, 80, 1],
+      [660, 720, 0],
+      [100, 180, 2],
+    ];
     let raw = 0;
     const items = new Set<number>();
     for (const [k, [from, to, price]] of rounds.entries()) {
       const files = writeProducts(path.join(bed.dir, `load-${k}`), from, to, price);
-      const res = await runCli(['load', 'marketplace', ...files, '--db', `duckdb:${file}`, '--pipeline', 'shop', '--price-divisor', '100000'], { timeoutMs: 300_000 });
+      const res = await runCli(
+        ['load', 'marketplace', ...files, '--db', `duckdb:${file}`, '--pipeline', 'shop', '--price-divisor', '100000'],
+        { timeoutMs: 300_000 },
+      );
       expect(res.code, res.stderr).toBe(0);
       raw += files.length;
       for (let i = from; i < to; i++) items.add(i);
@@ -72,12 +88,22 @@ describe('DuckDB destination free blocks', () => {
   }, 600_000);
 
   it('after each run of a pipeline into the same file, at most 10% of the file is free blocks', async () => {
-    const urls = Array.from({ length: 40 }, (_, i) => `https://shopee.tw/api/v2/item/get?itemid=${3_000_000 + i}&shopid=${10_000 + (i % 7)}`);
+    const urls = Array.from(
+      { length: 40 },
+      (_, i) => `https://shopee.tw/api/v2/item/get?itemid=${3_000_000 + i}&shopid=${10_000 + (i % 7)}`,
+    );
     const pipeline = path.join(bed.dir, 'shop.yaml');
-    fs.writeFileSync(pipeline, `name: free-blocks\nkind: marketplace\nrequest:\n  urls:\n${urls.map((u) => `    - ${u}\n`).join('')}destination:\n  database: duckdb:${file}\n`);
+    fs.writeFileSync(
+      pipeline,
+      `name: free-blocks\nkind: marketplace\nrequest:\n  urls:\n${urls.map((u) => `    - ${u}\n`).join('')}destination:\n  database: duckdb:${file}\n`,
+    );
     const before = await inspect();
     for (let k = 0; k < 3; k++) {
-      const res = await runCli(['run', '--json', ...(k > 0 ? ['--new'] : []), pipeline], { cwd: bed.dir, env: bed.env, timeoutMs: 240_000 });
+      const res = await runCli(['run', '--json', ...(k > 0 ? ['--new'] : []), pipeline], {
+        cwd: bed.dir,
+        env: bed.env,
+        timeoutMs: 240_000,
+      });
       expect(res.code, res.stderr).toBe(0);
       const seen = await inspect();
       expect(seen.raw).toBe(before.raw + 40 * (k + 1));

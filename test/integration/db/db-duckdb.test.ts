@@ -31,7 +31,12 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const batch = (pipeline: string) => ({
-  pipeline, kind: 'marketplace' as const, endpoint: 'POST /api/marketplace/sync', requestKey: 'u', raw: RAW, data: marketplaceResponseSchema.parse(parseJson(RAW)),
+  pipeline,
+  kind: 'marketplace' as const,
+  endpoint: 'POST /api/marketplace/sync',
+  requestKey: 'u',
+  raw: RAW,
+  data: marketplaceResponseSchema.parse(parseJson(RAW)),
 });
 
 /**
@@ -39,7 +44,15 @@ const batch = (pipeline: string) => ({
  * SIGKILLs itself once the product models are written (mid-transaction); `hold` keeps a session open for `ms`;
  * `foreign` opens the file with DuckDB directly, without our lock, for `ms` (as the duckdb CLI would).
  */
-function child(mode: 'load' | 'crash' | 'hold' | 'foreign', url: string, arg: string): { started: Promise<void>; done: Promise<{ code: number | null; signal: string | null; out: string }>; output: () => string } {
+function child(
+  mode: 'load' | 'crash' | 'hold' | 'foreign',
+  url: string,
+  arg: string,
+): {
+  started: Promise<void>;
+  done: Promise<{ code: number | null; signal: string | null; out: string }>;
+  output: () => string;
+} {
   const root = (p: string) => JSON.stringify(path.join(REPO_ROOT, p));
   const script = `import fs from 'node:fs';
 import { openDatabase } from ${root('destinations/open.ts')};
@@ -67,7 +80,9 @@ if (mode === 'foreign') {
   if (mode === 'load') await loadBatch(db, batch(arg));
   if (mode === 'crash') await loadBatch(db, batch(arg, { onTableWritten: (t) => { if (t === 'marketplace_product_models') process.kill(process.pid, 'SIGKILL'); } }));
 }`;
-  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, url, mode, arg, FIXTURE], { cwd: REPO_ROOT });
+  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, url, mode, arg, FIXTURE], {
+    cwd: REPO_ROOT,
+  });
   let out = '';
   let onStart!: () => void;
   const started = new Promise<void>((r) => (onStart = r));
@@ -76,7 +91,9 @@ if (mode === 'foreign') {
     if (out.includes('started')) onStart();
   });
   p.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const done = new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) => p.on('close', (code, signal) => resolve({ code, signal, out })));
+  const done = new Promise<{ code: number | null; signal: string | null; out: string }>((resolve) =>
+    p.on('close', (code, signal) => resolve({ code, signal, out })),
+  );
   void done.then(() => onStart());
   return { started, done, output: () => out };
 }
@@ -89,7 +106,9 @@ describe('DuckDB destination', () => {
       const duckShapes = await duck.session((c) => duckdbDatabaseShapes(c));
       // DuckDB reads an ART index only for a filter on one column, so the file has the model's unique indexes and
       // its one-column ones, and not its non-unique indexes of several columns (db/duckdb/ddl.ts duckdbBuildsIndex).
-      const readable = <T extends { indexes: ReadonlyArray<{ unique: boolean; columns: readonly string[] }> }>(t: T): T => ({
+      const readable = <T extends { indexes: ReadonlyArray<{ unique: boolean; columns: readonly string[] }> }>(
+        t: T,
+      ): T => ({
         ...t,
         indexes: t.indexes.filter((i) => i.unique || i.columns.length === 1),
       });
@@ -101,13 +120,24 @@ describe('DuckDB destination', () => {
       const indexesOf = (t: string) => duckShapes.find((s) => s.name === t)!.indexes.map((i) => i.name);
       expect(indexesOf('marketplace_products')).toEqual([]);
       expect(indexesOf('raw_responses')).toEqual(['raw_responses_body_sha256_idx']);
-      expect(indexesOf('rejected_results')).toEqual(['rejected_results_load_result_uq', 'rejected_results_pipeline_idx', 'rejected_results_workflow_idx']);
+      expect(indexesOf('rejected_results')).toEqual([
+        'rejected_results_load_result_uq',
+        'rejected_results_pipeline_idx',
+        'rejected_results_workflow_idx',
+      ]);
       expect(duckShapes.map((t) => t.name)).toEqual(pgShapes.map((t) => t.name));
       // The file's own words, so the comparison is seen to read real types and keys.
       const products = duckShapes.find((t) => t.name === 'marketplace_products')!;
       expect(products.primaryKey).toEqual(['pipeline', 'shop_id', 'item_id']);
-      expect(['shop_id', 'price_major', 'is_adult', 'loaded_at'].map((n) => products.columns.find((c) => c.name === n)?.sqlType)).toEqual(['bigint', 'double precision', 'boolean', 'timestamp with time zone']);
-      expect(duckShapes.find((t) => t.name === 'raw_responses')!.columns.find((c) => c.name === 'id')).toMatchObject({ identity: true, notNull: true });
+      expect(
+        ['shop_id', 'price_major', 'is_adult', 'loaded_at'].map(
+          (n) => products.columns.find((c) => c.name === n)?.sqlType,
+        ),
+      ).toEqual(['bigint', 'double precision', 'boolean', 'timestamp with time zone']);
+      expect(duckShapes.find((t) => t.name === 'raw_responses')!.columns.find((c) => c.name === 'id')).toMatchObject({
+        identity: true,
+        notNull: true,
+      });
     } finally {
       await duck.close();
       await pg.close();
@@ -135,15 +165,22 @@ describe('DuckDB destination', () => {
     const r = await child('crash', url, 'crashed').done;
     expect(r.signal, r.out).toBe('SIGKILL');
     // The killed process held the lock: its file is still there, naming a pid that no longer runs.
-    expect(JSON.parse(fs.readFileSync(lockPathOf(path.join(tmp, 'crash.duckdb')), 'utf8'))).toMatchObject({ host: os.hostname() });
+    expect(JSON.parse(fs.readFileSync(lockPathOf(path.join(tmp, 'crash.duckdb')), 'utf8'))).toMatchObject({
+      host: os.hostname(),
+    });
     expect(await countRows(db, 'raw_responses')).toBe(rawBefore);
-    for (const t of DATA_TABLES) expect({ t, rows: (await dumpTable(db, t)).filter((x) => x['pipeline'] === 'crashed') }).toEqual({ t, rows: [] });
+    for (const t of DATA_TABLES)
+      expect({ t, rows: (await dumpTable(db, t)).filter((x) => x['pipeline'] === 'crashed') }).toEqual({ t, rows: [] });
     const again = await loadBatch(db, batch('crashed'));
     expect(again.changedByTable.marketplace_product_models).toBeGreaterThan(0);
-    const strip = (rows: Array<Record<string, unknown>>) => rows.map(({ pipeline: _p, load_id: _l, loaded_at: _a, ...rest }) => rest);
+    const strip = (rows: Array<Record<string, unknown>>) =>
+      rows.map(({ pipeline: _p, load_id: _l, loaded_at: _a, ...rest }) => rest);
     for (const t of DATA_TABLES) {
       const rows = await dumpTable(db, t);
-      expect({ t, rows: strip(rows.filter((x) => x['pipeline'] === 'crashed')) }).toEqual({ t, rows: strip(rows.filter((x) => x['pipeline'] === 'before')) });
+      expect({ t, rows: strip(rows.filter((x) => x['pipeline'] === 'crashed')) }).toEqual({
+        t,
+        rows: strip(rows.filter((x) => x['pipeline'] === 'before')),
+      });
     }
     await db.close();
   }, 60_000);
@@ -164,18 +201,26 @@ describe('DuckDB destination', () => {
       const other = child('load', url, 'from-child');
       const here = loadBatch(db, batch('from-parent'));
       const text = `waiting for ${file}: another scrape-etl process (pid`;
-      for (let t = 0; t < 1000 && !(messages.some((m) => m.startsWith(text)) && other.output().includes(text)); t++) await new Promise((r) => setTimeout(r, 50));
+      for (let t = 0; t < 1000 && !(messages.some((m) => m.startsWith(text)) && other.output().includes(text)); t++)
+        await new Promise((r) => setTimeout(r, 50));
       fs.writeFileSync(release, '');
       const [h, o] = await Promise.all([holder.done, other.done, here]);
       expect(h.code, h.out).toBe(0);
       expect(o.code, o.out).toBe(0);
-      expect(messages.some((m) => m.startsWith(text) && m.endsWith('DuckDB allows one process per file, so loads into it run one at a time'))).toBe(true);
+      expect(
+        messages.some(
+          (m) =>
+            m.startsWith(text) && m.endsWith('DuckDB allows one process per file, so loads into it run one at a time'),
+        ),
+      ).toBe(true);
       expect(o.out).toContain(text);
       const products = await dumpTable(db, 'marketplace_products');
       expect(products.filter((p) => p['pipeline'] === 'from-child')).toHaveLength(1);
       expect(products.filter((p) => p['pipeline'] === 'from-parent')).toHaveLength(1);
       const models = await dumpTable(db, 'marketplace_product_models');
-      expect(models.filter((m) => m['pipeline'] === 'from-child').length).toBe(models.filter((m) => m['pipeline'] === 'from-parent').length);
+      expect(models.filter((m) => m['pipeline'] === 'from-child').length).toBe(
+        models.filter((m) => m['pipeline'] === 'from-parent').length,
+      );
       // Every process released the file: the children on exit, this one on close.
       await db.close();
       expect(fs.existsSync(lockPathOf(file))).toBe(false);
@@ -185,7 +230,7 @@ describe('DuckDB destination', () => {
     }
   }, 60_000);
 
-  it('another program holding the file (DuckDB\'s own lock, not ours): a load waits for it and then runs', async () => {
+  it("another program holding the file (DuckDB's own lock, not ours): a load waits for it and then runs", async () => {
     const file = path.join(tmp, 'foreign.duckdb');
     const db = await openDatabase(`duckdb:${file}`);
     const messages: string[] = [];
@@ -197,7 +242,16 @@ describe('DuckDB destination', () => {
       expect(res.changedByTable.marketplace_products).toBe(1);
       expect((await foreign.done).code).toBe(0);
       // The holder named as the system sees it (issue #41): command line, pid and since when, not scrape-etl.
-      expect(messages.some((m) => m.startsWith(`waiting for ${file}: `) && /node\S* .*\(pid \d+, running since \d{4}-\d\d-\d\dT[\d:]+Z\), another program \(not scrape-etl\), is using it/.test(m)), messages.join('\n')).toBe(true);
+      expect(
+        messages.some(
+          (m) =>
+            m.startsWith(`waiting for ${file}: `) &&
+            /node\S* .*\(pid \d+, running since \d{4}-\d\d-\d\dT[\d:]+Z\), another program \(not scrape-etl\), is using it/.test(
+              m,
+            ),
+        ),
+        messages.join('\n'),
+      ).toBe(true);
     } finally {
       setWaitReporter(previous);
       await db.close();

@@ -29,15 +29,39 @@ describe('scrape-etl load', () => {
     const wrapped = path.join(tmp, 'wrapped.json');
     fs.writeFileSync(
       wrapped,
-      JSON.stringify({ request: { url: 'https://shop.example.tw/api?itemid=1&shopid=2' }, response: JSON.parse(fs.readFileSync(`${REAL}/shopee-sync-response-1.json`, 'utf8')) }),
+      JSON.stringify({
+        request: { url: 'https://shop.example.tw/api?itemid=1&shopid=2' },
+        response: JSON.parse(fs.readFileSync(`${REAL}/shopee-sync-response-1.json`, 'utf8')),
+      }),
     );
     for (const url of [sqliteUrl, pgUrl, duckUrl]) {
       for (let round = 0; round < 2; round++) {
-        const m = await runCli(['load', 'marketplace', `${REAL}/shopee-sync-response-1.json`, wrapped, '--db', url, '--pipeline', 'shop', '--price-divisor', '100000']);
+        const m = await runCli([
+          'load',
+          'marketplace',
+          `${REAL}/shopee-sync-response-1.json`,
+          wrapped,
+          '--db',
+          url,
+          '--pipeline',
+          'shop',
+          '--price-divisor',
+          '100000',
+        ]);
         expect(m.stderr).toBe('');
         expect(m.code).toBe(0);
         expect(m.stdout).toContain(round === 0 ? '25 rows inserted or changed' : '0 rows inserted or changed');
-        const r = await runCli(['load', 'scraping-run', `${REAL}/scraping-runs-id-response-1.json`, '--db', url, '--pipeline', 'docs', '--pipeline-kind', 'pdf']);
+        const r = await runCli([
+          'load',
+          'scraping-run',
+          `${REAL}/scraping-runs-id-response-1.json`,
+          '--db',
+          url,
+          '--pipeline',
+          'docs',
+          '--pipeline-kind',
+          'pdf',
+        ]);
         expect(r.code).toBe(0);
         expect(r.stdout).toMatch(/pdf_results=1/);
       }
@@ -63,8 +87,12 @@ describe('scrape-etl load', () => {
       expect(b).toEqual(a);
       expect(withoutRunIds(await dumpDatabase(d))).toEqual(a);
       expect(a['marketplace_products']).toHaveLength(1);
-      expect(a['pdf_results']).toEqual([expect.objectContaining({ id: '1', scraping_run_id: '12', content: '<your-extracted-data>' })]);
-      expect(a['raw_responses']!.filter((r) => r['request_key'] === 'https://shop.example.tw/api?itemid=1&shopid=2')).toHaveLength(2);
+      expect(a['pdf_results']).toEqual([
+        expect.objectContaining({ id: '1', scraping_run_id: '12', content: '<your-extracted-data>' }),
+      ]);
+      expect(
+        a['raw_responses']!.filter((r) => r['request_key'] === 'https://shop.example.tw/api?itemid=1&shopid=2'),
+      ).toHaveLength(2);
       expect(await countRows(s, 'raw_responses')).toBe(6);
       expect(await countRows(p, 'pipeline_runs')).toBe(4);
     } finally {
@@ -77,7 +105,13 @@ describe('scrape-etl load', () => {
   it('loads the job-board and results kinds: every record as one row, typed by the request schema, twice without change', async () => {
     const dbUrl = `sqlite:${path.join(tmp, 'kinds.sqlite')}`;
     const sim = await startSimulator({ port: 0, token: 't', seed: 3 });
-    const request = { urls: ['https://jobs.example.com/search?q=etl'], min: 4, max: 4, timeout: 30, schema: JOB_SCHEMA };
+    const request = {
+      urls: ['https://jobs.example.com/search?q=etl'],
+      min: 4,
+      max: 4,
+      timeout: 30,
+      schema: JOB_SCHEMA,
+    };
     let body: string;
     try {
       const res = await fetch(`${sim.baseUrl}/api/job-board-scrape`, {
@@ -99,7 +133,15 @@ describe('scrape-etl load', () => {
       expect(j.stderr).toBe('');
       expect(j.code).toBe(0);
       expect(j.stdout).toContain(round === 0 ? '4 rows inserted or changed' : '0 rows inserted or changed');
-      const r = await runCli(['load', 'results', `${REAL}/results-response-1.json`, '--db', dbUrl, '--pipeline', 'sync']);
+      const r = await runCli([
+        'load',
+        'results',
+        `${REAL}/results-response-1.json`,
+        '--db',
+        dbUrl,
+        '--pipeline',
+        'sync',
+      ]);
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/scraper_results=2/);
@@ -107,8 +149,20 @@ describe('scrape-etl load', () => {
     const db = await openDatabase(dbUrl);
     try {
       const rows = await dumpTable(db, 'job_records');
-      const got = rows.map((row) => [row['job_title'], row['job_url'], row['job_salary_number'], row['job_salary_text'], row['job_currency']]);
-      const want = response.result.map((rec) => [rec['job_title'], rec['job_url'], rec['job_salary'], null, rec['job_currency']]);
+      const got = rows.map((row) => [
+        row['job_title'],
+        row['job_url'],
+        row['job_salary_number'],
+        row['job_salary_text'],
+        row['job_currency'],
+      ]);
+      const want = response.result.map((rec) => [
+        rec['job_title'],
+        rec['job_url'],
+        rec['job_salary'],
+        null,
+        rec['job_currency'],
+      ]);
       const key = (a: unknown[]) => JSON.stringify(a);
       expect(got.map(key).sort()).toEqual(want.map(key).sort());
       expect(rows.every((row) => row['pipeline'] === 'jobs')).toBe(true);
@@ -133,7 +187,9 @@ describe('scrape-etl load', () => {
 
   it('rejects a bad file by name and JSON path, and loads none of the files given', async () => {
     const dbUrl = `sqlite:${path.join(tmp, 'bad.sqlite')}`;
-    const doc = JSON.parse(fs.readFileSync(`${REAL}/shopee-sync-response-1.json`, 'utf8')) as { data: { data: { item: { models: Array<Record<string, unknown>> } } } };
+    const doc = JSON.parse(fs.readFileSync(`${REAL}/shopee-sync-response-1.json`, 'utf8')) as {
+      data: { data: { item: { models: Array<Record<string, unknown>> } } };
+    };
     doc.data.data.item.models[0]!['price'] = '169';
     const bad = path.join(tmp, 'bad-price.json');
     fs.writeFileSync(bad, JSON.stringify(doc));

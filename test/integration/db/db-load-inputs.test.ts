@@ -34,7 +34,9 @@ async function loaded(url: string): Promise<{ ids: number[]; raw: number }> {
   const db = await openDatabase(url);
   try {
     if (db.dialect !== 'sqlite') throw new Error('sqlite expected');
-    const ids = (db.sqlite.prepare('select id from pdf_results order by id').pluck().all() as Array<number | bigint>).map(Number);
+    const ids = (
+      db.sqlite.prepare('select id from pdf_results order by id').pluck().all() as Array<number | bigint>
+    ).map(Number);
     return { ids, raw: await countRows(db, 'raw_responses') };
   } finally {
     await db.close();
@@ -83,7 +85,10 @@ describe('scrape-etl load inputs', () => {
     writeRun(path.join(tmp, 'loose', '5.json'), 5);
     const list = path.join(tmp, 'list.txt');
     // A file, a directory that contains it again, a pattern, a blank line, CRLF line ends.
-    fs.writeFileSync(list, [path.join(tree, '3.json'), tree, '', path.join(tmp, 'loose', '*.json')].join('\r\n') + '\r\n');
+    fs.writeFileSync(
+      list,
+      [path.join(tree, '3.json'), tree, '', path.join(tmp, 'loose', '*.json')].join('\r\n') + '\r\n',
+    );
     const url = `sqlite:${path.join(tmp, 'from.sqlite')}`;
     const r = await load(['--from', list, '--db', url]);
     expect(r.stderr).toBe('');
@@ -92,7 +97,9 @@ describe('scrape-etl load inputs', () => {
     expect(await loaded(url)).toEqual({ ids: [1, 2, 3, 4, 5], raw: 5 });
 
     const stdinUrl = `sqlite:${path.join(tmp, 'stdin.sqlite')}`;
-    const s = await load(['-', path.join(tmp, 'loose', '5.json'), '--db', stdinUrl], { input: `${path.join(tree, 'a', '1.json')}\n${path.join(tmp, 'loose')}\n` });
+    const s = await load(['-', path.join(tmp, 'loose', '5.json'), '--db', stdinUrl], {
+      input: `${path.join(tree, 'a', '1.json')}\n${path.join(tmp, 'loose')}\n`,
+    });
     expect(s.stderr).toBe('');
     expect(s.code).toBe(0);
     expect(await loaded(stdinUrl)).toEqual({ ids: [1, 4, 5], raw: 3 });
@@ -101,7 +108,14 @@ describe('scrape-etl load inputs', () => {
   it('names every input that matches nothing, exits 2 and loads nothing', async () => {
     const dbFile = path.join(tmp, 'errors.sqlite');
     const pattern = path.join(tree, '**', '*.jsonl');
-    const r = await load([tree, pattern, path.join(tmp, 'missing.json'), path.join(tree, 'empty'), '--db', `sqlite:${dbFile}`]);
+    const r = await load([
+      tree,
+      pattern,
+      path.join(tmp, 'missing.json'),
+      path.join(tree, 'empty'),
+      '--db',
+      `sqlite:${dbFile}`,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${pattern}: no file matches this pattern`);
     expect(r.stderr).toContain(`${path.join(tmp, 'missing.json')}: no such file or directory`);
@@ -113,7 +127,9 @@ describe('scrape-etl load inputs', () => {
     fs.writeFileSync(list, `${path.join(tmp, 'nowhere', '*.json')}\n`);
     const f = await load(['--from', list, '--db', `sqlite:${dbFile}`]);
     expect(f.code).toBe(2);
-    expect(f.stderr).toContain(`${path.join(tmp, 'nowhere', '*.json')} (listed in ${list}): no file matches this pattern`);
+    expect(f.stderr).toContain(
+      `${path.join(tmp, 'nowhere', '*.json')} (listed in ${list}): no file matches this pattern`,
+    );
     const none = await load(['--db', `sqlite:${dbFile}`]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no input files');
@@ -134,7 +150,8 @@ describe('scrape-etl load inputs', () => {
 
   it('loads 5,000 files named by one quoted pattern (more than a shell would pass through npx)', async () => {
     const dir = path.join(tmp, 'many');
-    for (let i = 1; i <= 5000; i++) writeRun(path.join(dir, `part-${Math.floor(i / 1000)}`, `run-${String(i).padStart(5, '0')}.json`), i);
+    for (let i = 1; i <= 5000; i++)
+      writeRun(path.join(dir, `part-${Math.floor(i / 1000)}`, `run-${String(i).padStart(5, '0')}.json`), i);
     const url = `sqlite:${path.join(tmp, 'many.sqlite')}`;
     const r = await load([path.join(dir, 'part-*', 'run-*.json'), '--db', url]);
     expect(r.stderr).toBe('');

@@ -8,7 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScraperClient } from '../../../client/client.js';
 import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../../../client/schemas.js';
-import { openDatabase, type DuckDatabase, type PostgresDatabase, type SqliteDatabase } from '../../../destinations/open.js';
+import {
+  openDatabase,
+  type DuckDatabase,
+  type PostgresDatabase,
+  type SqliteDatabase,
+} from '../../../destinations/open.js';
 import { loadBatch, loadBatches, type LoadBatchOptions } from '../../../db/load.js';
 import { readRawBody } from '../../../db/raw-responses.js';
 import { withTransaction } from '../../../db/sql.js';
@@ -35,7 +40,10 @@ let tmp: string;
 const dbs = {} as { sqlite: SqliteDatabase; postgres: PostgresDatabase; duckdb: DuckDatabase };
 
 /** A copy of the real example with `edit` applied, validated as the client would. */
-function variant(edit: (d: { item: Record<string, unknown>; root: Record<string, unknown> }) => void): { raw: string; data: MarketplaceResponse } {
+function variant(edit: (d: { item: Record<string, unknown>; root: Record<string, unknown> }) => void): {
+  raw: string;
+  data: MarketplaceResponse;
+} {
   const doc = parseJson(FIXTURE) as { data: { data: Record<string, unknown> } };
   edit({ item: doc.data.data['item'] as Record<string, unknown>, root: doc.data.data });
   const raw = stringifyJson(doc);
@@ -58,7 +66,14 @@ beforeAll(async () => {
   ];
   for (const url of urls) {
     const r = await client.marketplaceSync({ url });
-    batches.push({ pipeline: 'market', kind: 'marketplace', endpoint: r.endpoint, requestKey: url, raw: r.raw, data: r.data });
+    batches.push({
+      pipeline: 'market',
+      kind: 'marketplace',
+      endpoint: r.endpoint,
+      requestKey: url,
+      raw: r.raw,
+      data: r.data,
+    });
     if (url.includes('sim_models')) bigModels = { raw: r.raw, data: r.data };
   }
 
@@ -69,7 +84,14 @@ beforeAll(async () => {
     timeout: 30,
     schema: JOB_SCHEMA,
   });
-  batches.push({ pipeline: 'jobs', kind: 'job-board', endpoint: jobs.endpoint, requestKey: 'q=data', raw: jobs.raw, data: jobs.data });
+  batches.push({
+    pipeline: 'jobs',
+    kind: 'job-board',
+    endpoint: jobs.endpoint,
+    requestKey: 'q=data',
+    raw: jobs.raw,
+    data: jobs.data,
+  });
 
   const pdf = await client.createPdfScraper({
     name: 'annual reports',
@@ -79,60 +101,122 @@ beforeAll(async () => {
     ],
     expected_pdf: 4,
   });
-  batches.push({ pipeline: 'reports', resultTable: KINDS.pdf.resultTable, kind: 'create-run', endpoint: pdf.endpoint, raw: pdf.raw, data: pdf.data });
-  const social = await client.createLeadsSocialScraper({ name: 'mentions', keywords: 'coffee', sentiment_type: 'positive', expected_data: 5 });
-  batches.push({ pipeline: 'mentions', resultTable: KINDS['leads-social'].resultTable, kind: 'create-run', endpoint: social.endpoint, raw: social.raw, data: social.data });
-  for (const [created, pipeline, pipelineKind] of [[pdf, 'reports', 'pdf'], [social, 'mentions', 'leads-social']] as const) {
+  batches.push({
+    pipeline: 'reports',
+    resultTable: KINDS.pdf.resultTable,
+    kind: 'create-run',
+    endpoint: pdf.endpoint,
+    raw: pdf.raw,
+    data: pdf.data,
+  });
+  const social = await client.createLeadsSocialScraper({
+    name: 'mentions',
+    keywords: 'coffee',
+    sentiment_type: 'positive',
+    expected_data: 5,
+  });
+  batches.push({
+    pipeline: 'mentions',
+    resultTable: KINDS['leads-social'].resultTable,
+    kind: 'create-run',
+    endpoint: social.endpoint,
+    raw: social.raw,
+    data: social.data,
+  });
+  for (const [created, pipeline, pipelineKind] of [
+    [pdf, 'reports', 'pdf'],
+    [social, 'mentions', 'leads-social'],
+  ] as const) {
     for (const rec of created.data.results) {
       const run = await waitForRun(client, rec.scraping_run_id);
-      batches.push({ pipeline, resultTable: KINDS[pipelineKind].resultTable, kind: 'scraping-run', endpoint: run.endpoint, scrapingRunId: rec.scraping_run_id, raw: run.raw, data: run.data });
+      batches.push({
+        pipeline,
+        resultTable: KINDS[pipelineKind].resultTable,
+        kind: 'scraping-run',
+        endpoint: run.endpoint,
+        scrapingRunId: rec.scraping_run_id,
+        raw: run.raw,
+        data: run.data,
+      });
     }
   }
   const list = await client.listResults({ page: 1, per_page: 50 });
   expect(list.data.data.length).toBeGreaterThan(0);
-  batches.push({ pipeline: 'sync', resultTable: KINDS.results.resultTable, kind: 'results', endpoint: list.endpoint, requestKey: 'page=1', raw: list.raw, data: list.data });
+  batches.push({
+    pipeline: 'sync',
+    resultTable: KINDS.results.resultTable,
+    kind: 'results',
+    endpoint: list.endpoint,
+    requestKey: 'page=1',
+    raw: list.raw,
+    data: list.data,
+  });
 
   // Hand-made edge cases on top of the real example.
-  batches.push(marketBatch('edge', { raw: FIXTURE, data: marketplaceResponseSchema.parse(parseJson(FIXTURE)) }, 'real'));
   batches.push(
-    marketBatch('edge', variant(({ item, root }) => {
-      item['item_id'] = 9007199254740993n;
-      item['shop_id'] = 9007199254740995n;
-      (item['models'] as Array<Record<string, unknown>>)[0]!['model_id'] = 18446744073709551n;
-      item['label_ids'] = [9223372036854775807n, 1];
-      (root['shop_detailed'] as Record<string, unknown>)['shopid'] = 9007199254740995n;
-    }), 'big-ids'),
+    marketBatch('edge', { raw: FIXTURE, data: marketplaceResponseSchema.parse(parseJson(FIXTURE)) }, 'real'),
   );
   batches.push(
-    marketBatch('edge', variant(({ item, root }) => {
-      item['item_id'] = 555;
-      for (const k of ['models', 'attributes', 'categories', 'fe_categories', 'tier_variations', 'label_ids', 'wholesale_tier_list']) item[k] = [];
-      (root['product_images'] as Record<string, unknown>)['images'] = [];
-      (root['product_attributes'] as Record<string, unknown>)['attrs'] = [];
-      (root['product_attributes'] as Record<string, unknown>)['categories'] = [];
-      item['price'] = -1;
-      item['price_min'] = -1;
-      item['price_max'] = -1;
-    }), 'empty'),
+    marketBatch(
+      'edge',
+      variant(({ item, root }) => {
+        item['item_id'] = 9007199254740993n;
+        item['shop_id'] = 9007199254740995n;
+        (item['models'] as Array<Record<string, unknown>>)[0]!['model_id'] = 18446744073709551n;
+        item['label_ids'] = [9223372036854775807n, 1];
+        (root['shop_detailed'] as Record<string, unknown>)['shopid'] = 9007199254740995n;
+      }),
+      'big-ids',
+    ),
   );
   batches.push(
-    marketBatch('edge', variant(({ item, root }) => {
-      item['item_id'] = 556;
-      item['title'] = 'Ünïcødé ✓ 😀 עברית العربية 中文 \u0000 end';
-      item['description'] = 'line1\nline2\ttab "quotes" \\ backslash';
-      const shop = root['shop_detailed'] as Record<string, unknown>;
-      // A shop of its own: a second version of shop 10115139 in the same pipeline would (rightly) update it.
-      shop['shopid'] = 777;
-      for (const k of ['name', 'item_count', 'follower_count', 'response_rate', 'is_official_shop']) shop[k] = null;
-      const m = (item['models'] as Array<Record<string, unknown>>)[0]!;
-      m['price_stocks'] = [{ allocated_stock: null, stock_breakdown_by_location: [], promotion_type: 0 }];
-    }), 'unicode-nulls'),
+    marketBatch(
+      'edge',
+      variant(({ item, root }) => {
+        item['item_id'] = 555;
+        for (const k of [
+          'models',
+          'attributes',
+          'categories',
+          'fe_categories',
+          'tier_variations',
+          'label_ids',
+          'wholesale_tier_list',
+        ])
+          item[k] = [];
+        (root['product_images'] as Record<string, unknown>)['images'] = [];
+        (root['product_attributes'] as Record<string, unknown>)['attrs'] = [];
+        (root['product_attributes'] as Record<string, unknown>)['categories'] = [];
+        item['price'] = -1;
+        item['price_min'] = -1;
+        item['price_max'] = -1;
+      }),
+      'empty',
+    ),
+  );
+  batches.push(
+    marketBatch(
+      'edge',
+      variant(({ item, root }) => {
+        item['item_id'] = 556;
+        item['title'] = 'Ünïcødé ✓ 😀 עברית العربية 中文 \u0000 end';
+        item['description'] = 'line1\nline2\ttab "quotes" \\ backslash';
+        const shop = root['shop_detailed'] as Record<string, unknown>;
+        // A shop of its own: a second version of shop 10115139 in the same pipeline would (rightly) update it.
+        shop['shopid'] = 777;
+        for (const k of ['name', 'item_count', 'follower_count', 'response_rate', 'is_official_shop']) shop[k] = null;
+        const m = (item['models'] as Array<Record<string, unknown>>)[0]!;
+        m['price_stocks'] = [{ allocated_stock: null, stock_breakdown_by_location: [], promotion_type: 0 }];
+      }),
+      'unicode-nulls',
+    ),
   );
 
   const s = await openDatabase(`sqlite:${path.join(tmp, 'load.sqlite')}`);
   const p = await openDatabase(await testPostgresUrl());
   const d = await openDatabase(`duckdb:${path.join(tmp, 'load.duckdb')}`);
-  if (s.dialect !== 'sqlite' || p.dialect !== 'postgres' || d.dialect !== 'duckdb') throw new Error('unexpected dialects');
+  if (s.dialect !== 'sqlite' || p.dialect !== 'postgres' || d.dialect !== 'duckdb')
+    throw new Error('unexpected dialects');
   dbs.sqlite = s;
   dbs.postgres = p;
   dbs.duckdb = d;
@@ -165,15 +249,28 @@ describe('the same responses in SQLite, Postgres and DuckDB', () => {
   });
 
   it('store ids beyond 2^53 exactly (9007199254740993 round-trips)', async () => {
-    const s = dbs.sqlite.sqlite.prepare('SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = ? AND item_id > ?').safeIntegers(true).all('edge', 2n ** 53n);
+    const s = dbs.sqlite.sqlite
+      .prepare('SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = ? AND item_id > ?')
+      .safeIntegers(true)
+      .all('edge', 2n ** 53n);
     expect(s).toEqual([{ item_id: 9007199254740993n, shop_id: 9007199254740995n }]);
-    const p = await dbs.postgres.pool.query('SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = $1 AND item_id > $2', ['edge', (2n ** 53n).toString()]);
+    const p = await dbs.postgres.pool.query(
+      'SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = $1 AND item_id > $2',
+      ['edge', (2n ** 53n).toString()],
+    );
     expect(p.rows).toEqual([{ item_id: '9007199254740993', shop_id: '9007199254740995' }]);
-    const [model] = await dumpTable(dbs.postgres, 'marketplace_product_models').then((r) => r.filter((m) => m['item_id'] === '9007199254740993'));
+    const [model] = await dumpTable(dbs.postgres, 'marketplace_product_models').then((r) =>
+      r.filter((m) => m['item_id'] === '9007199254740993'),
+    );
     expect(model!['model_id']).toBe('18446744073709551');
-    const d = await duckSelect(dbs.duckdb, `SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = 'edge' AND item_id > ${2n ** 53n}`);
+    const d = await duckSelect(
+      dbs.duckdb,
+      `SELECT item_id, shop_id FROM marketplace_products WHERE pipeline = 'edge' AND item_id > ${2n ** 53n}`,
+    );
     expect(d).toEqual([{ item_id: 9007199254740993n, shop_id: 9007199254740995n }]);
-    const [product] = (await dumpTable(dbs.sqlite, 'marketplace_products')).filter((r) => r['item_id'] === '9007199254740993');
+    const [product] = (await dumpTable(dbs.sqlite, 'marketplace_products')).filter(
+      (r) => r['item_id'] === '9007199254740993',
+    );
     expect(product!['label_ids']).toBe('[9223372036854775807,1]');
   });
 
@@ -187,7 +284,9 @@ describe('the same responses in SQLite, Postgres and DuckDB', () => {
       const children = await dumpTable(db, 'marketplace_product_models');
       expect(children.filter((m) => m['item_id'] === '555')).toEqual([]);
       const stocks = await dumpTable(db, 'marketplace_model_stocks');
-      expect(stocks.filter((s) => s['item_id'] === '556')).toEqual([expect.objectContaining({ location_index: '-1', location_id: null })]);
+      expect(stocks.filter((s) => s['item_id'] === '556')).toEqual([
+        expect.objectContaining({ location_index: '-1', location_id: null }),
+      ]);
     }
   });
 });
@@ -198,7 +297,10 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     const before = await dumpDatabase(db, { keepLoadedAt: true });
     for (const b of batches) {
       const res = await loadBatch(db, b);
-      expect({ kind: b.kind, changed: Object.entries(res.changedByTable).filter(([, n]) => n !== 0) }).toEqual({ kind: b.kind, changed: [] });
+      expect({ kind: b.kind, changed: Object.entries(res.changedByTable).filter(([, n]) => n !== 0) }).toEqual({
+        kind: b.kind,
+        changed: [],
+      });
       expect(res.deletedByTable).toEqual({});
     }
     const after = await dumpDatabase(db, { keepLoadedAt: true });
@@ -209,7 +311,9 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
   it('a body identical to one already landed is stored once: the new row points at it and reads back whole', async () => {
     const db = dbs[dialect];
     const stored = async () => {
-      const [row] = await withTransaction(db, (tx) => tx.all(`SELECT sum(length(body)) AS n, count(*) AS rows FROM raw_responses`, []));
+      const [row] = await withTransaction(db, (tx) =>
+        tx.all(`SELECT sum(length(body)) AS n, count(*) AS rows FROM raw_responses`, []),
+      );
       return { bytes: Number(row?.['n']), rows: Number(row?.['rows']) };
     };
     const before = await stored();
@@ -218,7 +322,9 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     const after = await stored();
     expect(after.rows).toBe(before.rows + 1);
     expect(after.bytes).toBe(before.bytes);
-    const [landed] = await withTransaction(db, (tx) => tx.all(`SELECT body, body_ref, body_bytes FROM raw_responses WHERE id = ${tx.ph(1)}`, [res.loadId]));
+    const [landed] = await withTransaction(db, (tx) =>
+      tx.all(`SELECT body, body_ref, body_bytes FROM raw_responses WHERE id = ${tx.ph(1)}`, [res.loadId]),
+    );
     expect(landed?.['body']).toBe('');
     expect(Number(landed?.['body_ref'])).toBeGreaterThan(0);
     expect(Number(landed?.['body_bytes'])).toBe(Buffer.byteLength(batch.raw));
@@ -263,15 +369,30 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
         .map((b, i) => ({
           ...b,
           pipeline,
-          ...(i === failAt ? { onTableWritten: (table: string) => { if (table === 'marketplace_product_models') throw new Error('injected failure'); } } : {}),
+          ...(i === failAt
+            ? {
+                onTableWritten: (table: string) => {
+                  if (table === 'marketplace_product_models') throw new Error('injected failure');
+                },
+              }
+            : {}),
         }));
     const rowsOf = async (pipeline: string) => {
       const out: Record<string, unknown[]> = {};
-      for (const t of DATA_TABLES) out[t] = (await dumpTable(db, t)).filter((r) => r['pipeline'] === pipeline).map(({ load_id: _l, loaded_at: _a, pipeline: _p, ...r }) => r);
+      for (const t of DATA_TABLES)
+        out[t] = (await dumpTable(db, t))
+          .filter((r) => r['pipeline'] === pipeline)
+          .map(({ load_id: _l, loaded_at: _a, pipeline: _p, ...r }) => r);
       return out;
     };
     const rawOf = async (pipeline: string) =>
-      Number((await withTransaction(db, (tx) => tx.all(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)}`, [pipeline])))[0]?.['n']);
+      Number(
+        (
+          await withTransaction(db, (tx) =>
+            tx.all(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)}`, [pipeline]),
+          )
+        )[0]?.['n'],
+      );
 
     // The whole group: the same rows as loading the responses one by one.
     const whole = await loadBatches(db, group('grouped'));
@@ -294,7 +415,9 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     // The transaction stayed usable: the same group loads completely afterwards, the first response unchanged.
     const again = await loadBatches(db, group('group-fails'));
     expect(again.failed).toBeUndefined();
-    expect(again.results[0]!.changedByTable).toEqual(Object.fromEntries(Object.keys(again.results[0]!.changedByTable).map((t) => [t, 0])));
+    expect(again.results[0]!.changedByTable).toEqual(
+      Object.fromEntries(Object.keys(again.results[0]!.changedByTable).map((t) => [t, 0])),
+    );
     expect(await rowsOf('group-fails')).toEqual(await rowsOf('one-by-one'));
   });
 
@@ -305,7 +428,11 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
       (await dumpTable(db, 'marketplace_price_history'))
         .filter((r) => r['pipeline'] === pipeline)
         // Within a load the product's row comes before its models'.
-        .sort((a, b) => Number(a['load_id']) - Number(b['load_id']) || (a['model_id'] === null ? -1 : b['model_id'] === null ? 1 : 0));
+        .sort(
+          (a, b) =>
+            Number(a['load_id']) - Number(b['load_id']) ||
+            (a['model_id'] === null ? -1 : b['model_id'] === null ? 1 : 0),
+        );
     const base = variant(() => {});
     await loadBatch(db, marketBatch(pipeline, base));
     expect((await history()).map((h) => [h['model_id'], h['price'], h['previous_price']])).toEqual([
@@ -322,14 +449,25 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     expect(res.changedByTable.marketplace_price_history).toBe(1);
     const h = await history();
     expect(h).toHaveLength(3);
-    expect(h.find((r) => r['price'] === '15900000')).toMatchObject({ model_id: '22017999727', previous_price: '16900000', price_major: 159, currency: 'TWD' });
+    expect(h.find((r) => r['price'] === '15900000')).toMatchObject({
+      model_id: '22017999727',
+      previous_price: '16900000',
+      price_major: 159,
+      currency: 'TWD',
+    });
     await loadBatch(db, marketBatch(pipeline, cheaper));
     expect(await history()).toHaveLength(3);
 
-    await loadBatch(db, marketBatch(pipeline, variant(({ item }) => {
-      item['price'] = 17900000;
-      (item['models'] as Array<Record<string, unknown>>)[0]!['price'] = 15900000;
-    })));
+    await loadBatch(
+      db,
+      marketBatch(
+        pipeline,
+        variant(({ item }) => {
+          item['price'] = 17900000;
+          (item['models'] as Array<Record<string, unknown>>)[0]!['price'] = 15900000;
+        }),
+      ),
+    );
     const last = await history();
     expect(last).toHaveLength(4);
     expect(last.find((r) => r['price'] === '17900000')).toMatchObject({ model_id: null, previous_price: '16900000' });
@@ -339,13 +477,18 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     const db = dbs[dialect];
     const pipeline = 'shrink';
     await loadBatch(db, marketBatch(pipeline, bigModels));
-    const models = async () => (await dumpTable(db, 'marketplace_product_models')).filter((r) => r['pipeline'] === pipeline);
-    const stocks = async () => (await dumpTable(db, 'marketplace_model_stocks')).filter((r) => r['pipeline'] === pipeline);
+    const models = async () =>
+      (await dumpTable(db, 'marketplace_product_models')).filter((r) => r['pipeline'] === pipeline);
+    const stocks = async () =>
+      (await dumpTable(db, 'marketplace_model_stocks')).filter((r) => r['pipeline'] === pipeline);
     expect(await models()).toHaveLength(300);
     const doc = parseJson(bigModels.raw) as { data: { data: { item: { models: unknown[] } } } };
     doc.data.data.item.models = doc.data.data.item.models.slice(0, 3);
     const raw = stringifyJson(doc);
-    const res = await loadBatch(db, marketBatch(pipeline, { raw, data: marketplaceResponseSchema.parse(parseJson(raw)) }));
+    const res = await loadBatch(
+      db,
+      marketBatch(pipeline, { raw, data: marketplaceResponseSchema.parse(parseJson(raw)) }),
+    );
     expect(res.deletedByTable.marketplace_product_models).toBe(297);
     expect(res.changedByTable.marketplace_product_models).toBe(0);
     expect(await models()).toHaveLength(3);

@@ -41,7 +41,9 @@ async function deadlocksIn(url: string, atLeast = 0): Promise<number> {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const res = await client.query<{ n: string }>('SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()');
+      const res = await client.query<{ n: string }>(
+        'SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()',
+      );
       const n = Number(res.rows[0]?.n);
       if (n >= atLeast || Date.now() > deadline) return n;
     } finally {
@@ -72,7 +74,10 @@ describe('Postgres under concurrent transactions', () => {
       });
     expect((await Promise.all([bump('a', 'b'), bump('b', 'a')])).sort()).toEqual(['a', 'b']);
     expect(calls).toBe(3);
-    expect((await db.pool.query('SELECT k, n FROM counters ORDER BY k')).rows).toEqual([{ k: 'a', n: 2 }, { k: 'b', n: 2 }]);
+    expect((await db.pool.query('SELECT k, n FROM counters ORDER BY k')).rows).toEqual([
+      { k: 'a', n: 2 },
+      { k: 'b', n: 2 },
+    ]);
     await db.close();
     // The measurement the next test relies on does see a deadlock.
     expect(await deadlocksIn(url, 1)).toBe(1);
@@ -82,10 +87,20 @@ describe('Postgres under concurrent transactions', () => {
     const { db } = await freshPostgres();
     let calls = 0;
     const serialization = Object.assign(new Error('could not serialize access'), { code: '40001' });
-    await expect(withTransaction(db, async () => { calls += 1; throw serialization; })).rejects.toBe(serialization);
+    await expect(
+      withTransaction(db, async () => {
+        calls += 1;
+        throw serialization;
+      }),
+    ).rejects.toBe(serialization);
     expect(calls).toBe(MAX_TRANSACTION_ATTEMPTS);
     calls = 0;
-    await expect(withTransaction(db, async (tx) => { calls += 1; await tx.run('SELECT * FROM no_such_table', []); })).rejects.toThrow(/no_such_table/);
+    await expect(
+      withTransaction(db, async (tx) => {
+        calls += 1;
+        await tx.run('SELECT * FROM no_such_table', []);
+      }),
+    ).rejects.toThrow(/no_such_table/);
     expect(calls).toBe(1);
   });
 
@@ -93,8 +108,12 @@ describe('Postgres under concurrent transactions', () => {
     const { db, url } = await freshPostgres(8);
     const response = (round: number, reversed: boolean) => {
       const result = Array.from({ length: 300 }, (_, i) => ({
-        job_title: `Engineer ${i}`, job_url: `https://jobs.example/${i}`, job_location: 'Remote',
-        job_salary: 1000 * i + round, job_type: 'full-time', job_currency: 'EUR',
+        job_title: `Engineer ${i}`,
+        job_url: `https://jobs.example/${i}`,
+        job_location: 'Remote',
+        job_salary: 1000 * i + round,
+        job_type: 'full-time',
+        job_currency: 'EUR',
       }));
       if (reversed) result.reverse();
       const raw = JSON.stringify({ result, tokenUsage: 10, totalDone: 1 });
@@ -104,7 +123,14 @@ describe('Postgres under concurrent transactions', () => {
       await Promise.all(
         Array.from({ length: 8 }, (_, i) => {
           const r = response(round, i % 2 === 1);
-          return loadBatch(db, { pipeline: 'jobs', kind: 'job-board', endpoint: 'POST /api/jobs', requestKey: `q${i}`, raw: r.raw, data: r.data });
+          return loadBatch(db, {
+            pipeline: 'jobs',
+            kind: 'job-board',
+            endpoint: 'POST /api/jobs',
+            requestKey: `q${i}`,
+            raw: r.raw,
+            data: r.data,
+          });
         }),
       );
     }
@@ -122,14 +148,32 @@ describe('Postgres under concurrent transactions', () => {
     const data = marketplaceResponseSchema.parse(parseJson(raw));
     const outs = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        loadBatch(db, { pipeline: 'shop', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: `run-${i}`, raw, data }),
+        loadBatch(db, {
+          pipeline: 'shop',
+          kind: 'marketplace',
+          endpoint: 'POST /api/marketplace/sync',
+          requestKey: `run-${i}`,
+          raw,
+          data,
+        }),
       ),
     );
     const models = outs[0]!.rowsByTable.marketplace_product_models ?? 0;
     expect(models).toBeGreaterThan(0);
     // Whichever load came first appended the first prices; the others found them unchanged.
-    expect(outs.map((o) => o.rowsByTable.marketplace_price_history ?? 0).sort((a, b) => b - a)).toEqual([1 + models, 0, 0, 0, 0, 0, 0, 0]);
-    const history = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM marketplace_price_history WHERE pipeline = 'shop'`);
+    expect(outs.map((o) => o.rowsByTable.marketplace_price_history ?? 0).sort((a, b) => b - a)).toEqual([
+      1 + models,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+    ]);
+    const history = await db.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM marketplace_price_history WHERE pipeline = 'shop'`,
+    );
     expect(history.rows[0]?.n).toBe(String(1 + models));
     const raws = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = 'shop'`);
     expect(raws.rows[0]?.n).toBe('8');
@@ -140,7 +184,9 @@ describe('Postgres under concurrent transactions', () => {
     expect(db.pool.options.max).toBe(3);
     expect(pgPoolSize({})).toBe(DEFAULT_PG_POOL_SIZE);
     expect(pgPoolSize({ SCRAPE_ETL_PG_POOL_SIZE: '16' })).toBe(16);
-    expect(() => pgPoolSize({ SCRAPE_ETL_PG_POOL_SIZE: 'lots' })).toThrow(/SCRAPE_ETL_PG_POOL_SIZE='lots' must be an integer from 1 to 1000/);
+    expect(() => pgPoolSize({ SCRAPE_ETL_PG_POOL_SIZE: 'lots' })).toThrow(
+      /SCRAPE_ETL_PG_POOL_SIZE='lots' must be an integer from 1 to 1000/,
+    );
     const [a, b] = await Promise.all([activityDeps.destination(url), activityDeps.destination(url)]);
     expect(a).toBe(b);
     expect(a.dialect === 'postgres' && a.pool.options.max).toBe(DEFAULT_PG_POOL_SIZE);

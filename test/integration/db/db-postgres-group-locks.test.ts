@@ -28,7 +28,11 @@ const WORKERS = 4;
 const ROUNDS = 3;
 const SHOPS = [42, 9001, 10115139];
 /** 12 products over 3 shops (the shop row is shared by 4 products), some with many models. */
-const PRODUCTS = Array.from({ length: 12 }, (_, i) => ({ item: 660_000 + i, shop: SHOPS[i % SHOPS.length]!, models: i % 4 === 0 ? 18 : undefined }));
+const PRODUCTS = Array.from({ length: 12 }, (_, i) => ({
+  item: 660_000 + i,
+  shop: SHOPS[i % SHOPS.length]!,
+  models: i % 4 === 0 ? 18 : undefined,
+}));
 const JOBS = 40;
 
 let cluster: PostgresCluster;
@@ -88,19 +92,32 @@ function productBody(p: Product, seed: number, extra: readonly string[] = []): s
 
 function jobBody(keys: readonly number[], version: number, extra: readonly string[] = []): string {
   const result = keys.map((k) => ({
-    job_title: `Engineer ${k} v${version}`, job_url: `https://jobs.example/${k}`, job_location: 'Remote',
-    job_salary: 1000 * k + version, job_type: 'full-time', job_currency: 'EUR',
+    job_title: `Engineer ${k} v${version}`,
+    job_url: `https://jobs.example/${k}`,
+    job_location: 'Remote',
+    job_salary: 1000 * k + version,
+    job_type: 'full-time',
+    job_currency: 'EUR',
     ...Object.fromEntries(extra.map((f) => [f, `${f}-${version}`])),
   }));
   return stringifyJson({ result, tokenUsage: 1, totalDone: 1 });
 }
 
 const marketLoad = (p: Product, raw: string, w: number): LoadBatchOptions => ({
-  pipeline: 'shop', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: `${urlOf(p)}#w${w}`, raw,
+  pipeline: 'shop',
+  kind: 'marketplace',
+  endpoint: 'POST /api/marketplace/sync',
+  requestKey: `${urlOf(p)}#w${w}`,
+  raw,
   data: marketplaceResponseSchema.parse(JSON.parse(raw)),
 });
 const jobLoad = (raw: string, w: number): LoadBatchOptions => ({
-  pipeline: 'jobs', kind: 'job-board', endpoint: 'POST /api/jobs', requestKey: `jobs#w${w}`, raw, data: jobBoardResponseSchema.parse(JSON.parse(raw)),
+  pipeline: 'jobs',
+  kind: 'job-board',
+  endpoint: 'POST /api/jobs',
+  requestKey: `jobs#w${w}`,
+  raw,
+  data: jobBoardResponseSchema.parse(JSON.parse(raw)),
 });
 
 /** The final seed of a round: every worker ends every product with it. */
@@ -111,7 +128,11 @@ const finalSeed = (round: number) => 100 + round;
  * prices, models, shop), sometimes the final one before it (a revert) or another after it, then the final one
  * last; job pages likewise.
  */
-function workerLists(r: ReturnType<typeof rng>, round: number, w: number): { market: LoadBatchOptions[]; jobs: LoadBatchOptions[] } {
+function workerLists(
+  r: ReturnType<typeof rng>,
+  round: number,
+  w: number,
+): { market: LoadBatchOptions[]; jobs: LoadBatchOptions[] } {
   const extraOf = (seed: number) => (seed % 3 === 0 ? [`sim_extra_r${round}_${seed % 2}`] : []);
   const queues: Array<Array<() => LoadBatchOptions>> = [];
   for (const p of PRODUCTS) {
@@ -119,11 +140,14 @@ function workerLists(r: ReturnType<typeof rng>, round: number, w: number): { mar
     if (r.next() < 0.4) seeds.unshift(finalSeed(round));
     if (r.next() < 0.3) seeds.push(300 + r.int(0, 3));
     seeds.push(finalSeed(round));
-    queues.push(seeds.map((seed) => () => marketLoad(p, productBody(p, seed, seed === finalSeed(round) ? [] : extraOf(seed)), w)));
+    queues.push(
+      seeds.map((seed) => () => marketLoad(p, productBody(p, seed, seed === finalSeed(round) ? [] : extraOf(seed)), w)),
+    );
   }
   // A random merge of the products' queues: the order differs per worker, each product keeps its own order.
   const market: LoadBatchOptions[] = [];
-  for (let left = queues; left.length > 0; left = left.filter((q) => q.length > 0)) market.push(left[r.int(0, left.length - 1)]!.shift()!());
+  for (let left = queues; left.length > 0; left = left.filter((q) => q.length > 0))
+    market.push(left[r.int(0, left.length - 1)]!.shift()!());
   // Job pages of 10 overlapping keys in other versions, then the final pages (which share keys with any of them).
   const jobs: LoadBatchOptions[] = [];
   for (let page = 0; page < 8; page++) {
@@ -146,7 +170,12 @@ function deadlockReports(from: number): string {
   lines.forEach((l, i) => {
     if (!l.includes('ERROR:  deadlock detected')) return;
     const end = lines.findIndex((x, j) => j > i && x.includes('HINT:'));
-    out.push(lines.slice(i, end < 0 ? i + 8 : end).map((x) => (x.length > 300 ? `${x.slice(0, 300)}…` : x)).join('\n'));
+    out.push(
+      lines
+        .slice(i, end < 0 ? i + 8 : end)
+        .map((x) => (x.length > 300 ? `${x.slice(0, 300)}…` : x))
+        .join('\n'),
+    );
   });
   return `${out.length} deadlock report(s) in the server log; the first ones:\n${out.slice(0, 8).join('\n----\n')}`;
 }
@@ -165,7 +194,7 @@ async function loadRounds(db: PostgresDatabase, iteration: number): Promise<numb
     await Promise.all(
       lists.map(async (list, l) => {
         const sizes = rng(iteration * 100 + round * 10 + l);
-        for (let i = 0; i < list.length; ) {
+        for (let i = 0; i < list.length;) {
           const n = sizes.int(1, maxGroup);
           const out = await loadBatches(db, list.slice(i, i + n));
           if (out.failed) throw out.failed.error;
@@ -179,7 +208,9 @@ async function loadRounds(db: PostgresDatabase, iteration: number): Promise<numb
   return loads;
 }
 
-async function loadIteration(iteration: number): Promise<{ deadlocks: number; commits: number; loads: number; report: string; db: PostgresDatabase }> {
+async function loadIteration(
+  iteration: number,
+): Promise<{ deadlocks: number; commits: number; loads: number; report: string; db: PostgresDatabase }> {
   const name = `stress_${iteration}_${process.pid}`;
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(cluster.url);
@@ -197,9 +228,18 @@ async function loadIteration(iteration: number): Promise<{ deadlocks: number; co
     // pool has ended, the count below is complete.
     await db.close();
   }
-  const res = await admin.query<{ n: string; commits: string }>(`SELECT deadlocks AS n, xact_commit AS commits FROM pg_stat_database WHERE datname = $1`, [name]);
+  const res = await admin.query<{ n: string; commits: string }>(
+    `SELECT deadlocks AS n, xact_commit AS commits FROM pg_stat_database WHERE datname = $1`,
+    [name],
+  );
   const check = (await openDatabase(url.toString(), { poolSize: 1 })) as PostgresDatabase;
-  return { deadlocks: Number(res.rows[0]?.n), commits: Number(res.rows[0]?.commits), loads, report: deadlockReports(logFrom), db: check };
+  return {
+    deadlocks: Number(res.rows[0]?.n),
+    commits: Number(res.rows[0]?.commits),
+    loads,
+    report: deadlockReports(logFrom),
+    db: check,
+  };
 }
 
 describe('Postgres group loads from several connections at once', () => {
@@ -211,13 +251,30 @@ describe('Postgres group loads from several connections at once', () => {
         // The group writer is what ran: far fewer transactions than responses (a few more open the database).
         expect(commits).toBeLessThan(loads / 2);
         const last = finalSeed(ROUNDS - 1);
-        const products = PRODUCTS.map((p) => flattenMarketplace(marketplaceResponseSchema.parse(JSON.parse(productBody(p, last)))));
+        const products = PRODUCTS.map((p) =>
+          flattenMarketplace(marketplaceResponseSchema.parse(JSON.parse(productBody(p, last)))),
+        );
         await expectTablesEqual(db, marketplaceSpec('shop', '', []), mergeRows(products), [
-          'marketplace_products', 'marketplace_shops', 'marketplace_product_models', 'marketplace_model_stocks',
-          'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_images',
-          'marketplace_product_tier_variations', 'marketplace_product_tier_variation_options',
+          'marketplace_products',
+          'marketplace_shops',
+          'marketplace_product_models',
+          'marketplace_model_stocks',
+          'marketplace_product_attributes',
+          'marketplace_product_categories',
+          'marketplace_product_images',
+          'marketplace_product_tier_variations',
+          'marketplace_product_tier_variation_options',
         ]);
-        const jobs = flattenJobBoard(jobBoardResponseSchema.parse(JSON.parse(jobBody(Array.from({ length: JOBS }, (_, i) => i), last))));
+        const jobs = flattenJobBoard(
+          jobBoardResponseSchema.parse(
+            JSON.parse(
+              jobBody(
+                Array.from({ length: JOBS }, (_, i) => i),
+                last,
+              ),
+            ),
+          ),
+        );
         await expectTablesEqual(db, jobBoardSpec('jobs', '', []), jobs, ['job_records']);
         const raw = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM raw_responses`);
         expect(Number(raw.rows[0]?.n)).toBe(loads);

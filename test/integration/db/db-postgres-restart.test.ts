@@ -29,7 +29,10 @@ describe('Postgres destination across a server restart', () => {
       const idleInTransaction = await db.pool.connect();
       await idleInTransaction.query('BEGIN');
       const busy = await db.pool.connect();
-      const running = busy.query('SELECT pg_sleep(30)').then(() => 'finished', (e: Error) => e.message);
+      const running = busy.query('SELECT pg_sleep(30)').then(
+        () => 'finished',
+        (e: Error) => e.message,
+      );
       await new Promise((r) => setTimeout(r, 200));
       await cluster.restart({ downMs: 500 });
       // The running statement fails with the cut connection; the idle one learns of it on its next use.

@@ -8,9 +8,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { generateDrizzleJson, generateMigration, generateSQLiteDrizzleJson, generateSQLiteMigration } from 'drizzle-kit/api';
+import {
+  generateDrizzleJson,
+  generateMigration,
+  generateSQLiteDrizzleJson,
+  generateSQLiteMigration,
+} from 'drizzle-kit/api';
 import { getTableConfig as pgConfig, type PgTable } from 'drizzle-orm/pg-core';
-import { getTableConfig as sqliteConfig, sqliteTable, integer, text, unique, type SQLiteTable } from 'drizzle-orm/sqlite-core';
+import {
+  getTableConfig as sqliteConfig,
+  sqliteTable,
+  integer,
+  text,
+  unique,
+  type SQLiteTable,
+} from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { openDatabase, parseDatabaseUrl, redactDatabaseUrl, type Database } from '../../../destinations/open.js';
 import { finishPipelineRun, getPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
@@ -34,11 +46,19 @@ import { destinationKey } from '../../../db/url.js';
 
 const describeSqlite = (t: unknown) => {
   const c = sqliteConfig(t as SQLiteTable);
-  return { name: c.name, columns: c.columns.map((x) => [x.name, x.notNull]), pk: c.primaryKeys.map((p) => p.columns.map((x) => x.name)) };
+  return {
+    name: c.name,
+    columns: c.columns.map((x) => [x.name, x.notNull]),
+    pk: c.primaryKeys.map((p) => p.columns.map((x) => x.name)),
+  };
 };
 const describePg = (t: unknown) => {
   const c = pgConfig(t as PgTable);
-  return { name: c.name, columns: c.columns.map((x) => [x.name, x.notNull]), pk: c.primaryKeys.map((p) => p.columns.map((x) => x.name)) };
+  return {
+    name: c.name,
+    columns: c.columns.map((x) => [x.name, x.notNull]),
+    pk: c.primaryKeys.map((p) => p.columns.map((x) => x.name)),
+  };
 };
 
 let tmp: string;
@@ -49,10 +69,24 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('schema', () => {
   it('SQLite and Postgres have the same tables, columns, nullability and keys', () => {
-    const s = Object.values(sqliteSchema).map(describeSqlite).sort((a, b) => a.name.localeCompare(b.name));
-    const p = Object.values(pgSchema).map(describePg).sort((a, b) => a.name.localeCompare(b.name));
+    const s = Object.values(sqliteSchema)
+      .map(describeSqlite)
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const p = Object.values(pgSchema)
+      .map(describePg)
+      .sort((a, b) => a.name.localeCompare(b.name));
     expect(p).toEqual(s);
-    expect(s.map((t) => t.name)).toEqual(expect.arrayContaining(['pipeline_runs', 'raw_responses', 'job_records', 'marketplace_products', 'pdf_results', 'leads_results', 'scraper_results']));
+    expect(s.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        'pipeline_runs',
+        'raw_responses',
+        'job_records',
+        'marketplace_products',
+        'pdf_results',
+        'leads_results',
+        'scraper_results',
+      ]),
+    );
   });
 
   it('both dialect modules export exactly the defined tables, each under its SQL name', () => {
@@ -77,7 +111,10 @@ describe('schema', () => {
     for (const name of TABLE_NAMES) {
       const s = sqliteConfig(sqliteSchema[name]).columns;
       const p = pgConfig(pgSchema[name]).columns;
-      expect([s.length, p.length], name).toEqual([Object.keys(TABLES[name].columns).length, Object.keys(TABLES[name].columns).length]);
+      expect([s.length, p.length], name).toEqual([
+        Object.keys(TABLES[name].columns).length,
+        Object.keys(TABLES[name].columns).length,
+      ]);
       for (const [i, [col, def]] of Object.entries(TABLES[name].columns as ColumnsDef).entries()) {
         const where = `${name}.${col}`;
         expect(s[i]?.name, where).toBe(col);
@@ -111,7 +148,12 @@ describe('schema', () => {
       { name: 'pipeline_runs_workflow_id_uq', columns: ['workflow_id'], unique: true, partial: false },
     ]);
     expect(drizzleShape(sqliteSchema.marketplace_model_stocks).primaryKey).toEqual([
-      'pipeline', 'shop_id', 'item_id', 'model_id', 'price_stock_index', 'location_index',
+      'pipeline',
+      'shop_id',
+      'item_id',
+      'model_id',
+      'price_stock_index',
+      'location_index',
     ]);
   });
 
@@ -127,20 +169,28 @@ describe('schema', () => {
     expectTypeOf<History['id']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<History['loaded_at']>().toEqualTypeOf<string>();
     expectTypeOf<History['model_id']>().toEqualTypeOf<number | bigint | null | undefined>();
-    expectTypeOf<keyof typeof pgSchema.sync_watermarks.$inferSelect>().toEqualTypeOf<'pipeline' | 'stream' | 'watermark' | 'updated_at'>();
+    expectTypeOf<keyof typeof pgSchema.sync_watermarks.$inferSelect>().toEqualTypeOf<
+      'pipeline' | 'stream' | 'watermark' | 'updated_at'
+    >();
     expectTypeOf(sqliteSchema.scrapers.scheduled.dataType).toEqualTypeOf<'boolean'>();
     expect(sqliteSchema.scrapers.scheduled.dataType).toBe('boolean');
   });
 
   it('the committed migrations are current: drizzle-kit finds nothing to generate from the definition', async () => {
     const lastSnapshot = (dir: 'sqlite' | 'pg') => {
-      const journal = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dir], 'meta', '_journal.json'), 'utf8')) as {
+      const journal = JSON.parse(
+        fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dir], 'meta', '_journal.json'), 'utf8'),
+      ) as {
         entries: { idx: number }[];
       };
       const idx = String(journal.entries.at(-1)?.idx).padStart(4, '0');
-      return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dir], 'meta', `${idx}_snapshot.json`), 'utf8'));
+      return JSON.parse(
+        fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dir], 'meta', `${idx}_snapshot.json`), 'utf8'),
+      );
     };
-    expect(await generateSQLiteMigration(lastSnapshot('sqlite'), await generateSQLiteDrizzleJson({ ...sqliteSchema }))).toEqual([]);
+    expect(
+      await generateSQLiteMigration(lastSnapshot('sqlite'), await generateSQLiteDrizzleJson({ ...sqliteSchema })),
+    ).toEqual([]);
     expect(await generateMigration(lastSnapshot('pg'), generateDrizzleJson({ ...pgSchema }))).toEqual([]);
   });
 
@@ -154,12 +204,17 @@ describe('schema', () => {
     expect(destinationKey('duckdb:data/x.duckdb', '/srv')).toBe('duckdb:/srv/data/x.duckdb');
     expect(destinationKey('duckdb:///srv/data/x.duckdb', '/elsewhere')).toBe('duckdb:/srv/data/x.duckdb');
     expect(redactDatabaseUrl('postgres://etl:s3cret@db:5432/w')).toBe('postgres://etl:***@db:5432/w');
-    expect(() => parseDatabaseUrl('mysql://u:s3cret@h/db')).toThrow("unsupported database URL 'mysql://u:***@h/db': expected 'sqlite:<path>', 'duckdb:<path>'");
+    expect(() => parseDatabaseUrl('mysql://u:s3cret@h/db')).toThrow(
+      "unsupported database URL 'mysql://u:***@h/db': expected 'sqlite:<path>', 'duckdb:<path>'",
+    );
   });
 });
 
 /** A copy of a table's definition with `change` applied to its columns (in order) and to the rest. */
-function altered(name: keyof typeof TABLES, change: { columns?: (c: ColumnsDef) => ColumnsDef; rest?: Partial<AnyTableDef> }): AnyTableDef {
+function altered(
+  name: keyof typeof TABLES,
+  change: { columns?: (c: ColumnsDef) => ColumnsDef; rest?: Partial<AnyTableDef> },
+): AnyTableDef {
   const def: AnyTableDef = TABLES[name];
   return { ...def, ...change.rest, columns: change.columns ? change.columns(def.columns) : def.columns };
 }
@@ -177,7 +232,8 @@ function rename(columns: ColumnsDef, from: string, to: string): ColumnsDef {
 }
 
 describe('the schema comparison reports deliberate differences', () => {
-  const sqliteOf = (name: keyof typeof TABLES, def: AnyTableDef = TABLES[name]) => drizzleShape(sqliteTableFrom(name, def));
+  const sqliteOf = (name: keyof typeof TABLES, def: AnyTableDef = TABLES[name]) =>
+    drizzleShape(sqliteTableFrom(name, def));
   const pgOf = (name: keyof typeof TABLES, def: AnyTableDef = TABLES[name]) => drizzleShape(pgTableFrom(name, def));
 
   it('a column type changed in one dialect', () => {
@@ -187,27 +243,35 @@ describe('the schema comparison reports deliberate differences', () => {
     ]);
     // A boolean turned into a plain integer is invisible in SQLite's SQL, but not to the comparison.
     const flag = altered('scrapers', { columns: (c) => ({ ...c, scheduled: { type: 'int32' } }) });
-    expect(compareTables(sqliteOf('scrapers', flag), pgOf('scrapers'))).toEqual(['scrapers.scheduled: type: integer (int64|int32) vs boolean (bool)']);
+    expect(compareTables(sqliteOf('scrapers', flag), pgOf('scrapers'))).toEqual([
+      'scrapers.scheduled: type: integer (int64|int32) vs boolean (bool)',
+    ]);
     expect(compareTables(definitionShape('scrapers', TABLES.scrapers), sqliteOf('scrapers', flag))).toEqual([
       'scrapers.scheduled: type: bool vs integer (int64|int32)',
     ]);
     // int64 vs int32 is the same type in SQLite, so only Postgres and the definition can tell.
     const narrow = altered('marketplace_shops', { columns: (c) => ({ ...c, item_count: { type: 'int32' } }) });
     expect(compareTables(sqliteOf('marketplace_shops'), pgOf('marketplace_shops', narrow))).toEqual([]);
-    expect(compareTables(definitionShape('marketplace_shops', TABLES.marketplace_shops), pgOf('marketplace_shops', narrow))).toEqual([
-      'marketplace_shops.item_count: type: int64 vs integer (int32)',
-    ]);
+    expect(
+      compareTables(definitionShape('marketplace_shops', TABLES.marketplace_shops), pgOf('marketplace_shops', narrow)),
+    ).toEqual(['marketplace_shops.item_count: type: int64 vs integer (int32)']);
   });
 
   it('a default, nullability or identity changed', () => {
     const def = altered('job_records', {
-      columns: (c) => ({ ...c, job_currency: { type: 'text', default: 'USD' }, job_title: { type: 'text', notNull: true } }),
+      columns: (c) => ({
+        ...c,
+        job_currency: { type: 'text', default: 'USD' },
+        job_title: { type: 'text', notNull: true },
+      }),
     });
     expect(compareTables(pgOf('job_records'), sqliteOf('job_records', def))).toEqual([
       'job_records.job_title: not null: false vs true',
       "job_records.job_currency: default: none vs 'USD'",
     ]);
-    const noIdentity = altered('raw_responses', { columns: (c) => ({ ...c, id: { type: 'int64', mode: 'number', notNull: true } }) });
+    const noIdentity = altered('raw_responses', {
+      columns: (c) => ({ ...c, id: { type: 'int64', mode: 'number', notNull: true } }),
+    });
     expect(compareTables(sqliteOf('raw_responses'), pgOf('raw_responses', noIdentity))).toEqual([
       'raw_responses.id: identity: true vs false',
       'raw_responses: primary key: (id) vs ()',
@@ -230,7 +294,15 @@ describe('the schema comparison reports deliberate differences', () => {
       'scraper_results: index only on the right: unique scraper_results_run_idx (scraping_run_id)',
     ]);
     const reordered = altered('marketplace_price_history', {
-      rest: { indexes: [{ name: 'marketplace_price_history_item_idx', columns: ['pipeline', 'item_id', 'shop_id', 'model_id'], unique: false }] },
+      rest: {
+        indexes: [
+          {
+            name: 'marketplace_price_history_item_idx',
+            columns: ['pipeline', 'item_id', 'shop_id', 'model_id'],
+            unique: false,
+          },
+        ],
+      },
     });
     expect(compareTables(pgOf('marketplace_price_history'), pgOf('marketplace_price_history', reordered))).toEqual([
       'marketplace_price_history: index only on the left: marketplace_price_history_item_idx (pipeline, shop_id, item_id, model_id)',
@@ -249,23 +321,35 @@ describe('the schema comparison reports deliberate differences', () => {
       'scraping_runs: primary key: (pipeline, id) vs (pipeline, id, scraper_id)',
     ]);
     const renamed = altered('sync_watermarks', { columns: (c) => rename(c, 'watermark', 'high_watermark') });
-    expect(compareTables(definitionShape('sync_watermarks', TABLES.sync_watermarks), pgOf('sync_watermarks', renamed))).toEqual([
+    expect(
+      compareTables(definitionShape('sync_watermarks', TABLES.sync_watermarks), pgOf('sync_watermarks', renamed)),
+    ).toEqual([
       'sync_watermarks: columns: (pipeline, stream, watermark, updated_at) vs (pipeline, stream, updated_at, high_watermark)',
     ]);
     // Written by hand: the definition has no unique constraints, only unique indexes, so a stray one must show.
-    const withUnique = sqliteTable('sync_watermarks', {
-      pipeline: text().notNull(),
-      stream: text().notNull().unique(),
-      watermark: text().notNull(),
-      updated_at: text().notNull(),
-    }, (t) => [unique().on(t.pipeline, t.watermark)]);
+    const withUnique = sqliteTable(
+      'sync_watermarks',
+      {
+        pipeline: text().notNull(),
+        stream: text().notNull().unique(),
+        watermark: text().notNull(),
+        updated_at: text().notNull(),
+      },
+      (t) => [unique().on(t.pipeline, t.watermark)],
+    );
     expect(compareTables(sqliteOf('sync_watermarks'), drizzleShape(withUnique))).toEqual([
       'sync_watermarks: primary key: (pipeline, stream) vs ()',
       'sync_watermarks: unique constraints: [] vs [(pipeline, watermark), (stream)]',
     ]);
     const all = TABLE_NAMES.map((t) => definitionShape(t, TABLES[t]));
-    const withoutOne: TableShape[] = [...all.filter((t) => t.name !== 'job_records'), drizzleShape(sqliteTable('job_record', { id: integer() }))];
-    expect(compareSchemas(all, withoutOne)).toEqual(['job_records: table only on the left', 'job_record: table only on the right']);
+    const withoutOne: TableShape[] = [
+      ...all.filter((t) => t.name !== 'job_records'),
+      drizzleShape(sqliteTable('job_record', { id: integer() })),
+    ];
+    expect(compareSchemas(all, withoutOne)).toEqual([
+      'job_records: table only on the left',
+      'job_record: table only on the right',
+    ]);
   });
 });
 
@@ -304,15 +388,19 @@ function openFromProcesses(url: string, n: number): Promise<string[]> {
   const script = `import { openDatabase } from ${JSON.stringify(path.join(REPO_ROOT, 'destinations', 'open.ts'))};
 const db = await openDatabase(process.argv[1]); await db.close(); process.stdout.write('ok');`;
   return Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, url], { cwd: REPO_ROOT });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-        child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))));
-      }),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, url], {
+            cwd: REPO_ROOT,
+          });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+          child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))));
+        }),
     ),
   );
 }
@@ -321,7 +409,11 @@ const db = await openDatabase(process.argv[1]); await db.close(); process.stdout
 const MIGRATION_FOLDERS = { sqlite: 'destinations/sqlite/migrations', pg: 'destinations/postgres/migrations' } as const;
 
 const journalEntries = (dialect: 'sqlite' | 'pg') =>
-  (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dialect], 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+  (
+    JSON.parse(fs.readFileSync(path.join(REPO_ROOT, MIGRATION_FOLDERS[dialect], 'meta', '_journal.json'), 'utf8')) as {
+      entries: unknown[];
+    }
+  ).entries.length;
 
 describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
   let url: string;
@@ -343,16 +435,41 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
   }, 30_000);
 
   it('starts and finishes a pipeline run idempotently on its workflow id', async () => {
-    const a = await startPipelineRun(db, { workflowId: 'shop-daily--2024-06-01', pipeline: 'shop-daily', kind: 'marketplace' });
-    const b = await startPipelineRun(db, { workflowId: 'shop-daily--2024-06-01', pipeline: 'shop-daily', kind: 'marketplace' });
+    const a = await startPipelineRun(db, {
+      workflowId: 'shop-daily--2024-06-01',
+      pipeline: 'shop-daily',
+      kind: 'marketplace',
+    });
+    const b = await startPipelineRun(db, {
+      workflowId: 'shop-daily--2024-06-01',
+      pipeline: 'shop-daily',
+      kind: 'marketplace',
+    });
     expect(a.created).toBe(true);
     expect(b).toEqual({ id: a.id, created: false });
-    await finishPipelineRun(db, { workflowId: 'shop-daily--2024-06-01', status: 'succeeded', rowsByTable: { marketplace_products: 3 } });
-    await finishPipelineRun(db, { workflowId: 'shop-daily--2024-06-01', status: 'succeeded', rowsByTable: { marketplace_products: 3 } });
+    await finishPipelineRun(db, {
+      workflowId: 'shop-daily--2024-06-01',
+      status: 'succeeded',
+      rowsByTable: { marketplace_products: 3 },
+    });
+    await finishPipelineRun(db, {
+      workflowId: 'shop-daily--2024-06-01',
+      status: 'succeeded',
+      rowsByTable: { marketplace_products: 3 },
+    });
     const row = await getPipelineRun(db, 'shop-daily--2024-06-01');
-    expect(row).toMatchObject({ id: a.id, pipeline: 'shop-daily', kind: 'marketplace', status: 'succeeded', rowsByTable: { marketplace_products: 3 }, error: null });
+    expect(row).toMatchObject({
+      id: a.id,
+      pipeline: 'shop-daily',
+      kind: 'marketplace',
+      status: 'succeeded',
+      rowsByTable: { marketplace_products: 3 },
+      error: null,
+    });
     expect(row?.finishedAt).not.toBeNull();
-    await expect(finishPipelineRun(db, { workflowId: 'never-started', status: 'failed' })).rejects.toThrow(/no pipeline run with workflow id 'never-started'/);
+    await expect(finishPipelineRun(db, { workflowId: 'never-started', status: 'failed' })).rejects.toThrow(
+      /no pipeline run with workflow id 'never-started'/,
+    );
   });
 
   it('the migrated database has exactly the tables, columns, types, defaults, keys and indexes of the definition', async () => {
@@ -364,7 +481,9 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     const products = actual.find((t) => t.name === 'marketplace_products');
     const col = (n: string) => products?.columns.find((c) => c.name === n)?.sqlType;
     expect([col('shop_id'), col('price_major'), col('is_adult'), col('loaded_at')]).toEqual(
-      db.dialect === 'sqlite' ? ['integer', 'real', 'integer', 'text'] : ['bigint', 'double precision', 'boolean', 'timestamp with time zone'],
+      db.dialect === 'sqlite'
+        ? ['integer', 'real', 'integer', 'text']
+        : ['bigint', 'double precision', 'boolean', 'timestamp with time zone'],
     );
   });
 
@@ -375,7 +494,10 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     if (db.dialect === 'sqlite') {
       const ddl = await generateSQLiteMigration(
         await generateSQLiteDrizzleJson({}),
-        await generateSQLiteDrizzleJson({ a: sqliteTableFrom('every_default', EVERY_DEFAULT), b: sqliteTableFrom('sync_watermarks', DRIFTED_WATERMARKS) }),
+        await generateSQLiteDrizzleJson({
+          a: sqliteTableFrom('every_default', EVERY_DEFAULT),
+          b: sqliteTableFrom('sync_watermarks', DRIFTED_WATERMARKS),
+        }),
       );
       const scratch = new BetterSqlite3(':memory:');
       try {
@@ -387,7 +509,10 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     } else {
       const ddl = await generateMigration(
         generateDrizzleJson({}),
-        generateDrizzleJson({ a: pgTableFrom('every_default', EVERY_DEFAULT), b: pgTableFrom('sync_watermarks', DRIFTED_WATERMARKS) }),
+        generateDrizzleJson({
+          a: pgTableFrom('every_default', EVERY_DEFAULT),
+          b: pgTableFrom('sync_watermarks', DRIFTED_WATERMARKS),
+        }),
       );
       const client = await pgPool(db).connect();
       try {
@@ -423,7 +548,11 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
     await startPipelineRun(db, { workflowId: 'jobs--r7', pipeline: 'jobs', kind: 'job-board' });
     const error = '1 of 3 URLs failed: https://jobs.example/x: 422 The urls field is invalid.';
     await finishPipelineRun(db, { workflowId: 'jobs--r7', status: 'partial', rowsByTable: { job_records: 8 }, error });
-    expect(await getPipelineRun(db, 'jobs--r7')).toMatchObject({ status: 'partial', rowsByTable: { job_records: 8 }, error });
+    expect(await getPipelineRun(db, 'jobs--r7')).toMatchObject({
+      status: 'partial',
+      rowsByTable: { job_records: 8 },
+      error,
+    });
     await expect(finishPipelineRun(db, { workflowId: 'jobs--r7', status: 'running' as never })).rejects.toThrow(
       "cannot finish pipeline run 'jobs--r7' with status 'running' (expected one of succeeded, partial, failed_checks, failed, cancelled, interrupted)",
     );

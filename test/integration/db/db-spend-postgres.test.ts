@@ -33,7 +33,13 @@ describe('spend_calls on Postgres', () => {
     const project = '/srv/shop/scrape-etl.yaml';
     const spec = (name: string) => ({ name, project_budget: { project, calls: { day: 7 } } });
     const call = (i: number, pipeline: string): SpendCall => ({
-      callKey: spendCallKey({ workflowId: `${pipeline}--w`, activityId: '1', activityAttempt: 1, requestKey: `u${i}`, clientAttempt: 1 }),
+      callKey: spendCallKey({
+        workflowId: `${pipeline}--w`,
+        activityId: '1',
+        activityAttempt: 1,
+        requestKey: `u${i}`,
+        clientAttempt: 1,
+      }),
       pipeline,
       project,
       workflowId: `${pipeline}--w`,
@@ -49,15 +55,25 @@ describe('spend_calls on Postgres', () => {
       }),
     );
     expect(outcomes.filter((o) => o === undefined)).toHaveLength(7);
-    for (const o of outcomes.filter((x) => x !== undefined)) expect(o).toMatchObject({ spent: 7, limit: { scope: 'project', key: 'budget.calls.day' } });
+    for (const o of outcomes.filter((x) => x !== undefined))
+      expect(o).toMatchObject({ spent: 7, limit: { scope: 'project', key: 'budget.calls.day' } });
     expect(psql(url, `SELECT count(*) FROM spend_calls WHERE project = '${project}'`)).toBe('7');
-    expect(await withReadTransaction(a, (tx) => spendTotals(tx, { project }))).toEqual({ calls: 7, scrapers: 0, tokens: 0 });
+    expect(await withReadTransaction(a, (tx) => spendTotals(tx, { project }))).toEqual({
+      calls: 7,
+      scrapers: 0,
+      tokens: 0,
+    });
     // The same request recorded again (a retried record of it) is one row, and is let through.
     const won = outcomes.findIndex((o) => o === undefined);
     const pipeline = won % 2 === 0 ? 'shop-a' : 'shop-b';
     const again = await reserveCall(a, call(won, pipeline), budgetLimitsOf(spec(pipeline)));
     expect(again).toBeUndefined();
     expect(psql(url, `SELECT count(*) FROM spend_calls WHERE project = '${project}'`)).toBe('7');
-    expect(psql(url, `SELECT data_type FROM information_schema.columns WHERE table_name = 'spend_calls' AND column_name = 'called_at'`)).toBe('timestamp with time zone');
+    expect(
+      psql(
+        url,
+        `SELECT data_type FROM information_schema.columns WHERE table_name = 'spend_calls' AND column_name = 'called_at'`,
+      ),
+    ).toBe('timestamp with time zone');
   }, 120_000);
 });

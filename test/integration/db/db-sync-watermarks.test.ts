@@ -40,10 +40,19 @@ async function open(url: string): Promise<Database> {
 
 async function tableColumns(db: Database): Promise<string[]> {
   if (db.dialect === 'sqlite') {
-    return (db.sqlite.prepare(`SELECT name FROM pragma_table_info('sync_watermarks') ORDER BY cid`).all() as Array<{ name: string }>).map((r) => r.name);
+    return (
+      db.sqlite.prepare(`SELECT name FROM pragma_table_info('sync_watermarks') ORDER BY cid`).all() as Array<{
+        name: string;
+      }>
+    ).map((r) => r.name);
   }
   if (db.dialect === 'duckdb') {
-    return (await duckSelect(db, `SELECT column_name FROM information_schema.columns WHERE table_name = 'sync_watermarks' ORDER BY ordinal_position`)).map((r) => String(r['column_name']));
+    return (
+      await duckSelect(
+        db,
+        `SELECT column_name FROM information_schema.columns WHERE table_name = 'sync_watermarks' ORDER BY ordinal_position`,
+      )
+    ).map((r) => String(r['column_name']));
   }
   const res = await db.pool.query<{ column_name: string }>(
     `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'sync_watermarks' ORDER BY ordinal_position`,
@@ -80,13 +89,17 @@ describe.each(['sqlite', 'postgres'] as const)('sync_watermarks in %s made by an
     if (dialect === 'sqlite') {
       const raw = new BetterSqlite3(path.join(tmp, 'legacy.sqlite'));
       raw.exec(OLD_AD_HOC_CREATE);
-      raw.prepare('INSERT INTO sync_watermarks VALUES (?, ?, ?, ?)').run('old', 'results', '500', new Date().toISOString());
+      raw
+        .prepare('INSERT INTO sync_watermarks VALUES (?, ?, ?, ?)')
+        .run('old', 'results', '500', new Date().toISOString());
       raw.close();
     } else {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       await client.query(OLD_AD_HOC_CREATE);
-      await client.query(`INSERT INTO sync_watermarks VALUES ('old', 'results', '500', $1)`, [new Date().toISOString()]);
+      await client.query(`INSERT INTO sync_watermarks VALUES ('old', 'results', '500', $1)`, [
+        new Date().toISOString(),
+      ]);
       await client.end();
     }
     const db = await open(url);

@@ -15,7 +15,9 @@ let inputs: string;
 
 beforeAll(() => {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    throw new Error('test/integration/db/load-full-disk.test.ts must run as root: it mounts a 1 MB tmpfs to fill (mount -t tmpfs); CI runs as root');
+    throw new Error(
+      'test/integration/db/load-full-disk.test.ts must run as root: it mounts a 1 MB tmpfs to fill (mount -t tmpfs); CI runs as root',
+    );
   }
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'load-full-disk-'));
   mnt = path.join(dir, 'mnt');
@@ -25,10 +27,16 @@ beforeAll(() => {
   // 60 files of results, 40 KB each: more than the 1 MB disk holds.
   inputs = path.join(dir, 'in');
   fs.mkdirSync(inputs);
-  const r = JSON.parse(fs.readFileSync(path.join(REAL_FIXTURES, 'results-response-1.json'), 'utf8')) as { data: Array<Record<string, unknown>> };
+  const r = JSON.parse(fs.readFileSync(path.join(REAL_FIXTURES, 'results-response-1.json'), 'utf8')) as {
+    data: Array<Record<string, unknown>>;
+  };
   const rec = r.data[0]!;
   for (let f = 0; f < 60; f++) {
-    const data = Array.from({ length: 5 }, (_, i) => ({ ...rec, id: f * 100 + i + 1, content: { text: `${'x'.repeat(8000)}${f}-${i}` } }));
+    const data = Array.from({ length: 5 }, (_, i) => ({
+      ...rec,
+      id: f * 100 + i + 1,
+      content: { text: `${'x'.repeat(8000)}${f}-${i}` },
+    }));
     fs.writeFileSync(path.join(inputs, `r${String(f).padStart(2, '0')}.json`), JSON.stringify({ ...r, data }));
   }
 });
@@ -39,19 +47,30 @@ afterAll(() => {
 });
 
 function rows(db: string): Array<[string, string, string | null]> {
-  const out = spawnSync('python3', ['-c', `import sqlite3,json;c=sqlite3.connect(${JSON.stringify(db)});print(json.dumps(c.execute('select workflow_id,status,error from pipeline_runs order by id').fetchall()))`], { encoding: 'utf8' });
+  const out = spawnSync(
+    'python3',
+    [
+      '-c',
+      `import sqlite3,json;c=sqlite3.connect(${JSON.stringify(db)});print(json.dumps(c.execute('select workflow_id,status,error from pipeline_runs order by id').fetchall()))`,
+    ],
+    { encoding: 'utf8' },
+  );
   if (out.status !== 0) throw new Error(out.stderr);
   return JSON.parse(out.stdout) as Array<[string, string, string | null]>;
 }
 
 describe('load on a full disk', () => {
-  it('one line naming the file, exit 1, the row finished; a dead load\'s running row is finalised by the next load', async () => {
+  it("one line naming the file, exit 1, the row finished; a dead load's running row is finalised by the next load", async () => {
     const db = path.join(mnt, 'full.sqlite');
-    const r = await runCli(['load', 'results', inputs, '--database', `sqlite:${db}`, '--pipeline', 'fullp'], { timeoutMs: 120_000 });
+    const r = await runCli(['load', 'results', inputs, '--database', `sqlite:${db}`, '--pipeline', 'fullp'], {
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.stderr).toBe(1);
     const lines = r.stderr.trim().split('\n');
     expect(lines, r.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^scrape-etl: ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the disk is full \\(`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^scrape-etl: ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: the disk is full \\(`),
+    );
     expect(lines[0]).toContain('free space there');
     const after = rows(db);
     expect(after).toHaveLength(1);
@@ -61,12 +80,23 @@ describe('load on a full disk', () => {
     // A load killed before it finished its row (its pid is gone): the next load marks that row interrupted.
     spawnSync('umount', [mnt]);
     const roomy = path.join(dir, 'roomy.sqlite');
-    const first = await runCli(['load', 'results', path.join(inputs, 'r00.json'), '--database', `sqlite:${roomy}`], { timeoutMs: 120_000 });
+    const first = await runCli(['load', 'results', path.join(inputs, 'r00.json'), '--database', `sqlite:${roomy}`], {
+      timeoutMs: 120_000,
+    });
     expect(first.code, first.stderr).toBe(0);
     const dead = `cli-load--2026-01-01T00:00:00.000Z--deadbeef--2147483646@${os.hostname()}`;
-    const ins = spawnSync('python3', ['-c', `import sqlite3;c=sqlite3.connect(${JSON.stringify(roomy)});c.execute("insert into pipeline_runs (workflow_id,pipeline,kind,status,started_at) values ('${dead}','cli-load','load:results','running','2026-01-01T00:00:00.000Z')");c.commit()`], { encoding: 'utf8' });
+    const ins = spawnSync(
+      'python3',
+      [
+        '-c',
+        `import sqlite3;c=sqlite3.connect(${JSON.stringify(roomy)});c.execute("insert into pipeline_runs (workflow_id,pipeline,kind,status,started_at) values ('${dead}','cli-load','load:results','running','2026-01-01T00:00:00.000Z')");c.commit()`,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(ins.status, ins.stderr).toBe(0);
-    const next = await runCli(['load', 'results', path.join(inputs, 'r01.json'), '--database', `sqlite:${roomy}`], { timeoutMs: 120_000 });
+    const next = await runCli(['load', 'results', path.join(inputs, 'r01.json'), '--database', `sqlite:${roomy}`], {
+      timeoutMs: 120_000,
+    });
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).toContain(`the load ${dead} had ended without finishing; its run is now marked interrupted`);
     const final = rows(roomy).find(([id]) => id === dead)!;

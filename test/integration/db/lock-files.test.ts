@@ -39,7 +39,9 @@ describe('a DuckDB lock file nobody holds', () => {
     const file = path.join(tmp, 'empty.duckdb');
     fs.writeFileSync(lockPathOf(file), '');
     const r = await openAndClose(file);
-    expect(r.messages.some((m) => m.includes(`${lockPathOf(file)}: the lock file is empty`) && m.includes('taking it over'))).toBe(true);
+    expect(
+      r.messages.some((m) => m.includes(`${lockPathOf(file)}: the lock file is empty`) && m.includes('taking it over')),
+    ).toBe(true);
     // Bounded: the grace, not for ever (generous for a loaded machine).
     expect(r.ms).toBeLessThan(60_000);
     expect(fs.existsSync(lockPathOf(file))).toBe(false);
@@ -49,13 +51,18 @@ describe('a DuckDB lock file nobody holds', () => {
     const file = path.join(tmp, 'garbage.duckdb');
     fs.writeFileSync(lockPathOf(file), '\u0000\u0000{"pid":');
     const r = await openAndClose(file);
-    expect(r.messages.some((m) => m.includes('the lock file is unreadable') && m.includes('taking it over'))).toBe(true);
+    expect(r.messages.some((m) => m.includes('the lock file is unreadable') && m.includes('taking it over'))).toBe(
+      true,
+    );
   }, 90_000);
 
   it('naming a live pid whose process started at another time (a reused pid): taken over at once', async () => {
     const file = path.join(tmp, 'reused.duckdb');
     // The parent of this process is alive; the record says it started at another moment: another process.
-    fs.writeFileSync(lockPathOf(file), JSON.stringify({ pid: process.ppid, host: os.hostname(), since: new Date().toISOString(), started: '1' }));
+    fs.writeFileSync(
+      lockPathOf(file),
+      JSON.stringify({ pid: process.ppid, host: os.hostname(), since: new Date().toISOString(), started: '1' }),
+    );
     const r = await openAndClose(file);
     expect(r.messages).toEqual([]);
     expect(fs.existsSync(lockPathOf(file))).toBe(false);
@@ -65,7 +72,10 @@ describe('a DuckDB lock file nobody holds', () => {
   // naming a live process that is not scrape-etl was honoured for ever, and described as "another scrape-etl process".
   for (const [what, text] of [
     ['the bare pid of a live process that is not scrape-etl', (pid: number) => String(pid)],
-    ['a record without a start time naming a live process that is not scrape-etl', (pid: number) => JSON.stringify({ pid, host: os.hostname(), since: new Date().toISOString() })],
+    [
+      'a record without a start time naming a live process that is not scrape-etl',
+      (pid: number) => JSON.stringify({ pid, host: os.hostname(), since: new Date().toISOString() }),
+    ],
   ] as const) {
     it(`${what}: taken over at once`, async () => {
       const file = path.join(tmp, `unrelated-${what.length}.duckdb`);
@@ -84,15 +94,24 @@ describe('a DuckDB lock file nobody holds', () => {
   it('a record without a start time naming a live scrape-etl process is honoured, and the wait names its command', async () => {
     const file = path.join(tmp, 'legacy-holder.duckdb');
     // A live process whose command line says scrape-etl, as a worker of an earlier version.
-    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'scrape-etl', 'worker'], { stdio: 'ignore' });
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', 'scrape-etl', 'worker'], {
+      stdio: 'ignore',
+    });
     const messages: string[] = [];
     const previous = setWaitReporter((m) => messages.push(m));
     try {
       await new Promise((r) => setTimeout(r, 200));
-      fs.writeFileSync(lockPathOf(file), JSON.stringify({ pid: holder.pid, host: os.hostname(), since: '2026-11-29T04:00:00.000Z' }));
+      fs.writeFileSync(
+        lockPathOf(file),
+        JSON.stringify({ pid: holder.pid, host: os.hostname(), since: '2026-11-29T04:00:00.000Z' }),
+      );
       const opening = openDatabase(`duckdb:${file}`);
       await new Promise((r) => setTimeout(r, 1500));
-      expect(messages[0]).toMatch(new RegExp(`waiting for \\S+legacy-holder\\.duckdb: another scrape-etl process \\(pid ${holder.pid} on [^,]+, since 2026-11-29T04:00:00.000Z: \\S*node -e setTimeout.* scrape-etl worker\\) is using it`));
+      expect(messages[0]).toMatch(
+        new RegExp(
+          `waiting for \\S+legacy-holder\\.duckdb: another scrape-etl process \\(pid ${holder.pid} on [^,]+, since 2026-11-29T04:00:00.000Z: \\S*node -e setTimeout.* scrape-etl worker\\) is using it`,
+        ),
+      );
       holder.kill('SIGKILL');
       const db = await opening;
       await db.close();
@@ -102,7 +121,7 @@ describe('a DuckDB lock file nobody holds', () => {
     }
   }, 60_000);
 
-  it("a waiting marker of a process that is gone is swept, and does not count as a waiter", () => {
+  it('a waiting marker of a process that is gone is swept, and does not count as a waiter', () => {
     const file = path.join(tmp, 'marker.duckdb');
     const marker = `${lockPathOf(file)}.waiting-${os.hostname()}-2147483646`;
     fs.writeFileSync(marker, '');
@@ -120,11 +139,16 @@ describe('a wait for a held lock', () => {
 process.stdout.write('waiting\\n');
 await acquireFileLock(${JSON.stringify(file)});
 process.stdout.write('acquired\\n');`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, signal) => r({ code, signal })));
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+      child.on('close', (code, signal) => r({ code, signal })),
+    );
     const prefix = `${path.basename(lockPathOf(file))}.waiting-`;
     const deadline = Date.now() + 60_000;
     while (!fs.readdirSync(tmp).some((f) => f.startsWith(prefix))) {
@@ -133,7 +157,10 @@ process.stdout.write('acquired\\n');`;
     }
     child.kill('SIGTERM');
     const t = Date.now();
-    const end = await Promise.race([closed, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 20_000))]);
+    const end = await Promise.race([
+      closed,
+      new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 20_000)),
+    ]);
     if (end === 'still waiting') child.kill('SIGKILL');
     expect(end, out).toEqual({ code: null, signal: 'SIGTERM' });
     expect(Date.now() - t).toBeLessThan(20_000);

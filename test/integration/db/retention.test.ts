@@ -34,15 +34,34 @@ let dir: string;
 
 function jobs(version: number, ...keys: string[]): { data: JobBoardResponse; raw: string } {
   const data = {
-    result: keys.map((k) => ({ job_title: `${k} v${version}`, job_url: `https://jobs.example/${k}`, job_location: 'Remote', job_salary: version, job_type: 'full-time', job_currency: 'EUR' })),
+    result: keys.map((k) => ({
+      job_title: `${k} v${version}`,
+      job_url: `https://jobs.example/${k}`,
+      job_location: 'Remote',
+      job_salary: version,
+      job_type: 'full-time',
+      job_currency: 'EUR',
+    })),
     tokenUsage: 10,
     totalDone: keys.length,
   };
   return { data: data as unknown as JobBoardResponse, raw: JSON.stringify(data) };
 }
 
-async function land(db: Database, pipeline: string, body: { data: JobBoardResponse; raw: string }, workflowId: string | null = null): Promise<number> {
-  const out = await loadBatch(db, { pipeline, kind: 'job-board', data: body.data, raw: body.raw, endpoint: 'POST /api/job-board-scrape', ...(workflowId ? { workflowId } : {}) });
+async function land(
+  db: Database,
+  pipeline: string,
+  body: { data: JobBoardResponse; raw: string },
+  workflowId: string | null = null,
+): Promise<number> {
+  const out = await loadBatch(db, {
+    pipeline,
+    kind: 'job-board',
+    data: body.data,
+    raw: body.raw,
+    endpoint: 'POST /api/job-board-scrape',
+    ...(workflowId ? { workflowId } : {}),
+  });
   return out.loadId;
 }
 
@@ -78,9 +97,14 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('retention of raw respo
     await startRunRow(db, { workflowId: 'jobs--running', pipeline: 'jobs', kind: 'job-board' });
     const r6 = await land(db, 'jobs', jobs(0, 'c'), 'jobs--running'); // superseded, but its run is in progress
     const r7 = await land(db, 'jobs', jobs(1, 'c'), 'jobs--running');
-    expect(await ids(db, `SELECT body_ref AS id FROM raw_responses WHERE id IN (${r4}, ${r5}) ORDER BY raw_responses.id`)).toEqual([r3, r2]);
+    expect(
+      await ids(db, `SELECT body_ref AS id FROM raw_responses WHERE id IN (${r4}, ${r5}) ORDER BY raw_responses.id`),
+    ).toEqual([r3, r2]);
 
-    const spec = { ...jobBoardSpec('jobs', dbUrl, ['https://x.example/']), retention: { raw_responses: '30d' } } as PipelineSpec;
+    const spec = {
+      ...jobBoardSpec('jobs', dbUrl, ['https://x.example/']),
+      retention: { raw_responses: '30d' },
+    } as PipelineSpec;
     // Today nothing is 30 days old.
     expect((await applyRetention(db, spec)).rawResponses).toEqual({ old: 0, deleted: 0, kept: 0 });
 
@@ -100,7 +124,9 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('retention of raw respo
     expect(JSON.parse((await readRawBody(db, r5))!)).toEqual(jobs(1, 'a', 'b').data);
 
     // The run in progress ends: its superseded answer may go now, and a second pass finds nothing more.
-    await withTransaction(db, (tx) => tx.run(`UPDATE pipeline_runs SET status = 'succeeded' WHERE workflow_id = 'jobs--running'`, []));
+    await withTransaction(db, (tx) =>
+      tx.run(`UPDATE pipeline_runs SET status = 'succeeded' WHERE workflow_id = 'jobs--running'`, []),
+    );
     expect((await applyRetention(db, spec, later)).rawResponses).toEqual({ old: 4, deleted: 1, kept: 3 });
     expect(await ids(db, `SELECT id FROM raw_responses ORDER BY id`)).toEqual([r2, r3, r5, r7]);
     expect((await applyRetention(db, spec, later)).rawResponses).toEqual({ old: 3, deleted: 0, kept: 3 });
@@ -112,8 +138,16 @@ describe('retention of export files', () => {
     const out = path.join(dir, 'exports');
     fs.mkdirSync(out);
     const ts = (d: number) => new Date(Date.UTC(2026, 0, d)).toISOString().replace(/[-:]/g, '');
-    const mine = [1, 2, 3, 4].flatMap((d) => [`shop_job_records_${ts(d)}.csv`, `shop_marketplace_products_${ts(d)}.csv`]);
-    const foreign = [`shop_eu_job_records_${ts(1)}.csv`, `shop_job_records_${ts(1)}.csv.partial`, 'notes.txt', `shop_job_records_${ts(1)}.parquet`];
+    const mine = [1, 2, 3, 4].flatMap((d) => [
+      `shop_job_records_${ts(d)}.csv`,
+      `shop_marketplace_products_${ts(d)}.csv`,
+    ]);
+    const foreign = [
+      `shop_eu_job_records_${ts(1)}.csv`,
+      `shop_job_records_${ts(1)}.csv.partial`,
+      'notes.txt',
+      `shop_job_records_${ts(1)}.parquet`,
+    ];
     for (const f of [...mine, ...foreign]) fs.writeFileSync(path.join(out, f), 'x');
     const result = await pruneExportFiles({
       pipeline: 'shop',
@@ -125,10 +159,17 @@ describe('retention of export files', () => {
       keep: 2,
     });
     expect(result.deleted.map((f) => path.basename(f)).sort()).toEqual(
-      [`shop_job_records_${ts(1)}.csv`, `shop_job_records_${ts(2)}.csv`, `shop_marketplace_products_${ts(1)}.csv`, `shop_marketplace_products_${ts(2)}.csv`].sort(),
+      [
+        `shop_job_records_${ts(1)}.csv`,
+        `shop_job_records_${ts(2)}.csv`,
+        `shop_marketplace_products_${ts(1)}.csv`,
+        `shop_marketplace_products_${ts(2)}.csv`,
+      ].sort(),
     );
     expect(result.kept).toBe(4);
-    expect(result.skipped).toEqual([{ dir: out, fileName: 'fixed_{table}.csv', reason: 'no {timestamp}: one file per table, overwritten' }]);
+    expect(result.skipped).toEqual([
+      { dir: out, fileName: 'fixed_{table}.csv', reason: 'no {timestamp}: one file per table, overwritten' },
+    ]);
     expect(fs.readdirSync(out).sort()).toEqual([...mine.filter((f) => /0[34]T/.test(f)), ...foreign].sort());
   });
 });
@@ -141,7 +182,11 @@ describe('retention after each run and with scrape-etl prune', () => {
 
   beforeAll(async () => {
     bed = await startPipelineBed({ name: 'retention', token: TOKEN, seed: 4, runDurationMs: 300 });
-    worker = await startInProcessWorker({ address: bed.temporal.address, taskQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+    worker = await startInProcessWorker({
+      address: bed.temporal.address,
+      taskQueue,
+      env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -149,16 +194,31 @@ describe('retention after each run and with scrape-etl prune', () => {
     await bed?.close();
   });
 
-  it('three runs with exports kept to 2: two files per table after the third; prune applies a file\'s retention', async () => {
+  it("three runs with exports kept to 2: two files per table after the third; prune applies a file's retention", async () => {
     const out = path.join(bed.dir, 'exports');
     const spec: PipelineSpec = {
       ...jobBoardSpec('kept', bed.dbUrl, ['https://weworkremotely.com/remote-jobs/search?term=retention']),
-      exports: [{ dir: out, format: 'csv', tables: ['job_records'], mode: 'full', write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true }],
+      exports: [
+        {
+          dir: out,
+          format: 'csv',
+          tables: ['job_records'],
+          mode: 'full',
+          write_empty: false,
+          delimiter: ',',
+          bom: false,
+          null_text: '',
+          file_name: '{pipeline}_{table}_{timestamp}.csv',
+          neutralize_formulas: true,
+        },
+      ],
       retention: { exports: 2 },
     };
     const files: string[][] = [];
     for (const key of ['r1', 'r2', 'r3']) {
-      expect((await (await startPipelineRun({ client: bed.temporal.client, taskQueue }, spec, key)).result()).status).toBe('succeeded');
+      expect(
+        (await (await startPipelineRun({ client: bed.temporal.client, taskQueue }, spec, key)).result()).status,
+      ).toBe('succeeded');
       files.push(fs.readdirSync(out).sort());
     }
     expect(files.map((f) => f.length)).toEqual([1, 2, 2]);
@@ -190,11 +250,22 @@ describe('retention after each run and with scrape-etl prune', () => {
         '  exports: 1',
       ].join('\n'),
     );
-    const before = bed.db.dialect === 'sqlite' ? Number((bed.db.sqlite.prepare(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = 'kept'`).get() as { n: number }).n) : -1;
+    const before =
+      bed.db.dialect === 'sqlite'
+        ? Number(
+            (
+              bed.db.sqlite.prepare(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = 'kept'`).get() as {
+                n: number;
+              }
+            ).n,
+          )
+        : -1;
     expect(before).toBe(3);
     const r = await runCli(['prune', file]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toBe('kept: raw responses older than 1ms: 2 deleted, 1 kept (current rows\' lineage, shared bodies, runs in progress); export files: 1 deleted, 1 kept (newest 1 per table)');
+    expect(r.stdout.trim()).toBe(
+      "kept: raw responses older than 1ms: 2 deleted, 1 kept (current rows' lineage, shared bodies, runs in progress); export files: 1 deleted, 1 kept (newest 1 per table)",
+    );
     expect(fs.readdirSync(out)).toEqual([files[2]![1]]);
   });
 });

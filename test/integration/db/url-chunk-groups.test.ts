@@ -33,7 +33,9 @@ beforeEach(() => {
 /** Runs one chunk of `urls` with the given group size; counts the write transactions the destination saw. */
 async function chunk(urls: string[], group: string, prepare?: (sqlite: import('better-sqlite3').Database) => void) {
   const db = `sqlite:${path.join(dir, 'db.sqlite')}`;
-  const deps = createActivityDeps({ env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_LOAD_GROUP: group } });
+  const deps = createActivityDeps({
+    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_LOAD_GROUP: group },
+  });
   const dest = await deps.destination(db);
   if (dest.dialect !== 'sqlite') throw new Error('expected SQLite');
   prepare?.(dest.sqlite);
@@ -57,7 +59,10 @@ async function chunk(urls: string[], group: string, prepare?: (sqlite: import('b
       (o) => ({ ok: true as const, o: o as UrlChunkOutput }),
       (err: unknown) => ({ ok: false as const, err }),
     );
-    const raw = dest.sqlite.prepare(`select request_key from raw_responses order by request_key`).pluck().all() as string[];
+    const raw = dest.sqlite
+      .prepare(`select request_key from raw_responses order by request_key`)
+      .pluck()
+      .all() as string[];
     const products = dest.sqlite.prepare(`select count(*) from marketplace_products`).pluck().get() as number;
     // Each billable call is recorded in a transaction of its own before it is sent (budget/meter.ts): the loads'
     // transactions are the others.
@@ -107,7 +112,9 @@ describe('URL chunk loads in groups', () => {
   it('a response whose load fails fails the activity; the responses committed before it stay done and loaded, nothing of it is', async () => {
     const bad = 7_700_006;
     const res = await chunk(urls, '25', (sqlite) =>
-      sqlite.exec(`create trigger refuse before insert on marketplace_products when new.item_id = ${bad} begin select raise(abort, 'refused by test'); end`),
+      sqlite.exec(
+        `create trigger refuse before insert on marketplace_products when new.item_id = ${bad} begin select raise(abort, 'refused by test'); end`,
+      ),
     );
     expect(res.out.ok).toBe(false);
     expect(String((res.out as { err: unknown }).err)).toMatch(/refused by test|Activity failed|ApplicationFailure/);
@@ -120,7 +127,9 @@ describe('URL chunk loads in groups', () => {
 
   /** One chunk into `db` (Postgres or DuckDB) with the given group size: the activity's outcome and the tables. */
   async function chunkInto(db: string, urls: string[], group: string, prepare: string[] = []) {
-    const deps = createActivityDeps({ env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_LOAD_GROUP: group } });
+    const deps = createActivityDeps({
+      env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_URL_LOAD_GROUP: group },
+    });
     const dest = await deps.destination(db);
     for (const statement of prepare) await withTransaction(dest, (tx) => tx.run(statement, []));
     const env = new MockActivityEnvironment({ attempt: 1 });
@@ -134,8 +143,12 @@ describe('URL chunk loads in groups', () => {
         (err: unknown) => ({ ok: false as const, err }),
       );
       const tables = await withTransaction(dest, async (tx) => ({
-        raw: (await tx.all(`select request_key from raw_responses order by request_key`, [])).map((r) => String(r['request_key'])),
-        products: (await tx.all(`select item_id, title, row_hash from marketplace_products order by item_id`, [])).map((r) => [String(r['item_id']), r['title'], r['row_hash']]),
+        raw: (await tx.all(`select request_key from raw_responses order by request_key`, [])).map((r) =>
+          String(r['request_key']),
+        ),
+        products: (await tx.all(`select item_id, title, row_hash from marketplace_products order by item_id`, [])).map(
+          (r) => [String(r['item_id']), r['title'], r['row_hash']],
+        ),
         models: Number((await tx.all(`select count(*) as n from marketplace_product_models`, []))[0]?.['n']),
         history: Number((await tx.all(`select count(*) as n from marketplace_price_history`, []))[0]?.['n']),
       }));
@@ -163,7 +176,6 @@ describe('URL chunk loads in groups', () => {
         history: single.history,
       });
     });
-
   });
 
   it('into Postgres, a response whose load fails fails the activity; the ones committed before it stay done, nothing of it lands', async () => {

@@ -9,12 +9,16 @@ import { REPO_ROOT } from '../../support/cli.js';
 describe('compose tests without docker-compose', () => {
   it('fail with a message naming docker-compose and how to install it', () => {
     const missing = '/nonexistent/bin/docker-compose';
-    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/integration/deploy/compose.test.ts'], {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, DOCKER_COMPOSE_BIN: missing, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1' },
-      timeout: 120_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/integration/deploy/compose.test.ts'],
+      {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, DOCKER_COMPOSE_BIN: missing, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1' },
+        timeout: 120_000,
+      },
+    );
     const output = `${run.stdout}\n${run.stderr}`;
     // Failed, not skipped: a machine without docker-compose must not pass CI.
     expect(run.status, output).toBe(1);

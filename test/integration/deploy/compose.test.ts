@@ -18,7 +18,11 @@ function compose(args: string[], env: NodeJS.ProcessEnv = {}, file = COMPOSE) {
   requireDockerCompose();
   const clean = { ...process.env };
   delete clean['SCRAPER_API_TOKEN'];
-  return spawnSync(DOCKER_COMPOSE, ['-f', file, ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...clean, ...env } });
+  return spawnSync(DOCKER_COMPOSE, ['-f', file, ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...clean, ...env },
+  });
 }
 
 /** name:tag pinned to a real version: a tag present, not `latest`, and containing a digit. */
@@ -50,7 +54,17 @@ describe('docker-compose.yml', () => {
 
   it('pins every image to a version tag (never latest) and builds the worker from the Dockerfile', () => {
     const doc = parse(readFileSync(COMPOSE, 'utf8')) as {
-      services: Record<string, { image?: string; build?: unknown; ports?: unknown; container_name?: unknown; command?: unknown; environment?: unknown }>;
+      services: Record<
+        string,
+        {
+          image?: string;
+          build?: unknown;
+          ports?: unknown;
+          container_name?: unknown;
+          command?: unknown;
+          environment?: unknown;
+        }
+      >;
     };
     const services = Object.entries(doc.services);
     expect(services.map(([n]) => n).sort()).toEqual(['temporal', 'temporal-db', 'temporal-ui', 'warehouse', 'worker']);
@@ -79,19 +93,24 @@ describe('docker-compose.yml', () => {
   });
 
   it('passes the API token through from the environment without writing it in the file', () => {
-    const lines = readFileSync(COMPOSE, 'utf8').split('\n').filter((l) => !l.trimStart().startsWith('#'));
+    const lines = readFileSync(COMPOSE, 'utf8')
+      .split('\n')
+      .filter((l) => !l.trimStart().startsWith('#'));
     expect(lines.filter((l) => l.includes('SCRAPER_API_TOKEN'))).toEqual(['      - SCRAPER_API_TOKEN']);
     const token = 'tok-from-env-3f9a';
     const out = compose(['config'], { SCRAPER_API_TOKEN: token, SCRAPER_BASE_URL: 'https://scraper.example' });
     expect(out.status).toBe(0);
-    const worker = (parse(out.stdout) as { services: Record<string, { environment: Record<string, string | null> }> }).services['worker']!;
+    const worker = (parse(out.stdout) as { services: Record<string, { environment: Record<string, string | null> }> })
+      .services['worker']!;
     expect(worker.environment).toMatchObject({
       SCRAPER_API_TOKEN: token,
       SCRAPER_BASE_URL: 'https://scraper.example',
       TEMPORAL_ADDRESS: 'temporal:7233',
       DATABASE_URL: expect.stringMatching(/^postgres:\/\/scrape_etl:[^@]+@warehouse:5432\/scrape_etl$/),
     });
-    const without = parse(compose(['config']).stdout) as { services: Record<string, { environment: Record<string, string | null> }> };
+    const without = parse(compose(['config']).stdout) as {
+      services: Record<string, { environment: Record<string, string | null> }>;
+    };
     expect(without.services['worker']!.environment['SCRAPER_API_TOKEN']).toBeNull();
   });
 
@@ -99,14 +118,21 @@ describe('docker-compose.yml', () => {
     const out = compose(['config']);
     expect(out.status).toBe(0);
     const doc = parse(out.stdout) as {
-      services: Record<string, { environment: Record<string, string | null>; volumes?: Array<string | { source: string; target: string }> }>;
+      services: Record<
+        string,
+        { environment: Record<string, string | null>; volumes?: Array<string | { source: string; target: string }> }
+      >;
       volumes: Record<string, unknown>;
     };
     const worker = doc.services['worker']!;
     const keyFile = worker.environment['SCRAPE_ETL_KEY_FILE'];
     expect(keyFile).toMatch(/^\/app\/keys\/[^/]+$/);
     // docker-compose v1 prints mounts as `source:target:mode`, v2 as objects.
-    const mounts = (worker.volumes ?? []).map((v) => (typeof v === 'string' ? { source: v.split(':')[0]!, target: v.split(':')[1]! } : { source: v.source, target: v.target }));
+    const mounts = (worker.volumes ?? []).map((v) =>
+      typeof v === 'string'
+        ? { source: v.split(':')[0]!, target: v.split(':')[1]! }
+        : { source: v.source, target: v.target },
+    );
     const keyMount = mounts.find((m) => m.target === posix.dirname(keyFile!));
     // A named volume (not the container's own /app/data): each container would otherwise create its own key.
     expect(keyMount, JSON.stringify(mounts)).toBeDefined();
@@ -135,7 +161,11 @@ describe('docker-compose.yml', () => {
     // docker-compose's own resolution of the mounts: host paths made absolute against the compose file's folder.
     const out = compose(['config']);
     expect(out.status).toBe(0);
-    const worker = (parse(out.stdout) as { services: Record<string, { volumes?: Array<string | { type?: string; source: string; target: string }> }> }).services['worker']!;
+    const worker = (
+      parse(out.stdout) as {
+        services: Record<string, { volumes?: Array<string | { type?: string; source: string; target: string }> }>;
+      }
+    ).services['worker']!;
     const binds = (worker.volumes ?? []).map((v) => {
       if (typeof v !== 'string') return { source: v.source, target: v.target };
       const [source, target] = v.split(':');
@@ -143,7 +173,10 @@ describe('docker-compose.yml', () => {
     });
     for (const dir of dirs) {
       const target = posix.resolve(workdir!, dir);
-      expect(binds, `a mount for ${dir} (${target} in the container)`).toContainEqual({ source: resolve(REPO_ROOT, dir), target });
+      expect(binds, `a mount for ${dir} (${target} in the container)`).toContainEqual({
+        source: resolve(REPO_ROOT, dir),
+        target,
+      });
     }
     // The host folder's owner is documented: the container's user is uid 1000.
     for (const doc of ['docs/exports.md', 'docs/csv-and-compose.md']) {
@@ -152,7 +185,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('the worker image runs the compiled dist/ with production dependencies only: no TypeScript loader at run time', () => {
-    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['better-sqlite3', '@temporalio/worker']));
     expect(Object.keys(pkg.dependencies)).not.toContain('tsx');
     expect(Object.keys(pkg.dependencies)).not.toContain('typescript');

@@ -15,7 +15,8 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function verify(unitFile: string): { status: number | null; output: string } {
   const r = spawnSync('systemd-analyze', ['verify', unitFile], { encoding: 'utf8' });
-  if (r.error) throw new Error(`systemd-analyze is needed for this test (Debian: apt-get install systemd): ${r.error.message}`);
+  if (r.error)
+    throw new Error(`systemd-analyze is needed for this test (Debian: apt-get install systemd): ${r.error.message}`);
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
@@ -23,11 +24,18 @@ describe('scrape-etl up --print-systemd', () => {
   it('prints a unit systemd-analyze verify accepts: absolute node and bin, working directory, restart on failure, SIGTERM, secrets from an EnvironmentFile', async () => {
     const envFile = path.join(dir, 'scrape-etl.env');
     const dataDir = path.join(dir, 'state');
-    const r = await runCli(['up', '--print-systemd', '--workers', '2', '--metrics-port', '9464', '--environment-file', envFile], {
-      cwd: dir,
-      // No SCRAPE_ETL_KEY_FILE (the test setup sets one): the key file is then the data folder's.
-      env: { SCRAPE_ETL_DATA_DIR: dataDir, SCRAPE_ETL_KEY_FILE: '', SCRAPER_API_TOKEN: 'must-not-appear-in-the-unit' },
-    });
+    const r = await runCli(
+      ['up', '--print-systemd', '--workers', '2', '--metrics-port', '9464', '--environment-file', envFile],
+      {
+        cwd: dir,
+        // No SCRAPE_ETL_KEY_FILE (the test setup sets one): the key file is then the data folder's.
+        env: {
+          SCRAPE_ETL_DATA_DIR: dataDir,
+          SCRAPE_ETL_KEY_FILE: '',
+          SCRAPER_API_TOKEN: 'must-not-appear-in-the-unit',
+        },
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const unit = r.stdout;
     expect(unit).not.toContain('must-not-appear-in-the-unit');

@@ -8,7 +8,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { exportTables } from '../../../export/csv.js';
 import { CLI, REPO_ROOT, runCli } from '../../support/cli.js';
-import { BIG_ID, byId, expectedById, insertScrapers, readCsv, scraperRows, waitForPartialFile } from '../../support/export-data.js';
+import {
+  BIG_ID,
+  byId,
+  expectedById,
+  insertScrapers,
+  readCsv,
+  scraperRows,
+  waitForPartialFile,
+} from '../../support/export-data.js';
 import { readParquetWithPyarrow } from '../../support/python-readers.js';
 
 let dir: string;
@@ -37,8 +45,25 @@ describe('scrape-etl export', () => {
     await withDb((db) => insertScrapers(db, rows));
     const out = join(dir, 'out');
     const res = await runCli([
-      'export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--since-last', '--pipeline', 'p1',
-      '--delimiter', 'tab', '--bom', '--null-text', 'NULL', '--no-neutralize-formulas', '--file-name', '{pipeline}-{table}.tsv', '--json',
+      'export',
+      '--db',
+      dbUrl,
+      '--out',
+      out,
+      '--tables',
+      'scrapers',
+      '--since-last',
+      '--pipeline',
+      'p1',
+      '--delimiter',
+      'tab',
+      '--bom',
+      '--null-text',
+      'NULL',
+      '--no-neutralize-formulas',
+      '--file-name',
+      '{pipeline}-{table}.tsv',
+      '--json',
     ]);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
@@ -46,7 +71,9 @@ describe('scrape-etl export', () => {
     expect(JSON.parse(res.stdout)).toEqual({ table: 'scrapers', file, rows: rows.length });
     const csv = await readCsv(file, { delimiter: '\t', bom: true });
     expect(byId(csv)).toEqual(expectedById(rows, 'NULL'));
-    const wm = await withDb((db) => db.sqlite.prepare('select pipeline, table_name, last_load_id from export_watermarks').all());
+    const wm = await withDb((db) =>
+      db.sqlite.prepare('select pipeline, table_name, last_load_id from export_watermarks').all(),
+    );
     expect(wm).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: 4 }]);
 
     const bad = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'nope']);
@@ -58,7 +85,18 @@ describe('scrape-etl export', () => {
     const rows = scraperRows('p1', 4n, 0n);
     await withDb((db) => insertScrapers(db, rows));
     const out = join(dir, 'inc');
-    const args = ['export', '--database', dbUrl, '--out', out, '--tables', 'scrapers', '--pipeline', 'p1', '--since-last'];
+    const args = [
+      'export',
+      '--database',
+      dbUrl,
+      '--out',
+      out,
+      '--tables',
+      'scrapers',
+      '--pipeline',
+      'p1',
+      '--since-last',
+    ];
     const first = await runCli([...args, '--file-name', 'first.csv']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toBe(`scrapers: ${rows.length} rows -> ${join(out, 'first.csv')}\n`);
@@ -77,7 +115,16 @@ describe('scrape-etl export', () => {
     expect(csv.rows).toEqual([]);
     expect(csv.header[0]).toBe('id');
 
-    const notIncremental = await runCli(['export', '--database', dbUrl, '--out', out, '--tables', 'scrapers', '--write-empty']);
+    const notIncremental = await runCli([
+      'export',
+      '--database',
+      dbUrl,
+      '--out',
+      out,
+      '--tables',
+      'scrapers',
+      '--write-empty',
+    ]);
     expect(notIncremental.code).toBe(2);
     expect(notIncremental.stderr).toContain('--write-empty applies to --since-last exports only');
   });
@@ -86,19 +133,50 @@ describe('scrape-etl export', () => {
     const rows = scraperRows('p1', 4n, 0n);
     await withDb((db) => insertScrapers(db, rows));
     const out = join(dir, 'pq');
-    const res = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--pipeline', 'p1', '--since-last', '--format', 'parquet', '--json']);
+    const res = await runCli([
+      'export',
+      '--db',
+      dbUrl,
+      '--out',
+      out,
+      '--tables',
+      'scrapers',
+      '--pipeline',
+      'p1',
+      '--since-last',
+      '--format',
+      'parquet',
+      '--json',
+    ]);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     const written = JSON.parse(res.stdout) as { table: string; file: string; rows: number };
     expect(written).toMatchObject({ table: 'scrapers', rows: rows.length });
     expect(written.file).toMatch(/\/p1_scrapers_\d{8}T\d{6}\.\d{3}Z\.parquet$/);
     const read = readParquetWithPyarrow(written.file);
-    expect(Object.fromEntries(read.schema)).toMatchObject({ id: 'int64', scheduled: 'bool', loaded_at: 'timestamp[us, tz=UTC]' });
+    expect(Object.fromEntries(read.schema)).toMatchObject({
+      id: 'int64',
+      scheduled: 'bool',
+      loaded_at: 'timestamp[us, tz=UTC]',
+    });
     expect(read.rows.map((r) => r['id'])).toContainEqual({ int: BIG_ID.toString() });
-    const wm = await withDb((db) => db.sqlite.prepare('select pipeline, table_name, last_load_id from export_watermarks').all());
+    const wm = await withDb((db) =>
+      db.sqlite.prepare('select pipeline, table_name, last_load_id from export_watermarks').all(),
+    );
     expect(wm).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: 4 }]);
 
-    const bad = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--format', 'parquet', '--bom']);
+    const bad = await runCli([
+      'export',
+      '--db',
+      dbUrl,
+      '--out',
+      out,
+      '--tables',
+      'scrapers',
+      '--format',
+      'parquet',
+      '--bom',
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/bom applies to CSV only, not to format parquet/);
     const unknown = await runCli(['export', '--db', dbUrl, '--out', out, '--format', 'xml']);
@@ -115,11 +193,31 @@ describe('scrape-etl export', () => {
     );
     const out = join(dir, 'out');
     const final = join(out, 'bulk.csv');
-    const child = spawn(process.execPath, [CLI, 'export', '--db', dbUrl, '--out', out, '--pipeline', 'bulk', '--tables', 'scrapers', '--since-last', '--file-name', 'bulk.csv'], {
-      cwd: REPO_ROOT,
-      stdio: 'ignore',
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'export',
+        '--db',
+        dbUrl,
+        '--out',
+        out,
+        '--pipeline',
+        'bulk',
+        '--tables',
+        'scrapers',
+        '--since-last',
+        '--file-name',
+        'bulk.csv',
+      ],
+      {
+        cwd: REPO_ROOT,
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
     const partial = await waitForPartialFile(out);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
@@ -127,9 +225,19 @@ describe('scrape-etl export', () => {
     expect(existsSync(final)).toBe(false);
     expect(await readdir(out)).toEqual([partial]);
     expect(partial).toMatch(/^\.bulk\.csv~.+~\d+~[0-9a-f]+\.partial$/);
-    expect(await withDb((db) => db.sqlite.prepare('select count(*) as n from export_watermarks').get())).toEqual({ n: 0 });
+    expect(await withDb((db) => db.sqlite.prepare('select count(*) as n from export_watermarks').get())).toEqual({
+      n: 0,
+    });
 
-    const [f] = await withDb((db) => exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'bulk.csv' }));
+    const [f] = await withDb((db) =>
+      exportTables(db, {
+        pipeline: 'bulk',
+        tables: ['scrapers'],
+        outDir: out,
+        mode: 'incremental',
+        fileName: 'bulk.csv',
+      }),
+    );
     // How many threads wrote it depends on the cores and the table's cells (destinations/sqlite/csv-threads.ts), not on this test.
     const { threads: _threads, ...written } = f!;
     expect(written).toEqual({ table: 'scrapers', file: final, rows: 400000 });

@@ -31,7 +31,9 @@ beforeAll(async () => {
   };
   // `scrape-etl` on PATH, as an installed package puts it, so a printed command can be run as printed.
   binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-bin-'));
-  fs.writeFileSync(path.join(binDir, 'scrape-etl'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(binDir, 'scrape-etl'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, {
+    mode: 0o755,
+  });
   env = { ...bed.env, HOOK_BASE: hook.base, SCRAPE_ETL_BACKGROUND_WORKER: '0' };
 }, 120_000);
 
@@ -43,7 +45,8 @@ afterAll(async () => {
 
 /** Data records of a CSV file with this delimiter, as Python's csv module (strict) reads them, header excluded. */
 function pythonCsvRecords(file: string, delimiter: string): number {
-  const script = 'import csv,sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n  print(sum(1 for _ in csv.reader(f, delimiter=sys.argv[2], strict=True)) - 1)';
+  const script =
+    'import csv,sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n  print(sum(1 for _ in csv.reader(f, delimiter=sys.argv[2], strict=True)) - 1)';
   return Number(execFileSync('python3', ['-c', script, file, delimiter], { encoding: 'utf8' }).trim());
 }
 
@@ -81,11 +84,15 @@ describe('exports that cannot be written', () => {
     expect(r.code, r.stderr).toBe(4);
     expect(r.stdout).toContain('pipeline shop-export succeeded');
     // One sentence: the folder, the file in the way, the fix; no errno, no retries (174 s before).
-    expect(r.stderr).toContain(`export folder ${blocker} cannot be created: ${blocker} is a file, not a folder; remove or rename that file`);
+    expect(r.stderr).toContain(
+      `export folder ${blocker} cannot be created: ${blocker} is a file, not a folder; remove or rename that file`,
+    );
     expect(r.stderr).not.toMatch(/EEXIST|ENOTDIR/);
     expect(seconds).toBeLessThan(90);
 
-    const alerts = hook.seen.filter((s) => s.url === '/alerts').map((s) => JSON.parse(s.body) as Record<string, unknown>);
+    const alerts = hook.seen
+      .filter((s) => s.url === '/alerts')
+      .map((s) => JSON.parse(s.body) as Record<string, unknown>);
     // The run's first load also created inferred columns (schema_changed); the status event 'succeeded' is not in
     // the default list, so without export_failed this receiver would not hear of the failed export at all.
     expect(alerts.map((a) => a['event'])).not.toContain('succeeded');
@@ -105,7 +112,12 @@ describe('exports that cannot be written', () => {
     fs.rmSync(blocker);
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-elsewhere-'));
     try {
-      const again = spawnSync('sh', ['-c', command], { cwd: elsewhere, env: { ...process.env, ...env, PATH: `${binDir}:${process.env['PATH']}`, DATABASE_URL: '' }, encoding: 'utf8', timeout: 60_000 });
+      const again = spawnSync('sh', ['-c', command], {
+        cwd: elsewhere,
+        env: { ...process.env, ...env, PATH: `${binDir}:${process.env['PATH']}`, DATABASE_URL: '' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       expect(again.status, again.stderr).toBe(0);
       expect(fs.readdirSync(elsewhere)).toEqual([]);
       const written = fs.readdirSync(blocker).sort();
@@ -139,7 +151,10 @@ describe('exports that cannot be written', () => {
         ['ENOSPC', /is full; free space/],
       ];
       for (const [code, text] of cases) {
-        const err = Object.assign(new Error(`${code}: raw`), { code, path: code === 'ENOTDIR' ? path.join(file, 'sub') : file });
+        const err = Object.assign(new Error(`${code}: raw`), {
+          code,
+          path: code === 'ENOTDIR' ? path.join(file, 'sub') : file,
+        });
         const sentence = describeExportFsError(err, code === 'ENOTDIR' ? path.join(file, 'sub') : file);
         expect(sentence, code).toMatch(text);
         expect(sentence).not.toContain(code);
@@ -157,9 +172,14 @@ describe('exports that cannot be written', () => {
       fs.writeFileSync(file, 'x');
       const db = path.join(bed.dir, 'data with space', 'shop.sqlite');
       const out = path.join(file, 'sub');
-      const r = await runCli(['export', '--database', `sqlite:${db}`, '--pipeline', 'shop-export', '--out', out], { cwd: bed.dir, env });
+      const r = await runCli(['export', '--database', `sqlite:${db}`, '--pipeline', 'shop-export', '--out', out], {
+        cwd: bed.dir,
+        env,
+      });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain(`export folder ${out} cannot be created: ${file} is a file, not a folder; remove or rename that file, or give --out another folder`);
+      expect(r.stderr).toContain(
+        `export folder ${out} cannot be created: ${file} is a file, not a folder; remove or rename that file, or give --out another folder`,
+      );
       expect(r.stderr).not.toMatch(/ENOTDIR|EEXIST/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

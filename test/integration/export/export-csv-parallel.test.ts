@@ -17,7 +17,21 @@ import { csvThreadsFor, exportThreadMinCells } from '../../../destinations/sqlit
 import { readWatermark } from '../../../export/watermarks.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
 
-const TEXTS = ['plain', '', 'a,b', 'say "hi"', 'line\nbreak', 'crlf\r\n', '=1+1', '-x', '@sum', 'Zürich', '東京', '😀,"', 'NULL'];
+const TEXTS = [
+  'plain',
+  '',
+  'a,b',
+  'say "hi"',
+  'line\nbreak',
+  'crlf\r\n',
+  '=1+1',
+  '-x',
+  '@sum',
+  'Zürich',
+  '東京',
+  '😀,"',
+  'NULL',
+];
 // 60,000 rows x 11 columns: under the default threshold (4M cells, destinations/sqlite/csv-threads.ts), so this file lowers it to
 // 500,000 (SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS, read at each export) and the threads are used; the default is checked
 // on its own below.
@@ -41,8 +55,13 @@ afterEach(async () => {
 });
 
 /** Rows with awkward values; `rowid(i)` places them (dense by default). */
-function fill(rows: number, opts: { loadId?: (i: number) => number; rowid?: (i: number) => bigint; pipeline?: (i: number) => string } = {}): void {
-  const insert = db.sqlite.prepare(`insert into events (rowid, pipeline, load_id, label, price, flag, big, at, doc, bytes, empty) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+function fill(
+  rows: number,
+  opts: { loadId?: (i: number) => number; rowid?: (i: number) => bigint; pipeline?: (i: number) => string } = {},
+): void {
+  const insert = db.sqlite.prepare(
+    `insert into events (rowid, pipeline, load_id, label, price, flag, big, at, doc, bytes, empty) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
   db.sqlite.transaction(() => {
     for (let i = 0; i < rows; i++) {
       const t = TEXTS[i % TEXTS.length]!;
@@ -64,8 +83,17 @@ function fill(rows: number, opts: { loadId?: (i: number) => number; rowid?: (i: 
 }
 
 /** Exports `events`; `threads` is how many threads the export says wrote it (1: the calling thread alone). */
-async function exportFile(name: string, options: Partial<ExportOptions> & { threads: number }): Promise<{ bytes: Buffer; rows: number; file: string; threads: number }> {
-  const [f] = await exportTables(db, { tables: ['events'], outDir: join(dir, 'out'), fileName: name, columnHints: HINTS, ...options });
+async function exportFile(
+  name: string,
+  options: Partial<ExportOptions> & { threads: number },
+): Promise<{ bytes: Buffer; rows: number; file: string; threads: number }> {
+  const [f] = await exportTables(db, {
+    tables: ['events'],
+    outDir: join(dir, 'out'),
+    fileName: name,
+    columnHints: HINTS,
+    ...options,
+  });
   return { bytes: await readFile(f!.file), rows: f!.rows, file: f!.file, threads: f!.threads ?? 1 };
 }
 
@@ -79,21 +107,31 @@ describe('CSV export on threads (SQLite)', () => {
     // The default: 660,000 cells is too few; 400 columns' worth (24M cells) is enough.
     expect(csvThreadsFor(db, QUERY, 11, 2, exportThreadMinCells({}))).toBe(0);
     expect(csvThreadsFor(db, QUERY, 400, 2, exportThreadMinCells({}))).toBe(2);
-    expect(() => exportThreadMinCells({ SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS: 'many' })).toThrow(/SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS/);
+    expect(() => exportThreadMinCells({ SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS: 'many' })).toThrow(
+      /SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS/,
+    );
     // Too few cells: 60,000 rows of one column.
     expect(csvThreadsFor(db, QUERY, 1, 2)).toBe(0);
     db.sqlite.exec('create table keyed (k text primary key, v text) without rowid');
     expect(csvThreadsFor(db, { ...QUERY, table: 'keyed' }, 1000, 2)).toBe(0);
     const memory = new BetterSqlite3(':memory:');
     memory.exec('create table events (label text)');
-    memory.exec(`insert into events with recursive n(i) as (select 1 union all select i + 1 from n where i < 60000) select 'x' from n`);
-    expect(csvThreadsFor({ dialect: 'sqlite', adapter: destinationNamed('sqlite'), sqlite: memory }, QUERY, 11, 2)).toBe(0);
+    memory.exec(
+      `insert into events with recursive n(i) as (select 1 union all select i + 1 from n where i < 60000) select 'x' from n`,
+    );
+    expect(
+      csvThreadsFor({ dialect: 'sqlite', adapter: destinationNamed('sqlite'), sqlite: memory }, QUERY, 11, 2),
+    ).toBe(0);
     memory.close();
   });
 
   it('writes the same bytes as one thread, for every CSV setting, and Python reads every row', async () => {
     fill(ROWS);
-    const settings: Array<Partial<ExportOptions>> = [{}, { delimiter: ';', lineEnding: 'lf', nullText: 'NULL', bom: true }, { neutralizeFormulas: false, delimiter: '::' }];
+    const settings: Array<Partial<ExportOptions>> = [
+      {},
+      { delimiter: ';', lineEnding: 'lf', nullText: 'NULL', bom: true },
+      { neutralizeFormulas: false, delimiter: '::' },
+    ];
     for (const [n, s] of settings.entries()) {
       const single = await exportFile(`single-${n}.csv`, { ...s, threads: 1 });
       for (const threads of n === 0 ? [2, 3] : [2]) {
@@ -105,7 +143,19 @@ describe('CSV export on threads (SQLite)', () => {
       if (s.delimiter !== '::') {
         const records = readCsvWithPython(join(dir, 'out', `threads-2-${n}.csv`), s.delimiter ?? ',');
         expect(records).toHaveLength(ROWS + 1);
-        expect(records[0]).toEqual(['pipeline', 'load_id', 'label', 'price', 'flag', 'big', 'at', 'doc', 'bytes', 'empty', 'v']);
+        expect(records[0]).toEqual([
+          'pipeline',
+          'load_id',
+          'label',
+          'price',
+          'flag',
+          'big',
+          'at',
+          'doc',
+          'bytes',
+          'empty',
+          'v',
+        ]);
         expect(records[ROWS]![5]).toBe((9007199254740993n + BigInt(ROWS - 1)).toString());
       }
     }
@@ -134,7 +184,13 @@ describe('CSV export on threads (SQLite)', () => {
     const twin = (await openDatabase(`sqlite:${copy}`)) as SqliteDatabase;
     try {
       for (const round of [1, 2]) {
-        const base: Omit<ExportOptions, 'outDir'> = { tables: ['events'], pipeline: 'p1', mode: 'incremental', columnHints: HINTS, fileName: `round-${round}.csv` };
+        const base: Omit<ExportOptions, 'outDir'> = {
+          tables: ['events'],
+          pipeline: 'p1',
+          mode: 'incremental',
+          columnHints: HINTS,
+          fileName: `round-${round}.csv`,
+        };
         const [a] = await exportTables(db, { ...base, outDir: join(dir, 'threads'), threads: 2 });
         const [b] = await exportTables(twin, { ...base, outDir: join(dir, 'single'), threads: 1 });
         expect(a!.threads).toBe(2);
@@ -145,7 +201,12 @@ describe('CSV export on threads (SQLite)', () => {
         if (round === 1) {
           expect(a!.rows).toBe(ROWS - ROWS / 3);
           expect(await readWatermark(db, 'p1', 'events')).toBe(7n);
-          for (const d of [db, twin]) d.sqlite.prepare(`insert into events (pipeline, load_id, label) select 'p1', 8, label from events where rowid <= 50000`).run();
+          for (const d of [db, twin])
+            d.sqlite
+              .prepare(
+                `insert into events (pipeline, load_id, label) select 'p1', 8, label from events where rowid <= 50000`,
+              )
+              .run();
         } else {
           expect(a!.rows).toBe(50_000);
           expect(await readWatermark(db, 'p1', 'events')).toBe(8n);
@@ -226,13 +287,19 @@ describe('CSV export on threads (SQLite)', () => {
     await rm(join(dir, 'out', 'warm-up.csv'));
     const threadsBefore = osThreads();
     const controller = new AbortController();
-    const aborted = exportFile('aborted.csv', { threads: 2, signal: controller.signal, onProgress: () => controller.abort() });
+    const aborted = exportFile('aborted.csv', {
+      threads: 2,
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    });
     await expect(aborted).rejects.toThrow(/abort/i);
     expect(fullCheckpoint()).toBe(true);
 
     // A timestamp no Date can hold, in a row near the end: the thread that formats it fails the export.
     db.sqlite.prepare('update events set at = 9e15 where rowid = ?').run(ROWS - 10);
-    await expect(exportFile('failed.csv', { threads: 2 })).rejects.toThrow(/column "at" holds 9000000000000000000 ms, not a valid timestamp/);
+    await expect(exportFile('failed.csv', { threads: 2 })).rejects.toThrow(
+      /column "at" holds 9000000000000000000 ms, not a valid timestamp/,
+    );
     expect(fullCheckpoint()).toBe(true);
     expect(await readdir(join(dir, 'out'))).toEqual([]);
     expect(osThreads()).toBe(threadsBefore);
@@ -276,8 +343,13 @@ function startRewriter(file: string): { child: ChildProcess; started: Promise<vo
     // A short pause between passes, as a loading worker has between its transactions.
     for (;;) { pass.run(); process.stdout.write('.'); Atomics.wait(pause, 0, 0, 20); }
   `;
-  const child = spawn(process.execPath, ['-e', script, file], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script, file], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let passes = 0;
-  const started = new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => ((passes += d.length), resolve())));
+  const started = new Promise<void>((resolve) =>
+    child.stdout!.on('data', (d: Buffer) => ((passes += d.length), resolve())),
+  );
   return { child, started, updates: () => passes };
 }

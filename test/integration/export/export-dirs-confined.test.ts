@@ -28,10 +28,23 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** A pipeline whose first export writes to `exportDir`: the value is on line 6, column 10. */
 function pipelineText(exportDir: string): string {
-  return ['name: shop', 'kind: marketplace', 'request:', '  urls: [https://shopee.tw/api/v2/item/get?itemid=1&shopid=2]', 'exports:', `  - dir: ${exportDir}`, '    format: csv', ''].join('\n');
+  return [
+    'name: shop',
+    'kind: marketplace',
+    'request:',
+    '  urls: [https://shopee.tw/api/v2/item/get?itemid=1&shopid=2]',
+    'exports:',
+    `  - dir: ${exportDir}`,
+    '    format: csv',
+    '',
+  ].join('\n');
 }
 
-function project(name: string, exportDir: string, projectText = 'pipelines: [pipelines/*.yaml]\n'): { root: string; file: string } {
+function project(
+  name: string,
+  exportDir: string,
+  projectText = 'pipelines: [pipelines/*.yaml]\n',
+): { root: string; file: string } {
   const root = path.join(dir, name);
   fs.mkdirSync(path.join(root, 'pipelines'), { recursive: true });
   fs.writeFileSync(path.join(root, 'scrape-etl.yaml'), projectText);
@@ -43,7 +56,11 @@ function project(name: string, exportDir: string, projectText = 'pipelines: [pip
 describe('in a project', () => {
   const outside = () => path.join(dir, 'outside');
   const cases: Array<{ label: string; dir: (root: string) => string; resolved: (root: string) => string }> = [
-    { label: '../../x (leaving the project)', dir: () => '../../escaped', resolved: (root) => path.resolve(root, '../../escaped') },
+    {
+      label: '../../x (leaving the project)',
+      dir: () => '../../escaped',
+      resolved: (root) => path.resolve(root, '../../escaped'),
+    },
     { label: 'an absolute folder outside', dir: () => outside(), resolved: () => outside() },
     {
       label: 'a symbolic link inside that points outside',
@@ -59,10 +76,15 @@ describe('in a project', () => {
     it(`${c.label}: validate and run exit 2 at exports[0].dir, nothing written`, async () => {
       const { root, file } = project(`p${n}`, 'placeholder');
       fs.writeFileSync(file, pipelineText(c.dir(root)));
-      for (const args of [['validate', '--offline', 'shop'], ['run', 'shop']]) {
+      for (const args of [
+        ['validate', '--offline', 'shop'],
+        ['run', 'shop'],
+      ]) {
         const r = await runCli(args, { ...QUICK, cwd: root, env });
         expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(2);
-        expect(r.stderr).toContain(`${path.join('pipelines', 'shop.yaml')}:6:10: exports[0].dir: the export folder ${c.resolved(root)} is not in the project (${root})`);
+        expect(r.stderr).toContain(
+          `${path.join('pipelines', 'shop.yaml')}:6:10: exports[0].dir: the export folder ${c.resolved(root)} is not in the project (${root})`,
+        );
         expect(r.stderr).toContain('exports_root: <folder> in scrape-etl.yaml');
       }
       expect(fs.existsSync(c.resolved(root))).toBe(false);
@@ -72,7 +94,11 @@ describe('in a project', () => {
 
   it('exports_root: allows that folder (and the project stays allowed); another outside is still refused', async () => {
     const allowedRoot = path.join(dir, 'shared-exports');
-    const { root, file } = project('allowed', path.join(allowedRoot, 'shop'), `pipelines: [pipelines/*.yaml]\nexports_root: ${allowedRoot}\n`);
+    const { root, file } = project(
+      'allowed',
+      path.join(allowedRoot, 'shop'),
+      `pipelines: [pipelines/*.yaml]\nexports_root: ${allowedRoot}\n`,
+    );
     const ok = await runCli(['validate', '--offline', 'shop'], { ...QUICK, cwd: root, env });
     expect(ok.code, ok.stderr).toBe(0);
     fs.writeFileSync(file, pipelineText('exports'));
@@ -101,12 +127,18 @@ describe('without a project file', () => {
       fs.writeFileSync(file, pipelineText(bad));
       const r = await runCli(['validate', '--offline', file], { ...QUICK, cwd: work, env: noProject });
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain(`${file}:6:10: exports[0].dir: the export folder ${path.resolve(work, bad)} is not in the current folder (${work}) and the pipeline file's folder (${pipelines})`);
+      expect(r.stderr).toContain(
+        `${file}:6:10: exports[0].dir: the export folder ${path.resolve(work, bad)} is not in the current folder (${work}) and the pipeline file's folder (${pipelines})`,
+      );
       expect(r.stderr).toContain('SCRAPE_ETL_EXPORTS_ROOT=<folder>');
     }
     // The variable allows a folder, as the project file's key does.
     fs.writeFileSync(file, pipelineText('/tmp/x'));
-    const allowed = await runCli(['validate', '--offline', file], { ...QUICK, cwd: work, env: { ...noProject, SCRAPE_ETL_EXPORTS_ROOT: '/tmp' } });
+    const allowed = await runCli(['validate', '--offline', file], {
+      ...QUICK,
+      cwd: work,
+      env: { ...noProject, SCRAPE_ETL_EXPORTS_ROOT: '/tmp' },
+    });
     expect(allowed.code, allowed.stderr).toBe(0);
   }, 60_000);
 });

@@ -26,8 +26,12 @@ describe('typed exports from Postgres', () => {
   });
 
   it('types columns Postgres declares: microseconds, timestamps without zone, NaN, and moves the watermark', async () => {
-    await db.pool.query(`create table custom_pg (id bigint, at timestamptz, wall timestamp, ratio double precision, flag boolean, doc jsonb, pipeline text, load_id bigint)`);
-    await db.pool.query(`insert into custom_pg values (9223372036854775807, '2025-06-07 08:09:10.123456+02', '2025-06-07 08:09:10.5', 'NaN', false, '{"a": [1, 2]}', 'p', 3)`);
+    await db.pool.query(
+      `create table custom_pg (id bigint, at timestamptz, wall timestamp, ratio double precision, flag boolean, doc jsonb, pipeline text, load_id bigint)`,
+    );
+    await db.pool.query(
+      `insert into custom_pg values (9223372036854775807, '2025-06-07 08:09:10.123456+02', '2025-06-07 08:09:10.5', 'NaN', false, '{"a": [1, 2]}', 'p', 3)`,
+    );
     await checkDeclaredTypesParquet(db, 'custom_pg', join(dir, 'custom'));
   });
 });

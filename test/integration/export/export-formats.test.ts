@@ -13,7 +13,12 @@ import type { RawRow } from '../../../export/rows.js';
 import { ROW_GROUP_ROWS } from '../../../export/formats/parquet.js';
 import { BIG_ID, exportWatermarks, insertScrapers, scraperRows } from '../../support/export-data.js';
 import { checkTypedFormats } from '../../support/export-formats.js';
-import { parquetShape, readJsonlWithPython, readParquetWithPyarrow, readXlsxWithOpenpyxl } from '../../support/python-readers.js';
+import {
+  parquetShape,
+  readJsonlWithPython,
+  readParquetWithPyarrow,
+  readXlsxWithOpenpyxl,
+} from '../../support/python-readers.js';
 
 let dir: string;
 let db: SqliteDatabase;
@@ -54,7 +59,10 @@ describe('typed exports from SQLite', () => {
     await insertScrapers(db, scraperRows('p1', BIG_ID, 500n).slice(0, 2));
     const [b] = await exportTables(db, { ...inc, format: 'jsonl', fileName: 'b.jsonl' });
     expect(b!.rows).toBe(2);
-    expect(readJsonlWithPython(b!.file).map((r) => r['load_id'])).toEqual([{ int: BIG_ID.toString() }, { int: BIG_ID.toString() }]);
+    expect(readJsonlWithPython(b!.file).map((r) => r['load_id'])).toEqual([
+      { int: BIG_ID.toString() },
+      { int: BIG_ID.toString() },
+    ]);
     expect(await exportWatermarks(db)).toEqual([{ pipeline: 'p1', table_name: 'scrapers', last_load_id: BIG_ID }]);
 
     // Nothing new: no file in any format, the table is reported unchanged and the watermark stays.
@@ -80,24 +88,46 @@ describe('typed exports from SQLite', () => {
     bulk(250_000);
     const out = join(dir, 'out');
     const ac = new AbortController();
-    const opts = { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental' as const, format: 'parquet' as const, fileName: 'big.parquet' };
+    const opts = {
+      pipeline: 'bulk',
+      tables: ['scrapers'],
+      outDir: out,
+      mode: 'incremental' as const,
+      format: 'parquet' as const,
+      fileName: 'big.parquet',
+    };
     // Stopped once rows are flowing (some batches read, many to come).
-    const running = exportTables(db, { ...opts, signal: ac.signal, onProgress: ({ rows }) => rows > 50_000 && ac.abort() });
+    const running = exportTables(db, {
+      ...opts,
+      signal: ac.signal,
+      onProgress: ({ rows }) => rows > 50_000 && ac.abort(),
+    });
     await expect(running).rejects.toThrow(/abort/i);
     expect(await readdir(out)).toEqual([]);
     expect(await exportWatermarks(db)).toEqual([]);
 
     const [f] = await exportTables(db, opts);
     expect(f!.rows).toBe(250_000);
-    expect(parquetShape(f!.file)).toEqual({ rows: 250_000, rowGroups: Math.ceil(250_000 / ROW_GROUP_ROWS), lastId: '250000' });
+    expect(parquetShape(f!.file)).toEqual({
+      rows: 250_000,
+      rowGroups: Math.ceil(250_000 / ROW_GROUP_ROWS),
+      lastId: '250000',
+    });
     expect(await readdir(out)).toEqual(['big.parquet']);
   });
 
   it('an XLSX table longer than Excel allows continues on further sheets, each with the header', async () => {
     db.sqlite.exec(`create table tall (id integer, label text)`);
     const total = EXCEL_MAX_DATA_ROWS + 3;
-    db.sqlite.exec(`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${total}) insert into tall select i, '=x' || i from n`);
-    const [f] = await exportTables(db, { tables: ['tall'], outDir: join(dir, 'out'), format: 'xlsx', fileName: 'tall.xlsx' });
+    db.sqlite.exec(
+      `with recursive n(i) as (select 1 union all select i + 1 from n where i < ${total}) insert into tall select i, '=x' || i from n`,
+    );
+    const [f] = await exportTables(db, {
+      tables: ['tall'],
+      outDir: join(dir, 'out'),
+      format: 'xlsx',
+      fileName: 'tall.xlsx',
+    });
     expect(f!.rows).toBe(total);
     const sheets = readXlsxWithOpenpyxl(f!.file, 1, 1);
     expect(sheets.map((s) => [s.title, s.maxRow, s.header])).toEqual([
@@ -105,38 +135,76 @@ describe('typed exports from SQLite', () => {
       ['tall (2)', 4, ['id', 'label']],
     ]);
     expect(sheets[0]!.rows).toEqual([
-      [{ t: 'n', v: { int: '1' } }, { t: 's', v: "'=x1" }],
-      [{ t: 'n', v: { int: String(EXCEL_MAX_DATA_ROWS) } }, { t: 's', v: `'=x${EXCEL_MAX_DATA_ROWS}` }],
+      [
+        { t: 'n', v: { int: '1' } },
+        { t: 's', v: "'=x1" },
+      ],
+      [
+        { t: 'n', v: { int: String(EXCEL_MAX_DATA_ROWS) } },
+        { t: 's', v: `'=x${EXCEL_MAX_DATA_ROWS}` },
+      ],
     ]);
-    expect(sheets[1]!.rows.at(-1)).toEqual([{ t: 'n', v: { int: String(total) } }, { t: 's', v: `'=x${total}` }]);
+    expect(sheets[1]!.rows.at(-1)).toEqual([
+      { t: 'n', v: { int: String(total) } },
+      { t: 's', v: `'=x${total}` },
+    ]);
   }, 600_000);
 
-  it.each(EXPORT_FORMATS)('a %s writer failing before its first row settles only once its file is closed: the caller\'s cleanup leaves nothing', async (format) => {
-    const path = join(dir, `early-failure.${format}`);
-    async function* failing(): AsyncGenerator<RawRow[]> {
-      throw new Error('reading failed');
-    }
-    const settings: FormatSettings = { format, delimiter: ',', bom: false, nullText: '', lineEnding: 'crlf', neutralizeFormulas: true };
-    const writer = await loadFormatWriter(format);
-    await expect(writer.write({ path, table: 't', columns: [{ name: 'a', kind: 'text', declared: 'TEXT' }], dialect: 'sqlite', batches: failing(), settings })).rejects.toThrow('reading failed');
-    // What writeAtomically does on failure. A stream that opens its file after this (it opens asynchronously)
-    // would leave the file behind.
-    await rm(path, { force: true });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(existsSync(path)).toBe(false);
-  });
+  it.each(EXPORT_FORMATS)(
+    "a %s writer failing before its first row settles only once its file is closed: the caller's cleanup leaves nothing",
+    async (format) => {
+      const path = join(dir, `early-failure.${format}`);
+      async function* failing(): AsyncGenerator<RawRow[]> {
+        throw new Error('reading failed');
+      }
+      const settings: FormatSettings = {
+        format,
+        delimiter: ',',
+        bom: false,
+        nullText: '',
+        lineEnding: 'crlf',
+        neutralizeFormulas: true,
+      };
+      const writer = await loadFormatWriter(format);
+      await expect(
+        writer.write({
+          path,
+          table: 't',
+          columns: [{ name: 'a', kind: 'text', declared: 'TEXT' }],
+          dialect: 'sqlite',
+          batches: failing(),
+          settings,
+        }),
+      ).rejects.toThrow('reading failed');
+      // What writeAtomically does on failure. A stream that opens its file after this (it opens asynchronously)
+      // would leave the file behind.
+      await rm(path, { force: true });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(existsSync(path)).toBe(false);
+    },
+  );
 
   it('refuses what a format cannot do, with errors that say what to fix, and writes nothing', async () => {
     const out = join(dir, 'out');
     await insertScrapers(db, scraperRows('p1', 1n, 0n));
-    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, format: 'parquet', delimiter: ';' })).rejects.toThrow(/delimiter applies to CSV only, not to format parquet/);
-    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, format: 'jsonl', bom: true })).rejects.toThrow(/bom applies to CSV only/);
-    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, format: 'xml' as never })).rejects.toThrow(/format "xml" is not one of csv, parquet, jsonl, xlsx/);
+    await expect(
+      exportTables(db, { tables: ['scrapers'], outDir: out, format: 'parquet', delimiter: ';' }),
+    ).rejects.toThrow(/delimiter applies to CSV only, not to format parquet/);
+    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, format: 'jsonl', bom: true })).rejects.toThrow(
+      /bom applies to CSV only/,
+    );
+    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, format: 'xml' as never })).rejects.toThrow(
+      /format "xml" is not one of csv, parquet, jsonl, xlsx/,
+    );
     db.sqlite.prepare(`update scrapers set name = ? where id = 1`).run('x'.repeat(40_000));
-    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, format: 'xlsx' })).rejects.toThrow(/40000 characters; Excel cells hold at most 32767/);
+    await expect(exportTables(db, { tables: ['scrapers'], outDir: out, format: 'xlsx' })).rejects.toThrow(
+      /40000 characters; Excel cells hold at most 32767/,
+    );
     db.sqlite.exec(`create table odd (n integer)`);
     db.sqlite.prepare(`insert into odd values (?)`).run('not a number');
-    await expect(exportTables(db, { tables: ['odd'], outDir: out, format: 'parquet' })).rejects.toThrow(/column "n" \(INTEGER\) holds string "not a number", not an integer; export it as CSV/);
+    await expect(exportTables(db, { tables: ['odd'], outDir: out, format: 'parquet' })).rejects.toThrow(
+      /column "n" \(INTEGER\) holds string "not a number", not an integer; export it as CSV/,
+    );
     expect(await readdir(out)).toEqual([]);
   });
 });

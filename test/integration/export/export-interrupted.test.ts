@@ -24,11 +24,16 @@ await writeAtomically(${JSON.stringify(final)}, async (temp) => {
   process.stdout.write('writing\\n');
   await new Promise((r) => setTimeout(r, 120000));
 });`;
-      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, sig) => r({ code, signal: sig })));
+      const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+        child.on('close', (code, sig) => r({ code, signal: sig })),
+      );
       const deadline = Date.now() + 60_000;
       while (!out.includes('writing')) {
         if (Date.now() > deadline || child.exitCode !== null) throw new Error(`never wrote:\n${out}`);

@@ -38,7 +38,12 @@ beforeAll(async () => {
     saved[k] = process.env[k];
     process.env[k] = v;
   }
-  client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -53,60 +58,111 @@ afterAll(async () => {
 });
 
 async function manifests(prefix: string): Promise<LakeManifest[]> {
-  const keys = ((await client.send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: prefix }))).Contents ?? []).map((o) => o.Key!).filter((k) => k.includes('/_manifests/'));
-  return Promise.all(keys.map(async (Key) => JSON.parse(await (await client.send(new GetObjectCommand({ Bucket: 'lake', Key }))).Body!.transformToString()) as LakeManifest));
+  const keys = ((await client.send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: prefix }))).Contents ?? [])
+    .map((o) => o.Key!)
+    .filter((k) => k.includes('/_manifests/'));
+  return Promise.all(
+    keys.map(
+      async (Key) =>
+        JSON.parse(
+          await (await client.send(new GetObjectCommand({ Bucket: 'lake', Key }))).Body!.transformToString(),
+        ) as LakeManifest,
+    ),
+  );
 }
 
 const schemas: Record<string, Record<string, Array<[string, string]>>> = {};
 
-describe.each(['sqlite', 'postgres', 'duckdb'] as const)('three marketplace runs into %s, exported to the lake', (destination) => {
-  const taskQueue = `lake-${destination}-${crypto.randomBytes(4).toString('hex')}`;
-  let bed: DestinationBed;
-  beforeAll(async () => {
-    bed = await startDestinationBed({ destination, dir, temporal, taskQueue, token: TOKEN, seed: 5, runDurationMs: 500, env: { SCRAPE_ETL_HEARTBEAT_TIMEOUT: '10s' } });
-  }, 120_000);
-  afterAll(async () => bed?.close());
+describe.each(['sqlite', 'postgres', 'duckdb'] as const)(
+  'three marketplace runs into %s, exported to the lake',
+  (destination) => {
+    const taskQueue = `lake-${destination}-${crypto.randomBytes(4).toString('hex')}`;
+    let bed: DestinationBed;
+    beforeAll(async () => {
+      bed = await startDestinationBed({
+        destination,
+        dir,
+        temporal,
+        taskQueue,
+        token: TOKEN,
+        seed: 5,
+        runDurationMs: 500,
+        env: { SCRAPE_ETL_HEARTBEAT_TIMEOUT: '10s' },
+      });
+    }, 120_000);
+    afterAll(async () => bed?.close());
 
-  it('pyarrow reads every partition with one schema, every row once, the newest equal to the destination', async () => {
-    const example = await loadPipelineFile(path.join(REPO_ROOT, 'pipelines', 'examples', 'marketplace.yaml'));
-    const { schedule: _schedule, ...rest } = example;
-    const spec = {
-      ...rest,
-      destination: { database: bed.dbUrl },
-      exports: [{ to: `s3://lake/${destination}`, format: 'parquet' as const, tables: [], mode: 'full' as const, write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.parquet', neutralize_formulas: true }],
-    } as PipelineSpec;
-    for (const run of [1, 2, 3]) {
-      bed.sim.setDrift({ priceDrift: true, epoch: run });
-      const handle = await startPipelineRun({ client: temporal.client, taskQueue }, spec, `${destination}-r${run}`);
-      const result = await handle.result();
-      expect({ run, status: result.status, exportError: result.exportError ?? null }).toEqual({ run, status: 'succeeded', exportError: null });
-      expect(result.exportedFiles).toBeGreaterThan(0);
-    }
+    it('pyarrow reads every partition with one schema, every row once, the newest equal to the destination', async () => {
+      const example = await loadPipelineFile(path.join(REPO_ROOT, 'pipelines', 'examples', 'marketplace.yaml'));
+      const { schedule: _schedule, ...rest } = example;
+      const spec = {
+        ...rest,
+        destination: { database: bed.dbUrl },
+        exports: [
+          {
+            to: `s3://lake/${destination}`,
+            format: 'parquet' as const,
+            tables: [],
+            mode: 'full' as const,
+            write_empty: false,
+            delimiter: ',',
+            bom: false,
+            null_text: '',
+            file_name: '{pipeline}_{table}_{timestamp}.parquet',
+            neutralize_formulas: true,
+          },
+        ],
+      } as PipelineSpec;
+      for (const run of [1, 2, 3]) {
+        bed.sim.setDrift({ priceDrift: true, epoch: run });
+        const handle = await startPipelineRun({ client: temporal.client, taskQueue }, spec, `${destination}-r${run}`);
+        const result = await handle.result();
+        expect({ run, status: result.status, exportError: result.exportError ?? null }).toEqual({
+          run,
+          status: 'succeeded',
+          exportError: null,
+        });
+        expect(result.exportedFiles).toBeGreaterThan(0);
+      }
 
-    const written = await manifests(`${destination}/${PIPELINE}/`);
-    const tables = [...new Set(written.map((m) => m.table))].sort();
-    expect(tables).toEqual(expect.arrayContaining(['marketplace_products', 'marketplace_product_models', 'marketplace_price_history']));
-    // Later runs changed rows (drift): they wrote manifests of their own.
-    expect(new Set(written.filter((m) => m.table === 'marketplace_products').map((m) => m.run)).size).toBeGreaterThan(1);
-    const keyColumns = Object.fromEntries(tables.map((t) => [t, [...keyOf(t), 'load_id']]));
-    const read = readLakeWithPyarrow(`lake/${destination}`, PIPELINE, { s3, keyColumns });
-    expect(Object.keys(read).sort()).toEqual(tables);
+      const written = await manifests(`${destination}/${PIPELINE}/`);
+      const tables = [...new Set(written.map((m) => m.table))].sort();
+      expect(tables).toEqual(
+        expect.arrayContaining(['marketplace_products', 'marketplace_product_models', 'marketplace_price_history']),
+      );
+      // Later runs changed rows (drift): they wrote manifests of their own.
+      expect(new Set(written.filter((m) => m.table === 'marketplace_products').map((m) => m.run)).size).toBeGreaterThan(
+        1,
+      );
+      const keyColumns = Object.fromEntries(tables.map((t) => [t, [...keyOf(t), 'load_id']]));
+      const read = readLakeWithPyarrow(`lake/${destination}`, PIPELINE, { s3, keyColumns });
+      expect(Object.keys(read).sort()).toEqual(tables);
 
-    const dest = destinationOf(bed.db);
-    for (const table of tables) {
-      const lake = read[table]!;
-      const listed = written.filter((m) => m.table === table).reduce((n, m) => n + m.rows, 0);
-      expect({ table, rows: lake.rows }).toEqual({ table, rows: listed });
-      expect({ table, duplicates: lake.keys!.length - new Set(lake.keys).size }).toEqual({ table, duplicates: 0 });
-      const pk = keyOf(table);
-      const rows = await dest.exportReader.query(bed.db, `select ${[...pk, 'load_id'].map((c) => `"${c}"`).join(', ')} from "${table}" where pipeline = ${dest.sql.ph(1)}`, [PIPELINE]);
-      const truth = rows.map((r) => [...pk, 'load_id'].map((c) => pyText(r[c])).join('|')).sort();
-      expect({ table, newest: newestPerKey(lake) }).toEqual({ table, newest: truth });
-    }
-    schemas[destination] = Object.fromEntries(tables.map((t) => [t, read[t]!.schema]));
-    expect(Object.fromEntries(schemas[destination]['marketplace_products']!)).toMatchObject({ label_ids: 'list<element: int64>', rating_count: 'list<element: int64>', item_id: 'int64', load_date: 'string' });
-  }, 600_000);
-});
+      const dest = destinationOf(bed.db);
+      for (const table of tables) {
+        const lake = read[table]!;
+        const listed = written.filter((m) => m.table === table).reduce((n, m) => n + m.rows, 0);
+        expect({ table, rows: lake.rows }).toEqual({ table, rows: listed });
+        expect({ table, duplicates: lake.keys!.length - new Set(lake.keys).size }).toEqual({ table, duplicates: 0 });
+        const pk = keyOf(table);
+        const rows = await dest.exportReader.query(
+          bed.db,
+          `select ${[...pk, 'load_id'].map((c) => `"${c}"`).join(', ')} from "${table}" where pipeline = ${dest.sql.ph(1)}`,
+          [PIPELINE],
+        );
+        const truth = rows.map((r) => [...pk, 'load_id'].map((c) => pyText(r[c])).join('|')).sort();
+        expect({ table, newest: newestPerKey(lake) }).toEqual({ table, newest: truth });
+      }
+      schemas[destination] = Object.fromEntries(tables.map((t) => [t, read[t]!.schema]));
+      expect(Object.fromEntries(schemas[destination]['marketplace_products']!)).toMatchObject({
+        label_ids: 'list<element: int64>',
+        rating_count: 'list<element: int64>',
+        item_id: 'int64',
+        load_date: 'string',
+      });
+    }, 600_000);
+  },
+);
 
 describe('the lake from every destination', () => {
   it('has one schema per table whichever destination wrote it', () => {

@@ -32,7 +32,11 @@ const INT64_LIST = 'list<element: int64>';
 /** Two generated products, one with a field the model does not know (an inferred boolean column). */
 function generatedProducts(): string[] {
   return [0, 1].map((i) => {
-    const doc = generateProduct(42, { url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${9_000_000_000_000 + i}&shopid=7`, itemId: 9_000_000_000_000 + i, shopId: 7 }) as {
+    const doc = generateProduct(42, {
+      url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${9_000_000_000_000 + i}&shopid=7`,
+      itemId: 9_000_000_000_000 + i,
+      shopId: 7,
+    }) as {
       data: { data: { item: Record<string, unknown> } };
     };
     doc.data.data.item['is_hot_deal'] = i === 0;
@@ -42,16 +46,35 @@ function generatedProducts(): string[] {
 
 function leads(): string {
   const records = [1, 2].map((id) => ({
-    id, scraper_id: 1, scraping_run_id: 77, scraper_name: 'leads', scraped_url: `https://x.example/${id}`, status: 'succeeded',
-    content: { email: `a${id}@x.example`, verified: id === 1, score: id * 1.5, seen_at: '2026-01-02T03:04:05Z', tags: ['a', 'b'] },
-    created_at: '2026-01-01T00:00:00.000000Z', updated_at: '2026-01-01T00:00:00.000000Z',
+    id,
+    scraper_id: 1,
+    scraping_run_id: 77,
+    scraper_name: 'leads',
+    scraped_url: `https://x.example/${id}`,
+    status: 'succeeded',
+    content: {
+      email: `a${id}@x.example`,
+      verified: id === 1,
+      score: id * 1.5,
+      seen_at: '2026-01-02T03:04:05Z',
+      tags: ['a', 'b'],
+    },
+    created_at: '2026-01-01T00:00:00.000000Z',
+    updated_at: '2026-01-01T00:00:00.000000Z',
   })) as unknown as ResultRecord[];
   return stringifyJson({ data: records });
 }
 
 async function loadPipeline(db: Database): Promise<void> {
   for (const [i, raw] of generatedProducts().entries()) {
-    await loadBatch(db, { pipeline: 'p', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: `u${i}`, raw, data: marketplaceResponseSchema.parse(parseJson(raw)) });
+    await loadBatch(db, {
+      pipeline: 'p',
+      kind: 'marketplace',
+      endpoint: 'POST /api/marketplace/sync',
+      requestKey: `u${i}`,
+      raw,
+      data: marketplaceResponseSchema.parse(parseJson(raw)),
+    });
   }
   const raw = leads();
   await loadBatch(db, resultsPage({ pipeline: 'p', raw, table: 'p_items', requestKey: 'page-1' }));
@@ -65,9 +88,16 @@ async function exportSchemas(dialect: TestDialect): Promise<Record<string, Array
   const db = await openDatabase(await testDatabaseUrl(dialect, dir, `dest-${dialect}`));
   try {
     await loadPipeline(db);
-    const files = await exportTables(db, { pipeline: 'p', outDir: join(dir, `out-${dialect}`), format: 'parquet', fileName: '{table}.parquet' });
+    const files = await exportTables(db, {
+      pipeline: 'p',
+      outDir: join(dir, `out-${dialect}`),
+      format: 'parquet',
+      fileName: '{table}.parquet',
+    });
     const read = Object.fromEntries(files.map((f) => [basename(f.file, '.parquet'), readParquetWithPyarrow(f.file)]));
-    const products = [...read['marketplace_products']!.rows].sort((a, b) => String(JSON.stringify(a['item_id'])).localeCompare(JSON.stringify(b['item_id'])));
+    const products = [...read['marketplace_products']!.rows].sort((a, b) =>
+      String(JSON.stringify(a['item_id'])).localeCompare(JSON.stringify(b['item_id'])),
+    );
     labelLists[dialect] = products.map((r) => r['label_ids']!);
     return Object.fromEntries(Object.entries(read).map(([t, r]) => [t, r.schema]));
   } finally {
@@ -80,29 +110,44 @@ describe('Parquet from every destination', () => {
     const sqlite = await exportSchemas('sqlite');
     const postgres = await exportSchemas('postgres');
     const duckdb = await exportSchemas('duckdb');
-    expect(Object.keys(sqlite).sort()).toEqual(expect.arrayContaining(['marketplace_products', 'marketplace_shops', 'p_items']));
+    expect(Object.keys(sqlite).sort()).toEqual(
+      expect.arrayContaining(['marketplace_products', 'marketplace_shops', 'p_items']),
+    );
     expect(postgres).toEqual(sqlite);
     expect(duckdb).toEqual(sqlite);
     // The lists hold the very integers the service sent (beyond 2^53 too), the same from each destination.
-    const expected = generatedProducts().map((p) => (parseJson(p) as { data: { data: { item: { label_ids: bigint[] } } } }).data.data.item.label_ids);
+    const expected = generatedProducts().map(
+      (p) => (parseJson(p) as { data: { data: { item: { label_ids: bigint[] } } } }).data.data.item.label_ids,
+    );
     expect(labelLists['sqlite']).toEqual(expected.map((ids) => ({ list: ids.map((id) => ({ int: String(id) })) })));
     expect(labelLists['postgres']).toEqual(labelLists['sqlite']);
     expect(labelLists['duckdb']).toEqual(labelLists['sqlite']);
 
     const products = Object.fromEntries(sqlite['marketplace_products']!);
     expect(products).toMatchObject({
-      item_id: 'int64', shop_id: 'int64', load_id: 'int64',
-      is_adult: 'bool', is_free_shipping: 'bool',
+      item_id: 'int64',
+      shop_id: 'int64',
+      load_id: 'int64',
+      is_adult: 'bool',
+      is_free_shipping: 'bool',
       // A field the model does not know: the loader inferred a boolean column (0/1 in SQLite).
       is_hot_deal: 'bool',
-      label_ids: INT64_LIST, rating_count: INT64_LIST,
+      label_ids: INT64_LIST,
+      rating_count: INT64_LIST,
       loaded_at: UTC,
     });
     const items = Object.fromEntries(sqlite['p_items']!);
     expect(items).toMatchObject({ verified: 'bool', score: 'double', seen_at: UTC, load_id: 'int64' });
     // Every column of every table is one of the exact types: no BIGINT 0/1 standing in for a boolean.
     for (const [table, schema] of Object.entries(sqlite)) {
-      for (const [name, type] of schema) expect({ table, name, type: ['int64', 'double', 'bool', 'string', 'binary', JSON_TYPE, INT64_LIST, UTC, 'timestamp[us]'].includes(type) }).toEqual({ table, name, type: true });
+      for (const [name, type] of schema)
+        expect({
+          table,
+          name,
+          type: ['int64', 'double', 'bool', 'string', 'binary', JSON_TYPE, INT64_LIST, UTC, 'timestamp[us]'].includes(
+            type,
+          ),
+        }).toEqual({ table, name, type: true });
     }
   }, 240_000);
 });

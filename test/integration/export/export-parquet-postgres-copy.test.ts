@@ -28,8 +28,17 @@ afterAll(async () => {
 describe('Parquet from Postgres through COPY', () => {
   it('carries bytea, awkward text and NULLs exactly, filters by a quoted pipeline name, and moves the watermark', async () => {
     const pipeline = `it's "odd", isn't it`;
-    await db.pool.query(`insert into copied values (1, '\\x00ff'::bytea, 'a "quoted", text' || chr(10) || 'with a line, żółć', $1, 1), (2, ''::bytea, '', $1, 1), (3, null, null, $1, 2), (4, '\\x01'::bytea, 'other', 'other', 3)`, [pipeline]);
-    const [f] = await exportTables(db, { tables: ['copied'], outDir: join(dir, 'a'), format: 'parquet', pipeline, mode: 'incremental' });
+    await db.pool.query(
+      `insert into copied values (1, '\\x00ff'::bytea, 'a "quoted", text' || chr(10) || 'with a line, żółć', $1, 1), (2, ''::bytea, '', $1, 1), (3, null, null, $1, 2), (4, '\\x01'::bytea, 'other', 'other', 3)`,
+      [pipeline],
+    );
+    const [f] = await exportTables(db, {
+      tables: ['copied'],
+      outDir: join(dir, 'a'),
+      format: 'parquet',
+      pipeline,
+      mode: 'incremental',
+    });
     expect(f!.rows).toBe(3);
     const read = readParquetWithPyarrow(f!.file);
     expect(read.schema).toEqual([
@@ -40,14 +49,29 @@ describe('Parquet from Postgres through COPY', () => {
       ['load_id', 'int64'],
     ]);
     expect(read.rows).toEqual([
-      { id: { int: '1' }, bin: { bytes: '00ff' }, t: 'a "quoted", text\nwith a line, żółć', pipeline, load_id: { int: '1' } },
+      {
+        id: { int: '1' },
+        bin: { bytes: '00ff' },
+        t: 'a "quoted", text\nwith a line, żółć',
+        pipeline,
+        load_id: { int: '1' },
+      },
       { id: { int: '2' }, bin: { bytes: '' }, t: '', pipeline, load_id: { int: '1' } },
       { id: { int: '3' }, bin: null, t: null, pipeline, load_id: { int: '2' } },
     ]);
-    const mark = await db.pool.query<{ last_load_id: string; last_rows: string }>(`select last_load_id::text, last_rows::text from export_watermarks where pipeline = $1 and table_name = 'copied'`, [pipeline]);
+    const mark = await db.pool.query<{ last_load_id: string; last_rows: string }>(
+      `select last_load_id::text, last_rows::text from export_watermarks where pipeline = $1 and table_name = 'copied'`,
+      [pipeline],
+    );
     expect(mark.rows).toEqual([{ last_load_id: '2', last_rows: null }]);
     // Nothing new for that pipeline: no file, the watermark stays.
-    const again = await exportTables(db, { tables: ['copied'], outDir: join(dir, 'b'), format: 'parquet', pipeline, mode: 'incremental' });
+    const again = await exportTables(db, {
+      tables: ['copied'],
+      outDir: join(dir, 'b'),
+      format: 'parquet',
+      pipeline,
+      mode: 'incremental',
+    });
     expect(again).toEqual([]);
   });
 
@@ -59,7 +83,9 @@ describe('Parquet from Postgres through COPY', () => {
     expect(rows.map((r) => (r['t'] as string).length)).toEqual([9 * 1024 * 1024, 5]);
     expect(rows[0]!['t'] === 'é'.repeat(9 * 1024 * 1024)).toBe(true);
     // The abandoned COPY's connection was dropped, not handed back mid-output: every pooled connection answers.
-    const answers = await Promise.all(Array.from({ length: 4 }, () => db.pool.query<{ one: number }>('select 1 as one')));
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => db.pool.query<{ one: number }>('select 1 as one')),
+    );
     expect(answers.map((a) => a.rows[0]!.one)).toEqual([1, 1, 1, 1]);
   });
 
@@ -69,12 +95,20 @@ describe('Parquet from Postgres through COPY', () => {
     const out = join(dir, 'd');
     const ac = new AbortController();
     let seen = 0;
-    const running = exportTables(db, { tables: ['many_rows'], outDir: out, format: 'parquet', signal: ac.signal, onProgress: ({ rows }) => ((seen = rows), rows > 10_000 && ac.abort()) });
+    const running = exportTables(db, {
+      tables: ['many_rows'],
+      outDir: out,
+      format: 'parquet',
+      signal: ac.signal,
+      onProgress: ({ rows }) => ((seen = rows), rows > 10_000 && ac.abort()),
+    });
     await expect(running).rejects.toThrow(/abort/i);
     expect(seen).toBeGreaterThan(10_000);
     expect(seen).toBeLessThan(300_000);
     expect(await readdir(out)).toEqual([]);
-    const answers = await Promise.all(Array.from({ length: 4 }, () => db.pool.query<{ one: number }>('select 1 as one')));
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => db.pool.query<{ one: number }>('select 1 as one')),
+    );
     expect(answers.map((a) => a.rows[0]!.one)).toEqual([1, 1, 1, 1]);
     const [f] = await exportTables(db, { tables: ['many_rows'], outDir: out, format: 'parquet' });
     expect(f!.rows).toBe(300_000);

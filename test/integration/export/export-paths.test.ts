@@ -37,12 +37,25 @@ afterEach(async () => {
 /** Every file under the temporary directory, relative to it: nothing may appear outside `deep/out`. */
 async function filesUnder(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(root.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(root.length + 1))
+    .sort();
 }
 
 describe('export file names stay inside the export directory', () => {
   it("scrape-etl export --pipeline '../../pwn' fails with a clear error and writes nothing", async () => {
-    const res = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--pipeline', '../../pwn']);
+    const res = await runCli([
+      'export',
+      '--db',
+      dbUrl,
+      '--out',
+      out,
+      '--tables',
+      'scrapers',
+      '--pipeline',
+      '../../pwn',
+    ]);
     expect(await filesUnder(dir)).toEqual(['db.sqlite']);
     // A name that cannot be a file name is the caller's to fix: exit 2, as every configuration error (README, Exit codes).
     expect(res.code).toBe(2);
@@ -55,14 +68,38 @@ describe('export file names stay inside the export directory', () => {
   it('a table name, a template or a combination that climbs out is refused too', async () => {
     const evil = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', '../../evil']);
     expect(evil.code).toBe(1);
-    expect(evil.stderr).toContain('export: table "../../evil" cannot be used in a file name: it contains a path separator');
+    expect(evil.stderr).toContain(
+      'export: table "../../evil" cannot be used in a file name: it contains a path separator',
+    );
 
-    const template = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--file-name', '../{table}.csv']);
+    const template = await runCli([
+      'export',
+      '--db',
+      dbUrl,
+      '--out',
+      out,
+      '--tables',
+      'scrapers',
+      '--file-name',
+      '../{table}.csv',
+    ]);
     expect(template.code).toBe(1);
     expect(template.stderr).toContain('contains a path separator');
 
     // Each value alone is harmless, the name they make is the parent directory.
-    const dots = await runCli(['export', '--db', dbUrl, '--out', out, '--tables', 'scrapers', '--pipeline', '..', '--file-name', '{pipeline}']);
+    const dots = await runCli([
+      'export',
+      '--db',
+      dbUrl,
+      '--out',
+      out,
+      '--tables',
+      'scrapers',
+      '--pipeline',
+      '..',
+      '--file-name',
+      '{pipeline}',
+    ]);
     expect(dots.code).toBe(1);
     expect(dots.stderr).toMatch(/export: pipeline "\.\." cannot be used in a file name/);
     expect(await filesUnder(dir)).toEqual(['db.sqlite']);
@@ -72,19 +109,29 @@ describe('export file names stay inside the export directory', () => {
     const db = (await openDatabase(dbUrl)) as SqliteDatabase;
     try {
       for (const pipeline of ['../../pwn', 'a/b', 'a\\b', 'nul\0byte', 'line\nbreak', '.', '..']) {
-        await expect(exportTables(db, { pipeline, tables: ['scrapers'], outDir: out }), JSON.stringify(pipeline)).rejects.toThrow(
-          /cannot be used in a file name/,
-        );
+        await expect(
+          exportTables(db, { pipeline, tables: ['scrapers'], outDir: out }),
+          JSON.stringify(pipeline),
+        ).rejects.toThrow(/cannot be used in a file name/);
       }
-      await expect(exportTables(db, { tables: ['../../evil'], outDir: out })).rejects.toThrow(/table "\.\.\/\.\.\/evil" cannot be used in a file name/);
+      await expect(exportTables(db, { tables: ['../../evil'], outDir: out })).rejects.toThrow(
+        /table "\.\.\/\.\.\/evil" cannot be used in a file name/,
+      );
       expect(existsSync(out)).toBe(false);
       // Plain names, dots inside a name included, still work.
       await mkdir(out, { recursive: true });
-      const [f] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: out, fileName: '{pipeline}..{table}.csv' });
+      const [f] = await exportTables(db, {
+        pipeline: 'p1',
+        tables: ['scrapers'],
+        outDir: out,
+        fileName: '{pipeline}..{table}.csv',
+      });
       expect(f!.file).toBe(join(out, 'p1..scrapers.csv'));
     } finally {
       await db.close();
     }
-    expect(() => renderFileName('{timestamp}.csv', { pipeline: 'p', table: 't', timestamp: '../x' })).toThrow(/timestamp "\.\.\/x" cannot be used/);
+    expect(() => renderFileName('{timestamp}.csv', { pipeline: 'p', table: 't', timestamp: '../x' })).toThrow(
+      /timestamp "\.\.\/x" cannot be used/,
+    );
   });
 });

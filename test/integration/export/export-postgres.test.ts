@@ -26,7 +26,12 @@ describe('CSV export from Postgres', () => {
     await checkIncrementalExports(db, join(dir, 'inc'));
 
     // Default options: formulas neutralised in text columns only.
-    const [c] = await exportTables(db, { pipeline: 'p1', tables: ['scrapers'], outDir: join(dir, 'inc'), fileName: 'defaults.csv' });
+    const [c] = await exportTables(db, {
+      pipeline: 'p1',
+      tables: ['scrapers'],
+      outDir: join(dir, 'inc'),
+      fileName: 'defaults.csv',
+    });
     const csv = await readCsv(c!.file);
     const names = csv.rows.map((r) => r[csv.header.indexOf('name')]);
     expect(names).toContain("'=1+2");
@@ -42,9 +47,15 @@ describe('CSV export from Postgres', () => {
     // fire after the whole table was already exported.
     let killing: Promise<unknown> | undefined;
     const running = exportTables(db, {
-      pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv',
+      pipeline: 'bulk',
+      tables: ['scrapers'],
+      outDir: out,
+      mode: 'incremental',
+      fileName: 'big.csv',
       onProgress: () => {
-        killing ??= db.pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where query like 'select "id"%' and pid <> pg_backend_pid()`);
+        killing ??= db.pool.query(
+          `select pg_terminate_backend(pid) from pg_stat_activity where query like 'select "id"%' and pid <> pg_backend_pid()`,
+        );
       },
     });
     await expect(running).rejects.toThrow();
@@ -53,7 +64,13 @@ describe('CSV export from Postgres', () => {
     const wm = await db.pool.query(`select 1 from export_watermarks where pipeline = 'bulk'`);
     expect(wm.rowCount).toBe(0);
 
-    const [f] = await exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: out, mode: 'incremental', fileName: 'big.csv' });
+    const [f] = await exportTables(db, {
+      pipeline: 'bulk',
+      tables: ['scrapers'],
+      outDir: out,
+      mode: 'incremental',
+      fileName: 'big.csv',
+    });
     expect(f!.rows).toBe(300000);
     const csv = await readCsv(f!.file);
     expect(csv.rows).toHaveLength(300000);
@@ -62,10 +79,19 @@ describe('CSV export from Postgres', () => {
     // Aborting (a cancelled activity) closes the cursor and returns a healthy connection to the pool.
     const abortedOut = join(dir, 'aborted');
     const ac = new AbortController();
-    const aborted = exportTables(db, { pipeline: 'bulk', tables: ['scrapers'], outDir: abortedOut, fileName: 'big.csv', signal: ac.signal, onProgress: () => ac.abort() });
+    const aborted = exportTables(db, {
+      pipeline: 'bulk',
+      tables: ['scrapers'],
+      outDir: abortedOut,
+      fileName: 'big.csv',
+      signal: ac.signal,
+      onProgress: () => ac.abort(),
+    });
     await expect(aborted).rejects.toThrow(/abort/i);
     expect(await readdir(abortedOut)).toEqual([]);
-    const idle = await db.pool.query(`select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`);
+    const idle = await db.pool.query(
+      `select count(*)::int as n from pg_stat_activity where state = 'idle in transaction'`,
+    );
     expect(idle.rows[0]).toEqual({ n: 0 });
   });
 });

@@ -38,9 +38,27 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
 
   it('a body stored once for two landings is exported whole in both rows', async () => {
     const data = marketplaceResponseSchema.parse(parseJson(RAW));
-    const first = await loadBatch(db, { pipeline: 'raw', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: 'u', raw: RAW, data });
-    const second = await loadBatch(db, { pipeline: 'raw', kind: 'marketplace', endpoint: 'POST /api/marketplace/sync', requestKey: 'u', raw: RAW, data });
-    const [file] = await exportTables(db, { tables: ['raw_responses'], outDir: path.join(dir, dialect), neutralizeFormulas: false });
+    const first = await loadBatch(db, {
+      pipeline: 'raw',
+      kind: 'marketplace',
+      endpoint: 'POST /api/marketplace/sync',
+      requestKey: 'u',
+      raw: RAW,
+      data,
+    });
+    const second = await loadBatch(db, {
+      pipeline: 'raw',
+      kind: 'marketplace',
+      endpoint: 'POST /api/marketplace/sync',
+      requestKey: 'u',
+      raw: RAW,
+      data,
+    });
+    const [file] = await exportTables(db, {
+      tables: ['raw_responses'],
+      outDir: path.join(dir, dialect),
+      neutralizeFormulas: false,
+    });
     const [header, ...rows] = readCsvWithPython(file!.file);
     const id = header!.indexOf('id');
     const body = header!.indexOf('body');
@@ -51,7 +69,11 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
     expect(byId.get(String(first.loadId))![body]).toBe(RAW);
     expect(byId.get(String(second.loadId))![body]).toBe(RAW);
 
-    const [parquet] = await exportAnyFormat(db, { tables: ['raw_responses'], outDir: path.join(dir, `${dialect}-parquet`), format: 'parquet' });
+    const [parquet] = await exportAnyFormat(db, {
+      tables: ['raw_responses'],
+      outDir: path.join(dir, `${dialect}-parquet`),
+      format: 'parquet',
+    });
     const read = readParquetWithPyarrow(parquet!.file).rows;
     const parquetById = new Map(read.map((r) => [(r['id'] as { int: string }).int, r]));
     expect(parquetById.get(String(first.loadId))!['body']).toBe(RAW);

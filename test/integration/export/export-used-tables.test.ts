@@ -15,7 +15,15 @@ let dbUrl: string;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'export-used-'));
   dbUrl = `sqlite:${path.join(dir, 'd.sqlite')}`;
-  const r = await runCli(['load', 'marketplace', path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'), '--db', dbUrl, '--pipeline', 'shop']);
+  const r = await runCli([
+    'load',
+    'marketplace',
+    path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'),
+    '--db',
+    dbUrl,
+    '--pipeline',
+    'shop',
+  ]);
   expect(r.code, r.stderr).toBe(0);
 }, 60_000);
 
@@ -51,13 +59,23 @@ describe('export without --pipeline', () => {
   it('a database whose data tables are all empty: nothing written, said in one line', async () => {
     const empty = `sqlite:${path.join(dir, 'empty.sqlite')}`;
     // A load creates every table of the model; its rows are then deleted, leaving every data table empty.
-    const made = await runCli(['load', 'marketplace', path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'), '--db', empty, '--pipeline', 'gone']);
+    const made = await runCli([
+      'load',
+      'marketplace',
+      path.join(REAL_FIXTURES, 'shopee-sync-response-1.json'),
+      '--db',
+      empty,
+      '--pipeline',
+      'gone',
+    ]);
     expect(made.code, made.stderr).toBe(0);
     const { openDatabase } = await import('../../../destinations/open.js');
     const db = await openDatabase(empty);
     try {
       if (db.dialect !== 'sqlite') throw new Error('sqlite expected');
-      const tables = db.sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'marketplace_%'`).all() as Array<{ name: string }>;
+      const tables = db.sqlite
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'marketplace_%'`)
+        .all() as Array<{ name: string }>;
       db.sqlite.pragma('foreign_keys = OFF');
       for (const t of tables) db.sqlite.prepare(`DELETE FROM "${t.name}"`).run();
     } finally {

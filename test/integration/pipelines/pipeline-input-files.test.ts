@@ -36,7 +36,15 @@ function mkfifo(file: string): string {
 /** A pipeline file whose `request.urls_file` names `list`; its value (the path) is on line 6, column 14. */
 function pipelineNaming(name: string, list: string): string {
   const file = path.join(dir, `${name}.yaml`);
-  const text = ['name: listed', 'kind: marketplace', 'destination:', `  database: sqlite:${path.join(dir, 'listed.sqlite')}`, 'request:', `  urls_file: ${list}`, ''];
+  const text = [
+    'name: listed',
+    'kind: marketplace',
+    'destination:',
+    `  database: sqlite:${path.join(dir, 'listed.sqlite')}`,
+    'request:',
+    `  urls_file: ${list}`,
+    '',
+  ];
   fs.writeFileSync(file, text.join('\n'));
   return file;
 }
@@ -53,10 +61,22 @@ function expectRefused(r: CliResult, where: string, what: RegExp): void {
 
 describe('request.urls_file that is not a regular file of bounded size', () => {
   const cases: Array<{ label: string; list: () => string; what: RegExp; env?: NodeJS.ProcessEnv }> = [
-    { label: 'a FIFO', list: () => mkfifo(path.join(dir, `fifo-${Math.random().toString(36).slice(2)}`)), what: /is a FIFO \(named pipe\), not a regular file; .*regular file/ },
+    {
+      label: 'a FIFO',
+      list: () => mkfifo(path.join(dir, `fifo-${Math.random().toString(36).slice(2)}`)),
+      what: /is a FIFO \(named pipe\), not a regular file; .*regular file/,
+    },
     { label: '/dev/zero', list: () => '/dev/zero', what: /\/dev\/zero is a character device, not a regular file/ },
-    { label: '/dev/urandom', list: () => '/dev/urandom', what: /\/dev\/urandom is a character device, not a regular file/ },
-    { label: 'a directory', list: () => fs.mkdtempSync(path.join(dir, 'folder-')), what: /is a directory, not a regular file/ },
+    {
+      label: '/dev/urandom',
+      list: () => '/dev/urandom',
+      what: /\/dev\/urandom is a character device, not a regular file/,
+    },
+    {
+      label: 'a directory',
+      list: () => fs.mkdtempSync(path.join(dir, 'folder-')),
+      what: /is a directory, not a regular file/,
+    },
     {
       label: 'a file over the limit',
       list: () => {
@@ -85,7 +105,10 @@ describe('request.urls_file that is not a regular file of bounded size', () => {
   it('a regular list under the limit still loads (the bound is not a ban)', async () => {
     const list = path.join(dir, 'ok.txt');
     fs.writeFileSync(list, `${URL_OK(1)}\n${URL_OK(2)}\n`);
-    const r = await runCli(['validate', '--offline', pipelineNaming('ok', list)], { ...QUICK, env: { ...env, SCRAPE_ETL_MAX_URLS_FILE_BYTES: '4096' } });
+    const r = await runCli(['validate', '--offline', pipelineNaming('ok', list)], {
+      ...QUICK,
+      env: { ...env, SCRAPE_ETL_MAX_URLS_FILE_BYTES: '4096' },
+    });
     expect(r.code, r.stderr).toBe(0);
   }, 30_000);
 });
@@ -97,7 +120,11 @@ describe('the project file and pipeline files', () => {
     mkfifo(path.join(project, 'scrape-etl.yaml'));
     for (const args of [['validate'], ['run', 'shop']]) {
       const r = await runCli(args, { ...QUICK, cwd: project, env: { ...env, SCRAPE_ETL_PROJECT: undefined } });
-      expectRefused(r, `${path.join(project, 'scrape-etl.yaml')}:1:1: <file>: `, /is a FIFO \(named pipe\), not a regular file/);
+      expectRefused(
+        r,
+        `${path.join(project, 'scrape-etl.yaml')}:1:1: <file>: `,
+        /is a FIFO \(named pipe\), not a regular file/,
+      );
     }
   }, 60_000);
 
@@ -106,12 +133,19 @@ describe('the project file and pipeline files', () => {
     fs.mkdirSync(path.join(project, 'pipelines'), { recursive: true });
     fs.writeFileSync(path.join(project, 'scrape-etl.yaml'), 'pipelines: [pipelines/*.yaml]\n');
     const fifo = mkfifo(path.join(project, 'pipelines', 'a-fifo.yaml'));
-    fs.writeFileSync(path.join(project, 'pipelines', 'b.yaml'), ['name: shop', 'kind: marketplace', 'request:', `  urls: [${URL_OK(1)}]`, ''].join('\n'));
+    fs.writeFileSync(
+      path.join(project, 'pipelines', 'b.yaml'),
+      ['name: shop', 'kind: marketplace', 'request:', `  urls: [${URL_OK(1)}]`, ''].join('\n'),
+    );
     const projectEnv = { ...env, SCRAPE_ETL_PROJECT: undefined, SCRAPE_ETL_DATA_DIR: undefined };
 
     for (const command of ['validate', 'run']) {
       const r = await runCli([command, fifo], { ...QUICK, cwd: project, env: projectEnv });
-      expectRefused(r, `${fifo}:1:1: <file>: `, /the file is a FIFO \(named pipe\), not a regular file; name a regular file/);
+      expectRefused(
+        r,
+        `${fifo}:1:1: <file>: `,
+        /the file is a FIFO \(named pipe\), not a regular file; name a regular file/,
+      );
     }
     // The project's globs match files only: every pipeline, and one by name, validate as before.
     const all = await runCli(['validate', '--offline'], { ...QUICK, cwd: project, env: projectEnv });

@@ -15,7 +15,13 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const head = ['name: listed', 'kind: marketplace', 'destination:', `  database: sqlite:${path.join('/tmp', 'listed.sqlite')}`, 'request:'];
+const head = [
+  'name: listed',
+  'kind: marketplace',
+  'destination:',
+  `  database: sqlite:${path.join('/tmp', 'listed.sqlite')}`,
+  'request:',
+];
 
 describe('pipeline file size', () => {
   it('a 50 MB file is refused at once by validate (exit 2) with the urls_file hint', async () => {
@@ -56,7 +62,9 @@ describe('request.urls_file', () => {
 
     const missing = path.join(dir, 'missing.yaml');
     fs.writeFileSync(missing, `${head.join('\n')}\n  urls_file: nowhere.txt\n`);
-    await expect(loadPipelineFile(missing)).rejects.toThrow(`request.urls_file: cannot read ${path.join(dir, 'nowhere.txt')}: file not found`);
+    await expect(loadPipelineFile(missing)).rejects.toThrow(
+      `request.urls_file: cannot read ${path.join(dir, 'nowhere.txt')}: file not found`,
+    );
 
     fs.writeFileSync(path.join(dir, 'empty.txt'), '# nothing\n\n');
     const empty = path.join(dir, 'empty.yaml');

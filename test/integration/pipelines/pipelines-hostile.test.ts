@@ -25,7 +25,12 @@ const deepBlock = `${HEAD}request:\n${Array.from({ length: 1000 }, (_, i) => `${
 const laughs =
   `${HEAD}request:\n  a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n` +
   ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']
-    .map((k, i) => `  ${k}: &${k} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]\n`)
+    .map(
+      (k, i) =>
+        `  ${k}: &${k} [${Array(9)
+          .fill(`*${String.fromCharCode(97 + i)}`)
+          .join(',')}]\n`,
+    )
     .join('');
 
 function issuesOf(text: string): string[] {
@@ -42,7 +47,10 @@ describe('hostile pipeline files', () => {
   it('deep flow nesting: one issue at the bracket that goes too deep', () => {
     const issues = issuesOf(deepFlow);
     expect(issues).toHaveLength(1);
-    const m = /^f\.yaml:4:(\d+): <yaml>: nested deeper than (\d+) levels here; a pipeline file needs a few levels, not thousands$/.exec(issues[0]!);
+    const m =
+      /^f\.yaml:4:(\d+): <yaml>: nested deeper than (\d+) levels here; a pipeline file needs a few levels, not thousands$/.exec(
+        issues[0]!,
+      );
     expect(m, issues[0]).not.toBeNull();
     expect(Number(m![2])).toBe(MAX_NESTING);
     // The place is the bracket that crossed the limit, not wherever a stack happened to run out.

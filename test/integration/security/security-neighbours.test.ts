@@ -41,10 +41,14 @@ function asNeighbour(args: string[]): { code: number | null; out: string } {
 
 beforeAll(async () => {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    throw new Error('test/integration/security/security-neighbours.test.ts must run as root: it creates a second OS user (useradd) and acts as it (runuser); CI runs as root');
+    throw new Error(
+      'test/integration/security/security-neighbours.test.ts must run as root: it creates a second OS user (useradd) and acts as it (runuser); CI runs as root',
+    );
   }
   if (spawnSync('id', ['-u', NEIGHBOUR]).status !== 0) {
-    const made = spawnSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', NEIGHBOUR], { encoding: 'utf8' });
+    const made = spawnSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', NEIGHBOUR], {
+      encoding: 'utf8',
+    });
     if (made.status !== 0) throw new Error(`useradd ${NEIGHBOUR} failed: ${made.stderr}`);
   }
   sim = await startSimulator({ token: TOKEN, seed: 30, runDurationMs: 300 });
@@ -58,7 +62,9 @@ beforeAll(async () => {
   const admin = new pg.Client({ connectionString: base.toString() });
   await admin.connect();
   try {
-    await admin.query(`CREATE ROLE owner_role LOGIN PASSWORD '${PASSWORD}'`).catch(() => admin.query(`ALTER ROLE owner_role PASSWORD '${PASSWORD}'`));
+    await admin
+      .query(`CREATE ROLE owner_role LOGIN PASSWORD '${PASSWORD}'`)
+      .catch(() => admin.query(`ALTER ROLE owner_role PASSWORD '${PASSWORD}'`));
     await admin.query(`GRANT ALL ON DATABASE ${base.pathname.slice(1)} TO owner_role`);
     await admin.query(`ALTER DATABASE ${base.pathname.slice(1)} OWNER TO owner_role`);
   } finally {
@@ -113,17 +119,26 @@ afterAll(async () => {
 
 describe('a second local user', () => {
   it("the owner's run succeeds; the neighbour can neither start a run the owner's worker executes nor read the owner's files; the password is nowhere", async () => {
-    const owned = await runCli(['run', '--json', path.join(root, 'owner.yaml')], { cwd: root, env, timeoutMs: 180_000 });
+    const owned = await runCli(['run', '--json', path.join(root, 'owner.yaml')], {
+      cwd: root,
+      env,
+      timeoutMs: 180_000,
+    });
     expect(owned.code, owned.stderr).toBe(0);
     const ownerLog = owned.stdout + owned.stderr;
 
     // The owner's worker stays up, polling the embedded server's queue.
-    worker = spawn(process.execPath, [CLI, 'worker', '--shutdown-grace', '1s'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    worker = spawn(process.execPath, [CLI, 'worker', '--shutdown-grace', '1s'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     worker.stdout!.on('data', (b: Buffer) => (workerLog += b.toString()));
     worker.stderr!.on('data', (b: Buffer) => (workerLog += b.toString()));
     const deadline = Date.now() + 90_000;
     while (!/polling|worker .*started|Worker state changed/i.test(workerLog)) {
-      if (Date.now() > deadline || worker.exitCode !== null) throw new Error(`the owner's worker did not start:\n${workerLog}`);
+      if (Date.now() > deadline || worker.exitCode !== null)
+        throw new Error(`the owner's worker did not start:\n${workerLog}`);
       await new Promise((r) => setTimeout(r, 200));
     }
 
@@ -142,18 +157,51 @@ describe('a second local user', () => {
       },
       runKey: 'k1',
     };
-    const started = asNeighbour([temporalCli, 'workflow', 'start', '--address', address, '--task-queue', 'scrape-etl', '--type', 'pipelineWorkflow', '--workflow-id', 'evil--k1', '--input', JSON.stringify(input)]);
+    const started = asNeighbour([
+      temporalCli,
+      'workflow',
+      'start',
+      '--address',
+      address,
+      '--task-queue',
+      'scrape-etl',
+      '--type',
+      'pipelineWorkflow',
+      '--workflow-id',
+      'evil--k1',
+      '--input',
+      JSON.stringify(input),
+    ]);
     expect(started.code, started.out).toBe(0);
     // ...and one whose payload pretends to be encrypted (garbage under the codec's encoding).
     const forged = asNeighbour([
-      temporalCli, 'workflow', 'start', '--address', address, '--task-queue', 'scrape-etl', '--type', 'pipelineWorkflow', '--workflow-id', 'evil--k2',
-      '--input', Buffer.from('not really encrypted').toString('base64'), '--input-meta', 'encoding=binary/encrypted', '--input-meta', `encryption-key-id=${secretKeys(path.join(dataDir, 'secret.key')).id}`, '--input-base64',
+      temporalCli,
+      'workflow',
+      'start',
+      '--address',
+      address,
+      '--task-queue',
+      'scrape-etl',
+      '--type',
+      'pipelineWorkflow',
+      '--workflow-id',
+      'evil--k2',
+      '--input',
+      Buffer.from('not really encrypted').toString('base64'),
+      '--input-meta',
+      'encoding=binary/encrypted',
+      '--input-meta',
+      `encryption-key-id=${secretKeys(path.join(dataDir, 'secret.key')).id}`,
+      '--input-base64',
     ]);
     expect(forged.code, forged.out).toBe(0);
 
     const connection = await Connection.connect({ address });
     try {
-      const client = new Client({ connection, dataConverter: pipelineDataConverter(secretKeys(path.join(dataDir, 'secret.key'))) });
+      const client = new Client({
+        connection,
+        dataConverter: pipelineDataConverter(secretKeys(path.join(dataDir, 'secret.key'))),
+      });
       for (const id of ['evil--k1', 'evil--k2']) {
         const handle = client.workflow.getHandle(id);
         const failure = await handle.result().then(
@@ -161,13 +209,23 @@ describe('a second local user', () => {
           (err: unknown) => err,
         );
         expect(failure, id).toBeInstanceOf(WorkflowFailedError);
-        const text = JSON.stringify({ m: (failure as Error).message, c: String((failure as WorkflowFailedError).cause), cc: String(((failure as WorkflowFailedError).cause as Error | undefined)?.cause) });
+        const text = JSON.stringify({
+          m: (failure as Error).message,
+          c: String((failure as WorkflowFailedError).cause),
+          cc: String(((failure as WorkflowFailedError).cause as Error | undefined)?.cause),
+        });
         expect(text, id).toMatch(/refused/);
         // Refused in its first workflow task, not retried: no activity was ever scheduled.
         const history = await handle.fetchHistory();
         const types = (history.events ?? []).map((e) => String(e.eventType));
-        expect(types.some((t) => /ACTIVITY_TASK_SCHEDULED/.test(t)), id).toBe(false);
-        expect(types.filter((t) => /WORKFLOW_TASK_FAILED/.test(t)), id).toHaveLength(0);
+        expect(
+          types.some((t) => /ACTIVITY_TASK_SCHEDULED/.test(t)),
+          id,
+        ).toBe(false);
+        expect(
+          types.filter((t) => /WORKFLOW_TASK_FAILED/.test(t)),
+          id,
+        ).toHaveLength(0);
       }
     } finally {
       await connection.close();
@@ -181,7 +239,9 @@ describe('a second local user', () => {
       state.dbFile,
       state.logFile,
       ...fs.readdirSync(path.join(root, 'exports')).map((f) => path.join(root, 'exports', f)),
-      ...(fs.existsSync(path.join(dataDir, 'runs')) ? fs.readdirSync(path.join(dataDir, 'runs')).map((f) => path.join(dataDir, 'runs', f)) : []),
+      ...(fs.existsSync(path.join(dataDir, 'runs'))
+        ? fs.readdirSync(path.join(dataDir, 'runs')).map((f) => path.join(dataDir, 'runs', f))
+        : []),
     ];
     expect(ownerFiles.length).toBeGreaterThan(3);
     for (const f of ownerFiles) {
@@ -202,8 +262,15 @@ describe('a second local user', () => {
       expect(bytes.includes(PASSWORD), `password in ${f}`).toBe(false);
       expect(bytes.includes(TOKEN), `token in ${f}`).toBe(false);
     }
-    for (const [name, text] of [['run output', ownerLog], ['worker log', workerLog]] as const) expect(text, name).not.toContain(PASSWORD);
-    const dump = spawnSync('pg_dump', ['--data-only', '--dbname', database], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    for (const [name, text] of [
+      ['run output', ownerLog],
+      ['worker log', workerLog],
+    ] as const)
+      expect(text, name).not.toContain(PASSWORD);
+    const dump = spawnSync('pg_dump', ['--data-only', '--dbname', database], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     expect(dump.status, dump.stderr).toBe(0);
     expect(dump.stdout).toContain('owner-pdf'); // the dump has the run's rows...
     expect(dump.stdout).not.toContain(PASSWORD); // ...and no password
@@ -212,13 +279,22 @@ describe('a second local user', () => {
   it("a world-writable shared data folder holding the neighbour's key file is refused by every owner's command, with one sentence and exit 2", async () => {
     // The neighbour makes the shared folder (0777) with a key of their own in it, as in issue 37.
     const shared = path.join(os.tmpdir(), `scrape-etl-shared-${process.pid}`);
-    const made = asNeighbour(['sh', '-c', `mkdir ${shared} && chmod 777 ${shared} && head -c 32 /dev/urandom | base64 > ${shared}/secret.key && chmod 600 ${shared}/secret.key`]);
+    const made = asNeighbour([
+      'sh',
+      '-c',
+      `mkdir ${shared} && chmod 777 ${shared} && head -c 32 /dev/urandom | base64 > ${shared}/secret.key && chmod 600 ${shared}/secret.key`,
+    ]);
     expect(made.code, made.out).toBe(0);
     try {
       const ownerEnv = { ...env, SCRAPE_ETL_DATA_DIR: shared };
       const uid = spawnSync('id', ['-u', NEIGHBOUR], { encoding: 'utf8' }).stdout.trim();
       const sentence = `the data folder ${shared} belongs to another user (uid ${uid}, you are 0), who could replace what scrape-etl trusts in it; use a folder you own (SCRAPE_ETL_DATA_DIR or the project file's data_dir)`;
-      for (const args of [['server', 'status'], ['up', '--detach'], ['run', path.join(root, 'owner.yaml')], ['worker']]) {
+      for (const args of [
+        ['server', 'status'],
+        ['up', '--detach'],
+        ['run', path.join(root, 'owner.yaml')],
+        ['worker'],
+      ]) {
         const r = await runCli(args, { cwd: root, env: ownerEnv, timeoutMs: 60_000 });
         expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(2);
         expect(r.stderr.trim(), args.join(' ')).toBe(`scrape-etl: ${sentence}`);
@@ -228,21 +304,37 @@ describe('a second local user', () => {
       fs.mkdirSync(project);
       fs.writeFileSync(path.join(project, 'scrape-etl.yaml'), `data_dir: ${shared}\n`);
       const { SCRAPE_ETL_DATA_DIR: _unset, ...noDataDir } = env;
-      const viaProject = await runCli(['up', '--detach'], { cwd: project, env: { ...noDataDir, SCRAPE_ETL_DATA_DIR: undefined }, timeoutMs: 60_000 });
+      const viaProject = await runCli(['up', '--detach'], {
+        cwd: project,
+        env: { ...noDataDir, SCRAPE_ETL_DATA_DIR: undefined },
+        timeoutMs: 60_000,
+      });
       expect(viaProject.code, viaProject.stdout + viaProject.stderr).toBe(2);
-      expect(viaProject.stderr).toContain(`the data folder ${shared} (data_dir in ${path.join(project, 'scrape-etl.yaml')}) belongs to another user`);
+      expect(viaProject.stderr).toContain(
+        `the data folder ${shared} (data_dir in ${path.join(project, 'scrape-etl.yaml')}) belongs to another user`,
+      );
 
       // The owner takes the folder over but leaves it open to all (0777): refused, naming the chmod.
       fs.chownSync(shared, 0, 0);
-      const open = await runCli(['run', path.join(root, 'owner.yaml')], { cwd: root, env: ownerEnv, timeoutMs: 60_000 });
+      const open = await runCli(['run', path.join(root, 'owner.yaml')], {
+        cwd: root,
+        env: ownerEnv,
+        timeoutMs: 60_000,
+      });
       expect(open.code, open.stdout + open.stderr).toBe(2);
-      expect(open.stderr.trim()).toBe(`scrape-etl: the data folder ${shared} can be written by every user (mode 777), who could replace what scrape-etl trusts in it; make it yours alone: chmod go-w ${shared}`);
+      expect(open.stderr.trim()).toBe(
+        `scrape-etl: the data folder ${shared} can be written by every user (mode 777), who could replace what scrape-etl trusts in it; make it yours alone: chmod go-w ${shared}`,
+      );
 
       // The folder made the owner's own and private, the key file still the neighbour's: refused by name.
       fs.chmodSync(shared, 0o700);
       const key = await runCli(['run', path.join(root, 'owner.yaml')], { cwd: root, env: ownerEnv, timeoutMs: 60_000 });
       expect(key.code, key.stdout + key.stderr).toBe(2);
-      expect(key.stderr).toMatch(new RegExp(`^scrape-etl: the secret key file ${shared}/secret.key belongs to another user \\(uid \\d+, you are 0\\)`));
+      expect(key.stderr).toMatch(
+        new RegExp(
+          `^scrape-etl: the secret key file ${shared}/secret.key belongs to another user \\(uid \\d+, you are 0\\)`,
+        ),
+      );
       // Nothing was started or written there: no server, no up, no remembered run.
       expect(fs.readdirSync(shared).sort()).toEqual(['secret.key']);
 
@@ -250,11 +342,20 @@ describe('a second local user', () => {
       const own = path.join(root, 'own-data');
       fs.mkdirSync(path.join(own, 'temporal'), { recursive: true, mode: 0o700 });
       const stateFile = path.join(own, 'temporal', 'dev-server.json');
-      fs.writeFileSync(stateFile, JSON.stringify({ pid: null, port: 1, uiPort: 2, dbFile: 'x', logFile: 'y', startedAt: 'z' }));
+      fs.writeFileSync(
+        stateFile,
+        JSON.stringify({ pid: null, port: 1, uiPort: 2, dbFile: 'x', logFile: 'y', startedAt: 'z' }),
+      );
       fs.chmodSync(stateFile, 0o666);
-      const server = await runCli(['server', 'status'], { cwd: root, env: { ...env, SCRAPE_ETL_DATA_DIR: own }, timeoutMs: 60_000 });
+      const server = await runCli(['server', 'status'], {
+        cwd: root,
+        env: { ...env, SCRAPE_ETL_DATA_DIR: own },
+        timeoutMs: 60_000,
+      });
       expect(server.code, server.stdout + server.stderr).toBe(2);
-      expect(server.stderr.trim()).toBe(`scrape-etl: the embedded Temporal server's file ${stateFile} can be written by every user (mode 666), who could replace what scrape-etl trusts in it; make it yours alone: chmod go-w ${stateFile}`);
+      expect(server.stderr.trim()).toBe(
+        `scrape-etl: the embedded Temporal server's file ${stateFile} can be written by every user (mode 666), who could replace what scrape-etl trusts in it; make it yours alone: chmod go-w ${stateFile}`,
+      );
     } finally {
       fs.rmSync(shared, { recursive: true, force: true });
     }

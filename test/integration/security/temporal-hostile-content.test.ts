@@ -25,7 +25,15 @@ const taskQueue = `hostile-${crypto.randomBytes(4).toString('hex')}`;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-hostile-'));
   temporal = await startTestTemporal();
-  bed = await startDestinationBed({ destination: 'sqlite', dir, temporal, taskQueue, token: TOKEN, seed: 31, runDurationMs: 300 });
+  bed = await startDestinationBed({
+    destination: 'sqlite',
+    dir,
+    temporal,
+    taskQueue,
+    token: TOKEN,
+    seed: 31,
+    runDurationMs: 300,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -57,21 +65,34 @@ describe('hostile content through Temporal', () => {
       bed.sim.setContentDrift(null);
     }
     expect(outcome.status).toBe('partial');
-    const results = outcome.scrapingRunIds.flatMap((id) => bed.sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
+    const results = outcome.scrapingRunIds.flatMap(
+      (id) => bed.sim.truth.runResults(Number(id)) as unknown as ResultRecord[],
+    );
     expect(results.length).toBeGreaterThan(0);
     expect(outcome.rejectedResults).toBe(results.length);
     expect(outcome.error).toMatch(/quarantined in rejected_results/);
-    const rejected = sqlite(`SELECT result_id, reason, table_name FROM rejected_results WHERE workflow_id = ? ORDER BY CAST(result_id AS INTEGER)`, workflowId);
-    expect(rejected.map((r) => String(r['result_id']))).toEqual(results.map((r) => String(r.id)).sort((a, b) => Number(a) - Number(b)));
+    const rejected = sqlite(
+      `SELECT result_id, reason, table_name FROM rejected_results WHERE workflow_id = ? ORDER BY CAST(result_id AS INTEGER)`,
+      workflowId,
+    );
+    expect(rejected.map((r) => String(r['result_id']))).toEqual(
+      results.map((r) => String(r.id)).sort((a, b) => Number(a) - Number(b)),
+    );
     for (const r of rejected) {
       expect(r['reason']).toBe('content nested deeper than 100 levels');
       expect(r['table_name']).toBe('deep_leads_items');
     }
     // The landing holds every result as received; the inferred table none of the quarantined ones.
-    expect(Number(sqlite(`SELECT COUNT(*) AS n FROM leads_results WHERE pipeline = 'deep-leads'`)[0]!['n'])).toBe(results.length);
+    expect(Number(sqlite(`SELECT COUNT(*) AS n FROM leads_results WHERE pipeline = 'deep-leads'`)[0]!['n'])).toBe(
+      results.length,
+    );
     const [run] = sqlite(`SELECT status, error FROM pipeline_runs WHERE workflow_id = ?`, workflowId);
     expect(run!['status']).toBe('partial');
-    expect(String(run!['error'])).toMatch(new RegExp(`^${results.length} result\\(s\\) could not be loaded and were quarantined in rejected_results \\(the others loaded\\): result \\d+: content nested deeper than 100 levels`));
+    expect(String(run!['error'])).toMatch(
+      new RegExp(
+        `^${results.length} result\\(s\\) could not be loaded and were quarantined in rejected_results \\(the others loaded\\): result \\d+: content nested deeper than 100 levels`,
+      ),
+    );
     const status = await runCli(['status', '--database', bed.dbUrl, '--json'], { cwd: dir });
     expect(status.code, status.stderr).toBe(0);
     const shown = jsonLines(status.stdout).find((r) => r['workflowId'] === workflowId);
@@ -92,12 +113,19 @@ describe('hostile content through Temporal', () => {
     expect(err).toBeInstanceOf(WorkflowFailedError);
     const chain: string[] = [];
     for (let e: unknown = err; e instanceof Error; e = (e as { cause?: unknown }).cause) chain.push(e.message);
-    expect(chain.join(' / ')).toMatch(/pipeline 'crm_leads' would write its content into table 'crm_leads_items', which pipeline 'crm-leads' created/);
+    expect(chain.join(' / ')).toMatch(
+      /pipeline 'crm_leads' would write its content into table 'crm_leads_items', which pipeline 'crm-leads' created/,
+    );
     // The failed activity ran once (its started event records the attempt that failed), not ten times.
     const events = (await handle.fetchHistory()).events ?? [];
-    const failed = events.filter((e) => e.activityTaskFailedEventAttributes).map((e) => e.activityTaskFailedEventAttributes!);
+    const failed = events
+      .filter((e) => e.activityTaskFailedEventAttributes)
+      .map((e) => e.activityTaskFailedEventAttributes!);
     expect(failed).toHaveLength(1);
-    expect(failed[0]!.failure?.cause?.applicationFailureInfo?.nonRetryable ?? failed[0]!.failure?.applicationFailureInfo?.nonRetryable).toBe(true);
+    expect(
+      failed[0]!.failure?.cause?.applicationFailureInfo?.nonRetryable ??
+        failed[0]!.failure?.applicationFailureInfo?.nonRetryable,
+    ).toBe(true);
     const started = events.find((e) => e.eventId?.toString() === failed[0]!.startedEventId?.toString());
     expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(1);
   }, 180_000);

@@ -47,7 +47,11 @@ function client(sim: RunningSimulator, token: string | null = TOKEN) {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (token !== null) headers['Authorization'] = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(`${sim.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${sim.baseUrl}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     const text = await res.text();
     let json: unknown;
     try {
@@ -70,8 +74,18 @@ const pdfBody = {
   unique: true,
   expected_pdf: 10,
 };
-const seBody = { name: 'Google Leads Generator Example', search_type: 'url', url: 'https://www.apple.com/', limit_pages: 2 };
-const socialBody = { name: 'Twitter Sentiment Scraper Example', keywords: 'AI, Machine Learning', sentiment_type: 'positive', expected_data: 7 };
+const seBody = {
+  name: 'Google Leads Generator Example',
+  search_type: 'url',
+  url: 'https://www.apple.com/',
+  limit_pages: 2,
+};
+const socialBody = {
+  name: 'Twitter Sentiment Scraper Example',
+  keywords: 'AI, Machine Learning',
+  sentiment_type: 'positive',
+  expected_data: 7,
+};
 
 const sims: RunningSimulator[] = [];
 async function sim(opts: Partial<SimulatorOptions> = {}): Promise<RunningSimulator> {
@@ -116,7 +130,10 @@ describe('endpoints', () => {
   });
 
   it('job-board: records typed by the request schema, count between min and max, as the truth says', async () => {
-    const urls = ['https://www.indeed.com/jobs?q=data+engineer', 'https://weworkremotely.com/categories/remote-programming-jobs'];
+    const urls = [
+      'https://www.indeed.com/jobs?q=data+engineer',
+      'https://weworkremotely.com/categories/remote-programming-jobs',
+    ];
     const r = await api.post('/api/job-board-scrape', { urls, min: 3, max: 9, timeout: 30, schema: JOB_SCHEMA });
     expect(r.status).toBe(200);
     expect(r.type).toBe('application/json');
@@ -140,11 +157,22 @@ describe('endpoints', () => {
     }
     // A string-typed salary comes back as a string.
     const stringSchema = jobSchemaWith({ job_salary: { type: 'string', description: 'salary as written' } });
-    const r2 = await api.post('/api/job-board-scrape', { urls: [urls[0]], min: 5, max: 5, timeout: 30, schema: stringSchema });
+    const r2 = await api.post('/api/job-board-scrape', {
+      urls: [urls[0]],
+      min: 5,
+      max: 5,
+      timeout: 30,
+      schema: stringSchema,
+    });
     expect(r2.json.result).toHaveLength(5);
     for (const rec of r2.json.result) expect(typeof rec.job_salary).toBe('string');
     // Counts spread over the range across URLs rather than sticking to one value.
-    const counts = new Set(Array.from({ length: 40 }, (_, i) => s.truth.jobs(`https://www.indeed.com/jobs?start=${i}`, JOB_SCHEMA, 0, 20).length));
+    const counts = new Set(
+      Array.from(
+        { length: 40 },
+        (_, i) => s.truth.jobs(`https://www.indeed.com/jobs?start=${i}`, JOB_SCHEMA, 0, 20).length,
+      ),
+    );
     expect(counts.size).toBeGreaterThan(5);
   });
 
@@ -155,17 +183,46 @@ describe('endpoints', () => {
     expect(createAndRunResponseSchema.safeParse(r.json).success).toBe(true);
     expect(r.json.message).toBe('Scraper created and queued successfully.');
     const scraper = r.json.scraper;
-    expect(scraper).toMatchObject({ name: pdfBody.name, url: ['Default'], urls: ['Default'], scheduled: false, schedule: null });
+    expect(scraper).toMatchObject({
+      name: pdfBody.name,
+      url: ['Default'],
+      urls: ['Default'],
+      scheduled: false,
+      schedule: null,
+    });
     expect(scraper.created_at).toMatch(TS);
     expect(r.json.results).toHaveLength(3);
     r.json.results.forEach((rec: any, i: number) => {
       const kw = pdfBody.keywords[i]!;
-      expect(rec).toMatchObject({ scraper_id: scraper.id, scraper_name: pdfBody.name, scrapped_url: kw.keyword, scraped_url: kw.keyword, status: 'running' });
+      expect(rec).toMatchObject({
+        scraper_id: scraper.id,
+        scraper_name: pdfBody.name,
+        scrapped_url: kw.keyword,
+        scraped_url: kw.keyword,
+        status: 'running',
+      });
       expect(rec.created_at).toMatch(TS);
       expect(fullScraperSchema.strict().safeParse(rec.scraper).success).toBe(true);
-      expect(rec.scraper).toMatchObject({ id: scraper.id, type: 'pdf', urls: 'Default', pdf_urls: 'Default', version: 2, proxy_type: 'rotation', cron_timezone: 'UTC', click_action_wait: 'no' });
+      expect(rec.scraper).toMatchObject({
+        id: scraper.id,
+        type: 'pdf',
+        urls: 'Default',
+        pdf_urls: 'Default',
+        version: 2,
+        proxy_type: 'rotation',
+        cron_timezone: 'UTC',
+        click_action_wait: 'no',
+      });
       expect(rec.scraper.workflow).toEqual([
-        { type: 'options', data: { keywords: pdfBody.keywords.map((k) => ({ type: 'keyword', data: { keyword: k.keyword, prompt: k.prompt } })) } },
+        {
+          type: 'options',
+          data: {
+            keywords: pdfBody.keywords.map((k) => ({
+              type: 'keyword',
+              data: { keyword: k.keyword, prompt: k.prompt },
+            })),
+          },
+        },
       ]);
     });
     const runIds = r.json.results.map((x: any) => x.scraping_run_id);
@@ -177,7 +234,10 @@ describe('endpoints', () => {
     expect(first.scraped_url).toBe(first.content['pdf_url']);
     expect(Array.isArray(first.content['authors']) && typeof (first.content['authors'] as unknown[])[0]).toBe('object');
     // Without expected_pdf: 3 per keyword.
-    const r2 = await api.post('/api/scrapers/pdf/create-and-run', { name: 'two', keywords: pdfBody.keywords.slice(0, 2) });
+    const r2 = await api.post('/api/scrapers/pdf/create-and-run', {
+      name: 'two',
+      keywords: pdfBody.keywords.slice(0, 2),
+    });
     expect(r2.json.results.map((x: any) => s.truth.runResults(x.scraping_run_id).length)).toEqual([3, 3]);
   });
 
@@ -188,14 +248,24 @@ describe('endpoints', () => {
     expect(r.json.scraper.url).toEqual([seBody.url]);
     expect(r.json.results).toHaveLength(1);
     const rec = r.json.results[0];
-    expect(rec).toMatchObject({ scrapped_url: 'Default', scraped_url: 'Default', status: 'running', scraper_name: seBody.name });
+    expect(rec).toMatchObject({
+      scrapped_url: 'Default',
+      scraped_url: 'Default',
+      status: 'running',
+      scraper_name: seBody.name,
+    });
     expect('scraper' in rec).toBe(false);
     expect(s.truth.runResults(rec.scraping_run_id)).toHaveLength(20);
     const lead = s.truth.runResults(rec.scraping_run_id)[0]!.content;
     expect(Array.isArray(lead['social_profiles'])).toBe(true);
     expect(typeof lead['name']).toBe('string');
 
-    const kw = await api.post('/api/scrapers/leads-generator/search-engine/create-and-run', { name: 'kw', search_type: 'keywords', keywords: 'coffee roasters berlin', limit_pages: 1 });
+    const kw = await api.post('/api/scrapers/leads-generator/search-engine/create-and-run', {
+      name: 'kw',
+      search_type: 'keywords',
+      keywords: 'coffee roasters berlin',
+      limit_pages: 1,
+    });
     expect(kw.status).toBe(200);
     expect(kw.json.scraper.url).toEqual(['Default']);
     expect(s.truth.runResults(kw.json.results[0].scraping_run_id)).toHaveLength(10);
@@ -207,25 +277,74 @@ describe('endpoints', () => {
     expect('scraper' in so.json.results[0]).toBe(false);
     const posts = s.truth.runResults(so.json.results[0].scraping_run_id);
     expect(posts).toHaveLength(7);
-    for (const p of posts) expect(p.content).toMatchObject({ sentiment: 'positive', metrics: { likes: expect.any(Number) }, author: { handle: expect.any(String) } });
+    for (const p of posts)
+      expect(p.content).toMatchObject({
+        sentiment: 'positive',
+        metrics: { likes: expect.any(Number) },
+        author: { handle: expect.any(String) },
+      });
   });
 
   it('422 with {message, errors} for every invalid body, per conditional rule', async () => {
     const cases: Array<[string, unknown, string]> = [
-      ['/api/scrapers/leads-generator/search-engine/create-and-run', { name: 'a', search_type: 'url', limit_pages: 1 }, 'url'],
-      ['/api/scrapers/leads-generator/search-engine/create-and-run', { name: 'a', search_type: 'url', url: 'not a url', limit_pages: 1 }, 'url'],
-      ['/api/scrapers/leads-generator/search-engine/create-and-run', { name: 'a', search_type: 'keywords', limit_pages: 1 }, 'keywords'],
-      ['/api/scrapers/leads-generator/search-engine/create-and-run', { name: 'a', search_type: 'keywords', keywords: '  ', limit_pages: 1 }, 'keywords'],
-      ['/api/scrapers/leads-generator/search-engine/create-and-run', { name: 'a', search_type: 'maps', url: 'https://a.example', limit_pages: 1 }, 'search_type'],
-      ['/api/scrapers/leads-generator/search-engine/create-and-run', { name: 'a', search_type: 'url', url: 'https://a.example' }, 'limit_pages'],
-      ['/api/scrapers/leads-generator/search-engine/create-and-run', { name: 'a', search_type: 'url', url: 'https://a.example', limit_pages: 1.5 }, 'limit_pages'],
-      ['/api/scrapers/leads-generator/search-engine/create-and-run', { search_type: 'url', url: 'https://a.example', limit_pages: 1 }, 'name'],
-      ['/api/scrapers/leads-generator/social/create-and-run', { ...socialBody, sentiment_type: 'angry' }, 'sentiment_type'],
-      ['/api/scrapers/leads-generator/social/create-and-run', { ...socialBody, expected_data: undefined }, 'expected_data'],
+      [
+        '/api/scrapers/leads-generator/search-engine/create-and-run',
+        { name: 'a', search_type: 'url', limit_pages: 1 },
+        'url',
+      ],
+      [
+        '/api/scrapers/leads-generator/search-engine/create-and-run',
+        { name: 'a', search_type: 'url', url: 'not a url', limit_pages: 1 },
+        'url',
+      ],
+      [
+        '/api/scrapers/leads-generator/search-engine/create-and-run',
+        { name: 'a', search_type: 'keywords', limit_pages: 1 },
+        'keywords',
+      ],
+      [
+        '/api/scrapers/leads-generator/search-engine/create-and-run',
+        { name: 'a', search_type: 'keywords', keywords: '  ', limit_pages: 1 },
+        'keywords',
+      ],
+      [
+        '/api/scrapers/leads-generator/search-engine/create-and-run',
+        { name: 'a', search_type: 'maps', url: 'https://a.example', limit_pages: 1 },
+        'search_type',
+      ],
+      [
+        '/api/scrapers/leads-generator/search-engine/create-and-run',
+        { name: 'a', search_type: 'url', url: 'https://a.example' },
+        'limit_pages',
+      ],
+      [
+        '/api/scrapers/leads-generator/search-engine/create-and-run',
+        { name: 'a', search_type: 'url', url: 'https://a.example', limit_pages: 1.5 },
+        'limit_pages',
+      ],
+      [
+        '/api/scrapers/leads-generator/search-engine/create-and-run',
+        { search_type: 'url', url: 'https://a.example', limit_pages: 1 },
+        'name',
+      ],
+      [
+        '/api/scrapers/leads-generator/social/create-and-run',
+        { ...socialBody, sentiment_type: 'angry' },
+        'sentiment_type',
+      ],
+      [
+        '/api/scrapers/leads-generator/social/create-and-run',
+        { ...socialBody, expected_data: undefined },
+        'expected_data',
+      ],
       ['/api/scrapers/leads-generator/social/create-and-run', { ...socialBody, keywords: undefined }, 'keywords'],
       ['/api/scrapers/pdf/create-and-run', { name: 'p', keywords: [] }, 'keywords'],
       ['/api/scrapers/pdf/create-and-run', { name: 'p', keywords: [{ keyword: 'x' }] }, 'keywords.0.prompt'],
-      ['/api/scrapers/pdf/create-and-run', { name: 'p', keywords: [{ keyword: 'x', prompt: 'y' }], expected_pdf: 'ten' }, 'expected_pdf'],
+      [
+        '/api/scrapers/pdf/create-and-run',
+        { name: 'p', keywords: [{ keyword: 'x', prompt: 'y' }], expected_pdf: 'ten' },
+        'expected_pdf',
+      ],
       ['/api/job-board-scrape', { urls: ['https://x.example'], min: 1, max: 2, timeout: 1 }, 'schema'],
       ['/api/job-board-scrape', { urls: [], schema: JOB_SCHEMA }, 'urls'],
       ['/api/job-board-scrape', { urls: ['https://x.example'], min: 5, max: 2, schema: JOB_SCHEMA }, 'max'],
@@ -245,7 +364,11 @@ describe('endpoints', () => {
     const bad = await api.get('/api/results?per_page=0');
     expect(bad.status).toBe(422);
     expect(bad.json.errors.per_page).toBeDefined();
-    const badJson = await fetch(`${s.baseUrl}/api/marketplace/sync`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` }, body: '{"url":' });
+    const badJson = await fetch(`${s.baseUrl}/api/marketplace/sync`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}` },
+      body: '{"url":',
+    });
     expect(badJson.status).toBe(400);
   });
 
@@ -255,10 +378,14 @@ describe('endpoints', () => {
     expect(r.type).toBe('application/json');
     expect(marketplaceResponseSchema.safeParse(r.json).success).toBe(true);
     expect(r.json).toEqual(s.truth.product(PRODUCT_URL));
-    const fixtureKeys = (await import('../../../../shared/fixtures/real/shopee-sync-response-1.json', { with: { type: 'json' } })).default as any;
+    const fixtureKeys = (
+      await import('../../../../shared/fixtures/real/shopee-sync-response-1.json', { with: { type: 'json' } })
+    ).default as any;
     expect(Object.keys(r.json.data.data).sort()).toEqual(Object.keys(fixtureKeys.data.data).sort());
     expect(Object.keys(r.json.data.data.item).sort()).toEqual(Object.keys(fixtureKeys.data.data.item).sort());
-    expect(Object.keys(r.json.data.data.shop_detailed).sort()).toEqual(Object.keys(fixtureKeys.data.data.shop_detailed).sort());
+    expect(Object.keys(r.json.data.data.shop_detailed).sort()).toEqual(
+      Object.keys(fixtureKeys.data.data.shop_detailed).sort(),
+    );
     const item = r.json.data.data.item;
     expect(item.item_id).toBe(4420309814);
     expect(item.shop_id).toBe(10115139);
@@ -283,7 +410,11 @@ describe('endpoints', () => {
   });
 
   it('run lifecycle: running until the duration passes, then succeeded with results that join /api/results', async () => {
-    const created = await api.post('/api/scrapers/leads-generator/social/create-and-run', { ...socialBody, name: 'lifecycle', expected_data: 5 });
+    const created = await api.post('/api/scrapers/leads-generator/social/create-and-run', {
+      ...socialBody,
+      name: 'lifecycle',
+      expected_data: 5,
+    });
     const runId = created.json.results[0].scraping_run_id;
     const listedBefore = s.truth.allResults().length;
     clock.advance(2999);
@@ -303,7 +434,12 @@ describe('endpoints', () => {
       expect(rec.created_at).toMatch(TS);
     }
     const listed = await api.get('/api/results?per_page=5');
-    expect(listed.json.data.map((x: any) => x.id)).toEqual(s.truth.runResults(runId).map((x) => x.id).reverse());
+    expect(listed.json.data.map((x: any) => x.id)).toEqual(
+      s.truth
+        .runResults(runId)
+        .map((x) => x.id)
+        .reverse(),
+    );
     const missing = await api.get('/api/scraping-runs/999999');
     expect(missing.status).toBe(404);
     expect(missing.json.message).toContain('999999');
@@ -361,9 +497,11 @@ function checkProduct(body: any): void {
   expect(item.price_min).toBe(Math.min(...prices));
   expect(item.price_max).toBe(Math.max(...prices));
   const p = body.data.data.product_price.price;
-  if (item.price_min === item.price_max) expect(p).toMatchObject({ single_value: item.price_min, range_min: -1, range_max: -1 });
+  if (item.price_min === item.price_max)
+    expect(p).toMatchObject({ single_value: item.price_min, range_min: -1, range_max: -1 });
   else expect(p).toMatchObject({ single_value: -1, range_min: item.price_min, range_max: item.price_max });
-  if (item.raw_discount === 0) expect([item.price_min_before_discount, item.price_max_before_discount]).toEqual([-1, -1]);
+  if (item.raw_discount === 0)
+    expect([item.price_min_before_discount, item.price_max_before_discount]).toEqual([-1, -1]);
   else expect(item.price_min_before_discount).toBeGreaterThan(item.price_min);
 }
 
@@ -373,7 +511,17 @@ describe('determinism', () => {
     const s = await sim({ seed, clock: clock.now, runDurationMs: 1000 });
     const api = client(s);
     const bodies: string[] = [];
-    bodies.push((await api.post('/api/job-board-scrape', { urls: ['https://www.indeed.com/jobs?q=x'], min: 2, max: 6, timeout: 10, schema: JOB_SCHEMA })).text);
+    bodies.push(
+      (
+        await api.post('/api/job-board-scrape', {
+          urls: ['https://www.indeed.com/jobs?q=x'],
+          min: 2,
+          max: 6,
+          timeout: 10,
+          schema: JOB_SCHEMA,
+        })
+      ).text,
+    );
     bodies.push((await api.post('/api/marketplace/sync', { url: `${PRODUCT_URL}&sim_models=12` })).text);
     bodies.push((await api.post('/api/scrapers/pdf/create-and-run', pdfBody)).text);
     bodies.push((await api.post('/api/scrapers/leads-generator/search-engine/create-and-run', seBody)).text);
@@ -449,7 +597,17 @@ describe('faults', () => {
       [() => api.post('/api/scrapers/pdf/create-and-run', pdfBody), createAndRunResponseSchema],
       [() => api.get('/api/scrapers'), scrapersListResponseSchema],
       [() => api.get('/api/scraping-runs/5001'), scrapingRunResponseSchema],
-      [() => api.post('/api/job-board-scrape', { urls: ['https://x.example/jobs'], min: 1, max: 2, timeout: 5, schema: JOB_SCHEMA }), jobBoardResponseSchema],
+      [
+        () =>
+          api.post('/api/job-board-scrape', {
+            urls: ['https://x.example/jobs'],
+            min: 1,
+            max: 2,
+            timeout: 5,
+            schema: JOB_SCHEMA,
+          }),
+        jobBoardResponseSchema,
+      ],
     ];
     for (let round = 0; round < 4; round++) {
       for (const [call, schema] of checks) {
@@ -477,7 +635,9 @@ describe('faults', () => {
     s.setFaults({ runHangRate: 0 });
     const ok = await api.post('/api/scrapers/leads-generator/social/create-and-run', socialBody);
     clock.advance(60_000);
-    const [fd, hd, od] = await Promise.all([f, h, ok].map((x) => api.get(`/api/scraping-runs/${x.json.results[0].scraping_run_id}`)));
+    const [fd, hd, od] = await Promise.all(
+      [f, h, ok].map((x) => api.get(`/api/scraping-runs/${x.json.results[0].scraping_run_id}`)),
+    );
     expect(fd!.json.data).toMatchObject({ status: 'failed', results: [] });
     expect(hd!.json.data).toMatchObject({ status: 'running', results: [] });
     expect(od!.json.data.status).toBe('succeeded');
@@ -495,7 +655,9 @@ describe('faults', () => {
   });
 
   it('scripted faults apply in order to the next matching requests, then normal answers resume', async () => {
-    s.queueFaults([{ status: 503 }, { status: 429, retryAfterSeconds: 1 }, { kind: 'truncated' }], { path: '/api/scraping-runs' });
+    s.queueFaults([{ status: 503 }, { status: 429, retryAfterSeconds: 1 }, { kind: 'truncated' }], {
+      path: '/api/scraping-runs',
+    });
     const other = await api.get('/api/results');
     expect(other.status).toBe(200);
     const a = await api.get('/api/scraping-runs/5001');
@@ -540,7 +702,11 @@ describe('large outputs and limits', () => {
     const clock = manualClock();
     const s = await sim({ clock: clock.now, runDurationMs: 10, runDetailResultsLimit: 250 });
     const api = client(s);
-    const r = await api.post('/api/scrapers/pdf/create-and-run', { name: 'big', keywords: [{ keyword: 'annual report', prompt: 'is it one?' }], expected_pdf: 10_000 });
+    const r = await api.post('/api/scrapers/pdf/create-and-run', {
+      name: 'big',
+      keywords: [{ keyword: 'annual report', prompt: 'is it one?' }],
+      expected_pdf: 10_000,
+    });
     const runId = r.json.results[0].scraping_run_id;
     clock.advance(10);
     const detail = await api.get(`/api/scraping-runs/${runId}`);
@@ -565,10 +731,14 @@ describe('large outputs and limits', () => {
 
 describe('scrape-etl simulate', () => {
   it('prints its URL first, answers requests, and exits 0 on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['bin/scrape-etl.js', 'simulate', '--port', '0', '--token', 't', '--seed', '9'], {
-      cwd: new URL('../../..', import.meta.url).pathname,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/scrape-etl.js', 'simulate', '--port', '0', '--token', 't', '--seed', '9'],
+      {
+        cwd: new URL('../../..', import.meta.url).pathname,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
@@ -593,7 +763,7 @@ describe('scrape-etl simulate', () => {
     expect(code, stderr).toBe(143);
   });
 
-  it('answers every curl of simulator/README.md as written, with the spec\'s shapes and content types', async () => {
+  it("answers every curl of simulator/README.md as written, with the spec's shapes and content types", async () => {
     const readme = fs.readFileSync(new URL('../../../simulator/README.md', import.meta.url), 'utf8');
     const block = /## curl\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
@@ -612,12 +782,30 @@ describe('scrape-etl simulate', () => {
       const { stdout } = await promisify(execFile)('bash', ['-euc', script]);
       const answers = stdout.split(/\n@@ (\d+) ([^\n]*)\n/);
       const parsed: Array<{ body: unknown; status: string; type: string }> = [];
-      for (let i = 0; i + 2 < answers.length; i += 3) parsed.push({ body: parseJson(answers[i]!), status: answers[i + 1]!, type: answers[i + 2]! });
+      for (let i = 0; i + 2 < answers.length; i += 3)
+        parsed.push({ body: parseJson(answers[i]!), status: answers[i + 1]!, type: answers[i + 2]! });
       expect(parsed).toHaveLength(15);
       for (const a of parsed) expect(a.status).toBe('200');
-      const schemas = [jobBoardResponseSchema, createAndRunResponseSchema, createAndRunResponseSchema, createAndRunResponseSchema,
-        marketplaceResponseSchema, resultsListResponseSchema, scrapersListResponseSchema, scrapingRunResponseSchema];
-      const types = ['application/json', 'application/json', 'application/json', 'application/json', 'application/json', 'application/json', 'text/plain', 'text/plain'];
+      const schemas = [
+        jobBoardResponseSchema,
+        createAndRunResponseSchema,
+        createAndRunResponseSchema,
+        createAndRunResponseSchema,
+        marketplaceResponseSchema,
+        resultsListResponseSchema,
+        scrapersListResponseSchema,
+        scrapingRunResponseSchema,
+      ];
+      const types = [
+        'application/json',
+        'application/json',
+        'application/json',
+        'application/json',
+        'application/json',
+        'application/json',
+        'text/plain',
+        'text/plain',
+      ];
       schemas.forEach((schema, i) => {
         expect(schema.safeParse(parsed[i]!.body).success, `README curl ${i + 1}`).toBe(true);
         expect(parsed[i]!.type.split(';')[0], `README curl ${i + 1}`).toBe(types[i]);
@@ -635,18 +823,60 @@ describe('scrape-etl simulate', () => {
   });
 
   it('sets every fault knob from its flag, as /_sim/faults and /_sim/state report them', async () => {
-    const flags = ['--latency-ms', '7', '--error-rate', '0.1', '--rate-limit-rate', '0.2', '--retry-after-seconds', '3', '--malformed-rate', '0.3',
-      '--truncated-rate', '0.4', '--dropped-rate', '0.05', '--run-failure-rate', '0.5', '--run-hang-rate', '0.6', '--run-duration-ms', '1234', '--run-detail-results-limit', '5', '--seed', '42'];
+    const flags = [
+      '--latency-ms',
+      '7',
+      '--error-rate',
+      '0.1',
+      '--rate-limit-rate',
+      '0.2',
+      '--retry-after-seconds',
+      '3',
+      '--malformed-rate',
+      '0.3',
+      '--truncated-rate',
+      '0.4',
+      '--dropped-rate',
+      '0.05',
+      '--run-failure-rate',
+      '0.5',
+      '--run-hang-rate',
+      '0.6',
+      '--run-duration-ms',
+      '1234',
+      '--run-detail-results-limit',
+      '5',
+      '--seed',
+      '42',
+    ];
     const child = spawn(process.execPath, ['bin/scrape-etl.js', 'simulate', '--port', '0', '--token', 't', ...flags], {
       cwd: new URL('../../..', import.meta.url).pathname,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {
       const [base] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
-      const get = async (p: string) => (await fetch(`${base}${p}`, { headers: { Authorization: 'Bearer t' } })).json() as Promise<Record<string, unknown>>;
-      const faults = { latencyMs: 7, errorRate: 0.1, rateLimitRate: 0.2, retryAfterSeconds: 3, malformedRate: 0.3, truncatedRate: 0.4, droppedRate: 0.05, runFailureRate: 0.5, runHangRate: 0.6 };
+      const get = async (p: string) =>
+        (await fetch(`${base}${p}`, { headers: { Authorization: 'Bearer t' } })).json() as Promise<
+          Record<string, unknown>
+        >;
+      const faults = {
+        latencyMs: 7,
+        errorRate: 0.1,
+        rateLimitRate: 0.2,
+        retryAfterSeconds: 3,
+        malformedRate: 0.3,
+        truncatedRate: 0.4,
+        droppedRate: 0.05,
+        runFailureRate: 0.5,
+        runHangRate: 0.6,
+      };
       expect((await get('/_sim/faults'))['faults']).toEqual(faults);
-      expect(await get('/_sim/state')).toMatchObject({ seed: 42, run_duration_ms: 1234, run_detail_results_limit: 5, faults });
+      expect(await get('/_sim/state')).toMatchObject({
+        seed: 42,
+        run_duration_ms: 1234,
+        run_detail_results_limit: 5,
+        faults,
+      });
     } finally {
       child.kill('SIGTERM');
     }

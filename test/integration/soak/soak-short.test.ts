@@ -19,7 +19,9 @@ describe('chaos soak (short)', () => {
         log: (line) => console.log(`[soak ${destination}] ${line}`),
       });
       const c = report.chaos;
-      console.log(`soak ${destination} seed ${report.seed}: ${c.workerKills} worker kills, ${c.serverKills} server kills, ${c.faultsInjected}/${c.apiRequests} faulted requests, ${c.readerSessions} foreign read-only sessions`);
+      console.log(
+        `soak ${destination} seed ${report.seed}: ${c.workerKills} worker kills, ${c.serverKills} server kills, ${c.faultsInjected}/${c.apiRequests} faulted requests, ${c.readerSessions} foreign read-only sessions`,
+      );
       for (const inv of report.invariants) console.log(formatInvariant(inv));
       // The chaos really happened.
       expect(c.serverKills).toBe(1);

@@ -44,7 +44,8 @@ function parseExposition(text: string): { samples: Sample[]; types: Map<string, 
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: \d+)?$/.exec(line);
     if (!m) throw new Error(`not a Prometheus sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, '$1');
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, '$1');
     const value = m[3] === '+Inf' ? Infinity : Number(m[3]);
     if (Number.isNaN(value)) throw new Error(`not a number in: ${line}`);
     samples.push({ name: m[1]!, labels, value });
@@ -81,8 +82,16 @@ describe('worker metrics', () => {
     expect(worker.output()).toContain(`metrics on http://127.0.0.1:${metricsPort}/metrics`);
     bed.sim.resetStats();
     const urls = Array.from({ length: 4 }, (_, i) => `https://weworkremotely.com/remote-jobs/search?term=metrics${i}`);
-    const jobs = await (await startPipelineRun({ client: bed.temporal.client, taskQueue }, jobBoardSpec('metrics-jobs', bed.dbUrl, urls), 'r1')).result();
-    const pdf = await (await startPipelineRun({ client: bed.temporal.client, taskQueue }, pdfSpec('metrics-pdf', bed.dbUrl, 2, 6), 'r1')).result();
+    const jobs = await (
+      await startPipelineRun(
+        { client: bed.temporal.client, taskQueue },
+        jobBoardSpec('metrics-jobs', bed.dbUrl, urls),
+        'r1',
+      )
+    ).result();
+    const pdf = await (
+      await startPipelineRun({ client: bed.temporal.client, taskQueue }, pdfSpec('metrics-pdf', bed.dbUrl, 2, 6), 'r1')
+    ).result();
     expect([jobs.status, pdf.status]).toEqual(['succeeded', 'succeeded']);
 
     const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
@@ -108,16 +117,22 @@ describe('worker metrics', () => {
     }
     // The SDK runtime's own metrics came through the same endpoint.
     const sdk = [...names].filter((n) => n.startsWith('temporal_'));
-    console.log(`metrics: ${names.size} series names, ${sdk.length} from the Temporal SDK (e.g. ${sdk.slice(0, 4).join(', ')})`);
+    console.log(
+      `metrics: ${names.size} series names, ${sdk.length} from the Temporal SDK (e.g. ${sdk.slice(0, 4).join(', ')})`,
+    );
     expect(sdk.length).toBeGreaterThan(5);
     expect(names).toContain('temporal_activity_execution_latency_bucket');
     expect(names).toContain('temporal_workflow_completed');
 
     // Rows: exactly each run's pipeline_runs.rows_by_table.
-    for (const [pipeline, result] of [['metrics-jobs', jobs], ['metrics-pdf', pdf]] as const) {
+    for (const [pipeline, result] of [
+      ['metrics-jobs', jobs],
+      ['metrics-pdf', pdf],
+    ] as const) {
       const row = await getPipelineRun(bed.db, result.workflowId);
       expect(Object.keys(row!.rowsByTable!).length).toBeGreaterThan(0);
-      for (const [table, n] of Object.entries(row!.rowsByTable!)) expect(value(samples, 'scrape_etl_rows_loaded_total', { pipeline, table }), `${pipeline}.${table}`).toBe(n);
+      for (const [table, n] of Object.entries(row!.rowsByTable!))
+        expect(value(samples, 'scrape_etl_rows_loaded_total', { pipeline, table }), `${pipeline}.${table}`).toBe(n);
       // Rows seen: exactly each run's pipeline_runs.seen_by_table, never below the rows changed.
       expect(Object.keys(row!.seenByTable!).length).toBeGreaterThan(0);
       for (const [table, n] of Object.entries(row!.seenByTable!)) {
@@ -125,7 +140,9 @@ describe('worker metrics', () => {
         expect(n).toBeGreaterThanOrEqual(row!.rowsByTable![table] ?? 0);
       }
       expect(value(samples, 'scrape_etl_pipeline_runs_total', { pipeline, status: 'succeeded' })).toBe(1);
-      expect(value(samples, 'scrape_etl_pipeline_run_duration_seconds_count', { pipeline, status: 'succeeded' })).toBe(1);
+      expect(value(samples, 'scrape_etl_pipeline_run_duration_seconds_count', { pipeline, status: 'succeeded' })).toBe(
+        1,
+      );
     }
     // Cost: the job-board run's tokens, as stored; the PDF answers carry none.
     const jobsRow = await getPipelineRun(bed.db, jobs.workflowId);
@@ -134,12 +151,33 @@ describe('worker metrics', () => {
     expect(value(samples, 'scrape_etl_token_usage_total', { pipeline: 'metrics-pdf' })).toBe(0);
     // Calls: what the simulator counted, per endpoint template.
     const stats = bed.sim.stats().byEndpoint;
-    expect(value(samples, 'scrape_etl_api_calls_total', { endpoint: 'POST /api/job-board-scrape', status: '200' })).toBe(stats['POST /api/job-board-scrape']);
-    expect(value(samples, 'scrape_etl_api_calls_total', { endpoint: 'POST /api/scrapers/pdf/create-and-run', status: '200' })).toBe(1);
-    const polls = samples.filter((s) => s.name === 'scrape_etl_api_calls_total' && s.labels['endpoint'] === 'GET /api/scraping-runs/:id').reduce((a, s) => a + s.value, 0);
+    expect(
+      value(samples, 'scrape_etl_api_calls_total', { endpoint: 'POST /api/job-board-scrape', status: '200' }),
+    ).toBe(stats['POST /api/job-board-scrape']);
+    expect(
+      value(samples, 'scrape_etl_api_calls_total', {
+        endpoint: 'POST /api/scrapers/pdf/create-and-run',
+        status: '200',
+      }),
+    ).toBe(1);
+    const polls = samples
+      .filter((s) => s.name === 'scrape_etl_api_calls_total' && s.labels['endpoint'] === 'GET /api/scraping-runs/:id')
+      .reduce((a, s) => a + s.value, 0);
     expect(polls).toBe(stats['GET /api/scraping-runs/:id']);
     // Load durations were observed for the loading activities of both modes.
-    expect(value(samples, 'scrape_etl_load_duration_seconds_count', { activity: 'loadUrlChunk', pipeline: 'metrics-jobs', outcome: 'ok' })).toBe(1);
-    expect(value(samples, 'scrape_etl_load_duration_seconds_count', { activity: 'loadRunResults', pipeline: 'metrics-pdf', outcome: 'ok' })).toBe(2);
+    expect(
+      value(samples, 'scrape_etl_load_duration_seconds_count', {
+        activity: 'loadUrlChunk',
+        pipeline: 'metrics-jobs',
+        outcome: 'ok',
+      }),
+    ).toBe(1);
+    expect(
+      value(samples, 'scrape_etl_load_duration_seconds_count', {
+        activity: 'loadRunResults',
+        pipeline: 'metrics-pdf',
+        outcome: 'ok',
+      }),
+    ).toBe(2);
   });
 });

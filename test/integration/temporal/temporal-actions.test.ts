@@ -50,7 +50,11 @@ async function historyOf(spec: Parameters<typeof startPipelineRun>[1], runKey: s
   const result = await handle.result();
   const history = await handle.fetchHistory();
   const events = history.events ?? [];
-  const activities = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+  const activities = events.flatMap((e) =>
+    e.activityTaskScheduledEventAttributes?.activityType?.name
+      ? [e.activityTaskScheduledEventAttributes.activityType.name]
+      : [],
+  );
   return { result, events, activities, count: countActions(events) };
 }
 
@@ -88,7 +92,9 @@ describe('history events and billable actions of a run', () => {
     const urls = Array.from({ length: 1000 }, (_, i) => productUrl(29_100_000 + i));
     const spec = { ...marketplaceSpec('actions-thousand', bed.dbUrl, urls), concurrency: 16 };
     const { result, count } = await historyOf(spec, 'r1');
-    console.log(`1,000-URL run: ${count.events} events (${(count.events / 1000).toFixed(3)} a URL), ${formatActions(count)}`);
+    console.log(
+      `1,000-URL run: ${count.events} events (${(count.events / 1000).toFixed(3)} a URL), ${formatActions(count)}`,
+    );
     expect(result.status).toBe('succeeded');
     expect(result.rowsByTable['marketplace_products']).toBe(1000);
     expect(count.events / 1000).toBeLessThanOrEqual(1.5);

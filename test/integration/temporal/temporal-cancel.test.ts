@@ -39,8 +39,16 @@ beforeAll(async () => {
     });
   });
   [worker, downWorker] = await Promise.all([
-    startInProcessWorker({ address: bed.temporal.address, taskQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } }),
-    startInProcessWorker({ address: bed.temporal.address, taskQueue: downQueue, env: { SCRAPER_BASE_URL: `http://127.0.0.1:${closedPort}`, SCRAPER_API_TOKEN: TOKEN } }),
+    startInProcessWorker({
+      address: bed.temporal.address,
+      taskQueue,
+      env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN },
+    }),
+    startInProcessWorker({
+      address: bed.temporal.address,
+      taskQueue: downQueue,
+      env: { SCRAPER_BASE_URL: `http://127.0.0.1:${closedPort}`, SCRAPER_API_TOKEN: TOKEN },
+    }),
   ]);
 }, 180_000);
 
@@ -51,7 +59,11 @@ afterAll(async () => {
 
 type Handle = Awaited<ReturnType<typeof startPipelineRun>>;
 
-async function progressUntil(handle: Handle, ok: (p: PipelineProgress) => boolean, what: string): Promise<PipelineProgress> {
+async function progressUntil(
+  handle: Handle,
+  ok: (p: PipelineProgress) => boolean,
+  what: string,
+): Promise<PipelineProgress> {
   const by = Date.now() + 120_000;
   for (;;) {
     const p = await handle.query<PipelineProgress>('progress');
@@ -75,9 +87,15 @@ async function cancelAndCheck(handle: Handle, during: string): Promise<void> {
   expect(described.memo).toMatchObject({ status: 'cancelled' });
   expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe('cancelled');
   const row = await getPipelineRun(bed.db, handle.workflowId);
-  expect(row).toMatchObject({ status: 'cancelled', error: expect.stringContaining(`the run was cancelled while ${during}`) });
+  expect(row).toMatchObject({
+    status: 'cancelled',
+    error: expect.stringContaining(`the run was cancelled while ${during}`),
+  });
   expect(row?.finishedAt).not.toBeNull();
-  expect(await handle.query<PipelineProgress>('progress')).toMatchObject({ phase: 'cancelled', error: `cancelled while ${during}` });
+  expect(await handle.query<PipelineProgress>('progress')).toMatchObject({
+    phase: 'cancelled',
+    error: `cancelled while ${during}`,
+  });
 }
 
 describe('a cancelled run', () => {
@@ -87,7 +105,10 @@ describe('a cancelled run', () => {
     // A foreground `run` waits for it meanwhile, as cli/pipeline-runner.ts does.
     const log = createLogger({ env: {} });
     const io = { stdout: { write: () => true }, stderr: { write: () => true } } as unknown as CommandIO;
-    const waited = waitForRun({ handle, workflowId: handle.workflowId, runKey: 'r1', attached: false }, { mode: 'lines', log, io });
+    const waited = waitForRun(
+      { handle, workflowId: handle.workflowId, runKey: 'r1', attached: false },
+      { mode: 'lines', log, io },
+    );
     await progressUntil(handle, (p) => p.phase === 'waiting', "the 'waiting' phase");
     await cancelAndCheck(handle, 'waiting');
     // The waiting `run` says it was cancelled, by whom it can be and what stays, not the SDK's bare "Workflow canceled".

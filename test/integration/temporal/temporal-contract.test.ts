@@ -69,30 +69,39 @@ describe('kind registry', () => {
     }
   });
 
-  it.each(PIPELINE_KINDS)('%s: its example runs, calls only its declared endpoints and writes only its declared tables', async (kind) => {
-    const file = await loadPipelineFile(path.join(EXAMPLES, `${kind}.yaml`), { env: {} });
-    const spec = { ...file, name: `ex-${kind}`, destination: { database: bed.dbUrl }, exports: [], polling: FAST_POLLING } as PipelineSpec;
-    bed.sim.resetStats();
-    const before = await countAll();
-    const result = await (await startPipelineRun(conn(), spec, 'r1')).result();
-    expect(result.status).toBe('succeeded');
+  it.each(PIPELINE_KINDS)(
+    '%s: its example runs, calls only its declared endpoints and writes only its declared tables',
+    async (kind) => {
+      const file = await loadPipelineFile(path.join(EXAMPLES, `${kind}.yaml`), { env: {} });
+      const spec = {
+        ...file,
+        name: `ex-${kind}`,
+        destination: { database: bed.dbUrl },
+        exports: [],
+        polling: FAST_POLLING,
+      } as PipelineSpec;
+      bed.sim.resetStats();
+      const before = await countAll();
+      const result = await (await startPipelineRun(conn(), spec, 'r1')).result();
+      expect(result.status).toBe('succeeded');
 
-    const declared = new Set(KINDS[kind].endpoints.map(route));
-    const called = Object.keys(bed.sim.stats().byEndpoint);
-    expect(called.length).toBeGreaterThan(0);
-    for (const endpoint of called) expect(declared, `${kind} called ${endpoint}`).toContain(endpoint);
+      const declared = new Set(KINDS[kind].endpoints.map(route));
+      const called = Object.keys(bed.sim.stats().byEndpoint);
+      expect(called.length).toBeGreaterThan(0);
+      for (const endpoint of called) expect(declared, `${kind} called ${endpoint}`).toContain(endpoint);
 
-    const after = await countAll();
-    const grown = DATA_TABLES.filter((t) => (after[t] ?? 0) > (before[t] ?? 0));
-    expect(grown.length).toBeGreaterThan(0);
-    for (const t of grown) expect(KINDS[kind].tables, `${kind} wrote ${t}`).toContain(t);
-    // The run's counts: its model tables, and the pipeline's own inferred content tables (`<pipeline>_items` family).
-    const content = contentTableName(spec.name);
-    for (const t of Object.keys(result.rowsByTable)) {
-      if ((DATA_TABLES as readonly string[]).includes(t)) expect(KINDS[kind].tables).toContain(t);
-      else expect(t === content || t.startsWith(`${content}__`), `${kind} counted ${t}`).toBe(true);
-    }
-  });
+      const after = await countAll();
+      const grown = DATA_TABLES.filter((t) => (after[t] ?? 0) > (before[t] ?? 0));
+      expect(grown.length).toBeGreaterThan(0);
+      for (const t of grown) expect(KINDS[kind].tables, `${kind} wrote ${t}`).toContain(t);
+      // The run's counts: its model tables, and the pipeline's own inferred content tables (`<pipeline>_items` family).
+      const content = contentTableName(spec.name);
+      for (const t of Object.keys(result.rowsByTable)) {
+        if ((DATA_TABLES as readonly string[]).includes(t)) expect(KINDS[kind].tables).toContain(t);
+        else expect(t === content || t.startsWith(`${content}__`), `${kind} counted ${t}`).toBe(true);
+      }
+    },
+  );
 });
 
 describe('unknown kind', () => {
@@ -100,7 +109,12 @@ describe('unknown kind', () => {
     // A kind without a URL list: the starter itself stores nothing in the destination either.
     const base = { ...(await loadPipelineFile(path.join(EXAMPLES, 'results.yaml'), { env: {} })) };
     const dbFile = path.join(bed.dir, 'never-written.sqlite');
-    const spec = { ...base, name: 'sitemap-pipeline', kind: 'sitemap', destination: { database: `sqlite:${dbFile}` } } as unknown as PipelineSpec;
+    const spec = {
+      ...base,
+      name: 'sitemap-pipeline',
+      kind: 'sitemap',
+      destination: { database: `sqlite:${dbFile}` },
+    } as unknown as PipelineSpec;
     const started = Date.now();
     const handle = await startPipelineRun(conn(), spec, 'r1');
     const err = await handle.result().then(
@@ -112,7 +126,9 @@ describe('unknown kind', () => {
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect((cause as ApplicationFailure).type).toBe('UnknownPipelineKind');
     expect((cause as ApplicationFailure).nonRetryable).toBe(true);
-    expect((cause as ApplicationFailure).message).toMatch(/unknown pipeline kind 'sitemap': expected one of pdf, leads-search-engine/);
+    expect((cause as ApplicationFailure).message).toMatch(
+      /unknown pipeline kind 'sitemap': expected one of pdf, leads-search-engine/,
+    );
     expect(Date.now() - started).toBeLessThan(30_000);
     // No activity ran: no pipeline_runs row, no database file, one attempt of the plan and no retries.
     expect(fs.existsSync(dbFile)).toBe(false);
@@ -129,7 +145,11 @@ describe('one contract', () => {
     const action = await pipelineScheduleAction(bed.temporal.client, spec, 'q');
     expect(action.workflowType).toBe(PIPELINE_WORKFLOW_TYPE);
     expect(action.workflowId).toBe(pipelineWorkflowId(spec.name, 'scheduled'));
-    const handle = await startPipelineRun(conn(), { ...spec, name: 'contract-id', destination: { database: bed.dbUrl } }, 'k1');
+    const handle = await startPipelineRun(
+      conn(),
+      { ...spec, name: 'contract-id', destination: { database: bed.dbUrl } },
+      'k1',
+    );
     expect(handle.workflowId).toBe('contract-id--k1');
     expect((await handle.describe()).type).toBe(PIPELINE_WORKFLOW_TYPE);
     await handle.result();
@@ -143,7 +163,10 @@ describe('one contract', () => {
     try {
       expect(deps.client().retry.maxAttempts).toBe(CLIENT_ATTEMPTS_IN_ACTIVITIES);
       bed.sim.resetStats();
-      bed.sim.queueFaults(Array.from({ length: 5 }, () => ({ status: 503 })), { path: '/api/marketplace/sync' });
+      bed.sim.queueFaults(
+        Array.from({ length: 5 }, () => ({ status: 503 })),
+        { path: '/api/marketplace/sync' },
+      );
       const err = await deps
         .client()
         .marketplaceSync({ url: 'https://shopee.tw/api/v2/item/get?itemid=1&shopid=2' })

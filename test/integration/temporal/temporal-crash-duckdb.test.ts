@@ -32,14 +32,27 @@ async function spawnWorker(): Promise<WorkerProcess> {
   const w = await spawnWorkerProcess({
     address: temporal.address,
     taskQueue,
-    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '10s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '10s', SCRAPE_ETL_LOAD_BATCH_SIZE: '100', SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s' },
+    env: {
+      SCRAPER_BASE_URL: sim.baseUrl,
+      SCRAPER_API_TOKEN: TOKEN,
+      SCRAPE_ETL_HEARTBEAT_TIMEOUT: '10s',
+      SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '10s',
+      SCRAPE_ETL_LOAD_BATCH_SIZE: '100',
+      SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
+    },
   });
   workers.push(w);
   return w;
 }
 
 beforeAll(async () => {
-  bed = await startPipelineBed({ name: 'crash-duckdb', token: TOKEN, seed: 7, runDurationMs: 500, destination: 'duckdb' });
+  bed = await startPipelineBed({
+    name: 'crash-duckdb',
+    token: TOKEN,
+    seed: 7,
+    runDurationMs: 500,
+    destination: 'duckdb',
+  });
   ({ dbUrl, db, temporal, sim } = bed);
 });
 afterEach(async () => {
@@ -60,7 +73,11 @@ describe('crash safety into DuckDB', () => {
     while (landed < 3) {
       if (Date.now() > deadline) throw new Error('timed out waiting for the first result batches');
       await new Promise((r) => setTimeout(r, 50));
-      const [row] = await duckSelect(db, `SELECT count(*) AS n FROM raw_responses WHERE workflow_id = $1 AND request_key LIKE 'scraping-run:%'`, [handle.workflowId]);
+      const [row] = await duckSelect(
+        db,
+        `SELECT count(*) AS n FROM raw_responses WHERE workflow_id = $1 AND request_key LIKE 'scraping-run:%'`,
+        [handle.workflowId],
+      );
       landed = Number(row?.['n'] ?? 0);
     }
     await first.kill('SIGKILL');
@@ -68,12 +85,20 @@ describe('crash safety into DuckDB', () => {
     await spawnWorker();
     const result = await handle.result();
     expect(result.status).toBe('succeeded');
-    const records = result.scrapingRunIds.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
+    const records = result.scrapingRunIds.flatMap(
+      (id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[],
+    );
     expect(records).toHaveLength(2000);
     await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results']);
     await expectContentEqual(db, spec, records);
-    const [dupes] = await duckSelect(db, `SELECT count(*) - count(DISTINCT id) AS n FROM leads_results WHERE pipeline = $1`, [spec.name]);
+    const [dupes] = await duckSelect(
+      db,
+      `SELECT count(*) - count(DISTINCT id) AS n FROM leads_results WHERE pipeline = $1`,
+      [spec.name],
+    );
     expect(Number(dupes?.['n'])).toBe(0);
-    console.log(`killed after ${landed} result batches; the dead worker ${lockLeft ? 'left its lock file (taken over)' : 'held no lock at that moment'}`);
+    console.log(
+      `killed after ${landed} result batches; the dead worker ${lockLeft ? 'left its lock file (taken over)' : 'held no lock at that moment'}`,
+    );
   }, 240_000);
 });

@@ -11,7 +11,12 @@ import type { RunningSimulator } from '../../../simulator/server.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { expectContentEqual, expectTablesEqual } from '../../support/pipeline-truth.js';
 import { leadsSocialSpec, pdfSpec } from '../../support/pipeline-specs.js';
-import { spawnWorkerProcess, startInProcessWorker, type TestTemporal, type WorkerProcess } from '../../support/temporal.js';
+import {
+  spawnWorkerProcess,
+  startInProcessWorker,
+  type TestTemporal,
+  type WorkerProcess,
+} from '../../support/temporal.js';
 import { startPipelineBed, type PipelineBed } from '../../support/pipeline-bed.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
@@ -26,7 +31,8 @@ const workers: WorkerProcess[] = [];
 const workerEnv = () => ({
   SCRAPER_BASE_URL: sim.baseUrl,
   SCRAPER_API_TOKEN: TOKEN,
-  SCRAPE_ETL_HEARTBEAT_TIMEOUT: '2s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '2s',
+  SCRAPE_ETL_HEARTBEAT_TIMEOUT: '2s',
+  SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '2s',
   SCRAPE_ETL_LOAD_BATCH_SIZE: '200',
   SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
 });
@@ -44,14 +50,22 @@ async function spawnWorker(env: Record<string, string> = {}): Promise<WorkerProc
  */
 function holdRunStatusChecks(): { polled(): number; release(): void } {
   sim.resetStats();
-  sim.queueFaults(Array.from({ length: 10_000 }, () => ({ status: 503 })), { path: '/api/scraping-runs', method: 'GET' });
+  sim.queueFaults(
+    Array.from({ length: 10_000 }, () => ({ status: 503 })),
+    { path: '/api/scraping-runs', method: 'GET' },
+  );
   return {
     polled: () => sim.stats().byEndpoint['GET /api/scraping-runs/:id'] ?? 0,
     release: () => sim.clearFaults(),
   };
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 25): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 60_000,
+  everyMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -141,7 +155,10 @@ describe('crash safety', () => {
       await waitFor('the load to be held at the gate', async () => {
         const pending = (await handle.describe()).raw.pendingActivities ?? [];
         const held = pending.some(
-          (a) => a.activityType?.name === 'loadRunResults' && a.state === 1 /* SCHEDULED: in retry backoff */ && /test gate/.test(a.lastFailure?.message ?? ''),
+          (a) =>
+            a.activityType?.name === 'loadRunResults' &&
+            a.state === 1 /* SCHEDULED: in retry backoff */ &&
+            /test gate/.test(a.lastFailure?.message ?? ''),
         );
         return held ? true : undefined;
       });

@@ -8,7 +8,13 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { locateTemporalCli } from '../../../temporal/cli-binary.js';
 import { connectTemporal } from '../../../temporal/connect.js';
-import { devServerPaths, ensureDevServer, isProcessAlive, readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';
+import {
+  devServerPaths,
+  ensureDevServer,
+  isProcessAlive,
+  readDevServerState,
+  stopDevServer,
+} from '../../../temporal/dev-server.js';
 import { temporalSettings } from '../../../temporal/settings.js';
 import { pipelineWorkflowId } from '../../../temporal/contract.js';
 import { leadsSocialSpec } from '../../support/pipeline-specs.js';
@@ -32,7 +38,12 @@ describe('embedded Temporal dev server', () => {
 
     const settings = temporalSettings({ SCRAPE_ETL_DATA_DIR: dataDir, TEMPORAL_TASK_QUEUE: 'nobody-polls-this' });
     const conn = await connectTemporal({ settings });
-    expect(conn).toMatchObject({ embedded: true, address: first.address, namespace: 'default', taskQueue: 'nobody-polls-this' });
+    expect(conn).toMatchObject({
+      embedded: true,
+      address: first.address,
+      namespace: 'default',
+      taskQueue: 'nobody-polls-this',
+    });
     expect(conn.uiUrl).toBe(`http://127.0.0.1:${first.port + 1000}`);
     // No worker polls this queue, so the run simply stays open across the restart.
     const handle = await startPipelineRun(conn, leadsSocialSpec('survives', 'sqlite::memory:'), 'k1');
@@ -60,18 +71,27 @@ describe('embedded Temporal dev server', () => {
     const real = (await locateTemporalCli({ obtain: false })).path;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-devserver-taken-'));
     const fake = path.join(dir, 'temporal');
-    fs.writeFileSync(fake, `#!/bin/sh
+    fs.writeFileSync(
+      fake,
+      `#!/bin/sh
 if [ "$1" = server ] && [ ! -e "${dir}/failed-once" ]; then
   touch "${dir}/failed-once"
   echo 'level=ERROR msg="Failed to start gRPC listener" error="listen tcp 127.0.0.1:1: bind: address already in use" service=worker'
   exit 2
 fi
 exec "${real}" "$@"
-`, { mode: 0o755 });
+`,
+      { mode: 0o755 },
+    );
     const data = path.join(dir, 'data');
     const logs: string[] = [];
     try {
-      const server = await ensureDevServer({ dataDir: data, headless: true, env: { ...process.env, TEMPORAL_CLI_PATH: fake }, log: (m) => logs.push(m) });
+      const server = await ensureDevServer({
+        dataDir: data,
+        headless: true,
+        env: { ...process.env, TEMPORAL_CLI_PATH: fake },
+        log: (m) => logs.push(m),
+      });
       expect(server.started).toBe(true);
       expect(isProcessAlive(server.pid)).toBe(true);
       expect(logs.filter((m) => m.startsWith('started the embedded Temporal dev server'))).toHaveLength(2);

@@ -46,12 +46,24 @@ afterAll(async () => {
 const conn = () => ({ client: bed.temporal.client, taskQueue });
 
 function exportTo(dir: string, mode: ExportSpec['mode'] = 'full'): ExportSpec {
-  return { dir, format: 'csv', tables: [], mode, write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}_{timestamp}.csv', neutralize_formulas: true };
+  return {
+    dir,
+    format: 'csv',
+    tables: [],
+    mode,
+    write_empty: false,
+    delimiter: ',',
+    bom: false,
+    null_text: '',
+    file_name: '{pipeline}_{table}_{timestamp}.csv',
+    neutralize_formulas: true,
+  };
 }
 
 /** Data records of a CSV file as Python's csv module (strict) counts them, header excluded. */
 function pythonRecordCount(file: string): number {
-  const script = 'import csv,sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n  print(sum(1 for _ in csv.reader(f, strict=True)) - 1)';
+  const script =
+    'import csv,sys\nwith open(sys.argv[1], newline="", encoding="utf-8") as f:\n  print(sum(1 for _ in csv.reader(f, strict=True)) - 1)';
   return Number(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' }).trim());
 }
 
@@ -72,10 +84,15 @@ describe('exports in a pipeline run', () => {
   it('an export streaming far longer than the heartbeat timeout completes, with one set of files', async () => {
     const dir = path.join(bed.dir, 'long');
     insertJobRecords('long-export', 400_000);
-    const spec = { ...jobBoardSpec('long-export', bed.dbUrl, ['https://jobs.example/list/1']), exports: [exportTo(dir)] };
+    const spec = {
+      ...jobBoardSpec('long-export', bed.dbUrl, ['https://jobs.example/list/1']),
+      exports: [exportTo(dir)],
+    };
     const started = Date.now();
     const result = await (await startPipelineRun(conn(), spec, 'r1')).result();
-    console.log(`long export: ${Date.now() - started} ms for ${result.rowsByTable['job_records'] ?? 0} new + 400000 earlier job records`);
+    console.log(
+      `long export: ${Date.now() - started} ms for ${result.rowsByTable['job_records'] ?? 0} new + 400000 earlier job records`,
+    );
     expect(result.status).toBe('succeeded');
     expect(result.exportStatus).toBe('succeeded');
     const files = fs.readdirSync(dir);
@@ -89,7 +106,10 @@ describe('exports in a pipeline run', () => {
     const deps = createActivityDeps({ env: {} });
     try {
       const { runExports } = createActivities(deps);
-      const spec = { ...jobBoardSpec('retry-export', bed.dbUrl, ['https://jobs.example/list/2']), exports: [exportTo(dir, 'incremental'), exportTo(path.join(dir, 'full'))] };
+      const spec = {
+        ...jobBoardSpec('retry-export', bed.dbUrl, ['https://jobs.example/list/2']),
+        exports: [exportTo(dir, 'incremental'), exportTo(path.join(dir, 'full'))],
+      };
       const input = { workflowId: 'retry-export--r1', spec, startedAt: '2026-11-23T10:00:00.000Z' };
       const first: ExportsOutput = await new MockActivityEnvironment({ attempt: 1 }).run(runExports, input);
       const before = fs.readdirSync(dir).sort();
@@ -107,7 +127,10 @@ describe('exports in a pipeline run', () => {
 
   it('an incremental export with no new row writes no file; the result and pipeline_runs say so; write_empty writes them', async () => {
     const dir = path.join(bed.dir, 'nothing-new');
-    const spec = { ...jobBoardSpec('nothing-new', bed.dbUrl, ['https://jobs.example/list/4']), exports: [exportTo(dir, 'incremental')] };
+    const spec = {
+      ...jobBoardSpec('nothing-new', bed.dbUrl, ['https://jobs.example/list/4']),
+      exports: [exportTo(dir, 'incremental')],
+    };
     const first = await (await startPipelineRun(conn(), spec, 'r1')).result();
     expect(first.rowsByTable['job_records']).toBeGreaterThan(0);
     expect(first.exportStatus).toBe('succeeded');
@@ -121,12 +144,24 @@ describe('exports in a pipeline run', () => {
     const second = await handle.result();
     expect(second.status).toBe('succeeded');
     expect(second.rowsByTable['job_records'] ?? 0).toBe(0);
-    expect(second).toMatchObject({ exportStatus: 'no_new_rows', exportedFiles: 0, exportFiles: [], exportUnchanged: ['job_records'], exportError: null });
+    expect(second).toMatchObject({
+      exportStatus: 'no_new_rows',
+      exportedFiles: 0,
+      exportFiles: [],
+      exportUnchanged: ['job_records'],
+      exportError: null,
+    });
     expect(fs.readdirSync(dir).sort()).toEqual(files);
     expect((await getPipelineRun(bed.db, handle.workflowId))?.exportStatus).toBe('no_new_rows');
 
     // write_empty: the file is written with its header and no rows, as before.
-    const third = await (await startPipelineRun(conn(), { ...spec, exports: [{ ...exportTo(dir, 'incremental'), write_empty: true }] }, 'r3')).result();
+    const third = await (
+      await startPipelineRun(
+        conn(),
+        { ...spec, exports: [{ ...exportTo(dir, 'incremental'), write_empty: true }] },
+        'r3',
+      )
+    ).result();
     expect(third).toMatchObject({ exportStatus: 'succeeded', exportedFiles: 1, exportUnchanged: [] });
     expect(third.exportFiles?.[0]?.rows).toBe(0);
     expect(pythonRecordCount(third.exportFiles![0]!.file)).toBe(0);
@@ -136,7 +171,10 @@ describe('exports in a pipeline run', () => {
   it('an export that cannot be written fails at once; the data keeps its succeeded status, the export its failure', async () => {
     const notADir = path.join(bed.dir, 'a-file');
     fs.writeFileSync(notADir, 'not a folder');
-    const spec = { ...jobBoardSpec('export-fails', bed.dbUrl, ['https://jobs.example/list/3']), exports: [exportTo(path.join(notADir, 'exports'))] };
+    const spec = {
+      ...jobBoardSpec('export-fails', bed.dbUrl, ['https://jobs.example/list/3']),
+      exports: [exportTo(path.join(notADir, 'exports'))],
+    };
     const started = Date.now();
     const handle = await startPipelineRun(conn(), spec, 'r1');
     const result = await handle.result();
@@ -145,7 +183,9 @@ describe('exports in a pipeline run', () => {
     expect(result.rowsByTable['job_records']).toBeGreaterThan(0);
     expect(result.exportStatus).toBe('failed');
     // One sentence naming the file in the way and the fix, not Node's errno.
-    expect(result.exportError).toBe(`export folder ${path.join(notADir, 'exports')} cannot be created: ${notADir} is a file, not a folder; remove or rename that file, or set exports[].dir in the pipeline file to another folder`);
+    expect(result.exportError).toBe(
+      `export folder ${path.join(notADir, 'exports')} cannot be created: ${notADir} is a file, not a folder; remove or rename that file, or set exports[].dir in the pipeline file to another folder`,
+    );
     const row = await getPipelineRun(bed.db, handle.workflowId);
     expect(row?.status).toBe('succeeded');
     expect(row?.exportStatus).toBe('failed');

@@ -16,7 +16,14 @@ import { withTransaction } from '../../../db/sql.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { INLINE_URL_LIST_MAX, startPipelineRun } from '../../../temporal/start.js';
 import { expectContentEqual, expectTablesEqual, mergeRows } from '../../support/pipeline-truth.js';
-import { leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../../support/pipeline-specs.js';
+import {
+  leadsSearchSpec,
+  leadsSocialSpec,
+  marketplaceSpec,
+  pdfSpec,
+  productUrl,
+  resultsSpec,
+} from '../../support/pipeline-specs.js';
 import { startInProcessWorker, type InProcessWorker, type TestTemporal } from '../../support/temporal.js';
 import { startPipelineBed, type PipelineBed } from '../../support/pipeline-bed.js';
 
@@ -39,7 +46,12 @@ beforeAll(async () => {
     // timeout (SCRAPE_ETL_CREATE_LOOKUP_SECONDS, default 120) before sending it again. The simulator processes a
     // create at once, so 5 s is as good a look here and keeps the 503 case within the test's timeout
     // (temporal-slow-create.test.ts covers the long look-up).
-    env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s', SCRAPE_ETL_CREATE_LOOKUP_SECONDS: '5' },
+    env: {
+      SCRAPER_BASE_URL: sim.baseUrl,
+      SCRAPER_API_TOKEN: TOKEN,
+      SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+      SCRAPE_ETL_CREATE_LOOKUP_SECONDS: '5',
+    },
   });
 });
 
@@ -102,7 +114,10 @@ describe('service faults', () => {
     // then ends the activity with the last attempt's own failure instead of a timeout.
     sim.setFaults({ runHangRate: 1 });
     try {
-      const spec = { ...leadsSearchSpec('hangs-between', dbUrl, 1), polling: { initial_interval: '2s', backoff_coefficient: 2, max_interval: '10s', deadline: '3s' } };
+      const spec = {
+        ...leadsSearchSpec('hangs-between', dbUrl, 1),
+        polling: { initial_interval: '2s', backoff_coefficient: 2, max_interval: '10s', deadline: '3s' },
+      };
       const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
       expect(failure.type).toBe('RunDeadlineExceeded');
       expect(failure.message).toMatch(/scraping run \d+ of scraper 'hangs-between--r1'.*polling deadline of 3s/);
@@ -114,7 +129,10 @@ describe('service faults', () => {
   it('a run that never finishes fails the workflow when the polling deadline passes', async () => {
     sim.setFaults({ runHangRate: 1 });
     try {
-      const spec = { ...leadsSearchSpec('hangs-run', dbUrl, 1), polling: { initial_interval: '200ms', backoff_coefficient: 2, max_interval: '1s', deadline: '3s' } };
+      const spec = {
+        ...leadsSearchSpec('hangs-run', dbUrl, 1),
+        polling: { initial_interval: '200ms', backoff_coefficient: 2, max_interval: '1s', deadline: '3s' },
+      };
       const started = Date.now();
       const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
       expect(Date.now() - started).toBeLessThan(15_000);
@@ -141,9 +159,17 @@ describe('service faults', () => {
       expect(records).toHaveLength(40);
       await expectTablesEqual(db, pdf, flattenResultRecords(records, 'pdf_results'), ['pdf_results']);
       await expectContentEqual(db, pdf, records);
-      await expectTablesEqual(db, market, mergeRows(urls.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u))))), [
-        'marketplace_products', 'marketplace_product_models', 'marketplace_model_stocks', 'marketplace_product_attributes',
-      ]);
+      await expectTablesEqual(
+        db,
+        market,
+        mergeRows(urls.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u))))),
+        [
+          'marketplace_products',
+          'marketplace_product_models',
+          'marketplace_model_stocks',
+          'marketplace_product_attributes',
+        ],
+      );
       const results = resultsSpec('faulty-results', dbUrl, 15);
       const rr = await (await startPipelineRun(conn(), results, 'r1')).result();
       const all = sim.truth.allResults() as unknown as ResultRecord[];
@@ -151,7 +177,9 @@ describe('service faults', () => {
       await expectTablesEqual(db, results, flattenResultRecords(all, 'scraper_results'), ['scraper_results']);
       await expectContentEqual(db, results, all);
       const stats = sim.stats();
-      const faulty = Object.entries(stats.byStatus).filter(([s]) => s === '429' || s.startsWith('5')).reduce((n, [, c]) => n + c, 0);
+      const faulty = Object.entries(stats.byStatus)
+        .filter(([s]) => s === '429' || s.startsWith('5'))
+        .reduce((n, [, c]) => n + c, 0);
       console.log(`faults: ${faulty} of ${stats.total} requests answered 5xx/429`);
       expect(faulty).toBeGreaterThan(0);
     } finally {
@@ -162,15 +190,22 @@ describe('service faults', () => {
   it('a results list that serves the same page forever fails the sync after three pages, landing that page once', async () => {
     const page = { data: [resultRecord(800_002), resultRecord(800_001)] };
     // Every later request for a results page answers this same page, as a service stuck on one page would.
-    sim.queueFaults(Array.from({ length: 200 }, () => ({ status: 200, body: page })), { path: '/api/results', method: 'GET' });
+    sim.queueFaults(
+      Array.from({ length: 200 }, () => ({ status: 200, body: page })),
+      { path: '/api/results', method: 'GET' },
+    );
     try {
       const spec = resultsSpec('repeating-page', dbUrl, 2);
       const started = Date.now();
       const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
       expect(Date.now() - started).toBeLessThan(30_000);
       expect(failure.type).toBe('ResultsPagingStuck');
-      expect(failure.message).toMatch(/GET \/api\/results\?page=4&per_page=2: 3 pages in a row repeated the page before \(no result older than id \d+\)/);
-      const [row] = await withTransaction(db, (tx) => tx.all(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)}`, ['repeating-page']));
+      expect(failure.message).toMatch(
+        /GET \/api\/results\?page=4&per_page=2: 3 pages in a row repeated the page before \(no result older than id \d+\)/,
+      );
+      const [row] = await withTransaction(db, (tx) =>
+        tx.all(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = ${tx.ph(1)}`, ['repeating-page']),
+      );
       expect(Number(row?.['n'])).toBe(1);
     } finally {
       sim.clearFaults();
@@ -180,14 +215,22 @@ describe('service faults', () => {
   it('a run-status check answered with garbage every time fails after five checks with that cause, not at the deadline', async () => {
     // Every status check gets a body cut short (the client's own two attempts included), as an empty, truncated or
     // endlessly nested answer would be; the deadline is far away, so only the malformed-answer rule can end this.
-    sim.queueFaults(Array.from({ length: 100 }, () => ({ kind: 'truncated' as const })), { path: '/api/scraping-runs', method: 'GET' });
+    sim.queueFaults(
+      Array.from({ length: 100 }, () => ({ kind: 'truncated' as const })),
+      { path: '/api/scraping-runs', method: 'GET' },
+    );
     try {
-      const spec = { ...leadsSearchSpec('garbage-status', dbUrl, 1), polling: { initial_interval: '100ms', backoff_coefficient: 1, max_interval: '100ms', deadline: '1h' } };
+      const spec = {
+        ...leadsSearchSpec('garbage-status', dbUrl, 1),
+        polling: { initial_interval: '100ms', backoff_coefficient: 1, max_interval: '100ms', deadline: '1h' },
+      };
       const started = Date.now();
       const failure = await failureOf((await startPipelineRun(conn(), spec, 'r1')).result());
       expect(Date.now() - started).toBeLessThan(30_000);
       expect(failure.type).toBe('MalformedRunStatus');
-      expect(failure.message).toMatch(/GET \/api\/scraping-runs\/\d+ answered 5 run-status checks in a row with a malformed body \(scraping run \d+, pipeline 'garbage-status'\); last: /);
+      expect(failure.message).toMatch(
+        /GET \/api\/scraping-runs\/\d+ answered 5 run-status checks in a row with a malformed body \(scraping run \d+, pipeline 'garbage-status'\); last: /,
+      );
     } finally {
       sim.clearFaults();
     }
@@ -199,7 +242,9 @@ describe('service faults', () => {
     // A long URL list does not even start: its starter stores the list in the destination and says why not.
     const longList = Array.from({ length: INLINE_URL_LIST_MAX.urls + 1 }, (_, i) => productUrl(4242 + i, 77));
     const market = marketplaceSpec('bad-destination', `sqlite:${notADatabase}`, longList);
-    await expect(startPipelineRun(conn(), market, 'r1')).rejects.toThrow(/not-a-database\.sqlite.*file is not a database/);
+    await expect(startPipelineRun(conn(), market, 'r1')).rejects.toThrow(
+      /not-a-database\.sqlite.*file is not a database/,
+    );
     // A short one travels inline in the workflow input (the starter needs no database): the run starts, and fails
     // in its first activity with the same cause, not retried.
     sim.resetStats();
@@ -241,7 +286,9 @@ describe('service faults', () => {
       await expectTablesEqual(db, spec, flattenResultRecords(records, 'leads_results'), ['leads_results']);
       await expectContentEqual(db, spec, records);
       // The scraper is in the scrapers table whichever way it was learnt (create answer, or its list entry).
-      const scrapers = await withTransaction(db, (tx) => tx.all(`SELECT name FROM scrapers WHERE pipeline = ${tx.ph(1)}`, [spec.name]));
+      const scrapers = await withTransaction(db, (tx) =>
+        tx.all(`SELECT name FROM scrapers WHERE pipeline = ${tx.ph(1)}`, [spec.name]),
+      );
       expect(scrapers.map((r) => r['name'])).toEqual([name]);
     } finally {
       sim.clearFaults();
@@ -270,10 +317,14 @@ describe('service faults', () => {
       const result = await (await startPipelineRun(conn(), spec, 'r1')).result();
       expect(result.status).toBe('succeeded');
       expect(result.resultsLoaded).toBe(30);
-      const rows = await withTransaction(db, (tx) => tx.all(`SELECT id FROM scraper_results WHERE pipeline = ${tx.ph(1)} ORDER BY id`, ['arrivals']));
+      const rows = await withTransaction(db, (tx) =>
+        tx.all(`SELECT id FROM scraper_results WHERE pipeline = ${tx.ph(1)} ORDER BY id`, ['arrivals']),
+      );
       expect(rows.map((r) => Number(r['id']))).toEqual(ids(900_030, 900_001).reverse());
       // The watermark is the highest id of this pass: the 30 that arrived during it are the next sync's.
-      const [wm] = await withTransaction(db, (tx) => tx.all(`SELECT watermark FROM sync_watermarks WHERE pipeline = ${tx.ph(1)}`, ['arrivals']));
+      const [wm] = await withTransaction(db, (tx) =>
+        tx.all(`SELECT watermark FROM sync_watermarks WHERE pipeline = ${tx.ph(1)}`, ['arrivals']),
+      );
       expect(wm?.['watermark']).toBe('900030');
     } finally {
       sim.clearFaults();

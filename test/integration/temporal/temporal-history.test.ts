@@ -27,8 +27,15 @@ const workers: WorkerProcess[] = [];
 beforeAll(async () => {
   bed = await startPipelineBed({ name: 'history', token: TOKEN, seed: 3, runDurationMs: 1500 });
   ({ dbUrl, db, temporal, sim } = bed);
-  const env = { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_HEARTBEAT_TIMEOUT: '5s', SCRAPE_ETL_LOAD_BATCH_SIZE: '1000' };
-  workers.push(...(await Promise.all([0, 1].map(() => spawnWorkerProcess({ address: temporal.address, taskQueue, env })))));
+  const env = {
+    SCRAPER_BASE_URL: sim.baseUrl,
+    SCRAPER_API_TOKEN: TOKEN,
+    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '5s',
+    SCRAPE_ETL_LOAD_BATCH_SIZE: '1000',
+  };
+  workers.push(
+    ...(await Promise.all([0, 1].map(() => spawnWorkerProcess({ address: temporal.address, taskQueue, env })))),
+  );
 });
 
 afterAll(async () => {
@@ -54,7 +61,9 @@ describe('history and scale', () => {
     const history = await handle.fetchHistory();
     const events = history.events?.length ?? 0;
     const text = historyText(history);
-    console.log(`10,000-result run: ${events} history events, ${text.length} bytes of history JSON, ${ms} ms end to end`);
+    console.log(
+      `10,000-result run: ${events} history events, ${text.length} bytes of history JSON, ${ms} ms end to end`,
+    );
     expect(events).toBeLessThan(EVENT_BOUND);
     expect(text).not.toContain(TOKEN);
     // Result content (generated text) and even the results' URLs stay out of history.
@@ -70,7 +79,9 @@ describe('history and scale', () => {
       i % 2 === 0 ? leadsSocialSpec(`share-${i}`, dbUrl, 30 + i) : pdfSpec(`share-${i}`, dbUrl, 2, 10 + i),
     );
     const started = Date.now();
-    const handles = await Promise.all(specs.map((s) => startPipelineRun({ client: temporal.client, taskQueue }, s, 'r1')));
+    const handles = await Promise.all(
+      specs.map((s) => startPipelineRun({ client: temporal.client, taskQueue }, s, 'r1')),
+    );
     const results = await Promise.all(handles.map((h) => h.result()));
     console.log(`20 concurrent runs on 2 worker processes: ${Date.now() - started} ms`);
     const identities = new Set<string>();

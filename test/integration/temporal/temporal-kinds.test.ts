@@ -17,7 +17,16 @@ import { startPipelineRun } from '../../../temporal/start.js';
 import type { PipelineProgress } from '../../../workflows/pipeline.js';
 import { expectContentEqual, expectTablesEqual, mergeRows } from '../../support/pipeline-truth.js';
 import { startDestinationBed, type DestinationBed } from '../../support/pipeline-bed.js';
-import { JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../../support/pipeline-specs.js';
+import {
+  JOB_SCHEMA,
+  jobBoardSpec,
+  leadsSearchSpec,
+  leadsSocialSpec,
+  marketplaceSpec,
+  pdfSpec,
+  productUrl,
+  resultsSpec,
+} from '../../support/pipeline-specs.js';
 import { startTestTemporal, type TestTemporal } from '../../support/temporal.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
@@ -51,7 +60,16 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('pipeline workflow, eac
   let db: Database;
 
   beforeAll(async () => {
-    bed = await startDestinationBed({ destination, dir, temporal, taskQueue, token: TOKEN, seed: 11, runDurationMs: 1000, env: WORKER_ENV });
+    bed = await startDestinationBed({
+      destination,
+      dir,
+      temporal,
+      taskQueue,
+      token: TOKEN,
+      seed: 11,
+      runDurationMs: 1000,
+      env: WORKER_ENV,
+    });
     ({ sim, dbUrl, db } = bed);
   }, 60_000);
 
@@ -69,7 +87,20 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('pipeline workflow, eac
     const exportDir = path.join(dir, destination, 'exports');
     const spec = {
       ...pdfSpec('pdf-kind', dbUrl, 3, 10),
-      exports: [{ dir: exportDir, format: 'csv' as const, tables: ['pdf_results'], mode: 'full' as const, write_empty: false, delimiter: ',', bom: false, null_text: '', file_name: '{pipeline}_{table}.csv', neutralize_formulas: true }],
+      exports: [
+        {
+          dir: exportDir,
+          format: 'csv' as const,
+          tables: ['pdf_results'],
+          mode: 'full' as const,
+          write_empty: false,
+          delimiter: ',',
+          bom: false,
+          null_text: '',
+          file_name: '{pipeline}_{table}.csv',
+          neutralize_formulas: true,
+        },
+      ],
     };
     const handle = await startPipelineRun(conn(), spec, key('r1'));
     const result = await handle.result();
@@ -101,7 +132,10 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('pipeline workflow, eac
   it('leads search-engine and social: results land in leads_results', async () => {
     const se = leadsSearchSpec('leads-se-kind', dbUrl, 4);
     const social = leadsSocialSpec('leads-social-kind', dbUrl, 37);
-    const [a, b] = await Promise.all([startPipelineRun(conn(), se, key('r1')), startPipelineRun(conn(), social, key('r1'))]);
+    const [a, b] = await Promise.all([
+      startPipelineRun(conn(), se, key('r1')),
+      startPipelineRun(conn(), social, key('r1')),
+    ]);
     const [ra, rb] = await Promise.all([a.result(), b.result()]);
     const recA = runResults(ra.scrapingRunIds);
     const recB = runResults(rb.scrapingRunIds);
@@ -120,7 +154,13 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('pipeline workflow, eac
     expect(result.status).toBe('succeeded');
     expect(result.failedUrlCount).toBe(0);
     const expected = mergeRows(
-      urls.map((u) => flattenJobBoard({ result: sim.truth.jobs(u, JOB_SCHEMA, 2, 6), tokenUsage: 0, totalDone: 0 } as unknown as JobBoardResponse)),
+      urls.map((u) =>
+        flattenJobBoard({
+          result: sim.truth.jobs(u, JOB_SCHEMA, 2, 6),
+          tokenUsage: 0,
+          totalDone: 0,
+        } as unknown as JobBoardResponse),
+      ),
     );
     expect(expected.job_records?.length).toBeGreaterThan(7);
     await expectTablesEqual(db, spec, expected, ['job_records']);
@@ -145,11 +185,19 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('pipeline workflow, eac
     expect(row?.error).toMatch(/^1 of 5 URLs failed/);
     expect(row?.rowsByTable?.['marketplace_products']).toBe(4);
     // Parsed with the client's schema, as the loaded responses were (it fixes the key order of `extra`).
-    const expected = mergeRows(good.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)))));
+    const expected = mergeRows(
+      good.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)))),
+    );
     await expectTablesEqual(db, spec, expected, [
-      'marketplace_products', 'marketplace_shops', 'marketplace_product_models', 'marketplace_model_stocks',
-      'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_images',
-      'marketplace_product_tier_variations', 'marketplace_product_tier_variation_options',
+      'marketplace_products',
+      'marketplace_shops',
+      'marketplace_product_models',
+      'marketplace_model_stocks',
+      'marketplace_product_attributes',
+      'marketplace_product_categories',
+      'marketplace_product_images',
+      'marketplace_product_tier_variations',
+      'marketplace_product_tier_variation_options',
     ]);
   });
 

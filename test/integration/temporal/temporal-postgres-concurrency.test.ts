@@ -15,7 +15,12 @@ import { startPipelineRun } from '../../../temporal/start.js';
 import { expectContentEqual, expectTablesEqual, mergeRows } from '../../support/pipeline-truth.js';
 import { marketplaceSpec, pdfSpec, productUrl } from '../../support/pipeline-specs.js';
 import { testPostgresUrl } from '../../support/postgres.js';
-import { spawnWorkerProcess, startTestTemporal, type TestTemporal, type WorkerProcess } from '../../support/temporal.js';
+import {
+  spawnWorkerProcess,
+  startTestTemporal,
+  type TestTemporal,
+  type WorkerProcess,
+} from '../../support/temporal.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const taskQueue = `pg-concurrency-${crypto.randomBytes(4).toString('hex')}`;
@@ -35,12 +40,15 @@ beforeAll(async () => {
   const env = {
     SCRAPER_BASE_URL: sim.baseUrl,
     SCRAPER_API_TOKEN: TOKEN,
-    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '5s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '5s',
+    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '5s',
+    SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '5s',
     // Small chunks: a run's URLs spread over several activities, so both workers load the same products at once.
     SCRAPE_ETL_URL_CHUNK_SIZE: '3',
     SCRAPE_ETL_PG_POOL_SIZE: String(POOL_SIZE),
   };
-  workers.push(...(await Promise.all([0, 1].map(() => spawnWorkerProcess({ address: temporal.address, taskQueue, env })))));
+  workers.push(
+    ...(await Promise.all([0, 1].map(() => spawnWorkerProcess({ address: temporal.address, taskQueue, env })))),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -64,9 +72,15 @@ const MARKET_RUNS = Array.from({ length: 6 }, (_, r) => {
 });
 
 const MARKET_TABLES = [
-  'marketplace_products', 'marketplace_shops', 'marketplace_product_models', 'marketplace_model_stocks',
-  'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_images',
-  'marketplace_product_tier_variations', 'marketplace_product_tier_variation_options',
+  'marketplace_products',
+  'marketplace_shops',
+  'marketplace_product_models',
+  'marketplace_model_stocks',
+  'marketplace_product_attributes',
+  'marketplace_product_categories',
+  'marketplace_product_images',
+  'marketplace_product_tier_variations',
+  'marketplace_product_tier_variation_options',
 ] as const;
 
 /** Highest number of connections the workers held to the database, sampled while `work` runs. */
@@ -112,7 +126,9 @@ describe('concurrent loads into one Postgres database', () => {
         }),
       ]),
     );
-    console.log(`10 concurrent runs (6 overlapping marketplace, 4 pdf) on 2 worker processes into Postgres: ${Date.now() - started} ms, peak ${peak} worker connections`);
+    console.log(
+      `10 concurrent runs (6 overlapping marketplace, 4 pdf) on 2 worker processes into Postgres: ${Date.now() - started} ms, peak ${peak} worker connections`,
+    );
     for (const { result } of outcomes) expect(result.status).toBe('succeeded');
 
     // Each worker process keeps to its one pool for the URL, however many activities run at once.
@@ -123,7 +139,9 @@ describe('concurrent loads into one Postgres database', () => {
     if (db.dialect !== 'postgres') throw new Error(`expected a Postgres destination, got ${db.dialect}`);
     const pool = db.pool;
     const marketSpec = marketSpecs[0]!;
-    const expected = mergeRows(PRODUCTS.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)))));
+    const expected = mergeRows(
+      PRODUCTS.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)))),
+    );
     await expectTablesEqual(db, marketSpec, expected, MARKET_TABLES);
 
     // Prices never change in the simulator: one history row per product (model_id null) and one per model.
@@ -133,13 +151,18 @@ describe('concurrent loads into one Postgres database', () => {
     );
     const models = expected.marketplace_product_models?.length ?? 0;
     expect(models).toBeGreaterThan(PRODUCTS.length * 2);
-    expect(history.rows[0]).toEqual({ n: String(PRODUCTS.length + models), distinct_keys: String(PRODUCTS.length + models) });
+    expect(history.rows[0]).toEqual({
+      n: String(PRODUCTS.length + models),
+      distinct_keys: String(PRODUCTS.length + models),
+    });
 
     // Every URL of every run was landed once (raw_responses is the per-run record, even when no row changed).
     const raw = await pool.query<{ workflow_id: string; n: string }>(
       `SELECT workflow_id, count(*) AS n FROM raw_responses WHERE pipeline = 'shop-watch' GROUP BY workflow_id ORDER BY workflow_id`,
     );
-    expect(raw.rows).toEqual(MARKET_RUNS.map((urls, i) => ({ workflow_id: `shop-watch--m${i}`, n: String(urls.length) })));
+    expect(raw.rows).toEqual(
+      MARKET_RUNS.map((urls, i) => ({ workflow_id: `shop-watch--m${i}`, n: String(urls.length) })),
+    );
 
     const pdfRunIds = outcomes.slice(marketSpecs.length).flatMap((o) => o.result.scrapingRunIds);
     expect(pdfRunIds).toHaveLength(8);
@@ -153,13 +176,21 @@ describe('concurrent loads into one Postgres database', () => {
       // A deadlock or serialization failure that escaped the load's own retries would have failed an attempt.
       // (Polling a run is retried by design, so only the other activities are looked at.)
       const events = (await handle.fetchHistory()).events ?? [];
-      const typeOf = new Map(events.map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name]));
+      const typeOf = new Map(
+        events.map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name]),
+      );
       const attempts = events
         .filter((e) => e.activityTaskStartedEventAttributes)
-        .map((e) => ({ type: typeOf.get(String(e.activityTaskStartedEventAttributes!.scheduledEventId)), attempt: e.activityTaskStartedEventAttributes!.attempt }))
+        .map((e) => ({
+          type: typeOf.get(String(e.activityTaskStartedEventAttributes!.scheduledEventId)),
+          attempt: e.activityTaskStartedEventAttributes!.attempt,
+        }))
         .filter((a) => a.type !== 'checkRunStatus');
       expect(attempts.length).toBeGreaterThan(0);
-      expect(attempts.filter((a) => a.attempt !== 1), handle.workflowId).toEqual([]);
+      expect(
+        attempts.filter((a) => a.attempt !== 1),
+        handle.workflowId,
+      ).toEqual([]);
     }
 
     // Postgres counts the deadlocks it detected; backends report their counts when they exit (pools closed).

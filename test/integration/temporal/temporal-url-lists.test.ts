@@ -53,7 +53,9 @@ describe('long URL lists', () => {
 
     const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue }, spec, 'r1');
     // The list is in the destination, once, under its hash; the workflow's input holds only the reference.
-    expect(await scalar(`SELECT count(*) AS n FROM url_lists WHERE list_id = ?`, [urlListId(urls)])).toBe(40_000 / URL_LIST_CHUNK);
+    expect(await scalar(`SELECT count(*) AS n FROM url_lists WHERE list_id = ?`, [urlListId(urls)])).toBe(
+      40_000 / URL_LIST_CHUNK,
+    );
     const history = await handle.fetchHistory();
     const startEvent = history.events?.[0]?.workflowExecutionStartedEventAttributes;
     const inputBytes = (startEvent?.input?.payloads ?? []).reduce((n, p) => n + (p.data?.length ?? 0), 0);
@@ -69,7 +71,9 @@ describe('long URL lists', () => {
     expect(progress?.urls.total).toBe(40_000);
     expect(progress?.urls.done).toBeGreaterThanOrEqual(300);
     await handle.terminate('the test has seen enough of it');
-    expect(await scalar(`SELECT count(*) AS n FROM marketplace_products WHERE pipeline = 'forty-thousand'`)).toBeGreaterThanOrEqual(300);
+    expect(
+      await scalar(`SELECT count(*) AS n FROM marketplace_products WHERE pipeline = 'forty-thousand'`),
+    ).toBeGreaterThanOrEqual(300);
   });
 
   it('a 3,000-URL pipeline read by reference goes through continue-as-new and loads every product once', async () => {
@@ -82,7 +86,9 @@ describe('long URL lists', () => {
     console.log(`3,000 URLs: ${seconds.toFixed(1)} s (${Math.round(3000 / seconds)} URLs/s)`);
     expect(result.status).toBe('succeeded');
     expect(result.failedUrlCount).toBe(0);
-    expect(await scalar(`SELECT count(*) AS n FROM marketplace_products WHERE pipeline = 'three-thousand'`)).toBe(3_000);
+    expect(await scalar(`SELECT count(*) AS n FROM marketplace_products WHERE pipeline = 'three-thousand'`)).toBe(
+      3_000,
+    );
     expect(await scalar(`SELECT count(*) AS n FROM raw_responses WHERE pipeline = 'three-thousand'`)).toBe(3_000);
     expect(result.rowsByTable['marketplace_products']).toBe(3_000);
     const progress = await handle.query<PipelineProgress>('progress');

@@ -21,7 +21,11 @@ let worker: InProcessWorker;
 
 beforeAll(async () => {
   bed = await startPipelineBed({ name: 'visibility', token: TOKEN, seed: 61, runDurationMs: 500 });
-  worker = await startInProcessWorker({ address: bed.temporal.address, taskQueue, env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+  worker = await startInProcessWorker({
+    address: bed.temporal.address,
+    taskQueue,
+    env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN },
+  });
 });
 
 afterAll(async () => {
@@ -40,22 +44,41 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
 describe('visibility', () => {
   it('a run carries a memo and search attributes, and a list query by pipeline finds it', async () => {
     const spec = marketplaceSpec('visible', bed.dbUrl, [productUrl(7001, 70)]);
-    const handle = await startPipelineRun({ client: bed.temporal.client, taskQueue, file: 'pipelines/visible.yaml' }, spec, 'r1');
+    const handle = await startPipelineRun(
+      { client: bed.temporal.client, taskQueue, file: 'pipelines/visible.yaml' },
+      spec,
+      'r1',
+    );
     await handle.result();
     const described = await handle.describe();
     // The memo as started, plus the run's outcome set when it ended (workflows/visibility.ts).
-    expect(await described.memo).toEqual({ pipeline: 'visible', kind: 'marketplace', destination: bed.dbUrl, file: 'pipelines/visible.yaml', status: 'succeeded' });
+    expect(await described.memo).toEqual({
+      pipeline: 'visible',
+      kind: 'marketplace',
+      destination: bed.dbUrl,
+      file: 'pipelines/visible.yaml',
+      status: 'succeeded',
+    });
     // The Web UI has no key to the encrypted payloads (temporal/payload-codec.ts): a client without the codec reads
     // the same memo.
     const plain = new Client({ connection: bed.temporal.client.connection });
-    expect((await plain.workflow.getHandle(handle.workflowId).describe()).memo).toEqual({ pipeline: 'visible', kind: 'marketplace', destination: bed.dbUrl, file: 'pipelines/visible.yaml', status: 'succeeded' });
+    expect((await plain.workflow.getHandle(handle.workflowId).describe()).memo).toEqual({
+      pipeline: 'visible',
+      kind: 'marketplace',
+      destination: bed.dbUrl,
+      file: 'pipelines/visible.yaml',
+      status: 'succeeded',
+    });
     expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe('succeeded');
     expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.pipeline)).toBe('visible');
     expect(described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.kind)).toBe('marketplace');
     // Visibility is eventually consistent: the list finds the run a moment after it closed.
     const ids = await waitFor('the run in a list query', async () => {
       const found: string[] = [];
-      for await (const w of bed.temporal.client.workflow.list({ query: `ScrapeEtlPipeline = 'visible' AND ScrapeEtlKind = 'marketplace'` })) found.push(w.workflowId);
+      for await (const w of bed.temporal.client.workflow.list({
+        query: `ScrapeEtlPipeline = 'visible' AND ScrapeEtlKind = 'marketplace'`,
+      }))
+        found.push(w.workflowId);
       return found.length > 0 ? found : undefined;
     });
     expect(ids).toEqual([handle.workflowId]);
@@ -66,11 +89,16 @@ describe('visibility', () => {
       ...marketplaceSpec('scheduled-run', bed.dbUrl, [productUrl(7002, 70)]),
       schedule: { cron: '0 3 1 1 *', timezone: 'UTC', overlap: 'skip' as const, catchup_window: '1m', paused: false },
     };
-    expect(await applySchedule(bed.temporal.client, spec, 'pipelines/scheduled-run.yaml', taskQueue, false)).toBe('created');
+    expect(await applySchedule(bed.temporal.client, spec, 'pipelines/scheduled-run.yaml', taskQueue, false)).toBe(
+      'created',
+    );
     const schedule = bed.temporal.client.schedule.getHandle('scheduled-run');
     const triggered = Date.now();
     await schedule.trigger();
-    const workflowId = await waitFor('the triggered run', async () => (await schedule.describe()).info.recentActions[0]?.action.workflow.workflowId);
+    const workflowId = await waitFor(
+      'the triggered run',
+      async () => (await schedule.describe()).info.recentActions[0]?.action.workflow.workflowId,
+    );
     const result = await bed.temporal.client.workflow.getHandle(workflowId).result();
     expect(result.status).toBe('succeeded');
     const row = await getPipelineRun(bed.db, workflowId);
@@ -78,7 +106,11 @@ describe('visibility', () => {
     expect(Math.abs(Date.parse(row!.scheduledAt!) - triggered)).toBeLessThan(60_000);
     const described = await bed.temporal.client.workflow.getHandle(workflowId).describe();
     // applySchedule records the file absolute (a schedule's source is compared across working directories).
-    expect(await described.memo).toMatchObject({ pipeline: 'scheduled-run', kind: 'marketplace', file: path.resolve('pipelines/scheduled-run.yaml') });
+    expect(await described.memo).toMatchObject({
+      pipeline: 'scheduled-run',
+      kind: 'marketplace',
+      file: path.resolve('pipelines/scheduled-run.yaml'),
+    });
     await schedule.delete();
   });
 });

@@ -26,9 +26,23 @@ import { PROGRESS_QUERY, type PipelineProgress } from '../../../temporal/contrac
 import { pipelineScheduleAction, startPipelineRun, type PipelineWorkflowHandle } from '../../../temporal/start.js';
 import type { PipelineSpec } from '../../../pipelines/spec.js';
 import { expectContentEqual, expectTablesEqual, mergeRows } from '../../support/pipeline-truth.js';
-import { FAST_POLLING, JOB_SCHEMA, jobBoardSpec, leadsSearchSpec, leadsSocialSpec, marketplaceSpec, pdfSpec, productUrl } from '../../support/pipeline-specs.js';
+import {
+  FAST_POLLING,
+  JOB_SCHEMA,
+  jobBoardSpec,
+  leadsSearchSpec,
+  leadsSocialSpec,
+  marketplaceSpec,
+  pdfSpec,
+  productUrl,
+} from '../../support/pipeline-specs.js';
 import { startPostgresCluster, type PostgresCluster } from '../../support/postgres.js';
-import { startRealTemporal, TEMPORAL_SERVER_VERSION, waitFor as waitUntil, type RealTemporal } from '../../support/temporal-server.js';
+import {
+  startRealTemporal,
+  TEMPORAL_SERVER_VERSION,
+  waitFor as waitUntil,
+  type RealTemporal,
+} from '../../support/temporal-server.js';
 import { spawnWorkerProcess, type WorkerProcess } from '../../support/temporal.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -44,7 +58,8 @@ const t0 = Date.now();
 const mark = (what: string) => console.log(`[topology +${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(repoRoot, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is not built: run `npm run build` first (the workers run bin/scrape-etl.js)');
+  if (!fs.existsSync(path.join(repoRoot, 'dist', 'cli', 'main.js')))
+    throw new Error('dist/ is not built: run `npm run build` first (the workers run bin/scrape-etl.js)');
   [temporal, warehouse, sim] = await Promise.all([
     startRealTemporal(),
     // Commits flushed before they are acknowledged: the restart below is an immediate stop, and with
@@ -62,14 +77,17 @@ beforeAll(async () => {
     SCRAPER_BASE_URL: sim.baseUrl,
     SCRAPER_API_TOKEN: TOKEN,
     // A killed worker's activities are retried within seconds; its workflows' sticky tasks move on within 1 s.
-    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s', SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
+    SCRAPE_ETL_HEARTBEAT_TIMEOUT: '3s',
+    SCRAPE_ETL_WAIT_HEARTBEAT_TIMEOUT: '3s',
     SCRAPE_ETL_STICKY_QUEUE_TIMEOUT: '1s',
     // Small chunks: a marketplace run's URLs spread over several activities, hence over the three workers.
     SCRAPE_ETL_URL_CHUNK_SIZE: '4',
     SCRAPE_ETL_LOAD_BATCH_SIZE: '50',
     SCRAPE_ETL_PG_POOL_SIZE: '4',
   };
-  workers.push(...(await Promise.all([0, 1, 2].map(() => spawnWorkerProcess({ address: temporal.address, taskQueue, env })))));
+  workers.push(
+    ...(await Promise.all([0, 1, 2].map(() => spawnWorkerProcess({ address: temporal.address, taskQueue, env })))),
+  );
   mark('three worker processes polling');
 }, 600_000);
 
@@ -90,15 +108,25 @@ afterAll(async () => {
 });
 
 /** waitFor with this test's defaults, ending a timeout with the Temporal server's log. */
-const waitFor = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 120_000, everyMs = 100): Promise<T> =>
-  waitUntil(what, timeoutMs, probe, () => `--- Temporal server log ---\n${temporal.logTail()}`, everyMs);
+const waitFor = <T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 120_000,
+  everyMs = 100,
+): Promise<T> => waitUntil(what, timeoutMs, probe, () => `--- Temporal server log ---\n${temporal.logTail()}`, everyMs);
 
 const POLLING = { ...FAST_POLLING, deadline: '10m' };
 const withPolling = <S extends PipelineSpec>(s: S): S => ({ ...s, polling: POLLING });
 const MARKET_TABLES = [
-  'marketplace_products', 'marketplace_shops', 'marketplace_product_models', 'marketplace_model_stocks',
-  'marketplace_product_attributes', 'marketplace_product_categories', 'marketplace_product_images',
-  'marketplace_product_tier_variations', 'marketplace_product_tier_variation_options',
+  'marketplace_products',
+  'marketplace_shops',
+  'marketplace_product_models',
+  'marketplace_model_stocks',
+  'marketplace_product_attributes',
+  'marketplace_product_categories',
+  'marketplace_product_images',
+  'marketplace_product_tier_variations',
+  'marketplace_product_tier_variation_options',
 ] as const;
 
 describe('production topology: real Temporal server on Postgres, three workers, Postgres warehouse', () => {
@@ -107,7 +135,10 @@ describe('production topology: real Temporal server on Postgres, three workers, 
 
     // Run-status checks held (answered 503, retryable) until the disruptions are over, so they land while the
     // pdf and leads runs are waited for; each /api answer delayed, so the marketplace and job-board runs are mid-way.
-    sim.queueFaults(Array.from({ length: 100_000 }, () => ({ status: 503 })), { path: '/api/scraping-runs', method: 'GET' });
+    sim.queueFaults(
+      Array.from({ length: 100_000 }, () => ({ status: 503 })),
+      { path: '/api/scraping-runs', method: 'GET' },
+    );
     sim.setFaults({ latencyMs: 250 });
     const polled = () => sim.stats().byEndpoint['GET /api/scraping-runs/:id'] ?? 0;
 
@@ -119,12 +150,19 @@ describe('production topology: real Temporal server on Postgres, three workers, 
       action: await pipelineScheduleAction(temporal.client, schedSpec, taskQueue),
       policies: { overlap: 'SKIP' },
     });
-    await waitFor('the schedule to fire once', async () => ((await schedule.describe()).info.recentActions.length > 0 ? true : undefined), 60_000, 250);
+    await waitFor(
+      'the schedule to fire once',
+      async () => ((await schedule.describe()).info.recentActions.length > 0 ? true : undefined),
+      60_000,
+      250,
+    );
     mark('schedule created and fired');
 
     const SHOPS = [10115139, 42, 9001];
     const products = (from: number, n: number) =>
-      Array.from({ length: n }, (_, i) => (i % 4 === 0 ? `${productUrl(from + i, SHOPS[i % 3])}&sim_models=12` : productUrl(from + i, SHOPS[i % 3])));
+      Array.from({ length: n }, (_, i) =>
+        i % 4 === 0 ? `${productUrl(from + i, SHOPS[i % 3])}&sim_models=12` : productUrl(from + i, SHOPS[i % 3]),
+      );
     const marketA = products(910_000, 24);
     // Overlaps A by half: the same rows loaded by two runs at once, from different workers.
     const marketB = [...marketA.slice(12), ...products(920_000, 12)].reverse();
@@ -139,7 +177,8 @@ describe('production topology: real Temporal server on Postgres, three workers, 
       marketB: withPolling({ ...marketplaceSpec('topo-market', dbUrl, marketB), concurrency: 2 }),
     };
     const handles = new Map<keyof typeof specs, PipelineWorkflowHandle>();
-    for (const [k, s] of Object.entries(specs) as Array<[keyof typeof specs, PipelineSpec]>) handles.set(k, await startPipelineRun(conn, s, k));
+    for (const [k, s] of Object.entries(specs) as Array<[keyof typeof specs, PipelineSpec]>)
+      handles.set(k, await startPipelineRun(conn, s, k));
     const createAndWait = ['pdfA', 'pdfB', 'social', 'search'] as const;
     const results = [...handles.entries()].map(([k, h]) => h.result().then((r) => ({ key: k, handle: h, result: r })));
     // Unhandled while the disruptions run; awaited below.
@@ -147,12 +186,15 @@ describe('production topology: real Temporal server on Postgres, three workers, 
 
     // Disruptions once every scraper is created (its runs are being waited for) and the marketplace runs are loading.
     await waitFor('every scraper created and the marketplace runs under way', async () => {
-      for (const k of createAndWait) if ((await handles.get(k)!.query<PipelineProgress>(PROGRESS_QUERY)).phase !== 'waiting') return undefined;
+      for (const k of createAndWait)
+        if ((await handles.get(k)!.query<PipelineProgress>(PROGRESS_QUERY)).phase !== 'waiting') return undefined;
       const m = await handles.get('marketA')!.query<PipelineProgress>(PROGRESS_QUERY);
       return m.urls.done >= 2 && polled() > 0 ? true : undefined;
     });
     const before = await handles.get('marketA')!.query<PipelineProgress>(PROGRESS_QUERY);
-    mark(`disruptions start: marketplace A at ${before.urls.done}/${before.urls.total} URLs, ${polled()} status checks held`);
+    mark(
+      `disruptions start: marketplace A at ${before.urls.done}/${before.urls.total} URLs, ${polled()} status checks held`,
+    );
 
     const victim = workers.shift()!;
     await victim.kill('SIGKILL');
@@ -173,11 +215,19 @@ describe('production topology: real Temporal server on Postgres, three workers, 
     sim.clearFaults();
 
     // The schedule made before the kill keeps firing after the restart, and its run completes.
-    const firedAfter = await waitFor('the schedule to fire after the restart', async () => {
-      const d = await schedule.describe();
-      return d.info.recentActions.find((a) => a.takenAt.getTime() > restartedAt);
-    }, 120_000, 500);
-    const scheduledRun = temporal.client.workflow.getHandle(firedAfter.action.workflow.workflowId, firedAfter.action.workflow.firstExecutionRunId);
+    const firedAfter = await waitFor(
+      'the schedule to fire after the restart',
+      async () => {
+        const d = await schedule.describe();
+        return d.info.recentActions.find((a) => a.takenAt.getTime() > restartedAt);
+      },
+      120_000,
+      500,
+    );
+    const scheduledRun = temporal.client.workflow.getHandle(
+      firedAfter.action.workflow.workflowId,
+      firedAfter.action.workflow.firstExecutionRunId,
+    );
     expect((await scheduledRun.result()).status).toBe('succeeded');
     mark(`schedule fired after the restart: ${firedAfter.action.workflow.workflowId} succeeded`);
     const schedInfo = await schedule.describe();
@@ -188,38 +238,63 @@ describe('production topology: real Temporal server on Postgres, three workers, 
     for (const o of outcomes) expect(o.result.status, o.key).toBe('succeeded');
 
     // Every run the schedule started is closed and succeeded (none left behind by the kills).
-    const scheduled = await waitFor('every scheduled run to close', async () => {
-      const list: Array<{ id: string; status: string }> = [];
-      for await (const w of temporal.client.workflow.list({ query: `ScrapeEtlPipeline = 'topo-sched'` })) {
-        list.push({ id: w.workflowId, status: w.status.name });
-      }
-      return list.length >= schedInfo.info.numActionsTaken && list.every((w) => w.status !== 'RUNNING') ? list : undefined;
-    }, 120_000, 500);
+    const scheduled = await waitFor(
+      'every scheduled run to close',
+      async () => {
+        const list: Array<{ id: string; status: string }> = [];
+        for await (const w of temporal.client.workflow.list({ query: `ScrapeEtlPipeline = 'topo-sched'` })) {
+          list.push({ id: w.workflowId, status: w.status.name });
+        }
+        return list.length >= schedInfo.info.numActionsTaken && list.every((w) => w.status !== 'RUNNING')
+          ? list
+          : undefined;
+      },
+      120_000,
+      500,
+    );
     expect(scheduled.length).toBeGreaterThanOrEqual(2);
     expect(scheduled.filter((w) => w.status !== 'COMPLETED')).toEqual([]);
 
     db = await openDatabase(dbUrl);
     // create-and-wait kinds: one scraper per workflow, exactly the runs it should have made, results exact.
-    const recordsOf = (ids: string[]) => ids.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
+    const recordsOf = (ids: string[]) =>
+      ids.flatMap((id) => sim.truth.runResults(Number(id)) as unknown as ResultRecord[]);
     for (const k of createAndWait) {
       const o = outcomes.find((x) => x.key === k)!;
       const spec = specs[k];
       const name = scraperNameFor(spec, o.handle.workflowId);
-      expect(sim.truth.scrapers().filter((s) => s['name'] === name), `${k}: scrapers`).toHaveLength(1);
+      expect(
+        sim.truth.scrapers().filter((s) => s['name'] === name),
+        `${k}: scrapers`,
+      ).toHaveLength(1);
       const truthRuns = sim.truth.runs().filter((r) => r.scraper_name === name);
       expect(o.result.scrapingRunIds.slice().sort(), `${k}: runs`).toEqual(truthRuns.map((r) => String(r.id)).sort());
       const records = recordsOf(o.result.scrapingRunIds);
       expect(records.length, `${k}: results`).toBeGreaterThan(0);
-      await expectTablesEqual(db, spec, flattenResultRecords(records, spec.kind === 'pdf' ? 'pdf_results' : 'leads_results'), [spec.kind === 'pdf' ? 'pdf_results' : 'leads_results']);
+      await expectTablesEqual(
+        db,
+        spec,
+        flattenResultRecords(records, spec.kind === 'pdf' ? 'pdf_results' : 'leads_results'),
+        [spec.kind === 'pdf' ? 'pdf_results' : 'leads_results'],
+      );
       await expectContentEqual(db, spec, records);
     }
     expect(recordsOf(outcomes.find((x) => x.key === 'pdfA')!.result.scrapingRunIds)).toHaveLength(12);
     expect(recordsOf(outcomes.find((x) => x.key === 'social')!.result.scrapingRunIds)).toHaveLength(60);
 
-    const jobs = mergeRows(jobUrls.map((u) => flattenJobBoard({ result: sim.truth.jobs(u, JOB_SCHEMA, 2, 6), tokenUsage: 0, totalDone: 0 } as unknown as JobBoardResponse)));
+    const jobs = mergeRows(
+      jobUrls.map((u) =>
+        flattenJobBoard({
+          result: sim.truth.jobs(u, JOB_SCHEMA, 2, 6),
+          tokenUsage: 0,
+          totalDone: 0,
+        } as unknown as JobBoardResponse),
+      ),
+    );
     await expectTablesEqual(db, specs.jobs, jobs, ['job_records']);
 
-    const market = (urls: string[]) => mergeRows(urls.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)))));
+    const market = (urls: string[]) =>
+      mergeRows(urls.map((u) => flattenMarketplace(marketplaceResponseSchema.parse(sim.truth.product(u)))));
     await expectTablesEqual(db, specs.marketA, market([...new Set([...marketA, ...marketB])]), MARKET_TABLES);
     await expectTablesEqual(db, schedSpec, market(schedSpec.request.urls), MARKET_TABLES);
 
@@ -231,7 +306,10 @@ describe('production topology: real Temporal server on Postgres, three workers, 
     const raw = await db.pool.query<{ workflow_id: string; n: string; keys: string }>(
       `SELECT workflow_id, count(*) AS n, count(DISTINCT request_key) AS keys FROM raw_responses WHERE pipeline = 'topo-market' GROUP BY workflow_id ORDER BY workflow_id`,
     );
-    const want = new Map([[handles.get('marketA')!.workflowId, marketA.length], [handles.get('marketB')!.workflowId, marketB.length]]);
+    const want = new Map([
+      [handles.get('marketA')!.workflowId, marketA.length],
+      [handles.get('marketB')!.workflowId, marketB.length],
+    ]);
     expect(raw.rows.map((r) => [r.workflow_id, Number(r.keys)])).toEqual([...want.entries()].sort());
     const refetched = raw.rows.reduce((sum, r) => sum + Number(r.n) - Number(r.keys), 0);
     mark(`marketplace URLs fetched again after the disruptions: ${refetched} of ${marketA.length + marketB.length}`);

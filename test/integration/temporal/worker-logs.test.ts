@@ -29,13 +29,19 @@ describe('worker logs', () => {
       taskQueue,
       env: { SCRAPER_BASE_URL: bed.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_WORKER_LOG_LEVEL: 'WARN' },
     });
-    const spec = { ...leadsSocialSpec('polled', bed.dbUrl, 5), polling: { initial_interval: '100ms', backoff_coefficient: 1, max_interval: '100ms', deadline: '2m' } };
+    const spec = {
+      ...leadsSocialSpec('polled', bed.dbUrl, 5),
+      polling: { initial_interval: '100ms', backoff_coefficient: 1, max_interval: '100ms', deadline: '2m' },
+    };
     bed.sim.resetStats();
     const result = await (await startPipelineRun({ client: bed.temporal.client, taskQueue }, spec, 'r1')).result();
     expect(result.status).toBe('succeeded');
     const polls = bed.sim.stats().byEndpoint['GET /api/scraping-runs/:id'] ?? 0;
     expect(polls).toBeGreaterThanOrEqual(20);
-    const warnings = worker.output().split('\n').filter((line) => /\bWARN\b/.test(line));
+    const warnings = worker
+      .output()
+      .split('\n')
+      .filter((line) => /\bWARN\b/.test(line));
     expect(warnings, `${polls} polls; worker log:\n${worker.output()}`).toEqual([]);
   });
 });
