@@ -65,6 +65,20 @@ const LOWER_TO_HIGHER = [
   { from: 'temporal/connect.ts', to: 'cli/up/paths.ts' },
 ];
 
+/**
+ * What the model (db/model/) may not load, directly or through any module it imports: Node's modules that reach files,
+ * processes, the network or threads, and the packages that talk to a database, a server or a log. drizzle-orm's root
+ * and its `*-core` table builders stay allowed: they declare tables as values (db/model/schema/build.ts) and open
+ * nothing; its driver folders (`drizzle-orm/better-sqlite3`, `node-postgres`, the migrators) are I/O. Patterns match
+ * dependency-cruiser's resolved paths: a Node module by its name, a package by its folder under node_modules.
+ */
+const IO_MODULES = [
+  '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|dns/promises|tls|worker_threads|cluster|readline|readline/promises|repl|inspector|os|process|v8|vm)$',
+  '(^|/)node_modules/(better-sqlite3|pg|pg-copy-streams|pg-query-stream|undici|pino|hono|prom-client|tinyglobby|cli-progress|playwright-core|drizzle-kit)/',
+  '(^|/)node_modules/@(duckdb|temporalio|aws-sdk|hono)/',
+  '(^|/)node_modules/drizzle-orm/(?!((pg-core|sqlite-core|mysql-core)/)?index\\.c?js$)',
+];
+
 /** The engine folders: everything one engine alone needs. Nothing outside destinations/ imports from them. */
 const ENGINE_FOLDER = '^destinations/(?!contract/)[^/]+/';
 
@@ -93,4 +107,4 @@ const PRODUCT_FOLDERS = [
   'scripts',
 ];
 
-module.exports = { LAYERS, LOWER_TO_HIGHER, ENGINE_FOLDER, PRODUCT_FOLDERS };
+module.exports = { LAYERS, LOWER_TO_HIGHER, ENGINE_FOLDER, PRODUCT_FOLDERS, IO_MODULES };

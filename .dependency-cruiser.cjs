@@ -4,7 +4,13 @@
 //
 // The layers and the allowed exceptions are data of their own (.dependency-cruiser-layers.cjs), read by the test too.
 
-const { LAYERS, LOWER_TO_HIGHER, ENGINE_FOLDER, PRODUCT_FOLDERS } = require('./.dependency-cruiser-layers.cjs');
+const {
+  LAYERS,
+  LOWER_TO_HIGHER,
+  ENGINE_FOLDER,
+  PRODUCT_FOLDERS,
+  IO_MODULES,
+} = require('./.dependency-cruiser-layers.cjs');
 
 const anyOf = (patterns) => `(${patterns.join('|')})`;
 
@@ -75,13 +81,41 @@ module.exports = {
       from: { pathNot: '^destinations/' },
       to: { path: ENGINE_FOLDER },
     },
+    {
+      name: 'model-imports-no-io',
+      comment:
+        'db/model/ (table definitions, flattening, naming, types) imports no module that does I/O, not even for a type: ' +
+        'it is data and pure functions that every stage reads (docs/architecture.md, Layers). What it loads at run ' +
+        'time through other modules is checked by .dependency-cruiser-runtime.cjs.',
+      severity: 'error',
+      from: { path: '^db/model/' },
+      to: { path: anyOf(IO_MODULES) },
+    },
+    {
+      name: 'contract-is-types-only',
+      comment:
+        'destinations/contract.ts imports types only, so it loads nothing at run time: the rules of what the model ' +
+        'loads (.dependency-cruiser-runtime.cjs) pass through it.',
+      severity: 'error',
+      from: { path: '^destinations/contract\\.ts$' },
+      to: { dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'store-uses-the-contract',
+      comment:
+        'db/store/ reaches a destination through the handle it is given (destinations/contract.ts), never through ' +
+        'an engine folder or the registry (destinations/index.ts, destinations/open.ts).',
+      severity: 'error',
+      from: { path: '^db/' },
+      to: { path: '^destinations/', pathNot: anyOf(LAYERS[0].paths.filter((p) => !p.includes('[^/]+/'))) },
+    },
     ...layerRules(),
   ],
   options: {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // Packages and Node's own modules are kept in the graph, unfollowed, so the model's purity rule sees them.
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|test|bench|soak)/' },
-    includeOnly: `^(${PRODUCT_FOLDERS.join('|')})/`,
+    exclude: { path: '^(dist|test|bench|soak)/' },
   },
 };

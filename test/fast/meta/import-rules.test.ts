@@ -2,8 +2,10 @@
 // own imports (.dependency-cruiser.cjs, its layers in .dependency-cruiser-layers.cjs): no import cycle across
 // top-level folders, no import into an engine folder destinations/<engine>/ from outside destinations/, and no
 // import from a lower layer to a higher one beyond the (at most four) listed and justified exceptions. The report is
-// printed whether the rules pass or not, so CI's output shows the figures. A second case runs the same rules over a
-// small tree that breaks each of them, so a rule that stopped matching anything fails here too.
+// printed whether the rules pass or not, so CI's output shows the figures. The model (db/model/) imports and loads no
+// module that does I/O (.dependency-cruiser-runtime.cjs follows what it loads through the layers below it), and the
+// store (db/store/) reaches destinations through the contract only. A second case runs the same rules over a small
+// tree that breaks each of them, so a rule that stopped matching anything fails here too.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -102,7 +104,7 @@ function report(result: Cruise, cycles: string[][]): string {
     byRule.set(rule, [...(byRule.get(rule) ?? []), v]);
   }
   const lines = [
-    `import rules (dependency-cruiser, ${result.modules.length} modules of ${PRODUCT_FOLDERS.join(', ')}):`,
+    `import rules (dependency-cruiser, ${result.modules.filter((m) => PRODUCT_FOLDERS.includes(top(m.source))).length} modules of ${PRODUCT_FOLDERS.join(', ')}):`,
     `  cycles across top-level folders: ${cycles.length}${cycles.map((c) => ` (${c.length} files in ${[...new Set(c.map(top))].sort().join(', ')})`).join('')}`,
     `  imports into an engine folder from outside destinations/: ${byRule.get('no-engine-folder-from-outside')?.length ?? 0}`,
     `  imports from a lower layer to a higher one: ${(byRule.get('lower-to-higher-layer')?.length ?? 0) + LOWER_TO_HIGHER.length} (${LOWER_TO_HIGHER.length} allowed, docs/architecture.md)`,
@@ -120,7 +122,11 @@ describe('import rules', () => {
   it('the product keeps the rules of docs/architecture.md (the report is printed)', async () => {
     const result = await cruise(ROOT, PRODUCT_FOLDERS, '.dependency-cruiser.cjs');
     const cycles = crossFolderCycles(result);
-    console.log(report(result, cycles));
+    const loaded = await cruise(ROOT, ['db/model'], '.dependency-cruiser-runtime.cjs');
+    console.log(
+      `${report(result, cycles)}\n  modules the model loads that do I/O: ${loaded.summary.violations.length} (of ${loaded.modules.length} it reaches)`,
+    );
+    expect(loaded.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
 
     // Every product module belongs to a layer, so none escapes the layer rules.
     expect(result.modules.map((m) => m.source).filter((s) => PRODUCT_FOLDERS.includes(top(s)) && !layerOf(s))).toEqual(
@@ -149,27 +155,64 @@ describe('import rules', () => {
   it('each rule fails on a tree that breaks it', async () => {
     const files: Record<string, string> = {
       // A cycle across two folders.
-      'db/a.ts': "import { b } from '../export/b.js';\nexport const a = (): number => b;\n",
-      'export/b.ts': "import { a } from '../db/a.js';\nexport const b = 1;\nexport const c = a;\n",
-      // An engine folder imported from outside destinations/, and a lower layer (store) importing a higher one (registry).
-      'db/c.ts':
-        "import { e } from '../destinations/sqlite/e.js';\nimport { r } from '../destinations/index.js';\nexport const c = e + r;\n",
+      'db/store/a.ts': "import { b } from '../../export/b.js';\nexport const a = (): number => b;\n",
+      'export/b.ts': "import { a } from '../db/store/a.js';\nexport const b = 1;\nexport const c = a;\n",
+      // An engine folder imported from outside destinations/, and the store importing a higher layer (the registry).
+      'db/store/c.ts':
+        "import { e } from '../../destinations/sqlite/e.js';\nimport { r } from '../../destinations/index.js';\n" +
+        "import { o } from '../../destinations/open.js';\nimport type { H } from '../../destinations/contract.js';\n" +
+        'export const c = (h?: H): number => e + r + o + (h ?? 0);\n',
       'destinations/sqlite/e.ts': 'export const e = 1;\n',
       'destinations/index.ts': 'export const r = 2;\n',
+      'destinations/open.ts': 'export const o = 3;\n',
+      // The contract: a driver's type (which loads nothing at run time), and a value it must not import.
+      'destinations/contract.ts':
+        "import type BetterSqlite3 from 'better-sqlite3';\nimport { n } from './names.js';\n" +
+        'export type H = number | BetterSqlite3.Database;\nexport type N = typeof n;\n',
+      'destinations/names.ts': 'export const n = 4;\n',
+      // The model: a driver's type imported directly, a file read through a foundation module it imports, and drizzle's
+      // table builders and the contract, which are allowed.
+      'db/model/direct.ts': "import type pg from 'pg';\nexport type Pool = pg.Pool;\n",
+      'db/model/through.ts': "import { read } from '../../lib/read.js';\nexport const t = read;\n",
+      'lib/read.ts':
+        "import fs from 'node:fs';\nexport const read = (f: string): string => fs.readFileSync(f, 'utf8');\n",
+      'db/model/allowed.ts':
+        "import { sqliteTable, text } from 'drizzle-orm/sqlite-core';\nimport type { H } from '../../destinations/contract.js';\n" +
+        "import { createHash } from 'node:crypto';\n" +
+        "export const t = sqliteTable('t', { a: text('a') });\nexport const h = (x: H): string => createHash('sha1').update(String(x)).digest('hex');\n",
     };
     for (const [f, text] of Object.entries(files)) {
       fs.mkdirSync(path.join(scratch, path.dirname(f)), { recursive: true });
       fs.writeFileSync(path.join(scratch, f), text);
     }
     fs.writeFileSync(path.join(scratch, 'tsconfig.json'), fs.readFileSync(path.join(ROOT, 'tsconfig.json')));
-    for (const f of ['.dependency-cruiser.cjs', '.dependency-cruiser-layers.cjs'])
+    // The packages resolve as they do in the repository, so a driver is matched by the folder it is installed in.
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(scratch, 'node_modules'), 'dir');
+    for (const f of ['.dependency-cruiser.cjs', '.dependency-cruiser-layers.cjs', '.dependency-cruiser-runtime.cjs'])
       fs.copyFileSync(path.join(ROOT, f), path.join(scratch, f));
-    const result = await cruise(scratch, ['db', 'export', 'destinations'], '.dependency-cruiser.cjs');
+    const result = await cruise(scratch, ['db', 'export', 'destinations', 'lib'], '.dependency-cruiser.cjs');
     const found = result.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
-    expect(crossFolderCycles(result)).toEqual([['db/a.ts', 'export/b.ts']]);
-    expect(found).toContain('no-cycle-across-folders: db/a.ts → export/b.ts');
-    expect(found).toContain('no-engine-folder-from-outside: db/c.ts → destinations/sqlite/e.ts');
-    expect(found).toContain('layer-store-to-registry: db/c.ts → destinations/index.ts');
-    expect(found).toContain('layer-store-to-engines: db/c.ts → destinations/sqlite/e.ts');
+    expect(crossFolderCycles(result)).toEqual([['db/store/a.ts', 'export/b.ts']]);
+    expect(found).toContain('no-cycle-across-folders: db/store/a.ts → export/b.ts');
+    expect(found).toContain('no-engine-folder-from-outside: db/store/c.ts → destinations/sqlite/e.ts');
+    expect(found).toContain('layer-store-to-registry: db/store/c.ts → destinations/index.ts');
+    expect(found).toContain('layer-store-to-engines: db/store/c.ts → destinations/sqlite/e.ts');
+    for (const to of ['destinations/sqlite/e.ts', 'destinations/index.ts', 'destinations/open.ts'])
+      expect(found).toContain(`store-uses-the-contract: db/store/c.ts → ${to}`);
+    expect(found.filter((f) => f.includes('→ destinations/contract.ts'))).toEqual([]);
+    expect(found.filter((f) => f.startsWith('model-imports-no-io:'))).toEqual([
+      expect.stringMatching(/^model-imports-no-io: db\/model\/direct\.ts → (.*\/)?node_modules\/pg\//),
+    ]);
+    expect(found).toContain('contract-is-types-only: destinations/contract.ts → destinations/names.ts');
+
+    // What the model loads, followed through the foundation module it imports; drizzle's builders, node:crypto and
+    // the contract's driver type pass.
+    const loaded = await cruise(scratch, ['db/model'], '.dependency-cruiser-runtime.cjs');
+    const io = loaded.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+    expect(io).toHaveLength(2);
+    expect(io).toContain('model-loads-no-io: db/model/through.ts → fs');
+    expect(io.filter((f) => f.includes('db/model/direct.ts'))).toEqual([
+      expect.stringMatching(/^model-loads-no-io: db\/model\/direct\.ts → (.*\/)?node_modules\/pg\//),
+    ]);
   });
 });
