@@ -5,7 +5,7 @@ import type { NotifyEventName } from '../pipelines/spec.js';
 import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
 import type { DataOutcome } from '../lib/run-states.js';
 import { rowsSeenChangedText, tokensText } from '../lib/run-figures.js';
-import { runRowTotals } from '../db/table-names.js';
+import { runRowTotals } from '../db/model/table-names.js';
 import type { FailedCheckData } from '../checks/read.js';
 import type { BudgetAlertData } from '../budget/types.js';
 

@@ -13,7 +13,7 @@ import {
   type PipelineWorkflowResult,
 } from '../temporal/contract.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
-import { isBookkeepingTable, orderedRows, runRowTotals, splitRows } from '../db/table-names.js';
+import { isBookkeepingTable, orderedRows, runRowTotals, splitRows } from '../db/model/table-names.js';
 import type { CommandIO } from './io.js';
 import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';

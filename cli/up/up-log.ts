@@ -4,7 +4,7 @@
 // sentence with the facts that say what happened and where (pipeline, run, activity), never the token.
 import { rowsSeenChangedText } from '../../lib/run-figures.js';
 import type { RunEvent } from '../../activities/deps.js';
-import { runRowTotals } from '../../db/table-names.js';
+import { runRowTotals } from '../../db/model/table-names.js';
 
 /** Meta keys the SDK adds to every entry of an activity or workflow: said as "where", or not at all. */
 const SDK_CONTEXT = new Set([
