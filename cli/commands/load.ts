@@ -10,6 +10,7 @@ import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { toIssues } from '../../client/validate.js';
 import type { FlattenInput } from '../../db/model/flatten/index.js';
 import { LOAD_KINDS, type LoadKind } from '../../db/model/flatten/load-kinds.js';
+import { runRowTotals } from '../../db/model/table-names.js';
 import type { LoadBatchResult } from '../../db/store/load.js';
 import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
 import { InputFileError, readInputTextSync } from '../../lib/input-file.js';
@@ -281,9 +282,11 @@ export function register(program: Command): void {
             if (full) throw new Error(full);
             throw err;
           }
-          const changed = Object.values(totals).reduce((a, b) => a + b, 0);
+          // Data rows as `run` and `status` count them; bookkeeping rows (results' run records) apart.
+          const { changed, bookkeeping } = runRowTotals(totals, null);
+          const apart = bookkeeping > 0 ? `, and ${bookkeeping} bookkeeping row${bookkeeping === 1 ? '' : 's'}` : '';
           process.stdout.write(
-            `${files.length} file${files.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed\n`,
+            `${files.length} file${files.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed${apart}\n`,
           );
         } finally {
           await db.close();

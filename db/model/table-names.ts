@@ -51,6 +51,22 @@ export function orderedRows(rows: Record<string, number>): Array<[string, number
   return Object.entries(rows).sort(([a], [b]) => tableRank(a) - tableRank(b) || a.localeCompare(b));
 }
 
+/**
+ * A run's row totals as every surface states them (`run`, `status`, the console, up's log, webhooks): data rows
+ * changed and seen, the bookkeeping rows the run changed apart. Seen is null when the run was not counted.
+ */
+export function runRowTotals(
+  rowsByTable: Record<string, number>,
+  seenByTable: Record<string, number> | null | undefined,
+): { changed: number; seen: number | null; bookkeeping: number } {
+  const changed = splitRows(rowsByTable);
+  return {
+    changed: changed.data,
+    seen: seenByTable ? splitRows(seenByTable).data : null,
+    bookkeeping: changed.bookkeeping,
+  };
+}
+
 /** Data rows and bookkeeping rows of a run, apart. */
 export function splitRows(rows: Record<string, number>): { data: number; bookkeeping: number } {
   let data = 0;
