@@ -2,7 +2,7 @@
 // SQLite file, on the same generated products in the same run (flattening on both clocks). Each is timed one
 // transaction per product (loadBatch: every call a session of its own, so the file is opened, locked and closed per
 // product, as for a pipeline's loads when nothing else is queued) and in groups of GROUP products (loadBatches: one
-// session; in DuckDB one transaction per group written by db/load-group-duckdb.ts; SQLite: one transaction, a
+// session; in DuckDB one transaction per group written by destinations/duckdb/load-group.ts; SQLite: one transaction, a
 // savepoint each). The ratio printed is DuckDB/SQLite rows per second.
 //   npx tsx bench/load-duckdb.ts          (BENCH_LOAD_PRODUCTS, default 1000)
 import fs from 'node:fs';

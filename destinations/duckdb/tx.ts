@@ -2,7 +2,7 @@
 // connection, parameters bound by their JavaScript type, results read as JavaScript values (BIGINT as bigint,
 // like SQLite; TIMESTAMPTZ as Date, like node-postgres). A DuckTx also binds typed lists (DuckList), so many rows
 // travel in one statement of a fixed shape as `unnest($1::BIGINT[]), unnest($2::VARCHAR[]), …` (the group writer,
-// db/load-group-duckdb.ts).
+// destinations/duckdb/load-group.ts).
 import type { DuckDBConnection, DuckDBListType, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Scalar } from '../../db/model/flatten/values.js';
 import type { Param, Tx } from '../../db/store/sql.js';
