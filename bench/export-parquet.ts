@@ -161,7 +161,7 @@ function ours(url: string, outDir: string): Measured {
 /** The SQLite table's rows into the same table of a migrated Postgres database, by COPY of sqlite3's CSV. */
 async function fillPostgres(sqliteFile: string, url: string, csv: string): Promise<void> {
   const { openDatabase } = (await import(
-    path.join(DIST, 'db', 'connect.js')
+    path.join(DIST, 'destinations', 'open.js')
   )) as typeof import('../destinations/open.js');
   await (await openDatabase(url)).close();
   const client = new pg.Client({ connectionString: url });
@@ -182,7 +182,7 @@ async function fillPostgres(sqliteFile: string, url: string, csv: string): Promi
 
 async function fillDuckdb(file: string, csv: string): Promise<void> {
   const { openDatabase } = (await import(
-    path.join(DIST, 'db', 'connect.js')
+    path.join(DIST, 'destinations', 'open.js')
   )) as typeof import('../destinations/open.js');
   await (await openDatabase(`duckdb:${file}`)).close();
   const { DuckDBInstance } = await import('@duckdb/node-api');
