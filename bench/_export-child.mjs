@@ -9,13 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const [dist, url, table, outDir, format, threads, pipeline] = process.argv.slice(2);
-// As that build's `scrape-etl export` does: since cli/commands/export.ts holds the young generation from its start
-// for a CSV file, so does this process (an older build, compared with BENCH_CSV_COMPARE, is measured as it ran).
-const command = fs.readFileSync(path.join(dist, 'cli', 'commands', 'export.js'), 'utf8');
-if (format === 'csv' && command.includes('holdYoungGeneration')) {
-  const { holdYoungGeneration } = await import(path.join(dist, 'export', 'young-generation.js'));
-  holdYoungGeneration();
-}
 const { exportTables } = await import(path.join(dist, 'export', 'export.js'));
 const { openDatabase } = await import(path.join(dist, 'destinations', 'open.js'));
 await import(path.join(dist, 'export', 'formats', `${format}.js`));

@@ -10,9 +10,6 @@
 // the flag again, and a threaded export takes its hold once its threads are up. The flag is process-wide; it goes
 // back to V8's default (2) when the last export holding it ends, so a worker's loads between exports grow their
 // young generation as usual.
-// The `export` command of a CSV file takes its hold at its start (cli/commands/export.ts): a young generation
-// grows while the command loads its modules and opens the database, and V8 never shrinks it back, so a hold taken
-// only once the file is being written kept that size for the whole export.
 import v8 from 'node:v8';
 
 const DEFAULT_GROWTH_FACTOR = 2;

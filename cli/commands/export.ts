@@ -123,125 +123,112 @@ export function register(program: Command): void {
     .option('--line-ending <crlf|lf>', 'CSV record separator', lineEnding, 'crlf')
     .option('--json', 'print one JSON object per file written')
     .action(async (opts: ExportCliOptions) => {
-      // A CSV export holds the young generation from the command's start, before the modules load and the
-      // database opens: V8 grows it meanwhile and never gives it back, so a hold taken by the writer alone kept the
-      // larger size for the whole export (export/young-generation.ts; bench/csv-export.ts prints the peaks).
-      const { holdYoungGeneration } = await import('../../export/young-generation.js');
-      const release = opts.format === 'csv' ? holdYoungGeneration() : () => {};
+      // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
+      const usage = (message: string) => Object.assign(new Error(message), { exitCode: EXIT.usage });
+      if ((opts.out === undefined) === (opts.to === undefined))
+        throw usage(
+          opts.out === undefined
+            ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)'
+            : 'give --out or --to, not both',
+        );
+      if ((opts.partitionBy || opts.runId !== undefined) && opts.to === undefined)
+        throw usage(`${opts.partitionBy ? '--partition-by' : '--run-id'} applies to --to (the lake) only`);
+      if (opts.to !== undefined) {
+        const { targetProblem } = await import('../../export/targets/index.js');
+        const problem = targetProblem(opts.to);
+        if (problem !== undefined) throw usage(`--to: ${problem}`);
+        if (opts.pipeline === undefined)
+          throw usage('--to needs --pipeline: the lake keeps each pipeline under <prefix>/<pipeline>/');
+        for (const [flag, set] of [
+          ['--since-last', opts.sinceLast],
+          ['--file-name', opts.fileName !== undefined],
+          ['--columns', opts.columns !== undefined],
+        ] as const) {
+          if (set)
+            throw usage(
+              `${flag} does not apply to --to: the lake writes the rows new since its last export, all columns, in files named part-<run>-<part>`,
+            );
+        }
+      }
+      if (opts.writeEmpty && !opts.sinceLast)
+        throw Object.assign(
+          new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'),
+          { exitCode: EXIT.usage },
+        );
+      const { readTarget } = await import('./status.js');
+      const { databaseUrl, ref } = await readTarget(opts.pipeline, opts.database);
+      if (ref) opts.pipeline = ref.name;
+      // Reads only: a database that is not there is an error, not a new empty file with "nothing to export".
+      const { databaseFile, MissingDatabaseError } = await import('../read-destination.js');
+      const file = databaseFile(databaseUrl);
+      const fs = await import('node:fs');
+      if (file !== undefined && !fs.existsSync(file)) {
+        throw new MissingDatabaseError(
+          `no database at ${databaseUrl} (the file does not exist; check --database, DATABASE_URL or the pipeline's destination)`,
+        );
+      }
+      const { openDatabase } = await import('../../destinations/open.js');
+      const { exportTablesReport } = await import('../../export/export.js');
+      const db = await openDatabase(databaseUrl);
       try {
-        await exportCommand(opts);
+        if (opts.to !== undefined) {
+          await exportToLakeCommand(db, opts as ExportCliOptions & { to: string; pipeline: string });
+          return;
+        }
+        const out = opts.out!;
+        const options: ExportOptions = {
+          outDir: out,
+          format: opts.format,
+          mode: opts.sinceLast ? 'incremental' : 'full',
+          ...(opts.sinceLast ? { writeEmpty: opts.writeEmpty ?? false } : {}),
+          delimiter: opts.delimiter,
+          bom: opts.bom ?? false,
+          nullText: opts.nullText,
+          neutralizeFormulas: opts.neutralizeFormulas,
+          ...(opts.fileName !== undefined ? { fileName: opts.fileName } : {}),
+          lineEnding: opts.lineEnding,
+          ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
+          ...(opts.tables ? { tables: opts.tables } : {}),
+          ...(opts.columns ? { columns: opts.columns } : {}),
+        };
+        const { files, unchanged } = await exportTablesReport(db, options).catch(async (err: unknown) => {
+          // A folder that cannot be written: one sentence (which path, what is wrong, the fix), exit 2.
+          const { describeExportFsError } = await import('../../export/fs-errors.js');
+          const sentence = describeExportFsError(err, out, 'this command');
+          throw sentence === undefined
+            ? err
+            : Object.assign(
+                new Error(
+                  sentence.replace(
+                    ', or set exports[].dir in the pipeline file to another folder',
+                    ', or give --out another folder',
+                  ),
+                ),
+                { exitCode: EXIT.usage },
+              );
+        });
+        if (files.length === 0 && unchanged.length === 0) {
+          process.stderr.write(
+            `nothing to export: ${opts.pipeline === undefined ? 'no table holds rows' : `no table holds rows of pipeline "${opts.pipeline}"`}\n`,
+          );
+        }
+        for (const f of files) {
+          process.stdout.write(
+            opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} row${f.rows === 1 ? '' : 's'} -> ${f.file}\n`,
+          );
+        }
+        // A table with nothing new since the last --since-last export: said, with no file (its watermark stays).
+        for (const table of unchanged) {
+          process.stdout.write(
+            opts.json
+              ? `${JSON.stringify({ table, file: null, rows: 0, noNewRows: true })}\n`
+              : `${table}: no rows new since the last export, no file written\n`,
+          );
+        }
       } finally {
-        release();
+        await db.close();
       }
     });
-}
-
-async function exportCommand(opts: ExportCliOptions): Promise<void> {
-  // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-  const usage = (message: string) => Object.assign(new Error(message), { exitCode: EXIT.usage });
-  if ((opts.out === undefined) === (opts.to === undefined))
-    throw usage(
-      opts.out === undefined
-        ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)'
-        : 'give --out or --to, not both',
-    );
-  if ((opts.partitionBy || opts.runId !== undefined) && opts.to === undefined)
-    throw usage(`${opts.partitionBy ? '--partition-by' : '--run-id'} applies to --to (the lake) only`);
-  if (opts.to !== undefined) {
-    const { targetProblem } = await import('../../export/targets/index.js');
-    const problem = targetProblem(opts.to);
-    if (problem !== undefined) throw usage(`--to: ${problem}`);
-    if (opts.pipeline === undefined)
-      throw usage('--to needs --pipeline: the lake keeps each pipeline under <prefix>/<pipeline>/');
-    for (const [flag, set] of [
-      ['--since-last', opts.sinceLast],
-      ['--file-name', opts.fileName !== undefined],
-      ['--columns', opts.columns !== undefined],
-    ] as const) {
-      if (set)
-        throw usage(
-          `${flag} does not apply to --to: the lake writes the rows new since its last export, all columns, in files named part-<run>-<part>`,
-        );
-    }
-  }
-  if (opts.writeEmpty && !opts.sinceLast)
-    throw Object.assign(
-      new Error('--write-empty applies to --since-last exports only (a full export always writes its files)'),
-      { exitCode: EXIT.usage },
-    );
-  const { readTarget } = await import('./status.js');
-  const { databaseUrl, ref } = await readTarget(opts.pipeline, opts.database);
-  if (ref) opts.pipeline = ref.name;
-  // Reads only: a database that is not there is an error, not a new empty file with "nothing to export".
-  const { databaseFile, MissingDatabaseError } = await import('../read-destination.js');
-  const file = databaseFile(databaseUrl);
-  const fs = await import('node:fs');
-  if (file !== undefined && !fs.existsSync(file)) {
-    throw new MissingDatabaseError(
-      `no database at ${databaseUrl} (the file does not exist; check --database, DATABASE_URL or the pipeline's destination)`,
-    );
-  }
-  const { openDatabase } = await import('../../destinations/open.js');
-  const { exportTablesReport } = await import('../../export/export.js');
-  const db = await openDatabase(databaseUrl);
-  try {
-    if (opts.to !== undefined) {
-      await exportToLakeCommand(db, opts as ExportCliOptions & { to: string; pipeline: string });
-      return;
-    }
-    const out = opts.out!;
-    const options: ExportOptions = {
-      outDir: out,
-      format: opts.format,
-      mode: opts.sinceLast ? 'incremental' : 'full',
-      ...(opts.sinceLast ? { writeEmpty: opts.writeEmpty ?? false } : {}),
-      delimiter: opts.delimiter,
-      bom: opts.bom ?? false,
-      nullText: opts.nullText,
-      neutralizeFormulas: opts.neutralizeFormulas,
-      ...(opts.fileName !== undefined ? { fileName: opts.fileName } : {}),
-      lineEnding: opts.lineEnding,
-      ...(opts.pipeline !== undefined ? { pipeline: opts.pipeline } : {}),
-      ...(opts.tables ? { tables: opts.tables } : {}),
-      ...(opts.columns ? { columns: opts.columns } : {}),
-    };
-    const { files, unchanged } = await exportTablesReport(db, options).catch(async (err: unknown) => {
-      // A folder that cannot be written: one sentence (which path, what is wrong, the fix), exit 2.
-      const { describeExportFsError } = await import('../../export/fs-errors.js');
-      const sentence = describeExportFsError(err, out, 'this command');
-      throw sentence === undefined
-        ? err
-        : Object.assign(
-            new Error(
-              sentence.replace(
-                ', or set exports[].dir in the pipeline file to another folder',
-                ', or give --out another folder',
-              ),
-            ),
-            { exitCode: EXIT.usage },
-          );
-    });
-    if (files.length === 0 && unchanged.length === 0) {
-      process.stderr.write(
-        `nothing to export: ${opts.pipeline === undefined ? 'no table holds rows' : `no table holds rows of pipeline "${opts.pipeline}"`}\n`,
-      );
-    }
-    for (const f of files) {
-      process.stdout.write(
-        opts.json ? `${JSON.stringify(f)}\n` : `${f.table}: ${f.rows} row${f.rows === 1 ? '' : 's'} -> ${f.file}\n`,
-      );
-    }
-    // A table with nothing new since the last --since-last export: said, with no file (its watermark stays).
-    for (const table of unchanged) {
-      process.stdout.write(
-        opts.json
-          ? `${JSON.stringify({ table, file: null, rows: 0, noNewRows: true })}\n`
-          : `${table}: no rows new since the last export, no file written\n`,
-      );
-    }
-  } finally {
-    await db.close();
-  }
 }
 
 /** `export --to`: the lake (export/targets/lake.ts), one line per table with its manifest. */

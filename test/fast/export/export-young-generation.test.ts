@@ -4,7 +4,6 @@
 // overlap. Every hold sets the flag again, because starting a worker thread sets V8's flags back (checked here on
 // V8 itself). (Peak memory itself is measured by bench/csv-export.ts, never in a test.)
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,35 +95,6 @@ describe('CSV export and the young generation', () => {
     });
     await expect(out).rejects.toThrow();
     expect(flags).toEqual([HOLD, RELEASE]);
-  }, 120_000);
-
-  it('the export command of a CSV file holds it from its start to its end, around the writer hold; other formats do not', async () => {
-    // The command's hold comes before its modules load and the database opens (cli/commands/export.ts): before it,
-    // only the writer held it, and the young generation had grown meanwhile. Run in this process through commander.
-    const { Command } = await import('../../../vendor/commander.js');
-    const { register } = await import('../../../cli/commands/export.js');
-    const run = async (...args: string[]) => {
-      const program = new Command().exitOverride();
-      register(program);
-      const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-      try {
-        await program.parseAsync(
-          ['export', '--database', `sqlite:${join(dir, 'db.sqlite')}`, '--tables', 'events', ...args],
-          { from: 'user' },
-        );
-      } finally {
-        out.mockRestore();
-      }
-    };
-    await run('--out', join(dir, 'command-csv'));
-    expect(flags).toEqual([HOLD, HOLD, RELEASE]);
-    expect(readCsvWithPython(join(dir, 'command-csv', readdirSync(join(dir, 'command-csv'))[0]!)).length).toBe(60_001);
-    flags = [];
-    await run('--out', join(dir, 'command-jsonl'), '--format', 'jsonl');
-    expect(flags).toEqual([]);
-    // A command that fails lets go of it too.
-    await expect(run('--out', join(dir, 'command-missing'), '--tables', 'no_such_table')).rejects.toThrow();
-    expect(flags.at(-1)).toBe(RELEASE);
   }, 120_000);
 
   it('a hold taken after a worker thread started holds, though the thread set the V8 flags back', () => {
