@@ -8,6 +8,8 @@ import type { PriceMove, ProductHistory, ProductRef, StockChange } from './price
 import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
 import type { BudgetRow } from '../budget/status.js';
 import { LINEAGE_COLUMNS } from '../db/tables.js';
+import { CONTENT_CHILD_DOCS, CONTENT_ROOT_DOCS } from '../db/schema/descriptions.js';
+import type { CatalogTable } from '../db/schema/catalog.js';
 import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
 import { isMissedFire } from '../db/pipeline-runs.js';
@@ -415,6 +417,7 @@ export function dataTableView(
   q: { sort?: string | undefined; desc?: boolean; after?: string | undefined; limit?: number | undefined },
   links: Links,
   nav: Html,
+  docs?: CatalogTable,
 ): Html {
   const t = page.meta.name;
   const hasLoad = page.meta.columns.some((c) => c.name === 'load_id');
@@ -431,8 +434,9 @@ export function dataTableView(
   const limitQ = q.limit !== undefined ? { limit: String(q.limit) } : {};
   const viewQ = { sort: page.sort, ...(page.desc ? { desc: '1' } : {}) };
   const pageQ = { ...viewQ, ...limitQ };
+  const docOf = (name: string) => docs?.columns.find((c) => c.name === name);
   return html`<h1>${t} <span class="muted">of ${pipeline}</span></h1>
-    ${nav}
+    ${nav} ${docs ? html`<p class="table-doc">${tableKindText(docs)}. ${docs.description}</p>` : ''}
     <p>
       ${intText(page.count)}${page.capped ? '+' : ''} rows; sorted by ${page.sort ?? page.key.join(', ')}
       ${page.desc ? 'descending' : 'ascending'}. Download this view:
@@ -444,7 +448,7 @@ export function dataTableView(
         <tr>
           ${columns.map(
             (c) =>
-              html`<th>
+              html`<th title="${docOf(c.name)?.description ?? ''}">
                 <a href="${sortLink(c.name) ?? '#'}" data-column="${c.name}"
                   >${c.name}${page.sort === c.name ? (page.desc ? ' ▼' : ' ▲') : ''}</a
                 ><span class="col-type">${c.type}</span>
@@ -463,7 +467,35 @@ export function dataTableView(
     </table>
     <p class="pager">
       ${q.after ? link(links.data(db, pipeline, t, pageQ), '« first page') : ''}${page.next ? html`<a data-next href="${links.data(db, pipeline, t, { ...pageQ, after: page.next }) ?? '#'}">next page »</a>` : html`<span class="muted">last page</span>`}
-    </p>`;
+    </p>
+    <h2>Columns</h2>
+    ${table(
+      ['Column', 'Type', 'Kind', 'Key', 'Description'],
+      columns.map((c) => {
+        const d = docOf(c.name);
+        return [
+          c.name,
+          c.type,
+          d ? (d.evolved && !isSystemColumn(docs!, c.name) ? 'inferred' : 'fixed') : '',
+          d?.naturalKey ? 'natural key' : d?.lineage ? 'lineage' : '',
+          d?.description ?? '',
+        ];
+      }),
+      { cls: 'columns' },
+    )}`;
+}
+
+/** What kind of table it is, said before its description: the key rows are upserted on included. */
+function tableKindText(t: CatalogTable): string {
+  const key = t.naturalKey.length > 0 ? `natural key ${t.naturalKey.join(', ')}` : 'no natural key';
+  if (t.kind === 'model') return `Model table (fixed columns; ${key})`;
+  if (t.kind === 'view') return `View (${key})`;
+  return `Inferred table, created by loads from the result content (${key})`;
+}
+
+/** An inferred table's own columns (its keys, parent links, lineage: db/flatten/content.ts) are fixed; its content's are inferred. */
+function isSystemColumn(t: CatalogTable, column: string): boolean {
+  return t.kind === 'inferred' && (column in CONTENT_ROOT_DOCS || column in CONTENT_CHILD_DOCS);
 }
 
 export function rawView(
@@ -683,7 +715,7 @@ function budgetsSection(rows: readonly BudgetRow[]): Html {
         r.period,
         intText(r.spent),
         intText(r.limit.limit),
-        `${r.limit.limit > 0 ? Math.round((r.spent / r.limit.limit) * 100) : 100}%${r.spent >= r.limit.limit ? ' (reached)' : r.spent >= r.limit.warnAt * r.limit.limit ? ' (warning)' : ''}`,
+        `${r.limit.limit > 0 ? Math.round((r.spent / r.limit.limit) * 100) : 100}%${r.level === 'ok' ? '' : ` (${r.level})`}`,
       ]),
       { cls: 'cost-budgets' },
     )}`;

@@ -33,7 +33,7 @@ import {
 import { openReadOnly, type ReadOnlySource } from './source.js';
 import { temporalView, type TemporalView } from './temporal.js';
 import { COUNT_CAP, dataPage, rawResponse, ViewError } from './data.js';
-import { tableExists, tablesOfPipeline } from './catalog.js';
+import { tableDocs, tableExists, tablesOfPipeline } from './catalog.js';
 import { costOfRuns, pipelineNames, pipelineSummary, runDetail, runsOfPipeline } from './runs.js';
 import { movesOfRun, productHistory, productsOf, stockChangesOfRun } from './prices.js';
 import { leadsPage } from './leads.js';
@@ -308,11 +308,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   app.get('/db/:db/p/:pipeline/data/:table', async (c) => {
     const { db, source, pipeline } = pipelineOf(c);
     const v = viewOf(c, pipeline);
-    const [s, p] = await source.read(async (r) => [await pipelineSummary(r, pipeline), await dataPage(r, v)] as const);
+    const [s, p, docs] = await source.read(
+      async (r) =>
+        [await pipelineSummary(r, pipeline), await dataPage(r, v), await tableDocs(r, pipeline, v.table)] as const,
+    );
     return page(
       c,
       `${v.table} of ${pipeline}`,
-      dataTableView(db, pipeline, p, v, links, s ? pipelineNav(db, pipeline, s.kind, links) : html``),
+      dataTableView(db, pipeline, p, v, links, s ? pipelineNav(db, pipeline, s.kind, links) : html``, docs),
     );
   });
 
