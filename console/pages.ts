@@ -7,6 +7,8 @@ import type { LeadsPage } from './leads.js';
 import type { PriceMove, ProductHistory, ProductRef, StockChange } from './prices.js';
 import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
 import type { BudgetRow } from '../budget/status.js';
+import type { BudgetPlan } from '../budget/plan.js';
+import { forecastBasisText } from '../budget/forecast.js';
 import { LINEAGE_COLUMNS } from '../db/tables.js';
 import { CONTENT_CHILD_DOCS, CONTENT_ROOT_DOCS } from '../db/schema/descriptions.js';
 import type { CatalogTable } from '../db/schema/catalog.js';
@@ -74,6 +76,17 @@ function runDuration(run: RunInfo): string {
   return durationText(a !== null && b !== null ? b - a : null);
 }
 
+/** When a pipeline's schedule fires next, as Temporal says (console/temporal.ts), or why it is not known. */
+function nextRunCell(next: NextRun): Html {
+  return 'unknown' in next
+    ? html`<span class="muted" title="${next.unknown}">unknown</span>`
+    : 'paused' in next
+      ? html`<span class="muted">paused</span>`
+      : next.at
+        ? html`<span class="next-run">${when(next.at)}</span>`
+        : html`<span class="muted">not scheduled</span>`;
+}
+
 export function pipelinesView(rows: PipelineRow[], links: Links, now: number, problems: string[]): Html {
   const multi = new Set(rows.map((r) => r.db)).size > 1;
   return html`<h1>Pipelines</h1>
@@ -111,13 +124,7 @@ export function pipelinesView(rows: PipelineRow[], links: Links, now: number, pr
         s.lastSuccessAt
           ? html`<span title="${s.lastSuccessAt}">${ageText(timeMs(s.lastSuccessAt), now)} ago</span>`
           : html`<span class="bad">never</span>`,
-        'unknown' in next
-          ? html`<span class="muted" title="${next.unknown}">unknown</span>`
-          : 'paused' in next
-            ? html`<span class="muted">paused</span>`
-            : next.at
-              ? html`<span class="next-run">${when(next.at)}</span>`
-              : html`<span class="muted">not scheduled</span>`,
+        nextRunCell(next),
         intText(s.lastRun.rowsSeen),
         intText(s.lastRun.rows),
         runTokens(s.lastRun),
@@ -721,10 +728,50 @@ function budgetsSection(rows: readonly BudgetRow[]): Html {
     )}`;
 }
 
+/** A budgeted pipeline's next run: when its schedule fires, and what that run's forecast is against its limits. */
+export interface NextRunForecast {
+  pipeline: string;
+  next: NextRun;
+  plan: BudgetPlan;
+}
+
+/**
+ * The forecast of each budgeted pipeline's next run (budget/plan.ts, the one plan `run --plan` prints and the worker
+ * holds a scheduled run to), beside the budgets: whether that run would be refused, and by which limit.
+ */
+function forecastSection(rows: readonly NextRunForecast[]): Html {
+  if (rows.length === 0) return html``;
+  return html`<h2>Next runs against the budgets</h2>
+    <p class="muted">
+      The forecast of each pipeline's next run from its own history (its last runs' calls and tokens per URL or per
+      create-and-run; without history one call each, tokens unknown), against what each limit has spent in its period. A
+      scheduled run whose forecast exceeds a limit is refused before its first call.
+    </p>
+    ${table(
+      ['Pipeline', 'Next run', 'Service calls', 'Scrapers', 'Tokens', 'Forecast from', 'Budget'],
+      rows.map((r) => {
+        const f = r.plan.forecast;
+        return [
+          r.pipeline,
+          nextRunCell(r.next),
+          intText(f.calls),
+          intText(f.scrapers),
+          f.tokens === null ? 'unknown' : intText(f.tokens),
+          forecastBasisText(f, 'calls'),
+          r.plan.refusal
+            ? html`<span class="bad" title="${r.plan.refusal}">refused by ${r.plan.refusedBy ?? 'a limit'}</span>`
+            : 'within every limit',
+        ];
+      }),
+      { cls: 'cost-forecast' },
+    )}`;
+}
+
 export function costView(
   points: Array<CostPoint & { db: number }>,
   links: Links,
   budgets: readonly BudgetRow[] = [],
+  forecasts: readonly NextRunForecast[] = [],
 ): Html {
   const pipelines = [...new Set(points.map((p) => p.pipeline))].sort();
   // One bar series per pipeline over the runs in time order: a run's tokens in its pipeline's series.
@@ -742,14 +789,14 @@ export function costView(
   const days = [...byDay.keys()].sort().reverse();
   if (points.length === 0) {
     return html`<h1>Cost</h1>
-      ${budgetsSection(budgets)}
+      ${budgetsSection(budgets)} ${forecastSection(forecasts)}
       <p class="no-spend">
         No spend recorded yet: no run has reported service tokens. Each run's tokens show here once the scraping service
         reports them.
       </p>`;
   }
   return html`<h1>Cost</h1>
-    ${budgetsSection(budgets)}
+    ${budgetsSection(budgets)} ${forecastSection(forecasts)}
     <p class="muted">
       Service tokens per run: the sum of the tokens the scraping service reported for the run's responses. Runs whose
       responses reported none are left out.
