@@ -26,7 +26,7 @@ export function planLines(spec: PipelineSpec, plan: BudgetPlan, pipelineFile?: s
     `pipeline ${spec.name}: forecast of this run`,
     `  service calls  ${f.calls}   ${forecastBasisText(f, 'calls')}`,
     `  scrapers       ${f.scrapers}`,
-    `  tokens         ${f.tokens === null ? 'unknown' : f.tokens}   ${f.tokens === null ? '(no earlier call of this pipeline reported tokenUsage)' : forecastBasisText(f, 'tokens')}`,
+    `  tokens         ${f.tokens === null ? 'unknown' : f.tokens}   ${f.tokens === null ? '(no earlier call of this pipeline reported tokenUsage: tokens are not forecast, and a token limit stops the run once its answers spent it)' : forecastBasisText(f, 'tokens')}`,
   ];
   if (plan.checks.length === 0)
     lines.push('budget: none (add budget: to the pipeline or the project file; docs/budgets.md)');
