@@ -9,11 +9,11 @@ import { sealProblem } from '../lib/seal.js';
 import type { ActivityDeps } from './deps.js';
 import { expandWebhookUrl } from '../alerts/notify-config.js';
 import { asActivityFailure } from './failures.js';
-import { startPipelineRun } from '../db/pipeline-runs.js';
+import { startPipelineRun } from '../db/store/pipeline-runs.js';
 import type { BeginPipelineRunInput, BudgetStop } from './types.js';
 import type { BudgetSpec, ProjectBudgetSpec } from '../budget/types.js';
 import { planBudget } from '../budget/plan.js';
-import { withReadTransaction } from '../db/sql.js';
+import { withReadTransaction } from '../db/store/sql.js';
 
 export interface PlanInput {
   kind: string;

@@ -1,8 +1,8 @@
 // A run's budget plan before it starts: the forecast from the pipeline's own history (budget/forecast.ts) against
-// what each limit has counted in its period (db/spend.ts). One definition for both places a run is held to its
+// what each limit has counted in its period (db/store/spend.ts). One definition for both places a run is held to its
 // budget before any call: `run` and `run --plan` on the command line (cli/budget-plan.ts), and the workflow's first
 // step for every run a command did not start, a schedule's fire above all (activities/plan.ts).
-import { spendHistory, spendTotals, spendWhereOf, spentOf, type SpendReader } from '../db/spend.js';
+import { spendHistory, spendTotals, spendWhereOf, spentOf, type SpendReader } from '../db/store/spend.js';
 import { budgetLimitsOf, type BudgetedSpec, type BudgetLimit } from './limits.js';
 import {
   checkLimits,

@@ -1,10 +1,10 @@
 // Each budget limit beside what it has counted in its current period: the one definition of a budget's status that
 // every surface reads. The alerts (budget/alerts.ts: budget_warning at `warning`, budget_exhausted at `reached`), the
 // metrics set as a run ends (activities/control.ts) and the console's Cost page (one row per pipeline and limit) all
-// count through `budgetStatus`, with the figures budgets are held to (db/spend.ts).
+// count through `budgetStatus`, with the figures budgets are held to (db/store/spend.ts).
 import type { Database } from '../destinations/contract.js';
-import { spendTotals, spentOf, spendWhereOf, type SpendReader } from '../db/spend.js';
-import { withReadTransaction } from '../db/sql.js';
+import { spendTotals, spentOf, spendWhereOf, type SpendReader } from '../db/store/spend.js';
+import { withReadTransaction } from '../db/store/sql.js';
 import { budgetLimitsOf, periodId, type BudgetedSpec, type BudgetLimit } from './limits.js';
 
 /** Where a limit stands: under its warn_at share, at or above it, or at or above the limit itself. */

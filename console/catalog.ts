@@ -1,12 +1,12 @@
 // What tables and columns a destination has, in its own catalog (the adapter's catalog statements). Every statement here reads the
 // catalog only; none touches a data table.
-import { quoteIdent } from '../db/sql.js';
+import { quoteIdent } from '../db/store/sql.js';
 import type { Reader, Row } from './source.js';
 import { num, text } from './values.js';
-import { SQLITE_COMMENTS_TABLE } from '../db/schema/comments-table.js';
-import { catalogTableOf, type CatalogTable } from '../db/schema/catalog.js';
-import { selectSchemaHistory } from '../db/evolve/history.js';
-import { contentTableName } from '../db/evolve/names.js';
+import { SQLITE_COMMENTS_TABLE } from '../db/model/schema/comments-table.js';
+import { catalogTableOf, type CatalogTable } from '../db/model/schema/catalog.js';
+import { selectSchemaHistory } from '../db/store/evolve/history.js';
+import { contentTableName } from '../db/model/evolve/names.js';
 
 export interface ColumnMeta {
   name: string;
@@ -81,7 +81,7 @@ export async function contentTables(r: Reader, pipeline: string): Promise<string
 
 /**
  * What a table of a pipeline and its columns mean, as `schema show`, `schema export` and the database's comments say it
- * (db/schema/catalog.ts: the model's descriptions, and for the tables loads inferred, their schema_history rows).
+ * (db/model/schema/catalog.ts: the model's descriptions, and for the tables loads inferred, their schema_history rows).
  */
 export async function tableDocs(r: Reader, pipeline: string, table: string): Promise<CatalogTable | undefined> {
   const content = contentTableName(pipeline);

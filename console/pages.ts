@@ -9,12 +9,12 @@ import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
 import type { BudgetRow } from '../budget/status.js';
 import type { BudgetPlan } from '../budget/plan.js';
 import { forecastBasisText } from '../budget/forecast.js';
-import { LINEAGE_COLUMNS } from '../db/tables.js';
-import { CONTENT_CHILD_DOCS, CONTENT_ROOT_DOCS } from '../db/schema/descriptions.js';
-import type { CatalogTable } from '../db/schema/catalog.js';
+import { LINEAGE_COLUMNS } from '../db/model/tables.js';
+import { CONTENT_CHILD_DOCS, CONTENT_ROOT_DOCS } from '../db/model/schema/descriptions.js';
+import type { CatalogTable } from '../db/model/schema/catalog.js';
 import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
-import { isMissedFire } from '../db/pipeline-runs.js';
+import { isMissedFire } from '../db/store/pipeline-runs.js';
 import { runStateOf } from '../lib/run-states.js';
 
 export interface Links {
@@ -500,7 +500,7 @@ function tableKindText(t: CatalogTable): string {
   return `Inferred table, created by loads from the result content (${key})`;
 }
 
-/** An inferred table's own columns (its keys, parent links, lineage: db/flatten/content.ts) are fixed; its content's are inferred. */
+/** An inferred table's own columns (its keys, parent links, lineage: db/model/flatten/content.ts) are fixed; its content's are inferred. */
 function isSystemColumn(t: CatalogTable, column: string): boolean {
   return t.kind === 'inferred' && (column in CONTENT_ROOT_DOCS || column in CONTENT_CHILD_DOCS);
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type RunningConsole } from '../../../console/server.js';
 import { consoleDatabases } from '../../../console/targets.js';
 import { openDatabase } from '../../../destinations/open.js';
-import { recordCallTokens, reserveCall, spendCallKey } from '../../../db/spend.js';
+import { recordCallTokens, reserveCall, spendCallKey } from '../../../db/store/spend.js';
 import { loadPipelineFile } from '../../../pipelines/loader.js';
 import { applyScheduleChanges } from '../../../cli/schedules.js';
 import { launchBrowser, withScreenshotOnFailure } from '../../support/browser.js';

@@ -12,11 +12,11 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type RunningConsole } from '../../../console/server.js';
 import { openDatabase } from '../../../destinations/open.js';
-import { loadBatch } from '../../../db/load.js';
-import { contentTableName } from '../../../db/evolve/names.js';
+import { loadBatch } from '../../../db/store/load.js';
+import { contentTableName } from '../../../db/model/evolve/names.js';
 import { parseJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
-import { TABLES } from '../../../db/schema/definition.js';
+import { TABLES } from '../../../db/model/schema/definition.js';
 import { launchBrowser, withScreenshotOnFailure } from '../../support/browser.js';
 import { REAL_FIXTURES } from '../../support/fixtures.js';
 
