@@ -447,6 +447,14 @@ function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
     .superRefine((p, ctx) => {
       checkExportTables(def, p.name, p.exports, ctx);
       checkCheckAndWatchNames(p, def.tables, hasContentTables(def) ? contentTableName(p.name) : undefined, ctx);
+      const table = p.exports.findIndex((e) => e.table_format !== undefined);
+      if (p.retention?.exports !== undefined && table >= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['retention', 'exports'],
+          message: `exports[${table}] commits to an ${p.exports[table]!.table_format} table whose snapshots reference the lake's files, which retention would delete; expire snapshots in the catalog instead, or remove retention.exports`,
+        });
+      }
       if (p.merge_key !== undefined && def.mode === 'url-list') {
         ctx.addIssue({
           code: 'custom',

@@ -178,6 +178,11 @@ describe('table_format in a pipeline file', () => {
     expect(
       errorsOf('  - {to: s3://bucket/x, format: parquet, table_format: iceberg, partition_by: [shop_id]}\n'),
     ).toMatch(/exports\[0\]\.partition_by: table_format: iceberg writes unpartitioned tables/);
+    expect(
+      errorsOf('  - {to: s3://bucket/x, format: parquet, table_format: iceberg}\nretention: {exports: 3}\n'),
+    ).toMatch(
+      /retention\.exports: exports\[0\] commits to an iceberg table whose snapshots reference the lake's files/,
+    );
     expect(errorsOf('  - {to: s3://bucket/x, format: parquet, table_format: delta}\n')).toMatch(
       /p\.yaml:\d+:\d+: exports\[0\]\.table_format/,
     );
