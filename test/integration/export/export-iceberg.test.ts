@@ -22,7 +22,7 @@ import { pipelineWorkflowId } from '../../../temporal/contract.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { readIcebergWithPyiceberg } from '../../support/iceberg-readers.js';
 import { startDestinationBed, type DestinationBed } from '../../support/pipeline-bed.js';
-import { REPO_ROOT } from '../../support/cli.js';
+import { REPO_ROOT, runCli } from '../../support/cli.js';
 import { startS3Server, type S3Server } from '../../support/s3-server.js';
 import { startTestTemporal, type TestTemporal } from '../../support/temporal.js';
 
@@ -291,5 +291,53 @@ describe('the lake as Iceberg tables', () => {
     const notes = read.keys.reduce<Record<string, number>>((n, k) => ({ ...n, [k]: (n[k] ?? 0) + 1 }), {});
     expect(notes).toEqual({ 'aisle 4': changed, None: read.rows - changed });
     expect(read.snapshots.at(-1)).toMatchObject({ run: 'evolve', added: String(changed) });
+  }, 300_000);
+
+  it('export --to … --table-format iceberg commits from the command line, and names a wrong combination', async () => {
+    const db = ['export', '--database', bed.dbUrl, '--pipeline', PIPELINE];
+    const csv = await runCli([...db, '--to', 's3://lake/cli', '--format', 'csv', '--table-format', 'iceberg']);
+    expect({ code: csv.code, stderr: csv.stderr.trim() }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('--format: table_format: iceberg needs format: parquet'),
+    });
+    const folder = await runCli([
+      ...db,
+      '--to',
+      path.join(dir, 'lake'),
+      '--format',
+      'parquet',
+      '--table-format',
+      'iceberg',
+    ]);
+    expect({ code: folder.code, stderr: folder.stderr.trim() }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('iceberg tables reference files on object storage'),
+    });
+    const ok = await runCli(
+      [
+        ...db,
+        '--to',
+        's3://lake/cli',
+        '--format',
+        'parquet',
+        '--table-format',
+        'iceberg',
+        '--tables',
+        'marketplace_products',
+        '--run-id',
+        'cli-1',
+      ],
+      { timeoutMs: 180_000 },
+    );
+    expect({ code: ok.code, stderr: ok.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    const read = readIcebergWithPyiceberg(s3, WAREHOUSE, NAMESPACE, {})['marketplace_products']!;
+    const dest = destinationOf(bed.db);
+    const [count] = await dest.exportReader.query(
+      bed.db,
+      `select count(*) as n from marketplace_products where pipeline = ${dest.sql.ph(1)}`,
+      [PIPELINE],
+    );
+    // A new target's first export writes every row of the table: one snapshot of the command's run with all of them.
+    expect(read.snapshots.at(-1)).toMatchObject({ run: 'cli-1', added: String(count!['n']) });
   }, 300_000);
 });
