@@ -11,7 +11,7 @@ import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { TABLES } from '../../../db/schema/definition.js';
+import { TABLES } from '../../../db/model/schema/definition.js';
 import { destinationOf } from '../../../destinations/index.js';
 import { commitRunToIceberg } from '../../../export/targets/iceberg/commit.js';
 import { openTarget } from '../../../export/targets/index.js';
