@@ -21,6 +21,7 @@ import { budgetSchema } from '../budget/schema.js';
 import { defaultFileName } from '../export/file-name.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../export/formats/index.js';
 import { targetProblem } from '../export/targets/index.js';
+import { TABLE_FORMATS, tableFormatProblem } from '../export/targets/table-formats.js';
 import {
   checkCheckAndWatchNames,
   checksSection,
@@ -80,6 +81,12 @@ const exportSpec = z
       .array(nonEmpty)
       .optional()
       .describe('with to: columns whose values make hive partitions below load_date (left out of the files)'),
+    table_format: z
+      .enum(TABLE_FORMATS)
+      .optional()
+      .describe(
+        "with to: s3://… and format: parquet: each run's files committed as one snapshot of an Apache Iceberg table per pipeline table in the REST catalog SCRAPE_ETL_ICEBERG_CATALOG names (docs/lake.md)",
+      ),
     format: z.enum(EXPORT_FORMATS).default('csv').describe('file format: csv, parquet, jsonl (JSON Lines) or xlsx'),
     tables: z.array(nonEmpty).default([]).describe('tables to export; empty means every table of the kind'),
     mode: z.enum(['full', 'incremental']).default('full'),
@@ -122,6 +129,13 @@ const exportSpec = z
               : 'give dir: or to:, not both (to: writes the lake layout, dir: plain files)',
         });
       }
+      if (e.table_format !== undefined && e.to === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['table_format'],
+          message: 'applies to lake exports (to: s3://bucket/prefix) only; remove it or write to: instead of dir:',
+        });
+      }
       if (e.partition_by !== undefined && e.to === undefined) {
         ctx.addIssue({
           code: 'custom',
@@ -145,6 +159,9 @@ const exportSpec = z
               "a lake export always writes each run's new and changed rows (its own watermark per target); remove it",
           });
         }
+        const tableFormat = tableFormatProblem(e);
+        if (tableFormat !== undefined)
+          ctx.addIssue({ code: 'custom', path: [tableFormat.key], message: tableFormat.message });
         if (e.partition_by !== undefined && new Set(e.partition_by).size !== e.partition_by.length)
           ctx.addIssue({ code: 'custom', path: ['partition_by'], message: 'names a column twice' });
         if (e.partition_by?.includes('load_date'))
@@ -430,6 +447,14 @@ function pipelineOf<K extends PipelineKind>(def: KindDefinition<K>) {
     .superRefine((p, ctx) => {
       checkExportTables(def, p.name, p.exports, ctx);
       checkCheckAndWatchNames(p, def.tables, hasContentTables(def) ? contentTableName(p.name) : undefined, ctx);
+      const table = p.exports.findIndex((e) => e.table_format !== undefined);
+      if (p.retention?.exports !== undefined && table >= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['retention', 'exports'],
+          message: `exports[${table}] commits to an ${p.exports[table]!.table_format} table whose snapshots reference the lake's files, which retention would delete; expire snapshots in the catalog instead, or remove retention.exports`,
+        });
+      }
       if (p.merge_key !== undefined && def.mode === 'url-list') {
         ctx.addIssue({
           code: 'custom',

@@ -3,6 +3,7 @@
 // in step); workflows and activities depend only on this file, so they never import zod or YAML code.
 
 import type { ExportFormat } from '../export/formats/index.js';
+import type { TableFormat } from '../export/targets/table-formats.js';
 import type { BudgetSpec, ProjectBudgetSpec } from '../budget/types.js';
 export const PIPELINE_KINDS = [
   'pdf',
@@ -72,6 +73,8 @@ export interface ExportSpec {
   to?: string;
   /** With `to`: columns whose values make hive partitions below load_date. */
   partition_by?: string[];
+  /** With `to: s3://…` and Parquet: each run committed to an Apache Iceberg table per table (export/targets/iceberg/). */
+  table_format?: TableFormat;
   /** File format (export/formats/); the CSV-only keys keep their defaults for the others. */
   format: ExportFormat;
   /** Table names; empty means every table the pipeline's kind writes. */

@@ -626,6 +626,45 @@ export const SETTINGS = {
     description: "parts uploaded at once; an upload's memory is about this times the part size",
     group: 'lake',
   }),
+  icebergCatalog: define<string>({
+    env: 'SCRAPE_ETL_ICEBERG_CATALOG',
+    schema: z
+      .string()
+      .check(
+        z.refine(
+          (s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol),
+          'is not an http(s) URL such as http://127.0.0.1:8181',
+        ),
+      ),
+    defaultText: '(none: a `table_format: iceberg` export fails naming this variable)',
+    description:
+      'the Iceberg REST catalog that `table_format: iceberg` lake exports commit each run to (its base URL, before `/v1`)',
+    group: 'lake',
+  }),
+  icebergWarehouse: define<string>({
+    env: 'SCRAPE_ETL_ICEBERG_WAREHOUSE',
+    schema: text(),
+    defaultText: "(none: the catalog's default)",
+    description: 'the warehouse the catalog is asked for (`s3://<table-bucket>/` on SeaweedFS and S3 Tables)',
+    group: 'lake',
+  }),
+  icebergCredential: define<string>({
+    env: 'SCRAPE_ETL_ICEBERG_CREDENTIAL',
+    schema: z.string().check(z.regex(/^[^:]+:.+$/, 'is not <client_id>:<client_secret>')),
+    defaultText: '(none)',
+    description:
+      "`<client_id>:<client_secret>` exchanged at the catalog's `/v1/oauth/tokens` for a bearer token (OAuth2 client credentials, as pyiceberg's `credential`)",
+    group: 'lake',
+    secret: true,
+  }),
+  icebergToken: define<string>({
+    env: 'SCRAPE_ETL_ICEBERG_TOKEN',
+    schema: text(),
+    defaultText: '(none)',
+    description: 'a bearer token for the Iceberg catalog, instead of `SCRAPE_ETL_ICEBERG_CREDENTIAL`',
+    group: 'lake',
+    secret: true,
+  }),
   awsRegion: define<string>({
     env: 'AWS_REGION',
     schema: text(),

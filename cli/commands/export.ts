@@ -12,6 +12,7 @@ interface ExportCliOptions {
   out?: string;
   to?: string;
   partitionBy?: string[];
+  tableFormat?: string;
   runId?: string;
   tables?: string[];
   columns?: Record<string, string[]>;
@@ -83,6 +84,10 @@ export function register(program: Command): void {
     )
     .option('--partition-by <a,b>', 'with --to: columns whose values make hive partitions below load_date', list)
     .option(
+      '--table-format <format>',
+      'with --to s3://… and --format parquet: iceberg commits each export to an Iceberg table per table in the REST catalog SCRAPE_ETL_ICEBERG_CATALOG names (docs/lake.md)',
+    )
+    .option(
       '--run-id <id>',
       'with --to: names the files and manifests (default export-<time>); the same id again after an interrupted export replaces its objects instead of adding more',
     )
@@ -131,12 +136,28 @@ export function register(program: Command): void {
             ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)'
             : 'give --out or --to, not both',
         );
-      if ((opts.partitionBy || opts.runId !== undefined) && opts.to === undefined)
-        throw usage(`${opts.partitionBy ? '--partition-by' : '--run-id'} applies to --to (the lake) only`);
+      if ((opts.partitionBy || opts.runId !== undefined || opts.tableFormat !== undefined) && opts.to === undefined)
+        throw usage(
+          `${opts.partitionBy ? '--partition-by' : opts.runId !== undefined ? '--run-id' : '--table-format'} applies to --to (the lake) only`,
+        );
       if (opts.to !== undefined) {
         const { targetProblem } = await import('../../export/targets/index.js');
         const problem = targetProblem(opts.to);
         if (problem !== undefined) throw usage(`--to: ${problem}`);
+        if (opts.tableFormat !== undefined) {
+          const { TABLE_FORMATS, tableFormatProblem } = await import('../../export/targets/table-formats.js');
+          const tableFormat = TABLE_FORMATS.find((f) => f === opts.tableFormat);
+          if (tableFormat === undefined)
+            throw usage(`--table-format: ${opts.tableFormat} is not one of ${TABLE_FORMATS.join(', ')}`);
+          const formatProblem = tableFormatProblem({
+            to: opts.to,
+            format: opts.format,
+            partition_by: opts.partitionBy,
+            table_format: tableFormat,
+          });
+          if (formatProblem !== undefined)
+            throw usage(`--${formatProblem.key.replace('_', '-')}: ${formatProblem.message}`);
+        }
         if (opts.pipeline === undefined)
           throw usage('--to needs --pipeline: the lake keeps each pipeline under <prefix>/<pipeline>/');
         for (const [flag, set] of [
@@ -244,6 +265,7 @@ async function exportToLakeCommand(
     pipeline: opts.pipeline,
     format: opts.format,
     partitionBy: opts.partitionBy ?? [],
+    ...(opts.tableFormat === 'iceberg' ? { tableFormat: 'iceberg' as const } : {}),
     // A run of its own: the command's time names its files and manifests (a workflow's id does for a pipeline run).
     runId: opts.runId ?? `export-${fileTimestamp(now)}`,
     timestamp: now,

@@ -30,6 +30,7 @@ import { FORMAT_EXTENSIONS, type ExportFormat } from '../formats/index.js';
 import { typeColumns } from '../typed.js';
 import { advanceWatermark, readLastExportedFile, readWatermark } from '../watermarks.js';
 import { openTarget } from './index.js';
+import { tableFormatProblem, type TableFormat } from './table-formats.js';
 import type { ObjectTarget } from './types.js';
 import type { Env } from '../../settings/settings.js';
 
@@ -50,6 +51,8 @@ export interface LakeExportOptions {
   onProgress?: (progress: { table: string; rows: number }) => void;
   /** An environment (a test's) the target's settings come from instead of this process's settings. */
   env?: Env;
+  /** Each run's files committed to a table of this format too, after its manifest (table-formats.ts). */
+  tableFormat?: TableFormat;
 }
 
 export interface LakeFile {
@@ -134,6 +137,13 @@ export async function exportToLake(db: ExportDatabase, o: LakeExportOptions): Pr
     throw new Error(
       'export: partition_by must not name load_date: every lake file is already under load_date=YYYY-MM-DD',
     );
+  const formatProblem = tableFormatProblem({
+    to: o.to,
+    format,
+    partition_by: partitionBy,
+    table_format: o.tableFormat,
+  });
+  if (formatProblem !== undefined) throw new Error(`export: ${formatProblem.message}`);
   const tables = await exportableTables(db, { pipeline: o.pipeline, ...(o.tables ? { tables: o.tables } : {}) });
   if (tables.length === 0) return { files: [], unchanged: [] };
   for (const { name, columns } of tables) {
@@ -175,8 +185,10 @@ async function exportTable(
   const manifestUrl = target.locate(mkey);
   // This run already wrote this table's manifest and moved the watermark (a retry after a crash past that point).
   const last = await readLastExportedFile(db, wkey, table);
-  if (last !== null && last.run === o.runId && last.file === manifestUrl)
+  if (last !== null && last.run === o.runId && last.file === manifestUrl) {
+    await commitTableFormat(target, o, mkey);
     return { table, file: manifestUrl, rows: last.rows };
+  }
   const after = await readWatermark(db, wkey, table);
 
   const dest = db.adapter;
@@ -304,5 +316,31 @@ async function exportTable(
   };
   await target.putText(mkey, `${JSON.stringify(manifest, null, 2)}\n`);
   await advanceWatermark(db, wkey, table, through, { run: o.runId, file: manifestUrl, rows });
+  await commitTableFormat(target, o, mkey, manifest);
   return { table, file: manifestUrl, rows };
+}
+
+/**
+ * The run's table committed to its table format (iceberg/commit.ts), after the manifest and the watermark: the commit
+ * names only files a manifest lists as complete, and a retry that finds the watermark moved commits from the stored
+ * manifest (the commit itself adds nothing when the run's snapshot is already there).
+ */
+async function commitTableFormat(
+  target: ObjectTarget,
+  o: LakeExportOptions,
+  mkey: string,
+  written?: LakeManifest,
+): Promise<void> {
+  if (o.tableFormat === undefined) return;
+  let manifest = written;
+  if (manifest === undefined) {
+    const text = await target.getText(mkey);
+    if (text === null)
+      throw new Error(
+        `export: ${target.locate(mkey)}, the manifest the watermark names, is gone; its run cannot be committed to the table`,
+      );
+    manifest = JSON.parse(text) as LakeManifest;
+  }
+  const { commitRunToIceberg } = await import('./iceberg/commit.js');
+  await commitRunToIceberg(target, manifest, o.env);
 }

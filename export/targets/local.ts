@@ -71,6 +71,14 @@ export function openLocalTarget(url: string): ObjectTarget {
         throw err;
       }
     },
+    async getBytes(key) {
+      try {
+        return await readFile(pathOf(key));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
     list: async (keyPrefix) => (await walk(keyPrefix)).files.sort((a, b) => a.key.localeCompare(b.key)),
     async remove(keys) {
       for (const key of keys) await rm(pathOf(key), { force: true });

@@ -54,6 +54,19 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
       { cause: err },
     );
   };
+  const getBytes = async (key: string): Promise<Buffer | null> => {
+    try {
+      const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return Buffer.from((await out.Body?.transformToByteArray()) ?? []);
+    } catch (err) {
+      if (
+        (err as Error).name === 'NoSuchKey' ||
+        (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+      )
+        return null;
+      throw described(err, `reading ${key} from`);
+    }
+  };
   return {
     url,
     prefix,
@@ -90,18 +103,10 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
       }
     },
     async getText(key) {
-      try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-        return (await out.Body?.transformToString('utf8')) ?? '';
-      } catch (err) {
-        if (
-          (err as Error).name === 'NoSuchKey' ||
-          (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
-        )
-          return null;
-        throw described(err, `reading ${key} from`);
-      }
+      const bytes = await getBytes(key);
+      return bytes === null ? null : bytes.toString('utf8');
     },
+    getBytes,
     async list(keyPrefix) {
       const out: StoredObject[] = [];
       let token: string | undefined;

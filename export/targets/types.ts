@@ -37,6 +37,8 @@ export interface ObjectTarget {
   putText(key: string, text: string): Promise<void>;
   /** The text of an object, or null when there is none. */
   getText(key: string): Promise<string | null>;
+  /** The bytes of an object (an Iceberg manifest list), or null when there is none. */
+  getBytes(key: string): Promise<Buffer | null>;
   /** Every object whose key starts with `prefix`. */
   list(prefix: string): Promise<StoredObject[]>;
   remove(keys: string[]): Promise<void>;

@@ -11,7 +11,8 @@ export const PY_READERS_DIR = join(
   'scrape-etl',
   'py-readers',
 );
-const REQUIREMENTS = ['pyarrow', 'openpyxl', 'jsonschema', 'duckdb'];
+// pyiceberg reads the lake's Iceberg tables through their REST catalog (test/support/iceberg-readers.ts).
+const REQUIREMENTS = ['pyarrow', 'openpyxl', 'jsonschema', 'duckdb', 'pyiceberg'];
 
 let installed = false;
 

@@ -20,6 +20,8 @@ export interface S3Server {
   region: string;
   /** The variables a scrape-etl process (or pyarrow) needs to reach this store with the standard AWS chain. */
   env: Record<string, string>;
+  /** http://127.0.0.1:<port>: SeaweedFS's Iceberg REST catalog, when started with `iceberg`. */
+  icebergCatalog?: string;
   /** The server process (a test may stop it). */
   process: ChildProcess;
   stop(): Promise<void>;
@@ -67,8 +69,63 @@ function listenOn(port: number): Promise<number | null> {
   });
 }
 
-/** Starts a store and waits until its S3 port answers; `buckets` are created first. */
-export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<S3Server> {
+/**
+ * Creates an S3 Tables table bucket (the warehouse of SeaweedFS's Iceberg catalog): the S3 Tables API's
+ * `PUT /buckets`, signed with SigV4 for the service `s3tables`, which is how the store tells it from S3's own calls.
+ */
+async function createTableBucket(
+  endpoint: string,
+  name: string,
+  creds: { accessKeyId: string; secretAccessKey: string; region: string },
+): Promise<void> {
+  const body = JSON.stringify({ name });
+  const url = new URL('/buckets', endpoint);
+  const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+  const day = amzDate.slice(0, 8);
+  const sha = (v: string) => crypto.createHash('sha256').update(v).digest('hex');
+  const hmac = (key: crypto.BinaryLike, v: string) => crypto.createHmac('sha256', key).update(v).digest();
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-amz-json-1.1',
+    host: url.host,
+    'x-amz-content-sha256': sha(body),
+    'x-amz-date': amzDate,
+  };
+  const signed = Object.keys(headers).sort().join(';');
+  const canonical = [
+    'PUT',
+    url.pathname,
+    '',
+    ...Object.keys(headers)
+      .sort()
+      .map((k) => `${k}:${headers[k]}`),
+    '',
+    signed,
+    sha(body),
+  ].join('\n');
+  const scope = `${day}/${creds.region}/s3tables/aws4_request`;
+  const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha(canonical)].join('\n');
+  let key = hmac(`AWS4${creds.secretAccessKey}`, day);
+  for (const part of [creds.region, 's3tables', 'aws4_request']) key = hmac(key, part);
+  const signature = crypto.createHmac('sha256', key).update(toSign).digest('hex');
+  const res = await fetch(url, {
+    method: 'PUT',
+    headers: {
+      ...headers,
+      authorization: `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${signed}, Signature=${signature}`,
+    },
+    body,
+  });
+  if (!res.ok && res.status !== 409)
+    throw new Error(`creating the table bucket ${name}: ${res.status} ${await res.text()}`);
+}
+
+/**
+ * Starts a store and waits until its S3 port answers; `buckets` are created first. With `iceberg`, its Iceberg REST
+ * catalog listens too (`icebergCatalog`), with these table buckets (warehouses) created.
+ */
+export async function startS3Server(
+  opts: { buckets?: string[]; iceberg?: { tableBuckets: string[] } } = {},
+): Promise<S3Server> {
   // The SDK's note that its 2027 releases need Node 22 is noise in test output (export/targets/s3.ts says why).
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
   const weed = seaweedfsBinary();
@@ -95,6 +152,7 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
     await freePortPair(taken),
     await freePortPair(taken),
   ];
+  const iceberg = opts.iceberg ? await freePortPair(taken) : 0;
   const args = [
     'server',
     '-ip=127.0.0.1',
@@ -106,7 +164,7 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
     '-s3',
     `-s3.port=${s3}`,
     `-s3.config=${config}`,
-    '-s3.port.iceberg=0',
+    `-s3.port.iceberg=${iceberg}`,
     '-s3.port.lance=0',
     // Small volumes: a test store holds megabytes, not the default 30 GB volumes' preallocation.
     '-master.volumeSizeLimitMB=64',
@@ -157,6 +215,12 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
       await client.send(new ListBucketsCommand({}));
       // The filer answers before a volume is ready: a bucket and an object write prove the whole path.
       for (const bucket of opts.buckets ?? []) await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      for (const bucket of opts.iceberg?.tableBuckets ?? [])
+        await createTableBucket(endpoint, bucket, { accessKeyId, secretAccessKey, region });
+      if (opts.iceberg) {
+        const config = await fetch(`http://127.0.0.1:${iceberg}/v1/config`);
+        if (!config.ok) throw new Error(`the Iceberg catalog answered ${config.status}`);
+      }
       break;
     } catch (err) {
       if (Date.now() > deadline) {
@@ -178,6 +242,7 @@ export async function startS3Server(opts: { buckets?: string[] } = {}): Promise<
       AWS_REGION: region,
       SCRAPE_ETL_S3_ENDPOINT: endpoint,
     },
+    ...(opts.iceberg ? { icebergCatalog: `http://127.0.0.1:${iceberg}` } : {}),
     process: child,
     stop,
   };
