@@ -37,6 +37,7 @@ export function exportActivities(deps: ActivityDeps) {
               tables: e.tables,
               format: e.format ?? 'parquet',
               partitionBy: e.partition_by ?? [],
+              ...(e.snapshot === true ? { snapshot: true } : {}),
               runId: workflowId,
               timestamp,
               signal: ctx.cancellationSignal,

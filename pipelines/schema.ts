@@ -80,6 +80,12 @@ const exportSpec = z
       .array(nonEmpty)
       .optional()
       .describe('with to: columns whose values make hive partitions below load_date (left out of the files)'),
+    snapshot: z
+      .boolean()
+      .optional()
+      .describe(
+        'with to: also write a compacted current snapshot of each changed table beside its changes (one row per key, its own manifest; docs/lake.md)',
+      ),
     format: z.enum(EXPORT_FORMATS).default('csv').describe('file format: csv, parquet, jsonl (JSON Lines) or xlsx'),
     tables: z.array(nonEmpty).default([]).describe('tables to export; empty means every table of the kind'),
     mode: z.enum(['full', 'incremental']).default('full'),
@@ -120,6 +126,14 @@ const exportSpec = z
             e.dir === undefined
               ? 'an export needs dir: (a folder of files) or to: (the lake: s3://bucket/prefix or a folder)'
               : 'give dir: or to:, not both (to: writes the lake layout, dir: plain files)',
+        });
+      }
+      if (e.snapshot !== undefined && e.to === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['snapshot'],
+          message:
+            'applies to lake exports (to: s3://bucket/prefix or a folder) only; remove it or write to: instead of dir:',
         });
       }
       if (e.partition_by !== undefined && e.to === undefined) {

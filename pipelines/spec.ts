@@ -72,6 +72,8 @@ export interface ExportSpec {
   to?: string;
   /** With `to`: columns whose values make hive partitions below load_date. */
   partition_by?: string[];
+  /** With `to`: also a compacted current snapshot of each changed table (export/targets/lake-snapshot.ts). */
+  snapshot?: boolean;
   /** File format (export/formats/); the CSV-only keys keep their defaults for the others. */
   format: ExportFormat;
   /** Table names; empty means every table the pipeline's kind writes. */

@@ -13,6 +13,7 @@ interface ExportCliOptions {
   to?: string;
   partitionBy?: string[];
   runId?: string;
+  snapshot?: boolean;
   tables?: string[];
   columns?: Record<string, string[]>;
   sinceLast?: boolean;
@@ -83,6 +84,10 @@ export function register(program: Command): void {
     )
     .option('--partition-by <a,b>', 'with --to: columns whose values make hive partitions below load_date', list)
     .option(
+      '--snapshot',
+      'with --to: also write a compacted current snapshot of each changed table (one row per key, docs/lake.md)',
+    )
+    .option(
       '--run-id <id>',
       'with --to: names the files and manifests (default export-<time>); the same id again after an interrupted export replaces its objects instead of adding more',
     )
@@ -131,8 +136,10 @@ export function register(program: Command): void {
             ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)'
             : 'give --out or --to, not both',
         );
-      if ((opts.partitionBy || opts.runId !== undefined) && opts.to === undefined)
-        throw usage(`${opts.partitionBy ? '--partition-by' : '--run-id'} applies to --to (the lake) only`);
+      if ((opts.partitionBy || opts.runId !== undefined || opts.snapshot) && opts.to === undefined)
+        throw usage(
+          `${opts.partitionBy ? '--partition-by' : opts.snapshot ? '--snapshot' : '--run-id'} applies to --to (the lake) only`,
+        );
       if (opts.to !== undefined) {
         const { targetProblem } = await import('../../export/targets/index.js');
         const problem = targetProblem(opts.to);
@@ -244,6 +251,7 @@ async function exportToLakeCommand(
     pipeline: opts.pipeline,
     format: opts.format,
     partitionBy: opts.partitionBy ?? [],
+    ...(opts.snapshot ? { snapshot: true } : {}),
     // A run of its own: the command's time names its files and manifests (a workflow's id does for a pipeline run).
     runId: opts.runId ?? `export-${fileTimestamp(now)}`,
     timestamp: now,

@@ -37,6 +37,8 @@ export interface ObjectTarget {
   putText(key: string, text: string): Promise<void>;
   /** The text of an object, or null when there is none. */
   getText(key: string): Promise<string | null>;
+  /** Copies an object to a local file, streaming; false when there is no such object. */
+  download(key: string, file: string): Promise<boolean>;
   /** Every object whose key starts with `prefix`. */
   list(prefix: string): Promise<StoredObject[]>;
   remove(keys: string[]): Promise<void>;
