@@ -87,24 +87,35 @@ export async function openChangeMarker(o: {
           `select n.*, case when p.${quoteIdent(o.key[0]!)} is null then 'insert' else 'update' end as ${CHANGE_KIND_COLUMN} ` +
           `from ${src} n left join read_parquet(${sqlLiteral(o.previousKeys)}) p on ${on}`;
       }
-      await con.run(parquetCopySql(select, out));
-      const counts = (
-        await con.runAndReadAll(
-          `select count(*) filter (where ${CHANGE_KIND_COLUMN} = 'insert'), count(*) filter (where ${CHANGE_KIND_COLUMN} = 'update') from read_parquet(${sqlLiteral(out)})`,
-        )
-      ).getRows()[0]!;
-      if (keyed && o.unknownBefore === undefined) {
+      const copied = Number((await con.runAndReadAll(parquetCopySql(select, out))).getRows()[0]?.[0] ?? 0);
+      if (o.unknownBefore !== undefined) {
+        await rename(out, file.path);
+        return { insert: 0, update: 0 };
+      }
+      // Without an index to join, every row is an insert: nothing to count, and the keys come from the file as is.
+      const joined = keyed && o.previousKeys !== null;
+      let counts = { insert: copied, update: 0 };
+      if (joined) {
+        const [insert, update] = (
+          await con.runAndReadAll(
+            `select count(*) filter (where ${CHANGE_KIND_COLUMN} = 'insert'), count(*) filter (where ${CHANGE_KIND_COLUMN} = 'update') from read_parquet(${sqlLiteral(out)})`,
+          )
+        ).getRows()[0]!;
+        counts = { insert: Number(insert ?? 0), update: Number(update ?? 0) };
+      }
+      if (keyed) {
         const keys = join(o.scratch, `inserted-${n++}.parquet`);
+        const from = joined ? `read_parquet(${sqlLiteral(out)}) n where ${CHANGE_KIND_COLUMN} = 'insert'` : `${src} n`;
         await con.run(
           parquetCopySql(
-            `select ${o.key.map((c) => `${keyExpr(file, c)} as ${quoteIdent(c)}`).join(', ')} from read_parquet(${sqlLiteral(out)}) n where ${CHANGE_KIND_COLUMN} = 'insert'`,
+            `select ${o.key.map((c) => `${keyExpr(file, c)} as ${quoteIdent(c)}`).join(', ')} from ${from}`,
             keys,
           ),
         );
         inserted.push(keys);
       }
       await rename(out, file.path);
-      return { insert: Number(counts[0] ?? 0), update: Number(counts[1] ?? 0) };
+      return counts;
     },
     async finish() {
       if (!keyed) return null;
