@@ -188,6 +188,11 @@ describe('a lake export killed mid multipart upload', () => {
       code: 2,
       stderr: expect.stringContaining('gs:// is not supported); write s3://<bucket>/<prefix> or a folder'),
     });
+    const snapshotAlone = await runCli([...db, '--pipeline', 'big', '--out', dir, '--snapshot'], { env });
+    expect({ code: snapshotAlone.code, stderr: snapshotAlone.stderr.trim() }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('--snapshot applies to --to (the lake) only'),
+    });
     const both = await runCli([...db, '--pipeline', 'big', '--to', 's3://lake/k', '--out', dir], { env });
     expect(both.code).toBe(2);
     const noBucket = await runCli(
