@@ -12,7 +12,7 @@
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { TABLE_META, type TableMeta } from '../../db/tables.js';
+import { TABLE_META, type TableMeta } from '../../db/model/tables.js';
 import { quoteIdent } from '../database.js';
 import { parquetCopySql, sqlLiteral } from '../formats/parquet-sql.js';
 

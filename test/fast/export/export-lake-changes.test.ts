@@ -11,7 +11,7 @@ import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { loadBatch } from '../../../db/load.js';
+import { loadBatch } from '../../../db/store/load.js';
 import { exportToLake, type LakeManifest } from '../../../export/targets/lake.js';
 import type { SnapshotManifest } from '../../../export/targets/lake-snapshot.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';
