@@ -38,6 +38,7 @@ export function exportActivities(deps: ActivityDeps) {
               format: e.format ?? 'parquet',
               partitionBy: e.partition_by ?? [],
               ...(e.table_format !== undefined ? { tableFormat: e.table_format } : {}),
+              ...(e.snapshot === true ? { snapshot: true } : {}),
               runId: workflowId,
               timestamp,
               signal: ctx.cancellationSignal,

@@ -90,6 +90,7 @@ export function reexportCommand(
           '--to',
           shellWord(e.to),
           ...(e.partition_by?.length ? ['--partition-by', shellWord(e.partition_by.join(','))] : []),
+          ...(e.snapshot === true ? ['--snapshot'] : []),
         ]
       : ['--out', shellWord(path.resolve(e.dir ?? '.')), '--file-name', shellWord(e.file_name)]),
   ];

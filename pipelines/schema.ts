@@ -87,6 +87,12 @@ const exportSpec = z
       .describe(
         "with to: s3://… and format: parquet: each run's files committed as one snapshot of an Apache Iceberg table per pipeline table in the REST catalog SCRAPE_ETL_ICEBERG_CATALOG names (docs/lake.md)",
       ),
+    snapshot: z
+      .boolean()
+      .optional()
+      .describe(
+        'with to: also write a compacted current snapshot of each changed table beside its changes (one row per key, its own manifest; docs/lake.md)',
+      ),
     format: z.enum(EXPORT_FORMATS).default('csv').describe('file format: csv, parquet, jsonl (JSON Lines) or xlsx'),
     tables: z.array(nonEmpty).default([]).describe('tables to export; empty means every table of the kind'),
     mode: z.enum(['full', 'incremental']).default('full'),
@@ -134,6 +140,14 @@ const exportSpec = z
           code: 'custom',
           path: ['table_format'],
           message: 'applies to lake exports (to: s3://bucket/prefix) only; remove it or write to: instead of dir:',
+        });
+      }
+      if (e.snapshot !== undefined && e.to === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['snapshot'],
+          message:
+            'applies to lake exports (to: s3://bucket/prefix or a folder) only; remove it or write to: instead of dir:',
         });
       }
       if (e.partition_by !== undefined && e.to === undefined) {

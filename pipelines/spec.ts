@@ -75,6 +75,8 @@ export interface ExportSpec {
   partition_by?: string[];
   /** With `to: s3://…` and Parquet: each run committed to an Apache Iceberg table per table (export/targets/iceberg/). */
   table_format?: TableFormat;
+  /** With `to`: also a compacted current snapshot of each changed table (export/targets/lake-snapshot.ts). */
+  snapshot?: boolean;
   /** File format (export/formats/); the CSV-only keys keep their defaults for the others. */
   format: ExportFormat;
   /** Table names; empty means every table the pipeline's kind writes. */

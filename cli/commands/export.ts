@@ -14,6 +14,7 @@ interface ExportCliOptions {
   partitionBy?: string[];
   tableFormat?: string;
   runId?: string;
+  snapshot?: boolean;
   tables?: string[];
   columns?: Record<string, string[]>;
   sinceLast?: boolean;
@@ -88,6 +89,10 @@ export function register(program: Command): void {
       'with --to s3://… and --format parquet: iceberg commits each export to an Iceberg table per table in the REST catalog SCRAPE_ETL_ICEBERG_CATALOG names (docs/lake.md)',
     )
     .option(
+      '--snapshot',
+      'with --to: also write a compacted current snapshot of each changed table (one row per key, docs/lake.md)',
+    )
+    .option(
       '--run-id <id>',
       'with --to: names the files and manifests (default export-<time>); the same id again after an interrupted export replaces its objects instead of adding more',
     )
@@ -136,9 +141,12 @@ export function register(program: Command): void {
             ? 'give --out <dir> (files) or --to <target> (the lake: s3://bucket/prefix or a folder)'
             : 'give --out or --to, not both',
         );
-      if ((opts.partitionBy || opts.runId !== undefined || opts.tableFormat !== undefined) && opts.to === undefined)
+      if (
+        (opts.partitionBy || opts.runId !== undefined || opts.tableFormat !== undefined || opts.snapshot) &&
+        opts.to === undefined
+      )
         throw usage(
-          `${opts.partitionBy ? '--partition-by' : opts.runId !== undefined ? '--run-id' : '--table-format'} applies to --to (the lake) only`,
+          `${opts.partitionBy ? '--partition-by' : opts.runId !== undefined ? '--run-id' : opts.tableFormat !== undefined ? '--table-format' : '--snapshot'} applies to --to (the lake) only`,
         );
       if (opts.to !== undefined) {
         const { targetProblem } = await import('../../export/targets/index.js');
@@ -266,6 +274,7 @@ async function exportToLakeCommand(
     format: opts.format,
     partitionBy: opts.partitionBy ?? [],
     ...(opts.tableFormat === 'iceberg' ? { tableFormat: 'iceberg' as const } : {}),
+    ...(opts.snapshot ? { snapshot: true } : {}),
     // A run of its own: the command's time names its files and manifests (a workflow's id does for a pipeline run).
     runId: opts.runId ?? `export-${fileTimestamp(now)}`,
     timestamp: now,

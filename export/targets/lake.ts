@@ -19,18 +19,29 @@
 //   not list (an earlier attempt's) are deleted before it is written;
 // - the watermark moves (with the manifest's key as the file) only after the manifest is written: a crash before
 //   that writes the same rows to the same keys again; a crash after it finds its own manifest and stops.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { quoteIdent, valueDialect, type ExportDatabase } from '../database.js';
+import { valueDialect, type ExportDatabase } from '../database.js';
 import { exportableTables, exportTablesReport, type ExportReport } from '../export.js';
 import { FORMAT_EXTENSIONS, type ExportFormat } from '../formats/index.js';
 import { typeColumns } from '../typed.js';
 import { advanceWatermark, readLastExportedFile, readWatermark } from '../watermarks.js';
 import { openTarget } from './index.js';
 import { tableFormatProblem, type TableFormat } from './table-formats.js';
+import { CHANGE_KIND_COLUMN, mergeKeyOf, openChangeMarker, type ChangeMarker } from './lake-changes.js';
+import {
+  fileDigest,
+  keysPrefix,
+  partitionFilter,
+  partitionPath,
+  partitionsOf,
+  runSlug,
+  snapshotPrefix,
+  tablePrefix,
+  type LakeFile,
+} from './lake-layout.js';
+import { snapshotManifestKey, writeSnapshot } from './lake-snapshot.js';
 import type { ObjectTarget } from './types.js';
 import type { Env } from '../../settings/settings.js';
 
@@ -47,21 +58,14 @@ export interface LakeExportOptions {
   runId: string;
   /** The run's start: its load_date. */
   timestamp: Date;
+  /** Also write a compacted current snapshot of each changed table (lake-snapshot.ts). */
+  snapshot?: boolean;
   signal?: AbortSignal;
   onProgress?: (progress: { table: string; rows: number }) => void;
   /** An environment (a test's) the target's settings come from instead of this process's settings. */
   env?: Env;
   /** Each run's files committed to a table of this format too, after its manifest (table-formats.ts). */
   tableFormat?: TableFormat;
-}
-
-export interface LakeFile {
-  key: string;
-  /** Hive partition values below load_date, as written in the path (decoded). */
-  partition: Record<string, string | null>;
-  rows: number;
-  bytes: number;
-  sha256: string;
 }
 
 export interface LakeManifest {
@@ -79,22 +83,22 @@ export interface LakeManifest {
   files: LakeFile[];
   /** The files' columns and their types (export/typed.ts), partition columns left out. */
   schema: Array<{ name: string; type: string; list?: string }>;
+  /**
+   * Parquet files carry `_change_kind`: the rows of each kind. Absent for other formats; null when the kinds could
+   * not be told (the first run on a lake written before the key index).
+   */
+  change_kinds?: { insert: number; update: number } | null;
+  /** The key index after this run (lake-changes.ts): state for the next run, not data. */
+  keys?: string;
+  /** With `snapshot`: the snapshot manifest this run wrote (lake-snapshot.ts). */
+  snapshot?: string;
   written_at: string;
 }
 
-/** What hive readers write for a NULL partition value (Hive, Spark, pyarrow and DuckDB read it back as NULL). */
-export const HIVE_NULL = '__HIVE_DEFAULT_PARTITION__';
 /** Incomplete uploads of other runs older than this are a dead worker's, aborted by the next export. */
 const STALE_UPLOAD_MS = 24 * 3600_000;
 
-/** A run id as a file-name part: letters, digits, '.', '_' and '-' only. */
-export function runSlug(runId: string): string {
-  return runId.replace(/[^A-Za-z0-9._-]/g, '_');
-}
-
-export function tablePrefix(target: ObjectTarget, pipeline: string, table: string): string {
-  return `${target.prefix}${pipeline}/${table}/`;
-}
+export { HIVE_NULL, runSlug, tablePrefix, type LakeFile } from './lake-layout.js';
 
 export function manifestKey(target: ObjectTarget, pipeline: string, table: string, runId: string): string {
   return `${tablePrefix(target, pipeline, table)}_manifests/${runSlug(runId)}.json`;
@@ -105,26 +109,8 @@ export function lakeWatermarkKey(pipeline: string, to: string): string {
   return `${pipeline} -> ${to.replace(/\/+$/, '')}`;
 }
 
-function hiveSegment(column: string, value: string | null): string {
-  return `${column}=${value === null ? HIVE_NULL : encodeURIComponent(value)}`;
-}
-
 function loadDate(d: Date): string {
   return d.toISOString().slice(0, 10);
-}
-
-async function fileDigest(path: string): Promise<{ bytes: number; sha256: string }> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return { bytes: (await stat(path)).size, sha256: hash.digest('hex') };
-}
-
-/** Partition values as text, the same from every destination (booleans true/false, not SQLite's 0/1). */
-function partitionText(v: unknown, kind: string): string | null {
-  if (v === null || v === undefined) return null;
-  if (kind === 'boolean') return v === true || v === 1 || v === 1n || v === 't' ? 'true' : 'false';
-  if (v instanceof Date) return v.toISOString();
-  return String(v);
 }
 
 /** Exports the pipeline's new rows to the lake; the report's files are the manifests, with each run-table's rows. */
@@ -199,125 +185,196 @@ async function exportTable(
     filter += ` and load_id > ${dest.sql.ph(2)}`;
   }
   const kinds = new Map(columns.map((c) => [c.name, c.kind]));
-  // The partitions of the new rows, in a fixed order: the part numbers, hence the keys, are the same on a retry.
-  let partitions: Array<Array<{ column: string; raw: unknown; text: string | null }>>;
-  if (partitionBy.length === 0) {
-    const any = await dest.exportReader.query(
-      db,
-      `select 1 as one from ${quoteIdent(table)} where ${filter} limit 1`,
-      params,
-    );
-    partitions = any.length > 0 ? [[]] : [];
-  } else {
-    const list = partitionBy.map(quoteIdent).join(', ');
-    const rows = await dest.exportReader.query(
-      db,
-      `select distinct ${list} from ${quoteIdent(table)} where ${filter}`,
-      params,
-    );
-    partitions = rows
-      .map((r) =>
-        partitionBy.map((column) => ({
-          column,
-          raw: r[column] ?? null,
-          text: partitionText(r[column], kinds.get(column) ?? 'other'),
-        })),
-      )
-      .sort((a, b) => JSON.stringify(a.map((p) => p.text)).localeCompare(JSON.stringify(b.map((p) => p.text))));
-  }
+  const partitions = await partitionsOf(db, table, filter, params, partitionBy, kinds);
   if (partitions.length === 0) return null;
 
   const date = loadDate(o.timestamp);
   const slug = runSlug(o.runId);
   const prefix = tablePrefix(target, o.pipeline, table);
   const partOf = `/part-${slug}-`;
-  // A killed attempt of this run (or any dead worker long ago) may have left a multipart upload's parts behind.
+  const keys = keysPrefix(target, o.pipeline, table);
+  const snapshots = snapshotPrefix(target, o.pipeline, table);
+  // A killed attempt of this run (or any dead worker long ago) may have left a multipart upload's parts behind: of
+  // its change files, its key index, its snapshot generation.
   const now = Date.now();
-  for (const u of await target.incompleteUploads(prefix)) {
-    if (
-      u.key.includes(partOf) ||
-      u.key.includes(`_manifests/${slug}.json`) ||
-      u.key.includes(`.part-${slug}-`) ||
-      now - u.started.getTime() > STALE_UPLOAD_MS
-    ) {
-      await target.abortIncomplete(u);
+  for (const under of [prefix, keys, ...(o.snapshot === true ? [snapshots] : [])]) {
+    for (const u of await target.incompleteUploads(under)) {
+      if (
+        u.key.includes(partOf) ||
+        u.key.includes(`_manifests/${slug}.json`) ||
+        u.key.includes(`.part-${slug}-`) ||
+        u.key.startsWith(`${keys}${slug}.`) ||
+        u.key.startsWith(`${keys}.${slug}.`) ||
+        u.key.startsWith(`${snapshots}${slug}/`) ||
+        now - u.started.getTime() > STALE_UPLOAD_MS
+      ) {
+        await target.abortIncomplete(u);
+      }
     }
   }
 
-  const fileColumns = columns.filter((c) => !partitionBy.includes(c.name)).map((c) => c.name);
-  const files: LakeFile[] = [];
-  let through: bigint | null = null;
-  let rows = 0;
-  for (const [i, partition] of partitions.entries()) {
-    o.signal?.throwIfAborted();
-    const fileName = `part-${slug}-${String(i).padStart(5, '0')}.${FORMAT_EXTENSIONS[format]}`;
-    const key = `${prefix}load_date=${date}/${partition.map((p) => `${hiveSegment(p.column, p.text)}/`).join('')}${fileName}`;
-    const local = await exportTablesReport(db, {
-      pipeline: o.pipeline,
-      tables: [table],
-      outDir: scratch,
-      format,
-      fileName,
-      columns: { [table]: fileColumns },
-      loadIdsAbove: after,
-      equal: partition.map((p) => ({ column: p.column, value: p.raw as string | number | bigint | boolean | null })),
-      timestamp: o.timestamp,
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.onProgress
-        ? { onProgress: (p: { table: string; rows: number }) => o.onProgress!({ table, rows: rows + p.rows }) }
-        : {}),
-    });
-    const file = local.files[0];
-    if (file === undefined) continue;
-    const digest = await fileDigest(file.file);
-    await target.upload(key, file.file, {
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.onProgress ? { onProgress: () => o.onProgress!({ table, rows: rows + file.rows }) } : {}),
-    });
-    await rm(file.file, { force: true });
-    rows += file.rows;
-    if (file.maxLoadId !== undefined && file.maxLoadId !== null && (through === null || file.maxLoadId > through))
-      through = file.maxLoadId;
-    files.push({
+  // Parquet files carry each row's change kind, told against the key index the previous run of this target left.
+  const key = mergeKeyOf(
+    table,
+    columns.map((c) => c.name),
+  );
+  let marker: ChangeMarker | null = null;
+  let unknownBefore: { currentKeys: string } | undefined;
+  if (format === 'parquet') {
+    const work = join(scratch, `kinds-${table}`);
+    await mkdir(join(work, 'duck'), { recursive: true });
+    let previousKeys: string | null = null;
+    if (key.length > 0 && after !== null) {
+      const previous =
+        last === null ? null : await readManifest(target, manifestKey(target, o.pipeline, table, last.run));
+      if (previous?.keys !== undefined) {
+        const local = join(work, 'previous-keys.parquet');
+        if (await target.download(previous.keys, local)) previousKeys = local;
+      }
+      // Rows were sent before, but no index says which: this run's kinds are unknown, and the index starts now.
+      if (previousKeys === null) unknownBefore = { currentKeys: await currentKeys(db, o, table, key, work) };
+    }
+    marker = await openChangeMarker({
+      scratch: work,
       key,
-      partition: Object.fromEntries(partition.map((p) => [p.column, p.text])),
-      rows: file.rows,
-      ...digest,
+      previousKeys,
+      ...(unknownBefore ? { unknownBefore } : {}),
     });
   }
-  if (through === null) return null;
+  const changeKinds = { insert: 0, update: 0 };
+  const unknownKinds = unknownBefore !== undefined;
+  try {
+    const fileColumns = columns.filter((c) => !partitionBy.includes(c.name)).map((c) => c.name);
+    const files: LakeFile[] = [];
+    let through: bigint | null = null;
+    let rows = 0;
+    for (const [i, partition] of partitions.entries()) {
+      o.signal?.throwIfAborted();
+      const fileName = `part-${slug}-${String(i).padStart(5, '0')}.${FORMAT_EXTENSIONS[format]}`;
+      const objectKey = `${prefix}load_date=${date}/${partitionPath(partition)}${fileName}`;
+      const local = await exportTablesReport(db, {
+        pipeline: o.pipeline,
+        tables: [table],
+        outDir: scratch,
+        format,
+        fileName,
+        columns: { [table]: fileColumns },
+        loadIdsAbove: after,
+        equal: partitionFilter(partition),
+        timestamp: o.timestamp,
+        ...(o.signal ? { signal: o.signal } : {}),
+        ...(o.onProgress
+          ? { onProgress: (p: { table: string; rows: number }) => o.onProgress!({ table, rows: rows + p.rows }) }
+          : {}),
+      });
+      const file = local.files[0];
+      if (file === undefined) continue;
+      if (marker !== null) {
+        const counted = await marker.mark({ path: file.file, partition });
+        changeKinds.insert += counted.insert;
+        changeKinds.update += counted.update;
+      }
+      const digest = await fileDigest(file.file);
+      await target.upload(objectKey, file.file, {
+        ...(o.signal ? { signal: o.signal } : {}),
+        ...(o.onProgress ? { onProgress: () => o.onProgress!({ table, rows: rows + file.rows }) } : {}),
+      });
+      await rm(file.file, { force: true });
+      rows += file.rows;
+      if (file.maxLoadId !== undefined && file.maxLoadId !== null && (through === null || file.maxLoadId > through))
+        through = file.maxLoadId;
+      files.push({
+        key: objectKey,
+        partition: Object.fromEntries(partition.map((p) => [p.column, p.text])),
+        rows: file.rows,
+        ...digest,
+      });
+    }
+    if (through === null) return null;
 
-  // Objects of this run that this attempt did not write (an earlier attempt's part under a partition that no longer
-  // has new rows) would be read by a reader of the folders, though no manifest lists them.
-  const kept = new Set(files.map((f) => f.key));
-  const stale = (await target.list(prefix))
-    .filter((obj) => obj.key.includes(partOf) && !kept.has(obj.key))
-    .map((obj) => obj.key);
-  if (stale.length > 0) await target.remove(stale);
+    // The key index after this run, for the next one; named by this run's manifest, so written before it.
+    let keysKey: string | undefined;
+    const index = marker === null ? null : await marker.finish();
+    if (index !== null) {
+      keysKey = `${keys}${slug}.keys`;
+      await target.upload(keysKey, index, o.signal ? { signal: o.signal } : {});
+    }
+    const snapshot =
+      o.snapshot === true
+        ? await writeSnapshot(db, target, o, format, partitionBy, table, columns, scratch)
+        : undefined;
 
-  const typed = typeColumns(
-    table,
-    columns.filter((c) => !partitionBy.includes(c.name)),
-    valueDialect(db),
-  );
-  const manifest: LakeManifest = {
-    version: 1,
+    // Objects of this run that this attempt did not write (an earlier attempt's part under a partition that no longer
+    // has new rows) would be read by a reader of the folders, though no manifest lists them.
+    const kept = new Set(files.map((f) => f.key));
+    const stale = (await target.list(prefix))
+      .filter((obj) => obj.key.includes(partOf) && !kept.has(obj.key))
+      .map((obj) => obj.key);
+    if (stale.length > 0) await target.remove(stale);
+
+    const typed = typeColumns(
+      table,
+      columns.filter((c) => !partitionBy.includes(c.name)),
+      valueDialect(db),
+    );
+    const manifest: LakeManifest = {
+      version: 1,
+      pipeline: o.pipeline,
+      table,
+      run: o.runId,
+      load_date: date,
+      format,
+      partition_by: partitionBy,
+      rows,
+      load_ids: { after: after === null ? null : String(after), through: String(through) },
+      files,
+      schema: [
+        ...typed.map((c) => ({ name: c.name, type: c.type, ...(c.list !== undefined ? { list: c.list } : {}) })),
+        ...(marker !== null ? [{ name: CHANGE_KIND_COLUMN, type: 'text' }] : []),
+      ],
+      ...(marker !== null ? { change_kinds: unknownKinds ? null : changeKinds } : {}),
+      ...(keysKey !== undefined ? { keys: keysKey } : {}),
+      ...(snapshot !== undefined ? { snapshot: snapshotManifestKey(target, o.pipeline, table) } : {}),
+      written_at: new Date().toISOString(),
+    };
+    await target.putText(mkey, `${JSON.stringify(manifest, null, 2)}\n`);
+    await advanceWatermark(db, wkey, table, through, { run: o.runId, file: manifestUrl, rows });
+    await commitTableFormat(target, o, mkey, manifest);
+    // Earlier runs' key indexes: the next run reads this one's.
+    if (keysKey !== undefined) {
+      const older = (await target.list(keys)).map((x) => x.key).filter((k) => k !== keysKey);
+      if (older.length > 0) await target.remove(older);
+    }
+    return { table, file: manifestUrl, rows };
+  } finally {
+    marker?.close();
+  }
+}
+
+async function readManifest(target: ObjectTarget, key: string): Promise<LakeManifest | null> {
+  const text = await target.getText(key);
+  return text === null ? null : (JSON.parse(text) as LakeManifest);
+}
+
+/** Every natural key of the table's rows now, as a local Parquet file (lake-changes.ts starts an index from it). */
+async function currentKeys(
+  db: ExportDatabase,
+  o: LakeExportOptions,
+  table: string,
+  key: string[],
+  work: string,
+): Promise<string> {
+  const report = await exportTablesReport(db, {
     pipeline: o.pipeline,
-    table,
-    run: o.runId,
-    load_date: date,
-    format,
-    partition_by: partitionBy,
-    rows,
-    load_ids: { after: after === null ? null : String(after), through: String(through) },
-    files,
-    schema: typed.map((c) => ({ name: c.name, type: c.type, ...(c.list !== undefined ? { list: c.list } : {}) })),
-    written_at: new Date().toISOString(),
-  };
-  await target.putText(mkey, `${JSON.stringify(manifest, null, 2)}\n`);
-  await advanceWatermark(db, wkey, table, through, { run: o.runId, file: manifestUrl, rows });
-  await commitTableFormat(target, o, mkey, manifest);
-  return { table, file: manifestUrl, rows };
+    tables: [table],
+    outDir: work,
+    format: 'parquet',
+    fileName: 'current-keys.parquet',
+    columns: { [table]: key },
+    timestamp: o.timestamp,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+  return report.files[0]!.file;
 }
 
 /**

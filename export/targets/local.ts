@@ -79,6 +79,15 @@ export function openLocalTarget(url: string): ObjectTarget {
         throw err;
       }
     },
+    async download(key, file) {
+      try {
+        await copyFile(pathOf(key), file);
+        return true;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+        throw err;
+      }
+    },
     list: async (keyPrefix) => (await walk(keyPrefix)).files.sort((a, b) => a.key.localeCompare(b.key)),
     async remove(keys) {
       for (const key of keys) await rm(pathOf(key), { force: true });

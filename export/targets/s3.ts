@@ -2,7 +2,9 @@
 // streams a file in parts (s3-settings.ts: part size, parts in flight), so memory is bounded by those whatever the
 // file's size; a failed or aborted upload is aborted at the store (its parts removed), and one a killed process left
 // is listed by incompleteUploads for the lake to abort.
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectsCommand,
@@ -107,6 +109,20 @@ export function openS3Target(url: string, env?: Env): ObjectTarget {
       return bytes === null ? null : bytes.toString('utf8');
     },
     getBytes,
+    async download(key, file) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        await pipeline(out.Body as Readable, createWriteStream(file));
+        return true;
+      } catch (err) {
+        if (
+          (err as Error).name === 'NoSuchKey' ||
+          (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+        )
+          return false;
+        throw described(err, `reading ${key} from`);
+      }
+    },
     async list(keyPrefix) {
       const out: StoredObject[] = [];
       let token: string | undefined;

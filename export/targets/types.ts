@@ -39,6 +39,8 @@ export interface ObjectTarget {
   getText(key: string): Promise<string | null>;
   /** The bytes of an object (an Iceberg manifest list), or null when there is none. */
   getBytes(key: string): Promise<Buffer | null>;
+  /** Copies an object to a local file, streaming; false when there is no such object. */
+  download(key: string, file: string): Promise<boolean>;
   /** Every object whose key starts with `prefix`. */
   list(prefix: string): Promise<StoredObject[]>;
   remove(keys: string[]): Promise<void>;

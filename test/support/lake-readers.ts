@@ -30,7 +30,8 @@ function run(script: string, args: string[]): string {
 }
 
 /**
- * Every table folder under `<root>/<pipeline>/`, read as one pyarrow dataset each (files ending in the format's
+ * Every table folder under `<root>/<pipeline>/` (not `_keys` and `_snapshot`, skipped as hive readers skip names
+ * starting with '_'), read as one pyarrow dataset each (files ending in the format's
  * extension, hive partitioning with load_date as a string). `root` is a folder, or `bucket/prefix` with `s3`.
  */
 export function readLakeWithPyarrow(
@@ -51,7 +52,7 @@ else:
 base = root.rstrip("/") + "/" + pipeline
 out = {}
 for info in fs.get_file_info(pafs.FileSelector(base)):
-    if info.type != pafs.FileType.Directory:
+    if info.type != pafs.FileType.Directory or info.base_name.startswith(("_", ".")):
         continue
     table = info.base_name
     d = ds.dataset(info.path, filesystem=fs, format="parquet", partitioning=ds.HivePartitioning.discover(infer_dictionary=False, schema=pa.schema([("load_date", pa.string())])))
@@ -91,4 +92,33 @@ json.dump(out, sys.stdout)
     string,
     { rows: number; columns: Array<[string, string]> }
   >;
+}
+
+/**
+ * The rows of the named files (a manifest's: local paths, or `bucket/key` with `s3`) as one pyarrow dataset (no
+ * partition discovery), with the given columns as Python values made JSON (str() for what JSON has no type for).
+ */
+export function readFilesWithPyarrow(
+  files: string[],
+  columns: string[],
+  opts: { s3?: S3Access } = {},
+): { schema: Array<[string, string]>; rows: Array<Record<string, unknown>> } {
+  const script = `
+import json, sys
+import pyarrow.dataset as ds, pyarrow.fs as pafs
+files, columns, s3 = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+if s3:
+    scheme = "https" if s3["endpoint"].startswith("https") else "http"
+    fs = pafs.S3FileSystem(access_key=s3["accessKeyId"], secret_key=s3["secretAccessKey"], region=s3["region"],
+                           endpoint_override=s3["endpoint"].split("://", 1)[1], scheme=scheme)
+else:
+    fs = pafs.LocalFileSystem()
+t = ds.dataset(files, filesystem=fs, format="parquet").to_table()
+rows = t.select(columns).to_pylist()
+json.dump({"schema": [[f.name, str(f.type)] for f in t.schema], "rows": rows}, sys.stdout, default=str)
+`;
+  return JSON.parse(run(script, [JSON.stringify(files), JSON.stringify(columns), JSON.stringify(opts.s3 ?? null)])) as {
+    schema: Array<[string, string]>;
+    rows: Array<Record<string, unknown>>;
+  };
 }

@@ -34,6 +34,21 @@ describe('lake exports in a pipeline file', () => {
     expect(spec.exports[0]!.dir).toBeUndefined();
   });
 
+  it('takes snapshot: true with to:, and names it on a dir: export', () => {
+    const spec = parsePipelineText(
+      `${head}exports:\n  - {to: s3://analytics/scrape, format: parquet, snapshot: true}\n`,
+      'p.yaml',
+      {
+        env: {},
+      },
+    );
+    expect(spec.exports[0]).toMatchObject({ to: 's3://analytics/scrape', snapshot: true });
+    expect(errorsOf('  - {dir: out, snapshot: true}\n')).toMatch(
+      /p\.yaml:\d+:\d+: exports\[0\]\.snapshot: applies to lake exports \(to: s3:\/\/bucket\/prefix or a folder\) only/,
+    );
+    expect(errorsOf('  - {to: s3://bucket/x, snapshot: yes please}\n')).toMatch(/exports\[0\]\.snapshot/);
+  });
+
   it('names each mistake with its position and the fix', () => {
     expect(errorsOf('  - {format: parquet}\n')).toMatch(
       /p\.yaml:\d+:\d+: exports\[0\]\.to: an export needs dir: \(a folder of files\) or to: \(the lake/,

@@ -16,7 +16,8 @@ import type { LakeManifest } from '../../../export/targets/lake.js';
 import { loadPipelineFile } from '../../../pipelines/loader.js';
 import type { PipelineSpec } from '../../../pipelines/spec.js';
 import { startPipelineRun } from '../../../temporal/start.js';
-import { readLakeWithPyarrow, type LakeTableRead } from '../../support/lake-readers.js';
+import { readFilesWithPyarrow, readLakeWithPyarrow, type LakeTableRead } from '../../support/lake-readers.js';
+import type { SnapshotManifest } from '../../../export/targets/lake-snapshot.js';
 import { startDestinationBed, type DestinationBed } from '../../support/pipeline-bed.js';
 import { REPO_ROOT } from '../../support/cli.js';
 import { startS3Server, type S3Server } from '../../support/s3-server.js';
@@ -110,6 +111,7 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)(
             null_text: '',
             file_name: '{pipeline}_{table}_{timestamp}.parquet',
             neutralize_formulas: true,
+            snapshot: true,
           },
         ],
       } as PipelineSpec;
@@ -153,10 +155,12 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)(
         const truth = rows.map((r) => [...pk, 'load_id'].map((c) => pyText(r[c])).join('|')).sort();
         expect({ table, newest: newestPerKey(lake) }).toEqual({ table, newest: truth });
       }
+      await expectChangeKindsAndSnapshot(destination, written, bed);
       schemas[destination] = Object.fromEntries(tables.map((t) => [t, read[t]!.schema]));
       expect(Object.fromEntries(schemas[destination]['marketplace_products']!)).toMatchObject({
         label_ids: 'list<element: int64>',
         rating_count: 'list<element: int64>',
+        _change_kind: 'string',
         item_id: 'int64',
         load_date: 'string',
       });
@@ -171,6 +175,63 @@ describe('the lake from every destination', () => {
     expect(schemas['duckdb']).toEqual(schemas['sqlite']);
   });
 });
+
+/**
+ * Each run's change files of marketplace_products, read by pyarrow through S3: a product whose key an earlier run
+ * sent is `update`, any other `insert`, and later runs (prices drift) hold updates; the snapshot its manifest names
+ * holds every product once with the destination's current row (key and load id, and the price).
+ */
+async function expectChangeKindsAndSnapshot(
+  destination: string,
+  written: LakeManifest[],
+  bed: DestinationBed,
+): Promise<void> {
+  const table = 'marketplace_products';
+  const runs = written.filter((m) => m.table === table).sort((a, b) => a.written_at.localeCompare(b.written_at));
+  const sent = new Set<string>();
+  let updates = 0;
+  for (const m of runs) {
+    const read = readFilesWithPyarrow(
+      m.files.map((f) => `lake/${f.key}`),
+      ['shop_id', 'item_id', '_change_kind'],
+      { s3 },
+    );
+    const kinds = read.rows.map((r) => {
+      const key = `${r['shop_id']}|${r['item_id']}`;
+      return { key, kind: r['_change_kind'], expected: sent.has(key) ? 'update' : 'insert' };
+    });
+    expect(kinds.filter((k) => k.kind !== k.expected)).toEqual([]);
+    expect(m.change_kinds).toEqual({
+      insert: kinds.filter((k) => k.kind === 'insert').length,
+      update: kinds.filter((k) => k.kind === 'update').length,
+    });
+    updates += kinds.filter((k) => k.kind === 'update').length;
+    for (const k of kinds) sent.add(k.key);
+  }
+  expect({ destination, updates: updates > 0 }).toEqual({ destination, updates: true });
+
+  const snapshotKey = runs.at(-1)!.snapshot!;
+  const snapshot = JSON.parse(
+    await (await client.send(new GetObjectCommand({ Bucket: 'lake', Key: snapshotKey }))).Body!.transformToString(),
+  ) as SnapshotManifest;
+  expect(snapshot.run).toBe(runs.at(-1)!.run);
+  const read = readFilesWithPyarrow(
+    snapshot.files.map((f) => `lake/${f.key}`),
+    ['shop_id', 'item_id', 'load_id', 'price'],
+    { s3 },
+  );
+  const dest = destinationOf(bed.db);
+  const truth = await dest.exportReader.query(
+    bed.db,
+    `select shop_id, item_id, load_id, price from ${table} where pipeline = ${dest.sql.ph(1)}`,
+    [PIPELINE],
+  );
+  const line = (r: Record<string, unknown>) =>
+    ['shop_id', 'item_id', 'load_id', 'price'].map((c) => pyText(r[c])).join('|');
+  expect({ destination, rows: read.rows.map(line).sort() }).toEqual({ destination, rows: truth.map(line).sort() });
+  expect(snapshot.rows).toBe(truth.length);
+  expect(read.schema.map(([n]) => n)).not.toContain('_change_kind');
+}
 
 /** The table's natural key (without `pipeline`, which the lake's folder already says). */
 function keyOf(table: string): string[] {

@@ -23,6 +23,7 @@ import type { LakeManifest } from '../../../export/targets/lake.js';
 import { CLI, runCli } from '../../support/cli.js';
 import { readLakeWithPyarrow } from '../../support/lake-readers.js';
 import { startS3Server, type S3Server } from '../../support/s3-server.js';
+import { throttlingProxy } from '../../support/throttling-proxy.js';
 
 const ROWS = 12_000;
 let dir: string;
@@ -30,30 +31,6 @@ let s3: S3Server;
 let client: S3Client;
 let proxy: net.Server;
 let proxyPort: number;
-
-/** Forwards to the store, the request bodies at about `bytesPerSecond`: an upload of megabytes takes seconds. */
-function throttlingProxy(target: number, bytesPerSecond: number): Promise<net.Server> {
-  const server = net.createServer((socket) => {
-    const upstream = net.connect(target, '127.0.0.1');
-    upstream.pipe(socket);
-    socket.on('data', (chunk: Buffer) => {
-      socket.pause();
-      const ok = upstream.write(chunk);
-      setTimeout(
-        () => (ok ? socket.resume() : upstream.once('drain', () => socket.resume())),
-        (chunk.length / bytesPerSecond) * 1000,
-      );
-    });
-    socket.on('end', () => upstream.end());
-    const close = () => {
-      socket.destroy();
-      upstream.destroy();
-    };
-    socket.on('error', close);
-    upstream.on('error', close);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'export-lake-kill-'));
@@ -210,6 +187,11 @@ describe('a lake export killed mid multipart upload', () => {
     expect({ code: gs.code, stderr: gs.stderr.trim() }).toEqual({
       code: 2,
       stderr: expect.stringContaining('gs:// is not supported); write s3://<bucket>/<prefix> or a folder'),
+    });
+    const snapshotAlone = await runCli([...db, '--pipeline', 'big', '--out', dir, '--snapshot'], { env });
+    expect({ code: snapshotAlone.code, stderr: snapshotAlone.stderr.trim() }).toEqual({
+      code: 2,
+      stderr: expect.stringContaining('--snapshot applies to --to (the lake) only'),
     });
     const both = await runCli([...db, '--pipeline', 'big', '--to', 's3://lake/k', '--out', dir], { env });
     expect(both.code).toBe(2);
