@@ -1,11 +1,12 @@
 // Every command module of the program, in the order of the help's list, with the top-level commands each registers.
 // A module is loaded only when its command runs (or for the help and the version, which list them all), so this list
-// holds loaders, not modules. The read-only commands' entries are cli/read-only-commands.ts's, the same ones the
-// read-only bundle runs.
-import { READ_ONLY_COMMAND_MODULES, type CommandModule } from './read-only-commands.js';
+// holds loaders, not modules. The read-only commands' entries are their bundles' own (cli/read-only-commands.ts).
+import { PIPELINES_MODULES } from './pipelines-main.js';
+import type { CommandModule } from './read-only-commands.js';
+import { READ_ONLY_MODULES } from './read-only-main.js';
 
 const readOnly = (name: string): CommandModule => {
-  const m = READ_ONLY_COMMAND_MODULES.find((c) => c.names.includes(name));
+  const m = [...READ_ONLY_MODULES, ...PIPELINES_MODULES].find((c) => c.names.includes(name));
   if (!m) throw new Error(`no read-only command module registers '${name}'`);
   return m;
 };

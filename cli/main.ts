@@ -3,10 +3,11 @@
 // the version run the program of cli/run-cli.ts with every command module (cli/command-modules.ts). Either way the
 // same modules do the work: the bundle is built from them. This file imports nothing else at its top, so neither
 // path loads the other's modules.
-import { isReadOnlyRun } from './read-only-commands.js';
+import { readOnlyBundleOf } from './read-only-commands.js';
 import { readOnlyBundle } from './read-only-bundle.js';
 
-const bundled = isReadOnlyRun(process.argv.slice(2)) ? readOnlyBundle() : undefined;
+const bundle = readOnlyBundleOf(process.argv.slice(2));
+const bundled = bundle === undefined ? undefined : readOnlyBundle(bundle);
 if (bundled) {
   await bundled.main(process.argv);
 } else {

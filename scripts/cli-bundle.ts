@@ -1,14 +1,14 @@
-// The build step of the read-only bundle (cli/read-only-commands.ts), run by scripts/postbuild.ts after the vendor
-// bundles: from the compiled entry dist/cli/read-only-main.js,
-//  1. esbuild bundles the read-only commands and every module of the product they import, statically or with
-//     `import()`, into one CommonJS file, dist/cli/read-only.bundle.cjs. Module bodies run when first imported, as
+// The build step of the read-only bundles (cli/read-only-commands.ts), run by scripts/postbuild.ts after the vendor
+// bundles. For each bundle of BUNDLES, from its compiled entry (dist/cli/<entry>.js):
+//  1. esbuild bundles the entry's commands and every module of the product they import, statically or with
+//     `import()`, into one CommonJS file, dist/cli/<name>.bundle.cjs. Module bodies run when first imported, as
 //     they would unbundled (esbuild's lazy wrappers), so a command still loads only what its path needs. Pure
-//     JavaScript packages that only these commands load in numbers (INLINED) go in too; every other package stays
-//     a `require()` of node_modules at the point of use (native modules, the Temporal SDK, drivers), as the
+//     JavaScript packages that its commands load in numbers (`inlined`) go in too; every other package stays a
+//     `require()` of node_modules at the point of use (native modules, the Temporal SDK, drivers), as the
 //     product's `await import()` of it was;
-//  2. the bundle is run in this process as a user runs the commands, in a sample project with a run recorded
+//  2. the bundle is run in this process as a user runs its commands, in a sample project with a run recorded
 //     (exercise below), and V8's code cache of it, which then holds the bytecode of every function those runs
-//     compiled, is written beside it (read-only.bundle.cache), as for the vendor bundles (vendor/README.md).
+//     compiled, is written beside it (<name>.bundle.cache), as for the vendor bundles (vendor/README.md).
 // A module that finds files beside itself reads `import.meta.url`: in the bundle that is the URL its compiled file
 // has in dist/, worked out from the bundle's own place, so migrations, examples and the vendor bundles are found
 // where they are.
@@ -21,10 +21,31 @@ import { build, type Plugin } from 'esbuild';
 import { loadBundle } from '../vendor/load-bundle.js';
 import { writeAtomically } from './vendor-bundles.js';
 
-/** Packages bundled in: plain JavaScript, many files each, loaded by the read-only commands' own path. */
-const INLINED = new Set(['zod', 'cron-parser', 'luxon']);
+interface BundleSpec {
+  /** cli/read-only-commands.ts READ_ONLY_BUNDLES names it. */
+  name: string;
+  /** The compiled entry in dist/cli/, exporting `main(argv)`. */
+  entry: string;
+  /** Packages bundled in: plain JavaScript, many files each, loaded by the bundle's commands on their own path. */
+  inlined: string[];
+  /** The commands run once at build time, in the sample project, for the code cache. */
+  exercise: string[][];
+}
 
-const BUNDLE = 'read-only';
+const BUNDLES: BundleSpec[] = [
+  {
+    name: 'read-only',
+    entry: 'read-only-main.js',
+    inlined: [],
+    exercise: [['status', 'shop'], ['history', 'shop'], ['schema', 'show', 'shop'], ['status']],
+  },
+  {
+    name: 'pipelines',
+    entry: 'pipelines-main.js',
+    inlined: ['zod', 'cron-parser', 'luxon'],
+    exercise: [['pipelines'], ['pipelines', '--json']],
+  },
+];
 
 /** The process event a bundled module emits with its URL when it runs (test/support/module-trace.mjs listens). */
 export const MODULE_RAN_EVENT = 'scrape-etl:module-ran';
@@ -37,17 +58,17 @@ function packageOf(specifier: string): string {
 
 /**
  * Product modules (dist/**) get their own `import.meta.url` and `import.meta.resolve`; other uses of
- * `import.meta` have no meaning in a CommonJS bundle and fail the build. Packages are bundled in (INLINED, and what
+ * `import.meta` have no meaning in a CommonJS bundle and fail the build. Packages are bundled in (the bundle's `inlined`, and what
  * they import) or left to `require()`.
  */
-function productModules(dist: string, outDir: string): Plugin {
+function productModules(dist: string, outDir: string, inlined: ReadonlySet<string>): Plugin {
   return {
     name: 'read-only-bundle',
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, (args) => {
         if (args.path.startsWith('node:')) return { external: true };
         if (args.importer.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-        return INLINED.has(packageOf(args.path)) ? undefined : { external: true };
+        return inlined.has(packageOf(args.path)) ? undefined : { external: true };
       });
       b.onLoad({ filter: /\.js$/ }, (args) => {
         if (!args.path.startsWith(dist + path.sep) || args.path.includes(`${path.sep}node_modules${path.sep}`))
@@ -93,23 +114,31 @@ function checkRequirable(bundleFile: string, externals: string[]): void {
     }
     if (esm)
       throw new Error(
-        `read-only bundle: '${spec}' is an ES module only (${resolved}); add it to INLINED in scripts/cli-bundle.ts or keep it off the read-only commands' path`,
+        `read-only bundle: '${spec}' is an ES module only (${resolved}); add it to the bundle's inlined packages in scripts/cli-bundle.ts or keep it off the read-only commands' path`,
       );
   }
 }
 
 export interface CliBundle {
+  name: string;
   bytes: number;
   cacheBytes: number;
   modules: number;
 }
 
-/** Builds the read-only bundle into `dist`/cli from the compiled `dist`; returns what was written. */
-export async function bundleReadOnlyCommands(dist: string): Promise<CliBundle> {
+/** Builds every bundle of BUNDLES into `dist`/cli from the compiled `dist`; returns what was written. */
+export async function bundleReadOnlyCommands(dist: string): Promise<CliBundle[]> {
+  const out: CliBundle[] = [];
+  for (const spec of BUNDLES) out.push(await bundleOne(dist, spec));
+  return out;
+}
+
+async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
   const outDir = path.join(dist, 'cli');
-  const entry = path.join(outDir, 'read-only-main.js');
-  if (!fs.existsSync(entry)) throw new Error(`postbuild: no compiled ${entry} (cli/read-only-main.ts)`);
-  const outfile = path.join(outDir, `${BUNDLE}.bundle.cjs`);
+  const entry = path.join(outDir, spec.entry);
+  if (!fs.existsSync(entry))
+    throw new Error(`postbuild: no compiled ${entry} (cli/${spec.entry.replace(/js$/, 'ts')})`);
+  const outfile = path.join(outDir, `${spec.name}.bundle.cjs`);
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -131,20 +160,25 @@ export async function bundleReadOnlyCommands(dist: string): Promise<CliBundle> {
         // modules a command loads (test/support/module-trace.mjs), as the hooks would have seen it unbundled.
         `const __moduleRan = (rel) => { if (process.listenerCount('${MODULE_RAN_EVENT}') > 0) process.emit('${MODULE_RAN_EVENT}', __moduleUrl(rel)); };`,
     },
-    plugins: [productModules(dist, outDir)],
+    plugins: [productModules(dist, outDir, new Set(spec.inlined))],
   });
   const externals = new Set<string>();
-  for (const out of Object.values(result.metafile.outputs))
-    for (const imp of out.imports) if (imp.external && !imp.path.startsWith('node:')) externals.add(imp.path);
+  for (const o of Object.values(result.metafile.outputs))
+    for (const imp of o.imports) if (imp.external && !imp.path.startsWith('node:')) externals.add(imp.path);
   checkRequirable(outfile, [...externals].sort());
   const code = result.outputFiles[0]!.contents;
   writeAtomically(outfile, code);
-  const loaded = loadBundle(BUNDLE, outDir, false);
+  const loaded = loadBundle(spec.name, outDir, false);
   if (typeof loaded.exports['main'] !== 'function') throw new Error(`postbuild: ${outfile} exports no main`);
-  await exercise(dist, loaded.exports['main'] as (argv: string[]) => Promise<void>);
+  await exercise(dist, loaded.exports['main'] as (argv: string[]) => Promise<void>, spec.exercise);
   const cache = loaded.script.createCachedData();
-  writeAtomically(path.join(outDir, `${BUNDLE}.bundle.cache`), cache);
-  return { bytes: code.length, cacheBytes: cache.length, modules: Object.keys(result.metafile.inputs).length };
+  writeAtomically(path.join(outDir, `${spec.name}.bundle.cache`), cache);
+  return {
+    name: spec.name,
+    bytes: code.length,
+    cacheBytes: cache.length,
+    modules: Object.keys(result.metafile.inputs).length,
+  };
 }
 
 /** Thrown by the stand-in for process.exit while the commands are exercised: ends the command, not the build. */
@@ -154,7 +188,7 @@ class ExitCalled extends Error {}
  * Runs each read-only command once in a sample project whose database holds a finished run, in this process, with
  * output and process.exit held back and the environment, the working folder and the exit code restored after.
  */
-async function exercise(dist: string, main: (argv: string[]) => Promise<void>): Promise<void> {
+async function exercise(dist: string, main: (argv: string[]) => Promise<void>, commands: string[][]): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-cli-bundle-'));
   const env = { ...process.env };
   const cwd = process.cwd();
@@ -180,13 +214,7 @@ async function exercise(dist: string, main: (argv: string[]) => Promise<void>): 
     }) as typeof process.exit;
     process.stdout.write = (() => true) as typeof process.stdout.write;
     process.stderr.write = (() => true) as typeof process.stderr.write;
-    for (const args of [
-      ['status', 'shop'],
-      ['history', 'shop'],
-      ['schema', 'show', 'shop'],
-      ['pipelines'],
-      ['status'],
-    ]) {
+    for (const args of commands) {
       try {
         await main(['node', 'scrape-etl', ...args]);
       } catch (err) {

@@ -1,24 +1,26 @@
-// Which runs the built command hands to the read-only bundle (cli/read-only-commands.ts, cli/main.ts): a read-only
+// Which runs the built command hands to a read-only bundle (cli/read-only-commands.ts, cli/main.ts): a read-only
 // command's words without help or version; never `rebuild` (registered by the schema module, and it writes), the
-// help, the version or another command. The bundle's command modules are the whole program's own entries, and each
-// registers exactly the commands it is listed under.
+// help, the version or another command. Each bundle's command modules are the whole program's own entries, and
+// each registers exactly the commands it is listed under.
 import { describe, expect, it } from 'vitest';
 import { Command } from '../../../vendor/commander.js';
 import { COMMAND_MODULES } from '../../../cli/command-modules.js';
-import { READ_ONLY_COMMAND_MODULES, isReadOnlyRun } from '../../../cli/read-only-commands.js';
+import { PIPELINES_MODULES } from '../../../cli/pipelines-main.js';
+import { READ_ONLY_BUNDLES, readOnlyBundleOf } from '../../../cli/read-only-commands.js';
+import { READ_ONLY_MODULES } from '../../../cli/read-only-main.js';
 
-describe('isReadOnlyRun', () => {
-  it('takes status, history, schema and pipelines with their arguments', () => {
+describe('readOnlyBundleOf', () => {
+  it('takes status, history and schema to the read-only bundle, pipelines to its own, with their arguments', () => {
     for (const args of [
       ['status'],
       ['status', 'shop', '--json'],
       ['history', 'shop'],
       ['schema', 'show', 'shop'],
       ['schema', 'export', '--format', 'dbt'],
-      ['pipelines'],
-      ['pipelines', '--json'],
     ])
-      expect(isReadOnlyRun(args), args.join(' ')).toBe(true);
+      expect(readOnlyBundleOf(args), args.join(' ')).toBe('read-only');
+    for (const args of [['pipelines'], ['pipelines', '--json']])
+      expect(readOnlyBundleOf(args), args.join(' ')).toBe('pipelines');
   });
 
   it('leaves the help, the version, rebuild and every other command to the whole program', () => {
@@ -30,6 +32,7 @@ describe('isReadOnlyRun', () => {
       ['--version'],
       ['status', '--help'],
       ['schema', 'show', '-h'],
+      ['pipelines', '-V'],
       ['help', 'status'],
       ['rebuild', 'shop'],
       ['run', 'shop'],
@@ -37,17 +40,23 @@ describe('isReadOnlyRun', () => {
       ['up'],
       ['--json', 'status'],
     ])
-      expect(isReadOnlyRun(args), args.join(' ')).toBe(false);
+      expect(readOnlyBundleOf(args), args.join(' ')).toBeUndefined();
   });
 });
 
-describe('the read-only command modules', () => {
-  it('are the whole program entries, and each registers exactly the commands it is listed under', async () => {
-    for (const m of READ_ONLY_COMMAND_MODULES) {
-      expect(COMMAND_MODULES).toContain(m);
-      const program = new Command();
-      (await m.load()).register(program);
-      expect(program.commands.map((c) => c.name()).sort()).toEqual([...m.names].sort());
+describe("the bundles' command modules", () => {
+  it('are the whole program entries, each registering exactly the commands it is listed under, as the bundles name them', async () => {
+    const entries = { 'read-only': READ_ONLY_MODULES, pipelines: PIPELINES_MODULES };
+    expect(Object.keys(entries).sort()).toEqual(Object.keys(READ_ONLY_BUNDLES).sort());
+    for (const [bundle, modules] of Object.entries(entries)) {
+      // The bundle's words are its modules' first names (`rebuild` is the schema module's, and no bundle's).
+      expect(modules.map((m) => m.names[0])).toEqual(READ_ONLY_BUNDLES[bundle]);
+      for (const m of modules) {
+        expect(COMMAND_MODULES).toContain(m);
+        const program = new Command();
+        (await m.load()).register(program);
+        expect(program.commands.map((c) => c.name()).sort()).toEqual([...m.names].sort());
+      }
     }
     // Every top-level command of the program is listed once.
     const names = COMMAND_MODULES.flatMap((m) => m.names);

@@ -1,8 +1,8 @@
-// The read-only commands (status, history, schema show, pipelines) run from the one-file bundle `npm run build` makes
+// The read-only commands (status, history, schema show, pipelines) run from the one-file bundles `npm run build` makes
 // of them (scripts/cli-bundle.ts, cli/main.ts): the built command answers exactly as the whole program does (the
 // same stdout, stderr and exit code, in a project with runs recorded and on mistakes), loads no product module of
 // its own but the entry's few (the rest runs inside the bundle, which says so to the module trace), loads no
-// Temporal SDK, and V8 takes the bundle's code cache in a new process.
+// Temporal SDK, and V8 takes each bundle's code cache in a new process.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,24 +82,27 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('the read-only bundle', () => {
-  it('is built beside the compiled cli/ with its code cache, which V8 takes in a new process', async () => {
-    expect(fs.existsSync(path.join(DIST, 'cli', 'read-only.bundle.cjs')), 'run `npm run build` first').toBe(true);
-    expect(fs.statSync(path.join(DIST, 'cli', 'read-only.bundle.cache')).size).toBeGreaterThan(0);
-    const probe =
-      `const { loadBundle } = await import(${JSON.stringify(pathToFileURL(path.join(DIST, 'vendor', 'load-bundle.js')).href)});` +
-      `const b = loadBundle('read-only', ${JSON.stringify(path.join(DIST, 'cli'))});` +
-      `process.stdout.write(JSON.stringify({ cached: b.cached, main: typeof b.exports.main }));`;
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', probe], {
-        stdio: ['ignore', 'pipe', 'inherit'],
+  it.each(['read-only', 'pipelines'])(
+    'the %s bundle is built beside the compiled cli/ with its code cache, which V8 takes in a new process',
+    async (name) => {
+      expect(fs.existsSync(path.join(DIST, 'cli', `${name}.bundle.cjs`)), 'run `npm run build` first').toBe(true);
+      expect(fs.statSync(path.join(DIST, 'cli', `${name}.bundle.cache`)).size).toBeGreaterThan(0);
+      const probe =
+        `const { loadBundle } = await import(${JSON.stringify(pathToFileURL(path.join(DIST, 'vendor', 'load-bundle.js')).href)});` +
+        `const b = loadBundle(${JSON.stringify(name)}, ${JSON.stringify(path.join(DIST, 'cli'))});` +
+        `process.stdout.write(JSON.stringify({ cached: b.cached, main: typeof b.exports.main }));`;
+      const out = await new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', probe], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let s = '';
+        child.stdout.on('data', (d: Buffer) => (s += d.toString()));
+        child.on('error', reject);
+        child.on('close', () => resolve(s));
       });
-      let s = '';
-      child.stdout.on('data', (d: Buffer) => (s += d.toString()));
-      child.on('error', reject);
-      child.on('close', () => resolve(s));
-    });
-    expect(JSON.parse(out)).toEqual({ cached: true, main: 'function' });
-  });
+      expect(JSON.parse(out)).toEqual({ cached: true, main: 'function' });
+    },
+  );
 
   const cases: Array<{ args: string[]; cwd: string }> = [
     { args: ['status', 'shop'], cwd: 'sub' },
