@@ -237,7 +237,7 @@ async function exercise(dist: string, main: (argv: string[]) => Promise<void>, c
 async function recordRun(dist: string, url: string): Promise<void> {
   const at = (p: string) => pathToFileURL(path.join(dist, p)).href;
   const { openDatabase } = (await import(at('destinations/open.js'))) as typeof import('../destinations/open.js');
-  const runs = (await import(at('db/pipeline-runs.js'))) as typeof import('../db/pipeline-runs.js');
+  const runs = (await import(at('db/store/pipeline-runs.js'))) as typeof import('../db/store/pipeline-runs.js');
   const db = await openDatabase(url);
   try {
     const workflowId = 'cli-bundle-exercise';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../destinations/open.js';
-import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
+import { finishPipelineRun, startPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { REPO_ROOT, runCli, type CliResult } from '../../support/cli.js';
 
 const DIST = path.join(REPO_ROOT, 'dist');
