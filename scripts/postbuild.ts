@@ -6,9 +6,13 @@
 //  2. bundles the workflow code from the compiled dist/workflows/index.js into dist/workflow-bundle.js, which
 //     compiled workers load instead of bundling at every start;
 //  3. replaces each compiled re-export of vendor/ by one bundle of its package (vendor/README.md), so a quick
-//     command loads one file for yaml, tinyglobby or commander instead of their dozens of CommonJS modules.
+//     command loads one file for yaml, tinyglobby or commander instead of their dozens of CommonJS modules;
+//  4. bundles the read-only commands (status, history, schema show, pipelines) with what they import into
+//     dist/cli/read-only.bundle.cjs and pipelines.bundle.cjs with code caches (scripts/cli-bundle.ts), which
+//     cli/main.ts runs for them.
 import fs from 'node:fs';
 import { bundleVendorModules } from './vendor-bundles.js';
+import { bundleReadOnlyCommands } from './cli-bundle.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -42,6 +46,8 @@ for (const entry of fs.readdirSync(dist, { withFileTypes: true })) {
 }
 
 const vendor = await bundleVendorModules(path.join(dist, 'vendor'));
+// After the vendor bundles: the read-only bundle takes their compiled loaders in, not the packages' re-exports.
+const readOnly = await bundleReadOnlyCommands(dist);
 
 const started = Date.now();
 const { code } = await bundleWorkflows(WORKFLOWS_PATH);
@@ -51,5 +57,6 @@ fs.writeFileSync(tmp, code);
 fs.renameSync(tmp, PREBUILT_BUNDLE_PATH);
 process.stdout.write(
   `postbuild: ${copied} asset file(s) copied into ${path.relative(root, dist)}/; workflow bundle ${path.relative(root, PREBUILT_BUNDLE_PATH)} ` +
-    `(${Math.round(code.length / 1024)} KiB) in ${((Date.now() - started) / 1000).toFixed(1)} s; vendor bundles: ${vendor.map((v) => `${v.name} ${Math.round(v.bytes / 1024)} KiB (code cache ${Math.round(v.cacheBytes / 1024)} KiB)`).join(', ')}\n`,
+    `(${Math.round(code.length / 1024)} KiB) in ${((Date.now() - started) / 1000).toFixed(1)} s; vendor bundles: ${vendor.map((v) => `${v.name} ${Math.round(v.bytes / 1024)} KiB (code cache ${Math.round(v.cacheBytes / 1024)} KiB)`).join(', ')}; ` +
+    `read-only bundles: ${readOnly.map((b) => `${b.name} ${b.modules} modules in ${Math.round(b.bytes / 1024)} KiB (code cache ${Math.round(b.cacheBytes / 1024)} KiB)`).join(', ')}\n`,
 );

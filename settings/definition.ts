@@ -5,7 +5,7 @@
 // test/fast/settings/settings-doc.test.ts fails when the two differ). A setting added here is documented by that.
 // Light on purpose (zod's mini build, bundled by vendor/): every command reads its settings before anything else.
 import os from 'node:os';
-import { z } from '../vendor/zod-mini.js';
+import * as z from '../vendor/zod-mini.js';
 
 /** The file of the default SQLite destination, in the data folder. */
 export const DEFAULT_DATABASE_FILE = 'scrape-etl.sqlite';

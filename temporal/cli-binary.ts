@@ -313,10 +313,12 @@ if (
 ) {
   const dir = process.argv[3];
   if (!dir) throw new Error('usage: node cli-binary.js sdk-download <dir>');
-  try {
-    process.stdout.write(`${await sdkDownload(dir, (m) => process.stderr.write(`${m}\n`))}\n`);
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message.split('\n')[0]}\n`);
-    process.exitCode = EXIT.failed;
-  }
+  // No top-level await: the module is also part of the command's one-file bundle (scripts/cli-bundle.ts), a script.
+  void sdkDownload(dir, (m) => process.stderr.write(`${m}\n`)).then(
+    (binary) => process.stdout.write(`${binary}\n`),
+    (err: unknown) => {
+      process.stderr.write(`${(err as Error).message.split('\n')[0]}\n`);
+      process.exitCode = EXIT.failed;
+    },
+  );
 }
