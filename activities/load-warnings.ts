@@ -1,7 +1,7 @@
-// What a load kept out of its columns (db/load-rows.ts LoadWarn: a timestamp that is not one, stored NULL) is
+// What a load kept out of its columns (db/store/load-rows.ts LoadWarn: a timestamp that is not one, stored NULL) is
 // said in the worker's log with the pipeline and run, so the one who reads the log can find it in raw_responses.
 import { log } from '@temporalio/activity';
-import type { LoadBatchResult } from '../db/load.js';
+import type { LoadBatchResult } from '../db/store/load.js';
 
 export function logLoadWarnings(
   loaded: Pick<LoadBatchResult, 'warnings' | 'loadId'>,

@@ -1,7 +1,7 @@
 -- Columns typed for what they hold (issue 40; db/schema/definition.ts SQL_TYPES says why json and not jsonb): the
 -- service's timestamps as timestamptz, JSON text as json, and last_seen_at on every table with a natural key. The
 -- views on these tables are dropped first and made again at the end with every comment (`npx tsx
--- db/schema/comments.ts postgres`). A stored timestamp text that is not an instant becomes NULL (raw_responses
+-- scripts/comment-statements.ts postgres`). A stored timestamp text that is not an instant becomes NULL (raw_responses
 -- keeps every response as received); rows keep last_seen_at NULL until a run sees them.
 DROP VIEW IF EXISTS results_landed;
 --> statement-breakpoint
@@ -552,9 +552,9 @@ COMMENT ON COLUMN "marketplace_products"."loaded_at" IS 'When the load that last
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_products"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_products"."last_seen_at" IS 'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.';
---> statement-breakpoint
 COMMENT ON COLUMN "marketplace_products"."ctime_at" IS 'ctime as a timestamp (UTC): the same instant, queryable as a date.';
+--> statement-breakpoint
+COMMENT ON COLUMN "marketplace_products"."last_seen_at" IS 'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.';
 --> statement-breakpoint
 COMMENT ON TABLE "marketplace_product_models" IS 'A product''s models (variants: size, colour, …), replaced as a set by each answer: a model that vanished is deleted (its price history stays).';
 --> statement-breakpoint
@@ -844,11 +844,11 @@ COMMENT ON COLUMN "marketplace_shops"."loaded_at" IS 'When the load that last ch
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_shops"."row_hash" IS 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.';
 --> statement-breakpoint
-COMMENT ON COLUMN "marketplace_shops"."last_seen_at" IS 'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.';
---> statement-breakpoint
 COMMENT ON COLUMN "marketplace_shops"."last_active_time_at" IS 'last_active_time as a timestamp (UTC).';
 --> statement-breakpoint
 COMMENT ON COLUMN "marketplace_shops"."ctime_at" IS 'ctime as a timestamp (UTC).';
+--> statement-breakpoint
+COMMENT ON COLUMN "marketplace_shops"."last_seen_at" IS 'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.';
 --> statement-breakpoint
 COMMENT ON TABLE "marketplace_price_history" IS 'Append-only: a row whenever a product''s price (model_id NULL) or a model''s price differs from the previous load, the first load included. The current price is the row with the highest id per (pipeline, shop_id, item_id, model_id).';
 --> statement-breakpoint

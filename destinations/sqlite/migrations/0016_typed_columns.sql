@@ -1,8 +1,8 @@
 -- Columns typed for what they hold (issue 40): last_seen_at on every table with a natural key (NULL until a run
 -- sees the row), the service's timestamps rewritten in the one stored form of lib/iso-timestamp.ts (SQLite keeps
 -- instants as ISO 8601 UTC text; the service sends microseconds, Postgres and DuckDB keep them as timestamptz and
--- export them so), and the comments of the columns whose descriptions changed (`npx tsx db/schema/comments.ts
--- sqlite`, without its views, which did not change here).
+-- export them so), and the comments of the columns whose descriptions changed (`npx tsx
+-- scripts/comment-statements.ts sqlite`, without its views, which did not change here).
 ALTER TABLE `job_records` ADD `last_seen_at` text;
 --> statement-breakpoint
 ALTER TABLE `leads_results` ADD `last_seen_at` text;
@@ -447,9 +447,9 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_products', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_products', 'last_seen_at', 'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
---> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_products', 'ctime_at', 'ctime as a timestamp (UTC): the same instant, queryable as a date.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+--> statement-breakpoint
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_products', 'last_seen_at', 'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_product_models', '', 'A product''s models (variants: size, colour, …), replaced as a set by each answer: a model that vanished is deleted (its price history stays).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
@@ -739,11 +739,11 @@ INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('ma
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'row_hash', 'SHA-1 of the row''s data columns; a load rewrites the row only when it differs.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
-INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'last_seen_at', 'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
---> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'last_active_time_at', 'last_active_time as a timestamp (UTC).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'ctime_at', 'ctime as a timestamp (UTC).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
+--> statement-breakpoint
+INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_shops', 'last_seen_at', 'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint
 INSERT INTO "scrape_etl_comments" (table_name, column_name, comment) VALUES ('marketplace_price_history', '', 'Append-only: a row whenever a product''s price (model_id NULL) or a model''s price differs from the previous load, the first load included. The current price is the row with the highest id per (pipeline, shop_id, item_id, model_id).') ON CONFLICT (table_name, column_name) DO UPDATE SET comment = excluded.comment;
 --> statement-breakpoint

@@ -1,4 +1,4 @@
-// Each engine's migrations are derived from the one table definition (db/schema/definition.ts): SQLite's and
+// Each engine's migrations are derived from the one table definition (db/model/schema/definition.ts): SQLite's and
 // Postgres's are drizzle-kit migrations beside their adapters (destinations/<engine>/migrations/, npm run
 // db:generate). This fails, in the fast tier, when the definition changed and an engine's migration was not
 // generated: drizzle-kit, asked to compare the last committed snapshot with the tables built from the definition now,
@@ -12,8 +12,8 @@ import {
   generateSQLiteMigration,
 } from 'drizzle-kit/api';
 import { describe, expect, it } from 'vitest';
-import { pgTableFrom, sqliteTableFrom } from '../../../db/schema/build.js';
-import { TABLES, type AnyTableDef } from '../../../db/schema/definition.js';
+import { pgTableFrom, sqliteTableFrom } from '../../../db/model/schema/build.js';
+import { TABLES, type AnyTableDef } from '../../../db/model/schema/definition.js';
 import * as pgSchema from '../../../destinations/postgres/schema.js';
 import * as sqliteSchema from '../../../destinations/sqlite/schema.js';
 

@@ -11,7 +11,7 @@ import { canonicalTimestamp } from '../../../lib/iso-timestamp.js';
 import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { createAndRunResponseSchema } from '../../../client/schemas.js';
 import { openDatabase } from '../../../destinations/open.js';
-import { loadBatch } from '../../../db/load.js';
+import { loadBatch } from '../../../db/store/load.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'db-service-timestamps-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
