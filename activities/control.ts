@@ -12,7 +12,7 @@ import {
 } from '../db/store/pipeline-runs.js';
 import { commitSyncWatermark, readSyncWatermark } from '../db/store/sync-watermarks.js';
 import { DATA_TABLES } from '../db/model/tables.js';
-import { budgetStatusOf } from '../budget/alerts.js';
+import { budgetStatusOf } from '../budget/status.js';
 import type { ActivityDeps } from './deps.js';
 import type {
   BeginPipelineRunInput,

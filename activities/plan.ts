@@ -10,7 +10,10 @@ import type { ActivityDeps } from './deps.js';
 import { expandWebhookUrl } from '../alerts/notify-config.js';
 import { asActivityFailure } from './failures.js';
 import { startPipelineRun } from '../db/store/pipeline-runs.js';
-import type { BeginPipelineRunInput } from './types.js';
+import type { BeginPipelineRunInput, BudgetStop } from './types.js';
+import type { BudgetSpec, ProjectBudgetSpec } from '../budget/types.js';
+import { planBudget } from '../budget/plan.js';
+import { withReadTransaction } from '../db/store/sql.js';
 
 export interface PlanInput {
   kind: string;
@@ -29,6 +32,12 @@ export interface PlanInput {
   begin?: BeginPipelineRunInput;
   /** Asked by workflows since LEAN_PATCH: whether this run's alerts step has anything to send to (see `alerts`). */
   askAlerts?: boolean;
+  /**
+   * The run's budgets and URL count, for a new run of a budgeted pipeline: its forecast is checked against them here,
+   * before any call, whoever started the run (a schedule's fire, `schedule trigger`, a client of the library), as
+   * `run` checks it before it starts one (budget/plan.ts). Needs `begin` (the destination and the pipeline).
+   */
+  budget?: { budget?: BudgetSpec; project_budget?: ProjectBudgetSpec; urlCount: number };
 }
 
 export interface PlanOutput {
@@ -44,6 +53,8 @@ export interface PlanOutput {
   beginError?: string;
   /** Its failure type (e.g. DestinationConfigError), kept as the run's failure type. */
   beginErrorType?: string;
+  /** The run's forecast exceeds a limit of its budget: it makes no call and ends partial with the reason 'budget'. */
+  budgetRefusal?: BudgetStop;
 }
 
 export function planActivities(deps: ActivityDeps) {
@@ -95,6 +106,14 @@ export function planActivities(deps: ActivityDeps) {
             ...(b.scheduledAt ? { scheduledAt: new Date(b.scheduledAt) } : {}),
           });
           if (created) deps.onRunEvent?.({ event: 'started', pipeline: b.pipeline, workflowId: b.workflowId });
+          if (input.budget) {
+            const { urlCount, ...budgets } = input.budget;
+            const plan = await withReadTransaction(db, (tx) =>
+              planBudget(tx, { name: b.pipeline, ...budgets }, { mode, urlCount }),
+            );
+            if (plan.refusal !== undefined)
+              out.budgetRefusal = { limit: plan.refusedBy!, detail: plan.refusal, beforeStart: true };
+          }
         } catch (err) {
           const failure = asActivityFailure(err);
           const final = failure instanceof ApplicationFailure && failure.nonRetryable;

@@ -173,6 +173,8 @@ export interface BudgetStop {
   detail: string;
   /** URLs of the chunk not called because of it. */
   notCalled?: number;
+  /** The run's forecast exceeded the limit: it was refused before its first call (activities/plan.ts). */
+  beforeStart?: true;
 }
 
 export interface UrlChunkHeartbeat {

@@ -3,10 +3,9 @@
 // budget_exhausted. Each goes out once per limit and period: the notify activity records its delivery in
 // notify_deliveries under the key below instead of the run's (activities/notify.ts), as did_not_run is per fire.
 import type { Database } from '../destinations/contract.js';
-import { spendTotals, spendWhereOf, spentOf } from '../db/store/spend.js';
-import { withReadTransaction } from '../db/store/sql.js';
 import { budgetLimitsOf, limitWhere, periodId, unitsText, type BudgetedSpec, type BudgetLimit } from './limits.js';
 import type { BudgetEvent } from './types.js';
+import { budgetStatusOf } from './status.js';
 
 export type { BudgetAlertData } from './types.js';
 import type { BudgetAlertData } from './types.js';
@@ -25,23 +24,6 @@ export function budgetAlertKey(l: BudgetLimit, pipeline: string, workflowId: str
   return `budget:${owner}:${l.key}:${periodId(l.period, at, workflowId)}`;
 }
 
-/** Each limit of the spec with what it has counted in its period at `now` (the run's own for a run limit). */
-export async function budgetStatusOf(
-  db: Database,
-  spec: BudgetedSpec,
-  workflowId: string,
-  now = new Date(),
-): Promise<Array<{ limit: BudgetLimit; spent: number }>> {
-  const limits = budgetLimitsOf(spec);
-  if (limits.length === 0) return [];
-  return withReadTransaction(db, async (tx) => {
-    const out: Array<{ limit: BudgetLimit; spent: number }> = [];
-    for (const l of limits)
-      out.push({ limit: l, spent: spentOf(l, await spendTotals(tx, spendWhereOf(l, spec.name, workflowId, now))) });
-    return out;
-  });
-}
-
 export async function budgetAlertsOf(
   db: Database,
   spec: BudgetedSpec,
@@ -50,10 +32,9 @@ export async function budgetAlertsOf(
 ): Promise<BudgetAlert[]> {
   const status = await budgetStatusOf(db, spec, workflowId, now);
   const out: BudgetAlert[] = [];
-  for (const { limit: l, spent } of status) {
-    const event: BudgetEvent | undefined =
-      spent >= l.limit ? 'budget_exhausted' : spent >= l.warnAt * l.limit ? 'budget_warning' : undefined;
-    if (!event) continue;
+  for (const { limit: l, spent, level } of status) {
+    if (level === 'ok') continue;
+    const event: BudgetEvent = level === 'reached' ? 'budget_exhausted' : 'budget_warning';
     const period =
       l.period === 'run'
         ? `in run ${workflowId}`

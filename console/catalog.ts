@@ -4,6 +4,9 @@ import { quoteIdent } from '../db/store/sql.js';
 import type { Reader, Row } from './source.js';
 import { num, text } from './values.js';
 import { SQLITE_COMMENTS_TABLE } from '../db/model/schema/comments-table.js';
+import { catalogTableOf, type CatalogTable } from '../db/model/schema/catalog.js';
+import { selectSchemaHistory } from '../db/store/evolve/history.js';
+import { contentTableName } from '../db/model/evolve/names.js';
 
 export interface ColumnMeta {
   name: string;
@@ -74,4 +77,14 @@ export async function contentTables(r: Reader, pipeline: string): Promise<string
     [pipeline],
   );
   return rows.map((x) => String(x['table_name']));
+}
+
+/**
+ * What a table of a pipeline and its columns mean, as `schema show`, `schema export` and the database's comments say it
+ * (db/model/schema/catalog.ts: the model's descriptions, and for the tables loads inferred, their schema_history rows).
+ */
+export async function tableDocs(r: Reader, pipeline: string, table: string): Promise<CatalogTable | undefined> {
+  const content = contentTableName(pipeline);
+  const history = (await tableExists(r, 'schema_history')) ? await selectSchemaHistory(r, pipeline, content) : [];
+  return catalogTableOf(pipeline, table, history, r.adapter.sql.typeNames, content);
 }

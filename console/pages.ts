@@ -7,7 +7,11 @@ import type { LeadsPage } from './leads.js';
 import type { PriceMove, ProductHistory, ProductRef, StockChange } from './prices.js';
 import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
 import type { BudgetRow } from '../budget/status.js';
+import type { BudgetPlan } from '../budget/plan.js';
+import { forecastBasisText } from '../budget/forecast.js';
 import { LINEAGE_COLUMNS } from '../db/model/tables.js';
+import { CONTENT_CHILD_DOCS, CONTENT_ROOT_DOCS } from '../db/model/schema/descriptions.js';
+import type { CatalogTable } from '../db/model/schema/catalog.js';
 import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
 import { isMissedFire } from '../db/store/pipeline-runs.js';
@@ -72,6 +76,17 @@ function runDuration(run: RunInfo): string {
   return durationText(a !== null && b !== null ? b - a : null);
 }
 
+/** When a pipeline's schedule fires next, as Temporal says (console/temporal.ts), or why it is not known. */
+function nextRunCell(next: NextRun): Html {
+  return 'unknown' in next
+    ? html`<span class="muted" title="${next.unknown}">unknown</span>`
+    : 'paused' in next
+      ? html`<span class="muted">paused</span>`
+      : next.at
+        ? html`<span class="next-run">${when(next.at)}</span>`
+        : html`<span class="muted">not scheduled</span>`;
+}
+
 export function pipelinesView(rows: PipelineRow[], links: Links, now: number, problems: string[]): Html {
   const multi = new Set(rows.map((r) => r.db)).size > 1;
   return html`<h1>Pipelines</h1>
@@ -109,13 +124,7 @@ export function pipelinesView(rows: PipelineRow[], links: Links, now: number, pr
         s.lastSuccessAt
           ? html`<span title="${s.lastSuccessAt}">${ageText(timeMs(s.lastSuccessAt), now)} ago</span>`
           : html`<span class="bad">never</span>`,
-        'unknown' in next
-          ? html`<span class="muted" title="${next.unknown}">unknown</span>`
-          : 'paused' in next
-            ? html`<span class="muted">paused</span>`
-            : next.at
-              ? html`<span class="next-run">${when(next.at)}</span>`
-              : html`<span class="muted">not scheduled</span>`,
+        nextRunCell(next),
         intText(s.lastRun.rowsSeen),
         intText(s.lastRun.rows),
         runTokens(s.lastRun),
@@ -415,6 +424,7 @@ export function dataTableView(
   q: { sort?: string | undefined; desc?: boolean; after?: string | undefined; limit?: number | undefined },
   links: Links,
   nav: Html,
+  docs?: CatalogTable,
 ): Html {
   const t = page.meta.name;
   const hasLoad = page.meta.columns.some((c) => c.name === 'load_id');
@@ -431,8 +441,9 @@ export function dataTableView(
   const limitQ = q.limit !== undefined ? { limit: String(q.limit) } : {};
   const viewQ = { sort: page.sort, ...(page.desc ? { desc: '1' } : {}) };
   const pageQ = { ...viewQ, ...limitQ };
+  const docOf = (name: string) => docs?.columns.find((c) => c.name === name);
   return html`<h1>${t} <span class="muted">of ${pipeline}</span></h1>
-    ${nav}
+    ${nav} ${docs ? html`<p class="table-doc">${tableKindText(docs)}. ${docs.description}</p>` : ''}
     <p>
       ${intText(page.count)}${page.capped ? '+' : ''} rows; sorted by ${page.sort ?? page.key.join(', ')}
       ${page.desc ? 'descending' : 'ascending'}. Download this view:
@@ -444,7 +455,7 @@ export function dataTableView(
         <tr>
           ${columns.map(
             (c) =>
-              html`<th>
+              html`<th title="${docOf(c.name)?.description ?? ''}">
                 <a href="${sortLink(c.name) ?? '#'}" data-column="${c.name}"
                   >${c.name}${page.sort === c.name ? (page.desc ? ' ▼' : ' ▲') : ''}</a
                 ><span class="col-type">${c.type}</span>
@@ -463,7 +474,35 @@ export function dataTableView(
     </table>
     <p class="pager">
       ${q.after ? link(links.data(db, pipeline, t, pageQ), '« first page') : ''}${page.next ? html`<a data-next href="${links.data(db, pipeline, t, { ...pageQ, after: page.next }) ?? '#'}">next page »</a>` : html`<span class="muted">last page</span>`}
-    </p>`;
+    </p>
+    <h2>Columns</h2>
+    ${table(
+      ['Column', 'Type', 'Kind', 'Key', 'Description'],
+      columns.map((c) => {
+        const d = docOf(c.name);
+        return [
+          c.name,
+          c.type,
+          d ? (d.evolved && !isSystemColumn(docs!, c.name) ? 'inferred' : 'fixed') : '',
+          d?.naturalKey ? 'natural key' : d?.lineage ? 'lineage' : '',
+          d?.description ?? '',
+        ];
+      }),
+      { cls: 'columns' },
+    )}`;
+}
+
+/** What kind of table it is, said before its description: the key rows are upserted on included. */
+function tableKindText(t: CatalogTable): string {
+  const key = t.naturalKey.length > 0 ? `natural key ${t.naturalKey.join(', ')}` : 'no natural key';
+  if (t.kind === 'model') return `Model table (fixed columns; ${key})`;
+  if (t.kind === 'view') return `View (${key})`;
+  return `Inferred table, created by loads from the result content (${key})`;
+}
+
+/** An inferred table's own columns (its keys, parent links, lineage: db/model/flatten/content.ts) are fixed; its content's are inferred. */
+function isSystemColumn(t: CatalogTable, column: string): boolean {
+  return t.kind === 'inferred' && (column in CONTENT_ROOT_DOCS || column in CONTENT_CHILD_DOCS);
 }
 
 export function rawView(
@@ -683,9 +722,48 @@ function budgetsSection(rows: readonly BudgetRow[]): Html {
         r.period,
         intText(r.spent),
         intText(r.limit.limit),
-        `${r.limit.limit > 0 ? Math.round((r.spent / r.limit.limit) * 100) : 100}%${r.spent >= r.limit.limit ? ' (reached)' : r.spent >= r.limit.warnAt * r.limit.limit ? ' (warning)' : ''}`,
+        `${r.limit.limit > 0 ? Math.round((r.spent / r.limit.limit) * 100) : 100}%${r.level === 'ok' ? '' : ` (${r.level})`}`,
       ]),
       { cls: 'cost-budgets' },
+    )}`;
+}
+
+/** A budgeted pipeline's next run: when its schedule fires, and what that run's forecast is against its limits. */
+export interface NextRunForecast {
+  pipeline: string;
+  next: NextRun;
+  plan: BudgetPlan;
+}
+
+/**
+ * The forecast of each budgeted pipeline's next run (budget/plan.ts, the one plan `run --plan` prints and the worker
+ * holds a scheduled run to), beside the budgets: whether that run would be refused, and by which limit.
+ */
+function forecastSection(rows: readonly NextRunForecast[]): Html {
+  if (rows.length === 0) return html``;
+  return html`<h2>Next runs against the budgets</h2>
+    <p class="muted">
+      The forecast of each pipeline's next run from its own history (its last runs' calls and tokens per URL or per
+      create-and-run; without history one call each, tokens unknown), against what each limit has spent in its period. A
+      scheduled run whose forecast exceeds a limit is refused before its first call.
+    </p>
+    ${table(
+      ['Pipeline', 'Next run', 'Service calls', 'Scrapers', 'Tokens', 'Forecast from', 'Budget'],
+      rows.map((r) => {
+        const f = r.plan.forecast;
+        return [
+          r.pipeline,
+          nextRunCell(r.next),
+          intText(f.calls),
+          intText(f.scrapers),
+          f.tokens === null ? 'unknown' : intText(f.tokens),
+          forecastBasisText(f, 'calls'),
+          r.plan.refusal
+            ? html`<span class="bad" title="${r.plan.refusal}">refused by ${r.plan.refusedBy ?? 'a limit'}</span>`
+            : 'within every limit',
+        ];
+      }),
+      { cls: 'cost-forecast' },
     )}`;
 }
 
@@ -693,6 +771,7 @@ export function costView(
   points: Array<CostPoint & { db: number }>,
   links: Links,
   budgets: readonly BudgetRow[] = [],
+  forecasts: readonly NextRunForecast[] = [],
 ): Html {
   const pipelines = [...new Set(points.map((p) => p.pipeline))].sort();
   // One bar series per pipeline over the runs in time order: a run's tokens in its pipeline's series.
@@ -710,14 +789,14 @@ export function costView(
   const days = [...byDay.keys()].sort().reverse();
   if (points.length === 0) {
     return html`<h1>Cost</h1>
-      ${budgetsSection(budgets)}
+      ${budgetsSection(budgets)} ${forecastSection(forecasts)}
       <p class="no-spend">
         No spend recorded yet: no run has reported service tokens. Each run's tokens show here once the scraping service
         reports them.
       </p>`;
   }
   return html`<h1>Cost</h1>
-    ${budgetsSection(budgets)}
+    ${budgetsSection(budgets)} ${forecastSection(forecasts)}
     <p class="muted">
       Service tokens per run: the sum of the tokens the scraping service reported for the run's responses. Runs whose
       responses reported none are left out.

@@ -28,12 +28,13 @@ import {
   rawView,
   runView,
   type Links,
+  type NextRunForecast,
   type PipelineRow,
 } from './pages.js';
 import { openReadOnly, type ReadOnlySource } from './source.js';
 import { temporalView, type TemporalView } from './temporal.js';
 import { COUNT_CAP, dataPage, rawResponse, ViewError } from './data.js';
-import { tableExists, tablesOfPipeline } from './catalog.js';
+import { tableDocs, tableExists, tablesOfPipeline } from './catalog.js';
 import { costOfRuns, pipelineNames, pipelineSummary, runDetail, runsOfPipeline } from './runs.js';
 import { movesOfRun, productHistory, productsOf, stockChangesOfRun } from './prices.js';
 import { leadsPage } from './leads.js';
@@ -41,13 +42,19 @@ import { quoteIdent } from '../db/store/sql.js';
 import { num } from './values.js';
 import type { BudgetedSpec } from '../budget/limits.js';
 import { budgetRows, type BudgetRow } from '../budget/status.js';
+import { planBudget, type PlannedRun } from '../budget/plan.js';
 
 export interface ConsoleDatabase {
   url: string;
   /** Only these pipelines (from pipeline files); all pipelines of the database when absent. */
   pipelines?: string[];
   /** The budgets of those pipelines (their files' and their projects' budget: sections), for the Cost page. */
-  budgets?: BudgetedSpec[];
+  budgets?: BudgetedPipeline[];
+}
+
+/** A pipeline's budgets, and what the forecast of its next run needs (from its file). */
+export interface BudgetedPipeline extends BudgetedSpec {
+  run?: PlannedRun;
 }
 
 export interface ConsoleOptions {
@@ -245,18 +252,32 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   app.get('/cost', async (c) => {
     const points = [];
     const budgets: BudgetRow[] = [];
+    const forecasts: NextRunForecast[] = [];
     for (const [db, source] of sources.entries()) {
       const only = opts.databases[db]!.pipelines;
       const pts = await source.read((r) => costOfRuns(r, { limit: 200 }));
       points.push(...pts.filter((p) => !only || only.includes(p.pipeline)).map((p) => ({ ...p, db })));
       const specs = opts.databases[db]!.budgets ?? [];
-      if (specs.length > 0)
-        budgets.push(
-          ...(await source.read(async (r) => ((await tableExists(r, 'spend_calls')) ? budgetRows(r, specs) : []))),
-        );
+      if (specs.length === 0) continue;
+      const planned = specs.filter((s): s is BudgetedPipeline & { run: PlannedRun } => s.run !== undefined);
+      const next = await temporal.nextRuns(
+        planned.map((s) => s.name),
+        opts.databases[db]!.url,
+      );
+      await source.read(async (r) => {
+        // A destination from before spend was recorded has none: no history, nothing spent.
+        const spend = (await tableExists(r, 'spend_calls')) ? r : undefined;
+        if (spend) budgets.push(...(await budgetRows(spend, specs)));
+        for (const s of planned)
+          forecasts.push({
+            pipeline: s.name,
+            next: next.get(s.name) ?? { unknown: 'not asked' },
+            plan: await planBudget(spend, s, s.run),
+          });
+      });
     }
     points.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? ''));
-    return page(c, 'Cost', costView(points, links, budgets));
+    return page(c, 'Cost', costView(points, links, budgets, forecasts));
   });
 
   app.get('/db/:db/p/:pipeline', async (c) => {
@@ -308,11 +329,14 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
   app.get('/db/:db/p/:pipeline/data/:table', async (c) => {
     const { db, source, pipeline } = pipelineOf(c);
     const v = viewOf(c, pipeline);
-    const [s, p] = await source.read(async (r) => [await pipelineSummary(r, pipeline), await dataPage(r, v)] as const);
+    const [s, p, docs] = await source.read(
+      async (r) =>
+        [await pipelineSummary(r, pipeline), await dataPage(r, v), await tableDocs(r, pipeline, v.table)] as const,
+    );
     return page(
       c,
       `${v.table} of ${pipeline}`,
-      dataTableView(db, pipeline, p, v, links, s ? pipelineNav(db, pipeline, s.kind, links) : html``),
+      dataTableView(db, pipeline, p, v, links, s ? pipelineNav(db, pipeline, s.kind, links) : html``, docs),
     );
   });
 

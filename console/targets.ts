@@ -2,7 +2,7 @@
 // files (their destinations, each showing only the pipelines of the files that name it), or DATABASE_URL / the
 // default database when neither is given.
 import type { ConsoleDatabase } from './server.js';
-import type { BudgetedSpec } from '../budget/limits.js';
+import type { BudgetedPipeline } from './server.js';
 
 export async function consoleDatabases(o: {
   database?: string | undefined;
@@ -21,7 +21,9 @@ export async function consoleDatabases(o: {
   }
   const { loadPipelineFile } = await import('../pipelines/loader.js');
   const { destinationKey } = await import('../db/model/url.js');
-  const byKey = new Map<string, { url: string; pipelines: string[]; budgets?: BudgetedSpec[] }>();
+  const byKey = new Map<string, { url: string; pipelines: string[]; budgets?: BudgetedPipeline[] }>();
+  const { kindOf } = await import('../kinds/index.js');
+  const { urlsOf } = await import('../pipelines/spec.js');
   for (const file of files) {
     const spec = await loadPipelineFile(file);
     const url = spec.destination.database;
@@ -36,6 +38,8 @@ export async function consoleDatabases(o: {
           name: spec.name,
           ...(spec.budget ? { budget: spec.budget } : {}),
           ...(spec.project_budget ? { project_budget: spec.project_budget } : {}),
+          // What its next run's forecast needs: how its kind calls the service and how many URLs it has.
+          run: { mode: kindOf(spec.kind).mode, urlCount: urlsOf(spec).length },
         },
       ];
     byKey.set(key, entry);

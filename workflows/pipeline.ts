@@ -25,9 +25,9 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { DEFAULT_DELIVER_WITHIN } from '../pipelines/spec.js';
+import { DEFAULT_DELIVER_WITHIN, urlsOf } from '../pipelines/spec.js';
 import type { Activities } from '../activities/index.js';
-import type { BeginPipelineRunInput, FinishPipelineRunInput } from '../activities/types.js';
+import type { BeginPipelineRunInput, BudgetStop, FinishPipelineRunInput } from '../activities/types.js';
 import {
   PROGRESS_QUERY,
   WORKFLOW_FAILURE_TYPES,
@@ -196,7 +196,10 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     } else if (!input.resume) {
       await control.beginPipelineRun(beginInput);
     }
-    const { scrapingRunIds } = await runMode(ctx);
+    // A run whose forecast exceeds its budget (checked by the plan, before any call) runs nothing: no call, no load,
+    // no checks or exports over data it did not touch; it ends partial with the reason 'budget' and its alerts.
+    if (plan.budgetRefusal) ctx.budgetStop = plan.budgetRefusal;
+    const { scrapingRunIds } = plan.budgetRefusal ? { scrapingRunIds: [] as string[] } : await runMode(ctx);
 
     const urlCount = progress.urls.total;
     if (urlCount > 0 && failures.count === urlCount) {
@@ -208,11 +211,15 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
 
     // The data is loaded: its checks decide whether the run is failed_checks (the data is kept either way).
     progress.phase = 'checking';
-    const checks = await runChecks(spec, workflowId, progress.rowsLoaded, lean);
+    const checks = plan.budgetRefusal ? undefined : await runChecks(spec, workflowId, progress.rowsLoaded, lean);
     const failedChecks = (checks?.errorsFailed ?? 0) > 0;
     if (checks?.detail) alerts.push({ event: 'check_failed', detail: checks.detail });
     // Exports marked on_failed_checks: skip are left out of a run whose error checks failed.
-    const exportsToRun = failedChecks ? spec.exports.filter((e) => e.on_failed_checks !== 'skip') : spec.exports;
+    const exportsToRun = plan.budgetRefusal
+      ? []
+      : failedChecks
+        ? spec.exports.filter((e) => e.on_failed_checks !== 'skip')
+        : spec.exports;
 
     // The data is loaded; exports are their own phase with their own outcome. An export that fails for good
     // (after its retries) is reported beside the data's status, never instead of it.
@@ -244,7 +251,9 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
     const budgetStop = ctx.budgetStop;
     const asked = failedChecks ? 'failed_checks' : failures.count > 0 || budgetStop ? 'partial' : 'succeeded';
     const errors = [
-      ...(budgetStop ? [`stopped by its budget: ${budgetStop.detail}`] : []),
+      ...(budgetStop
+        ? [budgetStop.beforeStart ? budgetStop.detail : `stopped by its budget: ${budgetStop.detail}`]
+        : []),
       ...(failures.count > 0
         ? [
             `${failures.count} of ${urlCount} URLs failed: ${failures.listed.map((f) => `${f.url}: ${f.error}`).join(' | ')}`,
@@ -421,7 +430,14 @@ export const CANCEL_PATCH = 'scrape-etl-cancel-1';
 async function planRun(
   input: PipelineWorkflowInput,
   begin: BeginPipelineRunInput | undefined,
-): Promise<{ mode: RunMode; tuning: WorkerTuning; alerts?: boolean; beginError?: string; beginErrorType?: string }> {
+): Promise<{
+  mode: RunMode;
+  tuning: WorkerTuning;
+  alerts?: boolean;
+  beginError?: string;
+  beginErrorType?: string;
+  budgetRefusal?: BudgetStop;
+}> {
   const lean = begin !== undefined;
   const local = lean
     ? proxyLocalActivities<Activities>({
@@ -439,6 +455,16 @@ async function planRun(
       sealed: { spec: input.spec, runKey: input.runKey, urlList: input.urlList, seal: input.seal },
       // A resumed run's row was started by its first run.
       ...(lean && !input.resume ? { begin } : {}),
+      // A new run of a budgeted pipeline is held to its forecast before any call, whoever started it.
+      ...(lean && !input.resume && (input.spec.budget || input.spec.project_budget)
+        ? {
+            budget: {
+              ...(input.spec.budget ? { budget: input.spec.budget } : {}),
+              ...(input.spec.project_budget ? { project_budget: input.spec.project_budget } : {}),
+              urlCount: input.urlList?.count ?? urlsOf(input.spec).length,
+            },
+          }
+        : {}),
       ...(lean ? { askAlerts: true } : {}),
     });
     return input.resume ? { ...plan, tuning: input.resume.tuning } : plan;

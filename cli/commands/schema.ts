@@ -94,6 +94,12 @@ export function register(program: Command): void {
         }
         return { cols, fixedTables: used };
       });
+      const { destinationOfUrl } = await import('../../destinations/index.js');
+      const typeNames = destinationOfUrl(target.database)?.adapter.sql.typeNames ?? 'sqlite';
+      // What each table and column means: the catalog's descriptions, as `schema export` and the database's comments.
+      const { catalogTableOf } = await import('../../db/model/schema/catalog.js');
+      const docsOf = (table: string) =>
+        catalogTableOf(target.name, table, cols, typeNames, contentTableName(target.name));
       // A fixed table's columns are the model's (db/model/schema/definition.ts), listed before the columns loads added to
       // it; its natural key is said (the key rows are upserted on).
       const fixedOf = (table: string) => {
@@ -125,8 +131,15 @@ export function register(program: Command): void {
           pipeline: target.name,
           tables: [...tables].map(([table, columns]) => {
             const fixed = fixedOf(table);
+            const docs = docsOf(table);
             return {
               table,
+              ...(docs
+                ? {
+                    description: docs.description,
+                    column_descriptions: Object.fromEntries(docs.columns.map((c) => [c.name, c.description])),
+                  }
+                : {}),
               ...(fixed
                 ? { fixed: true, natural_key: fixed.naturalKey, fixed_columns: fixed.columns }
                 : { fixed: false }),
@@ -166,9 +179,13 @@ export function register(program: Command): void {
             ? `  (list ${(created.key as string[][]).map((p) => p.join('.')).join(' > ')})`
             : '';
         const fixed = fixedOf(table);
+        const docs = docsOf(table);
         process.stdout.write(
           `${table}${listPath}${fixed ? `  (model table; natural key: ${fixed.naturalKey.join(', ') || 'none'})` : ''}\n`,
         );
+        if (docs) process.stdout.write(`  ${docs.description}\n`);
+        // A fixed column's meaning is on the line below it; an inferred column's line says its key and type already.
+        const described = (column: string) => docs?.columns.find((d) => d.name === column)?.description;
         const width = Math.max(
           ...columns.map((c) => c.column.length),
           ...(fixed?.columns.map((c) => c.column.length) ?? []),
@@ -177,6 +194,8 @@ export function register(program: Command): void {
           process.stdout.write(
             `  ${c.column.padEnd(width)}  ${c.type.padEnd(11)}  fixed${c.natural_key ? ', natural key' : LINEAGE.has(c.column) ? ', lineage' : ''}\n`,
           );
+          const d = described(c.column);
+          if (d) process.stdout.write(`      ${d}\n`);
         }
         for (const c of columns) {
           const why =

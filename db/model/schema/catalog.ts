@@ -358,3 +358,25 @@ export function buildCatalog(
     freshness: pipelines.map(freshnessOf).filter((f): f is PipelineFreshness => f !== undefined),
   };
 }
+
+/**
+ * One table as the catalog describes it for a pipeline (the console's table pages, `schema show`): a model table of the
+ * definition, a view, or one the pipeline's loads inferred (its schema_history rows), with the same descriptions,
+ * natural key and lineage `schema export` and the database's comments carry. undefined: a table the catalog does not
+ * know for this pipeline.
+ */
+export function catalogTableOf(
+  pipeline: string,
+  table: string,
+  history: SchemaColumn[],
+  typeNames: TypeNames,
+  contentTable: string,
+): CatalogTable | undefined {
+  const modelTables = table in TABLES ? [table] : [];
+  const catalog = buildCatalog(
+    [{ name: pipeline, modelTables, contentTable }],
+    new Map([[pipeline, history]]),
+    typeNames,
+  );
+  return catalog.tables.find((t) => t.name === table);
+}

@@ -835,6 +835,61 @@ describe('refusals and cancellation', () => {
     );
   });
 
+  it('a run whose forecast the plan refuses by its budget calls nothing and ends partial with the reason budget and its alerts', async () => {
+    const webhook = { url: 'https://hooks.example/x', format: 'json' as const, on: ['partial' as const] };
+    const spec: PipelineSpec = {
+      ...marketplaceSpec('wf-budget', DB, urls(3)),
+      budget: { calls: { day: 2 } },
+      exports: [csvExport('/nowhere/exports')],
+      notify: { webhooks: [webhook] },
+    };
+    const detail =
+      'pipeline wf-budget was not started: its forecast of 3 service calls exceeds budget.calls.day of pipeline wf-budget, 2; raise budget.calls.day, give the run fewer URLs, or wait for the next day';
+    const mocks = defaultMocks('url-list');
+    const planPipelineRun: typeof mocks.planPipelineRun = async (input) => ({
+      ...(await mocks.planPipelineRun!(input)),
+      budgetRefusal: { limit: 'budget.calls.day', detail, beforeStart: true },
+    });
+    await withPipelineRun(env, { spec, mocks: { ...mocks, planPipelineRun } }, async (handle, run) => {
+      const out = await outcome(handle);
+      if (!('result' in out)) throw new Error(`expected a result, got ${JSON.stringify(out)}`);
+      expect(out.result).toMatchObject({
+        status: 'partial',
+        reason: 'budget',
+        budget: { limit: 'budget.calls.day', detail },
+        exportedFiles: 0,
+      });
+      // The plan was asked with the run's budget and URL count; nothing but the bookkeeping and alerts ran.
+      expect(run.inputsOf('planPipelineRun')[0]).toMatchObject({
+        begin: begin('wf-budget', 'marketplace'),
+        budget: { budget: { calls: { day: 2 } }, urlCount: 3 },
+      });
+      expect(run.names()).toEqual(['planPipelineRun', 'finishPipelineRun', 'notifyPipelineRun']);
+      expect(run.inputsOf('finishPipelineRun')[0]).toMatchObject({
+        status: 'partial',
+        statusReason: 'budget',
+        error: detail,
+      });
+      expect(run.inputsOf('notifyPipelineRun')[0]).toMatchObject({
+        status: 'partial',
+        error: detail,
+        events: [{ event: 'partial' }],
+      });
+    });
+  });
+
+  it('a pipeline without a budget asks the plan for no forecast', async () => {
+    const spec = marketplaceSpec('wf-no-budget', DB, urls(1));
+    await withPipelineRun(
+      env,
+      { spec, mocks: { ...defaultMocks('url-list'), loadUrlChunk: async () => ok(1) } },
+      async (handle, run) => {
+        expect(await outcome(handle)).toMatchObject({ result: { status: 'succeeded' } });
+        expect(run.inputsOf('planPipelineRun')[0]).not.toHaveProperty('budget');
+      },
+    );
+  });
+
   // A cancel (the Web UI's, `temporal workflow cancel`, or a schedule's overlap policy cancel_other) cancels the
   // workflow's scope; since CANCEL_PATCH the run's row is still finished, as 'cancelled', and the workflow ends
   // CANCELLED (before, the row stayed 'running' and the workflow failed with an empty message).

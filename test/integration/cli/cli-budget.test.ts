@@ -154,6 +154,32 @@ describe('budgets', () => {
     expect((bed.sim.stats().byEndpoint[JOBS] ?? 0) - before).toBe(1);
   }, 240_000);
 
+  it("--plan forecasts from the pipeline's own history: calls and tokens per URL of its last runs", async () => {
+    // Without history (the first test's pipeline): said, and what is assumed.
+    const fresh = await runCli(['run', '--plan', path.join(bed.dir, 'shop-refused.yaml')], {
+      cwd: bed.dir,
+      env: bed.env,
+    });
+    expect(fresh.stdout).toContain('3 URLs x 1 calls per URL (no history yet: one call each)');
+    expect(fresh.stdout).toMatch(
+      /^ {2}tokens +unknown +\(no earlier call of this pipeline reported tokenUsage: tokens are not forecast/m,
+    );
+    // jobs-capped's one run called one URL once, and its answer reported the tokens Python reads here.
+    const [[calls, tokens]] = pyQuery(
+      "SELECT count(*), sum(tokens) FROM spend_calls WHERE pipeline = 'jobs-capped'",
+    ) as [[number, number]];
+    expect(calls).toBe(1);
+    const plan = await runCli(['run', '--plan', path.join(bed.dir, 'jobs-capped.yaml')], {
+      cwd: bed.dir,
+      env: bed.env,
+    });
+    expect(plan.code, plan.stderr).toBe(5);
+    expect(plan.stdout).toContain("service calls  3   3 URLs x 1 calls per URL (the pipeline's last 1 run)");
+    expect(plan.stdout).toContain(
+      `tokens         ${3 * tokens}   3 URLs x ${tokens} tokens per URL (the pipeline's last 1 run)`,
+    );
+  }, 60_000);
+
   it('sends budget_warning and budget_exhausted once per limit and period', async () => {
     const file = pipelineFile(
       'shop-alerts',

@@ -1,6 +1,7 @@
 // `scrape-etl schema show` lists a marketplace pipeline's model tables with their fixed columns (marked fixed, the
 // natural key said), not only the columns its loads added (issue 36: it listed only evolved columns, and a table
 // with none, marketplace_product_images, not at all). The compiled CLI on a SQLite file loaded from a real answer.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -88,5 +89,45 @@ describe('schema show of a marketplace pipeline', () => {
     expect(r.stdout).toMatch(/^ {2}load_id +int64 +fixed, lineage$/m);
     expect(r.stdout).toMatch(/^marketplace_product_images {2}\(model table; natural key: /m);
     expect(r.stdout).toMatch(/column added, load 1, /);
+  });
+
+  it("says what each table and fixed column means: the descriptions the database's comment catalog carries", async () => {
+    // The comments as SQLite carries them (scrape_etl_comments), read by Python's sqlite3, not the product's code.
+    const file = dbUrl.slice('sqlite:'.length);
+    const rows = JSON.parse(
+      execFileSync(
+        'python3',
+        [
+          '-c',
+          'import json,sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(json.dumps(c.execute("SELECT table_name, column_name, comment FROM scrape_etl_comments").fetchall()))',
+          file,
+        ],
+        { encoding: 'utf8' },
+      ),
+    ) as Array<[string, string, string]>;
+    const comment = (t: string, c = '') => rows.find(([tt, cc]) => tt === t && cc === c)?.[2];
+    expect(comment('marketplace_products')).toBeTruthy();
+
+    const r = await runCli(['schema', 'show', 'shop', '--database', dbUrl]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('marketplace_products  (model table'));
+    expect(lines[at + 1]).toBe(`  ${comment('marketplace_products')}`);
+    for (const column of Object.keys(TABLES.marketplace_products.columns)) {
+      const i = lines.findIndex((l, n) => n > at && new RegExp(`^ {2}${column} +\\S+ +fixed`).test(l));
+      expect(i, column).toBeGreaterThan(at);
+      expect(lines[i + 1], column).toBe(`      ${comment('marketplace_products', column)}`);
+    }
+
+    const json = await runCli(['schema', 'show', 'shop', '--database', dbUrl, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const shown = JSON.parse(json.stdout) as {
+      tables: Array<{ table: string; description?: string; column_descriptions?: Record<string, string> }>;
+    };
+    for (const t of shown.tables) {
+      expect(t.description, t.table).toBe(comment(t.table));
+      for (const column of Object.keys((TABLES as Record<string, { columns: object }>)[t.table]!.columns))
+        expect(t.column_descriptions?.[column], `${t.table}.${column}`).toBe(comment(t.table, column));
+    }
   });
 });
