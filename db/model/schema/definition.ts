@@ -24,16 +24,21 @@ export type ColumnType = (typeof COLUMN_TYPES)[number];
  * and as SQLite's `pragma table_info` and Postgres's `information_schema.columns.data_type` show it.
  * - int64: SQLite INTEGER is already a signed 64-bit value; Postgres needs bigint for ids beyond 2^31.
  * - bool: SQLite has no boolean type; drizzle's `integer({ mode: 'boolean' })` stores 0/1 and reads booleans.
- * - json: text written by the bigint-safe serializer, byte-identical in both dialects (cast to jsonb to query).
- * - timestamp: times we stamp ourselves. ISO 8601 UTC text in SQLite, timestamptz in Postgres (read as strings).
- *   The service's own timestamps are not this type: they stay `text` exactly as received.
+ * - json: text written by the bigint-safe serializer. Postgres `json` (DuckDB `JSON`, ddl.ts) rather than `jsonb`:
+ *   `json` validates and keeps the text as written, so every destination holds and exports the same bytes, while
+ *   `jsonb` re-orders keys, drops duplicate keys and whitespace, and refuses the `\u0000` escape that hostile
+ *   content carries (test/integration/security/hostile-content.test.ts). What `json` lacks is equality (`=`,
+ *   DISTINCT, GROUP BY): cast to jsonb or text to compare (docs/warehouse.md). SQLite has no JSON type: text.
+ * - timestamp: instants: the times we stamp ourselves and the service's own timestamps (lib/iso-timestamp.ts
+ *   writes the latter in the one form all three hold alike). ISO 8601 UTC text in SQLite, timestamptz in Postgres
+ *   and DuckDB (read as strings).
  */
 export const SQL_TYPES = {
   int64: { sqlite: 'integer', pg: 'bigint' },
   int32: { sqlite: 'integer', pg: 'integer' },
   double: { sqlite: 'real', pg: 'double precision' },
   text: { sqlite: 'text', pg: 'text' },
-  json: { sqlite: 'text', pg: 'text' },
+  json: { sqlite: 'text', pg: 'json' },
   bool: { sqlite: 'integer', pg: 'boolean' },
   timestamp: { sqlite: 'text', pg: 'timestamp with time zone' },
 } as const satisfies Record<ColumnType, { sqlite: string; pg: string }>;
@@ -134,6 +139,12 @@ const lineage = {
   row_hash: req(txt),
 } as const;
 
+/**
+ * When a run last saw the row, changed or not (db/store/last-seen.ts): on every table with a natural key, after the
+ * columns it had before (ALTER TABLE appends). `loaded_at` is when the row last changed.
+ */
+const seen = { last_seen_at: ts } as const;
+
 /** Results of asynchronous scrapers: the same columns in the three tables (see db/README.md for which gets what). */
 const resultColumns = {
   id: req(i64),
@@ -143,11 +154,14 @@ const resultColumns = {
   scraped_url: txt,
   status: txt,
   content_type: req(txt),
-  content: json,
-  created_at: txt,
-  updated_at: txt,
+  // Text, not json: content the service sends as a string that is not JSON (content_type 'string') is kept as
+  // that text, which a JSON column would refuse.
+  content: txt,
+  created_at: ts,
+  updated_at: ts,
   extra: json,
   ...lineage,
+  ...seen,
 } as const;
 
 /** Every table of the model, keyed by its SQL name (which is also its export name in sqlite.ts and pg.ts). */
@@ -236,9 +250,10 @@ export const TABLES = {
       scheduled: bool,
       schedule: txt,
       schedule_explanation: txt,
-      created_at: txt,
-      updated_at: txt,
+      created_at: ts,
+      updated_at: ts,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'id'],
     indexes: [index('scrapers_load_idx', 'pipeline', 'load_id')],
@@ -249,8 +264,9 @@ export const TABLES = {
       id: req(i64),
       scraper_id: i64,
       status: txt,
-      created_at: txt,
+      created_at: ts,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'id'],
     indexes: [index('scraping_runs_load_idx', 'pipeline', 'load_id')],
@@ -266,10 +282,11 @@ export const TABLES = {
       scrapped_url: txt,
       scraped_url: txt,
       status: txt,
-      created_at: txt,
-      updated_at: txt,
+      created_at: ts,
+      updated_at: ts,
       scraper: json,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'id'],
     indexes: [index('run_records_load_idx', 'pipeline', 'load_id')],
@@ -289,6 +306,7 @@ export const TABLES = {
       job_type: txt,
       job_currency: txt,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'job_key'],
     indexes: [index('job_records_load_idx', 'pipeline', 'load_id')],
@@ -380,6 +398,7 @@ export const TABLES = {
       // Added after the first release, hence after lineage (ALTER TABLE appends).
       /** `ctime` (epoch seconds) as a timestamp: the same instant, queryable as a date. */
       ctime_at: ts,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id'],
     indexes: [index('marketplace_products_load_idx', 'pipeline', 'load_id')],
@@ -407,6 +426,7 @@ export const TABLES = {
       estimated_days: i64,
       has_gimmick_tag: bool,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'model_id'],
     indexes: [index('marketplace_product_models_load_idx', 'pipeline', 'load_id')],
@@ -428,6 +448,7 @@ export const TABLES = {
       address_id: i64,
       location_allocated_stock: i64,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'model_id', 'price_stock_index', 'location_index'],
     indexes: [index('marketplace_model_stocks_load_idx', 'pipeline', 'load_id')],
@@ -451,6 +472,7 @@ export const TABLES = {
       full_url: txt,
       type: i64,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'source', 'list_index'],
     indexes: [index('marketplace_product_attributes_load_idx', 'pipeline', 'load_id')],
@@ -468,6 +490,7 @@ export const TABLES = {
       no_sub: bool,
       is_default_subcat: bool,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'source', 'list_index'],
     indexes: [index('marketplace_product_categories_load_idx', 'pipeline', 'load_id')],
@@ -486,6 +509,7 @@ export const TABLES = {
       summed_stocks: json,
       display_indicators: i64List,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'tier_index'],
     indexes: [index('marketplace_product_tier_variations_load_idx', 'pipeline', 'load_id')],
@@ -500,6 +524,7 @@ export const TABLES = {
       option: txt,
       image: txt,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'tier_index', 'option_index'],
     indexes: [index('marketplace_product_tier_variation_options_load_idx', 'pipeline', 'load_id')],
@@ -512,6 +537,7 @@ export const TABLES = {
       list_index: req(int),
       image: req(txt),
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'list_index'],
     indexes: [index('marketplace_product_images_load_idx', 'pipeline', 'load_id')],
@@ -548,6 +574,7 @@ export const TABLES = {
       /** `last_active_time` and `ctime` (epoch seconds) as timestamps. */
       last_active_time_at: ts,
       ctime_at: ts,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id'],
     indexes: [index('marketplace_shops_load_idx', 'pipeline', 'load_id')],
