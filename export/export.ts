@@ -15,7 +15,7 @@ import {
   type ColumnHints,
   type ColumnInfo,
 } from './columns.js';
-import { quoteIdent, valueDialect, type ExportDatabase } from './database.js';
+import { exportTyping, quoteIdent, type ExportDatabase } from './database.js';
 import { wholeBodySql } from '../db/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import {
@@ -416,7 +416,7 @@ async function exportOne(
       // Rows go to Parquet without passing through JavaScript: DuckDB's own COPY (destinations/duckdb/parquet.ts), or
       // Postgres's CSV into DuckDB (destinations/postgres/parquet.ts), which declines (null) a table it cannot carry.
       const copyParquet = await dest.parquetCopy();
-      const typed = typeColumns(table, columns, valueDialect(db));
+      const typed = typeColumns(table, columns, exportTyping(db));
       const onRows = (rows: number) => {
         stats.rows = rows;
         progress?.();
@@ -440,7 +440,7 @@ async function exportOne(
       }
     }
     const batches = tracked(rowBatches(db, query, params, batchRows(selected.length)), loadIdIndex, stats, progress);
-    await writer.write({ path: tempPath, table, columns, dialect: valueDialect(db), batches, settings, ...signal });
+    await writer.write({ path: tempPath, table, columns, typing: exportTyping(db), batches, settings, ...signal });
   });
 
   // Only now that the file is durable under its final name: a crash before this line repeats these rows in the

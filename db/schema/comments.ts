@@ -2,8 +2,9 @@
 // has no comments) rows of the catalog table scrape_etl_comments. The migrations write them (SQLite and Postgres:
 // the custom migration `warehouse_docs`, whose statements are this module's output; DuckDB: ddl.ts), and schema
 // evolution writes the comment of every column and table it adds (db/evolve/registry.ts).
-// `npx tsx db/schema/comments.ts postgres|sqlite` prints the statements of such a migration (views, then comments) after
-// the descriptions change;
+// `npx tsx db/schema/comments.ts comment-on|comments-table` prints the statements of such a migration (views, then
+// comments) after the descriptions change: `comment-on` for an engine whose `commentOn` capability keeps comments in
+// its catalog (Postgres), `comments-table` for one that keeps them in scrape_etl_comments (SQLite);
 // test/integration/db/db-comments.test.ts fails while a database's comments differ from the descriptions.
 import { quoteIdent } from '../../lib/quote-ident.js';
 import { TABLE_DOCS, VIEW_DOCS } from './descriptions.js';
@@ -98,13 +99,17 @@ export function commentStatements(comments: readonly Comment[], commentOnSupport
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  // By the destination whose migrations (destinations/<engine>/migrations) take them: comments in the catalog, or the
-  // catalog table.
+  // By where the engine whose migrations (destinations/<engine>/migrations) take them keeps comments (its
+  // `commentOn` capability): in its catalog, or in the catalog table.
   const forms: Record<string, () => string[]> = {
-    postgres: () => [...Object.values(VIEW_SQL), ...modelComments().map(commentOn)],
-    sqlite: () => [...Object.values(VIEW_SQL), SQLITE_COMMENTS_DDL, ...modelComments().map(sqliteCommentUpsert)],
+    'comment-on': () => [...Object.values(VIEW_SQL), ...modelComments().map(commentOn)],
+    'comments-table': () => [
+      ...Object.values(VIEW_SQL),
+      SQLITE_COMMENTS_DDL,
+      ...modelComments().map(sqliteCommentUpsert),
+    ],
   };
   const form = forms[process.argv[2] ?? ''];
-  if (!form) throw new Error('usage: npx tsx db/schema/comments.ts postgres|sqlite');
+  if (!form) throw new Error('usage: npx tsx db/schema/comments.ts comment-on|comments-table');
   process.stdout.write(`${form().join(';\n--> statement-breakpoint\n')};\n`);
 }

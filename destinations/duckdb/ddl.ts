@@ -2,10 +2,11 @@
 // Postgres migrations: DuckDB cannot run their history (RENAME/DROP COLUMN on indexed tables, DROP CONSTRAINT, row
 // level security), and drizzle has no DuckDB driver. The generated DDL is the *current* schema, so a fresh file
 // gets the same tables, columns, types and keys as a fresh Postgres database (test/integration/db/db-duckdb.test.ts).
-import { SQL_TYPES, TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../../db/schema/definition.js';
+import { TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../../db/schema/definition.js';
 import { quoteIdent } from '../../db/sql.js';
 import { commentOn, modelComments } from '../../db/schema/comments.js';
 import { VIEW_SQL } from '../../db/schema/views.js';
+import { DUCKDB_COLUMN_TYPES } from './column-types.js';
 
 /**
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
@@ -108,7 +109,7 @@ function literal(value: unknown): string {
 
 /** DuckDB accepts the Postgres type names the model uses (bigint, double precision, timestamp with time zone …). */
 export function duckdbType(c: ColumnDef): string {
-  return SQL_TYPES[c.type].pg;
+  return DUCKDB_COLUMN_TYPES[c.type];
 }
 
 export function sequenceName(table: string): string {

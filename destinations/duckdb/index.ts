@@ -3,7 +3,8 @@
 // with typed lists bound per column. @duckdb/node-api is loaded when first used.
 import type { LoadAttempt } from '../../db/load.js';
 import { selectSql } from '../../export/rows.js';
-import { postgresKind } from '../../export/columns.js';
+import { postgresKind } from '../postgres/column-types.js';
+import { DUCKDB_COLUMN_TYPES, DUCKDB_VALUE_FORMS } from './column-types.js';
 import type { DestinationAdapter } from '../contract.js';
 import { duckdbCapabilities } from './capabilities.js';
 import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
@@ -82,7 +83,7 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     exactInteger: (expr) => `CAST(${expr} AS HUGEINT)`,
     textType: 'VARCHAR',
     // DuckDB takes the Postgres type names (ddl.ts).
-    typeNames: 'pg',
+    columnTypes: DUCKDB_COLUMN_TYPES,
   },
   catalog: {
     tablesSql: `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE' ORDER BY table_name`,
@@ -96,7 +97,7 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     rowBatches: (db, query, params, batchSize) =>
       duckBatches(db, typeof query === 'string' ? query : selectSql(query), params, batchSize),
     // Converted to Postgres's text forms (export-reader.ts), so a DuckDB table is written exactly as a Postgres one.
-    valueForms: 'postgres',
+    valueForms: DUCKDB_VALUE_FORMS,
     columnKind(type) {
       // Declared under Postgres's names: DuckDB columns are typed (and their values formatted) as Postgres's are.
       const declared = postgresTypeName(type);

@@ -5,6 +5,7 @@
 // … ORDER BY, rather than whatever order a join or a scan would produce.
 import type { Scalar } from '../../db/flatten/values.js';
 import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect, type UpsertEntry } from '../../db/load-group.js';
+import { POSTGRES_COLUMN_TYPES } from './column-types.js';
 import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/load-rows.js';
 import { unnestRows, unnestRowsInOrder } from './arrays.js';
 import { insertRawResponsesPostgres } from './raw-responses.js';
@@ -48,7 +49,7 @@ async function upsertGroup(
     // locked it ahead of the rest.
     const set = unnestRows(
       tx,
-      meta.key.map((k) => columnType(table, k)),
+      meta.key.map((k) => columnType(table, k, POSTGRES_COLUMN_TYPES)),
       replace,
       params.length + 1,
     );
@@ -78,7 +79,7 @@ export function postgresGroupDialect(tx: Tx): GroupDialect {
   ) =>
     unnestRows(
       tx,
-      columns.map((c) => columnType(table, c)),
+      columns.map((c) => columnType(table, c, POSTGRES_COLUMN_TYPES)),
       keys,
       first,
     );
@@ -115,7 +116,7 @@ export function postgresGroupDialect(tx: Tx): GroupDialect {
       const name = quoteIdent(table);
       const set = unnestRowsInOrder(
         tx,
-        key.map((c) => columnType(table, c)),
+        key.map((c) => columnType(table, c, POSTGRES_COLUMN_TYPES)),
         keys,
         1,
         'k',

@@ -14,6 +14,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { csvEncoder } from '../../export/formats/csv.js';
+import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { quoteIdent } from '../../lib/quote-ident.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 import { csvPageBatches } from './csv-pages.js';
@@ -98,7 +99,7 @@ try {
 async function exportShare(reader: BetterSqlite3.Database): Promise<void> {
   reader.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
   reader.pragma(`cache_size = ${EXPORT_READER_CACHE}`);
-  const encoder = csvEncoder(data.columns, 'sqlite', data.settings);
+  const encoder = csvEncoder(data.columns, SQLITE_VALUE_FORMS, data.settings);
   send({ type: 'ready' });
   await receive('begin');
   reader.exec('BEGIN');

@@ -25,6 +25,7 @@ import type { ColumnInfo, CsvSettings, ExportDatabase, TableQuery, ThreadedCsvJo
 import { sqliteOf } from './handle.js';
 import { hasRowids } from './rowids.js';
 import { DoubleBufferedFile, csvEncoder } from '../../export/formats/csv.js';
+import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { csvPageBatches } from './csv-pages.js';
 import { holdYoungGeneration } from '../../export/young-generation.js';
 import { EXPORT_READER_CACHE } from './pages.js';
@@ -143,7 +144,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
     const count = reader.prepare(`select count(*) from ${table}`).pluck().safeIntegers(true).get() as bigint;
     const file = await open(job.path, 'wx');
     const out = new DoubleBufferedFile(file);
-    const encoder = csvEncoder(job.columns, 'sqlite', job.settings);
+    const encoder = csvEncoder(job.columns, SQLITE_VALUE_FORMS, job.settings);
     try {
       await out.append(encoder.header);
       const { lo, hi } = span;

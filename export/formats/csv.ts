@@ -16,16 +16,16 @@ import { cellFormatter, numbersAsIs } from '../cells.js';
 import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
-import type { CsvSettings } from '../../destinations/contract.js';
+import type { CsvSettings, ValueForms } from '../../destinations/contract.js';
 import { holdYoungGeneration } from '../young-generation.js';
 
 export const csvWriter: FormatWriter = {
-  async write({ path, columns, dialect, batches, settings, signal }) {
+  async write({ path, columns, typing, batches, settings, signal }) {
     const file = await open(path, 'wx');
     const out = new DoubleBufferedFile(file);
     const release = holdYoungGeneration();
     try {
-      for await (const text of csvText(batches, columns, dialect, settings)) {
+      for await (const text of csvText(batches, columns, typing.valueForms, settings)) {
         signal?.throwIfAborted();
         await out.append(text);
       }
@@ -152,7 +152,7 @@ export interface CsvEncoder {
   rows(batch: RawRow[]): string;
 }
 
-export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: CsvSettings): CsvEncoder {
+export function csvEncoder(columns: ColumnInfo[], forms: ValueForms, settings: CsvSettings): CsvEncoder {
   const opts = stringifyOptions(settings);
   const recordDelimiter = opts.record_delimiter as string;
   const delimiter = settings.delimiter;
@@ -162,12 +162,12 @@ export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres'
   const nullText = settings.nullText;
   const nullIsPlain = nullText === '' || !needsQuoting(nullText);
   // The cell formatters are chosen once per column (cells.ts), not per cell.
-  const formatters = columns.map((c) => cellFormatter(c, dialect, settings));
+  const formatters = columns.map((c) => cellFormatter(c, forms, settings));
   const width = formatters.length;
   // Columns whose numbers (integers and reals) cells.ts writes as String(value), plain: most cells of a long table,
   // written here without the two formatter calls (bench/csv-export.ts, marketplace_model_stocks: CPU -5%). Which
   // columns those are is cells.ts's decision; whether the text needs no quoting is this file's (the delimiter).
-  const numberAsIs = columns.map((c) => numbersArePlain && numbersAsIs(c, dialect));
+  const numberAsIs = columns.map((c) => numbersArePlain && numbersAsIs(c, forms));
   const header = (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
 
   function rows(batch: RawRow[]): string {
@@ -202,10 +202,10 @@ export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres'
 async function* csvText(
   batches: AsyncIterable<RawRow[]>,
   columns: ColumnInfo[],
-  dialect: 'sqlite' | 'postgres',
+  forms: ValueForms,
   settings: FormatSettings,
 ): AsyncGenerator<string> {
-  const encoder = csvEncoder(columns, dialect, settings);
+  const encoder = csvEncoder(columns, forms, settings);
   yield encoder.header;
   for await (const batch of batches) yield encoder.rows(batch);
 }

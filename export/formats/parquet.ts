@@ -39,9 +39,9 @@ interface Staged {
 }
 
 export const parquetWriter: FormatWriter = {
-  async write({ path, table, columns, dialect, batches, signal }) {
+  async write({ path, table, columns, typing, batches, signal }) {
     const duck = await import('@duckdb/node-api');
-    const typed = typeColumns(table, columns, dialect);
+    const typed = typeColumns(table, columns, typing);
     const staged = typed.map((c) => stagedColumn(duck, c));
     const width = typed.length;
     const scratch = spillFolderFor(path);

@@ -203,8 +203,8 @@ function workbookParts(names: string[]): Array<[string, string]> {
 }
 
 export const xlsxWriter: FormatWriter = {
-  async write({ path, table, columns, dialect, batches, settings, signal }) {
-    const typed = typeColumns(table, columns, dialect);
+  async write({ path, table, columns, typing, batches, settings, signal }) {
+    const typed = typeColumns(table, columns, typing);
     const cells = typed.map((c) => cellXml(c, settings.neutralizeFormulas));
     const width = typed.length;
     const file = createWriteStream(path, { flags: 'wx' });

@@ -24,7 +24,7 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { quoteIdent, valueDialect, type ExportDatabase } from '../database.js';
+import { exportTyping, quoteIdent, type ExportDatabase } from '../database.js';
 import { exportableTables, exportTablesReport, type ExportReport } from '../export.js';
 import { FORMAT_EXTENSIONS, type ExportFormat } from '../formats/index.js';
 import { typeColumns } from '../typed.js';
@@ -286,7 +286,7 @@ async function exportTable(
   const typed = typeColumns(
     table,
     columns.filter((c) => !partitionBy.includes(c.name)),
-    valueDialect(db),
+    exportTyping(db),
   );
   const manifest: LakeManifest = {
     version: 1,
