@@ -19,7 +19,7 @@ import {
 import { describeProcess } from '../../lib/lock-owner.js';
 import { awaitNoInstance, closeInstance, closeThenRelease } from './instances.js';
 import { DuckDBEngineError, engineErrorKind } from './engine-errors.js';
-import { baselineDdl, DUCKDB_SCHEMA_STEPS, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE } from './ddl.js';
+import { baselineDdl, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE, stepsAfter } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
 import { olderFormat, rewriteFormat } from './rewrite-format.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
@@ -183,8 +183,7 @@ async function ensureSchema(conn: DuckDBConnection): Promise<void> {
       await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${DUCKDB_SCHEMA_VERSION}, now())`, []);
       version = DUCKDB_SCHEMA_VERSION;
     }
-    for (const step of DUCKDB_SCHEMA_STEPS) {
-      if (step.version <= version) continue;
+    for (const step of stepsAfter(version)) {
       for (const sql of step.sql()) await tx.run(sql, []);
       await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${step.version}, now())`, []);
     }

@@ -10,7 +10,10 @@ import { DUCKDB_COLUMN_TYPES } from './column-types.js';
 
 /**
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
- * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
+ * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap), and `npm run
+ * db:generate` records the new version's baseline in schema-snapshots/: test/fast/db/db-migrations-current.test.ts
+ * fails while the definition differs from the last snapshot, or while the steps do not bring a file of the version
+ * before it to what a new file gets.
  */
 export const DUCKDB_SCHEMA_VERSION = 8;
 
@@ -146,12 +149,17 @@ export function tableDdl(name: string, def: AnyTableDef): string[] {
   return out;
 }
 
-/** Every statement of the baseline schema, table by table in definition order. */
-export function baselineDdl(): string[] {
-  return [
-    ...Object.entries(TABLES).flatMap(([name, def]) => tableDdl(name, def as AnyTableDef)),
-    ...warehouseDocsDdl(),
-  ];
+/** Every statement of the baseline schema, table by table in definition order (of `tables`: the model's). */
+export function baselineDdl(tables: Readonly<Record<string, AnyTableDef>> = TABLES): string[] {
+  return [...Object.entries(tables).flatMap(([name, def]) => tableDdl(name, def)), ...warehouseDocsDdl()];
+}
+
+/** The steps a file of schema version `version` takes, in order (of `steps`: the product's). */
+export function stepsAfter(
+  version: number,
+  steps: ReadonlyArray<{ version: number; sql: () => readonly string[] }> = DUCKDB_SCHEMA_STEPS,
+): ReadonlyArray<{ version: number; sql: () => readonly string[] }> {
+  return steps.filter((s) => s.version > version);
 }
 
 export const SCHEMA_VERSION_TABLE = 'scrape_etl_duckdb_schema';
