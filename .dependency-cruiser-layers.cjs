@@ -16,7 +16,7 @@ const LAYERS = [
       '^destinations/[^/]+/capabilities\\.ts$',
     ],
   },
-  // budget/: its pure words and limits are foundation (db/spend.ts counts by them), its schema is the pipeline
+  // budget/: its pure words and limits are foundation (db/store/spend.ts counts by them), its schema is the pipeline
   // files' (spec), the rest (meter, forecast, alerts, the console's rows) works on the store like activities.
   {
     name: 'foundation',

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { LongFirstSequencer } from './test/support/sequencer.js';
 import { FAST_TIER, INTEGRATION_TIER } from './test/tiers.js';
 
 // Two projects, one per tier (test/tiers.ts, test/README.md): `npm test` runs `fast` first and `integration` only
@@ -16,6 +17,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     teardownTimeout: 30_000,
     reporters: ['default'],
+    sequence: { sequencer: LongFirstSequencer },
     // One secret key (lib/secret-key.ts) for the test processes and every command and worker they spawn, as for a
     // deployment whose workers have a copy of the commands' key file: a test's in-process starter and a spawned
     // worker with its own data folder must agree on it. The tests of the key itself set their own.

@@ -9,9 +9,9 @@ import {
   seenRowsOfRun,
   startPipelineRun,
   sumTokenUsageOfRun,
-} from '../db/pipeline-runs.js';
-import { commitSyncWatermark, readSyncWatermark } from '../db/sync-watermarks.js';
-import { DATA_TABLES } from '../db/tables.js';
+} from '../db/store/pipeline-runs.js';
+import { commitSyncWatermark, readSyncWatermark } from '../db/store/sync-watermarks.js';
+import { DATA_TABLES } from '../db/model/tables.js';
 import { budgetStatusOf } from '../budget/alerts.js';
 import type { ActivityDeps } from './deps.js';
 import type {

@@ -1,8 +1,8 @@
 // How errors leave an activity, and small helpers the activity modules share.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { ScraperApiError } from '../client/index.js';
-import { PermanentLoadError } from '../db/evolve/errors.js';
-import { isPermanentDatabaseError } from '../db/permanent-errors.js';
+import { PermanentLoadError } from '../db/model/evolve/errors.js';
+import { isPermanentDatabaseError } from '../db/store/permanent-errors.js';
 import { kindOf, type KindDefinition } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { RunMode } from '../temporal/contract.js';

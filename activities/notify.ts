@@ -12,8 +12,8 @@
 // a receiver that ignores the key: that needs the receiver's cooperation.
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { alertWebhooks, deliverAlerts, delayAfterAttempt, webhookTarget, type Alert } from '../alerts/deliver.js';
-import { getPipelineRun, recordAlertOutcome } from '../db/pipeline-runs.js';
-import { schemaChangesOfRun, type SchemaColumn } from '../db/evolve/registry.js';
+import { getPipelineRun, recordAlertOutcome } from '../db/store/pipeline-runs.js';
+import { schemaChangesOfRun, type SchemaColumn } from '../db/store/evolve/registry.js';
 import type { Database } from '../destinations/contract.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import type { NotifyEventName } from '../pipelines/spec.js';
@@ -21,7 +21,7 @@ import type { ActivityDeps } from './deps.js';
 import { jsonMessage, slackMessage, type RunFacts } from '../alerts/notify-messages.js';
 import type { NotifyRunInput, NotifyRunOutput } from './types.js';
 import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
-import { withReadTransaction } from '../db/sql.js';
+import { withReadTransaction } from '../db/store/sql.js';
 import { budgetAlertsOf, type BudgetAlertData } from '../budget/alerts.js';
 import type { NotifyEvent } from '../temporal/contract.js';
 

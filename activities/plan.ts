@@ -9,7 +9,7 @@ import { sealProblem } from '../lib/seal.js';
 import type { ActivityDeps } from './deps.js';
 import { expandWebhookUrl } from '../alerts/notify-config.js';
 import { asActivityFailure } from './failures.js';
-import { startPipelineRun } from '../db/pipeline-runs.js';
+import { startPipelineRun } from '../db/store/pipeline-runs.js';
 import type { BeginPipelineRunInput } from './types.js';
 
 export interface PlanInput {

@@ -4,11 +4,11 @@
 // result (an idempotent upsert) but never skips one.
 import { contentTargetOf } from '../kinds/content.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { loadBatch } from '../db/load.js';
+import { loadBatch } from '../db/store/load.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, kindRunningIn } from './failures.js';
 import type { ResultsPagesHeartbeat, ResultsPagesInput, ResultsPagesOutput } from './types.js';
-import { hexDigest } from '../db/hash.js';
+import { hexDigest } from '../db/model/hash.js';
 
 /** Identical pages in a row (each the same ids as the one before, adding nothing) before the sync gives up. */
 export const MAX_REPEATED_PAGES = 3;

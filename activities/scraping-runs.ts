@@ -14,8 +14,8 @@ import {
   type ResultRecord,
   type ScrapingRunResponse,
 } from '../client/index.js';
-import { loadBatch } from '../db/load.js';
-import { findRecordedBody, tokenUsageOf } from '../db/raw-responses.js';
+import { loadBatch } from '../db/store/load.js';
+import { findRecordedBody, tokenUsageOf } from '../db/store/raw-responses.js';
 import { BudgetExhaustedError, spendMeter } from '../budget/meter.js';
 import type { CreateAndWaitKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';

@@ -142,7 +142,7 @@ export interface UrlChunkInput {
   offset: number;
   /** The chunk's URLs when the list travels inline; [] when it is read from the stored list (`list`). */
   urls: string[];
-  /** The stored list (db/url-lists.ts) and how many of its URLs from `offset` this chunk loads. */
+  /** The stored list (db/store/url-lists.ts) and how many of its URLs from `offset` this chunk loads. */
   list?: { listId: string; count: number };
   /**
    * The workflow waits out a service outage (workflows/url-lists.ts, up to polling.deadline): when every URL the

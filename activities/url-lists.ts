@@ -5,18 +5,18 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import pLimit from 'p-limit';
 import type { Database } from '../destinations/contract.js';
-import { loadBatch, loadBatches, type LoadBatchOptions, type LoadBatchResult } from '../db/load.js';
-import { readUrlSlice } from '../db/url-lists.js';
-import { landedRequestKeys } from '../db/raw-responses.js';
+import { loadBatch, loadBatches, type LoadBatchOptions, type LoadBatchResult } from '../db/store/load.js';
+import { readUrlSlice } from '../db/store/url-lists.js';
+import { landedRequestKeys } from '../db/store/raw-responses.js';
 import type { UrlListKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, isScraperApiError, kindRunningIn } from './failures.js';
 import { ApiNetworkError, ApiTimeoutError, type ScraperApiError } from '../client/index.js';
 import type { BudgetStop, FailedUrl, UrlChunkHeartbeat, UrlChunkInput, UrlChunkOutput } from './types.js';
-import { tokenUsageOf } from '../db/raw-responses.js';
+import { tokenUsageOf } from '../db/store/raw-responses.js';
 import { BudgetExhaustedError, spendMeter, type SpendMeter } from '../budget/meter.js';
-import type { Refusal } from '../db/spend.js';
+import type { Refusal } from '../db/store/spend.js';
 
 /** Attempts of this activity during which transient (retryable) URL errors are retried rather than reported. */
 const TRANSIENT_RETRY_ATTEMPTS = 3;
@@ -246,14 +246,14 @@ class HeartbeatThrottle {
 
 /**
  * The loads of one chunk. A response is written as soon as the chunk's writer is free, together with every response
- * that arrived while it was busy (up to `max`), in one transaction (db/load.ts loadBatches: into SQLite one
+ * that arrived while it was busy (up to `max`), in one transaction (db/store/load.ts loadBatches: into SQLite one
  * savepoint per response, so each stays atomic). better-sqlite3 blocks the event loop while it writes or waits for
  * the file's lock, so "arrived meanwhile" means the answers read in the next turn of the loop: the write starts
  * from setImmediate, after them. SQLite has one writer per file, and two worker processes taking its
  * lock once per URL spent their time handing it over (a connection waiting for the lock sleeps in SQLite's busy
  * handler, with its whole event loop); waiting for a full group instead would leave up to `max` paid-for responses
  * unlanded for as long as the slowest fetch, all fetched again if the worker died then. Postgres and DuckDB write
- * such a group with about one statement per table (db/load-group.ts) instead of ~25 statements per response, the
+ * such a group with about one statement per table (db/store/load-group.ts) instead of ~25 statements per response, the
  * round trips that dominated their loads; on Postgres its locks are taken in the one order every load keeps, so
  * workers loading overlapping data wait for each other instead of deadlocking (db/README.md, "Concurrent loads").
  * max = 1 loads each response in a transaction of its own.

@@ -4,7 +4,7 @@ import type { Database } from '../destinations/contract.js';
 import type { Env, Settings } from '../settings/settings.js';
 import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
 import type { RunChecksOutput } from '../checks/run-checks.js';
-import { withReadTransaction } from '../db/sql.js';
+import { withReadTransaction } from '../db/store/sql.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import type { Metrics } from '../temporal/metrics.js';
 import { alertWebhooks, deliverAlerts, webhookTarget, type Alert } from './deliver.js';

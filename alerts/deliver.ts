@@ -7,8 +7,8 @@
 // Callers keep only what differs: the message, and what a failure then means (a retryable Temporal activity
 // failure, or the outcome recorded on the run's row).
 import type { Database } from '../destinations/contract.js';
-import { hexDigest } from '../db/hash.js';
-import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/notify-deliveries.js';
+import { hexDigest } from '../db/model/hash.js';
+import { recordDelivery, wasDelivered, type DeliveryKey } from '../db/store/notify-deliveries.js';
 import type { NotifySpec, NotifyWebhookSpec } from '../pipelines/spec.js';
 import type { Metrics } from '../temporal/metrics.js';
 import { expandWebhookUrl, type NotifyConfig } from './notify-config.js';

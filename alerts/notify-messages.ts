@@ -5,6 +5,7 @@ import type { NotifyEventName } from '../pipelines/spec.js';
 import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
 import type { DataOutcome } from '../lib/run-states.js';
 import { rowsSeenChangedText, tokensText } from '../lib/run-figures.js';
+import { runRowTotals } from '../db/model/table-names.js';
 import type { FailedCheckData } from '../checks/read.js';
 import type { BudgetAlertData } from '../budget/types.js';
 
@@ -37,10 +38,9 @@ export interface RunFacts {
   budget?: BudgetAlertData;
 }
 
-const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
-
 /** scrape-etl's generic JSON body (field names are the documented contract: README "Alerts"). */
 export function jsonMessage(f: RunFacts): Record<string, unknown> {
+  const totals = runRowTotals(f.rowsByTable, f.seenByTable);
   const body = {
     source: 'scrape-etl',
     event: f.event,
@@ -54,10 +54,12 @@ export function jsonMessage(f: RunFacts): Record<string, unknown> {
     export_status: f.exportStatus,
     export_error: f.exportError,
     rows_by_table: f.rowsByTable,
-    rows_total: sum(f.rowsByTable),
-    // Rows seen beside rows changed: an unchanged re-fetch reads rows_total 0 and rows_seen_total 2.
+    // Data rows, as `status` counts them: an unchanged re-fetch reads rows_total 0 and rows_seen_total 2; the
+    // run's bookkeeping rows (scrapers, run records) are counted apart and listed in rows_by_table.
+    rows_total: totals.changed,
     rows_seen_by_table: f.seenByTable,
-    rows_seen_total: f.seenByTable ? sum(f.seenByTable) : null,
+    rows_seen_total: totals.seen,
+    bookkeeping_rows_total: totals.bookkeeping,
     started_at: f.startedAt,
     finished_at: f.finishedAt,
     duration_ms: f.durationMs,
@@ -106,8 +108,9 @@ export function formatDuration(ms: number): string {
 export function slackMessage(f: RunFacts): Record<string, unknown> {
   const title = `Pipeline *${esc(f.pipeline)}* ${HEADLINE[f.event]}`;
   const rows = Object.entries(f.rowsByTable);
+  const totals = runRowTotals(f.rowsByTable, f.seenByTable);
   const lines = [
-    `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · ${rowsSeenChangedText(sum(f.rowsByTable), f.seenByTable ? sum(f.seenByTable) : null)}` +
+    `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · ${rowsSeenChangedText(totals.changed, totals.seen)}` +
       ` · tokens ${tokensText(f.tokenUsage)}`,
     ...(rows.length > 0 ? [esc(rows.map(([t, n]) => `${t}=${n}`).join(', '), 400)] : []),
     ...(f.error ? [`error: \`${esc(f.error, 900)}\``] : []),

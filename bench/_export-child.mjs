@@ -10,7 +10,7 @@ import path from 'node:path';
 
 const [dist, url, table, outDir, format, threads, pipeline] = process.argv.slice(2);
 const { exportTables } = await import(path.join(dist, 'export', 'export.js'));
-const { openDatabase } = await import(path.join(dist, 'db', 'connect.js'));
+const { openDatabase } = await import(path.join(dist, 'destinations', 'open.js'));
 await import(path.join(dist, 'export', 'formats', `${format}.js`));
 const db = await openDatabase(url);
 const t0 = process.hrtime.bigint();

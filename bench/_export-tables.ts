@@ -1,15 +1,15 @@
 // Tables for the export benchmarks (bench/csv-export.ts, bench/export-parquet.ts): generated marketplace products
-// loaded into a new SQLite file through db/load.ts (the project's own tables and types), then one table's rows
+// loaded into a new SQLite file through db/store/load.ts (the project's own tables and types), then one table's rows
 // repeated under other item ids to reach the row count a benchmark needs without loading millions of products.
 import BetterSqlite3 from 'better-sqlite3';
 import { parseJson, stringifyJson } from '../lib/json.js';
 import { marketplaceResponseSchema } from '../client/schemas.js';
 import { openDatabase } from '../destinations/open.js';
-import { loadBatch } from '../db/load.js';
+import { loadBatch } from '../db/store/load.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';
 import { SEED, productUrl } from './_marketplace-files.js';
 
-/** Loads `products` generated products into a new project database through db/load.ts. */
+/** Loads `products` generated products into a new project database through db/store/load.ts. */
 export async function loadProducts(file: string, products: number): Promise<void> {
   const db = await openDatabase(`sqlite:${file}`);
   try {

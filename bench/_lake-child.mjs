@@ -16,7 +16,7 @@ let bytes = 0;
 if (mode === 'ours') {
   const [dist, url, pipeline, table, to, runId] = args;
   const { exportToLake } = await import(path.join(dist, 'export', 'targets', 'lake.js'));
-  const { openDatabase } = await import(path.join(dist, 'db', 'connect.js'));
+  const { openDatabase } = await import(path.join(dist, 'destinations', 'open.js'));
   const db = await openDatabase(url);
   const report = await exportToLake(db, {
     to,

@@ -8,9 +8,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { parseJson, stringifyJson } from '../lib/json.js';
 import { marketplaceResponseSchema, type MarketplaceResponse } from '../client/schemas.js';
 import type { Database } from '../destinations/contract.js';
-import { flattenMarketplace } from '../db/flatten/marketplace.js';
-import { loadBatch, loadGroups } from '../db/load.js';
-import { TABLE_META, type DataTableName } from '../db/tables.js';
+import { flattenMarketplace } from '../db/model/flatten/marketplace.js';
+import { loadBatch, loadGroups } from '../db/store/load.js';
+import { TABLE_META, type DataTableName } from '../db/model/tables.js';
 import { generateProduct } from '../simulator/generate/marketplace.js';
 
 export const SEED = 42;
@@ -102,7 +102,7 @@ export async function timeProductLoads(
   };
   const t0 = process.hrtime.bigint();
   if (group !== undefined) {
-    // As `scrape-etl load` does: the next group is flattened while one is written (db/load.ts loadGroups).
+    // As `scrape-etl load` does: the next group is flattened while one is written (db/store/load.ts loadGroups).
     const groups = function* () {
       for (let i = 0; i < list.length; i += group) yield list.slice(i, i + group).map(batch);
     };

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Database } from '../destinations/open.js';
-import { withTransaction } from '../db/sql.js';
+import { withTransaction } from '../db/store/sql.js';
 import { destinationNamed, type DestinationName } from '../destinations/index.js';
 import { startConsole } from '../console/server.js';
 import { openReadOnly, type ReadOnlySource } from '../console/source.js';

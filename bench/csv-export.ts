@@ -1,7 +1,7 @@
 // CSV export benchmark: export/csv.ts against two baselines measured in the same run on the same SQLite file:
 // Python's csv module (sqlite3 cursor -> csv.writer, batches of 1,000 rows) and the sqlite3 command-line shell's own
 // CSV output (`sqlite3 -csv -header db 'select * from t' > file`). Two project tables, filled from generated
-// marketplace products loaded through db/load.ts:
+// marketplace products loaded through db/store/load.ts:
 //   - long: marketplace_model_stocks (16 columns), the rows of BENCH_CSV_PRODUCTS products repeated under other
 //     item ids up to about 400,000 rows;
 //   - wide: marketplace_products (57 columns, JSON text that needs quoting), repeated up to 20,000 rows.

@@ -1,4 +1,4 @@
-// DuckDB destination size benchmark: the same generated marketplace products loaded through db/load.ts into a
+// DuckDB destination size benchmark: the same generated marketplace products loaded through db/store/load.ts into a
 // SQLite file and into a DuckDB file, one call per product (a pipeline's loads: one session and transaction each)
 // and in groups of GROUP (`scrape-etl load`), timed; then the size of each file once closed (DuckDB's .wal
 // included), against a lower bound measured in the same run: a new DuckDB file holding the same rows copied by
@@ -18,7 +18,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { openDatabase } from '../destinations/open.js';
 import { BLOCK_SIZE, STORAGE_VERSION } from '../destinations/duckdb/database.js';
 import { baselineDdl, tableDdl } from '../destinations/duckdb/ddl.js';
-import { TABLES, type AnyTableDef } from '../db/schema/definition.js';
+import { TABLES, type AnyTableDef } from '../db/model/schema/definition.js';
 import { products, timeProductLoads, type Product } from './_marketplace-files.js';
 
 const PRODUCTS = Number(process.env['BENCH_SIZE_PRODUCTS'] ?? 2000);

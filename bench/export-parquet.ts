@@ -5,7 +5,7 @@
 //     server-side cursor, duckdb record batches; fetch in batches, pa.RecordBatch per batch, pq.ParquetWriter, snappy);
 //   - from DuckDB, DuckDB's own `COPY (SELECT * FROM t) TO 'x.parquet' (FORMAT parquet)` on the destination file.
 // The table is marketplace_model_stocks (16 columns: 64-bit ids, integers, text, timestamps) loaded from generated
-// marketplace products through db/load.ts into SQLite, repeated under other item ids up to BENCH_PARQUET_ROWS rows,
+// marketplace products through db/store/load.ts into SQLite, repeated under other item ids up to BENCH_PARQUET_ROWS rows,
 // then copied into Postgres (COPY) and into a DuckDB destination file (read_csv of sqlite3's CSV), both migrated by
 // the project. Every measurement runs in a process of its own; rounds interleave, figures are medians of
 // BENCH_PARQUET_ROUNDS rounds (the machine is shared). The baselines do less than ours: pyarrow keeps SQLite's
@@ -161,7 +161,7 @@ function ours(url: string, outDir: string): Measured {
 /** The SQLite table's rows into the same table of a migrated Postgres database, by COPY of sqlite3's CSV. */
 async function fillPostgres(sqliteFile: string, url: string, csv: string): Promise<void> {
   const { openDatabase } = (await import(
-    path.join(DIST, 'db', 'connect.js')
+    path.join(DIST, 'destinations', 'open.js')
   )) as typeof import('../destinations/open.js');
   await (await openDatabase(url)).close();
   const client = new pg.Client({ connectionString: url });
@@ -182,7 +182,7 @@ async function fillPostgres(sqliteFile: string, url: string, csv: string): Promi
 
 async function fillDuckdb(file: string, csv: string): Promise<void> {
   const { openDatabase } = (await import(
-    path.join(DIST, 'db', 'connect.js')
+    path.join(DIST, 'destinations', 'open.js')
   )) as typeof import('../destinations/open.js');
   await (await openDatabase(`duckdb:${file}`)).close();
   const { DuckDBInstance } = await import('@duckdb/node-api');

@@ -1,14 +1,14 @@
 // What a worker does to one marketplace answer before any SQL, in CPU time per product: parsing (lib/json.ts),
-// validating (the client's zod schema), flattening into rows (db/flatten/marketplace.ts) and checking the rows
-// against their columns (db/load-rows.ts checkRow), each as a ratio to a bare JSON.parse of the same bodies measured
+// validating (the client's zod schema), flattening into rows (db/model/flatten/marketplace.ts) and checking the rows
+// against their columns (db/store/load-rows.ts checkRow), each as a ratio to a bare JSON.parse of the same bodies measured
 // in the same run. The simulator's products (bench/_marketplace-files.ts), warmed up first; steps are cumulative.
 //   npx tsx bench/flatten.ts            (BENCH_FLATTEN_PRODUCTS, default 400; BENCH_FLATTEN_ROUNDS, default 10)
 import { parseJson } from '../lib/json.js';
 import { marketplaceResponseSchema } from '../client/schemas.js';
-import { flattenMarketplace } from '../db/flatten/marketplace.js';
-import type { Row } from '../db/flatten/values.js';
-import { checkRow } from '../db/load-rows.js';
-import { TABLE_META, type DataTableName } from '../db/tables.js';
+import { flattenMarketplace } from '../db/model/flatten/marketplace.js';
+import type { Row } from '../db/model/flatten/values.js';
+import { checkRow } from '../db/store/load-rows.js';
+import { TABLE_META, type DataTableName } from '../db/model/tables.js';
 import { products } from './_marketplace-files.js';
 
 const N = Number(process.env['BENCH_FLATTEN_PRODUCTS'] ?? 400);

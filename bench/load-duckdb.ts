@@ -1,4 +1,4 @@
-// DuckDB load benchmark: flatten + idempotent upsert (db/load.ts) into a DuckDB file against the same load into a
+// DuckDB load benchmark: flatten + idempotent upsert (db/store/load.ts) into a DuckDB file against the same load into a
 // SQLite file, on the same generated products in the same run (flattening on both clocks). Each is timed one
 // transaction per product (loadBatch: every call a session of its own, so the file is opened, locked and closed per
 // product, as for a pipeline's loads when nothing else is queued) and in groups of GROUP products (loadBatches: one

@@ -1,8 +1,8 @@
 // CPU of the URL-list activity's SQLite load path against the bare INSERT of the same rows, in one run. N generated
-// marketplace responses of P pipelines go through db/load.ts loadBatches in groups of SCRAPE_ETL_URL_LOAD_GROUP (25)
+// marketplace responses of P pipelines go through db/store/load.ts loadBatches in groups of SCRAPE_ETL_URL_LOAD_GROUP (25)
 // responses, the groups of the pipelines interleaved (as bench/many-runs.ts's 50 pipelines load one file): what
 // activities/url-lists.ts ChunkWriter calls. Measured in CPU time of this process (GC threads included), not wall
-// time: the machine is shared. Two clocks for ours: flattening (prepareLoad, the lead's db/flatten) and writing
+// time: the machine is shared. Two clocks for ours: flattening (prepareLoad, the lead's db/model/flatten) and writing
 // (loadBatches of the prepared responses: raw landing, registry, reads of stored rows, upserts, COMMIT). The
 // baseline is the machine floor's "bare INSERT" (bench/many-runs.ts sqliteBound): every row ours loaded
 // (raw_responses and the data tables) read back and written again with bareInsert into a fresh file of the same
@@ -12,7 +12,7 @@
 //   BENCH_LOAD_GROUPS_URLS (1000), BENCH_LOAD_GROUPS_PIPELINES (10), BENCH_LOAD_GROUPS_ROUNDS (3)
 //   BENCH_LOAD_GROUPS_CONNECTIONS=2: two connections write the groups in turn (as many-runs' two worker processes:
 //   each finds its page cache stale after the other's commit); BENCH_LOAD_GROUPS_PRAGMAS='k=v,…' set on each.
-//   BENCH_LOAD_GROUPS_COMPARE=<checkout>: also times that checkout's built dist/db/load.js, round by round
+//   BENCH_LOAD_GROUPS_COMPARE=<checkout>: also times that checkout's built dist/db/store/load.js, round by round
 //   interleaved with this one's: a before/after pair that sees the same machine load.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -49,11 +49,16 @@ interface Impl {
 
 /** A checkout's compiled db/ (dist/, what the workers run: `npm run build` first), not its sources through tsx. */
 async function implOf(root: string, label: string): Promise<Impl> {
-  const dist = path.join(root, 'dist', 'db');
-  if (!fs.existsSync(path.join(dist, 'load.js')))
-    throw new Error(`${dist}/load.js is missing: run npm run build in ${root}`);
-  const connect = (await import(pathToFileURL(path.join(dist, 'connect.js')).href)) as Pick<Impl, 'openDatabase'>;
-  const load = (await import(pathToFileURL(path.join(dist, 'load.js')).href)) as Pick<
+  // This layout (db/store/, destinations/open.ts) first, then the layout of checkouts from before the db/ split.
+  const layouts = [
+    { load: path.join('db', 'store', 'load.js'), open: path.join('destinations', 'open.js') },
+    { load: path.join('db', 'load.js'), open: path.join('db', 'connect.js') },
+  ];
+  const dist = path.join(root, 'dist');
+  const layout = layouts.find((l) => fs.existsSync(path.join(dist, l.load)) && fs.existsSync(path.join(dist, l.open)));
+  if (!layout) throw new Error(`${dist}/db/store/load.js is missing: run npm run build in ${root}`);
+  const connect = (await import(pathToFileURL(path.join(dist, layout.open)).href)) as Pick<Impl, 'openDatabase'>;
+  const load = (await import(pathToFileURL(path.join(dist, layout.load)).href)) as Pick<
     Impl,
     'prepareLoad' | 'loadBatches'
   >;

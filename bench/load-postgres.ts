@@ -1,4 +1,4 @@
-// Postgres load benchmark: flatten + idempotent upsert into Postgres (db/load.ts: multi-row upserts, raw landing,
+// Postgres load benchmark: flatten + idempotent upsert into Postgres (db/store/load.ts: multi-row upserts, raw landing,
 // lineage, price history), per product and in savepoint groups, against a bare COPY of the same rows into the same
 // tables (flattening on both clocks, as in bench/load.ts), in the same run on the same server: a throwaway cluster
 // from the Debian binaries (test/support/postgres.ts: fsync off, so commit costs are lower than on a durable
@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { openDatabase } from '../destinations/open.js';
-import { TABLE_META, type DataTableName } from '../db/tables.js';
+import { TABLE_META, type DataTableName } from '../db/model/tables.js';
 import { testPostgresUrl } from '../test/support/postgres.js';
 import { baselineRows, products, timeProductLoads, type Cell, type Product } from './_marketplace-files.js';
 

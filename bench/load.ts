@@ -1,4 +1,4 @@
-// Load benchmark: flatten + idempotent upsert into SQLite (db/load.ts) against a bare better-sqlite3
+// Load benchmark: flatten + idempotent upsert into SQLite (db/store/load.ts) against a bare better-sqlite3
 // prepared-statement INSERT loop writing the same rows (the physical baseline), measured in one run on the
 // same generated products. Flattening is on BOTH clocks (the baseline calls flattenMarketplace inside its timing;
 // our load cannot be timed without it); parsing and validating the bodies is on neither. Ours is timed twice:
@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../destinations/open.js';
-import { loadBatch } from '../db/load.js';
-import { TABLE_META } from '../db/tables.js';
+import { loadBatch } from '../db/store/load.js';
+import { TABLE_META } from '../db/model/tables.js';
 import { bareInsert, baselineRows, products, timeProductLoads, type Product } from './_marketplace-files.js';
 import { memoryInChild, printPeaks } from './_memory.js';
 

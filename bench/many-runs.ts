@@ -275,7 +275,7 @@ async function batch(
     // The URL lists are stored in the destination first, one start after another (pipelineWorkflowInput, what
     // startPipelineRun does before it starts the workflow), off the clock: while workers load, each start's write
     // waits for the workers' lock (~0.5 s a start, most of a minute for 50, measured). (50 such starts at once
-    // failed with SQLITE_BUSY until a connection waiting for the lock stopped blocking the thread, db/sql.ts
+    // failed with SQLITE_BUSY until a connection waiting for the lock stopped blocking the thread, db/store/sql.ts
     // beginImmediate.) Then the workflows are started at once, on the clock.
     const inputs: PipelineWorkflowInput[] = [];
     for (const s of specs) inputs.push(await pipelineWorkflowInput(s, `bench-${round}`));

@@ -1,5 +1,5 @@
 // Open-content benchmark: leads results (~30 content fields, nested objects, one nested array) loaded the way a
-// leads pipeline loads a run's results (db/load.ts with its inferred tables: raw landing, leads_results, the
+// leads pipeline loads a run's results (db/store/load.ts with its inferred tables: raw landing, leads_results, the
 // `<pipeline>_items` root table and its `__social_profiles` child table, schema registry, upserts), against a bare
 // better-sqlite3 prepared INSERT loop writing the same rows into the same tables in the same run.
 // Flattening is on BOTH clocks: the baseline calls the same flatteners (flattenScrapingRun, flattenContentRows)
@@ -15,11 +15,11 @@ import BetterSqlite3 from 'better-sqlite3';
 import { stringifyJson } from '../lib/json.js';
 import type { ResultRecord, ScrapingRunResponse } from '../client/schemas.js';
 import { openDatabase } from '../destinations/open.js';
-import { contentTableName } from '../db/evolve/names.js';
-import { flattenContentRows } from '../db/flatten/content.js';
-import { flattenScrapingRun } from '../db/flatten/runs.js';
-import { loadBatch } from '../db/load.js';
-import { TABLE_META, type DataTableName } from '../db/tables.js';
+import { contentTableName } from '../db/model/evolve/names.js';
+import { flattenContentRows } from '../db/model/flatten/content.js';
+import { flattenScrapingRun } from '../db/model/flatten/runs.js';
+import { loadBatch } from '../db/store/load.js';
+import { TABLE_META, type DataTableName } from '../db/model/tables.js';
 import { memoryInChild, printPeaks } from './_memory.js';
 
 const RESULTS = Number(process.env['BENCH_CONTENT_RESULTS'] ?? 100_000);
@@ -299,7 +299,7 @@ async function main(): Promise<void> {
   fs.rmSync(path.dirname(o.file), { recursive: true, force: true });
   if (b.rows !== o.rows) throw new Error(`baseline wrote ${b.rows} rows, ours ${o.rows}: not the same rows`);
   console.log(
-    `load with inferred tables (db/load.ts): ${fmt(RESULTS / o.seconds)} results/s, ${fmt(o.rows / o.seconds)} rows/s (${fmt(o.rows)} rows, ${o.seconds.toFixed(2)} s)`,
+    `load with inferred tables (db/store/load.ts): ${fmt(RESULTS / o.seconds)} results/s, ${fmt(o.rows / o.seconds)} rows/s (${fmt(o.rows)} rows, ${o.seconds.toFixed(2)} s)`,
   );
   console.log(
     `bare prepared INSERT loop:              ${fmt(RESULTS / b.seconds)} results/s, ${fmt(b.rows / b.seconds)} rows/s (${fmt(b.rows)} rows, ${b.seconds.toFixed(2)} s)`,

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { parseJson } from '../lib/json.js';
 import { resultsListResponseSchema } from '../client/schemas.js';
 import { openDatabase } from '../destinations/open.js';
-import { contentTableName } from '../db/evolve/names.js';
-import { loadBatch } from '../db/load.js';
+import { contentTableName } from '../db/model/evolve/names.js';
+import { loadBatch } from '../db/store/load.js';
 import { memoryInChild, printPeaks } from './_memory.js';
 
 const PAGES = 5;

@@ -3,8 +3,8 @@
 // budget_exhausted. Each goes out once per limit and period: the notify activity records its delivery in
 // notify_deliveries under the key below instead of the run's (activities/notify.ts), as did_not_run is per fire.
 import type { Database } from '../destinations/contract.js';
-import { spendTotals, spendWhereOf, spentOf } from '../db/spend.js';
-import { withReadTransaction } from '../db/sql.js';
+import { spendTotals, spendWhereOf, spentOf } from '../db/store/spend.js';
+import { withReadTransaction } from '../db/store/sql.js';
 import { budgetLimitsOf, limitWhere, periodId, unitsText, type BudgetedSpec, type BudgetLimit } from './limits.js';
 import type { BudgetEvent } from './types.js';
 

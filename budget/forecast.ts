@@ -1,7 +1,7 @@
-// A run's forecast spend, from the pipeline's own history (db/spend.ts spendHistory: calls and tokens per URL of
+// A run's forecast spend, from the pipeline's own history (db/store/spend.ts spendHistory: calls and tokens per URL of
 // its last runs, or per create-and-run), and the limits it would exceed. Pure: the caller reads the history and what
 // each limit has counted so far (cli/budget-plan.ts for `run` and `run --plan`).
-import type { SpendHistory } from '../db/spend.js';
+import type { SpendHistory } from '../db/store/spend.js';
 import { limitWhere, unitsText, type BudgetLimit } from './limits.js';
 import type { BudgetResource } from './types.js';
 

@@ -1,11 +1,11 @@
 // The activities' side of spend control: each billable request is recorded in the destination before it is sent, in
-// the transaction that checks the run's budgets (db/spend.ts reserveCall), and its tokens when its answer comes. A
+// the transaction that checks the run's budgets (db/store/spend.ts reserveCall), and its tokens when its answer comes. A
 // request a limit refuses is not sent: the call ends with BudgetExhaustedError, which the run modes turn into a run
 // that starts no more calls and ends partial with the reason 'budget' (lib/run-states.ts).
 import { randomUUID } from 'node:crypto';
 import type { CallOptions } from '../client/index.js';
 import type { Database } from '../destinations/contract.js';
-import { recordCallTokens, reserveCall, spendCallKey, type Refusal } from '../db/spend.js';
+import { recordCallTokens, reserveCall, spendCallKey, type Refusal } from '../db/store/spend.js';
 import { budgetLimitsOf, limitWhere, unitsText, type BudgetedSpec } from './limits.js';
 
 /** A call a budget refused; nothing was sent. */

@@ -1,6 +1,6 @@
 // Each budget limit beside what it has counted in its current period, for the console's Cost page: one row per
-// pipeline and limit, read from spend_calls with the figures budgets are held to (db/spend.ts).
-import { spendTotals, spentOf, spendWhereOf, type SpendReader } from '../db/spend.js';
+// pipeline and limit, read from spend_calls with the figures budgets are held to (db/store/spend.ts).
+import { spendTotals, spentOf, spendWhereOf, type SpendReader } from '../db/store/spend.js';
 import { budgetLimitsOf, periodId, type BudgetedSpec, type BudgetLimit } from './limits.js';
 
 export interface BudgetRow {

@@ -1,7 +1,7 @@
 // The columns a table has in a destination, with logical types: what `schema` checks compare, and what the other
 // checks test names against before they build SQL (a name that is not a column is never sent to the database).
-import type { Tx } from '../db/sql.js';
-import { TABLES, type ColumnType } from '../db/schema/definition.js';
+import type { Tx } from '../db/store/sql.js';
+import { TABLES, type ColumnType } from '../db/model/schema/definition.js';
 
 /** Logical type names of checks (checks-schema.ts LOGICAL_TYPES), from the model's and the registry's names. */
 const FROM_MODEL: Record<ColumnType, string> = {
@@ -60,7 +60,7 @@ export function sampleKey(table: string, columns: ReadonlyMap<string, string>): 
     const id = Object.entries(def.columns).find(([, c]) => c.identity)?.[0];
     if (id) return [id];
   }
-  // Inferred tables (<pipeline>_items and children): their row key (db/evolve/), else which load wrote the row.
+  // Inferred tables (<pipeline>_items and children): their row key (db/store/evolve/), else which load wrote the row.
   if (columns.has('row_key')) return ['row_key'];
   return ['load_id'];
 }

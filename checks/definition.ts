@@ -4,7 +4,7 @@
 // pipeline file, its description and its evaluation. Definitions import zod and types only: the database is handed
 // to them (CheckEnv, WatchEnv), so the pipeline file schema that reads the registry loads no database code.
 import type { z } from 'zod';
-import type { Param, Tx } from '../db/sql.js';
+import type { Param, Tx } from '../db/store/sql.js';
 import type { CheckSpec, CheckType, PipelineKind, WatchSpec, WatchType } from '../pipelines/spec.js';
 
 export type CheckOf<T extends CheckType> = Extract<CheckSpec, { type: T }>;

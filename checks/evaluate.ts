@@ -2,7 +2,7 @@
 // query reads only the pipeline's own rows (`pipeline = ?`); table and column names come from the file, are
 // checked against the destination's columns first, and reach SQL only quoted as identifiers; values are bound.
 import type { Database } from '../destinations/contract.js';
-import { quoteIdent, withReadTransaction, withTransaction, type Param, type Tx } from '../db/sql.js';
+import { quoteIdent, withReadTransaction, withTransaction, type Param, type Tx } from '../db/store/sql.js';
 import type { CheckSpec } from '../pipelines/spec.js';
 import { sampleKey, tableColumns } from './columns.js';
 import type { CheckEnv, CheckOutcome, CheckStatus, CheckTables } from './definition.js';

@@ -1,6 +1,6 @@
 // The checks of listed runs, read on whatever connection the caller holds (a read-only SQLite reader for `status`
 // and `history`, or a transaction): a module of its own so those commands load no check evaluation code.
-import type { Param } from '../db/sql.js';
+import type { Param } from '../db/store/sql.js';
 
 interface ReadTx {
   ph(n: number): string;

@@ -4,7 +4,7 @@
 // computing again, so it delivers exactly the rows the first attempt found. What each watch type finds is its own
 // definition's (checks/watch-types/, through checks/registry.ts).
 import type { Database } from '../destinations/contract.js';
-import { quoteIdent, withTransaction, type Param, type Tx } from '../db/sql.js';
+import { quoteIdent, withTransaction, type Param, type Tx } from '../db/store/sql.js';
 import type { WatchSpec } from '../pipelines/spec.js';
 import type { WatchEnv } from './definition.js';
 import { columnsOf, parseExpression, toSql } from './expression.js';

@@ -1,5 +1,5 @@
 // `run`'s look at a pipeline's budgets before anything starts: the forecast from its own history (budget/forecast.ts)
-// against what each limit has counted (db/spend.ts), printed by `run --plan`, and the refusal of a run that would
+// against what each limit has counted (db/store/spend.ts), printed by `run --plan`, and the refusal of a run that would
 // exceed one (exit EXIT.budget, one sentence). Reads the destination only; one that does not exist yet has no history.
 import fs from 'node:fs';
 import type { PipelineSpec } from '../pipelines/spec.js';
@@ -12,7 +12,14 @@ import {
   type Forecast,
   type LimitCheck,
 } from '../budget/forecast.js';
-import { spendHistory, spendTotals, spendWhereOf, spentOf, type SpendHistory, type SpendTotals } from '../db/spend.js';
+import {
+  spendHistory,
+  spendTotals,
+  spendWhereOf,
+  spentOf,
+  type SpendHistory,
+  type SpendTotals,
+} from '../db/store/spend.js';
 import { kindOf } from '../kinds/index.js';
 import { urlsOf } from '../pipelines/spec.js';
 import { databaseFile, readDestination } from './read-destination.js';

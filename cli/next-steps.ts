@@ -2,7 +2,7 @@
 // them verbatim), and the lines about the run's alerts. Light module: no SDK, no database driver.
 import fs from 'node:fs';
 import path from 'node:path';
-import { destinationKey, redactDatabaseUrl } from '../db/url.js';
+import { destinationKey, redactDatabaseUrl } from '../db/model/url.js';
 import type { ExportSpec, PipelineSpec } from '../pipelines/spec.js';
 import type { AlertOutcome } from '../temporal/contract.js';
 import { processSettings } from '../settings/process.js';

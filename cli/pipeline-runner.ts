@@ -13,7 +13,7 @@ import {
   type PipelineWorkflowResult,
 } from '../temporal/contract.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
-import { isBookkeepingTable, orderedRows, splitRows } from '../db/table-names.js';
+import { isBookkeepingTable, orderedRows, runRowTotals, splitRows } from '../db/model/table-names.js';
 import type { CommandIO } from './io.js';
 import type { Logger } from './logger.js';
 import { createProgressReporter } from './progress.js';
@@ -416,7 +416,8 @@ export function rowsSeenLines(result: {
   seenByTable?: Record<string, number>;
 }): string[] {
   if (!result.seenByTable) return [];
-  return [`data rows: ${rowsSeenChangedText(splitRows(result.rowsByTable).data, splitRows(result.seenByTable).data)}`];
+  const totals = runRowTotals(result.rowsByTable, result.seenByTable);
+  return [`data rows: ${rowsSeenChangedText(totals.changed, totals.seen)}`];
 }
 
 export function formatRowsByTable(rows: Record<string, number>): string[] {

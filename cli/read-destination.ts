@@ -26,7 +26,7 @@ export async function readDestination<T>(
 ): Promise<T> {
   const file = databaseFile(url);
   if (file !== undefined && !fs.existsSync(file)) {
-    const { redactDatabaseUrl } = await import('../db/url.js');
+    const { redactDatabaseUrl } = await import('../db/model/url.js');
     throw new MissingDatabaseError(`no database at ${redactDatabaseUrl(url)} (the file does not exist; ${hint})`);
   }
   // A current database its adapter can read cheaply is read so (an SQLite file: better-sqlite3 alone); anything else
@@ -38,7 +38,7 @@ export async function readDestination<T>(
     if (read) return read.value;
   }
   const { openDatabase } = await import('../destinations/open.js');
-  const { withReadTransaction } = await import('../db/sql.js');
+  const { withReadTransaction } = await import('../db/store/sql.js');
   const db = await openDatabase(url);
   try {
     return await withReadTransaction(db, fn);

@@ -19,7 +19,7 @@ import { PIPELINE_WORKFLOW_TYPE, scheduledWorkflowIdPrefix } from '../temporal/c
 import { pipelineScheduleAction } from '../temporal/start.js';
 import { pipelineMemo } from '../temporal/visibility.js';
 import { visibleInUi } from '../temporal/contract.js';
-import { hexDigest } from '../db/hash.js';
+import { hexDigest } from '../db/model/hash.js';
 
 export { scheduledWorkflowIdPrefix };
 const HASH_MEMO_KEY = 'scrape_etl_config_hash';

@@ -1,5 +1,5 @@
 // `scrape-etl schema export [pipeline] --format json|dbt|dbml|mermaid`: the tables of one pipeline, or of every
-// pipeline of the project, described for an analyst's tool (db/schema/catalog.ts, db/schema/export-formats.ts).
+// pipeline of the project, described for an analyst's tool (db/model/schema/catalog.ts, db/model/schema/export-formats.ts).
 // The model's tables come from the definition; the columns and tables loads inferred from the destination's
 // schema registry, read without creating anything (a destination not there yet exports the model's tables only,
 // and stderr says so).
@@ -45,14 +45,14 @@ async function specsOf(arg: string | undefined): Promise<PipelineSpec[]> {
 
 export async function schemaExport(arg: string | undefined, o: SchemaExportOptions): Promise<void> {
   const { EXPORT_FORMATS, renderDbml, renderDbt, renderJson, renderMermaid } =
-    await import('../db/schema/export-formats.js');
+    await import('../db/model/schema/export-formats.js');
   if (!(EXPORT_FORMATS as readonly string[]).includes(o.format))
     throw usageError(`--format ${o.format}: expected one of ${EXPORT_FORMATS.join(', ')}`);
   const specs = await specsOf(arg);
   const databases = [...new Set(specs.map((s) => s.destination.database))];
   const database = o.database ?? databases[0]!;
   if (o.database === undefined && databases.length > 1) {
-    const { redactDatabaseUrl } = await import('../db/url.js');
+    const { redactDatabaseUrl } = await import('../db/model/url.js');
     throw usageError(
       `the project's pipelines write to ${databases.length} destinations (${databases.map(redactDatabaseUrl).join(', ')}): export one at a time with --database <url>, or name a pipeline`,
     );
@@ -76,8 +76,8 @@ export async function schemaExport(arg: string | undefined, o: SchemaExportOptio
         : {}),
     };
   });
-  const { selectSchemaHistory } = await import('../db/evolve/history.js');
-  const { contentTableName } = await import('../db/evolve/names.js');
+  const { selectSchemaHistory } = await import('../db/store/evolve/history.js');
+  const { contentTableName } = await import('../db/model/evolve/names.js');
   const { readDestination, MissingDatabaseError } = await import('./read-destination.js');
   type History = Awaited<ReturnType<typeof selectSchemaHistory>>;
   let history = new Map<string, History>();
@@ -103,7 +103,7 @@ export async function schemaExport(arg: string | undefined, o: SchemaExportOptio
       `${err.message}: exporting the model's tables only; the tables loads infer appear after the first run\n`,
     );
   }
-  const { buildCatalog } = await import('../db/schema/catalog.js');
+  const { buildCatalog } = await import('../db/model/schema/catalog.js');
   const catalog = buildCatalog(pipelines, history, columnTypes);
   const text =
     o.format === 'dbt'

@@ -1,9 +1,9 @@
 // What tables and columns a destination has, in its own catalog (the adapter's catalog statements). Every statement here reads the
 // catalog only; none touches a data table.
-import { quoteIdent } from '../db/sql.js';
+import { quoteIdent } from '../db/store/sql.js';
 import type { Reader, Row } from './source.js';
 import { num, text } from './values.js';
-import { SQLITE_COMMENTS_TABLE } from '../db/schema/comments-table.js';
+import { SQLITE_COMMENTS_TABLE } from '../db/model/schema/comments-table.js';
 
 export interface ColumnMeta {
   name: string;

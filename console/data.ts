@@ -3,7 +3,7 @@
 // before it); sorting by the key, the default, is served by the primary key index, whose first column is
 // `pipeline`. Sorting by another column orders the pipeline's rows (a sort per page on a large table unless that
 // column is indexed); NULLs sort last in every dialect, so the keyset condition is the same in all three.
-import { quoteIdent } from '../db/sql.js';
+import { quoteIdent } from '../db/store/sql.js';
 import { describe, type TableMeta } from './catalog.js';
 import type { Reader, Row } from './source.js';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { quoteIdent } from '../db/sql.js';
+import { quoteIdent } from '../db/store/sql.js';
 import { describeTable } from '../export/columns.js';
 import { exportTyping } from '../export/database.js';
 import { loadFormatWriter, type FormatSettings } from '../export/formats/index.js';

@@ -1,7 +1,7 @@
 // A leads pipeline's leads: the root table of its open content (`<pipeline>_items`, one row per lead) with its
 // child tables (social profiles, ...) joined by the child's root_key (indexed with pipeline), one page at a time.
 // A leads pipeline without open-content tables shows leads_results.
-import { quoteIdent } from '../db/sql.js';
+import { quoteIdent } from '../db/store/sql.js';
 import { contentTables, tableExists } from './catalog.js';
 import { dataPage, type DataPage } from './data.js';
 import type { Reader, Row } from './source.js';

@@ -7,10 +7,10 @@ import type { LeadsPage } from './leads.js';
 import type { PriceMove, ProductHistory, ProductRef, StockChange } from './prices.js';
 import type { CostPoint, PipelineSummary, RunDetail, RunInfo } from './runs.js';
 import type { BudgetRow } from '../budget/status.js';
-import { LINEAGE_COLUMNS } from '../db/tables.js';
+import { LINEAGE_COLUMNS } from '../db/model/tables.js';
 import type { NextRun } from './temporal.js';
 import { ageText, durationText, intText, timeMs } from './values.js';
-import { isMissedFire } from '../db/pipeline-runs.js';
+import { isMissedFire } from '../db/store/pipeline-runs.js';
 import { runStateOf } from '../lib/run-states.js';
 
 export interface Links {

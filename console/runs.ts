@@ -1,9 +1,9 @@
 // Pipelines and runs as pipeline_runs, raw_responses, notify_deliveries, schema_history, export_watermarks and (when
 // the checks feature made it) check_results hold them. Every query is bounded: by a run's workflow id (indexed),
 // by a pipeline (indexed) with a LIMIT, or by the small bookkeeping tables.
-import { countsCell, isMissedFire } from '../db/pipeline-runs.js';
-import { quoteIdent } from '../db/sql.js';
-import { splitRows } from '../db/table-names.js';
+import { countsCell, isMissedFire } from '../db/store/pipeline-runs.js';
+import { quoteIdent } from '../db/store/sql.js';
+import { splitRows } from '../db/model/table-names.js';
 import { contentTables, describe, tableExists } from './catalog.js';
 import type { Reader, Row } from './source.js';
 import { isoTime, num, text, timeMs } from './values.js';
@@ -166,7 +166,7 @@ export async function checksOfRun(
   if (!(await tableExists(r, 'check_results'))) return undefined;
   const meta = await describe(r, 'check_results');
   if (!meta?.columns.some((c) => c.name === 'workflow_id')) return undefined;
-  // The checks feature's table (db/schema/definition.ts) has bookkeeping columns (id, pipeline, workflow_id) and a
+  // The checks feature's table (db/model/schema/definition.ts) has bookkeeping columns (id, pipeline, workflow_id) and a
   // JSON sample of failing keys beside what a person reads; those are shown, in this order, when the table has them.
   const names = meta.columns.map((c) => c.name);
   const shown = CHECK_COLUMNS.filter((c) => names.includes(c));

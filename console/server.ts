@@ -37,7 +37,7 @@ import { tableExists, tablesOfPipeline } from './catalog.js';
 import { costOfRuns, pipelineNames, pipelineSummary, runDetail, runsOfPipeline } from './runs.js';
 import { movesOfRun, productHistory, productsOf, stockChangesOfRun } from './prices.js';
 import { leadsPage } from './leads.js';
-import { quoteIdent } from '../db/sql.js';
+import { quoteIdent } from '../db/store/sql.js';
 import { num } from './values.js';
 import type { BudgetedSpec } from '../budget/limits.js';
 import { budgetRows, type BudgetRow } from '../budget/status.js';

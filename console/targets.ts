@@ -20,7 +20,7 @@ export async function consoleDatabases(o: {
     return [{ url: o.database ?? defaultDatabaseUrl() }];
   }
   const { loadPipelineFile } = await import('../pipelines/loader.js');
-  const { destinationKey } = await import('../db/url.js');
+  const { destinationKey } = await import('../db/model/url.js');
   const byKey = new Map<string, { url: string; pipelines: string[]; budgets?: BudgetedSpec[] }>();
   for (const file of files) {
     const spec = await loadPipelineFile(file);

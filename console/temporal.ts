@@ -85,7 +85,7 @@ export async function temporalView(opts: {
   return {
     async nextRuns(pipelines, database) {
       const out = new Map<string, NextRun>();
-      const { destinationKey } = await import('../db/url.js');
+      const { destinationKey } = await import('../db/model/url.js');
       const here = database === undefined ? undefined : destinationKey(database);
       const cacheKey = (p: string) => `${here ?? ''}\u0000${p}`;
       const todo = pipelines.filter((p) => {

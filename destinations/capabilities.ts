@@ -1,4 +1,4 @@
-// Every destination's capabilities, light (no adapter, no driver): what naming (db/evolve/naming.ts, names.ts) and
+// Every destination's capabilities, light (no adapter, no driver): what naming (db/model/evolve/naming.ts, names.ts) and
 // other code on the command line's start-up path read. The mapped type makes the compiler name a destination
 // without its capabilities; the adapters carry the same objects (destinations/<name>/index.ts).
 import { duckdbCapabilities } from './duckdb/capabilities.js';

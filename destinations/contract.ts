@@ -85,7 +85,7 @@ export interface Tx {
   /**
    * Runs `fn` inside a savepoint: when it throws, what it wrote is rolled back and the error passed on, while
    * the enclosing transaction (and what earlier savepoints wrote) stays usable. Lets several responses share
-   * one transaction, its BEGIN/COMMIT and fsync, while each stays atomic on its own (db/load.ts loadBatches).
+   * one transaction, its BEGIN/COMMIT and fsync, while each stays atomic on its own (db/store/load.ts loadBatches).
    * DuckDB has no savepoints: there it only runs `fn`, and loadBatches gives each response its own transaction.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
@@ -110,7 +110,7 @@ export interface RegistryKeeping {
   registryVersion(where: string, params: readonly Param[]): Promise<string | undefined>;
 }
 
-/** A multi-row write of one table (db/upsert.ts). */
+/** A multi-row write of one table (db/store/upsert.ts). */
 export interface UpsertTarget {
   table: string;
   /** Columns in the order of each row's values. */
@@ -126,7 +126,7 @@ export interface UpsertTarget {
 // --- Loads: what the store's loadBatches hands the adapter's group writer.
 
 /**
- * The store's own types of a load, filled in where they are defined (db/load-rows.ts) by declaration merging:
+ * The store's own types of a load, filled in where they are defined (db/store/load-rows.ts) by declaration merging:
  * `prepared` is a response flattened and checked before its transaction, `result` what writing it did. The
  * contract passes them between the store and an engine's group writer without looking inside.
  */
@@ -210,7 +210,7 @@ export interface ValueForms {
 }
 
 /**
- * The neutral column types of the one table definition (db/schema/definition.ts `ColumnType`), filled in there by
+ * The neutral column types of the one table definition (db/model/schema/definition.ts `ColumnType`), filled in there by
  * declaration merging so the contract imports nothing of its users.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -227,7 +227,7 @@ export interface ExportTyping {
   readonly columnTypes: ColumnTypeNames;
 }
 
-/** Element types of the JSON arrays the model declares (db/schema/definition.ts `list`), written as Parquet lists. */
+/** Element types of the JSON arrays the model declares (db/model/schema/definition.ts `list`), written as Parquet lists. */
 export type ListElement = 'int64' | 'double' | 'text';
 
 export interface TypedColumn extends ColumnInfo {
@@ -379,9 +379,9 @@ export interface DestinationCapabilities {
   readonly bulkWrite: 'values-in-savepoints' | 'unnest-array-literals' | 'unnest-bound-lists';
   /** Bound parameters one statement may carry (multi-row VALUES are chunked within it). */
   readonly maxParams: number;
-  /** Columns an inferred table may have before further fields go to its JSON overflow column (db/evolve/naming.ts). */
+  /** Columns an inferred table may have before further fields go to its JSON overflow column (db/model/evolve/naming.ts). */
   readonly maxColumns: number;
-  /** Longest identifier in UTF-8 bytes; longer inferred names are cut and end with a hash (db/evolve/naming.ts). */
+  /** Longest identifier in UTF-8 bytes; longer inferred names are cut and end with a hash (db/model/evolve/naming.ts). */
   readonly maxIdentifierBytes: number;
   /** Bytes a row may need in the worst case (Postgres: one 8 KB heap page); undefined: no row budget. */
   readonly maxRowBytes?: number;
@@ -390,8 +390,8 @@ export interface DestinationCapabilities {
   /** One process at a time may open the file for writing (a cross-process file lock queues the others). */
   readonly oneWriterPerFile: boolean;
   /**
-   * Several transactions write at once, so loads take advisory locks in one global order (db/load-locks.ts,
-   * db/evolve/registry.ts); false where writers are serialised anyway (BEGIN IMMEDIATE, one writer per file).
+   * Several transactions write at once, so loads take advisory locks in one global order (db/store/load-locks.ts,
+   * db/store/evolve/registry.ts); false where writers are serialised anyway (BEGIN IMMEDIATE, one writer per file).
    */
   readonly concurrentWriters: boolean;
   /** ALTER TABLE … ADD COLUMN IF NOT EXISTS. */
@@ -404,7 +404,7 @@ export interface DestinationCapabilities {
   readonly parallelExportReaders: boolean;
   /**
    * COMMENT ON TABLE / COLUMN: the descriptions of tables and columns live in the database's catalog (else in the
-   * rows of scrape_etl_comments, db/schema/comments.ts).
+   * rows of scrape_etl_comments, db/model/schema/comments.ts).
    */
   readonly commentOn: boolean;
 }
@@ -414,7 +414,7 @@ export interface BatchWriter {
   /** Writes response `index` alone inside `tx`. */
   one(tx: Tx, index: number): Promise<LoadBatchResult>;
   /**
-   * Writes the list as groups where `group` can, one by one with `one` otherwise (db/load.ts loadInGroups); a lone
+   * Writes the list as groups where `group` can, one by one with `one` otherwise (db/store/load.ts loadInGroups); a lone
    * response too when the adapter sets `loneLoadsAsLists`.
    */
   inGroups(

@@ -2,7 +2,7 @@
 // and how it is opened, migrated and probed is its adapter's (destinations/<name>/); this module is the entry point
 // the rest of the product calls, and holds the database types. SQLite and Postgres apply the committed drizzle-kit
 // migrations (destinations/<engine>/migrations) and record them in drizzle's own `__drizzle_migrations` table.
-import { redactDatabaseUrl } from '../db/url.js';
+import { redactDatabaseUrl } from '../db/model/url.js';
 import { DESTINATION_NAMES, DESTINATIONS, destinationNamed, destinationOfUrl } from './index.js';
 import type {
   Database,
@@ -28,7 +28,7 @@ export type Dialect = DestinationName;
 export { defaultDatabaseUrl } from '../settings/process.js';
 
 /** The URL with any password replaced, for messages and logs. */
-export { redactDatabaseUrl } from '../db/url.js';
+export { redactDatabaseUrl } from '../db/model/url.js';
 
 /** A malformed URL is a DatabaseConfigError: no retry fixes it, and the command line exits 2 (a usage error). */
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {

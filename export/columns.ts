@@ -1,7 +1,7 @@
 // What the exporter knows about a column: enough to format its cells, nothing about the table's meaning.
 import type { ExportDatabase } from './database.js';
 import { quoteIdent } from './database.js';
-import { SQLITE_COMMENTS_TABLE } from '../db/schema/comments-table.js';
+import { SQLITE_COMMENTS_TABLE } from '../db/model/schema/comments-table.js';
 
 /**
  * How a column's values are written. SQLite stores any value in any column, so for SQLite the kind only refines

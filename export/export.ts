@@ -16,7 +16,7 @@ import {
   type ColumnInfo,
 } from './columns.js';
 import { exportTyping, quoteIdent, type ExportDatabase } from './database.js';
-import { wholeBodySql } from '../db/raw-responses.js';
+import { wholeBodySql } from '../db/store/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import {
   EXPORT_FORMATS,
@@ -500,7 +500,7 @@ async function* tracked(
 
 /**
  * What a column's cell is read from. A raw_responses row whose body is identical to one stored before keeps an empty
- * `body` and points at that row (`body_ref`): its export shows the whole body, read the way db/raw-responses.ts
+ * `body` and points at that row (`body_ref`): its export shows the whole body, read the way db/store/raw-responses.ts
  * reads it, not the empty placeholder.
  */
 function selectExpression(table: string, column: string): string {

@@ -1,7 +1,7 @@
 // A destination without typed columns (SQLite) declares the model's boolean columns as plain INTEGER, so the database
 // alone cannot tell a flag from a count. The model's one definition can: this reads it generically (no table names
 // here) so booleans are written true/false from every destination.
-import { TABLES, type AnyTableDef } from '../db/schema/definition.js';
+import { TABLES, type AnyTableDef } from '../db/model/schema/definition.js';
 import type { ColumnHints } from './columns.js';
 import type { ColumnKind, ExportDatabase } from '../destinations/contract.js';
 
@@ -19,7 +19,7 @@ export function modelColumnHints(): ColumnHints {
 }
 
 /**
- * Kinds of the columns the loader inferred at run time (db/evolve/), from schema_history's logical types. The SQL
+ * Kinds of the columns the loader inferred at run time (db/store/evolve/), from schema_history's logical types. The SQL
  * types lose them in SQLite (a bool is an INTEGER 0/1, a timestamp or JSON is TEXT) and for JSON in Postgres and
  * DuckDB (text): without this, one pipeline's export said BIGINT 0/1 from SQLite where DuckDB said BOOLEAN.
  * A database without schema_history (not the project's) has no inferred columns.
@@ -43,7 +43,7 @@ export async function inferredColumnHints(db: ExportDatabase): Promise<ColumnHin
 }
 
 /**
- * Per logical type (db/evolve/types.ts): the kind where declared types are only affinities (SQLite), and where they
+ * Per logical type (db/model/evolve/types.ts): the kind where declared types are only affinities (SQLite), and where they
  * are the values' types (`typedColumns`; only JSON, kept as text, needs it).
  */
 const INFERRED_KINDS: Record<string, { affinity: ColumnKind; typed?: ColumnKind }> = {

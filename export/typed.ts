@@ -1,9 +1,9 @@
 // Typed values for the formats that carry types (Parquet, JSON Lines, XLSX). CSV formats every cell as text in
 // cells.ts; these formats need to know that a column holds 64-bit integers, booleans or instants, which SQLite's
 // declared types alone cannot tell (booleans are INTEGER, timestamps and JSON are TEXT there). The project's
-// neutral table definition (db/schema/definition.ts) says it for the project's tables; any other table is typed
+// neutral table definition (db/model/schema/definition.ts) says it for the project's tables; any other table is typed
 // from what the database declares.
-import { TABLES, type ColumnType } from '../db/schema/definition.js';
+import { TABLES, type ColumnType } from '../db/model/schema/definition.js';
 import type { ColumnInfo } from './columns.js';
 
 export type { ListElement, TypedColumn, ValueType } from '../destinations/contract.js';

@@ -1,5 +1,5 @@
 // The incremental-export watermark: per pipeline and table, the highest load id already written to a file.
-// The table is defined in db/schema/{sqlite,pg}.ts (export_watermarks) and created by the migrations; each
+// The table is defined in db/model/schema/definition.ts (export_watermarks) and created by the migrations; each
 // destination's statements are its export reader's (destinations/<name>/).
 import type { ExportDatabase } from './database.js';
 

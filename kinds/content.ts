@@ -1,7 +1,7 @@
 // Which pipelines flatten result content into inferred tables, and where: every kind whose runs carry result
-// records (pdf, leads-*, the results sync), into `<pipeline>_items` (db/evolve/names.ts contentTableName).
-import type { ContentTarget } from '../db/evolve/content-load.js';
-import { contentTableName } from '../db/evolve/names.js';
+// records (pdf, leads-*, the results sync), into `<pipeline>_items` (db/model/evolve/names.ts contentTableName).
+import type { ContentTarget } from '../db/store/evolve/content-load.js';
+import { contentTableName } from '../db/model/evolve/names.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { KindDefinition } from './types.js';
 

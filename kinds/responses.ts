@@ -1,5 +1,5 @@
 // The service responses a saved file can hold (`scrape-etl load <kind> <files>`): for each, the endpoint that
-// returns it and the schema that validates it. Keyed by LoadKind, the flatteners' own key (db/flatten), so the
+// returns it and the schema that validates it. Keyed by LoadKind, the flatteners' own key (db/model/flatten), so the
 // compiler names a response kind without an entry here.
 import { z } from 'zod';
 import {
@@ -13,7 +13,7 @@ import {
   scrapingRunResponseSchema,
 } from '../client/schemas.js';
 import { toIssues } from '../client/validate.js';
-import type { LoadKind } from '../db/flatten/index.js';
+import type { LoadKind } from '../db/model/flatten/index.js';
 
 export interface ResponseKind {
   /** `METHOD /path` recorded as the landed response's endpoint. */

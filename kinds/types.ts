@@ -4,8 +4,8 @@
 // the `planPipelineRun` activity for the kind's run mode, which reads it from here.
 import type { z } from 'zod';
 import type { ApiResult, CallOptions, CreateAndRunResponse, ScraperClient } from '../client/index.js';
-import type { FlattenInput } from '../db/flatten/index.js';
-import type { DataTableName, ResultTableName } from '../db/tables.js';
+import type { FlattenInput } from '../db/model/flatten/index.js';
+import type { DataTableName, ResultTableName } from '../db/model/tables.js';
 import type { PipelineKind, RequestSpecByKind } from '../pipelines/spec.js';
 import type { RunMode } from '../temporal/contract.js';
 

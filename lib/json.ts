@@ -34,7 +34,7 @@ function parseNumberLiteral(literal: string): number | bigint {
  */
 // 1024 rather than a few hundred: one result's content nested a few hundred deep must not make its whole page
 // unreadable (its siblings would be lost with it); the loader quarantines that one result instead
-// (db/flatten/content.ts MAX_CONTENT_DEPTH). Recursive walkers handle 1024 levels well within Node's stack.
+// (db/model/flatten/content.ts MAX_CONTENT_DEPTH). Recursive walkers handle 1024 levels well within Node's stack.
 export const MAX_JSON_DEPTH = 1024;
 
 /** JSON nested deeper than the limit; a SyntaxError so callers treating unparsable text as text keep working. */

@@ -17,9 +17,9 @@ export const RUN_STATES = {
   failed_checks: 'FAILED_CHECKS',
   failed: 'FAILED',
   cancelled: 'CANCELLED',
-  /** Its process ended without finishing it (db/orphaned-runs.ts). */
+  /** Its process ended without finishing it (db/store/orphaned-runs.ts). */
   interrupted: 'INTERRUPTED',
-  /** A schedule's fire with no run started: an event, not a run (db/pipeline-runs.ts isMissedFire). */
+  /** A schedule's fire with no run started: an event, not a run (db/store/pipeline-runs.ts isMissedFire). */
   did_not_run: 'DID_NOT_RUN',
   /** Temporal ended the workflow (terminate, or its run timeout) before it recorded an outcome. */
   terminated: 'TERMINATED',

@@ -190,7 +190,7 @@ export async function sendDidNotRun(
   const { alertWebhooks, deliverAlerts, webhookTarget } = await import('../alerts/deliver.js');
   const { jsonMessage, slackMessage } = await import('../alerts/notify-messages.js');
   const { openDatabase, redactDatabaseUrl } = await import('../destinations/open.js');
-  const { getPipelineRun, recordAlertOutcome, recordDidNotRun } = await import('../db/pipeline-runs.js');
+  const { getPipelineRun, recordAlertOutcome, recordDidNotRun } = await import('../db/store/pipeline-runs.js');
 
   const cfg = readNotifyConfig(o.env);
   const hooks = alertWebhooks(spec.notify, cfg).filter(({ w }) => w.on.includes('did_not_run'));

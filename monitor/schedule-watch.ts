@@ -260,7 +260,7 @@ async function seedLastSuccess(
   metrics: Pick<Metrics, 'lastSuccess'>,
   log: (m: string) => void,
 ): Promise<void> {
-  const { listPipelineRuns } = await import('../db/pipeline-runs.js');
+  const { listPipelineRuns } = await import('../db/store/pipeline-runs.js');
   try {
     const runs = await listPipelineRuns(db, { limit: 200, pipeline: spec.name });
     const last = runs.find((r) => r.status === 'succeeded' && r.finishedAt);

@@ -1,12 +1,12 @@
 // The `checks:` and `watch:` sections of a pipeline file (zod), and the check that every table and column they
-// name exists: fixed tables from db/schema/definition.ts, here, so `validate` reports a typo at file:line:col
+// name exists: fixed tables from db/model/schema/definition.ts, here, so `validate` reports a typo at file:line:col
 // before any run. Inferred tables (<pipeline>_items...) are known only from the destination (checks/columns.ts).
 import { z } from 'zod';
 import { closest, distance } from 'fastest-levenshtein';
 import { columnsOf, parseExpression } from '../checks/expression.js';
 import type { CheckDefinition, CheckFileOutput, WatchDefinition, WatchFileOutput } from '../checks/definition.js';
 import { CHECKS, WATCHES } from '../checks/registry.js';
-import { TABLES } from '../db/schema/definition.js';
+import { TABLES } from '../db/model/schema/definition.js';
 import {
   CHECK_TYPES,
   WATCH_TYPES,

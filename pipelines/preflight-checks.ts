@@ -57,7 +57,7 @@ async function registry(url: string, tables: string[]): Promise<Map<string, Set<
   return destinationOf(parsed).schemaHistoryColumns(parsed as never, tables);
 }
 
-/** Columns every inferred table has besides its content (db/evolve/): lineage and keys. */
+/** Columns every inferred table has besides its content (db/store/evolve/): lineage and keys. */
 const SYSTEM_COLUMNS = [
   'pipeline',
   'load_id',

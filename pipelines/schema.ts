@@ -12,7 +12,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { DURATION_PATTERN, parseDurationMs } from './duration.js';
 import { KINDS } from '../kinds/index.js';
 import { hasContentTables } from '../kinds/content.js';
-import { contentTableName } from '../db/evolve/names.js';
+import { contentTableName } from '../db/model/evolve/names.js';
 import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
 import type { KindDefinition } from '../kinds/types.js';
 import { nonEmpty, positiveInt, whenObject } from './fields.js';

@@ -107,7 +107,7 @@ export interface ScheduleSpec {
   paused: boolean;
 }
 
-/** How a load treats new tables, columns and types (db/evolve/registry.ts SchemaMode). */
+/** How a load treats new tables, columns and types (db/store/evolve/registry.ts SchemaMode). */
 export interface SchemaContractSpec {
   mode: 'evolve' | 'freeze' | 'discard_columns';
 }
@@ -182,7 +182,7 @@ export const DEFAULT_DELIVER_WITHIN = '2m';
 
 /** How long what a pipeline leaves behind is kept (applied after each run and by `scrape-etl prune`). */
 export interface RetentionSpec {
-  /** Raw response bodies older than this (a duration such as '30d') are pruned; see db/retention.ts for what stays. */
+  /** Raw response bodies older than this (a duration such as '30d') are pruned; see db/store/retention.ts for what stays. */
   raw_responses?: string;
   /** Export files kept per export entry and table: the newest N, older ones deleted. */
   exports?: number;
@@ -222,7 +222,7 @@ export function urlsOf(spec: PipelineSpec): string[] {
   return Array.isArray(urls) ? (urls as string[]) : [];
 }
 
-/** The spec without its URL list: lists travel by reference (db/url-lists.ts) or a slice at a time. */
+/** The spec without its URL list: lists travel by reference (db/store/url-lists.ts) or a slice at a time. */
 export function withoutUrls(spec: PipelineSpec): PipelineSpec {
   if (!('urls' in spec.request)) return spec;
   return { ...spec, request: { ...spec.request, urls: [] } } as PipelineSpec;

@@ -1,9 +1,9 @@
-// A pipeline's `retention` section applied to its raw responses (db/retention.ts says what is always kept) and its
+// A pipeline's `retention` section applied to its raw responses (db/store/retention.ts says what is always kept) and its
 // export files (export/retention.ts) and lake manifests (export/targets/lake-retention.ts): after each run by the applyPipelineRetention activity and on demand by
 // `scrape-etl prune`. Both are idempotent, so a retried attempt just finds less to delete.
 import type { Database } from '../destinations/contract.js';
-import { pruneRawResponses, type RawRetentionResult } from '../db/retention.js';
-import { DATA_TABLES } from '../db/tables.js';
+import { pruneRawResponses, type RawRetentionResult } from '../db/store/retention.js';
+import { DATA_TABLES } from '../db/model/tables.js';
 import { pruneExportFiles, type ExportRetentionResult } from '../export/retention.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import type { PipelineSpec } from '../pipelines/spec.js';

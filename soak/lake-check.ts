@@ -5,7 +5,7 @@
 // tables with no (natural key, load id) twice and the newest row of every key equal to the destination's rows.
 import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { Database } from '../destinations/contract.js';
-import { TABLES } from '../db/schema/definition.js';
+import { TABLES } from '../db/model/schema/definition.js';
 import { destinationOf } from '../destinations/index.js';
 import type { LakeManifest } from '../export/targets/lake.js';
 import { readLakeWithPyarrow } from '../test/support/lake-readers.js';

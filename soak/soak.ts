@@ -12,8 +12,13 @@ import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@tempor
 import { scraperNameFor } from '../activities/scraping-runs.js';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../client/index.js';
 import { databaseFileOf, openDatabase, parseDatabaseUrl, type Database } from '../destinations/open.js';
-import { flattenJobBoard, flattenMarketplace, flattenResultRecords, type RowsByTable } from '../db/flatten/index.js';
-import { TABLE_META, type DataTableName } from '../db/tables.js';
+import {
+  flattenJobBoard,
+  flattenMarketplace,
+  flattenResultRecords,
+  type RowsByTable,
+} from '../db/model/flatten/index.js';
+import { TABLE_META, type DataTableName } from '../db/model/tables.js';
 import { hasContentTables } from '../kinds/content.js';
 import { kindOf } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
@@ -21,7 +26,7 @@ import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import type { PipelineWorkflowResult } from '../temporal/contract.js';
 import { stopDevServer } from '../temporal/dev-server.js';
 import { startOrGetPipelineRun } from '../temporal/start.js';
-import { contentTableName } from '../db/evolve/names.js';
+import { contentTableName } from '../db/model/evolve/names.js';
 import {
   expectedContentRows,
   expectedRows,
@@ -883,7 +888,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
 
   // 4b. Spend counted exactly (budget/, issue #40): every billable request the simulator received is one spend_calls
   // row, per endpoint, whatever retries, dropped answers and killed workers did in between. The simulator counts each
-  // request it reads; a worker records each before sending it (db/spend.ts), so a call is never unrecorded. The one
+  // request it reads; a worker records each before sending it (db/store/spend.ts), so a call is never unrecorded. The one
   // row without a request is a worker's SIGKILL between the record's commit and the request leaving the process (on
   // DuckDB the commit's tail, handing the file over, widens that moment): at most one per kill, and said as such.
   {
@@ -920,7 +925,7 @@ async function check(c: CheckInput): Promise<Invariant[]> {
   }
 
   // 5. raw_responses rows per distinct body: every landing has its own row (its lineage), while an identical body is
-  // stored once and referenced (body_ref, db/raw-responses.ts); the figure is printed.
+  // stored once and referenced (body_ref, db/store/raw-responses.ts); the figure is printed.
   {
     const [row] = await selectAll(db, 'SELECT COUNT(*) AS n, COUNT(DISTINCT body_sha256) AS d FROM raw_responses', []);
     const n = Number(row?.['n'] ?? 0);

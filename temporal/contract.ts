@@ -137,7 +137,7 @@ export interface PipelineResumeState {
   alerts?: NotifyEvent[];
 }
 
-/** A URL list stored in the destination database (db/url-lists.ts) instead of the workflow's input. */
+/** A URL list stored in the destination database (db/store/url-lists.ts) instead of the workflow's input. */
 export interface UrlListRef {
   /** SHA-256 of the list. */
   listId: string;

@@ -91,7 +91,7 @@ async function unsealedInput(spec: PipelineSpec, runKey: string): Promise<Pipeli
   if (urls.length <= INLINE_URL_LIST_MAX.urls && Buffer.byteLength(JSON.stringify(urls)) <= INLINE_URL_LIST_MAX.bytes)
     return { spec, runKey };
   const { openDatabase } = await import('../destinations/open.js');
-  const { storeUrlList } = await import('../db/url-lists.js');
+  const { storeUrlList } = await import('../db/store/url-lists.js');
   const db = await openDatabase(spec.destination.database);
   try {
     const urlList = await storeUrlList(db, urls);

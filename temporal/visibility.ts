@@ -5,7 +5,7 @@
 // operator registers them once (README). A start never fails for their absence: only registered ones are set.
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
-import { destinationKey } from '../db/url.js';
+import { destinationKey } from '../db/model/url.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import { SEARCH_ATTRIBUTE_NAMES, visibleInUi } from './contract.js';
 

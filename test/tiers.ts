@@ -18,3 +18,15 @@ export const INTEGRATION_TIER: readonly string[] = [
   'test/integration/**/*.test.ts',
   ...SERVER_DESTINATIONS.map((d) => `test/destinations/${d}.test.ts`),
 ];
+
+/**
+ * Integration files that run for minutes, started first and in this order. vitest orders files it has no timings
+ * for (every clean clone, so every CI run) by size, which put the short soak file last: it then ran alone while the
+ * other worker had nothing left, for most of its time. Started first, the rest of the tier runs beside it.
+ * test/fast/meta/test-layout.test.ts fails when a name here no longer names an integration file.
+ */
+export const LONG_FIRST: readonly string[] = [
+  'test/integration/soak/soak-short.test.ts',
+  'test/integration/cli/cli-up.test.ts',
+  'test/integration/db/db-dbt-build.test.ts',
+];

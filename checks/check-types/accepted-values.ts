@@ -1,6 +1,6 @@
 // accepted_values: every non-NULL value of the column is one of `values`.
 import { z } from 'zod';
-import type { Param } from '../../db/sql.js';
+import type { Param } from '../../db/store/sql.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, name, severity, table } from '../fields.js';
 

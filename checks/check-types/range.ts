@@ -1,6 +1,6 @@
 // range: every row of the pipeline satisfies the expression (checks/expression.ts), e.g. `price_major > 0`.
 import { z } from 'zod';
-import type { Param } from '../../db/sql.js';
+import type { Param } from '../../db/store/sql.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { columnsOf, parseExpression, toSql } from '../expression.js';
 import { expression, name, severity, table } from '../fields.js';

@@ -1,7 +1,7 @@
 // new_rows: rows of a table whose key the watch has not seen; the first evaluation of a watch counts only the rows
 // this run loaded, not the table's older rows.
 import { z } from 'zod';
-import type { Param } from '../../db/sql.js';
+import type { Param } from '../../db/store/sql.js';
 import type { WatchDefinition } from '../definition.js';
 import { table, watchBase } from '../fields.js';
 import { plainRow } from '../values.js';

@@ -1,7 +1,7 @@
 // price_drop, price_rise: the run's rows of marketplace_price_history whose price changed by at least `by` (a
 // percentage, or an amount in major units) against the previous price.
 import { z } from 'zod';
-import type { Param } from '../../db/sql.js';
+import type { Param } from '../../db/store/sql.js';
 import type { WatchDefinition, WatchEnv, WatchOf } from '../definition.js';
 import { level, watchBase } from '../fields.js';
 import { plain, plainRow } from '../values.js';

@@ -1,7 +1,7 @@
 // back_in_stock, out_of_stock: items (products, or models with level: model) whose stock moved between in and out
 // since the watch last saw them (watch_state); an item seen for the first time only records its state.
 import { z } from 'zod';
-import type { Param } from '../../db/sql.js';
+import type { Param } from '../../db/store/sql.js';
 import type { WatchDefinition, WatchEnv, WatchOf } from '../definition.js';
 import { level, watchBase } from '../fields.js';
 import { plain, plainRow } from '../values.js';

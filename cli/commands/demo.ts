@@ -62,7 +62,7 @@ export function register(program: Command): void {
  */
 export async function nextStatusCommand(database: string, tool?: string): Promise<string> {
   const { defaultDatabaseUrl } = await import('../resolve-pipeline.js');
-  const { destinationKey } = await import('../../db/url.js');
+  const { destinationKey } = await import('../../db/model/url.js');
   const { shellWord, toolCommand } = await import('../next-steps.js');
   const cmd = tool ?? toolCommand();
   return destinationKey(defaultDatabaseUrl()) === destinationKey(database)
@@ -220,7 +220,7 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
   }
   const server = readDevServerState(dataDir);
   const ui = session.conn.uiUrl ?? (server ? `http://127.0.0.1:${server.uiPort}` : undefined);
-  const { redactDatabaseUrl } = await import('../../db/url.js');
+  const { redactDatabaseUrl } = await import('../../db/model/url.js');
   const { shellWord, toolCommand } = await import('../next-steps.js');
   const tool = toolCommand();
   // Named pipelines keep their own destinations and export folders; the examples share the demo's.
@@ -264,7 +264,7 @@ async function demo(named: string[], flags: DemoFlags, trap: SignalTrap): Promis
 /** Finishes the run's pipeline_runs row as 'interrupted' when the workflow had written one and left it running. */
 async function markInterrupted(database: string, workflowId: string): Promise<void> {
   const { openDatabase } = await import('../../destinations/open.js');
-  const { finishPipelineRun, getPipelineRun } = await import('../../db/pipeline-runs.js');
+  const { finishPipelineRun, getPipelineRun } = await import('../../db/store/pipeline-runs.js');
   const db = await openDatabase(database);
   try {
     const row = await getPipelineRun(db, workflowId);

@@ -130,7 +130,7 @@ async function destinationChecks(
   files: Array<{ file: string; spec?: { name: string; destination: { database: string } }; error?: string }>,
 ): Promise<DoctorCheck[]> {
   const { probeDatabase } = await import('../../destinations/open.js');
-  const { destinationKey, redactDatabaseUrl } = await import('../../db/url.js');
+  const { destinationKey, redactDatabaseUrl } = await import('../../db/model/url.js');
   const { defaultDatabaseUrl } = await import('../resolve-pipeline.js');
   const urls = new Map<string, { url: string; pipelines: string[] }>();
   for (const f of files) {

@@ -22,10 +22,10 @@ export function register(program: Command): void {
     .option('--json', 'one JSON object per run')
     .action(async (arg: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-      const { redactDatabaseUrl } = await import('../../db/url.js');
+      const { redactDatabaseUrl } = await import('../../db/model/url.js');
       const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, startedCell, tableRuns } =
         await import('./status.js');
-      const { orderedRows } = await import('../../db/table-names.js');
+      const { orderedRows } = await import('../../db/model/table-names.js');
       const { runStateOf, runStateWithReason } = await import('../../lib/run-states.js');
       const { tokensText, tokensTotalText } = await import('../../lib/run-figures.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0)

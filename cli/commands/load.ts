@@ -8,9 +8,10 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from '../../vendor/commander.js';
 import { toIssues } from '../../client/validate.js';
-import type { FlattenInput } from '../../db/flatten/index.js';
-import { LOAD_KINDS, type LoadKind } from '../../db/flatten/load-kinds.js';
-import type { LoadBatchResult } from '../../db/load.js';
+import type { FlattenInput } from '../../db/model/flatten/index.js';
+import { LOAD_KINDS, type LoadKind } from '../../db/model/flatten/load-kinds.js';
+import { runRowTotals } from '../../db/model/table-names.js';
+import type { LoadBatchResult } from '../../db/store/load.js';
 import { PIPELINE_KINDS, type PipelineKind } from '../../pipelines/spec.js';
 import { InputFileError, readInputTextSync } from '../../lib/input-file.js';
 import { addDatabaseOption } from '../options.js';
@@ -160,10 +161,10 @@ export function register(program: Command): void {
       ) => {
         const { databaseFileOf, defaultDatabaseUrl, openDatabase, parseDatabaseUrl } =
           await import('../../destinations/open.js');
-        const { loadGroups } = await import('../../db/load.js');
+        const { loadGroups } = await import('../../db/store/load.js');
         const { KINDS } = await import('../../kinds/index.js');
         const { addCounts, finishPipelineRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } =
-          await import('../../db/pipeline-runs.js');
+          await import('../../db/store/pipeline-runs.js');
         if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
           throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
         }
@@ -197,7 +198,7 @@ export function register(program: Command): void {
         }
 
         const db = await openDatabase(opts.database ?? defaultDatabaseUrl());
-        const { diskFullMessage, finaliseOrphanedLoads, loadRunId } = await import('../../db/orphaned-runs.js');
+        const { diskFullMessage, finaliseOrphanedLoads, loadRunId } = await import('../../db/store/orphaned-runs.js');
         const where = databaseFileOf(parseDatabaseUrl(db.url)) ?? db.url;
         // Rows of earlier loads whose process is gone (Ctrl-C, killed, out of disk) say so instead of 'running'.
         for (const id of await finaliseOrphanedLoads(db))
@@ -209,7 +210,7 @@ export function register(program: Command): void {
         try {
           await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
           try {
-            // Pass 2: each file is read and validated again and loaded, a group at a time (db/load.ts loadBatches:
+            // Pass 2: each file is read and validated again and loaded, a group at a time (db/store/load.ts loadBatches:
             // one transaction per group, written as one on Postgres and DuckDB, a savepoint per file on SQLite), so each
             // file is still atomic while BEGIN/COMMIT is paid once per group; memory holds two groups' raw bodies (one written, one prepared). A file changed since pass 1 so that it no longer
             // validates, or that fails to load, stops the command there, with every file before it loaded.
@@ -221,7 +222,7 @@ export function register(program: Command): void {
               process.stdout.write(`loaded ${p.file}: load_id=${res.loadId} ${summary || '(no rows)'}\n`);
             };
             // Files are read, validated and flattened for the next group while the current one is written
-            // (db/load.ts loadGroups); `pending` holds the files of the groups handed over, in order.
+            // (db/store/load.ts loadGroups); `pending` holds the files of the groups handed over, in order.
             const pending: PreparedFile[][] = [];
             const toOptions = (p: PreparedFile) => ({
               ...p.input,
@@ -281,9 +282,11 @@ export function register(program: Command): void {
             if (full) throw new Error(full);
             throw err;
           }
-          const changed = Object.values(totals).reduce((a, b) => a + b, 0);
+          // Data rows as `run` and `status` count them; bookkeeping rows (results' run records) apart.
+          const { changed, bookkeeping } = runRowTotals(totals, null);
+          const apart = bookkeeping > 0 ? `, and ${bookkeeping} bookkeeping row${bookkeeping === 1 ? '' : 's'}` : '';
           process.stdout.write(
-            `${files.length} file${files.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed\n`,
+            `${files.length} file${files.length === 1 ? '' : 's'} loaded into ${db.url}; ${changed} row${changed === 1 ? '' : 's'} inserted or changed${apart}\n`,
           );
         } finally {
           await db.close();

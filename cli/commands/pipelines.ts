@@ -48,7 +48,7 @@ export function register(program: Command): void {
       }
       const { projectPipelines } = await import('../resolve-pipeline.js');
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
-      const { redactDatabaseUrl, destinationKey } = await import('../../db/url.js');
+      const { redactDatabaseUrl, destinationKey } = await import('../../db/model/url.js');
       const found = await projectPipelines(project);
       const listings: Array<PipelineListing & { databaseUrl?: string }> = [];
       for (const f of found) {
@@ -81,7 +81,7 @@ export function register(program: Command): void {
 
       // Last runs, one read per destination; a database that does not exist is not created (nothing ran into it).
       const { databaseFile, readDestination } = await import('../read-destination.js');
-      const { selectPipelineRuns } = await import('../../db/pipeline-runs.js');
+      const { selectPipelineRuns } = await import('../../db/store/pipeline-runs.js');
       const byDestination = new Map<string, Array<PipelineListing & { databaseUrl?: string }>>();
       for (const l of listings) {
         if (l.databaseUrl === undefined) continue;
@@ -105,7 +105,7 @@ export function register(program: Command): void {
             }
             return out;
           });
-          const { goneLoadOwner } = await import('../../db/orphaned-runs.js');
+          const { goneLoadOwner } = await import('../../db/store/orphaned-runs.js');
           for (const l of group) {
             const row = last.get(l.name!);
             // A `load` whose process is gone left its row `running`: shown as `status` shows it, interrupted.

@@ -1,7 +1,7 @@
 // `scrape-etl schema show <pipeline>`: the tables of a pipeline, the model's (their fixed columns and natural key,
 // then the columns its loads added) and the inferred ones (<pipeline>_items and its child tables), their columns and
 // types, and the change history (schema_history); `scrape-etl rebuild <pipeline file>`:
-// re-derives those tables from the landed raw responses without calling the service (db/rebuild.ts).
+// re-derives those tables from the landed raw responses without calling the service (db/store/rebuild.ts).
 import { EXIT } from '../../lib/exit-codes.js';
 import fs from 'node:fs';
 import type { Command } from '../../vendor/commander.js';
@@ -71,12 +71,12 @@ export function register(program: Command): void {
     )
     .action(async (arg: string, opts: { database?: string; json?: boolean }) => {
       const target = await resolveTarget(arg, opts.database);
-      const { contentTableName } = await import('../../db/evolve/names.js');
-      const { selectSchemaHistory } = await import('../../db/evolve/history.js');
+      const { contentTableName } = await import('../../db/model/evolve/names.js');
+      const { selectSchemaHistory } = await import('../../db/store/evolve/history.js');
       const { readDestination } = await import('../read-destination.js');
-      const { DATA_TABLES } = await import('../../db/table-names.js');
-      const { TABLES } = await import('../../db/schema/definition.js');
-      const { quoteIdent } = await import('../../db/sql.js');
+      const { DATA_TABLES } = await import('../../db/model/table-names.js');
+      const { TABLES } = await import('../../db/model/schema/definition.js');
+      const { quoteIdent } = await import('../../db/store/sql.js');
       const { cols, fixedTables } = await readDestination(target.database, async (r) => {
         const cols = await selectSchemaHistory(r, target.name, contentTableName(target.name));
         // The model's tables this pipeline uses: those holding its rows, and those its loads evolved.
@@ -94,7 +94,7 @@ export function register(program: Command): void {
         }
         return { cols, fixedTables: used };
       });
-      // A fixed table's columns are the model's (db/schema/definition.ts), listed before the columns loads added to
+      // A fixed table's columns are the model's (db/model/schema/definition.ts), listed before the columns loads added to
       // it; its natural key is said (the key rows are upserted on).
       const fixedOf = (table: string) => {
         const def = (
@@ -232,7 +232,7 @@ export function register(program: Command): void {
         throw usageError(
           `pipeline '${target.name}' is of kind ${target.spec.kind}, which has no inferred content tables to rebuild`,
         );
-      const { rebuildContentTables } = await import('../../db/rebuild.js');
+      const { rebuildContentTables } = await import('../../db/store/rebuild.js');
       const db = await openExisting(target.database);
       try {
         const out = await rebuildContentTables(db, target.name, content);

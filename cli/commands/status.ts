@@ -11,7 +11,7 @@ import type { Command } from '../../vendor/commander.js';
 import { addDatabaseOption } from '../options.js';
 import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import type { PipelineRef } from '../resolve-pipeline.js';
-import { splitRows } from '../../db/table-names.js';
+import { splitRows } from '../../db/model/table-names.js';
 import { runStateName, runStateOf, runStateWithReason } from '../../lib/run-states.js';
 import { tokensText } from '../../lib/run-figures.js';
 
@@ -88,7 +88,7 @@ export async function tableRuns(
   databaseUrl: string,
   filter: RunFilter,
 ): Promise<Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>> {
-  const { isMissedFire, selectPipelineRuns } = await import('../../db/pipeline-runs.js');
+  const { isMissedFire, selectPipelineRuns } = await import('../../db/store/pipeline-runs.js');
   const { selectChecksOfRuns } = await import('../../checks/read.js');
   const { readDestination } = await import('../read-destination.js');
   const { runs, checks } = await readDestination(databaseUrl, async (r) => {
@@ -101,7 +101,7 @@ export async function tableRuns(
       ),
     };
   });
-  const { goneLoadOwner, interruptedLoadError } = await import('../../db/orphaned-runs.js');
+  const { goneLoadOwner, interruptedLoadError } = await import('../../db/store/orphaned-runs.js');
   const out = new Map<string, Omit<StatusRow, 'state'> & { finishedAt: string | null }>();
   for (const row of runs) {
     // A `load` whose process is gone left its row `running`: shown as the next load finalises it, as interrupted
@@ -258,7 +258,7 @@ export function register(program: Command): void {
         },
       ) => {
         // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
-        const { redactDatabaseUrl } = await import('../../db/url.js');
+        const { redactDatabaseUrl } = await import('../../db/model/url.js');
         if (!Number.isInteger(flags.limit) || flags.limit <= 0) {
           throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
         }
@@ -304,7 +304,7 @@ export function register(program: Command): void {
         // Why Temporal's view is missing, when it is: said with the answer, so table states are not taken for live ones.
         let notAsked: string | undefined;
         if (askTemporal) {
-          const { destinationKey } = await import('../../db/url.js');
+          const { destinationKey } = await import('../../db/model/url.js');
           const { connectRunningTemporal } = await import('../../temporal/connect.js');
           const { temporalSettings } = await import('../../temporal/settings.js');
           const found = await connectRunningTemporal(temporalSettings());

@@ -31,7 +31,7 @@ export async function validateFiles(files: string[], opts: ValidateOptions = {})
   const localWorker = temporalSettings().address === undefined;
   const { inferredNameIssues } = await import('../../pipelines/preflight-checks.js');
   const { formatIssue } = await import('../../pipelines/errors.js');
-  const { contentTableName } = await import('../../db/evolve/names.js');
+  const { contentTableName } = await import('../../db/model/evolve/names.js');
   const outcomes: ValidateOutcome[] = [];
   // Pipelines seen so far by destination and content table name: two names that give one table (`crm-leads`,
   // `crm_leads`) would share it, and the loader refuses the second (issue 30), so validate says so first.

@@ -4,7 +4,7 @@
 // sentence with the facts that say what happened and where (pipeline, run, activity), never the token.
 import { rowsSeenChangedText } from '../../lib/run-figures.js';
 import type { RunEvent } from '../../activities/deps.js';
-import { splitRows } from '../../db/table-names.js';
+import { runRowTotals } from '../../db/model/table-names.js';
 
 /** Meta keys the SDK adds to every entry of an activity or workflow: said as "where", or not at all. */
 const SDK_CONTEXT = new Set([
@@ -70,7 +70,8 @@ function durationText(ms: number | null): string {
 /** `run started: shop run shop--<key>` / `run ended: shop run shop--<key> succeeded, 2 rows seen, 0 changed, 3.1s`. */
 export function runEventLine(e: RunEvent): string {
   if (e.event === 'started') return `run started: ${e.pipeline} run ${e.workflowId}`;
-  const rows = rowsSeenChangedText(splitRows(e.rowsByTable).data, e.seenByTable ? splitRows(e.seenByTable).data : null);
+  const totals = runRowTotals(e.rowsByTable, e.seenByTable);
+  const rows = rowsSeenChangedText(totals.changed, totals.seen);
   const why = e.error ? `: ${e.error}` : '';
   return oneLine(
     `run ended: ${e.pipeline} run ${e.workflowId} ${e.status}, ${rows}, ${durationText(e.durationMs)}${why}`,

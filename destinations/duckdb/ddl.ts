@@ -1,11 +1,11 @@
-// The DuckDB schema, generated from the model's definition (db/schema/definition.ts) rather than by replaying the
+// The DuckDB schema, generated from the model's definition (db/model/schema/definition.ts) rather than by replaying the
 // Postgres migrations: DuckDB cannot run their history (RENAME/DROP COLUMN on indexed tables, DROP CONSTRAINT, row
 // level security), and drizzle has no DuckDB driver. The generated DDL is the *current* schema, so a fresh file
 // gets the same tables, columns, types and keys as a fresh Postgres database (test/integration/db/db-duckdb.test.ts).
-import { TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../../db/schema/definition.js';
-import { quoteIdent } from '../../db/sql.js';
-import { commentOn, modelComments } from '../../db/schema/comments.js';
-import { VIEW_SQL } from '../../db/schema/views.js';
+import { TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../../db/model/schema/definition.js';
+import { quoteIdent } from '../../db/store/sql.js';
+import { commentOn, modelComments } from '../../db/model/schema/comments.js';
+import { VIEW_SQL } from '../../db/model/schema/views.js';
 import { DUCKDB_COLUMN_TYPES } from './column-types.js';
 
 /**

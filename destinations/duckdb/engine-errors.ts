@@ -4,7 +4,7 @@
 // (issue #41). So the process stops using the file at once (database.ts): the error names the file and what to do,
 // and every later session of the file in this process fails with it in no time, until the file is replaced (a
 // damaged file) or the process restarts (an invalidated instance).
-import { DestinationUnusableError } from '../../db/permanent-errors.js';
+import { DestinationUnusableError } from '../../db/store/permanent-errors.js';
 
 /** Messages after which the instance itself is unusable: it is abandoned, not closed (closing runs its rollback). */
 const INSTANCE_BROKEN = /^(INTERNAL|FATAL) Error:|database has been invalidated/im;

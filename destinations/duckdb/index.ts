@@ -1,7 +1,7 @@
 // The DuckDB destination: a file one process opens at a time (a cross-process file lock queues the others,
 // destinations/duckdb/file-lock.ts), no savepoints, statements with a fixed cost high enough that groups are written
 // with typed lists bound per column. @duckdb/node-api is loaded when first used.
-import type { LoadAttempt } from '../../db/load.js';
+import type { LoadAttempt } from '../../db/store/load.js';
 import { selectSql } from '../../export/rows.js';
 import { postgresKind } from '../postgres/column-types.js';
 import { DUCKDB_COLUMN_TYPES, DUCKDB_VALUE_FORMS } from './column-types.js';

@@ -12,13 +12,13 @@
 // the writes are then plain DELETE (vanished children, and before the INSERT the rows it replaces) and plain INSERT: no ON CONFLICT, which
 // DuckDB charges dearly for and which cannot touch the same key twice in one statement (the planner writes each key
 // once anyway).
-import type { Scalar } from '../../db/flatten/values.js';
-import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect } from '../../db/load-group.js';
+import type { Scalar } from '../../db/model/flatten/values.js';
+import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect } from '../../db/store/load-group.js';
 import { DUCKDB_COLUMN_TYPES } from './column-types.js';
-import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/load-rows.js';
+import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/store/load-rows.js';
 import { insertRawResponsesDuckdb } from './raw-responses.js';
-import { quoteIdent, type Tx } from '../../db/sql.js';
-import { TABLE_META, type DataTableName } from '../../db/tables.js';
+import { quoteIdent, type Tx } from '../../db/store/sql.js';
+import { TABLE_META, type DataTableName } from '../../db/model/tables.js';
 import { asDuckTx, duckListType, duckUnnest, loadListTypes, type DuckParam, type DuckTx } from './tx.js';
 
 /**

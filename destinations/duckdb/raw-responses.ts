@@ -1,5 +1,5 @@
-// The DuckDB group writer's raw landing (moved from db/raw-responses.ts).
-import { rawRowsInOrder, RAW_COLUMNS, sha256Of, type RawResponse } from '../../db/raw-responses.js';
+// The DuckDB group writer's raw landing (moved from db/store/raw-responses.ts).
+import { rawRowsInOrder, RAW_COLUMNS, sha256Of, type RawResponse } from '../../db/store/raw-responses.js';
 import { pgColumnType } from '../postgres/arrays.js';
 import { sequenceName } from './ddl.js';
 import { duckListType, duckUnnest, type DuckTx } from './tx.js';

@@ -1,4 +1,4 @@
-// The tables of a DuckDB file in the comparable form of db/schema/parity.ts, so a test can hold the generated
+// The tables of a DuckDB file in the comparable form of db/model/schema/parity.ts, so a test can hold the generated
 // DuckDB schema (db/duckdb/ddl.ts) against the definition and against a database the Postgres migrations built.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
@@ -7,7 +7,7 @@ import {
   type ColumnShape,
   type IndexShape,
   type TableShape,
-} from '../../db/schema/parity.js';
+} from '../../db/model/schema/parity.js';
 import { postgresTypeName } from './type-names.js';
 import { SCHEMA_VERSION_TABLE } from './ddl.js';
 import { DUCKDB_COLUMN_TYPES } from './column-types.js';

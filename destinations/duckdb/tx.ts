@@ -4,8 +4,8 @@
 // travel in one statement of a fixed shape as `unnest($1::BIGINT[]), unnest($2::VARCHAR[]), …` (the group writer,
 // db/load-group-duckdb.ts).
 import type { DuckDBConnection, DuckDBListType, DuckDBPreparedStatement } from '@duckdb/node-api';
-import type { Scalar } from '../../db/flatten/values.js';
-import type { Param, Tx } from '../../db/sql.js';
+import type { Scalar } from '../../db/model/flatten/values.js';
+import type { Param, Tx } from '../../db/store/sql.js';
 import { engineErrorKind } from './engine-errors.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { duckdbDestination } from './index.js';
@@ -54,7 +54,7 @@ async function prepared(conn: DuckDBConnection, sql: string): Promise<DuckDBPrep
 }
 
 /**
- * The version of the schema registry that db/evolve/registry.ts keeps its reads by (Tx.registryKeeping): a counter
+ * The version of the schema registry that db/store/evolve/registry.ts keeps its reads by (Tx.registryKeeping): a counter
  * per connection. Every load reads schema_history for the tables it writes (~2 ms of CPU per statement, a tenth of
  * a one-product load), and it changes only through this connection while the file is open: one process holds the
  * file (database.ts), and the connection is dropped when the file is closed. A statement that writes

@@ -5,8 +5,8 @@
 // rows go in with a plain INSERT, unchanged ones are skipped, and only changed ones take the ON CONFLICT path (which
 // also applies `updateWhere`). Safe because nothing else writes the file meanwhile: DuckDB transactions run one at a
 // time per file, across processes too (db/duckdb/database.ts).
-import { quoteIdent, type Param, type Tx } from '../../db/sql.js';
-import type { UpsertTarget } from '../../db/upsert.js';
+import { quoteIdent, type Param, type Tx } from '../../db/store/sql.js';
+import type { UpsertTarget } from '../../db/store/upsert.js';
 
 type UpsertResult = { changed: number; returned: unknown[] };
 type Upsert = (tx: Tx, t: UpsertTarget, rows: readonly Param[][]) => Promise<UpsertResult>;

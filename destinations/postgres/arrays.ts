@@ -3,9 +3,9 @@
 // carries, and no bound-parameter limit applies. The arrays are cast to the columns' own SQL types, read from the
 // Drizzle Postgres schema (the same one the migrations come from) or given for inferred columns.
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core';
-import type { Scalar } from '../../db/flatten/values.js';
+import type { Scalar } from '../../db/model/flatten/values.js';
 import * as pgSchema from './schema.js';
-import type { Tx } from '../../db/sql.js';
+import type { Tx } from '../../db/store/sql.js';
 
 const typesByTable = new Map<string, ReadonlyMap<string, string>>();
 

@@ -1,9 +1,9 @@
 // The Postgres destination: a server that several workers write at once, so loads keep one lock order (advisory
 // locks, then ROW EXCLUSIVE, then rows in key order) and deadlock victims are retried. Drivers are loaded when
 // first used.
-import type { Tx } from '../../db/sql.js';
-import type { LoadAttempt } from '../../db/load.js';
-import { quoteIdent } from '../../db/sql.js';
+import type { Tx } from '../../db/store/sql.js';
+import type { LoadAttempt } from '../../db/store/load.js';
+import { quoteIdent } from '../../db/store/sql.js';
 import { POSTGRES_COLUMN_TYPES, POSTGRES_VALUE_FORMS, postgresKind } from './column-types.js';
 import { lazyExportReader } from '../lazy-export-reader.js';
 import type { DestinationAdapter } from '../contract.js';

@@ -3,18 +3,24 @@
 // only; rows are upserted with ON CONFLICT … WHERE row_hash <> excluded.row_hash and counted from RETURNING.
 // Every statement that locks rows takes them in the order the writer gave them (sorted by key): WITH ORDINALITY
 // … ORDER BY, rather than whatever order a join or a scan would produce.
-import type { Scalar } from '../../db/flatten/values.js';
-import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect, type UpsertEntry } from '../../db/load-group.js';
+import type { Scalar } from '../../db/model/flatten/values.js';
+import {
+  columnType,
+  PARENT_COLUMNS,
+  writeGroup,
+  type GroupDialect,
+  type UpsertEntry,
+} from '../../db/store/load-group.js';
 import { POSTGRES_COLUMN_TYPES } from './column-types.js';
-import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/load-rows.js';
+import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/store/load-rows.js';
 import { unnestRows, unnestRowsInOrder } from './arrays.js';
 import { insertRawResponsesPostgres } from './raw-responses.js';
-import { quoteIdent, type Tx } from '../../db/sql.js';
-import { TABLE_META, type DataTableName } from '../../db/tables.js';
+import { quoteIdent, type Tx } from '../../db/store/sql.js';
+import { TABLE_META, type DataTableName } from '../../db/model/tables.js';
 
 /**
  * Writes `entries` (values in `columns` order) with one INSERT … SELECT FROM unnest … ON CONFLICT, inserting and
- * locking the rows in the order given, changing a row only when its hash differs (as db/upsert.ts does) or its
+ * locking the rows in the order given, changing a row only when its hash differs (as db/store/upsert.ts does) or its
  * key is in `replace`; returns how many rows each response changed, leaving out the keys in `counted` (the caller
  * counts those).
  */

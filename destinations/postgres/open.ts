@@ -6,7 +6,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import * as pgSchema from './schema.js';
 import type { PostgresDatabase } from '../contract.js';
-import { redactDatabaseUrl } from '../../db/url.js';
+import { redactDatabaseUrl } from '../../db/model/url.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { postgresDestination } from './index.js';
 

@@ -1,6 +1,6 @@
-// The Postgres group writer's raw landing (moved from db/raw-responses.ts).
-import { rawRowsInOrder, RAW_COLUMNS, sha256Of, type RawResponse } from '../../db/raw-responses.js';
-import type { Tx } from '../../db/sql.js';
+// The Postgres group writer's raw landing (moved from db/store/raw-responses.ts).
+import { rawRowsInOrder, RAW_COLUMNS, sha256Of, type RawResponse } from '../../db/store/raw-responses.js';
+import type { Tx } from '../../db/store/sql.js';
 
 /**
  * Postgres: lands several responses in three statements, whatever their number, with the same rows as

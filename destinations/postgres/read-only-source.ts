@@ -1,7 +1,7 @@
 // Postgres opened for reading only (the console, the report): every session starts with
 // `default_transaction_read_only = on`, so even a statement sent by mistake fails.
 import type pg from 'pg';
-import { redactDatabaseUrl } from '../../db/url.js';
+import { redactDatabaseUrl } from '../../db/model/url.js';
 import type { ReadOnlySource, Reader, Row } from '../contract.js';
 import { mustExist, SourceError } from '../read-only-errors.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).

@@ -1,9 +1,9 @@
 // Postgres dialect (node-postgres, the warehouse) of the relational model. Every table is instantiated from its one definition in
-// db/schema/definition.ts (columns, keys and indexes written once as data) by db/schema/build.ts; destinations/sqlite/schema.ts
+// db/model/schema/definition.ts (columns, keys and indexes written once as data) by db/model/schema/build.ts; destinations/sqlite/schema.ts
 // does the same for the other dialect. drizzle-kit reads this file to generate the migrations, connect.ts and
-// db/tables.ts import the tables by name, so every table stays a named export here.
-import { pgTableFrom as table } from '../../db/schema/build.js';
-import { TABLES } from '../../db/schema/definition.js';
+// db/model/tables.ts import the tables by name, so every table stays a named export here.
+import { pgTableFrom as table } from '../../db/model/schema/build.js';
+import { TABLES } from '../../db/model/schema/definition.js';
 
 export const pipeline_runs = table('pipeline_runs', TABLES.pipeline_runs);
 export const raw_responses = table('raw_responses', TABLES.raw_responses);

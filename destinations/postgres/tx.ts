@@ -1,8 +1,8 @@
 // Postgres transactions on a pooled client: named statements, pipelined sends, savepoints, the retry of
-// deadlock victims and serialization failures, and advisory locks (moved from db/sql.ts).
+// deadlock victims and serialization failures, and advisory locks (moved from db/store/sql.ts).
 import type pg from 'pg';
-import { hexDigest } from '../../db/hash.js';
-import { inSavepoint, type Param, type Tx } from '../../db/sql.js';
+import { hexDigest } from '../../db/model/hash.js';
+import { inSavepoint, type Param, type Tx } from '../../db/store/sql.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { postgresDestination } from './index.js';
 

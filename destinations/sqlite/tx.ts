@@ -1,7 +1,7 @@
 // SQLite transactions on one better-sqlite3 connection: a statement cache, queued transactions, BEGIN IMMEDIATE
-// waiting on the event loop, and savepoints (moved from db/sql.ts).
+// waiting on the event loop, and savepoints (moved from db/store/sql.ts).
 import type BetterSqlite3 from 'better-sqlite3';
-import { inSavepoint, type Param, type Tx } from '../../db/sql.js';
+import { inSavepoint, type Param, type Tx } from '../../db/store/sql.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { sqliteDestination } from './index.js';
 

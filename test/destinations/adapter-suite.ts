@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../lib/json.js';
 import { marketplaceResponseSchema, type ResultRecord } from '../../client/schemas.js';
 import { openDatabase, probeDatabase, type Database } from '../../destinations/open.js';
-import { loadBatch, loadBatches, type LoadBatchOptions } from '../../db/load.js';
+import { loadBatch, loadBatches, type LoadBatchOptions } from '../../db/store/load.js';
 import { resultsPage } from '../support/results-page.js';
-import { pruneRawResponses } from '../../db/retention.js';
-import { quoteIdent, withReadTransaction, withTransaction, type Param, type Tx } from '../../db/sql.js';
-import { commitSyncWatermark, readSyncWatermark } from '../../db/sync-watermarks.js';
+import { pruneRawResponses } from '../../db/store/retention.js';
+import { quoteIdent, withReadTransaction, withTransaction, type Param, type Tx } from '../../db/store/sql.js';
+import { commitSyncWatermark, readSyncWatermark } from '../../db/store/sync-watermarks.js';
 import { DESTINATIONS, destinationOf, type DestinationName } from '../../destinations/index.js';
 import { generateProduct } from '../../simulator/generate/marketplace.js';
 

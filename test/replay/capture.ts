@@ -24,7 +24,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parsePipelineText } from '../../pipelines/loader.js';
 import { marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../support/pipeline-specs.js';
-import { getPipelineRun } from '../../db/pipeline-runs.js';
+import { getPipelineRun } from '../../db/store/pipeline-runs.js';
 import type { PipelineProgress } from '../../temporal/contract.js';
 import { decryptHistoryInPlace, startInProcessWorker } from '../support/temporal.js';
 

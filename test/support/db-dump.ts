@@ -3,7 +3,7 @@
 // rows sorted. `loaded_at` and other wall-clock columns are left out.
 import type { Database } from '../../destinations/contract.js';
 import { duckQuery } from '../../destinations/duckdb/export-reader.js';
-import { DATA_TABLES, TABLE_META, type DataTableName } from '../../db/tables.js';
+import { DATA_TABLES, TABLE_META, type DataTableName } from '../../db/model/tables.js';
 
 export type Dump = Record<string, Array<Record<string, unknown>>>;
 

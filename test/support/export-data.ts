@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { exportTables, exportTablesReport } from '../../export/csv.js';
 import type { Database } from '../../destinations/contract.js';
 import { duckSelect, pgPool } from './duckdb.js';
-import { withTransaction } from '../../db/sql.js';
+import { withTransaction } from '../../db/store/sql.js';
 
 export const BIG_ID = 9007199254740993n; // 2^53 + 1: a double would round it to ...992
 

@@ -8,7 +8,7 @@ import { exportTables } from '../../export/export.js';
 import { BIG_ID, exportWatermarks, insertScrapers, scraperRows, type ScraperRow } from './export-data.js';
 import { readJsonlWithPython, readParquetWithPyarrow, readXlsxWithOpenpyxl, type PyValue } from './python-readers.js';
 import { pgPool } from './duckdb.js';
-import { withTransaction } from '../../db/sql.js';
+import { withTransaction } from '../../db/store/sql.js';
 
 export interface PriceRow {
   shop_id: bigint;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../destinations/open.js';
-import { finishPipelineRun, recordDidNotRun, startPipelineRun } from '../../db/pipeline-runs.js';
+import { finishPipelineRun, recordDidNotRun, startPipelineRun } from '../../db/store/pipeline-runs.js';
 
 export const MISSED_PIPELINE = 'missed-shop';
 /** The fire time, and when `up` found it missed: 97.3 s later, the "duration" a missed fire must not show. */

@@ -4,11 +4,11 @@ import { expect } from 'vitest';
 import type { Database } from '../../destinations/contract.js';
 import { stringifyJson } from '../../lib/json.js';
 import type { ResultRecord } from '../../client/schemas.js';
-import { contentTableName } from '../../db/evolve/names.js';
-import { readRegistry } from '../../db/evolve/registry.js';
-import { withTransaction } from '../../db/sql.js';
-import { flattenContentRows, type RowsByTable } from '../../db/flatten/index.js';
-import { TABLE_META, type DataTableName } from '../../db/tables.js';
+import { contentTableName } from '../../db/model/evolve/names.js';
+import { readRegistry } from '../../db/store/evolve/registry.js';
+import { withTransaction } from '../../db/store/sql.js';
+import { flattenContentRows, type RowsByTable } from '../../db/model/flatten/index.js';
+import { TABLE_META, type DataTableName } from '../../db/model/tables.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { duckSelect } from './duckdb.js';
 

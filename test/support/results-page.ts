@@ -1,10 +1,10 @@
-// One GET /api/results page as a load (db/load.ts LoadBatchOptions): its raw body, parsed as the client parses it,
+// One GET /api/results page as a load (db/store/load.ts LoadBatchOptions): its raw body, parsed as the client parses it,
 // its results into `resultTable` and their content into the pipeline's inferred table. The tests that load results
 // pages directly (the adapter suite, schema evolution, hostile content, Parquet types) build it here.
 import { parseJson } from '../../lib/json.js';
 import { resultsListResponseSchema } from '../../client/schemas.js';
-import type { SchemaMode } from '../../db/evolve/registry.js';
-import type { LoadBatchOptions } from '../../db/load.js';
+import type { SchemaMode } from '../../db/store/evolve/registry.js';
+import type { LoadBatchOptions } from '../../db/store/load.js';
 
 export function resultsPage(o: {
   pipeline: string;

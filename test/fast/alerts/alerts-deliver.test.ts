@@ -11,7 +11,7 @@ import { alertWebhooks, deliverAlerts, webhookTarget, type Alert, type AlertWebh
 import { readNotifyConfig } from '../../../alerts/notify-config.js';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { listDeliveries } from '../../../db/notify-deliveries.js';
+import { listDeliveries } from '../../../db/store/notify-deliveries.js';
 import { createMetrics, type Metrics } from '../../../temporal/metrics.js';
 import { startLocalServer, type LocalServer } from '../../support/local-server.js';
 

@@ -15,7 +15,7 @@ import { readNotifyConfig } from '../../../alerts/notify-config.js';
 import { jsonMessage, slackMessage, type RunFacts } from '../../../alerts/notify-messages.js';
 import { evaluateWatches } from '../../../checks/watch.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { withTransaction } from '../../../db/sql.js';
+import { withTransaction } from '../../../db/store/sql.js';
 import type { PipelineSpec } from '../../../pipelines/spec.js';
 import { startLocalServer, type LocalServer } from '../../support/local-server.js';
 

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { jsonMessage, slackMessage, type RunFacts } from '../../../alerts/notify-messages.js';
+import { runEventLine } from '../../../cli/up/up-log.js';
 
 const facts = (seenByTable: Record<string, number> | null): RunFacts => ({
   event: 'succeeded',
@@ -51,5 +52,36 @@ describe('rows seen beside rows changed in alerts', () => {
       '· 2 rows seen, 0 changed',
     );
     expect(JSON.stringify(slackMessage(facts(null))['blocks'])).toContain('· 0 rows changed');
+  });
+});
+
+// A run's rows as every surface counts them: data rows, the bookkeeping rows (scrapers, run records, the run's own
+// records) apart. The webhooks summed both while `run`, `status`, the console and up's log counted data rows only,
+// so one run read "2 rows changed" in the CLI and `rows_total: 5` in its webhook.
+describe('the same row totals as the CLI, the console and up', () => {
+  const run = {
+    ...facts({ marketplace_products: 2, marketplace_models: 4, scrapers: 1, scraping_runs: 1 }),
+    rowsByTable: { marketplace_products: 2, scrapers: 1, scraping_runs: 1 },
+  };
+
+  it('the JSON body counts data rows in rows_total and rows_seen_total, bookkeeping rows apart', () => {
+    const body = JSON.stringify(jsonMessage(run));
+    expect(py(body, '[d["rows_total"], d["rows_seen_total"], d["bookkeeping_rows_total"]]')).toBe('[2, 6, 2]');
+    expect(py(body, 'd["rows_by_table"]')).toBe('{"marketplace_products": 2, "scrapers": 1, "scraping_runs": 1}');
+  });
+
+  it("Slack's line and up's log line say the same figures", () => {
+    expect(JSON.stringify(slackMessage(run)['blocks'])).toContain('· 6 rows seen, 2 changed');
+    const line = runEventLine({
+      event: 'ended',
+      pipeline: 'shop',
+      workflowId: 'shop--k',
+      status: 'succeeded',
+      error: null,
+      durationMs: 60_000,
+      rowsByTable: run.rowsByTable,
+      seenByTable: { marketplace_products: 2, marketplace_models: 4, scrapers: 1, scraping_runs: 1 },
+    });
+    expect(line).toContain('6 rows seen, 2 changed');
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateChecks, recordCheckResults } from '../../../checks/evaluate.js';
 import { MAX_ALERT_FAILING_KEYS, selectFailedChecks } from '../../../checks/read.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { withReadTransaction, withTransaction } from '../../../db/sql.js';
+import { withReadTransaction, withTransaction } from '../../../db/store/sql.js';
 import type { CheckSpec } from '../../../pipelines/spec.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-failing-keys-'));

@@ -11,7 +11,7 @@ import { evaluateChecks } from '../../../checks/evaluate.js';
 import { ExpressionError, columnsOf, parseExpression, toSql } from '../../../checks/expression.js';
 import { runReadOnlyQuery } from '../../../checks/sql-readonly.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { withTransaction } from '../../../db/sql.js';
+import { withTransaction } from '../../../db/store/sql.js';
 import { PipelineFileError } from '../../../pipelines/errors.js';
 import { parsePipelineText } from '../../../pipelines/loader.js';
 import type { CheckSpec } from '../../../pipelines/spec.js';
@@ -387,7 +387,7 @@ describe('existing databases gain the price history columns and the new tables',
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const { tableDdl, SCHEMA_VERSION_TABLE, DUCKDB_SCHEMA_VERSION } =
       await import('../../../destinations/duckdb/ddl.js');
-    const { TABLES } = await import('../../../db/schema/definition.js');
+    const { TABLES } = await import('../../../db/model/schema/definition.js');
     const { workflow_id: _w, previous_price_major: _p, ...oldColumns } = TABLES.marketplace_price_history.columns;
     const instance = await DuckDBInstance.create(file);
     const conn = await instance.connect();

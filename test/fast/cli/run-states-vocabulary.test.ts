@@ -30,7 +30,7 @@ const SURFACES = [
   'activities/types.ts',
   'workflows/visibility.ts',
   'workflows/alerts.ts',
-  'db/pipeline-runs.ts',
+  'db/store/pipeline-runs.ts',
 ];
 
 describe('run states: one definition', () => {

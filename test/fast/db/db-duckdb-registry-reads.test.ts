@@ -1,14 +1,14 @@
-// Registry reads on DuckDB are kept per connection (db/evolve/registry.ts readRegistryStateKept, by the version
+// Registry reads on DuckDB are kept per connection (db/store/evolve/registry.ts readRegistryStateKept, by the version
 // destinations/duckdb/tx.ts gives): every load reads it, and only this process writes the file while it is open.
 // What is kept must never outlive a change: a write to schema_history, DDL, or a rollback that undoes either. Each
-// case reads the registry (so it is kept), changes it one way, and reads it again through db/evolve/registry.ts.
+// case reads the registry (so it is kept), changes it one way, and reads it again through db/store/evolve/registry.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { readRegistry } from '../../../db/evolve/registry.js';
-import { withTransaction, type Tx } from '../../../db/sql.js';
+import { readRegistry } from '../../../db/store/evolve/registry.js';
+import { withTransaction, type Tx } from '../../../db/store/sql.js';
 
 let dir: string;
 let db: Database;

@@ -19,9 +19,9 @@ import {
   flattenResponse,
   flattenScrapingRun,
   jobKey,
-} from '../../../db/flatten/index.js';
+} from '../../../db/model/flatten/index.js';
 import { REAL_FIXTURES } from '../../support/fixtures.js';
-import { OPEN_FIELDS } from '../../../db/flatten/values.js';
+import { OPEN_FIELDS } from '../../../db/model/flatten/values.js';
 import type { ResultRecord } from '../../../client/schemas.js';
 import { KINDS } from '../../../kinds/index.js';
 

@@ -1,4 +1,4 @@
-// Each engine's migrations are derived from the one table definition (db/schema/definition.ts): SQLite's and
+// Each engine's migrations are derived from the one table definition (db/model/schema/definition.ts): SQLite's and
 // Postgres's are drizzle-kit migrations beside their adapters (destinations/<engine>/migrations/, npm run
 // db:generate). This fails, in the fast tier, when the definition changed and an engine's migration was not
 // generated: drizzle-kit, asked to compare the last committed snapshot with the tables built from the definition now,
@@ -16,9 +16,9 @@ import {
 } from 'drizzle-kit/api';
 import { describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { pgTableFrom, sqliteTableFrom } from '../../../db/schema/build.js';
-import { TABLES, type AnyTableDef } from '../../../db/schema/definition.js';
-import { compareSchemas } from '../../../db/schema/parity.js';
+import { pgTableFrom, sqliteTableFrom } from '../../../db/model/schema/build.js';
+import { TABLES, type AnyTableDef } from '../../../db/model/schema/definition.js';
+import { compareSchemas } from '../../../db/model/schema/parity.js';
 import {
   baselineDdl,
   DUCKDB_SCHEMA_STEPS,

@@ -1,9 +1,9 @@
 // Row hashes and raw body digests are stored, and a re-load compares them: the way they are computed may change
-// (db/hash.ts), the digests may not, or every stored row would look changed to the next load.
+// (db/model/hash.ts), the digests may not, or every stored row would look changed to the next load.
 import { describe, expect, it } from 'vitest';
-import { checkRow } from '../../../db/load-rows.js';
-import { hexDigest } from '../../../db/hash.js';
-import { TABLE_META } from '../../../db/tables.js';
+import { checkRow } from '../../../db/store/load-rows.js';
+import { hexDigest } from '../../../db/model/hash.js';
+import { TABLE_META } from '../../../db/model/tables.js';
 
 describe('stored digests', () => {
   it('a row hash is the same as the rows already stored carry', () => {

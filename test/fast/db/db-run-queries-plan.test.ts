@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
-import { countRowsOfRun, sumTokenUsageOfRun } from '../../../db/pipeline-runs.js';
-import { landedRequestKeys } from '../../../db/raw-responses.js';
+import { countRowsOfRun, sumTokenUsageOfRun } from '../../../db/store/pipeline-runs.js';
+import { landedRequestKeys } from '../../../db/store/raw-responses.js';
 
 let dir: string;
 let db: SqliteDatabase;

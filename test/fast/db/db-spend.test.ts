@@ -15,8 +15,8 @@ import {
   spendHistory,
   spendTotals,
   type SpendCall,
-} from '../../../db/spend.js';
-import { withReadTransaction } from '../../../db/sql.js';
+} from '../../../db/store/spend.js';
+import { withReadTransaction } from '../../../db/store/sql.js';
 import { budgetLimitsOf, periodStart } from '../../../budget/limits.js';
 import { checkLimits, forecastRun, refusalOfForecast } from '../../../budget/forecast.js';
 import { budgetAlertKey } from '../../../budget/alerts.js';

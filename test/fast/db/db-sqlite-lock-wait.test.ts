@@ -1,4 +1,4 @@
-// A SQLite transaction waiting for another connection's write lock waits on the event loop (db/sql.ts
+// A SQLite transaction waiting for another connection's write lock waits on the event loop (db/store/sql.ts
 // beginImmediate), not in SQLite's busy handler, which sleeps inside the call and blocks the thread: in one
 // process the waiter then blocked the very connection that would release the lock, and failed with SQLITE_BUSY
 // when busy_timeout ran out; in a worker it froze every fetch and heartbeat while the other worker wrote.
@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { countRowsOfRun, sumTokenUsageOfRun } from '../../../db/pipeline-runs.js';
-import { withTransaction } from '../../../db/sql.js';
+import { countRowsOfRun, sumTokenUsageOfRun } from '../../../db/store/pipeline-runs.js';
+import { withTransaction } from '../../../db/store/sql.js';
 
 const open: Database[] = [];
 const dirs: string[] = [];

@@ -1,8 +1,8 @@
 // An SQLite connection keeps its reads of schema_history (the registry of inferred columns) between transactions
-// (db/evolve/registry.ts readRegistryStateKept), using one while the version read in the current transaction
+// (db/store/evolve/registry.ts readRegistryStateKept), using one while the version read in the current transaction
 // (destinations/sqlite/tx.ts registryVersion) is unchanged. Other processes write the same file, and a transaction
 // may be rolled back after it changed the registry: what is kept must never outlive either. Each case loads real
-// marketplace responses into a real SQLite file through db/load.ts, the path the URL-list activity takes, with a
+// marketplace responses into a real SQLite file through db/store/load.ts, the path the URL-list activity takes, with a
 // second connection (to SQLite as good as another process) changing the registry between two loads of the first.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,10 +11,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type Database, type SqliteDatabase } from '../../../destinations/open.js';
-import { evolveFixedTables } from '../../../db/evolve/fixed-tables.js';
-import { OPEN_FIELDS, type RowsByTable } from '../../../db/flatten/values.js';
-import { loadBatch, loadBatches } from '../../../db/load.js';
-import { withTransaction } from '../../../db/sql.js';
+import { evolveFixedTables } from '../../../db/store/evolve/fixed-tables.js';
+import { OPEN_FIELDS, type RowsByTable } from '../../../db/model/flatten/values.js';
+import { loadBatch, loadBatches } from '../../../db/store/load.js';
+import { withTransaction } from '../../../db/store/sql.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';
 
 let dir: string;

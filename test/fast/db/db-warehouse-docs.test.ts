@@ -1,5 +1,5 @@
 // The analyst's hand-off on files (issue 40): every table and column of the model described once
-// (db/schema/descriptions.ts), and those descriptions in the database (SQLite's scrape_etl_comments, DuckDB's
+// (db/model/schema/descriptions.ts), and those descriptions in the database (SQLite's scrape_etl_comments, DuckDB's
 // COMMENT ON) exactly, also for what schema evolution adds; the views (pipeline_freshness moving with every run that
 // loaded, results_landed marking the results sync's copies); and `schema export`'s catalog and formats built from
 // them (dbt's sources.yml read back by the yaml parser). Postgres's comments: test/integration/db/db-comments.test.ts;
@@ -11,16 +11,16 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
-import { loadBatch } from '../../../db/load.js';
-import { withTransaction } from '../../../db/sql.js';
-import { TABLES } from '../../../db/schema/definition.js';
-import { TABLE_DOCS, VIEW_DOCS, type TableDoc } from '../../../db/schema/descriptions.js';
-import { modelComments, SQLITE_COMMENTS_TABLE } from '../../../db/schema/comments.js';
-import { buildCatalog, scheduleIntervalMinutes, type CatalogPipeline } from '../../../db/schema/catalog.js';
-import { renderDbml, renderDbt, renderMermaid } from '../../../db/schema/export-formats.js';
-import { selectSchemaHistory } from '../../../db/evolve/history.js';
-import { contentTableName } from '../../../db/evolve/names.js';
+import { finishPipelineRun, startPipelineRun } from '../../../db/store/pipeline-runs.js';
+import { loadBatch } from '../../../db/store/load.js';
+import { withTransaction } from '../../../db/store/sql.js';
+import { TABLES } from '../../../db/model/schema/definition.js';
+import { TABLE_DOCS, VIEW_DOCS, type TableDoc } from '../../../db/model/schema/descriptions.js';
+import { modelComments, SQLITE_COMMENTS_TABLE } from '../../../db/model/schema/comments.js';
+import { buildCatalog, scheduleIntervalMinutes, type CatalogPipeline } from '../../../db/model/schema/catalog.js';
+import { renderDbml, renderDbt, renderMermaid } from '../../../db/model/schema/export-formats.js';
+import { selectSchemaHistory } from '../../../db/store/evolve/history.js';
+import { contentTableName } from '../../../db/model/evolve/names.js';
 import { RECORDED_RUN_STATES } from '../../../lib/run-states.js';
 
 let dir: string;
@@ -67,7 +67,7 @@ async function loadLeads(
   });
 }
 
-describe('descriptions (db/schema/descriptions.ts)', () => {
+describe('descriptions (db/model/schema/descriptions.ts)', () => {
   it('describe every table and column of the definition, and nothing else, each in words', () => {
     expect(Object.keys(docs).sort()).toEqual(Object.keys(TABLES).sort());
     for (const [table, def] of Object.entries(TABLES)) {

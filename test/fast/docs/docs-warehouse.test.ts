@@ -1,11 +1,11 @@
 // docs/warehouse.md says what the code defines: every table of the model with its natural key and parent
-// (db/schema/definition.ts, db/schema/descriptions.ts), every state pipeline_runs.status can hold
+// (db/model/schema/definition.ts, db/model/schema/descriptions.ts), every state pipeline_runs.status can hold
 // (lib/run-states.ts), and the three models of examples/dbt as it prints them.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TABLES, type AnyTableDef } from '../../../db/schema/definition.js';
-import { TABLE_DOCS, type TableDoc } from '../../../db/schema/descriptions.js';
+import { TABLES, type AnyTableDef } from '../../../db/model/schema/definition.js';
+import { TABLE_DOCS, type TableDoc } from '../../../db/model/schema/descriptions.js';
 import { ALERT_STATUSES, RECORDED_EXPORT_STATUSES, RECORDED_RUN_STATES } from '../../../lib/run-states.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { openDatabase, type DuckDatabase } from '../../../destinations/open.js';
-import { withTransaction } from '../../../db/sql.js';
+import { withTransaction } from '../../../db/store/sql.js';
 import { checkIncrementalExports } from '../../support/export-data.js';
 import { checkDeclaredTypesParquet, checkTypedFormats } from '../../support/export-formats.js';
 

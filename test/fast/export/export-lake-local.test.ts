@@ -11,7 +11,7 @@ import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { loadBatch } from '../../../db/load.js';
+import { loadBatch } from '../../../db/store/load.js';
 import { exportToLake, type LakeManifest } from '../../../export/targets/lake.js';
 import { pruneLake } from '../../../export/targets/lake-retention.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';

@@ -69,11 +69,11 @@ function isLookup(code: string): boolean {
 
 /**
  * Where the product is wired may look a destination up by its URL or name (the registry sits above them): the
- * command line, the console's sources, preflight, the activities' dependencies; and the benchmarks and the soak,
- * which pick the database they measure as tests do.
+ * command line, the console's sources, preflight, the activities' dependencies; and the benchmarks, the soak and the
+ * developer scripts, which pick the database they measure or generate for as tests do.
  */
 const WIRING =
-  /^(cli\/|bench\/|soak\/|console\/(source|targets)\.ts$|pipelines\/preflight(-checks)?\.ts$|activities\/deps\.ts$)/;
+  /^(cli\/|bench\/|soak\/|scripts\/|console\/(source|targets)\.ts$|pipelines\/preflight(-checks)?\.ts$|activities\/deps\.ts$)/;
 
 /** `file:line: text` of every branch on (or lookup by) a destination name in the TypeScript under `root` outside destinations/ and test/. */
 export function dialectBranches(root: string): string[] {

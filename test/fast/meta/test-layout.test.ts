@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
-import { FAST_TIER, INTEGRATION_TIER } from '../../tiers.js';
+import { FAST_TIER, INTEGRATION_TIER, LONG_FIRST } from '../../tiers.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const rel = (f: string) => f.split(path.sep).join('/');
@@ -69,6 +69,10 @@ describe('test/ layout and tiers', () => {
       'test files in neither tier: they never run. Put each under test/fast/<area>/ or test/integration/<area>/ as a .test.ts, or name it in test/tiers.ts',
     ).toEqual([]);
     expect(both, 'test files in both tiers (test/tiers.ts): they would run twice').toEqual([]);
+  });
+
+  it('the long files started first are integration files (test/tiers.ts LONG_FIRST)', () => {
+    expect(LONG_FIRST.filter((f) => !integration.has(f))).toEqual([]);
   });
 
   it('every test file the sources and docs name by path exists (a moved or renamed test leaves no stale reference)', () => {

@@ -17,7 +17,7 @@ import { deliverWebhook } from '../../../alerts/webhook-post.js';
 import { FreshnessWatch } from '../../../monitor/freshness-watch.js';
 import { atStart } from '../../../monitor/schedule-watch.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
+import { finishPipelineRun, startPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { parsePipelineText } from '../../../pipelines/loader.js';
 import { runCli } from '../../support/cli.js';
 

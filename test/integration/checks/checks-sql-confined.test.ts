@@ -15,7 +15,7 @@ import {
   MAX_FAILING_KEYS_BYTES,
 } from '../../../checks/evaluate.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { withTransaction } from '../../../db/sql.js';
+import { withTransaction } from '../../../db/store/sql.js';
 import type { CheckSpec } from '../../../pipelines/spec.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 

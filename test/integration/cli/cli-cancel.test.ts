@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPipelineRun } from '../../../db/pipeline-runs.js';
+import { getPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { secretKeyFile } from '../../../lib/secret-key.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import type { PipelineProgress } from '../../../workflows/pipeline.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../destinations/open.js';
-import { DATA_TABLES } from '../../../db/tables.js';
+import { DATA_TABLES } from '../../../db/model/tables.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { ensureDevServer } from '../../../temporal/dev-server.js';
 import { REPO_ROOT, jsonLines, runCli } from '../../support/cli.js';

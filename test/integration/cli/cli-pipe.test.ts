@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../destinations/open.js';
-import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
+import { finishPipelineRun, startPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { CLI } from '../../support/cli.js';
 
 const RUNS = 3000;

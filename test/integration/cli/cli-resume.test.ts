@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetRun, forgetRunByWorkflowId, recallRun, rememberRun, runStateFile } from '../../../cli/run-state.js';
 import type { ResultRecord } from '../../../client/index.js';
 import { openDatabase } from '../../../destinations/open.js';
-import { flattenResultRecords } from '../../../db/flatten/index.js';
+import { flattenResultRecords } from '../../../db/model/flatten/index.js';
 import { loadPipelineFile } from '../../../pipelines/loader.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { isProcessAlive, readDevServerState, stopDevServer } from '../../../temporal/dev-server.js';

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../../../db/schema/definition.js';
+import { TABLES } from '../../../db/model/schema/definition.js';
 import { runCli } from '../../support/cli.js';
 import { REAL_FIXTURES } from '../../support/fixtures.js';
 

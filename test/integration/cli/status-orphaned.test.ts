@@ -1,5 +1,5 @@
 // `status` and `history` show a `load` row left `running` by a process that is gone as interrupted, as the next
-// load finalises it (db/orphaned-runs.ts), without writing (they only read). The real CLI on a real SQLite file;
+// load finalises it (db/store/orphaned-runs.ts), without writing (they only read). The real CLI on a real SQLite file;
 // the stale row is written with Python's sqlite3, as a killed load leaves it.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 // The console's Cost page shows spend against each budget (issue #40), in headless Chromium: a pipeline file with a
-// budget and a project file with one, spend recorded by the product's own metering (db/spend.ts) in a real SQLite file,
+// budget and a project file with one, spend recorded by the product's own metering (db/store/spend.ts) in a real SQLite file,
 // and the page's Budgets table read as a person reads it.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type RunningConsole } from '../../../console/server.js';
 import { consoleDatabases } from '../../../console/targets.js';
 import { openDatabase } from '../../../destinations/open.js';
-import { recordCallTokens, reserveCall, spendCallKey } from '../../../db/spend.js';
+import { recordCallTokens, reserveCall, spendCallKey } from '../../../db/store/spend.js';
 import { launchBrowser, withScreenshotOnFailure } from '../../support/browser.js';
 
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-console-budget-')));

@@ -19,7 +19,7 @@ import { JOB_SCHEMA } from '../../support/job-schema.js';
 import { productUrl } from '../../support/pipeline-specs.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
 import { openDatabase } from '../../../destinations/open.js';
-import { withTransaction } from '../../../db/sql.js';
+import { withTransaction } from '../../../db/store/sql.js';
 
 const TOKEN = 'console-dialects-token';
 const DIALECTS: TestDialect[] = ['sqlite', 'postgres', 'duckdb'];

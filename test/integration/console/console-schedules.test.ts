@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type RunningConsole } from '../../../console/server.js';
 import { openDatabase } from '../../../destinations/open.js';
-import { finishPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
+import { finishPipelineRun, startPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { loadPipelineFile } from '../../../pipelines/loader.js';
 import { applyScheduleChanges } from '../../../cli/schedules.js';
 import { launchBrowser, withScreenshotOnFailure } from '../../support/browser.js';

@@ -13,7 +13,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type RunningConsole } from '../../../console/server.js';
-import { splitRows } from '../../../db/table-names.js';
+import { splitRows } from '../../../db/model/table-names.js';
 import { openReadOnly } from '../../../console/source.js';
 import { ARTIFACTS, launchBrowser, withScreenshotOnFailure } from '../../support/browser.js';
 import { CLI, REPO_ROOT, runCli } from '../../support/cli.js';
@@ -547,7 +547,7 @@ describe('degrading and optional tables', () => {
     const copy = path.join(fx.bed.dir, 'with-checks.sqlite');
     await db.backup(copy);
     const run = lastRun('jobs-remote-typescript');
-    // The table the checks feature made (db/schema/definition.ts), written by its own writer, as a run leaves it.
+    // The table the checks feature made (db/model/schema/definition.ts), written by its own writer, as a run leaves it.
     const { openDatabase } = await import('../../../destinations/open.js');
     const { recordCheckResults } = await import('../../../checks/evaluate.js');
     const w = await openDatabase(`sqlite:${copy}`);

@@ -1,14 +1,14 @@
 // Postgres carries the model's descriptions (issue 40): the migrations write COMMENT ON for every table, view and
-// column (db/schema/descriptions.ts), schema evolution for every table and column it adds, read back with psql as
+// column (db/model/schema/descriptions.ts), schema evolution for every table and column it adds, read back with psql as
 // `\d+` and dbt's catalog read them (pg_description). The views answer on Postgres as on the files
 // (test/fast/db/db-warehouse-docs.test.ts).
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { loadBatch } from '../../../db/load.js';
-import { contentTableName } from '../../../db/evolve/names.js';
-import { modelComments } from '../../../db/schema/comments.js';
+import { loadBatch } from '../../../db/store/load.js';
+import { contentTableName } from '../../../db/model/evolve/names.js';
+import { modelComments } from '../../../db/model/schema/comments.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 
 const PG_BIN = process.env['TEST_POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';

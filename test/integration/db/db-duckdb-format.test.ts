@@ -13,8 +13,8 @@ import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase } from '../../../destinations/open.js';
 import { SCHEMA_VERSION_TABLE } from '../../../destinations/duckdb/ddl.js';
-import { loadBatch, loadBatches } from '../../../db/load.js';
-import { TABLES, type AnyTableDef } from '../../../db/schema/definition.js';
+import { loadBatch, loadBatches } from '../../../db/store/load.js';
+import { TABLES, type AnyTableDef } from '../../../db/model/schema/definition.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { PY_READERS_DIR } from '../../support/python-readers.js';
 

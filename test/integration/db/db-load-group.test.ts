@@ -1,4 +1,4 @@
-// The group writer (db/load-group.ts, with the Postgres and the DuckDB statements) against the per-response loader
+// The group writer (db/store/load-group.ts, with the Postgres and the DuckDB statements) against the per-response loader
 // it replaces for speed:
 // the same responses loaded one by one into one database and as one group into another must leave identical
 // tables (rows, lineage, price history, deleted children, raw landing with shared bodies) and report the same
@@ -21,12 +21,12 @@ import {
   writeBatch,
   type LoadBatchesResult,
   type LoadBatchOptions,
-} from '../../../db/load.js';
-import { GroupChangesSchemaAt } from '../../../db/load-group.js';
+} from '../../../db/store/load.js';
+import { GroupChangesSchemaAt } from '../../../db/store/load-group.js';
 import { writeGroupDuckdb } from '../../../destinations/duckdb/load-group.js';
 import { writeGroupPostgres } from '../../../destinations/postgres/load-group.js';
-import { prepareBatch, type LoadBatchResult, type PreparedBatch } from '../../../db/load-rows.js';
-import { withTransaction, type Param, type Tx } from '../../../db/sql.js';
+import { prepareBatch, type LoadBatchResult, type PreparedBatch } from '../../../db/store/load-rows.js';
+import { withTransaction, type Param, type Tx } from '../../../db/store/sql.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { dumpDatabase } from '../../support/db-dump.js';
 import { testPostgresUrl } from '../../support/postgres.js';

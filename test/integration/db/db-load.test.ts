@@ -14,10 +14,10 @@ import {
   type PostgresDatabase,
   type SqliteDatabase,
 } from '../../../destinations/open.js';
-import { loadBatch, loadBatches, type LoadBatchOptions } from '../../../db/load.js';
-import { readRawBody } from '../../../db/raw-responses.js';
-import { withTransaction } from '../../../db/sql.js';
-import { DATA_TABLES } from '../../../db/tables.js';
+import { loadBatch, loadBatches, type LoadBatchOptions } from '../../../db/store/load.js';
+import { readRawBody } from '../../../db/store/raw-responses.js';
+import { withTransaction } from '../../../db/store/sql.js';
+import { DATA_TABLES } from '../../../db/model/tables.js';
 import { destinationOf } from '../../../destinations/index.js';
 import { KINDS } from '../../../kinds/index.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';

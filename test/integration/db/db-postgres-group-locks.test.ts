@@ -1,4 +1,4 @@
-// Lock order of the Postgres group writer (db/load-group.ts, destinations/postgres/load-group.ts, reached through loadBatches as
+// Lock order of the Postgres group writer (db/store/load-group.ts, destinations/postgres/load-group.ts, reached through loadBatches as
 // the URL-list activity and `scrape-etl load` call it): several connections load overlapping marketplace and
 // job-board responses at once, each in its own order and group sizes, on a fresh database (so the first groups add
 // columns and are split around the response that adds them). Within a round, every worker's list ends each product
@@ -15,8 +15,8 @@ import pg from 'pg';
 import { stringifyJson } from '../../../lib/json.js';
 import { jobBoardResponseSchema, marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type PostgresDatabase } from '../../../destinations/open.js';
-import { flattenJobBoard, flattenMarketplace } from '../../../db/flatten/index.js';
-import { loadBatches, type LoadBatchOptions } from '../../../db/load.js';
+import { flattenJobBoard, flattenMarketplace } from '../../../db/model/flatten/index.js';
+import { loadBatches, type LoadBatchOptions } from '../../../db/store/load.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { parseProductUrl } from '../../../simulator/validate.js';
 import { expectTablesEqual, mergeRows } from '../../support/pipeline-truth.js';

@@ -1,4 +1,4 @@
-// The two dialect schemas describe one model: both are built from db/schema/definition.ts, agree with it and with
+// The two dialect schemas describe one model: both are built from db/model/schema/definition.ts, agree with it and with
 // each other on every column's type, nullability and default, keys and indexes, and so do the databases the
 // committed migrations build; the comparison is shown to fail on deliberate differences. Migrations apply
 // idempotently and safely when several processes open the same database at once; pipeline_runs rows are
@@ -25,9 +25,15 @@ import {
 } from 'drizzle-orm/sqlite-core';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { openDatabase, parseDatabaseUrl, redactDatabaseUrl, type Database } from '../../../destinations/open.js';
-import { finishPipelineRun, getPipelineRun, startPipelineRun } from '../../../db/pipeline-runs.js';
-import { pgTableFrom, sqliteTableFrom } from '../../../db/schema/build.js';
-import { COLUMN_TYPES, TABLE_NAMES, TABLES, type AnyTableDef, type ColumnsDef } from '../../../db/schema/definition.js';
+import { finishPipelineRun, getPipelineRun, startPipelineRun } from '../../../db/store/pipeline-runs.js';
+import { pgTableFrom, sqliteTableFrom } from '../../../db/model/schema/build.js';
+import {
+  COLUMN_TYPES,
+  TABLE_NAMES,
+  TABLES,
+  type AnyTableDef,
+  type ColumnsDef,
+} from '../../../db/model/schema/definition.js';
 import { POSTGRES_COLUMN_TYPES } from '../../../destinations/postgres/column-types.js';
 import { SQLITE_COLUMN_TYPES } from '../../../destinations/sqlite/column-types.js';
 import {
@@ -38,13 +44,13 @@ import {
   pgDatabaseShapes,
   sqliteDatabaseShapes,
   type TableShape,
-} from '../../../db/schema/parity.js';
+} from '../../../db/model/schema/parity.js';
 import * as pgSchema from '../../../destinations/postgres/schema.js';
 import * as sqliteSchema from '../../../destinations/sqlite/schema.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 import { REPO_ROOT } from '../../support/cli.js';
 import { pgPool } from '../../support/duckdb.js';
-import { destinationKey } from '../../../db/url.js';
+import { destinationKey } from '../../../db/model/url.js';
 
 const describeSqlite = (t: unknown) => {
   const c = sqliteConfig(t as SQLiteTable);

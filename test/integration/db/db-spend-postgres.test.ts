@@ -1,12 +1,12 @@
 // spend_calls on a real Postgres server, where the recording differs from SQLite's and DuckDB's: writers run at once,
-// so reserveCall takes an advisory lock per pipeline and project before it counts (db/spend.ts). Two pools (two
+// so reserveCall takes an advisory lock per pipeline and project before it counts (db/store/spend.ts). Two pools (two
 // workers) race 40 calls at a limit of 7 of one project: exactly 7 are recorded, read back with psql.
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../destinations/open.js';
 import type { PostgresDatabase } from '../../../destinations/contract.js';
-import { reserveCall, spendCallKey, spendTotals, type SpendCall } from '../../../db/spend.js';
-import { withReadTransaction } from '../../../db/sql.js';
+import { reserveCall, spendCallKey, spendTotals, type SpendCall } from '../../../db/store/spend.js';
+import { withReadTransaction } from '../../../db/store/sql.js';
 import { budgetLimitsOf } from '../../../budget/limits.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 

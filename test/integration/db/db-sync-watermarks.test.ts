@@ -7,7 +7,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitSyncWatermark, readSyncWatermark } from '../../../db/sync-watermarks.js';
+import { commitSyncWatermark, readSyncWatermark } from '../../../db/store/sync-watermarks.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
 import { testPostgresUrl } from '../../support/postgres.js';
 import { duckSelect } from '../../support/duckdb.js';

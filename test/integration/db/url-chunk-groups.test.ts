@@ -9,7 +9,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createActivities, createActivityDeps } from '../../../activities/index.js';
-import { withTransaction } from '../../../db/sql.js';
+import { withTransaction } from '../../../db/store/sql.js';
 import type { UrlChunkHeartbeat, UrlChunkOutput } from '../../../activities/types.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { marketplaceSpec, productUrl } from '../../support/pipeline-specs.js';

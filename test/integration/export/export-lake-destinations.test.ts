@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../../../db/schema/definition.js';
+import { TABLES } from '../../../db/model/schema/definition.js';
 import { destinationOf } from '../../../destinations/index.js';
 import type { LakeManifest } from '../../../export/targets/lake.js';
 import { loadPipelineFile } from '../../../pipelines/loader.js';

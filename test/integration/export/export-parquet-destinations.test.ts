@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema, type ResultRecord } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { loadBatch } from '../../../db/load.js';
+import { loadBatch } from '../../../db/store/load.js';
 import { resultsPage } from '../../support/results-page.js';
 import { exportTables } from '../../../export/export.js';
 import { generateProduct } from '../../../simulator/generate/marketplace.js';

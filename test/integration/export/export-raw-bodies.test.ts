@@ -1,5 +1,5 @@
 // raw_responses exported by name, on SQLite and Postgres: a response landed twice with the same body stores the
-// body once (the second row points at the first, db/raw-responses.ts), yet both rows of the export carry the whole
+// body once (the second row points at the first, db/store/raw-responses.ts), yet both rows of the export carry the whole
 // body, read back by Python's csv module (strict) and by pyarrow from Parquet (whose SQLite and Postgres exports
 // read the body's expression as CSV the database writes), byte for byte what the service sent.
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../../lib/json.js';
 import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { loadBatch } from '../../../db/load.js';
+import { loadBatch } from '../../../db/store/load.js';
 import { exportTables } from '../../../export/csv.js';
 import { exportTables as exportAnyFormat } from '../../../export/export.js';
 import { readParquetWithPyarrow } from '../../support/python-readers.js';

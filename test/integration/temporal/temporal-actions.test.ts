@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPipelineRun } from '../../../db/pipeline-runs.js';
+import { getPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { countActions, formatActions } from '../../../temporal/actions.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { startPipelineBed, type PipelineBed } from '../../support/pipeline-bed.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandIO } from '../../../cli/io.js';
 import { createLogger } from '../../../cli/logger.js';
 import { CANCELLED_REASON, waitForRun } from '../../../cli/pipeline-runner.js';
-import { getPipelineRun } from '../../../db/pipeline-runs.js';
+import { getPipelineRun } from '../../../db/store/pipeline-runs.js';
 import type { PipelineSpec } from '../../../pipelines/spec.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { SEARCH_ATTRIBUTES } from '../../../temporal/visibility.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { resultsListResponseSchema, type ResultRecord } from '../../../client/index.js';
 import type { Database } from '../../../destinations/contract.js';
-import { loadBatch } from '../../../db/load.js';
+import { loadBatch } from '../../../db/store/load.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { runCli } from '../../support/cli.js';

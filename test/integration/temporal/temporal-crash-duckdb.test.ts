@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../../../client/index.js';
 import type { Database } from '../../../destinations/contract.js';
 import { lockPathOf } from '../../../destinations/duckdb/file-lock.js';
-import { flattenResultRecords } from '../../../db/flatten/index.js';
+import { flattenResultRecords } from '../../../db/model/flatten/index.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { duckSelect } from '../../support/duckdb.js';

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../../../client/index.js';
 import type { Database } from '../../../destinations/contract.js';
-import { flattenResultRecords } from '../../../db/flatten/index.js';
+import { flattenResultRecords } from '../../../db/model/flatten/index.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { expectContentEqual, expectTablesEqual } from '../../support/pipeline-truth.js';
@@ -136,7 +136,7 @@ describe('crash safety', () => {
     // is retried, so the load stays at exactly 600 rows until the gate is dropped. Watching the row count race
     // against the loader instead missed the window on a loaded machine (the load finished between two looks).
     // The gate's error must be one a retry can get past: RAISE(ABORT) is SQLITE_CONSTRAINT_TRIGGER, a constraint
-    // violation, which db/permanent-errors.ts rightly fails at once (no retry, so never held). A bad JSON path is a
+    // violation, which db/store/permanent-errors.ts rightly fails at once (no retry, so never held). A bad JSON path is a
     // plain SQLITE_ERROR, retried like a lock or a lost connection, and its message carries the gate's text.
     exec(
       `CREATE TRIGGER crash_load_gate BEFORE INSERT ON leads_results

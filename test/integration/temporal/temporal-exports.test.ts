@@ -16,7 +16,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, createActivityDeps } from '../../../activities/index.js';
 import type { ExportsOutput } from '../../../activities/types.js';
-import { getPipelineRun } from '../../../db/pipeline-runs.js';
+import { getPipelineRun } from '../../../db/store/pipeline-runs.js';
 import type { ExportSpec } from '../../../pipelines/spec.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { startPipelineBed, type PipelineBed } from '../../support/pipeline-bed.js';

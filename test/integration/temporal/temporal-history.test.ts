@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../../../client/index.js';
 import type { Database } from '../../../destinations/contract.js';
-import { flattenResultRecords } from '../../../db/flatten/index.js';
+import { flattenResultRecords } from '../../../db/model/flatten/index.js';
 import type { RunningSimulator } from '../../../simulator/server.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { expectContentEqual, expectTablesEqual } from '../../support/pipeline-truth.js';

@@ -5,8 +5,8 @@
 // from a full run). A 3,000-URL run goes to the end through two continue-as-new and loads every product once.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../../../db/sql.js';
-import { URL_LIST_CHUNK, urlListId } from '../../../db/url-lists.js';
+import { withTransaction } from '../../../db/store/sql.js';
+import { URL_LIST_CHUNK, urlListId } from '../../../db/store/url-lists.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import type { PipelineProgress } from '../../../workflows/pipeline.js';
 import { startPipelineBed, type PipelineBed } from '../../support/pipeline-bed.js';

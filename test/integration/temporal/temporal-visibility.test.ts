@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import { applySchedule } from '../../../cli/schedules.js';
-import { getPipelineRun } from '../../../db/pipeline-runs.js';
+import { getPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { SEARCH_ATTRIBUTES } from '../../../temporal/visibility.js';
 import { startPipelineBed, type PipelineBed } from '../../support/pipeline-bed.js';

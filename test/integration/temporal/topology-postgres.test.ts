@@ -20,7 +20,7 @@ import pg from 'pg';
 import { scraperNameFor } from '../../../activities/scraping-runs.js';
 import { marketplaceResponseSchema, type JobBoardResponse, type ResultRecord } from '../../../client/index.js';
 import { openDatabase, type Database } from '../../../destinations/open.js';
-import { flattenJobBoard, flattenMarketplace, flattenResultRecords } from '../../../db/flatten/index.js';
+import { flattenJobBoard, flattenMarketplace, flattenResultRecords } from '../../../db/model/flatten/index.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { PROGRESS_QUERY, type PipelineProgress } from '../../../temporal/contract.js';
 import { pipelineScheduleAction, startPipelineRun, type PipelineWorkflowHandle } from '../../../temporal/start.js';
