@@ -117,8 +117,8 @@ export interface ExportReport {
 
 // Rows are read in batches of about this many cells (at most 1,000 rows). A batch stays alive while it is formatted,
 // so batches of 1,000 rows of a wide table (57 columns of marketplace_products) survived V8's young-generation
-// collections and were copied by each one: garbage collection took a third of a CSV export. Batches sized by cells
-// keep that under 10% (bench/csv-export.ts: marketplace_products 2.2 s -> 1.0 s on this change alone).
+// collections and were copied by each one, and garbage collection took a large share of a CSV export; batches sized
+// by cells keep it small (bench/csv-export.ts, docs/measurements.md).
 const BATCH_CELLS = 4096;
 
 interface Settings extends FormatSettings {

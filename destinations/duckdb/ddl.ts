@@ -93,12 +93,10 @@ export function warehouseDocsDdl(): string[] {
 
 /**
  * Whether the DuckDB schema has the model's index `i`. DuckDB answers a query through an ART index only for a
- * filter on one column (equality or IN); an index of several columns is scanned by no query (measured on 2M rows:
- * `WHERE p = ? AND l = ?` took 24 ms, a sequential scan, with an index on (p, l); `WHERE h = ?` with an index on h
- * 0.4 ms), and zone maps (min/max per row group) already skip what `load_id > ?` does not need, rows being
- * appended in load order. Such an index only costs: every insert maintains it, and the file stores it (without the
- * `(pipeline, load_id)` index of every data table and the other multi-column ones, a copy of a 2,000-product load
- * took 11.7 MB instead of 14.3 MB; bench/duckdb-size.ts). Unique indexes stay whatever their width: they are constraints
+ * filter on one column (equality or IN); a query filtering on the columns of an index of several columns is a
+ * sequential scan (docs/measurements.md), and zone maps (min/max per row group) already skip what `load_id > ?` does
+ * not need, rows being appended in load order. Such an index only costs: every insert maintains it, and the file
+ * stores it (bench/duckdb-size.ts). Unique indexes stay whatever their width: they are constraints
  * (rejected_results' ON CONFLICT needs its own).
  */
 export function duckdbBuildsIndex(i: IndexDef): boolean {

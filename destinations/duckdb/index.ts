@@ -47,8 +47,8 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
   // The session holds the file's lock (one process at a time) and queues this process's transactions.
   transaction: (db, fn) => db.session((conn) => duckTransaction(conn, fn)),
   readTransaction: (db, fn) => db.session((conn) => duckTransaction(conn, fn)),
-  // No savepoints: a group is one transaction (load-group.ts: ~10 ms per COMMIT and ~2 ms per statement made one
-  // transaction per response cost ~50 ms); when it cannot be, each response gets a transaction of its own (same
+  // No savepoints: a group is one transaction (load-group.ts: a COMMIT and each statement cost DuckDB a fixed price,
+  // so a transaction per response cost several times a group's; docs/measurements.md); when it cannot be, each response gets a transaction of its own (same
   // contract: a failing response leaves nothing, the ones before it stay committed). One session holds the file
   // open for the whole list.
   writeBatches: (db, w) =>
@@ -70,7 +70,7 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
         },
       );
     }),
-  // A response alone as a group of one too: about a dozen statements instead of ~27 (~1-3 ms each).
+  // A response alone as a group of one too: about a dozen statements instead of ~27, each at DuckDB's fixed price.
   loneLoadsAsLists: true,
   // Only the changed rows need ON CONFLICT, which DuckDB charges dearly for (upsert.ts).
   upsertRows: (tx, t, rows, chunks) => upsertDuckdb(tx, t, rows, chunks),

@@ -2,14 +2,13 @@
 // same data; csv-stringify writes the header and defines the encoding of every cell.
 //
 // Why the data cells do not pass through csv-stringify one by one: its per-cell cost (a cast context, two tuples and
-// a destructuring of its options per field, ~1.4 us a cell, and for long JSON text eight scans and four copies) was
-// 70-90% of an export and most of its garbage. A cell is written here exactly as csv-stringify writes it with
+// a destructuring of its options per field, and for long JSON text eight scans and four copies) was most of an
+// export's time and garbage (docs/measurements.md). A cell is written here exactly as csv-stringify writes it with
 // stringifyOptions(): as it is when `quotingTest` finds nothing to quote (numbers, ids, plain words), otherwise in
 // double quotes with its quotes doubled (RFC 4180 2.6-2.7, csv-stringify's only transformation with these options).
 // test/fast/export/export-csv-encoding.test.ts checks the files are byte-identical to csv-stringify encoding every cell, for
-// every delimiter, null text and line ending, over awkward values. Measured on marketplace_products (20k x 57): an
-// earlier version that still sent the cells needing quotes (5 of 57 per row) through csv-stringify, one call per
-// batch, spent 0.3 s more CPU per export (~30%).
+// every delimiter, null text and line ending, over awkward values. Sending even the cells that need quotes through
+// csv-stringify, one call per batch, still cost noticeably more CPU (docs/measurements.md).
 import { open, type FileHandle } from 'node:fs/promises';
 import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
 import { cellFormatter, numbersAsIs } from '../cells.js';
@@ -44,8 +43,8 @@ export const csvWriter: FormatWriter = {
  * Encodes text as UTF-8 into one of two reusable buffers and writes a full buffer while the next one fills, so
  * formatting and disk writes overlap and the output makes no garbage: no Buffer per chunk, no stream queue.
  * Memory stays at two buffers of about FLUSH_BYTES (more only for a single larger batch) whatever the table size.
- * 256 KB rather than 1 MB: 1.3 MB less peak RSS for an export in one thread (71.8 -> 70.5 MB, 395,680 x 16 rows)
- * and 2 MB less on threads, at the same speed (the writes are 4 times as many and still few: about 200 for 48 MB).
+ * 256 KB rather than 1 MB: less peak memory at the same speed, the writes four times as many and still few
+ * (docs/measurements.md).
  */
 const FLUSH_BYTES = 256 << 10;
 
@@ -165,7 +164,7 @@ export function csvEncoder(columns: ColumnInfo[], forms: ValueForms, settings: C
   const formatters = columns.map((c) => cellFormatter(c, forms, settings));
   const width = formatters.length;
   // Columns whose numbers (integers and reals) cells.ts writes as String(value), plain: most cells of a long table,
-  // written here without the two formatter calls (bench/csv-export.ts, marketplace_model_stocks: CPU -5%). Which
+  // written here without the two formatter calls (bench/csv-export.ts). Which
   // columns those are is cells.ts's decision; whether the text needs no quoting is this file's (the delimiter).
   const numberAsIs = columns.map((c) => numbersArePlain && numbersAsIs(c, forms));
   const header = (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
