@@ -62,7 +62,7 @@ export async function schemaExport(arg: string | undefined, o: SchemaExportOptio
   if (dest === undefined)
     throw usageError(`--database ${database}: not a database URL (sqlite:<file>, duckdb:<file> or postgres://…)`);
   const { destinationNamed } = await import('../destinations/index.js');
-  const typeNames = destinationNamed(dest).sql.typeNames;
+  const columnTypes = destinationNamed(dest).sql.columnTypes;
   const { KINDS } = await import('../kinds/index.js');
   const { contentTargetOf } = await import('../kinds/content.js');
   const pipelines = specs.map((s) => {
@@ -104,7 +104,7 @@ export async function schemaExport(arg: string | undefined, o: SchemaExportOptio
     );
   }
   const { buildCatalog } = await import('../db/model/schema/catalog.js');
-  const catalog = buildCatalog(pipelines, history, typeNames);
+  const catalog = buildCatalog(pipelines, history, columnTypes);
   const text =
     o.format === 'dbt'
       ? renderDbt(catalog, { sourceName: o.sourceName ?? 'scrape_etl', ...(schema !== undefined ? { schema } : {}) })

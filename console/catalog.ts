@@ -86,5 +86,5 @@ export async function contentTables(r: Reader, pipeline: string): Promise<string
 export async function tableDocs(r: Reader, pipeline: string, table: string): Promise<CatalogTable | undefined> {
   const content = contentTableName(pipeline);
   const history = (await tableExists(r, 'schema_history')) ? await selectSchemaHistory(r, pipeline, content) : [];
-  return catalogTableOf(pipeline, table, history, r.adapter.sql.typeNames, content);
+  return catalogTableOf(pipeline, table, history, r.adapter.sql.columnTypes, content);
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { quoteIdent } from '../db/store/sql.js';
 import { describeTable } from '../export/columns.js';
+import { exportTyping } from '../export/database.js';
 import { loadFormatWriter, type FormatSettings } from '../export/formats/index.js';
 import { rowBatches } from '../export/rows.js';
 import { modelColumnHints } from '../export/schema-hints.js';
@@ -58,7 +59,7 @@ export async function downloadView(
       path: file,
       table: view.table,
       columns,
-      dialect: dest.exportReader.valueForms,
+      typing: exportTyping(db),
       batches: rowBatches(db, sql, params, BATCH_ROWS),
       settings,
     });

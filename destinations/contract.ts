@@ -189,6 +189,44 @@ export interface ColumnInfo {
  */
 export type ValueType = 'int64' | 'double' | 'bool' | 'timestamp_utc' | 'timestamp_local' | 'json' | 'text' | 'blob';
 
+/**
+ * How an engine's driver hands the export its values: the format writers (export/cells.ts, export/typed.ts) format
+ * by these forms, never by a destination's name, so an engine whose driver hands one of them needs nothing there.
+ */
+export interface ValueForms {
+  /**
+   * - 'js-values': the driver's own JavaScript types: integers as bigint or number, reals as number, text as string,
+   *   bytes as Uint8Array; booleans as 0/1 and instants as ISO 8601 text or epoch numbers, the column's kind saying
+   *   which (declared types that are only affinities).
+   * - 'sql-text': every value as the server's text output in a UTC session: exact decimal digits, booleans `t`/`f`,
+   *   instants `2025-01-02 03:04:05.678+00`, wall-clock times `2025-01-02 03:04:05`, bytes `\x` hex, JSON as stored.
+   */
+  readonly values: 'js-values' | 'sql-text';
+  /**
+   * What a column declared `timestamp` without a zone holds: an instant written in UTC ('utc', as SQLite's
+   * datetime() writes it), or a wall-clock time of no zone ('wall-clock', as SQL's `timestamp without time zone`).
+   */
+  readonly plainTimestamps: 'utc' | 'wall-clock';
+}
+
+/**
+ * The neutral column types of the one table definition (db/model/schema/definition.ts `ColumnType`), filled in there by
+ * declaration merging so the contract imports nothing of its users.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ModelTypes {}
+export type ModelColumnType = ModelTypes extends { column: infer T extends string } ? T : never;
+
+/** The SQL each neutral column type becomes on one engine, as its catalog reports it (destinations/<engine>/column-types.ts). */
+export type ColumnTypeNames = Readonly<Record<ModelColumnType, string>>;
+
+/** What the format writers know of the engine whose rows they write (export/database.ts exportTyping). */
+export interface ExportTyping {
+  readonly valueForms: ValueForms;
+  /** The engine's SQL of the model's column types: a column declared so is one of the model's (export/typed.ts). */
+  readonly columnTypes: ColumnTypeNames;
+}
+
 /** Element types of the JSON arrays the model declares (db/model/schema/definition.ts `list`), written as Parquet lists. */
 export type ListElement = 'int64' | 'double' | 'text';
 
@@ -404,8 +442,8 @@ export interface ExportReader {
     params: unknown[],
     batchSize: number,
   ): AsyncGenerator<RawRow[]>;
-  /** The values the format writers receive: SQLite's own, or Postgres's text (DuckDB's are converted to it). */
-  readonly valueForms: 'sqlite' | 'postgres';
+  /** How the values of `query` and `rowBatches` arrive (the engine's driver's forms, or converted to one). */
+  readonly valueForms: ValueForms;
   /** The CSV export's threads, loaded when asked for (present where `capabilities.parallelExportReaders`). */
   readonly csvThreads?: () => Promise<CsvThreads>;
   /** A catalog type as the export declares it, with its kind. */
@@ -472,8 +510,8 @@ export interface DestinationAdapter<out D extends DestinationName> {
     exactInteger(expr: string): string;
     /** The text type name for CAST. */
     readonly textType: string;
-    /** Which column of SQL_TYPES (db/model/schema/definition.ts) names this destination's types. */
-    readonly typeNames: 'sqlite' | 'pg';
+    /** The SQL each of the model's neutral column types becomes here (the engine's migrations were made from it). */
+    readonly columnTypes: ColumnTypeNames;
   };
   /** Catalog statements; each yields `name` (tables), `name, type, not_null` (columns), `name` in key order (primary key). */
   readonly catalog: {

@@ -55,7 +55,7 @@ export async function writeAtomically<T>(finalPath: string, write: (tempPath: st
 }
 
 // The `.partial` files being written by this process. Ctrl-C or SIGTERM of an export ended the process before its
-// catch could run, leaving a hidden file of up to the whole export's size (16 MB seen) that only a later export in
+// catch could run, leaving a hidden file of up to the whole export's size that only a later export in
 // the same folder swept. While any is open in a process where nothing else handles the signal (a plain `export`), a
 // signal removes them first, then is raised again so the process ends as it would have.
 const openPartials = new Set<string>();

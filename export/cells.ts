@@ -2,6 +2,7 @@
 // CSV (formats/csv.ts), so both dialects write the same text for the same data: integers exact (64-bit ids never pass through
 // a float), booleans true/false, timestamps ISO 8601, JSON as JSON text.
 import type { ColumnInfo } from './columns.js';
+import type { ValueForms } from '../destinations/contract.js';
 
 export interface CellOptions {
   /** Text written for SQL NULL. '' writes an empty unquoted cell (empty strings are then written as ""). */
@@ -26,33 +27,31 @@ export function neutralizeFormula(text: string): string {
   return `'${text}`;
 }
 
-/** Per value forms (the export reader's valueForms): SQLite's own values, or Postgres's text. */
+/** By how the values arrive (the export reader's valueForms): the driver's JavaScript values, or SQL text. */
 const FORMATTERS = {
-  sqlite: (col: ColumnInfo, opts: CellOptions) => sqliteFormatter(col, opts),
-  postgres: (col: ColumnInfo, opts: CellOptions) => postgresFormatter(col, opts),
-} as const;
-/** Whether the forms carry numbers as numbers (SQLite) rather than text. */
-const NUMBERS_AS_VALUES = { sqlite: true, postgres: false } as const;
+  'js-values': (col: ColumnInfo, opts: CellOptions) => jsValueFormatter(col, opts),
+  'sql-text': (col: ColumnInfo, opts: CellOptions) => sqlTextFormatter(col, opts),
+} as const satisfies Record<ValueForms['values'], (col: ColumnInfo, opts: CellOptions) => (value: unknown) => string>;
 
-export function cellFormatter(col: ColumnInfo, dialect: 'sqlite' | 'postgres', opts: CellOptions): CellFormatter {
+export function cellFormatter(col: ColumnInfo, forms: ValueForms, opts: CellOptions): CellFormatter {
   const nullCell = opts.nullText === '' ? null : opts.nullText;
-  const inner = FORMATTERS[dialect](col, opts);
+  const inner = FORMATTERS[forms.values](col, opts);
   return (value) => (value === null || value === undefined ? nullCell : inner(value));
 }
 
 /**
  * Whether every number (integer or real, bigint or number) in this column is written as String(value), the same
  * digits whichever of the two types the driver gave it. False where the column's kind gives numbers a meaning:
- * booleans (0/1 as true/false) and epoch timestamps. Postgres values arrive as text, never as numbers.
+ * booleans (0/1 as true/false) and epoch timestamps. Values in SQL text arrive as text, never as numbers.
  * formats/csv.ts writes such cells without calling the formatter; this is the one place that decides.
  */
-export function numbersAsIs(col: ColumnInfo, dialect: 'sqlite' | 'postgres'): boolean {
-  // Postgres values arrive as text, never as numbers.
-  return NUMBERS_AS_VALUES[dialect] && sqliteNumberFormatter(col) === String;
+export function numbersAsIs(col: ColumnInfo, forms: ValueForms): boolean {
+  // SQL text carries numbers as text, never as numbers.
+  return forms.values === 'js-values' && jsNumberFormatter(col) === String;
 }
 
-/** How a SQLite column writes a number; String for "as it is" (a safe integer: the same text as a bigint or a number). */
-function sqliteNumberFormatter(col: ColumnInfo): (value: bigint | number) => string {
+/** How a number of a column of JavaScript values is written; String for "as it is" (a safe integer: the same text as a bigint or a number). */
+function jsNumberFormatter(col: ColumnInfo): (value: bigint | number) => string {
   if (col.kind === 'boolean')
     return (value) => (value === 1n || value === 1 ? 'true' : value === 0n || value === 0 ? 'false' : String(value));
   const epochScale = col.kind === 'timestamp_s' ? 1000 : col.kind === 'timestamp_ms' ? 1 : 0;
@@ -60,9 +59,9 @@ function sqliteNumberFormatter(col: ColumnInfo): (value: bigint | number) => str
   return String;
 }
 
-function sqliteFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown) => string {
+function jsValueFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown) => string {
   const text = opts.neutralizeFormulas && col.kind !== 'json' ? neutralizeFormula : (s: string) => s;
-  const number = sqliteNumberFormatter(col);
+  const number = jsNumberFormatter(col);
   return (value) => {
     switch (typeof value) {
       case 'bigint':
@@ -87,9 +86,9 @@ function isoFromEpochMs(ms: number, col: ColumnInfo): string {
   return d.toISOString();
 }
 
-// Postgres values arrive as the server's own text (every type parser is the identity; see rows.ts), which is
-// already exact for bigint and numeric and already JSON for json/jsonb.
-const PG_TIMESTAMPTZ_UTC = /^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)\+00$/;
+// Values in SQL text arrive as the server's own text (Postgres's pool parses no type, DuckDB's rows are converted to
+// the same text), which is already exact for bigint and numeric and already JSON for json/jsonb.
+const TIMESTAMPTZ_TEXT_UTC = /^(\d{4,}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)\+00$/;
 
 // Postgres drops trailing zeros of the fraction; JavaScript's toISOString (what SQLite rows hold) always writes
 // milliseconds. Padding to at least three digits makes the same instant the same text in both dialects.
@@ -100,7 +99,7 @@ function millisAtLeast(time: string): string {
   return fraction.length >= 3 ? time : `${time}${'0'.repeat(3 - fraction.length)}`;
 }
 
-function postgresFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown) => string {
+function sqlTextFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown) => string {
   const asText = (value: unknown): string => {
     if (typeof value !== 'string') throw new Error(`export: column "${col.name}" did not arrive as text from Postgres`);
     return value;
@@ -111,7 +110,10 @@ function postgresFormatter(col: ColumnInfo, opts: CellOptions): (value: unknown)
     case 'timestamptz':
       // The export session runs with TimeZone UTC, so every value ends in +00; infinity stays as written.
       return (v) =>
-        asText(v).replace(PG_TIMESTAMPTZ_UTC, (_all, date: string, time: string) => `${date}T${millisAtLeast(time)}Z`);
+        asText(v).replace(
+          TIMESTAMPTZ_TEXT_UTC,
+          (_all, date: string, time: string) => `${date}T${millisAtLeast(time)}Z`,
+        );
     case 'timestamp':
       return (v) => asText(v).replace(' ', 'T');
     case 'text':

@@ -61,53 +61,6 @@ export async function describeTable(db: ExportDatabase, table: string, hints?: C
   return cols;
 }
 
-// SQLite's affinity rules (https://sqlite.org/datatype3.html §3.1), refined by the names people declare.
-export function sqliteKind(declared: string): ColumnKind {
-  const t = declared.toUpperCase();
-  if (t.includes('BOOL')) return 'boolean';
-  if (t.includes('JSON')) return 'json';
-  if (t.includes('TIMESTAMP') || t.includes('DATETIME')) return 'timestamp';
-  if (t === 'DATE') return 'date';
-  if (t.includes('INT')) return 'integer';
-  if (t.includes('CHAR') || t.includes('CLOB') || t.includes('TEXT')) return 'text';
-  if (t.includes('BLOB')) return 'blob';
-  if (t.includes('REAL') || t.includes('FLOA') || t.includes('DOUB')) return 'number';
-  if (t === '') return 'other';
-  return 'number';
-}
-
-export function postgresKind(dataType: string): ColumnKind {
-  switch (dataType) {
-    case 'bigint':
-    case 'integer':
-    case 'smallint':
-      return 'integer';
-    case 'numeric':
-    case 'real':
-    case 'double precision':
-      return 'number';
-    case 'boolean':
-      return 'boolean';
-    case 'json':
-    case 'jsonb':
-      return 'json';
-    case 'timestamp with time zone':
-      return 'timestamptz';
-    case 'timestamp without time zone':
-      return 'timestamp';
-    case 'date':
-      return 'date';
-    case 'bytea':
-      return 'blob';
-    case 'text':
-    case 'character varying':
-    case 'character':
-      return 'text';
-    default:
-      return 'other';
-  }
-}
-
 /** True when `table` holds at least one row of `pipeline` (cheap: stops at the first match). */
 /** Whether `table` holds any row (of any pipeline). */
 export async function tableHasRows(db: ExportDatabase, table: string): Promise<boolean> {

@@ -15,7 +15,7 @@ import {
   type ColumnHints,
   type ColumnInfo,
 } from './columns.js';
-import { quoteIdent, valueDialect, type ExportDatabase } from './database.js';
+import { exportTyping, quoteIdent, type ExportDatabase } from './database.js';
 import { wholeBodySql } from '../db/store/raw-responses.js';
 import { defaultFileName, fileTimestamp, pathInside, renderFileName, validateFileNameTemplate } from './file-name.js';
 import {
@@ -117,8 +117,8 @@ export interface ExportReport {
 
 // Rows are read in batches of about this many cells (at most 1,000 rows). A batch stays alive while it is formatted,
 // so batches of 1,000 rows of a wide table (57 columns of marketplace_products) survived V8's young-generation
-// collections and were copied by each one: garbage collection took a third of a CSV export. Batches sized by cells
-// keep that under 10% (bench/csv-export.ts: marketplace_products 2.2 s -> 1.0 s on this change alone).
+// collections and were copied by each one, and garbage collection took a large share of a CSV export; batches sized
+// by cells keep it small (bench/csv-export.ts, docs/measurements.md).
 const BATCH_CELLS = 4096;
 
 interface Settings extends FormatSettings {
@@ -416,7 +416,7 @@ async function exportOne(
       // Rows go to Parquet without passing through JavaScript: DuckDB's own COPY (destinations/duckdb/parquet.ts), or
       // Postgres's CSV into DuckDB (destinations/postgres/parquet.ts), which declines (null) a table it cannot carry.
       const copyParquet = await dest.parquetCopy();
-      const typed = typeColumns(table, columns, valueDialect(db));
+      const typed = typeColumns(table, columns, exportTyping(db));
       const onRows = (rows: number) => {
         stats.rows = rows;
         progress?.();
@@ -440,7 +440,7 @@ async function exportOne(
       }
     }
     const batches = tracked(rowBatches(db, query, params, batchRows(selected.length)), loadIdIndex, stats, progress);
-    await writer.write({ path: tempPath, table, columns, dialect: valueDialect(db), batches, settings, ...signal });
+    await writer.write({ path: tempPath, table, columns, typing: exportTyping(db), batches, settings, ...signal });
   });
 
   // Only now that the file is durable under its final name: a crash before this line repeats these rows in the

@@ -36,17 +36,20 @@ export async function inferredColumnHints(db: ExportDatabase): Promise<ColumnHin
   const hints: ColumnHints = {};
   const typed = db.adapter.capabilities.typedColumns;
   for (const r of rows) {
-    const kind = INFERRED_KINDS[r.data_type]?.[typed ? 'typed' : 'sqlite'];
+    const kind = INFERRED_KINDS[r.data_type]?.[typed ? 'typed' : 'affinity'];
     if (kind) (hints[r.table_name] ??= {})[r.column_name] = kind;
   }
   return hints;
 }
 
-/** Per logical type (db/model/evolve/types.ts): the kind in SQLite, and in the typed databases (where only JSON needs it). */
-const INFERRED_KINDS: Record<string, { sqlite: ColumnKind; typed?: ColumnKind }> = {
-  bool: { sqlite: 'boolean' },
-  json: { sqlite: 'json', typed: 'json' },
-  timestamp: { sqlite: 'timestamp' },
-  bigint: { sqlite: 'integer' },
-  double: { sqlite: 'number' },
+/**
+ * Per logical type (db/model/evolve/types.ts): the kind where declared types are only affinities (SQLite), and where they
+ * are the values' types (`typedColumns`; only JSON, kept as text, needs it).
+ */
+const INFERRED_KINDS: Record<string, { affinity: ColumnKind; typed?: ColumnKind }> = {
+  bool: { affinity: 'boolean' },
+  json: { affinity: 'json', typed: 'json' },
+  timestamp: { affinity: 'timestamp' },
+  bigint: { affinity: 'integer' },
+  double: { affinity: 'number' },
 };

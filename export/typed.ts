@@ -3,11 +3,11 @@
 // declared types alone cannot tell (booleans are INTEGER, timestamps and JSON are TEXT there). The project's
 // neutral table definition (db/model/schema/definition.ts) says it for the project's tables; any other table is typed
 // from what the database declares.
-import { SQL_TYPES, TABLES, type ColumnType } from '../db/model/schema/definition.js';
+import { TABLES, type ColumnType } from '../db/model/schema/definition.js';
 import type { ColumnInfo } from './columns.js';
 
 export type { ListElement, TypedColumn, ValueType } from '../destinations/contract.js';
-import type { ListElement, TypedColumn, ValueType } from '../destinations/contract.js';
+import type { ExportTyping, ListElement, TypedColumn, ValueForms, ValueType } from '../destinations/contract.js';
 
 const FROM_NEUTRAL: Record<ColumnType, ValueType> = {
   int64: 'int64',
@@ -19,15 +19,9 @@ const FROM_NEUTRAL: Record<ColumnType, ValueType> = {
   text: 'text',
 };
 
-/** Which SQL_TYPES names a destination's columns carry, by the value forms its export reader hands on. */
-const TYPE_NAMES_OF_FORMS = { sqlite: 'sqlite', postgres: 'pg' } as const satisfies Record<
-  'sqlite' | 'postgres',
-  'sqlite' | 'pg'
->;
-
-/** A `timestamp` column: SQLite's own datetime() writes UTC text without a zone; Postgres `timestamp` is a wall-clock time. */
-const PLAIN_TIMESTAMP = { sqlite: 'timestamp_utc', postgres: 'timestamp_local' } as const satisfies Record<
-  'sqlite' | 'postgres',
+/** A `timestamp` column without a zone, by what the engine's forms say it holds (an instant in UTC, or a wall-clock time). */
+const PLAIN_TIMESTAMP = { utc: 'timestamp_utc', 'wall-clock': 'timestamp_local' } as const satisfies Record<
+  ValueForms['plainTimestamps'],
   ValueType
 >;
 
@@ -35,10 +29,10 @@ const PLAIN_TIMESTAMP = { sqlite: 'timestamp_utc', postgres: 'timestamp_local' }
  * The neutral type of a project column, when `table`.`column` is one of the project's and the database declares
  * it as the project's migrations do (a user's own table that happens to share a name is typed by its declaration).
  */
-function neutralType(table: string, col: ColumnInfo, dialect: 'sqlite' | 'postgres'): ColumnType | undefined {
+function neutralType(table: string, col: ColumnInfo, typing: ExportTyping): ColumnType | undefined {
   const def = modelColumn(table, col.name);
   if (!def) return undefined;
-  const expected = SQL_TYPES[def.type][TYPE_NAMES_OF_FORMS[dialect]];
+  const expected = typing.columnTypes[def.type];
   return col.declared.toLowerCase() === expected ? def.type : undefined;
 }
 
@@ -47,17 +41,17 @@ function modelColumn(table: string, column: string): { type: ColumnType; list?: 
     ?.columns[column];
 }
 
-export function typeColumns(table: string, columns: ColumnInfo[], dialect: 'sqlite' | 'postgres'): TypedColumn[] {
+export function typeColumns(table: string, columns: ColumnInfo[], typing: ExportTyping): TypedColumn[] {
   return columns.map((c) => {
-    const neutral = neutralType(table, c, dialect);
-    const type = neutral !== undefined ? FROM_NEUTRAL[neutral] : typeOfKind(c, dialect);
+    const neutral = neutralType(table, c, typing);
+    const type = neutral !== undefined ? FROM_NEUTRAL[neutral] : typeOfKind(c, typing.valueForms);
     // Every destination types these columns json (a test holds them to it), so the list is the same from each.
     const list = type === 'json' ? modelColumn(table, c.name)?.list : undefined;
     return { ...c, type, ...(list !== undefined ? { list } : {}) };
   });
 }
 
-function typeOfKind(c: ColumnInfo, dialect: 'sqlite' | 'postgres'): ValueType {
+function typeOfKind(c: ColumnInfo, forms: ValueForms): ValueType {
   switch (c.kind) {
     case 'integer':
       return 'int64';
@@ -72,7 +66,7 @@ function typeOfKind(c: ColumnInfo, dialect: 'sqlite' | 'postgres'): ValueType {
     case 'timestamp_ms':
       return 'timestamp_utc';
     case 'timestamp':
-      return PLAIN_TIMESTAMP[dialect];
+      return PLAIN_TIMESTAMP[forms.plainTimestamps];
     case 'blob':
       return 'blob';
     default:

@@ -24,9 +24,8 @@ export function readWorkerTuning(from?: Settings | Env, context: WorkerTuningCon
     waitHeartbeatTimeout: s.waitHeartbeatTimeout ?? (context.embeddedServer ? EMBEDDED_WAIT_HEARTBEAT_TIMEOUT : '5m'),
     activityTimeout: s.activityTimeout,
     // 100: a list of up to 100 URLs is one activity (chunks run one after another, each with the pipeline's
-    // concurrency inside, so a longer chunk costs no parallelism). With 25, a 100-URL run was 4 activities: 35
-    // history events and 12 billable actions against 17 and 6, and the Temporal server spent 1.2 ms of CPU a URL
-    // against 0.5-0.8 in bench/many-runs.ts. What a chunk costs instead: progress moves by whole chunks, and a
+    // concurrency inside, so a longer chunk costs no parallelism). Smaller chunks cost more history events, billable
+    // actions and server CPU per URL (bench/many-runs.ts, docs/measurements.md). What a chunk costs instead: progress moves by whole chunks, and a
     // worker killed mid-chunk hands the rest of it over after the heartbeat timeout (it resumes from its heartbeat).
     urlChunkSize: s.urlChunkSize,
     // Set by the operator: that size exactly; else the workflow grows chunks with the list (workflows/url-lists.ts).

@@ -94,12 +94,12 @@ export function register(program: Command): void {
         }
         return { cols, fixedTables: used };
       });
-      const { destinationOfUrl } = await import('../../destinations/index.js');
-      const typeNames = destinationOfUrl(target.database)?.adapter.sql.typeNames ?? 'sqlite';
+      const { destinationNamed, destinationOfUrl } = await import('../../destinations/index.js');
+      const columnTypes = (destinationOfUrl(target.database)?.adapter ?? destinationNamed('sqlite')).sql.columnTypes;
       // What each table and column means: the catalog's descriptions, as `schema export` and the database's comments.
       const { catalogTableOf } = await import('../../db/model/schema/catalog.js');
       const docsOf = (table: string) =>
-        catalogTableOf(target.name, table, cols, typeNames, contentTableName(target.name));
+        catalogTableOf(target.name, table, cols, columnTypes, contentTableName(target.name));
       // A fixed table's columns are the model's (db/model/schema/definition.ts), listed before the columns loads added to
       // it; its natural key is said (the key rows are upserted on).
       const fixedOf = (table: string) => {

@@ -2,7 +2,7 @@
 // (upsert.ts), and a written row gets the load's time in `loaded_at` and `last_seen_at` alike; the rows the load
 // saw unchanged get it here, one UPDATE per table and chunk of keys, which writes that column of those rows and
 // nothing else (no row is rewritten whole, and none whose `last_seen_at` is already that time or later).
-import { SQL_TYPES, TABLES, type ColumnType } from '../model/schema/definition.js';
+import { TABLES, type ColumnType } from '../model/schema/definition.js';
 import type { Scalar } from '../model/flatten/values.js';
 import { quoteIdent, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from '../model/tables.js';
@@ -34,9 +34,9 @@ function markSql(tx: Tx, table: DataTableName, rows: number): string {
   if (cached) return cached;
   const key = TABLE_META[table].key;
   const columns = TABLES[table].columns as Readonly<Record<string, { type: ColumnType }>>;
-  const typeNames = tx.adapter.sql.typeNames;
+  const columnTypes = tx.adapter.sql.columnTypes;
   // Every value cast to its column's type: Postgres types a VALUES list from its first row's text otherwise.
-  const types = [...key.map((k) => SQL_TYPES[columns[k]!.type][typeNames]), SQL_TYPES.timestamp[typeNames]];
+  const types = [...key.map((k) => columnTypes[columns[k]!.type]), columnTypes.timestamp];
   const tuples: string[] = [];
   let p = 0;
   for (let r = 0; r < rows; r++) tuples.push(`(${types.map((t) => `CAST(${tx.ph(++p)} AS ${t})`).join(', ')})`);

@@ -26,9 +26,10 @@ import {
   type StoredPrices,
   type TableCounts,
 } from './load-rows.js';
-import { SQL_TYPES, TABLES } from '../model/schema/definition.js';
+import { TABLES, type ColumnType } from '../model/schema/definition.js';
 import type { RawResponse } from './raw-responses.js';
 import type { Param, Tx } from './sql.js';
+import type { ColumnTypeNames } from '../../destinations/contract.js';
 import { TABLE_META, type DataTableName } from '../model/tables.js';
 
 /** The group cannot be written as one; the caller writes its responses one by one. */
@@ -60,12 +61,11 @@ export interface UpsertEntry {
   key?: string;
 }
 
-/** SQL type (Postgres names, which DuckDB takes too) of a column of one of the model's tables. */
-/** The SQL type (Postgres's names, which DuckDB shares) of a model table's column, as the model defines it. */
-export const columnType = (table: DataTableName, column: string): string => {
-  const def = (TABLES[table].columns as Readonly<Record<string, { type: keyof typeof SQL_TYPES }>>)[column];
+/** The SQL type of a model table's column on the engine whose `columnTypes` these are. */
+export const columnType = (table: DataTableName, column: string, columnTypes: ColumnTypeNames): string => {
+  const def = (TABLES[table].columns as Readonly<Record<string, { type: ColumnType }>>)[column];
   if (!def) throw new Error(`group writer: table ${table} has no column ${column}`);
-  return SQL_TYPES[def.type].pg;
+  return columnTypes[def.type];
 };
 
 /** The statements of one dialect: everything the group writer sends to the database goes through these. */
@@ -454,8 +454,8 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
     const inferred = fixed.inferred.get(table);
     const columns = [...meta.columns, ...(inferred?.columns ?? [])];
     const types = [
-      ...meta.columns.map((c) => columnType(table, c)),
-      ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, 'pg')),
+      ...meta.columns.map((c) => columnType(table, c, tx.adapter.sql.columnTypes)),
+      ...(inferred?.types ?? []).map((t) => sqlTypeOf(t, tx.adapter.sql.columnTypes)),
     ];
     await send(() =>
       d.upsert(table, columns, types, list, w?.counted ?? new Set(), sortedKeys(w?.replace ?? [])).then((changed) => {

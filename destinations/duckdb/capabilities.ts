@@ -10,9 +10,8 @@ export const duckdbCapabilities: DestinationCapabilities = {
   // No fixed bound; it keeps the Postgres one (statements of 256 rows stay far below it anyway).
   maxParams: 65_535,
   // DuckDB holds thousands of columns, but every ALTER TABLE ADD COLUMN inside a transaction keeps another version
-  // of the table's catalog entry until COMMIT, so one batch adding n columns costs memory growing with n squared
-  // (5,000 fields peaked a worker at 8.6 GB). 300 keeps the worst batch near the baseline (bench/wide-content.ts:
-  // 411 MB against 319 MB; 500 columns gave 563 MB).
+  // of the table's catalog entry until COMMIT, so one batch adding n columns costs memory growing with n squared.
+  // 300 keeps the worst batch near the baseline (bench/wide-content.ts, docs/measurements.md).
   maxColumns: 300,
   // No identifier limit; names are capped so that they stay readable and portable.
   maxIdentifierBytes: 128,

@@ -1,7 +1,7 @@
 // A DuckDB destination file. DuckDB lets one process open a file at a time, so the file is never held for long:
 // every transaction or read runs in a *session* that takes the file's lock (db/duckdb/file-lock.ts) and opens
 // the file. Sessions queued in the same process reuse the open file (one open per burst instead of one per load,
-// ~70 ms each), and an idle file stays open for LINGER_MS, unless another process is waiting: then the file is
+// each open costly), and an idle file stays open for LINGER_MS, unless another process is waiting: then the file is
 // closed and the lock released after the current session, and the waiting process gets it next. @duckdb/node-api is imported lazily so SQLite and Postgres users never load it.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +19,7 @@ import {
 import { describeProcess } from '../../lib/lock-owner.js';
 import { awaitNoInstance, closeInstance, closeThenRelease } from './instances.js';
 import { DuckDBEngineError, engineErrorKind } from './engine-errors.js';
-import { baselineDdl, DUCKDB_SCHEMA_STEPS, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE } from './ddl.js';
+import { baselineDdl, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE, stepsAfter } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
 import { olderFormat, rewriteFormat } from './rewrite-format.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
@@ -52,7 +52,7 @@ interface Unusable {
 }
 
 /**
- * How long an idle file stays open for this process's next session. Opening costs ~70 ms, and a worker's loads
+ * How long an idle file stays open for this process's next session. Opening is costly, and a worker's loads
  * arrive one after another with short gaps (a scrape, then its load); a process waiting for the file (it leaves
  * a marker, see file-lock.ts) is checked for every LINGER_POLL_MS and gets the file at once.
  */
@@ -62,9 +62,9 @@ const LINGER_POLL_MS = 25;
 /**
  * WAL size at which DuckDB checkpoints on its own (its default is 16 MB). Every checkpoint rewrites the tables'
  * last row groups and their ART indexes into new blocks and frees the old ones, and a DuckDB file never gives free
- * blocks back: a 2,000-product load checkpointed every 16 MB left 151 of its 329 blocks free (82.3 MB file, 43.8 MB
- * used; bench/duckdb-size.ts). With 128 MB the same load checkpoints once, when the file is closed, and the file is
- * its used blocks (43.8 MB, SQLite's 45.5 MB). The WAL's rows wait in memory until the checkpoint, so this is also
+ * blocks back: a load checkpointed at the default threshold left nearly half of its file free (bench/duckdb-size.ts,
+ * docs/measurements.md). With 128 MB the same load checkpoints once, when the file is closed, and the file is its
+ * used blocks. The WAL's rows wait in memory until the checkpoint, so this is also
  * the most a load holds that way.
  */
 const CHECKPOINT_THRESHOLD = '128MB';
@@ -185,8 +185,7 @@ async function ensureSchema(conn: DuckDBConnection): Promise<void> {
     return;
   }
   // A transaction per step: a step may need what the one before it did committed (ddl.ts, steps 9 and 10).
-  for (const step of DUCKDB_SCHEMA_STEPS) {
-    if (step.version <= version) continue;
+  for (const step of stepsAfter(version)) {
     await duckTransaction(conn, async (tx) => {
       for (const sql of await step.sql((q) => tx.all(q, []))) await tx.run(sql, []);
       await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${step.version}, now())`, []);

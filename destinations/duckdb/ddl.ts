@@ -2,20 +2,18 @@
 // Postgres migrations: DuckDB cannot run their history (RENAME/DROP COLUMN on indexed tables, DROP CONSTRAINT, row
 // level security), and drizzle has no DuckDB driver. The generated DDL is the *current* schema, so a fresh file
 // gets the same tables, columns, types and keys as a fresh Postgres database (test/integration/db/db-duckdb.test.ts).
-import {
-  SQL_TYPES,
-  TABLES,
-  type AnyTableDef,
-  type ColumnDef,
-  type IndexDef,
-} from '../../db/model/schema/definition.js';
+import { TABLES, type AnyTableDef, type ColumnDef, type IndexDef } from '../../db/model/schema/definition.js';
 import { quoteIdent } from '../../db/store/sql.js';
 import { commentOn, modelComments } from '../../db/model/schema/comments.js';
 import { VIEW_SQL } from '../../db/model/schema/views.js';
+import { DUCKDB_COLUMN_TYPES } from './column-types.js';
 
 /**
  * Version of the baseline below. A later change to the model gets a hand-written step in STEPS (only ADD COLUMN and
- * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap).
+ * CREATE INDEX are safe on DuckDB tables with indexes; a rename needs a table copy and swap), and `npm run
+ * db:generate` records the new version's baseline in schema-snapshots/: test/fast/db/db-migrations-current.test.ts
+ * fails while the definition differs from the last snapshot, or while the steps do not bring a file of the version
+ * before it to what a new file gets.
  */
 export const DUCKDB_SCHEMA_VERSION = 10;
 
@@ -87,8 +85,9 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{
     ],
   },
   // The analyst's views and the comments of every table, view and column (issue 40), as the Postgres migration
-  // 0014_warehouse_docs writes them; after every table exists, so spend_calls's too.
-  { version: 8, sql: () => warehouseDocsDdl() },
+  // 0014_warehouse_docs writes them; after every table exists, so spend_calls's too. Only on the columns the file has
+  // at this version: the descriptions are today's, and columns later steps add (last_seen_at, step 9) get theirs there.
+  { version: 8, sql: (read) => existingColumnsOnly(warehouseDocsDdl(), read) },
   // Columns typed for what they hold (issue 40), as the Postgres migration 0016_typed_columns types them. DuckDB
   // alters no column of a table with an index, and a dropped index's name is free only once its transaction has
   // committed: step 9 drops the indexes of the tables it alters (keeping their statements in PENDING_INDEXES), and
@@ -193,6 +192,23 @@ async function pendingIndexesDdl(read: SchemaRead): Promise<string[]> {
   ];
 }
 
+/**
+ * `statements` without the comments on columns of the file's tables that the file does not have (yet). Columns of a
+ * view the statements make keep theirs.
+ */
+async function existingColumnsOnly(statements: string[], read: SchemaRead): Promise<string[]> {
+  const rows = await read(`SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main'`);
+  const tables = new Set(rows.map((r) => String(r['table_name'])));
+  const columns = new Set(rows.map((r) => `${String(r['table_name'])}.${String(r['column_name'])}`));
+  const onColumn = /^COMMENT ON COLUMN "((?:[^"]|"")+)"\."((?:[^"]|"")+)" IS /;
+  return statements.filter((sql) => {
+    const m = onColumn.exec(sql);
+    if (!m) return true;
+    const [table, column] = [m[1]!.replace(/""/g, '"'), m[2]!.replace(/""/g, '"')];
+    return !tables.has(table) || columns.has(`${table}.${column}`);
+  });
+}
+
 /** The views (replaced, so the step is a no-op on a new file) and every comment of the model. */
 export function warehouseDocsDdl(): string[] {
   return [
@@ -203,12 +219,10 @@ export function warehouseDocsDdl(): string[] {
 
 /**
  * Whether the DuckDB schema has the model's index `i`. DuckDB answers a query through an ART index only for a
- * filter on one column (equality or IN); an index of several columns is scanned by no query (measured on 2M rows:
- * `WHERE p = ? AND l = ?` took 24 ms, a sequential scan, with an index on (p, l); `WHERE h = ?` with an index on h
- * 0.4 ms), and zone maps (min/max per row group) already skip what `load_id > ?` does not need, rows being
- * appended in load order. Such an index only costs: every insert maintains it, and the file stores it (without the
- * `(pipeline, load_id)` index of every data table and the other multi-column ones, a copy of a 2,000-product load
- * took 11.7 MB instead of 14.3 MB; bench/duckdb-size.ts). Unique indexes stay whatever their width: they are constraints
+ * filter on one column (equality or IN); a query filtering on the columns of an index of several columns is a
+ * sequential scan (docs/measurements.md), and zone maps (min/max per row group) already skip what `load_id > ?` does
+ * not need, rows being appended in load order. Such an index only costs: every insert maintains it, and the file
+ * stores it (bench/duckdb-size.ts). Unique indexes stay whatever their width: they are constraints
  * (rejected_results' ON CONFLICT needs its own).
  */
 export function duckdbBuildsIndex(i: IndexDef): boolean {
@@ -222,7 +236,7 @@ function literal(value: unknown): string {
 
 /** DuckDB accepts the Postgres type names the model uses (bigint, double precision, timestamp with time zone …). */
 export function duckdbType(c: ColumnDef): string {
-  return SQL_TYPES[c.type].pg;
+  return DUCKDB_COLUMN_TYPES[c.type];
 }
 
 export function sequenceName(table: string): string {
@@ -259,12 +273,17 @@ export function tableDdl(name: string, def: AnyTableDef): string[] {
   return out;
 }
 
-/** Every statement of the baseline schema, table by table in definition order. */
-export function baselineDdl(): string[] {
-  return [
-    ...Object.entries(TABLES).flatMap(([name, def]) => tableDdl(name, def as AnyTableDef)),
-    ...warehouseDocsDdl(),
-  ];
+/** Every statement of the baseline schema, table by table in definition order (of `tables`: the model's). */
+export function baselineDdl(tables: Readonly<Record<string, AnyTableDef>> = TABLES): string[] {
+  return [...Object.entries(tables).flatMap(([name, def]) => tableDdl(name, def)), ...warehouseDocsDdl()];
+}
+
+/** The steps a file of schema version `version` takes, in order (of `steps`: the product's). */
+export function stepsAfter(
+  version: number,
+  steps: typeof DUCKDB_SCHEMA_STEPS = DUCKDB_SCHEMA_STEPS,
+): typeof DUCKDB_SCHEMA_STEPS {
+  return steps.filter((s) => s.version > version);
 }
 
 export const SCHEMA_VERSION_TABLE = 'scrape_etl_duckdb_schema';

@@ -1,7 +1,7 @@
 // The exporter's reads from a DuckDB destination. Values are handed on as the text Postgres would send for the
 // same data (int8 as decimal text, booleans t/f, timestamptz as `YYYY-MM-DD HH:MM:SS.ffffff+00`, bytea as \x…), and
 // column types as Postgres names, so every format writer treats a DuckDB table exactly as a Postgres one (see
-// valueDialect in database.ts) and the two destinations write byte-identical files for the same rows.
+// the value forms in column-types.ts) and the two destinations write byte-identical files for the same rows.
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { ExportDatabase } from '../../export/database.js';
 import type { RawRow } from '../../export/rows.js';

@@ -3,7 +3,8 @@
 // with typed lists bound per column. @duckdb/node-api is loaded when first used.
 import type { LoadAttempt } from '../../db/store/load.js';
 import { selectSql } from '../../export/rows.js';
-import { postgresKind } from '../../export/columns.js';
+import { postgresKind } from '../postgres/column-types.js';
+import { DUCKDB_COLUMN_TYPES, DUCKDB_VALUE_FORMS } from './column-types.js';
 import type { DestinationAdapter } from '../contract.js';
 import { duckdbCapabilities } from './capabilities.js';
 import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
@@ -46,8 +47,8 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
   // The session holds the file's lock (one process at a time) and queues this process's transactions.
   transaction: (db, fn) => db.session((conn) => duckTransaction(conn, fn)),
   readTransaction: (db, fn) => db.session((conn) => duckTransaction(conn, fn)),
-  // No savepoints: a group is one transaction (load-group.ts: ~10 ms per COMMIT and ~2 ms per statement made one
-  // transaction per response cost ~50 ms); when it cannot be, each response gets a transaction of its own (same
+  // No savepoints: a group is one transaction (load-group.ts: a COMMIT and each statement cost DuckDB a fixed price,
+  // so a transaction per response cost several times a group's; docs/measurements.md); when it cannot be, each response gets a transaction of its own (same
   // contract: a failing response leaves nothing, the ones before it stay committed). One session holds the file
   // open for the whole list.
   writeBatches: (db, w) =>
@@ -69,7 +70,7 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
         },
       );
     }),
-  // A response alone as a group of one too: about a dozen statements instead of ~27 (~1-3 ms each).
+  // A response alone as a group of one too: about a dozen statements instead of ~27, each at DuckDB's fixed price.
   loneLoadsAsLists: true,
   // Only the changed rows need ON CONFLICT, which DuckDB charges dearly for (upsert.ts).
   upsertRows: (tx, t, rows, chunks) => upsertDuckdb(tx, t, rows, chunks),
@@ -82,7 +83,7 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     exactInteger: (expr) => `CAST(${expr} AS HUGEINT)`,
     textType: 'VARCHAR',
     // DuckDB takes the Postgres type names (ddl.ts).
-    typeNames: 'pg',
+    columnTypes: DUCKDB_COLUMN_TYPES,
   },
   catalog: {
     tablesSql: `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'main' AND table_type = 'BASE TABLE' ORDER BY table_name`,
@@ -96,7 +97,7 @@ export const duckdbDestination: DestinationAdapter<'duckdb'> = {
     rowBatches: (db, query, params, batchSize) =>
       duckBatches(db, typeof query === 'string' ? query : selectSql(query), params, batchSize),
     // Converted to Postgres's text forms (export-reader.ts), so a DuckDB table is written exactly as a Postgres one.
-    valueForms: 'postgres',
+    valueForms: DUCKDB_VALUE_FORMS,
     columnKind(type) {
       // Declared under Postgres's names: DuckDB columns are typed (and their values formatted) as Postgres's are.
       const declared = postgresTypeName(type);

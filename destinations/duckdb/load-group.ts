@@ -14,6 +14,7 @@
 // once anyway).
 import type { Scalar } from '../../db/model/flatten/values.js';
 import { columnType, PARENT_COLUMNS, writeGroup, type GroupDialect } from '../../db/store/load-group.js';
+import { DUCKDB_COLUMN_TYPES } from './column-types.js';
 import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/store/load-rows.js';
 import { insertRawResponsesDuckdb } from './raw-responses.js';
 import { quoteIdent, type Tx } from '../../db/store/sql.js';
@@ -32,7 +33,7 @@ function keySet(
   alias: string,
   first = 1,
 ) {
-  const types = columns.map((c) => columnType(table, c));
+  const types = columns.map((c) => columnType(table, c, DUCKDB_COLUMN_TYPES));
   const sql = `(SELECT ${types.map((t, i) => `${duckUnnest(tx, first + i, t)} AS k${i}`).join(', ')}) AS k`;
   const on = columns.map((c, i) => `${alias}.${quoteIdent(c)} = k.k${i}`).join(' AND ');
   const params: DuckParam[] = types.map((t, i) => ({ list: keys.map((k) => k[i] ?? null), type: duckListType(t) }));

@@ -14,7 +14,7 @@ export async function insertRawResponsesDuckdb(
   list: readonly RawResponse[],
 ): Promise<{ ids: number[]; landed: Promise<number> }> {
   const shas = list.map((r) => sha256Of(r.body));
-  // One statement (each costs DuckDB 1-3 ms whatever its size): the stored bodies equal to these (rows with their
+  // One statement (each costs DuckDB a fixed price whatever its size): the stored bodies equal to these (rows with their
   // sha), and the ids drawn from the sequence (rows without).
   const both = await tx.allWith(
     `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 IN (SELECT unnest(${tx.ph(1)}::VARCHAR[])) AND body_ref IS NULL GROUP BY body_sha256

@@ -1,9 +1,8 @@
 // A destination file made before the destination chose DuckDB's v1.2 storage format and 64 KB blocks (database.ts)
 // keeps its old format for ever: DuckDB fixes a file's format and block size when it creates it, and never gives
-// free blocks back. Such a file (43 MB for 2,000 products, 71 MB once the same products were loaded again) is
+// free blocks back. Such a file (several times the size of the same rows in the current format) is
 // rewritten once, the first time this version opens it: every table, sequence (with its current value), key and
-// index copied by DuckDB's own `COPY FROM DATABASE` into a new file in the current format (12 MB for the same
-// rows), which then replaces the old one by an atomic rename. The caller holds the file's lock, and has closed the
+// index copied by DuckDB's own `COPY FROM DATABASE` into a new file in the current format, which then replaces the old one by an atomic rename. The caller holds the file's lock, and has closed the
 // file after a checkpoint, so the old file has no WAL and nothing else writes it meanwhile. The copy is made beside
 // the file (`<file>.rewrite.tmp`); a process that dies while copying leaves the old file whole, and the next open
 // removes the stale copy and starts again.

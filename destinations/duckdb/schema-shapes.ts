@@ -10,6 +10,7 @@ import {
 } from '../../db/model/schema/parity.js';
 import { postgresTypeName } from './type-names.js';
 import { SCHEMA_VERSION_TABLE } from './ddl.js';
+import { DUCKDB_COLUMN_TYPES } from './column-types.js';
 
 /** duckdb_indexes().expressions is text such as `[pipeline, load_id]` (names quoted only when they must be). */
 function indexColumns(expressions: string): string[] {
@@ -52,7 +53,7 @@ export async function duckdbDatabaseShapes(conn: DuckDBConnection): Promise<Tabl
   };
   for (const r of cols) {
     const sqlType = postgresTypeName(String(r['data_type']));
-    const types = neutralTypes('pg', sqlType);
+    const types = neutralTypes(DUCKDB_COLUMN_TYPES, sqlType);
     const rawDefault = r['column_default'] === null ? null : String(r['column_default']);
     // Identity columns are a sequence default here (DuckDB has no GENERATED … AS IDENTITY).
     const identity = rawDefault !== null && /^nextval\(/i.test(rawDefault);

@@ -55,8 +55,8 @@ async function prepared(conn: DuckDBConnection, sql: string): Promise<DuckDBPrep
 
 /**
  * The version of the schema registry that db/store/evolve/registry.ts keeps its reads by (Tx.registryKeeping): a counter
- * per connection. Every load reads schema_history for the tables it writes (~2 ms of CPU per statement, a tenth of
- * a one-product load), and it changes only through this connection while the file is open: one process holds the
+ * per connection. Every load reads schema_history for the tables it writes (a statement's fixed price, a noticeable
+ * share of a one-product load), and it changes only through this connection while the file is open: one process holds the
  * file (database.ts), and the connection is dropped when the file is closed. A statement that writes
  * schema_history, any DDL and any rollback move the counter, so nothing read before them is used after.
  */

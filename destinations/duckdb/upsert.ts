@@ -1,6 +1,6 @@
 // Upserts into DuckDB without paying for ON CONFLICT where no conflict can happen. DuckDB charges milliseconds per
-// `INSERT … ON CONFLICT` statement whatever its row count (about 5 ms at one thread, against well under 1 ms for a
-// plain INSERT or a keyed SELECT of the same rows), and a product's load writes ten or so tables. Most rows are
+// `INSERT … ON CONFLICT` statement whatever its row count (several times a plain INSERT or a keyed SELECT of the same
+// rows; docs/measurements.md), and a product's load writes ten or so tables. Most rows are
 // either new (a first load) or unchanged (a reload): one SELECT of the chunk's keys and row hashes sorts them, new
 // rows go in with a plain INSERT, unchanged ones are skipped, and only changed ones take the ON CONFLICT path (which
 // also applies `updateWhere`). Safe because nothing else writes the file meanwhile: DuckDB transactions run one at a

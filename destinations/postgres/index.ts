@@ -4,7 +4,7 @@
 import type { Tx } from '../../db/store/sql.js';
 import type { LoadAttempt } from '../../db/store/load.js';
 import { quoteIdent } from '../../db/store/sql.js';
-import { postgresKind } from '../../export/columns.js';
+import { POSTGRES_COLUMN_TYPES, POSTGRES_VALUE_FORMS, postgresKind } from './column-types.js';
 import { lazyExportReader } from '../lazy-export-reader.js';
 import type { DestinationAdapter } from '../contract.js';
 import { postgresCapabilities } from './capabilities.js';
@@ -67,7 +67,7 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
     ph: (n) => `$${n}`,
     exactInteger: (expr) => `${expr}::numeric`,
     textType: 'VARCHAR',
-    typeNames: 'pg',
+    columnTypes: POSTGRES_COLUMN_TYPES,
   },
   catalog: {
     tablesSql: `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
@@ -78,7 +78,7 @@ export const postgresDestination: DestinationAdapter<'postgres'> = {
         WHERE i.indrelid = to_regclass(quote_ident(${ph1})) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
   },
   exportReader: lazyExportReader(exportReader, {
-    valueForms: 'postgres',
+    valueForms: POSTGRES_VALUE_FORMS,
     columnKind: (type) => ({ declared: type, kind: postgresKind(type) }),
   }),
   // Postgres's COPY … TO STDOUT (CSV) straight into DuckDB's CSV reader and Parquet writer: no row in JavaScript.

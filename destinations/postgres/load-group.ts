@@ -11,6 +11,7 @@ import {
   type GroupDialect,
   type UpsertEntry,
 } from '../../db/store/load-group.js';
+import { POSTGRES_COLUMN_TYPES } from './column-types.js';
 import { keyString, type LoadBatchResult, type PreparedBatch } from '../../db/store/load-rows.js';
 import { unnestRows, unnestRowsInOrder } from './arrays.js';
 import { insertRawResponsesPostgres } from './raw-responses.js';
@@ -54,7 +55,7 @@ async function upsertGroup(
     // locked it ahead of the rest.
     const set = unnestRows(
       tx,
-      meta.key.map((k) => columnType(table, k)),
+      meta.key.map((k) => columnType(table, k, POSTGRES_COLUMN_TYPES)),
       replace,
       params.length + 1,
     );
@@ -84,7 +85,7 @@ export function postgresGroupDialect(tx: Tx): GroupDialect {
   ) =>
     unnestRows(
       tx,
-      columns.map((c) => columnType(table, c)),
+      columns.map((c) => columnType(table, c, POSTGRES_COLUMN_TYPES)),
       keys,
       first,
     );
@@ -121,7 +122,7 @@ export function postgresGroupDialect(tx: Tx): GroupDialect {
       const name = quoteIdent(table);
       const set = unnestRowsInOrder(
         tx,
-        key.map((c) => columnType(table, c)),
+        key.map((c) => columnType(table, c, POSTGRES_COLUMN_TYPES)),
         keys,
         1,
         'k',

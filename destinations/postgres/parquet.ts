@@ -1,8 +1,7 @@
 // Parquet from a Postgres destination: Postgres writes the rows as CSV (`COPY (select …) TO STDOUT`) and the bytes
 // go unparsed into DuckDB's CSV reader and Parquet writer (parquet-csv-pipe.ts). No value becomes a JavaScript object
 // on the way: the rows streamed through a cursor (pg-query-stream, an array and a string per cell) and DuckDB's
-// appender (formats/parquet.ts) ran at 0.46x pyarrow streaming the same rows, this at 1.00x (bench/export-parquet.ts,
-// 494,600 rows on a loaded 2-core machine).
+// appender (formats/parquet.ts) ran at about half this path's speed (bench/export-parquet.ts, docs/measurements.md).
 import { mkdir, rm } from 'node:fs/promises';
 import type pg from 'pg';
 import { quoteIdent, type ExportDatabase } from '../../export/database.js';

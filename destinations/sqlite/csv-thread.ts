@@ -14,6 +14,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { csvEncoder } from '../../export/formats/csv.js';
+import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { quoteIdent } from '../../lib/quote-ident.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 import { csvPageBatches } from './csv-pages.js';
@@ -46,8 +47,8 @@ export type FromThread =
 
 /**
  * A chunk is handed over when its buffer of this many bytes is full or its page ends. A page of a narrow table is
- * about 500 KB of CSV; 256 KB chunks (with the calling thread's 256 KB flushes) left 1.5 MB less peak RSS than 1 MB
- * ones on 2 threads (95.0-95.7 MB against 96.0-97.4, 395,680 x 16 rows), same speed.
+ * about 500 KB of CSV; 256 KB chunks (with the calling thread's 256 KB flushes) left less peak memory than 1 MB ones
+ * at the same speed (docs/measurements.md).
  */
 const CHUNK_BYTES = 256 << 10;
 
@@ -98,7 +99,7 @@ try {
 async function exportShare(reader: BetterSqlite3.Database): Promise<void> {
   reader.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
   reader.pragma(`cache_size = ${EXPORT_READER_CACHE}`);
-  const encoder = csvEncoder(data.columns, 'sqlite', data.settings);
+  const encoder = csvEncoder(data.columns, SQLITE_VALUE_FORMS, data.settings);
   send({ type: 'ready' });
   await receive('begin');
   reader.exec('BEGIN');

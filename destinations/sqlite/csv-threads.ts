@@ -3,9 +3,8 @@
 // each read every n-th page of the table's rowids on a connection of their own and encode it (csv-pages.ts), and
 // this thread writes the pages in rowid order into the one file, exactly the bytes a single-threaded export writes
 // (test/integration/export/export-csv-parallel.test.ts compares them). This thread is reader 0 itself, and export
-// threads (csv-thread.ts) are the others: a thread's own isolate costs about 20 MB at its peak, and this thread
-// only copied bytes while a whole core's worth of its time went unused (2 readers, 395,680 x 16 rows: peak RSS
-// 112 -> 97 MB, CPU 1.6-1.8 -> 1.4-1.5 s). Memory stays flat: a thread hands over at most CREDITS chunks of about
+// threads (csv-thread.ts) are the others: a thread's own isolate costs memory, and this thread only copied bytes
+// while a whole core's worth of its time went unused (docs/measurements.md). Memory stays flat: a thread hands over at most CREDITS chunks of about
 // 256 KB before this thread has written them.
 //
 // One snapshot for all threads: each opens its own read transaction while this thread holds the database's
@@ -25,6 +24,7 @@ import type { ColumnInfo, CsvSettings, ExportDatabase, TableQuery, ThreadedCsvJo
 import { sqliteOf } from './handle.js';
 import { hasRowids } from './rowids.js';
 import { DoubleBufferedFile, csvEncoder } from '../../export/formats/csv.js';
+import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { csvPageBatches } from './csv-pages.js';
 import { holdYoungGeneration } from '../../export/young-generation.js';
 import { EXPORT_READER_CACHE } from './pages.js';
@@ -41,9 +41,8 @@ const STALL_MS = 60_000;
 const CREDITS = 4;
 /**
  * Each thread's young generation: a page's garbage is short-lived, and V8's default young generation for a thread
- * left each one about 50 MB of resident memory; 16 MB about 25 MB (2 threads, 400,000 rows: peak RSS 166 MB against
- * 183-200 MB), 4 MB another 12 MB less (172.7 -> 149.2 MB for 2 threads, 401,152 rows x 16 columns) for 10% more
- * CPU (1.43 -> 1.59 s); 2 MB saved only 4 MB more and cost another 15% of CPU.
+ * held far more resident memory than it needs; smaller saves memory for some more CPU, and below 4 MB the CPU cost
+ * outgrew the saving (docs/measurements.md).
  */
 const THREAD_YOUNG_GENERATION_MB = 4;
 /** A page of rowids holds about this many batches of rows. */
@@ -127,8 +126,8 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
     }
     await Promise.all(channels.map((c) => c.receive('ready')));
     // This thread encodes its share of the pages, as an export in the calling thread does, so it holds the young
-    // generation at its size as that one does (young-generation.ts): without, V8 grew it to 2 x 16 MB (peak RSS
-    // 121 MB against 97 MB, 2 threads, 395,680 x 16 rows). Taken once the threads are up: a thread's start set
+    // generation at its size as that one does (young-generation.ts): without, V8 grew it to its maximum
+    // (docs/measurements.md). Taken once the threads are up: a thread's start set
     // V8's flags back, and a hold taken before had no effect.
     release = holdYoungGeneration();
     const span = await snapshotTogether(
@@ -143,7 +142,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
     const count = reader.prepare(`select count(*) from ${table}`).pluck().safeIntegers(true).get() as bigint;
     const file = await open(job.path, 'wx');
     const out = new DoubleBufferedFile(file);
-    const encoder = csvEncoder(job.columns, 'sqlite', job.settings);
+    const encoder = csvEncoder(job.columns, SQLITE_VALUE_FORMS, job.settings);
     try {
       await out.append(encoder.header);
       const { lo, hi } = span;

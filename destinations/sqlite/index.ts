@@ -7,7 +7,7 @@ import type { DestinationAdapter } from '../contract.js';
 import { sqliteCapabilities } from './capabilities.js';
 import { filePathOfUrl, URL_FORMS } from '../url-forms.js';
 import { sqliteReadTransaction, sqliteWriteTransaction } from './tx.js';
-import { sqliteKind } from '../../export/columns.js';
+import { SQLITE_COLUMN_TYPES, SQLITE_VALUE_FORMS, sqliteKind } from './column-types.js';
 
 const PERMANENT_SQLITE_CODES = new Set([
   'SQLITE_NOTADB',
@@ -65,7 +65,7 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     ph: () => '?',
     exactInteger: (expr) => `CAST(${expr} AS INTEGER)`,
     textType: 'TEXT',
-    typeNames: 'sqlite',
+    columnTypes: SQLITE_COLUMN_TYPES,
   },
   catalog: {
     tablesSql: `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name`,
@@ -74,7 +74,7 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     primaryKeySql: (ph1) => `SELECT name FROM pragma_table_info(${ph1}) WHERE pk > 0 ORDER BY pk`,
   },
   exportReader: lazyExportReader(exportReader, {
-    valueForms: 'sqlite',
+    valueForms: SQLITE_VALUE_FORMS,
     columnKind: (type) => ({ declared: type, kind: sqliteKind(type) }),
     csvThreads: () => import('./csv-threads.js'),
   }),

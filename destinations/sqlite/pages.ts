@@ -6,8 +6,8 @@ import type { RawRow, TableQuery } from '../../export/rows.js';
 
 /**
  * Page cache of an export's read connection (SQLite's cache_size: negative is KiB). better-sqlite3 builds SQLite
- * with a 16 MB default, and an export reads the whole table once, so the cache filled with pages never read again:
- * about 21 MB of an export's peak RSS, per connection (each export thread has one). A page of rows is one seek from
+ * with a 16 MB default, and an export reads the whole table once, so the cache filled with pages never read again,
+ * per connection (each export thread has one; docs/measurements.md). A page of rows is one seek from
  * the root, whose few interior pages stay in 1 MB; the rest the operating system's file cache serves.
  */
 export const EXPORT_READER_CACHE = -1024;
@@ -66,8 +66,8 @@ function pageStatement(reader: BetterSqlite3.Database, sql: string): BetterSqlit
  * One page's statement: `lower` bounds the rowid from below with the next parameter, `bounded` from above with the
  * one after. NOT INDEXED keeps every page a seek on the rowid and a scan forward that stops after `batchSize` rows.
  * Without it, an export of one pipeline (`pipeline = ?`) had SQLite use the natural-key index, which starts with
- * pipeline: every page then read all of the pipeline's rows and sorted them by rowid to keep `batchSize`, so a
- * 400,000-row export of job_records took 28 s instead of about 1 (test/fast/export/export-page-plan.test.ts checks the plan).
+ * pipeline: every page then read all of the pipeline's rows and sorted them by rowid to keep `batchSize`, so an
+ * export took many times as long (docs/measurements.md; test/fast/export/export-page-plan.test.ts checks the plan).
  */
 export function rowidPageSql(q: TableQuery, batchSize: number, lower: '>=' | '>' | null, bounded: boolean): string {
   const range = [...(lower ? [`rowid ${lower} ?`] : []), ...(bounded ? ['rowid < ?'] : [])];

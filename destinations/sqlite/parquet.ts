@@ -1,17 +1,15 @@
 // Parquet from an SQLite destination: SQLite itself writes each row as a CSV record (one string per row, built by
 // the SELECT), pages of records go into DuckDB's CSV reader and Parquet writer (parquet-csv-pipe.ts). Reading the
 // cells as JavaScript values (a bigint per integer) and copying them into DuckDB's appender (formats/parquet.ts)
-// took 2.5 s of CPU for 494,600 rows x 16 columns, 0.87-0.92x pyarrow streaming the same rows; SQLite's records
-// cost about a quarter of that, and DuckDB parses them on its own threads.
+// cost several times the CPU of SQLite's records, and DuckDB parses those on its own threads (docs/measurements.md).
 //
 // Every value is written by SQL: integers as their decimal text, reals with 17 significant digits (exact round
-// trip: `%!.17g`; without `!` SQLite's printf stops at 16 digits, and 36% of 200,000 random doubles came back
-// different; with it none did), text quoted, blobs as hex, booleans 0/1 as false/true. A value of another storage
+// trip: `%!.17g`; without `!` SQLite's printf stops at 16 digits, and many doubles come back different), text quoted, blobs as hex, booleans 0/1 as false/true. A value of another storage
 // class than its column's (a real in an INTEGER column, epoch numbers in a timestamp column, a blob in a text
 // column …) is written as a field DuckDB's CSV reader refuses (ODD), so the table is declined and written by the
 // row path (formats/parquet.ts), which converts such values as typed.ts says or names the column it refuses.
-// Checking in SQL is what it costs: a JavaScript function in the records' SQL, even one never called, added 0.4 s
-// of CPU to 494,600 rows x 16 columns, the type checks 0.3 s, over 0.5 s for the records alone.
+// Checking in SQL is what it costs: a JavaScript function in the records' SQL, even one never called, cost more than
+// the type checks, each a large share of the records' own CPU (docs/measurements.md).
 import { mkdir, rm } from 'node:fs/promises';
 import type { ExportDatabase } from '../../export/database.js';
 import { hasRowids } from './rowids.js';
@@ -63,7 +61,7 @@ export async function copySqliteParquet(
 ): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
   if (sqliteOf(db).memory || !hasRowids(sqliteOf(db), job.table)) return null;
   const typed = job.columns.map((c) => c.typed);
-  // concat_ws builds the record in one pass; `||` copied it once per field (0.25 s more for 494,600 x 16).
+  // concat_ws builds the record in one pass; `||` copied it once per field (docs/measurements.md).
   const record = `concat_ws(',', ${job.columns.map((c) => fieldSql(c.typed, c.expr)).join(', ')})`;
   const pageRows = Math.max(64, Math.min(4096, Math.floor(PAGE_CELLS / Math.max(1, typed.length))));
   const scratch = spillFolderFor(job.path);

@@ -2,30 +2,29 @@
 // same data; csv-stringify writes the header and defines the encoding of every cell.
 //
 // Why the data cells do not pass through csv-stringify one by one: its per-cell cost (a cast context, two tuples and
-// a destructuring of its options per field, ~1.4 us a cell, and for long JSON text eight scans and four copies) was
-// 70-90% of an export and most of its garbage. A cell is written here exactly as csv-stringify writes it with
+// a destructuring of its options per field, and for long JSON text eight scans and four copies) was most of an
+// export's time and garbage (docs/measurements.md). A cell is written here exactly as csv-stringify writes it with
 // stringifyOptions(): as it is when `quotingTest` finds nothing to quote (numbers, ids, plain words), otherwise in
 // double quotes with its quotes doubled (RFC 4180 2.6-2.7, csv-stringify's only transformation with these options).
 // test/fast/export/export-csv-encoding.test.ts checks the files are byte-identical to csv-stringify encoding every cell, for
-// every delimiter, null text and line ending, over awkward values. Measured on marketplace_products (20k x 57): an
-// earlier version that still sent the cells needing quotes (5 of 57 per row) through csv-stringify, one call per
-// batch, spent 0.3 s more CPU per export (~30%).
+// every delimiter, null text and line ending, over awkward values. Sending even the cells that need quotes through
+// csv-stringify, one call per batch, still cost noticeably more CPU (docs/measurements.md).
 import { open, type FileHandle } from 'node:fs/promises';
 import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
 import { cellFormatter, numbersAsIs } from '../cells.js';
 import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
-import type { CsvSettings } from '../../destinations/contract.js';
+import type { CsvSettings, ValueForms } from '../../destinations/contract.js';
 import { holdYoungGeneration } from '../young-generation.js';
 
 export const csvWriter: FormatWriter = {
-  async write({ path, columns, dialect, batches, settings, signal }) {
+  async write({ path, columns, typing, batches, settings, signal }) {
     const file = await open(path, 'wx');
     const out = new DoubleBufferedFile(file);
     const release = holdYoungGeneration();
     try {
-      for await (const text of csvText(batches, columns, dialect, settings)) {
+      for await (const text of csvText(batches, columns, typing.valueForms, settings)) {
         signal?.throwIfAborted();
         await out.append(text);
       }
@@ -44,8 +43,8 @@ export const csvWriter: FormatWriter = {
  * Encodes text as UTF-8 into one of two reusable buffers and writes a full buffer while the next one fills, so
  * formatting and disk writes overlap and the output makes no garbage: no Buffer per chunk, no stream queue.
  * Memory stays at two buffers of about FLUSH_BYTES (more only for a single larger batch) whatever the table size.
- * 256 KB rather than 1 MB: 1.3 MB less peak RSS for an export in one thread (71.8 -> 70.5 MB, 395,680 x 16 rows)
- * and 2 MB less on threads, at the same speed (the writes are 4 times as many and still few: about 200 for 48 MB).
+ * 256 KB rather than 1 MB: less peak memory at the same speed, the writes four times as many and still few
+ * (docs/measurements.md).
  */
 const FLUSH_BYTES = 256 << 10;
 
@@ -152,7 +151,7 @@ export interface CsvEncoder {
   rows(batch: RawRow[]): string;
 }
 
-export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres', settings: CsvSettings): CsvEncoder {
+export function csvEncoder(columns: ColumnInfo[], forms: ValueForms, settings: CsvSettings): CsvEncoder {
   const opts = stringifyOptions(settings);
   const recordDelimiter = opts.record_delimiter as string;
   const delimiter = settings.delimiter;
@@ -162,12 +161,12 @@ export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres'
   const nullText = settings.nullText;
   const nullIsPlain = nullText === '' || !needsQuoting(nullText);
   // The cell formatters are chosen once per column (cells.ts), not per cell.
-  const formatters = columns.map((c) => cellFormatter(c, dialect, settings));
+  const formatters = columns.map((c) => cellFormatter(c, forms, settings));
   const width = formatters.length;
   // Columns whose numbers (integers and reals) cells.ts writes as String(value), plain: most cells of a long table,
-  // written here without the two formatter calls (bench/csv-export.ts, marketplace_model_stocks: CPU -5%). Which
+  // written here without the two formatter calls (bench/csv-export.ts). Which
   // columns those are is cells.ts's decision; whether the text needs no quoting is this file's (the delimiter).
-  const numberAsIs = columns.map((c) => numbersArePlain && numbersAsIs(c, dialect));
+  const numberAsIs = columns.map((c) => numbersArePlain && numbersAsIs(c, forms));
   const header = (settings.bom ? '\uFEFF' : '') + stringify([columns.map((c) => c.name)], opts);
 
   function rows(batch: RawRow[]): string {
@@ -202,10 +201,10 @@ export function csvEncoder(columns: ColumnInfo[], dialect: 'sqlite' | 'postgres'
 async function* csvText(
   batches: AsyncIterable<RawRow[]>,
   columns: ColumnInfo[],
-  dialect: 'sqlite' | 'postgres',
+  forms: ValueForms,
   settings: FormatSettings,
 ): AsyncGenerator<string> {
-  const encoder = csvEncoder(columns, dialect, settings);
+  const encoder = csvEncoder(columns, forms, settings);
   yield encoder.header;
   for await (const batch of batches) yield encoder.rows(batch);
 }

@@ -3,7 +3,7 @@
 // the Parquet or XLSX libraries.
 import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
-import type { CsvSettings } from '../../destinations/contract.js';
+import type { CsvSettings, ExportTyping } from '../../destinations/contract.js';
 
 export const EXPORT_FORMATS = ['csv', 'parquet', 'jsonl', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -27,7 +27,8 @@ export interface WriteJob {
   table: string;
   /** The columns to write, in order. Rows may hold more values after these (see export.ts `tracked`). */
   columns: ColumnInfo[];
-  dialect: 'sqlite' | 'postgres';
+  /** How the engine hands its values and names the model's types (export/database.ts exportTyping). */
+  typing: ExportTyping;
   /** Batches of raw driver rows; the next batch is read only when the writer asks for it (back-pressure). */
   batches: AsyncIterable<RawRow[]>;
   settings: FormatSettings;

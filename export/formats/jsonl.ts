@@ -8,12 +8,13 @@ import { cellFormatter } from '../cells.js';
 import type { RawRow } from '../rows.js';
 import { boolOf, doubleOf, int64Of, textOf, typeColumns, type TypedColumn } from '../typed.js';
 import type { FormatWriter } from './index.js';
+import type { ValueForms } from '../../destinations/contract.js';
 
 type Encoder = (value: unknown) => string;
 
 const LINE_BREAK = /[\r\n]/g;
 
-function encoder(col: TypedColumn, dialect: 'sqlite' | 'postgres'): Encoder {
+function encoder(col: TypedColumn, forms: ValueForms): Encoder {
   switch (col.type) {
     case 'int64': {
       const int = int64Of(col);
@@ -51,7 +52,7 @@ function encoder(col: TypedColumn, dialect: 'sqlite' | 'postgres'): Encoder {
     default: {
       // Text, timestamps and bytes: the same text as CSV (timestamps ISO 8601 in UTC, bytes as \x hex), never
       // neutralised: JSON Lines feeds programs, which must see the data as stored.
-      const cell = cellFormatter(col, dialect, { nullText: '', neutralizeFormulas: false });
+      const cell = cellFormatter(col, forms, { nullText: '', neutralizeFormulas: false });
       return (v) => JSON.stringify(cell(v) ?? '');
     }
   }
@@ -74,14 +75,14 @@ async function* lines(batches: AsyncIterable<RawRow[]>, keys: string[], encoders
 }
 
 export const jsonlWriter: FormatWriter = {
-  async write({ path, table, columns, dialect, batches, signal }) {
-    const typed = typeColumns(table, columns, dialect);
+  async write({ path, table, columns, typing, batches, signal }) {
+    const typed = typeColumns(table, columns, typing);
     // "name": prefixes, with the separating comma, computed once per column.
     const keys = typed.map((c, i) => `${i === 0 ? '' : ','}${JSON.stringify(c.name)}:`);
     const text = lines(
       batches,
       keys,
-      typed.map((c) => encoder(c, dialect)),
+      typed.map((c) => encoder(c, typing.valueForms)),
     );
     await pipeline(Readable.from(text, { objectMode: false }), createWriteStream(path, { flags: 'wx' }), {
       ...(signal ? { signal } : {}),

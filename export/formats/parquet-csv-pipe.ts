@@ -20,8 +20,7 @@ import { parquetCopySql, parquetSelectList, sqlLiteral } from './parquet-sql.js'
 const DUCK_MEMORY = '192MB';
 /**
  * One DuckDB thread: a pipe is read by one thread whatever the setting, and the database making the CSV already
- * has the other core. Measured converting 494,600 CSV records (16 columns) on a busy 2-core machine: 1 thread
- * 500 ms CPU and 200 MB peak RSS, 2 threads 630-1,440 ms CPU and 330-366 MB, and no faster.
+ * has the other core; a second thread cost CPU and memory and was no faster (docs/measurements.md).
  */
 const DUCK_THREADS = '1';
 /**

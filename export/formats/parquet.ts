@@ -6,8 +6,8 @@
 // stream into a private in-memory DuckDB table through its appender (2,048-row data chunks, fixed-width columns
 // copied as typed arrays), and DuckDB's own `COPY … TO (FORMAT parquet)` writes the file. One engine means one set
 // of Parquet types, one encoder (dictionary and RLE where they pay, snappy, row groups of 122,880 rows) and the same
-// file from every destination and path. Measured (bench/export-parquet.ts, 1M rows): the earlier pure-JavaScript writer (hyparquet-writer) ran at
-// 0.66x (SQLite), 0.24x (Postgres) and 0.05x (DuckDB) pyarrow streaming the same rows and wrote 3.44x DuckDB's bytes.
+// file from every destination and path. The earlier pure-JavaScript writer (hyparquet-writer) was slower than pyarrow
+// streaming the same rows from every destination and wrote larger files (bench/export-parquet.ts, docs/measurements.md).
 //
 // Memory: the staging table lives in DuckDB's buffer pool, capped at STAGING_MEMORY; beyond it DuckDB spills blocks
 // to a folder beside the output file (spillFolderFor, removed afterwards), so a table of any length needs the same
@@ -39,9 +39,9 @@ interface Staged {
 }
 
 export const parquetWriter: FormatWriter = {
-  async write({ path, table, columns, dialect, batches, signal }) {
+  async write({ path, table, columns, typing, batches, signal }) {
     const duck = await import('@duckdb/node-api');
-    const typed = typeColumns(table, columns, dialect);
+    const typed = typeColumns(table, columns, typing);
     const staged = typed.map((c) => stagedColumn(duck, c));
     const width = typed.length;
     const scratch = spillFolderFor(path);

@@ -2,7 +2,7 @@
 // a sheet's XML goes into a stream that yazl deflates into the file, and the next batch of rows is read only once
 // that stream has room. Memory therefore stays the same whatever the row count. The earlier writer, exceljs's
 // streaming WorkbookWriter, had no back-pressure between committed rows and its zip compressor, so the XML not yet
-// compressed piled up in memory (measured: 343 MB RSS at 400k rows, 655 MB at 1.2M; see bench/export-xlsx.ts).
+// compressed piled up in memory, growing with the row count (bench/export-xlsx.ts, docs/measurements.md).
 //
 // One workbook per table file, one sheet per EXCEL_MAX_DATA_ROWS rows: a table longer than Excel's 1,048,576-row
 // limit continues on sheets named "<table> (2)", "<table> (3)", ..., each with the header row (bold, filled,
@@ -203,8 +203,8 @@ function workbookParts(names: string[]): Array<[string, string]> {
 }
 
 export const xlsxWriter: FormatWriter = {
-  async write({ path, table, columns, dialect, batches, settings, signal }) {
-    const typed = typeColumns(table, columns, dialect);
+  async write({ path, table, columns, typing, batches, settings, signal }) {
+    const typed = typeColumns(table, columns, typing);
     const cells = typed.map((c) => cellXml(c, settings.neutralizeFormulas));
     const width = typed.length;
     const file = createWriteStream(path, { flags: 'wx' });

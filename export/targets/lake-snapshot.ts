@@ -12,7 +12,7 @@
 // that read the old manifest a moment ago, and older ones are deleted. A retried attempt whose generation the
 // manifest already names writes nothing again.
 import { rm } from 'node:fs/promises';
-import { valueDialect, type ExportDatabase } from '../database.js';
+import { exportTyping, type ExportDatabase } from '../database.js';
 import { exportTablesReport, type exportableTables } from '../export.js';
 import { FORMAT_EXTENSIONS, type ExportFormat } from '../formats/index.js';
 import { typeColumns } from '../typed.js';
@@ -137,7 +137,7 @@ export async function writeSnapshot(
     schema: typeColumns(
       table,
       columns.filter((c) => !partitionBy.includes(c.name)),
-      valueDialect(db),
+      exportTyping(db),
     ).map((c) => ({ name: c.name, type: c.type, ...(c.list !== undefined ? { list: c.list } : {}) })),
     written_at: new Date().toISOString(),
   };

@@ -22,7 +22,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { valueDialect, type ExportDatabase } from '../database.js';
+import { exportTyping, quoteIdent, type ExportDatabase } from '../database.js';
 import { exportableTables, exportTablesReport, type ExportReport } from '../export.js';
 import { FORMAT_EXTENSIONS, type ExportFormat } from '../formats/index.js';
 import { typeColumns } from '../typed.js';
@@ -315,7 +315,7 @@ async function exportTable(
     const typed = typeColumns(
       table,
       columns.filter((c) => !partitionBy.includes(c.name)),
-      valueDialect(db),
+      exportTyping(db),
     );
     const manifest: LakeManifest = {
       version: 1,

@@ -3,8 +3,8 @@
 // (schema_history.data_type) keeps the logical type.
 import { isLosslessNumber } from 'lossless-json';
 import { stringifyJson } from '../../../lib/json.js';
-import { SQL_TYPES, type ColumnType } from '../schema/definition.js';
-import type { DestinationAdapter, DestinationName, Param } from '../../../destinations/contract.js';
+import type { ColumnType } from '../schema/definition.js';
+import type { ColumnTypeNames, Param } from '../../../destinations/contract.js';
 
 export const LOGICAL_TYPES = ['bigint', 'double', 'bool', 'text', 'timestamp', 'json', 'number_text'] as const;
 export type LogicalType = (typeof LOGICAL_TYPES)[number];
@@ -23,12 +23,9 @@ const NEUTRAL_OF: Readonly<Record<LogicalType, ColumnType>> = {
   number_text: 'text',
 };
 
-/** The SQL type of an inferred column in a destination (its adapter's `sql.typeNames` says which column of SQL_TYPES). */
-export function sqlTypeOf(
-  type: LogicalType,
-  typeNames: DestinationAdapter<DestinationName>['sql']['typeNames'],
-): string {
-  return SQL_TYPES[NEUTRAL_OF[type]][typeNames];
+/** The SQL type of an inferred column in a destination (its adapter's `sql.columnTypes`). */
+export function sqlTypeOf(type: LogicalType, columnTypes: ColumnTypeNames): string {
+  return columnTypes[NEUTRAL_OF[type]];
 }
 
 // ISO 8601 date-time in UTC (`Z`) with seconds: the one form SQLite (text), Postgres and DuckDB (timestamptz)

@@ -1,6 +1,6 @@
 // Instantiates the plain-data table definitions (definition.ts) with drizzle's sqlite-core and pg-core builders.
 // This is the one place where the dialects differ: one builder per kind of column and dialect, side by side, so
-// they can be read against SQL_TYPES. The column types are computed from the definition by mapped types (not
+// they can be read against each engine's column types (destinations/<engine>/column-types.ts). The column types are computed from the definition by mapped types (not
 // erased to a common base type), so the tables keep the static types hand-written drizzle tables would have.
 import type { BuildColumns, ColumnBuilderBase, HasDefault, NotNull } from 'drizzle-orm';
 import * as pg from 'drizzle-orm/pg-core';
@@ -36,7 +36,7 @@ const pgInt64 = pg.customType<{ data: number | bigint; driverData: string | numb
 });
 
 /**
- * json: the bigint-safe serializer's text, kept as written (definition.ts SQL_TYPES says why json and not jsonb).
+ * json: the bigint-safe serializer's text, kept as written (destinations/postgres/column-types.ts says why json and not jsonb).
  * Written and read as that text: destinations/postgres/open.ts has the driver hand json values back unparsed.
  */
 const pgJsonText = pg.customType<{ data: string; driverData: string }>({

@@ -4,7 +4,8 @@
 // one table definition (definition.ts), its descriptions (descriptions.ts) and the schema registry (schema_history
 // rows, read by the caller), so nothing here is written twice.
 import { CronExpressionParser } from 'cron-parser';
-import { SQL_TYPES, TABLES, type AnyTableDef } from './definition.js';
+import { TABLES, type AnyTableDef, type ColumnType } from './definition.js';
+import type { ColumnTypeNames } from '../../../destinations/contract.js';
 import {
   CONTENT_CHILD_DOCS,
   CONTENT_ROOT_DOCS,
@@ -19,9 +20,6 @@ import { evolvedColumnComment } from './comments.js';
 import type { SchemaColumn } from '../evolve/schema-column.js';
 import type { LogicalType } from '../evolve/types.js';
 import { CHILD_SYSTEM_COLUMNS, ROOT_SYSTEM_COLUMNS } from '../flatten/content.js';
-
-/** Which column of SQL_TYPES names a destination's types (DuckDB takes Postgres's names). */
-export type TypeNames = 'sqlite' | 'pg';
 
 export interface CatalogColumn {
   name: string;
@@ -82,7 +80,12 @@ export interface CatalogPipeline {
 const RUN_TABLES = ['pipeline_runs', 'raw_responses'] as const;
 const RESULT_TABLES = new Set(['pdf_results', 'leads_results', 'scraper_results']);
 
-function modelTable(name: string, typeNames: TypeNames, pipelines: string[], evolved: SchemaColumn[]): CatalogTable {
+function modelTable(
+  name: string,
+  columnTypes: ColumnTypeNames,
+  pipelines: string[],
+  evolved: SchemaColumn[],
+): CatalogTable {
   const def = (TABLES as unknown as Record<string, AnyTableDef>)[name]!;
   const doc = (TABLE_DOCS as unknown as Record<string, TableDoc>)[name]!;
   const identity = Object.entries(def.columns).find(([, c]) => c.identity)?.[0];
@@ -92,7 +95,7 @@ function modelTable(name: string, typeNames: TypeNames, pipelines: string[], evo
   const columns: CatalogColumn[] = Object.entries(def.columns).map(([column, c]) => ({
     name: column,
     type: c.type,
-    sqlType: SQL_TYPES[c.type][typeNames],
+    sqlType: columnTypes[c.type],
     description: (doc.columns as Record<string, string>)[column]!,
     notNull: c.notNull === true,
     naturalKey: naturalKey.includes(column),
@@ -101,7 +104,7 @@ function modelTable(name: string, typeNames: TypeNames, pipelines: string[], evo
   }));
   for (const c of evolved) {
     if (c.change === 'create_table' || columns.some((x) => x.name === c.column)) continue;
-    columns.push(evolvedColumn(c, typeNames));
+    columns.push(evolvedColumn(c, columnTypes));
   }
   return {
     name,
@@ -116,11 +119,11 @@ function modelTable(name: string, typeNames: TypeNames, pipelines: string[], evo
   };
 }
 
-function evolvedColumn(c: SchemaColumn, typeNames: TypeNames): CatalogColumn {
+function evolvedColumn(c: SchemaColumn, columnTypes: ColumnTypeNames): CatalogColumn {
   return {
     name: c.column,
     type: c.type,
-    sqlType: sqlTypeOfLogical(c.type, typeNames),
+    sqlType: sqlTypeOfLogical(c.type, columnTypes),
     description: evolvedColumnComment({
       column: c.column,
       type: c.type,
@@ -136,7 +139,7 @@ function evolvedColumn(c: SchemaColumn, typeNames: TypeNames): CatalogColumn {
 }
 
 /** The SQL of a logical type (db/model/evolve/types.ts's mapping, without its value-typing imports). */
-const NEUTRAL_OF_LOGICAL: Readonly<Record<LogicalType, keyof typeof SQL_TYPES>> = {
+const NEUTRAL_OF_LOGICAL: Readonly<Record<LogicalType, ColumnType>> = {
   bigint: 'int64',
   double: 'double',
   bool: 'bool',
@@ -145,9 +148,9 @@ const NEUTRAL_OF_LOGICAL: Readonly<Record<LogicalType, keyof typeof SQL_TYPES>> 
   json: 'json',
   number_text: 'text',
 };
-function sqlTypeOfLogical(type: string, typeNames: TypeNames): string {
+function sqlTypeOfLogical(type: string, columnTypes: ColumnTypeNames): string {
   const neutral = NEUTRAL_OF_LOGICAL[type as LogicalType];
-  return neutral ? SQL_TYPES[neutral][typeNames] : type;
+  return neutral ? columnTypes[neutral] : type;
 }
 
 /** An inferred content table from its schema_history rows: system columns first, then content columns in load order. */
@@ -156,7 +159,7 @@ function inferredTable(
   rows: SchemaColumn[],
   all: SchemaColumn[],
   root: string,
-  typeNames: TypeNames,
+  columnTypes: ColumnTypeNames,
   pipeline: string,
 ): CatalogTable {
   const isRoot = name === root;
@@ -166,7 +169,7 @@ function inferredTable(
   const columns: CatalogColumn[] = system.map(([column, type]) => ({
     name: column,
     type,
-    sqlType: sqlTypeOfLogical(type, typeNames),
+    sqlType: sqlTypeOfLogical(type, columnTypes),
     description: systemDocs[column] ?? '',
     notNull: naturalKey.includes(column),
     naturalKey: naturalKey.includes(column),
@@ -175,7 +178,7 @@ function inferredTable(
   }));
   for (const c of rows) {
     if (columns.some((x) => x.name === c.column)) continue;
-    columns.push(evolvedColumn(c, typeNames));
+    columns.push(evolvedColumn(c, columnTypes));
   }
   const relations: RelationDoc[] = [];
   if (!isRoot) {
@@ -238,9 +241,13 @@ function listPathOf(rows: SchemaColumn[]): string[][] {
 const sameList = (a: string[][], b: string[][]) => JSON.stringify(a) === JSON.stringify(b);
 const rootOf = (c: SchemaColumn, root: string) => c.table === root || c.table.startsWith(`${root}__`);
 
-function viewTable(name: keyof typeof VIEW_DOCS & string, pipelines: string[], typeNames: TypeNames): CatalogTable {
+function viewTable(
+  name: keyof typeof VIEW_DOCS & string,
+  pipelines: string[],
+  columnTypes: ColumnTypeNames,
+): CatalogTable {
   const doc = VIEW_DOCS[name]!;
-  const types: Record<string, keyof typeof SQL_TYPES> = {
+  const types: Record<string, ColumnType> = {
     last_seen_at: 'timestamp',
     created_at: 'timestamp',
     loaded_runs: 'int64',
@@ -257,7 +264,7 @@ function viewTable(name: keyof typeof VIEW_DOCS & string, pipelines: string[], t
       return {
         name: column,
         type,
-        sqlType: SQL_TYPES[type][typeNames],
+        sqlType: columnTypes[type],
         description,
         notNull: false,
         naturalKey: false,
@@ -316,7 +323,7 @@ export function freshnessOf(p: CatalogPipeline): PipelineFreshness | undefined {
 export function buildCatalog(
   pipelines: readonly CatalogPipeline[],
   history: ReadonlyMap<string, SchemaColumn[]>,
-  typeNames: TypeNames,
+  columnTypes: ColumnTypeNames,
 ): Catalog {
   const users = new Map<string, string[]>();
   const use = (table: string, pipeline: string) => {
@@ -332,12 +339,12 @@ export function buildCatalog(
   const tables: CatalogTable[] = [];
   for (const name of Object.keys(TABLES)) {
     const list = users.get(name);
-    if (list) tables.push(modelTable(name, typeNames, list, evolvedOf(name)));
+    if (list) tables.push(modelTable(name, columnTypes, list, evolvedOf(name)));
   }
   const names = pipelines.map((p) => p.name);
-  tables.push(viewTable('pipeline_freshness', names, typeNames));
+  tables.push(viewTable('pipeline_freshness', names, columnTypes));
   if (pipelines.some((p) => p.modelTables.some((t) => RESULT_TABLES.has(t))))
-    tables.push(viewTable('results_landed', names, typeNames));
+    tables.push(viewTable('results_landed', names, columnTypes));
   for (const p of pipelines) {
     if (p.contentTable === undefined) continue;
     const rows = (history.get(p.name) ?? []).filter((c) => rootOf(c, p.contentTable!));
@@ -346,7 +353,7 @@ export function buildCatalog(
     for (const [name, cols] of [...byTable].sort(([a], [b]) =>
       a === p.contentTable ? -1 : b === p.contentTable ? 1 : a.localeCompare(b),
     )) {
-      tables.push(inferredTable(name, cols, rows, p.contentTable, typeNames, p.name));
+      tables.push(inferredTable(name, cols, rows, p.contentTable, columnTypes, p.name));
     }
   }
   // A relation to a table outside the export (scrapers for a results sync) is not one this export can state.
@@ -369,14 +376,14 @@ export function catalogTableOf(
   pipeline: string,
   table: string,
   history: SchemaColumn[],
-  typeNames: TypeNames,
+  columnTypes: ColumnTypeNames,
   contentTable: string,
 ): CatalogTable | undefined {
   const modelTables = table in TABLES ? [table] : [];
   const catalog = buildCatalog(
     [{ name: pipeline, modelTables, contentTable }],
     new Map([[pipeline, history]]),
-    typeNames,
+    columnTypes,
   );
   return catalog.tables.find((t) => t.name === table);
 }

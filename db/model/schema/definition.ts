@@ -13,35 +13,21 @@ import type { ListElement } from '../../../destinations/contract.js';
 export type { ListElement };
 
 /**
- * Dialect-neutral column types. The SQL each one becomes is fixed by SQL_TYPES below; the migrations were
+ * Dialect-neutral column types. The SQL each one becomes is fixed by each engine's column types; the migrations were
  * generated from exactly these choices, so changing one needs a new migration.
  */
 export const COLUMN_TYPES = ['int64', 'int32', 'double', 'text', 'json', 'bool', 'timestamp'] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];
 
-/**
- * The intended SQL type of each neutral type, as drizzle reports it (`getSQLType()`), as the migrations declare it,
- * and as SQLite's `pragma table_info` and Postgres's `information_schema.columns.data_type` show it.
- * - int64: SQLite INTEGER is already a signed 64-bit value; Postgres needs bigint for ids beyond 2^31.
- * - bool: SQLite has no boolean type; drizzle's `integer({ mode: 'boolean' })` stores 0/1 and reads booleans.
- * - json: text written by the bigint-safe serializer. Postgres `json` (DuckDB `JSON`, ddl.ts) rather than `jsonb`:
- *   `json` validates and keeps the text as written, so every destination holds and exports the same bytes, while
- *   `jsonb` re-orders keys, drops duplicate keys and whitespace, and refuses the `\u0000` escape that hostile
- *   content carries (test/integration/security/hostile-content.test.ts). What `json` lacks is equality (`=`,
- *   DISTINCT, GROUP BY): cast to jsonb or text to compare (docs/warehouse.md). SQLite has no JSON type: text.
- * - timestamp: instants: the times we stamp ourselves and the service's own timestamps (lib/iso-timestamp.ts
- *   writes the latter in the one form all three hold alike). ISO 8601 UTC text in SQLite, timestamptz in Postgres
- *   and DuckDB (read as strings).
- */
-export const SQL_TYPES = {
-  int64: { sqlite: 'integer', pg: 'bigint' },
-  int32: { sqlite: 'integer', pg: 'integer' },
-  double: { sqlite: 'real', pg: 'double precision' },
-  text: { sqlite: 'text', pg: 'text' },
-  json: { sqlite: 'text', pg: 'json' },
-  bool: { sqlite: 'integer', pg: 'boolean' },
-  timestamp: { sqlite: 'text', pg: 'timestamp with time zone' },
-} as const satisfies Record<ColumnType, { sqlite: string; pg: string }>;
+// The SQL each neutral type becomes is each engine's own (destinations/<engine>/column-types.ts, its adapter's
+// `sql.columnTypes`), so a new engine adds its mapping without editing this file; the contract learns the neutral
+// types here. (Inside the block, names resolve in the contract first: hence the alias.)
+type NeutralColumnType = ColumnType;
+declare module '../../../destinations/contract.js' {
+  interface ModelTypes {
+    column: NeutralColumnType;
+  }
+}
 
 /** Literal defaults a column may declare, by type (rendered by drizzle-kit as the same SQL literal in both dialects). */
 interface DefaultValues {

@@ -1,15 +1,14 @@
 // Describes tables in one comparable form, whatever they come from: the plain-data definition, a drizzle table of
 // either dialect, or a database the migrations built (SQLite pragmas, Postgres catalogs). Comparing two such
-// descriptions lists every difference in column names and order, types (through SQL_TYPES), nullability,
+// descriptions lists every difference in column names and order, types (through each engine's column types), nullability,
 // defaults, identity, primary key, unique constraints and indexes. test/integration/db/db-schema.test.ts uses it to hold the two
 // dialects, the migrations and the definition together; it lives here because it is the schema's own contract.
 import { is } from 'drizzle-orm';
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { COLUMN_TYPES, SQL_TYPES, type AnyTableDef, type ColumnDef, type ColumnType } from './definition.js';
+import { COLUMN_TYPES, type AnyTableDef, type ColumnDef, type ColumnType } from './definition.js';
+import type { ColumnTypeNames } from '../../../destinations/contract.js';
 import { SQLITE_COMMENTS_TABLE } from './comments-table.js';
-
-export type SchemaDialect = keyof (typeof SQL_TYPES)[ColumnType];
 
 export interface ColumnShape {
   name: string;
@@ -49,10 +48,10 @@ export interface TableShape {
   indexes: readonly IndexShape[];
 }
 
-/** The neutral types whose SQL in `dialect` is `sqlType` (the inverse of SQL_TYPES). */
-export function neutralTypes(dialect: SchemaDialect, sqlType: string): ColumnType[] {
+/** The neutral types whose SQL is `sqlType` on the engine whose column types these are (the inverse of them). */
+export function neutralTypes(columnTypes: ColumnTypeNames, sqlType: string): ColumnType[] {
   const t = sqlType.trim().toLowerCase();
-  return COLUMN_TYPES.filter((n) => SQL_TYPES[n][dialect] === t);
+  return COLUMN_TYPES.filter((n) => columnTypes[n] === t);
 }
 
 /** Renders a literal default the way the comparison spells SQL literals. */
@@ -112,14 +111,14 @@ const columnName = (c: unknown): string =>
     ? (c as { name: string }).name
     : '<expression>';
 
-/** The shape of a drizzle table of either dialect, read through drizzle's own table config. */
-export function drizzleShape(table: SQLiteTable | PgTable): TableShape {
+/** The shape of a drizzle table of either dialect, read through drizzle's own table config; `columnTypes` its engine's. */
+export function drizzleShape(table: SQLiteTable | PgTable, columnTypes: ColumnTypeNames): TableShape {
   if (is(table, SQLiteTable)) {
     const cfg = sqliteTableConfig(table);
     const columns = cfg.columns.map((c) => {
       // Only drizzle knows a SQLite integer column is boolean (mode: 'boolean'); the SQL says integer either way.
       const isBool = c.columnType === 'SQLiteBoolean';
-      const types = neutralTypes('sqlite', c.getSQLType()).filter((t) => (t === 'bool') === isBool);
+      const types = neutralTypes(columnTypes, c.getSQLType()).filter((t) => (t === 'bool') === isBool);
       const identity = c.primary && (c as { autoIncrement?: unknown }).autoIncrement === true;
       return {
         name: c.name,
@@ -153,7 +152,7 @@ export function drizzleShape(table: SQLiteTable | PgTable): TableShape {
   const columns = cfg.columns.map((c) => ({
     name: c.name,
     sqlType: c.getSQLType(),
-    types: neutralTypes('pg', c.getSQLType()),
+    types: neutralTypes(columnTypes, c.getSQLType()),
     notNull: c.notNull,
     default: c.default === undefined ? null : literal(c.default),
     identity: c.generatedIdentity !== undefined,
@@ -183,8 +182,8 @@ export interface SqliteReader {
   prepare(sql: string): { all(...params: unknown[]): unknown[] };
 }
 
-/** Every user table of a SQLite database, read from its pragmas (drizzle's bookkeeping table left out). */
-export function sqliteDatabaseShapes(db: SqliteReader): TableShape[] {
+/** Every user table of a SQLite database, read from its pragmas (drizzle's bookkeeping table left out); `columnTypes` SQLite's. */
+export function sqliteDatabaseShapes(db: SqliteReader, columnTypes: ColumnTypeNames): TableShape[] {
   // Besides drizzle's bookkeeping, the catalog of comments (comments.ts) is SQLite's pg_description, not a table of the model.
   const tables = db
     .prepare(
@@ -202,7 +201,7 @@ export function sqliteDatabaseShapes(db: SqliteReader): TableShape[] {
       pk: number;
     }[];
     const columns = info.map((c) => {
-      const types = neutralTypes('sqlite', c.type);
+      const types = neutralTypes(columnTypes, c.type);
       // pragma table_info does not report AUTOINCREMENT; the table's CREATE statement does.
       const quotedName = `[\`"]?${c.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`"]?`;
       const identity =
@@ -249,8 +248,12 @@ export interface PgReader {
   query(sql: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
-/** Every table of a Postgres schema, read from information_schema and the catalogs. */
-export async function pgDatabaseShapes(db: PgReader, schema = 'public'): Promise<TableShape[]> {
+/** Every table of a Postgres schema, read from information_schema and the catalogs; `columnTypes` Postgres's. */
+export async function pgDatabaseShapes(
+  db: PgReader,
+  columnTypes: ColumnTypeNames,
+  schema = 'public',
+): Promise<TableShape[]> {
   const cols = await db.query(
     `SELECT c.table_name, c.column_name, c.data_type, c.is_nullable, c.column_default, c.is_identity
        FROM information_schema.columns c
@@ -286,7 +289,7 @@ export async function pgDatabaseShapes(db: PgReader, schema = 'public'): Promise
     return t;
   };
   for (const r of cols.rows) {
-    const types = neutralTypes('pg', String(r['data_type']));
+    const types = neutralTypes(columnTypes, String(r['data_type']));
     get(String(r['table_name'])).columns.push({
       name: String(r['column_name']),
       sqlType: String(r['data_type']),
@@ -330,7 +333,7 @@ function sameDefault(a: ColumnShape, b: ColumnShape): boolean {
 const typeLabel = (c: ColumnShape) =>
   c.types.length === 1 && c.types[0] === c.sqlType
     ? c.sqlType
-    : `${c.sqlType} (${c.types.join('|') || 'not in SQL_TYPES'})`;
+    : `${c.sqlType} (${c.types.join('|') || 'not among the column types'})`;
 const list = (xs: readonly string[]) => `(${xs.join(', ')})`;
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 

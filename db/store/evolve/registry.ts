@@ -599,11 +599,12 @@ async function applyChanges(
   for (const table of newTables) {
     const tpl = templates.get(table)!;
     const cols = tpl.systemColumns.map(
-      ([c, t]) => `${quoteIdent(c)} ${sqlTypeOf(t, tx.adapter.sql.typeNames)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`,
+      ([c, t]) =>
+        `${quoteIdent(c)} ${sqlTypeOf(t, tx.adapter.sql.columnTypes)}${tpl.key.includes(c) ? ' NOT NULL' : ''}`,
     );
     for (const c of changes)
       if (c.table === table && c.change !== 'create_table')
-        cols.push(`${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.typeNames)}`);
+        cols.push(`${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.columnTypes)}`);
     await tx.run(
       `CREATE TABLE IF NOT EXISTS ${quoteIdent(table)} (${cols.join(', ')}, PRIMARY KEY (${tpl.key.map(quoteIdent).join(', ')}))`,
       [],
@@ -616,7 +617,7 @@ async function applyChanges(
   for (const c of changes) {
     if (c.change === 'create_table' || newTables.has(c.table)) continue;
     await tx.run(
-      `ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.typeNames)}`,
+      `ALTER TABLE ${quoteIdent(c.table)} ADD COLUMN${ifNotExists} ${quoteIdent(c.column)} ${sqlTypeOf(c.type, tx.adapter.sql.columnTypes)}`,
       [],
     );
   }

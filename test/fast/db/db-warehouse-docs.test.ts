@@ -221,7 +221,7 @@ describe.each(['sqlite', 'duckdb'] as const)('on a %s file', (engine) => {
         ),
       ),
     );
-    const catalog = buildCatalog(pipelines, history, engine === 'sqlite' ? 'sqlite' : 'pg');
+    const catalog = buildCatalog(pipelines, history, db.adapter.sql.columnTypes);
     const byName = new Map(catalog.tables.map((t) => [t.name, t]));
     expect([...byName.keys()]).toEqual(
       expect.arrayContaining([

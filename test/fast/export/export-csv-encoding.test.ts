@@ -14,6 +14,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { FormatSettings } from '../../../export/formats/index.js';
 import type { RawRow } from '../../../export/rows.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
+import { SQLITE_COLUMN_TYPES, SQLITE_VALUE_FORMS } from '../../../destinations/sqlite/column-types.js';
 
 const COLUMNS: ColumnInfo[] = [
   { name: 'id', kind: 'integer', declared: 'INTEGER' },
@@ -83,7 +84,7 @@ async function* batchesOf(all: RawRow[], size: number): AsyncGenerator<RawRow[]>
 
 /** What csv-stringify writes for the same rows when it encodes every cell itself. */
 function reference(all: RawRow[], settings: FormatSettings): string {
-  const formatters = COLUMNS.map((c) => cellFormatter(c, 'sqlite', settings));
+  const formatters = COLUMNS.map((c) => cellFormatter(c, SQLITE_VALUE_FORMS, settings));
   const opts = stringifyOptions(settings);
   const records = all.map((raw) =>
     formatters.map((f, c) => f(raw[c]) ?? (settings.nullText === '' ? null : settings.nullText)),
@@ -119,7 +120,7 @@ describe('CSV encoding: the same bytes as csv-stringify encoding every cell', ()
             path: file,
             table: 't',
             columns: COLUMNS,
-            dialect: 'sqlite',
+            typing: { valueForms: SQLITE_VALUE_FORMS, columnTypes: SQLITE_COLUMN_TYPES },
             batches: batchesOf(all, 7),
             settings,
           });
@@ -156,7 +157,7 @@ it('writes a file of many megabytes (several buffers in flight) byte for byte, i
     path: file,
     table: 't',
     columns: COLUMNS,
-    dialect: 'sqlite',
+    typing: { valueForms: SQLITE_VALUE_FORMS, columnTypes: SQLITE_COLUMN_TYPES },
     batches: batchesOf(all, 50),
     settings,
   });

@@ -13,6 +13,7 @@ import { exportTables } from '../../../export/export.js';
 import { copySqliteParquet } from '../../../destinations/sqlite/parquet.js';
 import { typeColumns } from '../../../export/typed.js';
 import { readParquetWithPyarrow } from '../../support/python-readers.js';
+import { exportTyping } from '../../../export/database.js';
 
 let dir: string;
 let db: SqliteDatabase;
@@ -34,7 +35,7 @@ async function csvPath(
   table: string,
   path = join(dir, 'probe.parquet'),
 ): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
-  const typed = typeColumns(table, await describeTable(db, table, undefined), 'sqlite');
+  const typed = typeColumns(table, await describeTable(db, table, undefined), exportTyping(db));
   return copySqliteParquet(db, {
     path,
     table,

@@ -14,6 +14,7 @@ import { duckdbDatabaseShapes } from '../../../destinations/duckdb/schema-shapes
 import { lockPathOf, setWaitReporter } from '../../../destinations/duckdb/file-lock.js';
 import { loadBatch } from '../../../db/store/load.js';
 import { compareSchemas, definitionShape, pgDatabaseShapes } from '../../../db/model/schema/parity.js';
+import { POSTGRES_COLUMN_TYPES } from '../../../destinations/postgres/column-types.js';
 import { TABLE_NAMES, TABLES } from '../../../db/model/schema/definition.js';
 import { DATA_TABLES } from '../../../db/model/tables.js';
 import { countRows, dumpTable } from '../../support/db-dump.js';
@@ -115,7 +116,7 @@ describe('DuckDB destination', () => {
       const expected = TABLE_NAMES.map((t) => readable(definitionShape(t, TABLES[t])));
       expect(compareSchemas(expected, duckShapes)).toEqual([]);
       // Postgres keeps drizzle's bookkeeping in its own schema, so `public` holds exactly the model's tables.
-      const pgShapes = (await pgDatabaseShapes(pgPool(pg))).map(readable);
+      const pgShapes = (await pgDatabaseShapes(pgPool(pg), POSTGRES_COLUMN_TYPES)).map(readable);
       expect(compareSchemas(pgShapes, duckShapes)).toEqual([]);
       const indexesOf = (t: string) => duckShapes.find((s) => s.name === t)!.indexes.map((i) => i.name);
       expect(indexesOf('marketplace_products')).toEqual([]);

@@ -28,12 +28,14 @@ import { openDatabase, parseDatabaseUrl, redactDatabaseUrl, type Database } from
 import { finishPipelineRun, getPipelineRun, startPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { pgTableFrom, sqliteTableFrom } from '../../../db/model/schema/build.js';
 import {
-  SQL_TYPES,
+  COLUMN_TYPES,
   TABLE_NAMES,
   TABLES,
   type AnyTableDef,
   type ColumnsDef,
 } from '../../../db/model/schema/definition.js';
+import { POSTGRES_COLUMN_TYPES } from '../../../destinations/postgres/column-types.js';
+import { SQLITE_COLUMN_TYPES } from '../../../destinations/sqlite/column-types.js';
 import {
   compareSchemas,
   compareTables,
@@ -96,14 +98,21 @@ describe('schema', () => {
   });
 
   it('both dialect modules export exactly the defined tables, each under its SQL name', () => {
-    for (const schema of [sqliteSchema, pgSchema] as Record<string, SQLiteTable | PgTable>[]) {
+    for (const [schema, types] of [
+      [sqliteSchema, SQLITE_COLUMN_TYPES],
+      [pgSchema, POSTGRES_COLUMN_TYPES],
+    ] as Array<[Record<string, SQLiteTable | PgTable>, typeof SQLITE_COLUMN_TYPES | typeof POSTGRES_COLUMN_TYPES]>) {
       expect(Object.keys(schema).sort()).toEqual([...TABLE_NAMES].sort());
-      for (const [name, table] of Object.entries(schema)) expect(drizzleShape(table).name).toBe(name);
+      for (const [name, table] of Object.entries(schema)) expect(drizzleShape(table, types).name).toBe(name);
     }
   });
 
   it('maps the neutral column types to SQL as intended, and every column is built that way', () => {
-    // The intended mapping, spelled out here so that editing SQL_TYPES (which would need new migrations) fails.
+    // The intended mapping, spelled out here so that editing an engine's column types (which would need new
+    // migrations) fails; each engine's table is in destinations/<engine>/column-types.ts.
+    const SQL_TYPES = Object.fromEntries(
+      COLUMN_TYPES.map((t) => [t, { sqlite: SQLITE_COLUMN_TYPES[t], pg: POSTGRES_COLUMN_TYPES[t] }]),
+    ) as Record<(typeof COLUMN_TYPES)[number], { sqlite: string; pg: string }>;
     expect(SQL_TYPES).toEqual({
       int64: { sqlite: 'integer', pg: 'bigint' },
       int32: { sqlite: 'integer', pg: 'integer' },
@@ -139,21 +148,21 @@ describe('schema', () => {
   it('SQLite and Postgres agree with each other and with the definition on every table', () => {
     for (const name of TABLE_NAMES) {
       const def = definitionShape(name, TABLES[name]);
-      const s = drizzleShape(sqliteSchema[name]);
-      const p = drizzleShape(pgSchema[name]);
+      const s = drizzleShape(sqliteSchema[name], SQLITE_COLUMN_TYPES);
+      const p = drizzleShape(pgSchema[name], POSTGRES_COLUMN_TYPES);
       expect({ name, diffs: compareTables(s, p) }).toEqual({ name, diffs: [] });
       expect({ name, diffs: compareTables(def, s) }).toEqual({ name, diffs: [] });
       expect({ name, diffs: compareTables(def, p) }).toEqual({ name, diffs: [] });
     }
     // Spot checks that the shapes carry what the comparison relies on.
-    const runs = drizzleShape(pgSchema.pipeline_runs);
+    const runs = drizzleShape(pgSchema.pipeline_runs, POSTGRES_COLUMN_TYPES);
     expect(runs.primaryKey).toEqual(['id']);
     expect(runs.columns[0]).toMatchObject({ name: 'id', types: ['int64'], identity: true, notNull: true });
     expect(runs.indexes).toEqual([
       { name: 'pipeline_runs_pipeline_idx', columns: ['pipeline'], unique: false, partial: false },
       { name: 'pipeline_runs_workflow_id_uq', columns: ['workflow_id'], unique: true, partial: false },
     ]);
-    expect(drizzleShape(sqliteSchema.marketplace_model_stocks).primaryKey).toEqual([
+    expect(drizzleShape(sqliteSchema.marketplace_model_stocks, SQLITE_COLUMN_TYPES).primaryKey).toEqual([
       'pipeline',
       'shop_id',
       'item_id',
@@ -239,8 +248,9 @@ function rename(columns: ColumnsDef, from: string, to: string): ColumnsDef {
 
 describe('the schema comparison reports deliberate differences', () => {
   const sqliteOf = (name: keyof typeof TABLES, def: AnyTableDef = TABLES[name]) =>
-    drizzleShape(sqliteTableFrom(name, def));
-  const pgOf = (name: keyof typeof TABLES, def: AnyTableDef = TABLES[name]) => drizzleShape(pgTableFrom(name, def));
+    drizzleShape(sqliteTableFrom(name, def), SQLITE_COLUMN_TYPES);
+  const pgOf = (name: keyof typeof TABLES, def: AnyTableDef = TABLES[name]) =>
+    drizzleShape(pgTableFrom(name, def), POSTGRES_COLUMN_TYPES);
 
   it('a column type changed in one dialect', () => {
     const def = altered('marketplace_products', { columns: (c) => ({ ...c, price: { type: 'double' } }) });
@@ -343,14 +353,14 @@ describe('the schema comparison reports deliberate differences', () => {
       },
       (t) => [unique().on(t.pipeline, t.watermark)],
     );
-    expect(compareTables(sqliteOf('sync_watermarks'), drizzleShape(withUnique))).toEqual([
+    expect(compareTables(sqliteOf('sync_watermarks'), drizzleShape(withUnique, SQLITE_COLUMN_TYPES))).toEqual([
       'sync_watermarks: primary key: (pipeline, stream) vs ()',
       'sync_watermarks: unique constraints: [] vs [(pipeline, watermark), (stream)]',
     ]);
     const all = TABLE_NAMES.map((t) => definitionShape(t, TABLES[t]));
     const withoutOne: TableShape[] = [
       ...all.filter((t) => t.name !== 'job_records'),
-      drizzleShape(sqliteTable('job_record', { id: integer() })),
+      drizzleShape(sqliteTable('job_record', { id: integer() }), SQLITE_COLUMN_TYPES),
     ];
     expect(compareSchemas(all, withoutOne)).toEqual([
       'job_records: table only on the left',
@@ -479,7 +489,10 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
   });
 
   it('the migrated database has exactly the tables, columns, types, defaults, keys and indexes of the definition', async () => {
-    const actual = db.dialect === 'sqlite' ? sqliteDatabaseShapes(db.sqlite) : await pgDatabaseShapes(pgPool(db));
+    const actual =
+      db.dialect === 'sqlite'
+        ? sqliteDatabaseShapes(db.sqlite, SQLITE_COLUMN_TYPES)
+        : await pgDatabaseShapes(pgPool(db), POSTGRES_COLUMN_TYPES);
     const expected = TABLE_NAMES.map((t) => definitionShape(t, TABLES[t]));
     expect(compareSchemas(expected, actual)).toEqual([]);
     expect(actual.map((t) => t.name).sort()).toEqual([...TABLE_NAMES].sort());
@@ -508,7 +521,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
       const scratch = new BetterSqlite3(':memory:');
       try {
         for (const stmt of ddl) scratch.exec(stmt);
-        shapes = sqliteDatabaseShapes(scratch);
+        shapes = sqliteDatabaseShapes(scratch, SQLITE_COLUMN_TYPES);
       } finally {
         scratch.close();
       }
@@ -525,7 +538,7 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (dialect) => {
         await client.query('CREATE SCHEMA drift');
         await client.query('SET search_path TO drift');
         for (const stmt of ddl) await client.query(stmt);
-        shapes = await pgDatabaseShapes(client, 'drift');
+        shapes = await pgDatabaseShapes(client, POSTGRES_COLUMN_TYPES, 'drift');
       } finally {
         await client.query('RESET search_path');
         client.release();

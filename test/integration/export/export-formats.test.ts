@@ -19,6 +19,7 @@ import {
   readParquetWithPyarrow,
   readXlsxWithOpenpyxl,
 } from '../../support/python-readers.js';
+import { SQLITE_COLUMN_TYPES, SQLITE_VALUE_FORMS } from '../../../destinations/sqlite/column-types.js';
 
 let dir: string;
 let db: SqliteDatabase;
@@ -171,7 +172,7 @@ describe('typed exports from SQLite', () => {
           path,
           table: 't',
           columns: [{ name: 'a', kind: 'text', declared: 'TEXT' }],
-          dialect: 'sqlite',
+          typing: { valueForms: SQLITE_VALUE_FORMS, columnTypes: SQLITE_COLUMN_TYPES },
           batches: failing(),
           settings,
         }),
