@@ -1,7 +1,7 @@
 // Names of the model's data tables and how a run's rows are grouped when shown: content first, bookkeeping last.
 // Light module (no driver, no drizzle), so the CLI's summary and read-only commands can import it.
 
-/** Tables written by loads (everything except the two control tables). */
+/** Tables written by loads (everything except the two control tables), parents before children: the upsert order. */
 export const DATA_TABLES = [
   'scrapers',
   'run_records',

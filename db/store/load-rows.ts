@@ -13,6 +13,7 @@ import type { SchemaChange, SchemaMode } from './evolve/registry.js';
 import type { RawResponse } from './raw-responses.js';
 import type { Param } from './sql.js';
 import { TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from '../model/tables.js';
+import { DATA_TABLES } from '../model/table-names.js';
 
 export interface LoadBatchCommon {
   pipeline: string;
@@ -61,26 +62,9 @@ export interface LoadBatchResult {
   warnings?: string[];
 }
 
-/** Upsert order: parents before children (there are no FK constraints; the order only keeps reads intuitive). */
-export const WRITE_ORDER: readonly DataTableName[] = [
-  'scrapers',
-  'run_records',
-  'scraping_runs',
-  'scraper_results',
-  'pdf_results',
-  'leads_results',
-  'job_records',
-  'marketplace_shops',
-  'marketplace_products',
-  'marketplace_product_models',
-  'marketplace_model_stocks',
-  'marketplace_product_attributes',
-  'marketplace_product_categories',
-  'marketplace_product_tier_variations',
-  'marketplace_product_tier_variation_options',
-  'marketplace_product_images',
-  'marketplace_price_history',
-];
+/** Upsert order: parents before children, the order DATA_TABLES lists them in (there are no FK constraints; the
+ * order only keeps reads intuitive). */
+export const WRITE_ORDER: readonly DataTableName[] = DATA_TABLES;
 
 /**
  * Child tables whose rows are replaced as a set per parent: a child present before but absent from the new
