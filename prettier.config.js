@@ -9,4 +9,6 @@ export default {
   arrowParens: 'always',
   bracketSpacing: true,
   endOfLine: 'lf',
+  // Template literals are the product's output (the console's HTML and CSS, messages): their text is kept as written.
+  embeddedLanguageFormatting: 'off',
 };

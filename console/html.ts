@@ -58,29 +58,15 @@ export function chart(id: string, spec: ChartSpec, title: string): Html {
       spec.xLabels?.[0] ??
       (spec.time ? new Date((spec.data[0]![0] ?? 0) * 1000).toISOString().replace('T', ' ').slice(0, 19) + 'Z' : '');
     const values = spec.series.map((name, i) => ({ name, v: spec.data[i + 1]?.[0] }));
-    return html`<figure class="chart single-value" data-chart-name="${id}">
-      <figcaption>${title}</figcaption>
-      <p>
-        ${values
-          .filter((x) => x.v !== null && x.v !== undefined)
-          .map(
-            (x, i) =>
-              html`${i > 0 ? '; ' : ''}${spec.series.length > 1 ? `${x.name}: ` : ''}<strong
-                  >${Number(x.v).toLocaleString('en-US')}</strong
-                >
-                ${spec.yLabel}`,
-          )}${label ? html` <span class="muted">(${label}; one ${spec.time ? 'observation' : 'run'} so far)</span>` : ''}
-      </p>
-    </figure>`;
+    return html`<figure class="chart single-value" data-chart-name="${id}"><figcaption>${title}</figcaption><p>${values
+      .filter((x) => x.v !== null && x.v !== undefined)
+      .map(
+        (x, i) =>
+          html`${i > 0 ? '; ' : ''}${spec.series.length > 1 ? `${x.name}: ` : ''}<strong>${Number(x.v).toLocaleString('en-US')}</strong> ${spec.yLabel}`,
+      )}${label ? html` <span class="muted">(${label}; one ${spec.time ? 'observation' : 'run'} so far)</span>` : ''}</p></figure>`;
   }
   const elId = `chart-${id.replace(/[^a-zA-Z0-9_-]/g, '_')}-${++chartCounter}`;
-  return html`<figure class="chart">
-    <figcaption>${title}</figcaption>
-    <div class="chart-box" data-chart="${elId}" data-chart-name="${id}"></div>
-    <script type="application/json" id="${elId}">
-      ${raw(jsonForScript(spec))}
-    </script>
-  </figure>`;
+  return html`<figure class="chart"><figcaption>${title}</figcaption><div class="chart-box" data-chart="${elId}" data-chart-name="${id}"></div><script type="application/json" id="${elId}">${raw(jsonForScript(spec))}</script></figure>`;
 }
 
 /** A small inline SVG line of values (no script needed): rows per run on the pipelines list. */
@@ -92,18 +78,7 @@ export function sparkline(values: Array<number | null>, title: string): Html {
   const max = Math.max(1, ...vs);
   const step = vs.length > 1 ? w / (vs.length - 1) : 0;
   const pts = vs.map((v, i) => `${(i * step).toFixed(1)},${(h - 2 - (v / max) * (h - 4)).toFixed(1)}`).join(' ');
-  return html`<svg
-    class="spark"
-    width="${w}"
-    height="${h}"
-    viewBox="0 0 ${w} ${h}"
-    role="img"
-    aria-label="${title}"
-    data-values="${vs.join(',')}"
-  >
-    <title>${title}</title>
-    <polyline fill="none" stroke="currentColor" stroke-width="1.5" points="${pts}" />
-  </svg>`;
+  return html`<svg class="spark" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" aria-label="${title}" data-values="${vs.join(',')}"><title>${title}</title><polyline fill="none" stroke="currentColor" stroke-width="1.5" points="${pts}"/></svg>`;
 }
 
 export function statusBadge(status: string | null | undefined): Html {
@@ -117,10 +92,7 @@ export function table(
   attrs: { cls?: string; id?: string } = {},
 ): Html {
   return html`<table${attrs.cls ? raw(` class="${esc(attrs.cls)}"`) : ''}${attrs.id ? raw(` id="${esc(attrs.id)}"`) : ''}><thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows.map(
-    (r) =>
-      html`<tr>
-        ${r.map((c) => html`<td>${c}</td>`)}
-      </tr>`,
+    (r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`,
   )}</tbody></table>`;
 }
 

@@ -37,27 +37,11 @@ export interface NavLink {
 /** A page of the live console: assets by URL under /assets/ (same origin: the CSP allows nothing else). */
 export function consolePage(title: string, body: Html, nav: NavLink[], footer: string): string {
   return `<!doctype html>${
-    html`<html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · scrape-etl console</title>
-        <link rel="stylesheet" href="/assets/uplot.css" />
-        <link rel="stylesheet" href="/assets/console.css" />
-      </head>
-      <body>
-        <header class="top">
-          <span class="brand">scrape-etl console</span>${nav.map((n) => html`<a href="${n.href}">${n.label}</a>`)}<span
-            class="muted"
-            >read-only</span
-          >
-        </header>
-        <main>${body}</main>
-        <footer class="muted" style="padding:8px 20px">${footer}</footer>
-        <script src="/assets/uplot.js"></script>
-        <script src="/assets/console.js"></script>
-      </body>
-    </html>`.__html
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · scrape-etl console</title><link rel="stylesheet" href="/assets/uplot.css"><link rel="stylesheet" href="/assets/console.css"></head>
+<body><header class="top"><span class="brand">scrape-etl console</span>${nav.map((n) => html`<a href="${n.href}">${n.label}</a>`)}<span class="muted">read-only</span></header>
+<main>${body}</main><footer class="muted" style="padding:8px 20px">${footer}</footer>
+<script src="/assets/uplot.js"></script><script src="/assets/console.js"></script></body></html>`.__html
   }`;
 }
 
@@ -77,33 +61,11 @@ function inlineStyle(css: string): string {
 export function reportPage(title: string, body: Html, footer: string): string {
   const a = loadAssets();
   return `<!doctype html>${
-    html`<html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta
-          http-equiv="Content-Security-Policy"
-          content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
-        />
-        <title>${title}</title>
-        <style>
-          ${raw(inlineStyle(a.uplotCss))}
-        </style>
-        <style>
-          ${raw(inlineStyle(STYLE))}
-        </style>
-      </head>
-      <body>
-        <header class="top"><span class="brand">scrape-etl report</span><span>${title}</span></header>
-        <main>${body}</main>
-        <footer class="muted" style="padding:8px 20px">${footer}</footer>
-        <script>
-          ${raw(inlineScript(a.uplotJs))};
-        </script>
-        <script>
-          ${raw(inlineScript(a.consoleJs))};
-        </script>
-      </body>
-    </html>`.__html
+    html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<title>${title}</title><style>${raw(inlineStyle(a.uplotCss))}</style><style>${raw(inlineStyle(STYLE))}</style></head>
+<body><header class="top"><span class="brand">scrape-etl report</span><span>${title}</span></header>
+<main>${body}</main><footer class="muted" style="padding:8px 20px">${footer}</footer>
+<script>${raw(inlineScript(a.uplotJs))}</script><script>${raw(inlineScript(a.consoleJs))}</script></body></html>`.__html
   }`;
 }

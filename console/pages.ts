@@ -147,25 +147,22 @@ export function pipelineView(
 ): Html {
   const ordered = [...runs].reverse();
   return html`<h1>${s.pipeline} <span class="muted">${s.kind}</span></h1>
-    ${nav}
-    <p>
-      Last run ${statusBadge(s.lastRun.status)} ${when(s.lastRun.startedAt)}; last success
-      ${s.lastSuccessAt ? `${ageText(timeMs(s.lastSuccessAt), now)} ago` : 'never'}.
-    </p>
-    ${chart(
-      `rows-per-run-${s.pipeline}`,
-      {
-        kind: 'bars',
-        time: false,
-        data: [ordered.map((_, i) => i), ordered.map((r) => r.rows)],
-        series: ['rows'],
-        yLabel: 'rows',
-        xLabels: ordered.map((r) => (r.startedAt ?? '').slice(5, 16).replace('T', ' ')),
-      },
-      'Rows per run',
-    )}
-    <h2>Runs</h2>
-    ${runsTable(db, runs, links)}`;
+${nav}
+<p>Last run ${statusBadge(s.lastRun.status)} ${when(s.lastRun.startedAt)}; last success ${s.lastSuccessAt ? `${ageText(timeMs(s.lastSuccessAt), now)} ago` : 'never'}.</p>
+${chart(
+  `rows-per-run-${s.pipeline}`,
+  {
+    kind: 'bars',
+    time: false,
+    data: [ordered.map((_, i) => i), ordered.map((r) => r.rows)],
+    series: ['rows'],
+    yLabel: 'rows',
+    xLabels: ordered.map((r) => (r.startedAt ?? '').slice(5, 16).replace('T', ' ')),
+  },
+  'Rows per run',
+)}
+<h2>Runs</h2>
+${runsTable(db, runs, links)}`;
 }
 
 export function pipelineNav(db: number, pipeline: string, kind: string, links: Links): Html {
@@ -204,47 +201,30 @@ export function runsTable(db: number, runs: RunInfo[], links: Links): Html {
 function missedFireView(db: number, d: RunDetail, links: Links, nav: Html): Html {
   const r = d.run;
   return html`<h1>Missed fire of ${r.pipeline}</h1>
-    ${nav}
-    <table class="kv">
-      <tbody>
-        <tr>
-          <th>Pipeline</th>
-          <td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td>
-        </tr>
-        <tr>
-          <th>Status</th>
-          <td>${statusBadge(r.status)} <span class="muted">the schedule fired and no run started</span></td>
-        </tr>
-        <tr>
-          <th>Fire time</th>
-          <td class="fire-time">${when(fireTime(r))}</td>
-        </tr>
-        <tr>
-          <th>Noticed</th>
-          <td>${when(r.finishedAt)} <span class="muted">by scrape-etl up</span></td>
-        </tr>
-        <tr>
-          <th>Why</th>
-          <td class="why">${r.error ?? html`<span class="muted">not known</span>`}</td>
-        </tr>
-      </tbody>
-    </table>
-    <h2>Timeline</h2>
-    ${table(
-      ['Step', 'At', ''],
-      d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']),
-      { cls: 'timeline' },
-    )}
-    <h2>Alerts</h2>
-    ${
-      d.alerts.length === 0
-        ? html`<p class="muted">No did_not_run alert was delivered.</p>`
-        : table(
-            ['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'],
-            d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]),
-            { cls: 'alerts' },
-          )
-    }`;
+${nav}
+<table class="kv"><tbody>
+<tr><th>Pipeline</th><td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td></tr>
+<tr><th>Status</th><td>${statusBadge(r.status)} <span class="muted">the schedule fired and no run started</span></td></tr>
+<tr><th>Fire time</th><td class="fire-time">${when(fireTime(r))}</td></tr>
+<tr><th>Noticed</th><td>${when(r.finishedAt)} <span class="muted">by scrape-etl up</span></td></tr>
+<tr><th>Why</th><td class="why">${r.error ?? html`<span class="muted">not known</span>`}</td></tr>
+</tbody></table>
+<h2>Timeline</h2>
+${table(
+  ['Step', 'At', ''],
+  d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']),
+  { cls: 'timeline' },
+)}
+<h2>Alerts</h2>
+${
+  d.alerts.length === 0
+    ? html`<p class="muted">No did_not_run alert was delivered.</p>`
+    : table(
+        ['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'],
+        d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]),
+        { cls: 'alerts' },
+      )
+}`;
 }
 
 export function runView(db: number, d: RunDetail, links: Links, nav: Html): Html {
@@ -252,150 +232,113 @@ export function runView(db: number, d: RunDetail, links: Links, nav: Html): Html
   const r = d.run;
   const temporal = links.temporal(r.workflowId);
   return html`<h1>Run ${r.workflowId}</h1>
-    ${nav}
-    <table class="kv">
-      <tbody>
-        <tr>
-          <th>Pipeline</th>
-          <td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td>
-        </tr>
-        <tr>
-          <th>Data status</th>
-          <td>
-            ${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}
-          </td>
-        </tr>
-        <tr>
-          <th>Rows seen</th>
-          <td class="rows-seen">${intText(r.rowsSeen)} <span class="muted">fetched, changed or not</span></td>
-        </tr>
-        <tr>
-          <th>Rows changed</th>
-          <td class="rows-changed">${intText(r.rows)} <span class="muted">inserted or updated</span></td>
-        </tr>
-        <tr>
-          <th>Duration</th>
-          <td>${runDuration(r)}</td>
-        </tr>
-        <tr>
-          <th>Tokens</th>
-          <td class="tokens">${runTokens(r)}</td>
-        </tr>
-        <tr>
-          <th>Exports</th>
-          <td>${r.exportStatus ?? '—'}${r.exportError ? html` <span class="bad">${r.exportError}</span>` : ''}</td>
-        </tr>
-        <tr>
-          <th>Temporal</th>
-          <td>
-            ${temporal ? html`<a href="${temporal}" rel="noreferrer">open in the Temporal Web UI</a>` : html`<span class="muted">Web UI address not known (set TEMPORAL_UI_URL)</span>`}
-          </td>
-        </tr>
-      </tbody>
-    </table>
-    ${
-      r.error && r.status !== 'partial'
-        ? html`<h2>Error</h2>
-            <pre class="body bad">${r.error}</pre>`
-        : ''
-    }
-    <h2>Timeline</h2>
-    ${table(
-      ['Step', 'At', ''],
-      d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']),
-      { cls: 'timeline' },
-    )}
-    <h2>Rows per table</h2>
-    ${
-      d.tables.length === 0
-        ? html`<p class="muted">No rows.</p>`
-        : table(
-            ['Table', 'Rows', ''],
-            d.tables.map((t) => [
-              link(links.data(db, r.pipeline, t.table), t.table),
-              intText(t.rows),
-              t.content ? 'content' : '',
-            ]),
-            { cls: 'run-tables' },
-          )
-    }
-    ${
-      d.failed.listed.length > 0 || r.status === 'partial'
-        ? html`<h2>Failed URLs</h2>
-            ${table(
-              ['URL', 'Reason'],
-              d.failed.listed.map((f) => [f.url, f.reason]),
-              { cls: 'failed-urls', id: 'failed-urls' },
-            )}${d.failed.count !== null && d.failed.count > d.failed.listed.length ? html`<p class="muted">${d.failed.count - d.failed.listed.length} more not listed (the list is cut at 4,000 characters).</p>` : ''}`
-        : ''
-    }
-    <h2>Tokens</h2>
-    ${
-      d.tokensByEndpoint.length === 0
-        ? html`<p class="muted">No responses recorded.</p>`
-        : table(
-            ['Endpoint', 'Responses', 'Tokens'],
-            d.tokensByEndpoint.map((t) => [t.endpoint, intText(t.responses), tokensCell(t.tokens)]),
-          )
-    }
-    <h2>Alerts</h2>
-    ${
-      d.alerts.length === 0
-        ? html`<p class="muted">No alert was delivered for this run.</p>`
-        : table(
-            ['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'],
-            d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]),
-            { cls: 'alerts' },
-          )
-    }
-    <h2>Schema changes</h2>
-    ${
-      d.schemaChanges.length === 0
-        ? html`<p class="muted">None.</p>`
-        : table(
-            ['Table', 'Column', 'Type', 'Change', 'Variant of', 'At'],
-            d.schemaChanges.map((c) => [
-              c['table_name'],
-              c['column_name'],
-              c['data_type'],
-              c['change'],
-              cell(c['variant_of']),
-              cell(c['changed_at']),
-            ]),
-            { cls: 'schema-changes' },
-          )
-    }
-    <h2>Exported files</h2>
-    ${
-      d.exports.length === 0
-        ? html`<p class="muted">None recorded for this run (export_watermarks keeps the last file per table).</p>`
-        : table(
-            ['Table', 'File', 'Rows', 'At'],
-            d.exports.map((e) => [
-              e['table_name'],
-              cell(e['last_file'], 200),
-              cell(e['last_rows']),
-              cell(e['exported_at']),
-            ]),
-            { cls: 'exports' },
-          )
-    }
-    ${
-      d.checks
-        ? html`<h2>Checks</h2>
-            ${
-              d.checks.rows.length === 0
-                ? html`<p class="muted">No checks ran for this run.</p>`
-                : table(
-                    d.checks.columns.map(columnHeader),
-                    d.checks.rows.map((x) =>
-                      d.checks!.columns.map((c) => (c === 'status' ? statusBadge(String(x[c])) : cell(x[c]))),
-                    ),
-                    { cls: 'checks' },
-                  )
-            }`
-        : ''
-    }`;
+${nav}
+<table class="kv"><tbody>
+<tr><th>Pipeline</th><td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td></tr>
+<tr><th>Data status</th><td>${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}</td></tr>
+<tr><th>Rows seen</th><td class="rows-seen">${intText(r.rowsSeen)} <span class="muted">fetched, changed or not</span></td></tr>
+<tr><th>Rows changed</th><td class="rows-changed">${intText(r.rows)} <span class="muted">inserted or updated</span></td></tr>
+<tr><th>Duration</th><td>${runDuration(r)}</td></tr>
+<tr><th>Tokens</th><td class="tokens">${runTokens(r)}</td></tr>
+<tr><th>Exports</th><td>${r.exportStatus ?? '—'}${r.exportError ? html` <span class="bad">${r.exportError}</span>` : ''}</td></tr>
+<tr><th>Temporal</th><td>${temporal ? html`<a href="${temporal}" rel="noreferrer">open in the Temporal Web UI</a>` : html`<span class="muted">Web UI address not known (set TEMPORAL_UI_URL)</span>`}</td></tr>
+</tbody></table>
+${r.error && r.status !== 'partial' ? html`<h2>Error</h2><pre class="body bad">${r.error}</pre>` : ''}
+<h2>Timeline</h2>
+${table(
+  ['Step', 'At', ''],
+  d.timeline.map((t) => [t.step, when(t.at), t.note ?? '']),
+  { cls: 'timeline' },
+)}
+<h2>Rows per table</h2>
+${
+  d.tables.length === 0
+    ? html`<p class="muted">No rows.</p>`
+    : table(
+        ['Table', 'Rows', ''],
+        d.tables.map((t) => [
+          link(links.data(db, r.pipeline, t.table), t.table),
+          intText(t.rows),
+          t.content ? 'content' : '',
+        ]),
+        { cls: 'run-tables' },
+      )
+}
+${
+  d.failed.listed.length > 0 || r.status === 'partial'
+    ? html`<h2>Failed URLs</h2>${table(
+        ['URL', 'Reason'],
+        d.failed.listed.map((f) => [f.url, f.reason]),
+        { cls: 'failed-urls', id: 'failed-urls' },
+      )}${d.failed.count !== null && d.failed.count > d.failed.listed.length ? html`<p class="muted">${d.failed.count - d.failed.listed.length} more not listed (the list is cut at 4,000 characters).</p>` : ''}`
+    : ''
+}
+<h2>Tokens</h2>
+${
+  d.tokensByEndpoint.length === 0
+    ? html`<p class="muted">No responses recorded.</p>`
+    : table(
+        ['Endpoint', 'Responses', 'Tokens'],
+        d.tokensByEndpoint.map((t) => [t.endpoint, intText(t.responses), tokensCell(t.tokens)]),
+      )
+}
+<h2>Alerts</h2>
+${
+  d.alerts.length === 0
+    ? html`<p class="muted">No alert was delivered for this run.</p>`
+    : table(
+        ['Event', 'Webhook (hash)', 'HTTP status', 'Delivered at'],
+        d.alerts.map((a) => [a['event'], a['target'], a['http_status'], cell(a['sent_at'])]),
+        { cls: 'alerts' },
+      )
+}
+<h2>Schema changes</h2>
+${
+  d.schemaChanges.length === 0
+    ? html`<p class="muted">None.</p>`
+    : table(
+        ['Table', 'Column', 'Type', 'Change', 'Variant of', 'At'],
+        d.schemaChanges.map((c) => [
+          c['table_name'],
+          c['column_name'],
+          c['data_type'],
+          c['change'],
+          cell(c['variant_of']),
+          cell(c['changed_at']),
+        ]),
+        { cls: 'schema-changes' },
+      )
+}
+<h2>Exported files</h2>
+${
+  d.exports.length === 0
+    ? html`<p class="muted">None recorded for this run (export_watermarks keeps the last file per table).</p>`
+    : table(
+        ['Table', 'File', 'Rows', 'At'],
+        d.exports.map((e) => [
+          e['table_name'],
+          cell(e['last_file'], 200),
+          cell(e['last_rows']),
+          cell(e['exported_at']),
+        ]),
+        { cls: 'exports' },
+      )
+}
+${
+  d.checks
+    ? html`<h2>Checks</h2>${
+        d.checks.rows.length === 0
+          ? html`<p class="muted">No checks ran for this run.</p>`
+          : table(
+              d.checks.columns.map(columnHeader),
+              d.checks.rows.map((x) =>
+                d.checks!.columns.map((c) => (c === 'status' ? statusBadge(String(x[c])) : cell(x[c]))),
+              ),
+              { cls: 'checks' },
+            )
+      }`
+    : ''
+}`;
 }
 
 export function dataIndexView(
@@ -405,16 +348,12 @@ export function dataIndexView(
   links: Links,
   nav: Html,
 ): Html {
-  return html`<h1>Data of ${pipeline}</h1>
-    ${nav}
-    ${table(
-      ['Table', 'Rows of this pipeline'],
-      tables.map((t) => [
-        link(links.data(db, pipeline, t.table), t.table),
-        `${intText(t.count)}${t.capped ? '+' : ''}`,
-      ]),
-      { cls: 'tables' },
-    )}`;
+  return html`<h1>Data of ${pipeline}</h1>${nav}
+${table(
+  ['Table', 'Rows of this pipeline'],
+  tables.map((t) => [link(links.data(db, pipeline, t.table), t.table), `${intText(t.count)}${t.capped ? '+' : ''}`]),
+  { cls: 'tables' },
+)}`;
 }
 
 export function dataTableView(
@@ -521,23 +460,9 @@ export function rawView(
     }
   }
   return html`<h1>Raw response ${String(r['id'])}</h1>
-    <table class="kv">
-      <tbody>
-        ${Object.entries(r).map(
-          ([k, v]) =>
-            html`<tr>
-              <th>${k}</th>
-              <td>${k === 'workflow_id' && v ? link(links.run(db, String(v)), String(v)) : cell(v, 400)}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-    <h2>
-      Body
-      ${raw.truncated ? html`<span class="muted">(first ${intText(raw.body.length)} of ${intText(raw.bodyChars)} characters)</span>` : ''}
-      ${bodyHref ? link(bodyHref, 'whole body as text') : ''}
-    </h2>
-    <pre class="body" id="raw-body">${pretty}</pre>`;
+<table class="kv"><tbody>${Object.entries(r).map(([k, v]) => html`<tr><th>${k}</th><td>${k === 'workflow_id' && v ? link(links.run(db, String(v)), String(v)) : cell(v, 400)}</td></tr>`)}</tbody></table>
+<h2>Body ${raw.truncated ? html`<span class="muted">(first ${intText(raw.body.length)} of ${intText(raw.bodyChars)} characters)</span>` : ''} ${bodyHref ? link(bodyHref, 'whole body as text') : ''}</h2>
+<pre class="body" id="raw-body">${pretty}</pre>`;
 }
 
 function money(v: number | null, currency: string | null): string {
@@ -583,45 +508,41 @@ export function pricesView(
       h.series.flatMap((s) => s.points.map((p) => [s.label, when(p.loadedAt), money(p.priceMajor, null)])),
       { cls: 'price-points' },
     )}`;
-  return html`<h1>Price history of ${pipeline}</h1>
-    ${nav}
-    <h2>
-      Since the previous run
-      ${v.lastRun ? html`<span class="muted">(${link(links.run(db, v.lastRun.workflowId), v.lastRun.workflowId)})</span>` : ''}
-    </h2>
-    <h2>Biggest drops</h2>
-    ${v.moves.drops.length === 0 ? html`<p class="muted">No price dropped in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], moveRows(v.moves.drops), { cls: 'drops' })}
-    <h2>Biggest rises</h2>
-    ${v.moves.rises.length === 0 ? html`<p class="muted">No price rose in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], moveRows(v.moves.rises), { cls: 'rises' })}
-    <h2>Stock changes</h2>
-    ${
-      v.stock.length === 0
-        ? html`<p class="muted">No product or model went out of stock or came back in the last run.</p>`
-        : table(
-            ['Product', 'Model', 'Before', 'Now', 'Change'],
-            v.stock.map((s) => [
-              s.title ?? s.requestKey,
-              s.model ?? s.modelId ?? 'product',
-              intText(s.previous),
-              intText(s.current),
-              html`<span class="${s.change === 'out of stock' ? 'bad' : ''}">${s.change}</span>`,
-            ]),
-            { cls: 'stock-changes' },
-          )
-    }
-    <h2>Products</h2>
-    ${
-      allCharts
-        ? histories.map(historyBlock)
-        : html`${table(
-            ['Product', 'Currency'],
-            v.products.map((p) => [
-              link(links.prices(db, pipeline, p), p.title ?? `${p.shopId}/${p.itemId}`),
-              p.currency ?? '',
-            ]),
-            { cls: 'products' },
-          )}${v.history ? historyBlock(v.history) : ''}`
-    }`;
+  return html`<h1>Price history of ${pipeline}</h1>${nav}
+<h2>Since the previous run ${v.lastRun ? html`<span class="muted">(${link(links.run(db, v.lastRun.workflowId), v.lastRun.workflowId)})</span>` : ''}</h2>
+<h2>Biggest drops</h2>
+${v.moves.drops.length === 0 ? html`<p class="muted">No price dropped in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], moveRows(v.moves.drops), { cls: 'drops' })}
+<h2>Biggest rises</h2>
+${v.moves.rises.length === 0 ? html`<p class="muted">No price rose in the last run.</p>` : table(['Product', 'Model', 'Before', 'Now', 'Change'], moveRows(v.moves.rises), { cls: 'rises' })}
+<h2>Stock changes</h2>
+${
+  v.stock.length === 0
+    ? html`<p class="muted">No product or model went out of stock or came back in the last run.</p>`
+    : table(
+        ['Product', 'Model', 'Before', 'Now', 'Change'],
+        v.stock.map((s) => [
+          s.title ?? s.requestKey,
+          s.model ?? s.modelId ?? 'product',
+          intText(s.previous),
+          intText(s.current),
+          html`<span class="${s.change === 'out of stock' ? 'bad' : ''}">${s.change}</span>`,
+        ]),
+        { cls: 'stock-changes' },
+      )
+}
+<h2>Products</h2>
+${
+  allCharts
+    ? histories.map(historyBlock)
+    : html`${table(
+        ['Product', 'Currency'],
+        v.products.map((p) => [
+          link(links.prices(db, pipeline, p), p.title ?? `${p.shopId}/${p.itemId}`),
+          p.currency ?? '',
+        ]),
+        { cls: 'products' },
+      )}${v.history ? historyBlock(v.history) : ''}`
+}`;
 }
 
 export function leadsView(
@@ -634,59 +555,34 @@ export function leadsView(
 ): Html {
   const childCell = (rows: Array<Record<string, unknown>> | undefined, fields: string[]) =>
     rows && rows.length > 0
-      ? html`<ul class="children">
-          ${rows.map(
-            (x) =>
-              html`<li>
-                ${fields
-                  .map((f) => x[f])
-                  .filter((v) => v !== null && v !== undefined)
-                  .map(String)
-                  .join(' · ')}
-              </li>`,
-          )}
-        </ul>`
+      ? html`<ul class="children">${rows.map(
+          (x) =>
+            html`<li>${fields
+              .map((f) => x[f])
+              .filter((v) => v !== null && v !== undefined)
+              .map(String)
+              .join(' · ')}</li>`,
+        )}</ul>`
       : html`<span class="muted">—</span>`;
-  return html`<h1>Leads of ${pipeline}</h1>
-    ${nav}
-    ${chart(
-      `leads-per-run-${pipeline}`,
-      {
-        kind: 'bars',
-        time: false,
-        data: [l.perRun.map((_, i) => i), l.perRun.map((x) => x.leads)],
-        series: ['leads added or changed'],
-        yLabel: 'leads',
-        xLabels: l.perRun.map((x) => (x.startedAt ?? '').slice(5, 16).replace('T', ' ')),
-      },
-      'New or changed leads per run',
-    )}
-    <p>
-      ${intText(l.page.count)}${l.page.capped ? '+' : ''} leads in
-      ${link(links.data(db, pipeline, l.table), l.table)}${l.children.length > 0 ? html` with ${l.children.map((c) => c.table).join(', ')}` : ''}.
-    </p>
-    <table class="data leads" id="leads-table">
-      <thead>
-        <tr>
-          ${l.fields.map((f) => html`<th>${f}</th>`)}${l.children.map((c) => html`<th>${c.label}</th>`)}
-          <th>raw</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${l.page.rows.map(
-          (row) =>
-            html`<tr data-row-key="${String(row['row_key'] ?? '')}">
-              ${l.fields.map((f) => html`<td>${cell(row[f])}</td>`)}${l.children.map((c) => html`<td>${childCell(c.byParent.get(String(row['row_key'])), c.fields)}</td>`)}
-              <td>
-                ${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-    <p class="pager">
-      ${after ? link(links.leads(db, pipeline), '« first page') : ''}${l.page.next ? link(links.leads(db, pipeline, l.page.next), 'next page »') : ''}
-    </p>`;
+  return html`<h1>Leads of ${pipeline}</h1>${nav}
+${chart(
+  `leads-per-run-${pipeline}`,
+  {
+    kind: 'bars',
+    time: false,
+    data: [l.perRun.map((_, i) => i), l.perRun.map((x) => x.leads)],
+    series: ['leads added or changed'],
+    yLabel: 'leads',
+    xLabels: l.perRun.map((x) => (x.startedAt ?? '').slice(5, 16).replace('T', ' ')),
+  },
+  'New or changed leads per run',
+)}
+<p>${intText(l.page.count)}${l.page.capped ? '+' : ''} leads in ${link(links.data(db, pipeline, l.table), l.table)}${l.children.length > 0 ? html` with ${l.children.map((c) => c.table).join(', ')}` : ''}.</p>
+<table class="data leads" id="leads-table"><thead><tr>${l.fields.map((f) => html`<th>${f}</th>`)}${l.children.map((c) => html`<th>${c.label}</th>`)}<th>raw</th></tr></thead><tbody>${l.page.rows.map(
+    (row) =>
+      html`<tr data-row-key="${String(row['row_key'] ?? '')}">${l.fields.map((f) => html`<td>${cell(row[f])}</td>`)}${l.children.map((c) => html`<td>${childCell(c.byParent.get(String(row['row_key'])), c.fields)}</td>`)}<td>${row['load_id'] === null || row['load_id'] === undefined ? '' : link(links.raw(db, String(row['load_id'])), 'response')}</td></tr>`,
+  )}</tbody></table>
+<p class="pager">${after ? link(links.leads(db, pipeline), '« first page') : ''}${l.page.next ? link(links.leads(db, pipeline, l.page.next), 'next page »') : ''}</p>`;
 }
 
 /** Headers a person reads for the bookkeeping columns the console shows (a data table keeps its own names). */

@@ -81,13 +81,11 @@ export async function writeReport(o: ReportOptions): Promise<{ file: string; run
           stock: await stockChangesOfRun(r, o.pipeline, s.lastRun.workflowId),
           lastRun: s.lastRun,
         };
-        prices = html`<section id="prices">
-          ${pricesView(0, o.pipeline, v, reportLinks, html``, true, histories)}
-        </section>`;
+        prices = html`<section id="prices">${pricesView(0, o.pipeline, v, reportLinks, html``, true, histories)}</section>`;
       }
       return html`<section id="pipeline">${pipelineView(0, s, runs, reportLinks, now, html``)}</section>
-        ${prices}
-        ${details.map((d) => html`<section class="run" id="run-${anchor(d.run.workflowId)}">${runView(0, d, reportLinks, html``)}</section>`)}`;
+${prices}
+${details.map((d) => html`<section class="run" id="run-${anchor(d.run.workflowId)}">${runView(0, d, reportLinks, html``)}</section>`)}`;
     });
   } finally {
     await source.close();

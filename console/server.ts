@@ -410,32 +410,10 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     );
   });
 
-  app.notFound((c) =>
-    page(
-      c,
-      'Not found',
-      html`<h1>Not found</h1>
-        <p>${c.req.path}</p>`,
-      404,
-    ),
-  );
+  app.notFound((c) => page(c, 'Not found', html`<h1>Not found</h1><p>${c.req.path}</p>`, 404));
   app.onError((err, c) => {
-    if (err instanceof NotFound)
-      return page(
-        c,
-        'Not found',
-        html`<h1>Not found</h1>
-          <p>${err.message}</p>`,
-        404,
-      );
-    if (err instanceof ViewError)
-      return page(
-        c,
-        'Bad request',
-        html`<h1>Bad request</h1>
-          <p>${err.message}</p>`,
-        400,
-      );
+    if (err instanceof NotFound) return page(c, 'Not found', html`<h1>Not found</h1><p>${err.message}</p>`, 404);
+    if (err instanceof ViewError) return page(c, 'Bad request', html`<h1>Bad request</h1><p>${err.message}</p>`, 400);
     // The page says that it failed and under which id; what failed (messages, stacks, paths) is for the owner's
     // terminal only, as the page may be read by whoever can reach the console.
     const id = crypto.randomBytes(6).toString('hex');
@@ -445,8 +423,7 @@ export async function startConsole(opts: ConsoleOptions): Promise<RunningConsole
     return c.html(
       consolePage(
         'Error',
-        html`<h1>Error</h1>
-          <p class="bad">This page could not be shown (error id ${id}; the console's output has the details).</p>`,
+        html`<h1>Error</h1><p class="bad">This page could not be shown (error id ${id}; the console's output has the details).</p>`,
         nav,
         footer,
       ),
