@@ -23,8 +23,19 @@ export default defineConfig({
     // worker with its own data folder must agree on it. The tests of the key itself set their own.
     env: { SCRAPE_ETL_KEY_FILE: path.join(os.tmpdir(), `scrape-etl-test-secret-${os.userInfo().uid}.key`) },
     projects: [
-      { extends: true, test: { name: 'fast', include: [...FAST_TIER] } },
-      { extends: true, test: { name: 'integration', include: [...INTEGRATION_TIER] } },
+      { extends: true, test: { name: 'fast', include: [...FAST_TIER], sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: [...INTEGRATION_TIER],
+          // Three files at a time on 2 cores: an integration file spends most of its time waiting (on schedules'
+          // fires, polls, servers starting, spawned commands), so with two at a time the cores stood half idle.
+          // The fast tier is in-process CPU work and keeps one file per core.
+          maxWorkers: 3,
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

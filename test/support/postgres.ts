@@ -40,6 +40,36 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * initdb writes the same 39 MB cluster every time and is most of a cluster's start: one cluster is initialized per
+ * machine, user and Postgres build (in the temp folder, renamed into place whole so a concurrent test process never
+ * sees half of it), and every cluster starts from a copy of it.
+ */
+function copyTemplateCluster(
+  dataDir: string,
+  run: (cmd: string, args: string[]) => void,
+  wrap: (cmd: string, args: string[]) => [string, string[]],
+): void {
+  const key = crypto.createHash('sha256').update(PG_BIN).digest('hex').slice(0, 12);
+  const template = path.join(os.tmpdir(), `scrape-etl-pg-template-${process.getuid?.() ?? 'u'}-${key}`);
+  if (!fs.existsSync(path.join(template, 'PG_VERSION'))) {
+    const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-pg-template-staging-'));
+    if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', staging]);
+    const stagedData = path.join(staging, 'data');
+    run('initdb', ['-D', stagedData, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    try {
+      fs.renameSync(stagedData, template);
+    } catch (err) {
+      // Another test process renamed its copy first: use that one.
+      if (!fs.existsSync(path.join(template, 'PG_VERSION'))) throw err;
+    }
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  // cp -a keeps the owner (the postgres user when run as root) and initdb's 0700 modes, which the server checks.
+  const [c, a] = wrap('cp', ['-a', template, dataDir]);
+  execFileSync(c, a);
+}
+
 async function startServer(): Promise<string> {
   return (await startPostgresCluster()).url;
 }
@@ -99,7 +129,7 @@ export async function startPostgresCluster(opts: { crashSafe?: boolean } = {}): 
     '-o',
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=${opts.crashSafe ? 'on' : 'off'} -c full_page_writes=off -c max_connections=200`,
   ];
-  run('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  copyTemplateCluster(dataDir, run, wrap);
   run('pg_ctl', startArgs);
 
   const stopArgs = ['stop', '-D', dataDir, '-m', 'immediate'];
