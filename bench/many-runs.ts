@@ -13,7 +13,10 @@
 // (bench/_marketplace-files.ts bareInsert, bench/load.ts's baseline), in URLs/s and as a ratio to the ceiling:
 // whether the goal is within reach of one SQLite writer at all. Last the machine floor: the CPU a URL of the
 // parts the goal itself names (simulator, a client's fetch, the bare INSERT, Temporal for runs of one do-nothing
-// activity), the most URLs/s the cores could give if parsing, flattening, lineage and GC cost nothing.
+// activity), the most URLs/s the cores could give if parsing, flattening, lineage and GC cost nothing. The batch
+// and the floor are then set side by side in CPU seconds a run (simulator, workers, Temporal server and the client
+// that starts the runs and waits for them, each process's own CPU from /proc or process.cpuUsage), with their ratio,
+// which the machine's load does not decide as it decides wall time; the wall-time ratio and the load average follow.
 //   npm run build && npx tsx bench/many-runs.ts
 //   BENCH_MANY_CPU_PROF=<dir>: the workers write CPU profiles there when they stop (bench/_cpu-profile.mjs).
 //   BENCH_MANY_COMPARE=<checkout>: adds workers of another built checkout (its bin/scrape-etl.js), interleaved with
@@ -174,8 +177,11 @@ async function temporalFloor(
 }
 
 interface BatchResult {
-  /** CPU seconds used during the batch by the simulator, the workers together, and the Temporal dev server. */
-  cpu: { simulator: number; workers: number; temporal: number };
+  /**
+   * CPU seconds used during the batch by the simulator, the workers together, the Temporal dev server, and the client
+   * that started the runs and waited for their results (this process: the SDK's client side, as the floor's `sdk`).
+   */
+  cpu: { simulator: number; workers: number; temporal: number; client: number };
   seconds: number;
   startSeconds: number;
   served: number;
@@ -283,16 +289,19 @@ async function batch(
     const pids = { simulator: [sim.pid], workers: workers.map((w) => w.pid), temporal: [temporal.server.pid] };
     const cpuOf = (list: number[]) => list.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
     const cpu0 = { simulator: cpuOf(pids.simulator), workers: cpuOf(pids.workers), temporal: cpuOf(pids.temporal) };
+    const client0 = process.cpuUsage();
     const t0 = performance.now();
     const handles = await Promise.all(specs.map((s, i) => startPipelineRun(conn, s, `bench-${round}`, inputs[i])));
     const startSeconds = (performance.now() - t0) / 1000;
     const results = await Promise.all(handles.map((h) => h.result()));
     const seconds = (performance.now() - t0) / 1000;
+    const client = process.cpuUsage(client0);
     const served = await sim.served();
     const cpu = {
       simulator: cpuOf(pids.simulator) - cpu0.simulator,
       workers: cpuOf(pids.workers) - cpu0.workers,
       temporal: cpuOf(pids.temporal) - cpu0.temporal,
+      client: (client.user + client.system) / 1e6,
     };
 
     // What was loaded: a bench that loaded nothing must not print a rate.
@@ -409,9 +418,10 @@ async function main(): Promise<void> {
         env: { SCRAPE_ETL_URL_LOAD_GROUP: '1' },
       });
     const rates = new Map<string, number[]>(configs.map((c) => [c.label, []]));
-    // The CPU a URL of everything a batch ran (simulator, workers, Temporal server): the rate in CPU terms, which a
-    // loaded machine does not decide as it decides the wall-clock rate.
+    // The CPU of everything a batch ran (simulator, workers, Temporal server, the client that started the runs), a
+    // URL: the rate in CPU terms, which a loaded machine does not decide as it decides the wall-clock rate.
     const cpuMsPerUrl = new Map<string, number[]>(configs.map((c) => [c.label, []]));
+    const cpuParts = new Map<string, BatchResult['cpu'][]>(configs.map((c) => [c.label, []]));
     const bounds: number[] = [];
     const insertMs: number[] = [];
     let round = 0;
@@ -422,14 +432,15 @@ async function main(): Promise<void> {
         rates.get(c.label)!.push(rate);
         cpuMsPerUrl
           .get(c.label)!
-          .push(((b.cpu.simulator + b.cpu.workers + b.cpu.temporal) * 1000) / (PIPELINES * URLS));
+          .push(((b.cpu.simulator + b.cpu.workers + b.cpu.temporal + b.cpu.client) * 1000) / (PIPELINES * URLS));
+        cpuParts.get(c.label)!.push(b.cpu);
         console.log(
           `${c.label}: ${PIPELINES * URLS} URLs in ${b.seconds.toFixed(1)} s (starts ${b.startSeconds.toFixed(1)} s) = ${rate.toFixed(0)} URLs/s, ` +
             `ratio to the ceiling ${(rate / ceiling).toFixed(2)} (${b.served} requests served; ${b.products} products, ${b.stocks} stock rows loaded)`,
         );
         const perUrl = (sec: number) => `${((sec * 1000) / (PIPELINES * URLS)).toFixed(2)} ms`;
         console.log(
-          `  CPU per URL: simulator ${perUrl(b.cpu.simulator)}, workers ${perUrl(b.cpu.workers)}, Temporal server ${perUrl(b.cpu.temporal)}; ` +
+          `  CPU per URL: simulator ${perUrl(b.cpu.simulator)}, workers ${perUrl(b.cpu.workers)}, Temporal server ${perUrl(b.cpu.temporal)}, client ${perUrl(b.cpu.client)}; ` +
             `workers' peak RSS ${b.workerPeakMb.map((mb) => mb.toFixed(0)).join(' and ')} MB; ` +
             `machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
         );
@@ -470,24 +481,34 @@ async function main(): Promise<void> {
     };
     const floorMs = floor.simulator + floor.client + floor.insert + floor.server + floor.sdk;
     const floorRate = (os.cpus().length * 1000) / floorMs;
+    // A run's CPU in seconds (URLS URLs), the unit of the goal; URLs/s on the cores follow from it.
+    const perRun = (msPerUrl: number) => `${((msPerUrl * URLS) / 1000).toFixed(3)} s`;
+    const loads = () =>
+      os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ');
     console.log(
-      `machine floor: ${floorMs.toFixed(2)} ms of CPU a URL (simulator ${floor.simulator.toFixed(2)}, client fetch ${floor.client.toFixed(2)}, bare INSERT ${floor.insert.toFixed(2)}, ` +
+      `machine floor: ${floorMs.toFixed(2)} ms of CPU a URL = ${perRun(floorMs)} of CPU a run of ${URLS} URLs (a URL: simulator ${floor.simulator.toFixed(2)}, client fetch ${floor.client.toFixed(2)}, bare INSERT ${floor.insert.toFixed(2)}, ` +
         `Temporal for ${PIPELINES} one-activity runs: server ${floor.server.toFixed(2)}, SDK ${floor.sdk.toFixed(2)}) on ${os.cpus().length} cores = at most ${floorRate.toFixed(0)} URLs/s ` +
         `= ${(floorRate / ceiling).toFixed(2)}x the ceiling, with nothing else costing anything`,
     );
     for (const c of configs) {
       const rate = median(rates.get(c.label)!);
-      console.log(
-        `${c.label}: median ${rate.toFixed(0)} URLs/s, ratio pipelines/ceiling ${(rate / ceiling).toFixed(2)}  (goal >= 0.5; ${(rate / floorRate).toFixed(2)}x the machine floor)`,
-      );
       const cpuMs = median(cpuMsPerUrl.get(c.label)!);
-      const cpuRate = (os.cpus().length * 1000) / cpuMs;
+      // The parts of the batch whose total is the median (the lower middle of an even count).
+      const parts = [...cpuParts.get(c.label)!].sort(
+        (x, y) => x.simulator + x.workers + x.temporal + x.client - (y.simulator + y.workers + y.temporal + y.client),
+      )[Math.floor((cpuParts.get(c.label)!.length - 1) / 2)]!;
+      const partRun = (sec: number) => `${(sec / PIPELINES).toFixed(3)} s`;
       console.log(
-        `  in CPU terms: ${cpuMs.toFixed(2)} ms of CPU a URL (simulator, workers and Temporal server) = ${cpuRate.toFixed(0)} URLs/s on ${os.cpus().length} idle cores ` +
-          `= ${(floorMs / cpuMs).toFixed(2)}x the machine floor's ${floorMs.toFixed(2)} ms (goal >= 0.5; the load average does not decide this one: ${os
-            .loadavg()
-            .map((x) => x.toFixed(2))
-            .join(' ')})`,
+        `${c.label}, in CPU terms (the load does not decide it): ${perRun(cpuMs)} of CPU a run (simulator ${partRun(parts.simulator)}, workers ${partRun(parts.workers)}, ` +
+          `Temporal server ${partRun(parts.temporal)}, client ${partRun(parts.client)}) against the floor's ${perRun(floorMs)}: ` +
+          `${(floorMs / cpuMs).toFixed(2)}x the machine floor (goal >= 0.5; medians of ${ROUNDS})`,
+      );
+      console.log(
+        `  in wall time: ${rate.toFixed(0)} URLs/s = ${(rate / floorRate).toFixed(2)}x the floor's ${floorRate.toFixed(0)} URLs/s, ${(rate / ceiling).toFixed(2)}x the ceiling; ` +
+          `load average ${loads()} (1, 5, 15 min) on ${os.cpus().length} cores`,
       );
     }
   } catch (err) {

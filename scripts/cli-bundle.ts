@@ -19,6 +19,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { loadBundle } from '../vendor/load-bundle.js';
+import { lazyModules } from './lazy-modules.js';
 import { writeAtomically } from './vendor-bundles.js';
 
 interface BundleSpec {
@@ -36,16 +37,55 @@ const BUNDLES: BundleSpec[] = [
   {
     name: 'read-only',
     entry: 'read-only-main.js',
-    inlined: [],
+    inlined: ['better-sqlite3'],
     exercise: [['status', 'shop'], ['history', 'shop'], ['schema', 'show', 'shop'], ['status']],
   },
   {
     name: 'pipelines',
     entry: 'pipelines-main.js',
-    inlined: ['zod', 'cron-parser', 'luxon'],
+    inlined: ['zod', 'cron-parser', 'luxon', 'better-sqlite3'],
     exercise: [['pipelines'], ['pipelines', '--json']],
   },
 ];
+
+/**
+ * Modules the product imports at the top of modules the read-only commands load, for work those commands seldom or
+ * never do: required at their first use instead of when the importing module runs (scripts/lazy-modules.ts).
+ * node:crypto hashes names and lock owners (and loads about fifteen of Node's internal modules); cron-parser (with
+ * luxon) computes schedules, which only a pipeline with a schedule needs; lossless-json reads numbers of scraped
+ * content; fastest-levenshtein suggests a key for a misspelled one.
+ */
+const LAZY_MODULES = ['node:crypto', 'cron-parser', 'lossless-json', 'fastest-levenshtein'];
+
+/**
+ * better-sqlite3, bundled in (its dozen CommonJS files are otherwise looked up, read and compiled at every start),
+ * finds its native addon with `bindings`, which takes the package's folder from the stack of its caller: from the
+ * bundle that would be the product's folder. The plugin names the package's own folder instead, resolved where the
+ * bundle runs, so `bindings` looks where it always looked; it fails the build when better-sqlite3's code no longer
+ * has the call, so an update is looked at rather than broken.
+ */
+const BETTER_SQLITE3_ADDON = "require('bindings')('better_sqlite3.node')";
+const betterSqlite3Addon: Plugin = {
+  name: 'better-sqlite3-addon',
+  setup(b) {
+    // Resolved where the bundle runs (require.resolve), not bundled.
+    b.onResolve({ filter: /^better-sqlite3\/package\.json$/ }, () => ({ external: true }));
+    b.onLoad({ filter: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      if (!source.includes(BETTER_SQLITE3_ADDON))
+        throw new Error(
+          `${args.path}: better-sqlite3 no longer loads its addon as scripts/cli-bundle.ts expects; look at the new version and update the plugin`,
+        );
+      return {
+        contents: source.replace(
+          BETTER_SQLITE3_ADDON,
+          "require('bindings')({ bindings: 'better_sqlite3.node', module_root: require('node:path').dirname(require.resolve('better-sqlite3/package.json')) })",
+        ),
+        loader: 'js',
+      };
+    });
+  },
+};
 
 /** The process event a bundled module emits with its URL when it runs (test/support/module-trace.mjs listens). */
 export const MODULE_RAN_EVENT = 'scrape-etl:module-ran';
@@ -160,7 +200,16 @@ async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
         // modules a command loads (test/support/module-trace.mjs), as the hooks would have seen it unbundled.
         `const __moduleRan = (rel) => { if (process.listenerCount('${MODULE_RAN_EVENT}') > 0) process.emit('${MODULE_RAN_EVENT}', __moduleUrl(rel)); };`,
     },
-    plugins: [productModules(dist, outDir, new Set(spec.inlined))],
+    plugins: [
+      // First: it takes these imports of the product's modules before the next plugin leaves them external.
+      lazyModules(
+        LAZY_MODULES,
+        (file) => file.startsWith(dist + path.sep) && !file.includes(`${path.sep}node_modules${path.sep}`),
+        outDir,
+      ),
+      productModules(dist, outDir, new Set(spec.inlined)),
+      betterSqlite3Addon,
+    ],
   });
   const externals = new Set<string>();
   for (const o of Object.values(result.metafile.outputs))

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { loadBundle } from '../vendor/load-bundle.js';
+import { lazyModules } from './lazy-modules.js';
 
 /**
  * fdir (tinyglobby's directory walker) probes for picomatch with a runtime `require` when it loads, for its own
@@ -113,6 +114,13 @@ const PACKAGES: Record<string, Exercise> = {
   },
 };
 
+/**
+ * Built-in modules a package requires when it loads for what scrape-etl never asks of it, required at their first
+ * use instead (scripts/lazy-modules.ts): commander runs executable subcommands with node:child_process (and with it
+ * net, dgram and a dozen of Node's internal modules), and every command of scrape-etl is an action in the process.
+ */
+const LAZY_IN: Record<string, string[]> = { commander: ['node:child_process'] };
+
 export interface VendorBundle {
   name: string;
   bytes: number;
@@ -140,7 +148,14 @@ export async function bundleVendorModules(dir: string): Promise<VendorBundle[]> 
       // ES modules inside (fdir's) read import.meta.url, which a CommonJS file has not: it is the bundle's own URL.
       define: { 'import.meta.url': '__bundleUrl' },
       banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
-      plugins: [withoutFdirPicomatchProbe],
+      plugins: [
+        lazyModules(
+          LAZY_IN[name] ?? [],
+          (file) => file.includes(`${path.sep}node_modules${path.sep}${name}${path.sep}`),
+          dir,
+        ),
+        withoutFdirPicomatchProbe,
+      ],
     });
     const code = result.outputFiles[0]!.contents;
     writeAtomically(path.join(dir, `${name}.bundle.cjs`), code);

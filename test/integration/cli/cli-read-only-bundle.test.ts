@@ -162,4 +162,35 @@ describe('the read-only bundle', () => {
       expect(modules.filter((m) => /@temporalio|@grpc|drizzle-orm|\/pg\//.test(m))).toEqual([]);
     }
   });
+
+  it('a read-only command requires no module it does not use: node:crypto, node:child_process, cron-parser and lossless-json wait for their first use, better-sqlite3 runs inside the bundle', async () => {
+    // Node's own record of the built-in modules it loaded and the CommonJS files required, written at exit.
+    const preload = path.join(dir, 'loaded.cjs');
+    fs.writeFileSync(
+      preload,
+      "process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_FILE, JSON.stringify({ builtins: process.moduleLoadList, required: Object.keys(require.cache) })));\n",
+    );
+    for (const args of [['status', 'shop'], ['history', 'shop'], ['schema', 'show', 'shop'], ['pipelines']]) {
+      const out = path.join(dir, `loaded-${args.join('-')}.json`);
+      const r = await runCli(args, {
+        cwd: project,
+        env: { ...env, LOADED_FILE: out, NODE_OPTIONS: `--require ${preload}` },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const { builtins, required } = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+        builtins: string[];
+        required: string[];
+      };
+      expect(builtins, args.join(' ')).not.toContain('NativeModule crypto');
+      expect(builtins, args.join(' ')).not.toContain('NativeModule child_process');
+      // better-sqlite3's addon is loaded (the commands read SQLite), its JavaScript is the bundle's.
+      expect(required.filter((f) => f.includes('/better-sqlite3/')).map((f) => path.basename(f))).toEqual([
+        'better_sqlite3.node',
+      ]);
+      expect(required.filter((f) => f.includes('/node_modules/lossless-json/'))).toEqual([]);
+      // `pipelines` checks the schedule of jobs.yaml with cron-parser (in its bundle); the others never need it.
+      if (args[0] !== 'pipelines')
+        expect(required.filter((f) => /\/node_modules\/(cron-parser|luxon)\//.test(f))).toEqual([]);
+    }
+  });
 });
