@@ -13,6 +13,7 @@ import type { Row, RowsByTable, Scalar } from '../model/flatten/values.js';
 import { evolveFixedTables, FixedTableChangesRefused } from './evolve/fixed-tables.js';
 import { sqlTypeOf } from '../model/evolve/types.js';
 import { lockParents } from './load-locks.js';
+import { hasLastSeen, markSeen, type SeenKey } from './last-seen.js';
 import {
   CHILD_GROUPS,
   completeRow,
@@ -462,6 +463,18 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
       }),
     );
   }
+  // The keys the group saw and left unchanged are marked seen at the time of the last response that held them
+  // (the rows it wrote carry that time already, and are left alone by markSeen's condition).
+  for (const table of WRITE_ORDER) {
+    const touched = plan.keyed.get(table);
+    if (!touched || !hasLastSeen(table)) continue;
+    const seen: SeenKey[] = [];
+    for (const t of touched.values()) {
+      const last = t.touches[t.touches.length - 1]!;
+      if (last.entry) seen.push({ key: t.key, at: preps[last.from]!.loadedAt });
+    }
+    if (seen.length > 0) await send(() => markSeen(tx, table, seen));
+  }
   const failed = (await Promise.allSettled(sent)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 
@@ -484,6 +497,7 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
       changedByTable,
       deletedByTable: plan.deleted[i]!,
       schemaChanges: [],
+      ...(p.warnings.length > 0 ? { warnings: p.warnings } : {}),
     });
   }
   return results;
