@@ -28,18 +28,23 @@ function maxChunk(tx: Tx, params: number): number {
   return n;
 }
 
-function markSql(tx: Tx, table: DataTableName, rows: number): string {
+/** The statement that marks `rows` keys of `table` seen (exported for the test of its query plan). */
+export function markSql(tx: Tx, table: DataTableName, rows: number): string {
   const cacheKey = `${tx.dialect}\u0001${table}\u0001${rows}`;
   const cached = sqlCache.get(cacheKey);
   if (cached) return cached;
   const key = TABLE_META[table].key;
   const columns = TABLES[table].columns as Readonly<Record<string, { type: ColumnType }>>;
   const columnTypes = tx.adapter.sql.columnTypes;
-  // Every value cast to its column's type: Postgres types a VALUES list from its first row's text otherwise.
+  // Where columns are typed, every value is cast to its column's type: Postgres types a VALUES list from its first
+  // row's text otherwise. Where they are affinities (SQLite) the bound values compare as stored, and a cast would
+  // cost the statement its primary-key lookups: the planner then scans the whole table for every statement.
+  const typed = tx.adapter.capabilities.typedColumns;
   const types = [...key.map((k) => columnTypes[columns[k]!.type]), columnTypes.timestamp];
   const tuples: string[] = [];
   let p = 0;
-  for (let r = 0; r < rows; r++) tuples.push(`(${types.map((t) => `CAST(${tx.ph(++p)} AS ${t})`).join(', ')})`);
+  for (let r = 0; r < rows; r++)
+    tuples.push(`(${types.map((t) => (typed ? `CAST(${tx.ph(++p)} AS ${t})` : tx.ph(++p))).join(', ')})`);
   const names = key.map((_, i) => `k${i}`);
   const t = quoteIdent(table);
   const sql =
