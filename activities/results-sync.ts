@@ -5,6 +5,7 @@
 import { contentTargetOf } from '../kinds/content.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { loadBatch } from '../db/store/load.js';
+import { logLoadWarnings } from './load-warnings.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, kindRunningIn } from './failures.js';
 import type { ResultsPagesHeartbeat, ResultsPagesInput, ResultsPagesOutput } from './types.js';
@@ -94,6 +95,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
           data: fresh.length === items.length ? res.data : { ...res.data, data: fresh },
         });
         addRows(rows, out.rowsByTable);
+        logLoadWarnings(out, { pipeline: spec.name, workflowId });
         resultsLoaded += fresh.length;
       }
       pagesLoaded += 1;

@@ -15,6 +15,7 @@ import {
   type ScrapingRunResponse,
 } from '../client/index.js';
 import { loadBatch } from '../db/store/load.js';
+import { logLoadWarnings } from './load-warnings.js';
 import { findRecordedBody, tokenUsageOf } from '../db/store/raw-responses.js';
 import { BudgetExhaustedError, spendMeter } from '../budget/meter.js';
 import type { CreateAndWaitKind } from '../kinds/index.js';
@@ -115,6 +116,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       });
       const rows: Record<string, number> = {};
       addRows(rows, loaded.rowsByTable);
+      logLoadWarnings(loaded, { pipeline: spec.name, workflowId });
       return { runs: [], reused: true, rows, adopted: adoptedFrom(found) };
     };
     // Looks for the scraper until `until` (or until this attempt's time is nearly up: the next attempt goes on
@@ -195,6 +197,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       });
       const rows: Record<string, number> = {};
       addRows(rows, loaded.rowsByTable);
+      logLoadWarnings(loaded, { pipeline: spec.name, workflowId });
       const runs = runTargets(res.data);
       if (runs.length === 0) {
         throw ApplicationFailure.nonRetryable(
@@ -414,6 +417,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
           data,
         });
         addRows(rows, out.rowsByTable);
+        logLoadWarnings(out, { pipeline: spec.name, workflowId });
         batches += 1;
       };
       let next = Math.min(previous?.nextIndex ?? 0, results.length);
@@ -477,6 +481,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
           data: { data: mine },
         });
         addRows(rows, out.rowsByTable);
+        logLoadWarnings(out, { pipeline: spec.name, workflowId });
         found += mine.length;
       }
       ctx.heartbeat();

@@ -21,10 +21,14 @@ export const EVOLVING_TABLES = [
 export const RESULT_TABLES = ['scraper_results', 'pdf_results', 'leads_results'] as const;
 export type ResultTableName = (typeof RESULT_TABLES)[number];
 
-/** Columns the loader fills in on every row; flatteners never set them. */
-export const LINEAGE_COLUMNS = ['pipeline', 'load_id', 'loaded_at', 'row_hash'] as const;
+/**
+ * Columns the loader fills in on every row; flatteners never set them. `last_seen_at` only on the tables with a
+ * natural key (db/store/last-seen.ts moves it for the rows a load saw unchanged).
+ */
+export const LINEAGE_COLUMNS = ['pipeline', 'load_id', 'loaded_at', 'row_hash', 'last_seen_at'] as const;
 
-export type ColumnKind = 'int' | 'double' | 'text' | 'bool';
+/** `timestamp`: an instant, written in lib/iso-timestamp.ts's form (a value that is not one is stored NULL). */
+export type ColumnKind = 'int' | 'double' | 'text' | 'bool' | 'timestamp';
 
 export interface TableMeta {
   name: DataTableName;
@@ -35,6 +39,8 @@ export interface TableMeta {
   /** Natural key (primary key); empty for append-only tables with a generated id. */
   key: readonly string[];
   kinds: Readonly<Record<string, ColumnKind>>;
+  /** The data columns of kind timestamp, with their index in `dataColumns`. */
+  timestampColumns: ReadonlyArray<readonly [number, string]>;
 }
 
 /** The loader's kind of each neutral column type (db/model/schema/definition.ts): how a value is checked before it is bound. */
@@ -45,7 +51,7 @@ const KIND_OF: Readonly<Record<ColumnType, ColumnKind>> = {
   bool: 'bool',
   text: 'text',
   json: 'text',
-  timestamp: 'text',
+  timestamp: 'timestamp',
 };
 
 function describe(name: DataTableName): TableMeta {
@@ -62,7 +68,8 @@ function describe(name: DataTableName): TableMeta {
   const dataColumns = columns.filter(
     (c) => !(LINEAGE_COLUMNS as readonly string[]).includes(c) && !generated.includes(c),
   );
-  return { name, columns: columns.filter((c) => !generated.includes(c)), dataColumns, key, kinds };
+  const timestampColumns = dataColumns.flatMap((c, i) => (kinds[c] === 'timestamp' ? [[i, c] as const] : []));
+  return { name, columns: columns.filter((c) => !generated.includes(c)), dataColumns, key, kinds, timestampColumns };
 }
 
 export const TABLE_META: Readonly<Record<DataTableName, TableMeta>> = Object.fromEntries(

@@ -13,6 +13,7 @@ import type { Row, RowsByTable, Scalar } from '../model/flatten/values.js';
 import { evolveFixedTables, FixedTableChangesRefused } from './evolve/fixed-tables.js';
 import { sqlTypeOf } from '../model/evolve/types.js';
 import { lockParents } from './load-locks.js';
+import { hasLastSeen, markSeen, type SeenKey } from './last-seen.js';
 import {
   CHILD_GROUPS,
   completeRow,
@@ -289,7 +290,10 @@ interface TableWrites {
  * deleted), unless the dialect has every key replayed (hashEveryKey). A key touched more than once is decided against its stored row hash: the row the tables end with is
  * the one the last *changing* write brought (a later identical write keeps its lineage), a row written again
  * after a deletion or a revert is replaced (overwritten whatever its hash) so it carries that write's load id, and
- * each response's changes are counted as one-by-one loads count them.
+ * each response's changes are counted as one-by-one loads count them. With `lockSeen` (concurrent writers), a key
+ * the group saw and left as stored is written too, unchanged: the upsert locks its row in key order with the rest
+ * (ON CONFLICT … WHERE locks a row it does not change), so marking it seen afterwards (last-seen.ts) waits for no
+ * other load; marked out of that order, two groups sharing shops deadlocked.
  */
 async function decideWrites(
   d: GroupDialect,
@@ -297,6 +301,7 @@ async function decideWrites(
   touched: ReadonlyMap<string, Touched>,
   changedBy: TableCounts[],
   stored: Stored,
+  lockSeen: boolean,
 ): Promise<TableWrites> {
   const meta = TABLE_META[table];
   const out: TableWrites = { remove: [], upsert: [], replace: [], counted: new Set() };
@@ -344,6 +349,8 @@ async function decideWrites(
     if (endsPresent && last) {
       out.upsert.push(last);
       if (wasStored) out.replace.push(t.key);
+    } else if (endsPresent && lockSeen && hasLastSeen(table)) {
+      out.upsert.push(t.touches[t.touches.length - 1]!.entry!);
     }
   }
   return out;
@@ -429,7 +436,10 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
   const changedBy: TableCounts[] = preps.map(() => ({}));
   const writes = new Map<DataTableName, TableWrites>();
   for (const [table, touched] of plan.keyed)
-    writes.set(table, await decideWrites(d, table, touched, changedBy, stored));
+    writes.set(
+      table,
+      await decideWrites(d, table, touched, changedBy, stored, tx.adapter.capabilities.concurrentWriters),
+    );
   // Lock order (Postgres), the same as a one-by-one load's, so that concurrent loads of overlapping data wait for
   // each other instead of deadlocking: the products' advisory locks, all at once and sorted (lockParents, above);
   // the schema locks (evolveFixedTables); then table by table in WRITE_ORDER, each table's rows in key order, in
@@ -462,6 +472,18 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
       }),
     );
   }
+  // The keys the group saw and left unchanged are marked seen at the time of the last response that held them
+  // (the rows it wrote carry that time already, and are left alone by markSeen's condition).
+  for (const table of WRITE_ORDER) {
+    const touched = plan.keyed.get(table);
+    if (!touched || !hasLastSeen(table)) continue;
+    const seen: SeenKey[] = [];
+    for (const t of touched.values()) {
+      const last = t.touches[t.touches.length - 1]!;
+      if (last.entry) seen.push({ key: t.key, at: preps[last.from]!.loadedAt });
+    }
+    if (seen.length > 0) await send(() => markSeen(tx, table, seen));
+  }
   const failed = (await Promise.allSettled(sent)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 
@@ -484,6 +506,7 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
       changedByTable,
       deletedByTable: plan.deleted[i]!,
       schemaChanges: [],
+      ...(p.warnings.length > 0 ? { warnings: p.warnings } : {}),
     });
   }
   return results;

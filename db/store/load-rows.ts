@@ -3,6 +3,7 @@
 // Shared by the per-response writer (load.ts) and the group writer (load-group.ts), so both
 // write exactly the same rows.
 import { hexDigest } from '../model/hash.js';
+import { canonicalTimestamp } from '../../lib/iso-timestamp.js';
 import { flattenResponse, type FlattenInput } from '../model/flatten/index.js';
 import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from '../model/flatten/marketplace.js';
 import { OPEN_FIELDS, type Row, type RowsByTable, type Scalar } from '../model/flatten/values.js';
@@ -57,6 +58,8 @@ export interface LoadBatchResult {
   schemaChanges: SchemaChange[];
   /** Results of the response that could not be loaded (recorded in rejected_results); the others loaded. */
   rejected?: RejectedResult[];
+  /** Values stored NULL because they do not fit their column (a timestamp that is not one); raw_responses has them. */
+  warnings?: string[];
 }
 
 /** Upsert order: parents before children, the order DATA_TABLES lists them in (there are no FK constraints; the
@@ -96,10 +99,23 @@ function typeError(table: string, column: string, expected: string, v: unknown):
   return new TypeError(`${table}.${column}: expected ${expected}, got ${got} (${String(v).slice(0, 60)})`);
 }
 
+/** Told of a value the load keeps out of its column (the raw response keeps it): what and where, in a sentence. */
+export type LoadWarn = (warning: string) => void;
+
 /** Checks a value against its column's kind so both dialects store the same thing (SQLite would accept anything). */
-function checkValue(meta: TableMeta, column: string, v: unknown): Scalar {
+function checkValue(meta: TableMeta, column: string, v: unknown, warn?: LoadWarn): Scalar {
   if (v === undefined || v === null) return null;
   switch (meta.kinds[column]) {
+    case 'timestamp': {
+      // A timestamp column holds instants on Postgres and DuckDB: text that is not one would fail the whole load
+      // there. It is stored NULL on every destination alike, and stays in raw_responses as the service sent it.
+      const instant = typeof v === 'string' ? canonicalTimestamp(v) : null;
+      if (instant === null)
+        warn?.(
+          `${meta.name}.${column}: ${JSON.stringify(String(v).slice(0, 60))} is not an ISO 8601 timestamp with a zone; stored NULL (raw_responses keeps the response as sent)`,
+        );
+      return instant;
+    }
     case 'int':
       if (typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))) return v;
       throw typeError(meta.name, column, 'integer', v);
@@ -142,14 +158,20 @@ export interface Lineage {
  * a column added later does not change the hash of rows that lack it.
  */
 /** Where each of a table's columns comes from in a completed row: a data column's index, or a lineage field. */
-const columnSources = new WeakMap<TableMeta, Array<number | 'pipeline' | 'load_id' | 'loaded_at' | 'row_hash'>>();
+type LineageSource = 'pipeline' | 'load_id' | 'loaded_at' | 'row_hash' | 'last_seen_at';
+const columnSources = new WeakMap<TableMeta, Array<number | LineageSource>>();
+const LINEAGE_SOURCES: ReadonlySet<string> = new Set<LineageSource>([
+  'pipeline',
+  'load_id',
+  'loaded_at',
+  'row_hash',
+  'last_seen_at',
+]);
 
 function sourcesOf(meta: TableMeta) {
   let sources = columnSources.get(meta);
   if (!sources) {
-    sources = meta.columns.map((c) =>
-      c === 'pipeline' || c === 'load_id' || c === 'loaded_at' || c === 'row_hash' ? c : meta.dataColumns.indexOf(c),
-    );
+    sources = meta.columns.map((c) => (LINEAGE_SOURCES.has(c) ? (c as LineageSource) : meta.dataColumns.indexOf(c)));
     columnSources.set(meta, sources);
   }
   return sources;
@@ -161,9 +183,24 @@ export interface CheckedRow {
   hash: string;
 }
 
-export function checkRow(meta: TableMeta, row: Row): CheckedRow {
-  const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
-  return { data, hash: hashValues(data) };
+export function checkRow(meta: TableMeta, row: Row, warn?: LoadWarn): CheckedRow {
+  const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c], warn));
+  return { data, hash: hashValues(hashedValues(meta, row, data)) };
+}
+
+/**
+ * The values a row's hash is taken of: its checked values, except that a timestamp enters as the text the service
+ * sent. Rows stored before timestamps were written in one form (lib/iso-timestamp.ts) keep their hashes, so a load
+ * rewrites them only when the service's data did change.
+ */
+function hashedValues(meta: TableMeta, row: Row, data: Scalar[]): Scalar[] {
+  if (meta.timestampColumns.length === 0) return data;
+  const out = [...data];
+  for (const [i, c] of meta.timestampColumns) {
+    const raw = row[c];
+    if (typeof raw === 'string') out[i] = raw;
+  }
+  return out;
 }
 
 export function completeRow(
@@ -182,9 +219,9 @@ export function completeRow(
     ({ data, hash: rowHash } = checked);
   } else {
     data = meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
-    let hashed: Scalar[] = data;
+    let hashed: Scalar[] = hashedValues(meta, row, data);
     if (openByName) {
-      hashed = [...data];
+      hashed = [...hashed];
       for (const c of inferred) {
         const v = openByName.get(c);
         if (v !== null && v !== undefined) hashed.push(`\u0002${c}`, v);
@@ -197,7 +234,8 @@ export function completeRow(
     if (typeof src === 'number') out.push(src < 0 ? null : (data[src] ?? null));
     else if (src === 'pipeline') out.push(lineage.pipeline);
     else if (src === 'load_id') out.push(lineage.load_id);
-    else if (src === 'loaded_at') out.push(lineage.loaded_at);
+    // A row written is seen when it is written: a row the load leaves unchanged is marked seen by last-seen.ts.
+    else if (src === 'loaded_at' || src === 'last_seen_at') out.push(lineage.loaded_at);
     else out.push(rowHash);
   }
   for (const c of inferred) out.push(openByName?.get(c) ?? null);
@@ -316,6 +354,8 @@ export interface PreparedBatch {
   loadedAt: string;
   /** Per table and row (same order as `rows`): its checked values and hash, when they need no registry. */
   checked: Partial<Record<DataTableName, Array<CheckedRow | undefined>>>;
+  /** Values kept out of their columns (stored NULL; the raw response has them), in sentences for the run's log. */
+  warnings: string[];
 }
 
 /**
@@ -372,8 +412,12 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
   // Rows without unknown fields are checked and hashed now, outside the transaction: a writer that prepares the
   // next group while one is being written (loadGroups) does this work while it waits for the database.
   const checked: PreparedBatch['checked'] = {};
+  const warnings: string[] = [];
+  const warn: LoadWarn = (w) => {
+    if (warnings.length < MAX_WARNINGS) warnings.push(w);
+  };
   for (const [table, list] of Object.entries(rows) as Array<[DataTableName, Row[]]>) {
-    checked[table] = list.map((r) => (r[OPEN_FIELDS]?.length ? undefined : checkRow(TABLE_META[table], r)));
+    checked[table] = list.map((r) => (r[OPEN_FIELDS]?.length ? undefined : checkRow(TABLE_META[table], r, warn)));
   }
   return {
     opts,
@@ -384,5 +428,9 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
     contentRejected,
     loadedAt: new Date().toISOString(),
     checked,
+    warnings,
   };
 }
+
+/** Warnings one response reports at most: a page of a thousand bad timestamps says so in a few lines. */
+const MAX_WARNINGS = 10;

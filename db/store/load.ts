@@ -30,6 +30,7 @@ import {
 import { quoteIdent, withTransaction, type Param, type Tx } from './sql.js';
 import { TABLE_META, type DataTableName } from '../model/tables.js';
 import { upsertRows } from './upsert.js';
+import { hasLastSeen, markSeen } from './last-seen.js';
 
 export type { LoadKind } from '../model/flatten/index.js';
 export type { LoadBatchOptions, LoadBatchResult, TableCounts } from './load-rows.js';
@@ -174,6 +175,15 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
       { table, columns: [...meta.columns, ...(inferred?.columns ?? [])], key: meta.key },
       params,
     );
+    // Every row written already carries the load's time; when some were left as they were, they are marked seen.
+    if (changed < params.length && hasLastSeen(table)) {
+      const keyAt = meta.key.map((k) => meta.columns.indexOf(k));
+      await markSeen(
+        tx,
+        table,
+        params.map((row) => ({ key: keyAt.map((i) => row[i] ?? null), at: loadedAt })),
+      );
+    }
     changedByTable[table] = changed;
     await opts.onTableWritten?.(table, changed);
   }
@@ -204,6 +214,7 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
     deletedByTable,
     schemaChanges,
     ...(contentRejected.length > 0 ? { rejected: contentRejected } : {}),
+    ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),
   };
 }
 

@@ -172,8 +172,8 @@ async function ensureSchema(conn: DuckDBConnection): Promise<void> {
     version = Number(v.getRowObjectsJS()[0]?.['v'] ?? 0);
   }
   if (version >= DUCKDB_SCHEMA_VERSION) return;
-  await duckTransaction(conn, async (tx) => {
-    if (version === 0) {
+  if (version === 0) {
+    await duckTransaction(conn, async (tx) => {
       await tx.run(
         `CREATE TABLE IF NOT EXISTS ${SCHEMA_VERSION_TABLE} (version integer PRIMARY KEY, applied_at timestamp with time zone NOT NULL)`,
         [],
@@ -181,13 +181,16 @@ async function ensureSchema(conn: DuckDBConnection): Promise<void> {
       for (const sql of baselineDdl()) await tx.run(sql, []);
       // The baseline is the current definition: the steps below are for files made by older versions.
       await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${DUCKDB_SCHEMA_VERSION}, now())`, []);
-      version = DUCKDB_SCHEMA_VERSION;
-    }
-    for (const step of stepsAfter(version)) {
-      for (const sql of step.sql()) await tx.run(sql, []);
+    });
+    return;
+  }
+  // A transaction per step: a step may need what the one before it did committed (ddl.ts, steps 9 and 10).
+  for (const step of stepsAfter(version)) {
+    await duckTransaction(conn, async (tx) => {
+      for (const sql of await step.sql((q) => tx.all(q, []))) await tx.run(sql, []);
       await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${step.version}, now())`, []);
-    }
-  });
+    });
+  }
 }
 
 async function openFile(file: string): Promise<OpenFile> {

@@ -15,13 +15,19 @@ import { DUCKDB_COLUMN_TYPES } from './column-types.js';
  * fails while the definition differs from the last snapshot, or while the steps do not bring a file of the version
  * before it to what a new file gets.
  */
-export const DUCKDB_SCHEMA_VERSION = 8;
+export const DUCKDB_SCHEMA_VERSION = 10;
 
 /**
  * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
  * definition, so each step is written to be a no-op there (IF NOT EXISTS).
  */
-export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => readonly string[] }> = [
+/** Runs a read-only query on the file being migrated, for a step whose statements depend on what it holds. */
+export type SchemaRead = (sql: string) => Promise<Array<Record<string, unknown>>>;
+
+export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{
+  version: number;
+  sql: (read: SchemaRead) => readonly string[] | Promise<readonly string[]>;
+}> = [
   // pipeline_runs.alert_status / alert_error: the outcome of the run's alert deliveries.
   {
     version: 2,
@@ -79,9 +85,129 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{ version: number; sql: () => re
     ],
   },
   // The analyst's views and the comments of every table, view and column (issue 40), as the Postgres migration
-  // 0014_warehouse_docs writes them; after every table exists, so spend_calls's too.
-  { version: 8, sql: () => warehouseDocsDdl() },
+  // 0014_warehouse_docs writes them; after every table exists, so spend_calls's too. Only on the columns the file has
+  // at this version: the descriptions are today's, and columns later steps add (last_seen_at, step 9) get theirs there.
+  { version: 8, sql: (read) => existingColumnsOnly(warehouseDocsDdl(), read) },
+  // Columns typed for what they hold (issue 40), as the Postgres migration 0016_typed_columns types them. DuckDB
+  // alters no column of a table with an index, and a dropped index's name is free only once its transaction has
+  // committed: step 9 drops the indexes of the tables it alters (keeping their statements in PENDING_INDEXES), and
+  // step 10, in a transaction of its own, makes them again.
+  { version: 9, sql: (read) => typedColumnsDdl(read) },
+  { version: 10, sql: (read) => pendingIndexesDdl(read) },
 ];
+
+/** The indexes step 9 dropped, made again by step 10 (each step commits on its own). */
+const PENDING_INDEXES = 'scrape_etl_duckdb_pending_indexes';
+
+/** The service's timestamps, text before version 9 (the model's own timestamps were timestamptz from the start). */
+const SERVICE_TIMESTAMPS: Readonly<Record<string, readonly string[]>> = {
+  scrapers: ['created_at', 'updated_at'],
+  scraping_runs: ['created_at'],
+  run_records: ['created_at', 'updated_at'],
+  scraper_results: ['created_at', 'updated_at'],
+  pdf_results: ['created_at', 'updated_at'],
+  leads_results: ['created_at', 'updated_at'],
+};
+
+// Only a date and time with seconds and a zone is an instant (lib/iso-timestamp.ts takes the same forms): a text
+// without a zone would be read in the session's time zone. Anything else becomes NULL (raw_responses keeps it).
+const INSTANT_TEXT = String.raw`^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d([.,]\d+)?(Z|z|[+-]\d\d(:?\d\d)?)$`;
+const toInstant = (c: string) =>
+  `CASE WHEN regexp_full_match(${quoteIdent(c)}, '${INSTANT_TEXT}') THEN try_cast(${quoteIdent(c)} AS TIMESTAMPTZ) END`;
+
+/**
+ * Version 9: the service's timestamps as TIMESTAMPTZ, JSON text as JSON (the model's columns and the inferred
+ * ones schema_history types json), each content root's result_created_at as TIMESTAMPTZ, and last_seen_at on the
+ * tables with a natural key. Only columns still VARCHAR are altered, so the step is a no-op on a current file. The
+ * views are dropped first (DuckDB refuses to alter what a view reads) and made again with every comment.
+ */
+async function typedColumnsDdl(read: SchemaRead): Promise<string[]> {
+  const varchar = new Set(
+    (
+      await read(
+        `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main' AND data_type = 'VARCHAR'`,
+      )
+    ).map((r) => `${String(r['table_name'])}.${String(r['column_name'])}`),
+  );
+  const out = ['DROP VIEW IF EXISTS results_landed', 'DROP VIEW IF EXISTS pipeline_freshness'];
+  const alters: string[] = [];
+  const altered = new Set<string>();
+  const alter = (table: string, column: string, type: string, using: string) => {
+    if (!varchar.has(`${table}.${column}`)) return;
+    altered.add(table);
+    alters.push(
+      `ALTER TABLE ${quoteIdent(table)} ALTER COLUMN ${quoteIdent(column)} SET DATA TYPE ${type} USING ${using}`,
+    );
+  };
+  for (const [table, def] of Object.entries(TABLES) as Array<[string, AnyTableDef]>) {
+    for (const [column, c] of Object.entries(def.columns)) {
+      if (c.type === 'json') alter(table, column, 'JSON', `CAST(${quoteIdent(column)} AS JSON)`);
+      if (SERVICE_TIMESTAMPS[table]?.includes(column)) alter(table, column, 'TIMESTAMPTZ', toInstant(column));
+    }
+    if ('last_seen_at' in def.columns)
+      out.push(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN IF NOT EXISTS last_seen_at TIMESTAMPTZ`);
+  }
+  const inferred = await read(
+    `SELECT table_name, column_name, data_type, change FROM schema_history WHERE data_type = 'json' OR (column_name = 'result_created_at' AND change = 'create_table')`,
+  );
+  for (const r of inferred) {
+    const table = String(r['table_name']);
+    const column = String(r['column_name']);
+    if (r['data_type'] === 'json') alter(table, column, 'JSON', `CAST(${quoteIdent(column)} AS JSON)`);
+    else alter(table, column, 'TIMESTAMPTZ', toInstant(column));
+  }
+  const indexes = await read(
+    `SELECT table_name, index_name, sql FROM duckdb_indexes() WHERE schema_name = 'main' AND sql IS NOT NULL`,
+  );
+  out.push(`CREATE TABLE IF NOT EXISTS ${PENDING_INDEXES} (index_name text PRIMARY KEY, sql text NOT NULL)`);
+  for (const i of indexes) {
+    if (!altered.has(String(i['table_name']))) continue;
+    const name = String(i['index_name']);
+    out.push(
+      `INSERT INTO ${PENDING_INDEXES} VALUES (${literal(name)}, ${literal(String(i['sql']))}) ON CONFLICT DO NOTHING`,
+      `DROP INDEX ${quoteIdent(name)}`,
+    );
+  }
+  out.push(
+    ...alters,
+    `UPDATE schema_history SET data_type = 'timestamp' WHERE column_name = 'result_created_at' AND change = 'create_table' AND data_type = 'text'`,
+  );
+  return [...out, ...warehouseDocsDdl()];
+}
+
+/** Version 10: the indexes step 9 dropped, each made again as it was. */
+async function pendingIndexesDdl(read: SchemaRead): Promise<string[]> {
+  const exists = await read(
+    `SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = 'main' AND table_name = '${PENDING_INDEXES}'`,
+  );
+  if (Number(exists[0]?.['n']) === 0) return [];
+  const pending = await read(`SELECT sql FROM ${PENDING_INDEXES} ORDER BY index_name`);
+  return [
+    ...pending.map((p) =>
+      String(p['sql'])
+        .replace(/;\s*$/, '')
+        .replace(/^CREATE (UNIQUE )?INDEX /, 'CREATE $1INDEX IF NOT EXISTS '),
+    ),
+    `DROP TABLE ${PENDING_INDEXES}`,
+  ];
+}
+
+/**
+ * `statements` without the comments on columns of the file's tables that the file does not have (yet). Columns of a
+ * view the statements make keep theirs.
+ */
+async function existingColumnsOnly(statements: string[], read: SchemaRead): Promise<string[]> {
+  const rows = await read(`SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main'`);
+  const tables = new Set(rows.map((r) => String(r['table_name'])));
+  const columns = new Set(rows.map((r) => `${String(r['table_name'])}.${String(r['column_name'])}`));
+  const onColumn = /^COMMENT ON COLUMN "((?:[^"]|"")+)"\."((?:[^"]|"")+)" IS /;
+  return statements.filter((sql) => {
+    const m = onColumn.exec(sql);
+    if (!m) return true;
+    const [table, column] = [m[1]!.replace(/""/g, '"'), m[2]!.replace(/""/g, '"')];
+    return !tables.has(table) || columns.has(`${table}.${column}`);
+  });
+}
 
 /** The views (replaced, so the step is a no-op on a new file) and every comment of the model. */
 export function warehouseDocsDdl(): string[] {
@@ -155,8 +281,8 @@ export function baselineDdl(tables: Readonly<Record<string, AnyTableDef>> = TABL
 /** The steps a file of schema version `version` takes, in order (of `steps`: the product's). */
 export function stepsAfter(
   version: number,
-  steps: ReadonlyArray<{ version: number; sql: () => readonly string[] }> = DUCKDB_SCHEMA_STEPS,
-): ReadonlyArray<{ version: number; sql: () => readonly string[] }> {
+  steps: typeof DUCKDB_SCHEMA_STEPS = DUCKDB_SCHEMA_STEPS,
+): typeof DUCKDB_SCHEMA_STEPS {
   return steps.filter((s) => s.version > version);
 }
 

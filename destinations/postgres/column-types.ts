@@ -5,16 +5,20 @@ import type { ColumnKind, ColumnTypeNames, ValueForms } from '../contract.js';
 
 /**
  * - int64: bigint, for ids beyond 2^31.
- * - json: text written by the bigint-safe serializer, byte-identical on every engine (cast to jsonb to query).
- * - timestamp: times we stamp ourselves, timestamptz (read as strings). The service's own timestamps are not this
- *   type: they stay `text` exactly as received.
+ * - json: text written by the bigint-safe serializer, as `json` rather than `jsonb`: `json` validates and keeps the
+ *   text as written, so every destination holds and exports the same bytes, while `jsonb` re-orders keys, drops
+ *   duplicate keys and whitespace, and refuses the `\u0000` escape that hostile content carries
+ *   (test/integration/security/hostile-content.test.ts). What `json` lacks is equality (`=`, DISTINCT, GROUP BY):
+ *   cast to jsonb or text to compare (docs/warehouse.md).
+ * - timestamp: instants: the times we stamp ourselves and the service's own timestamps (lib/iso-timestamp.ts writes
+ *   the latter in the one form every engine holds alike), timestamptz (read as strings).
  */
 export const POSTGRES_COLUMN_TYPES = {
   int64: 'bigint',
   int32: 'integer',
   double: 'double precision',
   text: 'text',
-  json: 'text',
+  json: 'json',
   bool: 'boolean',
   timestamp: 'timestamp with time zone',
 } as const satisfies ColumnTypeNames;

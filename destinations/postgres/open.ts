@@ -12,6 +12,17 @@ import { postgresDestination } from './index.js';
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
+/**
+ * json columns read back as the text they hold, as every other destination hands them on: node-postgres would
+ * parse them into objects (64-bit integers inside rounded, key order and duplicate keys lost).
+ */
+const JSON_AS_TEXT: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.JSON
+      ? (value: string) => value
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
 // Any constant works; it only has to be the same in every process that migrates this schema.
 const PG_MIGRATION_LOCK_KEY = 7_238_451_907;
 
@@ -20,7 +31,12 @@ export async function openPostgres(url: string, poolSize: number): Promise<Postg
   if (!Number.isInteger(poolSize) || poolSize < 1)
     throw new Error(`Postgres pool size must be a positive integer, got ${poolSize}`);
   // application_name makes a worker's connections recognisable in pg_stat_activity.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, application_name: 'scrape-etl' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    application_name: 'scrape-etl',
+    types: JSON_AS_TEXT,
+  });
   // An idle client losing its connection must not crash the process; the next query reports the failure.
   pool.on('error', () => {});
   // Nor one the pool has handed out: pg-pool listens for errors only on idle clients, and a server restart cuts

@@ -6,9 +6,9 @@ import type { ColumnKind, ColumnTypeNames, ValueForms } from '../contract.js';
 /**
  * - int64: INTEGER is already a signed 64-bit value.
  * - bool: SQLite has no boolean type; drizzle's `integer({ mode: 'boolean' })` stores 0/1 and reads booleans.
- * - json: text written by the bigint-safe serializer, byte-identical on every engine.
- * - timestamp: times we stamp ourselves, as ISO 8601 UTC text (text sorts and compares correctly). The service's own
- *   timestamps are not this type: they stay `text` exactly as received.
+ * - json: text written by the bigint-safe serializer, byte-identical on every engine (SQLite has no JSON type).
+ * - timestamp: instants: the times we stamp ourselves and the service's own timestamps (lib/iso-timestamp.ts), as
+ *   ISO 8601 UTC text (text sorts and compares correctly).
  */
 export const SQLITE_COLUMN_TYPES = {
   int64: 'integer',

@@ -1,6 +1,6 @@
 // Reads every table of a scrape-etl database into a dialect-neutral form, so SQLite, Postgres and DuckDB contents
 // can be compared value for value: integers as decimal strings (exact beyond 2^53), booleans as booleans,
-// rows sorted. `loaded_at` and other wall-clock columns are left out.
+// rows sorted. `loaded_at` and `last_seen_at`, the wall-clock columns, are left out unless asked for.
 import type { Database } from '../../destinations/contract.js';
 import { duckQuery } from '../../destinations/duckdb/export-reader.js';
 import { DATA_TABLES, TABLE_META, type DataTableName } from '../../db/model/tables.js';
@@ -56,17 +56,28 @@ function sortRows(rows: Array<Record<string, unknown>>): Array<Record<string, un
   return keyed.map(([, r]) => r);
 }
 
+/**
+ * Which wall-clock columns a dump keeps. `keepLoadedAt`: `loaded_at` and `last_seen_at` as stored, for a check that
+ * nothing was written at all. `keepLastSeen: false` beside it leaves `last_seen_at` out, for a check that a reload
+ * rewrote no row: a reload moves `last_seen_at` of every row it saw, by design (assert that with lastSeenAt).
+ */
+export interface DumpOptions {
+  keepLoadedAt?: boolean;
+  keepLastSeen?: boolean;
+}
+
 /** A model table with its inferred columns, or an inferred table (`<pipeline>_items`, …) by name. */
 export async function dumpTable(
   db: Database,
   table: string,
-  opts: { keepLoadedAt?: boolean } = {},
+  opts: DumpOptions = {},
 ): Promise<Array<Record<string, unknown>>> {
   const inferred = (await inferredColumns(db)).get(table) ?? new Map<string, string>();
   const meta = (TABLE_META as Record<string, (typeof TABLE_META)[DataTableName] | undefined>)[table];
   const kinds = new Map<string, string>([...Object.entries(meta?.kinds ?? {}), ...inferred]);
+  const keepLastSeen = opts.keepLastSeen ?? opts.keepLoadedAt ?? false;
   const cols = [...(meta?.columns ?? []), ...[...inferred.keys()].filter((c) => !meta?.columns.includes(c))].filter(
-    (c) => opts.keepLoadedAt || c !== 'loaded_at',
+    (c) => (opts.keepLoadedAt || c !== 'loaded_at') && (keepLastSeen || c !== 'last_seen_at'),
   );
   const rows = await select(db, `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}"`);
   return sortRows(
@@ -76,7 +87,7 @@ export async function dumpTable(
   );
 }
 
-export async function dumpDatabase(db: Database, opts: { keepLoadedAt?: boolean } = {}): Promise<Dump> {
+export async function dumpDatabase(db: Database, opts: DumpOptions = {}): Promise<Dump> {
   const out: Dump = {};
   for (const t of DATA_TABLES) out[t] = await dumpTable(db, t, opts);
   for (const t of (await inferredColumns(db)).keys())
@@ -96,6 +107,21 @@ export async function dumpDatabase(db: Database, opts: { keepLoadedAt?: boolean 
       ),
     ),
   );
+  return out;
+}
+
+/**
+ * `last_seen_at` of every row of the given pipelines, as instants (ms since the epoch), by model table that carries
+ * the column (tables without rows of those pipelines are left out).
+ */
+export async function lastSeenAt(db: Database, pipelines: readonly string[]): Promise<Record<string, number[]>> {
+  const out: Record<string, number[]> = {};
+  const list = pipelines.map((p) => `'${p.replace(/'/g, "''")}'`).join(', ');
+  for (const t of DATA_TABLES) {
+    if (!TABLE_META[t].columns.includes('last_seen_at')) continue;
+    const rows = await select(db, `SELECT last_seen_at FROM "${t}" WHERE pipeline IN (${list})`);
+    if (rows.length > 0) out[t] = rows.map((r) => new Date(r['last_seen_at'] as string | Date).getTime());
+  }
   return out;
 }
 

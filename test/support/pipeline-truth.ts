@@ -11,15 +11,21 @@ import { flattenContentRows, type RowsByTable } from '../../db/model/flatten/ind
 import { TABLE_META, type DataTableName } from '../../db/model/tables.js';
 import type { PipelineSpec } from '../../pipelines/spec.js';
 import { duckSelect } from './duckdb.js';
+import { instantOf, instantSql, storedInstantOf } from './instants.js';
 
+/** A loaded value in a form the truth's compares with (timestamps as instants, test/support/instants.ts). */
 function norm(kind: string | undefined, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   if (kind === 'int') return BigInt(v as string | number | bigint).toString();
   if (kind === 'bool') return typeof v === 'boolean' ? v : Number(v) === 1;
   if (kind === 'double') return Number(v);
-  // Postgres timestamptz (ctime_at, …) reads as a Date; SQLite keeps the ISO text the loader wrote.
-  if (v instanceof Date) return v.toISOString();
+  if (kind === 'timestamp') return instantOf(v);
   return String(v);
+}
+
+/** A flattened value as the loader stores it: a timestamp the service sent as the instant it is, or NULL. */
+function normExpected(kind: string | undefined, v: unknown): unknown {
+  return kind === 'timestamp' ? storedInstantOf(v) : norm(kind, v);
 }
 
 function sorted(rows: Array<Record<string, unknown>>): string[] {
@@ -42,7 +48,7 @@ export async function loadedRows(db: Database, table: DataTableName, pipeline: s
   const cols = meta.dataColumns;
   const rows = await select(
     db,
-    `SELECT ${cols.map((c) => `"${c}"`).join(', ')} FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`,
+    `SELECT ${cols.map((c) => (meta.kinds[c] === 'timestamp' ? `${instantSql(c)} AS "${c}"` : `"${c}"`)).join(', ')} FROM "${table}" WHERE pipeline = ${db.dialect === 'sqlite' ? '?' : '$1'}`,
     [pipeline],
   );
   return sorted(rows.map((r) => Object.fromEntries(cols.map((c) => [c, norm(meta.kinds[c], r[c])]))));
@@ -53,7 +59,7 @@ export function expectedRows(rows: RowsByTable, table: DataTableName): string[] 
   // Flatteners may emit the same natural key twice (the loader keeps the last); so does this.
   const byKey = new Map<string, Record<string, unknown>>();
   for (const r of rows[table] ?? []) {
-    const row = Object.fromEntries(meta.dataColumns.map((c) => [c, norm(meta.kinds[c], r[c])]));
+    const row = Object.fromEntries(meta.dataColumns.map((c) => [c, normExpected(meta.kinds[c], r[c])]));
     byKey.set(
       meta.key.length
         ? JSON.stringify(meta.key.filter((k) => k !== 'pipeline').map((k) => row[k]))

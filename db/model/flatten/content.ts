@@ -4,6 +4,7 @@
 // of scalars give one `value` column). Which column and SQL type each value finally lands in is decided by the
 // loader against the table's registry (db/store/evolve/), so a type change never fails here.
 import { hexDigest } from '../hash.js';
+import { canonicalTimestamp } from '../../../lib/iso-timestamp.js';
 import { parseJson, stringifyJson } from '../../../lib/json.js';
 import type { ResultRecord } from '../../../client/schemas.js';
 import { MergeKeyError } from '../evolve/errors.js';
@@ -21,7 +22,8 @@ export const ROOT_SYSTEM_COLUMNS: ReadonlyArray<readonly [string, LogicalType]> 
   ['result_id', 'bigint'],
   ['scraping_run_id', 'bigint'],
   ['scraped_url', 'text'],
-  ['result_created_at', 'text'],
+  // timestamp since the service's timestamps are typed; content tables made before keep their text column.
+  ['result_created_at', 'timestamp'],
   ['load_id', 'bigint'],
   ['loaded_at', 'timestamp'],
   ['row_hash', 'text'],
@@ -217,7 +219,8 @@ export function flattenContent(
         resultId: r.id,
         scrapingRunId: r.scraping_run_id ?? null,
         scrapedUrl,
-        resultCreatedAt: typeof r.created_at === 'string' ? r.created_at : null,
+        // An instant in the one stored form (a text that is not one is NULL; raw_responses keeps the result).
+        resultCreatedAt: typeof r.created_at === 'string' ? canonicalTimestamp(r.created_at) : null,
         rowHash: hexDigest('sha1', stringifyJson([content, scrapedUrl])),
         children: [],
       };

@@ -35,6 +35,15 @@ const pgInt64 = pg.customType<{ data: number | bigint; driverData: string | numb
   fromDriver: (value) => BigInt(value),
 });
 
+/**
+ * json: the bigint-safe serializer's text, kept as written (destinations/postgres/column-types.ts says why json and not jsonb).
+ * Written and read as that text: destinations/postgres/open.ts has the driver hand json values back unparsed.
+ */
+const pgJsonText = pg.customType<{ data: string; driverData: string }>({
+  dataType: () => 'json',
+  fromDriver: (value) => (typeof value === 'string' ? value : JSON.stringify(value)),
+});
+
 const SQLITE_BUILDERS = {
   int64: () => sqliteInt64(),
   int64_number: () => sqlite.integer(),
@@ -55,7 +64,7 @@ const PG_BUILDERS = {
   int32: () => pg.integer(),
   double: () => pg.doublePrecision(),
   text: () => pg.text(),
-  json: () => pg.text(),
+  json: () => pgJsonText(),
   bool: () => pg.boolean(),
   // Read as strings, so both dialects hand the loader and exports the same kind of value.
   timestamp: () => pg.timestamp({ withTimezone: true, mode: 'string' }),

@@ -91,7 +91,7 @@ function modelTable(
   const identity = Object.entries(def.columns).find(([, c]) => c.identity)?.[0];
   const naturalKey = [...(def.primaryKey ?? (identity ? [identity] : []))];
   // Lineage is what data rows carry (all four columns); a control table's `pipeline` alone is not.
-  const lineage = LINEAGE_COLUMNS.every((c) => c in def.columns) ? [...LINEAGE_COLUMNS] : [];
+  const lineage: string[] = LINEAGE_COLUMNS.every((c) => c in def.columns) ? [...LINEAGE_COLUMNS] : [];
   const columns: CatalogColumn[] = Object.entries(def.columns).map(([column, c]) => ({
     name: column,
     type: c.type,
@@ -99,7 +99,7 @@ function modelTable(
     description: (doc.columns as Record<string, string>)[column]!,
     notNull: c.notNull === true,
     naturalKey: naturalKey.includes(column),
-    lineage: (lineage as readonly string[]).includes(column),
+    lineage: lineage.includes(column),
     evolved: false,
   }));
   for (const c of evolved) {
@@ -249,6 +249,7 @@ function viewTable(
   const doc = VIEW_DOCS[name]!;
   const types: Record<string, ColumnType> = {
     last_seen_at: 'timestamp',
+    created_at: 'timestamp',
     loaded_runs: 'int64',
     id: 'int64',
     scraping_run_id: 'int64',

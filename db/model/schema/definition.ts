@@ -125,6 +125,12 @@ const lineage = {
   row_hash: req(txt),
 } as const;
 
+/**
+ * When a run last saw the row, changed or not (db/store/last-seen.ts): on every table with a natural key, after the
+ * columns it had before (ALTER TABLE appends). `loaded_at` is when the row last changed.
+ */
+const seen = { last_seen_at: ts } as const;
+
 /** Results of asynchronous scrapers: the same columns in the three tables (see db/README.md for which gets what). */
 const resultColumns = {
   id: req(i64),
@@ -134,11 +140,14 @@ const resultColumns = {
   scraped_url: txt,
   status: txt,
   content_type: req(txt),
-  content: json,
-  created_at: txt,
-  updated_at: txt,
+  // Text, not json: content the service sends as a string that is not JSON (content_type 'string') is kept as
+  // that text, which a JSON column would refuse.
+  content: txt,
+  created_at: ts,
+  updated_at: ts,
   extra: json,
   ...lineage,
+  ...seen,
 } as const;
 
 /** Every table of the model, keyed by its SQL name (which is also its export name in sqlite.ts and pg.ts). */
@@ -227,9 +236,10 @@ export const TABLES = {
       scheduled: bool,
       schedule: txt,
       schedule_explanation: txt,
-      created_at: txt,
-      updated_at: txt,
+      created_at: ts,
+      updated_at: ts,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'id'],
     indexes: [index('scrapers_load_idx', 'pipeline', 'load_id')],
@@ -240,8 +250,9 @@ export const TABLES = {
       id: req(i64),
       scraper_id: i64,
       status: txt,
-      created_at: txt,
+      created_at: ts,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'id'],
     indexes: [index('scraping_runs_load_idx', 'pipeline', 'load_id')],
@@ -257,10 +268,11 @@ export const TABLES = {
       scrapped_url: txt,
       scraped_url: txt,
       status: txt,
-      created_at: txt,
-      updated_at: txt,
+      created_at: ts,
+      updated_at: ts,
       scraper: json,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'id'],
     indexes: [index('run_records_load_idx', 'pipeline', 'load_id')],
@@ -280,6 +292,7 @@ export const TABLES = {
       job_type: txt,
       job_currency: txt,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'job_key'],
     indexes: [index('job_records_load_idx', 'pipeline', 'load_id')],
@@ -371,6 +384,7 @@ export const TABLES = {
       // Added after the first release, hence after lineage (ALTER TABLE appends).
       /** `ctime` (epoch seconds) as a timestamp: the same instant, queryable as a date. */
       ctime_at: ts,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id'],
     indexes: [index('marketplace_products_load_idx', 'pipeline', 'load_id')],
@@ -398,6 +412,7 @@ export const TABLES = {
       estimated_days: i64,
       has_gimmick_tag: bool,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'model_id'],
     indexes: [index('marketplace_product_models_load_idx', 'pipeline', 'load_id')],
@@ -419,6 +434,7 @@ export const TABLES = {
       address_id: i64,
       location_allocated_stock: i64,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'model_id', 'price_stock_index', 'location_index'],
     indexes: [index('marketplace_model_stocks_load_idx', 'pipeline', 'load_id')],
@@ -442,6 +458,7 @@ export const TABLES = {
       full_url: txt,
       type: i64,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'source', 'list_index'],
     indexes: [index('marketplace_product_attributes_load_idx', 'pipeline', 'load_id')],
@@ -459,6 +476,7 @@ export const TABLES = {
       no_sub: bool,
       is_default_subcat: bool,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'source', 'list_index'],
     indexes: [index('marketplace_product_categories_load_idx', 'pipeline', 'load_id')],
@@ -477,6 +495,7 @@ export const TABLES = {
       summed_stocks: json,
       display_indicators: i64List,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'tier_index'],
     indexes: [index('marketplace_product_tier_variations_load_idx', 'pipeline', 'load_id')],
@@ -491,6 +510,7 @@ export const TABLES = {
       option: txt,
       image: txt,
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'tier_index', 'option_index'],
     indexes: [index('marketplace_product_tier_variation_options_load_idx', 'pipeline', 'load_id')],
@@ -503,6 +523,7 @@ export const TABLES = {
       list_index: req(int),
       image: req(txt),
       ...lineage,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id', 'item_id', 'list_index'],
     indexes: [index('marketplace_product_images_load_idx', 'pipeline', 'load_id')],
@@ -539,6 +560,7 @@ export const TABLES = {
       /** `last_active_time` and `ctime` (epoch seconds) as timestamps. */
       last_active_time_at: ts,
       ctime_at: ts,
+      ...seen,
     },
     primaryKey: ['pipeline', 'shop_id'],
     indexes: [index('marketplace_shops_load_idx', 'pipeline', 'load_id')],

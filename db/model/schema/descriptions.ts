@@ -48,9 +48,17 @@ export const LINEAGE_DOCS = {
 /** The lineage columns, in the order the model declares them. */
 export const LINEAGE_COLUMNS = Object.keys(LINEAGE_DOCS) as ReadonlyArray<keyof typeof LINEAGE_DOCS>;
 
-const SERVICE_TS = ' As the service sent it (ISO 8601 text, microseconds, `Z`).';
+/** The column of every table with a natural key that moves when a run sees the row, changed or not (db/store/last-seen.ts). */
+export const SEEN_DOCS = {
+  last_seen_at:
+    'When the last run that saw the row loaded it (UTC), whether or not the row changed: the freshness of the row. loaded_at is when it last changed. NULL only on rows no run has seen since the column was added.',
+} as const;
+
+const SERVICE_TS =
+  " An instant from the service's ISO 8601 text: timestamptz in Postgres and DuckDB, ISO 8601 UTC text in SQLite (`2022-11-20T11:54:52.000Z`); NULL when the service sent something that is not a timestamp (raw_responses keeps it, the run's log says so).";
 const PRICE_INT = ' Integer as the service sends it, in minor units (divide by price_divisor); -1 means absent.';
-const JSON_TEXT = ' JSON text (bigint-safe, byte-identical on every destination; cast to jsonb / JSON to query).';
+const JSON_TEXT =
+  ' JSON (Postgres json, DuckDB JSON, SQLite text): the text as written, bigint-safe and byte-identical on every destination; cast to jsonb (Postgres) to compare, group or index it.';
 
 const resultColumns = (what: string) =>
   ({
@@ -62,11 +70,12 @@ const resultColumns = (what: string) =>
     status: "The result's status as the service reported it ('succeeded' observed).",
     content_type:
       "What `content` held: 'object', 'array', 'json-string' (a string holding JSON, flattened as JSON), 'string' (plain text), 'number', 'boolean' or 'null'.",
-    content: `The extracted data as received: plain text for content_type 'string', otherwise${JSON_TEXT} Flattened into <pipeline>_items.`,
+    content: `The extracted data as received, in a text column (plain text for content_type 'string' is not JSON): otherwise JSON text; cast to json / JSON to query. Flattened into <pipeline>_items.`,
     created_at: `When the service created the result.${SERVICE_TS}`,
     updated_at: `When the service last updated the result.${SERVICE_TS}`,
     extra: `Fields of the result record beyond the typed ones, as${JSON_TEXT} NULL when there were none.`,
     ...LINEAGE_DOCS,
+    ...SEEN_DOCS,
   }) as const;
 
 const RESULT_STATUS: AcceptedValuesDoc = { values: ['succeeded'], source: 'service' };
@@ -165,6 +174,7 @@ export const TABLE_DOCS: DocsOf = {
       created_at: `When the service created the scraper.${SERVICE_TS}`,
       updated_at: `When the service last updated the scraper.${SERVICE_TS}`,
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
   },
   scraping_runs: {
@@ -177,6 +187,7 @@ export const TABLE_DOCS: DocsOf = {
         "The run's status at the service when its results were loaded: 'succeeded' (a run ending otherwise fails the pipeline run and lands nothing).",
       created_at: `When the service created the run.${SERVICE_TS}`,
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
     relations: [{ parent: 'scrapers', columns: ['pipeline', 'scraper_id'], parentColumns: ['pipeline', 'id'] }],
     acceptedValues: { status: { values: ['succeeded'], source: 'ours' } },
@@ -199,6 +210,7 @@ export const TABLE_DOCS: DocsOf = {
       updated_at: `When the service last updated the record.${SERVICE_TS}`,
       scraper: `The full-form scraper nested in the record (pdf scrapers), as${JSON_TEXT}`,
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
     relations: [{ parent: 'scrapers', columns: ['pipeline', 'scraper_id'], parentColumns: ['pipeline', 'id'] }],
     acceptedValues: { status: { values: ['running'], source: 'service' } },
@@ -216,6 +228,7 @@ export const TABLE_DOCS: DocsOf = {
       job_type: 'Type of position (full-time, contract, …).',
       job_currency: 'Currency of the salary.',
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
   },
   scraper_results: {
@@ -294,6 +307,7 @@ export const TABLE_DOCS: DocsOf = {
       label_ids: `Label ids, as${JSON_TEXT}`,
       ...LINEAGE_DOCS,
       ctime_at: 'ctime as a timestamp (UTC): the same instant, queryable as a date.',
+      ...SEEN_DOCS,
     },
     relations: [
       {
@@ -327,6 +341,7 @@ export const TABLE_DOCS: DocsOf = {
       estimated_days: 'Estimated shipping days.',
       has_gimmick_tag: 'Gimmick tag shown.',
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
     relations: [productKey],
   },
@@ -346,6 +361,7 @@ export const TABLE_DOCS: DocsOf = {
       address_id: 'Warehouse address id.',
       location_allocated_stock: 'Units allocated at the location.',
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
     relations: [
       {
@@ -372,6 +388,7 @@ export const TABLE_DOCS: DocsOf = {
       full_url: 'Absolute link of the attribute value.',
       type: 'Attribute type code.',
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
     relations: [productKey],
     acceptedValues: { source: { values: ['item.attributes', 'product_attributes.attrs'], source: 'ours' } },
@@ -387,6 +404,7 @@ export const TABLE_DOCS: DocsOf = {
       no_sub: 'The category has no subcategories.',
       is_default_subcat: 'Default subcategory.',
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
     relations: [productKey],
     acceptedValues: {
@@ -407,6 +425,7 @@ export const TABLE_DOCS: DocsOf = {
       summed_stocks: `Stock per option, as${JSON_TEXT}`,
       display_indicators: `Display indicators, as${JSON_TEXT}`,
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
     relations: [productKey],
   },
@@ -419,6 +438,7 @@ export const TABLE_DOCS: DocsOf = {
       option: 'Option text (e.g. "Red").',
       image: "The option's image key.",
       ...LINEAGE_DOCS,
+      ...SEEN_DOCS,
     },
     relations: [
       {
@@ -430,7 +450,7 @@ export const TABLE_DOCS: DocsOf = {
   },
   marketplace_product_images: {
     description: "A product's images, in order.",
-    columns: { ...shopItem, list_index: 'Position of the image.', image: 'Image key.', ...LINEAGE_DOCS },
+    columns: { ...shopItem, list_index: 'Position of the image.', image: 'Image key.', ...LINEAGE_DOCS, ...SEEN_DOCS },
     relations: [productKey],
   },
   marketplace_shops: {
@@ -463,6 +483,7 @@ export const TABLE_DOCS: DocsOf = {
       ...LINEAGE_DOCS,
       last_active_time_at: 'last_active_time as a timestamp (UTC).',
       ctime_at: 'ctime as a timestamp (UTC).',
+      ...SEEN_DOCS,
     },
   },
   marketplace_price_history: {

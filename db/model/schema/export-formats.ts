@@ -79,7 +79,13 @@ function dbtTable(t: CatalogTable, catalog: Catalog, sourceName: string): Record
     name: t.name,
     description: t.description,
     meta,
-    ...(t.lineageColumns.includes('loaded_at') ? { loaded_at_field: 'loaded_at' } : {}),
+    // A table whose rows carry last_seen_at is as fresh as the last run that saw them, changed or not: dbt's
+    // freshness on loaded_at would fail for a daily pipeline whose data did not change although it ran.
+    ...(t.columns.some((c) => c.name === 'last_seen_at')
+      ? { loaded_at_field: 'last_seen_at' }
+      : t.lineageColumns.includes('loaded_at')
+        ? { loaded_at_field: 'loaded_at' }
+        : {}),
     columns,
     ...(tableTests.length > 0 ? { data_tests: tableTests } : {}),
   };

@@ -79,12 +79,18 @@ describe('each engine has the migration of the current definition', () => {
 
 type DuckdbSteps = Parameters<typeof stepsAfter>[1];
 
-/** A DuckDB database in memory after `ddl`: its tables' shapes, its views and every comment on a table, view or column. */
-async function duckdbSchemaOf(ddl: readonly string[]) {
+/**
+ * A DuckDB database in memory after `ddl` and then `steps` (each given the read-only query a step may ask what the
+ * file holds with, as ensureSchema gives it): its tables' shapes, its views and every comment on a table, view or
+ * column.
+ */
+async function duckdbSchemaOf(ddl: readonly string[], steps: NonNullable<DuckdbSteps> = []) {
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
   try {
     for (const sql of ddl) await conn.run(sql);
+    const query = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
+    for (const step of steps) for (const sql of await step.sql(query)) await conn.run(sql);
     const read = async (sql: string) =>
       (await conn.runAndReadAll(sql)).getRowObjectsJS().map((r) => Object.values(r).join(' '));
     return {
@@ -112,7 +118,7 @@ async function upgradeDiffs(
   steps: DuckdbSteps,
   tables: Readonly<Record<string, AnyTableDef>> = TABLES,
 ): Promise<string[]> {
-  const upgraded = await duckdbSchemaOf([...from.ddl, ...stepsAfter(from.version, steps).flatMap((s) => s.sql())]);
+  const upgraded = await duckdbSchemaOf(from.ddl, stepsAfter(from.version, steps));
   const fresh = await duckdbSchemaOf(baselineDdl(tables));
   const missing = (what: string, a: string[], b: string[]) => [
     ...a.filter((x) => !b.includes(x)).map((x) => `${what} only on a new file: ${x}`),
@@ -144,7 +150,7 @@ describe('DuckDB: a step for every change of the definition', () => {
       const prev = snapshots[i - 1];
       if (!prev) continue;
       const steps = DUCKDB_SCHEMA_STEPS.filter((s) => s.version <= next.version);
-      const upgraded = await duckdbSchemaOf([...prev.ddl, ...stepsAfter(prev.version, steps).flatMap((s) => s.sql())]);
+      const upgraded = await duckdbSchemaOf(prev.ddl, stepsAfter(prev.version, steps));
       const fresh = await duckdbSchemaOf(next.ddl);
       expect({ from: prev.version, diffs: compareSchemas(fresh.shapes, upgraded.shapes) }).toEqual({
         from: prev.version,
@@ -155,7 +161,10 @@ describe('DuckDB: a step for every change of the definition', () => {
         views: fresh.views,
         comments: fresh.comments.length,
       });
-      expect(upgraded.comments).toEqual(fresh.comments);
+      // A step writes today's descriptions (the model holds one text per column), and a step that changes them writes
+      // them all again: the text of an older snapshot's comments is not what an upgrade passes through, only their
+      // number; the text is held for the last version, below and in the check after the loop.
+      if (next === last) expect(upgraded.comments).toEqual(fresh.comments);
     }
     // The last version's file is what a new file of the definition now gets.
     expect(await upgradeDiffs(snapshots.at(-2)!, DUCKDB_SCHEMA_STEPS)).toEqual([]);

@@ -267,7 +267,8 @@ describe.each(['sqlite', 'duckdb'] as const)('on a %s file', (engine) => {
     expect([src.name, src.schema]).toEqual(['wh', 'main']);
     const t = (name: string) => src.tables.find((x) => x.name === name)!;
     const models = t('marketplace_product_models');
-    expect(models['loaded_at_field']).toBe('loaded_at');
+    // Fresh when a run saw the rows, changed or not (issue 40): last_seen_at, where it was loaded_at.
+    expect(models['loaded_at_field']).toBe('last_seen_at');
     expect(models['data_tests']).toEqual(
       expect.arrayContaining([
         {

@@ -9,7 +9,7 @@ import { DATA_TABLES } from '../../../db/model/tables.js';
 import { startCliBed, type CliBed } from '../../support/cli-bed.js';
 import { ensureDevServer } from '../../../temporal/dev-server.js';
 import { REPO_ROOT, jsonLines, runCli } from '../../support/cli.js';
-import { dumpDatabase } from '../../support/db-dump.js';
+import { dumpDatabase, lastSeenAt } from '../../support/db-dump.js';
 import { readCsv } from '../../support/export-data.js';
 import { readParquetWithPyarrow } from '../../support/python-readers.js';
 
@@ -24,7 +24,17 @@ const ids: string[] = [];
 async function dump() {
   const db = await openDatabase(dbUrl);
   try {
-    return await dumpDatabase(db, { keepLoadedAt: true });
+    // last_seen_at apart: a run moves it on every row it saw (asserted with seen()).
+    return await dumpDatabase(db, { keepLoadedAt: true, keepLastSeen: false });
+  } finally {
+    await db.close();
+  }
+}
+
+async function seen(pipeline: string) {
+  const db = await openDatabase(dbUrl);
+  try {
+    return await lastSeenAt(db, [pipeline]);
   } finally {
     await db.close();
   }
@@ -53,6 +63,9 @@ describe('scrape-etl on a DuckDB destination', () => {
     const before = await dump();
     expect(before['marketplace_products']).toHaveLength(2);
     expect(before['marketplace_price_history']!.length).toBeGreaterThan(0);
+    const pipeline = String(before['marketplace_products']![0]!['pipeline']);
+    const seenBefore = await seen(pipeline);
+    const secondStart = Date.now();
 
     const second = await runCli(['run', '--json', '--new', path.join(EXAMPLES, 'marketplace.yaml')], {
       cwd: dir,
@@ -65,6 +78,15 @@ describe('scrape-etl on a DuckDB destination', () => {
     const after = await dump();
     // Every data table exactly as before, lineage (load_id, loaded_at) included: no row was rewritten.
     for (const t of DATA_TABLES) expect({ t, rows: after[t] }).toEqual({ t, rows: before[t] });
+    // And the second run saw every row: last_seen_at moved to its time on each (the freshness of the data).
+    const seenAfter = await seen(pipeline);
+    expect(Object.keys(seenAfter)).toContain('marketplace_products');
+    for (const [t, times] of Object.entries(seenAfter))
+      expect({ t, stale: times.filter((ms) => ms < secondStart), rows: times.length }).toEqual({
+        t,
+        stale: [],
+        rows: seenBefore[t]?.length,
+      });
     expect(after['raw_responses']!.length).toBe(2 * before['raw_responses']!.length);
   }, 300_000);
 

@@ -55,7 +55,10 @@ function python(script: string, args: string[]): string {
   return execFileSync('python3', ['-c', script, ...args], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 }
 
-/** What Python's duckdb sees in the file: format, block size, body storage, indexes and a digest of each table. */
+/**
+ * What Python's duckdb sees in the file: format, block size, body storage, indexes and a digest of each table (its
+ * rows without load_id and the wall-clock loaded_at and last_seen_at, which differ between files loaded apart).
+ */
 const READ = `
 import duckdb, hashlib, json, sys
 con = duckdb.connect(sys.argv[1], read_only=True)
@@ -73,7 +76,7 @@ out = {
   "tables": {},
 }
 for (t,) in q("select table_name from duckdb_tables() where table_name like 'marketplace_%' order by 1"):
-    cols = [c for (c,) in q(f"select column_name from duckdb_columns() where table_name = '{t}' and column_name not in ('load_id', 'loaded_at') order by column_index")]
+    cols = [c for (c,) in q(f"select column_name from duckdb_columns() where table_name = '{t}' and column_name not in ('load_id', 'loaded_at', 'last_seen_at') order by column_index")]
     rows = q(f'select {", ".join(chr(34) + c + chr(34) for c in cols)} from "{t}"')
     out["tables"][t] = [len(rows), hashlib.sha256(repr(sorted(map(repr, rows))).encode()).hexdigest()]
 print(json.dumps(out))

@@ -21,7 +21,7 @@ import { DATA_TABLES } from '../../../db/model/tables.js';
 import { destinationOf } from '../../../destinations/index.js';
 import { KINDS } from '../../../kinds/index.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
-import { countRows, dumpDatabase, dumpTable } from '../../support/db-dump.js';
+import { countRows, dumpDatabase, dumpTable, lastSeenAt } from '../../support/db-dump.js';
 import { duckSelect } from '../../support/duckdb.js';
 import { JOB_SCHEMA } from '../../support/job-schema.js';
 import { waitForRun } from '../../support/scraping-runs.js';
@@ -292,9 +292,13 @@ describe('the same responses in SQLite, Postgres and DuckDB', () => {
 });
 
 describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
-  it('loading everything again changes no table but raw_responses', async () => {
+  it('loading everything again changes no table but raw_responses, and moves last_seen_at of every row it saw', async () => {
     const db = dbs[dialect];
-    const before = await dumpDatabase(db, { keepLoadedAt: true });
+    // last_seen_at is left out of the comparison: a reload moves it on every row it saw, which is asserted below.
+    const before = await dumpDatabase(db, { keepLoadedAt: true, keepLastSeen: false });
+    const pipelines = [...new Set(batches.map((b) => b.pipeline))];
+    const seenBefore = await lastSeenAt(db, pipelines);
+    const reloadStart = Date.now();
     for (const b of batches) {
       const res = await loadBatch(db, b);
       expect({ kind: b.kind, changed: Object.entries(res.changedByTable).filter(([, n]) => n !== 0) }).toEqual({
@@ -303,9 +307,22 @@ describe.each(['sqlite', 'postgres', 'duckdb'] as const)('%s', (dialect) => {
       });
       expect(res.deletedByTable).toEqual({});
     }
-    const after = await dumpDatabase(db, { keepLoadedAt: true });
+    const after = await dumpDatabase(db, { keepLoadedAt: true, keepLastSeen: false });
     for (const t of DATA_TABLES) expect({ t, rows: after[t] }).toEqual({ t, rows: before[t] });
     expect(after['raw_responses']!.length).toBe(before['raw_responses']!.length + batches.length);
+    // Every row of these pipelines came from one of the batches, so the reload saw each one: its last_seen_at was
+    // before the reload and is now the reload's time (the loads' clocks are this process's).
+    const seenAfter = await lastSeenAt(db, pipelines);
+    expect(Object.keys(seenAfter).sort()).toEqual(Object.keys(seenBefore).sort());
+    expect(Object.keys(seenAfter)).toEqual(expect.arrayContaining(['marketplace_products', 'job_records']));
+    for (const [t, times] of Object.entries(seenBefore))
+      expect({ t, notBefore: times.filter((ms) => ms >= reloadStart) }).toEqual({ t, notBefore: [] });
+    for (const [t, times] of Object.entries(seenAfter))
+      expect({ t, stale: times.filter((ms) => ms < reloadStart), rows: times.length }).toEqual({
+        t,
+        stale: [],
+        rows: seenBefore[t]!.length,
+      });
   });
 
   it('a body identical to one already landed is stored once: the new row points at it and reads back whole', async () => {

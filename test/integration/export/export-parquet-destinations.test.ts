@@ -138,6 +138,16 @@ describe('Parquet from every destination', () => {
     });
     const items = Object.fromEntries(sqlite['p_items']!);
     expect(items).toMatchObject({ verified: 'bool', score: 'double', seen_at: UTC, load_id: 'int64' });
+    // The service's timestamps are instants on every destination (issue 40), and rows carry when they were last seen.
+    expect(items).toMatchObject({ result_created_at: UTC });
+    expect(Object.fromEntries(sqlite['leads_results']!)).toMatchObject({
+      created_at: UTC,
+      updated_at: UTC,
+      last_seen_at: UTC,
+      extra: JSON_TYPE,
+      content: 'string',
+    });
+    expect(products).toMatchObject({ last_seen_at: UTC });
     // Every column of every table is one of the exact types: no BIGINT 0/1 standing in for a boolean.
     for (const [table, schema] of Object.entries(sqlite)) {
       for (const [name, type] of schema)

@@ -41,7 +41,7 @@ describe('CSV export from Postgres', () => {
   it('a connection killed mid-stream leaves no file and does not move the watermark', async () => {
     await db.pool.query(`
       insert into scrapers (id, name, urls, scheduled, pipeline, load_id, loaded_at, row_hash)
-      select i, 'name ' || i, '{"i":' || i || '}', i % 2 = 0, 'bulk', 3, now(), 'h' from generate_series(1, 300000) i`);
+      select i, 'name ' || i, ('{"i":' || i || '}')::json, i % 2 = 0, 'bulk', 3, now(), 'h' from generate_series(1, 300000) i`);
     const out = join(dir, 'killed');
     // The kill is sent as soon as the first batch is written (not after a sleep): on a loaded machine a timer could
     // fire after the whole table was already exported.
