@@ -30,6 +30,7 @@ import { advanceWatermark, readLastExportedFile, readWatermark } from '../waterm
 import { openTarget } from './index.js';
 import { tableFormatProblem, type TableFormat } from './table-formats.js';
 import { CHANGE_KIND_COLUMN, mergeKeyOf, openChangeMarker, type ChangeMarker } from './lake-changes.js';
+import { duckdbTypeOf } from '../formats/parquet-sql.js';
 import {
   fileDigest,
   keysPrefix,
@@ -234,9 +235,15 @@ async function exportTable(
       // Rows were sent before, but no index says which: this run's kinds are unknown, and the index starts now.
       if (previousKeys === null) unknownBefore = { currentKeys: await currentKeys(db, o, table, key, work) };
     }
+    const typedKey = typeColumns(
+      table,
+      key.map((k) => columns.find((c) => c.name === k)!),
+      exportTyping(db),
+    );
     marker = await openChangeMarker({
       scratch: work,
       key,
+      keyTypes: Object.fromEntries(typedKey.map((c) => [c.name, duckdbTypeOf(c)])),
       previousKeys,
       ...(unknownBefore ? { unknownBefore } : {}),
     });
