@@ -255,7 +255,8 @@ async function exportTable(
   // upload's parts and two local files.
   let uploading: Promise<void> | null = null;
   const upload = async (objectKey: string, local: string, opts: Parameters<ObjectTarget['upload']>[2]) => {
-    await settled(uploading);
+    // The previous upload's failure fails the export here, before another begins: no manifest may list its file.
+    await uploading;
     const started = target.upload(objectKey, local, opts).then(() => rm(local, { force: true }));
     // Awaited by the next upload or before the manifest; until then its failure is not unhandled.
     started.catch(() => {});
