@@ -2,6 +2,8 @@
 // RSS (VmHWM, see _export-child.mjs for why not maxrss) is what `scrape-etl export --to` itself needs.
 //   node bench/_lake-child.mjs ours <dist> <database url> <pipeline> <table> <to> <run id>
 //     our lake export (export/targets/lake.ts): Parquet written from the destination, uploaded, manifest
+//   node bench/_lake-child.mjs parquet <dist> <database url> <pipeline> <table> <folder>
+//     the local Parquet export of the same table (`scrape-etl export --format parquet`): the encoding without a store
 //   node bench/_lake-child.mjs sdk <bucket> <key prefix> <file>...
 //     the SDK's own Upload (@aws-sdk/lib-storage) of the same files, with the same part size and parts in flight
 // The S3 endpoint and credentials come from the environment (SCRAPE_ETL_S3_ENDPOINT, AWS_*). Prints one JSON line.
@@ -28,6 +30,15 @@ if (mode === 'ours') {
   });
   await db.close();
   rows = report.files.reduce((n, f) => n + f.rows, 0);
+} else if (mode === 'parquet') {
+  const [dist, url, pipeline, table, out] = args;
+  const { exportTablesReport } = await import(path.join(dist, 'export', 'export.js'));
+  const { openDatabase } = await import(path.join(dist, 'destinations', 'open.js'));
+  const db = await openDatabase(url);
+  const report = await exportTablesReport(db, { pipeline, tables: [table], outDir: out, format: 'parquet' });
+  await db.close();
+  rows = report.files.reduce((n, f) => n + f.rows, 0);
+  bytes = report.files.reduce((n, f) => n + fs.statSync(f.file).size, 0);
 } else {
   const [bucket, prefix, ...files] = args;
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';

@@ -26,6 +26,11 @@ export function sqlLiteral(s: string): string {
 /** The DuckDB list type of a JSON array column's elements (typed.ts `list`). */
 const LIST_TYPE: Record<ListElement, string> = { int64: 'bigint[]', double: 'double[]', text: 'varchar[]' };
 
+/** The DuckDB type a column's values are written as (a JSON array column's list type). */
+export function duckdbTypeOf(c: Pick<TypedColumn, 'type' | 'list'>): string {
+  return c.list !== undefined ? LIST_TYPE[c.list] : DUCKDB_TYPE[c.type];
+}
+
 /**
  * `cast(<expr> as <type>) as "<name>"` for every column, in order. A JSON array column is parsed as JSON first and
  * then cast to its list type (DuckDB's JSON-to-list cast), so `["a,b"]` stays one element and a value that is not
@@ -36,8 +41,8 @@ export function parquetSelectList(columns: TypedColumn[], expr: (c: TypedColumn,
     .map((c, i) => {
       const value =
         c.list !== undefined
-          ? `cast(cast(${expr(c, i)} as json) as ${LIST_TYPE[c.list]})`
-          : `cast(${expr(c, i)} as ${DUCKDB_TYPE[c.type]})`;
+          ? `cast(cast(${expr(c, i)} as json) as ${duckdbTypeOf(c)})`
+          : `cast(${expr(c, i)} as ${duckdbTypeOf(c)})`;
       return `${value} as ${quoteIdent(c.name)}`;
     })
     .join(', ');

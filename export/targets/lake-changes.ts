@@ -8,7 +8,10 @@
 //
 // The files are rewritten by DuckDB (read_parquet, a left join on the key, COPY with the export's own Parquet
 // settings), which keeps their schema as written; its buffer pool is bounded and spills to the scratch folder, so a
-// large index does not grow memory with rows.
+// large index does not grow memory with rows. The index holds each key column with the type the lake's files give
+// it (BIGINT ids, VARCHAR row keys): text keys made every pass cast each key to text and back, the largest cost
+// of the pass after the rewrite itself (docs/measurements.md). An index an earlier version wrote in text is cast to
+// those types as it is read, and the next index is written typed.
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -47,13 +50,16 @@ export interface ChangeMarker {
 }
 
 /**
- * `previousKeys`: the local file of the index the previous run left, or null when the target was sent none of this
- * table yet. `unknownBefore`: rows were sent before but no index says which (a lake written before the index
+ * `keyTypes`: the DuckDB type of each key column as the lake's files hold it (export/formats/parquet-sql.ts
+ * duckdbTypeOf); a key column that is a partition column is not in the file, and its value from the path is cast to
+ * it. `previousKeys`: the local file of the index the previous run left, or null when the target was sent none of
+ * this table yet. `unknownBefore`: rows were sent before but no index says which (a lake written before the index
  * existed): kinds are NULL for this run, and the next index is built from `currentKeys` (every key of the table now).
  */
 export async function openChangeMarker(o: {
   scratch: string;
   key: string[];
+  keyTypes: Readonly<Record<string, string>>;
   previousKeys: string | null;
   unknownBefore?: { currentKeys: string };
 }): Promise<ChangeMarker> {
@@ -65,71 +71,84 @@ export async function openChangeMarker(o: {
   });
   const con: DuckDBConnection = await instance.connect();
   const keyed = o.key.length > 0;
-  const inserted: string[] = [];
-  let n = 0;
-  // Keys as text: the same whether a key column is in the file or in the path (a partition column).
-  const keyExpr = (file: RunFile, c: string) => {
-    const p = file.partition.find((x) => x.column === c);
-    if (p !== undefined) return p.text === null ? 'null::varchar' : `${sqlLiteral(p.text)}::varchar`;
-    return `cast(n.${quoteIdent(c)} as varchar)`;
+  const typeOf = (c: string) => {
+    const t = o.keyTypes[c];
+    if (t === undefined) throw new Error(`export: no type for the key column ${c}`);
+    return t;
   };
+  /** Files of this run's inserted keys, each typed and in key order; with the previous index, the next index. */
+  const inserted: string[] = [];
+  const copy = async (select: string, path: string) =>
+    Number((await con.runAndReadAll(parquetCopySql(select, path))).getRows()[0]?.[0] ?? 0);
+  // A key column's value in a row of the file: the column, or the path's value when it is a partition column.
+  const keyValue = (file: RunFile, c: string) => {
+    const p = file.partition.find((x) => x.column === c);
+    if (p === undefined) return `n.${quoteIdent(c)}`;
+    return p.text === null ? `null::${typeOf(c)}` : `cast(${sqlLiteral(p.text)} as ${typeOf(c)})`;
+  };
+  const keysOf = (file: RunFile) => o.key.map((c) => `${keyValue(file, c)} as ${quoteIdent(c)}`).join(', ');
+  const insertedKeys = async (file: RunFile, from: string): Promise<number> => {
+    const path = join(o.scratch, `inserted-${inserted.length}.parquet`);
+    const rows = await copy(`select ${keysOf(file)} from ${from}`, path);
+    inserted.push(path);
+    return rows;
+  };
+  // The previous index with each column of the run's type; try_cast, as an index an earlier version wrote holds the
+  // keys as text, and a key it cannot read as one of ours is a key no row of ours has.
+  const previous = (path: string) =>
+    `(select ${o.key.map((c) => `try_cast(${quoteIdent(c)} as ${typeOf(c)}) as ${quoteIdent(c)}`).join(', ')} from read_parquet(${sqlLiteral(path)}))`;
   return {
     async mark(file) {
       const out = `${file.path}.kinds`;
-      const src = `read_parquet(${sqlLiteral(file.path)})`;
-      let select: string;
-      if (o.unknownBefore !== undefined) select = `select n.*, null::varchar as ${CHANGE_KIND_COLUMN} from ${src} n`;
-      else if (!keyed || o.previousKeys === null)
-        select = `select n.*, 'insert' as ${CHANGE_KIND_COLUMN} from ${src} n`;
-      else {
-        const on = o.key.map((c) => `p.${quoteIdent(c)} = ${keyExpr(file, c)}`).join(' and ');
-        select =
-          `select n.*, case when p.${quoteIdent(o.key[0]!)} is null then 'insert' else 'update' end as ${CHANGE_KIND_COLUMN} ` +
-          `from ${src} n left join read_parquet(${sqlLiteral(o.previousKeys)}) p on ${on}`;
-      }
-      const copied = Number((await con.runAndReadAll(parquetCopySql(select, out))).getRows()[0]?.[0] ?? 0);
+      const src = `read_parquet(${sqlLiteral(file.path)}) n`;
       if (o.unknownBefore !== undefined) {
+        await copy(`select n.*, null::varchar as ${CHANGE_KIND_COLUMN} from ${src}`, out);
         await rename(out, file.path);
         return { insert: 0, update: 0 };
       }
-      // Without an index to join, every row is an insert: nothing to count, and the keys come from the file as is.
-      const joined = keyed && o.previousKeys !== null;
-      let counts = { insert: copied, update: 0 };
-      if (joined) {
-        const [insert, update] = (
-          await con.runAndReadAll(
-            `select count(*) filter (where ${CHANGE_KIND_COLUMN} = 'insert'), count(*) filter (where ${CHANGE_KIND_COLUMN} = 'update') from read_parquet(${sqlLiteral(out)})`,
-          )
-        ).getRows()[0]!;
-        counts = { insert: Number(insert ?? 0), update: Number(update ?? 0) };
+      if (!keyed || o.previousKeys === null) {
+        // Nothing to join: every row is an insert, and every key of the file is new to the index.
+        const copied = await copy(`select n.*, 'insert' as ${CHANGE_KIND_COLUMN} from ${src}`, out);
+        if (keyed) await insertedKeys(file, src);
+        await rename(out, file.path);
+        return { insert: copied, update: 0 };
       }
-      if (keyed) {
-        const keys = join(o.scratch, `inserted-${n++}.parquet`);
-        const from = joined ? `read_parquet(${sqlLiteral(out)}) n where ${CHANGE_KIND_COLUMN} = 'insert'` : `${src} n`;
-        await con.run(
-          parquetCopySql(
-            `select ${o.key.map((c) => `${keyExpr(file, c)} as ${quoteIdent(c)}`).join(', ')} from ${from}`,
-            keys,
-          ),
-        );
-        inserted.push(keys);
-      }
+      const on = o.key.map((c) => `p.${quoteIdent(c)} = ${keyValue(file, c)}`).join(' and ');
+      const copied = await copy(
+        `select n.*, case when p.sent then 'update' else 'insert' end as ${CHANGE_KIND_COLUMN} ` +
+          `from ${src} left join (select *, true as sent from ${previous(o.previousKeys)}) p on ${on}`,
+        out,
+      );
+      // The inserts' keys, read back from the marked file (its key columns and kinds only), are also their count.
+      const insert = await insertedKeys(
+        file,
+        `read_parquet(${sqlLiteral(out)}) n where ${CHANGE_KIND_COLUMN} = 'insert'`,
+      );
       await rename(out, file.path);
-      return counts;
+      return { insert, update: copied - insert };
     },
     async finish() {
       if (!keyed) return null;
       const path = join(o.scratch, 'keys.parquet');
-      const cols = o.key.map(quoteIdent).join(', ');
+      const typed = (from: string) =>
+        `select ${o.key.map((c) => `cast(${quoteIdent(c)} as ${typeOf(c)}) as ${quoteIdent(c)}`).join(', ')} from ${from}`;
       const sources =
         o.unknownBefore !== undefined
-          ? [o.unknownBefore.currentKeys]
-          : [...(o.previousKeys !== null ? [o.previousKeys] : []), ...inserted];
-      const select =
-        sources.length === 0
-          ? `select ${o.key.map((c) => `null::varchar as ${quoteIdent(c)}`).join(', ')} where false`
-          : sources.map((s) => `select ${castAll(o.key)} from read_parquet(${sqlLiteral(s)})`).join(' union all ');
-      await con.run(parquetCopySql(`select ${cols} from (${select})`, path));
+          ? [typed(`read_parquet(${sqlLiteral(o.unknownBefore.currentKeys)})`)]
+          : [
+              ...(o.previousKeys !== null ? [typed(previous(o.previousKeys))] : []),
+              ...inserted.map((f) => typed(`read_parquet(${sqlLiteral(f)})`)),
+            ];
+      if (o.unknownBefore === undefined && o.previousKeys === null && inserted.length === 1) {
+        // The first index of a one-file run is that file's keys, already written as an index is.
+        await rename(inserted[0]!, path);
+      } else {
+        const select =
+          sources.length === 0
+            ? `select ${o.key.map((c) => `null::${typeOf(c)} as ${quoteIdent(c)}`).join(', ')} where false`
+            : sources.join(' union all ');
+        await copy(select, path);
+      }
       for (const f of inserted) await rm(f, { force: true });
       return path;
     },
@@ -138,8 +157,4 @@ export async function openChangeMarker(o: {
       instance.closeSync();
     },
   };
-}
-
-function castAll(key: string[]): string {
-  return key.map((c) => `cast(${quoteIdent(c)} as varchar) as ${quoteIdent(c)}`).join(', ');
 }

@@ -30,6 +30,7 @@ import { advanceWatermark, readLastExportedFile, readWatermark } from '../waterm
 import { openTarget } from './index.js';
 import { tableFormatProblem, type TableFormat } from './table-formats.js';
 import { CHANGE_KIND_COLUMN, mergeKeyOf, openChangeMarker, type ChangeMarker } from './lake-changes.js';
+import { duckdbTypeOf } from '../formats/parquet-sql.js';
 import {
   fileDigest,
   keysPrefix,
@@ -234,15 +235,33 @@ async function exportTable(
       // Rows were sent before, but no index says which: this run's kinds are unknown, and the index starts now.
       if (previousKeys === null) unknownBefore = { currentKeys: await currentKeys(db, o, table, key, work) };
     }
+    const typedKey = typeColumns(
+      table,
+      key.map((k) => columns.find((c) => c.name === k)!),
+      exportTyping(db),
+    );
     marker = await openChangeMarker({
       scratch: work,
       key,
+      keyTypes: Object.fromEntries(typedKey.map((c) => [c.name, duckdbTypeOf(c)])),
       previousKeys,
       ...(unknownBefore ? { unknownBefore } : {}),
     });
   }
   const changeKinds = { insert: 0, update: 0 };
   const unknownKinds = unknownBefore !== undefined;
+  // One upload at a time runs beside the local work (the next file's Parquet, its kinds, the key index): the store's
+  // time overlaps the database's and DuckDB's instead of adding to it, and memory and scratch space stay at one
+  // upload's parts and two local files.
+  let uploading: Promise<void> | null = null;
+  const upload = async (objectKey: string, local: string, opts: Parameters<ObjectTarget['upload']>[2]) => {
+    // The previous upload's failure fails the export here, before another begins: no manifest may list its file.
+    await uploading;
+    const started = target.upload(objectKey, local, opts).then(() => rm(local, { force: true }));
+    // Awaited by the next upload or before the manifest; until then its failure is not unhandled.
+    started.catch(() => {});
+    uploading = started;
+  };
   try {
     const fileColumns = columns.filter((c) => !partitionBy.includes(c.name)).map((c) => c.name);
     const files: LakeFile[] = [];
@@ -252,6 +271,7 @@ async function exportTable(
       o.signal?.throwIfAborted();
       const fileName = `part-${slug}-${String(i).padStart(5, '0')}.${FORMAT_EXTENSIONS[format]}`;
       const objectKey = `${prefix}load_date=${date}/${partitionPath(partition)}${fileName}`;
+      const before = rows;
       const local = await exportTablesReport(db, {
         pipeline: o.pipeline,
         tables: [table],
@@ -264,7 +284,7 @@ async function exportTable(
         timestamp: o.timestamp,
         ...(o.signal ? { signal: o.signal } : {}),
         ...(o.onProgress
-          ? { onProgress: (p: { table: string; rows: number }) => o.onProgress!({ table, rows: rows + p.rows }) }
+          ? { onProgress: (p: { table: string; rows: number }) => o.onProgress!({ table, rows: before + p.rows }) }
           : {}),
       });
       const file = local.files[0];
@@ -275,12 +295,11 @@ async function exportTable(
         changeKinds.update += counted.update;
       }
       const digest = await fileDigest(file.file);
-      await target.upload(objectKey, file.file, {
-        ...(o.signal ? { signal: o.signal } : {}),
-        ...(o.onProgress ? { onProgress: () => o.onProgress!({ table, rows: rows + file.rows }) } : {}),
-      });
-      await rm(file.file, { force: true });
       rows += file.rows;
+      await upload(objectKey, file.file, {
+        ...(o.signal ? { signal: o.signal } : {}),
+        ...(o.onProgress ? { onProgress: () => o.onProgress!({ table, rows: before + file.rows }) } : {}),
+      });
       if (file.maxLoadId !== undefined && file.maxLoadId !== null && (through === null || file.maxLoadId > through))
         through = file.maxLoadId;
       files.push({
@@ -297,8 +316,10 @@ async function exportTable(
     const index = marker === null ? null : await marker.finish();
     if (index !== null) {
       keysKey = `${keys}${slug}.keys`;
-      await target.upload(keysKey, index, o.signal ? { signal: o.signal } : {});
+      await upload(keysKey, index, o.signal ? { signal: o.signal } : {});
     }
+    // Every file the manifest lists is complete before it is written (and before the snapshot, which names none).
+    await uploading;
     const snapshot =
       o.snapshot === true
         ? await writeSnapshot(db, target, o, format, partitionBy, table, columns, scratch)
@@ -347,8 +368,18 @@ async function exportTable(
     }
     return { table, file: manifestUrl, rows };
   } finally {
+    // An upload still running when the export failed reads a scratch file: the caller removes the folder after this.
+    await settled(uploading);
     marker?.close();
   }
+}
+
+/** Waits for a promise to settle, whichever way. */
+async function settled(p: Promise<unknown> | null): Promise<void> {
+  await p?.then(
+    () => {},
+    () => {},
+  );
 }
 
 async function readManifest(target: ObjectTarget, key: string): Promise<LakeManifest | null> {
