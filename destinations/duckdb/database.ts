@@ -25,6 +25,7 @@ import { olderFormat, removeStaleCopy, rewriteInPlace } from './rewrite-format.j
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { duckdbDestination } from './index.js';
 import { blockCounts, needsCompaction } from './compact.js';
+import { CHECKPOINT_THRESHOLD, MEMORY_LIMIT } from './instance-settings.js';
 
 interface OpenFile {
   instance: DuckDBInstance;
@@ -58,16 +59,6 @@ interface Unusable {
  */
 const LINGER_MS = 250;
 const LINGER_POLL_MS = 25;
-
-/**
- * WAL size at which DuckDB checkpoints on its own (its default is 16 MB). Every checkpoint rewrites the tables'
- * last row groups and their ART indexes into new blocks and frees the old ones, and a DuckDB file never gives free
- * blocks back: a load checkpointed at the default threshold left nearly half of its file free (bench/duckdb-size.ts,
- * docs/measurements.md). With 128 MB the same load checkpoints once, when the file is closed, and the file is its
- * used blocks. The WAL's rows wait in memory until the checkpoint, so this is also
- * the most a load holds that way.
- */
-const CHECKPOINT_THRESHOLD = '128MB';
 
 /**
  * On-disk format of a file this process creates (an existing file keeps the one it was made with). DuckDB writes new
@@ -135,6 +126,7 @@ async function openInstance(file: string): Promise<DuckDBInstance> {
         return await DuckDBInstance.create(file, {
           threads: '1',
           checkpoint_threshold: CHECKPOINT_THRESHOLD,
+          memory_limit: MEMORY_LIMIT,
           storage_compatibility_version: STORAGE_VERSION,
           default_block_size: BLOCK_SIZE,
         });
