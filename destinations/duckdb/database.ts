@@ -21,10 +21,11 @@ import { awaitNoInstance, closeInstance, closeThenRelease } from './instances.js
 import { DuckDBEngineError, engineErrorKind } from './engine-errors.js';
 import { baselineDdl, DUCKDB_SCHEMA_VERSION, SCHEMA_VERSION_TABLE, stepsAfter } from './ddl.js';
 import { duckTransaction, forgetStatements } from './tx.js';
-import { olderFormat, rewriteFormat } from './rewrite-format.js';
+import { olderFormat, removeStaleCopy, rewriteInPlace } from './rewrite-format.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { duckdbDestination } from './index.js';
 import { blockCounts, needsCompaction } from './compact.js';
+import { CHECKPOINT_THRESHOLD, MEMORY_LIMIT } from './instance-settings.js';
 
 interface OpenFile {
   instance: DuckDBInstance;
@@ -58,16 +59,6 @@ interface Unusable {
  */
 const LINGER_MS = 250;
 const LINGER_POLL_MS = 25;
-
-/**
- * WAL size at which DuckDB checkpoints on its own (its default is 16 MB). Every checkpoint rewrites the tables'
- * last row groups and their ART indexes into new blocks and frees the old ones, and a DuckDB file never gives free
- * blocks back: a load checkpointed at the default threshold left nearly half of its file free (bench/duckdb-size.ts,
- * docs/measurements.md). With 128 MB the same load checkpoints once, when the file is closed, and the file is its
- * used blocks. The WAL's rows wait in memory until the checkpoint, so this is also
- * the most a load holds that way.
- */
-const CHECKPOINT_THRESHOLD = '128MB';
 
 /**
  * On-disk format of a file this process creates (an existing file keeps the one it was made with). DuckDB writes new
@@ -135,6 +126,7 @@ async function openInstance(file: string): Promise<DuckDBInstance> {
         return await DuckDBInstance.create(file, {
           threads: '1',
           checkpoint_threshold: CHECKPOINT_THRESHOLD,
+          memory_limit: MEMORY_LIMIT,
           storage_compatibility_version: STORAGE_VERSION,
           default_block_size: BLOCK_SIZE,
         });
@@ -199,6 +191,8 @@ async function openFile(file: string): Promise<OpenFile> {
   let instance: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
   try {
+    // A copy left by a process killed while it rewrote the file (rewrite-format.ts): the file itself is whole.
+    removeStaleCopy(file);
     instance = await openInstance(file);
     connection = await instance.connect();
     // DuckDB 1.4-1.5 defect (duckdb/duckdb#23788): opening replays a WAL left by a process that did not close the file
@@ -210,16 +204,19 @@ async function openFile(file: string): Promise<OpenFile> {
     await connection.run('CHECKPOINT');
     await ensureSchema(connection);
     if (await inOlderFormat(connection)) {
-      // Rewritten once in the current format (rewrite-format.ts): closed after a checkpoint, so no WAL is left.
+      // Rewritten once in the current format (rewrite-format.ts), after a checkpoint so that no WAL is left.
       await connection.run('CHECKPOINT');
-      forgetStatements(connection);
-      const closing = closeInstance(file, instance, connection, reportWait);
-      instance = undefined;
-      connection = undefined;
-      if (closing) await closing;
-      await rewriteOnce(file);
-      instance = await openInstance(file);
-      connection = await instance.connect();
+      const rewritten = await rewriteOnce(file, connection);
+      if (rewritten) {
+        // The instance holds the old file, now replaced: the new one is opened in its place.
+        forgetStatements(connection);
+        const closing = closeInstance(file, instance, connection, reportWait);
+        instance = undefined;
+        connection = undefined;
+        if (closing) await closing;
+        instance = await openInstance(file);
+        connection = await instance.connect();
+      }
     }
     return { instance, connection, release };
   } catch (err) {
@@ -246,21 +243,22 @@ async function inOlderFormat(conn: DuckDBConnection): Promise<boolean> {
 /**
  * Rewrites a file of an older format in the current one, saying so on stderr (it takes a moment once: 2.1 s for a
  * 71 MB file of 2,000 products, on a busy machine). A rewrite that fails leaves the file as it was, says why, and the
- * file is used as it is.
+ * file is used as it is. Whether the file was replaced.
  */
-async function rewriteOnce(file: string): Promise<void> {
-  if (fs.existsSync(`${file}.wal`)) return; // not checkpointed after all: leave it rather than copy half of it
+async function rewriteOnce(file: string, conn: DuckDBConnection): Promise<boolean> {
   const t0 = Date.now();
   try {
-    const { before, after } = await rewriteFormat(file, STORAGE_VERSION, BLOCK_SIZE);
+    const { before, after } = await rewriteInPlace(conn, file, STORAGE_VERSION, BLOCK_SIZE);
     const mb = (n: number) => `${(n / 1048576).toFixed(1)} MB`;
     process.stderr.write(
       `scrape-etl: rewrote ${file} in DuckDB's ${STORAGE_VERSION} storage format with ${Number(BLOCK_SIZE) / 1024} KB blocks (once, ${((Date.now() - t0) / 1000).toFixed(1)} s): ${mb(before)} -> ${mb(after)}; DuckDB 1.2 or later reads it\n`,
     );
+    return true;
   } catch (err) {
     process.stderr.write(
       `scrape-etl: could not rewrite ${file} in DuckDB's ${STORAGE_VERSION} storage format (${(err as Error).message.split('\n')[0]}); it is used as it is\n`,
     );
+    return false;
   }
 }
 
@@ -295,29 +293,27 @@ function closeNow(file: string, s: FileState, compact = true): Promise<void> {
 }
 
 async function closeCompacting(file: string, o: OpenFile): Promise<void> {
-  let compact = false;
   try {
     await o.connection.run('CHECKPOINT');
-    compact = needsCompaction(await blockCounts(o.connection));
+    if (needsCompaction(await blockCounts(o.connection))) await compactFile(file, o.connection);
   } catch {
     // Closed as it is; an engine error meets the next session at open.
   }
-  if (!compact) return closeFile(file, o);
   forgetStatements(o.connection);
+  // Compacted or not, the instance is closed before the lock is released: it held the file (the old one, once
+  // replaced) until now, so nothing else wrote it while it was copied.
+  const closing = closeInstance(file, o.instance, o.connection, reportWait);
   try {
-    const closing = closeInstance(file, o.instance, o.connection, reportWait);
     if (closing) await closing;
-    await compactFile(file);
   } finally {
     o.release();
   }
 }
 
-/** Rewrites the closed file without its free blocks; one that fails leaves the file as it was and says why. */
-async function compactFile(file: string): Promise<void> {
-  if (fs.existsSync(`${file}.wal`)) return;
+/** Rewrites the open, checkpointed file without its free blocks; one that fails leaves the file as it was and says why. */
+async function compactFile(file: string, conn: DuckDBConnection): Promise<void> {
   try {
-    await rewriteFormat(file, STORAGE_VERSION, BLOCK_SIZE);
+    await rewriteInPlace(conn, file, STORAGE_VERSION, BLOCK_SIZE);
   } catch (err) {
     process.stderr.write(
       `scrape-etl: could not compact ${file} (${(err as Error).message.split('\n')[0]}); it is used as it is\n`,

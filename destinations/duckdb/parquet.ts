@@ -8,6 +8,7 @@ import { quoteIdent, type ExportDatabase } from '../../export/database.js';
 import { duckOf } from './export-reader.js';
 import type { TypedColumn } from '../../export/typed.js';
 import { parquetCopySql, parquetSelectList, sqlLiteral } from '../../export/formats/parquet-sql.js';
+import { MEMORY_LIMIT } from './instance-settings.js';
 
 export type { DuckParquetJob, ParquetCopy } from '../contract.js';
 import type { DuckParquetJob } from '../contract.js';
@@ -26,9 +27,11 @@ export async function copyDuckdbParquet(
   const where = job.where.map((w) => w.replace(/\$(\d+)/g, (_m, n: string) => literal(job.params[Number(n) - 1])));
   const from = `from ${quoteIdent(job.table)}${where.length > 0 ? ` where ${where.join(' and ')}` : ''}`;
   return duckOf(db).session(async (conn: DuckDBConnection) => {
-    // The destination's file is opened with one thread (loads gain nothing from more); COPY encodes row groups
-    // in parallel, so it gets the machine's cores while it runs.
+    // The destination's file is opened with one thread (loads gain nothing from more) and a small memory limit
+    // (database.ts MEMORY_LIMIT); COPY encodes row groups in parallel and buffers a row group per thread, so it gets
+    // the machine's cores and DuckDB's default limit while it runs.
     await conn.run(`set threads = ${Math.max(1, availableParallelism())}`);
+    await conn.run('reset memory_limit');
     await conn.run('begin transaction');
     try {
       const counted = (
@@ -51,6 +54,7 @@ export async function copyDuckdbParquet(
       throw err;
     } finally {
       await conn.run('set threads = 1');
+      await conn.run(`set memory_limit = '${MEMORY_LIMIT}'`);
     }
   });
 }
