@@ -25,7 +25,7 @@ import { olderFormat, removeStaleCopy, rewriteInPlace } from './rewrite-format.j
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { duckdbDestination } from './index.js';
 import { blockCounts, needsCompaction } from './compact.js';
-import { CHECKPOINT_THRESHOLD, MEMORY_LIMIT } from './instance-settings.js';
+import { CHECKPOINT_THRESHOLD, MEMORY_LIMIT, withMemoryLimitLifted } from './instance-settings.js';
 
 interface OpenFile {
   instance: DuckDBInstance;
@@ -176,13 +176,16 @@ async function ensureSchema(conn: DuckDBConnection): Promise<void> {
     });
     return;
   }
-  // A transaction per step: a step may need what the one before it did committed (ddl.ts, steps 9 and 10).
-  for (const step of stepsAfter(version)) {
-    await duckTransaction(conn, async (tx) => {
-      for (const sql of await step.sql((q) => tx.all(q, []))) await tx.run(sql, []);
-      await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${step.version}, now())`, []);
-    });
-  }
+  // A transaction per step: a step may need what the one before it did committed (ddl.ts, steps 9 and 10). Steps
+  // build indexes over the file's existing rows, which DuckDB cannot do within the instance's memory limit.
+  await withMemoryLimitLifted(conn, async () => {
+    for (const step of stepsAfter(version)) {
+      await duckTransaction(conn, async (tx) => {
+        for (const sql of await step.sql((q) => tx.all(q, []))) await tx.run(sql, []);
+        await tx.run(`INSERT INTO ${SCHEMA_VERSION_TABLE} VALUES (${step.version}, now())`, []);
+      });
+    }
+  });
 }
 
 async function openFile(file: string): Promise<OpenFile> {

@@ -8,7 +8,7 @@ import { quoteIdent, type ExportDatabase } from '../../export/database.js';
 import { duckOf } from './export-reader.js';
 import type { TypedColumn } from '../../export/typed.js';
 import { parquetCopySql, parquetSelectList, sqlLiteral } from '../../export/formats/parquet-sql.js';
-import { MEMORY_LIMIT } from './instance-settings.js';
+import { LIFTED_MEMORY_LIMIT, MEMORY_LIMIT } from './instance-settings.js';
 
 export type { DuckParquetJob, ParquetCopy } from '../contract.js';
 import type { DuckParquetJob } from '../contract.js';
@@ -31,7 +31,7 @@ export async function copyDuckdbParquet(
     // (database.ts MEMORY_LIMIT); COPY encodes row groups in parallel and buffers a row group per thread, so it gets
     // the machine's cores and DuckDB's default limit while it runs.
     await conn.run(`set threads = ${Math.max(1, availableParallelism())}`);
-    await conn.run('reset memory_limit');
+    await conn.run(`set memory_limit = '${LIFTED_MEMORY_LIMIT}'`);
     await conn.run('begin transaction');
     try {
       const counted = (
