@@ -45,6 +45,16 @@ const BUNDLES: BundleSpec[] = [
     inlined: ['zod', 'cron-parser', 'luxon'],
     exercise: [['pipelines'], ['pipelines', '--json']],
   },
+  {
+    name: 'export',
+    entry: 'export-main.js',
+    inlined: [],
+    // A table with rows (the sample run's), so that the cache holds the bytecode of the row path too.
+    exercise: [
+      ['export', '--tables', 'pipeline_runs', '--out', 'exported'],
+      ['export', '--pipeline', 'shop', '--tables', 'pipeline_runs', '--since-last', '--out', 'exported'],
+    ],
+  },
 ];
 
 /** The process event a bundled module emits with its URL when it runs (test/support/module-trace.mjs listens). */
