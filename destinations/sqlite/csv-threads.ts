@@ -26,7 +26,7 @@ import { hasRowids, rowidSpanSql } from './rowids.js';
 import { DoubleBufferedFile, csvEncoder } from '../../export/formats/csv.js';
 import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { csvPageBatches } from './csv-pages.js';
-import { holdYoungGeneration } from '../../export/young-generation.js';
+import { collectAsWritten, holdYoungGeneration } from '../../export/young-generation.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 
 /**
@@ -130,6 +130,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
     // (docs/measurements.md). Taken once the threads are up: a thread's start set
     // V8's flags back, and a hold taken before had no effect.
     release = holdYoungGeneration();
+    const written = collectAsWritten();
     const span = await snapshotTogether(
       sqlite.name,
       job.query.table,
@@ -161,6 +162,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
             // in their queues, at most CREDITS per thread.
             for (const batch of csvPageBatches(read, plan, page)) {
               await out.append(batch.text);
+              written(batch.text.length);
               heard();
               job.onChunk(batch.rows, batch.maxLoadId);
               job.signal?.throwIfAborted();
@@ -172,6 +174,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
             const chunk = await owner.receive('chunk');
             if (chunk.page !== page) throw new Error(`export thread sent page ${chunk.page}, expected ${page}`);
             await out.appendBytes(chunk.bytes);
+            written(chunk.bytes.length);
             owner.send({ type: 'credit', buffer: chunk.bytes.buffer as ArrayBuffer }, [
               chunk.bytes.buffer as ArrayBuffer,
             ]);
