@@ -42,19 +42,20 @@ let fullCollection: (() => void) | undefined;
 /**
  * A counter of the bytes an export writes that runs a full collection of this thread's heap every `every` bytes.
  * V8 exposes its collector to JavaScript only through --expose-gc, which Node reads at start-up; set later, it gives
- * new contexts a `gc` function, taken once here.
+ * new contexts a `gc` function, taken once. The flag is set only when the first collection is due: a changed flag
+ * makes V8 reject code caches made without it, and `npm run build` writes the export command's cache after a small
+ * export (scripts/cli-bundle.ts), which must leave the flags as a new process has them.
  */
 export function collectAsWritten(every = COLLECT_BYTES): (bytes: number) => void {
-  if (fullCollection === undefined) {
-    v8.setFlagsFromString('--expose-gc');
-    fullCollection = vm.runInNewContext('gc') as () => void;
-  }
-  const collect = fullCollection;
   let since = 0;
   return (bytes) => {
     since += bytes;
     if (since < every) return;
     since = 0;
-    collect();
+    if (fullCollection === undefined) {
+      v8.setFlagsFromString('--expose-gc');
+      fullCollection = vm.runInNewContext('gc') as () => void;
+    }
+    fullCollection();
   };
 }
