@@ -10,9 +10,13 @@ import path from 'node:path';
 
 const [dist, url, table, outDir, format, threads, pipeline] = process.argv.slice(2);
 const { exportTables } = await import(path.join(dist, 'export', 'export.js'));
-const { openDatabase } = await import(path.join(dist, 'destinations', 'open.js'));
+// Opened as that build's `scrape-etl export` opens it: through cli/read-destination.js's openForExport where the
+// build has it (a current SQLite file with its driver alone), else destinations/open.js (an older build, compared
+// with BENCH_CSV_COMPARE, is measured as it ran).
+const { openForExport } = await import(path.join(dist, 'cli', 'read-destination.js'));
+const open = openForExport ?? (await import(path.join(dist, 'destinations', 'open.js'))).openDatabase;
 await import(path.join(dist, 'export', 'formats', `${format}.js`));
-const db = await openDatabase(url);
+const db = await open(url);
 const t0 = process.hrtime.bigint();
 const cpu0 = process.cpuUsage();
 const [f] = await exportTables(db, {

@@ -5,7 +5,7 @@
 import { EXIT } from '../lib/exit-codes.js';
 import fs from 'node:fs';
 import { fileUrlParts } from '../destinations/url-forms.js';
-import type { QueryReader as Reader } from '../destinations/contract.js';
+import type { ExportHandle, QueryReader as Reader } from '../destinations/contract.js';
 
 /** The file of a file destination's URL (sqlite:, duckdb:; undefined for a server and :memory:). */
 export function databaseFile(url: string): string | undefined {
@@ -45,4 +45,21 @@ export async function readDestination<T>(
   } finally {
     await db.close();
   }
+}
+
+/**
+ * How `scrape-etl export --out` opens the destination (the file exists: the caller checked): with its driver alone
+ * where its adapter can (openCurrentForExport: a current SQLite file), so the command loads neither the query builder
+ * nor the migrator before its first row; anything else through destinations/open.ts. bench/_export-child.mjs opens
+ * through here too, so the export benchmarks measure what the command does.
+ */
+export async function openForExport(url: string): Promise<ExportHandle> {
+  if (databaseFile(url) !== undefined) {
+    const { destinationOfUrl } = await import('../destinations/index.js');
+    const found = destinationOfUrl(url);
+    const handle = found ? await found.adapter.openCurrentForExport?.(found.parsed as never) : undefined;
+    if (handle) return handle;
+  }
+  const { openDatabase } = await import('../destinations/open.js');
+  return openDatabase(url);
 }

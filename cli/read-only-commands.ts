@@ -3,9 +3,10 @@
 // (scripts/cli-bundle.ts), and cli/main.ts runs the bundle of the command asked for: on Node 20 every module file of
 // the product is otherwise resolved, read and compiled at each start (bench/startup.ts prints what that costs).
 // `pipelines` has a bundle of its own: it checks pipeline files with zod, which the others never load, and a
-// bundle's code cache is read whole at each start.
+// bundle's code cache is read whole at each start. `export` writes files (and an incremental export's watermark) but
+// is bundled the same way for the same reason: an export of a small table is mostly start-up (cli/export-main.ts).
 // Light on purpose: cli/main.ts reads it before it knows which program to load. The bundles' entries, with the
-// command modules each holds, are cli/read-only-main.ts and cli/pipelines-main.ts.
+// command modules each holds, are cli/read-only-main.ts, cli/pipelines-main.ts and cli/export-main.ts.
 import type { Command } from '../vendor/commander.js';
 
 /** A command module: the top-level commands it registers, and its loader. */
@@ -18,6 +19,7 @@ export interface CommandModule {
 export const READ_ONLY_BUNDLES: Readonly<Record<string, readonly string[]>> = {
   'read-only': ['status', 'history', 'schema'],
   pipelines: ['pipelines'],
+  export: ['export'],
 };
 
 /** The words that ask for the help or the version, which list every command and so need the whole program. */

@@ -158,6 +158,11 @@ export interface ExportDatabase {
   session?: <T>(fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>;
 }
 
+/** An export database opened for one command, closed by it. */
+export interface ExportHandle extends ExportDatabase {
+  close(): Promise<void>;
+}
+
 export type ColumnKind =
   | 'integer'
   | 'number'
@@ -537,6 +542,12 @@ export interface DestinationAdapter<out D extends DestinationName> {
    * the caller opens it in full. Absent: always opened in full.
    */
   readCurrent?<T>(parsed: ParsedUrlOf<D>, fn: (r: QueryReader) => Promise<T>): Promise<{ value: T } | undefined>;
+  /**
+   * Opens an existing, current destination for `scrape-etl export --out` with its driver alone (no query builder,
+   * no migrator): what the exporter needs, watermark writes included. Undefined when it cannot (an older schema),
+   * and the caller opens it in full. Absent: always opened in full.
+   */
+  openCurrentForExport?(parsed: ParsedUrlOf<D>): Promise<ExportHandle | undefined>;
   /** Opens an existing destination so that the database itself refuses writes (console, report). */
   openReadOnly(parsed: ParsedUrlOf<D>, url: string): Promise<ReadOnlySource>;
   /** schema_history's columns of `tables`, read without opening for writing; undefined when that cannot be done cheaply. */

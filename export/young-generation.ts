@@ -10,6 +10,7 @@
 // back to V8's default (2) when the last export holding it ends, so a worker's loads between exports grow their
 // young generation as usual.
 import v8 from 'node:v8';
+import vm from 'node:vm';
 
 const DEFAULT_GROWTH_FACTOR = 2;
 let holders = 0;
@@ -26,5 +27,35 @@ export function holdYoungGeneration(): () => void {
     if (released) return;
     released = true;
     if (--holders === 0) v8.setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+  };
+}
+
+/**
+ * CSV bytes an export writes between two full collections of the calling thread's heap. The garbage that survives a
+ * scavenge of the held (small) young generation is promoted, and V8 let the old space fill with it for millions of
+ * rows before its first full collection, so the export's peak RSS grew with its rows (docs/measurements.md). A full
+ * collection of that small heap every COLLECT_BYTES keeps it flat for little CPU (bench/csv-export.ts).
+ */
+export const COLLECT_BYTES = 64 << 20;
+let fullCollection: (() => void) | undefined;
+
+/**
+ * A counter of the bytes an export writes that runs a full collection of this thread's heap every `every` bytes.
+ * V8 exposes its collector to JavaScript only through --expose-gc, which Node reads at start-up; set later, it gives
+ * new contexts a `gc` function, taken once. The flag is set only when the first collection is due: a changed flag
+ * makes V8 reject code caches made without it, and `npm run build` writes the export command's cache after a small
+ * export (scripts/cli-bundle.ts), which must leave the flags as a new process has them.
+ */
+export function collectAsWritten(every = COLLECT_BYTES): (bytes: number) => void {
+  let since = 0;
+  return (bytes) => {
+    since += bytes;
+    if (since < every) return;
+    since = 0;
+    if (fullCollection === undefined) {
+      v8.setFlagsFromString('--expose-gc');
+      fullCollection = vm.runInNewContext('gc') as () => void;
+    }
+    fullCollection();
   };
 }

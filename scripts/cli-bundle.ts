@@ -46,6 +46,16 @@ const BUNDLES: BundleSpec[] = [
     inlined: ['zod', 'cron-parser', 'luxon', 'better-sqlite3'],
     exercise: [['pipelines'], ['pipelines', '--json']],
   },
+  {
+    name: 'export',
+    entry: 'export-main.js',
+    inlined: [],
+    // A table with rows (the sample run's), so that the cache holds the bytecode of the row path too.
+    exercise: [
+      ['export', '--tables', 'pipeline_runs', '--out', 'exported'],
+      ['export', '--pipeline', 'shop', '--tables', 'pipeline_runs', '--since-last', '--out', 'exported'],
+    ],
+  },
 ];
 
 /**

@@ -188,7 +188,7 @@ export function register(program: Command): void {
       const { databaseUrl, ref } = await readTarget(opts.pipeline, opts.database);
       if (ref) opts.pipeline = ref.name;
       // Reads only: a database that is not there is an error, not a new empty file with "nothing to export".
-      const { databaseFile, MissingDatabaseError } = await import('../read-destination.js');
+      const { databaseFile, MissingDatabaseError, openForExport } = await import('../read-destination.js');
       const file = databaseFile(databaseUrl);
       const fs = await import('node:fs');
       if (file !== undefined && !fs.existsSync(file)) {
@@ -196,9 +196,8 @@ export function register(program: Command): void {
           `no database at ${databaseUrl} (the file does not exist; check --database, DATABASE_URL or the pipeline's destination)`,
         );
       }
-      const { openDatabase } = await import('../../destinations/open.js');
       const { exportTablesReport } = await import('../../export/export.js');
-      const db = await openDatabase(databaseUrl);
+      const db = await openForExport(databaseUrl);
       try {
         if (opts.to !== undefined) {
           await exportToLakeCommand(db, opts as ExportCliOptions & { to: string; pipeline: string });

@@ -15,7 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { csvEncoder } from '../../export/formats/csv.js';
 import { SQLITE_VALUE_FORMS } from './column-types.js';
-import { quoteIdent } from '../../lib/quote-ident.js';
+import { rowidSpanSql } from './rowids.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 import { csvPageBatches } from './csv-pages.js';
 import type { ColumnInfo, CsvSettings, TableQuery } from '../contract.js';
@@ -105,8 +105,7 @@ async function exportShare(reader: BetterSqlite3.Database): Promise<void> {
   reader.exec('BEGIN');
   // The first read takes the snapshot, while the main thread holds the write lock: every thread sees the same one.
   // Only the rowid span is read then (two index seeks), so other writers wait a few milliseconds at most.
-  const table = quoteIdent(data.query.table);
-  const span = reader.prepare(`select min(rowid) as lo, max(rowid) as hi from ${table}`).safeIntegers(true).get() as {
+  const span = reader.prepare(rowidSpanSql(data.query.table)).safeIntegers(true).get() as {
     lo: bigint | null;
     hi: bigint | null;
   };

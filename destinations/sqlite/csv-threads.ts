@@ -22,11 +22,11 @@ import type { CsvThreadData, FromThread, ToThread } from './csv-thread.js';
 import { quoteIdent } from '../../export/database.js';
 import type { ColumnInfo, CsvSettings, ExportDatabase, TableQuery, ThreadedCsvJob } from '../contract.js';
 import { sqliteOf } from './handle.js';
-import { hasRowids } from './rowids.js';
+import { hasRowids, rowidSpanSql } from './rowids.js';
 import { DoubleBufferedFile, csvEncoder } from '../../export/formats/csv.js';
 import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { csvPageBatches } from './csv-pages.js';
-import { holdYoungGeneration } from '../../export/young-generation.js';
+import { collectAsWritten, holdYoungGeneration } from '../../export/young-generation.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 
 /**
@@ -77,10 +77,10 @@ export function csvThreadsFor(
   const sqlite = sqliteOf(db);
   if (sqlite.memory || sqlite.readonly || !hasRowids(sqlite, query.table)) return 0;
   // The span in JavaScript: max - min can overflow SQLite's int64 (rowids from -2^63 to 2^63-1).
-  const { lo, hi } = sqlite
-    .prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(query.table)}`)
-    .safeIntegers(true)
-    .get() as { lo: bigint | null; hi: bigint | null };
+  const { lo, hi } = sqlite.prepare(rowidSpanSql(query.table)).safeIntegers(true).get() as {
+    lo: bigint | null;
+    hi: bigint | null;
+  };
   return lo !== null && hi !== null && (hi - lo + 1n) * BigInt(width) >= BigInt(minCells) ? threads : 0;
 }
 
@@ -130,6 +130,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
     // (docs/measurements.md). Taken once the threads are up: a thread's start set
     // V8's flags back, and a hold taken before had no effect.
     release = holdYoungGeneration();
+    const written = collectAsWritten();
     const span = await snapshotTogether(
       sqlite.name,
       job.query.table,
@@ -161,6 +162,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
             // in their queues, at most CREDITS per thread.
             for (const batch of csvPageBatches(read, plan, page)) {
               await out.append(batch.text);
+              written(batch.text.length);
               heard();
               job.onChunk(batch.rows, batch.maxLoadId);
               job.signal?.throwIfAborted();
@@ -172,6 +174,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
             const chunk = await owner.receive('chunk');
             if (chunk.page !== page) throw new Error(`export thread sent page ${chunk.page}, expected ${page}`);
             await out.appendBytes(chunk.bytes);
+            written(chunk.bytes.length);
             owner.send({ type: 'credit', buffer: chunk.bytes.buffer as ArrayBuffer }, [
               chunk.bytes.buffer as ArrayBuffer,
             ]);
@@ -221,10 +224,7 @@ async function snapshotTogether(
     for (const c of channels) c.send({ type: 'begin' });
     // The first read takes the snapshot; only the rowid span is read under the lock (two index seeks).
     reader.exec('BEGIN');
-    const span = reader
-      .prepare(`select min(rowid) as lo, max(rowid) as hi from ${quoteIdent(table)}`)
-      .safeIntegers(true)
-      .get() as RowidSpan;
+    const span = reader.prepare(rowidSpanSql(table)).safeIntegers(true).get() as RowidSpan;
     await Promise.all(channels.map((c) => c.receive('begun')));
     return span;
   } finally {

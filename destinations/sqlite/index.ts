@@ -37,6 +37,10 @@ export const sqliteDestination: DestinationAdapter<'sqlite'> = {
     const { readSqlite } = await import('./read-only.js');
     return readSqlite(parsed.file, fn);
   },
+  async openCurrentForExport(parsed) {
+    const { openCurrentSqlite } = await import('./open-current.js');
+    return openCurrentSqlite(parsed.file);
+  },
   async probe(parsed) {
     const { probeSqlite } = await import('./open.js');
     probeSqlite(parsed.file);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { QueryReader } from '../contract.js';
 
 /** What the readers need of a transaction: placeholders and queries. */
@@ -19,6 +20,22 @@ function newestMigration(): number {
 }
 
 /**
+ * True when every committed migration is applied to the file: it can be read (or have its export watermarks written)
+ * without drizzle's migrator. False for an older file, or one that is not a project database.
+ */
+export function schemaIsCurrent(sqlite: BetterSqlite3.Database): boolean {
+  let applied: number;
+  try {
+    const row = sqlite.prepare('SELECT max(created_at) AS m FROM "__drizzle_migrations"').get() as
+      { m: number | string | null } | undefined;
+    applied = Number(row?.m ?? -Infinity);
+  } catch {
+    return false;
+  }
+  return applied >= newestMigration();
+}
+
+/**
  * Runs `fn` on the SQLite file read-only, in one snapshot; undefined (nothing run) when the file's schema is not
  * the current one, so that the caller opens it the ordinary way. The file must exist (the caller checked).
  */
@@ -27,15 +44,7 @@ export async function readSqlite<T>(file: string, fn: (r: Reader) => Promise<T>)
   const sqlite = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   try {
     sqlite.pragma('busy_timeout = 15000');
-    let applied: number;
-    try {
-      const row = sqlite.prepare('SELECT max(created_at) AS m FROM "__drizzle_migrations"').get() as
-        { m: number | string | null } | undefined;
-      applied = Number(row?.m ?? -Infinity);
-    } catch {
-      return undefined;
-    }
-    if (!(applied >= newestMigration())) return undefined;
+    if (!schemaIsCurrent(sqlite)) return undefined;
     const reader: Reader = {
       dialect: 'sqlite',
       ph: () => '?',

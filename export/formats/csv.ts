@@ -16,17 +16,19 @@ import type { ColumnInfo } from '../columns.js';
 import type { RawRow } from '../rows.js';
 import type { FormatSettings, FormatWriter } from './index.js';
 import type { CsvSettings, ValueForms } from '../../destinations/contract.js';
-import { holdYoungGeneration } from '../young-generation.js';
+import { collectAsWritten, holdYoungGeneration } from '../young-generation.js';
 
 export const csvWriter: FormatWriter = {
   async write({ path, columns, typing, batches, settings, signal }) {
     const file = await open(path, 'wx');
     const out = new DoubleBufferedFile(file);
     const release = holdYoungGeneration();
+    const written = collectAsWritten();
     try {
       for await (const text of csvText(batches, columns, typing.valueForms, settings)) {
         signal?.throwIfAborted();
         await out.append(text);
+        written(text.length);
       }
       await out.finish();
       signal?.throwIfAborted();

@@ -2,17 +2,20 @@
 // exports of a real SQLite file, in the calling thread and on threads (whose calling thread encodes a share too),
 // finished and aborted, each set the growth factor to 1 and back to V8's default after, also when two exports
 // overlap. Every hold sets the flag again, because starting a worker thread sets V8's flags back (checked here on
-// V8 itself). (Peak memory itself is measured by bench/csv-export.ts, never in a test.)
+// V8 itself). The writer also runs a full collection every so many bytes written (collectAsWritten): the garbage a
+// small young generation promotes made the old space, and the export's peak RSS, grow with the rows; checked here
+// on V8's own record of its collections. (Peak memory itself is measured by bench/csv-export.ts, never in a test.)
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../../../destinations/open.js';
 import { exportTables } from '../../../export/csv.js';
-import { holdYoungGeneration } from '../../../export/young-generation.js';
+import { collectAsWritten, holdYoungGeneration } from '../../../export/young-generation.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
 
 let dir: string;
@@ -36,7 +39,8 @@ beforeEach(async () => {
   flags = [];
   const real = v8.setFlagsFromString.bind(v8);
   vi.spyOn(v8, 'setFlagsFromString').mockImplementation((f: string) => {
-    flags.push(f);
+    // The young generation's flags (an export also exposes the collector once: collectAsWritten).
+    if (f.startsWith('--semi-space')) flags.push(f);
     real(f);
   });
 });
@@ -133,4 +137,35 @@ describe('CSV export and the young generation', () => {
     const { before, after } = JSON.parse(res.stdout) as { before: number; after: number };
     expect(after).toBe(before);
   }, 120_000);
+});
+
+describe('full collections as an export writes', () => {
+  it('run once every so many bytes written, and not before', async () => {
+    const majors: PerformanceEntry[] = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries())
+        if (
+          (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR
+        )
+          majors.push(e);
+    });
+    observer.observe({ entryTypes: ['gc'] });
+    const settle = () => new Promise((r) => setTimeout(r, 50));
+    try {
+      const written = collectAsWritten(1 << 20);
+      await settle();
+      majors.length = 0;
+      for (let i = 0; i < 15; i++) written(64 << 10);
+      await settle();
+      expect(majors).toHaveLength(0);
+      written(64 << 10);
+      await settle();
+      expect(majors).toHaveLength(1);
+      for (let i = 0; i < 32; i++) written(64 << 10);
+      await settle();
+      expect(majors).toHaveLength(3);
+    } finally {
+      observer.disconnect();
+    }
+  });
 });

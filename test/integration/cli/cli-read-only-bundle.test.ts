@@ -82,7 +82,7 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('the read-only bundle', () => {
-  it.each(['read-only', 'pipelines'])(
+  it.each(['read-only', 'pipelines', 'export'])(
     'the %s bundle is built beside the compiled cli/ with its code cache, which V8 takes in a new process',
     async (name) => {
       expect(fs.existsSync(path.join(DIST, 'cli', `${name}.bundle.cjs`)), 'run `npm run build` first').toBe(true);
@@ -128,6 +128,55 @@ describe('the read-only bundle', () => {
     expect(bundled.stdout, bundled.stderr).toBe(whole.stdout);
     expect(bundled.stderr).toBe(whole.stderr);
     expect(bundled.code).toBe(whole.code);
+  });
+
+  it('`export` writes the same file and says the same as the whole program, loading neither drizzle nor the Temporal SDK', async () => {
+    const trace = path.join(dir, 'trace-export.txt');
+    const args = (out: string) => [
+      'export',
+      '--pipeline',
+      'shop',
+      '--tables',
+      'pipeline_runs',
+      '--file-name',
+      'runs.csv',
+      '--out',
+      path.join(dir, out),
+    ];
+    const at = path.join(project, 'sub');
+    const [bundled, whole] = await Promise.all([
+      runCli(args('bundled'), {
+        cwd: at,
+        env: {
+          ...env,
+          SCRAPE_ETL_MODULE_TRACE: trace,
+          NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'module-trace.mjs')}`,
+        },
+      }),
+      runWholeProgram(args('whole'), at),
+    ]);
+    expect(bundled.code, bundled.stderr).toBe(0);
+    expect(bundled.stdout.replaceAll(path.join(dir, 'bundled'), '<out>')).toBe(
+      whole.stdout.replaceAll(path.join(dir, 'whole'), '<out>'),
+    );
+    expect(bundled.stdout).toMatch(/^pipeline_runs: 3 rows -> /);
+    expect(bundled.stderr).toBe(whole.stderr);
+    expect(bundled.code).toBe(whole.code);
+    expect(fs.readFileSync(path.join(dir, 'bundled', 'runs.csv'))).toEqual(
+      fs.readFileSync(path.join(dir, 'whole', 'runs.csv')),
+    );
+    const modules = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    const url = (f: string) => pathToFileURL(path.join(DIST, f)).href;
+    expect(new Set(modules.filter((m) => m.startsWith('file:') && m.includes('/dist/')))).toEqual(
+      new Set(
+        ['cli/main.js', 'cli/read-only-commands.js', 'cli/read-only-bundle.js', 'vendor/load-bundle.js'].map(url),
+      ),
+    );
+    const ran = modules.filter((m) => m.startsWith('bundle:')).map((m) => m.slice('bundle:'.length));
+    expect(ran).toContain(url('cli/commands/export.js'));
+    // A current SQLite file is opened with better-sqlite3 alone (destinations/sqlite/open-current.ts).
+    expect(ran).not.toContain(url('destinations/sqlite/open.js'));
+    expect(modules.filter((m) => /@temporalio|@grpc|drizzle-orm|\/pg\//.test(m))).toEqual([]);
   });
 
   it('a read-only command loads only the entry modules of the product and no Temporal SDK; its own modules run inside the bundle', async () => {
