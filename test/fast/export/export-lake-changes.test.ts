@@ -3,19 +3,16 @@
 // exported by a later run an `update`; the snapshot's manifest names one complete generation holding each product
 // once with its current values, the previous generation kept one run longer and older ones deleted; a lake whose
 // earlier runs left no key index gets NULL kinds once and exact kinds after.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../lib/json.js';
-import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { loadBatch } from '../../../db/store/load.js';
 import { exportToLake, type LakeManifest } from '../../../export/targets/lake.js';
 import type { SnapshotManifest } from '../../../export/targets/lake-snapshot.js';
-import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { readFilesWithPyarrow } from '../../support/lake-readers.js';
+import { filesUnder, loadMarketplaceProduct } from '../../support/lake-fixtures.js';
 
 let dir: string;
 let db: Database;
@@ -32,22 +29,7 @@ const ITEM = 9_100_000_000_000;
 
 /** Loads product `i`; another `seed` gives the same product other values (a price change, other counts). */
 async function loadProduct(i: number, seed: number, request: string): Promise<void> {
-  const itemId = ITEM + i;
-  const raw = stringifyJson(
-    generateProduct(seed, {
-      url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${itemId}&shopid=7`,
-      itemId,
-      shopId: 7,
-    }),
-  );
-  await loadBatch(db, {
-    pipeline: 'c',
-    kind: 'marketplace',
-    endpoint: 'POST /api/marketplace/sync',
-    requestKey: request,
-    raw,
-    data: marketplaceResponseSchema.parse(parseJson(raw)),
-  });
+  await loadMarketplaceProduct(db, { pipeline: 'c', itemId: ITEM + i, shopId: 7, requestKey: request, seed });
 }
 
 function destinationProducts(): Array<{ item_id: number; price: number | null; load_id: number }> {
@@ -63,18 +45,6 @@ async function manifestOf(lake: string, table: string, run: string): Promise<Lak
 
 async function snapshotOf(lake: string, table: string): Promise<SnapshotManifest> {
   return JSON.parse(await readFile(join(lake, 'c', '_snapshot', table, 'manifest.json'), 'utf8')) as SnapshotManifest;
-}
-
-async function filesUnder(root: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string) => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
-      if (e.isDirectory()) await walk(join(d, e.name));
-      else out.push(relative(root, join(d, e.name)));
-    }
-  };
-  await walk(root);
-  return out.sort();
 }
 
 /** The change files of one run's manifest, read by pyarrow: item id -> change kind. */

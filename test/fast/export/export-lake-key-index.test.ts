@@ -7,15 +7,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../lib/json.js';
-import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { loadBatch } from '../../../db/store/load.js';
 import { exportToLake, type LakeManifest } from '../../../export/targets/lake.js';
-import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { readFilesWithPyarrow } from '../../support/lake-readers.js';
 import { pythonReadersEnv, readParquetWithPyarrow } from '../../support/python-readers.js';
+import { loadMarketplaceProduct } from '../../support/lake-fixtures.js';
 
 let dir: string;
 let db: Database;
@@ -32,23 +29,7 @@ const ITEM = 9_200_000_000_000;
 
 /** Loads product `i` of shop 7 + i % 2; another `seed` gives the same product other values. */
 async function loadProduct(i: number, seed: number, request: string): Promise<void> {
-  const itemId = ITEM + i;
-  const shopId = 7 + (i % 2);
-  const raw = stringifyJson(
-    generateProduct(seed, {
-      url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${itemId}&shopid=${shopId}`,
-      itemId,
-      shopId,
-    }),
-  );
-  await loadBatch(db, {
-    pipeline: 'k',
-    kind: 'marketplace',
-    endpoint: 'POST /api/marketplace/sync',
-    requestKey: request,
-    raw,
-    data: marketplaceResponseSchema.parse(parseJson(raw)),
-  });
+  await loadMarketplaceProduct(db, { pipeline: 'k', itemId: ITEM + i, shopId: 7 + (i % 2), requestKey: request, seed });
 }
 
 const lake = () => join(dir, 'lake');

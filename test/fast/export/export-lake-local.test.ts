@@ -3,19 +3,16 @@
 // the same keys again on a retry, partition columns in the path, a killed attempt's partial file removed, and
 // retention by manifest. Read by pyarrow datasets and DuckDB's read_parquet(hive_partitioning), not by our code.
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../lib/json.js';
-import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { loadBatch } from '../../../db/store/load.js';
 import { exportToLake, type LakeManifest } from '../../../export/targets/lake.js';
 import { pruneLake } from '../../../export/targets/lake-retention.js';
-import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { readLakeWithDuckdb, readLakeWithPyarrow } from '../../support/lake-readers.js';
+import { filesUnder, loadMarketplaceProduct } from '../../support/lake-fixtures.js';
 
 let dir: string;
 let db: Database;
@@ -29,22 +26,7 @@ afterAll(async () => {
 });
 
 async function loadProduct(i: number, shopId: number): Promise<void> {
-  const itemId = 9_000_000_000_000 + i;
-  const raw = stringifyJson(
-    generateProduct(42, {
-      url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${itemId}&shopid=${shopId}`,
-      itemId,
-      shopId,
-    }),
-  );
-  await loadBatch(db, {
-    pipeline: 'p',
-    kind: 'marketplace',
-    endpoint: 'POST /api/marketplace/sync',
-    requestKey: `u${i}`,
-    raw,
-    data: marketplaceResponseSchema.parse(parseJson(raw)),
-  });
+  await loadMarketplaceProduct(db, { pipeline: 'p', itemId: 9_000_000_000_000 + i, shopId, requestKey: `u${i}` });
 }
 
 async function count(table: string): Promise<number> {
@@ -53,18 +35,6 @@ async function count(table: string): Promise<number> {
       ? (db.sqlite.prepare(`select count(*) as n from "${table}" where pipeline = 'p'`).get() as { n: number | bigint })
       : undefined;
   return Number(row!.n);
-}
-
-async function filesUnder(root: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string) => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
-      if (e.isDirectory()) await walk(join(d, e.name));
-      else out.push(relative(root, join(d, e.name)));
-    }
-  };
-  await walk(root);
-  return out.sort();
 }
 
 describe('the lake on a local folder', () => {

@@ -2,18 +2,15 @@
 // (here a regular file stands where the first partition's folder goes), the export fails with the upload's own
 // error, writes no manifest, leaves the watermark and no partial file behind, and the same run exported again
 // writes every partition; pyarrow reads each product once.
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../../lib/json.js';
-import { marketplaceResponseSchema } from '../../../client/schemas.js';
 import { openDatabase } from '../../../destinations/open.js';
 import type { Database } from '../../../destinations/contract.js';
-import { loadBatch } from '../../../db/store/load.js';
 import { exportToLake, type LakeManifest } from '../../../export/targets/lake.js';
-import { generateProduct } from '../../../simulator/generate/marketplace.js';
 import { readFilesWithPyarrow } from '../../support/lake-readers.js';
+import { filesUnder, loadMarketplaceProduct } from '../../support/lake-fixtures.js';
 
 let dir: string;
 let db: Database;
@@ -27,34 +24,7 @@ afterAll(async () => {
 });
 
 async function loadProduct(i: number, shopId: number): Promise<void> {
-  const itemId = 9_300_000_000_000 + i;
-  const raw = stringifyJson(
-    generateProduct(42, {
-      url: `https://shop.example.tw/api/v4/pdp/get_pc?itemid=${itemId}&shopid=${shopId}`,
-      itemId,
-      shopId,
-    }),
-  );
-  await loadBatch(db, {
-    pipeline: 'u',
-    kind: 'marketplace',
-    endpoint: 'POST /api/marketplace/sync',
-    requestKey: `u${i}`,
-    raw,
-    data: marketplaceResponseSchema.parse(parseJson(raw)),
-  });
-}
-
-async function filesUnder(root: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string) => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
-      if (e.isDirectory()) await walk(join(d, e.name));
-      else out.push(relative(root, join(d, e.name)));
-    }
-  };
-  await walk(root);
-  return out.sort();
+  await loadMarketplaceProduct(db, { pipeline: 'u', itemId: 9_300_000_000_000 + i, shopId, requestKey: `u${i}` });
 }
 
 describe('a lake upload that fails while the next file is made', () => {

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { TABLES } from '../../../db/model/schema/definition.js';
@@ -25,6 +25,7 @@ import { startDestinationBed, type DestinationBed } from '../../support/pipeline
 import { REPO_ROOT, runCli } from '../../support/cli.js';
 import { startS3Server, type S3Server } from '../../support/s3-server.js';
 import { startTestTemporal, type TestTemporal } from '../../support/temporal.js';
+import { s3Manifests } from '../../support/s3-manifests.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const PIPELINE = 'marketplace-products';
@@ -88,19 +89,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function manifests(prefix: string): Promise<LakeManifest[]> {
-  const keys = ((await client.send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: prefix }))).Contents ?? [])
-    .map((o) => o.Key!)
-    .filter((k) => k.includes('/_manifests/'));
-  return Promise.all(
-    keys.map(
-      async (Key) =>
-        JSON.parse(
-          await (await client.send(new GetObjectCommand({ Bucket: 'lake', Key }))).Body!.transformToString(),
-        ) as LakeManifest,
-    ),
-  );
-}
+const manifests = (prefix: string): Promise<LakeManifest[]> => s3Manifests(client, 'lake', prefix);
 
 /** The table's natural key (without `pipeline`, the namespace). */
 function keyOf(table: string): string[] {

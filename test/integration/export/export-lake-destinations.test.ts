@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../../db/model/schema/definition.js';
 import { destinationOf } from '../../../destinations/index.js';
@@ -22,6 +22,7 @@ import { startDestinationBed, type DestinationBed } from '../../support/pipeline
 import { REPO_ROOT } from '../../support/cli.js';
 import { startS3Server, type S3Server } from '../../support/s3-server.js';
 import { startTestTemporal, type TestTemporal } from '../../support/temporal.js';
+import { s3Manifests } from '../../support/s3-manifests.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const PIPELINE = 'marketplace-products';
@@ -58,19 +59,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function manifests(prefix: string): Promise<LakeManifest[]> {
-  const keys = ((await client.send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: prefix }))).Contents ?? [])
-    .map((o) => o.Key!)
-    .filter((k) => k.includes('/_manifests/'));
-  return Promise.all(
-    keys.map(
-      async (Key) =>
-        JSON.parse(
-          await (await client.send(new GetObjectCommand({ Bucket: 'lake', Key }))).Body!.transformToString(),
-        ) as LakeManifest,
-    ),
-  );
-}
+const manifests = (prefix: string): Promise<LakeManifest[]> => s3Manifests(client, 'lake', prefix);
 
 const schemas: Record<string, Record<string, Array<[string, string]>>> = {};
 
