@@ -31,6 +31,9 @@ describe('chaos soak (short)', () => {
       for (const inv of report.invariants) {
         expect(inv.pass, `${formatInvariant(inv)}\n${inv.details.slice(0, 20).join('\n')}`).toBe(true);
       }
-    }, 300_000);
+      // 8 minutes: the finish phase waits for every run's result. DuckDB's runs take turns on one file, and with three
+      // integration files at a time one clean-clone run saw the DuckDB case pass in 181 s and the next time out at
+      // 300 s with its runs still finishing (stop 45's note).
+    }, 480_000);
   }
 });
