@@ -33,7 +33,7 @@ describe('chaos soak (short)', () => {
       }
       // 8 minutes: the finish phase waits for every run's result. DuckDB's runs take turns on one file, and with three
       // integration files at a time one clean-clone run saw the DuckDB case pass in 181 s and the next time out at
-      // 300 s with its runs still finishing (stop 45's note).
+      // 300 s before its runs had all finished (stop 45's note).
     }, 480_000);
   }
 });
