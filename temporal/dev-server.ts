@@ -14,6 +14,7 @@ import { withFileLock } from '../lib/file-lock.js';
 import { assertOwned, assertOwnedDataDir } from '../lib/owned-path.js';
 import { ensurePrivateDir, narrowToOwner, withPrivateUmask } from '../lib/private-files.js';
 import { isProcessAlive, stopProcess } from '../lib/process-alive.js';
+import { freePortSet, portIsFree } from '../lib/free-port.js';
 import { fileTail, readJsonFile, writeJsonAtomic } from '../lib/state-file.js';
 import { processSettings } from '../settings/process.js';
 
@@ -126,28 +127,9 @@ export function canConnect(port: number, host = '127.0.0.1', timeoutMs = 1000): 
   });
 }
 
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-/** A free port p such that p + 1000 (the UI) is free too. */
-export async function freePortPair(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = net.createServer();
-      srv.once('error', reject);
-      srv.listen(0, '127.0.0.1', () => {
-        const addr = srv.address();
-        srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-      });
-    });
-    if (port + 1000 <= 65535 && (await portIsFree(port + 1000))) return port;
-  }
-  throw new Error('could not find a free port pair for the Temporal dev server');
+/** A free port p such that p + 1000 (the UI) is free too, both below the ephemeral range (lib/free-port.ts). */
+export function freePortPair(): Promise<number> {
+  return freePortSet([0, 1000]);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -186,13 +168,13 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
     const binary = cli.path;
     const cliSource = `${binary}, from ${describeSource(cli.source, opts.env)}`;
     let port = previous?.port ?? opts.port;
-    // A port we pick ourselves can still be taken before the server binds it: by another process, or by the dev
-    // server itself, which picks its internal services' ports on its own and once gave one of them ours (it then
-    // panics "address already in use"). Such a start is tried again on a new pair; a port of the caller's is not.
-    let chosen = false;
+    // A free port can still be taken before the server binds it: by another process, or by the dev server itself,
+    // which picks its internal services' ports on its own and once gave one of them ours (it then panics "address
+    // already in use"). Such a start is tried again on a new pair, also when the pair was the last server's (kept
+    // for the address workers knew, not promised: CI once saw its UI port taken between one command's stop and the
+    // next one's start) or the caller's (a preference, as DevServerOptions.port says).
     if (port === undefined || !(await portIsFree(port)) || !(await portIsFree(port + 1000))) {
       port = await freePortPair();
-      chosen = true;
     }
     for (let attempt = 1; ; attempt++) {
       const logStart = fs.existsSync(paths.logFile) ? fs.statSync(paths.logFile).size : 0;
@@ -206,7 +188,7 @@ export async function ensureDevServer(opts: DevServerOptions): Promise<DevServer
         return info(state, state.pid!, true);
       } catch (err) {
         const portTaken = /address already in use/.test(fs.readFileSync(paths.logFile, 'utf8').slice(logStart));
-        if (!chosen || !portTaken || attempt >= 3 || isProcessAlive(state.pid!)) throw err;
+        if (!portTaken || attempt >= 3 || isProcessAlive(state.pid!)) throw err;
         port = await freePortPair();
         log(`the dev server found its port taken at start; trying again on ${port}`);
       }

@@ -4,10 +4,10 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePortSet } from '../../lib/free-port.js';
 
 const PG_BIN = process.env['TEST_POSTGRES_BIN'] ?? '/usr/lib/postgresql/15/bin';
 
@@ -29,15 +29,9 @@ export async function testPostgresUrl(): Promise<string> {
   return url.toString();
 }
 
+/** A free port for a server process to bind (below the ephemeral range: lib/free-port.ts says why). */
 export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
+  return freePortSet([0]);
 }
 
 /**

@@ -5,10 +5,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePortSet } from '../../lib/free-port.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -45,28 +45,9 @@ export function seaweedfsBinary(): string {
   return binary;
 }
 
-/** A port that is free, whose +10000 (SeaweedFS's default gRPC port for it) is free too. */
-async function freePortPair(taken: Set<number>): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const port = await listenOn(0);
-    if (port === null || port + 10000 > 65535 || taken.has(port) || taken.has(port + 10000)) continue;
-    if ((await listenOn(port + 10000)) === null) continue;
-    taken.add(port);
-    taken.add(port + 10000);
-    return port;
-  }
-  throw new Error('no free port pair for SeaweedFS');
-}
-
-function listenOn(port: number): Promise<number | null> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(null));
-    srv.listen(port, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : null));
-    });
-  });
+/** A port that is free, whose +10000 (SeaweedFS's default gRPC port for it) is free too (lib/free-port.ts). */
+function freePortPair(taken: Set<number>): Promise<number> {
+  return freePortSet([0, 10000], { taken });
 }
 
 /**

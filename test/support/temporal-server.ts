@@ -14,8 +14,8 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import protoPkg from '@temporalio/proto';
 import YAML from 'yaml';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../temporal/contract.js';
-import net from 'node:net';
-import { freePort, startPostgresCluster, type PostgresCluster } from './postgres.js';
+import { startPostgresCluster, type PostgresCluster } from './postgres.js';
+import { ephemeralPortFloor, freePortSet } from '../../lib/free-port.js';
 import { pipelineDataConverter } from '../../temporal/payload-codec.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -100,24 +100,10 @@ function sqlTool(bin: string, port: number, database: string, args: string[], lo
 
 /**
  * A free port below 32768. Temporal's SQL schemas store a service's port in a SMALLINT (cluster_membership.rpc_port),
- * so a port from the kernel's ephemeral range (32768 and up) makes the server exit at start ("value out of range
- * for type smallint"). Tried at random in 20000-32767, bound on 127.0.0.1 to check it is free.
+ * so a port of 32768 and up makes the server exit at start ("value out of range for type smallint").
  */
-async function freeLowPort(taken: Set<number>): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_768);
-    if (taken.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = net.createServer();
-      srv.once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-    if (free) {
-      taken.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port found below 32768');
+function freeLowPort(taken: Set<number>): Promise<number> {
+  return freePortSet([0], { taken, floor: Math.min(32768, ephemeralPortFloor()) });
 }
 
 /** Thrown by a waitFor probe: stop waiting at once (the awaited thing can no longer happen). */
@@ -188,7 +174,7 @@ export async function startRealTemporal(opts: { namespace?: string } = {}): Prom
     rpc['bindOnLocalHost'] = true;
   }
   delete config['global'].pprof;
-  config['global'].metrics.prometheus.listenAddress = `127.0.0.1:${await freePort()}`;
+  config['global'].metrics.prometheus.listenAddress = `127.0.0.1:${await freeLowPort(taken)}`;
   const address = `127.0.0.1:${ports['frontend']}`;
   config['clusterMetadata'].clusterInformation.active.rpcAddress = address;
   // Archival is not part of the tested topology (and would write under /tmp/temporal_archival).

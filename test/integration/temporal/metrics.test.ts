@@ -3,28 +3,19 @@
 // Prometheus exposition; the counters equal what the runs loaded (pipeline_runs), called (the simulator's own
 // count) and cost (tokenUsage). Runs bin/scrape-etl.js: `npm run build` first.
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getPipelineRun } from '../../../db/store/pipeline-runs.js';
 import { startPipelineRun } from '../../../temporal/start.js';
 import { startPipelineBed, type PipelineBed } from '../../support/pipeline-bed.js';
 import { jobBoardSpec, pdfSpec } from '../../support/pipeline-specs.js';
 import { spawnWorkerProcess, type WorkerProcess } from '../../support/temporal.js';
+import { freePortSet } from '../../../lib/free-port.js';
 
 const TOKEN = `tok-${crypto.randomBytes(12).toString('hex')}`;
 const taskQueue = `metrics-${crypto.randomBytes(4).toString('hex')}`;
 let bed: PipelineBed;
 let worker: WorkerProcess;
 let metricsPort: number;
-
-async function freePort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const p = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return p;
-}
 
 interface Sample {
   name: string;
@@ -59,7 +50,7 @@ function value(samples: Sample[], name: string, labels: Record<string, string>):
 
 beforeAll(async () => {
   bed = await startPipelineBed({ name: 'metrics', token: TOKEN, seed: 21, runDurationMs: 300 });
-  metricsPort = await freePort();
+  metricsPort = await freePortSet();
   worker = await spawnWorkerProcess({
     address: bed.temporal.address,
     taskQueue,
@@ -67,7 +58,7 @@ beforeAll(async () => {
       SCRAPER_BASE_URL: bed.sim.baseUrl,
       SCRAPER_API_TOKEN: TOKEN,
       SCRAPE_ETL_METRICS_PORT: String(metricsPort),
-      SCRAPE_ETL_SDK_METRICS_PORT: String(await freePort()),
+      SCRAPE_ETL_SDK_METRICS_PORT: String(await freePortSet()),
     },
   });
 }, 120_000);

@@ -65,37 +65,66 @@ describe('embedded Temporal dev server', () => {
     await conn2.connection.close();
   });
 
-  it('a start whose port was taken before the server bound it is tried again on another port', async () => {
-    // A stand-in CLI whose first start-dev fails as the real one did in CI ("address already in use", exit), then
-    // hands every later call to the real CLI.
+  /**
+   * A stand-in CLI whose first start-dev fails as the real one did ("address already in use", exit), then hands every
+   * later call to the real CLI. Returns its folder (holding `temporal`) and the env naming it.
+   */
+  async function cliFailingOnceWithPortTaken(prefix: string): Promise<{ dir: string; env: NodeJS.ProcessEnv }> {
     const real = (await locateTemporalCli({ obtain: false })).path;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-devserver-taken-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     const fake = path.join(dir, 'temporal');
     fs.writeFileSync(
       fake,
       `#!/bin/sh
 if [ "$1" = server ] && [ ! -e "${dir}/failed-once" ]; then
   touch "${dir}/failed-once"
-  echo 'level=ERROR msg="Failed to start gRPC listener" error="listen tcp 127.0.0.1:1: bind: address already in use" service=worker'
+  echo '{"level":"FATAL","prefix":"echo","message":"listen tcp 127.0.0.1:1: bind: address already in use"}'
   exit 2
 fi
 exec "${real}" "$@"
 `,
       { mode: 0o755 },
     );
+    return { dir, env: { ...process.env, TEMPORAL_CLI_PATH: fake } };
+  }
+
+  it('a start whose port was taken before the server bound it is tried again on another port', async () => {
+    const { dir, env } = await cliFailingOnceWithPortTaken('scrape-etl-devserver-taken-');
     const data = path.join(dir, 'data');
     const logs: string[] = [];
     try {
-      const server = await ensureDevServer({
-        dataDir: data,
-        headless: true,
-        env: { ...process.env, TEMPORAL_CLI_PATH: fake },
-        log: (m) => logs.push(m),
-      });
+      const server = await ensureDevServer({ dataDir: data, headless: true, env, log: (m) => logs.push(m) });
       expect(server.started).toBe(true);
       expect(isProcessAlive(server.pid)).toBe(true);
       expect(logs.filter((m) => m.startsWith('started the embedded Temporal dev server'))).toHaveLength(2);
       expect(logs).toContainEqual(expect.stringContaining('found its port taken at start; trying again on'));
+    } finally {
+      await stopDevServer({ dataDir: data });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a restart on the last server's ports, one of them taken before the server bound it, moves to a new pair", async () => {
+    // As in CI: one command stopped its transient server, the next started it again on the remembered pair, and
+    // the UI port was taken in between (the check passed, the bind failed). That start failed the command.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'scrape-etl-devserver-retaken-'));
+    const data = path.join(dir, 'data');
+    const logs: string[] = [];
+    try {
+      const first = await ensureDevServer({ dataDir: data, headless: true });
+      await stopDevServer({ dataDir: data });
+      const { dir: cliDir, env } = await cliFailingOnceWithPortTaken('scrape-etl-devserver-retaken-cli-');
+      try {
+        const again = await ensureDevServer({ dataDir: data, headless: true, env, log: (m) => logs.push(m) });
+        expect(again.started).toBe(true);
+        expect(isProcessAlive(again.pid)).toBe(true);
+        expect(again.port).not.toBe(first.port);
+        expect(readDevServerState(data)?.port).toBe(again.port);
+        expect(logs[0]).toContain(`on 127.0.0.1:${first.port},`);
+        expect(logs).toContainEqual(expect.stringContaining(`trying again on ${again.port}`));
+      } finally {
+        fs.rmSync(cliDir, { recursive: true, force: true });
+      }
     } finally {
       await stopDevServer({ dataDir: data });
       fs.rmSync(dir, { recursive: true, force: true });
