@@ -113,6 +113,7 @@ export function controlActivities(deps: ActivityDeps) {
         status,
         rowsByTable,
         seenByTable,
+        ...(keptOut.count > 0 ? { keptOut: keptOut.count } : {}),
         durationMs,
         error,
       });
