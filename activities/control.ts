@@ -5,6 +5,7 @@ import {
   finishPipelineRun,
   getPipelineRun,
   inferredTablesOf,
+  keptOutOfRun,
   rejectedResultsOfRun,
   seenRowsOfRun,
   startPipelineRun,
@@ -51,6 +52,9 @@ export function controlActivities(deps: ActivityDeps) {
       // Rows seen beside rows changed: a run that fetched unchanged rows changed 0 but saw them.
       const seenByTable = await seenRowsOfRun(db, input.workflowId, rowsByTable);
       const tokenUsage = await sumTokenUsageOfRun(db, input.workflowId);
+      // Values kept out of their columns (stored NULL) leave the status as it is: the data that could be stored is,
+      // and every surface says the count beside the status (docs/warehouse.md).
+      const keptOut = await keptOutOfRun(db, input.workflowId);
       // Results its loads quarantined make a run that otherwise succeeded `partial`, with them named in its error.
       const rejected =
         input.status === 'failed' || input.status === 'cancelled'
@@ -67,6 +71,7 @@ export function controlActivities(deps: ActivityDeps) {
       }
       await finishPipelineRun(db, {
         tokenUsage,
+        keptOut,
         workflowId: input.workflowId,
         status,
         rowsByTable,
@@ -87,6 +92,7 @@ export function controlActivities(deps: ActivityDeps) {
         rowsByTable,
         seenByTable,
         tokenUsage,
+        keptOut: keptOut.count,
         durationMs,
       });
       if (input.budgets) {
@@ -107,6 +113,7 @@ export function controlActivities(deps: ActivityDeps) {
         status,
         rowsByTable,
         seenByTable,
+        ...(keptOut.count > 0 ? { keptOut: keptOut.count } : {}),
         durationMs,
         error,
       });
@@ -115,6 +122,7 @@ export function controlActivities(deps: ActivityDeps) {
         rowsByTable,
         seenByTable,
         tokenUsage,
+        ...(keptOut.count > 0 ? { keptOut: keptOut.count } : {}),
         ...(rejected.count > 0 && status !== 'cancelled' ? { status, error, rejectedResults: rejected.count } : {}),
       };
     },

@@ -46,6 +46,8 @@ export type RunEvent =
       status: string;
       rowsByTable: Record<string, number>;
       seenByTable?: Record<string, number>;
+      /** Values its loads kept out of their columns (pipeline_runs.kept_out); absent when none. */
+      keptOut?: number;
       durationMs: number | null;
       error: string | null;
     };

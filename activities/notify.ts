@@ -148,6 +148,8 @@ export function notifyActivities(deps: ActivityDeps) {
         finishedAt: input.finishedAt,
         durationMs: input.durationMs,
         tokenUsage: run?.tokenUsage ?? null,
+        keptOut: run?.keptOut ?? null,
+        keptOutSample: run?.keptOutSample ?? [],
         webUiUrl,
         idempotencyKey: e.once
           ? `scrape-etl:${e.once}:${e.event}`

@@ -59,6 +59,8 @@ export interface FinishPipelineRunOutput {
   error?: string | null;
   /** Results of the run its loads could not write (rejected_results). */
   rejectedResults?: number;
+  /** Values its loads kept out of their columns (pipeline_runs.kept_out); absent when none. */
+  keptOut?: number;
 }
 
 export interface CreateAndRunInput {

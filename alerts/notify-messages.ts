@@ -4,7 +4,8 @@
 import type { NotifyEventName } from '../pipelines/spec.js';
 import { cappedJsonBody, slackLink, slackText as esc } from './alert-content.js';
 import type { DataOutcome } from '../lib/run-states.js';
-import { rowsSeenChangedText, tokensText } from '../lib/run-figures.js';
+import { keptOutText, keptOutValueText, rowsSeenChangedText, tokensText } from '../lib/run-figures.js';
+import type { KeptOutValue } from '../lib/kept-out.js';
 import { runRowTotals } from '../db/model/table-names.js';
 import type { FailedCheckData } from '../checks/read.js';
 import type { BudgetAlertData } from '../budget/types.js';
@@ -30,6 +31,10 @@ export interface RunFacts {
   durationMs: number;
   /** Sum of the service's tokenUsage for the run; null when unknown. */
   tokenUsage: number | null;
+  /** Values its loads kept out of their columns (pipeline_runs.kept_out); null when not counted. */
+  keptOut?: number | null;
+  /** The first few of them (pipeline_runs.kept_out_sample). */
+  keptOutSample?: KeptOutValue[];
   webUiUrl: string | null;
   idempotencyKey: string;
   /** check_failed: the failed checks as data (name, type, severity, observed, threshold, failing keys). */
@@ -64,6 +69,10 @@ export function jsonMessage(f: RunFacts): Record<string, unknown> {
     finished_at: f.finishedAt,
     duration_ms: f.durationMs,
     token_usage: f.tokenUsage,
+    // Values stored NULL because they were not what their column holds (the run still succeeded): how many, and the
+    // first few with the table, column, row key and raw_responses id to find them by.
+    values_kept_out: f.keptOut ?? null,
+    values_kept_out_sample: f.keptOutSample ?? [],
     web_ui_url: f.webUiUrl,
     idempotency_key: f.idempotencyKey,
     ...(f.budget ? { budget: f.budget } : {}),
@@ -111,7 +120,12 @@ export function slackMessage(f: RunFacts): Record<string, unknown> {
   const totals = runRowTotals(f.rowsByTable, f.seenByTable);
   const lines = [
     `status: *${f.status}* · duration ${formatDuration(f.durationMs)} · ${rowsSeenChangedText(totals.changed, totals.seen)}` +
-      ` · tokens ${tokensText(f.tokenUsage)}`,
+      ` · tokens ${tokensText(f.tokenUsage)}` +
+      (keptOutText(f.keptOut) ? ` · ${keptOutText(f.keptOut)}` : ''),
+    // The service's text is content: escaped and bounded like every other value an alert repeats.
+    ...(f.keptOutSample && f.keptOutSample.length > 0
+      ? [`kept out: ${esc(f.keptOutSample.map(keptOutValueText).join(' | '), 600)}`]
+      : []),
     ...(rows.length > 0 ? [esc(rows.map(([t, n]) => `${t}=${n}`).join(', '), 400)] : []),
     ...(f.error ? [`error: \`${esc(f.error, 900)}\``] : []),
     ...(f.exportError ? [`export error: \`${esc(f.exportError, 400)}\``] : []),

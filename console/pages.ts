@@ -1,6 +1,6 @@
 // The console's pages as HTML, from what the query modules read. The same functions render the live console
 // (links between pages) and the report (one file: links become anchors inside it, or plain text).
-import { UNKNOWN_TOKENS } from '../lib/run-figures.js';
+import { keptOutText, UNKNOWN_TOKENS } from '../lib/run-figures.js';
 import { chart, cell, html, link, raw, sparkline, statusBadge, table, type Html } from './html.js';
 import type { DataPage } from './data.js';
 import type { LeadsPage } from './leads.js';
@@ -176,12 +176,18 @@ export function pipelineNav(db: number, pipeline: string, kind: string, links: L
   return shown.length > 1 ? html`<p class="tabs">${shown.map(([href, label]) => link(href, label))}</p>` : raw('');
 }
 
+/** What a run kept out of its columns, beside its status badge (lib/run-figures.ts words it). */
+function keptOutNote(r: RunInfo): Html {
+  const text = keptOutText(r.keptOut);
+  return text ? html` <span class="warn kept-out">${text}</span>` : raw('');
+}
+
 export function runsTable(db: number, runs: RunInfo[], links: Links): Html {
   return table(
     ['Started', 'Status', 'Rows seen', 'Rows changed', 'Duration', 'Tokens', 'Export', 'Workflow', 'Error'],
     runs.map((r) => [
       isMissedFire(r.status) ? html`missed fire ${when(fireTime(r))}` : when(r.startedAt),
-      statusBadge(r.status),
+      html`${statusBadge(r.status)}${keptOutNote(r)}`,
       intText(r.rowsSeen),
       intText(r.rows),
       runDuration(r),
@@ -227,6 +233,30 @@ ${
 }`;
 }
 
+/**
+ * The values a run kept out of their columns: stored NULL because they were not what the column holds (a timestamp
+ * that is not one). The first few, each with its row's key and the raw response that holds it as the service sent it.
+ */
+function keptOutSection(db: number, r: RunInfo, links: Links): Html {
+  if (!r.keptOut) return raw('');
+  const more = r.keptOut - r.keptOutSample.length;
+  return html`<h2>Values kept out</h2>
+<p class="warn kept-out">${keptOutText(r.keptOut)}: stored NULL, the rest of each row loaded; each raw response keeps the value as sent.</p>
+${table(
+  ['Table', 'Column', 'Row key', 'Value as sent', 'Raw response'],
+  r.keptOutSample.map((v) => [
+    v.table,
+    v.column,
+    Object.entries(v.key)
+      .map(([k, x]) => `${k}=${x === null ? 'null' : String(x)}`)
+      .join(', '),
+    v.value,
+    v.rawResponseId === undefined ? '' : link(links.raw(db, String(v.rawResponseId)), String(v.rawResponseId)),
+  ]),
+  { cls: 'kept-out' },
+)}${more > 0 ? html`<p class="muted">and ${intText(more)} more</p>` : ''}`;
+}
+
 export function runView(db: number, d: RunDetail, links: Links, nav: Html): Html {
   if (isMissedFire(d.run.status)) return missedFireView(db, d, links, nav);
   const r = d.run;
@@ -235,7 +265,7 @@ export function runView(db: number, d: RunDetail, links: Links, nav: Html): Html
 ${nav}
 <table class="kv"><tbody>
 <tr><th>Pipeline</th><td>${link(links.pipeline(db, r.pipeline), r.pipeline)} <span class="muted">${r.kind}</span></td></tr>
-<tr><th>Data status</th><td>${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}</td></tr>
+<tr><th>Data status</th><td>${statusBadge(runStateOf(r.status))}${r.status === 'partial' && d.failed.count !== null ? html` <span class="warn">${d.failed.count} of ${d.failed.total} URLs failed; the others loaded</span>` : ''}${keptOutNote(r)}</td></tr>
 <tr><th>Rows seen</th><td class="rows-seen">${intText(r.rowsSeen)} <span class="muted">fetched, changed or not</span></td></tr>
 <tr><th>Rows changed</th><td class="rows-changed">${intText(r.rows)} <span class="muted">inserted or updated</span></td></tr>
 <tr><th>Duration</th><td>${runDuration(r)}</td></tr>
@@ -244,6 +274,7 @@ ${nav}
 <tr><th>Temporal</th><td>${temporal ? html`<a href="${temporal}" rel="noreferrer">open in the Temporal Web UI</a>` : html`<span class="muted">Web UI address not known (set TEMPORAL_UI_URL)</span>`}</td></tr>
 </tbody></table>
 ${r.error && r.status !== 'partial' ? html`<h2>Error</h2><pre class="body bad">${r.error}</pre>` : ''}
+${keptOutSection(db, r, links)}
 <h2>Timeline</h2>
 ${table(
   ['Step', 'At', ''],

@@ -8,6 +8,7 @@ import { contentTables, describe, tableExists } from './catalog.js';
 import type { Reader, Row } from './source.js';
 import { isoTime, num, text, timeMs } from './values.js';
 import { runStateOf, type RunState } from '../lib/run-states.js';
+import { keptOutSampleCell, type KeptOutValue } from '../lib/kept-out.js';
 
 export interface RunInfo {
   id: number;
@@ -28,6 +29,10 @@ export interface RunInfo {
   exportError: string | null;
   scheduledAt: string | null;
   tokens: number | null;
+  /** Values its loads kept out of their columns (pipeline_runs.kept_out); null when not counted. */
+  keptOut: number | null;
+  /** The first few of them, each with the raw response that holds it. */
+  keptOutSample: KeptOutValue[];
 }
 
 // Every column: a database written by an older version lacks the newer ones (seen_by_table), which read as absent.
@@ -53,6 +58,8 @@ function toRun(x: Row): RunInfo {
     exportError: text(x['export_error']),
     scheduledAt: isoTime(x['scheduled_at']),
     tokens: num(x['token_usage']),
+    keptOut: num(x['kept_out']),
+    keptOutSample: keptOutSampleCell(x['kept_out_sample']),
   };
 }
 

@@ -30,3 +30,37 @@ export function rowsSeenChangedText(changed: number, seen: number | null | undef
   if (seen === null || seen === undefined) return `${changed} row${changed === 1 ? '' : 's'} changed`;
   return `${seen} row${seen === 1 ? '' : 's'} seen, ${changed} changed`;
 }
+
+/**
+ * Values a run kept out of their columns (lib/kept-out.ts), in one phrase: `3 values kept out`. Empty for none and for
+ * runs recorded before they were counted, so a run's line says it only when it happened.
+ */
+export function keptOutText(n: number | null | undefined): string {
+  if (n === null || n === undefined || n === 0) return '';
+  return `${n} value${n === 1 ? '' : 's'} kept out`;
+}
+
+/** A run's status with what it kept out beside it: `succeeded, 3 values kept out`; the status alone when none. */
+export function statusWithKeptOut(status: string, n: number | null | undefined): string {
+  const kept = keptOutText(n);
+  return kept === '' ? status : `${status}, ${kept}`;
+}
+
+/**
+ * One kept-out value, for a person to find its row: `leads_results.created_at (id 3): "yesterday at noon" (raw
+ * response 12)`. The value is JSON-quoted, so its quotes and control characters cannot pass for the line's own.
+ */
+export function keptOutValueText(v: {
+  table: string;
+  column: string;
+  key: Record<string, unknown>;
+  value: string;
+  rawResponseId?: number;
+}): string {
+  const key = Object.entries(v.key)
+    // Key values are the service's too: strings JSON-quoted, so no control character reaches a terminal or a log.
+    .map(([k, x]) => `${k} ${typeof x === 'string' ? JSON.stringify(x) : String(x)}`)
+    .join(', ');
+  const raw = v.rawResponseId === undefined ? '' : ` (raw response ${v.rawResponseId})`;
+  return `${v.table}.${v.column}${key ? ` (${key})` : ''}: ${JSON.stringify(v.value)}${raw}`;
+}

@@ -114,6 +114,8 @@ export interface RunningSimulator {
   setRunDurationMs(ms: number): void;
   /** Fields set on the content of every result of runs created from now on (null: none); see SimState.contentDrift. */
   setContentDrift(fields: JsonObject | null): void;
+  /** Fields set on every result record of runs created from now on (null: none); see SimState.resultFields. */
+  setResultFields(fields: JsonObject | null): void;
   /** Marketplace drift: price/stock drift on or off, vanished and null shares, the epoch (see DriftSettings). */
   setDrift(d: Partial<DriftSettings>): DriftSettings;
   /** Moves to the next epoch: prices and stock change as drift says. Returns the new epoch. */
@@ -646,6 +648,9 @@ export async function startSimulator(opts: SimulatorOptions): Promise<RunningSim
     clearFaults: () => faults.clear(),
     setContentDrift: (fields) => {
       state.contentDrift = fields === null ? null : structuredClone(fields);
+    },
+    setResultFields: (fields) => {
+      state.resultFields = fields === null ? null : structuredClone(fields);
     },
     setDrift,
     advanceEpoch: () => setDrift({ epoch: drift.epoch + 1 }).epoch,

@@ -40,6 +40,8 @@ export interface RunState {
   generate: (index: number) => GeneratedResult;
   finished: boolean;
   materialized?: ResultRecord[];
+  /** Fields set on each of its result records (SimState.resultFields when it was created); absent: none. */
+  resultFields?: JsonObject;
 }
 
 export interface ResultRecord {
@@ -67,6 +69,12 @@ export class SimState {
    * a new field, or a field whose type changes). Captured when a run is created, so its results never change.
    */
   contentDrift: JsonObject | null = null;
+
+  /**
+   * Fields set on every result record (not its content) of runs created from now on: a service whose records carry
+   * a value their schema does not promise, such as a `created_at` that is not a timestamp. Captured at creation.
+   */
+  resultFields: JsonObject | null = null;
 
   constructor(private readonly seed: number) {}
 
@@ -105,6 +113,7 @@ export class SimState {
       resultCount,
       generate: drift ? (index) => drifted(generate(index), drift) : generate,
       finished: false,
+      ...(this.resultFields ? { resultFields: structuredClone(this.resultFields) } : {}),
     };
     this.next.result += resultCount;
     this.runs.set(id, run);
@@ -157,6 +166,7 @@ export class SimState {
         content: g.content,
         created_at: ts,
         updated_at: ts,
+        ...(run.resultFields as Partial<ResultRecord> | undefined),
       };
     }
     run.materialized = out;

@@ -260,6 +260,8 @@ export interface PipelineWorkflowResult {
   watchEvents?: Array<{ watch: string; event: string; rows: number }>;
   /** Results the run's loads could not write, quarantined in rejected_results (the run is then 'partial'). */
   rejectedResults?: number;
+  /** Values its loads kept out of their columns (pipeline_runs.kept_out; stored NULL, the run's status kept). */
+  keptOut?: number;
   /** The run's error when it is 'partial': failed URLs, quarantined results, the budget that stopped it. */
   error?: string | null;
   /** Why the run ended as it did, when a reason of lib/run-states.ts applies ('budget'). */

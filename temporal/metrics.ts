@@ -17,6 +17,8 @@ export interface Metrics {
     rowsByTable: Record<string, number>;
     seenByTable?: Record<string, number>;
     tokenUsage: number | null;
+    /** Values its loads kept out of their columns (pipeline_runs.kept_out). */
+    keptOut?: number;
     durationMs: number | null;
   }): void;
   activityFinished(a: { activity: string; pipeline: string; seconds: number; outcome: 'ok' | 'error' }): void;
@@ -81,6 +83,12 @@ export function createMetrics(): Metrics {
   const tokens = new Counter({
     name: 'scrape_etl_token_usage_total',
     help: "The service's tokenUsage (scraping credits) of finished runs, by pipeline",
+    labelNames: ['pipeline'] as const,
+    registers: [registry],
+  });
+  const keptOut = new Counter({
+    name: 'scrape_etl_values_kept_out_total',
+    help: 'Values the loads of finished runs kept out of their columns (a service timestamp that is not one, stored NULL), by pipeline (pipeline_runs.kept_out)',
     labelNames: ['pipeline'] as const,
     registers: [registry],
   });
@@ -169,6 +177,7 @@ export function createMetrics(): Metrics {
       for (const [table, n] of Object.entries(r.seenByTable ?? {})) seen.inc({ pipeline: r.pipeline, table }, n);
       // Zero-valued series are created too, so a rate() over a pipeline that paid nothing reads 0, not "no data".
       tokens.inc({ pipeline: r.pipeline }, r.tokenUsage ?? 0);
+      keptOut.inc({ pipeline: r.pipeline }, r.keptOut ?? 0);
       if (r.durationMs !== null) runDuration.observe({ pipeline: r.pipeline, status: r.status }, r.durationMs / 1000);
     },
     activityFinished(a) {

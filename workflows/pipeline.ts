@@ -318,6 +318,7 @@ export async function pipelineWorkflow(input: PipelineWorkflowInput): Promise<Pi
       ...(checks ? { checks: checks.results } : {}),
       ...(watchEvents ? { watchEvents } : {}),
       ...(finished.rejectedResults ? { rejectedResults: finished.rejectedResults, error } : {}),
+      ...(finished.keptOut ? { keptOut: finished.keptOut } : {}),
       ...(budgetStop
         ? { reason: 'budget' as const, budget: { limit: budgetStop.limit, detail: budgetStop.detail }, error }
         : {}),

@@ -23,11 +23,19 @@ export function register(program: Command): void {
     .action(async (arg: string, flags: { database?: string; limit: number; since?: string; json?: boolean }) => {
       // Loaded here, not at the top, so that registering the command for --help stays cheap (see cli/main.ts).
       const { redactDatabaseUrl } = await import('../../db/model/url.js');
-      const { errorCell, formatDuration, formatExportStatus, readTarget, sinceDate, startedCell, tableRuns } =
-        await import('./status.js');
+      const {
+        errorCell,
+        formatDuration,
+        formatExportStatus,
+        keptOutLines,
+        readTarget,
+        sinceDate,
+        startedCell,
+        tableRuns,
+      } = await import('./status.js');
       const { orderedRows } = await import('../../db/model/table-names.js');
       const { runStateOf, runStateWithReason } = await import('../../lib/run-states.js');
-      const { tokensText, tokensTotalText } = await import('../../lib/run-figures.js');
+      const { keptOutText, statusWithKeptOut, tokensText, tokensTotalText } = await import('../../lib/run-figures.js');
       if (!Number.isInteger(flags.limit) || flags.limit <= 0)
         throw Object.assign(new Error('--limit must be a positive integer'), { exitCode: EXIT.usage });
       const { databaseUrl, ref } = await readTarget(arg, flags.database);
@@ -72,7 +80,7 @@ export function register(program: Command): void {
         ],
         ...runs.map((r) => [
           startedCell(r),
-          runStateWithReason(runStateOf(r.tableStatus), r.statusReason),
+          statusWithKeptOut(runStateWithReason(runStateOf(r.tableStatus), r.statusReason), r.keptOut),
           r.rowsSeen === null ? '-' : String(r.rowsSeen),
           r.rows === null ? '-' : String(r.rows),
           r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
@@ -98,6 +106,8 @@ export function register(program: Command): void {
             .join('  ')
             .trimEnd()}\n`,
         );
+      for (const line of keptOutLines(runs)) process.stdout.write(`${line}\n`);
+      const keptOut = runs.reduce((n, r) => n + (r.keptOut ?? 0), 0);
       const done = runs.filter((r) => r.durationMs !== null);
       // A schedule's fire with no run (`scrape-etl up`'s did_not_run) is an event, counted apart from the runs.
       const missed = runs.filter((r) => r.missedFire).length;
@@ -110,7 +120,9 @@ export function register(program: Command): void {
           (count('failed_checks') > 0 ? `${tally('failed_checks')}, ` : '') +
           `${tally('failed')}; ` +
           (missed > 0 ? `${missed} missed fire${missed === 1 ? '' : 's'}; ` : '') +
-          `median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokensTotalText(runs.filter((r) => !r.missedFire).map((r) => r.tokenUsage))}\n`,
+          `median duration ${formatDuration(median(done.map((r) => r.durationMs!)))}; ${tokensTotalText(runs.filter((r) => !r.missedFire).map((r) => r.tokenUsage))}` +
+          (keptOut > 0 ? `; ${keptOutText(keptOut)}` : '') +
+          '\n',
       );
     });
 }

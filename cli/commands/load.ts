@@ -163,7 +163,7 @@ export function register(program: Command): void {
           await import('../../destinations/open.js');
         const { loadGroups } = await import('../../db/store/load.js');
         const { KINDS } = await import('../../kinds/index.js');
-        const { addCounts, finishPipelineRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } =
+        const { addCounts, finishPipelineRun, keptOutOfRun, seenRowsOfRun, startPipelineRun, sumTokenUsageOfRun } =
           await import('../../db/store/pipeline-runs.js');
         if (!(LOAD_KINDS as readonly string[]).includes(kindArg)) {
           throw new LoadInputError(`unknown kind '${kindArg}': expected one of ${LOAD_KINDS.join(', ')}`);
@@ -268,6 +268,7 @@ export function register(program: Command): void {
               rowsByTable: totals,
               seenByTable: await seenRowsOfRun(db, workflowId, totals),
               tokenUsage: await sumTokenUsageOfRun(db, workflowId),
+              keptOut: await keptOutOfRun(db, workflowId),
             });
           } catch (err) {
             // A full disk is one line naming the file, not a driver's stack; the row is finished (on a disk too full

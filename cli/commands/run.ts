@@ -12,6 +12,7 @@ import type { Session } from '../client-session.js';
 import { trapSignals, type SignalTrap } from '../signals.js';
 import { EXIT } from '../command-error.js';
 import { processSettings } from '../../settings/process.js';
+import { statusWithKeptOut } from '../../lib/run-figures.js';
 
 export interface RunFlags {
   json?: boolean;
@@ -98,6 +99,8 @@ export interface RunReport {
   failedUrls: number;
   /** Results quarantined in rejected_results (absent when none). */
   rejectedResults?: number;
+  /** Values kept out of their columns (pipeline_runs.kept_out; absent when none). */
+  keptOut?: number;
   attached: boolean;
   /** true when the remembered run had completed before this command: reported, not resumed, nothing started. */
   alreadyCompleted: boolean;
@@ -161,6 +164,7 @@ export async function printOutcome(
       failedUrls: result.failedUrlCount,
       ...(result.alerts ? { alerts: result.alerts } : {}),
       ...(result.rejectedResults ? { rejectedResults: result.rejectedResults } : {}),
+      ...(result.keptOut ? { keptOut: result.keptOut } : {}),
       attached: run.attached,
       alreadyCompleted: earlier !== undefined,
       ...(earlier ? { completedAt: earlier.toISOString() } : {}),
@@ -174,7 +178,7 @@ export async function printOutcome(
     const lines = [
       earlier
         ? `pipeline ${spec.name}: the remembered run ${run.workflowId} already completed at ${earlier.toISOString()} (${result.status}); nothing was resumed or started`
-        : `pipeline ${spec.name} ${result.status}${result.reason ? ` (${result.reason})` : ''} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
+        : `pipeline ${spec.name} ${statusWithKeptOut(`${result.status}${result.reason ? ` (${result.reason})` : ''}`, result.keptOut)} (${run.workflowId}${run.attached ? ', resumed' : ''})`,
       ...(result.budget ? [`stopped by its budget: ${result.budget.detail}`] : []),
       'rows by table:',
       ...formatRowsByTable(result.rowsByTable),

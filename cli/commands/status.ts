@@ -13,7 +13,8 @@ import { PIPELINE_WORKFLOW_TYPE } from '../../temporal/contract.js';
 import type { PipelineRef } from '../resolve-pipeline.js';
 import { splitRows } from '../../db/model/table-names.js';
 import { runStateName, runStateOf, runStateWithReason } from '../../lib/run-states.js';
-import { tokensText } from '../../lib/run-figures.js';
+import { keptOutText, keptOutValueText, statusWithKeptOut, tokensText } from '../../lib/run-figures.js';
+import type { KeptOutValue } from '../../lib/kept-out.js';
 
 export interface StatusRow {
   workflowId: string;
@@ -54,6 +55,34 @@ export interface StatusRow {
   checks?: { total: number; failed: string[] };
   /** Why it ended as it did ('budget': a spend limit stopped its calls; lib/run-states.ts), absent when its state says it all. */
   statusReason?: string | null;
+  /**
+   * Values its loads kept out of their columns (pipeline_runs.kept_out: a timestamp that is not one, stored NULL):
+   * the run still loaded what it could and keeps its state; null when not counted (older runs, runs going on).
+   */
+  keptOut?: number | null;
+  /** The first few of them: table, column, the row's key, the value as sent, the raw_responses id holding it. */
+  keptOutSample?: KeptOutValue[];
+}
+
+/** The STATE cell of `status` and the STATUS cell of `history`: the state, its reason, and what it kept out. */
+export function stateCell(r: Pick<StatusRow, 'state' | 'keptOut'>): string {
+  return statusWithKeptOut(r.state, r.keptOut);
+}
+
+/**
+ * Lines under a table naming the values runs kept out (the first few of each), so the reader can find the rows:
+ * `shop--a1: 3 values kept out: leads_results.created_at (id 3): "yesterday" (raw response 12) | …`.
+ */
+export function keptOutLines(
+  rows: ReadonlyArray<Pick<StatusRow, 'workflowId' | 'keptOut' | 'keptOutSample'>>,
+): string[] {
+  return rows
+    .filter((r) => (r.keptOut ?? 0) > 0)
+    .map(
+      (r) =>
+        `${r.workflowId}: ${keptOutText(r.keptOut)}` +
+        ((r.keptOutSample ?? []).length > 0 ? `: ${(r.keptOutSample ?? []).map(keptOutValueText).join(' | ')}` : ''),
+    );
 }
 
 /** The error column: the data's error, then a failed export and an undelivered alert, each said beside it. */
@@ -129,6 +158,8 @@ export async function tableRuns(
       alertStatus: r.alertStatus,
       alertError: r.alertError,
       ...(r.statusReason ? { statusReason: r.statusReason } : {}),
+      keptOut: r.keptOut,
+      ...(r.keptOutSample.length > 0 ? { keptOutSample: r.keptOutSample } : {}),
       ...(checks.has(r.workflowId) ? { checks: checks.get(r.workflowId)! } : {}),
     });
   }
@@ -349,6 +380,8 @@ export function register(program: Command): void {
                   startedAt: known?.startedAt ?? started,
                   durationMs: known?.durationMs ?? duration,
                   tokenUsage: known?.tokenUsage ?? null,
+                  ...(known ? { keptOut: known.keptOut ?? null } : {}),
+                  ...(known?.keptOutSample ? { keptOutSample: known.keptOutSample } : {}),
                   ...(known?.exportStatus !== undefined ? { exportStatus: known.exportStatus } : {}),
                   ...(known
                     ? {
@@ -410,7 +443,7 @@ export function register(program: Command): void {
           ],
           ...list.map((r) => [
             r.pipeline,
-            r.state,
+            stateCell(r),
             r.rowsSeen === null ? '-' : String(r.rowsSeen),
             r.rows === null ? '-' : String(r.rows),
             r.bookkeepingRows === null || r.bookkeepingRows === undefined ? '-' : String(r.bookkeepingRows),
@@ -435,6 +468,7 @@ export function register(program: Command): void {
               .join('  ')
               .trimEnd()}\n`,
           );
+        for (const line of keptOutLines(list)) process.stdout.write(`${line}\n`);
         if (note) process.stdout.write(`${note}\n`);
       },
     );

@@ -2,7 +2,7 @@
 // them to its log file). The Temporal SDK's own log entries (a warning an activity logs through Context.log, the
 // native core's) arrive with the activity's whole context as an object, task token included: here they become one
 // sentence with the facts that say what happened and where (pipeline, run, activity), never the token.
-import { rowsSeenChangedText } from '../../lib/run-figures.js';
+import { rowsSeenChangedText, statusWithKeptOut } from '../../lib/run-figures.js';
 import type { RunEvent } from '../../activities/deps.js';
 import { runRowTotals } from '../../db/model/table-names.js';
 
@@ -67,13 +67,16 @@ function durationText(ms: number | null): string {
   return ms < 120_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 60_000)}m`;
 }
 
-/** `run started: shop run shop--<key>` / `run ended: shop run shop--<key> succeeded, 2 rows seen, 0 changed, 3.1s`. */
+/**
+ * `run started: shop run shop--<key>` / `run ended: shop run shop--<key> succeeded, 2 rows seen, 0 changed, 3.1s`
+ * (`succeeded, 3 values kept out, 2 rows seen, …` when its loads stored values NULL).
+ */
 export function runEventLine(e: RunEvent): string {
   if (e.event === 'started') return `run started: ${e.pipeline} run ${e.workflowId}`;
   const totals = runRowTotals(e.rowsByTable, e.seenByTable);
   const rows = rowsSeenChangedText(totals.changed, totals.seen);
   const why = e.error ? `: ${e.error}` : '';
   return oneLine(
-    `run ended: ${e.pipeline} run ${e.workflowId} ${e.status}, ${rows}, ${durationText(e.durationMs)}${why}`,
+    `run ended: ${e.pipeline} run ${e.workflowId} ${statusWithKeptOut(e.status, e.keptOut)}, ${rows}, ${durationText(e.durationMs)}${why}`,
   );
 }

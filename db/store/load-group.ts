@@ -506,7 +506,7 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
       changedByTable,
       deletedByTable: plan.deleted[i]!,
       schemaChanges: [],
-      ...(p.warnings.length > 0 ? { warnings: p.warnings } : {}),
+      ...(p.warnings.length > 0 ? { warnings: p.warnings, keptOut: p.keptOut } : {}),
     });
   }
   return results;

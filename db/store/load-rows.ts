@@ -4,6 +4,7 @@
 // write exactly the same rows.
 import { hexDigest } from '../model/hash.js';
 import { canonicalTimestamp } from '../../lib/iso-timestamp.js';
+import { KEPT_OUT_SAMPLE, KEPT_OUT_VALUE_CHARS, type KeptOut, type KeptOutValue } from '../../lib/kept-out.js';
 import { flattenResponse, type FlattenInput } from '../model/flatten/index.js';
 import { checkPriceDivisor, DEFAULT_PRICE_DIVISOR, toMajor } from '../model/flatten/marketplace.js';
 import { OPEN_FIELDS, type Row, type RowsByTable, type Scalar } from '../model/flatten/values.js';
@@ -60,6 +61,8 @@ export interface LoadBatchResult {
   rejected?: RejectedResult[];
   /** Values stored NULL because they do not fit their column (a timestamp that is not one); raw_responses has them. */
   warnings?: string[];
+  /** The same values counted (exactly) with the first few named; recorded on the landing (raw_responses.kept_out). */
+  keptOut?: KeptOut;
 }
 
 /** Upsert order: parents before children, the order DATA_TABLES lists them in (there are no FK constraints; the
@@ -99,8 +102,13 @@ function typeError(table: string, column: string, expected: string, v: unknown):
   return new TypeError(`${table}.${column}: expected ${expected}, got ${got} (${String(v).slice(0, 60)})`);
 }
 
-/** Told of a value the load keeps out of its column (the raw response keeps it): what and where, in a sentence. */
-export type LoadWarn = (warning: string) => void;
+/** Told of a value the load keeps out of its column (the raw response keeps it): which column, and the value. */
+export type LoadWarn = (column: string, value: unknown) => void;
+
+/** The sentence the worker's log says for a kept-out value (activities/load-warnings.ts). */
+export function keptOutSentence(v: Pick<KeptOutValue, 'table' | 'column' | 'value'>): string {
+  return `${v.table}.${v.column}: ${JSON.stringify(v.value)} is not an ISO 8601 timestamp with a zone; stored NULL (raw_responses keeps the response as sent)`;
+}
 
 /** Checks a value against its column's kind so both dialects store the same thing (SQLite would accept anything). */
 function checkValue(meta: TableMeta, column: string, v: unknown, warn?: LoadWarn): Scalar {
@@ -110,10 +118,7 @@ function checkValue(meta: TableMeta, column: string, v: unknown, warn?: LoadWarn
       // A timestamp column holds instants on Postgres and DuckDB: text that is not one would fail the whole load
       // there. It is stored NULL on every destination alike, and stays in raw_responses as the service sent it.
       const instant = typeof v === 'string' ? canonicalTimestamp(v) : null;
-      if (instant === null)
-        warn?.(
-          `${meta.name}.${column}: ${JSON.stringify(String(v).slice(0, 60))} is not an ISO 8601 timestamp with a zone; stored NULL (raw_responses keeps the response as sent)`,
-        );
+      if (instant === null) warn?.(column, v);
       return instant;
     }
     case 'int':
@@ -186,6 +191,18 @@ export interface CheckedRow {
 export function checkRow(meta: TableMeta, row: Row, warn?: LoadWarn): CheckedRow {
   const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c], warn));
   return { data, hash: hashValues(hashedValues(meta, row, data)) };
+}
+
+/** A row's natural key as a kept-out value names it: the key columns but `pipeline`, ids beyond 2^53 as text. */
+function naturalKeyOf(meta: TableMeta, row: Row): KeptOutValue['key'] {
+  const key: KeptOutValue['key'] = {};
+  for (const k of meta.key) {
+    if (k === 'pipeline') continue;
+    const v = row[k];
+    key[k] =
+      v === undefined || v === null ? null : typeof v === 'bigint' ? String(v) : (v as string | number | boolean);
+  }
+  return key;
 }
 
 /**
@@ -356,6 +373,8 @@ export interface PreparedBatch {
   checked: Partial<Record<DataTableName, Array<CheckedRow | undefined>>>;
   /** Values kept out of their columns (stored NULL; the raw response has them), in sentences for the run's log. */
   warnings: string[];
+  /** The same values, counted exactly, with the first few named: the landing records them (raw_responses.kept_out). */
+  keptOut: KeptOut;
 }
 
 /**
@@ -374,6 +393,7 @@ export function rawResponseOf(p: PreparedBatch): RawResponse {
     loadedAt: p.loadedAt,
     body: p.opts.raw,
     rowsSeen: p.rowsByTable,
+    keptOut: p.keptOut.count > 0 ? p.keptOut : null,
   };
 }
 
@@ -412,12 +432,32 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
   // Rows without unknown fields are checked and hashed now, outside the transaction: a writer that prepares the
   // next group while one is being written (loadGroups) does this work while it waits for the database.
   const checked: PreparedBatch['checked'] = {};
-  const warnings: string[] = [];
-  const warn: LoadWarn = (w) => {
-    if (warnings.length < MAX_WARNINGS) warnings.push(w);
+  // Every value kept out is counted here, once per response: the count is what the run records, so it must not
+  // depend on which writer (per response, grouped) or which row path (with inferred fields or not) writes the row.
+  const keptOut: KeptOut = { count: 0, sample: [] };
+  // One callback for every row (the row it is told of is the one being checked), not a closure per row.
+  let atTable: DataTableName | undefined;
+  let atRow: Row = {};
+  const warn: LoadWarn = (column, value) => {
+    keptOut.count++;
+    if (atTable && keptOut.sample.length < KEPT_OUT_SAMPLE)
+      keptOut.sample.push({
+        table: atTable,
+        column,
+        key: naturalKeyOf(TABLE_META[atTable], atRow),
+        value: String(value).slice(0, KEPT_OUT_VALUE_CHARS),
+      });
   };
   for (const [table, list] of Object.entries(rows) as Array<[DataTableName, Row[]]>) {
-    checked[table] = list.map((r) => (r[OPEN_FIELDS]?.length ? undefined : checkRow(TABLE_META[table], r, warn)));
+    const meta = TABLE_META[table];
+    atTable = table;
+    checked[table] = list.map((row) => {
+      atRow = row;
+      if (!row[OPEN_FIELDS]?.length) return checkRow(meta, row, warn);
+      // A row with inferred fields is checked as it is written (completeRow); only its timestamps are looked at here.
+      for (const [, column] of meta.timestampColumns) checkValue(meta, column, row[column], warn);
+      return undefined;
+    });
   }
   return {
     opts,
@@ -428,9 +468,7 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
     contentRejected,
     loadedAt: new Date().toISOString(),
     checked,
-    warnings,
+    warnings: keptOut.sample.map(keptOutSentence),
+    keptOut,
   };
 }
-
-/** Warnings one response reports at most: a page of a thousand bad timestamps says so in a few lines. */
-const MAX_WARNINGS = 10;

@@ -214,7 +214,7 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
     deletedByTable,
     schemaChanges,
     ...(contentRejected.length > 0 ? { rejected: contentRejected } : {}),
-    ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings } : {}),
+    ...(prepared.warnings.length > 0 ? { warnings: prepared.warnings, keptOut: prepared.keptOut } : {}),
   };
 }
 

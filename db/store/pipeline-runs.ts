@@ -8,6 +8,14 @@ import {
   RECORDED_RUN_STATES,
   type RecordedRunState,
 } from '../../lib/run-states.js';
+import {
+  addKeptOut,
+  emptyKeptOut,
+  keptOutCell,
+  keptOutSampleCell,
+  type KeptOut,
+  type KeptOutValue,
+} from '../../lib/kept-out.js';
 
 /**
  * `partial`: the run finished, but some URLs of a job-board or marketplace pipeline failed for good (listed in
@@ -29,7 +37,7 @@ export type RecordedExportStatus = (typeof RECORDED_EXPORT_STATUSES)[number];
 
 /** The columns a PipelineRunRow is read from. */
 const RUN_COLUMNS =
-  'id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, seen_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error, status_reason';
+  'id, workflow_id, pipeline, kind, status, started_at, finished_at, rows_by_table, seen_by_table, error, export_status, export_error, scheduled_at, token_usage, alert_status, alert_error, status_reason, kept_out, kept_out_sample';
 
 export interface PipelineRunRow {
   id: number;
@@ -59,6 +67,13 @@ export interface PipelineRunRow {
   alertError: string | null;
   /** Why the run ended as it did (lib/run-states.ts RUN_STATE_REASONS: 'budget'); null when its status says it all. */
   statusReason: string | null;
+  /**
+   * Values its loads kept out of their columns (lib/kept-out.ts: a timestamp that is not one, stored NULL); null for
+   * runs finished before they were counted, and while a run runs.
+   */
+  keptOut: number | null;
+  /** The first few of them, each with the raw_responses id that holds it as sent; empty when none. */
+  keptOutSample: KeptOutValue[];
 }
 
 export type AlertStatus = (typeof ALERT_STATUSES)[number];
@@ -153,6 +168,8 @@ export async function finishPipelineRun(
     tokenUsage?: number | null;
     /** Why it ended so (lib/run-states.ts RUN_STATE_REASONS); NULL when its status says it all. */
     statusReason?: string | null;
+    /** Values its loads kept out of their columns (keptOutOfRun); NULL when not counted (an interrupted run). */
+    keptOut?: KeptOut | null;
   },
 ): Promise<void> {
   if (!FINISHED_STATUSES.has(run.status)) {
@@ -164,8 +181,9 @@ export async function finishPipelineRun(
   const updated = await withTransaction(db, (tx) =>
     tx.run(
       `UPDATE pipeline_runs SET status = ${tx.ph(1)}, finished_at = ${tx.ph(2)}, rows_by_table = ${tx.ph(3)}, error = ${tx.ph(4)},
-       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, seen_by_table = ${tx.ph(8)}, status_reason = ${tx.ph(9)}
-       WHERE workflow_id = ${tx.ph(10)}`,
+       export_status = ${tx.ph(5)}, export_error = ${tx.ph(6)}, token_usage = ${tx.ph(7)}, seen_by_table = ${tx.ph(8)}, status_reason = ${tx.ph(9)},
+       kept_out = ${tx.ph(10)}, kept_out_sample = ${tx.ph(11)}
+       WHERE workflow_id = ${tx.ph(12)}`,
       [
         run.status,
         (run.finishedAt ?? new Date()).toISOString(),
@@ -176,6 +194,8 @@ export async function finishPipelineRun(
         run.tokenUsage ?? null,
         run.seenByTable ? JSON.stringify(run.seenByTable) : null,
         run.statusReason ?? null,
+        run.keptOut ? run.keptOut.count : null,
+        run.keptOut && run.keptOut.sample.length > 0 ? JSON.stringify(run.keptOut.sample) : null,
         run.workflowId,
       ],
     ),
@@ -232,6 +252,8 @@ function toPipelineRunRow(row: Record<string, unknown>): PipelineRunRow {
     alertError: row['alert_error'] === null || row['alert_error'] === undefined ? null : String(row['alert_error']),
     statusReason:
       row['status_reason'] === null || row['status_reason'] === undefined ? null : String(row['status_reason']),
+    keptOut: row['kept_out'] === null || row['kept_out'] === undefined ? null : Number(row['kept_out']),
+    keptOutSample: keptOutSampleCell(row['kept_out_sample']),
   };
 }
 
@@ -314,6 +336,34 @@ export async function sumTokenUsageOfRun(db: Database, workflowId: string): Prom
   );
   const n = row?.['n'];
   return n === null || n === undefined ? null : Number(n);
+}
+
+/**
+ * Values the responses of one workflow kept out of their columns: the sum of their kept_out counts, and the first
+ * few in landing order with the raw_responses id of each. Each response is landed once per run, in the transaction
+ * that loaded its rows, so a retried load neither adds nor loses one (as rows seen). A response landed again for the
+ * same request with the same body (a worker killed after a load and before its heartbeat reached the server, whose
+ * retry loads that batch again) holds the same values of the same rows: counted once.
+ */
+export async function keptOutOfRun(db: Database, workflowId: string): Promise<KeptOut> {
+  const rows = await withReadTransaction(db, (tx) =>
+    tx.all(
+      `SELECT id, request_key, body_sha256, kept_out FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND kept_out IS NOT NULL ORDER BY id`,
+      [workflowId],
+    ),
+  );
+  const total = emptyKeptOut();
+  const landed = new Set<string>();
+  for (const r of rows) {
+    if (r['request_key'] !== null && r['request_key'] !== undefined) {
+      const same = `${String(r['request_key'])}\u0000${String(r['body_sha256'])}`;
+      if (landed.has(same)) continue;
+      landed.add(same);
+    }
+    const k = keptOutCell(r['kept_out']);
+    if (k) addKeptOut(total, k, Number(r['id']));
+  }
+  return total;
 }
 
 /** The most recent runs, newest first; optionally of one pipeline and started at or after `since`. */

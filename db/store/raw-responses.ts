@@ -4,6 +4,7 @@
 import { hexDigest } from '../model/hash.js';
 import type { Database } from '../../destinations/contract.js';
 import { withReadTransaction, withTransaction, type Tx } from './sql.js';
+import type { KeptOut } from '../../lib/kept-out.js';
 
 export interface RawResponse {
   pipeline: string;
@@ -19,6 +20,11 @@ export interface RawResponse {
   body: string;
   /** Rows the response held, by table (changed or not); recorded with it so a run's rows seen are counted once. */
   rowsSeen?: Readonly<Partial<Record<string, number>>> | null;
+  /**
+   * Values the load kept out of their columns (lib/kept-out.ts), NULL when none: recorded with the response, in its
+   * load's transaction, so a run counts each once whatever retries and crashes do (pipeline_runs.kept_out).
+   */
+  keptOut?: KeptOut | null;
 }
 
 /**
@@ -51,6 +57,7 @@ export const RAW_COLUMNS = [
   'body_ref',
   'token_usage',
   'rows_seen',
+  'kept_out',
 ] as const;
 
 function rawValues(r: RawResponse, sha256: string, bodyRef: number | null) {
@@ -69,6 +76,7 @@ function rawValues(r: RawResponse, sha256: string, bodyRef: number | null) {
     bodyRef,
     tokenUsageOf(r.kind, r.body),
     r.rowsSeen ? JSON.stringify(r.rowsSeen) : null,
+    r.keptOut && r.keptOut.count > 0 ? JSON.stringify(r.keptOut) : null,
   ];
 }
 

@@ -15,7 +15,7 @@ import { DUCKDB_COLUMN_TYPES } from './column-types.js';
  * fails while the definition differs from the last snapshot, or while the steps do not bring a file of the version
  * before it to what a new file gets.
  */
-export const DUCKDB_SCHEMA_VERSION = 10;
+export const DUCKDB_SCHEMA_VERSION = 11;
 
 /**
  * Steps after the baseline, by the version they bring the file to. A new file's baseline is already the current
@@ -94,6 +94,21 @@ export const DUCKDB_SCHEMA_STEPS: ReadonlyArray<{
   // step 10, in a transaction of its own, makes them again.
   { version: 9, sql: (read) => typedColumnsDdl(read) },
   { version: 10, sql: (read) => pendingIndexesDdl(read) },
+  {
+    // Values kept out of their columns (issue 40): each response's, and each run's sum with the first few named.
+    version: 11,
+    // The comments of every column the file has or this step adds: the service timestamps' now say where they are counted.
+    sql: async (read) => [
+      'ALTER TABLE raw_responses ADD COLUMN IF NOT EXISTS kept_out JSON',
+      'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS kept_out integer',
+      'ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS kept_out_sample JSON',
+      ...(await existingColumnsOnly(warehouseDocsDdl(), read, [
+        'raw_responses.kept_out',
+        'pipeline_runs.kept_out',
+        'pipeline_runs.kept_out_sample',
+      ])),
+    ],
+  },
 ];
 
 /** The indexes step 9 dropped, made again by step 10 (each step commits on its own). */
@@ -172,7 +187,11 @@ async function typedColumnsDdl(read: SchemaRead): Promise<string[]> {
     ...alters,
     `UPDATE schema_history SET data_type = 'timestamp' WHERE column_name = 'result_created_at' AND change = 'create_table' AND data_type = 'text'`,
   );
-  return [...out, ...warehouseDocsDdl()];
+  // Comments only on the columns the file has after this step: those later steps add get theirs there.
+  const lastSeen = Object.entries(TABLES)
+    .filter(([, def]) => 'last_seen_at' in (def as AnyTableDef).columns)
+    .map(([table]) => `${table}.last_seen_at`);
+  return [...out, ...(await existingColumnsOnly(warehouseDocsDdl(), read, lastSeen))];
 }
 
 /** Version 10: the indexes step 9 dropped, each made again as it was. */
@@ -196,10 +215,15 @@ async function pendingIndexesDdl(read: SchemaRead): Promise<string[]> {
  * `statements` without the comments on columns of the file's tables that the file does not have (yet). Columns of a
  * view the statements make keep theirs.
  */
-async function existingColumnsOnly(statements: string[], read: SchemaRead): Promise<string[]> {
+async function existingColumnsOnly(
+  statements: string[],
+  read: SchemaRead,
+  /** `table.column`s the same step adds before these statements run. */
+  added: readonly string[] = [],
+): Promise<string[]> {
   const rows = await read(`SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main'`);
   const tables = new Set(rows.map((r) => String(r['table_name'])));
-  const columns = new Set(rows.map((r) => `${String(r['table_name'])}.${String(r['column_name'])}`));
+  const columns = new Set([...rows.map((r) => `${String(r['table_name'])}.${String(r['column_name'])}`), ...added]);
   const onColumn = /^COMMENT ON COLUMN "((?:[^"]|"")+)"\."((?:[^"]|"")+)" IS /;
   return statements.filter((sql) => {
     const m = onColumn.exec(sql);

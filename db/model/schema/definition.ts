@@ -188,6 +188,13 @@ export const TABLES = {
       seen_by_table: json,
       /** Why a run ended as it did, when a reason of lib/run-states.ts says more than its status: 'budget'. */
       status_reason: txt,
+      /**
+       * Values the run's loads kept out of their columns (issue 40: a timestamp that is not one, stored NULL): the sum
+       * of its raw_responses' kept_out counts, each response landed once per run. NULL for runs finished before.
+       */
+      kept_out: int,
+      /** The first few of them (lib/kept-out.ts KeptOutValue, with the raw_responses id holding each). */
+      kept_out_sample: json,
     },
     indexes: [
       uniqueIndex('pipeline_runs_workflow_id_uq', 'workflow_id'),
@@ -217,6 +224,8 @@ export const TABLES = {
       token_usage: i64,
       /** Rows this response held, by table (changed or not), written in its load's transaction; NULL before it was. */
       rows_seen: json,
+      /** Values its load kept out of their columns: `{"count": n, "sample": [...]}`, in its load's transaction. */
+      kept_out: json,
     },
     indexes: [
       index('raw_responses_pipeline_idx', 'pipeline', 'id'),

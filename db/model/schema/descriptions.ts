@@ -55,7 +55,7 @@ export const SEEN_DOCS = {
 } as const;
 
 const SERVICE_TS =
-  " An instant from the service's ISO 8601 text: timestamptz in Postgres and DuckDB, ISO 8601 UTC text in SQLite (`2022-11-20T11:54:52.000Z`); NULL when the service sent something that is not a timestamp (raw_responses keeps it, the run's log says so).";
+  " An instant from the service's ISO 8601 text: timestamptz in Postgres and DuckDB, ISO 8601 UTC text in SQLite (`2022-11-20T11:54:52.000Z`); NULL when the service sent something that is not a timestamp (raw_responses keeps it, the run counts it in pipeline_runs.kept_out and its log names it).";
 const PRICE_INT = ' Integer as the service sends it, in minor units (divide by price_divisor); -1 means absent.';
 const JSON_TEXT =
   ' JSON (Postgres json, DuckDB JSON, SQLite text): the text as written, bigint-safe and byte-identical on every destination; cast to jsonb (Postgres) to compare, group or index it.';
@@ -123,6 +123,9 @@ export const TABLE_DOCS: DocsOf = {
       seen_by_table: `Rows the run's responses held (fetched), by table, changed or not, as${JSON_TEXT} NULL for runs finished before it was recorded.`,
       status_reason:
         "Why the run ended as it did when its status alone does not say: 'budget' (a budget limit stopped its calls, docs/budgets.md); NULL otherwise.",
+      kept_out:
+        "Values the run's loads kept out of their columns (a service timestamp that is not one, stored NULL; raw_responses keeps it as sent): the sum of its raw_responses' kept_out counts. NULL for runs finished before it was counted.",
+      kept_out_sample: `The first kept-out values (table, column, the row's natural key, the value as sent cut at 60 characters, the raw_responses id holding it as rawResponseId), as${JSON_TEXT} NULL when none.`,
     },
     acceptedValues: {
       status: { values: RECORDED_RUN_STATES, source: 'ours' },
@@ -150,6 +153,7 @@ export const TABLE_DOCS: DocsOf = {
       body_ref: 'An identical body is stored once: the id of the row that holds it.',
       token_usage: 'The `tokenUsage` the service reported for this call (job-board answers carry it), else NULL.',
       rows_seen: `Rows this response held, by table (changed or not), as${JSON_TEXT} NULL before it was recorded.`,
+      kept_out: `Values of this response its load kept out of their columns (stored NULL): {"count": n, "sample": [the first few]}, as${JSON_TEXT} NULL when none.`,
     },
     relations: [
       {

@@ -429,12 +429,13 @@ describe('existing databases gain the price history columns and the new tables',
       expect(cols.map((c) => c['column_name']).slice(-2)).toEqual(['workflow_id', 'previous_price_major']);
       // Every step ran, in order, up to the current version: 2 (alerts), 3 (hostile content), 4 (checks), 5 (indexes
       // DuckDB never reads dropped), 6 (rows seen), 7 (spend control: spend_calls, pipeline_runs.status_reason),
-      // 8 (views and comments), 9 (columns typed for what they hold) and 10 (the indexes step 9 dropped, made again).
+      // 8 (views and comments), 9 (columns typed for what they hold), 10 (the indexes step 9 dropped, made again) and
+      // 11 (values kept out: raw_responses.kept_out, pipeline_runs.kept_out and kept_out_sample).
       const versions = await withTransaction(db, (tx) =>
         tx.all(`SELECT version FROM ${SCHEMA_VERSION_TABLE} ORDER BY version`, []),
       );
-      expect(versions.map((r) => Number(r['version']))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-      expect(DUCKDB_SCHEMA_VERSION).toBe(10);
+      expect(versions.map((r) => Number(r['version']))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect(DUCKDB_SCHEMA_VERSION).toBe(11);
       const spend = await withTransaction(db, (tx) =>
         tx.all(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'spend_calls'`, []),
       );

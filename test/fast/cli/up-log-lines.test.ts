@@ -52,6 +52,10 @@ describe("up's log lines", () => {
       error: null,
     } as const;
     expect(runEventLine(unchanged)).toBe('run ended: shop run shop--k succeeded, 2 rows seen, 0 changed, 3.1s');
+    // Values its loads kept out of their columns are said beside the status, as status and history say them.
+    expect(runEventLine({ ...unchanged, keptOut: 3 })).toBe(
+      'run ended: shop run shop--k succeeded, 3 values kept out, 2 rows seen, 0 changed, 3.1s',
+    );
     expect(runEventLine({ event: 'started', pipeline: 'shop', workflowId: 'shop--k' })).toBe(
       'run started: shop run shop--k',
     );
