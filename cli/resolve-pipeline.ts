@@ -49,17 +49,22 @@ interface Found {
 
 /** The files the project's globs match, with their `name:` and `destination.database` (as written). */
 export async function projectPipelines(project: Project): Promise<Found[]> {
+  return readPipelineHeads(await projectPipelineFiles(project));
+}
+
+/** The files the project's globs match (absolute, sorted), not read. */
+export async function projectPipelineFiles(project: Project): Promise<string[]> {
   const { glob } = await import('../vendor/tinyglobby.js');
   const files = await glob(project.pipelines, {
     cwd: project.root,
     absolute: true,
     ignore: ['**/node_modules/**', PROJECT_FILE],
   });
-  return readPipelineHeads(files.sort());
+  return files.sort();
 }
 
 /** The `name:` and `destination.database` of pipeline files, read as YAML only (no schema check). */
-async function readPipelineHeads(files: string[]): Promise<Found[]> {
+export async function readPipelineHeads(files: string[]): Promise<Found[]> {
   const { parse } = await import('../vendor/yaml.js');
   const out: Found[] = [];
   for (const file of files) {
@@ -136,7 +141,7 @@ export async function resolvePipelineFiles(args: string[]): Promise<string[]> {
   if (args.length > 0) return Promise.all(args.map(resolvePipelineFile));
   const project = await currentProject();
   if (!project) throw usage(`name the pipeline files (or run in a project: no ${PROJECT_FILE} here or above)`);
-  const files = (await projectPipelines(project)).map((f) => path.relative(process.cwd(), f.file) || f.file);
+  const files = (await projectPipelineFiles(project)).map((f) => path.relative(process.cwd(), f) || f);
   if (files.length === 0)
     throw usage(
       `no pipeline files match ${project.pipelines.join(', ')} in ${project.root} (the 'pipelines:' of ${project.file})`,

@@ -36,8 +36,8 @@ async function specsOf(arg: string | undefined): Promise<PipelineSpec[]> {
     throw usageError(
       'schema export without a pipeline exports every pipeline of the project, and no scrape-etl.yaml was found here or above: name a pipeline file, or run it inside a project',
     );
-  const { projectPipelines } = await import('./resolve-pipeline.js');
-  const files = (await projectPipelines(project)).map((f) => f.file);
+  const { projectPipelineFiles } = await import('./resolve-pipeline.js');
+  const files = await projectPipelineFiles(project);
   if (files.length === 0)
     throw usageError(`the project ${project.file} has no pipeline files (its pipelines: globs match none)`);
   return Promise.all(files.map((f) => loadPipelineFile(f)));

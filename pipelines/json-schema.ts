@@ -14,7 +14,7 @@ export const PIPELINE_JSON_SCHEMA_PATH = fileURLToPath(new URL('./pipeline.schem
 export function pipelineJsonSchema(): Record<string, unknown> {
   // 'input': what a file may contain (defaults make keys optional), not the parsed object.
   // `request.urls_file` is read by the loader before the zod schema parses; its key is added from the same definition.
-  const schema = withUrlsFile(z.toJSONSchema(pipelineSchema, { io: 'input', target: 'draft-2020-12' }));
+  const schema = withUrlsFile(z.toJSONSchema(pipelineSchema(), { io: 'input', target: 'draft-2020-12' }));
   return {
     ...schema,
     title: 'scrape-etl pipeline',

@@ -26,7 +26,7 @@ import type { z } from 'zod';
 import { formatPath, PipelineFileError, suggestionOf } from './errors.js';
 import type { PipelineIssue } from './errors.js';
 import { interpolate } from './env.js';
-import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchema } from './schema.js';
+import { defaultDatabaseUrl, pipelineBaseSchema, pipelineSchemaFor } from './schema.js';
 import type { PipelineSpec } from './spec.js';
 import { isLocalTarget, localTargetPath } from '../export/targets/index.js';
 import { URLS_FILE_KEY, urlsFileField } from './urls-file.js';
@@ -348,8 +348,11 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
   });
   const data: unknown = withDefaultDestination(js, env);
   const knownKeys = new Map<string, string[]>();
-  const parseOpts = { error: (iss: z.core.$ZodRawIssue) => rawMessage(iss, knownKeys) };
-  const result = pipelineSchema.safeParse(data, parseOpts);
+  // jitless: zod compiles a parser (new Function) for each object schema at its first parse, which pays only over
+  // many parses; a command checks a pipeline file once, and code made by new Function is in no code cache (the
+  // bundles' of scripts/cli-bundle.ts). The outcome is the same either way.
+  const parseOpts = { jitless: true, error: (iss: z.core.$ZodRawIssue) => rawMessage(iss, knownKeys) };
+  const result = pipelineSchemaFor(data).safeParse(data, parseOpts);
   let zodIssues: z.core.$ZodIssue[] = result.success ? [] : result.error.issues;
   if (zodIssues.some((i) => i.code === 'invalid_union' && i.path.length === 1 && i.path[0] === 'kind')) {
     // Unknown kind: the union could not pick a branch, so check the shared keys on their own too.

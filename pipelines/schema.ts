@@ -515,21 +515,53 @@ function checkExportTables(
 
 type PipelineMember = ReturnType<typeof pipelineOf<PipelineKind>>;
 
+const members = new Map<PipelineKind, PipelineMember>();
+
+/** The member of `kind`, built at its first use and kept: a command that checks one kind's files builds that one. */
+function memberOf(kind: PipelineKind): PipelineMember {
+  let member = members.get(kind);
+  if (member === undefined) {
+    member = pipelineOf(KINDS[kind] as KindDefinition<PipelineKind>);
+    members.set(kind, member);
+  }
+  return member;
+}
+
 /**
  * Every kind of the registry, in PIPELINE_KINDS order. Each member's output is the kind's PipelineSpec: the kind
  * registry checks each request schema against its RequestSpec type (kinds/types.ts), the shared keys are the
  * same for all, and the assertion below checks the shared keys both ways.
  */
-const pipelineUnion = z.discriminatedUnion(
-  'kind',
-  PIPELINE_KINDS.map((k) => pipelineOf(KINDS[k] as KindDefinition<PipelineKind>)) as [
-    PipelineMember,
-    ...PipelineMember[],
-  ],
-);
+function unionOf(kinds: readonly PipelineKind[]) {
+  return z.discriminatedUnion('kind', kinds.map(memberOf) as [PipelineMember, ...PipelineMember[]]);
+}
+type PipelineUnion = ReturnType<typeof unionOf>;
 // Built from a list, the union's static output pairs any kind with any request; each pair is what its registry
 // entry declares, so the output is exactly PipelineSpec.
-export const pipelineSchema = pipelineUnion as unknown as z.ZodType<PipelineSpec, z.input<typeof pipelineUnion>>;
+export type PipelineSchema = z.ZodType<PipelineSpec, z.input<PipelineUnion>>;
+
+let union: PipelineSchema | undefined;
+
+/**
+ * The schema of a pipeline of any kind: the union of every kind's member, built at the first call (the JSON Schema,
+ * and a file whose kind is missing or unknown, for which the union words the message listing the kinds).
+ */
+export function pipelineSchema(): PipelineSchema {
+  return (union ??= unionOf(PIPELINE_KINDS) as unknown as PipelineSchema);
+}
+
+/**
+ * The schema that checks `data` as pipelineSchema() does, with only the member its `kind` picks built: the union
+ * runs exactly that member for a mapping whose kind is known, so the outcome is the same
+ * (test/fast/pipelines/pipelines-schema-per-kind.test.ts), and a command that checks one file builds one member.
+ */
+export function pipelineSchemaFor(data: unknown): PipelineSchema {
+  const kind =
+    data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' && (PIPELINE_KINDS as readonly string[]).includes(kind)
+    ? (memberOf(kind as PipelineKind) as unknown as PipelineSchema)
+    : pipelineSchema();
+}
 
 /**
  * The keys every pipeline shares, with `kind` and `request` left open. The loader validates a file against it
@@ -538,7 +570,7 @@ export const pipelineSchema = pipelineUnion as unknown as z.ZodType<PipelineSpec
 export const pipelineBaseSchema = z.strictObject({ ...common, kind: z.unknown(), request: z.unknown() });
 
 // Compile-time check that the schema produces PipelineSpec, the shared keys both ways.
-type Parsed = z.output<typeof pipelineUnion>;
+type Parsed = z.output<PipelineUnion>;
 type Assert<T extends true> = T;
 type Shared<T> = Omit<T, 'kind' | 'request'>;
 export type ParsedIsSpec = Assert<Shared<Parsed> extends Shared<PipelineSpec> ? true : false>;

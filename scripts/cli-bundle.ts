@@ -97,6 +97,27 @@ const betterSqlite3Addon: Plugin = {
   },
 };
 
+/**
+ * zod's `locales` namespace with English alone. zod words its issues in English unless a program configures another
+ * locale, and the product configures none: the pipeline loader words its own messages (pipelines/loader.ts) and
+ * falls back on zod's English ones. Every other locale (forty-odd modules, a quarter of the pipelines bundle's
+ * source) ran at zod's import in every `scrape-etl pipelines` and was never read. The build fails if a product
+ * module names zod's locales or its configuration, so a program that would want them is not silently given English.
+ */
+const ZOD_LOCALES = /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onLoad({ filter: ZOD_LOCALES }, (args) => ({
+      contents: "export { default as en } from './en.js';\n",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+/** What a product module would write to read or set zod's locale. */
+const ZOD_LOCALE_USE = /\bz\.(locales|config)\b|from 'zod\/(v4\/)?locales/;
+
 /** The process event a bundled module emits with its URL when it runs (test/support/module-trace.mjs listens). */
 export const MODULE_RAN_EVENT = 'scrape-etl:module-ran';
 
@@ -127,6 +148,10 @@ function productModules(dist: string, outDir: string, inlined: ReadonlySet<strin
         const source = `__moduleRan(${rel});\n${fs.readFileSync(args.path, 'utf8')}`
           .replaceAll('import.meta.url', `__moduleUrl(${rel})`)
           .replaceAll('import.meta.resolve(', '__metaResolve(');
+        if (ZOD_LOCALE_USE.test(source))
+          throw new Error(
+            `${args.path}: names zod's locales or configuration, which the bundles hold in English only (scripts/cli-bundle.ts, zodEnglishOnly)`,
+          );
         const rest = /import\.meta\b/.exec(source);
         if (rest)
           throw new Error(
@@ -219,6 +244,7 @@ async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
       ),
       productModules(dist, outDir, new Set(spec.inlined)),
       betterSqlite3Addon,
+      zodEnglishOnly,
     ],
   });
   const externals = new Set<string>();

@@ -46,15 +46,14 @@ export function register(program: Command): void {
           { exitCode: 2 },
         );
       }
-      const { projectPipelines } = await import('../resolve-pipeline.js');
+      const { projectPipelineFiles, readPipelineHeads } = await import('../resolve-pipeline.js');
       const { loadPipelineFile } = await import('../../pipelines/loader.js');
       const { redactDatabaseUrl, destinationKey } = await import('../../db/model/url.js');
-      const found = await projectPipelines(project);
       const listings: Array<PipelineListing & { databaseUrl?: string }> = [];
-      for (const f of found) {
-        const file = path.relative(project.root, f.file) || f.file;
+      for (const full of await projectPipelineFiles(project)) {
+        const file = path.relative(project.root, full) || full;
         try {
-          const spec = await loadPipelineFile(f.file);
+          const spec = await loadPipelineFile(full);
           listings.push({
             name: spec.name,
             kind: spec.kind,
@@ -67,8 +66,11 @@ export function register(program: Command): void {
             databaseUrl: spec.destination.database,
           });
         } catch (err) {
+          // A file that does not load is still named by its `name:` where its YAML has one (read only then: a file
+          // that loads names itself).
+          const [head] = await readPipelineHeads([full]);
           listings.push({
-            name: f.name ?? null,
+            name: head?.name ?? null,
             kind: null,
             file,
             destination: null,

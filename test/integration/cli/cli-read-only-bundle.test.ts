@@ -104,6 +104,13 @@ describe('the read-only bundle', () => {
     },
   );
 
+  it("the pipelines bundle holds zod's English locale alone, the one zod words its issues in here", () => {
+    // esbuild names each bundled module by its path, so the locales that are in the bundle can be read off it.
+    const source = fs.readFileSync(path.join(DIST, 'cli', 'pipelines.bundle.cjs'), 'utf8');
+    const locales = [...new Set([...source.matchAll(/zod\/v4\/locales\/([\w-]+)\.js/g)].map((m) => m[1]))].sort();
+    expect(locales).toEqual(['en', 'index']);
+  });
+
   const cases: Array<{ args: string[]; cwd: string }> = [
     { args: ['status', 'shop'], cwd: 'sub' },
     { args: ['status', 'shop', '--json'], cwd: 'sub' },
