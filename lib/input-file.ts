@@ -150,7 +150,8 @@ export function readInputFileSync(file: string, kind: InputKindName, env?: Env):
       total += n;
       if (total > max) throw refuseSize(file, kind, max, max, false);
     }
-    return Buffer.concat(chunks, total);
+    // A file read in one go (the usual case: its size known from fstat) is returned as read, not copied once more.
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   } finally {
     fs.closeSync(fd);
   }

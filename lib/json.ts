@@ -101,8 +101,16 @@ export interface ParseJsonOptions {
  * (a SyntaxError) on nesting deeper than `maxDepth`.
  */
 export function parseJson(text: string, opts: ParseJsonOptions = {}): unknown {
-  if (!scan(text, opts.maxDepth ?? MAX_JSON_DEPTH)) return JSON.parse(text);
-  return losslessParse(text, null, parseNumberLiteral);
+  return parseJsonTelling(text, opts).value;
+}
+
+/**
+ * parseJson, telling whether the value may hold a bigint or a LosslessNumber (`lossless`): when it cannot,
+ * writing it back needs no search for them (stringifyJson's walk of the whole value) and plain JSON.stringify is exact.
+ */
+export function parseJsonTelling(text: string, opts: ParseJsonOptions = {}): { value: unknown; lossless: boolean } {
+  if (!scan(text, opts.maxDepth ?? MAX_JSON_DEPTH)) return { value: JSON.parse(text), lossless: false };
+  return { value: losslessParse(text, null, parseNumberLiteral), lossless: true };
 }
 
 function containsBigInt(value: unknown, depth = 0): boolean {

@@ -44,6 +44,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 interface ValidFile {
   text: string;
+  /** The text may hold integers beyond the safe range (lib/json.ts parseJsonTelling): only then is stringifyJson needed. */
+  lossless: boolean;
   wrapped: boolean;
   request: unknown;
   response: unknown;
@@ -56,7 +58,7 @@ interface ValidFile {
  * gives the request key (the URL) for lineage.
  */
 async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
-  const { parseJson } = await import('../../lib/json.js');
+  const { parseJsonTelling } = await import('../../lib/json.js');
   let text: string;
   try {
     text = readInputTextSync(file, 'load');
@@ -65,8 +67,9 @@ async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
     throw new LoadInputError(`${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   let doc: unknown;
+  let lossless: boolean;
   try {
-    doc = parseJson(text);
+    ({ value: doc, lossless } = parseJsonTelling(text));
   } catch (err) {
     throw new LoadInputError(`${file}: not valid JSON: ${(err as Error).message}`);
   }
@@ -92,7 +95,7 @@ async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more issue${issues.length > 2 ? 's' : ''})` : '';
     throw new LoadInputError(`${file}: ${where}: ${first.message}${more} [not a valid ${kind} response]`);
   }
-  return { text, wrapped, request, response, data: parsed.data };
+  return { text, lossless, wrapped, request, response, data: parsed.data };
 }
 
 /** Throws LoadInputError when the file cannot be loaded as `kind`; keeps nothing of it. */
@@ -104,13 +107,13 @@ export async function validateFile(kind: LoadKind, file: string): Promise<void> 
 export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
   const { stringifyJson } = await import('../../lib/json.js');
   const { RESPONSE_KINDS } = await import('../../kinds/responses.js');
-  const { text, wrapped, request, response, data } = await readValid(kind, file);
+  const { text, lossless, wrapped, request, response, data } = await readValid(kind, file);
   const url = isObject(request) && typeof request['url'] === 'string' ? request['url'] : undefined;
   return {
     file,
     input: { kind, data } as FlattenInput,
     // Unwrapped files are landed byte for byte; a wrapper's response is re-serialised (bigints exact).
-    raw: wrapped ? stringifyJson(response) : text,
+    raw: !wrapped ? text : lossless ? stringifyJson(response) : JSON.stringify(response),
     requestKey: url ?? `file:${path.resolve(file)}`,
     endpoint: RESPONSE_KINDS[kind].endpoint,
   };

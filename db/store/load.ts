@@ -112,6 +112,19 @@ async function priceChanges(
   return history;
 }
 
+/** Per table and inferred-column list (the registry hands out the same list until a column is added): the upsert's columns. */
+const upsertColumnLists = new Map<DataTableName, WeakMap<readonly string[], readonly string[]>>();
+const NO_INFERRED: readonly string[] = [];
+
+/** A table's columns then its inferred ones, the same array for every response while the list is the same (upsert.ts caches by it). */
+function upsertColumns(table: DataTableName, inferred: readonly string[] = NO_INFERRED): readonly string[] {
+  let byList = upsertColumnLists.get(table);
+  if (!byList) upsertColumnLists.set(table, (byList = new WeakMap()));
+  let columns = byList.get(inferred);
+  if (!columns) byList.set(inferred, (columns = [...TABLE_META[table].columns, ...inferred]));
+  return columns;
+}
+
 /**
  * One response's writes inside the caller's transaction: raw landing, schema evolution, upserts, content tables.
  * The per-response path, and the reference the group writer is tested against (test/integration/db/db-load-group.test.ts).
@@ -172,7 +185,7 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
     );
     const { changed } = await upsertRows(
       tx,
-      { table, columns: [...meta.columns, ...(inferred?.columns ?? [])], key: meta.key },
+      { table, columns: upsertColumns(table, inferred?.columns), key: meta.key },
       params,
     );
     // Every row written already carries the load's time; when some were left as they were, they are marked seen.

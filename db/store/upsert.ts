@@ -18,8 +18,19 @@ function maxChunk(tx: Tx, columns: number): number {
   return n;
 }
 
+/**
+ * A column list as one string, per list: callers that pass the same arrays for every response (load.ts) make the
+ * statement's cache key a few concatenations instead of a join of every column name per statement.
+ */
+const joined = new WeakMap<readonly string[], string>();
+function joinOf(list: readonly string[]): string {
+  let s = joined.get(list);
+  if (s === undefined) joined.set(list, (s = list.join(',')));
+  return s;
+}
+
 function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
-  const cacheKey = `${tx.dialect}\u0001${t.table}\u0001${t.columns.join(',')}\u0001${t.key.join(',')}\u0001${t.updateWhere ?? ''}\u0001${t.returning ?? ''}\u0001${rows}`;
+  const cacheKey = `${tx.dialect}\u0001${t.table}\u0001${joinOf(t.columns)}\u0001${joinOf(t.key)}\u0001${t.updateWhere ?? ''}\u0001${t.returning ?? ''}\u0001${rows}`;
   const cached = sqlCache.get(cacheKey);
   if (cached) return cached;
   const tuples: string[] = [];

@@ -20,8 +20,9 @@ function sqliteStatement(db: BetterSqlite3.Database, sql: string): BetterSqlite3
   return stmt;
 }
 
-function sqliteParams(params: readonly Param[]): Array<string | number | bigint | null> {
-  // better-sqlite3 has no boolean binding; SQLite's own convention is 0/1.
+function sqliteParams(params: readonly Param[]): ReadonlyArray<string | number | bigint | null> {
+  // better-sqlite3 has no boolean binding; SQLite's own convention is 0/1. Most lists hold none: no copy then.
+  if (!params.some((p) => typeof p === 'boolean')) return params as ReadonlyArray<string | number | bigint | null>;
   return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
 }
 
@@ -44,8 +45,10 @@ export function sqliteTx(db: BetterSqlite3.Database, schemaVersion?: string): Tx
     dialect: 'sqlite',
     adapter: sqliteDestination,
     ph: () => '?',
-    run: async (sql, params) => sqliteStatement(db, sql).run(...sqliteParams(params)).changes,
-    all: async (sql, params) => sqliteStatement(db, sql).all(...sqliteParams(params)) as Array<Record<string, unknown>>,
+    // One array argument binds the anonymous parameters in order: a multi-row upsert binds thousands of values, which
+    // spread into arguments would be copied onto the stack at each call.
+    run: async (sql, params) => sqliteStatement(db, sql).run(sqliteParams(params)).changes,
+    all: async (sql, params) => sqliteStatement(db, sql).all(sqliteParams(params)) as Array<Record<string, unknown>>,
     savepoint: (fn) => inSavepoint(async (sql) => db.exec(sql), fn),
     ...(schemaVersion === undefined
       ? {}
@@ -64,7 +67,7 @@ export function sqliteTx(db: BetterSqlite3.Database, schemaVersion?: string): Tx
               const [v] = sqliteStatement(
                 db,
                 `SELECT (SELECT schema_version FROM pragma_schema_version) AS sv, count(*) AS n, max(rowid) AS m, count(source_key) AS s, count(root_table) AS r FROM schema_history WHERE ${where}`,
-              ).all(...sqliteParams(params)) as Array<Record<string, unknown>>;
+              ).all(sqliteParams(params)) as Array<Record<string, unknown>>;
               if (!v || String(v['sv']) !== schemaVersion) return undefined;
               const version = `${String(v['sv'])}:${String(v['n'])}:${String(v['m'])}:${String(v['s'])}:${String(v['r'])}`;
               versions.set(key, version);
