@@ -2,24 +2,30 @@
 // the marketplace_* tables (products, models, stocks, attributes, ..., and the price history).
 import { z } from 'zod';
 import { absoluteUrl } from '../pipelines/fields.js';
+import { builtOnce } from '../lib/built-once.js';
 import type { UrlListKind } from './types.js';
 
-const marketplaceUrl = absoluteUrl.refine((s) => {
-  if (!URL.canParse(s)) return true; // reported by absoluteUrl
-  const q = new URL(s).searchParams;
-  // v2 URLs carry itemid/shopid, v4 ones item_id/shop_id.
-  return (q.has('itemid') || q.has('item_id')) && (q.has('shopid') || q.has('shop_id'));
-}, 'expected the product-detail API URL with itemid and shopid (or item_id and shop_id) query parameters');
+const marketplaceUrl = () =>
+  absoluteUrl.refine((s) => {
+    if (!URL.canParse(s)) return true; // reported by absoluteUrl
+    const q = new URL(s).searchParams;
+    // v2 URLs carry itemid/shopid, v4 ones item_id/shop_id.
+    return (q.has('itemid') || q.has('item_id')) && (q.has('shopid') || q.has('shop_id'));
+  }, 'expected the product-detail API URL with itemid and shopid (or item_id and shop_id) query parameters');
 
-const request = z.strictObject({
-  urls: z.array(marketplaceUrl).min(1, 'needs at least one product URL'),
-});
+const request = builtOnce(() =>
+  z.strictObject({
+    urls: z.array(marketplaceUrl()).min(1, 'needs at least one product URL'),
+  }),
+);
 
 export const marketplaceKind: UrlListKind<'marketplace'> = {
   kind: 'marketplace',
   mode: 'url-list',
   summary: 'marketplace products, one synchronous sync per product URL, with price history',
-  request,
+  get request() {
+    return request();
+  },
   defaultsRequestName: false,
   requestOptional: false,
   endpoints: ['POST /api/marketplace/sync'],

@@ -2,27 +2,32 @@
 // files the classifier kept) are loaded into pdf_results once the run has succeeded.
 import { z } from 'zod';
 import { nonEmpty, positiveInt } from '../pipelines/fields.js';
+import { builtOnce } from '../lib/built-once.js';
 import type { CreateAndWaitKind } from './types.js';
 
-const request = z.strictObject({
-  name: nonEmpty.optional().describe('name of the scraping task; defaults to the pipeline name'),
-  keywords: z
-    .array(
-      z.strictObject({
-        keyword: nonEmpty.describe('search phrase for PDF files'),
-        prompt: nonEmpty.describe('instruction that makes the classifier answer true or false per file'),
-      }),
-    )
-    .min(1, 'needs at least one keyword'),
-  unique: z.boolean().optional().describe('when true, previously scraped PDF files are not included'),
-  expected_pdf: positiveInt.optional().describe('total expected PDF files'),
-});
+const request = builtOnce(() =>
+  z.strictObject({
+    name: nonEmpty.optional().describe('name of the scraping task; defaults to the pipeline name'),
+    keywords: z
+      .array(
+        z.strictObject({
+          keyword: nonEmpty.describe('search phrase for PDF files'),
+          prompt: nonEmpty.describe('instruction that makes the classifier answer true or false per file'),
+        }),
+      )
+      .min(1, 'needs at least one keyword'),
+    unique: z.boolean().optional().describe('when true, previously scraped PDF files are not included'),
+    expected_pdf: positiveInt.optional().describe('total expected PDF files'),
+  }),
+);
 
 export const pdfKind: CreateAndWaitKind<'pdf'> = {
   kind: 'pdf',
   mode: 'create-and-wait',
   summary: 'PDF search: one scraping run per keyword, files kept by a true/false prompt',
-  request,
+  get request() {
+    return request();
+  },
   defaultsRequestName: true,
   requestOptional: false,
   endpoints: ['POST /api/scrapers/pdf/create-and-run', 'GET /api/scraping-runs/{id}', 'GET /api/results'],

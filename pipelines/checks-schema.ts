@@ -6,6 +6,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { columnsOf, parseExpression } from '../checks/expression.js';
 import type { CheckDefinition, CheckFileOutput, WatchDefinition, WatchFileOutput } from '../checks/definition.js';
 import { CHECKS, WATCHES } from '../checks/registry.js';
+import { builtOnce } from '../lib/built-once.js';
 import { TABLES } from '../db/model/schema/definition.js';
 import {
   CHECK_TYPES,
@@ -25,23 +26,31 @@ type Member = z.ZodObject<{ type: z.ZodLiteral<string> }>;
 
 // Each member is a strict object whose `type` is a literal (checks/check-types/, checks/watch-types/); the
 // registry's types say what each yields, which the union cannot carry through zod's member list.
-const check = z.discriminatedUnion(
-  'type',
-  CHECK_TYPES.map((t) => CHECKS[t].schema.describe(`${t}: ${CHECKS[t].description}`)) as unknown as [
-    Member,
-    ...Member[],
-  ],
-) as unknown as z.ZodType<RawCheck>;
-const watch = z.discriminatedUnion(
-  'type',
-  WATCH_TYPES.map((t) => WATCHES[t].schema.describe(`${t}: ${WATCHES[t].description}`)) as unknown as [
-    Member,
-    ...Member[],
-  ],
-) as unknown as z.ZodType<RawWatch>;
+const check = builtOnce(
+  () =>
+    z.discriminatedUnion(
+      'type',
+      CHECK_TYPES.map((t) => CHECKS[t].schema.describe(`${t}: ${CHECKS[t].description}`)) as unknown as [
+        Member,
+        ...Member[],
+      ],
+    ) as unknown as z.ZodType<RawCheck>,
+);
+const watch = builtOnce(
+  () =>
+    z.discriminatedUnion(
+      'type',
+      WATCH_TYPES.map((t) => WATCHES[t].schema.describe(`${t}: ${WATCHES[t].description}`)) as unknown as [
+        Member,
+        ...Member[],
+      ],
+    ) as unknown as z.ZodType<RawWatch>,
+);
 
-export const checksSection = z.array(check).optional();
-export const watchSection = z.array(watch).optional();
+// The element schemas, a union of every check (or watch) type, are built when a file first lists one: most
+// pipeline files have no checks, and a section left out never reads its element schema.
+export const checksSection = z.array(z.lazy(check)).optional();
+export const watchSection = z.array(z.lazy(watch)).optional();
 
 export function checkName(c: RawCheck): string {
   if (c.name) return c.name;

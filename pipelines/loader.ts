@@ -356,7 +356,7 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
   let zodIssues: z.core.$ZodIssue[] = result.success ? [] : result.error.issues;
   if (zodIssues.some((i) => i.code === 'invalid_union' && i.path.length === 1 && i.path[0] === 'kind')) {
     // Unknown kind: the union could not pick a branch, so check the shared keys on their own too.
-    const base = pipelineBaseSchema.safeParse(data, parseOpts);
+    const base = pipelineBaseSchema().safeParse(data, parseOpts);
     if (!base.success) zodIssues = [...zodIssues, ...base.error.issues];
   }
 

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { CronExpressionParser } from 'cron-parser';
 import { DURATION_PATTERN, parseDurationMs } from './duration.js';
 import { KINDS } from '../kinds/index.js';
+import { builtOnce } from '../lib/built-once.js';
 import { hasContentTables } from '../kinds/content.js';
 import { contentTableName } from '../db/model/evolve/names.js';
 import { isDatabaseUrl, urlFormsText } from '../destinations/url-forms.js';
@@ -565,9 +566,12 @@ export function pipelineSchemaFor(data: unknown): PipelineSchema {
 
 /**
  * The keys every pipeline shares, with `kind` and `request` left open. The loader validates a file against it
- * when `kind` is missing or unknown, so the other mistakes of that file are still reported in the same run.
+ * when `kind` is missing or unknown, so the other mistakes of that file are still reported in the same run. Built at
+ * its first call: a file whose kind is known never needs it.
  */
-export const pipelineBaseSchema = z.strictObject({ ...common, kind: z.unknown(), request: z.unknown() });
+export const pipelineBaseSchema = builtOnce(() =>
+  z.strictObject({ ...common, kind: z.unknown(), request: z.unknown() }),
+);
 
 // Compile-time check that the schema produces PipelineSpec, the shared keys both ways.
 type Parsed = z.output<PipelineUnion>;

@@ -1,13 +1,12 @@
 // accepted_values: every non-NULL value of the column is one of `values`.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import type { Param } from '../../db/store/sql.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, name, severity, table } from '../fields.js';
 
-export const acceptedValuesCheck: CheckDefinition<'accepted_values'> = {
-  type: 'accepted_values',
-  description: 'every non-NULL value of the column is one of values',
-  schema: z.strictObject({
+const schema = builtOnce(() =>
+  z.strictObject({
     type: z.literal('accepted_values'),
     name,
     severity,
@@ -15,6 +14,14 @@ export const acceptedValuesCheck: CheckDefinition<'accepted_values'> = {
     column,
     values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1),
   }),
+);
+
+export const acceptedValuesCheck: CheckDefinition<'accepted_values'> = {
+  type: 'accepted_values',
+  description: 'every non-NULL value of the column is one of values',
+  get schema() {
+    return schema();
+  },
   references: (c) => ({ ...tableOnly(c.table), columns: [{ column: c.column, path: ['column'] }] }),
   evaluate: (c, env) =>
     env.read(async (t) => {

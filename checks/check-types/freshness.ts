@@ -1,15 +1,14 @@
 // freshness: the newest row of a table (by `column`, default loaded_at), or without a table the pipeline's last
 // successful run, is no older than max_age. `up` evaluates it for scheduled pipelines between runs too.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import { parseDurationMs } from '../../pipelines/duration.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, duration, name, severity, table } from '../fields.js';
 import { formatAge, toDate } from '../values.js';
 
-export const freshnessCheck: CheckDefinition<'freshness'> = {
-  type: 'freshness',
-  description: "the newest row of a table, or the pipeline's last successful run, is no older than max_age",
-  schema: z.strictObject({
+const schema = builtOnce(() =>
+  z.strictObject({
     type: z.literal('freshness'),
     name,
     severity,
@@ -17,6 +16,14 @@ export const freshnessCheck: CheckDefinition<'freshness'> = {
     column: column.optional().describe('time column of the table; default loaded_at'),
     max_age: duration,
   }),
+);
+
+export const freshnessCheck: CheckDefinition<'freshness'> = {
+  type: 'freshness',
+  description: "the newest row of a table, or the pipeline's last successful run, is no older than max_age",
+  get schema() {
+    return schema();
+  },
   references: (c) => ({
     ...tableOnly(c.table),
     columns: c.column !== undefined ? [{ column: c.column, path: ['column'] }] : [],

@@ -1,12 +1,19 @@
 // not_null: no row of the pipeline has NULL in any of the columns.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, name, severity, table } from '../fields.js';
+
+const schema = builtOnce(() =>
+  z.strictObject({ type: z.literal('not_null'), name, severity, table, columns: z.array(column).min(1) }),
+);
 
 export const notNullCheck: CheckDefinition<'not_null'> = {
   type: 'not_null',
   description: 'no row has NULL in any of the columns',
-  schema: z.strictObject({ type: z.literal('not_null'), name, severity, table, columns: z.array(column).min(1) }),
+  get schema() {
+    return schema();
+  },
   references: (c) => ({
     ...tableOnly(c.table),
     columns: c.columns.map((column, j) => ({ column, path: ['columns', j] })),

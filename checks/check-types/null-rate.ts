@@ -1,13 +1,20 @@
 // null_rate: the share of the pipeline's rows with NULL in the column is at most `max`.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, name, percent, severity, table } from '../fields.js';
 import { fmtPct, pct } from '../values.js';
 
+const schema = builtOnce(() =>
+  z.strictObject({ type: z.literal('null_rate'), name, severity, table, column, max: percent }),
+);
+
 export const nullRateCheck: CheckDefinition<'null_rate'> = {
   type: 'null_rate',
   description: 'the share of rows with NULL in the column is at most max',
-  schema: z.strictObject({ type: z.literal('null_rate'), name, severity, table, column, max: percent }),
+  get schema() {
+    return schema();
+  },
   references: (c) => ({ ...tableOnly(c.table), columns: [{ column: c.column, path: ['column'] }] }),
   evaluate: (c, env) =>
     env.read(async (t) => {

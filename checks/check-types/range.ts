@@ -1,20 +1,27 @@
 // range: every row of the pipeline satisfies the expression (checks/expression.ts), e.g. `price_major > 0`.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import type { Param } from '../../db/store/sql.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { columnsOf, parseExpression, toSql } from '../expression.js';
 import { expression, name, severity, table } from '../fields.js';
 
-export const rangeCheck: CheckDefinition<'range'> = {
-  type: 'range',
-  description: "every row satisfies the expression, e.g. 'price_major > 0'",
-  schema: z.strictObject({
+const schema = builtOnce(() =>
+  z.strictObject({
     type: z.literal('range'),
     name,
     severity,
     table,
     expression: expression.describe("every row must satisfy it, e.g. 'price_major > 0'"),
   }),
+);
+
+export const rangeCheck: CheckDefinition<'range'> = {
+  type: 'range',
+  description: "every row satisfies the expression, e.g. 'price_major > 0'",
+  get schema() {
+    return schema();
+  },
   references: (c) => ({ ...tableOnly(c.table), expressions: [{ text: c.expression, path: ['expression'] }] }),
   evaluate: (c, env) =>
     env.read(async (t) => {

@@ -1,14 +1,13 @@
 // row_count: rows of a table, the run's (scope: run) or all of the pipeline's (scope: table), within min/max and
 // dropping at most max_drop against the previous successful run.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { name, percent, severity, table } from '../fields.js';
 import { fmtPct, pct } from '../values.js';
 
-export const rowCountCheck: CheckDefinition<'row_count'> = {
-  type: 'row_count',
-  description: "rows of a table, this run's or all of the pipeline's, within min and max and dropping at most max_drop",
-  schema: z.strictObject({
+const schema = builtOnce(() =>
+  z.strictObject({
     type: z.literal('row_count'),
     name,
     severity,
@@ -21,6 +20,14 @@ export const rowCountCheck: CheckDefinition<'row_count'> = {
     max: z.int().nonnegative().optional(),
     max_drop: percent.optional().describe('largest allowed drop against the previous successful run, e.g. 50%'),
   }),
+);
+
+export const rowCountCheck: CheckDefinition<'row_count'> = {
+  type: 'row_count',
+  description: "rows of a table, this run's or all of the pipeline's, within min and max and dropping at most max_drop",
+  get schema() {
+    return schema();
+  },
   references: (c) => ({
     ...tableOnly(c.table),
     problems:

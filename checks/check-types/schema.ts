@@ -1,19 +1,26 @@
 // schema: the columns exist in the destination, each with its logical type (int, double, text, bool, json,
 // timestamp) or `any`.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { LOGICAL_TYPES, name, severity, table } from '../fields.js';
 
-export const schemaCheck: CheckDefinition<'schema'> = {
-  type: 'schema',
-  description: 'the columns exist, each with its logical type or any',
-  schema: z.strictObject({
+const schema = builtOnce(() =>
+  z.strictObject({
     type: z.literal('schema'),
     name,
     severity,
     table,
     columns: z.record(z.string(), z.enum(LOGICAL_TYPES)),
   }),
+);
+
+export const schemaCheck: CheckDefinition<'schema'> = {
+  type: 'schema',
+  description: 'the columns exist, each with its logical type or any',
+  get schema() {
+    return schema();
+  },
   references: (c) => tableOnly(c.table),
   evaluate: (c, env) =>
     env.read(async (t) => {

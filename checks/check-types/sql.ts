@@ -1,18 +1,25 @@
 // sql: a read-only query of the pipeline file (run bounded, checks/sql-readonly.ts) that must return no rows.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { name, nonEmpty, severity } from '../fields.js';
 import { plainRow } from '../values.js';
 
-export const sqlCheck: CheckDefinition<'sql'> = {
-  type: 'sql',
-  description: 'a read-only query that must return no rows',
-  schema: z.strictObject({
+const schema = builtOnce(() =>
+  z.strictObject({
     type: z.literal('sql'),
     name,
     severity,
     sql: nonEmpty.describe('a read-only query that must return no rows'),
   }),
+);
+
+export const sqlCheck: CheckDefinition<'sql'> = {
+  type: 'sql',
+  description: 'a read-only query that must return no rows',
+  get schema() {
+    return schema();
+  },
   references: () => tableOnly(undefined),
   async evaluate(c, env) {
     const rows = await env.readOnlyQuery(c.sql, env.sampleSize + 1);

@@ -1,13 +1,20 @@
 // unique: no value of the columns (together) occurs in more than one of the pipeline's rows.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import { tableOnly, type CheckDefinition } from '../definition.js';
 import { column, name, severity, table } from '../fields.js';
 import { num, plainRow } from '../values.js';
 
+const schema = builtOnce(() =>
+  z.strictObject({ type: z.literal('unique'), name, severity, table, columns: z.array(column).min(1) }),
+);
+
 export const uniqueCheck: CheckDefinition<'unique'> = {
   type: 'unique',
   description: 'no value of the columns (together) occurs in more than one row',
-  schema: z.strictObject({ type: z.literal('unique'), name, severity, table, columns: z.array(column).min(1) }),
+  get schema() {
+    return schema();
+  },
   references: (c) => ({
     ...tableOnly(c.table),
     columns: c.columns.map((column, j) => ({ column, path: ['columns', j] })),

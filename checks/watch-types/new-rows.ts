@@ -1,16 +1,21 @@
 // new_rows: rows of a table whose key the watch has not seen; the first evaluation of a watch counts only the rows
 // this run loaded, not the table's older rows.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import type { Param } from '../../db/store/sql.js';
 import type { WatchDefinition } from '../definition.js';
 import { table, watchBase } from '../fields.js';
 import { plainRow } from '../values.js';
 
+const schema = builtOnce(() => z.strictObject({ type: z.literal('new_rows'), ...watchBase, table }));
+
 export const newRowsWatch: WatchDefinition<'new_rows'> = {
   type: 'new_rows',
   description: 'rows of a table whose key the watch has not seen before',
   filterTable: (w) => w.table,
-  schema: z.strictObject({ type: z.literal('new_rows'), ...watchBase, table }),
+  get schema() {
+    return schema();
+  },
   async rows(w, env) {
     const { tx } = env;
     const cols = await env.columns(w.table);

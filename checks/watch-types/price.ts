@@ -1,6 +1,7 @@
 // price_drop, price_rise: the run's rows of marketplace_price_history whose price changed by at least `by` (a
 // percentage, or an amount in major units) against the previous price.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import type { Param } from '../../db/store/sql.js';
 import type { WatchDefinition, WatchEnv, WatchOf } from '../definition.js';
 import { level, watchBase } from '../fields.js';
@@ -69,17 +70,23 @@ async function priceRows(w: WatchOf<PriceWatchType>, env: WatchEnv): Promise<Arr
 }
 
 function priceWatch<T extends PriceWatchType>(type: T, description: string): WatchDefinition<T> {
+  const schema = builtOnce(
+    () =>
+      z.strictObject({
+        type: z.literal(type),
+        ...watchBase,
+        by,
+        level,
+      }) as unknown as WatchDefinition<T>['schema'],
+  );
   return {
     type,
     description,
     onlyKinds: { kinds: ['marketplace'], watches: 'watches marketplace prices and stock' },
     filterTable: () => 'marketplace_price_history',
-    schema: z.strictObject({
-      type: z.literal(type),
-      ...watchBase,
-      by,
-      level,
-    }) as unknown as WatchDefinition<T>['schema'],
+    get schema() {
+      return schema();
+    },
     rows: (w, env) => priceRows(w, env),
   };
 }

@@ -1,6 +1,7 @@
 // back_in_stock, out_of_stock: items (products, or models with level: model) whose stock moved between in and out
 // since the watch last saw them (watch_state); an item seen for the first time only records its state.
 import { z } from 'zod';
+import { builtOnce } from '../../lib/built-once.js';
 import type { Param } from '../../db/store/sql.js';
 import type { WatchDefinition, WatchEnv, WatchOf } from '../definition.js';
 import { level, watchBase } from '../fields.js';
@@ -54,13 +55,18 @@ async function stockRows(w: WatchOf<StockWatchType>, env: WatchEnv): Promise<Arr
 }
 
 function stockWatch<T extends StockWatchType>(type: T, description: string): WatchDefinition<T> {
+  const schema = builtOnce(
+    () => z.strictObject({ type: z.literal(type), ...watchBase, level }) as unknown as WatchDefinition<T>['schema'],
+  );
   return {
     type,
     description,
     onlyKinds: { kinds: ['marketplace'], watches: 'watches marketplace prices and stock' },
     // Stock watches filter the models (or products) they compare.
     filterTable: (w) => stockTable(w),
-    schema: z.strictObject({ type: z.literal(type), ...watchBase, level }) as unknown as WatchDefinition<T>['schema'],
+    get schema() {
+      return schema();
+    },
     rows: (w, env) => stockRows(w, env),
   };
 }
