@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { decodePendingActivityState, type Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
 
 /** A run the soak started and did not see finish. */
 export interface OpenRun {
@@ -57,6 +58,8 @@ export interface WorkerLog {
 const DESCRIBE_WITHIN_MS = 10_000;
 const LOG_TAIL_LINES = 25;
 const LOGS_SHOWN = 6;
+/** The newest history events shown: whether the run still moves, and where it stands. */
+const EVENTS_SHOWN = 4;
 
 interface Timestamp {
   seconds?: { toString(): string } | number | null;
@@ -72,9 +75,9 @@ function isoOf(t: Timestamp | null | undefined): string {
 export async function describeOpenRun(client: Client, run: OpenRun, now = Date.now()): Promise<string[]> {
   const head = `${run.workflowId}: open ${Math.round((now - run.startedAt) / 1000)} s after its start`;
   try {
-    const d = await client.withAbortSignal(AbortSignal.timeout(DESCRIBE_WITHIN_MS), () =>
-      client.workflow.getHandle(run.workflowId).describe(),
-    );
+    const withinDescribe = <T>(fn: () => Promise<T>) =>
+      client.withAbortSignal(AbortSignal.timeout(DESCRIBE_WITHIN_MS), fn);
+    const d = await withinDescribe(() => client.workflow.getHandle(run.workflowId).describe());
     const lines = [`${head}; status ${d.status.name}, run ${d.runId}, ${d.historyLength} history events`];
     const task = d.raw.pendingWorkflowTask;
     if (task) lines.push(`  workflow task: attempt ${task.attempt ?? 1}, scheduled ${isoOf(task.scheduledTime)}`);
@@ -87,6 +90,11 @@ export async function describeOpenRun(client: Client, run: OpenRun, now = Date.n
           ` of ${a.maximumAttempts || 'unlimited'}, last started ${isoOf(a.lastStartedTime)}, last heartbeat ${isoOf(a.lastHeartbeatTime)}` +
           `, worker ${a.lastWorkerIdentity || '-'}${failure}`,
       );
+    }
+    const events = (await withinDescribe(() => client.workflow.getHandle(run.workflowId).fetchHistory())).events ?? [];
+    for (const e of events.slice(-EVENTS_SHOWN)) {
+      const type = proto.temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType);
+      lines.push(`  event ${String(e.eventId)} at ${isoOf(e.eventTime)}: ${type.replace(/^EVENT_TYPE_/, '')}`);
     }
     return lines;
   } catch (err) {

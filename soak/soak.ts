@@ -71,8 +71,8 @@ export interface SoakOptions {
   /** Each worker process is SIGKILLed after a random time in this range (ms), then restarted. */
   killEveryMs?: [number, number];
   /**
-   * How long after the start phase (the last results sync: after its own start) a run may take to finish; one still
-   * open then fails the soak with a report of the open runs (SoakRunsOpen). Default 10 minutes.
+   * How long after the start phase a run may take to finish (the last results sync: half of it after its own start);
+   * one still open then fails the soak with a report of the open runs (SoakRunsOpen). Default 10 minutes.
    */
   finishTimeoutMs?: number;
   /** Progress lines (stderr in the command). */
@@ -410,7 +410,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       s.finished = true;
     };
     const followers: Array<Promise<void>> = [];
-    const start = async (kind: PipelineKind, giveUpAt: number): Promise<Started | undefined> => {
+    const start = async (
+      kind: PipelineKind,
+      giveUpAt: number,
+      within = finishTimeoutMs,
+    ): Promise<Started | undefined> => {
       const n = ++seq;
       const spec = specFor(kind, n);
       const runKey = kind === 'results' ? `r${n}` : 'soak';
@@ -427,7 +431,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
             finished: false,
           };
           started.push(s);
-          followers.push(follow(s, Math.max(finishBy, s.startedAt + finishTimeoutMs)));
+          followers.push(follow(s, Math.max(finishBy, s.startedAt + within)));
           return s;
         } catch (err) {
           if (Date.now() > giveUpAt) {
@@ -468,7 +472,8 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     log(`start phase over: ${started.length} pipelines started; waiting for them to finish`);
     await Promise.all(followers);
     // A last incremental sync after everything else finished: the results pipeline must then hold every result.
-    const last = await start('results', Date.now() + 60_000);
+    // It finds the results loaded already and pages past them: half the bound of a run of the chaos.
+    const last = await start('results', Date.now() + 60_000, Math.round(finishTimeoutMs / 2));
     await Promise.all(followers);
     const open = started.filter((s) => s.open);
     if (open.length > 0) {

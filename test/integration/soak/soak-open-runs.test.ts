@@ -54,6 +54,7 @@ describe('the soak never waits without end for a run', () => {
     expect(report).toContain('status RUNNING');
     expect(report).toContain('workflow task: attempt 1');
     expect(report).toContain('no pending activity');
+    expect(report).toMatch(/ event 2 at \S+: WORKFLOW_TASK_SCHEDULED\n/);
     expect(report).toContain('--- worker-0-1-pid1.log (last 3 of 3 lines)');
     expect(report).toContain('the last line');
     await handle.terminate('test over');
