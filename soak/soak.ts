@@ -55,7 +55,7 @@ import {
 import { destinationNamed } from '../destinations/index.js';
 import { startS3Server } from '../test/support/s3-server.js';
 import { checkLake, SOAK_LAKE } from './lake-check.js';
-import { exitedWorkerLogs, openRunsReport, resultBy, SoakRunsOpen } from './open-runs.js';
+import { describeOpenRun, exitedWorkerLogs, openRunsReport, resultBy, SoakRunsOpen } from './open-runs.js';
 
 export type SoakDestination = 'sqlite' | 'postgres' | 'duckdb';
 export const SOAK_DESTINATIONS: readonly SoakDestination[] = ['sqlite', 'postgres', 'duckdb'];
@@ -154,6 +154,8 @@ function rng(seed: number): () => number {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How often the finish phase logs the runs still open. */
+const OPEN_RUNS_EVERY_MS = 30_000;
 
 interface Started {
   seq: number;
@@ -410,6 +412,23 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       s.finished = true;
     };
     const followers: Array<Promise<void>> = [];
+    // While waiting, what Temporal says of each run still open, every OPEN_RUNS_EVERY_MS: the log then tells a run
+    // that moves slowly (on a loaded machine, with workers killed) from one that stopped, long before the deadline.
+    const awaitFollowers = async () => {
+      let all = false;
+      const waiting = Promise.all(followers).then(() => {
+        all = true;
+      });
+      let next = Date.now() + OPEN_RUNS_EVERY_MS;
+      while (!all) {
+        await Promise.race([waiting, sleep(1000)]);
+        if (all || Date.now() < next) continue;
+        next = Date.now() + OPEN_RUNS_EVERY_MS;
+        const open = started.filter((s) => !s.finished);
+        log(`${Math.round((Date.now() - t0) / 1000)} s: ${open.length} run(s) still open`);
+        for (const lines of await Promise.all(open.map((s) => describeOpenRun(client, s)))) lines.forEach(log);
+      }
+    };
     const start = async (
       kind: PipelineKind,
       giveUpAt: number,
@@ -470,11 +489,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       }
     }
     log(`start phase over: ${started.length} pipelines started; waiting for them to finish`);
-    await Promise.all(followers);
+    await awaitFollowers();
     // A last incremental sync after everything else finished: the results pipeline must then hold every result.
     // It finds the results loaded already and pages past them: half the bound of a run of the chaos.
     const last = await start('results', Date.now() + 60_000, Math.round(finishTimeoutMs / 2));
-    await Promise.all(followers);
+    await awaitFollowers();
     const open = started.filter((s) => s.open);
     if (open.length > 0) {
       const logs = [
