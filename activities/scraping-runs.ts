@@ -409,6 +409,8 @@ export function scrapingRunActivities(deps: ActivityDeps) {
           raw: whole ? res.raw : stringifyJson(data),
           receivedAt: res.receivedAt,
           workflowId,
+          // A finished run's results are fixed: a retry that lost the heartbeat of a loaded slice leaves it.
+          landOnce: true,
           scrapingRunId: runIdOf(run.scrapingRunId),
           priceDivisor: spec.price_divisor,
           content: contentTargetOf(spec, kind),

@@ -52,6 +52,9 @@ export function urlListActivities(deps: ActivityDeps) {
       resultTable: kind.resultTable,
       requestKey: url,
       workflowId,
+      // A URL's answer is the run's once: an attempt still running after Temporal timed it out must not land it
+      // beside its retry (db/store/land-once.ts).
+      landOnce: true,
       priceDivisor: spec.price_divisor,
       endpoint: api.endpoint,
       raw: api.raw,

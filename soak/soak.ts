@@ -55,6 +55,7 @@ import {
 import { destinationNamed } from '../destinations/index.js';
 import { startS3Server } from '../test/support/s3-server.js';
 import { checkLake, SOAK_LAKE } from './lake-check.js';
+import { describeOpenRun, exitedWorkerLogs, openRunsReport, resultBy, SoakRunsOpen } from './open-runs.js';
 
 export type SoakDestination = 'sqlite' | 'postgres' | 'duckdb';
 export const SOAK_DESTINATIONS: readonly SoakDestination[] = ['sqlite', 'postgres', 'duckdb'];
@@ -69,7 +70,10 @@ export interface SoakOptions {
   workers?: number;
   /** Each worker process is SIGKILLed after a random time in this range (ms), then restarted. */
   killEveryMs?: [number, number];
-  /** Give up waiting for started pipelines this long after the last start (they are then reported unfinished). */
+  /**
+   * How long after the start phase a run may take to finish (the last results sync: half of it after its own start);
+   * one still open then fails the soak with a report of the open runs (SoakRunsOpen). Default 10 minutes.
+   */
   finishTimeoutMs?: number;
   /** Progress lines (stderr in the command). */
   log?: (line: string) => void;
@@ -150,6 +154,8 @@ function rng(seed: number): () => number {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** How often the finish phase logs the runs still open. */
+const OPEN_RUNS_EVERY_MS = 30_000;
 
 interface Started {
   seq: number;
@@ -160,6 +166,8 @@ interface Started {
   result?: PipelineWorkflowResult;
   failure?: string;
   finished: boolean;
+  /** Still running at its finish deadline. */
+  open?: boolean;
 }
 
 function errorText(err: unknown): string {
@@ -389,28 +397,43 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       }
     };
 
-    const follow = async (s: Started): Promise<void> => {
-      const deadline = () => Date.now() > t0 + opts.durationMs + (opts.finishTimeoutMs ?? 10 * 60_000);
-      for (;;) {
-        try {
-          s.result = await client.workflow.getHandle(s.workflowId).result();
-          break;
-        } catch (err) {
-          if (isFinal(err)) {
-            s.failure = errorText(err);
-            break;
-          }
-          if (deadline()) {
-            s.failure = `not finished ${Math.round((Date.now() - s.startedAt) / 1000)} s after its start (last error: ${errorText(err)})`;
-            break;
-          }
-          await sleep(1000);
-        }
+    // The finish phase is bounded (resultBy): a run that has not finished by its deadline fails the soak with a report
+    // of the open runs (openRunsReport), instead of a wait without end.
+    const finishTimeoutMs = opts.finishTimeoutMs ?? 10 * 60_000;
+    const finishBy = t0 + opts.durationMs + finishTimeoutMs;
+    const follow = async (s: Started, by: number): Promise<void> => {
+      const out = await resultBy<PipelineWorkflowResult>(client, s.workflowId, by, isFinal);
+      if ('result' in out) s.result = out.result;
+      else if ('error' in out) s.failure = errorText(out.error);
+      else {
+        s.open = true;
+        s.failure = `not finished ${Math.round((Date.now() - s.startedAt) / 1000)} s after its start (last error: ${errorText(out.lastError)})`;
       }
       s.finished = true;
     };
     const followers: Array<Promise<void>> = [];
-    const start = async (kind: PipelineKind, giveUpAt: number): Promise<Started | undefined> => {
+    // While waiting, what Temporal says of each run still open, every OPEN_RUNS_EVERY_MS: the log then tells a run
+    // that moves slowly (on a loaded machine, with workers killed) from one that stopped, long before the deadline.
+    const awaitFollowers = async () => {
+      let all = false;
+      const waiting = Promise.all(followers).then(() => {
+        all = true;
+      });
+      let next = Date.now() + OPEN_RUNS_EVERY_MS;
+      while (!all) {
+        await Promise.race([waiting, sleep(1000)]);
+        if (all || Date.now() < next) continue;
+        next = Date.now() + OPEN_RUNS_EVERY_MS;
+        const open = started.filter((s) => !s.finished);
+        log(`${Math.round((Date.now() - t0) / 1000)} s: ${open.length} run(s) still open`);
+        for (const lines of await Promise.all(open.map((s) => describeOpenRun(client, s)))) lines.forEach(log);
+      }
+    };
+    const start = async (
+      kind: PipelineKind,
+      giveUpAt: number,
+      within = finishTimeoutMs,
+    ): Promise<Started | undefined> => {
       const n = ++seq;
       const spec = specFor(kind, n);
       const runKey = kind === 'results' ? `r${n}` : 'soak';
@@ -427,7 +450,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
             finished: false,
           };
           started.push(s);
-          followers.push(follow(s));
+          followers.push(follow(s, Math.max(finishBy, s.startedAt + within)));
           return s;
         } catch (err) {
           if (Date.now() > giveUpAt) {
@@ -466,10 +489,29 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       }
     }
     log(`start phase over: ${started.length} pipelines started; waiting for them to finish`);
-    await Promise.all(followers);
+    await awaitFollowers();
     // A last incremental sync after everything else finished: the results pipeline must then hold every result.
-    const last = await start('results', Date.now() + 60_000);
-    await Promise.all(followers);
+    // It finds the results loaded already and pages past them: half the bound of a run of the chaos.
+    const last = await start('results', Date.now() + 60_000, Math.round(finishTimeoutMs / 2));
+    await awaitFollowers();
+    const open = started.filter((s) => s.open);
+    if (open.length > 0) {
+      const logs = [
+        ...exitedWorkerLogs(logsDir),
+        ...[...live].map((w) => ({ name: `live worker pid ${w.pid}`, text: w.output() })),
+      ];
+      const report = await openRunsReport(
+        client,
+        open,
+        logs,
+        `${Math.round(finishTimeoutMs / 1000)} s after the start phase`,
+      );
+      log(report);
+      throw new SoakRunsOpen(
+        report,
+        open.map((s) => s.workflowId),
+      );
+    }
     log(`all finished after ${Math.round((Date.now() - t0) / 1000)} s; checking`);
 
     stopChaos = true;

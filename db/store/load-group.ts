@@ -13,6 +13,7 @@ import type { Row, RowsByTable, Scalar } from '../model/flatten/values.js';
 import { evolveFixedTables, FixedTableChangesRefused } from './evolve/fixed-tables.js';
 import { sqlTypeOf } from '../model/evolve/types.js';
 import { lockParents } from './load-locks.js';
+import { alreadyLandedResult, landedAlready, landingLockKeys } from './land-once.js';
 import { hasLastSeen, markSeen, type SeenKey } from './last-seen.js';
 import {
   CHILD_GROUPS,
@@ -398,7 +399,12 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
       if (rows) (merged[t] ??= []).push(...rows);
     }
   }
-  await lockParents(tx, pipeline, merged);
+  await lockParents(tx, pipeline, merged, landingLockKeys(preps.map((p) => p.opts)));
+  const landed = await landedAlready(
+    tx,
+    preps.map((p) => p.opts),
+  );
+  if (landed.size > 0) return writeGroupLeaving(tx, d, preps, landed);
   // Inferred columns of the model's tables: one registry read for the group. A group that would add a column goes
   // one by one (refuseChanges), so schema_history names the load that brought it; asked before any load id is
   // drawn, so a refused group leaves no gap in them. (No change is made here, so no load id is needed yet.)
@@ -510,4 +516,43 @@ export async function writeGroup(tx: Tx, d: GroupDialect, preps: readonly Prepar
     });
   }
   return results;
+}
+
+/**
+ * The group without the responses its run landed already (land-once.ts): the others written as a group (their locks
+ * are held already), the left ones reported with the load id of the landing that holds them.
+ */
+async function writeGroupLeaving(
+  tx: Tx,
+  d: GroupDialect,
+  preps: readonly PreparedBatch[],
+  landed: ReadonlyMap<number, number>,
+): Promise<LoadBatchResult[]> {
+  const kept = preps.map((_, i) => i).filter((i) => !landed.has(i));
+  let written: LoadBatchResult[];
+  try {
+    written =
+      kept.length > 0
+        ? await writeGroup(
+            tx,
+            d,
+            kept.map((i) => preps[i]!),
+          )
+        : [];
+  } catch (err) {
+    // The caller splits the group at the response that changes the schema: its index in the whole group.
+    if (err instanceof GroupChangesSchemaAt) throw new GroupChangesSchemaAt(kept[err.response]!);
+    throw err;
+  }
+  const results = new Map(kept.map((i, k) => [i, written[k]!]));
+  const same = (a: PreparedBatch, b: PreparedBatch) =>
+    a.opts.workflowId === b.opts.workflowId && a.opts.requestKey === b.opts.requestKey;
+  return preps.map((p, i) => {
+    const own = results.get(i);
+    if (own) return own;
+    const id = landed.get(i)!;
+    // -1: an earlier response of this group lands it; its load id is known now.
+    const first = id >= 0 ? id : (results.get(preps.findIndex((q) => same(q, p)))?.loadId ?? id);
+    return alreadyLandedResult(p, first);
+  });
 }

@@ -26,11 +26,17 @@ const LOCKED_PARENTS: readonly DataTableName[] = ['marketplace_products'];
  * advisory lock per product it writes, all of them first and in one sorted order, so loads of the same product
  * queue and loads of different ones run in parallel.
  */
-export async function lockParents(tx: Tx, pipeline: string, rows: RowsByTable): Promise<void> {
+export async function lockParents(
+  tx: Tx,
+  pipeline: string,
+  rows: RowsByTable,
+  others: readonly bigint[] = [],
+): Promise<void> {
   // Writers serialised by the destination (BEGIN IMMEDIATE, one writer per file) need no lock order.
   const dest = tx.adapter;
   if (!dest.capabilities.concurrentWriters) return;
-  const keys = new Set<bigint>();
+  // Other keys of the load (its landings, land-once.ts) join the one sorted round: a second round would break the order.
+  const keys = new Set<bigint>(others);
   for (const table of LOCKED_PARENTS) {
     const meta = TABLE_META[table];
     for (const r of rows[table] ?? [])

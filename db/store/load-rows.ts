@@ -40,6 +40,11 @@ export interface LoadBatchCommon {
   content?: ContentTarget | undefined;
   /** Contract for columns that unknown fields add to the model's tables (job_records, marketplace_*); default evolve. */
   schemaMode?: SchemaMode | undefined;
+  /**
+   * The request's answer is fixed for the run (a URL of a URL-list run, a slice of a finished scraping run): landed
+   * once per workflow and request key, a load that finds it landed leaves it (land-once.ts).
+   */
+  landOnce?: boolean;
 }
 
 export type LoadBatchOptions = LoadBatchCommon & FlattenInput;
@@ -63,6 +68,11 @@ export interface LoadBatchResult {
   warnings?: string[];
   /** The same values counted (exactly) with the first few named; recorded on the landing (raw_responses.kept_out). */
   keptOut?: KeptOut;
+  /**
+   * Landed by its run already (landOnce: another attempt of the activity loaded it whole): nothing was written and
+   * `loadId` is that landing's.
+   */
+  alreadyLanded?: true;
 }
 
 /** Upsert order: parents before children, the order DATA_TABLES lists them in (there are no FK constraints; the

@@ -10,6 +10,7 @@ import { loadContent } from './evolve/content-load.js';
 import { evolveFixedTables } from './evolve/fixed-tables.js';
 import { insertRawResponse } from './raw-responses.js';
 import { lockParents } from './load-locks.js';
+import { alreadyLandedResult, landedAlready, landingLockKeys } from './land-once.js';
 import { GroupChangesSchemaAt } from './load-group.js';
 import {
   CHILD_GROUPS,
@@ -136,7 +137,9 @@ export async function writeBatch(tx: Tx, prepared: PreparedBatch): Promise<LoadB
   const rowsByTable: TableCounts = { ...prepared.rowsByTable };
   const pipeline = opts.pipeline;
   const content = opts.content;
-  await lockParents(tx, pipeline, rows);
+  await lockParents(tx, pipeline, rows, landingLockKeys([opts]));
+  const landed = (await landedAlready(tx, [opts])).get(0);
+  if (landed !== undefined) return alreadyLandedResult(prepared, landed);
   const loadId = await insertRawResponse(tx, rawResponseOf(prepared));
   const lineage: Lineage = { pipeline, load_id: loadId, loaded_at: loadedAt };
   const changedByTable: TableCounts = {};

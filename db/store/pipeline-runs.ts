@@ -303,9 +303,12 @@ export async function countRowsOfRun(
 }
 
 /**
- * Rows the responses of one workflow held, by table, changed or not: the sum of their rows_seen. Each response is
- * landed once per run (a retried attempt skips the URLs and pages already landed), in the transaction that loaded
- * its rows, so a retry or a crash neither adds nor loses a response's count. Responses landed before rows_seen
+ * Rows the responses of one workflow held, by table, changed or not: the sum of their rows_seen. A URL's answer and
+ * a slice of a finished scraping run's results are landed once per run (land-once.ts: a load that finds its request
+ * landed by its run leaves it, whether a retry after a lost heartbeat or an attempt still running beside its retry),
+ * in the transaction that loaded their rows, so a retry or a crash neither adds nor loses their count. A results
+ * list's page is landed as often as it is fetched with new results (its content moves within a run, so a page
+ * fetched again after a lost heartbeat counts again). Responses landed before rows_seen
  * was recorded count nothing. A row the run changed is one it saw: rows derived in the load rather than held by a
  * response (the price history) count as seen where they were written, so seen is never below changed.
  */

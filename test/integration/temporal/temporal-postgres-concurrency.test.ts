@@ -2,7 +2,8 @@
 // whose URL lists overlap (each product loaded by four runs, in different orders, from both workers at the same
 // time) and four PDF runs of one pipeline. Every table ends up exactly as the simulator says, the price history
 // holds one row per product and model (a concurrent first load must not record the first price twice), Postgres
-// detected no deadlock, no activity needed a retry, and each worker kept to its connection pool.
+// detected no deadlock, no activity needed a retry but for a timeout (a loaded machine), every URL of a run was landed
+// once, and each worker kept to its connection pool.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -179,16 +180,21 @@ describe('concurrent loads into one Postgres database', () => {
       const typeOf = new Map(
         events.map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name]),
       );
+      // An attempt that timed out (a worker too busy to heartbeat within 5 s, as at a load average of 40) is retried
+      // by design, and its retry lands nothing twice (the raw_responses check above); any other failure is a defect.
       const attempts = events
         .filter((e) => e.activityTaskStartedEventAttributes)
         .map((e) => ({
           type: typeOf.get(String(e.activityTaskStartedEventAttributes!.scheduledEventId)),
           attempt: e.activityTaskStartedEventAttributes!.attempt,
+          lastFailure: e.activityTaskStartedEventAttributes!.lastFailure,
         }))
         .filter((a) => a.type !== 'checkRunStatus');
       expect(attempts.length).toBeGreaterThan(0);
       expect(
-        attempts.filter((a) => a.attempt !== 1),
+        attempts
+          .filter((a) => a.attempt !== 1 && !a.lastFailure?.timeoutFailureInfo)
+          .map((a) => ({ type: a.type, attempt: a.attempt, lastFailure: a.lastFailure?.message })),
         handle.workflowId,
       ).toEqual([]);
     }

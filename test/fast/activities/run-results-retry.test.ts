@@ -1,0 +1,99 @@
+// A scraping run's results loaded in slices (loadBatchSize), each slice landed with its rows and the activity's
+// heartbeat recording how far it got. A worker killed after a slice's commit and before the server recorded that
+// heartbeat (the SDK throttles them) leaves a retry that starts from an earlier slice: it must leave the slices its
+// run landed already, or raw_responses holds them twice and the run's rows seen (summed from raw_responses) count
+// their results twice (db/store/land-once.ts).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivities, createActivityDeps } from '../../../activities/index.js';
+import type { LoadRunResultsOutput } from '../../../activities/types.js';
+import { ScraperClient } from '../../../client/index.js';
+import { seenRowsOfRun } from '../../../db/store/pipeline-runs.js';
+import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
+import { pdfSpec } from '../../support/pipeline-specs.js';
+import { pythonReadersEnv } from '../../support/python-readers.js';
+
+const TOKEN = 'run-results-retry-token';
+let sim: RunningSimulator;
+let dir: string;
+
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, token: TOKEN, seed: 53, runDurationMs: 0 });
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'run-results-retry-'));
+});
+afterAll(async () => {
+  await sim.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+// Python's sqlite3 or duckdb, not scrape-etl's reader: raw_responses rows per request key of the run.
+const PY_LANDINGS = `
+import json, sys
+dialect, where, workflow = sys.argv[1:4]
+if dialect == 'duckdb':
+    import duckdb
+    c = duckdb.connect(where, read_only=True)
+else:
+    import sqlite3
+    c = sqlite3.connect('file:%s?mode=ro' % where, uri=True)
+rows = c.execute('select request_key, count(*) from raw_responses where workflow_id = ? group by request_key', [workflow]).fetchall()
+print(json.dumps({k: n for k, n in rows}))
+`;
+
+describe("a retried load of a run's results that lost its last heartbeat", () => {
+  for (const dialect of ['sqlite', 'duckdb'] as const) {
+    it(`${dialect}: leaves the slices landed already, so each result is seen once`, async () => {
+      const file = path.join(dir, `db.${dialect}`);
+      const spec = pdfSpec('slices', `${dialect}:${file}`, 1, 7);
+      const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
+      const created = await client.createPdfScraper(spec.request);
+      const record = created.data.results[0]!;
+      const run = {
+        scrapingRunId: String(record.scraping_run_id),
+        scraperName: record.scraper_name,
+        label: 'annual report 0',
+      };
+      // Slices of 3: the run's 7 results are landed as 3 + 3 + 1.
+      const deps = createActivityDeps({
+        env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_LOAD_BATCH_SIZE: '3' },
+      });
+      const workflowId = 'slices--r1';
+      let seen: Record<string, number>;
+      try {
+        const { loadRunResults } = createActivities(deps);
+        const input = { workflowId, spec, run };
+        const first = (await new MockActivityEnvironment({ attempt: 1 }).run(
+          loadRunResults,
+          input,
+        )) as LoadRunResultsOutput;
+        expect(first).toMatchObject({ results: 7, batches: 3 });
+        // Attempt 2 with no heartbeat details: the worker died before the server recorded any.
+        const second = (await new MockActivityEnvironment({ attempt: 2 }).run(
+          loadRunResults,
+          input,
+        )) as LoadRunResultsOutput;
+        expect(second.results).toBe(7);
+        seen = await seenRowsOfRun(await deps.destination(spec.destination.database), workflowId, {});
+      } finally {
+        await deps.close();
+      }
+      const landings = JSON.parse(
+        execFileSync('python3', ['-c', PY_LANDINGS, dialect, file, workflowId], {
+          env: pythonReadersEnv(),
+          encoding: 'utf8',
+        }),
+      ) as Record<string, number>;
+      const id = run.scrapingRunId;
+      expect(landings).toEqual({
+        [`scraping-run:${id}:results[0..3)`]: 1,
+        [`scraping-run:${id}:results[3..6)`]: 1,
+        [`scraping-run:${id}:results[6..7)`]: 1,
+      });
+      expect(seen['pdf_results']).toBe(7);
+    });
+  }
+});
