@@ -344,25 +344,18 @@ export async function sumTokenUsageOfRun(db: Database, workflowId: string): Prom
 /**
  * Values the responses of one workflow kept out of their columns: the sum of their kept_out counts, and the first
  * few in landing order with the raw_responses id of each. Each response is landed once per run, in the transaction
- * that loaded its rows, so a retried load neither adds nor loses one (as rows seen). A response landed again for the
- * same request with the same body (a worker killed after a load and before its heartbeat reached the server, whose
- * retry loads that batch again) holds the same values of the same rows: counted once.
+ * that loaded its rows, and a request fixed for its run is landed once however many attempts fetch it
+ * (land-once.ts), so a retried load neither adds nor loses one: the same rule as rows seen (seenRowsOfRun).
  */
 export async function keptOutOfRun(db: Database, workflowId: string): Promise<KeptOut> {
   const rows = await withReadTransaction(db, (tx) =>
     tx.all(
-      `SELECT id, request_key, body_sha256, kept_out FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND kept_out IS NOT NULL ORDER BY id`,
+      `SELECT id, kept_out FROM raw_responses WHERE workflow_id = ${tx.ph(1)} AND kept_out IS NOT NULL ORDER BY id`,
       [workflowId],
     ),
   );
   const total = emptyKeptOut();
-  const landed = new Set<string>();
   for (const r of rows) {
-    if (r['request_key'] !== null && r['request_key'] !== undefined) {
-      const same = `${String(r['request_key'])}\u0000${String(r['body_sha256'])}`;
-      if (landed.has(same)) continue;
-      landed.add(same);
-    }
     const k = keptOutCell(r['kept_out']);
     if (k) addKeptOut(total, k, Number(r['id']));
   }

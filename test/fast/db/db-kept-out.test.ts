@@ -1,7 +1,7 @@
 // Values kept out of their columns (issue 40) on a real SQLite file, read back by Python's sqlite3: a response whose
 // results carry timestamps that are not ones is counted exactly (every value, not only the few it names), on its
-// raw_responses row in its load's transaction; a run sums its responses once each, a response landed again for the
-// same request with the same body counting once; the run's figure reaches the metrics counter and the alert bodies,
+// raw_responses row in its load's transaction; a run sums its responses, and a request fixed for the run that another
+// attempt loads again is left (land-once), so it counts once; the run's figure reaches the metrics counter and the alert bodies,
 // where the service's text is escaped like any other content.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -59,6 +59,8 @@ function runLoad(o: {
     scrapingRunId: o.runId,
     resultTable: 'leads_results',
     workflowId: 'kept--w1',
+    // As activities/scraping-runs.ts loads a finished run's results: once per workflow (db/store/land-once.ts).
+    landOnce: true,
     raw,
     data: scrapingRunResponseSchema.parse(parseJson(raw)),
   };
@@ -97,8 +99,10 @@ describe('values kept out of their columns', () => {
     });
     expect(py(`SELECT count(*) FROM leads_results WHERE created_at IS NULL`)).toEqual([[7]]);
 
-    // The same request answered with the same body, landed again (a retry whose heartbeat was lost): once.
-    await loadBatch(db, first);
+    // The same request loaded again by another attempt (a retry whose heartbeat was lost): left, counted once.
+    const again = await loadBatch(db, first);
+    expect(py(`SELECT count(*) FROM raw_responses WHERE request_key = 'scraping-run:70'`)).toEqual([[1]]);
+    expect(again.keptOut).toBeUndefined();
     // Another response of the run: added.
     await loadBatch(db, runLoad({ runId: 71, firstId: 200, n: 3, bad: () => 'soon' }));
     // A response without any: no kept_out cell at all.
