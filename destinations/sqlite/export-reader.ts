@@ -6,6 +6,7 @@ import { selectSql, type RawRow, type TableQuery } from '../../export/rows.js';
 import { EXPORT_READER_CACHE, sqliteRowidPages } from './pages.js';
 import { sqliteOf } from './handle.js';
 import { hasRowids } from './rowids.js';
+import { waitForLocks } from './connection-settings.js';
 
 export function rowBatches(
   db: ExportDatabase,
@@ -76,7 +77,7 @@ export function readerOf(db: ExportDatabase): { reader: BetterSqlite3.Database; 
   // is open, and an export pausing for disk back-pressure must not block the loads that share `main`.
   if (main.memory) return { reader: main, own: false };
   const reader = new BetterSqlite3(main.name, { readonly: true, fileMustExist: true });
-  reader.pragma('busy_timeout = 15000');
+  waitForLocks(reader);
   reader.pragma(`cache_size = ${EXPORT_READER_CACHE}`);
   return { reader, own: true };
 }

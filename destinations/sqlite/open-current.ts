@@ -8,6 +8,7 @@ import type { ExportHandle } from '../contract.js';
 import { schemaIsCurrent } from './read-only.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { sqliteDestination } from './index.js';
+import { waitForLocks, writeDurability } from './connection-settings.js';
 
 /** The file opened for an export, or undefined (nothing left open) when openSqlite must open it. */
 export async function openCurrentSqlite(file: string): Promise<ExportHandle | undefined> {
@@ -15,12 +16,12 @@ export async function openCurrentSqlite(file: string): Promise<ExportHandle | un
   const sqlite = new BetterSqlite3(file, { fileMustExist: true });
   try {
     // As openSqlite sets them: another process may hold the write lock; a watermark write syncs as a load's does.
-    sqlite.pragma('busy_timeout = 15000');
+    waitForLocks(sqlite);
     if (sqlite.pragma('journal_mode', { simple: true }) !== 'wal' || !schemaIsCurrent(sqlite)) {
       sqlite.close();
       return undefined;
     }
-    sqlite.pragma('synchronous = NORMAL');
+    writeDurability(sqlite);
   } catch (err) {
     sqlite.close();
     throw err;

@@ -10,6 +10,7 @@ import type { SqliteDatabase } from '../contract.js';
 import { existingDatabaseFile } from '../file-probe.js';
 // The adapter this engine's handles carry (read at run time only, so the import cycle with index.ts is harmless).
 import { sqliteDestination } from './index.js';
+import { waitForLocks, writeDurability } from './connection-settings.js';
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -31,9 +32,9 @@ export function openSqlite(file: string, url: string): SqliteDatabase {
   }
   try {
     // busy_timeout first: switching to WAL and migrating both take locks another process may hold.
-    sqlite.pragma('busy_timeout = 15000');
+    waitForLocks(sqlite);
     if (file !== ':memory:') sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
+    writeDurability(sqlite);
     migrateSqlite(sqlite);
   } catch (err) {
     sqlite.close();

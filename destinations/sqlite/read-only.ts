@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { QueryReader } from '../contract.js';
+import { waitForLocks } from './connection-settings.js';
 
 /** What the readers need of a transaction: placeholders and queries. */
 export type Reader = QueryReader;
@@ -43,7 +44,7 @@ export async function readSqlite<T>(file: string, fn: (r: Reader) => Promise<T>)
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const sqlite = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   try {
-    sqlite.pragma('busy_timeout = 15000');
+    waitForLocks(sqlite);
     if (!schemaIsCurrent(sqlite)) return undefined;
     const reader: Reader = {
       dialect: 'sqlite',
