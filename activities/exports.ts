@@ -6,6 +6,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { exportTablesReport } from '../export/export.js';
 import { describeExportFsError } from '../export/fs-errors.js';
 import type { ActivityDeps } from './deps.js';
+import { keepAlive } from './keep-alive.js';
 import type { ExportsHeartbeat, ExportsInput, ExportsOutput } from './types.js';
 
 export function exportActivities(deps: ActivityDeps) {
@@ -17,21 +18,21 @@ export function exportActivities(deps: ActivityDeps) {
       const done = new Map<number, { files: ExportsOutput['files']; unchanged: string[] }>(
         (previous?.done ?? []).map(([index, files, unchanged]) => [index, { files, unchanged: unchanged ?? [] }]),
       );
-      const beat = () =>
-        ctx.heartbeat({
-          done: [...done.entries()].map(([i, d]) => [i, d.files, d.unchanged]),
-        } satisfies ExportsHeartbeat);
+      const beatDetails = (): ExportsHeartbeat => ({
+        done: [...done.entries()].map(([i, d]) => [i, d.files, d.unchanged]),
+      });
+      const beat = () => ctx.heartbeat(beatDetails());
       // Alive is said on a clock, not only per batch written: before its first rows an export opens the destination,
       // may wait for its file (DuckDB: one process at a time, another worker's or an analyst's session holding it)
       // and reads the catalog, which together outlasted a short heartbeat timeout on a busy machine attempt after
       // attempt (the chaos soak on DuckDB: attempt 10 of 10, each "activity Heartbeat timeout"). The beats carry the
       // entries done, what a retry resumes from; a worker that dies or an event loop that stops still goes silent,
       // and an export that never ends is bounded by the activity's start-to-close timeout.
-      const keepAlive = setInterval(beat, keepAliveEveryMs(ctx.info.heartbeatTimeoutMs));
+      const stopBeats = keepAlive(ctx, beatDetails);
       try {
         return await exportEntries();
       } finally {
-        clearInterval(keepAlive);
+        stopBeats();
       }
 
       async function exportEntries(): Promise<ExportsOutput> {
@@ -104,10 +105,6 @@ export function exportActivities(deps: ActivityDeps) {
 }
 
 /** A beat every quarter of the heartbeat timeout (the SDK sends at most one per 0.8 of it); 10 s without one. */
-export function keepAliveEveryMs(heartbeatTimeoutMs: number | undefined): number {
-  return heartbeatTimeoutMs ? Math.max(100, Math.floor(heartbeatTimeoutMs / 4)) : 10_000;
-}
-
 /**
  * Export errors that no retry can fix fail at once, as one sentence (export/fs-errors.ts: a file where the folder
  * should be, no permission, a read-only or full disk; export/'s own 'export:' messages: an unknown table, a bad

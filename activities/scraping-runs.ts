@@ -18,6 +18,8 @@ import { loadBatch } from '../db/store/load.js';
 import { logLoadWarnings } from './load-warnings.js';
 import { findRecordedBody, tokenUsageOf } from '../db/store/raw-responses.js';
 import { BudgetExhaustedError, spendMeter } from '../budget/meter.js';
+import { lastCallAt } from '../db/store/spend.js';
+import { keepAlive } from './keep-alive.js';
 import type { CreateAndWaitKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
@@ -78,6 +80,25 @@ export function scrapingRunActivities(deps: ActivityDeps) {
    * recovered by looking the scraper up by name and adopting it, never by creating a second one.
    */
   async function createAndRun(input: CreateAndRunInput): Promise<CreateAndRunOutput> {
+    const ctx = Context.current();
+    // Alive on a clock (keep-alive.ts), with the last details given: a worker killed inside the create is noticed
+    // within the heartbeat timeout instead of the activity's start-to-close, which held the run for minutes.
+    let details: unknown = ctx.info.heartbeatDetails;
+    const stopBeats = keepAlive(ctx, () => details);
+    try {
+      return await createAndRunAttempt(input, (d) => {
+        details = d;
+        ctx.heartbeat(d);
+      });
+    } finally {
+      stopBeats();
+    }
+  }
+
+  async function createAndRunAttempt(
+    input: CreateAndRunInput,
+    beat: (details: { ambiguousCreateUntil: number }) => void,
+  ): Promise<CreateAndRunOutput> {
     const { spec, workflowId } = input;
     const kind = kindRunningIn(spec, 'create-and-wait');
     const ctx = Context.current();
@@ -124,7 +145,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     // when the answer was lost (a create slower than the client's timeout) appears only later: sending the create
     // again before the service's own create timeout has passed paid for two scrapers.
     const lookUntil = async (until: number, why: string): Promise<CreateAndRunOutput | undefined> => {
-      ctx.heartbeat({ ambiguousCreateUntil: until });
+      beat({ ambiguousCreateUntil: until });
       const attemptEnds = ctx.info.currentAttemptScheduledTimestampMs + ctx.info.startToCloseTimeoutMs - 15_000;
       for (;;) {
         const adopted = await adoptIfCreated();
@@ -137,7 +158,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
             'AmbiguousCreate',
           );
         }
-        ctx.heartbeat({ ambiguousCreateUntil: until });
+        beat({ ambiguousCreateUntil: until });
         await ctx.sleep(Math.min(5_000, Math.max(until - now, 0)));
       }
     };
@@ -145,12 +166,24 @@ export function scrapingRunActivities(deps: ActivityDeps) {
       // An earlier attempt may have created the scraper and died before recording the answer (a worker crash):
       // the name is unique to this workflow, so a scraper of that name is that attempt's. After an ambiguous
       // create, the earlier attempt's look-up window is finished first.
+      // A create an earlier attempt recorded (calls are recorded just before they are sent) may still be on its way
+      // through the service when its worker died: it is looked for as long as an ambiguous answer's would be.
       if (ctx.info.attempt > 1) {
         const pending = (ctx.info.heartbeatDetails as { ambiguousCreateUntil?: unknown } | undefined)
           ?.ambiguousCreateUntil;
+        const sentAt = await lastCallAt(db, workflowId, CREATE_REQUEST_KEY);
+        const until = Math.max(
+          typeof pending === 'number' ? pending : 0,
+          sentAt !== undefined ? sentAt + deps.createLookupMs : 0,
+        );
         const adopted =
-          typeof pending === 'number' && pending > Date.now()
-            ? await lookUntil(pending, 'An earlier create got no usable answer.')
+          until > Date.now()
+            ? await lookUntil(
+                until,
+                typeof pending === 'number' && pending >= until
+                  ? 'An earlier create got no usable answer.'
+                  : 'An earlier attempt sent a create and ended before its answer was recorded.',
+              )
             : await adoptIfCreated();
         if (adopted) return adopted;
       }

@@ -19,8 +19,11 @@ const FINAL_CHECK_FAILURES = ['RunFailed', 'RunNotFound', 'MalformedRunStatus'];
 export const runCreateAndWait: ModeRunner = async (ctx) => {
   const { spec, workflowId, tuning, progress, loading } = ctx;
   progress.phase = 'creating';
+  // The create beats on a clock (activities/keep-alive.ts), so a worker killed inside it is retried within the
+  // heartbeat timeout; start-to-close still bounds an attempt that looks for an ambiguous create's scraper.
   const creating = proxyActivities<Activities>({
     startToCloseTimeout: '2m',
+    heartbeatTimeout: tuning.heartbeatTimeout,
     retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
   });
   const created = await creating.createAndRun({ workflowId, spec });

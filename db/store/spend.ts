@@ -5,7 +5,7 @@ import type { BudgetLimit } from '../../budget/limits.js';
 import { periodStart } from '../../budget/limits.js';
 import type { Database } from '../../destinations/contract.js';
 import { hexDigest } from '../model/hash.js';
-import { withTransaction, type Param, type Tx } from './sql.js';
+import { withReadTransaction, withTransaction, type Param, type Tx } from './sql.js';
 
 /** What the reading functions need: placeholders and queries (a transaction, or a read-only reader). */
 export interface SpendReader {
@@ -142,6 +142,23 @@ export async function reserveCall(
     await insertCall(tx, call);
     return undefined;
   });
+}
+
+/**
+ * When the latest call of a workflow's request was recorded (epoch ms), or undefined when none was. Calls are recorded
+ * just before they are sent, so a create recorded here without a landed answer may have reached the service.
+ */
+export async function lastCallAt(db: Database, workflowId: string, requestKey: string): Promise<number | undefined> {
+  const [row] = await withReadTransaction(db, (tx) =>
+    tx.all(
+      `SELECT max(called_at) AS at FROM spend_calls WHERE workflow_id = ${tx.ph(1)} AND request_key = ${tx.ph(2)}`,
+      [workflowId, requestKey],
+    ),
+  );
+  const at = row?.['at'];
+  if (at === null || at === undefined) return undefined;
+  const ms = at instanceof Date ? at.getTime() : Date.parse(String(at));
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 async function insertCall(tx: Tx, call: SpendCall): Promise<void> {

@@ -2,6 +2,7 @@
 // again while a big run's results are being loaded; the dev server is stopped and restarted on its SQLite file
 // mid-run. Each time the workflow completes and the tables equal the simulator's ground truth exactly.
 import { scraperNameFor } from '../../../activities/scraping-runs.js';
+import { decodeTimeoutType } from '@temporalio/common';
 import crypto from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRecord } from '../../../client/index.js';
@@ -125,6 +126,45 @@ describe('crash safety', () => {
       await expectContentEqual(db, spec, records);
     } finally {
       hold.release();
+    }
+  });
+
+  it('worker SIGKILLed inside the create, its request on its way: retried within the heartbeat timeout, the scraper adopted, not created twice', async () => {
+    // The service takes 8 s to answer this create; the worker dies while it waits. Before, the next attempt came
+    // only after the activity's 2-minute start-to-close; a retry that came sooner and only looked once (the
+    // scraper not there yet) would have sent a second create and paid for two scrapers.
+    const CREATE = '/api/scrapers/leads-generator/social/create-and-run';
+    sim.resetStats();
+    sim.queueFaults([{ kind: 'delay', ms: 8_000 }], { path: CREATE });
+    try {
+      const first = await spawnWorker();
+      const spec = leadsSocialSpec('crash-create', dbUrl, 3);
+      const handle = await startPipelineRun({ client: temporal.client, taskQueue }, spec, 'r-create');
+      await waitFor('the create to reach the service', () =>
+        (sim.stats().byEndpoint[`POST ${CREATE}`] ?? 0) >= 1 ? true : undefined,
+      );
+      await first.kill('SIGKILL');
+      await spawnWorker();
+      const result = await handle.result();
+      expect(result.status).toBe('succeeded');
+      expect(sim.truth.scrapers().filter((s) => s['name'] === scraperNameFor(spec, handle.workflowId))).toHaveLength(1);
+      expect(sim.stats().byEndpoint[`POST ${CREATE}`]).toBe(1);
+      // The attempt after the kill was started because the dead one stopped beating, not by its start-to-close.
+      const history = await temporal.client.workflow.getHandle(handle.workflowId).fetchHistory();
+      const creates = (history.events ?? []).filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'createAndRun',
+      );
+      expect(creates).toHaveLength(1);
+      const startedAgain = (history.events ?? []).find(
+        (e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) >= 2,
+      );
+      expect(
+        decodeTimeoutType(
+          startedAgain?.activityTaskStartedEventAttributes?.lastFailure?.timeoutFailureInfo?.timeoutType,
+        ),
+      ).toBe('HEARTBEAT');
+    } finally {
+      sim.clearFaults();
     }
   });
 
