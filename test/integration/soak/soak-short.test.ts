@@ -8,10 +8,11 @@ import { formatInvariant, runSoak } from '../../../soak/soak.js';
 const DURATION_MS = 50_000;
 /**
  * A run still open this long after the start phase (the last results sync: half of it after its own start) fails the
- * case with the open runs' report (soak/open-runs.ts) instead of a wait without end. The bound covers what the
- * product does today when a worker is killed inside createAndRun: that activity has no heartbeat timeout, only its
- * 2-minute start-to-close, so each such kill holds its run about 2 minutes, and a clean-clone run saw one run killed
- * so twice (attempt 3 of 8). 150 s failed both cases that way; a heartbeat for createAndRun is the fix to come.
+ * case with the open runs' report (soak/open-runs.ts) instead of a wait without end. The bound covers a create whose
+ * answer a fault cut off, or whose worker was killed with it on its way: the scraper is looked for by name for
+ * SCRAPE_ETL_CREATE_LOOKUP_SECONDS (120) before a create is sent again, and a run can meet that twice. 150 s failed
+ * both cases of a clean-clone run, when a worker killed inside createAndRun also held its run for the activity's
+ * 2-minute start-to-close (it beats on a clock since).
  */
 const FINISH_TIMEOUT_MS = 360_000;
 /** The case's own bound, from the soak's: starts, a start retried up to 60 s, both finish deadlines, setup and checks. */
