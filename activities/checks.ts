@@ -12,6 +12,7 @@ import { evaluateWatches, type WatchEvent } from '../checks/watch.js';
 import type { Database } from '../destinations/contract.js';
 import type { PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
+import { withProgressBeats } from './keep-alive.js';
 
 export type { CheckSummary, RunChecksOutput } from '../checks/run-checks.js';
 
@@ -120,14 +121,17 @@ export function checkActivities(deps: ActivityDeps) {
     },
 
     async deliverRunWatches(input: RunWatchesInput): Promise<RunWatchesOutput> {
-      const db = await deps.destination(input.spec.destination.database);
-      const events = await evaluateWatches(db, {
-        pipeline: input.spec.name,
-        workflowId: input.workflowId,
-        watches: input.spec.watch ?? [],
-      });
       const ctx = Context.current();
-      return deliverWatchEvents(deps, db, input, events, (i) => ctx.heartbeat(i), ctx.cancellationSignal);
+      // Alive while it waits for its destination (a DuckDB file another process holds), not only at each webhook.
+      return withProgressBeats<number, RunWatchesOutput>(ctx, async (beats) => {
+        const db = await deps.destination(input.spec.destination.database);
+        const events = await evaluateWatches(db, {
+          pipeline: input.spec.name,
+          workflowId: input.workflowId,
+          watches: input.spec.watch ?? [],
+        });
+        return deliverWatchEvents(deps, db, input, events, (i) => beats.beat(i), ctx.cancellationSignal);
+      });
     },
   };
 }

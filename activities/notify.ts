@@ -18,6 +18,7 @@ import type { Database } from '../destinations/contract.js';
 import { parseDurationMs } from '../pipelines/duration.js';
 import type { NotifyEventName } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
+import { withProgressBeats, type ProgressBeats } from './keep-alive.js';
 import { jsonMessage, slackMessage, type RunFacts } from '../alerts/notify-messages.js';
 import type { NotifyRunInput, NotifyRunOutput } from './types.js';
 import { selectFailedChecks, type FailedCheckData } from '../checks/read.js';
@@ -67,7 +68,13 @@ export function notifyActivities(deps: ActivityDeps) {
     }
   }
 
+  // Alive while it waits for its destination (a DuckDB file another process holds) under a short heartbeat timeout,
+  // not only at each webhook.
   async function notifyPipelineRun(input: NotifyRunInput): Promise<NotifyRunOutput> {
+    return withProgressBeats<number, NotifyRunOutput>(Context.current(), (beats) => notifyRun(input, beats));
+  }
+
+  async function notifyRun(input: NotifyRunInput, beats: ProgressBeats<number>): Promise<NotifyRunOutput> {
     const cfg = deps.notify;
     const webhooks = alertWebhooks(input.notify, cfg);
     const events: SentEvent[] = [...input.events];
@@ -176,7 +183,7 @@ export function notifyActivities(deps: ActivityDeps) {
       metrics: deps.metrics,
       ...(deadline !== undefined ? { deadline } : {}),
       // Keeps the heartbeat timeout (workflows/alerts.ts) short: a worker killed mid-delivery is noticed in seconds.
-      heartbeat: (i) => ctx.heartbeat(i),
+      heartbeat: (i) => beats.beat(i),
       signal: ctx.cancellationSignal,
       onBookkeepingError: (what, err) =>
         log.warn(what === 'read' ? 'alerts: earlier deliveries not read' : 'alerts: delivery not recorded', {

@@ -5,6 +5,7 @@
 import { contentTargetOf } from '../kinds/content.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { loadBatch } from '../db/store/load.js';
+import { progressBeats } from './keep-alive.js';
 import { logLoadWarnings } from './load-warnings.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, kindRunningIn } from './failures.js';
@@ -22,7 +23,6 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
   const { spec, workflowId } = input;
   const kind = kindRunningIn(spec, 'results-sync');
   const ctx = Context.current();
-  const db = await deps.destination(spec.destination.database);
   const previous = ctx.info.heartbeatDetails as ResultsPagesHeartbeat | undefined;
   let page = previous?.nextPage ?? input.startPage;
   let pagesLoaded = previous?.pagesLoaded ?? 0;
@@ -35,7 +35,11 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
   const watermark = input.watermark === null ? null : BigInt(input.watermark);
   const perPage = (spec.request as { per_page: number }).per_page;
   let done = false;
+  // Alive while it waits for its destination (a DuckDB file another process holds) or a page, with the newest cursor:
+  // a bare beat would send a retry back to the first page.
+  const beats = progressBeats<ResultsPagesHeartbeat>(ctx);
   try {
+    const db = await deps.destination(spec.destination.database);
     while (pagesLoaded < input.maxPages) {
       const res = await deps.client().listResults({ page, per_page: perPage }, { signal: ctx.cancellationSignal });
       const items = res.data.data;
@@ -63,7 +67,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
           );
         }
         page += 1;
-        ctx.heartbeat({
+        beats.beat({
           nextPage: page,
           pagesLoaded,
           resultsLoaded,
@@ -72,7 +76,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
           stalledPages,
           lastPageKey,
           rows,
-        } satisfies ResultsPagesHeartbeat);
+        });
         continue;
       }
       stalledPages = 0;
@@ -100,7 +104,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
       }
       pagesLoaded += 1;
       page += 1;
-      ctx.heartbeat({
+      beats.beat({
         nextPage: page,
         pagesLoaded,
         resultsLoaded,
@@ -109,7 +113,7 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
         stalledPages,
         lastPageKey,
         rows,
-      } satisfies ResultsPagesHeartbeat);
+      });
       if (fresh.length < items.length || items.length < perPage) {
         done = true;
         break;
@@ -117,6 +121,8 @@ async function loadResultsPages(deps: ActivityDeps, input: ResultsPagesInput): P
     }
   } catch (err) {
     throw asActivityFailure(err);
+  } finally {
+    beats.stop();
   }
   return { nextPage: page, done, pagesLoaded, resultsLoaded, highestId, lowestId, stalledPages, lastPageKey, rows };
 }

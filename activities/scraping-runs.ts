@@ -19,7 +19,7 @@ import { logLoadWarnings } from './load-warnings.js';
 import { findRecordedBody, tokenUsageOf } from '../db/store/raw-responses.js';
 import { BudgetExhaustedError, spendMeter } from '../budget/meter.js';
 import { lastCallAt } from '../db/store/spend.js';
-import { keepAlive } from './keep-alive.js';
+import { keepAlive, progressBeats, type ProgressBeats } from './keep-alive.js';
 import type { CreateAndWaitKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
@@ -413,11 +413,14 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     const { spec, run, workflowId } = input;
     const kind = kindRunningIn(spec, 'create-and-wait');
     const ctx = Context.current();
-    const db = await deps.destination(spec.destination.database);
     const previous = ctx.info.heartbeatDetails as LoadRunHeartbeat | undefined;
     const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
     let batches = previous?.batches ?? 0;
+    // Alive while it waits for its destination (a DuckDB file another process holds) or the service, with the newest
+    // progress: a bare beat would send a retry back to the first slice.
+    const beats = progressBeats<LoadRunHeartbeat>(ctx);
     try {
+      const db = await deps.destination(spec.destination.database);
       const res = await deps.client().getScrapingRun(runIdOf(run.scrapingRunId), { signal: ctx.cancellationSignal });
       const detail = res.data.data;
       if (detail.status !== 'succeeded') {
@@ -461,17 +464,19 @@ export function scrapingRunActivities(deps: ActivityDeps) {
         const slice = results.slice(next, next + size);
         await load(slice, next);
         next += slice.length;
-        ctx.heartbeat({ nextIndex: next, batches, rows } satisfies LoadRunHeartbeat);
+        beats.beat({ nextIndex: next, batches, rows });
       }
 
       let fromResultsList = 0;
       const expected = kind.expectedResultsPerRun(spec.request);
       if (expected === undefined || results.length < expected) {
-        fromResultsList = await loadMissingFromList(input, kind, results, expected, rows, ctx);
+        fromResultsList = await loadMissingFromList(input, kind, results, expected, rows, ctx, beats);
       }
       return { results: results.length + fromResultsList, batches, fromResultsList, rows };
     } catch (err) {
       throw asActivityFailure(err);
+    } finally {
+      beats.stop();
     }
   }
 
@@ -482,6 +487,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     expected: number | undefined,
     rows: Record<string, number>,
     ctx: Context,
+    beats: ProgressBeats<LoadRunHeartbeat>,
   ): Promise<number> {
     const { spec, run, workflowId } = input;
     const db = await deps.destination(spec.destination.database);
@@ -519,7 +525,7 @@ export function scrapingRunActivities(deps: ActivityDeps) {
         logLoadWarnings(out, { pipeline: spec.name, workflowId });
         found += mine.length;
       }
-      ctx.heartbeat();
+      beats.again();
       if (expected !== undefined && inDetail.length + found >= expected) break;
       const lowest = page.items.reduce<bigint | undefined>(
         (m, r) => (m === undefined || BigInt(r.id) < m ? BigInt(r.id) : m),

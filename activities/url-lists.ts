@@ -12,6 +12,7 @@ import type { UrlListKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
 import type { ActivityDeps } from './deps.js';
 import { addRows, asActivityFailure, isScraperApiError, kindRunningIn } from './failures.js';
+import { keepAlive } from './keep-alive.js';
 import { ApiNetworkError, ApiTimeoutError, type ScraperApiError } from '../client/index.js';
 import type { BudgetStop, FailedUrl, UrlChunkHeartbeat, UrlChunkInput, UrlChunkOutput } from './types.js';
 import { tokenUsageOf } from '../db/store/raw-responses.js';
@@ -66,132 +67,140 @@ export function urlListActivities(deps: ActivityDeps) {
   async function loadUrlChunk(input: UrlChunkInput): Promise<UrlChunkOutput> {
     const { spec, workflowId } = input;
     const kind = kindRunningIn(spec, 'url-list');
-    const db = await deps.destination(spec.destination.database);
-    const urls = input.list ? await readUrlSlice(db, input.list.listId, input.offset, input.list.count) : input.urls;
     const ctx = Context.current();
     const previous = ctx.info.heartbeatDetails as UrlChunkHeartbeat | undefined;
     const done = new Set(previous?.done ?? []);
     const failed: FailedUrl[] = [...(previous?.failed ?? [])];
     const rows: Record<string, number> = { ...(previous?.rows ?? {}) };
-    const transient: Array<{ index: number; url: string; error: string }> = [];
-    // URLs this attempt loaded, and the service-down errors it met: an outage is every tried URL failing so.
-    let loadedNow = 0;
-    const outage: Array<{ index: number; url: string; error: string }> = [];
-    let otherFailures = 0;
-    const limit = pLimit(Math.max(1, spec.concurrency));
-    // A local activity (a short list, workflows/url-lists.ts) has no heartbeat: a retry finds its landed responses.
-    const heartbeats = new HeartbeatThrottle(
-      ctx.info.isLocal ? undefined : () => ctx.heartbeat({ done: [...done], failed, rows } satisfies UrlChunkHeartbeat),
-      ctx.info.heartbeatTimeoutMs,
-    );
-    const beat = () => heartbeats.beat();
-    const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
-    const meter = spendMeter({
-      db,
-      spec,
-      workflowId,
-      activityId: ctx.info.activityId,
-      activityAttempt: ctx.info.attempt,
-    });
-    // The first refusal of a budget: the URLs it left uncalled stay undone, and the workflow starts no further chunk.
-    let budget: (BudgetStop & { refusal: Refusal }) | undefined;
-    let notCalled = 0;
-    // A retried attempt: responses that an earlier attempt landed after its last recorded heartbeat (the worker
-    // died in between; heartbeats are throttled) are loaded, since landing and loading are one transaction.
-    // Fetching them again would pay for them twice, and an error the second time would report a loaded URL as failed.
-    if (ctx.info.attempt > 1 || input.afterOutage) {
-      const landed = await landedRequestKeys(
-        db,
-        workflowId,
-        urls.filter((_, i) => !done.has(i)),
+    const details = (): UrlChunkHeartbeat => ({ done: [...done], failed, rows });
+    // Alive while it waits for its destination (a DuckDB file another process holds) or a slow answer: the progress
+    // beats come only with a URL loaded.
+    const stopBeats = keepAlive(ctx, details);
+    try {
+      const db = await deps.destination(spec.destination.database);
+      const urls = input.list ? await readUrlSlice(db, input.list.listId, input.offset, input.list.count) : input.urls;
+      const transient: Array<{ index: number; url: string; error: string }> = [];
+      // URLs this attempt loaded, and the service-down errors it met: an outage is every tried URL failing so.
+      let loadedNow = 0;
+      const outage: Array<{ index: number; url: string; error: string }> = [];
+      let otherFailures = 0;
+      const limit = pLimit(Math.max(1, spec.concurrency));
+      // A local activity (a short list, workflows/url-lists.ts) has no heartbeat: a retry finds its landed responses.
+      const heartbeats = new HeartbeatThrottle(
+        ctx.info.isLocal ? undefined : () => ctx.heartbeat(details()),
+        ctx.info.heartbeatTimeoutMs,
       );
-      urls.forEach((url, i) => {
-        if (landed.has(url)) done.add(i);
+      const beat = () => heartbeats.beat();
+      const loads = new ChunkWriter(db, deps.tuning.urlLoadGroup ?? 1);
+      const meter = spendMeter({
+        db,
+        spec,
+        workflowId,
+        activityId: ctx.info.activityId,
+        activityAttempt: ctx.info.attempt,
       });
-    }
+      // The first refusal of a budget: the URLs it left uncalled stay undone, and the workflow starts no further chunk.
+      let budget: (BudgetStop & { refusal: Refusal }) | undefined;
+      let notCalled = 0;
+      // A retried attempt: responses that an earlier attempt landed after its last recorded heartbeat (the worker
+      // died in between; heartbeats are throttled) are loaded, since landing and loading are one transaction.
+      // Fetching them again would pay for them twice, and an error the second time would report a loaded URL as failed.
+      if (ctx.info.attempt > 1 || input.afterOutage) {
+        const landed = await landedRequestKeys(
+          db,
+          workflowId,
+          urls.filter((_, i) => !done.has(i)),
+        );
+        urls.forEach((url, i) => {
+          if (landed.has(url)) done.add(i);
+        });
+      }
 
-    // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
-    await Promise.all(
-      urls.map(async (url, index) => {
-        if (done.has(index)) return;
-        // The p-limit slot is the request's: the response then waits for its group's transaction without holding it.
-        let load: LoadBatchOptions;
-        try {
-          load = await limit(() => {
-            if (budget) throw new BudgetExhaustedError(budget.refusal, spec.name);
-            return fetchOne(spec, kind, workflowId, url, ctx.cancellationSignal, meter);
-          });
-        } catch (err) {
-          if (err instanceof CancelledFailure || ctx.cancellationSignal.aborted) throw err;
-          if (err instanceof BudgetExhaustedError) {
-            budget ??= { limit: err.refusal.limit.key, detail: err.message, refusal: err.refusal };
-            notCalled++;
+      // A load error that no retry can fix (a frozen schema met a new column) fails the run, not just its URL.
+      await Promise.all(
+        urls.map(async (url, index) => {
+          if (done.has(index)) return;
+          // The p-limit slot is the request's: the response then waits for its group's transaction without holding it.
+          let load: LoadBatchOptions;
+          try {
+            load = await limit(() => {
+              if (budget) throw new BudgetExhaustedError(budget.refusal, spec.name);
+              return fetchOne(spec, kind, workflowId, url, ctx.cancellationSignal, meter);
+            });
+          } catch (err) {
+            if (err instanceof CancelledFailure || ctx.cancellationSignal.aborted) throw err;
+            if (err instanceof BudgetExhaustedError) {
+              budget ??= { limit: err.refusal.limit.key, detail: err.message, refusal: err.refusal };
+              notCalled++;
+              return;
+            }
+            // Only the service's answers are per-URL outcomes; anything else fails the activity (retried).
+            if (!isScraperApiError(err)) throw err;
+            if (err.retryable && ctx.info.attempt < TRANSIENT_RETRY_ATTEMPTS) {
+              transient.push({ index, url, error: err.message });
+              return;
+            }
+            if (input.outageRetry && isOutageError(err)) {
+              outage.push({ index, url, error: err.message });
+              return;
+            }
+            otherFailures++;
+            failed.push({ url, error: err.message });
+            done.add(index);
+            beat();
             return;
           }
-          // Only the service's answers are per-URL outcomes; anything else fails the activity (retried).
-          if (!isScraperApiError(err)) throw err;
-          if (err.retryable && ctx.info.attempt < TRANSIENT_RETRY_ATTEMPTS) {
-            transient.push({ index, url, error: err.message });
-            return;
-          }
-          if (input.outageRetry && isOutageError(err)) {
-            outage.push({ index, url, error: err.message });
-            return;
-          }
-          otherFailures++;
-          failed.push({ url, error: err.message });
+          // A database error fails the activity (retried); the URLs loaded before it stay done.
+          addRows(rows, (await loads.load(load)).rowsByTable);
+          loadedNow++;
           done.add(index);
           beat();
-          return;
+        }),
+      ).catch((err: unknown) => {
+        // What this attempt got done is what a retry starts from: the last throttled state goes out with the failure.
+        heartbeats.flush();
+        throw asActivityFailure(err);
+      });
+      // The newest state, should a throttled heartbeat still be pending: one per chunk, not per URL.
+      heartbeats.flushPending();
+      if (outage.length > 0) {
+        heartbeats.flush();
+        // Nothing got through: the service is down, not these URLs bad. The workflow waits and tries the chunk again,
+        // up to polling.deadline; the URLs done so far stay done (heartbeat, landed responses).
+        if (loadedNow === 0 && otherFailures === 0) {
+          throw ApplicationFailure.nonRetryable(
+            `service unreachable for ${outage.length} URL(s) of this chunk; first: ${outage[0]?.url}: ${outage[0]?.error}`,
+            SERVICE_UNAVAILABLE,
+          );
         }
-        // A database error fails the activity (retried); the URLs loaded before it stay done.
-        addRows(rows, (await loads.load(load)).rowsByTable);
-        loadedNow++;
-        done.add(index);
-        beat();
-      }),
-    ).catch((err: unknown) => {
-      // What this attempt got done is what a retry starts from: the last throttled state goes out with the failure.
-      heartbeats.flush();
-      throw asActivityFailure(err);
-    });
-    // The newest state, should a throttled heartbeat still be pending: one per chunk, not per URL.
-    heartbeats.flushPending();
-    if (outage.length > 0) {
-      heartbeats.flush();
-      // Nothing got through: the service is down, not these URLs bad. The workflow waits and tries the chunk again,
-      // up to polling.deadline; the URLs done so far stay done (heartbeat, landed responses).
-      if (loadedNow === 0 && otherFailures === 0) {
-        throw ApplicationFailure.nonRetryable(
-          `service unreachable for ${outage.length} URL(s) of this chunk; first: ${outage[0]?.url}: ${outage[0]?.error}`,
-          SERVICE_UNAVAILABLE,
+        // Others loaded: it is these URLs, after their retries; reported failed as before.
+        for (const o of outage) {
+          failed.push({ url: o.url, error: o.error });
+          done.add(o.index);
+        }
+      }
+      if (transient.length > 0 && !budget) {
+        heartbeats.flush();
+        throw ApplicationFailure.retryable(
+          `${transient.length} of ${urls.length} URLs (from #${input.offset + 1}) hit transient errors, retrying them; first: ${transient[0]?.url}: ${transient[0]?.error}`,
+          'TransientUrlErrors',
         );
       }
-      // Others loaded: it is these URLs, after their retries; reported failed as before.
-      for (const o of outage) {
-        failed.push({ url: o.url, error: o.error });
-        done.add(o.index);
+      if (budget) {
+        // URLs whose transient errors would have been retried are not called again: the budget is spent.
+        heartbeats.flush();
+        const { refusal: _refusal, ...stop } = budget;
+        return {
+          succeeded: urls.length - failed.length - notCalled - transient.length,
+          failed,
+          rows,
+          budget: { ...stop, notCalled: notCalled + transient.length },
+        };
       }
+      return { succeeded: urls.length - failed.length, failed, rows };
+    } finally {
+      stopBeats();
     }
-    if (transient.length > 0 && !budget) {
-      heartbeats.flush();
-      throw ApplicationFailure.retryable(
-        `${transient.length} of ${urls.length} URLs (from #${input.offset + 1}) hit transient errors, retrying them; first: ${transient[0]?.url}: ${transient[0]?.error}`,
-        'TransientUrlErrors',
-      );
-    }
-    if (budget) {
-      // URLs whose transient errors would have been retried are not called again: the budget is spent.
-      heartbeats.flush();
-      const { refusal: _refusal, ...stop } = budget;
-      return {
-        succeeded: urls.length - failed.length - notCalled - transient.length,
-        failed,
-        rows,
-        budget: { ...stop, notCalled: notCalled + transient.length },
-      };
-    }
-    return { succeeded: urls.length - failed.length, failed, rows };
   }
 
   return { loadUrlChunk };
