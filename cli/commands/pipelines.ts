@@ -3,6 +3,8 @@
 // pipeline_runs records it. Read-only, like `status`: never starts Temporal, never creates a database (a pipeline
 // whose database does not exist yet has not run). A file that does not load is listed with its error.
 import type { Command } from '../../vendor/commander.js';
+import { runStateWithReason } from '../../lib/run-states.js';
+import { statusWithKeptOut } from '../../lib/run-figures.js';
 
 interface PipelinesFlags {
   json?: boolean;
@@ -16,7 +18,16 @@ export interface PipelineListing {
   /** The destination as the pipeline resolves it, with any password as ***. */
   destination: string | null;
   schedule: { cron: string; timezone: string; paused: boolean } | null;
-  lastRun: { status: string; workflowId: string; startedAt: string | null; finishedAt: string | null } | null;
+  lastRun: {
+    status: string;
+    /** Why it ended as it did ('budget'; lib/run-states.ts), null when its status says it all: as `status` has it. */
+    statusReason: string | null;
+    /** Values its loads kept out of their columns (pipeline_runs.kept_out), null when not counted: as `status`. */
+    keptOut: number | null;
+    workflowId: string;
+    startedAt: string | null;
+    finishedAt: string | null;
+  } | null;
   /** Why lastRun is null or unknown, when it is not simply "never ran" in an existing database. */
   lastRunNote?: string;
   /** The file's error (it does not load); the other fields are then null. */
@@ -115,6 +126,8 @@ export function register(program: Command): void {
             if (row)
               l.lastRun = {
                 status: status!,
+                statusReason: row.statusReason,
+                keptOut: row.keptOut,
                 workflowId: row.workflowId,
                 startedAt: row.startedAt || null,
                 finishedAt: row.finishedAt,
@@ -145,7 +158,8 @@ export function register(program: Command): void {
             l.error
               ? 'invalid file'
               : l.lastRun
-                ? l.lastRun.status.toUpperCase()
+                ? // The words `status` and `history` print for the same run (lib/run-states.ts, lib/run-figures.ts).
+                  statusWithKeptOut(runStateWithReason(l.lastRun.status, l.lastRun.statusReason), l.lastRun.keptOut)
                 : l.lastRunNote?.startsWith('destination not readable')
                   ? 'unknown'
                   : 'never run',

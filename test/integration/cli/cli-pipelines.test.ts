@@ -141,6 +141,26 @@ describe('scrape-etl pipelines', () => {
     );
   }, 300_000);
 
+  it('says the last run as `status` does: its reason and the values it kept out beside its state', async () => {
+    // The run above, recorded as a budget-stopped run that kept 3 values out (written by Python's sqlite3, as a
+    // run ending so would have written them).
+    execFileSync('python3', [
+      '-c',
+      "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute(\"update pipeline_runs set status='partial', status_reason='budget', kept_out=3 where pipeline='shop'\")\nc.commit()",
+      path.join(proj, 'data', 'main.sqlite'),
+    ]);
+    const text = await runCli(['pipelines'], { cwd: proj, env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.split('\n').find((l) => l.startsWith('shop '))).toMatch(
+      /\(paused\)\s+PARTIAL \(budget\), 3 values kept out\s+20\d\d-/,
+    );
+    const status = await runCli(['status', 'shop', '--no-temporal'], { cwd: proj, env });
+    expect(status.stdout).toContain('PARTIAL (budget), 3 values kept out');
+    const json = await runCli(['pipelines', '--json'], { cwd: proj, env });
+    const shop = pythonJsonLines(json.stdout).find((x) => x['name'] === 'shop')!;
+    expect(shop['lastRun']).toMatchObject({ status: 'partial', statusReason: 'budget', keptOut: 3 });
+  }, 120_000);
+
   it('redacts a password, says a destination it cannot read (exit 1), lists an invalid file with its error (exit 2)', async () => {
     const closedPort = await new Promise<number>((resolve) => {
       const s = http.createServer().listen(0, '127.0.0.1', () => {
