@@ -1,10 +1,10 @@
 // check_failed bodies carry the failed checks as data (issue 36) within the JSON body's cap: many checks with large
 // failing keys are cut to what fits, the rest counted in rows_omitted, and the body stays valid JSON (Python reads it).
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MAX_WEBHOOK_JSON_BYTES } from '../../../alerts/alert-content.js';
 import { jsonMessage, type RunFacts } from '../../../alerts/notify-messages.js';
 import type { FailedCheckData } from '../../../checks/read.js';
+import { pythonJsonExpr, runFacts } from '../../support/run-facts.js';
 
 const check = (i: number): FailedCheckData => ({
   name: `not_null:t.c${i}`,
@@ -17,34 +17,18 @@ const check = (i: number): FailedCheckData => ({
   message: `${i} rows have no c${i}`,
 });
 
-const facts = (checks: FailedCheckData[]): RunFacts => ({
-  event: 'check_failed',
-  detail: 'checks failed',
-  pipeline: 'p',
-  kind: 'marketplace',
-  workflowId: 'p--k',
-  runId: 'r',
-  status: 'failed_checks',
-  error: null,
-  exportStatus: null,
-  exportError: null,
-  rowsByTable: {},
-  seenByTable: null,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: '2026-01-01T00:00:01.000Z',
-  durationMs: 1000,
-  tokenUsage: null,
-  webUiUrl: null,
-  idempotencyKey: 'k',
-  failedChecks: checks,
-});
-
-const py = (body: string, expr: string) =>
-  execFileSync('python3', ['-c', `import json,sys; d=json.load(sys.stdin); print(json.dumps(${expr}))`], {
-    input: body,
-  })
-    .toString()
-    .trim();
+const facts = (checks: FailedCheckData[]): RunFacts =>
+  runFacts({
+    event: 'check_failed',
+    detail: 'checks failed',
+    pipeline: 'p',
+    workflowId: 'p--k',
+    status: 'failed_checks',
+    finishedAt: '2026-01-01T00:00:01.000Z',
+    durationMs: 1000,
+    failedChecks: checks,
+  });
+const py = pythonJsonExpr;
 
 describe('check_failed data', () => {
   it('carries each failed check with name, type, severity, observed, threshold and failing keys', () => {

@@ -1,38 +1,13 @@
 // Rows seen beside rows changed in alerts (issue 36): a scheduled run that fetched two unchanged products changed
 // 0 rows but saw 2; its webhook said `rows_total: 0` and nothing else. The JSON body now carries both, read back by
 // Python's json; Slack's line says both; a run recorded before rows seen were counted says rows changed only.
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { jsonMessage, slackMessage, type RunFacts } from '../../../alerts/notify-messages.js';
 import { runEventLine } from '../../../cli/up/up-log.js';
+import { pythonJsonExpr, runFacts } from '../../support/run-facts.js';
 
-const facts = (seenByTable: Record<string, number> | null): RunFacts => ({
-  event: 'succeeded',
-  detail: null,
-  pipeline: 'shop',
-  kind: 'marketplace',
-  workflowId: 'shop--k',
-  runId: 'r',
-  status: 'succeeded',
-  error: null,
-  exportStatus: null,
-  exportError: null,
-  rowsByTable: {},
-  seenByTable,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: '2026-01-01T00:01:00.000Z',
-  durationMs: 60_000,
-  tokenUsage: null,
-  webUiUrl: null,
-  idempotencyKey: 'k',
-});
-
-const py = (body: string, expr: string) =>
-  execFileSync('python3', ['-c', `import json,sys; d=json.load(sys.stdin); print(json.dumps(${expr}))`], {
-    input: body,
-  })
-    .toString()
-    .trim();
+const facts = (seenByTable: Record<string, number> | null): RunFacts => runFacts({ seenByTable });
+const py = pythonJsonExpr;
 
 describe('rows seen beside rows changed in alerts', () => {
   it('the JSON body: rows_total 0 (changed), rows_seen_total 2 and rows_seen_by_table', () => {

@@ -14,7 +14,8 @@ import { loadBatch, type LoadBatchOptions } from '../../../db/store/load.js';
 import { keptOutOfRun } from '../../../db/store/pipeline-runs.js';
 import { parseJson, stringifyJson } from '../../../lib/json.js';
 import { KEPT_OUT_SAMPLE } from '../../../lib/kept-out.js';
-import { jsonMessage, slackMessage, type RunFacts } from '../../../alerts/notify-messages.js';
+import { jsonMessage, slackMessage } from '../../../alerts/notify-messages.js';
+import { runFacts } from '../../support/run-facts.js';
 import { createMetrics } from '../../../temporal/metrics.js';
 
 let dir: string;
@@ -129,30 +130,15 @@ describe('values kept out of their columns', () => {
   });
 
   it('alerts carry the count and the first few; Slack escapes the service’s text', () => {
-    const facts: RunFacts = {
-      event: 'succeeded',
-      detail: null,
+    const facts = runFacts({
       pipeline: 'kept',
       kind: 'leads-search-engine',
       workflowId: 'kept--w1',
-      runId: 'r',
-      status: 'succeeded',
-      error: null,
-      exportStatus: null,
-      exportError: null,
-      rowsByTable: {},
-      seenByTable: null,
-      startedAt: '2026-01-01T00:00:00.000Z',
-      finishedAt: '2026-01-01T00:01:00.000Z',
-      durationMs: 60_000,
-      tokenUsage: null,
       keptOut: 3,
       keptOutSample: [
         { table: 'leads_results', column: 'created_at', key: { id: 1 }, value: '<!channel> @here', rawResponseId: 9 },
       ],
-      webUiUrl: null,
-      idempotencyKey: 'k',
-    };
+    });
     const body = JSON.parse(JSON.stringify(jsonMessage(facts))) as Record<string, unknown>;
     expect(body['status']).toBe('succeeded');
     expect(body['values_kept_out']).toBe(3);
