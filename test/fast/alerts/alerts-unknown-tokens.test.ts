@@ -3,27 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { jsonMessage, slackMessage, type RunFacts } from '../../../alerts/notify-messages.js';
+import { runFacts } from '../../support/run-facts.js';
 
-const facts = (tokenUsage: number | null): RunFacts => ({
-  event: 'succeeded',
-  detail: null,
-  pipeline: 'shop',
-  kind: 'marketplace',
-  workflowId: 'shop--k',
-  runId: 'r',
-  status: 'succeeded',
-  error: null,
-  exportStatus: null,
-  exportError: null,
-  rowsByTable: { marketplace_products: 2 },
-  seenByTable: null,
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: '2026-01-01T00:01:00.000Z',
-  durationMs: 60_000,
-  tokenUsage,
-  webUiUrl: null,
-  idempotencyKey: 'k',
-});
+const facts = (tokenUsage: number | null): RunFacts =>
+  runFacts({ rowsByTable: { marketplace_products: 2 }, tokenUsage });
 
 const slackText = (m: Record<string, unknown>) => JSON.stringify(m['blocks']);
 
