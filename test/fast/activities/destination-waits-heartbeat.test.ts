@@ -1,9 +1,11 @@
-// A load on a DuckDB file another program holds (an analyst's read-only session takes DuckDB's own lock; the file
-// allows one process at a time) waits for it, and the activity says it is alive while it waits, with the details a
-// retry resumes from (activities/keep-alive.ts). Before, the three loads (a URL chunk, a scraping run's results, a
-// results sync's pages) and a run's watches sent nothing until their first progress: a wait longer than the heartbeat
-// timeout timed the attempt out, as the exports' did in the DuckDB soak. (The run's alerts share the watches' path.) Each case is a retry (attempt 2) with an earlier attempt's
-// details, which the beats while it waits must carry unchanged: a bare beat would send the retry back to its start.
+// An activity on a DuckDB file another program holds (an analyst's read-only session takes DuckDB's own lock; the
+// file allows one process at a time) waits for it, and says it is alive while it waits, with the details a retry
+// resumes from (activities/keep-alive.ts). Before, each sent nothing until its first progress, so a wait longer than
+// the heartbeat timeout timed the attempt out: a run's exports (the DuckDB soak saw them retried to attempt 10 of 10,
+// each "activity Heartbeat timeout"), then the three loads (a URL chunk, a scraping run's results, a results sync's
+// pages) and a run's watches (the run's alerts share their path). Each case is a retry (attempt 2) with an earlier
+// attempt's details, which the beats while it waits must carry unchanged: a bare beat would send the retry back to
+// its start.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,19 +13,24 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createActivities, createActivityDeps } from '../../../activities/index.js';
-import type { LoadRunHeartbeat, ResultsPagesHeartbeat, UrlChunkHeartbeat } from '../../../activities/types.js';
+import type {
+  ExportsHeartbeat,
+  LoadRunHeartbeat,
+  ResultsPagesHeartbeat,
+  UrlChunkHeartbeat,
+} from '../../../activities/types.js';
 import { ScraperClient } from '../../../client/index.js';
 import { openDatabase } from '../../../destinations/open.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { marketplaceSpec, pdfSpec, productUrl, resultsSpec } from '../../support/pipeline-specs.js';
 import { pythonReadersEnv } from '../../support/python-readers.js';
 
-const TOKEN = 'load-waits-token';
+const TOKEN = 'destination-waits-token';
 let sim: RunningSimulator;
 let dir: string;
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, token: TOKEN, seed: 61, runDurationMs: 0 });
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'load-waits-'));
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'destination-waits-'));
 });
 afterAll(async () => {
   await sim.close();
@@ -148,4 +155,32 @@ it('a run’s watches waiting for their DuckDB file beat while they wait (they r
     env.run(a.deliverRunWatches, { workflowId: 'watched--r1', runId: 'r1', spec }),
   );
   expect(out).toMatchObject({ events: [], sent: 0 });
+});
+
+it('a run’s exports waiting for their DuckDB file beat the entries they have done while they wait', async () => {
+  const file = path.join(dir, 'exports.duckdb');
+  const spec = {
+    ...marketplaceSpec('waits', `duckdb:${file}`, [productUrl(9_300_000)]),
+    exports: [
+      {
+        dir: path.join(dir, 'out'),
+        tables: [],
+        format: 'csv' as const,
+        mode: 'full' as const,
+        write_empty: true,
+        delimiter: ',',
+        bom: false,
+        null_text: '',
+        file_name: '{pipeline}_{table}_{timestamp}.csv',
+        neutralize_formulas: true,
+      },
+    ],
+  };
+  // No entry done yet by the earlier attempt.
+  const previous: ExportsHeartbeat = { done: [] };
+  const out = await whileHeld(file, previous, (env, a) =>
+    env.run(a.runExports, { workflowId: 'waits--r1', spec, startedAt: new Date().toISOString() }),
+  );
+  // The pipeline has no rows: a full export of them writes no file, once the file could be read.
+  expect(out).toEqual({ files: [], unchanged: [] });
 });
