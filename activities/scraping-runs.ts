@@ -19,6 +19,7 @@ import { logLoadWarnings } from './load-warnings.js';
 import { findRecordedBody, tokenUsageOf } from '../db/store/raw-responses.js';
 import { BudgetExhaustedError, spendMeter } from '../budget/meter.js';
 import { lastCallAt } from '../db/store/spend.js';
+import { storedResultIds } from '../db/store/run-results.js';
 import { keepAlive, progressBeats, type ProgressBeats } from './keep-alive.js';
 import type { CreateAndWaitKind } from '../kinds/index.js';
 import type { PipelineKind, PipelineSpec } from '../pipelines/spec.js';
@@ -493,13 +494,23 @@ export function scrapingRunActivities(deps: ActivityDeps) {
     const db = await deps.destination(spec.destination.database);
     const runId = BigInt(run.scrapingRunId);
     const seen = new Set(inDetail.map((r) => r.id.toString()));
+    let found = 0;
+    // A retry: the results an earlier attempt stored from the list are the run's already. Landed again from a page
+    // fetched again, their rows would count as seen twice (db/store/run-results.ts).
+    if (ctx.info.attempt > 1) {
+      for (const id of await storedResultIds(db, kind.resultTable, spec.name, run.scrapingRunId)) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        found += 1;
+      }
+      if (expected !== undefined && inDetail.length + found >= expected) return found;
+    }
     let floor: bigint | undefined;
     for (const r of inDetail) {
       const id = BigInt(r.id);
       if (floor === undefined || id > floor) floor = id;
     }
     const maxPagesWithoutFloor = 100;
-    let found = 0;
     let pages = 0;
     for await (const page of deps.client().pages('results', { perPage: 100, signal: ctx.cancellationSignal })) {
       pages += 1;

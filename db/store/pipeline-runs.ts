@@ -306,9 +306,10 @@ export async function countRowsOfRun(
  * Rows the responses of one workflow held, by table, changed or not: the sum of their rows_seen. A URL's answer and
  * a slice of a finished scraping run's results are landed once per run (land-once.ts: a load that finds its request
  * landed by its run leaves it, whether a retry after a lost heartbeat or an attempt still running beside its retry),
- * in the transaction that loaded their rows, so a retry or a crash neither adds nor loses their count. A results
- * list's page is landed as often as it is fetched with new results (its content moves within a run, so a page
- * fetched again after a lost heartbeat counts again). Responses landed before rows_seen
+ * in the transaction that loaded their rows, so a retry or a crash neither adds nor loses their count. A scraping
+ * run's results found in the results list are landed once too: a retry leaves those its run stored (run-results.ts).
+ * A results sync's page is landed as often as it is fetched with new results (its content moves within a run, so a
+ * page fetched again after a lost heartbeat counts again). Responses landed before rows_seen
  * was recorded count nothing. A row the run changed is one it saw: rows derived in the load rather than held by a
  * response (the price history) count as seen where they were written, so seen is never below changed.
  */

@@ -97,3 +97,54 @@ describe("a retried load of a run's results that lost its last heartbeat", () =>
     });
   }
 });
+
+describe("a retried load of a run's results from /api/results that lost its heartbeat", () => {
+  let listSim: RunningSimulator;
+  beforeAll(async () => {
+    // The run's detail carries 2 of its 7 results: the other 5 come from the results list.
+    listSim = await startSimulator({ port: 0, token: TOKEN, seed: 54, runDurationMs: 0, runDetailResultsLimit: 2 });
+  });
+  afterAll(async () => {
+    await listSim.close();
+  });
+
+  for (const dialect of ['sqlite', 'duckdb'] as const) {
+    it(`${dialect}: leaves the results it stored from the list, so each is seen once`, async () => {
+      const file = path.join(dir, `list.${dialect}`);
+      const spec = pdfSpec('listed', `${dialect}:${file}`, 1, 7);
+      const client = new ScraperClient({ baseUrl: listSim.baseUrl, token: TOKEN });
+      const record = (await client.createPdfScraper(spec.request)).data.results[0]!;
+      const run = { scrapingRunId: String(record.scraping_run_id), scraperName: record.scraper_name, label: 'r' };
+      const deps = createActivityDeps({ env: { SCRAPER_BASE_URL: listSim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
+      const workflowId = 'listed--r1';
+      let seen: Record<string, number>;
+      try {
+        const { loadRunResults } = createActivities(deps);
+        const input = { workflowId, spec, run };
+        const first = (await new MockActivityEnvironment({ attempt: 1 }).run(
+          loadRunResults,
+          input,
+        )) as LoadRunResultsOutput;
+        expect(first).toMatchObject({ results: 7, fromResultsList: 5 });
+        // Attempt 2 from the detail's last heartbeat: the worker died while the list's pages were loaded.
+        const second = (await new MockActivityEnvironment({
+          attempt: 2,
+          heartbeatDetails: { nextIndex: 2, batches: 1, rows: {} },
+        }).run(loadRunResults, input)) as LoadRunResultsOutput;
+        expect(second).toMatchObject({ results: 7, fromResultsList: 5 });
+        seen = await seenRowsOfRun(await deps.destination(spec.destination.database), workflowId, {});
+      } finally {
+        await deps.close();
+      }
+      const landings = JSON.parse(
+        execFileSync('python3', ['-c', PY_LANDINGS, dialect, file, workflowId], {
+          env: pythonReadersEnv(),
+          encoding: 'utf8',
+        }),
+      ) as Record<string, number>;
+      // The detail once, and the list's pages of the first attempt once each.
+      expect(Object.values(landings).every((n) => n === 1)).toBe(true);
+      expect(seen['pdf_results']).toBe(7);
+    });
+  }
+});
