@@ -205,7 +205,63 @@ export interface CliBundle {
 export async function bundleReadOnlyCommands(dist: string): Promise<CliBundle[]> {
   const out: CliBundle[] = [];
   for (const spec of BUNDLES) out.push(await bundleOne(dist, spec));
+  await bundleLauncher(dist);
   return out;
+}
+
+/**
+ * Product modules in a CommonJS bundle: each sees its own dist/ URL as `import.meta.url`, and says when it runs.
+ * `__dirname` is the bundle's folder, dist/cli.
+ */
+const BANNER =
+  "const __moduleUrl = (rel) => require('node:url').pathToFileURL(require('node:path').join(__dirname, rel)).href;" +
+  "const __metaResolve = (spec) => require('node:url').pathToFileURL(require.resolve(spec)).href;" +
+  // Node's loader hooks see the bundle as one file: a module that runs says so, for whoever traces the
+  // modules a command loads (test/support/module-trace.mjs), as the hooks would have seen it unbundled.
+  `const __moduleRan = (rel) => { if (process.listenerCount('${MODULE_RAN_EVENT}') > 0) process.emit('${MODULE_RAN_EVENT}', __moduleUrl(rel)); };`;
+
+/** The whole program's modules, which the launcher imports as ES modules when no bundle runs the command. */
+const WHOLE_PROGRAM = /^\.\/(run-cli|command-modules)\.js$/;
+
+/**
+ * dist/cli/launch.cjs: cli/launch.ts with what it imports (which bundle runs a command, and the loader of the
+ * bundles), as CommonJS, which bin/scrape-etl.js requires. A read-only command then runs without Node's ES module
+ * loader, whose start-up every ES module entry pays; the whole program stays ES modules, imported by the launcher
+ * when no bundle runs the command. Small: no code cache.
+ */
+async function bundleLauncher(dist: string): Promise<void> {
+  const outDir = path.join(dist, 'cli');
+  const entry = path.join(outDir, 'launch.js');
+  if (!fs.existsSync(entry)) throw new Error(`postbuild: no compiled ${entry} (cli/launch.ts)`);
+  const wholeProgram: Plugin = {
+    name: 'whole-program-external',
+    setup(b) {
+      b.onResolve({ filter: WHOLE_PROGRAM }, (args) =>
+        args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+      );
+    },
+  };
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    write: false,
+    metafile: true,
+    logLevel: 'warning',
+    banner: { js: BANNER },
+    plugins: [wholeProgram, productModules(dist, outDir, new Set())],
+  });
+  const externals = Object.values(result.metafile.outputs).flatMap((o) =>
+    o.imports.filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path),
+  );
+  const unexpected = externals.filter((p) => !WHOLE_PROGRAM.test(p));
+  if (unexpected.length > 0)
+    throw new Error(
+      `postbuild: the launcher (cli/launch.ts) would require ${unexpected.join(', ')}; it loads no package`,
+    );
+  writeAtomically(path.join(outDir, 'launch.cjs'), result.outputFiles[0]!.contents);
 }
 
 async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
@@ -227,14 +283,7 @@ async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
     logLevel: 'warning',
     minifyWhitespace: true,
     minifySyntax: true,
-    banner: {
-      js:
-        "const __moduleUrl = (rel) => require('node:url').pathToFileURL(require('node:path').join(__dirname, rel)).href;" +
-        "const __metaResolve = (spec) => require('node:url').pathToFileURL(require.resolve(spec)).href;" +
-        // Node's loader hooks see the bundle as one file: a module that runs says so, for whoever traces the
-        // modules a command loads (test/support/module-trace.mjs), as the hooks would have seen it unbundled.
-        `const __moduleRan = (rel) => { if (process.listenerCount('${MODULE_RAN_EVENT}') > 0) process.emit('${MODULE_RAN_EVENT}', __moduleUrl(rel)); };`,
-    },
+    banner: { js: BANNER },
     plugins: [
       // First: it takes these imports of the product's modules before the next plugin leaves them external.
       lazyModules(
