@@ -194,6 +194,27 @@ function checkRequirable(bundleFile: string, externals: string[]): void {
   }
 }
 
+/**
+ * esbuild's `__toESM`, called where a bundled module imports a module left to `require()` (node:fs, node:path, a
+ * package): each call copies the module's names onto a new namespace object as getters, about a hundred for node:fs,
+ * and a command's modules import node:fs and node:path dozens of times between them, each import a copy made at
+ * start. Made once per module object instead (and per mode: with or without `default` as the module itself), as an ES
+ * module has one namespace: each was only a view of the same module. The build fails when esbuild's helper is no
+ * longer the one expected, so that an update of esbuild is looked at rather than left unmemoized.
+ */
+const TO_ESM = 'var __toESM=(mod,isNodeMode,target)=>(';
+const TO_ESM_ONCE =
+  'var __toESMViews=[new WeakMap,new WeakMap],__toESM=(mod,isNodeMode)=>{if(mod==null||typeof mod!="object"&&typeof mod!="function")return __toESMNew(mod,isNodeMode);const views=__toESMViews[isNodeMode?1:0];let v=views.get(mod);return v===void 0&&views.set(mod,v=__toESMNew(mod,isNodeMode)),v},__toESMNew=(mod,isNodeMode,target)=>(';
+
+function namespacesOnce(code: string, file: string): string {
+  const at = code.indexOf(TO_ESM);
+  if (at < 0 || code.indexOf(TO_ESM, at + 1) >= 0)
+    throw new Error(
+      `${file}: esbuild's __toESM is not written as scripts/cli-bundle.ts expects (${TO_ESM}); look at the new esbuild and update namespacesOnce`,
+    );
+  return code.slice(0, at) + TO_ESM_ONCE + code.slice(at + TO_ESM.length);
+}
+
 export interface CliBundle {
   name: string;
   bytes: number;
@@ -300,7 +321,7 @@ async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
   for (const o of Object.values(result.metafile.outputs))
     for (const imp of o.imports) if (imp.external && !imp.path.startsWith('node:')) externals.add(imp.path);
   checkRequirable(outfile, [...externals].sort());
-  const code = result.outputFiles[0]!.contents;
+  const code = Buffer.from(namespacesOnce(result.outputFiles[0]!.text, outfile));
   writeAtomically(outfile, code);
   const loaded = loadBundle(spec.name, outDir, false);
   if (typeof loaded.exports['main'] !== 'function') throw new Error(`postbuild: ${outfile} exports no main`);
