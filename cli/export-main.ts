@@ -1,4 +1,4 @@
-// The entry of the `export` bundle (scripts/cli-bundle.ts builds it, cli/main.ts runs it): the program with the
+// The entry of the `export` bundle (scripts/cli-bundle.ts builds it, cli/launch.ts runs it): the program with the
 // `export` command alone. An export of a small table is mostly start-up, and unbundled the command resolved, read
 // and compiled over a hundred module files before its first row (bench/csv-export.ts times it against Python's csv
 // module, interpreter start included).

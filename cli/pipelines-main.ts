@@ -1,4 +1,4 @@
-// The entry of the `pipelines` bundle (scripts/cli-bundle.ts builds it, cli/main.ts runs it): the program with the
+// The entry of the `pipelines` bundle (scripts/cli-bundle.ts builds it, cli/launch.ts runs it): the program with the
 // `pipelines` command alone, with zod, which checks the pipeline files it lists.
 import type { CommandModule } from './read-only-commands.js';
 import { runCli } from './run-cli.js';

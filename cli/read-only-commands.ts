@@ -1,11 +1,11 @@
 // The commands that only read (status, history, schema show, pipelines), which a user runs often and waits for.
 // `npm run build` bundles them, with everything they import, into one-file bundles with a V8 code cache
-// (scripts/cli-bundle.ts), and cli/main.ts runs the bundle of the command asked for: on Node 20 every module file of
+// (scripts/cli-bundle.ts), and cli/launch.ts runs the bundle of the command asked for: on Node 20 every module file of
 // the product is otherwise resolved, read and compiled at each start (bench/startup.ts prints what that costs).
 // `pipelines` has a bundle of its own: it checks pipeline files with zod, which the others never load, and a
 // bundle's code cache is read whole at each start. `export` writes files (and an incremental export's watermark) but
 // is bundled the same way for the same reason: an export of a small table is mostly start-up (cli/export-main.ts).
-// Light on purpose: cli/main.ts reads it before it knows which program to load. The bundles' entries, with the
+// Light on purpose: cli/launch.ts reads it before it knows which program to load. The bundles' entries, with the
 // command modules each holds, are cli/read-only-main.ts, cli/pipelines-main.ts and cli/export-main.ts.
 import type { Command } from '../vendor/commander.js';
 

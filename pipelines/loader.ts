@@ -31,7 +31,7 @@ import type { PipelineSpec } from './spec.js';
 import { isLocalTarget, localTargetPath } from '../export/targets/index.js';
 import { URLS_FILE_KEY, urlsFileField } from './urls-file.js';
 import { projectBudgetOf } from './project-budget.js';
-import { aliasExpansionProblem, MAX_NESTING, nestingBeyond } from './yaml-limits.js';
+import { aliasExpansionProblem, MAX_NESTING, parseDocumentWithin } from './yaml-limits.js';
 import { SETTINGS } from '../settings/definition.js';
 import { processSettings, settingsFor } from '../settings/process.js';
 import type { Env } from '../settings/settings.js';
@@ -228,7 +228,14 @@ function isWebhookUrl(path: ReadonlyArray<string | number>): boolean {
 export function parsePipelineText(text: string, file: string, opts: LoadOptions = {}): PipelineSpec {
   const env = opts.env ?? processSettings().env;
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: false });
+  // Its depth measured before the document is composed (recursively): the CST parser keeps its own stack, so it
+  // measures depth safely.
+  const parsed = parseDocumentWithin(text, MAX_NESTING, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    merge: false,
+  });
   const at = (offset: number | undefined) => {
     const pos = lineCounter.linePos(offset ?? 0);
     return { line: pos.line, col: pos.col };
@@ -239,16 +246,15 @@ export function parsePipelineText(text: string, file: string, opts: LoadOptions 
     issues.push({ file, ...at(offset), path, message, ...(suggestion !== undefined ? { suggestion } : {}) });
   };
 
-  // Before the document is composed (recursively): the CST parser keeps its own stack, so it measures depth safely.
-  const tooDeep = nestingBeyond(text, MAX_NESTING);
-  if (tooDeep !== undefined) {
+  if (typeof parsed === 'number') {
     add(
-      tooDeep,
+      parsed,
       '<yaml>',
       `nested deeper than ${MAX_NESTING} levels here; a pipeline file needs a few levels, not thousands`,
     );
     throw new PipelineFileError(file, issues);
   }
+  const doc = parsed;
   if (doc.errors.length > 0) {
     for (const err of doc.errors) add(err.pos[0], '<yaml>', yamlMessage(err.message));
     throw new PipelineFileError(file, sortIssues(issues));

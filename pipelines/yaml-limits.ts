@@ -2,8 +2,8 @@
 // cli/project-schema.ts): how deep a document may nest and how much its aliases may expand, measured before the
 // library composes or expands it, so a hostile file is a problem at its line and column instead of a stack overflow
 // or gigabytes of memory. Light (the yaml package alone): the project file's checks load it.
-import { isAlias, isMap, isSeq, Lexer, Parser, visit } from '../vendor/yaml.js';
-import type { Document, Node } from '../vendor/yaml.js';
+import { Composer, isAlias, isMap, isSeq, Lexer, Parser, visit, YAMLParseError } from '../vendor/yaml.js';
+import type { CST, Document, DocumentOptions, Node, ParseOptions, SchemaOptions } from '../vendor/yaml.js';
 
 /**
  * Deepest nesting accepted (collections inside collections, as the YAML parser counts them). The example
@@ -34,6 +34,47 @@ export function nestingBeyond(text: string, max: number): number | undefined {
     if (parser.stack.length > limit) return start;
   }
   return undefined;
+}
+
+/**
+ * The document of `text` as yaml's parseDocument makes it, read in the same pass that measures how deep it nests:
+ * the offset at which the parser's collection stack passes `max` instead (nothing composed then, so the library's
+ * recursion never meets it). One lexing and parsing of the file where nestingBeyond and parseDocument made two.
+ * (Errors are left as the library words them: no `prettyErrors`.)
+ */
+export function parseDocumentWithin(
+  text: string,
+  max: number,
+  options: ParseOptions & DocumentOptions & SchemaOptions & { prettyErrors: false },
+): Document | number {
+  const parser = new Parser(options.lineCounter?.addNewLine);
+  // What Parser.parse does at the start of a source, before its first lexeme.
+  options.lineCounter?.addNewLine(0);
+  const tokens: CST.Token[] = [];
+  const limit = max + 1;
+  for (const lexeme of new Lexer().lex(text)) {
+    const start = parser.offset;
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    if (parser.stack.length > limit) return start;
+  }
+  for (const token of parser.end()) tokens.push(token);
+  // As parseDocument: the first document, and an error at the second when there are more.
+  let doc: Document | undefined;
+  for (const next of new Composer(options).compose(tokens, true, text.length)) {
+    if (doc === undefined) doc = next;
+    else if (doc.options.logLevel !== 'silent') {
+      doc.errors.push(
+        new YAMLParseError(
+          [next.range[0], next.range[1]],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
+      break;
+    }
+  }
+  // compose(tokens, true) ends with a document, an empty one for an empty source.
+  return doc!;
 }
 
 /**

@@ -194,6 +194,27 @@ function checkRequirable(bundleFile: string, externals: string[]): void {
   }
 }
 
+/**
+ * esbuild's `__toESM`, called where a bundled module imports a module left to `require()` (node:fs, node:path, a
+ * package): each call copies the module's names onto a new namespace object as getters, about a hundred for node:fs,
+ * and a command's modules import node:fs and node:path dozens of times between them, each import a copy made at
+ * start. Made once per module object instead (and per mode: with or without `default` as the module itself), as an ES
+ * module has one namespace: each was only a view of the same module. The build fails when esbuild's helper is no
+ * longer the one expected, so that an update of esbuild is looked at rather than left unmemoized.
+ */
+const TO_ESM = 'var __toESM=(mod,isNodeMode,target)=>(';
+const TO_ESM_ONCE =
+  'var __toESMViews=[new WeakMap,new WeakMap],__toESM=(mod,isNodeMode)=>{if(mod==null||typeof mod!="object"&&typeof mod!="function")return __toESMNew(mod,isNodeMode);const views=__toESMViews[isNodeMode?1:0];let v=views.get(mod);return v===void 0&&views.set(mod,v=__toESMNew(mod,isNodeMode)),v},__toESMNew=(mod,isNodeMode,target)=>(';
+
+function namespacesOnce(code: string, file: string): string {
+  const at = code.indexOf(TO_ESM);
+  if (at < 0 || code.indexOf(TO_ESM, at + 1) >= 0)
+    throw new Error(
+      `${file}: esbuild's __toESM is not written as scripts/cli-bundle.ts expects (${TO_ESM}); look at the new esbuild and update namespacesOnce`,
+    );
+  return code.slice(0, at) + TO_ESM_ONCE + code.slice(at + TO_ESM.length);
+}
+
 export interface CliBundle {
   name: string;
   bytes: number;
@@ -205,7 +226,63 @@ export interface CliBundle {
 export async function bundleReadOnlyCommands(dist: string): Promise<CliBundle[]> {
   const out: CliBundle[] = [];
   for (const spec of BUNDLES) out.push(await bundleOne(dist, spec));
+  await bundleLauncher(dist);
   return out;
+}
+
+/**
+ * Product modules in a CommonJS bundle: each sees its own dist/ URL as `import.meta.url`, and says when it runs.
+ * `__dirname` is the bundle's folder, dist/cli.
+ */
+const BANNER =
+  "const __moduleUrl = (rel) => require('node:url').pathToFileURL(require('node:path').join(__dirname, rel)).href;" +
+  "const __metaResolve = (spec) => require('node:url').pathToFileURL(require.resolve(spec)).href;" +
+  // Node's loader hooks see the bundle as one file: a module that runs says so, for whoever traces the
+  // modules a command loads (test/support/module-trace.mjs), as the hooks would have seen it unbundled.
+  `const __moduleRan = (rel) => { if (process.listenerCount('${MODULE_RAN_EVENT}') > 0) process.emit('${MODULE_RAN_EVENT}', __moduleUrl(rel)); };`;
+
+/** The whole program's modules, which the launcher imports as ES modules when no bundle runs the command. */
+const WHOLE_PROGRAM = /^\.\/(run-cli|command-modules)\.js$/;
+
+/**
+ * dist/cli/launch.cjs: cli/launch.ts with what it imports (which bundle runs a command, and the loader of the
+ * bundles), as CommonJS, which bin/scrape-etl.js requires. A read-only command then runs without Node's ES module
+ * loader, whose start-up every ES module entry pays; the whole program stays ES modules, imported by the launcher
+ * when no bundle runs the command. Small: no code cache.
+ */
+async function bundleLauncher(dist: string): Promise<void> {
+  const outDir = path.join(dist, 'cli');
+  const entry = path.join(outDir, 'launch.js');
+  if (!fs.existsSync(entry)) throw new Error(`postbuild: no compiled ${entry} (cli/launch.ts)`);
+  const wholeProgram: Plugin = {
+    name: 'whole-program-external',
+    setup(b) {
+      b.onResolve({ filter: WHOLE_PROGRAM }, (args) =>
+        args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+      );
+    },
+  };
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    write: false,
+    metafile: true,
+    logLevel: 'warning',
+    banner: { js: BANNER },
+    plugins: [wholeProgram, productModules(dist, outDir, new Set())],
+  });
+  const externals = Object.values(result.metafile.outputs).flatMap((o) =>
+    o.imports.filter((i) => i.external && !i.path.startsWith('node:')).map((i) => i.path),
+  );
+  const unexpected = externals.filter((p) => !WHOLE_PROGRAM.test(p));
+  if (unexpected.length > 0)
+    throw new Error(
+      `postbuild: the launcher (cli/launch.ts) would require ${unexpected.join(', ')}; it loads no package`,
+    );
+  writeAtomically(path.join(outDir, 'launch.cjs'), result.outputFiles[0]!.contents);
 }
 
 async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
@@ -227,14 +304,7 @@ async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
     logLevel: 'warning',
     minifyWhitespace: true,
     minifySyntax: true,
-    banner: {
-      js:
-        "const __moduleUrl = (rel) => require('node:url').pathToFileURL(require('node:path').join(__dirname, rel)).href;" +
-        "const __metaResolve = (spec) => require('node:url').pathToFileURL(require.resolve(spec)).href;" +
-        // Node's loader hooks see the bundle as one file: a module that runs says so, for whoever traces the
-        // modules a command loads (test/support/module-trace.mjs), as the hooks would have seen it unbundled.
-        `const __moduleRan = (rel) => { if (process.listenerCount('${MODULE_RAN_EVENT}') > 0) process.emit('${MODULE_RAN_EVENT}', __moduleUrl(rel)); };`,
-    },
+    banner: { js: BANNER },
     plugins: [
       // First: it takes these imports of the product's modules before the next plugin leaves them external.
       lazyModules(
@@ -251,7 +321,7 @@ async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
   for (const o of Object.values(result.metafile.outputs))
     for (const imp of o.imports) if (imp.external && !imp.path.startsWith('node:')) externals.add(imp.path);
   checkRequirable(outfile, [...externals].sort());
-  const code = result.outputFiles[0]!.contents;
+  const code = Buffer.from(namespacesOnce(result.outputFiles[0]!.text, outfile));
   writeAtomically(outfile, code);
   const loaded = loadBundle(spec.name, outDir, false);
   if (typeof loaded.exports['main'] !== 'function') throw new Error(`postbuild: ${outfile} exports no main`);

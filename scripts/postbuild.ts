@@ -9,7 +9,7 @@
 //     command loads one file for yaml, tinyglobby or commander instead of their dozens of CommonJS modules;
 //  4. bundles the read-only commands (status, history, schema show, pipelines) with what they import into
 //     dist/cli/read-only.bundle.cjs and pipelines.bundle.cjs with code caches (scripts/cli-bundle.ts), which
-//     cli/main.ts runs for them.
+//     cli/launch.ts runs for them; and the launcher dist/cli/launch.cjs, which bin/scrape-etl.js requires.
 import fs from 'node:fs';
 import { bundleVendorModules } from './vendor-bundles.js';
 import { bundleReadOnlyCommands } from './cli-bundle.js';

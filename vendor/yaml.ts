@@ -1,5 +1,6 @@
 // The `yaml` package, as the product uses it; bundled into one file by the build (vendor/README.md).
 export {
+  Composer,
   isAlias,
   isMap,
   isPair,
@@ -13,5 +14,15 @@ export {
   stringify,
   visit,
   Scalar,
+  YAMLParseError,
 } from 'yaml';
-export type { Document, Node, Pair } from 'yaml';
+export type {
+  CST,
+  Document,
+  DocumentOptions,
+  LineCounter as LineCounterType,
+  Node,
+  Pair,
+  ParseOptions,
+  SchemaOptions,
+} from 'yaml';

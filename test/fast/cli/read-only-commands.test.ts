@@ -1,4 +1,4 @@
-// Which runs the built command hands to a bundle (cli/read-only-commands.ts, cli/main.ts): a read-only command's or
+// Which runs the built command hands to a bundle (cli/read-only-commands.ts, cli/launch.ts): a read-only command's or
 // `export`'s words without help or version; never `rebuild` (registered by the schema module, and it writes), the
 // help, the version or another command. Each bundle's command modules are the whole program's own entries, and
 // each registers exactly the commands it is listed under.

@@ -131,7 +131,7 @@ describe('a project: pipelines by name, from a subfolder, in a destination that 
 
     for (const r of [status, history, schema, exported]) {
       // The trace works (the command's own modules are in it) and holds no Temporal SDK module.
-      expect(r.modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
+      expect(r.modules.some((m) => m.includes('/dist/cli/launch.js'))).toBe(true);
       expect(r.modules.filter((m) => m.includes('@temporalio'))).toEqual([]);
     }
     // The runs were read from the project's destination; nothing was created where the commands ran.

@@ -1,5 +1,5 @@
 // The read-only commands (status, history, schema show, pipelines) run from the one-file bundles `npm run build` makes
-// of them (scripts/cli-bundle.ts, cli/main.ts): the built command answers exactly as the whole program does (the
+// of them (scripts/cli-bundle.ts, cli/launch.ts): the built command answers exactly as the whole program does (the
 // same stdout, stderr and exit code, in a project with runs recorded and on mistakes), loads no product module of
 // its own but the entry's few (the rest runs inside the bundle, which says so to the module trace), loads no
 // Temporal SDK, and V8 takes each bundle's code cache in a new process.
@@ -19,6 +19,20 @@ const project = path.join(dir, 'project');
 const env: NodeJS.ProcessEnv = {};
 for (const name of ['SCRAPE_ETL_DATA_DIR', 'TEMPORAL_ADDRESS', 'DATABASE_URL', 'SCRAPE_ETL_PROJECT', 'NODE_OPTIONS'])
   env[name] = undefined;
+
+/**
+ * The product files Node's loaders loaded for a bundled command: the launcher bundle alone, required (bin/scrape-etl.js
+ * is CommonJS, cli/launch.ts), and no ES module of the product; the entry's modules ran inside it and say so.
+ */
+function expectLauncherEntry(modules: string[]): void {
+  const url = (f: string) => pathToFileURL(path.join(DIST, f)).href;
+  const dist = `${pathToFileURL(DIST).href}/`;
+  expect(modules.filter((m) => m.startsWith(dist))).toEqual([]);
+  expect(modules.filter((m) => m.startsWith(`require:${dist}`))).toEqual([`require:${url('cli/launch.cjs')}`]);
+  const ran = modules.filter((m) => m.startsWith('bundle:')).map((m) => m.slice('bundle:'.length));
+  for (const f of ['cli/launch.js', 'cli/read-only-commands.js', 'cli/read-only-bundle.js', 'vendor/load-bundle.js'])
+    expect(ran).toContain(url(f));
+}
 
 /** The same command run by the whole program (cli/run-cli.ts with every command module), never by the bundle. */
 function runWholeProgram(args: string[], cwd: string): Promise<CliResult> {
@@ -174,11 +188,7 @@ describe('the read-only bundle', () => {
     );
     const modules = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
     const url = (f: string) => pathToFileURL(path.join(DIST, f)).href;
-    expect(new Set(modules.filter((m) => m.startsWith('file:') && m.includes('/dist/')))).toEqual(
-      new Set(
-        ['cli/main.js', 'cli/read-only-commands.js', 'cli/read-only-bundle.js', 'vendor/load-bundle.js'].map(url),
-      ),
-    );
+    expectLauncherEntry(modules);
     const ran = modules.filter((m) => m.startsWith('bundle:')).map((m) => m.slice('bundle:'.length));
     expect(ran).toContain(url('cli/commands/export.js'));
     // A current SQLite file is opened with better-sqlite3 alone (destinations/sqlite/open-current.ts).
@@ -200,12 +210,8 @@ describe('the read-only bundle', () => {
       expect(r.code, r.stderr).toBe(0);
       const modules = fs.readFileSync(trace, 'utf8').split('\n').filter(Boolean);
       const url = (f: string) => pathToFileURL(path.join(DIST, f)).href;
-      // Loaded as files by Node's loader: the entry's modules alone (unbundled, the same command loaded dozens).
-      expect(new Set(modules.filter((m) => m.startsWith('file:') && m.includes('/dist/')))).toEqual(
-        new Set(
-          ['cli/main.js', 'cli/read-only-commands.js', 'cli/read-only-bundle.js', 'vendor/load-bundle.js'].map(url),
-        ),
-      );
+      // Loaded as files by Node's loaders: the launcher alone (unbundled, the same command loaded dozens).
+      expectLauncherEntry(modules);
       // Run inside the bundle: the program and this command's module; the whole program's list never ran.
       const ran = modules.filter((m) => m.startsWith('bundle:')).map((m) => m.slice('bundle:'.length));
       const command = url(`cli/commands/${args[0]!}.js`);
