@@ -30,7 +30,7 @@ const GROUP_BYTES = 16 * 1024 * 1024;
  * its text in memory (its validated value and its raw body; docs/measurements.md), so this bounds what the pass
  * holds while sparing a load of that size the second read, parse and validation of every file.
  */
-export const HOLD_BYTES = 48 * 1024 * 1024;
+export const HOLD_BYTES = 8 * 1024 * 1024;
 
 export class LoadInputError extends Error {
   readonly exitCode = EXIT.usage;

@@ -178,13 +178,13 @@ describe('scrape-etl load inputs', () => {
     expect(got.ids).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   }, 60_000);
 
-  it('reads again, in order, the files past what the validation pass may keep (48 MB of text)', async () => {
+  it('reads again, in order, the files past what the validation pass may keep (8 MB of text)', async () => {
     const dir = path.join(tmp, 'past-hold');
     writeRun(path.join(dir, '1.json'), 1);
-    // 49 MB of text in a field the loader keeps only in raw_responses: past the budget, so it and every file after it
+    // 9 MB of text in a field the loader keeps only in raw_responses: past the budget, so it and every file after it
     // are read again for the load.
     const big = JSON.parse(fs.readFileSync(writeRun(path.join(dir, '2.json'), 2), 'utf8')) as Record<string, unknown>;
-    big['padding'] = 'x'.repeat(49 * 1024 * 1024);
+    big['padding'] = 'x'.repeat(9 * 1024 * 1024);
     fs.writeFileSync(path.join(dir, '2.json'), JSON.stringify(big));
     writeRun(path.join(dir, '3.json'), 3);
     const url = `sqlite:${path.join(tmp, 'past-hold.sqlite')}`;
