@@ -1,8 +1,10 @@
 // `scrape-etl load <kind> <files...>`: loads saved service responses into the database, exactly as a pipeline
 // would (raw landing + flatten + idempotent upsert, each file atomic). Every file is parsed and
-// validated before anything is written, so a bad file stops the command with nothing half-loaded; then the files
-// are read again and loaded one by one, so memory does not grow with their number. Inputs may be files,
-// directories, glob patterns and path lists (cli/load-inputs.ts).
+// validated before anything is written, so a bad file stops the command with nothing half-loaded. The validation
+// pass keeps what it validated while that fits a fixed budget (HOLD_BYTES), so a load of that size reads, parses
+// and validates each file once; files past the budget are read and validated again when their turn comes, so
+// memory does not grow with their number. Inputs may be files, directories, glob patterns and path lists
+// (cli/load-inputs.ts).
 import { EXIT } from '../../lib/exit-codes.js';
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -22,6 +24,13 @@ import { addDatabaseOption } from '../options.js';
  */
 const GROUP_FILES = 64;
 const GROUP_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Bytes of file text whose validated contents the validation pass keeps for the load. A kept file costs a few times
+ * its text in memory (its validated value and its raw body; docs/measurements.md), so this bounds what the pass
+ * holds while sparing a load of that size the second read, parse and validation of every file.
+ */
+export const HOLD_BYTES = 8 * 1024 * 1024;
 
 export class LoadInputError extends Error {
   readonly exitCode = EXIT.usage;
@@ -98,16 +107,11 @@ async function readValid(kind: LoadKind, file: string): Promise<ValidFile> {
   return { text, lossless, wrapped, request, response, data: parsed.data };
 }
 
-/** Throws LoadInputError when the file cannot be loaded as `kind`; keeps nothing of it. */
-export async function validateFile(kind: LoadKind, file: string): Promise<void> {
-  await readValid(kind, file);
-}
-
-/** Reads and validates one file, and returns what loadBatch needs. */
-export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
+/** What loadBatch needs of a file read and validated. */
+async function preparedOf(kind: LoadKind, file: string, valid: ValidFile): Promise<PreparedFile> {
   const { stringifyJson } = await import('../../lib/json.js');
   const { RESPONSE_KINDS } = await import('../../kinds/responses.js');
-  const { text, lossless, wrapped, request, response, data } = await readValid(kind, file);
+  const { text, lossless, wrapped, request, response, data } = valid;
   const url = isObject(request) && typeof request['url'] === 'string' ? request['url'] : undefined;
   return {
     file,
@@ -117,6 +121,51 @@ export async function prepareFile(kind: LoadKind, file: string): Promise<Prepare
     requestKey: url ?? `file:${path.resolve(file)}`,
     endpoint: RESPONSE_KINDS[kind].endpoint,
   };
+}
+
+/** Reads and validates one file, and returns what loadBatch needs. */
+export async function prepareFile(kind: LoadKind, file: string): Promise<PreparedFile> {
+  return preparedOf(kind, file, await readValid(kind, file));
+}
+
+/** The validation pass: every file's problem, and what was validated of the first files, within `holdBytes`. */
+export interface ValidationPass {
+  problems: string[];
+  /** Per file (same index): its prepared contents when the pass kept them, else undefined (read it again). */
+  held: Array<PreparedFile | undefined>;
+}
+
+/**
+ * Reads and validates every file. The files are kept, prepared, from the first while their text adds up to at most
+ * `holdBytes` and none is invalid: a kept file is loaded as it was validated, without reading it again.
+ */
+export async function validateFiles(
+  kind: LoadKind,
+  files: readonly string[],
+  holdBytes = HOLD_BYTES,
+): Promise<ValidationPass> {
+  const problems: string[] = [];
+  const held: Array<PreparedFile | undefined> = [];
+  let heldBytes = 0;
+  let holding = true;
+  for (const file of files) {
+    let valid: ValidFile;
+    try {
+      valid = await readValid(kind, file);
+    } catch (err) {
+      if (!(err instanceof LoadInputError)) throw err;
+      problems.push(err.message);
+      // Nothing will be loaded: what was kept is let go, and nothing more is kept.
+      holding = false;
+      held.length = 0;
+      continue;
+    }
+    holding &&= heldBytes + valid.text.length <= holdBytes;
+    if (!holding) continue;
+    heldBytes += valid.text.length;
+    held.push(await preparedOf(kind, file, valid));
+  }
+  return { problems, held };
 }
 
 function parsePositive(name: string) {
@@ -183,17 +232,9 @@ export function register(program: Command): void {
         const { expandInputs } = await import('../load-inputs.js');
         const files = await expandInputs({ args: inputs, from: opts.from });
 
-        // Pass 1: every file is read and validated before anything is written, as always, but nothing of it is kept
-        // (only the problems): holding every parsed body until the load would grow memory with the input.
-        const problems: string[] = [];
-        for (const file of files) {
-          try {
-            await validateFile(kind, file);
-          } catch (err) {
-            if (!(err instanceof LoadInputError)) throw err;
-            problems.push(err.message);
-          }
-        }
+        // Pass 1: every file is read and validated before anything is written. What was validated is kept for the
+        // load only within HOLD_BYTES: holding every parsed body until the load would grow memory with the input.
+        const { problems, held } = await validateFiles(kind, files);
         if (problems.length > 0) {
           throw new LoadInputError(
             `${problems.join('\n')}\nnothing loaded (${problems.length} of ${files.length} file${files.length === 1 ? '' : 's'} invalid)`,
@@ -213,10 +254,12 @@ export function register(program: Command): void {
         try {
           await startPipelineRun(db, { workflowId, pipeline: opts.pipeline, kind: `load:${kind}` });
           try {
-            // Pass 2: each file is read and validated again and loaded, a group at a time (db/store/load.ts loadBatches:
-            // one transaction per group, written as one on Postgres and DuckDB, a savepoint per file on SQLite), so each
-            // file is still atomic while BEGIN/COMMIT is paid once per group; memory holds two groups' raw bodies (one written, one prepared). A file changed since pass 1 so that it no longer
-            // validates, or that fails to load, stops the command there, with every file before it loaded.
+            // Pass 2: each file is loaded, as pass 1 kept it or read and validated again, a group at a time
+            // (db/store/load.ts loadBatches: one transaction per group, written as one on Postgres and DuckDB, a
+            // savepoint per file on SQLite), so each file is still atomic while BEGIN/COMMIT is paid once per group;
+            // memory holds two groups' raw bodies (one written, one prepared) beside what pass 1 kept. A file read
+            // again that changed since pass 1 so that it no longer validates, or a file that fails to load, stops the
+            // command there, with every file before it loaded.
             const report = (p: PreparedFile, res: LoadBatchResult) => {
               addCounts(totals, res.changedByTable);
               const summary = Object.entries(res.rowsByTable)
@@ -240,8 +283,10 @@ export function register(program: Command): void {
             async function* groupsOfFiles() {
               let group: PreparedFile[] = [];
               let groupBytes = 0;
-              for (const file of files) {
-                const p = await prepareFile(kind, file);
+              for (const [i, file] of files.entries()) {
+                const p = held[i] ?? (await prepareFile(kind, file));
+                // Let go as it is handed over: what pass 1 kept shrinks as the load goes.
+                held[i] = undefined;
                 group.push(p);
                 groupBytes += p.raw.length;
                 if (group.length >= GROUP_FILES || groupBytes >= GROUP_BYTES) {

@@ -11,7 +11,7 @@ import { OPEN_FIELDS, type Row, type RowsByTable, type Scalar } from '../model/f
 import { flattenContent, type ContentRootRow, type RejectedResult } from '../model/flatten/content.js';
 import type { ContentTarget } from './evolve/content-load.js';
 import type { SchemaChange, SchemaMode } from './evolve/registry.js';
-import type { RawResponse } from './raw-responses.js';
+import { sha256Of, type RawResponse } from './raw-responses.js';
 import type { Param } from './sql.js';
 import { TABLE_META, type DataTableName, type ResultTableName, type TableMeta } from '../model/tables.js';
 import { DATA_TABLES } from '../model/table-names.js';
@@ -148,17 +148,22 @@ function checkValue(meta: TableMeta, column: string, v: unknown, warn?: LoadWarn
   }
 }
 
-function hashValues(values: readonly Scalar[]): string {
-  // Type-tagged so that null, '' and 'null' differ; number and bigint of equal value hash the same. The pieces are
-  // joined and hashed in one update: the same bytes (hence the same hashes as stored rows) for far fewer calls.
+/**
+ * One value's part of the text a row hash is taken of: type-tagged so that null, '' and 'null' differ; number and
+ * bigint of equal value hash the same. The parts are joined and hashed in one update: the same bytes (hence the same
+ * hashes as stored rows) for far fewer calls.
+ */
+function hashPart(v: Param): string {
+  if (v === null) return '\u0000N\u0001';
+  if (typeof v === 'boolean') return v ? 'b1\u0001' : 'b0\u0001';
+  if (typeof v === 'string') return `s${v}\u0001`;
+  return `n${String(v)}\u0001`;
+}
+
+function hashText(values: readonly Scalar[]): string {
   let text = '';
-  for (const v of values) {
-    if (v === null) text += '\u0000N\u0001';
-    else if (typeof v === 'boolean') text += v ? 'b1\u0001' : 'b0\u0001';
-    else if (typeof v === 'string') text += `s${v}\u0001`;
-    else text += `n${String(v)}\u0001`;
-  }
-  return hexDigest('sha1', text);
+  for (const v of values) text += hashPart(v);
+  return text;
 }
 
 export interface Lineage {
@@ -192,15 +197,22 @@ function sourcesOf(meta: TableMeta) {
   return sources;
 }
 
-/** A row's data columns checked against their kinds, and its hash when no inferred column adds to it. */
-export interface CheckedRow {
-  data: Scalar[];
-  hash: string;
+/**
+ * A row's data columns checked against their kinds, and its hash, or for a row with inferred values (whose hash
+ * takes them in under the names the registry gives them, in the load's transaction) the text of its own values that
+ * completeRow adds them to.
+ */
+export type CheckedRow = { data: Scalar[]; hash: string } | { data: Scalar[]; hashText: string };
+
+export function checkRow(meta: TableMeta, row: Row, warn?: LoadWarn): { data: Scalar[]; hash: string } {
+  const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c], warn));
+  return { data, hash: hexDigest('sha1', hashText(hashedValues(meta, row, data))) };
 }
 
-export function checkRow(meta: TableMeta, row: Row, warn?: LoadWarn): CheckedRow {
+/** checkRow of a row with inferred values: its checked values and the text of them its hash begins with. */
+export function checkOpenRow(meta: TableMeta, row: Row, warn?: LoadWarn): { data: Scalar[]; hashText: string } {
   const data = meta.dataColumns.map((c) => checkValue(meta, c, row[c], warn));
-  return { data, hash: hashValues(hashedValues(meta, row, data)) };
+  return { data, hashText: hashText(hashedValues(meta, row, data)) };
 }
 
 /** A row's natural key as a kept-out value names it: the key columns but `pipeline`, ids beyond 2^53 as text. */
@@ -236,25 +248,23 @@ export function completeRow(
   lineage: Lineage,
   inferred: readonly string[] = [],
   open: ReadonlyArray<readonly [string, Param]> = [],
-  /** checkRow(meta, row) done earlier (prepareBatch), for a row without inferred values. */
+  /** checkRow or checkOpenRow of the row, done earlier (prepareBatch, outside the transaction). */
   checked?: CheckedRow,
 ): Scalar[] {
   const openByName = open.length > 0 ? new Map(open) : undefined;
   let data: Scalar[];
   let rowHash: string;
-  if (checked && !openByName) {
+  if (checked && 'hash' in checked && !openByName) {
     ({ data, hash: rowHash } = checked);
   } else {
-    data = meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
-    let hashed: Scalar[] = hashedValues(meta, row, data);
-    if (openByName) {
-      hashed = [...hashed];
+    data = checked?.data ?? meta.dataColumns.map((c) => checkValue(meta, c, row[c]));
+    let text = checked && 'hashText' in checked ? checked.hashText : hashText(hashedValues(meta, row, data));
+    if (openByName)
       for (const c of inferred) {
         const v = openByName.get(c);
-        if (v !== null && v !== undefined) hashed.push(`\u0002${c}`, v);
+        if (v !== null && v !== undefined) text += hashPart(`\u0002${c}`) + hashPart(v);
       }
-    }
-    rowHash = hashValues(hashed);
+    rowHash = hexDigest('sha1', text);
   }
   const out: Scalar[] = [];
   for (const src of sourcesOf(meta)) {
@@ -379,6 +389,8 @@ export interface PreparedBatch {
   /** Results left out of the content tables, with their reasons (flatten/content.ts flattenContent). */
   contentRejected: RejectedResult[];
   loadedAt: string;
+  /** The raw body's SHA-256, taken here rather than in the transaction that lands it. */
+  bodySha256: string;
   /** Per table and row (same order as `rows`): its checked values and hash, when they need no registry. */
   checked: Partial<Record<DataTableName, Array<CheckedRow | undefined>>>;
   /** Values kept out of their columns (stored NULL; the raw response has them), in sentences for the run's log. */
@@ -402,6 +414,7 @@ export function rawResponseOf(p: PreparedBatch): RawResponse {
     receivedAt: p.opts.receivedAt ?? new Date(),
     loadedAt: p.loadedAt,
     body: p.opts.raw,
+    bodySha256: p.bodySha256,
     rowsSeen: p.rowsByTable,
     keptOut: p.keptOut.count > 0 ? p.keptOut : null,
   };
@@ -463,10 +476,8 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
     atTable = table;
     checked[table] = list.map((row) => {
       atRow = row;
-      if (!row[OPEN_FIELDS]?.length) return checkRow(meta, row, warn);
-      // A row with inferred fields is checked as it is written (completeRow); only its timestamps are looked at here.
-      for (const [, column] of meta.timestampColumns) checkValue(meta, column, row[column], warn);
-      return undefined;
+      // A row with inferred fields has its hash completed as it is written (completeRow), when their names are known.
+      return row[OPEN_FIELDS]?.length ? checkOpenRow(meta, row, warn) : checkRow(meta, row, warn);
     });
   }
   return {
@@ -477,6 +488,7 @@ export function prepareBatch(opts: LoadBatchOptions): PreparedBatch {
     contentRoots,
     contentRejected,
     loadedAt: new Date().toISOString(),
+    bodySha256: sha256Of(opts.raw),
     checked,
     warnings: keptOut.sample.map(keptOutSentence),
     keptOut,

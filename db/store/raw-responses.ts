@@ -18,6 +18,8 @@ export interface RawResponse {
   receivedAt: Date;
   loadedAt: string;
   body: string;
+  /** The body's SHA-256 (sha256Of), when it was taken ahead of the transaction (prepareBatch); else taken on landing. */
+  bodySha256?: string;
   /** Rows the response held, by table (changed or not); recorded with it so a run's rows seen are counted once. */
   rowsSeen?: Readonly<Partial<Record<string, number>>> | null;
   /**
@@ -82,9 +84,12 @@ function rawValues(r: RawResponse, sha256: string, bodyRef: number | null) {
 
 export const sha256Of = (body: string) => hexDigest('sha256', body);
 
+/** The SHA-256 a landing records for `r`'s body. */
+export const bodySha256Of = (r: RawResponse) => r.bodySha256 ?? sha256Of(r.body);
+
 /** Lands one response inside the caller's transaction; returns its id (the load id). */
 export async function insertRawResponse(tx: Tx, r: RawResponse): Promise<number> {
-  const sha256 = sha256Of(r.body);
+  const sha256 = bodySha256Of(r);
   const [same] = await tx.all(
     `SELECT id FROM raw_responses WHERE body_sha256 = ${tx.ph(1)} AND body_ref IS NULL ORDER BY id LIMIT 1`,
     [sha256],

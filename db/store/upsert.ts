@@ -29,7 +29,23 @@ function joinOf(list: readonly string[]): string {
   return s;
 }
 
+/**
+ * Statements by column list, for callers that pass the same array for every response (load.ts upsertColumns): the
+ * rest of the cache key is short, where the key of sqlCache holds every column name, built and hashed anew for each
+ * statement.
+ */
+const sqlByColumns = new WeakMap<readonly string[], Map<string, string>>();
+
 function upsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
+  let byRest = sqlByColumns.get(t.columns);
+  if (!byRest) sqlByColumns.set(t.columns, (byRest = new Map()));
+  const restKey = `${tx.dialect}\u0001${t.table}\u0001${joinOf(t.key)}\u0001${t.updateWhere ?? ''}\u0001${t.returning ?? ''}\u0001${rows}`;
+  let sql = byRest.get(restKey);
+  if (sql === undefined) byRest.set(restKey, (sql = sharedUpsertSql(tx, t, rows)));
+  return sql;
+}
+
+function sharedUpsertSql(tx: Tx, t: UpsertTarget, rows: number): string {
   const cacheKey = `${tx.dialect}\u0001${t.table}\u0001${joinOf(t.columns)}\u0001${joinOf(t.key)}\u0001${t.updateWhere ?? ''}\u0001${t.returning ?? ''}\u0001${rows}`;
   const cached = sqlCache.get(cacheKey);
   if (cached) return cached;

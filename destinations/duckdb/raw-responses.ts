@@ -1,5 +1,5 @@
 // The DuckDB group writer's raw landing (moved from db/store/raw-responses.ts).
-import { rawRowsInOrder, RAW_COLUMNS, sha256Of, type RawResponse } from '../../db/store/raw-responses.js';
+import { bodySha256Of, rawRowsInOrder, RAW_COLUMNS, type RawResponse } from '../../db/store/raw-responses.js';
 import { pgColumnType } from '../postgres/arrays.js';
 import { sequenceName } from './ddl.js';
 import { duckListType, duckUnnest, type DuckTx } from './tx.js';
@@ -13,7 +13,7 @@ export async function insertRawResponsesDuckdb(
   tx: DuckTx,
   list: readonly RawResponse[],
 ): Promise<{ ids: number[]; landed: Promise<number> }> {
-  const shas = list.map((r) => sha256Of(r.body));
+  const shas = list.map(bodySha256Of);
   // One statement (each costs DuckDB a fixed price whatever its size): the stored bodies equal to these (rows with their
   // sha), and the ids drawn from the sequence (rows without).
   const both = await tx.allWith(

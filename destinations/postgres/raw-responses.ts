@@ -1,5 +1,5 @@
 // The Postgres group writer's raw landing (moved from db/store/raw-responses.ts).
-import { rawRowsInOrder, RAW_COLUMNS, sha256Of, type RawResponse } from '../../db/store/raw-responses.js';
+import { bodySha256Of, rawRowsInOrder, RAW_COLUMNS, type RawResponse } from '../../db/store/raw-responses.js';
 import type { Tx } from '../../db/store/sql.js';
 
 /**
@@ -13,7 +13,7 @@ export async function insertRawResponsesPostgres(
   tx: Tx,
   list: readonly RawResponse[],
 ): Promise<{ ids: number[]; landed: Promise<number> }> {
-  const shas = list.map((r) => sha256Of(r.body));
+  const shas = list.map(bodySha256Of);
   const found = await tx.all(
     `SELECT body_sha256, min(id) AS id FROM raw_responses WHERE body_sha256 = ANY(${tx.ph(1)}::text[]) AND body_ref IS NULL GROUP BY body_sha256`,
     [`{${[...new Set(shas)].join(',')}}`],

@@ -1,7 +1,8 @@
 // Row hashes and raw body digests are stored, and a re-load compares them: the way they are computed may change
 // (db/model/hash.ts), the digests may not, or every stored row would look changed to the next load.
 import { describe, expect, it } from 'vitest';
-import { checkRow } from '../../../db/store/load-rows.js';
+import { checkOpenRow, checkRow, completeRow } from '../../../db/store/load-rows.js';
+import { OPEN_FIELDS, type Row } from '../../../db/model/flatten/values.js';
 import { hexDigest } from '../../../db/model/hash.js';
 import { TABLE_META } from '../../../db/model/tables.js';
 
@@ -18,6 +19,37 @@ describe('stored digests', () => {
       status: 1,
     };
     expect(checkRow(TABLE_META.marketplace_shops, row).hash).toBe('92b2632bb81c8f1e5620f32f1df3759e304a40e5');
+  });
+
+  it('a row hash with inferred values (by name, nulls left out) is the same as the rows already stored carry', () => {
+    const meta = TABLE_META.marketplace_products;
+    const row: Row = {
+      shop_id: 500,
+      item_id: 9_007_199_254_740_993n,
+      title: 'Ti\u0000tle \u{1F600}',
+      ctime_at: '2024-03-01T10:00:00+02:00',
+      is_adult: false,
+      rating_star: 4.5,
+      [OPEN_FIELDS]: [['extra_b', 'x']],
+    };
+    const complete = (checked?: ReturnType<typeof checkOpenRow>) =>
+      completeRow(
+        meta,
+        row,
+        { pipeline: 'p', load_id: 7, loaded_at: '2026-01-01T00:00:00.000Z' },
+        ['extra_a', 'extra_b', 'extra_c', 'extra_d'],
+        [
+          ['extra_b', 'x'],
+          ['extra_c', 12345678901234567890n],
+          ['extra_d', null],
+        ],
+        checked,
+      );
+    // Checked as it is written, and checked ahead (prepareBatch) with only the inferred values added in the write.
+    for (const out of [complete(), complete(checkOpenRow(meta, row))]) {
+      expect(out[meta.columns.indexOf('row_hash')]).toBe('befcdb2fa1d1a1215fa51bf318f5b4e1c067b66f');
+      expect(out.slice(meta.columns.length)).toEqual([null, 'x', 12345678901234567890n, null]);
+    }
   });
 
   it('digests of UTF-8 text', () => {

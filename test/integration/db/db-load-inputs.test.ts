@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../destinations/open.js';
-import { runCli } from '../../support/cli.js';
+import { REPO_ROOT, runCli } from '../../support/cli.js';
 import { countRows } from '../../support/db-dump.js';
 import { REAL_FIXTURES } from '../../support/fixtures.js';
 
@@ -147,6 +147,61 @@ describe('scrape-etl load inputs', () => {
     expect(r.stderr).toContain('nothing loaded (1 of 20 files invalid)');
     expect(fs.existsSync(dbFile)).toBe(false);
   }, 60_000);
+
+  /** Loads `dir` with a trace of the files the command opens: how often it opened each file of `dir`. */
+  async function loadTracingOpens(dir: string, url: string): Promise<Map<string, number>> {
+    const trace = `${dir}-opens.txt`;
+    const r = await runCli(['load', 'scraping-run', dir, '--pipeline-kind', 'pdf', '--db', url], {
+      timeoutMs: 120_000,
+      env: {
+        NODE_OPTIONS: `--import ${path.join(REPO_ROOT, 'test', 'support', 'open-trace.mjs')}`,
+        SCRAPE_ETL_OPEN_TRACE: trace,
+      },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const opens = new Map<string, number>();
+    for (const p of fs.readFileSync(trace, 'utf8').split('\n'))
+      if (p.startsWith(dir + path.sep)) opens.set(path.relative(dir, p), (opens.get(path.relative(dir, p)) ?? 0) + 1);
+    return opens;
+  }
+
+  it('reads, parses and validates each file once when what it validated fits the memory it may keep', async () => {
+    const dir = path.join(tmp, 'once');
+    for (let i = 1; i <= 30; i++) writeRun(path.join(dir, `${String(i).padStart(2, '0')}.json`), i);
+    const url = `sqlite:${path.join(tmp, 'once.sqlite')}`;
+    const opens = await loadTracingOpens(dir, url);
+    expect(opens.size).toBe(30);
+    expect(new Set(opens.values())).toEqual(new Set([1]));
+    const got = await loaded(url);
+    expect(got.raw).toBe(30);
+    expect(got.ids).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+  }, 60_000);
+
+  it('reads again, in order, the files past what the validation pass may keep (8 MB of text)', async () => {
+    const dir = path.join(tmp, 'past-hold');
+    writeRun(path.join(dir, '1.json'), 1);
+    // 9 MB of text in a field the loader keeps only in raw_responses: past the budget, so it and every file after it
+    // are read again for the load.
+    const big = JSON.parse(fs.readFileSync(writeRun(path.join(dir, '2.json'), 2), 'utf8')) as Record<string, unknown>;
+    big['padding'] = 'x'.repeat(9 * 1024 * 1024);
+    fs.writeFileSync(path.join(dir, '2.json'), JSON.stringify(big));
+    writeRun(path.join(dir, '3.json'), 3);
+    const url = `sqlite:${path.join(tmp, 'past-hold.sqlite')}`;
+    const opens = await loadTracingOpens(dir, url);
+    expect(Object.fromEntries(opens)).toEqual({ '1.json': 1, '2.json': 2, '3.json': 2 });
+    const got = await loaded(url);
+    expect(got.raw).toBe(3);
+    expect(got.ids).toEqual([1, 2, 3]);
+    const db = await openDatabase(url);
+    try {
+      if (db.dialect !== 'sqlite') throw new Error('sqlite expected');
+      const lengths = db.sqlite.prepare('select length(body) from raw_responses order by id').pluck().all();
+      expect(lengths[1]).toBe(JSON.stringify(big).length);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
 
   it('loads 5,000 files named by one quoted pattern (more than a shell would pass through npx)', async () => {
     const dir = path.join(tmp, 'many');
