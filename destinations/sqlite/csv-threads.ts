@@ -26,7 +26,8 @@ import { hasRowids, rowidSpanSql } from './rowids.js';
 import { DoubleBufferedFile, csvEncoder } from '../../export/formats/csv.js';
 import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { csvPageBatches } from './csv-pages.js';
-import { collectAsWritten, holdYoungGeneration } from '../../export/young-generation.js';
+import { collectAsWritten, holdYoungGeneration, scavengeAsRead } from '../../export/young-generation.js';
+import { sqlCsvRecords } from './csv-records.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 
 /**
@@ -49,11 +50,20 @@ const THREAD_YOUNG_GENERATION_MB = 4;
 const BATCHES_PER_PAGE = 16;
 
 /**
+ * The most threads one export uses, whatever SCRAPE_ETL_EXPORT_THREADS asks. Every export thread is a Node isolate
+ * of its own, and an idle one already holds about 9 MB: with SQLite writing the records (csv-records.ts) a
+ * thread's work adds only a few megabytes more, yet 4 threads stayed above the 90 MB an export may take (issue
+ * #39), 3 at about that, and 2 well below it (docs/measurements.md). The calling thread, which writes the file,
+ * is the next limit of a third or fourth reader anyway.
+ */
+export const MAX_EXPORT_THREADS = 2;
+
+/**
  * Threads for one CSV export of a SQLite table: SCRAPE_ETL_EXPORT_THREADS, by default the machine's cores, at
- * most 4 (reading is shared; the single writing thread is the next limit). 1 exports in the calling thread.
+ * most MAX_EXPORT_THREADS. 1 exports in the calling thread.
  */
 export function exportThreads(env?: Env): number {
-  return settingsFor(env).exportThreads;
+  return Math.min(MAX_EXPORT_THREADS, settingsFor(env).exportThreads);
 }
 
 /** SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS: the fewest cells (rows x columns) a table needs to be exported on threads. */
@@ -62,7 +72,8 @@ export function exportThreadMinCells(env?: Env): number {
 }
 
 /**
- * How many threads should export this table: 0 when it is exported in the calling thread. Threads need a SQLite
+ * How many threads should export this table (at most MAX_EXPORT_THREADS): 0 when it is exported in the calling
+ * thread. Threads need a SQLite
  * file (an in-memory database has one connection), one they may lock for writing (the snapshot), a table with
  * rowids, and enough cells to pay for starting them.
  */
@@ -73,6 +84,7 @@ export function csvThreadsFor(
   threads: number,
   minCells = exportThreadMinCells(),
 ): number {
+  threads = Math.min(threads, MAX_EXPORT_THREADS);
   if (threads < 2 || !db.adapter.capabilities.parallelExportReaders) return 0;
   const sqlite = sqliteOf(db);
   if (sqlite.memory || sqlite.readonly || !hasRowids(sqlite, query.table)) return 0;
@@ -155,14 +167,28 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
         const width = (rowsPerPage * span) / count > 0n ? (rowsPerPage * span) / count : 1n;
         const plan = { lo, width, pages: Number((span + width - 1n) / width) };
         for (const c of channels) c.send({ type: 'pages', ...plan, threads: job.threads });
-        const read = { reader, query: job.query, encoder, batchRows: job.batchRows, loadIdIndex: job.loadIdIndex };
+        const records = sqlCsvRecords(reader, job.query, job.columns, job.settings, job.batchRows, job.loadIdIndex);
+        const read = {
+          reader,
+          query: job.query,
+          encoder,
+          records,
+          batchRows: job.batchRows,
+          loadIdIndex: job.loadIdIndex,
+        };
+        const scavenge = scavengeAsRead();
         for (let page = 0; page < plan.pages; page++) {
           if (page % job.threads === 0) {
             // This thread's own page, encoded straight into the file's buffer. The threads' chunks meanwhile wait
             // in their queues, at most CREDITS per thread.
             for (const batch of csvPageBatches(read, plan, page)) {
-              await out.append(batch.text);
-              written(batch.text.length);
+              const text = batch.records;
+              if (typeof text === 'string') await out.append(text);
+              else {
+                await out.appendBytes(text);
+                scavenge(text.length);
+              }
+              written(text.length);
               heard();
               job.onChunk(batch.rows, batch.maxLoadId);
               job.signal?.throwIfAborted();
