@@ -53,8 +53,8 @@ export function collectAsWritten(every = COLLECT_BYTES): (bytes: number) => void
 /**
  * Bytes of SQLite's CSV records (destinations/sqlite/csv-records.ts) a thread reads between two scavenges. Each
  * batch of records arrives as a Buffer outside V8's heap, garbage once copied, while the thread allocates next to
- * nothing on the heap, so no scavenge came to free them: they piled up by tens of megabytes per thread before V8's
- * limit for memory outside its heap made it collect (docs/measurements.md). A scavenge of the held young generation
+ * nothing on the heap, so no scavenge came to free them: they piled up until V8's limit for memory outside its heap
+ * made it collect, most of the export's peak (docs/measurements.md). A scavenge of the held young generation
  * frees them for little CPU.
  */
 export const SCAVENGE_BYTES = 256 << 10;

@@ -51,10 +51,10 @@ const BATCHES_PER_PAGE = 16;
 
 /**
  * The most threads one export uses, whatever SCRAPE_ETL_EXPORT_THREADS asks. Every export thread is a Node isolate
- * of its own, and an idle one already holds about 9 MB: with SQLite writing the records (csv-records.ts) a
- * thread's work adds only a few megabytes more, yet 4 threads stayed above the 90 MB an export may take (issue
- * #39), 3 at about that, and 2 well below it (docs/measurements.md). The calling thread, which writes the file,
- * is the next limit of a third or fourth reader anyway.
+ * of its own, which holds most of a thread's memory before it reads a row: with SQLite writing the records
+ * (csv-records.ts) a thread's work adds little to it, yet 4 threads stayed above the 90 MB an export may take
+ * (issue #39) and 3 at about that, while 2 kept well below (docs/measurements.md). The calling thread, which writes
+ * the file, is the next limit of a third or fourth reader anyway.
  */
 export const MAX_EXPORT_THREADS = 2;
 
