@@ -46,6 +46,11 @@ const CREDITS = 4;
  * outgrew the saving (docs/measurements.md).
  */
 const THREAD_YOUNG_GENERATION_MB = 4;
+/**
+ * The young generation of a thread whose batches SQLite writes (csv-records.ts): it makes next to no garbage on
+ * V8's heap, so a smaller one costs no CPU and saves memory (docs/measurements.md).
+ */
+const RECORDS_THREAD_YOUNG_GENERATION_MB = 2;
 /** A page of rowids holds about this many batches of rows. */
 const BATCHES_PER_PAGE = 16;
 
@@ -116,6 +121,10 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
   try {
     reader.pragma(`busy_timeout = ${busyTimeoutMs}`);
     reader.pragma(`cache_size = ${EXPORT_READER_CACHE}`);
+    // Whether SQLite writes the records depends on the table, the settings and the file alone: the threads decide
+    // as this thread does.
+    const records = sqlCsvRecords(reader, job.query, job.columns, job.settings, job.batchRows, job.loadIdIndex);
+    const youngGenerationMb = records ? RECORDS_THREAD_YOUNG_GENERATION_MB : THREAD_YOUNG_GENERATION_MB;
     // Thread i reads the pages whose number modulo job.threads is i; the calling thread is reader 0.
     for (let index = 1; index < job.threads; index++) {
       const data: CsvThreadData = {
@@ -131,7 +140,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
       };
       channels.push(
         new ThreadChannel(
-          startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }),
+          startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: youngGenerationMb }),
           heard,
         ),
       );
@@ -167,7 +176,6 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
         const width = (rowsPerPage * span) / count > 0n ? (rowsPerPage * span) / count : 1n;
         const plan = { lo, width, pages: Number((span + width - 1n) / width) };
         for (const c of channels) c.send({ type: 'pages', ...plan, threads: job.threads });
-        const records = sqlCsvRecords(reader, job.query, job.columns, job.settings, job.batchRows, job.loadIdIndex);
         const read = {
           reader,
           query: job.query,
