@@ -381,6 +381,8 @@ export async function run(): Promise<void> {
         ...(COMPARE ? [['before', COMPARE] as [string, string]] : []),
       ];
       const peaks = new Map<string, number[]>();
+      // The threads each export says it used: an export uses at most MAX_EXPORT_THREADS whatever it is asked.
+      const used = new Map<string, number>();
       for (let r = 0; r < MEMORY_ROUNDS; r++) {
         for (const t of THREAD_COUNTS) {
           for (const [name, dist] of builds) {
@@ -389,6 +391,7 @@ export async function run(): Promise<void> {
               if (o.rows !== rows) throw new Error(`export wrote ${o.rows} rows of ${LONG}, expected ${rows}`);
               const key = `${name}|${t}|${rows}`;
               peaks.set(key, [...(peaks.get(key) ?? []), o.peakRssMb]);
+              used.set(`${name}|${t}`, o.threads);
             }
           }
         }
@@ -406,7 +409,7 @@ export async function run(): Promise<void> {
           const [big, little, bigRows, littleRows] =
             first!.rows >= second!.rows ? [a, b, first!.rows, second!.rows] : [b, a, second!.rows, first!.rows];
           console.log(
-            `  ${name}, ${t} thread(s): ${big.toFixed(1)} MB for ${fmt(bigRows)} rows (${(big / floor).toFixed(2)}x the floor), ${little.toFixed(1)} MB for ${fmt(littleRows)} rows ` +
+            `  ${name}, ${t} thread(s) asked, ${used.get(`${name}|${t}`)} used: ${big.toFixed(1)} MB for ${fmt(bigRows)} rows (${(big / floor).toFixed(2)}x the floor), ${little.toFixed(1)} MB for ${fmt(littleRows)} rows ` +
               `(growth for ${(bigRows / littleRows).toFixed(1)}x rows: ${(big / little).toFixed(3)}x)`,
           );
         }

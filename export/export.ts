@@ -84,7 +84,7 @@ export interface ExportOptions {
   runId?: string;
   /**
    * CSV from a SQLite file: threads that read and encode a large table's rows side by side (destinations/sqlite/csv-threads.ts).
-   * Default exportThreads(): SCRAPE_ETL_EXPORT_THREADS, or the machine's cores up to 4; 1 uses none.
+   * Default exportThreads(): SCRAPE_ETL_EXPORT_THREADS, or the machine's cores, at most 2 either way; 1 uses none.
    */
   threads?: number;
   /**

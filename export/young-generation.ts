@@ -37,7 +37,7 @@ export function holdYoungGeneration(): () => void {
  * collection of that small heap every COLLECT_BYTES keeps it flat for little CPU (bench/csv-export.ts).
  */
 export const COLLECT_BYTES = 64 << 20;
-let fullCollection: (() => void) | undefined;
+let fullCollection: ((options?: { type: 'minor' | 'major' }) => void) | undefined;
 
 /**
  * A counter of the bytes an export writes that runs a full collection of this thread's heap every `every` bytes.
@@ -47,15 +47,38 @@ let fullCollection: (() => void) | undefined;
  * export (scripts/cli-bundle.ts), which must leave the flags as a new process has them.
  */
 export function collectAsWritten(every = COLLECT_BYTES): (bytes: number) => void {
+  return counted(every, () => collector()());
+}
+
+/**
+ * Bytes of SQLite's CSV records (destinations/sqlite/csv-records.ts) a thread reads between two scavenges. Each
+ * batch of records arrives as a Buffer outside V8's heap, garbage once copied, while the thread allocates next to
+ * nothing on the heap, so no scavenge came to free them: they piled up until V8's limit for memory outside its heap
+ * made it collect, most of the export's peak (docs/measurements.md). A scavenge of the held young generation
+ * frees them for little CPU.
+ */
+export const SCAVENGE_BYTES = 256 << 10;
+
+/** A counter of bytes read outside the heap that scavenges this thread's young generation every `every` bytes. */
+export function scavengeAsRead(every = SCAVENGE_BYTES): (bytes: number) => void {
+  return counted(every, () => collector()({ type: 'minor' }));
+}
+
+function counted(every: number, collect: () => void): (bytes: number) => void {
   let since = 0;
   return (bytes) => {
     since += bytes;
     if (since < every) return;
     since = 0;
-    if (fullCollection === undefined) {
-      v8.setFlagsFromString('--expose-gc');
-      fullCollection = vm.runInNewContext('gc') as () => void;
-    }
-    fullCollection();
+    collect();
   };
+}
+
+/** V8's collector, exposed when first needed (see collectAsWritten). */
+function collector(): (options?: { type: 'minor' | 'major' }) => void {
+  if (fullCollection === undefined) {
+    v8.setFlagsFromString('--expose-gc');
+    fullCollection = vm.runInNewContext('gc') as () => void;
+  }
+  return fullCollection;
 }

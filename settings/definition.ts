@@ -471,10 +471,10 @@ export const SETTINGS = {
     env: 'SCRAPE_ETL_EXPORT_THREADS',
     project: 'worker.export_threads',
     schema: positive(),
-    default: () => Math.min(4, os.availableParallelism()),
-    defaultText: 'the cores, at most 4',
+    default: () => Math.min(2, os.availableParallelism()),
+    defaultText: 'the cores, at most 2',
     description:
-      'threads that read and encode a large SQLite table for a CSV export (see Exports); `1` exports in the calling thread',
+      'threads that read and encode a large SQLite table for a CSV export (see Exports), at most 2 whatever is set (each is a Node isolate of its own: more stayed above 90 MB); `1` exports in the calling thread',
     group: 'worker',
   }),
   exportThreadMinCells: define<number>({

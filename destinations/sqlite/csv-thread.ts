@@ -1,6 +1,6 @@
 // One export thread of destinations/sqlite/csv-threads.ts: reads its share of a SQLite table's rowid pages on a connection of
-// its own, turns them into CSV bytes with the same encoder as a single-threaded export (formats/csv.ts, through
-// csv-pages.ts as the calling thread does for its own share), and hands them to the calling thread, which writes
+// its own, turns them into CSV bytes (SQLite's own records where they are the same bytes, else the same encoder as a
+// single-threaded export, formats/csv.ts; through csv-pages.ts as the calling thread does for its own share), and hands them to the calling thread, which writes
 // them in rowid order. The protocol, step by step:
 //   thread -> ready               connection open, statements can be prepared
 //   main   -> begin               (main holds the write lock) start the read transaction: the snapshot
@@ -18,6 +18,8 @@ import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { rowidSpanSql } from './rowids.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 import { csvPageBatches } from './csv-pages.js';
+import { sqlCsvRecords } from './csv-records.js';
+import { scavengeAsRead } from '../../export/young-generation.js';
 import type { ColumnInfo, CsvSettings, TableQuery } from '../contract.js';
 
 export interface CsvThreadData {
@@ -116,7 +118,16 @@ async function exportShare(reader: BetterSqlite3.Database): Promise<void> {
   // cache; a full buffer is handed over (transferred, not copied) and comes back with its credit.
   let buffer = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
   let used = 0;
-  const read = { reader, query: data.query, encoder, batchRows: data.batchRows, loadIdIndex: data.loadIdIndex };
+  const records = sqlCsvRecords(reader, data.query, data.columns, data.settings, data.batchRows, data.loadIdIndex);
+  const read = {
+    reader,
+    query: data.query,
+    encoder,
+    records,
+    batchRows: data.batchRows,
+    loadIdIndex: data.loadIdIndex,
+  };
+  const scavenge = scavengeAsRead();
   for (let page = data.index; page < plan.pages; page += plan.threads) {
     let rows = 0;
     let maxLoadId: bigint | null = null;
@@ -130,13 +141,19 @@ async function exportShare(reader: BetterSqlite3.Database): Promise<void> {
       maxLoadId = null;
     };
     for (const batch of csvPageBatches(read, plan, page)) {
-      const { text } = batch;
+      const text = batch.records;
       // A UTF-16 code unit never takes more than 3 bytes of UTF-8.
-      if (used + text.length * 3 > buffer.length) {
+      const room = typeof text === 'string' ? text.length * 3 : text.length;
+      if (used + room > buffer.length) {
         if (used > 0) await handOver(false);
-        if (text.length * 3 > buffer.length) buffer = Buffer.allocUnsafeSlow(text.length * 3);
+        if (room > buffer.length) buffer = Buffer.allocUnsafeSlow(room);
       }
-      used += buffer.write(text, used);
+      if (typeof text === 'string') used += buffer.write(text, used);
+      else {
+        buffer.set(text, used);
+        used += text.length;
+        scavenge(text.length);
+      }
       rows += batch.rows;
       if (batch.maxLoadId !== null && (maxLoadId === null || batch.maxLoadId > maxLoadId)) maxLoadId = batch.maxLoadId;
     }

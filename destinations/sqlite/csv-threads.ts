@@ -26,7 +26,8 @@ import { hasRowids, rowidSpanSql } from './rowids.js';
 import { DoubleBufferedFile, csvEncoder } from '../../export/formats/csv.js';
 import { SQLITE_VALUE_FORMS } from './column-types.js';
 import { csvPageBatches } from './csv-pages.js';
-import { collectAsWritten, holdYoungGeneration } from '../../export/young-generation.js';
+import { collectAsWritten, holdYoungGeneration, scavengeAsRead } from '../../export/young-generation.js';
+import { sqlCsvRecords } from './csv-records.js';
 import { EXPORT_READER_CACHE } from './pages.js';
 
 /**
@@ -45,15 +46,29 @@ const CREDITS = 4;
  * outgrew the saving (docs/measurements.md).
  */
 const THREAD_YOUNG_GENERATION_MB = 4;
+/**
+ * The young generation of a thread whose batches SQLite writes (csv-records.ts): it makes next to no garbage on
+ * V8's heap, so a smaller one costs no CPU and saves memory (docs/measurements.md).
+ */
+const RECORDS_THREAD_YOUNG_GENERATION_MB = 2;
 /** A page of rowids holds about this many batches of rows. */
 const BATCHES_PER_PAGE = 16;
 
 /**
+ * The most threads one export uses, whatever SCRAPE_ETL_EXPORT_THREADS asks. Every export thread is a Node isolate
+ * of its own, which holds most of a thread's memory before it reads a row: with SQLite writing the records
+ * (csv-records.ts) a thread's work adds little to it, yet 4 threads stayed above the 90 MB an export may take
+ * (issue #39) and 3 at about that, while 2 kept well below (docs/measurements.md). The calling thread, which writes
+ * the file, is the next limit of a third or fourth reader anyway.
+ */
+export const MAX_EXPORT_THREADS = 2;
+
+/**
  * Threads for one CSV export of a SQLite table: SCRAPE_ETL_EXPORT_THREADS, by default the machine's cores, at
- * most 4 (reading is shared; the single writing thread is the next limit). 1 exports in the calling thread.
+ * most MAX_EXPORT_THREADS. 1 exports in the calling thread.
  */
 export function exportThreads(env?: Env): number {
-  return settingsFor(env).exportThreads;
+  return Math.min(MAX_EXPORT_THREADS, settingsFor(env).exportThreads);
 }
 
 /** SCRAPE_ETL_EXPORT_THREAD_MIN_CELLS: the fewest cells (rows x columns) a table needs to be exported on threads. */
@@ -62,7 +77,8 @@ export function exportThreadMinCells(env?: Env): number {
 }
 
 /**
- * How many threads should export this table: 0 when it is exported in the calling thread. Threads need a SQLite
+ * How many threads should export this table (at most MAX_EXPORT_THREADS): 0 when it is exported in the calling
+ * thread. Threads need a SQLite
  * file (an in-memory database has one connection), one they may lock for writing (the snapshot), a table with
  * rowids, and enough cells to pay for starting them.
  */
@@ -73,6 +89,7 @@ export function csvThreadsFor(
   threads: number,
   minCells = exportThreadMinCells(),
 ): number {
+  threads = Math.min(threads, MAX_EXPORT_THREADS);
   if (threads < 2 || !db.adapter.capabilities.parallelExportReaders) return 0;
   const sqlite = sqliteOf(db);
   if (sqlite.memory || sqlite.readonly || !hasRowids(sqlite, query.table)) return 0;
@@ -104,6 +121,10 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
   try {
     reader.pragma(`busy_timeout = ${busyTimeoutMs}`);
     reader.pragma(`cache_size = ${EXPORT_READER_CACHE}`);
+    // Whether SQLite writes the records depends on the table, the settings and the file alone: the threads decide
+    // as this thread does.
+    const records = sqlCsvRecords(reader, job.query, job.columns, job.settings, job.batchRows, job.loadIdIndex);
+    const youngGenerationMb = records ? RECORDS_THREAD_YOUNG_GENERATION_MB : THREAD_YOUNG_GENERATION_MB;
     // Thread i reads the pages whose number modulo job.threads is i; the calling thread is reader 0.
     for (let index = 1; index < job.threads; index++) {
       const data: CsvThreadData = {
@@ -119,7 +140,7 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
       };
       channels.push(
         new ThreadChannel(
-          startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: THREAD_YOUNG_GENERATION_MB }),
+          startModuleWorker(threadModule, data, { maxYoungGenerationSizeMb: youngGenerationMb }),
           heard,
         ),
       );
@@ -155,14 +176,27 @@ export async function writeCsvInThreads(job: ThreadedCsvJob): Promise<boolean> {
         const width = (rowsPerPage * span) / count > 0n ? (rowsPerPage * span) / count : 1n;
         const plan = { lo, width, pages: Number((span + width - 1n) / width) };
         for (const c of channels) c.send({ type: 'pages', ...plan, threads: job.threads });
-        const read = { reader, query: job.query, encoder, batchRows: job.batchRows, loadIdIndex: job.loadIdIndex };
+        const read = {
+          reader,
+          query: job.query,
+          encoder,
+          records,
+          batchRows: job.batchRows,
+          loadIdIndex: job.loadIdIndex,
+        };
+        const scavenge = scavengeAsRead();
         for (let page = 0; page < plan.pages; page++) {
           if (page % job.threads === 0) {
             // This thread's own page, encoded straight into the file's buffer. The threads' chunks meanwhile wait
             // in their queues, at most CREDITS per thread.
             for (const batch of csvPageBatches(read, plan, page)) {
-              await out.append(batch.text);
-              written(batch.text.length);
+              const text = batch.records;
+              if (typeof text === 'string') await out.append(text);
+              else {
+                await out.appendBytes(text);
+                scavenge(text.length);
+              }
+              written(text.length);
               heard();
               job.onChunk(batch.rows, batch.maxLoadId);
               job.signal?.throwIfAborted();
