@@ -14,6 +14,7 @@
 // BENCH_LOAD_DUCKDB_RUN_URLS URLs (default 150, the simulator in this process) into that file through Temporal, a
 // worker of `scrape-etl up --detach` of that build keeping it between runs as a deployment does: each run's time, the
 // file's free blocks once the worker has let go of it (goal <= 10%), and the worker process's peak RSS so far.
+// BENCH_LOAD_DUCKDB_FILE=<file> does only that, on a copy of a file of 10N products loaded earlier.
 //   npx tsx bench/load-duckdb.ts          (BENCH_LOAD_PRODUCTS, default 1000; run `npm run build` first for memory)
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
@@ -260,7 +261,30 @@ async function memory(): Promise<void> {
   }
 }
 
+/**
+ * BENCH_LOAD_DUCKDB_FILE=<a file of 10N products loaded by `scrape-etl load`>: its size against dlt's merge-loaded
+ * file, and the runs into a copy of it by this build, without the loads (a file loaded earlier or elsewhere).
+ */
+async function existingFile(source: string): Promise<void> {
+  const n = MEMORY_PRODUCTS * 10;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-duckdb-file-'));
+  try {
+    const file = path.join(tmp, 'loaded.duckdb');
+    fs.copyFileSync(source, file);
+    console.log(`# ${source} (${fmt(n)} products): file ${await blocksOf(file)}`);
+    const merged = dltLoad(tmp, productBodies(n), 'merge');
+    console.log(
+      `${fmt(n)} products: our file ${(duckFileBytes(file) / 1048576).toFixed(1)} MB, dlt's merge-loaded file (${merged.versions}) ${(merged.bytes / 1048576).toFixed(1)} MB -> ${(duckFileBytes(file) / merged.bytes).toFixed(2)}x (goal <= 1.0x)`,
+    );
+    if (RUNS > 0) await runsInto(HERE, 'this build', file);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  const existing = process.env['BENCH_LOAD_DUCKDB_FILE'];
+  if (existing) return existingFile(existing);
   console.log(`# DuckDB load benchmark: ${PRODUCTS} generated marketplace products, DuckDB file against SQLite file`);
   const list = [...products(PRODUCTS)];
   const warm = list.slice(0, Math.min(100, list.length));
