@@ -14,15 +14,14 @@ export const CHECKPOINT_THRESHOLD = '32MB';
 
 /**
  * DuckDB's memory limit for the instance (its default is most of the machine's memory). DuckDB keeps the blocks it
- * read or wrote cached up to its limit, and what it holds of a file (cached blocks, the primary keys' index nodes)
- * grows with the rows the file has, so a load's process grew with the file it loaded into; capped, DuckDB evicts
+ * read or wrote cached up to its limit, so a load's process grew with the file it loaded into; capped, DuckDB evicts
  * cached blocks first and, past the limit, writes not yet checkpointed rows to a temporary folder beside the file
- * (`<file>.tmp`, removed when the file is closed). Low enough that a load into a large file peaks about where one
- * into a small file does (issue #39: bench/load-duckdb.ts); not lower: a transaction's own new rows must fit under
- * it (an INSERT of 6 million short rows in one transaction fails with "Out of Memory" at a quarter of this limit,
- * test/fast/db/db-duckdb-memory-limit.test.ts), and a load's transaction holds whole responses, PDF texts included.
+ * (`<file>.tmp`, removed when the file is closed). Not lower: a transaction's own new rows must fit under it (an
+ * INSERT of 6 million short rows in one transaction fails with "Out of Memory" under a small limit,
+ * test/fast/db/db-duckdb-memory-limit.test.ts), and a load's transaction holds whole responses, PDF texts included;
+ * a lower limit did not lower a large load's peak either (docs/measurements.md).
  */
-export const MEMORY_LIMIT = '128MB';
+export const MEMORY_LIMIT = '256MB';
 
 /**
  * DuckDB's own default limit (80% of the machine's memory), set by value: `RESET memory_limit` reports the default
