@@ -37,12 +37,14 @@ export interface Product {
   data: MarketplaceResponse;
 }
 
+/** The response bodies of products 0..n-1 as the service sends them, one at a time. */
+export function* productBodies(n: number): Generator<string> {
+  for (let i = 0; i < n; i++) yield stringifyJson(generateProduct(SEED, productUrl(i)));
+}
+
 /** Products 0..n-1 in memory, validated as the client would. */
 export function* products(n: number): Generator<Product> {
-  for (let i = 0; i < n; i++) {
-    const raw = stringifyJson(generateProduct(SEED, productUrl(i)));
-    yield { raw, data: marketplaceResponseSchema.parse(parseJson(raw)) };
-  }
+  for (const raw of productBodies(n)) yield { raw, data: marketplaceResponseSchema.parse(parseJson(raw)) };
 }
 
 export type Cell = string | number | bigint | null;

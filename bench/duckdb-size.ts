@@ -5,14 +5,13 @@
 // plain `CREATE TABLE … AS SELECT` from the loaded file (no keys, no indexes, one transaction, checkpointed), and
 // the same with the schema's keys and indexes (the project's DDL, then `INSERT … SELECT`). Where the space goes:
 // per table, the blocks its columns use (pragma_storage_info) and its indexes. Two more baselines of the same run:
-// dlt (https://dlthub.com, installed from PyPI into ~/.cache/scrape-etl/py-dlt on first use) loading the same product
+// dlt (bench/_dlt.ts, installed from PyPI into ~/.cache/scrape-etl/py-dlt on first use) loading the same product
 // bodies into its own DuckDB file (append, nested lists as child tables, no raw bodies, no keys; and merge on the
 // product's shop and item ids, what a loader that updates products in place writes: issue #39's goal is a file no
 // larger than that one), and the rows of our
 // file copied into DuckDB's default format (v1.0 storage, 256 KB blocks) with every index of the model: the file
 // as this destination made it before it chose its format and indexes (db/duckdb/database.ts, ddl.ts).
 //   npx tsx bench/duckdb-size.ts        (BENCH_SIZE_PRODUCTS, default 2000; BENCH_SIZE_SINGLE=0 skips the one-call-per-product run)
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +21,7 @@ import { BLOCK_SIZE, STORAGE_VERSION } from '../destinations/duckdb/database.js'
 import { baselineDdl, tableDdl } from '../destinations/duckdb/ddl.js';
 import { TABLES, type AnyTableDef } from '../db/model/schema/definition.js';
 import { products, timeProductLoads, type Product } from './_marketplace-files.js';
+import { dltLoad } from './_dlt.js';
 
 const PRODUCTS = Number(process.env['BENCH_SIZE_PRODUCTS'] ?? 2000);
 /** Products per call in the grouped run: cli/commands/load.ts GROUP_FILES. */
@@ -115,56 +115,6 @@ function legacyTableDdl(name: string, def: AnyTableDef): string[] {
   return out;
 }
 
-const DLT_DIR = path.join(os.homedir(), '.cache', 'scrape-etl', 'py-dlt');
-const DLT_SCRIPT = `
-import json, sys, time
-import dlt
-src, target, work, disposition = sys.argv[1:5]
-def products():
-    with open(src, encoding='utf-8') as f:
-        for line in f:
-            yield json.loads(line)
-t0 = time.perf_counter()
-p = dlt.pipeline(pipeline_name='bench', pipelines_dir=work, destination=dlt.destinations.duckdb(target), dataset_name='bench', progress=None)
-if disposition == 'merge':
-    p.run(products(), table_name='marketplace_products', write_disposition='merge', primary_key=('data__data__item__shop_id', 'data__data__item__item_id'))
-else:
-    p.run(products(), table_name='marketplace_products')
-import duckdb
-print(time.perf_counter() - t0, dlt.__version__, duckdb.__version__)
-`;
-
-/** dlt's DuckDB load of the same product bodies (one JSON document per line): its file size, seconds and versions. */
-function dltLoad(
-  dir: string,
-  list: readonly Product[],
-  disposition: 'append' | 'merge',
-): { bytes: number; seconds: number; versions: string } {
-  const env = { ...process.env, PYTHONPATH: DLT_DIR, RUNTIME__LOG_LEVEL: 'WARNING' };
-  if (spawnSync('python3', ['-c', 'import dlt, duckdb'], { env }).status !== 0) {
-    console.log(`  (installing dlt[duckdb] from PyPI into ${DLT_DIR})`);
-    const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', '--target', DLT_DIR, 'dlt[duckdb]'], {
-      encoding: 'utf8',
-    });
-    if (pip.status !== 0) throw new Error(`pip install dlt[duckdb] failed: ${pip.stderr}`);
-  }
-  const jsonl = path.join(dir, 'products.jsonl');
-  if (!fs.existsSync(jsonl))
-    fs.writeFileSync(jsonl, list.map((p) => JSON.stringify(JSON.parse(p.raw))).join('\n') + '\n');
-  const target = path.join(dir, `dlt-${disposition}.duckdb`);
-  const res = spawnSync(
-    'python3',
-    ['-c', DLT_SCRIPT, jsonl, target, path.join(dir, `dlt-work-${disposition}`), disposition],
-    {
-      encoding: 'utf8',
-      env,
-    },
-  );
-  if (res.status !== 0) throw new Error(`dlt load failed: ${res.stderr}`);
-  const [seconds, dltVersion, duckVersion] = res.stdout.trim().split('\n').pop()!.split(' ');
-  return { bytes: sizeOf(target), seconds: Number(seconds), versions: `dlt ${dltVersion}, duckdb ${duckVersion}` };
-}
-
 /** Where the space of a DuckDB file goes: per table, rows, column blocks and index count. */
 async function breakdown(file: string): Promise<string[]> {
   const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
@@ -219,9 +169,17 @@ async function main(): Promise<void> {
     fs.mkdirSync(warm);
     await load(warm, 'duckdb', list.slice(0, 50), true);
     await load(warm, 'sqlite', list.slice(0, 50), true);
-    const dlt = dltLoad(dir, list, 'append');
+    const dlt = dltLoad(
+      dir,
+      list.map((p) => p.raw),
+      'append',
+    );
     console.log(`dlt (${dlt.versions}), same product bodies, append: ${mb(dlt.bytes)} in ${dlt.seconds.toFixed(1)} s`);
-    const merged = dltLoad(dir, list, 'merge');
+    const merged = dltLoad(
+      dir,
+      list.map((p) => p.raw),
+      'merge',
+    );
     console.log(
       `dlt, same product bodies, merge on (shop, item): ${mb(merged.bytes)} in ${merged.seconds.toFixed(1)} s`,
     );

@@ -11,6 +11,12 @@
 // BENCH_PARQUET_ROUNDS rounds (the machine is shared). The baselines do less than ours: pyarrow keeps SQLite's
 // timestamp text as strings (ours parses it to TIMESTAMP) and writes no atomic file.
 // Memory: peak RSS of our export of BENCH_PARQUET_ROWS rows against the same table before its rows were repeated.
+// From SQLite, also DuckDB's own `COPY (SELECT * FROM sqlite_scan(...)) TO ... (FORMAT parquet)` (issue #39's goal:
+// ours >= 0.6x its speed) with DuckDB's sqlite extension from PyPI (duckdb-extension-sqlite-scanner of DuckDB's
+// major.minor, pip --target ~/.cache/scrape-etl/py-duckdb-sqlite; DuckDB's extension site is not reachable here), on
+// the machine's cores and on one, and where our time goes (bench/_sqlite-parquet-stages.mjs): SQLite's CSV records
+// alone, DuckDB's CSV reader and Parquet writer alone on those records, wall and CPU seconds of each.
+// BENCH_PARQUET_SOURCES=sqlite,duckdb leaves Postgres out (default: all three).
 //   npx tsx bench/export-parquet.ts           BENCH_DIST=<dir> measures another build (e.g. the one before a change)
 //   npx tsx bench/export-parquet.ts --copy <duckdb file> <table> <out>   (internal) DuckDB's COPY, prints JSON
 import { spawnSync } from 'node:child_process';
@@ -34,12 +40,64 @@ const self = fileURLToPath(import.meta.url);
 const DIST = path.resolve(process.env['BENCH_DIST'] ?? path.join(path.dirname(self), '..', 'dist'));
 // psycopg2 for pyarrow's Postgres baseline, installed next to the readers (pip --target) when missing.
 const PY_BENCH_DIR = path.join(path.dirname(PY_READERS_DIR), 'py-bench');
+const SQLITE_EXT_DIR = path.join(path.dirname(PY_READERS_DIR), 'py-duckdb-sqlite');
+const SOURCES = (process.env['BENCH_PARQUET_SOURCES'] ?? 'sqlite,postgres,duckdb').split(',');
+const STAGES = path.join(path.dirname(self), '_sqlite-parquet-stages.mjs');
+
+/**
+ * DuckDB's sqlite extension for @duckdb/node-api's DuckDB: the newest release on PyPI of its major.minor, installed
+ * once; undefined (said why) when it cannot be had.
+ */
+async function sqliteExtension(): Promise<string | undefined> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:');
+  const con = await instance.connect();
+  const version = String((await con.runAndReadAll('select version()')).getRows()[0]![0]); // v1.5.6
+  con.closeSync();
+  instance.closeSync();
+  const find = () =>
+    fs.existsSync(SQLITE_EXT_DIR)
+      ? (fs.readdirSync(SQLITE_EXT_DIR, { recursive: true }) as string[])
+          .filter((f) => f.endsWith('sqlite_scanner.duckdb_extension'))
+          .map((f) => path.join(SQLITE_EXT_DIR, f))[0]
+      : undefined;
+  if (find()) return find();
+  const [major, minor] = version.replace(/^v/, '').split('.');
+  const res = spawnSync(
+    'python3',
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--target',
+      SQLITE_EXT_DIR,
+      `duckdb-extension-sqlite-scanner==${major}.${minor}.*`,
+    ],
+    { encoding: 'utf8' },
+  );
+  if (res.status !== 0) {
+    console.log(
+      `(DuckDB's sqlite extension for ${version} could not be had from PyPI: ${res.stderr.trim().split('\n').pop()})`,
+    );
+    return undefined;
+  }
+  return find();
+}
+
+function stage(args: string[]): Measured & { cpuSeconds: number } {
+  const res = spawnSync(process.execPath, [STAGES, DIST, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (res.status !== 0) throw new Error(`stage ${args[0]} failed (exit ${res.status ?? res.signal}): ${res.stderr}`);
+  return JSON.parse(res.stdout.trim().split('\n').pop()!) as Measured & { cpuSeconds: number };
+}
 
 interface Measured {
   rows: number;
   seconds: number;
   bytes: number;
   peakRssMb: number;
+  /** CPU seconds of every thread, where the measuring process reports them. */
+  cpuSeconds?: number;
 }
 
 async function copyChild(file: string, table: string, out: string): Promise<void> {
@@ -49,8 +107,10 @@ async function copyChild(file: string, table: string, out: string): Promise<void
   const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
   fs.rmSync(out, { force: true });
   const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   await con.run(`copy (select * from "${table}") to ${lit(out)} (format parquet)`);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
   const rows = Number((await con.runAndReadAll(`select count(*) from read_parquet(${lit(out)})`)).getRows()[0]![0]);
   con.closeSync();
   instance.closeSync();
@@ -59,6 +119,7 @@ async function copyChild(file: string, table: string, out: string): Promise<void
     seconds,
     bytes: fs.statSync(out).size,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
@@ -229,8 +290,8 @@ async function run(): Promise<void> {
     });
     fs.closeSync(fd);
     if (dump.status !== 0) throw new Error(`sqlite3 -csv failed: ${dump.stderr}`);
-    const pgUrl = await testPostgresUrl();
-    await fillPostgres(sqliteFile, pgUrl, csv);
+    const pgUrl = SOURCES.includes('postgres') ? await testPostgresUrl() : '';
+    if (pgUrl) await fillPostgres(sqliteFile, pgUrl, csv);
     const duckFile = path.join(dir, 'bench.duckdb');
     await fillDuckdb(duckFile, csv);
     fs.rmSync(csv);
@@ -240,44 +301,82 @@ async function run(): Promise<void> {
         `in SQLite, Postgres and DuckDB (${((Date.now() - t0) / 1000).toFixed(1)} s to prepare); medians of ${ROUNDS} interleaved rounds`,
     );
 
-    const sources = [
-      ['sqlite', `sqlite:${sqliteFile}`, sqliteFile],
-      ['postgres', pgUrl, pgUrl],
-      ['duckdb', `duckdb:${duckFile}`, duckFile],
-    ] as const;
+    const sources = (
+      [
+        ['sqlite', `sqlite:${sqliteFile}`, sqliteFile],
+        ['postgres', pgUrl, pgUrl],
+        ['duckdb', `duckdb:${duckFile}`, duckFile],
+      ] as const
+    ).filter(([kind]) => SOURCES.includes(kind));
+    const extension = SOURCES.includes('sqlite') ? await sqliteExtension() : undefined;
+    const cores = String(os.availableParallelism());
     const times: Record<string, number[]> = {};
+    const cpus: Record<string, number[]> = {};
     const bytes: Record<string, number> = {};
     const rss: Record<string, number> = {};
     const note = (key: string, m: Measured) => {
       if (m.rows !== rows) throw new Error(`${key} wrote ${m.rows} rows, expected ${rows}`);
       (times[key] ??= []).push(m.seconds);
+      if (m.cpuSeconds !== undefined) (cpus[key] ??= []).push(m.cpuSeconds);
       bytes[key] = m.bytes;
       rss[key] = m.peakRssMb;
     };
+    const stageCsv = path.join(dir, 'records.csv');
     for (let r = 0; r < ROUNDS; r++) {
       for (const [kind, url, src] of sources) {
         note(`ours-${kind}`, ours(url, path.join(dir, 'out')));
         note(`pyarrow-${kind}`, pyarrow(kind, src, path.join(dir, 'pyarrow.parquet')));
       }
-      note('copy-duckdb', spawnChild(['--copy', duckFile, TABLE, path.join(dir, 'copy.parquet')]));
+      if (SOURCES.includes('duckdb'))
+        note('copy-duckdb', spawnChild(['--copy', duckFile, TABLE, path.join(dir, 'copy.parquet')]));
+      if (extension) {
+        for (const threads of [cores, '1'])
+          note(
+            `scan-${threads}`,
+            stage(['scan', sqliteFile, TABLE, path.join(dir, 'scan.parquet'), extension, threads]),
+          );
+        note('records', stage(['records', sqliteFile, TABLE, stageCsv]));
+        note('csv-parquet', stage(['csv-parquet', sqliteFile, TABLE, stageCsv, path.join(dir, 'stage.parquet')]));
+        fs.rmSync(stageCsv, { force: true });
+      }
     }
+    const cpu = (key: string) => (cpus[key] ? `${median(cpus[key]).toFixed(2)} s CPU` : 'CPU not measured');
+    console.log(
+      `(load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')})`,
+    );
     const rate = (key: string) =>
       `${fmt(rows / median(times[key]!))} rows/s (${median(times[key]!).toFixed(2)} s, ${mb(bytes[key]!)}, peak RSS ${rss[key]!.toFixed(0)} MB)`;
     const ratio = (a: string, b: string) => (median(times[b]!) / median(times[a]!)).toFixed(2);
     const size = (a: string, b: string) => (bytes[a]! / bytes[b]!).toFixed(2);
     for (const [kind] of sources) {
       console.log(`from ${kind}:`);
-      console.log(`  ours:              ${rate(`ours-${kind}`)}`);
+      console.log(`  ours:              ${rate(`ours-${kind}`)}, ${cpu(`ours-${kind}`)}`);
       console.log(
         `  pyarrow streaming: ${rate(`pyarrow-${kind}`)}  -> speed ours/pyarrow ${ratio(`ours-${kind}`, `pyarrow-${kind}`)} (goal >= 1.0), size ours/pyarrow ${size(`ours-${kind}`, `pyarrow-${kind}`)}`,
       );
     }
-    console.log(
-      `  DuckDB COPY TO parquet: ${rate('copy-duckdb')}  -> speed ours/COPY ${ratio('ours-duckdb', 'copy-duckdb')} (goal >= 0.5)`,
-    );
-    console.log(
-      `file size ours/DuckDB COPY (goal <= 1.3): from sqlite ${size('ours-sqlite', 'copy-duckdb')}, postgres ${size('ours-postgres', 'copy-duckdb')}, duckdb ${size('ours-duckdb', 'copy-duckdb')}`,
-    );
+    // Baselines of one source each, after the sources' own lines.
+    if (extension) {
+      console.log(`from sqlite, against DuckDB's own COPY from sqlite_scan (goal: ours >= 0.6x):`);
+      for (const threads of [cores, '1'])
+        console.log(
+          `  DuckDB COPY from sqlite_scan, ${threads} thread(s): ${rate(`scan-${threads}`)}, ${cpu(`scan-${threads}`)}  -> speed ours/sqlite_scan ${ratio('ours-sqlite', `scan-${threads}`)} (goal >= 0.6)`,
+        );
+      console.log(
+        `  where ours goes: SQLite's CSV records alone ${median(times['records']!).toFixed(2)} s (${cpu('records')}); DuckDB's CSV reader and Parquet writer alone on them (pipe from a file) ${median(times['csv-parquet']!).toFixed(2)} s (${cpu('csv-parquet')}); the two overlapped in ours: ${median(times['ours-sqlite']!).toFixed(2)} s (${cpu('ours-sqlite')})`,
+      );
+    }
+    if (times['copy-duckdb'])
+      console.log(
+        `from duckdb, DuckDB COPY TO parquet: ${rate('copy-duckdb')}, ${cpu('copy-duckdb')}  -> speed ours/COPY ${ratio('ours-duckdb', 'copy-duckdb')} (goal >= 0.5)`,
+      );
+    if (SOURCES.includes('duckdb'))
+      console.log(
+        `file size ours/DuckDB COPY (goal <= 1.3): ${sources.map(([kind]) => `from ${kind} ${size(`ours-${kind}`, 'copy-duckdb')}`).join(', ')}`,
+      );
 
     // Flat memory: the same export of the table before its rows were repeated.
     const little = ours(`sqlite:${base}`, path.join(dir, 'out'));

@@ -17,8 +17,9 @@ export const CHECKPOINT_THRESHOLD = '32MB';
  * read or wrote cached up to its limit, so a load's process grew with the file it loaded into; capped, DuckDB evicts
  * cached blocks first and, past the limit, writes not yet checkpointed rows to a temporary folder beside the file
  * (`<file>.tmp`, removed when the file is closed). Not lower: a transaction's own new rows must fit under it (an
- * INSERT of 6 million short rows, about 100 MB, failed with "Out of Memory" at 64 MB), and a load's transaction holds
- * whole responses, PDF texts included.
+ * INSERT of 6 million short rows in one transaction fails with "Out of Memory" under a small limit,
+ * test/fast/db/db-duckdb-memory-limit.test.ts), and a load's transaction holds whole responses, PDF texts included;
+ * a lower limit did not lower a large load's peak either (docs/measurements.md).
  */
 export const MEMORY_LIMIT = '256MB';
 

@@ -50,6 +50,13 @@ function fieldSql(c: TypedColumn, x: string): string {
 }
 
 /**
+ * The SQL of one row's CSV record (DuckDB's CSV reader reads it as the columns' text) over the columns' expressions.
+ * concat_ws builds the record in one pass; `||` copied it once per field (docs/measurements.md).
+ */
+export const recordSql = (columns: DuckParquetJob['columns']) =>
+  `concat_ws(',', ${columns.map((c) => fieldSql(c.typed, c.expr)).join(', ')})`;
+
+/**
  * The rows of `job` written to `job.path`; null when this path cannot take the table (an in-memory database, a
  * table without rowids, a value of another storage class than its column's, a record longer than DuckDB's CSV
  * reader takes, a value DuckDB's casts refuse): the caller then streams the rows through the row path, which also
@@ -61,8 +68,7 @@ export async function copySqliteParquet(
 ): Promise<{ rows: number; maxLoadId: bigint | null } | null> {
   if (sqliteOf(db).memory || !hasRowids(sqliteOf(db), job.table)) return null;
   const typed = job.columns.map((c) => c.typed);
-  // concat_ws builds the record in one pass; `||` copied it once per field (docs/measurements.md).
-  const record = `concat_ws(',', ${job.columns.map((c) => fieldSql(c.typed, c.expr)).join(', ')})`;
+  const record = recordSql(job.columns);
   const pageRows = Math.max(64, Math.min(4096, Math.floor(PAGE_CELLS / Math.max(1, typed.length))));
   const scratch = spillFolderFor(job.path);
   await mkdir(scratch);
