@@ -16,6 +16,7 @@ import type { ColumnHints } from '../../../export/columns.js';
 import { MAX_EXPORT_THREADS, csvThreadsFor, exportThreadMinCells } from '../../../destinations/sqlite/csv-threads.js';
 import { readWatermark } from '../../../export/watermarks.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
+import { expectIncrementalLikeOneThread } from '../../support/incremental-threads.js';
 
 const TEXTS = [
   'plain',
@@ -180,42 +181,20 @@ describe('CSV export on threads (SQLite)', () => {
 
   it('exports a pipeline incrementally as one thread does: same rows, same watermark', async () => {
     fill(ROWS, { pipeline: (i) => (i % 3 === 0 ? 'other' : 'p1') });
-    const copy = join(dir, 'copy.sqlite');
-    await db.sqlite.backup(copy);
-    const twin = (await openDatabase(`sqlite:${copy}`)) as SqliteDatabase;
-    try {
-      for (const round of [1, 2]) {
-        const base: Omit<ExportOptions, 'outDir'> = {
-          tables: ['events'],
-          pipeline: 'p1',
-          mode: 'incremental',
-          columnHints: HINTS,
-          fileName: `round-${round}.csv`,
-        };
-        const [a] = await exportTables(db, { ...base, outDir: join(dir, 'threads'), threads: 2 });
-        const [b] = await exportTables(twin, { ...base, outDir: join(dir, 'single'), threads: 1 });
-        expect(a!.threads).toBe(2);
-        expect((await readFile(a!.file)).equals(await readFile(b!.file))).toBe(true);
-        expect(a!.rows).toBe(b!.rows);
-        expect(await readWatermark(db, 'p1', 'events')).toBe(await readWatermark(twin, 'p1', 'events'));
-        // The second round exports only what was loaded after the first.
-        if (round === 1) {
-          expect(a!.rows).toBe(ROWS - ROWS / 3);
-          expect(await readWatermark(db, 'p1', 'events')).toBe(7n);
-          for (const d of [db, twin])
-            d.sqlite
-              .prepare(
-                `insert into events (pipeline, load_id, label) select 'p1', 8, label from events where rowid <= 50000`,
-              )
-              .run();
-        } else {
-          expect(a!.rows).toBe(50_000);
-          expect(await readWatermark(db, 'p1', 'events')).toBe(8n);
-        }
-      }
-    } finally {
-      await twin.close();
-    }
+    await expectIncrementalLikeOneThread({
+      db,
+      dir,
+      table: 'events',
+      columnHints: HINTS,
+      firstRows: ROWS - ROWS / 3,
+      firstWatermark: 7n,
+      addRows: (d, load) =>
+        d.sqlite
+          .prepare(
+            `insert into events (pipeline, load_id, label) select 'p1', ?, label from events where rowid <= 50000`,
+          )
+          .run(load),
+    });
   });
 
   it('takes its snapshot under the write lock: it waits for a writer that holds it and sees what that writer committed', async () => {

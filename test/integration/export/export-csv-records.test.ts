@@ -17,6 +17,7 @@ import { csvPageBatches } from '../../../destinations/sqlite/csv-pages.js';
 import { csvEncoder } from '../../../export/formats/csv.js';
 import { SQLITE_VALUE_FORMS } from '../../../destinations/sqlite/column-types.js';
 import { readCsvWithPython } from '../../support/python-csv.js';
+import { expectIncrementalLikeOneThread } from '../../support/incremental-threads.js';
 import { readWatermark } from '../../../export/watermarks.js';
 
 const ROWS = 60_000;
@@ -174,41 +175,20 @@ describe("SQLite's own CSV records in a threaded export", () => {
   it('exports a pipeline incrementally as one thread does: same bytes, same rows, same watermark', async () => {
     fill(ROWS, 1999);
     db.sqlite.exec(`update items set pipeline = 'other' where rowid % 3 = 0`);
-    const copy = join(dir, 'copy.sqlite');
-    await db.sqlite.backup(copy);
-    const twin = (await openDatabase(`sqlite:${copy}`)) as SqliteDatabase;
-    try {
-      for (const round of [1, 2]) {
-        const base: Omit<ExportOptions, 'outDir'> = {
-          tables: ['items'],
-          pipeline: 'p1',
-          mode: 'incremental',
-          columnHints: HINTS,
-          fileName: `round-${round}.csv`,
-        };
-        const [a] = await exportTables(db, { ...base, outDir: join(dir, 'threads'), threads: 2 });
-        const [b] = await exportTables(twin, { ...base, outDir: join(dir, 'single'), threads: 1 });
-        expect(a!.threads).toBe(2);
-        expect((await readFile(a!.file)).equals(await readFile(b!.file))).toBe(true);
-        expect(a!.rows).toBe(b!.rows);
-        expect(await readWatermark(db, 'p1', 'items')).toBe(await readWatermark(twin, 'p1', 'items'));
-        if (round === 1) {
-          expect(a!.rows).toBe(ROWS - ROWS / 3);
-          expect(await readWatermark(db, 'p1', 'items')).toBe(5n);
-          for (const d of [db, twin])
-            d.sqlite
-              .prepare(
-                `insert into items (pipeline, load_id, n, label) select 'p1', 6, n, label from items where rowid <= 50000`,
-              )
-              .run();
-        } else {
-          expect(a!.rows).toBe(50_000);
-          expect(await readWatermark(db, 'p1', 'items')).toBe(6n);
-        }
-      }
-    } finally {
-      await twin.close();
-    }
+    await expectIncrementalLikeOneThread({
+      db,
+      dir,
+      table: 'items',
+      columnHints: HINTS,
+      firstRows: ROWS - ROWS / 3,
+      firstWatermark: 5n,
+      addRows: (d, load) =>
+        d.sqlite
+          .prepare(
+            `insert into items (pipeline, load_id, n, label) select 'p1', ?, n, label from items where rowid <= 50000`,
+          )
+          .run(load),
+    });
   });
 
   it('leaves a table to formats/csv.ts once most of its batches fail the check, with the same bytes', async () => {
