@@ -244,6 +244,9 @@ const BANNER =
 /** The whole program's modules, which the launcher imports as ES modules when no bundle runs the command. */
 const WHOLE_PROGRAM = /^\.\/(run-cli|command-modules)\.js$/;
 
+/** What every bundle of the command is: one CommonJS file for the Node the package requires. */
+const CJS_FOR_NODE = { bundle: true, format: 'cjs', platform: 'node', target: 'node20' } as const;
+
 /**
  * dist/cli/launch.cjs: cli/launch.ts with what it imports (which bundle runs a command, and the loader of the
  * bundles), as CommonJS, which bin/scrape-etl.js requires. A read-only command then runs without Node's ES module
@@ -264,10 +267,7 @@ async function bundleLauncher(dist: string): Promise<void> {
   };
   const result = await build({
     entryPoints: [entry],
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
+    ...CJS_FOR_NODE,
     write: false,
     metafile: true,
     logLevel: 'warning',
@@ -293,10 +293,7 @@ async function bundleOne(dist: string, spec: BundleSpec): Promise<CliBundle> {
   const outfile = path.join(outDir, `${spec.name}.bundle.cjs`);
   const result = await build({
     entryPoints: [entry],
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
+    ...CJS_FOR_NODE,
     // `import()` inside a vm.Script needs a flag on Node 20: the product's `await import()` becomes a lazy require.
     supported: { 'dynamic-import': false },
     write: false,
