@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities, createActivityDeps } from '../../../activities/index.js';
-import type { LoadRunResultsOutput } from '../../../activities/types.js';
+import type { LoadRunHeartbeat, LoadRunResultsOutput } from '../../../activities/types.js';
 import { ScraperClient } from '../../../client/index.js';
 import { seenRowsOfRun } from '../../../db/store/pipeline-runs.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
@@ -44,49 +44,67 @@ rows = c.execute('select request_key, count(*) from raw_responses where workflow
 print(json.dumps({k: n for k, n in rows}))
 `;
 
+/**
+ * Loads a new PDF run's 7 results as attempt 1, then again as attempt 2 with `secondDetails` (what the server had of
+ * attempt 1's heartbeats); the two outputs, the run's rows seen, and its raw_responses rows per request key as
+ * Python reads them.
+ */
+async function twoAttempts(o: {
+  sim: RunningSimulator;
+  dialect: 'sqlite' | 'duckdb';
+  name: string;
+  env?: Record<string, string>;
+  secondDetails?: LoadRunHeartbeat;
+}) {
+  const file = path.join(dir, `${o.name}.${o.dialect}`);
+  const spec = pdfSpec(o.name, `${o.dialect}:${file}`, 1, 7);
+  const client = new ScraperClient({ baseUrl: o.sim.baseUrl, token: TOKEN });
+  const record = (await client.createPdfScraper(spec.request)).data.results[0]!;
+  const run = { scrapingRunId: String(record.scraping_run_id), scraperName: record.scraper_name, label: 'r' };
+  const deps = createActivityDeps({
+    env: { SCRAPER_BASE_URL: o.sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, ...o.env },
+  });
+  const workflowId = `${o.name}--r1`;
+  let outputs: { first: LoadRunResultsOutput; second: LoadRunResultsOutput; seen: Record<string, number> };
+  try {
+    const { loadRunResults } = createActivities(deps);
+    const input = { workflowId, spec, run };
+    const first = (await new MockActivityEnvironment({ attempt: 1 }).run(
+      loadRunResults,
+      input,
+    )) as LoadRunResultsOutput;
+    const second = (await new MockActivityEnvironment({
+      attempt: 2,
+      ...(o.secondDetails ? { heartbeatDetails: o.secondDetails } : {}),
+    }).run(loadRunResults, input)) as LoadRunResultsOutput;
+    const seen = await seenRowsOfRun(await deps.destination(spec.destination.database), workflowId, {});
+    outputs = { first, second, seen };
+  } finally {
+    // Closed before Python reads it: a DuckDB file allows one process at a time.
+    await deps.close();
+  }
+  const landings = JSON.parse(
+    execFileSync('python3', ['-c', PY_LANDINGS, o.dialect, file, workflowId], {
+      env: pythonReadersEnv(),
+      encoding: 'utf8',
+    }),
+  ) as Record<string, number>;
+  return { run, ...outputs, landings };
+}
+
 describe("a retried load of a run's results that lost its last heartbeat", () => {
   for (const dialect of ['sqlite', 'duckdb'] as const) {
     it(`${dialect}: leaves the slices landed already, so each result is seen once`, async () => {
-      const file = path.join(dir, `db.${dialect}`);
-      const spec = pdfSpec('slices', `${dialect}:${file}`, 1, 7);
-      const client = new ScraperClient({ baseUrl: sim.baseUrl, token: TOKEN });
-      const created = await client.createPdfScraper(spec.request);
-      const record = created.data.results[0]!;
-      const run = {
-        scrapingRunId: String(record.scraping_run_id),
-        scraperName: record.scraper_name,
-        label: 'annual report 0',
-      };
-      // Slices of 3: the run's 7 results are landed as 3 + 3 + 1.
-      const deps = createActivityDeps({
-        env: { SCRAPER_BASE_URL: sim.baseUrl, SCRAPER_API_TOKEN: TOKEN, SCRAPE_ETL_LOAD_BATCH_SIZE: '3' },
+      // Slices of 3: the run's 7 results are landed as 3 + 3 + 1. Attempt 2 with no heartbeat details: the worker
+      // died before the server recorded any.
+      const { run, first, second, seen, landings } = await twoAttempts({
+        sim,
+        dialect,
+        name: 'slices',
+        env: { SCRAPE_ETL_LOAD_BATCH_SIZE: '3' },
       });
-      const workflowId = 'slices--r1';
-      let seen: Record<string, number>;
-      try {
-        const { loadRunResults } = createActivities(deps);
-        const input = { workflowId, spec, run };
-        const first = (await new MockActivityEnvironment({ attempt: 1 }).run(
-          loadRunResults,
-          input,
-        )) as LoadRunResultsOutput;
-        expect(first).toMatchObject({ results: 7, batches: 3 });
-        // Attempt 2 with no heartbeat details: the worker died before the server recorded any.
-        const second = (await new MockActivityEnvironment({ attempt: 2 }).run(
-          loadRunResults,
-          input,
-        )) as LoadRunResultsOutput;
-        expect(second.results).toBe(7);
-        seen = await seenRowsOfRun(await deps.destination(spec.destination.database), workflowId, {});
-      } finally {
-        await deps.close();
-      }
-      const landings = JSON.parse(
-        execFileSync('python3', ['-c', PY_LANDINGS, dialect, file, workflowId], {
-          env: pythonReadersEnv(),
-          encoding: 'utf8',
-        }),
-      ) as Record<string, number>;
+      expect(first).toMatchObject({ results: 7, batches: 3 });
+      expect(second.results).toBe(7);
       const id = run.scrapingRunId;
       expect(landings).toEqual({
         [`scraping-run:${id}:results[0..3)`]: 1,
@@ -110,38 +128,15 @@ describe("a retried load of a run's results from /api/results that lost its hear
 
   for (const dialect of ['sqlite', 'duckdb'] as const) {
     it(`${dialect}: leaves the results it stored from the list, so each is seen once`, async () => {
-      const file = path.join(dir, `list.${dialect}`);
-      const spec = pdfSpec('listed', `${dialect}:${file}`, 1, 7);
-      const client = new ScraperClient({ baseUrl: listSim.baseUrl, token: TOKEN });
-      const record = (await client.createPdfScraper(spec.request)).data.results[0]!;
-      const run = { scrapingRunId: String(record.scraping_run_id), scraperName: record.scraper_name, label: 'r' };
-      const deps = createActivityDeps({ env: { SCRAPER_BASE_URL: listSim.baseUrl, SCRAPER_API_TOKEN: TOKEN } });
-      const workflowId = 'listed--r1';
-      let seen: Record<string, number>;
-      try {
-        const { loadRunResults } = createActivities(deps);
-        const input = { workflowId, spec, run };
-        const first = (await new MockActivityEnvironment({ attempt: 1 }).run(
-          loadRunResults,
-          input,
-        )) as LoadRunResultsOutput;
-        expect(first).toMatchObject({ results: 7, fromResultsList: 5 });
-        // Attempt 2 from the detail's last heartbeat: the worker died while the list's pages were loaded.
-        const second = (await new MockActivityEnvironment({
-          attempt: 2,
-          heartbeatDetails: { nextIndex: 2, batches: 1, rows: {} },
-        }).run(loadRunResults, input)) as LoadRunResultsOutput;
-        expect(second).toMatchObject({ results: 7, fromResultsList: 5 });
-        seen = await seenRowsOfRun(await deps.destination(spec.destination.database), workflowId, {});
-      } finally {
-        await deps.close();
-      }
-      const landings = JSON.parse(
-        execFileSync('python3', ['-c', PY_LANDINGS, dialect, file, workflowId], {
-          env: pythonReadersEnv(),
-          encoding: 'utf8',
-        }),
-      ) as Record<string, number>;
+      // Attempt 2 from the detail's last heartbeat: the worker died while the list's pages were loaded.
+      const { first, second, seen, landings } = await twoAttempts({
+        sim: listSim,
+        dialect,
+        name: 'listed',
+        secondDetails: { nextIndex: 2, batches: 1, rows: {} },
+      });
+      expect(first).toMatchObject({ results: 7, fromResultsList: 5 });
+      expect(second).toMatchObject({ results: 7, fromResultsList: 5 });
       // The detail once, and the list's pages of the first attempt once each.
       expect(Object.values(landings).every((n) => n === 1)).toBe(true);
       expect(seen['pdf_results']).toBe(7);
